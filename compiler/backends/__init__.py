@@ -1,0 +1,1 @@
+"""Backends: what the compiler makes from the checked IR."""

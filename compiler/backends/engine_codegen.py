@@ -1,0 +1,550 @@
+"""The engine backend: write a ruleset's IR as a Python package for `engine/`.
+
+The package holds data (units, terrain, board tables, tables) as literals and
+every expression of the rules as a compiled Python function; procedures are
+lowered to instruction tuples that `engine.interpreter` runs. Designer text
+enters the code only through `pyrepr`, names only through `pyident` after
+the checker validated them. Every function carries a comment pointing at the
+rule-file line it came from. Output is deterministic: the same rules give the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from compiler import ir
+from compiler.backends.pysource import pyident, pyrepr
+from compiler.board import build_board
+from dsl.source import Span
+
+TEMPLATES = Path(__file__).with_name("templates")
+
+DIRECT_UNIT_ATTRS = {
+    "side": "UNIT_SIDE[{u}]",
+    "movement": "UNIT_MOVEMENT[{u}]",
+    "leader": "UNIT_LEADER[{u}]",
+    "combat_unit": "(not UNIT_LEADER[{u}])",
+    "hex": "q.hex_of(s, {u})",
+    "strength": "q.unit_strength(s, {u})",
+    "steps": "q.unit_steps(s, {u})",
+    "reduced": "(s.unit_loss[{u}] > 0)",
+    "on_map": "(s.unit_status[{u}] == 0)",
+}
+COMPARE = {"==", "!=", "<", "<=", ">", ">="}
+
+
+@dataclass
+class Env:
+    """How names in an expression become Python: bindings by dict or by parameter."""
+
+    bindings: str = "b"  # "b": b['name']; "args": a_name
+    depth_base: int = 0
+
+
+@dataclass
+class _Function:
+    name: str
+    params: str
+    body: list[str]
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Label:
+    """A jump target, resolved to an instruction index when the procedure is done."""
+
+    name: str
+
+
+@dataclass
+class _Assembler:
+    """Instructions of one procedure, with labels resolved at the end.
+
+    An instruction is a tuple of operands, each Python source or a `_Label`;
+    labels are never spliced into text, so no string can be mistaken for one.
+    """
+
+    code: list[tuple[str | _Label, ...]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    labels: dict[_Label, int] = field(default_factory=dict)
+    steps: dict[str, int] = field(default_factory=dict)
+    _next: int = 0
+
+    def label(self) -> _Label:
+        self._next += 1
+        return _Label(f"L{self._next}")
+
+    def step_label(self, step: str) -> _Label:
+        return _Label(f"step:{step}")
+
+    def mark(self, label: _Label) -> None:
+        self.labels[label] = len(self.code)
+
+    def emit(self, where: str, opcode: str, *operands: str | _Label) -> None:
+        self.code.append((repr(opcode), *operands))
+        self.lines.append(where)
+
+    def resolved(self) -> list[str]:
+        out = []
+        for instr in self.code:
+            parts = [str(self.labels[p]) if isinstance(p, _Label) else p for p in instr]
+            out.append("(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")")
+        return out
+
+
+class Codegen:
+    def __init__(self, rules: ir.Ruleset) -> None:
+        self.rules = rules
+        self.functions: list[_Function] = []
+        self.sides = [s.name for s in rules.sides]
+        self.units = [u.name for u in rules.units]
+        self.terrain = [t.name for t in rules.terrain]
+        self.features = [f.name for f in rules.hexside_features]
+        self.tables = [t.name for t in rules.tables]
+        self.results = [r.name for r in rules.results]
+        self.board = build_board(rules.map, self.terrain, self.features) if rules.map else None
+        self.hex_index = (
+            {label: i for i, label in enumerate(self.board.labels)} if self.board else {}
+        )
+
+    # ------------------------------------------------------------ functions
+
+    def where(self, span: Span) -> str:
+        return f"{span.file}:{span.line}"
+
+    def function(self, params: str, body: list[str], span: Span) -> str:
+        name = f"f{len(self.functions) + 1}"
+        self.functions.append(_Function(name, params, body, self.where(span)))
+        return name
+
+    def lambda_fn(self, e: ir.TExpr) -> str:
+        return self.function("s, b", [f"return {self.expr(e, Env())}"], e.span)
+
+    # ------------------------------------------------------------ expressions
+
+    def const(self, e: ir.Const) -> str:
+        t, v = e.type, e.value
+        if t in ("int", "bool", "str", "number", "odds"):
+            return pyrepr(v)
+        if t == "side":
+            return str(self.sides.index(v))
+        if t == "unit":
+            return str(self.units.index(v))
+        if t == "hex":
+            return str(self.hex_index[v])
+        if t == "hexes":
+            return pyrepr(tuple(sorted(self.hex_index[h] for h in v)))
+        if t == "terrain":
+            return str(self.terrain.index(v))
+        if t == "hexside":
+            return str(self.features.index(v))
+        if t == "table":
+            return str(self.tables.index(v))
+        if t == "code":
+            return str(self.results.index(v))
+        raise ValueError(f"no constant of type {t}")
+
+    def expr(self, e: ir.TExpr, env: Env) -> str:
+        x = self.expr
+        if isinstance(e, ir.Const):
+            return self.const(e)
+        if isinstance(e, ir.Binding):
+            if env.bindings == "args":
+                return pyident("a", e.name)
+            return f"b[{e.name!r}]"
+        if isinstance(e, ir.Element):
+            return f"e{e.depth}"
+        if isinstance(e, ir.Var):
+            if e.name in ("first_turn", "last_turn"):
+                return f"s.game.{e.name}"
+            return f"s.vars[{e.name!r}]"
+        if isinstance(e, ir.Query):
+            args = "".join(f", {x(a, env)}" for a in e.args)
+            return f"q.{e.func}(s{args})"
+        if isinstance(e, ir.DefineCall):
+            args = "".join(f", {x(a, env)}" for a in e.args)
+            return f"{pyident('d', e.define)}(s{args})"
+        if isinstance(e, ir.UnitAttr):
+            u = x(e.unit, env)
+            if e.name in DIRECT_UNIT_ATTRS:
+                return DIRECT_UNIT_ATTRS[e.name].format(u=u)
+            return f"UNIT_PROPS[{e.name!r}][{u}]"
+        if isinstance(e, ir.CellPart):
+            return f"{x(e.cell, env)}[{e.index}]"
+        if isinstance(e, ir.Where):
+            v = f"e{e.depth}"
+            return f"tuple({v} for {v} in {x(e.collection, env)} if {x(e.condition, env)})"
+        if isinstance(e, ir.Aggregate):
+            return self.aggregate(e, env)
+        if isinstance(e, ir.Unary):
+            return f"(not {x(e.operand, env)})" if e.op == "not" else f"(-{x(e.operand, env)})"
+        if isinstance(e, ir.Binary):
+            if e.op == "/":
+                return f"q.divide({x(e.left, env)}, {x(e.right, env)})"
+            return f"({x(e.left, env)} {e.op} {x(e.right, env)})"
+        if isinstance(e, ir.ListOf):
+            return pyrepr(()) if not e.items else "(" + ", ".join(x(i, env) for i in e.items) + ",)"
+        raise ValueError(f"cannot compile {type(e).__name__}")
+
+    def aggregate(self, e: ir.Aggregate, env: Env) -> str:
+        v = f"e{e.depth}"
+        coll = self.expr(e.collection, env)
+        body = self.expr(e.body, env) if e.body is not None else None
+        if e.op == "sum":
+            return f"sum({body} for {v} in {coll})"
+        if e.op in ("max", "min"):
+            return f"{e.op}(({body} for {v} in {coll}), default=0)"
+        if e.op == "count":
+            return f"len({coll})" if body is None else f"sum(1 for {v} in {coll} if {body})"
+        if e.op == "any":
+            return f"bool({coll})" if body is None else f"any({body} for {v} in {coll})"
+        if e.op == "all":
+            return f"all({body} for {v} in {coll})"
+        if e.op == "none":
+            return f"(not any({body} for {v} in {coll}))"
+        raise ValueError(e.op)
+
+    # ------------------------------------------------------------ statements
+
+    def lower_body(self, stmts: tuple[ir.TStmt, ...], asm: _Assembler) -> None:
+        for st in stmts:
+            self.lower(st, asm)
+
+    def lower(self, st: ir.TStmt, asm: _Assembler) -> None:
+        w = self.where(st.span)
+        x = self.expr
+        env = Env()
+        if isinstance(st, ir.Let):
+            f = self.function("s, b", [f"b[{st.name!r}] = {x(st.value, env)}"], st.span)
+            asm.emit(w, "exec", f)
+        elif isinstance(st, ir.SetVar):
+            f = self.function("s, b", [f"s.vars[{st.name!r}] = {x(st.value, env)}"], st.span)
+            asm.emit(w, "exec", f)
+        elif isinstance(st, ir.Effect):
+            args = "".join(f", {x(a, env)}" for a in st.args)
+            f = self.function("s, b", [f"e.{st.func}(s{args})"], st.span)
+            asm.emit(w, "exec", f)
+        elif isinstance(st, ir.If):
+            else_, end = asm.label(), asm.label()
+            asm.emit(w, "jump_if_not", self.lambda_fn(st.test), else_)
+            self.lower_body(st.body, asm)
+            asm.emit(w, "jump", end)
+            asm.mark(else_)
+            self.lower_body(st.orelse, asm)
+            asm.mark(end)
+        elif isinstance(st, ir.ForEach):
+            self.lower_for(st, asm)
+        elif isinstance(st, ir.Repeat):
+            top, end = asm.label(), asm.label()
+            asm.mark(top)
+            if st.test is not None:
+                asm.emit(w, "jump_if_not", self.lambda_fn(st.test), end)
+            self.lower_body(st.body, asm)
+            asm.emit(w, "jump", top)
+            asm.mark(end)
+        elif isinstance(st, ir.Roll):
+            if not st.table:
+                asm.emit(w, "roll_die", repr(st.into))
+            else:
+                column = self.lambda_fn(st.column) if st.column is not None else "None"
+                table = str(self.tables.index(st.table))
+                asm.emit(w, "roll", table, column, pyrepr(st.modifiers), repr(st.into))
+        elif isinstance(st, ir.Choose):
+            kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
+            prompt = f"choose {st.var}"
+            options, chooser = self.lambda_fn(st.options), self.lambda_fn(st.chooser)
+            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt))
+        elif isinstance(st, ir.Ask):
+            no, end = asm.label(), asm.label()
+            asm.emit(w, "ask", self.lambda_fn(st.chooser), repr(st.question), repr(st.var))
+            test = self.function("s, b", [f"return b[{st.var!r}]"], st.span)
+            asm.emit(w, "jump_if_not", test, no)
+            self.lower_body(st.yes, asm)
+            asm.emit(w, "jump", end)
+            asm.mark(no)
+            self.lower_body(st.no, asm)
+            asm.mark(end)
+        elif isinstance(st, ir.ApplyResult):
+            asm.emit(w, "apply", self.lambda_fn(st.result), self.lambda_fn(st.units))
+        elif isinstance(st, ir.CallProc):
+            asm.emit(w, "call", repr(st.proc), self.args_fn(st.args, st.span))
+        elif isinstance(st, ir.CallPrim):
+            lambdas = "{" + ", ".join(f"{n!r}: {self.lambda_fn(v)}" for n, v in st.lambdas) + "}"
+            asm.emit(w, "prim", repr(st.prim), self.args_fn(st.args, st.span), lambdas)
+        elif isinstance(st, ir.SkipTo):
+            asm.emit(w, "jump", asm.step_label(st.step))
+        elif isinstance(st, ir.Return):
+            asm.emit(w, "return")
+        elif isinstance(st, ir.EndPhase):
+            asm.emit(w, "end_phase")
+        elif isinstance(st, ir.EndGame):
+            asm.emit(w, "end_game")
+        else:
+            raise ValueError(f"cannot lower {type(st).__name__}")
+
+    def lower_for(self, st: ir.ForEach, asm: _Assembler) -> None:
+        w = self.where(st.span)
+        rest = f"_for_{st.var}"
+        top, end = asm.label(), asm.label()
+        start = self.function(
+            "s, b", [f"b[{rest!r}] = tuple({self.expr(st.iterable, Env())})"], st.span
+        )
+        asm.emit(w, "exec", start)
+        asm.mark(top)
+        more = self.function("s, b", [f"return bool(b[{rest!r}])"], st.span)
+        asm.emit(w, "jump_if_not", more, end)
+        if st.chooser is None:
+            take = self.function(
+                "s, b",
+                [f"b[{st.var!r}] = b[{rest!r}][0]", f"b[{rest!r}] = b[{rest!r}][1:]"],
+                st.span,
+            )
+            asm.emit(w, "exec", take)
+        else:
+            kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
+            options = self.function("s, b", [f"return b[{rest!r}]"], st.span)
+            chooser = self.lambda_fn(st.chooser)
+            prompt = f"choose the next {st.var}"
+            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt))
+            drop = self.function(
+                "s, b",
+                [f"b[{rest!r}] = tuple(x for x in b[{rest!r}] if x != b[{st.var!r}])"],
+                st.span,
+            )
+            asm.emit(w, "exec", drop)
+        self.lower_body(st.body, asm)
+        asm.emit(w, "jump", top)
+        asm.mark(end)
+
+    def args_fn(self, args: tuple[tuple[str, ir.TExpr], ...], span: Span) -> str:
+        items = ", ".join(f"{n!r}: {self.expr(v, Env())}" for n, v in args)
+        return self.function("s, b", [f"return {{{items}}}"], span)
+
+    # ------------------------------------------------------------ procedures
+
+    def procedure(self, proc: ir.Procedure) -> dict[str, object]:
+        asm = _Assembler()
+        for step in proc.steps:
+            if step.rule == "!":
+                continue
+            asm.steps[step.name] = len(asm.code)
+            asm.mark(asm.step_label(step.name))
+            end = asm.label()
+            if step.rule:
+                on = not step.rule.startswith("!")
+                rule = step.rule.lstrip("!")
+                asm.emit(self.where(step.span), "jump_unless_switch", repr(rule), repr(on), end)
+            self.lower_body(step.body, asm)
+            asm.mark(end)
+        return {
+            "name": proc.name,
+            "title": proc.title,
+            "kind": proc.kind,
+            "params": tuple(p for p, _t in proc.params),
+            "code": asm.resolved(),
+            "steps": asm.steps,
+            "types": dict(sorted(proc.bindings.items())),
+            "lines": tuple(asm.lines),
+        }
+
+    def body_procedure(
+        self,
+        name: str,
+        title: str,
+        body: tuple[ir.TStmt, ...],
+        bindings: dict[str, str],
+        span: Span,
+    ) -> dict[str, object]:
+        step = ir.Step("do", title, body, "", ir.Prov(), span)
+        return self.procedure(
+            ir.Procedure(
+                name,
+                title,
+                "procedure",
+                tuple(bindings.items()),
+                (step,),
+                bindings,
+                ir.Prov(),
+                span,
+            )
+        )
+
+    # ------------------------------------------------------------ the module
+
+    def render(self) -> dict[str, str]:
+        r = self.rules
+        procedures = [self.procedure(p) for p in r.procedures]
+        for res in r.results:
+            if res.body:
+                procedures.append(
+                    self.body_procedure(
+                        f"result:{res.name}",
+                        res.title,
+                        res.body,
+                        {"units": "units", "side": "side"},
+                        res.span,
+                    )
+                )
+        for trig in r.triggers:
+            procedures.append(
+                self.body_procedure(
+                    f"trigger:{trig.name}", trig.title, trig.body, trig.bindings, trig.span
+                )
+            )
+        defines = []
+        for d in r.defines:
+            params = "".join(f", {pyident('a', p)}" for p, _t in d.params)
+            defines.append(
+                {
+                    "name": pyident("d", d.name),
+                    "params": f"s{params}",
+                    "body": self.expr(d.body, Env(bindings="args")),
+                    "where": self.where(d.span),
+                    "title": d.title,
+                }
+            )
+        modifiers = []
+        for ml in r.modifiers:
+            items = []
+            for m in ml.modifiers:
+                amount = self.lambda_fn(m.amount)
+                cond = self.lambda_fn(m.condition) if m.condition is not None else "None"
+                items.append((m.label, amount, cond))
+            modifiers.append({"name": ml.name, "title": ml.title, "items": items})
+        triggers = [
+            {
+                "name": t.name,
+                "title": t.title,
+                "event": t.event,
+                "condition": self.lambda_fn(t.condition) if t.condition is not None else "None",
+                "once": t.once,
+                "rule": t.rule,
+            }
+            for t in r.triggers
+        ]
+        restrictions = [
+            {
+                "name": x.name,
+                "title": x.title,
+                "kind": x.kind,
+                "zone": x.zone,
+                "condition": self.lambda_fn(x.condition) if x.condition is not None else "None",
+                "until": x.until_turn,
+                "rule": x.rule,
+            }
+            for x in r.restrictions
+        ]
+        victories = [
+            {
+                "name": v.name,
+                "title": v.title,
+                "level": v.level,
+                "winner": self.sides.index(v.winner),
+                "condition": self.lambda_fn(v.condition),
+            }
+            for v in r.victories
+        ]
+        env = Environment(
+            loader=FileSystemLoader(str(TEMPLATES)),
+            undefined=StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        env.filters["py"] = pyrepr
+        context = {
+            "rules": r,
+            "sides": r.sides,
+            "unit_types": r.unit_types,
+            "unit_side": tuple(self.sides.index(u.side) for u in r.units),
+            "unit_movement": tuple(u.movement for u in r.units),
+            "unit_leader": tuple(u.kind == "leader" for u in r.units),
+            "unit_specs": [self.unit_spec(u) for u in r.units],
+            "unit_props": self.unit_props(),
+            "hex_index": self.hex_index,
+            "terrain": r.terrain,
+            "features": r.hexside_features,
+            "board": self.board,
+            "tables": [self.table(t) for t in r.tables],
+            "results": r.results,
+            "defines": defines,
+            "functions": self.functions,
+            "procedures": procedures,
+            "modifiers": modifiers,
+            "triggers": triggers,
+            "restrictions": restrictions,
+            "victories": victories,
+            "victory_levels": {lv.name: lv.utility for lv in r.victory_levels},
+            "switches": r.switches,
+        }
+        rules_py = env.get_template("rules.py.jinja").render(context)
+        digest = hashlib.sha256(rules_py.encode()).hexdigest()
+        init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
+        return {"rules.py": rules_py, "__init__.py": init_py}
+
+    def unit_spec(self, u: ir.Unit) -> list[str]:
+        types = [t.name for t in self.rules.unit_types]
+        return [
+            pyrepr(u.name),
+            pyrepr(u.title),
+            pyrepr(u.short),
+            str(self.sides.index(u.side)),
+            pyrepr(u.kind),
+            str(types.index(u.type)) if u.type is not None else "-1",
+            pyrepr(u.strengths),
+            str(u.movement),
+            str(self.hex_index[u.setup]) if u.setup is not None else "-1",
+            pyrepr(u.props),
+        ]
+
+    def unit_props(self) -> dict[str, tuple[object, ...]]:
+        r = self.rules
+        types = {t.name: t for t in r.unit_types}
+        names: dict[str, object] = {}
+        for t in r.unit_types:
+            for k, v in t.props.items():
+                names.setdefault(k, v)
+        for u in r.units:
+            for k, v in u.props.items():
+                names.setdefault(k, v)
+        out = {}
+        for k in sorted(names):
+            default = {bool: False, int: 0, str: ""}[type(names[k])]
+            values = []
+            for u in r.units:
+                if k in u.props:
+                    values.append(u.props[k])
+                elif u.type is not None and k in types[u.type].props:
+                    values.append(types[u.type].props[k])
+                else:
+                    values.append(default)
+            out[k] = tuple(values)
+        return out
+
+    def table(self, t: ir.Table) -> dict[str, object]:
+        rows = tuple(
+            (
+                row.low,
+                row.high,
+                tuple(tuple(self.results.index(c) for c in cell) for cell in row.cells),
+            )
+            for row in t.rows
+        )
+        return {
+            "name": t.name,
+            "title": t.title,
+            "columns": t.columns,
+            "parts": t.parts,
+            "rows": rows,
+        }
+
+
+def generate(rules: ir.Ruleset) -> dict[str, str]:
+    """The files of the generated package, by name."""
+    return Codegen(rules).render()

@@ -1,0 +1,964 @@
+"""Check a ruleset's declarations and build the IR.
+
+Passes: (1) gather every declaration, noting the rule switch it sits in, and
+register names (one namespace: a name means one thing); (2) build the parts
+that other parts refer to — sides, unit types, terrain, the map, units,
+tables, result codes; (3) apply procedure patches; (4) type-check every
+expression and statement. Errors are collected; `CompileError` is raised
+between passes when there are any.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler import ir
+from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
+from compiler.hexmap import LABEL
+from compiler.load import display_name, load, resolve_ruleset
+from compiler.maps import check_map
+from compiler.props import Props, as_int, code_text, describe, prov_of
+from compiler.statements import Context, StmtChecker
+from dsl import ast
+from dsl.diagnostics import (
+    BAD_IDENT,
+    BAD_VALUE,
+    DUPLICATE,
+    MISSING,
+    PATCH,
+    TABLE,
+    UNKNOWN_NAME,
+    Reporter,
+    did_you_mean,
+)
+from dsl.source import SourceFiles, Span
+from engine.vocabulary import EVENTS
+from engine.vocabulary import load as load_vocabulary
+
+IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
+KINDS = {
+    "ruleset",
+    "side",
+    "unit_type",
+    "unit",
+    "leader",
+    "terrain",
+    "hexside",
+    "map",
+    "table",
+    "result",
+    "modifiers",
+    "trigger",
+    "restriction",
+    "victory",
+    "victory_level",
+}
+EDGES = {"west", "east", "north", "south"}
+DEFAULT_OFF_FLAGS = {"optional", "play_balance"}
+RULE_FLAGS = {"optional", "advanced", "play_balance"}
+
+
+@dataclass
+class _Gathered:
+    """Declarations of every file, in file order, each with its rule switch."""
+
+    entities: dict[str, list[tuple[ast.Entity, str]]] = field(default_factory=dict)
+    defines: list[tuple[ast.Define, str]] = field(default_factory=list)
+    procedures: list[tuple[ast.Procedure, str]] = field(default_factory=list)
+    extends: list[tuple[ast.Extend, str]] = field(default_factory=list)
+    rules: list[ast.Rule] = field(default_factory=list)
+
+
+def compile_ruleset(arg: str | Path) -> tuple[ir.Ruleset, SourceFiles]:
+    """Load, check and build the IR of a ruleset; raises `CompileError`."""
+    sources = SourceFiles()
+    reporter = Reporter(sources)
+    entry = resolve_ruleset(arg)
+    loaded = load(entry, reporter)
+    reporter.check()
+    ruleset = Checker(reporter).run(loaded.files, entry)
+    reporter.check()
+    assert ruleset is not None
+    return ruleset, sources
+
+
+class Checker:
+    def __init__(self, reporter: Reporter) -> None:
+        self.r = reporter
+        self.sym = Symbols()
+        self.sym.vocabulary = load_vocabulary()
+        self.ec = ExprChecker(self.sym, reporter)
+        self.sc = StmtChecker(self.ec)
+        self.names: dict[str, Span] = {}
+        self._define_state: dict[str, str] = {}
+        self.defines_ir: dict[str, ir.Define] = {}
+        self.unit_attr_spans: dict[str, Span] = {}
+
+    # ------------------------------------------------------------ pass 1
+
+    def gather(self, files: tuple[ast.File, ...]) -> _Gathered:
+        g = _Gathered()
+
+        def visit(decls: tuple[ast.Decl, ...], rule: str) -> None:
+            for d in decls:
+                if isinstance(d, ast.Entity):
+                    if d.kind not in KINDS:
+                        hint = did_you_mean(d.kind, KINDS)
+                        self.r.error(
+                            d.span,
+                            UNKNOWN_NAME,
+                            f"unknown kind of declaration {d.kind!r}",
+                            *([f"did you mean {hint!r}?"] if hint else []),
+                        )
+                        continue
+                    g.entities.setdefault(d.kind, []).append((d, rule))
+                    if d.name is not None:
+                        self.register(d.name, d.name_span)
+                elif isinstance(d, ast.Define):
+                    g.defines.append((d, rule))
+                    self.register(d.name, d.span)
+                elif isinstance(d, ast.Procedure):
+                    g.procedures.append((d, rule))
+                    self.register(d.name, d.span)
+                elif isinstance(d, ast.Extend):
+                    g.extends.append((d, rule))
+                elif isinstance(d, ast.Rule):
+                    if rule:
+                        self.r.error(d.span, BAD_VALUE, "a rule cannot sit inside another rule")
+                    g.rules.append(d)
+                    self.register(d.name, d.span)
+                    for flag in d.flags:
+                        if flag not in RULE_FLAGS:
+                            self.r.error(
+                                d.span,
+                                BAD_VALUE,
+                                f"unknown rule flag {flag!r}",
+                                f"flags: {', '.join(sorted(RULE_FLAGS))}",
+                            )
+                    visit(d.decls, d.name)
+
+        for f in files:
+            visit(f.decls, "")
+        return g
+
+    def register(self, name: str, span: Span) -> None:
+        if not IDENT.match(name):
+            self.r.error(
+                span,
+                BAD_IDENT,
+                f"{name!r} is not a valid name",
+                "names use lower-case letters, digits and '_', and do not start with a digit",
+            )
+        if name in self.names:
+            self.r.error(
+                span,
+                DUPLICATE,
+                f"{name!r} is already declared",
+                f"first declared at {self.names[name]}",
+            )
+            return
+        self.names[name] = span
+
+    def one(self, g: _Gathered, kind: str, required: bool) -> ast.Entity | None:
+        items = g.entities.get(kind, [])
+        if len(items) > 1:
+            self.r.error(items[1][0].span, DUPLICATE, f"only one {kind} declaration is allowed")
+        if not items:
+            if required:
+                self.r.error(
+                    Span("<ruleset>", 0, 0, 0, 0), MISSING, f"the ruleset has no {kind} declaration"
+                )
+            return None
+        return items[0][0]
+
+    # ------------------------------------------------------------ run
+
+    def run(self, files: tuple[ast.File, ...], entry: Path) -> ir.Ruleset | None:
+        g = self.gather(files)
+        self.r.check()
+
+        header = self.one(g, "ruleset", required=True)
+        self.r.check()
+        assert header is not None
+        hp = Props(header, self.r, {"source", "die", "turns", "start", "library"})
+        library = hp.flag("library")
+        source = None
+        src_line = hp.line("source")
+        if src_line is not None:
+            vals = src_line.values[1:]
+            if (
+                len(vals) == 2
+                and isinstance(vals[0], ast.Name)
+                and vals[0].id == "none"
+                and isinstance(vals[1], ast.String)
+            ):
+                source = vals[1].value
+            else:
+                self.r.error(
+                    src_line.span,
+                    BAD_VALUE,
+                    'write `source none "why"` for a battle with no source document',
+                )
+        die = hp.range("die", required=True) or (0, 9)
+        turns = hp.range("turns", required=True) or (1, 1)
+        start = hp.name("start", "game") or "game"
+
+        sides = tuple(self.side(d) for d, _r in g.entities.get("side", []))
+        side_names = [s.name for s in sides]
+        if len(sides) != 2:
+            self.r.error(
+                header.span, MISSING, f"a battle has two sides; this ruleset declares {len(sides)}"
+            )
+        for s in sides:
+            self.sym.entities[s.name] = Entity("side", "side", s.name)
+
+        unit_types = tuple(self.unit_type(d) for d, _r in g.entities.get("unit_type", []))
+        terrain = tuple(self.terrain(d) for d, _r in g.entities.get("terrain", []))
+        features = tuple(self.hexside(d) for d, _r in g.entities.get("hexside", []))
+        for t in terrain:
+            self.sym.entities[t.name] = Entity("terrain", "terrain", t.name)
+        for f in features:
+            self.sym.entities[f.name] = Entity("hexside", "hexside", f.name)
+
+        map_decl = self.one(g, "map", required=False)
+        the_map = None
+        if map_decl is not None:
+            the_map = check_map(
+                map_decl, self.r, {t.name for t in terrain}, {f.name for f in features}
+            )
+        if the_map is not None:
+            from compiler.maps import grid_of
+
+            grid = grid_of(the_map)
+            self.sym.hex_labels = {grid.label(c, r) for c, r in grid.offsets()}
+            for p in the_map.places:
+                self.register(p.name, map_decl.span)
+                self.sym.entities[p.name] = Entity("place", "hex", p.hex)
+            for z in the_map.zones:
+                self.register(z.name, map_decl.span)
+                self.sym.entities[z.name] = Entity("zone", "hexes", z.hexes)
+
+        units = tuple(
+            self.unit(d, side_names, {t.name for t in unit_types})
+            for kind in ("unit", "leader")
+            for d, _r in g.entities.get(kind, [])
+        )
+        for u in units:
+            self.sym.entities[u.name] = Entity("unit", "unit", u.name)
+
+        results = [self.result_header(d) for d, _r in g.entities.get("result", [])]
+        for res_decl, (name, code, _prov) in zip(
+            [d for d, _r in g.entities.get("result", [])], results, strict=True
+        ):
+            if code in self.sym.results:
+                self.r.error(
+                    res_decl.span,
+                    DUPLICATE,
+                    f"result code {code!r} is already {self.sym.results[code]!r}",
+                )
+            self.sym.results[code] = name
+            self.sym.entities[name] = Entity("result", "code", name)
+        tables = tuple(self.table(d) for d, _r in g.entities.get("table", []))
+        for t in tables:
+            self.sym.entities[t.name] = Entity("table", "table", t.name)
+            self.sym.tables[t.name] = t.parts
+
+        for d, _r in g.entities.get("modifiers", []):
+            self.sym.modifiers[d.name or ""] = tuple((p.name, p.type) for p in d.params)
+        for d, _r in g.defines:
+            self.sym.defines[d.name] = d
+        self.sym.check_define = self.define
+        procedures_ast = self.patched_procedures(g)
+        for name, (proc, _steps) in procedures_ast.items():
+            self.sym.procedures[name] = tuple((p.name, p.type) for p in proc.params)
+
+        # pass 4: expressions and statements
+        for d, _r in g.defines:
+            self.define(d.name)
+        modifiers = tuple(self.modifier_list(d) for d, _r in g.entities.get("modifiers", []))
+        result_irs = tuple(
+            self.result_body(d, name, code, prov)
+            for (d, _r), (name, code, prov) in zip(
+                g.entities.get("result", []), results, strict=True
+            )
+        )
+        procedures = tuple(self.procedure(proc, steps) for proc, steps in procedures_ast.values())
+        triggers = tuple(self.trigger(d, r) for d, r in g.entities.get("trigger", []))
+        restrictions = tuple(self.restriction(d, r) for d, r in g.entities.get("restriction", []))
+        victories = tuple(self.victory(d, side_names) for d, _r in g.entities.get("victory", []))
+        levels = tuple(self.victory_level(d) for d, _r in g.entities.get("victory_level", []))
+        for v in victories:
+            if levels and v.level not in {lv.name for lv in levels}:
+                self.r.error(v.span, UNKNOWN_NAME, f"unknown victory level {v.level!r}")
+        switches = tuple(
+            ir.Switch(
+                rule.name,
+                rule.title or rule.name,
+                rule.flags,
+                not (set(rule.flags) & DEFAULT_OFF_FLAGS),
+                prov_of(rule.prov),
+                rule.span,
+            )
+            for rule in g.rules
+        )
+        if start not in procedures_ast:
+            self.r.error(
+                header.span,
+                MISSING,
+                f"the ruleset has no procedure {start!r} to start the game with",
+            )
+        return ir.Ruleset(
+            name=header.name or entry.parent.name,
+            title=header.title or header.name or "",
+            library=library,
+            source=source,
+            die=die,
+            turns=turns,
+            sides=sides,
+            unit_types=unit_types,
+            units=units,
+            terrain=terrain,
+            hexside_features=features,
+            map=the_map,
+            tables=tables,
+            results=result_irs,
+            modifiers=modifiers,
+            defines=tuple(
+                self.defines_ir[d.name] for d, _r in g.defines if d.name in self.defines_ir
+            ),
+            procedures=procedures,
+            triggers=triggers,
+            restrictions=restrictions,
+            victories=victories,
+            victory_levels=levels,
+            switches=switches,
+            start=start,
+            files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
+            prov=prov_of(header.prov),
+        )
+
+    # ------------------------------------------------------------ sides and units
+
+    def side(self, d: ast.Entity) -> ir.Side:
+        p = Props(d, self.r, {"short", "color", "friendly_edge"})
+        edge = p.name("friendly_edge", "") or ""
+        if edge and edge not in EDGES:
+            self.r.error(
+                p.line("friendly_edge").span,
+                BAD_VALUE,
+                f"friendly_edge is one of {', '.join(sorted(EDGES))}",
+            )
+        return ir.Side(
+            d.name or "",
+            d.title or d.name or "",
+            p.str("short", d.title or ""),
+            p.str("color", "#888888"),
+            edge,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
+        """Lines beyond a kind's fixed properties: designer-declared unit attributes."""
+        out: dict[str, object] = {}
+        for line in d.body.lines:
+            if not isinstance(line, ast.Line) or line.key is None or line.key in known:
+                continue
+            key = line.key
+            vals = line.values[1:]
+            value: object
+            if not vals:
+                value = True
+            elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in ("yes", "no"):
+                value = vals[0].id == "yes"
+            elif len(vals) == 1 and as_int(vals[0]) is not None:
+                value = as_int(vals[0])
+            elif len(vals) == 1 and isinstance(vals[0], ast.Name):
+                value = vals[0].id
+            else:
+                self.r.error(
+                    line.span,
+                    BAD_VALUE,
+                    f"attribute {key!r} takes yes/no, a whole number or a name",
+                )
+                continue
+            typ = {bool: "bool", int: "int", str: "str"}[type(value)]
+            old = self.sym.unit_attributes.get(key)
+            if old is not None and old != typ:
+                self.r.error(
+                    line.span, BAD_VALUE, f"attribute {key!r} was declared as {old}, here as {typ}"
+                )
+            self.sym.unit_attributes.setdefault(key, typ)
+            self.unit_attr_spans.setdefault(key, line.values[0].span)
+            out[key] = value
+        return out
+
+    def unit_type(self, d: ast.Entity) -> ir.UnitType:
+        known = {"symbol"}
+        p = Props(d, self.r, known, keyed_only=False)
+        props = self.attributes(d, known)
+        return ir.UnitType(
+            d.name or "",
+            d.title or d.name or "",
+            p.name("symbol", "infantry") or "infantry",
+            props,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def terrain(self, d: ast.Entity) -> ir.Terrain:
+        known = {"color", "move"}
+        p = Props(d, self.r, known, keyed_only=False)
+        return ir.Terrain(
+            d.name or "",
+            d.title or d.name or "",
+            p.str("color", "#cccccc"),
+            self.move(p),
+            self.plain_attributes(d, known),
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def hexside(self, d: ast.Entity) -> ir.HexsideFeature:
+        known = {"color", "move", "road"}
+        p = Props(d, self.r, known, keyed_only=False)
+        return ir.HexsideFeature(
+            d.name or "",
+            d.title or d.name or "",
+            p.str("color", "#444444"),
+            self.move(p),
+            p.flag("road"),
+            self.plain_attributes(d, known),
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def plain_attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for line in d.body.lines:
+            if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
+                vals = line.values[1:]
+                if len(vals) == 1 and as_int(vals[0]) is not None:
+                    out[line.key] = as_int(vals[0])
+                elif not vals:
+                    out[line.key] = True
+                elif len(vals) == 1 and isinstance(vals[0], ast.Name):
+                    out[line.key] = (
+                        vals[0].id in ("yes",) if vals[0].id in ("yes", "no") else vals[0].id
+                    )
+                else:
+                    self.r.error(
+                        line.span, BAD_VALUE, f"{line.key!r} takes a number, yes/no or a name"
+                    )
+        return out
+
+    def move(self, p: Props) -> int | None:
+        line = p.line("move")
+        if line is None:
+            return 0
+        vals = line.values[1:]
+        if len(vals) == 1 and isinstance(vals[0], ast.Dash):
+            return None  # prohibited
+        n = as_int(vals[0]) if len(vals) == 1 else None
+        if n is None or n < 0:
+            self.r.error(
+                line.span, BAD_VALUE, "move takes a number of movement points, or - for prohibited"
+            )
+            return 0
+        return n
+
+    def unit(self, d: ast.Entity, sides: list[str], types: set[str]) -> ir.Unit:
+        is_leader = d.kind == "leader"
+        known = {"side", "type", "short", "strength", "movement", "setup"}
+        p = Props(d, self.r, known, keyed_only=False)
+        props = self.attributes(d, known)
+        side = p.name("side", required=True) or ""
+        if side and side not in sides:
+            hint = did_you_mean(side, sides)
+            self.r.error(
+                p.line("side").span,
+                UNKNOWN_NAME,
+                f"unknown side {side!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+        typ = p.name("type", required=not is_leader)
+        if typ is not None and typ not in types:
+            hint = did_you_mean(typ, types)
+            self.r.error(
+                p.line("type").span,
+                UNKNOWN_NAME,
+                f"unknown unit type {typ!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+        strengths: tuple[int, ...] = ()
+        line = p.line("strength")
+        if line is not None:
+            vals = line.values[1:]
+            parts = vals[0].parts if len(vals) == 1 and isinstance(vals[0], ast.Slash) else vals
+            nums = [as_int(v) for v in parts]
+            if not nums or None in nums or len(vals) != 1:
+                self.r.error(
+                    line.span,
+                    BAD_VALUE,
+                    "strength is a number per step, full strength first: `strength 4 / 2`",
+                )
+            else:
+                strengths = tuple(n for n in nums if n is not None)
+        elif not is_leader:
+            self.r.error(d.name_span, MISSING, f"unit {d.name!r} needs 'strength'")
+        setup = None
+        v = p.values("setup")
+        if v:
+            if len(v) == 1 and isinstance(v[0], ast.Number) and LABEL.match(v[0].text):
+                setup = v[0].text
+                if self.sym.hex_labels and setup not in self.sym.hex_labels:
+                    from dsl.diagnostics import BAD_HEX
+
+                    self.r.error(v[0].span, BAD_HEX, f"hex {setup} is not on the map")
+            else:
+                self.r.error(
+                    p.line("setup").span,
+                    BAD_VALUE,
+                    f"setup takes a hex such as 0304, not {describe(v[0])}",
+                )
+        return ir.Unit(
+            d.name or "",
+            d.title or d.name or "",
+            p.str("short", d.title or d.name or ""),
+            side,
+            "leader" if is_leader else "unit",
+            typ,
+            strengths,
+            p.int("movement", 0, required=True) or 0,
+            setup,
+            props,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    # ------------------------------------------------------------ tables and results
+
+    def result_header(self, d: ast.Entity) -> tuple[str, str, ir.Prov]:
+        p = Props(d, self.r, {"code"})
+        v = p.values("code")
+        code = code_text(v[0]) if len(v) == 1 else None
+        if code is None:
+            self.r.error(
+                d.name_span,
+                MISSING,
+                f"result {d.name!r} needs `code` (as written in tables: R, 1, -, *, …)",
+            )
+            code = f"?{d.name}"
+        return d.name or "", code, prov_of(d.prov)
+
+    def result_body(self, d: ast.Entity, name: str, code: str, prov: ir.Prov) -> ir.Result:
+        ctx = Context(f"result {name!r}", bindings={"units": "units", "side": "side"})
+        scope = Scope({"units": "units", "side": "side"})
+        body: tuple[ir.TStmt, ...] = ()
+        for do in (line for line in d.body.lines if isinstance(line, ast.DoLine)):
+            body += self.sc.block(do.body, scope, ctx)
+        return ir.Result(name, d.title or name, code, body, prov, d.span)
+
+    def table(self, d: ast.Entity) -> ir.Table:
+        known = {"roll", "columns", "cells"}
+        p = Props(d, self.r, known, keyed_only=False)
+        columns: list[tuple[int, int]] = []
+        for v in p.values("columns"):
+            if isinstance(v, ast.Odds):
+                columns.append((v.attack, v.defend))
+            else:
+                self.r.error(v.span, TABLE, f"a column is odds such as 3:1, not {describe(v)}")
+        if not columns:
+            self.r.error(d.name_span, TABLE, f"table {d.name!r} needs `columns`")
+        parts: tuple[str, ...] = ("result",)
+        cv = p.values("cells")
+        if cv:
+            if (
+                len(cv) == 1
+                and isinstance(cv[0], ast.Slash)
+                and all(isinstance(x, ast.Name) for x in cv[0].parts)
+            ):
+                parts = tuple(x.id for x in cv[0].parts)  # type: ignore[union-attr]
+            elif len(cv) == 1 and isinstance(cv[0], ast.Name):
+                parts = (cv[0].id,)
+            else:
+                self.r.error(
+                    p.line("cells").span,
+                    TABLE,
+                    "cells names the parts of a cell: `cells attacker/defender`",
+                )
+        rows: list[ir.TableRow] = []
+        decl_prov = prov_of(d.prov)
+        if columns:
+            for line in p.other:
+                row = self.table_row(line, len(columns), parts, decl_prov)
+                if row is not None:
+                    rows.append(row)
+            self.check_rows(d, rows)
+        return ir.Table(
+            d.name or "",
+            d.title or d.name or "",
+            tuple(columns),
+            parts,
+            tuple(rows),
+            decl_prov,
+            d.span,
+        )
+
+    def table_row(
+        self, line: ast.Line, ncols: int, parts: tuple[str, ...], decl_prov: ir.Prov
+    ) -> ir.TableRow | None:
+        first = line.values[0]
+        if isinstance(first, ast.Range):
+            low = int(first.low) if first.low is not None else None
+            high = int(first.high) if first.high is not None else None
+        elif as_int(first) is not None:
+            low = high = as_int(first)
+        else:
+            self.r.error(
+                first.span,
+                TABLE,
+                f"a table row starts with a die-roll range such as 2..3, not {describe(first)}",
+            )
+            return None
+        cells_src = line.values[1:]
+        if len(cells_src) != ncols:
+            self.r.error(
+                line.span,
+                TABLE,
+                f"this row has {len(cells_src)} cells; the table has {ncols} columns",
+            )
+            return None
+        cells = []
+        for v in cells_src:
+            pieces = v.parts if isinstance(v, ast.Slash) else (v,)
+            if len(pieces) != len(parts):
+                self.r.error(
+                    v.span, TABLE, f"each cell has {len(parts)} part(s): {'/'.join(parts)}"
+                )
+                return None
+            names = []
+            for piece in pieces:
+                code = code_text(piece)
+                if code is None or code not in self.sym.results:
+                    hint = did_you_mean(code or "", set(self.sym.results))
+                    self.r.error(
+                        piece.span,
+                        UNKNOWN_NAME,
+                        f"no result has code {code!r}"
+                        if code
+                        else f"a cell holds result codes, not {describe(piece)}",
+                        *([f"did you mean {hint!r}?"] if hint else []),
+                        'declare it: result name "Title" { code … }',
+                    )
+                    names.append(ERROR)
+                else:
+                    names.append(self.sym.results[code])
+            cells.append(tuple(names))
+        return ir.TableRow(low, high, tuple(cells), decl_prov.merged(prov_of(line.prov)), line.span)
+
+    def check_rows(self, d: ast.Entity, rows: list[ir.TableRow]) -> None:
+        """Rows must not overlap or leave gaps; only the first and last may be open."""
+        if not rows:
+            self.r.error(d.name_span, TABLE, f"table {d.name!r} has no rows")
+            return
+        for i, row in enumerate(rows):
+            if row.low is None and i != 0:
+                self.r.error(row.span, TABLE, "only the first row may be open below (..n)")
+            if row.high is None and i != len(rows) - 1:
+                self.r.error(row.span, TABLE, "only the last row may be open above (n..)")
+            if row.low is not None and row.high is not None and row.low > row.high:
+                self.r.error(row.span, TABLE, f"row {row.low}..{row.high} is empty")
+            if i > 0:
+                prev = rows[i - 1]
+                if prev.high is not None and row.low is not None and row.low != prev.high + 1:
+                    what = "overlaps" if row.low <= prev.high else "leaves a gap after"
+                    self.r.error(
+                        row.span, TABLE, f"row {row.low}.. {what} the row ending at {prev.high}"
+                    )
+
+    # ------------------------------------------------------------ definitions and modifiers
+
+    def define(self, name: str) -> str:
+        """Check a definition once (on first use); returns its type."""
+        state = self._define_state.get(name)
+        if state == "checking":
+            d = self.sym.defines[name]
+            self.r.error(d.span, BAD_VALUE, f"definition {name!r} refers to itself")
+            return ERROR
+        if state is not None:
+            return state
+        self._define_state[name] = "checking"
+        d = self.sym.defines[name]
+        params = tuple((p.name, p.type) for p in d.params)
+        for pname, ptype in params:
+            if ptype not in _VALUE_TYPES:
+                self.r.error(d.span, UNKNOWN_NAME, f"unknown type {ptype!r} of parameter {pname!r}")
+        body = self.ec.expr(d.expr, Scope(dict(params)))
+        self.defines_ir[name] = ir.Define(
+            name, d.title or name, params, body, prov_of(d.prov), d.span
+        )
+        self._define_state[name] = body.type
+        self.sym.define_types[name] = body.type
+        return body.type
+
+    def modifier_list(self, d: ast.Entity) -> ir.ModifierList:
+        params = dict((p.name, p.type) for p in d.params)
+        scope = Scope(dict(params))
+        items = []
+        decl_prov = prov_of(d.prov)
+        for line in d.body.lines:
+            if not isinstance(line, ast.Line):
+                self.r.error(line.span, BAD_VALUE, 'a modifier line is `+1 "label" when condition`')
+                continue
+            vals = line.values
+            amount_src = vals[0]
+            if isinstance(amount_src, ast.Paren):
+                amount = self.ec.expr(amount_src.expr, scope, "int")
+            elif as_int(amount_src) is not None:
+                amount = ir.Const("int", amount_src.span, as_int(amount_src))
+            else:
+                self.r.error(
+                    amount_src.span,
+                    BAD_VALUE,
+                    "a modifier starts with its amount (+1, -2 or (expression)), "
+                    f"not {describe(amount_src)}",
+                )
+                continue
+            label = ""
+            if len(vals) >= 2 and isinstance(vals[1], ast.String):
+                label = vals[1].value
+            if len(vals) > 2 or not label:
+                self.r.error(line.span, BAD_VALUE, 'a modifier is `amount "label" when condition`')
+            cond = self.ec.expr(line.when, scope, "bool") if line.when is not None else None
+            items.append(
+                ir.Modifier(label, amount, cond, decl_prov.merged(prov_of(line.prov)), line.span)
+            )
+        return ir.ModifierList(
+            d.name or "", d.title or d.name or "", tuple(items), decl_prov, d.span
+        )
+
+    # ------------------------------------------------------------ procedures and patches
+
+    def patched_procedures(
+        self, g: _Gathered
+    ) -> dict[str, tuple[ast.Procedure, list[tuple[ast.Step, str]]]]:
+        procs: dict[str, tuple[ast.Procedure, list[tuple[ast.Step, str]]]] = {}
+        for proc, _rule in g.procedures:
+            steps = [(s, "") for s in proc.steps]
+            seen: dict[str, Span] = {}
+            for s in proc.steps:
+                if s.name in seen:
+                    self.r.error(
+                        s.span,
+                        DUPLICATE,
+                        f"step {s.name!r} is already in {proc.name!r}",
+                        f"first at {seen[s.name]}",
+                    )
+                seen[s.name] = s.span
+            procs[proc.name] = (proc, steps)
+        for ext, rule in g.extends:
+            if ext.procedure not in procs:
+                hint = did_you_mean(ext.procedure, set(procs))
+                self.r.error(
+                    ext.span,
+                    PATCH,
+                    f"no procedure {ext.procedure!r} to extend",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+                continue
+            _proc, steps = procs[ext.procedure]
+            for patch in ext.patches:
+                names = [s.name for s, _r in steps]
+                if patch.target not in names:
+                    hint = did_you_mean(patch.target, names)
+                    self.r.error(
+                        patch.span,
+                        PATCH,
+                        f"{ext.procedure!r} has no step {patch.target!r}",
+                        *([f"did you mean {hint!r}?"] if hint else []),
+                        f"its steps: {', '.join(names)}",
+                    )
+                    continue
+                i = names.index(patch.target)
+                if (
+                    patch.step is not None
+                    and patch.step.name in names
+                    and patch.action != "replace"
+                ):
+                    self.r.error(
+                        patch.step.span,
+                        DUPLICATE,
+                        f"step {patch.step.name!r} is already in {ext.procedure!r}",
+                    )
+                    continue
+                if patch.action == "insert before":
+                    steps.insert(i, (patch.step, rule))
+                elif patch.action == "insert after":
+                    steps.insert(i + 1, (patch.step, rule))
+                elif patch.action == "replace":
+                    if rule:
+                        # A replaced step lives on when the rule is off: keep both, switched.
+                        old, _old_rule = steps[i]
+                        steps[i] = (patch.step, rule)
+                        steps.insert(i + 1, (old, f"!{rule}"))
+                    else:
+                        steps[i] = (patch.step, rule)
+                elif patch.action == "disable":
+                    old, _ = steps[i]
+                    steps[i] = (old, f"!{rule}" if rule else "!")
+        return procs
+
+    def procedure(self, proc: ast.Procedure, steps: list[tuple[ast.Step, str]]) -> ir.Procedure:
+        params = tuple((p.name, p.type) for p in proc.params)
+        for pname, ptype in params:
+            if ptype not in _VALUE_TYPES:
+                self.r.error(
+                    proc.span, UNKNOWN_NAME, f"unknown type {ptype!r} of parameter {pname!r}"
+                )
+        ctx = Context(f"procedure {proc.name!r}", {s.name for s, _r in steps}, dict(params))
+        scope = Scope(dict(params))
+        out = []
+        for s, rule in steps:
+            body = self.sc.block(s.body, scope, ctx) if rule != "!" else ()
+            out.append(
+                ir.Step(
+                    s.name,
+                    s.title or s.name,
+                    body,
+                    rule,
+                    prov_of(proc.prov).merged(prov_of(s.prov)),
+                    s.span,
+                )
+            )
+        return ir.Procedure(
+            proc.name,
+            proc.title or proc.name,
+            proc.kind,
+            params,
+            tuple(out),
+            dict(ctx.bindings),
+            prov_of(proc.prov),
+            proc.span,
+        )
+
+    # ------------------------------------------------------------ triggers, restrictions, victory
+
+    def trigger(self, d: ast.Entity, rule: str) -> ir.Trigger:
+        p = Props(d, self.r, {"on", "once"})
+        event = p.name("on", required=True) or ""
+        if event and event not in EVENTS:
+            hint = did_you_mean(event, set(EVENTS))
+            self.r.error(
+                p.line("on").span,
+                UNKNOWN_NAME,
+                f"unknown event {event!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+                f"events: {', '.join(sorted(EVENTS))}",
+            )
+        bindings = dict(EVENTS.get(event, ()))
+        scope = Scope(dict(bindings))
+        cond = self.when(p, scope)
+        ctx = Context(f"trigger {d.name!r}", bindings=dict(bindings))
+        body: tuple[ir.TStmt, ...] = ()
+        for do in p.do:
+            body += self.sc.block(do.body, scope, ctx)
+        return ir.Trigger(
+            d.name or "",
+            d.title or d.name or "",
+            event,
+            cond,
+            p.flag("once"),
+            body,
+            dict(ctx.bindings),
+            rule,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def when(self, p: Props, scope: Scope) -> ir.TExpr | None:
+        if len(p.when) > 1:
+            self.r.error(
+                p.when[1].span, DUPLICATE, "one `when` per declaration; join conditions with `and`"
+            )
+        return self.ec.expr(p.when[0].test, scope, "bool") if p.when else None
+
+    def restriction(self, d: ast.Entity, rule: str) -> ir.Restriction:
+        p = Props(d, self.r, {"no_entry", "until"})
+        zone = p.name("no_entry", required=True) or ""
+        ent = self.sym.entities.get(zone)
+        if zone and (ent is None or ent.kind != "zone"):
+            self.r.error(p.line("no_entry").span, UNKNOWN_NAME, f"no zone {zone!r} on the map")
+        until = None
+        line = p.line("until")
+        if line is not None:
+            vals = line.values[1:]
+            if (
+                len(vals) == 2
+                and isinstance(vals[0], ast.Name)
+                and vals[0].id == "turn"
+                and as_int(vals[1]) is not None
+            ):
+                until = as_int(vals[1])
+            else:
+                self.r.error(line.span, BAD_VALUE, "write `until turn N`")
+        cond = self.when(p, Scope({"unit": "unit", "hex": "hex"}))
+        return ir.Restriction(
+            d.name or "",
+            d.title or d.name or "",
+            "no_entry",
+            zone,
+            cond,
+            until,
+            rule,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def victory(self, d: ast.Entity, sides: list[str]) -> ir.Victory:
+        p = Props(d, self.r, {"level", "winner"})
+        winner = p.name("winner", required=True) or ""
+        if winner and winner not in sides:
+            self.r.error(p.line("winner").span, UNKNOWN_NAME, f"unknown side {winner!r}")
+        cond = self.when(p, Scope())
+        if cond is None:
+            self.r.error(d.name_span, MISSING, f"victory {d.name!r} needs `when condition`")
+            cond = ir.Const("bool", d.span, False)
+        return ir.Victory(
+            d.name or "",
+            d.title or d.name or "",
+            p.name("level", required=True) or "",
+            winner,
+            cond,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def victory_level(self, d: ast.Entity) -> ir.VictoryLevel:
+        p = Props(d, self.r, {"utility"})
+        u = p.number("utility")
+        if u is None or not 0 < u <= 1:
+            self.r.error(
+                d.name_span,
+                BAD_VALUE,
+                "a victory level needs `utility` between 0 and 1 (the winner's return)",
+            )
+            u = 1
+        return ir.VictoryLevel(d.name or "", d.title or d.name or "", float(u), prov_of(d.prov))
+
+
+_VALUE_TYPES = {
+    "int",
+    "bool",
+    "side",
+    "unit",
+    "units",
+    "hex",
+    "hexes",
+    "terrain",
+    "combat",
+    "combats",
+    "table",
+}

@@ -1,0 +1,187 @@
+"""The `muster` command: check, build, play and replay rulesets.
+
+Every command takes a ruleset path or the name of a shipped battle. Errors in
+rule files are printed with their positions and exit with status 1; nothing
+prints a Python traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from compiler.load import RulesetNotFound
+from dsl.diagnostics import CompileError
+
+
+def _switches(values: list[str]) -> dict[str, bool]:
+    out = {}
+    for v in values:
+        name, _, state = v.partition("=")
+        if state not in ("on", "off"):
+            raise SystemExit(f"muster: --rule takes name=on or name=off, not {v!r}")
+        out[name] = state == "on"
+    return out
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from compiler.check import compile_ruleset
+
+    rules, _ = compile_ruleset(args.ruleset)
+    hexes = 0
+    if rules.map is not None:
+        hexes = (rules.map.columns[1] - rules.map.columns[0] + 1) * (
+            rules.map.rows[1] - rules.map.rows[0] + 1
+        )
+    n_units = sum(1 for u in rules.units if u.kind == "unit")
+    print(f"{rules.title} ({rules.name}): ok")
+    print(f"  sides       {len(rules.sides)}")
+    print(f"  units       {n_units}")
+    print(f"  leaders     {len(rules.units) - n_units}")
+    print(f"  hexes       {hexes}")
+    print(f"  tables      {len(rules.tables)}")
+    print(f"  procedures  {len(rules.procedures)}")
+    print(
+        f"  rules       {len(rules.triggers)} triggers, {len(rules.restrictions)} restrictions, "
+        f"{len(rules.switches)} switches"
+    )
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from compiler.build import build_engine, shipped_battles
+
+    targets = shipped_battles() if args.ruleset == "shipped" else [args.ruleset]
+    if args.out and len(targets) > 1:
+        print("muster: --out needs one ruleset", file=sys.stderr)
+        return 2
+    for target in targets:
+        rules, out = build_engine(target, Path(args.out) if args.out else None)
+        print(f"built {rules.name}: engine → {out}")
+    return 0
+
+
+def _account_printer(quiet: bool):
+    def on_move(state: Any, record: dict[str, Any], messages: list[str]) -> None:
+        if quiet:
+            return
+        for m in messages:
+            print(m if m.startswith("—") else f"  {m}")
+
+    return on_move
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from compiler.build import load_game
+    from engine.play import play_game, write_log
+
+    params = {"rules": _switches(args.rule)} if args.rule else {}
+    game = load_game(args.ruleset, params)
+    bots = args.bots.split(",")
+    if len(bots) != game.num_players():
+        print(f"muster: --bots needs {game.num_players()} bots, one per side", file=sys.stderr)
+        return 2
+    print(f"{game.rules.title} — seed {args.seed}, bots {', '.join(bots)}")
+    record = play_game(game, bots, args.seed, _account_printer(args.quiet))
+    record.header["source"] = str(args.ruleset)
+    if args.log:
+        write_log(record, args.log)
+    final = record.final
+    print(
+        f"\nGame over after {final['moves']} actions: "
+        + (f"{final['winner']} wins ({final['level']})" if final["winner"] else "draw")
+    )
+    print(f"returns {final['returns']}  state {final['hash'][:16]}")
+    if args.log:
+        print(f"log written to {args.log}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from compiler.build import load_game
+    from engine.play import ReplayError, read_log, replay
+
+    header, moves, final = read_log(args.log)
+    source = args.ruleset or header.get("source") or header["ruleset"]
+    game = load_game(source, header.get("params") or {})
+    if header.get("rules_hash") != game.rules_hash:
+        print(
+            "muster: the log was written with other rules "
+            f"(hash {str(header.get('rules_hash'))[:12]}, "
+            f"these are {game.rules_hash[:12]})",
+            file=sys.stderr,
+        )
+        return 1
+    state = None
+    try:
+        for after in replay(game, moves):
+            state = after
+    except ReplayError as e:
+        print(f"muster: replay failed: {e}", file=sys.stderr)
+        return 1
+    if state is None:
+        state = game.new_initial_state()
+    got = state.state_hash()
+    if final is None:
+        print(f"replayed {len(moves)} actions (the log has no final hash); state {got[:16]}")
+        return 0
+    if got != final["hash"]:
+        print(
+            f"muster: replay failed: final state {got[:16]} "
+            f"differs from the log's {final['hash'][:16]}",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"replayed {len(moves)} actions: final state matches ({got[:16]})")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="muster", description="Compile and play wargame rulesets.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("check", help="check a ruleset and summarise it")
+    c.add_argument("ruleset")
+    c.set_defaults(func=cmd_check)
+
+    b = sub.add_parser("build", help="build a ruleset's engine package")
+    b.add_argument("ruleset", help="a ruleset, or `shipped` for every shipped battle")
+    b.add_argument("--out", help="output folder (default generated/<name>)")
+    b.add_argument("--only", choices=["engine"], default="engine", help="which output to build")
+    b.set_defaults(func=cmd_build)
+
+    pl = sub.add_parser("play", help="play one game with bots and print its account")
+    pl.add_argument("ruleset")
+    pl.add_argument("--bots", default="random,random", help="one bot per side, e.g. random,random")
+    pl.add_argument("--seed", type=int, default=1)
+    pl.add_argument("--log", help="write the game's JSONL log here")
+    pl.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
+    pl.add_argument("--quiet", action="store_true", help="print only the result")
+    pl.set_defaults(func=cmd_play)
+
+    r = sub.add_parser("replay", help="replay a JSONL log and verify its final state")
+    r.add_argument("log")
+    r.add_argument("--ruleset", help="the ruleset (default: the one named in the log)")
+    r.set_defaults(func=cmd_replay)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except CompileError as e:
+        print(e, file=sys.stderr)
+        return 1
+    except RulesetNotFound as e:
+        print(f"muster: {e}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as e:
+        print(f"muster: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

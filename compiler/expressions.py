@@ -1,0 +1,387 @@
+"""Type checking of expressions and statements: syntax tree in, typed IR out.
+
+Names resolve in this order: the element of the innermost `where` or
+aggregate (its attributes may be written bare: `units where not artillery`),
+the frame's bindings, state variables, declared things (sides, terrain,
+places, zones, units, tables, result codes) and parameterless definitions.
+Calls resolve to definitions, aggregates or the engine's vocabulary. Every
+error is reported with its span; checking goes on with an `error` type so one
+mistake does not cascade into many.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from compiler import ir
+from compiler.hexmap import LABEL
+from dsl import ast
+from dsl.diagnostics import BAD_HEX, TYPE, UNKNOWN_NAME, Reporter, did_you_mean
+from dsl.source import Span
+from engine.vocabulary import ELEMENT_TYPES, EVENTS, UNIT_ATTRIBUTES, VARIABLES, Lambda, Signature
+
+ERROR = "error"
+NUMERIC = {"int", "number"}
+AGGREGATES = {"sum", "count", "all", "any", "none", "max", "min"}
+COLLECTION_OF = {v: k for k, v in ELEMENT_TYPES.items()}
+
+
+@dataclass
+class Scope:
+    """Names visible where an expression is written."""
+
+    bindings: dict[str, str] = field(default_factory=dict)
+    elements: list[str] = field(default_factory=list)  # element types, innermost last
+
+    def child(self, **extra: str) -> Scope:
+        return Scope({**self.bindings, **extra}, list(self.elements))
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A declared thing an expression may name."""
+
+    kind: str  # "side", "terrain", "hexside", "place", "zone", "unit", "table", "result", …
+    type: str
+    value: object
+
+
+class Symbols:
+    """Everything declared in a ruleset that expressions and statements refer to."""
+
+    def __init__(self) -> None:
+        self.entities: dict[str, Entity] = {}
+        self.unit_attributes: dict[str, str] = dict(UNIT_ATTRIBUTES)
+        self.hex_labels: set[str] = set()
+        self.defines: dict[str, ast.Define] = {}
+        self.define_types: dict[str, str] = {}
+        self.procedures: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.tables: dict[str, tuple[str, ...]] = {}  # table -> cell part names
+        self.modifiers: dict[str, tuple[tuple[str, str], ...]] = {}  # list -> params
+        self.results: dict[str, str] = {}  # code -> result name
+        self.vocabulary: dict[str, Signature] = {}
+        self.check_define: Callable[[str], str] = lambda name: ERROR
+
+
+class ExprChecker:
+    def __init__(self, symbols: Symbols, reporter: Reporter) -> None:
+        self.sym = symbols
+        self.r = reporter
+        self._temp = 0
+
+    # ------------------------------------------------------------ helpers
+
+    def error(self, span: Span, message: str, *notes: str) -> ir.TExpr:
+        self.r.error(span, TYPE, message, *notes)
+        return ir.Const(ERROR, span, None)
+
+    def expect(self, e: ir.TExpr, expected: str | None, what: str) -> ir.TExpr:
+        if expected is None or e.type == ERROR or compatible(e.type, expected):
+            return e
+        return self.error(e.span, f"{what} should be {article(expected)}, not {article(e.type)}")
+
+    def temp(self, prefix: str) -> str:
+        self._temp += 1
+        return f"_{prefix}{self._temp}"
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, e: ast.Expr, scope: Scope, expected: str | None = None) -> ir.TExpr:
+        out = self._expr(e, scope, expected)
+        return self.expect(out, expected, "this")
+
+    def _expr(self, e: ast.Expr, scope: Scope, expected: str | None) -> ir.TExpr:
+        if isinstance(e, ast.Number):
+            return self.number(e, expected)
+        if isinstance(e, ast.String):
+            return ir.Const("str", e.span, e.value)
+        if isinstance(e, ast.Odds):
+            return ir.Const("odds", e.span, (e.attack, e.defend))
+        if isinstance(e, ast.Name):
+            return self.name(e, scope)
+        if isinstance(e, ast.Paren):
+            return self._expr(e.expr, scope, expected)
+        if isinstance(e, ast.Call):
+            return self.call(e, scope, expected)
+        if isinstance(e, ast.Attr):
+            return self.attr(e, scope)
+        if isinstance(e, ast.Unary):
+            return self.unary(e, scope)
+        if isinstance(e, ast.Binary):
+            return self.binary(e, scope)
+        if isinstance(e, ast.ListExpr):
+            items = tuple(self._expr(i, scope, None) for i in e.items)
+            types = {i.type for i in items} - {ERROR}
+            if len(types) > 1:
+                return self.error(e.span, "a list holds values of one type")
+            elem = types.pop() if types else "unit"
+            return ir.ListOf(COLLECTION_OF.get(elem, f"list:{elem}"), e.span, items)
+        if isinstance(e, ast.Index):
+            return self.error(e.span, "indexing is not part of the language; call a function")
+        return self.error(e.span, f"{type(e).__name__.lower()} is not an expression here")
+
+    def number(self, e: ast.Number, expected: str | None) -> ir.TExpr:
+        if expected == "hex" and LABEL.match(e.text):
+            if e.text not in self.sym.hex_labels:
+                self.r.error(e.span, BAD_HEX, f"hex {e.text} is not on the map")
+                return ir.Const(ERROR, e.span, None)
+            return ir.Const("hex", e.span, e.text)
+        if "." in e.text:
+            from fractions import Fraction
+
+            return ir.Const("number", e.span, Fraction(e.text))
+        return ir.Const("int", e.span, int(e.text))
+
+    def name(self, e: ast.Name, scope: Scope) -> ir.TExpr:
+        n = e.id
+        if scope.elements:
+            depth = len(scope.elements) - 1
+            elem_type = scope.elements[-1]
+            if n == "it":
+                return ir.Element(elem_type, e.span, depth)
+            if elem_type == "unit" and n in self.sym.unit_attributes and n not in scope.bindings:
+                return ir.UnitAttr(
+                    self.sym.unit_attributes[n], e.span, ir.Element("unit", e.span, depth), n
+                )
+        if n in scope.bindings:
+            return ir.Binding(scope.bindings[n], e.span, n)
+        if n in VARIABLES:
+            return ir.Var(VARIABLES[n][0], e.span, n)
+        if n in self.sym.entities:
+            ent = self.sym.entities[n]
+            return ir.Const(ent.type, e.span, ent.value)
+        if n in self.sym.defines and not self.sym.defines[n].params:
+            return ir.DefineCall(self.sym.check_define(n), e.span, n, ())
+        sig = self.sym.vocabulary.get(n)
+        if sig is not None and sig.kind == "query" and not sig.params:
+            return ir.Query(sig.returns, e.span, n, ())
+        candidates = set(scope.bindings) | set(VARIABLES) | set(self.sym.entities)
+        if scope.elements and scope.elements[-1] == "unit":
+            candidates |= set(self.sym.unit_attributes)
+        hint = did_you_mean(n, candidates)
+        self.r.error(
+            e.span,
+            UNKNOWN_NAME,
+            f"unknown name {n!r}",
+            *([f"did you mean {hint!r}?"] if hint else []),
+        )
+        return ir.Const(ERROR, e.span, None)
+
+    def attr(self, e: ast.Attr, scope: Scope) -> ir.TExpr:
+        value = self._expr(e.value, scope, None)
+        if value.type == ERROR:
+            return value
+        if value.type == "unit":
+            if e.name not in self.sym.unit_attributes:
+                hint = did_you_mean(e.name, self.sym.unit_attributes)
+                return self.error(
+                    e.span,
+                    f"units have no attribute {e.name!r}",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+            return ir.UnitAttr(self.sym.unit_attributes[e.name], e.span, value, e.name)
+        if value.type.startswith("cell:"):
+            table = value.type.split(":", 1)[1]
+            parts = self.sym.tables.get(table, ())
+            if e.name not in parts:
+                return self.error(
+                    e.span, f"cells of {table!r} have parts {', '.join(parts)}, not {e.name!r}"
+                )
+            return ir.CellPart("code", e.span, value, parts.index(e.name))
+        return self.error(e.span, f"{article(value.type)} has no attribute {e.name!r}")
+
+    def unary(self, e: ast.Unary, scope: Scope) -> ir.TExpr:
+        if e.op == "not":
+            operand = self.expr(e.operand, scope, "bool")
+            return ir.Unary("bool", e.span, "not", operand)
+        operand = self.expr(e.operand, scope, "int")
+        return ir.Unary(operand.type if operand.type != ERROR else "int", e.span, "-", operand)
+
+    def binary(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
+        op = e.op
+        if op == "where":
+            coll = self._expr(e.left, scope, None)
+            if coll.type == ERROR:
+                return coll
+            if coll.type not in ELEMENT_TYPES:
+                return self.error(
+                    e.left.span, f"`where` filters a collection, not {article(coll.type)}"
+                )
+            inner = Scope(dict(scope.bindings), [*scope.elements, ELEMENT_TYPES[coll.type]])
+            cond = self.expr(e.right, inner, "bool")
+            return ir.Where(coll.type, e.span, coll, len(scope.elements), cond)
+        if op in ("and", "or"):
+            left = self.expr(e.left, scope, "bool")
+            right = self.expr(e.right, scope, "bool")
+            return ir.Binary("bool", e.span, op, left, right)
+        if op in ("in", "not in"):
+            right = self._expr(e.right, scope, None)
+            elem = ELEMENT_TYPES.get(right.type)
+            if right.type != ERROR and elem is None:
+                return self.error(
+                    e.right.span,
+                    f"`{op}` needs a collection on its right, not {article(right.type)}",
+                )
+            left = self.expr(e.left, scope, elem)
+            return ir.Binary("bool", e.span, op, left, right)
+        if op in ("==", "!=", "<", "<=", ">", ">="):
+            left = self._expr(e.left, scope, None)
+            right = self._expr(e.right, scope, left.type if left.type != ERROR else None)
+            right = self.expect(
+                right, left.type if left.type not in (ERROR, "int") else None, "the right side"
+            )
+            if left.type == "int" and right.type not in NUMERIC | {ERROR}:
+                return self.error(e.span, f"cannot compare a number with {article(right.type)}")
+            if op not in ("==", "!=") and left.type not in NUMERIC | {ERROR, "odds"}:
+                return self.error(e.span, f"`{op}` compares numbers, not {article(left.type)}")
+            return ir.Binary("bool", e.span, op, left, right)
+        # arithmetic
+        left = self.expr(e.left, scope, "int")
+        right = self.expr(e.right, scope, "int")
+        typ = "number" if "number" in (left.type, right.type) or op == "/" else "int"
+        return ir.Binary(typ, e.span, op, left, right)
+
+    def call(self, e: ast.Call, scope: Scope, expected: str | None) -> ir.TExpr:
+        name = e.func
+        if name in self.sym.defines:
+            return self.define_call(e, scope)
+        if name in AGGREGATES:
+            return self.aggregate(e, scope)
+        sig = self.sym.vocabulary.get(name)
+        if sig is None:
+            known = (
+                set(self.sym.defines)
+                | AGGREGATES
+                | {n for n, s in self.sym.vocabulary.items() if s.kind == "query"}
+            )
+            hint = did_you_mean(name, known)
+            self.r.error(
+                e.span,
+                UNKNOWN_NAME,
+                f"unknown function {name!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+            return ir.Const(ERROR, e.span, None)
+        if sig.kind != "query":
+            return self.error(e.span, f"{name!r} changes the game; it is a statement, not a value")
+        args = self.arguments(e.span, name, sig.params, e.args, e.keywords, scope)
+        return ir.Query(sig.returns, e.span, name, tuple(a for _n, a in args))
+
+    def arguments(
+        self,
+        span: Span,
+        name: str,
+        params: tuple[tuple[str, str | Lambda], ...],
+        args: tuple[ast.Expr, ...],
+        keywords: tuple[tuple[str, ast.Expr], ...],
+        scope: Scope,
+        optional: frozenset[str] = frozenset(),
+    ) -> list[tuple[str, ir.TExpr]]:
+        """Match positional and keyword arguments to parameters and check each."""
+        given: dict[str, ast.Expr] = {}
+        names = [p for p, _t in params]
+        if len(args) > len(params):
+            self.error(span, f"{name} takes {len(params)} argument(s), not {len(args)}")
+        for (pname, _t), arg in zip(params, args, strict=False):
+            given[pname] = arg
+        for kw, arg in keywords:
+            if kw not in names:
+                hint = did_you_mean(kw, names)
+                self.error(
+                    arg.span,
+                    f"{name} has no parameter {kw!r}",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+            elif kw in given:
+                self.error(arg.span, f"{kw!r} given twice")
+            else:
+                given[kw] = arg
+        out = []
+        for pname, ptype in params:
+            if pname not in given:
+                if pname not in optional:
+                    self.error(span, f"{name} needs its {pname!r} argument")
+                continue
+            arg = given[pname]
+            if isinstance(ptype, Lambda):
+                inner = scope.child(**dict(ptype.bindings))
+                out.append((pname, self.expr(arg, inner, ptype.returns)))
+            else:
+                out.append((pname, self.expr(arg, scope, ptype)))
+        return out
+
+    def define_call(self, e: ast.Call, scope: Scope) -> ir.TExpr:
+        d = self.sym.defines[e.func]
+        returns = self.sym.check_define(e.func)
+        params = tuple((p.name, p.type) for p in d.params)
+        args = self.arguments(e.span, e.func, params, e.args, e.keywords, scope)
+        return ir.DefineCall(returns, e.span, e.func, tuple(a for _n, a in args))
+
+    def aggregate(self, e: ast.Call, scope: Scope) -> ir.TExpr:
+        op = e.func
+        if e.keywords:
+            return self.error(e.span, f"{op} takes no keyword arguments")
+        if not 1 <= len(e.args) <= 2:
+            return self.error(e.span, f"{op} takes a collection and an optional expression")
+        coll = self._expr(e.args[0], scope, None)
+        if coll.type == ERROR:
+            return coll
+        if coll.type not in ELEMENT_TYPES:
+            return self.error(
+                e.args[0].span, f"{op} works on a collection, not {article(coll.type)}"
+            )
+        inner = Scope(dict(scope.bindings), [*scope.elements, ELEMENT_TYPES[coll.type]])
+        depth = len(scope.elements)
+        body = None
+        if op in ("sum", "max", "min"):
+            if len(e.args) != 2:
+                return self.error(e.span, f"{op}(collection, value) needs the value to add up")
+            body = self.expr(e.args[1], inner, "int")
+            return ir.Aggregate(
+                body.type if body.type != ERROR else "int", e.span, op, coll, depth, body
+            )
+        if len(e.args) == 2:
+            body = self.expr(e.args[1], inner, "bool")
+        elif op in ("all", "none"):
+            return self.error(e.span, f"{op}(collection, condition) needs the condition")
+        return ir.Aggregate("int" if op == "count" else "bool", e.span, op, coll, depth, body)
+
+
+def compatible(actual: str, expected: str) -> bool:
+    if actual == expected:
+        return True
+    if expected == "number" and actual == "int":
+        return True
+    if expected == "code" and actual == "code":
+        return True
+    return actual.startswith("list:") or expected == "any"
+
+
+def article(typ: str) -> str:
+    names = {
+        "int": "a whole number",
+        "number": "a number",
+        "bool": "a condition (true or false)",
+        "str": "a string",
+        "side": "a side",
+        "unit": "a unit",
+        "units": "a collection of units",
+        "hex": "a hex",
+        "hexes": "a collection of hexes",
+        "terrain": "a terrain type",
+        "hexside": "a hexside feature",
+        "combat": "a close combat",
+        "combats": "a collection of close combats",
+        "table": "a table",
+        "column": "a table column",
+        "code": "a result code",
+        "odds": "odds",
+        "none": "nothing",
+    }
+    if typ.startswith("cell:"):
+        return f"a cell of table {typ[5:]!r}"
+    return names.get(typ, typ)
+
+
+__all__ = ["ERROR", "EVENTS", "ExprChecker", "Scope", "Symbols"]

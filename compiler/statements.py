@@ -1,0 +1,225 @@
+"""Type checking of statements: the bodies of steps, results and triggers.
+
+Bindings made by `let`, `for each`, `choose`, `roll … into` and `ask` are
+visible for the rest of the procedure (a later step reads what an earlier
+step computed, as the rulebook's steps do), and every binding's type is
+recorded so the engine can save frames readably.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from compiler import ir
+from compiler.expressions import ERROR, ExprChecker, Scope, article
+from dsl import ast
+from dsl.diagnostics import TYPE, UNKNOWN_NAME, did_you_mean
+from engine.vocabulary import ELEMENT_TYPES, VARIABLES, Lambda
+
+
+@dataclass
+class Context:
+    """Where statements are being checked: which procedure, which steps exist."""
+
+    owner: str
+    steps: set[str] = field(default_factory=set)
+    bindings: dict[str, str] = field(default_factory=dict)
+
+
+class StmtChecker:
+    def __init__(self, ec: ExprChecker) -> None:
+        self.ec = ec
+        self.sym = ec.sym
+        self.r = ec.r
+
+    def bind(self, scope: Scope, ctx: Context, name: str, typ: str, span) -> None:
+        old = ctx.bindings.get(name)
+        if old is not None and old != typ and ERROR not in (old, typ):
+            self.r.error(
+                span, TYPE, f"{name!r} was {article(old)}; it cannot become {article(typ)}"
+            )
+        scope.bindings[name] = typ
+        ctx.bindings[name] = typ
+
+    def block(
+        self, stmts: tuple[ast.Stmt, ...], scope: Scope, ctx: Context
+    ) -> tuple[ir.TStmt, ...]:
+        return tuple(self.stmt(s, scope, ctx) for s in stmts)
+
+    def stmt(self, s: ast.Stmt, scope: Scope, ctx: Context) -> ir.TStmt:
+        ec = self.ec
+        if isinstance(s, ast.Let):
+            value = ec.expr(s.value, scope)
+            self.bind(scope, ctx, s.name, value.type, s.span)
+            return ir.Let(s.span, s.name, value)
+        if isinstance(s, ast.Set):
+            return self.set(s, scope, ctx)
+        if isinstance(s, ast.If):
+            test = ec.expr(s.test, scope, "bool")
+            return ir.If(
+                s.span, test, self.block(s.body, scope, ctx), self.block(s.orelse, scope, ctx)
+            )
+        if isinstance(s, ast.ForEach):
+            iterable = ec.expr(s.iterable, scope)
+            elem = ELEMENT_TYPES.get(iterable.type)
+            if elem is None and iterable.type != ERROR:
+                self.r.error(
+                    s.iterable.span,
+                    TYPE,
+                    f"`for each` runs over a collection, not {article(iterable.type)}",
+                )
+            elem = elem or ERROR
+            chooser = ec.expr(s.chooser, scope, "side") if s.chooser is not None else None
+            self.bind(scope, ctx, s.var, elem, s.span)
+            ctx.bindings[f"_for_{s.var}"] = iterable.type
+            body = self.block(s.body, scope, ctx)
+            return ir.ForEach(s.span, s.var, elem, iterable, chooser, body)
+        if isinstance(s, ast.Repeat):
+            test = ec.expr(s.test, scope, "bool") if s.test is not None else None
+            return ir.Repeat(s.span, test, self.block(s.body, scope, ctx))
+        if isinstance(s, ast.Roll):
+            return self.roll(s, scope, ctx)
+        if isinstance(s, ast.Choose):
+            options = ec.expr(s.options, scope)
+            elem = ELEMENT_TYPES.get(options.type)
+            if elem is None and options.type != ERROR:
+                self.r.error(
+                    s.options.span,
+                    TYPE,
+                    f"`choose` picks from a collection, not {article(options.type)}",
+                )
+            chooser = ec.expr(s.chooser, scope, "side")
+            self.bind(scope, ctx, s.var, elem or ERROR, s.span)
+            return ir.Choose(s.span, s.var, elem or ERROR, options, chooser)
+        if isinstance(s, ast.Ask):
+            chooser = ec.expr(s.player, scope, "side")
+            var = ec.temp("ask")
+            ctx.bindings[var] = "bool"
+            yes = self.block(s.yes, scope, ctx)
+            no = self.block(s.no, scope, ctx)
+            return ir.Ask(s.span, chooser, s.question, var, yes, no)
+        if isinstance(s, ast.Apply):
+            result = ec.expr(s.result, scope, "code")
+            units = ec.expr(s.units, scope, "units")
+            return ir.ApplyResult(s.span, result, units)
+        if isinstance(s, ast.CallProc):
+            return self.call_proc(s, scope)
+        if isinstance(s, ast.SkipTo):
+            if s.step not in ctx.steps:
+                hint = did_you_mean(s.step, ctx.steps)
+                self.r.error(
+                    s.span,
+                    UNKNOWN_NAME,
+                    f"{ctx.owner} has no step {s.step!r}",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+            return ir.SkipTo(s.span, s.step)
+        if isinstance(s, ast.Return):
+            return ir.Return(s.span)
+        if isinstance(s, ast.End):
+            return ir.EndPhase(s.span) if s.what == "phase" else ir.EndGame(s.span)
+        if isinstance(s, ast.Effect):
+            return self.effect(s, scope)
+        raise AssertionError(f"unhandled statement {s!r}")
+
+    def set(self, s: ast.Set, scope: Scope, ctx: Context) -> ir.TStmt:
+        target = s.target
+        if not isinstance(target, ast.Name):
+            self.r.error(target.span, TYPE, "only names can be set")
+            return ir.SetVar(s.span, "", ir.Const(ERROR))
+        name = target.id
+        if name in scope.bindings:
+            value = self.ec.expr(s.value, scope, scope.bindings[name])
+            return ir.Let(s.span, name, value)
+        if name in VARIABLES:
+            typ, settable = VARIABLES[name]
+            if not settable:
+                self.r.error(target.span, TYPE, f"{name!r} cannot be changed")
+            value = self.ec.expr(s.value, scope, typ)
+            return ir.SetVar(s.span, name, value)
+        hint = did_you_mean(name, set(scope.bindings) | set(VARIABLES))
+        self.r.error(
+            target.span,
+            UNKNOWN_NAME,
+            f"cannot set {name!r}: not a binding or a state variable",
+            *([f"did you mean {hint!r}?"] if hint else []),
+        )
+        return ir.SetVar(s.span, name, ir.Const(ERROR))
+
+    def roll(self, s: ast.Roll, scope: Scope, ctx: Context) -> ir.TStmt:
+        ec = self.ec
+        if s.table == "die":
+            if s.column is not None or s.modifiers is not None:
+                self.r.error(s.span, TYPE, "a plain die roll has no column and no modifiers")
+            self.bind(scope, ctx, s.into, "int", s.span)
+            return ir.Roll(s.span, "", None, None, s.into)
+        if s.table not in self.sym.tables:
+            hint = did_you_mean(s.table, set(self.sym.tables) | {"die"})
+            self.r.error(
+                s.span,
+                UNKNOWN_NAME,
+                f"unknown table {s.table!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+        column = ec.expr(s.column, scope, "column") if s.column is not None else None
+        if s.modifiers is not None:
+            params = self.sym.modifiers.get(s.modifiers)
+            if params is None:
+                hint = did_you_mean(s.modifiers, set(self.sym.modifiers))
+                self.r.error(
+                    s.span,
+                    UNKNOWN_NAME,
+                    f"unknown modifier list {s.modifiers!r}",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+            else:
+                for pname, ptype in params:
+                    if scope.bindings.get(pname) != ptype:
+                        self.r.error(
+                            s.span,
+                            TYPE,
+                            f"modifier list {s.modifiers!r} reads {pname!r} ({article(ptype)}), "
+                            "which is not bound here",
+                        )
+        self.bind(scope, ctx, s.into, f"cell:{s.table}", s.span)
+        return ir.Roll(s.span, s.table, column, s.modifiers, s.into)
+
+    def call_proc(self, s: ast.CallProc, scope: Scope) -> ir.TStmt:
+        params = self.sym.procedures.get(s.proc)
+        if params is None:
+            hint = did_you_mean(s.proc, set(self.sym.procedures))
+            self.r.error(
+                s.span,
+                UNKNOWN_NAME,
+                f"unknown procedure {s.proc!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+            return ir.CallProc(s.span, s.proc, ())
+        args = self.ec.arguments(s.span, s.proc, params, s.args, s.keywords, scope)
+        return ir.CallProc(s.span, s.proc, tuple(args))
+
+    def effect(self, s: ast.Effect, scope: Scope) -> ir.TStmt:
+        sig = self.sym.vocabulary.get(s.func)
+        if sig is None or sig.kind == "query":
+            known = {n for n, g in self.sym.vocabulary.items() if g.kind != "query"}
+            hint = did_you_mean(s.func, known)
+            what = "a value, not an action" if sig is not None else "not an effect or primitive"
+            self.r.error(
+                s.span,
+                UNKNOWN_NAME,
+                f"{s.func!r} is {what}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+            return ir.Effect(s.span, s.func, ())
+        args = self.ec.arguments(
+            s.span, s.func, sig.params, s.args, s.keywords, scope, sig.optional
+        )
+        if sig.kind == "effect":
+            return ir.Effect(s.span, s.func, tuple(a for _n, a in args))
+        lambdas = {n for n, t in sig.params if isinstance(t, Lambda)}
+        return ir.CallPrim(
+            s.span,
+            s.func,
+            tuple((n, a) for n, a in args if n not in lambdas),
+            tuple((n, a) for n, a in args if n in lambdas),
+        )

@@ -1,0 +1,1 @@
+"""The Muster rule language: grammar, parser and syntax tree (with source positions)."""

@@ -1,0 +1,488 @@
+"""Parse rule files into the syntax tree of `dsl.ast`, with friendly errors.
+
+The transformer only reshapes Lark's tree and converts tokens; every check
+of meaning happens later in `compiler.check`, so that errors raised here are
+only syntax errors, reported with file:line:col and what was expected.
+"""
+
+from __future__ import annotations
+
+import ast as pyast
+from functools import cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from dsl import ast
+from dsl.diagnostics import SYNTAX, Reporter
+from dsl.source import Span
+
+GRAMMAR = Path(__file__).with_name("muster.lark")
+
+
+@cache
+def parser() -> Lark:
+    return Lark(
+        GRAMMAR.read_text(encoding="utf-8"),
+        parser="lalr",
+        strict=True,
+        propagate_positions=True,
+        maybe_placeholders=True,
+    )
+
+
+# Names of terminals as a designer would say them, for "expected ..." messages.
+_FRIENDLY = {
+    "_NL": "end of line",
+    "SEMICOLON": "';'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "COLON": "':'",
+    "EQUAL": "'='",
+    "SLASH": "'/'",
+    "NAME": "a name",
+    "INT": "a number",
+    "SIGNED_INT": "a signed number such as +1",
+    "DECIMAL": "a decimal number",
+    "STRING": 'a "quoted string"',
+    "ODDS": "odds such as 3:1",
+    "RANGE": "a range such as 1..3",
+    "COMP_OP": "a comparison",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*' or '/'",
+    "MINUS": "'-'",
+    "STAR": "'*'",
+    "$END": "end of file",
+}
+
+
+def _friendly(term: str) -> str:
+    if term in _FRIENDLY:
+        return _FRIENDLY[term]
+    p = parser()
+    pattern = p.get_terminal(term).pattern if term in {t.name for t in p.terminals} else None
+    if pattern is not None and pattern.type == "str":
+        return f"'{pattern.value}'"
+    return term.lower()
+
+
+def _expected(allowed: set[str]) -> str:
+    names = sorted({_friendly(t) for t in allowed})
+    if len(names) > 8:
+        names = [*names[:8], "…"]
+    return ", ".join(names)
+
+
+def parse_text(text: str, filename: str, reporter: Reporter) -> ast.File | None:
+    """Parse one file; on a syntax error report it and return None."""
+    reporter.sources.add(filename, text)
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        tree = parser().parse(text)
+    except UnexpectedInput as e:
+        _report_syntax(e, filename, text, reporter)
+        return None
+    return _ToAst(filename).transform(tree)
+
+
+def _report_syntax(e: UnexpectedInput, filename: str, text: str, reporter: Reporter) -> None:
+    line, column = max(e.line, 1), max(e.column, 1)
+    if isinstance(e, UnexpectedToken) and e.token.type == "$END":
+        line = text.count("\n")
+        column = 1
+    span = Span(filename, line, column, line, column + 1)
+    if isinstance(e, UnexpectedCharacters):
+        char = text[e.pos_in_stream] if e.pos_in_stream < len(text) else "?"
+        msg = f"unexpected character {char!r}"
+        allowed = e.allowed or set()
+    elif isinstance(e, UnexpectedToken):
+        tok = e.token
+        what = "end of line" if tok.type == "_NL" else repr(str(tok))
+        if tok.type == "$END":
+            what = "end of file"
+        msg = f"unexpected {what}"
+        allowed = e.expected or set()
+        if tok.type not in ("$END", "_NL"):
+            span = Span(filename, line, column, line, column + len(str(tok)))
+    elif isinstance(e, UnexpectedEOF):
+        msg = "unexpected end of file"
+        allowed = set(e.expected or ())
+    else:  # pragma: no cover - Lark has no other kinds
+        msg, allowed = "syntax error", set()
+    hint = _hint(text, line, column)
+    notes = [f"expected {_expected(set(allowed))}"] if allowed else []
+    if hint:
+        notes.append(hint)
+    reporter.error(span, SYNTAX, msg, *notes)
+
+
+def _hint(text: str, line: int, column: int) -> str | None:
+    """Common mistakes, recognised from the text around the error."""
+    lines = text.splitlines()
+    src = lines[line - 1] if 0 < line <= len(lines) else ""
+    if "'" in src and '"' not in src:
+        return "strings are written in double quotes"
+    stripped = src.strip()
+    if stripped.startswith("step ") and ":" not in stripped and "{" not in stripped:
+        return "a step is `step name: statement` or `step name { statements }`"
+    if "=" in src and "==" not in src and stripped.split(" ")[0] in {"when", "if"}:
+        return "comparisons use `==`; a single `=` assigns"
+    return None
+
+
+def _span(filename: str, meta) -> Span:
+    if getattr(meta, "empty", True):
+        return Span(filename, 0, 0, 0, 0)
+    return Span(filename, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def _tok_span(filename: str, tok: Token) -> Span:
+    return Span(filename, tok.line, tok.column, tok.end_line, tok.end_column)
+
+
+def _unquote(token: str) -> str:
+    return pyast.literal_eval(token)
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    """Reshape Lark's tree into `dsl.ast` nodes; no checking happens here."""
+
+    def __init__(self, filename: str) -> None:
+        super().__init__()
+        self.f = filename
+
+    def s(self, meta) -> Span:
+        return _span(self.f, meta)
+
+    # --- file and declarations
+    def start(self, meta, items):
+        return ast.File(self.f, tuple(i for i in items if isinstance(i, ast.Decl)))
+
+    def import_decl(self, meta, items):
+        target, prov = items
+        is_path = target.type == "STRING"
+        value = _unquote(target) if is_path else str(target)
+        return ast.Import(span=self.s(meta), target=value, is_path=is_path, prov=prov)
+
+    def entity_decl(self, meta, items):
+        kind, name, params, title, prov, body = items
+        return ast.Entity(
+            span=self.s(meta),
+            kind=str(kind),
+            name=str(name) if name is not None else None,
+            params=params or (),
+            title=_unquote(title) if title is not None else None,
+            prov=prov,
+            body=body,
+            name_span=_tok_span(self.f, name) if name is not None else self.s(meta),
+        )
+
+    def define_decl(self, meta, items):
+        name, params, title, prov, expr, prov2 = items
+        if prov.empty:
+            prov = prov2
+        return ast.Define(
+            span=self.s(meta),
+            name=str(name),
+            params=params,
+            title=_unquote(title) if title is not None else None,
+            prov=prov,
+            expr=expr,
+        )
+
+    def proc_kind(self, meta, items):
+        return str(items[0])
+
+    def procedure_decl(self, meta, items):
+        kind, name, params, title, prov, *steps = items
+        return ast.Procedure(
+            span=self.s(meta),
+            kind=kind,
+            name=str(name),
+            params=params or (),
+            title=_unquote(title) if title is not None else None,
+            prov=prov,
+            steps=tuple(steps),
+        )
+
+    def params(self, meta, items):
+        return tuple(p for p in items if p is not None)
+
+    def param(self, meta, items):
+        name, typ = items
+        return ast.Param(str(name), str(typ), self.s(meta))
+
+    def step(self, meta, items):
+        name, title, prov, body = items
+        if isinstance(body, ast.Stmt):
+            body = (body,)
+        return ast.Step(
+            str(name), _unquote(title) if title is not None else None, prov, body, self.s(meta)
+        )
+
+    def extend_decl(self, meta, items):
+        name, prov, *patches = items
+        return ast.Extend(span=self.s(meta), procedure=str(name), prov=prov, patches=tuple(patches))
+
+    def position(self, meta, items):
+        return str(items[0])
+
+    def insert_patch(self, meta, items):
+        position, target, prov, step = items
+        return ast.Patch(f"insert {position}", str(target), step, prov, self.s(meta))
+
+    def replace_patch(self, meta, items):
+        target, prov, step = items
+        return ast.Patch("replace", str(target), step, prov, self.s(meta))
+
+    def disable_patch(self, meta, items):
+        target, prov = items
+        return ast.Patch("disable", str(target), None, prov, self.s(meta))
+
+    def rule_decl(self, meta, items):
+        name, title, *rest = items
+        decls = tuple(i for i in rest if isinstance(i, ast.Decl))
+        prov = next(i for i in rest if isinstance(i, ast.Provenance))
+        flags = tuple(str(i) for i in rest if isinstance(i, Token))
+        return ast.Rule(
+            span=self.s(meta),
+            name=str(name),
+            title=_unquote(title) if title is not None else None,
+            flags=flags,
+            prov=prov,
+            decls=decls,
+        )
+
+    # --- generic blocks
+    def block(self, meta, items):
+        return ast.Block(tuple(i for i in items if i is not None), self.s(meta))
+
+    def line(self, meta, items):
+        values = []
+        when = None
+        prov = ast.Provenance()
+        block = None
+        for item in items:
+            if isinstance(item, ast.Provenance):
+                prov = item
+            elif isinstance(item, ast.Block):
+                block = item
+            elif isinstance(item, tuple) and item and item[0] == "when":
+                when = item[1]
+            elif item is not None:
+                values.append(item)
+        return ast.Line(tuple(values), when, prov, block, self.s(meta))
+
+    def paren(self, meta, items):
+        return ast.Paren(span=self.s(meta), expr=items[0])
+
+    def when_clause(self, meta, items):
+        return ("when", items[0])
+
+    def when_line(self, meta, items):
+        return ast.WhenLine(items[0], items[1], self.s(meta))
+
+    def do_line(self, meta, items):
+        return ast.DoLine(items[0], items[1], self.s(meta))
+
+    def slash(self, meta, items):
+        return ast.Slash(span=self.s(meta), parts=tuple(items))
+
+    def range(self, meta, items):
+        text = str(items[0])
+        low, _, high = text.partition("..")
+        return ast.Range(span=self.s(meta), low=low or None, high=high or None)
+
+    def list(self, meta, items):
+        return ast.ValueList(span=self.s(meta), items=tuple(i for i in items if i is not None))
+
+    def dash(self, meta, items):
+        return ast.Dash(span=self.s(meta))
+
+    def star(self, meta, items):
+        return ast.Star(span=self.s(meta))
+
+    # --- provenance
+    def prov(self, meta, items):
+        cites = tuple(i for i in items if isinstance(i, ast.Citation))
+        provisional = next((i for i in items if isinstance(i, str)), None)
+        return ast.Provenance(cites, provisional, self.s(meta))
+
+    def citation(self, meta, items):
+        doc, *sections = items
+        return ast.Citation(str(doc), tuple(str(s) for s in sections), self.s(meta))
+
+    def provisional(self, meta, items):
+        return _unquote(items[0])
+
+    # --- statements
+    def stmt_block(self, meta, items):
+        return tuple(i for i in items if i is not None)
+
+    def let_stmt(self, meta, items):
+        return ast.Let(span=self.s(meta), name=str(items[0]), value=items[1])
+
+    def set_stmt(self, meta, items):
+        return ast.Set(span=self.s(meta), target=items[0], value=items[1])
+
+    def target_name(self, meta, items):
+        return ast.Name(span=self.s(meta), id=str(items[0]))
+
+    def target_index(self, meta, items):
+        name = ast.Name(span=_tok_span(self.f, items[0]), id=str(items[0]))
+        return ast.Index(span=self.s(meta), value=name, index=items[1])
+
+    def target_attr(self, meta, items):
+        name = ast.Name(span=_tok_span(self.f, items[0]), id=str(items[0]))
+        return ast.Attr(span=self.s(meta), value=name, name=str(items[1]))
+
+    def if_stmt(self, meta, items):
+        test, body, orelse = items
+        return ast.If(span=self.s(meta), test=test, body=body, orelse=orelse or ())
+
+    def else_part(self, meta, items):
+        (part,) = items
+        return (part,) if isinstance(part, ast.Stmt) else part
+
+    def for_stmt(self, meta, items):
+        var, iterable, chooser, body = items
+        return ast.ForEach(
+            span=self.s(meta), var=str(var), iterable=iterable, chooser=chooser, body=body
+        )
+
+    def chosen_by(self, meta, items):
+        return items[0]
+
+    def repeat_stmt(self, meta, items):
+        test, body = items
+        return ast.Repeat(span=self.s(meta), test=test, body=body)
+
+    def roll_stmt(self, meta, items):
+        table, column, modifiers, into = items
+        return ast.Roll(
+            span=self.s(meta),
+            table=str(table),
+            column=column,
+            modifiers=str(modifiers) if modifiers is not None else None,
+            into=str(into),
+        )
+
+    def choose_stmt(self, meta, items):
+        var, options, chooser = items
+        return ast.Choose(span=self.s(meta), var=str(var), options=options, chooser=chooser)
+
+    def ask_stmt(self, meta, items):
+        player, question, yes, no = items
+        return ast.Ask(
+            span=self.s(meta), player=player, question=_unquote(question), yes=yes, no=no or ()
+        )
+
+    def apply_stmt(self, meta, items):
+        return ast.Apply(span=self.s(meta), result=items[0], units=items[1])
+
+    def call_stmt(self, meta, items):
+        name, args = items
+        pos, kw = args or ((), ())
+        return ast.CallProc(span=self.s(meta), proc=str(name), args=pos, keywords=kw)
+
+    def skip_stmt(self, meta, items):
+        return ast.SkipTo(span=self.s(meta), step=str(items[0]))
+
+    def return_stmt(self, meta, items):
+        return ast.Return(span=self.s(meta))
+
+    def end_what(self, meta, items):
+        return str(items[0])
+
+    def end_stmt(self, meta, items):
+        return ast.End(span=self.s(meta), what=items[0])
+
+    def effect_stmt(self, meta, items):
+        name, args = items
+        pos, kw = args or ((), ())
+        return ast.Effect(span=self.s(meta), func=str(name), args=pos, keywords=kw)
+
+    # --- expressions
+    def _binary_chain(self, meta, items, op=None):
+        result = items[0]
+        rest = items[1:]
+        if op is not None:
+            for right in rest:
+                result = ast.Binary(span=self.s(meta), op=op, left=result, right=right)
+            return result
+        for op_tok, right in zip(rest[::2], rest[1::2], strict=True):
+            result = ast.Binary(span=self.s(meta), op=str(op_tok), left=result, right=right)
+        return result
+
+    def or_expr(self, meta, items):
+        return self._binary_chain(meta, items, "or")
+
+    def and_expr(self, meta, items):
+        return self._binary_chain(meta, items, "and")
+
+    def sum(self, meta, items):
+        return self._binary_chain(meta, items)
+
+    def product(self, meta, items):
+        return self._binary_chain(meta, items)
+
+    def comparison(self, meta, items):
+        return self._binary_chain(meta, items)
+
+    def where(self, meta, items):
+        return ast.Binary(span=self.s(meta), op="where", left=items[0], right=items[1])
+
+    def member(self, meta, items):
+        return ast.Binary(span=self.s(meta), op="in", left=items[0], right=items[1])
+
+    def not_member(self, meta, items):
+        return ast.Binary(span=self.s(meta), op="not in", left=items[0], right=items[1])
+
+    def not_(self, meta, items):
+        return ast.Unary(span=self.s(meta), op="not", operand=items[0])
+
+    def neg(self, meta, items):
+        return ast.Unary(span=self.s(meta), op="-", operand=items[0])
+
+    def attr(self, meta, items):
+        return ast.Attr(span=self.s(meta), value=items[0], name=str(items[1]))
+
+    def index(self, meta, items):
+        return ast.Index(span=self.s(meta), value=items[0], index=items[1])
+
+    def number(self, meta, items):
+        return ast.Number(span=self.s(meta), text=str(items[0]))
+
+    def string(self, meta, items):
+        return ast.String(span=self.s(meta), value=_unquote(items[0]))
+
+    def odds(self, meta, items):
+        a, d = str(items[0]).split(":")
+        return ast.Odds(span=self.s(meta), attack=int(a), defend=int(d))
+
+    def name(self, meta, items):
+        return ast.Name(span=self.s(meta), id=str(items[0]))
+
+    def call(self, meta, items):
+        name, args = items
+        pos, kw = args or ((), ())
+        return ast.Call(span=self.s(meta), func=str(name), args=pos, keywords=kw)
+
+    def list_expr(self, meta, items):
+        return ast.ListExpr(span=self.s(meta), items=tuple(i for i in items if i is not None))
+
+    def args(self, meta, items):
+        pos = tuple(i for i in items if not isinstance(i, tuple))
+        kw = tuple(i for i in items if isinstance(i, tuple))
+        return (pos, kw)
+
+    def keyword_arg(self, meta, items):
+        return (str(items[0]), items[1])

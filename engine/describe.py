@@ -1,0 +1,88 @@
+"""Words for the account of a game: names of units, hexes, sides and actions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.state import State
+
+DIRECTION_NAMES = ("N", "NE", "SE", "S", "SW", "NW")
+
+
+def unit_name(s: State, u: int) -> str:
+    return s.game.rules.units[u].title
+
+
+def unit_names(s: State, units: tuple[int, ...]) -> str:
+    return ", ".join(unit_name(s, u) for u in units) or "nobody"
+
+
+def hex_label(s: State, h: int) -> str:
+    return s.game.rules.board.labels[h] if h >= 0 else "off-map"
+
+
+def side_name(s: State, side: int) -> str:
+    return s.game.rules.sides[side].title if side >= 0 else "nobody"
+
+
+def describe_value(s: State, kind: str, value: int, what: str) -> str:
+    """A chosen thing in words: a unit's name, a hex's label, a combat's parties."""
+    if kind == "unit":
+        return unit_name(s, value)
+    if kind == "hex":
+        return hex_label(s, value)
+    if what == "combat" and 0 <= value < len(s.combats):
+        c = s.combats[value]
+        parties = f"{unit_names(s, c.attackers)} against {unit_names(s, c.defenders)}"
+        return f"combat {value + 1} ({parties})"
+    return f"{what} {value}"
+
+
+def action_to_string(s: State, action: int) -> str:
+    """A readable name for an action at this state (chance outcomes included)."""
+    from engine.interpreter import current_node
+
+    node = current_node(s)
+    if node.outcomes is not None:
+        return f"rolls {action}"
+    space = s.game.actions
+    kind = space.kind_of(action)
+    if kind == "pass":
+        return "pass"
+    if kind == "unit":
+        return unit_name(s, action - space.unit0)
+    if kind == "hex":
+        return hex_label(s, action - space.hex0)
+    if kind == "step":
+        u, d = space.decode_step(action)
+        a = s.unit_hex[u]
+        b = s.game.rules.board.neighbors[a][d] if a >= 0 else -1
+        return f"move {unit_name(s, u)} {hex_label(s, a)} → {hex_label(s, b)}"
+    if kind == "designate":
+        centre, mask, form = space.decode_designate(action)
+        ring = [s.game.rules.board.neighbors[centre][i] for i in range(6) if mask >> i & 1]
+        ring_text = ", ".join(hex_label(s, h) for h in ring)
+        if form == 0:
+            return f"attack {hex_label(s, centre)} from {ring_text}"
+        return f"attack {ring_text} from {hex_label(s, centre)}"
+    i = space.option_index(action)
+    if node.prompt.endswith("?"):
+        return f"{node.prompt} {'yes' if i == 1 else 'no'}"
+    frame = s.stack[-1]
+    if not frame.prim:
+        instr = s.game.rules.procedures[frame.proc].code[frame.pc]
+        if instr[0] == "choose":
+            return describe_value(s, instr[4], i, instr[1])
+    return f"option {i}"
+
+
+def describe_state(s: State) -> str:
+    rules = s.game.rules
+    lines = [f"{rules.title} — turn {s.vars['turn']}, {side_name(s, s.vars['phasing'])} phasing"]
+    vp = ", ".join(f"{side.short} {s.vars['vp'][i]}" for i, side in enumerate(rules.sides))
+    lines.append(f"VP: {vp}")
+    for u, spec in enumerate(rules.units):
+        where = hex_label(s, s.unit_hex[u]) if s.unit_hex[u] >= 0 else "—"
+        lines.append(f"  {spec.title:<24} {where}")
+    return "\n".join(lines)

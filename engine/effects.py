@@ -1,0 +1,79 @@
+"""Effects: immediate changes of the game state that rule files call.
+
+An effect never asks anyone anything (that is a primitive's job); it changes
+the state, says what happened in the game's account, and emits the events
+that triggers listen to.
+"""
+
+from __future__ import annotations
+
+from engine.describe import hex_label, side_name, unit_name
+from engine.interpreter import emit
+from engine.state import CAPTURED, ELIMINATED, ON_MAP, State
+from engine.vocabulary import effect
+
+
+def say(s: State, text: str) -> None:
+    s.messages.append(text)
+
+
+def place_unit(s: State, u: int, h: int) -> None:
+    """Move a unit to a hex (no cost, no checks: the caller checked)."""
+    s.unit_hex[u] = h
+    s.unit_status[u] = ON_MAP
+
+
+@effect(("side", "side"), ("points", "int"))
+def score(s: State, side: int, points: int) -> None:
+    """Add victory points to a side."""
+    vp = list(s.vars["vp"])
+    vp[side] += points
+    s.vars["vp"] = tuple(vp)
+    say(s, f"{side_name(s, side)} scores {points} VP (now {vp[side]}).")
+
+
+@effect(("u", "unit"))
+def lose_step(s: State, u: int) -> None:
+    """The unit loses one step: a full-strength two-step unit flips, else it is eliminated."""
+    steps = len(s.game.rules.units[u].strengths)
+    if s.unit_loss[u] + 1 < steps:
+        s.unit_loss[u] += 1
+        say(s, f"{unit_name(s, u)} loses a step.")
+        emit(s, "step_lost", unit=u, hex=s.unit_hex[u])
+    else:
+        eliminate(s, u)
+
+
+@effect(("u", "unit"))
+def eliminate(s: State, u: int) -> None:
+    """Remove the unit to the eliminated box."""
+    h = s.unit_hex[u]
+    s.unit_status[u] = ELIMINATED
+    s.unit_hex[u] = -1
+    say(s, f"{unit_name(s, u)} is eliminated in {hex_label(s, h)}.")
+    emit(s, "eliminated", unit=u, hex=h)
+
+
+@effect(("u", "unit"))
+def capture(s: State, u: int) -> None:
+    """Remove the unit to the captured box."""
+    h = s.unit_hex[u]
+    s.unit_status[u] = CAPTURED
+    s.unit_hex[u] = -1
+    say(s, f"{unit_name(s, u)} is captured in {hex_label(s, h)}.")
+    emit(s, "captured", unit=u, hex=h)
+
+
+@effect()
+def determine_victory(s: State) -> None:
+    """End the game: the first victory condition that holds names the winner."""
+    rules = s.game.rules
+    for v in rules.victory:
+        if v.condition(s, {}):
+            s.winner, s.level = v.winner, v.level
+            say(s, f"{v.title}: {side_name(s, v.winner)} wins a {v.level} victory.")
+            break
+    else:
+        say(s, "The game ends in a draw.")
+    s.terminal = True
+    s.stack.clear()

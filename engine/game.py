@@ -1,0 +1,186 @@
+"""The static game: compiled rules, rule switches, the action space and its bounds.
+
+`Game` is made once from a generated package's `Rules` and never changes;
+`Game.new_initial_state()` is the only way to make a `State`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.rules import Rules, TriggerSpec
+from engine.state import ON_MAP, State
+
+DIRECTIONS = 6
+MAX_OPTIONS = 128
+MASKS = 1 << DIRECTIONS
+
+
+class ActionSpace:
+    """Dense integer actions, in segments by what they name.
+
+    PASS (0) ends the current activity (the movement phase, designation, …);
+    then one action per unit, per hex, per (unit, direction) step, per combat
+    designation (centre hex, 6-bit mask of neighbours, form) and per option
+    of a small choice (yes/no, a combat, a side).
+    """
+
+    PASS = 0
+
+    def __init__(self, n_units: int, n_hexes: int) -> None:
+        self.n_units = n_units
+        self.n_hexes = n_hexes
+        self.unit0 = 1
+        self.hex0 = self.unit0 + n_units
+        self.step0 = self.hex0 + n_hexes
+        self.designate0 = self.step0 + n_units * DIRECTIONS
+        self.option0 = self.designate0 + n_hexes * MASKS * 2
+        self.size = self.option0 + MAX_OPTIONS
+
+    def unit(self, u: int) -> int:
+        return self.unit0 + u
+
+    def hex(self, h: int) -> int:
+        return self.hex0 + h
+
+    def step(self, u: int, direction: int) -> int:
+        return self.step0 + u * DIRECTIONS + direction
+
+    def designate(self, centre: int, mask: int, form: int) -> int:
+        return self.designate0 + (centre * MASKS + mask) * 2 + form
+
+    def option(self, i: int) -> int:
+        if not 0 <= i < MAX_OPTIONS:
+            raise ValueError(f"option {i} outside the action space")
+        return self.option0 + i
+
+    def kind_of(self, a: int) -> str:
+        if a == self.PASS:
+            return "pass"
+        if a < self.hex0:
+            return "unit"
+        if a < self.step0:
+            return "hex"
+        if a < self.designate0:
+            return "step"
+        if a < self.option0:
+            return "designate"
+        return "option"
+
+    def option_index(self, a: int) -> int:
+        return a - self.option0
+
+    def decode_step(self, a: int) -> tuple[int, int]:
+        return divmod(a - self.step0, DIRECTIONS)
+
+    def decode_designate(self, a: int) -> tuple[int, int, int]:
+        rest, form = divmod(a - self.designate0, 2)
+        centre, mask = divmod(rest, MASKS)
+        return centre, mask, form
+
+    def encode(self, kind: str, value: int) -> int:
+        """The action that picks `value`, a thing of type `kind`."""
+        if kind == "unit":
+            return self.unit(value)
+        if kind == "hex":
+            return self.hex(value)
+        return self.option(value)
+
+    def decode(self, kind: str, a: int) -> int:
+        if kind == "unit":
+            return a - self.unit0
+        if kind == "hex":
+            return a - self.hex0
+        return self.option_index(a)
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    num_players: int
+    num_distinct_actions: int
+    max_chance_outcomes: int
+    min_utility: float
+    max_utility: float
+    utility_sum: float | None
+    max_game_length: int
+
+
+class Game:
+    """Compiled rules plus the parameters of one way of playing them."""
+
+    def __init__(
+        self, rules: Rules, params: dict[str, Any] | None = None, rules_hash: str = ""
+    ) -> None:
+        self.rules = rules
+        self.rules_hash = rules_hash
+        self.params = dict(params or {})
+        switches = dict(self.params.get("rules", {}))
+        known = {sw.name for sw in rules.switches}
+        unknown = sorted(set(switches) - known)
+        if unknown:
+            raise ValueError(f"unknown rule switch {unknown[0]!r}; known: {sorted(known)}")
+        self.switch_on: dict[str, bool] = {
+            sw.name: bool(switches.get(sw.name, sw.default)) for sw in rules.switches
+        }
+        self.first_turn = rules.first_turn
+        self.last_turn = rules.last_turn
+        self.actions = ActionSpace(len(rules.units), len(rules.board.labels))
+        self.triggers_by_event: dict[str, tuple[TriggerSpec, ...]] = {}
+        for trig in rules.triggers:
+            self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
+        self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
+        self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
+        self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}
+        top = max(rules.victory_levels.values(), default=1.0)
+        n = len(rules.sides)
+        self.info = GameInfo(
+            num_players=n,
+            num_distinct_actions=self.actions.size,
+            max_chance_outcomes=rules.die[1] - rules.die[0] + 1,
+            min_utility=-top,
+            max_utility=top,
+            utility_sum=0.0,
+            max_game_length=self._max_game_length(),
+        )
+
+    def _max_game_length(self) -> int:
+        """An upper bound on actions (chance outcomes included) in one game.
+
+        Per player turn: every unit may take at most its movement allowance in
+        steps plus one action to start, and each unit may be in one combat
+        whose resolution takes a bounded number of decisions and rolls.
+        """
+        rules = self.rules
+        n_units = len(rules.units)
+        max_ma = max((u.movement for u in rules.units), default=0)
+        per_player_turn = n_units * (max_ma + 2) + 1 + n_units * 24
+        turns = self.last_turn - self.first_turn + 1
+        return turns * len(rules.sides) * per_player_turn + 64
+
+    # OpenSpiel-style accessors
+    def num_players(self) -> int:
+        return self.info.num_players
+
+    def num_distinct_actions(self) -> int:
+        return self.info.num_distinct_actions
+
+    def max_game_length(self) -> int:
+        return self.info.max_game_length
+
+    def min_utility(self) -> float:
+        return self.info.min_utility
+
+    def max_utility(self) -> float:
+        return self.info.max_utility
+
+    def new_initial_state(self) -> State:
+        from engine import interpreter
+
+        s = State(self)
+        for i, unit in enumerate(self.rules.units):
+            if unit.setup >= 0:
+                s.unit_hex[i] = unit.setup
+                s.unit_status[i] = ON_MAP
+        interpreter.start(s, self.rules.start_procedure, {})
+        return s

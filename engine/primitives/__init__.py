@@ -1,0 +1,69 @@
+"""Primitives: the steps of procedures that Python implements and rule files call.
+
+A primitive runs as its own frame on the state's stack, so its progress
+(the unit moving, the hexes of a retreat so far) is data that saves and loads.
+`start` fills the frame from the call's arguments; `run` says what happens
+next (a decision `Node`, or None when finished); `apply` takes the decision.
+Expression parameters (`stacking: stack_ok(units)`) stay in the calling
+instruction, found through the frame's `site`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from engine.interpreter import Node
+from engine.state import Frame, State
+
+
+class Primitive:
+    name = ""
+    # Type of each frame binding, so saves show names and labels.
+    fields: ClassVar[dict[str, str]] = {}
+
+    def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
+        frame.b.update(args)
+        frame.b["site"] = site
+
+    def run(self, s: State, frame: Frame) -> Node | None:
+        raise NotImplementedError
+
+    def apply(self, s: State, frame: Frame, action: int) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def has_lambda(s: State, frame: Frame, name: str) -> bool:
+        proc, pc = frame.b["site"]
+        return name in s.game.rules.procedures[proc].code[pc][3]
+
+    @staticmethod
+    def call(s: State, frame: Frame, name: str, **bindings: Any) -> Any:
+        """Evaluate the expression parameter `name` with these bindings.
+
+        The expression may also read the caller's bindings (`side` in
+        `stop_after: count(enemies_adjacent(hex, side)) > 0`): the caller is
+        the frame just below, since a primitive runs only on top of the stack.
+        """
+        proc, pc = frame.b["site"]
+        fn = s.game.rules.procedures[proc].code[pc][3][name]
+        caller = s.stack[s.stack.index(frame) - 1].b
+        return fn(s, {**caller, **bindings})
+
+
+_REGISTRY: dict[str, Primitive] = {}
+
+
+def register(prim: Primitive) -> Primitive:
+    _REGISTRY[prim.name] = prim
+    return prim
+
+
+def get(name: str) -> Primitive:
+    return _REGISTRY[name]
+
+
+def all_primitives() -> dict[str, Primitive]:
+    return dict(_REGISTRY)
+
+
+from engine.primitives import designation, movement, retreat  # noqa: E402, F401

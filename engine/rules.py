@@ -1,0 +1,222 @@
+"""Run-time form of a compiled ruleset: the data a generated engine package supplies.
+
+A generated package builds one `Rules` from literals and compiled functions;
+the engine reads it and never parses anything. Everything here is immutable
+and indexed by small integers (sides, units, hexes, terrain) so that the hot
+paths of play are tuple look-ups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Fn = Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SideSpec:
+    name: str
+    title: str
+    short: str
+    color: str
+    friendly_edge: str  # "west", "east", "north", "south" or ""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitTypeSpec:
+    name: str
+    title: str
+    props: dict[str, int | bool | str]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSpec:
+    """A counter: a combat unit or a leader.
+
+    `strengths` holds one value per step, full strength first: a two-step unit
+    has two. `props` holds the other printed values (close-combat DRM, rank, …).
+    """
+
+    name: str
+    title: str
+    short: str
+    side: int
+    kind: str  # "unit" or "leader"
+    type: int  # index into Rules.unit_types, -1 for leaders
+    strengths: tuple[int, ...]
+    movement: int
+    setup: int  # hex id, -1 when the unit does not start on the map
+    props: dict[str, int | bool | str]
+
+
+@dataclass(frozen=True, slots=True)
+class TerrainSpec:
+    name: str
+    title: str
+    color: str
+    move: int  # -1: prohibited
+    props: dict[str, int | bool | str]
+
+
+@dataclass(frozen=True, slots=True)
+class HexsideSpec:
+    name: str
+    title: str
+    color: str
+    move: int  # added to the cost of crossing, or the whole cost for a road
+    road: bool
+    props: dict[str, int | bool | str]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardSpec:
+    """The map as run-time tables; built by the compiler's map model.
+
+    `neighbors[h][d]` is the hex in direction d (0..5, clockwise from north)
+    or -1 off the map; `hexsides[h][d]` is a bitmask of hexside feature ids.
+    """
+
+    title: str
+    labels: tuple[str, ...]
+    terrain: tuple[int, ...]
+    neighbors: tuple[tuple[int, ...], ...]
+    hexsides: tuple[tuple[int, ...], ...]
+    cube: tuple[tuple[int, int, int], ...]
+    columns: tuple[int, ...]
+    rows: tuple[int, ...]
+    edge_distance: dict[str, tuple[int, ...]]  # "west" -> hexes from that map edge, per hex
+    places: dict[str, int]
+    zones: dict[str, frozenset[int]]
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A die-roll table: rows of modified-roll ranges against columns.
+
+    `rows` holds (low, high, cells) with None for an open end. Cells are
+    tuples of result-code indices, one per part (`attacker/defender`).
+    `columns` holds the column keys: odds as (attack, defend) pairs.
+    """
+
+    name: str
+    title: str
+    columns: tuple[tuple[int, int], ...]
+    parts: tuple[str, ...]
+    rows: tuple[tuple[int | None, int | None, tuple[tuple[int, ...], ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ResultSpec:
+    name: str
+    title: str
+    code: str
+    procedure: str  # the procedure that applies it ("" for no effect)
+
+
+@dataclass(frozen=True, slots=True)
+class ModifierSpec:
+    label: str
+    amount: Fn  # (state, bindings) -> int
+    condition: Fn | None  # (state, bindings) -> bool
+
+
+@dataclass(frozen=True, slots=True)
+class ModifierListSpec:
+    name: str
+    title: str
+    modifiers: tuple[ModifierSpec, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ProcedureSpec:
+    """A procedure as instructions for `engine.interpreter`.
+
+    `code` is a tuple of instruction tuples, `(opcode, *operands)`; `steps`
+    maps each step name to the index of its first instruction; `types` gives
+    the type of every binding, so saves can show names instead of numbers.
+    """
+
+    name: str
+    title: str
+    kind: str  # "procedure" or "phase"
+    params: tuple[str, ...]
+    code: tuple[tuple[Any, ...], ...]
+    steps: dict[str, int]
+    types: dict[str, str]
+    lines: tuple[str, ...]  # source location of each instruction, for error messages
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerSpec:
+    name: str
+    title: str
+    event: str
+    condition: Fn | None
+    once: bool
+    procedure: str
+    rule: str  # the rule switch it belongs to ("" for always)
+
+
+@dataclass(frozen=True, slots=True)
+class RestrictionSpec:
+    name: str
+    title: str
+    kind: str  # "no_entry"
+    zone: str
+    condition: Fn | None
+    until_turn: int | None
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class VictorySpec:
+    name: str
+    title: str
+    level: str
+    winner: int
+    condition: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSwitchSpec:
+    name: str
+    title: str
+    default: bool
+    flags: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    name: str
+    title: str
+    die: tuple[int, int]
+    first_turn: int
+    last_turn: int
+    sides: tuple[SideSpec, ...]
+    unit_types: tuple[UnitTypeSpec, ...]
+    units: tuple[UnitSpec, ...]
+    terrain: tuple[TerrainSpec, ...]
+    hexside_features: tuple[HexsideSpec, ...]
+    board: BoardSpec
+    tables: tuple[TableSpec, ...]
+    results: tuple[ResultSpec, ...]
+    modifiers: dict[str, ModifierListSpec]
+    procedures: dict[str, ProcedureSpec]
+    triggers: tuple[TriggerSpec, ...]
+    restrictions: tuple[RestrictionSpec, ...]
+    victory: tuple[VictorySpec, ...]
+    victory_levels: dict[str, float]
+    switches: tuple[RuleSwitchSpec, ...]
+    start_procedure: str
+    defines: dict[str, Fn] = field(default_factory=dict)
+
+    def side_index(self, name: str) -> int:
+        return next(i for i, s in enumerate(self.sides) if s.name == name)
+
+    def unit_index(self, name: str) -> int:
+        return next(i for i, u in enumerate(self.units) if u.name == name)
+
+    def table_index(self, name: str) -> int:
+        return next(i for i, t in enumerate(self.tables) if t.name == name)

@@ -1,0 +1,237 @@
+"""Saves: a state as readable JSON, and back.
+
+Units are written by name, hexes by label and sides by name, so that a
+designer (or a test) can write a position by hand: a frame's bindings are
+converted with the types the compiler recorded for each procedure and the
+field types each primitive declares. The same JSON, canonically serialised,
+gives the state hash, which never depends on `hash()` or set order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from engine.state import STATUS_NAMES, Combat, Frame, State
+
+FORMAT = "muster.state/1"
+
+VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side"}
+
+
+class SaveError(ValueError):
+    """A saved position that does not fit the game it is loaded into."""
+
+
+# ------------------------------------------------------------------ values
+
+
+def _encode(s: State, typ: str, value: Any) -> Any:
+    rules = s.game.rules
+    if value is None:
+        return None
+    if typ == "side":
+        return rules.sides[value].name if value >= 0 else None
+    if typ == "unit":
+        return rules.units[value].name if value >= 0 else None
+    if typ == "units":
+        return [rules.units[u].name for u in value]
+    if typ == "hex":
+        return rules.board.labels[value] if value >= 0 else None
+    if typ == "hexes":
+        return [rules.board.labels[h] for h in value]
+    if typ == "cell":
+        return [rules.results[c].name for c in value]
+    if typ == "code":
+        return rules.results[value].name
+    if typ == "per_side":
+        return {side.name: value[i] for i, side in enumerate(rules.sides)}
+    return _plain(value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _decode(s: State, typ: str, value: Any) -> Any:
+    g = s.game
+    rules = g.rules
+    try:
+        if typ == "side":
+            return g.side_by_name[value] if value is not None else -1
+        if typ == "unit":
+            return g.unit_by_name[value] if value is not None else -1
+        if typ == "units":
+            return tuple(g.unit_by_name[u] for u in value)
+        if typ == "hex":
+            return g.hex_by_label[value] if value is not None else -1
+        if typ == "hexes":
+            return tuple(g.hex_by_label[h] for h in value)
+        if typ == "cell":
+            names = [r.name for r in rules.results]
+            return tuple(names.index(c) for c in value)
+        if typ == "code":
+            return [r.name for r in rules.results].index(value)
+        if typ == "per_side":
+            return tuple(value[side.name] for side in rules.sides)
+    except (KeyError, ValueError) as e:
+        raise SaveError(f"{value!r} is not a known {typ}") from e
+    return _tupled(value)
+
+
+def _tupled(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tupled(v) for v in value)
+    return value
+
+
+# ------------------------------------------------------------------ frames
+
+
+def _frame_types(s: State, frame: Frame) -> dict[str, str]:
+    from engine import primitives
+
+    if frame.prim:
+        return primitives.get(frame.proc).fields
+    return s.game.rules.procedures[frame.proc].types
+
+
+def _encode_frame(s: State, frame: Frame) -> dict[str, Any]:
+    types = _frame_types(s, frame)
+    bindings = {k: _encode(s, types.get(k, ""), v) for k, v in sorted(frame.b.items())}
+    if frame.prim:
+        return {"primitive": frame.proc, "bindings": bindings}
+    proc = s.game.rules.procedures[frame.proc]
+    step = max(
+        (name for name, pc in proc.steps.items() if pc <= frame.pc), key=proc.steps.get, default=""
+    )
+    return {"procedure": frame.proc, "step": step, "pc": frame.pc, "bindings": bindings}
+
+
+def _decode_frame(s: State, data: dict[str, Any]) -> Frame:
+    from engine import primitives
+
+    if "primitive" in data:
+        name = data["primitive"]
+        try:
+            prim = primitives.get(name)
+        except KeyError as e:
+            raise SaveError(f"unknown primitive {name!r}") from e
+        types = prim.fields
+        b = {k: _decode(s, types.get(k, ""), v) for k, v in data.get("bindings", {}).items()}
+        return Frame(name, 0, b, prim=True)
+    name = data["procedure"]
+    if name not in s.game.rules.procedures:
+        raise SaveError(f"unknown procedure {name!r}")
+    proc = s.game.rules.procedures[name]
+    if "pc" in data:
+        pc = int(data["pc"])
+    elif data.get("step") in proc.steps:
+        pc = proc.steps[data["step"]]
+    else:
+        raise SaveError(f"frame of {name!r} needs a pc or a known step")
+    b = {k: _decode(s, proc.types.get(k, ""), v) for k, v in data.get("bindings", {}).items()}
+    return Frame(name, pc, b)
+
+
+# ------------------------------------------------------------------ states
+
+
+def to_json(s: State) -> dict[str, Any]:
+    rules = s.game.rules
+    units = {}
+    for u, spec in enumerate(rules.units):
+        units[spec.name] = {
+            "hex": rules.board.labels[s.unit_hex[u]] if s.unit_hex[u] >= 0 else None,
+            "steps_lost": s.unit_loss[u],
+            "status": STATUS_NAMES[s.unit_status[u]],
+        }
+    combats = [
+        {
+            "side": rules.sides[c.side].name,
+            "attackers": _encode(s, "units", c.attackers),
+            "defenders": _encode(s, "units", c.defenders),
+            "attack_hexes": _encode(s, "hexes", c.attack_hexes),
+            "defense_hexes": _encode(s, "hexes", c.defense_hexes),
+            "resolved": c.resolved,
+        }
+        for c in s.combats
+    ]
+    return {
+        "format": FORMAT,
+        "ruleset": rules.name,
+        "rules_hash": s.game.rules_hash,
+        "switches": dict(sorted(s.game.switch_on.items())),
+        "move_number": s.move_number,
+        "vars": {k: _encode(s, VAR_TYPES.get(k, ""), v) for k, v in sorted(s.vars.items())},
+        "units": units,
+        "combats": combats,
+        "stack": [_encode_frame(s, f) for f in s.stack],
+        "fired": sorted(s.fired),
+        "terminal": s.terminal,
+        "winner": rules.sides[s.winner].name if s.winner >= 0 else None,
+        "level": s.level or None,
+    }
+
+
+canonical = to_json
+
+
+def from_json(game: Any, data: dict[str, Any]) -> State:
+    """Load a state saved by `to_json` (or written by hand) into `game`."""
+    from engine.interpreter import advance
+
+    if data.get("format") != FORMAT:
+        raise SaveError(f"not a Muster state (format {data.get('format')!r})")
+    if data.get("ruleset") != game.rules.name:
+        raise SaveError(f"saved for ruleset {data.get('ruleset')!r}, not {game.rules.name!r}")
+    s = State(game)
+    for name, v in data.get("vars", {}).items():
+        s.vars[name] = _decode(s, VAR_TYPES.get(name, ""), v)
+    for name, u in data.get("units", {}).items():
+        if name not in game.unit_by_name:
+            raise SaveError(f"unknown unit {name!r}")
+        i = game.unit_by_name[name]
+        s.unit_hex[i] = _decode(s, "hex", u.get("hex"))
+        s.unit_loss[i] = int(u.get("steps_lost", 0))
+        status = u.get("status", "map" if u.get("hex") else "not_entered")
+        if status not in STATUS_NAMES:
+            raise SaveError(f"unknown status {status!r} of {name!r}")
+        s.unit_status[i] = STATUS_NAMES.index(status)
+    for c in data.get("combats", []):
+        s.combats.append(
+            Combat(
+                _decode(s, "side", c["side"]),
+                _decode(s, "units", c["attackers"]),
+                _decode(s, "units", c["defenders"]),
+                _decode(s, "hexes", c["attack_hexes"]),
+                _decode(s, "hexes", c["defense_hexes"]),
+                bool(c.get("resolved", False)),
+            )
+        )
+    s.stack = [_decode_frame(s, f) for f in data.get("stack", [])]
+    s.fired = set(data.get("fired", []))
+    s.terminal = bool(data.get("terminal", False))
+    s.winner = _decode(s, "side", data.get("winner"))
+    s.level = data.get("level") or ""
+    s.move_number = int(data.get("move_number", 0))
+    if not s.terminal:
+        advance(s)
+        s.messages.clear()
+    return s
+
+
+def dumps(s: State) -> str:
+    return json.dumps(to_json(s), indent=2, ensure_ascii=False)
+
+
+def loads(game: Any, text: str) -> State:
+    return from_json(game, json.loads(text))
+
+
+def state_hash(s: State) -> str:
+    text = json.dumps(to_json(s), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,226 @@
+"""The mutable game state: positions, variables and the stack of procedure frames.
+
+Where the game stands inside the sequence of play is data: a stack of
+`Frame`s (procedure, instruction index, bindings). Nothing is held in Python
+control flow, so a state saved in the middle of a combat or a retreat loads
+and continues. Binding values are immutable (ints, strings, tuples), which
+keeps `clone()` a shallow copy of each frame's dict.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.game import Game
+    from engine.interpreter import Node
+
+# Where a unit is, besides a hex of the map.
+ON_MAP = 0
+NOT_ENTERED = 1
+ELIMINATED = 2
+CAPTURED = 3
+STATUS_NAMES = ("map", "not_entered", "eliminated", "captured")
+
+
+class Frame:
+    """One procedure (or primitive) in progress: what runs, where, with what."""
+
+    __slots__ = ("b", "pc", "prim", "proc")
+
+    def __init__(self, proc: str, pc: int = 0, b: dict[str, Any] | None = None, prim: bool = False):
+        self.proc = proc
+        self.pc = pc
+        self.b: dict[str, Any] = b if b is not None else {}
+        self.prim = prim
+
+    def copy(self) -> Frame:
+        return Frame(self.proc, self.pc, dict(self.b), self.prim)
+
+    def __repr__(self) -> str:
+        kind = "primitive" if self.prim else "procedure"
+        return f"<{kind} {self.proc} @{self.pc} {self.b}>"
+
+
+class Combat:
+    """A designated close combat: who attacks whom, from which hexes."""
+
+    __slots__ = ("attack_hexes", "attackers", "defenders", "defense_hexes", "resolved", "side")
+
+    def __init__(
+        self,
+        side: int,
+        attackers: tuple[int, ...],
+        defenders: tuple[int, ...],
+        attack_hexes: tuple[int, ...],
+        defense_hexes: tuple[int, ...],
+        resolved: bool = False,
+    ):
+        self.side = side
+        self.attackers = attackers
+        self.defenders = defenders
+        self.attack_hexes = attack_hexes
+        self.defense_hexes = defense_hexes
+        self.resolved = resolved
+
+    def copy(self) -> Combat:
+        return Combat(
+            self.side,
+            self.attackers,
+            self.defenders,
+            self.attack_hexes,
+            self.defense_hexes,
+            self.resolved,
+        )
+
+
+class State:
+    """A position of the game. Made only by `Game.new_initial_state()` (or a load)."""
+
+    __slots__ = (
+        "_node",
+        "combats",
+        "events",
+        "fired",
+        "game",
+        "level",
+        "messages",
+        "move_number",
+        "stack",
+        "terminal",
+        "unit_hex",
+        "unit_loss",
+        "unit_status",
+        "vars",
+        "winner",
+    )
+
+    def __init__(self, game: Game) -> None:
+        rules = game.rules
+        n = len(rules.units)
+        self.game = game
+        self.vars: dict[str, Any] = {
+            "turn": rules.first_turn,
+            "phasing": 0,
+            "vp": tuple(0 for _ in rules.sides),
+        }
+        self.unit_hex: list[int] = [-1] * n
+        self.unit_loss: list[int] = [0] * n
+        self.unit_status: list[int] = [NOT_ENTERED] * n
+        self.combats: list[Combat] = []
+        self.stack: list[Frame] = []
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.fired: set[str] = set()
+        self.terminal = False
+        self.winner = -1
+        self.level = ""
+        self.move_number = 0
+        self.messages: list[str] = []
+        self._node: Node | None = None
+
+    # --------------------------------------------------------------- copying
+
+    def clone(self) -> State:
+        other = State.__new__(State)
+        other.game = self.game
+        other.vars = dict(self.vars)
+        other.unit_hex = list(self.unit_hex)
+        other.unit_loss = list(self.unit_loss)
+        other.unit_status = list(self.unit_status)
+        other.combats = [c.copy() for c in self.combats]
+        other.stack = [f.copy() for f in self.stack]
+        other.events = list(self.events)
+        other.fired = set(self.fired)
+        other.terminal = self.terminal
+        other.winner = self.winner
+        other.level = self.level
+        other.move_number = self.move_number
+        other.messages = []
+        other._node = self._node
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        from engine.save import canonical
+
+        return canonical(self) == canonical(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: use state_hash()
+
+    # --------------------------------------------------------------- OpenSpiel-like interface
+
+    def current_player(self) -> int:
+        from engine.interpreter import current_node
+
+        return current_node(self).player
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def is_chance_node(self) -> bool:
+        from engine.interpreter import CHANCE, current_node
+
+        return not self.terminal and current_node(self).player == CHANCE
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        from engine.interpreter import current_node
+
+        node = current_node(self)
+        assert node.outcomes is not None, "not a chance node"
+        return list(node.outcomes)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        from engine.interpreter import current_node
+
+        if self.terminal:
+            return []
+        node = current_node(self)
+        if player is not None and player != node.player:
+            return []
+        if node.outcomes is not None:
+            return [o for o, _ in node.outcomes]
+        return list(node.actions)
+
+    def apply_action(self, action: int) -> None:
+        from engine.interpreter import apply_action
+
+        apply_action(self, action)
+
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        from engine.describe import action_to_string
+
+        return action_to_string(self, action)
+
+    def returns(self) -> list[float]:
+        n = len(self.game.rules.sides)
+        if not self.terminal or self.winner < 0:
+            return [0.0] * n
+        u = self.game.rules.victory_levels.get(self.level, 1.0)
+        return [u if i == self.winner else -u / (n - 1) for i in range(n)]
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """What `player` may see; the series lets both sides examine every stack (7.4)."""
+        from engine.save import to_json
+
+        return to_json(self)
+
+    def information_state_string(self, player: int) -> str:
+        import json
+
+        return json.dumps(self.observation(player), sort_keys=True)
+
+    def state_hash(self) -> str:
+        from engine.save import state_hash
+
+        return state_hash(self)
+
+    def take_messages(self) -> list[str]:
+        """The account of what happened since the last call (not part of the state)."""
+        out, self.messages = self.messages, []
+        return out
+
+    def __str__(self) -> str:
+        from engine.describe import describe_state
+
+        return describe_state(self)

@@ -1,0 +1,76 @@
+"""Shared fixtures: games of the training battle and helpers to drive them."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from compiler.build import load_game
+from engine import chance
+from engine.game import Game
+from engine.state import State
+
+ROOT = Path(__file__).resolve().parent.parent
+RULESETS = ROOT / "rulesets"
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def training() -> Game:
+    """The training battle compiled fresh from its rule files."""
+    return load_game(RULESETS / "training")
+
+
+def eager_action(s: State, rng: random.Random) -> int:
+    """A random legal action that rarely passes, so that units meet and fight."""
+    actions = s.legal_actions()
+    if len(actions) > 1 and 0 in actions and rng.random() < 0.9:
+        actions = [a for a in actions if a != 0]
+    return rng.choice(actions)
+
+
+def play_out(s: State, seed: int, eager: bool = True) -> State:
+    """Play a state to the end with random choices; chance from the seed."""
+    rng = random.Random(seed)
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, seed))
+        else:
+            s.apply_action(eager_action(s, rng) if eager else rng.choice(s.legal_actions()))
+    return s
+
+
+def hand_written_combat() -> dict:
+    """Red's last combat of the game, half-way: odds known, the die about to be rolled.
+
+    Frames name their step: a frame resumes at the start of that step, so the
+    outer frames name the step after the one that called the inner frame.
+    """
+    return {
+        "format": "muster.state/1",
+        "ruleset": "training",
+        "vars": {"turn": 2, "phasing": "red", "vp": {"red": 0, "blue": 0}},
+        "units": {
+            "red_guard": {"hex": "0504"},
+            "red_general": {"hex": "0504"},
+            "red_line": {"hex": "0505"},
+            "blue_foot": {"hex": "0604"},
+            "blue_rifles": {"hex": "0807"},
+            "blue_militia": {"hex": "0903"},
+        },
+        "combats": [
+            {
+                "side": "red",
+                "attackers": ["red_guard", "red_line"],
+                "defenders": ["blue_foot"],
+                "attack_hexes": ["0504", "0505"],
+                "defense_hexes": ["0604"],
+            }
+        ],
+        "stack": [
+            {"procedure": "game", "step": "victory"},
+            {"procedure": "close_combat", "step": "roll", "bindings": {"combat": 0, "odds": 3}},
+        ],
+    }
