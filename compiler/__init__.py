@@ -1,0 +1,1 @@
+"""The Muster compiler: loading, checking, the IR, the map model and the backends."""

@@ -1,0 +1,1 @@
+"""The Muster runtime every generated engine imports: Game, State, the interpreter, primitives."""
