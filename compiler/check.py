@@ -21,6 +21,7 @@ from compiler.load import display_name, load, resolve_ruleset
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
 from compiler.statements import Context, StmtChecker
+from compiler.terrain import check_hexside, check_terrain
 from dsl import ast
 from dsl.diagnostics import (
     BAD_IDENT,
@@ -215,8 +216,8 @@ class Checker:
             self.sym.entities[s.name] = Entity("side", "side", s.name)
 
         unit_types = tuple(self.unit_type(d) for d, _r in g.entities.get("unit_type", []))
-        terrain = tuple(self.terrain(d) for d, _r in g.entities.get("terrain", []))
-        features = tuple(self.hexside(d) for d, _r in g.entities.get("hexside", []))
+        terrain = tuple(check_terrain(d, self.r) for d, _r in g.entities.get("terrain", []))
+        features = tuple(check_hexside(d, self.r) for d, _r in g.entities.get("hexside", []))
         for t in terrain:
             self.sym.entities[t.name] = Entity("terrain", "terrain", t.name)
         for f in features:
@@ -407,67 +408,6 @@ class Checker:
             prov_of(d.prov),
             d.span,
         )
-
-    def terrain(self, d: ast.Entity) -> ir.Terrain:
-        known = {"color", "move"}
-        p = Props(d, self.r, known, keyed_only=False)
-        return ir.Terrain(
-            d.name or "",
-            d.title or d.name or "",
-            p.str("color", "#cccccc"),
-            self.move(p),
-            self.plain_attributes(d, known),
-            prov_of(d.prov),
-            d.span,
-        )
-
-    def hexside(self, d: ast.Entity) -> ir.HexsideFeature:
-        known = {"color", "move", "road"}
-        p = Props(d, self.r, known, keyed_only=False)
-        return ir.HexsideFeature(
-            d.name or "",
-            d.title or d.name or "",
-            p.str("color", "#444444"),
-            self.move(p),
-            p.flag("road"),
-            self.plain_attributes(d, known),
-            prov_of(d.prov),
-            d.span,
-        )
-
-    def plain_attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
-        out: dict[str, object] = {}
-        for line in d.body.lines:
-            if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
-                vals = line.values[1:]
-                if len(vals) == 1 and as_int(vals[0]) is not None:
-                    out[line.key] = as_int(vals[0])
-                elif not vals:
-                    out[line.key] = True
-                elif len(vals) == 1 and isinstance(vals[0], ast.Name):
-                    out[line.key] = (
-                        vals[0].id in ("yes",) if vals[0].id in ("yes", "no") else vals[0].id
-                    )
-                else:
-                    self.r.error(
-                        line.span, BAD_VALUE, f"{line.key!r} takes a number, yes/no or a name"
-                    )
-        return out
-
-    def move(self, p: Props) -> int | None:
-        line = p.line("move")
-        if line is None:
-            return 0
-        vals = line.values[1:]
-        if len(vals) == 1 and isinstance(vals[0], ast.Dash):
-            return None  # prohibited
-        n = as_int(vals[0]) if len(vals) == 1 else None
-        if n is None or n < 0:
-            self.r.error(
-                line.span, BAD_VALUE, "move takes a number of movement points, or - for prohibited"
-            )
-            return 0
-        return n
 
     def unit(self, d: ast.Entity, sides: list[str], types: set[str]) -> ir.Unit:
         is_leader = d.kind == "leader"
