@@ -210,7 +210,8 @@ class Rules:
     victory_levels: dict[str, float]
     switches: tuple[RuleSwitchSpec, ...]
     start_procedure: str
-    defines: dict[str, Fn] = field(default_factory=dict)
+    # Every unit attribute (from the unit or its type) as one value per unit.
+    unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
     def side_index(self, name: str) -> int:
         return next(i for i, s in enumerate(self.sides) if s.name == name)

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'a53fd2adadb7488cb103687ba2cb99d7777e6d59e70110fcf01ec56af28a46fb'
+RULES_HASH = 'e461cc7bfb3c9471fa7a50f515894c618127cd510e093f86024b8060caf50e0a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -593,4 +593,5 @@ RULES = Rules(
         RuleSwitchSpec('withdrawal', 'Defender withdrawal', True, ()),
     ),
     start_procedure='game',
+    unit_props=UNIT_PROPS,
 )
