@@ -16,12 +16,13 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
-from compiler.hexmap import LABEL
+from compiler.forces import ForcesChecker
 from compiler.load import display_name, load, resolve_ruleset
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
 from compiler.statements import Context, StmtChecker
 from compiler.terrain import check_hexside, check_terrain
+from compiler.variables import check_variable
 from dsl import ast
 from dsl.diagnostics import (
     BAD_IDENT,
@@ -55,6 +56,11 @@ KINDS = {
     "restriction",
     "victory",
     "victory_level",
+    "variable",
+    "nationality",
+    "formation",
+    "brigade",
+    "marker",
 }
 EDGES = {"west", "east", "north", "south"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance"}
@@ -206,7 +212,8 @@ class Checker:
         turns = hp.range("turns", required=True) or (1, 1)
         start = hp.name("start", "game") or "game"
 
-        sides = tuple(self.side(d) for d, _r in g.entities.get("side", []))
+        forces = ForcesChecker(self.r, self.sym, self.ec)
+        sides = tuple(forces.side(d) for d, _r in g.entities.get("side", []))
         side_names = [s.name for s in sides]
         if len(sides) != 2:
             self.r.error(
@@ -214,8 +221,18 @@ class Checker:
             )
         for s in sides:
             self.sym.entities[s.name] = Entity("side", "side", s.name)
-
-        unit_types = tuple(self.unit_type(d) for d, _r in g.entities.get("unit_type", []))
+        nationalities = tuple(forces.nationality(d) for d, _r in g.entities.get("nationality", []))
+        formations = tuple(forces.formation(d) for d, _r in g.entities.get("formation", []))
+        brigades = tuple(forces.brigade(d) for d, _r in g.entities.get("brigade", []))
+        unit_types = tuple(forces.unit_type(d) for d, _r in g.entities.get("unit_type", []))
+        for kind, items in (
+            ("nationality", nationalities),
+            ("formation", formations),
+            ("brigade", brigades),
+            ("unit_type", unit_types),
+        ):
+            for item in items:
+                self.sym.entities[item.name] = Entity(kind, kind, item.name)
         terrain = tuple(check_terrain(d, self.r) for d, _r in g.entities.get("terrain", []))
         features = tuple(check_hexside(d, self.r) for d, _r in g.entities.get("hexside", []))
         for t in terrain:
@@ -237,17 +254,20 @@ class Checker:
             for p in the_map.places:
                 self.register(p.name, map_decl.span)
                 self.sym.entities[p.name] = Entity("place", "hex", p.hex)
+                forces.places[p.name] = p.hex
             for z in the_map.zones:
                 self.register(z.name, map_decl.span)
                 self.sym.entities[z.name] = Entity("zone", "hexes", z.hexes)
 
+        for u in [d for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])]:
+            if u.name:
+                self.sym.entities[u.name] = Entity("unit", "unit", u.name)
         units = tuple(
-            self.unit(d, side_names, {t.name for t in unit_types})
-            for kind in ("unit", "leader")
-            for d, _r in g.entities.get(kind, [])
+            forces.unit(d) for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])
         )
-        for u in units:
-            self.sym.entities[u.name] = Entity("unit", "unit", u.name)
+        markers = tuple(forces.marker(d) for d, _r in g.entities.get("marker", []))
+        for m in markers:
+            self.sym.entities[m.name] = Entity("marker", "marker", m.name)
 
         results = [self.result_header(d) for d, _r in g.entities.get("result", [])]
         for res_decl, (name, code, _prov) in zip(
@@ -265,6 +285,14 @@ class Checker:
         for t in tables:
             self.sym.entities[t.name] = Entity("table", "table", t.name)
             self.sym.tables[t.name] = t.parts
+
+        variables = tuple(check_variable(d, self.r) for d, _r in g.entities.get("variable", []))
+        for var in variables:
+            self.sym.variables[var.name] = var
+            for value in var.values:
+                self.register(value, var.span)
+                self.sym.entities[value] = Entity("enum", var.type, value)
+        variables = tuple(self.resolve_initial(v, side_names) for v in variables)
 
         for d, _r in g.entities.get("modifiers", []):
             self.sym.modifiers[d.name or ""] = tuple((p.name, p.type) for p in d.params)
@@ -318,8 +346,12 @@ class Checker:
             die=die,
             turns=turns,
             sides=sides,
+            nationalities=nationalities,
+            formations=formations,
+            brigades=brigades,
             unit_types=unit_types,
             units=units,
+            markers=markers,
             terrain=terrain,
             hexside_features=features,
             map=the_map,
@@ -335,148 +367,25 @@ class Checker:
             victories=victories,
             victory_levels=levels,
             switches=switches,
+            variables=variables,
             start=start,
             files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
             prov=prov_of(header.prov),
         )
 
+    def resolve_initial(self, v: ir.Variable, sides: list[str]) -> ir.Variable:
+        """Initial values naming a side or unit become that name, checked."""
+        if isinstance(v.initial, tuple):
+            name = v.initial[1]
+            ent = self.sym.entities.get(name)
+            if ent is None or ent.type != v.type:
+                self.r.error(v.span, UNKNOWN_NAME, f"initial value {name!r} is not a {v.type}")
+            return ir.Variable(
+                v.name, v.title, v.scope, v.type, v.values, name, v.reset, v.prov, v.span
+            )
+        return v
+
     # ------------------------------------------------------------ sides and units
-
-    def side(self, d: ast.Entity) -> ir.Side:
-        p = Props(d, self.r, {"short", "color", "friendly_edge"})
-        edge = p.name("friendly_edge", "") or ""
-        if edge and edge not in EDGES:
-            self.r.error(
-                p.line("friendly_edge").span,
-                BAD_VALUE,
-                f"friendly_edge is one of {', '.join(sorted(EDGES))}",
-            )
-        return ir.Side(
-            d.name or "",
-            d.title or d.name or "",
-            p.str("short", d.title or ""),
-            p.str("color", "#888888"),
-            edge,
-            prov_of(d.prov),
-            d.span,
-        )
-
-    def attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
-        """Lines beyond a kind's fixed properties: designer-declared unit attributes."""
-        out: dict[str, object] = {}
-        for line in d.body.lines:
-            if not isinstance(line, ast.Line) or line.key is None or line.key in known:
-                continue
-            key = line.key
-            vals = line.values[1:]
-            value: object
-            if not vals:
-                value = True
-            elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in ("yes", "no"):
-                value = vals[0].id == "yes"
-            elif len(vals) == 1 and as_int(vals[0]) is not None:
-                value = as_int(vals[0])
-            elif len(vals) == 1 and isinstance(vals[0], ast.Name):
-                value = vals[0].id
-            else:
-                self.r.error(
-                    line.span,
-                    BAD_VALUE,
-                    f"attribute {key!r} takes yes/no, a whole number or a name",
-                )
-                continue
-            typ = {bool: "bool", int: "int", str: "str"}[type(value)]
-            old = self.sym.unit_attributes.get(key)
-            if old is not None and old != typ:
-                self.r.error(
-                    line.span, BAD_VALUE, f"attribute {key!r} was declared as {old}, here as {typ}"
-                )
-            self.sym.unit_attributes.setdefault(key, typ)
-            self.unit_attr_spans.setdefault(key, line.values[0].span)
-            out[key] = value
-        return out
-
-    def unit_type(self, d: ast.Entity) -> ir.UnitType:
-        known = {"symbol"}
-        p = Props(d, self.r, known, keyed_only=False)
-        props = self.attributes(d, known)
-        return ir.UnitType(
-            d.name or "",
-            d.title or d.name or "",
-            p.name("symbol", "infantry") or "infantry",
-            props,
-            prov_of(d.prov),
-            d.span,
-        )
-
-    def unit(self, d: ast.Entity, sides: list[str], types: set[str]) -> ir.Unit:
-        is_leader = d.kind == "leader"
-        known = {"side", "type", "short", "strength", "movement", "setup"}
-        p = Props(d, self.r, known, keyed_only=False)
-        props = self.attributes(d, known)
-        side = p.name("side", required=True) or ""
-        if side and side not in sides:
-            hint = did_you_mean(side, sides)
-            self.r.error(
-                p.line("side").span,
-                UNKNOWN_NAME,
-                f"unknown side {side!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
-            )
-        typ = p.name("type", required=not is_leader)
-        if typ is not None and typ not in types:
-            hint = did_you_mean(typ, types)
-            self.r.error(
-                p.line("type").span,
-                UNKNOWN_NAME,
-                f"unknown unit type {typ!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
-            )
-        strengths: tuple[int, ...] = ()
-        line = p.line("strength")
-        if line is not None:
-            vals = line.values[1:]
-            parts = vals[0].parts if len(vals) == 1 and isinstance(vals[0], ast.Slash) else vals
-            nums = [as_int(v) for v in parts]
-            if not nums or None in nums or len(vals) != 1:
-                self.r.error(
-                    line.span,
-                    BAD_VALUE,
-                    "strength is a number per step, full strength first: `strength 4 / 2`",
-                )
-            else:
-                strengths = tuple(n for n in nums if n is not None)
-        elif not is_leader:
-            self.r.error(d.name_span, MISSING, f"unit {d.name!r} needs 'strength'")
-        setup = None
-        v = p.values("setup")
-        if v:
-            if len(v) == 1 and isinstance(v[0], ast.Number) and LABEL.match(v[0].text):
-                setup = v[0].text
-                if self.sym.hex_labels and setup not in self.sym.hex_labels:
-                    from dsl.diagnostics import BAD_HEX
-
-                    self.r.error(v[0].span, BAD_HEX, f"hex {setup} is not on the map")
-            else:
-                self.r.error(
-                    p.line("setup").span,
-                    BAD_VALUE,
-                    f"setup takes a hex such as 0304, not {describe(v[0])}",
-                )
-        return ir.Unit(
-            d.name or "",
-            d.title or d.name or "",
-            p.str("short", d.title or d.name or ""),
-            side,
-            "leader" if is_leader else "unit",
-            typ,
-            strengths,
-            p.int("movement", 0, required=True) or 0,
-            setup,
-            props,
-            prov_of(d.prov),
-            d.span,
-        )
 
     # ------------------------------------------------------------ tables and results
 

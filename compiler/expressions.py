@@ -60,6 +60,7 @@ class Symbols:
         self.tables: dict[str, tuple[str, ...]] = {}  # table -> cell part names
         self.modifiers: dict[str, tuple[tuple[str, str], ...]] = {}  # list -> params
         self.results: dict[str, str] = {}  # code -> result name
+        self.variables: dict[str, ir.Variable] = {}
         self.vocabulary: dict[str, Signature] = {}
         self.check_define: Callable[[str], str] = lambda name: ERROR
 
@@ -118,7 +119,7 @@ class ExprChecker:
             elem = types.pop() if types else "unit"
             return ir.ListOf(COLLECTION_OF.get(elem, f"list:{elem}"), e.span, items)
         if isinstance(e, ast.Index):
-            return self.error(e.span, "indexing is not part of the language; call a function")
+            return self.index(e, scope)
         return self.error(e.span, f"{type(e).__name__.lower()} is not an expression here")
 
     def number(self, e: ast.Number, expected: str | None) -> ir.TExpr:
@@ -148,6 +149,14 @@ class ExprChecker:
             return ir.Binding(scope.bindings[n], e.span, n)
         if n in VARIABLES:
             return ir.Var(VARIABLES[n][0], e.span, n)
+        if n == "none":
+            return ir.Const("none", e.span, None)
+        var = self.sym.variables.get(n)
+        if var is not None:
+            if var.scope:
+                where = f"{n}[{var.scope}]" if var.scope == "side" else f"unit.{n}"
+                return self.error(e.span, f"{n!r} has one value per {var.scope}: write {where}")
+            return ir.Var(var.type, e.span, n)
         if n in self.sym.entities:
             ent = self.sym.entities[n]
             return ir.Const(ent.type, e.span, ent.value)
@@ -173,6 +182,9 @@ class ExprChecker:
         if value.type == ERROR:
             return value
         if value.type == "unit":
+            var = self.sym.variables.get(e.name)
+            if var is not None and var.scope == "unit":
+                return ir.VarAt(var.type, e.span, e.name, value)
             if e.name not in self.sym.unit_attributes:
                 hint = did_you_mean(e.name, self.sym.unit_attributes)
                 return self.error(
@@ -190,6 +202,15 @@ class ExprChecker:
                 )
             return ir.CellPart("code", e.span, value, parts.index(e.name))
         return self.error(e.span, f"{article(value.type)} has no attribute {e.name!r}")
+
+    def index(self, e: ast.Index, scope: Scope) -> ir.TExpr:
+        """`army_morale[british]`: a per-side (or per-unit) variable at an index."""
+        name = e.value.id if isinstance(e.value, ast.Name) else None
+        var = self.sym.variables.get(name) if name else None
+        if var is None or not var.scope:
+            return self.error(e.span, "only per-side and per-unit variables take [index]")
+        index = self.expr(e.index, scope, var.scope)
+        return ir.VarAt(var.type, e.span, var.name, index)
 
     def unary(self, e: ast.Unary, scope: Scope) -> ir.TExpr:
         if e.op == "not":
@@ -351,6 +372,8 @@ class ExprChecker:
 def compatible(actual: str, expected: str) -> bool:
     if actual == expected:
         return True
+    if actual == "none" and expected in ("side", "unit", "hex"):
+        return True
     if expected == "number" and actual == "int":
         return True
     if expected == "code" and actual == "code":
@@ -381,6 +404,8 @@ def article(typ: str) -> str:
     }
     if typ.startswith("cell:"):
         return f"a cell of table {typ[5:]!r}"
+    if typ.startswith("enum:"):
+        return f"a value of {typ[5:]!r}"
     return names.get(typ, typ)
 
 

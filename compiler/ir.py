@@ -76,6 +76,14 @@ class Var(TExpr):
 
 
 @dataclass(frozen=True, slots=True)
+class VarAt(TExpr):
+    """A per-side or per-unit variable: `army_morale[british]`, `u.pinned`."""
+
+    name: str = ""
+    index: TExpr = field(default_factory=lambda: TExpr("side"))
+
+
+@dataclass(frozen=True, slots=True)
 class Query(TExpr):
     func: str = ""
     args: tuple[TExpr, ...] = ()
@@ -157,6 +165,13 @@ class Let(TStmt):
 @dataclass(frozen=True, slots=True)
 class SetVar(TStmt):
     name: str = ""
+    value: TExpr = field(default_factory=lambda: TExpr("int"))
+
+
+@dataclass(frozen=True, slots=True)
+class SetVarAt(TStmt):
+    name: str = ""
+    index: TExpr = field(default_factory=lambda: TExpr("side"))
     value: TExpr = field(default_factory=lambda: TExpr("int"))
 
 
@@ -256,12 +271,59 @@ class EndGame(TStmt):
 
 
 @dataclass(frozen=True, slots=True)
+class Variable:
+    name: str
+    title: str
+    scope: str  # "" (one value), "side" or "unit"
+    type: str  # int, bool, number, side, unit, hex, or enum:<name>
+    values: tuple[str, ...]  # the names of an enumeration
+    initial: object
+    reset: str | None  # the procedure whose start resets it
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Side:
     name: str
     title: str
     short: str
     color: str
     friendly_edge: str
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Nationality:
+    name: str
+    title: str
+    side: str
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Formation:
+    """A colour band on the counters: who a unit fights with (I. Prepare for Play)."""
+
+    name: str
+    title: str
+    side: str
+    band: str  # colour of the band across the top
+    stripe: str  # colour of the stripe in the band, "" for none
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Brigade:
+    """A brigade or detachment, identified by the letter printed on its counters."""
+
+    name: str
+    title: str
+    side: str
+    letter: str
     prov: Prov
     span: Span = _span()
 
@@ -277,17 +339,62 @@ class UnitType:
 
 
 @dataclass(frozen=True, slots=True)
+class Entry:
+    """Turn of entry and where: `enters 5 at a1` (hexes of named entry places)."""
+
+    turn: int
+    at: tuple[str, ...]  # hex labels
+    variable: bool  # entry needs a die roll (printed in parentheses)
+
+
+@dataclass(frozen=True, slots=True)
 class Unit:
+    """A counter: a combat unit (kind "unit") or a leader (kind "leader").
+
+    Per-step values list the full-strength side first: `strengths` (4, 2) is a
+    two-step unit. `rifle_strengths` holds the rifle-fire values of
+    musket/rifle units (empty otherwise). `provs` gives the provenance of each
+    property by name, so that a cited value and an invented one can be told apart.
+    """
+
     name: str
     title: str
     short: str
     side: str
-    kind: str  # "unit" or "leader"
+    kind: str
     type: str | None
+    nationality: str | None
+    formation: str | None
+    brigade: str | None
     strengths: tuple[int, ...]
+    rifle_strengths: tuple[int, ...]
+    morales: tuple[int, ...]
     movement: int
-    setup: str | None  # hex label
+    setup: str | None
+    entry: Entry | None
+    reduced_title: str
+    reduced_short: str
+    back: str  # for one-step units and leaders: what the back shows
+    commands: TExpr | None  # leaders: which units they may command
     props: dict[str, Any]
+    provs: dict[str, Prov]
+    prov: Prov
+    span: Span = _span()
+
+    @property
+    def steps(self) -> int:
+        return max(len(self.strengths), 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    name: str
+    title: str
+    short: str
+    count: int
+    back: str  # name of the marker on the back, "blank", or a text
+    color: str
+    side: str  # "" when shared by both sides
     prov: Prov
     span: Span = _span()
 
@@ -491,8 +598,12 @@ class Ruleset:
     die: tuple[int, int]
     turns: tuple[int, int]
     sides: tuple[Side, ...]
+    nationalities: tuple[Nationality, ...]
+    formations: tuple[Formation, ...]
+    brigades: tuple[Brigade, ...]
     unit_types: tuple[UnitType, ...]
     units: tuple[Unit, ...]
+    markers: tuple[Marker, ...]
     terrain: tuple[Terrain, ...]
     hexside_features: tuple[HexsideFeature, ...]
     map: Map | None
@@ -506,6 +617,7 @@ class Ruleset:
     victories: tuple[Victory, ...]
     victory_levels: tuple[VictoryLevel, ...]
     switches: tuple[Switch, ...]
+    variables: tuple[Variable, ...]
     start: str
     files: tuple[str, ...]
     prov: Prov

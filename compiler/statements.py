@@ -124,6 +124,14 @@ class StmtChecker:
 
     def set(self, s: ast.Set, scope: Scope, ctx: Context) -> ir.TStmt:
         target = s.target
+        if isinstance(target, ast.Index | ast.Attr):
+            place = self.ec.expr(target, scope)
+            if not isinstance(place, ir.VarAt):
+                if place.type != ERROR:
+                    self.r.error(target.span, TYPE, "only variables can be set")
+                return ir.SetVar(s.span, "", ir.Const(ERROR))
+            value = self.ec.expr(s.value, scope, place.type)
+            return ir.SetVarAt(s.span, place.name, place.index, value)
         if not isinstance(target, ast.Name):
             self.r.error(target.span, TYPE, "only names can be set")
             return ir.SetVar(s.span, "", ir.Const(ERROR))
@@ -137,7 +145,15 @@ class StmtChecker:
                 self.r.error(target.span, TYPE, f"{name!r} cannot be changed")
             value = self.ec.expr(s.value, scope, typ)
             return ir.SetVar(s.span, name, value)
-        hint = did_you_mean(name, set(scope.bindings) | set(VARIABLES))
+        var = self.sym.variables.get(name)
+        if var is not None:
+            if var.scope:
+                self.r.error(
+                    target.span, TYPE, f"{name!r} has one value per {var.scope}: set it at an index"
+                )
+            value = self.ec.expr(s.value, scope, var.type)
+            return ir.SetVar(s.span, name, value)
+        hint = did_you_mean(name, set(scope.bindings) | set(VARIABLES) | set(self.sym.variables))
         self.r.error(
             target.span,
             UNKNOWN_NAME,

@@ -23,6 +23,13 @@ def place_unit(s: State, u: int, h: int) -> None:
     s.unit_status[u] = ON_MAP
 
 
+def set_at(s: State, name: str, index: int, value: object) -> None:
+    """Set one side's or one unit's value of a variable."""
+    values = list(s.vars[name])
+    values[index] = value
+    s.vars[name] = tuple(values)
+
+
 @effect(("side", "side"), ("points", "int"))
 def score(s: State, side: int, points: int) -> None:
     """Add victory points to a side."""

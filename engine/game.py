@@ -129,6 +129,10 @@ class Game:
         self.triggers_by_event: dict[str, tuple[TriggerSpec, ...]] = {}
         for trig in rules.triggers:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
+        self.resets: dict[str, tuple] = {}
+        for var in rules.variables:
+            if var.reset:
+                self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
         self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
         self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
         self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}

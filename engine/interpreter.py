@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.state import Frame, State
+from engine.state import Frame, State, initial_value
 
 CHANCE = -1
 TERMINAL = -4
@@ -169,6 +169,8 @@ def _call(s: State, f: Frame, instr: tuple) -> None:
     f.pc += 1
     bindings = instr[2](s, f.b)
     proc = s.game.rules.procedures[instr[1]]
+    for var in s.game.resets.get(proc.name, ()):
+        s.vars[var.name] = initial_value(var, len(s.game.rules.sides), len(s.game.rules.units))
     if proc.kind == "phase":
         from engine.describe import side_name
 

@@ -34,6 +34,33 @@ def unit_strength(s: State, u: int) -> int:
     return spec.strengths[min(s.unit_loss[u], len(spec.strengths) - 1)]
 
 
+def unit_steps(s: State, u: int) -> int:
+    """Steps the unit has left."""
+    return max(len(s.game.rules.units[u].strengths), 1) - s.unit_loss[u]
+
+
+def _step_value(values: tuple[int, ...], loss: int) -> int:
+    return values[min(loss, len(values) - 1)] if values else 0
+
+
+def unit_morale(s: State, u: int) -> int:
+    """Printed morale of the unit's current side (15.31)."""
+    return _step_value(s.game.rules.units[u].morales, s.unit_loss[u])
+
+
+def unit_rifle_strength(s: State, u: int) -> int:
+    """Rifle-fire strength: the second value of a musket/rifle unit, else its strength."""
+    spec = s.game.rules.units[u]
+    if spec.rifle_strengths:
+        return _step_value(spec.rifle_strengths, s.unit_loss[u])
+    return unit_strength(s, u)
+
+
+def unit_type_name(s: State, u: int) -> str:
+    t = s.game.rules.units[u].type
+    return s.game.rules.unit_types[t].name if t >= 0 else ""
+
+
 # ------------------------------------------------------------------ map
 
 

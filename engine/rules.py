@@ -35,8 +35,9 @@ class UnitTypeSpec:
 class UnitSpec:
     """A counter: a combat unit or a leader.
 
-    `strengths` holds one value per step, full strength first: a two-step unit
-    has two. `props` holds the other printed values (close-combat DRM, rank, …).
+    Per-step tuples (`strengths`, `morales`, `rifle_strengths`) hold one value
+    per step, full strength first. `props` holds the other printed values
+    (close-combat DRM, rank, …).
     """
 
     name: str
@@ -49,6 +50,14 @@ class UnitSpec:
     movement: int
     setup: int  # hex id, -1 when the unit does not start on the map
     props: dict[str, int | bool | str]
+    morales: tuple[int, ...] = ()
+    rifle_strengths: tuple[int, ...] = ()
+    formation: str = ""
+    brigade: str = ""
+    nationality: str = ""
+    entry_turn: int = 0  # 0: not a reinforcement
+    entry_hexes: tuple[int, ...] = ()
+    variable_entry: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +189,17 @@ class VictorySpec:
 
 
 @dataclass(frozen=True, slots=True)
+class VariableSpec:
+    """A state variable: one value, or one per side, or one per unit."""
+
+    name: str
+    scope: str  # "", "side" or "unit"
+    type: str
+    initial: Any
+    reset: str  # procedure whose start resets it ("" for never)
+
+
+@dataclass(frozen=True, slots=True)
 class RuleSwitchSpec:
     name: str
     title: str
@@ -210,6 +230,7 @@ class Rules:
     victory_levels: dict[str, float]
     switches: tuple[RuleSwitchSpec, ...]
     start_procedure: str
+    variables: tuple[VariableSpec, ...] = ()
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 

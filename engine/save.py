@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+from fractions import Fraction
 from typing import Any
 
 from engine.state import STATUS_NAMES, Combat, Frame, State
 
 FORMAT = "muster.state/1"
 
-VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side"}
+BUILTIN_VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side"}
+
+
+def var_types(s: State) -> dict[str, str]:
+    """How each state variable is written in a save."""
+    types = dict(BUILTIN_VAR_TYPES)
+    for var in s.game.rules.variables:
+        types[var.name] = f"per_{var.scope}:{var.type}" if var.scope else var.type
+    return types
 
 
 class SaveError(ValueError):
@@ -47,6 +56,14 @@ def _encode(s: State, typ: str, value: Any) -> Any:
         return rules.results[value].name
     if typ == "per_side":
         return {side.name: value[i] for i, side in enumerate(rules.sides)}
+    if typ.startswith("per_side:"):
+        inner = typ.split(":", 1)[1]
+        return {side.name: _encode(s, inner, value[i]) for i, side in enumerate(rules.sides)}
+    if typ.startswith("per_unit:"):
+        inner = typ.split(":", 1)[1]
+        return {u.name: _encode(s, inner, value[i]) for i, u in enumerate(rules.units)}
+    if isinstance(value, Fraction):
+        return str(value)
     return _plain(value)
 
 
@@ -77,6 +94,14 @@ def _decode(s: State, typ: str, value: Any) -> Any:
             return [r.name for r in rules.results].index(value)
         if typ == "per_side":
             return tuple(value[side.name] for side in rules.sides)
+        if typ.startswith("per_side:"):
+            inner = typ.split(":", 1)[1]
+            return tuple(_decode(s, inner, value[side.name]) for side in rules.sides)
+        if typ.startswith("per_unit:"):
+            inner = typ.split(":", 1)[1]
+            return tuple(_decode(s, inner, value[u.name]) for u in rules.units)
+        if typ == "number" and isinstance(value, str):
+            return Fraction(value)
     except (KeyError, ValueError) as e:
         raise SaveError(f"{value!r} is not a known {typ}") from e
     return _tupled(value)
@@ -142,6 +167,7 @@ def _decode_frame(s: State, data: dict[str, Any]) -> Frame:
 
 def to_json(s: State) -> dict[str, Any]:
     rules = s.game.rules
+    types = var_types(s)
     units = {}
     for u, spec in enumerate(rules.units):
         units[spec.name] = {
@@ -166,7 +192,7 @@ def to_json(s: State) -> dict[str, Any]:
         "rules_hash": s.game.rules_hash,
         "switches": dict(sorted(s.game.switch_on.items())),
         "move_number": s.move_number,
-        "vars": {k: _encode(s, VAR_TYPES.get(k, ""), v) for k, v in sorted(s.vars.items())},
+        "vars": {k: _encode(s, types.get(k, ""), v) for k, v in sorted(s.vars.items())},
         "units": units,
         "combats": combats,
         "stack": [_encode_frame(s, f) for f in s.stack],
@@ -189,8 +215,11 @@ def from_json(game: Any, data: dict[str, Any]) -> State:
     if data.get("ruleset") != game.rules.name:
         raise SaveError(f"saved for ruleset {data.get('ruleset')!r}, not {game.rules.name!r}")
     s = State(game)
+    types = var_types(s)
     for name, v in data.get("vars", {}).items():
-        s.vars[name] = _decode(s, VAR_TYPES.get(name, ""), v)
+        if name not in s.vars:
+            raise SaveError(f"unknown variable {name!r}")
+        s.vars[name] = _decode(s, types.get(name, ""), v)
     for name, u in data.get("units", {}).items():
         if name not in game.unit_by_name:
             raise SaveError(f"unknown unit {name!r}")

@@ -23,6 +23,15 @@ CAPTURED = 3
 STATUS_NAMES = ("map", "not_entered", "eliminated", "captured")
 
 
+def initial_value(var: Any, n_sides: int, n_units: int) -> Any:
+    """A variable's starting value: one value, or a tuple per side or per unit."""
+    if var.scope == "side":
+        return (var.initial,) * n_sides
+    if var.scope == "unit":
+        return (var.initial,) * n_units
+    return var.initial
+
+
 class Frame:
     """One procedure (or primitive) in progress: what runs, where, with what."""
 
@@ -104,6 +113,8 @@ class State:
             "phasing": 0,
             "vp": tuple(0 for _ in rules.sides),
         }
+        for var in rules.variables:
+            self.vars[var.name] = initial_value(var, len(rules.sides), n)
         self.unit_hex: list[int] = [-1] * n
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n

@@ -78,6 +78,12 @@ def primitive(
 # Attributes readable on units (`u.strength`, or bare `strength` inside `where`).
 UNIT_ATTRIBUTES: dict[str, str] = {
     "side": "side",
+    "formation": "formation",
+    "brigade": "brigade",
+    "nationality": "nationality",
+    "type": "unit_type",
+    "morale": "int",
+    "rifle_strength": "int",
     "hex": "hex",
     "strength": "int",
     "movement": "int",

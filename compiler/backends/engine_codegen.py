@@ -26,6 +26,12 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 DIRECT_UNIT_ATTRS = {
     "side": "UNIT_SIDE[{u}]",
+    "formation": "RULES.units[{u}].formation",
+    "brigade": "RULES.units[{u}].brigade",
+    "nationality": "RULES.units[{u}].nationality",
+    "type": "q.unit_type_name(s, {u})",
+    "morale": "q.unit_morale(s, {u})",
+    "rifle_strength": "q.unit_rifle_strength(s, {u})",
     "movement": "UNIT_MOVEMENT[{u}]",
     "leader": "UNIT_LEADER[{u}]",
     "combat_unit": "(not UNIT_LEADER[{u}])",
@@ -147,6 +153,16 @@ class Codegen:
             return str(self.tables.index(v))
         if t == "code":
             return str(self.results.index(v))
+        if t.startswith("enum:") or t in (
+            "formation",
+            "brigade",
+            "nationality",
+            "unit_type",
+            "marker",
+        ):
+            return pyrepr(v)
+        if t == "none":
+            return "-1"
         raise ValueError(f"no constant of type {t}")
 
     def expr(self, e: ir.TExpr, env: Env) -> str:
@@ -163,6 +179,8 @@ class Codegen:
             if e.name in ("first_turn", "last_turn"):
                 return f"s.game.{e.name}"
             return f"s.vars[{e.name!r}]"
+        if isinstance(e, ir.VarAt):
+            return f"s.vars[{e.name!r}][{x(e.index, env)}]"
         if isinstance(e, ir.Query):
             args = "".join(f", {x(a, env)}" for a in e.args)
             return f"q.{e.func}(s{args})"
@@ -224,6 +242,10 @@ class Codegen:
             asm.emit(w, "exec", f)
         elif isinstance(st, ir.SetVar):
             f = self.function("s, b", [f"s.vars[{st.name!r}] = {x(st.value, env)}"], st.span)
+            asm.emit(w, "exec", f)
+        elif isinstance(st, ir.SetVarAt):
+            line = f"e.set_at(s, {st.name!r}, {x(st.index, env)}, {x(st.value, env)})"
+            f = self.function("s, b", [line], st.span)
             asm.emit(w, "exec", f)
         elif isinstance(st, ir.Effect):
             args = "".join(f", {x(a, env)}" for a in st.args)
@@ -482,14 +504,30 @@ class Codegen:
             "victories": victories,
             "victory_levels": {lv.name: lv.utility for lv in r.victory_levels},
             "switches": r.switches,
+            "variables": [self.variable(v) for v in r.variables],
         }
         rules_py = env.get_template("rules.py.jinja").render(context)
         digest = hashlib.sha256(rules_py.encode()).hexdigest()
         init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
         return {"rules.py": rules_py, "__init__.py": init_py}
 
+    def variable(self, v: ir.Variable) -> list[str]:
+        initial = v.initial
+        if v.type == "side" and isinstance(initial, str):
+            initial = self.sides.index(initial)
+        elif v.type == "unit" and isinstance(initial, str):
+            initial = self.units.index(initial)
+        return [
+            pyrepr(v.name),
+            pyrepr(v.scope),
+            pyrepr(v.type),
+            pyrepr(initial),
+            pyrepr(v.reset or ""),
+        ]
+
     def unit_spec(self, u: ir.Unit) -> list[str]:
         types = [t.name for t in self.rules.unit_types]
+        entry = u.entry
         return [
             pyrepr(u.name),
             pyrepr(u.title),
@@ -501,6 +539,14 @@ class Codegen:
             str(u.movement),
             str(self.hex_index[u.setup]) if u.setup is not None else "-1",
             pyrepr(u.props),
+            f"morales={pyrepr(u.morales)}",
+            f"rifle_strengths={pyrepr(u.rifle_strengths)}",
+            f"formation={pyrepr(u.formation or '')}",
+            f"brigade={pyrepr(u.brigade or '')}",
+            f"nationality={pyrepr(u.nationality or '')}",
+            f"entry_turn={entry.turn if entry else 0}",
+            f"entry_hexes={pyrepr(tuple(self.hex_index[h] for h in entry.at) if entry else ())}",
+            f"variable_entry={pyrepr(bool(entry and entry.variable))}",
         ]
 
     def unit_props(self) -> dict[str, tuple[object, ...]]:

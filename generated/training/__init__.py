@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'e461cc7bfb3c9471fa7a50f515894c618127cd510e093f86024b8060caf50e0a'
+RULES_HASH = '4375caad8414d5356c6da7e48e41ed96f4757a7f6e61d53050c9a8f4957e6823'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

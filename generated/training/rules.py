@@ -22,6 +22,7 @@ from engine.rules import (
     TriggerSpec,
     UnitSpec,
     UnitTypeSpec,
+    VariableSpec,
     VictorySpec,
 )
 
@@ -362,14 +363,14 @@ RULES = Rules(
         UnitTypeSpec('artillery', 'Artillery', {'artillery': True}),
     ),
     units=(
-        UnitSpec('red_guard', 'Red Guard', 'Guard', 0, 'unit', 0, (4, 2), 4, 27, {}),
-        UnitSpec('red_line', 'Red Line', 'Red Line', 0, 'unit', 0, (3,), 4, 28, {}),
-        UnitSpec('red_light', 'Red Light Company', 'Lights', 0, 'unit', 0, (2,), 5, 29, {}),
-        UnitSpec('red_guns', 'Red Battery', 'Battery', 0, 'unit', 1, (1,), 3, 26, {}),
-        UnitSpec('blue_foot', 'Blue Foot', 'Foot', 1, 'unit', 0, (3,), 4, 43, {}),
-        UnitSpec('blue_rifles', 'Blue Rifles', 'Rifles', 1, 'unit', 0, (2,), 4, 44, {}),
-        UnitSpec('blue_militia', 'Blue Militia', 'Militia', 1, 'unit', 0, (2,), 4, 42, {}),
-        UnitSpec('red_general', 'General Rouge', 'Rouge', 0, 'leader', -1, (), 6, 27, {'rank': 2, 'close_combat_drm': 1}),
+        UnitSpec('red_guard', 'Red Guard', 'Guard', 0, 'unit', 0, (4, 2), 4, 27, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_line', 'Red Line', 'Red Line', 0, 'unit', 0, (3,), 4, 28, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_light', 'Red Light Company', 'Lights', 0, 'unit', 0, (2,), 5, 29, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_guns', 'Red Battery', 'Battery', 0, 'unit', 1, (1,), 3, 26, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('blue_foot', 'Blue Foot', 'Foot', 1, 'unit', 0, (3,), 4, 43, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('blue_rifles', 'Blue Rifles', 'Rifles', 1, 'unit', 0, (2,), 4, 44, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('blue_militia', 'Blue Militia', 'Militia', 1, 'unit', 0, (2,), 4, 42, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_general', 'General Rouge', 'Rouge', 0, 'leader', -1, (), 6, 27, {'rank': 2, 'close_combat_drm': 1}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', 1, {}),
@@ -593,5 +594,7 @@ RULES = Rules(
         RuleSwitchSpec('withdrawal', 'Defender withdrawal', True, ()),
     ),
     start_procedure='game',
+    variables=(
+    ),
     unit_props=UNIT_PROPS,
 )

@@ -1,0 +1,367 @@
+"""The forces: sides, nationalities, formations, brigades, unit types, units, leaders, markers.
+
+    unit first_foot "1st Foot" § battle 6.12 {
+        side red
+        formation line_army          # the colour band
+        brigade smith                # the letter on the counter
+        type infantry
+        strength 4 / 2               provisional "counter values are not in the rulebook"
+        morale 1 / 0                 provisional "…"
+        movement 4                   provisional "…"
+        setup 2513
+    }
+
+Per-step values are written full strength first (`strength 4 / 2`: two
+steps). Musket/rifle units give their rifle-fire values as `rifle_strength`.
+A unit whose reverse has another name says `reduced "Olney"`. One-step units
+and leaders declare what their back shows (`back blank`). Any other line is a
+unit attribute the rules may read (`rifle black`, `rear_guard yes`).
+"""
+
+from __future__ import annotations
+
+from compiler import ir
+from compiler.expressions import ExprChecker, Scope, Symbols
+from compiler.hexmap import LABEL
+from compiler.props import Props, as_int, describe, prov_of
+from dsl import ast
+from dsl.diagnostics import BAD_HEX, BAD_VALUE, MISSING, UNKNOWN_NAME, Reporter, did_you_mean
+
+EDGES = {"west", "east", "north", "south"}
+UNIT_KEYS = {
+    "side",
+    "nationality",
+    "formation",
+    "brigade",
+    "type",
+    "short",
+    "strength",
+    "rifle_strength",
+    "morale",
+    "movement",
+    "setup",
+    "enters",
+    "reduced",
+    "reduced_short",
+    "back",
+}
+LEADER_KEYS = {
+    "side",
+    "nationality",
+    "formation",
+    "short",
+    "movement",
+    "setup",
+    "enters",
+    "back",
+    "commands",
+}
+
+
+class ForcesChecker:
+    def __init__(self, reporter: Reporter, sym: Symbols, ec: ExprChecker) -> None:
+        self.r = reporter
+        self.sym = sym
+        self.ec = ec
+        self.sides: set[str] = set()
+        self.names: dict[str, set[str]] = {}
+        self.places: dict[str, str] = {}  # named place -> hex label
+
+    # ------------------------------------------------------------ helpers
+
+    def ref(self, p: Props, key: str, kind: str, required: bool = False) -> str | None:
+        """A property naming a declared thing of one kind (a side, a formation, …)."""
+        name = p.name(key, required=required)
+        if name is None:
+            return None
+        known = self.sides if kind == "side" else self.names.get(kind, set())
+        if name not in known:
+            hint = did_you_mean(name, known)
+            self.r.error(
+                p.line(key).span,
+                UNKNOWN_NAME,
+                f"unknown {kind} {name!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+        return name
+
+    def per_step(self, p: Props, key: str) -> tuple[int, ...]:
+        """`4 / 2` (full, reduced) or `4`: one whole number per step."""
+        line = p.line(key)
+        if line is None:
+            return ()
+        vals = line.values[1:]
+        parts = vals[0].parts if len(vals) == 1 and isinstance(vals[0], ast.Slash) else vals
+        nums = [as_int(v) for v in parts]
+        if len(vals) != 1 or not nums or any(n is None for n in nums):
+            self.r.error(
+                line.span,
+                BAD_VALUE,
+                f"{key} is a number per step, full strength first: `{key} 4 / 2`",
+            )
+            return ()
+        return tuple(n for n in nums if n is not None)
+
+    def hex_or_place(self, v: ast.Expr) -> str | None:
+        if isinstance(v, ast.Number) and LABEL.match(v.text):
+            if self.sym.hex_labels and v.text not in self.sym.hex_labels:
+                self.r.error(v.span, BAD_HEX, f"hex {v.text} is not on the map")
+                return None
+            return v.text
+        if isinstance(v, ast.Name):
+            if v.id in self.places:
+                return self.places[v.id]
+            if self.sym.hex_labels:
+                hint = did_you_mean(v.id, set(self.places))
+                self.r.error(
+                    v.span,
+                    UNKNOWN_NAME,
+                    f"no place {v.id!r} on the map",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+                return None
+            return None
+        self.r.error(
+            v.span, BAD_VALUE, f"expected a hex such as 0304 or a place name, not {describe(v)}"
+        )
+        return None
+
+    def attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
+        """Lines beyond a kind's fixed properties: unit attributes the rules read."""
+        out: dict[str, object] = {}
+        for line in d.body.lines:
+            if not isinstance(line, ast.Line) or line.key is None or line.key in known:
+                continue
+            key = line.key
+            vals = line.values[1:]
+            value: object
+            if not vals:
+                value = True
+            elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in ("yes", "no"):
+                value = vals[0].id == "yes"
+            elif len(vals) == 1 and as_int(vals[0]) is not None:
+                value = as_int(vals[0])
+            elif len(vals) == 1 and isinstance(vals[0], ast.Name):
+                value = vals[0].id
+            else:
+                self.r.error(
+                    line.span,
+                    BAD_VALUE,
+                    f"attribute {key!r} takes yes/no, a whole number or a name",
+                )
+                continue
+            typ = {bool: "bool", int: "int", str: "str"}[type(value)]
+            old = self.sym.unit_attributes.get(key)
+            if old is not None and old != typ:
+                self.r.error(
+                    line.span, BAD_VALUE, f"attribute {key!r} was declared as {old}, here as {typ}"
+                )
+            self.sym.unit_attributes.setdefault(key, typ)
+            out[key] = value
+        return out
+
+    # ------------------------------------------------------------ declarations
+
+    def side(self, d: ast.Entity) -> ir.Side:
+        p = Props(d, self.r, {"short", "color", "friendly_edge"})
+        edge = p.name("friendly_edge", "") or ""
+        if edge and edge not in EDGES:
+            self.r.error(
+                p.line("friendly_edge").span,
+                BAD_VALUE,
+                f"friendly_edge is one of {', '.join(sorted(EDGES))}",
+            )
+        self.sides.add(d.name or "")
+        return ir.Side(
+            d.name or "",
+            d.title or d.name or "",
+            p.str("short", d.title or ""),
+            p.str("color", "#888888"),
+            edge,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def nationality(self, d: ast.Entity) -> ir.Nationality:
+        p = Props(d, self.r, {"side"})
+        side = self.ref(p, "side", "side", required=True) or ""
+        self.names.setdefault("nationality", set()).add(d.name or "")
+        return ir.Nationality(d.name or "", d.title or d.name or "", side, prov_of(d.prov), d.span)
+
+    def formation(self, d: ast.Entity) -> ir.Formation:
+        p = Props(d, self.r, {"side", "band", "stripe"})
+        side = self.ref(p, "side", "side", required=True) or ""
+        band = p.str("band")
+        if not band:
+            self.r.error(d.name_span, MISSING, f"formation {d.name!r} needs its `band` colour")
+        self.names.setdefault("formation", set()).add(d.name or "")
+        return ir.Formation(
+            d.name or "",
+            d.title or d.name or "",
+            side,
+            band,
+            p.str("stripe"),
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def brigade(self, d: ast.Entity) -> ir.Brigade:
+        p = Props(d, self.r, {"side", "letter"})
+        side = self.ref(p, "side", "side", required=True) or ""
+        letter = p.name("letter", required=True) or ""
+        self.names.setdefault("brigade", set()).add(d.name or "")
+        return ir.Brigade(
+            d.name or "", d.title or d.name or "", side, letter, prov_of(d.prov), d.span
+        )
+
+    def unit_type(self, d: ast.Entity) -> ir.UnitType:
+        known = {"symbol"}
+        p = Props(d, self.r, known, keyed_only=False)
+        props = self.attributes(d, known)
+        self.names.setdefault("unit type", set()).add(d.name or "")
+        return ir.UnitType(
+            d.name or "",
+            d.title or d.name or "",
+            p.name("symbol", "infantry") or "infantry",
+            props,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def marker(self, d: ast.Entity) -> ir.Marker:
+        p = Props(d, self.r, {"short", "count", "back", "color", "side"})
+        count = p.int("count", required=True) or 0
+        if count < 0:
+            self.r.error(
+                p.line("count").span,
+                BAD_VALUE,
+                "count is how many such markers the counter mix has",
+            )
+        side = self.ref(p, "side", "side") or ""
+        back = self.back(p)
+        return ir.Marker(
+            d.name or "",
+            d.title or d.name or "",
+            p.str("short", d.title or ""),
+            count,
+            back,
+            p.str("color", "#dddddd"),
+            side,
+            prov_of(d.prov),
+            d.span,
+        )
+
+    def back(self, p: Props) -> str:
+        """`back blank`, `back other_marker` or `back "text"`."""
+        line = p.line("back")
+        if line is None:
+            return ""
+        vals = line.values[1:]
+        if len(vals) == 1 and isinstance(vals[0], ast.Name):
+            return vals[0].id
+        if len(vals) == 1 and isinstance(vals[0], ast.String):
+            return vals[0].value
+        self.r.error(line.span, BAD_VALUE, 'back is `blank`, a name, or a "text"')
+        return ""
+
+    def unit(self, d: ast.Entity) -> ir.Unit:
+        leader = d.kind == "leader"
+        known = LEADER_KEYS if leader else UNIT_KEYS
+        p = Props(d, self.r, known, keyed_only=False)
+        props = self.attributes(d, known)
+        side = self.ref(p, "side", "side", required=True) or ""
+        utype = None if leader else self.ref(p, "type", "unit type", required=True)
+        strengths = () if leader else self.per_step(p, "strength")
+        if not leader and not strengths and p.has("strength") is False:
+            self.r.error(d.name_span, MISSING, f"unit {d.name!r} needs 'strength'")
+        rifle = self.per_step(p, "rifle_strength")
+        morales = self.per_step(p, "morale")
+        for key, values in (("rifle_strength", rifle), ("morale", morales)):
+            if values and strengths and len(values) != len(strengths):
+                self.r.error(
+                    p.line(key).span,
+                    BAD_VALUE,
+                    f"{key} needs one value per step ({len(strengths)})",
+                )
+        movement = p.int("movement", 0, required=True) or 0
+        setup = None
+        if p.has("setup"):
+            vals = p.values("setup")
+            setup = self.hex_or_place(vals[0]) if len(vals) == 1 else None
+            if len(vals) != 1:
+                self.r.error(p.line("setup").span, BAD_VALUE, "setup takes one hex")
+        entry = self.entry(p)
+        if setup is not None and entry is not None:
+            self.r.error(
+                p.line("enters").span,
+                BAD_VALUE,
+                "a unit either sets up on the map or enters later, not both",
+            )
+        reduced = p.str("reduced")
+        if reduced and len(strengths) < 2:
+            self.r.error(
+                p.line("reduced").span, BAD_VALUE, "only a two-step unit has a reduced side to name"
+            )
+        back = self.back(p)
+        commands = None
+        line = p.line("commands")
+        if line is not None:
+            if line.when is None or len(line.values) != 1:
+                self.r.error(line.span, BAD_VALUE, "write `commands when <condition on unit>`")
+            else:
+                commands = self.ec.expr(line.when, Scope({"unit": "unit"}), "bool")
+        provs = {key: prov_of(d.prov).merged(prov_of(line.prov)) for key, line in p.lines.items()}
+        for line in d.body.lines:
+            if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
+                provs[line.key] = prov_of(d.prov).merged(prov_of(line.prov))
+        self.names.setdefault("unit", set()).add(d.name or "")
+        return ir.Unit(
+            name=d.name or "",
+            title=d.title or d.name or "",
+            short=p.str("short", d.title or d.name or ""),
+            side=side,
+            kind="leader" if leader else "unit",
+            type=utype,
+            nationality=self.ref(p, "nationality", "nationality"),
+            formation=self.ref(p, "formation", "formation"),
+            brigade=None if leader else self.ref(p, "brigade", "brigade"),
+            strengths=strengths,
+            rifle_strengths=rifle,
+            morales=morales,
+            movement=movement,
+            setup=setup,
+            entry=entry,
+            reduced_title=reduced,
+            reduced_short=p.str("reduced_short", reduced),
+            back=back,
+            commands=commands,
+            props=props,
+            provs=provs,
+            prov=prov_of(d.prov),
+            span=d.span,
+        )
+
+    def entry(self, p: Props) -> ir.Entry | None:
+        """`enters 5 at a1 a2`, with `variable` when a die roll decides (4.13)."""
+        line = p.line("enters")
+        if line is None:
+            return None
+        vals = list(line.values[1:])
+        variable = bool(vals) and isinstance(vals[-1], ast.Name) and vals[-1].id == "variable"
+        if variable:
+            vals.pop()
+        turn = as_int(vals[0]) if vals else None
+        if (
+            turn is None
+            or len(vals) < 3
+            or not (isinstance(vals[1], ast.Name) and vals[1].id == "at")
+        ):
+            self.r.error(
+                line.span,
+                BAD_VALUE,
+                "write `enters TURN at HEX…` (hexes or entry places), "
+                "then `variable` if rolled for",
+            )
+            return None
+        hexes = tuple(h for h in (self.hex_or_place(v) for v in vals[2:]) if h is not None)
+        return ir.Entry(turn, hexes, variable)

@@ -1,0 +1,94 @@
+"""State variables: what the game remembers besides positions.
+
+    variable army_morale "Army Morale" § series 16 {
+        per side
+        type int
+        initial 20
+    }
+    variable order "Order" { per unit; values parade_order disrupted shattered }
+
+A variable is global, or one value per side (`army_morale[british]`), or one
+per unit (`u.pinned`, or bare `pinned` inside `where`). `values` makes an
+enumeration whose names become constants. `reset PROC` sets the variable back
+to its initial value whenever procedure PROC begins (a phase, a player turn).
+"""
+
+from __future__ import annotations
+
+from compiler import ir
+from compiler.props import Props, as_int, describe, prov_of
+from dsl import ast
+from dsl.diagnostics import BAD_VALUE, Reporter
+
+SCOPES = {"side", "unit"}
+TYPES = {"int", "bool", "number", "side", "unit", "hex"}
+NONE_VALUE = -1
+
+
+def enum_type(name: str) -> str:
+    return f"enum:{name}"
+
+
+def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
+    p = Props(d, r, {"per", "type", "values", "initial", "reset"})
+    scope = p.name("per", "") or ""
+    if scope and scope not in SCOPES:
+        r.error(p.line("per").span, BAD_VALUE, "a variable is `per side` or `per unit` (or global)")
+        scope = ""
+    values: tuple[str, ...] = ()
+    if p.has("values"):
+        names = p.values("values")
+        if not names or not all(isinstance(v, ast.Name) for v in names):
+            r.error(p.line("values").span, BAD_VALUE, "values lists the names of an enumeration")
+        values = tuple(v.id for v in names if isinstance(v, ast.Name))
+        typ = enum_type(d.name or "")
+        if p.has("type"):
+            r.error(
+                p.line("type").span,
+                BAD_VALUE,
+                "a variable with values is an enumeration: drop `type`",
+            )
+    else:
+        typ = p.name("type", "int") or "int"
+        if typ not in TYPES:
+            r.error(p.line("type").span, BAD_VALUE, f"type is one of {', '.join(sorted(TYPES))}")
+            typ = "int"
+    initial = _initial(p, typ, values, r)
+    return ir.Variable(
+        d.name or "",
+        d.title or d.name or "",
+        scope,
+        typ,
+        values,
+        initial,
+        p.name("reset"),
+        prov_of(d.prov),
+        d.span,
+    )
+
+
+def _initial(p: Props, typ: str, values: tuple[str, ...], r: Reporter) -> object:
+    line = p.line("initial")
+    if line is None:
+        if values:
+            return values[0]
+        return {"int": 0, "number": 0, "bool": False}.get(typ, NONE_VALUE)
+    vals = line.values[1:]
+    v = vals[0] if len(vals) == 1 else None
+    if values:
+        if isinstance(v, ast.Name) and v.id in values:
+            return v.id
+        r.error(line.span, BAD_VALUE, f"initial is one of {', '.join(values)}")
+        return values[0]
+    if typ in ("int", "number") and v is not None and as_int(v) is not None:
+        return as_int(v)
+    if typ == "bool" and isinstance(v, ast.Name) and v.id in ("yes", "no"):
+        return v.id == "yes"
+    if typ in ("side", "unit", "hex") and isinstance(v, ast.Name) and v.id == "none":
+        return NONE_VALUE
+    if typ in ("side", "unit") and isinstance(v, ast.Name):
+        return ("name", v.id)  # resolved to an index by the checker once names are known
+    r.error(
+        line.span, BAD_VALUE, f"initial value {describe(v) if v else ''} does not fit type {typ}"
+    )
+    return 0
