@@ -21,6 +21,7 @@ from compiler.load import display_name, load, resolve_ruleset
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
 from compiler.statements import Context, StmtChecker
+from compiler.tables import check_table
 from compiler.terrain import check_hexside, check_terrain
 from compiler.variables import check_variable
 from dsl import ast
@@ -30,7 +31,6 @@ from dsl.diagnostics import (
     DUPLICATE,
     MISSING,
     PATCH,
-    TABLE,
     UNKNOWN_NAME,
     Reporter,
     did_you_mean,
@@ -281,10 +281,12 @@ class Checker:
                 )
             self.sym.results[code] = name
             self.sym.entities[name] = Entity("result", "code", name)
-        tables = tuple(self.table(d) for d, _r in g.entities.get("table", []))
+        tables = tuple(
+            check_table(d, self.r, self.sym.results) for d, _r in g.entities.get("table", [])
+        )
         for t in tables:
             self.sym.entities[t.name] = Entity("table", "table", t.name)
-            self.sym.tables[t.name] = t.parts
+            self.sym.tables[t.name] = t
 
         variables = tuple(check_variable(d, self.r) for d, _r in g.entities.get("variable", []))
         for var in variables:
@@ -409,124 +411,6 @@ class Checker:
         for do in (line for line in d.body.lines if isinstance(line, ast.DoLine)):
             body += self.sc.block(do.body, scope, ctx)
         return ir.Result(name, d.title or name, code, body, prov, d.span)
-
-    def table(self, d: ast.Entity) -> ir.Table:
-        known = {"roll", "columns", "cells"}
-        p = Props(d, self.r, known, keyed_only=False)
-        columns: list[tuple[int, int]] = []
-        for v in p.values("columns"):
-            if isinstance(v, ast.Odds):
-                columns.append((v.attack, v.defend))
-            else:
-                self.r.error(v.span, TABLE, f"a column is odds such as 3:1, not {describe(v)}")
-        if not columns:
-            self.r.error(d.name_span, TABLE, f"table {d.name!r} needs `columns`")
-        parts: tuple[str, ...] = ("result",)
-        cv = p.values("cells")
-        if cv:
-            if (
-                len(cv) == 1
-                and isinstance(cv[0], ast.Slash)
-                and all(isinstance(x, ast.Name) for x in cv[0].parts)
-            ):
-                parts = tuple(x.id for x in cv[0].parts)  # type: ignore[union-attr]
-            elif len(cv) == 1 and isinstance(cv[0], ast.Name):
-                parts = (cv[0].id,)
-            else:
-                self.r.error(
-                    p.line("cells").span,
-                    TABLE,
-                    "cells names the parts of a cell: `cells attacker/defender`",
-                )
-        rows: list[ir.TableRow] = []
-        decl_prov = prov_of(d.prov)
-        if columns:
-            for line in p.other:
-                row = self.table_row(line, len(columns), parts, decl_prov)
-                if row is not None:
-                    rows.append(row)
-            self.check_rows(d, rows)
-        return ir.Table(
-            d.name or "",
-            d.title or d.name or "",
-            tuple(columns),
-            parts,
-            tuple(rows),
-            decl_prov,
-            d.span,
-        )
-
-    def table_row(
-        self, line: ast.Line, ncols: int, parts: tuple[str, ...], decl_prov: ir.Prov
-    ) -> ir.TableRow | None:
-        first = line.values[0]
-        if isinstance(first, ast.Range):
-            low = int(first.low) if first.low is not None else None
-            high = int(first.high) if first.high is not None else None
-        elif as_int(first) is not None:
-            low = high = as_int(first)
-        else:
-            self.r.error(
-                first.span,
-                TABLE,
-                f"a table row starts with a die-roll range such as 2..3, not {describe(first)}",
-            )
-            return None
-        cells_src = line.values[1:]
-        if len(cells_src) != ncols:
-            self.r.error(
-                line.span,
-                TABLE,
-                f"this row has {len(cells_src)} cells; the table has {ncols} columns",
-            )
-            return None
-        cells = []
-        for v in cells_src:
-            pieces = v.parts if isinstance(v, ast.Slash) else (v,)
-            if len(pieces) != len(parts):
-                self.r.error(
-                    v.span, TABLE, f"each cell has {len(parts)} part(s): {'/'.join(parts)}"
-                )
-                return None
-            names = []
-            for piece in pieces:
-                code = code_text(piece)
-                if code is None or code not in self.sym.results:
-                    hint = did_you_mean(code or "", set(self.sym.results))
-                    self.r.error(
-                        piece.span,
-                        UNKNOWN_NAME,
-                        f"no result has code {code!r}"
-                        if code
-                        else f"a cell holds result codes, not {describe(piece)}",
-                        *([f"did you mean {hint!r}?"] if hint else []),
-                        'declare it: result name "Title" { code … }',
-                    )
-                    names.append(ERROR)
-                else:
-                    names.append(self.sym.results[code])
-            cells.append(tuple(names))
-        return ir.TableRow(low, high, tuple(cells), decl_prov.merged(prov_of(line.prov)), line.span)
-
-    def check_rows(self, d: ast.Entity, rows: list[ir.TableRow]) -> None:
-        """Rows must not overlap or leave gaps; only the first and last may be open."""
-        if not rows:
-            self.r.error(d.name_span, TABLE, f"table {d.name!r} has no rows")
-            return
-        for i, row in enumerate(rows):
-            if row.low is None and i != 0:
-                self.r.error(row.span, TABLE, "only the first row may be open below (..n)")
-            if row.high is None and i != len(rows) - 1:
-                self.r.error(row.span, TABLE, "only the last row may be open above (n..)")
-            if row.low is not None and row.high is not None and row.low > row.high:
-                self.r.error(row.span, TABLE, f"row {row.low}..{row.high} is empty")
-            if i > 0:
-                prev = rows[i - 1]
-                if prev.high is not None and row.low is not None and row.low != prev.high + 1:
-                    what = "overlaps" if row.low <= prev.high else "leaves a gap after"
-                    self.r.error(
-                        row.span, TABLE, f"row {row.low}.. {what} the row ending at {prev.high}"
-                    )
 
     # ------------------------------------------------------------ definitions and modifiers
 

@@ -8,6 +8,7 @@ prints a Python traceback for bad input.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -181,6 +182,15 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         print(f"muster: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # a bug in Muster, not in the rule files
+        if os.environ.get("MUSTER_DEBUG"):
+            raise
+        print(
+            f"muster: internal error ({type(e).__name__}: {e}); "
+            "please report it, with MUSTER_DEBUG=1 for the traceback",
+            file=sys.stderr,
+        )
+        return 3
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ class Symbols:
         self.defines: dict[str, ast.Define] = {}
         self.define_types: dict[str, str] = {}
         self.procedures: dict[str, tuple[tuple[str, str], ...]] = {}
-        self.tables: dict[str, tuple[str, ...]] = {}  # table -> cell part names
+        self.tables: dict[str, ir.Table] = {}
         self.modifiers: dict[str, tuple[tuple[str, str], ...]] = {}  # list -> params
         self.results: dict[str, str] = {}  # code -> result name
         self.variables: dict[str, ir.Variable] = {}
@@ -194,13 +194,16 @@ class ExprChecker:
                 )
             return ir.UnitAttr(self.sym.unit_attributes[e.name], e.span, value, e.name)
         if value.type.startswith("cell:"):
-            table = value.type.split(":", 1)[1]
-            parts = self.sym.tables.get(table, ())
-            if e.name not in parts:
+            table = self.sym.tables.get(value.type.split(":", 1)[1])
+            if table is None:
+                return ir.Const(ERROR, e.span, None)
+            if e.name not in table.parts:
+                parts = ", ".join(table.parts)
                 return self.error(
-                    e.span, f"cells of {table!r} have parts {', '.join(parts)}, not {e.name!r}"
+                    e.span, f"cells of {table.name!r} have parts {parts}, not {e.name!r}"
                 )
-            return ir.CellPart("code", e.span, value, parts.index(e.name))
+            i = table.parts.index(e.name)
+            return ir.CellPart(part_type(table.kinds[i]), e.span, value, i)
         return self.error(e.span, f"{article(value.type)} has no attribute {e.name!r}")
 
     def index(self, e: ast.Index, scope: Scope) -> ir.TExpr:
@@ -269,6 +272,8 @@ class ExprChecker:
             return self.define_call(e, scope)
         if name in AGGREGATES:
             return self.aggregate(e, scope)
+        if name == "lookup":
+            return self.lookup(e, scope)
         sig = self.sym.vocabulary.get(name)
         if sig is None:
             known = (
@@ -332,6 +337,30 @@ class ExprChecker:
                 out.append((pname, self.expr(arg, scope, ptype)))
         return out
 
+    def lookup(self, e: ast.Call, scope: Scope) -> ir.TExpr:
+        """`lookup(table, row, column)`: read a table that is not rolled on."""
+        if e.keywords or len(e.args) not in (2, 3):
+            return self.error(
+                e.span, "lookup(table, row, column) — the column only when the table has columns"
+            )
+        t = e.args[0]
+        table = self.sym.tables.get(t.id) if isinstance(t, ast.Name) else None
+        if table is None:
+            return self.error(t.span, "lookup's first argument is a table")
+        row_type = "int" if table.row_kind == "range" else "str"
+        args = [ir.Const("table", t.span, table.name), self.expr(e.args[1], scope, row_type)]
+        want = {"odds": "odds", "number": "int", "name": "str"}.get(table.column_kind)
+        if want is None and len(e.args) == 3:
+            return self.error(e.args[2].span, f"table {table.name!r} has one column")
+        if want is not None:
+            if len(e.args) != 3:
+                return self.error(e.span, f"table {table.name!r} has columns: give the column too")
+            column = self.expr(e.args[2], scope)
+            if column.type != "column":
+                column = self.expect(column, want, "the column")
+            args.append(column)
+        return ir.Query(cell_type(table), e.span, "lookup", tuple(args))
+
     def define_call(self, e: ast.Call, scope: Scope) -> ir.TExpr:
         d = self.sym.defines[e.func]
         returns = self.sym.check_define(e.func)
@@ -367,6 +396,16 @@ class ExprChecker:
         elif op in ("all", "none"):
             return self.error(e.span, f"{op}(collection, condition) needs the condition")
         return ir.Aggregate("int" if op == "count" else "bool", e.span, op, coll, depth, body)
+
+
+def part_type(kind: str) -> str:
+    """The expression type of a table cell part of this kind."""
+    return {"code": "code", "number": "int", "name": "str"}[kind]
+
+
+def cell_type(table: ir.Table) -> str:
+    """What a roll on (or look-up in) the table gives: the part, or the whole cell."""
+    return part_type(table.kinds[0]) if len(table.parts) == 1 else f"cell:{table.name}"
 
 
 def compatible(actual: str, expected: str) -> bool:

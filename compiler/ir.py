@@ -455,19 +455,27 @@ class Map:
 
 @dataclass(frozen=True, slots=True)
 class TableRow:
-    low: int | None
+    low: int | None  # range rows: bounds, None for an open end
     high: int | None
-    cells: tuple[tuple[str, ...], ...]  # per column: result names, one per part
+    cells: tuple[tuple[object, ...], ...]  # per column, one value per part
     prov: Prov
     span: Span = _span()
+    key: str | None = None  # name rows: the row's name
 
 
 @dataclass(frozen=True, slots=True)
 class Table:
+    """A table: rows by range of a number (the die) or by name; columns by key."""
+
     name: str
     title: str
-    columns: tuple[tuple[int, int], ...]
+    row_key: str  # "die", or what the rows are looked up by
+    row_kind: str  # "range" or "name"
+    column_key: str  # "odds", a name, or "" for one column
+    column_kind: str  # "odds", "number", "name" or "none"
+    columns: tuple[object, ...]
     parts: tuple[str, ...]
+    kinds: tuple[str, ...]  # per part: "code", "number" or "name"
     rows: tuple[TableRow, ...]
     prov: Prov
     span: Span = _span()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler import ir
-from compiler.expressions import ERROR, ExprChecker, Scope, article
+from compiler.expressions import ERROR, ExprChecker, Scope, article, cell_type
 from dsl import ast
 from dsl.diagnostics import TYPE, UNKNOWN_NAME, did_you_mean
 from engine.vocabulary import ELEMENT_TYPES, VARIABLES, Lambda
@@ -177,7 +177,26 @@ class StmtChecker:
                 f"unknown table {s.table!r}",
                 *([f"did you mean {hint!r}?"] if hint else []),
             )
-        column = ec.expr(s.column, scope, "column") if s.column is not None else None
+        table = self.sym.tables.get(s.table)
+        column = None
+        if s.column is not None:
+            column = ec.expr(s.column, scope)
+            if table is not None and column.type not in ("column", ERROR):
+                want = {"odds": "odds", "number": "int", "name": "str"}.get(table.column_kind)
+                if want is None:
+                    self.r.error(
+                        s.column.span, TYPE, f"table {s.table!r} has one column: drop `at`"
+                    )
+                else:
+                    column = ec.expect(column, want, "the column")
+        elif table is not None and table.column_kind != "none":
+            self.r.error(s.span, TYPE, f"table {s.table!r} has columns: say which with `at`")
+        if table is not None and table.row_key != "die":
+            self.r.error(
+                s.span,
+                TYPE,
+                f"table {s.table!r} is looked up by {table.row_key}, not rolled: use lookup()",
+            )
         if s.modifiers is not None:
             params = self.sym.modifiers.get(s.modifiers)
             if params is None:
@@ -197,7 +216,7 @@ class StmtChecker:
                             f"modifier list {s.modifiers!r} reads {pname!r} ({article(ptype)}), "
                             "which is not bound here",
                         )
-        self.bind(scope, ctx, s.into, f"cell:{s.table}", s.span)
+        self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
         return ir.Roll(s.span, s.table, column, s.modifiers, s.into)
 
     def call_proc(self, s: ast.CallProc, scope: Scope) -> ir.TStmt:

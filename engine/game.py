@@ -123,6 +123,8 @@ class Game:
         self.switch_on: dict[str, bool] = {
             sw.name: bool(switches.get(sw.name, sw.default)) for sw in rules.switches
         }
+        # Tables as played: the rules' own, or a player's local chart values.
+        self.tables = tuple(self.params.get("charts", {}).get(t.name, t) for t in rules.tables)
         self.first_turn = rules.first_turn
         self.last_turn = rules.last_turn
         self.actions = ActionSpace(len(rules.units), len(rules.board.labels))

@@ -212,6 +212,8 @@ def _apply_result(s: State, f: Frame, instr: tuple) -> None:
     f.pc += 1
     code = instr[1](s, f.b)
     units = instr[2](s, f.b)
+    if code < 0:
+        return
     result = s.game.rules.results[code]
     if not result.procedure or not units:
         return

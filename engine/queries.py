@@ -8,6 +8,7 @@ tuples so that results never depend on set order.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from engine.state import ON_MAP, State
 from engine.vocabulary import query
@@ -210,7 +211,7 @@ def odds_column(s: State, table: int, attack: int, defend: int) -> int:
 
     Odds below the first column read the first column; above the last, the last.
     """
-    columns = s.game.rules.tables[table].columns
+    columns = s.game.tables[table].columns
     if defend <= 0:
         return len(columns) - 1
     ratio = Fraction(attack, defend)
@@ -219,6 +220,28 @@ def odds_column(s: State, table: int, attack: int, defend: int) -> int:
         if ratio >= Fraction(a, d):
             best = i
     return best
+
+
+@query(("table", "table"), ("column", "column"), ("shift", "int"), returns="column")
+def shift_column(s: State, table: int, column: int, shift: int) -> int:
+    """A column shifted right (+) or left (−), held at the table's edges (12.14)."""
+    last = len(s.game.tables[table].columns) - 1
+    return min(max(column + shift, 0), max(last, 0))
+
+
+def lookup(s: State, table: int, row: Any, column: int | None = None) -> Any:
+    """The cell at a row and column (index) of a table that is read, not rolled on."""
+    from engine.tables import cell_value, row_of
+
+    spec = s.game.tables[table]
+    return cell_value(spec, spec.rows[row_of(spec, row)][3][column or 0])
+
+
+def column_of(s: State, table: int, key: Any) -> int:
+    """The column index of a column key (a number or a name)."""
+    from engine.tables import column_index
+
+    return column_index(s.game.tables[table], key)
 
 
 # ------------------------------------------------------------------ score

@@ -102,18 +102,23 @@ class BoardSpec:
 
 @dataclass(frozen=True, slots=True)
 class TableSpec:
-    """A die-roll table: rows of modified-roll ranges against columns.
+    """A table: rows by range of a number (the modified die roll) or by name.
 
-    `rows` holds (low, high, cells) with None for an open end. Cells are
-    tuples of result-code indices, one per part (`attacker/defender`).
-    `columns` holds the column keys: odds as (attack, defend) pairs.
+    `rows` holds (low, high, key, cells): bounds with None for an open end
+    (range rows) or the row's name (name rows). Each cell is one value per
+    part: result indices for code parts (-1 for none), ints or names.
+    `columns` holds the column keys: odds as (attack, defend) pairs, numbers
+    or names; a table without columns has one, keyed None.
     """
 
     name: str
     title: str
-    columns: tuple[tuple[int, int], ...]
+    row_key: str
+    column_kind: str  # "odds", "number", "name" or "none"
+    columns: tuple[Any, ...]
     parts: tuple[str, ...]
-    rows: tuple[tuple[int | None, int | None, tuple[tuple[int, ...], ...]], ...]
+    kinds: tuple[str, ...]
+    rows: tuple[tuple[int | None, int | None, str | None, tuple[tuple[Any, ...], ...]], ...]
 
 
 @dataclass(frozen=True, slots=True)

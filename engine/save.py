@@ -50,10 +50,14 @@ def _encode(s: State, typ: str, value: Any) -> Any:
         return rules.board.labels[value] if value >= 0 else None
     if typ == "hexes":
         return [rules.board.labels[h] for h in value]
-    if typ == "cell":
-        return [rules.results[c].name for c in value]
+    if typ.startswith("cell:"):
+        spec = _table(s, typ)
+        return [
+            _encode(s, "code" if k == "code" else "", v)
+            for k, v in zip(spec.kinds, value, strict=True)
+        ]
     if typ == "code":
-        return rules.results[value].name
+        return rules.results[value].name if value >= 0 else None
     if typ == "per_side":
         return {side.name: value[i] for i, side in enumerate(rules.sides)}
     if typ.startswith("per_side:"):
@@ -65,6 +69,11 @@ def _encode(s: State, typ: str, value: Any) -> Any:
     if isinstance(value, Fraction):
         return str(value)
     return _plain(value)
+
+
+def _table(s: State, typ: str) -> Any:
+    name = typ.split(":", 1)[1]
+    return next(t for t in s.game.tables if t.name == name)
 
 
 def _plain(value: Any) -> Any:
@@ -87,11 +96,14 @@ def _decode(s: State, typ: str, value: Any) -> Any:
             return g.hex_by_label[value] if value is not None else -1
         if typ == "hexes":
             return tuple(g.hex_by_label[h] for h in value)
-        if typ == "cell":
-            names = [r.name for r in rules.results]
-            return tuple(names.index(c) for c in value)
+        if typ.startswith("cell:"):
+            spec = _table(s, typ)
+            return tuple(
+                _decode(s, "code" if k == "code" else "", v)
+                for k, v in zip(spec.kinds, value, strict=True)
+            )
         if typ == "code":
-            return [r.name for r in rules.results].index(value)
+            return [r.name for r in rules.results].index(value) if value is not None else -1
         if typ == "per_side":
             return tuple(value[side.name] for side in rules.sides)
         if typ.startswith("per_side:"):

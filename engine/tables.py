@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.effects import say
+from engine.rules import TableSpec
 from engine.state import State
 
 
@@ -19,24 +20,62 @@ def modifiers_of(s: State, name: str, bindings: dict[str, Any]) -> list[tuple[st
     return out
 
 
-def row_of(table_rows: tuple, roll: int) -> int:
-    """The row whose range holds the modified roll; open-ended rows catch the rest."""
-    for i, (low, high, _cells) in enumerate(table_rows):
-        if (low is None or roll >= low) and (high is None or roll <= high):
+def row_of(spec: TableSpec, key: int | str) -> int:
+    """The row holding a number (in its range) or named `key`."""
+    for i, (low, high, name, _cells) in enumerate(spec.rows):
+        if name is not None:
+            if name == key:
+                return i
+        elif (low is None or key >= low) and (high is None or key <= high):
             return i
-    raise ValueError(f"no row for modified roll {roll}")
+    raise ValueError(f"table {spec.name!r} has no row for {key!r}")
+
+
+def column_index(spec: TableSpec, key: Any) -> int:
+    """The column of a key: odds round down to the nearest column (in favour of
+    the defender, 12.23 step 1), numbers and names must match a column."""
+    if spec.column_kind == "none":
+        return 0
+    try:
+        return spec.columns.index(key)
+    except ValueError as e:
+        raise ValueError(f"table {spec.name!r} has no column {key!r}") from e
+
+
+def cell_value(spec: TableSpec, cell: tuple[Any, ...]) -> Any:
+    """A one-part cell is its value; a cell of several parts stays a tuple."""
+    return cell[0] if len(spec.parts) == 1 else cell
+
+
+def column_label(spec: TableSpec, column: int) -> str:
+    if spec.column_kind == "none":
+        return ""
+    key = spec.columns[column]
+    if spec.column_kind == "odds":
+        return f" at {key[0]}:{key[1]}"
+    return f" at {key}"
+
+
+def cell_text(s: State, spec: TableSpec, cell: tuple[Any, ...]) -> str:
+    parts = []
+    for kind, value in zip(spec.kinds, cell, strict=True):
+        if value is None or (value == -1 and kind == "code"):
+            parts.append("-")
+        elif kind == "code":
+            parts.append(s.game.rules.results[value].code)
+        else:
+            parts.append(str(value))
+    return "/".join(parts)
 
 
 def roll_on_table(
     s: State, table: int, column: int, modifiers: str | None, bindings: dict[str, Any], face: int
-) -> tuple[int, ...]:
-    spec = s.game.rules.tables[table]
+) -> Any:
+    spec = s.game.tables[table]
     items = modifiers_of(s, modifiers, bindings) if modifiers else []
     total = face + sum(a for _label, a in items)
-    cell = spec.rows[row_of(spec.rows, total)][2][column]
-    results = s.game.rules.results
+    cell = spec.rows[row_of(spec, total)][3][column]
     drm = "".join(f", {a:+d} {label}" for label, a in items)
-    a, d = spec.columns[column]
-    codes = "/".join(results[c].code for c in cell)
-    say(s, f"{spec.title}: rolled {face}{drm} = {total} at {a}:{d} → {codes}.")
-    return cell
+    where = column_label(spec, column)
+    say(s, f"{spec.title}: rolled {face}{drm} = {total}{where} → {cell_text(s, spec, cell)}.")
+    return cell_value(spec, cell)

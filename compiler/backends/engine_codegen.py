@@ -182,6 +182,9 @@ class Codegen:
         if isinstance(e, ir.VarAt):
             return f"s.vars[{e.name!r}][{x(e.index, env)}]"
         if isinstance(e, ir.Query):
+            if e.func == "lookup" and len(e.args) == 3:
+                column = self.column(e.args[0], e.args[2], env)
+                return f"q.lookup(s, {x(e.args[0], env)}, {x(e.args[1], env)}, {column})"
             args = "".join(f", {x(a, env)}" for a in e.args)
             return f"q.{e.func}(s{args})"
         if isinstance(e, ir.DefineCall):
@@ -208,6 +211,12 @@ class Codegen:
         if isinstance(e, ir.ListOf):
             return pyrepr(()) if not e.items else "(" + ", ".join(x(i, env) for i in e.items) + ",)"
         raise ValueError(f"cannot compile {type(e).__name__}")
+
+    def column(self, table: ir.TExpr, column: ir.TExpr, env: Env) -> str:
+        """A column index: computed ones are indices already; keys are looked up."""
+        if column.type == "column":
+            return self.expr(column, env)
+        return f"q.column_of(s, {self.expr(table, env)}, {self.expr(column, env)})"
 
     def aggregate(self, e: ir.Aggregate, env: Env) -> str:
         v = f"e{e.depth}"
@@ -273,8 +282,12 @@ class Codegen:
             if not st.table:
                 asm.emit(w, "roll_die", repr(st.into))
             else:
-                column = self.lambda_fn(st.column) if st.column is not None else "None"
                 table = str(self.tables.index(st.table))
+                column = "None"
+                if st.column is not None:
+                    const = ir.Const("table", st.span, st.table)
+                    body = f"return {self.column(const, st.column, Env())}"
+                    column = self.function("s, b", [body], st.span)
                 asm.emit(w, "roll", table, column, pyrepr(st.modifiers), repr(st.into))
         elif isinstance(st, ir.Choose):
             kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
@@ -574,19 +587,31 @@ class Codegen:
         return out
 
     def table(self, t: ir.Table) -> dict[str, object]:
+        def part(kind: str, value: object) -> object:
+            if kind == "code":
+                return self.results.index(value) if value is not None else -1
+            return value
+
         rows = tuple(
             (
                 row.low,
                 row.high,
-                tuple(tuple(self.results.index(c) for c in cell) for cell in row.cells),
+                row.key,
+                tuple(
+                    tuple(part(k, v) for k, v in zip(t.kinds, cell, strict=True))
+                    for cell in row.cells
+                ),
             )
             for row in t.rows
         )
         return {
             "name": t.name,
             "title": t.title,
+            "row_key": t.row_key,
+            "column_kind": t.column_kind,
             "columns": t.columns,
             "parts": t.parts,
+            "kinds": t.kinds,
             "rows": rows,
         }
 

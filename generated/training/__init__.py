@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '4375caad8414d5356c6da7e48e41ed96f4757a7f6e61d53050c9a8f4957e6823'
+RULES_HASH = '2e4d848cf585ed771ab979e0feb4fcb9bc4e784d4993dfad504dd08ac685e274'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
