@@ -23,6 +23,7 @@ from compiler.props import Props, as_int, code_text, describe, prov_of
 from compiler.statements import Context, StmtChecker
 from compiler.tables import check_table
 from compiler.terrain import check_hexside, check_terrain
+from compiler.tracks import check_levels, check_turn_track
 from compiler.variables import check_variable
 from dsl import ast
 from dsl.diagnostics import (
@@ -61,6 +62,8 @@ KINDS = {
     "formation",
     "brigade",
     "marker",
+    "turn_track",
+    "levels",
 }
 EDGES = {"west", "east", "north", "south"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance"}
@@ -296,6 +299,23 @@ class Checker:
                 self.sym.entities[value] = Entity("enum", var.type, value)
         variables = tuple(self.resolve_initial(v, side_names) for v in variables)
 
+        track_decl = self.one(g, "turn_track", required=False)
+        turn_track = check_turn_track(track_decl, self.r) if track_decl is not None else None
+        self.sym.turn_track = turn_track
+        level_tracks = tuple(check_levels(d, self.r) for d, _r in g.entities.get("levels", []))
+        for lv in level_tracks:
+            var = self.sym.variables.get(lv.variable)
+            if var is None or var.scope != "side":
+                self.r.error(
+                    lv.span,
+                    UNKNOWN_NAME,
+                    f"levels read a per-side variable; {lv.variable!r} is not one",
+                )
+            self.sym.levels[lv.name] = lv
+            for level in lv.levels:
+                self.register(level.name, level.span)
+                self.sym.entities[level.name] = Entity("enum", f"enum:{lv.name}", level.name)
+
         for d, _r in g.entities.get("modifiers", []):
             self.sym.modifiers[d.name or ""] = tuple((p.name, p.type) for p in d.params)
         for d, _r in g.defines:
@@ -370,6 +390,8 @@ class Checker:
             victory_levels=levels,
             switches=switches,
             variables=variables,
+            turn_track=turn_track,
+            levels=level_tracks,
             start=start,
             files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
             prov=prov_of(header.prov),

@@ -61,6 +61,8 @@ class Symbols:
         self.modifiers: dict[str, tuple[tuple[str, str], ...]] = {}  # list -> params
         self.results: dict[str, str] = {}  # code -> result name
         self.variables: dict[str, ir.Variable] = {}
+        self.turn_track: ir.TurnTrack | None = None
+        self.levels: dict[str, ir.Levels] = {}
         self.vocabulary: dict[str, Signature] = {}
         self.check_define: Callable[[str], str] = lambda name: ERROR
 
@@ -151,6 +153,8 @@ class ExprChecker:
             return ir.Var(VARIABLES[n][0], e.span, n)
         if n == "none":
             return ir.Const("none", e.span, None)
+        if n == "track" and self.sym.turn_track is not None:
+            return ir.Const("track", e.span, None)
         var = self.sym.variables.get(n)
         if var is not None:
             if var.scope:
@@ -181,6 +185,10 @@ class ExprChecker:
         value = self._expr(e.value, scope, None)
         if value.type == ERROR:
             return value
+        if value.type == "track":
+            return self.track_data(e)
+        if value.type.startswith("enum:") and value.type[5:] in self.sym.levels:
+            return self.level_data(e, value)
         if value.type == "unit":
             var = self.sym.variables.get(e.name)
             if var is not None and var.scope == "unit":
@@ -205,6 +213,42 @@ class ExprChecker:
             i = table.parts.index(e.name)
             return ir.CellPart(part_type(table.kinds[i]), e.span, value, i)
         return self.error(e.span, f"{article(value.type)} has no attribute {e.name!r}")
+
+    def track_data(self, e: ast.Attr) -> ir.TExpr:
+        """`track.heat`: this turn's value on the turn track (no/0 where a turn is silent)."""
+        track = self.sym.turn_track
+        assert track is not None
+        found = [t.data[e.name] for t in track.turns if e.name in t.data]
+        if not found:
+            keys = sorted({k for t in track.turns for k in t.data})
+            hint = did_you_mean(e.name, keys)
+            return self.error(
+                e.span,
+                f"no turn on the track gives {e.name!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+        typ = _data_type(found[0])
+        if any(_data_type(v) != typ for v in found):
+            return self.error(e.span, f"turns give {e.name!r} as values of different kinds")
+        return ir.Query(typ, e.span, "turn_data", (ir.Const("str", e.span, e.name),))
+
+    def level_data(self, e: ast.Attr, value: ir.TExpr) -> ir.TExpr:
+        levels = self.sym.levels[value.type[5:]]
+        keys = set(levels.levels[0].data) if levels.levels else set()
+        if e.name not in keys:
+            hint = did_you_mean(e.name, keys)
+            return self.error(
+                e.span,
+                f"{levels.name!r} levels give no {e.name!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+        typ = _data_type(levels.levels[0].data[e.name])
+        return ir.Query(
+            typ,
+            e.span,
+            "level_data",
+            (ir.Const("str", e.span, levels.name), value, ir.Const("str", e.span, e.name)),
+        )
 
     def index(self, e: ast.Index, scope: Scope) -> ir.TExpr:
         """`army_morale[british]`: a per-side (or per-unit) variable at an index."""
@@ -241,6 +285,9 @@ class ExprChecker:
             return ir.Binary("bool", e.span, op, left, right)
         if op in ("in", "not in"):
             right = self._expr(e.right, scope, None)
+            if right.type == "range":
+                left = self.expr(e.left, scope, "int")
+                return ir.Binary("bool", e.span, op, left, right)
             elem = ELEMENT_TYPES.get(right.type)
             if right.type != ERROR and elem is None:
                 return self.error(
@@ -274,6 +321,13 @@ class ExprChecker:
             return self.aggregate(e, scope)
         if name == "lookup":
             return self.lookup(e, scope)
+        if name in self.sym.levels:
+            if len(e.args) != 1 or e.keywords:
+                return self.error(e.span, f"{name}(side) takes one side")
+            side = self.expr(e.args[0], scope, "side")
+            return ir.Query(
+                f"enum:{name}", e.span, "level_of", (ir.Const("str", e.span, name), side)
+            )
         sig = self.sym.vocabulary.get(name)
         if sig is None:
             known = (
@@ -396,6 +450,17 @@ class ExprChecker:
         elif op in ("all", "none"):
             return self.error(e.span, f"{op}(collection, condition) needs the condition")
         return ir.Aggregate("int" if op == "count" else "bool", e.span, op, coll, depth, body)
+
+
+def _data_type(value: object) -> str:
+    """The expression type of a turn's or a level's data value."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, tuple):
+        return "range"
+    return "str"
 
 
 def part_type(kind: str) -> str:

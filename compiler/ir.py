@@ -588,6 +588,46 @@ class VictoryLevel:
 
 
 @dataclass(frozen=True, slots=True)
+class Turn:
+    number: int
+    label: str  # the clock time printed on the track
+    data: dict[str, object]  # per-turn values (heat, entry ranges, …)
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTrack:
+    title: str
+    turns: tuple[Turn, ...]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    name: str
+    title: str
+    low: int | None
+    high: int | None
+    data: dict[str, object]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Levels:
+    """Named bands of a per-side variable (the Army Morale track's levels)."""
+
+    name: str
+    title: str
+    variable: str
+    levels: tuple[Level, ...]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Switch:
     name: str
     title: str
@@ -626,6 +666,8 @@ class Ruleset:
     victory_levels: tuple[VictoryLevel, ...]
     switches: tuple[Switch, ...]
     variables: tuple[Variable, ...]
+    turn_track: TurnTrack | None
+    levels: tuple[Levels, ...]
     start: str
     files: tuple[str, ...]
     prov: Prov

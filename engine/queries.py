@@ -244,6 +244,40 @@ def column_of(s: State, table: int, key: Any) -> int:
     return column_index(s.game.tables[table], key)
 
 
+# ------------------------------------------------------------------ tracks
+
+
+def turn_data(s: State, key: str) -> Any:
+    """This turn's value on the turn track; a turn that does not say gives no/0."""
+    track = s.game.rules.turn_track
+    _label, data = track.get(s.vars["turn"], ("", {}))
+    if key in data:
+        return data[key]
+    sample = next((d[key] for _l, d in track.values() if key in d), False)
+    return {bool: False, int: 0, str: "", tuple: (1, 0)}[type(sample)]
+
+
+def level_of(s: State, levels: str, side: int) -> str:
+    """The level a side stands at on a level track (Army Morale: high, fatigued, …)."""
+    spec = s.game.rules.levels[levels]
+    value = s.vars[spec.variable][side]
+    for name, low, high, _data in spec.levels:
+        if (low is None or value >= low) and (high is None or value <= high):
+            return name
+    return spec.levels[0][0] if value < (spec.levels[0][1] or 0) else spec.levels[-1][0]
+
+
+def level_data(s: State, levels: str, level: str, key: str) -> Any:
+    for name, _low, _high, data in s.game.rules.levels[levels].levels:
+        if name == level:
+            return data[key]
+    raise ValueError(f"no level {level!r} on {levels!r}")
+
+
+def in_range(value: int, bounds: tuple[int, int]) -> bool:
+    return bounds[0] <= value <= bounds[1]
+
+
 # ------------------------------------------------------------------ score
 
 

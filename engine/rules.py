@@ -205,6 +205,15 @@ class VariableSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class LevelsSpec:
+    """Named bands of a per-side variable: (name, low, high, data) from the bottom up."""
+
+    name: str
+    variable: str
+    levels: tuple[tuple[str, int | None, int | None, dict[str, Any]], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RuleSwitchSpec:
     name: str
     title: str
@@ -236,6 +245,9 @@ class Rules:
     switches: tuple[RuleSwitchSpec, ...]
     start_procedure: str
     variables: tuple[VariableSpec, ...] = ()
+    # The game-turn track: turn number -> (clock label, per-turn data).
+    turn_track: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict)
+    levels: dict[str, LevelsSpec] = field(default_factory=dict)
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 

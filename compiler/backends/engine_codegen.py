@@ -205,6 +205,9 @@ class Codegen:
         if isinstance(e, ir.Unary):
             return f"(not {x(e.operand, env)})" if e.op == "not" else f"(-{x(e.operand, env)})"
         if isinstance(e, ir.Binary):
+            if e.op in ("in", "not in") and e.right.type == "range":
+                test = f"q.in_range({x(e.left, env)}, {x(e.right, env)})"
+                return test if e.op == "in" else f"(not {test})"
             if e.op == "/":
                 return f"q.divide({x(e.left, env)}, {x(e.right, env)})"
             return f"({x(e.left, env)} {e.op} {x(e.right, env)})"
@@ -518,6 +521,13 @@ class Codegen:
             "victory_levels": {lv.name: lv.utility for lv in r.victory_levels},
             "switches": r.switches,
             "variables": [self.variable(v) for v in r.variables],
+            "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
+            if r.turn_track
+            else {},
+            "levels": [
+                (lv.name, lv.variable, tuple((x.name, x.low, x.high, x.data) for x in lv.levels))
+                for lv in r.levels
+            ],
         }
         rules_py = env.get_template("rules.py.jinja").render(context)
         digest = hashlib.sha256(rules_py.encode()).hexdigest()

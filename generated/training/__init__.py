@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '2e4d848cf585ed771ab979e0feb4fcb9bc4e784d4993dfad504dd08ac685e274'
+RULES_HASH = '2092a3e3e027f55e10c1a157cff32d50a05521c08018775027a7dcedd9b418e8'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

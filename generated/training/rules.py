@@ -9,6 +9,7 @@ from engine import queries as q
 from engine.rules import (
     BoardSpec,
     HexsideSpec,
+    LevelsSpec,
     ModifierListSpec,
     ModifierSpec,
     ProcedureSpec,
@@ -600,4 +601,7 @@ RULES = Rules(
     variables=(
     ),
     unit_props=UNIT_PROPS,
+    turn_track={},
+    levels={
+    },
 )
