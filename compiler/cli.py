@@ -51,6 +51,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dump(args: argparse.Namespace) -> int:
+    from compiler.check import compile_ruleset
+    from compiler.dump import dump
+
+    rules, _ = compile_ruleset(args.ruleset)
+    print(dump(rules))
+    return 0
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from compiler.build import build_engine, shipped_battles
 
@@ -146,6 +155,10 @@ def parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check a ruleset and summarise it")
     c.add_argument("ruleset")
     c.set_defaults(func=cmd_check)
+
+    d = sub.add_parser("dump", help="print the checked IR as JSON (see docs/ir.md)")
+    d.add_argument("ruleset")
+    d.set_defaults(func=cmd_dump)
 
     b = sub.add_parser("build", help="build a ruleset's engine package")
     b.add_argument("ruleset", help="a ruleset, or `shipped` for every shipped battle")

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '2092a3e3e027f55e10c1a157cff32d50a05521c08018775027a7dcedd9b418e8'
+RULES_HASH = 'efca610fca9a4fcd517be26325d7ab58898fb7942abf7e02943b7e658bbcfc7c'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

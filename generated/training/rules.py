@@ -35,6 +35,7 @@ UNIT_LEADER = (False, False, False, False, False, False, False, True)
 UNIT_PROPS = {
     'artillery': (False, False, False, True, False, False, False, False),
     'close_combat_drm': (0, 0, 0, 0, 0, 0, 0, 1),
+    'leadership_drm': (0, 0, 0, 0, 0, 0, 0, 1),
     'rank': (0, 0, 0, 0, 0, 0, 0, 2),
 }
 
@@ -42,129 +43,129 @@ UNIT_PROPS = {
 
 
 def d_stack_ok(s, a_units):
-    # 'rulesets/training/battle.mst:154': 'Stacking limit: six strength points and one artillery unit'
+    # 'rulesets/training/battle.mst:209': 'Stacking limit: six strength points and one artillery unit'
     return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))) <= 6) and (len(tuple(e0 for e0 in a_units if UNIT_PROPS['artillery'][e0])) <= 1))
 
 
 def d_attack_strength(s, a_combat):
-    # 'rulesets/training/battle.mst:159': 'Attacking strength'
+    # 'rulesets/training/battle.mst:214': 'Attacking strength'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def d_defense_strength(s, a_combat):
-    # 'rulesets/training/battle.mst:162': 'Defending strength'
+    # 'rulesets/training/battle.mst:217': 'Defending strength'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def d_leader_drm(s, a_units):
-    # 'rulesets/training/battle.mst:199': 'Best close-combat DRM of a leader stacked with the units'
+    # 'rulesets/training/battle.mst:254': 'Best close-combat DRM of a leader stacked with the units'
     return max((UNIT_PROPS['close_combat_drm'][e0] for e0 in q.leaders_with(s, a_units)), default=0)
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
 
 def f1(s, b):
-    # 'rulesets/training/battle.mst:212'
+    # 'rulesets/training/battle.mst:267'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
 def f2(s, b):
-    # 'rulesets/training/battle.mst:213'
+    # 'rulesets/training/battle.mst:268'
     return {}
 
 
 def f3(s, b):
-    # 'rulesets/training/battle.mst:214'
+    # 'rulesets/training/battle.mst:269'
     s.vars['turn'] = (s.vars['turn'] + 1)
 
 
 def f4(s, b):
-    # 'rulesets/training/battle.mst:216'
+    # 'rulesets/training/battle.mst:271'
     e.determine_victory(s)
 
 
 def f5(s, b):
-    # 'rulesets/training/battle.mst:220'
+    # 'rulesets/training/battle.mst:275'
     return {'side': 0}
 
 
 def f6(s, b):
-    # 'rulesets/training/battle.mst:221'
+    # 'rulesets/training/battle.mst:276'
     return {'side': 1}
 
 
 def f7(s, b):
-    # 'rulesets/training/battle.mst:225'
+    # 'rulesets/training/battle.mst:280'
     s.vars['phasing'] = b['side']
 
 
 def f8(s, b):
-    # 'rulesets/training/battle.mst:226'
+    # 'rulesets/training/battle.mst:281'
     return {'side': b['side']}
 
 
 def f9(s, b):
-    # 'rulesets/training/battle.mst:227'
+    # 'rulesets/training/battle.mst:282'
     return {'side': b['side']}
 
 
 def f10(s, b):
-    # 'rulesets/training/battle.mst:231'
+    # 'rulesets/training/battle.mst:286'
     return d_stack_ok(s, b['units'])
 
 
 def f11(s, b):
-    # 'rulesets/training/battle.mst:231'
+    # 'rulesets/training/battle.mst:286'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) > 0)
 
 
 def f12(s, b):
-    # 'rulesets/training/battle.mst:231'
+    # 'rulesets/training/battle.mst:286'
     return {'side': b['side']}
 
 
 def f13(s, b):
-    # 'rulesets/training/battle.mst:235'
+    # 'rulesets/training/battle.mst:290'
     return (not UNIT_PROPS['artillery'][b['unit']])
 
 
 def f14(s, b):
-    # 'rulesets/training/battle.mst:235'
+    # 'rulesets/training/battle.mst:290'
     return {'side': b['side']}
 
 
 def f15(s, b):
-    # 'rulesets/training/battle.mst:236'
+    # 'rulesets/training/battle.mst:291'
     b['_for_combat'] = tuple(q.combats(s))
 
 
 def f16(s, b):
-    # 'rulesets/training/battle.mst:236'
+    # 'rulesets/training/battle.mst:291'
     return bool(b['_for_combat'])
 
 
 def f17(s, b):
-    # 'rulesets/training/battle.mst:236'
+    # 'rulesets/training/battle.mst:291'
     return b['_for_combat']
 
 
 def f18(s, b):
-    # 'rulesets/training/battle.mst:236'
+    # 'rulesets/training/battle.mst:291'
     return b['side']
 
 
 def f19(s, b):
-    # 'rulesets/training/battle.mst:236'
+    # 'rulesets/training/battle.mst:291'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
 def f20(s, b):
-    # 'rulesets/training/battle.mst:237'
+    # 'rulesets/training/battle.mst:292'
     return {'combat': b['combat']}
 
 
 def f21(s, b):
-    # 'rulesets/training/battle.mst:242'
+    # 'rulesets/training/battle.mst:297'
     b['odds'] = q.odds_column(s, 0, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
@@ -209,142 +210,142 @@ def f29(s, b):
 
 
 def f30(s, b):
-    # 'rulesets/training/battle.mst:243'
+    # 'rulesets/training/battle.mst:298'
     return b['odds']
 
 
 def f31(s, b):
-    # 'rulesets/training/battle.mst:245'
+    # 'rulesets/training/battle.mst:300'
     return b['result'][1]
 
 
 def f32(s, b):
-    # 'rulesets/training/battle.mst:245'
+    # 'rulesets/training/battle.mst:300'
     return q.defenders(s, b['combat'])
 
 
 def f33(s, b):
-    # 'rulesets/training/battle.mst:246'
+    # 'rulesets/training/battle.mst:301'
     return b['result'][0]
 
 
 def f34(s, b):
-    # 'rulesets/training/battle.mst:246'
+    # 'rulesets/training/battle.mst:301'
     return q.attackers(s, b['combat'])
 
 
 def f35(s, b):
-    # 'rulesets/training/battle.mst:185'
+    # 'rulesets/training/battle.mst:240'
     b['_for_u'] = tuple(b['units'])
 
 
 def f36(s, b):
-    # 'rulesets/training/battle.mst:185'
+    # 'rulesets/training/battle.mst:240'
     return bool(b['_for_u'])
 
 
 def f37(s, b):
-    # 'rulesets/training/battle.mst:185'
+    # 'rulesets/training/battle.mst:240'
     return b['_for_u']
 
 
 def f38(s, b):
-    # 'rulesets/training/battle.mst:185'
+    # 'rulesets/training/battle.mst:240'
     return b['side']
 
 
 def f39(s, b):
-    # 'rulesets/training/battle.mst:185'
+    # 'rulesets/training/battle.mst:240'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f40(s, b):
-    # 'rulesets/training/battle.mst:186'
+    # 'rulesets/training/battle.mst:241'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f41(s, b):
-    # 'rulesets/training/battle.mst:194'
+    # 'rulesets/training/battle.mst:249'
     return b['units']
 
 
 def f42(s, b):
-    # 'rulesets/training/battle.mst:194'
+    # 'rulesets/training/battle.mst:249'
     return b['side']
 
 
 def f43(s, b):
-    # 'rulesets/training/battle.mst:195'
+    # 'rulesets/training/battle.mst:250'
     e.lose_step(s, b['u'])
 
 
 def f44(s, b):
-    # 'rulesets/training/battle.mst:256'
+    # 'rulesets/training/battle.mst:311'
     e.score(s, 0, 2)
 
 
 def f45(s, b):
-    # 'rulesets/training/battle.mst:261'
+    # 'rulesets/training/battle.mst:316'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
 def f46(s, b):
-    # 'rulesets/training/battle.mst:203'
+    # 'rulesets/training/battle.mst:258'
     return d_leader_drm(s, q.attackers(s, b['combat']))
 
 
 def f47(s, b):
-    # 'rulesets/training/battle.mst:203'
+    # 'rulesets/training/battle.mst:258'
     return (len(q.leaders_with(s, q.attackers(s, b['combat']))) > 0)
 
 
 def f48(s, b):
-    # 'rulesets/training/battle.mst:204'
+    # 'rulesets/training/battle.mst:259'
     return (-d_leader_drm(s, q.defenders(s, b['combat'])))
 
 
 def f49(s, b):
-    # 'rulesets/training/battle.mst:204'
+    # 'rulesets/training/battle.mst:259'
     return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
 
 
 def f50(s, b):
-    # 'rulesets/training/battle.mst:205'
+    # 'rulesets/training/battle.mst:260'
     return -1
 
 
 def f51(s, b):
-    # 'rulesets/training/battle.mst:205'
+    # 'rulesets/training/battle.mst:260'
     return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
 
 
 def f52(s, b):
-    # 'rulesets/training/battle.mst:206'
+    # 'rulesets/training/battle.mst:261'
     return -1
 
 
 def f53(s, b):
-    # 'rulesets/training/battle.mst:206'
+    # 'rulesets/training/battle.mst:261'
     return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), 0) for e0 in q.attackers(s, b['combat']))
 
 
 def f54(s, b):
-    # 'rulesets/training/battle.mst:254'
+    # 'rulesets/training/battle.mst:309'
     return ((b['hex'] == 43) and (q.side(s, b['unit']) == 0))
 
 
 def f55(s, b):
-    # 'rulesets/training/battle.mst:266'
+    # 'rulesets/training/battle.mst:321'
     return (q.side(s, b['unit']) == 0)
 
 
 def f56(s, b):
-    # 'rulesets/training/battle.mst:275'
+    # 'rulesets/training/battle.mst:330'
     return (q.vp(s, 0) > q.vp(s, 1))
 
 
 def f57(s, b):
-    # 'rulesets/training/battle.mst:281'
+    # 'rulesets/training/battle.mst:336'
     return (q.vp(s, 1) > q.vp(s, 0))
 
 # ---------------------------------------------------------------- the rules
@@ -364,14 +365,14 @@ RULES = Rules(
         UnitTypeSpec('artillery', 'Artillery', {'artillery': True}),
     ),
     units=(
-        UnitSpec('red_guard', 'Red Guard', 'Guard', 0, 'unit', 0, (4, 2), 4, 27, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('red_line', 'Red Line', 'Red Line', 0, 'unit', 0, (3,), 4, 28, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('red_light', 'Red Light Company', 'Lights', 0, 'unit', 0, (2,), 5, 29, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('red_guns', 'Red Battery', 'Battery', 0, 'unit', 1, (1,), 3, 26, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('blue_foot', 'Blue Foot', 'Foot', 1, 'unit', 0, (3,), 4, 43, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('blue_rifles', 'Blue Rifles', 'Rifles', 1, 'unit', 0, (2,), 4, 44, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('blue_militia', 'Blue Militia', 'Militia', 1, 'unit', 0, (2,), 4, 42, {}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('red_general', 'General Rouge', 'Rouge', 0, 'leader', -1, (), 6, 27, {'rank': 2, 'close_combat_drm': 1}, morales=(), rifle_strengths=(), formation='', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_guard', 'Red Guard', 'Guard', 0, 'unit', 0, (4, 2), 4, 27, {}, morales=(1, 0), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_line', 'Red Line', 'Red Line', 0, 'unit', 0, (3,), 4, 28, {}, morales=(0,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_light', 'Red Light Company', 'Lights', 0, 'unit', 0, (2,), 5, 29, {}, morales=(1,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_guns', 'Red Battery', 'Battery', 0, 'unit', 1, (1,), 3, 26, {}, morales=(0,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('blue_foot', 'Blue Foot', 'Foot', 1, 'unit', 0, (3,), 4, 43, {}, morales=(0,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('blue_rifles', 'Blue Rifles', 'Rifles', 1, 'unit', 0, (2,), 4, 44, {}, morales=(1,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('blue_militia', 'Blue Militia', 'Militia', 1, 'unit', 0, (2,), 4, 42, {}, morales=(-1,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_general', 'General Rouge', 'Rouge', 0, 'leader', -1, (), 6, 27, {'rank': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', 1, {}),
@@ -442,7 +443,7 @@ RULES = Rules(
             ),
             steps={'turns': 0, 'victory': 4},
             types={},
-            lines=('rulesets/training/battle.mst:212', 'rulesets/training/battle.mst:213', 'rulesets/training/battle.mst:214', 'rulesets/training/battle.mst:212', 'rulesets/training/battle.mst:216'),
+            lines=('rulesets/training/battle.mst:267', 'rulesets/training/battle.mst:268', 'rulesets/training/battle.mst:269', 'rulesets/training/battle.mst:267', 'rulesets/training/battle.mst:271'),
         ),
         'game_turn': ProcedureSpec(
             name='game_turn',
@@ -455,7 +456,7 @@ RULES = Rules(
             ),
             steps={'red_turn': 0, 'blue_turn': 1},
             types={},
-            lines=('rulesets/training/battle.mst:220', 'rulesets/training/battle.mst:221'),
+            lines=('rulesets/training/battle.mst:275', 'rulesets/training/battle.mst:276'),
         ),
         'player_turn': ProcedureSpec(
             name='player_turn',
@@ -469,7 +470,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'movement': 1, 'combat': 2},
             types={'side': 'side'},
-            lines=('rulesets/training/battle.mst:225', 'rulesets/training/battle.mst:226', 'rulesets/training/battle.mst:227'),
+            lines=('rulesets/training/battle.mst:280', 'rulesets/training/battle.mst:281', 'rulesets/training/battle.mst:282'),
         ),
         'movement_phase': ProcedureSpec(
             name='movement_phase',
@@ -481,7 +482,7 @@ RULES = Rules(
             ),
             steps={'move': 0},
             types={'side': 'side'},
-            lines=('rulesets/training/battle.mst:231',),
+            lines=('rulesets/training/battle.mst:286',),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
@@ -499,7 +500,7 @@ RULES = Rules(
             ),
             steps={'designate': 0, 'resolve': 1},
             types={'_for_combat': 'combats', 'combat': 'combat', 'side': 'side'},
-            lines=('rulesets/training/battle.mst:235', 'rulesets/training/battle.mst:236', 'rulesets/training/battle.mst:236', 'rulesets/training/battle.mst:236', 'rulesets/training/battle.mst:236', 'rulesets/training/battle.mst:237', 'rulesets/training/battle.mst:236'),
+            lines=('rulesets/training/battle.mst:290', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:292', 'rulesets/training/battle.mst:291'),
         ),
         'close_combat': ProcedureSpec(
             name='close_combat',
@@ -525,7 +526,7 @@ RULES = Rules(
             ),
             steps={'odds': 0, 'withdraw': 1, 'roll': 12, 'apply': 13},
             types={'_ask1': 'bool', '_for_u': 'units', 'combat': 'combat', 'odds': 'column', 'result': 'cell:combat_table', 'u': 'unit'},
-            lines=('rulesets/training/battle.mst:242', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:16', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:18', 'rulesets/training/ruleset.mst:14', 'rulesets/training/battle.mst:243', 'rulesets/training/battle.mst:245', 'rulesets/training/battle.mst:246'),
+            lines=('rulesets/training/battle.mst:297', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:16', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:18', 'rulesets/training/ruleset.mst:14', 'rulesets/training/battle.mst:298', 'rulesets/training/battle.mst:300', 'rulesets/training/battle.mst:301'),
         ),
         'result:retreat': ProcedureSpec(
             name='result:retreat',
@@ -542,7 +543,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'side': 'side', 'units': 'units'},
-            lines=('rulesets/training/battle.mst:185', 'rulesets/training/battle.mst:185', 'rulesets/training/battle.mst:185', 'rulesets/training/battle.mst:185', 'rulesets/training/battle.mst:186', 'rulesets/training/battle.mst:185'),
+            lines=('rulesets/training/battle.mst:240', 'rulesets/training/battle.mst:240', 'rulesets/training/battle.mst:240', 'rulesets/training/battle.mst:240', 'rulesets/training/battle.mst:241', 'rulesets/training/battle.mst:240'),
         ),
         'result:step_loss': ProcedureSpec(
             name='result:step_loss',
@@ -555,7 +556,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'side': 'side', 'units': 'units'},
-            lines=('rulesets/training/battle.mst:194', 'rulesets/training/battle.mst:195'),
+            lines=('rulesets/training/battle.mst:249', 'rulesets/training/battle.mst:250'),
         ),
         'trigger:mill_taken': ProcedureSpec(
             name='trigger:mill_taken',
@@ -567,7 +568,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/training/battle.mst:256',),
+            lines=('rulesets/training/battle.mst:311',),
         ),
         'trigger:unit_destroyed': ProcedureSpec(
             name='trigger:unit_destroyed',
@@ -579,7 +580,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/training/battle.mst:261',),
+            lines=('rulesets/training/battle.mst:316',),
         ),
     },
     triggers=(
@@ -601,7 +602,7 @@ RULES = Rules(
     variables=(
     ),
     unit_props=UNIT_PROPS,
-    turn_track={},
+    turn_track={1: ('Dawn', {}), 2: ('Morning', {'reinforcements': True})},
     levels={
     },
 )
