@@ -20,6 +20,7 @@ from compiler.forces import ForcesChecker
 from compiler.load import display_name, load, resolve_ruleset
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
+from compiler.scenarios import ScenarioChecker
 from compiler.statements import Context, StmtChecker
 from compiler.tables import check_table
 from compiler.terrain import check_hexside, check_terrain
@@ -64,10 +65,12 @@ KINDS = {
     "marker",
     "turn_track",
     "levels",
+    "scenario",
 }
 EDGES = {"west", "east", "north", "south"}
-DEFAULT_OFF_FLAGS = {"optional", "play_balance"}
-RULE_FLAGS = {"optional", "advanced", "play_balance"}
+VICTORY_CHECKS = {"end_of_turn", "end_of_game"}
+DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
+RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
 
 @dataclass
@@ -325,6 +328,10 @@ class Checker:
         for name, (proc, _steps) in procedures_ast.items():
             self.sym.procedures[name] = tuple((p.name, p.type) for p in proc.params)
 
+        levels = tuple(self.victory_level(d) for d, _r in g.entities.get("victory_level", []))
+        for lv in levels:
+            self.sym.entities[lv.name] = Entity("level", "level", lv.name)
+
         # pass 4: expressions and statements
         for d, _r in g.defines:
             self.define(d.name)
@@ -338,11 +345,15 @@ class Checker:
         procedures = tuple(self.procedure(proc, steps) for proc, steps in procedures_ast.values())
         triggers = tuple(self.trigger(d, r) for d, r in g.entities.get("trigger", []))
         restrictions = tuple(self.restriction(d, r) for d, r in g.entities.get("restriction", []))
+        scenario_checker = ScenarioChecker(self.r, self.sym, self.ec, forces.places)
+        scenario_checker.switches = {rule.name for rule in g.rules}
+        scenarios = tuple(scenario_checker.scenario(d) for d, _r in g.entities.get("scenario", []))
+        self.scenario_names = {sc.name for sc in scenarios}
         victories = tuple(self.victory(d, side_names) for d, _r in g.entities.get("victory", []))
-        levels = tuple(self.victory_level(d) for d, _r in g.entities.get("victory_level", []))
         for v in victories:
             if levels and v.level not in {lv.name for lv in levels}:
                 self.r.error(v.span, UNKNOWN_NAME, f"unknown victory level {v.level!r}")
+
         switches = tuple(
             ir.Switch(
                 rule.name,
@@ -392,6 +403,7 @@ class Checker:
             variables=variables,
             turn_track=turn_track,
             levels=level_tracks,
+            scenarios=scenarios,
             start=start,
             files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
             prov=prov_of(header.prov),
@@ -673,7 +685,7 @@ class Checker:
         )
 
     def victory(self, d: ast.Entity, sides: list[str]) -> ir.Victory:
-        p = Props(d, self.r, {"level", "winner"})
+        p = Props(d, self.r, {"level", "winner", "scenarios", "check"})
         winner = p.name("winner", required=True) or ""
         if winner and winner not in sides:
             self.r.error(p.line("winner").span, UNKNOWN_NAME, f"unknown side {winner!r}")
@@ -681,12 +693,27 @@ class Checker:
         if cond is None:
             self.r.error(d.name_span, MISSING, f"victory {d.name!r} needs `when condition`")
             cond = ir.Const("bool", d.span, False)
+        check = p.name("check", "end_of_game") or "end_of_game"
+        if check not in VICTORY_CHECKS:
+            self.r.error(
+                p.line("check").span,
+                BAD_VALUE,
+                f"check is one of {', '.join(sorted(VICTORY_CHECKS))}",
+            )
+        scenarios = []
+        for v in p.values("scenarios"):
+            if isinstance(v, ast.Name) and v.id in self.scenario_names:
+                scenarios.append(v.id)
+            else:
+                self.r.error(v.span, UNKNOWN_NAME, f"no scenario {describe(v)}")
         return ir.Victory(
             d.name or "",
             d.title or d.name or "",
             p.name("level", required=True) or "",
             winner,
             cond,
+            tuple(scenarios),
+            check,
             prov_of(d.prov),
             d.span,
         )

@@ -43,6 +43,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  leaders     {len(rules.units) - n_units}")
     print(f"  hexes       {hexes}")
     print(f"  tables      {len(rules.tables)}")
+    print(f"  scenarios   {len(rules.scenarios)}")
     print(f"  procedures  {len(rules.procedures)}")
     print(
         f"  rules       {len(rules.triggers)} triggers, {len(rules.restrictions)} restrictions, "
@@ -87,13 +88,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     from compiler.build import load_game
     from engine.play import play_game, write_log
 
-    params = {"rules": _switches(args.rule)} if args.rule else {}
+    params: dict[str, Any] = {"rules": _switches(args.rule)} if args.rule else {}
+    if args.scenario:
+        params["scenario"] = args.scenario
     game = load_game(args.ruleset, params)
     bots = args.bots.split(",")
     if len(bots) != game.num_players():
         print(f"muster: --bots needs {game.num_players()} bots, one per side", file=sys.stderr)
         return 2
-    print(f"{game.rules.title} — seed {args.seed}, bots {', '.join(bots)}")
+    scenario = f" — {game.scenario.title}" if game.scenario else ""
+    print(f"{game.rules.title}{scenario} — seed {args.seed}, bots {', '.join(bots)}")
     record = play_game(game, bots, args.seed, _account_printer(args.quiet))
     record.header["source"] = str(args.ruleset)
     if args.log:
@@ -172,6 +176,7 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=1)
     pl.add_argument("--log", help="write the game's JSONL log here")
     pl.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
+    pl.add_argument("--scenario", help="the scenario to play (default: the first declared)")
     pl.add_argument("--quiet", action="store_true", help="print only the result")
     pl.set_defaults(func=cmd_play)
 

@@ -113,6 +113,14 @@ class ExprChecker:
             return self.unary(e, scope)
         if isinstance(e, ast.Binary):
             return self.binary(e, scope)
+        if isinstance(e, ast.Conditional):
+            test = self.expr(e.test, scope, "bool")
+            then = self._expr(e.then, scope, expected)
+            orelse = self.expr(
+                e.orelse, scope, then.type if then.type not in (ERROR, "none") else expected
+            )
+            typ = then.type if then.type != "none" else orelse.type
+            return ir.Conditional(typ, e.span, test, then, orelse)
         if isinstance(e, ast.ListExpr):
             items = tuple(self._expr(i, scope, None) for i in e.items)
             types = {i.type for i in items} - {ERROR}

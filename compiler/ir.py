@@ -144,6 +144,13 @@ class Binary(TExpr):
 
 
 @dataclass(frozen=True, slots=True)
+class Conditional(TExpr):
+    test: TExpr = field(default_factory=lambda: TExpr("bool"))
+    then: TExpr = field(default_factory=lambda: TExpr("int"))
+    orelse: TExpr = field(default_factory=lambda: TExpr("int"))
+
+
+@dataclass(frozen=True, slots=True)
 class ListOf(TExpr):
     items: tuple[TExpr, ...] = ()
 
@@ -575,6 +582,8 @@ class Victory:
     level: str
     winner: str
     condition: TExpr
+    scenarios: tuple[str, ...]  # where it applies; empty: every scenario
+    check: str  # "end_of_turn" (automatic victory) or "end_of_game"
     prov: Prov
     span: Span = _span()
 
@@ -628,6 +637,67 @@ class Levels:
 
 
 @dataclass(frozen=True, slots=True)
+class PlacedUnit:
+    """A unit as a scenario places it: maybe reduced, maybe with variables set."""
+
+    name: str
+    reduced: bool
+    assigns: tuple[tuple[str, TExpr], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SetupEntry:
+    """Units set up in a hex, or in a hex their owner chooses among `hexes` (or
+    among the hexes meeting `condition`)."""
+
+    hexes: tuple[str, ...]
+    condition: TExpr | None
+    chosen: bool
+    units: tuple[PlacedUnit, ...]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioEntry:
+    """Units a scenario brings on as reinforcements: the turn and where."""
+
+    turn: int
+    hexes: tuple[str, ...]
+    units: tuple[PlacedUnit, ...]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class StartValue:
+    """A scenario's starting value of a variable (`army_morale british 20`)."""
+
+    variable: str
+    index: TExpr | None
+    value: TExpr
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    title: str
+    turns: tuple[int, int]
+    values: tuple[StartValue, ...]
+    orders: dict[int, tuple[str, ...]]  # turn -> sides in the order they play
+    rules_off: tuple[str, ...]
+    rules_on: tuple[str, ...]
+    printed_setup: bool
+    setup: tuple[SetupEntry, ...]
+    reinforcements: tuple[ScenarioEntry, ...]
+    provs: dict[str, Prov]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Switch:
     name: str
     title: str
@@ -668,6 +738,7 @@ class Ruleset:
     variables: tuple[Variable, ...]
     turn_track: TurnTrack | None
     levels: tuple[Levels, ...]
+    scenarios: tuple[Scenario, ...]
     start: str
     files: tuple[str, ...]
     prov: Prov

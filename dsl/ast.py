@@ -103,6 +103,15 @@ class Binary(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Conditional(Expr):
+    """`if test then a else b`."""
+
+    test: Expr = field(default_factory=Expr)
+    then: Expr = field(default_factory=Expr)
+    orelse: Expr = field(default_factory=Expr)
+
+
+@dataclass(frozen=True, slots=True)
 class ListExpr(Expr):
     items: tuple[Expr, ...] = ()
 

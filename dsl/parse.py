@@ -437,6 +437,9 @@ class _ToAst(Transformer):
     def comparison(self, meta, items):
         return self._binary_chain(meta, items)
 
+    def conditional(self, meta, items):
+        return ast.Conditional(span=self.s(meta), test=items[0], then=items[1], orelse=items[2])
+
     def where(self, meta, items):
         return ast.Binary(span=self.s(meta), op="where", left=items[0], right=items[1])
 
@@ -469,6 +472,9 @@ class _ToAst(Transformer):
         return ast.Odds(span=self.s(meta), attack=int(a), defend=int(d))
 
     def name(self, meta, items):
+        return ast.Name(span=self.s(meta), id=str(items[0]))
+
+    def keyword_name(self, meta, items):
         return ast.Name(span=self.s(meta), id=str(items[0]))
 
     def call(self, meta, items):

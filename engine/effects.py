@@ -71,16 +71,42 @@ def capture(s: State, u: int) -> None:
     emit(s, "captured", unit=u, hex=h)
 
 
+def _applies(s: State, victory: object) -> bool:
+    scenario = s.game.scenario
+    scenarios = victory.scenarios  # type: ignore[attr-defined]
+    return not scenarios or (scenario is not None and scenario.name in scenarios)
+
+
+def end_game(s: State, winner: int, level: str, why: str) -> None:
+    s.winner, s.level = winner, level
+    if winner >= 0:
+        say(s, f"{why}: {side_name(s, winner)} wins a {level} victory.")
+    else:
+        say(s, f"{why}: the game is a draw.")
+    s.terminal = True
+    s.stack.clear()
+
+
+@effect()
+def check_automatic_victory(s: State) -> None:
+    """End the game if a victory checked at the end of each turn holds (5 D)."""
+    for v in s.game.rules.victory:
+        if v.check == "end_of_turn" and _applies(s, v) and v.condition(s, {}):
+            end_game(s, v.winner, v.level, v.title)
+            return
+
+
 @effect()
 def determine_victory(s: State) -> None:
     """End the game: the first victory condition that holds names the winner."""
-    rules = s.game.rules
-    for v in rules.victory:
-        if v.condition(s, {}):
-            s.winner, s.level = v.winner, v.level
-            say(s, f"{v.title}: {side_name(s, v.winner)} wins a {v.level} victory.")
-            break
-    else:
-        say(s, "The game ends in a draw.")
-    s.terminal = True
-    s.stack.clear()
+    for v in s.game.rules.victory:
+        if _applies(s, v) and v.condition(s, {}):
+            end_game(s, v.winner, v.level, v.title)
+            return
+    end_game(s, -1, "", "No victory condition holds")
+
+
+@effect(("side", "side"), ("level", "level"))
+def win(s: State, side: int, level: str) -> None:
+    """End the game at once: `side` wins at `level` (16.3: a demoralized army)."""
+    end_game(s, side, level, "The game ends at once")

@@ -53,11 +53,6 @@ def current_node(s: State) -> Node:
 # ------------------------------------------------------------------ running
 
 
-def start(s: State, procedure: str, bindings: dict[str, Any]) -> None:
-    s.stack.append(Frame(procedure, 0, dict(bindings)))
-    advance(s)
-
-
 def advance(s: State) -> None:
     """Run until a decision, a chance event or the end of the game."""
     from engine import primitives

@@ -244,6 +244,30 @@ def column_of(s: State, table: int, key: Any) -> int:
     return column_index(s.game.tables[table], key)
 
 
+# ------------------------------------------------------------------ scenario
+
+
+@query(("turn", "int"), ("otherwise", "side"), returns="side")
+def first_player(s: State, turn: int, otherwise: int) -> int:
+    """The side the scenario says plays first this turn, else `otherwise`."""
+    scenario = s.game.scenario
+    order = scenario.orders.get(turn) if scenario is not None else None
+    return order[0] if order else otherwise
+
+
+@query(("turn", "int"), returns="bool")
+def fixed_order(s: State, turn: int) -> bool:
+    """True when the scenario fixes the player order of this turn."""
+    scenario = s.game.scenario
+    return scenario is not None and turn in scenario.orders
+
+
+@query(("u", "unit"), returns="int")
+def entry_turn(s: State, u: int) -> int:
+    """The turn a reinforcement is due (0 for units that do not enter later)."""
+    return s.game.entries[u][0]
+
+
 # ------------------------------------------------------------------ tracks
 
 

@@ -191,6 +191,40 @@ class VictorySpec:
     level: str
     winner: int
     condition: Fn
+    scenarios: tuple[str, ...] = ()  # empty: every scenario
+    check: str = "end_of_game"  # or "end_of_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementSpec:
+    """Units set up together: in one hex, or each in a hex its owner chooses.
+
+    `units` holds (unit, reduced, assigns) with assigns as (variable, value
+    function) pairs; `hexes` are the allowed hexes (all hexes when empty and a
+    `condition(s, {"hex": h})` decides instead).
+    """
+
+    hexes: tuple[int, ...]
+    condition: Fn | None
+    chosen: bool
+    units: tuple[tuple[int, bool, tuple[tuple[str, Fn], ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioSpec:
+    name: str
+    title: str
+    first_turn: int
+    last_turn: int
+    values: tuple[tuple[str, Fn | None, Fn], ...]  # variable, index function, value function
+    orders: dict[int, tuple[int, ...]]
+    rules_off: tuple[str, ...]
+    rules_on: tuple[str, ...]
+    printed_setup: bool
+    setup: tuple[PlacementSpec, ...]
+    reinforcements: tuple[
+        tuple[int, tuple[int, ...], tuple[tuple[int, bool, tuple[tuple[str, Fn], ...]], ...]], ...
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +282,7 @@ class Rules:
     # The game-turn track: turn number -> (clock label, per-turn data).
     turn_track: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     levels: dict[str, LevelsSpec] = field(default_factory=dict)
+    scenarios: tuple[ScenarioSpec, ...] = ()
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 

@@ -20,7 +20,8 @@ ON_MAP = 0
 NOT_ENTERED = 1
 ELIMINATED = 2
 CAPTURED = 3
-STATUS_NAMES = ("map", "not_entered", "eliminated", "captured")
+OUT_OF_PLAY = 4  # not in this scenario, or gone for good (retreated off the map)
+STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
 
 
 def initial_value(var: Any, n_sides: int, n_units: int) -> Any:

@@ -115,6 +115,7 @@ def load() -> dict[str, Signature]:
 # Events triggers can listen to, with the bindings each gives the trigger.
 EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "entered": (("unit", "unit"), ("hex", "hex")),
+    "entered_map": (("unit", "unit"), ("hex", "hex")),
     "retreated": (("unit", "unit"), ("hex", "hex")),
     "step_lost": (("unit", "unit"), ("hex", "hex")),
     "eliminated": (("unit", "unit"), ("hex", "hex")),

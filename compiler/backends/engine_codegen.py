@@ -211,6 +211,8 @@ class Codegen:
             if e.op == "/":
                 return f"q.divide({x(e.left, env)}, {x(e.right, env)})"
             return f"({x(e.left, env)} {e.op} {x(e.right, env)})"
+        if isinstance(e, ir.Conditional):
+            return f"({x(e.then, env)} if {x(e.test, env)} else {x(e.orelse, env)})"
         if isinstance(e, ir.ListOf):
             return pyrepr(()) if not e.items else "(" + ", ".join(x(i, env) for i in e.items) + ",)"
         raise ValueError(f"cannot compile {type(e).__name__}")
@@ -484,9 +486,12 @@ class Codegen:
                 "level": v.level,
                 "winner": self.sides.index(v.winner),
                 "condition": self.lambda_fn(v.condition),
+                "scenarios": v.scenarios,
+                "check": v.check,
             }
             for v in r.victories
         ]
+        scenarios = [self.scenario(sc) for sc in r.scenarios]
         env = Environment(
             loader=FileSystemLoader(str(TEMPLATES)),
             undefined=StrictUndefined,
@@ -521,6 +526,7 @@ class Codegen:
             "victory_levels": {lv.name: lv.utility for lv in r.victory_levels},
             "switches": r.switches,
             "variables": [self.variable(v) for v in r.variables],
+            "scenarios": scenarios,
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
             else {},
@@ -533,6 +539,48 @@ class Codegen:
         digest = hashlib.sha256(rules_py.encode()).hexdigest()
         init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
         return {"rules.py": rules_py, "__init__.py": init_py}
+
+    def placed(self, units: tuple[ir.PlacedUnit, ...]) -> str:
+        items = []
+        for pu in units:
+            assigns = ", ".join(
+                f"({name!r}, {self.lambda_fn(value)})" for name, value in pu.assigns
+            )
+            items.append(
+                f"({self.units.index(pu.name)}, {pu.reduced!r}, ({assigns}{',' if len(pu.assigns) == 1 else ''}))"
+            )
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+    def scenario(self, sc: ir.Scenario) -> dict[str, object]:
+        values = []
+        for sv in sc.values:
+            index = self.lambda_fn(sv.index) if sv.index is not None else "None"
+            values.append(f"({sv.variable!r}, {index}, {self.lambda_fn(sv.value)})")
+        setup = []
+        for entry in sc.setup:
+            hexes = pyrepr(tuple(self.hex_index[h] for h in entry.hexes))
+            cond = self.lambda_fn(entry.condition) if entry.condition is not None else "None"
+            setup.append(
+                f"PlacementSpec({hexes}, {cond}, {entry.chosen!r}, {self.placed(entry.units)})"
+            )
+        reinforcements = [
+            f"({e.turn}, {pyrepr(tuple(self.hex_index[h] for h in e.hexes))}, {self.placed(e.units)})"
+            for e in sc.reinforcements
+        ]
+        return {
+            "name": sc.name,
+            "title": sc.title,
+            "turns": sc.turns,
+            "values": values,
+            "orders": {
+                t: tuple(self.sides.index(x) for x in order) for t, order in sc.orders.items()
+            },
+            "rules_off": sc.rules_off,
+            "rules_on": sc.rules_on,
+            "printed": sc.printed_setup,
+            "setup": setup,
+            "reinforcements": reinforcements,
+        }
 
     def variable(self, v: ir.Variable) -> list[str]:
         initial = v.initial

@@ -66,4 +66,10 @@ def all_primitives() -> dict[str, Primitive]:
     return dict(_REGISTRY)
 
 
-from engine.primitives import designation, movement, retreat  # noqa: E402, F401
+from engine.primitives import (  # noqa: E402, F401
+    designation,
+    movement,
+    reinforcements,
+    retreat,
+    setup,
+)

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'efca610fca9a4fcd517be26325d7ab58898fb7942abf7e02943b7e658bbcfc7c'
+RULES_HASH = 'd9bce8758a22e65ae3bec888d80af06d84ce3fea8b32dc4759469526ad0b5e29'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -12,11 +12,13 @@ from engine.rules import (
     LevelsSpec,
     ModifierListSpec,
     ModifierSpec,
+    PlacementSpec,
     ProcedureSpec,
     RestrictionSpec,
     ResultSpec,
     Rules,
     RuleSwitchSpec,
+    ScenarioSpec,
     SideSpec,
     TableSpec,
     TerrainSpec,
@@ -85,267 +87,272 @@ def f4(s, b):
 
 
 def f5(s, b):
-    # 'rulesets/training/battle.mst:275'
-    return {'side': 0}
+    # 'rulesets/training/battle.mst:276'
+    return {'side': q.first_player(s, s.vars['turn'], 0)}
 
 
 def f6(s, b):
-    # 'rulesets/training/battle.mst:276'
-    return {'side': 1}
+    # 'rulesets/training/battle.mst:277'
+    return {'side': q.enemy(s, q.first_player(s, s.vars['turn'], 0))}
 
 
 def f7(s, b):
-    # 'rulesets/training/battle.mst:280'
+    # 'rulesets/training/battle.mst:281'
     s.vars['phasing'] = b['side']
 
 
 def f8(s, b):
-    # 'rulesets/training/battle.mst:281'
-    return {'side': b['side']}
-
-
-def f9(s, b):
     # 'rulesets/training/battle.mst:282'
     return {'side': b['side']}
 
 
+def f9(s, b):
+    # 'rulesets/training/battle.mst:283'
+    return {'side': b['side']}
+
+
 def f10(s, b):
-    # 'rulesets/training/battle.mst:286'
-    return d_stack_ok(s, b['units'])
+    # 'rulesets/training/battle.mst:287'
+    return {'side': b['side']}
 
 
 def f11(s, b):
-    # 'rulesets/training/battle.mst:286'
-    return (len(q.enemies_adjacent(s, b['hex'], b['side'])) > 0)
+    # 'rulesets/training/battle.mst:288'
+    return d_stack_ok(s, b['units'])
 
 
 def f12(s, b):
-    # 'rulesets/training/battle.mst:286'
-    return {'side': b['side']}
+    # 'rulesets/training/battle.mst:288'
+    return (len(q.enemies_adjacent(s, b['hex'], b['side'])) > 0)
 
 
 def f13(s, b):
-    # 'rulesets/training/battle.mst:290'
-    return (not UNIT_PROPS['artillery'][b['unit']])
-
-
-def f14(s, b):
-    # 'rulesets/training/battle.mst:290'
+    # 'rulesets/training/battle.mst:288'
     return {'side': b['side']}
 
 
+def f14(s, b):
+    # 'rulesets/training/battle.mst:292'
+    return (not UNIT_PROPS['artillery'][b['unit']])
+
+
 def f15(s, b):
-    # 'rulesets/training/battle.mst:291'
-    b['_for_combat'] = tuple(q.combats(s))
+    # 'rulesets/training/battle.mst:292'
+    return {'side': b['side']}
 
 
 def f16(s, b):
-    # 'rulesets/training/battle.mst:291'
-    return bool(b['_for_combat'])
+    # 'rulesets/training/battle.mst:293'
+    b['_for_combat'] = tuple(q.combats(s))
 
 
 def f17(s, b):
-    # 'rulesets/training/battle.mst:291'
-    return b['_for_combat']
+    # 'rulesets/training/battle.mst:293'
+    return bool(b['_for_combat'])
 
 
 def f18(s, b):
-    # 'rulesets/training/battle.mst:291'
-    return b['side']
+    # 'rulesets/training/battle.mst:293'
+    return b['_for_combat']
 
 
 def f19(s, b):
-    # 'rulesets/training/battle.mst:291'
-    b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
+    # 'rulesets/training/battle.mst:293'
+    return b['side']
 
 
 def f20(s, b):
-    # 'rulesets/training/battle.mst:292'
-    return {'combat': b['combat']}
+    # 'rulesets/training/battle.mst:293'
+    b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
 def f21(s, b):
-    # 'rulesets/training/battle.mst:297'
-    b['odds'] = q.odds_column(s, 0, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
+    # 'rulesets/training/battle.mst:294'
+    return {'combat': b['combat']}
 
 
 def f22(s, b):
-    # 'rulesets/training/ruleset.mst:14'
-    return q.defending_side(s, b['combat'])
+    # 'rulesets/training/battle.mst:299'
+    b['odds'] = q.odds_column(s, 0, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f23(s, b):
     # 'rulesets/training/ruleset.mst:14'
-    return b['_ask1']
+    return q.defending_side(s, b['combat'])
 
 
 def f24(s, b):
-    # 'rulesets/training/ruleset.mst:15'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    # 'rulesets/training/ruleset.mst:14'
+    return b['_ask1']
 
 
 def f25(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    return bool(b['_for_u'])
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f26(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f27(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    return q.defending_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f28(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.defending_side(s, b['combat'])
 
 
 def f29(s, b):
+    # 'rulesets/training/ruleset.mst:15'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f30(s, b):
     # 'rulesets/training/ruleset.mst:16'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f30(s, b):
-    # 'rulesets/training/battle.mst:298'
+def f31(s, b):
+    # 'rulesets/training/battle.mst:300'
     return b['odds']
 
 
-def f31(s, b):
-    # 'rulesets/training/battle.mst:300'
+def f32(s, b):
+    # 'rulesets/training/battle.mst:302'
     return b['result'][1]
 
 
-def f32(s, b):
-    # 'rulesets/training/battle.mst:300'
+def f33(s, b):
+    # 'rulesets/training/battle.mst:302'
     return q.defenders(s, b['combat'])
 
 
-def f33(s, b):
-    # 'rulesets/training/battle.mst:301'
+def f34(s, b):
+    # 'rulesets/training/battle.mst:303'
     return b['result'][0]
 
 
-def f34(s, b):
-    # 'rulesets/training/battle.mst:301'
-    return q.attackers(s, b['combat'])
-
-
 def f35(s, b):
-    # 'rulesets/training/battle.mst:240'
-    b['_for_u'] = tuple(b['units'])
+    # 'rulesets/training/battle.mst:303'
+    return q.attackers(s, b['combat'])
 
 
 def f36(s, b):
     # 'rulesets/training/battle.mst:240'
-    return bool(b['_for_u'])
+    b['_for_u'] = tuple(b['units'])
 
 
 def f37(s, b):
     # 'rulesets/training/battle.mst:240'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f38(s, b):
     # 'rulesets/training/battle.mst:240'
-    return b['side']
+    return b['_for_u']
 
 
 def f39(s, b):
     # 'rulesets/training/battle.mst:240'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['side']
 
 
 def f40(s, b):
+    # 'rulesets/training/battle.mst:240'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f41(s, b):
     # 'rulesets/training/battle.mst:241'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f41(s, b):
+def f42(s, b):
     # 'rulesets/training/battle.mst:249'
     return b['units']
 
 
-def f42(s, b):
+def f43(s, b):
     # 'rulesets/training/battle.mst:249'
     return b['side']
 
 
-def f43(s, b):
+def f44(s, b):
     # 'rulesets/training/battle.mst:250'
     e.lose_step(s, b['u'])
 
 
-def f44(s, b):
-    # 'rulesets/training/battle.mst:311'
+def f45(s, b):
+    # 'rulesets/training/battle.mst:313'
     e.score(s, 0, 2)
 
 
-def f45(s, b):
-    # 'rulesets/training/battle.mst:316'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
-
-
 def f46(s, b):
-    # 'rulesets/training/battle.mst:258'
-    return d_leader_drm(s, q.attackers(s, b['combat']))
+    # 'rulesets/training/battle.mst:318'
+    e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
 def f47(s, b):
     # 'rulesets/training/battle.mst:258'
-    return (len(q.leaders_with(s, q.attackers(s, b['combat']))) > 0)
+    return d_leader_drm(s, q.attackers(s, b['combat']))
 
 
 def f48(s, b):
-    # 'rulesets/training/battle.mst:259'
-    return (-d_leader_drm(s, q.defenders(s, b['combat'])))
+    # 'rulesets/training/battle.mst:258'
+    return (len(q.leaders_with(s, q.attackers(s, b['combat']))) > 0)
 
 
 def f49(s, b):
     # 'rulesets/training/battle.mst:259'
-    return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
+    return (-d_leader_drm(s, q.defenders(s, b['combat'])))
 
 
 def f50(s, b):
-    # 'rulesets/training/battle.mst:260'
-    return -1
+    # 'rulesets/training/battle.mst:259'
+    return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
 
 
 def f51(s, b):
     # 'rulesets/training/battle.mst:260'
-    return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
+    return -1
 
 
 def f52(s, b):
-    # 'rulesets/training/battle.mst:261'
-    return -1
+    # 'rulesets/training/battle.mst:260'
+    return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
 
 
 def f53(s, b):
     # 'rulesets/training/battle.mst:261'
-    return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), 0) for e0 in q.attackers(s, b['combat']))
+    return -1
 
 
 def f54(s, b):
-    # 'rulesets/training/battle.mst:309'
-    return ((b['hex'] == 43) and (q.side(s, b['unit']) == 0))
+    # 'rulesets/training/battle.mst:261'
+    return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), 0) for e0 in q.attackers(s, b['combat']))
 
 
 def f55(s, b):
-    # 'rulesets/training/battle.mst:321'
-    return (q.side(s, b['unit']) == 0)
+    # 'rulesets/training/battle.mst:311'
+    return ((b['hex'] == 43) and (q.side(s, b['unit']) == 0))
 
 
 def f56(s, b):
-    # 'rulesets/training/battle.mst:330'
-    return (q.vp(s, 0) > q.vp(s, 1))
+    # 'rulesets/training/battle.mst:323'
+    return (q.side(s, b['unit']) == 0)
 
 
 def f57(s, b):
-    # 'rulesets/training/battle.mst:336'
+    # 'rulesets/training/battle.mst:332'
+    return (q.vp(s, 0) > q.vp(s, 1))
+
+
+def f58(s, b):
+    # 'rulesets/training/battle.mst:338'
     return (q.vp(s, 1) > q.vp(s, 0))
 
 # ---------------------------------------------------------------- the rules
@@ -422,10 +429,10 @@ RULES = Rules(
     ),
     modifiers={
         'combat_drm': ModifierListSpec('combat_drm', 'Combat die-roll modifiers', (
-            ModifierSpec('Attacking leader', f46, f47),
-            ModifierSpec('Defending leader', f48, f49),
-            ModifierSpec('Defender in woods', f50, f51),
-            ModifierSpec('Attacking across the creek', f52, f53),
+            ModifierSpec('Attacking leader', f47, f48),
+            ModifierSpec('Defending leader', f49, f50),
+            ModifierSpec('Defender in woods', f51, f52),
+            ModifierSpec('Attacking across the creek', f53, f54),
         )),
     },
     procedures={
@@ -454,9 +461,9 @@ RULES = Rules(
                 ('call', 'player_turn', f5),
                 ('call', 'player_turn', f6),
             ),
-            steps={'red_turn': 0, 'blue_turn': 1},
+            steps={'first': 0, 'second': 1},
             types={},
-            lines=('rulesets/training/battle.mst:275', 'rulesets/training/battle.mst:276'),
+            lines=('rulesets/training/battle.mst:276', 'rulesets/training/battle.mst:277'),
         ),
         'player_turn': ProcedureSpec(
             name='player_turn',
@@ -470,7 +477,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'movement': 1, 'combat': 2},
             types={'side': 'side'},
-            lines=('rulesets/training/battle.mst:280', 'rulesets/training/battle.mst:281', 'rulesets/training/battle.mst:282'),
+            lines=('rulesets/training/battle.mst:281', 'rulesets/training/battle.mst:282', 'rulesets/training/battle.mst:283'),
         ),
         'movement_phase': ProcedureSpec(
             name='movement_phase',
@@ -478,11 +485,12 @@ RULES = Rules(
             kind='phase',
             params=('side',),
             code=(
-                ('prim', 'move_units', f12, {'stacking': f10, 'stop_after': f11}),
+                ('prim', 'enter_reinforcements', f10, {}),
+                ('prim', 'move_units', f13, {'stacking': f11, 'stop_after': f12}),
             ),
-            steps={'move': 0},
+            steps={'reinforcements': 0, 'move': 1},
             types={'side': 'side'},
-            lines=('rulesets/training/battle.mst:286',),
+            lines=('rulesets/training/battle.mst:287', 'rulesets/training/battle.mst:288'),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
@@ -490,17 +498,17 @@ RULES = Rules(
             kind='phase',
             params=('side',),
             code=(
-                ('prim', 'designate_combats', f14, {'must_attack': f13}),
-                ('exec', f15),
-                ('jump_if_not', f16, 7),
-                ('choose', 'combat', f17, f18, 'option', 'choose the next combat'),
-                ('exec', f19),
-                ('call', 'close_combat', f20),
+                ('prim', 'designate_combats', f15, {'must_attack': f14}),
+                ('exec', f16),
+                ('jump_if_not', f17, 7),
+                ('choose', 'combat', f18, f19, 'option', 'choose the next combat'),
+                ('exec', f20),
+                ('call', 'close_combat', f21),
                 ('jump', 2),
             ),
             steps={'designate': 0, 'resolve': 1},
             types={'_for_combat': 'combats', 'combat': 'combat', 'side': 'side'},
-            lines=('rulesets/training/battle.mst:290', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:292', 'rulesets/training/battle.mst:291'),
+            lines=('rulesets/training/battle.mst:292', 'rulesets/training/battle.mst:293', 'rulesets/training/battle.mst:293', 'rulesets/training/battle.mst:293', 'rulesets/training/battle.mst:293', 'rulesets/training/battle.mst:294', 'rulesets/training/battle.mst:293'),
         ),
         'close_combat': ProcedureSpec(
             name='close_combat',
@@ -508,25 +516,25 @@ RULES = Rules(
             kind='procedure',
             params=('combat',),
             code=(
-                ('exec', f21),
+                ('exec', f22),
                 ('jump_unless_switch', 'withdrawal', True, 12),
-                ('ask', f22, 'Withdraw before the roll?', '_ask1'),
-                ('jump_if_not', f23, 12),
-                ('exec', f24),
-                ('jump_if_not', f25, 10),
-                ('choose', 'u', f26, f27, 'unit', 'choose the next u'),
-                ('exec', f28),
-                ('prim', 'retreat', f29, {}),
+                ('ask', f23, 'Withdraw before the roll?', '_ask1'),
+                ('jump_if_not', f24, 12),
+                ('exec', f25),
+                ('jump_if_not', f26, 10),
+                ('choose', 'u', f27, f28, 'unit', 'choose the next u'),
+                ('exec', f29),
+                ('prim', 'retreat', f30, {}),
                 ('jump', 5),
                 ('return',),
                 ('jump', 12),
-                ('roll', 0, f30, 'combat_drm', 'result'),
-                ('apply', f31, f32),
-                ('apply', f33, f34),
+                ('roll', 0, f31, 'combat_drm', 'result'),
+                ('apply', f32, f33),
+                ('apply', f34, f35),
             ),
             steps={'odds': 0, 'withdraw': 1, 'roll': 12, 'apply': 13},
             types={'_ask1': 'bool', '_for_u': 'units', 'combat': 'combat', 'odds': 'column', 'result': 'cell:combat_table', 'u': 'unit'},
-            lines=('rulesets/training/battle.mst:297', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:16', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:18', 'rulesets/training/ruleset.mst:14', 'rulesets/training/battle.mst:298', 'rulesets/training/battle.mst:300', 'rulesets/training/battle.mst:301'),
+            lines=('rulesets/training/battle.mst:299', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:16', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:18', 'rulesets/training/ruleset.mst:14', 'rulesets/training/battle.mst:300', 'rulesets/training/battle.mst:302', 'rulesets/training/battle.mst:303'),
         ),
         'result:retreat': ProcedureSpec(
             name='result:retreat',
@@ -534,11 +542,11 @@ RULES = Rules(
             kind='procedure',
             params=('units', 'side'),
             code=(
-                ('exec', f35),
-                ('jump_if_not', f36, 6),
-                ('choose', 'u', f37, f38, 'unit', 'choose the next u'),
-                ('exec', f39),
-                ('prim', 'retreat', f40, {}),
+                ('exec', f36),
+                ('jump_if_not', f37, 6),
+                ('choose', 'u', f38, f39, 'unit', 'choose the next u'),
+                ('exec', f40),
+                ('prim', 'retreat', f41, {}),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -551,8 +559,8 @@ RULES = Rules(
             kind='procedure',
             params=('units', 'side'),
             code=(
-                ('choose', 'u', f41, f42, 'unit', 'choose u'),
-                ('exec', f43),
+                ('choose', 'u', f42, f43, 'unit', 'choose u'),
+                ('exec', f44),
             ),
             steps={'do': 0},
             types={'side': 'side', 'units': 'units'},
@@ -564,11 +572,11 @@ RULES = Rules(
             kind='procedure',
             params=('unit', 'hex'),
             code=(
-                ('exec', f44),
+                ('exec', f45),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/training/battle.mst:311',),
+            lines=('rulesets/training/battle.mst:313',),
         ),
         'trigger:unit_destroyed': ProcedureSpec(
             name='trigger:unit_destroyed',
@@ -576,23 +584,23 @@ RULES = Rules(
             kind='procedure',
             params=('unit', 'hex'),
             code=(
-                ('exec', f45),
+                ('exec', f46),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/training/battle.mst:316',),
+            lines=('rulesets/training/battle.mst:318',),
         ),
     },
     triggers=(
-        TriggerSpec('mill_taken', 'Red takes the mill', 'entered', f54, True, 'trigger:mill_taken', ''),
+        TriggerSpec('mill_taken', 'Red takes the mill', 'entered', f55, True, 'trigger:mill_taken', ''),
         TriggerSpec('unit_destroyed', 'A unit destroyed scores for the enemy', 'eliminated', None, False, 'trigger:unit_destroyed', ''),
     ),
     restrictions=(
-        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f55, 2, ''),
+        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f56, 2, ''),
     ),
     victory=(
-        VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f56),
-        VictorySpec('blue_wins', 'Blue holds the field', 'marginal', 1, f57),
+        VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f57, (), 'end_of_game'),
+        VictorySpec('blue_wins', 'Blue holds the field', 'marginal', 1, f58, (), 'end_of_game'),
     ),
     victory_levels={'marginal': 1.0},
     switches=(
@@ -603,6 +611,44 @@ RULES = Rules(
     ),
     unit_props=UNIT_PROPS,
     turn_track={1: ('Dawn', {}), 2: ('Morning', {'reinforcements': True})},
+    scenarios=(
+        ScenarioSpec(
+            name='skirmish',
+            title='The Skirmish',
+            first_turn=1,
+            last_turn=2,
+            values=(),
+            orders={},
+            rules_off=(),
+            rules_on=(),
+            printed_setup=True,
+            setup=(
+            ),
+            reinforcements=(
+            ),
+        ),
+        ScenarioSpec(
+            name='night_march',
+            title='The Night March',
+            first_turn=2,
+            last_turn=2,
+            values=(),
+            orders={2: (1, 0)},
+            rules_off=('withdrawal',),
+            rules_on=(),
+            printed_setup=False,
+            setup=(
+                PlacementSpec((27,), None, False, ((0, True, ()), (7, False, ()))),
+                PlacementSpec((28,), None, False, ((1, False, ()),)),
+                PlacementSpec((20, 21, 29), None, True, ((2, False, ()),)),
+                PlacementSpec((43,), None, False, ((4, False, ()),)),
+                PlacementSpec((40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79), None, True, ((5, False, ()), (6, False, ()))),
+            ),
+            reinforcements=(
+                (2, (16,), ((3, False, ()),)),
+            ),
+        ),
+    ),
     levels={
     },
 )
