@@ -99,7 +99,7 @@ class _Assembler:
         out = []
         for instr in self.code:
             parts = [str(self.labels[p]) if isinstance(p, _Label) else p for p in instr]
-            out.append("(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")")
+            out.append(tuple_source(parts))
         return out
 
 
@@ -555,7 +555,7 @@ class Codegen:
         values = []
         for sv in sc.values:
             index = self.lambda_fn(sv.index) if sv.index is not None else "None"
-            values.append(f"({sv.variable!r}, {index}, {self.lambda_fn(sv.value)})")
+            values.append(tuple_source([repr(sv.variable), index, self.lambda_fn(sv.value)]))
         setup = []
         for entry in sc.setup:
             hexes = pyrepr(tuple(self.hex_index[h] for h in entry.hexes))
@@ -564,14 +564,20 @@ class Codegen:
                 f"PlacementSpec({hexes}, {cond}, {entry.chosen!r}, {self.placed(entry.units)})"
             )
         reinforcements = [
-            f"({e.turn}, {pyrepr(tuple(self.hex_index[h] for h in e.hexes))}, {self.placed(e.units)})"
+            tuple_source(
+                [
+                    str(e.turn),
+                    pyrepr(tuple(self.hex_index[h] for h in e.hexes)),
+                    self.placed(e.units),
+                ]
+            )
             for e in sc.reinforcements
         ]
         return {
             "name": sc.name,
             "title": sc.title,
             "turns": sc.turns,
-            "values": values,
+            "values": tuple_source(values),
             "orders": {
                 t: tuple(self.sides.index(x) for x in order) for t, order in sc.orders.items()
             },
@@ -672,6 +678,11 @@ class Codegen:
             "kinds": t.kinds,
             "rows": rows,
         }
+
+
+def tuple_source(items: list[str]) -> str:
+    """Python source of a tuple of already-written items."""
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 def generate(rules: ir.Ruleset) -> dict[str, str]:
