@@ -543,13 +543,9 @@ class Codegen:
     def placed(self, units: tuple[ir.PlacedUnit, ...]) -> str:
         items = []
         for pu in units:
-            assigns = ", ".join(
-                f"({name!r}, {self.lambda_fn(value)})" for name, value in pu.assigns
-            )
-            items.append(
-                f"({self.units.index(pu.name)}, {pu.reduced!r}, ({assigns}{',' if len(pu.assigns) == 1 else ''}))"
-            )
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+            assigns = tuple_source([f"({n!r}, {self.lambda_fn(v)})" for n, v in pu.assigns])
+            items.append(tuple_source([str(self.units.index(pu.name)), repr(pu.reduced), assigns]))
+        return tuple_source(items)
 
     def scenario(self, sc: ir.Scenario) -> dict[str, object]:
         values = []
