@@ -66,9 +66,11 @@ KINDS = {
     "turn_track",
     "levels",
     "scenario",
+    "bag",
 }
 EDGES = {"west", "east", "north", "south"}
 VICTORY_CHECKS = {"end_of_turn", "end_of_game"}
+RESTRICTION_KINDS = {"no_entry", "no_end", "confined_to", "no_move", "allowance"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
 RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
@@ -114,6 +116,34 @@ class Checker:
     def gather(self, files: tuple[ast.File, ...]) -> _Gathered:
         g = _Gathered()
 
+        declared: dict[str, tuple[list, int, str]] = {}  # name -> (its list, index, kind)
+
+        def add(
+            items: list, item: tuple, name: str | None, kind: str, span: Span, d: ast.Decl
+        ) -> None:
+            """Append a declaration, or (`override`) put it in place of an earlier one."""
+            if d.override:
+                if name is None or name not in declared:
+                    self.r.error(d.span, UNKNOWN_NAME, f"nothing named {name!r} to override")
+                    return
+                if item[1]:
+                    self.r.error(
+                        d.span, BAD_VALUE, "an override applies always; it cannot sit inside a rule"
+                    )
+                    return
+                where, index, old_kind = declared[name]
+                if old_kind != kind:
+                    self.r.error(
+                        d.span, BAD_VALUE, f"{name!r} is a {old_kind}; an override must be one too"
+                    )
+                    return
+                where[index] = item
+                return
+            items.append(item)
+            if name is not None:
+                declared[name] = (items, len(items) - 1, kind)
+                self.register(name, span)
+
         def visit(decls: tuple[ast.Decl, ...], rule: str) -> None:
             for d in decls:
                 if isinstance(d, ast.Entity):
@@ -126,15 +156,13 @@ class Checker:
                             *([f"did you mean {hint!r}?"] if hint else []),
                         )
                         continue
-                    g.entities.setdefault(d.kind, []).append((d, rule))
-                    if d.name is not None:
-                        self.register(d.name, d.name_span)
+                    add(
+                        g.entities.setdefault(d.kind, []), (d, rule), d.name, d.kind, d.name_span, d
+                    )
                 elif isinstance(d, ast.Define):
-                    g.defines.append((d, rule))
-                    self.register(d.name, d.span)
+                    add(g.defines, (d, rule), d.name, "define", d.span, d)
                 elif isinstance(d, ast.Procedure):
-                    g.procedures.append((d, rule))
-                    self.register(d.name, d.span)
+                    add(g.procedures, (d, rule), d.name, "procedure", d.span, d)
                 elif isinstance(d, ast.Extend):
                     g.extends.append((d, rule))
                 elif isinstance(d, ast.Rule):
@@ -327,6 +355,12 @@ class Checker:
         procedures_ast = self.patched_procedures(g)
         for name, (proc, _steps) in procedures_ast.items():
             self.sym.procedures[name] = tuple((p.name, p.type) for p in proc.params)
+            if proc.result is not None:
+                self.sym.procedure_results[name] = (proc.result.name, proc.result.type)
+        bags = tuple(self.bag(d) for d, _r in g.entities.get("bag", []))
+        for bag in bags:
+            self.sym.bags[bag.name] = bag
+            self.sym.entities[bag.name] = Entity("bag", "bag", bag.name)
 
         levels = tuple(self.victory_level(d) for d, _r in g.entities.get("victory_level", []))
         for lv in levels:
@@ -404,6 +438,7 @@ class Checker:
             turn_track=turn_track,
             levels=level_tracks,
             scenarios=scenarios,
+            bags=bags,
             start=start,
             files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
             prov=prov_of(header.prov),
@@ -578,15 +613,44 @@ class Checker:
                     steps[i] = (old, f"!{rule}" if rule else "!")
         return procs
 
+    def bag(self, d: ast.Entity) -> ir.Bag:
+        p = Props(d, self.r, {"contents"})
+        contents = []
+        for v in p.values("contents"):
+            name = v.id if isinstance(v, ast.Name) else v.func if isinstance(v, ast.Call) else None
+            count = 1
+            if isinstance(v, ast.Call):
+                count = (
+                    as_int(v.args[0]) if len(v.args) == 1 and as_int(v.args[0]) is not None else 0
+                )
+                if not count:
+                    self.r.error(v.span, BAD_VALUE, "write `marker(2)` for two copies of a marker")
+            ent = self.sym.entities.get(name) if name else None
+            if ent is None or ent.kind != "marker":
+                self.r.error(v.span, UNKNOWN_NAME, f"a bag holds markers; {describe(v)} is not one")
+                continue
+            contents.extend([name] * count)
+        if not p.has("contents"):
+            self.r.error(d.name_span, MISSING, f"bag {d.name!r} needs `contents`")
+        return ir.Bag(
+            d.name or "", d.title or d.name or "", tuple(contents), prov_of(d.prov), d.span
+        )
+
     def procedure(self, proc: ast.Procedure, steps: list[tuple[ast.Step, str]]) -> ir.Procedure:
         params = tuple((p.name, p.type) for p in proc.params)
-        for pname, ptype in params:
+        if proc.result is not None:
+            params_and_result = (*params, (proc.result.name, proc.result.type))
+        else:
+            params_and_result = params
+        for pname, ptype in params_and_result:
             if ptype not in _VALUE_TYPES:
                 self.r.error(
                     proc.span, UNKNOWN_NAME, f"unknown type {ptype!r} of parameter {pname!r}"
                 )
-        ctx = Context(f"procedure {proc.name!r}", {s.name for s, _r in steps}, dict(params))
-        scope = Scope(dict(params))
+        ctx = Context(
+            f"procedure {proc.name!r}", {s.name for s, _r in steps}, dict(params_and_result)
+        )
+        scope = Scope(dict(params_and_result))
         out = []
         for s, rule in steps:
             body = self.sc.block(s.body, scope, ctx) if rule != "!" else ()
@@ -605,6 +669,7 @@ class Checker:
             proc.title or proc.name,
             proc.kind,
             params,
+            (proc.result.name, proc.result.type) if proc.result is not None else None,
             tuple(out),
             dict(ctx.bindings),
             prov_of(proc.prov),
@@ -653,32 +718,71 @@ class Checker:
         return self.ec.expr(p.when[0].test, scope, "bool") if p.when else None
 
     def restriction(self, d: ast.Entity, rule: str) -> ir.Restriction:
-        p = Props(d, self.r, {"no_entry", "until"})
-        zone = p.name("no_entry", required=True) or ""
-        ent = self.sym.entities.get(zone)
-        if zone and (ent is None or ent.kind != "zone"):
-            self.r.error(p.line("no_entry").span, UNKNOWN_NAME, f"no zone {zone!r} on the map")
+        """One of the movement restrictions; its kind is its first line.
+
+        `no_entry [ZONE]` and `no_end [ZONE]` forbid entering (or ending a move
+        in) the zone's hexes — or every hex, with the condition deciding;
+        `confined_to ZONE` forbids leaving the zone; `no_move` forbids moving at
+        all; `allowance (EXPR)` replaces the movement allowance. `when` reads
+        `unit` (and `hex` for the hex kinds); `until turn N` ends it.
+        """
+        p = Props(d, self.r, RESTRICTION_KINDS | {"until"})
+        kinds = [k for k in RESTRICTION_KINDS if p.has(k)]
+        if len(kinds) != 1:
+            self.r.error(
+                d.name_span,
+                MISSING,
+                f"restriction {d.name!r} needs exactly one of "
+                + ", ".join(sorted(RESTRICTION_KINDS)),
+            )
+        kind = kinds[0] if kinds else "no_entry"
+        zone = ""
+        value = None
+        vals = p.values(kind)
+        if kind in ("no_entry", "no_end", "confined_to"):
+            if vals:
+                zone = vals[0].id if isinstance(vals[0], ast.Name) else ""
+                ent = self.sym.entities.get(zone)
+                if len(vals) != 1 or ent is None or ent.kind != "zone":
+                    self.r.error(p.line(kind).span, UNKNOWN_NAME, f"{kind} takes a zone of the map")
+            elif kind == "confined_to":
+                self.r.error(p.line(kind).span, MISSING, "confined_to needs the zone")
+        elif kind == "allowance":
+            if len(vals) != 1 or not isinstance(vals[0], ast.Paren):
+                self.r.error(
+                    p.line(kind).span,
+                    BAD_VALUE,
+                    "write `allowance (expression)` with `unit` in scope",
+                )
+            else:
+                value = self.ec.expr(vals[0].expr, Scope({"unit": "unit"}), "int")
+        elif vals:
+            self.r.error(p.line(kind).span, BAD_VALUE, f"{kind} takes no value")
         until = None
         line = p.line("until")
         if line is not None:
-            vals = line.values[1:]
+            uv = line.values[1:]
             if (
-                len(vals) == 2
-                and isinstance(vals[0], ast.Name)
-                and vals[0].id == "turn"
-                and as_int(vals[1]) is not None
+                len(uv) == 2
+                and isinstance(uv[0], ast.Name)
+                and uv[0].id == "turn"
+                and as_int(uv[1]) is not None
             ):
-                until = as_int(vals[1])
+                until = as_int(uv[1])
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
-        cond = self.when(p, Scope({"unit": "unit", "hex": "hex"}))
+        bindings = (
+            {"unit": "unit"} if kind in ("no_move", "allowance") else {"unit": "unit", "hex": "hex"}
+        )
+        cond = self.when(p, Scope(bindings))
         return ir.Restriction(
             d.name or "",
             d.title or d.name or "",
-            "no_entry",
+            kind,
             zone,
             cond,
             until,
+            value,
             rule,
             prov_of(d.prov),
             d.span,

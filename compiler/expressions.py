@@ -57,6 +57,8 @@ class Symbols:
         self.defines: dict[str, ast.Define] = {}
         self.define_types: dict[str, str] = {}
         self.procedures: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.procedure_results: dict[str, tuple[str, str]] = {}
+        self.bags: dict[str, ir.Bag] = {}
         self.tables: dict[str, ir.Table] = {}
         self.modifiers: dict[str, tuple[tuple[str, str], ...]] = {}  # list -> params
         self.results: dict[str, str] = {}  # code -> result name

@@ -218,6 +218,25 @@ class Choose(TStmt):
     elem_type: str = ""
     options: TExpr = field(default_factory=lambda: TExpr("units"))
     chooser: TExpr = field(default_factory=lambda: TExpr("side"))
+    mode: str = ""  # "", "maybe" (may pick none) or "secretly" (hidden until revealed)
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(TStmt):
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(TStmt):
+    """Draw a token from a bag at random (a chance node)."""
+
+    bag: str = ""
+    into: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Break(TStmt):
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +258,7 @@ class ApplyResult(TStmt):
 class CallProc(TStmt):
     proc: str = ""
     args: tuple[tuple[str, TExpr], ...] = ()
+    into: str | None = None  # the caller's binding that receives the procedure's result
 
 
 @dataclass(frozen=True, slots=True)
@@ -542,6 +562,7 @@ class Procedure:
     title: str
     kind: str  # "procedure" or "phase"
     params: tuple[tuple[str, str], ...]
+    result: tuple[str, str] | None  # (binding, type) handed back to `call … into`
     steps: tuple[Step, ...]
     bindings: dict[str, str]  # every binding and its type
     prov: Prov
@@ -566,10 +587,11 @@ class Trigger:
 class Restriction:
     name: str
     title: str
-    kind: str
-    zone: str
+    kind: str  # no_entry, no_end, confined_to, no_move, allowance
+    zone: str  # "" for every hex
     condition: TExpr | None
     until_turn: int | None
+    value: TExpr | None  # allowance: the movement allowance
     rule: str
     prov: Prov
     span: Span = _span()
@@ -632,6 +654,17 @@ class Levels:
     title: str
     variable: str
     levels: tuple[Level, ...]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Bag:
+    """An opaque container of tokens (markers or cards) drawn at random."""
+
+    name: str
+    title: str
+    contents: tuple[str, ...]  # token names, repeated for several copies
     prov: Prov
     span: Span = _span()
 
@@ -739,6 +772,7 @@ class Ruleset:
     turn_track: TurnTrack | None
     levels: tuple[Levels, ...]
     scenarios: tuple[Scenario, ...]
+    bags: tuple[Bag, ...]
     start: str
     files: tuple[str, ...]
     prov: Prov

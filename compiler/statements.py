@@ -24,6 +24,8 @@ class Context:
     owner: str
     steps: set[str] = field(default_factory=set)
     bindings: dict[str, str] = field(default_factory=dict)
+    loops: int = 0  # how many loops enclose the statement (for `break`)
+    secrets: set[str] = field(default_factory=set)
 
 
 class StmtChecker:
@@ -59,6 +61,27 @@ class StmtChecker:
             return ir.If(
                 s.span, test, self.block(s.body, scope, ctx), self.block(s.orelse, scope, ctx)
             )
+        if isinstance(s, ast.Break):
+            if not ctx.loops:
+                self.r.error(s.span, TYPE, "`break` leaves a loop; there is none here")
+            return ir.Break(s.span)
+        if isinstance(s, ast.Reveal):
+            for name in s.names:
+                if name not in ctx.secrets:
+                    self.r.error(s.span, UNKNOWN_NAME, f"{name!r} was not chosen secretly")
+            return ir.Reveal(s.span, s.names)
+        if isinstance(s, ast.Draw):
+            bag = self.sym.bags.get(s.bag)
+            if bag is None:
+                hint = did_you_mean(s.bag, set(self.sym.bags))
+                self.r.error(
+                    s.span,
+                    UNKNOWN_NAME,
+                    f"unknown bag {s.bag!r}",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+            self.bind(scope, ctx, s.into, "marker", s.span)
+            return ir.Draw(s.span, s.bag, s.into)
         if isinstance(s, ast.ForEach):
             iterable = ec.expr(s.iterable, scope)
             elem = ELEMENT_TYPES.get(iterable.type)
@@ -72,11 +95,16 @@ class StmtChecker:
             chooser = ec.expr(s.chooser, scope, "side") if s.chooser is not None else None
             self.bind(scope, ctx, s.var, elem, s.span)
             ctx.bindings[f"_for_{s.var}"] = iterable.type
+            ctx.loops += 1
             body = self.block(s.body, scope, ctx)
+            ctx.loops -= 1
             return ir.ForEach(s.span, s.var, elem, iterable, chooser, body)
         if isinstance(s, ast.Repeat):
             test = ec.expr(s.test, scope, "bool") if s.test is not None else None
-            return ir.Repeat(s.span, test, self.block(s.body, scope, ctx))
+            ctx.loops += 1
+            body = self.block(s.body, scope, ctx)
+            ctx.loops -= 1
+            return ir.Repeat(s.span, test, body)
         if isinstance(s, ast.Roll):
             return self.roll(s, scope, ctx)
         if isinstance(s, ast.Choose):
@@ -90,7 +118,10 @@ class StmtChecker:
                 )
             chooser = ec.expr(s.chooser, scope, "side")
             self.bind(scope, ctx, s.var, elem or ERROR, s.span)
-            return ir.Choose(s.span, s.var, elem or ERROR, options, chooser)
+            if s.mode == "secretly":
+                ctx.secrets.add(s.var)
+                ctx.bindings["_secret"] = "any"
+            return ir.Choose(s.span, s.var, elem or ERROR, options, chooser, s.mode)
         if isinstance(s, ast.Ask):
             chooser = ec.expr(s.player, scope, "side")
             var = ec.temp("ask")
@@ -103,7 +134,7 @@ class StmtChecker:
             units = ec.expr(s.units, scope, "units")
             return ir.ApplyResult(s.span, result, units)
         if isinstance(s, ast.CallProc):
-            return self.call_proc(s, scope)
+            return self.call_proc(s, scope, ctx)
         if isinstance(s, ast.SkipTo):
             if s.step not in ctx.steps:
                 hint = did_you_mean(s.step, ctx.steps)
@@ -219,7 +250,7 @@ class StmtChecker:
         self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
         return ir.Roll(s.span, s.table, column, s.modifiers, s.into)
 
-    def call_proc(self, s: ast.CallProc, scope: Scope) -> ir.TStmt:
+    def call_proc(self, s: ast.CallProc, scope: Scope, ctx: Context) -> ir.TStmt:
         params = self.sym.procedures.get(s.proc)
         if params is None:
             hint = did_you_mean(s.proc, set(self.sym.procedures))
@@ -231,7 +262,13 @@ class StmtChecker:
             )
             return ir.CallProc(s.span, s.proc, ())
         args = self.ec.arguments(s.span, s.proc, params, s.args, s.keywords, scope)
-        return ir.CallProc(s.span, s.proc, tuple(args))
+        if s.into is not None:
+            result = self.sym.procedure_results.get(s.proc)
+            if result is None:
+                self.r.error(s.span, TYPE, f"{s.proc!r} gives no result: declare `-> name: type`")
+            else:
+                self.bind(scope, ctx, s.into, result[1], s.span)
+        return ir.CallProc(s.span, s.proc, tuple(args), s.into)
 
     def effect(self, s: ast.Effect, scope: Scope) -> ir.TStmt:
         sig = self.sym.vocabulary.get(s.func)

@@ -210,6 +210,23 @@ class Choose(Stmt):
     var: str = ""
     options: Expr = field(default_factory=Expr)
     chooser: Expr = field(default_factory=Expr)
+    mode: str = ""  # "", "maybe" (the chooser may pick none) or "secretly"
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(Stmt):
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Stmt):
+    bag: str = ""
+    into: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Break(Stmt):
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +248,7 @@ class CallProc(Stmt):
     proc: str = ""
     args: tuple[Expr, ...] = ()
     keywords: tuple[tuple[str, Expr], ...] = ()
+    into: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +317,7 @@ class Block:
 @dataclass(frozen=True, slots=True)
 class Decl:
     span: Span = _span()
+    override: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,6 +372,7 @@ class Procedure(Decl):
     kind: str = "procedure"  # or "phase"
     name: str = ""
     params: tuple[Param, ...] = ()
+    result: Param | None = None  # `-> passed: bool`: what `call … into x` receives
     title: str | None = None
     prov: Provenance = field(default_factory=Provenance)
     steps: tuple[Step, ...] = ()

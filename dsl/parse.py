@@ -202,12 +202,13 @@ class _ToAst(Transformer):
         return str(items[0])
 
     def procedure_decl(self, meta, items):
-        kind, name, params, title, prov, *steps = items
+        kind, name, params, result, title, prov, *steps = items
         return ast.Procedure(
             span=self.s(meta),
             kind=kind,
             name=str(name),
             params=params or (),
+            result=result,
             title=_unquote(title) if title is not None else None,
             prov=prov,
             steps=tuple(steps),
@@ -215,6 +216,15 @@ class _ToAst(Transformer):
 
     def params(self, meta, items):
         return tuple(p for p in items if p is not None)
+
+    def result(self, meta, items):
+        name, typ = items
+        return ast.Param(str(name), str(typ), self.s(meta))
+
+    def override_decl(self, meta, items):
+        import dataclasses
+
+        return dataclasses.replace(items[0], override=True)
 
     def param(self, meta, items):
         name, typ = items
@@ -375,9 +385,23 @@ class _ToAst(Transformer):
             into=str(into),
         )
 
+    def choose_mode(self, meta, items):
+        return str(items[0])
+
     def choose_stmt(self, meta, items):
-        var, options, chooser = items
-        return ast.Choose(span=self.s(meta), var=str(var), options=options, chooser=chooser)
+        mode, var, options, chooser = items
+        return ast.Choose(
+            span=self.s(meta), var=str(var), options=options, chooser=chooser, mode=mode or ""
+        )
+
+    def reveal_stmt(self, meta, items):
+        return ast.Reveal(span=self.s(meta), names=tuple(str(i) for i in items))
+
+    def draw_stmt(self, meta, items):
+        return ast.Draw(span=self.s(meta), bag=str(items[0]), into=str(items[1]))
+
+    def break_stmt(self, meta, items):
+        return ast.Break(span=self.s(meta))
 
     def ask_stmt(self, meta, items):
         player, question, yes, no = items
@@ -389,9 +413,15 @@ class _ToAst(Transformer):
         return ast.Apply(span=self.s(meta), result=items[0], units=items[1])
 
     def call_stmt(self, meta, items):
-        name, args = items
+        name, args, into = items
         pos, kw = args or ((), ())
-        return ast.CallProc(span=self.s(meta), proc=str(name), args=pos, keywords=kw)
+        return ast.CallProc(
+            span=self.s(meta),
+            proc=str(name),
+            args=pos,
+            keywords=kw,
+            into=str(into) if into is not None else None,
+        )
 
     def skip_stmt(self, meta, items):
         return ast.SkipTo(span=self.s(meta), step=str(items[0]))

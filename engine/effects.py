@@ -30,6 +30,27 @@ def set_at(s: State, name: str, index: int, value: object) -> None:
     s.vars[name] = tuple(values)
 
 
+@effect(("bag", "bag"), ("token", "marker"))
+def put_in(s: State, bag: str, token: str) -> None:
+    """Add a marker to a bag (a marker that joins the cup when something happens)."""
+    s.bags[bag] = tuple(sorted((*s.bags[bag], token)))
+
+
+@effect(("bag", "bag"), ("token", "marker"))
+def take_out(s: State, bag: str, token: str) -> None:
+    """Remove one copy of a marker from a bag, if it holds one."""
+    contents = list(s.bags[bag])
+    if token in contents:
+        contents.remove(token)
+    s.bags[bag] = tuple(contents)
+
+
+@effect(("bag", "bag"))
+def refill(s: State, bag: str) -> None:
+    """Put every marker the bag started with back into it."""
+    s.bags[bag] = s.game.rules.bags[bag]
+
+
 @effect(("side", "side"), ("points", "int"))
 def score(s: State, side: int, points: int) -> None:
     """Add victory points to a side."""

@@ -142,6 +142,8 @@ class Game:
         for var in rules.variables:
             if var.reset:
                 self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
+        # Every token any bag may hold, by name; chance outcomes of draws index it.
+        self.tokens: list[str] = sorted({t for contents in rules.bags.values() for t in contents})
         self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
         self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
         self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}

@@ -78,7 +78,7 @@ def advance(s: State) -> None:
             return
         proc = rules.procedures[frame.proc]
         if frame.pc >= len(proc.code):
-            s.stack.pop()
+            finish(s)
             continue
         instr = proc.code[frame.pc]
         node = _RUN[instr[0]](s, frame, instr)
@@ -160,9 +160,20 @@ def _jump_unless_switch(s: State, f: Frame, instr: tuple) -> None:
     f.pc = f.pc + 1 if s.game.switch_on[rule] == on else end
 
 
+def finish(s: State) -> None:
+    """Pop the top procedure frame; hand its result to the caller's `into` binding."""
+    frame = s.stack.pop()
+    into = frame.b.get("_into")
+    if into:
+        result = s.game.rules.procedures[frame.proc].result
+        s.stack[-1].b[into] = frame.b.get(result)
+
+
 def _call(s: State, f: Frame, instr: tuple) -> None:
     f.pc += 1
     bindings = instr[2](s, f.b)
+    if instr[3]:
+        bindings["_into"] = instr[3]
     proc = s.game.rules.procedures[instr[1]]
     for var in s.game.resets.get(proc.name, ()):
         s.vars[var.name] = initial_value(var, len(s.game.rules.sides), len(s.game.rules.units))
@@ -184,7 +195,7 @@ def _prim(s: State, f: Frame, instr: tuple) -> None:
 
 
 def _return(s: State, f: Frame, instr: tuple) -> None:
-    s.stack.pop()
+    finish(s)
 
 
 def _end_phase(s: State, f: Frame, instr: tuple) -> None:
@@ -220,28 +231,72 @@ def _apply_result(s: State, f: Frame, instr: tuple) -> None:
 
 
 def _choose(s: State, f: Frame, instr: tuple) -> Node | None:
-    _, var, options_fn, chooser_fn, kind, prompt = instr
+    _, var, options_fn, chooser_fn, kind, prompt, mode = instr
     options = tuple(options_fn(s, f.b))
+    if not options and mode != "maybe":
+        where = s.game.rules.procedures[f.proc].lines[f.pc]
+        raise RulesError(f"nothing to choose from for {var!r} ({where})")
     if not options:
-        raise RulesError(
-            f"nothing to choose from for {var!r} ({s.game.rules.procedures[f.proc].lines[f.pc]})"
-        )
-    if len(options) == 1:
+        f.b[var] = -1
+        f.pc += 1
+        return None
+    if len(options) == 1 and mode == "":
         f.b[var] = options[0]
         f.pc += 1
         return None
     space = s.game.actions
-    return Node(chooser_fn(s, f.b), tuple(space.encode(kind, o) for o in options), prompt=prompt)
+    actions = tuple(space.encode(kind, o) for o in options)
+    if mode == "maybe":
+        actions = (space.PASS, *actions)
+    return Node(chooser_fn(s, f.b), actions, prompt=prompt)
 
 
 def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
     from engine.describe import describe_value, side_name
 
-    value = s.game.actions.decode(instr[4], action)
-    s.messages.append(
-        f"{side_name(s, instr[3](s, f.b))} chooses {describe_value(s, instr[4], value, instr[1])}."
+    var, chooser, kind, mode = instr[1], instr[3](s, f.b), instr[4], instr[6]
+    if action == s.game.actions.PASS:
+        s.messages.append(f"{side_name(s, chooser)} chooses no {var}.")
+        f.b[var] = -1
+    elif mode == "secretly":
+        f.b["_secret"] = (*f.b.get("_secret", ()), var)
+        s.messages.append(f"{side_name(s, chooser)} chooses, face down.")
+        f.b[var] = s.game.actions.decode(kind, action)
+    else:
+        value = s.game.actions.decode(kind, action)
+        s.messages.append(f"{side_name(s, chooser)} chooses {describe_value(s, kind, value, var)}.")
+        f.b[var] = value
+    f.pc += 1
+
+
+def _reveal(s: State, f: Frame, instr: tuple) -> None:
+    """Secret choices become known to both players."""
+    f.b["_secret"] = tuple(n for n in f.b.get("_secret", ()) if n not in instr[1])
+    f.pc += 1
+
+
+def _draw(s: State, f: Frame, instr: tuple) -> Node:
+    """Draw a token from a bag: each token in it is equally likely."""
+    bag = s.bags[instr[1]]
+    if not bag:
+        raise RulesError(f"bag {instr[1]!r} is empty")
+    tokens = s.game.tokens
+    counts: dict[int, int] = {}
+    for name in bag:
+        counts[tokens.index(name)] = counts.get(tokens.index(name), 0) + 1
+    total = len(bag)
+    return Node(
+        CHANCE, outcomes=tuple((t, c / total) for t, c in sorted(counts.items())), prompt="draw"
     )
-    f.b[instr[1]] = value
+
+
+def _draw_apply(s: State, f: Frame, instr: tuple, outcome: int) -> None:
+    name = s.game.tokens[outcome]
+    bag = list(s.bags[instr[1]])
+    bag.remove(name)
+    s.bags[instr[1]] = tuple(bag)
+    f.b[instr[2]] = name
+    s.messages.append(f"Drawn from {instr[1]}: {name}.")
     f.pc += 1
 
 
@@ -299,6 +354,8 @@ _RUN = {
     "ask": _ask,
     "roll": _roll,
     "roll_die": _roll_die,
+    "reveal": _reveal,
+    "draw": _draw,
 }
 
 _APPLY = {
@@ -306,4 +363,5 @@ _APPLY = {
     "ask": _ask_apply,
     "roll": _roll_apply,
     "roll_die": _roll_die_apply,
+    "draw": _draw_apply,
 }

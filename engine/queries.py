@@ -268,6 +268,21 @@ def entry_turn(s: State, u: int) -> int:
     return s.game.entries[u][0]
 
 
+# ------------------------------------------------------------------ bags
+
+
+@query(("bag", "bag"), ("token", "marker"), returns="bool")
+def in_bag(s: State, bag: str, token: str) -> bool:
+    """True when the bag holds the marker."""
+    return token in s.bags[bag]
+
+
+@query(("bag", "bag"), returns="int")
+def bag_size(s: State, bag: str) -> int:
+    """How many markers the bag holds."""
+    return len(s.bags[bag])
+
+
 # ------------------------------------------------------------------ tracks
 
 

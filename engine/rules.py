@@ -160,6 +160,7 @@ class ProcedureSpec:
     steps: dict[str, int]
     types: dict[str, str]
     lines: tuple[str, ...]  # source location of each instruction, for error messages
+    result: str = ""  # the binding handed back to `call … into`
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,11 +178,12 @@ class TriggerSpec:
 class RestrictionSpec:
     name: str
     title: str
-    kind: str  # "no_entry"
-    zone: str
+    kind: str  # no_entry, no_end, confined_to, no_move, allowance
+    zone: str  # "" for every hex
     condition: Fn | None
     until_turn: int | None
     rule: str
+    value: Fn | None = None  # allowance: (state, {"unit": u}) -> movement allowance
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +285,7 @@ class Rules:
     turn_track: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     levels: dict[str, LevelsSpec] = field(default_factory=dict)
     scenarios: tuple[ScenarioSpec, ...] = ()
+    bags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # bag -> tokens at the start
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 

@@ -89,6 +89,7 @@ class State:
 
     __slots__ = (
         "_node",
+        "bags",
         "combats",
         "events",
         "fired",
@@ -120,6 +121,7 @@ class State:
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n
         self.combats: list[Combat] = []
+        self.bags: dict[str, tuple[str, ...]] = dict(rules.bags)
         self.stack: list[Frame] = []
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.fired: set[str] = set()
@@ -140,6 +142,7 @@ class State:
         other.unit_loss = list(self.unit_loss)
         other.unit_status = list(self.unit_status)
         other.combats = [c.copy() for c in self.combats]
+        other.bags = dict(self.bags)
         other.stack = [f.copy() for f in self.stack]
         other.events = list(self.events)
         other.fired = set(self.fired)

@@ -79,6 +79,7 @@ class _Assembler:
     lines: list[str] = field(default_factory=list)
     labels: dict[_Label, int] = field(default_factory=dict)
     steps: dict[str, int] = field(default_factory=dict)
+    loop_ends: list[_Label] = field(default_factory=list)  # innermost last, for `break`
     _next: int = 0
 
     def label(self) -> _Label:
@@ -280,9 +281,17 @@ class Codegen:
             asm.mark(top)
             if st.test is not None:
                 asm.emit(w, "jump_if_not", self.lambda_fn(st.test), end)
+            asm.loop_ends.append(end)
             self.lower_body(st.body, asm)
+            asm.loop_ends.pop()
             asm.emit(w, "jump", top)
             asm.mark(end)
+        elif isinstance(st, ir.Break):
+            asm.emit(w, "jump", asm.loop_ends[-1])
+        elif isinstance(st, ir.Reveal):
+            asm.emit(w, "reveal", pyrepr(st.names))
+        elif isinstance(st, ir.Draw):
+            asm.emit(w, "draw", repr(st.bag), repr(st.into))
         elif isinstance(st, ir.Roll):
             if not st.table:
                 asm.emit(w, "roll_die", repr(st.into))
@@ -298,7 +307,9 @@ class Codegen:
             kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
             prompt = f"choose {st.var}"
             options, chooser = self.lambda_fn(st.options), self.lambda_fn(st.chooser)
-            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt))
+            asm.emit(
+                w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt), repr(st.mode)
+            )
         elif isinstance(st, ir.Ask):
             no, end = asm.label(), asm.label()
             asm.emit(w, "ask", self.lambda_fn(st.chooser), repr(st.question), repr(st.var))
@@ -312,7 +323,7 @@ class Codegen:
         elif isinstance(st, ir.ApplyResult):
             asm.emit(w, "apply", self.lambda_fn(st.result), self.lambda_fn(st.units))
         elif isinstance(st, ir.CallProc):
-            asm.emit(w, "call", repr(st.proc), self.args_fn(st.args, st.span))
+            asm.emit(w, "call", repr(st.proc), self.args_fn(st.args, st.span), repr(st.into))
         elif isinstance(st, ir.CallPrim):
             lambdas = "{" + ", ".join(f"{n!r}: {self.lambda_fn(v)}" for n, v in st.lambdas) + "}"
             asm.emit(w, "prim", repr(st.prim), self.args_fn(st.args, st.span), lambdas)
@@ -350,14 +361,16 @@ class Codegen:
             options = self.function("s, b", [f"return b[{rest!r}]"], st.span)
             chooser = self.lambda_fn(st.chooser)
             prompt = f"choose the next {st.var}"
-            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt))
+            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt), "''")
             drop = self.function(
                 "s, b",
                 [f"b[{rest!r}] = tuple(x for x in b[{rest!r}] if x != b[{st.var!r}])"],
                 st.span,
             )
             asm.emit(w, "exec", drop)
+        asm.loop_ends.append(end)
         self.lower_body(st.body, asm)
+        asm.loop_ends.pop()
         asm.emit(w, "jump", top)
         asm.mark(end)
 
@@ -386,6 +399,7 @@ class Codegen:
             "title": proc.title,
             "kind": proc.kind,
             "params": tuple(p for p, _t in proc.params),
+            "result": proc.result[0] if proc.result else "",
             "code": asm.resolved(),
             "steps": asm.steps,
             "types": dict(sorted(proc.bindings.items())),
@@ -407,6 +421,7 @@ class Codegen:
                 title,
                 "procedure",
                 tuple(bindings.items()),
+                None,
                 (step,),
                 bindings,
                 ir.Prov(),
@@ -476,6 +491,7 @@ class Codegen:
                 "condition": self.lambda_fn(x.condition) if x.condition is not None else "None",
                 "until": x.until_turn,
                 "rule": x.rule,
+                "value": self.lambda_fn(x.value) if x.value is not None else "None",
             }
             for x in r.restrictions
         ]
@@ -527,6 +543,7 @@ class Codegen:
             "switches": r.switches,
             "variables": [self.variable(v) for v in r.variables],
             "scenarios": scenarios,
+            "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
             else {},

@@ -17,6 +17,7 @@ from engine.game import DIRECTIONS
 from engine.interpreter import Node, emit
 from engine.primitives import Primitive, register
 from engine.queries import units_in
+from engine.restrictions import allowance, may_enter, may_move
 from engine.state import ON_MAP, Frame, State
 from engine.vocabulary import Lambda, primitive
 
@@ -28,22 +29,6 @@ primitive(
     optional=("stop_after",),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
-
-
-def restricted(s: State, u: int, h: int) -> bool:
-    """True when an active no-entry restriction forbids unit u to enter hex h."""
-    rules = s.game.rules
-    turn = s.vars["turn"]
-    for r in rules.restrictions:
-        if r.kind != "no_entry" or (r.rule and not s.game.switch_on[r.rule]):
-            continue
-        if r.until_turn is not None and turn >= r.until_turn:
-            continue
-        if h not in rules.board.zones[r.zone]:
-            continue
-        if r.condition is None or r.condition(s, {"unit": u, "hex": h}):
-            return True
-    return False
 
 
 class MoveUnits(Primitive):
@@ -70,16 +55,16 @@ class MoveUnits(Primitive):
         cost = step_cost(rules, a, d)
         if cost == PROHIBITED:
             return False
-        ma = rules.units[u].movement
+        ma = allowance(s, u)
         if spent + cost > ma and spent > 0:  # a unit may always move one hex (9.1)
             return False
-        if ma <= 0:
+        if ma <= 0 or (spent == 0 and not may_move(s, u)):
             return False
         side = rules.units[u].side
         here = units_in(s, b)
         if any(rules.units[o].side != side for o in here):
             return False
-        if restricted(s, u, b):
+        if not may_enter(s, u, b):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
 

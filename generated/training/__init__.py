@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'd9bce8758a22e65ae3bec888d80af06d84ce3fea8b32dc4759469526ad0b5e29'
+RULES_HASH = '067b75170fd4907c716c021c300717bc434748b35fa812db8e7fd81f68d7b7dc'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -441,9 +441,10 @@ RULES = Rules(
             title='The game',
             kind='procedure',
             params=(),
+            result='',
             code=(
                 ('jump_if_not', f1, 4),
-                ('call', 'game_turn', f2),
+                ('call', 'game_turn', f2, None),
                 ('exec', f3),
                 ('jump', 0),
                 ('exec', f4),
@@ -457,9 +458,10 @@ RULES = Rules(
             title='Game turn',
             kind='procedure',
             params=(),
+            result='',
             code=(
-                ('call', 'player_turn', f5),
-                ('call', 'player_turn', f6),
+                ('call', 'player_turn', f5, None),
+                ('call', 'player_turn', f6, None),
             ),
             steps={'first': 0, 'second': 1},
             types={},
@@ -470,10 +472,11 @@ RULES = Rules(
             title='Player turn',
             kind='procedure',
             params=('side',),
+            result='',
             code=(
                 ('exec', f7),
-                ('call', 'movement_phase', f8),
-                ('call', 'close_combat_phase', f9),
+                ('call', 'movement_phase', f8, None),
+                ('call', 'close_combat_phase', f9, None),
             ),
             steps={'begin': 0, 'movement': 1, 'combat': 2},
             types={'side': 'side'},
@@ -484,6 +487,7 @@ RULES = Rules(
             title='Movement Phase',
             kind='phase',
             params=('side',),
+            result='',
             code=(
                 ('prim', 'enter_reinforcements', f10, {}),
                 ('prim', 'move_units', f13, {'stacking': f11, 'stop_after': f12}),
@@ -497,13 +501,14 @@ RULES = Rules(
             title='Close Combat Phase',
             kind='phase',
             params=('side',),
+            result='',
             code=(
                 ('prim', 'designate_combats', f15, {'must_attack': f14}),
                 ('exec', f16),
                 ('jump_if_not', f17, 7),
-                ('choose', 'combat', f18, f19, 'option', 'choose the next combat'),
+                ('choose', 'combat', f18, f19, 'option', 'choose the next combat', ''),
                 ('exec', f20),
-                ('call', 'close_combat', f21),
+                ('call', 'close_combat', f21, None),
                 ('jump', 2),
             ),
             steps={'designate': 0, 'resolve': 1},
@@ -515,6 +520,7 @@ RULES = Rules(
             title='Close combat',
             kind='procedure',
             params=('combat',),
+            result='',
             code=(
                 ('exec', f22),
                 ('jump_unless_switch', 'withdrawal', True, 12),
@@ -522,7 +528,7 @@ RULES = Rules(
                 ('jump_if_not', f24, 12),
                 ('exec', f25),
                 ('jump_if_not', f26, 10),
-                ('choose', 'u', f27, f28, 'unit', 'choose the next u'),
+                ('choose', 'u', f27, f28, 'unit', 'choose the next u', ''),
                 ('exec', f29),
                 ('prim', 'retreat', f30, {}),
                 ('jump', 5),
@@ -541,10 +547,11 @@ RULES = Rules(
             title='Retreat',
             kind='procedure',
             params=('units', 'side'),
+            result='',
             code=(
                 ('exec', f36),
                 ('jump_if_not', f37, 6),
-                ('choose', 'u', f38, f39, 'unit', 'choose the next u'),
+                ('choose', 'u', f38, f39, 'unit', 'choose the next u', ''),
                 ('exec', f40),
                 ('prim', 'retreat', f41, {}),
                 ('jump', 1),
@@ -558,8 +565,9 @@ RULES = Rules(
             title='Step loss',
             kind='procedure',
             params=('units', 'side'),
+            result='',
             code=(
-                ('choose', 'u', f42, f43, 'unit', 'choose u'),
+                ('choose', 'u', f42, f43, 'unit', 'choose u', ''),
                 ('exec', f44),
             ),
             steps={'do': 0},
@@ -571,6 +579,7 @@ RULES = Rules(
             title='Red takes the mill',
             kind='procedure',
             params=('unit', 'hex'),
+            result='',
             code=(
                 ('exec', f45),
             ),
@@ -583,6 +592,7 @@ RULES = Rules(
             title='A unit destroyed scores for the enemy',
             kind='procedure',
             params=('unit', 'hex'),
+            result='',
             code=(
                 ('exec', f46),
             ),
@@ -596,7 +606,7 @@ RULES = Rules(
         TriggerSpec('unit_destroyed', 'A unit destroyed scores for the enemy', 'eliminated', None, False, 'trigger:unit_destroyed', ''),
     ),
     restrictions=(
-        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f56, 2, ''),
+        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f56, 2, '', None),
     ),
     victory=(
         VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f57, (), 'end_of_game'),
@@ -611,6 +621,7 @@ RULES = Rules(
     ),
     unit_props=UNIT_PROPS,
     turn_track={1: ('Dawn', {}), 2: ('Morning', {'reinforcements': True})},
+    bags={},
     scenarios=(
         ScenarioSpec(
             name='skirmish',
