@@ -355,6 +355,7 @@ class Checker:
         procedures_ast = self.patched_procedures(g)
         for name, (proc, _steps) in procedures_ast.items():
             self.sym.procedures[name] = tuple((p.name, p.type) for p in proc.params)
+            self.sym.entities[name] = Entity("procedure", "procedure", name)
             if proc.result is not None:
                 self.sym.procedure_results[name] = (proc.result.name, proc.result.type)
         bags = tuple(self.bag(d) for d, _r in g.entities.get("bag", []))
@@ -680,8 +681,14 @@ class Checker:
 
     def trigger(self, d: ast.Entity, rule: str) -> ir.Trigger:
         p = Props(d, self.r, {"on", "once"})
-        event = p.name("on", required=True) or ""
-        if event and event not in EVENTS:
+        on = p.values("on")
+        changed = len(on) == 2 and isinstance(on[0], ast.Name) and on[0].id == "changed"
+        if changed:
+            event, bindings = self.changed_event(on[1], p)
+        else:
+            event = p.name("on", required=True) or ""
+            bindings = dict(EVENTS.get(event, ()))
+        if event and event not in EVENTS and not changed:
             hint = did_you_mean(event, set(EVENTS))
             self.r.error(
                 p.line("on").span,
@@ -690,7 +697,6 @@ class Checker:
                 *([f"did you mean {hint!r}?"] if hint else []),
                 f"events: {', '.join(sorted(EVENTS))}",
             )
-        bindings = dict(EVENTS.get(event, ()))
         scope = Scope(dict(bindings))
         cond = self.when(p, scope)
         ctx = Context(f"trigger {d.name!r}", bindings=dict(bindings))
@@ -709,6 +715,19 @@ class Checker:
             prov_of(d.prov),
             d.span,
         )
+
+    def changed_event(self, v: ast.Expr, p: Props) -> tuple[str, dict[str, str]]:
+        """`on changed VARIABLE`: the variable's old and new value (and its side or unit)."""
+        var = self.sym.variables.get(v.id) if isinstance(v, ast.Name) else None
+        if var is None:
+            self.r.error(
+                p.line("on").span, UNKNOWN_NAME, f"`on changed` names a variable, not {describe(v)}"
+            )
+            return "", {}
+        bindings = {"old": var.type, "new": var.type}
+        if var.scope:
+            bindings[var.scope] = var.scope
+        return f"changed:{var.name}", bindings
 
     def when(self, p: Props, scope: Scope) -> ir.TExpr | None:
         if len(p.when) > 1:

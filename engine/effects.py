@@ -19,15 +19,41 @@ def say(s: State, text: str) -> None:
 
 def place_unit(s: State, u: int, h: int) -> None:
     """Move a unit to a hex (no cost, no checks: the caller checked)."""
+    before = s.unit_hex[u] if s.unit_status[u] == ON_MAP else -1
     s.unit_hex[u] = h
     s.unit_status[u] = ON_MAP
+    arrived(s, u, before, h)
+
+
+def arrived(s: State, u: int, before: int, h: int) -> None:
+    """Events of a unit entering hex h from `before` (-1 from off the map)."""
+    emit(s, "entered", unit=u, hex=h)
+    if s.game.triggers_by_event.get("became_adjacent"):
+        from engine.queries import enemies_adjacent
+
+        side = s.game.rules.units[u].side
+        was = set(enemies_adjacent(s, before, side)) if before >= 0 else set()
+        if set(enemies_adjacent(s, h, side)) - was:
+            emit(s, "became_adjacent", unit=u, hex=h)
+
+
+def set_var(s: State, name: str, value: object) -> None:
+    """Set a variable; triggers `on changed NAME` hear of it."""
+    old = s.vars[name]
+    s.vars[name] = value
+    if old != value:
+        emit(s, f"changed:{name}", old=old, new=value)
 
 
 def set_at(s: State, name: str, index: int, value: object) -> None:
     """Set one side's or one unit's value of a variable."""
     values = list(s.vars[name])
+    old = values[index]
     values[index] = value
     s.vars[name] = tuple(values)
+    if old != value:
+        scope = s.game.variable_scopes.get(name, "side")
+        emit(s, f"changed:{name}", old=old, new=value, **{scope: index})
 
 
 @effect(("bag", "bag"), ("token", "marker"))
@@ -49,6 +75,18 @@ def take_out(s: State, bag: str, token: str) -> None:
 def refill(s: State, bag: str) -> None:
     """Put every marker the bag started with back into it."""
     s.bags[bag] = s.game.rules.bags[bag]
+
+
+@effect(("u", "unit"))
+def halt(s: State, u: int) -> None:
+    """The unit moves no further this movement phase (it has finished its move)."""
+    for frame in reversed(s.stack):
+        if frame.prim and frame.proc == "move_units":
+            if frame.b["active"] == u:
+                frame.b["active"] = -1
+            if u not in frame.b["moved"]:
+                frame.b["moved"] = (*frame.b["moved"], u)
+            return
 
 
 @effect(("side", "side"), ("points", "int"))

@@ -138,6 +138,7 @@ class Game:
         self.triggers_by_event: dict[str, tuple[TriggerSpec, ...]] = {}
         for trig in rules.triggers:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
+        self.variable_scopes = {var.name: var.scope for var in rules.variables}
         self.resets: dict[str, tuple] = {}
         for var in rules.variables:
             if var.reset:

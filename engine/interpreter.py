@@ -160,6 +160,10 @@ def _jump_unless_switch(s: State, f: Frame, instr: tuple) -> None:
     f.pc = f.pc + 1 if s.game.switch_on[rule] == on else end
 
 
+def _side_of(s: State, frame: Frame) -> int:
+    return frame.b.get("side", s.vars["phasing"])
+
+
 def finish(s: State) -> None:
     """Pop the top procedure frame; hand its result to the caller's `into` binding."""
     frame = s.stack.pop()
@@ -167,6 +171,15 @@ def finish(s: State) -> None:
     if into:
         result = s.game.rules.procedures[frame.proc].result
         s.stack[-1].b[into] = frame.b.get(result)
+    emit(s, "end", procedure=frame.proc, side=_side_of(s, frame))
+    if "_code" in frame.b:  # a result has been applied
+        emit(
+            s,
+            "result_applied",
+            result=frame.b["_code"],
+            units=frame.b["units"],
+            side=frame.b["side"],
+        )
 
 
 def _call(s: State, f: Frame, instr: tuple) -> None:
@@ -182,7 +195,9 @@ def _call(s: State, f: Frame, instr: tuple) -> None:
 
         side = bindings.get("side", s.vars["phasing"])
         s.messages.append(f"— Turn {s.vars['turn']}, {side_name(s, side)}: {proc.title} —")
-    s.stack.append(Frame(instr[1], 0, bindings))
+    frame = Frame(instr[1], 0, bindings)
+    s.stack.append(frame)
+    emit(s, "start", procedure=frame.proc, side=_side_of(s, frame))
 
 
 def _prim(s: State, f: Frame, instr: tuple) -> None:
@@ -221,10 +236,19 @@ def _apply_result(s: State, f: Frame, instr: tuple) -> None:
     if code < 0:
         return
     result = s.game.rules.results[code]
-    if not result.procedure or not units:
+    if not units:
+        return
+    if not result.procedure:
+        emit(
+            s,
+            "result_applied",
+            result=code,
+            units=tuple(units),
+            side=s.game.rules.units[units[0]].side,
+        )
         return
     side = s.game.rules.units[units[0]].side
-    s.stack.append(Frame(result.procedure, 0, {"units": tuple(units), "side": side}))
+    s.stack.append(Frame(result.procedure, 0, {"units": tuple(units), "side": side, "_code": code}))
 
 
 # -- decisions

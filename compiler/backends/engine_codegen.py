@@ -256,7 +256,8 @@ class Codegen:
             f = self.function("s, b", [f"b[{st.name!r}] = {x(st.value, env)}"], st.span)
             asm.emit(w, "exec", f)
         elif isinstance(st, ir.SetVar):
-            f = self.function("s, b", [f"s.vars[{st.name!r}] = {x(st.value, env)}"], st.span)
+            line = f"e.set_var(s, {st.name!r}, {x(st.value, env)})"
+            f = self.function("s, b", [line], st.span)
             asm.emit(w, "exec", f)
         elif isinstance(st, ir.SetVarAt):
             line = f"e.set_at(s, {st.name!r}, {x(st.index, env)}, {x(st.value, env)})"

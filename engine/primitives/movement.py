@@ -12,9 +12,9 @@ from typing import Any, ClassVar
 
 from engine.board import PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
-from engine.effects import say
+from engine.effects import arrived, say
 from engine.game import DIRECTIONS
-from engine.interpreter import Node, emit
+from engine.interpreter import Node
 from engine.primitives import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, may_enter, may_move
@@ -111,11 +111,11 @@ class MoveUnits(Primitive):
         b["spent"] += step_cost(rules, a, d)
         s.unit_hex[u] = h
         say(s, f"{unit_name(s, u)} moves {hex_label(s, a)} → {hex_label(s, h)}.")
+        arrived(s, u, a, h)
         if self.has_lambda(s, frame, "stop_after") and self.call(
             s, frame, "stop_after", unit=u, hex=h
         ):
             b["stop"] = True
-        emit(s, "entered", unit=u, hex=h)
 
 
 register(MoveUnits())

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from engine.board import PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
-from engine.effects import capture, say
+from engine.effects import arrived, capture, say
 from engine.game import DIRECTIONS
 from engine.interpreter import Node, emit
 from engine.primitives import Primitive, register
@@ -116,8 +116,9 @@ class Retreat(Primitive):
     def _step(self, s: State, frame: Frame, h: int) -> None:
         u = frame.b["unit"]
         say(s, f"{unit_name(s, u)} retreats {hex_label(s, s.unit_hex[u])} → {hex_label(s, h)}.")
+        before = s.unit_hex[u]
         s.unit_hex[u] = h
-        emit(s, "entered", unit=u, hex=h)
+        arrived(s, u, before, h)
 
 
 register(Retreat())

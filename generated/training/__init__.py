@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '067b75170fd4907c716c021c300717bc434748b35fa812db8e7fd81f68d7b7dc'
+RULES_HASH = '47fb46d0c49422b6aa4cde3b385624ed76bfec6887ce61bf408feb53f7bf0f32'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -78,7 +78,7 @@ def f2(s, b):
 
 def f3(s, b):
     # 'rulesets/training/battle.mst:269'
-    s.vars['turn'] = (s.vars['turn'] + 1)
+    e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
 def f4(s, b):
@@ -98,7 +98,7 @@ def f6(s, b):
 
 def f7(s, b):
     # 'rulesets/training/battle.mst:281'
-    s.vars['phasing'] = b['side']
+    e.set_var(s, 'phasing', b['side'])
 
 
 def f8(s, b):
