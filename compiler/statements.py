@@ -196,10 +196,12 @@ class StmtChecker:
     def roll(self, s: ast.Roll, scope: Scope, ctx: Context) -> ir.TStmt:
         ec = self.ec
         if s.table == "die":
-            if s.column is not None or s.modifiers is not None:
-                self.r.error(s.span, TYPE, "a plain die roll has no column and no modifiers")
+            if s.column is not None:
+                self.r.error(s.span, TYPE, "a die roll on no table has no column")
+            if s.modifiers is not None:
+                self.check_modifier_scope(s, scope)
             self.bind(scope, ctx, s.into, "int", s.span)
-            return ir.Roll(s.span, "", None, None, s.into)
+            return ir.Roll(s.span, "", None, s.modifiers, s.into)
         if s.table not in self.sym.tables:
             hint = did_you_mean(s.table, set(self.sym.tables) | {"die"})
             self.r.error(
@@ -229,6 +231,13 @@ class StmtChecker:
                 f"table {s.table!r} is looked up by {table.row_key}, not rolled: use lookup()",
             )
         if s.modifiers is not None:
+            self.check_modifier_scope(s, scope)
+        self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
+        return ir.Roll(s.span, s.table, column, s.modifiers, s.into)
+
+    def check_modifier_scope(self, s: ast.Roll, scope: Scope) -> None:
+        """The modifier list exists and everything it reads is bound where the die is rolled."""
+        if s.modifiers is not None:
             params = self.sym.modifiers.get(s.modifiers)
             if params is None:
                 hint = did_you_mean(s.modifiers, set(self.sym.modifiers))
@@ -247,8 +256,6 @@ class StmtChecker:
                             f"modifier list {s.modifiers!r} reads {pname!r} ({article(ptype)}), "
                             "which is not bound here",
                         )
-        self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
-        return ir.Roll(s.span, s.table, column, s.modifiers, s.into)
 
     def call_proc(self, s: ast.CallProc, scope: Scope, ctx: Context) -> ir.TStmt:
         params = self.sym.procedures.get(s.proc)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine.describe import hex_label, side_name, unit_name
 from engine.interpreter import emit
-from engine.state import CAPTURED, ELIMINATED, ON_MAP, State
+from engine.state import CAPTURED, ELIMINATED, ON_MAP, OUT_OF_PLAY, State
 from engine.vocabulary import effect
 
 
@@ -75,6 +75,22 @@ def take_out(s: State, bag: str, token: str) -> None:
 def refill(s: State, bag: str) -> None:
     """Put every marker the bag started with back into it."""
     s.bags[bag] = s.game.rules.bags[bag]
+
+
+@effect(("u", "unit"), ("h", "hex"))
+def advance_to(s: State, u: int, h: int) -> None:
+    """Move the unit into hex h at no cost (advance after combat, 12.23 step 9)."""
+    a = s.unit_hex[u]
+    place_unit(s, u, h)
+    say(s, f"{unit_name(s, u)} advances {hex_label(s, a)} → {hex_label(s, h)}.")
+
+
+@effect(("u", "unit"))
+def remove_from_play(s: State, u: int) -> None:
+    """Take the unit out of the game, neither eliminated nor captured."""
+    s.unit_status[u] = OUT_OF_PLAY
+    s.unit_hex[u] = -1
+    say(s, f"{unit_name(s, u)} leaves the game.")
 
 
 @effect(("u", "unit"))

@@ -39,6 +39,9 @@ class Node:
 
 
 TERMINAL_NODE = Node(TERMINAL)
+# Returned by a primitive's `run` that did some work by itself: run me again
+# (after any events its work raised have been dispatched to triggers).
+CONTINUE = Node(-2)
 
 
 def current_node(s: State) -> Node:
@@ -68,7 +71,7 @@ def advance(s: State) -> None:
         frame = s.stack[-1]
         if frame.prim:
             node = primitives.get(frame.proc).run(s, frame)
-            if s.events:
+            if s.events or node is CONTINUE:
                 continue
             if node is None:
                 if s.stack and s.stack[-1] is frame:
@@ -359,7 +362,16 @@ def _roll_die(s: State, f: Frame, instr: tuple) -> Node:
 
 
 def _roll_die_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
-    f.b[instr[1]] = face
+    """A die roll on no table: the face, plus the modifiers of the list if one is named."""
+    from engine.tables import modifiers_of
+
+    _, into, modifiers = instr
+    items = modifiers_of(s, modifiers, f.b) if modifiers else []
+    total = face + sum(a for _label, a in items)
+    if items:
+        drm = "".join(f", {a:+d} {label}" for label, a in items)
+        s.messages.append(f"Rolled {face}{drm} = {total}.")
+    f.b[into] = total
     f.pc += 1
 
 

@@ -166,6 +166,78 @@ def leaders_with(s: State, units: tuple[int, ...]) -> tuple[int, ...]:
     )
 
 
+@query(("u", "unit"), returns="units")
+def stacked_with(s: State, u: int) -> tuple[int, ...]:
+    """The other units and leaders in the unit's hex."""
+    h = s.unit_hex[u]
+    return tuple(o for o in units_in(s, h) if o != u) if s.unit_status[u] == ON_MAP else ()
+
+
+@query(("h", "hex"), returns="hexes")
+def hexes_around(s: State, h: int) -> tuple[int, ...]:
+    """The hexes adjacent to h, on the map."""
+    return tuple(n for n in s.game.rules.board.neighbors[h] if n >= 0)
+
+
+@query(("h", "hex"), returns="units")
+def units_around(s: State, h: int) -> tuple[int, ...]:
+    """Every unit and leader in the hexes adjacent to h."""
+    nbrs = set(s.game.rules.board.neighbors[h])
+    return tuple(u for u, uh in enumerate(s.unit_hex) if uh in nbrs and s.unit_status[u] == ON_MAP)
+
+
+@query(("h", "hex"), ("units", "units"), returns="bool")
+def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
+    """True when hex h lies in the zone of control of any of these units (8.1).
+
+    Which units exert a ZOC (Parade Order combat units) is the rules' to say:
+    they pass the units. A unit projects into the adjacent hexes its hex and
+    hexsides let it (the board's ZOC projection masks).
+    """
+    board = s.game.rules.board
+    for u in units:
+        if s.unit_status[u] != ON_MAP:
+            continue
+        here = s.unit_hex[u]
+        nbrs = board.neighbors[here]
+        if h in nbrs and board_projects(s, here, nbrs.index(h)):
+            return True
+    return False
+
+
+def board_projects(s: State, h: int, direction: int) -> bool:
+    """Whether a ZOC projects from hex h across the hexside in `direction`."""
+    masks = getattr(s.game.rules.board, "zoc_out", None)
+    return True if masks is None else bool(masks[h] >> direction & 1)
+
+
+@query(("u", "unit"), returns="unit")
+def leader_of(s: State, u: int) -> int:
+    """The leader in command of unit u, or none (14.1).
+
+    Reading of 14.1 with the battles' command limits: the highest ranking
+    friendly leader in the unit's hex who may command it (rank, then
+    seniority — a lower `seniority` is more senior — then declaration order).
+    """
+    rules = s.game.rules
+    spec = rules.units[u]
+    if s.unit_status[u] != ON_MAP:
+        return -1
+    best, best_key = -1, None
+    rank = rules.unit_props.get("rank")
+    seniority = rules.unit_props.get("seniority")
+    for o in units_in(s, s.unit_hex[u]):
+        leader = rules.units[o]
+        if leader.kind != "leader" or leader.side != spec.side:
+            continue
+        if leader.commands is not None and not leader.commands(s, {"unit": u}):
+            continue
+        key = (-(rank[o] if rank else 0), seniority[o] if seniority else 0, o)
+        if best_key is None or key < best_key:
+            best, best_key = o, key
+    return best
+
+
 # ------------------------------------------------------------------ close combat
 
 

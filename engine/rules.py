@@ -58,6 +58,7 @@ class UnitSpec:
     entry_turn: int = 0  # 0: not a reinforcement
     entry_hexes: tuple[int, ...] = ()
     variable_entry: bool = False
+    commands: Fn | None = None  # leaders: (state, {"unit": u}) -> may command u
 
 
 @dataclass(frozen=True, slots=True)

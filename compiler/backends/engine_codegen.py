@@ -295,7 +295,7 @@ class Codegen:
             asm.emit(w, "draw", repr(st.bag), repr(st.into))
         elif isinstance(st, ir.Roll):
             if not st.table:
-                asm.emit(w, "roll_die", repr(st.into))
+                asm.emit(w, "roll_die", repr(st.into), pyrepr(st.modifiers))
             else:
                 table = str(self.tables.index(st.table))
                 column = "None"
@@ -638,6 +638,7 @@ class Codegen:
             f"entry_turn={entry.turn if entry else 0}",
             f"entry_hexes={pyrepr(tuple(self.hex_index[h] for h in entry.at) if entry else ())}",
             f"variable_entry={pyrepr(bool(entry and entry.variable))}",
+            f"commands={self.lambda_fn(u.commands) if u.commands is not None else 'None'}",
         ]
 
     def unit_props(self) -> dict[str, tuple[object, ...]]:

@@ -68,6 +68,7 @@ def all_primitives() -> dict[str, Primitive]:
 
 from engine.primitives import (  # noqa: E402, F401
     designation,
+    march,
     movement,
     reinforcements,
     retreat,

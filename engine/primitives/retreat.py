@@ -16,7 +16,7 @@ from engine.board import PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, capture, say
 from engine.game import DIRECTIONS
-from engine.interpreter import Node, emit
+from engine.interpreter import CONTINUE, Node, emit
 from engine.primitives import Primitive, register
 from engine.queries import board_distance, enemies_adjacent, units_in
 from engine.state import ON_MAP, Frame, State
@@ -103,7 +103,7 @@ class Retreat(Primitive):
             return None
         if len(options) == 1:
             self._step(s, frame, options[0])
-            return self.run(s, frame)
+            return CONTINUE
         space = s.game.actions
         owner = s.game.rules.units[u].side
         return Node(

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '47fb46d0c49422b6aa4cde3b385624ed76bfec6887ce61bf408feb53f7bf0f32'
+RULES_HASH = 'a94096d39c755bafc0be681bdfe09dea5493c6cad6a01c2103eb193409e7347d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
