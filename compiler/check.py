@@ -315,6 +315,7 @@ class Checker:
                 )
             self.sym.results[code] = name
             self.sym.entities[name] = Entity("result", "code", name)
+        self.sym.result_params = self.result_params([d for d, _r in g.entities.get("result", [])])
         tables = tuple(
             check_table(d, self.r, self.sym.results) for d, _r in g.entities.get("table", [])
         )
@@ -474,13 +475,36 @@ class Checker:
             code = f"?{d.name}"
         return d.name or "", code, prov_of(d.prov)
 
+    def result_params(self, decls: list[ast.Entity]) -> tuple[tuple[str, str], ...]:
+        """Every result is applied the same way, so all declare the same parameters."""
+        shared: tuple[tuple[str, str], ...] | None = None
+        first: ast.Entity | None = None
+        for d in decls:
+            params = tuple((p.name, p.type) for p in d.params)
+            if not params:
+                continue
+            if shared is None:
+                shared, first = params, d
+            elif params != shared:
+                assert first is not None
+                self.r.error(
+                    d.span,
+                    BAD_VALUE,
+                    f"result {d.name!r} takes other parameters than {first.name!r}",
+                    "every result is applied the same way: give them the same parameters",
+                )
+        return shared or ()
+
     def result_body(self, d: ast.Entity, name: str, code: str, prov: ir.Prov) -> ir.Result:
-        ctx = Context(f"result {name!r}", bindings={"units": "units", "side": "side"})
-        scope = Scope({"units": "units", "side": "side"})
+        params = self.sym.result_params
+        ctx = Context(f"result {name!r}", bindings=dict(params))
+        scope = Scope(dict(params))
         body: tuple[ir.TStmt, ...] = ()
         for do in (line for line in d.body.lines if isinstance(line, ast.DoLine)):
             body += self.sc.block(do.body, scope, ctx)
-        return ir.Result(name, d.title or name, code, body, prov, d.span)
+        return ir.Result(
+            name, d.title or name, code, params, body, dict(ctx.bindings), prov, d.span
+        )
 
     # ------------------------------------------------------------ definitions and modifiers
 
@@ -688,6 +712,8 @@ class Checker:
         else:
             event = p.name("on", required=True) or ""
             bindings = dict(EVENTS.get(event, ()))
+            if event == "result_applied":
+                bindings.update(self.sym.result_params)
         if event and event not in EVENTS and not changed:
             hint = did_you_mean(event, set(EVENTS))
             self.r.error(

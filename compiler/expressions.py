@@ -59,6 +59,8 @@ class Symbols:
         self.procedures: dict[str, tuple[tuple[str, str], ...]] = {}
         self.procedure_results: dict[str, tuple[str, str]] = {}
         self.bags: dict[str, ir.Bag] = {}
+        # What every result code is applied with: the parameters results declare.
+        self.result_params: tuple[tuple[str, str], ...] = ()
         self.tables: dict[str, ir.Table] = {}
         self.modifiers: dict[str, tuple[tuple[str, str], ...]] = {}  # list -> params
         self.results: dict[str, str] = {}  # code -> result name
@@ -163,6 +165,8 @@ class ExprChecker:
             return ir.Var(VARIABLES[n][0], e.span, n)
         if n == "none":
             return ir.Const("none", e.span, None)
+        if n in ("yes", "no"):
+            return ir.Const("bool", e.span, n == "yes")
         if n == "track" and self.sym.turn_track is not None:
             return ir.Const("track", e.span, None)
         var = self.sym.variables.get(n)

@@ -251,7 +251,7 @@ class Ask(TStmt):
 @dataclass(frozen=True, slots=True)
 class ApplyResult(TStmt):
     result: TExpr = field(default_factory=lambda: TExpr("code"))
-    units: TExpr = field(default_factory=lambda: TExpr("units"))
+    args: tuple[tuple[str, TExpr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -513,7 +513,9 @@ class Result:
     name: str
     title: str
     code: str
+    params: tuple[tuple[str, str], ...]
     body: tuple[TStmt, ...]
+    bindings: dict[str, str]
     prov: Prov
     span: Span = _span()
 

@@ -131,8 +131,9 @@ class StmtChecker:
             return ir.Ask(s.span, chooser, s.question, var, yes, no)
         if isinstance(s, ast.Apply):
             result = ec.expr(s.result, scope, "code")
-            units = ec.expr(s.units, scope, "units")
-            return ir.ApplyResult(s.span, result, units)
+            params = self.sym.result_params
+            args = ec.arguments(s.span, "a result", params, s.args, s.keywords, scope)
+            return ir.ApplyResult(s.span, result, tuple(args))
         if isinstance(s, ast.CallProc):
             return self.call_proc(s, scope, ctx)
         if isinstance(s, ast.SkipTo):

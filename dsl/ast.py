@@ -239,8 +239,11 @@ class Ask(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class Apply(Stmt):
+    """`apply result.defender with units: …, side: …`: run a result code's effects."""
+
     result: Expr = field(default_factory=Expr)
-    units: Expr = field(default_factory=Expr)
+    args: tuple[Expr, ...] = ()
+    keywords: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -410,7 +410,9 @@ class _ToAst(Transformer):
         )
 
     def apply_stmt(self, meta, items):
-        return ast.Apply(span=self.s(meta), result=items[0], units=items[1])
+        result, args = items
+        pos, kw = args or ((), ())
+        return ast.Apply(span=self.s(meta), result=result, args=pos, keywords=kw)
 
     def call_stmt(self, meta, items):
         name, args, into = items

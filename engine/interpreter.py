@@ -232,26 +232,17 @@ def _end_game(s: State, f: Frame, instr: tuple) -> None:
 
 
 def _apply_result(s: State, f: Frame, instr: tuple) -> None:
-    """`apply result to units`: run the procedure of the result code."""
+    """`apply code(args)`: run the procedure of the result code with those bindings."""
     f.pc += 1
     code = instr[1](s, f.b)
-    units = instr[2](s, f.b)
     if code < 0:
         return
+    bindings = instr[2](s, f.b)
     result = s.game.rules.results[code]
-    if not units:
-        return
     if not result.procedure:
-        emit(
-            s,
-            "result_applied",
-            result=code,
-            units=tuple(units),
-            side=s.game.rules.units[units[0]].side,
-        )
+        emit(s, "result_applied", result=code, **bindings)
         return
-    side = s.game.rules.units[units[0]].side
-    s.stack.append(Frame(result.procedure, 0, {"units": tuple(units), "side": side, "_code": code}))
+    s.stack.append(Frame(result.procedure, 0, {**bindings, "_code": code}))
 
 
 # -- decisions

@@ -120,10 +120,12 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "step_lost": (("unit", "unit"), ("hex", "hex")),
     "eliminated": (("unit", "unit"), ("hex", "hex")),
     "captured": (("unit", "unit"), ("hex", "hex")),
+    "left_map": (("unit", "unit"), ("hex", "hex")),
     "became_adjacent": (("unit", "unit"), ("hex", "hex")),
     "start": (("procedure", "procedure"), ("side", "side")),
     "end": (("procedure", "procedure"), ("side", "side")),
-    "result_applied": (("result", "code"), ("units", "units"), ("side", "side")),
+    # and the parameters the results are applied with (see the `result` declarations)
+    "result_applied": (("result", "code"),),
 }
 
 # Collection types and the type of their elements.

@@ -322,7 +322,7 @@ class Codegen:
             self.lower_body(st.no, asm)
             asm.mark(end)
         elif isinstance(st, ir.ApplyResult):
-            asm.emit(w, "apply", self.lambda_fn(st.result), self.lambda_fn(st.units))
+            asm.emit(w, "apply", self.lambda_fn(st.result), self.args_fn(st.args, st.span))
         elif isinstance(st, ir.CallProc):
             asm.emit(w, "call", repr(st.proc), self.args_fn(st.args, st.span), repr(st.into))
         elif isinstance(st, ir.CallPrim):
@@ -439,11 +439,7 @@ class Codegen:
             if res.body:
                 procedures.append(
                     self.body_procedure(
-                        f"result:{res.name}",
-                        res.title,
-                        res.body,
-                        {"units": "units", "side": "side"},
-                        res.span,
+                        f"result:{res.name}", res.title, res.body, res.bindings, res.span
                     )
                 )
         for trig in r.triggers:

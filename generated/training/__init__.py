@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'a94096d39c755bafc0be681bdfe09dea5493c6cad6a01c2103eb193409e7347d'
+RULES_HASH = 'f7e48ed802e3175380fbb7327a6fdf5ac34761acc601446230e8dd145f864c59'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
