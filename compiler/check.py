@@ -67,10 +67,11 @@ KINDS = {
     "levels",
     "scenario",
     "bag",
+    "attribute",
 }
 EDGES = {"west", "east", "north", "south"}
 VICTORY_CHECKS = {"end_of_turn", "end_of_game"}
-RESTRICTION_KINDS = {"no_entry", "no_end", "confined_to", "no_move", "allowance"}
+RESTRICTION_KINDS = {"no_entry", "no_end", "confined_to", "no_move", "allowance", "max_hexes"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
 RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
@@ -156,9 +157,9 @@ class Checker:
                             *([f"did you mean {hint!r}?"] if hint else []),
                         )
                         continue
-                    add(
-                        g.entities.setdefault(d.kind, []), (d, rule), d.name, d.kind, d.name_span, d
-                    )
+                    # Attributes are read as `unit.name`: they have a namespace of their own.
+                    name = d.name if d.kind != "attribute" else None
+                    add(g.entities.setdefault(d.kind, []), (d, rule), name, d.kind, d.name_span, d)
                 elif isinstance(d, ast.Define):
                     add(g.defines, (d, rule), d.name, "define", d.span, d)
                 elif isinstance(d, ast.Procedure):
@@ -258,6 +259,7 @@ class Checker:
         nationalities = tuple(forces.nationality(d) for d, _r in g.entities.get("nationality", []))
         formations = tuple(forces.formation(d) for d, _r in g.entities.get("formation", []))
         brigades = tuple(forces.brigade(d) for d, _r in g.entities.get("brigade", []))
+        attributes = tuple(forces.attribute(d) for d, _r in g.entities.get("attribute", []))
         unit_types = tuple(forces.unit_type(d) for d, _r in g.entities.get("unit_type", []))
         for kind, items in (
             ("nationality", nationalities),
@@ -269,6 +271,13 @@ class Checker:
                 self.sym.entities[item.name] = Entity(kind, kind, item.name)
         terrain = tuple(check_terrain(d, self.r) for d, _r in g.entities.get("terrain", []))
         features = tuple(check_hexside(d, self.r) for d, _r in g.entities.get("hexside", []))
+        for attrs, items in (
+            (self.sym.terrain_attributes, terrain),
+            (self.sym.hexside_attributes, features),
+        ):
+            for item in items:
+                for key, value in item.props.items():
+                    attrs.setdefault(key, {bool: "bool", int: "int", str: "str"}[type(value)])
         for t in terrain:
             self.sym.entities[t.name] = Entity("terrain", "terrain", t.name)
         for f in features:
@@ -418,6 +427,7 @@ class Checker:
             nationalities=nationalities,
             formations=formations,
             brigades=brigades,
+            attributes=attributes,
             unit_types=unit_types,
             units=units,
             markers=markers,

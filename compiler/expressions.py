@@ -66,6 +66,8 @@ class Symbols:
         self.results: dict[str, str] = {}  # code -> result name
         self.variables: dict[str, ir.Variable] = {}
         self.turn_track: ir.TurnTrack | None = None
+        self.terrain_attributes: dict[str, str] = {"move": "int"}
+        self.hexside_attributes: dict[str, str] = {"move": "int"}
         self.levels: dict[str, ir.Levels] = {}
         self.vocabulary: dict[str, Signature] = {}
         self.check_define: Callable[[str], str] = lambda name: ERROR
@@ -201,6 +203,8 @@ class ExprChecker:
             return value
         if value.type == "track":
             return self.track_data(e)
+        if value.type in ("terrain", "hexside"):
+            return self.terrain_attr(e, value)
         if value.type.startswith("enum:") and value.type[5:] in self.sym.levels:
             return self.level_data(e, value)
         if value.type == "unit":
@@ -245,6 +249,22 @@ class ExprChecker:
         if any(_data_type(v) != typ for v in found):
             return self.error(e.span, f"turns give {e.name!r} as values of different kinds")
         return ir.Query(typ, e.span, "turn_data", (ir.Const("str", e.span, e.name),))
+
+    def terrain_attr(self, e: ast.Attr, value: ir.TExpr) -> ir.TExpr:
+        """`terrain(h).defend_drm`: a value the terrain (or hexside) declaration gives."""
+        attrs = (
+            self.sym.terrain_attributes if value.type == "terrain" else self.sym.hexside_attributes
+        )
+        if e.name not in attrs:
+            hint = did_you_mean(e.name, attrs)
+            return self.error(
+                e.span,
+                f"no {value.type} declares {e.name!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+        return ir.Query(
+            attrs[e.name], e.span, f"{value.type}_attr", (value, ir.Const("str", e.span, e.name))
+        )
 
     def level_data(self, e: ast.Attr, value: ir.TExpr) -> ir.TExpr:
         levels = self.sym.levels[value.type[5:]]
@@ -491,6 +511,8 @@ def compatible(actual: str, expected: str) -> bool:
     if actual == expected:
         return True
     if actual == "none" and expected in ("side", "unit", "hex"):
+        return True
+    if actual == "marker" and expected == "str":
         return True
     if expected == "number" and actual == "int":
         return True

@@ -356,6 +356,18 @@ class Brigade:
 
 
 @dataclass(frozen=True, slots=True)
+class Attribute:
+    """A value units, leaders or unit types may carry (`rank`, `rifle`, `artillery`)."""
+
+    name: str
+    title: str
+    type: str  # bool, int or str
+    values: tuple[str, ...]  # the names a `str` attribute may take ("" for any)
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class UnitType:
     name: str
     title: str
@@ -754,6 +766,7 @@ class Ruleset:
     nationalities: tuple[Nationality, ...]
     formations: tuple[Formation, ...]
     brigades: tuple[Brigade, ...]
+    attributes: tuple[Attribute, ...]
     unit_types: tuple[UnitType, ...]
     units: tuple[Unit, ...]
     markers: tuple[Marker, ...]

@@ -129,11 +129,14 @@ def lose_step(s: State, u: int) -> None:
 @effect(("u", "unit"))
 def eliminate(s: State, u: int) -> None:
     """Remove the unit to the eliminated box."""
+    from engine.queries import unit_steps
+
     h = s.unit_hex[u]
+    steps = unit_steps(s, u)
     s.unit_status[u] = ELIMINATED
     s.unit_hex[u] = -1
     say(s, f"{unit_name(s, u)} is eliminated in {hex_label(s, h)}.")
-    emit(s, "eliminated", unit=u, hex=h)
+    emit(s, "eliminated", unit=u, hex=h, steps=steps)
 
 
 @effect(("u", "unit"))

@@ -263,10 +263,22 @@ def _choose(s: State, f: Frame, instr: tuple) -> Node | None:
         f.pc += 1
         return None
     space = s.game.actions
-    actions = tuple(space.encode(kind, o) for o in options)
+    actions = tuple(_encode_option(space, kind, i, o) for i, o in enumerate(options))
     if mode == "maybe":
         actions = (space.PASS, *actions)
     return Node(chooser_fn(s, f.b), actions, prompt=prompt)
+
+
+def _encode_option(space: Any, kind: str, i: int, value: Any) -> int:
+    """Units and hexes are chosen by id; anything else by its place among the options."""
+    return space.encode(kind, value) if kind in ("unit", "hex") else space.option(i)
+
+
+def _decode_option(s: State, f: Frame, instr: tuple, action: int) -> Any:
+    kind = instr[4]
+    if kind in ("unit", "hex"):
+        return s.game.actions.decode(kind, action)
+    return tuple(instr[2](s, f.b))[s.game.actions.option_index(action)]
 
 
 def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
@@ -279,9 +291,9 @@ def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
     elif mode == "secretly":
         f.b["_secret"] = (*f.b.get("_secret", ()), var)
         s.messages.append(f"{side_name(s, chooser)} chooses, face down.")
-        f.b[var] = s.game.actions.decode(kind, action)
+        f.b[var] = _decode_option(s, f, instr, action)
     else:
-        value = s.game.actions.decode(kind, action)
+        value = _decode_option(s, f, instr, action)
         s.messages.append(f"{side_name(s, chooser)} chooses {describe_value(s, kind, value, var)}.")
         f.b[var] = value
     f.pc += 1

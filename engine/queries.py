@@ -93,6 +93,29 @@ def hexside_has(s: State, a: int, b: int, feature: int) -> bool:
     return bool(board.hexsides[a][nbrs.index(b)] >> feature & 1)
 
 
+def terrain_attr(s: State, t: int, name: str) -> object:
+    """A property of a terrain type (no/0 where its declaration is silent)."""
+    spec = s.game.rules.terrain[t]
+    return spec.move if name == "move" else spec.props.get(name, _default_of(s, "terrain", name))
+
+
+def hexside_attr(s: State, f: int, name: str) -> object:
+    spec = s.game.rules.hexside_features[f]
+    return spec.move if name == "move" else spec.props.get(name, _default_of(s, "hexside", name))
+
+
+def _default_of(s: State, kind: str, name: str) -> object:
+    specs = s.game.rules.terrain if kind == "terrain" else s.game.rules.hexside_features
+    sample = next((x.props[name] for x in specs if name in x.props), False)
+    return {bool: False, int: 0, str: ""}[type(sample)]
+
+
+@query(("h", "hex"), returns="bool")
+def prohibited(s: State, h: int) -> bool:
+    """True when no unit may enter the hex's terrain."""
+    return s.game.rules.terrain[s.game.rules.board.terrain[h]].move < 0
+
+
 @query(("h", "hex"), ("zone", "hexes"), returns="bool")
 def in_zone(s: State, h: int, zone: tuple[int, ...]) -> bool:
     """True when hex h belongs to the zone (or list of hexes)."""

@@ -64,6 +64,15 @@ def may_move(s: State, u: int) -> bool:
     )
 
 
+def max_hexes(s: State, u: int) -> int | None:
+    """How many hexes the unit may move at most (a `max_hexes` restriction), or None."""
+    for r in s.game.rules.restrictions:
+        if r.kind == "max_hexes" and _active(s, r) and _binds(s, r, {"unit": u}):
+            assert r.value is not None
+            return int(r.value(s, {"unit": u}))
+    return None
+
+
 def allowance(s: State, u: int) -> int:
     """The unit's movement allowance: the first `allowance` restriction that binds, else printed."""
     for r in s.game.rules.restrictions:

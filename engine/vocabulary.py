@@ -118,7 +118,7 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "entered_map": (("unit", "unit"), ("hex", "hex")),
     "retreated": (("unit", "unit"), ("hex", "hex")),
     "step_lost": (("unit", "unit"), ("hex", "hex")),
-    "eliminated": (("unit", "unit"), ("hex", "hex")),
+    "eliminated": (("unit", "unit"), ("hex", "hex"), ("steps", "int")),
     "captured": (("unit", "unit"), ("hex", "hex")),
     "left_map": (("unit", "unit"), ("hex", "hex")),
     "became_adjacent": (("unit", "unit"), ("hex", "hex")),
@@ -129,4 +129,10 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 # Collection types and the type of their elements.
-ELEMENT_TYPES: dict[str, str] = {"units": "unit", "hexes": "hex", "combats": "combat"}
+ELEMENT_TYPES: dict[str, str] = {
+    "units": "unit",
+    "hexes": "hex",
+    "combats": "combat",
+    "markers": "marker",
+    "sides": "side",
+}

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'f7e48ed802e3175380fbb7327a6fdf5ac34761acc601446230e8dd145f864c59'
+RULES_HASH = 'bd92aca203bc9b2139dbe535911a7265ddce5ea6dc63da62a2bd8a475517a86c'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -45,134 +45,134 @@ UNIT_PROPS = {
 
 
 def d_stack_ok(s, a_units):
-    # 'rulesets/training/battle.mst:209': 'Stacking limit: six strength points and one artillery unit'
+    # 'rulesets/training/battle.mst:226': 'Stacking limit: six strength points and one artillery unit'
     return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))) <= 6) and (len(tuple(e0 for e0 in a_units if UNIT_PROPS['artillery'][e0])) <= 1))
 
 
 def d_attack_strength(s, a_combat):
-    # 'rulesets/training/battle.mst:214': 'Attacking strength'
+    # 'rulesets/training/battle.mst:231': 'Attacking strength'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def d_defense_strength(s, a_combat):
-    # 'rulesets/training/battle.mst:217': 'Defending strength'
+    # 'rulesets/training/battle.mst:234': 'Defending strength'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def d_leader_drm(s, a_units):
-    # 'rulesets/training/battle.mst:255': 'Best close-combat DRM of a leader stacked with the units'
+    # 'rulesets/training/battle.mst:272': 'Best close-combat DRM of a leader stacked with the units'
     return max((UNIT_PROPS['close_combat_drm'][e0] for e0 in q.leaders_with(s, a_units)), default=0)
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
 
 def f1(s, b):
-    # 'rulesets/training/battle.mst:268'
+    # 'rulesets/training/battle.mst:285'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
 def f2(s, b):
-    # 'rulesets/training/battle.mst:269'
+    # 'rulesets/training/battle.mst:286'
     return {}
 
 
 def f3(s, b):
-    # 'rulesets/training/battle.mst:270'
+    # 'rulesets/training/battle.mst:287'
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
 def f4(s, b):
-    # 'rulesets/training/battle.mst:272'
+    # 'rulesets/training/battle.mst:289'
     e.determine_victory(s)
 
 
 def f5(s, b):
-    # 'rulesets/training/battle.mst:277'
+    # 'rulesets/training/battle.mst:294'
     return {'side': q.first_player(s, s.vars['turn'], 0)}
 
 
 def f6(s, b):
-    # 'rulesets/training/battle.mst:278'
+    # 'rulesets/training/battle.mst:295'
     return {'side': q.enemy(s, q.first_player(s, s.vars['turn'], 0))}
 
 
 def f7(s, b):
-    # 'rulesets/training/battle.mst:282'
+    # 'rulesets/training/battle.mst:299'
     e.set_var(s, 'phasing', b['side'])
 
 
 def f8(s, b):
-    # 'rulesets/training/battle.mst:283'
+    # 'rulesets/training/battle.mst:300'
     return {'side': b['side']}
 
 
 def f9(s, b):
-    # 'rulesets/training/battle.mst:284'
+    # 'rulesets/training/battle.mst:301'
     return {'side': b['side']}
 
 
 def f10(s, b):
-    # 'rulesets/training/battle.mst:288'
+    # 'rulesets/training/battle.mst:305'
     return {'side': b['side']}
 
 
 def f11(s, b):
-    # 'rulesets/training/battle.mst:289'
+    # 'rulesets/training/battle.mst:306'
     return d_stack_ok(s, b['units'])
 
 
 def f12(s, b):
-    # 'rulesets/training/battle.mst:289'
+    # 'rulesets/training/battle.mst:306'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) > 0)
 
 
 def f13(s, b):
-    # 'rulesets/training/battle.mst:289'
+    # 'rulesets/training/battle.mst:306'
     return {'side': b['side']}
 
 
 def f14(s, b):
-    # 'rulesets/training/battle.mst:293'
+    # 'rulesets/training/battle.mst:310'
     return (not UNIT_PROPS['artillery'][b['unit']])
 
 
 def f15(s, b):
-    # 'rulesets/training/battle.mst:293'
+    # 'rulesets/training/battle.mst:310'
     return {'side': b['side']}
 
 
 def f16(s, b):
-    # 'rulesets/training/battle.mst:294'
+    # 'rulesets/training/battle.mst:311'
     b['_for_combat'] = tuple(q.combats(s))
 
 
 def f17(s, b):
-    # 'rulesets/training/battle.mst:294'
+    # 'rulesets/training/battle.mst:311'
     return bool(b['_for_combat'])
 
 
 def f18(s, b):
-    # 'rulesets/training/battle.mst:294'
+    # 'rulesets/training/battle.mst:311'
     return b['_for_combat']
 
 
 def f19(s, b):
-    # 'rulesets/training/battle.mst:294'
+    # 'rulesets/training/battle.mst:311'
     return b['side']
 
 
 def f20(s, b):
-    # 'rulesets/training/battle.mst:294'
+    # 'rulesets/training/battle.mst:311'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
 def f21(s, b):
-    # 'rulesets/training/battle.mst:295'
+    # 'rulesets/training/battle.mst:312'
     return {'combat': b['combat']}
 
 
 def f22(s, b):
-    # 'rulesets/training/battle.mst:300'
+    # 'rulesets/training/battle.mst:317'
     b['odds'] = q.odds_column(s, 0, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
@@ -217,142 +217,142 @@ def f30(s, b):
 
 
 def f31(s, b):
-    # 'rulesets/training/battle.mst:301'
+    # 'rulesets/training/battle.mst:318'
     return b['odds']
 
 
 def f32(s, b):
-    # 'rulesets/training/battle.mst:303'
+    # 'rulesets/training/battle.mst:320'
     return b['result'][1]
 
 
 def f33(s, b):
-    # 'rulesets/training/battle.mst:303'
+    # 'rulesets/training/battle.mst:320'
     return {'units': q.defenders(s, b['combat']), 'side': q.defending_side(s, b['combat'])}
 
 
 def f34(s, b):
-    # 'rulesets/training/battle.mst:304'
+    # 'rulesets/training/battle.mst:321'
     return b['result'][0]
 
 
 def f35(s, b):
-    # 'rulesets/training/battle.mst:304'
+    # 'rulesets/training/battle.mst:321'
     return {'units': q.attackers(s, b['combat']), 'side': q.attacking_side(s, b['combat'])}
 
 
 def f36(s, b):
-    # 'rulesets/training/battle.mst:241'
+    # 'rulesets/training/battle.mst:258'
     b['_for_u'] = tuple(b['units'])
 
 
 def f37(s, b):
-    # 'rulesets/training/battle.mst:241'
+    # 'rulesets/training/battle.mst:258'
     return bool(b['_for_u'])
 
 
 def f38(s, b):
-    # 'rulesets/training/battle.mst:241'
+    # 'rulesets/training/battle.mst:258'
     return b['_for_u']
 
 
 def f39(s, b):
-    # 'rulesets/training/battle.mst:241'
+    # 'rulesets/training/battle.mst:258'
     return b['side']
 
 
 def f40(s, b):
-    # 'rulesets/training/battle.mst:241'
+    # 'rulesets/training/battle.mst:258'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f41(s, b):
-    # 'rulesets/training/battle.mst:242'
+    # 'rulesets/training/battle.mst:259'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f42(s, b):
-    # 'rulesets/training/battle.mst:250'
+    # 'rulesets/training/battle.mst:267'
     return b['units']
 
 
 def f43(s, b):
-    # 'rulesets/training/battle.mst:250'
+    # 'rulesets/training/battle.mst:267'
     return b['side']
 
 
 def f44(s, b):
-    # 'rulesets/training/battle.mst:251'
+    # 'rulesets/training/battle.mst:268'
     e.lose_step(s, b['u'])
 
 
 def f45(s, b):
-    # 'rulesets/training/battle.mst:314'
+    # 'rulesets/training/battle.mst:331'
     e.score(s, 0, 2)
 
 
 def f46(s, b):
-    # 'rulesets/training/battle.mst:319'
+    # 'rulesets/training/battle.mst:336'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
 def f47(s, b):
-    # 'rulesets/training/battle.mst:259'
+    # 'rulesets/training/battle.mst:276'
     return d_leader_drm(s, q.attackers(s, b['combat']))
 
 
 def f48(s, b):
-    # 'rulesets/training/battle.mst:259'
+    # 'rulesets/training/battle.mst:276'
     return (len(q.leaders_with(s, q.attackers(s, b['combat']))) > 0)
 
 
 def f49(s, b):
-    # 'rulesets/training/battle.mst:260'
+    # 'rulesets/training/battle.mst:277'
     return (-d_leader_drm(s, q.defenders(s, b['combat'])))
 
 
 def f50(s, b):
-    # 'rulesets/training/battle.mst:260'
+    # 'rulesets/training/battle.mst:277'
     return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
 
 
 def f51(s, b):
-    # 'rulesets/training/battle.mst:261'
+    # 'rulesets/training/battle.mst:278'
     return -1
 
 
 def f52(s, b):
-    # 'rulesets/training/battle.mst:261'
+    # 'rulesets/training/battle.mst:278'
     return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
 
 
 def f53(s, b):
-    # 'rulesets/training/battle.mst:262'
+    # 'rulesets/training/battle.mst:279'
     return -1
 
 
 def f54(s, b):
-    # 'rulesets/training/battle.mst:262'
+    # 'rulesets/training/battle.mst:279'
     return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), 0) for e0 in q.attackers(s, b['combat']))
 
 
 def f55(s, b):
-    # 'rulesets/training/battle.mst:312'
+    # 'rulesets/training/battle.mst:329'
     return ((b['hex'] == 43) and (q.side(s, b['unit']) == 0))
 
 
 def f56(s, b):
-    # 'rulesets/training/battle.mst:324'
+    # 'rulesets/training/battle.mst:341'
     return (q.side(s, b['unit']) == 0)
 
 
 def f57(s, b):
-    # 'rulesets/training/battle.mst:333'
+    # 'rulesets/training/battle.mst:350'
     return (q.vp(s, 0) > q.vp(s, 1))
 
 
 def f58(s, b):
-    # 'rulesets/training/battle.mst:339'
+    # 'rulesets/training/battle.mst:356'
     return (q.vp(s, 1) > q.vp(s, 0))
 
 # ---------------------------------------------------------------- the rules
@@ -451,7 +451,7 @@ RULES = Rules(
             ),
             steps={'turns': 0, 'victory': 4},
             types={},
-            lines=('rulesets/training/battle.mst:268', 'rulesets/training/battle.mst:269', 'rulesets/training/battle.mst:270', 'rulesets/training/battle.mst:268', 'rulesets/training/battle.mst:272'),
+            lines=('rulesets/training/battle.mst:285', 'rulesets/training/battle.mst:286', 'rulesets/training/battle.mst:287', 'rulesets/training/battle.mst:285', 'rulesets/training/battle.mst:289'),
         ),
         'game_turn': ProcedureSpec(
             name='game_turn',
@@ -465,7 +465,7 @@ RULES = Rules(
             ),
             steps={'first': 0, 'second': 1},
             types={},
-            lines=('rulesets/training/battle.mst:277', 'rulesets/training/battle.mst:278'),
+            lines=('rulesets/training/battle.mst:294', 'rulesets/training/battle.mst:295'),
         ),
         'player_turn': ProcedureSpec(
             name='player_turn',
@@ -480,7 +480,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'movement': 1, 'combat': 2},
             types={'side': 'side'},
-            lines=('rulesets/training/battle.mst:282', 'rulesets/training/battle.mst:283', 'rulesets/training/battle.mst:284'),
+            lines=('rulesets/training/battle.mst:299', 'rulesets/training/battle.mst:300', 'rulesets/training/battle.mst:301'),
         ),
         'movement_phase': ProcedureSpec(
             name='movement_phase',
@@ -494,7 +494,7 @@ RULES = Rules(
             ),
             steps={'reinforcements': 0, 'move': 1},
             types={'side': 'side'},
-            lines=('rulesets/training/battle.mst:288', 'rulesets/training/battle.mst:289'),
+            lines=('rulesets/training/battle.mst:305', 'rulesets/training/battle.mst:306'),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
@@ -513,7 +513,7 @@ RULES = Rules(
             ),
             steps={'designate': 0, 'resolve': 1},
             types={'_for_combat': 'combats', 'combat': 'combat', 'side': 'side'},
-            lines=('rulesets/training/battle.mst:293', 'rulesets/training/battle.mst:294', 'rulesets/training/battle.mst:294', 'rulesets/training/battle.mst:294', 'rulesets/training/battle.mst:294', 'rulesets/training/battle.mst:295', 'rulesets/training/battle.mst:294'),
+            lines=('rulesets/training/battle.mst:310', 'rulesets/training/battle.mst:311', 'rulesets/training/battle.mst:311', 'rulesets/training/battle.mst:311', 'rulesets/training/battle.mst:311', 'rulesets/training/battle.mst:312', 'rulesets/training/battle.mst:311'),
         ),
         'close_combat': ProcedureSpec(
             name='close_combat',
@@ -540,7 +540,7 @@ RULES = Rules(
             ),
             steps={'odds': 0, 'withdraw': 1, 'roll': 12, 'apply': 13},
             types={'_ask1': 'bool', '_for_u': 'units', 'combat': 'combat', 'odds': 'column', 'result': 'cell:combat_table', 'u': 'unit'},
-            lines=('rulesets/training/battle.mst:300', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:16', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:18', 'rulesets/training/ruleset.mst:14', 'rulesets/training/battle.mst:301', 'rulesets/training/battle.mst:303', 'rulesets/training/battle.mst:304'),
+            lines=('rulesets/training/battle.mst:317', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:16', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:18', 'rulesets/training/ruleset.mst:14', 'rulesets/training/battle.mst:318', 'rulesets/training/battle.mst:320', 'rulesets/training/battle.mst:321'),
         ),
         'result:retreat': ProcedureSpec(
             name='result:retreat',
@@ -558,7 +558,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit', 'units': 'units'},
-            lines=('rulesets/training/battle.mst:241', 'rulesets/training/battle.mst:241', 'rulesets/training/battle.mst:241', 'rulesets/training/battle.mst:241', 'rulesets/training/battle.mst:242', 'rulesets/training/battle.mst:241'),
+            lines=('rulesets/training/battle.mst:258', 'rulesets/training/battle.mst:258', 'rulesets/training/battle.mst:258', 'rulesets/training/battle.mst:258', 'rulesets/training/battle.mst:259', 'rulesets/training/battle.mst:258'),
         ),
         'result:step_loss': ProcedureSpec(
             name='result:step_loss',
@@ -572,7 +572,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'side': 'side', 'u': 'unit', 'units': 'units'},
-            lines=('rulesets/training/battle.mst:250', 'rulesets/training/battle.mst:251'),
+            lines=('rulesets/training/battle.mst:267', 'rulesets/training/battle.mst:268'),
         ),
         'trigger:mill_taken': ProcedureSpec(
             name='trigger:mill_taken',
@@ -585,20 +585,20 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/training/battle.mst:314',),
+            lines=('rulesets/training/battle.mst:331',),
         ),
         'trigger:unit_destroyed': ProcedureSpec(
             name='trigger:unit_destroyed',
             title='A unit destroyed scores for the enemy',
             kind='procedure',
-            params=('unit', 'hex'),
+            params=('unit', 'hex', 'steps'),
             result='',
             code=(
                 ('exec', f46),
             ),
             steps={'do': 0},
-            types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/training/battle.mst:319',),
+            types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
+            lines=('rulesets/training/battle.mst:336',),
         ),
     },
     triggers=(
