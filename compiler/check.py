@@ -244,13 +244,13 @@ class Checker:
                     'write `source none "why"` for a battle with no source document',
                 )
         die = hp.range("die", required=True) or (0, 9)
-        turns = hp.range("turns", required=True) or (1, 1)
+        turns = hp.range("turns", required=not library) or (1, 1)
         start = hp.name("start", "game") or "game"
 
         forces = ForcesChecker(self.r, self.sym, self.ec)
         sides = tuple(forces.side(d) for d, _r in g.entities.get("side", []))
         side_names = [s.name for s in sides]
-        if len(sides) != 2:
+        if len(sides) != 2 and not library:
             self.r.error(
                 header.span, MISSING, f"a battle has two sides; this ruleset declares {len(sides)}"
             )
@@ -332,6 +332,8 @@ class Checker:
             self.sym.entities[t.name] = Entity("table", "table", t.name)
             self.sym.tables[t.name] = t
 
+        for rule in g.rules:
+            self.sym.entities[rule.name] = Entity("rule", "rule", rule.name)
         variables = tuple(check_variable(d, self.r) for d, _r in g.entities.get("variable", []))
         for var in variables:
             self.sym.variables[var.name] = var
@@ -802,15 +804,17 @@ class Checker:
                     self.r.error(p.line(kind).span, UNKNOWN_NAME, f"{kind} takes a zone of the map")
             elif kind == "confined_to":
                 self.r.error(p.line(kind).span, MISSING, "confined_to needs the zone")
-        elif kind == "allowance":
-            if len(vals) != 1 or not isinstance(vals[0], ast.Paren):
+        elif kind in ("allowance", "max_hexes"):
+            if len(vals) == 1 and as_int(vals[0]) is not None:
+                value = ir.Const("int", vals[0].span, as_int(vals[0]))
+            elif len(vals) == 1 and isinstance(vals[0], ast.Paren):
+                value = self.ec.expr(vals[0].expr, Scope({"unit": "unit"}), "int")
+            else:
                 self.r.error(
                     p.line(kind).span,
                     BAD_VALUE,
-                    "write `allowance (expression)` with `unit` in scope",
+                    f"write `{kind} N` or `{kind} (expression)` with `unit` in scope",
                 )
-            else:
-                value = self.ec.expr(vals[0].expr, Scope({"unit": "unit"}), "int")
         elif vals:
             self.r.error(p.line(kind).span, BAD_VALUE, f"{kind} takes no value")
         until = None
@@ -826,9 +830,8 @@ class Checker:
                 until = as_int(uv[1])
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
-        bindings = (
-            {"unit": "unit"} if kind in ("no_move", "allowance") else {"unit": "unit", "hex": "hex"}
-        )
+        unit_only = kind in ("no_move", "allowance", "max_hexes")
+        bindings = {"unit": "unit"} if unit_only else {"unit": "unit", "hex": "hex"}
         cond = self.when(p, Scope(bindings))
         return ir.Restriction(
             d.name or "",
@@ -891,6 +894,8 @@ class Checker:
 
 
 _VALUE_TYPES = {
+    "marker",
+    "code",
     "int",
     "bool",
     "side",

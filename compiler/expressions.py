@@ -157,10 +157,13 @@ class ExprChecker:
             elem_type = scope.elements[-1]
             if n == "it":
                 return ir.Element(elem_type, e.span, depth)
-            if elem_type == "unit" and n in self.sym.unit_attributes and n not in scope.bindings:
-                return ir.UnitAttr(
-                    self.sym.unit_attributes[n], e.span, ir.Element("unit", e.span, depth), n
-                )
+            if elem_type == "unit" and n not in scope.bindings:
+                element = ir.Element("unit", e.span, depth)
+                var = self.sym.variables.get(n)
+                if var is not None and var.scope == "unit":
+                    return ir.VarAt(var.type, e.span, n, element)
+                if n in self.sym.unit_attributes:
+                    return ir.UnitAttr(self.sym.unit_attributes[n], e.span, element, n)
         if n in scope.bindings:
             return ir.Binding(scope.bindings[n], e.span, n)
         if n in VARIABLES:
@@ -341,8 +344,15 @@ class ExprChecker:
             if op not in ("==", "!=") and left.type not in NUMERIC | {ERROR, "odds"}:
                 return self.error(e.span, f"`{op}` compares numbers, not {article(left.type)}")
             return ir.Binary("bool", e.span, op, left, right)
-        # arithmetic
-        left = self.expr(e.left, scope, "int")
+        # arithmetic; `+` also joins two collections of the same kind
+        if op == "+":
+            left = self._expr(e.left, scope, None)
+            if left.type in ELEMENT_TYPES:
+                right = self.expr(e.right, scope, left.type)
+                return ir.Binary(left.type, e.span, "+", left, right)
+            left = self.expect(left, "int", "this")
+        else:
+            left = self.expr(e.left, scope, "int")
         right = self.expr(e.right, scope, "int")
         typ = "number" if "number" in (left.type, right.type) or op == "/" else "int"
         return ir.Binary(typ, e.span, op, left, right)
@@ -435,7 +445,9 @@ class ExprChecker:
         table = self.sym.tables.get(t.id) if isinstance(t, ast.Name) else None
         if table is None:
             return self.error(t.span, "lookup's first argument is a table")
-        row_type = "int" if table.row_kind == "range" else "str"
+        row_type = (
+            "int" if table.row_kind == "range" else "code" if table.row_key == "result" else "str"
+        )
         args = [ir.Const("table", t.span, table.name), self.expr(e.args[1], scope, row_type)]
         want = {"odds": "odds", "number": "int", "name": "str"}.get(table.column_kind)
         if want is None and len(e.args) == 3:
@@ -510,7 +522,7 @@ def cell_type(table: ir.Table) -> str:
 def compatible(actual: str, expected: str) -> bool:
     if actual == expected:
         return True
-    if actual == "none" and expected in ("side", "unit", "hex"):
+    if actual == "none" and expected in ("side", "unit", "hex", "code", "combat"):
         return True
     if actual == "marker" and expected == "str":
         return True

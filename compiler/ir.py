@@ -210,6 +210,7 @@ class Roll(TStmt):
     column: TExpr | None = None
     modifiers: str | None = None
     into: str = ""
+    total: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

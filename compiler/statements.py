@@ -36,6 +36,10 @@ class StmtChecker:
 
     def bind(self, scope: Scope, ctx: Context, name: str, typ: str, span) -> None:
         old = ctx.bindings.get(name)
+        if old == "none" and typ in ("side", "unit", "hex", "code", "combat"):
+            old = None  # `let x = none` first, a value of a kind later
+        elif typ == "none" and old in ("side", "unit", "hex", "code", "combat"):
+            return
         if old is not None and old != typ and ERROR not in (old, typ):
             self.r.error(
                 span, TYPE, f"{name!r} was {article(old)}; it cannot become {article(typ)}"
@@ -234,7 +238,9 @@ class StmtChecker:
         if s.modifiers is not None:
             self.check_modifier_scope(s, scope)
         self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
-        return ir.Roll(s.span, s.table, column, s.modifiers, s.into)
+        if s.total is not None:
+            self.bind(scope, ctx, s.total, "int", s.span)
+        return ir.Roll(s.span, s.table, column, s.modifiers, s.into, s.total)
 
     def check_modifier_scope(self, s: ast.Roll, scope: Scope) -> None:
         """The modifier list exists and everything it reads is bound where the die is rolled."""

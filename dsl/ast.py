@@ -203,6 +203,7 @@ class Roll(Stmt):
     column: Expr | None = None
     modifiers: str | None = None
     into: str = ""
+    total: str | None = None  # `into result, roll`: also bind the modified roll
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,51 @@ from dsl.source import Span
 GRAMMAR = Path(__file__).with_name("muster.lark")
 
 
+class Continuation:
+    """Join lines that are not finished: inside brackets, or after an operator or comma.
+
+    `designate_combats(side,` on one line and `must_attack: …)` on the next are
+    one call; `a <= 6 and` followed by `count(…) <= 1` is one condition.
+    """
+
+    always_accept = ("_NL",)
+    OPEN = frozenset({"LPAR", "LSQB"})
+    CLOSE = frozenset({"RPAR", "RSQB"})
+    # Tokens after which a line cannot end. (A line beginning with `then`,
+    # `else`, `and`, `or` or `where` continues the one before: the grammar's
+    # _CONTINUE terminal swallows that newline.)
+    CONTINUES = frozenset(
+        {
+            "COMMA",
+            "EQUAL",
+            "AND",
+            "OR",
+            "NOT",
+            "ADD_OP",
+            "MUL_OP",
+            "COMP_OP",
+            "WHERE",
+            "THEN",
+            "ELSE",
+            "IN",
+            "COLON",
+        }
+    )
+
+    def process(self, stream):
+        depth = 0
+        last = None
+        for tok in stream:
+            if tok.type == "_NL" and (depth > 0 or last in self.CONTINUES):
+                continue
+            if tok.type in self.OPEN:
+                depth += 1
+            elif tok.type in self.CLOSE:
+                depth = max(depth - 1, 0)
+            last = tok.type
+            yield tok
+
+
 @cache
 def parser() -> Lark:
     return Lark(
@@ -29,6 +74,7 @@ def parser() -> Lark:
         strict=True,
         propagate_positions=True,
         maybe_placeholders=True,
+        postlex=Continuation(),
     )
 
 
@@ -376,13 +422,14 @@ class _ToAst(Transformer):
         return ast.Repeat(span=self.s(meta), test=test, body=body)
 
     def roll_stmt(self, meta, items):
-        table, column, modifiers, into = items
+        table, column, modifiers, into, total = items
         return ast.Roll(
             span=self.s(meta),
             table=str(table),
             column=column,
             modifiers=str(modifiers) if modifiers is not None else None,
             into=str(into),
+            total=str(total) if total is not None else None,
         )
 
     def choose_mode(self, meta, items):

@@ -93,6 +93,12 @@ def remove_from_play(s: State, u: int) -> None:
     say(s, f"{unit_name(s, u)} leaves the game.")
 
 
+@effect(("c", "combat"))
+def resolve_combat(s: State, c: int) -> None:
+    """Mark a designated close combat resolved."""
+    s.combats[c].resolved = True
+
+
 @effect(("u", "unit"))
 def halt(s: State, u: int) -> None:
     """The unit moves no further this movement phase (it has finished its move)."""

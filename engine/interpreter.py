@@ -354,9 +354,11 @@ def _roll(s: State, f: Frame, instr: tuple) -> Node:
 def _roll_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
     from engine.tables import roll_on_table
 
-    _, table, column_fn, modifiers, into = instr
+    _, table, column_fn, modifiers, into, total = instr
     column = column_fn(s, f.b) if column_fn is not None else 0
-    f.b[into] = roll_on_table(s, table, column, modifiers, f.b, face)
+    f.b[into], modified = roll_on_table(s, table, column, modifiers, f.b, face)
+    if total:
+        f.b[total] = modified
     f.pc += 1
 
 

@@ -152,6 +152,39 @@ def units_of(s: State, side: int) -> tuple[int, ...]:
     )
 
 
+@query(returns="units")
+def all_units(s: State) -> tuple[int, ...]:
+    """Every unit and leader on the map."""
+    return tuple(u for u in range(len(s.game.rules.units)) if s.unit_status[u] == ON_MAP)
+
+
+@query(("units", "units"), returns="hexes")
+def hexes_of(s: State, units: tuple[int, ...]) -> tuple[int, ...]:
+    """The hexes the units stand in."""
+    return tuple(sorted({s.unit_hex[u] for u in units if s.unit_status[u] == ON_MAP}))
+
+
+@query(("i", "int"), returns="side")
+def side_number(s: State, i: int) -> int:
+    """The side declared i-th (from 0)."""
+    return i
+
+
+@query(("rule", "rule"), returns="bool")
+def rule_on(s: State, rule: str) -> bool:
+    """True when a rule switch is on in this game."""
+    return s.game.switch_on[rule]
+
+
+def result_name(s: State, code: int) -> str:
+    return s.game.rules.results[code].name if code >= 0 else ""
+
+
+def union(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """Both collections, each member once, in order."""
+    return a + tuple(x for x in b if x not in a)
+
+
 @query(("side", "side"), returns="side")
 def enemy(s: State, side: int) -> int:
     """The other side."""
@@ -292,6 +325,25 @@ def attacking_side(s: State, c: int) -> int:
 def defending_side(s: State, c: int) -> int:
     """The side attacked in the combat."""
     return 1 - s.combats[c].side
+
+
+@query(("c", "combat"), returns="hexes")
+def attack_hexes(s: State, c: int) -> tuple[int, ...]:
+    """The hexes the combat's attackers attack from."""
+    return s.combats[c].attack_hexes
+
+
+@query(("c", "combat"), returns="hexes")
+def defense_hexes(s: State, c: int) -> tuple[int, ...]:
+    """The hexes the combat's defenders hold."""
+    return s.combats[c].defense_hexes
+
+
+@query(("c", "combat"), returns="bool")
+def diverted(s: State, c: int) -> bool:
+    """True when an attacking unit of the combat is next to the stack that
+    received the phase's Diversion (12.14): its odds shift one column left."""
+    return s.combats[c].diverted
 
 
 @query(("c", "combat"), returns="hex")

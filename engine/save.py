@@ -195,6 +195,7 @@ def to_json(s: State) -> dict[str, Any]:
             "attack_hexes": _encode(s, "hexes", c.attack_hexes),
             "defense_hexes": _encode(s, "hexes", c.defense_hexes),
             "resolved": c.resolved,
+            "diverted": c.diverted,
         }
         for c in s.combats
     ]
@@ -252,6 +253,7 @@ def from_json(game: Any, data: dict[str, Any]) -> State:
                 _decode(s, "hexes", c["attack_hexes"]),
                 _decode(s, "hexes", c["defense_hexes"]),
                 bool(c.get("resolved", False)),
+                bool(c.get("diverted", False)),
             )
         )
     for name, tokens in data.get("bags", {}).items():

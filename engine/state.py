@@ -55,7 +55,15 @@ class Frame:
 class Combat:
     """A designated close combat: who attacks whom, from which hexes."""
 
-    __slots__ = ("attack_hexes", "attackers", "defenders", "defense_hexes", "resolved", "side")
+    __slots__ = (
+        "attack_hexes",
+        "attackers",
+        "defenders",
+        "defense_hexes",
+        "diverted",
+        "resolved",
+        "side",
+    )
 
     def __init__(
         self,
@@ -65,6 +73,7 @@ class Combat:
         attack_hexes: tuple[int, ...],
         defense_hexes: tuple[int, ...],
         resolved: bool = False,
+        diverted: bool = False,
     ):
         self.side = side
         self.attackers = attackers
@@ -72,6 +81,7 @@ class Combat:
         self.attack_hexes = attack_hexes
         self.defense_hexes = defense_hexes
         self.resolved = resolved
+        self.diverted = diverted
 
     def copy(self) -> Combat:
         return Combat(
@@ -81,6 +91,7 @@ class Combat:
             self.attack_hexes,
             self.defense_hexes,
             self.resolved,
+            self.diverted,
         )
 
 

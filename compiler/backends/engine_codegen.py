@@ -21,6 +21,7 @@ from compiler import ir
 from compiler.backends.pysource import pyident, pyrepr
 from compiler.board import build_board
 from dsl.source import Span
+from engine.vocabulary import ELEMENT_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -183,9 +184,13 @@ class Codegen:
         if isinstance(e, ir.VarAt):
             return f"s.vars[{e.name!r}][{x(e.index, env)}]"
         if isinstance(e, ir.Query):
-            if e.func == "lookup" and len(e.args) == 3:
-                column = self.column(e.args[0], e.args[2], env)
-                return f"q.lookup(s, {x(e.args[0], env)}, {x(e.args[1], env)}, {column})"
+            if e.func == "lookup":
+                table, row = x(e.args[0], env), x(e.args[1], env)
+                if e.args[1].type == "code":
+                    row = f"q.result_name(s, {row})"
+                if len(e.args) == 3:
+                    return f"q.lookup(s, {table}, {row}, {self.column(e.args[0], e.args[2], env)})"
+                return f"q.lookup(s, {table}, {row})"
             args = "".join(f", {x(a, env)}" for a in e.args)
             return f"q.{e.func}(s{args})"
         if isinstance(e, ir.DefineCall):
@@ -211,6 +216,8 @@ class Codegen:
                 return test if e.op == "in" else f"(not {test})"
             if e.op == "/":
                 return f"q.divide({x(e.left, env)}, {x(e.right, env)})"
+            if e.op == "+" and e.type in ELEMENT_TYPES:
+                return f"q.union({x(e.left, env)}, {x(e.right, env)})"
             return f"({x(e.left, env)} {e.op} {x(e.right, env)})"
         if isinstance(e, ir.Conditional):
             return f"({x(e.then, env)} if {x(e.test, env)} else {x(e.orelse, env)})"
@@ -303,7 +310,8 @@ class Codegen:
                     const = ir.Const("table", st.span, st.table)
                     body = f"return {self.column(const, st.column, Env())}"
                     column = self.function("s, b", [body], st.span)
-                asm.emit(w, "roll", table, column, pyrepr(st.modifiers), repr(st.into))
+                operands = (table, column, pyrepr(st.modifiers), repr(st.into), pyrepr(st.total))
+                asm.emit(w, "roll", *operands)
         elif isinstance(st, ir.Choose):
             kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
             prompt = f"choose {st.var}"

@@ -37,6 +37,11 @@ class Primitive:
         return name in s.game.rules.procedures[proc].code[pc][3]
 
     @staticmethod
+    def push_procedure(s: State, procedure: str, bindings: dict[str, Any]) -> None:
+        """Run a rules procedure (a hook the rules passed in) before this primitive goes on."""
+        s.stack.append(Frame(procedure, 0, dict(bindings)))
+
+    @staticmethod
     def call(s: State, frame: Frame, name: str, **bindings: Any) -> Any:
         """Evaluate the expression parameter `name` with these bindings.
 

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'bd92aca203bc9b2139dbe535911a7265ddce5ea6dc63da62a2bd8a475517a86c'
+RULES_HASH = 'fb6c4ef1cb31cc4e431c00b08337ec15999b7e49e5caaf1d974ef43a5c8b9af3'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

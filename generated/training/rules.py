@@ -534,7 +534,7 @@ RULES = Rules(
                 ('jump', 5),
                 ('return',),
                 ('jump', 12),
-                ('roll', 0, f31, 'combat_drm', 'result'),
+                ('roll', 0, f31, 'combat_drm', 'result', None),
                 ('apply', f32, f33),
                 ('apply', f34, f35),
             ),
