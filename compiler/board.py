@@ -1,80 +1,88 @@
-"""Run-time board tables derived from the checked map.
+"""Run-time board tables derived from the map model.
 
-The engine never sees labels or geometry at play time: hexes are integers in
-label order, and this module computes what it reads instead — terrain ids,
-neighbours in the six directions, hexside feature bitmasks, cube coordinates
-and each hex's distance from every map edge.
+The engine never sees labels, graphs or geometry at play time: hexes are
+integers in label order, and this module computes what it reads instead —
+terrain ids, neighbours in the six directions, hexside feature bitmasks,
+movement costs per movement class, roads, ZOC projection and slope masks,
+cube coordinates, each hex's distance from every map edge, and the
+precomputed line of sight (`compiler.los`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from compiler import ir
-from compiler.hexmap import Grid
-from compiler.maps import grid_of
-
-EDGES = ("west", "east", "north", "south")
-
-
-@dataclass(frozen=True, slots=True)
-class BoardTables:
-    title: str
-    labels: tuple[str, ...]
-    terrain: tuple[int, ...]
-    neighbors: tuple[tuple[int, ...], ...]
-    hexsides: tuple[tuple[int, ...], ...]
-    cube: tuple[tuple[int, int, int], ...]
-    columns: tuple[int, ...]
-    rows: tuple[int, ...]
-    edge_distance: dict[str, tuple[int, ...]]
-    places: dict[str, int]
-    zones: dict[str, tuple[int, ...]]
+from compiler.hexmap import EDGES, Grid
+from compiler.los import los_tables
+from compiler.map_model import MapModel
+from engine.board import PROHIBITED
+from engine.rules import BoardSpec
 
 
-def build_board(m: ir.Map, terrain: list[str], features: list[str]) -> BoardTables:
-    grid = grid_of(m)
-    offsets = sorted(grid.offsets())
+def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
+    model = model or MapModel(rules)
+    grid, m = model.grid, model.map
+    offsets = grid.offsets()
     labels = tuple(Grid.label(c, r) for c, r in offsets)
     index = {label: i for i, label in enumerate(labels)}
-    t_index = {name: i for i, name in enumerate(terrain)}
-    f_index = {name: i for i, name in enumerate(features)}
-    hex_terrain = tuple(t_index[m.terrain.get(label, m.default)] for label in labels)
-    neighbors = []
-    for c, r in offsets:
-        row = []
-        for d in range(6):
-            nc, nr = grid.neighbor(c, r, d)
-            row.append(index[Grid.label(nc, nr)] if grid.contains(nc, nr) else -1)
-        neighbors.append(tuple(row))
-    sides = [[0] * 6 for _ in labels]
-    for (a, b), feats in m.hexsides.items():
-        mask = 0
-        for f in feats:
-            mask |= 1 << f_index[f]
-        ia, ib = index[a], index[b]
-        da = neighbors[ia].index(ib)
-        db = neighbors[ib].index(ia)
-        sides[ia][da] |= mask
-        sides[ib][db] |= mask
-    cube = tuple(grid.to_cube(c, r) for c, r in offsets)
-    edge_distance = {}
-    for edge in EDGES:
-        on_edge = [cube[i] for i, (c, r) in enumerate(offsets) if grid.on_edge(c, r, edge)]
-        edge_distance[edge] = tuple(
-            min(max(abs(x - ex), abs(y - ey), abs(z - ez)) for ex, ey, ez in on_edge)
-            for x, y, z in cube
+    terrain_ids = {t.name: i for i, t in enumerate(rules.terrain)}
+    feature_ids = {f.name: i for i, f in enumerate(rules.hexside_features)}
+    nbrs = [model.neighbors(label) for label in labels]
+
+    def per_side(value) -> tuple:
+        """For each hex, the value of each of its six sides (None off the map)."""
+        return tuple(
+            tuple(value(a, b) if b is not None else None for b in row)
+            for a, row in zip(labels, nbrs, strict=True)
         )
-    return BoardTables(
+
+    def mask(test) -> tuple[int, ...]:
+        return tuple(sum(1 << d for d, yes in enumerate(row) if yes) for row in per_side(test))
+
+    def cost(a: str, b: str, move_class: str) -> int:
+        c = model.move_cost(a, b, move_class)
+        return PROHIBITED if c is None else c
+
+    cube = tuple(grid.to_cube(c, r) for c, r in offsets)
+    tables = los_tables(model)
+    return BoardSpec(
         title=m.title,
         labels=labels,
-        terrain=hex_terrain,
-        neighbors=tuple(neighbors),
-        hexsides=tuple(tuple(s) for s in sides),
+        grid=(grid.first_col, grid.last_col, grid.first_row, grid.last_row, grid.shifted),
+        terrain=tuple(terrain_ids[model.terrain_of(label).name] for label in labels),
+        neighbors=tuple(tuple(index[b] if b else -1 for b in row) for row in nbrs),
+        hexsides=tuple(
+            tuple(
+                sum(1 << feature_ids[f] for f in model.hexside(a, b).features) if b else 0
+                for b in row
+            )
+            for a, row in zip(labels, nbrs, strict=True)
+        ),
         cube=cube,
         columns=tuple(c for c, _r in offsets),
         rows=tuple(r for _c, r in offsets),
-        edge_distance=edge_distance,
+        edge_distance={edge: _edge_distance(grid, offsets, edge) for edge in EDGES},
         places={p.name: index[p.hex] for p in m.places},
-        zones={z.name: tuple(sorted(index[h] for h in z.hexes)) for z in m.zones},
+        zones={z.name: frozenset(index[h] for h in z.hexes) for z in m.zones},
+        move_classes=model.move_classes,
+        move_cost=tuple(
+            tuple(
+                tuple(PROHIBITED if c is None else c for c in row)
+                for row in per_side(lambda a, b, k=k: cost(a, b, k))
+            )
+            for k in model.move_classes
+        ),
+        road=mask(model.road),
+        strategic=mask(model.strategic),
+        zoc_out=mask(model.zoc_extends),
+        los_blocks=tuple(model.blocks_los(label) for label in labels),
+        slope_up=mask(lambda a, b: (s := model.slope(a, b)) is not None and s[0] == a),
+        los_range=tables.radius,
+        los_index=tables.index,
+        los_templates=tables.templates,
+        los_codes=tables.codes,
     )
+
+
+def _edge_distance(grid: Grid, offsets: list[tuple[int, int]], edge: str) -> tuple[int, ...]:
+    on_edge = [h for h in offsets if grid.on_edge(*h, edge)]
+    return tuple(min(grid.distance(h, e) for e in on_edge) for h in offsets)

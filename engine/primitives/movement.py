@@ -19,6 +19,7 @@ from engine.primitives import Primitive, register
 from engine.queries import units_in
 from engine.state import ON_MAP, Frame, State
 from engine.vocabulary import Lambda, primitive
+from engine.zoc import zoc_costs, zoc_step_cost
 
 primitive(
     "move_units",
@@ -61,15 +62,18 @@ class MoveUnits(Primitive):
         super().start(s, frame, args, site)
         frame.b.update(active=-1, spent=0, moved=(), stop=False)
 
-    def _can_step(self, s: State, frame: Frame, u: int, d: int, spent: int) -> bool:
+    def _can_step(
+        self, s: State, frame: Frame, u: int, d: int, spent: int, zoc: dict[int, int]
+    ) -> bool:
         rules = s.game.rules
         a = s.unit_hex[u]
         b = rules.board.neighbors[a][d]
         if b < 0:
             return False
-        cost = step_cost(rules, a, d)
+        cost = step_cost(rules, u, a, d)
         if cost == PROHIBITED:
             return False
+        cost += zoc_step_cost(zoc, a, b)  # 8.31
         ma = rules.units[u].movement
         if spent + cost > ma and spent > 0:  # a unit may always move one hex (9.1)
             return False
@@ -90,6 +94,7 @@ class MoveUnits(Primitive):
         space = s.game.actions
         actions = [space.PASS]
         rules = s.game.rules
+        zoc = zoc_costs(s, 1 - b["side"])
         for u in range(len(rules.units)):
             if rules.units[u].side != b["side"] or s.unit_status[u] != ON_MAP:
                 continue
@@ -102,7 +107,7 @@ class MoveUnits(Primitive):
             else:
                 spent = 0
             for d in range(DIRECTIONS):
-                if self._can_step(s, frame, u, d, spent):
+                if self._can_step(s, frame, u, d, spent, zoc):
                     actions.append(space.step(u, d))
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
 
@@ -123,7 +128,8 @@ class MoveUnits(Primitive):
         rules = s.game.rules
         a = s.unit_hex[u]
         h = rules.board.neighbors[a][d]
-        b["spent"] += step_cost(rules, a, d)
+        zoc = zoc_costs(s, 1 - rules.units[u].side)
+        b["spent"] += step_cost(rules, u, a, d) + zoc_step_cost(zoc, a, h)
         s.unit_hex[u] = h
         say(s, f"{unit_name(s, u)} moves {hex_label(s, a)} → {hex_label(s, h)}.")
         if self.has_lambda(s, frame, "stop_after") and self.call(

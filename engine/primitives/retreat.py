@@ -18,9 +18,10 @@ from engine.effects import capture, say
 from engine.game import DIRECTIONS
 from engine.interpreter import Node, emit
 from engine.primitives import Primitive, register
-from engine.queries import board_distance, enemies_adjacent, units_in
+from engine.queries import board_distance, units_in
 from engine.state import ON_MAP, Frame, State
 from engine.vocabulary import Lambda, primitive
+from engine.zoc import zoc_hexes
 
 primitive(
     "retreat",
@@ -63,18 +64,17 @@ class Retreat(Primitive):
         step_no = board_distance(s, b["origin"], here)
         stacking = self.has_lambda(s, frame, "stacking")
         legal = []
+        enemy_zoc = zoc_hexes(s, 1 - side)
         for d in range(DIRECTIONS):
             h = rules.board.neighbors[here][d]
-            if h < 0 or step_cost(rules, here, d) == PROHIBITED:
+            if h < 0 or step_cost(rules, u, here, d) == PROHIBITED:
                 continue
             if board_distance(s, b["origin"], h) != step_no + 1:
                 continue
             occupants = units_in(s, h)
             if any(rules.units[o].side != side for o in occupants):
                 continue
-            if enemies_adjacent(s, h, side):
-                # An enemy combat unit next door: in its zone of control. The last
-                # hex may not be in an enemy ZOC either (13.22).
+            if h in enemy_zoc:  # nor may the last hex be in an enemy ZOC (13.22)
                 continue
             if stacking and not self.call(s, frame, "stacking", units=(*occupants, u)):
                 continue

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'e461cc7bfb3c9471fa7a50f515894c618127cd510e093f86024b8060caf50e0a'
+RULES_HASH = 'd89418718ab9b040e0c00e82349ade5eaad25552982fc12d99fa79abd009b428'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
