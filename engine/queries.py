@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from engine.board import direction, fires_indirectly, unit_range
+from engine.los import sees
 from engine.state import ON_MAP, State
 from engine.vocabulary import query
+from engine.zoc import zoc_hexes
 
 
 def board_distance(s: State, a: int, b: int) -> int:
@@ -69,6 +72,58 @@ def hexside_has(s: State, a: int, b: int, feature: int) -> bool:
 def in_zone(s: State, h: int, zone: tuple[int, ...]) -> bool:
     """True when hex h belongs to the zone (or list of hexes)."""
     return h in zone
+
+
+@query(("h", "hex"), returns="int")
+def hex_column(s: State, h: int) -> int:
+    """The column of a hex: 21 for 2115 ("on or east of hex row 21xx": column >= 21)."""
+    return s.game.rules.board.columns[h]
+
+
+@query(("h", "hex"), returns="int")
+def hex_row(s: State, h: int) -> int:
+    """The row of a hex: 15 for 2115."""
+    return s.game.rules.board.rows[h]
+
+
+@query(("a", "hex"), ("b", "hex"), returns="bool")
+def road_between(s: State, a: int, b: int) -> bool:
+    """True when a road, track or path crosses the hexside between adjacent a and b (9.51)."""
+    board = s.game.rules.board
+    d = direction(board, a, b)
+    return d >= 0 and bool(board.road[a] >> d & 1)
+
+
+@query(("h", "hex"), ("side", "side"), returns="bool")
+def in_zoc(s: State, h: int, side: int) -> bool:
+    """True when hex h is in the zone of control of `side`'s combat units (8.1)."""
+    return h in zoc_hexes(s, side)
+
+
+def occupied_hexes(s: State) -> frozenset[int]:
+    """Hexes holding combat units: blocking terrain for line of sight (11.42)."""
+    units = s.game.rules.units
+    return frozenset(
+        h
+        for u, h in enumerate(s.unit_hex)
+        if s.unit_status[u] == ON_MAP and units[u].kind == "unit"
+    )
+
+
+@query(("a", "hex"), ("b", "hex"), returns="bool")
+def los(s: State, a: int, b: int) -> bool:
+    """Clear line of sight from a to b, units included (11.4); False beyond the LOS range."""
+    return sees(s.game.rules.board, a, b, occupied_hexes(s))
+
+
+@query(("u", "unit"), ("h", "hex"), returns="bool")
+def can_fire_at(s: State, u: int, h: int) -> bool:
+    """True when hex h is within the unit's `range` and it sees h, or needs not (indirect fire)."""
+    rules = s.game.rules
+    here = hex_of(s, u)
+    if here < 0 or board_distance(s, here, h) > unit_range(rules, u):
+        return False
+    return fires_indirectly(rules, u) or los(s, here, h)
 
 
 # ------------------------------------------------------------------ units
