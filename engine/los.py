@@ -123,6 +123,31 @@ def choice_codes(
     return code
 
 
+def explain(blocker: Blocker, label: Callable[[H], str]) -> str:
+    """Why a line of sight is blocked, in words, with hexes named by `label`."""
+    names = [label(h) for h in blocker.hexes]
+    if blocker.kind == "hex":
+        return f"blocked by {names[0]} ({blocker.why})"
+    if blocker.kind == "spine":
+        return (
+            f"blocked along the hexside {names[0]}/{names[1]}: the hexes on both sides block "
+            f"({blocker.why}, 11.44)"
+        )
+    if blocker.kind == "slope":
+        return f"blocked by the slope {names[0]}/{names[1]}: neither unit is up slope (11.43 A)"
+    if blocker.kind == "orientation":
+        return (
+            f"blocked by the slope {names[0]}/{names[1]}: it rises the other way from the "
+            "up-slope unit's slope (11.43 B)"
+        )
+    if blocker.kind == "terraces":
+        return (
+            f"blocked at the hexside {names[0]}/{names[1]}: with slopes at both ends, every "
+            "hexside between must be a slope rising the same way (11.43 B)"
+        )
+    return f"blocked: {blocker.why}"
+
+
 # ---------------------------------------------------------------- run time
 
 
