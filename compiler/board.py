@@ -84,5 +84,11 @@ def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
 
 
 def _edge_distance(grid: Grid, offsets: list[tuple[int, int]], edge: str) -> tuple[int, ...]:
-    on_edge = [h for h in offsets if grid.on_edge(*h, edge)]
-    return tuple(min(grid.distance(h, e) for e in on_edge) for h in offsets)
+    """Hexes from a map edge: one column or row nearer per step, so the difference."""
+    far = {
+        "west": lambda c, r: c - grid.first_col,
+        "east": lambda c, r: grid.last_col - c,
+        "north": lambda c, r: r - grid.first_row,
+        "south": lambda c, r: grid.last_row - r,
+    }[edge]
+    return tuple(far(c, r) for c, r in offsets)

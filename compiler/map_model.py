@@ -79,18 +79,20 @@ class MapModel:
         return g
 
     def _hexside(self, written: dict[str, str]) -> Hexside:
+        """What is on a hexside: a ford or bridge cancels the creek it replaces (and so
+        any combined type the creek would be part of); a combined type stands for its
+        parts (9.4)."""
         present = [f for f in self.features if f in written]
         marked = {f: h for f, h in written.items() if h}
-        cancelled: set[str] = set()
+        cancelled = {r for f in present for r in self.features[f].replaces}
         for f in self.features.values():
-            if f.combines and all(c in written for c in f.combines):
+            parts = f.combines
+            if parts and all(c in written and c not in cancelled for c in parts):
                 present.append(f.name)
-                cancelled.update(f.combines)
-                owner = next((written[c] for c in f.combines if written[c]), "")
+                cancelled.update(parts)
+                owner = next((written[c] for c in parts if written[c]), "")
                 if owner:
                     marked[f.name] = owner
-        for f in present:
-            cancelled.update(self.features[f].replaces)
         moving = tuple(f for f in present if f not in cancelled)
         return Hexside(tuple(present), marked, moving)
 

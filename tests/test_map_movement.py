@@ -38,6 +38,8 @@ CASES = [
     (("slope 0305/0304",), (1, 1), (2, 3)),
     # Up Slope/Creek and Down Slope/Creek: their own costs, not slope + creek (9.4).
     (("slope 0304/0305", "creek 0304/0305"), (4, None), (3, 3)),
+    # A ford on it leaves a slope to climb.
+    (("slope 0304/0305", "creek 0304/0305", "ford 0304/0305"), (2, 3), (1, 1)),
     (("marsh 0304",), (3, None), (1, 1)),
     (("lake 0304",), (None, None), (1, 1)),
     # Along a road, track or path: 1 MP whatever else is there (9.51).
