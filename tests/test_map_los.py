@@ -256,3 +256,26 @@ def test_a_line_through_a_hex_corner_may_pass_either_way(tmp_path):
     assert corners == [((), ((4, 6),)), ((), ((3, 8),))]
     assert los_model(tmp_path, "forest 0406 0308").sight("0305", "0409").clear
     assert blocked_by(los_model(tmp_path, "forest 0307"), "0305", "0409") == ("hex", {"0307"})
+
+
+def test_a_slope_run_is_a_slope_for_line_of_sight(tmp_path):
+    # Slope and creek on one hexside make the combined slope/creek type for
+    # movement; for line of sight it is a slope like any other (11.41).
+    los = los_model(tmp_path, "slope 0303/0304", "creek 0303/0304")
+    assert blocked_by(los, "0305", "0302") == ("slope", {"0303", "0304"})
+
+
+def test_the_engine_explains_a_blocked_line_from_its_tables(tmp_path):
+    model, spec = board(tmp_path, "forest 0404 0405")
+    ids = {label: i for i, label in enumerate(spec.labels)}
+    titles = [t.title for t in model.rules.terrain]
+    s = rt.sight(spec, ids["0305"], ids["0505"], set(), titles)
+    assert s.blocker.kind == "spine" and {spec.labels[h] for h in s.blocker.hexes} == {
+        "0404",
+        "0405",
+    }
+    assert rt.explain(s.blocker, lambda h: spec.labels[h]) == (
+        "blocked along the hexside 0404/0405: the hexes on both sides block (Forest, 11.44)"
+    )
+    far = rt.sight(spec, ids["0105"], ids["0605"], set(), titles)
+    assert far.blocker.kind == "range" and not rt.sees(spec, ids["0105"], ids["0605"], set())
