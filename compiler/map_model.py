@@ -56,17 +56,17 @@ class MapModel:
     def _build(self) -> nx.Graph:
         g = nx.Graph()
         grid, m = self.grid, self.map
-        places = {p.hex: p for p in m.places}
         for col, row in grid.offsets():
             label = grid.label(col, row)
+            here = [p for p in m.places if p.hex == label]
             g.add_node(
                 label,
                 col=col,
                 row=row,
                 terrain=m.terrain.get(label, m.default),
                 edges=grid.edges_of(col, row),
-                place=places[label].name if label in places else "",
-                victory=label in places and places[label].victory,
+                places=tuple(p.name for p in here),
+                victory=any(p.victory for p in here),
                 entries=tuple(z.name for z in m.zones if z.kind == "entry" and label in z.hexes),
             )
         for col, row in grid.offsets():
@@ -148,12 +148,10 @@ class MapModel:
             f = self.features[name]
             if f.road:
                 continue  # a road this class may not follow: the ground beneath counts
+            move = f.move
             if f.directional:
-                cost = (f.move_into if self._crossing(f, side, b) else f.move_out_of).for_class(
-                    move_class
-                )
-            else:
-                cost = f.move.for_class(move_class)
+                move = f.move_into if self._crossing(f, side, b) else f.move_out_of
+            cost = move.for_class(move_class)
             if cost is None or total is None:
                 return None
             total += cost

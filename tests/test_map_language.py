@@ -104,7 +104,7 @@ def test_places_entries_and_the_graph(tmp_path):
     assert g.number_of_edges() == sum(
         1 for a in m.labels() for n in m.neighbors(a) if n is not None and a < n
     )
-    assert g.nodes["0303"]["victory"] and g.nodes["0303"]["place"] == "inn"
+    assert g.nodes["0303"]["victory"] and g.nodes["0303"]["places"] == ("inn",)
     assert not g.nodes["0606"]["victory"]
     assert g.nodes["0101"]["entries"] == ("gate",) and g.nodes["0101"]["edges"] == ("west", "north")
     assert g.nodes["0509"]["entries"] == ("shore",)

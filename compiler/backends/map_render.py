@@ -81,7 +81,7 @@ class MapRenderer:
         self.sy = self.radius * PIXEL_SCALE[1]
         r = self.radius
         self.fonts = {
-            "number": ImageFont.load_default(size=max(8, round(0.24 * r))),
+            "number": ImageFont.load_default(size=max(8, round(0.21 * r))),
             "place": ImageFont.load_default(size=max(8, round(0.26 * r))),
             "legend": ImageFont.load_default(size=max(9, round(0.32 * r))),
             "title": ImageFont.load_default(size=max(12, round(0.6 * r))),
@@ -208,7 +208,7 @@ class MapRenderer:
 
     def _number(self, draw: ImageDraw.ImageDraw, label: str) -> None:
         cx, cy = self.centre(label)
-        self._text(draw, label, label, (cx, cy - 0.62 * self.radius), "number", INK)
+        self._text(draw, label, label, (cx, cy - 0.66 * self.radius), "number", INK)
 
     def _text(
         self,
