@@ -33,6 +33,7 @@ Slope = Callable[[H, H], tuple[H, int] | None]
 
 BLOCKED, CLEAR_IF_EMPTY, CLEAR = 0, 1, 2
 CODE_BITS = 2
+CODE_MASK = (1 << CODE_BITS) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,7 @@ def sees(board: BoardSpec, a: int, b: int, occupied: Container[int]) -> bool:
     code = board.los_codes[a][i]
     col, row = board.columns[a], board.rows[a]
     for middle in board.los_templates[p][i][1]:
-        status = code & 3
+        status = code & CODE_MASK
         code >>= CODE_BITS
         if status == CLEAR:
             return True
