@@ -11,7 +11,6 @@ its hexsides are 0305|0304 (the firer's), 0304|0303 (between) and 0303|0302
 from __future__ import annotations
 
 import random
-import tempfile
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -203,17 +202,16 @@ def random_maps(draw):
     return lines, "even" if grid.shifted == 0 else "odd", seed
 
 
-def compiled(lines: list[str], shifted: str):
-    folder = Path(tempfile.mkdtemp())
+def compiled(folder: Path, lines: list[str], shifted: str):
     size = f"1..{MAP_SIZE}"
     return board(folder, *lines, columns=size, rows=size, shifted=shifted)
 
 
 @settings(max_examples=12, deadline=None)
 @given(random_maps())
-def test_precomputed_table_agrees_with_shapely_on_every_pair(case):
+def test_precomputed_table_agrees_with_shapely_on_every_pair(tmp_path_factory, case):
     lines, shifted, seed = case
-    model, spec = compiled(lines, shifted)
+    model, spec = compiled(tmp_path_factory.mktemp("map"), lines, shifted)
     los = LosModel(model)
     labels = spec.labels
     rng = random.Random(seed)
@@ -231,9 +229,9 @@ def test_precomputed_table_agrees_with_shapely_on_every_pair(case):
 
 @settings(max_examples=12, deadline=None)
 @given(random_maps(), st.data())
-def test_line_of_sight_is_symmetric_and_neighbours_always_see(case, data):
+def test_line_of_sight_is_symmetric_and_neighbours_always_see(tmp_path_factory, case, data):
     lines, shifted, seed = case
-    _model, spec = compiled(lines, shifted)
+    _model, spec = compiled(tmp_path_factory.mktemp("map"), lines, shifted)
     rng = random.Random(seed)
     occupied = set(rng.sample(range(len(spec.labels)), 6))
     n = len(spec.labels)

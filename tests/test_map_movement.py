@@ -12,8 +12,6 @@ prohibited) and +2 down; road, track and path 1.
 from __future__ import annotations
 
 import random
-import tempfile
-from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -150,9 +148,13 @@ def terrain_lines(draw):
 
 @settings(max_examples=10, deadline=None)
 @given(terrain_lines(), st.integers(0, 2**16))
-def test_search_on_tables_agrees_with_networkx(lines, seed):
+def test_search_on_tables_agrees_with_networkx(tmp_path_factory, lines, seed):
     m, spec = board(
-        Path(tempfile.mkdtemp()), *lines, "creek 0303..0306/0403..0406", columns="1..7", rows="1..7"
+        tmp_path_factory.mktemp("map"),
+        *lines,
+        "creek 0303..0306/0403..0406",
+        columns="1..7",
+        rows="1..7",
     )
     rng = random.Random(seed)
     for k, move_class in enumerate(spec.move_classes):

@@ -10,8 +10,6 @@ and not into fieldworks across their hexside. Around 0505 the neighbours are
 from __future__ import annotations
 
 import random
-import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -66,9 +64,13 @@ def test_retreat_and_movement_read_the_same_projection(tmp_path):
 
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 2**16))
-def test_run_time_zoc_agrees_with_the_model(seed):
-    folder = Path(tempfile.mkdtemp())
-    m, spec = board(folder, "forest 0302..0404 0606", "village 0707", "fieldworks 0505/0504")
+def test_run_time_zoc_agrees_with_the_model(tmp_path_factory, seed):
+    m, spec = board(
+        tmp_path_factory.mktemp("map"),
+        "forest 0302..0404 0606",
+        "village 0707",
+        "fieldworks 0505/0504",
+    )
     rng = random.Random(seed)
     for h in rng.sample(range(len(spec.labels)), 10):
         label = spec.labels[h]
