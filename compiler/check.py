@@ -18,6 +18,7 @@ from compiler import ir
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
 from compiler.load import display_name, load, resolve_ruleset
+from compiler.map_model import check_model
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
 from compiler.scenarios import ScenarioChecker
@@ -97,6 +98,8 @@ def compile_ruleset(arg: str | Path) -> tuple[ir.Ruleset, SourceFiles]:
     ruleset = Checker(reporter).run(loaded.files, entry)
     reporter.check()
     assert ruleset is not None
+    check_model(ruleset, reporter)
+    reporter.check()
     return ruleset, sources
 
 
@@ -286,9 +289,7 @@ class Checker:
         map_decl = self.one(g, "map", required=False)
         the_map = None
         if map_decl is not None:
-            the_map = check_map(
-                map_decl, self.r, {t.name for t in terrain}, {f.name for f in features}
-            )
+            the_map = check_map(map_decl, self.r, terrain, features)
         if the_map is not None:
             from compiler.maps import grid_of
 

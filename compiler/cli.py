@@ -152,6 +152,41 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _map_model(ruleset: str):
+    from compiler.check import compile_ruleset
+    from compiler.map_model import MapModel
+
+    return MapModel(compile_ruleset(ruleset)[0])
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+    from compiler.map_commands import hex_label, hex_labels, write_map_image
+
+    model = _map_model(args.ruleset)
+    los = (hex_label(model, args.los[0]), hex_label(model, args.los[1])) if args.los else None
+    units = hex_labels(model, args.units)
+    out = write_map_image(model, Path(args.out), args.dpi, los, units)
+    print(f"map → {out}")
+    return 0
+
+
+def cmd_los(args: argparse.Namespace) -> int:
+    from compiler.map_commands import hex_label, hex_labels, los_report
+
+    model = _map_model(args.ruleset)
+    a, b = hex_label(model, args.a), hex_label(model, args.b)
+    print(los_report(model, a, b, hex_labels(model, args.units)))
+    return 0
+
+
+def cmd_path(args: argparse.Namespace) -> int:
+    from compiler.map_commands import hex_label, path_report
+
+    model = _map_model(args.ruleset)
+    print(path_report(model, hex_label(model, args.a), hex_label(model, args.b), args.unit))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="muster", description="Compile and play wargame rulesets.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -179,6 +214,28 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--scenario", help="the scenario to play (default: the first declared)")
     pl.add_argument("--quiet", action="store_true", help="print only the result")
     pl.set_defaults(func=cmd_play)
+
+    mp = sub.add_parser("map", help="draw the map as a PNG at print resolution")
+    mp.add_argument("ruleset")
+    mp.add_argument("-o", "--out", default="map.png", help="the PNG to write (default map.png)")
+    mp.add_argument("--dpi", type=int, default=300, help="dots per inch (default 300)")
+    mp.add_argument("--los", nargs=2, metavar=("A", "B"), help="overlay the line of sight A→B")
+    mp.add_argument("--units", help="hexes holding combat units, e.g. 0304,0506")
+    mp.set_defaults(func=cmd_map)
+
+    for name, func, what in (
+        ("los", cmd_los, "is the line of sight from hex A to hex B clear, and why"),
+        ("path", cmd_path, "the cheapest path for a unit from hex A to hex B"),
+    ):
+        q = sub.add_parser(name, help=what)
+        q.add_argument("ruleset")
+        q.add_argument("a")
+        q.add_argument("b")
+        if name == "los":
+            q.add_argument("--units", help="hexes holding combat units, e.g. 0304,0506")
+        else:
+            q.add_argument("--unit", required=True, help="the unit's name in the rule files")
+        q.set_defaults(func=func)
 
     r = sub.add_parser("replay", help="replay a JSONL log and verify its final state")
     r.add_argument("log")

@@ -66,8 +66,8 @@ class Symbols:
         self.results: dict[str, str] = {}  # code -> result name
         self.variables: dict[str, ir.Variable] = {}
         self.turn_track: ir.TurnTrack | None = None
-        self.terrain_attributes: dict[str, str] = {"move": "int"}
-        self.hexside_attributes: dict[str, str] = {"move": "int"}
+        self.terrain_attributes: dict[str, str] = {}
+        self.hexside_attributes: dict[str, str] = {}
         self.levels: dict[str, ir.Levels] = {}
         self.vocabulary: dict[str, Signature] = {}
         self.check_define: Callable[[str], str] = lambda name: ERROR

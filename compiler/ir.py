@@ -440,11 +440,36 @@ class Marker:
 
 
 @dataclass(frozen=True, slots=True)
+class MoveCost:
+    """One movement entry of the TEC: MP for every unit, and for named movement classes.
+
+    None means prohibited. A unit's class is its `move_class` attribute; a
+    class with no entry of its own pays `default`.
+    """
+
+    default: int | None
+    classes: tuple[tuple[str, int | None], ...] = ()
+    span: Span = _span()
+
+    def for_class(self, move_class: str) -> int | None:
+        for name, cost in self.classes:
+            if name == move_class:
+                return cost
+        return self.default
+
+
+@dataclass(frozen=True, slots=True)
 class Terrain:
+    """A hex terrain type: its TEC row and how it is drawn."""
+
     name: str
     title: str
     color: str
-    move: int | None  # None: prohibited
+    pattern: str  # drawing pattern over the colour: "none", "trees", …
+    move: MoveCost  # MP to enter a hex of this terrain (9.4)
+    blocks_los: bool  # 11.42
+    zoc_into: bool  # a ZOC extends into a hex of this terrain (8.1)
+    zoc_out_of: bool  # a ZOC extends out of it
     props: dict[str, Any]
     prov: Prov
     span: Span = _span()
@@ -452,11 +477,28 @@ class Terrain:
 
 @dataclass(frozen=True, slots=True)
 class HexsideFeature:
+    """A hexside type: its TEC row and how it is drawn.
+
+    A *directional* feature belongs to one of its two hexes (the up-slope hex
+    of a slope, the hex behind fieldworks), written first on the map (`a/b`).
+    Crossing *into* is crossing toward that hex, *out of* away from it.
+    """
+
     name: str
     title: str
     color: str
-    move: int | None
-    road: bool
+    draw: str  # drawing style: "line", "stream", "slope", "road", …
+    move: MoveCost  # extra MP to cross (9.4); the whole cost for a road (9.51)
+    move_into: MoveCost  # directional features: crossing toward the marked hex
+    move_out_of: MoveCost
+    road: bool  # 9.51: crossing along it costs `move` whatever else is there
+    strategic: bool  # 9.52: a road that carries strategic movement
+    directional: bool
+    slope: bool  # a slope hexside for line of sight (11.41, 11.43); directional
+    zoc_into: bool  # a ZOC crosses it toward the marked hex (both ways if not directional)
+    zoc_out_of: bool  # a ZOC crosses it away from the marked hex
+    replaces: tuple[str, ...]  # features whose movement effects it cancels (a ford: creek)
+    combines: tuple[str, ...]  # a combined type (9.4), present where all of these meet
     props: dict[str, Any]
     prov: Prov
     span: Span = _span()
@@ -468,6 +510,7 @@ class Place:
     title: str
     hex: str
     prov: Prov
+    victory: bool = False  # drawn as a victory hex
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,6 +519,7 @@ class Zone:
     title: str
     hexes: tuple[str, ...]
     prov: Prov
+    kind: str = "zone"  # "zone", or "entry" for hexes where units enter (drawn with the title)
 
 
 @dataclass(frozen=True, slots=True)
@@ -486,11 +530,13 @@ class Map:
     shifted: str  # "even" or "odd"
     default: str
     terrain: dict[str, str]  # label -> terrain (only hexes not of the default)
-    hexsides: dict[tuple[str, str], tuple[str, ...]]  # (a, b) with a < b -> features
+    # (a, b) with a < b -> {feature: the marked hex of a directional feature, else ""}
+    hexsides: dict[tuple[str, str], dict[str, str]]
     places: tuple[Place, ...]
     zones: tuple[Zone, ...]
     prov: Prov
     span: Span = _span()
+    los_range: int | None = None  # precompute LOS at least this far (default: longest `range`)
 
 
 @dataclass(frozen=True, slots=True)

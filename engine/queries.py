@@ -10,8 +10,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from engine.board import direction, fires_indirectly, unit_range
+from engine.los import sees
 from engine.state import ON_MAP, State
 from engine.vocabulary import query
+from engine.zoc import in_zoc_of
 
 
 def board_distance(s: State, a: int, b: int) -> int:
@@ -95,13 +98,11 @@ def hexside_has(s: State, a: int, b: int, feature: int) -> bool:
 
 def terrain_attr(s: State, t: int, name: str) -> object:
     """A property of a terrain type (no/0 where its declaration is silent)."""
-    spec = s.game.rules.terrain[t]
-    return spec.move if name == "move" else spec.props.get(name, _default_of(s, "terrain", name))
+    return s.game.rules.terrain[t].props.get(name, _default_of(s, "terrain", name))
 
 
 def hexside_attr(s: State, f: int, name: str) -> object:
-    spec = s.game.rules.hexside_features[f]
-    return spec.move if name == "move" else spec.props.get(name, _default_of(s, "hexside", name))
+    return s.game.rules.hexside_features[f].props.get(name, _default_of(s, "hexside", name))
 
 
 def _default_of(s: State, kind: str, name: str) -> object:
@@ -110,16 +111,70 @@ def _default_of(s: State, kind: str, name: str) -> object:
     return {bool: False, int: 0, str: ""}[type(sample)]
 
 
+@query(("a", "hex"), ("b", "hex"), returns="bool")
+def up_slope(s: State, a: int, b: int) -> bool:
+    """True when crossing from a into adjacent b goes up a slope (3.2 "Up Slope")."""
+    board = s.game.rules.board
+    nbrs = board.neighbors[b]
+    return a in nbrs and bool(board.slope_up[b] >> nbrs.index(a) & 1)
+
+
 @query(("h", "hex"), returns="bool")
 def prohibited(s: State, h: int) -> bool:
     """True when no unit may enter the hex's terrain."""
-    return s.game.rules.terrain[s.game.rules.board.terrain[h]].move < 0
+    return s.game.rules.terrain[s.game.rules.board.terrain[h]].prohibited
 
 
 @query(("h", "hex"), ("zone", "hexes"), returns="bool")
 def in_zone(s: State, h: int, zone: tuple[int, ...]) -> bool:
     """True when hex h belongs to the zone (or list of hexes)."""
     return h in zone
+
+
+@query(("h", "hex"), returns="int")
+def hex_column(s: State, h: int) -> int:
+    """The column of a hex: 21 for 2115 ("on or east of hex row 21xx": column >= 21)."""
+    return s.game.rules.board.columns[h]
+
+
+@query(("h", "hex"), returns="int")
+def hex_row(s: State, h: int) -> int:
+    """The row of a hex: 15 for 2115."""
+    return s.game.rules.board.rows[h]
+
+
+@query(("a", "hex"), ("b", "hex"), returns="bool")
+def road_between(s: State, a: int, b: int) -> bool:
+    """True when a road, track or path crosses the hexside between adjacent a and b (9.51)."""
+    board = s.game.rules.board
+    d = direction(board, a, b)
+    return d >= 0 and bool(board.road[a] >> d & 1)
+
+
+def occupied_hexes(s: State) -> frozenset[int]:
+    """Hexes holding combat units: blocking terrain for line of sight (11.42)."""
+    units = s.game.rules.units
+    return frozenset(
+        h
+        for u, h in enumerate(s.unit_hex)
+        if s.unit_status[u] == ON_MAP and units[u].kind == "unit"
+    )
+
+
+@query(("a", "hex"), ("b", "hex"), returns="bool")
+def los(s: State, a: int, b: int) -> bool:
+    """Clear line of sight from a to b, units included (11.4); False beyond the LOS range."""
+    return sees(s.game.rules.board, a, b, occupied_hexes(s))
+
+
+@query(("u", "unit"), ("h", "hex"), returns="bool")
+def can_fire_at(s: State, u: int, h: int) -> bool:
+    """True when hex h is within the unit's `range` and it sees h, or needs not (indirect fire)."""
+    rules = s.game.rules
+    here = hex_of(s, u)
+    if here < 0 or board_distance(s, here, h) > unit_range(rules, u):
+        return False
+    return fires_indirectly(rules, u) or los(s, here, h)
 
 
 # ------------------------------------------------------------------ units
@@ -250,21 +305,7 @@ def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
     they pass the units. A unit projects into the adjacent hexes its hex and
     hexsides let it (the board's ZOC projection masks).
     """
-    board = s.game.rules.board
-    for u in units:
-        if s.unit_status[u] != ON_MAP:
-            continue
-        here = s.unit_hex[u]
-        nbrs = board.neighbors[here]
-        if h in nbrs and board_projects(s, here, nbrs.index(h)):
-            return True
-    return False
-
-
-def board_projects(s: State, h: int, direction: int) -> bool:
-    """Whether a ZOC projects from hex h across the hexside in `direction`."""
-    masks = getattr(s.game.rules.board, "zoc_out", None)
-    return True if masks is None else bool(masks[h] >> direction & 1)
+    return in_zoc_of(s, h, units)
 
 
 @query(("u", "unit"), returns="unit")

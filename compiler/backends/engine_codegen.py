@@ -115,7 +115,7 @@ class Codegen:
         self.features = [f.name for f in rules.hexside_features]
         self.tables = [t.name for t in rules.tables]
         self.results = [r.name for r in rules.results]
-        self.board = build_board(rules.map, self.terrain, self.features) if rules.map else None
+        self.board = build_board(rules) if rules.map else None
         self.hex_index = (
             {label: i for i, label in enumerate(self.board.labels)} if self.board else {}
         )

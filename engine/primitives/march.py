@@ -78,7 +78,7 @@ class March(Primitive):
                 if n < 0:
                     continue
                 back = board.neighbors[n].index(h)
-                cost = step_cost(rules, n, back)
+                cost = step_cost(rules, u, n, back)
                 if cost == PROHIBITED:
                     continue
                 if d + cost < dist.get(n, 1 << 30):
@@ -98,7 +98,7 @@ class March(Primitive):
         out = []
         for d in range(DIRECTIONS):
             h = rules.board.neighbors[here][d]
-            cost = step_cost(rules, here, d) if h >= 0 else PROHIBITED
+            cost = step_cost(rules, u, here, d) if h >= 0 else PROHIBITED
             if cost == PROHIBITED or dist.get(h, 1 << 30) >= now:
                 continue
             if frame.b["spent"] + cost > ma and frame.b["spent"] > 0:
@@ -140,7 +140,7 @@ class March(Primitive):
         rules = s.game.rules
         u = frame.b["unit"]
         a = s.unit_hex[u]
-        frame.b["spent"] += step_cost(rules, a, rules.board.neighbors[a].index(h))
+        frame.b["spent"] += step_cost(rules, u, a, rules.board.neighbors[a].index(h))
         s.unit_hex[u] = h
         say(s, f"{unit_name(s, u)} marches {hex_label(s, a)} → {hex_label(s, h)}.")
         arrived(s, u, a, h)

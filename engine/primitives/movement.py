@@ -51,7 +51,7 @@ class MoveUnits(Primitive):
     def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
         """MP to step from hex a in direction d: terrain, plus what the rules add (8.31)."""
         rules = s.game.rules
-        cost = step_cost(rules, a, d)
+        cost = step_cost(rules, u, a, d)
         if cost == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
             return cost
         b = rules.board.neighbors[a][d]

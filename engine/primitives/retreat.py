@@ -104,7 +104,7 @@ class Retreat(Primitive):
             h = rules.board.neighbors[here][d]
             if (
                 h >= 0
-                and step_cost(rules, here, d) != PROHIBITED
+                and step_cost(rules, u, here, d) != PROHIBITED
                 and self._may_enter(s, frame, u, h, step)
             ):
                 out.append(h)

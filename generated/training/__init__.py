@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'fb6c4ef1cb31cc4e431c00b08337ec15999b7e49e5caaf1d974ef43a5c8b9af3'
+RULES_HASH = 'abaa52376abdcdeeb2c72df3ff16987ba4092a2f4045c084f24fdc3d8809229d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
