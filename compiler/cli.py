@@ -29,8 +29,15 @@ def _switches(values: list[str]) -> dict[str, bool]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from compiler.check import compile_ruleset
+    from compiler.provenance import provisional_values
 
     rules, _ = compile_ruleset(args.ruleset)
+    provisional = provisional_values(rules)
+    if args.provisional:
+        for p in provisional:
+            print(f"{p.where}: {p.what}: {p.reason}")
+        print(f"{len(provisional)} provisional value(s)")
+        return 0
     hexes = 0
     if rules.map is not None:
         hexes = (rules.map.columns[1] - rules.map.columns[0] + 1) * (
@@ -50,6 +57,36 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{len(rules.switches)} switches"
     )
     return 0
+
+
+def cmd_coverage(args: argparse.Namespace) -> int:
+    from compiler.check import compile_ruleset
+    from compiler.coverage import coverage
+    from compiler.load import load, resolve_ruleset
+    from compiler.provenance import citations
+    from dsl.diagnostics import Reporter
+    from dsl.source import SourceFiles
+
+    rules, _ = compile_ruleset(args.ruleset)
+    reporter = Reporter(SourceFiles())
+    loaded = load(resolve_ruleset(args.ruleset), reporter)
+    text = Path(args.rulebook).read_text(encoding="utf-8")
+    names = args.documents.split(",") if args.documents else [rules.name]
+    uncited = 0
+    for cov in coverage(text, names, citations(loaded.files)):
+        print(f"§ {cov.document}: {len(cov.rows)} numbered sections")
+        for sec, via, times in cov.rows:
+            if via is None:
+                mark = "UNCITED"
+            elif via == sec.number:
+                mark = f"cited {times}×"
+            else:
+                mark = f"via {via}"
+            if args.all or via is None:
+                print(f"  {sec.number:<8} {mark:<12} {sec.title[:60]}")
+        uncited += len(cov.uncited)
+        print(f"  {len(cov.uncited)} uncited")
+    return 1 if uncited and args.strict else 0
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
@@ -193,7 +230,18 @@ def parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="check a ruleset and summarise it")
     c.add_argument("ruleset")
+    c.add_argument(
+        "--provisional", action="store_true", help="list every provisional value and why"
+    )
     c.set_defaults(func=cmd_check)
+
+    cv = sub.add_parser("coverage", help="the rulebook's numbered sections against the citations")
+    cv.add_argument("ruleset")
+    cv.add_argument("--rulebook", required=True, help="the rulebook as plain text")
+    cv.add_argument("--documents", help="names of the documents in the text, in order (a,b)")
+    cv.add_argument("--all", action="store_true", help="list cited sections too")
+    cv.add_argument("--strict", action="store_true", help="exit 1 when a section is uncited")
+    cv.set_defaults(func=cmd_coverage)
 
     d = sub.add_parser("dump", help="print the checked IR as JSON (see docs/ir.md)")
     d.add_argument("ruleset")
