@@ -55,6 +55,11 @@ def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
     def features(a: str, b: str) -> int:
         return sum(1 << feature_ids[f] for f in model.hexside(a, b).features)
 
+    def owned(a: str, b: str) -> int:
+        """Directional features on the side a/b that belong to hex a (written first)."""
+        marked = model.hexside(a, b).marked
+        return sum(1 << feature_ids[f] for f, owner in marked.items() if owner == a)
+
     def slope_up(a: str, b: str) -> bool:
         slope = model.slope(a, b)
         return slope is not None and slope[0] == a
@@ -67,6 +72,7 @@ def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
         terrain=tuple(terrain_ids[model.terrain_of(label).name] for label in labels),
         neighbors=tuple(tuple(-1 if b is None else index[b] for b in row) for row in nbrs),
         hexsides=per_side(features, 0),
+        owned=per_side(owned, 0),
         cube=tuple(grid.to_cube(c, r) for c, r in offsets),
         columns=tuple(c for c, _r in offsets),
         rows=tuple(r for _c, r in offsets),

@@ -53,6 +53,9 @@ def action_to_string(s: State, action: int) -> str:
     if kind == "pass":
         return "pass"
     if kind == "unit":
+        frame = s.stack[-1]
+        if frame.prim and frame.proc == "move_units":
+            return f"move {unit_name(s, action - space.unit0)} by strategic movement"
         return unit_name(s, action - space.unit0)
     if kind == "hex":
         return hex_label(s, action - space.hex0)
@@ -65,6 +68,8 @@ def action_to_string(s: State, action: int) -> str:
         centre, mask, form = space.decode_designate(action)
         ring = [s.game.rules.board.neighbors[centre][i] for i in range(6) if mask >> i & 1]
         ring_text = ", ".join(hex_label(s, h) for h in ring)
+        if not ring:
+            return f"place the Diversion on {hex_label(s, centre)}"
         if form == 0:
             return f"attack {hex_label(s, centre)} from {ring_text}"
         return f"attack {ring_text} from {hex_label(s, centre)}"

@@ -111,6 +111,15 @@ def _default_of(s: State, kind: str, name: str) -> object:
     return {bool: False, int: 0, str: ""}[type(sample)]
 
 
+@query(("a", "hex"), ("b", "hex"), ("feature", "hexside"), returns="bool")
+def crossing_into(s: State, a: int, b: int, feature: int) -> bool:
+    """True when the side a/b has the directional feature and it belongs to b:
+    moving or attacking from a into b crosses it "into" (into fieldworks, 3.2)."""
+    board = s.game.rules.board
+    nbrs = board.neighbors[b]
+    return a in nbrs and bool(board.owned[b][nbrs.index(a)] >> feature & 1)
+
+
 @query(("a", "hex"), ("b", "hex"), returns="bool")
 def up_slope(s: State, a: int, b: int) -> bool:
     """True when crossing from a into adjacent b goes up a slope (3.2 "Up Slope")."""

@@ -121,6 +121,7 @@ class BoardSpec:
     terrain: tuple[int, ...]
     neighbors: tuple[tuple[int, ...], ...]
     hexsides: tuple[tuple[int, ...], ...]
+    owned: tuple[tuple[int, ...], ...]  # per side: directional features belonging to this hex
     cube: tuple[tuple[int, int, int], ...]
     columns: tuple[int, ...]
     rows: tuple[int, ...]

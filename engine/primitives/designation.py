@@ -11,6 +11,11 @@ player can never designate into a dead end.
 An action names the combat's centre hex, a 6-bit mask of the neighbours
 taking part and the form (0: the centre defends, 1: the centre attacks). The
 attacking hexes commit all their units that may attack.
+
+With `diversion`, the attacker may once place the Diversion on a defending
+stack (the action with an empty mask, 12.14): it is not attacked, the units
+next to it must attack elsewhere, and every combat they take part in is
+marked `diverted` (its odds shift one column left, by the rules).
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ primitive(
     ("side", "side"),
     ("may_attack", Lambda("bool", (("unit", "unit"),))),
     ("must_attack", Lambda("bool", (("unit", "unit"),))),
-    optional=("may_attack", "must_attack"),
+    ("diversion", "bool"),
+    ("may_divert", Lambda("bool", (("unit", "unit"),))),
+    optional=("may_attack", "must_attack", "diversion", "may_divert"),
     doc="The phasing side designates its close combats, one per action, then passes.",
 )
 
@@ -44,6 +51,7 @@ class _Position:
     def __init__(self, s: State, frame: Frame, prim: Primitive) -> None:
         rules = s.game.rules
         side = frame.b["side"]
+        diverted_hex = frame.b.get("diverted_hex", -1)
         may = prim.has_lambda(s, frame, "may_attack")
         must = prim.has_lambda(s, frame, "must_attack")
         self.neighbors = rules.board.neighbors
@@ -65,7 +73,7 @@ class _Position:
                     self.attackers_in[h] = (*self.attackers_in.get(h, ()), u)
                     if not must or prim.call(s, frame, "must_attack", unit=u):
                         mandatory_units.setdefault(h, []).append(u)
-            elif u not in attacked:
+            elif u not in attacked and h != diverted_hex:
                 self.enemies_in[h] = (*self.enemies_in.get(h, ()), u)
         enemy_hexes = set(self.enemies_in)
         all_enemy_hexes = {
@@ -157,12 +165,46 @@ def _submasks(dirs: list[int], minimum: int) -> list[int]:
 
 class DesignateCombats(Primitive):
     name = "designate_combats"
-    fields: ClassVar[dict[str, str]] = {"side": "side", "done": "bool"}
+    fields: ClassVar[dict[str, str]] = {
+        "side": "side",
+        "done": "bool",
+        "diversion": "bool",
+        "diverted_hex": "hex",
+    }
 
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
-        frame.b["done"] = False
+        frame.b.setdefault("diversion", False)
+        frame.b.update(done=False, diverted_hex=-1)
         s.combats.clear()
+
+    def _diversions(self, s: State, frame: Frame, pos: _Position) -> list[int]:
+        """Defending stacks that may still receive the Diversion (12.14)."""
+        if not frame.b["diversion"] or frame.b["diverted_hex"] >= 0:
+            return []
+        out = []
+        for h, units in sorted(pos.enemies_in.items()):
+            if h not in pos.must_defend:
+                continue
+            if self.has_lambda(s, frame, "may_divert") and not all(
+                self.call(s, frame, "may_divert", unit=u) for u in units
+            ):
+                continue
+            frame.b["diverted_hex"] = h
+            feasible = _Position(s, frame, self).feasible(frozenset(), frozenset())
+            frame.b["diverted_hex"] = -1
+            if feasible:
+                out.append(h)
+        return out
+
+    def _finish(self, s: State, frame: Frame) -> None:
+        """Mark the combats of units next to the Diversion (12.14)."""
+        d_hex = frame.b["diverted_hex"]
+        if d_hex >= 0:
+            near = set(s.game.rules.board.neighbors[d_hex])
+            for c in s.combats:
+                c.diverted = any(h in near for h in c.attack_hexes)
+        frame.b["done"] = True
 
     def _legal(self, s: State, frame: Frame) -> tuple[list[int], bool]:
         pos = _Position(s, frame, self)
@@ -184,17 +226,26 @@ class DesignateCombats(Primitive):
         if frame.b["done"]:
             return None
         legal, may_pass = self._legal(s, frame)
+        space = s.game.actions
+        legal += [
+            space.designate(h, 0, 0) for h in self._diversions(s, frame, _Position(s, frame, self))
+        ]
         if not legal:
+            self._finish(s, frame)
             return None
-        actions = ([s.game.actions.PASS] if may_pass else []) + legal
+        actions = ([space.PASS] if may_pass else []) + legal
         return Node(frame.b["side"], tuple(actions), prompt="designate a close combat, or pass")
 
     def apply(self, s: State, frame: Frame, action: int) -> None:
         space = s.game.actions
         if action == space.PASS:
-            frame.b["done"] = True
+            self._finish(s, frame)
             return
         centre, mask, form = space.decode_designate(action)
+        if mask == 0:
+            frame.b["diverted_hex"] = centre
+            say(s, f"The Diversion falls on {hex_label(s, centre)}.")
+            return
         pos = _Position(s, frame, self)
         ring = [s.game.rules.board.neighbors[centre][i] for i in range(DIRECTIONS) if mask >> i & 1]
         a_hexes, d_hexes = (ring, [centre]) if form == 0 else ([centre], ring)

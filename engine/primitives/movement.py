@@ -3,7 +3,10 @@
 Each action steps one unit into a neighbouring hex (9.1); stepping another
 unit ends the previous unit's move ("each unit must complete its movement
 before any other unit may move"), and PASS ends the phase. The rule file
-supplies the stacking limit and when a unit must stop, as expressions.
+supplies the stacking limit, when a unit must stop, extra costs (8.31) and
+who may move strategically, as expressions. Choosing a unit (its unit
+action) starts its move as strategic movement (9.52): up to twice its
+allowance, every hexside crossed a road or track that carries it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ primitive(
     ("stacking", Lambda("bool", (("units", "units"),))),
     ("stop_after", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
     ("extra_cost", Lambda("int", (("unit", "unit"), ("from", "hex"), ("to", "hex")))),
-    optional=("stop_after", "extra_cost"),
+    ("strategic", Lambda("bool", (("unit", "unit"),))),
+    ("strategic_step", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    optional=("stop_after", "extra_cost", "strategic", "strategic_step"),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
 
@@ -39,6 +44,7 @@ class MoveUnits(Primitive):
         "active": "unit",
         "spent": "int",
         "hexes": "int",
+        "strategic": "bool",
         "moved": "units",
         "stop": "bool",
         "done": "bool",
@@ -46,7 +52,7 @@ class MoveUnits(Primitive):
 
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
-        frame.b.update(active=-1, spent=0, hexes=0, moved=(), stop=False)
+        frame.b.update(active=-1, spent=0, hexes=0, strategic=False, moved=(), stop=False)
 
     def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
         """MP to step from hex a in direction d: terrain, plus what the rules add (8.31)."""
@@ -57,7 +63,16 @@ class MoveUnits(Primitive):
         b = rules.board.neighbors[a][d]
         return cost + int(self.call(s, frame, "extra_cost", unit=u, **{"from": a, "to": b}))
 
-    def _can_step(self, s: State, frame: Frame, u: int, d: int, spent: int, hexes: int) -> bool:
+    def _can_step(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        d: int,
+        spent: int,
+        hexes: int,
+        strategic: bool = False,
+    ) -> bool:
         rules = s.game.rules
         a = s.unit_hex[u]
         b = rules.board.neighbors[a][d]
@@ -72,7 +87,15 @@ class MoveUnits(Primitive):
         if cost == PROHIBITED:
             return False
         ma = allowance(s, u)
-        if ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
+        if strategic:
+            # 9.52: along roads and tracks only, up to twice the allowance, no one-hex minimum.
+            if not rules.board.strategic[a] >> d & 1 or spent + cost > 2 * ma:
+                return False
+            if self.has_lambda(s, frame, "strategic_step") and not self.call(
+                s, frame, "strategic_step", unit=u, hex=b
+            ):
+                return False
+        elif ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
             return False
         mover = rules.units[u]
         here = units_in(s, b)
@@ -86,13 +109,22 @@ class MoveUnits(Primitive):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
 
-    def _steps(self, s: State, frame: Frame, u: int, spent: int, hexes: int) -> list[int]:
+    def _steps(
+        self, s: State, frame: Frame, u: int, spent: int, hexes: int, strategic: bool = False
+    ) -> list[int]:
         space = s.game.actions
         return [
             space.step(u, d)
             for d in range(DIRECTIONS)
-            if self._can_step(s, frame, u, d, spent, hexes)
+            if self._can_step(s, frame, u, d, spent, hexes, strategic)
         ]
+
+    def _may_go_strategic(self, s: State, frame: Frame, u: int) -> bool:
+        if not self.has_lambda(s, frame, "strategic") or not self.call(
+            s, frame, "strategic", unit=u
+        ):
+            return False
+        return bool(self._steps(s, frame, u, 0, 0, strategic=True))
 
     def run(self, s: State, frame: Frame) -> Node | None:
         b = frame.b
@@ -102,7 +134,7 @@ class MoveUnits(Primitive):
         rules = s.game.rules
         active = b["active"]
         if active >= 0 and not b["stop"]:
-            own = self._steps(s, frame, active, b["spent"], b["hexes"])
+            own = self._steps(s, frame, active, b["spent"], b["hexes"], b["strategic"])
             if own and not may_end(s, active, s.unit_hex[active]):
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
@@ -112,9 +144,11 @@ class MoveUnits(Primitive):
                 continue
             if u == active:
                 if not b["stop"]:
-                    actions.extend(self._steps(s, frame, u, b["spent"], b["hexes"]))
+                    actions.extend(self._steps(s, frame, u, b["spent"], b["hexes"], b["strategic"]))
             elif u not in b["moved"]:
                 actions.extend(self._steps(s, frame, u, 0, 0))
+                if self._may_go_strategic(s, frame, u):
+                    actions.append(space.unit(u))
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
 
     def apply(self, s: State, frame: Frame, action: int) -> None:
@@ -126,11 +160,18 @@ class MoveUnits(Primitive):
             b["active"] = -1
             b["done"] = True
             return
+        if space.kind_of(action) == "unit":
+            u = space.decode("unit", action)
+            if b["active"] >= 0:
+                b["moved"] = (*b["moved"], b["active"])
+            b.update(active=u, spent=0, hexes=0, stop=False, strategic=True)
+            say(s, f"{unit_name(s, u)} moves by strategic movement.")
+            return
         u, d = space.decode_step(action)
         if u != b["active"]:
             if b["active"] >= 0:
                 b["moved"] = (*b["moved"], b["active"])
-            b.update(active=u, spent=0, hexes=0, stop=False)
+            b.update(active=u, spent=0, hexes=0, stop=False, strategic=False)
         rules = s.game.rules
         a = s.unit_hex[u]
         h = rules.board.neighbors[a][d]

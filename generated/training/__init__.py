@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'abaa52376abdcdeeb2c72df3ff16987ba4092a2f4045c084f24fdc3d8809229d'
+RULES_HASH = 'f026b9499b705112fb9ae6259ee9c816c018861985e9253d96dee4b7c55ecf9e'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
