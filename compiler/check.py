@@ -10,6 +10,7 @@ between passes when there are any.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,7 @@ class _Gathered:
     defines: list[tuple[ast.Define, str]] = field(default_factory=list)
     procedures: list[tuple[ast.Procedure, str]] = field(default_factory=list)
     extends: list[tuple[ast.Extend, str]] = field(default_factory=list)
+    list_extends: list[tuple[ast.ExtendList, str]] = field(default_factory=list)
     rules: list[ast.Rule] = field(default_factory=list)
 
 
@@ -169,6 +171,8 @@ class Checker:
                     add(g.procedures, (d, rule), d.name, "procedure", d.span, d)
                 elif isinstance(d, ast.Extend):
                     g.extends.append((d, rule))
+                elif isinstance(d, ast.ExtendList):
+                    g.list_extends.append((d, rule))
                 elif isinstance(d, ast.Rule):
                     if rule:
                         self.r.error(d.span, BAD_VALUE, "a rule cannot sit inside another rule")
@@ -186,7 +190,55 @@ class Checker:
 
         for f in files:
             visit(f.decls, "")
+        self.extend_lists(g)
         return g
+
+    def extend_lists(self, g: _Gathered) -> None:
+        """Append each `extend KIND NAME { lines }` to its declaration.
+
+        Inside a rule switch only modifier lines may be added; each then holds
+        only while the rule is on.
+        """
+        for ext, rule in g.list_extends:
+            items = g.entities.get(ext.kind, [])
+            index = next((i for i, (d, _r) in enumerate(items) if d.name == ext.name), None)
+            if index is None:
+                hint = did_you_mean(ext.name, {d.name for d, _r in items if d.name})
+                self.r.error(
+                    ext.span,
+                    UNKNOWN_NAME,
+                    f"no {ext.kind} {ext.name!r} to extend",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+                continue
+            if rule and ext.kind != "modifiers":
+                self.r.error(
+                    ext.span,
+                    BAD_VALUE,
+                    f"inside a rule only modifiers can be extended, not a {ext.kind}",
+                )
+                continue
+            old, old_rule = items[index]
+            added = []
+            for line in ext.body.lines:
+                if isinstance(line, ast.Line):
+                    if line.prov.empty:
+                        line = dataclasses.replace(line, prov=ext.prov)
+                    if rule:
+                        switch = ast.Call(
+                            span=line.span,
+                            func="rule_on",
+                            args=(ast.Name(span=line.span, id=rule),),
+                        )
+                        test = (
+                            switch
+                            if line.when is None
+                            else ast.Binary(span=line.span, op="and", left=switch, right=line.when)
+                        )
+                        line = dataclasses.replace(line, when=test)
+                added.append(line)
+            body = dataclasses.replace(old.body, lines=(*old.body.lines, *added))
+            items[index] = (dataclasses.replace(old, body=body), old_rule)
 
     def register(self, name: str, span: Span) -> None:
         if not IDENT.match(name):

@@ -399,6 +399,16 @@ class Extend(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class ExtendList(Decl):
+    """`extend modifiers morale_check_drm { … }`: lines added to another file's declaration."""
+
+    kind: str = ""
+    name: str = ""
+    prov: Provenance = field(default_factory=Provenance)
+    body: Block = field(default_factory=Block)
+
+
+@dataclass(frozen=True, slots=True)
 class Rule(Decl):
     """A switchable bundle of declarations: optional, advanced, play-balance rules."""
 

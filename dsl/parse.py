@@ -288,6 +288,12 @@ class _ToAst(Transformer):
         name, prov, *patches = items
         return ast.Extend(span=self.s(meta), procedure=str(name), prov=prov, patches=tuple(patches))
 
+    def extend_list_decl(self, meta, items):
+        kind, name, prov, body = items
+        return ast.ExtendList(
+            span=self.s(meta), kind=str(kind), name=str(name), prov=prov, body=body
+        )
+
     def position(self, meta, items):
         return str(items[0])
 

@@ -3,7 +3,8 @@
 Countermarches (units must move their full allowance toward their entry hex)
 and herds driven along a road are forced moves: each step must bring the unit
 nearer its goal — by movement cost, over the hexes it may legally enter — and
-the unit goes on while it can. Its owner chooses between equally good steps.
+the unit goes on while it can (`along_roads`: only across road, track or
+path hexsides). Its owner chooses between equally good steps.
 A unit that cannot take a single step is captured if the rules say so; one
 that reaches its goal with movement to spare leaves the map if they say so.
 """
@@ -32,7 +33,8 @@ primitive(
     ("stop_after", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
     ("capture_if_blocked", "bool"),
     ("exit", "bool"),
-    optional=("stacking", "stop_after", "capture_if_blocked", "exit"),
+    ("along_roads", "bool"),
+    optional=("stacking", "stop_after", "capture_if_blocked", "exit", "along_roads"),
     doc="Move the unit its full allowance toward the goal hexes, each step nearer.",
 )
 
@@ -46,12 +48,14 @@ class March(Primitive):
         "done": "bool",
         "capture_if_blocked": "bool",
         "exit": "bool",
+        "along_roads": "bool",
     }
 
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
         frame.b.setdefault("capture_if_blocked", False)
         frame.b.setdefault("exit", False)
+        frame.b.setdefault("along_roads", False)
         frame.b.update(spent=0, done=s.unit_status[frame.b["unit"]] != ON_MAP)
 
     def _enterable(self, s: State, frame: Frame, u: int, h: int) -> bool:
@@ -78,6 +82,8 @@ class March(Primitive):
                 if n < 0:
                     continue
                 back = board.neighbors[n].index(h)
+                if frame.b["along_roads"] and not board.road[n] >> back & 1:
+                    continue
                 cost = step_cost(rules, u, n, back)
                 if cost == PROHIBITED:
                     continue
@@ -100,6 +106,8 @@ class March(Primitive):
             h = rules.board.neighbors[here][d]
             cost = step_cost(rules, u, here, d) if h >= 0 else PROHIBITED
             if cost == PROHIBITED or dist.get(h, 1 << 30) >= now:
+                continue
+            if frame.b["along_roads"] and not rules.board.road[here] >> d & 1:
                 continue
             if frame.b["spent"] + cost > ma and frame.b["spent"] > 0:
                 continue

@@ -11,6 +11,11 @@ must step toward the friendly map edge (or the `toward` hexes) when he can
 unless it is a full-strength two-step unit stopped only by stacking, whose
 owner may instead reduce it and retreat (13.23 exception); the rules'
 `step_loss` procedure then applies that loss's other effects.
+
+Battles loosen these for some units: `overstack_ok` hexes may be passed
+through over the stacking limit (never ended in), and `risky` hexes may be
+entered though blocked, the rules' `on_risky` procedure running in each
+(a morale check on entering an enemy ZOC, say).
 """
 
 from __future__ import annotations
@@ -38,6 +43,9 @@ primitive(
     ("toward", "hexes"),
     ("two_step_exception", "bool"),
     ("step_loss", "procedure"),
+    ("overstack_ok", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    ("risky", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    ("on_risky", "procedure"),
     optional=(
         "stacking",
         "blocked",
@@ -46,6 +54,9 @@ primitive(
         "toward",
         "two_step_exception",
         "step_loss",
+        "overstack_ok",
+        "risky",
+        "on_risky",
     ),
     doc="The unit retreats the given number of hexes, its owner choosing each hex.",
 )
@@ -63,6 +74,7 @@ class Retreat(Primitive):
         "must_avoid": "bool",
         "two_step_exception": "bool",
         "step_loss": "procedure",
+        "on_risky": "procedure",
         "stage": "str",
         "done": "bool",
     }
@@ -70,12 +82,14 @@ class Retreat(Primitive):
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
         u = frame.b["unit"]
-        for key, default in (
-            ("must_avoid", False),
-            ("toward", ()),
-            ("two_step_exception", False),
-            ("step_loss", ""),
-        ):
+        defaults = {
+            "must_avoid": False,
+            "toward": (),
+            "two_step_exception": False,
+            "step_loss": "",
+            "on_risky": "",
+        }
+        for key, default in defaults.items():
             frame.b.setdefault(key, default)
         frame.b.update(origin=s.unit_hex[u], stage="", done=s.unit_status[u] != ON_MAP)
 
@@ -89,12 +103,20 @@ class Retreat(Primitive):
         occupants = units_in(s, h)
         if any(rules.units[o].side != side for o in occupants):
             return False
-        if self.has_lambda(s, frame, "blocked") and self.call(s, frame, "blocked", unit=u, hex=h):
+        if self._blocked(s, frame, u, h) and not self._test(s, frame, "risky", u, h):
             return False
-        stacking = self.has_lambda(s, frame, "stacking")
-        return not stacking or self.call(
-            s, frame, "stacking", units=(*(o for o in occupants if o != u), u)
-        )
+        if not self.has_lambda(s, frame, "stacking"):
+            return True
+        if self.call(s, frame, "stacking", units=(*(o for o in occupants if o != u), u)):
+            return True
+        # Over the limit: only a hex passed through, if the rules allow it.
+        return step < frame.b["hexes"] and self._test(s, frame, "overstack_ok", u, h)
+
+    def _test(self, s: State, frame: Frame, name: str, u: int, h: int) -> bool:
+        return self.has_lambda(s, frame, name) and bool(self.call(s, frame, name, unit=u, hex=h))
+
+    def _blocked(self, s: State, frame: Frame, u: int, h: int) -> bool:
+        return self._test(s, frame, "blocked", u, h)
 
     def _next(self, s: State, frame: Frame, u: int, here: int) -> list[int]:
         rules = s.game.rules
@@ -120,9 +142,7 @@ class Retreat(Primitive):
         return out
 
     def _avoided(self, s: State, frame: Frame, u: int, h: int) -> bool:
-        return self.has_lambda(s, frame, "avoid") and bool(
-            self.call(s, frame, "avoid", unit=u, hex=h)
-        )
+        return self._test(s, frame, "avoid", u, h)
 
     def _goal_distance(self, s: State, frame: Frame, u: int, h: int) -> int:
         toward = frame.b["toward"]
@@ -165,6 +185,9 @@ class Retreat(Primitive):
             return Node(
                 s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt
             )
+        if s.unit_status[u] != ON_MAP:  # lost on the way, in a risky hex
+            b["done"] = True
+            return None
         if board_distance(s, b["origin"], s.unit_hex[u]) >= b["hexes"]:
             b["done"] = True
             emit(s, "retreated", unit=u, hex=s.unit_hex[u])
@@ -223,9 +246,12 @@ class Retreat(Primitive):
     def _step(self, s: State, frame: Frame, h: int) -> None:
         u = frame.b["unit"]
         before = s.unit_hex[u]
+        risky = self._blocked(s, frame, u, h)
         say(s, f"{unit_name(s, u)} retreats {hex_label(s, before)} → {hex_label(s, h)}.")
         s.unit_hex[u] = h
         arrived(s, u, before, h)
+        if risky and frame.b["on_risky"]:
+            self.push_procedure(s, frame.b["on_risky"], {"unit": u, "hex": h})
 
 
 register(Retreat())

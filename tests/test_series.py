@@ -1,0 +1,68 @@
+"""The series rules: a library that checks alone, cites every section, vouches for every value."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.check import compile_ruleset
+from compiler.coverage import coverage
+from compiler.load import load, resolve_ruleset
+from compiler.provenance import citations, provisional_values, unvouched_literals
+from dsl.diagnostics import Reporter
+from dsl.source import SourceFiles
+from tests.conftest import RULESETS, SHARED
+
+SERIES = RULESETS / "series"
+RESULT_CODES = {"-", "AM", "R", "D", "1", "2", "DC", "AC", "PIN", "*"}
+
+
+@pytest.fixture(scope="module")
+def series():
+    return compile_ruleset(SERIES)[0]
+
+
+@pytest.fixture(scope="module")
+def series_files():
+    return load(resolve_ruleset(SERIES), Reporter(SourceFiles())).files
+
+
+def test_the_series_is_a_library_that_checks_alone(series):
+    assert series.library
+    assert not series.sides and not series.units and series.map is None
+    names = {p.name for p in series.procedures}
+    assert {"game", "game_turn", "player_turn", "close_combat", "retreat_unit"} <= names
+
+
+def test_each_result_code_of_13_1_is_its_own_cited_declaration(series):
+    by_code = {r.code: r for r in series.results}
+    assert set(by_code) >= RESULT_CODES
+    for code in RESULT_CODES:
+        cites = {(c.document, c.section) for c in by_code[code].prov.cites}
+        assert ("series", "13.1") in cites, code
+
+
+def test_no_number_is_neither_cited_nor_provisional(series_files):
+    assert unvouched_literals(series_files) == []
+
+
+def test_provisional_values_say_why(series):
+    found = provisional_values(series)
+    assert found
+    assert all(p.reason and p.where.startswith("rulesets/series/") for p in found)
+    tables = {p.what for p in found}
+    assert any("close_combat_table" in w for w in tables)
+    # Values the text gives are not provisional: the die, the stacking limit, morale checks.
+    fire_table = next(t for t in series.tables if t.name == "rifle_fire_damage")
+    row_4 = next(r for r in fire_table.rows if r.low == 4)
+    assert ("series", "10.4") in {(c.document, c.section) for c in row_4.prov.cites}
+
+
+@pytest.mark.skipif(not (SHARED / "rulebooks").is_dir(), reason="needs ../shared/rulebooks")
+def test_every_numbered_section_2_to_16_is_cited(series_files):
+    text = (SHARED / "rulebooks" / "monmouth.txt").read_text(encoding="utf-8")
+    [series_cov] = coverage(text, ["series"], citations(series_files))
+    numbered = [s for s, _via, _n in series_cov.rows if s.number.split(".")[0].isdigit()]
+    in_scope = [s for s in numbered if 2 <= int(s.number.split(".")[0]) <= 16]
+    assert len(in_scope) > 100
+    uncited = [s.number for s in series_cov.uncited if s in in_scope]
+    assert uncited == []
