@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiler import ir
+from compiler.counters import check_counter_face, check_looks
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
 from compiler.load import display_name, load, resolve_ruleset
@@ -64,6 +65,7 @@ KINDS = {
     "marker",
     "turn_track",
     "levels",
+    "counter_face",
 }
 EDGES = {"west", "east", "north", "south"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance"}
@@ -271,6 +273,12 @@ class Checker:
         markers = tuple(forces.marker(d) for d, _r in g.entities.get("marker", []))
         for m in markers:
             self.sym.entities[m.name] = Entity("marker", "marker", m.name)
+        attributes = {k for x in (*unit_types, *units) for k in x.props}
+        counter_faces = tuple(
+            check_counter_face(d, self.r, {t.name for t in unit_types}, attributes)
+            for d, _r in g.entities.get("counter_face", [])
+        )
+        check_looks(self.r, sides, formations, unit_types, markers)
 
         results = [self.result_header(d) for d, _r in g.entities.get("result", [])]
         for res_decl, (name, code, _prov) in zip(
@@ -395,6 +403,7 @@ class Checker:
             start=start,
             files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
             prov=prov_of(header.prov),
+            counter_faces=counter_faces,
         )
 
     def resolve_initial(self, v: ir.Variable, sides: list[str]) -> ir.Variable:
