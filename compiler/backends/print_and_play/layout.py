@@ -23,7 +23,7 @@ S = COUNTER_PX
 BAND_H = 46
 STRIPE_H = 9
 SLOT_BOXES: dict[str, Box] = {
-    "band": (6, 2, S - 6, BAND_H - 2),
+    "band": (6, 2, S - 6, BAND_H - STRIPE_H),  # above the stripe, striped or not
     "top_left": (7, 50, 140, 82),
     "top_right": (144, 50, S - 7, 82),
     "left": (6, 86, 50, 134),
@@ -31,6 +31,7 @@ SLOT_BOXES: dict[str, Box] = {
     "right": (138, 86, S - 6, 134),
     "bottom": (4, 138, S - 4, S - 4),
 }
+GAP = 3  # space kept free on each side of a value that shares its slot
 WHOLE: Box = (10, 10, S - 10, S - 10)  # a face with nothing but its centre uses all of it
 LARGEST = {"band": 32, "top_left": 30, "top_right": 32, "bottom": 44}
 ANCHOR = {"top_left": "lm", "top_right": "rm"}
@@ -85,15 +86,14 @@ def lay_out(look: Look, vals: Values, body: str, band: str, stripe: str, ink: st
         if slot == "band" and not band:
             continue
         box = WHOLE if only_centre and slot == "centre" else SLOT_BOXES[slot]
-        if slot == "band" and stripe:
-            box = (box[0], box[1], box[2], BAND_H - STRIPE_H)
         color = ink_on(band) if slot == "band" else ink
         present = [f for f in fields if _present(f, vals.values)]
         if not present:
             continue
         width = (box[2] - box[0]) // len(present)
         for i, field in enumerate(present):
-            cell = (box[0] + i * width, box[1], box[0] + (i + 1) * width, box[3])
+            gap = GAP if len(present) > 1 else 0
+            cell = (box[0] + i * width + gap, box[1], box[0] + (i + 1) * width - gap, box[3])
             items += _field_items(field, slot, cell, vals, color, body, only_centre)
     return Face(body, band, stripe, tuple(items))
 
