@@ -23,6 +23,7 @@ MARK = "#c0392b"
 HATCH = "#fbe7a1"
 HATCH_LINE = "#f2cf6b"
 HEAD_FILL = "#d9d4c7"
+PROVISIONAL_TAG = "PROVISIONAL VALUES †"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,8 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
         max(cell.text.count("\n") for cell in row) * LINE_PX + CELL_PX + 2 * PAD
         for row in (chart.header, *chart.rows)
     ]
-    width = max(sum(widths), _width(chart.title, TITLE_PX) + 2 * PAD)
+    tag = _width(PROVISIONAL_TAG, NOTE_PX) + 3 * PAD if why else 0
+    width = max(sum(widths), _width(chart.title, TITLE_PX) + 2 * PAD + tag)
     notes = list(chart.notes) + [
         f"†{i} provisional, not a printed value: {r}"
         for r, i in ((r, why.index(r) + 1) for r in why)
@@ -96,7 +98,7 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
     if why:
         draw.text(
             (width - PAD, PAD + TITLE_PX // 2),
-            "PROVISIONAL VALUES †",
+            PROVISIONAL_TAG,
             fill=MARK,
             font=font(NOTE_PX),
             anchor="rm",

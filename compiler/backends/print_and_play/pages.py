@@ -1,4 +1,4 @@
-"""Stacking images on printed pages: charts one under another, scaled down only if too big."""
+"""Laying images on printed pages: charts side by side in rows, scaled down only if too big."""
 
 from __future__ import annotations
 
@@ -12,22 +12,25 @@ HEADER_PX = 70
 
 
 def stack_on_pages(images: list[Image.Image], paper: Paper, title: str) -> list[Image.Image]:
-    """Pages of `paper` holding `images` top to bottom, each headed with `title`."""
+    """Pages of `paper` holding `images` in rows (left to right, then down), headed with `title`."""
     width = paper.width - 2 * paper.margin
     top = paper.margin + HEADER_PX
     height = paper.height - paper.margin - top
     pages: list[Image.Image] = []
-    y = top + height  # no page yet
+    x, y, shelf = 0, top + height, 0  # no page yet
     for img in images:
         scale = min(1.0, width / img.width, height / img.height)
         if scale < 1:
             size = (round(img.width * scale), round(img.height * scale))
             img = img.resize(size, Image.Resampling.LANCZOS)
+        if x and x + img.width > width:  # the shelf is full: start the next below it
+            x, y, shelf = 0, y + shelf + GAP, 0
         if y + img.height > top + height:
             pages.append(Image.new("RGB", (paper.width, paper.height), "white"))
-            y = top
-        pages[-1].paste(img, (paper.margin, y))
-        y += img.height + GAP
+            x, y, shelf = 0, top, 0
+        pages[-1].paste(img, (paper.margin + x, y))
+        x += img.width + GAP
+        shelf = max(shelf, img.height)
     for n, page in enumerate(pages, start=1):
         head(page, paper, f"{title} — page {n} of {len(pages)}")
     return pages

@@ -13,13 +13,21 @@ from PIL import Image, ImageDraw
 
 from compiler import ir
 from compiler.backends.print_and_play.charts import cites, words
-from compiler.backends.print_and_play.fonts import font, text_box
-from compiler.backends.print_and_play.grid import CELL_PX, NOTE_PX, PAD, TITLE_PX, Cell, Chart
+from compiler.backends.print_and_play.fonts import font
+from compiler.backends.print_and_play.grid import (
+    CELL_PX,
+    MARK,
+    NOTE_PX,
+    PAD,
+    TITLE_PX,
+    Cell,
+    Chart,
+)
 
 TURNS_PER_ROW = 7
 TAG_FILL = "#f0a35e"
 LEVEL_FILLS = ("#e8b4a8", "#f1d39b", "#f4efc3", "#cfe3b6", "#acd3c5", "#b6c8e6")
-BOX_PX = 64
+BOX_PX = 76
 
 
 def turn_track_charts(rules: ir.Ruleset) -> list[Chart]:
@@ -73,15 +81,20 @@ def _arrivals(rules: ir.Ruleset) -> dict[int, list[str]]:
 
 
 def level_track(rules: ir.Ruleset, lv: ir.Levels) -> Image.Image:
-    """Numbered boxes from the lowest to the highest value, coloured by level."""
+    """Numbered boxes from the lowest to the highest value, coloured by level.
+
+    A level whose values are provisional has a dagger after its name, and
+    the foot of the track says why.
+    """
     lo, hi = _span(rules, lv)
     per_row = 20
     numbers = list(range(lo, hi + 1))
     rows = [numbers[i : i + per_row] for i in range(0, len(numbers), per_row)]
+    why = list(dict.fromkeys(v.prov.provisional for v in lv.levels if v.prov.provisional))
     band = BOX_PX + NOTE_PX + 3 * PAD
-    width = per_row * BOX_PX + 2 * PAD
     title_h = TITLE_PX + 2 * PAD
-    img = Image.new("RGB", (width, title_h + band * len(rows) + PAD), "white")
+    height = title_h + band * len(rows) + (NOTE_PX + PAD) * len(why) + PAD
+    img = Image.new("RGB", (per_row * BOX_PX + 2 * PAD, height), "white")
     draw = ImageDraw.Draw(img)
     draw.text((PAD, PAD), f"{lv.title} Track", fill="#000000", font=font(TITLE_PX), anchor="lt")
     for r, row in enumerate(rows):
@@ -91,9 +104,7 @@ def level_track(rules: ir.Ruleset, lv: ir.Levels) -> Image.Image:
             level = _level_of(lv, n)
             fill = LEVEL_FILLS[lv.levels.index(level) % len(LEVEL_FILLS)] if level else "white"
             draw.rectangle((x, y, x + BOX_PX, y + BOX_PX), fill=fill, outline="#000000", width=2)
-            label = str(n)
-            if n == hi and level is not None and level.high is None:
-                label += "+"
+            label = f"{n}+" if n == hi and level is not None and level.high is None else str(n)
             draw.text(
                 (x + BOX_PX // 2, y + BOX_PX // 2),
                 label,
@@ -105,20 +116,18 @@ def level_track(rules: ir.Ruleset, lv: ir.Levels) -> Image.Image:
             inside = [i for i, n in enumerate(row) if _level_of(lv, n) is level]
             if not inside:
                 continue
-            left = PAD + inside[0] * BOX_PX
-            right = PAD + (inside[-1] + 1) * BOX_PX
+            centre = PAD + (inside[0] + inside[-1] + 1) * BOX_PX // 2
             name = level.title
-            size = NOTE_PX
-            box = text_box(name, size, (0, 0))
-            if box[2] - box[0] > right - left - 4:
-                name = name[: max(1, (right - left) // 16)] + "…"
+            if level.prov.provisional:
+                name += f" †{why.index(level.prov.provisional) + 1}"
             draw.text(
-                ((left + right) // 2, y + BOX_PX + PAD),
-                name,
-                fill="#000000",
-                font=font(NOTE_PX),
-                anchor="mt",
+                (centre, y + BOX_PX + PAD), name, fill="#000000", font=font(NOTE_PX), anchor="mt"
             )
+    y = title_h + band * len(rows)
+    for i, reason in enumerate(why, start=1):
+        note = f"†{i} provisional, not a printed value: {reason}"
+        draw.text((PAD, y), note, fill=MARK, font=font(NOTE_PX, bold=False), anchor="lt")
+        y += NOTE_PX + PAD
     return img
 
 
