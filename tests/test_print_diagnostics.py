@@ -58,7 +58,7 @@ def test_a_name_too_long_for_the_counter_fails_the_build_and_writes_nothing(tmp_
         build(folder, out, progress=False)
     assert codes(e.value) == [BAD_VALUE.code]
     assert "does not fit on a 5/8-inch counter at 6 pt" in str(e.value)
-    assert "ruleset.mst:" in str(e.value) and "shorter `short`" in str(e.value)
+    assert "ruleset.mst:" in str(e.value) and "shorter `short` name" in str(e.value)
     assert not out.exists()
 
 
@@ -68,3 +68,10 @@ def test_the_cli_prints_the_diagnostic_without_a_traceback(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "error:" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_value_too_wide_for_its_slot_says_how_to_move_it(tmp_path):
+    folder = variant(tmp_path, "counters unit\n", 'counters unit\n    top_right "LONG TEXT"\n')
+    with pytest.raises(CompileError) as e:
+        build(folder, tmp_path / "out", progress=False)
+    assert "'LONG TEXT' does not fit" in str(e.value) and "counter_face" in str(e.value)

@@ -121,3 +121,14 @@ def test_every_symbol_is_drawn():
     rules, mix = mix_of(PRINT_TEST)
     drawn = {s.name for c in mix for s in c.front.items if getattr(s, "kind", "") == "symbol"}
     assert drawn == {t.symbol for t in rules.unit_types}
+
+
+def test_a_face_for_some_unit_types_changes_only_those():
+    _rules, mix = mix_of(PRINT_TEST)
+    by_name = {c.name: c for c in mix}
+    for name in ("royal_guns", "field_guns", "mortars"):
+        assert "G" in texts(by_name[name].front) and by_name[name].front.body == "#f3ead2"
+    for name in ("grenadiers", "wesley"):
+        assert "G" not in texts(by_name[name].front) and by_name[name].front.body != "#f3ead2"
+    kinds = [getattr(s, "kind", "") for s in by_name["royal_guns"].front.items]
+    assert kinds.count("box") == 1  # the rear-guard face still applies

@@ -24,8 +24,8 @@ BAND_H = 46
 STRIPE_H = 9
 SLOT_BOXES: dict[str, Box] = {
     "band": (6, 2, S - 6, BAND_H - STRIPE_H),  # above the stripe, striped or not
-    "top_left": (7, 50, 140, 82),
-    "top_right": (144, 50, S - 7, 82),
+    "top_left": (6, 50, 144, 82),  # wide enough for "T14 0101+" at 6 pt
+    "top_right": (148, 50, S - 7, 82),
     "left": (6, 86, 50, 134),
     "centre": (52, 86, 136, 134),
     "right": (138, 86, S - 6, 134),
@@ -46,7 +46,7 @@ class Values:
 
 
 class DoesNotFit(Exception):
-    """A text that cannot be printed at 6 pt in its slot."""
+    """A text that cannot be printed at 6 pt in its slot; args: the text, the value's name."""
 
 
 # ----------------------------------------------------------------- formatting
@@ -124,11 +124,14 @@ def _field_items(
     if field.value == "symbol" and field.style == "plain":
         return symbol_items(str(value), cell, ink, body)
     text = field_text(field, vals.values) or ""
-    if wrap:
-        return wrapped(text, cell, 44, ink)
     anchor = ANCHOR.get(slot, "mm")
     boxed = field.value in vals.boxed and field.style in ("plain", "signed")
-    return one_line(text, cell, LARGEST.get(slot, 30), anchor, ink, boxed)
+    try:
+        if wrap:
+            return wrapped(text, cell, 44, ink)
+        return one_line(text, cell, LARGEST.get(slot, 30), anchor, ink, boxed)
+    except DoesNotFit:
+        raise DoesNotFit(text, field.value or "text") from None
 
 
 def one_line(

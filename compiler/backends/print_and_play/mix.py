@@ -100,7 +100,7 @@ def _unit(rules: ir.Ruleset, u: ir.Unit, r: Reporter) -> Counter:
         try:
             faces.append(lay_out(look, unit_values(rules, u, step), body, band, stripe, ink))
         except DoesNotFit as e:
-            _too_long(r, u.span, str(e), "give the unit a shorter `short` name")
+            _too_long(r, u.span, *e.args)
             faces.append(blank)
     back = faces[1] if len(faces) > 1 else _back(u.back, blank, r, u.span, {}, ink)
     return Counter(u.name, u.kind, u.side, faces[0], back, 1)
@@ -115,7 +115,7 @@ def _marker_front(rules: ir.Ruleset, m: ir.Marker, r: Reporter) -> Face:
     try:
         return lay_out(look, values, body, side.color if side else "", "", ink)
     except DoesNotFit as e:
-        _too_long(r, m.span, str(e), "give the marker a shorter `short` name")
+        _too_long(r, m.span, *e.args)
         return Face(body, "", "", ())
 
 
@@ -135,10 +135,17 @@ def _back(
     try:
         items = wrapped(back, BACK_TEXT_BOX, 40, ink)
     except DoesNotFit:
-        _too_long(r, span, back, "shorten the text of its `back`")
+        _too_long(r, span, back, "back")
         items = []
     return Face(blank.body, blank.band, blank.stripe, tuple(items))
 
 
-def _too_long(r: Reporter, span: ir.Span, text: str, fix: str) -> None:
+FIXES = {
+    "name": "give it a shorter `short` name",
+    "back": "shorten the text of its `back`",
+}
+
+
+def _too_long(r: Reporter, span: ir.Span, text: str, value: str) -> None:
+    fix = FIXES.get(value, f"shorten it, or move `{value}` to a wider slot with `counter_face`")
     r.error(span, BAD_VALUE, f"{text!r} does not fit on a 5/8-inch counter at 6 pt", fix)
