@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiler import ir
-from compiler.counters import check_counter_face, check_looks
+from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
 from compiler.load import display_name, load, resolve_ruleset
@@ -278,7 +278,6 @@ class Checker:
             check_counter_face(d, self.r, {t.name for t in unit_types}, attributes)
             for d, _r in g.entities.get("counter_face", [])
         )
-        check_looks(self.r, sides, formations, unit_types, markers)
 
         results = [self.result_header(d) for d, _r in g.entities.get("result", [])]
         for res_decl, (name, code, _prov) in zip(

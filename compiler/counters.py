@@ -291,23 +291,20 @@ def check_color(value: str, span: ir.Span, r: Reporter) -> None:
         r.error(span, BAD_VALUE, f"{value!r} is not a colour", 'write "#rrggbb" or a CSS name')
 
 
-def check_looks(
-    r: Reporter,
-    sides: tuple[ir.Side, ...],
-    formations: tuple[ir.Formation, ...],
-    unit_types: tuple[ir.UnitType, ...],
-    markers: tuple[ir.Marker, ...],
-) -> None:
-    """The colours and symbols that counters are drawn with must be drawable."""
-    for side in sides:
-        check_color(side.color, side.span, r)
-    for f in formations:
+def check_looks(rules: ir.Ruleset, r: Reporter) -> None:
+    """The colours and symbols that counters and charts are drawn with must be drawable.
+
+    Checked when print-and-play components are built, not by `muster check`:
+    the engine does not need them.
+    """
+    colored = (*rules.sides, *rules.markers, *rules.terrain, *rules.hexside_features)
+    for thing in colored:
+        check_color(thing.color, thing.span, r)
+    for f in rules.formations:
         for color in (f.band, f.stripe):
             if color:
                 check_color(color, f.span, r)
-    for m in markers:
-        check_color(m.color, m.span, r)
-    for t in unit_types:
+    for t in rules.unit_types:
         if t.symbol not in SYMBOLS:
             hint = did_you_mean(t.symbol, set(SYMBOLS))
             r.error(

@@ -39,8 +39,6 @@ def codes(e: CompileError) -> list[str]:
         ("counters unit", 'counters unit\n    body "nocolour"', BAD_VALUE, "not a colour"),
         ("counters unit", "counters unit\n    left stars(rank, 2)", BAD_VALUE, "stars(value)"),
         ("counters unit", "counters regiment", BAD_VALUE, "counters is one of"),
-        ('band "tan"; stripe "#b22222"', 'band "tanned"', BAD_VALUE, "not a colour"),
-        ("{ symbol howitzer;", "{ symbol howitzzer;", UNKNOWN_NAME, "did you mean 'howitzer'"),
     ],
 )
 def test_bad_counter_looks_are_reported_at_their_place(tmp_path, old, new, code, words):
@@ -49,6 +47,27 @@ def test_bad_counter_looks_are_reported_at_their_place(tmp_path, old, new, code,
     assert code.code in codes(e.value)
     assert words in str(e.value)
     assert "ruleset.mst:" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ('band "tan"; stripe "#b22222"', 'band "tanned"', "'tanned' is not a colour"),
+        ('color "#7fa38a"', 'color "green-ish"', "'green-ish' is not a colour"),
+        ("{ symbol howitzer;", "{ symbol howitzzer;", "did you mean 'howitzer'"),
+    ],
+)
+def test_undrawable_colours_and_symbols_fail_the_print_build_not_the_check(
+    tmp_path, old, new, words
+):
+    folder = variant(tmp_path, old, new)
+    compile_ruleset(folder)  # the engine does not need them
+    for only in ("counters", "charts"):
+        with pytest.raises(CompileError) as e:
+            build(folder, tmp_path / "out", only, progress=False)
+        assert words in str(e.value) and "ruleset.mst:" in str(e.value)
+    assert not (tmp_path / "out").exists()
+    build(folder, tmp_path / "out", "engine", progress=False)
 
 
 def test_a_name_too_long_for_the_counter_fails_the_build_and_writes_nothing(tmp_path):

@@ -26,6 +26,7 @@ from compiler.backends.print_and_play.pdf import pdf_of_pages
 from compiler.backends.print_and_play.sheets import lay_sheets, render_sheet
 from compiler.backends.print_and_play.tiles import tile_pages
 from compiler.backends.print_and_play.tracks import level_track, turn_track_charts
+from compiler.counters import check_looks
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 
@@ -42,6 +43,9 @@ def png(img: Image.Image) -> bytes:
 
 def print_steps(rules: ir.Ruleset, sources: SourceFiles, part: str) -> list[tuple[str, Step]]:
     """One part as named steps, for the progress bar; raises `CompileError` before any runs."""
+    r = Reporter(sources)
+    check_looks(rules, r)
+    r.check()
     return {"counters": counter_steps, "charts": chart_steps, "map": map_steps}[part](
         rules, sources
     )
