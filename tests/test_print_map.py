@@ -71,6 +71,13 @@ def test_map_files_hold_the_full_image_and_tiled_pdfs():
     assert Image.open(io.BytesIO(files["map.png"])).size == (3000, 2600)
 
 
+def test_a_map_smaller_than_the_page_leaves_the_rest_of_the_page_white():
+    (page,) = tile_pages(synthetic_map(1000, 800), LETTER, "Test")
+    a = np.asarray(page)
+    assert (a[LETTER.margin + HEADER_PX + 800 :, :] == 255).all()
+    assert (a[LETTER.margin + HEADER_PX :, LETTER.margin + 1000 :] == 255).all()
+
+
 def test_tiled_pdf_renders_at_paper_size(tmp_path):
     files = map_files(synthetic_map(3000, 2600), "Test")
     path = tmp_path / "map-letter.pdf"

@@ -19,7 +19,7 @@ from compiler.backends.print_and_play.pages import HEADER_PX, head
 
 OVERLAP_PX = 150  # 1/2 inch of map on both of two neighbouring tiles
 MARK = "#d0006f"
-ARM = 30  # half the length of a crosshair's arms
+ARM = 45  # half the length of a crosshair's arms (0.15 in)
 
 
 def tile_grid(size: tuple[int, int], paper: Paper) -> tuple[list[int], list[int], int, int]:
@@ -47,7 +47,8 @@ def tile_pages(img: Image.Image, paper: Paper, title: str) -> list[Image.Image]:
         for c, left in enumerate(xs):
             page = Image.new("RGB", (paper.width, paper.height), "white")
             ox, oy = paper.margin, paper.margin + HEADER_PX
-            page.paste(img.crop((left, top, left + w, top + h)), (ox, oy))
+            right, bottom = min(left + w, img.width), min(top + h, img.height)
+            page.paste(img.crop((left, top, right, bottom)), (ox, oy))
             draw = ImageDraw.Draw(page)
             for mx, my in marks:
                 if left <= mx < left + w and top <= my < top + h:
