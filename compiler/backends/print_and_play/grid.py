@@ -19,6 +19,7 @@ HEAD_PX = 34
 TITLE_PX = 50  # 12 pt
 NOTE_PX = 29  # 7 pt
 PAD = 12
+MIN_COLUMN_PX = 90  # 0.3 in: room to write a marker's number in
 MARK = "#c0392b"
 HATCH = "#fbe7a1"
 HATCH_LINE = "#f2cf6b"
@@ -64,7 +65,7 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
     why = reasons(chart)
     mark = {r: f"†{i}" for i, r in enumerate(why, start=1)}
     ncols = len(chart.header)
-    widths = [0] * ncols
+    widths = [MIN_COLUMN_PX] * ncols
     for row in (chart.header, *chart.rows):
         for i, cell in enumerate(row):
             extra = _width(" " + mark[cell.provisional], NOTE_PX) if cell.provisional else 0
@@ -76,20 +77,10 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
     ]
     tag = _width(PROVISIONAL_TAG, NOTE_PX) + 3 * PAD if why else 0
     width = max(sum(widths), _width(chart.title, TITLE_PX) + 2 * PAD + tag)
-    notes = list(chart.notes) + [
-        f"†{i} provisional, not a printed value: {r}"
-        for r, i in ((r, why.index(r) + 1) for r in why)
-    ]
-    note_lines = [
-        line
-        for n in notes
-        for line in _wrap(n, NOTE_PX, min(max_width, max(width, 1400)) - 2 * PAD)
-    ]
-    width = (
-        max(width, *(_width(n, NOTE_PX, False) + 2 * PAD for n in note_lines))
-        if note_lines
-        else width
-    )
+    daggers = [f"†{i} provisional, not a printed value: {r}" for i, r in enumerate(why, 1)]
+    wrap_at = min(max_width, max(width, 1400)) - 2 * PAD
+    note_lines = [line for n in (*chart.notes, *daggers) for line in _wrap(n, NOTE_PX, wrap_at)]
+    width = max([width, *(_width(n, NOTE_PX, False) + 2 * PAD for n in note_lines)])
     title_h = TITLE_PX + 2 * PAD + (NOTE_PX + PAD if chart.subtitle else 0)
     height = title_h + sum(heights) + (NOTE_PX + 8) * len(note_lines) + 2 * PAD
     img = Image.new("RGB", (width + 4, height), "white")
