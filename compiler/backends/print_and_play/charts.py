@@ -11,7 +11,7 @@ is provisional carry its mark (see grid.py).
 from __future__ import annotations
 
 from compiler import ir
-from compiler.backends.print_and_play.face import tint
+from compiler.backends.print_and_play.face import signed, tint
 from compiler.backends.print_and_play.grid import Cell, Chart
 
 DASH = "–"
@@ -20,10 +20,6 @@ DASH = "–"
 def words(name: str) -> str:
     """An identifier as words: `close_combat` → "close combat"."""
     return name.replace("_", " ")
-
-
-def signed(n: int) -> str:
-    return f"+{n}" if n > 0 else (str(n) if n < 0 else "0")
 
 
 def cites(prov: ir.Prov) -> str:

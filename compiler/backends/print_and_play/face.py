@@ -1,4 +1,4 @@
-"""A laid-out counter side: text boxes and shapes in place, and the colours they use."""
+"""A laid-out counter side: text boxes and shapes in place; colours and signs as printed."""
 
 from __future__ import annotations
 
@@ -61,3 +61,10 @@ def ink_on(color: str) -> str:
     """Black or white, whichever reads better on `color`."""
     r, g, b = rgb(color)
     return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
+
+
+def signed(n: object) -> str:
+    """A modifier as printed: +1, 0, −1 (with a true minus sign)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        return str(n)
+    return f"+{n}" if n > 0 else ("0" if n == 0 else f"−{-n}")

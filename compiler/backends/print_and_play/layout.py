@@ -13,7 +13,7 @@ import itertools
 from dataclasses import dataclass
 
 from compiler import ir
-from compiler.backends.print_and_play.face import Box, Face, Shape, Text, ink_on, rgb
+from compiler.backends.print_and_play.face import Box, Face, Shape, Text, ink_on, rgb, signed
 from compiler.backends.print_and_play.fonts import fit, text_box
 from compiler.backends.print_and_play.geometry import COUNTER_PX, MIN_TEXT_PX
 from compiler.backends.print_and_play.symbols import symbol_items
@@ -50,12 +50,6 @@ class DoesNotFit(Exception):
 
 
 # ----------------------------------------------------------------- formatting
-
-
-def signed(n: object) -> str:
-    if not isinstance(n, int) or isinstance(n, bool):
-        return str(n)
-    return f"+{n}" if n > 0 else ("0" if n == 0 else f"−{-n}")
 
 
 def field_text(field: ir.FaceField, values: dict[str, object]) -> str | None:
