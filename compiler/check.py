@@ -19,8 +19,10 @@ from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
 from compiler.load import display_name, load, resolve_ruleset
+from compiler.map_model import check_model
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
+from compiler.scenarios import ScenarioChecker
 from compiler.statements import Context, StmtChecker
 from compiler.tables import check_table
 from compiler.terrain import check_hexside, check_terrain
@@ -66,10 +68,15 @@ KINDS = {
     "turn_track",
     "levels",
     "counter_face",
+    "scenario",
+    "bag",
+    "attribute",
 }
 EDGES = {"west", "east", "north", "south"}
-DEFAULT_OFF_FLAGS = {"optional", "play_balance"}
-RULE_FLAGS = {"optional", "advanced", "play_balance"}
+VICTORY_CHECKS = {"end_of_turn", "end_of_game"}
+RESTRICTION_KINDS = {"no_entry", "no_end", "confined_to", "no_move", "allowance", "max_hexes"}
+DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
+RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
 
 @dataclass
@@ -93,6 +100,8 @@ def compile_ruleset(arg: str | Path) -> tuple[ir.Ruleset, SourceFiles]:
     ruleset = Checker(reporter).run(loaded.files, entry)
     reporter.check()
     assert ruleset is not None
+    check_model(ruleset, reporter)
+    reporter.check()
     return ruleset, sources
 
 
@@ -113,6 +122,34 @@ class Checker:
     def gather(self, files: tuple[ast.File, ...]) -> _Gathered:
         g = _Gathered()
 
+        declared: dict[str, tuple[list, int, str]] = {}  # name -> (its list, index, kind)
+
+        def add(
+            items: list, item: tuple, name: str | None, kind: str, span: Span, d: ast.Decl
+        ) -> None:
+            """Append a declaration, or (`override`) put it in place of an earlier one."""
+            if d.override:
+                if name is None or name not in declared:
+                    self.r.error(d.span, UNKNOWN_NAME, f"nothing named {name!r} to override")
+                    return
+                if item[1]:
+                    self.r.error(
+                        d.span, BAD_VALUE, "an override applies always; it cannot sit inside a rule"
+                    )
+                    return
+                where, index, old_kind = declared[name]
+                if old_kind != kind:
+                    self.r.error(
+                        d.span, BAD_VALUE, f"{name!r} is a {old_kind}; an override must be one too"
+                    )
+                    return
+                where[index] = item
+                return
+            items.append(item)
+            if name is not None:
+                declared[name] = (items, len(items) - 1, kind)
+                self.register(name, span)
+
         def visit(decls: tuple[ast.Decl, ...], rule: str) -> None:
             for d in decls:
                 if isinstance(d, ast.Entity):
@@ -125,15 +162,13 @@ class Checker:
                             *([f"did you mean {hint!r}?"] if hint else []),
                         )
                         continue
-                    g.entities.setdefault(d.kind, []).append((d, rule))
-                    if d.name is not None:
-                        self.register(d.name, d.name_span)
+                    # Attributes are read as `unit.name`: they have a namespace of their own.
+                    name = d.name if d.kind != "attribute" else None
+                    add(g.entities.setdefault(d.kind, []), (d, rule), name, d.kind, d.name_span, d)
                 elif isinstance(d, ast.Define):
-                    g.defines.append((d, rule))
-                    self.register(d.name, d.span)
+                    add(g.defines, (d, rule), d.name, "define", d.span, d)
                 elif isinstance(d, ast.Procedure):
-                    g.procedures.append((d, rule))
-                    self.register(d.name, d.span)
+                    add(g.procedures, (d, rule), d.name, "procedure", d.span, d)
                 elif isinstance(d, ast.Extend):
                     g.extends.append((d, rule))
                 elif isinstance(d, ast.Rule):
@@ -214,13 +249,13 @@ class Checker:
                     'write `source none "why"` for a battle with no source document',
                 )
         die = hp.range("die", required=True) or (0, 9)
-        turns = hp.range("turns", required=True) or (1, 1)
+        turns = hp.range("turns", required=not library) or (1, 1)
         start = hp.name("start", "game") or "game"
 
         forces = ForcesChecker(self.r, self.sym, self.ec)
         sides = tuple(forces.side(d) for d, _r in g.entities.get("side", []))
         side_names = [s.name for s in sides]
-        if len(sides) != 2:
+        if len(sides) != 2 and not library:
             self.r.error(
                 header.span, MISSING, f"a battle has two sides; this ruleset declares {len(sides)}"
             )
@@ -229,6 +264,7 @@ class Checker:
         nationalities = tuple(forces.nationality(d) for d, _r in g.entities.get("nationality", []))
         formations = tuple(forces.formation(d) for d, _r in g.entities.get("formation", []))
         brigades = tuple(forces.brigade(d) for d, _r in g.entities.get("brigade", []))
+        attributes = tuple(forces.attribute(d) for d, _r in g.entities.get("attribute", []))
         unit_types = tuple(forces.unit_type(d) for d, _r in g.entities.get("unit_type", []))
         for kind, items in (
             ("nationality", nationalities),
@@ -240,6 +276,13 @@ class Checker:
                 self.sym.entities[item.name] = Entity(kind, kind, item.name)
         terrain = tuple(check_terrain(d, self.r) for d, _r in g.entities.get("terrain", []))
         features = tuple(check_hexside(d, self.r) for d, _r in g.entities.get("hexside", []))
+        for attrs, items in (
+            (self.sym.terrain_attributes, terrain),
+            (self.sym.hexside_attributes, features),
+        ):
+            for item in items:
+                for key, value in item.props.items():
+                    attrs.setdefault(key, {bool: "bool", int: "int", str: "str"}[type(value)])
         for t in terrain:
             self.sym.entities[t.name] = Entity("terrain", "terrain", t.name)
         for f in features:
@@ -248,9 +291,7 @@ class Checker:
         map_decl = self.one(g, "map", required=False)
         the_map = None
         if map_decl is not None:
-            the_map = check_map(
-                map_decl, self.r, {t.name for t in terrain}, {f.name for f in features}
-            )
+            the_map = check_map(map_decl, self.r, terrain, features)
         if the_map is not None:
             from compiler.maps import grid_of
 
@@ -273,9 +314,11 @@ class Checker:
         markers = tuple(forces.marker(d) for d, _r in g.entities.get("marker", []))
         for m in markers:
             self.sym.entities[m.name] = Entity("marker", "marker", m.name)
-        attributes = {k for x in (*unit_types, *units) for k in x.props}
+        unit_attrs = {a.name for a in attributes} | {
+            k for x in (*unit_types, *units) for k in x.props
+        }
         counter_faces = tuple(
-            check_counter_face(d, self.r, {t.name for t in unit_types}, attributes)
+            check_counter_face(d, self.r, {t.name for t in unit_types}, unit_attrs)
             for d, _r in g.entities.get("counter_face", [])
         )
 
@@ -291,6 +334,7 @@ class Checker:
                 )
             self.sym.results[code] = name
             self.sym.entities[name] = Entity("result", "code", name)
+        self.sym.result_params = self.result_params([d for d, _r in g.entities.get("result", [])])
         tables = tuple(
             check_table(d, self.r, self.sym.results) for d, _r in g.entities.get("table", [])
         )
@@ -298,6 +342,8 @@ class Checker:
             self.sym.entities[t.name] = Entity("table", "table", t.name)
             self.sym.tables[t.name] = t
 
+        for rule in g.rules:
+            self.sym.entities[rule.name] = Entity("rule", "rule", rule.name)
         variables = tuple(check_variable(d, self.r) for d, _r in g.entities.get("variable", []))
         for var in variables:
             self.sym.variables[var.name] = var
@@ -331,6 +377,17 @@ class Checker:
         procedures_ast = self.patched_procedures(g)
         for name, (proc, _steps) in procedures_ast.items():
             self.sym.procedures[name] = tuple((p.name, p.type) for p in proc.params)
+            self.sym.entities[name] = Entity("procedure", "procedure", name)
+            if proc.result is not None:
+                self.sym.procedure_results[name] = (proc.result.name, proc.result.type)
+        bags = tuple(self.bag(d) for d, _r in g.entities.get("bag", []))
+        for bag in bags:
+            self.sym.bags[bag.name] = bag
+            self.sym.entities[bag.name] = Entity("bag", "bag", bag.name)
+
+        levels = tuple(self.victory_level(d) for d, _r in g.entities.get("victory_level", []))
+        for lv in levels:
+            self.sym.entities[lv.name] = Entity("level", "level", lv.name)
 
         # pass 4: expressions and statements
         for d, _r in g.defines:
@@ -345,11 +402,15 @@ class Checker:
         procedures = tuple(self.procedure(proc, steps) for proc, steps in procedures_ast.values())
         triggers = tuple(self.trigger(d, r) for d, r in g.entities.get("trigger", []))
         restrictions = tuple(self.restriction(d, r) for d, r in g.entities.get("restriction", []))
+        scenario_checker = ScenarioChecker(self.r, self.sym, self.ec, forces.places)
+        scenario_checker.switches = {rule.name for rule in g.rules}
+        scenarios = tuple(scenario_checker.scenario(d) for d, _r in g.entities.get("scenario", []))
+        self.scenario_names = {sc.name for sc in scenarios}
         victories = tuple(self.victory(d, side_names) for d, _r in g.entities.get("victory", []))
-        levels = tuple(self.victory_level(d) for d, _r in g.entities.get("victory_level", []))
         for v in victories:
             if levels and v.level not in {lv.name for lv in levels}:
                 self.r.error(v.span, UNKNOWN_NAME, f"unknown victory level {v.level!r}")
+
         switches = tuple(
             ir.Switch(
                 rule.name,
@@ -378,6 +439,7 @@ class Checker:
             nationalities=nationalities,
             formations=formations,
             brigades=brigades,
+            attributes=attributes,
             unit_types=unit_types,
             units=units,
             markers=markers,
@@ -399,6 +461,8 @@ class Checker:
             variables=variables,
             turn_track=turn_track,
             levels=level_tracks,
+            scenarios=scenarios,
+            bags=bags,
             start=start,
             files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
             prov=prov_of(header.prov),
@@ -434,13 +498,36 @@ class Checker:
             code = f"?{d.name}"
         return d.name or "", code, prov_of(d.prov)
 
+    def result_params(self, decls: list[ast.Entity]) -> tuple[tuple[str, str], ...]:
+        """Every result is applied the same way, so all declare the same parameters."""
+        shared: tuple[tuple[str, str], ...] | None = None
+        first: ast.Entity | None = None
+        for d in decls:
+            params = tuple((p.name, p.type) for p in d.params)
+            if not params:
+                continue
+            if shared is None:
+                shared, first = params, d
+            elif params != shared:
+                assert first is not None
+                self.r.error(
+                    d.span,
+                    BAD_VALUE,
+                    f"result {d.name!r} takes other parameters than {first.name!r}",
+                    "every result is applied the same way: give them the same parameters",
+                )
+        return shared or ()
+
     def result_body(self, d: ast.Entity, name: str, code: str, prov: ir.Prov) -> ir.Result:
-        ctx = Context(f"result {name!r}", bindings={"units": "units", "side": "side"})
-        scope = Scope({"units": "units", "side": "side"})
+        params = self.sym.result_params
+        ctx = Context(f"result {name!r}", bindings=dict(params))
+        scope = Scope(dict(params))
         body: tuple[ir.TStmt, ...] = ()
         for do in (line for line in d.body.lines if isinstance(line, ast.DoLine)):
             body += self.sc.block(do.body, scope, ctx)
-        return ir.Result(name, d.title or name, code, body, prov, d.span)
+        return ir.Result(
+            name, d.title or name, code, params, body, dict(ctx.bindings), prov, d.span
+        )
 
     # ------------------------------------------------------------ definitions and modifiers
 
@@ -574,15 +661,44 @@ class Checker:
                     steps[i] = (old, f"!{rule}" if rule else "!")
         return procs
 
+    def bag(self, d: ast.Entity) -> ir.Bag:
+        p = Props(d, self.r, {"contents"})
+        contents = []
+        for v in p.values("contents"):
+            name = v.id if isinstance(v, ast.Name) else v.func if isinstance(v, ast.Call) else None
+            count = 1
+            if isinstance(v, ast.Call):
+                count = (
+                    as_int(v.args[0]) if len(v.args) == 1 and as_int(v.args[0]) is not None else 0
+                )
+                if not count:
+                    self.r.error(v.span, BAD_VALUE, "write `marker(2)` for two copies of a marker")
+            ent = self.sym.entities.get(name) if name else None
+            if ent is None or ent.kind != "marker":
+                self.r.error(v.span, UNKNOWN_NAME, f"a bag holds markers; {describe(v)} is not one")
+                continue
+            contents.extend([name] * count)
+        if not p.has("contents"):
+            self.r.error(d.name_span, MISSING, f"bag {d.name!r} needs `contents`")
+        return ir.Bag(
+            d.name or "", d.title or d.name or "", tuple(contents), prov_of(d.prov), d.span
+        )
+
     def procedure(self, proc: ast.Procedure, steps: list[tuple[ast.Step, str]]) -> ir.Procedure:
         params = tuple((p.name, p.type) for p in proc.params)
-        for pname, ptype in params:
+        if proc.result is not None:
+            params_and_result = (*params, (proc.result.name, proc.result.type))
+        else:
+            params_and_result = params
+        for pname, ptype in params_and_result:
             if ptype not in _VALUE_TYPES:
                 self.r.error(
                     proc.span, UNKNOWN_NAME, f"unknown type {ptype!r} of parameter {pname!r}"
                 )
-        ctx = Context(f"procedure {proc.name!r}", {s.name for s, _r in steps}, dict(params))
-        scope = Scope(dict(params))
+        ctx = Context(
+            f"procedure {proc.name!r}", {s.name for s, _r in steps}, dict(params_and_result)
+        )
+        scope = Scope(dict(params_and_result))
         out = []
         for s, rule in steps:
             body = self.sc.block(s.body, scope, ctx) if rule != "!" else ()
@@ -601,6 +717,7 @@ class Checker:
             proc.title or proc.name,
             proc.kind,
             params,
+            (proc.result.name, proc.result.type) if proc.result is not None else None,
             tuple(out),
             dict(ctx.bindings),
             prov_of(proc.prov),
@@ -611,8 +728,16 @@ class Checker:
 
     def trigger(self, d: ast.Entity, rule: str) -> ir.Trigger:
         p = Props(d, self.r, {"on", "once"})
-        event = p.name("on", required=True) or ""
-        if event and event not in EVENTS:
+        on = p.values("on")
+        changed = len(on) == 2 and isinstance(on[0], ast.Name) and on[0].id == "changed"
+        if changed:
+            event, bindings = self.changed_event(on[1], p)
+        else:
+            event = p.name("on", required=True) or ""
+            bindings = dict(EVENTS.get(event, ()))
+            if event == "result_applied":
+                bindings.update(self.sym.result_params)
+        if event and event not in EVENTS and not changed:
             hint = did_you_mean(event, set(EVENTS))
             self.r.error(
                 p.line("on").span,
@@ -621,7 +746,6 @@ class Checker:
                 *([f"did you mean {hint!r}?"] if hint else []),
                 f"events: {', '.join(sorted(EVENTS))}",
             )
-        bindings = dict(EVENTS.get(event, ()))
         scope = Scope(dict(bindings))
         cond = self.when(p, scope)
         ctx = Context(f"trigger {d.name!r}", bindings=dict(bindings))
@@ -641,6 +765,19 @@ class Checker:
             d.span,
         )
 
+    def changed_event(self, v: ast.Expr, p: Props) -> tuple[str, dict[str, str]]:
+        """`on changed VARIABLE`: the variable's old and new value (and its side or unit)."""
+        var = self.sym.variables.get(v.id) if isinstance(v, ast.Name) else None
+        if var is None:
+            self.r.error(
+                p.line("on").span, UNKNOWN_NAME, f"`on changed` names a variable, not {describe(v)}"
+            )
+            return "", {}
+        bindings = {"old": var.type, "new": var.type}
+        if var.scope:
+            bindings[var.scope] = var.scope
+        return f"changed:{var.name}", bindings
+
     def when(self, p: Props, scope: Scope) -> ir.TExpr | None:
         if len(p.when) > 1:
             self.r.error(
@@ -649,39 +786,79 @@ class Checker:
         return self.ec.expr(p.when[0].test, scope, "bool") if p.when else None
 
     def restriction(self, d: ast.Entity, rule: str) -> ir.Restriction:
-        p = Props(d, self.r, {"no_entry", "until"})
-        zone = p.name("no_entry", required=True) or ""
-        ent = self.sym.entities.get(zone)
-        if zone and (ent is None or ent.kind != "zone"):
-            self.r.error(p.line("no_entry").span, UNKNOWN_NAME, f"no zone {zone!r} on the map")
+        """One of the movement restrictions; its kind is its first line.
+
+        `no_entry [ZONE]` and `no_end [ZONE]` forbid entering (or ending a move
+        in) the zone's hexes — or every hex, with the condition deciding;
+        `confined_to ZONE` forbids leaving the zone; `no_move` forbids moving at
+        all; `allowance (EXPR)` replaces the movement allowance. `when` reads
+        `unit` (and `hex` for the hex kinds); `until turn N` ends it.
+        """
+        p = Props(d, self.r, RESTRICTION_KINDS | {"until"})
+        kinds = [k for k in RESTRICTION_KINDS if p.has(k)]
+        if len(kinds) != 1:
+            self.r.error(
+                d.name_span,
+                MISSING,
+                f"restriction {d.name!r} needs exactly one of "
+                + ", ".join(sorted(RESTRICTION_KINDS)),
+            )
+        kind = kinds[0] if kinds else "no_entry"
+        zone = ""
+        value = None
+        vals = p.values(kind)
+        if kind in ("no_entry", "no_end", "confined_to"):
+            if vals:
+                zone = vals[0].id if isinstance(vals[0], ast.Name) else ""
+                ent = self.sym.entities.get(zone)
+                if len(vals) != 1 or ent is None or ent.kind != "zone":
+                    self.r.error(p.line(kind).span, UNKNOWN_NAME, f"{kind} takes a zone of the map")
+            elif kind == "confined_to":
+                self.r.error(p.line(kind).span, MISSING, "confined_to needs the zone")
+        elif kind in ("allowance", "max_hexes"):
+            if len(vals) == 1 and as_int(vals[0]) is not None:
+                value = ir.Const("int", vals[0].span, as_int(vals[0]))
+            elif len(vals) == 1 and isinstance(vals[0], ast.Paren):
+                value = self.ec.expr(vals[0].expr, Scope({"unit": "unit"}), "int")
+            else:
+                self.r.error(
+                    p.line(kind).span,
+                    BAD_VALUE,
+                    f"write `{kind} N` or `{kind} (expression)` with `unit` in scope",
+                )
+        elif vals:
+            self.r.error(p.line(kind).span, BAD_VALUE, f"{kind} takes no value")
         until = None
         line = p.line("until")
         if line is not None:
-            vals = line.values[1:]
+            uv = line.values[1:]
             if (
-                len(vals) == 2
-                and isinstance(vals[0], ast.Name)
-                and vals[0].id == "turn"
-                and as_int(vals[1]) is not None
+                len(uv) == 2
+                and isinstance(uv[0], ast.Name)
+                and uv[0].id == "turn"
+                and as_int(uv[1]) is not None
             ):
-                until = as_int(vals[1])
+                until = as_int(uv[1])
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
-        cond = self.when(p, Scope({"unit": "unit", "hex": "hex"}))
+        unit_only = kind in ("no_move", "allowance", "max_hexes")
+        bindings = {"unit": "unit"} if unit_only else {"unit": "unit", "hex": "hex"}
+        cond = self.when(p, Scope(bindings))
         return ir.Restriction(
             d.name or "",
             d.title or d.name or "",
-            "no_entry",
+            kind,
             zone,
             cond,
             until,
+            value,
             rule,
             prov_of(d.prov),
             d.span,
         )
 
     def victory(self, d: ast.Entity, sides: list[str]) -> ir.Victory:
-        p = Props(d, self.r, {"level", "winner"})
+        p = Props(d, self.r, {"level", "winner", "scenarios", "check"})
         winner = p.name("winner", required=True) or ""
         if winner and winner not in sides:
             self.r.error(p.line("winner").span, UNKNOWN_NAME, f"unknown side {winner!r}")
@@ -689,12 +866,27 @@ class Checker:
         if cond is None:
             self.r.error(d.name_span, MISSING, f"victory {d.name!r} needs `when condition`")
             cond = ir.Const("bool", d.span, False)
+        check = p.name("check", "end_of_game") or "end_of_game"
+        if check not in VICTORY_CHECKS:
+            self.r.error(
+                p.line("check").span,
+                BAD_VALUE,
+                f"check is one of {', '.join(sorted(VICTORY_CHECKS))}",
+            )
+        scenarios = []
+        for v in p.values("scenarios"):
+            if isinstance(v, ast.Name) and v.id in self.scenario_names:
+                scenarios.append(v.id)
+            else:
+                self.r.error(v.span, UNKNOWN_NAME, f"no scenario {describe(v)}")
         return ir.Victory(
             d.name or "",
             d.title or d.name or "",
             p.name("level", required=True) or "",
             winner,
             cond,
+            tuple(scenarios),
+            check,
             prov_of(d.prov),
             d.span,
         )
@@ -713,6 +905,8 @@ class Checker:
 
 
 _VALUE_TYPES = {
+    "marker",
+    "code",
     "int",
     "bool",
     "side",

@@ -30,8 +30,15 @@ def _switches(values: list[str]) -> dict[str, bool]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from compiler.check import compile_ruleset
+    from compiler.provenance import provisional_values
 
     rules, _ = compile_ruleset(args.ruleset)
+    provisional = provisional_values(rules)
+    if args.provisional:
+        for p in provisional:
+            print(f"{p.where}: {p.what}: {p.reason}")
+        print(f"{len(provisional)} provisional value(s)")
+        return 0
     hexes = 0
     if rules.map is not None:
         hexes = (rules.map.columns[1] - rules.map.columns[0] + 1) * (
@@ -44,12 +51,43 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"  leaders     {len(rules.units) - n_units}")
     print(f"  hexes       {hexes}")
     print(f"  tables      {len(rules.tables)}")
+    print(f"  scenarios   {len(rules.scenarios)}")
     print(f"  procedures  {len(rules.procedures)}")
     print(
         f"  rules       {len(rules.triggers)} triggers, {len(rules.restrictions)} restrictions, "
         f"{len(rules.switches)} switches"
     )
     return 0
+
+
+def cmd_coverage(args: argparse.Namespace) -> int:
+    from compiler.check import compile_ruleset
+    from compiler.coverage import coverage
+    from compiler.load import load, resolve_ruleset
+    from compiler.provenance import citations
+    from dsl.diagnostics import Reporter
+    from dsl.source import SourceFiles
+
+    rules, _ = compile_ruleset(args.ruleset)
+    reporter = Reporter(SourceFiles())
+    loaded = load(resolve_ruleset(args.ruleset), reporter)
+    text = Path(args.rulebook).read_text(encoding="utf-8")
+    names = args.documents.split(",") if args.documents else [rules.name]
+    uncited = 0
+    for cov in coverage(text, names, citations(loaded.files)):
+        print(f"§ {cov.document}: {len(cov.rows)} numbered sections")
+        for sec, via, times in cov.rows:
+            if via is None:
+                mark = "UNCITED"
+            elif via == sec.number:
+                mark = f"cited {times}×"
+            else:
+                mark = f"via {via}"
+            if args.all or via is None:
+                print(f"  {sec.number:<8} {mark:<12} {sec.title[:60]}")
+        uncited += len(cov.uncited)
+        print(f"  {len(cov.uncited)} uncited")
+    return 1 if uncited and args.strict else 0
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
@@ -88,13 +126,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     from compiler.build import load_game
     from engine.play import play_game, write_log
 
-    params = {"rules": _switches(args.rule)} if args.rule else {}
+    params: dict[str, Any] = {"rules": _switches(args.rule)} if args.rule else {}
+    if args.scenario:
+        params["scenario"] = args.scenario
     game = load_game(args.ruleset, params)
     bots = args.bots.split(",")
     if len(bots) != game.num_players():
         print(f"muster: --bots needs {game.num_players()} bots, one per side", file=sys.stderr)
         return 2
-    print(f"{game.rules.title} — seed {args.seed}, bots {', '.join(bots)}")
+    scenario = f" — {game.scenario.title}" if game.scenario else ""
+    print(f"{game.rules.title}{scenario} — seed {args.seed}, bots {', '.join(bots)}")
     record = play_game(game, bots, args.seed, _account_printer(args.quiet))
     record.header["source"] = str(args.ruleset)
     if args.log:
@@ -149,13 +190,59 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _map_model(ruleset: str):
+    from compiler.check import compile_ruleset
+    from compiler.map_model import MapModel
+
+    return MapModel(compile_ruleset(ruleset)[0])
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+    from compiler.map_commands import hex_label, hex_labels, write_map_image
+
+    model = _map_model(args.ruleset)
+    los = (hex_label(model, args.los[0]), hex_label(model, args.los[1])) if args.los else None
+    units = hex_labels(model, args.units)
+    out = write_map_image(model, Path(args.out), args.dpi, los, units)
+    print(f"map → {out}")
+    return 0
+
+
+def cmd_los(args: argparse.Namespace) -> int:
+    from compiler.map_commands import hex_label, hex_labels, los_report
+
+    model = _map_model(args.ruleset)
+    a, b = hex_label(model, args.a), hex_label(model, args.b)
+    print(los_report(model, a, b, hex_labels(model, args.units)))
+    return 0
+
+
+def cmd_path(args: argparse.Namespace) -> int:
+    from compiler.map_commands import hex_label, path_report
+
+    model = _map_model(args.ruleset)
+    print(path_report(model, hex_label(model, args.a), hex_label(model, args.b), args.unit))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="muster", description="Compile and play wargame rulesets.")
     sub = p.add_subparsers(dest="command", required=True)
 
     c = sub.add_parser("check", help="check a ruleset and summarise it")
     c.add_argument("ruleset")
+    c.add_argument(
+        "--provisional", action="store_true", help="list every provisional value and why"
+    )
     c.set_defaults(func=cmd_check)
+
+    cv = sub.add_parser("coverage", help="the rulebook's numbered sections against the citations")
+    cv.add_argument("ruleset")
+    cv.add_argument("--rulebook", required=True, help="the rulebook as plain text")
+    cv.add_argument("--documents", help="names of the documents in the text, in order (a,b)")
+    cv.add_argument("--all", action="store_true", help="list cited sections too")
+    cv.add_argument("--strict", action="store_true", help="exit 1 when a section is uncited")
+    cv.set_defaults(func=cmd_coverage)
 
     d = sub.add_parser("dump", help="print the checked IR as JSON (see docs/ir.md)")
     d.add_argument("ruleset")
@@ -175,8 +262,31 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=1)
     pl.add_argument("--log", help="write the game's JSONL log here")
     pl.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
+    pl.add_argument("--scenario", help="the scenario to play (default: the first declared)")
     pl.add_argument("--quiet", action="store_true", help="print only the result")
     pl.set_defaults(func=cmd_play)
+
+    mp = sub.add_parser("map", help="draw the map as a PNG at print resolution")
+    mp.add_argument("ruleset")
+    mp.add_argument("-o", "--out", default="map.png", help="the PNG to write (default map.png)")
+    mp.add_argument("--dpi", type=int, default=300, help="dots per inch (default 300)")
+    mp.add_argument("--los", nargs=2, metavar=("A", "B"), help="overlay the line of sight A→B")
+    mp.add_argument("--units", help="hexes holding combat units, e.g. 0304,0506")
+    mp.set_defaults(func=cmd_map)
+
+    for name, func, what in (
+        ("los", cmd_los, "is the line of sight from hex A to hex B clear, and why"),
+        ("path", cmd_path, "the cheapest path for a unit from hex A to hex B"),
+    ):
+        q = sub.add_parser(name, help=what)
+        q.add_argument("ruleset")
+        q.add_argument("a")
+        q.add_argument("b")
+        if name == "los":
+            q.add_argument("--units", help="hexes holding combat units, e.g. 0304,0506")
+        else:
+            q.add_argument("--unit", required=True, help="the unit's name in the rule files")
+        q.set_defaults(func=func)
 
     r = sub.add_parser("replay", help="replay a JSONL log and verify its final state")
     r.add_argument("log")

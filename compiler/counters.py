@@ -292,13 +292,12 @@ def check_color(value: str, span: ir.Span, r: Reporter) -> None:
 
 
 def check_looks(rules: ir.Ruleset, r: Reporter) -> None:
-    """The colours and symbols that counters and charts are drawn with must be drawable.
+    """The colours and symbols that counters are drawn with must be drawable.
 
     Checked when print-and-play components are built, not by `muster check`:
     the engine does not need them.
     """
-    colored = (*rules.sides, *rules.markers, *rules.terrain, *rules.hexside_features)
-    for thing in colored:
+    for thing in (*rules.sides, *rules.markers):  # terrain colours are checked with the map
         check_color(thing.color, thing.span, r)
     for f in rules.formations:
         for color in (f.band, f.stripe):

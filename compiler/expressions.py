@@ -57,11 +57,17 @@ class Symbols:
         self.defines: dict[str, ast.Define] = {}
         self.define_types: dict[str, str] = {}
         self.procedures: dict[str, tuple[tuple[str, str], ...]] = {}
+        self.procedure_results: dict[str, tuple[str, str]] = {}
+        self.bags: dict[str, ir.Bag] = {}
+        # What every result code is applied with: the parameters results declare.
+        self.result_params: tuple[tuple[str, str], ...] = ()
         self.tables: dict[str, ir.Table] = {}
         self.modifiers: dict[str, tuple[tuple[str, str], ...]] = {}  # list -> params
         self.results: dict[str, str] = {}  # code -> result name
         self.variables: dict[str, ir.Variable] = {}
         self.turn_track: ir.TurnTrack | None = None
+        self.terrain_attributes: dict[str, str] = {}
+        self.hexside_attributes: dict[str, str] = {}
         self.levels: dict[str, ir.Levels] = {}
         self.vocabulary: dict[str, Signature] = {}
         self.check_define: Callable[[str], str] = lambda name: ERROR
@@ -113,6 +119,14 @@ class ExprChecker:
             return self.unary(e, scope)
         if isinstance(e, ast.Binary):
             return self.binary(e, scope)
+        if isinstance(e, ast.Conditional):
+            test = self.expr(e.test, scope, "bool")
+            then = self._expr(e.then, scope, expected)
+            orelse = self.expr(
+                e.orelse, scope, then.type if then.type not in (ERROR, "none") else expected
+            )
+            typ = then.type if then.type != "none" else orelse.type
+            return ir.Conditional(typ, e.span, test, then, orelse)
         if isinstance(e, ast.ListExpr):
             items = tuple(self._expr(i, scope, None) for i in e.items)
             types = {i.type for i in items} - {ERROR}
@@ -143,16 +157,21 @@ class ExprChecker:
             elem_type = scope.elements[-1]
             if n == "it":
                 return ir.Element(elem_type, e.span, depth)
-            if elem_type == "unit" and n in self.sym.unit_attributes and n not in scope.bindings:
-                return ir.UnitAttr(
-                    self.sym.unit_attributes[n], e.span, ir.Element("unit", e.span, depth), n
-                )
+            if elem_type == "unit" and n not in scope.bindings:
+                element = ir.Element("unit", e.span, depth)
+                var = self.sym.variables.get(n)
+                if var is not None and var.scope == "unit":
+                    return ir.VarAt(var.type, e.span, n, element)
+                if n in self.sym.unit_attributes:
+                    return ir.UnitAttr(self.sym.unit_attributes[n], e.span, element, n)
         if n in scope.bindings:
             return ir.Binding(scope.bindings[n], e.span, n)
         if n in VARIABLES:
             return ir.Var(VARIABLES[n][0], e.span, n)
         if n == "none":
             return ir.Const("none", e.span, None)
+        if n in ("yes", "no"):
+            return ir.Const("bool", e.span, n == "yes")
         if n == "track" and self.sym.turn_track is not None:
             return ir.Const("track", e.span, None)
         var = self.sym.variables.get(n)
@@ -187,6 +206,8 @@ class ExprChecker:
             return value
         if value.type == "track":
             return self.track_data(e)
+        if value.type in ("terrain", "hexside"):
+            return self.terrain_attr(e, value)
         if value.type.startswith("enum:") and value.type[5:] in self.sym.levels:
             return self.level_data(e, value)
         if value.type == "unit":
@@ -231,6 +252,22 @@ class ExprChecker:
         if any(_data_type(v) != typ for v in found):
             return self.error(e.span, f"turns give {e.name!r} as values of different kinds")
         return ir.Query(typ, e.span, "turn_data", (ir.Const("str", e.span, e.name),))
+
+    def terrain_attr(self, e: ast.Attr, value: ir.TExpr) -> ir.TExpr:
+        """`terrain(h).defend_drm`: a value the terrain (or hexside) declaration gives."""
+        attrs = (
+            self.sym.terrain_attributes if value.type == "terrain" else self.sym.hexside_attributes
+        )
+        if e.name not in attrs:
+            hint = did_you_mean(e.name, attrs)
+            return self.error(
+                e.span,
+                f"no {value.type} declares {e.name!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+        return ir.Query(
+            attrs[e.name], e.span, f"{value.type}_attr", (value, ir.Const("str", e.span, e.name))
+        )
 
     def level_data(self, e: ast.Attr, value: ir.TExpr) -> ir.TExpr:
         levels = self.sym.levels[value.type[5:]]
@@ -307,8 +344,15 @@ class ExprChecker:
             if op not in ("==", "!=") and left.type not in NUMERIC | {ERROR, "odds"}:
                 return self.error(e.span, f"`{op}` compares numbers, not {article(left.type)}")
             return ir.Binary("bool", e.span, op, left, right)
-        # arithmetic
-        left = self.expr(e.left, scope, "int")
+        # arithmetic; `+` also joins two collections of the same kind
+        if op == "+":
+            left = self._expr(e.left, scope, None)
+            if left.type in ELEMENT_TYPES:
+                right = self.expr(e.right, scope, left.type)
+                return ir.Binary(left.type, e.span, "+", left, right)
+            left = self.expect(left, "int", "this")
+        else:
+            left = self.expr(e.left, scope, "int")
         right = self.expr(e.right, scope, "int")
         typ = "number" if "number" in (left.type, right.type) or op == "/" else "int"
         return ir.Binary(typ, e.span, op, left, right)
@@ -401,7 +445,9 @@ class ExprChecker:
         table = self.sym.tables.get(t.id) if isinstance(t, ast.Name) else None
         if table is None:
             return self.error(t.span, "lookup's first argument is a table")
-        row_type = "int" if table.row_kind == "range" else "str"
+        row_type = (
+            "int" if table.row_kind == "range" else "code" if table.row_key == "result" else "str"
+        )
         args = [ir.Const("table", t.span, table.name), self.expr(e.args[1], scope, row_type)]
         want = {"odds": "odds", "number": "int", "name": "str"}.get(table.column_kind)
         if want is None and len(e.args) == 3:
@@ -476,7 +522,9 @@ def cell_type(table: ir.Table) -> str:
 def compatible(actual: str, expected: str) -> bool:
     if actual == expected:
         return True
-    if actual == "none" and expected in ("side", "unit", "hex"):
+    if actual == "none" and expected in ("side", "unit", "hex", "code", "combat"):
+        return True
+    if actual == "marker" and expected == "str":
         return True
     if expected == "number" and actual == "int":
         return True

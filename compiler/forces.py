@@ -25,9 +25,19 @@ from compiler.expressions import ExprChecker, Scope, Symbols
 from compiler.hexmap import LABEL
 from compiler.props import Props, as_int, describe, prov_of
 from dsl import ast
-from dsl.diagnostics import BAD_HEX, BAD_VALUE, MISSING, UNKNOWN_NAME, Reporter, did_you_mean
+from dsl.diagnostics import (
+    BAD_HEX,
+    BAD_VALUE,
+    DUPLICATE,
+    MISSING,
+    UNKNOWN_NAME,
+    UNKNOWN_PROPERTY,
+    Reporter,
+    did_you_mean,
+)
 
 EDGES = {"west", "east", "north", "south"}
+ATTRIBUTE_TYPES = {"bool": "bool", "int": "int", "name": "str"}
 UNIT_KEYS = {
     "side",
     "nationality",
@@ -66,6 +76,7 @@ class ForcesChecker:
         self.sides: set[str] = set()
         self.names: dict[str, set[str]] = {}
         self.places: dict[str, str] = {}  # named place -> hex label
+        self.declared_attributes: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     # ------------------------------------------------------------ helpers
 
@@ -126,39 +137,71 @@ class ForcesChecker:
         )
         return None
 
+    def attribute(self, d: ast.Entity) -> ir.Attribute:
+        """`attribute rifle "Rifle" { type name; values black white }`: a value units may carry."""
+        p = Props(d, self.r, {"type", "values"})
+        typ = p.name("type", "bool") or "bool"
+        if typ not in ATTRIBUTE_TYPES:
+            self.r.error(
+                p.line("type").span,
+                BAD_VALUE,
+                f"type is one of {', '.join(sorted(ATTRIBUTE_TYPES))}",
+            )
+            typ = "bool"
+        values = tuple(v.id for v in p.values("values") if isinstance(v, ast.Name))
+        if values and typ != "name":
+            self.r.error(
+                p.line("values").span, BAD_VALUE, "only a `type name` attribute lists its values"
+            )
+        name = d.name or ""
+        if name in self.declared_attributes:
+            self.r.error(d.name_span, DUPLICATE, f"attribute {name!r} is already declared")
+        self.declared_attributes[name] = (ATTRIBUTE_TYPES[typ], values)
+        self.sym.unit_attributes[name] = ATTRIBUTE_TYPES[typ]
+        return ir.Attribute(
+            name, d.title or name, ATTRIBUTE_TYPES[typ], values, prov_of(d.prov), d.span
+        )
+
     def attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
-        """Lines beyond a kind's fixed properties: unit attributes the rules read."""
+        """Lines beyond a kind's fixed properties: declared attributes the rules read."""
         out: dict[str, object] = {}
         for line in d.body.lines:
             if not isinstance(line, ast.Line) or line.key is None or line.key in known:
                 continue
             key = line.key
-            vals = line.values[1:]
-            value: object
+            if key not in self.declared_attributes:
+                hint = did_you_mean(key, set(self.declared_attributes) | known)
+                self.r.error(
+                    line.values[0].span,
+                    UNKNOWN_PROPERTY,
+                    f"{d.kind} has no property {key!r} and no attribute {key!r} is declared",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                    f'declare it: attribute {key} "Title" {{ type bool|int|name }}',
+                )
+                continue
+            value = self.attribute_value(line, *self.declared_attributes[key])
+            if value is not None:
+                out[key] = value
+        return out
+
+    def attribute_value(self, line: ast.Line, typ: str, values: tuple[str, ...]) -> object:
+        vals = line.values[1:]
+        value: object = None
+        if typ == "bool":
             if not vals:
                 value = True
             elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in ("yes", "no"):
                 value = vals[0].id == "yes"
-            elif len(vals) == 1 and as_int(vals[0]) is not None:
-                value = as_int(vals[0])
-            elif len(vals) == 1 and isinstance(vals[0], ast.Name):
-                value = vals[0].id
-            else:
-                self.r.error(
-                    line.span,
-                    BAD_VALUE,
-                    f"attribute {key!r} takes yes/no, a whole number or a name",
-                )
-                continue
-            typ = {bool: "bool", int: "int", str: "str"}[type(value)]
-            old = self.sym.unit_attributes.get(key)
-            if old is not None and old != typ:
-                self.r.error(
-                    line.span, BAD_VALUE, f"attribute {key!r} was declared as {old}, here as {typ}"
-                )
-            self.sym.unit_attributes.setdefault(key, typ)
-            out[key] = value
-        return out
+        elif typ == "int" and len(vals) == 1:
+            value = as_int(vals[0])
+        elif typ == "str" and len(vals) == 1 and isinstance(vals[0], ast.Name):
+            value = vals[0].id
+            if values and value not in values:
+                self.r.error(vals[0].span, BAD_VALUE, f"{line.key} is one of {', '.join(values)}")
+        if value is None:
+            what = {"bool": "yes or no", "int": "a whole number", "str": "a name"}[typ]
+            self.r.error(line.span, BAD_VALUE, f"attribute {line.key!r} takes {what}")
+        return value
 
     # ------------------------------------------------------------ declarations
 

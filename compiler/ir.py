@@ -144,6 +144,13 @@ class Binary(TExpr):
 
 
 @dataclass(frozen=True, slots=True)
+class Conditional(TExpr):
+    test: TExpr = field(default_factory=lambda: TExpr("bool"))
+    then: TExpr = field(default_factory=lambda: TExpr("int"))
+    orelse: TExpr = field(default_factory=lambda: TExpr("int"))
+
+
+@dataclass(frozen=True, slots=True)
 class ListOf(TExpr):
     items: tuple[TExpr, ...] = ()
 
@@ -203,6 +210,7 @@ class Roll(TStmt):
     column: TExpr | None = None
     modifiers: str | None = None
     into: str = ""
+    total: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +219,25 @@ class Choose(TStmt):
     elem_type: str = ""
     options: TExpr = field(default_factory=lambda: TExpr("units"))
     chooser: TExpr = field(default_factory=lambda: TExpr("side"))
+    mode: str = ""  # "", "maybe" (may pick none) or "secretly" (hidden until revealed)
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(TStmt):
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(TStmt):
+    """Draw a token from a bag at random (a chance node)."""
+
+    bag: str = ""
+    into: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Break(TStmt):
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,13 +252,14 @@ class Ask(TStmt):
 @dataclass(frozen=True, slots=True)
 class ApplyResult(TStmt):
     result: TExpr = field(default_factory=lambda: TExpr("code"))
-    units: TExpr = field(default_factory=lambda: TExpr("units"))
+    args: tuple[tuple[str, TExpr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class CallProc(TStmt):
     proc: str = ""
     args: tuple[tuple[str, TExpr], ...] = ()
+    into: str | None = None  # the caller's binding that receives the procedure's result
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +352,18 @@ class Brigade:
     title: str
     side: str
     letter: str
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """A value units, leaders or unit types may carry (`rank`, `rifle`, `artillery`)."""
+
+    name: str
+    title: str
+    type: str  # bool, int or str
+    values: tuple[str, ...]  # the names a `str` attribute may take ("" for any)
     prov: Prov
     span: Span = _span()
 
@@ -429,11 +469,36 @@ class CounterFace:
 
 
 @dataclass(frozen=True, slots=True)
+class MoveCost:
+    """One movement entry of the TEC: MP for every unit, and for named movement classes.
+
+    None means prohibited. A unit's class is its `move_class` attribute; a
+    class with no entry of its own pays `default`.
+    """
+
+    default: int | None
+    classes: tuple[tuple[str, int | None], ...] = ()
+    span: Span = _span()
+
+    def for_class(self, move_class: str) -> int | None:
+        for name, cost in self.classes:
+            if name == move_class:
+                return cost
+        return self.default
+
+
+@dataclass(frozen=True, slots=True)
 class Terrain:
+    """A hex terrain type: its TEC row and how it is drawn."""
+
     name: str
     title: str
     color: str
-    move: int | None  # None: prohibited
+    pattern: str  # drawing pattern over the colour: "none", "trees", …
+    move: MoveCost  # MP to enter a hex of this terrain (9.4)
+    blocks_los: bool  # 11.42
+    zoc_into: bool  # a ZOC extends into a hex of this terrain (8.1)
+    zoc_out_of: bool  # a ZOC extends out of it
     props: dict[str, Any]
     prov: Prov
     span: Span = _span()
@@ -441,11 +506,28 @@ class Terrain:
 
 @dataclass(frozen=True, slots=True)
 class HexsideFeature:
+    """A hexside type: its TEC row and how it is drawn.
+
+    A *directional* feature belongs to one of its two hexes (the up-slope hex
+    of a slope, the hex behind fieldworks), written first on the map (`a/b`).
+    Crossing *into* is crossing toward that hex, *out of* away from it.
+    """
+
     name: str
     title: str
     color: str
-    move: int | None
-    road: bool
+    draw: str  # drawing style: "line", "stream", "slope", "road", …
+    move: MoveCost  # extra MP to cross (9.4); the whole cost for a road (9.51)
+    move_into: MoveCost  # directional features: crossing toward the marked hex
+    move_out_of: MoveCost
+    road: bool  # 9.51: crossing along it costs `move` whatever else is there
+    strategic: bool  # 9.52: a road that carries strategic movement
+    directional: bool
+    slope: bool  # a slope hexside for line of sight (11.41, 11.43); directional
+    zoc_into: bool  # a ZOC crosses it toward the marked hex (both ways if not directional)
+    zoc_out_of: bool  # a ZOC crosses it away from the marked hex
+    replaces: tuple[str, ...]  # features whose movement effects it cancels (a ford: creek)
+    combines: tuple[str, ...]  # a combined type (9.4), present where all of these meet
     props: dict[str, Any]
     prov: Prov
     span: Span = _span()
@@ -457,6 +539,7 @@ class Place:
     title: str
     hex: str
     prov: Prov
+    victory: bool = False  # drawn as a victory hex
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,6 +548,7 @@ class Zone:
     title: str
     hexes: tuple[str, ...]
     prov: Prov
+    kind: str = "zone"  # "zone", or "entry" for hexes where units enter (drawn with the title)
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,11 +559,13 @@ class Map:
     shifted: str  # "even" or "odd"
     default: str
     terrain: dict[str, str]  # label -> terrain (only hexes not of the default)
-    hexsides: dict[tuple[str, str], tuple[str, ...]]  # (a, b) with a < b -> features
+    # (a, b) with a < b -> {feature: the marked hex of a directional feature, else ""}
+    hexsides: dict[tuple[str, str], dict[str, str]]
     places: tuple[Place, ...]
     zones: tuple[Zone, ...]
     prov: Prov
     span: Span = _span()
+    los_range: int | None = None  # precompute LOS at least this far (default: longest `range`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -515,7 +601,9 @@ class Result:
     name: str
     title: str
     code: str
+    params: tuple[tuple[str, str], ...]
     body: tuple[TStmt, ...]
+    bindings: dict[str, str]
     prov: Prov
     span: Span = _span()
 
@@ -564,6 +652,7 @@ class Procedure:
     title: str
     kind: str  # "procedure" or "phase"
     params: tuple[tuple[str, str], ...]
+    result: tuple[str, str] | None  # (binding, type) handed back to `call … into`
     steps: tuple[Step, ...]
     bindings: dict[str, str]  # every binding and its type
     prov: Prov
@@ -588,10 +677,11 @@ class Trigger:
 class Restriction:
     name: str
     title: str
-    kind: str
-    zone: str
+    kind: str  # no_entry, no_end, confined_to, no_move, allowance
+    zone: str  # "" for every hex
     condition: TExpr | None
     until_turn: int | None
+    value: TExpr | None  # allowance: the movement allowance
     rule: str
     prov: Prov
     span: Span = _span()
@@ -604,6 +694,8 @@ class Victory:
     level: str
     winner: str
     condition: TExpr
+    scenarios: tuple[str, ...]  # where it applies; empty: every scenario
+    check: str  # "end_of_turn" (automatic victory) or "end_of_game"
     prov: Prov
     span: Span = _span()
 
@@ -657,6 +749,78 @@ class Levels:
 
 
 @dataclass(frozen=True, slots=True)
+class Bag:
+    """An opaque container of tokens (markers or cards) drawn at random."""
+
+    name: str
+    title: str
+    contents: tuple[str, ...]  # token names, repeated for several copies
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedUnit:
+    """A unit as a scenario places it: maybe reduced, maybe with variables set."""
+
+    name: str
+    reduced: bool
+    assigns: tuple[tuple[str, TExpr], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SetupEntry:
+    """Units set up in a hex, or in a hex their owner chooses among `hexes` (or
+    among the hexes meeting `condition`)."""
+
+    hexes: tuple[str, ...]
+    condition: TExpr | None
+    chosen: bool
+    units: tuple[PlacedUnit, ...]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioEntry:
+    """Units a scenario brings on as reinforcements: the turn and where."""
+
+    turn: int
+    hexes: tuple[str, ...]
+    units: tuple[PlacedUnit, ...]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class StartValue:
+    """A scenario's starting value of a variable (`army_morale british 20`)."""
+
+    variable: str
+    index: TExpr | None
+    value: TExpr
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    title: str
+    turns: tuple[int, int]
+    values: tuple[StartValue, ...]
+    orders: dict[int, tuple[str, ...]]  # turn -> sides in the order they play
+    rules_off: tuple[str, ...]
+    rules_on: tuple[str, ...]
+    printed_setup: bool
+    setup: tuple[SetupEntry, ...]
+    reinforcements: tuple[ScenarioEntry, ...]
+    provs: dict[str, Prov]
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Switch:
     name: str
     title: str
@@ -678,6 +842,7 @@ class Ruleset:
     nationalities: tuple[Nationality, ...]
     formations: tuple[Formation, ...]
     brigades: tuple[Brigade, ...]
+    attributes: tuple[Attribute, ...]
     unit_types: tuple[UnitType, ...]
     units: tuple[Unit, ...]
     markers: tuple[Marker, ...]
@@ -697,6 +862,8 @@ class Ruleset:
     variables: tuple[Variable, ...]
     turn_track: TurnTrack | None
     levels: tuple[Levels, ...]
+    scenarios: tuple[Scenario, ...]
+    bags: tuple[Bag, ...]
     start: str
     files: tuple[str, ...]
     prov: Prov

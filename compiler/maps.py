@@ -2,8 +2,15 @@
 
 The map is written compactly: a default terrain, then for each other terrain
 the hexes that have it (single hexes, `a..b` runs down a column or rectangles
-between corners), and for each hexside feature either explicit hexsides
-`a/b` or a path of hexes whose consecutive hexsides carry it (roads).
+between corners). A hexside feature is written as hexsides `a/b`, as two runs
+paired hex by hex (`0501..0508/0601..0608`: the hexsides between 0501 and
+0601, 0502 and 0602, …), or — for features that are not directional — as a
+path of hexes whose consecutive hexsides carry it (a road). A directional
+feature (a slope, fieldworks) names first the hex it belongs to: `a/b` puts
+the up-slope side of a slope in `a`.
+
+Named places (`place`, optionally a `victory` hex), zones and entry hexes
+(`entry name "A-1" hexes…`) become names the rules can use.
 """
 
 from __future__ import annotations
@@ -12,11 +19,13 @@ import itertools
 
 from compiler import ir
 from compiler.hexmap import LABEL, Grid, run_between
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import Props, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_HEX, BAD_VALUE, MISSING, UNKNOWN_PROPERTY, Reporter, did_you_mean
 
-MAP_KEYS = {"columns", "rows", "shifted_columns", "default", "place", "zone"}
+# Keys given once, and keys of lines that may repeat (as may terrain and hexside lines).
+MAP_KEYS = {"columns", "rows", "shifted_columns", "default", "los_range"}
+MAP_LINES = {"place", "zone", "entry"}
 
 
 def grid_of(m: ir.Map) -> Grid:
@@ -63,18 +72,23 @@ def hex_list(values: tuple[ast.Expr, ...], grid: Grid, reporter: Reporter) -> li
 def check_map(
     decl: ast.Entity,
     reporter: Reporter,
-    terrain: set[str],
-    hexsides: set[str],
+    terrain: tuple[ir.Terrain, ...],
+    features: tuple[ir.HexsideFeature, ...],
 ) -> ir.Map | None:
-    props = Props(decl, reporter, MAP_KEYS | terrain | hexsides, keyed_only=False)
+    terrain_names = {t.name for t in terrain}
+    by_name = {f.name: f for f in features}
+    keys = MAP_KEYS | MAP_LINES | terrain_names | set(by_name)
+    props = Props(decl, reporter, MAP_KEYS, keyed_only=False)
     for line in props.other:
         key = line.key
-        hint = did_you_mean(key, MAP_KEYS | terrain | hexsides) if key else None
+        if key in keys:
+            continue
+        hint = did_you_mean(key, keys) if key else None
         reporter.error(
             line.values[0].span,
             UNKNOWN_PROPERTY,
             "a map line starts with a terrain, a hexside feature or one of "
-            + ", ".join(sorted(MAP_KEYS))
+            + ", ".join(sorted(MAP_KEYS | MAP_LINES))
             + (f", not {key!r}" if key else ""),
             *([f"did you mean {hint!r}?"] if hint else []),
         )
@@ -85,13 +99,16 @@ def check_map(
         props.error(decl.span, "shifted_columns is even or odd")
         shifted = "even"
     default = props.name("default", required=True)
-    if default is not None and default not in terrain:
+    if default is not None and default not in terrain_names:
         reporter.error(props.line("default").span, BAD_VALUE, f"unknown terrain {default!r}")
+    los_range = props.int("los_range")
+    if los_range is not None and los_range < 0:
+        props.error(props.line("los_range").span, "los_range is a number of hexes, 0 or more")
     if cols is None or rows is None or default is None:
         return None
     grid = Grid(cols[0], cols[1], rows[0], rows[1], 0 if shifted == "even" else 1)
     hex_terrain: dict[str, str] = {}
-    sides: dict[tuple[str, str], list[str]] = {}
+    sides: dict[tuple[str, str], dict[str, str]] = {}
     places: list[ir.Place] = []
     zones: list[ir.Zone] = []
     decl_prov = prov_of(decl.prov)
@@ -100,21 +117,23 @@ def check_map(
             continue
         key = line.key
         vals = line.values[1:]
-        if key in terrain:
+        if key in terrain_names:
             for label in hex_list(vals, grid, reporter):
                 if label in hex_terrain and hex_terrain[label] != key:
                     reporter.error(
                         line.span, BAD_VALUE, f"hex {label} is already {hex_terrain[label]}"
                     )
                 hex_terrain[label] = key
-        elif key in hexsides:
-            _hexside_line(line, key, grid, sides, reporter)
-        elif key in ("place", "zone"):
-            item = _named_area(line, key, grid, reporter, decl_prov)
-            if isinstance(item, ir.Place):
-                places.append(item)
-            elif isinstance(item, ir.Zone):
-                zones.append(item)
+        elif key in by_name:
+            _hexside_line(line, by_name[key], grid, sides, reporter)
+        elif key == "place":
+            place = _place(line, grid, reporter, decl_prov)
+            if place is not None:
+                places.append(place)
+        elif key in ("zone", "entry"):
+            zone = _zone(line, key, grid, reporter, decl_prov)
+            if zone is not None:
+                zones.append(zone)
     for label in list(hex_terrain):
         if hex_terrain[label] == default:
             del hex_terrain[label]
@@ -125,24 +144,43 @@ def check_map(
         shifted=shifted,
         default=default,
         terrain=dict(sorted(hex_terrain.items())),
-        hexsides={k: tuple(v) for k, v in sorted(sides.items())},
+        hexsides={k: dict(sorted(v.items())) for k, v in sorted(sides.items())},
         places=tuple(places),
         zones=tuple(zones),
         prov=decl_prov,
         span=decl.span,
+        los_range=los_range,
     )
 
 
-def _hexside_line(line: ast.Line, key: str, grid: Grid, sides: dict, reporter: Reporter) -> None:
+def _hexside_line(
+    line: ast.Line,
+    feature: ir.HexsideFeature,
+    grid: Grid,
+    sides: dict[tuple[str, str], dict[str, str]],
+    reporter: Reporter,
+) -> None:
+    key = feature.name
+    if feature.combines:
+        reporter.error(
+            line.values[0].span,
+            BAD_VALUE,
+            f"{key!r} is not drawn on the map: it stands where {' and '.join(feature.combines)} "
+            "meet on one hexside",
+        )
+        return
     vals = line.values[1:]
     pairs: list[tuple[str, str]] = []
     if vals and all(isinstance(v, ast.Slash) for v in vals):
         for v in vals:
-            labels = hex_list(v.parts, grid, reporter) if len(v.parts) == 2 else []
-            if len(labels) != 2:
-                reporter.error(v.span, BAD_HEX, "a hexside is written a/b with two adjacent hexes")
-                continue
-            pairs.append((labels[0], labels[1]))
+            pairs.extend(_paired_runs(v, grid, reporter))
+    elif feature.directional:
+        reporter.error(
+            line.span,
+            BAD_VALUE,
+            f"{key!r} is directional: write its hexsides a/b with the hex it belongs to first",
+        )
+        return
     else:
         path = hex_list(vals, grid, reporter)
         if len(path) < 2:
@@ -154,33 +192,75 @@ def _hexside_line(line: ast.Line, key: str, grid: Grid, sides: dict, reporter: R
                 line.span, BAD_HEX, f"hexes {a} and {b} are not adjacent: no hexside between them"
             )
             continue
-        k = (min(a, b), max(a, b))
-        if key not in sides.setdefault(k, []):
-            sides[k].append(key)
+        marked = a if feature.directional else ""
+        here = sides.setdefault((min(a, b), max(a, b)), {})
+        if here.get(key, marked) != marked:
+            reporter.error(
+                line.span,
+                BAD_VALUE,
+                f"the {key} between {a} and {b} already belongs to {here[key]}",
+            )
+        here[key] = marked
 
 
-def _named_area(line: ast.Line, key: str, grid: Grid, reporter: Reporter, decl_prov: ir.Prov):
+def _paired_runs(v: ast.Slash, grid: Grid, reporter: Reporter) -> list[tuple[str, str]]:
+    """`a/b`, or `a..b/c..d`: the hexes of two runs paired in order."""
+    if len(v.parts) != 2:
+        reporter.error(v.span, BAD_HEX, "a hexside is written a/b with two adjacent hexes")
+        return []
+    first = hex_list((v.parts[0],), grid, reporter)
+    second = hex_list((v.parts[1],), grid, reporter)
+    if len(first) != len(second):
+        reporter.error(
+            v.span,
+            BAD_HEX,
+            f"the runs on either side of '/' pair hex by hex: {len(first)} and {len(second)} hexes",
+        )
+        return []
+    return list(zip(first, second, strict=True))
+
+
+def _title_and_rest(
+    line: ast.Line, key: str, reporter: Reporter
+) -> tuple[str, str, tuple[ast.Expr, ...]] | None:
+    """`key name "Title" values…` → (name, title, values)."""
     vals = line.values[1:]
     if len(vals) < 2 or not isinstance(vals[0], ast.Name):
         reporter.error(line.span, BAD_VALUE, f'{key} is written `{key} name "Title" hexes…`')
         return None
-    name = vals[0].id
-    rest = vals[1:]
+    name, rest = vals[0].id, vals[1:]
     title = name
     if rest and isinstance(rest[0], ast.String):
-        title = rest[0].value
-        rest = rest[1:]
-    labels = hex_list(rest, grid, reporter)
-    prov = decl_prov.merged(prov_of(line.prov))
-    if key == "place":
-        if len(labels) != 1:
-            reporter.error(line.span, BAD_VALUE, f"place {name!r} is one hex")
-            return None
-        return ir.Place(name, title, labels[0], prov)
-    if not labels:
-        reporter.error(line.span, MISSING, f"zone {name!r} needs hexes")
+        title, rest = rest[0].value, rest[1:]
+    return name, title, rest
+
+
+def _place(line: ast.Line, grid: Grid, reporter: Reporter, decl_prov: ir.Prov) -> ir.Place | None:
+    parsed = _title_and_rest(line, "place", reporter)
+    if parsed is None:
         return None
-    return ir.Zone(name, title, tuple(dict.fromkeys(labels)), prov)
+    name, title, rest = parsed
+    victory = bool(rest) and isinstance(rest[-1], ast.Name) and rest[-1].id == "victory"
+    labels = hex_list(rest[:-1] if victory else rest, grid, reporter)
+    if len(labels) != 1:
+        reporter.error(line.span, BAD_VALUE, f"place {name!r} is one hex (then `victory` if it is)")
+        return None
+    return ir.Place(name, title, labels[0], decl_prov.merged(prov_of(line.prov)), victory)
 
 
-__all__ = ["as_int", "check_map", "grid_of", "hex_list"]
+def _zone(
+    line: ast.Line, key: str, grid: Grid, reporter: Reporter, decl_prov: ir.Prov
+) -> ir.Zone | None:
+    parsed = _title_and_rest(line, key, reporter)
+    if parsed is None:
+        return None
+    name, title, rest = parsed
+    labels = hex_list(rest, grid, reporter)
+    if not labels:
+        reporter.error(line.span, MISSING, f"{key} {name!r} needs hexes")
+        return None
+    prov = decl_prov.merged(prov_of(line.prov))
+    return ir.Zone(name, title, tuple(dict.fromkeys(labels)), prov, key)
+
+
+__all__ = ["check_map", "grid_of", "hex_list"]

@@ -24,6 +24,8 @@ class Context:
     owner: str
     steps: set[str] = field(default_factory=set)
     bindings: dict[str, str] = field(default_factory=dict)
+    loops: int = 0  # how many loops enclose the statement (for `break`)
+    secrets: set[str] = field(default_factory=set)
 
 
 class StmtChecker:
@@ -34,6 +36,10 @@ class StmtChecker:
 
     def bind(self, scope: Scope, ctx: Context, name: str, typ: str, span) -> None:
         old = ctx.bindings.get(name)
+        if old == "none" and typ in ("side", "unit", "hex", "code", "combat"):
+            old = None  # `let x = none` first, a value of a kind later
+        elif typ == "none" and old in ("side", "unit", "hex", "code", "combat"):
+            return
         if old is not None and old != typ and ERROR not in (old, typ):
             self.r.error(
                 span, TYPE, f"{name!r} was {article(old)}; it cannot become {article(typ)}"
@@ -59,6 +65,27 @@ class StmtChecker:
             return ir.If(
                 s.span, test, self.block(s.body, scope, ctx), self.block(s.orelse, scope, ctx)
             )
+        if isinstance(s, ast.Break):
+            if not ctx.loops:
+                self.r.error(s.span, TYPE, "`break` leaves a loop; there is none here")
+            return ir.Break(s.span)
+        if isinstance(s, ast.Reveal):
+            for name in s.names:
+                if name not in ctx.secrets:
+                    self.r.error(s.span, UNKNOWN_NAME, f"{name!r} was not chosen secretly")
+            return ir.Reveal(s.span, s.names)
+        if isinstance(s, ast.Draw):
+            bag = self.sym.bags.get(s.bag)
+            if bag is None:
+                hint = did_you_mean(s.bag, set(self.sym.bags))
+                self.r.error(
+                    s.span,
+                    UNKNOWN_NAME,
+                    f"unknown bag {s.bag!r}",
+                    *([f"did you mean {hint!r}?"] if hint else []),
+                )
+            self.bind(scope, ctx, s.into, "marker", s.span)
+            return ir.Draw(s.span, s.bag, s.into)
         if isinstance(s, ast.ForEach):
             iterable = ec.expr(s.iterable, scope)
             elem = ELEMENT_TYPES.get(iterable.type)
@@ -72,11 +99,16 @@ class StmtChecker:
             chooser = ec.expr(s.chooser, scope, "side") if s.chooser is not None else None
             self.bind(scope, ctx, s.var, elem, s.span)
             ctx.bindings[f"_for_{s.var}"] = iterable.type
+            ctx.loops += 1
             body = self.block(s.body, scope, ctx)
+            ctx.loops -= 1
             return ir.ForEach(s.span, s.var, elem, iterable, chooser, body)
         if isinstance(s, ast.Repeat):
             test = ec.expr(s.test, scope, "bool") if s.test is not None else None
-            return ir.Repeat(s.span, test, self.block(s.body, scope, ctx))
+            ctx.loops += 1
+            body = self.block(s.body, scope, ctx)
+            ctx.loops -= 1
+            return ir.Repeat(s.span, test, body)
         if isinstance(s, ast.Roll):
             return self.roll(s, scope, ctx)
         if isinstance(s, ast.Choose):
@@ -90,7 +122,10 @@ class StmtChecker:
                 )
             chooser = ec.expr(s.chooser, scope, "side")
             self.bind(scope, ctx, s.var, elem or ERROR, s.span)
-            return ir.Choose(s.span, s.var, elem or ERROR, options, chooser)
+            if s.mode == "secretly":
+                ctx.secrets.add(s.var)
+                ctx.bindings["_secret"] = "any"
+            return ir.Choose(s.span, s.var, elem or ERROR, options, chooser, s.mode)
         if isinstance(s, ast.Ask):
             chooser = ec.expr(s.player, scope, "side")
             var = ec.temp("ask")
@@ -100,10 +135,11 @@ class StmtChecker:
             return ir.Ask(s.span, chooser, s.question, var, yes, no)
         if isinstance(s, ast.Apply):
             result = ec.expr(s.result, scope, "code")
-            units = ec.expr(s.units, scope, "units")
-            return ir.ApplyResult(s.span, result, units)
+            params = self.sym.result_params
+            args = ec.arguments(s.span, "a result", params, s.args, s.keywords, scope)
+            return ir.ApplyResult(s.span, result, tuple(args))
         if isinstance(s, ast.CallProc):
-            return self.call_proc(s, scope)
+            return self.call_proc(s, scope, ctx)
         if isinstance(s, ast.SkipTo):
             if s.step not in ctx.steps:
                 hint = did_you_mean(s.step, ctx.steps)
@@ -165,10 +201,12 @@ class StmtChecker:
     def roll(self, s: ast.Roll, scope: Scope, ctx: Context) -> ir.TStmt:
         ec = self.ec
         if s.table == "die":
-            if s.column is not None or s.modifiers is not None:
-                self.r.error(s.span, TYPE, "a plain die roll has no column and no modifiers")
+            if s.column is not None:
+                self.r.error(s.span, TYPE, "a die roll on no table has no column")
+            if s.modifiers is not None:
+                self.check_modifier_scope(s, scope)
             self.bind(scope, ctx, s.into, "int", s.span)
-            return ir.Roll(s.span, "", None, None, s.into)
+            return ir.Roll(s.span, "", None, s.modifiers, s.into)
         if s.table not in self.sym.tables:
             hint = did_you_mean(s.table, set(self.sym.tables) | {"die"})
             self.r.error(
@@ -198,6 +236,15 @@ class StmtChecker:
                 f"table {s.table!r} is looked up by {table.row_key}, not rolled: use lookup()",
             )
         if s.modifiers is not None:
+            self.check_modifier_scope(s, scope)
+        self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
+        if s.total is not None:
+            self.bind(scope, ctx, s.total, "int", s.span)
+        return ir.Roll(s.span, s.table, column, s.modifiers, s.into, s.total)
+
+    def check_modifier_scope(self, s: ast.Roll, scope: Scope) -> None:
+        """The modifier list exists and everything it reads is bound where the die is rolled."""
+        if s.modifiers is not None:
             params = self.sym.modifiers.get(s.modifiers)
             if params is None:
                 hint = did_you_mean(s.modifiers, set(self.sym.modifiers))
@@ -216,10 +263,8 @@ class StmtChecker:
                             f"modifier list {s.modifiers!r} reads {pname!r} ({article(ptype)}), "
                             "which is not bound here",
                         )
-        self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
-        return ir.Roll(s.span, s.table, column, s.modifiers, s.into)
 
-    def call_proc(self, s: ast.CallProc, scope: Scope) -> ir.TStmt:
+    def call_proc(self, s: ast.CallProc, scope: Scope, ctx: Context) -> ir.TStmt:
         params = self.sym.procedures.get(s.proc)
         if params is None:
             hint = did_you_mean(s.proc, set(self.sym.procedures))
@@ -231,7 +276,13 @@ class StmtChecker:
             )
             return ir.CallProc(s.span, s.proc, ())
         args = self.ec.arguments(s.span, s.proc, params, s.args, s.keywords, scope)
-        return ir.CallProc(s.span, s.proc, tuple(args))
+        if s.into is not None:
+            result = self.sym.procedure_results.get(s.proc)
+            if result is None:
+                self.r.error(s.span, TYPE, f"{s.proc!r} gives no result: declare `-> name: type`")
+            else:
+                self.bind(scope, ctx, s.into, result[1], s.span)
+        return ir.CallProc(s.span, s.proc, tuple(args), s.into)
 
     def effect(self, s: ast.Effect, scope: Scope) -> ir.TStmt:
         sig = self.sym.vocabulary.get(s.func)

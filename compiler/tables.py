@@ -66,6 +66,11 @@ def check_table(d: ast.Entity, r: Reporter, results: dict[str, str]) -> ir.Table
             r.error(line.span, TABLE, "rows are all ranges of a number or all names, not both")
         row_kind = row_kind or kind
         rows.append(row)
+    if row_key == "result":
+        names = set(results.values())
+        for row in rows:
+            if row.key is not None and row.key not in names:
+                r.error(row.span, UNKNOWN_NAME, f"no result is named {row.key!r}")
     if not rows:
         r.error(d.name_span, TABLE, f"table {d.name!r} has no rows")
     elif row_kind == "range":

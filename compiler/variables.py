@@ -21,7 +21,7 @@ from dsl import ast
 from dsl.diagnostics import BAD_VALUE, Reporter
 
 SCOPES = {"side", "unit"}
-TYPES = {"int", "bool", "number", "side", "unit", "hex"}
+TYPES = {"int", "bool", "number", "side", "unit", "hex", "code", "marker"}
 NONE_VALUE = -1
 
 
@@ -72,7 +72,7 @@ def _initial(p: Props, typ: str, values: tuple[str, ...], r: Reporter) -> object
     if line is None:
         if values:
             return values[0]
-        return {"int": 0, "number": 0, "bool": False}.get(typ, NONE_VALUE)
+        return {"int": 0, "number": 0, "bool": False, "marker": ""}.get(typ, NONE_VALUE)
     vals = line.values[1:]
     v = vals[0] if len(vals) == 1 else None
     if values:
@@ -84,7 +84,7 @@ def _initial(p: Props, typ: str, values: tuple[str, ...], r: Reporter) -> object
         return as_int(v)
     if typ == "bool" and isinstance(v, ast.Name) and v.id in ("yes", "no"):
         return v.id == "yes"
-    if typ in ("side", "unit", "hex") and isinstance(v, ast.Name) and v.id == "none":
+    if typ in ("side", "unit", "hex", "code") and isinstance(v, ast.Name) and v.id == "none":
         return NONE_VALUE
     if typ in ("side", "unit") and isinstance(v, ast.Name):
         return ("name", v.id)  # resolved to an index by the checker once names are known

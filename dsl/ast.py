@@ -103,6 +103,15 @@ class Binary(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class Conditional(Expr):
+    """`if test then a else b`."""
+
+    test: Expr = field(default_factory=Expr)
+    then: Expr = field(default_factory=Expr)
+    orelse: Expr = field(default_factory=Expr)
+
+
+@dataclass(frozen=True, slots=True)
 class ListExpr(Expr):
     items: tuple[Expr, ...] = ()
 
@@ -194,6 +203,7 @@ class Roll(Stmt):
     column: Expr | None = None
     modifiers: str | None = None
     into: str = ""
+    total: str | None = None  # `into result, roll`: also bind the modified roll
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +211,23 @@ class Choose(Stmt):
     var: str = ""
     options: Expr = field(default_factory=Expr)
     chooser: Expr = field(default_factory=Expr)
+    mode: str = ""  # "", "maybe" (the chooser may pick none) or "secretly"
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(Stmt):
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Stmt):
+    bag: str = ""
+    into: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Break(Stmt):
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,8 +240,11 @@ class Ask(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class Apply(Stmt):
+    """`apply result.defender with units: …, side: …`: run a result code's effects."""
+
     result: Expr = field(default_factory=Expr)
-    units: Expr = field(default_factory=Expr)
+    args: tuple[Expr, ...] = ()
+    keywords: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +252,7 @@ class CallProc(Stmt):
     proc: str = ""
     args: tuple[Expr, ...] = ()
     keywords: tuple[tuple[str, Expr], ...] = ()
+    into: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +321,7 @@ class Block:
 @dataclass(frozen=True, slots=True)
 class Decl:
     span: Span = _span()
+    override: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +376,7 @@ class Procedure(Decl):
     kind: str = "procedure"  # or "phase"
     name: str = ""
     params: tuple[Param, ...] = ()
+    result: Param | None = None  # `-> passed: bool`: what `call … into x` receives
     title: str | None = None
     prov: Provenance = field(default_factory=Provenance)
     steps: tuple[Step, ...] = ()

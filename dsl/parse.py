@@ -21,6 +21,51 @@ from dsl.source import Span
 GRAMMAR = Path(__file__).with_name("muster.lark")
 
 
+class Continuation:
+    """Join lines that are not finished: inside brackets, or after an operator or comma.
+
+    `designate_combats(side,` on one line and `must_attack: …)` on the next are
+    one call; `a <= 6 and` followed by `count(…) <= 1` is one condition.
+    """
+
+    always_accept = ("_NL",)
+    OPEN = frozenset({"LPAR", "LSQB"})
+    CLOSE = frozenset({"RPAR", "RSQB"})
+    # Tokens after which a line cannot end. (A line beginning with `then`,
+    # `else`, `and`, `or` or `where` continues the one before: the grammar's
+    # _CONTINUE terminal swallows that newline.)
+    CONTINUES = frozenset(
+        {
+            "COMMA",
+            "EQUAL",
+            "AND",
+            "OR",
+            "NOT",
+            "ADD_OP",
+            "MUL_OP",
+            "COMP_OP",
+            "WHERE",
+            "THEN",
+            "ELSE",
+            "IN",
+            "COLON",
+        }
+    )
+
+    def process(self, stream):
+        depth = 0
+        last = None
+        for tok in stream:
+            if tok.type == "_NL" and (depth > 0 or last in self.CONTINUES):
+                continue
+            if tok.type in self.OPEN:
+                depth += 1
+            elif tok.type in self.CLOSE:
+                depth = max(depth - 1, 0)
+            last = tok.type
+            yield tok
+
+
 @cache
 def parser() -> Lark:
     return Lark(
@@ -29,6 +74,7 @@ def parser() -> Lark:
         strict=True,
         propagate_positions=True,
         maybe_placeholders=True,
+        postlex=Continuation(),
     )
 
 
@@ -202,12 +248,13 @@ class _ToAst(Transformer):
         return str(items[0])
 
     def procedure_decl(self, meta, items):
-        kind, name, params, title, prov, *steps = items
+        kind, name, params, result, title, prov, *steps = items
         return ast.Procedure(
             span=self.s(meta),
             kind=kind,
             name=str(name),
             params=params or (),
+            result=result,
             title=_unquote(title) if title is not None else None,
             prov=prov,
             steps=tuple(steps),
@@ -215,6 +262,15 @@ class _ToAst(Transformer):
 
     def params(self, meta, items):
         return tuple(p for p in items if p is not None)
+
+    def result(self, meta, items):
+        name, typ = items
+        return ast.Param(str(name), str(typ), self.s(meta))
+
+    def override_decl(self, meta, items):
+        import dataclasses
+
+        return dataclasses.replace(items[0], override=True)
 
     def param(self, meta, items):
         name, typ = items
@@ -366,18 +422,33 @@ class _ToAst(Transformer):
         return ast.Repeat(span=self.s(meta), test=test, body=body)
 
     def roll_stmt(self, meta, items):
-        table, column, modifiers, into = items
+        table, column, modifiers, into, total = items
         return ast.Roll(
             span=self.s(meta),
             table=str(table),
             column=column,
             modifiers=str(modifiers) if modifiers is not None else None,
             into=str(into),
+            total=str(total) if total is not None else None,
         )
 
+    def choose_mode(self, meta, items):
+        return str(items[0])
+
     def choose_stmt(self, meta, items):
-        var, options, chooser = items
-        return ast.Choose(span=self.s(meta), var=str(var), options=options, chooser=chooser)
+        mode, var, options, chooser = items
+        return ast.Choose(
+            span=self.s(meta), var=str(var), options=options, chooser=chooser, mode=mode or ""
+        )
+
+    def reveal_stmt(self, meta, items):
+        return ast.Reveal(span=self.s(meta), names=tuple(str(i) for i in items))
+
+    def draw_stmt(self, meta, items):
+        return ast.Draw(span=self.s(meta), bag=str(items[0]), into=str(items[1]))
+
+    def break_stmt(self, meta, items):
+        return ast.Break(span=self.s(meta))
 
     def ask_stmt(self, meta, items):
         player, question, yes, no = items
@@ -386,12 +457,20 @@ class _ToAst(Transformer):
         )
 
     def apply_stmt(self, meta, items):
-        return ast.Apply(span=self.s(meta), result=items[0], units=items[1])
+        result, args = items
+        pos, kw = args or ((), ())
+        return ast.Apply(span=self.s(meta), result=result, args=pos, keywords=kw)
 
     def call_stmt(self, meta, items):
-        name, args = items
+        name, args, into = items
         pos, kw = args or ((), ())
-        return ast.CallProc(span=self.s(meta), proc=str(name), args=pos, keywords=kw)
+        return ast.CallProc(
+            span=self.s(meta),
+            proc=str(name),
+            args=pos,
+            keywords=kw,
+            into=str(into) if into is not None else None,
+        )
 
     def skip_stmt(self, meta, items):
         return ast.SkipTo(span=self.s(meta), step=str(items[0]))
@@ -437,6 +516,9 @@ class _ToAst(Transformer):
     def comparison(self, meta, items):
         return self._binary_chain(meta, items)
 
+    def conditional(self, meta, items):
+        return ast.Conditional(span=self.s(meta), test=items[0], then=items[1], orelse=items[2])
+
     def where(self, meta, items):
         return ast.Binary(span=self.s(meta), op="where", left=items[0], right=items[1])
 
@@ -469,6 +551,9 @@ class _ToAst(Transformer):
         return ast.Odds(span=self.s(meta), attack=int(a), defend=int(d))
 
     def name(self, meta, items):
+        return ast.Name(span=self.s(meta), id=str(items[0]))
+
+    def keyword_name(self, meta, items):
         return ast.Name(span=self.s(meta), id=str(items[0]))
 
     def call(self, meta, items):

@@ -1,42 +1,62 @@
-"""Run-time questions about the map: costs of moving between hexes.
+"""Run-time questions about the map: hex ids, rows and columns, movement costs.
 
 The compiler's map model turns terrain and hexsides into `BoardSpec` tables;
-this module reads them. A road across a hexside sets the whole cost of the
-step (9.51); otherwise the hex's terrain cost and the costs of the hexside's
-features add up (9.4).
+this module only reads them. Movement costs are precomputed per movement
+class, hex and direction (9.4, 9.51), so a step's cost is one tuple look-up.
+
+The unit attributes the map reads are named here, once: a designer declares
+them (`attribute move_class …`) and sets them on unit types (`move_class
+artillery`, `range 4`, `indirect_fire yes`); the compiler and engine both use
+these names.
 """
 
 from __future__ import annotations
 
-from engine.rules import Rules
+from engine.rules import BoardSpec, Rules
 
 PROHIBITED = -1
+MOVE_CLASS = "move_class"  # which per-class column of the TEC a unit pays
+RANGE = "range"  # how far a unit fires (11.2)
+INDIRECT_FIRE = "indirect_fire"  # fires without line of sight (howitzers)
 
 
-def step_cost(rules: Rules, a: int, direction: int) -> int:
-    """MP to move from hex a to its neighbour in `direction`, or PROHIBITED."""
-    board = rules.board
-    b = board.neighbors[a][direction]
-    if b < 0:
-        return PROHIBITED
-    features = board.hexsides[a][direction]
-    cost = rules.terrain[board.terrain[b]].move
-    if cost < 0:
-        return PROHIBITED
-    road_cost = None
-    extra = 0
-    f = 0
-    while features:
-        if features & 1:
-            spec = rules.hexside_features[f]
-            if spec.move < 0:
-                return PROHIBITED
-            if spec.road:
-                road_cost = spec.move if road_cost is None else min(road_cost, spec.move)
-            else:
-                extra += spec.move
-        features >>= 1
-        f += 1
-    if road_cost is not None:
-        return road_cost
-    return cost + extra
+def hex_at(board: BoardSpec, col: int, row: int) -> int:
+    """The id of the hex at (col, row), or -1 off the map."""
+    first_col, last_col, first_row, last_row, _shifted = board.grid
+    if first_col <= col <= last_col and first_row <= row <= last_row:
+        return (col - first_col) * (last_row - first_row + 1) + row - first_row
+    return -1
+
+
+def parity(board: BoardSpec, h: int) -> int:
+    """1 when the hex's column is one of the shifted ones, else 0."""
+    return 1 if board.columns[h] % 2 == board.grid[4] else 0
+
+
+def direction(board: BoardSpec, a: int, b: int) -> int:
+    """The direction from a to adjacent b, or -1 when they are not adjacent."""
+    nbrs = board.neighbors[a]
+    return nbrs.index(b) if b in nbrs else -1
+
+
+def move_class(rules: Rules, u: int) -> int:
+    """The index in `board.move_classes` of the class a unit moves as (0: none)."""
+    values = rules.unit_props.get(MOVE_CLASS)
+    name = values[u] if values is not None else ""
+    classes = rules.board.move_classes
+    return classes.index(name) if name in classes else 0
+
+
+def step_cost(rules: Rules, u: int, a: int, d: int) -> int:
+    """MP for unit u to step from hex a in direction d, terrain only; PROHIBITED if it may not."""
+    return rules.board.move_cost[move_class(rules, u)][a][d]
+
+
+def unit_range(rules: Rules, u: int) -> int:
+    values = rules.unit_props.get(RANGE)
+    return values[u] if values is not None else 0
+
+
+def fires_indirectly(rules: Rules, u: int) -> bool:
+    values = rules.unit_props.get(INDIRECT_FIRE)
+    return bool(values[u]) if values is not None else False

@@ -32,6 +32,8 @@ def describe_value(s: State, kind: str, value: int, what: str) -> str:
         return unit_name(s, value)
     if kind == "hex":
         return hex_label(s, value)
+    if not isinstance(value, int):
+        return str(value)
     if what == "combat" and 0 <= value < len(s.combats):
         c = s.combats[value]
         parties = f"{unit_names(s, c.attackers)} against {unit_names(s, c.defenders)}"
@@ -73,7 +75,9 @@ def action_to_string(s: State, action: int) -> str:
     if not frame.prim:
         instr = s.game.rules.procedures[frame.proc].code[frame.pc]
         if instr[0] == "choose":
-            return describe_value(s, instr[4], i, instr[1])
+            options = tuple(instr[2](s, frame.b))
+            value = options[i] if i < len(options) else i
+            return f"choose {describe_value(s, instr[4], value, instr[1])}"
     return f"option {i}"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from engine.describe import hex_label, side_name, unit_name
 from engine.interpreter import emit
-from engine.state import CAPTURED, ELIMINATED, ON_MAP, State
+from engine.state import CAPTURED, ELIMINATED, ON_MAP, OUT_OF_PLAY, State
 from engine.vocabulary import effect
 
 
@@ -19,15 +19,96 @@ def say(s: State, text: str) -> None:
 
 def place_unit(s: State, u: int, h: int) -> None:
     """Move a unit to a hex (no cost, no checks: the caller checked)."""
+    before = s.unit_hex[u] if s.unit_status[u] == ON_MAP else -1
     s.unit_hex[u] = h
     s.unit_status[u] = ON_MAP
+    arrived(s, u, before, h)
+
+
+def arrived(s: State, u: int, before: int, h: int) -> None:
+    """Events of a unit entering hex h from `before` (-1 from off the map)."""
+    emit(s, "entered", unit=u, hex=h)
+    if s.game.triggers_by_event.get("became_adjacent"):
+        from engine.queries import enemies_adjacent
+
+        side = s.game.rules.units[u].side
+        was = set(enemies_adjacent(s, before, side)) if before >= 0 else set()
+        if set(enemies_adjacent(s, h, side)) - was:
+            emit(s, "became_adjacent", unit=u, hex=h)
+
+
+def set_var(s: State, name: str, value: object) -> None:
+    """Set a variable; triggers `on changed NAME` hear of it."""
+    old = s.vars[name]
+    s.vars[name] = value
+    if old != value:
+        emit(s, f"changed:{name}", old=old, new=value)
 
 
 def set_at(s: State, name: str, index: int, value: object) -> None:
     """Set one side's or one unit's value of a variable."""
     values = list(s.vars[name])
+    old = values[index]
     values[index] = value
     s.vars[name] = tuple(values)
+    if old != value:
+        scope = s.game.variable_scopes.get(name, "side")
+        emit(s, f"changed:{name}", old=old, new=value, **{scope: index})
+
+
+@effect(("bag", "bag"), ("token", "marker"))
+def put_in(s: State, bag: str, token: str) -> None:
+    """Add a marker to a bag (a marker that joins the cup when something happens)."""
+    s.bags[bag] = tuple(sorted((*s.bags[bag], token)))
+
+
+@effect(("bag", "bag"), ("token", "marker"))
+def take_out(s: State, bag: str, token: str) -> None:
+    """Remove one copy of a marker from a bag, if it holds one."""
+    contents = list(s.bags[bag])
+    if token in contents:
+        contents.remove(token)
+    s.bags[bag] = tuple(contents)
+
+
+@effect(("bag", "bag"))
+def refill(s: State, bag: str) -> None:
+    """Put every marker the bag started with back into it."""
+    s.bags[bag] = s.game.rules.bags[bag]
+
+
+@effect(("u", "unit"), ("h", "hex"))
+def advance_to(s: State, u: int, h: int) -> None:
+    """Move the unit into hex h at no cost (advance after combat, 12.23 step 9)."""
+    a = s.unit_hex[u]
+    place_unit(s, u, h)
+    say(s, f"{unit_name(s, u)} advances {hex_label(s, a)} → {hex_label(s, h)}.")
+
+
+@effect(("u", "unit"))
+def remove_from_play(s: State, u: int) -> None:
+    """Take the unit out of the game, neither eliminated nor captured."""
+    s.unit_status[u] = OUT_OF_PLAY
+    s.unit_hex[u] = -1
+    say(s, f"{unit_name(s, u)} leaves the game.")
+
+
+@effect(("c", "combat"))
+def resolve_combat(s: State, c: int) -> None:
+    """Mark a designated close combat resolved."""
+    s.combats[c].resolved = True
+
+
+@effect(("u", "unit"))
+def halt(s: State, u: int) -> None:
+    """The unit moves no further this movement phase (it has finished its move)."""
+    for frame in reversed(s.stack):
+        if frame.prim and frame.proc == "move_units":
+            if frame.b["active"] == u:
+                frame.b["active"] = -1
+            if u not in frame.b["moved"]:
+                frame.b["moved"] = (*frame.b["moved"], u)
+            return
 
 
 @effect(("side", "side"), ("points", "int"))
@@ -54,11 +135,14 @@ def lose_step(s: State, u: int) -> None:
 @effect(("u", "unit"))
 def eliminate(s: State, u: int) -> None:
     """Remove the unit to the eliminated box."""
+    from engine.queries import unit_steps
+
     h = s.unit_hex[u]
+    steps = unit_steps(s, u)
     s.unit_status[u] = ELIMINATED
     s.unit_hex[u] = -1
     say(s, f"{unit_name(s, u)} is eliminated in {hex_label(s, h)}.")
-    emit(s, "eliminated", unit=u, hex=h)
+    emit(s, "eliminated", unit=u, hex=h, steps=steps)
 
 
 @effect(("u", "unit"))
@@ -71,16 +155,42 @@ def capture(s: State, u: int) -> None:
     emit(s, "captured", unit=u, hex=h)
 
 
+def _applies(s: State, victory: object) -> bool:
+    scenario = s.game.scenario
+    scenarios = victory.scenarios  # type: ignore[attr-defined]
+    return not scenarios or (scenario is not None and scenario.name in scenarios)
+
+
+def end_game(s: State, winner: int, level: str, why: str) -> None:
+    s.winner, s.level = winner, level
+    if winner >= 0:
+        say(s, f"{why}: {side_name(s, winner)} wins a {level} victory.")
+    else:
+        say(s, f"{why}: the game is a draw.")
+    s.terminal = True
+    s.stack.clear()
+
+
+@effect()
+def check_automatic_victory(s: State) -> None:
+    """End the game if a victory checked at the end of each turn holds (5 D)."""
+    for v in s.game.rules.victory:
+        if v.check == "end_of_turn" and _applies(s, v) and v.condition(s, {}):
+            end_game(s, v.winner, v.level, v.title)
+            return
+
+
 @effect()
 def determine_victory(s: State) -> None:
     """End the game: the first victory condition that holds names the winner."""
-    rules = s.game.rules
-    for v in rules.victory:
-        if v.condition(s, {}):
-            s.winner, s.level = v.winner, v.level
-            say(s, f"{v.title}: {side_name(s, v.winner)} wins a {v.level} victory.")
-            break
-    else:
-        say(s, "The game ends in a draw.")
-    s.terminal = True
-    s.stack.clear()
+    for v in s.game.rules.victory:
+        if _applies(s, v) and v.condition(s, {}):
+            end_game(s, v.winner, v.level, v.title)
+            return
+    end_game(s, -1, "", "No victory condition holds")
+
+
+@effect(("side", "side"), ("level", "level"))
+def win(s: State, side: int, level: str) -> None:
+    """End the game at once: `side` wins at `level` (16.3: a demoralized army)."""
+    end_game(s, side, level, "The game ends at once")

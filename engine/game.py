@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.rules import Rules, TriggerSpec
-from engine.state import ON_MAP, State
+from engine.rules import Rules, ScenarioSpec, TriggerSpec
+from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
 DIRECTIONS = 6
 MAX_OPTIONS = 128
@@ -115,26 +115,36 @@ class Game:
         self.rules = rules
         self.rules_hash = rules_hash
         self.params = dict(params or {})
+        self.scenario = self._scenario(self.params.get("scenario"))
         switches = dict(self.params.get("rules", {}))
         known = {sw.name for sw in rules.switches}
         unknown = sorted(set(switches) - known)
         if unknown:
             raise ValueError(f"unknown rule switch {unknown[0]!r}; known: {sorted(known)}")
+        defaults = {sw.name: sw.default for sw in rules.switches}
+        if self.scenario is not None:
+            defaults.update(dict.fromkeys(self.scenario.rules_off, False))
+            defaults.update(dict.fromkeys(self.scenario.rules_on, True))
         self.switch_on: dict[str, bool] = {
-            sw.name: bool(switches.get(sw.name, sw.default)) for sw in rules.switches
+            name: bool(switches.get(name, default)) for name, default in defaults.items()
         }
         # Tables as played: the rules' own, or a player's local chart values.
         self.tables = tuple(self.params.get("charts", {}).get(t.name, t) for t in rules.tables)
-        self.first_turn = rules.first_turn
-        self.last_turn = rules.last_turn
+        self.first_turn = self.scenario.first_turn if self.scenario else rules.first_turn
+        self.last_turn = self.scenario.last_turn if self.scenario else rules.last_turn
+        # When and where each unit enters: (turn, hexes, variable); turn 0 never.
+        self.entries = self._entries()
         self.actions = ActionSpace(len(rules.units), len(rules.board.labels))
         self.triggers_by_event: dict[str, tuple[TriggerSpec, ...]] = {}
         for trig in rules.triggers:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
+        self.variable_scopes = {var.name: var.scope for var in rules.variables}
         self.resets: dict[str, tuple] = {}
         for var in rules.variables:
             if var.reset:
                 self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
+        # Every token any bag may hold, by name; chance outcomes of draws index it.
+        self.tokens: list[str] = sorted({t for contents in rules.bags.values() for t in contents})
         self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
         self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
         self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}
@@ -164,6 +174,30 @@ class Game:
         turns = self.last_turn - self.first_turn + 1
         return turns * len(rules.sides) * per_player_turn + 64
 
+    def _scenario(self, name: str | None) -> ScenarioSpec | None:
+        scenarios = self.rules.scenarios
+        if not scenarios:
+            if name is not None:
+                raise ValueError(f"{self.rules.name} has no scenarios")
+            return None
+        if name is None:
+            return scenarios[0]
+        for sc in scenarios:
+            if sc.name == name:
+                return sc
+        raise ValueError(f"unknown scenario {name!r}; known: {[sc.name for sc in scenarios]}")
+
+    def _entries(self) -> list[tuple[int, tuple[int, ...], bool]]:
+        units = self.rules.units
+        sc = self.scenario
+        if sc is None or sc.printed_setup:
+            return [(u.entry_turn, u.entry_hexes, u.variable_entry) for u in units]
+        entries: list[tuple[int, tuple[int, ...], bool]] = [(0, (), False)] * len(units)
+        for turn, hexes, placed in sc.reinforcements:
+            for u, _reduced, _assigns in placed:
+                entries[u] = (turn, hexes, units[u].variable_entry)
+        return entries
+
     # OpenSpiel-style accessors
     def num_players(self) -> int:
         return self.info.num_players
@@ -181,12 +215,45 @@ class Game:
         return self.info.max_utility
 
     def new_initial_state(self) -> State:
+        """The position at the start of the game (or scenario), set up."""
         from engine import interpreter
+        from engine.effects import set_at
 
         s = State(self)
-        for i, unit in enumerate(self.rules.units):
-            if unit.setup >= 0:
-                s.unit_hex[i] = unit.setup
-                s.unit_status[i] = ON_MAP
-        interpreter.start(s, self.rules.start_procedure, {})
+        s.vars["turn"] = self.first_turn
+        sc = self.scenario
+        for u, (turn, _hexes, _variable) in enumerate(self.entries):
+            s.unit_status[u] = NOT_ENTERED if turn else OUT_OF_PLAY
+        if sc is None or sc.printed_setup:
+            for i, unit in enumerate(self.rules.units):
+                if unit.setup >= 0:
+                    s.unit_hex[i] = unit.setup
+                    s.unit_status[i] = ON_MAP
+        if sc is not None:
+            for variable, index_fn, value_fn in sc.values:
+                if index_fn is None:
+                    s.vars[variable] = value_fn(s, {})
+                else:
+                    set_at(s, variable, index_fn(s, {}), value_fn(s, {}))
+            for placement in sc.setup:
+                for u, reduced, assigns in placement.units:
+                    s.unit_loss[u] = 1 if reduced else 0
+                    for variable, value_fn in assigns:
+                        set_at(s, variable, u, value_fn(s, {}))
+                    if not placement.chosen:
+                        s.unit_hex[u] = placement.hexes[0]
+                        s.unit_status[u] = ON_MAP
+            for _turn, _hexes, placed in sc.reinforcements:
+                for u, reduced, assigns in placed:
+                    s.unit_loss[u] = 1 if reduced else 0
+                    for variable, value_fn in assigns:
+                        set_at(s, variable, u, value_fn(s, {}))
+        s.stack.append(Frame(self.rules.start_procedure, 0, {}))
+        if sc is not None and any(p.chosen for p in sc.setup):
+            from engine.primitives import get
+
+            frame = Frame("setup", 0, {}, prim=True)
+            get("setup").start(s, frame, {}, ("", 0))
+            s.stack.append(frame)
+        interpreter.advance(s)
         return s

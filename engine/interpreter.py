@@ -39,6 +39,9 @@ class Node:
 
 
 TERMINAL_NODE = Node(TERMINAL)
+# Returned by a primitive's `run` that did some work by itself: run me again
+# (after any events its work raised have been dispatched to triggers).
+CONTINUE = Node(-2)
 
 
 def current_node(s: State) -> Node:
@@ -51,11 +54,6 @@ def current_node(s: State) -> Node:
 
 
 # ------------------------------------------------------------------ running
-
-
-def start(s: State, procedure: str, bindings: dict[str, Any]) -> None:
-    s.stack.append(Frame(procedure, 0, dict(bindings)))
-    advance(s)
 
 
 def advance(s: State) -> None:
@@ -73,7 +71,7 @@ def advance(s: State) -> None:
         frame = s.stack[-1]
         if frame.prim:
             node = primitives.get(frame.proc).run(s, frame)
-            if s.events:
+            if s.events or node is CONTINUE:
                 continue
             if node is None:
                 if s.stack and s.stack[-1] is frame:
@@ -83,7 +81,7 @@ def advance(s: State) -> None:
             return
         proc = rules.procedures[frame.proc]
         if frame.pc >= len(proc.code):
-            s.stack.pop()
+            finish(s)
             continue
         instr = proc.code[frame.pc]
         node = _RUN[instr[0]](s, frame, instr)
@@ -165,9 +163,33 @@ def _jump_unless_switch(s: State, f: Frame, instr: tuple) -> None:
     f.pc = f.pc + 1 if s.game.switch_on[rule] == on else end
 
 
+def _side_of(s: State, frame: Frame) -> int:
+    return frame.b.get("side", s.vars["phasing"])
+
+
+def finish(s: State) -> None:
+    """Pop the top procedure frame; hand its result to the caller's `into` binding."""
+    frame = s.stack.pop()
+    into = frame.b.get("_into")
+    if into:
+        result = s.game.rules.procedures[frame.proc].result
+        s.stack[-1].b[into] = frame.b.get(result)
+    emit(s, "end", procedure=frame.proc, side=_side_of(s, frame))
+    if "_code" in frame.b:  # a result has been applied
+        emit(
+            s,
+            "result_applied",
+            result=frame.b["_code"],
+            units=frame.b["units"],
+            side=frame.b["side"],
+        )
+
+
 def _call(s: State, f: Frame, instr: tuple) -> None:
     f.pc += 1
     bindings = instr[2](s, f.b)
+    if instr[3]:
+        bindings["_into"] = instr[3]
     proc = s.game.rules.procedures[instr[1]]
     for var in s.game.resets.get(proc.name, ()):
         s.vars[var.name] = initial_value(var, len(s.game.rules.sides), len(s.game.rules.units))
@@ -176,7 +198,9 @@ def _call(s: State, f: Frame, instr: tuple) -> None:
 
         side = bindings.get("side", s.vars["phasing"])
         s.messages.append(f"— Turn {s.vars['turn']}, {side_name(s, side)}: {proc.title} —")
-    s.stack.append(Frame(instr[1], 0, bindings))
+    frame = Frame(instr[1], 0, bindings)
+    s.stack.append(frame)
+    emit(s, "start", procedure=frame.proc, side=_side_of(s, frame))
 
 
 def _prim(s: State, f: Frame, instr: tuple) -> None:
@@ -189,7 +213,7 @@ def _prim(s: State, f: Frame, instr: tuple) -> None:
 
 
 def _return(s: State, f: Frame, instr: tuple) -> None:
-    s.stack.pop()
+    finish(s)
 
 
 def _end_phase(s: State, f: Frame, instr: tuple) -> None:
@@ -208,45 +232,101 @@ def _end_game(s: State, f: Frame, instr: tuple) -> None:
 
 
 def _apply_result(s: State, f: Frame, instr: tuple) -> None:
-    """`apply result to units`: run the procedure of the result code."""
+    """`apply code(args)`: run the procedure of the result code with those bindings."""
     f.pc += 1
     code = instr[1](s, f.b)
-    units = instr[2](s, f.b)
     if code < 0:
         return
+    bindings = instr[2](s, f.b)
     result = s.game.rules.results[code]
-    if not result.procedure or not units:
+    if not result.procedure:
+        emit(s, "result_applied", result=code, **bindings)
         return
-    side = s.game.rules.units[units[0]].side
-    s.stack.append(Frame(result.procedure, 0, {"units": tuple(units), "side": side}))
+    s.stack.append(Frame(result.procedure, 0, {**bindings, "_code": code}))
 
 
 # -- decisions
 
 
 def _choose(s: State, f: Frame, instr: tuple) -> Node | None:
-    _, var, options_fn, chooser_fn, kind, prompt = instr
+    _, var, options_fn, chooser_fn, kind, prompt, mode = instr
     options = tuple(options_fn(s, f.b))
+    if not options and mode != "maybe":
+        where = s.game.rules.procedures[f.proc].lines[f.pc]
+        raise RulesError(f"nothing to choose from for {var!r} ({where})")
     if not options:
-        raise RulesError(
-            f"nothing to choose from for {var!r} ({s.game.rules.procedures[f.proc].lines[f.pc]})"
-        )
-    if len(options) == 1:
+        f.b[var] = -1
+        f.pc += 1
+        return None
+    if len(options) == 1 and mode == "":
         f.b[var] = options[0]
         f.pc += 1
         return None
     space = s.game.actions
-    return Node(chooser_fn(s, f.b), tuple(space.encode(kind, o) for o in options), prompt=prompt)
+    actions = tuple(_encode_option(space, kind, i, o) for i, o in enumerate(options))
+    if mode == "maybe":
+        actions = (space.PASS, *actions)
+    return Node(chooser_fn(s, f.b), actions, prompt=prompt)
+
+
+def _encode_option(space: Any, kind: str, i: int, value: Any) -> int:
+    """Units and hexes are chosen by id; anything else by its place among the options."""
+    return space.encode(kind, value) if kind in ("unit", "hex") else space.option(i)
+
+
+def _decode_option(s: State, f: Frame, instr: tuple, action: int) -> Any:
+    kind = instr[4]
+    if kind in ("unit", "hex"):
+        return s.game.actions.decode(kind, action)
+    return tuple(instr[2](s, f.b))[s.game.actions.option_index(action)]
 
 
 def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
     from engine.describe import describe_value, side_name
 
-    value = s.game.actions.decode(instr[4], action)
-    s.messages.append(
-        f"{side_name(s, instr[3](s, f.b))} chooses {describe_value(s, instr[4], value, instr[1])}."
+    var, chooser, kind, mode = instr[1], instr[3](s, f.b), instr[4], instr[6]
+    if action == s.game.actions.PASS:
+        s.messages.append(f"{side_name(s, chooser)} chooses no {var}.")
+        f.b[var] = -1
+    elif mode == "secretly":
+        f.b["_secret"] = (*f.b.get("_secret", ()), var)
+        s.messages.append(f"{side_name(s, chooser)} chooses, face down.")
+        f.b[var] = _decode_option(s, f, instr, action)
+    else:
+        value = _decode_option(s, f, instr, action)
+        s.messages.append(f"{side_name(s, chooser)} chooses {describe_value(s, kind, value, var)}.")
+        f.b[var] = value
+    f.pc += 1
+
+
+def _reveal(s: State, f: Frame, instr: tuple) -> None:
+    """Secret choices become known to both players."""
+    f.b["_secret"] = tuple(n for n in f.b.get("_secret", ()) if n not in instr[1])
+    f.pc += 1
+
+
+def _draw(s: State, f: Frame, instr: tuple) -> Node:
+    """Draw a token from a bag: each token in it is equally likely."""
+    bag = s.bags[instr[1]]
+    if not bag:
+        raise RulesError(f"bag {instr[1]!r} is empty")
+    tokens = s.game.tokens
+    counts: dict[int, int] = {}
+    for name in bag:
+        counts[tokens.index(name)] = counts.get(tokens.index(name), 0) + 1
+    total = len(bag)
+    return Node(
+        CHANCE, outcomes=tuple((t, c / total) for t, c in sorted(counts.items())), prompt="draw"
     )
-    f.b[instr[1]] = value
+
+
+def _draw_apply(s: State, f: Frame, instr: tuple, outcome: int) -> None:
+    name = s.game.tokens[outcome]
+    bag = list(s.bags[instr[1]])
+    bag.remove(name)
+    s.bags[instr[1]] = tuple(bag)
+    f.b[instr[2]] = name
+    s.messages.append(f"Drawn from {instr[1]}: {name}.")
     f.pc += 1
 
 
@@ -274,9 +354,11 @@ def _roll(s: State, f: Frame, instr: tuple) -> Node:
 def _roll_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
     from engine.tables import roll_on_table
 
-    _, table, column_fn, modifiers, into = instr
+    _, table, column_fn, modifiers, into, total = instr
     column = column_fn(s, f.b) if column_fn is not None else 0
-    f.b[into] = roll_on_table(s, table, column, modifiers, f.b, face)
+    f.b[into], modified = roll_on_table(s, table, column, modifiers, f.b, face)
+    if total:
+        f.b[total] = modified
     f.pc += 1
 
 
@@ -285,7 +367,16 @@ def _roll_die(s: State, f: Frame, instr: tuple) -> Node:
 
 
 def _roll_die_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
-    f.b[instr[1]] = face
+    """A die roll on no table: the face, plus the modifiers of the list if one is named."""
+    from engine.tables import modifiers_of
+
+    _, into, modifiers = instr
+    items = modifiers_of(s, modifiers, f.b) if modifiers else []
+    total = face + sum(a for _label, a in items)
+    if items:
+        drm = "".join(f", {a:+d} {label}" for label, a in items)
+        s.messages.append(f"Rolled {face}{drm} = {total}.")
+    f.b[into] = total
     f.pc += 1
 
 
@@ -304,6 +395,8 @@ _RUN = {
     "ask": _ask,
     "roll": _roll,
     "roll_die": _roll_die,
+    "reveal": _reveal,
+    "draw": _draw,
 }
 
 _APPLY = {
@@ -311,4 +404,5 @@ _APPLY = {
     "ask": _ask_apply,
     "roll": _roll_apply,
     "roll_die": _roll_die_apply,
+    "draw": _draw_apply,
 }

@@ -10,8 +10,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from engine.board import direction, fires_indirectly, unit_range
+from engine.los import sees
 from engine.state import ON_MAP, State
 from engine.vocabulary import query
+from engine.zoc import in_zoc_of
 
 
 def board_distance(s: State, a: int, b: int) -> int:
@@ -93,10 +96,85 @@ def hexside_has(s: State, a: int, b: int, feature: int) -> bool:
     return bool(board.hexsides[a][nbrs.index(b)] >> feature & 1)
 
 
+def terrain_attr(s: State, t: int, name: str) -> object:
+    """A property of a terrain type (no/0 where its declaration is silent)."""
+    return s.game.rules.terrain[t].props.get(name, _default_of(s, "terrain", name))
+
+
+def hexside_attr(s: State, f: int, name: str) -> object:
+    return s.game.rules.hexside_features[f].props.get(name, _default_of(s, "hexside", name))
+
+
+def _default_of(s: State, kind: str, name: str) -> object:
+    specs = s.game.rules.terrain if kind == "terrain" else s.game.rules.hexside_features
+    sample = next((x.props[name] for x in specs if name in x.props), False)
+    return {bool: False, int: 0, str: ""}[type(sample)]
+
+
+@query(("a", "hex"), ("b", "hex"), returns="bool")
+def up_slope(s: State, a: int, b: int) -> bool:
+    """True when crossing from a into adjacent b goes up a slope (3.2 "Up Slope")."""
+    board = s.game.rules.board
+    nbrs = board.neighbors[b]
+    return a in nbrs and bool(board.slope_up[b] >> nbrs.index(a) & 1)
+
+
+@query(("h", "hex"), returns="bool")
+def prohibited(s: State, h: int) -> bool:
+    """True when no unit may enter the hex's terrain."""
+    return s.game.rules.terrain[s.game.rules.board.terrain[h]].prohibited
+
+
 @query(("h", "hex"), ("zone", "hexes"), returns="bool")
 def in_zone(s: State, h: int, zone: tuple[int, ...]) -> bool:
     """True when hex h belongs to the zone (or list of hexes)."""
     return h in zone
+
+
+@query(("h", "hex"), returns="int")
+def hex_column(s: State, h: int) -> int:
+    """The column of a hex: 21 for 2115 ("on or east of hex row 21xx": column >= 21)."""
+    return s.game.rules.board.columns[h]
+
+
+@query(("h", "hex"), returns="int")
+def hex_row(s: State, h: int) -> int:
+    """The row of a hex: 15 for 2115."""
+    return s.game.rules.board.rows[h]
+
+
+@query(("a", "hex"), ("b", "hex"), returns="bool")
+def road_between(s: State, a: int, b: int) -> bool:
+    """True when a road, track or path crosses the hexside between adjacent a and b (9.51)."""
+    board = s.game.rules.board
+    d = direction(board, a, b)
+    return d >= 0 and bool(board.road[a] >> d & 1)
+
+
+def occupied_hexes(s: State) -> frozenset[int]:
+    """Hexes holding combat units: blocking terrain for line of sight (11.42)."""
+    units = s.game.rules.units
+    return frozenset(
+        h
+        for u, h in enumerate(s.unit_hex)
+        if s.unit_status[u] == ON_MAP and units[u].kind == "unit"
+    )
+
+
+@query(("a", "hex"), ("b", "hex"), returns="bool")
+def los(s: State, a: int, b: int) -> bool:
+    """Clear line of sight from a to b, units included (11.4); False beyond the LOS range."""
+    return sees(s.game.rules.board, a, b, occupied_hexes(s))
+
+
+@query(("u", "unit"), ("h", "hex"), returns="bool")
+def can_fire_at(s: State, u: int, h: int) -> bool:
+    """True when hex h is within the unit's `range` and it sees h, or needs not (indirect fire)."""
+    rules = s.game.rules
+    here = hex_of(s, u)
+    if here < 0 or board_distance(s, here, h) > unit_range(rules, u):
+        return False
+    return fires_indirectly(rules, u) or los(s, here, h)
 
 
 # ------------------------------------------------------------------ units
@@ -127,6 +205,39 @@ def units_of(s: State, side: int) -> tuple[int, ...]:
     return tuple(
         u for u in range(len(units)) if units[u].side == side and s.unit_status[u] == ON_MAP
     )
+
+
+@query(returns="units")
+def all_units(s: State) -> tuple[int, ...]:
+    """Every unit and leader on the map."""
+    return tuple(u for u in range(len(s.game.rules.units)) if s.unit_status[u] == ON_MAP)
+
+
+@query(("units", "units"), returns="hexes")
+def hexes_of(s: State, units: tuple[int, ...]) -> tuple[int, ...]:
+    """The hexes the units stand in."""
+    return tuple(sorted({s.unit_hex[u] for u in units if s.unit_status[u] == ON_MAP}))
+
+
+@query(("i", "int"), returns="side")
+def side_number(s: State, i: int) -> int:
+    """The side declared i-th (from 0)."""
+    return i
+
+
+@query(("rule", "rule"), returns="bool")
+def rule_on(s: State, rule: str) -> bool:
+    """True when a rule switch is on in this game."""
+    return s.game.switch_on[rule]
+
+
+def result_name(s: State, code: int) -> str:
+    return s.game.rules.results[code].name if code >= 0 else ""
+
+
+def union(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """Both collections, each member once, in order."""
+    return a + tuple(x for x in b if x not in a)
 
 
 @query(("side", "side"), returns="side")
@@ -166,6 +277,64 @@ def leaders_with(s: State, units: tuple[int, ...]) -> tuple[int, ...]:
     )
 
 
+@query(("u", "unit"), returns="units")
+def stacked_with(s: State, u: int) -> tuple[int, ...]:
+    """The other units and leaders in the unit's hex."""
+    h = s.unit_hex[u]
+    return tuple(o for o in units_in(s, h) if o != u) if s.unit_status[u] == ON_MAP else ()
+
+
+@query(("h", "hex"), returns="hexes")
+def hexes_around(s: State, h: int) -> tuple[int, ...]:
+    """The hexes adjacent to h, on the map."""
+    return tuple(n for n in s.game.rules.board.neighbors[h] if n >= 0)
+
+
+@query(("h", "hex"), returns="units")
+def units_around(s: State, h: int) -> tuple[int, ...]:
+    """Every unit and leader in the hexes adjacent to h."""
+    nbrs = set(s.game.rules.board.neighbors[h])
+    return tuple(u for u, uh in enumerate(s.unit_hex) if uh in nbrs and s.unit_status[u] == ON_MAP)
+
+
+@query(("h", "hex"), ("units", "units"), returns="bool")
+def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
+    """True when hex h lies in the zone of control of any of these units (8.1).
+
+    Which units exert a ZOC (Parade Order combat units) is the rules' to say:
+    they pass the units. A unit projects into the adjacent hexes its hex and
+    hexsides let it (the board's ZOC projection masks).
+    """
+    return in_zoc_of(s, h, units)
+
+
+@query(("u", "unit"), returns="unit")
+def leader_of(s: State, u: int) -> int:
+    """The leader in command of unit u, or none (14.1).
+
+    Reading of 14.1 with the battles' command limits: the highest ranking
+    friendly leader in the unit's hex who may command it (rank, then
+    seniority — a lower `seniority` is more senior — then declaration order).
+    """
+    rules = s.game.rules
+    spec = rules.units[u]
+    if s.unit_status[u] != ON_MAP:
+        return -1
+    best, best_key = -1, None
+    rank = rules.unit_props.get("rank")
+    seniority = rules.unit_props.get("seniority")
+    for o in units_in(s, s.unit_hex[u]):
+        leader = rules.units[o]
+        if leader.kind != "leader" or leader.side != spec.side:
+            continue
+        if leader.commands is not None and not leader.commands(s, {"unit": u}):
+            continue
+        key = (-(rank[o] if rank else 0), seniority[o] if seniority else 0, o)
+        if best_key is None or key < best_key:
+            best, best_key = o, key
+    return best
+
+
 # ------------------------------------------------------------------ close combat
 
 
@@ -197,6 +366,25 @@ def attacking_side(s: State, c: int) -> int:
 def defending_side(s: State, c: int) -> int:
     """The side attacked in the combat."""
     return 1 - s.combats[c].side
+
+
+@query(("c", "combat"), returns="hexes")
+def attack_hexes(s: State, c: int) -> tuple[int, ...]:
+    """The hexes the combat's attackers attack from."""
+    return s.combats[c].attack_hexes
+
+
+@query(("c", "combat"), returns="hexes")
+def defense_hexes(s: State, c: int) -> tuple[int, ...]:
+    """The hexes the combat's defenders hold."""
+    return s.combats[c].defense_hexes
+
+
+@query(("c", "combat"), returns="bool")
+def diverted(s: State, c: int) -> bool:
+    """True when an attacking unit of the combat is next to the stack that
+    received the phase's Diversion (12.14): its odds shift one column left."""
+    return s.combats[c].diverted
 
 
 @query(("c", "combat"), returns="hex")
@@ -242,6 +430,45 @@ def column_of(s: State, table: int, key: Any) -> int:
     from engine.tables import column_index
 
     return column_index(s.game.tables[table], key)
+
+
+# ------------------------------------------------------------------ scenario
+
+
+@query(("turn", "int"), ("otherwise", "side"), returns="side")
+def first_player(s: State, turn: int, otherwise: int) -> int:
+    """The side the scenario says plays first this turn, else `otherwise`."""
+    scenario = s.game.scenario
+    order = scenario.orders.get(turn) if scenario is not None else None
+    return order[0] if order else otherwise
+
+
+@query(("turn", "int"), returns="bool")
+def fixed_order(s: State, turn: int) -> bool:
+    """True when the scenario fixes the player order of this turn."""
+    scenario = s.game.scenario
+    return scenario is not None and turn in scenario.orders
+
+
+@query(("u", "unit"), returns="int")
+def entry_turn(s: State, u: int) -> int:
+    """The turn a reinforcement is due (0 for units that do not enter later)."""
+    return s.game.entries[u][0]
+
+
+# ------------------------------------------------------------------ bags
+
+
+@query(("bag", "bag"), ("token", "marker"), returns="bool")
+def in_bag(s: State, bag: str, token: str) -> bool:
+    """True when the bag holds the marker."""
+    return token in s.bags[bag]
+
+
+@query(("bag", "bag"), returns="int")
+def bag_size(s: State, bag: str) -> int:
+    """How many markers the bag holds."""
+    return len(s.bags[bag])
 
 
 # ------------------------------------------------------------------ tracks

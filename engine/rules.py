@@ -58,37 +58,66 @@ class UnitSpec:
     entry_turn: int = 0  # 0: not a reinforcement
     entry_hexes: tuple[int, ...] = ()
     variable_entry: bool = False
+    commands: Fn | None = None  # leaders: (state, {"unit": u}) -> may command u
 
 
 @dataclass(frozen=True, slots=True)
 class TerrainSpec:
+    """A hex terrain type; what the rules need of it at run time is in `BoardSpec`."""
+
     name: str
     title: str
     color: str
-    move: int  # -1: prohibited
     props: dict[str, int | bool | str]
+    prohibited: bool = False  # no unit may enter (TEC "-")
 
 
 @dataclass(frozen=True, slots=True)
 class HexsideSpec:
+    """A hexside feature type; its effects are compiled into `BoardSpec`'s tables."""
+
     name: str
     title: str
     color: str
-    move: int  # added to the cost of crossing, or the whole cost for a road
-    road: bool
     props: dict[str, int | bool | str]
+
+
+# One template entry of the line-of-sight table: for a target at offset
+# (dc, dr) from a hex of one column parity, the ways the line can be traced.
+# `slots` lists, in order from the firer, each place the line passes: one
+# alternative (a hex it crosses) or two (the hexes on either side of a hexside
+# it runs along, 11.44, or of a corner it passes through). `choices` are the
+# paths that picking one alternative per slot gives, each a tuple of the
+# offsets of the hexes it passes through.
+LosSlot = tuple[tuple[tuple[int, int], ...], ...]
+LosTemplate = tuple[tuple[LosSlot, ...], tuple[tuple[tuple[int, int], ...], ...]]
 
 
 @dataclass(frozen=True, slots=True)
 class BoardSpec:
-    """The map as run-time tables; built by the compiler's map model.
+    """The map as run-time tables, built by the compiler's map model.
 
-    `neighbors[h][d]` is the hex in direction d (0..5, clockwise from north)
-    or -1 off the map; `hexsides[h][d]` is a bitmask of hexside feature ids.
+    Hexes are ids in label order (column by column). Per hex and direction
+    (0..5, clockwise from north): `neighbors` is the hex there or -1 off the
+    map; `hexsides` is a bitmask of the hexside features on that side (as
+    written, plus combined types); `move_cost[c]` is the MP a unit of movement
+    class c pays to step there (hex and hexside costs, roads, 9.4/9.51) or -1
+    where it may not. `road`, `strategic`, `zoc_out` and `slope_up` are 6-bit
+    masks per hex: a road crosses that side; a road or track that carries
+    strategic movement does (9.52); a ZOC extends across it from this hex
+    (8.1); it is a slope whose up-slope side is this hex (11.43).
+
+    Line of sight is precomputed up to `los_range`: `los_templates[p]` holds
+    the traces from a hex of parity p (1: shifted column) to every offset
+    `los_index[p]` numbers, and `los_codes[h][i]` says, for each choice of
+    template entry i from hex h, 2 bits: 0 blocked by terrain or slopes,
+    1 clear unless a combat unit stands in one of its hexes, 2 clear whatever
+    stands there (both units up slope, 11.43 C).
     """
 
     title: str
     labels: tuple[str, ...]
+    grid: tuple[int, int, int, int, int]  # first and last column, first and last row, shifted
     terrain: tuple[int, ...]
     neighbors: tuple[tuple[int, ...], ...]
     hexsides: tuple[tuple[int, ...], ...]
@@ -98,6 +127,17 @@ class BoardSpec:
     edge_distance: dict[str, tuple[int, ...]]  # "west" -> hexes from that map edge, per hex
     places: dict[str, int]
     zones: dict[str, frozenset[int]]
+    move_classes: tuple[str, ...]  # "" (a unit of no declared class) first
+    move_cost: tuple[tuple[tuple[int, ...], ...], ...]
+    road: tuple[int, ...]
+    strategic: tuple[int, ...]
+    zoc_out: tuple[int, ...]
+    los_blocks: tuple[bool, ...]  # blocking terrain (11.42)
+    slope_up: tuple[int, ...]
+    los_range: int
+    los_index: tuple[dict[tuple[int, int], int], ...]
+    los_templates: tuple[tuple[LosTemplate, ...], ...]
+    los_codes: tuple[tuple[int, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +200,7 @@ class ProcedureSpec:
     steps: dict[str, int]
     types: dict[str, str]
     lines: tuple[str, ...]  # source location of each instruction, for error messages
+    result: str = ""  # the binding handed back to `call … into`
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,11 +218,12 @@ class TriggerSpec:
 class RestrictionSpec:
     name: str
     title: str
-    kind: str  # "no_entry"
-    zone: str
+    kind: str  # no_entry, no_end, confined_to, no_move, allowance
+    zone: str  # "" for every hex
     condition: Fn | None
     until_turn: int | None
     rule: str
+    value: Fn | None = None  # allowance: (state, {"unit": u}) -> movement allowance
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +233,40 @@ class VictorySpec:
     level: str
     winner: int
     condition: Fn
+    scenarios: tuple[str, ...] = ()  # empty: every scenario
+    check: str = "end_of_game"  # or "end_of_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class PlacementSpec:
+    """Units set up together: in one hex, or each in a hex its owner chooses.
+
+    `units` holds (unit, reduced, assigns) with assigns as (variable, value
+    function) pairs; `hexes` are the allowed hexes (all hexes when empty and a
+    `condition(s, {"hex": h})` decides instead).
+    """
+
+    hexes: tuple[int, ...]
+    condition: Fn | None
+    chosen: bool
+    units: tuple[tuple[int, bool, tuple[tuple[str, Fn], ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioSpec:
+    name: str
+    title: str
+    first_turn: int
+    last_turn: int
+    values: tuple[tuple[str, Fn | None, Fn], ...]  # variable, index function, value function
+    orders: dict[int, tuple[int, ...]]
+    rules_off: tuple[str, ...]
+    rules_on: tuple[str, ...]
+    printed_setup: bool
+    setup: tuple[PlacementSpec, ...]
+    reinforcements: tuple[
+        tuple[int, tuple[int, ...], tuple[tuple[int, bool, tuple[tuple[str, Fn], ...]], ...]], ...
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +324,8 @@ class Rules:
     # The game-turn track: turn number -> (clock label, per-turn data).
     turn_track: dict[int, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     levels: dict[str, LevelsSpec] = field(default_factory=dict)
+    scenarios: tuple[ScenarioSpec, ...] = ()
+    bags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # bag -> tokens at the start
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 

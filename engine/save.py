@@ -195,6 +195,7 @@ def to_json(s: State) -> dict[str, Any]:
             "attack_hexes": _encode(s, "hexes", c.attack_hexes),
             "defense_hexes": _encode(s, "hexes", c.defense_hexes),
             "resolved": c.resolved,
+            "diverted": c.diverted,
         }
         for c in s.combats
     ]
@@ -207,6 +208,7 @@ def to_json(s: State) -> dict[str, Any]:
         "vars": {k: _encode(s, types.get(k, ""), v) for k, v in sorted(s.vars.items())},
         "units": units,
         "combats": combats,
+        "bags": {name: list(tokens) for name, tokens in sorted(s.bags.items())},
         "stack": [_encode_frame(s, f) for f in s.stack],
         "fired": sorted(s.fired),
         "terminal": s.terminal,
@@ -251,8 +253,13 @@ def from_json(game: Any, data: dict[str, Any]) -> State:
                 _decode(s, "hexes", c["attack_hexes"]),
                 _decode(s, "hexes", c["defense_hexes"]),
                 bool(c.get("resolved", False)),
+                bool(c.get("diverted", False)),
             )
         )
+    for name, tokens in data.get("bags", {}).items():
+        if name not in s.bags:
+            raise SaveError(f"unknown bag {name!r}")
+        s.bags[name] = tuple(sorted(tokens))
     s.stack = [_decode_frame(s, f) for f in data.get("stack", [])]
     s.fired = set(data.get("fired", []))
     s.terminal = bool(data.get("terminal", False))

@@ -20,7 +20,8 @@ ON_MAP = 0
 NOT_ENTERED = 1
 ELIMINATED = 2
 CAPTURED = 3
-STATUS_NAMES = ("map", "not_entered", "eliminated", "captured")
+OUT_OF_PLAY = 4  # not in this scenario, or gone for good (retreated off the map)
+STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
 
 
 def initial_value(var: Any, n_sides: int, n_units: int) -> Any:
@@ -54,7 +55,15 @@ class Frame:
 class Combat:
     """A designated close combat: who attacks whom, from which hexes."""
 
-    __slots__ = ("attack_hexes", "attackers", "defenders", "defense_hexes", "resolved", "side")
+    __slots__ = (
+        "attack_hexes",
+        "attackers",
+        "defenders",
+        "defense_hexes",
+        "diverted",
+        "resolved",
+        "side",
+    )
 
     def __init__(
         self,
@@ -64,6 +73,7 @@ class Combat:
         attack_hexes: tuple[int, ...],
         defense_hexes: tuple[int, ...],
         resolved: bool = False,
+        diverted: bool = False,
     ):
         self.side = side
         self.attackers = attackers
@@ -71,6 +81,7 @@ class Combat:
         self.attack_hexes = attack_hexes
         self.defense_hexes = defense_hexes
         self.resolved = resolved
+        self.diverted = diverted
 
     def copy(self) -> Combat:
         return Combat(
@@ -80,6 +91,7 @@ class Combat:
             self.attack_hexes,
             self.defense_hexes,
             self.resolved,
+            self.diverted,
         )
 
 
@@ -88,6 +100,7 @@ class State:
 
     __slots__ = (
         "_node",
+        "bags",
         "combats",
         "events",
         "fired",
@@ -119,6 +132,7 @@ class State:
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n
         self.combats: list[Combat] = []
+        self.bags: dict[str, tuple[str, ...]] = dict(rules.bags)
         self.stack: list[Frame] = []
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.fired: set[str] = set()
@@ -139,6 +153,7 @@ class State:
         other.unit_loss = list(self.unit_loss)
         other.unit_status = list(self.unit_status)
         other.combats = [c.copy() for c in self.combats]
+        other.bags = dict(self.bags)
         other.stack = [f.copy() for f in self.stack]
         other.events = list(self.events)
         other.fired = set(self.fired)

@@ -70,7 +70,8 @@ def cell_text(s: State, spec: TableSpec, cell: tuple[Any, ...]) -> str:
 
 def roll_on_table(
     s: State, table: int, column: int, modifiers: str | None, bindings: dict[str, Any], face: int
-) -> Any:
+) -> tuple[Any, int]:
+    """The cell the modified roll reads, and the modified roll."""
     spec = s.game.tables[table]
     items = modifiers_of(s, modifiers, bindings) if modifiers else []
     total = face + sum(a for _label, a in items)
@@ -78,4 +79,4 @@ def roll_on_table(
     drm = "".join(f", {a:+d} {label}" for label, a in items)
     where = column_label(spec, column)
     say(s, f"{spec.title}: rolled {face}{drm} = {total}{where} → {cell_text(s, spec, cell)}.")
-    return cell_value(spec, cell)
+    return cell_value(spec, cell), total

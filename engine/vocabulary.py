@@ -115,11 +115,24 @@ def load() -> dict[str, Signature]:
 # Events triggers can listen to, with the bindings each gives the trigger.
 EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "entered": (("unit", "unit"), ("hex", "hex")),
+    "entered_map": (("unit", "unit"), ("hex", "hex")),
     "retreated": (("unit", "unit"), ("hex", "hex")),
     "step_lost": (("unit", "unit"), ("hex", "hex")),
-    "eliminated": (("unit", "unit"), ("hex", "hex")),
+    "eliminated": (("unit", "unit"), ("hex", "hex"), ("steps", "int")),
     "captured": (("unit", "unit"), ("hex", "hex")),
+    "left_map": (("unit", "unit"), ("hex", "hex")),
+    "became_adjacent": (("unit", "unit"), ("hex", "hex")),
+    "start": (("procedure", "procedure"), ("side", "side")),
+    "end": (("procedure", "procedure"), ("side", "side")),
+    # and the parameters the results are applied with (see the `result` declarations)
+    "result_applied": (("result", "code"),),
 }
 
 # Collection types and the type of their elements.
-ELEMENT_TYPES: dict[str, str] = {"units": "unit", "hexes": "hex", "combats": "combat"}
+ELEMENT_TYPES: dict[str, str] = {
+    "units": "unit",
+    "hexes": "hex",
+    "combats": "combat",
+    "markers": "marker",
+    "sides": "side",
+}

@@ -80,3 +80,35 @@ def test_labels_and_runs():
     assert run_between(grid, "0302", "0304") == ["0302", "0303", "0304"]
     assert run_between(grid, "0302", "0403") == ["0302", "0303", "0402", "0403"]
     assert run_between(grid, "0403", "0302") is None
+
+
+@given(grid_and_hexes(1), st.integers(0, 5))
+def test_neighbours_share_exactly_their_hexside(gh, d):
+    from shapely.geometry import LineString, Polygon
+
+    grid, [a] = gh
+    b = grid.neighbor(*a, d)
+    shared = Polygon(grid.corners(*a)).intersection(Polygon(grid.corners(*b)))
+    assert shared.equals(LineString(grid.hexside_ends(*a, d)))
+    assert set(grid.hexside_ends(*a, d)) == set(grid.hexside_ends(*b, (d + 3) % 6))
+    # Hexes two apart do not touch at all.
+    c = grid.neighbor(*b, d)
+    assert Polygon(grid.corners(*a)).disjoint(Polygon(grid.corners(*c)))
+
+
+@given(grid_and_hexes(1), st.integers(0, 4))
+def test_lattice_centres_and_balls(gh, radius):
+    grid, [a] = gh
+    assert grid.at_centre(grid.centre(*a)) == a
+    ball = list(grid.within(a, radius))
+    assert len(ball) == len(set(ball)) == 3 * radius * (radius + 1) + 1
+    assert all(grid.distance(a, h) <= radius for h in ball)
+
+
+def test_hex_rows_and_map_edges():
+    grid = Grid(1, 10, 1, 8, 0)
+    assert grid.edges_of(1, 1) == ("west", "north")
+    assert grid.edges_of(10, 5) == ("east",)
+    assert grid.edges_of(5, 5) == ()
+    # "On or east of hex row 05xx" is column 5 and up: a rectangle of labels.
+    assert run_between(grid, "0501", "1008")[:2] == ["0501", "0502"]

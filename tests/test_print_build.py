@@ -26,6 +26,9 @@ def test_build_writes_engine_and_print_components(tmp_path):
         "print/counters/red_guard-front.png",
         "print/counters/red_guard-back.png",
         "print/charts/combat_table.png",
+        "print/map.png",
+        "print/map-letter.pdf",
+        "print/map-a4.pdf",
     ):
         assert name in files
     assert not [f for f in files if f.startswith(".")]

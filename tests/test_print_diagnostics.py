@@ -53,7 +53,7 @@ def test_bad_counter_looks_are_reported_at_their_place(tmp_path, old, new, code,
     ("old", "new", "words"),
     [
         ('band "tan"; stripe "#b22222"', 'band "tanned"', "'tanned' is not a colour"),
-        ('color "#7fa38a"', 'color "green-ish"', "'green-ish' is not a colour"),
+        ('short "Crown"; color "#c9a96e"', 'color "green-ish"', "'green-ish' is not a colour"),
         ("{ symbol howitzer;", "{ symbol howitzzer;", "did you mean 'howitzer'"),
     ],
 )

@@ -21,6 +21,7 @@ from compiler import ir
 from compiler.backends.pysource import pyident, pyrepr
 from compiler.board import build_board
 from dsl.source import Span
+from engine.vocabulary import ELEMENT_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -79,6 +80,7 @@ class _Assembler:
     lines: list[str] = field(default_factory=list)
     labels: dict[_Label, int] = field(default_factory=dict)
     steps: dict[str, int] = field(default_factory=dict)
+    loop_ends: list[_Label] = field(default_factory=list)  # innermost last, for `break`
     _next: int = 0
 
     def label(self) -> _Label:
@@ -99,7 +101,7 @@ class _Assembler:
         out = []
         for instr in self.code:
             parts = [str(self.labels[p]) if isinstance(p, _Label) else p for p in instr]
-            out.append("(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")")
+            out.append(tuple_source(parts))
         return out
 
 
@@ -113,7 +115,7 @@ class Codegen:
         self.features = [f.name for f in rules.hexside_features]
         self.tables = [t.name for t in rules.tables]
         self.results = [r.name for r in rules.results]
-        self.board = build_board(rules.map, self.terrain, self.features) if rules.map else None
+        self.board = build_board(rules) if rules.map else None
         self.hex_index = (
             {label: i for i, label in enumerate(self.board.labels)} if self.board else {}
         )
@@ -182,9 +184,13 @@ class Codegen:
         if isinstance(e, ir.VarAt):
             return f"s.vars[{e.name!r}][{x(e.index, env)}]"
         if isinstance(e, ir.Query):
-            if e.func == "lookup" and len(e.args) == 3:
-                column = self.column(e.args[0], e.args[2], env)
-                return f"q.lookup(s, {x(e.args[0], env)}, {x(e.args[1], env)}, {column})"
+            if e.func == "lookup":
+                table, row = x(e.args[0], env), x(e.args[1], env)
+                if e.args[1].type == "code":
+                    row = f"q.result_name(s, {row})"
+                if len(e.args) == 3:
+                    return f"q.lookup(s, {table}, {row}, {self.column(e.args[0], e.args[2], env)})"
+                return f"q.lookup(s, {table}, {row})"
             args = "".join(f", {x(a, env)}" for a in e.args)
             return f"q.{e.func}(s{args})"
         if isinstance(e, ir.DefineCall):
@@ -210,7 +216,11 @@ class Codegen:
                 return test if e.op == "in" else f"(not {test})"
             if e.op == "/":
                 return f"q.divide({x(e.left, env)}, {x(e.right, env)})"
+            if e.op == "+" and e.type in ELEMENT_TYPES:
+                return f"q.union({x(e.left, env)}, {x(e.right, env)})"
             return f"({x(e.left, env)} {e.op} {x(e.right, env)})"
+        if isinstance(e, ir.Conditional):
+            return f"({x(e.then, env)} if {x(e.test, env)} else {x(e.orelse, env)})"
         if isinstance(e, ir.ListOf):
             return pyrepr(()) if not e.items else "(" + ", ".join(x(i, env) for i in e.items) + ",)"
         raise ValueError(f"cannot compile {type(e).__name__}")
@@ -253,7 +263,8 @@ class Codegen:
             f = self.function("s, b", [f"b[{st.name!r}] = {x(st.value, env)}"], st.span)
             asm.emit(w, "exec", f)
         elif isinstance(st, ir.SetVar):
-            f = self.function("s, b", [f"s.vars[{st.name!r}] = {x(st.value, env)}"], st.span)
+            line = f"e.set_var(s, {st.name!r}, {x(st.value, env)})"
+            f = self.function("s, b", [line], st.span)
             asm.emit(w, "exec", f)
         elif isinstance(st, ir.SetVarAt):
             line = f"e.set_at(s, {st.name!r}, {x(st.index, env)}, {x(st.value, env)})"
@@ -278,12 +289,20 @@ class Codegen:
             asm.mark(top)
             if st.test is not None:
                 asm.emit(w, "jump_if_not", self.lambda_fn(st.test), end)
+            asm.loop_ends.append(end)
             self.lower_body(st.body, asm)
+            asm.loop_ends.pop()
             asm.emit(w, "jump", top)
             asm.mark(end)
+        elif isinstance(st, ir.Break):
+            asm.emit(w, "jump", asm.loop_ends[-1])
+        elif isinstance(st, ir.Reveal):
+            asm.emit(w, "reveal", pyrepr(st.names))
+        elif isinstance(st, ir.Draw):
+            asm.emit(w, "draw", repr(st.bag), repr(st.into))
         elif isinstance(st, ir.Roll):
             if not st.table:
-                asm.emit(w, "roll_die", repr(st.into))
+                asm.emit(w, "roll_die", repr(st.into), pyrepr(st.modifiers))
             else:
                 table = str(self.tables.index(st.table))
                 column = "None"
@@ -291,12 +310,15 @@ class Codegen:
                     const = ir.Const("table", st.span, st.table)
                     body = f"return {self.column(const, st.column, Env())}"
                     column = self.function("s, b", [body], st.span)
-                asm.emit(w, "roll", table, column, pyrepr(st.modifiers), repr(st.into))
+                operands = (table, column, pyrepr(st.modifiers), repr(st.into), pyrepr(st.total))
+                asm.emit(w, "roll", *operands)
         elif isinstance(st, ir.Choose):
             kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
             prompt = f"choose {st.var}"
             options, chooser = self.lambda_fn(st.options), self.lambda_fn(st.chooser)
-            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt))
+            asm.emit(
+                w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt), repr(st.mode)
+            )
         elif isinstance(st, ir.Ask):
             no, end = asm.label(), asm.label()
             asm.emit(w, "ask", self.lambda_fn(st.chooser), repr(st.question), repr(st.var))
@@ -308,9 +330,9 @@ class Codegen:
             self.lower_body(st.no, asm)
             asm.mark(end)
         elif isinstance(st, ir.ApplyResult):
-            asm.emit(w, "apply", self.lambda_fn(st.result), self.lambda_fn(st.units))
+            asm.emit(w, "apply", self.lambda_fn(st.result), self.args_fn(st.args, st.span))
         elif isinstance(st, ir.CallProc):
-            asm.emit(w, "call", repr(st.proc), self.args_fn(st.args, st.span))
+            asm.emit(w, "call", repr(st.proc), self.args_fn(st.args, st.span), repr(st.into))
         elif isinstance(st, ir.CallPrim):
             lambdas = "{" + ", ".join(f"{n!r}: {self.lambda_fn(v)}" for n, v in st.lambdas) + "}"
             asm.emit(w, "prim", repr(st.prim), self.args_fn(st.args, st.span), lambdas)
@@ -348,14 +370,16 @@ class Codegen:
             options = self.function("s, b", [f"return b[{rest!r}]"], st.span)
             chooser = self.lambda_fn(st.chooser)
             prompt = f"choose the next {st.var}"
-            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt))
+            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt), "''")
             drop = self.function(
                 "s, b",
                 [f"b[{rest!r}] = tuple(x for x in b[{rest!r}] if x != b[{st.var!r}])"],
                 st.span,
             )
             asm.emit(w, "exec", drop)
+        asm.loop_ends.append(end)
         self.lower_body(st.body, asm)
+        asm.loop_ends.pop()
         asm.emit(w, "jump", top)
         asm.mark(end)
 
@@ -384,6 +408,7 @@ class Codegen:
             "title": proc.title,
             "kind": proc.kind,
             "params": tuple(p for p, _t in proc.params),
+            "result": proc.result[0] if proc.result else "",
             "code": asm.resolved(),
             "steps": asm.steps,
             "types": dict(sorted(proc.bindings.items())),
@@ -405,6 +430,7 @@ class Codegen:
                 title,
                 "procedure",
                 tuple(bindings.items()),
+                None,
                 (step,),
                 bindings,
                 ir.Prov(),
@@ -421,11 +447,7 @@ class Codegen:
             if res.body:
                 procedures.append(
                     self.body_procedure(
-                        f"result:{res.name}",
-                        res.title,
-                        res.body,
-                        {"units": "units", "side": "side"},
-                        res.span,
+                        f"result:{res.name}", res.title, res.body, res.bindings, res.span
                     )
                 )
         for trig in r.triggers:
@@ -474,6 +496,7 @@ class Codegen:
                 "condition": self.lambda_fn(x.condition) if x.condition is not None else "None",
                 "until": x.until_turn,
                 "rule": x.rule,
+                "value": self.lambda_fn(x.value) if x.value is not None else "None",
             }
             for x in r.restrictions
         ]
@@ -484,9 +507,12 @@ class Codegen:
                 "level": v.level,
                 "winner": self.sides.index(v.winner),
                 "condition": self.lambda_fn(v.condition),
+                "scenarios": v.scenarios,
+                "check": v.check,
             }
             for v in r.victories
         ]
+        scenarios = [self.scenario(sc) for sc in r.scenarios]
         env = Environment(
             loader=FileSystemLoader(str(TEMPLATES)),
             undefined=StrictUndefined,
@@ -521,6 +547,8 @@ class Codegen:
             "victory_levels": {lv.name: lv.utility for lv in r.victory_levels},
             "switches": r.switches,
             "variables": [self.variable(v) for v in r.variables],
+            "scenarios": scenarios,
+            "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
             else {},
@@ -533,6 +561,50 @@ class Codegen:
         digest = hashlib.sha256(rules_py.encode()).hexdigest()
         init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
         return {"rules.py": rules_py, "__init__.py": init_py}
+
+    def placed(self, units: tuple[ir.PlacedUnit, ...]) -> str:
+        items = []
+        for pu in units:
+            assigns = tuple_source([f"({n!r}, {self.lambda_fn(v)})" for n, v in pu.assigns])
+            items.append(tuple_source([str(self.units.index(pu.name)), repr(pu.reduced), assigns]))
+        return tuple_source(items)
+
+    def scenario(self, sc: ir.Scenario) -> dict[str, object]:
+        values = []
+        for sv in sc.values:
+            index = self.lambda_fn(sv.index) if sv.index is not None else "None"
+            values.append(tuple_source([repr(sv.variable), index, self.lambda_fn(sv.value)]))
+        setup = []
+        for entry in sc.setup:
+            hexes = pyrepr(tuple(self.hex_index[h] for h in entry.hexes))
+            cond = self.lambda_fn(entry.condition) if entry.condition is not None else "None"
+            setup.append(
+                f"PlacementSpec({hexes}, {cond}, {entry.chosen!r}, {self.placed(entry.units)})"
+            )
+        reinforcements = [
+            tuple_source(
+                [
+                    str(e.turn),
+                    pyrepr(tuple(self.hex_index[h] for h in e.hexes)),
+                    self.placed(e.units),
+                ]
+            )
+            for e in sc.reinforcements
+        ]
+        return {
+            "name": sc.name,
+            "title": sc.title,
+            "turns": sc.turns,
+            "values": tuple_source(values),
+            "orders": {
+                t: tuple(self.sides.index(x) for x in order) for t, order in sc.orders.items()
+            },
+            "rules_off": sc.rules_off,
+            "rules_on": sc.rules_on,
+            "printed": sc.printed_setup,
+            "setup": setup,
+            "reinforcements": reinforcements,
+        }
 
     def variable(self, v: ir.Variable) -> list[str]:
         initial = v.initial
@@ -570,6 +642,7 @@ class Codegen:
             f"entry_turn={entry.turn if entry else 0}",
             f"entry_hexes={pyrepr(tuple(self.hex_index[h] for h in entry.at) if entry else ())}",
             f"variable_entry={pyrepr(bool(entry and entry.variable))}",
+            f"commands={self.lambda_fn(u.commands) if u.commands is not None else 'None'}",
         ]
 
     def unit_props(self) -> dict[str, tuple[object, ...]]:
@@ -624,6 +697,11 @@ class Codegen:
             "kinds": t.kinds,
             "rows": rows,
         }
+
+
+def tuple_source(items: list[str]) -> str:
+    """Python source of a tuple of already-written items."""
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 def generate(rules: ir.Ruleset) -> dict[str, str]:

@@ -37,6 +37,11 @@ class Primitive:
         return name in s.game.rules.procedures[proc].code[pc][3]
 
     @staticmethod
+    def push_procedure(s: State, procedure: str, bindings: dict[str, Any]) -> None:
+        """Run a rules procedure (a hook the rules passed in) before this primitive goes on."""
+        s.stack.append(Frame(procedure, 0, dict(bindings)))
+
+    @staticmethod
     def call(s: State, frame: Frame, name: str, **bindings: Any) -> Any:
         """Evaluate the expression parameter `name` with these bindings.
 
@@ -66,4 +71,11 @@ def all_primitives() -> dict[str, Primitive]:
     return dict(_REGISTRY)
 
 
-from engine.primitives import designation, movement, retreat  # noqa: E402, F401
+from engine.primitives import (  # noqa: E402, F401
+    designation,
+    march,
+    movement,
+    reinforcements,
+    retreat,
+    setup,
+)

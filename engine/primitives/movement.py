@@ -12,11 +12,12 @@ from typing import Any, ClassVar
 
 from engine.board import PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
-from engine.effects import say
+from engine.effects import arrived, say
 from engine.game import DIRECTIONS
-from engine.interpreter import Node, emit
+from engine.interpreter import Node
 from engine.primitives import Primitive, register
 from engine.queries import units_in
+from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
 from engine.state import ON_MAP, Frame, State
 from engine.vocabulary import Lambda, primitive
 
@@ -25,25 +26,10 @@ primitive(
     ("side", "side"),
     ("stacking", Lambda("bool", (("units", "units"),))),
     ("stop_after", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
-    optional=("stop_after",),
+    ("extra_cost", Lambda("int", (("unit", "unit"), ("from", "hex"), ("to", "hex")))),
+    optional=("stop_after", "extra_cost"),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
-
-
-def restricted(s: State, u: int, h: int) -> bool:
-    """True when an active no-entry restriction forbids unit u to enter hex h."""
-    rules = s.game.rules
-    turn = s.vars["turn"]
-    for r in rules.restrictions:
-        if r.kind != "no_entry" or (r.rule and not s.game.switch_on[r.rule]):
-            continue
-        if r.until_turn is not None and turn >= r.until_turn:
-            continue
-        if h not in rules.board.zones[r.zone]:
-            continue
-        if r.condition is None or r.condition(s, {"unit": u, "hex": h}):
-            return True
-    return False
 
 
 class MoveUnits(Primitive):
@@ -52,6 +38,7 @@ class MoveUnits(Primitive):
         "side": "side",
         "active": "unit",
         "spent": "int",
+        "hexes": "int",
         "moved": "units",
         "stop": "bool",
         "done": "bool",
@@ -59,51 +46,75 @@ class MoveUnits(Primitive):
 
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
-        frame.b.update(active=-1, spent=0, moved=(), stop=False)
+        frame.b.update(active=-1, spent=0, hexes=0, moved=(), stop=False)
 
-    def _can_step(self, s: State, frame: Frame, u: int, d: int, spent: int) -> bool:
+    def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
+        """MP to step from hex a in direction d: terrain, plus what the rules add (8.31)."""
+        rules = s.game.rules
+        cost = step_cost(rules, u, a, d)
+        if cost == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
+            return cost
+        b = rules.board.neighbors[a][d]
+        return cost + int(self.call(s, frame, "extra_cost", unit=u, **{"from": a, "to": b}))
+
+    def _can_step(self, s: State, frame: Frame, u: int, d: int, spent: int, hexes: int) -> bool:
         rules = s.game.rules
         a = s.unit_hex[u]
         b = rules.board.neighbors[a][d]
         if b < 0:
             return False
-        cost = step_cost(rules, a, d)
+        if hexes == 0 and not may_move(s, u):
+            return False
+        limit = max_hexes(s, u)
+        if limit is not None and hexes >= limit:
+            return False
+        cost = self.cost(s, frame, u, a, d)
         if cost == PROHIBITED:
             return False
-        ma = rules.units[u].movement
-        if spent + cost > ma and spent > 0:  # a unit may always move one hex (9.1)
+        ma = allowance(s, u)
+        if ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
             return False
-        if ma <= 0:
-            return False
-        side = rules.units[u].side
+        mover = rules.units[u]
         here = units_in(s, b)
-        if any(rules.units[o].side != side for o in here):
-            return False
-        if restricted(s, u, b):
+        for o in here:
+            other = rules.units[o]
+            # 9.2: never into a hex of enemy combat units; enemy leaders alone may
+            # be entered by combat units, which capture them (14.32, by the rules).
+            if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
+                return False
+        if not may_enter(s, u, b):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
+
+    def _steps(self, s: State, frame: Frame, u: int, spent: int, hexes: int) -> list[int]:
+        space = s.game.actions
+        return [
+            space.step(u, d)
+            for d in range(DIRECTIONS)
+            if self._can_step(s, frame, u, d, spent, hexes)
+        ]
 
     def run(self, s: State, frame: Frame) -> Node | None:
         b = frame.b
         if b.get("done"):
             return None
         space = s.game.actions
-        actions = [space.PASS]
         rules = s.game.rules
+        active = b["active"]
+        if active >= 0 and not b["stop"]:
+            own = self._steps(s, frame, active, b["spent"], b["hexes"])
+            if own and not may_end(s, active, s.unit_hex[active]):
+                # The unit may not end its move here: it must go on (9.2).
+                return Node(b["side"], tuple(own), prompt="the unit must move on")
+        actions = [space.PASS]
         for u in range(len(rules.units)):
             if rules.units[u].side != b["side"] or s.unit_status[u] != ON_MAP:
                 continue
-            if u == b["active"]:
-                if b["stop"]:
-                    continue
-                spent = b["spent"]
-            elif u in b["moved"]:
-                continue
-            else:
-                spent = 0
-            for d in range(DIRECTIONS):
-                if self._can_step(s, frame, u, d, spent):
-                    actions.append(space.step(u, d))
+            if u == active:
+                if not b["stop"]:
+                    actions.extend(self._steps(s, frame, u, b["spent"], b["hexes"]))
+            elif u not in b["moved"]:
+                actions.extend(self._steps(s, frame, u, 0, 0))
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
 
     def apply(self, s: State, frame: Frame, action: int) -> None:
@@ -119,18 +130,19 @@ class MoveUnits(Primitive):
         if u != b["active"]:
             if b["active"] >= 0:
                 b["moved"] = (*b["moved"], b["active"])
-            b.update(active=u, spent=0, stop=False)
+            b.update(active=u, spent=0, hexes=0, stop=False)
         rules = s.game.rules
         a = s.unit_hex[u]
         h = rules.board.neighbors[a][d]
-        b["spent"] += step_cost(rules, a, d)
+        b["spent"] += self.cost(s, frame, u, a, d)
+        b["hexes"] += 1
         s.unit_hex[u] = h
         say(s, f"{unit_name(s, u)} moves {hex_label(s, a)} → {hex_label(s, h)}.")
+        arrived(s, u, a, h)
         if self.has_lambda(s, frame, "stop_after") and self.call(
             s, frame, "stop_after", unit=u, hex=h
         ):
             b["stop"] = True
-        emit(s, "entered", unit=u, hex=h)
 
 
 register(MoveUnits())

@@ -1,11 +1,16 @@
 """The retreat primitive: a unit retreats hex by hex, its owner choosing each hex.
 
-Each hex must be farther from the starting hex than the last (13.24), and
-may not be off the map, enemy-occupied, in an enemy zone of control, in
-prohibited terrain or over the stacking limit (13.22). Among the legal hexes
-the owner must prefer one not adjacent to an enemy unit, then one nearer the
-side's friendly map edge (13.21). A unit that cannot retreat the full
-distance is captured (13.23).
+Every hex of a retreat is one hex farther from the start (13.24: a unit
+retreating three hexes ends three hexes away). No hex may be off the map,
+prohibited, enemy-occupied, over the stacking limit (7.2) or one the rules
+block (`blocked`: an enemy ZOC, 13.22). Among the retreats still possible
+the owner must take one that ends in a hex the rules would rather avoid
+(`avoid`: next to an enemy unit, 13.21/13.24) only when no other exists, and
+must step toward the friendly map edge (or the `toward` hexes) when he can
+(13.21). A unit that cannot retreat the full distance is captured (13.23) —
+unless it is a full-strength two-step unit stopped only by stacking, whose
+owner may instead reduce it and retreat (13.23 exception); the rules'
+`step_loss` procedure then applies that loss's other effects.
 """
 
 from __future__ import annotations
@@ -14,11 +19,11 @@ from typing import Any, ClassVar
 
 from engine.board import PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
-from engine.effects import capture, say
+from engine.effects import arrived, capture, lose_step, say
 from engine.game import DIRECTIONS
-from engine.interpreter import Node, emit
+from engine.interpreter import CONTINUE, Node, emit
 from engine.primitives import Primitive, register
-from engine.queries import board_distance, enemies_adjacent, units_in
+from engine.queries import board_distance, units_in
 from engine.state import ON_MAP, Frame, State
 from engine.vocabulary import Lambda, primitive
 
@@ -27,15 +32,25 @@ primitive(
     ("unit", "unit"),
     ("hexes", "int"),
     ("stacking", Lambda("bool", (("units", "units"),))),
-    optional=("stacking",),
+    ("blocked", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    ("avoid", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    ("must_avoid", "bool"),
+    ("toward", "hexes"),
+    ("two_step_exception", "bool"),
+    ("step_loss", "procedure"),
+    optional=(
+        "stacking",
+        "blocked",
+        "avoid",
+        "must_avoid",
+        "toward",
+        "two_step_exception",
+        "step_loss",
+    ),
     doc="The unit retreats the given number of hexes, its owner choosing each hex.",
 )
 
-
-def edge_distance(s: State, h: int, edge: str) -> int:
-    """How far hex h is from a map edge, in hexes (0 on the edge; 0 for no edge)."""
-    table = s.game.rules.board.edge_distance.get(edge)
-    return table[h] if table is not None else 0
+WAITING = "asked"  # the owner is choosing between capture and the step-loss exception
 
 
 class Retreat(Primitive):
@@ -44,80 +59,173 @@ class Retreat(Primitive):
         "unit": "unit",
         "hexes": "int",
         "origin": "hex",
+        "toward": "hexes",
+        "must_avoid": "bool",
+        "two_step_exception": "bool",
+        "step_loss": "procedure",
+        "stage": "str",
         "done": "bool",
     }
 
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
         u = frame.b["unit"]
-        frame.b["origin"] = s.unit_hex[u]
-        frame.b["done"] = s.unit_status[u] != ON_MAP
+        for key, default in (
+            ("must_avoid", False),
+            ("toward", ()),
+            ("two_step_exception", False),
+            ("step_loss", ""),
+        ):
+            frame.b.setdefault(key, default)
+        frame.b.update(origin=s.unit_hex[u], stage="", done=s.unit_status[u] != ON_MAP)
 
-    def candidates(self, s: State, frame: Frame) -> list[int]:
-        """Legal next hexes, already narrowed to the rulebook's priorities."""
+    # ------------------------------------------------------------ the search
+
+    def _may_enter(self, s: State, frame: Frame, u: int, h: int, step: int) -> bool:
         rules = s.game.rules
-        b = frame.b
-        u = b["unit"]
-        here = s.unit_hex[u]
+        if board_distance(s, frame.b["origin"], h) != step:
+            return False
         side = rules.units[u].side
-        step_no = board_distance(s, b["origin"], here)
+        occupants = units_in(s, h)
+        if any(rules.units[o].side != side for o in occupants):
+            return False
+        if self.has_lambda(s, frame, "blocked") and self.call(s, frame, "blocked", unit=u, hex=h):
+            return False
         stacking = self.has_lambda(s, frame, "stacking")
-        legal = []
+        return not stacking or self.call(
+            s, frame, "stacking", units=(*(o for o in occupants if o != u), u)
+        )
+
+    def _next(self, s: State, frame: Frame, u: int, here: int) -> list[int]:
+        rules = s.game.rules
+        step = board_distance(s, frame.b["origin"], here) + 1
+        out = []
         for d in range(DIRECTIONS):
             h = rules.board.neighbors[here][d]
-            if h < 0 or step_cost(rules, here, d) == PROHIBITED:
-                continue
-            if board_distance(s, b["origin"], h) != step_no + 1:
-                continue
-            occupants = units_in(s, h)
-            if any(rules.units[o].side != side for o in occupants):
-                continue
-            if enemies_adjacent(s, h, side):
-                # An enemy combat unit next door: in its zone of control. The last
-                # hex may not be in an enemy ZOC either (13.22).
-                continue
-            if stacking and not self.call(s, frame, "stacking", units=(*occupants, u)):
-                continue
-            legal.append(h)
-        if not legal:
-            return legal
-        edge = rules.sides[side].friendly_edge
-        now = edge_distance(s, here, edge)
-        toward = [h for h in legal if edge_distance(s, h, edge) < now]
-        return toward or legal
+            if (
+                h >= 0
+                and step_cost(rules, u, here, d) != PROHIBITED
+                and self._may_enter(s, frame, u, h, step)
+            ):
+                out.append(h)
+        return out
+
+    def _finals(self, s: State, frame: Frame, u: int, here: int, left: int) -> set[int]:
+        """Hexes where a legal retreat from `here` with `left` hexes to go can end."""
+        if left == 0:
+            return {here}
+        out: set[int] = set()
+        for h in self._next(s, frame, u, here):
+            out |= self._finals(s, frame, u, h, left - 1)
+        return out
+
+    def _avoided(self, s: State, frame: Frame, u: int, h: int) -> bool:
+        return self.has_lambda(s, frame, "avoid") and bool(
+            self.call(s, frame, "avoid", unit=u, hex=h)
+        )
+
+    def _goal_distance(self, s: State, frame: Frame, u: int, h: int) -> int:
+        toward = frame.b["toward"]
+        if toward:
+            return min(board_distance(s, h, t) for t in toward)
+        edge = s.game.rules.sides[s.game.rules.units[u].side].friendly_edge
+        table = s.game.rules.board.edge_distance.get(edge)
+        return table[h] if table is not None else 0
+
+    def candidates(self, s: State, frame: Frame) -> list[int]:
+        """Legal next hexes, narrowed to the rulebook's preferences."""
+        u = frame.b["unit"]
+        here = s.unit_hex[u]
+        left = frame.b["hexes"] - board_distance(s, frame.b["origin"], here)
+        options = {h: self._finals(s, frame, u, h, left - 1) for h in self._next(s, frame, u, here)}
+        options = {h: finals for h, finals in options.items() if finals}
+        good = {
+            h
+            for h, finals in options.items()
+            if any(not self._avoided(s, frame, u, f) for f in finals)
+        }
+        if good:
+            options = {h: options[h] for h in good}
+        elif frame.b["must_avoid"]:
+            return []
+        now = self._goal_distance(s, frame, u, here)
+        toward = [h for h in options if self._goal_distance(s, frame, u, h) < now]
+        return sorted(toward or options)
+
+    # ------------------------------------------------------------ running
 
     def run(self, s: State, frame: Frame) -> Node | None:
         b = frame.b
         if b["done"]:
             return None
         u = b["unit"]
+        if b["stage"] == WAITING:
+            space = s.game.actions
+            prompt = "captured, or lose a step and retreat?"
+            return Node(
+                s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt
+            )
         if board_distance(s, b["origin"], s.unit_hex[u]) >= b["hexes"]:
             b["done"] = True
             emit(s, "retreated", unit=u, hex=s.unit_hex[u])
             return None
         options = self.candidates(s, frame)
-        if not options:
-            say(s, f"{unit_name(s, u)} cannot retreat.")
-            capture(s, u)
-            b["done"] = True
-            return None
-        if len(options) == 1:
-            self._step(s, frame, options[0])
-            return self.run(s, frame)
-        space = s.game.actions
-        owner = s.game.rules.units[u].side
-        return Node(
-            owner, tuple(space.hex(h) for h in options), prompt=f"retreat {unit_name(s, u)}"
-        )
+        if options:
+            if len(options) == 1:
+                self._step(s, frame, options[0])
+                return CONTINUE
+            space = s.game.actions
+            owner = s.game.rules.units[u].side
+            return Node(
+                owner, tuple(space.hex(h) for h in options), prompt=f"retreat {unit_name(s, u)}"
+            )
+        if self._exception_open(s, frame):
+            b["stage"] = WAITING
+            return CONTINUE
+        say(s, f"{unit_name(s, u)} cannot retreat.")
+        capture(s, u)
+        b["done"] = True
+        return None
+
+    def _exception_open(self, s: State, frame: Frame) -> bool:
+        """13.23: a full-strength two-step unit that could retreat if reduced."""
+        b = frame.b
+        u = b["unit"]
+        spec = s.game.rules.units[u]
+        if not b["two_step_exception"] or len(spec.strengths) < 2 or s.unit_loss[u] != 0:
+            return False
+        if s.unit_hex[u] != b["origin"]:
+            return False
+        s.unit_loss[u] += 1
+        try:
+            return bool(self.candidates(s, frame))
+        finally:
+            s.unit_loss[u] -= 1
 
     def apply(self, s: State, frame: Frame, action: int) -> None:
-        self._step(s, frame, s.game.actions.decode("hex", action))
+        b = frame.b
+        space = s.game.actions
+        if b["stage"] == WAITING:
+            u = b["unit"]
+            b["stage"] = ""
+            if space.option_index(action) == 0:
+                say(s, f"{unit_name(s, u)} is captured rather than reduced.")
+                capture(s, u)
+                b["done"] = True
+                return
+            say(s, f"{unit_name(s, u)} loses a step to make room and retreats.")
+            lose_step(s, u)
+            if b["step_loss"]:
+                self.push_procedure(s, b["step_loss"], {"unit": u})
+            return
+        self._step(s, frame, space.decode("hex", action))
 
     def _step(self, s: State, frame: Frame, h: int) -> None:
         u = frame.b["unit"]
-        say(s, f"{unit_name(s, u)} retreats {hex_label(s, s.unit_hex[u])} → {hex_label(s, h)}.")
+        before = s.unit_hex[u]
+        say(s, f"{unit_name(s, u)} retreats {hex_label(s, before)} → {hex_label(s, h)}.")
         s.unit_hex[u] = h
-        emit(s, "entered", unit=u, hex=h)
+        arrived(s, u, before, h)
 
 
 register(Retreat())

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'efca610fca9a4fcd517be26325d7ab58898fb7942abf7e02943b7e658bbcfc7c'
+RULES_HASH = 'abaa52376abdcdeeb2c72df3ff16987ba4092a2f4045c084f24fdc3d8809229d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

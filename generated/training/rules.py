@@ -12,11 +12,13 @@ from engine.rules import (
     LevelsSpec,
     ModifierListSpec,
     ModifierSpec,
+    PlacementSpec,
     ProcedureSpec,
     RestrictionSpec,
     ResultSpec,
     Rules,
     RuleSwitchSpec,
+    ScenarioSpec,
     SideSpec,
     TableSpec,
     TerrainSpec,
@@ -43,309 +45,314 @@ UNIT_PROPS = {
 
 
 def d_stack_ok(s, a_units):
-    # 'rulesets/training/battle.mst:209': 'Stacking limit: six strength points and one artillery unit'
+    # 'rulesets/training/battle.mst:272': 'Stacking limit: six strength points and one artillery unit'
     return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))) <= 6) and (len(tuple(e0 for e0 in a_units if UNIT_PROPS['artillery'][e0])) <= 1))
 
 
 def d_attack_strength(s, a_combat):
-    # 'rulesets/training/battle.mst:214': 'Attacking strength'
+    # 'rulesets/training/battle.mst:277': 'Attacking strength'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def d_defense_strength(s, a_combat):
-    # 'rulesets/training/battle.mst:217': 'Defending strength'
+    # 'rulesets/training/battle.mst:280': 'Defending strength'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def d_leader_drm(s, a_units):
-    # 'rulesets/training/battle.mst:254': 'Best close-combat DRM of a leader stacked with the units'
+    # 'rulesets/training/battle.mst:318': 'Best close-combat DRM of a leader stacked with the units'
     return max((UNIT_PROPS['close_combat_drm'][e0] for e0 in q.leaders_with(s, a_units)), default=0)
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
 
 def f1(s, b):
-    # 'rulesets/training/battle.mst:267'
+    # 'rulesets/training/battle.mst:331'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
 def f2(s, b):
-    # 'rulesets/training/battle.mst:268'
+    # 'rulesets/training/battle.mst:332'
     return {}
 
 
 def f3(s, b):
-    # 'rulesets/training/battle.mst:269'
-    s.vars['turn'] = (s.vars['turn'] + 1)
+    # 'rulesets/training/battle.mst:333'
+    e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
 def f4(s, b):
-    # 'rulesets/training/battle.mst:271'
+    # 'rulesets/training/battle.mst:335'
     e.determine_victory(s)
 
 
 def f5(s, b):
-    # 'rulesets/training/battle.mst:275'
-    return {'side': 0}
+    # 'rulesets/training/battle.mst:340'
+    return {'side': q.first_player(s, s.vars['turn'], 0)}
 
 
 def f6(s, b):
-    # 'rulesets/training/battle.mst:276'
-    return {'side': 1}
+    # 'rulesets/training/battle.mst:341'
+    return {'side': q.enemy(s, q.first_player(s, s.vars['turn'], 0))}
 
 
 def f7(s, b):
-    # 'rulesets/training/battle.mst:280'
-    s.vars['phasing'] = b['side']
+    # 'rulesets/training/battle.mst:345'
+    e.set_var(s, 'phasing', b['side'])
 
 
 def f8(s, b):
-    # 'rulesets/training/battle.mst:281'
+    # 'rulesets/training/battle.mst:346'
     return {'side': b['side']}
 
 
 def f9(s, b):
-    # 'rulesets/training/battle.mst:282'
+    # 'rulesets/training/battle.mst:347'
     return {'side': b['side']}
 
 
 def f10(s, b):
-    # 'rulesets/training/battle.mst:286'
-    return d_stack_ok(s, b['units'])
+    # 'rulesets/training/battle.mst:351'
+    return {'side': b['side']}
 
 
 def f11(s, b):
-    # 'rulesets/training/battle.mst:286'
-    return (len(q.enemies_adjacent(s, b['hex'], b['side'])) > 0)
+    # 'rulesets/training/battle.mst:352'
+    return d_stack_ok(s, b['units'])
 
 
 def f12(s, b):
-    # 'rulesets/training/battle.mst:286'
-    return {'side': b['side']}
+    # 'rulesets/training/battle.mst:352'
+    return (len(q.enemies_adjacent(s, b['hex'], b['side'])) > 0)
 
 
 def f13(s, b):
-    # 'rulesets/training/battle.mst:290'
-    return (not UNIT_PROPS['artillery'][b['unit']])
-
-
-def f14(s, b):
-    # 'rulesets/training/battle.mst:290'
+    # 'rulesets/training/battle.mst:352'
     return {'side': b['side']}
 
 
+def f14(s, b):
+    # 'rulesets/training/battle.mst:356'
+    return (not UNIT_PROPS['artillery'][b['unit']])
+
+
 def f15(s, b):
-    # 'rulesets/training/battle.mst:291'
-    b['_for_combat'] = tuple(q.combats(s))
+    # 'rulesets/training/battle.mst:356'
+    return {'side': b['side']}
 
 
 def f16(s, b):
-    # 'rulesets/training/battle.mst:291'
-    return bool(b['_for_combat'])
+    # 'rulesets/training/battle.mst:357'
+    b['_for_combat'] = tuple(q.combats(s))
 
 
 def f17(s, b):
-    # 'rulesets/training/battle.mst:291'
-    return b['_for_combat']
+    # 'rulesets/training/battle.mst:357'
+    return bool(b['_for_combat'])
 
 
 def f18(s, b):
-    # 'rulesets/training/battle.mst:291'
-    return b['side']
+    # 'rulesets/training/battle.mst:357'
+    return b['_for_combat']
 
 
 def f19(s, b):
-    # 'rulesets/training/battle.mst:291'
-    b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
+    # 'rulesets/training/battle.mst:357'
+    return b['side']
 
 
 def f20(s, b):
-    # 'rulesets/training/battle.mst:292'
-    return {'combat': b['combat']}
+    # 'rulesets/training/battle.mst:357'
+    b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
 def f21(s, b):
-    # 'rulesets/training/battle.mst:297'
-    b['odds'] = q.odds_column(s, 0, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
+    # 'rulesets/training/battle.mst:358'
+    return {'combat': b['combat']}
 
 
 def f22(s, b):
-    # 'rulesets/training/ruleset.mst:14'
-    return q.defending_side(s, b['combat'])
+    # 'rulesets/training/battle.mst:363'
+    b['odds'] = q.odds_column(s, 0, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f23(s, b):
     # 'rulesets/training/ruleset.mst:14'
-    return b['_ask1']
+    return q.defending_side(s, b['combat'])
 
 
 def f24(s, b):
-    # 'rulesets/training/ruleset.mst:15'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    # 'rulesets/training/ruleset.mst:14'
+    return b['_ask1']
 
 
 def f25(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    return bool(b['_for_u'])
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f26(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f27(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    return q.defending_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f28(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.defending_side(s, b['combat'])
 
 
 def f29(s, b):
+    # 'rulesets/training/ruleset.mst:15'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f30(s, b):
     # 'rulesets/training/ruleset.mst:16'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f30(s, b):
-    # 'rulesets/training/battle.mst:298'
+def f31(s, b):
+    # 'rulesets/training/battle.mst:364'
     return b['odds']
 
 
-def f31(s, b):
-    # 'rulesets/training/battle.mst:300'
+def f32(s, b):
+    # 'rulesets/training/battle.mst:366'
     return b['result'][1]
 
 
-def f32(s, b):
-    # 'rulesets/training/battle.mst:300'
-    return q.defenders(s, b['combat'])
-
-
 def f33(s, b):
-    # 'rulesets/training/battle.mst:301'
-    return b['result'][0]
+    # 'rulesets/training/battle.mst:366'
+    return {'units': q.defenders(s, b['combat']), 'side': q.defending_side(s, b['combat'])}
 
 
 def f34(s, b):
-    # 'rulesets/training/battle.mst:301'
-    return q.attackers(s, b['combat'])
+    # 'rulesets/training/battle.mst:367'
+    return b['result'][0]
 
 
 def f35(s, b):
-    # 'rulesets/training/battle.mst:240'
-    b['_for_u'] = tuple(b['units'])
+    # 'rulesets/training/battle.mst:367'
+    return {'units': q.attackers(s, b['combat']), 'side': q.attacking_side(s, b['combat'])}
 
 
 def f36(s, b):
-    # 'rulesets/training/battle.mst:240'
-    return bool(b['_for_u'])
+    # 'rulesets/training/battle.mst:304'
+    b['_for_u'] = tuple(b['units'])
 
 
 def f37(s, b):
-    # 'rulesets/training/battle.mst:240'
-    return b['_for_u']
+    # 'rulesets/training/battle.mst:304'
+    return bool(b['_for_u'])
 
 
 def f38(s, b):
-    # 'rulesets/training/battle.mst:240'
-    return b['side']
+    # 'rulesets/training/battle.mst:304'
+    return b['_for_u']
 
 
 def f39(s, b):
-    # 'rulesets/training/battle.mst:240'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f40(s, b):
-    # 'rulesets/training/battle.mst:241'
-    return {'unit': b['u'], 'hexes': 1}
-
-
-def f41(s, b):
-    # 'rulesets/training/battle.mst:249'
-    return b['units']
-
-
-def f42(s, b):
-    # 'rulesets/training/battle.mst:249'
+    # 'rulesets/training/battle.mst:304'
     return b['side']
 
 
+def f40(s, b):
+    # 'rulesets/training/battle.mst:304'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f41(s, b):
+    # 'rulesets/training/battle.mst:305'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f42(s, b):
+    # 'rulesets/training/battle.mst:313'
+    return b['units']
+
+
 def f43(s, b):
-    # 'rulesets/training/battle.mst:250'
-    e.lose_step(s, b['u'])
+    # 'rulesets/training/battle.mst:313'
+    return b['side']
 
 
 def f44(s, b):
-    # 'rulesets/training/battle.mst:311'
-    e.score(s, 0, 2)
+    # 'rulesets/training/battle.mst:314'
+    e.lose_step(s, b['u'])
 
 
 def f45(s, b):
-    # 'rulesets/training/battle.mst:316'
-    e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
+    # 'rulesets/training/battle.mst:377'
+    e.score(s, 0, 2)
 
 
 def f46(s, b):
-    # 'rulesets/training/battle.mst:258'
-    return d_leader_drm(s, q.attackers(s, b['combat']))
+    # 'rulesets/training/battle.mst:382'
+    e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
 def f47(s, b):
-    # 'rulesets/training/battle.mst:258'
-    return (len(q.leaders_with(s, q.attackers(s, b['combat']))) > 0)
+    # 'rulesets/training/battle.mst:322'
+    return d_leader_drm(s, q.attackers(s, b['combat']))
 
 
 def f48(s, b):
-    # 'rulesets/training/battle.mst:259'
-    return (-d_leader_drm(s, q.defenders(s, b['combat'])))
+    # 'rulesets/training/battle.mst:322'
+    return (len(q.leaders_with(s, q.attackers(s, b['combat']))) > 0)
 
 
 def f49(s, b):
-    # 'rulesets/training/battle.mst:259'
-    return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
+    # 'rulesets/training/battle.mst:323'
+    return (-d_leader_drm(s, q.defenders(s, b['combat'])))
 
 
 def f50(s, b):
-    # 'rulesets/training/battle.mst:260'
-    return -1
+    # 'rulesets/training/battle.mst:323'
+    return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
 
 
 def f51(s, b):
-    # 'rulesets/training/battle.mst:260'
-    return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
-
-
-def f52(s, b):
-    # 'rulesets/training/battle.mst:261'
+    # 'rulesets/training/battle.mst:324'
     return -1
 
 
+def f52(s, b):
+    # 'rulesets/training/battle.mst:324'
+    return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
+
+
 def f53(s, b):
-    # 'rulesets/training/battle.mst:261'
-    return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), 0) for e0 in q.attackers(s, b['combat']))
+    # 'rulesets/training/battle.mst:325'
+    return -1
 
 
 def f54(s, b):
-    # 'rulesets/training/battle.mst:309'
-    return ((b['hex'] == 43) and (q.side(s, b['unit']) == 0))
+    # 'rulesets/training/battle.mst:325'
+    return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), 0) for e0 in q.attackers(s, b['combat']))
 
 
 def f55(s, b):
-    # 'rulesets/training/battle.mst:321'
-    return (q.side(s, b['unit']) == 0)
+    # 'rulesets/training/battle.mst:375'
+    return ((b['hex'] == 43) and (q.side(s, b['unit']) == 0))
 
 
 def f56(s, b):
-    # 'rulesets/training/battle.mst:330'
-    return (q.vp(s, 0) > q.vp(s, 1))
+    # 'rulesets/training/battle.mst:387'
+    return (q.side(s, b['unit']) == 0)
 
 
 def f57(s, b):
-    # 'rulesets/training/battle.mst:336'
+    # 'rulesets/training/battle.mst:396'
+    return (q.vp(s, 0) > q.vp(s, 1))
+
+
+def f58(s, b):
+    # 'rulesets/training/battle.mst:402'
     return (q.vp(s, 1) > q.vp(s, 0))
 
 # ---------------------------------------------------------------- the rules
@@ -365,37 +372,454 @@ RULES = Rules(
         UnitTypeSpec('artillery', 'Artillery', {'artillery': True}),
     ),
     units=(
-        UnitSpec('red_guard', 'Red Guard', 'Guard', 0, 'unit', 0, (4, 2), 4, 27, {}, morales=(1, 0), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('red_line', 'Red Line', 'Red Line', 0, 'unit', 0, (3,), 4, 28, {}, morales=(0,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('red_light', 'Red Light Company', 'Lights', 0, 'unit', 0, (2,), 5, 29, {}, morales=(1,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('red_guns', 'Red Battery', 'Battery', 0, 'unit', 1, (1,), 3, 26, {}, morales=(0,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('blue_foot', 'Blue Foot', 'Foot', 1, 'unit', 0, (3,), 4, 43, {}, morales=(0,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('blue_rifles', 'Blue Rifles', 'Rifles', 1, 'unit', 0, (2,), 4, 44, {}, morales=(1,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('blue_militia', 'Blue Militia', 'Militia', 1, 'unit', 0, (2,), 4, 42, {}, morales=(-1,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
-        UnitSpec('red_general', 'General Rouge', 'Rouge', 0, 'leader', -1, (), 6, 27, {'rank': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False),
+        UnitSpec('red_guard', 'Red Guard', 'Guard', 0, 'unit', 0, (4, 2), 4, 27, {}, morales=(1, 0), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('red_line', 'Red Line', 'Red Line', 0, 'unit', 0, (3,), 4, 28, {}, morales=(0,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('red_light', 'Red Light Company', 'Lights', 0, 'unit', 0, (2,), 5, 29, {}, morales=(1,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('red_guns', 'Red Battery', 'Battery', 0, 'unit', 1, (1,), 3, 26, {}, morales=(0,), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('blue_foot', 'Blue Foot', 'Foot', 1, 'unit', 0, (3,), 4, 43, {}, morales=(0,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('blue_rifles', 'Blue Rifles', 'Rifles', 1, 'unit', 0, (2,), 4, 44, {}, morales=(1,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('blue_militia', 'Blue Militia', 'Militia', 1, 'unit', 0, (2,), 4, 42, {}, morales=(-1,), rifle_strengths=(), formation='blue_guard', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('red_general', 'General Rouge', 'Rouge', 0, 'leader', -1, (), 6, 27, {'rank': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='red_line_army', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
     ),
     terrain=(
-        TerrainSpec('clear', 'Clear', '#e8e2b0', 1, {}),
-        TerrainSpec('woods', 'Woods', '#5f8f4a', 2, {'defend_drm': -1}),
+        TerrainSpec('clear', 'Clear', '#e8e2b0', {}, False),
+        TerrainSpec('woods', 'Woods', '#5f8f4a', {'defend_drm': -1}, False),
+        TerrainSpec('marsh', 'Marsh', '#9fb7a0', {}, True),
     ),
     hexside_features=(
-        HexsideSpec('creek', 'Creek', '#4a7fc0', 2, False, {}),
-        HexsideSpec('road', 'Road', '#8a5a2b', 1, True, {}),
+        HexsideSpec('creek', 'Creek', '#4a7fc0', {}),
+        HexsideSpec('ford', 'Ford', '#4a7fc0', {}),
+        HexsideSpec('bridge', 'Bridge', '#6b4a2b', {}),
+        HexsideSpec('road', 'Road', '#8a5a2b', {}),
+        HexsideSpec('slope', 'Slope', '#7a5230', {}),
     ),
     board=BoardSpec(
         title="Miller's Ford",
         labels=('0101', '0102', '0103', '0104', '0105', '0106', '0107', '0108', '0201', '0202', '0203', '0204', '0205', '0206', '0207', '0208', '0301', '0302', '0303', '0304', '0305', '0306', '0307', '0308', '0401', '0402', '0403', '0404', '0405', '0406', '0407', '0408', '0501', '0502', '0503', '0504', '0505', '0506', '0507', '0508', '0601', '0602', '0603', '0604', '0605', '0606', '0607', '0608', '0701', '0702', '0703', '0704', '0705', '0706', '0707', '0708', '0801', '0802', '0803', '0804', '0805', '0806', '0807', '0808', '0901', '0902', '0903', '0904', '0905', '0906', '0907', '0908', '1001', '1002', '1003', '1004', '1005', '1006', '1007', '1008'),
-        terrain=(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        neighbors=((-1, -1, 8, 1, -1, -1), (0, 8, 9, 2, -1, -1), (1, 9, 10, 3, -1, -1), (2, 10, 11, 4, -1, -1), (3, 11, 12, 5, -1, -1), (4, 12, 13, 6, -1, -1), (5, 13, 14, 7, -1, -1), (6, 14, 15, -1, -1, -1), (-1, 16, 17, 9, 1, 0), (8, 17, 18, 10, 2, 1), (9, 18, 19, 11, 3, 2), (10, 19, 20, 12, 4, 3), (11, 20, 21, 13, 5, 4), (12, 21, 22, 14, 6, 5), (13, 22, 23, 15, 7, 6), (14, 23, -1, -1, -1, 7), (-1, -1, 24, 17, 8, -1), (16, 24, 25, 18, 9, 8), (17, 25, 26, 19, 10, 9), (18, 26, 27, 20, 11, 10), (19, 27, 28, 21, 12, 11), (20, 28, 29, 22, 13, 12), (21, 29, 30, 23, 14, 13), (22, 30, 31, -1, 15, 14), (-1, 32, 33, 25, 17, 16), (24, 33, 34, 26, 18, 17), (25, 34, 35, 27, 19, 18), (26, 35, 36, 28, 20, 19), (27, 36, 37, 29, 21, 20), (28, 37, 38, 30, 22, 21), (29, 38, 39, 31, 23, 22), (30, 39, -1, -1, -1, 23), (-1, -1, 40, 33, 24, -1), (32, 40, 41, 34, 25, 24), (33, 41, 42, 35, 26, 25), (34, 42, 43, 36, 27, 26), (35, 43, 44, 37, 28, 27), (36, 44, 45, 38, 29, 28), (37, 45, 46, 39, 30, 29), (38, 46, 47, -1, 31, 30), (-1, 48, 49, 41, 33, 32), (40, 49, 50, 42, 34, 33), (41, 50, 51, 43, 35, 34), (42, 51, 52, 44, 36, 35), (43, 52, 53, 45, 37, 36), (44, 53, 54, 46, 38, 37), (45, 54, 55, 47, 39, 38), (46, 55, -1, -1, -1, 39), (-1, -1, 56, 49, 40, -1), (48, 56, 57, 50, 41, 40), (49, 57, 58, 51, 42, 41), (50, 58, 59, 52, 43, 42), (51, 59, 60, 53, 44, 43), (52, 60, 61, 54, 45, 44), (53, 61, 62, 55, 46, 45), (54, 62, 63, -1, 47, 46), (-1, 64, 65, 57, 49, 48), (56, 65, 66, 58, 50, 49), (57, 66, 67, 59, 51, 50), (58, 67, 68, 60, 52, 51), (59, 68, 69, 61, 53, 52), (60, 69, 70, 62, 54, 53), (61, 70, 71, 63, 55, 54), (62, 71, -1, -1, -1, 55), (-1, -1, 72, 65, 56, -1), (64, 72, 73, 66, 57, 56), (65, 73, 74, 67, 58, 57), (66, 74, 75, 68, 59, 58), (67, 75, 76, 69, 60, 59), (68, 76, 77, 70, 61, 60), (69, 77, 78, 71, 62, 61), (70, 78, 79, -1, 63, 62), (-1, -1, -1, 73, 65, 64), (72, -1, -1, 74, 66, 65), (73, -1, -1, 75, 67, 66), (74, -1, -1, 76, 68, 67), (75, -1, -1, 77, 69, 68), (76, -1, -1, 78, 70, 69), (77, -1, -1, 79, 71, 70), (78, -1, -1, -1, -1, 71)),
-        hexsides=((0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 2, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 2, 0, 0, 0, 2), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 2, 0, 2, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 2, 0, 0, 0, 2), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 1, 0, 0, 0), (0, 0, 1, 0, 0, 0), (0, 0, 1, 0, 0, 0), (0, 0, 3, 0, 2, 0), (0, 0, 1, 0, 0, 0), (0, 0, 1, 0, 0, 0), (0, 0, 1, 0, 0, 0), (0, 0, 1, 0, 0, 0), (0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 1), (0, 2, 0, 0, 0, 3), (0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 1), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 2, 0, 2, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 2, 0, 0, 0, 2), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 2, 0, 2, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 2), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0)),
+        grid=(1, 10, 1, 8, 0),
+        terrain=(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0),
+        neighbors=(
+            (-1, -1, 8, 1, -1, -1),
+            (0, 8, 9, 2, -1, -1),
+            (1, 9, 10, 3, -1, -1),
+            (2, 10, 11, 4, -1, -1),
+            (3, 11, 12, 5, -1, -1),
+            (4, 12, 13, 6, -1, -1),
+            (5, 13, 14, 7, -1, -1),
+            (6, 14, 15, -1, -1, -1),
+            (-1, 16, 17, 9, 1, 0),
+            (8, 17, 18, 10, 2, 1),
+            (9, 18, 19, 11, 3, 2),
+            (10, 19, 20, 12, 4, 3),
+            (11, 20, 21, 13, 5, 4),
+            (12, 21, 22, 14, 6, 5),
+            (13, 22, 23, 15, 7, 6),
+            (14, 23, -1, -1, -1, 7),
+            (-1, -1, 24, 17, 8, -1),
+            (16, 24, 25, 18, 9, 8),
+            (17, 25, 26, 19, 10, 9),
+            (18, 26, 27, 20, 11, 10),
+            (19, 27, 28, 21, 12, 11),
+            (20, 28, 29, 22, 13, 12),
+            (21, 29, 30, 23, 14, 13),
+            (22, 30, 31, -1, 15, 14),
+            (-1, 32, 33, 25, 17, 16),
+            (24, 33, 34, 26, 18, 17),
+            (25, 34, 35, 27, 19, 18),
+            (26, 35, 36, 28, 20, 19),
+            (27, 36, 37, 29, 21, 20),
+            (28, 37, 38, 30, 22, 21),
+            (29, 38, 39, 31, 23, 22),
+            (30, 39, -1, -1, -1, 23),
+            (-1, -1, 40, 33, 24, -1),
+            (32, 40, 41, 34, 25, 24),
+            (33, 41, 42, 35, 26, 25),
+            (34, 42, 43, 36, 27, 26),
+            (35, 43, 44, 37, 28, 27),
+            (36, 44, 45, 38, 29, 28),
+            (37, 45, 46, 39, 30, 29),
+            (38, 46, 47, -1, 31, 30),
+            (-1, 48, 49, 41, 33, 32),
+            (40, 49, 50, 42, 34, 33),
+            (41, 50, 51, 43, 35, 34),
+            (42, 51, 52, 44, 36, 35),
+            (43, 52, 53, 45, 37, 36),
+            (44, 53, 54, 46, 38, 37),
+            (45, 54, 55, 47, 39, 38),
+            (46, 55, -1, -1, -1, 39),
+            (-1, -1, 56, 49, 40, -1),
+            (48, 56, 57, 50, 41, 40),
+            (49, 57, 58, 51, 42, 41),
+            (50, 58, 59, 52, 43, 42),
+            (51, 59, 60, 53, 44, 43),
+            (52, 60, 61, 54, 45, 44),
+            (53, 61, 62, 55, 46, 45),
+            (54, 62, 63, -1, 47, 46),
+            (-1, 64, 65, 57, 49, 48),
+            (56, 65, 66, 58, 50, 49),
+            (57, 66, 67, 59, 51, 50),
+            (58, 67, 68, 60, 52, 51),
+            (59, 68, 69, 61, 53, 52),
+            (60, 69, 70, 62, 54, 53),
+            (61, 70, 71, 63, 55, 54),
+            (62, 71, -1, -1, -1, 55),
+            (-1, -1, 72, 65, 56, -1),
+            (64, 72, 73, 66, 57, 56),
+            (65, 73, 74, 67, 58, 57),
+            (66, 74, 75, 68, 59, 58),
+            (67, 75, 76, 69, 60, 59),
+            (68, 76, 77, 70, 61, 60),
+            (69, 77, 78, 71, 62, 61),
+            (70, 78, 79, -1, 63, 62),
+            (-1, -1, -1, 73, 65, 64),
+            (72, -1, -1, 74, 66, 65),
+            (73, -1, -1, 75, 67, 66),
+            (74, -1, -1, 76, 68, 67),
+            (75, -1, -1, 77, 69, 68),
+            (76, -1, -1, 78, 70, 69),
+            (77, -1, -1, 79, 71, 70),
+            (78, -1, -1, -1, -1, 71),
+        ),
+        hexsides=(
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 8, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 8, 0, 0, 0, 8),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 8, 0, 8, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 8, 0, 0, 0, 8),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 1, 0, 0, 0),
+            (0, 1, 1, 0, 0, 0),
+            (0, 1, 1, 0, 0, 0),
+            (0, 1, 13, 0, 8, 0),
+            (0, 1, 1, 0, 0, 0),
+            (0, 1, 3, 0, 0, 0),
+            (0, 1, 1, 0, 0, 0),
+            (0, 1, 1, 0, 0, 0),
+            (0, 0, 0, 0, 1, 1),
+            (0, 0, 0, 0, 1, 1),
+            (0, 0, 0, 0, 1, 1),
+            (0, 8, 0, 0, 1, 13),
+            (0, 0, 0, 0, 1, 1),
+            (0, 0, 0, 0, 1, 3),
+            (0, 0, 0, 0, 1, 1),
+            (0, 0, 0, 0, 0, 1),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 16, 0, 0, 0),
+            (0, 16, 16, 0, 0, 0),
+            (0, 16, 8, 0, 8, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 16, 16),
+            (0, 0, 0, 0, 16, 16),
+            (0, 8, 0, 0, 0, 8),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 8, 0, 8, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 8),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0),
+        ),
         cube=((1, -1, 0), (1, -2, 1), (1, -3, 2), (1, -4, 3), (1, -5, 4), (1, -6, 5), (1, -7, 6), (1, -8, 7), (2, -2, 0), (2, -3, 1), (2, -4, 2), (2, -5, 3), (2, -6, 4), (2, -7, 5), (2, -8, 6), (2, -9, 7), (3, -2, -1), (3, -3, 0), (3, -4, 1), (3, -5, 2), (3, -6, 3), (3, -7, 4), (3, -8, 5), (3, -9, 6), (4, -3, -1), (4, -4, 0), (4, -5, 1), (4, -6, 2), (4, -7, 3), (4, -8, 4), (4, -9, 5), (4, -10, 6), (5, -3, -2), (5, -4, -1), (5, -5, 0), (5, -6, 1), (5, -7, 2), (5, -8, 3), (5, -9, 4), (5, -10, 5), (6, -4, -2), (6, -5, -1), (6, -6, 0), (6, -7, 1), (6, -8, 2), (6, -9, 3), (6, -10, 4), (6, -11, 5), (7, -4, -3), (7, -5, -2), (7, -6, -1), (7, -7, 0), (7, -8, 1), (7, -9, 2), (7, -10, 3), (7, -11, 4), (8, -5, -3), (8, -6, -2), (8, -7, -1), (8, -8, 0), (8, -9, 1), (8, -10, 2), (8, -11, 3), (8, -12, 4), (9, -5, -4), (9, -6, -3), (9, -7, -2), (9, -8, -1), (9, -9, 0), (9, -10, 1), (9, -11, 2), (9, -12, 3), (10, -6, -4), (10, -7, -3), (10, -8, -2), (10, -9, -1), (10, -10, 0), (10, -11, 1), (10, -12, 2), (10, -13, 3)),
         columns=(1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 10, 10, 10, 10, 10, 10, 10, 10),
         rows=(1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8),
-        edge_distance={'west': (0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9), 'east': (9, 9, 9, 9, 9, 9, 9, 9, 8, 8, 8, 8, 8, 8, 8, 8, 7, 7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0), 'north': (0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7), 'south': (7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0)},
+        edge_distance={
+            'west': (0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9),
+            'east': (9, 9, 9, 9, 9, 9, 9, 9, 8, 8, 8, 8, 8, 8, 8, 8, 7, 7, 7, 7, 7, 7, 7, 7, 6, 6, 6, 6, 6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0),
+            'north': (0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7),
+            'south': (7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0),
+        },
         places={'mill': 43},
         zones={
             'east_bank': frozenset((40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79)),
+            'red_road': frozenset((3,)),
+            'blue_road': frozenset((75,)),
         },
+        move_classes=('',),
+        move_cost=(
+            (
+                (-1, -1, 1, 1, -1, -1),
+                (1, 1, 1, 1, -1, -1),
+                (1, 1, 1, 1, -1, -1),
+                (1, 1, 1, 1, -1, -1),
+                (1, 1, 1, 1, -1, -1),
+                (1, 1, 1, 1, -1, -1),
+                (1, 1, 1, 1, -1, -1),
+                (1, 1, 1, -1, -1, -1),
+                (-1, 1, 2, 1, 1, 1),
+                (1, 2, 2, 1, 1, 1),
+                (1, 2, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, -1, -1, -1, 1),
+                (-1, -1, 1, 2, 1, -1),
+                (1, 1, 1, 2, 1, 1),
+                (2, 1, 1, 1, 1, 1),
+                (2, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, -1, 1, 1),
+                (-1, 1, 1, 1, 2, 1),
+                (1, 1, 1, 1, 2, 2),
+                (1, 1, 1, 1, 1, 2),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, -1, -1, -1, 1),
+                (-1, -1, 3, 1, 1, -1),
+                (1, 3, 3, 1, 1, 1),
+                (1, 3, 3, 1, 1, 1),
+                (1, 3, 1, 1, 1, 1),
+                (1, 3, 3, 1, 1, 1),
+                (1, 3, 2, 1, 1, 1),
+                (1, 3, 3, 1, 1, 1),
+                (1, 3, 3, -1, 1, 1),
+                (-1, 1, 1, 1, 3, 3),
+                (1, 1, 1, 1, 3, 3),
+                (1, 1, 1, 1, 3, 3),
+                (1, 1, 2, 1, 3, 1),
+                (1, 2, 2, 1, 3, 3),
+                (1, 2, 2, 1, 3, 2),
+                (1, 2, 1, 1, 3, 3),
+                (1, 1, -1, -1, -1, 3),
+                (-1, -1, 1, 1, 1, -1),
+                (1, 1, 2, 1, 1, 1),
+                (1, 2, 2, 1, 1, 1),
+                (1, 2, 1, 2, 1, 1),
+                (1, 1, 1, 2, 1, 1),
+                (2, 1, 2, 2, 1, 1),
+                (2, 2, 1, 1, 1, 1),
+                (2, 1, 1, -1, 1, 1),
+                (-1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 2, 1),
+                (1, 1, 1, 2, 2, 2),
+                (1, 1, -1, 1, 2, 2),
+                (2, -1, -1, 1, 1, 2),
+                (1, -1, -1, -1, -1, 1),
+                (-1, -1, 1, 1, 1, -1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, 1, 1, 1),
+                (1, 1, 1, -1, 2, 1),
+                (1, 1, 1, -1, 1, 2),
+                (-1, 1, 1, -1, 1, 1),
+                (-1, -1, -1, 1, 1, 1),
+                (1, -1, -1, 1, 1, 1),
+                (1, -1, -1, 1, 1, 1),
+                (1, -1, -1, 1, 1, 1),
+                (1, -1, -1, 1, 1, 1),
+                (1, -1, -1, 1, -1, 1),
+                (1, -1, -1, 1, -1, -1),
+                (1, -1, -1, -1, -1, -1),
+            ),
+        ),
+        road=(0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 0),
+        strategic=(0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 0),
+        zoc_out=(12, 15, 15, 15, 15, 15, 15, 7, 58, 57, 61, 63, 63, 63, 63, 35, 20, 55, 62, 62, 63, 63, 63, 55, 46, 15, 31, 63, 63, 63, 63, 35, 28, 63, 63, 63, 63, 63, 63, 55, 62, 63, 63, 59, 57, 57, 61, 35, 28, 63, 63, 55, 55, 50, 60, 54, 62, 63, 63, 47, 7, 15, 30, 35, 28, 63, 63, 63, 63, 47, 31, 55, 56, 57, 57, 57, 57, 57, 57, 33),
+        los_blocks=(False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, False, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
+        slope_up=(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 48, 48, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        los_range=3,
+        los_index=(
+            {(-3, -2): 0, (-3, -1): 1, (-3, 0): 2, (-3, 1): 3, (-2, -2): 4, (-2, -1): 5, (-2, 0): 6, (-2, 1): 7, (-2, 2): 8, (-1, -3): 9, (-1, -2): 10, (-1, 1): 11, (-1, 2): 12, (0, -3): 13, (0, -2): 14, (0, 2): 15, (0, 3): 16, (1, -3): 17, (1, -2): 18, (1, 1): 19, (1, 2): 20, (2, -2): 21, (2, -1): 22, (2, 0): 23, (2, 1): 24, (2, 2): 25, (3, -2): 26, (3, -1): 27, (3, 0): 28, (3, 1): 29},
+            {(-3, -1): 0, (-3, 0): 1, (-3, 1): 2, (-3, 2): 3, (-2, -2): 4, (-2, -1): 5, (-2, 0): 6, (-2, 1): 7, (-2, 2): 8, (-1, -2): 9, (-1, -1): 10, (-1, 2): 11, (-1, 3): 12, (0, -3): 13, (0, -2): 14, (0, 2): 15, (0, 3): 16, (1, -2): 17, (1, -1): 18, (1, 2): 19, (1, 3): 20, (2, -2): 21, (2, -1): 22, (2, 0): 23, (2, 1): 24, (2, 2): 25, (3, -1): 26, (3, 0): 27, (3, 1): 28, (3, 2): 29},
+        ),
+        los_templates=(
+            (
+                (((((-1, -1),),), (((-2, -1),),)), (((-1, -1), (-2, -1)),)),
+                (((((-1, -1),),), (((-2, 0),),)), (((-1, -1), (-2, 0)),)),
+                (((((-1, 0),),), (((-2, 0),),)), (((-1, 0), (-2, 0)),)),
+                (((((-1, 0),),), (((-2, 1),),)), (((-1, 0), (-2, 1)),)),
+                (((((-1, -1),),), (((-1, -2),),)), (((-1, -1), (-1, -2)),)),
+                (((((-1, -1),),),), (((-1, -1),),)),
+                (((((-1, -1),), ((-1, 0),)),), (((-1, -1),), ((-1, 0),))),
+                (((((-1, 0),),),), (((-1, 0),),)),
+                (((((-1, 0),),), (((-1, 1),),)), (((-1, 0), (-1, 1)),)),
+                (((((0, -1),),), (((-1, -2),),)), (((0, -1), (-1, -2)),)),
+                (((((-1, -1),), ((0, -1),)),), (((-1, -1),), ((0, -1),))),
+                (((((-1, 0),), ((0, 1),)),), (((-1, 0),), ((0, 1),))),
+                (((((0, 1),),), (((-1, 1),),)), (((0, 1), (-1, 1)),)),
+                (((((0, -1),),), (((0, -2),),)), (((0, -1), (0, -2)),)),
+                (((((0, -1),),),), (((0, -1),),)),
+                (((((0, 1),),),), (((0, 1),),)),
+                (((((0, 1),),), (((0, 2),),)), (((0, 1), (0, 2)),)),
+                (((((0, -1),),), (((1, -2),),)), (((0, -1), (1, -2)),)),
+                (((((0, -1),), ((1, -1),)),), (((0, -1),), ((1, -1),))),
+                (((((0, 1),), ((1, 0),)),), (((0, 1),), ((1, 0),))),
+                (((((0, 1),),), (((1, 1),),)), (((0, 1), (1, 1)),)),
+                (((((1, -1),),), (((1, -2),),)), (((1, -1), (1, -2)),)),
+                (((((1, -1),),),), (((1, -1),),)),
+                (((((1, -1),), ((1, 0),)),), (((1, -1),), ((1, 0),))),
+                (((((1, 0),),),), (((1, 0),),)),
+                (((((1, 0),),), (((1, 1),),)), (((1, 0), (1, 1)),)),
+                (((((1, -1),),), (((2, -1),),)), (((1, -1), (2, -1)),)),
+                (((((1, -1),),), (((2, 0),),)), (((1, -1), (2, 0)),)),
+                (((((1, 0),),), (((2, 0),),)), (((1, 0), (2, 0)),)),
+                (((((1, 0),),), (((2, 1),),)), (((1, 0), (2, 1)),)),
+            ),
+            (
+                (((((-1, 0),),), (((-2, -1),),)), (((-1, 0), (-2, -1)),)),
+                (((((-1, 0),),), (((-2, 0),),)), (((-1, 0), (-2, 0)),)),
+                (((((-1, 1),),), (((-2, 0),),)), (((-1, 1), (-2, 0)),)),
+                (((((-1, 1),),), (((-2, 1),),)), (((-1, 1), (-2, 1)),)),
+                (((((-1, 0),),), (((-1, -1),),)), (((-1, 0), (-1, -1)),)),
+                (((((-1, 0),),),), (((-1, 0),),)),
+                (((((-1, 0),), ((-1, 1),)),), (((-1, 0),), ((-1, 1),))),
+                (((((-1, 1),),),), (((-1, 1),),)),
+                (((((-1, 1),),), (((-1, 2),),)), (((-1, 1), (-1, 2)),)),
+                (((((0, -1),),), (((-1, -1),),)), (((0, -1), (-1, -1)),)),
+                (((((-1, 0),), ((0, -1),)),), (((-1, 0),), ((0, -1),))),
+                (((((-1, 1),), ((0, 1),)),), (((-1, 1),), ((0, 1),))),
+                (((((0, 1),),), (((-1, 2),),)), (((0, 1), (-1, 2)),)),
+                (((((0, -1),),), (((0, -2),),)), (((0, -1), (0, -2)),)),
+                (((((0, -1),),),), (((0, -1),),)),
+                (((((0, 1),),),), (((0, 1),),)),
+                (((((0, 1),),), (((0, 2),),)), (((0, 1), (0, 2)),)),
+                (((((0, -1),),), (((1, -1),),)), (((0, -1), (1, -1)),)),
+                (((((0, -1),), ((1, 0),)),), (((0, -1),), ((1, 0),))),
+                (((((0, 1),), ((1, 1),)),), (((0, 1),), ((1, 1),))),
+                (((((0, 1),),), (((1, 2),),)), (((0, 1), (1, 2)),)),
+                (((((1, 0),),), (((1, -1),),)), (((1, 0), (1, -1)),)),
+                (((((1, 0),),),), (((1, 0),),)),
+                (((((1, 0),), ((1, 1),)),), (((1, 0),), ((1, 1),))),
+                (((((1, 1),),),), (((1, 1),),)),
+                (((((1, 1),),), (((1, 2),),)), (((1, 1), (1, 2)),)),
+                (((((1, 0),),), (((2, -1),),)), (((1, 0), (2, -1)),)),
+                (((((1, 0),),), (((2, 0),),)), (((1, 0), (2, 0)),)),
+                (((((1, 1),),), (((2, 0),),)), (((1, 1), (2, 0)),)),
+                (((((1, 1),),), (((2, 1),),)), (((1, 1), (2, 1)),)),
+            ),
+        ),
+        los_codes=(
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 5, 1, 0, 0, 5, 1, 1, 0, 0, 1, 0),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 5, 1, 0, 1, 5, 1, 1, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 5, 5, 1, 1, 1, 5, 1, 1, 0, 0, 0, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 0, 1, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 5, 5, 0, 1, 1, 5, 1, 0, 1, 1, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 1, 1, 5, 0, 0, 1, 1, 1, 0),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 1, 0, 0, 1, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 5, 1, 0, 1, 1, 1, 0, 1, 5, 1, 0, 0, 4, 1, 1, 0, 0, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 5, 1, 1, 1, 1, 1, 0, 5, 5, 1, 0, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 5, 1, 1, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 5, 0, 1, 1, 1, 0, 1, 5, 5, 0, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 1, 1, 5, 1, 0, 1, 1, 1, 0),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 1, 1, 5, 0, 0, 1, 1, 0, 0),
+            (0, 0, 0, 0, 0, 0, 5, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 5, 1, 1, 0, 0, 1, 1),
+            (0, 0, 0, 0, 0, 1, 5, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 1, 5, 1, 1, 0, 1, 1, 1),
+            (0, 0, 0, 0, 1, 1, 5, 1, 1, 0, 1, 5, 1, 0, 0, 1, 1, 0, 4, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 1, 1, 5, 1, 1, 0, 1, 5, 1, 0, 0, 1, 1, 0, 4, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 1, 1, 5, 1, 1, 1, 5, 5, 1, 0, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 0, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 0, 0, 1, 1, 5, 1, 0, 1, 5, 5, 0, 1, 1, 0, 0, 1, 5, 5, 0, 1, 1, 5, 1, 0, 1, 1, 1, 1),
+            (0, 0, 0, 0, 1, 1, 5, 0, 0, 1, 5, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 1, 1, 5, 0, 0, 1, 1, 1, 0),
+            (0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 4, 0, 0, 0, 1, 1, 0, 0, 5, 1, 0, 0, 5, 1, 1, 0, 1, 1, 1),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 1, 0, 0, 1, 1, 0, 5, 5, 1, 0, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 0, 1, 1, 0, 0, 4, 1, 1, 0, 4, 5, 1, 0, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (1, 1, 1, 1, 0, 1, 5, 1, 1, 0, 5, 5, 1, 1, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 0, 1, 1, 1, 0, 1, 5, 5, 0, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (1, 1, 1, 0, 1, 1, 5, 1, 0, 1, 5, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 1, 1, 5, 1, 0, 1, 1, 1, 0),
+            (1, 1, 0, 0, 1, 1, 5, 0, 0, 1, 5, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 1, 1, 5, 0, 0, 1, 1, 0, 0),
+            (0, 0, 1, 0, 0, 0, 5, 1, 1, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 5, 1, 0, 0, 5, 1, 1, 0, 0, 1, 1),
+            (0, 0, 0, 0, 0, 1, 5, 1, 1, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 5, 1, 0, 1, 5, 1, 1, 0, 1, 1, 1),
+            (0, 0, 0, 1, 1, 1, 5, 1, 1, 0, 5, 5, 1, 0, 1, 1, 1, 0, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (0, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 1, 0, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 0, 1, 5, 5, 1, 1, 1, 5, 1, 1, 0, 0, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 0, 1, 5, 5, 0, 1, 1, 0, 0, 1, 5, 5, 0, 1, 1, 5, 1, 0, 0, 0, 0, 1),
+            (1, 1, 1, 0, 1, 1, 5, 0, 0, 1, 5, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 1, 1, 5, 0, 0, 0, 1, 1, 0),
+            (0, 1, 1, 1, 0, 0, 5, 1, 1, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 5, 1, 0, 0, 5, 1, 1, 0, 1, 1, 0),
+            (1, 1, 1, 1, 0, 1, 5, 1, 1, 0, 5, 5, 1, 0, 0, 1, 1, 0, 5, 5, 1, 0, 1, 5, 1, 1, 1, 0, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 0, 1, 1, 1, 1, 5, 5, 0, 1, 1, 5, 1, 0, 0, 0, 0, 1),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 1, 1, 5, 1, 0, 1, 1, 1, 0, 0, 0, 1, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 1, 1, 0, 1, 1, 5, 1, 0, 1, 5, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 4, 1, 0, 0, 0, 1, 0),
+            (1, 1, 0, 0, 1, 1, 5, 0, 0, 1, 5, 0, 0, 1, 1, 0, 0, 0, 5, 0, 0, 0, 1, 5, 0, 0, 1, 1, 0, 0),
+            (0, 0, 1, 1, 0, 0, 5, 1, 1, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 5, 0, 0, 0, 5, 1, 1, 0, 0, 1, 1),
+            (0, 1, 1, 1, 0, 1, 5, 1, 1, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 5, 0, 0, 1, 5, 1, 1, 0, 1, 1, 1),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 0, 5, 5, 1, 0, 1, 1, 0, 0, 5, 5, 1, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 1, 0, 1, 1, 0, 0, 0, 5, 4, 0, 1, 1, 5, 1, 1, 1, 1, 1, 1),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 1, 0, 1, 1, 0, 0, 0, 5, 4, 0, 1, 1, 5, 1, 0, 1, 1, 1, 1),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 0, 0, 1, 5, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 4, 1, 0, 0, 0, 1, 1),
+            (1, 1, 1, 0, 1, 1, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1, 5, 0, 0, 1, 1, 1, 0),
+            (0, 1, 1, 1, 0, 0, 5, 1, 1, 0, 0, 5, 0, 0, 0, 1, 1, 0, 0, 5, 1, 0, 0, 5, 1, 1, 0, 0, 0, 0),
+            (1, 1, 1, 1, 0, 1, 5, 1, 1, 0, 5, 5, 0, 0, 0, 1, 1, 0, 5, 5, 1, 0, 1, 5, 1, 1, 0, 0, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 0, 0, 5, 5, 0, 0, 1, 1, 1, 1, 5, 5, 1, 1, 1, 5, 1, 1, 0, 0, 0, 0),
+            (1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 5, 4, 0, 1, 1, 1, 0, 1, 5, 5, 1, 1, 1, 5, 1, 1, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 4, 0, 0, 1, 1, 0, 0, 1, 5, 4, 0, 1, 1, 5, 1, 1, 0, 0, 0, 0),
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 0, 1, 1, 1, 0, 1, 5, 5, 0, 1, 1, 5, 1, 1, 0, 0, 0, 0),
+            (0, 0, 1, 0, 0, 0, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 1, 1, 5, 1, 0, 0, 0, 0, 0),
+            (1, 1, 0, 0, 0, 1, 5, 0, 0, 0, 5, 0, 0, 0, 1, 0, 0, 1, 5, 0, 0, 1, 1, 5, 0, 0, 0, 0, 0, 0),
+            (0, 0, 1, 1, 0, 0, 5, 1, 1, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 1, 0, 0, 0, 1, 5, 1, 1, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 1, 1, 5, 1, 1, 0, 5, 5, 1, 0, 1, 1, 1, 0, 5, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 0, 1, 0, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 1, 1, 5, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 0, 0, 0, 1, 1, 5, 1, 0, 1, 5, 5, 0, 1, 1, 1, 1, 1, 5, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 5, 4, 1, 1, 1, 1, 0, 1, 5, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 0, 0, 1, 0, 0, 4, 1, 0, 1, 4, 5, 0, 1, 1, 0, 0, 1, 5, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 1, 1, 0, 0, 1, 5, 0, 0, 0, 5, 0, 0, 1, 1, 0, 0, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 1, 1, 1, 0, 0, 5, 1, 1, 0, 0, 5, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 1, 1, 1, 0, 1, 5, 1, 1, 0, 5, 5, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 1, 1, 1, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 1, 1, 0, 1, 1, 5, 1, 1, 1, 5, 5, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 0, 0, 1, 1, 1, 5, 1, 1, 1, 5, 5, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (0, 1, 1, 0, 1, 1, 5, 1, 0, 1, 5, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+            (1, 1, 0, 0, 1, 1, 5, 0, 0, 1, 5, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        ),
     ),
     tables=(
         TableSpec(
@@ -422,10 +846,10 @@ RULES = Rules(
     ),
     modifiers={
         'combat_drm': ModifierListSpec('combat_drm', 'Combat die-roll modifiers', (
-            ModifierSpec('Attacking leader', f46, f47),
-            ModifierSpec('Defending leader', f48, f49),
-            ModifierSpec('Defender in woods', f50, f51),
-            ModifierSpec('Attacking across the creek', f52, f53),
+            ModifierSpec('Attacking leader', f47, f48),
+            ModifierSpec('Defending leader', f49, f50),
+            ModifierSpec('Defender in woods', f51, f52),
+            ModifierSpec('Attacking across the creek', f53, f54),
         )),
     },
     procedures={
@@ -434,165 +858,176 @@ RULES = Rules(
             title='The game',
             kind='procedure',
             params=(),
+            result='',
             code=(
                 ('jump_if_not', f1, 4),
-                ('call', 'game_turn', f2),
+                ('call', 'game_turn', f2, None),
                 ('exec', f3),
                 ('jump', 0),
                 ('exec', f4),
             ),
             steps={'turns': 0, 'victory': 4},
             types={},
-            lines=('rulesets/training/battle.mst:267', 'rulesets/training/battle.mst:268', 'rulesets/training/battle.mst:269', 'rulesets/training/battle.mst:267', 'rulesets/training/battle.mst:271'),
+            lines=('rulesets/training/battle.mst:331', 'rulesets/training/battle.mst:332', 'rulesets/training/battle.mst:333', 'rulesets/training/battle.mst:331', 'rulesets/training/battle.mst:335'),
         ),
         'game_turn': ProcedureSpec(
             name='game_turn',
             title='Game turn',
             kind='procedure',
             params=(),
+            result='',
             code=(
-                ('call', 'player_turn', f5),
-                ('call', 'player_turn', f6),
+                ('call', 'player_turn', f5, None),
+                ('call', 'player_turn', f6, None),
             ),
-            steps={'red_turn': 0, 'blue_turn': 1},
+            steps={'first': 0, 'second': 1},
             types={},
-            lines=('rulesets/training/battle.mst:275', 'rulesets/training/battle.mst:276'),
+            lines=('rulesets/training/battle.mst:340', 'rulesets/training/battle.mst:341'),
         ),
         'player_turn': ProcedureSpec(
             name='player_turn',
             title='Player turn',
             kind='procedure',
             params=('side',),
+            result='',
             code=(
                 ('exec', f7),
-                ('call', 'movement_phase', f8),
-                ('call', 'close_combat_phase', f9),
+                ('call', 'movement_phase', f8, None),
+                ('call', 'close_combat_phase', f9, None),
             ),
             steps={'begin': 0, 'movement': 1, 'combat': 2},
             types={'side': 'side'},
-            lines=('rulesets/training/battle.mst:280', 'rulesets/training/battle.mst:281', 'rulesets/training/battle.mst:282'),
+            lines=('rulesets/training/battle.mst:345', 'rulesets/training/battle.mst:346', 'rulesets/training/battle.mst:347'),
         ),
         'movement_phase': ProcedureSpec(
             name='movement_phase',
             title='Movement Phase',
             kind='phase',
             params=('side',),
+            result='',
             code=(
-                ('prim', 'move_units', f12, {'stacking': f10, 'stop_after': f11}),
+                ('prim', 'enter_reinforcements', f10, {}),
+                ('prim', 'move_units', f13, {'stacking': f11, 'stop_after': f12}),
             ),
-            steps={'move': 0},
+            steps={'reinforcements': 0, 'move': 1},
             types={'side': 'side'},
-            lines=('rulesets/training/battle.mst:286',),
+            lines=('rulesets/training/battle.mst:351', 'rulesets/training/battle.mst:352'),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
             title='Close Combat Phase',
             kind='phase',
             params=('side',),
+            result='',
             code=(
-                ('prim', 'designate_combats', f14, {'must_attack': f13}),
-                ('exec', f15),
-                ('jump_if_not', f16, 7),
-                ('choose', 'combat', f17, f18, 'option', 'choose the next combat'),
-                ('exec', f19),
-                ('call', 'close_combat', f20),
+                ('prim', 'designate_combats', f15, {'must_attack': f14}),
+                ('exec', f16),
+                ('jump_if_not', f17, 7),
+                ('choose', 'combat', f18, f19, 'option', 'choose the next combat', ''),
+                ('exec', f20),
+                ('call', 'close_combat', f21, None),
                 ('jump', 2),
             ),
             steps={'designate': 0, 'resolve': 1},
             types={'_for_combat': 'combats', 'combat': 'combat', 'side': 'side'},
-            lines=('rulesets/training/battle.mst:290', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:291', 'rulesets/training/battle.mst:292', 'rulesets/training/battle.mst:291'),
+            lines=('rulesets/training/battle.mst:356', 'rulesets/training/battle.mst:357', 'rulesets/training/battle.mst:357', 'rulesets/training/battle.mst:357', 'rulesets/training/battle.mst:357', 'rulesets/training/battle.mst:358', 'rulesets/training/battle.mst:357'),
         ),
         'close_combat': ProcedureSpec(
             name='close_combat',
             title='Close combat',
             kind='procedure',
             params=('combat',),
+            result='',
             code=(
-                ('exec', f21),
+                ('exec', f22),
                 ('jump_unless_switch', 'withdrawal', True, 12),
-                ('ask', f22, 'Withdraw before the roll?', '_ask1'),
-                ('jump_if_not', f23, 12),
-                ('exec', f24),
-                ('jump_if_not', f25, 10),
-                ('choose', 'u', f26, f27, 'unit', 'choose the next u'),
-                ('exec', f28),
-                ('prim', 'retreat', f29, {}),
+                ('ask', f23, 'Withdraw before the roll?', '_ask1'),
+                ('jump_if_not', f24, 12),
+                ('exec', f25),
+                ('jump_if_not', f26, 10),
+                ('choose', 'u', f27, f28, 'unit', 'choose the next u', ''),
+                ('exec', f29),
+                ('prim', 'retreat', f30, {}),
                 ('jump', 5),
                 ('return',),
                 ('jump', 12),
-                ('roll', 0, f30, 'combat_drm', 'result'),
-                ('apply', f31, f32),
-                ('apply', f33, f34),
+                ('roll', 0, f31, 'combat_drm', 'result', None),
+                ('apply', f32, f33),
+                ('apply', f34, f35),
             ),
             steps={'odds': 0, 'withdraw': 1, 'roll': 12, 'apply': 13},
             types={'_ask1': 'bool', '_for_u': 'units', 'combat': 'combat', 'odds': 'column', 'result': 'cell:combat_table', 'u': 'unit'},
-            lines=('rulesets/training/battle.mst:297', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:16', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:18', 'rulesets/training/ruleset.mst:14', 'rulesets/training/battle.mst:298', 'rulesets/training/battle.mst:300', 'rulesets/training/battle.mst:301'),
+            lines=('rulesets/training/battle.mst:363', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:14', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:16', 'rulesets/training/ruleset.mst:15', 'rulesets/training/ruleset.mst:18', 'rulesets/training/ruleset.mst:14', 'rulesets/training/battle.mst:364', 'rulesets/training/battle.mst:366', 'rulesets/training/battle.mst:367'),
         ),
         'result:retreat': ProcedureSpec(
             name='result:retreat',
             title='Retreat',
             kind='procedure',
-            params=('units', 'side'),
+            params=('units', 'side', 'u', '_for_u'),
+            result='',
             code=(
-                ('exec', f35),
-                ('jump_if_not', f36, 6),
-                ('choose', 'u', f37, f38, 'unit', 'choose the next u'),
-                ('exec', f39),
-                ('prim', 'retreat', f40, {}),
+                ('exec', f36),
+                ('jump_if_not', f37, 6),
+                ('choose', 'u', f38, f39, 'unit', 'choose the next u', ''),
+                ('exec', f40),
+                ('prim', 'retreat', f41, {}),
                 ('jump', 1),
             ),
             steps={'do': 0},
-            types={'side': 'side', 'units': 'units'},
-            lines=('rulesets/training/battle.mst:240', 'rulesets/training/battle.mst:240', 'rulesets/training/battle.mst:240', 'rulesets/training/battle.mst:240', 'rulesets/training/battle.mst:241', 'rulesets/training/battle.mst:240'),
+            types={'_for_u': 'units', 'side': 'side', 'u': 'unit', 'units': 'units'},
+            lines=('rulesets/training/battle.mst:304', 'rulesets/training/battle.mst:304', 'rulesets/training/battle.mst:304', 'rulesets/training/battle.mst:304', 'rulesets/training/battle.mst:305', 'rulesets/training/battle.mst:304'),
         ),
         'result:step_loss': ProcedureSpec(
             name='result:step_loss',
             title='Step loss',
             kind='procedure',
-            params=('units', 'side'),
+            params=('units', 'side', 'u'),
+            result='',
             code=(
-                ('choose', 'u', f41, f42, 'unit', 'choose u'),
-                ('exec', f43),
+                ('choose', 'u', f42, f43, 'unit', 'choose u', ''),
+                ('exec', f44),
             ),
             steps={'do': 0},
-            types={'side': 'side', 'units': 'units'},
-            lines=('rulesets/training/battle.mst:249', 'rulesets/training/battle.mst:250'),
+            types={'side': 'side', 'u': 'unit', 'units': 'units'},
+            lines=('rulesets/training/battle.mst:313', 'rulesets/training/battle.mst:314'),
         ),
         'trigger:mill_taken': ProcedureSpec(
             name='trigger:mill_taken',
             title='Red takes the mill',
             kind='procedure',
             params=('unit', 'hex'),
-            code=(
-                ('exec', f44),
-            ),
-            steps={'do': 0},
-            types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/training/battle.mst:311',),
-        ),
-        'trigger:unit_destroyed': ProcedureSpec(
-            name='trigger:unit_destroyed',
-            title='A unit destroyed scores for the enemy',
-            kind='procedure',
-            params=('unit', 'hex'),
+            result='',
             code=(
                 ('exec', f45),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/training/battle.mst:316',),
+            lines=('rulesets/training/battle.mst:377',),
+        ),
+        'trigger:unit_destroyed': ProcedureSpec(
+            name='trigger:unit_destroyed',
+            title='A unit destroyed scores for the enemy',
+            kind='procedure',
+            params=('unit', 'hex', 'steps'),
+            result='',
+            code=(
+                ('exec', f46),
+            ),
+            steps={'do': 0},
+            types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
+            lines=('rulesets/training/battle.mst:382',),
         ),
     },
     triggers=(
-        TriggerSpec('mill_taken', 'Red takes the mill', 'entered', f54, True, 'trigger:mill_taken', ''),
+        TriggerSpec('mill_taken', 'Red takes the mill', 'entered', f55, True, 'trigger:mill_taken', ''),
         TriggerSpec('unit_destroyed', 'A unit destroyed scores for the enemy', 'eliminated', None, False, 'trigger:unit_destroyed', ''),
     ),
     restrictions=(
-        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f55, 2, ''),
+        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f56, 2, '', None),
     ),
     victory=(
-        VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f56),
-        VictorySpec('blue_wins', 'Blue holds the field', 'marginal', 1, f57),
+        VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f57, (), 'end_of_game'),
+        VictorySpec('blue_wins', 'Blue holds the field', 'marginal', 1, f58, (), 'end_of_game'),
     ),
     victory_levels={'marginal': 1.0},
     switches=(
@@ -603,6 +1038,45 @@ RULES = Rules(
     ),
     unit_props=UNIT_PROPS,
     turn_track={1: ('Dawn', {}), 2: ('Morning', {'reinforcements': True})},
+    bags={},
+    scenarios=(
+        ScenarioSpec(
+            name='skirmish',
+            title='The Skirmish',
+            first_turn=1,
+            last_turn=2,
+            values=(),
+            orders={},
+            rules_off=(),
+            rules_on=(),
+            printed_setup=True,
+            setup=(
+            ),
+            reinforcements=(
+            ),
+        ),
+        ScenarioSpec(
+            name='night_march',
+            title='The Night March',
+            first_turn=2,
+            last_turn=2,
+            values=(),
+            orders={2: (1, 0)},
+            rules_off=('withdrawal',),
+            rules_on=(),
+            printed_setup=False,
+            setup=(
+                PlacementSpec((27,), None, False, ((0, True, ()), (7, False, ()))),
+                PlacementSpec((28,), None, False, ((1, False, ()),)),
+                PlacementSpec((20, 21, 29), None, True, ((2, False, ()),)),
+                PlacementSpec((43,), None, False, ((4, False, ()),)),
+                PlacementSpec((40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79), None, True, ((5, False, ()), (6, False, ()))),
+            ),
+            reinforcements=(
+                (2, (16,), ((3, False, ()),)),
+            ),
+        ),
+    ),
     levels={
     },
 )

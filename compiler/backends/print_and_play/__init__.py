@@ -16,6 +16,7 @@ from functools import partial
 from PIL import Image
 
 from compiler import ir
+from compiler.backends.map_render import render_map
 from compiler.backends.print_and_play.charts import all_charts
 from compiler.backends.print_and_play.geometry import DPI, PAPERS, Paper
 from compiler.backends.print_and_play.grid import render_chart
@@ -27,6 +28,7 @@ from compiler.backends.print_and_play.sheets import lay_sheets, render_sheet
 from compiler.backends.print_and_play.tiles import tile_pages
 from compiler.backends.print_and_play.tracks import level_track, turn_track_charts
 from compiler.counters import check_looks
+from compiler.map_model import MapModel
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 
@@ -111,8 +113,13 @@ def map_files(image: Image.Image, title: str) -> dict[str, bytes]:
     return files
 
 
-def map_steps(_rules: ir.Ruleset, _sources: SourceFiles) -> list[tuple[str, Step]]:
-    """The map part. The map renderer (`compiler/backends/map_render.py`, branch
-    map-model) is not on this branch yet; once merged this becomes one step:
-    `map_files(map_render.render(rules), rules.title)`."""
-    return []
+def map_steps(rules: ir.Ruleset, _sources: SourceFiles) -> list[tuple[str, Step]]:
+    """The map drawn by the map renderer, whole and tiled; nothing for a ruleset with no map."""
+    if rules.map is None:
+        return []
+
+    def draw() -> dict[str, bytes]:
+        image, _layout = render_map(MapModel(rules))
+        return map_files(image, rules.title)
+
+    return [("map", draw)]

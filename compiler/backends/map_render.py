@@ -1,0 +1,513 @@
+"""The printed map: the map model drawn with Pillow at print resolution.
+
+Every hex is filled with its terrain's colour and pattern; hexside features
+are drawn in their declared style (streams, fords, bridges, slopes with the
+solid line on the up-slope side, fieldworks with their teeth facing out,
+roads, tracks and paths from centre to centre); then hex numbers, named
+places (a star on victory hexes), entry hexes and a legend. A line of sight
+can be laid over it, with what blocks it marked.
+
+Drawing has no anti-aliasing except for text, so every terrain pixel carries
+exactly its declared colour. Patterns are drawn at fixed places in each hex
+(around its centre, toward its corners), away from the hex number at the
+top, the roads toward the hexside midpoints and the features along the
+hexsides; `Layout` records where text went, so a test can read the colours.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from PIL import Image, ImageDraw, ImageFont
+
+from compiler import ir
+from compiler.hexmap import PIXEL_SCALE, Grid, Point
+from compiler.map_model import MapModel
+from engine.los import Sight
+
+RGB = tuple[int, int, int]
+Box = tuple[float, float, float, float]
+PxPoint = tuple[float, float]
+
+DPI = 300
+HEX_HEIGHT_INCHES = 0.6  # hexside to hexside across a hex
+GRID_LINE = (120, 120, 120)
+INK = (30, 30, 30)
+PAPER = (255, 255, 255)
+STAR = (200, 30, 30)
+LOS_CLEAR = (40, 150, 60)
+LOS_BLOCKED = (220, 20, 60)
+CORNER_ANGLES = tuple(math.radians(a) for a in (0, 60, 120, 180, 240, 300))
+
+
+def rgb(color: str) -> RGB:
+    return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
+
+
+def pattern_color(color: str) -> RGB:
+    """A shade of the terrain colour that stands out on it: darker, or lighter on dark ground."""
+    r, g, b = rgb(color)
+    if 0.299 * r + 0.587 * g + 0.114 * b < 90:
+        return tuple((c + 255) // 2 for c in (r, g, b))  # type: ignore[return-value]
+    return tuple(c * 11 // 20 for c in (r, g, b))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class LegendEntry:
+    kind: str  # "terrain", "hexside", "place", "entry", "victory"
+    name: str
+    title: str
+    box: Box
+
+
+@dataclass
+class Layout:
+    """Where the renderer put things, in pixels."""
+
+    radius: float  # centre to corner of a hex
+    centres: dict[str, PxPoint] = field(default_factory=dict)
+    text: dict[str, list[Box]] = field(default_factory=dict)  # hex → boxes of marks and text
+    legend: list[LegendEntry] = field(default_factory=list)
+
+
+class MapRenderer:
+    def __init__(self, model: MapModel, dpi: int = DPI) -> None:
+        self.model = model
+        self.grid: Grid = model.grid
+        self.radius = dpi * HEX_HEIGHT_INCHES / math.sqrt(3)
+        self.sx = self.radius * PIXEL_SCALE[0]
+        self.sy = self.radius * PIXEL_SCALE[1]
+        r = self.radius
+        self.fonts = {
+            "number": ImageFont.load_default(size=max(8, round(0.21 * r))),
+            "place": ImageFont.load_default(size=max(8, round(0.26 * r))),
+            "legend": ImageFont.load_default(size=max(9, round(0.32 * r))),
+            "title": ImageFont.load_default(size=max(12, round(0.6 * r))),
+        }
+        xs = [self.grid.centre(c, row)[0] for c, row in self.grid.offsets()]
+        ys = [self.grid.centre(c, row)[1] for c, row in self.grid.offsets()]
+        self.margin = round(0.8 * r)
+        self.top = self.margin + round(1.0 * r)
+        self.x0, self.y0 = min(xs) - 2, min(ys) - 1
+        self.map_width = (max(xs) + 2 - self.x0) * self.sx
+        self.map_height = (max(ys) + 1 - self.y0) * self.sy
+        self.layout = Layout(self.radius)
+
+    # ------------------------------------------------------------ coordinates
+
+    def px(self, point: Point) -> PxPoint:
+        x, y = point
+        return self.margin + (x - self.x0) * self.sx, self.top + (y - self.y0) * self.sy
+
+    def centre(self, label: str) -> PxPoint:
+        return self.px(self.grid.centre(*Grid.parse(label)))
+
+    def corners(self, label: str) -> list[PxPoint]:
+        return [self.px(p) for p in self.grid.corners(*Grid.parse(label))]
+
+    def hexside(self, a: str, b: str) -> tuple[PxPoint, PxPoint]:
+        ends = self.grid.hexside_ends(*Grid.parse(a), self.model.direction(a, b))
+        return self.px(ends[0]), self.px(ends[1])
+
+    # ------------------------------------------------------------ the whole map
+
+    def render(
+        self, sight: tuple[str, str, Sight] | None = None, units: Iterable[str] = ()
+    ) -> Image.Image:
+        legend_width = 8 * self.radius
+        width = round(2 * self.margin + self.map_width + legend_width)
+        height = round(self.top + self.map_height + self.margin)
+        legend_height = self._legend_height()
+        img = Image.new("RGB", (width, max(height, round(self.top + legend_height))), PAPER)
+        draw = ImageDraw.Draw(img)
+        draw.text(
+            (self.margin, self.margin // 2),
+            self.model.map.title,
+            font=self.fonts["title"],
+            fill=INK,
+        )
+        labels = self.model.labels()
+        for label in labels:
+            self.layout.centres[label] = self.centre(label)
+            self.layout.text[label] = []
+            self._hex(draw, label)
+        self._hexsides(draw)
+        for label in labels:
+            self._number(draw, label)
+        self._places(draw)
+        self._entries(draw)
+        for label in units:
+            self._unit(draw, label)
+        if sight is not None:
+            self._sight(draw, *sight)
+        self._legend(draw, self.margin * 2 + self.map_width)
+        return img
+
+    # ------------------------------------------------------------ hexes
+
+    def _hex(self, draw: ImageDraw.ImageDraw, label: str) -> None:
+        terrain = self.model.terrain_of(label)
+        draw.polygon(self.corners(label), fill=rgb(terrain.color), outline=GRID_LINE)
+        self._pattern(draw, self.centre(label), terrain, self.radius)
+
+    def _pattern(
+        self, draw: ImageDraw.ImageDraw, at: PxPoint, terrain: ir.Terrain, r: float
+    ) -> None:
+        """The terrain's pattern around a hex centre, along the rays toward its corners."""
+        if terrain.pattern == "none":
+            return
+        ink = pattern_color(terrain.color)
+        cx, cy = at
+
+        def toward(angle: float, dist: float) -> PxPoint:
+            return cx + dist * r * math.cos(angle), cy - dist * r * math.sin(angle)
+
+        for angle in CORNER_ANGLES:
+            x, y = toward(angle, 0.47)
+            if terrain.pattern == "trees":
+                s = 0.13 * r
+                draw.ellipse((x - s, y - s, x + s, y + s), fill=ink)
+            elif terrain.pattern == "orchard":
+                for dist in (0.36, 0.56):
+                    ox, oy = toward(angle, dist)
+                    s = 0.06 * r
+                    draw.ellipse((ox - s, oy - s, ox + s, oy + s), fill=ink)
+            elif terrain.pattern == "dots":
+                for dist in (0.33, 0.42, 0.51, 0.6):
+                    ox, oy = toward(angle, dist)
+                    s = 0.025 * r
+                    draw.rectangle((ox - s, oy - s, ox + s, oy + s), fill=ink)
+            elif terrain.pattern == "crops":
+                for dy in (-0.08, 0.0, 0.08):
+                    draw.line(
+                        (x - 0.14 * r, y + dy * r, x + 0.14 * r, y + dy * r),
+                        fill=ink,
+                        width=max(1, round(0.025 * r)),
+                    )
+            elif terrain.pattern == "marsh":
+                w = max(1, round(0.025 * r))
+                draw.line((x - 0.14 * r, y, x + 0.14 * r, y), fill=ink, width=w)
+                for dx in (-0.07, 0.0, 0.07):
+                    draw.line((x + dx * r, y, x + dx * r * 1.6, y - 0.12 * r), fill=ink, width=w)
+            elif terrain.pattern == "hatch":
+                draw.line(
+                    (*toward(angle, 0.3), *toward(angle + 0.35, 0.68)),
+                    fill=ink,
+                    width=max(1, round(0.03 * r)),
+                )
+                draw.line(
+                    (*toward(angle, 0.3), *toward(angle - 0.35, 0.68)),
+                    fill=ink,
+                    width=max(1, round(0.03 * r)),
+                )
+            elif terrain.pattern == "buildings":
+                s = 0.09 * r
+                draw.rectangle((x - s, y - s, x + s, y + s), fill=ink)
+
+    def _number(self, draw: ImageDraw.ImageDraw, label: str) -> None:
+        cx, cy = self.centre(label)
+        self._text(draw, label, label, (cx, cy - 0.66 * self.radius), "number", INK)
+
+    def _text(
+        self,
+        draw: ImageDraw.ImageDraw,
+        label: str,
+        text: str,
+        at: PxPoint,
+        font: str,
+        fill: RGB,
+        boxed: bool = False,
+    ) -> Box:
+        """Text centred at `at`, recorded in the layout of hex `label`."""
+        f = self.fonts[font]
+        left, top, right, bottom = draw.textbbox((0, 0), text, font=f)
+        x, y = at[0] - (right - left) / 2 - left, at[1] - (bottom - top) / 2 - top
+        box = (x + left, y + top, x + right, y + bottom)
+        if boxed:
+            pad = 0.06 * self.radius
+            box = (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
+            draw.rectangle(box, fill=PAPER, outline=INK, width=max(1, round(0.02 * self.radius)))
+        draw.text((x, y), text, font=f, fill=fill)
+        self.layout.text[label].append(box)
+        return box
+
+    # ------------------------------------------------------------ hexsides
+
+    def _hexsides(self, draw: ImageDraw.ImageDraw) -> None:
+        """Features along hexsides first, then across them (roads), then bridges."""
+        written = self.model.map.hexsides
+        layers = (
+            ("stream", "line", "slope", "fieldworks"),
+            ("ford",),
+            ("road", "track", "path"),
+            ("bridge",),
+        )
+        for styles in layers:
+            for (a, b), features in written.items():
+                for name, owner in features.items():
+                    f = self.model.features[name]
+                    if f.draw in styles:
+                        self._feature(draw, f, a, b, owner)
+
+    def _feature(
+        self, draw: ImageDraw.ImageDraw, f: ir.HexsideFeature, a: str, b: str, owner: str
+    ) -> None:
+        p, q = self.hexside(a, b)
+        self._draw(draw, f, (p, q), (self.centre(a), self.centre(b)), self.centre(owner or a))
+
+    def _draw(
+        self,
+        draw: ImageDraw.ImageDraw,
+        f: ir.HexsideFeature,
+        side: tuple[PxPoint, PxPoint],
+        centres: tuple[PxPoint, PxPoint],
+        inside: PxPoint,
+    ) -> None:
+        """One feature on the hexside p–q between two hex centres; `inside`: its owner's centre."""
+        r = self.radius
+        color = rgb(f.color)
+        p, q = side
+        if f.draw in ("road", "track", "path"):
+            self._road(draw, f.draw, color, *centres)
+        elif f.draw in ("stream", "line"):
+            width = max(2, round((0.12 if f.draw == "stream" else 0.05) * r))
+            draw.line((*p, *q), fill=color, width=width)
+        elif f.draw == "ford":
+            for t in (0.3, 0.5, 0.7):
+                x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
+                s = 0.07 * r
+                draw.ellipse((x - s, y - s, x + s, y + s), fill=(235, 225, 190), outline=color)
+        elif f.draw == "bridge":
+            self._bridge(draw, color, *centres)
+        elif f.draw in ("slope", "fieldworks"):
+            self._edge_symbol(draw, f.draw, color, p, q, inside)
+
+    def _road(
+        self, draw: ImageDraw.ImageDraw, style: str, color: RGB, a: PxPoint, b: PxPoint
+    ) -> None:
+        r = self.radius
+        width = max(2, round({"road": 0.09, "track": 0.07, "path": 0.045}[style] * r))
+        if style == "road":
+            draw.line((*a, *b), fill=color, width=width)
+            for x, y in (a, b):
+                draw.ellipse(
+                    (x - width / 2, y - width / 2, x + width / 2, y + width / 2), fill=color
+                )
+            return
+        dash = 0.16 * r if style == "track" else 0.07 * r
+        length = math.dist(a, b)
+        steps = max(1, int(length // dash))
+        for i in range(0, steps, 2):
+            t0, t1 = i / steps, min(1.0, (i + 1) / steps)
+            draw.line(
+                (
+                    a[0] + (b[0] - a[0]) * t0,
+                    a[1] + (b[1] - a[1]) * t0,
+                    a[0] + (b[0] - a[0]) * t1,
+                    a[1] + (b[1] - a[1]) * t1,
+                ),
+                fill=color,
+                width=width,
+            )
+
+    def _bridge(self, draw: ImageDraw.ImageDraw, color: RGB, a: PxPoint, b: PxPoint) -> None:
+        """A plank across the hexside, along the line between the two centres."""
+        r = self.radius
+        mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+        ux, uy = (b[0] - a[0]) / math.dist(a, b), (b[1] - a[1]) / math.dist(a, b)
+        half_len, half_w = 0.24 * r, 0.09 * r
+        corners = [
+            (mx + sx * half_len * ux - sw * half_w * uy, my + sx * half_len * uy + sw * half_w * ux)
+            for sx, sw in ((-1, -1), (1, -1), (1, 1), (-1, 1))
+        ]
+        draw.polygon(corners, fill=color, outline=INK)
+
+    def _edge_symbol(
+        self,
+        draw: ImageDraw.ImageDraw,
+        style: str,
+        color: RGB,
+        p: PxPoint,
+        q: PxPoint,
+        inside: PxPoint,
+    ) -> None:
+        """A slope's solid line, or fieldworks, on the side of the hex they belong to.
+
+        The ticks of a slope and the teeth of fieldworks point out of that hex.
+        """
+        r = self.radius
+        # Unit normal pointing into the owning hex.
+        ex, ey = q[0] - p[0], q[1] - p[1]
+        length = math.hypot(ex, ey)
+        nx, ny = -ey / length, ex / length
+        mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
+        if (inside[0] - mx) * nx + (inside[1] - my) * ny < 0:
+            nx, ny = -nx, -ny
+        inset = 0.07 * r
+        a = (p[0] + nx * inset + ex * 0.08, p[1] + ny * inset + ey * 0.08)
+        b = (q[0] + nx * inset - ex * 0.08, q[1] + ny * inset - ey * 0.08)
+        width = max(2, round(0.045 * r))
+        draw.line((*a, *b), fill=color, width=width)
+        n = 5
+        for i in range(n):
+            t0, t1 = (i + 0.2) / n, (i + 0.8) / n
+            base0 = (a[0] + (b[0] - a[0]) * t0, a[1] + (b[1] - a[1]) * t0)
+            base1 = (a[0] + (b[0] - a[0]) * t1, a[1] + (b[1] - a[1]) * t1)
+            mid = ((base0[0] + base1[0]) / 2, (base0[1] + base1[1]) / 2)
+            if style == "slope":
+                draw.line(
+                    (*mid, mid[0] - nx * 0.14 * r, mid[1] - ny * 0.14 * r),
+                    fill=color,
+                    width=max(1, width // 2),
+                )
+            else:
+                tip = (mid[0] - nx * 0.13 * r, mid[1] - ny * 0.13 * r)
+                draw.polygon([base0, base1, tip], fill=color)
+
+    # ------------------------------------------------------------ places and overlays
+
+    def _star(self, draw: ImageDraw.ImageDraw, at: PxPoint, size: float) -> None:
+        cx, cy = at
+        points = []
+        for i in range(10):
+            angle = math.pi / 2 + i * math.pi / 5
+            rad = size if i % 2 == 0 else size * 0.45
+            points.append((cx + rad * math.cos(angle), cy - rad * math.sin(angle)))
+        draw.polygon(points, fill=STAR, outline=INK)
+
+    def _places(self, draw: ImageDraw.ImageDraw) -> None:
+        r = self.radius
+        for place in self.model.map.places:
+            cx, cy = self.centre(place.hex)
+            if place.victory:
+                size = 0.24 * r
+                self._star(draw, (cx, cy), size)
+                self.layout.text[place.hex].append((cx - size, cy - size, cx + size, cy + size))
+            self._text(draw, place.hex, place.title, (cx, cy + 0.5 * r), "place", INK)
+
+    def _entries(self, draw: ImageDraw.ImageDraw) -> None:
+        for zone in self.model.map.zones:
+            if zone.kind != "entry":
+                continue
+            for label in zone.hexes:
+                cx, cy = self.centre(label)
+                self._text(
+                    draw, label, zone.title, (cx, cy - 0.3 * self.radius), "place", INK, boxed=True
+                )
+
+    def _unit(self, draw: ImageDraw.ImageDraw, label: str) -> None:
+        cx, cy = self.centre(label)
+        s = 0.3 * self.radius
+        box = (cx - s, cy - s, cx + s, cy + s)
+        draw.rectangle(
+            box, fill=(230, 230, 230), outline=INK, width=max(1, round(0.04 * self.radius))
+        )
+        self.layout.text[label].append(box)
+
+    def _sight(self, draw: ImageDraw.ImageDraw, a: str, b: str, sight: Sight) -> None:
+        """The line of sight, and what blocks it: hexes ringed, a hexside struck."""
+        r = self.radius
+        color = LOS_CLEAR if sight.clear else LOS_BLOCKED
+        draw.line((*self.centre(a), *self.centre(b)), fill=color, width=max(2, round(0.05 * r)))
+        for label in (a, b):
+            x, y = self.centre(label)
+            s = 0.1 * r
+            draw.ellipse((x - s, y - s, x + s, y + s), fill=color)
+        blocker = sight.blocker
+        if blocker is None or blocker.kind == "range":
+            return
+        hexes = [Grid.label(*h) for h in blocker.hexes if self.grid.contains(*h)]
+        if blocker.kind in ("hex", "spine"):
+            for label in hexes:
+                draw.polygon(
+                    self.corners(label), outline=LOS_BLOCKED, width=max(3, round(0.08 * r))
+                )
+        elif len(hexes) == 2:
+            p, q = self.hexside(*hexes)
+            draw.line((*p, *q), fill=LOS_BLOCKED, width=max(3, round(0.14 * r)))
+
+    # ------------------------------------------------------------ the legend
+
+    def _legend_items(self) -> list[tuple[str, str, str]]:
+        m = self.model
+        items = [("terrain", t.name, t.title) for t in m.terrain.values()]
+        items += [("hexside", f.name, f.title) for f in m.features.values()]
+        if any(p.victory for p in m.map.places):
+            items.append(("victory", "victory", "Victory hex"))
+        items += [
+            ("entry", z.name, f"{z.title}: entry hex") for z in m.map.zones if z.kind == "entry"
+        ]
+        items += [("place", p.name, f"{p.title} ({p.hex})") for p in m.map.places]
+        return items
+
+    def _legend_height(self) -> float:
+        return (len(self._legend_items()) + 2) * 0.95 * self.radius
+
+    def _legend(self, draw: ImageDraw.ImageDraw, left: float) -> None:
+        r = self.radius
+        row = 0.95 * r
+        y = self.top
+        draw.text((left, y - 0.3 * r), "Legend", font=self.fonts["title"], fill=INK)
+        y += row
+        for kind, name, title in self._legend_items():
+            sample = (left + 0.5 * r, y + row / 2)
+            self._legend_sample(draw, kind, name, sample)
+            draw.text(
+                (left + 1.2 * r, y + row / 2),
+                title,
+                font=self.fonts["legend"],
+                fill=INK,
+                anchor="lm",
+            )
+            width = draw.textlength(title, font=self.fonts["legend"])
+            self.layout.legend.append(
+                LegendEntry(kind, name, title, (left, y, left + 1.2 * r + width, y + row))
+            )
+            y += row
+
+    def _legend_sample(self, draw: ImageDraw.ImageDraw, kind: str, name: str, at: PxPoint) -> None:
+        r = self.radius
+        x, y = at
+        s = 0.42 * r  # a small hex: corner radius s
+        hexagon = [(x + s * math.cos(a), y - s * math.sin(a)) for a in CORNER_ANGLES]
+        if kind == "terrain":
+            terrain = self.model.terrain[name]
+            draw.polygon(hexagon, fill=rgb(terrain.color), outline=GRID_LINE)
+            self._pattern(draw, at, terrain, s)
+        elif kind == "hexside":
+            # A hexside standing upright between two half-hexes; a combined
+            # type shows the features it stands for.
+            f = self.model.features[name]
+            side = ((x, y - 0.42 * r), (x, y + 0.42 * r))
+            centres = ((x - 0.5 * r, y), (x + 0.5 * r, y))
+            for part in [self.model.features[c] for c in f.combines] or [f]:
+                self._draw(draw, part, side, centres, centres[0])
+        elif kind == "victory":
+            self._star(draw, at, 0.24 * r)
+        elif kind == "entry":
+            zone = next(z for z in self.model.map.zones if z.name == name)
+            f = self.fonts["place"]
+            left, top, right, bottom = draw.textbbox((0, 0), zone.title, font=f)
+            w, h = right - left, bottom - top
+            pad = 0.06 * r
+            draw.rectangle(
+                (x - w / 2 - pad, y - h / 2 - pad, x + w / 2 + pad, y + h / 2 + pad),
+                fill=PAPER,
+                outline=INK,
+            )
+            draw.text((x, y), zone.title, font=f, fill=INK, anchor="mm")
+        elif kind == "place":
+            draw.ellipse((x - 0.08 * r, y - 0.08 * r, x + 0.08 * r, y + 0.08 * r), fill=INK)
+
+
+def render_map(
+    model: MapModel,
+    dpi: int = DPI,
+    sight: tuple[str, str, Sight] | None = None,
+    units: Iterable[str] = (),
+) -> tuple[Image.Image, Layout]:
+    """The map as an image, and where its hexes, texts and legend entries are."""
+    renderer = MapRenderer(model, dpi)
+    return renderer.render(sight, units), renderer.layout

@@ -1,0 +1,100 @@
+"""The reinforcement primitive: units due this turn are placed at their entry hexes (9.61).
+
+At the start of its side's movement phase, every unit whose turn of entry
+has come (and that the rules let in: `may_enter`, for variable or conditional
+entries) is placed in an entry hex — its owner choosing when there are
+several — or, where the rules allow it (`may_delay`), held back for a later
+turn. Placement costs no movement points (9.62) and may over-stack.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from engine.describe import hex_label, unit_name
+from engine.effects import place_unit, say
+from engine.interpreter import Node, emit
+from engine.primitives import Primitive, register
+from engine.queries import units_in
+from engine.state import NOT_ENTERED, Frame, State
+from engine.vocabulary import Lambda, primitive
+
+primitive(
+    "enter_reinforcements",
+    ("side", "side"),
+    ("may_enter", Lambda("bool", (("unit", "unit"),))),
+    ("may_delay", "bool"),
+    optional=("may_enter", "may_delay"),
+    doc="Place the side's reinforcements due this turn at their entry hexes.",
+)
+
+
+class EnterReinforcements(Primitive):
+    name = "enter_reinforcements"
+    fields: ClassVar[dict[str, str]] = {"side": "side", "may_delay": "bool", "held": "units"}
+
+    def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
+        super().start(s, frame, args, site)
+        frame.b.setdefault("may_delay", False)
+        frame.b["held"] = ()
+
+    def due(self, s: State, frame: Frame) -> list[int]:
+        rules = s.game.rules
+        turn = s.vars["turn"]
+        out = []
+        for u, (entry_turn, hexes, _variable) in enumerate(s.game.entries):
+            if rules.units[u].side != frame.b["side"] or s.unit_status[u] != NOT_ENTERED:
+                continue
+            if not entry_turn or entry_turn > turn or not hexes or u in frame.b["held"]:
+                continue
+            if self.has_lambda(s, frame, "may_enter") and not self.call(
+                s, frame, "may_enter", unit=u
+            ):
+                continue
+            out.append(u)
+        return out
+
+    def options(self, s: State, u: int) -> list[int]:
+        """Entry hexes free of enemy units."""
+        side = s.game.rules.units[u].side
+        return [
+            h
+            for h in s.game.entries[u][1]
+            if not any(s.game.rules.units[o].side != side for o in units_in(s, h))
+        ]
+
+    def run(self, s: State, frame: Frame) -> Node | None:
+        for u in self.due(s, frame):
+            options = self.options(s, u)
+            if not options:
+                say(s, f"{unit_name(s, u)} finds its entry hexes held by the enemy and waits.")
+                frame.b["held"] = (*frame.b["held"], u)
+                continue
+            if len(options) == 1 and not frame.b["may_delay"]:
+                self._enter(s, u, options[0])
+                continue
+            space = s.game.actions
+            actions = tuple(space.hex(h) for h in options)
+            if frame.b["may_delay"]:
+                actions = (space.PASS, *actions)
+            side = s.game.rules.units[u].side
+            return Node(side, actions, prompt=f"bring on {unit_name(s, u)} (pass to delay)")
+        return None
+
+    def apply(self, s: State, frame: Frame, action: int) -> None:
+        u = self.due(s, frame)[0]
+        space = s.game.actions
+        if action == space.PASS:
+            say(s, f"{unit_name(s, u)} is held back.")
+            frame.b["held"] = (*frame.b["held"], u)
+            return
+        self._enter(s, u, space.decode("hex", action))
+
+    @staticmethod
+    def _enter(s: State, u: int, h: int) -> None:
+        place_unit(s, u, h)
+        say(s, f"{unit_name(s, u)} enters at {hex_label(s, h)}.")
+        emit(s, "entered_map", unit=u, hex=h)
+
+
+register(EnterReinforcements())

@@ -1,0 +1,82 @@
+"""Movement restrictions declared by the rules, read by the movement primitive.
+
+Each restriction is active while its rule switch is on and its `until turn`
+has not come; its condition (over `unit`, and `hex` for the hex kinds)
+decides whom and where it binds.
+"""
+
+from __future__ import annotations
+
+from engine.rules import RestrictionSpec
+from engine.state import State
+
+
+def _active(s: State, r: RestrictionSpec) -> bool:
+    if r.rule and not s.game.switch_on[r.rule]:
+        return False
+    return r.until_turn is None or s.vars["turn"] < r.until_turn
+
+
+def _binds(s: State, r: RestrictionSpec, bindings: dict[str, int]) -> bool:
+    return r.condition is None or bool(r.condition(s, bindings))
+
+
+def _in_zone(s: State, r: RestrictionSpec, h: int) -> bool:
+    return not r.zone or h in s.game.rules.board.zones[r.zone]
+
+
+def may_enter(s: State, u: int, h: int) -> bool:
+    """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it."""
+    for r in s.game.rules.restrictions:
+        if (
+            r.kind == "no_entry"
+            and _active(s, r)
+            and _in_zone(s, r, h)
+            and _binds(s, r, {"unit": u, "hex": h})
+        ):
+            return False
+        if (
+            r.kind == "confined_to"
+            and _active(s, r)
+            and not _in_zone(s, r, h)
+            and _binds(s, r, {"unit": u, "hex": h})
+        ):
+            return False
+    return True
+
+
+def may_end(s: State, u: int, h: int) -> bool:
+    """No `no_end` forbids ending a move in the hex."""
+    return not any(
+        r.kind == "no_end"
+        and _active(s, r)
+        and _in_zone(s, r, h)
+        and _binds(s, r, {"unit": u, "hex": h})
+        for r in s.game.rules.restrictions
+    )
+
+
+def may_move(s: State, u: int) -> bool:
+    """No `no_move` holds the unit in place."""
+    return not any(
+        r.kind == "no_move" and _active(s, r) and _binds(s, r, {"unit": u})
+        for r in s.game.rules.restrictions
+    )
+
+
+def max_hexes(s: State, u: int) -> int | None:
+    """How many hexes the unit may move at most (a `max_hexes` restriction), or None."""
+    for r in s.game.rules.restrictions:
+        if r.kind == "max_hexes" and _active(s, r) and _binds(s, r, {"unit": u}):
+            assert r.value is not None
+            return int(r.value(s, {"unit": u}))
+    return None
+
+
+def allowance(s: State, u: int) -> int:
+    """The unit's movement allowance: the first `allowance` restriction that binds, else printed."""
+    for r in s.game.rules.restrictions:
+        if r.kind == "allowance" and _active(s, r) and _binds(s, r, {"unit": u}):
+            assert r.value is not None
+            return int(r.value(s, {"unit": u}))
+    return s.game.rules.units[u].movement
