@@ -1,7 +1,9 @@
 """Building a ruleset: compile, generate, and write outputs all or nothing.
 
-Outputs go to a temporary folder beside the target and are moved into place
-only when complete, so a failed build never leaves half-written files.
+A build makes every output in memory first — the engine package and the
+print-and-play parts under `print/` — then writes them to a temporary folder
+beside the target and moves it into place, so a failed build never leaves
+half-written files.
 Shipped rulesets build into the project's `generated/<name>/`; others into
 `generated/<name>/` under the working directory unless told otherwise.
 """
@@ -17,8 +19,10 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
+from compiler.backends.print_and_play import PARTS, print_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
+from compiler.progress import Progress
 from engine.game import Game
 
 GENERATED = PROJECT_ROOT / "generated"
@@ -40,8 +44,14 @@ def output_dir(rules: ir.Ruleset, entry: Path, out: Path | None = None) -> Path:
     return Path.cwd() / "generated" / rules.name
 
 
-def write_atomically(target: Path, files: dict[str, str | bytes]) -> None:
-    """Write every file into a fresh folder, then swap it in for `target`."""
+def write_atomically(
+    target: Path, files: dict[str, str | bytes], replace: tuple[str, ...] = ()
+) -> None:
+    """Write every file into a fresh folder, then swap it in for `target`.
+
+    Files already in `target` are kept unless their path starts with one of
+    `replace` (the outputs this build remakes: stale ones must go).
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
@@ -56,7 +66,13 @@ def write_atomically(target: Path, files: dict[str, str | bytes]) -> None:
             # Keep what another backend wrote there (git-ignored images, PDFs).
             for old in target.rglob("*"):
                 rel = old.relative_to(target)
-                if old.is_file() and not (tmp / rel).exists() and "__pycache__" not in rel.parts:
+                stale = rel.as_posix().startswith(replace) if replace else False
+                if (
+                    old.is_file()
+                    and not stale
+                    and not (tmp / rel).exists()
+                    and "__pycache__" not in rel.parts
+                ):
                     (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(old, tmp / rel)
             backup = target.with_name(f".{target.name}.old")
@@ -72,13 +88,34 @@ def write_atomically(target: Path, files: dict[str, str | bytes]) -> None:
         raise
 
 
-def build_engine(arg: str | Path, out: Path | None = None) -> tuple[ir.Ruleset, Path]:
-    """Compile a ruleset and write its engine package; raises `CompileError`."""
-    rules, _sources = compile_ruleset(arg)
+OUTPUTS = ("engine", *PARTS)
+
+
+def build(
+    arg: str | Path, out: Path | None = None, only: str | None = None, progress: bool = True
+) -> tuple[ir.Ruleset, Path]:
+    """Compile a ruleset and write its outputs (or `only` one); raises `CompileError`."""
+    rules, sources = compile_ruleset(arg)
     entry = resolve_ruleset(arg)
     target = output_dir(rules, entry, out)
-    files: dict[str, str | bytes] = dict(generate(rules))
-    write_atomically(target, files)
+    outputs = [only] if only else list(OUTPUTS)
+    steps = []
+    if "engine" in outputs:
+        steps.append(("engine", lambda: dict(generate(rules))))
+    for part in PARTS:
+        if part in outputs and not rules.library:
+            steps += [
+                (what, lambda run=run: {f"print/{k}": v for k, v in run().items()})
+                for what, run in print_steps(rules, sources, part)
+            ]
+    bar = Progress(len(steps)) if progress else None
+    files: dict[str, str | bytes] = {}
+    for what, run in steps:
+        files.update(run())
+        if bar is not None:
+            bar.step(what)
+    replace = tuple(f"print/{p}" for p in PARTS if p in outputs)
+    write_atomically(target, files, replace)
     if target.parent == GENERATED:
         init = GENERATED / "__init__.py"
         if not init.exists():

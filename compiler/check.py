@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiler import ir
+from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
 from compiler.load import display_name, load, resolve_ruleset
@@ -67,6 +68,7 @@ KINDS = {
     "marker",
     "turn_track",
     "levels",
+    "counter_face",
     "scenario",
     "bag",
     "attribute",
@@ -364,6 +366,13 @@ class Checker:
         markers = tuple(forces.marker(d) for d, _r in g.entities.get("marker", []))
         for m in markers:
             self.sym.entities[m.name] = Entity("marker", "marker", m.name)
+        unit_attrs = {a.name for a in attributes} | {
+            k for x in (*unit_types, *units) for k in x.props
+        }
+        counter_faces = tuple(
+            check_counter_face(d, self.r, {t.name for t in unit_types}, unit_attrs)
+            for d, _r in g.entities.get("counter_face", [])
+        )
 
         results = [self.result_header(d) for d, _r in g.entities.get("result", [])]
         for res_decl, (name, code, _prov) in zip(
@@ -509,6 +518,7 @@ class Checker:
             start=start,
             files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
             prov=prov_of(header.prov),
+            counter_faces=counter_faces,
         )
 
     def resolve_initial(self, v: ir.Variable, sides: list[str]) -> ir.Variable:

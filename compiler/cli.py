@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from compiler.build import OUTPUTS
 from compiler.load import RulesetNotFound
 from dsl.diagnostics import CompileError
 
@@ -99,15 +100,15 @@ def cmd_dump(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from compiler.build import build_engine, shipped_battles
+    from compiler.build import build, shipped_battles
 
     targets = shipped_battles() if args.ruleset == "shipped" else [args.ruleset]
     if args.out and len(targets) > 1:
         print("muster: --out needs one ruleset", file=sys.stderr)
         return 2
     for target in targets:
-        rules, out = build_engine(target, Path(args.out) if args.out else None)
-        print(f"built {rules.name}: engine → {out}")
+        rules, out = build(target, Path(args.out) if args.out else None, args.only)
+        print(f"built {rules.name}: {args.only or 'everything'} → {out}")
     return 0
 
 
@@ -247,10 +248,12 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("ruleset")
     d.set_defaults(func=cmd_dump)
 
-    b = sub.add_parser("build", help="build a ruleset's engine package")
+    b = sub.add_parser(
+        "build", help="build a ruleset's engine package and print-and-play components"
+    )
     b.add_argument("ruleset", help="a ruleset, or `shipped` for every shipped battle")
     b.add_argument("--out", help="output folder (default generated/<name>)")
-    b.add_argument("--only", choices=["engine"], default="engine", help="which output to build")
+    b.add_argument("--only", choices=OUTPUTS, help="build only this output (default: all)")
     b.set_defaults(func=cmd_build)
 
     pl = sub.add_parser("play", help="play one game with bots and print its account")

@@ -440,6 +440,35 @@ class Marker:
 
 
 @dataclass(frozen=True, slots=True)
+class FaceField:
+    """One thing printed in a slot of a counter: a value, a literal text, stars or a badge."""
+
+    value: str  # name, symbol, strength, …, or a unit attribute; "" for a literal text
+    style: str  # "plain", "signed", "stars", "badge" or "text"
+    text: str = ""  # the literal text, or the letters in a badge
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
+class CounterFace:
+    """What counters of one kind show and where (`counter_face`, compiler/counters.py).
+
+    Faces stack: the series default first, then each declared face that
+    applies, each replacing the slots and colours it names.
+    """
+
+    name: str
+    title: str
+    counters: str  # "unit", "leader" or "marker"
+    types: tuple[str, ...]  # the unit types it is for; () for every one
+    slots: dict[str, tuple[FaceField, ...]]  # slot -> its fields, left to right
+    boxed: tuple[tuple[str, str], ...]  # (value, attribute): boxed in white where set
+    colors: dict[str, str]  # "body", "text": the colours it sets
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class MoveCost:
     """One movement entry of the TEC: MP for every unit, and for named movement classes.
 
@@ -838,3 +867,4 @@ class Ruleset:
     start: str
     files: tuple[str, ...]
     prov: Prov
+    counter_faces: tuple[CounterFace, ...] = ()  # declared looks; see compiler/counters.py

@@ -1,0 +1,151 @@
+"""The counter mix: every counter of a ruleset with its front and back, laid out.
+
+Two-step units show their reduced values (and reduced name) on the back;
+one-step units, leaders and markers show the back they declare (`back
+blank`, a "text", or for markers another marker's face). Markers come as
+many times as their `count`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler import ir
+from compiler.backends.print_and_play.face import Face, tint
+from compiler.backends.print_and_play.layout import DoesNotFit, Values, lay_out, wrapped
+from compiler.counters import look_of
+from dsl.diagnostics import BAD_VALUE, Reporter
+
+BACK_TEXT_BOX = (12, 54, 176, 176)
+
+
+@dataclass(frozen=True, slots=True)
+class Counter:
+    """One counter design: `copies` identical counters go on the sheets."""
+
+    name: str  # the unit's or marker's name: file names and VASSAL pieces use it
+    kind: str  # "unit", "leader" or "marker"
+    side: str  # "" for a marker both sides use
+    front: Face
+    back: Face
+    copies: int
+
+
+def counter_mix(rules: ir.Ruleset, r: Reporter) -> list[Counter]:
+    """Every counter, units and leaders first (in declaration order), then markers."""
+    mix = [_unit(rules, u, r) for u in rules.units]
+    fronts = {m.name: _marker_front(rules, m, r) for m in rules.markers}
+    for m in rules.markers:
+        back = _back(m.back, fronts[m.name], r, m.span, fronts)
+        mix.append(Counter(m.name, "marker", m.side, fronts[m.name], back, m.count))
+    return mix
+
+
+def unit_values(rules: ir.Ruleset, u: ir.Unit, step: int) -> Values:
+    """The values printed on step `step` (0: full strength) of a unit or leader."""
+    utype = next((t for t in rules.unit_types if t.name == u.type), None)
+    values: dict[str, object] = {**(utype.props if utype else {}), **u.props}
+    reduced = step > 0
+    values["name"] = (u.reduced_short or u.short) if reduced else u.short
+    values["movement"] = u.movement
+    if utype is not None:
+        values["symbol"] = utype.symbol
+    if u.strengths:
+        sp = str(u.strengths[step])
+        if u.rifle_strengths:
+            sp += f"/{u.rifle_strengths[step]}"
+        values["strength"] = sp
+    if u.morales:
+        values["morale"] = u.morales[step]
+    if not reduced:
+        values["setup"] = _setup(u)
+    brigade = next((b for b in rules.brigades if b.name == u.brigade), None)
+    if brigade is not None:
+        values["letter"] = brigade.letter
+    look = look_of(rules, u.kind, u.type)
+    boxed = {value for value, attr in look.boxed.items() if values.get(attr)}
+    return Values(values, boxed)
+
+
+def _setup(u: ir.Unit) -> str | None:
+    """`0404`, or `T5 1012` for a unit entering on turn 5 (in parentheses if rolled for)."""
+    if u.setup:
+        return u.setup
+    if u.entry is None:
+        return None
+    turn = f"({u.entry.turn})" if u.entry.variable else f"T{u.entry.turn}"
+    if not u.entry.at:
+        return turn
+    more = "+" if len(u.entry.at) > 1 else ""
+    return f"{turn} {u.entry.at[0]}{more}"
+
+
+def colours(rules: ir.Ruleset, u: ir.Unit) -> tuple[str, str, str, str]:
+    """Body, band, stripe and text colours of a unit's or leader's counter."""
+    formation = next((f for f in rules.formations if f.name == u.formation), None)
+    side = next(s for s in rules.sides if s.name == u.side)
+    band = formation.band if formation else side.color
+    stripe = formation.stripe if formation else ""
+    look = look_of(rules, u.kind, u.type)
+    body = look.colors.get("body") or tint(band, 0.8)
+    return body, band, stripe, look.colors.get("text", "#000000")
+
+
+def _unit(rules: ir.Ruleset, u: ir.Unit, r: Reporter) -> Counter:
+    look = look_of(rules, u.kind, u.type)
+    body, band, stripe, ink = colours(rules, u)
+    blank = Face(body, band, stripe, ())
+    faces = []
+    for step in range(2 if len(u.strengths) >= 2 else 1):
+        try:
+            faces.append(lay_out(look, unit_values(rules, u, step), body, band, stripe, ink))
+        except DoesNotFit as e:
+            _too_long(r, u.span, *e.args)
+            faces.append(blank)
+    back = faces[1] if len(faces) > 1 else _back(u.back, blank, r, u.span, {}, ink)
+    return Counter(u.name, u.kind, u.side, faces[0], back, 1)
+
+
+def _marker_front(rules: ir.Ruleset, m: ir.Marker, r: Reporter) -> Face:
+    look = look_of(rules, "marker")
+    side = next((s for s in rules.sides if s.name == m.side), None)
+    body = look.colors.get("body") or m.color
+    ink = look.colors.get("text", "#000000")
+    values = Values({"name": m.short}, set())
+    try:
+        return lay_out(look, values, body, side.color if side else "", "", ink)
+    except DoesNotFit as e:
+        _too_long(r, m.span, *e.args)
+        return Face(body, "", "", ())
+
+
+def _back(
+    back: str,
+    blank: Face,
+    r: Reporter,
+    span: ir.Span,
+    markers: dict[str, Face],
+    ink: str = "#000000",
+) -> Face:
+    """The declared back: `blank` (or none), another marker's face, or a text."""
+    if back in ("", "blank"):
+        return Face(blank.body, blank.band, blank.stripe, ())
+    if back in markers:
+        return markers[back]
+    try:
+        items = wrapped(back, BACK_TEXT_BOX, 40, ink)
+    except DoesNotFit:
+        _too_long(r, span, back, "back")
+        items = []
+    return Face(blank.body, blank.band, blank.stripe, tuple(items))
+
+
+FIXES = {
+    "name": "give it a shorter `short` name",
+    "back": "shorten the text of its `back`",
+}
+
+
+def _too_long(r: Reporter, span: ir.Span, text: str, value: str) -> None:
+    fix = FIXES.get(value, f"shorten it, or move `{value}` to a wider slot with `counter_face`")
+    r.error(span, BAD_VALUE, f"{text!r} does not fit on a 5/8-inch counter at 6 pt", fix)

@@ -1,0 +1,90 @@
+"""The map for printing: any map image tiled onto Letter or A4 pages.
+
+Neighbouring tiles share `OVERLAP_PX` of the map. Crosshairs drawn in the
+middle of each shared strip fall on the same spot of the map on both tiles:
+trim one tile through its crosshairs, lay it over the other, and match them.
+Each tile is labelled with its row letter and column number (A1 top left)
+and names its neighbours.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from PIL import Image, ImageDraw
+
+from compiler.backends.print_and_play.geometry import Paper
+from compiler.backends.print_and_play.pages import HEADER_PX, head
+
+OVERLAP_PX = 150  # 1/2 inch of map on both of two neighbouring tiles
+MARK = "#d0006f"
+ARM = 45  # half the length of a crosshair's arms (0.15 in)
+
+
+def tile_grid(size: tuple[int, int], paper: Paper) -> tuple[list[int], list[int], int, int]:
+    """Left edges and top edges (in map pixels) of the tiles, and each tile's width and height."""
+    w = paper.width - 2 * paper.margin
+    h = paper.height - 2 * paper.margin - HEADER_PX
+    return _starts(size[0], w), _starts(size[1], h), w, h
+
+
+def _starts(length: int, window: int) -> list[int]:
+    if length <= window:
+        return [0]
+    n = math.ceil((length - OVERLAP_PX) / (window - OVERLAP_PX))
+    step = window - OVERLAP_PX
+    return [min(i * step, length - window) for i in range(n)]
+
+
+def tile_pages(img: Image.Image, paper: Paper, title: str) -> list[Image.Image]:
+    """One page per tile, row by row, with crosshairs in every shared strip."""
+    xs, ys, w, h = tile_grid(img.size, paper)
+    marks = [(x, y) for x in _seams(xs, w, img.width) for y in _along(ys, h, img.height)]
+    marks += [(x, y) for y in _seams(ys, h, img.height) for x in _along(xs, w, img.width)]
+    pages = []
+    for r, top in enumerate(ys):
+        for c, left in enumerate(xs):
+            page = Image.new("RGB", (paper.width, paper.height), "white")
+            ox, oy = paper.margin, paper.margin + HEADER_PX
+            right, bottom = min(left + w, img.width), min(top + h, img.height)
+            page.paste(img.crop((left, top, right, bottom)), (ox, oy))
+            draw = ImageDraw.Draw(page)
+            for mx, my in marks:
+                if left <= mx < left + w and top <= my < top + h:
+                    _crosshair(draw, ox + mx - left, oy + my - top)
+            label = f"{title} — map tile {_name(r, c)} (of {len(ys)} rows × {len(xs)} columns)"
+            near = [
+                _name(r + dr, c + dc)
+                for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0))
+                if 0 <= r + dr < len(ys) and 0 <= c + dc < len(xs)
+            ]
+            if near:
+                label += "; overlaps " + ", ".join(near)
+            head(page, paper, label)
+            pages.append(page)
+    return pages
+
+
+def _name(row: int, col: int) -> str:
+    return f"{chr(ord('A') + row)}{col + 1}"
+
+
+def _seams(starts: list[int], window: int, length: int) -> list[int]:
+    """The middle of each strip shared by two neighbouring tiles."""
+    return [(b + min(a + window, length)) // 2 for a, b in itertools.pairwise(starts)]
+
+
+def _along(starts: list[int], window: int, length: int) -> list[int]:
+    """Where along a seam to put crosshairs: near both ends of every tile."""
+    out = set()
+    for s in starts:
+        out.add(s + min(window, length) // 6)
+        out.add(s + min(window, length) * 5 // 6)
+    return sorted(out)
+
+
+def _crosshair(draw: ImageDraw.ImageDraw, x: int, y: int) -> None:
+    draw.ellipse((x - ARM // 2, y - ARM // 2, x + ARM // 2, y + ARM // 2), outline=MARK, width=3)
+    draw.line((x - ARM, y, x + ARM, y), fill=MARK, width=3)
+    draw.line((x, y - ARM, x, y + ARM), fill=MARK, width=3)

@@ -1,0 +1,315 @@
+"""Counter looks: what a counter shows and where (`counter_face`).
+
+A counter is drawn as a colour band across the top (its formation's band and
+stripe), a body, and slots that hold printed values:
+
+    band                                  (the band across the top)
+    top_left                 top_right
+    left         centre          right
+    bottom                                (spread evenly, left to right)
+
+The series defaults below put the name in the band, the set-up hex or turn
+and hex of entry top left, the formation letter top right, the unit-type
+symbol in the centre (a rifle badge to its left) and strength, morale and
+movement along the bottom; leaders show rank stars in the centre and their
+close-combat DRM, leadership DRM and movement along the bottom. A ruleset
+changes them with `counter_face`, which replaces only what it names:
+
+    counter_face rear_guard_box "Rear guard" § battle II {
+        counters unit                 # unit, leader or marker
+        types infantry artillery      # only these unit types (default: all)
+        box movement when rear_guard  # movement in a white box where set
+        right "RG"                    # a literal text
+        body "#f3ead2"                # body and text colours
+        text "#111111"
+    }
+
+A slot lists its fields: `name`, `symbol`, `strength`, `morale`, `movement`,
+`setup`, `letter`, any unit attribute (`rank`), a "text", and the forms
+`signed(attr)` (+1, 0, -1), `stars(attr)` (that many stars) and
+`badge(attr, "R")` (a circled "R" on units whose attribute is set, white
+on black or black on white as its value says). `slot none` empties a slot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import ImageColor
+
+from compiler import ir
+from compiler.props import Props, describe, prov_of
+from dsl import ast
+from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, UNKNOWN_PROPERTY, Reporter, did_you_mean
+
+SLOTS = ("band", "top_left", "top_right", "left", "centre", "right", "bottom")
+COUNTER_KINDS = ("unit", "leader", "marker")
+VALUES = {
+    "unit": {"name", "symbol", "strength", "morale", "movement", "setup", "letter"},
+    "leader": {"name", "movement", "setup"},
+    "marker": {"name"},
+}
+BOXABLE = {"strength", "morale", "movement"}
+SYMBOLS = (
+    "infantry",
+    "light_infantry",
+    "militia",
+    "rifle",
+    "cavalry",
+    "artillery",
+    "heavy_artillery",
+    "howitzer",
+    "none",
+)
+COLOR_KEYS = ("body", "text")
+HEADER = {"counters", "types", "box", *SLOTS, *COLOR_KEYS}
+
+
+def _f(value: str, style: str = "plain", text: str = "") -> ir.FaceField:
+    return ir.FaceField(value, style, text)
+
+
+SERIES = ir.Prov(provisional="series default look of a counter")
+SERIES_FACES = (
+    ir.CounterFace(
+        "series_unit",
+        "Combat unit",
+        "unit",
+        (),
+        {
+            "band": (_f("name"),),
+            "top_left": (_f("setup"),),
+            "top_right": (_f("letter"),),
+            "left": (_f("rifle", "badge", "R"),),
+            "centre": (_f("symbol"),),
+            "bottom": (_f("strength"), _f("morale", "signed"), _f("movement")),
+        },
+        (),
+        {},
+        SERIES,
+    ),
+    ir.CounterFace(
+        "series_leader",
+        "Leader",
+        "leader",
+        (),
+        {
+            "band": (_f("name"),),
+            "top_left": (_f("setup"),),
+            "centre": (_f("rank", "stars"),),
+            "bottom": (
+                _f("close_combat_drm", "signed"),
+                _f("leadership_drm", "signed"),
+                _f("movement"),
+            ),
+        },
+        (),
+        {},
+        SERIES,
+    ),
+    ir.CounterFace(
+        "series_marker", "Marker", "marker", (), {"centre": (_f("name"),)}, (), {}, SERIES
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """The faces of one counter stacked into one: its slots, boxes and colours."""
+
+    slots: dict[str, tuple[ir.FaceField, ...]]
+    boxed: dict[str, str]  # value -> the attribute that boxes it
+    colors: dict[str, str]
+
+
+def look_of(rules: ir.Ruleset, kind: str, unit_type: str | None = None) -> Look:
+    """Stack the faces for a counter: series default, general faces, then per-type ones."""
+    declared = [f for f in rules.counter_faces if f.counters == kind]
+    faces = [f for f in SERIES_FACES if f.counters == kind]
+    faces += [f for f in declared if not f.types]
+    faces += [f for f in declared if f.types and unit_type in f.types]
+    slots: dict[str, tuple[ir.FaceField, ...]] = {}
+    boxed: dict[str, str] = {}
+    colors: dict[str, str] = {}
+    for face in faces:
+        slots.update(face.slots)
+        boxed.update(dict(face.boxed))
+        colors.update(face.colors)
+    return Look(slots, boxed, colors)
+
+
+# ----------------------------------------------------------------- checking
+
+
+def check_counter_face(
+    d: ast.Entity, r: Reporter, unit_types: set[str], attributes: set[str]
+) -> ir.CounterFace:
+    """Check a `counter_face`; `attributes` are the unit attributes the ruleset declares."""
+    p = Props(d, r, HEADER)
+    kind = p.name("counters", required=True) or "unit"
+    if kind not in COUNTER_KINDS:
+        r.error(
+            p.line("counters").span,
+            BAD_VALUE,
+            f"counters is one of {', '.join(COUNTER_KINDS)}, not {kind!r}",
+        )
+        kind = "unit"
+    types = tuple(v.id for v in p.values("types") if isinstance(v, ast.Name))
+    for v in p.values("types"):
+        if not isinstance(v, ast.Name) or v.id not in unit_types:
+            hint = did_you_mean(v.id, unit_types) if isinstance(v, ast.Name) else None
+            r.error(
+                v.span,
+                UNKNOWN_NAME,
+                f"no unit type {describe(v)}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+            )
+    if types and kind != "unit":
+        r.error(p.line("types").span, BAD_VALUE, "only unit counters are chosen by type")
+    known = VALUES[kind] | (attributes if kind != "marker" else set())
+    slots = {
+        slot: _fields(p.line(slot), r, known, kind) for slot in SLOTS if p.line(slot) is not None
+    }
+    boxed = ()
+    line = p.line("box")
+    if line is not None:
+        boxed = _box(line, r, attributes)
+    colors = {}
+    for key in COLOR_KEYS:
+        value = p.str(key)
+        if value:
+            colors[key] = value
+            check_color(value, p.line(key).span, r)
+    return ir.CounterFace(
+        d.name or "",
+        d.title or d.name or "",
+        kind,
+        types,
+        slots,
+        boxed,
+        colors,
+        prov_of(d.prov),
+        d.span,
+    )
+
+
+def _fields(
+    line: ast.Line | None, r: Reporter, known: set[str], kind: str
+) -> tuple[ir.FaceField, ...]:
+    assert line is not None
+    vals = line.values[1:]
+    if len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id == "none":
+        return ()
+    out = []
+    for v in vals:
+        field = _field(v, r, known, kind)
+        if field is not None:
+            out.append(field)
+    return tuple(out)
+
+
+def _field(v: ast.Expr, r: Reporter, known: set[str], kind: str) -> ir.FaceField | None:
+    if isinstance(v, ast.String):
+        return ir.FaceField("", "text", v.value, v.span)
+    if isinstance(v, ast.Name):
+        if not _known(v.id, v.span, r, known, kind):
+            return None
+        return ir.FaceField(v.id, "plain", "", v.span)
+    forms = {"signed": 1, "stars": 1, "badge": 2}
+    if isinstance(v, ast.Call) and v.func in forms and not v.keywords:
+        arg = v.args[0] if v.args else None
+        ok = len(v.args) == forms[v.func] and isinstance(arg, ast.Name)
+        text = ""
+        if v.func == "badge":
+            ok = ok and isinstance(v.args[1], ast.String)
+            text = v.args[1].value if ok else ""  # type: ignore[union-attr]
+        if not ok:
+            shape = 'badge(attribute, "R")' if v.func == "badge" else f"{v.func}(value)"
+            r.error(v.span, BAD_VALUE, f"write {shape}")
+            return None
+        assert isinstance(arg, ast.Name)
+        if not _known(arg.id, arg.span, r, known, kind):
+            return None
+        return ir.FaceField(arg.id, v.func, text, v.span)
+    r.error(
+        v.span,
+        BAD_VALUE,
+        f'a counter shows a value, a "text", signed(…), stars(…) or badge(…), not {describe(v)}',
+    )
+    return None
+
+
+def _known(name: str, span: ir.Span, r: Reporter, known: set[str], kind: str) -> bool:
+    if name in known:
+        return True
+    hint = did_you_mean(name, known)
+    r.error(
+        span,
+        UNKNOWN_NAME,
+        f"a {kind} counter has no value {name!r}",
+        *([f"did you mean {hint!r}?"] if hint else []),
+        f"values: {', '.join(sorted(known))}",
+    )
+    return False
+
+
+def _box(line: ast.Line, r: Reporter, attributes: set[str]) -> tuple[tuple[str, str], ...]:
+    """`box movement when rear_guard`: the value is boxed on units with that attribute."""
+    vals = line.values[1:]
+    ok = (
+        len(vals) == 1
+        and isinstance(vals[0], ast.Name)
+        and vals[0].id in BOXABLE
+        and isinstance(line.when, ast.Name)
+    )
+    if not ok:
+        r.error(
+            line.span,
+            BAD_VALUE,
+            "write `box VALUE when ATTRIBUTE`",
+            f"values that can be boxed: {', '.join(sorted(BOXABLE))}",
+        )
+        return ()
+    attr = line.when.id  # type: ignore[union-attr]
+    if attr not in attributes:
+        hint = did_you_mean(attr, attributes)
+        r.error(
+            line.when.span,  # type: ignore[union-attr]
+            UNKNOWN_PROPERTY,
+            f"no unit has the attribute {attr!r}",
+            *([f"did you mean {hint!r}?"] if hint else []),
+        )
+        return ()
+    return ((vals[0].id, attr),)  # type: ignore[union-attr]
+
+
+def check_color(value: str, span: ir.Span, r: Reporter) -> None:
+    """A colour is "#rrggbb" or a CSS colour name ("tan", "lightblue")."""
+    try:
+        ImageColor.getrgb(value)
+    except ValueError:
+        r.error(span, BAD_VALUE, f"{value!r} is not a colour", 'write "#rrggbb" or a CSS name')
+
+
+def check_looks(rules: ir.Ruleset, r: Reporter) -> None:
+    """The colours and symbols that counters are drawn with must be drawable.
+
+    Checked when print-and-play components are built, not by `muster check`:
+    the engine does not need them.
+    """
+    for thing in (*rules.sides, *rules.markers):  # terrain colours are checked with the map
+        check_color(thing.color, thing.span, r)
+    for f in rules.formations:
+        for color in (f.band, f.stripe):
+            if color:
+                check_color(color, f.span, r)
+    for t in rules.unit_types:
+        if t.symbol not in SYMBOLS:
+            hint = did_you_mean(t.symbol, set(SYMBOLS))
+            r.error(
+                t.span,
+                UNKNOWN_NAME,
+                f"unknown unit-type symbol {t.symbol!r}",
+                *([f"did you mean {hint!r}?"] if hint else []),
+                f"symbols: {', '.join(SYMBOLS)}",
+            )
