@@ -260,6 +260,30 @@ class Checker:
             return
         self.names[name] = span
 
+    def header(self, g: _Gathered) -> tuple[ast.Entity | None, tuple[int, int] | None]:
+        """The ruleset declaration of the entry file; an imported library's gives
+        what the entry's leaves out (the die)."""
+        items = [d for d, _r in g.entities.get("ruleset", [])]
+        if not items:
+            self.r.error(
+                Span("<ruleset>", 0, 0, 0, 0), MISSING, "the ruleset has no ruleset declaration"
+            )
+            return None, None
+        files = [d.span.file for d in items]
+        for d in items[1:]:
+            if files.count(d.span.file) > 1:
+                self.r.error(d.span, DUPLICATE, "one ruleset declaration per file")
+        die = None
+        for d in items[:-1]:
+            line = next(
+                (ln for ln in d.body.lines if isinstance(ln, ast.Line) and ln.key == "die"), None
+            )
+            if line is not None and len(line.values) == 2 and isinstance(line.values[1], ast.Range):
+                r = line.values[1]
+                if r.low is not None and r.high is not None:
+                    die = (int(r.low), int(r.high))
+        return items[-1], die
+
     def one(self, g: _Gathered, kind: str, required: bool) -> ast.Entity | None:
         items = g.entities.get(kind, [])
         if len(items) > 1:
@@ -278,7 +302,7 @@ class Checker:
         g = self.gather(files)
         self.r.check()
 
-        header = self.one(g, "ruleset", required=True)
+        header, inherited_die = self.header(g)
         self.r.check()
         assert header is not None
         hp = Props(header, self.r, {"source", "die", "turns", "start", "library"})
@@ -300,7 +324,7 @@ class Checker:
                     BAD_VALUE,
                     'write `source none "why"` for a battle with no source document',
                 )
-        die = hp.range("die", required=True) or (0, 9)
+        die = hp.range("die", required=inherited_die is None) or inherited_die or (0, 9)
         turns = hp.range("turns", required=not library) or (1, 1)
         start = hp.name("start", "game") or "game"
 
@@ -356,6 +380,8 @@ class Checker:
             for z in the_map.zones:
                 self.register(z.name, map_decl.span)
                 self.sym.entities[z.name] = Entity("zone", "hexes", z.hexes)
+                if z.kind == "entry":
+                    forces.entries[z.name] = z.hexes
 
         for u in [d for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])]:
             if u.name:

@@ -76,6 +76,7 @@ class ForcesChecker:
         self.sides: set[str] = set()
         self.names: dict[str, set[str]] = {}
         self.places: dict[str, str] = {}  # named place -> hex label
+        self.entries: dict[str, tuple[str, ...]] = {}  # entry (A-1, B…) -> its hexes
         self.declared_attributes: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     # ------------------------------------------------------------ helpers
@@ -113,29 +114,31 @@ class ForcesChecker:
             return ()
         return tuple(n for n in nums if n is not None)
 
-    def hex_or_place(self, v: ast.Expr) -> str | None:
+    def hexes_of(self, v: ast.Expr) -> tuple[str, ...]:
+        """A hex label, a named place, or an entry (its hexes); reported when none."""
         if isinstance(v, ast.Number) and LABEL.match(v.text):
             if self.sym.hex_labels and v.text not in self.sym.hex_labels:
                 self.r.error(v.span, BAD_HEX, f"hex {v.text} is not on the map")
-                return None
-            return v.text
+                return ()
+            return (v.text,)
         if isinstance(v, ast.Name):
             if v.id in self.places:
-                return self.places[v.id]
+                return (self.places[v.id],)
+            if v.id in self.entries:
+                return self.entries[v.id]
             if self.sym.hex_labels:
-                hint = did_you_mean(v.id, set(self.places))
+                hint = did_you_mean(v.id, set(self.places) | set(self.entries))
                 self.r.error(
                     v.span,
                     UNKNOWN_NAME,
-                    f"no place {v.id!r} on the map",
+                    f"no place or entry {v.id!r} on the map",
                     *([f"did you mean {hint!r}?"] if hint else []),
                 )
-                return None
-            return None
+            return ()
         self.r.error(
             v.span, BAD_VALUE, f"expected a hex such as 0304 or a place name, not {describe(v)}"
         )
-        return None
+        return ()
 
     def attribute(self, d: ast.Entity) -> ir.Attribute:
         """`attribute rifle "Rifle" { type name; values black white }`: a value units may carry."""
@@ -330,8 +333,9 @@ class ForcesChecker:
         setup = None
         if p.has("setup"):
             vals = p.values("setup")
-            setup = self.hex_or_place(vals[0]) if len(vals) == 1 else None
-            if len(vals) != 1:
+            hexes = self.hexes_of(vals[0]) if len(vals) == 1 else ()
+            setup = hexes[0] if len(hexes) == 1 else None
+            if len(vals) != 1 or len(hexes) > 1:
                 self.r.error(p.line("setup").span, BAD_VALUE, "setup takes one hex")
         entry = self.entry(p)
         if setup is not None and entry is not None:
@@ -406,5 +410,5 @@ class ForcesChecker:
                 "then `variable` if rolled for",
             )
             return None
-        hexes = tuple(h for h in (self.hex_or_place(v) for v in vals[2:]) if h is not None)
+        hexes = tuple(h for v in vals[2:] for h in self.hexes_of(v))
         return ir.Entry(turn, hexes, variable)

@@ -175,14 +175,9 @@ def finish(s: State) -> None:
         result = s.game.rules.procedures[frame.proc].result
         s.stack[-1].b[into] = frame.b.get(result)
     emit(s, "end", procedure=frame.proc, side=_side_of(s, frame))
-    if "_code" in frame.b:  # a result has been applied
-        emit(
-            s,
-            "result_applied",
-            result=frame.b["_code"],
-            units=frame.b["units"],
-            side=frame.b["side"],
-        )
+    if "_code" in frame.b:  # a result procedure has finished
+        params = {k: v for k, v in frame.b.items() if not k.startswith("_")}
+        emit(s, "result_applied", result=frame.b["_code"], **params)
 
 
 def _call(s: State, f: Frame, instr: tuple) -> None:

@@ -43,6 +43,18 @@ DIRECT_UNIT_ATTRS = {
     "on_map": "(s.unit_status[{u}] == 0)",
 }
 COMPARE = {"==", "!=", "<", "<=", ">", ">="}
+# Constants that stand for themselves at run time, by name.
+NAMED_CONSTANTS = {
+    "formation",
+    "brigade",
+    "nationality",
+    "unit_type",
+    "marker",
+    "level",
+    "bag",
+    "procedure",
+    "rule",
+}
 
 
 @dataclass
@@ -155,13 +167,7 @@ class Codegen:
             return str(self.tables.index(v))
         if t == "code":
             return str(self.results.index(v))
-        if t.startswith("enum:") or t in (
-            "formation",
-            "brigade",
-            "nationality",
-            "unit_type",
-            "marker",
-        ):
+        if t.startswith("enum:") or t in NAMED_CONSTANTS:
             return pyrepr(v)
         if t == "none":
             return "-1"
@@ -646,27 +652,22 @@ class Codegen:
         ]
 
     def unit_props(self) -> dict[str, tuple[object, ...]]:
+        """Every declared attribute, one value per unit: the unit's own, else its
+        type's, else the attribute type's blank (no, 0, "")."""
         r = self.rules
         types = {t.name: t for t in r.unit_types}
-        names: dict[str, object] = {}
-        for t in r.unit_types:
-            for k, v in t.props.items():
-                names.setdefault(k, v)
-        for u in r.units:
-            for k, v in u.props.items():
-                names.setdefault(k, v)
+        blank = {"bool": False, "int": 0, "str": ""}
         out = {}
-        for k in sorted(names):
-            default = {bool: False, int: 0, str: ""}[type(names[k])]
+        for attr in sorted(r.attributes, key=lambda a: a.name):
             values = []
             for u in r.units:
-                if k in u.props:
-                    values.append(u.props[k])
-                elif u.type is not None and k in types[u.type].props:
-                    values.append(types[u.type].props[k])
+                if attr.name in u.props:
+                    values.append(u.props[attr.name])
+                elif u.type is not None and attr.name in types[u.type].props:
+                    values.append(types[u.type].props[attr.name])
                 else:
-                    values.append(default)
-            out[k] = tuple(values)
+                    values.append(blank[attr.type])
+            out[attr.name] = tuple(values)
         return out
 
     def table(self, t: ir.Table) -> dict[str, object]:
