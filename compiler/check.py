@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import ir
@@ -41,7 +41,7 @@ from dsl.diagnostics import (
     did_you_mean,
 )
 from dsl.source import SourceFiles, Span
-from engine.vocabulary import EVENTS
+from engine.vocabulary import EVENTS, NAMED_TYPES
 from engine.vocabulary import load as load_vocabulary
 
 IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -75,7 +75,15 @@ KINDS = {
 }
 EDGES = {"west", "east", "north", "south"}
 VICTORY_CHECKS = {"end_of_turn", "end_of_game"}
-RESTRICTION_KINDS = {"no_entry", "no_end", "confined_to", "no_move", "allowance", "max_hexes"}
+RESTRICTION_KINDS = {
+    "no_entry",
+    "no_end",
+    "confined_to",
+    "no_move",
+    "allowance",
+    "max_hexes",
+    "no_arrival",
+}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
 RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
@@ -413,8 +421,20 @@ class Checker:
             self.sym.results[code] = name
             self.sym.entities[name] = Entity("result", "code", name)
         self.sym.result_params = self.result_params([d for d, _r in g.entities.get("result", [])])
+        variables = tuple(check_variable(d, self.r) for d, _r in g.entities.get("variable", []))
+        for var in variables:
+            self.sym.variables[var.name] = var
+            for value in var.values:
+                self.register(value, var.span)
+                self.sym.entities[value] = Entity("enum", var.type, value)
+        # A table whose cells are values of an enumeration says `kind VARIABLE`;
+        # one whose cells are brigades (formations, markers, …) `kind brigade`.
+        named: dict[str, tuple[str, ...]] = {v.name: v.values for v in variables if v.values}
+        for ent in self.sym.entities.values():
+            if ent.kind in NAMED_TYPES and ent.kind == ent.type:
+                named[ent.kind] = (*named.get(ent.kind, ()), str(ent.value))
         tables = tuple(
-            check_table(d, self.r, self.sym.results) for d, _r in g.entities.get("table", [])
+            check_table(d, self.r, self.sym.results, named) for d, _r in g.entities.get("table", [])
         )
         for t in tables:
             self.sym.entities[t.name] = Entity("table", "table", t.name)
@@ -422,12 +442,6 @@ class Checker:
 
         for rule in g.rules:
             self.sym.entities[rule.name] = Entity("rule", "rule", rule.name)
-        variables = tuple(check_variable(d, self.r) for d, _r in g.entities.get("variable", []))
-        for var in variables:
-            self.sym.variables[var.name] = var
-            for value in var.values:
-                self.register(value, var.span)
-                self.sym.entities[value] = Entity("enum", var.type, value)
         variables = tuple(self.resolve_initial(v, side_names) for v in variables)
 
         track_decl = self.one(g, "turn_track", required=False)
@@ -554,9 +568,7 @@ class Checker:
             ent = self.sym.entities.get(name)
             if ent is None or ent.type != v.type:
                 self.r.error(v.span, UNKNOWN_NAME, f"initial value {name!r} is not a {v.type}")
-            return ir.Variable(
-                v.name, v.title, v.scope, v.type, v.values, name, v.reset, v.prov, v.span
-            )
+            return replace(v, initial=name)
         return v
 
     # ------------------------------------------------------------ sides and units
@@ -869,7 +881,8 @@ class Checker:
         `no_entry [ZONE]` and `no_end [ZONE]` forbid entering (or ending a move
         in) the zone's hexes — or every hex, with the condition deciding;
         `confined_to ZONE` forbids leaving the zone; `no_move` forbids moving at
-        all; `allowance (EXPR)` replaces the movement allowance. `when` reads
+        all; `allowance (EXPR)` replaces the movement allowance; `no_arrival`
+        keeps a reinforcement off the map (a variable or conditional entry). `when` reads
         `unit` (and `hex` for the hex kinds); `until turn N` ends it.
         """
         p = Props(d, self.r, RESTRICTION_KINDS | {"until"})
@@ -919,7 +932,7 @@ class Checker:
                 until = as_int(uv[1])
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
-        unit_only = kind in ("no_move", "allowance", "max_hexes")
+        unit_only = kind in ("no_move", "allowance", "max_hexes", "no_arrival")
         bindings = {"unit": "unit"} if unit_only else {"unit": "unit", "hex": "hex"}
         cond = self.when(p, Scope(bindings))
         return ir.Restriction(

@@ -16,10 +16,19 @@ from dataclasses import dataclass, field
 
 from compiler import ir
 from compiler.hexmap import LABEL
+from compiler.variables import enum_type
 from dsl import ast
 from dsl.diagnostics import BAD_HEX, TYPE, UNKNOWN_NAME, Reporter, did_you_mean
 from dsl.source import Span
-from engine.vocabulary import ELEMENT_TYPES, EVENTS, UNIT_ATTRIBUTES, VARIABLES, Lambda, Signature
+from engine.vocabulary import (
+    ELEMENT_TYPES,
+    EVENTS,
+    NAMED_TYPES,
+    UNIT_ATTRIBUTES,
+    VARIABLES,
+    Lambda,
+    Signature,
+)
 
 ERROR = "error"
 NUMERIC = {"int", "number"}
@@ -105,6 +114,8 @@ class ExprChecker:
             return self.number(e, expected)
         if isinstance(e, ast.String):
             return ir.Const("str", e.span, e.value)
+        if isinstance(e, ast.Name) and e.id == "none" and expected in NAMED_TYPES:
+            return ir.Const(expected, e.span, "")  # a unit of no brigade has the brigade ""
         if isinstance(e, ast.Odds):
             return ir.Const("odds", e.span, (e.attack, e.defend))
         if isinstance(e, ast.Name):
@@ -456,7 +467,10 @@ class ExprChecker:
             if len(e.args) != 3:
                 return self.error(e.span, f"table {table.name!r} has columns: give the column too")
             column = self.expr(e.args[2], scope)
-            if column.type != "column":
+            named = want == "str" and (
+                column.type in NAMED_TYPES or column.type.startswith("enum:")
+            )
+            if column.type != "column" and not named:
                 column = self.expect(column, want, "the column")
             args.append(column)
         return ir.Query(cell_type(table), e.span, "lookup", tuple(args))
@@ -510,8 +524,11 @@ def _data_type(value: object) -> str:
 
 
 def part_type(kind: str) -> str:
-    """The expression type of a table cell part of this kind."""
-    return {"code": "code", "number": "int", "name": "str"}[kind]
+    """The expression type of a table cell part of this kind: a brigade for `kind
+    brigade`, an enumeration for `kind VARIABLE`."""
+    if kind in NAMED_TYPES:
+        return kind
+    return {"code": "code", "number": "int", "name": "str"}.get(kind) or enum_type(kind)
 
 
 def cell_type(table: ir.Table) -> str:

@@ -261,7 +261,7 @@ class ForcesChecker:
         )
 
     def unit_type(self, d: ast.Entity) -> ir.UnitType:
-        known = {"symbol"}
+        known = {"symbol", "combat"}
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
         self.names.setdefault("unit type", set()).add(d.name or "")
@@ -272,6 +272,7 @@ class ForcesChecker:
             props,
             prov_of(d.prov),
             d.span,
+            p.flag("combat", True),
         )
 
     def marker(self, d: ast.Entity) -> ir.Marker:

@@ -307,6 +307,7 @@ class Variable:
     values: tuple[str, ...]  # the names of an enumeration
     initial: object
     reset: str | None  # the procedure whose start resets it
+    announce: bool  # the play log tells every change (Army Morale 20 → 19)
     prov: Prov
     span: Span = _span()
 
@@ -376,6 +377,7 @@ class UnitType:
     props: dict[str, Any]
     prov: Prov
     span: Span = _span()
+    combat: bool = True  # `combat no`: its units have no combat value, ZOC or stacking weight
 
 
 @dataclass(frozen=True, slots=True)

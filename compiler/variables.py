@@ -11,6 +11,7 @@ A variable is global, or one value per side (`army_morale[british]`), or one
 per unit (`u.pinned`, or bare `pinned` inside `where`). `values` makes an
 enumeration whose names become constants. `reset PROC` sets the variable back
 to its initial value whenever procedure PROC begins (a phase, a player turn).
+`announce` has the play log tell every change of it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def enum_type(name: str) -> str:
 
 
 def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
-    p = Props(d, r, {"per", "type", "values", "initial", "reset"})
+    p = Props(d, r, {"per", "type", "values", "initial", "reset", "announce"})
     scope = p.name("per", "") or ""
     if scope and scope not in SCOPES:
         r.error(p.line("per").span, BAD_VALUE, "a variable is `per side` or `per unit` (or global)")
@@ -62,6 +63,7 @@ def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
         values,
         initial,
         p.name("reset"),
+        p.flag("announce"),
         prov_of(d.prov),
         d.span,
     )

@@ -13,7 +13,9 @@ from engine.state import CAPTURED, ELIMINATED, ON_MAP, OUT_OF_PLAY, State
 from engine.vocabulary import effect
 
 
+@effect(("text", "str"))
 def say(s: State, text: str) -> None:
+    """Tell the players something in the play log."""
     s.messages.append(text)
 
 
@@ -42,6 +44,8 @@ def set_var(s: State, name: str, value: object) -> None:
     old = s.vars[name]
     s.vars[name] = value
     if old != value:
+        if name in s.game.announced:
+            say(s, f"{s.game.announced[name]}: {old} → {value}.")
         emit(s, f"changed:{name}", old=old, new=value)
 
 
@@ -53,6 +57,9 @@ def set_at(s: State, name: str, index: int, value: object) -> None:
     s.vars[name] = tuple(values)
     if old != value:
         scope = s.game.variable_scopes.get(name, "side")
+        if name in s.game.announced:
+            whose = side_name(s, index) if scope == "side" else unit_name(s, index)
+            say(s, f"{whose} {s.game.announced[name]}: {old} → {value}.")
         emit(s, f"changed:{name}", old=old, new=value, **{scope: index})
 
 
@@ -73,8 +80,9 @@ def take_out(s: State, bag: str, token: str) -> None:
 
 @effect(("bag", "bag"))
 def refill(s: State, bag: str) -> None:
-    """Put every marker the bag started with back into it."""
-    s.bags[bag] = s.game.rules.bags[bag]
+    """Put the markers drawn from the bag back into it."""
+    s.bags[bag] = tuple(sorted((*s.bags[bag], *s.drawn[bag])))
+    s.drawn[bag] = ()
 
 
 @effect(("u", "unit"), ("h", "hex"))
@@ -83,6 +91,14 @@ def advance_to(s: State, u: int, h: int) -> None:
     a = s.unit_hex[u]
     place_unit(s, u, h)
     say(s, f"{unit_name(s, u)} advances {hex_label(s, a)} → {hex_label(s, h)}.")
+
+
+@effect(("u", "unit"), ("h", "hex"))
+def carry(s: State, u: int, h: int) -> None:
+    """Move the unit along with the unit it is attached to, at no cost."""
+    a = s.unit_hex[u]
+    place_unit(s, u, h)
+    say(s, f"{unit_name(s, u)} goes along, {hex_label(s, a)} → {hex_label(s, h)}.")
 
 
 @effect(("u", "unit"))
@@ -97,6 +113,23 @@ def remove_from_play(s: State, u: int) -> None:
 def resolve_combat(s: State, c: int) -> None:
     """Mark a designated close combat resolved."""
     s.combats[c].resolved = True
+
+
+@effect(("u", "unit"))
+def leave_combat(s: State, u: int) -> None:
+    """The unit takes no part in its designated close combat after all (it
+    retreated before combat); a combat left without attackers or defenders is
+    called off."""
+    for c in s.combats:
+        if c.resolved or (u not in c.attackers and u not in c.defenders):
+            continue
+        c.attackers = tuple(x for x in c.attackers if x != u)
+        c.defenders = tuple(x for x in c.defenders if x != u)
+        c.attack_hexes = tuple(sorted({s.unit_hex[x] for x in c.attackers}))
+        c.defense_hexes = tuple(sorted({s.unit_hex[x] for x in c.defenders}))
+        if not c.attackers or not c.defenders:
+            c.resolved = True
+            say(s, "That close combat is called off.")
 
 
 @effect(("u", "unit"))

@@ -139,12 +139,13 @@ class Game:
         for trig in rules.triggers:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
         self.variable_scopes = {var.name: var.scope for var in rules.variables}
+        self.announced = {var.name: var.title for var in rules.variables if var.announce}
         self.resets: dict[str, tuple] = {}
         for var in rules.variables:
             if var.reset:
                 self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
         # Every token any bag may hold, by name; chance outcomes of draws index it.
-        self.tokens: list[str] = sorted({t for contents in rules.bags.values() for t in contents})
+        self.tokens: list[str] = sorted(rules.markers)
         self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
         self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
         self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}
@@ -249,6 +250,7 @@ class Game:
                     for variable, value_fn in assigns:
                         set_at(s, variable, u, value_fn(s, {}))
         s.stack.append(Frame(self.rules.start_procedure, 0, {}))
+        interpreter.emit(s, "start", procedure=self.rules.start_procedure, side=s.vars["phasing"])
         if sc is not None and any(p.chosen for p in sc.setup):
             from engine.primitives import get
 

@@ -281,7 +281,8 @@ def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
 
     var, chooser, kind, mode = instr[1], instr[3](s, f.b), instr[4], instr[6]
     if action == s.game.actions.PASS:
-        s.messages.append(f"{side_name(s, chooser)} chooses no {var}.")
+        what = f"no {var.replace('_', ' ')}" if len(var) > 2 else "none"  # "no target", not "no u"
+        s.messages.append(f"{side_name(s, chooser)} chooses {what}.")
         f.b[var] = -1
     elif mode == "secretly":
         f.b["_secret"] = (*f.b.get("_secret", ()), var)
@@ -320,6 +321,7 @@ def _draw_apply(s: State, f: Frame, instr: tuple, outcome: int) -> None:
     bag = list(s.bags[instr[1]])
     bag.remove(name)
     s.bags[instr[1]] = tuple(bag)
+    s.drawn[instr[1]] = tuple(sorted((*s.drawn[instr[1]], name)))
     f.b[instr[2]] = name
     s.messages.append(f"Drawn from {instr[1]}: {name}.")
     f.pc += 1
@@ -368,9 +370,8 @@ def _roll_die_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
     _, into, modifiers = instr
     items = modifiers_of(s, modifiers, f.b) if modifiers else []
     total = face + sum(a for _label, a in items)
-    if items:
-        drm = "".join(f", {a:+d} {label}" for label, a in items)
-        s.messages.append(f"Rolled {face}{drm} = {total}.")
+    drm = "".join(f", {a:+d} {label}" for label, a in items)
+    s.messages.append(f"Rolled {face}{drm} = {total}." if items else f"Rolled {face}.")
     f.b[into] = total
     f.pc += 1
 

@@ -234,6 +234,12 @@ def side_number(s: State, i: int) -> int:
     return i
 
 
+@query(("procedure", "procedure"), returns="bool")
+def during(s: State, procedure: str) -> bool:
+    """Whether a procedure (a phase) is under way: some frame of the stack runs it."""
+    return any(f.proc == procedure and not f.prim for f in s.stack)
+
+
 @query(("rule", "rule"), returns="bool")
 def rule_on(s: State, rule: str) -> bool:
     """True when a rule switch is on in this game."""

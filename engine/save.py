@@ -209,6 +209,7 @@ def to_json(s: State) -> dict[str, Any]:
         "units": units,
         "combats": combats,
         "bags": {name: list(tokens) for name, tokens in sorted(s.bags.items())},
+        "drawn": {name: list(tokens) for name, tokens in sorted(s.drawn.items())},
         "stack": [_encode_frame(s, f) for f in s.stack],
         "fired": sorted(s.fired),
         "terminal": s.terminal,
@@ -260,6 +261,10 @@ def from_json(game: Any, data: dict[str, Any]) -> State:
         if name not in s.bags:
             raise SaveError(f"unknown bag {name!r}")
         s.bags[name] = tuple(sorted(tokens))
+    for name, tokens in data.get("drawn", {}).items():
+        if name not in s.drawn:
+            raise SaveError(f"unknown bag {name!r}")
+        s.drawn[name] = tuple(sorted(tokens))
     s.stack = [_decode_frame(s, f) for f in data.get("stack", [])]
     s.fired = set(data.get("fired", []))
     s.terminal = bool(data.get("terminal", False))

@@ -102,6 +102,7 @@ class State:
         "_node",
         "bags",
         "combats",
+        "drawn",
         "events",
         "fired",
         "game",
@@ -133,6 +134,8 @@ class State:
         self.unit_status: list[int] = [NOT_ENTERED] * n
         self.combats: list[Combat] = []
         self.bags: dict[str, tuple[str, ...]] = dict(rules.bags)
+        # Markers drawn from each bag and set aside until the bag is refilled.
+        self.drawn: dict[str, tuple[str, ...]] = {name: () for name in rules.bags}
         self.stack: list[Frame] = []
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.fired: set[str] = set()
@@ -154,6 +157,7 @@ class State:
         other.unit_status = list(self.unit_status)
         other.combats = [c.copy() for c in self.combats]
         other.bags = dict(self.bags)
+        other.drawn = dict(self.drawn)
         other.stack = [f.copy() for f in self.stack]
         other.events = list(self.events)
         other.fired = set(self.fired)

@@ -21,7 +21,7 @@ from compiler import ir
 from compiler.backends.pysource import pyident, pyrepr
 from compiler.board import build_board
 from dsl.source import Span
-from engine.vocabulary import ELEMENT_TYPES
+from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -35,7 +35,7 @@ DIRECT_UNIT_ATTRS = {
     "rifle_strength": "q.unit_rifle_strength(s, {u})",
     "movement": "UNIT_MOVEMENT[{u}]",
     "leader": "UNIT_LEADER[{u}]",
-    "combat_unit": "(not UNIT_LEADER[{u}])",
+    "combat_unit": "UNIT_COMBAT[{u}]",
     "hex": "q.hex_of(s, {u})",
     "strength": "q.unit_strength(s, {u})",
     "steps": "q.unit_steps(s, {u})",
@@ -43,18 +43,6 @@ DIRECT_UNIT_ATTRS = {
     "on_map": "(s.unit_status[{u}] == 0)",
 }
 COMPARE = {"==", "!=", "<", "<=", ">", ">="}
-# Constants that stand for themselves at run time, by name.
-NAMED_CONSTANTS = {
-    "formation",
-    "brigade",
-    "nationality",
-    "unit_type",
-    "marker",
-    "level",
-    "bag",
-    "procedure",
-    "rule",
-}
 
 
 @dataclass
@@ -167,7 +155,7 @@ class Codegen:
             return str(self.tables.index(v))
         if t == "code":
             return str(self.results.index(v))
-        if t.startswith("enum:") or t in NAMED_CONSTANTS:
+        if t.startswith("enum:") or t in NAMED_TYPES:
             return pyrepr(v)
         if t == "none":
             return "-1"
@@ -535,6 +523,7 @@ class Codegen:
             "unit_side": tuple(self.sides.index(u.side) for u in r.units),
             "unit_movement": tuple(u.movement for u in r.units),
             "unit_leader": tuple(u.kind == "leader" for u in r.units),
+            "unit_combat": tuple(self.unit_kind(u) == "unit" for u in r.units),
             "unit_specs": [self.unit_spec(u) for u in r.units],
             "unit_props": self.unit_props(),
             "hex_index": self.hex_index,
@@ -555,6 +544,7 @@ class Codegen:
             "variables": [self.variable(v) for v in r.variables],
             "scenarios": scenarios,
             "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
+            "markers": tuple(sorted(m.name for m in r.markers)),
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
             else {},
@@ -624,7 +614,16 @@ class Codegen:
             pyrepr(v.type),
             pyrepr(initial),
             pyrepr(v.reset or ""),
+            pyrepr(v.title),
+            pyrepr(v.announce),
         ]
+
+    def unit_kind(self, u: ir.Unit) -> str:
+        """ "unit", "leader", or "noncombat" for a unit whose type says `combat no`."""
+        types = {t.name: t for t in self.rules.unit_types}
+        if u.type is not None and not types[u.type].combat:
+            return "noncombat"
+        return u.kind
 
     def unit_spec(self, u: ir.Unit) -> list[str]:
         types = [t.name for t in self.rules.unit_types]
@@ -634,7 +633,7 @@ class Codegen:
             pyrepr(u.title),
             pyrepr(u.short),
             str(self.sides.index(u.side)),
-            pyrepr(u.kind),
+            pyrepr(self.unit_kind(u)),
             str(types.index(u.type)) if u.type is not None else "-1",
             pyrepr(u.strengths),
             str(u.movement),

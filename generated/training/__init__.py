@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'f026b9499b705112fb9ae6259ee9c816c018861985e9253d96dee4b7c55ecf9e'
+RULES_HASH = 'ff5a4fef9f45067e624eea75ff82a36a8bee866ae54fa0dcedb3b2c55af11826'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
