@@ -49,6 +49,7 @@ KINDS = {
     "unit_type",
     "unit",
     "leader",
+    "piece",
     "terrain",
     "hexside",
     "map",
@@ -71,6 +72,8 @@ KINDS = {
     "attribute",
 }
 EDGES = {"west", "east", "north", "south"}
+# Counters: combat units, leaders and non-combat pieces (a herd, a wagon train).
+COUNTER_KINDS = ("unit", "leader", "piece")
 VICTORY_CHECKS = {"end_of_turn", "end_of_game"}
 RESTRICTION_KINDS = {"no_entry", "no_end", "confined_to", "no_move", "allowance", "max_hexes"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
@@ -218,13 +221,35 @@ class Checker:
             return None
         return items[0][0]
 
+    def header(self, g: _Gathered) -> ast.Entity | None:
+        """The ruleset's own header: an imported library's header (`library`) yields to it.
+
+        A battle imports the series (a library with a header of its own) and
+        declares its own header; the battle's is the one that counts. Two
+        headers that are not libraries are an error, as is none at all.
+        """
+        items = [d for d, _r in g.entities.get("ruleset", [])]
+        own = [d for d in items if not _is_library(d)]
+        if len(own) > 1:
+            self.r.error(own[1].span, DUPLICATE, "only one ruleset declaration is allowed")
+        if own:
+            return own[0]
+        if len(items) > 1:
+            self.r.error(items[1].span, DUPLICATE, "only one ruleset declaration is allowed")
+        if not items:
+            self.r.error(
+                Span("<ruleset>", 0, 0, 0, 0), MISSING, "the ruleset has no ruleset declaration"
+            )
+            return None
+        return items[0]
+
     # ------------------------------------------------------------ run
 
     def run(self, files: tuple[ast.File, ...], entry: Path) -> ir.Ruleset | None:
         g = self.gather(files)
         self.r.check()
 
-        header = self.one(g, "ruleset", required=True)
+        header = self.header(g)
         self.r.check()
         assert header is not None
         hp = Props(header, self.r, {"source", "die", "turns", "start", "library"})
@@ -303,12 +328,11 @@ class Checker:
                 self.register(z.name, map_decl.span)
                 self.sym.entities[z.name] = Entity("zone", "hexes", z.hexes)
 
-        for u in [d for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])]:
+        counters = [d for kind in COUNTER_KINDS for d, _r in g.entities.get(kind, [])]
+        for u in counters:
             if u.name:
                 self.sym.entities[u.name] = Entity("unit", "unit", u.name)
-        units = tuple(
-            forces.unit(d) for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])
-        )
+        units = tuple(forces.unit(d) for d in counters)
         markers = tuple(forces.marker(d) for d, _r in g.entities.get("marker", []))
         for m in markers:
             self.sym.entities[m.name] = Entity("marker", "marker", m.name)
@@ -383,6 +407,7 @@ class Checker:
         # pass 4: expressions and statements
         for d, _r in g.defines:
             self.define(d.name)
+        units = forces.check_commands(units)
         modifiers = tuple(self.modifier_list(d) for d, _r in g.entities.get("modifiers", []))
         result_irs = tuple(
             self.result_body(d, name, code, prov)
@@ -892,6 +917,11 @@ class Checker:
             )
             u = 1
         return ir.VictoryLevel(d.name or "", d.title or d.name or "", float(u), prov_of(d.prov))
+
+
+def _is_library(d: ast.Entity) -> bool:
+    """A ruleset header that says `library` (the series rules)."""
+    return any(isinstance(line, ast.Line) and line.key == "library" for line in d.body.lines)
 
 
 _VALUE_TYPES = {

@@ -177,7 +177,7 @@ class ExprChecker:
         var = self.sym.variables.get(n)
         if var is not None:
             if var.scope:
-                where = f"{n}[{var.scope}]" if var.scope == "side" else f"unit.{n}"
+                where = f"{n}[{var.scope}]" if var.scope in ("side", "hex") else f"unit.{n}"
                 return self.error(e.span, f"{n!r} has one value per {var.scope}: write {where}")
             return ir.Var(var.type, e.span, n)
         if n in self.sym.entities:
@@ -288,11 +288,11 @@ class ExprChecker:
         )
 
     def index(self, e: ast.Index, scope: Scope) -> ir.TExpr:
-        """`army_morale[british]`: a per-side (or per-unit) variable at an index."""
+        """`army_morale[east_army]`: a per-side (or per-unit, per-hex) variable at an index."""
         name = e.value.id if isinstance(e.value, ast.Name) else None
         var = self.sym.variables.get(name) if name else None
         if var is None or not var.scope:
-            return self.error(e.span, "only per-side and per-unit variables take [index]")
+            return self.error(e.span, "only per-side, per-unit and per-hex variables take [index]")
         index = self.expr(e.index, scope, var.scope)
         return ir.VarAt(var.type, e.span, var.name, index)
 

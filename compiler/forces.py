@@ -16,9 +16,15 @@ steps). Musket/rifle units give their rifle-fire values as `rifle_strength`.
 A unit whose reverse has another name says `reduced "Olney"`. One-step units
 and leaders declare what their back shows (`back blank`). Any other line is a
 unit attribute the rules may read (`rifle black`, `rear_guard yes`).
+
+A `piece` is a counter that is neither a combat unit nor a leader — a herd
+of cattle, a wagon train: it has a side, a movement allowance and a set-up
+or entry, no strength; it is never attacked and never commands.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from compiler import ir
 from compiler.expressions import ExprChecker, Scope, Symbols
@@ -55,7 +61,9 @@ UNIT_KEYS = {
     "reduced_short",
     "back",
 }
-LEADER_KEYS = {
+# A piece is a counter that is neither a combat unit nor a leader (a herd, a
+# wagon train): it has no strength and takes no part in combat.
+PIECE_KEYS = {
     "side",
     "nationality",
     "formation",
@@ -64,8 +72,8 @@ LEADER_KEYS = {
     "setup",
     "enters",
     "back",
-    "commands",
 }
+LEADER_KEYS = PIECE_KEYS | {"commands"}
 
 
 class ForcesChecker:
@@ -77,6 +85,9 @@ class ForcesChecker:
         self.names: dict[str, set[str]] = {}
         self.places: dict[str, str] = {}  # named place -> hex label
         self.declared_attributes: dict[str, tuple[str, tuple[str, ...]]] = {}
+        # Leaders' `commands when` conditions, checked once every name is known
+        # (they may call definitions that read variables declared later).
+        self.commands: dict[str, ast.Expr] = {}
 
     # ------------------------------------------------------------ helpers
 
@@ -308,8 +319,10 @@ class ForcesChecker:
         return ""
 
     def unit(self, d: ast.Entity) -> ir.Unit:
-        leader = d.kind == "leader"
-        known = LEADER_KEYS if leader else UNIT_KEYS
+        """A combat unit (`unit`), a leader (`leader`) or a non-combat piece (`piece`)."""
+        piece = d.kind == "piece"
+        leader = d.kind == "leader" or piece
+        known = PIECE_KEYS if piece else LEADER_KEYS if leader else UNIT_KEYS
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
         side = self.ref(p, "side", "side", required=True) or ""
@@ -352,7 +365,7 @@ class ForcesChecker:
             if line.when is None or len(line.values) != 1:
                 self.r.error(line.span, BAD_VALUE, "write `commands when <condition on unit>`")
             else:
-                commands = self.ec.expr(line.when, Scope({"unit": "unit"}), "bool")
+                self.commands[d.name or ""] = line.when
         provs = {key: prov_of(d.prov).merged(prov_of(line.prov)) for key, line in p.lines.items()}
         for line in d.body.lines:
             if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
@@ -363,7 +376,7 @@ class ForcesChecker:
             title=d.title or d.name or "",
             short=p.str("short", d.title or d.name or ""),
             side=side,
-            kind="leader" if leader else "unit",
+            kind=d.kind if leader else "unit",
             type=utype,
             nationality=self.ref(p, "nationality", "nationality"),
             formation=self.ref(p, "formation", "formation"),
@@ -383,6 +396,18 @@ class ForcesChecker:
             prov=prov_of(d.prov),
             span=d.span,
         )
+
+    def check_commands(self, units: tuple[ir.Unit, ...]) -> tuple[ir.Unit, ...]:
+        """Type-check the leaders' `commands when` conditions (pass 4)."""
+        out = []
+        for u in units:
+            when = self.commands.get(u.name)
+            if when is not None:
+                u = dataclasses.replace(
+                    u, commands=self.ec.expr(when, Scope({"unit": "unit"}), "bool")
+                )
+            out.append(u)
+        return tuple(out)
 
     def entry(self, p: Props) -> ir.Entry | None:
         """`enters 5 at a1 a2`, with `variable` when a die roll decides (4.13)."""

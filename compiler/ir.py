@@ -389,7 +389,7 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """A counter: a combat unit (kind "unit") or a leader (kind "leader").
+    """A counter: a combat unit (kind "unit"), a leader ("leader") or a non-combat piece ("piece").
 
     Per-step values list the full-strength side first: `strengths` (4, 2) is a
     two-step unit. `rifle_strengths` holds the rifle-fire values of
@@ -686,6 +686,7 @@ class Turn:
     data: dict[str, object]  # per-turn values (heat, entry ranges, …)
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each value's own provenance
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,7 +192,10 @@ def _call(s: State, f: Frame, instr: tuple) -> None:
         bindings["_into"] = instr[3]
     proc = s.game.rules.procedures[instr[1]]
     for var in s.game.resets.get(proc.name, ()):
-        s.vars[var.name] = initial_value(var, len(s.game.rules.sides), len(s.game.rules.units))
+        rules = s.game.rules
+        s.vars[var.name] = initial_value(
+            var, len(rules.sides), len(rules.units), len(rules.board.labels)
+        )
     if proc.kind == "phase":
         from engine.describe import side_name
 

@@ -11,6 +11,14 @@ must step toward the friendly map edge (or the `toward` hexes) when he can
 unless it is a full-strength two-step unit stopped only by stacking, whose
 owner may instead reduce it and retreat (13.23 exception); the rules'
 `step_loss` procedure then applies that loss's other effects.
+
+Battles loosen the restrictions for some units. Where `through` holds, a
+hex that `blocked` or the stacking limit would close may be passed through
+but not stopped in: the retreat goes on to the next hex where the unit may
+stop, even beyond its length, and the rules' `on_through` procedure runs
+for each such hex entered (a morale check for a ZOC crossed; it may
+eliminate the unit, which ends the retreat). From an `exits` hex a unit
+with hexes still to go retreats off the map: it leaves play.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from typing import Any, ClassVar
 
 from engine.board import PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
-from engine.effects import arrived, capture, lose_step, say
+from engine.effects import arrived, capture, lose_step, remove_from_play, say
 from engine.game import DIRECTIONS
 from engine.interpreter import CONTINUE, Node, emit
 from engine.primitives import Primitive, register
@@ -38,6 +46,9 @@ primitive(
     ("toward", "hexes"),
     ("two_step_exception", "bool"),
     ("step_loss", "procedure"),
+    ("through", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    ("on_through", "procedure"),
+    ("exits", "hexes"),
     optional=(
         "stacking",
         "blocked",
@@ -46,11 +57,15 @@ primitive(
         "toward",
         "two_step_exception",
         "step_loss",
+        "through",
+        "on_through",
+        "exits",
     ),
     doc="The unit retreats the given number of hexes, its owner choosing each hex.",
 )
 
 WAITING = "asked"  # the owner is choosing between capture and the step-loss exception
+OFF_MAP = -1  # a retreat that ends off the map (through an `exits` hex)
 
 
 class Retreat(Primitive):
@@ -63,6 +78,8 @@ class Retreat(Primitive):
         "must_avoid": "bool",
         "two_step_exception": "bool",
         "step_loss": "procedure",
+        "on_through": "procedure",
+        "exits": "hexes",
         "stage": "str",
         "done": "bool",
     }
@@ -75,26 +92,38 @@ class Retreat(Primitive):
             ("toward", ()),
             ("two_step_exception", False),
             ("step_loss", ""),
+            ("on_through", ""),
+            ("exits", ()),
         ):
             frame.b.setdefault(key, default)
         frame.b.update(origin=s.unit_hex[u], stage="", done=s.unit_status[u] != ON_MAP)
 
     # ------------------------------------------------------------ the search
 
+    def _open(self, s: State, frame: Frame, u: int, h: int) -> bool:
+        """Neither `blocked` nor the stacking limit closes the hex to the unit."""
+        occupants = units_in(s, h)
+        if self.has_lambda(s, frame, "blocked") and self.call(s, frame, "blocked", unit=u, hex=h):
+            return False
+        stacking = self.has_lambda(s, frame, "stacking")
+        return not stacking or bool(
+            self.call(s, frame, "stacking", units=(*(o for o in occupants if o != u), u))
+        )
+
+    def _passable(self, s: State, frame: Frame, u: int, h: int) -> bool:
+        """A closed hex the unit may pass through without stopping (`through`)."""
+        return self.has_lambda(s, frame, "through") and bool(
+            self.call(s, frame, "through", unit=u, hex=h)
+        )
+
     def _may_enter(self, s: State, frame: Frame, u: int, h: int, step: int) -> bool:
         rules = s.game.rules
         if board_distance(s, frame.b["origin"], h) != step:
             return False
         side = rules.units[u].side
-        occupants = units_in(s, h)
-        if any(rules.units[o].side != side for o in occupants):
+        if any(rules.units[o].side != side for o in units_in(s, h)):
             return False
-        if self.has_lambda(s, frame, "blocked") and self.call(s, frame, "blocked", unit=u, hex=h):
-            return False
-        stacking = self.has_lambda(s, frame, "stacking")
-        return not stacking or self.call(
-            s, frame, "stacking", units=(*(o for o in occupants if o != u), u)
-        )
+        return self._open(s, frame, u, h) or self._passable(s, frame, u, h)
 
     def _next(self, s: State, frame: Frame, u: int, here: int) -> list[int]:
         rules = s.game.rules
@@ -110,16 +139,34 @@ class Retreat(Primitive):
                 out.append(h)
         return out
 
-    def _finals(self, s: State, frame: Frame, u: int, here: int, left: int) -> set[int]:
-        """Hexes where a legal retreat from `here` with `left` hexes to go can end."""
-        if left == 0:
-            return {here}
-        out: set[int] = set()
-        for h in self._next(s, frame, u, here):
-            out |= self._finals(s, frame, u, h, left - 1)
+    def _finals(
+        self, s: State, frame: Frame, u: int, here: int, left: int, memo: dict | None = None
+    ) -> set[int]:
+        """Hexes where a legal retreat from `here` with `left` hexes to go can end.
+
+        A retreat ends where its length is reached in a hex the unit may stop
+        in; one that reaches it in a hex it may only pass through goes on.
+        OFF_MAP stands for a retreat that leaves the map through an exit hex.
+        """
+        memo = {} if memo is None else memo
+        key = (here, max(left, 0))
+        if key in memo:
+            return memo[key]
+        memo[key] = set()  # no cycles: every step is one hex farther from the start
+        if left > 0 and here in frame.b["exits"]:
+            out = {OFF_MAP}
+        elif left <= 0 and (here == frame.b["origin"] or self._open(s, frame, u, here)):
+            out = {here}
+        else:
+            out = set()
+            for h in self._next(s, frame, u, here):
+                out |= self._finals(s, frame, u, h, left - 1, memo)
+        memo[key] = out
         return out
 
     def _avoided(self, s: State, frame: Frame, u: int, h: int) -> bool:
+        if h == OFF_MAP:
+            return False
         return self.has_lambda(s, frame, "avoid") and bool(
             self.call(s, frame, "avoid", unit=u, hex=h)
         )
@@ -137,7 +184,10 @@ class Retreat(Primitive):
         u = frame.b["unit"]
         here = s.unit_hex[u]
         left = frame.b["hexes"] - board_distance(s, frame.b["origin"], here)
-        options = {h: self._finals(s, frame, u, h, left - 1) for h in self._next(s, frame, u, here)}
+        memo: dict = {}
+        options = {
+            h: self._finals(s, frame, u, h, left - 1, memo) for h in self._next(s, frame, u, here)
+        }
         options = {h: finals for h, finals in options.items() if finals}
         good = {
             h
@@ -156,18 +206,26 @@ class Retreat(Primitive):
 
     def run(self, s: State, frame: Frame) -> Node | None:
         b = frame.b
-        if b["done"]:
-            return None
         u = b["unit"]
+        if b["done"] or s.unit_status[u] != ON_MAP:
+            return None
         if b["stage"] == WAITING:
             space = s.game.actions
             prompt = "captured, or lose a step and retreat?"
             return Node(
                 s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt
             )
-        if board_distance(s, b["origin"], s.unit_hex[u]) >= b["hexes"]:
+        here = s.unit_hex[u]
+        gone = board_distance(s, b["origin"], here)
+        if gone < b["hexes"] and here in b["exits"]:
+            say(s, f"{unit_name(s, u)} retreats off the map.")
+            remove_from_play(s, u)
+            emit(s, "left_map", unit=u, hex=here)
             b["done"] = True
-            emit(s, "retreated", unit=u, hex=s.unit_hex[u])
+            return None
+        if gone >= b["hexes"] and (gone == 0 or self._open(s, frame, u, here)):
+            b["done"] = True
+            emit(s, "retreated", unit=u, hex=here)
             return None
         options = self.candidates(s, frame)
         if options:
@@ -226,6 +284,10 @@ class Retreat(Primitive):
         say(s, f"{unit_name(s, u)} retreats {hex_label(s, before)} → {hex_label(s, h)}.")
         s.unit_hex[u] = h
         arrived(s, u, before, h)
+        if frame.b["on_through"] and not self._open(s, frame, u, h):
+            # Passing through a hex it could not stop in: the rules' procedure
+            # (a morale check, a step lost) runs before the retreat goes on.
+            self.push_procedure(s, frame.b["on_through"], {"unit": u, "hex": h})
 
 
 register(Retreat())
