@@ -175,14 +175,9 @@ def finish(s: State) -> None:
         result = s.game.rules.procedures[frame.proc].result
         s.stack[-1].b[into] = frame.b.get(result)
     emit(s, "end", procedure=frame.proc, side=_side_of(s, frame))
-    if "_code" in frame.b:  # a result has been applied
-        emit(
-            s,
-            "result_applied",
-            result=frame.b["_code"],
-            units=frame.b["units"],
-            side=frame.b["side"],
-        )
+    if "_code" in frame.b:  # a result has been applied: with what it was applied with
+        args = {name: frame.b[name] for name in frame.b.get("_args", ())}
+        emit(s, "result_applied", result=frame.b["_code"], **args)
 
 
 def _call(s: State, f: Frame, instr: tuple) -> None:
@@ -245,7 +240,9 @@ def _apply_result(s: State, f: Frame, instr: tuple) -> None:
     if not result.procedure:
         emit(s, "result_applied", result=code, **bindings)
         return
-    s.stack.append(Frame(result.procedure, 0, {**bindings, "_code": code}))
+    s.stack.append(
+        Frame(result.procedure, 0, {**bindings, "_code": code, "_args": tuple(bindings)})
+    )
 
 
 # -- decisions

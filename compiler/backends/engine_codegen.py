@@ -161,6 +161,10 @@ class Codegen:
             "nationality",
             "unit_type",
             "marker",
+            "procedure",
+            "bag",
+            "rule",
+            "level",
         ):
             return pyrepr(v)
         if t == "none":
