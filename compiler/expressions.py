@@ -128,7 +128,9 @@ class ExprChecker:
             typ = then.type if then.type != "none" else orelse.type
             return ir.Conditional(typ, e.span, test, then, orelse)
         if isinstance(e, ast.ListExpr):
-            items = tuple(self._expr(i, scope, None) for i in e.items)
+            # `[0101, 0102]` where hexes are expected: hex labels, not numbers.
+            inner = ELEMENT_TYPES.get(expected) if expected else None
+            items = tuple(self._expr(i, scope, inner) for i in e.items)
             types = {i.type for i in items} - {ERROR}
             if len(types) > 1:
                 return self.error(e.span, "a list holds values of one type")

@@ -17,8 +17,8 @@ A unit whose reverse has another name says `reduced "Olney"`. One-step units
 and leaders declare what their back shows (`back blank`). Any other line is a
 unit attribute the rules may read (`rifle black`, `rear_guard yes`).
 
-A `piece` is a counter that is neither a combat unit nor a leader — a herd
-of cattle, a wagon train: it has a side, a movement allowance and a set-up
+A `piece` is a counter that is neither a combat unit nor a leader — a
+driven herd, a wagon train: it has a side, a movement allowance and a set-up
 or entry, no strength; it is never attacked and never commands.
 """
 
@@ -90,6 +90,11 @@ class ForcesChecker:
         self.commands: dict[str, ast.Expr] = {}
 
     # ------------------------------------------------------------ helpers
+
+    @staticmethod
+    def line_provs(d: ast.Entity, p: Props) -> dict[str, ir.Prov]:
+        """Each property line's provenance (a cited declaration with an invented value)."""
+        return {key: prov_of(d.prov).merged(prov_of(line.prov)) for key, line in p.lines.items()}
 
     def ref(self, p: Props, key: str, kind: str, required: bool = False) -> str | None:
         """A property naming a declared thing of one kind (a side, a formation, …)."""
@@ -234,6 +239,7 @@ class ForcesChecker:
             edge,
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def nationality(self, d: ast.Entity) -> ir.Nationality:
@@ -257,6 +263,7 @@ class ForcesChecker:
             p.str("stripe"),
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def brigade(self, d: ast.Entity) -> ir.Brigade:
@@ -265,7 +272,13 @@ class ForcesChecker:
         letter = p.name("letter", required=True) or ""
         self.names.setdefault("brigade", set()).add(d.name or "")
         return ir.Brigade(
-            d.name or "", d.title or d.name or "", side, letter, prov_of(d.prov), d.span
+            d.name or "",
+            d.title or d.name or "",
+            side,
+            letter,
+            prov_of(d.prov),
+            d.span,
+            self.line_provs(d, p),
         )
 
     def unit_type(self, d: ast.Entity) -> ir.UnitType:
@@ -303,6 +316,7 @@ class ForcesChecker:
             side,
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def back(self, p: Props) -> str:
@@ -366,7 +380,7 @@ class ForcesChecker:
                 self.r.error(line.span, BAD_VALUE, "write `commands when <condition on unit>`")
             else:
                 self.commands[d.name or ""] = line.when
-        provs = {key: prov_of(d.prov).merged(prov_of(line.prov)) for key, line in p.lines.items()}
+        provs = self.line_provs(d, p)
         for line in d.body.lines:
             if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
                 provs[line.key] = prov_of(d.prov).merged(prov_of(line.prov))

@@ -320,6 +320,7 @@ class Side:
     friendly_edge: str
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each line's provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +343,7 @@ class Formation:
     stripe: str  # colour of the stripe in the band, "" for none
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each line's provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +356,7 @@ class Brigade:
     letter: str
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each line's provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,6 +440,7 @@ class Marker:
     side: str  # "" when shared by both sides
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each line's provenance
 
 
 @dataclass(frozen=True, slots=True)
