@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from compiler import ir
+from compiler.backends.engine_codegen import generate
 from compiler.build import load_game
 from compiler.check import compile_ruleset
 from compiler.cli import main
@@ -507,7 +508,14 @@ def test_generic_code_names_nothing_of_newtown():
     assert not offenders
 
 
-# ---------------------------------------------------------------- it plays
+# ---------------------------------------------------------------- it builds and plays
+
+
+def test_committed_engine_is_current(rules):
+    for fname, code in generate(rules).items():
+        path = ROOT / "generated" / "newtown" / fname
+        assert path.exists(), f"{path} is missing: run `muster build newtown`"
+        assert path.read_text(encoding="utf-8") == code, f"{path} is stale: `muster build newtown`"
 
 
 @pytest.mark.parametrize("name", ["historical", "campaign"])

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '0134269204e1f4827fc8535586bf4fedbdacfcb70771c63b3cb5b236cfcd4023'
+RULES_HASH = '2097b63abc7bb635a36bdcb1e68c1295a3eac9b605dee6f3fb0baec1e5270bed'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

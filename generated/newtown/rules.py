@@ -3033,231 +3033,231 @@ def f514(s, b):
 
 
 def f515(s, b):
-    # 'rulesets/newtown/sequence.mst:131'
+    # 'rulesets/newtown/sequence.mst:140'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
 def f516(s, b):
-    # 'rulesets/newtown/sequence.mst:132'
+    # 'rulesets/newtown/sequence.mst:141'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0]))
 
 
 def f517(s, b):
-    # 'rulesets/newtown/sequence.mst:132'
+    # 'rulesets/newtown/sequence.mst:141'
     return bool(b['_for_u'])
 
 
 def f518(s, b):
-    # 'rulesets/newtown/sequence.mst:132'
+    # 'rulesets/newtown/sequence.mst:141'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f519(s, b):
-    # 'rulesets/newtown/sequence.mst:133'
+    # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
 def f520(s, b):
-    # 'rulesets/newtown/sequence.mst:141'
+    # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
 def f521(s, b):
-    # 'rulesets/newtown/sequence.mst:142'
+    # 'rulesets/newtown/sequence.mst:151'
     return {'side': b['side']}
 
 
 def f522(s, b):
-    # 'rulesets/newtown/sequence.mst:143'
+    # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
 def f523(s, b):
-    # 'rulesets/newtown/sequence.mst:144'
+    # 'rulesets/newtown/sequence.mst:153'
     return {}
 
 
 def f524(s, b):
-    # 'rulesets/newtown/sequence.mst:150'
+    # 'rulesets/newtown/sequence.mst:159'
     return d_stack_ok(s, b['units'])
 
 
 def f525(s, b):
-    # 'rulesets/newtown/sequence.mst:151'
+    # 'rulesets/newtown/sequence.mst:160'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
 def f526(s, b):
-    # 'rulesets/newtown/sequence.mst:152'
+    # 'rulesets/newtown/sequence.mst:161'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
 def f527(s, b):
-    # 'rulesets/newtown/sequence.mst:149'
+    # 'rulesets/newtown/sequence.mst:158'
     return {'side': b['side']}
 
 
 def f528(s, b):
-    # 'rulesets/newtown/sequence.mst:158'
+    # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
 def f529(s, b):
-    # 'rulesets/newtown/sequence.mst:158'
+    # 'rulesets/newtown/sequence.mst:167'
     return bool(b['_for_u'])
 
 
 def f530(s, b):
-    # 'rulesets/newtown/sequence.mst:158'
+    # 'rulesets/newtown/sequence.mst:167'
     return b['_for_u']
 
 
 def f531(s, b):
-    # 'rulesets/newtown/sequence.mst:158'
+    # 'rulesets/newtown/sequence.mst:167'
     return b['side']
 
 
 def f532(s, b):
-    # 'rulesets/newtown/sequence.mst:158'
+    # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f533(s, b):
-    # 'rulesets/newtown/sequence.mst:159'
+    # 'rulesets/newtown/sequence.mst:168'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
 def f534(s, b):
-    # 'rulesets/newtown/sequence.mst:160'
+    # 'rulesets/newtown/sequence.mst:169'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
 def f535(s, b):
-    # 'rulesets/newtown/sequence.mst:161'
+    # 'rulesets/newtown/sequence.mst:170'
     return (len(b['away']) > 0)
 
 
 def f536(s, b):
-    # 'rulesets/newtown/sequence.mst:162'
+    # 'rulesets/newtown/sequence.mst:171'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
 def f537(s, b):
-    # 'rulesets/newtown/sequence.mst:163'
+    # 'rulesets/newtown/sequence.mst:172'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
 def f538(s, b):
-    # 'rulesets/newtown/sequence.mst:163'
+    # 'rulesets/newtown/sequence.mst:172'
     return b['side']
 
 
 def f539(s, b):
-    # 'rulesets/newtown/sequence.mst:164'
+    # 'rulesets/newtown/sequence.mst:173'
     e.advance_to(s, b['u'], b['to'])
 
 
 def f540(s, b):
-    # 'rulesets/newtown/sequence.mst:166'
+    # 'rulesets/newtown/sequence.mst:175'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
 def f541(s, b):
-    # 'rulesets/newtown/sequence.mst:173'
+    # 'rulesets/newtown/sequence.mst:182'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
 def f542(s, b):
-    # 'rulesets/newtown/sequence.mst:173'
+    # 'rulesets/newtown/sequence.mst:182'
     return bool(b['_for_u'])
 
 
 def f543(s, b):
-    # 'rulesets/newtown/sequence.mst:173'
+    # 'rulesets/newtown/sequence.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f544(s, b):
-    # 'rulesets/newtown/sequence.mst:174'
+    # 'rulesets/newtown/sequence.mst:183'
     e.set_at(s, 'pinned', b['u'], False)
 
 
 def f545(s, b):
-    # 'rulesets/newtown/sequence.mst:175'
+    # 'rulesets/newtown/sequence.mst:184'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
 def f546(s, b):
-    # 'rulesets/newtown/sequence.mst:176'
+    # 'rulesets/newtown/sequence.mst:185'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
 def f547(s, b):
-    # 'rulesets/newtown/sequence.mst:177'
+    # 'rulesets/newtown/sequence.mst:186'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
 def f548(s, b):
-    # 'rulesets/newtown/sequence.mst:177'
+    # 'rulesets/newtown/sequence.mst:186'
     return bool(b['_for_v'])
 
 
 def f549(s, b):
-    # 'rulesets/newtown/sequence.mst:177'
+    # 'rulesets/newtown/sequence.mst:186'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
 def f550(s, b):
-    # 'rulesets/newtown/sequence.mst:178'
+    # 'rulesets/newtown/sequence.mst:187'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
 def f551(s, b):
-    # 'rulesets/newtown/sequence.mst:180'
+    # 'rulesets/newtown/sequence.mst:189'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
 def f552(s, b):
-    # 'rulesets/newtown/sequence.mst:189'
+    # 'rulesets/newtown/sequence.mst:198'
     return {}
 
 
 def f553(s, b):
-    # 'rulesets/newtown/sequence.mst:191'
+    # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
 def f554(s, b):
-    # 'rulesets/newtown/sequence.mst:192'
+    # 'rulesets/newtown/sequence.mst:201'
     return {}
 
 
 def f555(s, b):
-    # 'rulesets/newtown/sequence.mst:195'
+    # 'rulesets/newtown/sequence.mst:204'
     b['_for_m'] = tuple(q.bag_contents(s, 'drawn_markers'))
 
 
 def f556(s, b):
-    # 'rulesets/newtown/sequence.mst:195'
+    # 'rulesets/newtown/sequence.mst:204'
     return bool(b['_for_m'])
 
 
 def f557(s, b):
-    # 'rulesets/newtown/sequence.mst:195'
+    # 'rulesets/newtown/sequence.mst:204'
     b['m'] = b['_for_m'][0]
     b['_for_m'] = b['_for_m'][1:]
 
 
 def f558(s, b):
-    # 'rulesets/newtown/sequence.mst:196'
+    # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
 def f559(s, b):
-    # 'rulesets/newtown/sequence.mst:197'
+    # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
@@ -4145,636 +4145,646 @@ def f735(s, b):
 
 
 def f736(s, b):
+    # 'rulesets/newtown/sequence.mst:134'
+    return {'token': 'combat_marker'}
+
+
+def f737(s, b):
     # 'rulesets/newtown/indian_rules.mst:85'
     return {'unit': b['affected']}
 
 
-def f737(s, b):
+def f738(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f738(s, b):
+def f739(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f739(s, b):
+def f740(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f740(s, b):
+def f741(s, b):
     # 'rulesets/newtown/special_units.mst:53'
     return {}
 
 
-def f741(s, b):
+def f742(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f742(s, b):
+def f743(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f743(s, b):
+def f744(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f744(s, b):
+def f745(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f745(s, b):
+def f746(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f746(s, b):
+def f747(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f747(s, b):
+def f748(s, b):
     # 'rulesets/newtown/special_units.mst:222'
     e.capture(s, 49)
 
 
-def f748(s, b):
+def f749(s, b):
     # 'rulesets/newtown/special_units.mst:223'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f749(s, b):
+def f750(s, b):
     # 'rulesets/newtown/special_units.mst:224'
     e.score(s, 0, 2)
 
 
-def f750(s, b):
+def f751(s, b):
     # 'rulesets/newtown/special_units.mst:226'
     return {'side': 1, 'amount': (-2)}
 
 
-def f751(s, b):
+def f752(s, b):
     # 'rulesets/newtown/cards.mst:220'
     return {'side': 0}
 
 
-def f752(s, b):
+def f753(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f753(s, b):
+def f754(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f754(s, b):
+def f755(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f755(s, b):
+def f756(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f756(s, b):
+def f757(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f757(s, b):
+def f758(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f758(s, b):
+def f759(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f759(s, b):
+def f760(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f760(s, b):
+def f761(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f761(s, b):
+def f762(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f762(s, b):
+def f763(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f763(s, b):
+def f764(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return 1
 
 
-def f764(s, b):
+def f765(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f765(s, b):
+def f766(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return -1
 
 
-def f766(s, b):
+def f767(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f767(s, b):
+def f768(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f768(s, b):
+def f769(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return -1
 
 
-def f769(s, b):
+def f770(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
 
 
-def f770(s, b):
+def f771(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return 1
 
 
-def f771(s, b):
+def f772(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
 
 
-def f772(s, b):
+def f773(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return -1
 
 
-def f773(s, b):
+def f774(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f774(s, b):
+def f775(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return 1
 
 
-def f775(s, b):
+def f776(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f776(s, b):
+def f777(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return 1
 
 
-def f777(s, b):
+def f778(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f778(s, b):
+def f779(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return 1
 
 
-def f779(s, b):
+def f780(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f780(s, b):
+def f781(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return -1
 
 
-def f781(s, b):
+def f782(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f782(s, b):
+def f783(s, b):
     # 'rulesets/newtown/tables.mst:57'
     return d_modified_morale(s, b['unit'])
 
 
-def f783(s, b):
+def f784(s, b):
     # 'rulesets/newtown/tables.mst:58'
     return d_leadership(s, b['unit'])
 
 
-def f784(s, b):
+def f785(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return 1
 
 
-def f785(s, b):
+def f786(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f786(s, b):
+def f787(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return 1
 
 
-def f787(s, b):
+def f788(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f788(s, b):
+def f789(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return -1
 
 
-def f789(s, b):
+def f790(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f790(s, b):
+def f791(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return -1
 
 
-def f791(s, b):
+def f792(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f792(s, b):
+def f793(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return 1
 
 
-def f793(s, b):
+def f794(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f794(s, b):
+def f795(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return -1
 
 
-def f795(s, b):
+def f796(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f796(s, b):
+def f797(s, b):
     # 'rulesets/series/army_morale.mst:38'
     return (b['new'] <= 0)
 
 
-def f797(s, b):
+def f798(s, b):
     # 'rulesets/series/movement.mst:104'
     return (((not UNIT_LEADER[b['unit']]) and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f798(s, b):
+def f799(s, b):
     # 'rulesets/series/victory.mst:28'
     return (not UNIT_LEADER[b['unit']])
 
 
-def f799(s, b):
+def f800(s, b):
     # 'rulesets/series/victory.mst:34'
     return (not UNIT_LEADER[b['unit']])
 
 
-def f800(s, b):
+def f801(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f801(s, b):
+def f802(s, b):
     # 'rulesets/newtown/victory.mst:22'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f802(s, b):
+def f803(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f803(s, b):
+def f804(s, b):
     # 'rulesets/newtown/victory.mst:82'
     return UNIT_LEADER[b['unit']]
 
 
-def f804(s, b):
+def f805(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f805(s, b):
+def f806(s, b):
+    # 'rulesets/newtown/sequence.mst:132'
+    return (not UNIT_LEADER[b['unit']])
+
+
+def f807(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f806(s, b):
+def f808(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f807(s, b):
+def f809(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f808(s, b):
+def f810(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase')) or (b['procedure'] == 'final_movement_phase'))
 
 
-def f809(s, b):
+def f811(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f810(s, b):
+def f812(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f811(s, b):
+def f813(s, b):
     # 'rulesets/newtown/special_units.mst:75'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f812(s, b):
+def f814(s, b):
     # 'rulesets/newtown/special_units.mst:81'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f813(s, b):
+def f815(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f814(s, b):
+def f816(s, b):
     # 'rulesets/newtown/special_units.mst:220'
     return ((((q.side(s, b['unit']) == 0) and (not UNIT_LEADER[b['unit']])) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f815(s, b):
+def f817(s, b):
     # 'rulesets/newtown/cards.mst:218'
     return (((q.side(s, b['unit']) == 0) and (not UNIT_LEADER[b['unit']])) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
-def f816(s, b):
+def f818(s, b):
     # 'rulesets/series/movement.mst:67'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f817(s, b):
+def f819(s, b):
     # 'rulesets/series/movement.mst:73'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f818(s, b):
+def f820(s, b):
     # 'rulesets/series/movement.mst:72'
     return 1
 
 
-def f819(s, b):
+def f821(s, b):
     # 'rulesets/series/movement.mst:78'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f820(s, b):
+def f822(s, b):
     # 'rulesets/series/movement.mst:83'
     return s.vars['moved_away'][b['unit']]
 
 
-def f821(s, b):
+def f823(s, b):
     # 'rulesets/series/movement.mst:89'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f822(s, b):
+def f824(s, b):
     # 'rulesets/series/movement.mst:96'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f823(s, b):
+def f825(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f824(s, b):
+def f826(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f825(s, b):
+def f827(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f826(s, b):
+def f828(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f827(s, b):
+def f829(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f828(s, b):
+def f830(s, b):
     # 'rulesets/newtown/indian_rules.mst:462'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f829(s, b):
+def f831(s, b):
     # 'rulesets/newtown/special_units.mst:101'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f830(s, b):
+def f832(s, b):
     # 'rulesets/newtown/special_units.mst:108'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f831(s, b):
+def f833(s, b):
     # 'rulesets/newtown/special_units.mst:113'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f832(s, b):
+def f834(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return 4
 
 
-def f833(s, b):
+def f835(s, b):
     # 'rulesets/newtown/special_units.mst:196'
     return (b['unit'] == 49)
 
 
-def f834(s, b):
+def f836(s, b):
     # 'rulesets/newtown/special_units.mst:202'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f835(s, b):
+def f837(s, b):
     # 'rulesets/newtown/special_units.mst:209'
     return (((((q.side(s, b['unit']) == 1) and (not UNIT_LEADER[b['unit']])) and (b['unit'] != 42)) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f836(s, b):
+def f838(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f837(s, b):
+def f839(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f838(s, b):
+def f840(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f839(s, b):
+def f841(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f840(s, b):
+def f842(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f841(s, b):
+def f843(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f842(s, b):
+def f844(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 1
 
 
-def f843(s, b):
+def f845(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f844(s, b):
+def f846(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 0
 
 
-def f845(s, b):
+def f847(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f846(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f847(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
 def f848(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
+    # 'rulesets/newtown/scenarios.mst:15'
     return 1
 
 
 def f849(s, b):
+    # 'rulesets/newtown/scenarios.mst:15'
+    return 1
+
+
+def f850(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 1
+
+
+def f851(s, b):
     # 'rulesets/newtown/scenarios.mst:39'
     return 14
 
 
-def f850(s, b):
+def f852(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 0
 
 
-def f851(s, b):
+def f853(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 13
 
 
-def f852(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
-
-
-def f853(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
-
-
 def f854(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f855(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f856(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f855(s, b):
+def f857(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f856(s, b):
+def f858(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f857(s, b):
+def f859(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f858(s, b):
+def f860(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f859(s, b):
+def f861(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f860(s, b):
+def f862(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f861(s, b):
+def f863(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f862(s, b):
+def f864(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -4842,9 +4852,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f860),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f861),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f862),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f862),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f863),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f864),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -13250,44 +13260,44 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f752, None),
-            ModifierSpec('Momentum Chits spent', f753, None),
+            ModifierSpec('Army Morale', f753, None),
+            ModifierSpec('Momentum Chits spent', f754, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f754, None),
-            ModifierSpec('Leadership DRM', f755, None),
-            ModifierSpec('Other modifiers of this check', f756, None),
+            ModifierSpec('Modified morale', f755, None),
+            ModifierSpec('Leadership DRM', f756, None),
+            ModifierSpec('Other modifiers of this check', f757, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f757, f758),
+            ModifierSpec('First Fire Bonus', f758, f759),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f759, None),
-            ModifierSpec("Defender's lead unit morale", f760, None),
-            ModifierSpec('Attacking leader', f761, None),
-            ModifierSpec('Defending leader', f762, None),
-            ModifierSpec('Defender surrounded', f763, f764),
-            ModifierSpec('Attacker surrounded', f765, f766),
-            ModifierSpec('Tactics', f767, None),
-            ModifierSpec('Attacking lead unit has a black R', f768, f769),
-            ModifierSpec('Defending lead unit has a black R', f770, f771),
-            ModifierSpec('All-militia attacking force', f772, f773),
-            ModifierSpec('All-militia defending force', f774, f775),
-            ModifierSpec('Attacking a unit with Failed Resolve', f776, f777),
-            ModifierSpec('Indian ferocity (attacking)', f778, f779),
-            ModifierSpec('Indian ferocity (defending)', f780, f781),
+            ModifierSpec("Attacker's lead unit morale", f760, None),
+            ModifierSpec("Defender's lead unit morale", f761, None),
+            ModifierSpec('Attacking leader', f762, None),
+            ModifierSpec('Defending leader', f763, None),
+            ModifierSpec('Defender surrounded', f764, f765),
+            ModifierSpec('Attacker surrounded', f766, f767),
+            ModifierSpec('Tactics', f768, None),
+            ModifierSpec('Attacking lead unit has a black R', f769, f770),
+            ModifierSpec('Defending lead unit has a black R', f771, f772),
+            ModifierSpec('All-militia attacking force', f773, f774),
+            ModifierSpec('All-militia defending force', f775, f776),
+            ModifierSpec('Attacking a unit with Failed Resolve', f777, f778),
+            ModifierSpec('Indian ferocity (attacking)', f779, f780),
+            ModifierSpec('Indian ferocity (defending)', f781, f782),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f782, None),
-            ModifierSpec('Leadership DRM', f783, None),
-            ModifierSpec('In woods', f784, f785),
-            ModifierSpec('Behind the breastwork', f786, f787),
-            ModifierSpec('Adjacent to an enemy combat unit', f788, f789),
-            ModifierSpec('Reduced', f790, f791),
-            ModifierSpec('War Dance', f792, f793),
+            ModifierSpec('Modified morale', f783, None),
+            ModifierSpec('Leadership DRM', f784, None),
+            ModifierSpec('In woods', f785, f786),
+            ModifierSpec('Behind the breastwork', f787, f788),
+            ModifierSpec('Adjacent to an enemy combat unit', f789, f790),
+            ModifierSpec('Reduced', f791, f792),
+            ModifierSpec('War Dance', f793, f794),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f794, f795),
+            ModifierSpec('Visions', f795, f796),
         )),
     },
     procedures={
@@ -14436,7 +14446,7 @@ RULES = Rules(
             ),
             steps={'phase': 0, 'withdrawal': 1},
             types={'_for_u': 'units', 'u': 'unit'},
-            lines=('rulesets/newtown/sequence.mst:131', 'rulesets/newtown/sequence.mst:132', 'rulesets/newtown/sequence.mst:132', 'rulesets/newtown/sequence.mst:132', 'rulesets/newtown/sequence.mst:133', 'rulesets/newtown/sequence.mst:132'),
+            lines=('rulesets/newtown/sequence.mst:140', 'rulesets/newtown/sequence.mst:141', 'rulesets/newtown/sequence.mst:141', 'rulesets/newtown/sequence.mst:141', 'rulesets/newtown/sequence.mst:142', 'rulesets/newtown/sequence.mst:141'),
         ),
         'final_movement_phase': ProcedureSpec(
             name='final_movement_phase',
@@ -14452,7 +14462,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
-            lines=('rulesets/newtown/sequence.mst:141', 'rulesets/newtown/sequence.mst:142', 'rulesets/newtown/sequence.mst:143', 'rulesets/newtown/sequence.mst:144'),
+            lines=('rulesets/newtown/sequence.mst:150', 'rulesets/newtown/sequence.mst:151', 'rulesets/newtown/sequence.mst:152', 'rulesets/newtown/sequence.mst:153'),
         ),
         'indian_moves': ProcedureSpec(
             name='indian_moves',
@@ -14465,7 +14475,7 @@ RULES = Rules(
             ),
             steps={'move': 0},
             types={'side': 'side'},
-            lines=('rulesets/newtown/sequence.mst:149',),
+            lines=('rulesets/newtown/sequence.mst:158',),
         ),
         'move_away_disrupted': ProcedureSpec(
             name='move_away_disrupted',
@@ -14490,7 +14500,7 @@ RULES = Rules(
             ),
             steps={'away': 0},
             types={'_for_u': 'units', 'away': 'hexes', 'fewest': 'int', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit'},
-            lines=('rulesets/newtown/sequence.mst:158', 'rulesets/newtown/sequence.mst:158', 'rulesets/newtown/sequence.mst:158', 'rulesets/newtown/sequence.mst:158', 'rulesets/newtown/sequence.mst:159', 'rulesets/newtown/sequence.mst:160', 'rulesets/newtown/sequence.mst:161', 'rulesets/newtown/sequence.mst:162', 'rulesets/newtown/sequence.mst:163', 'rulesets/newtown/sequence.mst:164', 'rulesets/newtown/sequence.mst:161', 'rulesets/newtown/sequence.mst:166', 'rulesets/newtown/sequence.mst:158'),
+            lines=('rulesets/newtown/sequence.mst:167', 'rulesets/newtown/sequence.mst:167', 'rulesets/newtown/sequence.mst:167', 'rulesets/newtown/sequence.mst:167', 'rulesets/newtown/sequence.mst:168', 'rulesets/newtown/sequence.mst:169', 'rulesets/newtown/sequence.mst:170', 'rulesets/newtown/sequence.mst:171', 'rulesets/newtown/sequence.mst:172', 'rulesets/newtown/sequence.mst:173', 'rulesets/newtown/sequence.mst:170', 'rulesets/newtown/sequence.mst:175', 'rulesets/newtown/sequence.mst:167'),
         ),
         'remove_pins': ProcedureSpec(
             name='remove_pins',
@@ -14516,7 +14526,7 @@ RULES = Rules(
             ),
             steps={'pins': 0},
             types={'_for_u': 'units', '_for_v': 'units', 'group': 'int', 'side': 'side', 'u': 'unit', 'v': 'unit'},
-            lines=('rulesets/newtown/sequence.mst:173', 'rulesets/newtown/sequence.mst:173', 'rulesets/newtown/sequence.mst:173', 'rulesets/newtown/sequence.mst:174', 'rulesets/newtown/sequence.mst:175', 'rulesets/newtown/sequence.mst:176', 'rulesets/newtown/sequence.mst:177', 'rulesets/newtown/sequence.mst:177', 'rulesets/newtown/sequence.mst:177', 'rulesets/newtown/sequence.mst:178', 'rulesets/newtown/sequence.mst:177', 'rulesets/newtown/sequence.mst:180', 'rulesets/newtown/sequence.mst:175', 'rulesets/newtown/sequence.mst:173'),
+            lines=('rulesets/newtown/sequence.mst:182', 'rulesets/newtown/sequence.mst:182', 'rulesets/newtown/sequence.mst:182', 'rulesets/newtown/sequence.mst:183', 'rulesets/newtown/sequence.mst:184', 'rulesets/newtown/sequence.mst:185', 'rulesets/newtown/sequence.mst:186', 'rulesets/newtown/sequence.mst:186', 'rulesets/newtown/sequence.mst:186', 'rulesets/newtown/sequence.mst:187', 'rulesets/newtown/sequence.mst:186', 'rulesets/newtown/sequence.mst:189', 'rulesets/newtown/sequence.mst:184', 'rulesets/newtown/sequence.mst:182'),
         ),
         'indian_end_phase': ProcedureSpec(
             name='indian_end_phase',
@@ -14538,7 +14548,7 @@ RULES = Rules(
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
             types={'_for_m': 'markers', 'm': 'marker', 'side': 'side'},
-            lines=('rulesets/newtown/sequence.mst:189', 'rulesets/newtown/sequence.mst:191', 'rulesets/newtown/sequence.mst:192', 'rulesets/newtown/sequence.mst:191', 'rulesets/newtown/sequence.mst:195', 'rulesets/newtown/sequence.mst:195', 'rulesets/newtown/sequence.mst:195', 'rulesets/newtown/sequence.mst:196', 'rulesets/newtown/sequence.mst:197', 'rulesets/newtown/sequence.mst:195'),
+            lines=('rulesets/newtown/sequence.mst:198', 'rulesets/newtown/sequence.mst:200', 'rulesets/newtown/sequence.mst:201', 'rulesets/newtown/sequence.mst:200', 'rulesets/newtown/sequence.mst:204', 'rulesets/newtown/sequence.mst:204', 'rulesets/newtown/sequence.mst:204', 'rulesets/newtown/sequence.mst:205', 'rulesets/newtown/sequence.mst:206', 'rulesets/newtown/sequence.mst:204'),
         ),
         'roll_for_honor': ProcedureSpec(
             name='roll_for_honor',
@@ -15201,6 +15211,19 @@ RULES = Rules(
             types={'hex': 'hex', 'unit': 'unit'},
             lines=('rulesets/newtown/sequence.mst:59',),
         ),
+        'trigger:combat_marker_joins': ProcedureSpec(
+            name='trigger:combat_marker_joins',
+            title='The two sides meet',
+            kind='procedure',
+            params=('unit', 'hex'),
+            result='',
+            code=(
+                ('call', 'join_cup', f736, None),
+            ),
+            steps={'do': 0},
+            types={'hex': 'hex', 'unit': 'unit'},
+            lines=('rulesets/newtown/sequence.mst:134',),
+        ),
         'trigger:honor_lost_in_combat': ProcedureSpec(
             name='trigger:honor_lost_in_combat',
             title='Honor lost to a combat result',
@@ -15208,7 +15231,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire'),
             result='',
             code=(
-                ('call', 'lose_honor', f736, None),
+                ('call', 'lose_honor', f737, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'others': 'units', 'result': 'code', 'side': 'side'},
@@ -15221,7 +15244,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f737),
+                ('exec', f738),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -15234,8 +15257,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f738),
-                ('call', 'adjust_army_morale', f739, None),
+                ('exec', f739),
+                ('call', 'adjust_army_morale', f740, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -15248,7 +15271,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'attach_platoon', f740, None),
+                ('call', 'attach_platoon', f741, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -15261,7 +15284,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f741),
+                ('exec', f742),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -15274,8 +15297,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f742),
-                ('call', 'adjust_army_morale', f743, None),
+                ('exec', f743),
+                ('call', 'adjust_army_morale', f744, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -15288,7 +15311,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f744),
+                ('exec', f745),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -15301,7 +15324,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f745),
+                ('exec', f746),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -15314,7 +15337,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f746, None),
+                ('call', 'adjust_army_morale', f747, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -15327,11 +15350,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f747),
-                ('jump_if_not', f748, 4),
-                ('exec', f749),
+                ('exec', f748),
+                ('jump_if_not', f749, 4),
+                ('exec', f750),
                 ('jump', 4),
-                ('call', 'adjust_army_morale', f750, None),
+                ('call', 'adjust_army_morale', f751, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -15344,7 +15367,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'draw_card', f751, None),
+                ('call', 'draw_card', f752, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -15352,56 +15375,57 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f796, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f797, False, 'trigger:army_demoralized', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f797, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f798, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f798, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f799, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f800, False, 'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f801, False, 'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f802, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f803, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f804, False, 'trigger:indian_unit_moved', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f805, False, 'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f806, False, 'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f807, False, 'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f808, False, 'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f809, False, 'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f810, False, 'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f811, False, 'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f812, False, 'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f813, False, 'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f814, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f815, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f799, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f800, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f801, False, 'trigger:american_step_lost', ''),
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f802, False, 'trigger:american_unit_eliminated', ''),
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f803, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f804, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f805, False, 'trigger:indian_unit_moved', ''),
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f806, True, 'trigger:combat_marker_joins', ''),
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f807, False, 'trigger:honor_lost_in_combat', ''),
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f808, False, 'trigger:failed_resolve_pinned', ''),
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f809, False, 'trigger:retreated_off_the_board', ''),
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f810, False, 'trigger:platoon_attaches', ''),
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f811, False, 'trigger:platoon_moves_with_its_parent', ''),
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f812, False, 'trigger:platoon_shares_capture', ''),
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f813, False, 'trigger:platoon_shares_pin', ''),
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f814, False, 'trigger:platoon_shares_order', ''),
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f815, False, 'trigger:platoon_eliminated', ''),
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f816, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f817, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f816, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f817, None, '', f818),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f819, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f820, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f821, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f822, None, '', None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f823, None, '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f824, None, '', None),
-        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f825, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f826, None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f827, None, '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f828, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f829, None, '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f830, None, '', None),
-        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f831, None, '', f832),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f833, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f834, None, '', None),
-        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f835, None, '', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f818, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f819, None, '', f820),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f821, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f822, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f823, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f824, None, '', None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f825, None, '', None),
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f826, None, '', None),
+        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f827, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f828, None, 'indian_sortie', None),
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f829, None, '', None),
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f830, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f831, None, '', None),
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f832, None, '', None),
+        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f833, None, '', f834),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f835, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f836, None, '', None),
+        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f837, None, '', None),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f836, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f837, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f838, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f839, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f840, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f841, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f838, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f839, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f840, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f841, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f842, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f843, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -15479,7 +15503,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f842, f843), ('army_morale', f844, f845), ('momentum', f846, f847)),
+            values=(('army_morale', f844, f845), ('army_morale', f846, f847), ('momentum', f848, f849)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -15494,7 +15518,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f848, f849), ('army_morale', f850, f851), ('momentum', f852, f853)),
+            values=(('army_morale', f850, f851), ('army_morale', f852, f853), ('momentum', f854, f855)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -15503,15 +15527,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f854),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f856),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f855),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f857),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f856, True, ((44, False, (('wampum_belt', f857),)),)),
-                PlacementSpec((), f858, True, ((43, False, (('big_medicine', f859),)),)),
+                PlacementSpec((), f858, True, ((44, False, (('wampum_belt', f859),)),)),
+                PlacementSpec((), f860, True, ((43, False, (('big_medicine', f861),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
