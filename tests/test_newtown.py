@@ -508,6 +508,26 @@ def test_generic_code_names_nothing_of_newtown():
     assert not offenders
 
 
+# ---------------------------------------------------------------- the documentation
+
+
+def test_docs_quote_the_rulebook_and_the_rule_files_faithfully():
+    doc = (ROOT / "docs" / "newtown.md").read_text(encoding="utf-8")
+    sources = "\n".join(p.read_text(encoding="utf-8") for p in BATTLE.glob("*.mst"))
+    blocks = re.findall(r"```mst\n(.*?)```", doc, re.S)
+    assert len(blocks) >= 6
+    for block in blocks:
+        assert block in sources, block[:60]
+    quotes = re.findall(r"^> (.+)$", doc, re.M)
+    assert len(quotes) >= 6
+    if RULEBOOK is not None:
+        book = " ".join(RULEBOOK.read_text(encoding="utf-8").split())
+        for quote in quotes:
+            assert " ".join(quote.split()) in book, quote
+    for section in ("5.2.2", "5.7", "5.9"):
+        assert f"### {section} " in doc
+
+
 # ---------------------------------------------------------------- it builds and plays
 
 
