@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '2097b63abc7bb635a36bdcb1e68c1295a3eac9b605dee6f3fb0baec1e5270bed'
+RULES_HASH = 'a93383cae39e4dfeb057ab1221e813c16182ee248f45a850486356a0b77d6a25'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

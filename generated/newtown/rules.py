@@ -436,13 +436,18 @@ def d_hand(s, a_side):
     return (q.bag_contents(s, 'american_hand') if (a_side == 1) else q.bag_contents(s, 'indian_hand'))
 
 
+def d_may_draw_card(s, a_side):
+    # 'rulesets/newtown/cards.mst:193': 'The player may draw a card'
+    return ((q.bag_size(s, 'american_deck') > 0) if (a_side == 1) else ((q.bag_size(s, 'indian_deck') > 0) and (s.vars['indian_cards_drawn'] < 2)))
+
+
 def d_placeholder_card(s, a_card):
-    # 'rulesets/newtown/cards.mst:242': 'A card of unknown text'
+    # 'rulesets/newtown/cards.mst:252': 'A card of unknown text'
     return (((((a_card != 'fathers_sons_and_brothers') and (a_card != 'they_were_as_ghosts')) and (a_card != 'chaos')) and (a_card != 'parley')) and (a_card != 'stampede'))
 
 
 def d_combat_card(s, a_card):
-    # 'rulesets/newtown/cards.mst:282': 'A card for the moment before the close combat roll'
+    # 'rulesets/newtown/cards.mst:292': 'A card for the moment before the close combat roll'
     return (((a_card == 'they_were_as_ghosts') or (a_card == 'chaos')) or (a_card == 'parley'))
 
 # ---------------------------------------------------------------- compiled expressions and effects
@@ -849,12 +854,12 @@ def f80(s, b):
 
 
 def f81(s, b):
-    # 'rulesets/newtown/cards.mst:260'
+    # 'rulesets/newtown/cards.mst:270'
     return {'side': b['side']}
 
 
 def f82(s, b):
-    # 'rulesets/newtown/cards.mst:261'
+    # 'rulesets/newtown/cards.mst:271'
     return {'side': q.enemy(s, b['side'])}
 
 
@@ -1186,37 +1191,37 @@ def f147(s, b):
 
 
 def f148(s, b):
-    # 'rulesets/newtown/cards.mst:358'
+    # 'rulesets/newtown/cards.mst:368'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
 def f149(s, b):
-    # 'rulesets/newtown/cards.mst:359'
+    # 'rulesets/newtown/cards.mst:369'
     return 0
 
 
 def f150(s, b):
-    # 'rulesets/newtown/cards.mst:359'
+    # 'rulesets/newtown/cards.mst:369'
     return b['_ask4']
 
 
 def f151(s, b):
-    # 'rulesets/newtown/cards.mst:360'
+    # 'rulesets/newtown/cards.mst:370'
     return {'card': 'stampede', 'side': 0}
 
 
 def f152(s, b):
-    # 'rulesets/newtown/cards.mst:361'
+    # 'rulesets/newtown/cards.mst:371'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553))) and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
 
 
 def f153(s, b):
-    # 'rulesets/newtown/cards.mst:361'
+    # 'rulesets/newtown/cards.mst:371'
     return 0
 
 
 def f154(s, b):
-    # 'rulesets/newtown/cards.mst:362'
+    # 'rulesets/newtown/cards.mst:372'
     e.advance_to(s, 49, b['h'])
 
 
@@ -1339,27 +1344,27 @@ def f177(s, b):
 
 
 def f178(s, b):
-    # 'rulesets/newtown/cards.mst:204'
+    # 'rulesets/newtown/cards.mst:214'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
 def f179(s, b):
-    # 'rulesets/newtown/cards.mst:205'
+    # 'rulesets/newtown/cards.mst:215'
     return 1
 
 
 def f180(s, b):
-    # 'rulesets/newtown/cards.mst:205'
+    # 'rulesets/newtown/cards.mst:215'
     return b['_ask5']
 
 
 def f181(s, b):
-    # 'rulesets/newtown/cards.mst:206'
+    # 'rulesets/newtown/cards.mst:216'
     return {'side': 1}
 
 
 def f182(s, b):
-    # 'rulesets/newtown/cards.mst:207'
+    # 'rulesets/newtown/cards.mst:217'
     return {'side': 1}
 
 
@@ -2305,27 +2310,27 @@ def f369(s, b):
 
 
 def f370(s, b):
-    # 'rulesets/newtown/cards.mst:307'
+    # 'rulesets/newtown/cards.mst:317'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
 def f371(s, b):
-    # 'rulesets/newtown/cards.mst:308'
+    # 'rulesets/newtown/cards.mst:318'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
 def f372(s, b):
-    # 'rulesets/newtown/cards.mst:309'
+    # 'rulesets/newtown/cards.mst:319'
     return s.vars['combat_called_off']
 
 
 def f373(s, b):
-    # 'rulesets/newtown/cards.mst:312'
+    # 'rulesets/newtown/cards.mst:322'
     return (s.vars['card_shift'] != 0)
 
 
 def f374(s, b):
-    # 'rulesets/newtown/cards.mst:313'
+    # 'rulesets/newtown/cards.mst:323'
     b['odds'] = q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
@@ -2335,83 +2340,83 @@ def f375(s, b):
 
 
 def f376(s, b):
-    # 'rulesets/newtown/cards.mst:330'
+    # 'rulesets/newtown/cards.mst:340'
     b['_for_player'] = tuple((b['attacker'], b['defender'],))
 
 
 def f377(s, b):
-    # 'rulesets/newtown/cards.mst:330'
+    # 'rulesets/newtown/cards.mst:340'
     return bool(b['_for_player'])
 
 
 def f378(s, b):
-    # 'rulesets/newtown/cards.mst:330'
+    # 'rulesets/newtown/cards.mst:340'
     b['player'] = b['_for_player'][0]
     b['_for_player'] = b['_for_player'][1:]
 
 
 def f379(s, b):
-    # 'rulesets/newtown/cards.mst:331'
+    # 'rulesets/newtown/cards.mst:341'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
 def f380(s, b):
-    # 'rulesets/newtown/cards.mst:332'
+    # 'rulesets/newtown/cards.mst:342'
     return b['player']
 
 
 def f381(s, b):
-    # 'rulesets/newtown/cards.mst:332'
+    # 'rulesets/newtown/cards.mst:342'
     return b['_ask10']
 
 
 def f382(s, b):
-    # 'rulesets/newtown/cards.mst:333'
+    # 'rulesets/newtown/cards.mst:343'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
 def f383(s, b):
-    # 'rulesets/newtown/cards.mst:334'
+    # 'rulesets/newtown/cards.mst:344'
     e.set_var(s, 'result_ignored', b['player'])
 
 
 def f384(s, b):
-    # 'rulesets/newtown/cards.mst:340'
+    # 'rulesets/newtown/cards.mst:350'
     return (s.vars['result_ignored'] != b['defender'])
 
 
 def f385(s, b):
-    # 'rulesets/newtown/cards.mst:341'
+    # 'rulesets/newtown/cards.mst:351'
     return b['result'][1]
 
 
 def f386(s, b):
-    # 'rulesets/newtown/cards.mst:341'
+    # 'rulesets/newtown/cards.mst:351'
     return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False}
 
 
 def f387(s, b):
-    # 'rulesets/newtown/cards.mst:343'
+    # 'rulesets/newtown/cards.mst:353'
     return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
 
 
 def f388(s, b):
-    # 'rulesets/newtown/cards.mst:345'
+    # 'rulesets/newtown/cards.mst:355'
     return (s.vars['result_ignored'] != b['attacker'])
 
 
 def f389(s, b):
-    # 'rulesets/newtown/cards.mst:346'
+    # 'rulesets/newtown/cards.mst:356'
     return b['result'][0]
 
 
 def f390(s, b):
-    # 'rulesets/newtown/cards.mst:346'
+    # 'rulesets/newtown/cards.mst:356'
     return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False}
 
 
 def f391(s, b):
-    # 'rulesets/newtown/cards.mst:348'
+    # 'rulesets/newtown/cards.mst:358'
     return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
 
 
@@ -3713,167 +3718,167 @@ def f649(s, b):
 
 
 def f650(s, b):
-    # 'rulesets/newtown/cards.mst:187'
-    return (b['side'] == 1)
+    # 'rulesets/newtown/cards.mst:198'
+    return d_may_draw_card(s, b['side'])
 
 
 def f651(s, b):
-    # 'rulesets/newtown/cards.mst:188'
-    return (q.bag_size(s, 'american_deck') > 0)
+    # 'rulesets/newtown/cards.mst:199'
+    return (b['side'] == 1)
 
 
 def f652(s, b):
-    # 'rulesets/newtown/cards.mst:190'
+    # 'rulesets/newtown/cards.mst:201'
     e.put_in(s, 'american_hand', b['card'])
 
 
 def f653(s, b):
-    # 'rulesets/newtown/cards.mst:193'
-    return (q.bag_size(s, 'indian_deck') > 0)
-
-
-def f654(s, b):
-    # 'rulesets/newtown/cards.mst:195'
+    # 'rulesets/newtown/cards.mst:204'
     e.put_in(s, 'indian_hand', b['card'])
 
 
+def f654(s, b):
+    # 'rulesets/newtown/cards.mst:205'
+    e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
+
+
 def f655(s, b):
-    # 'rulesets/newtown/cards.mst:229'
+    # 'rulesets/newtown/cards.mst:239'
     return (b['side'] == 1)
 
 
 def f656(s, b):
-    # 'rulesets/newtown/cards.mst:230'
+    # 'rulesets/newtown/cards.mst:240'
     e.take_out(s, 'american_hand', b['card'])
 
 
 def f657(s, b):
-    # 'rulesets/newtown/cards.mst:232'
+    # 'rulesets/newtown/cards.mst:242'
     e.take_out(s, 'indian_hand', b['card'])
 
 
 def f658(s, b):
-    # 'rulesets/newtown/cards.mst:234'
+    # 'rulesets/newtown/cards.mst:244'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
 def f659(s, b):
-    # 'rulesets/newtown/cards.mst:246'
+    # 'rulesets/newtown/cards.mst:256'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
 def f660(s, b):
-    # 'rulesets/newtown/cards.mst:247'
+    # 'rulesets/newtown/cards.mst:257'
     return b['side']
 
 
 def f661(s, b):
-    # 'rulesets/newtown/cards.mst:247'
+    # 'rulesets/newtown/cards.mst:257'
     return b['_ask14']
 
 
 def f662(s, b):
-    # 'rulesets/newtown/cards.mst:248'
+    # 'rulesets/newtown/cards.mst:258'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
 def f663(s, b):
-    # 'rulesets/newtown/cards.mst:248'
+    # 'rulesets/newtown/cards.mst:258'
     return b['side']
 
 
 def f664(s, b):
-    # 'rulesets/newtown/cards.mst:249'
+    # 'rulesets/newtown/cards.mst:259'
     return {'card': b['card'], 'side': b['side']}
 
 
 def f665(s, b):
-    # 'rulesets/newtown/cards.mst:250'
+    # 'rulesets/newtown/cards.mst:260'
     return {'side': b['side']}
 
 
 def f666(s, b):
-    # 'rulesets/newtown/cards.mst:286'
+    # 'rulesets/newtown/cards.mst:296'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
 def f667(s, b):
-    # 'rulesets/newtown/cards.mst:287'
+    # 'rulesets/newtown/cards.mst:297'
     return b['side']
 
 
 def f668(s, b):
-    # 'rulesets/newtown/cards.mst:287'
+    # 'rulesets/newtown/cards.mst:297'
     return b['_ask15']
 
 
 def f669(s, b):
-    # 'rulesets/newtown/cards.mst:288'
+    # 'rulesets/newtown/cards.mst:298'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
 def f670(s, b):
-    # 'rulesets/newtown/cards.mst:288'
+    # 'rulesets/newtown/cards.mst:298'
     return b['side']
 
 
 def f671(s, b):
-    # 'rulesets/newtown/cards.mst:289'
+    # 'rulesets/newtown/cards.mst:299'
     return {'card': b['card'], 'side': b['side']}
 
 
 def f672(s, b):
-    # 'rulesets/newtown/cards.mst:290'
+    # 'rulesets/newtown/cards.mst:300'
     return (b['card'] == 'they_were_as_ghosts')
 
 
 def f673(s, b):
-    # 'rulesets/newtown/cards.mst:291'
+    # 'rulesets/newtown/cards.mst:301'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and (not UNIT_LEADER[e0]))))
 
 
 def f674(s, b):
-    # 'rulesets/newtown/cards.mst:291'
+    # 'rulesets/newtown/cards.mst:301'
     return bool(b['_for_u'])
 
 
 def f675(s, b):
-    # 'rulesets/newtown/cards.mst:291'
+    # 'rulesets/newtown/cards.mst:301'
     return b['_for_u']
 
 
 def f676(s, b):
-    # 'rulesets/newtown/cards.mst:291'
+    # 'rulesets/newtown/cards.mst:301'
     return 0
 
 
 def f677(s, b):
-    # 'rulesets/newtown/cards.mst:291'
+    # 'rulesets/newtown/cards.mst:301'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f678(s, b):
-    # 'rulesets/newtown/cards.mst:292'
+    # 'rulesets/newtown/cards.mst:302'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f679(s, b):
-    # 'rulesets/newtown/cards.mst:294'
+    # 'rulesets/newtown/cards.mst:304'
     e.set_var(s, 'combat_called_off', True)
 
 
 def f680(s, b):
-    # 'rulesets/newtown/cards.mst:295'
+    # 'rulesets/newtown/cards.mst:305'
     return (b['card'] == 'chaos')
 
 
 def f681(s, b):
-    # 'rulesets/newtown/cards.mst:296'
+    # 'rulesets/newtown/cards.mst:306'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 
 def f682(s, b):
-    # 'rulesets/newtown/cards.mst:298'
+    # 'rulesets/newtown/cards.mst:308'
     e.set_var(s, 'combat_called_off', True)
 
 
@@ -4225,7 +4230,7 @@ def f751(s, b):
 
 
 def f752(s, b):
-    # 'rulesets/newtown/cards.mst:220'
+    # 'rulesets/newtown/cards.mst:230'
     return {'side': 0}
 
 
@@ -4550,7 +4555,7 @@ def f816(s, b):
 
 
 def f817(s, b):
-    # 'rulesets/newtown/cards.mst:218'
+    # 'rulesets/newtown/cards.mst:228'
     return (((q.side(s, b['unit']) == 0) and (not UNIT_LEADER[b['unit']])) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
@@ -13583,7 +13588,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'opportunity_cards': 1, 'designate_commander': 3, 'movement': 7, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14, 'final_movement': 15, 'end_phase': 18},
             types={'commander': 'unit', 'side': 'side'},
-            lines=('rulesets/series/sequence.mst:33', 'rulesets/newtown/cards.mst:260', 'rulesets/newtown/cards.mst:261', 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/variations.mst:51', 'rulesets/newtown/variations.mst:52', 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:15', 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:17', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36', 'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38', 'rulesets/newtown/sequence.mst:20', 'rulesets/newtown/sequence.mst:21', 'rulesets/newtown/sequence.mst:20', 'rulesets/newtown/sequence.mst:24', 'rulesets/newtown/sequence.mst:25', 'rulesets/newtown/sequence.mst:24'),
+            lines=('rulesets/series/sequence.mst:33', 'rulesets/newtown/cards.mst:270', 'rulesets/newtown/cards.mst:271', 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/variations.mst:51', 'rulesets/newtown/variations.mst:52', 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:15', 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:17', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36', 'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38', 'rulesets/newtown/sequence.mst:20', 'rulesets/newtown/sequence.mst:21', 'rulesets/newtown/sequence.mst:20', 'rulesets/newtown/sequence.mst:24', 'rulesets/newtown/sequence.mst:25', 'rulesets/newtown/sequence.mst:24'),
         ),
         'initiative': ProcedureSpec(
             name='initiative',
@@ -13722,7 +13727,7 @@ RULES = Rules(
             ),
             steps={'reinforcements': 0, 'destroy_newtown': 1, 'disrupted_away': 9, 'examine': 22, 'stampede': 25, 'drive_the_herd': 33, 'move': 36, 'pins': 37},
             types={'_ask4': 'bool', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
-            lines=('rulesets/series/movement.mst:26', 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:29', 'rulesets/series/movement.mst:29', 'rulesets/series/movement.mst:29', 'rulesets/series/movement.mst:29', 'rulesets/series/movement.mst:30', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:29', 'rulesets/newtown/variations.mst:100', 'rulesets/newtown/variations.mst:101', 'rulesets/newtown/variations.mst:100', 'rulesets/newtown/cards.mst:358', 'rulesets/newtown/cards.mst:359', 'rulesets/newtown/cards.mst:359', 'rulesets/newtown/cards.mst:360', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362', 'rulesets/newtown/cards.mst:359', 'rulesets/newtown/cards.mst:358', 'rulesets/newtown/special_units.mst:188', 'rulesets/newtown/special_units.mst:189', 'rulesets/newtown/special_units.mst:188', 'rulesets/series/movement.mst:43', 'rulesets/series/movement.mst:49', 'rulesets/series/movement.mst:49', 'rulesets/series/movement.mst:49', 'rulesets/series/movement.mst:50', 'rulesets/series/movement.mst:51', 'rulesets/series/movement.mst:52', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:51', 'rulesets/series/movement.mst:49'),
+            lines=('rulesets/series/movement.mst:26', 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:29', 'rulesets/series/movement.mst:29', 'rulesets/series/movement.mst:29', 'rulesets/series/movement.mst:29', 'rulesets/series/movement.mst:30', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:29', 'rulesets/newtown/variations.mst:100', 'rulesets/newtown/variations.mst:101', 'rulesets/newtown/variations.mst:100', 'rulesets/newtown/cards.mst:368', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:368', 'rulesets/newtown/special_units.mst:188', 'rulesets/newtown/special_units.mst:189', 'rulesets/newtown/special_units.mst:188', 'rulesets/series/movement.mst:43', 'rulesets/series/movement.mst:49', 'rulesets/series/movement.mst:49', 'rulesets/series/movement.mst:49', 'rulesets/series/movement.mst:50', 'rulesets/series/movement.mst:51', 'rulesets/series/movement.mst:52', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:51', 'rulesets/series/movement.mst:49'),
         ),
         'morale_check': ProcedureSpec(
             name='morale_check',
@@ -13786,7 +13791,7 @@ RULES = Rules(
             ),
             steps={'withdrawal_markers': 0, 'opportunity_card': 5, 'rally': 12, 'resolve': 22},
             types={'_ask5': 'bool', '_for_u': 'units', 'passed': 'bool', 'recovered': 'bool', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:6', 'rulesets/series/rally.mst:5', 'rulesets/newtown/cards.mst:204', 'rulesets/newtown/cards.mst:205', 'rulesets/newtown/cards.mst:205', 'rulesets/newtown/cards.mst:206', 'rulesets/newtown/cards.mst:207', 'rulesets/newtown/cards.mst:205', 'rulesets/newtown/cards.mst:204', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:12', 'rulesets/series/rally.mst:13', 'rulesets/series/rally.mst:14', 'rulesets/series/rally.mst:15', 'rulesets/series/rally.mst:13', 'rulesets/series/rally.mst:11', 'rulesets/newtown/indian_rules.mst:240', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:242', 'rulesets/newtown/indian_rules.mst:243', 'rulesets/newtown/indian_rules.mst:244', 'rulesets/newtown/indian_rules.mst:245', 'rulesets/newtown/indian_rules.mst:244', 'rulesets/newtown/indian_rules.mst:242', 'rulesets/newtown/indian_rules.mst:248', 'rulesets/newtown/indian_rules.mst:249', 'rulesets/newtown/indian_rules.mst:248', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:240'),
+            lines=('rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:6', 'rulesets/series/rally.mst:5', 'rulesets/newtown/cards.mst:214', 'rulesets/newtown/cards.mst:215', 'rulesets/newtown/cards.mst:215', 'rulesets/newtown/cards.mst:216', 'rulesets/newtown/cards.mst:217', 'rulesets/newtown/cards.mst:215', 'rulesets/newtown/cards.mst:214', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:12', 'rulesets/series/rally.mst:13', 'rulesets/series/rally.mst:14', 'rulesets/series/rally.mst:15', 'rulesets/series/rally.mst:13', 'rulesets/series/rally.mst:11', 'rulesets/newtown/indian_rules.mst:240', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:242', 'rulesets/newtown/indian_rules.mst:243', 'rulesets/newtown/indian_rules.mst:244', 'rulesets/newtown/indian_rules.mst:245', 'rulesets/newtown/indian_rules.mst:244', 'rulesets/newtown/indian_rules.mst:242', 'rulesets/newtown/indian_rules.mst:248', 'rulesets/newtown/indian_rules.mst:249', 'rulesets/newtown/indian_rules.mst:248', 'rulesets/newtown/indian_rules.mst:241', 'rulesets/newtown/indian_rules.mst:240'),
         ),
         'defensive_artillery_fire_phase': ProcedureSpec(
             name='defensive_artillery_fire_phase',
@@ -14130,7 +14135,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 43, 'indian_withdrawal': 45, 'honor_leads': 61, 'tactics': 67, 'opportunity_before_roll': 76, 'resolve': 84, 'ignore_a_result': 85, 'apply': 96, 'advance': 104, 'done': 108},
             types={'_ask10': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:101', 'rulesets/series/close_combat.mst:102', 'rulesets/series/close_combat.mst:103', 'rulesets/series/close_combat.mst:104', 'rulesets/series/close_combat.mst:105', 'rulesets/series/close_combat.mst:106', 'rulesets/series/close_combat.mst:108', 'rulesets/series/close_combat.mst:108', 'rulesets/series/close_combat.mst:108', 'rulesets/series/close_combat.mst:109', 'rulesets/series/close_combat.mst:108', 'rulesets/series/close_combat.mst:114', 'rulesets/series/close_combat.mst:115', 'rulesets/series/close_combat.mst:115', 'rulesets/series/close_combat.mst:115', 'rulesets/series/close_combat.mst:116', 'rulesets/series/close_combat.mst:115', 'rulesets/series/close_combat.mst:118', 'rulesets/series/close_combat.mst:114', 'rulesets/series/close_combat.mst:120', 'rulesets/series/close_combat.mst:121', 'rulesets/series/close_combat.mst:122', 'rulesets/series/close_combat.mst:121', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:127', 'rulesets/series/close_combat.mst:128', 'rulesets/series/close_combat.mst:128', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:130', 'rulesets/series/close_combat.mst:131', 'rulesets/series/close_combat.mst:132', 'rulesets/series/close_combat.mst:131', 'rulesets/series/close_combat.mst:134', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:136', 'rulesets/series/close_combat.mst:128', 'rulesets/series/close_combat.mst:127', 'rulesets/series/close_combat.mst:141', 'rulesets/series/close_combat.mst:142', 'rulesets/newtown/indian_rules.mst:446', 'rulesets/newtown/indian_rules.mst:447', 'rulesets/newtown/indian_rules.mst:447', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:449', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:447', 'rulesets/newtown/indian_rules.mst:446', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:148', 'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150', 'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152', 'rulesets/series/close_combat.mst:153', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155', 'rulesets/series/close_combat.mst:153', 'rulesets/newtown/cards.mst:307', 'rulesets/newtown/cards.mst:308', 'rulesets/newtown/cards.mst:309', 'rulesets/newtown/cards.mst:310', 'rulesets/newtown/cards.mst:309', 'rulesets/newtown/cards.mst:312', 'rulesets/newtown/cards.mst:313', 'rulesets/newtown/cards.mst:312', 'rulesets/series/close_combat.mst:159', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331', 'rulesets/newtown/cards.mst:332', 'rulesets/newtown/cards.mst:332', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334', 'rulesets/newtown/cards.mst:332', 'rulesets/newtown/cards.mst:331', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:341', 'rulesets/newtown/cards.mst:343', 'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:345', 'rulesets/newtown/cards.mst:346', 'rulesets/newtown/cards.mst:348', 'rulesets/newtown/cards.mst:345', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:178'),
+            lines=('rulesets/series/close_combat.mst:101', 'rulesets/series/close_combat.mst:102', 'rulesets/series/close_combat.mst:103', 'rulesets/series/close_combat.mst:104', 'rulesets/series/close_combat.mst:105', 'rulesets/series/close_combat.mst:106', 'rulesets/series/close_combat.mst:108', 'rulesets/series/close_combat.mst:108', 'rulesets/series/close_combat.mst:108', 'rulesets/series/close_combat.mst:109', 'rulesets/series/close_combat.mst:108', 'rulesets/series/close_combat.mst:114', 'rulesets/series/close_combat.mst:115', 'rulesets/series/close_combat.mst:115', 'rulesets/series/close_combat.mst:115', 'rulesets/series/close_combat.mst:116', 'rulesets/series/close_combat.mst:115', 'rulesets/series/close_combat.mst:118', 'rulesets/series/close_combat.mst:114', 'rulesets/series/close_combat.mst:120', 'rulesets/series/close_combat.mst:121', 'rulesets/series/close_combat.mst:122', 'rulesets/series/close_combat.mst:121', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:127', 'rulesets/series/close_combat.mst:128', 'rulesets/series/close_combat.mst:128', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:130', 'rulesets/series/close_combat.mst:131', 'rulesets/series/close_combat.mst:132', 'rulesets/series/close_combat.mst:131', 'rulesets/series/close_combat.mst:134', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:136', 'rulesets/series/close_combat.mst:128', 'rulesets/series/close_combat.mst:127', 'rulesets/series/close_combat.mst:141', 'rulesets/series/close_combat.mst:142', 'rulesets/newtown/indian_rules.mst:446', 'rulesets/newtown/indian_rules.mst:447', 'rulesets/newtown/indian_rules.mst:447', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:449', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:448', 'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:447', 'rulesets/newtown/indian_rules.mst:446', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:148', 'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150', 'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152', 'rulesets/series/close_combat.mst:153', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155', 'rulesets/series/close_combat.mst:153', 'rulesets/newtown/cards.mst:317', 'rulesets/newtown/cards.mst:318', 'rulesets/newtown/cards.mst:319', 'rulesets/newtown/cards.mst:320', 'rulesets/newtown/cards.mst:319', 'rulesets/newtown/cards.mst:322', 'rulesets/newtown/cards.mst:323', 'rulesets/newtown/cards.mst:322', 'rulesets/series/close_combat.mst:159', 'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:341', 'rulesets/newtown/cards.mst:342', 'rulesets/newtown/cards.mst:342', 'rulesets/newtown/cards.mst:343', 'rulesets/newtown/cards.mst:344', 'rulesets/newtown/cards.mst:342', 'rulesets/newtown/cards.mst:341', 'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:350', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:350', 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:356', 'rulesets/newtown/cards.mst:358', 'rulesets/newtown/cards.mst:355', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:178'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -14827,20 +14832,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f650, 6),
+                ('jump_if_not', f650, 9),
                 ('jump_if_not', f651, 5),
                 ('draw', 'american_deck', 'card'),
                 ('exec', f652),
-                ('jump', 5),
-                ('jump', 10),
-                ('jump_if_not', f653, 10),
+                ('jump', 8),
                 ('draw', 'indian_deck', 'card'),
+                ('exec', f653),
                 ('exec', f654),
-                ('jump', 10),
+                ('jump', 9),
             ),
             steps={'draw': 0},
             types={'card': 'marker', 'side': 'side'},
-            lines=('rulesets/newtown/cards.mst:187', 'rulesets/newtown/cards.mst:188', 'rulesets/newtown/cards.mst:189', 'rulesets/newtown/cards.mst:190', 'rulesets/newtown/cards.mst:188', 'rulesets/newtown/cards.mst:187', 'rulesets/newtown/cards.mst:193', 'rulesets/newtown/cards.mst:194', 'rulesets/newtown/cards.mst:195', 'rulesets/newtown/cards.mst:193'),
+            lines=('rulesets/newtown/cards.mst:198', 'rulesets/newtown/cards.mst:199', 'rulesets/newtown/cards.mst:200', 'rulesets/newtown/cards.mst:201', 'rulesets/newtown/cards.mst:199', 'rulesets/newtown/cards.mst:203', 'rulesets/newtown/cards.mst:204', 'rulesets/newtown/cards.mst:205', 'rulesets/newtown/cards.mst:198'),
         ),
         'discard': ProcedureSpec(
             name='discard',
@@ -14857,7 +14861,7 @@ RULES = Rules(
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
-            lines=('rulesets/newtown/cards.mst:229', 'rulesets/newtown/cards.mst:230', 'rulesets/newtown/cards.mst:229', 'rulesets/newtown/cards.mst:232', 'rulesets/newtown/cards.mst:234'),
+            lines=('rulesets/newtown/cards.mst:239', 'rulesets/newtown/cards.mst:240', 'rulesets/newtown/cards.mst:239', 'rulesets/newtown/cards.mst:242', 'rulesets/newtown/cards.mst:244'),
         ),
         'card_window': ProcedureSpec(
             name='card_window',
@@ -14878,7 +14882,7 @@ RULES = Rules(
             ),
             steps={'play': 0},
             types={'_ask14': 'bool', 'card': 'marker', 'side': 'side'},
-            lines=('rulesets/newtown/cards.mst:246', 'rulesets/newtown/cards.mst:247', 'rulesets/newtown/cards.mst:247', 'rulesets/newtown/cards.mst:248', 'rulesets/newtown/cards.mst:249', 'rulesets/newtown/cards.mst:250', 'rulesets/newtown/cards.mst:247', 'rulesets/newtown/cards.mst:252', 'rulesets/newtown/cards.mst:246'),
+            lines=('rulesets/newtown/cards.mst:256', 'rulesets/newtown/cards.mst:257', 'rulesets/newtown/cards.mst:257', 'rulesets/newtown/cards.mst:258', 'rulesets/newtown/cards.mst:259', 'rulesets/newtown/cards.mst:260', 'rulesets/newtown/cards.mst:257', 'rulesets/newtown/cards.mst:262', 'rulesets/newtown/cards.mst:256'),
         ),
         'close_combat_cards': ProcedureSpec(
             name='close_combat_cards',
@@ -14910,7 +14914,7 @@ RULES = Rules(
             ),
             steps={'play': 0},
             types={'_ask15': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/newtown/cards.mst:286', 'rulesets/newtown/cards.mst:287', 'rulesets/newtown/cards.mst:287', 'rulesets/newtown/cards.mst:288', 'rulesets/newtown/cards.mst:289', 'rulesets/newtown/cards.mst:290', 'rulesets/newtown/cards.mst:291', 'rulesets/newtown/cards.mst:291', 'rulesets/newtown/cards.mst:291', 'rulesets/newtown/cards.mst:291', 'rulesets/newtown/cards.mst:292', 'rulesets/newtown/cards.mst:291', 'rulesets/newtown/cards.mst:294', 'rulesets/newtown/cards.mst:290', 'rulesets/newtown/cards.mst:295', 'rulesets/newtown/cards.mst:296', 'rulesets/newtown/cards.mst:295', 'rulesets/newtown/cards.mst:298', 'rulesets/newtown/cards.mst:287', 'rulesets/newtown/cards.mst:286'),
+            lines=('rulesets/newtown/cards.mst:296', 'rulesets/newtown/cards.mst:297', 'rulesets/newtown/cards.mst:297', 'rulesets/newtown/cards.mst:298', 'rulesets/newtown/cards.mst:299', 'rulesets/newtown/cards.mst:300', 'rulesets/newtown/cards.mst:301', 'rulesets/newtown/cards.mst:301', 'rulesets/newtown/cards.mst:301', 'rulesets/newtown/cards.mst:301', 'rulesets/newtown/cards.mst:302', 'rulesets/newtown/cards.mst:301', 'rulesets/newtown/cards.mst:304', 'rulesets/newtown/cards.mst:300', 'rulesets/newtown/cards.mst:305', 'rulesets/newtown/cards.mst:306', 'rulesets/newtown/cards.mst:305', 'rulesets/newtown/cards.mst:308', 'rulesets/newtown/cards.mst:297', 'rulesets/newtown/cards.mst:296'),
         ),
         'result:army_morale_loss': ProcedureSpec(
             name='result:army_morale_loss',
@@ -15371,7 +15375,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/newtown/cards.mst:220',),
+            lines=('rulesets/newtown/cards.mst:230',),
         ),
     },
     triggers=(
@@ -15490,6 +15494,7 @@ RULES = Rules(
         VariableSpec('ambush_sprung', '', 'bool', False, 'close_combat_phase'),
         VariableSpec('indian_withdrawal', 'unit', 'bool', False, ''),
         VariableSpec('attached_to', 'unit', 'unit', -1, ''),
+        VariableSpec('indian_cards_drawn', '', 'int', 0, ''),
         VariableSpec('combat_called_off', '', 'bool', False, 'close_combat'),
         VariableSpec('card_shift', '', 'int', 0, 'close_combat'),
         VariableSpec('result_ignored', '', 'side', -1, 'close_combat'),
