@@ -51,6 +51,7 @@ KINDS = {
     "unit_type",
     "unit",
     "leader",
+    "piece",
     "terrain",
     "hexside",
     "map",
@@ -74,6 +75,8 @@ KINDS = {
     "attribute",
 }
 EDGES = {"west", "east", "north", "south"}
+# Counters: combat units, leaders and non-combat pieces (a herd, a wagon train).
+COUNTER_KINDS = ("unit", "leader", "piece")
 VICTORY_CHECKS = {"end_of_turn", "end_of_game"}
 RESTRICTION_KINDS = {
     "no_entry",
@@ -391,12 +394,11 @@ class Checker:
                 if z.kind == "entry":
                     forces.entries[z.name] = z.hexes
 
-        for u in [d for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])]:
+        counters = [d for kind in COUNTER_KINDS for d, _r in g.entities.get(kind, [])]
+        for u in counters:
             if u.name:
                 self.sym.entities[u.name] = Entity("unit", "unit", u.name)
-        units = tuple(
-            forces.unit(d) for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])
-        )
+        units = tuple(forces.unit(d) for d in counters)
         markers = tuple(forces.marker(d) for d, _r in g.entities.get("marker", []))
         for m in markers:
             self.sym.entities[m.name] = Entity("marker", "marker", m.name)
@@ -484,6 +486,7 @@ class Checker:
         # pass 4: expressions and statements
         for d, _r in g.defines:
             self.define(d.name)
+        units = forces.check_commands(units)
         modifiers = tuple(self.modifier_list(d) for d, _r in g.entities.get("modifiers", []))
         result_irs = tuple(
             self.result_body(d, name, code, prov)

@@ -139,7 +139,9 @@ class ExprChecker:
             typ = then.type if then.type != "none" else orelse.type
             return ir.Conditional(typ, e.span, test, then, orelse)
         if isinstance(e, ast.ListExpr):
-            items = tuple(self._expr(i, scope, None) for i in e.items)
+            # `[0101, 0102]` where hexes are expected: hex labels, not numbers.
+            inner = ELEMENT_TYPES.get(expected) if expected else None
+            items = tuple(self._expr(i, scope, inner) for i in e.items)
             types = {i.type for i in items} - {ERROR}
             if len(types) > 1:
                 return self.error(e.span, "a list holds values of one type")
@@ -188,7 +190,7 @@ class ExprChecker:
         var = self.sym.variables.get(n)
         if var is not None:
             if var.scope:
-                where = f"{n}[{var.scope}]" if var.scope == "side" else f"unit.{n}"
+                where = f"{n}[{var.scope}]" if var.scope in ("side", "hex") else f"unit.{n}"
                 return self.error(e.span, f"{n!r} has one value per {var.scope}: write {where}")
             return ir.Var(var.type, e.span, n)
         if n in self.sym.entities:
@@ -299,11 +301,11 @@ class ExprChecker:
         )
 
     def index(self, e: ast.Index, scope: Scope) -> ir.TExpr:
-        """`army_morale[british]`: a per-side (or per-unit) variable at an index."""
+        """`army_morale[east_army]`: a per-side (or per-unit, per-hex) variable at an index."""
         name = e.value.id if isinstance(e.value, ast.Name) else None
         var = self.sym.variables.get(name) if name else None
         if var is None or not var.scope:
-            return self.error(e.span, "only per-side and per-unit variables take [index]")
+            return self.error(e.span, "only per-side, per-unit and per-hex variables take [index]")
         index = self.expr(e.index, scope, var.scope)
         return ir.VarAt(var.type, e.span, var.name, index)
 

@@ -16,9 +16,15 @@ steps). Musket/rifle units give their rifle-fire values as `rifle_strength`.
 A unit whose reverse has another name says `reduced "Olney"`. One-step units
 and leaders declare what their back shows (`back blank`). Any other line is a
 unit attribute the rules may read (`rifle black`, `rear_guard yes`).
+
+A `piece` is a counter that is neither a combat unit nor a leader — a
+driven herd, a wagon train: it has a side, a movement allowance and a set-up
+or entry, no strength; it is never attacked and never commands.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from compiler import ir
 from compiler.expressions import ExprChecker, Scope, Symbols
@@ -55,7 +61,9 @@ UNIT_KEYS = {
     "reduced_short",
     "back",
 }
-LEADER_KEYS = {
+# A piece is a counter that is neither a combat unit nor a leader (a herd, a
+# wagon train): it has no strength and takes no part in combat.
+PIECE_KEYS = {
     "side",
     "nationality",
     "formation",
@@ -64,8 +72,8 @@ LEADER_KEYS = {
     "setup",
     "enters",
     "back",
-    "commands",
 }
+LEADER_KEYS = PIECE_KEYS | {"commands"}
 
 
 class ForcesChecker:
@@ -78,8 +86,16 @@ class ForcesChecker:
         self.places: dict[str, str] = {}  # named place -> hex label
         self.entries: dict[str, tuple[str, ...]] = {}  # entry (A-1, B…) -> its hexes
         self.declared_attributes: dict[str, tuple[str, tuple[str, ...]]] = {}
+        # Leaders' `commands when` conditions, checked once every name is known
+        # (they may call definitions that read variables declared later).
+        self.commands: dict[str, ast.Expr] = {}
 
     # ------------------------------------------------------------ helpers
+
+    @staticmethod
+    def line_provs(d: ast.Entity, p: Props) -> dict[str, ir.Prov]:
+        """Each property line's provenance (a cited declaration with an invented value)."""
+        return {key: prov_of(d.prov).merged(prov_of(line.prov)) for key, line in p.lines.items()}
 
     def ref(self, p: Props, key: str, kind: str, required: bool = False) -> str | None:
         """A property naming a declared thing of one kind (a side, a formation, …)."""
@@ -226,6 +242,7 @@ class ForcesChecker:
             edge,
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def nationality(self, d: ast.Entity) -> ir.Nationality:
@@ -249,6 +266,7 @@ class ForcesChecker:
             p.str("stripe"),
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def brigade(self, d: ast.Entity) -> ir.Brigade:
@@ -257,11 +275,17 @@ class ForcesChecker:
         letter = p.name("letter", required=True) or ""
         self.names.setdefault("brigade", set()).add(d.name or "")
         return ir.Brigade(
-            d.name or "", d.title or d.name or "", side, letter, prov_of(d.prov), d.span
+            d.name or "",
+            d.title or d.name or "",
+            side,
+            letter,
+            prov_of(d.prov),
+            d.span,
+            self.line_provs(d, p),
         )
 
     def unit_type(self, d: ast.Entity) -> ir.UnitType:
-        known = {"symbol", "combat"}
+        known = {"symbol"}
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
         self.names.setdefault("unit type", set()).add(d.name or "")
@@ -272,7 +296,6 @@ class ForcesChecker:
             props,
             prov_of(d.prov),
             d.span,
-            p.flag("combat", True),
         )
 
     def marker(self, d: ast.Entity) -> ir.Marker:
@@ -296,6 +319,7 @@ class ForcesChecker:
             side,
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def back(self, p: Props) -> str:
@@ -312,8 +336,10 @@ class ForcesChecker:
         return ""
 
     def unit(self, d: ast.Entity) -> ir.Unit:
-        leader = d.kind == "leader"
-        known = LEADER_KEYS if leader else UNIT_KEYS
+        """A combat unit (`unit`), a leader (`leader`) or a non-combat piece (`piece`)."""
+        piece = d.kind == "piece"
+        leader = d.kind == "leader" or piece
+        known = PIECE_KEYS if piece else LEADER_KEYS if leader else UNIT_KEYS
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
         side = self.ref(p, "side", "side", required=True) or ""
@@ -357,8 +383,8 @@ class ForcesChecker:
             if line.when is None or len(line.values) != 1:
                 self.r.error(line.span, BAD_VALUE, "write `commands when <condition on unit>`")
             else:
-                commands = self.ec.expr(line.when, Scope({"unit": "unit"}), "bool")
-        provs = {key: prov_of(d.prov).merged(prov_of(line.prov)) for key, line in p.lines.items()}
+                self.commands[d.name or ""] = line.when
+        provs = self.line_provs(d, p)
         for line in d.body.lines:
             if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
                 provs[line.key] = prov_of(d.prov).merged(prov_of(line.prov))
@@ -368,7 +394,7 @@ class ForcesChecker:
             title=d.title or d.name or "",
             short=p.str("short", d.title or d.name or ""),
             side=side,
-            kind="leader" if leader else "unit",
+            kind=d.kind if leader else "unit",
             type=utype,
             nationality=self.ref(p, "nationality", "nationality"),
             formation=self.ref(p, "formation", "formation"),
@@ -388,6 +414,18 @@ class ForcesChecker:
             prov=prov_of(d.prov),
             span=d.span,
         )
+
+    def check_commands(self, units: tuple[ir.Unit, ...]) -> tuple[ir.Unit, ...]:
+        """Type-check the leaders' `commands when` conditions (pass 4)."""
+        out = []
+        for u in units:
+            when = self.commands.get(u.name)
+            if when is not None:
+                u = dataclasses.replace(
+                    u, commands=self.ec.expr(when, Scope({"unit": "unit"}), "bool")
+                )
+            out.append(u)
+        return tuple(out)
 
     def entry(self, p: Props) -> ir.Entry | None:
         """`enters 5 at a1 a2`, with `variable` when a die roll decides (4.13)."""

@@ -1,21 +1,22 @@
 """Scenarios: turns, set-up, reinforcements, starting values, player order, rules.
 
-    scenario lees_advance "Lee's Advance" § battle 6.1 {
+    scenario river_crossing "The River Crossing" § battle 6.1 {
         turns 4..7                          § battle 6.11
-        army_morale british 20              § battle 6.14
-        momentum american 0                 § battle 6.15
-        order 4 british american            § battle 6.16
-        rules_not_used molly_pitcher rear_guard
+        army_morale west_army 20            § battle 6.14
+        momentum east_army 0                § battle 6.15
+        order 4 west_army east_army         § battle 6.16
+        order 5 east_army west_army         § battle 6.16
+        rules_not_used night_march rear_guard
         special_rules hedgerow
         setup {
-            3915 queens_dragoons dismounted_dragoons
-            1914 durkee(reduced) oswald_artillery
-            3419 walter_butler eighth_foot(attached_to: walter_butler)
-            choose perrine_ridge washington stirling
-            choose sabotage_party when terrain(hex) == village
+            3915 dragoons_1 hussars_2
+            1914 foot_3(reduced) battery_4
+            3419 rangers_5 detachment_6(attached_to: rangers_5)
+            choose east_ridge general_7 guard_8
+            choose scouts_9 when terrain(hex) == village
         }
         reinforcements {
-            5 at b cornwallis erskine grenadiers_1
+            5 at b general_10 grenadiers_11
         }
     }
 
@@ -25,7 +26,8 @@ then the value). `order TURN SIDE SIDE` fixes who goes first that turn.
 are otherwise off. In the set-up, a line places units in a hex, or lets their
 owner `choose` a hex among a zone, a list, or those meeting a condition.
 `unit(reduced)` starts a two-step unit on its reduced side; `unit(var: value)`
-sets a per-unit variable (`captain(honor: yes)`). `setup printed` uses the
+sets a per-unit variable (`captain(honor: yes)`). `order` may be given for
+several turns (a scenario that fixes its first two turns). `setup printed` uses the
 set-up hexes and entry turns printed on the counters (the campaign game).
 """
 
@@ -192,11 +194,13 @@ class ScenarioChecker:
         return tuple(out)
 
     def scenario(self, d: ast.Entity) -> ir.Scenario:
-        p = Props(d, self.r, KEYS, keyed_only=False)
+        # `order` may be given for several turns: its lines are read one by one below.
+        p = Props(d, self.r, KEYS - {"order"}, keyed_only=False)
         decl_prov = prov_of(d.prov)
         turns = p.range("turns", required=True) or (1, 1)
         values: list[ir.StartValue] = []
         orders: dict[int, tuple[str, ...]] = {}
+        order_provs: dict[str, ir.Prov] = {}
         for line in d.body.lines:
             if not isinstance(line, ast.Line) or line.key is None or line.key in KEYS:
                 continue
@@ -217,6 +221,7 @@ class ScenarioChecker:
             if turn in orders:
                 self.r.error(line.span, DUPLICATE, f"turn {turn}'s order is given twice")
             orders[turn] = tuple(sides)
+            order_provs[f"order {turn}"] = decl_prov.merged(prov_of(line.prov))
         off = self.switch_list(p, "rules_not_used")
         on = self.switch_list(p, "special_rules")
         setup_line = p.line("setup")
@@ -266,7 +271,10 @@ class ScenarioChecker:
             printed_setup=printed,
             setup=setup,
             reinforcements=reinforcements,
-            provs={key: decl_prov.merged(prov_of(line.prov)) for key, line in p.lines.items()},
+            provs={
+                **{key: decl_prov.merged(prov_of(line.prov)) for key, line in p.lines.items()},
+                **order_provs,
+            },
             prov=decl_prov,
             span=d.span,
         )
@@ -312,6 +320,9 @@ class ScenarioChecker:
                 BAD_VALUE,
                 f"{key!r} is per unit: set it in the set-up, `unit({key}: value)`",
             )
+            return
+        elif var.scope == "hex":
+            self.r.error(line.span, BAD_VALUE, f"{key!r} is per hex: a scenario cannot set it")
             return
         if len(vals) != 1:
             self.r.error(line.span, BAD_VALUE, f"{key!r} takes one value")

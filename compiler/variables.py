@@ -7,8 +7,9 @@
     }
     variable order "Order" { per unit; values parade_order disrupted shattered }
 
-A variable is global, or one value per side (`army_morale[british]`), or one
-per unit (`u.pinned`, or bare `pinned` inside `where`). `values` makes an
+A variable is global, or one value per side (`army_morale[east_army]`), one per
+unit (`u.pinned`, or bare `pinned` inside `where`), or one per hex
+(`destroyed[h]`: a village burnt, a hex's controller). `values` makes an
 enumeration whose names become constants. `reset PROC` sets the variable back
 to its initial value whenever procedure PROC begins (a phase, a player turn).
 `announce` has the play log tell every change of it.
@@ -21,7 +22,7 @@ from compiler.props import Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, Reporter
 
-SCOPES = {"side", "unit"}
+SCOPES = {"side", "unit", "hex"}
 TYPES = {"int", "bool", "number", "side", "unit", "hex", "code", "marker"}
 NONE_VALUE = -1
 
@@ -34,7 +35,11 @@ def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
     p = Props(d, r, {"per", "type", "values", "initial", "reset", "announce"})
     scope = p.name("per", "") or ""
     if scope and scope not in SCOPES:
-        r.error(p.line("per").span, BAD_VALUE, "a variable is `per side` or `per unit` (or global)")
+        r.error(
+            p.line("per").span,
+            BAD_VALUE,
+            "a variable is `per side`, `per unit` or `per hex` (or global)",
+        )
         scope = ""
     values: tuple[str, ...] = ()
     if p.has("values"):

@@ -175,9 +175,9 @@ def finish(s: State) -> None:
         result = s.game.rules.procedures[frame.proc].result
         s.stack[-1].b[into] = frame.b.get(result)
     emit(s, "end", procedure=frame.proc, side=_side_of(s, frame))
-    if "_code" in frame.b:  # a result procedure has finished
-        params = {k: v for k, v in frame.b.items() if not k.startswith("_")}
-        emit(s, "result_applied", result=frame.b["_code"], **params)
+    if "_code" in frame.b:  # a result has been applied: with what it was applied with
+        args = {name: frame.b[name] for name in frame.b.get("_args", ())}
+        emit(s, "result_applied", result=frame.b["_code"], **args)
 
 
 def _call(s: State, f: Frame, instr: tuple) -> None:
@@ -187,7 +187,10 @@ def _call(s: State, f: Frame, instr: tuple) -> None:
         bindings["_into"] = instr[3]
     proc = s.game.rules.procedures[instr[1]]
     for var in s.game.resets.get(proc.name, ()):
-        s.vars[var.name] = initial_value(var, len(s.game.rules.sides), len(s.game.rules.units))
+        rules = s.game.rules
+        s.vars[var.name] = initial_value(
+            var, len(rules.sides), len(rules.units), len(rules.board.labels)
+        )
     if proc.kind == "phase":
         from engine.describe import side_name
 
@@ -237,7 +240,9 @@ def _apply_result(s: State, f: Frame, instr: tuple) -> None:
     if not result.procedure:
         emit(s, "result_applied", result=code, **bindings)
         return
-    s.stack.append(Frame(result.procedure, 0, {**bindings, "_code": code}))
+    s.stack.append(
+        Frame(result.procedure, 0, {**bindings, "_code": code, "_args": tuple(bindings)})
+    )
 
 
 # -- decisions

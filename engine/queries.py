@@ -189,6 +189,13 @@ def can_fire_at(s: State, u: int, h: int) -> bool:
 # ------------------------------------------------------------------ units
 
 
+@query(("u", "unit"), returns="int")
+def full_strength(s: State, u: int) -> int:
+    """The strength printed on the unit's full-strength side, whatever it has lost."""
+    spec = s.game.rules.units[u]
+    return spec.strengths[0] if spec.strengths else 0
+
+
 @query(("u", "unit"), returns="side")
 def side(s: State, u: int) -> int:
     """The side a unit belongs to."""
@@ -484,6 +491,12 @@ def in_bag(s: State, bag: str, token: str) -> bool:
 def bag_size(s: State, bag: str) -> int:
     """How many markers the bag holds."""
     return len(s.bags[bag])
+
+
+@query(("bag", "bag"), returns="markers")
+def bag_contents(s: State, bag: str) -> tuple[str, ...]:
+    """The markers the bag holds, one entry per copy, in order (a hand of cards)."""
+    return tuple(sorted(s.bags[bag]))
 
 
 # ------------------------------------------------------------------ tracks

@@ -44,7 +44,7 @@ class UnitSpec:
     title: str
     short: str
     side: int
-    kind: str  # "unit" (a combat unit), "leader" or "noncombat" (a herd, a wagon train)
+    kind: str  # "unit", "leader" or "piece" (neither: a herd, a wagon train)
     type: int  # index into Rules.unit_types, -1 for leaders
     strengths: tuple[int, ...]
     movement: int

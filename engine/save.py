@@ -66,6 +66,9 @@ def _encode(s: State, typ: str, value: Any) -> Any:
     if typ.startswith("per_unit:"):
         inner = typ.split(":", 1)[1]
         return {u.name: _encode(s, inner, value[i]) for i, u in enumerate(rules.units)}
+    if typ.startswith("per_hex:"):
+        inner = typ.split(":", 1)[1]
+        return {label: _encode(s, inner, value[i]) for i, label in enumerate(rules.board.labels)}
     if isinstance(value, Fraction):
         return str(value)
     return _plain(value)
@@ -112,6 +115,9 @@ def _decode(s: State, typ: str, value: Any) -> Any:
         if typ.startswith("per_unit:"):
             inner = typ.split(":", 1)[1]
             return tuple(_decode(s, inner, value[u.name]) for u in rules.units)
+        if typ.startswith("per_hex:"):
+            inner = typ.split(":", 1)[1]
+            return tuple(_decode(s, inner, value[label]) for label in rules.board.labels)
         if typ == "number" and isinstance(value, str):
             return Fraction(value)
     except (KeyError, ValueError) as e:

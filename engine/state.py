@@ -24,12 +24,14 @@ OUT_OF_PLAY = 4  # not in this scenario, or gone for good (retreated off the map
 STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
 
 
-def initial_value(var: Any, n_sides: int, n_units: int) -> Any:
-    """A variable's starting value: one value, or a tuple per side or per unit."""
+def initial_value(var: Any, n_sides: int, n_units: int, n_hexes: int = 0) -> Any:
+    """A variable's starting value: one value, or a tuple per side, unit or hex."""
     if var.scope == "side":
         return (var.initial,) * n_sides
     if var.scope == "unit":
         return (var.initial,) * n_units
+    if var.scope == "hex":
+        return (var.initial,) * n_hexes
     return var.initial
 
 
@@ -128,7 +130,7 @@ class State:
             "vp": tuple(0 for _ in rules.sides),
         }
         for var in rules.variables:
-            self.vars[var.name] = initial_value(var, len(rules.sides), n)
+            self.vars[var.name] = initial_value(var, len(rules.sides), n, len(rules.board.labels))
         self.unit_hex: list[int] = [-1] * n
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n

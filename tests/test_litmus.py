@@ -285,9 +285,9 @@ def test_evasion_sets_the_retreat_primitive_per_side():
     r = compiled("evasion.mst")
     [retreat] = of(ir.CallPrim, named(named(r.procedures, "retreat_unit").steps, "retreat").body)
     args = dict(retreat.args) | dict(retreat.lambdas)
-    assert {"overstack_ok", "risky", "on_risky"} <= set(args)
-    assert [d.define for d in of(ir.DefineCall, args["risky"])] == ["indian"]
-    assert consts(args["on_risky"]) == {"evasion_check"}
+    assert {"through", "on_through"} <= set(args)
+    assert [d.define for d in of(ir.DefineCall, args["through"])] == ["indian"]
+    assert consts(args["on_through"]) == {"evasion_check"}
     check = named(r.procedures, "evasion_check")
     assert "morale_check" in calls(check.steps)
     assert "lose_step" in effects(check.steps)
@@ -295,7 +295,7 @@ def test_evasion_sets_the_retreat_primitive_per_side():
 
 def test_the_cattle_herd_is_driven_along_the_road_and_captured():
     r = compiled("cattle_herd.mst")
-    assert named(r.unit_types, "herd").combat is False
+    assert named(r.units, "cattle").kind == "piece"
     steps = step_names(r, "movement_phase")
     assert steps.index("herd") == steps.index("move") - 1
     [march] = of(ir.CallPrim, named(named(r.procedures, "movement_phase").steps, "herd").body)

@@ -523,7 +523,7 @@ class Codegen:
             "unit_side": tuple(self.sides.index(u.side) for u in r.units),
             "unit_movement": tuple(u.movement for u in r.units),
             "unit_leader": tuple(u.kind == "leader" for u in r.units),
-            "unit_combat": tuple(self.unit_kind(u) == "unit" for u in r.units),
+            "unit_combat": tuple(u.kind == "unit" for u in r.units),
             "unit_specs": [self.unit_spec(u) for u in r.units],
             "unit_props": self.unit_props(),
             "hex_index": self.hex_index,
@@ -618,13 +618,6 @@ class Codegen:
             pyrepr(v.announce),
         ]
 
-    def unit_kind(self, u: ir.Unit) -> str:
-        """ "unit", "leader", or "noncombat" for a unit whose type says `combat no`."""
-        types = {t.name: t for t in self.rules.unit_types}
-        if u.type is not None and not types[u.type].combat:
-            return "noncombat"
-        return u.kind
-
     def unit_spec(self, u: ir.Unit) -> list[str]:
         types = [t.name for t in self.rules.unit_types]
         entry = u.entry
@@ -633,7 +626,7 @@ class Codegen:
             pyrepr(u.title),
             pyrepr(u.short),
             str(self.sides.index(u.side)),
-            pyrepr(self.unit_kind(u)),
+            pyrepr(u.kind),
             str(types.index(u.type)) if u.type is not None else "-1",
             pyrepr(u.strengths),
             str(u.movement),
