@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '0f4cf6cee69cf216bad703bb09a1d9eecd99d267f64d27e841f7ffa54e7dbf52'
+RULES_HASH = 'bb9d9d1d5c04618eecdd2d14e6ddcb020ef44a86c151144d1121456cd81354b7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -144,8 +144,8 @@ def d_surrounded(s, a_u):
 
 
 def d_may_move_strategically(s, a_u):
-    # 'rulesets/series/movement.mst:67': 'May use strategic movement'
-    return (len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0)
+    # 'rulesets/newtown/variations.mst:154': 'May use Strategic Movement'
+    return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != 49)) and (not (((s.vars['turn'] == 1) and (q.side(s, a_u) == 1)) and (q.entry_turn(s, a_u) == 0)))) and (not ((s.vars['turn'] == 1) and (a_u == 12))))
 
 
 def d_open_to(s, a_u, a_h):
@@ -363,18 +363,13 @@ def d_demi_led(s, a_u):
     return ((((s.unit_status[0] == 0) and (s.unit_status[a_u] == 0)) and (q.hex_of(s, a_u) == q.hex_of(s, 0))) and (((a_u == 0) or (a_u == 19)) or d_warrior(s, a_u)))
 
 
-def d_may_use_strategic_movement(s, a_u):
-    # 'rulesets/newtown/variations.mst:153': 'May use Strategic Movement'
-    return (((a_u != 49) and (not (((s.vars['turn'] == 1) and (q.side(s, a_u) == 1)) and (q.entry_turn(s, a_u) == 0)))) and (not ((s.vars['turn'] == 1) and (a_u == 12))))
-
-
 def d_attacked_across_breastwork(s, a_combat, a_h):
-    # 'rulesets/newtown/variations.mst:166': 'Every attack on the hex crosses the breastwork'
+    # 'rulesets/newtown/variations.mst:168': 'Every attack on the hex crosses the breastwork'
     return all(q.hexside_has(s, e0, a_h, 8) for e0 in tuple(e0 for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s, e0, a_h)))
 
 
 def d_holds_the_breastwork(s, a_combat, a_lead):
-    # 'rulesets/newtown/variations.mst:169': 'The lead unit may keep the breastwork'
+    # 'rulesets/newtown/variations.mst:171': 'The lead unit may keep the breastwork'
     return (((q.side(s, a_lead) == 0) and (q.hex_of(s, a_lead) in (871, 872, 873, 874, 875, 876, 877, 878))) and all(d_attacked_across_breastwork(s, a_combat, e0) for e0 in q.defense_hexes(s, a_combat)))
 
 
@@ -2493,17 +2488,17 @@ def f398(s, b):
 
 
 def f399(s, b):
-    # 'rulesets/newtown/variations.mst:175'
+    # 'rulesets/newtown/variations.mst:177'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
 def f400(s, b):
-    # 'rulesets/newtown/variations.mst:176'
+    # 'rulesets/newtown/variations.mst:178'
     return 0
 
 
 def f401(s, b):
-    # 'rulesets/newtown/variations.mst:176'
+    # 'rulesets/newtown/variations.mst:178'
     return b['_ask11']
 
 
@@ -15875,7 +15870,7 @@ RULES = Rules(
             ),
             steps={'stay_in_the_breastwork': 0, 'advance': 6},
             types={'_ask11': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/newtown/variations.mst:175', 'rulesets/newtown/variations.mst:176', 'rulesets/newtown/variations.mst:176', 'rulesets/newtown/variations.mst:176', 'rulesets/newtown/variations.mst:178', 'rulesets/newtown/variations.mst:175', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231'),
+            lines=('rulesets/newtown/variations.mst:177', 'rulesets/newtown/variations.mst:178', 'rulesets/newtown/variations.mst:178', 'rulesets/newtown/variations.mst:178', 'rulesets/newtown/variations.mst:180', 'rulesets/newtown/variations.mst:177', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
