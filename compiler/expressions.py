@@ -363,10 +363,10 @@ class ExprChecker:
             if left.type in ELEMENT_TYPES:
                 right = self.expr(e.right, scope, left.type)
                 return ir.Binary(left.type, e.span, "+", left, right)
-            left = self.expect(left, "int", "this")
+            left = self.expect(left, "number", "this")
         else:
-            left = self.expr(e.left, scope, "int")
-        right = self.expr(e.right, scope, "int")
+            left = self.expr(e.left, scope, "number")
+        right = self.expr(e.right, scope, "number")  # whole numbers or halves (1/2 VP)
         typ = "number" if "number" in (left.type, right.type) or op == "/" else "int"
         return ir.Binary(typ, e.span, op, left, right)
 

@@ -7,6 +7,8 @@ that triggers listen to.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from engine.describe import hex_label, side_name, unit_name
 from engine.interpreter import emit
 from engine.state import CAPTURED, ELIMINATED, ON_MAP, OUT_OF_PLAY, State
@@ -144,13 +146,25 @@ def halt(s: State, u: int) -> None:
             return
 
 
-@effect(("side", "side"), ("points", "int"))
-def score(s: State, side: int, points: int) -> None:
-    """Add victory points to a side."""
+@effect(("side", "side"), ("points", "number"))
+def score(s: State, side: int, points: int | Fraction) -> None:
+    """Add victory points to a side; points may come in halves (`score(red, 1/2)`)."""
     vp = list(s.vars["vp"])
-    vp[side] += points
+    total = Fraction(vp[side]) + points
+    vp[side] = total.numerator if total.denominator == 1 else total  # 3, not Fraction(3)
     s.vars["vp"] = tuple(vp)
-    say(s, f"{side_name(s, side)} scores {points} VP (now {vp[side]}).")
+    say(s, f"{side_name(s, side)} scores {_points(points)} VP (now {_points(vp[side])}).")
+
+
+def _points(value: int | Fraction) -> str:
+    """Victory points as a player writes them: 3, 1/2, 3 1/2."""
+    value = Fraction(value)
+    if value < 0:
+        return f"-{_points(-value)}"
+    whole, part = divmod(value, 1)
+    if not part:
+        return str(whole)
+    return f"{part}" if whole == 0 else f"{whole} {part}"
 
 
 @effect(("u", "unit"))

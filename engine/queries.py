@@ -536,7 +536,7 @@ def in_range(value: int, bounds: tuple[int, int]) -> bool:
 # ------------------------------------------------------------------ score
 
 
-@query(("side", "side"), returns="int")
-def vp(s: State, side: int) -> int:
-    """Victory points of a side."""
+@query(("side", "side"), returns="number")
+def vp(s: State, side: int) -> int | Fraction:
+    """Victory points of a side (in halves where the rules score halves)."""
     return s.vars["vp"][side]

@@ -18,7 +18,7 @@ from engine.state import STATUS_NAMES, Combat, Frame, State
 
 FORMAT = "muster.state/1"
 
-BUILTIN_VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side"}
+BUILTIN_VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side:number"}
 
 
 def var_types(s: State) -> dict[str, str]:

@@ -78,3 +78,21 @@ def test_each_litmus_rule_plays_to_the_end(name):
     game = load_game(LITMUS / name)
     s = play_out(game.new_initial_state(), 3)
     assert s.is_terminal()
+
+
+def test_victory_points_come_in_halves(base):
+    from fractions import Fraction
+
+    from engine.effects import score
+
+    s = base.new_initial_state()
+    side = base.rules.side_index("british")
+    score(s, side, Fraction(1, 2))
+    assert s.vars["vp"][side] == Fraction(1, 2)
+    assert s.messages[-1] == "British scores 1/2 VP (now 1/2)."
+    loaded = loads(base, dumps(s))
+    assert loaded.vars["vp"][side] == Fraction(1, 2) and loaded == s
+    score(s, side, 3)
+    assert s.messages[-1] == "British scores 3 VP (now 3 1/2)."
+    score(s, side, Fraction(1, 2))
+    assert s.vars["vp"][side] == 4 and type(s.vars["vp"][side]) is int
