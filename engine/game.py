@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from engine.rules import Rules, ScenarioSpec, TriggerSpec
+from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
 DIRECTIONS = 6
@@ -113,8 +114,14 @@ class Game:
         self, rules: Rules, params: dict[str, Any] | None = None, rules_hash: str = ""
     ) -> None:
         self.rules = rules
-        self.rules_hash = rules_hash
         self.params = dict(params or {})
+        # A player's local chart values (compiler/local_charts.py) change the
+        # game: they enter the rules hash, so a log replays only with them.
+        charts: dict[str, TableSpec] = self.params.pop("charts", {})
+        if charts:
+            played = repr(sorted((name, repr(spec)) for name, spec in charts.items()))
+            rules_hash = hashlib.sha256(f"{rules_hash}:{played}".encode()).hexdigest()
+        self.rules_hash = rules_hash
         self.scenario = self._scenario(self.params.get("scenario"))
         switches = dict(self.params.get("rules", {}))
         known = {sw.name for sw in rules.switches}
@@ -129,7 +136,7 @@ class Game:
             name: bool(switches.get(name, default)) for name, default in defaults.items()
         }
         # Tables as played: the rules' own, or a player's local chart values.
-        self.tables = tuple(self.params.get("charts", {}).get(t.name, t) for t in rules.tables)
+        self.tables = tuple(charts.get(t.name, t) for t in rules.tables)
         self.first_turn = self.scenario.first_turn if self.scenario else rules.first_turn
         self.last_turn = self.scenario.last_turn if self.scenario else rules.last_turn
         # When and where each unit enters: (turn, hexes, variable); turn 0 never.

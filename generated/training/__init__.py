@@ -6,6 +6,7 @@ ruleset's .mst files; this package holds their compiled form.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine.game import Game
@@ -18,5 +19,15 @@ RULES_HASH = 'ff5a4fef9f45067e624eea75ff82a36a8bee866ae54fa0dcedb3b2c55af11826'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
-    """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}."""
+    """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}.
+
+    A player's own chart values (`rulesets/NAME/charts.local.mst`, or the file
+    `params["local_charts"]` names) replace the rules' provisional tables.
+    """
+    params = dict(params or {})
+    from compiler.local_charts import local_chart_file, local_charts
+
+    path = params.pop("local_charts", None) or local_chart_file(NAME)
+    if path is not None:
+        params["charts"] = local_charts(Path(path), RULES)
     return Game(RULES, params, RULES_HASH)
