@@ -39,6 +39,7 @@ from dsl.diagnostics import (
     UNKNOWN_NAME,
     Reporter,
     did_you_mean,
+    hint_note,
 )
 from dsl.source import SourceFiles, Span
 from engine.vocabulary import EVENTS, NAMED_TYPES
@@ -172,7 +173,7 @@ class Checker:
                             d.span,
                             UNKNOWN_NAME,
                             f"unknown kind of declaration {d.kind!r}",
-                            *([f"did you mean {hint!r}?"] if hint else []),
+                            *hint_note(hint),
                         )
                         continue
                     # Attributes are read as `unit.name`: they have a namespace of their own.
@@ -221,7 +222,7 @@ class Checker:
                     ext.span,
                     UNKNOWN_NAME,
                     f"no {ext.kind} {ext.name!r} to extend",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
                 continue
             if rule and ext.kind != "modifiers":
@@ -709,7 +710,7 @@ class Checker:
                     ext.span,
                     PATCH,
                     f"no procedure {ext.procedure!r} to extend",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
                 continue
             _proc, steps = procs[ext.procedure]
@@ -721,7 +722,7 @@ class Checker:
                         patch.span,
                         PATCH,
                         f"{ext.procedure!r} has no step {patch.target!r}",
-                        *([f"did you mean {hint!r}?"] if hint else []),
+                        *hint_note(hint),
                         f"its steps: {', '.join(names)}",
                     )
                     continue
@@ -836,7 +837,7 @@ class Checker:
                 p.line("on").span,
                 UNKNOWN_NAME,
                 f"unknown event {event!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
                 f"events: {', '.join(sorted(EVENTS))}",
             )
         scope = Scope(dict(bindings))

@@ -40,7 +40,14 @@ from PIL import ImageColor
 from compiler import ir
 from compiler.props import Props, describe, prov_of
 from dsl import ast
-from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, UNKNOWN_PROPERTY, Reporter, did_you_mean
+from dsl.diagnostics import (
+    BAD_VALUE,
+    UNKNOWN_NAME,
+    UNKNOWN_PROPERTY,
+    Reporter,
+    did_you_mean,
+    hint_note,
+)
 
 SLOTS = ("band", "top_left", "top_right", "left", "centre", "right", "bottom")
 COUNTER_KINDS = ("unit", "leader", "marker")
@@ -163,7 +170,7 @@ def check_counter_face(
                 v.span,
                 UNKNOWN_NAME,
                 f"no unit type {describe(v)}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
     if types and kind != "unit":
         r.error(p.line("types").span, BAD_VALUE, "only unit counters are chosen by type")
@@ -248,7 +255,7 @@ def _known(name: str, span: ir.Span, r: Reporter, known: set[str], kind: str) ->
         span,
         UNKNOWN_NAME,
         f"a {kind} counter has no value {name!r}",
-        *([f"did you mean {hint!r}?"] if hint else []),
+        *hint_note(hint),
         f"values: {', '.join(sorted(known))}",
     )
     return False
@@ -278,7 +285,7 @@ def _box(line: ast.Line, r: Reporter, attributes: set[str]) -> tuple[tuple[str, 
             line.when.span,  # type: ignore[union-attr]
             UNKNOWN_PROPERTY,
             f"no unit has the attribute {attr!r}",
-            *([f"did you mean {hint!r}?"] if hint else []),
+            *hint_note(hint),
         )
         return ()
     return ((vals[0].id, attr),)  # type: ignore[union-attr]
@@ -311,6 +318,6 @@ def check_looks(rules: ir.Ruleset, r: Reporter) -> None:
                 t.span,
                 UNKNOWN_NAME,
                 f"unknown unit-type symbol {t.symbol!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
                 f"symbols: {', '.join(SYMBOLS)}",
             )

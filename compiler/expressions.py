@@ -18,7 +18,7 @@ from compiler import ir
 from compiler.hexmap import LABEL
 from compiler.variables import enum_type
 from dsl import ast
-from dsl.diagnostics import BAD_HEX, TYPE, UNKNOWN_NAME, Reporter, did_you_mean
+from dsl.diagnostics import BAD_HEX, TYPE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from dsl.source import Span
 from engine.vocabulary import (
     ELEMENT_TYPES,
@@ -209,7 +209,7 @@ class ExprChecker:
             e.span,
             UNKNOWN_NAME,
             f"unknown name {n!r}",
-            *([f"did you mean {hint!r}?"] if hint else []),
+            *hint_note(hint),
         )
         return ir.Const(ERROR, e.span, None)
 
@@ -232,7 +232,7 @@ class ExprChecker:
                 return self.error(
                     e.span,
                     f"units have no attribute {e.name!r}",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
             return ir.UnitAttr(self.sym.unit_attributes[e.name], e.span, value, e.name)
         if value.type.startswith("cell:"):
@@ -259,7 +259,7 @@ class ExprChecker:
             return self.error(
                 e.span,
                 f"no turn on the track gives {e.name!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
         typ = _data_type(found[0])
         if any(_data_type(v) != typ for v in found):
@@ -276,7 +276,7 @@ class ExprChecker:
             return self.error(
                 e.span,
                 f"no {value.type} declares {e.name!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
         return ir.Query(
             attrs[e.name], e.span, f"{value.type}_attr", (value, ir.Const("str", e.span, e.name))
@@ -290,7 +290,7 @@ class ExprChecker:
             return self.error(
                 e.span,
                 f"{levels.name!r} levels give no {e.name!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
         typ = _data_type(levels.levels[0].data[e.name])
         return ir.Query(
@@ -397,7 +397,7 @@ class ExprChecker:
                 e.span,
                 UNKNOWN_NAME,
                 f"unknown function {name!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
             return ir.Const(ERROR, e.span, None)
         if sig.kind != "query":
@@ -428,7 +428,7 @@ class ExprChecker:
                 self.error(
                     arg.span,
                     f"{name} has no parameter {kw!r}",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
             elif kw in given:
                 self.error(arg.span, f"{kw!r} given twice")

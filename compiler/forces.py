@@ -40,6 +40,7 @@ from dsl.diagnostics import (
     UNKNOWN_PROPERTY,
     Reporter,
     did_you_mean,
+    hint_note,
 )
 
 EDGES = {"west", "east", "north", "south"}
@@ -109,7 +110,7 @@ class ForcesChecker:
                 p.line(key).span,
                 UNKNOWN_NAME,
                 f"unknown {kind} {name!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
         return name
 
@@ -148,7 +149,7 @@ class ForcesChecker:
                     v.span,
                     UNKNOWN_NAME,
                     f"no place or entry {v.id!r} on the map",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
             return ()
         self.r.error(
@@ -194,7 +195,7 @@ class ForcesChecker:
                     line.values[0].span,
                     UNKNOWN_PROPERTY,
                     f"{d.kind} has no property {key!r} and no attribute {key!r} is declared",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                     f'declare it: attribute {key} "Title" {{ type bool|int|name }}',
                 )
                 continue

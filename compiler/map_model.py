@@ -24,7 +24,7 @@ import networkx as nx
 from compiler import ir
 from compiler.hexmap import Grid, opposite
 from compiler.maps import grid_of
-from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean
+from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from engine.board import INDIRECT_FIRE, MOVE_CLASS, RANGE
 
 
@@ -241,7 +241,7 @@ def check_model(rules: ir.Ruleset, reporter: Reporter) -> None:
                     cost.span,
                     UNKNOWN_NAME,
                     f"{owner}: no unit moves as {name!r}",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                     f"a unit type declares its class with `{MOVE_CLASS} {name}`",
                 )
     for f in rules.hexside_features:
@@ -252,7 +252,7 @@ def check_model(rules: ir.Ruleset, reporter: Reporter) -> None:
                     f.span,
                     UNKNOWN_NAME,
                     f"{f.name}: {name!r} is not a hexside feature written on the map",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
         directional = [c for c in f.combines if c in features and features[c].directional]
         if directional and not f.directional:

@@ -24,7 +24,15 @@ from compiler import ir
 from compiler.hexmap import EDGES, LABEL, Grid, run_between
 from compiler.props import Props, describe, prov_of
 from dsl import ast
-from dsl.diagnostics import BAD_HEX, BAD_VALUE, MISSING, UNKNOWN_PROPERTY, Reporter, did_you_mean
+from dsl.diagnostics import (
+    BAD_HEX,
+    BAD_VALUE,
+    MISSING,
+    UNKNOWN_PROPERTY,
+    Reporter,
+    did_you_mean,
+    hint_note,
+)
 
 # Keys given once, and keys of lines that may repeat (as may terrain and hexside lines).
 MAP_KEYS = {"columns", "rows", "shifted_columns", "default", "los_range"}
@@ -93,7 +101,7 @@ def check_map(
             "a map line starts with a terrain, a hexside feature or one of "
             + ", ".join(sorted(MAP_KEYS | MAP_LINES))
             + (f", not {key!r}" if key else ""),
-            *([f"did you mean {hint!r}?"] if hint else []),
+            *hint_note(hint),
         )
     cols = props.range("columns", required=True)
     rows = props.range("rows", required=True)
@@ -303,7 +311,7 @@ def _zone_behind(
             args[0].span,
             BAD_VALUE,
             f"{limit!r} is not a `line` of this map",
-            *([f"did you mean {hint!r}?"] if hint else []),
+            *hint_note(hint),
         )
         return None
     for edge, arg in zip(edges, args[1:], strict=True):

@@ -13,7 +13,15 @@ from fractions import Fraction
 
 from compiler.ir import Cite, Prov
 from dsl import ast
-from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, UNKNOWN_PROPERTY, Reporter, did_you_mean
+from dsl.diagnostics import (
+    BAD_VALUE,
+    DUPLICATE,
+    MISSING,
+    UNKNOWN_PROPERTY,
+    Reporter,
+    did_you_mean,
+    hint_note,
+)
 from dsl.source import Span
 
 YES = {"yes", "true", "on"}
@@ -89,7 +97,7 @@ class Props:
             )
             return
         hint = did_you_mean(key, self.known)
-        notes = [f"did you mean {hint!r}?"] if hint else []
+        notes = hint_note(hint)
         notes.append(f"properties of {kind}: {', '.join(sorted(self.known))}")
         self.r.error(
             line.values[0].span, UNKNOWN_PROPERTY, f"{kind} has no property {key!r}", *notes

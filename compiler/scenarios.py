@@ -46,6 +46,7 @@ from dsl.diagnostics import (
     UNKNOWN_NAME,
     Reporter,
     did_you_mean,
+    hint_note,
 )
 
 KEYS = {"turns", "order", "rules_not_used", "special_rules", "setup", "reinforcements"}
@@ -72,7 +73,7 @@ class ScenarioChecker:
                 v.span,
                 UNKNOWN_NAME,
                 f"unknown unit {v.id!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
         return None
 
@@ -102,7 +103,7 @@ class ScenarioChecker:
                     value.span,
                     UNKNOWN_NAME,
                     f"{key!r} is not a per-unit variable",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
                 continue
             assigns.append((key, self.ec.expr(value, Scope(), var.type)))
@@ -128,7 +129,7 @@ class ScenarioChecker:
                 v.span,
                 UNKNOWN_NAME,
                 f"no place or zone {v.id!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
             return None
         if isinstance(v, ast.ValueList):
@@ -290,7 +291,7 @@ class ScenarioChecker:
                     v.span,
                     UNKNOWN_NAME,
                     f"no rule {describe(v)}",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
         return tuple(out)
 
@@ -303,7 +304,7 @@ class ScenarioChecker:
                 line.values[0].span,
                 UNKNOWN_NAME,
                 f"a scenario has no property {key!r} and there is no variable {key!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
             return
         vals = line.values[1:]

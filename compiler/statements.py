@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from compiler import ir
 from compiler.expressions import ERROR, ExprChecker, Scope, article, cell_type
 from dsl import ast
-from dsl.diagnostics import TYPE, UNKNOWN_NAME, did_you_mean
+from dsl.diagnostics import TYPE, UNKNOWN_NAME, did_you_mean, hint_note
 from engine.vocabulary import ELEMENT_TYPES, VARIABLES, Lambda
 
 
@@ -82,7 +82,7 @@ class StmtChecker:
                     s.span,
                     UNKNOWN_NAME,
                     f"unknown bag {s.bag!r}",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
             self.bind(scope, ctx, s.into, "marker", s.span)
             return ir.Draw(s.span, s.bag, s.into)
@@ -147,7 +147,7 @@ class StmtChecker:
                     s.span,
                     UNKNOWN_NAME,
                     f"{ctx.owner} has no step {s.step!r}",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
             return ir.SkipTo(s.span, s.step)
         if isinstance(s, ast.Return):
@@ -194,7 +194,7 @@ class StmtChecker:
             target.span,
             UNKNOWN_NAME,
             f"cannot set {name!r}: not a binding or a state variable",
-            *([f"did you mean {hint!r}?"] if hint else []),
+            *hint_note(hint),
         )
         return ir.SetVar(s.span, name, ir.Const(ERROR))
 
@@ -213,7 +213,7 @@ class StmtChecker:
                 s.span,
                 UNKNOWN_NAME,
                 f"unknown table {s.table!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
         table = self.sym.tables.get(s.table)
         column = None
@@ -252,7 +252,7 @@ class StmtChecker:
                     s.span,
                     UNKNOWN_NAME,
                     f"unknown modifier list {s.modifiers!r}",
-                    *([f"did you mean {hint!r}?"] if hint else []),
+                    *hint_note(hint),
                 )
             else:
                 for pname, ptype in params:
@@ -272,7 +272,7 @@ class StmtChecker:
                 s.span,
                 UNKNOWN_NAME,
                 f"unknown procedure {s.proc!r}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
             return ir.CallProc(s.span, s.proc, ())
         args = self.ec.arguments(s.span, s.proc, params, s.args, s.keywords, scope)
@@ -294,7 +294,7 @@ class StmtChecker:
                 s.span,
                 UNKNOWN_NAME,
                 f"{s.func!r} is {what}",
-                *([f"did you mean {hint!r}?"] if hint else []),
+                *hint_note(hint),
             )
             return ir.Effect(s.span, s.func, ())
         args = self.ec.arguments(

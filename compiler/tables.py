@@ -23,7 +23,7 @@ from __future__ import annotations
 from compiler import ir
 from compiler.props import Props, as_int, code_text, describe, prov_of
 from dsl import ast
-from dsl.diagnostics import BAD_VALUE, TABLE, UNKNOWN_NAME, Reporter, did_you_mean
+from dsl.diagnostics import BAD_VALUE, TABLE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 
 PART_KINDS = {"code", "number", "name"}
 HEADER = {"rows", "roll", "columns", "cells", "kind", "kinds"}
@@ -254,7 +254,7 @@ def _part(
             piece.span,
             TABLE,
             f"this table holds values of {kind!r} here, not {describe(piece)}",
-            *([f"did you mean {hint!r}?"] if hint else []),
+            *hint_note(hint),
             f"values of {kind!r}: {', '.join(named[kind])}",
         )
         return None
@@ -267,7 +267,7 @@ def _part(
             f"no result has code {code!r}"
             if code
             else f"a cell holds result codes, not {describe(piece)}",
-            *([f"did you mean {hint!r}?"] if hint else []),
+            *hint_note(hint),
             'declare it: result name "Title" { code … }',
         )
         return None

@@ -15,7 +15,7 @@ import re
 from compiler import ir
 from compiler.props import Props, as_int, describe, prov_of
 from dsl import ast
-from dsl.diagnostics import BAD_VALUE, MISSING, Reporter, did_you_mean
+from dsl.diagnostics import BAD_VALUE, MISSING, Reporter, did_you_mean, hint_note
 
 TERRAIN_KEYS = {"color", "pattern", "move", "blocks_los", "zoc_into", "zoc_out_of"}
 HEXSIDE_KEYS = {
@@ -174,7 +174,7 @@ def _choice(p: Props, key: str, options: tuple[str, ...], default: str) -> str:
         p.error(
             p.line(key).span,
             f"unknown {key} {value!r}",
-            *([f"did you mean {hint!r}?"] if hint else []),
+            *hint_note(hint),
             f"{key}: {', '.join(options)}",
         )
         return default

@@ -108,3 +108,8 @@ def did_you_mean(name: str, candidates: list[str] | set[str]) -> str | None:
 
     close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
     return close[0] if close else None
+
+
+def hint_note(hint: str | None) -> list[str]:
+    """The "did you mean" note for a hint from `did_you_mean`, or none."""
+    return [f"did you mean {hint!r}?"] if hint else []
