@@ -302,7 +302,7 @@ class EndGame(TStmt):
 class Variable:
     name: str
     title: str
-    scope: str  # "" (one value), "side" or "unit"
+    scope: str  # "" (one value), "side", "unit" or "hex"
     type: str  # int, bool, number, side, unit, hex, or enum:<name>
     values: tuple[str, ...]  # the names of an enumeration
     initial: object
@@ -553,7 +553,7 @@ class Zone:
     title: str
     hexes: tuple[str, ...]
     prov: Prov
-    kind: str = "zone"  # "zone", or "entry" for hexes where units enter (drawn with the title)
+    kind: str = "zone"  # "zone"; "entry" (where units enter, drawn with the title); "line" (dashed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -682,7 +682,7 @@ class Trigger:
 class Restriction:
     name: str
     title: str
-    kind: str  # no_entry, no_end, confined_to, no_move, allowance
+    kind: str  # no_entry, no_end, confined_to, no_move, allowance, max_hexes, no_arrival
     zone: str  # "" for every hex
     condition: TExpr | None
     until_turn: int | None

@@ -161,7 +161,9 @@ class Game:
         self.info = GameInfo(
             num_players=n,
             num_distinct_actions=self.actions.size,
-            max_chance_outcomes=rules.die[1] - rules.die[0] + 1,
+            # Chance outcomes are die faces (the face's own value) or the
+            # indices of the tokens a draw may give.
+            max_chance_outcomes=max(rules.die[1] + 1, len(self.tokens)),
             min_utility=-top,
             max_utility=top,
             utility_sum=0.0,
@@ -215,6 +217,9 @@ class Game:
 
     def max_game_length(self) -> int:
         return self.info.max_game_length
+
+    def max_chance_outcomes(self) -> int:
+        return self.info.max_chance_outcomes
 
     def min_utility(self) -> float:
         return self.info.min_utility

@@ -290,7 +290,7 @@ def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
         s.messages.append(f"{side_name(s, chooser)} chooses {what}.")
         f.b[var] = -1
     elif mode == "secretly":
-        f.b["_secret"] = (*f.b.get("_secret", ()), var)
+        f.b["_secret"] = (*f.b.get("_secret", ()), (var, chooser))  # hidden from the other side
         s.messages.append(f"{side_name(s, chooser)} chooses, face down.")
         f.b[var] = _decode_option(s, f, instr, action)
     else:
@@ -302,7 +302,7 @@ def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
 
 def _reveal(s: State, f: Frame, instr: tuple) -> None:
     """Secret choices become known to both players."""
-    f.b["_secret"] = tuple(n for n in f.b.get("_secret", ()) if n not in instr[1])
+    f.b["_secret"] = tuple(p for p in f.b.get("_secret", ()) if p[0] not in instr[1])
     f.pc += 1
 
 

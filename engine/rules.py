@@ -219,7 +219,7 @@ class TriggerSpec:
 class RestrictionSpec:
     name: str
     title: str
-    kind: str  # no_entry, no_end, confined_to, no_move, allowance
+    kind: str  # no_entry, no_end, confined_to, no_move, allowance, max_hexes, no_arrival
     zone: str  # "" for every hex
     condition: Fn | None
     until_turn: int | None
@@ -275,7 +275,7 @@ class VariableSpec:
     """A state variable: one value, or one per side, or one per unit."""
 
     name: str
-    scope: str  # "", "side" or "unit"
+    scope: str  # "", "side", "unit" or "hex"
     type: str
     initial: Any
     reset: str  # procedure whose start resets it ("" for never)

@@ -235,6 +235,19 @@ def from_json(game: Any, data: dict[str, Any]) -> State:
         raise SaveError(f"not a Muster state (format {data.get('format')!r})")
     if data.get("ruleset") != game.rules.name:
         raise SaveError(f"saved for ruleset {data.get('ruleset')!r}, not {game.rules.name!r}")
+    # A hand-written position may leave these out; a saved one plays on only
+    # under the rules, charts and switches it was saved with.
+    saved_hash = data.get("rules_hash")
+    if saved_hash is not None and saved_hash != game.rules_hash:
+        raise SaveError(
+            f"saved with other rules or charts (hash {str(saved_hash)[:12]}, "
+            f"these are {game.rules_hash[:12]})"
+        )
+    for name, on in data.get("switches", {}).items():
+        if game.switch_on.get(name) != on:
+            raise SaveError(
+                f"saved with rule {name!r} {'on' if on else 'off'}: make the game with it so"
+            )
     s = State(game)
     types = var_types(s)
     for name, v in data.get("vars", {}).items():

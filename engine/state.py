@@ -232,10 +232,17 @@ class State:
         return [u if i == self.winner else -u / (n - 1) for i in range(n)]
 
     def observation(self, player: int) -> dict[str, Any]:
-        """What `player` may see; the series lets both sides examine every stack (7.4)."""
+        """What `player` may see: the whole position (the series lets both sides
+        examine every stack, 7.4) but the other side's choices made face down
+        and not yet revealed (tactics chits, 12.5)."""
         from engine.save import to_json
 
-        return to_json(self)
+        seen = to_json(self)
+        for frame, data in zip(self.stack, seen["stack"], strict=True):
+            for var, chooser in frame.b.get("_secret", ()):
+                if chooser != player:
+                    data["bindings"][var] = "hidden"
+        return seen
 
     def information_state_string(self, player: int) -> str:
         import json

@@ -20,6 +20,7 @@ def test_random_games_keep_invariants(training):
             if s.is_chance_node():
                 outcomes = s.chance_outcomes()
                 assert abs(sum(p for _o, p in outcomes) - 1.0) < 1e-9
+                assert all(0 <= o < game.max_chance_outcomes() for o, _p in outcomes)
                 action = chance.sample(s, seed)
                 assert action in [o for o, _p in outcomes]
             else:

@@ -71,3 +71,15 @@ def test_bad_saves_are_refused(training):
     data["units"]["red_guard"]["hex"] = "9999"
     with pytest.raises(SaveError, match="not a known hex"):
         from_json(training, data)
+
+
+def test_a_save_plays_on_only_under_its_own_rules_and_switches(training):
+    from generated.training import load_game
+
+    saved = to_json(training.new_initial_state())
+    without = load_game({"rules": {"withdrawal": False}})
+    with pytest.raises(SaveError, match="saved with rule 'withdrawal' on"):
+        from_json(without, saved)
+    with pytest.raises(SaveError, match="saved with other rules"):
+        from_json(training, {**saved, "rules_hash": "0" * 64})
+    assert from_json(training, saved) == training.new_initial_state()

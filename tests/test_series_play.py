@@ -96,3 +96,25 @@ def test_victory_points_come_in_halves(base):
     assert s.messages[-1] == "British scores 3 VP (now 3 1/2)."
     score(s, side, Fraction(1, 2))
     assert s.vars["vp"][side] == 4 and type(s.vars["vp"][side]) is int
+
+
+def test_a_chit_chosen_face_down_is_hidden_from_the_other_side(base):
+    seed = 1
+    for seed in range(1, 40):
+        s = base.new_initial_state()
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            secret = [(f, p) for f in s.stack for p in f.b.get("_secret", ())]
+            if secret:
+                break
+            s.apply_action(chance.sample(s, seed) if s.is_chance_node() else eager_action(s, rng))
+        if not s.is_terminal():
+            break
+    [(frame, (var, chooser))] = secret
+    at = s.stack.index(frame)
+    own = s.observation(chooser)["stack"][at]["bindings"][var]
+    other = s.observation(1 - chooser)["stack"][at]["bindings"][var]
+    assert other == "hidden" and own != "hidden"
+    assert s.observation(chooser) != s.observation(1 - chooser)
+    loaded = loads(base, dumps(s))
+    assert loaded == s and loaded.observation(1 - chooser) == s.observation(1 - chooser)

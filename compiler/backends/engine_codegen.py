@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from compiler import ir
 from compiler.backends.pysource import pyident, pyrepr
 from compiler.board import build_board
+from compiler.load import PROJECT_ROOT
 from dsl.source import Span
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
@@ -123,7 +124,9 @@ class Codegen:
     # ------------------------------------------------------------ functions
 
     def where(self, span: Span) -> str:
-        return f"{span.file}:{span.line}"
+        """A rule file's line, named the same from any working directory (the
+        generated code, and so the rules hash, must not depend on it)."""
+        return f"{stable_file_name(span.file)}:{span.line}"
 
     def function(self, params: str, body: list[str], span: Span) -> str:
         name = f"f{len(self.functions) + 1}"
@@ -690,6 +693,15 @@ class Codegen:
             "kinds": t.kinds,
             "rows": rows,
         }
+
+
+def stable_file_name(file: str) -> str:
+    """A rule file's path relative to the project, or absolute outside it."""
+    path = (Path.cwd() / file).resolve()
+    try:
+        return str(path.relative_to(PROJECT_ROOT))
+    except ValueError:
+        return str(path)
 
 
 def tuple_source(items: list[str]) -> str:

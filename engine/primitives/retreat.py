@@ -211,7 +211,7 @@ class Retreat(Primitive):
             return None
         if b["stage"] == WAITING:
             space = s.game.actions
-            prompt = "captured, or lose a step and retreat?"
+            prompt = "lose a step to make room and retreat (else be captured)?"
             return Node(
                 s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt
             )
