@@ -272,13 +272,34 @@ class Checker:
             return None
         return items[0][0]
 
+    def header(self, g: _Gathered) -> ast.Entity | None:
+        """The ruleset's own header: the last one, after those of imported libraries.
+
+        A battle imports library rulesets (`import series`) and builds on
+        them: their headers come first in file order and are set aside; any
+        other second header is an error.
+        """
+        items = [d for d, _r in g.entities.get("ruleset", [])]
+        if not items:
+            return self.one(g, "ruleset", required=True)
+        *imported, own = items
+        for d in imported:
+            if not any(isinstance(x, ast.Line) and x.key == "library" for x in d.body.lines):
+                self.r.error(
+                    own.span,
+                    DUPLICATE,
+                    "only one ruleset declaration is allowed",
+                    f"{d.name!r} is imported but is not a `library`",
+                )
+        return own
+
     # ------------------------------------------------------------ run
 
     def run(self, files: tuple[ast.File, ...], entry: Path) -> ir.Ruleset | None:
         g = self.gather(files)
         self.r.check()
 
-        header = self.one(g, "ruleset", required=True)
+        header = self.header(g)
         self.r.check()
         assert header is not None
         hp = Props(header, self.r, {"source", "die", "turns", "start", "library"})
@@ -356,6 +377,8 @@ class Checker:
             for z in the_map.zones:
                 self.register(z.name, map_decl.span)
                 self.sym.entities[z.name] = Entity("zone", "hexes", z.hexes)
+                if z.kind == "entry":
+                    forces.entries[z.name] = z.hexes
 
         for u in [d for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])]:
             if u.name:
@@ -846,6 +869,7 @@ class Checker:
         all; `allowance (EXPR)` replaces the movement allowance. `when` reads
         `unit` (and `hex` for the hex kinds); `until turn N` ends it.
         """
+        d = _spaced_calls(d, {"allowance", "max_hexes"})
         p = Props(d, self.r, RESTRICTION_KINDS | {"until"})
         kinds = [k for k in RESTRICTION_KINDS if p.has(k)]
         if len(kinds) != 1:
@@ -954,6 +978,27 @@ class Checker:
             )
             u = 1
         return ir.VictoryLevel(d.name or "", d.title or d.name or "", float(u), prov_of(d.prov))
+
+
+def _spaced_calls(d: ast.Entity, keys: set[str]) -> ast.Entity:
+    """`allowance (expr)` parses as a call of `allowance`: read it as the key and its
+    parenthesised expression, the form the restriction's docstring gives."""
+    lines = []
+    for line in d.body.lines:
+        first = line.values[0] if isinstance(line, ast.Line) and line.values else None
+        if (
+            isinstance(first, ast.Call)
+            and first.func in keys
+            and len(first.args) == 1
+            and not first.keywords
+            and len(line.values) == 1
+        ):
+            key = ast.Name(span=first.span, id=first.func)
+            line = dataclasses.replace(
+                line, values=(key, ast.Paren(span=first.args[0].span, expr=first.args[0]))
+            )
+        lines.append(line)
+    return dataclasses.replace(d, body=dataclasses.replace(d.body, lines=tuple(lines)))
 
 
 _VALUE_TYPES = {

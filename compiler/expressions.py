@@ -25,6 +25,7 @@ ERROR = "error"
 NUMERIC = {"int", "number"}
 AGGREGATES = {"sum", "count", "all", "any", "none", "max", "min"}
 COLLECTION_OF = {v: k for k, v in ELEMENT_TYPES.items()}
+NAMED = {"marker", "brigade", "formation", "nationality", "unit_type"}
 
 
 @dataclass
@@ -288,7 +289,7 @@ class ExprChecker:
         )
 
     def index(self, e: ast.Index, scope: Scope) -> ir.TExpr:
-        """`army_morale[british]`: a per-side (or per-unit) variable at an index."""
+        """`army_morale[crown]`: a per-side (or per-unit) variable at an index."""
         name = e.value.id if isinstance(e.value, ast.Name) else None
         var = self.sym.variables.get(name) if name else None
         if var is None or not var.scope:
@@ -300,7 +301,7 @@ class ExprChecker:
         if e.op == "not":
             operand = self.expr(e.operand, scope, "bool")
             return ir.Unary("bool", e.span, "not", operand)
-        operand = self.expr(e.operand, scope, "int")
+        operand = self.expr(e.operand, scope, "number")
         return ir.Unary(operand.type if operand.type != ERROR else "int", e.span, "-", operand)
 
     def binary(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
@@ -344,16 +345,17 @@ class ExprChecker:
             if op not in ("==", "!=") and left.type not in NUMERIC | {ERROR, "odds"}:
                 return self.error(e.span, f"`{op}` compares numbers, not {article(left.type)}")
             return ir.Binary("bool", e.span, op, left, right)
-        # arithmetic; `+` also joins two collections of the same kind
+        # arithmetic on whole numbers and numbers (halves of victory points);
+        # `+` also joins two collections of the same kind
         if op == "+":
             left = self._expr(e.left, scope, None)
             if left.type in ELEMENT_TYPES:
                 right = self.expr(e.right, scope, left.type)
                 return ir.Binary(left.type, e.span, "+", left, right)
-            left = self.expect(left, "int", "this")
+            left = self.expect(left, "number", "this")
         else:
-            left = self.expr(e.left, scope, "int")
-        right = self.expr(e.right, scope, "int")
+            left = self.expr(e.left, scope, "number")
+        right = self.expr(e.right, scope, "number")
         typ = "number" if "number" in (left.type, right.type) or op == "/" else "int"
         return ir.Binary(typ, e.span, op, left, right)
 
@@ -524,7 +526,10 @@ def compatible(actual: str, expected: str) -> bool:
         return True
     if actual == "none" and expected in ("side", "unit", "hex", "code", "combat"):
         return True
-    if actual == "marker" and expected == "str":
+    # Markers and the names of declared groups (a counter's brigade, formation,
+    # nationality, type) are names: they may stand where a name is read
+    # (a table cell, a row or column key).
+    if actual in NAMED and expected == "str":
         return True
     if expected == "number" and actual == "int":
         return True

@@ -13,7 +13,7 @@
 
 Per-step values are written full strength first (`strength 4 / 2`: two
 steps). Musket/rifle units give their rifle-fire values as `rifle_strength`.
-A unit whose reverse has another name says `reduced "Olney"`. One-step units
+A unit whose reverse has another name says `reduced "Smith's Company"`. One-step units
 and leaders declare what their back shows (`back blank`). Any other line is a
 unit attribute the rules may read (`rifle black`, `rear_guard yes`).
 """
@@ -76,6 +76,7 @@ class ForcesChecker:
         self.sides: set[str] = set()
         self.names: dict[str, set[str]] = {}
         self.places: dict[str, str] = {}  # named place -> hex label
+        self.entries: dict[str, tuple[str, ...]] = {}  # entry hexes (A-1, B) -> hex labels
         self.declared_attributes: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     # ------------------------------------------------------------ helpers
@@ -406,5 +407,12 @@ class ForcesChecker:
                 "then `variable` if rolled for",
             )
             return None
-        hexes = tuple(h for h in (self.hex_or_place(v) for v in vals[2:]) if h is not None)
-        return ir.Entry(turn, hexes, variable)
+        hexes: list[str] = []
+        for v in vals[2:]:
+            if isinstance(v, ast.Name) and v.id in self.entries:
+                hexes.extend(self.entries[v.id])  # `enters 5 at b`: the map's entry hexes
+            else:
+                h = self.hex_or_place(v)
+                if h is not None:
+                    hexes.append(h)
+        return ir.Entry(turn, tuple(dict.fromkeys(hexes)), variable)

@@ -77,7 +77,7 @@ class Var(TExpr):
 
 @dataclass(frozen=True, slots=True)
 class VarAt(TExpr):
-    """A per-side or per-unit variable: `army_morale[british]`, `u.pinned`."""
+    """A per-side or per-unit variable: `army_morale[crown]`, `u.pinned`."""
 
     name: str = ""
     index: TExpr = field(default_factory=lambda: TExpr("side"))
@@ -794,7 +794,7 @@ class ScenarioEntry:
 
 @dataclass(frozen=True, slots=True)
 class StartValue:
-    """A scenario's starting value of a variable (`army_morale british 20`)."""
+    """A scenario's starting value of a variable (`army_morale crown 20`)."""
 
     variable: str
     index: TExpr | None

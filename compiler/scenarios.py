@@ -1,21 +1,21 @@
 """Scenarios: turns, set-up, reinforcements, starting values, player order, rules.
 
-    scenario lees_advance "Lee's Advance" § battle 6.1 {
+    scenario the_crossing "The Crossing" § battle 6.1 {
         turns 4..7                          § battle 6.11
-        army_morale british 20              § battle 6.14
-        momentum american 0                 § battle 6.15
-        order 4 british american            § battle 6.16
-        rules_not_used molly_pitcher rear_guard
-        special_rules hedgerow
+        army_morale crown 20                § battle 6.14
+        momentum rebels 0                   § battle 6.15
+        order 4 crown rebels                § battle 6.16
+        rules_not_used night_march
+        special_rules stone_wall
         setup {
-            3915 queens_dragoons dismounted_dragoons
-            1914 durkee(reduced) oswald_artillery
-            3419 walter_butler eighth_foot(attached_to: walter_butler)
-            choose perrine_ridge washington stirling
-            choose sabotage_party when terrain(hex) == village
+            3915 light_dragoons mounted_rifles
+            1914 first_foot(reduced) field_guns
+            3419 captain pioneer_company(attached_to: captain)
+            choose the_ridge general colonel
+            choose sappers when terrain(hex) == village
         }
         reinforcements {
-            5 at b cornwallis erskine grenadiers_1
+            5 at b brigadier second_foot third_foot
         }
     }
 
@@ -192,11 +192,13 @@ class ScenarioChecker:
         return tuple(out)
 
     def scenario(self, d: ast.Entity) -> ir.Scenario:
-        p = Props(d, self.r, KEYS, keyed_only=False)
+        # `order` may be given once per turn: it is read below, line by line.
+        p = Props(d, self.r, KEYS - {"order"}, keyed_only=False)
         decl_prov = prov_of(d.prov)
         turns = p.range("turns", required=True) or (1, 1)
         values: list[ir.StartValue] = []
         orders: dict[int, tuple[str, ...]] = {}
+        order_provs: dict[str, ir.Prov] = {}
         for line in d.body.lines:
             if not isinstance(line, ast.Line) or line.key is None or line.key in KEYS:
                 continue
@@ -217,6 +219,7 @@ class ScenarioChecker:
             if turn in orders:
                 self.r.error(line.span, DUPLICATE, f"turn {turn}'s order is given twice")
             orders[turn] = tuple(sides)
+            order_provs[f"order {turn}"] = decl_prov.merged(prov_of(line.prov))
         off = self.switch_list(p, "rules_not_used")
         on = self.switch_list(p, "special_rules")
         setup_line = p.line("setup")
@@ -266,7 +269,10 @@ class ScenarioChecker:
             printed_setup=printed,
             setup=setup,
             reinforcements=reinforcements,
-            provs={key: decl_prov.merged(prov_of(line.prov)) for key, line in p.lines.items()},
+            provs={
+                **{key: decl_prov.merged(prov_of(line.prov)) for key, line in p.lines.items()},
+                **order_provs,
+            },
             prov=decl_prov,
             span=d.span,
         )

@@ -15,8 +15,8 @@
 
 A turn's data is read in rules as `track.heat` (this turn's value; a turn
 that does not say has no/0). A level track names the levels of a per-side
-variable: `army_morale_level(british)` is the level the British army is at,
-and `army_morale_level(british).initiative_drm` one of its values.
+variable: `army_morale_level(crown)` is the level the Crown's army is at,
+and `army_morale_level(crown).initiative_drm` one of its values.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
     }
     variable order "Order" { per unit; values parade_order disrupted shattered }
 
-A variable is global, or one value per side (`army_morale[british]`), or one
+A variable is global, or one value per side (`army_morale[crown]`), or one
 per unit (`u.pinned`, or bare `pinned` inside `where`). `values` makes an
 enumeration whose names become constants. `reset PROC` sets the variable back
 to its initial value whenever procedure PROC begins (a phase, a player turn).

@@ -161,6 +161,9 @@ class Codegen:
             "nationality",
             "unit_type",
             "marker",
+            "rule",
+            "procedure",
+            "level",
         ):
             return pyrepr(v)
         if t == "none":
