@@ -175,13 +175,13 @@ def finish(s: State) -> None:
         result = s.game.rules.procedures[frame.proc].result
         s.stack[-1].b[into] = frame.b.get(result)
     emit(s, "end", procedure=frame.proc, side=_side_of(s, frame))
-    if "_code" in frame.b:  # a result has been applied
+    if "_code" in frame.b:  # a result has been applied, with the parameters results declare
+        params = s.game.rules.procedures[frame.proc].params
         emit(
             s,
             "result_applied",
             result=frame.b["_code"],
-            units=frame.b["units"],
-            side=frame.b["side"],
+            **{name: frame.b[name] for name in params if name in frame.b},
         )
 
 

@@ -20,8 +20,8 @@ from compiler.backends.engine_codegen import generate
 from compiler.build import load_game
 from compiler.check import compile_ruleset
 from dsl.diagnostics import CompileError
-from engine import chance, effects, queries
-from engine.state import NOT_ENTERED, ON_MAP
+from engine import chance, effects, interpreter, queries
+from engine.state import NOT_ENTERED, ON_MAP, Frame
 from tests.conftest import RULESETS
 
 BATTLE = """
@@ -236,3 +236,42 @@ def test_the_rules_choose_where_a_reinforcement_enters(tmp_path):
     assert offered == around and "0301" not in offered
     s.apply_action(s.legal_actions()[0])
     assert s.unit_status[guns] == ON_MAP and board.labels[s.unit_hex[guns]] in around
+
+
+def test_result_applied_carries_the_parameters_results_declare(tmp_path):
+    # The series' results take (affected, others, side, …), not the training
+    # battle's (units, side): the event hands on whatever a result declares.
+    folder = scratch(
+        tmp_path,
+        """
+        trigger noted "Noted" {
+            on result_applied
+            when result == retreat
+            do { score(side, 1) }
+        }
+        scenario opening "Opening" {
+            turns 1..3
+            order 1 rebels crown
+            setup printed
+        }
+        """,
+    )
+    game = load_game(folder)
+    s = game.new_initial_state()
+    code = next(i for i, r in enumerate(game.rules.results) if r.name == "retreat")
+    params = game.rules.procedures[game.rules.results[code].procedure].params
+    bindings = {name: 0 for name in params} | {"others": (), "side": 1, "_code": code}
+    s.stack.append(Frame(game.rules.results[code].procedure, 0, bindings))
+    interpreter.finish(s)
+    event, given = s.events[-1]
+    assert event == "result_applied" and given["result"] == code
+    assert given["side"] == 1 and given["affected"] == 0 and "units" not in given
+
+
+def test_a_definition_cited_before_and_marked_after_its_value_keeps_both(tmp_path):
+    extra = """
+    define per_turn() "Points a turn" § nowhere 2 = 1 provisional "printed as xx"
+    """
+    rules, _ = compile_ruleset(scratch(tmp_path, extra))
+    d = next(d for d in rules.defines if d.name == "per_turn")
+    assert [c.section for c in d.prov.cites] == ["2"] and d.prov.provisional == "printed as xx"
