@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from compiler.build import load_game
-from engine import interpreter, primitives, restrictions
+from engine import chance, interpreter, primitives, restrictions
 from engine.save import from_json
 from engine.tables import modifiers_of
-from tests.conftest import RULESETS
+from tests.conftest import RULESETS, play_out
 
 MONMOUTH = RULESETS / "monmouth"
 YES = 1
@@ -359,3 +359,32 @@ def test_molly_pitcher_rallies_her_guns():
     s.apply_action(game.actions.option(YES))  # place Molly Pitcher: no die roll follows
     assert s.vars["molly"][proctor] is True and s.vars["molly_placed"] is True
     assert s.vars["order"][proctor] == parade
+
+
+def test_the_holding_action_opens_with_british_close_combat_only():
+    """6.291, 6.25: the Noon turn is the British Close Combat phase; then the Americans."""
+    game = load_game(MONMOUTH, {"scenario": "holding_action"})
+    s = game.new_initial_state()
+    british = game.side_by_name[BRITISH]
+    while s.vars["turn"] == 7:
+        assert s.vars["phasing"] == british
+        assert {f.proc for f in s.stack} & {
+            "movement_phase",
+            "rally_phase",
+            "rifle_fire_phase",
+        } == set()
+        s.apply_action(chance.sample(s, 1) if s.is_chance_node() else s.legal_actions()[0])
+    phases = [m for m in s.messages if m.startswith("—")]
+    assert phases[0] == "— Turn 7, British Army: Close Combat Phase —"
+    assert phases[1] == "— Turn 8, Continental Army: Movement Phase —"
+
+
+@pytest.mark.parametrize(
+    ("scenario", "seed"), [("lees_advance", 0), ("holding_action", 1), ("campaign", 0)]
+)
+def test_random_games_play_to_the_end(scenario, seed):
+    """A smoke test: random legal play (eager to fight) ends with a result."""
+    game = load_game(MONMOUTH, {"scenario": scenario})
+    s = play_out(game.new_initial_state(), seed)
+    assert s.is_terminal() and s.move_number <= game.max_game_length()
+    assert s.vars["turn"] == game.last_turn + 1 or s.winner >= 0
