@@ -177,3 +177,13 @@ def test_the_holding_action_begins_with_lee_relieved(rules):
     assert s.vars["lee_relieved"] is True
     assert s.vars["army_morale"] == (20, 18)
     assert game.switch_on["abbreviated_first_turn"] and game.switch_on["hedgerow_holds"]
+
+
+def test_the_c_and_c_id_table_names_advanced_corps_brigades(rules):
+    """4.61: the ID Table's cells are read as brigade names, so each must be one."""
+    brigades = {b.name: b for b in rules.brigades}
+    [table] = [t for t in rules.tables if t.name == "cc_identification"]
+    named = {part for row in table.rows for cell in row.cells for part in cell if part}
+    assert named and named <= set(brigades)
+    assert all(brigades[n].side == "american" for n in named)
+    assert {"maxwell", "scott"} <= named and "morgans_detachment" not in named
