@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import ir
@@ -41,7 +41,7 @@ from dsl.diagnostics import (
     did_you_mean,
 )
 from dsl.source import SourceFiles, Span
-from engine.vocabulary import EVENTS
+from engine.vocabulary import EVENTS, NAMED_TYPES
 from engine.vocabulary import load as load_vocabulary
 
 IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -51,6 +51,7 @@ KINDS = {
     "unit_type",
     "unit",
     "leader",
+    "piece",
     "terrain",
     "hexside",
     "map",
@@ -74,8 +75,18 @@ KINDS = {
     "attribute",
 }
 EDGES = {"west", "east", "north", "south"}
+# Counters: combat units, leaders and non-combat pieces (a herd, a wagon train).
+COUNTER_KINDS = ("unit", "leader", "piece")
 VICTORY_CHECKS = {"end_of_turn", "end_of_game"}
-RESTRICTION_KINDS = {"no_entry", "no_end", "confined_to", "no_move", "allowance", "max_hexes"}
+RESTRICTION_KINDS = {
+    "no_entry",
+    "no_end",
+    "confined_to",
+    "no_move",
+    "allowance",
+    "max_hexes",
+    "no_arrival",
+}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
 RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
@@ -260,6 +271,30 @@ class Checker:
             return
         self.names[name] = span
 
+    def header(self, g: _Gathered) -> tuple[ast.Entity | None, tuple[int, int] | None]:
+        """The ruleset declaration of the entry file; an imported library's gives
+        what the entry's leaves out (the die)."""
+        items = [d for d, _r in g.entities.get("ruleset", [])]
+        if not items:
+            self.r.error(
+                Span("<ruleset>", 0, 0, 0, 0), MISSING, "the ruleset has no ruleset declaration"
+            )
+            return None, None
+        files = [d.span.file for d in items]
+        for d in items[1:]:
+            if files.count(d.span.file) > 1:
+                self.r.error(d.span, DUPLICATE, "one ruleset declaration per file")
+        die = None
+        for d in items[:-1]:
+            line = next(
+                (ln for ln in d.body.lines if isinstance(ln, ast.Line) and ln.key == "die"), None
+            )
+            if line is not None and len(line.values) == 2 and isinstance(line.values[1], ast.Range):
+                r = line.values[1]
+                if r.low is not None and r.high is not None:
+                    die = (int(r.low), int(r.high))
+        return items[-1], die
+
     def one(self, g: _Gathered, kind: str, required: bool) -> ast.Entity | None:
         items = g.entities.get(kind, [])
         if len(items) > 1:
@@ -272,34 +307,13 @@ class Checker:
             return None
         return items[0][0]
 
-    def header(self, g: _Gathered) -> ast.Entity | None:
-        """The ruleset's own header: the last one, after those of imported libraries.
-
-        A battle imports library rulesets (`import series`) and builds on
-        them: their headers come first in file order and are set aside; any
-        other second header is an error.
-        """
-        items = [d for d, _r in g.entities.get("ruleset", [])]
-        if not items:
-            return self.one(g, "ruleset", required=True)
-        *imported, own = items
-        for d in imported:
-            if not any(isinstance(x, ast.Line) and x.key == "library" for x in d.body.lines):
-                self.r.error(
-                    own.span,
-                    DUPLICATE,
-                    "only one ruleset declaration is allowed",
-                    f"{d.name!r} is imported but is not a `library`",
-                )
-        return own
-
     # ------------------------------------------------------------ run
 
     def run(self, files: tuple[ast.File, ...], entry: Path) -> ir.Ruleset | None:
         g = self.gather(files)
         self.r.check()
 
-        header = self.header(g)
+        header, inherited_die = self.header(g)
         self.r.check()
         assert header is not None
         hp = Props(header, self.r, {"source", "die", "turns", "start", "library"})
@@ -321,7 +335,7 @@ class Checker:
                     BAD_VALUE,
                     'write `source none "why"` for a battle with no source document',
                 )
-        die = hp.range("die", required=True) or (0, 9)
+        die = hp.range("die", required=inherited_die is None) or inherited_die or (0, 9)
         turns = hp.range("turns", required=not library) or (1, 1)
         start = hp.name("start", "game") or "game"
 
@@ -380,12 +394,11 @@ class Checker:
                 if z.kind == "entry":
                     forces.entries[z.name] = z.hexes
 
-        for u in [d for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])]:
+        counters = [d for kind in COUNTER_KINDS for d, _r in g.entities.get(kind, [])]
+        for u in counters:
             if u.name:
                 self.sym.entities[u.name] = Entity("unit", "unit", u.name)
-        units = tuple(
-            forces.unit(d) for kind in ("unit", "leader") for d, _r in g.entities.get(kind, [])
-        )
+        units = tuple(forces.unit(d) for d in counters)
         markers = tuple(forces.marker(d) for d, _r in g.entities.get("marker", []))
         for m in markers:
             self.sym.entities[m.name] = Entity("marker", "marker", m.name)
@@ -410,8 +423,20 @@ class Checker:
             self.sym.results[code] = name
             self.sym.entities[name] = Entity("result", "code", name)
         self.sym.result_params = self.result_params([d for d, _r in g.entities.get("result", [])])
+        variables = tuple(check_variable(d, self.r) for d, _r in g.entities.get("variable", []))
+        for var in variables:
+            self.sym.variables[var.name] = var
+            for value in var.values:
+                self.register(value, var.span)
+                self.sym.entities[value] = Entity("enum", var.type, value)
+        # A table whose cells are values of an enumeration says `kind VARIABLE`;
+        # one whose cells are brigades (formations, markers, …) `kind brigade`.
+        named: dict[str, tuple[str, ...]] = {v.name: v.values for v in variables if v.values}
+        for ent in self.sym.entities.values():
+            if ent.kind in NAMED_TYPES and ent.kind == ent.type:
+                named[ent.kind] = (*named.get(ent.kind, ()), str(ent.value))
         tables = tuple(
-            check_table(d, self.r, self.sym.results) for d, _r in g.entities.get("table", [])
+            check_table(d, self.r, self.sym.results, named) for d, _r in g.entities.get("table", [])
         )
         for t in tables:
             self.sym.entities[t.name] = Entity("table", "table", t.name)
@@ -419,12 +444,6 @@ class Checker:
 
         for rule in g.rules:
             self.sym.entities[rule.name] = Entity("rule", "rule", rule.name)
-        variables = tuple(check_variable(d, self.r) for d, _r in g.entities.get("variable", []))
-        for var in variables:
-            self.sym.variables[var.name] = var
-            for value in var.values:
-                self.register(value, var.span)
-                self.sym.entities[value] = Entity("enum", var.type, value)
         variables = tuple(self.resolve_initial(v, side_names) for v in variables)
 
         track_decl = self.one(g, "turn_track", required=False)
@@ -467,6 +486,7 @@ class Checker:
         # pass 4: expressions and statements
         for d, _r in g.defines:
             self.define(d.name)
+        units = forces.check_commands(units)
         modifiers = tuple(self.modifier_list(d) for d, _r in g.entities.get("modifiers", []))
         result_irs = tuple(
             self.result_body(d, name, code, prov)
@@ -551,9 +571,7 @@ class Checker:
             ent = self.sym.entities.get(name)
             if ent is None or ent.type != v.type:
                 self.r.error(v.span, UNKNOWN_NAME, f"initial value {name!r} is not a {v.type}")
-            return ir.Variable(
-                v.name, v.title, v.scope, v.type, v.values, name, v.reset, v.prov, v.span
-            )
+            return replace(v, initial=name)
         return v
 
     # ------------------------------------------------------------ sides and units
@@ -866,10 +884,10 @@ class Checker:
         `no_entry [ZONE]` and `no_end [ZONE]` forbid entering (or ending a move
         in) the zone's hexes — or every hex, with the condition deciding;
         `confined_to ZONE` forbids leaving the zone; `no_move` forbids moving at
-        all; `allowance (EXPR)` replaces the movement allowance. `when` reads
+        all; `allowance (EXPR)` replaces the movement allowance; `no_arrival`
+        keeps a reinforcement off the map (a variable or conditional entry). `when` reads
         `unit` (and `hex` for the hex kinds); `until turn N` ends it.
         """
-        d = _spaced_calls(d, {"allowance", "max_hexes"})
         p = Props(d, self.r, RESTRICTION_KINDS | {"until"})
         kinds = [k for k in RESTRICTION_KINDS if p.has(k)]
         if len(kinds) != 1:
@@ -917,7 +935,7 @@ class Checker:
                 until = as_int(uv[1])
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
-        unit_only = kind in ("no_move", "allowance", "max_hexes")
+        unit_only = kind in ("no_move", "allowance", "max_hexes", "no_arrival")
         bindings = {"unit": "unit"} if unit_only else {"unit": "unit", "hex": "hex"}
         cond = self.when(p, Scope(bindings))
         return ir.Restriction(
@@ -978,27 +996,6 @@ class Checker:
             )
             u = 1
         return ir.VictoryLevel(d.name or "", d.title or d.name or "", float(u), prov_of(d.prov))
-
-
-def _spaced_calls(d: ast.Entity, keys: set[str]) -> ast.Entity:
-    """`allowance (expr)` parses as a call of `allowance`: read it as the key and its
-    parenthesised expression, the form the restriction's docstring gives."""
-    lines = []
-    for line in d.body.lines:
-        first = line.values[0] if isinstance(line, ast.Line) and line.values else None
-        if (
-            isinstance(first, ast.Call)
-            and first.func in keys
-            and len(first.args) == 1
-            and not first.keywords
-            and len(line.values) == 1
-        ):
-            key = ast.Name(span=first.span, id=first.func)
-            line = dataclasses.replace(
-                line, values=(key, ast.Paren(span=first.args[0].span, expr=first.args[0]))
-            )
-        lines.append(line)
-    return dataclasses.replace(d, body=dataclasses.replace(d.body, lines=tuple(lines)))
 
 
 _VALUE_TYPES = {

@@ -54,6 +54,7 @@ SYMBOLS = (
     "infantry",
     "light_infantry",
     "militia",
+    "irregular",
     "rifle",
     "cavalry",
     "artillery",

@@ -16,16 +16,24 @@ from dataclasses import dataclass, field
 
 from compiler import ir
 from compiler.hexmap import LABEL
+from compiler.variables import enum_type
 from dsl import ast
 from dsl.diagnostics import BAD_HEX, TYPE, UNKNOWN_NAME, Reporter, did_you_mean
 from dsl.source import Span
-from engine.vocabulary import ELEMENT_TYPES, EVENTS, UNIT_ATTRIBUTES, VARIABLES, Lambda, Signature
+from engine.vocabulary import (
+    ELEMENT_TYPES,
+    EVENTS,
+    NAMED_TYPES,
+    UNIT_ATTRIBUTES,
+    VARIABLES,
+    Lambda,
+    Signature,
+)
 
 ERROR = "error"
 NUMERIC = {"int", "number"}
 AGGREGATES = {"sum", "count", "all", "any", "none", "max", "min"}
 COLLECTION_OF = {v: k for k, v in ELEMENT_TYPES.items()}
-NAMED = {"marker", "brigade", "formation", "nationality", "unit_type"}
 
 
 @dataclass
@@ -106,6 +114,8 @@ class ExprChecker:
             return self.number(e, expected)
         if isinstance(e, ast.String):
             return ir.Const("str", e.span, e.value)
+        if isinstance(e, ast.Name) and e.id == "none" and expected in NAMED_TYPES:
+            return ir.Const(expected, e.span, "")  # a unit of no brigade has the brigade ""
         if isinstance(e, ast.Odds):
             return ir.Const("odds", e.span, (e.attack, e.defend))
         if isinstance(e, ast.Name):
@@ -129,7 +139,9 @@ class ExprChecker:
             typ = then.type if then.type != "none" else orelse.type
             return ir.Conditional(typ, e.span, test, then, orelse)
         if isinstance(e, ast.ListExpr):
-            items = tuple(self._expr(i, scope, None) for i in e.items)
+            # `[0101, 0102]` where hexes are expected: hex labels, not numbers.
+            inner = ELEMENT_TYPES.get(expected) if expected else None
+            items = tuple(self._expr(i, scope, inner) for i in e.items)
             types = {i.type for i in items} - {ERROR}
             if len(types) > 1:
                 return self.error(e.span, "a list holds values of one type")
@@ -178,7 +190,7 @@ class ExprChecker:
         var = self.sym.variables.get(n)
         if var is not None:
             if var.scope:
-                where = f"{n}[{var.scope}]" if var.scope == "side" else f"unit.{n}"
+                where = f"{n}[{var.scope}]" if var.scope in ("side", "hex") else f"unit.{n}"
                 return self.error(e.span, f"{n!r} has one value per {var.scope}: write {where}")
             return ir.Var(var.type, e.span, n)
         if n in self.sym.entities:
@@ -289,11 +301,11 @@ class ExprChecker:
         )
 
     def index(self, e: ast.Index, scope: Scope) -> ir.TExpr:
-        """`army_morale[crown]`: a per-side (or per-unit) variable at an index."""
+        """`army_morale[east_army]`: a per-side (or per-unit, per-hex) variable at an index."""
         name = e.value.id if isinstance(e.value, ast.Name) else None
         var = self.sym.variables.get(name) if name else None
         if var is None or not var.scope:
-            return self.error(e.span, "only per-side and per-unit variables take [index]")
+            return self.error(e.span, "only per-side, per-unit and per-hex variables take [index]")
         index = self.expr(e.index, scope, var.scope)
         return ir.VarAt(var.type, e.span, var.name, index)
 
@@ -301,7 +313,7 @@ class ExprChecker:
         if e.op == "not":
             operand = self.expr(e.operand, scope, "bool")
             return ir.Unary("bool", e.span, "not", operand)
-        operand = self.expr(e.operand, scope, "number")
+        operand = self.expr(e.operand, scope, "int")
         return ir.Unary(operand.type if operand.type != ERROR else "int", e.span, "-", operand)
 
     def binary(self, e: ast.Binary, scope: Scope) -> ir.TExpr:
@@ -345,8 +357,7 @@ class ExprChecker:
             if op not in ("==", "!=") and left.type not in NUMERIC | {ERROR, "odds"}:
                 return self.error(e.span, f"`{op}` compares numbers, not {article(left.type)}")
             return ir.Binary("bool", e.span, op, left, right)
-        # arithmetic on whole numbers and numbers (halves of victory points);
-        # `+` also joins two collections of the same kind
+        # arithmetic; `+` also joins two collections of the same kind
         if op == "+":
             left = self._expr(e.left, scope, None)
             if left.type in ELEMENT_TYPES:
@@ -355,7 +366,7 @@ class ExprChecker:
             left = self.expect(left, "number", "this")
         else:
             left = self.expr(e.left, scope, "number")
-        right = self.expr(e.right, scope, "number")
+        right = self.expr(e.right, scope, "number")  # whole numbers or halves (1/2 VP)
         typ = "number" if "number" in (left.type, right.type) or op == "/" else "int"
         return ir.Binary(typ, e.span, op, left, right)
 
@@ -458,7 +469,10 @@ class ExprChecker:
             if len(e.args) != 3:
                 return self.error(e.span, f"table {table.name!r} has columns: give the column too")
             column = self.expr(e.args[2], scope)
-            if column.type != "column":
+            named = want == "str" and (
+                column.type in NAMED_TYPES or column.type.startswith("enum:")
+            )
+            if column.type != "column" and not named:
                 column = self.expect(column, want, "the column")
             args.append(column)
         return ir.Query(cell_type(table), e.span, "lookup", tuple(args))
@@ -512,8 +526,11 @@ def _data_type(value: object) -> str:
 
 
 def part_type(kind: str) -> str:
-    """The expression type of a table cell part of this kind."""
-    return {"code": "code", "number": "int", "name": "str"}[kind]
+    """The expression type of a table cell part of this kind: a brigade for `kind
+    brigade`, an enumeration for `kind VARIABLE`."""
+    if kind in NAMED_TYPES:
+        return kind
+    return {"code": "code", "number": "int", "name": "str"}.get(kind) or enum_type(kind)
 
 
 def cell_type(table: ir.Table) -> str:
@@ -526,10 +543,7 @@ def compatible(actual: str, expected: str) -> bool:
         return True
     if actual == "none" and expected in ("side", "unit", "hex", "code", "combat"):
         return True
-    # Markers and the names of declared groups (a counter's brigade, formation,
-    # nationality, type) are names: they may stand where a name is read
-    # (a table cell, a row or column key).
-    if actual in NAMED and expected == "str":
+    if actual == "marker" and expected == "str":
         return True
     if expected == "number" and actual == "int":
         return True

@@ -13,12 +13,18 @@
 
 Per-step values are written full strength first (`strength 4 / 2`: two
 steps). Musket/rifle units give their rifle-fire values as `rifle_strength`.
-A unit whose reverse has another name says `reduced "Smith's Company"`. One-step units
+A unit whose reverse has another name says `reduced "Olney"`. One-step units
 and leaders declare what their back shows (`back blank`). Any other line is a
 unit attribute the rules may read (`rifle black`, `rear_guard yes`).
+
+A `piece` is a counter that is neither a combat unit nor a leader — a
+driven herd, a wagon train: it has a side, a movement allowance and a set-up
+or entry, no strength; it is never attacked and never commands.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from compiler import ir
 from compiler.expressions import ExprChecker, Scope, Symbols
@@ -55,7 +61,9 @@ UNIT_KEYS = {
     "reduced_short",
     "back",
 }
-LEADER_KEYS = {
+# A piece is a counter that is neither a combat unit nor a leader (a herd, a
+# wagon train): it has no strength and takes no part in combat.
+PIECE_KEYS = {
     "side",
     "nationality",
     "formation",
@@ -64,8 +72,8 @@ LEADER_KEYS = {
     "setup",
     "enters",
     "back",
-    "commands",
 }
+LEADER_KEYS = PIECE_KEYS | {"commands"}
 
 
 class ForcesChecker:
@@ -76,10 +84,18 @@ class ForcesChecker:
         self.sides: set[str] = set()
         self.names: dict[str, set[str]] = {}
         self.places: dict[str, str] = {}  # named place -> hex label
-        self.entries: dict[str, tuple[str, ...]] = {}  # entry hexes (A-1, B) -> hex labels
+        self.entries: dict[str, tuple[str, ...]] = {}  # entry (A-1, B…) -> its hexes
         self.declared_attributes: dict[str, tuple[str, tuple[str, ...]]] = {}
+        # Leaders' `commands when` conditions, checked once every name is known
+        # (they may call definitions that read variables declared later).
+        self.commands: dict[str, ast.Expr] = {}
 
     # ------------------------------------------------------------ helpers
+
+    @staticmethod
+    def line_provs(d: ast.Entity, p: Props) -> dict[str, ir.Prov]:
+        """Each property line's provenance (a cited declaration with an invented value)."""
+        return {key: prov_of(d.prov).merged(prov_of(line.prov)) for key, line in p.lines.items()}
 
     def ref(self, p: Props, key: str, kind: str, required: bool = False) -> str | None:
         """A property naming a declared thing of one kind (a side, a formation, …)."""
@@ -114,29 +130,31 @@ class ForcesChecker:
             return ()
         return tuple(n for n in nums if n is not None)
 
-    def hex_or_place(self, v: ast.Expr) -> str | None:
+    def hexes_of(self, v: ast.Expr) -> tuple[str, ...]:
+        """A hex label, a named place, or an entry (its hexes); reported when none."""
         if isinstance(v, ast.Number) and LABEL.match(v.text):
             if self.sym.hex_labels and v.text not in self.sym.hex_labels:
                 self.r.error(v.span, BAD_HEX, f"hex {v.text} is not on the map")
-                return None
-            return v.text
+                return ()
+            return (v.text,)
         if isinstance(v, ast.Name):
             if v.id in self.places:
-                return self.places[v.id]
+                return (self.places[v.id],)
+            if v.id in self.entries:
+                return self.entries[v.id]
             if self.sym.hex_labels:
-                hint = did_you_mean(v.id, set(self.places))
+                hint = did_you_mean(v.id, set(self.places) | set(self.entries))
                 self.r.error(
                     v.span,
                     UNKNOWN_NAME,
-                    f"no place {v.id!r} on the map",
+                    f"no place or entry {v.id!r} on the map",
                     *([f"did you mean {hint!r}?"] if hint else []),
                 )
-                return None
-            return None
+            return ()
         self.r.error(
             v.span, BAD_VALUE, f"expected a hex such as 0304 or a place name, not {describe(v)}"
         )
-        return None
+        return ()
 
     def attribute(self, d: ast.Entity) -> ir.Attribute:
         """`attribute rifle "Rifle" { type name; values black white }`: a value units may carry."""
@@ -224,6 +242,7 @@ class ForcesChecker:
             edge,
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def nationality(self, d: ast.Entity) -> ir.Nationality:
@@ -247,6 +266,7 @@ class ForcesChecker:
             p.str("stripe"),
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def brigade(self, d: ast.Entity) -> ir.Brigade:
@@ -255,7 +275,13 @@ class ForcesChecker:
         letter = p.name("letter", required=True) or ""
         self.names.setdefault("brigade", set()).add(d.name or "")
         return ir.Brigade(
-            d.name or "", d.title or d.name or "", side, letter, prov_of(d.prov), d.span
+            d.name or "",
+            d.title or d.name or "",
+            side,
+            letter,
+            prov_of(d.prov),
+            d.span,
+            self.line_provs(d, p),
         )
 
     def unit_type(self, d: ast.Entity) -> ir.UnitType:
@@ -293,6 +319,7 @@ class ForcesChecker:
             side,
             prov_of(d.prov),
             d.span,
+            self.line_provs(d, p),
         )
 
     def back(self, p: Props) -> str:
@@ -309,8 +336,10 @@ class ForcesChecker:
         return ""
 
     def unit(self, d: ast.Entity) -> ir.Unit:
-        leader = d.kind == "leader"
-        known = LEADER_KEYS if leader else UNIT_KEYS
+        """A combat unit (`unit`), a leader (`leader`) or a non-combat piece (`piece`)."""
+        piece = d.kind == "piece"
+        leader = d.kind == "leader" or piece
+        known = PIECE_KEYS if piece else LEADER_KEYS if leader else UNIT_KEYS
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
         side = self.ref(p, "side", "side", required=True) or ""
@@ -331,8 +360,9 @@ class ForcesChecker:
         setup = None
         if p.has("setup"):
             vals = p.values("setup")
-            setup = self.hex_or_place(vals[0]) if len(vals) == 1 else None
-            if len(vals) != 1:
+            hexes = self.hexes_of(vals[0]) if len(vals) == 1 else ()
+            setup = hexes[0] if len(hexes) == 1 else None
+            if len(vals) != 1 or len(hexes) > 1:
                 self.r.error(p.line("setup").span, BAD_VALUE, "setup takes one hex")
         entry = self.entry(p)
         if setup is not None and entry is not None:
@@ -353,8 +383,8 @@ class ForcesChecker:
             if line.when is None or len(line.values) != 1:
                 self.r.error(line.span, BAD_VALUE, "write `commands when <condition on unit>`")
             else:
-                commands = self.ec.expr(line.when, Scope({"unit": "unit"}), "bool")
-        provs = {key: prov_of(d.prov).merged(prov_of(line.prov)) for key, line in p.lines.items()}
+                self.commands[d.name or ""] = line.when
+        provs = self.line_provs(d, p)
         for line in d.body.lines:
             if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
                 provs[line.key] = prov_of(d.prov).merged(prov_of(line.prov))
@@ -364,7 +394,7 @@ class ForcesChecker:
             title=d.title or d.name or "",
             short=p.str("short", d.title or d.name or ""),
             side=side,
-            kind="leader" if leader else "unit",
+            kind=d.kind if leader else "unit",
             type=utype,
             nationality=self.ref(p, "nationality", "nationality"),
             formation=self.ref(p, "formation", "formation"),
@@ -384,6 +414,18 @@ class ForcesChecker:
             prov=prov_of(d.prov),
             span=d.span,
         )
+
+    def check_commands(self, units: tuple[ir.Unit, ...]) -> tuple[ir.Unit, ...]:
+        """Type-check the leaders' `commands when` conditions (pass 4)."""
+        out = []
+        for u in units:
+            when = self.commands.get(u.name)
+            if when is not None:
+                u = dataclasses.replace(
+                    u, commands=self.ec.expr(when, Scope({"unit": "unit"}), "bool")
+                )
+            out.append(u)
+        return tuple(out)
 
     def entry(self, p: Props) -> ir.Entry | None:
         """`enters 5 at a1 a2`, with `variable` when a die roll decides (4.13)."""
@@ -407,12 +449,5 @@ class ForcesChecker:
                 "then `variable` if rolled for",
             )
             return None
-        hexes: list[str] = []
-        for v in vals[2:]:
-            if isinstance(v, ast.Name) and v.id in self.entries:
-                hexes.extend(self.entries[v.id])  # `enters 5 at b`: the map's entry hexes
-            else:
-                h = self.hex_or_place(v)
-                if h is not None:
-                    hexes.append(h)
-        return ir.Entry(turn, tuple(dict.fromkeys(hexes)), variable)
+        hexes = tuple(h for v in vals[2:] for h in self.hexes_of(v))
+        return ir.Entry(turn, hexes, variable)

@@ -77,7 +77,7 @@ class Var(TExpr):
 
 @dataclass(frozen=True, slots=True)
 class VarAt(TExpr):
-    """A per-side or per-unit variable: `army_morale[crown]`, `u.pinned`."""
+    """A per-side or per-unit variable: `army_morale[red]`, `u.pinned`."""
 
     name: str = ""
     index: TExpr = field(default_factory=lambda: TExpr("side"))
@@ -307,6 +307,7 @@ class Variable:
     values: tuple[str, ...]  # the names of an enumeration
     initial: object
     reset: str | None  # the procedure whose start resets it
+    announce: bool  # the play log tells every change (Army Morale 20 → 19)
     prov: Prov
     span: Span = _span()
 
@@ -320,6 +321,7 @@ class Side:
     friendly_edge: str
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each line's provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +344,7 @@ class Formation:
     stripe: str  # colour of the stripe in the band, "" for none
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each line's provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +357,7 @@ class Brigade:
     letter: str
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each line's provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +393,7 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """A counter: a combat unit (kind "unit") or a leader (kind "leader").
+    """A counter: a combat unit (kind "unit"), a leader ("leader") or a non-combat piece ("piece").
 
     Per-step values list the full-strength side first: `strengths` (4, 2) is a
     two-step unit. `rifle_strengths` holds the rifle-fire values of
@@ -437,6 +441,7 @@ class Marker:
     side: str  # "" when shared by both sides
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each line's provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -715,6 +720,7 @@ class Turn:
     data: dict[str, object]  # per-turn values (heat, entry ranges, …)
     prov: Prov
     span: Span = _span()
+    provs: dict[str, Prov] = field(default_factory=dict)  # each value's own provenance
 
 
 @dataclass(frozen=True, slots=True)
@@ -794,7 +800,7 @@ class ScenarioEntry:
 
 @dataclass(frozen=True, slots=True)
 class StartValue:
-    """A scenario's starting value of a variable (`army_morale crown 20`)."""
+    """A scenario's starting value of a variable (`army_morale red 20`)."""
 
     variable: str
     index: TExpr | None

@@ -10,7 +10,10 @@ feature (a slope, fieldworks) names first the hex it belongs to: `a/b` puts
 the up-slope side of a slope in `a`.
 
 Named places (`place`, optionally a `victory` hex), zones and entry hexes
-(`entry name "A-1" hexes…`) become names the rules can use.
+(`entry name "A-1" hexes…`) become names the rules can use. A `line` is a
+zone drawn as a line of hexes (a maneuver limit); `zone name "T" behind LINE
+east` is the line and every hex on its east side: the hexes reached from the
+east map edge without crossing the line.
 """
 
 from __future__ import annotations
@@ -18,14 +21,14 @@ from __future__ import annotations
 import itertools
 
 from compiler import ir
-from compiler.hexmap import LABEL, Grid, run_between
+from compiler.hexmap import EDGES, LABEL, Grid, run_between
 from compiler.props import Props, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_HEX, BAD_VALUE, MISSING, UNKNOWN_PROPERTY, Reporter, did_you_mean
 
 # Keys given once, and keys of lines that may repeat (as may terrain and hexside lines).
 MAP_KEYS = {"columns", "rows", "shifted_columns", "default", "los_range"}
-MAP_LINES = {"place", "zone", "entry"}
+MAP_LINES = {"place", "zone", "entry", "line"}
 
 
 def grid_of(m: ir.Map) -> Grid:
@@ -111,6 +114,7 @@ def check_map(
     sides: dict[tuple[str, str], dict[str, str]] = {}
     places: list[ir.Place] = []
     zones: list[ir.Zone] = []
+    behind: list[ast.Line] = []  # zones behind a line, made once every line is known
     decl_prov = prov_of(decl.prov)
     for line in decl.body.lines:
         if not isinstance(line, ast.Line) or line.key is None:
@@ -130,10 +134,17 @@ def check_map(
             place = _place(line, grid, reporter, decl_prov)
             if place is not None:
                 places.append(place)
-        elif key in ("zone", "entry"):
+        elif key == "zone" and _is_behind(vals):
+            behind.append(line)
+        elif key in ("zone", "entry", "line"):
             zone = _zone(line, key, grid, reporter, decl_prov)
             if zone is not None:
                 zones.append(zone)
+    lines = {z.name: z for z in zones if z.kind == "line"}
+    for line in behind:
+        zone = _zone_behind(line, lines, grid, reporter, decl_prov)
+        if zone is not None:
+            zones.append(zone)
     for label in list(hex_terrain):
         if hex_terrain[label] == default:
             del hex_terrain[label]
@@ -261,6 +272,65 @@ def _zone(
         return None
     prov = decl_prov.merged(prov_of(line.prov))
     return ir.Zone(name, title, tuple(dict.fromkeys(labels)), prov, key)
+
+
+def _is_behind(vals: tuple[ast.Expr, ...]) -> bool:
+    rest = vals[2:] if len(vals) > 1 and isinstance(vals[1], ast.String) else vals[1:]
+    return bool(rest) and isinstance(rest[0], ast.Name) and rest[0].id == "behind"
+
+
+def _zone_behind(
+    line: ast.Line,
+    lines: dict[str, ir.Zone],
+    grid: Grid,
+    reporter: Reporter,
+    decl_prov: ir.Prov,
+) -> ir.Zone | None:
+    """`zone name "T" behind LINE EDGE…`: the line and the side of it the edges are on."""
+    parsed = _title_and_rest(line, "zone", reporter)
+    if parsed is None:
+        return None
+    name, title, rest = parsed
+    args = rest[1:]
+    names = [a.id for a in args if isinstance(a, ast.Name)]
+    if len(args) < 2 or len(names) != len(args):
+        reporter.error(line.span, BAD_VALUE, f'write `zone {name} "Title" behind LINE east`')
+        return None
+    limit, edges = names[0], names[1:]
+    if limit not in lines:
+        hint = did_you_mean(limit, set(lines))
+        reporter.error(
+            args[0].span,
+            BAD_VALUE,
+            f"{limit!r} is not a `line` of this map",
+            *([f"did you mean {hint!r}?"] if hint else []),
+        )
+        return None
+    for edge, arg in zip(edges, args[1:], strict=True):
+        if edge not in EDGES:
+            reporter.error(arg.span, BAD_VALUE, f"a map edge is one of {', '.join(EDGES)}")
+            return None
+    wall = set(lines[limit].hexes)
+    reached = [o for o in grid.offsets() if any(grid.on_edge(*o, e) for e in edges)]
+    seen = {Grid.label(*o) for o in reached} - wall
+    todo = [o for o in reached if Grid.label(*o) in seen]
+    while todo:
+        for n in grid.neighbors(*todo.pop()):
+            label = Grid.label(*n)
+            if grid.contains(*n) and label not in seen and label not in wall:
+                seen.add(label)
+                todo.append(n)
+    if len(seen) + len(wall) >= len(grid.offsets()):
+        reporter.error(
+            line.span,
+            BAD_VALUE,
+            f"line {limit!r} does not cut the map: every hex is reached from the "
+            + " and ".join(edges)
+            + " edge without crossing it",
+        )
+        return None
+    hexes = tuple(sorted(seen | wall))
+    return ir.Zone(name, title, hexes, decl_prov.merged(prov_of(line.prov)))
 
 
 __all__ = ["check_map", "grid_of", "hex_list"]

@@ -1,21 +1,22 @@
 """Scenarios: turns, set-up, reinforcements, starting values, player order, rules.
 
-    scenario the_crossing "The Crossing" § battle 6.1 {
+    scenario river_crossing "The River Crossing" § battle 6.1 {
         turns 4..7                          § battle 6.11
-        army_morale crown 20                § battle 6.14
-        momentum rebels 0                   § battle 6.15
-        order 4 crown rebels                § battle 6.16
-        rules_not_used night_march
-        special_rules stone_wall
+        army_morale west_army 20            § battle 6.14
+        momentum east_army 0                § battle 6.15
+        order 4 west_army east_army         § battle 6.16
+        order 5 east_army west_army         § battle 6.16
+        rules_not_used night_march rear_guard
+        special_rules hedgerow
         setup {
-            3915 light_dragoons mounted_rifles
-            1914 first_foot(reduced) field_guns
-            3419 captain pioneer_company(attached_to: captain)
-            choose the_ridge general colonel
-            choose sappers when terrain(hex) == village
+            3915 dragoons_1 hussars_2
+            1914 foot_3(reduced) battery_4
+            3419 rangers_5 detachment_6(attached_to: rangers_5)
+            choose east_ridge general_7 guard_8
+            choose scouts_9 when terrain(hex) == village
         }
         reinforcements {
-            5 at b brigadier second_foot third_foot
+            5 at b general_10 grenadiers_11
         }
     }
 
@@ -25,7 +26,8 @@ then the value). `order TURN SIDE SIDE` fixes who goes first that turn.
 are otherwise off. In the set-up, a line places units in a hex, or lets their
 owner `choose` a hex among a zone, a list, or those meeting a condition.
 `unit(reduced)` starts a two-step unit on its reduced side; `unit(var: value)`
-sets a per-unit variable (`captain(honor: yes)`). `setup printed` uses the
+sets a per-unit variable (`captain(honor: yes)`). `order` may be given for
+several turns (a scenario that fixes its first two turns). `setup printed` uses the
 set-up hexes and entry turns printed on the counters (the campaign game).
 """
 
@@ -192,7 +194,7 @@ class ScenarioChecker:
         return tuple(out)
 
     def scenario(self, d: ast.Entity) -> ir.Scenario:
-        # `order` may be given once per turn: it is read below, line by line.
+        # `order` may be given for several turns: its lines are read one by one below.
         p = Props(d, self.r, KEYS - {"order"}, keyed_only=False)
         decl_prov = prov_of(d.prov)
         turns = p.range("turns", required=True) or (1, 1)
@@ -318,6 +320,9 @@ class ScenarioChecker:
                 BAD_VALUE,
                 f"{key!r} is per unit: set it in the set-up, `unit({key}: value)`",
             )
+            return
+        elif var.scope == "hex":
+            self.r.error(line.span, BAD_VALUE, f"{key!r} is per hex: a scenario cannot set it")
             return
         if len(vals) != 1:
             self.r.error(line.span, BAD_VALUE, f"{key!r} takes one value")

@@ -29,8 +29,12 @@ PART_KINDS = {"code", "number", "name"}
 HEADER = {"rows", "roll", "columns", "cells", "kind", "kinds"}
 
 
-def check_table(d: ast.Entity, r: Reporter, results: dict[str, str]) -> ir.Table:
-    """Check a table; `results` maps each result code to its result's name."""
+def check_table(
+    d: ast.Entity, r: Reporter, results: dict[str, str], named: dict[str, tuple[str, ...]]
+) -> ir.Table:
+    """Check a table; `results` maps each result code to its result's name, and
+    `named` each other kind of cell part to the names it may hold: a variable's
+    `values`, or the brigades (markers, …) for `kind brigade`."""
     p = Props(d, r, HEADER, keyed_only=False)
     decl_prov = prov_of(d.prov)
     row_key = p.name("rows") or "die"
@@ -54,11 +58,11 @@ def check_table(d: ast.Entity, r: Reporter, results: dict[str, str]) -> ir.Table
                 TABLE,
                 "cells names the parts of a cell: `cells attacker/defender`",
             )
-    kinds = _kinds(p, r, len(parts))
+    kinds = _kinds(p, r, len(parts), named)
     rows: list[ir.TableRow] = []
     row_kind = ""
     for line in p.other:
-        row = _row(line, r, len(columns) or 1, parts, kinds, results, decl_prov)
+        row = _row(line, r, len(columns) or 1, parts, kinds, results, named, decl_prov)
         if row is None:
             continue
         kind = "name" if row.key is not None else "range"
@@ -134,7 +138,7 @@ def _columns(p: Props, r: Reporter) -> tuple[str, str, list[object]]:
     return key, (kinds.pop() if len(kinds) == 1 else "none"), columns
 
 
-def _kinds(p: Props, r: Reporter, n: int) -> tuple[str, ...]:
+def _kinds(p: Props, r: Reporter, n: int, named: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     if p.has("kind") and p.has("kinds"):
         r.error(
             p.line("kinds").span,
@@ -143,9 +147,12 @@ def _kinds(p: Props, r: Reporter, n: int) -> tuple[str, ...]:
         )
     if p.has("kind"):
         kind = p.name("kind", "code") or "code"
-        if kind not in PART_KINDS:
+        if kind not in PART_KINDS and kind not in named:
             r.error(
-                p.line("kind").span, BAD_VALUE, f"kind is one of {', '.join(sorted(PART_KINDS))}"
+                p.line("kind").span,
+                BAD_VALUE,
+                f"kind is one of {', '.join(sorted(PART_KINDS))}, a kind of declaration"
+                " (brigade, marker, …) or a variable with `values`",
             )
             kind = "code"
         return (kind,) * n
@@ -155,7 +162,7 @@ def _kinds(p: Props, r: Reporter, n: int) -> tuple[str, ...]:
         names = (
             [x.id for x in v.parts if isinstance(x, ast.Name)] if isinstance(v, ast.Slash) else []
         )
-        if len(vals) != 1 or len(names) != n or not set(names) <= PART_KINDS:
+        if len(vals) != 1 or len(names) != n or not set(names) <= PART_KINDS | set(named):
             r.error(
                 p.line("kinds").span,
                 BAD_VALUE,
@@ -173,6 +180,7 @@ def _row(
     parts: tuple[str, ...],
     kinds: tuple[str, ...],
     results: dict[str, str],
+    named: dict[str, tuple[str, ...]],
     decl_prov: ir.Prov,
 ) -> ir.TableRow | None:
     first = line.values[0]
@@ -205,15 +213,25 @@ def _row(
             r.error(v.span, TABLE, f"each cell has {len(parts)} part(s): {'/'.join(parts)}")
             return None
         cells.append(
-            tuple(_part(piece, kind, r, results) for piece, kind in zip(pieces, kinds, strict=True))
+            tuple(
+                _part(piece, kind, r, results, named)
+                for piece, kind in zip(pieces, kinds, strict=True)
+            )
         )
     return ir.TableRow(
         low, high, tuple(cells), decl_prov.merged(prov_of(line.prov)), line.span, key
     )
 
 
-def _part(piece: ast.Expr, kind: str, r: Reporter, results: dict[str, str]) -> object:
-    """One part of a cell: a result's name, a number, a name; None for `-` outside codes."""
+def _part(
+    piece: ast.Expr,
+    kind: str,
+    r: Reporter,
+    results: dict[str, str],
+    named: dict[str, tuple[str, ...]],
+) -> object:
+    """One part of a cell: a result's name, a number, a name or one of an
+    enumeration's values; None for `-` outside codes."""
     if kind == "number":
         if isinstance(piece, ast.Dash):
             return None
@@ -227,6 +245,18 @@ def _part(piece: ast.Expr, kind: str, r: Reporter, results: dict[str, str]) -> o
         if isinstance(piece, ast.Name):
             return piece.id
         r.error(piece.span, TABLE, f"this table holds names here, not {describe(piece)}")
+        return None
+    if kind in named:
+        if isinstance(piece, ast.Name) and piece.id in named[kind]:
+            return piece.id
+        hint = did_you_mean(piece.id, set(named[kind])) if isinstance(piece, ast.Name) else None
+        r.error(
+            piece.span,
+            TABLE,
+            f"this table holds values of {kind!r} here, not {describe(piece)}",
+            *([f"did you mean {hint!r}?"] if hint else []),
+            f"values of {kind!r}: {', '.join(named[kind])}",
+        )
         return None
     code = code_text(piece)
     if code is None or code not in results:

@@ -15,8 +15,8 @@
 
 A turn's data is read in rules as `track.heat` (this turn's value; a turn
 that does not say has no/0). A level track names the levels of a per-side
-variable: `army_morale_level(crown)` is the level the Crown's army is at,
-and `army_morale_level(crown).initiative_drm` one of its values.
+variable: `army_morale_level(red)` is the level the red army is at,
+and `army_morale_level(red).initiative_drm` one of its values.
 """
 
 from __future__ import annotations
@@ -29,8 +29,13 @@ from dsl import ast
 from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, Reporter
 
 
-def _data(block: ast.Block | None, r: Reporter, where: str) -> dict[str, object]:
-    """`{ heat yes; entry_roll 0..1; label "x" }`: a small record of values."""
+def _data(
+    block: ast.Block | None, r: Reporter, where: str, provs: dict[str, ir.Prov] | None = None
+) -> dict[str, object]:
+    """`{ heat yes; entry_roll 0..1; label "x" }`: a small record of values.
+
+    Each value's own citation or provisional mark goes into `provs` when given.
+    """
     out: dict[str, object] = {}
     if block is None:
         return out
@@ -61,6 +66,8 @@ def _data(block: ast.Block | None, r: Reporter, where: str) -> dict[str, object]
         if line.key in out:
             r.error(line.span, DUPLICATE, f"{line.key!r} given twice")
         out[line.key] = value
+        if provs is not None:
+            provs[line.key] = prov_of(line.prov)
     return out
 
 
@@ -83,13 +90,17 @@ def check_turn_track(d: ast.Entity, r: Reporter) -> ir.TurnTrack:
             continue
         if turns and number != turns[-1].number + 1:
             r.error(line.span, BAD_VALUE, f"turn {number} should be turn {turns[-1].number + 1}")
+        turn_prov = decl_prov.merged(prov_of(line.prov))
+        own: dict[str, ir.Prov] = {}
+        data = _data(line.block, r, "turn", own)
         turns.append(
             ir.Turn(
                 number,
                 label,
-                _data(line.block, r, "turn"),
-                decl_prov.merged(prov_of(line.prov)),
+                data,
+                turn_prov,
                 line.span,
+                {key: turn_prov.merged(p) for key, p in own.items()},
             )
         )
     if not turns:

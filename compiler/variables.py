@@ -7,10 +7,12 @@
     }
     variable order "Order" { per unit; values parade_order disrupted shattered }
 
-A variable is global, or one value per side (`army_morale[crown]`), or one
-per unit (`u.pinned`, or bare `pinned` inside `where`). `values` makes an
+A variable is global, or one value per side (`army_morale[east_army]`), one per
+unit (`u.pinned`, or bare `pinned` inside `where`), or one per hex
+(`destroyed[h]`: a village burnt, a hex's controller). `values` makes an
 enumeration whose names become constants. `reset PROC` sets the variable back
 to its initial value whenever procedure PROC begins (a phase, a player turn).
+`announce` has the play log tell every change of it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from compiler.props import Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, Reporter
 
-SCOPES = {"side", "unit"}
+SCOPES = {"side", "unit", "hex"}
 TYPES = {"int", "bool", "number", "side", "unit", "hex", "code", "marker"}
 NONE_VALUE = -1
 
@@ -30,10 +32,14 @@ def enum_type(name: str) -> str:
 
 
 def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
-    p = Props(d, r, {"per", "type", "values", "initial", "reset"})
+    p = Props(d, r, {"per", "type", "values", "initial", "reset", "announce"})
     scope = p.name("per", "") or ""
     if scope and scope not in SCOPES:
-        r.error(p.line("per").span, BAD_VALUE, "a variable is `per side` or `per unit` (or global)")
+        r.error(
+            p.line("per").span,
+            BAD_VALUE,
+            "a variable is `per side`, `per unit` or `per hex` (or global)",
+        )
         scope = ""
     values: tuple[str, ...] = ()
     if p.has("values"):
@@ -62,6 +68,7 @@ def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
         values,
         initial,
         p.name("reset"),
+        p.flag("announce"),
         prov_of(d.prov),
         d.span,
     )

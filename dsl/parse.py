@@ -246,7 +246,7 @@ class _ToAst(Transformer):
         return ast.Define(
             span=self.s(meta),
             name=str(name),
-            params=params,
+            params=params or (),
             title=_unquote(title) if title is not None else None,
             prov=prov,
             expr=expr,
@@ -349,6 +349,16 @@ class _ToAst(Transformer):
                 when = item[1]
             elif item is not None:
                 values.append(item)
+        first = values[0] if values else None
+        if isinstance(first, ast.Call) and len(first.args) == 1 and not first.keywords:
+            # `allowance (expr)` lexes as a call; a line's key is a name, so
+            # read it as the key followed by a computed value.
+            s = first.span
+            key_span = Span(s.file, s.line, s.column, s.line, s.column + len(first.func))
+            values[:1] = [
+                ast.Name(span=key_span, id=first.func),
+                ast.Paren(span=first.span, expr=first.args[0]),
+            ]
         return ast.Line(tuple(values), when, prov, block, self.s(meta))
 
     def paren(self, meta, items):

@@ -7,13 +7,17 @@ that triggers listen to.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from engine.describe import hex_label, side_name, unit_name
 from engine.interpreter import emit
 from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, State
 from engine.vocabulary import effect
 
 
+@effect(("text", "str"))
 def say(s: State, text: str) -> None:
+    """Tell the players something in the play log."""
     s.messages.append(text)
 
 
@@ -42,6 +46,8 @@ def set_var(s: State, name: str, value: object) -> None:
     old = s.vars[name]
     s.vars[name] = value
     if old != value:
+        if name in s.game.announced:
+            say(s, f"{s.game.announced[name]}: {old} → {value}.")
         emit(s, f"changed:{name}", old=old, new=value)
 
 
@@ -53,6 +59,9 @@ def set_at(s: State, name: str, index: int, value: object) -> None:
     s.vars[name] = tuple(values)
     if old != value:
         scope = s.game.variable_scopes.get(name, "side")
+        if name in s.game.announced:
+            whose = side_name(s, index) if scope == "side" else unit_name(s, index)
+            say(s, f"{whose} {s.game.announced[name]}: {old} → {value}.")
         emit(s, f"changed:{name}", old=old, new=value, **{scope: index})
 
 
@@ -73,8 +82,9 @@ def take_out(s: State, bag: str, token: str) -> None:
 
 @effect(("bag", "bag"))
 def refill(s: State, bag: str) -> None:
-    """Put every marker the bag started with back into it."""
-    s.bags[bag] = s.game.rules.bags[bag]
+    """Put the markers drawn from the bag back into it."""
+    s.bags[bag] = tuple(sorted((*s.bags[bag], *s.drawn[bag])))
+    s.drawn[bag] = ()
 
 
 @effect(("u", "unit"), ("h", "hex"))
@@ -83,6 +93,14 @@ def advance_to(s: State, u: int, h: int) -> None:
     a = s.unit_hex[u]
     place_unit(s, u, h)
     say(s, f"{unit_name(s, u)} advances {hex_label(s, a)} → {hex_label(s, h)}.")
+
+
+@effect(("u", "unit"), ("h", "hex"))
+def carry(s: State, u: int, h: int) -> None:
+    """Move the unit along with the unit it is attached to, at no cost."""
+    a = s.unit_hex[u]
+    place_unit(s, u, h)
+    say(s, f"{unit_name(s, u)} goes along, {hex_label(s, a)} → {hex_label(s, h)}.")
 
 
 @effect(("u", "unit"), ("h", "hex"))
@@ -118,6 +136,23 @@ def resolve_combat(s: State, c: int) -> None:
 
 
 @effect(("u", "unit"))
+def leave_combat(s: State, u: int) -> None:
+    """The unit takes no part in its designated close combat after all (it
+    retreated before combat); a combat left without attackers or defenders is
+    called off."""
+    for c in s.combats:
+        if c.resolved or (u not in c.attackers and u not in c.defenders):
+            continue
+        c.attackers = tuple(x for x in c.attackers if x != u)
+        c.defenders = tuple(x for x in c.defenders if x != u)
+        c.attack_hexes = tuple(sorted({s.unit_hex[x] for x in c.attackers}))
+        c.defense_hexes = tuple(sorted({s.unit_hex[x] for x in c.defenders}))
+        if not c.attackers or not c.defenders:
+            c.resolved = True
+            say(s, "That close combat is called off.")
+
+
+@effect(("u", "unit"))
 def halt(s: State, u: int) -> None:
     """The unit moves no further this movement phase (it has finished its move)."""
     for frame in reversed(s.stack):
@@ -129,13 +164,25 @@ def halt(s: State, u: int) -> None:
             return
 
 
-@effect(("side", "side"), ("points", "int"))
-def score(s: State, side: int, points: int) -> None:
-    """Add victory points to a side."""
+@effect(("side", "side"), ("points", "number"))
+def score(s: State, side: int, points: int | Fraction) -> None:
+    """Add victory points to a side; points may come in halves (`score(red, 1/2)`)."""
     vp = list(s.vars["vp"])
-    vp[side] += points
+    total = Fraction(vp[side]) + points
+    vp[side] = total.numerator if total.denominator == 1 else total  # 3, not Fraction(3)
     s.vars["vp"] = tuple(vp)
-    say(s, f"{side_name(s, side)} scores {points} VP (now {vp[side]}).")
+    say(s, f"{side_name(s, side)} scores {_points(points)} VP (now {_points(vp[side])}).")
+
+
+def _points(value: int | Fraction) -> str:
+    """Victory points as a player writes them: 3, 1/2, 3 1/2."""
+    value = Fraction(value)
+    if value < 0:
+        return f"-{_points(-value)}"
+    whole, part = divmod(value, 1)
+    if not part:
+        return str(whole)
+    return f"{part}" if whole == 0 else f"{whole} {part}"
 
 
 @effect(("u", "unit"))

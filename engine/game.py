@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from engine.rules import Rules, ScenarioSpec, TriggerSpec
+from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
 DIRECTIONS = 6
@@ -113,8 +114,14 @@ class Game:
         self, rules: Rules, params: dict[str, Any] | None = None, rules_hash: str = ""
     ) -> None:
         self.rules = rules
-        self.rules_hash = rules_hash
         self.params = dict(params or {})
+        # A player's local chart values (compiler/local_charts.py) change the
+        # game: they enter the rules hash, so a log replays only with them.
+        charts: dict[str, TableSpec] = self.params.pop("charts", {})
+        if charts:
+            played = repr(sorted((name, repr(spec)) for name, spec in charts.items()))
+            rules_hash = hashlib.sha256(f"{rules_hash}:{played}".encode()).hexdigest()
+        self.rules_hash = rules_hash
         self.scenario = self._scenario(self.params.get("scenario"))
         switches = dict(self.params.get("rules", {}))
         known = {sw.name for sw in rules.switches}
@@ -129,7 +136,7 @@ class Game:
             name: bool(switches.get(name, default)) for name, default in defaults.items()
         }
         # Tables as played: the rules' own, or a player's local chart values.
-        self.tables = tuple(self.params.get("charts", {}).get(t.name, t) for t in rules.tables)
+        self.tables = tuple(charts.get(t.name, t) for t in rules.tables)
         self.first_turn = self.scenario.first_turn if self.scenario else rules.first_turn
         self.last_turn = self.scenario.last_turn if self.scenario else rules.last_turn
         # When and where each unit enters: (turn, hexes, variable); turn 0 never.
@@ -139,12 +146,13 @@ class Game:
         for trig in rules.triggers:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
         self.variable_scopes = {var.name: var.scope for var in rules.variables}
+        self.announced = {var.name: var.title for var in rules.variables if var.announce}
         self.resets: dict[str, tuple] = {}
         for var in rules.variables:
             if var.reset:
                 self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
         # Every token any bag may hold, by name; chance outcomes of draws index it.
-        self.tokens: list[str] = sorted({t for contents in rules.bags.values() for t in contents})
+        self.tokens: list[str] = sorted(rules.markers)
         self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
         self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
         self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}
@@ -249,6 +257,7 @@ class Game:
                     for variable, value_fn in assigns:
                         set_at(s, variable, u, value_fn(s, {}))
         s.stack.append(Frame(self.rules.start_procedure, 0, {}))
+        interpreter.emit(s, "start", procedure=self.rules.start_procedure, side=s.vars["phasing"])
         if sc is not None and any(p.chosen for p in sc.setup):
             from engine.primitives import get
 

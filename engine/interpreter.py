@@ -175,14 +175,9 @@ def finish(s: State) -> None:
         result = s.game.rules.procedures[frame.proc].result
         s.stack[-1].b[into] = frame.b.get(result)
     emit(s, "end", procedure=frame.proc, side=_side_of(s, frame))
-    if "_code" in frame.b:  # a result has been applied, with the parameters results declare
-        params = s.game.rules.procedures[frame.proc].params
-        emit(
-            s,
-            "result_applied",
-            result=frame.b["_code"],
-            **{name: frame.b[name] for name in params if name in frame.b},
-        )
+    if "_code" in frame.b:  # a result has been applied: with what it was applied with
+        args = {name: frame.b[name] for name in frame.b.get("_args", ())}
+        emit(s, "result_applied", result=frame.b["_code"], **args)
 
 
 def _call(s: State, f: Frame, instr: tuple) -> None:
@@ -192,7 +187,10 @@ def _call(s: State, f: Frame, instr: tuple) -> None:
         bindings["_into"] = instr[3]
     proc = s.game.rules.procedures[instr[1]]
     for var in s.game.resets.get(proc.name, ()):
-        s.vars[var.name] = initial_value(var, len(s.game.rules.sides), len(s.game.rules.units))
+        rules = s.game.rules
+        s.vars[var.name] = initial_value(
+            var, len(rules.sides), len(rules.units), len(rules.board.labels)
+        )
     if proc.kind == "phase":
         from engine.describe import side_name
 
@@ -242,7 +240,9 @@ def _apply_result(s: State, f: Frame, instr: tuple) -> None:
     if not result.procedure:
         emit(s, "result_applied", result=code, **bindings)
         return
-    s.stack.append(Frame(result.procedure, 0, {**bindings, "_code": code}))
+    s.stack.append(
+        Frame(result.procedure, 0, {**bindings, "_code": code, "_args": tuple(bindings)})
+    )
 
 
 # -- decisions
@@ -286,7 +286,8 @@ def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
 
     var, chooser, kind, mode = instr[1], instr[3](s, f.b), instr[4], instr[6]
     if action == s.game.actions.PASS:
-        s.messages.append(f"{side_name(s, chooser)} chooses no {var}.")
+        what = f"no {var.replace('_', ' ')}" if len(var) > 2 else "none"  # "no target", not "no u"
+        s.messages.append(f"{side_name(s, chooser)} chooses {what}.")
         f.b[var] = -1
     elif mode == "secretly":
         f.b["_secret"] = (*f.b.get("_secret", ()), var)
@@ -325,6 +326,7 @@ def _draw_apply(s: State, f: Frame, instr: tuple, outcome: int) -> None:
     bag = list(s.bags[instr[1]])
     bag.remove(name)
     s.bags[instr[1]] = tuple(bag)
+    s.drawn[instr[1]] = tuple(sorted((*s.drawn[instr[1]], name)))
     f.b[instr[2]] = name
     s.messages.append(f"Drawn from {instr[1]}: {name}.")
     f.pc += 1
@@ -373,9 +375,8 @@ def _roll_die_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
     _, into, modifiers = instr
     items = modifiers_of(s, modifiers, f.b) if modifiers else []
     total = face + sum(a for _label, a in items)
-    if items:
-        drm = "".join(f", {a:+d} {label}" for label, a in items)
-        s.messages.append(f"Rolled {face}{drm} = {total}.")
+    drm = "".join(f", {a:+d} {label}" for label, a in items)
+    s.messages.append(f"Rolled {face}{drm} = {total}." if items else f"Rolled {face}.")
     f.b[into] = total
     f.pc += 1
 

@@ -200,6 +200,13 @@ def can_fire_at(s: State, u: int, h: int) -> bool:
 # ------------------------------------------------------------------ units
 
 
+@query(("u", "unit"), returns="int")
+def full_strength(s: State, u: int) -> int:
+    """The strength printed on the unit's full-strength side, whatever it has lost."""
+    spec = s.game.rules.units[u]
+    return spec.strengths[0] if spec.strengths else 0
+
+
 @query(("u", "unit"), returns="side")
 def side(s: State, u: int) -> int:
     """The side a unit belongs to."""
@@ -243,6 +250,12 @@ def hexes_of(s: State, units: tuple[int, ...]) -> tuple[int, ...]:
 def side_number(s: State, i: int) -> int:
     """The side declared i-th (from 0)."""
     return i
+
+
+@query(("procedure", "procedure"), returns="bool")
+def during(s: State, procedure: str) -> bool:
+    """Whether a procedure (a phase) is under way: some frame of the stack runs it."""
+    return any(f.proc == procedure and not f.prim for f in s.stack)
 
 
 @query(("rule", "rule"), returns="bool")
@@ -520,6 +533,12 @@ def bag_size(s: State, bag: str) -> int:
     return len(s.bags[bag])
 
 
+@query(("bag", "bag"), returns="markers")
+def bag_contents(s: State, bag: str) -> tuple[str, ...]:
+    """The markers the bag holds, one entry per copy, in order (a hand of cards)."""
+    return tuple(sorted(s.bags[bag]))
+
+
 # ------------------------------------------------------------------ tracks
 
 
@@ -557,7 +576,7 @@ def in_range(value: int, bounds: tuple[int, int]) -> bool:
 # ------------------------------------------------------------------ score
 
 
-@query(("side", "side"), returns="int")
-def vp(s: State, side: int) -> int:
-    """Victory points of a side."""
+@query(("side", "side"), returns="number")
+def vp(s: State, side: int) -> int | Fraction:
+    """Victory points of a side (in halves where the rules score halves)."""
     return s.vars["vp"][side]

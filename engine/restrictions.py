@@ -1,4 +1,5 @@
-"""Movement restrictions declared by the rules, read by the movement primitive.
+"""Movement restrictions declared by the rules, read by the movement primitives
+(and `no_arrival` by the reinforcement primitive).
 
 Each restriction is active while its rule switch is on and its `until turn`
 has not come; its condition (over `unit`, and `hex` for the hex kinds)
@@ -60,6 +61,14 @@ def may_move(s: State, u: int) -> bool:
     """No `no_move` holds the unit in place."""
     return not any(
         r.kind == "no_move" and _active(s, r) and _binds(s, r, {"unit": u})
+        for r in s.game.rules.restrictions
+    )
+
+
+def may_arrive(s: State, u: int) -> bool:
+    """No `no_arrival` holds the reinforcement off the map this turn."""
+    return not any(
+        r.kind == "no_arrival" and _active(s, r) and _binds(s, r, {"unit": u})
         for r in s.game.rules.restrictions
     )
 

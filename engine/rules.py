@@ -44,7 +44,7 @@ class UnitSpec:
     title: str
     short: str
     side: int
-    kind: str  # "unit" or "leader"
+    kind: str  # "unit", "leader" or "piece" (neither: a herd, a wagon train)
     type: int  # index into Rules.unit_types, -1 for leaders
     strengths: tuple[int, ...]
     movement: int
@@ -279,6 +279,8 @@ class VariableSpec:
     type: str
     initial: Any
     reset: str  # procedure whose start resets it ("" for never)
+    title: str
+    announce: bool  # the play log tells every change
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +329,7 @@ class Rules:
     levels: dict[str, LevelsSpec] = field(default_factory=dict)
     scenarios: tuple[ScenarioSpec, ...] = ()
     bags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # bag -> tokens at the start
+    markers: tuple[str, ...] = ()  # every marker, by name: what a bag may come to hold
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 

@@ -18,7 +18,7 @@ from engine.state import STATUS_NAMES, Combat, Frame, State
 
 FORMAT = "muster.state/1"
 
-BUILTIN_VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side"}
+BUILTIN_VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side:number"}
 
 
 def var_types(s: State) -> dict[str, str]:
@@ -66,6 +66,9 @@ def _encode(s: State, typ: str, value: Any) -> Any:
     if typ.startswith("per_unit:"):
         inner = typ.split(":", 1)[1]
         return {u.name: _encode(s, inner, value[i]) for i, u in enumerate(rules.units)}
+    if typ.startswith("per_hex:"):
+        inner = typ.split(":", 1)[1]
+        return {label: _encode(s, inner, value[i]) for i, label in enumerate(rules.board.labels)}
     if isinstance(value, Fraction):
         return str(value)
     return _plain(value)
@@ -112,6 +115,9 @@ def _decode(s: State, typ: str, value: Any) -> Any:
         if typ.startswith("per_unit:"):
             inner = typ.split(":", 1)[1]
             return tuple(_decode(s, inner, value[u.name]) for u in rules.units)
+        if typ.startswith("per_hex:"):
+            inner = typ.split(":", 1)[1]
+            return tuple(_decode(s, inner, value[label]) for label in rules.board.labels)
         if typ == "number" and isinstance(value, str):
             return Fraction(value)
     except (KeyError, ValueError) as e:
@@ -209,6 +215,7 @@ def to_json(s: State) -> dict[str, Any]:
         "units": units,
         "combats": combats,
         "bags": {name: list(tokens) for name, tokens in sorted(s.bags.items())},
+        "drawn": {name: list(tokens) for name, tokens in sorted(s.drawn.items())},
         "stack": [_encode_frame(s, f) for f in s.stack],
         "fired": sorted(s.fired),
         "terminal": s.terminal,
@@ -260,6 +267,10 @@ def from_json(game: Any, data: dict[str, Any]) -> State:
         if name not in s.bags:
             raise SaveError(f"unknown bag {name!r}")
         s.bags[name] = tuple(sorted(tokens))
+    for name, tokens in data.get("drawn", {}).items():
+        if name not in s.drawn:
+            raise SaveError(f"unknown bag {name!r}")
+        s.drawn[name] = tuple(sorted(tokens))
     s.stack = [_decode_frame(s, f) for f in data.get("stack", [])]
     s.fired = set(data.get("fired", []))
     s.terminal = bool(data.get("terminal", False))

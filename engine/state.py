@@ -24,12 +24,14 @@ OUT_OF_PLAY = 4  # not in this scenario, or gone for good (retreated off the map
 STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
 
 
-def initial_value(var: Any, n_sides: int, n_units: int) -> Any:
-    """A variable's starting value: one value, or a tuple per side or per unit."""
+def initial_value(var: Any, n_sides: int, n_units: int, n_hexes: int = 0) -> Any:
+    """A variable's starting value: one value, or a tuple per side, unit or hex."""
     if var.scope == "side":
         return (var.initial,) * n_sides
     if var.scope == "unit":
         return (var.initial,) * n_units
+    if var.scope == "hex":
+        return (var.initial,) * n_hexes
     return var.initial
 
 
@@ -102,6 +104,7 @@ class State:
         "_node",
         "bags",
         "combats",
+        "drawn",
         "events",
         "fired",
         "game",
@@ -127,12 +130,14 @@ class State:
             "vp": tuple(0 for _ in rules.sides),
         }
         for var in rules.variables:
-            self.vars[var.name] = initial_value(var, len(rules.sides), n)
+            self.vars[var.name] = initial_value(var, len(rules.sides), n, len(rules.board.labels))
         self.unit_hex: list[int] = [-1] * n
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n
         self.combats: list[Combat] = []
         self.bags: dict[str, tuple[str, ...]] = dict(rules.bags)
+        # Markers drawn from each bag and set aside until the bag is refilled.
+        self.drawn: dict[str, tuple[str, ...]] = {name: () for name in rules.bags}
         self.stack: list[Frame] = []
         self.events: list[tuple[str, dict[str, Any]]] = []
         self.fired: set[str] = set()
@@ -154,6 +159,7 @@ class State:
         other.unit_status = list(self.unit_status)
         other.combats = [c.copy() for c in self.combats]
         other.bags = dict(self.bags)
+        other.drawn = dict(self.drawn)
         other.stack = [f.copy() for f in self.stack]
         other.events = list(self.events)
         other.fired = set(self.fired)

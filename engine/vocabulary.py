@@ -128,6 +128,22 @@ EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "result_applied": (("result", "code"),),
 }
 
+# Types whose values are their declared names at run time (a brigade is
+# "maxwell"), so they can also key a table's name columns.
+NAMED_TYPES = frozenset(
+    {
+        "formation",
+        "brigade",
+        "nationality",
+        "unit_type",
+        "marker",
+        "level",
+        "bag",
+        "procedure",
+        "rule",
+    }
+)
+
 # Collection types and the type of their elements.
 ELEMENT_TYPES: dict[str, str] = {
     "units": "unit",

@@ -21,7 +21,7 @@ from compiler import ir
 from compiler.backends.pysource import pyident, pyrepr
 from compiler.board import build_board
 from dsl.source import Span
-from engine.vocabulary import ELEMENT_TYPES
+from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
 
@@ -35,7 +35,7 @@ DIRECT_UNIT_ATTRS = {
     "rifle_strength": "q.unit_rifle_strength(s, {u})",
     "movement": "UNIT_MOVEMENT[{u}]",
     "leader": "UNIT_LEADER[{u}]",
-    "combat_unit": "(not UNIT_LEADER[{u}])",
+    "combat_unit": "UNIT_COMBAT[{u}]",
     "hex": "q.hex_of(s, {u})",
     "strength": "q.unit_strength(s, {u})",
     "steps": "q.unit_steps(s, {u})",
@@ -155,16 +155,7 @@ class Codegen:
             return str(self.tables.index(v))
         if t == "code":
             return str(self.results.index(v))
-        if t.startswith("enum:") or t in (
-            "formation",
-            "brigade",
-            "nationality",
-            "unit_type",
-            "marker",
-            "rule",
-            "procedure",
-            "level",
-        ):
+        if t.startswith("enum:") or t in NAMED_TYPES:
             return pyrepr(v)
         if t == "none":
             return "-1"
@@ -532,6 +523,7 @@ class Codegen:
             "unit_side": tuple(self.sides.index(u.side) for u in r.units),
             "unit_movement": tuple(u.movement for u in r.units),
             "unit_leader": tuple(u.kind == "leader" for u in r.units),
+            "unit_combat": tuple(u.kind == "unit" for u in r.units),
             "unit_specs": [self.unit_spec(u) for u in r.units],
             "unit_props": self.unit_props(),
             "hex_index": self.hex_index,
@@ -552,6 +544,7 @@ class Codegen:
             "variables": [self.variable(v) for v in r.variables],
             "scenarios": scenarios,
             "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
+            "markers": tuple(sorted(m.name for m in r.markers)),
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
             else {},
@@ -621,6 +614,8 @@ class Codegen:
             pyrepr(v.type),
             pyrepr(initial),
             pyrepr(v.reset or ""),
+            pyrepr(v.title),
+            pyrepr(v.announce),
         ]
 
     def unit_spec(self, u: ir.Unit) -> list[str]:
@@ -649,27 +644,22 @@ class Codegen:
         ]
 
     def unit_props(self) -> dict[str, tuple[object, ...]]:
+        """Every declared attribute, one value per unit: the unit's own, else its
+        type's, else the attribute type's blank (no, 0, "")."""
         r = self.rules
         types = {t.name: t for t in r.unit_types}
-        names: dict[str, object] = {}
-        for t in r.unit_types:
-            for k, v in t.props.items():
-                names.setdefault(k, v)
-        for u in r.units:
-            for k, v in u.props.items():
-                names.setdefault(k, v)
+        blank = {"bool": False, "int": 0, "str": ""}
         out = {}
-        for k in sorted(names):
-            default = {bool: False, int: 0, str: ""}[type(names[k])]
+        for attr in sorted(r.attributes, key=lambda a: a.name):
             values = []
             for u in r.units:
-                if k in u.props:
-                    values.append(u.props[k])
-                elif u.type is not None and k in types[u.type].props:
-                    values.append(types[u.type].props[k])
+                if attr.name in u.props:
+                    values.append(u.props[attr.name])
+                elif u.type is not None and attr.name in types[u.type].props:
+                    values.append(types[u.type].props[attr.name])
                 else:
-                    values.append(default)
-            out[k] = tuple(values)
+                    values.append(blank[attr.type])
+            out[attr.name] = tuple(values)
         return out
 
     def table(self, t: ir.Table) -> dict[str, object]:

@@ -56,7 +56,7 @@ def pattern_color(color: str) -> RGB:
 
 @dataclass(frozen=True, slots=True)
 class LegendEntry:
-    kind: str  # "terrain", "hexside", "place", "entry", "victory"
+    kind: str  # "terrain", "hexside", "place", "entry", "line", "victory"
     name: str
     title: str
     box: Box
@@ -136,6 +136,7 @@ class MapRenderer:
         self._hexsides(draw)
         for label in labels:
             self._number(draw, label)
+        self._lines(draw)
         self._places(draw)
         self._entries(draw)
         for label in units:
@@ -387,6 +388,31 @@ class MapRenderer:
                 self.layout.text[place.hex].append((cx - size, cy - size, cx + size, cy + size))
             self._text(draw, place.hex, place.title, (cx, cy + 0.5 * r), "place", INK)
 
+    def _dashed_hex(self, draw: ImageDraw.ImageDraw, centre: PxPoint, size: float) -> None:
+        """A hexagon outline of dashes, as maps mark a line of hexes (a maneuver limit)."""
+        x, y = centre
+        corners = [(x + size * math.cos(a), y - size * math.sin(a)) for a in CORNER_ANGLES]
+        width = max(1, round(0.05 * self.radius))
+        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
+            for k in range(0, 6, 2):  # three dashes a side
+                t0, t1 = k / 6, (k + 1) / 6
+                draw.line(
+                    (
+                        ax + (bx - ax) * t0,
+                        ay + (by - ay) * t0,
+                        ax + (bx - ax) * t1,
+                        ay + (by - ay) * t1,
+                    ),
+                    fill=INK,
+                    width=width,
+                )
+
+    def _lines(self, draw: ImageDraw.ImageDraw) -> None:
+        for zone in self.model.map.zones:
+            if zone.kind == "line":
+                for label in zone.hexes:
+                    self._dashed_hex(draw, self.centre(label), 0.8 * self.radius)
+
     def _entries(self, draw: ImageDraw.ImageDraw) -> None:
         for zone in self.model.map.zones:
             if zone.kind != "entry":
@@ -439,6 +465,7 @@ class MapRenderer:
         items += [
             ("entry", z.name, f"{z.title}: entry hex") for z in m.map.zones if z.kind == "entry"
         ]
+        items += [("line", z.name, z.title) for z in m.map.zones if z.kind == "line"]
         items += [("place", p.name, f"{p.title} ({p.hex})") for p in m.map.places]
         return items
 
@@ -498,6 +525,8 @@ class MapRenderer:
                 outline=INK,
             )
             draw.text((x, y), zone.title, font=f, fill=INK, anchor="mm")
+        elif kind == "line":
+            self._dashed_hex(draw, at, s)
         elif kind == "place":
             draw.ellipse((x - 0.08 * r, y - 0.08 * r, x + 0.08 * r, y + 0.08 * r), fill=INK)
 

@@ -3,8 +3,9 @@
 Each action steps one unit into a neighbouring hex (9.1); stepping another
 unit ends the previous unit's move ("each unit must complete its movement
 before any other unit may move"), and PASS ends the phase. The rule file
-supplies the stacking limit, when a unit must stop, extra costs (8.31) and
-who may move strategically, as expressions. Choosing a unit (its unit
+supplies the stacking limit, when a unit must stop, extra costs (8.31),
+who may move strategically and (`who`) which units this phase moves, as
+expressions. Choosing a unit (its unit
 action) starts its move as strategic movement (9.52): up to twice its
 allowance, every hexside crossed a road or track that carries it.
 """
@@ -32,7 +33,8 @@ primitive(
     ("extra_cost", Lambda("int", (("unit", "unit"), ("from", "hex"), ("to", "hex")))),
     ("strategic", Lambda("bool", (("unit", "unit"),))),
     ("strategic_step", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
-    optional=("stop_after", "extra_cost", "strategic", "strategic_step"),
+    ("who", Lambda("bool", (("unit", "unit"),))),
+    optional=("stop_after", "extra_cost", "strategic", "strategic_step", "who"),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
 
@@ -142,6 +144,8 @@ class MoveUnits(Primitive):
         for u in range(len(rules.units)):
             if rules.units[u].side != b["side"] or s.unit_status[u] != ON_MAP:
                 continue
+            if self.has_lambda(s, frame, "who") and not self.call(s, frame, "who", unit=u):
+                continue  # this phase moves other units (an activation, 5.2.2)
             if u == active:
                 if not b["stop"]:
                     actions.extend(self._steps(s, frame, u, b["spent"], b["hexes"], b["strategic"]))

@@ -18,6 +18,7 @@ from engine.effects import place_unit, say
 from engine.interpreter import Node, emit
 from engine.primitives import Primitive, register
 from engine.queries import units_in
+from engine.restrictions import may_arrive
 from engine.state import NOT_ENTERED, Frame, State
 from engine.vocabulary import Lambda, primitive
 
@@ -49,6 +50,8 @@ class EnterReinforcements(Primitive):
             if rules.units[u].side != frame.b["side"] or s.unit_status[u] != NOT_ENTERED:
                 continue
             if not entry_turn or entry_turn > turn or not hexes or u in frame.b["held"]:
+                continue
+            if not may_arrive(s, u):
                 continue
             if self.has_lambda(s, frame, "may_enter") and not self.call(
                 s, frame, "may_enter", unit=u

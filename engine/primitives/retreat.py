@@ -12,10 +12,13 @@ unless it is a full-strength two-step unit stopped only by stacking, whose
 owner may instead reduce it and retreat (13.23 exception); the rules'
 `step_loss` procedure then applies that loss's other effects.
 
-Battles loosen these for some units: `overstack_ok` hexes may be passed
-through over the stacking limit (never ended in), and `risky` hexes may be
-entered though blocked, the rules' `on_risky` procedure running in each
-(a morale check on entering an enemy ZOC, say).
+Battles loosen the restrictions for some units. Where `through` holds, a
+hex that `blocked` or the stacking limit would close may be passed through
+but not stopped in: the retreat goes on to the next hex where the unit may
+stop, even beyond its length, and the rules' `on_through` procedure runs
+for each such hex entered (a morale check for a ZOC crossed; it may
+eliminate the unit, which ends the retreat). From an `exits` hex a unit
+with hexes still to go retreats off the map: it leaves play.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any, ClassVar
 
 from engine.board import PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
-from engine.effects import arrived, capture, lose_step, say
+from engine.effects import arrived, capture, lose_step, remove_from_play, say
 from engine.game import DIRECTIONS
 from engine.interpreter import CONTINUE, Node, emit
 from engine.primitives import Primitive, register
@@ -43,9 +46,9 @@ primitive(
     ("toward", "hexes"),
     ("two_step_exception", "bool"),
     ("step_loss", "procedure"),
-    ("overstack_ok", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
-    ("risky", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
-    ("on_risky", "procedure"),
+    ("through", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    ("on_through", "procedure"),
+    ("exits", "hexes"),
     optional=(
         "stacking",
         "blocked",
@@ -54,14 +57,15 @@ primitive(
         "toward",
         "two_step_exception",
         "step_loss",
-        "overstack_ok",
-        "risky",
-        "on_risky",
+        "through",
+        "on_through",
+        "exits",
     ),
     doc="The unit retreats the given number of hexes, its owner choosing each hex.",
 )
 
 WAITING = "asked"  # the owner is choosing between capture and the step-loss exception
+OFF_MAP = -1  # a retreat that ends off the map (through an `exits` hex)
 
 
 class Retreat(Primitive):
@@ -74,7 +78,8 @@ class Retreat(Primitive):
         "must_avoid": "bool",
         "two_step_exception": "bool",
         "step_loss": "procedure",
-        "on_risky": "procedure",
+        "on_through": "procedure",
+        "exits": "hexes",
         "stage": "str",
         "done": "bool",
     }
@@ -82,41 +87,43 @@ class Retreat(Primitive):
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
         u = frame.b["unit"]
-        defaults = {
-            "must_avoid": False,
-            "toward": (),
-            "two_step_exception": False,
-            "step_loss": "",
-            "on_risky": "",
-        }
-        for key, default in defaults.items():
+        for key, default in (
+            ("must_avoid", False),
+            ("toward", ()),
+            ("two_step_exception", False),
+            ("step_loss", ""),
+            ("on_through", ""),
+            ("exits", ()),
+        ):
             frame.b.setdefault(key, default)
         frame.b.update(origin=s.unit_hex[u], stage="", done=s.unit_status[u] != ON_MAP)
 
     # ------------------------------------------------------------ the search
+
+    def _open(self, s: State, frame: Frame, u: int, h: int) -> bool:
+        """Neither `blocked` nor the stacking limit closes the hex to the unit."""
+        occupants = units_in(s, h)
+        if self.has_lambda(s, frame, "blocked") and self.call(s, frame, "blocked", unit=u, hex=h):
+            return False
+        stacking = self.has_lambda(s, frame, "stacking")
+        return not stacking or bool(
+            self.call(s, frame, "stacking", units=(*(o for o in occupants if o != u), u))
+        )
+
+    def _passable(self, s: State, frame: Frame, u: int, h: int) -> bool:
+        """A closed hex the unit may pass through without stopping (`through`)."""
+        return self.has_lambda(s, frame, "through") and bool(
+            self.call(s, frame, "through", unit=u, hex=h)
+        )
 
     def _may_enter(self, s: State, frame: Frame, u: int, h: int, step: int) -> bool:
         rules = s.game.rules
         if board_distance(s, frame.b["origin"], h) != step:
             return False
         side = rules.units[u].side
-        occupants = units_in(s, h)
-        if any(rules.units[o].side != side for o in occupants):
+        if any(rules.units[o].side != side for o in units_in(s, h)):
             return False
-        if self._blocked(s, frame, u, h) and not self._test(s, frame, "risky", u, h):
-            return False
-        if not self.has_lambda(s, frame, "stacking"):
-            return True
-        if self.call(s, frame, "stacking", units=(*(o for o in occupants if o != u), u)):
-            return True
-        # Over the limit: only a hex passed through, if the rules allow it.
-        return step < frame.b["hexes"] and self._test(s, frame, "overstack_ok", u, h)
-
-    def _test(self, s: State, frame: Frame, name: str, u: int, h: int) -> bool:
-        return self.has_lambda(s, frame, name) and bool(self.call(s, frame, name, unit=u, hex=h))
-
-    def _blocked(self, s: State, frame: Frame, u: int, h: int) -> bool:
-        return self._test(s, frame, "blocked", u, h)
+        return self._open(s, frame, u, h) or self._passable(s, frame, u, h)
 
     def _next(self, s: State, frame: Frame, u: int, here: int) -> list[int]:
         rules = s.game.rules
@@ -132,17 +139,37 @@ class Retreat(Primitive):
                 out.append(h)
         return out
 
-    def _finals(self, s: State, frame: Frame, u: int, here: int, left: int) -> set[int]:
-        """Hexes where a legal retreat from `here` with `left` hexes to go can end."""
-        if left == 0:
-            return {here}
-        out: set[int] = set()
-        for h in self._next(s, frame, u, here):
-            out |= self._finals(s, frame, u, h, left - 1)
+    def _finals(
+        self, s: State, frame: Frame, u: int, here: int, left: int, memo: dict | None = None
+    ) -> set[int]:
+        """Hexes where a legal retreat from `here` with `left` hexes to go can end.
+
+        A retreat ends where its length is reached in a hex the unit may stop
+        in; one that reaches it in a hex it may only pass through goes on.
+        OFF_MAP stands for a retreat that leaves the map through an exit hex.
+        """
+        memo = {} if memo is None else memo
+        key = (here, max(left, 0))
+        if key in memo:
+            return memo[key]
+        memo[key] = set()  # no cycles: every step is one hex farther from the start
+        if left > 0 and here in frame.b["exits"]:
+            out = {OFF_MAP}
+        elif left <= 0 and (here == frame.b["origin"] or self._open(s, frame, u, here)):
+            out = {here}
+        else:
+            out = set()
+            for h in self._next(s, frame, u, here):
+                out |= self._finals(s, frame, u, h, left - 1, memo)
+        memo[key] = out
         return out
 
     def _avoided(self, s: State, frame: Frame, u: int, h: int) -> bool:
-        return self._test(s, frame, "avoid", u, h)
+        if h == OFF_MAP:
+            return False
+        return self.has_lambda(s, frame, "avoid") and bool(
+            self.call(s, frame, "avoid", unit=u, hex=h)
+        )
 
     def _goal_distance(self, s: State, frame: Frame, u: int, h: int) -> int:
         toward = frame.b["toward"]
@@ -157,7 +184,10 @@ class Retreat(Primitive):
         u = frame.b["unit"]
         here = s.unit_hex[u]
         left = frame.b["hexes"] - board_distance(s, frame.b["origin"], here)
-        options = {h: self._finals(s, frame, u, h, left - 1) for h in self._next(s, frame, u, here)}
+        memo: dict = {}
+        options = {
+            h: self._finals(s, frame, u, h, left - 1, memo) for h in self._next(s, frame, u, here)
+        }
         options = {h: finals for h, finals in options.items() if finals}
         good = {
             h
@@ -176,21 +206,26 @@ class Retreat(Primitive):
 
     def run(self, s: State, frame: Frame) -> Node | None:
         b = frame.b
-        if b["done"]:
-            return None
         u = b["unit"]
+        if b["done"] or s.unit_status[u] != ON_MAP:
+            return None
         if b["stage"] == WAITING:
             space = s.game.actions
             prompt = "captured, or lose a step and retreat?"
             return Node(
                 s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt
             )
-        if s.unit_status[u] != ON_MAP:  # lost on the way, in a risky hex
+        here = s.unit_hex[u]
+        gone = board_distance(s, b["origin"], here)
+        if gone < b["hexes"] and here in b["exits"]:
+            say(s, f"{unit_name(s, u)} retreats off the map.")
+            remove_from_play(s, u)
+            emit(s, "left_map", unit=u, hex=here)
             b["done"] = True
             return None
-        if board_distance(s, b["origin"], s.unit_hex[u]) >= b["hexes"]:
+        if gone >= b["hexes"] and (gone == 0 or self._open(s, frame, u, here)):
             b["done"] = True
-            emit(s, "retreated", unit=u, hex=s.unit_hex[u])
+            emit(s, "retreated", unit=u, hex=here)
             return None
         options = self.candidates(s, frame)
         if options:
@@ -246,12 +281,13 @@ class Retreat(Primitive):
     def _step(self, s: State, frame: Frame, h: int) -> None:
         u = frame.b["unit"]
         before = s.unit_hex[u]
-        risky = self._blocked(s, frame, u, h)
         say(s, f"{unit_name(s, u)} retreats {hex_label(s, before)} → {hex_label(s, h)}.")
         s.unit_hex[u] = h
         arrived(s, u, before, h)
-        if risky and frame.b["on_risky"]:
-            self.push_procedure(s, frame.b["on_risky"], {"unit": u, "hex": h})
+        if frame.b["on_through"] and not self._open(s, frame, u, h):
+            # Passing through a hex it could not stop in: the rules' procedure
+            # (a morale check, a step lost) runs before the retreat goes on.
+            self.push_procedure(s, frame.b["on_through"], {"unit": u, "hex": h})
 
 
 register(Retreat())

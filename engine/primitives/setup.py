@@ -1,6 +1,6 @@
 """The set-up primitive: owners place the units a scenario lets them choose a hex for.
 
-"The general and his aide: anywhere on the ridge"-style entries: for each
+"Two named generals: anywhere on the ridge"-style entries: for each
 unit of each such entry, in the order the scenario lists them, its owner picks
 one of the allowed hexes (a zone, a list, or the hexes meeting a condition),
 never one that holds enemy units.

@@ -6,6 +6,7 @@ ruleset's .mst files; this package holds their compiled form.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine.game import Game
@@ -14,9 +15,19 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'f026b9499b705112fb9ae6259ee9c816c018861985e9253d96dee4b7c55ecf9e'
+RULES_HASH = 'ff5a4fef9f45067e624eea75ff82a36a8bee866ae54fa0dcedb3b2c55af11826'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
-    """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}."""
+    """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}.
+
+    A player's own chart values (`rulesets/NAME/charts.local.mst`, or the file
+    `params["local_charts"]` names) replace the rules' provisional tables.
+    """
+    params = dict(params or {})
+    from compiler.local_charts import local_chart_file, local_charts
+
+    path = params.pop("local_charts", None) or local_chart_file(NAME)
+    if path is not None:
+        params["charts"] = local_charts(Path(path), RULES)
     return Game(RULES, params, RULES_HASH)

@@ -34,6 +34,7 @@ from engine.rules import (
 UNIT_SIDE = (0, 0, 0, 0, 1, 1, 1, 0)
 UNIT_MOVEMENT = (4, 4, 5, 3, 4, 4, 4, 6)
 UNIT_LEADER = (False, False, False, False, False, False, False, True)
+UNIT_COMBAT = (True, True, True, True, True, True, True, False)
 UNIT_PROPS = {
     'artillery': (False, False, False, True, False, False, False, False),
     'close_combat_drm': (0, 0, 0, 0, 0, 0, 0, 1),
@@ -1121,6 +1122,7 @@ RULES = Rules(
     unit_props=UNIT_PROPS,
     turn_track={1: ('Dawn', {}), 2: ('Morning', {'reinforcements': True})},
     bags={},
+    markers=('turn_marker', 'vp_marker'),
     scenarios=(
         ScenarioSpec(
             name='skirmish',

@@ -4,8 +4,8 @@ The series marks troop types on its counters (2.2, 3.2). Print-and-play
 draws them as the frames wargamers know: infantry a box with an X, cavalry a
 box with one diagonal, artillery a box with a gun's dot (two for heavy
 artillery, a dot under an arc for a howitzer); light infantry adds "LT" (as
-the rulebook says), militia "M". Rifle units carry their "R" badge in the
-slot beside the symbol (see `counter_face`).
+the rulebook says), militia "M", irregulars (war bands) "IRR". Rifle units
+carry their "R" badge in the slot beside the symbol (see `counter_face`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from compiler.backends.print_and_play.face import Box, Shape, Text
 from compiler.backends.print_and_play.fonts import fit, text_box
 from compiler.backends.print_and_play.geometry import MIN_TEXT_PX
 
-TAGS = {"light_infantry": "LT", "militia": "M"}
+TAGS = {"light_infantry": "LT", "militia": "M", "irregular": "IRR"}
 LINE = 3  # stroke width in pixels (1/4 pt)
 
 
@@ -49,7 +49,7 @@ def draw_symbol(draw: ImageDraw.ImageDraw, shape: Shape) -> None:
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     r = (y1 - y0) / 6
     kind = shape.name
-    if kind in ("infantry", "light_infantry", "militia", "rifle"):
+    if kind in ("infantry", "light_infantry", "militia", "rifle", "irregular"):
         draw.line((x0, y0, x1 - 1, y1 - 1), fill=shape.ink, width=LINE)
         draw.line((x0, y1 - 1, x1 - 1, y0), fill=shape.ink, width=LINE)
     elif kind == "cavalry":

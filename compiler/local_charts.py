@@ -1,0 +1,79 @@
+"""A player's own chart values, kept out of the repository.
+
+The printed charts of a GMT game (the Fire Table, the Close Combat Table, …)
+are not public: the shipped rule files hold provisional values. A player who
+owns the game writes the printed values in a local chart file beside the
+battle's rule files — `rulesets/<battle>/charts.local.mst`, ignored by git —
+that imports the battle and overrides its tables:
+
+    import "ruleset.mst"
+
+    override table close_combat_table "Close Combat Table" § series 12.23 {
+        roll die
+        columns odds 1:3 1:2 1:1 3:2 2:1 3:1 4:1 5:1
+        cells attacker/defender
+        ...
+    }
+
+Each `Game` made from the battle's engine (`load_game`) reads the file, if
+there is one, and plays with those tables. The file is checked like any
+rule file; it may only override tables.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from compiler.load import SHIPPED, load
+from dsl import ast
+from dsl.diagnostics import BAD_VALUE, Reporter
+from dsl.source import SourceFiles, Span
+from engine.rules import Rules, TableSpec
+
+LOCAL_CHARTS = "charts.local.mst"
+
+
+def local_chart_file(battle: str) -> Path | None:
+    """The local chart file of a shipped battle, if the player has written one."""
+    path = SHIPPED / battle / LOCAL_CHARTS
+    return path if path.is_file() else None
+
+
+def local_charts(path: Path, rules: Rules) -> dict[str, TableSpec]:
+    """The tables a local chart file overrides, compiled against the battle's rules.
+
+    Raises `CompileError` (every mistake, with its position) as `muster check` would.
+    """
+    from compiler.backends.engine_codegen import Codegen
+    from compiler.check import compile_ruleset
+
+    path = path.resolve()
+    reporter = Reporter(SourceFiles())
+    loaded = load(path, reporter)
+    reporter.check()
+    for decl in loaded.files[-1].decls:
+        if not isinstance(decl, ast.Import) and not (
+            isinstance(decl, ast.Entity) and decl.kind == "table" and decl.override
+        ):
+            reporter.error(
+                decl.span,
+                BAD_VALUE,
+                "a local chart file holds `import` and `override table` declarations only",
+            )
+    reporter.check()
+    ruleset, _sources = compile_ruleset(path)
+    if [r.name for r in ruleset.results] != [r.name for r in rules.results]:
+        reporter.error(
+            Span(loaded.files[-1].path, 1, 1, 1, 1),
+            BAD_VALUE,
+            "the local charts change the battle's results: they may only override tables",
+        )
+        reporter.check()
+    codegen = Codegen(ruleset)
+    ours = loaded.files[-1].path
+    known = {t.name for t in rules.tables}
+    return {
+        t.name: TableSpec(**codegen.table(t))
+        for t in ruleset.tables
+        if t.span.file == ours and t.name in known
+    }
