@@ -20,8 +20,8 @@ from compiler.backends.engine_codegen import generate
 from compiler.build import load_game
 from compiler.check import compile_ruleset
 from dsl.diagnostics import CompileError
-from engine import chance, effects, interpreter, queries
-from engine.state import NOT_ENTERED, ON_MAP, Frame
+from engine import chance, effects, queries
+from engine.state import NOT_ENTERED, ON_MAP
 from tests.conftest import RULESETS
 
 BATTLE = """
@@ -76,18 +76,6 @@ def test_a_battle_builds_on_the_series_library(tmp_path):
     compile(files["rules.py"], "rules.py", "exec")
 
 
-def test_only_libraries_may_be_imported_with_their_header(tmp_path):
-    other = tmp_path / "other"
-    other.mkdir()
-    (other / "ruleset.mst").write_text(
-        'ruleset other "Other" { source none "test"; die 0..9; turns 1..2 }\n', encoding="utf-8"
-    )
-    folder = scratch(tmp_path, "import other\n")
-    with pytest.raises(CompileError) as err:
-        compile_ruleset(folder)
-    assert any(d.code.code == "duplicate" for d in err.value.diagnostics)
-
-
 def test_units_enter_at_the_maps_entry_hexes(tmp_path):
     rules, _ = compile_ruleset(scratch(tmp_path))
     foot = next(u for u in rules.units if u.name == "line_foot")
@@ -110,18 +98,21 @@ def test_a_table_cell_names_a_brigade(tmp_path):
     extra = """
     table picks "Picks" {
         roll die
-        kind name
-        ..4     first_brigade
-        5..     second_brigade
+        kind brigade
+        ..3     first_brigade
+        4..6    second_brigade
+        7..     -
     }
     procedure pick(side: side) "Pick" {
         step roll: roll picks into picked
-        step mark: for each u in units_of(side) where picked == brigade {
+        step mark: for each u in units_of(side) where brigade == picked {
             lose_step(u)
         }
     }
     """
-    compile_ruleset(scratch(tmp_path, extra))
+    rules, _ = compile_ruleset(scratch(tmp_path, extra))
+    [table] = [t for t in rules.tables if t.name == "picks"]
+    assert [row.cells[0][0] for row in table.rows] == ["first_brigade", "second_brigade", None]
 
 
 def test_allowance_restrictions_take_an_expression(tmp_path):
@@ -236,36 +227,6 @@ def test_the_rules_choose_where_a_reinforcement_enters(tmp_path):
     assert offered == around and "0301" not in offered
     s.apply_action(s.legal_actions()[0])
     assert s.unit_status[guns] == ON_MAP and board.labels[s.unit_hex[guns]] in around
-
-
-def test_result_applied_carries_the_parameters_results_declare(tmp_path):
-    # The series' results take (affected, others, side, …), not the training
-    # battle's (units, side): the event hands on whatever a result declares.
-    folder = scratch(
-        tmp_path,
-        """
-        trigger noted "Noted" {
-            on result_applied
-            when result == retreat
-            do { score(side, 1) }
-        }
-        scenario opening "Opening" {
-            turns 1..3
-            order 1 rebels crown
-            setup printed
-        }
-        """,
-    )
-    game = load_game(folder)
-    s = game.new_initial_state()
-    code = next(i for i, r in enumerate(game.rules.results) if r.name == "retreat")
-    params = game.rules.procedures[game.rules.results[code].procedure].params
-    bindings = {name: 0 for name in params} | {"others": (), "side": 1, "_code": code}
-    s.stack.append(Frame(game.rules.results[code].procedure, 0, bindings))
-    interpreter.finish(s)
-    event, given = s.events[-1]
-    assert event == "result_applied" and given["result"] == code
-    assert given["side"] == 1 and given["affected"] == 0 and "units" not in given
 
 
 def test_a_definition_cited_before_and_marked_after_its_value_keeps_both(tmp_path):

@@ -6,6 +6,7 @@ ruleset's .mst files; this package holds their compiled form.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from engine.game import Game
@@ -14,9 +15,19 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'b67d15e245e673309ce6f5099bc8b73c44312f0913e927192a16ef0173092814'
+RULES_HASH = 'b6ef04cb8ce68e68dac7e89782a7e062800f95dac4b77e5174debd3077fd72b1'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
-    """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}."""
+    """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}.
+
+    A player's own chart values (`rulesets/NAME/charts.local.mst`, or the file
+    `params["local_charts"]` names) replace the rules' provisional tables.
+    """
+    params = dict(params or {})
+    from compiler.local_charts import local_chart_file, local_charts
+
+    path = params.pop("local_charts", None) or local_chart_file(NAME)
+    if path is not None:
+        params["charts"] = local_charts(Path(path), RULES)
     return Game(RULES, params, RULES_HASH)

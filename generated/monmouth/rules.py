@@ -34,6 +34,7 @@ from engine.rules import (
 UNIT_SIDE = (1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0)
 UNIT_MOVEMENT = (5, 5, 5, 5, 8, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 3, 3, 3, 4, 5, 6, 6, 5, 3, 5, 3, 5, 3, 5, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 5, 5, 5, 5, 5, 8, 8, 5, 6, 6, 3, 6, 8, 5, 5, 3, 5, 3, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 3, 5, 5, 5, 5, 3, 2, 2, 8, 8, 5, 5, 5, 6, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8)
 UNIT_LEADER = (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True)
+UNIT_COMBAT = (True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False)
 UNIT_PROPS = {
     'artillery': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, True, True, False, False, False, False, True, False, True, False, True, False, True, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, True, False, True, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, True, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
     'close_combat_drm': (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1),
@@ -57,7 +58,7 @@ UNIT_PROPS = {
 
 def d_parade(s, a_u):
     # 'rulesets/series/components.mst:94': 'In Parade Order'
-    return ((not UNIT_LEADER[a_u]) and (s.vars['order'][a_u] == 'parade_order'))
+    return (UNIT_COMBAT[a_u] and (s.vars['order'][a_u] == 'parade_order'))
 
 
 def d_rifle_unit(s, a_u):
@@ -66,12 +67,12 @@ def d_rifle_unit(s, a_u):
 
 
 def d_modified_morale(s, a_u):
-    # 'rulesets/series/army_morale.mst:23': 'Modified morale'
+    # 'rulesets/series/army_morale.mst:24': 'Modified morale'
     return (q.unit_morale(s, a_u) + (s.vars['morale_snapshot'][UNIT_SIDE[a_u]] if s.vars['snapshot_taken'] else q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', UNIT_SIDE[a_u]), 'morale_modifier')))
 
 
 def d_adjust_army_morale_by(s, a_side, a_amount):
-    # 'rulesets/series/army_morale.mst:26': 'Army Morale after an adjustment'
+    # 'rulesets/series/army_morale.mst:27': 'Army Morale after an adjustment'
     return (s.vars['army_morale'][a_side] + a_amount)
 
 
@@ -100,13 +101,18 @@ def d_first_side(s):
     return q.side_number(s, 0)
 
 
+def d_counts_for_stacking(s, a_u):
+    # 'rulesets/series/stacking.mst:7': 'Counts against stacking'
+    return UNIT_COMBAT[a_u]
+
+
 def d_stack_ok(s, a_units):
     # 'rulesets/monmouth/leaders.mst:176': 'Within the stacking limit'
-    return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if ((not UNIT_LEADER[e0]) and (not UNIT_PROPS['artillery'][e0])))) <= 6) and (len(tuple(e0 for e0 in a_units if (((not UNIT_LEADER[e0]) and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0])))) <= 1))
+    return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (UNIT_COMBAT[e0] and (not UNIT_PROPS['artillery'][e0])))) <= 6) and (len(tuple(e0 for e0 in a_units if ((UNIT_COMBAT[e0] and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0])))) <= 1))
 
 
 def d_overstacked_hexes(s, a_side):
-    # 'rulesets/series/stacking.mst:22': 'Hexes of a side over the stacking limit'
+    # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not d_stack_ok(s, q.units_at(s, e0))))
 
 
@@ -132,7 +138,7 @@ def d_enemy_rifles(s, a_side):
 
 def d_surrounded(s, a_u):
     # 'rulesets/series/zoc.mst:21': 'Surrounded'
-    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] != q.side(s, a_u)) and (not UNIT_LEADER[e1])))) > 0)) or (d_in_enemy_zoc(s, e0, q.side(s, a_u)) and (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and (not UNIT_LEADER[e1])))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
+    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1]))) > 0)) or (d_in_enemy_zoc(s, e0, q.side(s, a_u)) and (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
 
 
 def d_may_move_strategically(s, a_u):
@@ -147,7 +153,7 @@ def d_open_to(s, a_u, a_h):
 
 def d_enemy_leaders_alone(s, a_h, a_side):
     # 'rulesets/series/movement.mst:121': 'Enemy leaders with no combat unit'
-    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (a_side != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h) if ((a_side != a_side) and (not UNIT_LEADER[e0])))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
+    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (a_side != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h) if ((a_side != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
 
 def d_has_leader(s, a_u):
@@ -187,7 +193,7 @@ def d_bombarded_by(s, a_t, a_side):
 
 def d_artillery_targets(s, a_side):
     # 'rulesets/series/fire.mst:64': "Units the side's artillery may fire at"
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if (((not UNIT_LEADER[e0]) and (not s.vars['artillery_target'][e0])) and d_bombarded_by(s, e0, a_side)))
+    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['artillery_target'][e0])) and d_bombarded_by(s, e0, a_side)))
 
 
 def d_ready_rifles(s, a_side):
@@ -197,7 +203,7 @@ def d_ready_rifles(s, a_side):
 
 def d_rifle_targets(s, a_side):
     # 'rulesets/series/fire.mst:126': "Units the side's rifles may fire at"
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if (((not UNIT_LEADER[e0]) and (not s.vars['rifle_target'][e0])) and (len(d_adjacent_rifles(s, e0, a_side)) > 0)))
+    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0])) and (len(d_adjacent_rifles(s, e0, a_side)) > 0)))
 
 
 def d_adjacent_rifles(s, a_t, a_side):
@@ -206,42 +212,67 @@ def d_adjacent_rifles(s, a_t, a_side):
 
 
 def d_may_attack(s, a_u):
-    # 'rulesets/series/close_combat.mst:34': 'May attack'
-    return (d_parade(s, a_u) and (not s.vars['withdrawn'][a_u]))
+    # 'rulesets/series/close_combat.mst:37': 'May attack'
+    return ((d_parade(s, a_u) and (not s.vars['withdrawn'][a_u])) and (not UNIT_PROPS['artillery'][a_u]))
 
 
 def d_must_attack(s, a_u):
-    # 'rulesets/series/close_combat.mst:38': 'Must attack'
+    # 'rulesets/series/close_combat.mst:41': 'Must attack'
     return ((not UNIT_PROPS['artillery'][a_u]) and (not d_rifle_unit(s, a_u)))
 
 
+def d_adds_strength(s, a_u):
+    # 'rulesets/series/close_combat.mst:56': 'Adds its SPs to a close combat'
+    return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
+
+
 def d_attack_strength(s, a_combat):
-    # 'rulesets/series/close_combat.mst:52': 'Attacking SPs'
-    return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if ((not UNIT_PROPS['artillery'][e0]) and (not s.vars['retreated'][e0]))))
+    # 'rulesets/series/close_combat.mst:59': 'Attacking SPs'
+    return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if d_adds_strength(s, e0)))
 
 
 def d_defense_value(s, a_u):
-    # 'rulesets/series/close_combat.mst:55': "A defending unit's SPs"
+    # 'rulesets/series/close_combat.mst:62': "A defending unit's SPs"
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted') else q.unit_strength(s, a_u)))
 
 
 def d_defense_strength(s, a_combat):
-    # 'rulesets/series/close_combat.mst:58': 'Defending SPs'
-    return sum(d_defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if ((not UNIT_PROPS['artillery'][e0]) and (not s.vars['retreated'][e0]))))
+    # 'rulesets/series/close_combat.mst:65': 'Defending SPs'
+    return sum(d_defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if d_adds_strength(s, e0)))
+
+
+def d_may_lead(s, a_u):
+    # 'rulesets/series/close_combat.mst:70': 'May be the lead unit'
+    return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
 
 
 def d_lead_candidates(s, a_units):
-    # 'rulesets/series/close_combat.mst:63': 'Units that may lead'
-    return (tuple(e0 for e0 in a_units if ((d_parade(s, e0) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0]))) if (len(tuple(e0 for e0 in a_units if ((d_parade(s, e0) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))) > 0) else tuple(e0 for e0 in a_units if ((not UNIT_PROPS['artillery'][e0]) and (not s.vars['retreated'][e0]))))
+    # 'rulesets/series/close_combat.mst:77': 'Units that may lead'
+    return (tuple(e0 for e0 in a_units if (d_parade(s, e0) and d_may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units if (d_parade(s, e0) and d_may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if d_may_lead(s, e0)) if (len(tuple(e0 for e0 in a_units if d_may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
+
+
+def d_may_advance(s, a_u, a_into):
+    # 'rulesets/series/close_combat.mst:86': 'May advance after combat'
+    return (not q.prohibited(s, a_into))
+
+
+def d_may_advance_into_all(s, a_u, a_combat):
+    # 'rulesets/series/close_combat.mst:89': 'May advance into every defending hex'
+    return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
+
+
+def d_attacker_lead_candidates(s, a_combat):
+    # 'rulesets/series/close_combat.mst:94': 'Attacking units that may lead'
+    return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0, a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:70': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:101': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:96': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:127': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -292,7 +323,7 @@ def d_terrain_cost_into(s, a_u, a_h):
 
 def d_entry_blocked(s, a_h, a_s):
     # 'rulesets/monmouth/reinforcements.mst:54': 'An entry hex the enemy blocks'
-    return ((len(tuple(e0 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_s) and (not UNIT_LEADER[e0])))) > 0) or d_in_enemy_zoc(s, a_h, a_s))
+    return ((len(tuple(e0 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_s) and UNIT_COMBAT[e0]))) > 0) or d_in_enemy_zoc(s, a_h, a_s))
 
 
 def d_open_entries(s, a_u):
@@ -402,7 +433,7 @@ def d_east_of_21xx(s, a_h):
 
 def d_next_to_washington(s, a_u):
     # 'rulesets/monmouth/leaders.mst:143': 'Adjacent to Washington'
-    return ((((not UNIT_LEADER[a_u]) and (s.unit_status[a_u] == 0)) and (s.unit_status[87] == 0)) and q.adjacent(s, q.hex_of(s, a_u), q.hex_of(s, 87)))
+    return (((UNIT_COMBAT[a_u] and (s.unit_status[a_u] == 0)) and (s.unit_status[87] == 0)) and q.adjacent(s, q.hex_of(s, a_u), q.hex_of(s, 87)))
 
 
 def d_molly_may_join(s, a_u):
@@ -457,7 +488,7 @@ def d_occupies_without_militia(s, a_h, a_s):
 
 def d_counts_for_case_1(s, a_u):
     # 'rulesets/monmouth/victory.mst:40': 'An American combat unit that counts for Case 1'
-    return (((q.side(s, a_u) == 1) and (not UNIT_LEADER[a_u])) and (not UNIT_PROPS['militia'][a_u]))
+    return (((q.side(s, a_u) == 1) and UNIT_COMBAT[a_u]) and (not UNIT_PROPS['militia'][a_u]))
 
 
 def d_may_control(s, a_u):
@@ -467,7 +498,7 @@ def d_may_control(s, a_u):
 
 def d_controls(s, a_h, a_holder, a_s):
     # 'rulesets/monmouth/victory.mst:162': 'Controls a terrain objective'
-    return (any(((q.side(s, e0) == a_s) and d_may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (not UNIT_LEADER[e0]))) == 0)) and (not d_in_enemy_zoc(s, a_h, a_s))))
+    return (any(((q.side(s, e0) == a_s) and d_may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if UNIT_COMBAT[e0])) == 0)) and (not d_in_enemy_zoc(s, a_h, a_s))))
 
 
 def d_courthouse_vp(s):
@@ -487,7 +518,7 @@ def d_wavers(s, a_s):
 
 def d_counts_for_6_28(s, a_u):
     # 'rulesets/monmouth/scenarios.mst:267': 'A British or Provincial combat unit'
-    return (((q.side(s, a_u) == 0) and (not UNIT_LEADER[a_u])) and (RULES.units[a_u].formation != 'hessians'))
+    return (((q.side(s, a_u) == 0) and UNIT_COMBAT[a_u]) and (RULES.units[a_u].formation != 'hessians'))
 
 
 def d_hessian_grenadier(s, a_u):
@@ -498,7 +529,7 @@ def d_hessian_grenadier(s, a_u):
 
 
 def f1(s, b):
-    # 'rulesets/series/army_morale.mst:33'
+    # 'rulesets/series/army_morale.mst:34'
     e.set_at(s, 'army_morale', b['side'], (s.vars['army_morale'][b['side']] + b['amount']))
 
 
@@ -649,7 +680,7 @@ def f30(s, b):
 
 def f31(s, b):
     # 'rulesets/series/results.mst:152'
-    return tuple(e0 for e0 in b['units'] if (not UNIT_LEADER[e0]))
+    return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
 
 
 def f32(s, b):
@@ -769,7 +800,7 @@ def f54(s, b):
 
 def f55(s, b):
     # 'rulesets/series/results.mst:224'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (((not UNIT_LEADER[e0]) and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
 
 
 def f56(s, b):
@@ -1088,43 +1119,43 @@ def f118(s, b):
 
 
 def f119(s, b):
-    # 'rulesets/series/stacking.mst:13'
+    # 'rulesets/series/stacking.mst:17'
     b['_for_h'] = tuple(d_overstacked_hexes(s, b['side']))
 
 
 def f120(s, b):
-    # 'rulesets/series/stacking.mst:13'
+    # 'rulesets/series/stacking.mst:17'
     return bool(b['_for_h'])
 
 
 def f121(s, b):
-    # 'rulesets/series/stacking.mst:13'
+    # 'rulesets/series/stacking.mst:17'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
 def f122(s, b):
-    # 'rulesets/series/stacking.mst:14'
+    # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
 def f123(s, b):
-    # 'rulesets/series/stacking.mst:15'
-    return tuple(e0 for e0 in q.units_at(s, b['h']) if (not UNIT_LEADER[e0]))
+    # 'rulesets/series/stacking.mst:19'
+    return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
 def f124(s, b):
-    # 'rulesets/series/stacking.mst:15'
+    # 'rulesets/series/stacking.mst:19'
     return b['side']
 
 
 def f125(s, b):
-    # 'rulesets/series/stacking.mst:16'
+    # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
 def f126(s, b):
-    # 'rulesets/series/stacking.mst:17'
+    # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
@@ -1356,7 +1387,7 @@ def f171(s, b):
 
 def f172(s, b):
     # 'rulesets/monmouth/leaders.mst:192'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and (not UNIT_LEADER[e0]))))
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0])))
 
 
 def f173(s, b):
@@ -1382,7 +1413,7 @@ def f176(s, b):
 
 def f177(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and (not UNIT_LEADER[e0]))))
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and UNIT_COMBAT[e0])))
 
 
 def f178(s, b):
@@ -1538,12 +1569,12 @@ def f207(s, b):
 
 def f208(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
-    return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and (not UNIT_LEADER[e0])))) > 0))
+    return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
 def f209(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
-    return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and (not UNIT_LEADER[e0])))
+    return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
 
 
 def f210(s, b):
@@ -1651,7 +1682,7 @@ def f229(s, b):
 
 def f230(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (((not UNIT_LEADER[e0]) and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
 def f231(s, b):
@@ -1736,7 +1767,7 @@ def f246(s, b):
 
 def f247(s, b):
     # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (((not UNIT_LEADER[e0]) and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
 def f248(s, b):
@@ -2207,74 +2238,74 @@ def f340(s, b):
 
 
 def f341(s, b):
-    # 'rulesets/series/close_combat.mst:42'
+    # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
 def f342(s, b):
-    # 'rulesets/series/close_combat.mst:42'
+    # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
 def f343(s, b):
-    # 'rulesets/series/close_combat.mst:42'
+    # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f344(s, b):
-    # 'rulesets/series/close_combat.mst:43'
+    # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
 def f345(s, b):
-    # 'rulesets/series/close_combat.mst:116'
+    # 'rulesets/series/close_combat.mst:147'
     b['attacker_lead'] = -1
 
 
 def f346(s, b):
-    # 'rulesets/series/close_combat.mst:117'
+    # 'rulesets/series/close_combat.mst:148'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
 def f347(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+    # 'rulesets/series/close_combat.mst:149'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
 def f348(s, b):
-    # 'rulesets/series/close_combat.mst:119'
+    # 'rulesets/series/close_combat.mst:150'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
 def f349(s, b):
-    # 'rulesets/series/close_combat.mst:120'
+    # 'rulesets/series/close_combat.mst:151'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
 def f350(s, b):
-    # 'rulesets/series/close_combat.mst:121'
+    # 'rulesets/series/close_combat.mst:152'
     e.set_var(s, 'snapshot_taken', True)
 
 
 def f351(s, b):
-    # 'rulesets/series/close_combat.mst:123'
+    # 'rulesets/series/close_combat.mst:154'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
 def f352(s, b):
-    # 'rulesets/series/close_combat.mst:123'
+    # 'rulesets/series/close_combat.mst:154'
     return bool(b['_for_u'])
 
 
 def f353(s, b):
-    # 'rulesets/series/close_combat.mst:123'
+    # 'rulesets/series/close_combat.mst:154'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f354(s, b):
-    # 'rulesets/series/close_combat.mst:124'
+    # 'rulesets/series/close_combat.mst:155'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
@@ -2300,224 +2331,224 @@ def f358(s, b):
 
 
 def f359(s, b):
-    # 'rulesets/series/close_combat.mst:129'
+    # 'rulesets/series/close_combat.mst:160'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
 def f360(s, b):
-    # 'rulesets/series/close_combat.mst:130'
+    # 'rulesets/series/close_combat.mst:161'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f361(s, b):
-    # 'rulesets/series/close_combat.mst:130'
+    # 'rulesets/series/close_combat.mst:161'
     return bool(b['_for_u'])
 
 
 def f362(s, b):
-    # 'rulesets/series/close_combat.mst:130'
+    # 'rulesets/series/close_combat.mst:161'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f363(s, b):
-    # 'rulesets/series/close_combat.mst:131'
+    # 'rulesets/series/close_combat.mst:162'
     e.capture(s, b['u'])
 
 
 def f364(s, b):
-    # 'rulesets/series/close_combat.mst:135'
+    # 'rulesets/series/close_combat.mst:166'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f365(s, b):
-    # 'rulesets/series/close_combat.mst:136'
+    # 'rulesets/series/close_combat.mst:167'
     return q.diverted(s, b['combat'])
 
 
 def f366(s, b):
-    # 'rulesets/series/close_combat.mst:137'
+    # 'rulesets/series/close_combat.mst:168'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
 def f367(s, b):
-    # 'rulesets/series/close_combat.mst:142'
+    # 'rulesets/series/close_combat.mst:173'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
 def f368(s, b):
-    # 'rulesets/series/close_combat.mst:143'
+    # 'rulesets/series/close_combat.mst:174'
     return b['defender']
 
 
 def f369(s, b):
-    # 'rulesets/series/close_combat.mst:143'
+    # 'rulesets/series/close_combat.mst:174'
     return b['_ask10']
 
 
 def f370(s, b):
-    # 'rulesets/series/close_combat.mst:144'
+    # 'rulesets/series/close_combat.mst:175'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f371(s, b):
-    # 'rulesets/series/close_combat.mst:144'
+    # 'rulesets/series/close_combat.mst:175'
     return bool(b['_for_u'])
 
 
 def f372(s, b):
-    # 'rulesets/series/close_combat.mst:144'
+    # 'rulesets/series/close_combat.mst:175'
     return b['_for_u']
 
 
 def f373(s, b):
-    # 'rulesets/series/close_combat.mst:144'
+    # 'rulesets/series/close_combat.mst:175'
     return b['defender']
 
 
 def f374(s, b):
-    # 'rulesets/series/close_combat.mst:144'
+    # 'rulesets/series/close_combat.mst:175'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f375(s, b):
-    # 'rulesets/series/close_combat.mst:145'
+    # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f376(s, b):
-    # 'rulesets/series/close_combat.mst:146'
+    # 'rulesets/series/close_combat.mst:177'
     return s.vars['pinned'][b['u']]
 
 
 def f377(s, b):
-    # 'rulesets/series/close_combat.mst:147'
+    # 'rulesets/series/close_combat.mst:178'
     return {'side': b['defender'], 'amount': (-1)}
 
 
 def f378(s, b):
-    # 'rulesets/series/close_combat.mst:149'
+    # 'rulesets/series/close_combat.mst:180'
     return {'unit': b['u'], 'hexes': 3}
 
 
 def f379(s, b):
-    # 'rulesets/series/close_combat.mst:156'
-    return d_lead_candidates(s, q.attackers(s, b['combat']))
+    # 'rulesets/series/close_combat.mst:187'
+    return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f380(s, b):
-    # 'rulesets/series/close_combat.mst:156'
+    # 'rulesets/series/close_combat.mst:187'
     return b['attacker']
 
 
 def f381(s, b):
-    # 'rulesets/series/close_combat.mst:157'
+    # 'rulesets/series/close_combat.mst:188'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
 def f382(s, b):
-    # 'rulesets/series/close_combat.mst:157'
+    # 'rulesets/series/close_combat.mst:188'
     return b['defender']
 
 
 def f383(s, b):
-    # 'rulesets/series/close_combat.mst:163'
+    # 'rulesets/series/close_combat.mst:194'
     return d_tactics_chits(s)
 
 
 def f384(s, b):
-    # 'rulesets/series/close_combat.mst:163'
+    # 'rulesets/series/close_combat.mst:194'
     return b['attacker']
 
 
 def f385(s, b):
-    # 'rulesets/series/close_combat.mst:164'
+    # 'rulesets/series/close_combat.mst:195'
     return d_tactics_chits(s)
 
 
 def f386(s, b):
-    # 'rulesets/series/close_combat.mst:164'
+    # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
 def f387(s, b):
-    # 'rulesets/series/close_combat.mst:166'
+    # 'rulesets/series/close_combat.mst:197'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f388(s, b):
-    # 'rulesets/series/close_combat.mst:167'
+    # 'rulesets/series/close_combat.mst:198'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f389(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+    # 'rulesets/series/close_combat.mst:199'
     return (b['matrix'][1] == 10)
 
 
 def f390(s, b):
-    # 'rulesets/series/close_combat.mst:169'
+    # 'rulesets/series/close_combat.mst:200'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
 def f391(s, b):
-    # 'rulesets/series/close_combat.mst:174'
+    # 'rulesets/series/close_combat.mst:205'
     return b['odds']
 
 
 def f392(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+    # 'rulesets/series/close_combat.mst:208'
     return b['result'][1]
 
 
 def f393(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+    # 'rulesets/series/close_combat.mst:208'
     return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f394(s, b):
-    # 'rulesets/series/close_combat.mst:180'
+    # 'rulesets/series/close_combat.mst:211'
     return b['result'][0]
 
 
 def f395(s, b):
-    # 'rulesets/series/close_combat.mst:180'
+    # 'rulesets/series/close_combat.mst:211'
     return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
 def f396(s, b):
-    # 'rulesets/series/close_combat.mst:182'
+    # 'rulesets/series/close_combat.mst:213'
     return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
 
 
 def f397(s, b):
-    # 'rulesets/series/close_combat.mst:183'
+    # 'rulesets/series/close_combat.mst:214'
     return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
 
 
 def f398(s, b):
-    # 'rulesets/series/close_combat.mst:189'
+    # 'rulesets/series/close_combat.mst:220'
     e.set_var(s, 'snapshot_taken', False)
 
 
 def f399(s, b):
-    # 'rulesets/series/close_combat.mst:190'
+    # 'rulesets/series/close_combat.mst:221'
     return (b['attacker_lead'] != -1)
 
 
 def f400(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:222'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
 def f401(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+    # 'rulesets/series/close_combat.mst:225'
     e.resolve_combat(s, b['combat'])
 
 
 def f402(s, b):
     # 'rulesets/monmouth/rear_guard.mst:32'
-    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if (not UNIT_LEADER[e1]))) == 0))
+    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
 def f403(s, b):
@@ -2596,152 +2627,152 @@ def f417(s, b):
 
 
 def f418(s, b):
-    # 'rulesets/series/close_combat.mst:199'
-    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if (not UNIT_LEADER[e1]))) == 0))
+    # 'rulesets/series/close_combat.mst:230'
+    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
 def f419(s, b):
-    # 'rulesets/series/close_combat.mst:200'
+    # 'rulesets/series/close_combat.mst:231'
     return (len(b['vacated']) > 0)
 
 
 def f420(s, b):
-    # 'rulesets/series/close_combat.mst:202'
-    b['reachable'] = tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
+    # 'rulesets/series/close_combat.mst:233'
+    b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
 def f421(s, b):
-    # 'rulesets/series/close_combat.mst:203'
+    # 'rulesets/series/close_combat.mst:234'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
 def f422(s, b):
-    # 'rulesets/series/close_combat.mst:204'
+    # 'rulesets/series/close_combat.mst:235'
     return b['reachable']
 
 
 def f423(s, b):
-    # 'rulesets/series/close_combat.mst:204'
+    # 'rulesets/series/close_combat.mst:235'
     return q.attacking_side(s, b['combat'])
 
 
 def f424(s, b):
-    # 'rulesets/series/close_combat.mst:205'
+    # 'rulesets/series/close_combat.mst:236'
     e.advance_to(s, b['lead'], b['into'])
 
 
 def f425(s, b):
-    # 'rulesets/series/close_combat.mst:208'
+    # 'rulesets/series/close_combat.mst:239'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
 def f426(s, b):
-    # 'rulesets/series/close_combat.mst:208'
+    # 'rulesets/series/close_combat.mst:239'
     return bool(b['_for_u'])
 
 
 def f427(s, b):
-    # 'rulesets/series/close_combat.mst:208'
+    # 'rulesets/series/close_combat.mst:239'
     return b['_for_u']
 
 
 def f428(s, b):
-    # 'rulesets/series/close_combat.mst:208'
+    # 'rulesets/series/close_combat.mst:239'
     return q.attacking_side(s, b['combat'])
 
 
 def f429(s, b):
-    # 'rulesets/series/close_combat.mst:208'
+    # 'rulesets/series/close_combat.mst:239'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f430(s, b):
-    # 'rulesets/series/close_combat.mst:209'
-    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    # 'rulesets/series/close_combat.mst:240'
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f431(s, b):
-    # 'rulesets/series/close_combat.mst:209'
+    # 'rulesets/series/close_combat.mst:240'
     return q.attacking_side(s, b['combat'])
 
 
 def f432(s, b):
-    # 'rulesets/series/close_combat.mst:210'
+    # 'rulesets/series/close_combat.mst:241'
     return (b['to'] != -1)
 
 
 def f433(s, b):
-    # 'rulesets/series/close_combat.mst:211'
+    # 'rulesets/series/close_combat.mst:242'
     e.advance_to(s, b['u'], b['to'])
 
 
 def f434(s, b):
-    # 'rulesets/series/close_combat.mst:221'
+    # 'rulesets/series/close_combat.mst:252'
     return (b['defender_chit'] == 'withdraw')
 
 
 def f435(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:253'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f436(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:253'
     return bool(b['_for_u'])
 
 
 def f437(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:253'
     return b['_for_u']
 
 
 def f438(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:253'
     return q.defending_side(s, b['combat'])
 
 
 def f439(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:253'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f440(s, b):
-    # 'rulesets/series/close_combat.mst:223'
+    # 'rulesets/series/close_combat.mst:254'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f441(s, b):
-    # 'rulesets/series/close_combat.mst:226'
+    # 'rulesets/series/close_combat.mst:257'
     return (b['attacker_chit'] == 'withdraw')
 
 
 def f442(s, b):
-    # 'rulesets/series/close_combat.mst:227'
+    # 'rulesets/series/close_combat.mst:258'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def f443(s, b):
-    # 'rulesets/series/close_combat.mst:227'
+    # 'rulesets/series/close_combat.mst:258'
     return bool(b['_for_u'])
 
 
 def f444(s, b):
-    # 'rulesets/series/close_combat.mst:227'
+    # 'rulesets/series/close_combat.mst:258'
     return b['_for_u']
 
 
 def f445(s, b):
-    # 'rulesets/series/close_combat.mst:227'
+    # 'rulesets/series/close_combat.mst:258'
     return q.attacking_side(s, b['combat'])
 
 
 def f446(s, b):
-    # 'rulesets/series/close_combat.mst:227'
+    # 'rulesets/series/close_combat.mst:258'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f447(s, b):
-    # 'rulesets/series/close_combat.mst:228'
+    # 'rulesets/series/close_combat.mst:259'
     return {'unit': b['u'], 'hexes': 1}
 
 
@@ -2803,7 +2834,7 @@ def f458(s, b):
 
 def f459(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((not UNIT_LEADER[e0]) and ((b['picked'][0] == RULES.units[e0].brigade) or (b['picked'][1] == RULES.units[e0].brigade)))))
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
 
 
 def f460(s, b):
@@ -2905,7 +2936,7 @@ def f478(s, b):
 
 def f479(s, b):
     # 'rulesets/series/results.mst:67'
-    b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if (not UNIT_LEADER[e0]))
+    b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
 def f480(s, b):
@@ -2965,7 +2996,7 @@ def f490(s, b):
 
 def f491(s, b):
     # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if ((not UNIT_LEADER[e0]) and (s.vars['order'][e0] != 'parade_order'))))
+    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
 def f492(s, b):
@@ -3040,7 +3071,7 @@ def f505(s, b):
 
 
 def f506(s, b):
-    # 'rulesets/series/army_morale.mst:41'
+    # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
@@ -3326,117 +3357,117 @@ def f562(s, b):
 
 
 def f563(s, b):
-    # 'rulesets/series/close_combat.mst:78'
+    # 'rulesets/series/close_combat.mst:109'
     return d_modified_morale(s, b['attacker_lead'])
 
 
 def f564(s, b):
-    # 'rulesets/series/close_combat.mst:79'
+    # 'rulesets/series/close_combat.mst:110'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
 def f565(s, b):
-    # 'rulesets/series/close_combat.mst:80'
+    # 'rulesets/series/close_combat.mst:111'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
 def f566(s, b):
-    # 'rulesets/series/close_combat.mst:81'
+    # 'rulesets/series/close_combat.mst:112'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
 def f567(s, b):
-    # 'rulesets/series/close_combat.mst:82'
+    # 'rulesets/series/close_combat.mst:113'
     return 1
 
 
 def f568(s, b):
-    # 'rulesets/series/close_combat.mst:82'
+    # 'rulesets/series/close_combat.mst:113'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def f569(s, b):
-    # 'rulesets/series/close_combat.mst:83'
+    # 'rulesets/series/close_combat.mst:114'
     return -1
 
 
 def f570(s, b):
-    # 'rulesets/series/close_combat.mst:83'
+    # 'rulesets/series/close_combat.mst:114'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def f571(s, b):
-    # 'rulesets/series/close_combat.mst:84'
+    # 'rulesets/series/close_combat.mst:115'
     return b['tactics']
 
 
 def f572(s, b):
-    # 'rulesets/series/close_combat.mst:85'
+    # 'rulesets/series/close_combat.mst:116'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
 def f573(s, b):
-    # 'rulesets/series/close_combat.mst:85'
+    # 'rulesets/series/close_combat.mst:116'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
 def f574(s, b):
-    # 'rulesets/series/close_combat.mst:86'
+    # 'rulesets/series/close_combat.mst:117'
     return -1
 
 
 def f575(s, b):
-    # 'rulesets/series/close_combat.mst:86'
+    # 'rulesets/series/close_combat.mst:117'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
 def f576(s, b):
-    # 'rulesets/series/close_combat.mst:87'
+    # 'rulesets/series/close_combat.mst:118'
     return -1
 
 
 def f577(s, b):
-    # 'rulesets/series/close_combat.mst:87'
+    # 'rulesets/series/close_combat.mst:118'
     return d_behind_fieldworks(s, b['combat'])
 
 
 def f578(s, b):
-    # 'rulesets/series/close_combat.mst:88'
+    # 'rulesets/series/close_combat.mst:119'
     return -1
 
 
 def f579(s, b):
-    # 'rulesets/series/close_combat.mst:88'
+    # 'rulesets/series/close_combat.mst:119'
     return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
 
 
 def f580(s, b):
-    # 'rulesets/series/close_combat.mst:89'
+    # 'rulesets/series/close_combat.mst:120'
     return 1
 
 
 def f581(s, b):
-    # 'rulesets/series/close_combat.mst:89'
+    # 'rulesets/series/close_combat.mst:120'
     return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
 
 
 def f582(s, b):
-    # 'rulesets/series/close_combat.mst:90'
+    # 'rulesets/series/close_combat.mst:121'
     return -1
 
 
 def f583(s, b):
-    # 'rulesets/series/close_combat.mst:90'
+    # 'rulesets/series/close_combat.mst:121'
     return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def f584(s, b):
-    # 'rulesets/series/close_combat.mst:91'
+    # 'rulesets/series/close_combat.mst:122'
     return 1
 
 
 def f585(s, b):
-    # 'rulesets/series/close_combat.mst:91'
+    # 'rulesets/series/close_combat.mst:122'
     return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
@@ -3471,23 +3502,23 @@ def f591(s, b):
 
 
 def f592(s, b):
-    # 'rulesets/series/army_morale.mst:40'
+    # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
 def f593(s, b):
     # 'rulesets/series/movement.mst:113'
-    return (((not UNIT_LEADER[b['unit']]) and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
+    return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
 def f594(s, b):
     # 'rulesets/series/victory.mst:28'
-    return (not UNIT_LEADER[b['unit']])
+    return UNIT_COMBAT[b['unit']]
 
 
 def f595(s, b):
     # 'rulesets/series/victory.mst:34'
-    return (not UNIT_LEADER[b['unit']])
+    return UNIT_COMBAT[b['unit']]
 
 
 def f596(s, b):
@@ -3662,7 +3693,7 @@ def f629(s, b):
 
 def f630(s, b):
     # 'rulesets/monmouth/victory.mst:86'
-    return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and (not UNIT_LEADER[e0])) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
+    return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0]) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
 def f631(s, b):
@@ -11702,7 +11733,7 @@ RULES = Rules(
             column_kind='name',
             columns=('turns_2_3', 'turn_4_plus'),
             parts=('first', 'second'),
-            kinds=('name', 'name'),
+            kinds=('brigade', 'brigade'),
             rows=(
                 (0, 0, None, (('maxwell', 'scott'), (None, None))),
                 (1, 1, None, (('scott', None), ('maxwell', None))),
@@ -11801,7 +11832,7 @@ RULES = Rules(
             ),
             steps={'adjust': 0},
             types={'amount': 'int', 'side': 'side'},
-            lines=('rulesets/series/army_morale.mst:33',),
+            lines=('rulesets/series/army_morale.mst:34',),
         ),
         'gain_momentum': ProcedureSpec(
             name='gain_momentum',
@@ -12167,7 +12198,7 @@ RULES = Rules(
             ),
             steps={'each': 0},
             types={'_for_h': 'hexes', 'h': 'hex', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/stacking.mst:13', 'rulesets/series/stacking.mst:13', 'rulesets/series/stacking.mst:13', 'rulesets/series/stacking.mst:14', 'rulesets/series/stacking.mst:15', 'rulesets/series/stacking.mst:16', 'rulesets/series/stacking.mst:17', 'rulesets/series/stacking.mst:14', 'rulesets/series/stacking.mst:13'),
+            lines=('rulesets/series/stacking.mst:17', 'rulesets/series/stacking.mst:17', 'rulesets/series/stacking.mst:17', 'rulesets/series/stacking.mst:18', 'rulesets/series/stacking.mst:19', 'rulesets/series/stacking.mst:20', 'rulesets/series/stacking.mst:21', 'rulesets/series/stacking.mst:18', 'rulesets/series/stacking.mst:17'),
         ),
         'movement_phase': ProcedureSpec(
             name='movement_phase',
@@ -12559,7 +12590,7 @@ RULES = Rules(
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:42', 'rulesets/series/close_combat.mst:42', 'rulesets/series/close_combat.mst:42', 'rulesets/series/close_combat.mst:43', 'rulesets/series/close_combat.mst:42'),
+            lines=('rulesets/series/close_combat.mst:45', 'rulesets/series/close_combat.mst:45', 'rulesets/series/close_combat.mst:45', 'rulesets/series/close_combat.mst:46', 'rulesets/series/close_combat.mst:45'),
         ),
         'close_combat': ProcedureSpec(
             name='close_combat',
@@ -12637,7 +12668,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 45, 'tactics': 47, 'resolve': 56, 'apply': 57, 'advance': 61, 'done': 65},
             types={'_ask10': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:116', 'rulesets/series/close_combat.mst:117', 'rulesets/series/close_combat.mst:118', 'rulesets/series/close_combat.mst:119', 'rulesets/series/close_combat.mst:120', 'rulesets/series/close_combat.mst:121', 'rulesets/series/close_combat.mst:123', 'rulesets/series/close_combat.mst:123', 'rulesets/series/close_combat.mst:123', 'rulesets/series/close_combat.mst:124', 'rulesets/series/close_combat.mst:123', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:130', 'rulesets/series/close_combat.mst:130', 'rulesets/series/close_combat.mst:130', 'rulesets/series/close_combat.mst:131', 'rulesets/series/close_combat.mst:130', 'rulesets/series/close_combat.mst:133', 'rulesets/series/close_combat.mst:129', 'rulesets/series/close_combat.mst:135', 'rulesets/series/close_combat.mst:136', 'rulesets/series/close_combat.mst:137', 'rulesets/series/close_combat.mst:136', 'rulesets/series/close_combat.mst:142', 'rulesets/series/close_combat.mst:143', 'rulesets/series/close_combat.mst:143', 'rulesets/series/close_combat.mst:144', 'rulesets/series/close_combat.mst:144', 'rulesets/series/close_combat.mst:144', 'rulesets/series/close_combat.mst:144', 'rulesets/series/close_combat.mst:145', 'rulesets/series/close_combat.mst:146', 'rulesets/series/close_combat.mst:147', 'rulesets/series/close_combat.mst:146', 'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:144', 'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:143', 'rulesets/series/close_combat.mst:142', 'rulesets/series/close_combat.mst:156', 'rulesets/series/close_combat.mst:157', 'rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:194'),
+            lines=('rulesets/series/close_combat.mst:147', 'rulesets/series/close_combat.mst:148', 'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150', 'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155', 'rulesets/series/close_combat.mst:154', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:162', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:200', 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:205', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:220', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -12685,7 +12716,7 @@ RULES = Rules(
             ),
             steps={'advance': 18},
             types={'_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36', 'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:200', 'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204', 'rulesets/series/close_combat.mst:205', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:209', 'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:200'),
+            lines=('rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36', 'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
@@ -12713,7 +12744,7 @@ RULES = Rules(
             ),
             steps={'defender': 0, 'attacker': 8},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:226'),
+            lines=('rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:257'),
         ),
         'lee_penalty': ProcedureSpec(
             name='lee_penalty',
@@ -12926,7 +12957,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
-            lines=('rulesets/series/army_morale.mst:41',),
+            lines=('rulesets/series/army_morale.mst:42',),
         ),
         'trigger:note_retreat': ProcedureSpec(
             name='trigger:note_retreat',
@@ -13335,63 +13366,64 @@ RULES = Rules(
     ),
     start_procedure='game',
     variables=(
-        VariableSpec('order', 'unit', 'enum:order', 'parade_order', ''),
-        VariableSpec('pinned', 'unit', 'bool', False, ''),
-        VariableSpec('examine_enemy_stacks', 'side', 'bool', True, ''),
-        VariableSpec('has_fired', 'unit', 'bool', False, ''),
-        VariableSpec('withdrawn', 'unit', 'bool', False, ''),
-        VariableSpec('army_morale', 'side', 'int', 20, ''),
-        VariableSpec('momentum_pool', '', 'int', 5, ''),
-        VariableSpec('momentum', 'side', 'int', 0, ''),
-        VariableSpec('retreated', 'unit', 'bool', False, 'close_combat_phase'),
-        VariableSpec('initiative_side', '', 'side', -1, ''),
-        VariableSpec('momentum_spent', 'side', 'int', 0, 'initiative'),
-        VariableSpec('moved_away', 'unit', 'bool', False, 'movement_phase'),
-        VariableSpec('pin_group', 'unit', 'int', 0, ''),
-        VariableSpec('pin_results', '', 'int', 0, ''),
-        VariableSpec('fired', 'unit', 'bool', False, 'player_turn'),
-        VariableSpec('artillery_target', 'unit', 'bool', False, 'defensive_artillery_fire_phase'),
-        VariableSpec('rifle_target', 'unit', 'bool', False, 'rifle_fire_phase'),
-        VariableSpec('rifle_result', 'unit', 'code', -1, ''),
-        VariableSpec('morale_snapshot', 'side', 'int', 0, ''),
-        VariableSpec('snapshot_taken', '', 'bool', False, ''),
-        VariableSpec('arrived_on', 'unit', 'int', 0, ''),
-        VariableSpec('arrival_cost', 'unit', 'int', 0, ''),
-        VariableSpec('held_back', 'unit', 'bool', False, ''),
-        VariableSpec('held_back_waiting', 'side', 'int', 0, ''),
-        VariableSpec('morgan_arrived_on', '', 'int', 0, ''),
-        VariableSpec('variable_entry_rolled', 'side', 'bool', False, ''),
-        VariableSpec('variable_entry_passed', 'side', 'bool', False, ''),
-        VariableSpec('variable_momentum_spent', 'side', 'bool', False, 'game_turn'),
-        VariableSpec('second_roll_passed', 'unit', 'bool', False, ''),
-        VariableSpec('lee_relieved', '', 'bool', False, ''),
-        VariableSpec('lee_relieved_on', '', 'int', 0, ''),
-        VariableSpec('lee_casualty', '', 'bool', False, ''),
-        VariableSpec('lee_reached_21xx', '', 'bool', False, ''),
-        VariableSpec('lee_penalized', '', 'bool', False, ''),
-        VariableSpec('steuben_withdrawn', '', 'bool', False, ''),
-        VariableSpec('with_oswald', 'unit', 'bool', False, 'movement_phase'),
-        VariableSpec('molly', 'unit', 'bool', False, ''),
-        VariableSpec('molly_placed', '', 'bool', False, ''),
-        VariableSpec('turn_lost_to_heat', '', 'bool', False, 'game_turn'),
-        VariableSpec('cc_confused', 'unit', 'bool', False, ''),
-        VariableSpec('cc_impact', 'unit', 'code', -1, ''),
-        VariableSpec('cc_strategic', 'unit', 'bool', False, ''),
-        VariableSpec('cc_intact_from', '', 'int', 0, ''),
-        VariableSpec('countermarched_off', '', 'bool', False, 'game_turn'),
-        VariableSpec('sidebar_vp', 'side', 'number', 0, ''),
-        VariableSpec('american_sp_broken', '', 'int', 0, ''),
-        VariableSpec('overlook_hill_control', '', 'side', -1, ''),
-        VariableSpec('courthouse_control', '', 'side', -1, ''),
-        VariableSpec('parsonage_control', '', 'side', -1, ''),
-        VariableSpec('hedgerow_attacked', '', 'bool', False, ''),
-        VariableSpec('british_sp_lost', '', 'int', 0, ''),
-        VariableSpec('hessian_engaged', 'unit', 'bool', False, ''),
-        VariableSpec('hessian_holds', 'unit', 'bool', False, 'movement_phase'),
+        VariableSpec('order', 'unit', 'enum:order', 'parade_order', '', 'Order', False),
+        VariableSpec('pinned', 'unit', 'bool', False, '', 'Pinned', False),
+        VariableSpec('examine_enemy_stacks', 'side', 'bool', True, '', 'May examine enemy stacks', False),
+        VariableSpec('has_fired', 'unit', 'bool', False, '', 'Has fired', False),
+        VariableSpec('withdrawn', 'unit', 'bool', False, '', 'Cavalry Withdrawal', False),
+        VariableSpec('army_morale', 'side', 'int', 20, '', 'Army Morale', True),
+        VariableSpec('momentum_pool', '', 'int', 5, '', 'Momentum Chit pool', False),
+        VariableSpec('momentum', 'side', 'int', 0, '', 'Momentum Chits', False),
+        VariableSpec('retreated', 'unit', 'bool', False, 'close_combat_phase', 'Retreated this phase', False),
+        VariableSpec('initiative_side', '', 'side', -1, '', 'Initiative', False),
+        VariableSpec('momentum_spent', 'side', 'int', 0, 'initiative', 'Momentum Chits spent on the initiative', False),
+        VariableSpec('moved_away', 'unit', 'bool', False, 'movement_phase', 'Moved away (disrupted)', False),
+        VariableSpec('pin_group', 'unit', 'int', 0, '', 'PIN result', False),
+        VariableSpec('pin_results', '', 'int', 0, '', 'PIN results so far', False),
+        VariableSpec('fired', 'unit', 'bool', False, 'player_turn', 'Fired this player turn', False),
+        VariableSpec('artillery_target', 'unit', 'bool', False, 'defensive_artillery_fire_phase', 'Fired on by artillery this phase', False),
+        VariableSpec('rifle_target', 'unit', 'bool', False, 'rifle_fire_phase', 'Fired on by rifles this phase', False),
+        VariableSpec('rifle_result', 'unit', 'code', -1, '', 'Rifle fire result waiting', False),
+        VariableSpec('morale_snapshot', 'side', 'int', 0, '', 'Army Morale modifier at the start of the combat', False),
+        VariableSpec('snapshot_taken', '', 'bool', False, '', 'A combat is being resolved', False),
+        VariableSpec('arrived_on', 'unit', 'int', 0, '', 'Turn of arrival', False),
+        VariableSpec('arrival_cost', 'unit', 'int', 0, '', 'MP paid to arrive', False),
+        VariableSpec('held_back', 'unit', 'bool', False, '', 'Delayed by stacking', False),
+        VariableSpec('held_back_waiting', 'side', 'int', 0, '', 'Reinforcements delayed by stacking', False),
+        VariableSpec('morgan_arrived_on', '', 'int', 0, '', "The turn Morgan's Detachment entered", False),
+        VariableSpec('variable_entry_rolled', 'side', 'bool', False, '', 'Variable reinforcements rolled for', False),
+        VariableSpec('variable_entry_passed', 'side', 'bool', False, '', 'Variable reinforcements may enter', False),
+        VariableSpec('variable_momentum_spent', 'side', 'bool', False, 'game_turn', 'Momentum spent on the variable reinforcement roll', False),
+        VariableSpec('second_roll_passed', 'unit', 'bool', False, '', 'Passed the second die roll', False),
+        VariableSpec('lee_relieved', '', 'bool', False, '', 'Lee relieved of command', False),
+        VariableSpec('lee_relieved_on', '', 'int', 0, '', 'The turn Lee was relieved', False),
+        VariableSpec('lee_casualty', '', 'bool', False, '', 'Lee is a casualty', False),
+        VariableSpec('lee_reached_21xx', '', 'bool', False, '', 'Lee has reached hex row 21xx', False),
+        VariableSpec('lee_penalized', '', 'bool', False, '', "Lee's penalty has been paid", False),
+        VariableSpec('steuben_withdrawn', '', 'bool', False, '', 'Von Steuben removed at the end of turn 4', False),
+        VariableSpec('with_oswald', 'unit', 'bool', False, 'movement_phase', 'Began the movement phase stacked with Oswald', False),
+        VariableSpec('molly', 'unit', 'bool', False, '', 'Molly Pitcher is with this artillery unit', False),
+        VariableSpec('molly_placed', '', 'bool', False, '', 'The Molly Pitcher counter has been placed', False),
+        VariableSpec('turn_lost_to_heat', '', 'bool', False, 'game_turn', 'The Game Turn is skipped (heat)', False),
+        VariableSpec('cc_confused', 'unit', 'bool', False, '', 'C&C Confusion marker', False),
+        VariableSpec('cc_impact', 'unit', 'code', -1, '', 'C&C Impact', False),
+        VariableSpec('cc_strategic', 'unit', 'bool', False, '', 'Countermarching by road', False),
+        VariableSpec('cc_intact_from', '', 'int', 0, '', 'Command & Control Intact (turn)', False),
+        VariableSpec('countermarched_off', '', 'bool', False, 'game_turn', 'American units countermarched off the board this turn', False),
+        VariableSpec('sidebar_vp', 'side', 'number', 0, '', 'Sidebar record of victory points', False),
+        VariableSpec('american_sp_broken', '', 'int', 0, '', 'American SPs eliminated, captured or shattered (not militia)', False),
+        VariableSpec('overlook_hill_control', '', 'side', -1, '', 'Control of Overlook Hill', False),
+        VariableSpec('courthouse_control', '', 'side', -1, '', 'Control of Monmouth Courthouse', False),
+        VariableSpec('parsonage_control', '', 'side', -1, '', 'Control of the Parsonage Farm', False),
+        VariableSpec('hedgerow_attacked', '', 'bool', False, '', 'A unit along the hedgerow has been attacked', False),
+        VariableSpec('british_sp_lost', '', 'int', 0, '', 'British and Provincial SPs eliminated or captured', False),
+        VariableSpec('hessian_engaged', 'unit', 'bool', False, '', 'Has been in Fire or Close Combat', False),
+        VariableSpec('hessian_holds', 'unit', 'bool', False, 'movement_phase', 'Did not pass its check to move', False),
     ),
     unit_props=UNIT_PROPS,
     turn_track={1: ('6:00 AM', {}), 2: ('7:00 AM', {}), 3: ('8:00 AM', {}), 4: ('9:00 AM', {}), 5: ('10:00 AM', {}), 6: ('11:00 AM', {'heat': True}), 7: ('Noon', {'heat': True}), 8: ('1:00 PM', {'heat': True}), 9: ('2:00 PM', {'heat': True}), 10: ('3:00 PM', {'heat': True}), 11: ('4:00 PM', {'heat': True}), 12: ('5:00 PM', {'heat': True}), 13: ('6:00 PM', {}), 14: ('7:00 PM', {})},
     bags={},
+    markers=('army_morale_marker', 'attack_en_echelon', 'cavalry_withdrawal_marker', 'cc_confusion_marker', 'cc_id_marker', 'cc_impact_marker', 'cc_intact_marker', 'commit_reserve', 'control_marker', 'disrupted_marker', 'frontal_assault', 'game_turn_marker', 'molly_pitcher_marker', 'momentum_chit', 'pinned_marker', 'refuse_flank', 'skirmish', 'stand_fast', 'turn_flank', 'vp_marker', 'withdraw'),
     scenarios=(
         ScenarioSpec(
             name='campaign',
