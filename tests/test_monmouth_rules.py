@@ -380,7 +380,8 @@ def test_the_holding_action_opens_with_british_close_combat_only():
 
 
 @pytest.mark.parametrize(
-    ("scenario", "seed"), [("lees_advance", 0), ("holding_action", 1), ("campaign", 0)]
+    ("scenario", "seed"),
+    [("lees_advance", 0), ("holding_action", 1), ("washingtons_stand", 0), ("campaign", 0)],
 )
 def test_random_games_play_to_the_end(scenario, seed):
     """A smoke test: random legal play (eager to fight) ends with a result."""
