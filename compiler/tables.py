@@ -247,6 +247,8 @@ def _part(
         r.error(piece.span, TABLE, f"this table holds names here, not {describe(piece)}")
         return None
     if kind in named:
+        if isinstance(piece, ast.Dash):  # no value: a cell that names no brigade
+            return None
         if isinstance(piece, ast.Name) and piece.id in named[kind]:
             return piece.id
         hint = did_you_mean(piece.id, set(named[kind])) if isinstance(piece, ast.Name) else None

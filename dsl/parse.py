@@ -235,6 +235,14 @@ class _ToAst(Transformer):
         name, params, title, prov, expr, prov2 = items
         if prov.empty:
             prov = prov2
+        elif not prov2.empty:  # cited before `=`, marked after the value: keep both
+            prov = ast.Provenance(
+                citations=prov.citations + prov2.citations,
+                provisional=prov2.provisional
+                if prov2.provisional is not None
+                else prov.provisional,
+                span=prov.span,
+            )
         return ast.Define(
             span=self.s(meta),
             name=str(name),

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from engine.describe import hex_label, side_name, unit_name
 from engine.interpreter import emit
-from engine.state import CAPTURED, ELIMINATED, ON_MAP, OUT_OF_PLAY, State
+from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, State
 from engine.vocabulary import effect
 
 
@@ -101,6 +101,24 @@ def carry(s: State, u: int, h: int) -> None:
     a = s.unit_hex[u]
     place_unit(s, u, h)
     say(s, f"{unit_name(s, u)} goes along, {hex_label(s, a)} → {hex_label(s, h)}.")
+
+
+@effect(("u", "unit"), ("h", "hex"))
+def place(s: State, u: int, h: int) -> None:
+    """Put a unit that is off the map into hex h at no cost (a unit returning to play)."""
+    place_unit(s, u, h)
+    say(s, f"{unit_name(s, u)} is placed in {hex_label(s, h)}.")
+    emit(s, "entered_map", unit=u, hex=h)
+
+
+@effect(("u", "unit"))
+def hold_back(s: State, u: int) -> None:
+    """Take a reinforcement back off the map to wait on the game-turn track; it is due
+    again from the next placement of its side's reinforcements (9.61)."""
+    h = s.unit_hex[u]
+    s.unit_status[u] = NOT_ENTERED
+    s.unit_hex[u] = -1
+    say(s, f"{unit_name(s, u)} goes back off the map at {hex_label(s, h)} to enter later.")
 
 
 @effect(("u", "unit"))

@@ -10,9 +10,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from engine.board import direction, fires_indirectly, unit_range
+from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, unit_range
 from engine.los import sees
-from engine.state import ON_MAP, State
+from engine.state import NOT_ENTERED, ON_MAP, State
 from engine.vocabulary import query
 from engine.zoc import in_zoc_of
 
@@ -118,6 +118,17 @@ def crossing_into(s: State, a: int, b: int, feature: int) -> bool:
     board = s.game.rules.board
     nbrs = board.neighbors[b]
     return a in nbrs and bool(board.owned[b][nbrs.index(a)] >> feature & 1)
+
+
+@query(("u", "unit"), ("a", "hex"), ("b", "hex"), returns="int")
+def move_cost(s: State, u: int, a: int, b: int) -> int:
+    """MP for the unit to step from hex a into adjacent hex b: terrain, hexsides and
+    roads by its movement class (9.4, 9.51); -1 where it may not (or b is not adjacent)."""
+    rules = s.game.rules
+    d = direction(rules.board, a, b)
+    if d < 0:
+        return PROHIBITED
+    return step_cost(rules, u, a, d)
 
 
 @query(("a", "hex"), ("b", "hex"), returns="bool")
@@ -255,6 +266,11 @@ def rule_on(s: State, rule: str) -> bool:
 
 def result_name(s: State, code: int) -> str:
     return s.game.rules.results[code].name if code >= 0 else ""
+
+
+def divide(a: int | Fraction, b: int | Fraction) -> Fraction:
+    """`a / b` in rule expressions: an exact fraction (half a victory point)."""
+    return Fraction(a) / Fraction(b)
 
 
 def union(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
@@ -476,6 +492,30 @@ def fixed_order(s: State, turn: int) -> bool:
 def entry_turn(s: State, u: int) -> int:
     """The turn a reinforcement is due (0 for units that do not enter later)."""
     return s.game.entries[u][0]
+
+
+@query(("side", "side"), returns="units")
+def units_to_enter(s: State, side: int) -> tuple[int, ...]:
+    """The side's units waiting on the game-turn track to enter the map (reinforcements
+    not yet placed, whether due this turn or later)."""
+    units = s.game.rules.units
+    return tuple(
+        u
+        for u in range(len(units))
+        if units[u].side == side and s.unit_status[u] == NOT_ENTERED and s.game.entries[u][0]
+    )
+
+
+@query(("u", "unit"), returns="hexes")
+def entry_hexes(s: State, u: int) -> tuple[int, ...]:
+    """The hexes where a reinforcement enters the map (none for units that set up on it)."""
+    return tuple(sorted(s.game.entries[u][1]))
+
+
+@query(("u", "unit"), returns="bool")
+def variable_entry(s: State, u: int) -> bool:
+    """True when a die roll decides the unit's entry (a variable reinforcement, 9.61)."""
+    return bool(s.game.entries[u][2])
 
 
 # ------------------------------------------------------------------ bags

@@ -4,7 +4,9 @@ At the start of its side's movement phase, every unit whose turn of entry
 has come (and that the rules let in: `may_enter`, for variable or conditional
 entries) is placed in an entry hex — its owner choosing when there are
 several — or, where the rules allow it (`may_delay`), held back for a later
-turn. Placement costs no movement points (9.62) and may over-stack.
+turn. The entry hexes are the unit's own unless the rules compute others
+(`entry_hexes`: another hex when the enemy blocks the printed one). Placement
+costs no movement points (9.62) and may over-stack.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ primitive(
     ("side", "side"),
     ("may_enter", Lambda("bool", (("unit", "unit"),))),
     ("may_delay", "bool"),
-    optional=("may_enter", "may_delay"),
+    ("entry_hexes", Lambda("hexes", (("unit", "unit"),))),
+    optional=("may_enter", "may_delay", "entry_hexes"),
     doc="Place the side's reinforcements due this turn at their entry hexes.",
 )
 
@@ -57,18 +60,19 @@ class EnterReinforcements(Primitive):
             out.append(u)
         return out
 
-    def options(self, s: State, u: int) -> list[int]:
-        """Entry hexes free of enemy units."""
+    def options(self, s: State, frame: Frame, u: int) -> list[int]:
+        """Entry hexes free of enemy units: the unit's own, or those the rules compute."""
         side = s.game.rules.units[u].side
+        hexes = s.game.entries[u][1]
+        if self.has_lambda(s, frame, "entry_hexes"):
+            hexes = tuple(sorted(self.call(s, frame, "entry_hexes", unit=u)))
         return [
-            h
-            for h in s.game.entries[u][1]
-            if not any(s.game.rules.units[o].side != side for o in units_in(s, h))
+            h for h in hexes if not any(s.game.rules.units[o].side != side for o in units_in(s, h))
         ]
 
     def run(self, s: State, frame: Frame) -> Node | None:
         for u in self.due(s, frame):
-            options = self.options(s, u)
+            options = self.options(s, frame, u)
             if not options:
                 say(s, f"{unit_name(s, u)} finds its entry hexes held by the enemy and waits.")
                 frame.b["held"] = (*frame.b["held"], u)
