@@ -12,7 +12,7 @@ mistake does not cascade into many.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 
 from compiler import ir
 from compiler.hexmap import LABEL
@@ -356,6 +356,13 @@ class ExprChecker:
                 return self.error(e.span, f"cannot compare a number with {article(right.type)}")
             if op not in ("==", "!=") and left.type not in NUMERIC | {ERROR, "odds"}:
                 return self.error(e.span, f"`{op}` compares numbers, not {article(left.type)}")
+            if left.type != ERROR and same_expression(left, right):
+                return self.error(
+                    e.span,
+                    "this compares a value with itself",
+                    "inside `where`, a name bound here (a parameter, a `let`) hides the "
+                    "unit's own value of that name: write `side(it)`, `it.strength`, …",
+                )
             return ir.Binary("bool", e.span, op, left, right)
         # arithmetic; `+` also joins two collections of the same kind
         if op == "+":
@@ -523,6 +530,21 @@ def _data_type(value: object) -> str:
     if isinstance(value, tuple):
         return "range"
     return "str"
+
+
+def same_expression(a: object, b: object) -> bool:
+    """Two expressions that are the same but for where they are written."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same_expression(x, y) for x, y in zip(a, b, strict=True))  # type: ignore[arg-type]
+    if is_dataclass(a):
+        return all(
+            same_expression(getattr(a, f.name), getattr(b, f.name))
+            for f in fields(a)
+            if f.name != "span"
+        )
+    return a == b
 
 
 def part_type(kind: str) -> str:

@@ -14,7 +14,16 @@ from engine.state import State
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
-SHARED = ROOT.parent / "shared"
+
+
+def rulebook(name: str) -> Path | None:
+    """`shared/rulebooks/<name>` beside the checkout (or beside a folder above
+    it, as for a git worktree); None where a clone has no `shared/`."""
+    for base in ROOT.parents:
+        path = base / "shared" / "rulebooks" / name
+        if path.is_file():
+            return path
+    return None
 
 
 @pytest.fixture(scope="session")

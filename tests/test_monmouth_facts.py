@@ -19,19 +19,9 @@ import pytest
 
 from compiler.check import compile_ruleset
 from compiler.dump import dump
-from tests.conftest import ROOT, RULESETS
+from tests.conftest import ROOT, RULESETS, rulebook
 
-
-def _rulebook():
-    """`shared/rulebooks/monmouth.txt` beside the checkout (or beside its worktree folder)."""
-    for folder in ROOT.parents:
-        path = folder / "shared" / "rulebooks" / "monmouth.txt"
-        if path.is_file():
-            return path
-    return None
-
-
-RULEBOOK = _rulebook()
+RULEBOOK = rulebook("monmouth.txt")
 FACTS = json.loads((ROOT / "tests" / "data" / "monmouth" / "facts.json").read_text("utf-8"))
 
 

@@ -18,7 +18,6 @@ import json
 import random
 import re
 from contextlib import redirect_stdout
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,22 +35,13 @@ from compiler.provenance import citations, provisional_values, unvouched_literal
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine import chance
-from tests.conftest import ROOT, RULESETS
+from tests.conftest import ROOT, RULESETS, rulebook
 
 BATTLE = RULESETS / "newtown"
 FACTS = json.loads((ROOT / "tests" / "data" / "newtown" / "facts.json").read_text("utf-8"))
 
 
-def find_rulebook(name: str) -> Path | None:
-    """`shared/rulebooks/<name>` beside the checkout or beside one of its parents."""
-    for base in (ROOT, *ROOT.parents):
-        path = base.parent / "shared" / "rulebooks" / name
-        if path.is_file():
-            return path
-    return None
-
-
-RULEBOOK = find_rulebook("newtown.txt")
+RULEBOOK = rulebook("newtown.txt")
 needs_rulebook = pytest.mark.skipif(RULEBOOK is None, reason="the Newtown rulebook is not here")
 
 

@@ -106,3 +106,30 @@ def test_the_withdrawal_patch_gives_the_defender_a_choice(training, tmp_path):
 def test_unknown_switches_are_refused():
     with pytest.raises(ValueError, match="unknown rule switch"):
         load_game(RULESETS / "training", {"rules": {"withdrawl": False}})
+
+
+def test_a_save_resumes_in_the_version_of_a_replaced_step_its_switch_says(tmp_path):
+    # An optional rule replaces the close combat's roll; a position saved at
+    # that step resumes in the rule's version only when the rule is on.
+    rule = """
+rule loud_roll "Loud roll" optional {
+    extend procedure close_combat {
+        replace roll
+        step roll {
+            say("The dice are thrown loudly.")
+            roll combat_table at odds with combat_drm into result
+        }
+    }
+}
+"""
+    game_off = edited(
+        tmp_path, 'import "battle.mst"\n', 'import "battle.mst"\n' + rule, "ruleset.mst"
+    )
+    game_on = type(game_off)(game_off.rules, {"rules": {"loud_roll": True}}, game_off.rules_hash)
+    close_combat = game_off.rules.procedures["close_combat"]
+    for game, version in ((game_off, "battle.mst"), (game_on, "ruleset.mst")):
+        s = from_json(game, hand_written_combat())
+        assert s.is_chance_node()  # waiting on the roll's die
+        assert close_combat.lines[s.stack[-1].pc].split(":")[0].endswith(version)
+        s.apply_action(9)
+        assert to_json(s)["units"]["blue_foot"]["status"] == "eliminated"

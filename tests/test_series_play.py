@@ -118,3 +118,24 @@ def test_a_chit_chosen_face_down_is_hidden_from_the_other_side(base):
     assert s.observation(chooser) != s.observation(1 - chooser)
     loaded = loads(base, dumps(s))
     assert loaded == s and loaded.observation(1 - chooser) == s.observation(1 - chooser)
+
+
+def test_leaders_alone_are_the_enemy_leaders_an_entering_unit_captures():
+    """14.32: the series' `enemy_leaders_alone` reads each unit's own side."""
+    from compiler.build import generate, load_generated
+    from compiler.check import compile_ruleset
+
+    rules_ir, _ = compile_ruleset(LITMUS / "base.mst")
+    pkg = load_generated(generate(rules_ir), rules_ir.name)
+    game = pkg.load_game()
+    compiled = __import__(f"{pkg.__name__}.rules", fromlist=["d_enemy_leaders_alone"])
+    s = game.new_initial_state()
+    rules = game.rules
+    clinton, guards = rules.unit_index("clinton"), rules.unit_index("guards")
+    american = rules.side_index("american")
+    here = s.unit_hex[clinton]
+    assert s.unit_hex[guards] == here  # set up together
+    assert compiled.d_enemy_leaders_alone(s, here, american) == ()
+    s.unit_hex[guards] = game.hex_by_label["2410"]
+    assert compiled.d_enemy_leaders_alone(s, here, american) == (clinton,)
+    assert compiled.d_enemy_leaders_alone(s, here, rules.side_index("british")) == ()

@@ -391,8 +391,12 @@ class Codegen:
         for step in proc.steps:
             if step.rule == "!":
                 continue
-            asm.steps[step.name] = len(asm.code)
-            asm.mark(asm.step_label(step.name))
+            # A step a rule replaces comes twice, each version behind its switch:
+            # its name (for saves and `skip to`) is the first, which falls
+            # through to the other when its switch says so.
+            if step.name not in asm.steps:
+                asm.steps[step.name] = len(asm.code)
+                asm.mark(asm.step_label(step.name))
             end = asm.label()
             if step.rule:
                 on = not step.rule.startswith("!")

@@ -123,8 +123,8 @@ class March(Primitive):
         u = b["unit"]
         if s.unit_hex[u] in b["toward"] and b["exit"] and b["spent"] < allowance(s, u):
             say(s, f"{unit_name(s, u)} marches off the map.")
+            emit(s, "left_map", unit=u, hex=s.unit_hex[u])  # the hex it left by
             remove_from_play(s, u)
-            emit(s, "left_map", unit=u, hex=s.unit_hex[u])
             b["done"] = True
             return None
         options = self.steps(s, frame)

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'b6ef04cb8ce68e68dac7e89782a7e062800f95dac4b77e5174debd3077fd72b1'
+RULES_HASH = '4ee4b06e9e7ff032e22d97b5cf90741112ebcbcd829d826dbc504acc2ac44b2b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

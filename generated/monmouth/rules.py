@@ -97,7 +97,7 @@ def d_pin_removal_adjustment(s):
 
 
 def d_first_side(s):
-    # 'rulesets/series/initiative.mst:49': 'The first side'
+    # 'rulesets/series/initiative.mst:52': 'The first side'
     return q.side_number(s, 0)
 
 
@@ -153,7 +153,7 @@ def d_open_to(s, a_u, a_h):
 
 def d_enemy_leaders_alone(s, a_h, a_side):
     # 'rulesets/series/movement.mst:121': 'Enemy leaders with no combat unit'
-    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (a_side != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h) if ((a_side != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
+    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
 
 def d_has_leader(s, a_u):
@@ -989,22 +989,22 @@ def f92(s, b):
 
 
 def f93(s, b):
-    # 'rulesets/series/initiative.mst:20'
+    # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
 def f94(s, b):
-    # 'rulesets/series/initiative.mst:21'
-    b['first'] = (q.first_player(s, s.vars['turn'], -1) if (s.vars['initiative_side'] == -1) else s.vars['initiative_side'])
+    # 'rulesets/series/initiative.mst:22'
+    b['first'] = (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
 def f95(s, b):
-    # 'rulesets/series/initiative.mst:22'
+    # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
 def f96(s, b):
-    # 'rulesets/series/initiative.mst:23'
+    # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
@@ -1039,82 +1039,82 @@ def f102(s, b):
 
 
 def f103(s, b):
-    # 'rulesets/series/initiative.mst:27'
+    # 'rulesets/series/initiative.mst:30'
     b['side'] = d_first_side(s)
 
 
 def f104(s, b):
-    # 'rulesets/series/initiative.mst:29'
+    # 'rulesets/series/initiative.mst:32'
     b['side'] = q.enemy(s, d_first_side(s))
 
 
 def f105(s, b):
-    # 'rulesets/series/initiative.mst:31'
+    # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
 def f106(s, b):
-    # 'rulesets/series/initiative.mst:35'
+    # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, d_first_side(s))))
 
 
 def f107(s, b):
-    # 'rulesets/series/initiative.mst:38'
+    # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
 def f108(s, b):
-    # 'rulesets/series/initiative.mst:39'
+    # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
 def f109(s, b):
-    # 'rulesets/series/initiative.mst:39'
+    # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
 def f110(s, b):
-    # 'rulesets/series/initiative.mst:40'
+    # 'rulesets/series/initiative.mst:43'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
 def f111(s, b):
-    # 'rulesets/series/initiative.mst:41'
+    # 'rulesets/series/initiative.mst:44'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
 def f112(s, b):
-    # 'rulesets/series/initiative.mst:42'
+    # 'rulesets/series/initiative.mst:45'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
 def f113(s, b):
-    # 'rulesets/series/initiative.mst:43'
+    # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
 def f114(s, b):
-    # 'rulesets/series/initiative.mst:52'
+    # 'rulesets/series/initiative.mst:55'
     return (s.vars['momentum'][b['side']] > 0)
 
 
 def f115(s, b):
-    # 'rulesets/series/initiative.mst:53'
+    # 'rulesets/series/initiative.mst:56'
     return b['side']
 
 
 def f116(s, b):
-    # 'rulesets/series/initiative.mst:53'
+    # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
 def f117(s, b):
-    # 'rulesets/series/initiative.mst:54'
+    # 'rulesets/series/initiative.mst:57'
     return {'side': b['side']}
 
 
 def f118(s, b):
-    # 'rulesets/series/initiative.mst:55'
+    # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
@@ -12155,9 +12155,9 @@ RULES = Rules(
                 ('jump', 40),
                 ('jump', 41),
             ),
-            steps={'spend': 0, 'roll': 22, 'heat_tie': 18, 'winner': 31, 'dictate': 32},
+            steps={'spend': 0, 'roll': 5, 'heat_tie': 18, 'winner': 31, 'dictate': 32},
             types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int', 'second_roll': 'int', 'side': 'side'},
-            lines=('rulesets/series/initiative.mst:20', 'rulesets/series/initiative.mst:21', 'rulesets/series/initiative.mst:22', 'rulesets/series/initiative.mst:23', 'rulesets/series/initiative.mst:20', 'rulesets/monmouth/heat.mst:28', 'rulesets/monmouth/heat.mst:29', 'rulesets/monmouth/heat.mst:30', 'rulesets/monmouth/heat.mst:31', 'rulesets/monmouth/heat.mst:32', 'rulesets/monmouth/heat.mst:33', 'rulesets/monmouth/heat.mst:34', 'rulesets/monmouth/heat.mst:33', 'rulesets/monmouth/heat.mst:36', 'rulesets/monmouth/heat.mst:37', 'rulesets/monmouth/heat.mst:38', 'rulesets/monmouth/heat.mst:36', 'rulesets/monmouth/heat.mst:28', 'rulesets/monmouth/heat.mst:43', 'rulesets/monmouth/heat.mst:43', 'rulesets/monmouth/heat.mst:44', 'rulesets/monmouth/heat.mst:43', 'rulesets/series/initiative.mst:26', 'rulesets/series/initiative.mst:27', 'rulesets/series/initiative.mst:28', 'rulesets/series/initiative.mst:29', 'rulesets/series/initiative.mst:30', 'rulesets/series/initiative.mst:31', 'rulesets/series/initiative.mst:32', 'rulesets/series/initiative.mst:31', 'rulesets/series/initiative.mst:26', 'rulesets/series/initiative.mst:35', 'rulesets/series/initiative.mst:38', 'rulesets/series/initiative.mst:39', 'rulesets/series/initiative.mst:39', 'rulesets/series/initiative.mst:40', 'rulesets/series/initiative.mst:41', 'rulesets/series/initiative.mst:42', 'rulesets/series/initiative.mst:43', 'rulesets/series/initiative.mst:39', 'rulesets/series/initiative.mst:38'),
+            lines=('rulesets/series/initiative.mst:21', 'rulesets/series/initiative.mst:22', 'rulesets/series/initiative.mst:25', 'rulesets/series/initiative.mst:26', 'rulesets/series/initiative.mst:21', 'rulesets/monmouth/heat.mst:28', 'rulesets/monmouth/heat.mst:29', 'rulesets/monmouth/heat.mst:30', 'rulesets/monmouth/heat.mst:31', 'rulesets/monmouth/heat.mst:32', 'rulesets/monmouth/heat.mst:33', 'rulesets/monmouth/heat.mst:34', 'rulesets/monmouth/heat.mst:33', 'rulesets/monmouth/heat.mst:36', 'rulesets/monmouth/heat.mst:37', 'rulesets/monmouth/heat.mst:38', 'rulesets/monmouth/heat.mst:36', 'rulesets/monmouth/heat.mst:28', 'rulesets/monmouth/heat.mst:43', 'rulesets/monmouth/heat.mst:43', 'rulesets/monmouth/heat.mst:44', 'rulesets/monmouth/heat.mst:43', 'rulesets/series/initiative.mst:29', 'rulesets/series/initiative.mst:30', 'rulesets/series/initiative.mst:31', 'rulesets/series/initiative.mst:32', 'rulesets/series/initiative.mst:33', 'rulesets/series/initiative.mst:34', 'rulesets/series/initiative.mst:35', 'rulesets/series/initiative.mst:34', 'rulesets/series/initiative.mst:29', 'rulesets/series/initiative.mst:38', 'rulesets/series/initiative.mst:41', 'rulesets/series/initiative.mst:42', 'rulesets/series/initiative.mst:42', 'rulesets/series/initiative.mst:43', 'rulesets/series/initiative.mst:44', 'rulesets/series/initiative.mst:45', 'rulesets/series/initiative.mst:46', 'rulesets/series/initiative.mst:42', 'rulesets/series/initiative.mst:41'),
         ),
         'spend_on_initiative': ProcedureSpec(
             name='spend_on_initiative',
@@ -12177,7 +12177,7 @@ RULES = Rules(
             ),
             steps={'spend': 0},
             types={'_ask3': 'bool', 'side': 'side'},
-            lines=('rulesets/series/initiative.mst:52', 'rulesets/series/initiative.mst:53', 'rulesets/series/initiative.mst:53', 'rulesets/series/initiative.mst:54', 'rulesets/series/initiative.mst:55', 'rulesets/series/initiative.mst:53', 'rulesets/series/initiative.mst:57', 'rulesets/series/initiative.mst:52'),
+            lines=('rulesets/series/initiative.mst:55', 'rulesets/series/initiative.mst:56', 'rulesets/series/initiative.mst:56', 'rulesets/series/initiative.mst:57', 'rulesets/series/initiative.mst:58', 'rulesets/series/initiative.mst:56', 'rulesets/series/initiative.mst:60', 'rulesets/series/initiative.mst:55'),
         ),
         'overstacking': ProcedureSpec(
             name='overstacking',
@@ -12384,7 +12384,7 @@ RULES = Rules(
                 ('jump', 37),
                 ('jump', 29),
             ),
-            steps={'withdrawal_markers': 0, 'rally': 27},
+            steps={'withdrawal_markers': 0, 'rally': 5},
             types={'_ask7': 'bool', '_for_u': 'units', 'passed': 'bool', 'side': 'side', 'u': 'unit'},
             lines=('rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:6', 'rulesets/series/rally.mst:5', 'rulesets/monmouth/molly_pitcher.mst:37', 'rulesets/monmouth/molly_pitcher.mst:37', 'rulesets/monmouth/molly_pitcher.mst:37', 'rulesets/monmouth/molly_pitcher.mst:37', 'rulesets/monmouth/molly_pitcher.mst:37', 'rulesets/monmouth/molly_pitcher.mst:38', 'rulesets/monmouth/molly_pitcher.mst:39', 'rulesets/monmouth/molly_pitcher.mst:39', 'rulesets/monmouth/molly_pitcher.mst:40', 'rulesets/monmouth/molly_pitcher.mst:41', 'rulesets/monmouth/molly_pitcher.mst:39', 'rulesets/monmouth/molly_pitcher.mst:38', 'rulesets/monmouth/molly_pitcher.mst:44', 'rulesets/monmouth/molly_pitcher.mst:45', 'rulesets/monmouth/molly_pitcher.mst:46', 'rulesets/monmouth/molly_pitcher.mst:44', 'rulesets/monmouth/molly_pitcher.mst:48', 'rulesets/monmouth/molly_pitcher.mst:49', 'rulesets/monmouth/molly_pitcher.mst:50', 'rulesets/monmouth/molly_pitcher.mst:51', 'rulesets/monmouth/molly_pitcher.mst:49', 'rulesets/monmouth/molly_pitcher.mst:37', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:12', 'rulesets/series/rally.mst:13', 'rulesets/series/rally.mst:14', 'rulesets/series/rally.mst:15', 'rulesets/series/rally.mst:13', 'rulesets/series/rally.mst:11'),
         ),
@@ -12714,7 +12714,7 @@ RULES = Rules(
                 ('jump', 27),
                 ('jump', 36),
             ),
-            steps={'advance': 18},
+            steps={'advance': 0},
             types={'_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
             lines=('rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36', 'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231'),
         ),

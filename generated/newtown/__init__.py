@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'bb9d9d1d5c04618eecdd2d14e6ddcb020ef44a86c151144d1121456cd81354b7'
+RULES_HASH = '577d2f0b8b7d3d9bc9e6a82c172de7fd80bf4a360e492853fb53502940ac4ad2'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

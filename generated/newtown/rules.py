@@ -99,7 +99,7 @@ def d_pin_removal_adjustment(s):
 
 
 def d_first_side(s):
-    # 'rulesets/series/initiative.mst:49': 'The first side'
+    # 'rulesets/series/initiative.mst:52': 'The first side'
     return q.side_number(s, 0)
 
 
@@ -155,7 +155,7 @@ def d_open_to(s, a_u, a_h):
 
 def d_enemy_leaders_alone(s, a_h, a_side):
     # 'rulesets/series/movement.mst:121': 'Enemy leaders with no combat unit'
-    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (a_side != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h) if ((a_side != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
+    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
 
 def d_has_leader(s, a_u):
@@ -971,102 +971,102 @@ def f97(s, b):
 
 
 def f98(s, b):
-    # 'rulesets/series/initiative.mst:20'
+    # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
 def f99(s, b):
-    # 'rulesets/series/initiative.mst:21'
-    b['first'] = (q.first_player(s, s.vars['turn'], -1) if (s.vars['initiative_side'] == -1) else s.vars['initiative_side'])
+    # 'rulesets/series/initiative.mst:22'
+    b['first'] = (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
 def f100(s, b):
-    # 'rulesets/series/initiative.mst:22'
+    # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
 def f101(s, b):
-    # 'rulesets/series/initiative.mst:23'
+    # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
 def f102(s, b):
-    # 'rulesets/series/initiative.mst:27'
+    # 'rulesets/series/initiative.mst:30'
     b['side'] = d_first_side(s)
 
 
 def f103(s, b):
-    # 'rulesets/series/initiative.mst:29'
+    # 'rulesets/series/initiative.mst:32'
     b['side'] = q.enemy(s, d_first_side(s))
 
 
 def f104(s, b):
-    # 'rulesets/series/initiative.mst:31'
+    # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
 def f105(s, b):
-    # 'rulesets/series/initiative.mst:35'
+    # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, d_first_side(s))))
 
 
 def f106(s, b):
-    # 'rulesets/series/initiative.mst:38'
+    # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
 def f107(s, b):
-    # 'rulesets/series/initiative.mst:39'
+    # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
 def f108(s, b):
-    # 'rulesets/series/initiative.mst:39'
+    # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
 def f109(s, b):
-    # 'rulesets/series/initiative.mst:40'
+    # 'rulesets/series/initiative.mst:43'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
 def f110(s, b):
-    # 'rulesets/series/initiative.mst:41'
+    # 'rulesets/series/initiative.mst:44'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
 def f111(s, b):
-    # 'rulesets/series/initiative.mst:42'
+    # 'rulesets/series/initiative.mst:45'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
 def f112(s, b):
-    # 'rulesets/series/initiative.mst:43'
+    # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
 def f113(s, b):
-    # 'rulesets/series/initiative.mst:52'
+    # 'rulesets/series/initiative.mst:55'
     return (s.vars['momentum'][b['side']] > 0)
 
 
 def f114(s, b):
-    # 'rulesets/series/initiative.mst:53'
+    # 'rulesets/series/initiative.mst:56'
     return b['side']
 
 
 def f115(s, b):
-    # 'rulesets/series/initiative.mst:53'
+    # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
 def f116(s, b):
-    # 'rulesets/series/initiative.mst:54'
+    # 'rulesets/series/initiative.mst:57'
     return {'side': b['side']}
 
 
 def f117(s, b):
-    # 'rulesets/series/initiative.mst:55'
+    # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
@@ -15323,7 +15323,7 @@ RULES = Rules(
             ),
             steps={'spend': 0, 'roll': 5, 'winner': 13, 'dictate': 14},
             types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int', 'second_roll': 'int', 'side': 'side'},
-            lines=('rulesets/series/initiative.mst:20', 'rulesets/series/initiative.mst:21', 'rulesets/series/initiative.mst:22', 'rulesets/series/initiative.mst:23', 'rulesets/series/initiative.mst:20', 'rulesets/series/initiative.mst:27', 'rulesets/series/initiative.mst:28', 'rulesets/series/initiative.mst:29', 'rulesets/series/initiative.mst:30', 'rulesets/series/initiative.mst:31', 'rulesets/series/initiative.mst:32', 'rulesets/series/initiative.mst:31', 'rulesets/series/initiative.mst:26', 'rulesets/series/initiative.mst:35', 'rulesets/series/initiative.mst:38', 'rulesets/series/initiative.mst:39', 'rulesets/series/initiative.mst:39', 'rulesets/series/initiative.mst:40', 'rulesets/series/initiative.mst:41', 'rulesets/series/initiative.mst:42', 'rulesets/series/initiative.mst:43', 'rulesets/series/initiative.mst:39', 'rulesets/series/initiative.mst:38'),
+            lines=('rulesets/series/initiative.mst:21', 'rulesets/series/initiative.mst:22', 'rulesets/series/initiative.mst:25', 'rulesets/series/initiative.mst:26', 'rulesets/series/initiative.mst:21', 'rulesets/series/initiative.mst:30', 'rulesets/series/initiative.mst:31', 'rulesets/series/initiative.mst:32', 'rulesets/series/initiative.mst:33', 'rulesets/series/initiative.mst:34', 'rulesets/series/initiative.mst:35', 'rulesets/series/initiative.mst:34', 'rulesets/series/initiative.mst:29', 'rulesets/series/initiative.mst:38', 'rulesets/series/initiative.mst:41', 'rulesets/series/initiative.mst:42', 'rulesets/series/initiative.mst:42', 'rulesets/series/initiative.mst:43', 'rulesets/series/initiative.mst:44', 'rulesets/series/initiative.mst:45', 'rulesets/series/initiative.mst:46', 'rulesets/series/initiative.mst:42', 'rulesets/series/initiative.mst:41'),
         ),
         'spend_on_initiative': ProcedureSpec(
             name='spend_on_initiative',
@@ -15343,7 +15343,7 @@ RULES = Rules(
             ),
             steps={'spend': 0},
             types={'_ask3': 'bool', 'side': 'side'},
-            lines=('rulesets/series/initiative.mst:52', 'rulesets/series/initiative.mst:53', 'rulesets/series/initiative.mst:53', 'rulesets/series/initiative.mst:54', 'rulesets/series/initiative.mst:55', 'rulesets/series/initiative.mst:53', 'rulesets/series/initiative.mst:57', 'rulesets/series/initiative.mst:52'),
+            lines=('rulesets/series/initiative.mst:55', 'rulesets/series/initiative.mst:56', 'rulesets/series/initiative.mst:56', 'rulesets/series/initiative.mst:57', 'rulesets/series/initiative.mst:58', 'rulesets/series/initiative.mst:56', 'rulesets/series/initiative.mst:60', 'rulesets/series/initiative.mst:55'),
         ),
         'overstacking': ProcedureSpec(
             name='overstacking',
