@@ -20,9 +20,10 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from compiler import ir
+from compiler.backends.print_and_play.fonts import fit, font
 from compiler.hexmap import PIXEL_SCALE, Grid, Point
 from compiler.map_model import MapModel
 from engine.los import Sight
@@ -80,11 +81,13 @@ class MapRenderer:
         self.sx = self.radius * PIXEL_SCALE[0]
         self.sy = self.radius * PIXEL_SCALE[1]
         r = self.radius
+        # The fonts Muster ships (every glyph a title may use, the same on
+        # every machine).
         self.fonts = {
-            "number": ImageFont.load_default(size=max(8, round(0.21 * r))),
-            "place": ImageFont.load_default(size=max(8, round(0.26 * r))),
-            "legend": ImageFont.load_default(size=max(9, round(0.32 * r))),
-            "title": ImageFont.load_default(size=max(12, round(0.6 * r))),
+            "number": font(max(8, round(0.21 * r)), bold=False),
+            "place": font(max(8, round(0.26 * r)), bold=False),
+            "legend": font(max(9, round(0.32 * r)), bold=False),
+            "title": font(max(12, round(0.6 * r))),
         }
         xs = [self.grid.centre(c, row)[0] for c, row in self.grid.offsets()]
         ys = [self.grid.centre(c, row)[1] for c, row in self.grid.offsets()]
@@ -515,7 +518,10 @@ class MapRenderer:
             self._star(draw, at, 0.24 * r)
         elif kind == "entry":
             zone = next(z for z in self.model.map.zones if z.name == name)
-            f = self.fonts["place"]
+            # A long label ("Red arrows") shrinks to the sample's width.
+            largest = round(self.fonts["place"].size)
+            size = fit(zone.title, round(1.0 * r), round(0.6 * r), largest, 6, bold=False)
+            f = font(size or 6, bold=False)
             left, top, right, bottom = draw.textbbox((0, 0), zone.title, font=f)
             w, h = right - left, bottom - top
             pad = 0.06 * r
