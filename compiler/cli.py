@@ -62,7 +62,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_coverage(args: argparse.Namespace) -> int:
     from compiler.check import compile_ruleset
-    from compiler.coverage import coverage
+    from compiler.coverage import coverage, sections
     from compiler.load import load, resolve_ruleset
     from compiler.provenance import citations
     from dsl.diagnostics import Reporter
@@ -72,9 +72,19 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     reporter = Reporter(SourceFiles())
     loaded = load(resolve_ruleset(args.ruleset), reporter)
     text = Path(args.rulebook).read_text(encoding="utf-8")
-    names = args.documents.split(",") if args.documents else [rules.name]
+    cites = citations(loaded.files)
+    names = (
+        args.documents.split(",") if args.documents else _document_names(text, rules.name, cites)
+    )
+    if names is None:
+        print(
+            f"muster: {args.rulebook} holds {len(sections(text))} documents: "
+            "name them in order with --documents a,b",
+            file=sys.stderr,
+        )
+        return 2
     uncited = 0
-    for cov in coverage(text, names, citations(loaded.files)):
+    for cov in coverage(text, names, cites):
         print(f"§ {cov.document}: {len(cov.rows)} numbered sections")
         for sec, via, times in cov.rows:
             if via is None:
@@ -88,6 +98,19 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         uncited += len(cov.uncited)
         print(f"  {len(cov.uncited)} uncited")
     return 1 if uncited and args.strict else 0
+
+
+def _document_names(text: str, battle: str, cites: dict) -> list[str] | None:
+    """The documents a rulebook text holds, when the citations tell: a battle's
+    rulebook that starts with the series rules is ["series", battle]; a ruleset
+    citing only itself (the series) is the text's first document."""
+    from compiler.coverage import sections
+
+    count = len(sections(text))
+    if count <= 1 or set(cites) <= {battle}:
+        return [battle]  # the first document is the ruleset's own
+    others = sorted(set(cites) - {battle})
+    return [*others, battle] if len(others) == count - 1 else None
 
 
 def cmd_dump(args: argparse.Namespace) -> int:

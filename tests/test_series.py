@@ -66,3 +66,16 @@ def test_every_numbered_section_2_to_16_is_cited(series_files):
     assert len(in_scope) > 100
     uncited = [s.number for s in series_cov.uncited if s in in_scope]
     assert uncited == []
+
+
+@pytest.mark.skipif(rulebook("monmouth.txt") is None, reason="needs ../shared/rulebooks")
+def test_coverage_names_the_documents_of_a_battles_rulebook(capsys):
+    from compiler.cli import main
+
+    book = str(rulebook("monmouth.txt"))
+    assert main(["coverage", str(RULESETS / "monmouth"), "--rulebook", book, "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert "§ series: " in out and "§ monmouth: " in out and "UNCITED" not in out
+    # the series cites only itself: the text's first document is its own
+    assert main(["coverage", str(SERIES), "--rulebook", book, "--strict"]) == 0
+    assert "§ monmouth" not in capsys.readouterr().out
