@@ -24,7 +24,7 @@ def board_distance(s: State, a: int, b: int) -> int:
 
 def units_in(s: State, h: int) -> tuple[int, ...]:
     """Units on the map in hex h, leaders included."""
-    return tuple(u for u, uh in enumerate(s.unit_hex) if uh == h and s.unit_status[u] == ON_MAP)
+    return s.units_by_hex().get(h, ())
 
 
 def is_combat_unit(s: State, u: int) -> bool:
@@ -286,16 +286,17 @@ def enemy(s: State, side: int) -> int:
 
 @query(("h", "hex"), ("side", "side"), returns="units")
 def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
-    """Combat units not of `side` in hexes adjacent to h."""
-    rules = s.game.rules
-    nbrs = set(rules.board.neighbors[h])
+    """Combat units not of `side` in hexes adjacent to h, in unit order."""
+    units = s.game.rules.units
+    at = s.units_by_hex()
     return tuple(
-        u
-        for u, uh in enumerate(s.unit_hex)
-        if uh in nbrs
-        and s.unit_status[u] == ON_MAP
-        and rules.units[u].side != side
-        and rules.units[u].kind == "unit"
+        sorted(
+            u
+            for n in s.game.rules.board.neighbors[h]
+            if n >= 0
+            for u in at.get(n, ())
+            if units[u].side != side and units[u].kind == "unit"
+        )
     )
 
 
@@ -330,9 +331,11 @@ def hexes_around(s: State, h: int) -> tuple[int, ...]:
 
 @query(("h", "hex"), returns="units")
 def units_around(s: State, h: int) -> tuple[int, ...]:
-    """Every unit and leader in the hexes adjacent to h."""
-    nbrs = set(s.game.rules.board.neighbors[h])
-    return tuple(u for u, uh in enumerate(s.unit_hex) if uh in nbrs and s.unit_status[u] == ON_MAP)
+    """Every unit and leader in the hexes adjacent to h, in unit order."""
+    at = s.units_by_hex()
+    return tuple(
+        sorted(u for n in s.game.rules.board.neighbors[h] if n >= 0 for u in at.get(n, ()))
+    )
 
 
 @query(("h", "hex"), ("units", "units"), returns="bool")

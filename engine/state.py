@@ -102,6 +102,7 @@ class State:
 
     __slots__ = (
         "_node",
+        "_occupancy",
         "bags",
         "combats",
         "drawn",
@@ -147,6 +148,26 @@ class State:
         self.move_number = 0
         self.messages: list[str] = []
         self._node: Node | None = None
+        self._occupancy: (
+            tuple[tuple[tuple[int, ...], tuple[int, ...]], dict[int, tuple[int, ...]]] | None
+        ) = None
+
+    def units_by_hex(self) -> dict[int, tuple[int, ...]]:
+        """Hex -> the units on the map there, in unit order.
+
+        Queries ask "who is next to this hex" thousands of times per decision;
+        the index is rebuilt only when a unit has moved, entered or left since
+        the last question (positions are compared, not tracked: primitives
+        and effects move units by assigning `unit_hex`).
+        """
+        key = (tuple(self.unit_hex), tuple(self.unit_status))
+        if self._occupancy is None or self._occupancy[0] != key:
+            index: dict[int, list[int]] = {}
+            for u, h in enumerate(self.unit_hex):
+                if self.unit_status[u] == ON_MAP:
+                    index.setdefault(h, []).append(u)
+            self._occupancy = (key, {h: tuple(us) for h, us in index.items()})
+        return self._occupancy[1]
 
     # --------------------------------------------------------------- copying
 
@@ -169,6 +190,7 @@ class State:
         other.move_number = self.move_number
         other.messages = []
         other._node = self._node
+        other._occupancy = self._occupancy
         return other
 
     def __eq__(self, other: object) -> bool:

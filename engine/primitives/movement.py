@@ -72,32 +72,20 @@ class MoveUnits(Primitive):
         u: int,
         d: int,
         spent: int,
-        hexes: int,
-        strategic: bool = False,
+        ma: int,
+        strategic: bool,
     ) -> bool:
+        """May unit u, having spent `spent` of allowance `ma`, step in direction d?
+
+        The cheap tests (the map edge, enemy units, the terrain) come before
+        the ones the rules compute (extra costs, restrictions, stacking).
+        """
         rules = s.game.rules
         a = s.unit_hex[u]
         b = rules.board.neighbors[a][d]
-        if b < 0:
+        if b < 0 or step_cost(rules, u, a, d) == PROHIBITED:
             return False
-        if hexes == 0 and not may_move(s, u):
-            return False
-        limit = max_hexes(s, u)
-        if limit is not None and hexes >= limit:
-            return False
-        cost = self.cost(s, frame, u, a, d)
-        if cost == PROHIBITED:
-            return False
-        ma = allowance(s, u)
-        if strategic:
-            # 9.52: along roads and tracks only, up to twice the allowance, no one-hex minimum.
-            if not rules.board.strategic[a] >> d & 1 or spent + cost > 2 * ma:
-                return False
-            if self.has_lambda(s, frame, "strategic_step") and not self.call(
-                s, frame, "strategic_step", unit=u, hex=b
-            ):
-                return False
-        elif ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
+        if strategic and not rules.board.strategic[a] >> d & 1:
             return False
         mover = rules.units[u]
         here = units_in(s, b)
@@ -107,6 +95,17 @@ class MoveUnits(Primitive):
             # be entered by combat units, which capture them (14.32, by the rules).
             if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
                 return False
+        cost = self.cost(s, frame, u, a, d)
+        if strategic:
+            # 9.52: along roads and tracks only, up to twice the allowance, no one-hex minimum.
+            if spent + cost > 2 * ma:
+                return False
+            if self.has_lambda(s, frame, "strategic_step") and not self.call(
+                s, frame, "strategic_step", unit=u, hex=b
+            ):
+                return False
+        elif ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
+            return False
         if not may_enter(s, u, b):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
@@ -114,11 +113,18 @@ class MoveUnits(Primitive):
     def _steps(
         self, s: State, frame: Frame, u: int, spent: int, hexes: int, strategic: bool = False
     ) -> list[int]:
+        """The legal steps of unit u, having moved `hexes` hexes for `spent` MP."""
+        if hexes == 0 and not may_move(s, u):
+            return []
+        limit = max_hexes(s, u)
+        if limit is not None and hexes >= limit:
+            return []
+        ma = allowance(s, u)
         space = s.game.actions
         return [
             space.step(u, d)
             for d in range(DIRECTIONS)
-            if self._can_step(s, frame, u, d, spent, hexes, strategic)
+            if self._can_step(s, frame, u, d, spent, ma, strategic)
         ]
 
     def _may_go_strategic(self, s: State, frame: Frame, u: int) -> bool:

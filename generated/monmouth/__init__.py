@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '4ee4b06e9e7ff032e22d97b5cf90741112ebcbcd829d826dbc504acc2ac44b2b'
+RULES_HASH = 'cbd9167c31e424b351603ee05a3d9d4a8900bab7d55f3fed8db27f14ecea82db'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -122,22 +122,22 @@ def d_exerts_zoc(s, a_u):
 
 
 def d_in_enemy_zoc(s, a_h, a_side):
-    # 'rulesets/series/zoc.mst:8': 'In an enemy zone of control'
-    return q.in_zoc(s, a_h, tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if d_exerts_zoc(s, e0)))
+    # 'rulesets/series/zoc.mst:10': 'In an enemy zone of control'
+    return q.in_zoc(s, a_h, tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if d_exerts_zoc(s, e0)))
 
 
 def d_rifle_zoc_cost(s, a_from, a_to, a_side):
-    # 'rulesets/series/zoc.mst:13': 'Extra MP for enemy rifle ZOCs'
-    return (1 if (q.in_zoc(s, a_from, d_enemy_rifles(s, a_side)) or q.in_zoc(s, a_to, d_enemy_rifles(s, a_side))) else 0)
+    # 'rulesets/series/zoc.mst:15': 'Extra MP for enemy rifle ZOCs'
+    return (1 if (q.in_zoc(s, a_from, d_enemy_rifles_next_to(s, a_from, a_side)) or q.in_zoc(s, a_to, d_enemy_rifles_next_to(s, a_to, a_side))) else 0)
 
 
-def d_enemy_rifles(s, a_side):
-    # 'rulesets/series/zoc.mst:16': 'Enemy rifle units exerting a ZOC'
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if (d_exerts_zoc(s, e0) and d_rifle_unit(s, e0)))
+def d_enemy_rifles_next_to(s, a_h, a_side):
+    # 'rulesets/series/zoc.mst:18': 'Enemy rifle units next to a hex, exerting a ZOC'
+    return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (d_exerts_zoc(s, e0) and d_rifle_unit(s, e0)))
 
 
 def d_surrounded(s, a_u):
-    # 'rulesets/series/zoc.mst:21': 'Surrounded'
+    # 'rulesets/series/zoc.mst:23': 'Surrounded'
     return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1]))) > 0)) or (d_in_enemy_zoc(s, e0, q.side(s, a_u)) and (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
 
 

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '577d2f0b8b7d3d9bc9e6a82c172de7fd80bf4a360e492853fb53502940ac4ad2'
+RULES_HASH = '157ba89a5895403057be6677f0b013a78bb09724989a1ed1f1e5b2253bfc7e88'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
