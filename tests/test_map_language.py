@@ -18,7 +18,7 @@ from compiler.cli import main
 from compiler.map_model import MapModel
 from dsl.diagnostics import CompileError
 from tests.conftest import RULESETS
-from tests.maps import COMMON, MAPS, write_map
+from tests.maps import COMMON, MAPS, model, write_map
 
 MARK = re.compile(r"#\s*E:\s*([a-z-]+)\s*$")
 
@@ -119,3 +119,26 @@ def test_a_hex_off_the_map_is_reported_without_a_traceback(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "hex 1010 is outside the map  [bad-hex]" in err
     assert "Traceback" not in err
+
+
+def test_a_zone_behind_a_line_holds_the_line_and_its_far_side(tmp_path):
+    m = model(
+        tmp_path,
+        'line limit "Maneuver limit" 0501..0509',
+        'zone behind_it "On or behind the limit" behind limit east',
+    )
+    zones = {z.name: z for z in m.rules.map.zones}
+    assert zones["limit"].kind == "line"
+    assert set(zones["behind_it"].hexes) == {
+        f"{c:02d}{r:02d}" for c in range(5, 10) for r in range(1, 10)
+    }
+
+
+def test_a_line_that_does_not_cut_the_map_is_an_error(tmp_path):
+    with pytest.raises(CompileError) as err:
+        model(tmp_path, 'line limit "Limit" 0501..0505', 'zone z "Z" behind limit east')
+    assert "does not cut the map" in str(err.value)
+    with pytest.raises(CompileError) as err:
+        model(tmp_path, 'line limit "Limit" 0501..0509', 'zone z "Z" behind limt east')
+    assert "'limt' is not a `line` of this map" in str(err.value)
+    assert "did you mean 'limit'?" in str(err.value)
