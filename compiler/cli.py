@@ -328,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     except RulesetNotFound as e:
         print(f"muster: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `muster dump … | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (OSError, ValueError) as e:
         print(f"muster: {e}", file=sys.stderr)
         return 1
