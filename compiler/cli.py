@@ -44,11 +44,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         hexes = (rules.map.columns[1] - rules.map.columns[0] + 1) * (
             rules.map.rows[1] - rules.map.rows[0] + 1
         )
-    n_units = sum(1 for u in rules.units if u.kind == "unit")
+    kinds = [u.kind for u in rules.units]
     print(f"{rules.title} ({rules.name}): ok")
     print(f"  sides       {len(rules.sides)}")
-    print(f"  units       {n_units}")
-    print(f"  leaders     {len(rules.units) - n_units}")
+    print(f"  units       {kinds.count('unit')}")
+    print(f"  leaders     {kinds.count('leader')}")
+    if kinds.count("piece"):
+        print(f"  pieces      {kinds.count('piece')}")
+    print(f"  markers     {len(rules.markers)}")
     print(f"  hexes       {hexes}")
     print(f"  tables      {len(rules.tables)}")
     print(f"  scenarios   {len(rules.scenarios)}")
@@ -57,6 +60,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"  rules       {len(rules.triggers)} triggers, {len(rules.restrictions)} restrictions, "
         f"{len(rules.switches)} switches"
     )
+    print(f"  provisional {len(provisional)} values (muster check --provisional lists them)")
     return 0
 
 

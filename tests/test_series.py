@@ -79,3 +79,20 @@ def test_coverage_names_the_documents_of_a_battles_rulebook(capsys):
     # the series cites only itself: the text's first document is its own
     assert main(["coverage", str(SERIES), "--rulebook", book, "--strict"]) == 0
     assert "§ monmouth" not in capsys.readouterr().out
+
+
+def test_check_summarises_a_battle_on_one_screen(capsys):
+    from compiler.cli import main
+    from compiler.provenance import provisional_values
+
+    rules = compile_ruleset(RULESETS / "newtown")[0]
+    assert main(["check", str(RULESETS / "newtown")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) <= 20
+    counts = {line.split()[0]: line.split()[1] for line in out[1:]}
+    kinds = [u.kind for u in rules.units]
+    assert int(counts["units"]) == kinds.count("unit")
+    assert int(counts["leaders"]) == kinds.count("leader")
+    assert int(counts["pieces"]) == kinds.count("piece")
+    assert int(counts["scenarios"]) == len(rules.scenarios)
+    assert int(counts["provisional"]) == len(provisional_values(rules))
