@@ -14,7 +14,7 @@ from dsl.diagnostics import Reporter
 from tests.conftest import RULESETS
 from tests.print_helpers import PRINT_TEST
 
-RULESETS_TO_DRAW = [RULESETS / "training", PRINT_TEST]
+RULESETS_TO_DRAW = [RULESETS / "training", RULESETS / "monmouth", RULESETS / "newtown", PRINT_TEST]
 
 
 def mix_of(path):

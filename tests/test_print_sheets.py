@@ -109,6 +109,31 @@ def _identify(img: Image.Image, pngs: dict[str, Image.Image], groups) -> frozens
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_sheets_hold_exactly_the_counter_mix_of_the_dump(built, dump, paper):
+    assert_counter_mix(built, dump, paper)
+
+
+@pytest.fixture(scope="module", params=["monmouth", "newtown"])
+def shipped(request, tmp_path_factory) -> tuple[Path, dict]:
+    """A shipped battle's sheets, built afresh, and its dump."""
+    out = tmp_path_factory.mktemp(request.param)
+    build(ROOT / "rulesets" / request.param, out, only="counters", progress=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "compiler.cli", "dump", request.param],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return out / "print", json.loads(done.stdout)
+
+
+def test_the_shipped_battles_sheets_hold_their_counter_mix(shipped):
+    built, dump = shipped
+    assert_counter_mix(built, dump, "letter")
+
+
+def assert_counter_mix(built: Path, dump: dict, paper: str) -> None:
+    """Every counter on the sheets, front and back, as many times as the dump declares."""
     folder = built / "counters"
     pngs = {p.name.removesuffix(".png"): Image.open(p).convert("RGB") for p in folder.glob("*.png")}
     groups = _groups(folder)
