@@ -61,6 +61,7 @@ KINDS = {
     "modifiers",
     "trigger",
     "restriction",
+    "conceal",
     "victory",
     "victory_level",
     "variable",
@@ -498,6 +499,7 @@ class Checker:
         procedures = tuple(self.procedure(proc, steps) for proc, steps in procedures_ast.values())
         triggers = tuple(self.trigger(d, r) for d, r in g.entities.get("trigger", []))
         restrictions = tuple(self.restriction(d, r) for d, r in g.entities.get("restriction", []))
+        concealments = tuple(self.conceal(d, r, forces) for d, r in g.entities.get("conceal", []))
         scenario_checker = ScenarioChecker(self.r, self.sym, self.ec, forces.places)
         scenario_checker.switches = {rule.name for rule in g.rules}
         scenarios = tuple(scenario_checker.scenario(d) for d, _r in g.entities.get("scenario", []))
@@ -551,6 +553,7 @@ class Checker:
             procedures=procedures,
             triggers=triggers,
             restrictions=restrictions,
+            concealments=concealments,
             victories=victories,
             victory_levels=levels,
             switches=switches,
@@ -878,6 +881,16 @@ class Checker:
                 p.when[1].span, DUPLICATE, "one `when` per declaration; join conditions with `and`"
             )
         return self.ec.expr(p.when[0].test, scope, "bool") if p.when else None
+
+    def conceal(self, d: ast.Entity, rule: str, forces: ForcesChecker) -> ir.Concealment:
+        """`conceal NAME "T" { from SIDE; when <condition on unit, hex> }`: the
+        units that side may not examine (an exception to series 7.4)."""
+        p = Props(d, self.r, {"from"})
+        observer = forces.ref(p, "from", "side", required=True) or ""
+        cond = self.when(p, Scope({"unit": "unit", "hex": "hex"}))
+        return ir.Concealment(
+            d.name or "", d.title or d.name or "", observer, cond, rule, prov_of(d.prov), d.span
+        )
 
     def restriction(self, d: ast.Entity, rule: str) -> ir.Restriction:
         """One of the movement restrictions; its kind is its first line.

@@ -679,6 +679,20 @@ class Trigger:
 
 
 @dataclass(frozen=True, slots=True)
+class Concealment:
+    """Units a side may not examine (series 7.4 exceptions): its observations
+    show only how many units stand in their hexes."""
+
+    name: str
+    title: str
+    observer: str  # the side that may not look
+    condition: TExpr | None  # over `unit` and `hex`: which units it may not see
+    rule: str
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class Restriction:
     name: str
     title: str
@@ -874,3 +888,4 @@ class Ruleset:
     files: tuple[str, ...]
     prov: Prov
     counter_faces: tuple[CounterFace, ...] = ()  # declared looks; see compiler/counters.py
+    concealments: tuple[Concealment, ...] = ()

@@ -216,6 +216,16 @@ class TriggerSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ConcealSpec:
+    """Units a side may not examine: `condition(state, {"unit": u, "hex": h})`."""
+
+    name: str
+    observer: int
+    condition: Fn | None
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
 class RestrictionSpec:
     name: str
     title: str
@@ -330,6 +340,7 @@ class Rules:
     scenarios: tuple[ScenarioSpec, ...] = ()
     bags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # bag -> tokens at the start
     markers: tuple[str, ...] = ()  # every marker, by name: what a bag may come to hold
+    concealments: tuple[ConcealSpec, ...] = ()
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 

@@ -256,7 +256,9 @@ class State:
     def observation(self, player: int) -> dict[str, Any]:
         """What `player` may see: the whole position (the series lets both sides
         examine every stack, 7.4) but the other side's choices made face down
-        and not yet revealed (tactics chits, 12.5)."""
+        and not yet revealed (tactics chits, 12.5), and the units the rules'
+        `conceal` declarations keep from this player: of those only how many
+        stand in each hex."""
         from engine.save import to_json
 
         seen = to_json(self)
@@ -264,7 +266,27 @@ class State:
             for var, chooser in frame.b.get("_secret", ()):
                 if chooser != player:
                     data["bindings"][var] = "hidden"
+        concealed: dict[str, int] = {}
+        for u in self.concealed_from(player):
+            unit = seen["units"].pop(self.game.rules.units[u].name)
+            concealed[unit["hex"]] = concealed.get(unit["hex"], 0) + 1
+        if concealed:
+            seen["concealed"] = dict(sorted(concealed.items()))
         return seen
+
+    def concealed_from(self, player: int) -> list[int]:
+        """The units on the map that `player` may not examine, by the rules."""
+        rules = self.game.rules
+        hidden = []
+        for c in rules.concealments:
+            if c.observer != player or (c.rule and not self.game.switch_on[c.rule]):
+                continue
+            for u, h in enumerate(self.unit_hex):
+                if self.unit_status[u] != ON_MAP or u in hidden:
+                    continue
+                if c.condition is None or c.condition(self, {"unit": u, "hex": h}):
+                    hidden.append(u)
+        return sorted(hidden)
 
     def information_state_string(self, player: int) -> str:
         import json

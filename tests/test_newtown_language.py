@@ -213,3 +213,32 @@ def test_a_per_hex_variable_is_set_at_a_hex(tmp_path):
     with pytest.raises(CompileError) as err:
         compile_ruleset(path)
     assert "one value per hex" in str(err.value)
+
+
+def test_the_american_player_sees_how_many_indians_stand_in_a_hex_not_which():
+    """Newtown 3.4 with `conceal`: hidden until the hex is examined."""
+    from generated.newtown import load_game
+
+    game = load_game({"scenario": "historical"})
+    s = game.new_initial_state()
+    rules = game.rules
+    american, indian = rules.side_index("american"), rules.side_index("indian")
+    on_map = [u for u in range(len(rules.units)) if s.unit_status[u] == 0]
+    indians = [u for u in on_map if rules.units[u].side == indian]
+    assert indians
+    theirs, ours = s.observation(american), s.observation(indian)
+    assert all(rules.units[u].name in ours["units"] for u in on_map)
+    assert not any(rules.units[u].name in theirs["units"] for u in indians)
+    counted = {}
+    for u in indians:
+        label = rules.board.labels[s.unit_hex[u]]
+        counted[label] = counted.get(label, 0) + 1
+    assert theirs["concealed"] == counted
+    # an examined hex shows its units
+    h = s.unit_hex[indians[0]]
+    examined = list(s.vars["examined"])
+    examined[h] = True
+    s.vars["examined"] = tuple(examined)
+    shown = s.observation(american)
+    assert rules.units[indians[0]].name in shown["units"]
+    assert rules.board.labels[h] not in shown.get("concealed", {})

@@ -501,6 +501,15 @@ class Codegen:
             }
             for x in r.restrictions
         ]
+        concealments = [
+            {
+                "name": c.name,
+                "observer": self.sides.index(c.observer),
+                "condition": self.lambda_fn(c.condition) if c.condition is not None else "None",
+                "rule": c.rule,
+            }
+            for c in r.concealments
+        ]
         victories = [
             {
                 "name": v.name,
@@ -545,6 +554,7 @@ class Codegen:
             "modifiers": modifiers,
             "triggers": triggers,
             "restrictions": restrictions,
+            "concealments": concealments,
             "victories": victories,
             "victory_levels": {lv.name: lv.utility for lv in r.victory_levels},
             "switches": r.switches,

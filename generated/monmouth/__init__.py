@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'cbd9167c31e424b351603ee05a3d9d4a8900bab7d55f3fed8db27f14ecea82db'
+RULES_HASH = '8216174b3e30104515e426e870dec0d45fc72e695452dbb16bf7c999b4f401c6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

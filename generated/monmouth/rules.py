@@ -8,6 +8,7 @@ from engine import effects as e
 from engine import queries as q
 from engine.rules import (
     BoardSpec,
+    ConcealSpec,
     HexsideSpec,
     LevelsSpec,
     ModifierListSpec,
@@ -13316,6 +13317,8 @@ RULES = Rules(
         RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f626, None, 'hessian_grenadiers', None),
         RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f627, 11, 'combs_hill', None),
     ),
+    concealments=(
+    ),
     victory=(
         VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f628, ('campaign',), 'end_of_turn'),
         VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f629, ('campaign',), 'end_of_turn'),
@@ -13368,7 +13371,6 @@ RULES = Rules(
     variables=(
         VariableSpec('order', 'unit', 'enum:order', 'parade_order', '', 'Order', False),
         VariableSpec('pinned', 'unit', 'bool', False, '', 'Pinned', False),
-        VariableSpec('examine_enemy_stacks', 'side', 'bool', True, '', 'May examine enemy stacks', False),
         VariableSpec('has_fired', 'unit', 'bool', False, '', 'Has fired', False),
         VariableSpec('withdrawn', 'unit', 'bool', False, '', 'Cavalry Withdrawal', False),
         VariableSpec('army_morale', 'side', 'int', 20, '', 'Army Morale', True),

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '157ba89a5895403057be6677f0b013a78bb09724989a1ed1f1e5b2253bfc7e88'
+RULES_HASH = '12b25df80fda6a60947b569e16cc44b4365073ca760da864cd17ea2242fce47b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -8,6 +8,7 @@ from engine import effects as e
 from engine import queries as q
 from engine.rules import (
     BoardSpec,
+    ConcealSpec,
     HexsideSpec,
     LevelsSpec,
     ModifierListSpec,
@@ -144,7 +145,7 @@ def d_surrounded(s, a_u):
 
 
 def d_may_move_strategically(s, a_u):
-    # 'rulesets/newtown/variations.mst:154': 'May use Strategic Movement'
+    # 'rulesets/newtown/variations.mst:159': 'May use Strategic Movement'
     return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != 49)) and (not (((s.vars['turn'] == 1) and (q.side(s, a_u) == 1)) and (q.entry_turn(s, a_u) == 0)))) and (not ((s.vars['turn'] == 1) and (a_u == 12))))
 
 
@@ -364,12 +365,12 @@ def d_demi_led(s, a_u):
 
 
 def d_attacked_across_breastwork(s, a_combat, a_h):
-    # 'rulesets/newtown/variations.mst:168': 'Every attack on the hex crosses the breastwork'
+    # 'rulesets/newtown/variations.mst:173': 'Every attack on the hex crosses the breastwork'
     return all(q.hexside_has(s, e0, a_h, 8) for e0 in tuple(e0 for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s, e0, a_h)))
 
 
 def d_holds_the_breastwork(s, a_combat, a_lead):
-    # 'rulesets/newtown/variations.mst:171': 'The lead unit may keep the breastwork'
+    # 'rulesets/newtown/variations.mst:176': 'The lead unit may keep the breastwork'
     return (((q.side(s, a_lead) == 0) and (q.hex_of(s, a_lead) in (871, 872, 873, 874, 875, 876, 877, 878))) and all(d_attacked_across_breastwork(s, a_combat, e0) for e0 in q.defense_hexes(s, a_combat)))
 
 
@@ -1213,12 +1214,12 @@ def f145(s, b):
 
 
 def f146(s, b):
-    # 'rulesets/newtown/variations.mst:100'
+    # 'rulesets/newtown/variations.mst:105'
     return (b['side'] == 1)
 
 
 def f147(s, b):
-    # 'rulesets/newtown/variations.mst:101'
+    # 'rulesets/newtown/variations.mst:106'
     return {}
 
 
@@ -1516,57 +1517,57 @@ def f205(s, b):
 
 
 def f206(s, b):
-    # 'rulesets/newtown/variations.mst:111'
+    # 'rulesets/newtown/variations.mst:116'
     return (q.enemy(s, b['side']) == 1)
 
 
 def f207(s, b):
-    # 'rulesets/newtown/variations.mst:112'
+    # 'rulesets/newtown/variations.mst:117'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
 def f208(s, b):
-    # 'rulesets/newtown/variations.mst:112'
+    # 'rulesets/newtown/variations.mst:117'
     return 1
 
 
 def f209(s, b):
-    # 'rulesets/newtown/variations.mst:113'
+    # 'rulesets/newtown/variations.mst:118'
     return (b['target_hex'] == -1)
 
 
 def f210(s, b):
-    # 'rulesets/newtown/variations.mst:116'
+    # 'rulesets/newtown/variations.mst:121'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
 def f211(s, b):
-    # 'rulesets/newtown/variations.mst:117'
+    # 'rulesets/newtown/variations.mst:122'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
 def f212(s, b):
-    # 'rulesets/newtown/variations.mst:117'
+    # 'rulesets/newtown/variations.mst:122'
     return 1
 
 
 def f213(s, b):
-    # 'rulesets/newtown/variations.mst:119'
+    # 'rulesets/newtown/variations.mst:124'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
 def f214(s, b):
-    # 'rulesets/newtown/variations.mst:119'
+    # 'rulesets/newtown/variations.mst:124'
     return q.enemy(s, b['side'])
 
 
 def f215(s, b):
-    # 'rulesets/newtown/variations.mst:120'
+    # 'rulesets/newtown/variations.mst:125'
     return (b['target'] == -1)
 
 
 def f216(s, b):
-    # 'rulesets/newtown/variations.mst:124'
+    # 'rulesets/newtown/variations.mst:129'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
@@ -1756,57 +1757,57 @@ def f253(s, b):
 
 
 def f254(s, b):
-    # 'rulesets/newtown/variations.mst:131'
+    # 'rulesets/newtown/variations.mst:136'
     return (b['side'] == 1)
 
 
 def f255(s, b):
-    # 'rulesets/newtown/variations.mst:132'
+    # 'rulesets/newtown/variations.mst:137'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
 def f256(s, b):
-    # 'rulesets/newtown/variations.mst:132'
+    # 'rulesets/newtown/variations.mst:137'
     return 1
 
 
 def f257(s, b):
-    # 'rulesets/newtown/variations.mst:133'
+    # 'rulesets/newtown/variations.mst:138'
     return (b['target_hex'] == -1)
 
 
 def f258(s, b):
-    # 'rulesets/newtown/variations.mst:136'
+    # 'rulesets/newtown/variations.mst:141'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
 def f259(s, b):
-    # 'rulesets/newtown/variations.mst:137'
+    # 'rulesets/newtown/variations.mst:142'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
 def f260(s, b):
-    # 'rulesets/newtown/variations.mst:137'
+    # 'rulesets/newtown/variations.mst:142'
     return 1
 
 
 def f261(s, b):
-    # 'rulesets/newtown/variations.mst:139'
+    # 'rulesets/newtown/variations.mst:144'
     return d_rifle_targets(s, b['side'])
 
 
 def f262(s, b):
-    # 'rulesets/newtown/variations.mst:139'
+    # 'rulesets/newtown/variations.mst:144'
     return b['side']
 
 
 def f263(s, b):
-    # 'rulesets/newtown/variations.mst:140'
+    # 'rulesets/newtown/variations.mst:145'
     return (b['target'] == -1)
 
 
 def f264(s, b):
-    # 'rulesets/newtown/variations.mst:144'
+    # 'rulesets/newtown/variations.mst:149'
     return {'target': b['target'], 'side': b['side']}
 
 
@@ -2488,17 +2489,17 @@ def f398(s, b):
 
 
 def f399(s, b):
-    # 'rulesets/newtown/variations.mst:177'
+    # 'rulesets/newtown/variations.mst:182'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
 def f400(s, b):
-    # 'rulesets/newtown/variations.mst:178'
+    # 'rulesets/newtown/variations.mst:183'
     return 0
 
 
 def f401(s, b):
-    # 'rulesets/newtown/variations.mst:178'
+    # 'rulesets/newtown/variations.mst:183'
     return b['_ask11']
 
 
@@ -2894,32 +2895,32 @@ def f479(s, b):
 
 
 def f480(s, b):
-    # 'rulesets/newtown/variations.mst:88'
+    # 'rulesets/newtown/variations.mst:93'
     return 1
 
 
 def f481(s, b):
-    # 'rulesets/newtown/variations.mst:88'
+    # 'rulesets/newtown/variations.mst:93'
     return b['_ask12']
 
 
 def f482(s, b):
-    # 'rulesets/newtown/variations.mst:89'
+    # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
 def f483(s, b):
-    # 'rulesets/newtown/variations.mst:89'
+    # 'rulesets/newtown/variations.mst:94'
     return 1
 
 
 def f484(s, b):
-    # 'rulesets/newtown/variations.mst:90'
+    # 'rulesets/newtown/variations.mst:95'
     e.set_at(s, 'examined', b['h'], True)
 
 
 def f485(s, b):
-    # 'rulesets/newtown/variations.mst:91'
+    # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': (-1)}
 
 
@@ -4742,58 +4743,58 @@ def f847(s, b):
 
 
 def f848(s, b):
+    # 'rulesets/newtown/variations.mst:81'
+    return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
+
+
+def f849(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f849(s, b):
+def f850(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f850(s, b):
+def f851(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f851(s, b):
+def f852(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f852(s, b):
+def f853(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f853(s, b):
+def f854(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f854(s, b):
+def f855(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 1
 
 
-def f855(s, b):
+def f856(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f856(s, b):
+def f857(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 0
 
 
-def f857(s, b):
+def f858(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
-
-
-def f858(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
 
 
 def f859(s, b):
@@ -4802,28 +4803,28 @@ def f859(s, b):
 
 
 def f860(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
+    # 'rulesets/newtown/scenarios.mst:15'
     return 1
 
 
 def f861(s, b):
     # 'rulesets/newtown/scenarios.mst:39'
-    return 14
+    return 1
 
 
 def f862(s, b):
-    # 'rulesets/newtown/scenarios.mst:40'
-    return 0
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 14
 
 
 def f863(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
-    return 13
+    return 0
 
 
 def f864(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
+    # 'rulesets/newtown/scenarios.mst:40'
+    return 13
 
 
 def f865(s, b):
@@ -4832,46 +4833,51 @@ def f865(s, b):
 
 
 def f866(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f867(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f867(s, b):
+def f868(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f868(s, b):
+def f869(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f869(s, b):
+def f870(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f870(s, b):
+def f871(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f871(s, b):
+def f872(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f872(s, b):
+def f873(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f873(s, b):
+def f874(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f874(s, b):
+def f875(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -4939,9 +4945,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f872),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f873),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f874),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f873),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f874),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f875),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -15427,7 +15433,7 @@ RULES = Rules(
             ),
             steps={'reinforcements': 0, 'destroy_newtown': 1, 'disrupted_away': 9, 'examine': 22, 'stampede': 25, 'drive_the_herd': 33, 'move': 36, 'pins': 37},
             types={'_ask4': 'bool', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
-            lines=('rulesets/series/movement.mst:28', 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/newtown/variations.mst:100', 'rulesets/newtown/variations.mst:101', 'rulesets/newtown/variations.mst:100', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:373', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/special_units.mst:179', 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179', 'rulesets/series/movement.mst:46', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
+            lines=('rulesets/series/movement.mst:28', 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/variations.mst:106', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:373', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/special_units.mst:179', 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179', 'rulesets/series/movement.mst:46', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
         ),
         'morale_check': ProcedureSpec(
             name='morale_check',
@@ -15517,7 +15523,7 @@ RULES = Rules(
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
-            lines=('rulesets/newtown/variations.mst:111', 'rulesets/newtown/variations.mst:112', 'rulesets/newtown/variations.mst:113', 'rulesets/newtown/variations.mst:114', 'rulesets/newtown/variations.mst:113', 'rulesets/newtown/variations.mst:116', 'rulesets/newtown/variations.mst:117', 'rulesets/newtown/variations.mst:111', 'rulesets/newtown/variations.mst:119', 'rulesets/newtown/variations.mst:120', 'rulesets/newtown/variations.mst:121', 'rulesets/newtown/variations.mst:120', 'rulesets/newtown/variations.mst:124', 'rulesets/newtown/variations.mst:110'),
+            lines=('rulesets/newtown/variations.mst:116', 'rulesets/newtown/variations.mst:117', 'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:119', 'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:121', 'rulesets/newtown/variations.mst:122', 'rulesets/newtown/variations.mst:116', 'rulesets/newtown/variations.mst:124', 'rulesets/newtown/variations.mst:125', 'rulesets/newtown/variations.mst:126', 'rulesets/newtown/variations.mst:125', 'rulesets/newtown/variations.mst:129', 'rulesets/newtown/variations.mst:115'),
         ),
         'artillery_fire': ProcedureSpec(
             name='artillery_fire',
@@ -15621,7 +15627,7 @@ RULES = Rules(
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
-            lines=('rulesets/newtown/variations.mst:131', 'rulesets/newtown/variations.mst:132', 'rulesets/newtown/variations.mst:133', 'rulesets/newtown/variations.mst:134', 'rulesets/newtown/variations.mst:133', 'rulesets/newtown/variations.mst:136', 'rulesets/newtown/variations.mst:137', 'rulesets/newtown/variations.mst:131', 'rulesets/newtown/variations.mst:139', 'rulesets/newtown/variations.mst:140', 'rulesets/newtown/variations.mst:141', 'rulesets/newtown/variations.mst:140', 'rulesets/newtown/variations.mst:144', 'rulesets/newtown/variations.mst:130'),
+            lines=('rulesets/newtown/variations.mst:136', 'rulesets/newtown/variations.mst:137', 'rulesets/newtown/variations.mst:138', 'rulesets/newtown/variations.mst:139', 'rulesets/newtown/variations.mst:138', 'rulesets/newtown/variations.mst:141', 'rulesets/newtown/variations.mst:142', 'rulesets/newtown/variations.mst:136', 'rulesets/newtown/variations.mst:144', 'rulesets/newtown/variations.mst:145', 'rulesets/newtown/variations.mst:146', 'rulesets/newtown/variations.mst:145', 'rulesets/newtown/variations.mst:149', 'rulesets/newtown/variations.mst:135'),
         ),
         'rifle_fire': ProcedureSpec(
             name='rifle_fire',
@@ -15870,7 +15876,7 @@ RULES = Rules(
             ),
             steps={'stay_in_the_breastwork': 0, 'advance': 6},
             types={'_ask11': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/newtown/variations.mst:177', 'rulesets/newtown/variations.mst:178', 'rulesets/newtown/variations.mst:178', 'rulesets/newtown/variations.mst:178', 'rulesets/newtown/variations.mst:180', 'rulesets/newtown/variations.mst:177', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231'),
+            lines=('rulesets/newtown/variations.mst:182', 'rulesets/newtown/variations.mst:183', 'rulesets/newtown/variations.mst:183', 'rulesets/newtown/variations.mst:183', 'rulesets/newtown/variations.mst:185', 'rulesets/newtown/variations.mst:182', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
@@ -16056,7 +16062,7 @@ RULES = Rules(
             ),
             steps={'examine': 0},
             types={'_ask12': 'bool', 'h': 'hex'},
-            lines=('rulesets/newtown/variations.mst:88', 'rulesets/newtown/variations.mst:88', 'rulesets/newtown/variations.mst:89', 'rulesets/newtown/variations.mst:90', 'rulesets/newtown/variations.mst:91', 'rulesets/newtown/variations.mst:88', 'rulesets/newtown/variations.mst:93', 'rulesets/newtown/variations.mst:87'),
+            lines=('rulesets/newtown/variations.mst:93', 'rulesets/newtown/variations.mst:93', 'rulesets/newtown/variations.mst:94', 'rulesets/newtown/variations.mst:95', 'rulesets/newtown/variations.mst:96', 'rulesets/newtown/variations.mst:93', 'rulesets/newtown/variations.mst:98', 'rulesets/newtown/variations.mst:92'),
         ),
         'indian_movement_phases': ProcedureSpec(
             name='indian_movement_phases',
@@ -17123,13 +17129,16 @@ RULES = Rules(
         RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f846, None, '', None),
         RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f847, None, '', None),
     ),
+    concealments=(
+        ConcealSpec('indian_stacks', 1, f848, ''),
+    ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f848, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f849, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f850, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f851, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f852, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f853, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f849, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f850, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f851, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f852, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f853, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f854, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -17149,7 +17158,6 @@ RULES = Rules(
     variables=(
         VariableSpec('order', 'unit', 'enum:order', 'parade_order', '', 'Order', False),
         VariableSpec('pinned', 'unit', 'bool', False, '', 'Pinned', False),
-        VariableSpec('examine_enemy_stacks', 'side', 'bool', True, '', 'May examine enemy stacks', False),
         VariableSpec('has_fired', 'unit', 'bool', False, '', 'Has fired', False),
         VariableSpec('withdrawn', 'unit', 'bool', False, '', 'Cavalry Withdrawal', False),
         VariableSpec('army_morale', 'side', 'int', 20, '', 'Army Morale', True),
@@ -17211,7 +17219,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f854, f855), ('army_morale', f856, f857), ('momentum', f858, f859)),
+            values=(('army_morale', f855, f856), ('army_morale', f857, f858), ('momentum', f859, f860)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -17226,7 +17234,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f860, f861), ('army_morale', f862, f863), ('momentum', f864, f865)),
+            values=(('army_morale', f861, f862), ('army_morale', f863, f864), ('momentum', f865, f866)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -17235,15 +17243,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f866),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f867),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f867),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f868),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f868, True, ((44, False, (('wampum_belt', f869),)),)),
-                PlacementSpec((), f870, True, ((43, False, (('big_medicine', f871),)),)),
+                PlacementSpec((), f869, True, ((44, False, (('wampum_belt', f870),)),)),
+                PlacementSpec((), f871, True, ((43, False, (('big_medicine', f872),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),

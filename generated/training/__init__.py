@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'ff5a4fef9f45067e624eea75ff82a36a8bee866ae54fa0dcedb3b2c55af11826'
+RULES_HASH = 'de398e80cc54e2d9724f0efb0db7e912efeada21072db5ef8c2ee7cb7ad927fb'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -8,6 +8,7 @@ from engine import effects as e
 from engine import queries as q
 from engine.rules import (
     BoardSpec,
+    ConcealSpec,
     HexsideSpec,
     LevelsSpec,
     ModifierListSpec,
@@ -1107,6 +1108,8 @@ RULES = Rules(
     ),
     restrictions=(
         RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f56, 2, '', None),
+    ),
+    concealments=(
     ),
     victory=(
         VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f57, (), 'end_of_game'),
