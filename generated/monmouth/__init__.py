@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '8216174b3e30104515e426e870dec0d45fc72e695452dbb16bf7c999b4f401c6'
+RULES_HASH = '15a61bd7305957745774ef500f753ba49f1252af155fbcf8c6138e8efef1e55c'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -67,6 +67,11 @@ def d_rifle_unit(s, a_u):
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
+def d_examination_penalty(s):
+    # 'rulesets/series/components.mst:111': 'Army Morale for examining an enemy stack'
+    return (-1)
+
+
 def d_modified_morale(s, a_u):
     # 'rulesets/series/army_morale.mst:24': 'Modified morale'
     return (q.unit_morale(s, a_u) + (s.vars['morale_snapshot'][UNIT_SIDE[a_u]] if s.vars['snapshot_taken'] else q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', UNIT_SIDE[a_u]), 'morale_modifier')))

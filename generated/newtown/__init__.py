@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '12b25df80fda6a60947b569e16cc44b4365073ca760da864cd17ea2242fce47b'
+RULES_HASH = '02be9d1a0f42e8aa059d29777a9acac8c300c7cd846f8c784f1de6b661ebc2c6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

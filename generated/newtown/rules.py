@@ -69,6 +69,11 @@ def d_rifle_unit(s, a_u):
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
+def d_examination_penalty(s):
+    # 'rulesets/series/components.mst:111': 'Army Morale for examining an enemy stack'
+    return (-1)
+
+
 def d_modified_morale(s, a_u):
     # 'rulesets/newtown/indian_rules.mst:358': 'Modified morale'
     return (((q.unit_morale(s, a_u) + (1 if s.vars['honor'][a_u] else 0)) + (1 if d_platoon_parent(s, a_u) else 0)) + (s.vars['morale_snapshot'][UNIT_SIDE[a_u]] if s.vars['snapshot_taken'] else q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', UNIT_SIDE[a_u]), 'morale_modifier')))
@@ -2921,7 +2926,7 @@ def f484(s, b):
 
 def f485(s, b):
     # 'rulesets/newtown/variations.mst:96'
-    return {'side': 1, 'amount': (-1)}
+    return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
 def f486(s, b):
