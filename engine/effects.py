@@ -61,7 +61,7 @@ def set_at(s: State, name: str, index: int, value: object) -> None:
         scope = s.game.variable_scopes.get(name, "side")
         if name in s.game.announced:
             whose = side_name(s, index) if scope == "side" else unit_name(s, index)
-            say(s, f"{whose} {s.game.announced[name]}: {old} → {value}.")
+            say(s, f"{s.game.announced[name]} ({whose}): {old} → {value}.")
         emit(s, f"changed:{name}", old=old, new=value, **{scope: index})
 
 

@@ -368,6 +368,15 @@ def _roll_die(s: State, f: Frame, instr: tuple) -> Node:
     return _roll(s, f, instr)
 
 
+def _roller(s: State, f: Frame) -> str:
+    """Who rolls, for what: "Initiative Segment: Red Army" (the frame's side, if any)."""
+    from engine.describe import side_name
+
+    title = s.game.rules.procedures[f.proc].title
+    side = f.b.get("side")
+    return f"{title}: {side_name(s, side)}" if isinstance(side, int) and side >= 0 else f"{title}:"
+
+
 def _roll_die_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
     """A die roll on no table: the face, plus the modifiers of the list if one is named."""
     from engine.tables import modifiers_of
@@ -376,7 +385,8 @@ def _roll_die_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
     items = modifiers_of(s, modifiers, f.b) if modifiers else []
     total = face + sum(a for _label, a in items)
     drm = "".join(f", {a:+d} {label}" for label, a in items)
-    s.messages.append(f"Rolled {face}{drm} = {total}." if items else f"Rolled {face}.")
+    rolled = f"rolled {face}{drm} = {total}." if items else f"rolled {face}."
+    s.messages.append(f"{_roller(s, f)} {rolled}")
     f.b[into] = total
     f.pc += 1
 

@@ -53,7 +53,12 @@ def column_label(spec: TableSpec, column: int) -> str:
     key = spec.columns[column]
     if spec.column_kind == "odds":
         return f" at {key[0]}:{key[1]}"
-    return f" at {key}"
+    return f" at {words(str(key))}"
+
+
+def words(name: str) -> str:
+    """A declared name as the log writes it: `turn_4_plus` → "turn 4 plus"."""
+    return name.replace("_", " ")
 
 
 def cell_text(s: State, spec: TableSpec, cell: tuple[Any, ...]) -> str:
@@ -64,7 +69,7 @@ def cell_text(s: State, spec: TableSpec, cell: tuple[Any, ...]) -> str:
         elif kind == "code":
             parts.append(s.game.rules.results[value].code)
         else:
-            parts.append(str(value))
+            parts.append(words(str(value)))
     return "/".join(parts)
 
 
