@@ -19,7 +19,7 @@ from compiler import ir
 from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
-from compiler.load import display_name, load, resolve_ruleset
+from compiler.load import Loaded, display_name, load, resolve_ruleset
 from compiler.map_model import check_model
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
@@ -109,15 +109,19 @@ def compile_ruleset(arg: str | Path) -> tuple[ir.Ruleset, SourceFiles]:
     """Load, check and build the IR of a ruleset; raises `CompileError`."""
     sources = SourceFiles()
     reporter = Reporter(sources)
-    entry = resolve_ruleset(arg)
-    loaded = load(entry, reporter)
+    loaded = load(resolve_ruleset(arg), reporter)
     reporter.check()
-    ruleset = Checker(reporter).run(loaded.files, entry)
+    return compile_loaded(loaded, reporter), sources
+
+
+def compile_loaded(loaded: Loaded, reporter: Reporter) -> ir.Ruleset:
+    """Check files already loaded (and looked at: coverage, local charts) into the IR."""
+    ruleset = Checker(reporter).run(loaded.files, loaded.entry)
     reporter.check()
     assert ruleset is not None
     check_model(ruleset, reporter)
     reporter.check()
-    return ruleset, sources
+    return ruleset
 
 
 class Checker:

@@ -65,16 +65,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
-    from compiler.check import compile_ruleset
+    from compiler.check import compile_loaded
     from compiler.coverage import coverage, sections
     from compiler.load import load, resolve_ruleset
     from compiler.provenance import citations
     from dsl.diagnostics import Reporter
     from dsl.source import SourceFiles
 
-    rules, _ = compile_ruleset(args.ruleset)
     reporter = Reporter(SourceFiles())
     loaded = load(resolve_ruleset(args.ruleset), reporter)
+    reporter.check()
+    rules = compile_loaded(loaded, reporter)
     text = Path(args.rulebook).read_text(encoding="utf-8")
     cites = citations(loaded.files)
     names = (

@@ -45,7 +45,7 @@ def local_charts(path: Path, rules: Rules) -> dict[str, TableSpec]:
     Raises `CompileError` (every mistake, with its position) as `muster check` would.
     """
     from compiler.backends.engine_codegen import Codegen
-    from compiler.check import compile_ruleset
+    from compiler.check import compile_loaded
 
     path = path.resolve()
     reporter = Reporter(SourceFiles())
@@ -61,7 +61,7 @@ def local_charts(path: Path, rules: Rules) -> dict[str, TableSpec]:
                 "a local chart file holds `import` and `override table` declarations only",
             )
     reporter.check()
-    ruleset, _sources = compile_ruleset(path)
+    ruleset = compile_loaded(loaded, reporter)
     if [r.name for r in ruleset.results] != [r.name for r in rules.results]:
         reporter.error(
             Span(loaded.files[-1].path, 1, 1, 1, 1),

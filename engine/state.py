@@ -276,16 +276,15 @@ class State:
 
     def concealed_from(self, player: int) -> list[int]:
         """The units on the map that `player` may not examine, by the rules."""
-        rules = self.game.rules
-        hidden = []
-        for c in rules.concealments:
+        hidden: set[int] = set()
+        for c in self.game.rules.concealments:
             if c.observer != player or (c.rule and not self.game.switch_on[c.rule]):
                 continue
             for u, h in enumerate(self.unit_hex):
                 if self.unit_status[u] != ON_MAP or u in hidden:
                     continue
                 if c.condition is None or c.condition(self, {"unit": u, "hex": h}):
-                    hidden.append(u)
+                    hidden.add(u)
         return sorted(hidden)
 
     def information_state_string(self, player: int) -> str:

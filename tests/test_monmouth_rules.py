@@ -262,9 +262,9 @@ def test_the_rear_guard_keeps_to_its_zone_until_turn_6(campaign):
 # ---------------------------------------------------------------- 4.11 Morgan
 
 
-def test_morgan_enters_at_a4_on_his_roll(campaign):
-    game = campaign
-    s = position(
+def at_morgans_roll(game):
+    """Turn 8, the American Movement Phase: Morgan's entry roll is next."""
+    return position(
         game,
         {"turn": 8, "phasing": AMERICAN},
         {},
@@ -273,6 +273,11 @@ def test_morgan_enters_at_a4_on_his_roll(campaign):
             {"procedure": "movement_phase", "step": "morgan", "bindings": {"side": AMERICAN}},
         ],
     )
+
+
+def test_morgan_enters_at_a4_on_his_roll(campaign):
+    game = campaign
+    s = at_morgans_roll(game)
     assert s.is_chance_node()
     s.apply_action(0)  # the range on the track for turn 8
     assert s.vars["morgan_arrived_on"] == 8
@@ -297,15 +302,7 @@ def test_morgan_enters_at_a4_on_his_roll(campaign):
 
 def test_morgan_stays_away_on_a_high_roll(campaign):
     game = campaign
-    s = position(
-        game,
-        {"turn": 8, "phasing": AMERICAN},
-        {},
-        [
-            {"procedure": "game", "step": "winner"},
-            {"procedure": "movement_phase", "step": "morgan", "bindings": {"side": AMERICAN}},
-        ],
-    )
+    s = at_morgans_roll(game)
     s.apply_action(9)
     assert s.vars["morgan_arrived_on"] == 0
     assert s.unit_status[game.unit_by_name["morgan"]] != 0
