@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import ir
+from compiler.bot_weights import check_bot_weights
 from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
@@ -64,6 +65,7 @@ KINDS = {
     "conceal",
     "victory",
     "victory_level",
+    "bot_weights",
     "variable",
     "nationality",
     "formation",
@@ -512,6 +514,18 @@ class Checker:
         for v in victories:
             if levels and v.level not in {lv.name for lv in levels}:
                 self.r.error(v.span, UNKNOWN_NAME, f"unknown victory level {v.level!r}")
+        bot_weights = tuple(
+            check_bot_weights(
+                d,
+                self.r,
+                forces,
+                side_names,
+                {"vp"} | {v.name for v in variables if v.scope == "side"},
+                {k for t in terrain for k in t.props},
+                self.scenario_names,
+            )
+            for d, _r in g.entities.get("bot_weights", [])
+        )
 
         switches = tuple(
             ir.Switch(
@@ -558,6 +572,7 @@ class Checker:
             triggers=triggers,
             restrictions=restrictions,
             concealments=concealments,
+            bot_weights=bot_weights,
             victories=victories,
             victory_levels=levels,
             switches=switches,

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from compiler import simulation
 from compiler.build import OUTPUTS
 from compiler.load import RulesetNotFound
 from dsl.diagnostics import CompileError
@@ -152,15 +153,17 @@ def _account_printer(quiet: bool):
 
 def cmd_play(args: argparse.Namespace) -> int:
     from compiler.build import load_game
+    from engine.bots import BotSpecError, parse_bots
     from engine.play import play_game, write_log
 
     params: dict[str, Any] = {"rules": _switches(args.rule)} if args.rule else {}
     if args.scenario:
         params["scenario"] = args.scenario
     game = load_game(args.ruleset, params)
-    bots = args.bots.split(",")
-    if len(bots) != game.num_players():
-        print(f"muster: --bots needs {game.num_players()} bots, one per side", file=sys.stderr)
+    try:
+        bots = parse_bots(args.bots, game.num_players())
+    except BotSpecError as e:
+        print(f"muster: {e}", file=sys.stderr)
         return 2
     scenario = f" — {game.scenario.title}" if game.scenario else ""
     print(f"{game.rules.title}{scenario} — seed {args.seed}, bots {', '.join(bots)}")
@@ -286,7 +289,11 @@ def parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("play", help="play one game with bots and print its account")
     pl.add_argument("ruleset")
-    pl.add_argument("--bots", default="random,random", help="one bot per side, e.g. random,random")
+    pl.add_argument(
+        "--bots",
+        default="random,random",
+        help="one bot per side: random, heuristic, mcts[:ITERATIONS|:SECONDSs]",
+    )
     pl.add_argument("--seed", type=int, default=1)
     pl.add_argument("--log", help="write the game's JSONL log here")
     pl.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
@@ -315,6 +322,8 @@ def parser() -> argparse.ArgumentParser:
         else:
             q.add_argument("--unit", required=True, help="the unit's name in the rule files")
         q.set_defaults(func=func)
+
+    simulation.add_parser(sub)
 
     r = sub.add_parser("replay", help="replay a JSONL log and verify its final state")
     r.add_argument("log")

@@ -720,6 +720,20 @@ class Victory:
 
 
 @dataclass(frozen=True, slots=True)
+class BotWeights:
+    """`bot_weights`: the heuristic bot's weights for a battle (compiler/bot_weights.py)."""
+
+    name: str
+    scenarios: tuple[str, ...]  # empty: every scenario
+    terms: dict[str, float]
+    variables: dict[str, float]  # per-side variable -> weight
+    terrain: dict[str, float]  # terrain attribute -> weight per point
+    objectives: tuple[tuple[str, str], ...]  # (hex label, side name or "" for both)
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class VictoryLevel:
     name: str
     title: str
@@ -889,3 +903,4 @@ class Ruleset:
     prov: Prov
     counter_faces: tuple[CounterFace, ...] = ()  # declared looks; see compiler/counters.py
     concealments: tuple[Concealment, ...] = ()
+    bot_weights: tuple[BotWeights, ...] = ()

@@ -311,6 +311,25 @@ class RuleSwitchSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class BotWeightsSpec:
+    """A `bot_weights` declaration: how the heuristic bot values a position.
+
+    `terms` holds the named weights (engine/bots/weights.py lists them),
+    `variables` a weight per per-side variable (own value minus the enemy's),
+    `terrain` a weight per point of a terrain attribute of the hex a unit
+    stands in, `objectives` (hex, side or -1 for both, weight) the hexes the
+    bot makes for. `scenarios` empty: every scenario.
+    """
+
+    name: str
+    scenarios: tuple[str, ...]
+    terms: dict[str, float]
+    variables: dict[str, float]
+    terrain: dict[str, float]
+    objectives: tuple[tuple[int, int, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Rules:
     name: str
     title: str
@@ -343,6 +362,9 @@ class Rules:
     concealments: tuple[ConcealSpec, ...] = ()
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    # The map's victory hexes (`place … victory`) and the bot weights declared.
+    victory_hexes: tuple[int, ...] = ()
+    bot_weights: tuple[BotWeightsSpec, ...] = ()
 
     def side_index(self, name: str) -> int:
         return next(i for i, s in enumerate(self.sides) if s.name == name)

@@ -523,6 +523,26 @@ class Codegen:
             for v in r.victories
         ]
         scenarios = [self.scenario(sc) for sc in r.scenarios]
+        victory_hexes = (
+            tuple(sorted({self.hex_index[pl.hex] for pl in r.map.places if pl.victory}))
+            if r.map
+            else ()
+        )
+        bot_weights = [
+            {
+                "name": w.name,
+                "scenarios": w.scenarios,
+                "terms": w.terms,
+                "variables": w.variables,
+                "terrain": w.terrain,
+                "objectives": tuple(
+                    (self.hex_index[label], self.sides.index(side) if side else -1, 1.0)
+                    for label, side in w.objectives
+                    if label in self.hex_index
+                ),
+            }
+            for w in r.bot_weights
+        ]
         env = Environment(
             loader=FileSystemLoader(str(TEMPLATES)),
             undefined=StrictUndefined,
@@ -555,6 +575,8 @@ class Codegen:
             "triggers": triggers,
             "restrictions": restrictions,
             "concealments": concealments,
+            "victory_hexes": victory_hexes,
+            "bot_weights": bot_weights,
             "victories": victories,
             "victory_levels": {lv.name: lv.utility for lv in r.victory_levels},
             "switches": r.switches,

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '15a61bd7305957745774ef500f753ba49f1252af155fbcf8c6138e8efef1e55c'
+RULES_HASH = '70b11961c564142cc860309f5d44517aab97942e001322f919b088f79c8385f7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

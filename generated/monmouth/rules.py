@@ -8,6 +8,7 @@ from engine import effects as e
 from engine import queries as q
 from engine.rules import (
     BoardSpec,
+    BotWeightsSpec,
     ConcealSpec,
     HexsideSpec,
     LevelsSpec,
@@ -523,12 +524,12 @@ def d_wavers(s, a_s):
 
 
 def d_counts_for_6_28(s, a_u):
-    # 'rulesets/monmouth/scenarios.mst:267': 'A British or Provincial combat unit'
+    # 'rulesets/monmouth/scenarios.mst:275': 'A British or Provincial combat unit'
     return (((q.side(s, a_u) == 0) and UNIT_COMBAT[a_u]) and (RULES.units[a_u].formation != 'hessians'))
 
 
 def d_hessian_grenadier(s, a_u):
-    # 'rulesets/monmouth/scenarios.mst:392': 'A Hessian Grenadier battalion'
+    # 'rulesets/monmouth/scenarios.mst:408': 'A Hessian Grenadier battalion'
     return (((a_u == 63) or (a_u == 64)) or (a_u == 65))
 
 # ---------------------------------------------------------------- compiled expressions and effects
@@ -910,7 +911,7 @@ def f75(s, b):
 
 
 def f76(s, b):
-    # 'rulesets/monmouth/scenarios.mst:201'
+    # 'rulesets/monmouth/scenarios.mst:209'
     return (s.vars['turn'] == s.game.first_turn)
 
 
@@ -960,12 +961,12 @@ def f85(s, b):
 
 
 def f86(s, b):
-    # 'rulesets/monmouth/scenarios.mst:194'
+    # 'rulesets/monmouth/scenarios.mst:202'
     return (s.vars['turn'] == s.game.first_turn)
 
 
 def f87(s, b):
-    # 'rulesets/monmouth/scenarios.mst:195'
+    # 'rulesets/monmouth/scenarios.mst:203'
     return {'side': b['side']}
 
 
@@ -1468,62 +1469,62 @@ def f186(s, b):
 
 
 def f187(s, b):
-    # 'rulesets/monmouth/scenarios.mst:411'
+    # 'rulesets/monmouth/scenarios.mst:427'
     return (b['side'] == 0)
 
 
 def f188(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
+    # 'rulesets/monmouth/scenarios.mst:428'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0]))))
 
 
 def f189(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
+    # 'rulesets/monmouth/scenarios.mst:428'
     return bool(b['_for_u'])
 
 
 def f190(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
+    # 'rulesets/monmouth/scenarios.mst:428'
     return b['_for_u']
 
 
 def f191(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
+    # 'rulesets/monmouth/scenarios.mst:428'
     return 0
 
 
 def f192(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
+    # 'rulesets/monmouth/scenarios.mst:428'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f193(s, b):
-    # 'rulesets/monmouth/scenarios.mst:413'
+    # 'rulesets/monmouth/scenarios.mst:429'
     return 0
 
 
 def f194(s, b):
-    # 'rulesets/monmouth/scenarios.mst:413'
+    # 'rulesets/monmouth/scenarios.mst:429'
     return b['_ask6']
 
 
 def f195(s, b):
-    # 'rulesets/monmouth/scenarios.mst:414'
+    # 'rulesets/monmouth/scenarios.mst:430'
     return {'unit': b['u'], 'drm': (-1)}
 
 
 def f196(s, b):
-    # 'rulesets/monmouth/scenarios.mst:415'
+    # 'rulesets/monmouth/scenarios.mst:431'
     return (not b['passed'])
 
 
 def f197(s, b):
-    # 'rulesets/monmouth/scenarios.mst:416'
+    # 'rulesets/monmouth/scenarios.mst:432'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
 def f198(s, b):
-    # 'rulesets/monmouth/scenarios.mst:419'
+    # 'rulesets/monmouth/scenarios.mst:435'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
@@ -1892,12 +1893,12 @@ def f270(s, b):
 
 
 def f271(s, b):
-    # 'rulesets/monmouth/scenarios.mst:439'
+    # 'rulesets/monmouth/scenarios.mst:455'
     return d_hessian_grenadier(s, b['target'])
 
 
 def f272(s, b):
-    # 'rulesets/monmouth/scenarios.mst:440'
+    # 'rulesets/monmouth/scenarios.mst:456'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
@@ -2092,12 +2093,12 @@ def f310(s, b):
 
 
 def f311(s, b):
-    # 'rulesets/monmouth/scenarios.mst:446'
+    # 'rulesets/monmouth/scenarios.mst:462'
     return d_hessian_grenadier(s, b['target'])
 
 
 def f312(s, b):
-    # 'rulesets/monmouth/scenarios.mst:447'
+    # 'rulesets/monmouth/scenarios.mst:463'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
@@ -2173,12 +2174,12 @@ def f326(s, b):
 
 
 def f327(s, b):
-    # 'rulesets/monmouth/scenarios.mst:223'
+    # 'rulesets/monmouth/scenarios.mst:231'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 
 
 def f328(s, b):
-    # 'rulesets/monmouth/scenarios.mst:224'
+    # 'rulesets/monmouth/scenarios.mst:232'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
@@ -2316,23 +2317,23 @@ def f354(s, b):
 
 
 def f355(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
+    # 'rulesets/monmouth/scenarios.mst:448'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
 
 
 def f356(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
+    # 'rulesets/monmouth/scenarios.mst:448'
     return bool(b['_for_u'])
 
 
 def f357(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
+    # 'rulesets/monmouth/scenarios.mst:448'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f358(s, b):
-    # 'rulesets/monmouth/scenarios.mst:433'
+    # 'rulesets/monmouth/scenarios.mst:449'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
@@ -3293,12 +3294,12 @@ def f548(s, b):
 
 
 def f549(s, b):
-    # 'rulesets/monmouth/scenarios.mst:273'
+    # 'rulesets/monmouth/scenarios.mst:281'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
 def f550(s, b):
-    # 'rulesets/monmouth/scenarios.mst:279'
+    # 'rulesets/monmouth/scenarios.mst:287'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
@@ -3598,12 +3599,12 @@ def f609(s, b):
 
 
 def f610(s, b):
-    # 'rulesets/monmouth/scenarios.mst:272'
+    # 'rulesets/monmouth/scenarios.mst:280'
     return d_counts_for_6_28(s, b['unit'])
 
 
 def f611(s, b):
-    # 'rulesets/monmouth/scenarios.mst:278'
+    # 'rulesets/monmouth/scenarios.mst:286'
     return d_counts_for_6_28(s, b['unit'])
 
 
@@ -3673,17 +3674,17 @@ def f624(s, b):
 
 
 def f625(s, b):
-    # 'rulesets/monmouth/scenarios.mst:218'
+    # 'rulesets/monmouth/scenarios.mst:226'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517))) and (not s.vars['hedgerow_attacked']))
 
 
 def f626(s, b):
-    # 'rulesets/monmouth/scenarios.mst:427'
+    # 'rulesets/monmouth/scenarios.mst:443'
     return s.vars['hessian_holds'][b['unit']]
 
 
 def f627(s, b):
-    # 'rulesets/monmouth/scenarios.mst:458'
+    # 'rulesets/monmouth/scenarios.mst:474'
     return (q.side(s, b['unit']) == 0)
 
 
@@ -3748,72 +3749,72 @@ def f639(s, b):
 
 
 def f640(s, b):
-    # 'rulesets/monmouth/scenarios.mst:237'
+    # 'rulesets/monmouth/scenarios.mst:245'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
 def f641(s, b):
-    # 'rulesets/monmouth/scenarios.mst:246'
+    # 'rulesets/monmouth/scenarios.mst:254'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
 def f642(s, b):
-    # 'rulesets/monmouth/scenarios.mst:255'
+    # 'rulesets/monmouth/scenarios.mst:263'
     return (not (s.unit_status[87] == 0))
 
 
 def f643(s, b):
-    # 'rulesets/monmouth/scenarios.mst:285'
+    # 'rulesets/monmouth/scenarios.mst:293'
     return (s.vars['british_sp_lost'] >= 15)
 
 
 def f644(s, b):
-    # 'rulesets/monmouth/scenarios.mst:293'
+    # 'rulesets/monmouth/scenarios.mst:301'
     return d_wavers(s, 1)
 
 
 def f645(s, b):
-    # 'rulesets/monmouth/scenarios.mst:301'
+    # 'rulesets/monmouth/scenarios.mst:309'
     return d_wavers(s, 0)
 
 
 def f646(s, b):
-    # 'rulesets/monmouth/scenarios.mst:309'
+    # 'rulesets/monmouth/scenarios.mst:317'
     return (d_margin(s, 0) >= 3)
 
 
 def f647(s, b):
-    # 'rulesets/monmouth/scenarios.mst:316'
+    # 'rulesets/monmouth/scenarios.mst:324'
     return (d_margin(s, 1) >= 3)
 
 
 def f648(s, b):
-    # 'rulesets/monmouth/scenarios.mst:467'
+    # 'rulesets/monmouth/scenarios.mst:483'
     return d_occupies(s, 318, 0)
 
 
 def f649(s, b):
-    # 'rulesets/monmouth/scenarios.mst:476'
+    # 'rulesets/monmouth/scenarios.mst:492'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
 def f650(s, b):
-    # 'rulesets/monmouth/scenarios.mst:484'
+    # 'rulesets/monmouth/scenarios.mst:500'
     return d_wavers(s, 1)
 
 
 def f651(s, b):
-    # 'rulesets/monmouth/scenarios.mst:492'
+    # 'rulesets/monmouth/scenarios.mst:508'
     return d_wavers(s, 0)
 
 
 def f652(s, b):
-    # 'rulesets/monmouth/scenarios.mst:500'
+    # 'rulesets/monmouth/scenarios.mst:516'
     return (d_margin(s, 0) >= 3)
 
 
 def f653(s, b):
-    # 'rulesets/monmouth/scenarios.mst:507'
+    # 'rulesets/monmouth/scenarios.mst:523'
     return (d_margin(s, 1) >= 3)
 
 
@@ -3898,107 +3899,107 @@ def f669(s, b):
 
 
 def f670(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
+    # 'rulesets/monmouth/scenarios.mst:135'
     return 0
 
 
 def f671(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
+    # 'rulesets/monmouth/scenarios.mst:135'
     return 20
 
 
 def f672(s, b):
-    # 'rulesets/monmouth/scenarios.mst:128'
+    # 'rulesets/monmouth/scenarios.mst:136'
     return 1
 
 
 def f673(s, b):
-    # 'rulesets/monmouth/scenarios.mst:128'
+    # 'rulesets/monmouth/scenarios.mst:136'
     return 18
 
 
 def f674(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
+    # 'rulesets/monmouth/scenarios.mst:138'
     return 0
 
 
 def f675(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
+    # 'rulesets/monmouth/scenarios.mst:138'
     return 1
 
 
 def f676(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
+    # 'rulesets/monmouth/scenarios.mst:139'
     return 1
 
 
 def f677(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
+    # 'rulesets/monmouth/scenarios.mst:139'
     return 0
 
 
 def f678(s, b):
-    # 'rulesets/monmouth/scenarios.mst:132'
+    # 'rulesets/monmouth/scenarios.mst:140'
     return 4
 
 
 def f679(s, b):
-    # 'rulesets/monmouth/scenarios.mst:141'
+    # 'rulesets/monmouth/scenarios.mst:149'
     return True
 
 
 def f680(s, b):
-    # 'rulesets/monmouth/scenarios.mst:325'
+    # 'rulesets/monmouth/scenarios.mst:341'
     return 0
 
 
 def f681(s, b):
-    # 'rulesets/monmouth/scenarios.mst:325'
+    # 'rulesets/monmouth/scenarios.mst:341'
     return 19
 
 
 def f682(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
+    # 'rulesets/monmouth/scenarios.mst:342'
     return 1
 
 
 def f683(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
+    # 'rulesets/monmouth/scenarios.mst:342'
     return 19
 
 
 def f684(s, b):
-    # 'rulesets/monmouth/scenarios.mst:328'
+    # 'rulesets/monmouth/scenarios.mst:344'
     return 0
 
 
 def f685(s, b):
-    # 'rulesets/monmouth/scenarios.mst:328'
+    # 'rulesets/monmouth/scenarios.mst:344'
     return 0
 
 
 def f686(s, b):
-    # 'rulesets/monmouth/scenarios.mst:329'
+    # 'rulesets/monmouth/scenarios.mst:345'
     return 1
 
 
 def f687(s, b):
-    # 'rulesets/monmouth/scenarios.mst:329'
+    # 'rulesets/monmouth/scenarios.mst:345'
     return 1
 
 
 def f688(s, b):
-    # 'rulesets/monmouth/scenarios.mst:330'
+    # 'rulesets/monmouth/scenarios.mst:346'
     return 4
 
 
 def f689(s, b):
-    # 'rulesets/monmouth/scenarios.mst:334'
+    # 'rulesets/monmouth/scenarios.mst:350'
     return True
 
 
 def f690(s, b):
-    # 'rulesets/monmouth/scenarios.mst:372'
+    # 'rulesets/monmouth/scenarios.mst:388'
     return True
 
 
@@ -12083,7 +12084,7 @@ RULES = Rules(
             ),
             steps={'initiative': 0, 'skipped_for_heat': 4, 'first_player_turn': 8, 'abbreviated_first_turn': 9, 'second_player_turn': 13, 'terrain_victory_points': 14, 'end_of_turn': 20},
             types={},
-            lines=('rulesets/series/sequence.mst:20', 'rulesets/series/sequence.mst:21', 'rulesets/series/sequence.mst:20', 'rulesets/series/sequence.mst:23', 'rulesets/monmouth/heat.mst:50', 'rulesets/monmouth/heat.mst:50', 'rulesets/monmouth/heat.mst:51', 'rulesets/monmouth/heat.mst:50', 'rulesets/series/sequence.mst:26', 'rulesets/monmouth/scenarios.mst:201', 'rulesets/monmouth/scenarios.mst:201', 'rulesets/monmouth/scenarios.mst:202', 'rulesets/monmouth/scenarios.mst:201', 'rulesets/series/sequence.mst:27', 'rulesets/monmouth/victory.mst:178', 'rulesets/monmouth/victory.mst:179', 'rulesets/monmouth/victory.mst:178', 'rulesets/monmouth/victory.mst:181', 'rulesets/monmouth/victory.mst:182', 'rulesets/monmouth/victory.mst:181', 'rulesets/series/sequence.mst:29'),
+            lines=('rulesets/series/sequence.mst:20', 'rulesets/series/sequence.mst:21', 'rulesets/series/sequence.mst:20', 'rulesets/series/sequence.mst:23', 'rulesets/monmouth/heat.mst:50', 'rulesets/monmouth/heat.mst:50', 'rulesets/monmouth/heat.mst:51', 'rulesets/monmouth/heat.mst:50', 'rulesets/series/sequence.mst:26', 'rulesets/monmouth/scenarios.mst:209', 'rulesets/monmouth/scenarios.mst:209', 'rulesets/monmouth/scenarios.mst:210', 'rulesets/monmouth/scenarios.mst:209', 'rulesets/series/sequence.mst:27', 'rulesets/monmouth/victory.mst:178', 'rulesets/monmouth/victory.mst:179', 'rulesets/monmouth/victory.mst:178', 'rulesets/monmouth/victory.mst:181', 'rulesets/monmouth/victory.mst:182', 'rulesets/monmouth/victory.mst:181', 'rulesets/series/sequence.mst:29'),
         ),
         'player_turn': ProcedureSpec(
             name='player_turn',
@@ -12110,7 +12111,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'command_and_control': 1, 'abbreviated_first_turn': 5, 'movement': 10, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14},
             types={'side': 'side'},
-            lines=('rulesets/series/sequence.mst:33', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/command_and_control.mst:128', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/monmouth/scenarios.mst:195', 'rulesets/monmouth/scenarios.mst:196', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/series/sequence.mst:34', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36', 'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38'),
+            lines=('rulesets/series/sequence.mst:33', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/command_and_control.mst:128', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/scenarios.mst:202', 'rulesets/monmouth/scenarios.mst:202', 'rulesets/monmouth/scenarios.mst:203', 'rulesets/monmouth/scenarios.mst:204', 'rulesets/monmouth/scenarios.mst:202', 'rulesets/series/sequence.mst:34', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36', 'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38'),
         ),
         'initiative': ProcedureSpec(
             name='initiative',
@@ -12328,7 +12329,7 @@ RULES = Rules(
             ),
             steps={'morgan': 0, 'variable_reinforcements': 6, 'reinforcements': 31, 'steuben_returns': 32, 'disrupted_away': 40, 'oswald': 53, 'countermarch': 60, 'hessian_grenadiers': 71, 'move': 87, 'arrivals_over_stacked': 88, 'pins': 98},
             types={'_ask4': 'bool', '_ask5': 'bool', '_ask6': 'bool', '_for_h': 'hexes', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'outcome': 'str', 'passed': 'bool', 'second': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
-            lines=('rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:208', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:210', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:220', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:222', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:227', 'rulesets/monmouth/reinforcements.mst:228', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:231', 'rulesets/monmouth/reinforcements.mst:232', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:235', 'rulesets/monmouth/reinforcements.mst:236', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:246', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:255', 'rulesets/monmouth/reinforcements.mst:256', 'rulesets/monmouth/reinforcements.mst:257', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:193', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:149', 'rulesets/monmouth/command_and_control.mst:150', 'rulesets/monmouth/command_and_control.mst:157', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:414', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:416', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:419', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/series/movement.mst:46', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267', 'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
+            lines=('rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:208', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:210', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:220', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:222', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:227', 'rulesets/monmouth/reinforcements.mst:228', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:231', 'rulesets/monmouth/reinforcements.mst:232', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:235', 'rulesets/monmouth/reinforcements.mst:236', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:246', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:255', 'rulesets/monmouth/reinforcements.mst:256', 'rulesets/monmouth/reinforcements.mst:257', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:193', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:149', 'rulesets/monmouth/command_and_control.mst:150', 'rulesets/monmouth/command_and_control.mst:157', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/scenarios.mst:427', 'rulesets/monmouth/scenarios.mst:427', 'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:429', 'rulesets/monmouth/scenarios.mst:429', 'rulesets/monmouth/scenarios.mst:430', 'rulesets/monmouth/scenarios.mst:431', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:431', 'rulesets/monmouth/scenarios.mst:429', 'rulesets/monmouth/scenarios.mst:435', 'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:427', 'rulesets/series/movement.mst:46', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267', 'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
         ),
         'morale_check': ProcedureSpec(
             name='morale_check',
@@ -12447,7 +12448,7 @@ RULES = Rules(
             ),
             steps={'firers': 0, 'hessians_engaged': 12, 'to_hit': 16},
             types={'_ask8': 'bool', '_for_a': 'units', 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:71', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:73', 'rulesets/series/fire.mst:73', 'rulesets/series/fire.mst:74', 'rulesets/series/fire.mst:75', 'rulesets/series/fire.mst:73', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:78', 'rulesets/monmouth/scenarios.mst:439', 'rulesets/monmouth/scenarios.mst:439', 'rulesets/monmouth/scenarios.mst:440', 'rulesets/monmouth/scenarios.mst:439', 'rulesets/series/fire.mst:80', 'rulesets/series/fire.mst:81', 'rulesets/series/fire.mst:82', 'rulesets/series/fire.mst:83', 'rulesets/series/fire.mst:84', 'rulesets/series/fire.mst:85', 'rulesets/series/fire.mst:86', 'rulesets/series/fire.mst:84', 'rulesets/series/fire.mst:80'),
+            lines=('rulesets/series/fire.mst:71', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:73', 'rulesets/series/fire.mst:73', 'rulesets/series/fire.mst:74', 'rulesets/series/fire.mst:75', 'rulesets/series/fire.mst:73', 'rulesets/series/fire.mst:72', 'rulesets/series/fire.mst:78', 'rulesets/monmouth/scenarios.mst:455', 'rulesets/monmouth/scenarios.mst:455', 'rulesets/monmouth/scenarios.mst:456', 'rulesets/monmouth/scenarios.mst:455', 'rulesets/series/fire.mst:80', 'rulesets/series/fire.mst:81', 'rulesets/series/fire.mst:82', 'rulesets/series/fire.mst:83', 'rulesets/series/fire.mst:84', 'rulesets/series/fire.mst:85', 'rulesets/series/fire.mst:86', 'rulesets/series/fire.mst:84', 'rulesets/series/fire.mst:80'),
         ),
         'fire_result': ProcedureSpec(
             name='fire_result',
@@ -12549,7 +12550,7 @@ RULES = Rules(
             ),
             steps={'firers': 0, 'hessians_engaged': 11, 'to_hit': 15},
             types={'_ask9': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:145', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:151', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:447', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/series/fire.mst:155', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:162', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:155'),
+            lines=('rulesets/series/fire.mst:145', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:151', 'rulesets/monmouth/scenarios.mst:462', 'rulesets/monmouth/scenarios.mst:462', 'rulesets/monmouth/scenarios.mst:463', 'rulesets/monmouth/scenarios.mst:462', 'rulesets/series/fire.mst:155', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:162', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:155'),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
@@ -12579,7 +12580,7 @@ RULES = Rules(
             ),
             steps={'designate': 0, 'hedgerow_attacked': 1, 'pins': 5, 'resolve': 10, 'exposed': 16},
             types={'_for_combat': 'combats', '_for_u': 'units', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:9', 'rulesets/monmouth/scenarios.mst:223', 'rulesets/monmouth/scenarios.mst:223', 'rulesets/monmouth/scenarios.mst:224', 'rulesets/monmouth/scenarios.mst:223', 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:16', 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:20', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:25', 'rulesets/series/close_combat.mst:26'),
+            lines=('rulesets/series/close_combat.mst:9', 'rulesets/monmouth/scenarios.mst:231', 'rulesets/monmouth/scenarios.mst:231', 'rulesets/monmouth/scenarios.mst:232', 'rulesets/monmouth/scenarios.mst:231', 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:16', 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:20', 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:25', 'rulesets/series/close_combat.mst:26'),
         ),
         'shattered_captured': ProcedureSpec(
             name='shattered_captured',
@@ -12674,7 +12675,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 45, 'tactics': 47, 'resolve': 56, 'apply': 57, 'advance': 61, 'done': 65},
             types={'_ask10': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:147', 'rulesets/series/close_combat.mst:148', 'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150', 'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155', 'rulesets/series/close_combat.mst:154', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:162', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:200', 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:205', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:220', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225'),
+            lines=('rulesets/series/close_combat.mst:147', 'rulesets/series/close_combat.mst:148', 'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150', 'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155', 'rulesets/series/close_combat.mst:154', 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:449', 'rulesets/monmouth/scenarios.mst:448', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:162', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:200', 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:205', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:220', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -13264,7 +13265,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
-            lines=('rulesets/monmouth/scenarios.mst:273',),
+            lines=('rulesets/monmouth/scenarios.mst:281',),
         ),
         'trigger:british_sp_captured': ProcedureSpec(
             name='trigger:british_sp_captured',
@@ -13277,7 +13278,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/monmouth/scenarios.mst:279',),
+            lines=('rulesets/monmouth/scenarios.mst:287',),
         ),
     },
     triggers=(
@@ -13428,6 +13429,14 @@ RULES = Rules(
         VariableSpec('hessian_holds', 'unit', 'bool', False, 'movement_phase', 'Did not pass its check to move', False),
     ),
     unit_props=UNIT_PROPS,
+    victory_hexes=(318, 459, 460, 490, 548, 683, 743, 970, 1133),
+    bot_weights=(
+        BotWeightsSpec('series_bot', (), {}, {'army_morale': 1.0, 'vp': 1.0}, {'defend_drm': -1.0}, ()),
+        BotWeightsSpec('campaign_bot', ('campaign',), {}, {'sidebar_vp': 1.0}, {}, ((318, 0, 1.0), (490, 0, 1.0), (1133, 1, 1.0), (970, 1, 1.0), (743, -1, 1.0))),
+        BotWeightsSpec('lees_advance_bot', ('lees_advance',), {}, {'sidebar_vp': 1.0}, {}, ((743, 0, 1.0), (1133, 1, 1.0))),
+        BotWeightsSpec('holding_action_bot', ('holding_action',), {}, {'sidebar_vp': 1.0}, {}, ((459, -1, 1.0), (460, -1, 1.0), (402, -1, 1.0), (430, -1, 1.0), (429, -1, 1.0), (456, -1, 1.0))),
+        BotWeightsSpec('washingtons_stand_bot', ('washingtons_stand',), {}, {'sidebar_vp': 1.0}, {}, ((318, 0, 1.0), (683, 1, 1.0), (548, 1, 1.0))),
+    ),
     turn_track={1: ('6:00 AM', {}), 2: ('7:00 AM', {}), 3: ('8:00 AM', {}), 4: ('9:00 AM', {}), 5: ('10:00 AM', {}), 6: ('11:00 AM', {'heat': True}), 7: ('Noon', {'heat': True}), 8: ('1:00 PM', {'heat': True}), 9: ('2:00 PM', {'heat': True}), 10: ('3:00 PM', {'heat': True}), 11: ('4:00 PM', {'heat': True}), 12: ('5:00 PM', {'heat': True}), 13: ('6:00 PM', {}), 14: ('7:00 PM', {})},
     bags={},
     markers=('army_morale_marker', 'attack_en_echelon', 'cavalry_withdrawal_marker', 'cc_confusion_marker', 'cc_id_marker', 'cc_impact_marker', 'cc_intact_marker', 'commit_reserve', 'control_marker', 'disrupted_marker', 'frontal_assault', 'game_turn_marker', 'molly_pitcher_marker', 'momentum_chit', 'pinned_marker', 'refuse_flank', 'skirmish', 'stand_fast', 'turn_flank', 'vp_marker', 'withdraw'),

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '02be9d1a0f42e8aa059d29777a9acac8c300c7cd846f8c784f1de6b661ebc2c6'
+RULES_HASH = '723285680850f8d2c3eee15cf1e61ec3e647ec87252bbfaf065063e8d5016fc7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -8,6 +8,7 @@ from engine import effects as e
 from engine import queries as q
 from engine.rules import (
     BoardSpec,
+    BotWeightsSpec,
     ConcealSpec,
     HexsideSpec,
     LevelsSpec,
@@ -17215,6 +17216,11 @@ RULES = Rules(
         VariableSpec('result_ignored', '', 'side', -1, 'close_combat', 'The side whose close combat result is ignored', False),
     ),
     unit_props=UNIT_PROPS,
+    victory_hexes=(),
+    bot_weights=(
+        BotWeightsSpec('series_bot', (), {}, {'army_morale': 1.0, 'vp': 1.0}, {'defend_drm': -1.0}, ()),
+        BotWeightsSpec('newtown_bot', (), {}, {}, {}, ((435, -1, 1.0), (436, -1, 1.0), (461, -1, 1.0), (462, -1, 1.0))),
+    ),
     turn_track={1: ('8:00 AM', {}), 2: ('9:00 AM', {'sortie_roll': (0, 0)}), 3: ('10:00 AM', {'sortie_roll': (0, 1)}), 4: ('11:00 AM', {'sortie_roll': (0, 2)}), 5: ('12:00 PM', {'sortie_roll': (0, 3), 'breastwork_vp': 4}), 6: ('1:00 PM', {'sortie_roll': (0, 4), 'breastwork_vp': 3}), 7: ('2:00 PM', {'sortie_roll': (0, 5), 'breastwork_vp': 2}), 8: ('3:00 PM', {'sortie_roll': (0, 6), 'breastwork_vp': 1}), 9: ('4:00 PM', {'sortie_roll': (0, 7)}), 10: ('5:00 PM', {'sortie_roll': (0, 8)}), 11: ('6:00 PM', {'sortie_roll': (0, 9)}), 12: ('7:00 PM', {'sortie_roll': (0, 9)})},
     bags={'activation_cup': ('cayuga', 'delaware', 'mohawk', 'mohawk', 'turtle_clan', 'tuscarora', 'wolf_clan'), 'markers_set_aside': ('check_indian_resolve', 'check_indian_resolve', 'combat_marker', 'onondaga', 'seven_nations'), 'drawn_markers': (), 'american_deck': ('american_card_02', 'american_card_03', 'american_card_04', 'american_card_05', 'american_card_06', 'american_card_07', 'american_card_08', 'american_card_09', 'american_card_10', 'american_card_11', 'american_card_12', 'fathers_sons_and_brothers'), 'indian_deck': ('chaos', 'indian_card_05', 'indian_card_06', 'indian_card_07', 'indian_card_08', 'indian_card_09', 'indian_card_10', 'indian_card_11', 'indian_card_12', 'parley', 'stampede', 'they_were_as_ghosts'), 'american_hand': (), 'indian_hand': (), 'discarded_cards': ()},
     markers=('american_card_02', 'american_card_03', 'american_card_04', 'american_card_05', 'american_card_06', 'american_card_07', 'american_card_08', 'american_card_09', 'american_card_10', 'american_card_11', 'american_card_12', 'attack_en_echelon', 'big_medicine_marker', 'breastwork_abandoned_marker', 'cayuga', 'chaos', 'check_indian_resolve', 'combat_marker', 'commit_reserve', 'delaware', 'destroyed_marker', 'failed_resolve_marker', 'fathers_sons_and_brothers', 'french_margaret_marker', 'frontal_assault', 'honor_marker', 'indian_card_05', 'indian_card_06', 'indian_card_07', 'indian_card_08', 'indian_card_09', 'indian_card_10', 'indian_card_11', 'indian_card_12', 'mohawk', 'onondaga', 'parley', 'refuse_flank', 'seven_nations', 'skirmish', 'stampede', 'stand_fast', 'successful_sortie_marker', 'they_were_as_ghosts', 'turn_flank', 'turtle_clan', 'tuscarora', 'visions_marker', 'wampum_belt_marker', 'war_dance_marker', 'withdraw', 'withdrawal_marker', 'wolf_clan'),

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'de398e80cc54e2d9724f0efb0db7e912efeada21072db5ef8c2ee7cb7ad927fb'
+RULES_HASH = '19ec8b5663342f16fc7cbf5a0421809eb5e2c84f2a81f38e2eb051bf605a148a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -8,6 +8,7 @@ from engine import effects as e
 from engine import queries as q
 from engine.rules import (
     BoardSpec,
+    BotWeightsSpec,
     ConcealSpec,
     HexsideSpec,
     LevelsSpec,
@@ -1123,6 +1124,9 @@ RULES = Rules(
     variables=(
     ),
     unit_props=UNIT_PROPS,
+    victory_hexes=(43,),
+    bot_weights=(
+    ),
     turn_track={1: ('Dawn', {}), 2: ('Morning', {'reinforcements': True})},
     bags={},
     markers=('turn_marker', 'vp_marker'),

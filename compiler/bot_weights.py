@@ -1,0 +1,95 @@
+"""`bot_weights`: how a battle tunes the heuristic bot, in its rule files.
+
+    bot_weights lees_advance_bot "The bot in Lee's Advance" § … provisional "…" {
+        scenarios lees_advance      # only there; without it, every scenario
+        objective 3                 # a term of engine/bots/weights.py: its weight
+        army_morale 2               # a per-side variable: own minus the enemy's
+        terrain defend_drm -1       # a terrain attribute: weight per point
+        british 2716                # objectives of a side: hexes or places
+        both overlook_hill          # … or of both sides
+    }
+
+The engine's defaults and the meaning of each term are in
+engine/bots/weights.py; a declaration only replaces what it names.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from compiler import ir
+from compiler.forces import ForcesChecker
+from compiler.props import Props, describe, prov_of
+from dsl import ast
+from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
+from engine.bots.weights import TERMS
+
+BOTH = "both"
+
+
+def _number(v: ast.Expr) -> float | None:
+    if isinstance(v, ast.Number):
+        return float(Fraction(v.text))
+    if isinstance(v, ast.Unary) and v.op == "-" and isinstance(v.operand, ast.Number):
+        return -float(Fraction(v.operand.text))
+    return None
+
+
+def check_bot_weights(
+    d: ast.Entity,
+    r: Reporter,
+    forces: ForcesChecker,
+    sides: list[str],
+    side_variables: set[str],
+    terrain_attributes: set[str],
+    scenario_names: set[str],
+) -> ir.BotWeights:
+    keys = TERMS | side_variables | set(sides) | {BOTH, "terrain", "scenarios"}
+    p = Props(d, r, keys)
+    scenarios = []
+    for v in p.values("scenarios"):
+        if isinstance(v, ast.Name) and v.id in scenario_names:
+            scenarios.append(v.id)
+        else:
+            r.error(v.span, UNKNOWN_NAME, f"no scenario {describe(v)}")
+    terms: dict[str, float] = {}
+    variables: dict[str, float] = {}
+    for key in sorted(TERMS | side_variables):
+        if not p.has(key):
+            continue
+        vals = p.values(key)
+        value = _number(vals[0]) if len(vals) == 1 else None
+        if value is None:
+            r.error(p.line(key).span, BAD_VALUE, f"{key!r} takes one number, its weight")
+            continue
+        (terms if key in TERMS else variables)[key] = value
+    terrain: dict[str, float] = {}
+    vals = p.values("terrain")
+    for i in range(0, len(vals), 2):
+        attr, weight = vals[i], _number(vals[i + 1]) if i + 1 < len(vals) else None
+        if not isinstance(attr, ast.Name) or weight is None:
+            r.error(
+                attr.span,
+                BAD_VALUE,
+                "terrain takes pairs of a terrain attribute and a weight: `terrain defend_drm -1`",
+            )
+            break
+        if attr.id not in terrain_attributes:
+            hint = did_you_mean(attr.id, terrain_attributes)
+            r.error(attr.span, UNKNOWN_NAME, f"no terrain declares {attr.id!r}", *hint_note(hint))
+            continue
+        terrain[attr.id] = weight
+    objectives: list[tuple[str, str]] = []
+    for side in [*sides, BOTH]:
+        for v in p.values(side):
+            objectives.extend((label, side if side != BOTH else "") for label in forces.hexes_of(v))
+    return ir.BotWeights(
+        d.name or "",
+        tuple(scenarios),
+        terms,
+        variables,
+        terrain,
+        tuple(objectives),
+        prov_of(d.prov),
+        d.span,
+    )

@@ -1,0 +1,119 @@
+"""`muster simulate`: many seeded games of a scenario and their balance report.
+
+The games run on this machine's processes (`--jobs`) or on a Dask cluster
+(`--cluster ADDRESS`); engine/simulate.py plays them, engine/balance.py
+counts. Each worker compiles the ruleset once (`game_from`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from compiler.build import load_game
+from engine.balance import summarise, table, write_json, write_plots
+from engine.bots import BotSpecError, parse_bots
+from engine.game import Game
+from engine.simulate import GameFactory, run_cluster, run_local, tasks
+
+
+def game_from(ruleset: str, params_json: str) -> Game:
+    """The game a worker plays: the ruleset compiled with these parameters."""
+    return load_game(ruleset, json.loads(params_json))
+
+
+def simulate(
+    ruleset: str,
+    params: dict[str, Any],
+    games: int,
+    bots: str,
+    seed: int,
+    jobs: int = 1,
+    swap: bool = False,
+    cluster: Any = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Play the games and return the report (engine/balance.py's `summarise`)."""
+    factory = GameFactory(game_from, (str(ruleset), json.dumps(params, sort_keys=True)))
+    game = factory()
+    sides = [side.name for side in game.rules.sides]
+    specs = parse_bots(bots, len(sides))
+    todo = tasks(seed, games, (specs[0], specs[1]), swap)
+    results = run_cluster(factory, todo, cluster) if cluster else run_local(factory, todo, jobs)
+    done = []
+    with tqdm(total=games, unit="game", disable=not progress, file=sys.stderr) as bar:
+        for record in results:
+            done.append(record)
+            bar.update(1)
+    meta = {
+        "battle": game.rules.name,
+        "scenario": game.scenario.name if game.scenario else "",
+        "bots_given": ",".join(specs),
+        "seed": seed,
+        "swap": swap,
+        "rules_hash": game.rules_hash,
+    }
+    return summarise(done, meta, sides, list(game.rules.victory_levels))
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    params: dict[str, Any] = {}
+    if args.scenario:
+        params["scenario"] = args.scenario
+    if args.rule:
+        from compiler.cli import _switches
+
+        params["rules"] = _switches(args.rule)
+    started = time.monotonic()
+    try:
+        report = simulate(
+            args.ruleset,
+            params,
+            args.games,
+            args.bots,
+            args.seed,
+            jobs=args.jobs,
+            swap=args.swap,
+            cluster=args.cluster,
+            progress=not args.quiet,
+        )
+    except BotSpecError as e:
+        print(f"muster: {e}", file=sys.stderr)
+        return 2
+    elapsed = time.monotonic() - started
+    print(table(report), end="")
+    print(f"\n{report['games']} games in {elapsed:.1f} s ({report['games'] / elapsed:.2f} games/s)")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        stem = f"{report['battle']}_{report['scenario'] or 'game'}"
+        write_json(report, out / f"{stem}.json")
+        written = write_plots(report, out, stem)
+        print(
+            f"report written to {out / (stem + '.json')} and {', '.join(str(p) for p in written)}"
+        )
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    s = sub.add_parser("simulate", help="play many seeded games with bots: a balance report")
+    s.add_argument("ruleset")
+    s.add_argument("--scenario", help="the scenario (default: the first declared)")
+    s.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+    s.add_argument(
+        "--bots", default="heuristic,heuristic", help="one bot per side, e.g. heuristic,mcts:200"
+    )
+    s.add_argument("--jobs", type=int, default=1, help="processes on this machine (default 1)")
+    s.add_argument("--seed", type=int, default=1, help="the run's seed: game i plays seed(K, i)")
+    s.add_argument("--swap", action="store_true", help="play each seed twice, sides swapped")
+    s.add_argument("--out", help="write the JSON report and PNG plots into this folder")
+    s.add_argument("--cluster", help="a Dask scheduler's address (needs the `cluster` extra)")
+    s.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_simulate)

@@ -1,0 +1,196 @@
+"""A balance report: what many games of one scenario say, with 95 % intervals.
+
+Shares carry Wilson score intervals (they stay inside [0, 1] and behave at
+small counts and at shares near 0 or 1, where the normal approximation does
+not). Everything is computed from the games sorted by index, so the same
+games give byte-identical tables and JSON whoever played them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a share (95 % by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    denominator = 1 + z * z / n
+    return max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator)
+
+
+def _share(count: int, n: int) -> dict[str, float | int]:
+    low, high = wilson(count, n)
+    return {
+        "count": count,
+        "share": round(count / n, 4) if n else 0.0,
+        "low": round(low, 4),
+        "high": round(high, 4),
+    }
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    return {
+        "mean": round(statistics.fmean(values), 3),
+        "min": min(values),
+        "median": statistics.median(values),
+        "max": max(values),
+    }
+
+
+def summarise(
+    games: list[dict[str, Any]], meta: dict[str, Any], sides: list[str], levels: list[str]
+) -> dict[str, Any]:
+    """The report of a run: outcome shares, bots' win shares, lengths, values, deciding rules."""
+    games = sorted(games, key=lambda g: g["index"])
+    n = len(games)
+    outcomes = {}
+    for side in sides:
+        for level in levels:
+            count = sum(1 for g in games if g["winner"] == side and g["level"] == level)
+            outcomes[f"{side} {level}"] = _share(count, n)
+    outcomes["draw"] = _share(sum(1 for g in games if g["winner"] is None), n)
+    sides_won = {side: _share(sum(1 for g in games if g["winner"] == side), n) for side in sides}
+    bots: dict[str, dict[str, Any]] = {}
+    for spec in sorted({b for g in games for b in g["bots"].values()}):
+        played = [g for g in games if spec in g["bots"].values()]
+        won = sum(1 for g in played if g["winner"] is not None and g["bots"][g["winner"]] == spec)
+        bots[spec] = _share(won, len(played))
+    tracked = sorted(games[0]["final"]) if games else []
+    final = {
+        var: {side: _spread([g["final"][var][side] for g in games]) for side in sides}
+        for var in tracked
+    }
+    longest = max((len(g["by_turn"]) for g in games), default=0)
+    over_turns = {
+        var: {
+            side: [
+                round(
+                    statistics.fmean(
+                        g["by_turn"][t][var][side] for g in games if t < len(g["by_turn"])
+                    ),
+                    3,
+                )
+                for t in range(longest)
+            ]
+            for side in sides
+        }
+        for var in tracked
+    }
+    decided: dict[str, int] = {}
+    for g in games:
+        decided[g["decided_by"]] = decided.get(g["decided_by"], 0) + 1
+    return {
+        **meta,
+        "games": n,
+        "outcomes": outcomes,
+        "sides": sides_won,
+        "bots": bots,
+        "moves": _spread([g["moves"] for g in games]),
+        "turns": _spread([g["turns"] for g in games]),
+        "final": final,
+        "over_turns": over_turns,
+        "decided_by": dict(sorted(decided.items(), key=lambda kv: (-kv[1], kv[0]))),
+    }
+
+
+def table(report: dict[str, Any]) -> str:
+    """The report as text, for the terminal and for docs/balance.md."""
+    n = report["games"]
+    lines = [
+        f"{report['battle']} — {report['scenario']}: {n} games, bots {report['bots_given']}"
+        + (" (each seed both ways)" if report.get("swap") else "")
+        + f", seed {report['seed']}",
+        "",
+        f"{'outcome':32} {'games':>6} {'share':>7}   95 % interval",
+    ]
+    for name, o in report["outcomes"].items():
+        lines.append(
+            f"{name:32} {o['count']:6d} {o['share']:7.1%}   {o['low']:.1%} – {o['high']:.1%}"
+        )
+    lines.append("")
+    for title, rows in (("side", report["sides"]), ("bot", report["bots"])):
+        for name, o in rows.items():
+            lines.append(
+                f"{title + ' ' + name + ' wins':32} {o['count']:6d} {o['share']:7.1%}"
+                f"   {o['low']:.1%} – {o['high']:.1%}"
+            )
+    m, t = report["moves"], report["turns"]
+    if m:
+        lines += [
+            "",
+            f"game length: {m['mean']} actions on average ({m['min']}–{m['max']}),"
+            f" {t['mean']} turns",
+        ]
+    for var, per_side in report["final"].items():
+        parts = [f"{side} {v['mean']} ({v['min']}–{v['max']})" for side, v in per_side.items() if v]
+        lines.append(f"final {var}: " + ", ".join(parts))
+    lines += ["", "decided by:"]
+    for why, count in report["decided_by"].items():
+        lines.append(f"  {count:5d}  {why}")
+    return "\n".join(lines) + "\n"
+
+
+def write_json(report: dict[str, Any], path: Path) -> None:
+    path.write_text(
+        json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+
+
+def write_plots(report: dict[str, Any], folder: Path, stem: str) -> list[Path]:
+    """Outcome shares with their intervals, and the tracked values over turns (PNG).
+    Needs matplotlib, the optional `plots` extra."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise RuntimeError("--out plots need matplotlib: pip install -e '.[plots]'") from e
+    written = []
+    names = list(report["outcomes"])
+    shares = [report["outcomes"][k]["share"] for k in names]
+    low = [s - report["outcomes"][k]["low"] for k, s in zip(names, shares, strict=True)]
+    high = [report["outcomes"][k]["high"] - s for k, s in zip(names, shares, strict=True)]
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    ax.barh(names, shares, xerr=[low, high], color="#6b8fb3", ecolor="#333333", capsize=3)
+    ax.set_xlim(0, 1)
+    ax.invert_yaxis()
+    ax.set_xlabel("share of games (bars: 95 % Wilson interval)")
+    ax.set_title(
+        f"{report['battle']} — {report['scenario']}: "
+        f"{report['games']} games, {report['bots_given']}"
+    )
+    fig.tight_layout()
+    path = folder / f"{stem}_outcomes.png"
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+    written.append(path)
+    tracked = [v for v in report["over_turns"] if v != "vp"] or list(report["over_turns"])
+    fig, axes = plt.subplots(
+        1, len(tracked), figsize=(5 * len(tracked), 3.8), dpi=100, squeeze=False
+    )
+    for ax, var in zip(axes[0], tracked, strict=True):
+        for side, values in report["over_turns"][var].items():
+            ax.plot(range(len(values)), values, marker="o", label=side)
+        ax.set_xlabel("turns played (0: the start)")
+        ax.set_ylabel(f"mean {var}")
+        ax.legend()
+        ax.set_title(f"{var} over turns")
+    fig.tight_layout()
+    path = folder / f"{stem}_over_turns.png"
+    fig.savefig(path, metadata={"Software": None})
+    plt.close(fig)
+    written.append(path)
+    return written

@@ -1,0 +1,143 @@
+"""The search bot: Monte Carlo tree search over the bot's own views.
+
+At each decision the bot rebuilds the position from its observation
+(engine/bots/view.py), once per iteration when something is hidden from it
+(determinisation: each iteration samples the concealed stacks and face-down
+choices afresh), and searches it with `clone()`/`apply_action`: UCB1 over
+its candidate actions at the root, then a rollout by the heuristic policy
+for `ROLLOUT_DECISIONS` decisions with every die roll and draw sampled from
+the chance node's own probabilities, and the heuristic evaluation of where
+the rollout stopped, relative to the root, squashed into [-1, 1].
+
+The budget is iterations (`mcts:200`, reproducible) or seconds
+(`mcts:0.5s`, which depends on the machine's speed and so is not). Movement
+steps — most decisions of a game, each a single hex — follow the heuristic
+planner: the search spends its budget where the dice and the other side
+decide, at close-combat designations, choices, retreats and set-up.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from engine.bots.heuristic import Policy
+from engine.bots.view import hides_anything, redeal, view_of
+from engine.state import State
+
+DEFAULT_ITERATIONS = 100
+ROLLOUT_DECISIONS = 6
+CANDIDATES = 6  # actions searched at the root: the heuristic's choice and a sample
+EXPLORATION = 1.4
+VALUE_SCALE = 5.0  # evaluation difference that counts as a clear gain (tanh scale)
+
+
+class MctsBot:
+    name = "mcts"
+
+    def __init__(
+        self,
+        player: int,
+        rng: random.Random,
+        iterations: int = DEFAULT_ITERATIONS,
+        seconds: float = 0.0,
+    ) -> None:
+        self.player = player
+        self.rng = rng
+        self.iterations = iterations
+        self.seconds = seconds
+        self.policy: Policy | None = None
+        self.rollout_policy: Policy | None = None
+
+    @staticmethod
+    def parse_budget(budget: str) -> tuple[int, float]:
+        """`"200"` → 200 iterations; `"0.5s"` → half a second; `""` → the default."""
+        try:
+            if not budget:
+                return DEFAULT_ITERATIONS, 0.0
+            if budget.endswith("s"):
+                seconds = float(budget[:-1])
+                if seconds > 0:
+                    return 0, seconds
+            elif int(budget) > 0:
+                return int(budget), 0.0
+        except ValueError:
+            pass
+        raise ValueError(f"mcts budget {budget!r}: iterations (mcts:200) or seconds (mcts:0.5s)")
+
+    def step(self, s: State) -> int:
+        actions = s.legal_actions(self.player)
+        if len(actions) == 1:
+            return actions[0]
+        game = s.game
+        if self.policy is None:
+            self.policy = Policy(game)
+            self.rollout_policy = Policy(game)
+        observation, view = view_of(s, self.player, self.rng)
+        heuristic = self.policy.choose(view, actions, self.player, self.rng, deep=False)
+        space = game.actions
+        if any(space.kind_of(a) == "step" for a in actions):
+            return heuristic
+        others = [a for a in actions if a != heuristic]
+        candidates = [heuristic, *self.rng.sample(others, min(CANDIDATES - 1, len(others)))]
+        hidden = hides_anything(observation)
+        root_value = self.policy.ev.evaluate(view, self.player)
+        visits = [0] * len(candidates)
+        totals = [0.0] * len(candidates)
+        deadline = time.monotonic() + self.seconds if self.seconds else 0.0
+        i = 0
+        while (i < self.iterations) if not deadline else (time.monotonic() < deadline):
+            i += 1
+            k = self._select(visits, totals, i)
+            world = view.clone()
+            if hidden:
+                redeal(world, observation, self.rng)
+            try:
+                world.apply_action(candidates[k])
+            except ValueError:  # legal in the game, not in this sampled world
+                visits[k] += 1
+                totals[k] -= 1.0
+                continue
+            self._rollout(world)
+            gain = self.policy.ev.evaluate(world, self.player) - root_value
+            visits[k] += 1
+            totals[k] += math.tanh(gain / VALUE_SCALE)
+        best = max(
+            range(len(candidates)),
+            key=lambda j: (visits[j], totals[j] / visits[j] if visits[j] else -1.0, -j),
+        )
+        return candidates[best]
+
+    @staticmethod
+    def _select(visits: list[int], totals: list[float], n: int) -> int:
+        for k, v in enumerate(visits):
+            if v == 0:
+                return k
+        log_n = math.log(n)
+        return max(
+            range(len(visits)),
+            key=lambda k: totals[k] / visits[k] + EXPLORATION * math.sqrt(log_n / visits[k]),
+        )
+
+    def _rollout(self, s: State) -> None:
+        assert self.rollout_policy is not None
+        decisions = 0
+        while not s.is_terminal() and decisions < ROLLOUT_DECISIONS:
+            if s.is_chance_node():
+                outcomes = s.chance_outcomes()
+                r, acc = self.rng.random(), 0.0
+                action = outcomes[-1][0]
+                for outcome, p in outcomes:
+                    acc += p
+                    if r < acc:
+                        action = outcome
+                        break
+            else:
+                actions = s.legal_actions()
+                action = self.rollout_policy.choose(
+                    s, actions, s.current_player(), self.rng, deep=False
+                )
+                decisions += 1
+            s.apply_action(action)
+            s.take_messages()

@@ -1,0 +1,21 @@
+"""The random bot: a baseline that picks uniformly among the legal actions."""
+
+from __future__ import annotations
+
+import random
+
+from engine.state import State
+
+
+class RandomBot:
+    """Picks uniformly among the legal actions (they are public: the rules say
+    what a player may do, whatever the other side hides)."""
+
+    name = "random"
+
+    def __init__(self, player: int, rng: random.Random) -> None:
+        self.player = player
+        self.rng = rng
+
+    def step(self, s: State) -> int:
+        return self.rng.choice(s.legal_actions(self.player))

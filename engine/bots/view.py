@@ -1,0 +1,80 @@
+"""A bot's view of the game: a position consistent with its side's observation.
+
+Bots never decide on the true state. `view_of` asks `State.observation(player)`
+what the player may see and makes a position that agrees with it: a copy of
+the state (which supplies, bit for bit, only what the observation shows
+too) in which every part the observation leaves out or marks hidden is
+overwritten by sampling (determinisation):
+
+- units the rules conceal (the observation lists only how many stand in
+  each hex) are dealt at random to those hexes, at full strength;
+- choices the other side made face down and has not yet revealed (shown as
+  `"hidden"`) are drawn from the options the rules offered;
+- a bag whose contents the observation does not list is taken to hold what
+  it held at the start.
+
+Two positions that look the same to the player give the same view for the
+same generator, so a bot's decision can depend only on what it may see
+(tests/test_bots.py). `redeal` samples the hidden parts afresh, which is how
+the search bot draws a new world for each iteration.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine.state import ON_MAP, State
+
+HIDDEN = "hidden"  # what observation() writes in place of a secret binding
+
+
+def view_of(s: State, player: int, rng: random.Random) -> tuple[dict[str, Any], State]:
+    """The player's observation and a position sampled to agree with it."""
+    observation = s.observation(player)
+    view = s.clone()
+    redeal(view, observation, rng)
+    return observation, view
+
+
+def hides_anything(observation: dict[str, Any]) -> bool:
+    """True when the observation keeps something from its player."""
+    return (
+        "concealed" in observation
+        or any(HIDDEN in f.get("bindings", {}).values() for f in observation["stack"])
+        or any(not isinstance(v, list) for v in observation["bags"].values())
+    )
+
+
+def redeal(view: State, observation: dict[str, Any], rng: random.Random) -> None:
+    """Overwrite, in place, every part of `view` the observation hides, by sampling."""
+    game = view.game
+    rules = game.rules
+    concealed = observation.get("concealed", {})
+    if concealed:
+        seen = observation["units"]
+        unseen = [u for u, spec in enumerate(rules.units) if spec.name not in seen]
+        slots = [
+            game.hex_by_label[label] for label, n in sorted(concealed.items()) for _ in range(n)
+        ]
+        rng.shuffle(unseen)
+        for u, h in zip(unseen, slots, strict=False):
+            view.unit_hex[u], view.unit_loss[u], view.unit_status[u] = h, 0, ON_MAP
+    for i, frame in enumerate(observation["stack"]):
+        for var, value in sorted(frame.get("bindings", {}).items()):
+            if value == HIDDEN:
+                f = view.stack[i]
+                f.b[var] = rng.choice(_options_of(view, f.proc, f.b, var))
+    for name, tokens in observation["bags"].items():
+        if not isinstance(tokens, list):
+            view.bags[name] = rules.bags[name]
+            view.drawn[name] = ()
+    view._node = None  # the pending decision is worked out again, on the view
+
+
+def _options_of(s: State, proc: str, bindings: dict[str, Any], var: str) -> tuple[Any, ...]:
+    """What the `choose` instruction that binds `var` in `proc` offered."""
+    for instr in s.game.rules.procedures[proc].code:
+        if instr[0] == "choose" and instr[1] == var:
+            return tuple(instr[2](s, bindings))
+    raise ValueError(f"no choice binds {var!r} in {proc!r}")

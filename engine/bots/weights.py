@@ -1,0 +1,83 @@
+"""The heuristic bot's weights: the one place that says what it values.
+
+A battle tunes them in its rule files with `bot_weights` declarations
+(docs/language.md, "Bot weights"); no Python is needed. The weights used
+for a game are these defaults, then every declaration without `scenarios`
+in declaration order, then those naming the game's scenario: each line
+replaces the value before it. Objectives are the map's victory hexes
+(`place … victory`) for both sides with weight 1, unless a declaration
+that applies lists objectives: then exactly those.
+
+Terms (each a number; the evaluation is a weighted sum, seen from the bot's
+side):
+
+- `strength`: each strength point on the map or still to enter, own minus
+  the enemy's (steps lost and units eliminated or captured count against);
+- `objective`: for each objective, weight × its pull on the side's nearest
+  combat unit: 1 when it stands there, falling linearly to 0 at the map's
+  breadth, so that every hex nearer counts the same (own minus enemy);
+- `attack`: a combat unit's contact with enemy units next to its hex, by
+  1 + log2 of the strength ratio, clipped to ±2: seek contact at even odds
+  or better, neutral at 1:2, keep away from stronger stacks;
+- `attack_threshold`: the odds-column margin over even odds (1:1) that a
+  designated close combat must reach, DRMs of the defender's terrain
+  included;
+- `command`: a combat unit's closeness to a friendly leader who may command
+  it, a leader's closeness to friendly combat units (14.1, 14.2);
+- `win`: a finished game, times the winner's victory-level utility.
+
+`variables` weigh per-side state variables (`vp`, army morale, a battle's
+sidebar VP …): own value minus the enemy's. `terrain` weighs attributes of
+the terrain a unit stands in, per point (a `defend_drm -1` forest with
+weight −1 is worth +1 to stand in).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.game import Game
+
+DEFAULT_TERMS: dict[str, float] = {
+    "strength": 1.0,
+    "objective": 10.0,
+    "attack": 1.0,
+    "attack_threshold": -1.0,
+    "command": 0.5,
+    "win": 100.0,
+}
+DEFAULT_VARIABLES: dict[str, float] = {"vp": 1.0}
+TERMS = frozenset(DEFAULT_TERMS)
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    terms: dict[str, float]
+    variables: dict[str, float]
+    terrain: dict[str, float]
+    objectives: tuple[tuple[int, int, float], ...] = field(default=())
+
+    def __getitem__(self, term: str) -> float:
+        return self.terms[term]
+
+
+def weights_for(game: Game) -> Weights:
+    """The weights for this game's scenario: defaults, then the rule files'."""
+    terms = dict(DEFAULT_TERMS)
+    variables = dict(DEFAULT_VARIABLES)
+    terrain: dict[str, float] = {}
+    objectives = tuple((h, -1, 1.0) for h in game.rules.victory_hexes)
+    scenario = game.scenario.name if game.scenario is not None else None
+    declared = game.rules.bot_weights
+    applying = [w for w in declared if not w.scenarios] + [
+        w for w in declared if scenario in w.scenarios
+    ]
+    for spec in applying:
+        terms.update(spec.terms)
+        variables.update(spec.variables)
+        terrain.update(spec.terrain)
+        if spec.objectives:
+            objectives = spec.objectives
+    known = {v.name for v in game.rules.variables if v.scope == "side"} | {"vp"}
+    variables = {name: w for name, w in variables.items() if name in known}
+    return Weights(terms, variables, terrain, objectives)

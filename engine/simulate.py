@@ -1,0 +1,159 @@
+"""Many seeded games of one scenario, on this machine's cores or a Dask cluster.
+
+Game i of a run with seed K plays with seed `game_seed(K, i)` — derived from
+K and i only, never from which worker ran it or when — and with `--swap`
+every odd game repeats the even one's seed with the bots' sides swapped. So
+`--jobs 1`, `--jobs 4` and a cluster play the very same games, and since
+results are gathered by index the report is byte-identical whatever ran it.
+
+Workers get a `GameFactory`: a picklable function and arguments that make
+the `Game` (compiler.build.load_game with the ruleset and params), called
+once per worker process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+from engine import chance
+from engine.bots import make_bot
+from engine.game import Game
+from engine.state import State
+
+
+@dataclass(frozen=True, slots=True)
+class GameFactory:
+    """How a worker makes the game: `make(*args)` (a module-level function)."""
+
+    make: Callable[..., Game]
+    args: tuple[Any, ...]
+
+    def __call__(self) -> Game:
+        return self.make(*self.args)
+
+
+@dataclass(frozen=True, slots=True)
+class GameTask:
+    index: int
+    seed: int
+    bots: tuple[str, ...]  # one spec per side, in side order
+    swapped: bool
+
+
+def game_seed(run_seed: int, index: int) -> int:
+    """The seed of game `index` of a run: from the run's seed and the index only."""
+    digest = hashlib.sha256(f"muster.simulate:{run_seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def tasks(run_seed: int, games: int, bots: tuple[str, str], swap: bool) -> list[GameTask]:
+    """The games of a run; with `swap`, pairs of games on one seed, sides swapped."""
+    out = []
+    for i in range(games):
+        if swap:
+            seed, swapped = game_seed(run_seed, i // 2), i % 2 == 1
+        else:
+            seed, swapped = game_seed(run_seed, i), False
+        out.append(GameTask(i, seed, (bots[1], bots[0]) if swapped else bots, swapped))
+    return out
+
+
+_GAMES: dict[GameFactory, Game] = {}
+
+
+def _game(factory: GameFactory) -> Game:
+    if factory not in _GAMES:
+        _GAMES[factory] = factory()
+    return _GAMES[factory]
+
+
+def play_task(factory: GameFactory, task: GameTask) -> dict[str, Any]:
+    """Play one game; its summary as plain data (what a report needs)."""
+    game = _game(factory)
+    rules = game.rules
+    s = game.new_initial_state()
+    players = [make_bot(spec, p, task.seed) for p, spec in enumerate(task.bots)]
+    tracked = _tracked(game)
+    by_turn = [_snapshot(s, tracked)]
+    turn = s.vars["turn"]
+    last_message = ""
+    limit = game.max_game_length()
+    while not s.is_terminal():
+        if s.move_number >= limit:
+            raise RuntimeError(f"game {task.index} longer than max_game_length ({limit})")
+        if s.is_chance_node():
+            action = chance.sample(s, task.seed)
+        else:
+            action = players[s.current_player()].step(s)
+        s.apply_action(action)
+        messages = s.take_messages()
+        if messages:
+            last_message = messages[-1]
+        if s.vars["turn"] != turn:
+            turn = s.vars["turn"]
+            by_turn.append(_snapshot(s, tracked))
+    by_turn.append(_snapshot(s, tracked))
+    return {
+        "index": task.index,
+        "seed": task.seed,
+        "bots": {rules.sides[p].name: spec for p, spec in enumerate(task.bots)},
+        "swapped": task.swapped,
+        "winner": rules.sides[s.winner].name if s.winner >= 0 else None,
+        "level": s.level or None,
+        "decided_by": last_message.rsplit(": ", 1)[0] if ": " in last_message else last_message,
+        "moves": s.move_number,
+        "turns": s.vars["turn"] - game.first_turn + 1,
+        "final": _snapshot(s, tracked),
+        "by_turn": by_turn,
+    }
+
+
+def _tracked(game: Game) -> tuple[str, ...]:
+    """The per-side values a report follows: VP and the announced variables
+    (those the play account reports every change of, such as Army Morale)."""
+    announced = [v.name for v in game.rules.variables if v.scope == "side" and v.announce]
+    return ("vp", *announced)
+
+
+def _snapshot(s: State, tracked: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    sides = s.game.rules.sides
+    return {
+        var: {side.name: float(s.vars[var][i]) for i, side in enumerate(sides)} for var in tracked
+    }
+
+
+def run_local(factory: GameFactory, todo: list[GameTask], jobs: int) -> Iterator[dict[str, Any]]:
+    """Play the tasks on `jobs` processes (1: in this one); yields as games finish."""
+    if jobs <= 1:
+        for task in todo:
+            yield play_task(factory, task)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(play_task, factory, task) for task in todo]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def run_cluster(
+    factory: GameFactory, todo: list[GameTask], address: Any
+) -> Iterator[dict[str, Any]]:
+    """Play the tasks on a Dask distributed cluster (its scheduler's address, or
+    a `LocalCluster`); yields as games finish. Dask is the optional `cluster` extra."""
+    try:
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
+    except ImportError as e:
+        raise RuntimeError("--cluster needs Dask: pip install -e '.[cluster]'") from e
+    with Client(address) as client:
+        futures = client.map(play_task, [factory] * len(todo), todo, pure=False)
+        for future in dask_completed(futures):
+            yield future.result()
+
+
+def default_jobs() -> int:
+    return os.cpu_count() or 1

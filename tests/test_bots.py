@@ -1,0 +1,227 @@
+"""Bots: every bot plays every scenario; decisions depend only on the observation;
+the rule files' `bot_weights` steer the heuristic."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from compiler.build import import_shipped
+from engine import chance
+from engine.bots import BotSpecError, make_bot, parse_bots
+from engine.bots.heuristic import Policy
+from engine.bots.weights import DEFAULT_TERMS, weights_for
+from engine.state import State
+from tests.conftest import eager_action
+
+BATTLES = ("training", "monmouth", "newtown")
+SCENARIOS = [
+    (battle, sc.name)
+    for battle in BATTLES
+    for sc in import_shipped(battle).load_game().rules.scenarios
+]
+# Moves each bot plays per scenario here (the soak, benchmarks/soak_bots.py, plays whole games).
+CAPS = {"random": 400, "heuristic": 250, "mcts:3": 40}
+
+
+def shipped(battle: str, scenario: str):
+    return import_shipped(battle).load_game({"scenario": scenario})
+
+
+def play(game, specs: list[str], seed: int, cap: int, account: list | None = None) -> State:
+    bots = [make_bot(spec, p, seed) for p, spec in enumerate(specs)]
+    s = game.new_initial_state()
+    account = account if account is not None else []
+    while not s.is_terminal() and s.move_number < cap:
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, seed))
+        else:
+            action = bots[s.current_player()].step(s)
+            assert action in s.legal_actions()
+            s.apply_action(action)
+        account.extend(s.take_messages())
+    return s
+
+
+@pytest.mark.parametrize("spec", list(CAPS))
+@pytest.mark.parametrize(("battle", "scenario"), SCENARIOS)
+def test_every_bot_plays_every_scenario(battle, scenario, spec):
+    game = shipped(battle, scenario)
+    s = play(game, [spec, spec], seed=7, cap=CAPS[spec])
+    assert s.is_terminal() or s.move_number >= CAPS[spec]
+
+
+def test_the_heuristic_finishes_a_game_and_attacks():
+    game = shipped("training", "skirmish")
+    account: list[str] = []
+    s = play(game, ["heuristic", "heuristic"], seed=3, cap=10_000, account=account)
+    assert s.is_terminal()
+    # Both sides closed with the enemy and designated combats.
+    for side in ("Red", "Blue"):
+        assert any(line.startswith("Combat 1: " + side) for line in account), side
+
+
+def test_bot_specs_are_checked():
+    assert parse_bots("heuristic, mcts:200", 2) == ["heuristic", "mcts:200"]
+    assert parse_bots("random,mcts:0.5s", 2) == ["random", "mcts:0.5s"]
+    for bad in ("heuristik,random", "mcts:lots,random", "random:3,random", "random"):
+        with pytest.raises(BotSpecError):
+            parse_bots(bad, 2)
+
+
+# ---------------------------------------------------------------- observation only
+
+
+def _decisions(s: State, t: State, player: int, specs: tuple[str, ...]) -> None:
+    """Each bot, freshly seeded, decides the same in s and in t."""
+    assert s.observation(player) == t.observation(player)
+    assert s.state_hash() != t.state_hash()
+    for spec in specs:
+        a = make_bot(spec, player, 11).step(s)
+        b = make_bot(spec, player, 11).step(t)
+        assert a == b, f"{spec} decided {a} and {b} on one observation"
+
+
+def _concealed_swap(s: State, player: int) -> State | None:
+    """s with two concealed units of different hexes exchanged and one reduced."""
+    hidden = s.concealed_from(player)
+    for i, u in enumerate(hidden):
+        for v in hidden[i + 1 :]:
+            if s.unit_hex[u] != s.unit_hex[v]:
+                t = s.clone()
+                t.unit_hex[u], t.unit_hex[v] = s.unit_hex[v], s.unit_hex[u]
+                return t
+    return None
+
+
+def test_decisions_depend_only_on_what_is_concealed_newtown():
+    """Newtown 3.4: the American bot cannot tell which Indians stand where."""
+    game = shipped("newtown", "historical")
+    american = game.rules.side_index("american")
+    rng = random.Random(5)
+    s = game.new_initial_state()
+    checked = 0
+    while not s.is_terminal() and checked < 3:
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, 5))
+            continue
+        if s.current_player() == american and len(s.legal_actions()) > 1:
+            t = _concealed_swap(s, american)
+            if t is not None:
+                _decisions(s, t, american, ("random", "heuristic", "mcts:4"))
+                checked += 1
+        s.apply_action(eager_action(s, rng))
+    assert checked == 3
+
+
+@pytest.mark.parametrize(
+    ("battle", "scenario"), [("monmouth", "lees_advance"), ("newtown", "historical")]
+)
+def test_decisions_depend_only_on_the_chits_seen(battle, scenario):
+    """12.5: a chit chosen face down does not change the other side's decision."""
+    game = shipped(battle, scenario)
+    for seed in range(1, 20):
+        s, rng = game.new_initial_state(), random.Random(seed)
+        while not s.is_terminal() and s.move_number < 3000:
+            if not s.is_chance_node() and len(s.legal_actions()) > 1:
+                player = s.current_player()
+                secret = [
+                    (i, var)
+                    for i, f in enumerate(s.stack)
+                    for var, chooser in f.b.get("_secret", ())
+                    if chooser != player
+                ]
+                if secret:
+                    i, var = secret[0]
+                    assert s.observation(player)["stack"][i]["bindings"][var] == "hidden"
+                    t = s.clone()
+                    frame = t.stack[i]
+                    options = [o for o in _chit_options(t, frame.proc, var) if o != frame.b[var]]
+                    frame.b[var] = options[0]
+                    _decisions(s, t, player, ("random", "heuristic", "mcts:4"))
+                    return
+            s.apply_action(chance.sample(s, seed) if s.is_chance_node() else eager_action(s, rng))
+    pytest.fail("no decision with a face-down chit in 20 games")
+
+
+def _chit_options(s: State, proc: str, var: str) -> list:
+    for instr in s.game.rules.procedures[proc].code:
+        if instr[0] == "choose" and instr[1] == var:
+            return list(instr[2](s, {}))
+    raise AssertionError(var)
+
+
+# ---------------------------------------------------------------- bot weights
+
+
+def test_the_rule_files_weights_reach_the_bot():
+    game = shipped("monmouth", "lees_advance")
+    w = weights_for(game)
+    labels = game.rules.board.labels
+    british, american = game.rules.side_index("british"), game.rules.side_index("american")
+    # Lee's Advance lists one objective per side (6.19), not the map's nine victory hexes.
+    assert sorted((labels[h], side) for h, side, _ in w.objectives) == [
+        ("2716", british),
+        ("4114", american),
+    ]
+    assert w.variables == {"vp": 1.0, "army_morale": 1.0, "sidebar_vp": 1.0}
+    assert w.terrain == {"defend_drm": -1.0}
+    assert w.terms == DEFAULT_TERMS
+    # The campaign game has its own objectives.
+    campaign = weights_for(shipped("monmouth", "campaign"))
+    assert len(campaign.objectives) == 5
+
+
+def _edited_training(tmp_path, addition: str):
+    import shutil
+
+    from compiler.build import load_game
+    from tests.conftest import RULESETS
+
+    folder = tmp_path / "training"
+    shutil.copytree(RULESETS / "training", folder)
+    path = folder / "battle.mst"
+    path.write_text(path.read_text(encoding="utf-8") + addition, encoding="utf-8")
+    return load_game(folder)
+
+
+def test_an_objective_in_the_rule_files_changes_where_the_bot_goes(tmp_path, training):
+    """The same position, two rule files: the heuristic's first move heads for the objective."""
+
+    def first_move(game) -> tuple[int, int]:
+        s = game.new_initial_state()
+        while s.is_chance_node():
+            s.apply_action(chance.sample(s, 1))
+        p = s.current_player()
+        policy = Policy(game)
+        action = policy.choose(s, s.legal_actions(), p, random.Random(1), deep=True)
+        assert game.actions.kind_of(action) == "step"
+        u, d = game.actions.decode_step(action)
+        return u, game.rules.board.neighbors[s.unit_hex[u]][d]
+
+    moves = {}
+    for corner in ("0101", "0808"):
+        game = _edited_training(
+            tmp_path / corner,
+            f'\nbot_weights corner "Corner" {{\n    objective 50\n    both {corner}\n}}\n',
+        )
+        u, to = first_move(game)
+        here = game.new_initial_state().unit_hex[u]
+        target = game.hex_by_label[corner]
+        ev = Policy(game).ev
+        assert ev.distance(to, target) < ev.distance(here, target)
+        moves[corner] = (u, to)
+    assert moves["0101"] != moves["0808"]
+
+
+def test_a_bad_bot_weights_line_is_reported_with_its_place(tmp_path):
+    from dsl.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as err:
+        _edited_training(tmp_path, '\nbot_weights bad "Bad" {\n    objectiv 3\n}\n')
+    text = str(err.value)
+    assert "battle.mst:" in text and "objectiv" in text and "did you mean" in text.lower()
+    with pytest.raises(CompileError) as err:
+        _edited_training(tmp_path / "b", '\nbot_weights bad "Bad" {\n    terrain height 2\n}\n')
+    assert "no terrain declares 'height'" in str(err.value)

@@ -1,0 +1,99 @@
+"""`muster simulate`: seeds from the run and the index, identical tables on any scheduler."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from compiler.cli import main
+from compiler.simulation import simulate
+from engine.balance import table, wilson
+from engine.simulate import game_seed, tasks
+
+RUN = dict(games=6, bots="heuristic,random", seed=9, swap=True)
+
+
+def test_wilson_intervals():
+    low, high = wilson(5, 10)
+    assert math.isclose(low, 0.2366, abs_tol=1e-4) and math.isclose(high, 0.7634, abs_tol=1e-4)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and math.isclose(high, 0.2775, abs_tol=1e-4)
+    low, high = wilson(80, 100)
+    assert math.isclose(low, 0.7112, abs_tol=1e-4) and math.isclose(high, 0.8666, abs_tol=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_game_seeds_come_from_the_run_seed_and_the_index():
+    a = tasks(9, 6, ("heuristic", "random"), swap=True)
+    assert [t.seed for t in a] == [game_seed(9, i // 2) for i in range(6)]
+    assert a[0].seed == a[1].seed and a[0].bots == ("heuristic", "random")
+    assert a[1].bots == ("random", "heuristic") and a[1].swapped
+    assert len({t.seed for t in a}) == 3
+    assert game_seed(9, 0) != game_seed(10, 0)
+
+
+@pytest.fixture(scope="module")
+def on_one_process() -> dict:
+    return simulate("training", {}, jobs=1, **RUN)
+
+
+def test_a_report_counts_every_game(on_one_process):
+    r = on_one_process
+    assert r["games"] == 6
+    assert sum(o["count"] for o in r["outcomes"].values()) == 6
+    assert sum(r["decided_by"].values()) == 6
+    assert set(r["bots"]) == {"heuristic", "random"}
+    assert r["final"]["vp"]["red"]["min"] >= 0
+    assert len(r["over_turns"]["vp"]["red"]) >= 2
+
+
+def test_two_processes_give_the_same_table(on_one_process):
+    two = simulate("training", {}, jobs=2, **RUN)
+    assert table(two) == table(on_one_process)
+    assert json.dumps(two, sort_keys=True) == json.dumps(on_one_process, sort_keys=True)
+
+
+def test_a_dask_cluster_gives_the_same_table(on_one_process):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        on_cluster = simulate("training", {}, cluster=cluster.scheduler_address, **RUN)
+    assert table(on_cluster) == table(on_one_process)
+    assert json.dumps(on_cluster, sort_keys=True) == json.dumps(on_one_process, sort_keys=True)
+
+
+def test_the_command_writes_a_report_and_plots(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "report"
+    code = main(
+        [
+            "simulate",
+            "training",
+            "--games",
+            "2",
+            "--bots",
+            "random,heuristic",
+            "--seed",
+            "4",
+            "--out",
+            str(out),
+            "--quiet",
+        ]
+    )
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "95 % interval" in text and "decided by:" in text
+    report = json.loads((out / "training_skirmish.json").read_text(encoding="utf-8"))
+    assert report["games"] == 2 and report["bots_given"] == "random,heuristic"
+    for name in ("training_skirmish_outcomes.png", "training_skirmish_over_turns.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_bad_bot_is_a_usage_error(capsys):
+    assert main(["simulate", "training", "--games", "1", "--bots", "random,clever"]) == 2
+    assert "unknown bot 'clever'" in capsys.readouterr().err
+    assert main(["play", "training", "--bots", "random"]) == 2
+    assert "one per side" in capsys.readouterr().err
