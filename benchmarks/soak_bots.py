@@ -1,0 +1,52 @@
+"""Soak: every bot plays seeded games of every scenario of every shipped battle to the end.
+
+    nice .venv/bin/python benchmarks/soak_bots.py --games 20 --bots random,heuristic --jobs 2
+
+Each bot plays itself, `--games` games per scenario (`--swap` pairs), on the
+simulator's machinery; an exception in any game stops the soak with its
+traceback. The tests play a few capped games of each (tests/test_bots.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from compiler.build import import_shipped
+from compiler.simulation import simulate
+
+BATTLES = ("training", "monmouth", "newtown")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--bots", default="random,heuristic,mcts:8")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=20)
+    args = ap.parse_args()
+    for spec in args.bots.split(","):
+        for battle in BATTLES:
+            for sc in import_shipped(battle).load_game().rules.scenarios:
+                started = time.monotonic()
+                report = simulate(
+                    battle,
+                    {"scenario": sc.name},
+                    args.games,
+                    f"{spec},{spec}",
+                    args.seed,
+                    jobs=args.jobs,
+                    swap=True,
+                )
+                elapsed = time.monotonic() - started
+                wins = ", ".join(f"{k} {v['count']}" for k, v in report["sides"].items())
+                print(
+                    f"{spec:10} {battle}:{sc.name:18} {report['games']} games to the end in "
+                    f"{elapsed:6.0f} s; wins {wins}, draws {report['outcomes']['draw']['count']}, "
+                    f"{report['moves']['mean']} actions a game",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
