@@ -62,6 +62,9 @@ def _check(e: ET.Element, schema: dict, out: list[str], window: str | None, path
         where = f"{path}/{child.tag.split('.')[-1]}"
         if child.tag in elements:
             continue
+        if child.tag not in schema:
+            out.append(f"{where}: {child.tag} is not a VASSAL class")
+            continue
         if child.tag not in allowed:
             out.append(f"{where}: {e.tag} does not take a {child.tag}")
             continue

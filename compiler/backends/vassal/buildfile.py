@@ -268,7 +268,6 @@ def _tracks_map(root: ET.Element, mod: Module) -> None:
         x, y = b.centre
         el(regions, BOARD + "board.Region", name=b.name, originx=x, originy=y)
     interaction(m)
-    by_name = {s.name: s for s in mod.pieces.slots if s.kind == "card"}
     for bag in mod.rules.bags:
         b = tb.box(tracks.pile_box(bag))
         x, y = b.centre
@@ -289,17 +288,8 @@ def _tracks_map(root: ET.Element, mod: Module) -> None:
             draw=True,
             drawFaceUp=False,
         )
-        for n, name in enumerate(bag.contents):
-            slot = by_name[name]
-            card = el(
-                pile,
-                WIDGET + "CardSlot",
-                entryName=f"{slot.entry} {n + 1}",
-                gpid=slot.gpid,
-                width=96,
-                height=96,
-            )
-            card.text = definition(slot.traits)
+        for card in mod.pieces.piles[bag.name]:
+            slot_element(pile, card, WIDGET + "CardSlot")
 
 
 def _hand(root: ET.Element, side: ir.Side) -> None:

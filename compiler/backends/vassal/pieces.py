@@ -100,13 +100,15 @@ class Pieces:
     states: list[StateLayer] = field(default_factory=list)
     track_markers: dict[tuple[str, str], Slot] = field(default_factory=dict)
     turn_marker: Slot | None = None
+    piles: dict[str, list[Slot]] = field(default_factory=dict)  # bag → its cards, in order
 
     def slot(self, name: str) -> Slot:
         return next(s for s in self.slots if s.name == name)
 
     @property
     def next_gpid(self) -> int:
-        return max((s.gpid for s in self.slots), default=0) + 1
+        every = [s.gpid for s in self.slots] + [c.gpid for p in self.piles.values() for c in p]
+        return max(every, default=0) + 1
 
 
 def state_variables(rules: ir.Ruleset) -> list[ir.Variable]:
@@ -260,10 +262,10 @@ def pieces_of(rules: ir.Ruleset, board: tracks.TrackBoard) -> Pieces:
         out.slots.append(Slot(text(m.title), m.name, gpid, traits, kind, tab, group))
     gpid += 1
     turn = Slot(
-        "Game Turn",
+        "Game Turn marker",
         "",
         gpid,
-        (Prototype("marker"), BasicPiece(track_marker_image(0), "Game Turn", gpid)),
+        (Prototype("marker"), BasicPiece(track_marker_image(0), "Game Turn marker", gpid)),
         "track",
         "Tracks",
         "Tracks",
@@ -272,11 +274,25 @@ def pieces_of(rules: ir.Ruleset, board: tracks.TrackBoard) -> Pieces:
     out.turn_marker = turn
     for n, track in enumerate(board.tracks, start=1):
         gpid += 1
-        traits = (Prototype("marker"), BasicPiece(track_marker_image(n), track.title, gpid))
-        slot = Slot(track.title, "", gpid, traits, "track", "Tracks", "Tracks")
+        name = f"{track.title} marker"
+        traits = (Prototype("marker"), BasicPiece(track_marker_image(n), name, gpid))
+        slot = Slot(name, "", gpid, traits, "track", "Tracks", "Tracks")
         out.slots.append(slot)
         out.track_markers[(track.variable, track.side)] = slot
+    markers = {m.name: m for m in rules.markers}
+    for bag in rules.bags:
+        cards = []
+        for n, name in enumerate(bag.contents, start=1):
+            gpid += 1
+            traits = marker_traits(rules, markers[name], gpid, True)
+            title = text(markers[name].title)
+            cards.append(Slot(f"{title} {n}", name, gpid, traits, "card", "", pile_name(bag)))
+        out.piles[bag.name] = cards
     return out
+
+
+def pile_name(bag: ir.Bag) -> str:
+    return tracks.pile_box(bag)
 
 
 def expanded(

@@ -39,7 +39,7 @@ class Box:
     w: int
     h: int
     fill: str = "#ffffff"
-    under: str = ""  # a level's name beneath the box
+    under: str = ""  # a level's name, at the foot of its first box
 
     @property
     def centre(self) -> tuple[int, int]:
@@ -122,10 +122,10 @@ def tracks_of(rules: ir.Ruleset) -> list[Track]:
             [LOWEST_TOP, *values, *bounds, var.initial if isinstance(var.initial, int) else 0]
         )
         side = next((s for s in rules.sides if s.name == side_name), None)
-        title = f"{text(side.title)} {text(var.title)}" if side else text(var.title)
+        title = f"{text(side.short)} {text(var.title)}" if side else text(var.title)
         out.append(Track(name, side_name, title, 0, high))
     for side in rules.sides:
-        out.append(Track("vp", side.name, f"{text(side.title)} Victory Points", 0, LOWEST_TOP))
+        out.append(Track("vp", side.name, f"{text(side.short)} Victory Points", 0, LOWEST_TOP))
     return out
 
 
@@ -140,10 +140,10 @@ def layout(rules: ir.Ruleset) -> TrackBoard:
         y += HEADING
         for i, (name, label, fill, under) in enumerate(items):
             if i and i % PER_ROW == 0:
-                y += BOX + GAP + (HEADING // 2 if under else 0)
+                y += BOX + GAP
             x = MARGIN + (i % PER_ROW) * (BOX + GAP)
             boxes.append(Box(name, label, x, y, BOX, BOX, fill, under))
-        y += BOX + GAP + HEADING // 2 + (HEADING // 2 if any(i[3] for i in items) else 0)
+        y += BOX + GAP + HEADING // 2
 
     if rules.turn_track is not None:
         turns = [
@@ -203,5 +203,5 @@ def draw(board: TrackBoard) -> Image.Image:
         d.rectangle((b.x, b.y, b.x + b.w - 1, b.y + b.h - 1), fill=b.fill, outline=INK, width=2)
         d.multiline_text((b.x + 6, b.y + 4), b.label, font=small, fill=INK, spacing=2)
         if b.under:
-            d.text((b.x + 2, b.y + b.h + 2), b.under, font=under, fill=INK)
+            d.text((b.x + 4, b.y + b.h - 4), b.under, font=under, fill=INK, anchor="ld")
     return img
