@@ -19,6 +19,7 @@ from compiler.backends.vassal.images import SCREEN_DPI
 from compiler.backends.vassal.sequence import Unencodable, sequence, text
 from compiler.build import vassal_output
 from compiler.check import compile_ruleset
+from compiler.cli import main
 from compiler.map_model import MapModel
 from tests.conftest import RULESETS
 from tests.vassal_decode import DecodedPiece, decode_piece, read_save, split
@@ -482,3 +483,12 @@ def test_hostile_names_build_a_valid_module_that_decodes_back(hostile, schema):
     assert got[DECODED][0] == "0404"
     regions_named = set(regions(vmod).values())
     assert any(DECODED in n for n in regions_named)  # the side's Eliminated box
+
+
+def test_muster_build_only_vassal_writes_the_module_and_says_where(tmp_path, capsys):
+    args = ["build", str(RULESETS / "training"), "--out", str(tmp_path), "--only", "vassal"]
+    assert main(args) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["training.vmod"]
+    out = capsys.readouterr().out
+    size = (tmp_path / "training.vmod").stat().st_size / 1e6
+    assert f"VASSAL module {tmp_path / 'training.vmod'} ({size:.1f} MB)" in out

@@ -64,8 +64,11 @@ def tag(text: str, slot: int, fill: str) -> bytes:
     x = (slot % 2) * w
     y = COUNTER - TAG_H * (slot // 2 + 1)
     d.rectangle((x, y, x + w - 1, y + TAG_H - 1), fill=fill, outline="#000000")
-    size = max(6, fit(text, w - 4, TAG_H - 2, 12, 6))
-    d.text((x + w // 2, y + TAG_H // 2), text, font=font(size), fill="#ffffff", anchor="mm")
+    label = text
+    while fit(label, w - 4, TAG_H - 2, 12, 8) == 0:  # too long even at 8 px: cut it short
+        label = label[:-2] + "…"
+    size = fit(label, w - 4, TAG_H - 2, 12, 8)
+    d.text((x + w // 2, y + TAG_H // 2), label, font=font(size), fill="#ffffff", anchor="mm")
     return png(img)
 
 

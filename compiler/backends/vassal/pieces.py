@@ -14,6 +14,7 @@ per track (Game Turn, each side's Army Morale, …) for the tracks board.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from compiler import ir
 from compiler.backends.print_and_play.charts import words
@@ -49,7 +50,6 @@ MARK_MOVED = Key(77)  # Ctrl+M
 # Ctrl+A/C/V/X/Z select, copy and undo in VASSAL; F, E, K, M are taken above.
 RESERVED = set("ACVXZFEKM")
 REPORT = "* $location$: $oldPieceName$ — $menuCommand$ *"
-STATE_FILLS = ("#c0392b", "#7d3c98", "#1f618d", "#b9770e", "#117864", "#6e2c00", "#2e4053")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,14 +112,31 @@ class Pieces:
 
 
 def state_variables(rules: ir.Ruleset) -> list[ir.Variable]:
-    """Per-unit states kept for the whole game (never reset by a phase): yes/no or named."""
+    """Per-unit states the players mark on the map: kept all game (never reset by a phase),
+    yes/no or named. Named states (the order: disrupted, shattered) and the yes/no states of
+    an imported library (the series' pinned) always; a battle's own yes/no state when it has
+    a marker (a marker whose words are all in the state's title: Honor for "With Honor")."""
+    marked = [_words(m.title) for m in rules.markers if _words(m.title)]
+    home = PurePosixPath(rules.files[0]).parent if rules.files else PurePosixPath(".")
+
+    def shown(v: ir.Variable) -> bool:
+        if v.type.startswith("enum:"):
+            return len(v.values) > 1
+        imported = v.span is not None and PurePosixPath(v.span.file).parent != home
+        return imported or any(w <= _words(v.title) for w in marked)
+
     return [
         v
         for v in rules.variables
         if v.scope == "unit"
         and v.reset is None
-        and (v.type == "bool" or (v.type.startswith("enum:") and len(v.values) > 1))
+        and (v.type == "bool" or v.type.startswith("enum:"))
+        and shown(v)
     ]
+
+
+def _words(title: str) -> frozenset[str]:
+    return frozenset(w for w in "".join(c if c.isalnum() else " " for c in title.lower()).split())
 
 
 def _key_for(title: str, used: set[str]) -> Key:
