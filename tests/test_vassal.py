@@ -492,3 +492,22 @@ def test_muster_build_only_vassal_writes_the_module_and_says_where(tmp_path, cap
     out = capsys.readouterr().out
     size = (tmp_path / "training.vmod").stat().st_size / 1e6
     assert f"VASSAL module {tmp_path / 'training.vmod'} ({size:.1f} MB)" in out
+
+
+def test_a_sides_deck_is_drawn_from_by_that_side_only(modules):
+    rules, vmod = modules["newtown"]
+    root = ET.fromstring(buildfile(vmod))
+    decks = {e.get("name"): e for e in root.iter("VASSAL.build.module.map.DrawPile")}
+    sides = {s.name: s.title for s in rules.sides}
+    owner = {m.name: m.side for m in rules.markers}
+    for bag in rules.bags:
+        deck = decks[bag.title]
+        one = {owner[n] for n in bag.contents}
+        if len(one) == 1 and "" not in one:
+            assert deck.get("deckRestrictAccess") == "true"
+            assert deck.get("deckOwners") == sides[one.pop()]
+        else:
+            assert deck.get("deckRestrictAccess") == "false"
+    for card in root.iter("VASSAL.build.widget.CardSlot"):
+        mask = decode_piece(card.text).traits[0]
+        assert (mask.id, mask.fields[5]) == ("obs", "side:")  # only the owning side peeks

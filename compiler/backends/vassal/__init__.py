@@ -44,28 +44,33 @@ Step = Callable[[], dict[str, bytes]]
 
 
 def phases(rules: ir.Ruleset) -> tuple[str, ...]:
-    """The phases in the order the sequence of play first calls them, from the start procedure."""
-    procs = {p.name: p for p in rules.procedures}
-    seen: list[str] = []
+    """The phases in the order the sequence of play calls them, from the start procedure.
 
-    def walk(value: object, depth: int) -> None:
+    A phase called twice (a close combat an abbreviated first turn calls early, as well as
+    in its place) is listed where it is called last: its place in the full player turn.
+    """
+    procs = {p.name: p for p in rules.procedures}
+    calls: list[str] = []
+
+    def walk(value: object, path: tuple[str, ...]) -> None:
         if isinstance(value, ir.CallProc):
             target = procs.get(value.proc)
-            if target is not None and target.name not in seen and depth < 12:
+            if target is not None and target.name not in path:
                 if target.kind == "phase":
-                    seen.append(target.name)
-                walk(target.steps, depth + 1)
+                    calls.append(target.name)
+                walk(target.steps, (*path, target.name))
         if isinstance(value, tuple | list):
             for v in value:
-                walk(v, depth)
+                walk(v, path)
         elif hasattr(value, "__dataclass_fields__"):
             for name in value.__dataclass_fields__:
                 if name not in ("span", "prov", "provs"):
-                    walk(getattr(value, name), depth)
+                    walk(getattr(value, name), path)
 
     if rules.start in procs:
-        walk(procs[rules.start].steps, 0)
-    return tuple(text(procs[n].title) for n in seen)
+        walk(procs[rules.start].steps, (rules.start,))
+    last = {name: i for i, name in enumerate(calls)}
+    return tuple(text(procs[n].title) for n in sorted(last, key=last.__getitem__))
 
 
 def description(rules: ir.Ruleset) -> str:

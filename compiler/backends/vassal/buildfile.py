@@ -271,6 +271,7 @@ def _tracks_map(root: ET.Element, mod: Module) -> None:
     for bag in mod.rules.bags:
         b = tb.box(tracks.pile_box(bag))
         x, y = b.centre
+        owner = deck_owner(mod.rules, bag)
         pile = el(
             m,
             MAP + "DrawPile",
@@ -287,9 +288,20 @@ def _tracks_map(root: ET.Element, mod: Module) -> None:
             reversible=False,
             draw=True,
             drawFaceUp=False,
+            deckRestrictAccess=owner is not None,
+            deckOwners=text(owner.title) if owner else "",
         )
         for card in mod.pieces.piles[bag.name]:
             slot_element(pile, card, WIDGET + "CardSlot")
+
+
+def deck_owner(rules: ir.Ruleset, bag: ir.Bag) -> ir.Side | None:
+    """The side whose cards are all a deck holds (only it may draw), or None for a shared cup."""
+    markers = {m.name: m.side for m in rules.markers}
+    sides = {markers[name] for name in bag.contents}
+    if len(sides) != 1 or "" in sides:
+        return None
+    return next(s for s in rules.sides if s.name in sides)
 
 
 def _hand(root: ET.Element, side: ir.Side) -> None:
