@@ -23,7 +23,7 @@ from compiler.cli import main
 from compiler.map_model import MapModel
 from tests.conftest import RULESETS
 from tests.vassal_decode import DecodedPiece, decode_piece, read_save, split
-from tests.vassal_render import grid_params, vassal_centre, vassal_label
+from tests.vassal_render import grid_params, vassal_centre, vassal_label, vassal_snap
 from tests.vassal_schema_check import load_schema, problems
 
 BATTLES = ("training", "newtown", "monmouth")
@@ -328,6 +328,8 @@ def saved(vmod: bytes, scenario: str) -> dict[str, tuple[str, DecodedPiece]]:
             assert (state[0], int(state[1]), int(state[2])) == (map_, x, y)
             assert piece.name not in out, piece.name
             place = vassal_label(params, x, y) if map_ == "Map" else boxes[(x, y)]
+            if map_ == "Map":  # where VASSAL itself snaps a counter dropped in that hex
+                assert (x, y) == vassal_snap(params, place)
             out[piece.name] = (place, piece)
     return out
 

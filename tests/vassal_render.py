@@ -41,6 +41,14 @@ def vassal_centre(p: dict[str, float], label: str) -> tuple[float, float]:
     return p["x0"] + i * p["dx"], p["y0"] + j * p["dy"] + (p["dy"] / 2 if i % 2 else 0)
 
 
+def vassal_snap(p: dict[str, float], label: str) -> tuple[int, int]:
+    """The point VASSAL 3.7's HexGrid snaps to in hex `label` (Java int casts truncate)."""
+    i, j = int(label[:2]) - p["hOff"], int(label[2:]) - p["vOff"]
+    x = int(p["dx"] * i + p["x0"])
+    y = int(p["dy"] * j + p["y0"]) if i % 2 == 0 else int(p["dy"] * j + int(p["dy"] / 2) + p["y0"])
+    return x, y
+
+
 def vassal_label(p: dict[str, float], x: float, y: float) -> str:
     """The hex a point lies in: the nearest centre (inverse of `vassal_centre`)."""
     i = round((x - p["x0"]) / p["dx"])

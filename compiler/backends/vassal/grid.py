@@ -38,9 +38,17 @@ class HexGridGeometry:
         return self.x0 + i * self.dx, self.y0 + j * self.dy + (self.dy / 2 if i % 2 else 0.0)
 
     def point(self, label: str) -> tuple[int, int]:
-        """The whole-pixel point a piece in hex `ccrr` is saved at."""
-        x, y = self.centre(label)
-        return round(x), round(y)
+        """The whole-pixel point VASSAL snaps a piece in hex `ccrr` to (it truncates, as Java's
+        int casts do), so a counter dropped on a set-up stack joins it."""
+        col, row = Grid.parse(label)
+        i, j = col - self.h_off, row - self.v_off
+        x = int(self.dx * i + self.x0)
+        y = (
+            int(self.dy * j + self.y0)
+            if i % 2 == 0
+            else int(self.dy * j + int(self.dy / 2) + self.y0)
+        )
+        return x, y
 
 
 def grid_of(renderer: MapRenderer) -> HexGridGeometry:
