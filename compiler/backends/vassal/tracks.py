@@ -6,7 +6,7 @@ each side's Army Morale (coloured by level, the level's name beneath), for
 every other number a scenario starts at a value (momentum), and for victory
 points; then each side's Eliminated and Captured boxes. Each box is a named
 region of the board's grid, so VASSAL reports a move as "Turn 4 → Turn 5"
-or "American Army Morale 14 → 13". Cups and decks sit in their own boxes.
+or "<side> Army Morale 14 → 13". Cups and decks sit in their own boxes.
 """
 
 from __future__ import annotations
