@@ -10,6 +10,7 @@ Shipped rulesets build into the project's `generated/<name>/`; others into
 
 from __future__ import annotations
 
+import functools
 import importlib
 import shutil
 import sys
@@ -101,13 +102,19 @@ def module_path(rules: ir.Ruleset) -> str:
     return f"{rules.name}.vmod"
 
 
-def vassal_output(rules: ir.Ruleset, sources: SourceFiles) -> list[tuple[str, Step]]:
-    """The VASSAL module's steps; the scenarios' engines come from the rules compiled here."""
+def vassal_output(
+    rules: ir.Ruleset,
+    sources: SourceFiles,
+    engine: Callable[[], dict[str, str]] | None = None,
+) -> list[tuple[str, Step]]:
+    """The VASSAL module's steps; the scenarios' engines come from `engine()` (the package the
+    build generates anyway), or are generated here."""
     made: dict[str, types.ModuleType] = {}
 
     def game_of(scenario: str) -> Game:
         if "pkg" not in made:
-            made["pkg"] = load_generated(generate(rules), rules.name)
+            files = engine() if engine is not None else generate(rules)
+            made["pkg"] = load_generated(files, rules.name)
         return made["pkg"].load_game({"scenario": scenario})
 
     return vassal_steps(rules, sources, game_of)
@@ -122,8 +129,9 @@ def build(
     target = output_dir(rules, entry, out)
     outputs = [only] if only else list(OUTPUTS)
     steps = []
+    engine = functools.cache(lambda: dict(generate(rules)))
     if "engine" in outputs:
-        steps.append(("engine", lambda: dict(generate(rules))))
+        steps.append(("engine", engine))
     for part in PARTS:
         if part in outputs and not rules.library:
             steps += [
@@ -131,7 +139,7 @@ def build(
                 for what, run in print_steps(rules, sources, part)
             ]
     if "vassal" in outputs and not rules.library:
-        steps += vassal_output(rules, sources)
+        steps += vassal_output(rules, sources, engine)
     bar = Progress(len(steps)) if progress else None
     files: dict[str, str | bytes] = {}
     for what, run in steps:

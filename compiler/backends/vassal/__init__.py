@@ -194,7 +194,7 @@ def vassal_steps(
 
     def charts() -> dict[str, bytes]:
         out = []
-        for name, data in images.charts(rules, sources).items():
+        for name, data in images.charts(rules).items():
             files[f"images/chart-{name}"] = data
             out.append(Chart(words(name.removesuffix(".png")).capitalize(), f"chart-{name}"))
         state["charts"] = tuple(out)

@@ -16,13 +16,12 @@ from PIL import Image, ImageDraw
 
 from compiler import ir
 from compiler.backends.map_render import MapRenderer
-from compiler.backends.print_and_play import chart_steps
+from compiler.backends.print_and_play import chart_images
 from compiler.backends.print_and_play.face import ink_on
 from compiler.backends.print_and_play.fonts import fit, font
 from compiler.backends.print_and_play.mix import Counter
 from compiler.backends.print_and_play.paint import paint
 from compiler.map_model import MapModel
-from dsl.source import SourceFiles
 
 SCREEN_DPI = 200
 COUNTER = 96
@@ -31,8 +30,9 @@ MOVED_ICON = "moved.png"
 
 
 def png(img: Image.Image) -> bytes:
+    """PNG bytes with no time stamp; light compression, as the module holds some 250 images."""
     buf = io.BytesIO()
-    img.save(buf, "PNG", optimize=False)
+    img.save(buf, "PNG", compress_level=3)
     return buf.getvalue()
 
 
@@ -97,13 +97,11 @@ def moved_icon() -> bytes:
     return png(img)
 
 
-def charts(rules: ir.Ruleset, sources: SourceFiles) -> dict[str, bytes]:
+def charts(rules: ir.Ruleset) -> dict[str, bytes]:
     """The print-and-play charts (provisional values marked as on paper), at screen size."""
-    _what, draw = chart_steps(rules, sources)[0]
     out = {}
-    for path, data in draw().items():
-        img = Image.open(io.BytesIO(data))
+    for name, img in chart_images(rules).items():
         w, h = img.size
         small = img.resize((w * 2 // 3, h * 2 // 3), Image.Resampling.LANCZOS)
-        out[path.removeprefix("charts/")] = png(small.convert("RGB"))
+        out[f"{name}.png"] = png(small.convert("RGB"))
     return out
