@@ -1,44 +1,99 @@
-"""Write docs/balance.md: heuristic against heuristic in every scenario.
+"""Make docs/balance.md: heuristic against heuristic in every scenario.
 
     nice .venv/bin/python benchmarks/balance.py --games 400 --jobs 2
 
-plays `--games` games of every scenario of the shipped battles with
-`muster simulate`'s machinery (each seed both ways, `--swap`), writes the
-JSON reports and PNG plots under docs/balance/ and the tables, with what
-they suggest, into docs/balance.md. A long run: it is not part of the tests.
+plays `--games` games of every scenario of the shipped battles (each seed
+both ways, as `muster simulate --swap`), writes each scenario's JSON report
+and PNG plots under docs/balance/, then writes docs/balance.md from every
+report there, with a sentence on what each suggests and the provisional
+values the results rest on. `--only battle:scenario` plays one scenario
+(the page is still made from all the reports); `--page` only remakes the
+page. A long run: not part of the tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from collections import Counter
 from pathlib import Path
 
 from compiler.build import import_shipped
+from compiler.check import compile_ruleset
+from compiler.provenance import provisional_values
 from compiler.simulation import simulate
 from engine.balance import table, write_json, write_plots
 
 ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "balance"
 BATTLES = ("monmouth", "newtown")
+
+INTRO = """# Balance: heuristic against heuristic
+
+What the shipped scenarios look like when the same heuristic bot
+(`docs/bots.md`) plays both sides, every seed twice with the sides swapped,
+so that any lean is the scenario's, not a bot's. Shares carry 95 % Wilson
+intervals. Made by one command (a long run; `nice` it on a shared machine):
+
+    nice .venv/bin/python benchmarks/balance.py --games 400 --jobs 2
+
+Read these tables as a designer's first look, not a verdict. They rest on
+the bot (a one-ply heuristic, `engine/bots/weights.py` and the battles'
+`bot_weights`) and on every provisional value of the rule files — above
+all the printed charts that are not in the rulebooks' text: the Close
+Combat and Fire Tables, the TEC's costs and DRMs, the tactics matrix. A
+scenario a bot wins 90 % of the time may be one whose provisional table
+favours the attacker, or one the bot plays badly from one side.
+"""
 
 
 def finding(report: dict) -> str:
     """One sentence on what the shares suggest."""
-    sides = report["sides"]
     draw = report["outcomes"]["draw"]
-    for side, o in sides.items():
+    for side, o in report["sides"].items():
         if o["low"] >= 0.6:
             return (
                 f"**{side} wins {o['share']:.0%} of games** (95 % interval "
-                f"{o['low']:.0%}–{o['high']:.0%}): with both bots alike, "
-                f"the scenario favours {side}."
+                f"{o['low']:.0%}–{o['high']:.0%}): played alike, the scenario favours {side}."
             )
     if draw["low"] >= 0.5:
         return (
-            f"Most games are drawn ({draw['share']:.0%}): neither bot reaches a victory "
-            "condition, so the table says more about the bots than the scenario."
+            f"Most games are drawn ({draw['share']:.0%}): neither side reaches a victory "
+            "condition, so the table says more about the bot than the scenario."
         )
     return "Neither side is clearly favoured at this number of games."
+
+
+def provisional_summary(battle: str) -> str:
+    """The provisional values a battle's results rest on, counted by kind."""
+    rules, _ = compile_ruleset(battle)
+    values = provisional_values(rules)
+    kinds = Counter(v.what.split("›")[1].split()[0] if "›" in v.what else v.what for v in values)
+    listed = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
+    return f"{len(values)} provisional values (`muster check --provisional {battle}`): {listed}."
+
+
+def page() -> str:
+    sections = [INTRO]
+    for battle in BATTLES:
+        game = import_shipped(battle).load_game()
+        sections.append(f"## {game.rules.title}\n\n{provisional_summary(battle)}\n")
+        for sc in game.rules.scenarios:
+            stem = f"{battle}_{sc.name}"
+            path = OUT / f"{stem}.json"
+            if not path.exists():
+                sections.append(f"### {sc.title}\n\nNot run yet.\n")
+                continue
+            report = json.loads(path.read_text(encoding="utf-8"))
+            minutes = report.get("elapsed_s", 0) / 60
+            sections.append(
+                f"### {sc.title}\n\n```\n{table(report)}```\n\n{finding(report)} "
+                f"({report['games']} games in {minutes:.0f} min.)\n\n"
+                f"![outcomes](balance/{stem}_outcomes.png)\n"
+                f"![over turns](balance/{stem}_over_turns.png)\n"
+            )
+    return "\n".join(sections)
 
 
 def main() -> None:
@@ -46,15 +101,12 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1778)
-    ap.add_argument("--bots", default="heuristic,heuristic")
-    ap.add_argument("--only", help="battle:scenario to run (default: all)")
+    ap.add_argument("--only", help="battle:scenario to play (default: all)")
+    ap.add_argument("--page", action="store_true", help="only remake docs/balance.md")
     args = ap.parse_args()
-    out = ROOT / "docs" / "balance"
-    out.mkdir(parents=True, exist_ok=True)
-    sections = []
-    for battle in BATTLES:
-        game = import_shipped(battle).load_game()
-        for sc in game.rules.scenarios:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for battle in () if args.page else BATTLES:
+        for sc in import_shipped(battle).load_game().rules.scenarios:
             if args.only and args.only != f"{battle}:{sc.name}":
                 continue
             started = time.monotonic()
@@ -62,25 +114,18 @@ def main() -> None:
                 battle,
                 {"scenario": sc.name},
                 args.games,
-                args.bots,
+                "heuristic,heuristic",
                 args.seed,
                 jobs=args.jobs,
                 swap=True,
                 progress=True,
             )
-            elapsed = time.monotonic() - started
+            report["elapsed_s"] = round(time.monotonic() - started)
             stem = f"{battle}_{sc.name}"
-            write_json(report, out / f"{stem}.json")
-            write_plots(report, out, stem)
-            sections.append(
-                f"## {game.rules.title}: {sc.title}\n\n```\n{table(report)}```\n\n"
-                f"{finding(report)} ({elapsed / 60:.0f} min on {args.jobs} processes.)\n\n"
-                f"![outcomes](balance/{stem}_outcomes.png)\n"
-                f"![over turns](balance/{stem}_over_turns.png)\n"
-            )
-            print(f"{stem}: done in {elapsed:.0f} s", flush=True)
-    head = (ROOT / "docs" / "balance_intro.md").read_text(encoding="utf-8")
-    (ROOT / "docs" / "balance.md").write_text(head + "\n" + "\n".join(sections), encoding="utf-8")
+            write_json(report, OUT / f"{stem}.json")
+            write_plots(report, OUT, stem)
+            print(f"{stem}: {report['games']} games in {report['elapsed_s']} s", flush=True)
+    (ROOT / "docs" / "balance.md").write_text(page(), encoding="utf-8")
 
 
 if __name__ == "__main__":
