@@ -1,12 +1,12 @@
 """`bot_weights`: how a battle tunes the heuristic bot, in its rule files.
 
-    bot_weights night_bot "The bot in the night march" § … provisional "…" {
-        scenarios night_march       # only there; without it, every scenario
+    bot_weights ford_bot "The bot at the ford" § … provisional "…" {
+        scenarios SCENARIO          # only there; without it, every scenario
         objective 3                 # a term of engine/bots/weights.py: its weight
         army_morale 2               # a per-side variable: own minus the enemy's
         terrain defend_drm -1       # a terrain attribute: weight per point
-        red 0604                    # objectives of a side: hexes or places
-        both mill                   # … or of both sides
+        SIDE 0604                   # objectives of a side: hexes or places
+        both PLACE                  # … or of both sides
     }
 
 The engine's defaults and the meaning of each term are in
