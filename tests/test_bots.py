@@ -84,24 +84,33 @@ def _decisions(s: State, t: State, player: int, specs: tuple[str, ...]) -> None:
 
 
 def _concealed_swap(s: State, player: int) -> State | None:
-    """s with two concealed units of different hexes exchanged and one reduced."""
-    hidden = s.concealed_from(player)
-    for i, u in enumerate(hidden):
-        for v in hidden[i + 1 :]:
+    """s with the strongest and the weakest concealed stacks' units exchanged."""
+    hidden = sorted(s.concealed_from(player), key=lambda u: s.game.rules.units[u].strengths or (0,))
+    for u in hidden:
+        for v in reversed(hidden):
             if s.unit_hex[u] != s.unit_hex[v]:
                 t = s.clone()
                 t.unit_hex[u], t.unit_hex[v] = s.unit_hex[v], s.unit_hex[u]
+                t.unit_loss[v] = len(s.game.rules.units[v].strengths) - 1  # and one reduced
                 return t
     return None
 
 
 def test_decisions_depend_only_on_what_is_concealed_newtown():
-    """Newtown 3.4: the American bot cannot tell which Indians stand where."""
+    """Newtown 3.4: the American bot cannot tell which Indians stand where.
+
+    The two true positions are worth differently to the heuristic's
+    evaluation (one Indian unit reduced, stacks exchanged), so a bot that
+    looked at the state could tell them apart; the bots, deciding from the
+    observation, decide alike. (The chit tests below catch a bot that decides
+    on the state itself.)
+    """
     game = shipped("newtown", "historical")
     american = game.rules.side_index("american")
     rng = random.Random(5)
     s = game.new_initial_state()
-    checked = 0
+    checked, telling = 0, 0
+    ev = Policy(game).ev
     while not s.is_terminal() and checked < 3:
         if s.is_chance_node():
             s.apply_action(chance.sample(s, 5))
@@ -111,8 +120,9 @@ def test_decisions_depend_only_on_what_is_concealed_newtown():
             if t is not None:
                 _decisions(s, t, american, ("random", "heuristic", "mcts:4"))
                 checked += 1
+                telling += ev.evaluate(s, american) != ev.evaluate(t, american)
         s.apply_action(eager_action(s, rng))
-    assert checked == 3
+    assert checked >= 3 and telling, (checked, telling)
 
 
 @pytest.mark.parametrize(
