@@ -143,9 +143,8 @@ def table(report: dict[str, Any]) -> str:
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:
-    path.write_text(
-        json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+    """The report as built (side and level order kept: it is deterministic)."""
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def write_plots(report: dict[str, Any], folder: Path, stem: str) -> list[Path]:
