@@ -22,7 +22,7 @@ SCENARIOS = [
     for sc in import_shipped(battle).load_game().rules.scenarios
 ]
 # Moves each bot plays per scenario here (the soak, benchmarks/soak_bots.py, plays whole games).
-CAPS = {"random": 400, "heuristic": 250, "mcts:3": 40}
+CAPS = {"random": 300, "heuristic": 150, "mcts:3": 30}
 
 
 def shipped(battle: str, scenario: str):
