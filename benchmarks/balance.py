@@ -45,6 +45,17 @@ all the printed charts that are not in the rulebooks' text: the Close
 Combat and Fire Tables, the TEC's costs and DRMs, the tactics matrix. A
 scenario a bot wins 90 % of the time may be one whose provisional table
 favours the attacker, or one the bot plays badly from one side.
+
+What the runs so far suggest (the numbers of games are small: a shared
+2-core machine under heavy load; rerun with `--games 400` for the full
+page). In Lee's Advance both sides reach their decisive objective (4114,
+Overlook Hill) in some games and a quarter are drawn; the Americans lead
+but not clearly. In Newtown's historical scenario the Indians win almost
+every game, nearly all by the marginal victory that 2.4 gives them
+whenever the Americans fall short of a 9 VP lead: the bot never burns the
+Newtown hexes (2.2), so the table shows how hard that lead is to reach
+with the provisional Fire and Close Combat Tables — a finding to check
+against the printed charts before trusting it.
 """
 
 
