@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, unit_range
+from engine.incremental import WatchedIndex
 from engine.los import sees
 from engine.state import NOT_ENTERED, ON_MAP, State
 from engine.vocabulary import query
@@ -288,7 +289,9 @@ def enemy(s: State, side: int) -> int:
 def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
     """Combat units not of `side` in hexes adjacent to h, in unit order."""
     units = s.game.rules.units
-    at = s.units_by_hex()
+    at: Any = s.units_by_hex()
+    if isinstance(at, WatchedIndex):
+        at = at.enemies_of(side)  # friendly units coming and going change nothing here
     return tuple(
         sorted(
             u

@@ -103,6 +103,8 @@ class State:
     __slots__ = (
         "_node",
         "_occupancy",
+        "_remembered",
+        "_watched",
         "bags",
         "combats",
         "drawn",
@@ -151,6 +153,10 @@ class State:
         self._occupancy: (
             tuple[tuple[tuple[int, ...], tuple[int, ...]], dict[int, tuple[int, ...]]] | None
         ) = None
+        # Answers kept between decisions (engine/incremental.py), and the watched
+        # index that stands in for `units_by_hex()` while one is computed.
+        self._remembered: Any = None
+        self._watched: dict[int, tuple[int, ...]] | None = None
 
     def units_by_hex(self) -> dict[int, tuple[int, ...]]:
         """Hex -> the units on the map there, in unit order.
@@ -160,6 +166,8 @@ class State:
         the last question (positions are compared, not tracked: primitives
         and effects move units by assigning `unit_hex`).
         """
+        if self._watched is not None:
+            return self._watched
         key = (tuple(self.unit_hex), tuple(self.unit_status))
         if self._occupancy is None or self._occupancy[0] != key:
             index: dict[int, list[int]] = {}
@@ -191,6 +199,8 @@ class State:
         other.messages = []
         other._node = self._node
         other._occupancy = self._occupancy
+        other._remembered = self._remembered
+        other._watched = None
         return other
 
     def __eq__(self, other: object) -> bool:
