@@ -61,16 +61,16 @@ def play(game, seed: int) -> dict:
         if s.is_chance_node():
             action = chance.sample(s, seed)
         else:
-            t = time.perf_counter()
+            t = time.process_time()
             legal = s.legal_actions()
-            t_legal += time.perf_counter() - t
+            t_legal += time.process_time() - t
             action = rng.choice(legal)
-        t = time.perf_counter()
+        t = time.process_time()
         s.clone()
-        t_clone += time.perf_counter() - t
-        t = time.perf_counter()
+        t_clone += time.process_time() - t
+        t = time.process_time()
         s.apply_action(action)
-        t_apply += time.perf_counter() - t
+        t_apply += time.process_time() - t
         actions.append(action)
     return {
         "moves": s.move_number,
@@ -87,9 +87,9 @@ def worker(scenarios: list[str], games: int) -> None:
         battle, _, scenario = item.partition("/")
         pkg = importlib.import_module(f"generated.{battle}")
         game = pkg.load_game({"scenario": scenario} if scenario else {})
-        start = time.perf_counter()
+        start = time.process_time()
         results = [play(game, seed) for seed in range(games)]
-        total = time.perf_counter() - start
+        total = time.process_time() - start
         record = {
             "scenario": item,
             "engine": str(Path(importlib.import_module("engine").__file__).parent.parent),

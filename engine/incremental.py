@@ -45,6 +45,13 @@ class Reads:
         self.enemies: set[tuple[int, int]] = set()
         self.everything = False
 
+    def include(self, other: Reads) -> None:
+        """A question asked inside another: the outer answer read what the inner one did."""
+        self.units |= other.units
+        self.hexes |= other.hexes
+        self.enemies |= other.enemies
+        self.everything = self.everything or other.everything
+
 
 class _WatchedHexes(list):
     """`unit_hex` while a computation runs: it notes the units it is asked about."""
@@ -156,9 +163,6 @@ def fingerprint(s: State) -> tuple:
     )
 
 
-_MISSING = object()
-
-
 class Remembered:
     """Answers of one kind of question (one call site) for one state, and what they read.
 
@@ -176,6 +180,7 @@ class Remembered:
         "owner",
         "positions",
         "readers",
+        "reading",
         "site",
         "watched",
     )
@@ -185,10 +190,11 @@ class Remembered:
         self.site = site
         self.fingerprint: tuple | None = None
         self.positions: tuple[int, ...] = ()
-        self.answers: dict[Hashable, Any] = {}
+        self.answers: dict[Hashable, tuple[Any, Reads]] = {}
         self.readers: dict[Hashable, list[Hashable]] = {}
         self.watched: _WatchedHexes | None = None
         self.index: WatchedIndex | None = None
+        self.reading: Reads | None = None  # the reads of the question being computed
 
     def _copy_for(self, owner: State) -> Remembered:
         other = Remembered(owner, self.site)
@@ -229,23 +235,36 @@ class Remembered:
         self.index = None
 
     def ask(self, s: State, key: Hashable, compute: Callable[[], Any]) -> Any:
-        """The answer to question `key`: remembered, or computed now while noting its reads."""
-        found = self.answers.get(key, _MISSING)
-        if found is not _MISSING:
-            return found
+        """The answer to question `key`: remembered, or computed now while noting its reads.
+
+        A question may ask others while it is computed (a unit's steps ask for
+        each direction): it then depends on what they read, remembered or not.
+        """
+        outer = self.reading
+        found = self.answers.get(key)
+        if found is not None:
+            if outer is not None:
+                outer.include(found[1])
+            return found[0]
         if self.watched is None or self.index is None:
             self.index = WatchedIndex(s.units_by_hex())
             self.watched = _WatchedHexes(s.unit_hex)
-        reads = self.watched.reads = self.index.reads = Reads()
+        reads = self.reading = self.watched.reads = self.index.reads = Reads()
         real_hexes = s.unit_hex
-        s.unit_hex = self.watched
-        s._watched = self.index
+        if outer is None:
+            s.unit_hex = self.watched
+            s._watched = self.index
         try:
             value = compute()
         finally:
-            s.unit_hex = real_hexes
-            s._watched = None
-        self.answers[key] = value
+            self.reading = outer
+            if outer is None:
+                s.unit_hex = real_hexes
+                s._watched = None
+            else:
+                self.watched.reads = self.index.reads = outer
+                outer.include(reads)
+        self.answers[key] = (value, reads)
         readers = self.readers
         if reads.everything:
             readers.setdefault("everything", []).append(key)

@@ -100,17 +100,18 @@ class MoveUnits(Primitive):
             # be entered by combat units, which capture them (14.32, by the rules).
             if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
                 return False
-        cost = self.cost(s, frame, u, a, d)
         if strategic:
             # 9.52: along roads and tracks only, up to twice the allowance, no one-hex minimum.
-            if spent + cost > 2 * ma:
+            if spent + self.cost(s, frame, u, a, d) > 2 * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b
             ):
                 return False
-        elif ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
+        elif ma <= 0:
             return False
+        elif spent > 0 and spent + self.cost(s, frame, u, a, d) > ma:
+            return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
@@ -160,10 +161,16 @@ class MoveUnits(Primitive):
             if u == active:
                 actions.extend(own)
             elif u not in b["moved"]:
-                actions.extend(self._fresh_steps(s, frame, u, ask))
-                if self._fresh_strategic(s, frame, u, ask):
-                    actions.append(space.unit(u))
+                actions.extend(ask(("unit", u), lambda u=u: self._fresh(s, frame, u, ask)))
         return actions
+
+    def _fresh(self, s: State, frame: Frame, u: int, ask: Ask) -> tuple[int, ...]:
+        """The actions of a unit yet to move: its steps, and its unit action if it may
+        start a strategic move."""
+        steps = self._fresh_steps(s, frame, u, ask)
+        if self._fresh_strategic(s, frame, u, ask):
+            steps.append(s.game.actions.unit(u))
+        return tuple(steps)
 
     def _fresh_steps(self, s: State, frame: Frame, u: int, ask: Ask) -> list[int]:
         """`_steps` of a unit yet to move, one question per direction (a unit stepping
