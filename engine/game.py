@@ -147,6 +147,11 @@ class Game:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
         self.variable_scopes = {var.name: var.scope for var in rules.variables}
         self.announced = {var.name: var.title for var in rules.variables if var.announce}
+        # The movement restrictions of each kind, in declaration order (asked
+        # for every step of every unit: no scan of the others).
+        self.restrictions: dict[str, tuple] = {}
+        for r in rules.restrictions:
+            self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
         self.resets: dict[str, tuple] = {}
         for var in rules.variables:
             if var.reset:

@@ -150,9 +150,9 @@ class State:
         self.move_number = 0
         self.messages: list[str] = []
         self._node: Node | None = None
-        self._occupancy: (
-            tuple[tuple[tuple[int, ...], tuple[int, ...]], dict[int, tuple[int, ...]]] | None
-        ) = None
+        self._occupancy: tuple[tuple[list[int], list[int]], dict[int, tuple[int, ...]]] | None = (
+            None
+        )
         # Answers kept between decisions (engine/incremental.py), and the watched
         # index that stands in for `units_by_hex()` while one is computed.
         self._remembered: Any = None
@@ -168,14 +168,19 @@ class State:
         """
         if self._watched is not None:
             return self._watched
-        key = (tuple(self.unit_hex), tuple(self.unit_status))
-        if self._occupancy is None or self._occupancy[0] != key:
+        occupancy = self._occupancy
+        if (
+            occupancy is None
+            or occupancy[0][0] != self.unit_hex
+            or occupancy[0][1] != self.unit_status
+        ):
             index: dict[int, list[int]] = {}
             for u, h in enumerate(self.unit_hex):
                 if self.unit_status[u] == ON_MAP:
                     index.setdefault(h, []).append(u)
-            self._occupancy = (key, {h: tuple(us) for h, us in index.items()})
-        return self._occupancy[1]
+            key = (list(self.unit_hex), list(self.unit_status))
+            occupancy = self._occupancy = (key, {h: tuple(us) for h, us in index.items()})
+        return occupancy[1]
 
     # --------------------------------------------------------------- copying
 

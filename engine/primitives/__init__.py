@@ -51,7 +51,8 @@ class Primitive:
         """
         proc, pc = frame.b["site"]
         fn = s.game.rules.procedures[proc].code[pc][3][name]
-        caller = s.stack[s.stack.index(frame) - 1].b
+        stack = s.stack
+        caller = stack[-2].b if stack[-1] is frame else stack[stack.index(frame) - 1].b
         return fn(s, {**caller, **bindings})
 
 
