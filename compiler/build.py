@@ -11,6 +11,7 @@ Shipped rulesets build into the project's `generated/<name>/`; others into
 from __future__ import annotations
 
 import importlib
+import linecache
 import shutil
 import sys
 import tempfile
@@ -142,8 +143,12 @@ def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
     rules_mod.__package__ = pkg_name
     sys.modules[pkg_name] = pkg
     sys.modules[f"{pkg_name}.rules"] = rules_mod
-    exec(compile(files["rules.py"], f"<generated {name}/rules.py>", "exec"), rules_mod.__dict__)
-    exec(compile(files["__init__.py"], f"<generated {name}/__init__.py>", "exec"), pkg.__dict__)
+    for file, module in (("rules.py", rules_mod), ("__init__.py", pkg)):
+        filename = f"<generated {name}/{file}>"
+        source = files[file]
+        # Tracebacks through code compiled in memory show its lines, as from a file.
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), module.__dict__)
     return pkg
 
 

@@ -272,6 +272,7 @@ class Game:
             from engine.primitives import get
 
             frame = Frame("setup", 0, {}, prim=True)
+            frame.params = {}
             get("setup").start(s, frame, {}, ("", 0))
             s.stack.append(frame)
         interpreter.advance(s)

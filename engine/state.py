@@ -36,18 +36,26 @@ def initial_value(var: Any, n_sides: int, n_units: int, n_hexes: int = 0) -> Any
 
 
 class Frame:
-    """One procedure (or primitive) in progress: what runs, where, with what."""
+    """One procedure (or primitive) in progress: what runs, where, with what.
 
-    __slots__ = ("b", "pc", "prim", "proc")
+    `params` (primitive frames only, not saved) are the expression parameters
+    of the call that started the primitive, handed over by the interpreter;
+    a frame loaded from a save gets them again from its `site` binding.
+    """
+
+    __slots__ = ("b", "params", "pc", "prim", "proc")
 
     def __init__(self, proc: str, pc: int = 0, b: dict[str, Any] | None = None, prim: bool = False):
         self.proc = proc
         self.pc = pc
         self.b: dict[str, Any] = b if b is not None else {}
         self.prim = prim
+        self.params: dict[str, Any] | None = None
 
     def copy(self) -> Frame:
-        return Frame(self.proc, self.pc, dict(self.b), self.prim)
+        other = Frame(self.proc, self.pc, dict(self.b), self.prim)
+        other.params = self.params
+        return other
 
     def __repr__(self) -> str:
         kind = "primitive" if self.prim else "procedure"

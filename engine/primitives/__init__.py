@@ -4,8 +4,9 @@ A primitive runs as its own frame on the state's stack, so its progress
 (the unit moving, the hexes of a retreat so far) is data that saves and loads.
 `start` fills the frame from the call's arguments; `run` says what happens
 next (a decision `Node`, or None when finished); `apply` takes the decision.
-Expression parameters (`stacking: stack_ok(units)`) stay in the calling
-instruction, found through the frame's `site`.
+Expression parameters (`stacking: stack_ok(units)`) come in the frame's
+`params`, which the interpreter fills from the calling instruction (and, for
+a frame loaded from a save, from the `site` binding that names it).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ class Primitive:
 
     @staticmethod
     def has_lambda(s: State, frame: Frame, name: str) -> bool:
-        proc, pc = frame.b["site"]
-        return name in s.game.rules.procedures[proc].code[pc][3]
+        assert frame.params is not None, "a primitive frame runs with its parameters"
+        return name in frame.params
 
     @staticmethod
     def push_procedure(s: State, procedure: str, bindings: dict[str, Any]) -> None:
@@ -49,8 +50,8 @@ class Primitive:
         `stop_after: count(enemies_adjacent(hex, side)) > 0`): the caller is
         the frame just below, since a primitive runs only on top of the stack.
         """
-        proc, pc = frame.b["site"]
-        fn = s.game.rules.procedures[proc].code[pc][3][name]
+        assert frame.params is not None, "a primitive frame runs with its parameters"
+        fn = frame.params[name]
         stack = s.stack
         caller = stack[-2].b if stack[-1] is frame else stack[stack.index(frame) - 1].b
         return fn(s, {**caller, **bindings})

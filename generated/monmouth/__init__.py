@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '15a61bd7305957745774ef500f753ba49f1252af155fbcf8c6138e8efef1e55c'
+RULES_HASH = 'acd500f66b3f9315e496b14ccce67fbcdb34bc88eec80547efe3c9683e25e5f0'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -6,6 +6,27 @@ from fractions import Fraction
 
 from engine import effects as e
 from engine import queries as q
+from engine.instructions import (
+    ApplyResult,
+    Ask,
+    Call,
+    Choose,
+    EndPhase,
+    Exec,
+    ForDrop,
+    ForStart,
+    ForTake,
+    Jump,
+    JumpIfEmpty,
+    JumpIfNot,
+    JumpUnlessSwitch,
+    Let,
+    Prim,
+    Return,
+    Reveal,
+    Roll,
+    RollDie,
+)
 from engine.rules import (
     BoardSpec,
     ConcealSpec,
@@ -601,3428 +622,3030 @@ def f13(s, b):
 
 def f14(s, b):
     # 'rulesets/series/results.mst:131'
-    b['_for_u'] = tuple(tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)))
+    return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0))
 
 
 def f15(s, b):
     # 'rulesets/series/results.mst:131'
-    return bool(b['_for_u'])
+    return b['_for_u']
 
 
 def f16(s, b):
     # 'rulesets/series/results.mst:131'
-    return b['_for_u']
-
-
-def f17(s, b):
-    # 'rulesets/series/results.mst:131'
     return b['side']
 
 
-def f18(s, b):
-    # 'rulesets/series/results.mst:131'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f19(s, b):
+def f17(s, b):
     # 'rulesets/series/results.mst:132'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
-def f20(s, b):
+def f18(s, b):
     # 'rulesets/series/results.mst:133'
     return (not b['passed'])
 
 
-def f21(s, b):
+def f19(s, b):
     # 'rulesets/series/results.mst:134'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f22(s, b):
+def f20(s, b):
     # 'rulesets/series/results.mst:141'
-    b['_for_u'] = tuple(b['units'])
+    return b['units']
 
 
-def f23(s, b):
-    # 'rulesets/series/results.mst:141'
-    return bool(b['_for_u'])
-
-
-def f24(s, b):
+def f21(s, b):
     # 'rulesets/series/results.mst:141'
     return b['_for_u']
 
 
-def f25(s, b):
+def f22(s, b):
     # 'rulesets/series/results.mst:141'
     return b['side']
 
 
-def f26(s, b):
-    # 'rulesets/series/results.mst:141'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f27(s, b):
+def f23(s, b):
     # 'rulesets/series/results.mst:142'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
-def f28(s, b):
+def f24(s, b):
     # 'rulesets/series/results.mst:143'
     return b['passed']
 
 
-def f29(s, b):
+def f25(s, b):
     # 'rulesets/series/results.mst:144'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f30(s, b):
+def f26(s, b):
     # 'rulesets/series/results.mst:146'
     return {'unit': b['u']}
 
 
-def f31(s, b):
+def f27(s, b):
     # 'rulesets/series/results.mst:152'
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
 
 
-def f32(s, b):
+def f28(s, b):
     # 'rulesets/series/results.mst:152'
     return b['chooser']
 
 
-def f33(s, b):
+def f29(s, b):
     # 'rulesets/series/results.mst:154'
     return (((q.unit_morale(s, b['taken']) >= 2) and (not (s.unit_loss[b['taken']] > 0))) and q.rule_on(s, 'momentum_chits'))
 
 
-def f34(s, b):
+def f30(s, b):
     # 'rulesets/series/results.mst:155'
     return {'side': UNIT_SIDE[b['taken']]}
 
 
-def f35(s, b):
+def f31(s, b):
     # 'rulesets/series/results.mst:157'
     e.capture(s, b['taken'])
 
 
-def f36(s, b):
+def f32(s, b):
     # 'rulesets/series/results.mst:163'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f37(s, b):
+def f33(s, b):
     # 'rulesets/series/results.mst:164'
     e.eliminate(s, b['unit'])
 
 
-def f38(s, b):
+def f34(s, b):
     # 'rulesets/series/results.mst:167'
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
 
 
-def f39(s, b):
+def f35(s, b):
     # 'rulesets/series/results.mst:169'
     return {'unit': b['unit'], 'hexes': 3}
 
 
-def f40(s, b):
+def f36(s, b):
     # 'rulesets/series/results.mst:182'
-    b['origin'] = q.hex_of(s, b['unit'])
+    return q.hex_of(s, b['unit'])
 
 
-def f41(s, b):
+def f37(s, b):
     # 'rulesets/monmouth/retreat_and_zoc.mst:15'
     return d_stack_ok(s, b['units'])
 
 
-def f42(s, b):
+def f38(s, b):
     # 'rulesets/monmouth/retreat_and_zoc.mst:16'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f43(s, b):
+def f39(s, b):
     # 'rulesets/monmouth/retreat_and_zoc.mst:17'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f44(s, b):
+def f40(s, b):
     # 'rulesets/monmouth/retreat_and_zoc.mst:14'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': d_retreat_toward(s, b['unit']), 'two_step_exception': True, 'step_loss': 'retreat_step_loss'}
 
 
-def f45(s, b):
+def f41(s, b):
     # 'rulesets/series/results.mst:191'
     return (s.unit_status[b['unit']] == 0)
 
 
-def f46(s, b):
+def f42(s, b):
     # 'rulesets/series/results.mst:192'
-    b['_for_l'] = tuple(tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit'])))))
+    return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit']))))
 
 
-def f47(s, b):
-    # 'rulesets/series/results.mst:192'
-    return bool(b['_for_l'])
-
-
-def f48(s, b):
+def f43(s, b):
     # 'rulesets/series/results.mst:192'
     return b['_for_l']
 
 
-def f49(s, b):
+def f44(s, b):
     # 'rulesets/series/results.mst:192'
     return q.side(s, b['unit'])
 
 
-def f50(s, b):
-    # 'rulesets/series/results.mst:192'
-    b['_for_l'] = tuple(x for x in b['_for_l'] if x != b['l'])
-
-
-def f51(s, b):
+def f45(s, b):
     # 'rulesets/series/results.mst:193'
     return q.side(s, b['unit'])
 
 
-def f52(s, b):
+def f46(s, b):
     # 'rulesets/series/results.mst:193'
     return b['_ask1']
 
 
-def f53(s, b):
+def f47(s, b):
     # 'rulesets/series/results.mst:194'
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
 
-def f54(s, b):
+def f48(s, b):
     # 'rulesets/series/results.mst:203'
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f55(s, b):
+def f49(s, b):
     # 'rulesets/series/results.mst:224'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0)))
 
 
-def f56(s, b):
-    # 'rulesets/series/results.mst:224'
-    return bool(b['_for_u'])
-
-
-def f57(s, b):
+def f50(s, b):
     # 'rulesets/series/results.mst:224'
     return b['_for_u']
 
 
-def f58(s, b):
+def f51(s, b):
     # 'rulesets/series/results.mst:224'
     return b['side']
 
 
-def f59(s, b):
-    # 'rulesets/series/results.mst:224'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f60(s, b):
+def f52(s, b):
     # 'rulesets/series/results.mst:225'
     return (s.vars['order'][b['u']] == 'shattered')
 
 
-def f61(s, b):
+def f53(s, b):
     # 'rulesets/series/results.mst:226'
     e.capture(s, b['u'])
 
 
-def f62(s, b):
+def f54(s, b):
     # 'rulesets/series/results.mst:228'
     return {'unit': b['u']}
 
 
-def f63(s, b):
+def f55(s, b):
     # 'rulesets/series/sequence.mst:10'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
-def f64(s, b):
+def f56(s, b):
     # 'rulesets/series/sequence.mst:11'
     return {}
 
 
-def f65(s, b):
+def f57(s, b):
     # 'rulesets/series/sequence.mst:12'
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
-def f66(s, b):
+def f58(s, b):
     # 'rulesets/monmouth/victory.mst:192'
     return d_controls(s, 743, s.vars['overlook_hill_control'], 0)
 
 
-def f67(s, b):
+def f59(s, b):
     # 'rulesets/monmouth/victory.mst:193'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + q.divide(1, 2)))
 
 
-def f68(s, b):
+def f60(s, b):
     # 'rulesets/monmouth/victory.mst:195'
     return d_controls(s, 743, s.vars['overlook_hill_control'], 1)
 
 
-def f69(s, b):
+def f61(s, b):
     # 'rulesets/monmouth/victory.mst:196'
     e.set_at(s, 'sidebar_vp', 1, (s.vars['sidebar_vp'][1] + q.divide(1, 2)))
 
 
-def f70(s, b):
+def f62(s, b):
     # 'rulesets/series/sequence.mst:15'
     e.determine_victory(s)
 
 
-def f71(s, b):
+def f63(s, b):
     # 'rulesets/series/sequence.mst:20'
     return q.fixed_order(s, s.vars['turn'])
 
 
-def f72(s, b):
+def f64(s, b):
     # 'rulesets/series/sequence.mst:21'
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
 
 
-def f73(s, b):
+def f65(s, b):
     # 'rulesets/series/sequence.mst:23'
     return {}
 
 
-def f74(s, b):
+def f66(s, b):
     # 'rulesets/monmouth/heat.mst:50'
     return s.vars['turn_lost_to_heat']
 
 
-def f75(s, b):
+def f67(s, b):
     # 'rulesets/series/sequence.mst:26'
     return {'side': s.vars['initiative_side']}
 
 
-def f76(s, b):
+def f68(s, b):
     # 'rulesets/monmouth/scenarios.mst:201'
     return (s.vars['turn'] == s.game.first_turn)
 
 
-def f77(s, b):
+def f69(s, b):
     # 'rulesets/series/sequence.mst:27'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f78(s, b):
+def f70(s, b):
     # 'rulesets/monmouth/victory.mst:178'
     return d_controls(s, 970, s.vars['courthouse_control'], 1)
 
 
-def f79(s, b):
+def f71(s, b):
     # 'rulesets/monmouth/victory.mst:179'
     e.set_at(s, 'sidebar_vp', 1, (s.vars['sidebar_vp'][1] + d_courthouse_vp(s)))
 
 
-def f80(s, b):
+def f72(s, b):
     # 'rulesets/monmouth/victory.mst:181'
     return d_controls(s, 490, s.vars['parsonage_control'], 0)
 
 
-def f81(s, b):
+def f73(s, b):
     # 'rulesets/monmouth/victory.mst:182'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + d_parsonage_vp(s)))
 
 
-def f82(s, b):
+def f74(s, b):
     # 'rulesets/series/sequence.mst:29'
     e.check_automatic_victory(s)
 
 
-def f83(s, b):
+def f75(s, b):
     # 'rulesets/series/sequence.mst:33'
     e.set_var(s, 'phasing', b['side'])
 
 
-def f84(s, b):
+def f76(s, b):
     # 'rulesets/monmouth/command_and_control.mst:127'
     return ((b['side'] == 1) and (s.vars['turn'] >= 2))
 
 
-def f85(s, b):
+def f77(s, b):
     # 'rulesets/monmouth/command_and_control.mst:128'
     return {'side': b['side']}
 
 
-def f86(s, b):
+def f78(s, b):
     # 'rulesets/monmouth/scenarios.mst:194'
     return (s.vars['turn'] == s.game.first_turn)
 
 
-def f87(s, b):
+def f79(s, b):
     # 'rulesets/monmouth/scenarios.mst:195'
     return {'side': b['side']}
 
 
-def f88(s, b):
+def f80(s, b):
     # 'rulesets/series/sequence.mst:34'
     return {'side': b['side']}
 
 
-def f89(s, b):
+def f81(s, b):
     # 'rulesets/series/sequence.mst:35'
     return {'side': b['side']}
 
 
-def f90(s, b):
+def f82(s, b):
     # 'rulesets/series/sequence.mst:36'
     return {'side': b['side']}
 
 
-def f91(s, b):
+def f83(s, b):
     # 'rulesets/series/sequence.mst:37'
     return {'side': b['side']}
 
 
-def f92(s, b):
+def f84(s, b):
     # 'rulesets/series/sequence.mst:38'
     return {'side': b['side']}
 
 
-def f93(s, b):
+def f85(s, b):
     # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f94(s, b):
+def f86(s, b):
     # 'rulesets/series/initiative.mst:22'
-    b['first'] = (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
+    return (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
-def f95(s, b):
+def f87(s, b):
     # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
-def f96(s, b):
+def f88(s, b):
     # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f97(s, b):
+def f89(s, b):
     # 'rulesets/monmouth/heat.mst:29'
-    b['side'] = d_first_side(s)
+    return d_first_side(s)
 
 
-def f98(s, b):
+def f90(s, b):
     # 'rulesets/monmouth/heat.mst:31'
-    b['side'] = q.enemy(s, d_first_side(s))
+    return q.enemy(s, d_first_side(s))
 
 
-def f99(s, b):
+def f91(s, b):
     # 'rulesets/monmouth/heat.mst:33'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f100(s, b):
+def f92(s, b):
     # 'rulesets/monmouth/heat.mst:36'
     return ((q.turn_data(s, 'heat') and (s.vars['momentum_spent'][0] == 0)) and (s.vars['momentum_spent'][1] == 0))
 
 
-def f101(s, b):
+def f93(s, b):
     # 'rulesets/monmouth/heat.mst:37'
     e.set_var(s, 'turn_lost_to_heat', True)
 
 
-def f102(s, b):
+def f94(s, b):
     # 'rulesets/monmouth/heat.mst:43'
     return s.vars['turn_lost_to_heat']
 
 
-def f103(s, b):
+def f95(s, b):
     # 'rulesets/series/initiative.mst:30'
-    b['side'] = d_first_side(s)
+    return d_first_side(s)
 
 
-def f104(s, b):
+def f96(s, b):
     # 'rulesets/series/initiative.mst:32'
-    b['side'] = q.enemy(s, d_first_side(s))
+    return q.enemy(s, d_first_side(s))
 
 
-def f105(s, b):
+def f97(s, b):
     # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f106(s, b):
+def f98(s, b):
     # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, d_first_side(s))))
 
 
-def f107(s, b):
+def f99(s, b):
     # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
-def f108(s, b):
+def f100(s, b):
     # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
-def f109(s, b):
+def f101(s, b):
     # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
-def f110(s, b):
+def f102(s, b):
     # 'rulesets/series/initiative.mst:43'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f111(s, b):
+def f103(s, b):
     # 'rulesets/series/initiative.mst:44'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f112(s, b):
+def f104(s, b):
     # 'rulesets/series/initiative.mst:45'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f113(s, b):
+def f105(s, b):
     # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
-def f114(s, b):
+def f106(s, b):
     # 'rulesets/series/initiative.mst:55'
     return (s.vars['momentum'][b['side']] > 0)
 
 
-def f115(s, b):
+def f107(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['side']
 
 
-def f116(s, b):
+def f108(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
-def f117(s, b):
+def f109(s, b):
     # 'rulesets/series/initiative.mst:57'
     return {'side': b['side']}
 
 
-def f118(s, b):
+def f110(s, b):
     # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
-def f119(s, b):
+def f111(s, b):
     # 'rulesets/series/stacking.mst:17'
-    b['_for_h'] = tuple(d_overstacked_hexes(s, b['side']))
+    return d_overstacked_hexes(s, b['side'])
 
 
-def f120(s, b):
-    # 'rulesets/series/stacking.mst:17'
-    return bool(b['_for_h'])
-
-
-def f121(s, b):
-    # 'rulesets/series/stacking.mst:17'
-    b['h'] = b['_for_h'][0]
-    b['_for_h'] = b['_for_h'][1:]
-
-
-def f122(s, b):
+def f112(s, b):
     # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
-def f123(s, b):
+def f113(s, b):
     # 'rulesets/series/stacking.mst:19'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
-def f124(s, b):
+def f114(s, b):
     # 'rulesets/series/stacking.mst:19'
     return b['side']
 
 
-def f125(s, b):
+def f115(s, b):
     # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
-def f126(s, b):
+def f116(s, b):
     # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f127(s, b):
+def f117(s, b):
     # 'rulesets/monmouth/reinforcements.mst:207'
     return ((((b['side'] == 1) and (q.entry_turn(s, 94) > 0)) and (s.vars['turn'] >= q.entry_turn(s, 94))) and (s.vars['morgan_arrived_on'] == 0))
 
 
-def f128(s, b):
+def f118(s, b):
     # 'rulesets/monmouth/reinforcements.mst:208'
     return q.column_of(s, 6, s.vars['turn'])
 
 
-def f129(s, b):
+def f119(s, b):
     # 'rulesets/monmouth/reinforcements.mst:209'
     return (b['outcome'] == 'enter')
 
 
-def f130(s, b):
+def f120(s, b):
     # 'rulesets/monmouth/reinforcements.mst:210'
     e.set_var(s, 'morgan_arrived_on', s.vars['turn'])
 
 
-def f131(s, b):
+def f121(s, b):
     # 'rulesets/monmouth/reinforcements.mst:219'
     return ((not s.vars['variable_entry_rolled'][b['side']]) and (len(d_variable_reinforcements_due(s, b['side'])) > 0))
 
 
-def f132(s, b):
+def f122(s, b):
     # 'rulesets/monmouth/reinforcements.mst:220'
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
 
 
-def f133(s, b):
+def f123(s, b):
     # 'rulesets/monmouth/reinforcements.mst:221'
     return (((b['side'] == 0) and q.rule_on(s, 'pro_british')) or ((b['side'] == 1) and q.rule_on(s, 'pro_american')))
 
 
-def f134(s, b):
+def f124(s, b):
     # 'rulesets/monmouth/reinforcements.mst:222'
     e.set_at(s, 'variable_entry_passed', b['side'], True)
 
 
-def f135(s, b):
+def f125(s, b):
     # 'rulesets/monmouth/reinforcements.mst:224'
     return (not (((b['side'] == 1) and q.rule_on(s, 'pro_british')) or ((b['side'] == 0) and q.rule_on(s, 'pro_american'))))
 
 
-def f136(s, b):
+def f126(s, b):
     # 'rulesets/monmouth/reinforcements.mst:225'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
 
 
-def f137(s, b):
+def f127(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
     return b['side']
 
 
-def f138(s, b):
+def f128(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
     return b['_ask4']
 
 
-def f139(s, b):
+def f129(s, b):
     # 'rulesets/monmouth/reinforcements.mst:227'
     return {'side': b['side']}
 
 
-def f140(s, b):
+def f130(s, b):
     # 'rulesets/monmouth/reinforcements.mst:228'
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
 
 
-def f141(s, b):
+def f131(s, b):
     # 'rulesets/monmouth/reinforcements.mst:231'
     return q.column_of(s, 7, d_variable_turn(s, b['side']))
 
 
-def f142(s, b):
+def f132(s, b):
     # 'rulesets/monmouth/reinforcements.mst:232'
     e.set_at(s, 'variable_entry_passed', b['side'], (b['outcome'] == 'enter'))
 
 
-def f143(s, b):
+def f133(s, b):
     # 'rulesets/monmouth/reinforcements.mst:233'
     return s.vars['variable_entry_passed'][b['side']]
 
 
-def f144(s, b):
+def f134(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == 0) and (RULES.units[e0].formation != 'hessians'))))
+    return tuple(e0 for e0 in d_variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == 0) and (RULES.units[e0].formation != 'hessians')))
 
 
-def f145(s, b):
-    # 'rulesets/monmouth/reinforcements.mst:234'
-    return bool(b['_for_u'])
-
-
-def f146(s, b):
-    # 'rulesets/monmouth/reinforcements.mst:234'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f147(s, b):
+def f135(s, b):
     # 'rulesets/monmouth/reinforcements.mst:236'
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
 
 
-def f148(s, b):
+def f136(s, b):
     # 'rulesets/monmouth/reinforcements.mst:247'
     return d_may_arrive(s, b['unit'])
 
 
-def f149(s, b):
+def f137(s, b):
     # 'rulesets/monmouth/reinforcements.mst:248'
     return d_entry_choices(s, b['unit'])
 
 
-def f150(s, b):
+def f138(s, b):
     # 'rulesets/monmouth/reinforcements.mst:246'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f151(s, b):
+def f139(s, b):
     # 'rulesets/monmouth/reinforcements.mst:253'
     return (((b['side'] == 1) and s.vars['steuben_withdrawn']) and s.vars['variable_entry_passed'][1])
 
 
-def f152(s, b):
+def f140(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return 1
 
 
-def f153(s, b):
+def f141(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return b['_ask5']
 
 
-def f154(s, b):
+def f142(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return tuple(e0 for e0 in (10,) if (not d_entry_blocked(s, e0, 1)))
 
 
-def f155(s, b):
+def f143(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return 1
 
 
-def f156(s, b):
+def f144(s, b):
     # 'rulesets/monmouth/reinforcements.mst:256'
     e.place(s, 92, b['h'])
 
 
-def f157(s, b):
+def f145(s, b):
     # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
 
 
-def f158(s, b):
+def f146(s, b):
     # 'rulesets/series/movement.mst:31'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f159(s, b):
-    # 'rulesets/series/movement.mst:31'
-    return bool(b['_for_u'])
-
-
-def f160(s, b):
+def f147(s, b):
     # 'rulesets/series/movement.mst:31'
     return b['_for_u']
 
 
-def f161(s, b):
+def f148(s, b):
     # 'rulesets/series/movement.mst:31'
     return b['side']
 
 
-def f162(s, b):
-    # 'rulesets/series/movement.mst:31'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f163(s, b):
+def f149(s, b):
     # 'rulesets/series/movement.mst:32'
-    b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
+    return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f164(s, b):
+def f150(s, b):
     # 'rulesets/series/movement.mst:33'
-    b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
+    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f165(s, b):
+def f151(s, b):
     # 'rulesets/series/movement.mst:34'
     return (len(b['away']) > 0)
 
 
-def f166(s, b):
+def f152(s, b):
     # 'rulesets/series/movement.mst:35'
-    b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
+    return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f167(s, b):
+def f153(s, b):
     # 'rulesets/series/movement.mst:36'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f168(s, b):
+def f154(s, b):
     # 'rulesets/series/movement.mst:36'
     return b['side']
 
 
-def f169(s, b):
+def f155(s, b):
     # 'rulesets/series/movement.mst:37'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f170(s, b):
+def f156(s, b):
     # 'rulesets/series/movement.mst:39'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f171(s, b):
+def f157(s, b):
     # 'rulesets/monmouth/leaders.mst:191'
     return (s.unit_status[22] == 0)
 
 
-def f172(s, b):
+def f158(s, b):
     # 'rulesets/monmouth/leaders.mst:192'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0])))
+    return tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0]))
 
 
-def f173(s, b):
-    # 'rulesets/monmouth/leaders.mst:192'
-    return bool(b['_for_u'])
-
-
-def f174(s, b):
-    # 'rulesets/monmouth/leaders.mst:192'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f175(s, b):
+def f159(s, b):
     # 'rulesets/monmouth/leaders.mst:193'
     e.set_at(s, 'with_oswald', b['u'], True)
 
 
-def f176(s, b):
+def f160(s, b):
     # 'rulesets/monmouth/command_and_control.mst:147'
     return (b['side'] == 1)
 
 
-def f177(s, b):
+def f161(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and UNIT_COMBAT[e0])))
+    return tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and UNIT_COMBAT[e0]))
 
 
-def f178(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:148'
-    return bool(b['_for_u'])
-
-
-def f179(s, b):
+def f162(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     return b['_for_u']
 
 
-def f180(s, b):
+def f163(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     return 1
 
 
-def f181(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:148'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f182(s, b):
+def f164(s, b):
     # 'rulesets/monmouth/command_and_control.mst:149'
     e.set_at(s, 'cc_strategic', b['u'], (d_on_road(s, b['u']) and d_may_move_strategically(s, b['u'])))
 
 
-def f183(s, b):
+def f165(s, b):
     # 'rulesets/monmouth/command_and_control.mst:152'
     return d_stack_ok(s, b['units'])
 
 
-def f184(s, b):
+def f166(s, b):
     # 'rulesets/monmouth/command_and_control.mst:153'
     return d_in_enemy_zoc(s, b['hex'], 1)
 
 
-def f185(s, b):
+def f167(s, b):
     # 'rulesets/monmouth/command_and_control.mst:150'
     return {'unit': b['u'], 'toward': d_countermarch_goal(s, b['u']), 'capture_if_blocked': True, 'exit': True, 'along_roads': s.vars['cc_strategic'][b['u']]}
 
 
-def f186(s, b):
+def f168(s, b):
     # 'rulesets/monmouth/command_and_control.mst:157'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f187(s, b):
+def f169(s, b):
     # 'rulesets/monmouth/scenarios.mst:411'
     return (b['side'] == 0)
 
 
-def f188(s, b):
+def f170(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0]))))
+    return tuple(e0 for e0 in q.units_of(s, 0) if (d_hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0])))
 
 
-def f189(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
-    return bool(b['_for_u'])
-
-
-def f190(s, b):
+def f171(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return b['_for_u']
 
 
-def f191(s, b):
+def f172(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return 0
 
 
-def f192(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f193(s, b):
+def f173(s, b):
     # 'rulesets/monmouth/scenarios.mst:413'
     return 0
 
 
-def f194(s, b):
+def f174(s, b):
     # 'rulesets/monmouth/scenarios.mst:413'
     return b['_ask6']
 
 
-def f195(s, b):
+def f175(s, b):
     # 'rulesets/monmouth/scenarios.mst:414'
     return {'unit': b['u'], 'drm': (-1)}
 
 
-def f196(s, b):
+def f176(s, b):
     # 'rulesets/monmouth/scenarios.mst:415'
     return (not b['passed'])
 
 
-def f197(s, b):
+def f177(s, b):
     # 'rulesets/monmouth/scenarios.mst:416'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f198(s, b):
+def f178(s, b):
     # 'rulesets/monmouth/scenarios.mst:419'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f199(s, b):
+def f179(s, b):
     # 'rulesets/series/movement.mst:47'
     return d_stack_ok(s, b['units'])
 
 
-def f200(s, b):
+def f180(s, b):
     # 'rulesets/series/movement.mst:48'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f201(s, b):
+def f181(s, b):
     # 'rulesets/series/movement.mst:49'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f202(s, b):
+def f182(s, b):
     # 'rulesets/series/movement.mst:50'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f203(s, b):
+def f183(s, b):
     # 'rulesets/series/movement.mst:51'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f204(s, b):
+def f184(s, b):
     # 'rulesets/series/movement.mst:46'
     return {'side': b['side']}
 
 
-def f205(s, b):
+def f185(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
-    b['_for_h'] = tuple(q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn']))))
+    return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 
 
-def f206(s, b):
-    # 'rulesets/monmouth/reinforcements.mst:264'
-    return bool(b['_for_h'])
-
-
-def f207(s, b):
-    # 'rulesets/monmouth/reinforcements.mst:264'
-    b['h'] = b['_for_h'][0]
-    b['_for_h'] = b['_for_h'][1:]
-
-
-def f208(s, b):
+def f186(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
     return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
-def f209(s, b):
+def f187(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
 
 
-def f210(s, b):
+def f188(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return b['side']
 
 
-def f211(s, b):
+def f189(s, b):
     # 'rulesets/monmouth/reinforcements.mst:267'
     e.hold_back(s, b['u'])
 
 
-def f212(s, b):
+def f190(s, b):
     # 'rulesets/monmouth/reinforcements.mst:268'
     e.set_at(s, 'held_back', b['u'], True)
 
 
-def f213(s, b):
+def f191(s, b):
     # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 
 
-def f214(s, b):
+def f192(s, b):
     # 'rulesets/series/movement.mst:54'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
 
 
-def f215(s, b):
-    # 'rulesets/series/movement.mst:54'
-    return bool(b['_for_u'])
-
-
-def f216(s, b):
-    # 'rulesets/series/movement.mst:54'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f217(s, b):
+def f193(s, b):
     # 'rulesets/series/movement.mst:55'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f218(s, b):
+def f194(s, b):
     # 'rulesets/series/movement.mst:56'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f219(s, b):
+def f195(s, b):
     # 'rulesets/series/movement.mst:57'
-    b['group'] = s.vars['pin_group'][b['u']]
+    return s.vars['pin_group'][b['u']]
 
 
-def f220(s, b):
+def f196(s, b):
     # 'rulesets/series/movement.mst:58'
-    b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
-def f221(s, b):
-    # 'rulesets/series/movement.mst:58'
-    return bool(b['_for_v'])
-
-
-def f222(s, b):
-    # 'rulesets/series/movement.mst:58'
-    b['v'] = b['_for_v'][0]
-    b['_for_v'] = b['_for_v'][1:]
-
-
-def f223(s, b):
+def f197(s, b):
     # 'rulesets/series/movement.mst:59'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f224(s, b):
+def f198(s, b):
     # 'rulesets/series/movement.mst:61'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f225(s, b):
+def f199(s, b):
     # 'rulesets/series/morale.mst:12'
-    b['passed'] = (b['total'] >= 5)
+    return (b['total'] >= 5)
 
 
-def f226(s, b):
+def f200(s, b):
     # 'rulesets/series/rally.mst:5'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0]))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f227(s, b):
-    # 'rulesets/series/rally.mst:5'
-    return bool(b['_for_u'])
-
-
-def f228(s, b):
-    # 'rulesets/series/rally.mst:5'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f229(s, b):
+def f201(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f230(s, b):
+def f202(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f231(s, b):
-    # 'rulesets/monmouth/molly_pitcher.mst:37'
-    return bool(b['_for_u'])
-
-
-def f232(s, b):
+def f203(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return b['_for_u']
 
 
-def f233(s, b):
+def f204(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return b['side']
 
 
-def f234(s, b):
-    # 'rulesets/monmouth/molly_pitcher.mst:37'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f235(s, b):
+def f205(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:38'
     return d_molly_may_join(s, b['u'])
 
 
-def f236(s, b):
+def f206(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return 1
 
 
-def f237(s, b):
+def f207(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return b['_ask7']
 
 
-def f238(s, b):
+def f208(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:40'
     e.set_at(s, 'molly', b['u'], True)
 
 
-def f239(s, b):
+def f209(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:41'
     e.set_var(s, 'molly_placed', True)
 
 
-def f240(s, b):
+def f210(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:44'
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
 
 
-def f241(s, b):
+def f211(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:45'
     e.set_at(s, 'order', b['u'], 'parade_order')
 
 
-def f242(s, b):
+def f212(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:46'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f243(s, b):
+def f213(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:48'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f244(s, b):
+def f214(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:49'
     return b['passed']
 
 
-def f245(s, b):
+def f215(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:50'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f246(s, b):
+def f216(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:51'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f247(s, b):
+def f217(s, b):
     # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f248(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return bool(b['_for_u'])
-
-
-def f249(s, b):
+def f218(s, b):
     # 'rulesets/series/rally.mst:11'
     return b['_for_u']
 
 
-def f250(s, b):
+def f219(s, b):
     # 'rulesets/series/rally.mst:11'
     return b['side']
 
 
-def f251(s, b):
-    # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f252(s, b):
+def f220(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f253(s, b):
+def f221(s, b):
     # 'rulesets/series/rally.mst:13'
     return b['passed']
 
 
-def f254(s, b):
+def f222(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f255(s, b):
+def f223(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f256(s, b):
+def f224(s, b):
     # 'rulesets/series/fire.mst:44'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f257(s, b):
+def f225(s, b):
     # 'rulesets/series/fire.mst:44'
     return q.enemy(s, b['side'])
 
 
-def f258(s, b):
+def f226(s, b):
     # 'rulesets/series/fire.mst:45'
     return (b['target'] == -1)
 
 
-def f259(s, b):
+def f227(s, b):
     # 'rulesets/series/fire.mst:48'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f260(s, b):
+def f228(s, b):
     # 'rulesets/series/fire.mst:71'
-    b['firers'] = tuple(e0 for e0 in () if False)
+    return tuple(e0 for e0 in () if False)
 
 
-def f261(s, b):
+def f229(s, b):
     # 'rulesets/series/fire.mst:72'
-    b['_for_a'] = tuple(tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target'])))
+    return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f262(s, b):
-    # 'rulesets/series/fire.mst:72'
-    return bool(b['_for_a'])
-
-
-def f263(s, b):
+def f230(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f264(s, b):
+def f231(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['side']
 
 
-def f265(s, b):
-    # 'rulesets/series/fire.mst:72'
-    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
-
-
-def f266(s, b):
+def f232(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['side']
 
 
-def f267(s, b):
+def f233(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask8']
 
 
-def f268(s, b):
+def f234(s, b):
     # 'rulesets/series/fire.mst:74'
-    b['firers'] = q.union(b['firers'], (b['a'],))
+    return q.union(b['firers'], (b['a'],))
 
 
-def f269(s, b):
+def f235(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f270(s, b):
+def f236(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f271(s, b):
+def f237(s, b):
     # 'rulesets/monmouth/scenarios.mst:439'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f272(s, b):
+def f238(s, b):
     # 'rulesets/monmouth/scenarios.mst:440'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f273(s, b):
+def f239(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f274(s, b):
+def f240(s, b):
     # 'rulesets/series/fire.mst:81'
-    b['needed'] = q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
+    return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f275(s, b):
+def f241(s, b):
     # 'rulesets/series/fire.mst:82'
-    b['first_fire'] = False
+    return False
 
 
-def f276(s, b):
+def f242(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f277(s, b):
+def f243(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f278(s, b):
+def f244(s, b):
     # 'rulesets/series/fire.mst:95'
     return b['result']
 
 
-def f279(s, b):
+def f245(s, b):
     # 'rulesets/series/fire.mst:95'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f280(s, b):
+def f246(s, b):
     # 'rulesets/series/fire.mst:97'
     return {'side': UNIT_SIDE[b['target']], 'amount': q.lookup(s, 4, q.result_name(s, b['result']))}
 
 
-def f281(s, b):
+def f247(s, b):
     # 'rulesets/series/fire.mst:105'
     return {'side': b['side']}
 
 
-def f282(s, b):
+def f248(s, b):
     # 'rulesets/series/fire.mst:106'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f283(s, b):
+def f249(s, b):
     # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
+    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f284(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return bool(b['_for_u'])
-
-
-def f285(s, b):
+def f250(s, b):
     # 'rulesets/series/fire.mst:110'
     return b['_for_u']
 
 
-def f286(s, b):
+def f251(s, b):
     # 'rulesets/series/fire.mst:110'
     return q.enemy(s, b['side'])
 
 
-def f287(s, b):
-    # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f288(s, b):
+def f252(s, b):
     # 'rulesets/series/fire.mst:111'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f289(s, b):
+def f253(s, b):
     # 'rulesets/series/fire.mst:112'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f290(s, b):
+def f254(s, b):
     # 'rulesets/series/fire.mst:114'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f291(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return bool(b['_for_u'])
-
-
-def f292(s, b):
+def f255(s, b):
     # 'rulesets/series/fire.mst:114'
     return b['_for_u']
 
 
-def f293(s, b):
+def f256(s, b):
     # 'rulesets/series/fire.mst:114'
     return b['side']
 
 
-def f294(s, b):
-    # 'rulesets/series/fire.mst:114'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f295(s, b):
+def f257(s, b):
     # 'rulesets/series/fire.mst:115'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f296(s, b):
+def f258(s, b):
     # 'rulesets/series/fire.mst:116'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f297(s, b):
+def f259(s, b):
     # 'rulesets/series/fire.mst:134'
     return d_rifle_targets(s, b['side'])
 
 
-def f298(s, b):
+def f260(s, b):
     # 'rulesets/series/fire.mst:134'
     return b['side']
 
 
-def f299(s, b):
+def f261(s, b):
     # 'rulesets/series/fire.mst:135'
     return (b['target'] == -1)
 
 
-def f300(s, b):
+def f262(s, b):
     # 'rulesets/series/fire.mst:138'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f301(s, b):
+def f263(s, b):
     # 'rulesets/series/fire.mst:145'
-    b['firers'] = tuple(e0 for e0 in () if False)
+    return tuple(e0 for e0 in () if False)
 
 
-def f302(s, b):
+def f264(s, b):
     # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
+    return d_adjacent_rifles(s, b['target'], b['side'])
 
 
-def f303(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return bool(b['_for_r'])
-
-
-def f304(s, b):
+def f265(s, b):
     # 'rulesets/series/fire.mst:146'
     return b['_for_r']
 
 
-def f305(s, b):
+def f266(s, b):
     # 'rulesets/series/fire.mst:146'
     return b['side']
 
 
-def f306(s, b):
-    # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
-
-
-def f307(s, b):
+def f267(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['side']
 
 
-def f308(s, b):
+def f268(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_ask9']
 
 
-def f309(s, b):
+def f269(s, b):
     # 'rulesets/series/fire.mst:148'
-    b['firers'] = q.union(b['firers'], (b['r'],))
+    return q.union(b['firers'], (b['r'],))
 
 
-def f310(s, b):
+def f270(s, b):
     # 'rulesets/series/fire.mst:151'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f311(s, b):
+def f271(s, b):
     # 'rulesets/monmouth/scenarios.mst:446'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f312(s, b):
+def f272(s, b):
     # 'rulesets/monmouth/scenarios.mst:447'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f313(s, b):
+def f273(s, b):
     # 'rulesets/series/fire.mst:155'
     return (len(b['firers']) > 0)
 
 
-def f314(s, b):
+def f274(s, b):
     # 'rulesets/series/fire.mst:156'
-    b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
+    return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f315(s, b):
+def f275(s, b):
     # 'rulesets/series/fire.mst:157'
-    b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
+    return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f316(s, b):
+def f276(s, b):
     # 'rulesets/series/fire.mst:158'
-    b['_for_r'] = tuple(b['firers'])
+    return b['firers']
 
 
-def f317(s, b):
-    # 'rulesets/series/fire.mst:158'
-    return bool(b['_for_r'])
-
-
-def f318(s, b):
-    # 'rulesets/series/fire.mst:158'
-    b['r'] = b['_for_r'][0]
-    b['_for_r'] = b['_for_r'][1:]
-
-
-def f319(s, b):
+def f277(s, b):
     # 'rulesets/series/fire.mst:159'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f320(s, b):
+def f278(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f321(s, b):
+def f279(s, b):
     # 'rulesets/series/fire.mst:163'
     return (b['modified'] >= b['needed'])
 
 
-def f322(s, b):
+def f280(s, b):
     # 'rulesets/series/fire.mst:165'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f323(s, b):
+def f281(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f324(s, b):
+def f282(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f325(s, b):
+def f283(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f326(s, b):
+def f284(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f327(s, b):
+def f285(s, b):
     # 'rulesets/monmouth/scenarios.mst:223'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 
 
-def f328(s, b):
+def f286(s, b):
     # 'rulesets/monmouth/scenarios.mst:224'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f329(s, b):
+def f287(s, b):
     # 'rulesets/series/close_combat.mst:15'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
+    return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f330(s, b):
-    # 'rulesets/series/close_combat.mst:15'
-    return bool(b['_for_u'])
-
-
-def f331(s, b):
-    # 'rulesets/series/close_combat.mst:15'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f332(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f333(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:19'
-    b['_for_combat'] = tuple(q.combats(s))
+    return q.combats(s)
 
 
-def f334(s, b):
-    # 'rulesets/series/close_combat.mst:19'
-    return bool(b['_for_combat'])
-
-
-def f335(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f336(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f337(s, b):
-    # 'rulesets/series/close_combat.mst:19'
-    b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
-
-
-def f338(s, b):
+def f292(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f339(s, b):
+def f293(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f340(s, b):
+def f294(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f341(s, b):
+def f295(s, b):
     # 'rulesets/series/close_combat.mst:45'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f342(s, b):
-    # 'rulesets/series/close_combat.mst:45'
-    return bool(b['_for_u'])
-
-
-def f343(s, b):
-    # 'rulesets/series/close_combat.mst:45'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f344(s, b):
+def f296(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f345(s, b):
+def f297(s, b):
     # 'rulesets/series/close_combat.mst:147'
-    b['attacker_lead'] = -1
+    return -1
 
 
-def f346(s, b):
+def f298(s, b):
     # 'rulesets/series/close_combat.mst:148'
-    b['attacker'] = q.attacking_side(s, b['combat'])
+    return q.attacking_side(s, b['combat'])
 
 
-def f347(s, b):
+def f299(s, b):
     # 'rulesets/series/close_combat.mst:149'
-    b['defender'] = q.defending_side(s, b['combat'])
+    return q.defending_side(s, b['combat'])
 
 
-def f348(s, b):
+def f300(s, b):
     # 'rulesets/series/close_combat.mst:150'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f349(s, b):
+def f301(s, b):
     # 'rulesets/series/close_combat.mst:151'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f350(s, b):
+def f302(s, b):
     # 'rulesets/series/close_combat.mst:152'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f351(s, b):
+def f303(s, b):
     # 'rulesets/series/close_combat.mst:154'
-    b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
+    return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f352(s, b):
-    # 'rulesets/series/close_combat.mst:154'
-    return bool(b['_for_u'])
-
-
-def f353(s, b):
-    # 'rulesets/series/close_combat.mst:154'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f354(s, b):
+def f304(s, b):
     # 'rulesets/series/close_combat.mst:155'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f355(s, b):
+def f305(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
+    return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0))
 
 
-def f356(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
-    return bool(b['_for_u'])
-
-
-def f357(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f358(s, b):
+def f306(s, b):
     # 'rulesets/monmouth/scenarios.mst:433'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f359(s, b):
+def f307(s, b):
     # 'rulesets/series/close_combat.mst:160'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f360(s, b):
+def f308(s, b):
     # 'rulesets/series/close_combat.mst:161'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    return q.defenders(s, b['combat'])
 
 
-def f361(s, b):
-    # 'rulesets/series/close_combat.mst:161'
-    return bool(b['_for_u'])
-
-
-def f362(s, b):
-    # 'rulesets/series/close_combat.mst:161'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f363(s, b):
+def f309(s, b):
     # 'rulesets/series/close_combat.mst:162'
     e.capture(s, b['u'])
 
 
-def f364(s, b):
+def f310(s, b):
     # 'rulesets/series/close_combat.mst:166'
-    b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
+    return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f365(s, b):
+def f311(s, b):
     # 'rulesets/series/close_combat.mst:167'
     return q.diverted(s, b['combat'])
 
 
-def f366(s, b):
+def f312(s, b):
     # 'rulesets/series/close_combat.mst:168'
-    b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
+    return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f367(s, b):
+def f313(s, b):
     # 'rulesets/series/close_combat.mst:173'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f368(s, b):
+def f314(s, b):
     # 'rulesets/series/close_combat.mst:174'
     return b['defender']
 
 
-def f369(s, b):
+def f315(s, b):
     # 'rulesets/series/close_combat.mst:174'
     return b['_ask10']
 
 
-def f370(s, b):
+def f316(s, b):
     # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    return q.defenders(s, b['combat'])
 
 
-def f371(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return bool(b['_for_u'])
-
-
-def f372(s, b):
+def f317(s, b):
     # 'rulesets/series/close_combat.mst:175'
     return b['_for_u']
 
 
-def f373(s, b):
+def f318(s, b):
     # 'rulesets/series/close_combat.mst:175'
     return b['defender']
 
 
-def f374(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f375(s, b):
+def f319(s, b):
     # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f376(s, b):
+def f320(s, b):
     # 'rulesets/series/close_combat.mst:177'
     return s.vars['pinned'][b['u']]
 
 
-def f377(s, b):
+def f321(s, b):
     # 'rulesets/series/close_combat.mst:178'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f378(s, b):
+def f322(s, b):
     # 'rulesets/series/close_combat.mst:180'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f379(s, b):
+def f323(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f380(s, b):
+def f324(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return b['attacker']
 
 
-def f381(s, b):
+def f325(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f382(s, b):
+def f326(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return b['defender']
 
 
-def f383(s, b):
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return d_tactics_chits(s)
 
 
-def f384(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return b['attacker']
 
 
-def f385(s, b):
+def f329(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return d_tactics_chits(s)
 
 
-def f386(s, b):
+def f330(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
-def f387(s, b):
+def f331(s, b):
     # 'rulesets/series/close_combat.mst:197'
-    b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
+    return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f388(s, b):
+def f332(s, b):
     # 'rulesets/series/close_combat.mst:198'
-    b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
+    return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f389(s, b):
+def f333(s, b):
     # 'rulesets/series/close_combat.mst:199'
     return (b['matrix'][1] == 10)
 
 
-def f390(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:200'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f391(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:205'
     return b['odds']
 
 
-def f392(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:208'
     return b['result'][1]
 
 
-def f393(s, b):
+def f337(s, b):
     # 'rulesets/series/close_combat.mst:208'
     return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f394(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return b['result'][0]
 
 
-def f395(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f396(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:213'
     return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
 
 
-def f397(s, b):
+def f341(s, b):
     # 'rulesets/series/close_combat.mst:214'
     return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
 
 
-def f398(s, b):
+def f342(s, b):
     # 'rulesets/series/close_combat.mst:220'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f399(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:221'
     return (b['attacker_lead'] != -1)
 
 
-def f400(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:222'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f401(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:225'
     e.resolve_combat(s, b['combat'])
 
 
-def f402(s, b):
+def f346(s, b):
     # 'rulesets/monmouth/rear_guard.mst:32'
-    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
+    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f403(s, b):
+def f347(s, b):
     # 'rulesets/monmouth/rear_guard.mst:33'
     return (len(b['vacated']) > 0)
 
 
-def f404(s, b):
+def f348(s, b):
     # 'rulesets/monmouth/rear_guard.mst:34'
-    b['reachable'] = tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
+    return tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
 
 
-def f405(s, b):
+def f349(s, b):
     # 'rulesets/monmouth/rear_guard.mst:35'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and (not d_at_the_limit(s, b['lead'])))
 
 
-def f406(s, b):
+def f350(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return b['reachable']
 
 
-def f407(s, b):
+def f351(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return q.attacking_side(s, b['combat'])
 
 
-def f408(s, b):
+def f352(s, b):
     # 'rulesets/monmouth/rear_guard.mst:37'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f409(s, b):
+def f353(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0))))
 
 
-def f410(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return bool(b['_for_u'])
-
-
-def f411(s, b):
+def f354(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
     return b['_for_u']
 
 
-def f412(s, b):
+def f355(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
     return q.attacking_side(s, b['combat'])
 
 
-def f413(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f414(s, b):
+def f356(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f415(s, b):
+def f357(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
     return q.attacking_side(s, b['combat'])
 
 
-def f416(s, b):
+def f358(s, b):
     # 'rulesets/monmouth/rear_guard.mst:41'
     return (b['to'] != -1)
 
 
-def f417(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/rear_guard.mst:42'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f418(s, b):
+def f360(s, b):
     # 'rulesets/series/close_combat.mst:230'
-    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
+    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f419(s, b):
+def f361(s, b):
     # 'rulesets/series/close_combat.mst:231'
     return (len(b['vacated']) > 0)
 
 
-def f420(s, b):
+def f362(s, b):
     # 'rulesets/series/close_combat.mst:233'
-    b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
+    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f421(s, b):
+def f363(s, b):
     # 'rulesets/series/close_combat.mst:234'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f422(s, b):
+def f364(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return b['reachable']
 
 
-def f423(s, b):
+def f365(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return q.attacking_side(s, b['combat'])
 
 
-def f424(s, b):
+def f366(s, b):
     # 'rulesets/series/close_combat.mst:236'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f425(s, b):
+def f367(s, b):
     # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))))
 
 
-def f426(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return bool(b['_for_u'])
-
-
-def f427(s, b):
+def f368(s, b):
     # 'rulesets/series/close_combat.mst:239'
     return b['_for_u']
 
 
-def f428(s, b):
+def f369(s, b):
     # 'rulesets/series/close_combat.mst:239'
     return q.attacking_side(s, b['combat'])
 
 
-def f429(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f430(s, b):
+def f370(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f431(s, b):
+def f371(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return q.attacking_side(s, b['combat'])
 
 
-def f432(s, b):
+def f372(s, b):
     # 'rulesets/series/close_combat.mst:241'
     return (b['to'] != -1)
 
 
-def f433(s, b):
+def f373(s, b):
     # 'rulesets/series/close_combat.mst:242'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f434(s, b):
+def f374(s, b):
     # 'rulesets/series/close_combat.mst:252'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f435(s, b):
+def f375(s, b):
     # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    return q.defenders(s, b['combat'])
 
 
-def f436(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return bool(b['_for_u'])
-
-
-def f437(s, b):
+def f376(s, b):
     # 'rulesets/series/close_combat.mst:253'
     return b['_for_u']
 
 
-def f438(s, b):
+def f377(s, b):
     # 'rulesets/series/close_combat.mst:253'
     return q.defending_side(s, b['combat'])
 
 
-def f439(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f440(s, b):
+def f378(s, b):
     # 'rulesets/series/close_combat.mst:254'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f441(s, b):
+def f379(s, b):
     # 'rulesets/series/close_combat.mst:257'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f442(s, b):
+def f380(s, b):
     # 'rulesets/series/close_combat.mst:258'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f443(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return bool(b['_for_u'])
-
-
-def f444(s, b):
+def f381(s, b):
     # 'rulesets/series/close_combat.mst:258'
     return b['_for_u']
 
 
-def f445(s, b):
+def f382(s, b):
     # 'rulesets/series/close_combat.mst:258'
     return q.attacking_side(s, b['combat'])
 
 
-def f446(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f447(s, b):
+def f383(s, b):
     # 'rulesets/series/close_combat.mst:259'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f448(s, b):
+def f384(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f449(s, b):
+def f385(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f450(s, b):
+def f386(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f451(s, b):
+def f387(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1))))
+    return tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1)))
 
 
-def f452(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:104'
-    return bool(b['_for_u'])
-
-
-def f453(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:104'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f454(s, b):
+def f388(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f455(s, b):
+def f389(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f456(s, b):
+def f390(s, b):
     # 'rulesets/monmouth/command_and_control.mst:107'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f457(s, b):
+def f391(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f458(s, b):
+def f392(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f459(s, b):
+def f393(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
+    return tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1]))))
 
 
-def f460(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:114'
-    return bool(b['_for_u'])
-
-
-def f461(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:114'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f462(s, b):
+def f394(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f463(s, b):
+def f395(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f464(s, b):
+def f396(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0]))
+    return tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0])
 
 
-def f465(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:118'
-    return bool(b['_for_u'])
-
-
-def f466(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:118'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f467(s, b):
+def f397(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f468(s, b):
+def f398(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f469(s, b):
+def f399(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f470(s, b):
+def f400(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f471(s, b):
+def f401(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f472(s, b):
+def f402(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f473(s, b):
+def f403(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f474(s, b):
+def f404(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f475(s, b):
+def f405(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f476(s, b):
+def f406(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f477(s, b):
+def f407(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f478(s, b):
+def f408(s, b):
     # 'rulesets/series/results.mst:66'
-    b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
+    return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f479(s, b):
+def f409(s, b):
     # 'rulesets/series/results.mst:67'
-    b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
+    return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f480(s, b):
+def f410(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f481(s, b):
+def f411(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f482(s, b):
+def f412(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f483(s, b):
+def f413(s, b):
     # 'rulesets/series/results.mst:70'
     return b['side']
 
 
-def f484(s, b):
+def f414(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f485(s, b):
+def f415(s, b):
     # 'rulesets/series/results.mst:73'
     return (not b['fire'])
 
 
-def f486(s, b):
+def f416(s, b):
     # 'rulesets/series/results.mst:74'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f487(s, b):
+def f417(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f488(s, b):
+def f418(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f489(s, b):
+def f419(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f490(s, b):
+def f420(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f491(s, b):
+def f421(s, b):
     # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
+    return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f492(s, b):
-    # 'rulesets/series/results.mst:104'
-    return bool(b['_for_u'])
-
-
-def f493(s, b):
+def f422(s, b):
     # 'rulesets/series/results.mst:104'
     return b['_for_u']
 
 
-def f494(s, b):
+def f423(s, b):
     # 'rulesets/series/results.mst:104'
     return b['side']
 
 
-def f495(s, b):
-    # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f496(s, b):
+def f424(s, b):
     # 'rulesets/series/results.mst:105'
     e.capture(s, b['u'])
 
 
-def f497(s, b):
+def f425(s, b):
     # 'rulesets/series/results.mst:107'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
+    return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f498(s, b):
-    # 'rulesets/series/results.mst:107'
-    return bool(b['_for_u'])
-
-
-def f499(s, b):
-    # 'rulesets/series/results.mst:107'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f500(s, b):
+def f426(s, b):
     # 'rulesets/series/results.mst:108'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f501(s, b):
+def f427(s, b):
     # 'rulesets/series/results.mst:118'
-    b['leaders'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
+    return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
 
 
-def f502(s, b):
+def f428(s, b):
     # 'rulesets/series/results.mst:119'
     return (len(b['leaders']) > 0)
 
 
-def f503(s, b):
+def f429(s, b):
     # 'rulesets/series/results.mst:120'
     return b['leaders']
 
 
-def f504(s, b):
+def f430(s, b):
     # 'rulesets/series/results.mst:120'
     return b['side']
 
 
-def f505(s, b):
+def f431(s, b):
     # 'rulesets/series/results.mst:121'
     e.eliminate(s, b['casualty'])
 
 
-def f506(s, b):
+def f432(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f507(s, b):
+def f433(s, b):
     # 'rulesets/series/results.mst:217'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f508(s, b):
+def f434(s, b):
     # 'rulesets/series/movement.mst:115'
-    b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
+    return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f509(s, b):
-    # 'rulesets/series/movement.mst:115'
-    return bool(b['_for_l'])
-
-
-def f510(s, b):
-    # 'rulesets/series/movement.mst:115'
-    b['l'] = b['_for_l'][0]
-    b['_for_l'] = b['_for_l'][1:]
-
-
-def f511(s, b):
+def f435(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f512(s, b):
+def f436(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f513(s, b):
+def f437(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f514(s, b):
+def f438(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f515(s, b):
+def f439(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f516(s, b):
+def f440(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f517(s, b):
+def f441(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f518(s, b):
+def f442(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f519(s, b):
+def f443(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f520(s, b):
+def f444(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f521(s, b):
+def f445(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f522(s, b):
+def f446(s, b):
     # 'rulesets/monmouth/leaders.mst:60'
     return {}
 
 
-def f523(s, b):
+def f447(s, b):
     # 'rulesets/monmouth/leaders.mst:69'
     return {}
 
 
-def f524(s, b):
+def f448(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f525(s, b):
+def f449(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f526(s, b):
+def f450(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f527(s, b):
+def f451(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f528(s, b):
+def f452(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f529(s, b):
+def f453(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
 
 
-def f530(s, b):
+def f454(s, b):
     # 'rulesets/monmouth/leaders.mst:123'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f531(s, b):
+def f455(s, b):
     # 'rulesets/monmouth/leaders.mst:124'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f532(s, b):
+def f456(s, b):
     # 'rulesets/monmouth/leaders.mst:132'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f533(s, b):
+def f457(s, b):
     # 'rulesets/monmouth/leaders.mst:133'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f534(s, b):
+def f458(s, b):
     # 'rulesets/monmouth/leaders.mst:165'
     e.remove_from_play(s, 92)
 
 
-def f535(s, b):
+def f459(s, b):
     # 'rulesets/monmouth/leaders.mst:166'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f536(s, b):
+def f460(s, b):
     # 'rulesets/monmouth/leaders.mst:218'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f537(s, b):
+def f461(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f538(s, b):
+def f462(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f539(s, b):
+def f463(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f540(s, b):
+def f464(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f541(s, b):
+def f465(s, b):
     # 'rulesets/monmouth/victory.mst:52'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f542(s, b):
+def f466(s, b):
     # 'rulesets/monmouth/victory.mst:58'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f543(s, b):
+def f467(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f544(s, b):
+def f468(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f545(s, b):
+def f469(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f546(s, b):
+def f470(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f547(s, b):
+def f471(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f548(s, b):
+def f472(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f549(s, b):
+def f473(s, b):
     # 'rulesets/monmouth/scenarios.mst:273'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f550(s, b):
+def f474(s, b):
     # 'rulesets/monmouth/scenarios.mst:279'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f551(s, b):
+def f475(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f552(s, b):
+def f476(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f553(s, b):
+def f477(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f554(s, b):
+def f478(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f555(s, b):
+def f479(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f556(s, b):
+def f480(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return 1
 
 
-def f557(s, b):
+def f481(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return d_next_to_washington(s, b['unit'])
 
 
-def f558(s, b):
+def f482(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return -1
 
 
-def f559(s, b):
+def f483(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f560(s, b):
+def f484(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f561(s, b):
+def f485(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f562(s, b):
+def f486(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f563(s, b):
+def f487(s, b):
     # 'rulesets/series/close_combat.mst:109'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f564(s, b):
+def f488(s, b):
     # 'rulesets/series/close_combat.mst:110'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f565(s, b):
+def f489(s, b):
     # 'rulesets/series/close_combat.mst:111'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f566(s, b):
+def f490(s, b):
     # 'rulesets/series/close_combat.mst:112'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f567(s, b):
+def f491(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return 1
 
 
-def f568(s, b):
+def f492(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f569(s, b):
+def f493(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return -1
 
 
-def f570(s, b):
+def f494(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f571(s, b):
+def f495(s, b):
     # 'rulesets/series/close_combat.mst:115'
     return b['tactics']
 
 
-def f572(s, b):
+def f496(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f573(s, b):
+def f497(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f574(s, b):
+def f498(s, b):
     # 'rulesets/series/close_combat.mst:117'
     return -1
 
 
-def f575(s, b):
+def f499(s, b):
     # 'rulesets/series/close_combat.mst:117'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f576(s, b):
+def f500(s, b):
     # 'rulesets/series/close_combat.mst:118'
     return -1
 
 
-def f577(s, b):
+def f501(s, b):
     # 'rulesets/series/close_combat.mst:118'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f578(s, b):
+def f502(s, b):
     # 'rulesets/series/close_combat.mst:119'
     return -1
 
 
-def f579(s, b):
+def f503(s, b):
     # 'rulesets/series/close_combat.mst:119'
     return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
 
 
-def f580(s, b):
+def f504(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return 1
 
 
-def f581(s, b):
+def f505(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
 
 
-def f582(s, b):
+def f506(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return -1
 
 
-def f583(s, b):
+def f507(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f584(s, b):
+def f508(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return 1
 
 
-def f585(s, b):
+def f509(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f586(s, b):
+def f510(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f587(s, b):
+def f511(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f588(s, b):
+def f512(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return -1
 
 
-def f589(s, b):
+def f513(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f590(s, b):
+def f514(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return 2
 
 
-def f591(s, b):
+def f515(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f592(s, b):
+def f516(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f593(s, b):
+def f517(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f594(s, b):
+def f518(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f595(s, b):
+def f519(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f596(s, b):
+def f520(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f597(s, b):
+def f521(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3)) and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0) and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f598(s, b):
+def f522(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex']))) and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f599(s, b):
+def f523(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0)) and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f600(s, b):
+def f524(s, b):
     # 'rulesets/monmouth/leaders.mst:121'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f601(s, b):
+def f525(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f602(s, b):
+def f526(s, b):
     # 'rulesets/monmouth/leaders.mst:163'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f603(s, b):
+def f527(s, b):
     # 'rulesets/monmouth/leaders.mst:217'
     return UNIT_LEADER[b['unit']]
 
 
-def f604(s, b):
+def f528(s, b):
     # 'rulesets/monmouth/leaders.mst:223'
     return UNIT_LEADER[b['unit']]
 
 
-def f605(s, b):
+def f529(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13)) and (not s.vars['countermarched_off']))
 
 
-def f606(s, b):
+def f530(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f607(s, b):
+def f531(s, b):
     # 'rulesets/monmouth/victory.mst:51'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f608(s, b):
+def f532(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f609(s, b):
+def f533(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f610(s, b):
+def f534(s, b):
     # 'rulesets/monmouth/scenarios.mst:272'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f611(s, b):
+def f535(s, b):
     # 'rulesets/monmouth/scenarios.mst:278'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f612(s, b):
+def f536(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f613(s, b):
+def f537(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f614(s, b):
+def f538(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f615(s, b):
+def f539(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f616(s, b):
+def f540(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f617(s, b):
+def f541(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f618(s, b):
+def f542(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f619(s, b):
+def f543(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f620(s, b):
+def f544(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f621(s, b):
+def f545(s, b):
     # 'rulesets/monmouth/leaders.mst:111'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f622(s, b):
+def f546(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f623(s, b):
+def f547(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f624(s, b):
+def f548(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f625(s, b):
+def f549(s, b):
     # 'rulesets/monmouth/scenarios.mst:218'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517))) and (not s.vars['hedgerow_attacked']))
 
 
-def f626(s, b):
+def f550(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f627(s, b):
+def f551(s, b):
     # 'rulesets/monmouth/scenarios.mst:458'
     return (q.side(s, b['unit']) == 0)
 
 
-def f628(s, b):
+def f552(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f629(s, b):
+def f553(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f630(s, b):
+def f554(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0]) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f631(s, b):
+def f555(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f632(s, b):
+def f556(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f633(s, b):
+def f557(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f634(s, b):
+def f558(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f635(s, b):
+def f559(s, b):
     # 'rulesets/monmouth/scenarios.mst:87'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f636(s, b):
+def f560(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f637(s, b):
+def f561(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f638(s, b):
+def f562(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f639(s, b):
+def f563(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f640(s, b):
+def f564(s, b):
     # 'rulesets/monmouth/scenarios.mst:237'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f641(s, b):
+def f565(s, b):
     # 'rulesets/monmouth/scenarios.mst:246'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f642(s, b):
+def f566(s, b):
     # 'rulesets/monmouth/scenarios.mst:255'
     return (not (s.unit_status[87] == 0))
 
 
-def f643(s, b):
+def f567(s, b):
     # 'rulesets/monmouth/scenarios.mst:285'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f644(s, b):
+def f568(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return d_wavers(s, 1)
 
 
-def f645(s, b):
+def f569(s, b):
     # 'rulesets/monmouth/scenarios.mst:301'
     return d_wavers(s, 0)
 
 
-def f646(s, b):
+def f570(s, b):
     # 'rulesets/monmouth/scenarios.mst:309'
     return (d_margin(s, 0) >= 3)
 
 
-def f647(s, b):
+def f571(s, b):
     # 'rulesets/monmouth/scenarios.mst:316'
     return (d_margin(s, 1) >= 3)
 
 
-def f648(s, b):
+def f572(s, b):
     # 'rulesets/monmouth/scenarios.mst:467'
     return d_occupies(s, 318, 0)
 
 
-def f649(s, b):
+def f573(s, b):
     # 'rulesets/monmouth/scenarios.mst:476'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f650(s, b):
+def f574(s, b):
     # 'rulesets/monmouth/scenarios.mst:484'
     return d_wavers(s, 1)
 
 
-def f651(s, b):
+def f575(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return d_wavers(s, 0)
 
 
-def f652(s, b):
+def f576(s, b):
     # 'rulesets/monmouth/scenarios.mst:500'
     return (d_margin(s, 0) >= 3)
 
 
-def f653(s, b):
+def f577(s, b):
     # 'rulesets/monmouth/scenarios.mst:507'
     return (d_margin(s, 1) >= 3)
 
 
-def f654(s, b):
+def f578(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 0
 
 
-def f655(s, b):
+def f579(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
-def f656(s, b):
+def f580(s, b):
     # 'rulesets/monmouth/scenarios.mst:17'
     return 1
 
 
-def f657(s, b):
+def f581(s, b):
     # 'rulesets/monmouth/scenarios.mst:17'
     return 20
 
 
-def f658(s, b):
+def f582(s, b):
     # 'rulesets/monmouth/scenarios.mst:18'
     return 0
 
 
-def f659(s, b):
+def f583(s, b):
     # 'rulesets/monmouth/scenarios.mst:18'
     return 0
 
 
-def f660(s, b):
+def f584(s, b):
     # 'rulesets/monmouth/scenarios.mst:19'
     return 1
 
 
-def f661(s, b):
+def f585(s, b):
     # 'rulesets/monmouth/scenarios.mst:19'
     return 0
 
 
-def f662(s, b):
+def f586(s, b):
     # 'rulesets/monmouth/scenarios.mst:29'
     return 0
 
 
-def f663(s, b):
+def f587(s, b):
     # 'rulesets/monmouth/scenarios.mst:29'
     return 20
 
 
-def f664(s, b):
+def f588(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 1
 
 
-def f665(s, b):
+def f589(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 19
 
 
-def f666(s, b):
+def f590(s, b):
     # 'rulesets/monmouth/scenarios.mst:31'
     return 0
 
 
-def f667(s, b):
+def f591(s, b):
     # 'rulesets/monmouth/scenarios.mst:31'
     return 0
 
 
-def f668(s, b):
+def f592(s, b):
     # 'rulesets/monmouth/scenarios.mst:32'
     return 1
 
 
-def f669(s, b):
+def f593(s, b):
     # 'rulesets/monmouth/scenarios.mst:32'
     return 0
 
 
-def f670(s, b):
+def f594(s, b):
     # 'rulesets/monmouth/scenarios.mst:127'
     return 0
 
 
-def f671(s, b):
+def f595(s, b):
     # 'rulesets/monmouth/scenarios.mst:127'
     return 20
 
 
-def f672(s, b):
+def f596(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
     return 1
 
 
-def f673(s, b):
+def f597(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
     return 18
 
 
-def f674(s, b):
+def f598(s, b):
     # 'rulesets/monmouth/scenarios.mst:130'
     return 0
 
 
-def f675(s, b):
+def f599(s, b):
     # 'rulesets/monmouth/scenarios.mst:130'
     return 1
 
 
-def f676(s, b):
+def f600(s, b):
     # 'rulesets/monmouth/scenarios.mst:131'
     return 1
 
 
-def f677(s, b):
+def f601(s, b):
     # 'rulesets/monmouth/scenarios.mst:131'
     return 0
 
 
-def f678(s, b):
+def f602(s, b):
     # 'rulesets/monmouth/scenarios.mst:132'
     return 4
 
 
-def f679(s, b):
+def f603(s, b):
     # 'rulesets/monmouth/scenarios.mst:141'
     return True
 
 
-def f680(s, b):
+def f604(s, b):
     # 'rulesets/monmouth/scenarios.mst:325'
     return 0
 
 
-def f681(s, b):
+def f605(s, b):
     # 'rulesets/monmouth/scenarios.mst:325'
     return 19
 
 
-def f682(s, b):
+def f606(s, b):
     # 'rulesets/monmouth/scenarios.mst:326'
     return 1
 
 
-def f683(s, b):
+def f607(s, b):
     # 'rulesets/monmouth/scenarios.mst:326'
     return 19
 
 
-def f684(s, b):
+def f608(s, b):
     # 'rulesets/monmouth/scenarios.mst:328'
     return 0
 
 
-def f685(s, b):
+def f609(s, b):
     # 'rulesets/monmouth/scenarios.mst:328'
     return 0
 
 
-def f686(s, b):
+def f610(s, b):
     # 'rulesets/monmouth/scenarios.mst:329'
     return 1
 
 
-def f687(s, b):
+def f611(s, b):
     # 'rulesets/monmouth/scenarios.mst:329'
     return 1
 
 
-def f688(s, b):
+def f612(s, b):
     # 'rulesets/monmouth/scenarios.mst:330'
     return 4
 
 
-def f689(s, b):
+def f613(s, b):
     # 'rulesets/monmouth/scenarios.mst:334'
     return True
 
 
-def f690(s, b):
+def f614(s, b):
     # 'rulesets/monmouth/scenarios.mst:372'
     return True
 
 
-def f691(s, b):
+def f615(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f692(s, b):
+def f616(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f693(s, b):
+def f617(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f694(s, b):
+def f618(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f695(s, b):
+def f619(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -4143,14 +3766,14 @@ RULES = Rules(
         UnitSpec('lafayette', 'The Marquis de Lafayette', 'Lafayette', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 4, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=2, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('von_steuben', 'Baron von Steuben', 'v. Steuben', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 5, 'close_combat_drm': 0, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('wayne', 'Anthony Wayne', 'Wayne', 1, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
-        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f691),
+        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f615),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('cornwallis', 'Charles, Earl Cornwallis', 'Cornwallis', 0, 'leader', -1, (), 8, -1, {'rank': 3, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('no_flint_grey', 'Sir Charles “No Flint” Grey', 'Grey', 0, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=6, entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f692),
-        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f693),
-        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f694),
-        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f695),
+        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f616),
+        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f617),
+        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f618),
+        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f619),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -11788,42 +11411,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f551, None),
-            ModifierSpec('Momentum Chits spent', f552, None),
+            ModifierSpec('Army Morale', f475, None),
+            ModifierSpec('Momentum Chits spent', f476, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f553, None),
-            ModifierSpec('Leadership DRM', f554, None),
-            ModifierSpec('Other modifiers of this check', f555, None),
-            ModifierSpec('Washington in an adjacent hex', f556, f557),
-            ModifierSpec('Heat Game Turn', f558, f559),
+            ModifierSpec('Modified morale', f477, None),
+            ModifierSpec('Leadership DRM', f478, None),
+            ModifierSpec('Other modifiers of this check', f479, None),
+            ModifierSpec('Washington in an adjacent hex', f480, f481),
+            ModifierSpec('Heat Game Turn', f482, f483),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f560, f561),
-            ModifierSpec("Target's terrain", f562, None),
+            ModifierSpec('First Fire Bonus', f484, f485),
+            ModifierSpec("Target's terrain", f486, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f563, None),
-            ModifierSpec("Defender's lead unit morale", f564, None),
-            ModifierSpec('Attacking leader', f565, None),
-            ModifierSpec('Defending leader', f566, None),
-            ModifierSpec('Defender surrounded', f567, f568),
-            ModifierSpec('Attacker surrounded', f569, f570),
-            ModifierSpec('Tactics', f571, None),
-            ModifierSpec("Defender's terrain", f572, f573),
-            ModifierSpec('Attacking up slope', f574, f575),
-            ModifierSpec('Attacking into fieldworks', f576, f577),
-            ModifierSpec('Attacking lead unit has a black R', f578, f579),
-            ModifierSpec('Defending lead unit has a black R', f580, f581),
-            ModifierSpec('All-militia attacking force', f582, f583),
-            ModifierSpec('All-militia defending force', f584, f585),
+            ModifierSpec("Attacker's lead unit morale", f487, None),
+            ModifierSpec("Defender's lead unit morale", f488, None),
+            ModifierSpec('Attacking leader', f489, None),
+            ModifierSpec('Defending leader', f490, None),
+            ModifierSpec('Defender surrounded', f491, f492),
+            ModifierSpec('Attacker surrounded', f493, f494),
+            ModifierSpec('Tactics', f495, None),
+            ModifierSpec("Defender's terrain", f496, f497),
+            ModifierSpec('Attacking up slope', f498, f499),
+            ModifierSpec('Attacking into fieldworks', f500, f501),
+            ModifierSpec('Attacking lead unit has a black R', f502, f503),
+            ModifierSpec('Defending lead unit has a black R', f504, f505),
+            ModifierSpec('All-militia attacking force', f506, f507),
+            ModifierSpec('All-militia defending force', f508, f509),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f586, f587),
-            ModifierSpec('Play balance: Pro-American', f588, f589),
+            ModifierSpec('Play balance: Pro-British', f510, f511),
+            ModifierSpec('Play balance: Pro-American', f512, f513),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f590, f591),
+            ModifierSpec('Momentum Chit spent', f514, f515),
         )),
     },
     procedures={
@@ -11834,7 +11457,7 @@ RULES = Rules(
             params=('side', 'amount'),
             result='',
             code=(
-                ('exec', f1),
+                Exec(f1),
             ),
             steps={'adjust': 0},
             types={'amount': 'int', 'side': 'side'},
@@ -11847,14 +11470,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f2, 4),
-                ('exec', f3),
-                ('exec', f4),
-                ('jump', 8),
-                ('jump_if_not', f5, 8),
-                ('exec', f6),
-                ('exec', f7),
-                ('jump', 8),
+                JumpIfNot(f2, 4),
+                Exec(f3),
+                Exec(f4),
+                Jump(8),
+                JumpIfNot(f5, 8),
+                Exec(f6),
+                Exec(f7),
+                Jump(8),
             ),
             steps={'gain': 0},
             types={'side': 'side'},
@@ -11867,8 +11490,8 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f8),
-                ('exec', f9),
+                Exec(f8),
+                Exec(f9),
             ),
             steps={'spend': 0},
             types={'side': 'side'},
@@ -11881,12 +11504,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f10, 3),
-                ('call', 'spend_momentum', f11, None),
-                ('jump', 6),
-                ('jump_if_not', f12, 6),
-                ('call', 'gain_momentum', f13, None),
-                ('jump', 6),
+                JumpIfNot(f10, 3),
+                Call('spend_momentum', f11, None),
+                Jump(6),
+                JumpIfNot(f12, 6),
+                Call('gain_momentum', f13, None),
+                Jump(6),
             ),
             steps={'lose': 0},
             types={'side': 'side'},
@@ -11899,15 +11522,15 @@ RULES = Rules(
             params=('units', 'side', 'drm'),
             result='',
             code=(
-                ('exec', f14),
-                ('jump_if_not', f15, 9),
-                ('choose', 'u', f16, f17, 'unit', 'choose the next u', ''),
-                ('exec', f18),
-                ('call', 'morale_check', f19, 'passed'),
-                ('jump_if_not', f20, 8),
-                ('call', 'retreat_unit', f21, None),
-                ('jump', 8),
-                ('jump', 1),
+                ForStart('_for_u', f14),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f15, f16, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('morale_check', f17, 'passed'),
+                JumpIfNot(f18, 8),
+                Call('retreat_unit', f19, None),
+                Jump(8),
+                Jump(1),
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
@@ -11920,16 +11543,16 @@ RULES = Rules(
             params=('units', 'side', 'drm'),
             result='',
             code=(
-                ('exec', f22),
-                ('jump_if_not', f23, 10),
-                ('choose', 'u', f24, f25, 'unit', 'choose the next u', ''),
-                ('exec', f26),
-                ('call', 'morale_check', f27, 'passed'),
-                ('jump_if_not', f28, 8),
-                ('call', 'retreat_unit', f29, None),
-                ('jump', 9),
-                ('call', 'disrupt', f30, None),
-                ('jump', 1),
+                ForStart('_for_u', f20),
+                JumpIfEmpty('_for_u', 10),
+                Choose('u', f21, f22, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('morale_check', f23, 'passed'),
+                JumpIfNot(f24, 8),
+                Call('retreat_unit', f25, None),
+                Jump(9),
+                Call('disrupt', f26, None),
+                Jump(1),
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
@@ -11942,11 +11565,11 @@ RULES = Rules(
             params=('units', 'chooser'),
             result='',
             code=(
-                ('choose', 'taken', f31, f32, 'unit', 'choose taken', ''),
-                ('jump_if_not', f33, 4),
-                ('call', 'lose_momentum', f34, None),
-                ('jump', 4),
-                ('exec', f35),
+                Choose('taken', f27, f28, 'unit', 'choose taken', ''),
+                JumpIfNot(f29, 4),
+                Call('lose_momentum', f30, None),
+                Jump(4),
+                Exec(f31),
             ),
             steps={'choose': 0, 'capture': 1},
             types={'chooser': 'side', 'taken': 'unit', 'units': 'units'},
@@ -11959,12 +11582,12 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f36, 4),
-                ('exec', f37),
-                ('return',),
-                ('jump', 5),
-                ('exec', f38),
-                ('call', 'retreat_unit', f39, None),
+                JumpIfNot(f32, 4),
+                Exec(f33),
+                Return(),
+                Jump(5),
+                Exec(f34),
+                Call('retreat_unit', f35, None),
             ),
             steps={'worsen': 0, 'retreat': 5},
             types={'unit': 'unit'},
@@ -11977,19 +11600,19 @@ RULES = Rules(
             params=('unit', 'hexes'),
             result='',
             code=(
-                ('exec', f40),
-                ('prim', 'retreat', f44, {'stacking': f41, 'blocked': f42, 'avoid': f43}),
-                ('jump_if_not', f45, 13),
-                ('exec', f46),
-                ('jump_if_not', f47, 12),
-                ('choose', 'l', f48, f49, 'unit', 'choose the next l', ''),
-                ('exec', f50),
-                ('ask', f51, 'Retreat the leader with the unit?', '_ask1'),
-                ('jump_if_not', f52, 11),
-                ('exec', f53),
-                ('jump', 11),
-                ('jump', 4),
-                ('jump', 13),
+                Let('origin', f36),
+                Prim('retreat', f40, {'stacking': f37, 'blocked': f38, 'avoid': f39}),
+                JumpIfNot(f41, 13),
+                ForStart('_for_l', f42),
+                JumpIfEmpty('_for_l', 12),
+                Choose('l', f43, f44, 'unit', 'choose the next l', ''),
+                ForDrop('l', '_for_l'),
+                Ask(f45, 'Retreat the leader with the unit?', '_ask1'),
+                JumpIfNot(f46, 11),
+                Exec(f47),
+                Jump(11),
+                Jump(4),
+                Jump(13),
             ),
             steps={'start': 0, 'retreat': 1, 'leaders': 2},
             types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'},
@@ -12002,7 +11625,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f54, None),
+                Call('adjust_army_morale', f48, None),
             ),
             steps={'army_morale': 0},
             types={'unit': 'unit'},
@@ -12015,15 +11638,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f55),
-                ('jump_if_not', f56, 9),
-                ('choose', 'u', f57, f58, 'unit', 'choose the next u', ''),
-                ('exec', f59),
-                ('jump_if_not', f60, 7),
-                ('exec', f61),
-                ('jump', 8),
-                ('call', 'disrupt', f62, None),
-                ('jump', 1),
+                ForStart('_for_u', f49),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f50, f51, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                JumpIfNot(f52, 7),
+                Exec(f53),
+                Jump(8),
+                Call('disrupt', f54, None),
+                Jump(1),
             ),
             steps={'exposed': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
@@ -12036,17 +11659,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f63, 4),
-                ('call', 'game_turn', f64, None),
-                ('exec', f65),
-                ('jump', 0),
-                ('jump_if_not', f66, 7),
-                ('exec', f67),
-                ('jump', 7),
-                ('jump_if_not', f68, 10),
-                ('exec', f69),
-                ('jump', 10),
-                ('exec', f70),
+                JumpIfNot(f55, 4),
+                Call('game_turn', f56, None),
+                Exec(f57),
+                Jump(0),
+                JumpIfNot(f58, 7),
+                Exec(f59),
+                Jump(7),
+                JumpIfNot(f60, 10),
+                Exec(f61),
+                Jump(10),
+                Exec(f62),
             ),
             steps={'turns': 0, 'overlook_hill': 4, 'winner': 10},
             types={},
@@ -12059,27 +11682,27 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f71, 3),
-                ('exec', f72),
-                ('jump', 4),
-                ('call', 'initiative', f73, None),
-                ('jump_unless_switch', 'heat_game_turns', True, 8),
-                ('jump_if_not', f74, 8),
-                ('return',),
-                ('jump', 8),
-                ('call', 'player_turn', f75, None),
-                ('jump_unless_switch', 'abbreviated_first_turn', True, 13),
-                ('jump_if_not', f76, 13),
-                ('jump', 14),
-                ('jump', 13),
-                ('call', 'player_turn', f77, None),
-                ('jump_if_not', f78, 17),
-                ('exec', f79),
-                ('jump', 17),
-                ('jump_if_not', f80, 20),
-                ('exec', f81),
-                ('jump', 20),
-                ('exec', f82),
+                JumpIfNot(f63, 3),
+                Exec(f64),
+                Jump(4),
+                Call('initiative', f65, None),
+                JumpUnlessSwitch('heat_game_turns', True, 8),
+                JumpIfNot(f66, 8),
+                Return(),
+                Jump(8),
+                Call('player_turn', f67, None),
+                JumpUnlessSwitch('abbreviated_first_turn', True, 13),
+                JumpIfNot(f68, 13),
+                Jump(14),
+                Jump(13),
+                Call('player_turn', f69, None),
+                JumpIfNot(f70, 17),
+                Exec(f71),
+                Jump(17),
+                JumpIfNot(f72, 20),
+                Exec(f73),
+                Jump(20),
+                Exec(f74),
             ),
             steps={'initiative': 0, 'skipped_for_heat': 4, 'first_player_turn': 8, 'abbreviated_first_turn': 9, 'second_player_turn': 13, 'terrain_victory_points': 14, 'end_of_turn': 20},
             types={},
@@ -12092,21 +11715,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f83),
-                ('jump_unless_switch', 'command_and_control', True, 5),
-                ('jump_if_not', f84, 5),
-                ('call', 'command_and_control_phase', f85, None),
-                ('jump', 5),
-                ('jump_unless_switch', 'abbreviated_first_turn', True, 10),
-                ('jump_if_not', f86, 10),
-                ('call', 'close_combat_phase', f87, None),
-                ('return',),
-                ('jump', 10),
-                ('call', 'movement_phase', f88, None),
-                ('call', 'rally_phase', f89, None),
-                ('call', 'defensive_artillery_fire_phase', f90, None),
-                ('call', 'rifle_fire_phase', f91, None),
-                ('call', 'close_combat_phase', f92, None),
+                Exec(f75),
+                JumpUnlessSwitch('command_and_control', True, 5),
+                JumpIfNot(f76, 5),
+                Call('command_and_control_phase', f77, None),
+                Jump(5),
+                JumpUnlessSwitch('abbreviated_first_turn', True, 10),
+                JumpIfNot(f78, 10),
+                Call('close_combat_phase', f79, None),
+                Return(),
+                Jump(10),
+                Call('movement_phase', f80, None),
+                Call('rally_phase', f81, None),
+                Call('defensive_artillery_fire_phase', f82, None),
+                Call('rifle_fire_phase', f83, None),
+                Call('close_combat_phase', f84, None),
             ),
             steps={'begin': 0, 'command_and_control': 1, 'abbreviated_first_turn': 5, 'movement': 10, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14},
             types={'side': 'side'},
@@ -12119,47 +11742,47 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f93, 5),
-                ('exec', f94),
-                ('call', 'spend_on_initiative', f95, None),
-                ('call', 'spend_on_initiative', f96, None),
-                ('jump', 5),
-                ('jump_unless_switch', 'heat_game_turns', True, 18),
-                ('exec', f97),
-                ('roll_die', 'first_roll', 'initiative_drm'),
-                ('exec', f98),
-                ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f99, 13),
-                ('jump', 18),
-                ('jump', 13),
-                ('jump_if_not', f100, 17),
-                ('exec', f101),
-                ('jump', 18),
-                ('jump', 17),
-                ('jump', 6),
-                ('jump_unless_switch', 'heat_game_turns', True, 22),
-                ('jump_if_not', f102, 22),
-                ('return',),
-                ('jump', 22),
-                ('jump_unless_switch', 'heat_game_turns', False, 31),
-                ('exec', f103),
-                ('roll_die', 'first_roll', 'initiative_drm'),
-                ('exec', f104),
-                ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f105, 30),
-                ('jump', 31),
-                ('jump', 30),
-                ('jump', 23),
-                ('exec', f106),
-                ('jump_if_not', f107, 41),
-                ('ask', f108, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
-                ('jump_if_not', f109, 40),
-                ('call', 'spend_momentum', f110, None),
-                ('call', 'spend_momentum', f111, None),
-                ('call', 'spend_momentum', f112, None),
-                ('exec', f113),
-                ('jump', 40),
-                ('jump', 41),
+                JumpIfNot(f85, 5),
+                Let('first', f86),
+                Call('spend_on_initiative', f87, None),
+                Call('spend_on_initiative', f88, None),
+                Jump(5),
+                JumpUnlessSwitch('heat_game_turns', True, 18),
+                Let('side', f89),
+                RollDie('first_roll', 'initiative_drm'),
+                Let('side', f90),
+                RollDie('second_roll', 'initiative_drm'),
+                JumpIfNot(f91, 13),
+                Jump(18),
+                Jump(13),
+                JumpIfNot(f92, 17),
+                Exec(f93),
+                Jump(18),
+                Jump(17),
+                Jump(6),
+                JumpUnlessSwitch('heat_game_turns', True, 22),
+                JumpIfNot(f94, 22),
+                Return(),
+                Jump(22),
+                JumpUnlessSwitch('heat_game_turns', False, 31),
+                Let('side', f95),
+                RollDie('first_roll', 'initiative_drm'),
+                Let('side', f96),
+                RollDie('second_roll', 'initiative_drm'),
+                JumpIfNot(f97, 30),
+                Jump(31),
+                Jump(30),
+                Jump(23),
+                Exec(f98),
+                JumpIfNot(f99, 41),
+                Ask(f100, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
+                JumpIfNot(f101, 40),
+                Call('spend_momentum', f102, None),
+                Call('spend_momentum', f103, None),
+                Call('spend_momentum', f104, None),
+                Exec(f105),
+                Jump(40),
+                Jump(41),
             ),
             steps={'spend': 0, 'roll': 5, 'heat_tie': 18, 'winner': 31, 'dictate': 32},
             types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int', 'second_roll': 'int', 'side': 'side'},
@@ -12172,14 +11795,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f114, 8),
-                ('ask', f115, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
-                ('jump_if_not', f116, 6),
-                ('call', 'spend_momentum', f117, None),
-                ('exec', f118),
-                ('jump', 7),
-                ('jump', 8),
-                ('jump', 0),
+                JumpIfNot(f106, 8),
+                Ask(f107, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
+                JumpIfNot(f108, 6),
+                Call('spend_momentum', f109, None),
+                Exec(f110),
+                Jump(7),
+                Jump(8),
+                Jump(0),
             ),
             steps={'spend': 0},
             types={'_ask3': 'bool', 'side': 'side'},
@@ -12192,15 +11815,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f119),
-                ('jump_if_not', f120, 9),
-                ('exec', f121),
-                ('jump_if_not', f122, 8),
-                ('choose', 'u', f123, f124, 'unit', 'choose u', ''),
-                ('exec', f125),
-                ('call', 'adjust_army_morale', f126, None),
-                ('jump', 3),
-                ('jump', 1),
+                ForStart('_for_h', f111),
+                JumpIfEmpty('_for_h', 9),
+                ForTake('h', '_for_h'),
+                JumpIfNot(f112, 8),
+                Choose('u', f113, f114, 'unit', 'choose u', ''),
+                Exec(f115),
+                Call('adjust_army_morale', f116, None),
+                Jump(3),
+                Jump(1),
             ),
             steps={'each': 0},
             types={'_for_h': 'hexes', 'h': 'hex', 'side': 'side', 'u': 'unit'},
@@ -12213,118 +11836,118 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f127, 6),
-                ('roll', 6, f128, 'morgan_entry_drm', 'outcome', None),
-                ('jump_if_not', f129, 5),
-                ('exec', f130),
-                ('jump', 5),
-                ('jump', 6),
-                ('jump_if_not', f131, 31),
-                ('exec', f132),
-                ('jump_if_not', f133, 11),
-                ('exec', f134),
-                ('jump', 30),
-                ('jump_if_not', f135, 30),
-                ('jump_if_not', f136, 19),
-                ('ask', f137, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
-                ('jump_if_not', f138, 18),
-                ('call', 'spend_momentum', f139, None),
-                ('exec', f140),
-                ('jump', 18),
-                ('jump', 19),
-                ('roll', 7, f141, 'variable_entry_drm', 'outcome', None),
-                ('exec', f142),
-                ('jump_if_not', f143, 29),
-                ('exec', f144),
-                ('jump_if_not', f145, 28),
-                ('exec', f146),
-                ('roll_die', 'second', None),
-                ('exec', f147),
-                ('jump', 23),
-                ('jump', 29),
-                ('jump', 30),
-                ('jump', 31),
-                ('prim', 'enter_reinforcements', f150, {'may_enter': f148, 'entry_hexes': f149}),
-                ('jump_if_not', f151, 40),
-                ('ask', f152, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
-                ('jump_if_not', f153, 39),
-                ('choose', 'h', f154, f155, 'hex', 'choose h', ''),
-                ('exec', f156),
-                ('exec', f157),
-                ('jump', 39),
-                ('jump', 40),
-                ('exec', f158),
-                ('jump_if_not', f159, 53),
-                ('choose', 'u', f160, f161, 'unit', 'choose the next u', ''),
-                ('exec', f162),
-                ('exec', f163),
-                ('exec', f164),
-                ('jump_if_not', f165, 51),
-                ('exec', f166),
-                ('choose', 'to', f167, f168, 'hex', 'choose to', ''),
-                ('exec', f169),
-                ('jump', 51),
-                ('exec', f170),
-                ('jump', 41),
-                ('jump_if_not', f171, 60),
-                ('exec', f172),
-                ('jump_if_not', f173, 59),
-                ('exec', f174),
-                ('exec', f175),
-                ('jump', 55),
-                ('jump', 60),
-                ('jump_unless_switch', 'command_and_control', True, 71),
-                ('jump_if_not', f176, 71),
-                ('exec', f177),
-                ('jump_if_not', f178, 70),
-                ('choose', 'u', f179, f180, 'unit', 'choose the next u', ''),
-                ('exec', f181),
-                ('exec', f182),
-                ('prim', 'march', f185, {'stacking': f183, 'stop_after': f184}),
-                ('exec', f186),
-                ('jump', 63),
-                ('jump', 71),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 87),
-                ('jump_if_not', f187, 87),
-                ('exec', f188),
-                ('jump_if_not', f189, 86),
-                ('choose', 'u', f190, f191, 'unit', 'choose the next u', ''),
-                ('exec', f192),
-                ('ask', f193, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
-                ('jump_if_not', f194, 84),
-                ('call', 'morale_check', f195, 'passed'),
-                ('jump_if_not', f196, 83),
-                ('exec', f197),
-                ('jump', 83),
-                ('jump', 85),
-                ('exec', f198),
-                ('jump', 74),
-                ('jump', 87),
-                ('prim', 'move_units', f204, {'stacking': f199, 'stop_after': f200, 'extra_cost': f201, 'strategic': f202, 'strategic_step': f203}),
-                ('exec', f205),
-                ('jump_if_not', f206, 98),
-                ('exec', f207),
-                ('jump_if_not', f208, 97),
-                ('choose', 'u', f209, f210, 'unit', 'choose u', ''),
-                ('exec', f211),
-                ('exec', f212),
-                ('exec', f213),
-                ('jump', 91),
-                ('jump', 89),
-                ('exec', f214),
-                ('jump_if_not', f215, 112),
-                ('exec', f216),
-                ('exec', f217),
-                ('jump_if_not', f218, 111),
-                ('exec', f219),
-                ('exec', f220),
-                ('jump_if_not', f221, 109),
-                ('exec', f222),
-                ('exec', f223),
-                ('jump', 105),
-                ('call', 'adjust_army_morale', f224, None),
-                ('jump', 111),
-                ('jump', 99),
+                JumpIfNot(f117, 6),
+                Roll(6, f118, 'morgan_entry_drm', 'outcome', None),
+                JumpIfNot(f119, 5),
+                Exec(f120),
+                Jump(5),
+                Jump(6),
+                JumpIfNot(f121, 31),
+                Exec(f122),
+                JumpIfNot(f123, 11),
+                Exec(f124),
+                Jump(30),
+                JumpIfNot(f125, 30),
+                JumpIfNot(f126, 19),
+                Ask(f127, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
+                JumpIfNot(f128, 18),
+                Call('spend_momentum', f129, None),
+                Exec(f130),
+                Jump(18),
+                Jump(19),
+                Roll(7, f131, 'variable_entry_drm', 'outcome', None),
+                Exec(f132),
+                JumpIfNot(f133, 29),
+                ForStart('_for_u', f134),
+                JumpIfEmpty('_for_u', 28),
+                ForTake('u', '_for_u'),
+                RollDie('second', None),
+                Exec(f135),
+                Jump(23),
+                Jump(29),
+                Jump(30),
+                Jump(31),
+                Prim('enter_reinforcements', f138, {'may_enter': f136, 'entry_hexes': f137}),
+                JumpIfNot(f139, 40),
+                Ask(f140, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
+                JumpIfNot(f141, 39),
+                Choose('h', f142, f143, 'hex', 'choose h', ''),
+                Exec(f144),
+                Exec(f145),
+                Jump(39),
+                Jump(40),
+                ForStart('_for_u', f146),
+                JumpIfEmpty('_for_u', 53),
+                Choose('u', f147, f148, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Let('here', f149),
+                Let('away', f150),
+                JumpIfNot(f151, 51),
+                Let('fewest', f152),
+                Choose('to', f153, f154, 'hex', 'choose to', ''),
+                Exec(f155),
+                Jump(51),
+                Exec(f156),
+                Jump(41),
+                JumpIfNot(f157, 60),
+                ForStart('_for_u', f158),
+                JumpIfEmpty('_for_u', 59),
+                ForTake('u', '_for_u'),
+                Exec(f159),
+                Jump(55),
+                Jump(60),
+                JumpUnlessSwitch('command_and_control', True, 71),
+                JumpIfNot(f160, 71),
+                ForStart('_for_u', f161),
+                JumpIfEmpty('_for_u', 70),
+                Choose('u', f162, f163, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Exec(f164),
+                Prim('march', f167, {'stacking': f165, 'stop_after': f166}),
+                Exec(f168),
+                Jump(63),
+                Jump(71),
+                JumpUnlessSwitch('hessian_grenadiers', True, 87),
+                JumpIfNot(f169, 87),
+                ForStart('_for_u', f170),
+                JumpIfEmpty('_for_u', 86),
+                Choose('u', f171, f172, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Ask(f173, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
+                JumpIfNot(f174, 84),
+                Call('morale_check', f175, 'passed'),
+                JumpIfNot(f176, 83),
+                Exec(f177),
+                Jump(83),
+                Jump(85),
+                Exec(f178),
+                Jump(74),
+                Jump(87),
+                Prim('move_units', f184, {'stacking': f179, 'stop_after': f180, 'extra_cost': f181, 'strategic': f182, 'strategic_step': f183}),
+                ForStart('_for_h', f185),
+                JumpIfEmpty('_for_h', 98),
+                ForTake('h', '_for_h'),
+                JumpIfNot(f186, 97),
+                Choose('u', f187, f188, 'unit', 'choose u', ''),
+                Exec(f189),
+                Exec(f190),
+                Exec(f191),
+                Jump(91),
+                Jump(89),
+                ForStart('_for_u', f192),
+                JumpIfEmpty('_for_u', 112),
+                ForTake('u', '_for_u'),
+                Exec(f193),
+                JumpIfNot(f194, 111),
+                Let('group', f195),
+                ForStart('_for_v', f196),
+                JumpIfEmpty('_for_v', 109),
+                ForTake('v', '_for_v'),
+                Exec(f197),
+                Jump(105),
+                Call('adjust_army_morale', f198, None),
+                Jump(111),
+                Jump(99),
             ),
             steps={'morgan': 0, 'variable_reinforcements': 6, 'reinforcements': 31, 'steuben_returns': 32, 'disrupted_away': 40, 'oswald': 53, 'countermarch': 60, 'hessian_grenadiers': 71, 'move': 87, 'arrivals_over_stacked': 88, 'pins': 98},
             types={'_ask4': 'bool', '_ask5': 'bool', '_ask6': 'bool', '_for_h': 'hexes', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'outcome': 'str', 'passed': 'bool', 'second': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
@@ -12337,8 +11960,8 @@ RULES = Rules(
             params=('unit', 'drm'),
             result='passed',
             code=(
-                ('roll_die', 'total', 'morale_check_drm'),
-                ('exec', f225),
+                RollDie('total', 'morale_check_drm'),
+                Let('passed', f199),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -12351,44 +11974,44 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f226),
-                ('jump_if_not', f227, 5),
-                ('exec', f228),
-                ('exec', f229),
-                ('jump', 1),
-                ('jump_unless_switch', 'molly_pitcher', True, 27),
-                ('exec', f230),
-                ('jump_if_not', f231, 27),
-                ('choose', 'u', f232, f233, 'unit', 'choose the next u', ''),
-                ('exec', f234),
-                ('jump_if_not', f235, 17),
-                ('ask', f236, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
-                ('jump_if_not', f237, 16),
-                ('exec', f238),
-                ('exec', f239),
-                ('jump', 16),
-                ('jump', 17),
-                ('jump_if_not', f240, 21),
-                ('exec', f241),
-                ('call', 'adjust_army_morale', f242, None),
-                ('jump', 26),
-                ('call', 'morale_check', f243, 'passed'),
-                ('jump_if_not', f244, 26),
-                ('exec', f245),
-                ('call', 'adjust_army_morale', f246, None),
-                ('jump', 26),
-                ('jump', 7),
-                ('jump_unless_switch', 'molly_pitcher', False, 38),
-                ('exec', f247),
-                ('jump_if_not', f248, 38),
-                ('choose', 'u', f249, f250, 'unit', 'choose the next u', ''),
-                ('exec', f251),
-                ('call', 'morale_check', f252, 'passed'),
-                ('jump_if_not', f253, 37),
-                ('exec', f254),
-                ('call', 'adjust_army_morale', f255, None),
-                ('jump', 37),
-                ('jump', 29),
+                ForStart('_for_u', f200),
+                JumpIfEmpty('_for_u', 5),
+                ForTake('u', '_for_u'),
+                Exec(f201),
+                Jump(1),
+                JumpUnlessSwitch('molly_pitcher', True, 27),
+                ForStart('_for_u', f202),
+                JumpIfEmpty('_for_u', 27),
+                Choose('u', f203, f204, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                JumpIfNot(f205, 17),
+                Ask(f206, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
+                JumpIfNot(f207, 16),
+                Exec(f208),
+                Exec(f209),
+                Jump(16),
+                Jump(17),
+                JumpIfNot(f210, 21),
+                Exec(f211),
+                Call('adjust_army_morale', f212, None),
+                Jump(26),
+                Call('morale_check', f213, 'passed'),
+                JumpIfNot(f214, 26),
+                Exec(f215),
+                Call('adjust_army_morale', f216, None),
+                Jump(26),
+                Jump(7),
+                JumpUnlessSwitch('molly_pitcher', False, 38),
+                ForStart('_for_u', f217),
+                JumpIfEmpty('_for_u', 38),
+                Choose('u', f218, f219, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('morale_check', f220, 'passed'),
+                JumpIfNot(f221, 37),
+                Exec(f222),
+                Call('adjust_army_morale', f223, None),
+                Jump(37),
+                Jump(29),
             ),
             steps={'withdrawal_markers': 0, 'rally': 5},
             types={'_ask7': 'bool', '_for_u': 'units', 'passed': 'bool', 'side': 'side', 'u': 'unit'},
@@ -12401,12 +12024,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f256, f257, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f258, 4),
-                ('jump', 6),
-                ('jump', 4),
-                ('call', 'artillery_fire', f259, None),
-                ('jump', 0),
+                Choose('target', f224, f225, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f226, 4),
+                Jump(6),
+                Jump(4),
+                Call('artillery_fire', f227, None),
+                Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit'},
@@ -12419,31 +12042,31 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f260),
-                ('exec', f261),
-                ('jump_if_not', f262, 11),
-                ('choose', 'a', f263, f264, 'unit', 'choose the next a', ''),
-                ('exec', f265),
-                ('ask', f266, 'Fire this artillery unit at the target?', '_ask8'),
-                ('jump_if_not', f267, 10),
-                ('exec', f268),
-                ('exec', f269),
-                ('jump', 10),
-                ('jump', 2),
-                ('exec', f270),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 16),
-                ('jump_if_not', f271, 16),
-                ('exec', f272),
-                ('jump', 16),
-                ('jump_if_not', f273, 25),
-                ('exec', f274),
-                ('exec', f275),
-                ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f276, 24),
-                ('roll', 2, None, None, 'result', None),
-                ('call', 'fire_result', f277, None),
-                ('jump', 24),
-                ('jump', 25),
+                Let('firers', f228),
+                ForStart('_for_a', f229),
+                JumpIfEmpty('_for_a', 11),
+                Choose('a', f230, f231, 'unit', 'choose the next a', ''),
+                ForDrop('a', '_for_a'),
+                Ask(f232, 'Fire this artillery unit at the target?', '_ask8'),
+                JumpIfNot(f233, 10),
+                Let('firers', f234),
+                Exec(f235),
+                Jump(10),
+                Jump(2),
+                Exec(f236),
+                JumpUnlessSwitch('hessian_grenadiers', True, 16),
+                JumpIfNot(f237, 16),
+                Exec(f238),
+                Jump(16),
+                JumpIfNot(f239, 25),
+                Let('needed', f240),
+                Let('first_fire', f241),
+                RollDie('modified', 'fire_drm'),
+                JumpIfNot(f242, 24),
+                Roll(2, None, None, 'result', None),
+                Call('fire_result', f243, None),
+                Jump(24),
+                Jump(25),
             ),
             steps={'firers': 0, 'hessians_engaged': 12, 'to_hit': 16},
             types={'_ask8': 'bool', '_for_a': 'units', 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side', 'target': 'unit'},
@@ -12456,8 +12079,8 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('apply', f278, f279),
-                ('call', 'adjust_army_morale', f280, None),
+                ApplyResult(f244, f245),
+                Call('adjust_army_morale', f246, None),
             ),
             steps={'apply': 0},
             types={'result': 'code', 'target': 'unit'},
@@ -12470,22 +12093,22 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f281, None),
-                ('call', 'rifle_fire_by', f282, None),
-                ('exec', f283),
-                ('jump_if_not', f284, 9),
-                ('choose', 'u', f285, f286, 'unit', 'choose the next u', ''),
-                ('exec', f287),
-                ('call', 'fire_result', f288, None),
-                ('exec', f289),
-                ('jump', 3),
-                ('exec', f290),
-                ('jump_if_not', f291, 16),
-                ('choose', 'u', f292, f293, 'unit', 'choose the next u', ''),
-                ('exec', f294),
-                ('call', 'fire_result', f295, None),
-                ('exec', f296),
-                ('jump', 10),
+                Call('rifle_fire_by', f247, None),
+                Call('rifle_fire_by', f248, None),
+                ForStart('_for_u', f249),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f250, f251, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('fire_result', f252, None),
+                Exec(f253),
+                Jump(3),
+                ForStart('_for_u', f254),
+                JumpIfEmpty('_for_u', 16),
+                Choose('u', f255, f256, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('fire_result', f257, None),
+                Exec(f258),
+                Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
@@ -12498,12 +12121,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f297, f298, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f299, 4),
-                ('jump', 6),
-                ('jump', 4),
-                ('call', 'rifle_fire', f300, None),
-                ('jump', 0),
+                Choose('target', f259, f260, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f261, 4),
+                Jump(6),
+                Jump(4),
+                Call('rifle_fire', f262, None),
+                Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit'},
@@ -12516,36 +12139,36 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f301),
-                ('exec', f302),
-                ('jump_if_not', f303, 10),
-                ('choose', 'r', f304, f305, 'unit', 'choose the next r', ''),
-                ('exec', f306),
-                ('ask', f307, 'Fire this rifle unit at the target?', '_ask9'),
-                ('jump_if_not', f308, 9),
-                ('exec', f309),
-                ('jump', 9),
-                ('jump', 2),
-                ('exec', f310),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 15),
-                ('jump_if_not', f311, 15),
-                ('exec', f312),
-                ('jump', 15),
-                ('jump_if_not', f313, 30),
-                ('exec', f314),
-                ('exec', f315),
-                ('exec', f316),
-                ('jump_if_not', f317, 24),
-                ('exec', f318),
-                ('exec', f319),
-                ('exec', f320),
-                ('jump', 19),
-                ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f321, 29),
-                ('roll', 1, None, None, 'result', None),
-                ('exec', f322),
-                ('jump', 29),
-                ('jump', 30),
+                Let('firers', f263),
+                ForStart('_for_r', f264),
+                JumpIfEmpty('_for_r', 10),
+                Choose('r', f265, f266, 'unit', 'choose the next r', ''),
+                ForDrop('r', '_for_r'),
+                Ask(f267, 'Fire this rifle unit at the target?', '_ask9'),
+                JumpIfNot(f268, 9),
+                Let('firers', f269),
+                Jump(9),
+                Jump(2),
+                Exec(f270),
+                JumpUnlessSwitch('hessian_grenadiers', True, 15),
+                JumpIfNot(f271, 15),
+                Exec(f272),
+                Jump(15),
+                JumpIfNot(f273, 30),
+                Let('needed', f274),
+                Let('first_fire', f275),
+                ForStart('_for_r', f276),
+                JumpIfEmpty('_for_r', 24),
+                ForTake('r', '_for_r'),
+                Exec(f277),
+                Exec(f278),
+                Jump(19),
+                RollDie('modified', 'fire_drm'),
+                JumpIfNot(f279, 29),
+                Roll(1, None, None, 'result', None),
+                Exec(f280),
+                Jump(29),
+                Jump(30),
             ),
             steps={'firers': 0, 'hessians_engaged': 11, 'to_hit': 15},
             types={'_ask9': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side', 'target': 'unit'},
@@ -12558,24 +12181,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f326, {'may_attack': f323, 'must_attack': f324, 'may_divert': f325}),
-                ('jump_unless_switch', 'hedgerow_holds', True, 5),
-                ('jump_if_not', f327, 5),
-                ('exec', f328),
-                ('jump', 5),
-                ('exec', f329),
-                ('jump_if_not', f330, 10),
-                ('exec', f331),
-                ('exec', f332),
-                ('jump', 6),
-                ('exec', f333),
-                ('jump_if_not', f334, 16),
-                ('choose', 'combat', f335, f336, 'option', 'choose the next combat', ''),
-                ('exec', f337),
-                ('call', 'close_combat', f338, None),
-                ('jump', 11),
-                ('call', 'end_of_close_combat', f339, None),
-                ('call', 'shattered_captured', f340, None),
+                Prim('designate_combats', f284, {'may_attack': f281, 'must_attack': f282, 'may_divert': f283}),
+                JumpUnlessSwitch('hedgerow_holds', True, 5),
+                JumpIfNot(f285, 5),
+                Exec(f286),
+                Jump(5),
+                ForStart('_for_u', f287),
+                JumpIfEmpty('_for_u', 10),
+                ForTake('u', '_for_u'),
+                Exec(f288),
+                Jump(6),
+                ForStart('_for_combat', f289),
+                JumpIfEmpty('_for_combat', 16),
+                Choose('combat', f290, f291, 'option', 'choose the next combat', ''),
+                ForDrop('combat', '_for_combat'),
+                Call('close_combat', f292, None),
+                Jump(11),
+                Call('end_of_close_combat', f293, None),
+                Call('shattered_captured', f294, None),
             ),
             steps={'designate': 0, 'hedgerow_attacked': 1, 'pins': 5, 'resolve': 10, 'exposed': 16},
             types={'_for_combat': 'combats', '_for_u': 'units', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -12588,11 +12211,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f341),
-                ('jump_if_not', f342, 5),
-                ('exec', f343),
-                ('exec', f344),
-                ('jump', 1),
+                ForStart('_for_u', f295),
+                JumpIfEmpty('_for_u', 5),
+                ForTake('u', '_for_u'),
+                Exec(f296),
+                Jump(1),
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
@@ -12605,72 +12228,72 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f345),
-                ('exec', f346),
-                ('exec', f347),
-                ('exec', f348),
-                ('exec', f349),
-                ('exec', f350),
-                ('exec', f351),
-                ('jump_if_not', f352, 11),
-                ('exec', f353),
-                ('exec', f354),
-                ('jump', 7),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 17),
-                ('exec', f355),
-                ('jump_if_not', f356, 17),
-                ('exec', f357),
-                ('exec', f358),
-                ('jump', 13),
-                ('jump_if_not', f359, 25),
-                ('exec', f360),
-                ('jump_if_not', f361, 23),
-                ('exec', f362),
-                ('exec', f363),
-                ('jump', 19),
-                ('jump', 61),
-                ('jump', 25),
-                ('exec', f364),
-                ('jump_if_not', f365, 29),
-                ('exec', f366),
-                ('jump', 29),
-                ('jump_if_not', f367, 45),
-                ('ask', f368, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                ('jump_if_not', f369, 44),
-                ('exec', f370),
-                ('jump_if_not', f371, 42),
-                ('choose', 'u', f372, f373, 'unit', 'choose the next u', ''),
-                ('exec', f374),
-                ('exec', f375),
-                ('jump_if_not', f376, 40),
-                ('call', 'adjust_army_morale', f377, None),
-                ('jump', 40),
-                ('call', 'retreat_unit', f378, None),
-                ('jump', 33),
-                ('jump', 61),
-                ('jump', 44),
-                ('jump', 45),
-                ('choose', 'attacker_lead', f379, f380, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f381, f382, 'unit', 'choose defender_lead', ''),
-                ('choose', 'attacker_chit', f383, f384, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f385, f386, 'option', 'choose defender_chit', 'secretly'),
-                ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f387),
-                ('exec', f388),
-                ('jump_if_not', f389, 56),
-                ('call', 'tactical_withdrawal', f390, None),
-                ('jump', 61),
-                ('jump', 56),
-                ('roll', 3, f391, 'close_combat_drm', 'result', 'modified_roll'),
-                ('apply', f392, f393),
-                ('apply', f394, f395),
-                ('call', 'adjust_army_morale', f396, None),
-                ('call', 'adjust_army_morale', f397, None),
-                ('exec', f398),
-                ('jump_if_not', f399, 65),
-                ('call', 'advance_after_combat', f400, None),
-                ('jump', 65),
-                ('exec', f401),
+                Let('attacker_lead', f297),
+                Let('attacker', f298),
+                Let('defender', f299),
+                Exec(f300),
+                Exec(f301),
+                Exec(f302),
+                ForStart('_for_u', f303),
+                JumpIfEmpty('_for_u', 11),
+                ForTake('u', '_for_u'),
+                Exec(f304),
+                Jump(7),
+                JumpUnlessSwitch('hessian_grenadiers', True, 17),
+                ForStart('_for_u', f305),
+                JumpIfEmpty('_for_u', 17),
+                ForTake('u', '_for_u'),
+                Exec(f306),
+                Jump(13),
+                JumpIfNot(f307, 25),
+                ForStart('_for_u', f308),
+                JumpIfEmpty('_for_u', 23),
+                ForTake('u', '_for_u'),
+                Exec(f309),
+                Jump(19),
+                Jump(61),
+                Jump(25),
+                Let('odds', f310),
+                JumpIfNot(f311, 29),
+                Let('odds', f312),
+                Jump(29),
+                JumpIfNot(f313, 45),
+                Ask(f314, 'Withdraw the cavalry instead of fighting?', '_ask10'),
+                JumpIfNot(f315, 44),
+                ForStart('_for_u', f316),
+                JumpIfEmpty('_for_u', 42),
+                Choose('u', f317, f318, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Exec(f319),
+                JumpIfNot(f320, 40),
+                Call('adjust_army_morale', f321, None),
+                Jump(40),
+                Call('retreat_unit', f322, None),
+                Jump(33),
+                Jump(61),
+                Jump(44),
+                Jump(45),
+                Choose('attacker_lead', f323, f324, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f325, f326, 'unit', 'choose defender_lead', ''),
+                Choose('attacker_chit', f327, f328, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f329, f330, 'option', 'choose defender_chit', 'secretly'),
+                Reveal(('attacker_chit', 'defender_chit')),
+                Let('matrix', f331),
+                Let('tactics', f332),
+                JumpIfNot(f333, 56),
+                Call('tactical_withdrawal', f334, None),
+                Jump(61),
+                Jump(56),
+                Roll(3, f335, 'close_combat_drm', 'result', 'modified_roll'),
+                ApplyResult(f336, f337),
+                ApplyResult(f338, f339),
+                Call('adjust_army_morale', f340, None),
+                Call('adjust_army_morale', f341, None),
+                Exec(f342),
+                JumpIfNot(f343, 65),
+                Call('advance_after_combat', f344, None),
+                Jump(65),
+                Exec(f345),
             ),
             steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 45, 'tactics': 47, 'resolve': 56, 'apply': 57, 'advance': 61, 'done': 65},
             types={'_ask10': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
@@ -12683,42 +12306,42 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                ('jump_unless_switch', 'rear_guard_zone', True, 18),
-                ('exec', f402),
-                ('jump_if_not', f403, 18),
-                ('exec', f404),
-                ('jump_if_not', f405, 8),
-                ('choose', 'into', f406, f407, 'hex', 'choose into', ''),
-                ('exec', f408),
-                ('jump', 8),
-                ('exec', f409),
-                ('jump_if_not', f410, 17),
-                ('choose', 'u', f411, f412, 'unit', 'choose the next u', ''),
-                ('exec', f413),
-                ('choose', 'to', f414, f415, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f416, 16),
-                ('exec', f417),
-                ('jump', 16),
-                ('jump', 9),
-                ('jump', 18),
-                ('jump_unless_switch', 'rear_guard_zone', False, 36),
-                ('exec', f418),
-                ('jump_if_not', f419, 36),
-                ('exec', f420),
-                ('jump_if_not', f421, 26),
-                ('choose', 'into', f422, f423, 'hex', 'choose into', ''),
-                ('exec', f424),
-                ('jump', 26),
-                ('exec', f425),
-                ('jump_if_not', f426, 35),
-                ('choose', 'u', f427, f428, 'unit', 'choose the next u', ''),
-                ('exec', f429),
-                ('choose', 'to', f430, f431, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f432, 34),
-                ('exec', f433),
-                ('jump', 34),
-                ('jump', 27),
-                ('jump', 36),
+                JumpUnlessSwitch('rear_guard_zone', True, 18),
+                Let('vacated', f346),
+                JumpIfNot(f347, 18),
+                Let('reachable', f348),
+                JumpIfNot(f349, 8),
+                Choose('into', f350, f351, 'hex', 'choose into', ''),
+                Exec(f352),
+                Jump(8),
+                ForStart('_for_u', f353),
+                JumpIfEmpty('_for_u', 17),
+                Choose('u', f354, f355, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Choose('to', f356, f357, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f358, 16),
+                Exec(f359),
+                Jump(16),
+                Jump(9),
+                Jump(18),
+                JumpUnlessSwitch('rear_guard_zone', False, 36),
+                Let('vacated', f360),
+                JumpIfNot(f361, 36),
+                Let('reachable', f362),
+                JumpIfNot(f363, 26),
+                Choose('into', f364, f365, 'hex', 'choose into', ''),
+                Exec(f366),
+                Jump(26),
+                ForStart('_for_u', f367),
+                JumpIfEmpty('_for_u', 35),
+                Choose('u', f368, f369, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Choose('to', f370, f371, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f372, 34),
+                Exec(f373),
+                Jump(34),
+                Jump(27),
+                Jump(36),
             ),
             steps={'advance': 0},
             types={'_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
@@ -12731,22 +12354,22 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f434, 8),
-                ('exec', f435),
-                ('jump_if_not', f436, 7),
-                ('choose', 'u', f437, f438, 'unit', 'choose the next u', ''),
-                ('exec', f439),
-                ('call', 'retreat_unit', f440, None),
-                ('jump', 2),
-                ('jump', 8),
-                ('jump_if_not', f441, 16),
-                ('exec', f442),
-                ('jump_if_not', f443, 15),
-                ('choose', 'u', f444, f445, 'unit', 'choose the next u', ''),
-                ('exec', f446),
-                ('call', 'retreat_unit', f447, None),
-                ('jump', 10),
-                ('jump', 16),
+                JumpIfNot(f374, 8),
+                ForStart('_for_u', f375),
+                JumpIfEmpty('_for_u', 7),
+                Choose('u', f376, f377, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('retreat_unit', f378, None),
+                Jump(2),
+                Jump(8),
+                JumpIfNot(f379, 16),
+                ForStart('_for_u', f380),
+                JumpIfEmpty('_for_u', 15),
+                Choose('u', f381, f382, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('retreat_unit', f383, None),
+                Jump(10),
+                Jump(16),
             ),
             steps={'defender': 0, 'attacker': 8},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
@@ -12759,9 +12382,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f448),
-                ('call', 'adjust_army_morale', f449, None),
-                ('exec', f450),
+                Exec(f384),
+                Call('adjust_army_morale', f385, None),
+                Exec(f386),
             ),
             steps={'penalty': 0},
             types={},
@@ -12774,28 +12397,28 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f451),
-                ('jump_if_not', f452, 7),
-                ('exec', f453),
-                ('exec', f454),
-                ('exec', f455),
-                ('exec', f456),
-                ('jump', 1),
-                ('jump_if_not', f457, 10),
-                ('end_phase',),
-                ('jump', 10),
-                ('roll', 9, f458, None, 'picked', None),
-                ('exec', f459),
-                ('jump_if_not', f460, 16),
-                ('exec', f461),
-                ('exec', f462),
-                ('jump', 12),
-                ('roll', 10, f463, None, 'impact', None),
-                ('exec', f464),
-                ('jump_if_not', f465, 22),
-                ('exec', f466),
-                ('exec', f467),
-                ('jump', 18),
+                ForStart('_for_u', f387),
+                JumpIfEmpty('_for_u', 7),
+                ForTake('u', '_for_u'),
+                Exec(f388),
+                Exec(f389),
+                Exec(f390),
+                Jump(1),
+                JumpIfNot(f391, 10),
+                EndPhase(),
+                Jump(10),
+                Roll(9, f392, None, 'picked', None),
+                ForStart('_for_u', f393),
+                JumpIfEmpty('_for_u', 16),
+                ForTake('u', '_for_u'),
+                Exec(f394),
+                Jump(12),
+                Roll(10, f395, None, 'impact', None),
+                ForStart('_for_u', f396),
+                JumpIfEmpty('_for_u', 22),
+                ForTake('u', '_for_u'),
+                Exec(f397),
+                Jump(18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
             types={'_for_u': 'units', 'impact': 'code', 'picked': 'cell:cc_identification', 'side': 'side', 'u': 'unit'},
@@ -12808,7 +12431,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f468, None),
+                Call('adjust_army_morale', f398, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12821,10 +12444,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f469, None),
-                ('jump_if_not', f470, 4),
-                ('call', 'check_or_retreat', f471, None),
-                ('jump', 4),
+                Call('retreat_unit', f399, None),
+                JumpIfNot(f400, 4),
+                Call('check_or_retreat', f401, None),
+                Jump(4),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12837,10 +12460,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f472, None),
-                ('jump_if_not', f473, 4),
-                ('call', 'check_or_retreat', f474, None),
-                ('jump', 4),
+                Call('disrupt', f402, None),
+                JumpIfNot(f403, 4),
+                Call('check_or_retreat', f404, None),
+                Jump(4),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12853,10 +12476,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f475),
-                ('jump_if_not', f476, 4),
-                ('call', 'check_or_retreat', f477, None),
-                ('jump', 4),
+                Exec(f405),
+                JumpIfNot(f406, 4),
+                Call('check_or_retreat', f407, None),
+                Jump(4),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12869,16 +12492,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'second'),
             result='',
             code=(
-                ('exec', f478),
-                ('exec', f479),
-                ('exec', f480),
-                ('jump_if_not', f481, 7),
-                ('choose', 'second', f482, f483, 'unit', 'choose second', ''),
-                ('exec', f484),
-                ('jump', 7),
-                ('jump_if_not', f485, 10),
-                ('call', 'check_or_retreat', f486, None),
-                ('jump', 10),
+                Let('one_step', f408),
+                Let('here', f409),
+                Exec(f410),
+                JumpIfNot(f411, 7),
+                Choose('second', f412, f413, 'unit', 'choose second', ''),
+                Exec(f414),
+                Jump(7),
+                JumpIfNot(f415, 10),
+                Call('check_or_retreat', f416, None),
+                Jump(10),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'here': 'units', 'morale_drm': 'int', 'one_step': 'bool', 'others': 'units', 'second': 'unit', 'side': 'side'},
@@ -12891,8 +12514,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f487, None),
-                ('call', 'check_and_retreat_or_disrupt', f488, None),
+                Call('capture_one', f417, None),
+                Call('check_and_retreat_or_disrupt', f418, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12905,8 +12528,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f489, None),
-                ('call', 'check_and_retreat_or_disrupt', f490, None),
+                Call('capture_one', f419, None),
+                Call('check_and_retreat_or_disrupt', f420, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12919,17 +12542,17 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f491),
-                ('jump_if_not', f492, 6),
-                ('choose', 'u', f493, f494, 'unit', 'choose the next u', ''),
-                ('exec', f495),
-                ('exec', f496),
-                ('jump', 1),
-                ('exec', f497),
-                ('jump_if_not', f498, 11),
-                ('exec', f499),
-                ('exec', f500),
-                ('jump', 7),
+                ForStart('_for_u', f421),
+                JumpIfEmpty('_for_u', 6),
+                Choose('u', f422, f423, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Exec(f424),
+                Jump(1),
+                ForStart('_for_u', f425),
+                JumpIfEmpty('_for_u', 11),
+                ForTake('u', '_for_u'),
+                Exec(f426),
+                Jump(7),
             ),
             steps={'do': 0},
             types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side', 'u': 'unit'},
@@ -12942,11 +12565,11 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f501),
-                ('jump_if_not', f502, 5),
-                ('choose', 'casualty', f503, f504, 'unit', 'choose casualty', ''),
-                ('exec', f505),
-                ('jump', 5),
+                Let('leaders', f427),
+                JumpIfNot(f428, 5),
+                Choose('casualty', f429, f430, 'unit', 'choose casualty', ''),
+                Exec(f431),
+                Jump(5),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side', 'fire': 'bool', 'leaders': 'units', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12959,7 +12582,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f506),
+                Exec(f432),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -12972,7 +12595,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f507),
+                Exec(f433),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -12985,11 +12608,11 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f508),
-                ('jump_if_not', f509, 5),
-                ('exec', f510),
-                ('exec', f511),
-                ('jump', 1),
+                ForStart('_for_l', f434),
+                JumpIfEmpty('_for_l', 5),
+                ForTake('l', '_for_l'),
+                Exec(f435),
+                Jump(1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
@@ -13002,7 +12625,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f512),
+                Exec(f436),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13015,7 +12638,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f513),
+                Exec(f437),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13028,7 +12651,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f514),
+                Exec(f438),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13041,14 +12664,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f515),
-                ('jump_if_not', f516, 4),
-                ('exec', f517),
-                ('jump', 4),
-                ('jump_if_not', f518, 8),
-                ('exec', f519),
-                ('exec', f520),
-                ('jump', 8),
+                Exec(f439),
+                JumpIfNot(f440, 4),
+                Exec(f441),
+                Jump(4),
+                JumpIfNot(f442, 8),
+                Exec(f443),
+                Exec(f444),
+                Jump(8),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13061,7 +12684,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f521),
+                Exec(f445),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13074,7 +12697,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'lee_penalty', f522, None),
+                Call('lee_penalty', f446, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13087,7 +12710,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lee_penalty', f523, None),
+                Call('lee_penalty', f447, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13100,12 +12723,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f524),
-                ('exec', f525),
-                ('exec', f526),
-                ('exec', f527),
-                ('call', 'adjust_army_morale', f528, None),
-                ('exec', f529),
+                Exec(f448),
+                Exec(f449),
+                Exec(f450),
+                Exec(f451),
+                Call('adjust_army_morale', f452, None),
+                Exec(f453),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13118,8 +12741,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f530),
-                ('exec', f531),
+                Exec(f454),
+                Exec(f455),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13132,8 +12755,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f532),
-                ('exec', f533),
+                Exec(f456),
+                Exec(f457),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13146,8 +12769,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('exec', f534),
-                ('exec', f535),
+                Exec(f458),
+                Exec(f459),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13160,7 +12783,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f536),
+                Exec(f460),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13173,7 +12796,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f537),
+                Exec(f461),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13186,8 +12809,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f538),
-                ('call', 'adjust_army_morale', f539, None),
+                Exec(f462),
+                Call('adjust_army_morale', f463, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13200,7 +12823,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f540),
+                Exec(f464),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13213,7 +12836,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f541),
+                Exec(f465),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13226,7 +12849,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f542),
+                Exec(f466),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -13239,15 +12862,15 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f543, 3),
-                ('exec', f544),
-                ('jump', 3),
-                ('jump_if_not', f545, 6),
-                ('exec', f546),
-                ('jump', 6),
-                ('jump_if_not', f547, 9),
-                ('exec', f548),
-                ('jump', 9),
+                JumpIfNot(f467, 3),
+                Exec(f468),
+                Jump(3),
+                JumpIfNot(f469, 6),
+                Exec(f470),
+                Jump(6),
+                JumpIfNot(f471, 9),
+                Exec(f472),
+                Jump(9),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13260,7 +12883,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f549),
+                Exec(f473),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13273,7 +12896,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f550),
+                Exec(f474),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13281,76 +12904,76 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f592, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f516, False, 'trigger:army_demoralized', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f593, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f517, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f594, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f595, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f518, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f519, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f596, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f597, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f598, False, 'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f599, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f600, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f601, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f602, False, 'trigger:steuben_leaves', ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f603, False, 'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f604, False, 'trigger:leader_captured_vp', ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f605, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f606, False, 'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f607, False, 'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f608, False, 'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f609, False, 'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f610, False, 'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f611, False, 'trigger:british_sp_captured', ''),
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f520, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f521, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f522, False, 'trigger:lee_falls_back', 'lee_must_advance'),
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f523, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f524, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f525, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f526, False, 'trigger:steuben_leaves', ''),
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f527, False, 'trigger:leader_eliminated_vp', ''),
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f528, False, 'trigger:leader_captured_vp', ''),
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f529, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f530, False, 'trigger:american_sp_eliminated', ''),
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f531, False, 'trigger:american_sp_captured', ''),
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f532, False, 'trigger:american_sp_shattered', ''),
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f533, False, 'trigger:objective_control', ''),
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f534, False, 'trigger:british_sp_eliminated', ''),
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f535, False, 'trigger:british_sp_captured', ''),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f612, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f613, None, '', f614),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f615, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f616, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f617, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f618, None, '', None),
-        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f619),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f620, None, '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f621, None, 'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f622, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f623, None, 'command_and_control', None),
-        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f624, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f625, None, 'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f626, None, 'hessian_grenadiers', None),
-        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f627, 11, 'combs_hill', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f536, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f537, None, '', f538),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f539, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f540, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f541, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f542, None, '', None),
+        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f543),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f544, None, '', None),
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f545, None, 'relieving_lee', None),
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f546, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f547, None, 'command_and_control', None),
+        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f548, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f549, None, 'hedgerow_holds', None),
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f550, None, 'hessian_grenadiers', None),
+        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f551, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f628, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f629, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f630, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f631, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f632, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f633, ('campaign',), 'end_of_game'),
-        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f634, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f635, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f636, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f637, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f638, ('lees_advance',), 'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f639, ('lees_advance',), 'end_of_game'),
-        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f640, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f641, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f642, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f643, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f644, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f645, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f646, ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f647, ('holding_action',), 'end_of_game'),
-        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f648, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f649, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f650, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f651, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f652, ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f653, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f552, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f553, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f554, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f555, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f556, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f557, ('campaign',), 'end_of_game'),
+        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f558, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f559, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f560, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f561, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f562, ('lees_advance',), 'end_of_game'),
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f563, ('lees_advance',), 'end_of_game'),
+        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f564, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f565, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f566, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f567, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f568, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f569, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f570, ('holding_action',), 'end_of_game'),
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f571, ('holding_action',), 'end_of_game'),
+        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f572, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f573, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f574, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f575, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f576, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f577, ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -13437,7 +13060,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f654, f655), ('army_morale', f656, f657), ('momentum', f658, f659), ('momentum', f660, f661)),
+            values=(('army_morale', f578, f579), ('army_morale', f580, f581), ('momentum', f582, f583), ('momentum', f584, f585)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -13452,7 +13075,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f662, f663), ('army_morale', f664, f665), ('momentum', f666, f667), ('momentum', f668, f669)),
+            values=(('army_morale', f586, f587), ('army_morale', f588, f589), ('momentum', f590, f591), ('momentum', f592, f593)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -13493,7 +13116,7 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f670, f671), ('army_morale', f672, f673), ('momentum', f674, f675), ('momentum', f676, f677), ('momentum_pool', None, f678), ('lee_relieved', None, f679)),
+            values=(('army_morale', f594, f595), ('army_morale', f596, f597), ('momentum', f598, f599), ('momentum', f600, f601), ('momentum_pool', None, f602), ('lee_relieved', None, f603)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -13536,7 +13159,7 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f680, f681), ('army_morale', f682, f683), ('momentum', f684, f685), ('momentum', f686, f687), ('momentum_pool', None, f688), ('molly_placed', None, f689)),
+            values=(('army_morale', f604, f605), ('army_morale', f606, f607), ('momentum', f608, f609), ('momentum', f610, f611), ('momentum_pool', None, f612), ('molly_placed', None, f613)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -13572,7 +13195,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f690),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f614),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

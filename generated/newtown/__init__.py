@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '02be9d1a0f42e8aa059d29777a9acac8c300c7cd846f8c784f1de6b661ebc2c6'
+RULES_HASH = '77a4edc0ab922abb3f247ea9ce73db57613c5f7f3d048568ab1de059bb6b562b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -6,6 +6,28 @@ from fractions import Fraction
 
 from engine import effects as e
 from engine import queries as q
+from engine.instructions import (
+    ApplyResult,
+    Ask,
+    Call,
+    Choose,
+    Draw,
+    EndPhase,
+    Exec,
+    ForDrop,
+    ForStart,
+    ForTake,
+    Jump,
+    JumpIfEmpty,
+    JumpIfNot,
+    JumpUnlessSwitch,
+    Let,
+    Prim,
+    Return,
+    Reveal,
+    Roll,
+    RollDie,
+)
 from engine.rules import (
     BoardSpec,
     ConcealSpec,
@@ -558,4331 +580,3870 @@ def f13(s, b):
 
 def f14(s, b):
     # 'rulesets/series/results.mst:131'
-    b['_for_u'] = tuple(tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)))
+    return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0))
 
 
 def f15(s, b):
     # 'rulesets/series/results.mst:131'
-    return bool(b['_for_u'])
+    return b['_for_u']
 
 
 def f16(s, b):
     # 'rulesets/series/results.mst:131'
-    return b['_for_u']
-
-
-def f17(s, b):
-    # 'rulesets/series/results.mst:131'
     return b['side']
 
 
-def f18(s, b):
-    # 'rulesets/series/results.mst:131'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f19(s, b):
+def f17(s, b):
     # 'rulesets/series/results.mst:132'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
-def f20(s, b):
+def f18(s, b):
     # 'rulesets/series/results.mst:133'
     return (not b['passed'])
 
 
-def f21(s, b):
+def f19(s, b):
     # 'rulesets/series/results.mst:134'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f22(s, b):
+def f20(s, b):
     # 'rulesets/series/results.mst:141'
-    b['_for_u'] = tuple(b['units'])
+    return b['units']
 
 
-def f23(s, b):
-    # 'rulesets/series/results.mst:141'
-    return bool(b['_for_u'])
-
-
-def f24(s, b):
+def f21(s, b):
     # 'rulesets/series/results.mst:141'
     return b['_for_u']
 
 
-def f25(s, b):
+def f22(s, b):
     # 'rulesets/series/results.mst:141'
     return b['side']
 
 
-def f26(s, b):
-    # 'rulesets/series/results.mst:141'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f27(s, b):
+def f23(s, b):
     # 'rulesets/series/results.mst:142'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
-def f28(s, b):
+def f24(s, b):
     # 'rulesets/series/results.mst:143'
     return b['passed']
 
 
-def f29(s, b):
+def f25(s, b):
     # 'rulesets/series/results.mst:144'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f30(s, b):
+def f26(s, b):
     # 'rulesets/series/results.mst:146'
     return {'unit': b['u']}
 
 
-def f31(s, b):
+def f27(s, b):
     # 'rulesets/series/results.mst:152'
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
 
 
-def f32(s, b):
+def f28(s, b):
     # 'rulesets/series/results.mst:152'
     return b['chooser']
 
 
-def f33(s, b):
+def f29(s, b):
     # 'rulesets/series/results.mst:154'
     return (((q.unit_morale(s, b['taken']) >= 2) and (not (s.unit_loss[b['taken']] > 0))) and q.rule_on(s, 'momentum_chits'))
 
 
-def f34(s, b):
+def f30(s, b):
     # 'rulesets/series/results.mst:155'
     return {'side': UNIT_SIDE[b['taken']]}
 
 
-def f35(s, b):
+def f31(s, b):
     # 'rulesets/series/results.mst:157'
     e.capture(s, b['taken'])
 
 
-def f36(s, b):
+def f32(s, b):
     # 'rulesets/series/results.mst:163'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f37(s, b):
+def f33(s, b):
     # 'rulesets/series/results.mst:164'
     e.eliminate(s, b['unit'])
 
 
-def f38(s, b):
+def f34(s, b):
     # 'rulesets/series/results.mst:167'
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
 
 
-def f39(s, b):
+def f35(s, b):
     # 'rulesets/series/results.mst:169'
     return {'unit': b['unit'], 'hexes': 3}
 
 
-def f40(s, b):
+def f36(s, b):
     # 'rulesets/series/results.mst:182'
-    b['origin'] = q.hex_of(s, b['unit'])
+    return q.hex_of(s, b['unit'])
 
 
-def f41(s, b):
+def f37(s, b):
     # 'rulesets/newtown/indian_rules.mst:479'
     return d_warrior(s, b['unit'])
 
 
-def f42(s, b):
+def f38(s, b):
     # 'rulesets/newtown/indian_rules.mst:480'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': False}
 
 
-def f43(s, b):
+def f39(s, b):
     # 'rulesets/newtown/indian_rules.mst:483'
     return d_stack_ok(s, b['units'])
 
 
-def f44(s, b):
+def f40(s, b):
     # 'rulesets/newtown/indian_rules.mst:484'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f45(s, b):
+def f41(s, b):
     # 'rulesets/newtown/indian_rules.mst:485'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f46(s, b):
+def f42(s, b):
     # 'rulesets/newtown/indian_rules.mst:482'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': d_retreat_goal(s, q.side(s, b['unit'])), 'two_step_exception': True, 'step_loss': 'retreat_step_loss'}
 
 
-def f47(s, b):
+def f43(s, b):
     # 'rulesets/series/results.mst:191'
     return (s.unit_status[b['unit']] == 0)
 
 
-def f48(s, b):
+def f44(s, b):
     # 'rulesets/series/results.mst:192'
-    b['_for_l'] = tuple(tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit'])))))
+    return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit']))))
 
 
-def f49(s, b):
-    # 'rulesets/series/results.mst:192'
-    return bool(b['_for_l'])
-
-
-def f50(s, b):
+def f45(s, b):
     # 'rulesets/series/results.mst:192'
     return b['_for_l']
 
 
-def f51(s, b):
+def f46(s, b):
     # 'rulesets/series/results.mst:192'
     return q.side(s, b['unit'])
 
 
-def f52(s, b):
-    # 'rulesets/series/results.mst:192'
-    b['_for_l'] = tuple(x for x in b['_for_l'] if x != b['l'])
-
-
-def f53(s, b):
+def f47(s, b):
     # 'rulesets/series/results.mst:193'
     return q.side(s, b['unit'])
 
 
-def f54(s, b):
+def f48(s, b):
     # 'rulesets/series/results.mst:193'
     return b['_ask1']
 
 
-def f55(s, b):
+def f49(s, b):
     # 'rulesets/series/results.mst:194'
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
 
-def f56(s, b):
+def f50(s, b):
     # 'rulesets/series/results.mst:203'
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f57(s, b):
+def f51(s, b):
     # 'rulesets/series/results.mst:224'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0)))
 
 
-def f58(s, b):
-    # 'rulesets/series/results.mst:224'
-    return bool(b['_for_u'])
-
-
-def f59(s, b):
+def f52(s, b):
     # 'rulesets/series/results.mst:224'
     return b['_for_u']
 
 
-def f60(s, b):
+def f53(s, b):
     # 'rulesets/series/results.mst:224'
     return b['side']
 
 
-def f61(s, b):
-    # 'rulesets/series/results.mst:224'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f62(s, b):
+def f54(s, b):
     # 'rulesets/series/results.mst:225'
     return (s.vars['order'][b['u']] == 'shattered')
 
 
-def f63(s, b):
+def f55(s, b):
     # 'rulesets/series/results.mst:226'
     e.capture(s, b['u'])
 
 
-def f64(s, b):
+def f56(s, b):
     # 'rulesets/series/results.mst:228'
     return {'unit': b['u']}
 
 
-def f65(s, b):
+def f57(s, b):
     # 'rulesets/newtown/prepare.mst:19'
     return {}
 
 
-def f66(s, b):
+def f58(s, b):
     # 'rulesets/series/sequence.mst:10'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
-def f67(s, b):
+def f59(s, b):
     # 'rulesets/series/sequence.mst:11'
     return {}
 
 
-def f68(s, b):
+def f60(s, b):
     # 'rulesets/series/sequence.mst:12'
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
-def f69(s, b):
+def f61(s, b):
     # 'rulesets/series/sequence.mst:15'
     e.determine_victory(s)
 
 
-def f70(s, b):
+def f62(s, b):
     # 'rulesets/series/sequence.mst:20'
     return q.fixed_order(s, s.vars['turn'])
 
 
-def f71(s, b):
+def f63(s, b):
     # 'rulesets/series/sequence.mst:21'
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
 
 
-def f72(s, b):
+def f64(s, b):
     # 'rulesets/series/sequence.mst:23'
     return {}
 
 
-def f73(s, b):
+def f65(s, b):
     # 'rulesets/newtown/scenarios.mst:29'
     return (s.vars['turn'] == s.game.first_turn)
 
 
-def f74(s, b):
+def f66(s, b):
     # 'rulesets/newtown/scenarios.mst:30'
     e.set_var(s, 'phasing', 0)
 
 
-def f75(s, b):
+def f67(s, b):
     # 'rulesets/newtown/scenarios.mst:31'
     return {'side': 0}
 
 
-def f76(s, b):
+def f68(s, b):
     # 'rulesets/series/sequence.mst:26'
     return {'side': s.vars['initiative_side']}
 
 
-def f77(s, b):
+def f69(s, b):
     # 'rulesets/newtown/prepare.mst:11'
     return (s.vars['turn'] == 1)
 
 
-def f78(s, b):
+def f70(s, b):
     # 'rulesets/series/sequence.mst:27'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f79(s, b):
+def f71(s, b):
     # 'rulesets/series/sequence.mst:29'
     e.check_automatic_victory(s)
 
 
-def f80(s, b):
+def f72(s, b):
     # 'rulesets/series/sequence.mst:33'
     e.set_var(s, 'phasing', b['side'])
 
 
-def f81(s, b):
+def f73(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'side': b['side']}
 
 
-def f82(s, b):
+def f74(s, b):
     # 'rulesets/newtown/cards.mst:271'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f83(s, b):
+def f75(s, b):
     # 'rulesets/newtown/variations.mst:50'
     return d_butler_and_cornplanter_with(s, 44)
 
 
-def f84(s, b):
+def f76(s, b):
     # 'rulesets/newtown/variations.mst:51'
     return (44, 45,)
 
 
-def f85(s, b):
+def f77(s, b):
     # 'rulesets/newtown/variations.mst:51'
     return 0
 
 
-def f86(s, b):
+def f78(s, b):
     # 'rulesets/newtown/variations.mst:52'
     e.set_var(s, 'stack_commander', b['commander'])
 
 
-def f87(s, b):
+def f79(s, b):
     # 'rulesets/newtown/sequence.mst:14'
     return (b['side'] == 0)
 
 
-def f88(s, b):
+def f80(s, b):
     # 'rulesets/newtown/sequence.mst:15'
     return {'side': b['side']}
 
 
-def f89(s, b):
+def f81(s, b):
     # 'rulesets/newtown/sequence.mst:17'
     return {'side': b['side']}
 
 
-def f90(s, b):
+def f82(s, b):
     # 'rulesets/series/sequence.mst:35'
     return {'side': b['side']}
 
 
-def f91(s, b):
+def f83(s, b):
     # 'rulesets/series/sequence.mst:36'
     return {'side': b['side']}
 
 
-def f92(s, b):
+def f84(s, b):
     # 'rulesets/series/sequence.mst:37'
     return {'side': b['side']}
 
 
-def f93(s, b):
+def f85(s, b):
     # 'rulesets/series/sequence.mst:38'
     return {'side': b['side']}
 
 
-def f94(s, b):
+def f86(s, b):
     # 'rulesets/newtown/sequence.mst:20'
     return (b['side'] == 0)
 
 
-def f95(s, b):
+def f87(s, b):
     # 'rulesets/newtown/sequence.mst:21'
     return {'side': b['side']}
 
 
-def f96(s, b):
+def f88(s, b):
     # 'rulesets/newtown/sequence.mst:24'
     return (b['side'] == 0)
 
 
-def f97(s, b):
+def f89(s, b):
     # 'rulesets/newtown/sequence.mst:25'
     return {'side': b['side']}
 
 
-def f98(s, b):
+def f90(s, b):
     # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f99(s, b):
+def f91(s, b):
     # 'rulesets/series/initiative.mst:22'
-    b['first'] = (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
+    return (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
-def f100(s, b):
+def f92(s, b):
     # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
-def f101(s, b):
+def f93(s, b):
     # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f102(s, b):
+def f94(s, b):
     # 'rulesets/series/initiative.mst:30'
-    b['side'] = d_first_side(s)
+    return d_first_side(s)
 
 
-def f103(s, b):
+def f95(s, b):
     # 'rulesets/series/initiative.mst:32'
-    b['side'] = q.enemy(s, d_first_side(s))
+    return q.enemy(s, d_first_side(s))
 
 
-def f104(s, b):
+def f96(s, b):
     # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f105(s, b):
+def f97(s, b):
     # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, d_first_side(s))))
 
 
-def f106(s, b):
+def f98(s, b):
     # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
-def f107(s, b):
+def f99(s, b):
     # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
-def f108(s, b):
+def f100(s, b):
     # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
-def f109(s, b):
+def f101(s, b):
     # 'rulesets/series/initiative.mst:43'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f110(s, b):
+def f102(s, b):
     # 'rulesets/series/initiative.mst:44'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f111(s, b):
+def f103(s, b):
     # 'rulesets/series/initiative.mst:45'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f112(s, b):
+def f104(s, b):
     # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
-def f113(s, b):
+def f105(s, b):
     # 'rulesets/series/initiative.mst:55'
     return (s.vars['momentum'][b['side']] > 0)
 
 
-def f114(s, b):
+def f106(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['side']
 
 
-def f115(s, b):
+def f107(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
-def f116(s, b):
+def f108(s, b):
     # 'rulesets/series/initiative.mst:57'
     return {'side': b['side']}
 
 
-def f117(s, b):
+def f109(s, b):
     # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
-def f118(s, b):
+def f110(s, b):
     # 'rulesets/series/stacking.mst:17'
-    b['_for_h'] = tuple(d_overstacked_hexes(s, b['side']))
+    return d_overstacked_hexes(s, b['side'])
 
 
-def f119(s, b):
-    # 'rulesets/series/stacking.mst:17'
-    return bool(b['_for_h'])
-
-
-def f120(s, b):
-    # 'rulesets/series/stacking.mst:17'
-    b['h'] = b['_for_h'][0]
-    b['_for_h'] = b['_for_h'][1:]
-
-
-def f121(s, b):
+def f111(s, b):
     # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
-def f122(s, b):
+def f112(s, b):
     # 'rulesets/series/stacking.mst:19'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
-def f123(s, b):
+def f113(s, b):
     # 'rulesets/series/stacking.mst:19'
     return b['side']
 
 
-def f124(s, b):
+def f114(s, b):
     # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
-def f125(s, b):
+def f115(s, b):
     # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f126(s, b):
+def f116(s, b):
     # 'rulesets/series/movement.mst:28'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f127(s, b):
+def f117(s, b):
     # 'rulesets/newtown/special_rules.mst:22'
     return (b['side'] == 1)
 
 
-def f128(s, b):
+def f118(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (435, 436, 461, 462))) and (not s.vars['destroyed'][q.hex_of(s, e0)]))))
+    return tuple(e0 for e0 in q.units_of(s, 1) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (435, 436, 461, 462))) and (not s.vars['destroyed'][q.hex_of(s, e0)])))
 
 
-def f129(s, b):
-    # 'rulesets/newtown/special_rules.mst:23'
-    return bool(b['_for_u'])
-
-
-def f130(s, b):
-    # 'rulesets/newtown/special_rules.mst:23'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f131(s, b):
+def f119(s, b):
     # 'rulesets/newtown/special_rules.mst:24'
     e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
 
 
-def f132(s, b):
+def f120(s, b):
     # 'rulesets/newtown/special_rules.mst:25'
     e.set_at(s, 'burning', b['u'], True)
 
 
-def f133(s, b):
+def f121(s, b):
     # 'rulesets/series/movement.mst:31'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f134(s, b):
-    # 'rulesets/series/movement.mst:31'
-    return bool(b['_for_u'])
-
-
-def f135(s, b):
+def f122(s, b):
     # 'rulesets/series/movement.mst:31'
     return b['_for_u']
 
 
-def f136(s, b):
+def f123(s, b):
     # 'rulesets/series/movement.mst:31'
     return b['side']
 
 
-def f137(s, b):
-    # 'rulesets/series/movement.mst:31'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f138(s, b):
+def f124(s, b):
     # 'rulesets/series/movement.mst:32'
-    b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
+    return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f139(s, b):
+def f125(s, b):
     # 'rulesets/series/movement.mst:33'
-    b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
+    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f140(s, b):
+def f126(s, b):
     # 'rulesets/series/movement.mst:34'
     return (len(b['away']) > 0)
 
 
-def f141(s, b):
+def f127(s, b):
     # 'rulesets/series/movement.mst:35'
-    b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
+    return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f142(s, b):
+def f128(s, b):
     # 'rulesets/series/movement.mst:36'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f143(s, b):
+def f129(s, b):
     # 'rulesets/series/movement.mst:36'
     return b['side']
 
 
-def f144(s, b):
+def f130(s, b):
     # 'rulesets/series/movement.mst:37'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f145(s, b):
+def f131(s, b):
     # 'rulesets/series/movement.mst:39'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f146(s, b):
+def f132(s, b):
     # 'rulesets/newtown/variations.mst:105'
     return (b['side'] == 1)
 
 
-def f147(s, b):
+def f133(s, b):
     # 'rulesets/newtown/variations.mst:106'
     return {}
 
 
-def f148(s, b):
+def f134(s, b):
     # 'rulesets/newtown/cards.mst:369'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
-def f149(s, b):
+def f135(s, b):
     # 'rulesets/newtown/cards.mst:370'
     return 0
 
 
-def f150(s, b):
+def f136(s, b):
     # 'rulesets/newtown/cards.mst:370'
     return b['_ask4']
 
 
-def f151(s, b):
+def f137(s, b):
     # 'rulesets/newtown/cards.mst:371'
     return {'card': 'stampede', 'side': 0}
 
 
-def f152(s, b):
+def f138(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553))) and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
 
 
-def f153(s, b):
+def f139(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return 0
 
 
-def f154(s, b):
+def f140(s, b):
     # 'rulesets/newtown/cards.mst:373'
     e.advance_to(s, 49, b['h'])
 
 
-def f155(s, b):
+def f141(s, b):
     # 'rulesets/newtown/special_units.mst:179'
     return ((b['side'] == 1) and (s.unit_status[49] == 0))
 
 
-def f156(s, b):
+def f142(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return True
 
 
-def f157(s, b):
+def f143(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return {'unit': 49, 'toward': d_herd_goal(s)}
 
 
-def f158(s, b):
+def f144(s, b):
     # 'rulesets/series/movement.mst:47'
     return d_stack_ok(s, b['units'])
 
 
-def f159(s, b):
+def f145(s, b):
     # 'rulesets/series/movement.mst:48'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f160(s, b):
+def f146(s, b):
     # 'rulesets/series/movement.mst:49'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f161(s, b):
+def f147(s, b):
     # 'rulesets/series/movement.mst:50'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f162(s, b):
+def f148(s, b):
     # 'rulesets/series/movement.mst:51'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f163(s, b):
+def f149(s, b):
     # 'rulesets/series/movement.mst:46'
     return {'side': b['side']}
 
 
-def f164(s, b):
+def f150(s, b):
     # 'rulesets/series/movement.mst:54'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
 
 
-def f165(s, b):
-    # 'rulesets/series/movement.mst:54'
-    return bool(b['_for_u'])
-
-
-def f166(s, b):
-    # 'rulesets/series/movement.mst:54'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f167(s, b):
+def f151(s, b):
     # 'rulesets/series/movement.mst:55'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f168(s, b):
+def f152(s, b):
     # 'rulesets/series/movement.mst:56'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f169(s, b):
+def f153(s, b):
     # 'rulesets/series/movement.mst:57'
-    b['group'] = s.vars['pin_group'][b['u']]
+    return s.vars['pin_group'][b['u']]
 
 
-def f170(s, b):
+def f154(s, b):
     # 'rulesets/series/movement.mst:58'
-    b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
-def f171(s, b):
-    # 'rulesets/series/movement.mst:58'
-    return bool(b['_for_v'])
-
-
-def f172(s, b):
-    # 'rulesets/series/movement.mst:58'
-    b['v'] = b['_for_v'][0]
-    b['_for_v'] = b['_for_v'][1:]
-
-
-def f173(s, b):
+def f155(s, b):
     # 'rulesets/series/movement.mst:59'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f174(s, b):
+def f156(s, b):
     # 'rulesets/series/movement.mst:61'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f175(s, b):
+def f157(s, b):
     # 'rulesets/series/morale.mst:12'
-    b['passed'] = (b['total'] >= 5)
+    return (b['total'] >= 5)
 
 
-def f176(s, b):
+def f158(s, b):
     # 'rulesets/series/rally.mst:5'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0]))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f177(s, b):
-    # 'rulesets/series/rally.mst:5'
-    return bool(b['_for_u'])
-
-
-def f178(s, b):
-    # 'rulesets/series/rally.mst:5'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f179(s, b):
+def f159(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f180(s, b):
+def f160(s, b):
     # 'rulesets/newtown/cards.mst:214'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
-def f181(s, b):
+def f161(s, b):
     # 'rulesets/newtown/cards.mst:215'
     return 1
 
 
-def f182(s, b):
+def f162(s, b):
     # 'rulesets/newtown/cards.mst:215'
     return b['_ask5']
 
 
-def f183(s, b):
+def f163(s, b):
     # 'rulesets/newtown/cards.mst:216'
     return {'side': 1}
 
 
-def f184(s, b):
+def f164(s, b):
     # 'rulesets/newtown/cards.mst:217'
     return {'side': 1}
 
 
-def f185(s, b):
+def f165(s, b):
     # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f186(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return bool(b['_for_u'])
-
-
-def f187(s, b):
+def f166(s, b):
     # 'rulesets/series/rally.mst:11'
     return b['_for_u']
 
 
-def f188(s, b):
+def f167(s, b):
     # 'rulesets/series/rally.mst:11'
     return b['side']
 
 
-def f189(s, b):
-    # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f190(s, b):
+def f168(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f191(s, b):
+def f169(s, b):
     # 'rulesets/series/rally.mst:13'
     return b['passed']
 
 
-def f192(s, b):
+def f170(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f193(s, b):
+def f171(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f194(s, b):
+def f172(s, b):
     # 'rulesets/newtown/indian_rules.mst:240'
     return (b['side'] == 0)
 
 
-def f195(s, b):
+def f173(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0]))
+    return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0])
 
 
-def f196(s, b):
-    # 'rulesets/newtown/indian_rules.mst:241'
-    return bool(b['_for_u'])
-
-
-def f197(s, b):
+def f174(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return b['_for_u']
 
 
-def f198(s, b):
+def f175(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return 0
 
 
-def f199(s, b):
-    # 'rulesets/newtown/indian_rules.mst:241'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f200(s, b):
+def f176(s, b):
     # 'rulesets/newtown/indian_rules.mst:242'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), 0)) == 0)
 
 
-def f201(s, b):
+def f177(s, b):
     # 'rulesets/newtown/indian_rules.mst:243'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f202(s, b):
+def f178(s, b):
     # 'rulesets/newtown/indian_rules.mst:244'
     return b['recovered']
 
 
-def f203(s, b):
+def f179(s, b):
     # 'rulesets/newtown/indian_rules.mst:245'
     e.set_at(s, 'failed_resolve', b['u'], False)
 
 
-def f204(s, b):
+def f180(s, b):
     # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
 
-def f205(s, b):
+def f181(s, b):
     # 'rulesets/newtown/indian_rules.mst:249'
     return {'unit': b['u']}
 
 
-def f206(s, b):
+def f182(s, b):
     # 'rulesets/newtown/variations.mst:116'
     return (q.enemy(s, b['side']) == 1)
 
 
-def f207(s, b):
+def f183(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
-def f208(s, b):
+def f184(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return 1
 
 
-def f209(s, b):
+def f185(s, b):
     # 'rulesets/newtown/variations.mst:118'
     return (b['target_hex'] == -1)
 
 
-def f210(s, b):
+def f186(s, b):
     # 'rulesets/newtown/variations.mst:121'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f211(s, b):
+def f187(s, b):
     # 'rulesets/newtown/variations.mst:122'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f212(s, b):
+def f188(s, b):
     # 'rulesets/newtown/variations.mst:122'
     return 1
 
 
-def f213(s, b):
+def f189(s, b):
     # 'rulesets/newtown/variations.mst:124'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f214(s, b):
+def f190(s, b):
     # 'rulesets/newtown/variations.mst:124'
     return q.enemy(s, b['side'])
 
 
-def f215(s, b):
+def f191(s, b):
     # 'rulesets/newtown/variations.mst:125'
     return (b['target'] == -1)
 
 
-def f216(s, b):
+def f192(s, b):
     # 'rulesets/newtown/variations.mst:129'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f217(s, b):
+def f193(s, b):
     # 'rulesets/series/fire.mst:71'
-    b['firers'] = tuple(e0 for e0 in () if False)
+    return tuple(e0 for e0 in () if False)
 
 
-def f218(s, b):
+def f194(s, b):
     # 'rulesets/series/fire.mst:72'
-    b['_for_a'] = tuple(tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target'])))
+    return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f219(s, b):
-    # 'rulesets/series/fire.mst:72'
-    return bool(b['_for_a'])
-
-
-def f220(s, b):
+def f195(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f221(s, b):
+def f196(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['side']
 
 
-def f222(s, b):
-    # 'rulesets/series/fire.mst:72'
-    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
-
-
-def f223(s, b):
+def f197(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['side']
 
 
-def f224(s, b):
+def f198(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask6']
 
 
-def f225(s, b):
+def f199(s, b):
     # 'rulesets/series/fire.mst:74'
-    b['firers'] = q.union(b['firers'], (b['a'],))
+    return q.union(b['firers'], (b['a'],))
 
 
-def f226(s, b):
+def f200(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f227(s, b):
+def f201(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f228(s, b):
+def f202(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f229(s, b):
+def f203(s, b):
     # 'rulesets/series/fire.mst:81'
-    b['needed'] = q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
+    return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f230(s, b):
+def f204(s, b):
     # 'rulesets/series/fire.mst:82'
-    b['first_fire'] = False
+    return False
 
 
-def f231(s, b):
+def f205(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f232(s, b):
+def f206(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f233(s, b):
+def f207(s, b):
     # 'rulesets/newtown/indian_rules.mst:156'
     return ((((len(b['firers']) > 0) and (b['side'] == 1)) and d_warrior(s, b['target'])) and (b['modified'] >= b['needed']))
 
 
-def f234(s, b):
+def f208(s, b):
     # 'rulesets/newtown/indian_rules.mst:157'
     e.set_var(s, 'resolve_hit', True)
 
 
-def f235(s, b):
+def f209(s, b):
     # 'rulesets/series/fire.mst:95'
     return b['result']
 
 
-def f236(s, b):
+def f210(s, b):
     # 'rulesets/series/fire.mst:95'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f237(s, b):
+def f211(s, b):
     # 'rulesets/series/fire.mst:97'
     return {'side': UNIT_SIDE[b['target']], 'amount': q.lookup(s, 4, q.result_name(s, b['result']))}
 
 
-def f238(s, b):
+def f212(s, b):
     # 'rulesets/series/fire.mst:105'
     return {'side': b['side']}
 
 
-def f239(s, b):
+def f213(s, b):
     # 'rulesets/series/fire.mst:106'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f240(s, b):
+def f214(s, b):
     # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
+    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f241(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return bool(b['_for_u'])
-
-
-def f242(s, b):
+def f215(s, b):
     # 'rulesets/series/fire.mst:110'
     return b['_for_u']
 
 
-def f243(s, b):
+def f216(s, b):
     # 'rulesets/series/fire.mst:110'
     return q.enemy(s, b['side'])
 
 
-def f244(s, b):
-    # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f245(s, b):
+def f217(s, b):
     # 'rulesets/series/fire.mst:111'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f246(s, b):
+def f218(s, b):
     # 'rulesets/series/fire.mst:112'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f247(s, b):
+def f219(s, b):
     # 'rulesets/series/fire.mst:114'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f248(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return bool(b['_for_u'])
-
-
-def f249(s, b):
+def f220(s, b):
     # 'rulesets/series/fire.mst:114'
     return b['_for_u']
 
 
-def f250(s, b):
+def f221(s, b):
     # 'rulesets/series/fire.mst:114'
     return b['side']
 
 
-def f251(s, b):
-    # 'rulesets/series/fire.mst:114'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f252(s, b):
+def f222(s, b):
     # 'rulesets/series/fire.mst:115'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f253(s, b):
+def f223(s, b):
     # 'rulesets/series/fire.mst:116'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f254(s, b):
+def f224(s, b):
     # 'rulesets/newtown/variations.mst:136'
     return (b['side'] == 1)
 
 
-def f255(s, b):
+def f225(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
-def f256(s, b):
+def f226(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return 1
 
 
-def f257(s, b):
+def f227(s, b):
     # 'rulesets/newtown/variations.mst:138'
     return (b['target_hex'] == -1)
 
 
-def f258(s, b):
+def f228(s, b):
     # 'rulesets/newtown/variations.mst:141'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f259(s, b):
+def f229(s, b):
     # 'rulesets/newtown/variations.mst:142'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f260(s, b):
+def f230(s, b):
     # 'rulesets/newtown/variations.mst:142'
     return 1
 
 
-def f261(s, b):
+def f231(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return d_rifle_targets(s, b['side'])
 
 
-def f262(s, b):
+def f232(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return b['side']
 
 
-def f263(s, b):
+def f233(s, b):
     # 'rulesets/newtown/variations.mst:145'
     return (b['target'] == -1)
 
 
-def f264(s, b):
+def f234(s, b):
     # 'rulesets/newtown/variations.mst:149'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f265(s, b):
+def f235(s, b):
     # 'rulesets/series/fire.mst:145'
-    b['firers'] = tuple(e0 for e0 in () if False)
+    return tuple(e0 for e0 in () if False)
 
 
-def f266(s, b):
+def f236(s, b):
     # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
+    return d_adjacent_rifles(s, b['target'], b['side'])
 
 
-def f267(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return bool(b['_for_r'])
-
-
-def f268(s, b):
+def f237(s, b):
     # 'rulesets/series/fire.mst:146'
     return b['_for_r']
 
 
-def f269(s, b):
+def f238(s, b):
     # 'rulesets/series/fire.mst:146'
     return b['side']
 
 
-def f270(s, b):
-    # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
-
-
-def f271(s, b):
+def f239(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['side']
 
 
-def f272(s, b):
+def f240(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_ask7']
 
 
-def f273(s, b):
+def f241(s, b):
     # 'rulesets/series/fire.mst:148'
-    b['firers'] = q.union(b['firers'], (b['r'],))
+    return q.union(b['firers'], (b['r'],))
 
 
-def f274(s, b):
+def f242(s, b):
     # 'rulesets/series/fire.mst:151'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f275(s, b):
+def f243(s, b):
     # 'rulesets/series/fire.mst:155'
     return (len(b['firers']) > 0)
 
 
-def f276(s, b):
+def f244(s, b):
     # 'rulesets/series/fire.mst:156'
-    b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
+    return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f277(s, b):
+def f245(s, b):
     # 'rulesets/series/fire.mst:157'
-    b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
+    return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f278(s, b):
+def f246(s, b):
     # 'rulesets/series/fire.mst:158'
-    b['_for_r'] = tuple(b['firers'])
+    return b['firers']
 
 
-def f279(s, b):
-    # 'rulesets/series/fire.mst:158'
-    return bool(b['_for_r'])
-
-
-def f280(s, b):
-    # 'rulesets/series/fire.mst:158'
-    b['r'] = b['_for_r'][0]
-    b['_for_r'] = b['_for_r'][1:]
-
-
-def f281(s, b):
+def f247(s, b):
     # 'rulesets/series/fire.mst:159'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f282(s, b):
+def f248(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f283(s, b):
+def f249(s, b):
     # 'rulesets/series/fire.mst:163'
     return (b['modified'] >= b['needed'])
 
 
-def f284(s, b):
+def f250(s, b):
     # 'rulesets/series/fire.mst:165'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f285(s, b):
+def f251(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f286(s, b):
+def f252(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f287(s, b):
+def f253(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f288(s, b):
+def f254(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f289(s, b):
+def f255(s, b):
     # 'rulesets/newtown/indian_rules.mst:376'
     return (b['side'] == 0)
 
 
-def f290(s, b):
+def f256(s, b):
     # 'rulesets/newtown/indian_rules.mst:377'
     return {}
 
 
-def f291(s, b):
+def f257(s, b):
     # 'rulesets/series/close_combat.mst:15'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
+    return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f292(s, b):
-    # 'rulesets/series/close_combat.mst:15'
-    return bool(b['_for_u'])
-
-
-def f293(s, b):
-    # 'rulesets/series/close_combat.mst:15'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f294(s, b):
+def f258(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f295(s, b):
+def f259(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f296(s, b):
+def f260(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f297(s, b):
+def f261(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f298(s, b):
+def f262(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f299(s, b):
+def f263(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f300(s, b):
+def f264(s, b):
     # 'rulesets/series/close_combat.mst:19'
-    b['_for_combat'] = tuple(q.combats(s))
+    return q.combats(s)
 
 
-def f301(s, b):
-    # 'rulesets/series/close_combat.mst:19'
-    return bool(b['_for_combat'])
-
-
-def f302(s, b):
+def f265(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f303(s, b):
+def f266(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f304(s, b):
-    # 'rulesets/series/close_combat.mst:19'
-    b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
-
-
-def f305(s, b):
+def f267(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f306(s, b):
+def f268(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f307(s, b):
+def f269(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f308(s, b):
+def f270(s, b):
     # 'rulesets/series/close_combat.mst:45'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f309(s, b):
-    # 'rulesets/series/close_combat.mst:45'
-    return bool(b['_for_u'])
-
-
-def f310(s, b):
-    # 'rulesets/series/close_combat.mst:45'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f311(s, b):
+def f271(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f312(s, b):
+def f272(s, b):
     # 'rulesets/series/close_combat.mst:147'
-    b['attacker_lead'] = -1
+    return -1
 
 
-def f313(s, b):
+def f273(s, b):
     # 'rulesets/series/close_combat.mst:148'
-    b['attacker'] = q.attacking_side(s, b['combat'])
+    return q.attacking_side(s, b['combat'])
 
 
-def f314(s, b):
+def f274(s, b):
     # 'rulesets/series/close_combat.mst:149'
-    b['defender'] = q.defending_side(s, b['combat'])
+    return q.defending_side(s, b['combat'])
 
 
-def f315(s, b):
+def f275(s, b):
     # 'rulesets/series/close_combat.mst:150'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f316(s, b):
+def f276(s, b):
     # 'rulesets/series/close_combat.mst:151'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f317(s, b):
+def f277(s, b):
     # 'rulesets/series/close_combat.mst:152'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f318(s, b):
+def f278(s, b):
     # 'rulesets/series/close_combat.mst:154'
-    b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
+    return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f319(s, b):
-    # 'rulesets/series/close_combat.mst:154'
-    return bool(b['_for_u'])
-
-
-def f320(s, b):
-    # 'rulesets/series/close_combat.mst:154'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f321(s, b):
+def f279(s, b):
     # 'rulesets/series/close_combat.mst:155'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f322(s, b):
+def f280(s, b):
     # 'rulesets/series/close_combat.mst:160'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f323(s, b):
+def f281(s, b):
     # 'rulesets/series/close_combat.mst:161'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    return q.defenders(s, b['combat'])
 
 
-def f324(s, b):
-    # 'rulesets/series/close_combat.mst:161'
-    return bool(b['_for_u'])
-
-
-def f325(s, b):
-    # 'rulesets/series/close_combat.mst:161'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f326(s, b):
+def f282(s, b):
     # 'rulesets/series/close_combat.mst:162'
     e.capture(s, b['u'])
 
 
-def f327(s, b):
+def f283(s, b):
     # 'rulesets/series/close_combat.mst:166'
-    b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
+    return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f328(s, b):
+def f284(s, b):
     # 'rulesets/series/close_combat.mst:167'
     return q.diverted(s, b['combat'])
 
 
-def f329(s, b):
+def f285(s, b):
     # 'rulesets/series/close_combat.mst:168'
-    b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
+    return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f330(s, b):
+def f286(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f331(s, b):
+def f287(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
-    b['odds'] = q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
+    return q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f332(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:173'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f333(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:174'
     return b['defender']
 
 
-def f334(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:174'
     return b['_ask8']
 
 
-def f335(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    return q.defenders(s, b['combat'])
 
 
-def f336(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return bool(b['_for_u'])
-
-
-def f337(s, b):
+def f292(s, b):
     # 'rulesets/series/close_combat.mst:175'
     return b['_for_u']
 
 
-def f338(s, b):
+def f293(s, b):
     # 'rulesets/series/close_combat.mst:175'
     return b['defender']
 
 
-def f339(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f340(s, b):
+def f294(s, b):
     # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f341(s, b):
+def f295(s, b):
     # 'rulesets/series/close_combat.mst:177'
     return s.vars['pinned'][b['u']]
 
 
-def f342(s, b):
+def f296(s, b):
     # 'rulesets/series/close_combat.mst:178'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f343(s, b):
+def f297(s, b):
     # 'rulesets/series/close_combat.mst:180'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f344(s, b):
+def f298(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f345(s, b):
+def f299(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return b['attacker']
 
 
-def f346(s, b):
+def f300(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f347(s, b):
+def f301(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return b['defender']
 
 
-def f348(s, b):
+def f302(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f349(s, b):
+def f303(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['defender']
 
 
-def f350(s, b):
+def f304(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask9']
 
 
-def f351(s, b):
+def f305(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    return q.defenders(s, b['combat'])
 
 
-def f352(s, b):
-    # 'rulesets/newtown/indian_rules.mst:452'
-    return bool(b['_for_u'])
-
-
-def f353(s, b):
+def f306(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     return b['_for_u']
 
 
-def f354(s, b):
+def f307(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     return b['defender']
 
 
-def f355(s, b):
-    # 'rulesets/newtown/indian_rules.mst:452'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f356(s, b):
+def f308(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f357(s, b):
+def f309(s, b):
     # 'rulesets/newtown/indian_rules.mst:454'
     return s.vars['pinned'][b['u']]
 
 
-def f358(s, b):
+def f310(s, b):
     # 'rulesets/newtown/indian_rules.mst:455'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f359(s, b):
+def f311(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f360(s, b):
+def f312(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead']))))
+    return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead'])))
 
 
-def f361(s, b):
-    # 'rulesets/newtown/indian_rules.mst:69'
-    return bool(b['_for_u'])
-
-
-def f362(s, b):
-    # 'rulesets/newtown/indian_rules.mst:69'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f363(s, b):
+def f313(s, b):
     # 'rulesets/newtown/indian_rules.mst:70'
     return {'unit': b['u']}
 
 
-def f364(s, b):
+def f314(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead'] if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f365(s, b):
+def f315(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return d_tactics_chits(s)
 
 
-def f366(s, b):
+def f316(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return b['attacker']
 
 
-def f367(s, b):
+def f317(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return d_tactics_chits(s)
 
 
-def f368(s, b):
+def f318(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
-def f369(s, b):
+def f319(s, b):
     # 'rulesets/series/close_combat.mst:197'
-    b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
+    return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f370(s, b):
+def f320(s, b):
     # 'rulesets/series/close_combat.mst:198'
-    b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
+    return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f371(s, b):
+def f321(s, b):
     # 'rulesets/series/close_combat.mst:199'
     return (b['matrix'][1] == 10)
 
 
-def f372(s, b):
+def f322(s, b):
     # 'rulesets/series/close_combat.mst:200'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f373(s, b):
+def f323(s, b):
     # 'rulesets/newtown/cards.mst:317'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f374(s, b):
+def f324(s, b):
     # 'rulesets/newtown/cards.mst:318'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f375(s, b):
+def f325(s, b):
     # 'rulesets/newtown/cards.mst:319'
     return s.vars['combat_called_off']
 
 
-def f376(s, b):
+def f326(s, b):
     # 'rulesets/newtown/cards.mst:322'
     return (s.vars['card_shift'] != 0)
 
 
-def f377(s, b):
+def f327(s, b):
     # 'rulesets/newtown/cards.mst:323'
-    b['odds'] = q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
+    return q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f378(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:205'
     return b['odds']
 
 
-def f379(s, b):
+def f329(s, b):
     # 'rulesets/newtown/cards.mst:340'
-    b['_for_player'] = tuple((b['attacker'], b['defender'],))
+    return (b['attacker'], b['defender'],)
 
 
-def f380(s, b):
-    # 'rulesets/newtown/cards.mst:340'
-    return bool(b['_for_player'])
-
-
-def f381(s, b):
-    # 'rulesets/newtown/cards.mst:340'
-    b['player'] = b['_for_player'][0]
-    b['_for_player'] = b['_for_player'][1:]
-
-
-def f382(s, b):
+def f330(s, b):
     # 'rulesets/newtown/cards.mst:341'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f383(s, b):
+def f331(s, b):
     # 'rulesets/newtown/cards.mst:342'
     return b['player']
 
 
-def f384(s, b):
+def f332(s, b):
     # 'rulesets/newtown/cards.mst:342'
     return b['_ask10']
 
 
-def f385(s, b):
+def f333(s, b):
     # 'rulesets/newtown/cards.mst:343'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f386(s, b):
+def f334(s, b):
     # 'rulesets/newtown/cards.mst:344'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f387(s, b):
+def f335(s, b):
     # 'rulesets/newtown/cards.mst:350'
     return (s.vars['result_ignored'] != b['defender'])
 
 
-def f388(s, b):
+def f336(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return b['result'][1]
 
 
-def f389(s, b):
+def f337(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f390(s, b):
+def f338(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
 
 
-def f391(s, b):
+def f339(s, b):
     # 'rulesets/newtown/cards.mst:356'
     return (s.vars['result_ignored'] != b['attacker'])
 
 
-def f392(s, b):
+def f340(s, b):
     # 'rulesets/newtown/cards.mst:357'
     return b['result'][0]
 
 
-def f393(s, b):
+def f341(s, b):
     # 'rulesets/newtown/cards.mst:357'
     return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f394(s, b):
+def f342(s, b):
     # 'rulesets/newtown/cards.mst:359'
     return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
 
 
-def f395(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:220'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f396(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:221'
     return (b['attacker_lead'] != -1)
 
 
-def f397(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:222'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f398(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:225'
     e.resolve_combat(s, b['combat'])
 
 
-def f399(s, b):
+def f347(s, b):
     # 'rulesets/newtown/variations.mst:182'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
-def f400(s, b):
+def f348(s, b):
     # 'rulesets/newtown/variations.mst:183'
     return 0
 
 
-def f401(s, b):
+def f349(s, b):
     # 'rulesets/newtown/variations.mst:183'
     return b['_ask11']
 
 
-def f402(s, b):
+def f350(s, b):
     # 'rulesets/series/close_combat.mst:230'
-    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
+    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f403(s, b):
+def f351(s, b):
     # 'rulesets/series/close_combat.mst:231'
     return (len(b['vacated']) > 0)
 
 
-def f404(s, b):
+def f352(s, b):
     # 'rulesets/series/close_combat.mst:233'
-    b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
+    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f405(s, b):
+def f353(s, b):
     # 'rulesets/series/close_combat.mst:234'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f406(s, b):
+def f354(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return b['reachable']
 
 
-def f407(s, b):
+def f355(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return q.attacking_side(s, b['combat'])
 
 
-def f408(s, b):
+def f356(s, b):
     # 'rulesets/series/close_combat.mst:236'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f409(s, b):
+def f357(s, b):
     # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))))
 
 
-def f410(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return bool(b['_for_u'])
-
-
-def f411(s, b):
+def f358(s, b):
     # 'rulesets/series/close_combat.mst:239'
     return b['_for_u']
 
 
-def f412(s, b):
+def f359(s, b):
     # 'rulesets/series/close_combat.mst:239'
     return q.attacking_side(s, b['combat'])
 
 
-def f413(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f414(s, b):
+def f360(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f415(s, b):
+def f361(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return q.attacking_side(s, b['combat'])
 
 
-def f416(s, b):
+def f362(s, b):
     # 'rulesets/series/close_combat.mst:241'
     return (b['to'] != -1)
 
 
-def f417(s, b):
+def f363(s, b):
     # 'rulesets/series/close_combat.mst:242'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f418(s, b):
+def f364(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat'])) or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f419(s, b):
+def f365(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f420(s, b):
+def f366(s, b):
     # 'rulesets/series/close_combat.mst:252'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f421(s, b):
+def f367(s, b):
     # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    return q.defenders(s, b['combat'])
 
 
-def f422(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return bool(b['_for_u'])
-
-
-def f423(s, b):
+def f368(s, b):
     # 'rulesets/series/close_combat.mst:253'
     return b['_for_u']
 
 
-def f424(s, b):
+def f369(s, b):
     # 'rulesets/series/close_combat.mst:253'
     return q.defending_side(s, b['combat'])
 
 
-def f425(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f426(s, b):
+def f370(s, b):
     # 'rulesets/series/close_combat.mst:254'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f427(s, b):
+def f371(s, b):
     # 'rulesets/series/close_combat.mst:257'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f428(s, b):
+def f372(s, b):
     # 'rulesets/series/close_combat.mst:258'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f429(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return bool(b['_for_u'])
-
-
-def f430(s, b):
+def f373(s, b):
     # 'rulesets/series/close_combat.mst:258'
     return b['_for_u']
 
 
-def f431(s, b):
+def f374(s, b):
     # 'rulesets/series/close_combat.mst:258'
     return q.attacking_side(s, b['combat'])
 
 
-def f432(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f433(s, b):
+def f375(s, b):
     # 'rulesets/series/close_combat.mst:259'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f434(s, b):
+def f376(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f435(s, b):
+def f377(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f436(s, b):
+def f378(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f437(s, b):
+def f379(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f438(s, b):
+def f380(s, b):
     # 'rulesets/newtown/prepare.mst:64'
     return {}
 
 
-def f439(s, b):
+def f381(s, b):
     # 'rulesets/newtown/prepare.mst:66'
     return {}
 
 
-def f440(s, b):
+def f382(s, b):
     # 'rulesets/newtown/prepare.mst:35'
-    b['_for_u'] = tuple(tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0)))
+    return tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0))
 
 
-def f441(s, b):
-    # 'rulesets/newtown/prepare.mst:35'
-    return bool(b['_for_u'])
-
-
-def f442(s, b):
-    # 'rulesets/newtown/prepare.mst:35'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f443(s, b):
+def f383(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f444(s, b):
+def f384(s, b):
     # 'rulesets/newtown/prepare.mst:40'
     return {'side': 1}
 
 
-def f445(s, b):
+def f385(s, b):
     # 'rulesets/newtown/prepare.mst:41'
     return {'side': 0}
 
 
-def f446(s, b):
+def f386(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f447(s, b):
+def f387(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f448(s, b):
+def f388(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f449(s, b):
+def f389(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f450(s, b):
+def f390(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f451(s, b):
+def f391(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f452(s, b):
+def f392(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f453(s, b):
+def f393(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f454(s, b):
+def f394(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f455(s, b):
+def f395(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f456(s, b):
+def f396(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f457(s, b):
+def f397(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f458(s, b):
+def f398(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f459(s, b):
+def f399(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f460(s, b):
+def f400(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f461(s, b):
+def f401(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f462(s, b):
+def f402(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f463(s, b):
+def f403(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f464(s, b):
+def f404(s, b):
     # 'rulesets/newtown/prepare.mst:119'
     return {}
 
 
-def f465(s, b):
+def f405(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f466(s, b):
+def f406(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f467(s, b):
+def f407(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f468(s, b):
+def f408(s, b):
     # 'rulesets/newtown/prepare.mst:124'
     return (b['outcome'] == 'onondaga')
 
 
-def f469(s, b):
+def f409(s, b):
     # 'rulesets/newtown/prepare.mst:125'
     return {}
 
 
-def f470(s, b):
+def f410(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f471(s, b):
+def f411(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return 0
 
 
-def f472(s, b):
+def f412(s, b):
     # 'rulesets/newtown/prepare.mst:134'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f473(s, b):
+def f413(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return (435, 436, 461, 462)
 
 
-def f474(s, b):
+def f414(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return 0
 
 
-def f475(s, b):
+def f415(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     e.advance_to(s, 13, b['h'])
 
 
-def f476(s, b):
+def f416(s, b):
     # 'rulesets/newtown/prepare.mst:144'
     return {'token': 'onondaga'}
 
 
-def f477(s, b):
+def f417(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878))) for e0 in q.units_of(s, 0))))
 
 
-def f478(s, b):
+def f418(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f479(s, b):
+def f419(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f480(s, b):
+def f420(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return 1
 
 
-def f481(s, b):
+def f421(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return b['_ask12']
 
 
-def f482(s, b):
+def f422(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f483(s, b):
+def f423(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return 1
 
 
-def f484(s, b):
+def f424(s, b):
     # 'rulesets/newtown/variations.mst:95'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f485(s, b):
+def f425(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f486(s, b):
+def f426(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f487(s, b):
+def f427(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f488(s, b):
+def f428(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f489(s, b):
+def f429(s, b):
     # 'rulesets/newtown/sequence.mst:85'
     return {'side': b['side']}
 
 
-def f490(s, b):
+def f430(s, b):
     # 'rulesets/newtown/sequence.mst:86'
     return {'side': b['side']}
 
 
-def f491(s, b):
+def f431(s, b):
     # 'rulesets/newtown/sequence.mst:88'
     return {'side': b['side']}
 
 
-def f492(s, b):
+def f432(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f493(s, b):
+def f433(s, b):
     # 'rulesets/newtown/sequence.mst:95'
     return {'side': b['side']}
 
 
-def f494(s, b):
+def f434(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
 
 
-def f495(s, b):
+def f435(s, b):
     # 'rulesets/newtown/special_units.mst:122'
     return d_stack_ok(s, b['units'])
 
 
-def f496(s, b):
+def f436(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f497(s, b):
+def f437(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f498(s, b):
+def f438(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f499(s, b):
+def f439(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f500(s, b):
+def f440(s, b):
     # 'rulesets/newtown/sequence.mst:96'
     return {'side': b['side']}
 
 
-def f501(s, b):
+def f441(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f502(s, b):
+def f442(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f503(s, b):
+def f443(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f504(s, b):
+def f444(s, b):
     # 'rulesets/newtown/sequence.mst:107'
-    b['again'] = q.in_bag(s, 'drawn_markers', b['drawn'])
+    return q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f505(s, b):
+def f445(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f506(s, b):
+def f446(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f507(s, b):
+def f447(s, b):
     # 'rulesets/newtown/sequence.mst:110'
     return {}
 
 
-def f508(s, b):
+def f448(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f509(s, b):
+def f449(s, b):
     # 'rulesets/newtown/sequence.mst:114'
     return {}
 
 
-def f510(s, b):
+def f450(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f511(s, b):
+def f451(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f512(s, b):
+def f452(s, b):
     # 'rulesets/newtown/sequence.mst:119'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn'])))
+    return tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn']))
 
 
-def f513(s, b):
-    # 'rulesets/newtown/sequence.mst:119'
-    return bool(b['_for_u'])
-
-
-def f514(s, b):
-    # 'rulesets/newtown/sequence.mst:119'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f515(s, b):
+def f453(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f516(s, b):
+def f454(s, b):
     # 'rulesets/newtown/sequence.mst:122'
     return {'side': b['side']}
 
 
-def f517(s, b):
+def f455(s, b):
     # 'rulesets/newtown/sequence.mst:125'
     return {}
 
 
-def f518(s, b):
+def f456(s, b):
     # 'rulesets/newtown/sequence.mst:140'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f519(s, b):
+def f457(s, b):
     # 'rulesets/newtown/sequence.mst:141'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0]))
+    return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0])
 
 
-def f520(s, b):
-    # 'rulesets/newtown/sequence.mst:141'
-    return bool(b['_for_u'])
-
-
-def f521(s, b):
-    # 'rulesets/newtown/sequence.mst:141'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f522(s, b):
+def f458(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f523(s, b):
+def f459(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f524(s, b):
+def f460(s, b):
     # 'rulesets/newtown/sequence.mst:151'
     return {'side': b['side']}
 
 
-def f525(s, b):
+def f461(s, b):
     # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f526(s, b):
+def f462(s, b):
     # 'rulesets/newtown/sequence.mst:153'
     return {}
 
 
-def f527(s, b):
+def f463(s, b):
     # 'rulesets/newtown/sequence.mst:159'
     return d_stack_ok(s, b['units'])
 
 
-def f528(s, b):
+def f464(s, b):
     # 'rulesets/newtown/sequence.mst:160'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f529(s, b):
+def f465(s, b):
     # 'rulesets/newtown/sequence.mst:161'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f530(s, b):
+def f466(s, b):
     # 'rulesets/newtown/sequence.mst:158'
     return {'side': b['side']}
 
 
-def f531(s, b):
+def f467(s, b):
     # 'rulesets/newtown/sequence.mst:167'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f532(s, b):
-    # 'rulesets/newtown/sequence.mst:167'
-    return bool(b['_for_u'])
-
-
-def f533(s, b):
+def f468(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return b['_for_u']
 
 
-def f534(s, b):
+def f469(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return b['side']
 
 
-def f535(s, b):
-    # 'rulesets/newtown/sequence.mst:167'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f536(s, b):
+def f470(s, b):
     # 'rulesets/newtown/sequence.mst:168'
-    b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
+    return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f537(s, b):
+def f471(s, b):
     # 'rulesets/newtown/sequence.mst:169'
-    b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
+    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f538(s, b):
+def f472(s, b):
     # 'rulesets/newtown/sequence.mst:170'
     return (len(b['away']) > 0)
 
 
-def f539(s, b):
+def f473(s, b):
     # 'rulesets/newtown/sequence.mst:171'
-    b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
+    return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f540(s, b):
+def f474(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f541(s, b):
+def f475(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return b['side']
 
 
-def f542(s, b):
+def f476(s, b):
     # 'rulesets/newtown/sequence.mst:173'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f543(s, b):
+def f477(s, b):
     # 'rulesets/newtown/sequence.mst:175'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f544(s, b):
+def f478(s, b):
     # 'rulesets/newtown/sequence.mst:182'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
 
 
-def f545(s, b):
-    # 'rulesets/newtown/sequence.mst:182'
-    return bool(b['_for_u'])
-
-
-def f546(s, b):
-    # 'rulesets/newtown/sequence.mst:182'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f547(s, b):
+def f479(s, b):
     # 'rulesets/newtown/sequence.mst:183'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f548(s, b):
+def f480(s, b):
     # 'rulesets/newtown/sequence.mst:184'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f549(s, b):
+def f481(s, b):
     # 'rulesets/newtown/sequence.mst:185'
-    b['group'] = s.vars['pin_group'][b['u']]
+    return s.vars['pin_group'][b['u']]
 
 
-def f550(s, b):
+def f482(s, b):
     # 'rulesets/newtown/sequence.mst:186'
-    b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
-def f551(s, b):
-    # 'rulesets/newtown/sequence.mst:186'
-    return bool(b['_for_v'])
-
-
-def f552(s, b):
-    # 'rulesets/newtown/sequence.mst:186'
-    b['v'] = b['_for_v'][0]
-    b['_for_v'] = b['_for_v'][1:]
-
-
-def f553(s, b):
+def f483(s, b):
     # 'rulesets/newtown/sequence.mst:187'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f554(s, b):
+def f484(s, b):
     # 'rulesets/newtown/sequence.mst:189'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f555(s, b):
+def f485(s, b):
     # 'rulesets/newtown/sequence.mst:198'
     return {}
 
 
-def f556(s, b):
+def f486(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f557(s, b):
+def f487(s, b):
     # 'rulesets/newtown/sequence.mst:201'
     return {}
 
 
-def f558(s, b):
+def f488(s, b):
     # 'rulesets/newtown/sequence.mst:204'
-    b['_for_m'] = tuple(q.bag_contents(s, 'drawn_markers'))
+    return q.bag_contents(s, 'drawn_markers')
 
 
-def f559(s, b):
-    # 'rulesets/newtown/sequence.mst:204'
-    return bool(b['_for_m'])
-
-
-def f560(s, b):
-    # 'rulesets/newtown/sequence.mst:204'
-    b['m'] = b['_for_m'][0]
-    b['_for_m'] = b['_for_m'][1:]
-
-
-def f561(s, b):
+def f489(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f562(s, b):
+def f490(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f563(s, b):
+def f491(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
-    b['eligible'] = tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and d_may_receive_honor(s, e0)))
+    return tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and d_may_receive_honor(s, e0)))
 
 
-def f564(s, b):
+def f492(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f565(s, b):
+def f493(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f566(s, b):
+def f494(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return 0
 
 
-def f567(s, b):
+def f495(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f568(s, b):
+def f496(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f569(s, b):
+def f497(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f570(s, b):
+def f498(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f571(s, b):
+def f499(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f572(s, b):
+def f500(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f573(s, b):
+def f501(s, b):
     # 'rulesets/newtown/indian_rules.mst:60'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f574(s, b):
+def f502(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f575(s, b):
+def f503(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f576(s, b):
+def f504(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f577(s, b):
+def f505(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f578(s, b):
+def f506(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f579(s, b):
+def f507(s, b):
     # 'rulesets/newtown/indian_rules.mst:171'
     return {'token': 'check_indian_resolve'}
 
 
-def f580(s, b):
+def f508(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0)))
+    return tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0))
 
 
-def f581(s, b):
-    # 'rulesets/newtown/indian_rules.mst:184'
-    return bool(b['_for_u'])
-
-
-def f582(s, b):
+def f509(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return b['_for_u']
 
 
-def f583(s, b):
+def f510(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return 0
 
 
-def f584(s, b):
-    # 'rulesets/newtown/indian_rules.mst:184'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f585(s, b):
+def f511(s, b):
     # 'rulesets/newtown/indian_rules.mst:185'
     return {'unit': b['u']}
 
 
-def f586(s, b):
+def f512(s, b):
     # 'rulesets/newtown/indian_rules.mst:186'
     return (not b['passed'])
 
 
-def f587(s, b):
+def f513(s, b):
     # 'rulesets/newtown/indian_rules.mst:187'
     return {'unit': b['u']}
 
 
-def f588(s, b):
+def f514(s, b):
     # 'rulesets/newtown/indian_rules.mst:196'
-    b['passed'] = (b['total'] >= 5)
+    return (b['total'] >= 5)
 
 
-def f589(s, b):
+def f515(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f590(s, b):
+def f516(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f591(s, b):
+def f517(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f592(s, b):
+def f518(s, b):
     # 'rulesets/newtown/indian_rules.mst:206'
     return {'unit': b['unit']}
 
 
-def f593(s, b):
+def f519(s, b):
     # 'rulesets/newtown/indian_rules.mst:214'
     return d_stack_ok(s, b['units'])
 
 
-def f594(s, b):
+def f520(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f595(s, b):
+def f521(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312, 338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f596(s, b):
+def f522(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f597(s, b):
+def f523(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return 0
 
 
-def f598(s, b):
+def f524(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask13']
 
 
-def f599(s, b):
+def f525(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f600(s, b):
+def f526(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return 0
 
 
-def f601(s, b):
+def f527(s, b):
     # 'rulesets/newtown/indian_rules.mst:387'
     return {'combat': b['combat']}
 
 
-def f602(s, b):
+def f528(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
-    b['_for_c'] = tuple(tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0))))
+    return tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0)))
 
 
-def f603(s, b):
-    # 'rulesets/newtown/indian_rules.mst:393'
-    return bool(b['_for_c'])
-
-
-def f604(s, b):
-    # 'rulesets/newtown/indian_rules.mst:393'
-    b['c'] = b['_for_c'][0]
-    b['_for_c'] = b['_for_c'][1:]
-
-
-def f605(s, b):
+def f529(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f606(s, b):
+def f530(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
-    b['stacks'] = q.defense_hexes(s, b['combat'])
+    return q.defense_hexes(s, b['combat'])
 
 
-def f607(s, b):
+def f531(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0)))
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0))
 
 
-def f608(s, b):
-    # 'rulesets/newtown/indian_rules.mst:401'
-    return bool(b['_for_u'])
-
-
-def f609(s, b):
+def f532(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return b['_for_u']
 
 
-def f610(s, b):
+def f533(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return 0
 
 
-def f611(s, b):
-    # 'rulesets/newtown/indian_rules.mst:401'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f612(s, b):
+def f534(s, b):
     # 'rulesets/newtown/indian_rules.mst:402'
     return {'unit': b['u']}
 
 
-def f613(s, b):
+def f535(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s, e0), b['stacks']))))
+    return tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s, e0), b['stacks'])))
 
 
-def f614(s, b):
-    # 'rulesets/newtown/indian_rules.mst:407'
-    return bool(b['_for_u'])
-
-
-def f615(s, b):
+def f536(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return b['_for_u']
 
 
-def f616(s, b):
+def f537(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return 0
 
 
-def f617(s, b):
-    # 'rulesets/newtown/indian_rules.mst:407'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f618(s, b):
+def f538(s, b):
     # 'rulesets/newtown/indian_rules.mst:408'
     return {'unit': b['u']}
 
 
-def f619(s, b):
+def f539(s, b):
     # 'rulesets/newtown/indian_rules.mst:414'
-    b['vacated'] = q.hex_of(s, b['unit'])
+    return q.hex_of(s, b['unit'])
 
 
-def f620(s, b):
+def f540(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f621(s, b):
+def f541(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f622(s, b):
+def f542(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f623(s, b):
+def f543(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f624(s, b):
+def f544(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f625(s, b):
+def f545(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return 1
 
 
-def f626(s, b):
+def f546(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f627(s, b):
+def f547(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f628(s, b):
+def f548(s, b):
     # 'rulesets/newtown/indian_rules.mst:498'
     return d_stack_ok(s, b['units'])
 
 
-def f629(s, b):
+def f549(s, b):
     # 'rulesets/newtown/indian_rules.mst:499'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f630(s, b):
+def f550(s, b):
     # 'rulesets/newtown/indian_rules.mst:500'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f631(s, b):
+def f551(s, b):
     # 'rulesets/newtown/indian_rules.mst:505'
     return True
 
 
-def f632(s, b):
+def f552(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0), 'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f633(s, b):
+def f553(s, b):
     # 'rulesets/newtown/indian_rules.mst:516'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f634(s, b):
+def f554(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f635(s, b):
+def f555(s, b):
     # 'rulesets/newtown/indian_rules.mst:518'
     return (not b['passed'])
 
 
-def f636(s, b):
+def f556(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f637(s, b):
+def f557(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f638(s, b):
+def f558(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f639(s, b):
+def f559(s, b):
     # 'rulesets/newtown/special_units.mst:34'
-    b['parents'] = tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
+    return tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f640(s, b):
+def f560(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f641(s, b):
+def f561(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f642(s, b):
+def f562(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f643(s, b):
+def f563(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f644(s, b):
+def f564(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return 0
 
 
-def f645(s, b):
+def f565(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f646(s, b):
+def f566(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f647(s, b):
+def f567(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f648(s, b):
+def f568(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f649(s, b):
+def f569(s, b):
     # 'rulesets/newtown/special_units.mst:160'
     return (s.unit_status[17] == 0)
 
 
-def f650(s, b):
+def f570(s, b):
     # 'rulesets/newtown/special_units.mst:161'
-    b['h'] = q.hex_of(s, 17)
+    return q.hex_of(s, 17)
 
 
-def f651(s, b):
+def f571(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f652(s, b):
+def f572(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f653(s, b):
+def f573(s, b):
     # 'rulesets/newtown/cards.mst:198'
     return d_may_draw_card(s, b['side'])
 
 
-def f654(s, b):
+def f574(s, b):
     # 'rulesets/newtown/cards.mst:199'
     return (b['side'] == 1)
 
 
-def f655(s, b):
+def f575(s, b):
     # 'rulesets/newtown/cards.mst:201'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f656(s, b):
+def f576(s, b):
     # 'rulesets/newtown/cards.mst:204'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f657(s, b):
+def f577(s, b):
     # 'rulesets/newtown/cards.mst:205'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f658(s, b):
+def f578(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (b['side'] == 1)
 
 
-def f659(s, b):
+def f579(s, b):
     # 'rulesets/newtown/cards.mst:240'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f660(s, b):
+def f580(s, b):
     # 'rulesets/newtown/cards.mst:242'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f661(s, b):
+def f581(s, b):
     # 'rulesets/newtown/cards.mst:244'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f662(s, b):
+def f582(s, b):
     # 'rulesets/newtown/cards.mst:256'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f663(s, b):
+def f583(s, b):
     # 'rulesets/newtown/cards.mst:257'
     return b['side']
 
 
-def f664(s, b):
+def f584(s, b):
     # 'rulesets/newtown/cards.mst:257'
     return b['_ask14']
 
 
-def f665(s, b):
+def f585(s, b):
     # 'rulesets/newtown/cards.mst:258'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f666(s, b):
+def f586(s, b):
     # 'rulesets/newtown/cards.mst:258'
     return b['side']
 
 
-def f667(s, b):
+def f587(s, b):
     # 'rulesets/newtown/cards.mst:259'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f668(s, b):
+def f588(s, b):
     # 'rulesets/newtown/cards.mst:260'
     return {'side': b['side']}
 
 
-def f669(s, b):
+def f589(s, b):
     # 'rulesets/newtown/cards.mst:296'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f670(s, b):
+def f590(s, b):
     # 'rulesets/newtown/cards.mst:297'
     return b['side']
 
 
-def f671(s, b):
+def f591(s, b):
     # 'rulesets/newtown/cards.mst:297'
     return b['_ask15']
 
 
-def f672(s, b):
+def f592(s, b):
     # 'rulesets/newtown/cards.mst:298'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f673(s, b):
+def f593(s, b):
     # 'rulesets/newtown/cards.mst:298'
     return b['side']
 
 
-def f674(s, b):
+def f594(s, b):
     # 'rulesets/newtown/cards.mst:299'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f675(s, b):
+def f595(s, b):
     # 'rulesets/newtown/cards.mst:300'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f676(s, b):
+def f596(s, b):
     # 'rulesets/newtown/cards.mst:301'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and UNIT_COMBAT[e0])))
+    return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and UNIT_COMBAT[e0]))
 
 
-def f677(s, b):
-    # 'rulesets/newtown/cards.mst:301'
-    return bool(b['_for_u'])
-
-
-def f678(s, b):
+def f597(s, b):
     # 'rulesets/newtown/cards.mst:301'
     return b['_for_u']
 
 
-def f679(s, b):
+def f598(s, b):
     # 'rulesets/newtown/cards.mst:301'
     return 0
 
 
-def f680(s, b):
-    # 'rulesets/newtown/cards.mst:301'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f681(s, b):
+def f599(s, b):
     # 'rulesets/newtown/cards.mst:302'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f682(s, b):
+def f600(s, b):
     # 'rulesets/newtown/cards.mst:304'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f683(s, b):
+def f601(s, b):
     # 'rulesets/newtown/cards.mst:305'
     return (b['card'] == 'chaos')
 
 
-def f684(s, b):
+def f602(s, b):
     # 'rulesets/newtown/cards.mst:306'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 
-def f685(s, b):
+def f603(s, b):
     # 'rulesets/newtown/cards.mst:308'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f686(s, b):
+def f604(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f687(s, b):
+def f605(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f688(s, b):
+def f606(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f689(s, b):
+def f607(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f690(s, b):
+def f608(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f691(s, b):
+def f609(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f692(s, b):
+def f610(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f693(s, b):
+def f611(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f694(s, b):
+def f612(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f695(s, b):
+def f613(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f696(s, b):
+def f614(s, b):
     # 'rulesets/newtown/special_units.mst:143'
-    b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
+    return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f697(s, b):
+def f615(s, b):
     # 'rulesets/newtown/special_units.mst:144'
-    b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
+    return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f698(s, b):
+def f616(s, b):
     # 'rulesets/newtown/special_units.mst:145'
-    b['others_first'] = (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0))) > 0) else b['here'])
+    return (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f699(s, b):
+def f617(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f700(s, b):
+def f618(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f701(s, b):
+def f619(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f702(s, b):
+def f620(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['side']
 
 
-def f703(s, b):
+def f621(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f704(s, b):
+def f622(s, b):
     # 'rulesets/newtown/special_units.mst:151'
     return (not b['fire'])
 
 
-def f705(s, b):
+def f623(s, b):
     # 'rulesets/newtown/special_units.mst:152'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f706(s, b):
+def f624(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f707(s, b):
+def f625(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f708(s, b):
+def f626(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f709(s, b):
+def f627(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f710(s, b):
+def f628(s, b):
     # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
+    return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f711(s, b):
-    # 'rulesets/series/results.mst:104'
-    return bool(b['_for_u'])
-
-
-def f712(s, b):
+def f629(s, b):
     # 'rulesets/series/results.mst:104'
     return b['_for_u']
 
 
-def f713(s, b):
+def f630(s, b):
     # 'rulesets/series/results.mst:104'
     return b['side']
 
 
-def f714(s, b):
-    # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f715(s, b):
+def f631(s, b):
     # 'rulesets/series/results.mst:105'
     e.capture(s, b['u'])
 
 
-def f716(s, b):
+def f632(s, b):
     # 'rulesets/series/results.mst:107'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
+    return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f717(s, b):
-    # 'rulesets/series/results.mst:107'
-    return bool(b['_for_u'])
-
-
-def f718(s, b):
-    # 'rulesets/series/results.mst:107'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f719(s, b):
+def f633(s, b):
     # 'rulesets/series/results.mst:108'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f720(s, b):
+def f634(s, b):
     # 'rulesets/series/results.mst:118'
-    b['leaders'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
+    return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
 
 
-def f721(s, b):
+def f635(s, b):
     # 'rulesets/series/results.mst:119'
     return (len(b['leaders']) > 0)
 
 
-def f722(s, b):
+def f636(s, b):
     # 'rulesets/series/results.mst:120'
     return b['leaders']
 
 
-def f723(s, b):
+def f637(s, b):
     # 'rulesets/series/results.mst:120'
     return b['side']
 
 
-def f724(s, b):
+def f638(s, b):
     # 'rulesets/series/results.mst:121'
     e.eliminate(s, b['casualty'])
 
 
-def f725(s, b):
+def f639(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f726(s, b):
+def f640(s, b):
     # 'rulesets/series/results.mst:217'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f727(s, b):
+def f641(s, b):
     # 'rulesets/series/movement.mst:115'
-    b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
+    return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f728(s, b):
-    # 'rulesets/series/movement.mst:115'
-    return bool(b['_for_l'])
-
-
-def f729(s, b):
-    # 'rulesets/series/movement.mst:115'
-    b['l'] = b['_for_l'][0]
-    b['_for_l'] = b['_for_l'][1:]
-
-
-def f730(s, b):
+def f642(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f731(s, b):
+def f643(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f732(s, b):
+def f644(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f733(s, b):
+def f645(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f734(s, b):
+def f646(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s, b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f735(s, b):
+def f647(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f736(s, b):
+def f648(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f737(s, b):
+def f649(s, b):
     # 'rulesets/newtown/victory.mst:83'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f738(s, b):
+def f650(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f739(s, b):
+def f651(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f740(s, b):
+def f652(s, b):
     # 'rulesets/newtown/indian_rules.mst:85'
     return {'unit': b['affected']}
 
 
-def f741(s, b):
+def f653(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f742(s, b):
+def f654(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f743(s, b):
+def f655(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f744(s, b):
+def f656(s, b):
     # 'rulesets/newtown/special_units.mst:53'
     return {}
 
 
-def f745(s, b):
+def f657(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f746(s, b):
+def f658(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f747(s, b):
+def f659(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f748(s, b):
+def f660(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f749(s, b):
+def f661(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f750(s, b):
+def f662(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f751(s, b):
+def f663(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f752(s, b):
+def f664(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f753(s, b):
+def f665(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f754(s, b):
+def f666(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f755(s, b):
+def f667(s, b):
     # 'rulesets/newtown/cards.mst:230'
     return {'side': 0}
 
 
-def f756(s, b):
+def f668(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f757(s, b):
+def f669(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f758(s, b):
+def f670(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f759(s, b):
+def f671(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f760(s, b):
+def f672(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f761(s, b):
+def f673(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f762(s, b):
+def f674(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f763(s, b):
+def f675(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f764(s, b):
+def f676(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f765(s, b):
+def f677(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f766(s, b):
+def f678(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f767(s, b):
+def f679(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f768(s, b):
+def f680(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return 1
 
 
-def f769(s, b):
+def f681(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f770(s, b):
+def f682(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return -1
 
 
-def f771(s, b):
+def f683(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f772(s, b):
+def f684(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f773(s, b):
+def f685(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f774(s, b):
+def f686(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f775(s, b):
+def f687(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return -1
 
 
-def f776(s, b):
+def f688(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f777(s, b):
+def f689(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return -1
 
 
-def f778(s, b):
+def f690(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f779(s, b):
+def f691(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return -1
 
 
-def f780(s, b):
+def f692(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
 
 
-def f781(s, b):
+def f693(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return 1
 
 
-def f782(s, b):
+def f694(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
 
 
-def f783(s, b):
+def f695(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return -1
 
 
-def f784(s, b):
+def f696(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f785(s, b):
+def f697(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return 1
 
 
-def f786(s, b):
+def f698(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f787(s, b):
+def f699(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return 1
 
 
-def f788(s, b):
+def f700(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f789(s, b):
+def f701(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return 1
 
 
-def f790(s, b):
+def f702(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f791(s, b):
+def f703(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return -1
 
 
-def f792(s, b):
+def f704(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f793(s, b):
+def f705(s, b):
     # 'rulesets/newtown/tables.mst:57'
     return d_modified_morale(s, b['unit'])
 
 
-def f794(s, b):
+def f706(s, b):
     # 'rulesets/newtown/tables.mst:58'
     return d_leadership(s, b['unit'])
 
 
-def f795(s, b):
+def f707(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return 1
 
 
-def f796(s, b):
+def f708(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f797(s, b):
+def f709(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return 1
 
 
-def f798(s, b):
+def f710(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f799(s, b):
+def f711(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return -1
 
 
-def f800(s, b):
+def f712(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f801(s, b):
+def f713(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return -1
 
 
-def f802(s, b):
+def f714(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f803(s, b):
+def f715(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return 1
 
 
-def f804(s, b):
+def f716(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f805(s, b):
+def f717(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return -1
 
 
-def f806(s, b):
+def f718(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f807(s, b):
+def f719(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f808(s, b):
+def f720(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f809(s, b):
+def f721(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f810(s, b):
+def f722(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f811(s, b):
+def f723(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f812(s, b):
+def f724(s, b):
     # 'rulesets/newtown/victory.mst:22'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f813(s, b):
+def f725(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f814(s, b):
+def f726(s, b):
     # 'rulesets/newtown/victory.mst:82'
     return UNIT_LEADER[b['unit']]
 
 
-def f815(s, b):
+def f727(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f816(s, b):
+def f728(s, b):
     # 'rulesets/newtown/sequence.mst:132'
     return UNIT_COMBAT[b['unit']]
 
 
-def f817(s, b):
+def f729(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f818(s, b):
+def f730(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f819(s, b):
+def f731(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f820(s, b):
+def f732(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase')) or (b['procedure'] == 'final_movement_phase'))
 
 
-def f821(s, b):
+def f733(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f822(s, b):
+def f734(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f823(s, b):
+def f735(s, b):
     # 'rulesets/newtown/special_units.mst:75'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f824(s, b):
+def f736(s, b):
     # 'rulesets/newtown/special_units.mst:81'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f825(s, b):
+def f737(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f826(s, b):
+def f738(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f827(s, b):
+def f739(s, b):
     # 'rulesets/newtown/cards.mst:228'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
-def f828(s, b):
+def f740(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f829(s, b):
+def f741(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f830(s, b):
+def f742(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f831(s, b):
+def f743(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f832(s, b):
+def f744(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f833(s, b):
+def f745(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f834(s, b):
+def f746(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f835(s, b):
+def f747(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f836(s, b):
+def f748(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f837(s, b):
+def f749(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f838(s, b):
+def f750(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f839(s, b):
+def f751(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f840(s, b):
+def f752(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f841(s, b):
+def f753(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f842(s, b):
+def f754(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f843(s, b):
+def f755(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f844(s, b):
+def f756(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f845(s, b):
+def f757(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f846(s, b):
+def f758(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f847(s, b):
+def f759(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f848(s, b):
+def f760(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f849(s, b):
+def f761(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f850(s, b):
+def f762(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f851(s, b):
+def f763(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f852(s, b):
+def f764(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f853(s, b):
+def f765(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f854(s, b):
+def f766(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f855(s, b):
+def f767(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 1
 
 
-def f856(s, b):
+def f768(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f857(s, b):
+def f769(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 0
 
 
-def f858(s, b):
+def f770(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f859(s, b):
+def f771(s, b):
     # 'rulesets/newtown/scenarios.mst:15'
     return 1
 
 
-def f860(s, b):
+def f772(s, b):
     # 'rulesets/newtown/scenarios.mst:15'
     return 1
 
 
-def f861(s, b):
+def f773(s, b):
     # 'rulesets/newtown/scenarios.mst:39'
     return 1
 
 
-def f862(s, b):
+def f774(s, b):
     # 'rulesets/newtown/scenarios.mst:39'
     return 14
 
 
-def f863(s, b):
+def f775(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 0
 
 
-def f864(s, b):
+def f776(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 13
 
 
-def f865(s, b):
+def f777(s, b):
     # 'rulesets/newtown/scenarios.mst:41'
     return 1
 
 
-def f866(s, b):
+def f778(s, b):
     # 'rulesets/newtown/scenarios.mst:41'
     return 1
 
 
-def f867(s, b):
+def f779(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f868(s, b):
+def f780(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f869(s, b):
+def f781(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f870(s, b):
+def f782(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f871(s, b):
+def f783(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f872(s, b):
+def f784(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f873(s, b):
+def f785(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f874(s, b):
+def f786(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f875(s, b):
+def f787(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -4950,9 +4511,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f873),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f874),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f875),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f785),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f786),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f787),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -14972,48 +14533,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f756, None),
-            ModifierSpec('Momentum Chits spent', f757, None),
+            ModifierSpec('Army Morale', f668, None),
+            ModifierSpec('Momentum Chits spent', f669, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f758, None),
-            ModifierSpec('Leadership DRM', f759, None),
-            ModifierSpec('Other modifiers of this check', f760, None),
+            ModifierSpec('Modified morale', f670, None),
+            ModifierSpec('Leadership DRM', f671, None),
+            ModifierSpec('Other modifiers of this check', f672, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f761, f762),
-            ModifierSpec("Target's terrain", f763, None),
+            ModifierSpec('First Fire Bonus', f673, f674),
+            ModifierSpec("Target's terrain", f675, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f764, None),
-            ModifierSpec("Defender's lead unit morale", f765, None),
-            ModifierSpec('Attacking leader', f766, None),
-            ModifierSpec('Defending leader', f767, None),
-            ModifierSpec('Defender surrounded', f768, f769),
-            ModifierSpec('Attacker surrounded', f770, f771),
-            ModifierSpec('Tactics', f772, None),
-            ModifierSpec("Defender's terrain", f773, f774),
-            ModifierSpec('Attacking up slope', f775, f776),
-            ModifierSpec('Attacking into fieldworks', f777, f778),
-            ModifierSpec('Attacking lead unit has a black R', f779, f780),
-            ModifierSpec('Defending lead unit has a black R', f781, f782),
-            ModifierSpec('All-militia attacking force', f783, f784),
-            ModifierSpec('All-militia defending force', f785, f786),
-            ModifierSpec('Attacking a unit with Failed Resolve', f787, f788),
-            ModifierSpec('Indian ferocity (attacking)', f789, f790),
-            ModifierSpec('Indian ferocity (defending)', f791, f792),
+            ModifierSpec("Attacker's lead unit morale", f676, None),
+            ModifierSpec("Defender's lead unit morale", f677, None),
+            ModifierSpec('Attacking leader', f678, None),
+            ModifierSpec('Defending leader', f679, None),
+            ModifierSpec('Defender surrounded', f680, f681),
+            ModifierSpec('Attacker surrounded', f682, f683),
+            ModifierSpec('Tactics', f684, None),
+            ModifierSpec("Defender's terrain", f685, f686),
+            ModifierSpec('Attacking up slope', f687, f688),
+            ModifierSpec('Attacking into fieldworks', f689, f690),
+            ModifierSpec('Attacking lead unit has a black R', f691, f692),
+            ModifierSpec('Defending lead unit has a black R', f693, f694),
+            ModifierSpec('All-militia attacking force', f695, f696),
+            ModifierSpec('All-militia defending force', f697, f698),
+            ModifierSpec('Attacking a unit with Failed Resolve', f699, f700),
+            ModifierSpec('Indian ferocity (attacking)', f701, f702),
+            ModifierSpec('Indian ferocity (defending)', f703, f704),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f793, None),
-            ModifierSpec('Leadership DRM', f794, None),
-            ModifierSpec('In woods', f795, f796),
-            ModifierSpec('Behind the breastwork', f797, f798),
-            ModifierSpec('Adjacent to an enemy combat unit', f799, f800),
-            ModifierSpec('Reduced', f801, f802),
-            ModifierSpec('War Dance', f803, f804),
+            ModifierSpec('Modified morale', f705, None),
+            ModifierSpec('Leadership DRM', f706, None),
+            ModifierSpec('In woods', f707, f708),
+            ModifierSpec('Behind the breastwork', f709, f710),
+            ModifierSpec('Adjacent to an enemy combat unit', f711, f712),
+            ModifierSpec('Reduced', f713, f714),
+            ModifierSpec('War Dance', f715, f716),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f805, f806),
+            ModifierSpec('Visions', f717, f718),
         )),
     },
     procedures={
@@ -15024,7 +14585,7 @@ RULES = Rules(
             params=('side', 'amount'),
             result='',
             code=(
-                ('exec', f1),
+                Exec(f1),
             ),
             steps={'adjust': 0},
             types={'amount': 'int', 'side': 'side'},
@@ -15037,14 +14598,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f2, 4),
-                ('exec', f3),
-                ('exec', f4),
-                ('jump', 8),
-                ('jump_if_not', f5, 8),
-                ('exec', f6),
-                ('exec', f7),
-                ('jump', 8),
+                JumpIfNot(f2, 4),
+                Exec(f3),
+                Exec(f4),
+                Jump(8),
+                JumpIfNot(f5, 8),
+                Exec(f6),
+                Exec(f7),
+                Jump(8),
             ),
             steps={'gain': 0},
             types={'side': 'side'},
@@ -15057,8 +14618,8 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f8),
-                ('exec', f9),
+                Exec(f8),
+                Exec(f9),
             ),
             steps={'spend': 0},
             types={'side': 'side'},
@@ -15071,12 +14632,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f10, 3),
-                ('call', 'spend_momentum', f11, None),
-                ('jump', 6),
-                ('jump_if_not', f12, 6),
-                ('call', 'gain_momentum', f13, None),
-                ('jump', 6),
+                JumpIfNot(f10, 3),
+                Call('spend_momentum', f11, None),
+                Jump(6),
+                JumpIfNot(f12, 6),
+                Call('gain_momentum', f13, None),
+                Jump(6),
             ),
             steps={'lose': 0},
             types={'side': 'side'},
@@ -15089,15 +14650,15 @@ RULES = Rules(
             params=('units', 'side', 'drm'),
             result='',
             code=(
-                ('exec', f14),
-                ('jump_if_not', f15, 9),
-                ('choose', 'u', f16, f17, 'unit', 'choose the next u', ''),
-                ('exec', f18),
-                ('call', 'morale_check', f19, 'passed'),
-                ('jump_if_not', f20, 8),
-                ('call', 'retreat_unit', f21, None),
-                ('jump', 8),
-                ('jump', 1),
+                ForStart('_for_u', f14),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f15, f16, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('morale_check', f17, 'passed'),
+                JumpIfNot(f18, 8),
+                Call('retreat_unit', f19, None),
+                Jump(8),
+                Jump(1),
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
@@ -15110,16 +14671,16 @@ RULES = Rules(
             params=('units', 'side', 'drm'),
             result='',
             code=(
-                ('exec', f22),
-                ('jump_if_not', f23, 10),
-                ('choose', 'u', f24, f25, 'unit', 'choose the next u', ''),
-                ('exec', f26),
-                ('call', 'morale_check', f27, 'passed'),
-                ('jump_if_not', f28, 8),
-                ('call', 'retreat_unit', f29, None),
-                ('jump', 9),
-                ('call', 'disrupt', f30, None),
-                ('jump', 1),
+                ForStart('_for_u', f20),
+                JumpIfEmpty('_for_u', 10),
+                Choose('u', f21, f22, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('morale_check', f23, 'passed'),
+                JumpIfNot(f24, 8),
+                Call('retreat_unit', f25, None),
+                Jump(9),
+                Call('disrupt', f26, None),
+                Jump(1),
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
@@ -15132,11 +14693,11 @@ RULES = Rules(
             params=('units', 'chooser'),
             result='',
             code=(
-                ('choose', 'taken', f31, f32, 'unit', 'choose taken', ''),
-                ('jump_if_not', f33, 4),
-                ('call', 'lose_momentum', f34, None),
-                ('jump', 4),
-                ('exec', f35),
+                Choose('taken', f27, f28, 'unit', 'choose taken', ''),
+                JumpIfNot(f29, 4),
+                Call('lose_momentum', f30, None),
+                Jump(4),
+                Exec(f31),
             ),
             steps={'choose': 0, 'capture': 1},
             types={'chooser': 'side', 'taken': 'unit', 'units': 'units'},
@@ -15149,12 +14710,12 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f36, 4),
-                ('exec', f37),
-                ('return',),
-                ('jump', 5),
-                ('exec', f38),
-                ('call', 'retreat_unit', f39, None),
+                JumpIfNot(f32, 4),
+                Exec(f33),
+                Return(),
+                Jump(5),
+                Exec(f34),
+                Call('retreat_unit', f35, None),
             ),
             steps={'worsen': 0, 'retreat': 5},
             types={'unit': 'unit'},
@@ -15167,22 +14728,22 @@ RULES = Rules(
             params=('unit', 'hexes'),
             result='',
             code=(
-                ('exec', f40),
-                ('jump_if_not', f41, 4),
-                ('call', 'evading_retreat', f42, None),
-                ('jump', 5),
-                ('prim', 'retreat', f46, {'stacking': f43, 'blocked': f44, 'avoid': f45}),
-                ('jump_if_not', f47, 16),
-                ('exec', f48),
-                ('jump_if_not', f49, 15),
-                ('choose', 'l', f50, f51, 'unit', 'choose the next l', ''),
-                ('exec', f52),
-                ('ask', f53, 'Retreat the leader with the unit?', '_ask1'),
-                ('jump_if_not', f54, 14),
-                ('exec', f55),
-                ('jump', 14),
-                ('jump', 7),
-                ('jump', 16),
+                Let('origin', f36),
+                JumpIfNot(f37, 4),
+                Call('evading_retreat', f38, None),
+                Jump(5),
+                Prim('retreat', f42, {'stacking': f39, 'blocked': f40, 'avoid': f41}),
+                JumpIfNot(f43, 16),
+                ForStart('_for_l', f44),
+                JumpIfEmpty('_for_l', 15),
+                Choose('l', f45, f46, 'unit', 'choose the next l', ''),
+                ForDrop('l', '_for_l'),
+                Ask(f47, 'Retreat the leader with the unit?', '_ask1'),
+                JumpIfNot(f48, 14),
+                Exec(f49),
+                Jump(14),
+                Jump(7),
+                Jump(16),
             ),
             steps={'start': 0, 'retreat': 1, 'leaders': 5},
             types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'},
@@ -15195,7 +14756,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f56, None),
+                Call('adjust_army_morale', f50, None),
             ),
             steps={'army_morale': 0},
             types={'unit': 'unit'},
@@ -15208,15 +14769,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f57),
-                ('jump_if_not', f58, 9),
-                ('choose', 'u', f59, f60, 'unit', 'choose the next u', ''),
-                ('exec', f61),
-                ('jump_if_not', f62, 7),
-                ('exec', f63),
-                ('jump', 8),
-                ('call', 'disrupt', f64, None),
-                ('jump', 1),
+                ForStart('_for_u', f51),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f52, f53, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                JumpIfNot(f54, 7),
+                Exec(f55),
+                Jump(8),
+                Call('disrupt', f56, None),
+                Jump(1),
             ),
             steps={'exposed': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
@@ -15229,12 +14790,12 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('call', 'prepare_for_play', f65, None),
-                ('jump_if_not', f66, 5),
-                ('call', 'game_turn', f67, None),
-                ('exec', f68),
-                ('jump', 1),
-                ('exec', f69),
+                Call('prepare_for_play', f57, None),
+                JumpIfNot(f58, 5),
+                Call('game_turn', f59, None),
+                Exec(f60),
+                Jump(1),
+                Exec(f61),
             ),
             steps={'prepare': 0, 'turns': 1, 'winner': 5},
             types={},
@@ -15247,22 +14808,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f70, 3),
-                ('exec', f71),
-                ('jump', 4),
-                ('call', 'initiative', f72, None),
-                ('jump_unless_switch', 'historical_opening', True, 10),
-                ('jump_if_not', f73, 10),
-                ('exec', f74),
-                ('call', 'defensive_artillery_fire_phase', f75, None),
-                ('jump', 15),
-                ('jump', 10),
-                ('call', 'player_turn', f76, None),
-                ('jump_if_not', f77, 14),
-                ('jump', 15),
-                ('jump', 14),
-                ('call', 'player_turn', f78, None),
-                ('exec', f79),
+                JumpIfNot(f62, 3),
+                Exec(f63),
+                Jump(4),
+                Call('initiative', f64, None),
+                JumpUnlessSwitch('historical_opening', True, 10),
+                JumpIfNot(f65, 10),
+                Exec(f66),
+                Call('defensive_artillery_fire_phase', f67, None),
+                Jump(15),
+                Jump(10),
+                Call('player_turn', f68, None),
+                JumpIfNot(f69, 14),
+                Jump(15),
+                Jump(14),
+                Call('player_turn', f70, None),
+                Exec(f71),
             ),
             steps={'initiative': 0, 'bottom_half_only': 4, 'first_player_turn': 10, 'american_only': 11, 'second_player_turn': 14, 'end_of_turn': 15},
             types={},
@@ -15275,27 +14836,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f80),
-                ('call', 'card_window', f81, None),
-                ('call', 'card_window', f82, None),
-                ('jump_if_not', f83, 7),
-                ('choose', 'commander', f84, f85, 'unit', 'choose commander', ''),
-                ('exec', f86),
-                ('jump', 7),
-                ('jump_if_not', f87, 10),
-                ('call', 'indian_movement_phases', f88, None),
-                ('jump', 11),
-                ('call', 'movement_phase', f89, None),
-                ('call', 'rally_phase', f90, None),
-                ('call', 'defensive_artillery_fire_phase', f91, None),
-                ('call', 'rifle_fire_phase', f92, None),
-                ('call', 'close_combat_phase', f93, None),
-                ('jump_if_not', f94, 18),
-                ('call', 'final_movement_phase', f95, None),
-                ('jump', 18),
-                ('jump_if_not', f96, 21),
-                ('call', 'indian_end_phase', f97, None),
-                ('jump', 21),
+                Exec(f72),
+                Call('card_window', f73, None),
+                Call('card_window', f74, None),
+                JumpIfNot(f75, 7),
+                Choose('commander', f76, f77, 'unit', 'choose commander', ''),
+                Exec(f78),
+                Jump(7),
+                JumpIfNot(f79, 10),
+                Call('indian_movement_phases', f80, None),
+                Jump(11),
+                Call('movement_phase', f81, None),
+                Call('rally_phase', f82, None),
+                Call('defensive_artillery_fire_phase', f83, None),
+                Call('rifle_fire_phase', f84, None),
+                Call('close_combat_phase', f85, None),
+                JumpIfNot(f86, 18),
+                Call('final_movement_phase', f87, None),
+                Jump(18),
+                JumpIfNot(f88, 21),
+                Call('indian_end_phase', f89, None),
+                Jump(21),
             ),
             steps={'begin': 0, 'opportunity_cards': 1, 'designate_commander': 3, 'movement': 7, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14, 'final_movement': 15, 'end_phase': 18},
             types={'commander': 'unit', 'side': 'side'},
@@ -15308,29 +14869,29 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f98, 5),
-                ('exec', f99),
-                ('call', 'spend_on_initiative', f100, None),
-                ('call', 'spend_on_initiative', f101, None),
-                ('jump', 5),
-                ('exec', f102),
-                ('roll_die', 'first_roll', 'initiative_drm'),
-                ('exec', f103),
-                ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f104, 12),
-                ('jump', 13),
-                ('jump', 12),
-                ('jump', 5),
-                ('exec', f105),
-                ('jump_if_not', f106, 23),
-                ('ask', f107, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
-                ('jump_if_not', f108, 22),
-                ('call', 'spend_momentum', f109, None),
-                ('call', 'spend_momentum', f110, None),
-                ('call', 'spend_momentum', f111, None),
-                ('exec', f112),
-                ('jump', 22),
-                ('jump', 23),
+                JumpIfNot(f90, 5),
+                Let('first', f91),
+                Call('spend_on_initiative', f92, None),
+                Call('spend_on_initiative', f93, None),
+                Jump(5),
+                Let('side', f94),
+                RollDie('first_roll', 'initiative_drm'),
+                Let('side', f95),
+                RollDie('second_roll', 'initiative_drm'),
+                JumpIfNot(f96, 12),
+                Jump(13),
+                Jump(12),
+                Jump(5),
+                Exec(f97),
+                JumpIfNot(f98, 23),
+                Ask(f99, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
+                JumpIfNot(f100, 22),
+                Call('spend_momentum', f101, None),
+                Call('spend_momentum', f102, None),
+                Call('spend_momentum', f103, None),
+                Exec(f104),
+                Jump(22),
+                Jump(23),
             ),
             steps={'spend': 0, 'roll': 5, 'winner': 13, 'dictate': 14},
             types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int', 'second_roll': 'int', 'side': 'side'},
@@ -15343,14 +14904,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f113, 8),
-                ('ask', f114, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
-                ('jump_if_not', f115, 6),
-                ('call', 'spend_momentum', f116, None),
-                ('exec', f117),
-                ('jump', 7),
-                ('jump', 8),
-                ('jump', 0),
+                JumpIfNot(f105, 8),
+                Ask(f106, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
+                JumpIfNot(f107, 6),
+                Call('spend_momentum', f108, None),
+                Exec(f109),
+                Jump(7),
+                Jump(8),
+                Jump(0),
             ),
             steps={'spend': 0},
             types={'_ask3': 'bool', 'side': 'side'},
@@ -15363,15 +14924,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f118),
-                ('jump_if_not', f119, 9),
-                ('exec', f120),
-                ('jump_if_not', f121, 8),
-                ('choose', 'u', f122, f123, 'unit', 'choose u', ''),
-                ('exec', f124),
-                ('call', 'adjust_army_morale', f125, None),
-                ('jump', 3),
-                ('jump', 1),
+                ForStart('_for_h', f110),
+                JumpIfEmpty('_for_h', 9),
+                ForTake('h', '_for_h'),
+                JumpIfNot(f111, 8),
+                Choose('u', f112, f113, 'unit', 'choose u', ''),
+                Exec(f114),
+                Call('adjust_army_morale', f115, None),
+                Jump(3),
+                Jump(1),
             ),
             steps={'each': 0},
             types={'_for_h': 'hexes', 'h': 'hex', 'side': 'side', 'u': 'unit'},
@@ -15384,57 +14945,57 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'enter_reinforcements', f126, {}),
-                ('jump_if_not', f127, 9),
-                ('exec', f128),
-                ('jump_if_not', f129, 8),
-                ('exec', f130),
-                ('exec', f131),
-                ('exec', f132),
-                ('jump', 3),
-                ('jump', 9),
-                ('exec', f133),
-                ('jump_if_not', f134, 22),
-                ('choose', 'u', f135, f136, 'unit', 'choose the next u', ''),
-                ('exec', f137),
-                ('exec', f138),
-                ('exec', f139),
-                ('jump_if_not', f140, 20),
-                ('exec', f141),
-                ('choose', 'to', f142, f143, 'hex', 'choose to', ''),
-                ('exec', f144),
-                ('jump', 20),
-                ('exec', f145),
-                ('jump', 10),
-                ('jump_if_not', f146, 25),
-                ('call', 'examine_indian_stacks', f147, None),
-                ('jump', 25),
-                ('jump_if_not', f148, 33),
-                ('ask', f149, 'Play Stampede on the cattle herd?', '_ask4'),
-                ('jump_if_not', f150, 32),
-                ('call', 'discard', f151, None),
-                ('choose', 'h', f152, f153, 'hex', 'choose h', ''),
-                ('exec', f154),
-                ('jump', 32),
-                ('jump', 33),
-                ('jump_if_not', f155, 36),
-                ('prim', 'march', f157, {'stacking': f156}),
-                ('jump', 36),
-                ('prim', 'move_units', f163, {'stacking': f158, 'stop_after': f159, 'extra_cost': f160, 'strategic': f161, 'strategic_step': f162}),
-                ('exec', f164),
-                ('jump_if_not', f165, 51),
-                ('exec', f166),
-                ('exec', f167),
-                ('jump_if_not', f168, 50),
-                ('exec', f169),
-                ('exec', f170),
-                ('jump_if_not', f171, 48),
-                ('exec', f172),
-                ('exec', f173),
-                ('jump', 44),
-                ('call', 'adjust_army_morale', f174, None),
-                ('jump', 50),
-                ('jump', 38),
+                Prim('enter_reinforcements', f116, {}),
+                JumpIfNot(f117, 9),
+                ForStart('_for_u', f118),
+                JumpIfEmpty('_for_u', 8),
+                ForTake('u', '_for_u'),
+                Exec(f119),
+                Exec(f120),
+                Jump(3),
+                Jump(9),
+                ForStart('_for_u', f121),
+                JumpIfEmpty('_for_u', 22),
+                Choose('u', f122, f123, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Let('here', f124),
+                Let('away', f125),
+                JumpIfNot(f126, 20),
+                Let('fewest', f127),
+                Choose('to', f128, f129, 'hex', 'choose to', ''),
+                Exec(f130),
+                Jump(20),
+                Exec(f131),
+                Jump(10),
+                JumpIfNot(f132, 25),
+                Call('examine_indian_stacks', f133, None),
+                Jump(25),
+                JumpIfNot(f134, 33),
+                Ask(f135, 'Play Stampede on the cattle herd?', '_ask4'),
+                JumpIfNot(f136, 32),
+                Call('discard', f137, None),
+                Choose('h', f138, f139, 'hex', 'choose h', ''),
+                Exec(f140),
+                Jump(32),
+                Jump(33),
+                JumpIfNot(f141, 36),
+                Prim('march', f143, {'stacking': f142}),
+                Jump(36),
+                Prim('move_units', f149, {'stacking': f144, 'stop_after': f145, 'extra_cost': f146, 'strategic': f147, 'strategic_step': f148}),
+                ForStart('_for_u', f150),
+                JumpIfEmpty('_for_u', 51),
+                ForTake('u', '_for_u'),
+                Exec(f151),
+                JumpIfNot(f152, 50),
+                Let('group', f153),
+                ForStart('_for_v', f154),
+                JumpIfEmpty('_for_v', 48),
+                ForTake('v', '_for_v'),
+                Exec(f155),
+                Jump(44),
+                Call('adjust_army_morale', f156, None),
+                Jump(50),
+                Jump(38),
             ),
             steps={'reinforcements': 0, 'destroy_newtown': 1, 'disrupted_away': 9, 'examine': 22, 'stampede': 25, 'drive_the_herd': 33, 'move': 36, 'pins': 37},
             types={'_ask4': 'bool', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
@@ -15447,8 +15008,8 @@ RULES = Rules(
             params=('unit', 'drm'),
             result='passed',
             code=(
-                ('roll_die', 'total', 'morale_check_drm'),
-                ('exec', f175),
+                RollDie('total', 'morale_check_drm'),
+                Let('passed', f157),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -15461,44 +15022,44 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f176),
-                ('jump_if_not', f177, 5),
-                ('exec', f178),
-                ('exec', f179),
-                ('jump', 1),
-                ('jump_if_not', f180, 12),
-                ('ask', f181, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
-                ('jump_if_not', f182, 11),
-                ('call', 'spend_momentum', f183, None),
-                ('call', 'draw_card', f184, None),
-                ('jump', 11),
-                ('jump', 12),
-                ('exec', f185),
-                ('jump_if_not', f186, 22),
-                ('choose', 'u', f187, f188, 'unit', 'choose the next u', ''),
-                ('exec', f189),
-                ('call', 'morale_check', f190, 'passed'),
-                ('jump_if_not', f191, 21),
-                ('exec', f192),
-                ('call', 'adjust_army_morale', f193, None),
-                ('jump', 21),
-                ('jump', 13),
-                ('jump_if_not', f194, 38),
-                ('exec', f195),
-                ('jump_if_not', f196, 37),
-                ('choose', 'u', f197, f198, 'unit', 'choose the next u', ''),
-                ('exec', f199),
-                ('jump_if_not', f200, 33),
-                ('call', 'morale_check', f201, 'recovered'),
-                ('jump_if_not', f202, 32),
-                ('exec', f203),
-                ('jump', 32),
-                ('jump', 33),
-                ('jump_if_not', f204, 36),
-                ('call', 'resolve_retreat', f205, None),
-                ('jump', 36),
-                ('jump', 24),
-                ('jump', 38),
+                ForStart('_for_u', f158),
+                JumpIfEmpty('_for_u', 5),
+                ForTake('u', '_for_u'),
+                Exec(f159),
+                Jump(1),
+                JumpIfNot(f160, 12),
+                Ask(f161, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
+                JumpIfNot(f162, 11),
+                Call('spend_momentum', f163, None),
+                Call('draw_card', f164, None),
+                Jump(11),
+                Jump(12),
+                ForStart('_for_u', f165),
+                JumpIfEmpty('_for_u', 22),
+                Choose('u', f166, f167, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('morale_check', f168, 'passed'),
+                JumpIfNot(f169, 21),
+                Exec(f170),
+                Call('adjust_army_morale', f171, None),
+                Jump(21),
+                Jump(13),
+                JumpIfNot(f172, 38),
+                ForStart('_for_u', f173),
+                JumpIfEmpty('_for_u', 37),
+                Choose('u', f174, f175, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                JumpIfNot(f176, 33),
+                Call('morale_check', f177, 'recovered'),
+                JumpIfNot(f178, 32),
+                Exec(f179),
+                Jump(32),
+                Jump(33),
+                JumpIfNot(f180, 36),
+                Call('resolve_retreat', f181, None),
+                Jump(36),
+                Jump(24),
+                Jump(38),
             ),
             steps={'withdrawal_markers': 0, 'opportunity_card': 5, 'rally': 12, 'resolve': 22},
             types={'_ask5': 'bool', '_for_u': 'units', 'passed': 'bool', 'recovered': 'bool', 'side': 'side', 'u': 'unit'},
@@ -15511,20 +15072,20 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f206, 8),
-                ('choose', 'target_hex', f207, f208, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f209, 5),
-                ('jump', 14),
-                ('jump', 5),
-                ('exec', f210),
-                ('choose', 'target', f211, f212, 'unit', 'choose target', ''),
-                ('jump', 12),
-                ('choose', 'target', f213, f214, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f215, 12),
-                ('jump', 14),
-                ('jump', 12),
-                ('call', 'artillery_fire', f216, None),
-                ('jump', 0),
+                JumpIfNot(f182, 8),
+                Choose('target_hex', f183, f184, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f185, 5),
+                Jump(14),
+                Jump(5),
+                Exec(f186),
+                Choose('target', f187, f188, 'unit', 'choose target', ''),
+                Jump(12),
+                Choose('target', f189, f190, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f191, 12),
+                Jump(14),
+                Jump(12),
+                Call('artillery_fire', f192, None),
+                Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
@@ -15537,30 +15098,30 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f217),
-                ('exec', f218),
-                ('jump_if_not', f219, 11),
-                ('choose', 'a', f220, f221, 'unit', 'choose the next a', ''),
-                ('exec', f222),
-                ('ask', f223, 'Fire this artillery unit at the target?', '_ask6'),
-                ('jump_if_not', f224, 10),
-                ('exec', f225),
-                ('exec', f226),
-                ('jump', 10),
-                ('jump', 2),
-                ('exec', f227),
-                ('jump_if_not', f228, 21),
-                ('exec', f229),
-                ('exec', f230),
-                ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f231, 20),
-                ('roll', 2, None, None, 'result', None),
-                ('call', 'fire_result', f232, None),
-                ('jump', 20),
-                ('jump', 21),
-                ('jump_if_not', f233, 24),
-                ('exec', f234),
-                ('jump', 24),
+                Let('firers', f193),
+                ForStart('_for_a', f194),
+                JumpIfEmpty('_for_a', 11),
+                Choose('a', f195, f196, 'unit', 'choose the next a', ''),
+                ForDrop('a', '_for_a'),
+                Ask(f197, 'Fire this artillery unit at the target?', '_ask6'),
+                JumpIfNot(f198, 10),
+                Let('firers', f199),
+                Exec(f200),
+                Jump(10),
+                Jump(2),
+                Exec(f201),
+                JumpIfNot(f202, 21),
+                Let('needed', f203),
+                Let('first_fire', f204),
+                RollDie('modified', 'fire_drm'),
+                JumpIfNot(f205, 20),
+                Roll(2, None, None, 'result', None),
+                Call('fire_result', f206, None),
+                Jump(20),
+                Jump(21),
+                JumpIfNot(f207, 24),
+                Exec(f208),
+                Jump(24),
             ),
             steps={'firers': 0, 'to_hit': 12, 'resolve_hit': 21},
             types={'_ask6': 'bool', '_for_a': 'units', 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side', 'target': 'unit'},
@@ -15573,8 +15134,8 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('apply', f235, f236),
-                ('call', 'adjust_army_morale', f237, None),
+                ApplyResult(f209, f210),
+                Call('adjust_army_morale', f211, None),
             ),
             steps={'apply': 0},
             types={'result': 'code', 'target': 'unit'},
@@ -15587,22 +15148,22 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f238, None),
-                ('call', 'rifle_fire_by', f239, None),
-                ('exec', f240),
-                ('jump_if_not', f241, 9),
-                ('choose', 'u', f242, f243, 'unit', 'choose the next u', ''),
-                ('exec', f244),
-                ('call', 'fire_result', f245, None),
-                ('exec', f246),
-                ('jump', 3),
-                ('exec', f247),
-                ('jump_if_not', f248, 16),
-                ('choose', 'u', f249, f250, 'unit', 'choose the next u', ''),
-                ('exec', f251),
-                ('call', 'fire_result', f252, None),
-                ('exec', f253),
-                ('jump', 10),
+                Call('rifle_fire_by', f212, None),
+                Call('rifle_fire_by', f213, None),
+                ForStart('_for_u', f214),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f215, f216, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('fire_result', f217, None),
+                Exec(f218),
+                Jump(3),
+                ForStart('_for_u', f219),
+                JumpIfEmpty('_for_u', 16),
+                Choose('u', f220, f221, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('fire_result', f222, None),
+                Exec(f223),
+                Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
@@ -15615,20 +15176,20 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f254, 8),
-                ('choose', 'target_hex', f255, f256, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f257, 5),
-                ('jump', 14),
-                ('jump', 5),
-                ('exec', f258),
-                ('choose', 'target', f259, f260, 'unit', 'choose target', ''),
-                ('jump', 12),
-                ('choose', 'target', f261, f262, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f263, 12),
-                ('jump', 14),
-                ('jump', 12),
-                ('call', 'rifle_fire', f264, None),
-                ('jump', 0),
+                JumpIfNot(f224, 8),
+                Choose('target_hex', f225, f226, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f227, 5),
+                Jump(14),
+                Jump(5),
+                Exec(f228),
+                Choose('target', f229, f230, 'unit', 'choose target', ''),
+                Jump(12),
+                Choose('target', f231, f232, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f233, 12),
+                Jump(14),
+                Jump(12),
+                Call('rifle_fire', f234, None),
+                Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
@@ -15641,32 +15202,32 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f265),
-                ('exec', f266),
-                ('jump_if_not', f267, 10),
-                ('choose', 'r', f268, f269, 'unit', 'choose the next r', ''),
-                ('exec', f270),
-                ('ask', f271, 'Fire this rifle unit at the target?', '_ask7'),
-                ('jump_if_not', f272, 9),
-                ('exec', f273),
-                ('jump', 9),
-                ('jump', 2),
-                ('exec', f274),
-                ('jump_if_not', f275, 26),
-                ('exec', f276),
-                ('exec', f277),
-                ('exec', f278),
-                ('jump_if_not', f279, 20),
-                ('exec', f280),
-                ('exec', f281),
-                ('exec', f282),
-                ('jump', 15),
-                ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f283, 25),
-                ('roll', 1, None, None, 'result', None),
-                ('exec', f284),
-                ('jump', 25),
-                ('jump', 26),
+                Let('firers', f235),
+                ForStart('_for_r', f236),
+                JumpIfEmpty('_for_r', 10),
+                Choose('r', f237, f238, 'unit', 'choose the next r', ''),
+                ForDrop('r', '_for_r'),
+                Ask(f239, 'Fire this rifle unit at the target?', '_ask7'),
+                JumpIfNot(f240, 9),
+                Let('firers', f241),
+                Jump(9),
+                Jump(2),
+                Exec(f242),
+                JumpIfNot(f243, 26),
+                Let('needed', f244),
+                Let('first_fire', f245),
+                ForStart('_for_r', f246),
+                JumpIfEmpty('_for_r', 20),
+                ForTake('r', '_for_r'),
+                Exec(f247),
+                Exec(f248),
+                Jump(15),
+                RollDie('modified', 'fire_drm'),
+                JumpIfNot(f249, 25),
+                Roll(1, None, None, 'result', None),
+                Exec(f250),
+                Jump(25),
+                Jump(26),
             ),
             steps={'firers': 0, 'to_hit': 11},
             types={'_ask7': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side', 'target': 'unit'},
@@ -15679,32 +15240,32 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f288, {'may_attack': f285, 'must_attack': f286, 'may_divert': f287}),
-                ('jump_if_not', f289, 4),
-                ('call', 'retreat_before_combat_phase', f290, None),
-                ('jump', 4),
-                ('exec', f291),
-                ('jump_if_not', f292, 9),
-                ('exec', f293),
-                ('exec', f294),
-                ('jump', 5),
-                ('jump_unless_switch', 'indian_ambush', True, 18),
-                ('jump_if_not', f295, 18),
-                ('exec', f296),
-                ('jump_if_not', f297, 15),
-                ('exec', f298),
-                ('jump', 17),
-                ('roll', 8, None, 'ambush_drm', 'ambush', None),
-                ('exec', f299),
-                ('jump', 18),
-                ('exec', f300),
-                ('jump_if_not', f301, 24),
-                ('choose', 'combat', f302, f303, 'option', 'choose the next combat', ''),
-                ('exec', f304),
-                ('call', 'close_combat', f305, None),
-                ('jump', 19),
-                ('call', 'end_of_close_combat', f306, None),
-                ('call', 'shattered_captured', f307, None),
+                Prim('designate_combats', f254, {'may_attack': f251, 'must_attack': f252, 'may_divert': f253}),
+                JumpIfNot(f255, 4),
+                Call('retreat_before_combat_phase', f256, None),
+                Jump(4),
+                ForStart('_for_u', f257),
+                JumpIfEmpty('_for_u', 9),
+                ForTake('u', '_for_u'),
+                Exec(f258),
+                Jump(5),
+                JumpUnlessSwitch('indian_ambush', True, 18),
+                JumpIfNot(f259, 18),
+                Exec(f260),
+                JumpIfNot(f261, 15),
+                Exec(f262),
+                Jump(17),
+                Roll(8, None, 'ambush_drm', 'ambush', None),
+                Exec(f263),
+                Jump(18),
+                ForStart('_for_combat', f264),
+                JumpIfEmpty('_for_combat', 24),
+                Choose('combat', f265, f266, 'option', 'choose the next combat', ''),
+                ForDrop('combat', '_for_combat'),
+                Call('close_combat', f267, None),
+                Jump(19),
+                Call('end_of_close_combat', f268, None),
+                Call('shattered_captured', f269, None),
             ),
             steps={'designate': 0, 'retreat_before_combat': 1, 'pins': 4, 'ambush': 9, 'resolve': 18, 'exposed': 24},
             types={'_for_combat': 'combats', '_for_u': 'units', 'ambush': 'str', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -15717,11 +15278,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f308),
-                ('jump_if_not', f309, 5),
-                ('exec', f310),
-                ('exec', f311),
-                ('jump', 1),
+                ForStart('_for_u', f270),
+                JumpIfEmpty('_for_u', 5),
+                ForTake('u', '_for_u'),
+                Exec(f271),
+                Jump(1),
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
@@ -15734,115 +15295,115 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f312),
-                ('exec', f313),
-                ('exec', f314),
-                ('exec', f315),
-                ('exec', f316),
-                ('exec', f317),
-                ('exec', f318),
-                ('jump_if_not', f319, 11),
-                ('exec', f320),
-                ('exec', f321),
-                ('jump', 7),
-                ('jump_if_not', f322, 19),
-                ('exec', f323),
-                ('jump_if_not', f324, 17),
-                ('exec', f325),
-                ('exec', f326),
-                ('jump', 13),
-                ('jump', 104),
-                ('jump', 19),
-                ('exec', f327),
-                ('jump_if_not', f328, 23),
-                ('exec', f329),
-                ('jump', 23),
-                ('jump_unless_switch', 'indian_ambush', True, 27),
-                ('jump_if_not', f330, 27),
-                ('exec', f331),
-                ('jump', 27),
-                ('jump_if_not', f332, 43),
-                ('ask', f333, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                ('jump_if_not', f334, 42),
-                ('exec', f335),
-                ('jump_if_not', f336, 40),
-                ('choose', 'u', f337, f338, 'unit', 'choose the next u', ''),
-                ('exec', f339),
-                ('exec', f340),
-                ('jump_if_not', f341, 38),
-                ('call', 'adjust_army_morale', f342, None),
-                ('jump', 38),
-                ('call', 'retreat_unit', f343, None),
-                ('jump', 31),
-                ('jump', 104),
-                ('jump', 42),
-                ('jump', 43),
-                ('choose', 'attacker_lead', f344, f345, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f346, f347, 'unit', 'choose defender_lead', ''),
-                ('jump_if_not', f348, 61),
-                ('ask', f349, 'Announce an Indian Withdrawal?', '_ask9'),
-                ('jump_if_not', f350, 60),
-                ('exec', f351),
-                ('jump_if_not', f352, 58),
-                ('choose', 'u', f353, f354, 'unit', 'choose the next u', ''),
-                ('exec', f355),
-                ('exec', f356),
-                ('jump_if_not', f357, 56),
-                ('call', 'adjust_army_morale', f358, None),
-                ('jump', 56),
-                ('call', 'evading_retreat', f359, None),
-                ('jump', 49),
-                ('jump', 104),
-                ('jump', 60),
-                ('jump', 61),
-                ('exec', f360),
-                ('jump_if_not', f361, 66),
-                ('exec', f362),
-                ('call', 'lose_honor', f363, None),
-                ('jump', 62),
-                ('exec', f364),
-                ('choose', 'attacker_chit', f365, f366, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f367, f368, 'option', 'choose defender_chit', 'secretly'),
-                ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f369),
-                ('exec', f370),
-                ('jump_if_not', f371, 76),
-                ('call', 'tactical_withdrawal', f372, None),
-                ('jump', 104),
-                ('jump', 76),
-                ('call', 'close_combat_cards', f373, None),
-                ('call', 'close_combat_cards', f374, None),
-                ('jump_if_not', f375, 81),
-                ('jump', 108),
-                ('jump', 81),
-                ('jump_if_not', f376, 84),
-                ('exec', f377),
-                ('jump', 84),
-                ('roll', 3, f378, 'close_combat_drm', 'result', 'modified_roll'),
-                ('exec', f379),
-                ('jump_if_not', f380, 96),
-                ('exec', f381),
-                ('jump_if_not', f382, 95),
-                ('ask', f383, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask10'),
-                ('jump_if_not', f384, 94),
-                ('call', 'discard', f385, None),
-                ('exec', f386),
-                ('jump', 94),
-                ('jump', 95),
-                ('jump', 86),
-                ('jump_if_not', f387, 100),
-                ('apply', f388, f389),
-                ('call', 'adjust_army_morale', f390, None),
-                ('jump', 100),
-                ('jump_if_not', f391, 104),
-                ('apply', f392, f393),
-                ('call', 'adjust_army_morale', f394, None),
-                ('jump', 104),
-                ('exec', f395),
-                ('jump_if_not', f396, 108),
-                ('call', 'advance_after_combat', f397, None),
-                ('jump', 108),
-                ('exec', f398),
+                Let('attacker_lead', f272),
+                Let('attacker', f273),
+                Let('defender', f274),
+                Exec(f275),
+                Exec(f276),
+                Exec(f277),
+                ForStart('_for_u', f278),
+                JumpIfEmpty('_for_u', 11),
+                ForTake('u', '_for_u'),
+                Exec(f279),
+                Jump(7),
+                JumpIfNot(f280, 19),
+                ForStart('_for_u', f281),
+                JumpIfEmpty('_for_u', 17),
+                ForTake('u', '_for_u'),
+                Exec(f282),
+                Jump(13),
+                Jump(104),
+                Jump(19),
+                Let('odds', f283),
+                JumpIfNot(f284, 23),
+                Let('odds', f285),
+                Jump(23),
+                JumpUnlessSwitch('indian_ambush', True, 27),
+                JumpIfNot(f286, 27),
+                Let('odds', f287),
+                Jump(27),
+                JumpIfNot(f288, 43),
+                Ask(f289, 'Withdraw the cavalry instead of fighting?', '_ask8'),
+                JumpIfNot(f290, 42),
+                ForStart('_for_u', f291),
+                JumpIfEmpty('_for_u', 40),
+                Choose('u', f292, f293, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Exec(f294),
+                JumpIfNot(f295, 38),
+                Call('adjust_army_morale', f296, None),
+                Jump(38),
+                Call('retreat_unit', f297, None),
+                Jump(31),
+                Jump(104),
+                Jump(42),
+                Jump(43),
+                Choose('attacker_lead', f298, f299, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f300, f301, 'unit', 'choose defender_lead', ''),
+                JumpIfNot(f302, 61),
+                Ask(f303, 'Announce an Indian Withdrawal?', '_ask9'),
+                JumpIfNot(f304, 60),
+                ForStart('_for_u', f305),
+                JumpIfEmpty('_for_u', 58),
+                Choose('u', f306, f307, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Exec(f308),
+                JumpIfNot(f309, 56),
+                Call('adjust_army_morale', f310, None),
+                Jump(56),
+                Call('evading_retreat', f311, None),
+                Jump(49),
+                Jump(104),
+                Jump(60),
+                Jump(61),
+                ForStart('_for_u', f312),
+                JumpIfEmpty('_for_u', 66),
+                ForTake('u', '_for_u'),
+                Call('lose_honor', f313, None),
+                Jump(62),
+                Exec(f314),
+                Choose('attacker_chit', f315, f316, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f317, f318, 'option', 'choose defender_chit', 'secretly'),
+                Reveal(('attacker_chit', 'defender_chit')),
+                Let('matrix', f319),
+                Let('tactics', f320),
+                JumpIfNot(f321, 76),
+                Call('tactical_withdrawal', f322, None),
+                Jump(104),
+                Jump(76),
+                Call('close_combat_cards', f323, None),
+                Call('close_combat_cards', f324, None),
+                JumpIfNot(f325, 81),
+                Jump(108),
+                Jump(81),
+                JumpIfNot(f326, 84),
+                Let('odds', f327),
+                Jump(84),
+                Roll(3, f328, 'close_combat_drm', 'result', 'modified_roll'),
+                ForStart('_for_player', f329),
+                JumpIfEmpty('_for_player', 96),
+                ForTake('player', '_for_player'),
+                JumpIfNot(f330, 95),
+                Ask(f331, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask10'),
+                JumpIfNot(f332, 94),
+                Call('discard', f333, None),
+                Exec(f334),
+                Jump(94),
+                Jump(95),
+                Jump(86),
+                JumpIfNot(f335, 100),
+                ApplyResult(f336, f337),
+                Call('adjust_army_morale', f338, None),
+                Jump(100),
+                JumpIfNot(f339, 104),
+                ApplyResult(f340, f341),
+                Call('adjust_army_morale', f342, None),
+                Jump(104),
+                Exec(f343),
+                JumpIfNot(f344, 108),
+                Call('advance_after_combat', f345, None),
+                Jump(108),
+                Exec(f346),
             ),
             steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 43, 'indian_withdrawal': 45, 'honor_leads': 61, 'tactics': 67, 'opportunity_before_roll': 76, 'resolve': 84, 'ignore_a_result': 85, 'apply': 96, 'advance': 104, 'done': 108},
             types={'_ask10': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
@@ -15855,29 +15416,29 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                ('jump_if_not', f399, 6),
-                ('ask', f400, 'Advance after combat out of the breastwork?', '_ask11'),
-                ('jump_if_not', f401, 4),
-                ('jump', 5),
-                ('return',),
-                ('jump', 6),
-                ('exec', f402),
-                ('jump_if_not', f403, 23),
-                ('exec', f404),
-                ('jump_if_not', f405, 13),
-                ('choose', 'into', f406, f407, 'hex', 'choose into', ''),
-                ('exec', f408),
-                ('jump', 13),
-                ('exec', f409),
-                ('jump_if_not', f410, 22),
-                ('choose', 'u', f411, f412, 'unit', 'choose the next u', ''),
-                ('exec', f413),
-                ('choose', 'to', f414, f415, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f416, 21),
-                ('exec', f417),
-                ('jump', 21),
-                ('jump', 14),
-                ('jump', 23),
+                JumpIfNot(f347, 6),
+                Ask(f348, 'Advance after combat out of the breastwork?', '_ask11'),
+                JumpIfNot(f349, 4),
+                Jump(5),
+                Return(),
+                Jump(6),
+                Let('vacated', f350),
+                JumpIfNot(f351, 23),
+                Let('reachable', f352),
+                JumpIfNot(f353, 13),
+                Choose('into', f354, f355, 'hex', 'choose into', ''),
+                Exec(f356),
+                Jump(13),
+                ForStart('_for_u', f357),
+                JumpIfEmpty('_for_u', 22),
+                Choose('u', f358, f359, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Choose('to', f360, f361, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f362, 21),
+                Exec(f363),
+                Jump(21),
+                Jump(14),
+                Jump(23),
             ),
             steps={'stay_in_the_breastwork': 0, 'advance': 6},
             types={'_ask11': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
@@ -15890,25 +15451,25 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f418, 3),
-                ('call', 'lose_honor', f419, None),
-                ('jump', 3),
-                ('jump_if_not', f420, 11),
-                ('exec', f421),
-                ('jump_if_not', f422, 10),
-                ('choose', 'u', f423, f424, 'unit', 'choose the next u', ''),
-                ('exec', f425),
-                ('call', 'retreat_unit', f426, None),
-                ('jump', 5),
-                ('jump', 11),
-                ('jump_if_not', f427, 19),
-                ('exec', f428),
-                ('jump_if_not', f429, 18),
-                ('choose', 'u', f430, f431, 'unit', 'choose the next u', ''),
-                ('exec', f432),
-                ('call', 'retreat_unit', f433, None),
-                ('jump', 13),
-                ('jump', 19),
+                JumpIfNot(f364, 3),
+                Call('lose_honor', f365, None),
+                Jump(3),
+                JumpIfNot(f366, 11),
+                ForStart('_for_u', f367),
+                JumpIfEmpty('_for_u', 10),
+                Choose('u', f368, f369, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('retreat_unit', f370, None),
+                Jump(5),
+                Jump(11),
+                JumpIfNot(f371, 19),
+                ForStart('_for_u', f372),
+                JumpIfEmpty('_for_u', 18),
+                Choose('u', f373, f374, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('retreat_unit', f375, None),
+                Jump(13),
+                Jump(19),
             ),
             steps={'honor': 0, 'defender': 3, 'attacker': 11},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
@@ -15921,23 +15482,23 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f434, 3),
-                ('exec', f435),
-                ('jump', 3),
-                ('jump_if_not', f436, 6),
-                ('exec', f437),
-                ('jump', 6),
-                ('jump_unless_switch', 'pre_game_rolls', True, 8),
-                ('call', 'pre_game_enhancement', f438, None),
-                ('jump_unless_switch', 'pre_game_rolls', True, 10),
-                ('call', 'roll_for_honor', f439, None),
-                ('exec', f440),
-                ('jump_if_not', f441, 15),
-                ('exec', f442),
-                ('call', 'join_cup', f443, None),
-                ('jump', 11),
-                ('call', 'draw_card', f444, None),
-                ('call', 'draw_card', f445, None),
+                JumpIfNot(f376, 3),
+                Exec(f377),
+                Jump(3),
+                JumpIfNot(f378, 6),
+                Exec(f379),
+                Jump(6),
+                JumpUnlessSwitch('pre_game_rolls', True, 8),
+                Call('pre_game_enhancement', f380, None),
+                JumpUnlessSwitch('pre_game_rolls', True, 10),
+                Call('roll_for_honor', f381, None),
+                ForStart('_for_u', f382),
+                JumpIfEmpty('_for_u', 15),
+                ForTake('u', '_for_u'),
+                Call('join_cup', f383, None),
+                Jump(11),
+                Call('draw_card', f384, None),
+                Call('draw_card', f385, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10, 'cards': 15},
             types={'_for_u': 'units', 'u': 'unit'},
@@ -15950,10 +15511,10 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                ('jump_if_not', f446, 4),
-                ('exec', f447),
-                ('exec', f448),
-                ('jump', 4),
+                JumpIfNot(f386, 4),
+                Exec(f387),
+                Exec(f388),
+                Jump(4),
             ),
             steps={'join': 0},
             types={'token': 'marker'},
@@ -15966,39 +15527,39 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('roll', 7, None, None, 'outcome', None),
-                ('jump_if_not', f449, 4),
-                ('exec', f450),
-                ('jump', 33),
-                ('jump_if_not', f451, 7),
-                ('call', 'adjust_army_morale', f452, None),
-                ('jump', 33),
-                ('jump_if_not', f453, 10),
-                ('exec', f454),
-                ('jump', 33),
-                ('jump_if_not', f455, 13),
-                ('exec', f456),
-                ('jump', 33),
-                ('jump_if_not', f457, 16),
-                ('exec', f458),
-                ('jump', 33),
-                ('jump_if_not', f459, 19),
-                ('call', 'place_with_indians', f460, None),
-                ('jump', 33),
-                ('jump_if_not', f461, 22),
-                ('call', 'place_with_indians', f462, None),
-                ('jump', 33),
-                ('jump_if_not', f463, 25),
-                ('call', 'full_measure', f464, None),
-                ('jump', 33),
-                ('jump_if_not', f465, 30),
-                ('jump_if_not', f466, 29),
-                ('exec', f467),
-                ('jump', 29),
-                ('jump', 33),
-                ('jump_if_not', f468, 33),
-                ('call', 'onondaga_enters', f469, None),
-                ('jump', 33),
+                Roll(7, None, None, 'outcome', None),
+                JumpIfNot(f389, 4),
+                Exec(f390),
+                Jump(33),
+                JumpIfNot(f391, 7),
+                Call('adjust_army_morale', f392, None),
+                Jump(33),
+                JumpIfNot(f393, 10),
+                Exec(f394),
+                Jump(33),
+                JumpIfNot(f395, 13),
+                Exec(f396),
+                Jump(33),
+                JumpIfNot(f397, 16),
+                Exec(f398),
+                Jump(33),
+                JumpIfNot(f399, 19),
+                Call('place_with_indians', f400, None),
+                Jump(33),
+                JumpIfNot(f401, 22),
+                Call('place_with_indians', f402, None),
+                Jump(33),
+                JumpIfNot(f403, 25),
+                Call('full_measure', f404, None),
+                Jump(33),
+                JumpIfNot(f405, 30),
+                JumpIfNot(f406, 29),
+                Exec(f407),
+                Jump(29),
+                Jump(33),
+                JumpIfNot(f408, 33),
+                Call('onondaga_enters', f409, None),
+                Jump(33),
             ),
             steps={'roll': 0, 'apply': 1},
             types={'outcome': 'str'},
@@ -16011,8 +15572,8 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('choose', 'h', f470, f471, 'hex', 'choose h', ''),
-                ('exec', f472),
+                Choose('h', f410, f411, 'hex', 'choose h', ''),
+                Exec(f412),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'unit': 'unit'},
@@ -16025,9 +15586,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('choose', 'h', f473, f474, 'hex', 'choose h', ''),
-                ('exec', f475),
-                ('call', 'join_cup', f476, None),
+                Choose('h', f413, f414, 'hex', 'choose h', ''),
+                Exec(f415),
+                Call('join_cup', f416, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -16040,10 +15601,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f477, 4),
-                ('exec', f478),
-                ('exec', f479),
-                ('jump', 4),
+                JumpIfNot(f417, 4),
+                Exec(f418),
+                Exec(f419),
+                Jump(4),
             ),
             steps={'check': 0},
             types={},
@@ -16056,14 +15617,14 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('ask', f480, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
-                ('jump_if_not', f481, 6),
-                ('choose', 'h', f482, f483, 'hex', 'choose h', ''),
-                ('exec', f484),
-                ('call', 'adjust_army_morale', f485, None),
-                ('jump', 7),
-                ('jump', 8),
-                ('jump', 0),
+                Ask(f420, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
+                JumpIfNot(f421, 6),
+                Choose('h', f422, f423, 'hex', 'choose h', ''),
+                Exec(f424),
+                Call('adjust_army_morale', f425, None),
+                Jump(7),
+                Jump(8),
+                Jump(0),
             ),
             steps={'examine': 0},
             types={'_ask12': 'bool', 'h': 'hex'},
@@ -16076,16 +15637,16 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_unless_switch', 'indian_sortie', True, 7),
-                ('jump_if_not', f486, 7),
-                ('roll_die', 'sortie', None),
-                ('jump_if_not', f487, 6),
-                ('exec', f488),
-                ('jump', 6),
-                ('jump', 7),
-                ('call', 'standard_movement_phase', f489, None),
-                ('call', 'activation_movement_phase', f490, None),
-                ('call', 'remove_pins', f491, None),
+                JumpUnlessSwitch('indian_sortie', True, 7),
+                JumpIfNot(f426, 7),
+                RollDie('sortie', None),
+                JumpIfNot(f427, 6),
+                Exec(f428),
+                Jump(6),
+                Jump(7),
+                Call('standard_movement_phase', f429, None),
+                Call('activation_movement_phase', f430, None),
+                Call('remove_pins', f431, None),
             ),
             steps={'sortie_roll': 0, 'standard': 7, 'activation': 8, 'pins': 9},
             types={'side': 'side', 'sortie': 'int'},
@@ -16098,14 +15659,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f492),
-                ('call', 'move_away_disrupted', f493, None),
-                ('jump_if_not', f494, 6),
-                ('prim', 'retreat', f498, {'stacking': f495, 'blocked': f496, 'avoid': f497}),
-                ('exec', f499),
-                ('jump', 6),
-                ('call', 'indian_moves', f500, None),
-                ('exec', f501),
+                Exec(f432),
+                Call('move_away_disrupted', f433, None),
+                JumpIfNot(f434, 6),
+                Prim('retreat', f438, {'stacking': f435, 'blocked': f436, 'avoid': f437}),
+                Exec(f439),
+                Jump(6),
+                Call('indian_moves', f440, None),
+                Exec(f441),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -16118,29 +15679,29 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f502),
-                ('jump_if_not', f503, 22),
-                ('draw', 'activation_cup', 'drawn'),
-                ('exec', f504),
-                ('exec', f505),
-                ('jump_if_not', f506, 9),
-                ('call', 'end_activation', f507, None),
-                ('end_phase',),
-                ('jump', 9),
-                ('jump_if_not', f508, 12),
-                ('call', 'indian_resolve_checks', f509, None),
-                ('jump', 21),
-                ('jump_if_not', f510, 21),
-                ('exec', f511),
-                ('exec', f512),
-                ('jump_if_not', f513, 19),
-                ('exec', f514),
-                ('exec', f515),
-                ('jump', 15),
-                ('call', 'indian_moves', f516, None),
-                ('jump', 21),
-                ('jump', 1),
-                ('call', 'end_activation', f517, None),
+                Exec(f442),
+                JumpIfNot(f443, 22),
+                Draw('activation_cup', 'drawn'),
+                Let('again', f444),
+                Exec(f445),
+                JumpIfNot(f446, 9),
+                Call('end_activation', f447, None),
+                EndPhase(),
+                Jump(9),
+                JumpIfNot(f448, 12),
+                Call('indian_resolve_checks', f449, None),
+                Jump(21),
+                JumpIfNot(f450, 21),
+                Exec(f451),
+                ForStart('_for_u', f452),
+                JumpIfEmpty('_for_u', 19),
+                ForTake('u', '_for_u'),
+                Exec(f453),
+                Jump(15),
+                Call('indian_moves', f454, None),
+                Jump(21),
+                Jump(1),
+                Call('end_activation', f455, None),
             ),
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
@@ -16153,12 +15714,12 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f518),
-                ('exec', f519),
-                ('jump_if_not', f520, 6),
-                ('exec', f521),
-                ('exec', f522),
-                ('jump', 2),
+                Exec(f456),
+                ForStart('_for_u', f457),
+                JumpIfEmpty('_for_u', 6),
+                ForTake('u', '_for_u'),
+                Exec(f458),
+                Jump(2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
             types={'_for_u': 'units', 'u': 'unit'},
@@ -16171,10 +15732,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f523),
-                ('call', 'indian_moves', f524, None),
-                ('exec', f525),
-                ('call', 'breastwork_check', f526, None),
+                Exec(f459),
+                Call('indian_moves', f460, None),
+                Exec(f461),
+                Call('breastwork_check', f462, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
@@ -16187,7 +15748,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'move_units', f530, {'stacking': f527, 'stop_after': f528, 'extra_cost': f529}),
+                Prim('move_units', f466, {'stacking': f463, 'stop_after': f464, 'extra_cost': f465}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -16200,19 +15761,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f531),
-                ('jump_if_not', f532, 13),
-                ('choose', 'u', f533, f534, 'unit', 'choose the next u', ''),
-                ('exec', f535),
-                ('exec', f536),
-                ('exec', f537),
-                ('jump_if_not', f538, 11),
-                ('exec', f539),
-                ('choose', 'to', f540, f541, 'hex', 'choose to', ''),
-                ('exec', f542),
-                ('jump', 11),
-                ('exec', f543),
-                ('jump', 1),
+                ForStart('_for_u', f467),
+                JumpIfEmpty('_for_u', 13),
+                Choose('u', f468, f469, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Let('here', f470),
+                Let('away', f471),
+                JumpIfNot(f472, 11),
+                Let('fewest', f473),
+                Choose('to', f474, f475, 'hex', 'choose to', ''),
+                Exec(f476),
+                Jump(11),
+                Exec(f477),
+                Jump(1),
             ),
             steps={'away': 0},
             types={'_for_u': 'units', 'away': 'hexes', 'fewest': 'int', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit'},
@@ -16225,20 +15786,20 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f544),
-                ('jump_if_not', f545, 14),
-                ('exec', f546),
-                ('exec', f547),
-                ('jump_if_not', f548, 13),
-                ('exec', f549),
-                ('exec', f550),
-                ('jump_if_not', f551, 11),
-                ('exec', f552),
-                ('exec', f553),
-                ('jump', 7),
-                ('call', 'adjust_army_morale', f554, None),
-                ('jump', 13),
-                ('jump', 1),
+                ForStart('_for_u', f478),
+                JumpIfEmpty('_for_u', 14),
+                ForTake('u', '_for_u'),
+                Exec(f479),
+                JumpIfNot(f480, 13),
+                Let('group', f481),
+                ForStart('_for_v', f482),
+                JumpIfEmpty('_for_v', 11),
+                ForTake('v', '_for_v'),
+                Exec(f483),
+                Jump(7),
+                Call('adjust_army_morale', f484, None),
+                Jump(13),
+                Jump(1),
             ),
             steps={'pins': 0},
             types={'_for_u': 'units', '_for_v': 'units', 'group': 'int', 'side': 'side', 'u': 'unit', 'v': 'unit'},
@@ -16251,16 +15812,16 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'add_resolve_markers', f555, None),
-                ('jump_if_not', f556, 4),
-                ('call', 'roll_for_honor', f557, None),
-                ('jump', 4),
-                ('exec', f558),
-                ('jump_if_not', f559, 10),
-                ('exec', f560),
-                ('exec', f561),
-                ('exec', f562),
-                ('jump', 5),
+                Call('add_resolve_markers', f485, None),
+                JumpIfNot(f486, 4),
+                Call('roll_for_honor', f487, None),
+                Jump(4),
+                ForStart('_for_m', f488),
+                JumpIfEmpty('_for_m', 10),
+                ForTake('m', '_for_m'),
+                Exec(f489),
+                Exec(f490),
+                Jump(5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
             types={'_for_m': 'markers', 'm': 'marker', 'side': 'side'},
@@ -16273,14 +15834,14 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('roll', 6, None, None, 'tribe_or_clan', None),
-                ('exec', f563),
-                ('jump_if_not', f564, 7),
-                ('choose', 'u', f565, f566, 'unit', 'choose u', ''),
-                ('exec', f567),
-                ('exec', f568),
-                ('jump', 8),
-                ('exec', f569),
+                Roll(6, None, None, 'tribe_or_clan', None),
+                Let('eligible', f491),
+                JumpIfNot(f492, 7),
+                Choose('u', f493, f494, 'unit', 'choose u', ''),
+                Exec(f495),
+                Exec(f496),
+                Jump(8),
+                Exec(f497),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -16293,11 +15854,11 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f570, 5),
-                ('exec', f571),
-                ('exec', f572),
-                ('exec', f573),
-                ('jump', 5),
+                JumpIfNot(f498, 5),
+                Exec(f499),
+                Exec(f500),
+                Exec(f501),
+                Jump(5),
             ),
             steps={'lose': 0},
             types={'unit': 'unit'},
@@ -16310,14 +15871,14 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f574, 4),
-                ('exec', f575),
-                ('call', 'join_cup', f576, None),
-                ('jump', 4),
-                ('jump_if_not', f577, 8),
-                ('exec', f578),
-                ('call', 'join_cup', f579, None),
-                ('jump', 8),
+                JumpIfNot(f502, 4),
+                Exec(f503),
+                Call('join_cup', f504, None),
+                Jump(4),
+                JumpIfNot(f505, 8),
+                Exec(f506),
+                Call('join_cup', f507, None),
+                Jump(8),
             ),
             steps={'hit': 0, 'failure': 4},
             types={},
@@ -16330,15 +15891,15 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f580),
-                ('jump_if_not', f581, 9),
-                ('choose', 'u', f582, f583, 'unit', 'choose the next u', ''),
-                ('exec', f584),
-                ('call', 'indian_resolve_check', f585, 'passed'),
-                ('jump_if_not', f586, 8),
-                ('call', 'fail_resolve', f587, None),
-                ('jump', 8),
-                ('jump', 1),
+                ForStart('_for_u', f508),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f509, f510, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('indian_resolve_check', f511, 'passed'),
+                JumpIfNot(f512, 8),
+                Call('fail_resolve', f513, None),
+                Jump(8),
+                Jump(1),
             ),
             steps={'checks': 0},
             types={'_for_u': 'units', 'passed': 'bool', 'u': 'unit'},
@@ -16351,8 +15912,8 @@ RULES = Rules(
             params=('unit',),
             result='passed',
             code=(
-                ('roll_die', 'total', 'indian_resolve_drm'),
-                ('exec', f588),
+                RollDie('total', 'indian_resolve_drm'),
+                Let('passed', f514),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -16365,10 +15926,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f589),
-                ('exec', f590),
-                ('call', 'lose_honor', f591, None),
-                ('call', 'resolve_retreat', f592, None),
+                Exec(f515),
+                Exec(f516),
+                Call('lose_honor', f517, None),
+                Call('resolve_retreat', f518, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -16381,7 +15942,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('prim', 'retreat', f595, {'stacking': f593, 'blocked': f594}),
+                Prim('retreat', f521, {'stacking': f519, 'blocked': f520}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -16394,19 +15955,19 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f596, 8),
-                ('ask', f597, 'Retreat before combat in a designated close combat?', '_ask13'),
-                ('jump_if_not', f598, 6),
-                ('choose', 'combat', f599, f600, 'option', 'choose combat', ''),
-                ('call', 'retreat_before_combat', f601, None),
-                ('jump', 7),
-                ('jump', 8),
-                ('jump', 0),
-                ('exec', f602),
-                ('jump_if_not', f603, 13),
-                ('exec', f604),
-                ('exec', f605),
-                ('jump', 9),
+                JumpIfNot(f522, 8),
+                Ask(f523, 'Retreat before combat in a designated close combat?', '_ask13'),
+                JumpIfNot(f524, 6),
+                Choose('combat', f525, f526, 'option', 'choose combat', ''),
+                Call('retreat_before_combat', f527, None),
+                Jump(7),
+                Jump(8),
+                Jump(0),
+                ForStart('_for_c', f528),
+                JumpIfEmpty('_for_c', 13),
+                ForTake('c', '_for_c'),
+                Exec(f529),
+                Jump(9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
             types={'_ask13': 'bool', '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'},
@@ -16419,19 +15980,19 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f606),
-                ('exec', f607),
-                ('jump_if_not', f608, 7),
-                ('choose', 'u', f609, f610, 'unit', 'choose the next u', ''),
-                ('exec', f611),
-                ('call', 'retreat_one_hex_before_combat', f612, None),
-                ('jump', 2),
-                ('exec', f613),
-                ('jump_if_not', f614, 13),
-                ('choose', 'u', f615, f616, 'unit', 'choose the next u', ''),
-                ('exec', f617),
-                ('call', 'retreat_one_hex_before_combat', f618, None),
-                ('jump', 8),
+                Let('stacks', f530),
+                ForStart('_for_u', f531),
+                JumpIfEmpty('_for_u', 7),
+                Choose('u', f532, f533, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('retreat_one_hex_before_combat', f534, None),
+                Jump(2),
+                ForStart('_for_u', f535),
+                JumpIfEmpty('_for_u', 13),
+                Choose('u', f536, f537, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('retreat_one_hex_before_combat', f538, None),
+                Jump(8),
             ),
             steps={'stacks': 0, 'retreat': 1, 'all_must_follow': 7},
             types={'_for_u': 'units', 'combat': 'combat', 'stacks': 'hexes', 'u': 'unit'},
@@ -16444,17 +16005,17 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f619),
-                ('jump_if_not', f620, 4),
-                ('call', 'adjust_army_morale', f621, None),
-                ('jump', 4),
-                ('call', 'retreat_unit', f622, None),
-                ('jump_if_not', f623, 11),
-                ('choose', 'follower', f624, f625, 'unit', 'choose follower', 'maybe'),
-                ('jump_if_not', f626, 10),
-                ('exec', f627),
-                ('jump', 10),
-                ('jump', 11),
+                Let('vacated', f539),
+                JumpIfNot(f540, 4),
+                Call('adjust_army_morale', f541, None),
+                Jump(4),
+                Call('retreat_unit', f542, None),
+                JumpIfNot(f543, 11),
+                Choose('follower', f544, f545, 'unit', 'choose follower', 'maybe'),
+                JumpIfNot(f546, 10),
+                Exec(f547),
+                Jump(10),
+                Jump(11),
             ),
             steps={'retreat': 0, 'follow': 5},
             types={'follower': 'unit', 'unit': 'unit', 'vacated': 'hex'},
@@ -16467,7 +16028,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                ('prim', 'retreat', f632, {'stacking': f628, 'blocked': f629, 'avoid': f630, 'through': f631}),
+                Prim('retreat', f552, {'stacking': f548, 'blocked': f549, 'avoid': f550, 'through': f551}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -16480,13 +16041,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f633, 7),
-                ('call', 'morale_check', f634, 'passed'),
-                ('jump_if_not', f635, 6),
-                ('exec', f636),
-                ('call', 'adjust_army_morale', f637, None),
-                ('jump', 6),
-                ('jump', 7),
+                JumpIfNot(f553, 7),
+                Call('morale_check', f554, 'passed'),
+                JumpIfNot(f555, 6),
+                Exec(f556),
+                Call('adjust_army_morale', f557, None),
+                Jump(6),
+                Jump(7),
             ),
             steps={'check': 0},
             types={'hex': 'hex', 'passed': 'bool', 'unit': 'unit'},
@@ -16499,21 +16060,21 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f638, 15),
-                ('exec', f639),
-                ('jump_if_not', f640, 5),
-                ('exec', f641),
-                ('jump', 5),
-                ('jump_if_not', f642, 14),
-                ('choose', 'parent', f643, f644, 'unit', 'choose parent', 'maybe'),
-                ('jump_if_not', f645, 13),
-                ('exec', f646),
-                ('jump_if_not', f647, 12),
-                ('exec', f648),
-                ('jump', 12),
-                ('jump', 13),
-                ('jump', 14),
-                ('jump', 15),
+                JumpIfNot(f558, 15),
+                Let('parents', f559),
+                JumpIfNot(f560, 5),
+                Exec(f561),
+                Jump(5),
+                JumpIfNot(f562, 14),
+                Choose('parent', f563, f564, 'unit', 'choose parent', 'maybe'),
+                JumpIfNot(f565, 13),
+                Exec(f566),
+                JumpIfNot(f567, 12),
+                Exec(f568),
+                Jump(12),
+                Jump(13),
+                Jump(14),
+                Jump(15),
             ),
             steps={'attach': 0},
             types={'parent': 'unit', 'parents': 'units'},
@@ -16526,11 +16087,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f649, 5),
-                ('exec', f650),
-                ('exec', f651),
-                ('exec', f652),
-                ('jump', 5),
+                JumpIfNot(f569, 5),
+                Let('h', f570),
+                Exec(f571),
+                Exec(f572),
+                Jump(5),
             ),
             steps={'replace': 0},
             types={'h': 'hex'},
@@ -16543,15 +16104,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f653, 9),
-                ('jump_if_not', f654, 5),
-                ('draw', 'american_deck', 'card'),
-                ('exec', f655),
-                ('jump', 8),
-                ('draw', 'indian_deck', 'card'),
-                ('exec', f656),
-                ('exec', f657),
-                ('jump', 9),
+                JumpIfNot(f573, 9),
+                JumpIfNot(f574, 5),
+                Draw('american_deck', 'card'),
+                Exec(f575),
+                Jump(8),
+                Draw('indian_deck', 'card'),
+                Exec(f576),
+                Exec(f577),
+                Jump(9),
             ),
             steps={'draw': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -16564,11 +16125,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                ('jump_if_not', f658, 3),
-                ('exec', f659),
-                ('jump', 4),
-                ('exec', f660),
-                ('exec', f661),
+                JumpIfNot(f578, 3),
+                Exec(f579),
+                Jump(4),
+                Exec(f580),
+                Exec(f581),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -16581,15 +16142,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f662, 9),
-                ('ask', f663, 'Play an Opportunity Card?', '_ask14'),
-                ('jump_if_not', f664, 7),
-                ('choose', 'card', f665, f666, 'option', 'choose card', ''),
-                ('call', 'discard', f667, None),
-                ('call', 'gain_momentum', f668, None),
-                ('jump', 8),
-                ('jump', 9),
-                ('jump', 0),
+                JumpIfNot(f582, 9),
+                Ask(f583, 'Play an Opportunity Card?', '_ask14'),
+                JumpIfNot(f584, 7),
+                Choose('card', f585, f586, 'option', 'choose card', ''),
+                Call('discard', f587, None),
+                Call('gain_momentum', f588, None),
+                Jump(8),
+                Jump(9),
+                Jump(0),
             ),
             steps={'play': 0},
             types={'_ask14': 'bool', 'card': 'marker', 'side': 'side'},
@@ -16602,26 +16163,26 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                ('jump_if_not', f669, 20),
-                ('ask', f670, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
-                ('jump_if_not', f671, 19),
-                ('choose', 'card', f672, f673, 'option', 'choose card', ''),
-                ('call', 'discard', f674, None),
-                ('jump_if_not', f675, 14),
-                ('exec', f676),
-                ('jump_if_not', f677, 12),
-                ('choose', 'u', f678, f679, 'unit', 'choose the next u', ''),
-                ('exec', f680),
-                ('call', 'retreat_unit', f681, None),
-                ('jump', 7),
-                ('exec', f682),
-                ('jump', 18),
-                ('jump_if_not', f683, 17),
-                ('exec', f684),
-                ('jump', 18),
-                ('exec', f685),
-                ('jump', 19),
-                ('jump', 20),
+                JumpIfNot(f589, 20),
+                Ask(f590, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
+                JumpIfNot(f591, 19),
+                Choose('card', f592, f593, 'option', 'choose card', ''),
+                Call('discard', f594, None),
+                JumpIfNot(f595, 14),
+                ForStart('_for_u', f596),
+                JumpIfEmpty('_for_u', 12),
+                Choose('u', f597, f598, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('retreat_unit', f599, None),
+                Jump(7),
+                Exec(f600),
+                Jump(18),
+                JumpIfNot(f601, 17),
+                Exec(f602),
+                Jump(18),
+                Exec(f603),
+                Jump(19),
+                Jump(20),
             ),
             steps={'play': 0},
             types={'_ask15': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -16634,7 +16195,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f686, None),
+                Call('adjust_army_morale', f604, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16647,10 +16208,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f687, None),
-                ('jump_if_not', f688, 4),
-                ('call', 'check_or_retreat', f689, None),
-                ('jump', 4),
+                Call('retreat_unit', f605, None),
+                JumpIfNot(f606, 4),
+                Call('check_or_retreat', f607, None),
+                Jump(4),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16663,10 +16224,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f690, None),
-                ('jump_if_not', f691, 4),
-                ('call', 'check_or_retreat', f692, None),
-                ('jump', 4),
+                Call('disrupt', f608, None),
+                JumpIfNot(f609, 4),
+                Call('check_or_retreat', f610, None),
+                Jump(4),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16679,10 +16240,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f693),
-                ('jump_if_not', f694, 4),
-                ('call', 'check_or_retreat', f695, None),
-                ('jump', 4),
+                Exec(f611),
+                JumpIfNot(f612, 4),
+                Call('check_or_retreat', f613, None),
+                Jump(4),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16695,17 +16256,17 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'others_first', 'second'),
             result='',
             code=(
-                ('exec', f696),
-                ('exec', f697),
-                ('exec', f698),
-                ('exec', f699),
-                ('jump_if_not', f700, 8),
-                ('choose', 'second', f701, f702, 'unit', 'choose second', ''),
-                ('exec', f703),
-                ('jump', 8),
-                ('jump_if_not', f704, 11),
-                ('call', 'check_or_retreat', f705, None),
-                ('jump', 11),
+                Let('one_step', f614),
+                Let('here', f615),
+                Let('others_first', f616),
+                Exec(f617),
+                JumpIfNot(f618, 8),
+                Choose('second', f619, f620, 'unit', 'choose second', ''),
+                Exec(f621),
+                Jump(8),
+                JumpIfNot(f622, 11),
+                Call('check_or_retreat', f623, None),
+                Jump(11),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'here': 'units', 'morale_drm': 'int', 'one_step': 'bool', 'others': 'units', 'others_first': 'units', 'second': 'unit', 'side': 'side'},
@@ -16718,8 +16279,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f706, None),
-                ('call', 'check_and_retreat_or_disrupt', f707, None),
+                Call('capture_one', f624, None),
+                Call('check_and_retreat_or_disrupt', f625, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16732,8 +16293,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f708, None),
-                ('call', 'check_and_retreat_or_disrupt', f709, None),
+                Call('capture_one', f626, None),
+                Call('check_and_retreat_or_disrupt', f627, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16746,17 +16307,17 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f710),
-                ('jump_if_not', f711, 6),
-                ('choose', 'u', f712, f713, 'unit', 'choose the next u', ''),
-                ('exec', f714),
-                ('exec', f715),
-                ('jump', 1),
-                ('exec', f716),
-                ('jump_if_not', f717, 11),
-                ('exec', f718),
-                ('exec', f719),
-                ('jump', 7),
+                ForStart('_for_u', f628),
+                JumpIfEmpty('_for_u', 6),
+                Choose('u', f629, f630, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Exec(f631),
+                Jump(1),
+                ForStart('_for_u', f632),
+                JumpIfEmpty('_for_u', 11),
+                ForTake('u', '_for_u'),
+                Exec(f633),
+                Jump(7),
             ),
             steps={'do': 0},
             types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side', 'u': 'unit'},
@@ -16769,11 +16330,11 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f720),
-                ('jump_if_not', f721, 5),
-                ('choose', 'casualty', f722, f723, 'unit', 'choose casualty', ''),
-                ('exec', f724),
-                ('jump', 5),
+                Let('leaders', f634),
+                JumpIfNot(f635, 5),
+                Choose('casualty', f636, f637, 'unit', 'choose casualty', ''),
+                Exec(f638),
+                Jump(5),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side', 'fire': 'bool', 'leaders': 'units', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16786,7 +16347,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f725),
+                Exec(f639),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -16799,7 +16360,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f726),
+                Exec(f640),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16812,11 +16373,11 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f727),
-                ('jump_if_not', f728, 5),
-                ('exec', f729),
-                ('exec', f730),
-                ('jump', 1),
+                ForStart('_for_l', f641),
+                JumpIfEmpty('_for_l', 5),
+                ForTake('l', '_for_l'),
+                Exec(f642),
+                Jump(1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
@@ -16829,7 +16390,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f731),
+                Exec(f643),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16842,7 +16403,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f732),
+                Exec(f644),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16855,7 +16416,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f733),
+                Exec(f645),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16868,7 +16429,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f734),
+                Exec(f646),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16881,7 +16442,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f735),
+                Exec(f647),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16894,7 +16455,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f736),
+                Exec(f648),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16907,7 +16468,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f737),
+                Exec(f649),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16920,7 +16481,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f738),
+                Exec(f650),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16933,7 +16494,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'join_cup', f739, None),
+                Call('join_cup', f651, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16946,7 +16507,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'lose_honor', f740, None),
+                Call('lose_honor', f652, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'result': 'code', 'side': 'side'},
@@ -16959,7 +16520,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f741),
+                Exec(f653),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -16972,8 +16533,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f742),
-                ('call', 'adjust_army_morale', f743, None),
+                Exec(f654),
+                Call('adjust_army_morale', f655, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16986,7 +16547,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'attach_platoon', f744, None),
+                Call('attach_platoon', f656, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -16999,7 +16560,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f745),
+                Exec(f657),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17012,8 +16573,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f746),
-                ('call', 'adjust_army_morale', f747, None),
+                Exec(f658),
+                Call('adjust_army_morale', f659, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17026,7 +16587,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f748),
+                Exec(f660),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17039,7 +16600,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f749),
+                Exec(f661),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -17052,7 +16613,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f750, None),
+                Call('adjust_army_morale', f662, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17065,11 +16626,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f751),
-                ('jump_if_not', f752, 4),
-                ('exec', f753),
-                ('jump', 4),
-                ('call', 'adjust_army_morale', f754, None),
+                Exec(f663),
+                JumpIfNot(f664, 4),
+                Exec(f665),
+                Jump(4),
+                Call('adjust_army_morale', f666, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17082,7 +16643,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'draw_card', f755, None),
+                Call('draw_card', f667, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17090,60 +16651,60 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f807, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f719, False, 'trigger:army_demoralized', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f808, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f720, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f809, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f810, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f811, False, 'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f812, False, 'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f813, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f814, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f815, False, 'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f816, True, 'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f817, False, 'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f818, False, 'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f819, False, 'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f820, False, 'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f821, False, 'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f822, False, 'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f823, False, 'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f824, False, 'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f825, False, 'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f826, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f827, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f721, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f722, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f723, False, 'trigger:american_step_lost', ''),
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f724, False, 'trigger:american_unit_eliminated', ''),
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f725, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f726, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f727, False, 'trigger:indian_unit_moved', ''),
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f728, True, 'trigger:combat_marker_joins', ''),
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f729, False, 'trigger:honor_lost_in_combat', ''),
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f730, False, 'trigger:failed_resolve_pinned', ''),
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f731, False, 'trigger:retreated_off_the_board', ''),
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f732, False, 'trigger:platoon_attaches', ''),
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f733, False, 'trigger:platoon_moves_with_its_parent', ''),
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f734, False, 'trigger:platoon_shares_capture', ''),
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f735, False, 'trigger:platoon_shares_pin', ''),
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f736, False, 'trigger:platoon_shares_order', ''),
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f737, False, 'trigger:platoon_eliminated', ''),
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f738, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f739, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f828, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f829, None, '', f830),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f831, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f832, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f833, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f834, None, '', None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f835, None, '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f836, None, '', None),
-        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f837, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f838, None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f839, None, '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f840, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f841, None, '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f842, None, '', None),
-        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f843, None, '', f844),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f845, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f846, None, '', None),
-        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f847, None, '', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f740, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f741, None, '', f742),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f743, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f744, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f745, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f746, None, '', None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f747, None, '', None),
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f748, None, '', None),
+        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f749, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f750, None, 'indian_sortie', None),
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f751, None, '', None),
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f752, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f753, None, '', None),
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f754, None, '', None),
+        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f755, None, '', f756),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f757, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f758, None, '', None),
+        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f759, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f848, ''),
+        ConcealSpec('indian_stacks', 1, f760, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f849, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f850, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f851, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f852, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f853, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f854, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f761, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f762, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f763, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f764, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f765, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f766, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -17224,7 +16785,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f855, f856), ('army_morale', f857, f858), ('momentum', f859, f860)),
+            values=(('army_morale', f767, f768), ('army_morale', f769, f770), ('momentum', f771, f772)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -17239,7 +16800,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f861, f862), ('army_morale', f863, f864), ('momentum', f865, f866)),
+            values=(('army_morale', f773, f774), ('army_morale', f775, f776), ('momentum', f777, f778)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -17248,15 +16809,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f867),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f779),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f868),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f780),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f869, True, ((44, False, (('wampum_belt', f870),)),)),
-                PlacementSpec((), f871, True, ((43, False, (('big_medicine', f872),)),)),
+                PlacementSpec((), f781, True, ((44, False, (('wampum_belt', f782),)),)),
+                PlacementSpec((), f783, True, ((43, False, (('big_medicine', f784),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'de398e80cc54e2d9724f0efb0db7e912efeada21072db5ef8c2ee7cb7ad927fb'
+RULES_HASH = 'dd5b5dea82014461ccc3a682c77d927402e8eebe4d5f6698f6fa22b3b486e639'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

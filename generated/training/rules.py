@@ -6,6 +6,23 @@ from fractions import Fraction
 
 from engine import effects as e
 from engine import queries as q
+from engine.instructions import (
+    ApplyResult,
+    Ask,
+    Call,
+    Choose,
+    Exec,
+    ForDrop,
+    ForStart,
+    Jump,
+    JumpIfEmpty,
+    JumpIfNot,
+    JumpUnlessSwitch,
+    Let,
+    Prim,
+    Return,
+    Roll,
+)
 from engine.rules import (
     BoardSpec,
     ConcealSpec,
@@ -145,215 +162,185 @@ def f15(s, b):
 
 def f16(s, b):
     # 'rulesets/training/battle.mst:357'
-    b['_for_combat'] = tuple(q.combats(s))
+    return q.combats(s)
 
 
 def f17(s, b):
     # 'rulesets/training/battle.mst:357'
-    return bool(b['_for_combat'])
+    return b['_for_combat']
 
 
 def f18(s, b):
     # 'rulesets/training/battle.mst:357'
-    return b['_for_combat']
-
-
-def f19(s, b):
-    # 'rulesets/training/battle.mst:357'
     return b['side']
 
 
-def f20(s, b):
-    # 'rulesets/training/battle.mst:357'
-    b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
-
-
-def f21(s, b):
+def f19(s, b):
     # 'rulesets/training/battle.mst:358'
     return {'combat': b['combat']}
 
 
-def f22(s, b):
+def f20(s, b):
     # 'rulesets/training/battle.mst:363'
-    b['odds'] = q.odds_column(s, 0, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
+    return q.odds_column(s, 0, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f23(s, b):
+def f21(s, b):
     # 'rulesets/training/ruleset.mst:14'
     return q.defending_side(s, b['combat'])
 
 
-def f24(s, b):
+def f22(s, b):
     # 'rulesets/training/ruleset.mst:14'
     return b['_ask1']
 
 
-def f25(s, b):
+def f23(s, b):
     # 'rulesets/training/ruleset.mst:15'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    return q.defenders(s, b['combat'])
 
 
-def f26(s, b):
-    # 'rulesets/training/ruleset.mst:15'
-    return bool(b['_for_u'])
-
-
-def f27(s, b):
+def f24(s, b):
     # 'rulesets/training/ruleset.mst:15'
     return b['_for_u']
 
 
-def f28(s, b):
+def f25(s, b):
     # 'rulesets/training/ruleset.mst:15'
     return q.defending_side(s, b['combat'])
 
 
-def f29(s, b):
-    # 'rulesets/training/ruleset.mst:15'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f30(s, b):
+def f26(s, b):
     # 'rulesets/training/ruleset.mst:16'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f31(s, b):
+def f27(s, b):
     # 'rulesets/training/battle.mst:364'
     return b['odds']
 
 
-def f32(s, b):
+def f28(s, b):
     # 'rulesets/training/battle.mst:366'
     return b['result'][1]
 
 
-def f33(s, b):
+def f29(s, b):
     # 'rulesets/training/battle.mst:366'
     return {'units': q.defenders(s, b['combat']), 'side': q.defending_side(s, b['combat'])}
 
 
-def f34(s, b):
+def f30(s, b):
     # 'rulesets/training/battle.mst:367'
     return b['result'][0]
 
 
-def f35(s, b):
+def f31(s, b):
     # 'rulesets/training/battle.mst:367'
     return {'units': q.attackers(s, b['combat']), 'side': q.attacking_side(s, b['combat'])}
 
 
-def f36(s, b):
+def f32(s, b):
     # 'rulesets/training/battle.mst:304'
-    b['_for_u'] = tuple(b['units'])
+    return b['units']
 
 
-def f37(s, b):
-    # 'rulesets/training/battle.mst:304'
-    return bool(b['_for_u'])
-
-
-def f38(s, b):
+def f33(s, b):
     # 'rulesets/training/battle.mst:304'
     return b['_for_u']
 
 
-def f39(s, b):
+def f34(s, b):
     # 'rulesets/training/battle.mst:304'
     return b['side']
 
 
-def f40(s, b):
-    # 'rulesets/training/battle.mst:304'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f41(s, b):
+def f35(s, b):
     # 'rulesets/training/battle.mst:305'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f42(s, b):
+def f36(s, b):
     # 'rulesets/training/battle.mst:313'
     return b['units']
 
 
-def f43(s, b):
+def f37(s, b):
     # 'rulesets/training/battle.mst:313'
     return b['side']
 
 
-def f44(s, b):
+def f38(s, b):
     # 'rulesets/training/battle.mst:314'
     e.lose_step(s, b['u'])
 
 
-def f45(s, b):
+def f39(s, b):
     # 'rulesets/training/battle.mst:377'
     e.score(s, 0, 2)
 
 
-def f46(s, b):
+def f40(s, b):
     # 'rulesets/training/battle.mst:382'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f47(s, b):
+def f41(s, b):
     # 'rulesets/training/battle.mst:322'
     return d_leader_drm(s, q.attackers(s, b['combat']))
 
 
-def f48(s, b):
+def f42(s, b):
     # 'rulesets/training/battle.mst:322'
     return (len(q.leaders_with(s, q.attackers(s, b['combat']))) > 0)
 
 
-def f49(s, b):
+def f43(s, b):
     # 'rulesets/training/battle.mst:323'
     return (-d_leader_drm(s, q.defenders(s, b['combat'])))
 
 
-def f50(s, b):
+def f44(s, b):
     # 'rulesets/training/battle.mst:323'
     return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
 
 
-def f51(s, b):
+def f45(s, b):
     # 'rulesets/training/battle.mst:324'
     return -1
 
 
-def f52(s, b):
+def f46(s, b):
     # 'rulesets/training/battle.mst:324'
     return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
 
 
-def f53(s, b):
+def f47(s, b):
     # 'rulesets/training/battle.mst:325'
     return -1
 
 
-def f54(s, b):
+def f48(s, b):
     # 'rulesets/training/battle.mst:325'
     return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), 0) for e0 in q.attackers(s, b['combat']))
 
 
-def f55(s, b):
+def f49(s, b):
     # 'rulesets/training/battle.mst:375'
     return ((b['hex'] == 43) and (q.side(s, b['unit']) == 0))
 
 
-def f56(s, b):
+def f50(s, b):
     # 'rulesets/training/battle.mst:387'
     return (q.side(s, b['unit']) == 0)
 
 
-def f57(s, b):
+def f51(s, b):
     # 'rulesets/training/battle.mst:396'
     return (q.vp(s, 0) > q.vp(s, 1))
 
 
-def f58(s, b):
+def f52(s, b):
     # 'rulesets/training/battle.mst:402'
     return (q.vp(s, 1) > q.vp(s, 0))
 
@@ -930,10 +917,10 @@ RULES = Rules(
     ),
     modifiers={
         'combat_drm': ModifierListSpec('combat_drm', 'Combat die-roll modifiers', (
-            ModifierSpec('Attacking leader', f47, f48),
-            ModifierSpec('Defending leader', f49, f50),
-            ModifierSpec('Defender in woods', f51, f52),
-            ModifierSpec('Attacking across the creek', f53, f54),
+            ModifierSpec('Attacking leader', f41, f42),
+            ModifierSpec('Defending leader', f43, f44),
+            ModifierSpec('Defender in woods', f45, f46),
+            ModifierSpec('Attacking across the creek', f47, f48),
         )),
     },
     procedures={
@@ -944,11 +931,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f1, 4),
-                ('call', 'game_turn', f2, None),
-                ('exec', f3),
-                ('jump', 0),
-                ('exec', f4),
+                JumpIfNot(f1, 4),
+                Call('game_turn', f2, None),
+                Exec(f3),
+                Jump(0),
+                Exec(f4),
             ),
             steps={'turns': 0, 'victory': 4},
             types={},
@@ -961,8 +948,8 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('call', 'player_turn', f5, None),
-                ('call', 'player_turn', f6, None),
+                Call('player_turn', f5, None),
+                Call('player_turn', f6, None),
             ),
             steps={'first': 0, 'second': 1},
             types={},
@@ -975,9 +962,9 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f7),
-                ('call', 'movement_phase', f8, None),
-                ('call', 'close_combat_phase', f9, None),
+                Exec(f7),
+                Call('movement_phase', f8, None),
+                Call('close_combat_phase', f9, None),
             ),
             steps={'begin': 0, 'movement': 1, 'combat': 2},
             types={'side': 'side'},
@@ -990,8 +977,8 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'enter_reinforcements', f10, {}),
-                ('prim', 'move_units', f13, {'stacking': f11, 'stop_after': f12}),
+                Prim('enter_reinforcements', f10, {}),
+                Prim('move_units', f13, {'stacking': f11, 'stop_after': f12}),
             ),
             steps={'reinforcements': 0, 'move': 1},
             types={'side': 'side'},
@@ -1004,13 +991,13 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f15, {'must_attack': f14}),
-                ('exec', f16),
-                ('jump_if_not', f17, 7),
-                ('choose', 'combat', f18, f19, 'option', 'choose the next combat', ''),
-                ('exec', f20),
-                ('call', 'close_combat', f21, None),
-                ('jump', 2),
+                Prim('designate_combats', f15, {'must_attack': f14}),
+                ForStart('_for_combat', f16),
+                JumpIfEmpty('_for_combat', 7),
+                Choose('combat', f17, f18, 'option', 'choose the next combat', ''),
+                ForDrop('combat', '_for_combat'),
+                Call('close_combat', f19, None),
+                Jump(2),
             ),
             steps={'designate': 0, 'resolve': 1},
             types={'_for_combat': 'combats', 'combat': 'combat', 'side': 'side'},
@@ -1023,21 +1010,21 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f22),
-                ('jump_unless_switch', 'withdrawal', True, 12),
-                ('ask', f23, 'Withdraw before the roll?', '_ask1'),
-                ('jump_if_not', f24, 12),
-                ('exec', f25),
-                ('jump_if_not', f26, 10),
-                ('choose', 'u', f27, f28, 'unit', 'choose the next u', ''),
-                ('exec', f29),
-                ('prim', 'retreat', f30, {}),
-                ('jump', 5),
-                ('return',),
-                ('jump', 12),
-                ('roll', 0, f31, 'combat_drm', 'result', None),
-                ('apply', f32, f33),
-                ('apply', f34, f35),
+                Let('odds', f20),
+                JumpUnlessSwitch('withdrawal', True, 12),
+                Ask(f21, 'Withdraw before the roll?', '_ask1'),
+                JumpIfNot(f22, 12),
+                ForStart('_for_u', f23),
+                JumpIfEmpty('_for_u', 10),
+                Choose('u', f24, f25, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Prim('retreat', f26, {}),
+                Jump(5),
+                Return(),
+                Jump(12),
+                Roll(0, f27, 'combat_drm', 'result', None),
+                ApplyResult(f28, f29),
+                ApplyResult(f30, f31),
             ),
             steps={'odds': 0, 'withdraw': 1, 'roll': 12, 'apply': 13},
             types={'_ask1': 'bool', '_for_u': 'units', 'combat': 'combat', 'odds': 'column', 'result': 'cell:combat_table', 'u': 'unit'},
@@ -1050,12 +1037,12 @@ RULES = Rules(
             params=('units', 'side', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f36),
-                ('jump_if_not', f37, 6),
-                ('choose', 'u', f38, f39, 'unit', 'choose the next u', ''),
-                ('exec', f40),
-                ('prim', 'retreat', f41, {}),
-                ('jump', 1),
+                ForStart('_for_u', f32),
+                JumpIfEmpty('_for_u', 6),
+                Choose('u', f33, f34, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Prim('retreat', f35, {}),
+                Jump(1),
             ),
             steps={'do': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit', 'units': 'units'},
@@ -1068,8 +1055,8 @@ RULES = Rules(
             params=('units', 'side', 'u'),
             result='',
             code=(
-                ('choose', 'u', f42, f43, 'unit', 'choose u', ''),
-                ('exec', f44),
+                Choose('u', f36, f37, 'unit', 'choose u', ''),
+                Exec(f38),
             ),
             steps={'do': 0},
             types={'side': 'side', 'u': 'unit', 'units': 'units'},
@@ -1082,7 +1069,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f45),
+                Exec(f39),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -1095,7 +1082,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f46),
+                Exec(f40),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -1103,17 +1090,17 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('mill_taken', 'Red takes the mill', 'entered', f55, True, 'trigger:mill_taken', ''),
+        TriggerSpec('mill_taken', 'Red takes the mill', 'entered', f49, True, 'trigger:mill_taken', ''),
         TriggerSpec('unit_destroyed', 'A unit destroyed scores for the enemy', 'eliminated', None, False, 'trigger:unit_destroyed', ''),
     ),
     restrictions=(
-        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f56, 2, '', None),
+        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f50, 2, '', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f57, (), 'end_of_game'),
-        VictorySpec('blue_wins', 'Blue holds the field', 'marginal', 1, f58, (), 'end_of_game'),
+        VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f51, (), 'end_of_game'),
+        VictorySpec('blue_wins', 'Blue holds the field', 'marginal', 1, f52, (), 'end_of_game'),
     ),
     victory_levels={'marginal': 1.0},
     switches=(
