@@ -23,6 +23,7 @@ from compiler.backends.engine_codegen import generate
 from compiler.backends.print_and_play import PARTS, print_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
+from compiler.local_charts import local_chart_file, local_charts
 from compiler.progress import Progress
 from engine.game import Game
 
@@ -155,7 +156,18 @@ def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
 def load_game(arg: str | Path, params: dict | None = None) -> Game:
     """A `Game` of a ruleset, compiled fresh from its rule files."""
     rules, _sources = compile_ruleset(arg)
-    pkg = load_generated(generate(rules), rules.name)
+    return with_local_charts(load_generated(generate(rules), rules.name), params)
+
+
+def with_local_charts(pkg: types.ModuleType, params: dict | None = None) -> Game:
+    """`pkg.load_game(params)` with a player's local chart values compiled and handed
+    over: the file `params["local_charts"]` names, else the battle's own
+    `rulesets/NAME/charts.local.mst` if it exists (the generated package itself
+    imports only `engine/`, so it cannot read rule files)."""
+    params = dict(params or {})
+    path = params.pop("local_charts", None) or local_chart_file(pkg.NAME)
+    if path is not None:
+        params["charts"] = local_charts(Path(path), pkg.RULES)
     return pkg.load_game(params)
 
 

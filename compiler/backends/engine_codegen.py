@@ -18,11 +18,18 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from compiler import ir
-from compiler.backends.pysource import pyident, pyrepr
+from compiler.backends.pysource import (
+    pyident,
+    pyrepr,
+    pyrepr_wrapped,
+    pystring_lines,
+    wrap_source,
+)
 from compiler.board import build_board
 from compiler.load import PROJECT_ROOT
 from dsl.source import Span
 from engine import instructions as ins
+from engine.los import los_table_text
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -115,6 +122,7 @@ class Codegen:
     def __init__(self, rules: ir.Ruleset) -> None:
         self.rules = rules
         self.functions: list[_Function] = []
+        self.emitted: dict[tuple[str, tuple[str, ...]], str] = {}
         self.sides = [s.name for s in rules.sides]
         self.units = [u.name for u in rules.units]
         self.terrain = [t.name for t in rules.terrain]
@@ -134,8 +142,16 @@ class Codegen:
         return f"{stable_file_name(span.file)}:{span.line}"
 
     def function(self, params: str, body: list[str], span: Span) -> str:
+        """A compiled function's name; a body already emitted is emitted once and
+        named again (its comment names the first rule line that needed it; each
+        instruction keeps its own line in `ProcedureSpec.lines`)."""
+        key = (params, tuple(body))
+        found = self.emitted.get(key)
+        if found is not None:
+            return found
         name = f"f{len(self.functions) + 1}"
         self.functions.append(_Function(name, params, body, self.where(span)))
+        self.emitted[key] = name
         return name
 
     def lambda_fn(self, e: ir.TExpr) -> str:
@@ -530,6 +546,8 @@ class Codegen:
             lstrip_blocks=True,
         )
         env.filters["py"] = pyrepr
+        env.filters["pyw"] = pyrepr_wrapped
+        env.filters["los_table"] = los_table_source
         context = {
             "rules": r,
             "sides": r.sides,
@@ -569,7 +587,7 @@ class Codegen:
                 for lv in r.levels
             ],
         }
-        rules_py = env.get_template("rules.py.jinja").render(context)
+        rules_py = wrap_source(env.get_template("rules.py.jinja").render(context))
         digest = hashlib.sha256(rules_py.encode()).hexdigest()
         init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
         return {"rules.py": rules_py, "__init__.py": init_py}
@@ -715,6 +733,13 @@ def stable_file_name(file: str) -> str:
         return str(path.relative_to(PROJECT_ROOT))
     except ValueError:
         return str(path)
+
+
+def los_table_source(codes: tuple[tuple[int, ...], ...], indent: int) -> str:
+    """`los_table(width, "…")`: the LOS table in the compact form `engine.los` reads."""
+    width, text = los_table_text(codes)
+    pad = " " * indent
+    return f"los_table({width}, (\n{pystring_lines(text, indent + 4)}\n{pad}))"
 
 
 def tuple_source(items: list[str]) -> str:

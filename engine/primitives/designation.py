@@ -26,7 +26,7 @@ from engine.describe import hex_label, unit_names
 from engine.effects import say
 from engine.game import DIRECTIONS
 from engine.interpreter import Node
-from engine.primitives import Primitive, register
+from engine.primitives.base import Primitive, register
 from engine.state import ON_MAP, Combat, Frame, State
 from engine.vocabulary import Lambda, primitive
 

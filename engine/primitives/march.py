@@ -19,7 +19,7 @@ from engine.describe import hex_label, unit_name
 from engine.effects import arrived, capture, remove_from_play, say
 from engine.game import DIRECTIONS
 from engine.interpreter import CONTINUE, Node, emit
-from engine.primitives import Primitive, register
+from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, may_enter
 from engine.state import ON_MAP, Frame, State

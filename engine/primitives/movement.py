@@ -21,7 +21,7 @@ from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
 from engine.game import DIRECTIONS
 from engine.interpreter import Node
-from engine.primitives import Primitive, register
+from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
 from engine.state import ON_MAP, Frame, State

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from engine.describe import hex_label, unit_name
 from engine.effects import place_unit, say
 from engine.interpreter import Node, emit
-from engine.primitives import Primitive, register
+from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import may_arrive
 from engine.state import NOT_ENTERED, Frame, State

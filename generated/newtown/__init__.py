@@ -6,7 +6,6 @@ ruleset's .mst files; this package holds their compiled form.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from engine.game import Game
@@ -15,19 +14,14 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '77a4edc0ab922abb3f247ea9ce73db57613c5f7f3d048568ab1de059bb6b562b'
+RULES_HASH = '0783419939abd46f6c73a2b147f35dd801d01af1af34ff51690b5c4c3909cab7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
     """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}.
 
-    A player's own chart values (`rulesets/NAME/charts.local.mst`, or the file
-    `params["local_charts"]` names) replace the rules' provisional tables.
+    This package imports only `engine/`. A player's own chart values come
+    compiled, as `params["charts"]` (`compiler.build.load_game` reads the
+    battle's `charts.local.mst`, or the file `params["local_charts"]` names).
     """
-    params = dict(params or {})
-    from compiler.local_charts import local_chart_file, local_charts
-
-    path = params.pop("local_charts", None) or local_chart_file(NAME)
-    if path is not None:
-        params["charts"] = local_charts(Path(path), RULES)
-    return Game(RULES, params, RULES_HASH)
+    return Game(RULES, dict(params or {}), RULES_HASH)

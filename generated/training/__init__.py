@@ -6,7 +6,6 @@ ruleset's .mst files; this package holds their compiled form.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from engine.game import Game
@@ -15,19 +14,14 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'dd5b5dea82014461ccc3a682c77d927402e8eebe4d5f6698f6fa22b3b486e639'
+RULES_HASH = '739567894a1de6b4ac2596d7fa3bb93a9b7e362d6ae0c339725b91e77b272b3d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
     """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}.
 
-    A player's own chart values (`rulesets/NAME/charts.local.mst`, or the file
-    `params["local_charts"]` names) replace the rules' provisional tables.
+    This package imports only `engine/`. A player's own chart values come
+    compiled, as `params["charts"]` (`compiler.build.load_game` reads the
+    battle's `charts.local.mst`, or the file `params["local_charts"]` names).
     """
-    params = dict(params or {})
-    from compiler.local_charts import local_chart_file, local_charts
-
-    path = params.pop("local_charts", None) or local_chart_file(NAME)
-    if path is not None:
-        params["charts"] = local_charts(Path(path), RULES)
-    return Game(RULES, params, RULES_HASH)
+    return Game(RULES, dict(params or {}), RULES_HASH)
