@@ -15,6 +15,7 @@ from __future__ import annotations
 from engine.rules import BoardSpec, Rules
 
 PROHIBITED = -1
+DIRECTIONS = 6  # hexsides of a hex, clockwise from north
 MOVE_CLASS = "move_class"  # which per-class column of the TEC a unit pays
 RANGE = "range"  # how far a unit fires (11.2)
 INDIRECT_FIRE = "indirect_fire"  # fires without line of sight (howitzers)

@@ -45,9 +45,7 @@ def describe_value(s: State, kind: str, value: int, what: str) -> str:
 
 def action_to_string(s: State, action: int) -> str:
     """A readable name for an action at this state (chance outcomes included)."""
-    from engine.interpreter import current_node
-
-    node = current_node(s)
+    node = s.current_node()
     if node.outcomes is not None:
         return f"rolls {action}"
     space = s.game.actions

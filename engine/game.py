@@ -10,10 +10,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from engine import interpreter
+from engine.board import DIRECTIONS
+from engine.effects import set_at
+from engine.primitives import get
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
-DIRECTIONS = 6
+__all__ = ["DIRECTIONS", "ActionSpace", "Game", "GameInfo"]
 MAX_OPTIONS = 128
 MASKS = 1 << DIRECTIONS
 
@@ -234,9 +238,6 @@ class Game:
 
     def new_initial_state(self) -> State:
         """The position at the start of the game (or scenario), set up."""
-        from engine import interpreter
-        from engine.effects import set_at
-
         s = State(self)
         s.vars["turn"] = self.first_turn
         sc = self.scenario
@@ -269,8 +270,6 @@ class Game:
         s.stack.append(Frame(self.rules.start_procedure, 0, {}))
         interpreter.emit(s, "start", procedure=self.rules.start_procedure, side=s.vars["phasing"])
         if sc is not None and any(p.chosen for p in sc.setup):
-            from engine.primitives import get
-
             frame = Frame("setup", 0, {}, prim=True)
             frame.params = {}
             get("setup").start(s, frame, {}, ("", 0))

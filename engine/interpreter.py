@@ -11,40 +11,31 @@ were declared.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from engine import instructions as ins
+from engine.describe import describe_value, side_name
+from engine.effects import determine_victory
+from engine.events import emit
+from engine.nodes import CHANCE, CONTINUE, TERMINAL, TERMINAL_NODE, Node, RulesError
+from engine.primitives.base import get as primitive
 from engine.sources import NOTE_START, rule_note
 from engine.state import Frame, State, initial_value
+from engine.tables import modifiers_of, roll_on_table
 
-CHANCE = -1
-TERMINAL = -4
-
-
-class RulesError(Exception):
-    """A rule file asked for something impossible at run time (a bug in the rules)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A point where the game waits: a player's decision or a chance event.
-
-    For a decision, `actions` are the legal action ids; for a chance node,
-    `outcomes` are (outcome, probability) pairs and `player` is CHANCE.
-    `prompt` says what is being decided, for the account of the game.
-    """
-
-    player: int
-    actions: tuple[int, ...] = ()
-    outcomes: tuple[tuple[int, float], ...] | None = None
-    prompt: str = ""
-
-
-TERMINAL_NODE = Node(TERMINAL)
-# Returned by a primitive's `run` that did some work by itself: run me again
-# (after any events its work raised have been dispatched to triggers).
-CONTINUE = Node(-2)
+# Names other modules have always found here.
+__all__ = [
+    "CHANCE",
+    "CONTINUE",
+    "TERMINAL",
+    "TERMINAL_NODE",
+    "Node",
+    "RulesError",
+    "advance",
+    "apply_action",
+    "current_node",
+    "emit",
+]
 
 
 def current_node(s: State) -> Node:
@@ -61,8 +52,6 @@ def current_node(s: State) -> Node:
 
 def advance(s: State) -> None:
     """Run until a decision, a chance event or the end of the game."""
-    from engine import primitives
-
     rules = s.game.rules
     s._node = None
     while not s.terminal:
@@ -76,7 +65,7 @@ def advance(s: State) -> None:
             if frame.params is None:
                 frame.params = _lambdas_at(s, frame)
             try:
-                node = primitives.get(frame.proc).run(s, frame)
+                node = primitive(frame.proc).run(s, frame)
             except Exception as exc:
                 _note_where(s, frame, exc)
                 raise
@@ -106,8 +95,6 @@ def advance(s: State) -> None:
 
 
 def apply_action(s: State, action: int) -> None:
-    from engine import primitives
-
     node = current_node(s)
     if s.terminal:
         raise ValueError("the game is over")
@@ -119,7 +106,7 @@ def apply_action(s: State, action: int) -> None:
         if frame.params is None:
             frame.params = _lambdas_at(s, frame)
         try:
-            primitives.get(frame.proc).apply(s, frame, action)
+            primitive(frame.proc).apply(s, frame, action)
         except Exception as exc:
             _note_where(s, frame, exc)
             raise
@@ -163,12 +150,6 @@ def _lambdas_at(s: State, frame: Frame) -> dict[str, ins.Fn]:
 
 
 # ------------------------------------------------------------------ events and triggers
-
-
-def emit(s: State, event: str, **bindings: Any) -> None:
-    """Record an event; triggers that listen to it run before play goes on."""
-    if s.game.triggers_by_event.get(event):
-        s.events.append((event, bindings))
 
 
 def _dispatch_events(s: State) -> None:
@@ -267,8 +248,6 @@ def _call(s: State, f: Frame, instr: ins.Call) -> None:
             var, len(rules.sides), len(rules.units), len(rules.board.labels)
         )
     if proc.kind == "phase":
-        from engine.describe import side_name
-
         side = bindings.get("side", s.vars["phasing"])
         s.messages.append(f"— Turn {s.vars['turn']}, {side_name(s, side)}: {proc.title} —")
     frame = Frame(instr.procedure, 0, bindings)
@@ -277,12 +256,10 @@ def _call(s: State, f: Frame, instr: ins.Call) -> None:
 
 
 def _prim(s: State, f: Frame, instr: ins.Prim) -> None:
-    from engine import primitives
-
     f.pc += 1
     frame = Frame(instr.primitive, 0, {}, prim=True)
     frame.params = dict(instr.lambdas)
-    primitives.get(instr.primitive).start(s, frame, instr.args(s, f.b), (f.proc, f.pc - 1))
+    primitive(instr.primitive).start(s, frame, instr.args(s, f.b), (f.proc, f.pc - 1))
     s.stack.append(frame)
 
 
@@ -300,8 +277,6 @@ def _end_phase(s: State, f: Frame, instr: ins.EndPhase) -> None:
 
 
 def _end_game(s: State, f: Frame, instr: ins.EndGame) -> None:
-    from engine.effects import determine_victory
-
     determine_victory(s)
 
 
@@ -358,8 +333,6 @@ def _decode_option(s: State, f: Frame, instr: ins.Choose, action: int) -> Any:
 
 
 def _choose_apply(s: State, f: Frame, instr: ins.Choose, action: int) -> None:
-    from engine.describe import describe_value, side_name
-
     var, chooser, kind, mode = instr.var, instr.chooser(s, f.b), instr.kind, instr.mode
     if action == s.game.actions.PASS:
         what = f"no {var.replace('_', ' ')}" if len(var) > 2 else "none"  # "no target", not "no u"
@@ -414,8 +387,6 @@ def _ask(s: State, f: Frame, instr: ins.Ask) -> Node:
 
 
 def _ask_apply(s: State, f: Frame, instr: ins.Ask, action: int) -> None:
-    from engine.describe import side_name
-
     yes = s.game.actions.option_index(action) == 1
     who = side_name(s, instr.chooser(s, f.b))
     s.messages.append(f"{who}: {instr.question} {'Yes' if yes else 'No'}.")
@@ -430,8 +401,6 @@ def _roll(s: State, f: Frame, instr: ins.Roll | ins.RollDie) -> Node:
 
 
 def _roll_apply(s: State, f: Frame, instr: ins.Roll, face: int) -> None:
-    from engine.tables import roll_on_table
-
     column = instr.column(s, f.b) if instr.column is not None else 0
     f.b[instr.into], modified = roll_on_table(s, instr.table, column, instr.modifiers, f.b, face)
     if instr.total:
@@ -441,8 +410,6 @@ def _roll_apply(s: State, f: Frame, instr: ins.Roll, face: int) -> None:
 
 def _roller(s: State, f: Frame) -> str:
     """Who rolls, for what: "Initiative Segment: Red Army" (the frame's side, if any)."""
-    from engine.describe import side_name
-
     title = s.game.rules.procedures[f.proc].title
     side = f.b.get("side")
     return f"{title}: {side_name(s, side)}" if isinstance(side, int) and side >= 0 else f"{title}:"
@@ -450,8 +417,6 @@ def _roller(s: State, f: Frame) -> str:
 
 def _roll_die_apply(s: State, f: Frame, instr: ins.RollDie, face: int) -> None:
     """A die roll on no table: the face, plus the modifiers of the list if one is named."""
-    from engine.tables import modifiers_of
-
     into, modifiers = instr.into, instr.modifiers
     items = modifiers_of(s, modifiers, f.b) if modifiers else []
     total = face + sum(a for _label, a in items)

@@ -9,6 +9,7 @@ keeps `clone()` a shallow copy of each frame's dict.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -227,6 +228,12 @@ class State:
 
     # --------------------------------------------------------------- OpenSpiel-like interface
 
+    def current_node(self) -> Node:
+        """The decision or chance node the game waits at (run on to it if need be)."""
+        from engine.interpreter import current_node
+
+        return current_node(self)
+
     def current_player(self) -> int:
         from engine.interpreter import current_node
 
@@ -311,8 +318,6 @@ class State:
         return sorted(hidden)
 
     def information_state_string(self, player: int) -> str:
-        import json
-
         return json.dumps(self.observation(player), sort_keys=True)
 
     def state_hash(self) -> str:

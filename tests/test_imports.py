@@ -89,3 +89,30 @@ def test_the_engine_loads_without_an_import_cycle():
     for name in sorted(graph):
         if name not in state:
             assert visit(name, []) is None
+
+
+# The imports inside functions the engine still has, and why: `State` is the
+# plain data every layer reads, yet offers the OpenSpiel interface that runs
+# the interpreter, saves and descriptions above it; `vocabulary.load` imports
+# the modules whose decorators register the vocabulary. No other module may.
+LAZY = {"engine/state.py", "engine/vocabulary.py"}
+
+
+def test_no_other_engine_module_imports_inside_a_function():
+    found = []
+    for path in files("engine"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = {id(node) for node in tree.body}
+        type_checking = {
+            id(inner)
+            for node in tree.body
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for inner in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Import | ast.ImportFrom)
+                and id(node) not in top | type_checking
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert sorted({f.rsplit(":", 1)[0] for f in found}) == sorted(LAZY), found

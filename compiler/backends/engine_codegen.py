@@ -736,10 +736,12 @@ def stable_file_name(file: str) -> str:
 
 
 def los_table_source(codes: tuple[tuple[int, ...], ...], indent: int) -> str:
-    """`los_table(width, "…")`: the LOS table in the compact form `engine.los` reads."""
-    width, text = los_table_text(codes)
+    """`los_table(count, width, "…")`: the LOS table in the compact form `engine.los` reads."""
+    count, width, text = los_table_text(codes)
+    if not text:
+        return f"los_table({count}, {width}, '')"
     pad = " " * indent
-    return f"los_table({width}, (\n{pystring_lines(text, indent + 4)}\n{pad}))"
+    return f"los_table({count}, {width}, (\n{pystring_lines(text, indent + 4)}\n{pad}))"
 
 
 def tuple_source(items: list[str]) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.interpreter import Node
+from engine.nodes import Node
 from engine.state import Frame, State
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import heapq
 from typing import Any, ClassVar
 
-from engine.board import PROHIBITED, step_cost
+from engine.board import DIRECTIONS, PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, capture, remove_from_play, say
-from engine.game import DIRECTIONS
-from engine.interpreter import CONTINUE, Node, emit
+from engine.events import emit
+from engine.nodes import CONTINUE, Node
 from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, may_enter

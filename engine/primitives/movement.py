@@ -16,11 +16,10 @@ from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
 from engine import incremental
-from engine.board import PROHIBITED, step_cost
+from engine.board import DIRECTIONS, PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
-from engine.game import DIRECTIONS
-from engine.interpreter import Node
+from engine.nodes import Node
 from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '9e8d68f20a7f79d2760c7b313118a1e337ead48ef2342f4a41ba3ac273ca2113'
+RULES_HASH = 'c1af104ce81fc70e5eabda38e7863e516759d6437dfd18e077536028a50f6e42'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '0783419939abd46f6c73a2b147f35dd801d01af1af34ff51690b5c4c3909cab7'
+RULES_HASH = 'd17902a1736561e4c68556a6f9e0360604cf196b4f755345ca6f73217d163c68'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

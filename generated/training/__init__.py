@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '739567894a1de6b4ac2596d7fa3bb93a9b7e362d6ae0c339725b91e77b272b3d'
+RULES_HASH = '201b95576a5c93a9f226b631a42a169c0ec9d1ed4a144ebf153138be8240b633'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
