@@ -157,6 +157,9 @@ class Game:
         for r in rules.restrictions:
             self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
         self.resets: dict[str, tuple] = {}
+        # What primitives work out from the rules and the map alone, kept for the
+        # game's life (march distances to a goal): never from a position.
+        self.derived: dict[str, dict] = {}
         for var in rules.variables:
             if var.reset:
                 self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
