@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '15a61bd7305957745774ef500f753ba49f1252af155fbcf8c6138e8efef1e55c'
+RULES_HASH = 'de081604e13bf1a3097f05ac8f7ab4f7f43b6ab06a4b27fe76e0f474e42952f5'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

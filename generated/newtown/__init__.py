@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '02be9d1a0f42e8aa059d29777a9acac8c300c7cd846f8c784f1de6b661ebc2c6'
+RULES_HASH = '1ac89f2bf1d7dcb984c1c3c21d20a6e318d133d29d4ff691598bda5030cdd24b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

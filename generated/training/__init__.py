@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'de398e80cc54e2d9724f0efb0db7e912efeada21072db5ef8c2ee7cb7ad927fb'
+RULES_HASH = '91dc59333bed3c86f0bca3d5060842ea166c6496e4d288b24e0bfc06d6de587e'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
