@@ -243,9 +243,12 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
         if r is not None:
             return _restriction(s, r, text)
         return Reason(f"{text}.", step.title, step.cite)
-    if strategic and prim.has_lambda(s, frame, "strategic_step"):
-        if not prim.call(s, frame, "strategic_step", unit=u, hex=h):
-            return _hook(s, frame, "strategic_step", f"{name} may not go on strategically there.")
+    if (
+        strategic
+        and prim.has_lambda(s, frame, "strategic_step")
+        and not prim.call(s, frame, "strategic_step", unit=u, hex=h)
+    ):
+        return _hook(s, frame, "strategic_step", f"{name} may not go on strategically there.")
     for kind in ("no_entry", "confined_to"):
         r = restriction_in_force(s, kind, u, h)
         if r is not None:

@@ -21,6 +21,7 @@ from typing import Any
 from engine import chance, explain
 from engine.bots import make_bot
 from engine.game import Game
+from engine.interpreter import RulesError
 from engine.play import LOG_FORMAT
 from engine.state import State
 
@@ -127,6 +128,19 @@ class TableGame:
         if player == "chance":
             self.chance_count += 1
 
+    def _apply_checked(self, s: State, action: int) -> None:
+        """Apply to a copy; a fault in the rule files is reported, the game kept as it was."""
+        moves, account, chances = len(self.log), len(self.account), self.chance_count
+        try:
+            self._apply(s, action)
+        except RulesError as e:
+            del self.log[moves:]
+            del self.account[account:]
+            self.chance_count = chances
+            if self.history and self.history[-1].state.move_number == self.state.move_number:
+                self.history.pop()
+            raise TableError(f"the rules could not go on: {e}", 500) from e
+
     def run_on(self) -> None:
         """Let the bots decide and the dice fall until a person must act (or the game ends).
 
@@ -143,7 +157,13 @@ class TableGame:
                 elif s.current_player() in self.humans:
                     break
                 else:
-                    self._apply(s, self.bots[s.current_player()].step(s))
+                    before = s.clone()
+                    try:
+                        self._apply(s, self.bots[s.current_player()].step(s))
+                    except RulesError as e:
+                        self.account.append(f"The bot's move failed in the rules: {e}")
+                        s = before
+                        break
             self.state = s
 
     def act(self, viewer: int | None, move: Any, action: Any) -> None:
@@ -175,7 +195,7 @@ class TableGame:
                 Snapshot(s.clone(), player, len(self.log), len(self.account), self.chance_count)
             )
             nxt = s.clone()
-            self._apply(nxt, action)
+            self._apply_checked(nxt, action)
             self.state = nxt
 
     def roll(self, move: Any) -> None:
@@ -186,7 +206,7 @@ class TableGame:
             if not self.waits_for_roll(s):
                 raise TableError("no die is waiting to be rolled")
             nxt = s.clone()
-            self._apply(nxt, chance.sample(nxt, self.seed))
+            self._apply_checked(nxt, chance.sample(nxt, self.seed))
             self.state = nxt
 
     def undo(self, viewer: int | None, move: Any) -> None:

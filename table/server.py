@@ -335,19 +335,29 @@ async def load(request: Request) -> Response:
         saved = data["state"]
     else:
         raise TableError("give 'save' (a save's name) or 'state' (the engine's JSON)", 400)
-    tg = load_state(t, saved, data.get("side"), data.get("bot"), data.get("seed"))
+    tg = load_state(
+        t, saved, data.get("side"), data.get("bot"), data.get("seed"), data.get("scenario")
+    )
     await asyncio.to_thread(tg.run_on)
     side = data.get("side") or t.defaults["side"]
     return JSONResponse({"game": tg.id, "view": t.view_of(tg, _seat(side))})
 
 
 def load_state(
-    t: Table, saved: dict[str, Any], side: Any = None, bot: Any = None, seed: Any = None
+    t: Table,
+    saved: dict[str, Any],
+    side: Any = None,
+    bot: Any = None,
+    seed: Any = None,
+    scenario: Any = None,
 ) -> TableGame:
-    """A game from the engine's saved JSON (with the table's own record, if it has one)."""
+    """A game from the engine's saved JSON (with the table's own record, if it has one).
+
+    An engine save does not name its scenario: the table's record does, else the request,
+    else the table's scenario."""
     extra = saved.get("table") if isinstance(saved.get("table"), dict) else {}
     params = dict(extra.get("params") or {})
-    scenario = saved.get("scenario") or params.get("scenario")
+    scenario = scenario or params.get("scenario") or t.defaults["scenario"]
     try:
         game = t.package.load_game({"scenario": scenario} if scenario else {})
         state = from_json(game, {k: v for k, v in saved.items() if k != "table"})
