@@ -95,12 +95,15 @@ def step_of(s: State, proc: str, pc: int) -> str:
 
 def offering_step(s: State) -> Reason:
     """The step of the sequence of play whose decision is pending."""
-    frame = s.stack[-1]
-    if frame.prim:
-        proc, pc = frame.b["site"]
-    else:
-        proc, pc = frame.proc, frame.pc
-    return source(s, f"step:{proc}:{step_of(s, proc, pc)}")
+    for frame in reversed(s.stack):
+        if not frame.prim:
+            proc, pc = frame.proc, frame.pc
+        elif "site" in frame.b:  # the instruction that called the primitive
+            proc, pc = frame.b["site"]
+        else:
+            continue
+        return source(s, f"step:{proc}:{step_of(s, proc, pc)}")
+    return Reason("")
 
 
 def _hook(s: State, frame: Frame, name: str, text: str) -> Reason:

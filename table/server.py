@@ -483,6 +483,11 @@ def _handler(endpoint: Any) -> Any:
     return run
 
 
+async def _fault(request: Request, exc: Exception) -> Response:
+    """A fault of the server or of the rules: a JSON error rather than a bare 500 page."""
+    return error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
 def make_app(table: Table) -> Starlette:
     routes = [
         Route("/", page),
@@ -504,7 +509,7 @@ def make_app(table: Table) -> Starlette:
         Route("/api/replays/{rid}/{n}", _handler(replay_step)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={Exception: _fault})
     app.state.table = table
     return app
 

@@ -6,64 +6,34 @@ Skips when Playwright or /usr/bin/chromium is missing (`.ci/run` installs chromi
 
 from __future__ import annotations
 
-import random
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("starlette")
-uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-from engine import chance  # noqa: E402
-from engine.save import to_json  # noqa: E402
-from table.server import make_app, open_table  # noqa: E402
+from table import screenshots  # noqa: E402
+from table.server import open_table  # noqa: E402
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM = Path(screenshots.CHROMIUM)
 
 if not CHROMIUM.exists():
     pytest.skip("no /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     table = open_table("monmouth", "lees_advance", "american", saves=tmp_path_factory.mktemp("s"))
-    port = free_port()
-    srv = uvicorn.Server(
-        uvicorn.Config(make_app(table), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    while not srv.started:
-        time.sleep(0.05)
-    yield table, f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with screenshots.serving(table) as url:
+        yield table, url
 
 
 @pytest.fixture(scope="module")
 def page():
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=screenshots.ARGS)
         pg = browser.new_page(viewport={"width": 1400, "height": 900})
         errors: list[str] = []
         pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -87,26 +57,6 @@ def roll_through(page) -> None:
     """Press Roll while a table roll waits (its column and DRMs shown)."""
     while page.locator("#rollbutton").count():
         decide(page, page.locator("#rollbutton"))
-
-
-def combat_position(table) -> dict:
-    """Lee's Advance played on by the engine (seeded, rarely passing) to the first American
-    Close Combat Phase with a combat to designate: where the page declares one."""
-    game = table.package.load_game({"scenario": "lees_advance"})
-    space = game.actions
-    s = game.new_initial_state()
-    rng = random.Random(1)
-    while not s.is_terminal():
-        if s.is_chance_node():
-            s.apply_action(chance.sample(s, 1))
-            continue
-        legal = s.legal_actions()
-        if s.current_player() == 1 and any(space.kind_of(a) == "designate" for a in legal):
-            break
-        moving = [a for a in legal if a != 0]
-        s.apply_action(rng.choice(moving) if moving and rng.random() < 0.97 else legal[0])
-    assert not s.is_terminal()
-    return to_json(s)
 
 
 def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
@@ -162,20 +112,22 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
     # button, answer the combat's choices, and read its odds column and DRMs before rolling.
     r = page.evaluate(
         "async (state) => (await api('POST', '/api/load', {state, side: 'american'})).game",
-        combat_position(table),
+        screenshots.first_american_combat(table),
     )
     page.goto(f"{url}/?game={r}&side=american")
     settle(page)
     decide(page, page.locator('#decision button[data-kind="designate"]').first)
     for _ in range(200):
-        if page.locator("#rollbutton").count() and "Close Combat" in page.text_content("#roll h3"):
+        if page.locator("#rollbutton").count() and "Close Combat" in page.text_content(
+            "#rolltable"
+        ):
             break
         if page.locator("#rollbutton").count():
             decide(page, page.locator("#rollbutton"))
         else:
             passes = page.locator('#decision button[data-kind="pass"]')
             decide(page, passes.first if passes.count() else page.locator("#decision button").first)
-    heading = page.text_content("#roll h3")
+    heading = page.text_content("#rolltable")
     assert heading.startswith("Close Combat Table — column ") and ":" in heading
     drms = page.locator("#drms tr").all_text_contents()
     assert drms and all("§ series" in row for row in drms if row != "no modifier applies")

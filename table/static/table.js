@@ -128,6 +128,11 @@ function drawMarks() {
     layer.append(d);
     return d;
   };
+  for (const c of view.combats || []) {
+    if (c.resolved) continue;
+    for (const h of c.defense_hexes) mark(h, "target combat fought", "");
+    for (const h of c.attack_hexes) mark(h, "selected-hex attacker", "");
+  }
   if (!view.decision) return;
   const moves = view.decision.moves[chosen];
   if (moves) {
@@ -204,6 +209,8 @@ function renderStatus() {
   else if (view.to_move === "chance") whose = view.waits_for_roll ? "A die is to be rolled" : "Chance";
   else whose = `${view.to_move_title} to decide`;
   s.append(el("div", { class: "whose", id: "whose" }, whose));
+  const rolled = view.account.filter((line) => / rolled /.test(line)).pop();
+  if (rolled) s.append(el("div", { id: "lastroll" }, "Last roll — " + rolled));
   if (view.seat) s.append(el("div", {}, `You play: ${view.seat}` + (view.bot && view.humans.length < battle.sides.length ? ` — against the ${view.bot} bot` : "")));
 }
 
@@ -230,9 +237,19 @@ function renderDecision() {
 function renderRoll() {
   const box = $("roll");
   box.innerHTML = "";
+  const open = (view.combats || []).filter((c) => !c.resolved);
+  if (open.length) {
+    box.append(el("h3", {}, "Close combats"));
+    const list = el("ol", { id: "combats" });
+    for (const c of open) {
+      const div = c.diverted ? " (diverted: one column left)" : "";
+      list.append(el("li", {}, `${c.attackers.join(", ")} (${c.attack_hexes.join(", ")}) attack ${c.defenders.join(", ")} (${c.defense_hexes.join(", ")})${div}`));
+    }
+    box.append(list);
+  }
   const r = view.roll;
   if (!r) return;
-  box.append(el("h3", {}, `${r.table}${r.column ? " — column " + r.column : ""}`));
+  box.append(el("h3", { id: "rolltable" }, `${r.table}${r.column ? " — column " + r.column : ""}`));
   if (r.cite) box.append(el("div", { class: "cite" }, r.cite));
   box.append(ruleLine(r.step));
   const t = el("table", { id: "drms" });
@@ -289,15 +306,38 @@ function renderOffmap() {
   const hand = $("hand");
   hand.innerHTML = "";
   for (const [bag, c] of Object.entries(view.bags)) {
-    const text = c.markers ? (c.markers.join(", ") || "empty") : `${c.count} face down`;
+    const text = c.markers ? (c.markers.map((m) => m.replace(/_/g, " ")).join(", ") || "empty") : `${c.count} face down`;
     hand.append(el("div", {}, `${bag.replace(/_/g, " ")}: ${text}`));
   }
 }
 
 // ------------------------------------------------------------------ game
 
+let fitted = false;
+
+function fitToUnits() {
+  // Frame the units on the map (the whole map when none is on it yet).
+  const vp = $("viewport");
+  const pts = battle.units.map((u) => view.units[u.name]).filter((st) => st && st.status === "map" && st.hex)
+    .map((st) => battle.map.centres[st.hex]);
+  let [x0, y0, x1, y1] = [0, 0, battle.map.width, battle.map.height];
+  if (pts.length) {
+    const pad = 4 * battle.map.radius;
+    x0 = Math.min(...pts.map((p) => p[0])) - pad; x1 = Math.max(...pts.map((p) => p[0])) + pad;
+    y0 = Math.min(...pts.map((p) => p[1])) - pad; y1 = Math.max(...pts.map((p) => p[1])) + pad;
+  }
+  zoom = Math.min(1.6, vp.clientWidth / (x1 - x0), vp.clientHeight / (y1 - y0));
+  panX = (vp.clientWidth - (x1 - x0) * zoom) / 2 - x0 * zoom;
+  panY = (vp.clientHeight - (y1 - y0) * zoom) / 2 - y0 * zoom;
+  applyZoom();
+}
+
 function update(v) {
   view = v;
+  if (view.scenario) $("scenario").value = view.scenario;
+  if (view.seat) $("side").value = view.seat;
+  if (view.bot) $("bot").value = view.bot;
+  if (!fitted) { fitted = true; fitToUnits(); }
   if (!view.decision || !view.decision.moves[chosen]) {
     const keep = view.decision && chosen >= 0 && view.decision.moves[chosen];
     if (!keep) chosen = -1;
@@ -319,7 +359,7 @@ async function newGame() {
     const r = await api("POST", "/api/games", {
       scenario: $("scenario").value || undefined, side: $("side").value, bot: $("bot").value, seed: Number($("seed").value),
     });
-    gameId = r.game; seat = $("side").value; chosen = -1;
+    gameId = r.game; seat = $("side").value; chosen = -1; fitted = false;
     setUrl();
     update(r.view);
   } catch (e) { showError(e); }
@@ -343,9 +383,13 @@ async function stepReplay(n) {
   const v = await api("GET", `/api/replays/${replayId}/${n}`);
   $("scrub").max = v.length;
   $("scrub").value = v.step;
-  $("replaytext").textContent = `Step ${v.step} of ${v.length}` + (v.action ? `: ${v.action}` : "");
+  const box = $("replaytext");
+  box.innerHTML = "";
+  box.append(el("div", { class: "now" }, `Step ${v.step} of ${v.length}` + (v.action ? `: ${v.action}` : " (the start)")));
+  for (const line of v.step_account) box.append(el("div", {}, line));
   view = v;
   view.decision = null;
+  if (!fitted) { fitted = true; fitToUnits(); }
   render();
   const lines = $("lines");
   lines.innerHTML = "";
@@ -394,6 +438,17 @@ function wire() {
     panX = mx - (mx - panX) * f; panY = my - (my - panY) * f; zoom *= f;
     applyZoom();
   }, { passive: false });
+  let hoverTimer = null, hovered = null;
+  vp.addEventListener("mousemove", (ev) => {
+    if (drag || chosen < 0 || !view || !view.decision) return;
+    const label = hexAt(...boardPoint(ev));
+    if (!label || label === hovered) return;
+    hovered = label;
+    clearTimeout(hoverTimer);
+    const lit = (view.decision.moves[chosen] || []).some((m) => m.hex === label);
+    const here = view.units[battle.units[chosen].name].hex === label;
+    if (!lit && !here) hoverTimer = setTimeout(() => explainHex(label), 250);
+  });
   let drag = null;
   vp.addEventListener("mousedown", (ev) => { drag = [ev.clientX, ev.clientY, panX, panY, false]; });
   window.addEventListener("mousemove", (ev) => {
