@@ -312,7 +312,9 @@ def parser() -> argparse.ArgumentParser:
     tb.add_argument("ruleset")
     tb.add_argument("--scenario")
     tb.add_argument("--side", help="the side you play (a side's name, or both for hot seat)")
-    tb.add_argument("--bot", default="random", help="the bot that plays the other side")
+    tb.add_argument(
+        "--bot", help="the bot that plays the other side (default: heuristic if built, else random)"
+    )
     tb.add_argument("--seed", type=int, default=1, help="the dice (as muster play --seed)")
     tb.add_argument("--port", type=int, default=8765)
     tb.add_argument(

@@ -116,7 +116,7 @@ def _hook(s: State, frame: Frame, name: str, text: str) -> Reason:
 
 
 def _restriction(s: State, r: RestrictionSpec, text: str) -> Reason:
-    return source(s, f"restriction:{r.name}", f"{text}: {r.title}")
+    return source(s, f"restriction:{r.name}", f"{text}.")
 
 
 # ------------------------------------------------------------------ movement

@@ -518,11 +518,15 @@ def open_table(
     arg: str | Path,
     scenario: str | None = None,
     side: str | None = None,
-    bot: str = "random",
+    bot: str | None = None,
     seed: int = 1,
     saves: Path | None = None,
 ) -> Table:
-    """Compile a battle (as `muster play` does), draw its board, and make an empty table."""
+    """Compile a battle (as `muster play` does), draw its board, and make an empty table.
+
+    The bot is taken by name from the engine's registry (`engine.bots.BOTS`): the
+    heuristic bot where one is registered, else the random bot."""
+    bot = bot or ("heuristic" if "heuristic" in BOTS else "random")
     rules, sources = compile_ruleset(arg)
     package = load_generated(generate(rules), rules.name)
     sides = [s.name for s in rules.sides]

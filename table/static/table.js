@@ -145,6 +145,11 @@ function drawMarks() {
     }
   }
   for (const a of view.decision.actions) {
+    if (a.kind === "hex") {
+      const d = mark(a.hex, "target choice", "");
+      d.title = a.text;
+      d.addEventListener("click", (ev) => { ev.stopPropagation(); act(a.action); });
+    }
     if (a.kind === "designate") for (const h of a.defend) if (!layer.querySelector(`.combat[data-hex="${h}"]`)) mark(h, "target combat", "⚔").style.pointerEvents = "none";
   }
 }
