@@ -40,6 +40,11 @@ class Reason:
     cite: str = ""  # "§ series 9.2"
     provisional: str = ""  # why that declaration's value is provisional, if it is
 
+    def formatted(self) -> Reason:
+        """The text with the title put in for `{}` (a refusal that quotes its rule)."""
+        text = self.text.replace("{}", self.title[:1].lower() + self.title[1:])
+        return Reason(text, self.title, self.cite, self.provisional)
+
     def __str__(self) -> str:
         rule = " ".join(x for x in (self.title, self.cite) if x)
         return f"{self.text} ({rule})" if rule else self.text
@@ -305,7 +310,26 @@ def why_not(s: State, action: int) -> Reason | None:
         return why_not_combat(s, action)
     step = offering_step(s)
     prompt = current_node(s).prompt
+    frame = s.stack[-1]
+    if not frame.prim:
+        instr = s.game.rules.procedures[frame.proc].code[frame.pc]
+        if instr[0] == "choose":
+            key = f"choose:{frame.proc}:{step_of(s, frame.proc, frame.pc)}:{instr[1]}"
+            if key in s.game.rules.sources:
+                what = _named(s, action)
+                return source(s, key, f"{what} is not among the choices: {{}}.").formatted()
     return Reason(f"That is not one of the choices offered now ({prompt}).", *_parts(step))
+
+
+def _named(s: State, action: int) -> str:
+    """A unit or hex action by its name (for a refusal), else the action's number."""
+    space = s.game.actions
+    kind = space.kind_of(action)
+    if kind == "unit":
+        return unit_name(s, space.decode("unit", action))
+    if kind == "hex":
+        return hex_label(s, space.decode("hex", action))
+    return f"Action {action}"
 
 
 # ------------------------------------------------------------------ combat

@@ -62,6 +62,12 @@ def play_game(
         else:
             player = s.current_player()
             action = players[player].step(s)
+            if action not in s.legal_actions():
+                reason = why_not(s, action) if isinstance(action, int) else None
+                raise ValueError(
+                    f"move {s.move_number}: bot {bots[player]!r} chose {action!r}, not legal"
+                    + (f": {reason}" if reason else "")
+                )
             record = {
                 "move": s.move_number,
                 "player": game.rules.sides[player].name,

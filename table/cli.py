@@ -37,7 +37,8 @@ def run_table(args: argparse.Namespace) -> int:
     except (OSError, json.JSONDecodeError) as e:
         print(f"muster: {e}", file=sys.stderr)
         return 2
-    print(f"{table.rules.title}: the table is at http://{args.host}:{args.port}/{start}", flush=True)
+    address = f"http://{args.host}:{args.port}/{start}"
+    print(f"{table.rules.title}: the table is at {address}", flush=True)
     print("Press Ctrl-C to stop it.", flush=True)
     uvicorn.run(make_app(table), host=args.host, port=args.port, log_level="warning")
     return 0

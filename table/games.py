@@ -15,6 +15,8 @@ against a bot, never past a die roll or a draw (the bot has seen it).
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,9 +168,20 @@ class TableGame:
                         break
             self.state = s
 
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """The game's lock for a person's request: refused, not waited for, while a bot thinks
+        (waiting would hold up the server's event loop, and every other game with it)."""
+        if not self.lock.acquire(blocking=False):
+            raise TableError("the bot is deciding: try again in a moment")
+        try:
+            yield
+        finally:
+            self.lock.release()
+
     def act(self, viewer: int | None, move: Any, action: Any) -> None:
         """A person's decision, checked: the move number they saw and a legal action."""
-        with self.lock:
+        with self._turn():
             s = self.state
             self._check_move(move)
             if s.is_terminal():
@@ -200,7 +213,7 @@ class TableGame:
 
     def roll(self, move: Any) -> None:
         """Roll the die a table roll waits for (the outcome is the seed's, as in `muster play`)."""
-        with self.lock:
+        with self._turn():
             self._check_move(move)
             s = self.state
             if not self.waits_for_roll(s):
@@ -211,7 +224,7 @@ class TableGame:
 
     def undo(self, viewer: int | None, move: Any) -> None:
         """Back to the viewer's previous decision (never past a roll, against a bot)."""
-        with self.lock:
+        with self._turn():
             self._check_move(move)
             mine = [
                 i for i, snap in enumerate(self.history) if viewer is None or snap.side == viewer

@@ -17,7 +17,7 @@ API (all JSON):
     POST /api/games/ID/act {side, move, action}       a decision
     POST /api/games/ID/roll {side, move}     roll the die a table roll waits for
     POST /api/games/ID/undo {side, move}     back to the side's previous decision
-    POST /api/games/ID/explain {side, unit, hex} | {side, action}   why it is not legal
+    POST /api/games/ID/explain {side, unit?, hex?} | {side, action}   why it is not legal
     POST /api/games/ID/save {side}           → {"save": NAME} in the saves folder
     GET  /api/saves                          the saves
     POST /api/load {save | state, side, bot, seed}   a game from a save
@@ -113,7 +113,7 @@ class Table:
     def view_of(self, tg: TableGame, side: str | None) -> dict[str, Any]:
         viewer = tg.side_index(side)
         s = tg.state
-        out = view(s, self.markers, viewer, tg.account)
+        out = view(s, self.markers, viewer, list(tg.account))
         out.update(
             game=tg.id,
             seat=side or "both",
@@ -275,19 +275,28 @@ async def explain_action(request: Request) -> Response:
     data = await body_of(request)
     viewer = tg.side_index(data.get("side"))
     s = tg.state
+    space = tg.game.actions
+    u = h = None
+    if "unit" in data:
+        u = _int(data, "unit")
+        if not 0 <= u < len(tg.game.rules.units) or (
+            viewer is not None and u in s.concealed_from(viewer)
+        ):
+            raise TableError(f"no unit {u}", 400)
+    if "hex" in data:
+        if data["hex"] not in tg.game.hex_by_label:
+            raise TableError(f"no hex {data['hex']!r} on the map", 400)
+        h = tg.game.hex_by_label[data["hex"]]
     if "action" in data:
         reason = explain.why_not(s, _int(data, "action"))
+    elif u is not None and h is not None:  # may this unit step there?
+        reason = explain.why_not_move(s, u, h)
+    elif h is not None:  # this hex, for a choice of hexes
+        reason = explain.why_not(s, space.hex(h))
+    elif u is not None:  # this unit, for a choice of units
+        reason = explain.why_not(s, space.unit(u))
     else:
-        u = _int(data, "unit")
-        label = data.get("hex")
-        rules = tg.game.rules
-        if not 0 <= u < len(rules.units):
-            raise TableError(f"no unit {u}", 400)
-        if label not in tg.game.hex_by_label:
-            raise TableError(f"no hex {label!r} on the map", 400)
-        if viewer is not None and u in s.concealed_from(viewer):
-            raise TableError(f"no unit {u}", 400)
-        reason = explain.why_not_move(s, u, tg.game.hex_by_label[label])
+        raise TableError("give 'action', or 'unit' and/or 'hex'", 400)
     t = table_of(request)
     out = {"legal": reason is None, "reason": reason_json(reason)}
     return JSONResponse(Redactor(s, t.markers, viewer)(out))

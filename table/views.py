@@ -5,8 +5,9 @@ choices), keeps only what the page draws, and then goes through `Redactor`,
 which holds back what the observation does not yet: the markers in a bag
 that holds only the other side's markers (an enemy hand of cards, an enemy
 deck), by name and by title, in every string sent (the account says
-"Drawn from … : NAME"). A bag's owner sees its contents; the other side sees
-how many it holds.
+"Drawn from … : NAME"), and the names of the units the rules conceal from
+the viewer (the account says where they set up). A bag's owner sees its
+contents; the other side sees how many it holds.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from engine.save import to_json
 from engine.state import State
 
 FACE_DOWN = "a face-down marker"
+CONCEALED = "a concealed unit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,19 +48,25 @@ def private_bags(s: State, markers: Markers, viewer: int | None) -> list[str]:
 
 
 class Redactor:
-    """Replaces the names and titles of the markers a viewer may not see, in any string."""
+    """Replaces, in any string, the names and titles of the markers a viewer may not see
+    and of the units the rules conceal from the viewer (the account names them)."""
 
     def __init__(self, s: State, markers: Markers, viewer: int | None) -> None:
         hidden = {t for bag in private_bags(s, markers, viewer) for t in s.bags[bag]}
-        words = sorted(
-            {w for t in hidden for w in (t, markers.title.get(t, "")) if w}, key=len, reverse=True
-        )
+        words = {w: FACE_DOWN for t in hidden for w in (t, markers.title.get(t, "")) if w}
+        units = s.game.rules.units
+        concealed = s.concealed_from(viewer) if viewer is not None else []
+        words.update({w: CONCEALED for u in concealed for w in (units[u].name, units[u].title)})
+        self.words = words
+        ordered = sorted(words, key=len, reverse=True)
         self.pattern = (
-            re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b") if words else None
+            re.compile(r"\b(" + "|".join(re.escape(w) for w in ordered) + r")(?!\w)")
+            if ordered
+            else None
         )
 
     def text(self, value: str) -> str:
-        return self.pattern.sub(FACE_DOWN, value) if self.pattern else value
+        return self.pattern.sub(lambda m: self.words[m.group(1)], value) if self.pattern else value
 
     def __call__(self, value: Any) -> Any:
         if self.pattern is None:
@@ -170,12 +178,19 @@ def tracks(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def combats_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The combats designated, naming only units the viewer may examine."""
     rules = s.game.rules
+
+    def title(name: str) -> str:
+        if name not in seen["units"]:
+            return CONCEALED
+        return rules.units[rules.unit_index(name)].title
+
     return [
         {
             "side": c["side"],
-            "attackers": [rules.units[rules.unit_index(n)].title for n in c["attackers"]],
-            "defenders": [rules.units[rules.unit_index(n)].title for n in c["defenders"]],
+            "attackers": [title(n) for n in c["attackers"]],
+            "defenders": [title(n) for n in c["defenders"]],
             "attack_hexes": c["attack_hexes"],
             "defense_hexes": c["defense_hexes"],
             "resolved": c["resolved"],

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from compiler.build import load_game
-from engine import chance, explain
+from engine import bots, chance, explain
 from engine.play import ReplayError, play_game, replay
 from engine.save import from_json
 from tests.conftest import RULESETS, hand_written_combat
@@ -125,3 +125,47 @@ def test_a_log_with_an_illegal_action_names_the_rule(training):
     with pytest.raises(ReplayError, match=r"is not legal here: .+ only the phasing side moves"):
         for _ in replay(training, moves):
             pass
+
+
+def test_a_bot_that_plays_an_illegal_move_is_stopped_with_the_rule(training, monkeypatch):
+    """`muster play` reports a bot's illegal action with the reason, not a traceback."""
+
+    class Stubborn:
+        name = "stubborn"
+
+        def __init__(self, player, rng):
+            self.player = player
+
+        def step(self, s):
+            enemy = next(
+                u for u, spec in enumerate(training.rules.units) if spec.side != self.player
+            )
+            return training.actions.step(enemy, 0)  # always the other side's unit
+
+    monkeypatch.setitem(bots.BOTS, "stubborn", Stubborn)
+    with pytest.raises(ValueError, match=r"bot 'stubborn' chose .+ only the phasing side moves"):
+        play_game(training, ["stubborn", "stubborn"], 1)
+
+
+def test_a_unit_not_among_the_choices_is_refused_by_the_define_that_lists_them(holding_action):
+    """A `choose … from DEFINE(…)`: the refusal quotes that define's title and citation."""
+    game = holding_action
+    s, rng = game.new_initial_state(), random.Random(3)
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, 3))
+            continue
+        frame = s.stack[-1]
+        instr = None if frame.prim else game.rules.procedures[frame.proc].code[frame.pc]
+        if instr is not None and instr[0] == "choose" and instr[4] == "unit":
+            break
+        legal = s.legal_actions()
+        moving = [a for a in legal if a != 0]
+        s.apply_action(rng.choice(moving) if moving and rng.random() < 0.9 else legal[0])
+    legal = s.legal_actions()
+    other = next(u for u in range(len(game.rules.units)) if game.actions.unit(u) not in legal)
+    reason = explain.why_not(s, game.actions.unit(other))
+    series = "".join(p.read_text() for p in (RULESETS / "series").glob("*.mst"))
+    assert f'"{reason.title}" {reason.cite}' in series  # a define's title and citation
+    assert reason.text.startswith(f"{game.rules.units[other].title} is not among the choices")
+    assert explain.why_not(s, legal[0]) is None

@@ -4,6 +4,7 @@ leave the game unchanged, hidden information kept from the other side, undo, sav
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -196,7 +197,7 @@ def test_save_and_load_resume_the_same_position(client, monmouth_table):
 
 def test_no_enemy_card_reaches_the_other_sides_page(newtown_table):
     """Play Newtown in hot seat; whenever a side holds cards, the other side's every
-    response (view, explain) names none of them."""
+    response (view, explain) names none of them; nor any unit concealed from it."""
     client = TestClient(make_app(newtown_table))
     rules = newtown_table.rules
     sides = [s.name for s in rules.sides]
@@ -204,9 +205,17 @@ def test_no_enemy_card_reaches_the_other_sides_page(newtown_table):
     r = client.post("/api/games", json={"side": "both", "seed": 2}).json()
     gid, view = r["game"], r["view"]
     tg = newtown_table.games[gid]
-    checked = 0
+    checked = concealed = 0
     while view["to_move"] != "over" and checked < 40:
         s = tg.state
+        for p, side in enumerate(sides):
+            hidden = [rules.units[u] for u in s.concealed_from(p)]
+            if hidden:
+                text = client.get(f"/api/games/{gid}?side={side}").text
+                for unit in hidden:
+                    assert not re.search(rf"\b{re.escape(unit.title)}(?!\w)", text), unit.title
+                    assert f'"{unit.name}"' not in text
+                concealed += 1
         for bag, tokens in s.bags.items():
             if not bag.endswith("_hand"):
                 continue
@@ -235,3 +244,4 @@ def test_no_enemy_card_reaches_the_other_sides_page(newtown_table):
                 break
         view = r.json()
     assert checked > 0, "no side ever held a card: the test saw nothing to hide"
+    assert concealed > 0, "no unit was ever concealed: the test saw nothing to hide"

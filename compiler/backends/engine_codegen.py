@@ -12,6 +12,7 @@ same bytes.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -711,7 +712,7 @@ class Codegen:
 
 
 def cite_text(prov: ir.Prov) -> str:
-    """Citations as a player reads them: "§ series 9.1, 9.2; newtown 4.2"."""
+    """Citations as a player reads them: "§ series 9.1, 9.2; battle 4.2"."""
     by_document: dict[str, list[str]] = {}
     for c in prov.cites:
         by_document.setdefault(c.document, []).append(c.section)
@@ -749,13 +750,30 @@ def declaration_sources(r: ir.Ruleset) -> dict[str, tuple[str, str, str]]:
         for st in p.steps:
             title = p.title if st.title in ("", st.name) else f"{p.title}: {st.title}"
             put(f"step:{p.name}:{st.name}", title, p.prov.merged(st.prov))
-            for stmt in st.body:
+            for stmt in _statements(st.body):
                 if isinstance(stmt, ir.CallPrim):
                     for arg, expr in stmt.lambdas:
                         if isinstance(expr, ir.DefineCall) and expr.define in defines:
                             d = defines[expr.define]
                             put(f"hook:{p.name}:{st.name}:{arg}", d.title, d.prov)
+                elif isinstance(stmt, ir.Choose):
+                    options = stmt.options
+                    while isinstance(options, ir.Where):
+                        options = options.collection
+                    if isinstance(options, ir.DefineCall) and options.define in defines:
+                        d = defines[options.define]
+                        put(f"choose:{p.name}:{st.name}:{stmt.var}", d.title, d.prov)
     return dict(sorted(out.items()))
+
+
+def _statements(body: tuple[ir.TStmt, ...]) -> Iterator[ir.TStmt]:
+    """Every statement of a body, nested ones (in ifs, loops, asks) included."""
+    for stmt in body:
+        yield stmt
+        for name in ("body", "orelse", "yes", "no"):
+            inner = getattr(stmt, name, None)
+            if isinstance(inner, tuple):
+                yield from _statements(inner)
 
 
 def stable_file_name(file: str) -> str:

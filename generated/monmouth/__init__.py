@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'de081604e13bf1a3097f05ac8f7ab4f7f43b6ab06a4b27fe76e0f474e42952f5'
+RULES_HASH = '35559d79d2df99fbf7b09dcad4d8051c9e5d9115afa28c3fa221b2a8fdb1e645'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '1ac89f2bf1d7dcb984c1c3c21d20a6e318d133d29d4ff691598bda5030cdd24b'
+RULES_HASH = '0d40f3c3a48032c5833f20737a3b50448d372d564cc8a54ec300fff995dc83b2'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -166,6 +166,22 @@ function clickUnit(i, label) {
   const hexPick = view && view.decision && view.decision.actions.find((a) => a.kind === "hex" && a.hex === label);
   if (hexPick) return act(hexPick.action);
   if (chosen >= 0) return explainHex(label);
+  if (view && view.decision && view.decision.actions.some((a) => a.kind === "unit")) return explainChoice({ unit: i });
+  if (view && view.decision && view.decision.actions.some((a) => a.kind === "hex")) return explainChoice({ hex: label });
+}
+
+async function explainChoice(what) {
+  // Why a unit or hex the player points at is not among the choices offered.
+  try {
+    const r = await api("POST", `/api/games/${gameId}/explain`, { side: seat, ...what });
+    const box = $("reason");
+    box.innerHTML = "";
+    box.hidden = false;
+    if (!r.legal) {
+      box.append(el("div", { id: "reason-text" }, r.reason.text));
+      box.append(ruleLine(r.reason));
+    }
+  } catch (e) { showError(e); }
 }
 
 async function explainHex(label) {
@@ -471,7 +487,8 @@ function wire() {
     if (!label) return;
     const hexPick = view.decision && view.decision.actions.find((a) => a.kind === "hex" && a.hex === label);
     if (hexPick) act(hexPick.action);
-    else explainHex(label);
+    else if (chosen >= 0) explainHex(label);
+    else if (view.decision && view.decision.actions.some((a) => a.kind === "hex")) explainChoice({ hex: label });
   });
 }
 
@@ -502,5 +519,15 @@ async function start() {
   view = null;
   $("status").textContent = "Choose a scenario and a side, then New game.";
 }
+
+// In a hot-seat game played in two tabs (one per side), the other side decides elsewhere:
+// look for news every two seconds while the decision is not this page's.
+setInterval(async () => {
+  if (!gameId || replayId || !view || view.over || view.decision || view.waits_for_roll) return;
+  try {
+    const v = await api("GET", `/api/games/${gameId}?side=${seat}`);
+    if (v.move !== view.move) update(v);
+  } catch (e) { /* the next poll tries again */ }
+}, 2000);
 
 start();
