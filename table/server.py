@@ -48,6 +48,7 @@ from compiler.backends.engine_codegen import generate
 from compiler.build import load_generated, output_dir
 from compiler.check import compile_ruleset
 from compiler.load import resolve_ruleset
+from dsl.source import SourceFiles
 from engine import explain
 from engine.bots import BOTS
 from engine.game import Game
@@ -530,13 +531,15 @@ def open_table(
     bot: str | None = None,
     seed: int = 1,
     saves: Path | None = None,
+    compiled: tuple[ir.Ruleset, SourceFiles] | None = None,
 ) -> Table:
     """Compile a battle (as `muster play` does), draw its board, and make an empty table.
 
     The bot is taken by name from the engine's registry (`engine.bots.BOTS`): the
-    heuristic bot where one is registered, else the random bot."""
+    heuristic bot where one is registered, else the random bot. `compiled` passes rules
+    already checked (`compile_ruleset(arg)`), to compile them once."""
     bot = bot or ("heuristic" if "heuristic" in BOTS else "random")
-    rules, sources = compile_ruleset(arg)
+    rules, sources = compiled or compile_ruleset(arg)
     package = load_generated(generate(rules), rules.name)
     sides = [s.name for s in rules.sides]
     if side is not None and side != "both" and side not in sides:

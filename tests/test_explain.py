@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from compiler.build import load_game
 from engine import bots, chance, explain
 from engine.play import ReplayError, play_game, replay
 from engine.save import from_json
@@ -16,8 +15,8 @@ from tests.conftest import RULESETS, hand_written_combat
 
 
 @pytest.fixture(scope="module")
-def holding_action():
-    return load_game("monmouth", {"scenario": "holding_action"})
+def holding_action(monmouth_package):
+    return monmouth_package.load_game({"scenario": "holding_action"})
 
 
 def american_movement(game):

@@ -15,7 +15,6 @@ pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
 
 from table import screenshots  # noqa: E402
-from table.server import open_table  # noqa: E402
 
 CHROMIUM = Path(screenshots.CHROMIUM)
 
@@ -24,10 +23,9 @@ if not CHROMIUM.exists():
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    table = open_table("monmouth", "lees_advance", "american", saves=tmp_path_factory.mktemp("s"))
-    with screenshots.serving(table) as url:
-        yield table, url
+def server(monmouth_table):
+    with screenshots.serving(monmouth_table) as url:
+        yield monmouth_table, url
 
 
 @pytest.fixture(scope="module")

@@ -13,16 +13,10 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient
 
-from compiler.build import load_game
 from engine.play import play_game
 from table.server import make_app, open_table
 
 SEED = 3
-
-
-@pytest.fixture(scope="session")
-def monmouth_table(tmp_path_factory):
-    return open_table("monmouth", "lees_advance", "american", saves=tmp_path_factory.mktemp("s"))
 
 
 @pytest.fixture(scope="session")
@@ -40,8 +34,9 @@ def final_hash(client: TestClient, gid: str) -> str:
     return json.loads(lines[-1])["hash"]
 
 
-def test_a_seeded_game_over_http_ends_as_muster_play_does(client):
-    game = load_game("monmouth", {"scenario": "lees_advance"})
+def test_a_seeded_game_over_http_ends_as_muster_play_does(client, monmouth_table):
+    # As `muster play monmouth --scenario lees_advance --bots random,random --seed 3` does.
+    game = monmouth_table.package.load_game({"scenario": "lees_advance"})
     record = play_game(game, ["random", "random"], SEED)
     r = client.post("/api/games", json={"side": "both", "seed": SEED})
     assert r.status_code == 200
