@@ -66,7 +66,13 @@ class Redactor:
         )
 
     def text(self, value: str) -> str:
-        return self.pattern.sub(lambda m: self.words[m.group(1)], value) if self.pattern else value
+        if self.pattern is None:
+            return value
+        return self.pattern.sub(self._word, value)
+
+    def _word(self, m: re.Match[str]) -> str:
+        word = self.words[m.group(1)]
+        return word[0].upper() + word[1:] if m.start() == 0 else word
 
     def __call__(self, value: Any) -> Any:
         if self.pattern is None:
