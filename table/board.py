@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from compiler import ir
-from compiler.backends.print_and_play import render_map
+from compiler.backends.print_and_play import render_map  # map_render by way of its importer
 from compiler.backends.print_and_play.mix import counter_mix
 from compiler.backends.print_and_play.paint import paint
 from compiler.map_model import MapModel

@@ -439,7 +439,12 @@ function wire() {
       update(r.view);
     } catch (e) { showError(e); }
   });
-  $("log").addEventListener("click", () => { window.location = `/api/games/${gameId}/log?side=${seat}`; });
+  $("log").addEventListener("click", async () => {
+    const r = await fetch(`/api/games/${gameId}/log?side=${seat}`);
+    if (!r.ok) return showError(new Error((await r.json()).error));
+    const a = el("a", { href: URL.createObjectURL(await r.blob()), download: `${battle.name}-${gameId}.jsonl` });
+    a.click();
+  });
   $("replay").addEventListener("click", async () => {
     try { const r = await api("POST", "/api/replays", { game: gameId }); await loadReplay(r.replay); } catch (e) { showError(e); }
   });
