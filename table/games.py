@@ -25,6 +25,7 @@ from engine.bots import make_bot
 from engine.game import Game
 from engine.interpreter import RulesError
 from engine.play import LOG_FORMAT
+from engine.save import to_json
 from engine.state import State
 
 
@@ -61,6 +62,9 @@ class TableGame:
     history: list[Snapshot] = field(default_factory=list)
     chance_count: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Where the log starts when it does not start at the beginning (a bare engine save
+    # loaded): the replay viewer replays from here.
+    origin: State | None = None
 
     def __post_init__(self) -> None:
         self.bots = {
@@ -99,8 +103,13 @@ class TableGame:
         }
 
     def log_lines(self) -> list[dict[str, Any]]:
+        """The play log (muster.log/1); a game loaded at a position logs from there, and
+        its header's `start` holds that position (the engine's JSON)."""
         s = self.state
-        lines = [self.header(), *self.log]
+        header = self.header()
+        if self.origin is not None:
+            header["start"] = to_json(self.origin)
+        lines = [header, *self.log]
         if s.is_terminal():
             lines.append(
                 {

@@ -317,6 +317,7 @@ async def save(request: Request) -> Response:
             "bot": tg.bot,
             "params": tg.game.params,
             "log": tg.log,
+            "log_from": to_json(tg.origin) if tg.origin is not None else None,
         },
         **to_json(tg.state),
     }
@@ -389,6 +390,13 @@ def load_state(
     )
     if isinstance(extra.get("log"), list):
         tg.log = list(extra["log"])
+        if isinstance(extra.get("log_from"), dict):
+            try:
+                tg.origin = from_json(game, extra["log_from"])
+            except (SaveError, ValueError, KeyError, TypeError) as e:
+                raise TableError(f"not a save of this battle: {e}", 400) from e
+    elif state.move_number:
+        tg.origin = state.clone()
     tg.account.append(f"Loaded at move {state.move_number}.")
     return tg
 
@@ -420,8 +428,9 @@ async def new_replay(request: Request) -> Response:
             raise TableError(f"unknown game {data['game']!r}", 404)
         if len(tg.humans) < tg.game.num_players() and not tg.state.is_terminal():
             raise TableError("a game against a bot can be replayed when it is over")
-        lines = tg.log_lines()
+        lines, origin = tg.log_lines(), tg.origin
     elif isinstance(data.get("log"), str):
+        origin = None
         try:
             lines = [json.loads(x) for x in data["log"].splitlines() if x.strip()]
         except json.JSONDecodeError as e:
@@ -429,12 +438,13 @@ async def new_replay(request: Request) -> Response:
     else:
         raise TableError("give 'game' (a game's id) or 'log' (a play log's text)", 400)
     rid = secrets.token_hex(6)
-    t.replays[rid] = await asyncio.to_thread(build_replay, t, lines)
+    t.replays[rid] = await asyncio.to_thread(build_replay, t, lines, origin)
     return JSONResponse({"replay": rid, "length": len(t.replays[rid].states) - 1})
 
 
-def build_replay(t: Table, lines: list[Any]) -> Replay:
-    """Every position of a logged game, checked action by action."""
+def build_replay(t: Table, lines: list[Any], origin: Any = None) -> Replay:
+    """Every position of a logged game, checked action by action, from the start (or from
+    `origin`, the position a game was loaded at)."""
     if not lines or not isinstance(lines[0], dict) or lines[0].get("format") != LOG_FORMAT:
         raise TableError("not a Muster play log (no muster.log/1 header)", 400)
     header = lines[0]
@@ -445,7 +455,13 @@ def build_replay(t: Table, lines: list[Any]) -> Replay:
         game = t.package.load_game(dict(params))
     except ValueError as e:
         raise TableError(str(e), 400) from e
-    s = game.new_initial_state()
+    if origin is None and isinstance(header.get("start"), dict):
+        try:
+            origin = from_json(game, header["start"])
+        except (SaveError, ValueError, KeyError, TypeError) as e:
+            raise TableError(f"the log's start is not a position of this battle: {e}", 400) from e
+    s = origin.clone() if origin is not None else game.new_initial_state()
+    game = s.game
     states, accounts, texts = [s.clone()], [s.take_messages()], [""]
     for m in lines[1:]:
         if not isinstance(m, dict) or m.get("type") == "end":

@@ -6,6 +6,7 @@ Skips when Playwright or /usr/bin/chromium is missing (`.ci/run` installs chromi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,11 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
     assert page.locator(f'.counter[data-unit="{unit_id}"]').get_attribute("data-hex") == to
     assert any(f"→ {to}" in line for line in page.locator("#lines li").all_text_contents())
 
+    # The log is the other side's secret until the game is over.
+    page.click("#log")
+    page.wait_for_selector("#reason .error")
+    assert "when the game is over" in page.text_content("#reason")
+
     # Save, reload the page (the game comes back), load the save.
     page.click("#save")
     page.wait_for_selector("#saved")
@@ -152,3 +158,19 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
             decide(page, passes.first if passes.count() else buttons.first)
     assert page.text_content("#whose").startswith("Game over")
     assert table.games[page.evaluate("gameId")].state.is_terminal()
+
+    # The log, now that the game is over; then the replay viewer, back and forth.
+    with page.expect_download() as download:
+        page.click("#log")
+    lines = Path(download.value.path()).read_text().splitlines()
+    assert json.loads(lines[0])["format"] == "muster.log/1"
+    assert json.loads(lines[-1])["hash"] == table.games[page.evaluate("gameId")].state.state_hash()
+    page.click("#replay")
+    page.wait_for_function("replayId !== null && view && view.step === 0")
+    page.click("#fwd")
+    page.wait_for_function("view.step === 1")
+    assert page.text_content("#replaytext").startswith("Step 1 of ")
+    page.click("#last")
+    page.wait_for_function("view.step === view.length")
+    page.click("#back")
+    page.wait_for_function("view.step === view.length - 1")

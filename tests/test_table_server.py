@@ -14,6 +14,7 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient
 
 from engine.play import play_game
+from engine.save import to_json
 from table.server import make_app, open_table
 
 SEED = 3
@@ -240,3 +241,26 @@ def test_no_enemy_card_reaches_the_other_sides_page(newtown_table):
         view = r.json()
     assert checked > 0, "no side ever held a card: the test saw nothing to hide"
     assert concealed > 0, "no unit was ever concealed: the test saw nothing to hide"
+
+
+def test_a_game_loaded_at_a_position_replays_from_there(client, monmouth_table):
+    """A bare engine save has no history: the game's log and replay start where it was loaded."""
+    gid, view = _new(client)
+    state = to_json(monmouth_table.games[gid].state)
+    r = client.post("/api/load", json={"state": state, "side": "both"}).json()
+    loaded, view = r["game"], r["view"]
+    for _ in range(3):
+        if view["waits_for_roll"]:
+            view = client.post(f"/api/games/{loaded}/roll", json={"move": view["move"]}).json()
+            continue
+        action = view["decision"]["actions"][0]["action"]
+        url = f"/api/games/{loaded}/act"
+        view = client.post(url, json={"move": view["move"], "action": action}).json()
+    log = client.get(f"/api/games/{loaded}/log").text
+    assert json.loads(log.splitlines()[0])["start"]["move_number"] == state["move_number"]
+    rid = client.post("/api/replays", json={"log": log}).json()["replay"]
+    first = client.get(f"/api/replays/{rid}/0").json()
+    assert first["move"] == state["move_number"] and first["units"] == state["units"]
+    last = client.post("/api/replays", json={"game": loaded}).json()
+    end = client.get(f"/api/replays/{last['replay']}/{last['length']}").json()
+    assert end["move"] == view["move"]
