@@ -264,3 +264,17 @@ def test_a_game_loaded_at_a_position_replays_from_there(client, monmouth_table):
     last = client.post("/api/replays", json={"game": loaded}).json()
     end = client.get(f"/api/replays/{last['replay']}/{last['length']}").json()
     assert end["move"] == view["move"]
+
+
+def test_several_games_at_once_keep_apart(client, monmouth_table):
+    a, view_a = _new(client)
+    b, _view_b = _new(client)
+    before = monmouth_table.games[b].state.state_hash()
+    step = view_a["decision"]["moves"][next(iter(view_a["decision"]["moves"]))][0]["action"]
+    r = client.post(
+        f"/api/games/{a}/act", json={"side": "american", "move": view_a["move"], "action": step}
+    )
+    assert r.status_code == 200 and r.json()["move"] > view_a["move"]
+    assert monmouth_table.games[b].state.state_hash() == before
+    listed = {g["game"] for g in client.get("/api/games").json()["games"]}
+    assert {a, b} <= listed
