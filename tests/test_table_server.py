@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 
 import pytest
 
@@ -13,6 +15,7 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient
 
+from engine import bots
 from engine.play import play_game
 from engine.save import to_json
 from table.server import make_app, open_table
@@ -278,3 +281,35 @@ def test_several_games_at_once_keep_apart(client, monmouth_table):
     assert monmouth_table.games[b].state.state_hash() == before
     listed = {g["game"] for g in client.get("/api/games").json()["games"]}
     assert {a, b} <= listed
+
+
+def test_a_thinking_bot_holds_up_no_request(client, monmouth_table, monkeypatch):
+    """While a bot decides (in its worker thread), the game's view is served at once from
+    the state before its move, and a person's request is refused at once, not queued."""
+    go = threading.Event()
+    thinking = threading.Event()
+
+    class Slow:
+        name = "slow"
+
+        def __init__(self, player, rng):
+            self.player = player
+
+        def step(self, s):
+            thinking.set()
+            go.wait(10)
+            return s.legal_actions()[0]
+
+    monkeypatch.setitem(bots.BOTS, "slow", Slow)
+    tg = monmouth_table.make_game("lees_advance", "american", "slow", 1)
+    worker = threading.Thread(target=tg.run_on)
+    worker.start()
+    assert thinking.wait(10)
+    start = time.monotonic()
+    view = client.get(f"/api/games/{tg.id}?side=american")
+    refused = client.post(f"/api/games/{tg.id}/undo", json={"side": "american", "move": 0})
+    assert time.monotonic() - start < 5
+    assert view.status_code == 200 and view.json()["move"] == 0
+    assert refused.status_code == 409 and "bot is deciding" in refused.json()["error"]
+    go.set()
+    worker.join(10)
