@@ -77,3 +77,18 @@ def allowance(s: State, u: int) -> int:
             assert r.value is not None
             return int(r.value(s, {"unit": u}))
     return s.game.rules.units[u].movement
+
+
+def restriction_in_force(s: State, kind: str, u: int, h: int = -1) -> RestrictionSpec | None:
+    """The first restriction of `kind` that binds unit u (in hex h, for the hex kinds):
+    what `may_enter`, `may_move`, `allowance`, … obeyed, named so that it can be explained."""
+    for r in s.game.rules.restrictions:
+        if r.kind != kind or not _active(s, r):
+            continue
+        if kind == "confined_to" and _in_zone(s, r, h):
+            continue
+        if kind in ("no_entry", "no_end") and not _in_zone(s, r, h):
+            continue
+        if _binds(s, r, {"unit": u, "hex": h} if h >= 0 else {"unit": u}):
+            return r
+    return None

@@ -343,6 +343,9 @@ class Rules:
     concealments: tuple[ConcealSpec, ...] = ()
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    # "kind:name" -> (title, "§ …" citation, provisional reason) of the declarations
+    # the engine explains to a player (engine/explain.py).
+    sources: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
     def side_index(self, name: str) -> int:
         return next(i for i, s in enumerate(self.sides) if s.name == name)

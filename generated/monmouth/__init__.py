@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'c1af104ce81fc70e5eabda38e7863e516759d6437dfd18e077536028a50f6e42'
+RULES_HASH = '82e5209f21fae922a899600eaf7d24bb6ec3f6126ac99f4718582f36385d8529'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

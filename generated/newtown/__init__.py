@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'd17902a1736561e4c68556a6f9e0360604cf196b4f755345ca6f73217d163c68'
+RULES_HASH = 'f94975d63d72f92c909b4ccabb1c7d6012aae35df442b51c0f4531237af8cc67'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

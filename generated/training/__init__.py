@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '201b95576a5c93a9f226b631a42a169c0ec9d1ed4a144ebf153138be8240b633'
+RULES_HASH = '07ffe8db7f1d68dfe6b2e3f01e583a0c045bba966c4ff638777166a9393f3626'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
