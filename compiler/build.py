@@ -19,9 +19,10 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.backends.print_and_play import PARTS, print_steps
+from compiler.backends.print_and_play import print_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
+from compiler.outputs import OUTPUTS, PARTS
 from compiler.progress import Progress
 from engine.game import Game
 
@@ -86,9 +87,6 @@ def write_atomically(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-OUTPUTS = ("engine", *PARTS)
 
 
 def build(

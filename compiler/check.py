@@ -20,7 +20,7 @@ from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
 from compiler.load import Loaded, display_name, load, resolve_ruleset
-from compiler.map_model import check_model
+from compiler.map_checks import check_model
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
 from compiler.scenarios import ScenarioChecker

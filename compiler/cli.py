@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compiler.build import OUTPUTS
 from compiler.load import RulesetNotFound
+from compiler.outputs import OUTPUTS
 from dsl.diagnostics import CompileError
 
 
