@@ -24,6 +24,7 @@ from compiler.map_checks import check_model
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
 from compiler.scenarios import ScenarioChecker
+from compiler.slips import find_slips
 from compiler.statements import Context, StmtChecker
 from compiler.tables import check_table
 from compiler.terrain import check_hexside, check_terrain
@@ -37,6 +38,7 @@ from dsl.diagnostics import (
     MISSING,
     PATCH,
     UNKNOWN_NAME,
+    Diagnostic,
     Reporter,
     did_you_mean,
     hint_note,
@@ -107,20 +109,28 @@ class _Gathered:
 
 def compile_ruleset(arg: str | Path) -> tuple[ir.Ruleset, SourceFiles]:
     """Load, check and build the IR of a ruleset; raises `CompileError`."""
+    rules, sources, _warnings = check_ruleset(arg)
+    return rules, sources
+
+
+def check_ruleset(arg: str | Path) -> tuple[ir.Ruleset, SourceFiles, list[Diagnostic]]:
+    """`compile_ruleset`, with the warnings (probable slips) it found."""
     sources = SourceFiles()
     reporter = Reporter(sources)
     loaded = load(resolve_ruleset(arg), reporter)
     reporter.check()
-    return compile_loaded(loaded, reporter), sources
+    return compile_loaded(loaded, reporter), sources, reporter.warnings
 
 
 def compile_loaded(loaded: Loaded, reporter: Reporter) -> ir.Ruleset:
-    """Check files already loaded (and looked at: coverage, local charts) into the IR."""
+    """Check files already loaded (and looked at: coverage, local charts) into the IR;
+    probable slips are left in `reporter` as warnings."""
     ruleset = Checker(reporter).run(loaded.files, loaded.entry)
     reporter.check()
     assert ruleset is not None
     check_model(ruleset, reporter)
     reporter.check()
+    find_slips(ruleset, loaded.entry.parent, reporter)
     return ruleset
 
 
@@ -131,7 +141,7 @@ class Checker:
         self.sym.vocabulary = load_vocabulary()
         self.ec = ExprChecker(self.sym, reporter)
         self.sc = StmtChecker(self.ec)
-        self.names: dict[str, Span] = {}
+        self.names: dict[str, tuple[Span, str]] = {}  # name → where first declared, as what
         self._define_state: dict[str, str] = {}
         self.defines_ir: dict[str, ir.Define] = {}
         self.unit_attr_spans: dict[str, Span] = {}
@@ -167,7 +177,7 @@ class Checker:
             items.append(item)
             if name is not None:
                 declared[name] = (items, len(items) - 1, kind)
-                self.register(name, span)
+                self.register(name, span, kind)
 
         def visit(decls: tuple[ast.Decl, ...], rule: str) -> None:
             for d in decls:
@@ -196,7 +206,7 @@ class Checker:
                     if rule:
                         self.r.error(d.span, BAD_VALUE, "a rule cannot sit inside another rule")
                     g.rules.append(d)
-                    self.register(d.name, d.span)
+                    self.register(d.name, d.span, "rule")
                     for flag in d.flags:
                         if flag not in RULE_FLAGS:
                             self.r.error(
@@ -259,7 +269,9 @@ class Checker:
             body = dataclasses.replace(old.body, lines=(*old.body.lines, *added))
             items[index] = (dataclasses.replace(old, body=body), old_rule)
 
-    def register(self, name: str, span: Span) -> None:
+    def register(self, name: str, span: Span, kind: str) -> None:
+        """Claim a name for one declaration; a second claim is reported at the
+        second, naming the first (what it is and where)."""
         if not IDENT.match(name):
             self.r.error(
                 span,
@@ -268,14 +280,21 @@ class Checker:
                 "names use lower-case letters, digits and '_', and do not start with a digit",
             )
         if name in self.names:
+            first, first_kind = self.names[name]
             self.r.error(
                 span,
                 DUPLICATE,
-                f"{name!r} is already declared",
-                f"first declared at {self.names[name]}",
+                f"{kind} {name!r}: the name is already declared",
+                f"the first {name!r} is the {first_kind} declared at {first}",
+                "give this one another name"
+                + (
+                    ", or write `override` before it to replace the first"
+                    if kind in KINDS | {"define", "procedure"}
+                    else ""
+                ),
             )
             return
-        self.names[name] = span
+        self.names[name] = (span, kind)
 
     def header(self, g: _Gathered) -> tuple[ast.Entity | None, tuple[int, int] | None]:
         """The ruleset declaration of the entry file; an imported library's gives
@@ -391,11 +410,11 @@ class Checker:
             grid = grid_of(the_map)
             self.sym.hex_labels = {grid.label(c, r) for c, r in grid.offsets()}
             for p in the_map.places:
-                self.register(p.name, map_decl.span)
+                self.register(p.name, map_decl.span, "place")
                 self.sym.entities[p.name] = Entity("place", "hex", p.hex)
                 forces.places[p.name] = p.hex
             for z in the_map.zones:
-                self.register(z.name, map_decl.span)
+                self.register(z.name, map_decl.span, "zone")
                 self.sym.entities[z.name] = Entity("zone", "hexes", z.hexes)
                 if z.kind == "entry":
                     forces.entries[z.name] = z.hexes
@@ -425,6 +444,7 @@ class Checker:
                     res_decl.span,
                     DUPLICATE,
                     f"result code {code!r} is already {self.sym.results[code]!r}",
+                    f"the first {code!r} is the result {self.sym.results[code]!r}",
                 )
             self.sym.results[code] = name
             self.sym.entities[name] = Entity("result", "code", name)
@@ -433,7 +453,7 @@ class Checker:
         for var in variables:
             self.sym.variables[var.name] = var
             for value in var.values:
-                self.register(value, var.span)
+                self.register(value, var.span, f"value of {var.name}")
                 self.sym.entities[value] = Entity("enum", var.type, value)
         # A table whose cells are values of an enumeration says `kind VARIABLE`;
         # one whose cells are brigades (formations, markers, …) `kind brigade`.
@@ -466,7 +486,7 @@ class Checker:
                 )
             self.sym.levels[lv.name] = lv
             for level in lv.levels:
-                self.register(level.name, level.span)
+                self.register(level.name, level.span, f"level of {lv.name}")
                 self.sym.entities[level.name] = Entity("enum", f"enum:{lv.name}", level.name)
 
         for d, _r in g.entities.get("modifiers", []):

@@ -29,10 +29,13 @@ def _switches(values: list[str]) -> dict[str, bool]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from compiler.check import compile_ruleset
+    from compiler.check import check_ruleset
     from compiler.provenance import provisional_values
+    from dsl.diagnostics import render
 
-    rules, _ = compile_ruleset(args.ruleset)
+    rules, sources, warnings = check_ruleset(args.ruleset)
+    for w in warnings:
+        print(render(w, sources), file=sys.stderr)
     provisional = provisional_values(rules)
     if args.provisional:
         for p in provisional:
@@ -61,6 +64,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{len(rules.switches)} switches"
     )
     print(f"  provisional {len(provisional)} values (muster check --provisional lists them)")
+    if warnings:
+        print(f"  warnings    {len(warnings)} (shown above)")
     return 0
 
 

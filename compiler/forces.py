@@ -29,7 +29,7 @@ import dataclasses
 from compiler import ir
 from compiler.expressions import ExprChecker, Scope, Symbols
 from compiler.hexmap import LABEL
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,
@@ -210,8 +210,8 @@ class ForcesChecker:
         if typ == "bool":
             if not vals:
                 value = True
-            elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in ("yes", "no"):
-                value = vals[0].id == "yes"
+            elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in BOOL_WORDS:
+                value = vals[0].id in TRUE_WORDS
         elif typ == "int" and len(vals) == 1:
             value = as_int(vals[0])
         elif typ == "str" and len(vals) == 1 and isinstance(vals[0], ast.Name):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 
 from compiler import ir
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, Reporter
 
@@ -45,8 +45,8 @@ def _data(
             continue
         v = line.values[1]
         value: object
-        if isinstance(v, ast.Name) and v.id in ("yes", "no"):
-            value = v.id == "yes"
+        if isinstance(v, ast.Name) and v.id in BOOL_WORDS:
+            value = v.id in TRUE_WORDS
         elif as_int(v) is not None:
             value = as_int(v)
         elif isinstance(v, ast.Range) and v.low is not None and v.high is not None:

@@ -200,12 +200,40 @@ def _report_syntax(e: UnexpectedInput, filename: str, text: str, reporter: Repor
     reporter.error(span, SYNTAX, msg, *notes)
 
 
+# Operators of other languages, and what the rule language writes instead.
+_FOREIGN = (
+    ("&&", "write `and`"),
+    ("||", "write `or`"),
+    ("=>", "write `>=` for 'at least'"),
+    ("=<", "write `<=` for 'at most'"),
+    (":=", "write `=`"),
+    ("!", "write `not x` (and `!=` for 'is not')"),
+)
+_FOREIGN_WORDS = {
+    "elif": "write `else if`",
+    "elsif": "write `else if`",
+    "null": "write `none`",
+    "None": "write `none`",
+    "def": "a definition is `define name(param: type) = expression`",
+    "function": "a definition is `define name(param: type) = expression`",
+}
+
+
 def _hint(text: str, line: int, column: int) -> str | None:
-    """Common mistakes, recognised from the text around the error."""
+    """Common mistakes, recognised from the text around the error: what to write instead."""
     lines = text.splitlines()
     src = lines[line - 1] if 0 < line <= len(lines) else ""
     if "'" in src and '"' not in src:
         return "strings are written in double quotes"
+    here = src[max(column - 1, 0) :]
+    for op, advice in _FOREIGN:
+        if here.startswith(op) and not (op == "!" and here.startswith("!=")):
+            return f"`{op}` is not an operator of the rule language: {advice}"
+    word = here.split(" ", 1)[0].rstrip("(:")
+    if word in _FOREIGN_WORDS:
+        return f"`{word}` is not a word of the rule language: {_FOREIGN_WORDS[word]}"
+    if ".." in here.split(" ", 1)[0] and src.lstrip().startswith(("when", "if", "define")):
+        return "a range is not a value: test a value with `in`, as in `turn in 1..2`"
     stripped = src.strip()
     if stripped.startswith("step ") and ":" not in stripped and "{" not in stripped:
         return "a step is `step name: statement` or `step name { statements }`"
