@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import ir
+from compiler.contexts import CONTEXTS
 from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
@@ -91,6 +92,14 @@ RESTRICTION_KINDS = {
     "max_hexes",
     "no_arrival",
 }
+RESTRICTION_KEYS = RESTRICTION_KINDS | {"until"}
+RULESET_KEYS = {"source", "die", "turns", "start", "library"}
+TRIGGER_KEYS = {"on", "once"}
+CONCEAL_KEYS = {"from"}
+VICTORY_KEYS = {"level", "winner", "scenarios", "check"}
+VICTORY_LEVEL_KEYS = {"utility"}
+RESULT_KEYS = {"code"}
+BAG_KEYS = {"contents"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
 RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
@@ -341,7 +350,7 @@ class Checker:
         header, inherited_die = self.header(g)
         self.r.check()
         assert header is not None
-        hp = Props(header, self.r, {"source", "die", "turns", "start", "library"})
+        hp = Props(header, self.r, RULESET_KEYS)
         library = hp.flag("library")
         source = None
         src_line = hp.line("source")
@@ -607,7 +616,7 @@ class Checker:
     # ------------------------------------------------------------ tables and results
 
     def result_header(self, d: ast.Entity) -> tuple[str, str, ir.Prov]:
-        p = Props(d, self.r, {"code"})
+        p = Props(d, self.r, RESULT_KEYS)
         v = p.values("code")
         code = code_text(v[0]) if len(v) == 1 else None
         if code is None:
@@ -783,7 +792,7 @@ class Checker:
         return procs
 
     def bag(self, d: ast.Entity) -> ir.Bag:
-        p = Props(d, self.r, {"contents"})
+        p = Props(d, self.r, BAG_KEYS)
         contents = []
         for v in p.values("contents"):
             name = v.id if isinstance(v, ast.Name) else v.func if isinstance(v, ast.Call) else None
@@ -848,7 +857,7 @@ class Checker:
     # ------------------------------------------------------------ triggers, restrictions, victory
 
     def trigger(self, d: ast.Entity, rule: str) -> ir.Trigger:
-        p = Props(d, self.r, {"on", "once"})
+        p = Props(d, self.r, TRIGGER_KEYS)
         on = p.values("on")
         changed = len(on) == 2 and isinstance(on[0], ast.Name) and on[0].id == "changed"
         if changed:
@@ -909,9 +918,9 @@ class Checker:
     def conceal(self, d: ast.Entity, rule: str, forces: ForcesChecker) -> ir.Concealment:
         """`conceal NAME "T" { from SIDE; when <condition on unit, hex> }`: the
         units that side may not examine (an exception to series 7.4)."""
-        p = Props(d, self.r, {"from"})
+        p = Props(d, self.r, CONCEAL_KEYS)
         observer = forces.ref(p, "from", "side", required=True) or ""
-        cond = self.when(p, Scope({"unit": "unit", "hex": "hex"}))
+        cond = self.when(p, Scope(CONTEXTS["conceal"].scope()))
         return ir.Concealment(
             d.name or "", d.title or d.name or "", observer, cond, rule, prov_of(d.prov), d.span
         )
@@ -926,7 +935,7 @@ class Checker:
         keeps a reinforcement off the map (a variable or conditional entry). `when` reads
         `unit` (and `hex` for the hex kinds); `until turn N` ends it.
         """
-        p = Props(d, self.r, RESTRICTION_KINDS | {"until"})
+        p = Props(d, self.r, RESTRICTION_KEYS)
         kinds = [k for k in RESTRICTION_KINDS if p.has(k)]
         if len(kinds) != 1:
             self.r.error(
@@ -951,7 +960,7 @@ class Checker:
             if len(vals) == 1 and as_int(vals[0]) is not None:
                 value = ir.Const("int", vals[0].span, as_int(vals[0]))
             elif len(vals) == 1 and isinstance(vals[0], ast.Paren):
-                value = self.ec.expr(vals[0].expr, Scope({"unit": "unit"}), "int")
+                value = self.ec.expr(vals[0].expr, Scope(CONTEXTS["allowance"].scope()), "int")
             else:
                 self.r.error(
                     p.line(kind).span,
@@ -974,8 +983,8 @@ class Checker:
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
         unit_only = kind in ("no_move", "allowance", "max_hexes", "no_arrival")
-        bindings = {"unit": "unit"} if unit_only else {"unit": "unit", "hex": "hex"}
-        cond = self.when(p, Scope(bindings))
+        context = CONTEXTS["restriction_unit" if unit_only else "restriction"]
+        cond = self.when(p, Scope(context.scope()))
         return ir.Restriction(
             d.name or "",
             d.title or d.name or "",
@@ -990,11 +999,11 @@ class Checker:
         )
 
     def victory(self, d: ast.Entity, sides: list[str]) -> ir.Victory:
-        p = Props(d, self.r, {"level", "winner", "scenarios", "check"})
+        p = Props(d, self.r, VICTORY_KEYS)
         winner = p.name("winner", required=True) or ""
         if winner and winner not in sides:
             self.r.error(p.line("winner").span, UNKNOWN_NAME, f"unknown side {winner!r}")
-        cond = self.when(p, Scope())
+        cond = self.when(p, Scope(CONTEXTS["victory"].scope()))
         if cond is None:
             self.r.error(d.name_span, MISSING, f"victory {d.name!r} needs `when condition`")
             cond = ir.Const("bool", d.span, False)
@@ -1024,7 +1033,7 @@ class Checker:
         )
 
     def victory_level(self, d: ast.Entity) -> ir.VictoryLevel:
-        p = Props(d, self.r, {"utility"})
+        p = Props(d, self.r, VICTORY_LEVEL_KEYS)
         u = p.number("utility")
         if u is None or not 0 < u <= 1:
             self.r.error(

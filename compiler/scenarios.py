@@ -34,6 +34,7 @@ set-up hexes and entry turns printed on the counters (the campaign game).
 from __future__ import annotations
 
 from compiler import ir
+from compiler.contexts import CONTEXTS
 from compiler.expressions import ExprChecker, Scope, Symbols
 from compiler.hexmap import LABEL
 from compiler.props import Props, as_int, describe, prov_of
@@ -157,7 +158,8 @@ class ScenarioChecker:
                 rest = list(vals[1:])
                 if line.when is not None:
                     hexes: tuple[str, ...] = ()
-                    condition = self.ec.expr(line.when, Scope({"hex": "hex"}), "bool")
+                    scope = Scope(CONTEXTS["setup_choice"].scope())
+                    condition = self.ec.expr(line.when, scope, "bool")
                 else:
                     hexes = self.hexes(rest.pop(0)) or () if rest else ()
                 chosen = True

@@ -108,8 +108,11 @@ def check_turn_track(d: ast.Entity, r: Reporter) -> ir.TurnTrack:
     return ir.TurnTrack(d.title or "Game Turn Track", tuple(turns), decl_prov, d.span)
 
 
+LEVELS_KEYS = {"of"}  # and a line per level
+
+
 def check_levels(d: ast.Entity, r: Reporter) -> ir.Levels:
-    p = Props(d, r, {"of"}, keyed_only=False)
+    p = Props(d, r, LEVELS_KEYS, keyed_only=False)
     variable = p.name("of", required=True) or ""
     decl_prov = prov_of(d.prov)
     levels: list[ir.Level] = []

@@ -27,12 +27,15 @@ TYPES = {"int", "bool", "number", "side", "unit", "hex", "code", "marker"}
 NONE_VALUE = -1
 
 
+VARIABLE_KEYS = {"per", "type", "values", "initial", "reset", "announce"}
+
+
 def enum_type(name: str) -> str:
     return f"enum:{name}"
 
 
 def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
-    p = Props(d, r, {"per", "type", "values", "initial", "reset", "announce"})
+    p = Props(d, r, VARIABLE_KEYS)
     scope = p.name("per", "") or ""
     if scope and scope not in SCOPES:
         r.error(

@@ -1,0 +1,61 @@
+"""Condition contexts: the names a condition may use where it is written.
+
+One table, read by the checker (each condition is checked in the scope its
+context names) and by the generated reference (docs/reference.md), so that
+what the documentation says a condition can see is what the checker lets it
+see. Trigger conditions bind their event's names (`engine.vocabulary.EVENTS`);
+procedure steps bind their parameters and `let`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionContext:
+    where: str  # how a designer writes it
+    bindings: tuple[tuple[str, str], ...]  # name → type
+    meaning: str
+
+    def scope(self) -> dict[str, str]:
+        return dict(self.bindings)
+
+
+CONTEXTS: dict[str, ConditionContext] = {
+    "restriction": ConditionContext(
+        "restriction NAME { no_entry … when CONDITION }",
+        (("unit", "unit"), ("hex", "hex")),
+        "`unit` is the unit moving, `hex` the hex it would enter or end in",
+    ),
+    "restriction_unit": ConditionContext(
+        "restriction NAME { no_move | allowance | max_hexes | no_arrival … when CONDITION }",
+        (("unit", "unit"),),
+        "`unit` is the unit the restriction applies to",
+    ),
+    "allowance": ConditionContext(
+        "restriction NAME { allowance (EXPRESSION) }",
+        (("unit", "unit"),),
+        "the movement allowance of `unit`",
+    ),
+    "conceal": ConditionContext(
+        "conceal NAME { from SIDE when CONDITION }",
+        (("unit", "unit"), ("hex", "hex")),
+        "`unit` is a unit the side may not examine, in `hex`",
+    ),
+    "victory": ConditionContext(
+        "victory NAME { when CONDITION }",
+        (),
+        "checked at the end of each turn or of the game: only declared names and variables",
+    ),
+    "setup_choice": ConditionContext(
+        "scenario NAME { setup { choose when CONDITION UNITS } }",
+        (("hex", "hex"),),
+        "`hex` is a hex the owner may choose to set the units up in",
+    ),
+    "commands": ConditionContext(
+        "leader NAME { commands when CONDITION }",
+        (("unit", "unit"),),
+        "`unit` is a unit the leader may command",
+    ),
+}
