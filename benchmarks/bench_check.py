@@ -25,12 +25,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-from compiler.check import compile_loaded, compile_ruleset
-from compiler.load import ParseCache, load, resolve_ruleset
-from dsl.diagnostics import Reporter
-from dsl.source import SourceFiles
+from compiler.check import compile_ruleset
+from compiler.load import resolve_ruleset
+from compiler.watch import Watcher
 
 REPEATS = 5
 
@@ -51,13 +49,6 @@ def process(ruleset: str, cache_home: str) -> None:
     subprocess.run(cmd, env=env, check=True, capture_output=True)
 
 
-def recheck(entry: Path, cache: ParseCache, overlay: dict[Path, str]) -> None:
-    reporter = Reporter(SourceFiles())
-    loaded = load(entry, reporter, cache, overlay)
-    reporter.check()
-    compile_loaded(loaded, reporter)
-
-
 def bench(ruleset: str) -> None:
     entry = resolve_ruleset(ruleset)
     rules, _sources = compile_ruleset(entry)
@@ -67,13 +58,13 @@ def bench(ruleset: str) -> None:
         first = time.perf_counter() - start
         cold = seconds(lambda: process(ruleset, empty), 3)
     warm = seconds(lambda: compile_ruleset(entry))
-    cache: ParseCache = {}
-    recheck(entry, cache, {})
-    edited = max(cache, key=lambda p: len(cache[p][0]))  # the largest file
+    watcher = Watcher(entry)
+    watcher.check()
+    edited = max(watcher.cache, key=lambda p: len(watcher.cache[p][0]))  # the largest file
     text = edited.read_text(encoding="utf-8")
     edits = iter(range(1_000_000))
-    one = seconds(lambda: recheck(entry, cache, {edited: f"{text}\n# edit {next(edits)}\n"}))
-    print(f"{rules.name}: {len(cache)} files")
+    one = seconds(lambda: watcher.check({edited: f"{text}\n# edit {next(edits)}\n"}))
+    print(f"{rules.name}: {len(watcher.cache)} files")
     print(f"  cold, first run       {first:6.3f} s   (Lark builds its tables)")
     print(f"  cold                  {cold:6.3f} s   ratio to first {first / cold:5.1f}×")
     print(f"  warm, every file      {warm:6.3f} s")

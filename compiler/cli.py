@@ -15,6 +15,7 @@ from typing import Any
 
 from compiler.load import RulesetNotFound
 from compiler.outputs import OUTPUTS
+from compiler.workbench import add_commands, cmd_watch
 from dsl.diagnostics import CompileError
 
 
@@ -29,6 +30,8 @@ def _switches(values: list[str]) -> dict[str, bool]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.watch:
+        return cmd_watch(args)
     from compiler.check import check_ruleset
     from compiler.provenance import provisional_values
     from dsl.diagnostics import render
@@ -267,7 +270,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--provisional", action="store_true", help="list every provisional value and why"
     )
+    c.add_argument("--watch", action="store_true", help="re-check on every save (Ctrl-C stops)")
     c.set_defaults(func=cmd_check)
+    add_commands(sub)
 
     cv = sub.add_parser("coverage", help="the rulebook's numbered sections against the citations")
     cv.add_argument("ruleset")
