@@ -1002,7 +1002,13 @@ class Checker:
         p = Props(d, self.r, VICTORY_KEYS)
         winner = p.name("winner", required=True) or ""
         if winner and winner not in sides:
-            self.r.error(p.line("winner").span, UNKNOWN_NAME, f"unknown side {winner!r}")
+            self.r.error(
+                p.line("winner").span,
+                UNKNOWN_NAME,
+                f"unknown side {winner!r}",
+                *hint_note(did_you_mean(winner, set(sides))),
+                f"the sides: {', '.join(sides)}",
+            )
         cond = self.when(p, Scope(CONTEXTS["victory"].scope()))
         if cond is None:
             self.r.error(d.name_span, MISSING, f"victory {d.name!r} needs `when condition`")

@@ -78,6 +78,21 @@ def cmd_test(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    """The language server over stdio, for editors (docs/editor.md)."""
+    try:
+        # pygls is an optional dependency (`pip install 'muster[editor]'`): a
+        # documented lazy import, so that nothing else needs it.
+        from compiler.language_server import serve
+    except ImportError:
+        print(
+            "muster: the language server needs pygls: pip install 'muster[editor]'", file=sys.stderr
+        )
+        return 2
+    serve()
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register the workbench's subcommands on the `muster` parser."""
     n = sub.add_parser("new", help="scaffold a new battle that imports the series")
@@ -90,3 +105,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     t.add_argument("ruleset", help="a battle, or `shipped` for every shipped battle")
     t.add_argument("-k", help="only the tests whose name contains this")
     t.set_defaults(func=cmd_test)
+
+    ls = sub.add_parser("lsp", help="the language server for editors, over stdio")
+    ls.set_defaults(func=cmd_lsp)
