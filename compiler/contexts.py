@@ -50,8 +50,13 @@ CONTEXTS: dict[str, ConditionContext] = {
     ),
     "setup_choice": ConditionContext(
         "scenario NAME { setup { choose when CONDITION UNITS } }",
-        (("hex", "hex"),),
-        "`hex` is a hex the owner may choose to set the units up in",
+        (("unit", "unit"), ("hex", "hex")),
+        "`unit` is the unit being placed, `hex` a hex its owner may choose for it",
+    ),
+    "setup_stacking": ConditionContext(
+        "scenario NAME { stacking (CONDITION) }",
+        (("units", "units"),),
+        "`units` are the units a hex would hold: set-up must keep every hex within it",
     ),
     "commands": ConditionContext(
         "leader NAME { commands when CONDITION }",
