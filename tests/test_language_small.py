@@ -5,7 +5,7 @@ from __future__ import annotations
 from compiler import ir
 from compiler.check import compile_ruleset
 from engine.queries import in_range
-from tests.test_diagnostics import DATA, with_extra
+from tests.test_diagnostics import with_extra
 
 
 def test_range_membership_and_true_false(tmp_path):
