@@ -91,6 +91,7 @@ RESTRICTION_KINDS = {
     "allowance",
     "max_hexes",
     "no_arrival",
+    "no_combat",
 }
 RESTRICTION_KEYS = RESTRICTION_KINDS | {"until"}
 RULESET_KEYS = {"source", "die", "turns", "start", "library"}
@@ -983,7 +984,13 @@ class Checker:
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
         unit_only = kind in ("no_move", "allowance", "max_hexes", "no_arrival")
-        context = CONTEXTS["restriction_unit" if unit_only else "restriction"]
+        context = CONTEXTS[
+            "restriction_combat"
+            if kind == "no_combat"
+            else "restriction_unit"
+            if unit_only
+            else "restriction"
+        ]
         cond = self.when(p, Scope(context.scope()))
         return ir.Restriction(
             d.name or "",

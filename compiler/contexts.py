@@ -33,6 +33,16 @@ CONTEXTS: dict[str, ConditionContext] = {
         (("unit", "unit"),),
         "`unit` is the unit the restriction applies to",
     ),
+    "restriction_combat": ConditionContext(
+        "restriction NAME { no_combat when CONDITION }",
+        (
+            ("attackers", "units"),
+            ("defenders", "units"),
+            ("attack_hexes", "hexes"),
+            ("defense_hexes", "hexes"),
+        ),
+        "a close combat as it would be designated: a combat the condition holds for is not offered",
+    ),
     "allowance": ConditionContext(
         "restriction NAME { allowance (EXPRESSION) }",
         (("unit", "unit"),),

@@ -3,7 +3,8 @@
 
 Each restriction is active while its rule switch is on and its `until turn`
 has not come; its condition (over `unit`, and `hex` for the hex kinds)
-decides whom and where it binds.
+decides whom and where it binds. `no_combat` is read by the designation
+primitive: its condition sees a whole proposed close combat.
 """
 
 from __future__ import annotations
@@ -44,6 +45,26 @@ def may_enter(s: State, u: int, h: int) -> bool:
         ):
             return False
     return True
+
+
+def may_designate(
+    s: State,
+    attackers: tuple[int, ...],
+    defenders: tuple[int, ...],
+    attack_hexes: tuple[int, ...],
+    defense_hexes: tuple[int, ...],
+) -> bool:
+    """No `no_combat` forbids this close combat, looked at whole as it would be designated."""
+    bindings = {
+        "attackers": attackers,
+        "defenders": defenders,
+        "attack_hexes": attack_hexes,
+        "defense_hexes": defense_hexes,
+    }
+    return not any(
+        r.kind == "no_combat" and _active(s, r) and _binds(s, r, bindings)
+        for r in s.game.rules.restrictions
+    )
 
 
 def may_end(s: State, u: int, h: int) -> bool:

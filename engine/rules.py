@@ -229,7 +229,7 @@ class ConcealSpec:
 class RestrictionSpec:
     name: str
     title: str
-    kind: str  # no_entry, no_end, confined_to, no_move, allowance, max_hexes, no_arrival
+    kind: str  # no_entry, no_end, confined_to, no_move, allowance, max_hexes, no_arrival, no_combat
     zone: str  # "" for every hex
     condition: Fn | None
     until_turn: int | None
