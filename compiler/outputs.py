@@ -8,4 +8,4 @@ drawing libraries they import).
 from __future__ import annotations
 
 PARTS = ("counters", "charts", "map")  # the print-and-play parts
-OUTPUTS = ("engine", *PARTS)
+OUTPUTS = ("engine", *PARTS, "vassal")
