@@ -4,15 +4,14 @@ A battle's tests live in `rulesets/<battle>/tests/*.mst`, apart from its
 rules (a test is not part of the game). Each `test` sets up a position in a
 few lines, then acts and states what must hold, in order:
 
-    test lee_relieved "Lee is relieved when Washington reaches his hex" § monmouth 4.64 {
-        scenario campaign                       # the game to play (default: the first)
-        set turn 7                              # a variable; `set army_morale american 20`
-        at 2115 lee                             # units on the map; the others are off it
-        at 2015 washington
-        during movement_phase move side american  # where play stands (outermost first)
-        act "move General Washington 2015 → 2115" # a legal action, by (part of) its text
-        expect lee_relieved yes                 # a variable's value
-        expect army_morale american 21
+    test guard_steps "The guard steps toward the ford" § battle 2.1 {
+        scenario skirmish                       # the game to play (default: the first)
+        set turn 2                              # a variable; `set vp red 3` for one side's
+        at 0404 the_guard                       # units on the map; the others are off it
+        during movement_phase move side red     # where play stands (outermost first)
+        act "0404 → 0403"                       # a legal action, by (part of) its text
+        expect the_guard at 0403                # where a unit is
+        expect not_legal "0403 → 0302"          # what may not be done now
     }
 
 Position lines (`scenario`, `rule NAME on|off`, `start`, `set`, `at`,

@@ -2,7 +2,7 @@
 
 A `Watcher` keeps the syntax tree of every file it has parsed (a
 `ParseCache`); on each re-check a file whose text is unchanged is not parsed
-again, so an edit to one file of Monmouth costs one file's parse and the
+again, so an edit to one file of a large battle costs one file's parse and the
 whole-ruleset check (benchmarks/bench_check.py measures it). Saves are seen
 by polling modification times — no extra library, and it works the same on
 every file system. The language server uses `Watcher.check` with the

@@ -97,7 +97,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register the workbench's subcommands on the `muster` parser."""
     n = sub.add_parser("new", help="scaffold a new battle that imports the series")
     n.add_argument("name", help="the battle's name: lower-case letters, digits and _")
-    n.add_argument("--title", help='its title (default: from the name, "Mill Creek")')
+    n.add_argument("--title", help="its title (default: the name in words, capitalised)")
     n.add_argument("--dir", help="the folder to create (default rulesets/NAME or NAME)")
     n.set_defaults(func=cmd_new)
 
