@@ -8,6 +8,7 @@ chart of every shipped battle instead.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import pytest
 
@@ -21,9 +22,14 @@ CLASS_NAMES = {name for name, obj in vars(ir).items() if isinstance(obj, type)}
 REPR = re.compile(r"\w\(|=|\[|\]|\('|',|'\)|\bNone\b|\bTrue\b|\bFalse\b|\)\)")
 
 
-@pytest.fixture(scope="module", params=BATTLES)
+@cache
+def compiled(battle: str) -> ir.Ruleset:
+    return compile_ruleset(RULESETS / battle)[0]
+
+
+@pytest.fixture(params=BATTLES)
 def rules(request) -> ir.Ruleset:
-    return compile_ruleset(RULESETS / request.param)[0]
+    return compiled(request.param)
 
 
 def test_no_chart_cell_is_a_python_repr(rules):
@@ -41,8 +47,7 @@ def test_the_check_catches_a_repr():
 
 
 def test_terrain_effects_give_movement_costs_in_words():
-    rules = compile_ruleset(RULESETS / "monmouth")[0]
-    chart = terrain_chart(rules)
+    chart = terrain_chart(compiled("monmouth"))
     head = [c.text for c in chart.header]
     rows = {row[0].text: [c.text for c in row] for row in chart.rows}
     move = head.index("Movement")
