@@ -989,6 +989,8 @@ class Checker:
             if kind == "no_combat"
             else "restriction_unit"
             if unit_only
+            else "restriction_end"
+            if kind == "no_end"
             else "restriction"
         ]
         cond = self.when(p, Scope(context.scope()))

@@ -24,9 +24,15 @@ class ConditionContext:
 
 CONTEXTS: dict[str, ConditionContext] = {
     "restriction": ConditionContext(
-        "restriction NAME { no_entry … when CONDITION }",
+        "restriction NAME { no_entry | confined_to … when CONDITION }",
+        (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex")),
+        "`unit` is the unit moving; the step goes `from` the hex it leaves `to` the hex"
+        " it enters (`hex` is `to`)",
+    ),
+    "restriction_end": ConditionContext(
+        "restriction NAME { no_end … when CONDITION }",
         (("unit", "unit"), ("hex", "hex")),
-        "`unit` is the unit moving, `hex` the hex it would enter or end in",
+        "`unit` is the unit moving, `hex` the hex it would end its move in",
     ),
     "restriction_unit": ConditionContext(
         "restriction NAME { no_move | allowance | max_hexes | no_arrival … when CONDITION }",

@@ -19,7 +19,7 @@ def _active(s: State, r: RestrictionSpec) -> bool:
     return r.until_turn is None or s.vars["turn"] < r.until_turn
 
 
-def _binds(s: State, r: RestrictionSpec, bindings: dict[str, int]) -> bool:
+def _binds(s: State, r: RestrictionSpec, bindings: dict[str, object]) -> bool:
     return r.condition is None or bool(r.condition(s, bindings))
 
 
@@ -27,21 +27,22 @@ def _in_zone(s: State, r: RestrictionSpec, h: int) -> bool:
     return not r.zone or h in s.game.rules.board.zones[r.zone]
 
 
-def may_enter(s: State, u: int, h: int) -> bool:
-    """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it."""
+def may_enter(s: State, u: int, h: int, origin: int | None = None) -> bool:
+    """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it.
+
+    The condition sees `unit`, `hex` (the hex entered), and the step's `from`
+    (the hex left: `origin`, or where the unit stands) and `to` (= `hex`).
+    """
+    left = s.unit_hex[u] if origin is None else origin
+    bindings = {"unit": u, "hex": h, "from": left, "to": h}
     for r in s.game.rules.restrictions:
-        if (
-            r.kind == "no_entry"
-            and _active(s, r)
-            and _in_zone(s, r, h)
-            and _binds(s, r, {"unit": u, "hex": h})
-        ):
+        if r.kind == "no_entry" and _active(s, r) and _in_zone(s, r, h) and _binds(s, r, bindings):
             return False
         if (
             r.kind == "confined_to"
             and _active(s, r)
             and not _in_zone(s, r, h)
-            and _binds(s, r, {"unit": u, "hex": h})
+            and _binds(s, r, bindings)
         ):
             return False
     return True

@@ -106,7 +106,7 @@ class MoveUnits(Primitive):
                 return False
         elif ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
             return False
-        if not may_enter(s, u, b):
+        if not may_enter(s, u, b, a):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
 
