@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compiler.build import OUTPUTS
 from compiler.load import RulesetNotFound
+from compiler.outputs import OUTPUTS
+from compiler.workbench import add_commands, cmd_watch
 from dsl.diagnostics import CompileError
 
 
@@ -29,10 +30,15 @@ def _switches(values: list[str]) -> dict[str, bool]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from compiler.check import compile_ruleset
+    if args.watch:
+        return cmd_watch(args)
+    from compiler.check import check_ruleset
     from compiler.provenance import provisional_values
+    from dsl.diagnostics import render
 
-    rules, _ = compile_ruleset(args.ruleset)
+    rules, sources, warnings = check_ruleset(args.ruleset)
+    for w in warnings:
+        print(render(w, sources), file=sys.stderr)
     provisional = provisional_values(rules)
     if args.provisional:
         for p in provisional:
@@ -61,6 +67,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{len(rules.switches)} switches"
     )
     print(f"  provisional {len(provisional)} values (muster check --provisional lists them)")
+    if warnings:
+        print(f"  warnings    {len(warnings)} (shown above)")
     return 0
 
 
@@ -287,7 +295,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--provisional", action="store_true", help="list every provisional value and why"
     )
+    c.add_argument("--watch", action="store_true", help="re-check on every save (Ctrl-C stops)")
     c.set_defaults(func=cmd_check)
+    add_commands(sub)
 
     cv = sub.add_parser("coverage", help="the rulebook's numbered sections against the citations")
     cv.add_argument("ruleset")

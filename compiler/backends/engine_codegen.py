@@ -636,6 +636,7 @@ class Codegen:
             "printed": sc.printed_setup,
             "setup": setup,
             "reinforcements": reinforcements,
+            "stacking": self.lambda_fn(sc.stacking) if sc.stacking is not None else "",
         }
 
     def variable(self, v: ir.Variable) -> list[str]:
