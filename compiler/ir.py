@@ -849,6 +849,7 @@ class Scenario:
     printed_setup: bool
     setup: tuple[SetupEntry, ...]
     reinforcements: tuple[ScenarioEntry, ...]
+    stacking: TExpr | None  # `units` bound: what every hex must meet after set-up
     provs: dict[str, Prov]
     prov: Prov
     span: Span = _span()

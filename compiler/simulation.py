@@ -11,21 +11,39 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from compiler.balance_plots import write_plots
 from compiler.build import load_game
-from engine.balance import summarise, table, write_json, write_plots
+from engine.balance import summarise, table, write_json
 from engine.bots import BotSpecError, parse_bots
 from engine.game import Game
-from engine.simulate import GameFactory, run_cluster, run_local, tasks
+from engine.simulate import GameFactory, GameTask, play_task, run_local, tasks
 
 
 def game_from(ruleset: str, params_json: str) -> Game:
     """The game a worker plays: the ruleset compiled with these parameters."""
     return load_game(ruleset, json.loads(params_json))
+
+
+def run_cluster(
+    factory: GameFactory, todo: list[GameTask], address: Any
+) -> Iterator[dict[str, Any]]:
+    """Play the tasks on a Dask distributed cluster (its scheduler's address, or
+    a `LocalCluster`); yields as games finish. Dask is the optional `cluster` extra."""
+    try:
+        from dask.distributed import Client
+        from dask.distributed import as_completed as dask_completed
+    except ImportError as e:
+        raise RuntimeError("--cluster needs Dask: pip install -e '.[cluster]'") from e
+    with Client(address) as client:
+        futures = client.map(play_task, [factory] * len(todo), todo, pure=False)
+        for future in dask_completed(futures):
+            yield future.result()
 
 
 def simulate(

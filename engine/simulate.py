@@ -14,7 +14,6 @@ once per worker process.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -137,23 +136,3 @@ def run_local(factory: GameFactory, todo: list[GameTask], jobs: int) -> Iterator
         futures = [pool.submit(play_task, factory, task) for task in todo]
         for future in as_completed(futures):
             yield future.result()
-
-
-def run_cluster(
-    factory: GameFactory, todo: list[GameTask], address: Any
-) -> Iterator[dict[str, Any]]:
-    """Play the tasks on a Dask distributed cluster (its scheduler's address, or
-    a `LocalCluster`); yields as games finish. Dask is the optional `cluster` extra."""
-    try:
-        from dask.distributed import Client
-        from dask.distributed import as_completed as dask_completed
-    except ImportError as e:
-        raise RuntimeError("--cluster needs Dask: pip install -e '.[cluster]'") from e
-    with Client(address) as client:
-        futures = client.map(play_task, [factory] * len(todo), todo, pure=False)
-        for future in dask_completed(futures):
-            yield future.result()
-
-
-def default_jobs() -> int:
-    return os.cpu_count() or 1

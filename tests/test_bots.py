@@ -12,6 +12,7 @@ from engine import chance
 from engine.bots import BotSpecError, make_bot, parse_bots
 from engine.bots.heuristic import Policy
 from engine.bots.weights import DEFAULT_TERMS, weights_for
+from engine.instructions import Choose
 from engine.state import State
 from tests.conftest import eager_action
 
@@ -157,8 +158,8 @@ def test_decisions_depend_only_on_the_chits_seen(battle, scenario):
 
 def _chit_options(s: State, proc: str, var: str) -> list:
     for instr in s.game.rules.procedures[proc].code:
-        if instr[0] == "choose" and instr[1] == var:
-            return list(instr[2](s, {}))
+        if isinstance(instr, Choose) and instr.var == var:
+            return list(instr.options(s, {}))
     raise AssertionError(var)
 
 

@@ -31,6 +31,7 @@ import random
 from engine.bots.view import view_of
 from engine.bots.weights import Weights, weights_for
 from engine.game import Game
+from engine.queries import odds_column
 from engine.state import NOT_ENTERED, ON_MAP, State
 
 LOOKAHEAD = 12  # most candidate actions a look-ahead decision tries
@@ -196,8 +197,6 @@ class Evaluator:
                 for x in at.get(h, ())
                 if self.kind[x] == "unit" and (self.side[x] == p) == side_is_p
             )
-
-        from engine.queries import odds_column
 
         column = odds_column(
             s, self.odds_table, total(attack_hexes, True), total(defense_hexes, False)

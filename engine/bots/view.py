@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine.instructions import Choose
 from engine.state import ON_MAP, State
 
 HIDDEN = "hidden"  # what observation() writes in place of a secret binding
@@ -75,6 +76,6 @@ def redeal(view: State, observation: dict[str, Any], rng: random.Random) -> None
 def _options_of(s: State, proc: str, bindings: dict[str, Any], var: str) -> tuple[Any, ...]:
     """What the `choose` instruction that binds `var` in `proc` offered."""
     for instr in s.game.rules.procedures[proc].code:
-        if instr[0] == "choose" and instr[1] == var:
-            return tuple(instr[2](s, bindings))
+        if isinstance(instr, Choose) and instr.var == var:
+            return tuple(instr.options(s, bindings))
     raise ValueError(f"no choice binds {var!r} in {proc!r}")

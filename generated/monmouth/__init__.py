@@ -6,7 +6,6 @@ ruleset's .mst files; this package holds their compiled form.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from engine.game import Game
@@ -15,19 +14,14 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '70b11961c564142cc860309f5d44517aab97942e001322f919b088f79c8385f7'
+RULES_HASH = '132743fc32116c2099dd3a3fed67cc8997306c28702517c58b554191e8e0155a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
     """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}.
 
-    A player's own chart values (`rulesets/NAME/charts.local.mst`, or the file
-    `params["local_charts"]` names) replace the rules' provisional tables.
+    This package imports only `engine/`. A player's own chart values come
+    compiled, as `params["charts"]` (`compiler.build.load_game` reads the
+    battle's `charts.local.mst`, or the file `params["local_charts"]` names).
     """
-    params = dict(params or {})
-    from compiler.local_charts import local_chart_file, local_charts
-
-    path = params.pop("local_charts", None) or local_chart_file(NAME)
-    if path is not None:
-        params["charts"] = local_charts(Path(path), RULES)
-    return Game(RULES, params, RULES_HASH)
+    return Game(RULES, dict(params or {}), RULES_HASH)
