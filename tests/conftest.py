@@ -62,8 +62,14 @@ def monmouth_table(tmp_path_factory, monmouth_compiled):
     from table.server import open_table  # lazy: only with the optional extra
 
     saves = tmp_path_factory.mktemp("saves")
+    # The random bot: the table's tests drive the game's opening moves as it plays them.
     return open_table(
-        "monmouth", "lees_advance", "american", saves=saves, compiled=monmouth_compiled
+        "monmouth",
+        "lees_advance",
+        "american",
+        bot="random",
+        saves=saves,
+        compiled=monmouth_compiled,
     )
 
 

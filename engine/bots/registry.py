@@ -8,7 +8,7 @@ player and its spec, so a game replays from its seed whoever plays it.
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine.bots.heuristic import HeuristicBot
 from engine.bots.mcts import MctsBot
@@ -22,7 +22,10 @@ class Bot(Protocol):
     def step(self, s: State) -> int: ...
 
 
-BOTS = ("random", "heuristic", "mcts")
+# Name -> class: `cls(player, rng)` makes one; a class with `parse_budget`
+# also takes a budget after a colon (`mcts:200`), passed on as
+# `cls(player, rng, *cls.parse_budget(budget))`. To add a bot, add its class.
+BOTS: dict[str, Any] = {"random": RandomBot, "heuristic": HeuristicBot, "mcts": MctsBot}
 
 
 class BotSpecError(ValueError):
@@ -34,9 +37,9 @@ def check_spec(spec: str) -> None:
     name, _, budget = spec.partition(":")
     if name not in BOTS:
         raise BotSpecError(f"unknown bot {spec!r}; known: {', '.join(BOTS)}")
-    if name == "mcts":
+    if hasattr(BOTS[name], "parse_budget"):
         try:
-            MctsBot.parse_budget(budget)
+            BOTS[name].parse_budget(budget)
         except ValueError as e:
             raise BotSpecError(str(e)) from None
     elif budget:
@@ -57,10 +60,8 @@ def make_bot(spec: str, player: int, seed: int) -> Bot:
     """A bot for `player` with its own generator, seeded from seed, player and spec."""
     check_spec(spec)
     name, _, budget = spec.partition(":")
+    cls = BOTS[name]
     rng = random.Random(f"{seed}:{player}:{spec}")
-    if name == "random":
-        return RandomBot(player, rng)
-    if name == "heuristic":
-        return HeuristicBot(player, rng)
-    iterations, seconds = MctsBot.parse_budget(budget)
-    return MctsBot(player, rng, iterations, seconds)
+    if hasattr(cls, "parse_budget"):
+        return cls(player, rng, *cls.parse_budget(budget))
+    return cls(player, rng)
