@@ -56,7 +56,12 @@ every game, nearly all by the marginal victory that 2.4 gives them
 whenever the Americans fall short of a 9 VP lead: the bot never burns the
 Newtown hexes (2.2), so the table shows how hard that lead is to reach
 with the provisional Fire and Close Combat Tables — a finding to check
-against the printed charts before trusting it.
+against the printed charts before trusting it. In the Holding Action the
+British win every game, most by capturing or eliminating Washington
+(6.28): the bot does not guard its leaders (the heuristic values a leader
+only by its closeness to friendly units), so this says more about the bot
+than the scenario. The campaign games and Washington's Stand are not run
+yet: they are the longest.
 """
 
 
