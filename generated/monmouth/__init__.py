@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '15a61bd7305957745774ef500f753ba49f1252af155fbcf8c6138e8efef1e55c'
+RULES_HASH = 'aa755eb8a3189a080edba7be2281de0449d64eb793c1cd91762cea865721343f'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -13430,6 +13430,7 @@ RULES = Rules(
     unit_props=UNIT_PROPS,
     turn_track={1: ('6:00 AM', {}), 2: ('7:00 AM', {}), 3: ('8:00 AM', {}), 4: ('9:00 AM', {}), 5: ('10:00 AM', {}), 6: ('11:00 AM', {'heat': True}), 7: ('Noon', {'heat': True}), 8: ('1:00 PM', {'heat': True}), 9: ('2:00 PM', {'heat': True}), 10: ('3:00 PM', {'heat': True}), 11: ('4:00 PM', {'heat': True}), 12: ('5:00 PM', {'heat': True}), 13: ('6:00 PM', {}), 14: ('7:00 PM', {})},
     bags={},
+    bag_seen_by={},
     markers=('army_morale_marker', 'attack_en_echelon', 'cavalry_withdrawal_marker', 'cc_confusion_marker', 'cc_id_marker', 'cc_impact_marker', 'cc_intact_marker', 'commit_reserve', 'control_marker', 'disrupted_marker', 'frontal_assault', 'game_turn_marker', 'molly_pitcher_marker', 'momentum_chit', 'pinned_marker', 'refuse_flank', 'skirmish', 'stand_fast', 'turn_flank', 'vp_marker', 'withdraw'),
     scenarios=(
         ScenarioSpec(

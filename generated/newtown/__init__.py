@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '02be9d1a0f42e8aa059d29777a9acac8c300c7cd846f8c784f1de6b661ebc2c6'
+RULES_HASH = '095b666cdc1a7fd271b42ce4dbff88d9a259e3a701ba6fc774bb9e7aa8b965e2'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'de398e80cc54e2d9724f0efb0db7e912efeada21072db5ef8c2ee7cb7ad927fb'
+RULES_HASH = '0cb3bcbc32e7c96a3caa76fde811bfc85e26336aa32218068d97163af75d7656'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -1125,6 +1125,7 @@ RULES = Rules(
     unit_props=UNIT_PROPS,
     turn_track={1: ('Dawn', {}), 2: ('Morning', {'reinforcements': True})},
     bags={},
+    bag_seen_by={},
     markers=('turn_marker', 'vp_marker'),
     scenarios=(
         ScenarioSpec(
