@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'aa755eb8a3189a080edba7be2281de0449d64eb793c1cd91762cea865721343f'
+RULES_HASH = '68f231bbae675fefadd9a89f1721a18df584e2248664287f95af04e77b0e0b53'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

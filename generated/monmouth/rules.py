@@ -83,12 +83,22 @@ def d_adjust_army_morale_by(s, a_side, a_amount):
 
 
 def d_units_with(s, a_u, a_others):
-    # 'rulesets/series/results.mst:126': 'A unit and the others'
-    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((e0 == a_u) or (e0 in a_others)))
+    # 'rulesets/series/results.mst:139': 'The affected unit and the other units in the combat'
+    return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
+
+
+def d_result_army_morale(s, a_r, a_affected, a_others):
+    # 'rulesets/series/results.mst:144': 'Army Morale for a result'
+    return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in d_units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0])) == 0)) else q.lookup(s, 4, q.result_name(s, a_r)))
+
+
+def d_units_in_hexes_of(s, a_u, a_others):
+    # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat"
+    return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
 
 def d_exposed(s, a_u):
-    # 'rulesets/series/results.mst:233': 'Next to the enemy with no Parade Order unit in the hex'
+    # 'rulesets/series/results.mst:256': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(d_parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
 
@@ -203,17 +213,17 @@ def d_artillery_targets(s, a_side):
 
 
 def d_ready_rifles(s, a_side):
-    # 'rulesets/series/fire.mst:123': 'Rifle units that may still fire'
+    # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire'
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((d_rifle_unit(s, e0) and d_parade(s, e0)) and (not s.vars['fired'][e0])))
 
 
 def d_rifle_targets(s, a_side):
-    # 'rulesets/series/fire.mst:126': "Units the side's rifles may fire at"
+    # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at"
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0])) and (len(d_adjacent_rifles(s, e0, a_side)) > 0)))
 
 
 def d_adjacent_rifles(s, a_t, a_side):
-    # 'rulesets/series/fire.mst:129': 'Ready rifles next to the target'
+    # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target'
     return tuple(e0 for e0 in d_ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
 
 
@@ -277,8 +287,18 @@ def d_may_withdraw_cavalry(s, a_combat):
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
+def d_suffers_rifle_drm(s, a_u):
+    # 'rulesets/series/close_combat.mst:131': 'A lead unit with a white R'
+    return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
+
+
+def d_all_militia(s, a_units):
+    # 'rulesets/series/close_combat.mst:138': 'An all-militia force'
+    return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
+
+
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:127': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:143': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -600,137 +620,137 @@ def f13(s, b):
 
 
 def f14(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     b['_for_u'] = tuple(tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)))
 
 
 def f15(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return bool(b['_for_u'])
 
 
 def f16(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return b['_for_u']
 
 
 def f17(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return b['side']
 
 
 def f18(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f19(s, b):
-    # 'rulesets/series/results.mst:132'
+    # 'rulesets/series/results.mst:155'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
 def f20(s, b):
-    # 'rulesets/series/results.mst:133'
+    # 'rulesets/series/results.mst:156'
     return (not b['passed'])
 
 
 def f21(s, b):
-    # 'rulesets/series/results.mst:134'
+    # 'rulesets/series/results.mst:157'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f22(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     b['_for_u'] = tuple(b['units'])
 
 
 def f23(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     return bool(b['_for_u'])
 
 
 def f24(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     return b['_for_u']
 
 
 def f25(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     return b['side']
 
 
 def f26(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f27(s, b):
-    # 'rulesets/series/results.mst:142'
+    # 'rulesets/series/results.mst:165'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
 def f28(s, b):
-    # 'rulesets/series/results.mst:143'
+    # 'rulesets/series/results.mst:166'
     return b['passed']
 
 
 def f29(s, b):
-    # 'rulesets/series/results.mst:144'
+    # 'rulesets/series/results.mst:167'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f30(s, b):
-    # 'rulesets/series/results.mst:146'
+    # 'rulesets/series/results.mst:169'
     return {'unit': b['u']}
 
 
 def f31(s, b):
-    # 'rulesets/series/results.mst:152'
+    # 'rulesets/series/results.mst:175'
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
 
 
 def f32(s, b):
-    # 'rulesets/series/results.mst:152'
+    # 'rulesets/series/results.mst:175'
     return b['chooser']
 
 
 def f33(s, b):
-    # 'rulesets/series/results.mst:154'
+    # 'rulesets/series/results.mst:177'
     return (((q.unit_morale(s, b['taken']) >= 2) and (not (s.unit_loss[b['taken']] > 0))) and q.rule_on(s, 'momentum_chits'))
 
 
 def f34(s, b):
-    # 'rulesets/series/results.mst:155'
+    # 'rulesets/series/results.mst:178'
     return {'side': UNIT_SIDE[b['taken']]}
 
 
 def f35(s, b):
-    # 'rulesets/series/results.mst:157'
+    # 'rulesets/series/results.mst:180'
     e.capture(s, b['taken'])
 
 
 def f36(s, b):
-    # 'rulesets/series/results.mst:163'
+    # 'rulesets/series/results.mst:186'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
 def f37(s, b):
-    # 'rulesets/series/results.mst:164'
+    # 'rulesets/series/results.mst:187'
     e.eliminate(s, b['unit'])
 
 
 def f38(s, b):
-    # 'rulesets/series/results.mst:167'
+    # 'rulesets/series/results.mst:190'
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
 
 
 def f39(s, b):
-    # 'rulesets/series/results.mst:169'
+    # 'rulesets/series/results.mst:192'
     return {'unit': b['unit'], 'hexes': 3}
 
 
 def f40(s, b):
-    # 'rulesets/series/results.mst:182'
+    # 'rulesets/series/results.mst:205'
     b['origin'] = q.hex_of(s, b['unit'])
 
 
@@ -755,92 +775,92 @@ def f44(s, b):
 
 
 def f45(s, b):
-    # 'rulesets/series/results.mst:191'
+    # 'rulesets/series/results.mst:214'
     return (s.unit_status[b['unit']] == 0)
 
 
 def f46(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     b['_for_l'] = tuple(tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit'])))))
 
 
 def f47(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     return bool(b['_for_l'])
 
 
 def f48(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     return b['_for_l']
 
 
 def f49(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     return q.side(s, b['unit'])
 
 
 def f50(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     b['_for_l'] = tuple(x for x in b['_for_l'] if x != b['l'])
 
 
 def f51(s, b):
-    # 'rulesets/series/results.mst:193'
+    # 'rulesets/series/results.mst:216'
     return q.side(s, b['unit'])
 
 
 def f52(s, b):
-    # 'rulesets/series/results.mst:193'
+    # 'rulesets/series/results.mst:216'
     return b['_ask1']
 
 
 def f53(s, b):
-    # 'rulesets/series/results.mst:194'
+    # 'rulesets/series/results.mst:217'
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
 
 def f54(s, b):
-    # 'rulesets/series/results.mst:203'
+    # 'rulesets/series/results.mst:226'
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
 def f55(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
 
 
 def f56(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     return bool(b['_for_u'])
 
 
 def f57(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     return b['_for_u']
 
 
 def f58(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     return b['side']
 
 
 def f59(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f60(s, b):
-    # 'rulesets/series/results.mst:225'
+    # 'rulesets/series/results.mst:248'
     return (s.vars['order'][b['u']] == 'shattered')
 
 
 def f61(s, b):
-    # 'rulesets/series/results.mst:226'
+    # 'rulesets/series/results.mst:249'
     e.capture(s, b['u'])
 
 
 def f62(s, b):
-    # 'rulesets/series/results.mst:228'
+    # 'rulesets/series/results.mst:251'
     return {'unit': b['u']}
 
 
@@ -1928,2101 +1948,2136 @@ def f277(s, b):
 
 def f278(s, b):
     # 'rulesets/series/fire.mst:95'
-    return b['result']
+    b['loss'] = d_result_army_morale(s, b['result'], b['target'], ())
 
 
 def f279(s, b):
-    # 'rulesets/series/fire.mst:95'
-    return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
+    # 'rulesets/series/fire.mst:96'
+    return b['result']
 
 
 def f280(s, b):
-    # 'rulesets/series/fire.mst:97'
-    return {'side': UNIT_SIDE[b['target']], 'amount': q.lookup(s, 4, q.result_name(s, b['result']))}
+    # 'rulesets/series/fire.mst:96'
+    return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
 def f281(s, b):
-    # 'rulesets/series/fire.mst:105'
-    return {'side': b['side']}
+    # 'rulesets/series/fire.mst:98'
+    return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
 def f282(s, b):
     # 'rulesets/series/fire.mst:106'
-    return {'side': q.enemy(s, b['side'])}
+    return {'side': b['side']}
 
 
 def f283(s, b):
-    # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
+    # 'rulesets/series/fire.mst:107'
+    return {'side': q.enemy(s, b['side'])}
 
 
 def f284(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return bool(b['_for_u'])
+    # 'rulesets/series/fire.mst:111'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
 
 
 def f285(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return b['_for_u']
+    # 'rulesets/series/fire.mst:111'
+    return bool(b['_for_u'])
 
 
 def f286(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return q.enemy(s, b['side'])
+    # 'rulesets/series/fire.mst:111'
+    return b['_for_u']
 
 
 def f287(s, b):
-    # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/fire.mst:111'
+    return q.enemy(s, b['side'])
 
 
 def f288(s, b):
     # 'rulesets/series/fire.mst:111'
-    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f289(s, b):
     # 'rulesets/series/fire.mst:112'
-    e.set_at(s, 'rifle_result', b['u'], -1)
+    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
 def f290(s, b):
-    # 'rulesets/series/fire.mst:114'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
+    # 'rulesets/series/fire.mst:113'
+    e.set_at(s, 'rifle_result', b['u'], -1)
 
 
 def f291(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return bool(b['_for_u'])
+    # 'rulesets/series/fire.mst:115'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
 
 
 def f292(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return b['_for_u']
+    # 'rulesets/series/fire.mst:115'
+    return bool(b['_for_u'])
 
 
 def f293(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return b['side']
+    # 'rulesets/series/fire.mst:115'
+    return b['_for_u']
 
 
 def f294(s, b):
-    # 'rulesets/series/fire.mst:114'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/fire.mst:115'
+    return b['side']
 
 
 def f295(s, b):
     # 'rulesets/series/fire.mst:115'
-    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f296(s, b):
     # 'rulesets/series/fire.mst:116'
-    e.set_at(s, 'rifle_result', b['u'], -1)
+    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
 def f297(s, b):
-    # 'rulesets/series/fire.mst:134'
-    return d_rifle_targets(s, b['side'])
+    # 'rulesets/series/fire.mst:117'
+    e.set_at(s, 'rifle_result', b['u'], -1)
 
 
 def f298(s, b):
-    # 'rulesets/series/fire.mst:134'
-    return b['side']
+    # 'rulesets/series/fire.mst:135'
+    return d_rifle_targets(s, b['side'])
 
 
 def f299(s, b):
     # 'rulesets/series/fire.mst:135'
-    return (b['target'] == -1)
+    return b['side']
 
 
 def f300(s, b):
-    # 'rulesets/series/fire.mst:138'
-    return {'target': b['target'], 'side': b['side']}
+    # 'rulesets/series/fire.mst:136'
+    return (b['target'] == -1)
 
 
 def f301(s, b):
-    # 'rulesets/series/fire.mst:145'
-    b['firers'] = tuple(e0 for e0 in () if False)
+    # 'rulesets/series/fire.mst:139'
+    return {'target': b['target'], 'side': b['side']}
 
 
 def f302(s, b):
     # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
+    b['firers'] = tuple(e0 for e0 in () if False)
 
 
 def f303(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return bool(b['_for_r'])
+    # 'rulesets/series/fire.mst:147'
+    b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
 
 
 def f304(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return b['_for_r']
+    # 'rulesets/series/fire.mst:147'
+    return bool(b['_for_r'])
 
 
 def f305(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return b['side']
+    # 'rulesets/series/fire.mst:147'
+    return b['_for_r']
 
 
 def f306(s, b):
-    # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+    # 'rulesets/series/fire.mst:147'
+    return b['side']
 
 
 def f307(s, b):
     # 'rulesets/series/fire.mst:147'
-    return b['side']
+    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
 
 
 def f308(s, b):
-    # 'rulesets/series/fire.mst:147'
-    return b['_ask9']
+    # 'rulesets/series/fire.mst:148'
+    return b['side']
 
 
 def f309(s, b):
     # 'rulesets/series/fire.mst:148'
-    b['firers'] = q.union(b['firers'], (b['r'],))
+    return b['_ask9']
 
 
 def f310(s, b):
-    # 'rulesets/series/fire.mst:151'
-    e.set_at(s, 'rifle_target', b['target'], True)
+    # 'rulesets/series/fire.mst:149'
+    b['firers'] = q.union(b['firers'], (b['r'],))
 
 
 def f311(s, b):
+    # 'rulesets/series/fire.mst:152'
+    e.set_at(s, 'rifle_target', b['target'], True)
+
+
+def f312(s, b):
     # 'rulesets/monmouth/scenarios.mst:446'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f312(s, b):
+def f313(s, b):
     # 'rulesets/monmouth/scenarios.mst:447'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f313(s, b):
-    # 'rulesets/series/fire.mst:155'
-    return (len(b['firers']) > 0)
-
-
 def f314(s, b):
     # 'rulesets/series/fire.mst:156'
-    b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
+    return (len(b['firers']) > 0)
 
 
 def f315(s, b):
     # 'rulesets/series/fire.mst:157'
-    b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
+    b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
 def f316(s, b):
     # 'rulesets/series/fire.mst:158'
-    b['_for_r'] = tuple(b['firers'])
+    b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
 def f317(s, b):
-    # 'rulesets/series/fire.mst:158'
-    return bool(b['_for_r'])
+    # 'rulesets/series/fire.mst:159'
+    b['_for_r'] = tuple(b['firers'])
 
 
 def f318(s, b):
-    # 'rulesets/series/fire.mst:158'
-    b['r'] = b['_for_r'][0]
-    b['_for_r'] = b['_for_r'][1:]
+    # 'rulesets/series/fire.mst:159'
+    return bool(b['_for_r'])
 
 
 def f319(s, b):
     # 'rulesets/series/fire.mst:159'
-    e.set_at(s, 'fired', b['r'], True)
+    b['r'] = b['_for_r'][0]
+    b['_for_r'] = b['_for_r'][1:]
 
 
 def f320(s, b):
     # 'rulesets/series/fire.mst:160'
-    e.set_at(s, 'has_fired', b['r'], True)
+    e.set_at(s, 'fired', b['r'], True)
 
 
 def f321(s, b):
-    # 'rulesets/series/fire.mst:163'
-    return (b['modified'] >= b['needed'])
+    # 'rulesets/series/fire.mst:161'
+    e.set_at(s, 'has_fired', b['r'], True)
 
 
 def f322(s, b):
-    # 'rulesets/series/fire.mst:165'
-    e.set_at(s, 'rifle_result', b['target'], b['result'])
+    # 'rulesets/series/fire.mst:164'
+    return (b['modified'] >= b['needed'])
 
 
 def f323(s, b):
+    # 'rulesets/series/fire.mst:166'
+    e.set_at(s, 'rifle_result', b['target'], b['result'])
+
+
+def f324(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f324(s, b):
+def f325(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f325(s, b):
+def f326(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f326(s, b):
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f327(s, b):
+def f328(s, b):
     # 'rulesets/monmouth/scenarios.mst:223'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 
 
-def f328(s, b):
+def f329(s, b):
     # 'rulesets/monmouth/scenarios.mst:224'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f329(s, b):
+def f330(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f330(s, b):
+def f331(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f331(s, b):
+def f332(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f332(s, b):
+def f333(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f333(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f334(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f335(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f336(s, b):
+def f337(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f337(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f338(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f339(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f340(s, b):
+def f341(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f341(s, b):
+def f342(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f342(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f343(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f344(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f345(s, b):
-    # 'rulesets/series/close_combat.mst:147'
+def f346(s, b):
+    # 'rulesets/series/close_combat.mst:163'
     b['attacker_lead'] = -1
 
 
-def f346(s, b):
-    # 'rulesets/series/close_combat.mst:148'
+def f347(s, b):
+    # 'rulesets/series/close_combat.mst:164'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f347(s, b):
-    # 'rulesets/series/close_combat.mst:149'
+def f348(s, b):
+    # 'rulesets/series/close_combat.mst:165'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f348(s, b):
-    # 'rulesets/series/close_combat.mst:150'
+def f349(s, b):
+    # 'rulesets/series/close_combat.mst:166'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f349(s, b):
-    # 'rulesets/series/close_combat.mst:151'
+def f350(s, b):
+    # 'rulesets/series/close_combat.mst:167'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f350(s, b):
-    # 'rulesets/series/close_combat.mst:152'
+def f351(s, b):
+    # 'rulesets/series/close_combat.mst:168'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f351(s, b):
-    # 'rulesets/series/close_combat.mst:154'
+def f352(s, b):
+    # 'rulesets/series/close_combat.mst:170'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f352(s, b):
-    # 'rulesets/series/close_combat.mst:154'
+def f353(s, b):
+    # 'rulesets/series/close_combat.mst:170'
     return bool(b['_for_u'])
 
 
-def f353(s, b):
-    # 'rulesets/series/close_combat.mst:154'
+def f354(s, b):
+    # 'rulesets/series/close_combat.mst:170'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f354(s, b):
-    # 'rulesets/series/close_combat.mst:155'
-    e.set_at(s, 'has_fired', b['u'], True)
-
-
 def f355(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
+    # 'rulesets/series/close_combat.mst:171'
+    e.set_at(s, 'has_fired', b['u'], True)
 
 
 def f356(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
-    return bool(b['_for_u'])
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
 
 
 def f357(s, b):
+    # 'rulesets/monmouth/scenarios.mst:432'
+    return bool(b['_for_u'])
+
+
+def f358(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f358(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/scenarios.mst:433'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f359(s, b):
-    # 'rulesets/series/close_combat.mst:160'
+def f360(s, b):
+    # 'rulesets/series/close_combat.mst:176'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f360(s, b):
-    # 'rulesets/series/close_combat.mst:161'
+def f361(s, b):
+    # 'rulesets/series/close_combat.mst:177'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f361(s, b):
-    # 'rulesets/series/close_combat.mst:161'
+def f362(s, b):
+    # 'rulesets/series/close_combat.mst:177'
     return bool(b['_for_u'])
 
 
-def f362(s, b):
-    # 'rulesets/series/close_combat.mst:161'
+def f363(s, b):
+    # 'rulesets/series/close_combat.mst:177'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f363(s, b):
-    # 'rulesets/series/close_combat.mst:162'
+def f364(s, b):
+    # 'rulesets/series/close_combat.mst:178'
     e.capture(s, b['u'])
 
 
-def f364(s, b):
-    # 'rulesets/series/close_combat.mst:166'
+def f365(s, b):
+    # 'rulesets/series/close_combat.mst:182'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f365(s, b):
-    # 'rulesets/series/close_combat.mst:167'
+def f366(s, b):
+    # 'rulesets/series/close_combat.mst:183'
     return q.diverted(s, b['combat'])
 
 
-def f366(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+def f367(s, b):
+    # 'rulesets/series/close_combat.mst:184'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f367(s, b):
-    # 'rulesets/series/close_combat.mst:173'
+def f368(s, b):
+    # 'rulesets/series/close_combat.mst:189'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f368(s, b):
-    # 'rulesets/series/close_combat.mst:174'
-    return b['defender']
-
-
 def f369(s, b):
-    # 'rulesets/series/close_combat.mst:174'
-    return b['_ask10']
+    # 'rulesets/series/close_combat.mst:190'
+    return b['defender']
 
 
 def f370(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    # 'rulesets/series/close_combat.mst:190'
+    return b['_ask10']
 
 
 def f371(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return bool(b['_for_u'])
+    # 'rulesets/series/close_combat.mst:191'
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f372(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return b['_for_u']
+    # 'rulesets/series/close_combat.mst:191'
+    return bool(b['_for_u'])
 
 
 def f373(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return b['defender']
+    # 'rulesets/series/close_combat.mst:191'
+    return b['_for_u']
 
 
 def f374(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/close_combat.mst:191'
+    return b['defender']
 
 
 def f375(s, b):
-    # 'rulesets/series/close_combat.mst:176'
-    e.set_at(s, 'withdrawn', b['u'], True)
+    # 'rulesets/series/close_combat.mst:191'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f376(s, b):
-    # 'rulesets/series/close_combat.mst:177'
-    return s.vars['pinned'][b['u']]
+    # 'rulesets/series/close_combat.mst:192'
+    e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f377(s, b):
-    # 'rulesets/series/close_combat.mst:178'
-    return {'side': b['defender'], 'amount': (-1)}
+    # 'rulesets/series/close_combat.mst:193'
+    return s.vars['pinned'][b['u']]
 
 
 def f378(s, b):
-    # 'rulesets/series/close_combat.mst:180'
-    return {'unit': b['u'], 'hexes': 3}
+    # 'rulesets/series/close_combat.mst:194'
+    return {'side': b['defender'], 'amount': (-1)}
 
 
 def f379(s, b):
-    # 'rulesets/series/close_combat.mst:187'
-    return d_attacker_lead_candidates(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:196'
+    return {'unit': b['u'], 'hexes': 3}
 
 
 def f380(s, b):
-    # 'rulesets/series/close_combat.mst:187'
-    return b['attacker']
+    # 'rulesets/series/close_combat.mst:203'
+    return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f381(s, b):
-    # 'rulesets/series/close_combat.mst:188'
-    return d_lead_candidates(s, q.defenders(s, b['combat']))
-
-
-def f382(s, b):
-    # 'rulesets/series/close_combat.mst:188'
-    return b['defender']
-
-
-def f383(s, b):
-    # 'rulesets/series/close_combat.mst:194'
-    return d_tactics_chits(s)
-
-
-def f384(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+    # 'rulesets/series/close_combat.mst:203'
     return b['attacker']
 
 
-def f385(s, b):
-    # 'rulesets/series/close_combat.mst:195'
-    return d_tactics_chits(s)
+def f382(s, b):
+    # 'rulesets/series/close_combat.mst:204'
+    return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f386(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+def f383(s, b):
+    # 'rulesets/series/close_combat.mst:204'
     return b['defender']
 
 
+def f384(s, b):
+    # 'rulesets/series/close_combat.mst:210'
+    return d_tactics_chits(s)
+
+
+def f385(s, b):
+    # 'rulesets/series/close_combat.mst:210'
+    return b['attacker']
+
+
+def f386(s, b):
+    # 'rulesets/series/close_combat.mst:211'
+    return d_tactics_chits(s)
+
+
 def f387(s, b):
-    # 'rulesets/series/close_combat.mst:197'
-    b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
+    # 'rulesets/series/close_combat.mst:211'
+    return b['defender']
 
 
 def f388(s, b):
-    # 'rulesets/series/close_combat.mst:198'
-    b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
+    # 'rulesets/series/close_combat.mst:213'
+    b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f389(s, b):
-    # 'rulesets/series/close_combat.mst:199'
-    return (b['matrix'][1] == 10)
+    # 'rulesets/series/close_combat.mst:214'
+    b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f390(s, b):
-    # 'rulesets/series/close_combat.mst:200'
-    return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
+    # 'rulesets/series/close_combat.mst:215'
+    return (b['matrix'][1] == 10)
 
 
 def f391(s, b):
-    # 'rulesets/series/close_combat.mst:205'
-    return b['odds']
+    # 'rulesets/series/close_combat.mst:216'
+    return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
 def f392(s, b):
-    # 'rulesets/series/close_combat.mst:208'
-    return b['result'][1]
+    # 'rulesets/series/close_combat.mst:221'
+    return b['odds']
 
 
 def f393(s, b):
-    # 'rulesets/series/close_combat.mst:208'
-    return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
+    # 'rulesets/series/close_combat.mst:224'
+    b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead']))
 
 
 def f394(s, b):
-    # 'rulesets/series/close_combat.mst:211'
-    return b['result'][0]
+    # 'rulesets/series/close_combat.mst:225'
+    b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])))
 
 
 def f395(s, b):
-    # 'rulesets/series/close_combat.mst:211'
-    return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
+    # 'rulesets/series/close_combat.mst:226'
+    b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
 def f396(s, b):
-    # 'rulesets/series/close_combat.mst:213'
-    return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
+    # 'rulesets/series/close_combat.mst:227'
+    b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
 def f397(s, b):
-    # 'rulesets/series/close_combat.mst:214'
-    return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
+    # 'rulesets/series/close_combat.mst:228'
+    return b['result'][1]
 
 
 def f398(s, b):
-    # 'rulesets/series/close_combat.mst:220'
-    e.set_var(s, 'snapshot_taken', False)
+    # 'rulesets/series/close_combat.mst:228'
+    return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f399(s, b):
-    # 'rulesets/series/close_combat.mst:221'
-    return (b['attacker_lead'] != -1)
+    # 'rulesets/series/close_combat.mst:231'
+    return b['result'][0]
 
 
 def f400(s, b):
-    # 'rulesets/series/close_combat.mst:222'
-    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+    # 'rulesets/series/close_combat.mst:231'
+    return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
 def f401(s, b):
-    # 'rulesets/series/close_combat.mst:225'
-    e.resolve_combat(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:233'
+    return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
 def f402(s, b):
+    # 'rulesets/series/close_combat.mst:234'
+    return {'side': b['attacker'], 'amount': b['attacker_loss']}
+
+
+def f403(s, b):
+    # 'rulesets/series/close_combat.mst:240'
+    e.set_var(s, 'snapshot_taken', False)
+
+
+def f404(s, b):
+    # 'rulesets/series/close_combat.mst:241'
+    return (b['attacker_lead'] != -1)
+
+
+def f405(s, b):
+    # 'rulesets/series/close_combat.mst:242'
+    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+
+
+def f406(s, b):
+    # 'rulesets/series/close_combat.mst:245'
+    e.resolve_combat(s, b['combat'])
+
+
+def f407(s, b):
     # 'rulesets/monmouth/rear_guard.mst:32'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f403(s, b):
+def f408(s, b):
     # 'rulesets/monmouth/rear_guard.mst:33'
     return (len(b['vacated']) > 0)
 
 
-def f404(s, b):
+def f409(s, b):
     # 'rulesets/monmouth/rear_guard.mst:34'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
 
 
-def f405(s, b):
+def f410(s, b):
     # 'rulesets/monmouth/rear_guard.mst:35'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and (not d_at_the_limit(s, b['lead'])))
 
 
-def f406(s, b):
+def f411(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return b['reachable']
 
 
-def f407(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:36'
-    return q.attacking_side(s, b['combat'])
-
-
-def f408(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:37'
-    e.advance_to(s, b['lead'], b['into'])
-
-
-def f409(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
-
-
-def f410(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return bool(b['_for_u'])
-
-
-def f411(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return b['_for_u']
-
-
 def f412(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
+    # 'rulesets/monmouth/rear_guard.mst:36'
     return q.attacking_side(s, b['combat'])
 
 
 def f413(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:37'
+    e.advance_to(s, b['lead'], b['into'])
+
+
+def f414(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
+
+
+def f415(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    return bool(b['_for_u'])
+
+
+def f416(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    return b['_for_u']
+
+
+def f417(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    return q.attacking_side(s, b['combat'])
+
+
+def f418(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f414(s, b):
+def f419(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f415(s, b):
+def f420(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
     return q.attacking_side(s, b['combat'])
 
 
-def f416(s, b):
+def f421(s, b):
     # 'rulesets/monmouth/rear_guard.mst:41'
     return (b['to'] != -1)
 
 
-def f417(s, b):
+def f422(s, b):
     # 'rulesets/monmouth/rear_guard.mst:42'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f418(s, b):
-    # 'rulesets/series/close_combat.mst:230'
+def f423(s, b):
+    # 'rulesets/series/close_combat.mst:250'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f419(s, b):
-    # 'rulesets/series/close_combat.mst:231'
+def f424(s, b):
+    # 'rulesets/series/close_combat.mst:251'
     return (len(b['vacated']) > 0)
 
 
-def f420(s, b):
-    # 'rulesets/series/close_combat.mst:233'
+def f425(s, b):
+    # 'rulesets/series/close_combat.mst:253'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f421(s, b):
-    # 'rulesets/series/close_combat.mst:234'
+def f426(s, b):
+    # 'rulesets/series/close_combat.mst:254'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f422(s, b):
-    # 'rulesets/series/close_combat.mst:235'
+def f427(s, b):
+    # 'rulesets/series/close_combat.mst:255'
     return b['reachable']
 
 
-def f423(s, b):
-    # 'rulesets/series/close_combat.mst:235'
-    return q.attacking_side(s, b['combat'])
-
-
-def f424(s, b):
-    # 'rulesets/series/close_combat.mst:236'
-    e.advance_to(s, b['lead'], b['into'])
-
-
-def f425(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
-
-
-def f426(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return bool(b['_for_u'])
-
-
-def f427(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return b['_for_u']
-
-
 def f428(s, b):
-    # 'rulesets/series/close_combat.mst:239'
+    # 'rulesets/series/close_combat.mst:255'
     return q.attacking_side(s, b['combat'])
 
 
 def f429(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/close_combat.mst:256'
+    e.advance_to(s, b['lead'], b['into'])
 
 
 def f430(s, b):
-    # 'rulesets/series/close_combat.mst:240'
-    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    # 'rulesets/series/close_combat.mst:259'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
 def f431(s, b):
-    # 'rulesets/series/close_combat.mst:240'
-    return q.attacking_side(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:259'
+    return bool(b['_for_u'])
 
 
 def f432(s, b):
-    # 'rulesets/series/close_combat.mst:241'
-    return (b['to'] != -1)
+    # 'rulesets/series/close_combat.mst:259'
+    return b['_for_u']
 
 
 def f433(s, b):
-    # 'rulesets/series/close_combat.mst:242'
-    e.advance_to(s, b['u'], b['to'])
-
-
-def f434(s, b):
-    # 'rulesets/series/close_combat.mst:252'
-    return (b['defender_chit'] == 'withdraw')
-
-
-def f435(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
-def f436(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return bool(b['_for_u'])
-
-
-def f437(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return b['_for_u']
-
-
-def f438(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return q.defending_side(s, b['combat'])
-
-
-def f439(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f440(s, b):
-    # 'rulesets/series/close_combat.mst:254'
-    return {'unit': b['u'], 'hexes': 1}
-
-
-def f441(s, b):
-    # 'rulesets/series/close_combat.mst:257'
-    return (b['attacker_chit'] == 'withdraw')
-
-
-def f442(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
-def f443(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return bool(b['_for_u'])
-
-
-def f444(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return b['_for_u']
-
-
-def f445(s, b):
-    # 'rulesets/series/close_combat.mst:258'
+    # 'rulesets/series/close_combat.mst:259'
     return q.attacking_side(s, b['combat'])
 
 
-def f446(s, b):
-    # 'rulesets/series/close_combat.mst:258'
+def f434(s, b):
+    # 'rulesets/series/close_combat.mst:259'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f447(s, b):
-    # 'rulesets/series/close_combat.mst:259'
+def f435(s, b):
+    # 'rulesets/series/close_combat.mst:260'
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+
+
+def f436(s, b):
+    # 'rulesets/series/close_combat.mst:260'
+    return q.attacking_side(s, b['combat'])
+
+
+def f437(s, b):
+    # 'rulesets/series/close_combat.mst:261'
+    return (b['to'] != -1)
+
+
+def f438(s, b):
+    # 'rulesets/series/close_combat.mst:262'
+    e.advance_to(s, b['u'], b['to'])
+
+
+def f439(s, b):
+    # 'rulesets/series/close_combat.mst:272'
+    return (b['defender_chit'] == 'withdraw')
+
+
+def f440(s, b):
+    # 'rulesets/series/close_combat.mst:273'
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+
+
+def f441(s, b):
+    # 'rulesets/series/close_combat.mst:273'
+    return bool(b['_for_u'])
+
+
+def f442(s, b):
+    # 'rulesets/series/close_combat.mst:273'
+    return b['_for_u']
+
+
+def f443(s, b):
+    # 'rulesets/series/close_combat.mst:273'
+    return q.defending_side(s, b['combat'])
+
+
+def f444(s, b):
+    # 'rulesets/series/close_combat.mst:273'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f445(s, b):
+    # 'rulesets/series/close_combat.mst:274'
     return {'unit': b['u'], 'hexes': 1}
 
 
+def f446(s, b):
+    # 'rulesets/series/close_combat.mst:277'
+    return (b['attacker_chit'] == 'withdraw')
+
+
+def f447(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+
+
 def f448(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    return bool(b['_for_u'])
+
+
+def f449(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    return b['_for_u']
+
+
+def f450(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    return q.attacking_side(s, b['combat'])
+
+
+def f451(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f452(s, b):
+    # 'rulesets/series/close_combat.mst:279'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f453(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f449(s, b):
+def f454(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f450(s, b):
+def f455(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f451(s, b):
+def f456(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1))))
 
 
-def f452(s, b):
+def f457(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return bool(b['_for_u'])
 
 
-def f453(s, b):
+def f458(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f454(s, b):
+def f459(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f455(s, b):
+def f460(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f456(s, b):
+def f461(s, b):
     # 'rulesets/monmouth/command_and_control.mst:107'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f457(s, b):
+def f462(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f458(s, b):
+def f463(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f459(s, b):
+def f464(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
 
 
-def f460(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:114'
-    return bool(b['_for_u'])
-
-
-def f461(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:114'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f462(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:115'
-    e.set_at(s, 'cc_confused', b['u'], True)
-
-
-def f463(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:117'
-    return q.column_of(s, 10, d_cc_period(s))
-
-
-def f464(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:118'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0]))
-
-
 def f465(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:118'
+    # 'rulesets/monmouth/command_and_control.mst:114'
     return bool(b['_for_u'])
 
 
 def f466(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:118'
+    # 'rulesets/monmouth/command_and_control.mst:114'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f467(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:119'
-    e.set_at(s, 'cc_impact', b['u'], b['impact'])
+    # 'rulesets/monmouth/command_and_control.mst:115'
+    e.set_at(s, 'cc_confused', b['u'], True)
 
 
 def f468(s, b):
-    # 'rulesets/series/results.mst:22'
-    return {'side': b['side'], 'amount': (-1)}
+    # 'rulesets/monmouth/command_and_control.mst:117'
+    return q.column_of(s, 10, d_cc_period(s))
 
 
 def f469(s, b):
-    # 'rulesets/series/results.mst:31'
-    return {'unit': b['affected'], 'hexes': 1}
+    # 'rulesets/monmouth/command_and_control.mst:118'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0]))
 
 
 def f470(s, b):
-    # 'rulesets/series/results.mst:32'
-    return (not b['fire'])
+    # 'rulesets/monmouth/command_and_control.mst:118'
+    return bool(b['_for_u'])
 
 
 def f471(s, b):
-    # 'rulesets/series/results.mst:33'
-    return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
-
-
-def f472(s, b):
-    # 'rulesets/series/results.mst:43'
-    return {'unit': b['affected']}
-
-
-def f473(s, b):
-    # 'rulesets/series/results.mst:44'
-    return (not b['fire'])
-
-
-def f474(s, b):
-    # 'rulesets/series/results.mst:45'
-    return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
-
-
-def f475(s, b):
-    # 'rulesets/series/results.mst:54'
-    e.lose_step(s, b['affected'])
-
-
-def f476(s, b):
-    # 'rulesets/series/results.mst:55'
-    return (not b['fire'])
-
-
-def f477(s, b):
-    # 'rulesets/series/results.mst:56'
-    return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
-
-
-def f478(s, b):
-    # 'rulesets/series/results.mst:66'
-    b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
-
-
-def f479(s, b):
-    # 'rulesets/series/results.mst:67'
-    b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
-
-
-def f480(s, b):
-    # 'rulesets/series/results.mst:68'
-    e.eliminate(s, b['affected'])
-
-
-def f481(s, b):
-    # 'rulesets/series/results.mst:69'
-    return (b['one_step'] and (len(b['here']) > 0))
-
-
-def f482(s, b):
-    # 'rulesets/series/results.mst:70'
-    return b['here']
-
-
-def f483(s, b):
-    # 'rulesets/series/results.mst:70'
-    return b['side']
-
-
-def f484(s, b):
-    # 'rulesets/series/results.mst:71'
-    e.lose_step(s, b['second'])
-
-
-def f485(s, b):
-    # 'rulesets/series/results.mst:73'
-    return (not b['fire'])
-
-
-def f486(s, b):
-    # 'rulesets/series/results.mst:74'
-    return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
-
-
-def f487(s, b):
-    # 'rulesets/series/results.mst:85'
-    return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
-
-
-def f488(s, b):
-    # 'rulesets/series/results.mst:86'
-    return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
-
-
-def f489(s, b):
-    # 'rulesets/series/results.mst:94'
-    return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
-
-
-def f490(s, b):
-    # 'rulesets/series/results.mst:95'
-    return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
-
-
-def f491(s, b):
-    # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
-
-
-def f492(s, b):
-    # 'rulesets/series/results.mst:104'
-    return bool(b['_for_u'])
-
-
-def f493(s, b):
-    # 'rulesets/series/results.mst:104'
-    return b['_for_u']
-
-
-def f494(s, b):
-    # 'rulesets/series/results.mst:104'
-    return b['side']
-
-
-def f495(s, b):
-    # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f496(s, b):
-    # 'rulesets/series/results.mst:105'
-    e.capture(s, b['u'])
-
-
-def f497(s, b):
-    # 'rulesets/series/results.mst:107'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
-
-
-def f498(s, b):
-    # 'rulesets/series/results.mst:107'
-    return bool(b['_for_u'])
-
-
-def f499(s, b):
-    # 'rulesets/series/results.mst:107'
+    # 'rulesets/monmouth/command_and_control.mst:118'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f500(s, b):
-    # 'rulesets/series/results.mst:108'
-    e.set_at(s, 'pinned', b['u'], True)
+def f472(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:119'
+    e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f501(s, b):
-    # 'rulesets/series/results.mst:118'
-    b['leaders'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
+def f473(s, b):
+    # 'rulesets/series/results.mst:22'
+    return {'side': b['side'], 'amount': (-1)}
 
 
-def f502(s, b):
-    # 'rulesets/series/results.mst:119'
-    return (len(b['leaders']) > 0)
+def f474(s, b):
+    # 'rulesets/series/results.mst:31'
+    return {'unit': b['affected'], 'hexes': 1}
 
 
-def f503(s, b):
-    # 'rulesets/series/results.mst:120'
-    return b['leaders']
+def f475(s, b):
+    # 'rulesets/series/results.mst:32'
+    return (not b['fire'])
 
 
-def f504(s, b):
-    # 'rulesets/series/results.mst:120'
+def f476(s, b):
+    # 'rulesets/series/results.mst:33'
+    return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
+
+
+def f477(s, b):
+    # 'rulesets/series/results.mst:43'
+    return {'unit': b['affected']}
+
+
+def f478(s, b):
+    # 'rulesets/series/results.mst:44'
+    return (not b['fire'])
+
+
+def f479(s, b):
+    # 'rulesets/series/results.mst:45'
+    return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
+
+
+def f480(s, b):
+    # 'rulesets/series/results.mst:54'
+    e.lose_step(s, b['affected'])
+
+
+def f481(s, b):
+    # 'rulesets/series/results.mst:55'
+    return (not b['fire'])
+
+
+def f482(s, b):
+    # 'rulesets/series/results.mst:56'
+    return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
+
+
+def f483(s, b):
+    # 'rulesets/series/results.mst:66'
+    b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
+
+
+def f484(s, b):
+    # 'rulesets/series/results.mst:67'
+    b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
+
+
+def f485(s, b):
+    # 'rulesets/series/results.mst:68'
+    e.eliminate(s, b['affected'])
+
+
+def f486(s, b):
+    # 'rulesets/series/results.mst:69'
+    return (b['one_step'] and (len(b['here']) > 0))
+
+
+def f487(s, b):
+    # 'rulesets/series/results.mst:70'
+    return b['here']
+
+
+def f488(s, b):
+    # 'rulesets/series/results.mst:70'
     return b['side']
 
 
+def f489(s, b):
+    # 'rulesets/series/results.mst:71'
+    e.lose_step(s, b['second'])
+
+
+def f490(s, b):
+    # 'rulesets/series/results.mst:73'
+    return (not b['fire'])
+
+
+def f491(s, b):
+    # 'rulesets/series/results.mst:74'
+    return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
+
+
+def f492(s, b):
+    # 'rulesets/series/results.mst:85'
+    return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
+
+
+def f493(s, b):
+    # 'rulesets/series/results.mst:86'
+    return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
+
+
+def f494(s, b):
+    # 'rulesets/series/results.mst:94'
+    return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
+
+
+def f495(s, b):
+    # 'rulesets/series/results.mst:95'
+    return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
+
+
+def f496(s, b):
+    # 'rulesets/series/results.mst:109'
+    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
+
+
+def f497(s, b):
+    # 'rulesets/series/results.mst:109'
+    return bool(b['_for_u'])
+
+
+def f498(s, b):
+    # 'rulesets/series/results.mst:109'
+    return b['_for_u']
+
+
+def f499(s, b):
+    # 'rulesets/series/results.mst:109'
+    return b['side']
+
+
+def f500(s, b):
+    # 'rulesets/series/results.mst:109'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f501(s, b):
+    # 'rulesets/series/results.mst:110'
+    e.capture(s, b['u'])
+
+
+def f502(s, b):
+    # 'rulesets/series/results.mst:112'
+    e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
+
+
+def f503(s, b):
+    # 'rulesets/series/results.mst:113'
+    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
+
+
+def f504(s, b):
+    # 'rulesets/series/results.mst:113'
+    return bool(b['_for_u'])
+
+
 def f505(s, b):
-    # 'rulesets/series/results.mst:121'
-    e.eliminate(s, b['casualty'])
+    # 'rulesets/series/results.mst:113'
+    b['u'] = b['_for_u'][0]
+    b['_for_u'] = b['_for_u'][1:]
 
 
 def f506(s, b):
+    # 'rulesets/series/results.mst:114'
+    e.set_at(s, 'pinned', b['u'], True)
+
+
+def f507(s, b):
+    # 'rulesets/series/results.mst:115'
+    e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
+
+
+def f508(s, b):
+    # 'rulesets/series/results.mst:128'
+    b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
+
+
+def f509(s, b):
+    # 'rulesets/series/results.mst:129'
+    return (len(b['leaders']) > 0)
+
+
+def f510(s, b):
+    # 'rulesets/series/results.mst:130'
+    return b['leaders']
+
+
+def f511(s, b):
+    # 'rulesets/series/results.mst:130'
+    return b['side']
+
+
+def f512(s, b):
+    # 'rulesets/series/results.mst:131'
+    e.eliminate(s, b['casualty'])
+
+
+def f513(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f507(s, b):
-    # 'rulesets/series/results.mst:217'
+def f514(s, b):
+    # 'rulesets/series/results.mst:240'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f508(s, b):
+def f515(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f509(s, b):
+def f516(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f510(s, b):
+def f517(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f511(s, b):
+def f518(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f512(s, b):
+def f519(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f513(s, b):
+def f520(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f514(s, b):
+def f521(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f515(s, b):
+def f522(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f516(s, b):
+def f523(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f517(s, b):
+def f524(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f518(s, b):
+def f525(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f519(s, b):
+def f526(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f520(s, b):
+def f527(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f521(s, b):
+def f528(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f522(s, b):
+def f529(s, b):
     # 'rulesets/monmouth/leaders.mst:60'
     return {}
 
 
-def f523(s, b):
+def f530(s, b):
     # 'rulesets/monmouth/leaders.mst:69'
     return {}
 
 
-def f524(s, b):
+def f531(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f525(s, b):
+def f532(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f526(s, b):
+def f533(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f527(s, b):
+def f534(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f528(s, b):
+def f535(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f529(s, b):
+def f536(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
 
 
-def f530(s, b):
+def f537(s, b):
     # 'rulesets/monmouth/leaders.mst:123'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f531(s, b):
+def f538(s, b):
     # 'rulesets/monmouth/leaders.mst:124'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f532(s, b):
+def f539(s, b):
     # 'rulesets/monmouth/leaders.mst:132'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f533(s, b):
+def f540(s, b):
     # 'rulesets/monmouth/leaders.mst:133'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f534(s, b):
+def f541(s, b):
     # 'rulesets/monmouth/leaders.mst:165'
     e.remove_from_play(s, 92)
 
 
-def f535(s, b):
+def f542(s, b):
     # 'rulesets/monmouth/leaders.mst:166'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f536(s, b):
+def f543(s, b):
     # 'rulesets/monmouth/leaders.mst:218'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f537(s, b):
+def f544(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f538(s, b):
+def f545(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f539(s, b):
+def f546(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f540(s, b):
+def f547(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f541(s, b):
+def f548(s, b):
     # 'rulesets/monmouth/victory.mst:52'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f542(s, b):
+def f549(s, b):
     # 'rulesets/monmouth/victory.mst:58'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f543(s, b):
+def f550(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f544(s, b):
+def f551(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f545(s, b):
+def f552(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f546(s, b):
+def f553(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f547(s, b):
+def f554(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f548(s, b):
+def f555(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f549(s, b):
+def f556(s, b):
     # 'rulesets/monmouth/scenarios.mst:273'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f550(s, b):
+def f557(s, b):
     # 'rulesets/monmouth/scenarios.mst:279'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f551(s, b):
+def f558(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f552(s, b):
+def f559(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f553(s, b):
+def f560(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f554(s, b):
+def f561(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f555(s, b):
+def f562(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f556(s, b):
+def f563(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return 1
 
 
-def f557(s, b):
+def f564(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return d_next_to_washington(s, b['unit'])
 
 
-def f558(s, b):
+def f565(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return -1
 
 
-def f559(s, b):
+def f566(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f560(s, b):
-    # 'rulesets/series/fire.mst:34'
-    return 1
-
-
-def f561(s, b):
-    # 'rulesets/series/fire.mst:34'
-    return b['first_fire']
-
-
-def f562(s, b):
-    # 'rulesets/series/fire.mst:35'
-    return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
-
-
-def f563(s, b):
-    # 'rulesets/series/close_combat.mst:109'
-    return d_modified_morale(s, b['attacker_lead'])
-
-
-def f564(s, b):
-    # 'rulesets/series/close_combat.mst:110'
-    return (0 - d_modified_morale(s, b['defender_lead']))
-
-
-def f565(s, b):
-    # 'rulesets/series/close_combat.mst:111'
-    return d_close_combat_leadership(s, q.attackers(s, b['combat']))
-
-
-def f566(s, b):
-    # 'rulesets/series/close_combat.mst:112'
-    return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
-
-
 def f567(s, b):
-    # 'rulesets/series/close_combat.mst:113'
+    # 'rulesets/series/fire.mst:34'
     return 1
 
 
 def f568(s, b):
+    # 'rulesets/series/fire.mst:34'
+    return b['first_fire']
+
+
+def f569(s, b):
+    # 'rulesets/series/fire.mst:35'
+    return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
+
+
+def f570(s, b):
+    # 'rulesets/series/close_combat.mst:109'
+    return d_modified_morale(s, b['attacker_lead'])
+
+
+def f571(s, b):
+    # 'rulesets/series/close_combat.mst:110'
+    return (0 - d_modified_morale(s, b['defender_lead']))
+
+
+def f572(s, b):
+    # 'rulesets/series/close_combat.mst:111'
+    return d_close_combat_leadership(s, q.attackers(s, b['combat']))
+
+
+def f573(s, b):
+    # 'rulesets/series/close_combat.mst:112'
+    return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
+
+
+def f574(s, b):
+    # 'rulesets/series/close_combat.mst:113'
+    return 1
+
+
+def f575(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f569(s, b):
-    # 'rulesets/series/close_combat.mst:114'
-    return -1
-
-
-def f570(s, b):
-    # 'rulesets/series/close_combat.mst:114'
-    return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
-def f571(s, b):
-    # 'rulesets/series/close_combat.mst:115'
-    return b['tactics']
-
-
-def f572(s, b):
-    # 'rulesets/series/close_combat.mst:116'
-    return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-
-
-def f573(s, b):
-    # 'rulesets/series/close_combat.mst:116'
-    return (s.vars['order'][b['defender_lead']] != 'shattered')
-
-
-def f574(s, b):
-    # 'rulesets/series/close_combat.mst:117'
-    return -1
-
-
-def f575(s, b):
-    # 'rulesets/series/close_combat.mst:117'
-    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-
-
 def f576(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+    # 'rulesets/series/close_combat.mst:114'
     return -1
 
 
 def f577(s, b):
+    # 'rulesets/series/close_combat.mst:114'
+    return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+
+
+def f578(s, b):
+    # 'rulesets/series/close_combat.mst:115'
+    return b['tactics']
+
+
+def f579(s, b):
+    # 'rulesets/series/close_combat.mst:116'
+    return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
+
+
+def f580(s, b):
+    # 'rulesets/series/close_combat.mst:116'
+    return (s.vars['order'][b['defender_lead']] != 'shattered')
+
+
+def f581(s, b):
+    # 'rulesets/series/close_combat.mst:117'
+    return -1
+
+
+def f582(s, b):
+    # 'rulesets/series/close_combat.mst:117'
+    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
+
+
+def f583(s, b):
+    # 'rulesets/series/close_combat.mst:118'
+    return -1
+
+
+def f584(s, b):
     # 'rulesets/series/close_combat.mst:118'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f578(s, b):
-    # 'rulesets/series/close_combat.mst:119'
-    return -1
-
-
-def f579(s, b):
-    # 'rulesets/series/close_combat.mst:119'
-    return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
-
-
-def f580(s, b):
-    # 'rulesets/series/close_combat.mst:120'
-    return 1
-
-
-def f581(s, b):
-    # 'rulesets/series/close_combat.mst:120'
-    return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
-
-
-def f582(s, b):
-    # 'rulesets/series/close_combat.mst:121'
-    return -1
-
-
-def f583(s, b):
-    # 'rulesets/series/close_combat.mst:121'
-    return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
-def f584(s, b):
-    # 'rulesets/series/close_combat.mst:122'
-    return 1
-
-
 def f585(s, b):
-    # 'rulesets/series/close_combat.mst:122'
-    return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    # 'rulesets/series/close_combat.mst:119'
+    return -1
 
 
 def f586(s, b):
+    # 'rulesets/series/close_combat.mst:119'
+    return d_suffers_rifle_drm(s, b['attacker_lead'])
+
+
+def f587(s, b):
+    # 'rulesets/series/close_combat.mst:120'
+    return 1
+
+
+def f588(s, b):
+    # 'rulesets/series/close_combat.mst:120'
+    return d_suffers_rifle_drm(s, b['defender_lead'])
+
+
+def f589(s, b):
+    # 'rulesets/series/close_combat.mst:121'
+    return -1
+
+
+def f590(s, b):
+    # 'rulesets/series/close_combat.mst:121'
+    return d_all_militia(s, q.attackers(s, b['combat']))
+
+
+def f591(s, b):
+    # 'rulesets/series/close_combat.mst:122'
+    return 1
+
+
+def f592(s, b):
+    # 'rulesets/series/close_combat.mst:122'
+    return d_all_militia(s, q.defenders(s, b['combat']))
+
+
+def f593(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f587(s, b):
+def f594(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f588(s, b):
+def f595(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return -1
 
 
-def f589(s, b):
+def f596(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f590(s, b):
+def f597(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return 2
 
 
-def f591(s, b):
+def f598(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f592(s, b):
+def f599(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f593(s, b):
+def f600(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f594(s, b):
+def f601(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f595(s, b):
+def f602(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f596(s, b):
+def f603(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f597(s, b):
+def f604(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3)) and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0) and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f598(s, b):
+def f605(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex']))) and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f599(s, b):
+def f606(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0)) and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f600(s, b):
+def f607(s, b):
     # 'rulesets/monmouth/leaders.mst:121'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f601(s, b):
+def f608(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f602(s, b):
+def f609(s, b):
     # 'rulesets/monmouth/leaders.mst:163'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f603(s, b):
+def f610(s, b):
     # 'rulesets/monmouth/leaders.mst:217'
     return UNIT_LEADER[b['unit']]
 
 
-def f604(s, b):
+def f611(s, b):
     # 'rulesets/monmouth/leaders.mst:223'
     return UNIT_LEADER[b['unit']]
 
 
-def f605(s, b):
+def f612(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13)) and (not s.vars['countermarched_off']))
 
 
-def f606(s, b):
+def f613(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f607(s, b):
+def f614(s, b):
     # 'rulesets/monmouth/victory.mst:51'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f608(s, b):
+def f615(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f609(s, b):
+def f616(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f610(s, b):
+def f617(s, b):
     # 'rulesets/monmouth/scenarios.mst:272'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f611(s, b):
+def f618(s, b):
     # 'rulesets/monmouth/scenarios.mst:278'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f612(s, b):
+def f619(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f613(s, b):
+def f620(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f614(s, b):
+def f621(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f615(s, b):
+def f622(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f616(s, b):
+def f623(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f617(s, b):
+def f624(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f618(s, b):
+def f625(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f619(s, b):
+def f626(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f620(s, b):
+def f627(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f621(s, b):
+def f628(s, b):
     # 'rulesets/monmouth/leaders.mst:111'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f622(s, b):
+def f629(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f623(s, b):
+def f630(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f624(s, b):
+def f631(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f625(s, b):
+def f632(s, b):
     # 'rulesets/monmouth/scenarios.mst:218'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517))) and (not s.vars['hedgerow_attacked']))
 
 
-def f626(s, b):
+def f633(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f627(s, b):
+def f634(s, b):
     # 'rulesets/monmouth/scenarios.mst:458'
     return (q.side(s, b['unit']) == 0)
 
 
-def f628(s, b):
+def f635(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f629(s, b):
+def f636(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f630(s, b):
+def f637(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0]) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f631(s, b):
+def f638(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f632(s, b):
+def f639(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f633(s, b):
+def f640(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f634(s, b):
+def f641(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f635(s, b):
+def f642(s, b):
     # 'rulesets/monmouth/scenarios.mst:87'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f636(s, b):
+def f643(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f637(s, b):
+def f644(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f638(s, b):
+def f645(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f639(s, b):
+def f646(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f640(s, b):
+def f647(s, b):
     # 'rulesets/monmouth/scenarios.mst:237'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f641(s, b):
+def f648(s, b):
     # 'rulesets/monmouth/scenarios.mst:246'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f642(s, b):
+def f649(s, b):
     # 'rulesets/monmouth/scenarios.mst:255'
     return (not (s.unit_status[87] == 0))
 
 
-def f643(s, b):
+def f650(s, b):
     # 'rulesets/monmouth/scenarios.mst:285'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f644(s, b):
+def f651(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return d_wavers(s, 1)
 
 
-def f645(s, b):
+def f652(s, b):
     # 'rulesets/monmouth/scenarios.mst:301'
     return d_wavers(s, 0)
 
 
-def f646(s, b):
+def f653(s, b):
     # 'rulesets/monmouth/scenarios.mst:309'
     return (d_margin(s, 0) >= 3)
 
 
-def f647(s, b):
+def f654(s, b):
     # 'rulesets/monmouth/scenarios.mst:316'
     return (d_margin(s, 1) >= 3)
 
 
-def f648(s, b):
+def f655(s, b):
     # 'rulesets/monmouth/scenarios.mst:467'
     return d_occupies(s, 318, 0)
 
 
-def f649(s, b):
+def f656(s, b):
     # 'rulesets/monmouth/scenarios.mst:476'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f650(s, b):
+def f657(s, b):
     # 'rulesets/monmouth/scenarios.mst:484'
     return d_wavers(s, 1)
 
 
-def f651(s, b):
+def f658(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return d_wavers(s, 0)
 
 
-def f652(s, b):
+def f659(s, b):
     # 'rulesets/monmouth/scenarios.mst:500'
     return (d_margin(s, 0) >= 3)
 
 
-def f653(s, b):
+def f660(s, b):
     # 'rulesets/monmouth/scenarios.mst:507'
     return (d_margin(s, 1) >= 3)
 
 
-def f654(s, b):
-    # 'rulesets/monmouth/scenarios.mst:16'
-    return 0
-
-
-def f655(s, b):
-    # 'rulesets/monmouth/scenarios.mst:16'
-    return 20
-
-
-def f656(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
-    return 1
-
-
-def f657(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
-    return 20
-
-
-def f658(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f659(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f660(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
-    return 1
-
-
 def f661(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
+    # 'rulesets/monmouth/scenarios.mst:16'
     return 0
 
 
 def f662(s, b):
-    # 'rulesets/monmouth/scenarios.mst:29'
-    return 0
-
-
-def f663(s, b):
-    # 'rulesets/monmouth/scenarios.mst:29'
+    # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
-def f664(s, b):
-    # 'rulesets/monmouth/scenarios.mst:30'
+def f663(s, b):
+    # 'rulesets/monmouth/scenarios.mst:17'
     return 1
 
 
+def f664(s, b):
+    # 'rulesets/monmouth/scenarios.mst:17'
+    return 20
+
+
 def f665(s, b):
-    # 'rulesets/monmouth/scenarios.mst:30'
-    return 19
+    # 'rulesets/monmouth/scenarios.mst:18'
+    return 0
 
 
 def f666(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
+    # 'rulesets/monmouth/scenarios.mst:18'
     return 0
 
 
 def f667(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
-    return 0
-
-
-def f668(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
+    # 'rulesets/monmouth/scenarios.mst:19'
     return 1
 
 
+def f668(s, b):
+    # 'rulesets/monmouth/scenarios.mst:19'
+    return 0
+
+
 def f669(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
+    # 'rulesets/monmouth/scenarios.mst:29'
     return 0
 
 
 def f670(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
-    return 0
-
-
-def f671(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
+    # 'rulesets/monmouth/scenarios.mst:29'
     return 20
 
 
-def f672(s, b):
-    # 'rulesets/monmouth/scenarios.mst:128'
+def f671(s, b):
+    # 'rulesets/monmouth/scenarios.mst:30'
     return 1
 
 
+def f672(s, b):
+    # 'rulesets/monmouth/scenarios.mst:30'
+    return 19
+
+
 def f673(s, b):
-    # 'rulesets/monmouth/scenarios.mst:128'
-    return 18
+    # 'rulesets/monmouth/scenarios.mst:31'
+    return 0
 
 
 def f674(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
+    # 'rulesets/monmouth/scenarios.mst:31'
     return 0
 
 
 def f675(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
+    # 'rulesets/monmouth/scenarios.mst:32'
     return 1
 
 
 def f676(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:32'
+    return 0
 
 
 def f677(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
+    # 'rulesets/monmouth/scenarios.mst:127'
     return 0
 
 
 def f678(s, b):
-    # 'rulesets/monmouth/scenarios.mst:132'
-    return 4
+    # 'rulesets/monmouth/scenarios.mst:127'
+    return 20
 
 
 def f679(s, b):
-    # 'rulesets/monmouth/scenarios.mst:141'
-    return True
+    # 'rulesets/monmouth/scenarios.mst:128'
+    return 1
 
 
 def f680(s, b):
-    # 'rulesets/monmouth/scenarios.mst:325'
-    return 0
+    # 'rulesets/monmouth/scenarios.mst:128'
+    return 18
 
 
 def f681(s, b):
-    # 'rulesets/monmouth/scenarios.mst:325'
-    return 19
+    # 'rulesets/monmouth/scenarios.mst:130'
+    return 0
 
 
 def f682(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
+    # 'rulesets/monmouth/scenarios.mst:130'
     return 1
 
 
 def f683(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
-    return 19
+    # 'rulesets/monmouth/scenarios.mst:131'
+    return 1
 
 
 def f684(s, b):
-    # 'rulesets/monmouth/scenarios.mst:328'
+    # 'rulesets/monmouth/scenarios.mst:131'
     return 0
 
 
 def f685(s, b):
+    # 'rulesets/monmouth/scenarios.mst:132'
+    return 4
+
+
+def f686(s, b):
+    # 'rulesets/monmouth/scenarios.mst:141'
+    return True
+
+
+def f687(s, b):
+    # 'rulesets/monmouth/scenarios.mst:325'
+    return 0
+
+
+def f688(s, b):
+    # 'rulesets/monmouth/scenarios.mst:325'
+    return 19
+
+
+def f689(s, b):
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 1
+
+
+def f690(s, b):
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 19
+
+
+def f691(s, b):
     # 'rulesets/monmouth/scenarios.mst:328'
     return 0
 
 
-def f686(s, b):
+def f692(s, b):
+    # 'rulesets/monmouth/scenarios.mst:328'
+    return 0
+
+
+def f693(s, b):
     # 'rulesets/monmouth/scenarios.mst:329'
     return 1
 
 
-def f687(s, b):
+def f694(s, b):
     # 'rulesets/monmouth/scenarios.mst:329'
     return 1
 
 
-def f688(s, b):
+def f695(s, b):
     # 'rulesets/monmouth/scenarios.mst:330'
     return 4
 
 
-def f689(s, b):
+def f696(s, b):
     # 'rulesets/monmouth/scenarios.mst:334'
     return True
 
 
-def f690(s, b):
+def f697(s, b):
     # 'rulesets/monmouth/scenarios.mst:372'
     return True
 
 
-def f691(s, b):
+def f698(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f692(s, b):
+def f699(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f693(s, b):
+def f700(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f694(s, b):
+def f701(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f695(s, b):
+def f702(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -4143,14 +4198,14 @@ RULES = Rules(
         UnitSpec('lafayette', 'The Marquis de Lafayette', 'Lafayette', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 4, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=2, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('von_steuben', 'Baron von Steuben', 'v. Steuben', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 5, 'close_combat_drm': 0, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('wayne', 'Anthony Wayne', 'Wayne', 1, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
-        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f691),
+        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f698),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('cornwallis', 'Charles, Earl Cornwallis', 'Cornwallis', 0, 'leader', -1, (), 8, -1, {'rank': 3, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('no_flint_grey', 'Sir Charles “No Flint” Grey', 'Grey', 0, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=6, entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f692),
-        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f693),
-        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f694),
-        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f695),
+        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f699),
+        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f700),
+        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f701),
+        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f702),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -11788,42 +11843,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f551, None),
-            ModifierSpec('Momentum Chits spent', f552, None),
+            ModifierSpec('Army Morale', f558, None),
+            ModifierSpec('Momentum Chits spent', f559, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f553, None),
-            ModifierSpec('Leadership DRM', f554, None),
-            ModifierSpec('Other modifiers of this check', f555, None),
-            ModifierSpec('Washington in an adjacent hex', f556, f557),
-            ModifierSpec('Heat Game Turn', f558, f559),
+            ModifierSpec('Modified morale', f560, None),
+            ModifierSpec('Leadership DRM', f561, None),
+            ModifierSpec('Other modifiers of this check', f562, None),
+            ModifierSpec('Washington in an adjacent hex', f563, f564),
+            ModifierSpec('Heat Game Turn', f565, f566),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f560, f561),
-            ModifierSpec("Target's terrain", f562, None),
+            ModifierSpec('First Fire Bonus', f567, f568),
+            ModifierSpec("Target's terrain", f569, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f563, None),
-            ModifierSpec("Defender's lead unit morale", f564, None),
-            ModifierSpec('Attacking leader', f565, None),
-            ModifierSpec('Defending leader', f566, None),
-            ModifierSpec('Defender surrounded', f567, f568),
-            ModifierSpec('Attacker surrounded', f569, f570),
-            ModifierSpec('Tactics', f571, None),
-            ModifierSpec("Defender's terrain", f572, f573),
-            ModifierSpec('Attacking up slope', f574, f575),
-            ModifierSpec('Attacking into fieldworks', f576, f577),
-            ModifierSpec('Attacking lead unit has a black R', f578, f579),
-            ModifierSpec('Defending lead unit has a black R', f580, f581),
-            ModifierSpec('All-militia attacking force', f582, f583),
-            ModifierSpec('All-militia defending force', f584, f585),
+            ModifierSpec("Attacker's lead unit morale", f570, None),
+            ModifierSpec("Defender's lead unit morale", f571, None),
+            ModifierSpec('Attacking leader', f572, None),
+            ModifierSpec('Defending leader', f573, None),
+            ModifierSpec('Defender surrounded', f574, f575),
+            ModifierSpec('Attacker surrounded', f576, f577),
+            ModifierSpec('Tactics', f578, None),
+            ModifierSpec("Defender's terrain", f579, f580),
+            ModifierSpec('Attacking up slope', f581, f582),
+            ModifierSpec('Attacking into fieldworks', f583, f584),
+            ModifierSpec('Attacking lead unit has a white R', f585, f586),
+            ModifierSpec('Defending lead unit has a white R', f587, f588),
+            ModifierSpec('All-militia attacking force', f589, f590),
+            ModifierSpec('All-militia defending force', f591, f592),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f586, f587),
-            ModifierSpec('Play balance: Pro-American', f588, f589),
+            ModifierSpec('Play balance: Pro-British', f593, f594),
+            ModifierSpec('Play balance: Pro-American', f595, f596),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f590, f591),
+            ModifierSpec('Momentum Chit spent', f597, f598),
         )),
     },
     procedures={
@@ -11911,7 +11966,7 @@ RULES = Rules(
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
-            lines=('rulesets/series/results.mst:131', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:132', 'rulesets/series/results.mst:133', 'rulesets/series/results.mst:134', 'rulesets/series/results.mst:133', 'rulesets/series/results.mst:131'),
+            lines=('rulesets/series/results.mst:154', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:155', 'rulesets/series/results.mst:156', 'rulesets/series/results.mst:157', 'rulesets/series/results.mst:156', 'rulesets/series/results.mst:154'),
         ),
         'check_and_retreat_or_disrupt': ProcedureSpec(
             name='check_and_retreat_or_disrupt',
@@ -11933,7 +11988,7 @@ RULES = Rules(
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
-            lines=('rulesets/series/results.mst:141', 'rulesets/series/results.mst:141', 'rulesets/series/results.mst:141', 'rulesets/series/results.mst:141', 'rulesets/series/results.mst:142', 'rulesets/series/results.mst:143', 'rulesets/series/results.mst:144', 'rulesets/series/results.mst:143', 'rulesets/series/results.mst:146', 'rulesets/series/results.mst:141'),
+            lines=('rulesets/series/results.mst:164', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:165', 'rulesets/series/results.mst:166', 'rulesets/series/results.mst:167', 'rulesets/series/results.mst:166', 'rulesets/series/results.mst:169', 'rulesets/series/results.mst:164'),
         ),
         'capture_one': ProcedureSpec(
             name='capture_one',
@@ -11950,7 +12005,7 @@ RULES = Rules(
             ),
             steps={'choose': 0, 'capture': 1},
             types={'chooser': 'side', 'taken': 'unit', 'units': 'units'},
-            lines=('rulesets/series/results.mst:152', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:155', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:157'),
+            lines=('rulesets/series/results.mst:175', 'rulesets/series/results.mst:177', 'rulesets/series/results.mst:178', 'rulesets/series/results.mst:177', 'rulesets/series/results.mst:180'),
         ),
         'disrupt': ProcedureSpec(
             name='disrupt',
@@ -11968,7 +12023,7 @@ RULES = Rules(
             ),
             steps={'worsen': 0, 'retreat': 5},
             types={'unit': 'unit'},
-            lines=('rulesets/series/results.mst:163', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:165', 'rulesets/series/results.mst:163', 'rulesets/series/results.mst:167', 'rulesets/series/results.mst:169'),
+            lines=('rulesets/series/results.mst:186', 'rulesets/series/results.mst:187', 'rulesets/series/results.mst:188', 'rulesets/series/results.mst:186', 'rulesets/series/results.mst:190', 'rulesets/series/results.mst:192'),
         ),
         'retreat_unit': ProcedureSpec(
             name='retreat_unit',
@@ -11993,7 +12048,7 @@ RULES = Rules(
             ),
             steps={'start': 0, 'retreat': 1, 'leaders': 2},
             types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:182', 'rulesets/monmouth/retreat_and_zoc.mst:14', 'rulesets/series/results.mst:191', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:193', 'rulesets/series/results.mst:193', 'rulesets/series/results.mst:194', 'rulesets/series/results.mst:193', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:191'),
+            lines=('rulesets/series/results.mst:205', 'rulesets/monmouth/retreat_and_zoc.mst:14', 'rulesets/series/results.mst:214', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:214'),
         ),
         'retreat_step_loss': ProcedureSpec(
             name='retreat_step_loss',
@@ -12006,7 +12061,7 @@ RULES = Rules(
             ),
             steps={'army_morale': 0},
             types={'unit': 'unit'},
-            lines=('rulesets/series/results.mst:203',),
+            lines=('rulesets/series/results.mst:226',),
         ),
         'end_of_close_combat': ProcedureSpec(
             name='end_of_close_combat',
@@ -12027,7 +12082,7 @@ RULES = Rules(
             ),
             steps={'exposed': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/results.mst:224', 'rulesets/series/results.mst:224', 'rulesets/series/results.mst:224', 'rulesets/series/results.mst:224', 'rulesets/series/results.mst:225', 'rulesets/series/results.mst:226', 'rulesets/series/results.mst:225', 'rulesets/series/results.mst:228', 'rulesets/series/results.mst:224'),
+            lines=('rulesets/series/results.mst:247', 'rulesets/series/results.mst:247', 'rulesets/series/results.mst:247', 'rulesets/series/results.mst:247', 'rulesets/series/results.mst:248', 'rulesets/series/results.mst:249', 'rulesets/series/results.mst:248', 'rulesets/series/results.mst:251', 'rulesets/series/results.mst:247'),
         ),
         'game': ProcedureSpec(
             name='game',
@@ -12456,12 +12511,13 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('apply', f278, f279),
-                ('call', 'adjust_army_morale', f280, None),
+                ('exec', f278),
+                ('apply', f279, f280),
+                ('call', 'adjust_army_morale', f281, None),
             ),
             steps={'apply': 0},
-            types={'result': 'code', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:95', 'rulesets/series/fire.mst:97'),
+            types={'loss': 'int', 'result': 'code', 'target': 'unit'},
+            lines=('rulesets/series/fire.mst:95', 'rulesets/series/fire.mst:96', 'rulesets/series/fire.mst:98'),
         ),
         'rifle_fire_phase': ProcedureSpec(
             name='rifle_fire_phase',
@@ -12470,26 +12526,26 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f281, None),
                 ('call', 'rifle_fire_by', f282, None),
-                ('exec', f283),
-                ('jump_if_not', f284, 9),
-                ('choose', 'u', f285, f286, 'unit', 'choose the next u', ''),
-                ('exec', f287),
-                ('call', 'fire_result', f288, None),
-                ('exec', f289),
-                ('jump', 3),
+                ('call', 'rifle_fire_by', f283, None),
+                ('exec', f284),
+                ('jump_if_not', f285, 9),
+                ('choose', 'u', f286, f287, 'unit', 'choose the next u', ''),
+                ('exec', f288),
+                ('call', 'fire_result', f289, None),
                 ('exec', f290),
-                ('jump_if_not', f291, 16),
-                ('choose', 'u', f292, f293, 'unit', 'choose the next u', ''),
-                ('exec', f294),
-                ('call', 'fire_result', f295, None),
-                ('exec', f296),
+                ('jump', 3),
+                ('exec', f291),
+                ('jump_if_not', f292, 16),
+                ('choose', 'u', f293, f294, 'unit', 'choose the next u', ''),
+                ('exec', f295),
+                ('call', 'fire_result', f296, None),
+                ('exec', f297),
                 ('jump', 10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/fire.mst:105', 'rulesets/series/fire.mst:106', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:112', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:116', 'rulesets/series/fire.mst:114'),
+            lines=('rulesets/series/fire.mst:106', 'rulesets/series/fire.mst:107', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:112', 'rulesets/series/fire.mst:113', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:116', 'rulesets/series/fire.mst:117', 'rulesets/series/fire.mst:115'),
         ),
         'rifle_fire_by': ProcedureSpec(
             name='rifle_fire_by',
@@ -12498,16 +12554,16 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f297, f298, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f299, 4),
+                ('choose', 'target', f298, f299, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f300, 4),
                 ('jump', 6),
                 ('jump', 4),
-                ('call', 'rifle_fire', f300, None),
+                ('call', 'rifle_fire', f301, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:134', 'rulesets/series/fire.mst:135', 'rulesets/series/fire.mst:136', 'rulesets/series/fire.mst:135', 'rulesets/series/fire.mst:138', 'rulesets/series/fire.mst:133'),
+            lines=('rulesets/series/fire.mst:135', 'rulesets/series/fire.mst:136', 'rulesets/series/fire.mst:137', 'rulesets/series/fire.mst:136', 'rulesets/series/fire.mst:139', 'rulesets/series/fire.mst:134'),
         ),
         'rifle_fire': ProcedureSpec(
             name='rifle_fire',
@@ -12516,40 +12572,40 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f301),
                 ('exec', f302),
-                ('jump_if_not', f303, 10),
-                ('choose', 'r', f304, f305, 'unit', 'choose the next r', ''),
-                ('exec', f306),
-                ('ask', f307, 'Fire this rifle unit at the target?', '_ask9'),
-                ('jump_if_not', f308, 9),
-                ('exec', f309),
+                ('exec', f303),
+                ('jump_if_not', f304, 10),
+                ('choose', 'r', f305, f306, 'unit', 'choose the next r', ''),
+                ('exec', f307),
+                ('ask', f308, 'Fire this rifle unit at the target?', '_ask9'),
+                ('jump_if_not', f309, 9),
+                ('exec', f310),
                 ('jump', 9),
                 ('jump', 2),
-                ('exec', f310),
+                ('exec', f311),
                 ('jump_unless_switch', 'hessian_grenadiers', True, 15),
-                ('jump_if_not', f311, 15),
-                ('exec', f312),
+                ('jump_if_not', f312, 15),
+                ('exec', f313),
                 ('jump', 15),
-                ('jump_if_not', f313, 30),
-                ('exec', f314),
+                ('jump_if_not', f314, 30),
                 ('exec', f315),
                 ('exec', f316),
-                ('jump_if_not', f317, 24),
-                ('exec', f318),
+                ('exec', f317),
+                ('jump_if_not', f318, 24),
                 ('exec', f319),
                 ('exec', f320),
+                ('exec', f321),
                 ('jump', 19),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f321, 29),
+                ('jump_if_not', f322, 29),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f322),
+                ('exec', f323),
                 ('jump', 29),
                 ('jump', 30),
             ),
             steps={'firers': 0, 'hessians_engaged': 11, 'to_hit': 15},
             types={'_ask9': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:145', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:151', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:447', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/series/fire.mst:155', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:162', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:155'),
+            lines=('rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:149', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:152', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:447', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:161', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:156'),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
@@ -12558,24 +12614,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f326, {'may_attack': f323, 'must_attack': f324, 'may_divert': f325}),
+                ('prim', 'designate_combats', f327, {'may_attack': f324, 'must_attack': f325, 'may_divert': f326}),
                 ('jump_unless_switch', 'hedgerow_holds', True, 5),
-                ('jump_if_not', f327, 5),
-                ('exec', f328),
-                ('jump', 5),
+                ('jump_if_not', f328, 5),
                 ('exec', f329),
-                ('jump_if_not', f330, 10),
-                ('exec', f331),
+                ('jump', 5),
+                ('exec', f330),
+                ('jump_if_not', f331, 10),
                 ('exec', f332),
-                ('jump', 6),
                 ('exec', f333),
-                ('jump_if_not', f334, 16),
-                ('choose', 'combat', f335, f336, 'option', 'choose the next combat', ''),
-                ('exec', f337),
-                ('call', 'close_combat', f338, None),
+                ('jump', 6),
+                ('exec', f334),
+                ('jump_if_not', f335, 16),
+                ('choose', 'combat', f336, f337, 'option', 'choose the next combat', ''),
+                ('exec', f338),
+                ('call', 'close_combat', f339, None),
                 ('jump', 11),
-                ('call', 'end_of_close_combat', f339, None),
-                ('call', 'shattered_captured', f340, None),
+                ('call', 'end_of_close_combat', f340, None),
+                ('call', 'shattered_captured', f341, None),
             ),
             steps={'designate': 0, 'hedgerow_attacked': 1, 'pins': 5, 'resolve': 10, 'exposed': 16},
             types={'_for_combat': 'combats', '_for_u': 'units', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -12588,10 +12644,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f341),
-                ('jump_if_not', f342, 5),
-                ('exec', f343),
+                ('exec', f342),
+                ('jump_if_not', f343, 5),
                 ('exec', f344),
+                ('exec', f345),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -12605,76 +12661,80 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f345),
                 ('exec', f346),
                 ('exec', f347),
                 ('exec', f348),
                 ('exec', f349),
                 ('exec', f350),
                 ('exec', f351),
-                ('jump_if_not', f352, 11),
-                ('exec', f353),
+                ('exec', f352),
+                ('jump_if_not', f353, 11),
                 ('exec', f354),
+                ('exec', f355),
                 ('jump', 7),
                 ('jump_unless_switch', 'hessian_grenadiers', True, 17),
-                ('exec', f355),
-                ('jump_if_not', f356, 17),
-                ('exec', f357),
+                ('exec', f356),
+                ('jump_if_not', f357, 17),
                 ('exec', f358),
+                ('exec', f359),
                 ('jump', 13),
-                ('jump_if_not', f359, 25),
-                ('exec', f360),
-                ('jump_if_not', f361, 23),
-                ('exec', f362),
+                ('jump_if_not', f360, 25),
+                ('exec', f361),
+                ('jump_if_not', f362, 23),
                 ('exec', f363),
-                ('jump', 19),
-                ('jump', 61),
-                ('jump', 25),
                 ('exec', f364),
-                ('jump_if_not', f365, 29),
-                ('exec', f366),
+                ('jump', 19),
+                ('jump', 65),
+                ('jump', 25),
+                ('exec', f365),
+                ('jump_if_not', f366, 29),
+                ('exec', f367),
                 ('jump', 29),
-                ('jump_if_not', f367, 45),
-                ('ask', f368, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                ('jump_if_not', f369, 44),
-                ('exec', f370),
-                ('jump_if_not', f371, 42),
-                ('choose', 'u', f372, f373, 'unit', 'choose the next u', ''),
-                ('exec', f374),
+                ('jump_if_not', f368, 45),
+                ('ask', f369, 'Withdraw the cavalry instead of fighting?', '_ask10'),
+                ('jump_if_not', f370, 44),
+                ('exec', f371),
+                ('jump_if_not', f372, 42),
+                ('choose', 'u', f373, f374, 'unit', 'choose the next u', ''),
                 ('exec', f375),
-                ('jump_if_not', f376, 40),
-                ('call', 'adjust_army_morale', f377, None),
+                ('exec', f376),
+                ('jump_if_not', f377, 40),
+                ('call', 'adjust_army_morale', f378, None),
                 ('jump', 40),
-                ('call', 'retreat_unit', f378, None),
+                ('call', 'retreat_unit', f379, None),
                 ('jump', 33),
-                ('jump', 61),
+                ('jump', 65),
                 ('jump', 44),
                 ('jump', 45),
-                ('choose', 'attacker_lead', f379, f380, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f381, f382, 'unit', 'choose defender_lead', ''),
-                ('choose', 'attacker_chit', f383, f384, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f385, f386, 'option', 'choose defender_chit', 'secretly'),
+                ('choose', 'attacker_lead', f380, f381, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f382, f383, 'unit', 'choose defender_lead', ''),
+                ('choose', 'attacker_chit', f384, f385, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f386, f387, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f387),
                 ('exec', f388),
-                ('jump_if_not', f389, 56),
-                ('call', 'tactical_withdrawal', f390, None),
-                ('jump', 61),
-                ('jump', 56),
-                ('roll', 3, f391, 'close_combat_drm', 'result', 'modified_roll'),
-                ('apply', f392, f393),
-                ('apply', f394, f395),
-                ('call', 'adjust_army_morale', f396, None),
-                ('call', 'adjust_army_morale', f397, None),
-                ('exec', f398),
-                ('jump_if_not', f399, 65),
-                ('call', 'advance_after_combat', f400, None),
+                ('exec', f389),
+                ('jump_if_not', f390, 56),
+                ('call', 'tactical_withdrawal', f391, None),
                 ('jump', 65),
-                ('exec', f401),
+                ('jump', 56),
+                ('roll', 3, f392, 'close_combat_drm', 'result', 'modified_roll'),
+                ('exec', f393),
+                ('exec', f394),
+                ('exec', f395),
+                ('exec', f396),
+                ('apply', f397, f398),
+                ('apply', f399, f400),
+                ('call', 'adjust_army_morale', f401, None),
+                ('call', 'adjust_army_morale', f402, None),
+                ('exec', f403),
+                ('jump_if_not', f404, 69),
+                ('call', 'advance_after_combat', f405, None),
+                ('jump', 69),
+                ('exec', f406),
             ),
-            steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 45, 'tactics': 47, 'resolve': 56, 'apply': 57, 'advance': 61, 'done': 65},
-            types={'_ask10': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:147', 'rulesets/series/close_combat.mst:148', 'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150', 'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155', 'rulesets/series/close_combat.mst:154', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:162', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:200', 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:205', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:220', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225'),
+            steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 45, 'tactics': 47, 'resolve': 56, 'apply': 57, 'advance': 65, 'done': 69},
+            types={'_ask10': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
+            lines=('rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:170', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204', 'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:224', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:245'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -12684,45 +12744,45 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'rear_guard_zone', True, 18),
-                ('exec', f402),
-                ('jump_if_not', f403, 18),
-                ('exec', f404),
-                ('jump_if_not', f405, 8),
-                ('choose', 'into', f406, f407, 'hex', 'choose into', ''),
-                ('exec', f408),
-                ('jump', 8),
+                ('exec', f407),
+                ('jump_if_not', f408, 18),
                 ('exec', f409),
-                ('jump_if_not', f410, 17),
-                ('choose', 'u', f411, f412, 'unit', 'choose the next u', ''),
+                ('jump_if_not', f410, 8),
+                ('choose', 'into', f411, f412, 'hex', 'choose into', ''),
                 ('exec', f413),
-                ('choose', 'to', f414, f415, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f416, 16),
-                ('exec', f417),
+                ('jump', 8),
+                ('exec', f414),
+                ('jump_if_not', f415, 17),
+                ('choose', 'u', f416, f417, 'unit', 'choose the next u', ''),
+                ('exec', f418),
+                ('choose', 'to', f419, f420, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f421, 16),
+                ('exec', f422),
                 ('jump', 16),
                 ('jump', 9),
                 ('jump', 18),
                 ('jump_unless_switch', 'rear_guard_zone', False, 36),
-                ('exec', f418),
-                ('jump_if_not', f419, 36),
-                ('exec', f420),
-                ('jump_if_not', f421, 26),
-                ('choose', 'into', f422, f423, 'hex', 'choose into', ''),
-                ('exec', f424),
-                ('jump', 26),
+                ('exec', f423),
+                ('jump_if_not', f424, 36),
                 ('exec', f425),
-                ('jump_if_not', f426, 35),
-                ('choose', 'u', f427, f428, 'unit', 'choose the next u', ''),
+                ('jump_if_not', f426, 26),
+                ('choose', 'into', f427, f428, 'hex', 'choose into', ''),
                 ('exec', f429),
-                ('choose', 'to', f430, f431, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f432, 34),
-                ('exec', f433),
+                ('jump', 26),
+                ('exec', f430),
+                ('jump_if_not', f431, 35),
+                ('choose', 'u', f432, f433, 'unit', 'choose the next u', ''),
+                ('exec', f434),
+                ('choose', 'to', f435, f436, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f437, 34),
+                ('exec', f438),
                 ('jump', 34),
                 ('jump', 27),
                 ('jump', 36),
             ),
             steps={'advance': 0},
             types={'_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36', 'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231'),
+            lines=('rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36', 'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:251', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:255', 'rulesets/series/close_combat.mst:256', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:251'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
@@ -12731,26 +12791,26 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f434, 8),
-                ('exec', f435),
-                ('jump_if_not', f436, 7),
-                ('choose', 'u', f437, f438, 'unit', 'choose the next u', ''),
-                ('exec', f439),
-                ('call', 'retreat_unit', f440, None),
+                ('jump_if_not', f439, 8),
+                ('exec', f440),
+                ('jump_if_not', f441, 7),
+                ('choose', 'u', f442, f443, 'unit', 'choose the next u', ''),
+                ('exec', f444),
+                ('call', 'retreat_unit', f445, None),
                 ('jump', 2),
                 ('jump', 8),
-                ('jump_if_not', f441, 16),
-                ('exec', f442),
-                ('jump_if_not', f443, 15),
-                ('choose', 'u', f444, f445, 'unit', 'choose the next u', ''),
-                ('exec', f446),
-                ('call', 'retreat_unit', f447, None),
+                ('jump_if_not', f446, 16),
+                ('exec', f447),
+                ('jump_if_not', f448, 15),
+                ('choose', 'u', f449, f450, 'unit', 'choose the next u', ''),
+                ('exec', f451),
+                ('call', 'retreat_unit', f452, None),
                 ('jump', 10),
                 ('jump', 16),
             ),
             steps={'defender': 0, 'attacker': 8},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:257'),
+            lines=('rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:277', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:279', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:277'),
         ),
         'lee_penalty': ProcedureSpec(
             name='lee_penalty',
@@ -12759,9 +12819,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f448),
-                ('call', 'adjust_army_morale', f449, None),
-                ('exec', f450),
+                ('exec', f453),
+                ('call', 'adjust_army_morale', f454, None),
+                ('exec', f455),
             ),
             steps={'penalty': 0},
             types={},
@@ -12774,27 +12834,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f451),
-                ('jump_if_not', f452, 7),
-                ('exec', f453),
-                ('exec', f454),
-                ('exec', f455),
                 ('exec', f456),
+                ('jump_if_not', f457, 7),
+                ('exec', f458),
+                ('exec', f459),
+                ('exec', f460),
+                ('exec', f461),
                 ('jump', 1),
-                ('jump_if_not', f457, 10),
+                ('jump_if_not', f462, 10),
                 ('end_phase',),
                 ('jump', 10),
-                ('roll', 9, f458, None, 'picked', None),
-                ('exec', f459),
-                ('jump_if_not', f460, 16),
-                ('exec', f461),
-                ('exec', f462),
-                ('jump', 12),
-                ('roll', 10, f463, None, 'impact', None),
+                ('roll', 9, f463, None, 'picked', None),
                 ('exec', f464),
-                ('jump_if_not', f465, 22),
+                ('jump_if_not', f465, 16),
                 ('exec', f466),
                 ('exec', f467),
+                ('jump', 12),
+                ('roll', 10, f468, None, 'impact', None),
+                ('exec', f469),
+                ('jump_if_not', f470, 22),
+                ('exec', f471),
+                ('exec', f472),
                 ('jump', 18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -12808,7 +12868,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f468, None),
+                ('call', 'adjust_army_morale', f473, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12821,9 +12881,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f469, None),
-                ('jump_if_not', f470, 4),
-                ('call', 'check_or_retreat', f471, None),
+                ('call', 'retreat_unit', f474, None),
+                ('jump_if_not', f475, 4),
+                ('call', 'check_or_retreat', f476, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -12837,9 +12897,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f472, None),
-                ('jump_if_not', f473, 4),
-                ('call', 'check_or_retreat', f474, None),
+                ('call', 'disrupt', f477, None),
+                ('jump_if_not', f478, 4),
+                ('call', 'check_or_retreat', f479, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -12853,9 +12913,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f475),
-                ('jump_if_not', f476, 4),
-                ('call', 'check_or_retreat', f477, None),
+                ('exec', f480),
+                ('jump_if_not', f481, 4),
+                ('call', 'check_or_retreat', f482, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -12869,15 +12929,15 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'second'),
             result='',
             code=(
-                ('exec', f478),
-                ('exec', f479),
-                ('exec', f480),
-                ('jump_if_not', f481, 7),
-                ('choose', 'second', f482, f483, 'unit', 'choose second', ''),
+                ('exec', f483),
                 ('exec', f484),
+                ('exec', f485),
+                ('jump_if_not', f486, 7),
+                ('choose', 'second', f487, f488, 'unit', 'choose second', ''),
+                ('exec', f489),
                 ('jump', 7),
-                ('jump_if_not', f485, 10),
-                ('call', 'check_or_retreat', f486, None),
+                ('jump_if_not', f490, 10),
+                ('call', 'check_or_retreat', f491, None),
                 ('jump', 10),
             ),
             steps={'do': 0},
@@ -12891,8 +12951,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f487, None),
-                ('call', 'check_and_retreat_or_disrupt', f488, None),
+                ('call', 'capture_one', f492, None),
+                ('call', 'check_and_retreat_or_disrupt', f493, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12905,8 +12965,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f489, None),
-                ('call', 'check_and_retreat_or_disrupt', f490, None),
+                ('call', 'capture_one', f494, None),
+                ('call', 'check_and_retreat_or_disrupt', f495, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12919,21 +12979,23 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f491),
-                ('jump_if_not', f492, 6),
-                ('choose', 'u', f493, f494, 'unit', 'choose the next u', ''),
-                ('exec', f495),
                 ('exec', f496),
-                ('jump', 1),
-                ('exec', f497),
-                ('jump_if_not', f498, 11),
-                ('exec', f499),
+                ('jump_if_not', f497, 6),
+                ('choose', 'u', f498, f499, 'unit', 'choose the next u', ''),
                 ('exec', f500),
-                ('jump', 7),
+                ('exec', f501),
+                ('jump', 1),
+                ('exec', f502),
+                ('exec', f503),
+                ('jump_if_not', f504, 13),
+                ('exec', f505),
+                ('exec', f506),
+                ('exec', f507),
+                ('jump', 8),
             ),
             steps={'do': 0},
             types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/results.mst:104', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:105', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:107', 'rulesets/series/results.mst:107', 'rulesets/series/results.mst:107', 'rulesets/series/results.mst:108', 'rulesets/series/results.mst:107'),
+            lines=('rulesets/series/results.mst:109', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:110', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:112', 'rulesets/series/results.mst:113', 'rulesets/series/results.mst:113', 'rulesets/series/results.mst:113', 'rulesets/series/results.mst:114', 'rulesets/series/results.mst:115', 'rulesets/series/results.mst:113'),
         ),
         'result:leader_casualty': ProcedureSpec(
             name='result:leader_casualty',
@@ -12942,15 +13004,15 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f501),
-                ('jump_if_not', f502, 5),
-                ('choose', 'casualty', f503, f504, 'unit', 'choose casualty', ''),
-                ('exec', f505),
+                ('exec', f508),
+                ('jump_if_not', f509, 5),
+                ('choose', 'casualty', f510, f511, 'unit', 'choose casualty', ''),
+                ('exec', f512),
                 ('jump', 5),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side', 'fire': 'bool', 'leaders': 'units', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
-            lines=('rulesets/series/results.mst:118', 'rulesets/series/results.mst:119', 'rulesets/series/results.mst:120', 'rulesets/series/results.mst:121', 'rulesets/series/results.mst:119'),
+            lines=('rulesets/series/results.mst:128', 'rulesets/series/results.mst:129', 'rulesets/series/results.mst:130', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:129'),
         ),
         'trigger:army_demoralized': ProcedureSpec(
             name='trigger:army_demoralized',
@@ -12959,7 +13021,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f506),
+                ('exec', f513),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -12972,11 +13034,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f507),
+                ('exec', f514),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:217',),
+            lines=('rulesets/series/results.mst:240',),
         ),
         'trigger:leaders_captured': ProcedureSpec(
             name='trigger:leaders_captured',
@@ -12985,10 +13047,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f508),
-                ('jump_if_not', f509, 5),
-                ('exec', f510),
-                ('exec', f511),
+                ('exec', f515),
+                ('jump_if_not', f516, 5),
+                ('exec', f517),
+                ('exec', f518),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -13002,7 +13064,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f512),
+                ('exec', f519),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13015,7 +13077,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f513),
+                ('exec', f520),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13028,7 +13090,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f514),
+                ('exec', f521),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13041,13 +13103,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f515),
-                ('jump_if_not', f516, 4),
-                ('exec', f517),
+                ('exec', f522),
+                ('jump_if_not', f523, 4),
+                ('exec', f524),
                 ('jump', 4),
-                ('jump_if_not', f518, 8),
-                ('exec', f519),
-                ('exec', f520),
+                ('jump_if_not', f525, 8),
+                ('exec', f526),
+                ('exec', f527),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13061,7 +13123,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f521),
+                ('exec', f528),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13074,7 +13136,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'lee_penalty', f522, None),
+                ('call', 'lee_penalty', f529, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13087,7 +13149,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lee_penalty', f523, None),
+                ('call', 'lee_penalty', f530, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13100,12 +13162,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f524),
-                ('exec', f525),
-                ('exec', f526),
-                ('exec', f527),
-                ('call', 'adjust_army_morale', f528, None),
-                ('exec', f529),
+                ('exec', f531),
+                ('exec', f532),
+                ('exec', f533),
+                ('exec', f534),
+                ('call', 'adjust_army_morale', f535, None),
+                ('exec', f536),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13118,8 +13180,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f530),
-                ('exec', f531),
+                ('exec', f537),
+                ('exec', f538),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13132,8 +13194,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f532),
-                ('exec', f533),
+                ('exec', f539),
+                ('exec', f540),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13146,8 +13208,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('exec', f534),
-                ('exec', f535),
+                ('exec', f541),
+                ('exec', f542),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13160,7 +13222,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f536),
+                ('exec', f543),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13173,7 +13235,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f537),
+                ('exec', f544),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13186,8 +13248,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f538),
-                ('call', 'adjust_army_morale', f539, None),
+                ('exec', f545),
+                ('call', 'adjust_army_morale', f546, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13200,7 +13262,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f540),
+                ('exec', f547),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13213,7 +13275,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f541),
+                ('exec', f548),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13226,7 +13288,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f542),
+                ('exec', f549),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -13239,14 +13301,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f543, 3),
-                ('exec', f544),
+                ('jump_if_not', f550, 3),
+                ('exec', f551),
                 ('jump', 3),
-                ('jump_if_not', f545, 6),
-                ('exec', f546),
+                ('jump_if_not', f552, 6),
+                ('exec', f553),
                 ('jump', 6),
-                ('jump_if_not', f547, 9),
-                ('exec', f548),
+                ('jump_if_not', f554, 9),
+                ('exec', f555),
                 ('jump', 9),
             ),
             steps={'do': 0},
@@ -13260,7 +13322,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f549),
+                ('exec', f556),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13273,7 +13335,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f550),
+                ('exec', f557),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13281,76 +13343,76 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f592, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f599, False, 'trigger:army_demoralized', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f593, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f600, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f594, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f595, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f601, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f602, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f596, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f597, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f598, False, 'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f599, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f600, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f601, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f602, False, 'trigger:steuben_leaves', ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f603, False, 'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f604, False, 'trigger:leader_captured_vp', ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f605, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f606, False, 'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f607, False, 'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f608, False, 'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f609, False, 'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f610, False, 'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f611, False, 'trigger:british_sp_captured', ''),
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f603, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f604, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f605, False, 'trigger:lee_falls_back', 'lee_must_advance'),
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f606, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f607, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f608, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f609, False, 'trigger:steuben_leaves', ''),
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f610, False, 'trigger:leader_eliminated_vp', ''),
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f611, False, 'trigger:leader_captured_vp', ''),
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f612, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f613, False, 'trigger:american_sp_eliminated', ''),
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f614, False, 'trigger:american_sp_captured', ''),
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f615, False, 'trigger:american_sp_shattered', ''),
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f616, False, 'trigger:objective_control', ''),
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f617, False, 'trigger:british_sp_eliminated', ''),
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f618, False, 'trigger:british_sp_captured', ''),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f612, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f613, None, '', f614),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f615, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f616, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f617, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f618, None, '', None),
-        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f619),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f620, None, '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f621, None, 'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f622, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f623, None, 'command_and_control', None),
-        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f624, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f625, None, 'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f626, None, 'hessian_grenadiers', None),
-        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f627, 11, 'combs_hill', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f619, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f620, None, '', f621),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f622, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f623, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f624, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f625, None, '', None),
+        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f626),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f627, None, '', None),
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f628, None, 'relieving_lee', None),
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f629, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f630, None, 'command_and_control', None),
+        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f631, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f632, None, 'hedgerow_holds', None),
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f633, None, 'hessian_grenadiers', None),
+        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f634, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f628, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f629, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f630, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f631, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f632, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f633, ('campaign',), 'end_of_game'),
-        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f634, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f635, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f636, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f637, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f638, ('lees_advance',), 'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f639, ('lees_advance',), 'end_of_game'),
-        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f640, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f641, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f642, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f643, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f644, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f645, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f646, ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f647, ('holding_action',), 'end_of_game'),
-        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f648, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f649, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f650, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f651, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f652, ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f653, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f635, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f636, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f637, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f638, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f639, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f640, ('campaign',), 'end_of_game'),
+        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f641, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f642, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f643, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f644, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f645, ('lees_advance',), 'end_of_game'),
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f646, ('lees_advance',), 'end_of_game'),
+        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f647, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f648, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f649, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f650, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f651, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f652, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f653, ('holding_action',), 'end_of_game'),
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f654, ('holding_action',), 'end_of_game'),
+        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f655, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f656, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f657, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f658, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f659, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f660, ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -13438,7 +13500,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f654, f655), ('army_morale', f656, f657), ('momentum', f658, f659), ('momentum', f660, f661)),
+            values=(('army_morale', f661, f662), ('army_morale', f663, f664), ('momentum', f665, f666), ('momentum', f667, f668)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -13453,7 +13515,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f662, f663), ('army_morale', f664, f665), ('momentum', f666, f667), ('momentum', f668, f669)),
+            values=(('army_morale', f669, f670), ('army_morale', f671, f672), ('momentum', f673, f674), ('momentum', f675, f676)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -13494,7 +13556,7 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f670, f671), ('army_morale', f672, f673), ('momentum', f674, f675), ('momentum', f676, f677), ('momentum_pool', None, f678), ('lee_relieved', None, f679)),
+            values=(('army_morale', f677, f678), ('army_morale', f679, f680), ('momentum', f681, f682), ('momentum', f683, f684), ('momentum_pool', None, f685), ('lee_relieved', None, f686)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -13537,7 +13599,7 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f680, f681), ('army_morale', f682, f683), ('momentum', f684, f685), ('momentum', f686, f687), ('momentum_pool', None, f688), ('molly_placed', None, f689)),
+            values=(('army_morale', f687, f688), ('army_morale', f689, f690), ('momentum', f691, f692), ('momentum', f693, f694), ('momentum_pool', None, f695), ('molly_placed', None, f696)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -13573,7 +13635,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f690),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f697),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '095b666cdc1a7fd271b42ce4dbff88d9a259e3a701ba6fc774bb9e7aa8b965e2'
+RULES_HASH = 'bb0323639e6569077a9ba741041bc67e0265adbfdeb04f31b9051b8595072da7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -85,12 +85,22 @@ def d_adjust_army_morale_by(s, a_side, a_amount):
 
 
 def d_units_with(s, a_u, a_others):
-    # 'rulesets/series/results.mst:126': 'A unit and the others'
-    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((e0 == a_u) or (e0 in a_others)))
+    # 'rulesets/series/results.mst:139': 'The affected unit and the other units in the combat'
+    return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
+
+
+def d_result_army_morale(s, a_r, a_affected, a_others):
+    # 'rulesets/series/results.mst:144': 'Army Morale for a result'
+    return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in d_units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0])) == 0)) else q.lookup(s, 4, q.result_name(s, a_r)))
+
+
+def d_units_in_hexes_of(s, a_u, a_others):
+    # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat"
+    return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
 
 def d_exposed(s, a_u):
-    # 'rulesets/series/results.mst:233': 'Next to the enemy with no Parade Order unit in the hex'
+    # 'rulesets/series/results.mst:256': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(d_parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
 
@@ -205,17 +215,17 @@ def d_artillery_targets(s, a_side):
 
 
 def d_ready_rifles(s, a_side):
-    # 'rulesets/series/fire.mst:123': 'Rifle units that may still fire'
+    # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire'
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((d_rifle_unit(s, e0) and d_parade(s, e0)) and (not s.vars['fired'][e0])))
 
 
 def d_rifle_targets(s, a_side):
-    # 'rulesets/series/fire.mst:126': "Units the side's rifles may fire at"
+    # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at"
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0])) and (len(d_adjacent_rifles(s, e0, a_side)) > 0)))
 
 
 def d_adjacent_rifles(s, a_t, a_side):
-    # 'rulesets/series/fire.mst:129': 'Ready rifles next to the target'
+    # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target'
     return tuple(e0 for e0 in d_ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
 
 
@@ -279,8 +289,18 @@ def d_may_withdraw_cavalry(s, a_combat):
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
+def d_suffers_rifle_drm(s, a_u):
+    # 'rulesets/series/close_combat.mst:131': 'A lead unit with a white R'
+    return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
+
+
+def d_all_militia(s, a_units):
+    # 'rulesets/series/close_combat.mst:138': 'An all-militia force'
+    return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
+
+
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:127': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:143': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -557,137 +577,137 @@ def f13(s, b):
 
 
 def f14(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     b['_for_u'] = tuple(tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)))
 
 
 def f15(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return bool(b['_for_u'])
 
 
 def f16(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return b['_for_u']
 
 
 def f17(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return b['side']
 
 
 def f18(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f19(s, b):
-    # 'rulesets/series/results.mst:132'
+    # 'rulesets/series/results.mst:155'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
 def f20(s, b):
-    # 'rulesets/series/results.mst:133'
+    # 'rulesets/series/results.mst:156'
     return (not b['passed'])
 
 
 def f21(s, b):
-    # 'rulesets/series/results.mst:134'
+    # 'rulesets/series/results.mst:157'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f22(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     b['_for_u'] = tuple(b['units'])
 
 
 def f23(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     return bool(b['_for_u'])
 
 
 def f24(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     return b['_for_u']
 
 
 def f25(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     return b['side']
 
 
 def f26(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f27(s, b):
-    # 'rulesets/series/results.mst:142'
+    # 'rulesets/series/results.mst:165'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
 def f28(s, b):
-    # 'rulesets/series/results.mst:143'
+    # 'rulesets/series/results.mst:166'
     return b['passed']
 
 
 def f29(s, b):
-    # 'rulesets/series/results.mst:144'
+    # 'rulesets/series/results.mst:167'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f30(s, b):
-    # 'rulesets/series/results.mst:146'
+    # 'rulesets/series/results.mst:169'
     return {'unit': b['u']}
 
 
 def f31(s, b):
-    # 'rulesets/series/results.mst:152'
+    # 'rulesets/series/results.mst:175'
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
 
 
 def f32(s, b):
-    # 'rulesets/series/results.mst:152'
+    # 'rulesets/series/results.mst:175'
     return b['chooser']
 
 
 def f33(s, b):
-    # 'rulesets/series/results.mst:154'
+    # 'rulesets/series/results.mst:177'
     return (((q.unit_morale(s, b['taken']) >= 2) and (not (s.unit_loss[b['taken']] > 0))) and q.rule_on(s, 'momentum_chits'))
 
 
 def f34(s, b):
-    # 'rulesets/series/results.mst:155'
+    # 'rulesets/series/results.mst:178'
     return {'side': UNIT_SIDE[b['taken']]}
 
 
 def f35(s, b):
-    # 'rulesets/series/results.mst:157'
+    # 'rulesets/series/results.mst:180'
     e.capture(s, b['taken'])
 
 
 def f36(s, b):
-    # 'rulesets/series/results.mst:163'
+    # 'rulesets/series/results.mst:186'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
 def f37(s, b):
-    # 'rulesets/series/results.mst:164'
+    # 'rulesets/series/results.mst:187'
     e.eliminate(s, b['unit'])
 
 
 def f38(s, b):
-    # 'rulesets/series/results.mst:167'
+    # 'rulesets/series/results.mst:190'
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
 
 
 def f39(s, b):
-    # 'rulesets/series/results.mst:169'
+    # 'rulesets/series/results.mst:192'
     return {'unit': b['unit'], 'hexes': 3}
 
 
 def f40(s, b):
-    # 'rulesets/series/results.mst:182'
+    # 'rulesets/series/results.mst:205'
     b['origin'] = q.hex_of(s, b['unit'])
 
 
@@ -722,92 +742,92 @@ def f46(s, b):
 
 
 def f47(s, b):
-    # 'rulesets/series/results.mst:191'
+    # 'rulesets/series/results.mst:214'
     return (s.unit_status[b['unit']] == 0)
 
 
 def f48(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     b['_for_l'] = tuple(tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit'])))))
 
 
 def f49(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     return bool(b['_for_l'])
 
 
 def f50(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     return b['_for_l']
 
 
 def f51(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     return q.side(s, b['unit'])
 
 
 def f52(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:215'
     b['_for_l'] = tuple(x for x in b['_for_l'] if x != b['l'])
 
 
 def f53(s, b):
-    # 'rulesets/series/results.mst:193'
+    # 'rulesets/series/results.mst:216'
     return q.side(s, b['unit'])
 
 
 def f54(s, b):
-    # 'rulesets/series/results.mst:193'
+    # 'rulesets/series/results.mst:216'
     return b['_ask1']
 
 
 def f55(s, b):
-    # 'rulesets/series/results.mst:194'
+    # 'rulesets/series/results.mst:217'
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
 
 def f56(s, b):
-    # 'rulesets/series/results.mst:203'
+    # 'rulesets/series/results.mst:226'
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
 def f57(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
 
 
 def f58(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     return bool(b['_for_u'])
 
 
 def f59(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     return b['_for_u']
 
 
 def f60(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     return b['side']
 
 
 def f61(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:247'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f62(s, b):
-    # 'rulesets/series/results.mst:225'
+    # 'rulesets/series/results.mst:248'
     return (s.vars['order'][b['u']] == 'shattered')
 
 
 def f63(s, b):
-    # 'rulesets/series/results.mst:226'
+    # 'rulesets/series/results.mst:249'
     e.capture(s, b['u'])
 
 
 def f64(s, b):
-    # 'rulesets/series/results.mst:228'
+    # 'rulesets/series/results.mst:251'
     return {'unit': b['u']}
 
 
@@ -1229,37 +1249,37 @@ def f147(s, b):
 
 
 def f148(s, b):
-    # 'rulesets/newtown/cards.mst:380'
+    # 'rulesets/newtown/cards.mst:384'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
 def f149(s, b):
-    # 'rulesets/newtown/cards.mst:381'
+    # 'rulesets/newtown/cards.mst:385'
     return 0
 
 
 def f150(s, b):
-    # 'rulesets/newtown/cards.mst:381'
+    # 'rulesets/newtown/cards.mst:385'
     return b['_ask4']
 
 
 def f151(s, b):
-    # 'rulesets/newtown/cards.mst:382'
+    # 'rulesets/newtown/cards.mst:386'
     return {'card': 'stampede', 'side': 0}
 
 
 def f152(s, b):
-    # 'rulesets/newtown/cards.mst:383'
+    # 'rulesets/newtown/cards.mst:387'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553))) and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
 
 
 def f153(s, b):
-    # 'rulesets/newtown/cards.mst:383'
+    # 'rulesets/newtown/cards.mst:387'
     return 0
 
 
 def f154(s, b):
-    # 'rulesets/newtown/cards.mst:384'
+    # 'rulesets/newtown/cards.mst:388'
     e.advance_to(s, 49, b['h'])
 
 
@@ -1668,3263 +1688,3298 @@ def f234(s, b):
 
 def f235(s, b):
     # 'rulesets/series/fire.mst:95'
-    return b['result']
+    b['loss'] = d_result_army_morale(s, b['result'], b['target'], ())
 
 
 def f236(s, b):
-    # 'rulesets/series/fire.mst:95'
-    return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
+    # 'rulesets/series/fire.mst:96'
+    return b['result']
 
 
 def f237(s, b):
-    # 'rulesets/series/fire.mst:97'
-    return {'side': UNIT_SIDE[b['target']], 'amount': q.lookup(s, 4, q.result_name(s, b['result']))}
+    # 'rulesets/series/fire.mst:96'
+    return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
 def f238(s, b):
-    # 'rulesets/series/fire.mst:105'
-    return {'side': b['side']}
+    # 'rulesets/series/fire.mst:98'
+    return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
 def f239(s, b):
     # 'rulesets/series/fire.mst:106'
-    return {'side': q.enemy(s, b['side'])}
+    return {'side': b['side']}
 
 
 def f240(s, b):
-    # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
+    # 'rulesets/series/fire.mst:107'
+    return {'side': q.enemy(s, b['side'])}
 
 
 def f241(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return bool(b['_for_u'])
+    # 'rulesets/series/fire.mst:111'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
 
 
 def f242(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return b['_for_u']
+    # 'rulesets/series/fire.mst:111'
+    return bool(b['_for_u'])
 
 
 def f243(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return q.enemy(s, b['side'])
+    # 'rulesets/series/fire.mst:111'
+    return b['_for_u']
 
 
 def f244(s, b):
-    # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/fire.mst:111'
+    return q.enemy(s, b['side'])
 
 
 def f245(s, b):
     # 'rulesets/series/fire.mst:111'
-    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f246(s, b):
     # 'rulesets/series/fire.mst:112'
-    e.set_at(s, 'rifle_result', b['u'], -1)
+    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
 def f247(s, b):
-    # 'rulesets/series/fire.mst:114'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
+    # 'rulesets/series/fire.mst:113'
+    e.set_at(s, 'rifle_result', b['u'], -1)
 
 
 def f248(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return bool(b['_for_u'])
+    # 'rulesets/series/fire.mst:115'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
 
 
 def f249(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return b['_for_u']
+    # 'rulesets/series/fire.mst:115'
+    return bool(b['_for_u'])
 
 
 def f250(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return b['side']
+    # 'rulesets/series/fire.mst:115'
+    return b['_for_u']
 
 
 def f251(s, b):
-    # 'rulesets/series/fire.mst:114'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/fire.mst:115'
+    return b['side']
 
 
 def f252(s, b):
     # 'rulesets/series/fire.mst:115'
-    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f253(s, b):
     # 'rulesets/series/fire.mst:116'
-    e.set_at(s, 'rifle_result', b['u'], -1)
+    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
 def f254(s, b):
+    # 'rulesets/series/fire.mst:117'
+    e.set_at(s, 'rifle_result', b['u'], -1)
+
+
+def f255(s, b):
     # 'rulesets/newtown/variations.mst:151'
     return (b['side'] == 1)
 
 
-def f255(s, b):
+def f256(s, b):
     # 'rulesets/newtown/variations.mst:152'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
-def f256(s, b):
+def f257(s, b):
     # 'rulesets/newtown/variations.mst:152'
     return 1
 
 
-def f257(s, b):
+def f258(s, b):
     # 'rulesets/newtown/variations.mst:153'
     return (b['target_hex'] == -1)
 
 
-def f258(s, b):
+def f259(s, b):
     # 'rulesets/newtown/variations.mst:156'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f259(s, b):
+def f260(s, b):
     # 'rulesets/newtown/variations.mst:157'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f260(s, b):
+def f261(s, b):
     # 'rulesets/newtown/variations.mst:157'
     return 1
 
 
-def f261(s, b):
+def f262(s, b):
     # 'rulesets/newtown/variations.mst:159'
     return d_rifle_targets(s, b['side'])
 
 
-def f262(s, b):
+def f263(s, b):
     # 'rulesets/newtown/variations.mst:159'
     return b['side']
 
 
-def f263(s, b):
+def f264(s, b):
     # 'rulesets/newtown/variations.mst:160'
     return (b['target'] == -1)
 
 
-def f264(s, b):
+def f265(s, b):
     # 'rulesets/newtown/variations.mst:164'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f265(s, b):
-    # 'rulesets/series/fire.mst:145'
+def f266(s, b):
+    # 'rulesets/series/fire.mst:146'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f266(s, b):
-    # 'rulesets/series/fire.mst:146'
+def f267(s, b):
+    # 'rulesets/series/fire.mst:147'
     b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
 
 
-def f267(s, b):
-    # 'rulesets/series/fire.mst:146'
+def f268(s, b):
+    # 'rulesets/series/fire.mst:147'
     return bool(b['_for_r'])
 
 
-def f268(s, b):
-    # 'rulesets/series/fire.mst:146'
+def f269(s, b):
+    # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f269(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return b['side']
-
-
 def f270(s, b):
-    # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+    # 'rulesets/series/fire.mst:147'
+    return b['side']
 
 
 def f271(s, b):
     # 'rulesets/series/fire.mst:147'
-    return b['side']
+    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
 
 
 def f272(s, b):
-    # 'rulesets/series/fire.mst:147'
-    return b['_ask7']
+    # 'rulesets/series/fire.mst:148'
+    return b['side']
 
 
 def f273(s, b):
     # 'rulesets/series/fire.mst:148'
-    b['firers'] = q.union(b['firers'], (b['r'],))
+    return b['_ask7']
 
 
 def f274(s, b):
-    # 'rulesets/series/fire.mst:151'
-    e.set_at(s, 'rifle_target', b['target'], True)
+    # 'rulesets/series/fire.mst:149'
+    b['firers'] = q.union(b['firers'], (b['r'],))
 
 
 def f275(s, b):
-    # 'rulesets/series/fire.mst:155'
-    return (len(b['firers']) > 0)
+    # 'rulesets/series/fire.mst:152'
+    e.set_at(s, 'rifle_target', b['target'], True)
 
 
 def f276(s, b):
     # 'rulesets/series/fire.mst:156'
-    b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
+    return (len(b['firers']) > 0)
 
 
 def f277(s, b):
     # 'rulesets/series/fire.mst:157'
-    b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
+    b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
 def f278(s, b):
     # 'rulesets/series/fire.mst:158'
-    b['_for_r'] = tuple(b['firers'])
+    b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
 def f279(s, b):
-    # 'rulesets/series/fire.mst:158'
-    return bool(b['_for_r'])
+    # 'rulesets/series/fire.mst:159'
+    b['_for_r'] = tuple(b['firers'])
 
 
 def f280(s, b):
-    # 'rulesets/series/fire.mst:158'
-    b['r'] = b['_for_r'][0]
-    b['_for_r'] = b['_for_r'][1:]
+    # 'rulesets/series/fire.mst:159'
+    return bool(b['_for_r'])
 
 
 def f281(s, b):
     # 'rulesets/series/fire.mst:159'
-    e.set_at(s, 'fired', b['r'], True)
+    b['r'] = b['_for_r'][0]
+    b['_for_r'] = b['_for_r'][1:]
 
 
 def f282(s, b):
     # 'rulesets/series/fire.mst:160'
-    e.set_at(s, 'has_fired', b['r'], True)
+    e.set_at(s, 'fired', b['r'], True)
 
 
 def f283(s, b):
-    # 'rulesets/series/fire.mst:163'
-    return (b['modified'] >= b['needed'])
+    # 'rulesets/series/fire.mst:161'
+    e.set_at(s, 'has_fired', b['r'], True)
 
 
 def f284(s, b):
-    # 'rulesets/series/fire.mst:165'
-    e.set_at(s, 'rifle_result', b['target'], b['result'])
+    # 'rulesets/series/fire.mst:164'
+    return (b['modified'] >= b['needed'])
 
 
 def f285(s, b):
+    # 'rulesets/series/fire.mst:166'
+    e.set_at(s, 'rifle_result', b['target'], b['result'])
+
+
+def f286(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f286(s, b):
+def f287(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f287(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f288(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f289(s, b):
+def f290(s, b):
     # 'rulesets/newtown/indian_rules.mst:376'
     return (b['side'] == 0)
 
 
-def f290(s, b):
+def f291(s, b):
     # 'rulesets/newtown/indian_rules.mst:377'
     return {}
 
 
-def f291(s, b):
+def f292(s, b):
     # 'rulesets/newtown/variations.mst:116'
     return (b['side'] == 1)
 
 
-def f292(s, b):
+def f293(s, b):
     # 'rulesets/newtown/variations.mst:117'
     b['_for_c'] = tuple(q.combats(s))
 
 
-def f293(s, b):
+def f294(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return bool(b['_for_c'])
 
 
-def f294(s, b):
+def f295(s, b):
     # 'rulesets/newtown/variations.mst:117'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f295(s, b):
+def f296(s, b):
     # 'rulesets/newtown/variations.mst:118'
     b['_for_h'] = tuple(q.defense_hexes(s, b['c']))
 
 
-def f296(s, b):
+def f297(s, b):
     # 'rulesets/newtown/variations.mst:118'
     return bool(b['_for_h'])
 
 
-def f297(s, b):
+def f298(s, b):
     # 'rulesets/newtown/variations.mst:118'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f298(s, b):
+def f299(s, b):
     # 'rulesets/newtown/variations.mst:119'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f299(s, b):
+def f300(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f300(s, b):
+def f301(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f301(s, b):
+def f302(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f302(s, b):
+def f303(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f303(s, b):
+def f304(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f304(s, b):
+def f305(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f305(s, b):
+def f306(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f306(s, b):
+def f307(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f307(s, b):
+def f308(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f308(s, b):
+def f309(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f309(s, b):
+def f310(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f310(s, b):
+def f311(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f311(s, b):
+def f312(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f312(s, b):
+def f313(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f313(s, b):
+def f314(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f314(s, b):
+def f315(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f315(s, b):
+def f316(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f316(s, b):
+def f317(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f317(s, b):
+def f318(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f318(s, b):
+def f319(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f319(s, b):
+def f320(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f320(s, b):
-    # 'rulesets/series/close_combat.mst:147'
+def f321(s, b):
+    # 'rulesets/series/close_combat.mst:163'
     b['attacker_lead'] = -1
 
 
-def f321(s, b):
-    # 'rulesets/series/close_combat.mst:148'
+def f322(s, b):
+    # 'rulesets/series/close_combat.mst:164'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f322(s, b):
-    # 'rulesets/series/close_combat.mst:149'
+def f323(s, b):
+    # 'rulesets/series/close_combat.mst:165'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f323(s, b):
-    # 'rulesets/series/close_combat.mst:150'
+def f324(s, b):
+    # 'rulesets/series/close_combat.mst:166'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f324(s, b):
-    # 'rulesets/series/close_combat.mst:151'
+def f325(s, b):
+    # 'rulesets/series/close_combat.mst:167'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f325(s, b):
-    # 'rulesets/series/close_combat.mst:152'
+def f326(s, b):
+    # 'rulesets/series/close_combat.mst:168'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f326(s, b):
-    # 'rulesets/series/close_combat.mst:154'
+def f327(s, b):
+    # 'rulesets/series/close_combat.mst:170'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f327(s, b):
-    # 'rulesets/series/close_combat.mst:154'
-    return bool(b['_for_u'])
-
-
 def f328(s, b):
-    # 'rulesets/series/close_combat.mst:154'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
+    # 'rulesets/series/close_combat.mst:170'
+    return bool(b['_for_u'])
 
 
 def f329(s, b):
-    # 'rulesets/series/close_combat.mst:155'
-    e.set_at(s, 'has_fired', b['u'], True)
-
-
-def f330(s, b):
-    # 'rulesets/series/close_combat.mst:160'
-    return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-
-
-def f331(s, b):
-    # 'rulesets/series/close_combat.mst:161'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
-def f332(s, b):
-    # 'rulesets/series/close_combat.mst:161'
-    return bool(b['_for_u'])
-
-
-def f333(s, b):
-    # 'rulesets/series/close_combat.mst:161'
+    # 'rulesets/series/close_combat.mst:170'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
+def f330(s, b):
+    # 'rulesets/series/close_combat.mst:171'
+    e.set_at(s, 'has_fired', b['u'], True)
+
+
+def f331(s, b):
+    # 'rulesets/series/close_combat.mst:176'
+    return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
+
+
+def f332(s, b):
+    # 'rulesets/series/close_combat.mst:177'
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+
+
+def f333(s, b):
+    # 'rulesets/series/close_combat.mst:177'
+    return bool(b['_for_u'])
+
+
 def f334(s, b):
-    # 'rulesets/series/close_combat.mst:162'
-    e.capture(s, b['u'])
+    # 'rulesets/series/close_combat.mst:177'
+    b['u'] = b['_for_u'][0]
+    b['_for_u'] = b['_for_u'][1:]
 
 
 def f335(s, b):
-    # 'rulesets/series/close_combat.mst:166'
-    b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
+    # 'rulesets/series/close_combat.mst:178'
+    e.capture(s, b['u'])
 
 
 def f336(s, b):
-    # 'rulesets/series/close_combat.mst:167'
-    return q.diverted(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:182'
+    b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f337(s, b):
-    # 'rulesets/series/close_combat.mst:168'
-    b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
+    # 'rulesets/series/close_combat.mst:183'
+    return q.diverted(s, b['combat'])
 
 
 def f338(s, b):
+    # 'rulesets/series/close_combat.mst:184'
+    b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
+
+
+def f339(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f339(s, b):
+def f340(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     b['odds'] = q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f340(s, b):
-    # 'rulesets/series/close_combat.mst:173'
+def f341(s, b):
+    # 'rulesets/series/close_combat.mst:189'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f341(s, b):
-    # 'rulesets/series/close_combat.mst:174'
-    return b['defender']
-
-
 def f342(s, b):
-    # 'rulesets/series/close_combat.mst:174'
-    return b['_ask8']
+    # 'rulesets/series/close_combat.mst:190'
+    return b['defender']
 
 
 def f343(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    # 'rulesets/series/close_combat.mst:190'
+    return b['_ask8']
 
 
 def f344(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return bool(b['_for_u'])
+    # 'rulesets/series/close_combat.mst:191'
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f345(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return b['_for_u']
+    # 'rulesets/series/close_combat.mst:191'
+    return bool(b['_for_u'])
 
 
 def f346(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return b['defender']
+    # 'rulesets/series/close_combat.mst:191'
+    return b['_for_u']
 
 
 def f347(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f348(s, b):
-    # 'rulesets/series/close_combat.mst:176'
-    e.set_at(s, 'withdrawn', b['u'], True)
-
-
-def f349(s, b):
-    # 'rulesets/series/close_combat.mst:177'
-    return s.vars['pinned'][b['u']]
-
-
-def f350(s, b):
-    # 'rulesets/series/close_combat.mst:178'
-    return {'side': b['defender'], 'amount': (-1)}
-
-
-def f351(s, b):
-    # 'rulesets/series/close_combat.mst:180'
-    return {'unit': b['u'], 'hexes': 3}
-
-
-def f352(s, b):
-    # 'rulesets/series/close_combat.mst:187'
-    return d_attacker_lead_candidates(s, b['combat'])
-
-
-def f353(s, b):
-    # 'rulesets/series/close_combat.mst:187'
-    return b['attacker']
-
-
-def f354(s, b):
-    # 'rulesets/series/close_combat.mst:188'
-    return d_lead_candidates(s, q.defenders(s, b['combat']))
-
-
-def f355(s, b):
-    # 'rulesets/series/close_combat.mst:188'
+    # 'rulesets/series/close_combat.mst:191'
     return b['defender']
 
 
+def f348(s, b):
+    # 'rulesets/series/close_combat.mst:191'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f349(s, b):
+    # 'rulesets/series/close_combat.mst:192'
+    e.set_at(s, 'withdrawn', b['u'], True)
+
+
+def f350(s, b):
+    # 'rulesets/series/close_combat.mst:193'
+    return s.vars['pinned'][b['u']]
+
+
+def f351(s, b):
+    # 'rulesets/series/close_combat.mst:194'
+    return {'side': b['defender'], 'amount': (-1)}
+
+
+def f352(s, b):
+    # 'rulesets/series/close_combat.mst:196'
+    return {'unit': b['u'], 'hexes': 3}
+
+
+def f353(s, b):
+    # 'rulesets/series/close_combat.mst:203'
+    return d_attacker_lead_candidates(s, b['combat'])
+
+
+def f354(s, b):
+    # 'rulesets/series/close_combat.mst:203'
+    return b['attacker']
+
+
+def f355(s, b):
+    # 'rulesets/series/close_combat.mst:204'
+    return d_lead_candidates(s, q.defenders(s, b['combat']))
+
+
 def f356(s, b):
+    # 'rulesets/series/close_combat.mst:204'
+    return b['defender']
+
+
+def f357(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f357(s, b):
+def f358(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['defender']
 
 
-def f358(s, b):
+def f359(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask9']
 
 
-def f359(s, b):
+def f360(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f360(s, b):
-    # 'rulesets/newtown/indian_rules.mst:452'
-    return bool(b['_for_u'])
-
-
 def f361(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f362(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    return b['defender']
+    return b['_for_u']
 
 
 def f363(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['defender']
 
 
 def f364(s, b):
+    # 'rulesets/newtown/indian_rules.mst:452'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f365(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f365(s, b):
+def f366(s, b):
     # 'rulesets/newtown/indian_rules.mst:454'
     return s.vars['pinned'][b['u']]
 
 
-def f366(s, b):
+def f367(s, b):
     # 'rulesets/newtown/indian_rules.mst:455'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f367(s, b):
+def f368(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f368(s, b):
+def f369(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead']))))
 
 
-def f369(s, b):
+def f370(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return bool(b['_for_u'])
 
 
-def f370(s, b):
+def f371(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f371(s, b):
+def f372(s, b):
     # 'rulesets/newtown/indian_rules.mst:70'
     return {'unit': b['u']}
 
 
-def f372(s, b):
+def f373(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead'] if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f373(s, b):
-    # 'rulesets/series/close_combat.mst:194'
-    return d_tactics_chits(s)
-
-
 def f374(s, b):
-    # 'rulesets/series/close_combat.mst:194'
-    return b['attacker']
+    # 'rulesets/series/close_combat.mst:210'
+    return d_tactics_chits(s)
 
 
 def f375(s, b):
-    # 'rulesets/series/close_combat.mst:195'
-    return d_tactics_chits(s)
+    # 'rulesets/series/close_combat.mst:210'
+    return b['attacker']
 
 
 def f376(s, b):
-    # 'rulesets/series/close_combat.mst:195'
-    return b['defender']
+    # 'rulesets/series/close_combat.mst:211'
+    return d_tactics_chits(s)
 
 
 def f377(s, b):
-    # 'rulesets/series/close_combat.mst:197'
-    b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
+    # 'rulesets/series/close_combat.mst:211'
+    return b['defender']
 
 
 def f378(s, b):
-    # 'rulesets/series/close_combat.mst:198'
-    b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
+    # 'rulesets/series/close_combat.mst:213'
+    b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f379(s, b):
-    # 'rulesets/series/close_combat.mst:199'
-    return (b['matrix'][1] == 10)
+    # 'rulesets/series/close_combat.mst:214'
+    b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f380(s, b):
-    # 'rulesets/series/close_combat.mst:200'
-    return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
+    # 'rulesets/series/close_combat.mst:215'
+    return (b['matrix'][1] == 10)
 
 
 def f381(s, b):
+    # 'rulesets/series/close_combat.mst:216'
+    return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
+
+
+def f382(s, b):
     # 'rulesets/newtown/cards.mst:328'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f382(s, b):
+def f383(s, b):
     # 'rulesets/newtown/cards.mst:329'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f383(s, b):
+def f384(s, b):
     # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
 
 
-def f384(s, b):
+def f385(s, b):
     # 'rulesets/newtown/cards.mst:333'
     return (s.vars['card_shift'] != 0)
 
 
-def f385(s, b):
+def f386(s, b):
     # 'rulesets/newtown/cards.mst:334'
     b['odds'] = q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f386(s, b):
-    # 'rulesets/series/close_combat.mst:205'
-    return b['odds']
-
-
 def f387(s, b):
-    # 'rulesets/newtown/cards.mst:351'
-    b['_for_player'] = tuple((b['attacker'], b['defender'],))
+    # 'rulesets/series/close_combat.mst:221'
+    return b['odds']
 
 
 def f388(s, b):
     # 'rulesets/newtown/cards.mst:351'
-    return bool(b['_for_player'])
+    b['_for_player'] = tuple((b['attacker'], b['defender'],))
 
 
 def f389(s, b):
+    # 'rulesets/newtown/cards.mst:351'
+    return bool(b['_for_player'])
+
+
+def f390(s, b):
     # 'rulesets/newtown/cards.mst:351'
     b['player'] = b['_for_player'][0]
     b['_for_player'] = b['_for_player'][1:]
 
 
-def f390(s, b):
+def f391(s, b):
     # 'rulesets/newtown/cards.mst:352'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f391(s, b):
+def f392(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['player']
 
 
-def f392(s, b):
+def f393(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['_ask10']
 
 
-def f393(s, b):
+def f394(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f394(s, b):
+def f395(s, b):
     # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f395(s, b):
-    # 'rulesets/newtown/cards.mst:361'
-    return (s.vars['result_ignored'] != b['defender'])
-
-
 def f396(s, b):
-    # 'rulesets/newtown/cards.mst:362'
-    return b['result'][1]
+    # 'rulesets/newtown/cards.mst:361'
+    b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead']))
 
 
 def f397(s, b):
     # 'rulesets/newtown/cards.mst:362'
-    return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
+    b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])))
 
 
 def f398(s, b):
-    # 'rulesets/newtown/cards.mst:365'
-    return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
+    # 'rulesets/newtown/cards.mst:363'
+    b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
 def f399(s, b):
-    # 'rulesets/newtown/cards.mst:367'
-    return (s.vars['result_ignored'] != b['attacker'])
+    # 'rulesets/newtown/cards.mst:364'
+    b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
 def f400(s, b):
-    # 'rulesets/newtown/cards.mst:368'
-    return b['result'][0]
+    # 'rulesets/newtown/cards.mst:365'
+    return (s.vars['result_ignored'] != b['defender'])
 
 
 def f401(s, b):
-    # 'rulesets/newtown/cards.mst:368'
-    return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
+    # 'rulesets/newtown/cards.mst:366'
+    return b['result'][1]
 
 
 def f402(s, b):
-    # 'rulesets/newtown/cards.mst:370'
-    return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
+    # 'rulesets/newtown/cards.mst:366'
+    return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f403(s, b):
-    # 'rulesets/series/close_combat.mst:220'
-    e.set_var(s, 'snapshot_taken', False)
+    # 'rulesets/newtown/cards.mst:369'
+    return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
 def f404(s, b):
-    # 'rulesets/series/close_combat.mst:221'
-    return (b['attacker_lead'] != -1)
+    # 'rulesets/newtown/cards.mst:371'
+    return (s.vars['result_ignored'] != b['attacker'])
 
 
 def f405(s, b):
-    # 'rulesets/series/close_combat.mst:222'
-    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+    # 'rulesets/newtown/cards.mst:372'
+    return b['result'][0]
 
 
 def f406(s, b):
-    # 'rulesets/series/close_combat.mst:225'
-    e.resolve_combat(s, b['combat'])
+    # 'rulesets/newtown/cards.mst:372'
+    return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
 def f407(s, b):
+    # 'rulesets/newtown/cards.mst:374'
+    return {'side': b['attacker'], 'amount': b['attacker_loss']}
+
+
+def f408(s, b):
+    # 'rulesets/series/close_combat.mst:240'
+    e.set_var(s, 'snapshot_taken', False)
+
+
+def f409(s, b):
+    # 'rulesets/series/close_combat.mst:241'
+    return (b['attacker_lead'] != -1)
+
+
+def f410(s, b):
+    # 'rulesets/series/close_combat.mst:242'
+    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+
+
+def f411(s, b):
+    # 'rulesets/series/close_combat.mst:245'
+    e.resolve_combat(s, b['combat'])
+
+
+def f412(s, b):
     # 'rulesets/newtown/variations.mst:197'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
-def f408(s, b):
+def f413(s, b):
     # 'rulesets/newtown/variations.mst:198'
     return 0
 
 
-def f409(s, b):
+def f414(s, b):
     # 'rulesets/newtown/variations.mst:198'
     return b['_ask11']
 
 
-def f410(s, b):
-    # 'rulesets/series/close_combat.mst:230'
+def f415(s, b):
+    # 'rulesets/series/close_combat.mst:250'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f411(s, b):
-    # 'rulesets/series/close_combat.mst:231'
+def f416(s, b):
+    # 'rulesets/series/close_combat.mst:251'
     return (len(b['vacated']) > 0)
 
 
-def f412(s, b):
-    # 'rulesets/series/close_combat.mst:233'
+def f417(s, b):
+    # 'rulesets/series/close_combat.mst:253'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f413(s, b):
-    # 'rulesets/series/close_combat.mst:234'
+def f418(s, b):
+    # 'rulesets/series/close_combat.mst:254'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f414(s, b):
-    # 'rulesets/series/close_combat.mst:235'
+def f419(s, b):
+    # 'rulesets/series/close_combat.mst:255'
     return b['reachable']
 
 
-def f415(s, b):
-    # 'rulesets/series/close_combat.mst:235'
-    return q.attacking_side(s, b['combat'])
-
-
-def f416(s, b):
-    # 'rulesets/series/close_combat.mst:236'
-    e.advance_to(s, b['lead'], b['into'])
-
-
-def f417(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
-
-
-def f418(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return bool(b['_for_u'])
-
-
-def f419(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return b['_for_u']
-
-
 def f420(s, b):
-    # 'rulesets/series/close_combat.mst:239'
+    # 'rulesets/series/close_combat.mst:255'
     return q.attacking_side(s, b['combat'])
 
 
 def f421(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/close_combat.mst:256'
+    e.advance_to(s, b['lead'], b['into'])
 
 
 def f422(s, b):
-    # 'rulesets/series/close_combat.mst:240'
-    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    # 'rulesets/series/close_combat.mst:259'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
 def f423(s, b):
-    # 'rulesets/series/close_combat.mst:240'
-    return q.attacking_side(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:259'
+    return bool(b['_for_u'])
 
 
 def f424(s, b):
-    # 'rulesets/series/close_combat.mst:241'
-    return (b['to'] != -1)
+    # 'rulesets/series/close_combat.mst:259'
+    return b['_for_u']
 
 
 def f425(s, b):
-    # 'rulesets/series/close_combat.mst:242'
-    e.advance_to(s, b['u'], b['to'])
+    # 'rulesets/series/close_combat.mst:259'
+    return q.attacking_side(s, b['combat'])
 
 
 def f426(s, b):
+    # 'rulesets/series/close_combat.mst:259'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f427(s, b):
+    # 'rulesets/series/close_combat.mst:260'
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+
+
+def f428(s, b):
+    # 'rulesets/series/close_combat.mst:260'
+    return q.attacking_side(s, b['combat'])
+
+
+def f429(s, b):
+    # 'rulesets/series/close_combat.mst:261'
+    return (b['to'] != -1)
+
+
+def f430(s, b):
+    # 'rulesets/series/close_combat.mst:262'
+    e.advance_to(s, b['u'], b['to'])
+
+
+def f431(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat'])) or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f427(s, b):
+def f432(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f428(s, b):
-    # 'rulesets/series/close_combat.mst:252'
+def f433(s, b):
+    # 'rulesets/series/close_combat.mst:272'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f429(s, b):
-    # 'rulesets/series/close_combat.mst:253'
+def f434(s, b):
+    # 'rulesets/series/close_combat.mst:273'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f430(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return bool(b['_for_u'])
-
-
-def f431(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return b['_for_u']
-
-
-def f432(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return q.defending_side(s, b['combat'])
-
-
-def f433(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f434(s, b):
-    # 'rulesets/series/close_combat.mst:254'
-    return {'unit': b['u'], 'hexes': 1}
-
-
 def f435(s, b):
-    # 'rulesets/series/close_combat.mst:257'
-    return (b['attacker_chit'] == 'withdraw')
+    # 'rulesets/series/close_combat.mst:273'
+    return bool(b['_for_u'])
 
 
 def f436(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
-def f437(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return bool(b['_for_u'])
-
-
-def f438(s, b):
-    # 'rulesets/series/close_combat.mst:258'
+    # 'rulesets/series/close_combat.mst:273'
     return b['_for_u']
 
 
-def f439(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return q.attacking_side(s, b['combat'])
+def f437(s, b):
+    # 'rulesets/series/close_combat.mst:273'
+    return q.defending_side(s, b['combat'])
 
 
-def f440(s, b):
-    # 'rulesets/series/close_combat.mst:258'
+def f438(s, b):
+    # 'rulesets/series/close_combat.mst:273'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f441(s, b):
-    # 'rulesets/series/close_combat.mst:259'
+def f439(s, b):
+    # 'rulesets/series/close_combat.mst:274'
     return {'unit': b['u'], 'hexes': 1}
 
 
+def f440(s, b):
+    # 'rulesets/series/close_combat.mst:277'
+    return (b['attacker_chit'] == 'withdraw')
+
+
+def f441(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+
+
 def f442(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    return bool(b['_for_u'])
+
+
+def f443(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    return b['_for_u']
+
+
+def f444(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    return q.attacking_side(s, b['combat'])
+
+
+def f445(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f446(s, b):
+    # 'rulesets/series/close_combat.mst:279'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f447(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f443(s, b):
+def f448(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f444(s, b):
+def f449(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f445(s, b):
+def f450(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f446(s, b):
+def f451(s, b):
     # 'rulesets/newtown/prepare.mst:64'
     return {}
 
 
-def f447(s, b):
+def f452(s, b):
     # 'rulesets/newtown/prepare.mst:66'
     return {}
 
 
-def f448(s, b):
+def f453(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['_for_u'] = tuple(tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0)))
 
 
-def f449(s, b):
+def f454(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return bool(b['_for_u'])
 
 
-def f450(s, b):
+def f455(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f451(s, b):
+def f456(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f452(s, b):
+def f457(s, b):
     # 'rulesets/newtown/prepare.mst:40'
     return {'side': 1}
 
 
-def f453(s, b):
+def f458(s, b):
     # 'rulesets/newtown/prepare.mst:41'
     return {'side': 0}
 
 
-def f454(s, b):
+def f459(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f455(s, b):
+def f460(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f456(s, b):
+def f461(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f457(s, b):
+def f462(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f458(s, b):
+def f463(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f459(s, b):
+def f464(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f460(s, b):
+def f465(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f461(s, b):
+def f466(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f462(s, b):
+def f467(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f463(s, b):
+def f468(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f464(s, b):
+def f469(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f465(s, b):
+def f470(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f466(s, b):
+def f471(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f467(s, b):
+def f472(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f468(s, b):
+def f473(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f469(s, b):
+def f474(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f470(s, b):
+def f475(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f471(s, b):
+def f476(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f472(s, b):
+def f477(s, b):
     # 'rulesets/newtown/prepare.mst:119'
     return {}
 
 
-def f473(s, b):
+def f478(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f474(s, b):
+def f479(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f475(s, b):
+def f480(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f476(s, b):
+def f481(s, b):
     # 'rulesets/newtown/prepare.mst:124'
     return (b['outcome'] == 'onondaga')
 
 
-def f477(s, b):
+def f482(s, b):
     # 'rulesets/newtown/prepare.mst:125'
     return {}
 
 
-def f478(s, b):
+def f483(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f479(s, b):
+def f484(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return 0
 
 
-def f480(s, b):
+def f485(s, b):
     # 'rulesets/newtown/prepare.mst:134'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f481(s, b):
+def f486(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return (435, 436, 461, 462)
 
 
-def f482(s, b):
+def f487(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return 0
 
 
-def f483(s, b):
+def f488(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     e.advance_to(s, 13, b['h'])
 
 
-def f484(s, b):
+def f489(s, b):
     # 'rulesets/newtown/prepare.mst:144'
     return {'token': 'onondaga'}
 
 
-def f485(s, b):
+def f490(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878))) for e0 in q.units_of(s, 0))))
 
 
-def f486(s, b):
+def f491(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f487(s, b):
+def f492(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f488(s, b):
+def f493(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return 1
 
 
-def f489(s, b):
+def f494(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return b['_ask12']
 
 
-def f490(s, b):
+def f495(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f491(s, b):
+def f496(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return 1
 
 
-def f492(s, b):
+def f497(s, b):
     # 'rulesets/newtown/variations.mst:95'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f493(s, b):
+def f498(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f494(s, b):
+def f499(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f495(s, b):
+def f500(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f496(s, b):
+def f501(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f497(s, b):
+def f502(s, b):
     # 'rulesets/newtown/sequence.mst:85'
     return {'side': b['side']}
 
 
-def f498(s, b):
+def f503(s, b):
     # 'rulesets/newtown/sequence.mst:86'
     return {'side': b['side']}
 
 
-def f499(s, b):
+def f504(s, b):
     # 'rulesets/newtown/sequence.mst:88'
     return {'side': b['side']}
 
 
-def f500(s, b):
+def f505(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f501(s, b):
+def f506(s, b):
     # 'rulesets/newtown/sequence.mst:95'
     return {'side': b['side']}
 
 
-def f502(s, b):
+def f507(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
 
 
-def f503(s, b):
+def f508(s, b):
     # 'rulesets/newtown/special_units.mst:122'
     return d_stack_ok(s, b['units'])
 
 
-def f504(s, b):
+def f509(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f505(s, b):
+def f510(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f506(s, b):
+def f511(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f507(s, b):
+def f512(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f508(s, b):
+def f513(s, b):
     # 'rulesets/newtown/sequence.mst:96'
     return {'side': b['side']}
 
 
-def f509(s, b):
+def f514(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f510(s, b):
+def f515(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f511(s, b):
+def f516(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f512(s, b):
+def f517(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     b['again'] = q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f513(s, b):
+def f518(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f514(s, b):
+def f519(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f515(s, b):
+def f520(s, b):
     # 'rulesets/newtown/sequence.mst:110'
     return {}
 
 
-def f516(s, b):
+def f521(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f517(s, b):
+def f522(s, b):
     # 'rulesets/newtown/sequence.mst:114'
     return {}
 
 
-def f518(s, b):
+def f523(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f519(s, b):
+def f524(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f520(s, b):
+def f525(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn'])))
 
 
-def f521(s, b):
+def f526(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return bool(b['_for_u'])
 
 
-def f522(s, b):
+def f527(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f523(s, b):
+def f528(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f524(s, b):
+def f529(s, b):
     # 'rulesets/newtown/sequence.mst:122'
     return {'side': b['side']}
 
 
-def f525(s, b):
+def f530(s, b):
     # 'rulesets/newtown/sequence.mst:125'
     return {}
 
 
-def f526(s, b):
+def f531(s, b):
     # 'rulesets/newtown/sequence.mst:140'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f527(s, b):
+def f532(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0]))
 
 
-def f528(s, b):
+def f533(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return bool(b['_for_u'])
 
 
-def f529(s, b):
+def f534(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f530(s, b):
+def f535(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f531(s, b):
+def f536(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f532(s, b):
+def f537(s, b):
     # 'rulesets/newtown/sequence.mst:151'
     return {'side': b['side']}
 
 
-def f533(s, b):
+def f538(s, b):
     # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f534(s, b):
+def f539(s, b):
     # 'rulesets/newtown/sequence.mst:153'
     return {}
 
 
-def f535(s, b):
+def f540(s, b):
     # 'rulesets/newtown/sequence.mst:159'
     return d_stack_ok(s, b['units'])
 
 
-def f536(s, b):
+def f541(s, b):
     # 'rulesets/newtown/sequence.mst:160'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f537(s, b):
+def f542(s, b):
     # 'rulesets/newtown/sequence.mst:161'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f538(s, b):
+def f543(s, b):
     # 'rulesets/newtown/sequence.mst:158'
     return {'side': b['side']}
 
 
-def f539(s, b):
+def f544(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f540(s, b):
+def f545(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return bool(b['_for_u'])
 
 
-def f541(s, b):
+def f546(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return b['_for_u']
 
 
-def f542(s, b):
+def f547(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return b['side']
 
 
-def f543(s, b):
+def f548(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f544(s, b):
+def f549(s, b):
     # 'rulesets/newtown/sequence.mst:168'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f545(s, b):
+def f550(s, b):
     # 'rulesets/newtown/sequence.mst:169'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f546(s, b):
+def f551(s, b):
     # 'rulesets/newtown/sequence.mst:170'
     return (len(b['away']) > 0)
 
 
-def f547(s, b):
+def f552(s, b):
     # 'rulesets/newtown/sequence.mst:171'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f548(s, b):
+def f553(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f549(s, b):
+def f554(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return b['side']
 
 
-def f550(s, b):
+def f555(s, b):
     # 'rulesets/newtown/sequence.mst:173'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f551(s, b):
+def f556(s, b):
     # 'rulesets/newtown/sequence.mst:175'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f552(s, b):
+def f557(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f553(s, b):
+def f558(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     return bool(b['_for_u'])
 
 
-def f554(s, b):
+def f559(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f555(s, b):
+def f560(s, b):
     # 'rulesets/newtown/sequence.mst:183'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f556(s, b):
+def f561(s, b):
     # 'rulesets/newtown/sequence.mst:184'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f557(s, b):
+def f562(s, b):
     # 'rulesets/newtown/sequence.mst:185'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f558(s, b):
+def f563(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f559(s, b):
+def f564(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     return bool(b['_for_v'])
 
 
-def f560(s, b):
+def f565(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f561(s, b):
+def f566(s, b):
     # 'rulesets/newtown/sequence.mst:187'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f562(s, b):
+def f567(s, b):
     # 'rulesets/newtown/sequence.mst:189'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f563(s, b):
+def f568(s, b):
     # 'rulesets/newtown/sequence.mst:198'
     return {}
 
 
-def f564(s, b):
+def f569(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f565(s, b):
+def f570(s, b):
     # 'rulesets/newtown/sequence.mst:201'
     return {}
 
 
-def f566(s, b):
+def f571(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['_for_m'] = tuple(q.bag_contents(s, 'drawn_markers'))
 
 
-def f567(s, b):
+def f572(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return bool(b['_for_m'])
 
 
-def f568(s, b):
+def f573(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['m'] = b['_for_m'][0]
     b['_for_m'] = b['_for_m'][1:]
 
 
-def f569(s, b):
+def f574(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f570(s, b):
+def f575(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f571(s, b):
+def f576(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     b['eligible'] = tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and d_may_receive_honor(s, e0)))
 
 
-def f572(s, b):
+def f577(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f573(s, b):
+def f578(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f574(s, b):
+def f579(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return 0
 
 
-def f575(s, b):
+def f580(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f576(s, b):
+def f581(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f577(s, b):
+def f582(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f578(s, b):
+def f583(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f579(s, b):
+def f584(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f580(s, b):
+def f585(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f581(s, b):
+def f586(s, b):
     # 'rulesets/newtown/indian_rules.mst:60'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f582(s, b):
+def f587(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f583(s, b):
+def f588(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f584(s, b):
+def f589(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f585(s, b):
+def f590(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f586(s, b):
+def f591(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f587(s, b):
+def f592(s, b):
     # 'rulesets/newtown/indian_rules.mst:171'
     return {'token': 'check_indian_resolve'}
 
 
-def f588(s, b):
+def f593(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0)))
 
 
-def f589(s, b):
+def f594(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return bool(b['_for_u'])
 
 
-def f590(s, b):
+def f595(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return b['_for_u']
 
 
-def f591(s, b):
+def f596(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return 0
 
 
-def f592(s, b):
+def f597(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f593(s, b):
+def f598(s, b):
     # 'rulesets/newtown/indian_rules.mst:185'
     return {'unit': b['u']}
 
 
-def f594(s, b):
+def f599(s, b):
     # 'rulesets/newtown/indian_rules.mst:186'
     return (not b['passed'])
 
 
-def f595(s, b):
+def f600(s, b):
     # 'rulesets/newtown/indian_rules.mst:187'
     return {'unit': b['u']}
 
 
-def f596(s, b):
+def f601(s, b):
     # 'rulesets/newtown/indian_rules.mst:196'
     b['passed'] = (b['total'] >= 5)
 
 
-def f597(s, b):
+def f602(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f598(s, b):
+def f603(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f599(s, b):
+def f604(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f600(s, b):
+def f605(s, b):
     # 'rulesets/newtown/indian_rules.mst:206'
     return {'unit': b['unit']}
 
 
-def f601(s, b):
+def f606(s, b):
     # 'rulesets/newtown/indian_rules.mst:214'
     return d_stack_ok(s, b['units'])
 
 
-def f602(s, b):
+def f607(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f603(s, b):
+def f608(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312, 338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f604(s, b):
+def f609(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f605(s, b):
+def f610(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return 0
 
 
-def f606(s, b):
+def f611(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask13']
 
 
-def f607(s, b):
+def f612(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f608(s, b):
+def f613(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return 0
 
 
-def f609(s, b):
+def f614(s, b):
     # 'rulesets/newtown/indian_rules.mst:387'
     return {'combat': b['combat']}
 
 
-def f610(s, b):
+def f615(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['_for_c'] = tuple(tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0))))
 
 
-def f611(s, b):
+def f616(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return bool(b['_for_c'])
 
 
-def f612(s, b):
+def f617(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f613(s, b):
+def f618(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f614(s, b):
+def f619(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     b['stacks'] = q.defense_hexes(s, b['combat'])
 
 
-def f615(s, b):
+def f620(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0)))
 
 
-def f616(s, b):
+def f621(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return bool(b['_for_u'])
 
 
-def f617(s, b):
+def f622(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return b['_for_u']
 
 
-def f618(s, b):
+def f623(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return 0
 
 
-def f619(s, b):
+def f624(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f620(s, b):
+def f625(s, b):
     # 'rulesets/newtown/indian_rules.mst:402'
     return {'unit': b['u']}
 
 
-def f621(s, b):
+def f626(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s, e0), b['stacks']))))
 
 
-def f622(s, b):
+def f627(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return bool(b['_for_u'])
 
 
-def f623(s, b):
+def f628(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return b['_for_u']
 
 
-def f624(s, b):
+def f629(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return 0
 
 
-def f625(s, b):
+def f630(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f626(s, b):
+def f631(s, b):
     # 'rulesets/newtown/indian_rules.mst:408'
     return {'unit': b['u']}
 
 
-def f627(s, b):
+def f632(s, b):
     # 'rulesets/newtown/indian_rules.mst:414'
     b['vacated'] = q.hex_of(s, b['unit'])
 
 
-def f628(s, b):
+def f633(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f629(s, b):
+def f634(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f630(s, b):
+def f635(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f631(s, b):
+def f636(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f632(s, b):
+def f637(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f633(s, b):
+def f638(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return 1
 
 
-def f634(s, b):
+def f639(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f635(s, b):
+def f640(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f636(s, b):
+def f641(s, b):
     # 'rulesets/newtown/indian_rules.mst:498'
     return d_stack_ok(s, b['units'])
 
 
-def f637(s, b):
+def f642(s, b):
     # 'rulesets/newtown/indian_rules.mst:499'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f638(s, b):
+def f643(s, b):
     # 'rulesets/newtown/indian_rules.mst:500'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f639(s, b):
+def f644(s, b):
     # 'rulesets/newtown/indian_rules.mst:505'
     return True
 
 
-def f640(s, b):
+def f645(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0), 'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f641(s, b):
+def f646(s, b):
     # 'rulesets/newtown/indian_rules.mst:516'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f642(s, b):
+def f647(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f643(s, b):
+def f648(s, b):
     # 'rulesets/newtown/indian_rules.mst:518'
     return (not b['passed'])
 
 
-def f644(s, b):
+def f649(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f645(s, b):
+def f650(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f646(s, b):
+def f651(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f647(s, b):
+def f652(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     b['parents'] = tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f648(s, b):
+def f653(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f649(s, b):
+def f654(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f650(s, b):
+def f655(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f651(s, b):
+def f656(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f652(s, b):
+def f657(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return 0
 
 
-def f653(s, b):
+def f658(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f654(s, b):
+def f659(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f655(s, b):
+def f660(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f656(s, b):
+def f661(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f657(s, b):
+def f662(s, b):
     # 'rulesets/newtown/special_units.mst:160'
     return (s.unit_status[17] == 0)
 
 
-def f658(s, b):
+def f663(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     b['h'] = q.hex_of(s, 17)
 
 
-def f659(s, b):
+def f664(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f660(s, b):
+def f665(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f661(s, b):
+def f666(s, b):
     # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f662(s, b):
+def f667(s, b):
     # 'rulesets/newtown/cards.mst:210'
     return (b['side'] == 1)
 
 
-def f663(s, b):
+def f668(s, b):
     # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f664(s, b):
+def f669(s, b):
     # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f665(s, b):
+def f670(s, b):
     # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f666(s, b):
+def f671(s, b):
     # 'rulesets/newtown/cards.mst:250'
     return (b['side'] == 1)
 
 
-def f667(s, b):
+def f672(s, b):
     # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f668(s, b):
+def f673(s, b):
     # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f669(s, b):
+def f674(s, b):
     # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f670(s, b):
+def f675(s, b):
     # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f671(s, b):
+def f676(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['side']
 
 
-def f672(s, b):
+def f677(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['_ask14']
 
 
-def f673(s, b):
+def f678(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f674(s, b):
+def f679(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return b['side']
 
 
-def f675(s, b):
+def f680(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f676(s, b):
+def f681(s, b):
     # 'rulesets/newtown/cards.mst:271'
     return {'side': b['side']}
 
 
-def f677(s, b):
+def f682(s, b):
     # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f678(s, b):
+def f683(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['side']
 
 
-def f679(s, b):
+def f684(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['_ask15']
 
 
-def f680(s, b):
+def f685(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f681(s, b):
+def f686(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return b['side']
 
 
-def f682(s, b):
+def f687(s, b):
     # 'rulesets/newtown/cards.mst:310'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f683(s, b):
+def f688(s, b):
     # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f684(s, b):
+def f689(s, b):
     # 'rulesets/newtown/cards.mst:312'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and UNIT_COMBAT[e0])))
 
 
-def f685(s, b):
+def f690(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return bool(b['_for_u'])
 
 
-def f686(s, b):
+def f691(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return b['_for_u']
 
 
-def f687(s, b):
+def f692(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return 0
 
 
-def f688(s, b):
+def f693(s, b):
     # 'rulesets/newtown/cards.mst:312'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f689(s, b):
+def f694(s, b):
     # 'rulesets/newtown/cards.mst:313'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f690(s, b):
+def f695(s, b):
     # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f691(s, b):
+def f696(s, b):
     # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f692(s, b):
+def f697(s, b):
     # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 
-def f693(s, b):
+def f698(s, b):
     # 'rulesets/newtown/cards.mst:319'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f694(s, b):
+def f699(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f695(s, b):
+def f700(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f696(s, b):
+def f701(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f697(s, b):
+def f702(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f698(s, b):
+def f703(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f699(s, b):
+def f704(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f700(s, b):
+def f705(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f701(s, b):
+def f706(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f702(s, b):
+def f707(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f703(s, b):
+def f708(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f704(s, b):
+def f709(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f705(s, b):
+def f710(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f706(s, b):
+def f711(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     b['others_first'] = (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f707(s, b):
+def f712(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f708(s, b):
+def f713(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f709(s, b):
+def f714(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f710(s, b):
+def f715(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['side']
 
 
-def f711(s, b):
+def f716(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f712(s, b):
+def f717(s, b):
     # 'rulesets/newtown/special_units.mst:151'
     return (not b['fire'])
 
 
-def f713(s, b):
+def f718(s, b):
     # 'rulesets/newtown/special_units.mst:152'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f714(s, b):
+def f719(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f715(s, b):
+def f720(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f716(s, b):
+def f721(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f717(s, b):
+def f722(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f718(s, b):
-    # 'rulesets/series/results.mst:104'
+def f723(s, b):
+    # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f719(s, b):
-    # 'rulesets/series/results.mst:104'
-    return bool(b['_for_u'])
-
-
-def f720(s, b):
-    # 'rulesets/series/results.mst:104'
-    return b['_for_u']
-
-
-def f721(s, b):
-    # 'rulesets/series/results.mst:104'
-    return b['side']
-
-
-def f722(s, b):
-    # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f723(s, b):
-    # 'rulesets/series/results.mst:105'
-    e.capture(s, b['u'])
-
-
 def f724(s, b):
-    # 'rulesets/series/results.mst:107'
-    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
+    # 'rulesets/series/results.mst:109'
+    return bool(b['_for_u'])
 
 
 def f725(s, b):
-    # 'rulesets/series/results.mst:107'
-    return bool(b['_for_u'])
+    # 'rulesets/series/results.mst:109'
+    return b['_for_u']
 
 
 def f726(s, b):
-    # 'rulesets/series/results.mst:107'
+    # 'rulesets/series/results.mst:109'
+    return b['side']
+
+
+def f727(s, b):
+    # 'rulesets/series/results.mst:109'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f728(s, b):
+    # 'rulesets/series/results.mst:110'
+    e.capture(s, b['u'])
+
+
+def f729(s, b):
+    # 'rulesets/series/results.mst:112'
+    e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
+
+
+def f730(s, b):
+    # 'rulesets/series/results.mst:113'
+    b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
+
+
+def f731(s, b):
+    # 'rulesets/series/results.mst:113'
+    return bool(b['_for_u'])
+
+
+def f732(s, b):
+    # 'rulesets/series/results.mst:113'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f727(s, b):
-    # 'rulesets/series/results.mst:108'
+def f733(s, b):
+    # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f728(s, b):
-    # 'rulesets/series/results.mst:118'
-    b['leaders'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
+def f734(s, b):
+    # 'rulesets/series/results.mst:115'
+    e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f729(s, b):
-    # 'rulesets/series/results.mst:119'
+def f735(s, b):
+    # 'rulesets/series/results.mst:128'
+    b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
+
+
+def f736(s, b):
+    # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f730(s, b):
-    # 'rulesets/series/results.mst:120'
+def f737(s, b):
+    # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f731(s, b):
-    # 'rulesets/series/results.mst:120'
+def f738(s, b):
+    # 'rulesets/series/results.mst:130'
     return b['side']
 
 
-def f732(s, b):
-    # 'rulesets/series/results.mst:121'
+def f739(s, b):
+    # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f733(s, b):
+def f740(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f734(s, b):
-    # 'rulesets/series/results.mst:217'
+def f741(s, b):
+    # 'rulesets/series/results.mst:240'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f735(s, b):
+def f742(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f736(s, b):
+def f743(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f737(s, b):
+def f744(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f738(s, b):
+def f745(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f739(s, b):
+def f746(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f740(s, b):
+def f747(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f741(s, b):
+def f748(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f742(s, b):
+def f749(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s, b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f743(s, b):
+def f750(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f744(s, b):
+def f751(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f745(s, b):
+def f752(s, b):
     # 'rulesets/newtown/victory.mst:83'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f746(s, b):
+def f753(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f747(s, b):
+def f754(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f748(s, b):
+def f755(s, b):
     # 'rulesets/newtown/indian_rules.mst:85'
     return {'unit': b['affected']}
 
 
-def f749(s, b):
+def f756(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f750(s, b):
+def f757(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f751(s, b):
+def f758(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f752(s, b):
+def f759(s, b):
     # 'rulesets/newtown/special_units.mst:53'
     return {}
 
 
-def f753(s, b):
+def f760(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f754(s, b):
+def f761(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f755(s, b):
+def f762(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f756(s, b):
+def f763(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f757(s, b):
+def f764(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f758(s, b):
+def f765(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f759(s, b):
+def f766(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f760(s, b):
+def f767(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f761(s, b):
+def f768(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f762(s, b):
+def f769(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f763(s, b):
+def f770(s, b):
     # 'rulesets/newtown/cards.mst:241'
     return {'side': 0}
 
 
-def f764(s, b):
+def f771(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f765(s, b):
+def f772(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f766(s, b):
+def f773(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f767(s, b):
+def f774(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f768(s, b):
+def f775(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f769(s, b):
-    # 'rulesets/series/fire.mst:34'
-    return 1
-
-
-def f770(s, b):
-    # 'rulesets/series/fire.mst:34'
-    return b['first_fire']
-
-
-def f771(s, b):
-    # 'rulesets/series/fire.mst:35'
-    return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
-
-
-def f772(s, b):
-    # 'rulesets/newtown/indian_rules.mst:330'
-    return d_modified_morale(s, b['attacker_lead'])
-
-
-def f773(s, b):
-    # 'rulesets/newtown/indian_rules.mst:331'
-    return (0 - d_modified_morale(s, b['defender_lead']))
-
-
-def f774(s, b):
-    # 'rulesets/newtown/indian_rules.mst:332'
-    return d_close_combat_leadership(s, q.attackers(s, b['combat']))
-
-
-def f775(s, b):
-    # 'rulesets/newtown/indian_rules.mst:333'
-    return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
-
-
 def f776(s, b):
-    # 'rulesets/newtown/indian_rules.mst:334'
+    # 'rulesets/series/fire.mst:34'
     return 1
 
 
 def f777(s, b):
+    # 'rulesets/series/fire.mst:34'
+    return b['first_fire']
+
+
+def f778(s, b):
+    # 'rulesets/series/fire.mst:35'
+    return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
+
+
+def f779(s, b):
+    # 'rulesets/newtown/indian_rules.mst:330'
+    return d_modified_morale(s, b['attacker_lead'])
+
+
+def f780(s, b):
+    # 'rulesets/newtown/indian_rules.mst:331'
+    return (0 - d_modified_morale(s, b['defender_lead']))
+
+
+def f781(s, b):
+    # 'rulesets/newtown/indian_rules.mst:332'
+    return d_close_combat_leadership(s, q.attackers(s, b['combat']))
+
+
+def f782(s, b):
+    # 'rulesets/newtown/indian_rules.mst:333'
+    return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
+
+
+def f783(s, b):
+    # 'rulesets/newtown/indian_rules.mst:334'
+    return 1
+
+
+def f784(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f778(s, b):
-    # 'rulesets/newtown/indian_rules.mst:335'
-    return -1
-
-
-def f779(s, b):
-    # 'rulesets/newtown/indian_rules.mst:335'
-    return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
-def f780(s, b):
-    # 'rulesets/newtown/indian_rules.mst:336'
-    return b['tactics']
-
-
-def f781(s, b):
-    # 'rulesets/newtown/indian_rules.mst:337'
-    return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-
-
-def f782(s, b):
-    # 'rulesets/newtown/indian_rules.mst:337'
-    return (s.vars['order'][b['defender_lead']] != 'shattered')
-
-
-def f783(s, b):
-    # 'rulesets/newtown/indian_rules.mst:338'
-    return -1
-
-
-def f784(s, b):
-    # 'rulesets/newtown/indian_rules.mst:338'
-    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-
-
 def f785(s, b):
-    # 'rulesets/newtown/indian_rules.mst:339'
+    # 'rulesets/newtown/indian_rules.mst:335'
     return -1
 
 
 def f786(s, b):
+    # 'rulesets/newtown/indian_rules.mst:335'
+    return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+
+
+def f787(s, b):
+    # 'rulesets/newtown/indian_rules.mst:336'
+    return b['tactics']
+
+
+def f788(s, b):
+    # 'rulesets/newtown/indian_rules.mst:337'
+    return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
+
+
+def f789(s, b):
+    # 'rulesets/newtown/indian_rules.mst:337'
+    return (s.vars['order'][b['defender_lead']] != 'shattered')
+
+
+def f790(s, b):
+    # 'rulesets/newtown/indian_rules.mst:338'
+    return -1
+
+
+def f791(s, b):
+    # 'rulesets/newtown/indian_rules.mst:338'
+    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
+
+
+def f792(s, b):
+    # 'rulesets/newtown/indian_rules.mst:339'
+    return -1
+
+
+def f793(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f787(s, b):
-    # 'rulesets/newtown/indian_rules.mst:340'
-    return -1
-
-
-def f788(s, b):
-    # 'rulesets/newtown/indian_rules.mst:340'
-    return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
-
-
-def f789(s, b):
-    # 'rulesets/newtown/indian_rules.mst:341'
-    return 1
-
-
-def f790(s, b):
-    # 'rulesets/newtown/indian_rules.mst:341'
-    return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
-
-
-def f791(s, b):
-    # 'rulesets/newtown/indian_rules.mst:342'
-    return -1
-
-
-def f792(s, b):
-    # 'rulesets/newtown/indian_rules.mst:342'
-    return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
-def f793(s, b):
-    # 'rulesets/newtown/indian_rules.mst:343'
-    return 1
-
-
 def f794(s, b):
-    # 'rulesets/newtown/indian_rules.mst:343'
-    return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    # 'rulesets/newtown/indian_rules.mst:340'
+    return -1
 
 
 def f795(s, b):
+    # 'rulesets/newtown/indian_rules.mst:340'
+    return d_suffers_rifle_drm(s, b['attacker_lead'])
+
+
+def f796(s, b):
+    # 'rulesets/newtown/indian_rules.mst:341'
+    return 1
+
+
+def f797(s, b):
+    # 'rulesets/newtown/indian_rules.mst:341'
+    return d_suffers_rifle_drm(s, b['defender_lead'])
+
+
+def f798(s, b):
+    # 'rulesets/newtown/indian_rules.mst:342'
+    return -1
+
+
+def f799(s, b):
+    # 'rulesets/newtown/indian_rules.mst:342'
+    return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
+
+
+def f800(s, b):
+    # 'rulesets/newtown/indian_rules.mst:343'
+    return 1
+
+
+def f801(s, b):
+    # 'rulesets/newtown/indian_rules.mst:343'
+    return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
+
+
+def f802(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return 1
 
 
-def f796(s, b):
+def f803(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f797(s, b):
+def f804(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return 1
 
 
-def f798(s, b):
+def f805(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f799(s, b):
+def f806(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return -1
 
 
-def f800(s, b):
+def f807(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f801(s, b):
+def f808(s, b):
     # 'rulesets/newtown/tables.mst:57'
     return d_modified_morale(s, b['unit'])
 
 
-def f802(s, b):
+def f809(s, b):
     # 'rulesets/newtown/tables.mst:58'
     return d_leadership(s, b['unit'])
 
 
-def f803(s, b):
+def f810(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return 1
 
 
-def f804(s, b):
+def f811(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f805(s, b):
+def f812(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return 1
 
 
-def f806(s, b):
+def f813(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f807(s, b):
+def f814(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return -1
 
 
-def f808(s, b):
+def f815(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f809(s, b):
+def f816(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return -1
 
 
-def f810(s, b):
+def f817(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f811(s, b):
+def f818(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return 1
 
 
-def f812(s, b):
+def f819(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f813(s, b):
+def f820(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return -1
 
 
-def f814(s, b):
+def f821(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f815(s, b):
+def f822(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f816(s, b):
+def f823(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f817(s, b):
+def f824(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f818(s, b):
+def f825(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f819(s, b):
+def f826(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f820(s, b):
+def f827(s, b):
     # 'rulesets/newtown/victory.mst:22'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f821(s, b):
+def f828(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f822(s, b):
+def f829(s, b):
     # 'rulesets/newtown/victory.mst:82'
     return UNIT_LEADER[b['unit']]
 
 
-def f823(s, b):
+def f830(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f824(s, b):
+def f831(s, b):
     # 'rulesets/newtown/sequence.mst:132'
     return UNIT_COMBAT[b['unit']]
 
 
-def f825(s, b):
+def f832(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f826(s, b):
+def f833(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f827(s, b):
+def f834(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f828(s, b):
+def f835(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase')) or (b['procedure'] == 'final_movement_phase'))
 
 
-def f829(s, b):
+def f836(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f830(s, b):
+def f837(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f831(s, b):
+def f838(s, b):
     # 'rulesets/newtown/special_units.mst:75'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f832(s, b):
+def f839(s, b):
     # 'rulesets/newtown/special_units.mst:81'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f833(s, b):
+def f840(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f834(s, b):
+def f841(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f835(s, b):
+def f842(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
-def f836(s, b):
+def f843(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f837(s, b):
+def f844(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f838(s, b):
+def f845(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f839(s, b):
+def f846(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f840(s, b):
+def f847(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f841(s, b):
+def f848(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f842(s, b):
+def f849(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f843(s, b):
+def f850(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f844(s, b):
+def f851(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f845(s, b):
+def f852(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f846(s, b):
+def f853(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f847(s, b):
+def f854(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f848(s, b):
+def f855(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f849(s, b):
+def f856(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f850(s, b):
+def f857(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f851(s, b):
+def f858(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f852(s, b):
+def f859(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f853(s, b):
+def f860(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f854(s, b):
+def f861(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f855(s, b):
+def f862(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f856(s, b):
+def f863(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f857(s, b):
+def f864(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f858(s, b):
+def f865(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f859(s, b):
+def f866(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f860(s, b):
+def f867(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f861(s, b):
+def f868(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f862(s, b):
+def f869(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f863(s, b):
-    # 'rulesets/newtown/scenarios.mst:13'
-    return 1
-
-
-def f864(s, b):
-    # 'rulesets/newtown/scenarios.mst:13'
-    return 14
-
-
-def f865(s, b):
-    # 'rulesets/newtown/scenarios.mst:14'
-    return 0
-
-
-def f866(s, b):
-    # 'rulesets/newtown/scenarios.mst:14'
-    return 13
-
-
-def f867(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f868(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f869(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
-    return 1
-
-
 def f870(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
-    return 14
+    # 'rulesets/newtown/scenarios.mst:13'
+    return 1
 
 
 def f871(s, b):
-    # 'rulesets/newtown/scenarios.mst:40'
-    return 0
+    # 'rulesets/newtown/scenarios.mst:13'
+    return 14
 
 
 def f872(s, b):
-    # 'rulesets/newtown/scenarios.mst:40'
-    return 13
+    # 'rulesets/newtown/scenarios.mst:14'
+    return 0
 
 
 def f873(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
+    # 'rulesets/newtown/scenarios.mst:14'
+    return 13
 
 
 def f874(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
+    # 'rulesets/newtown/scenarios.mst:15'
     return 1
 
 
 def f875(s, b):
+    # 'rulesets/newtown/scenarios.mst:15'
+    return 1
+
+
+def f876(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 1
+
+
+def f877(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 14
+
+
+def f878(s, b):
+    # 'rulesets/newtown/scenarios.mst:40'
+    return 0
+
+
+def f879(s, b):
+    # 'rulesets/newtown/scenarios.mst:40'
+    return 13
+
+
+def f880(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f881(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f882(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f876(s, b):
+def f883(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f877(s, b):
+def f884(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f878(s, b):
+def f885(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f879(s, b):
+def f886(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f880(s, b):
+def f887(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f881(s, b):
+def f888(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f882(s, b):
+def f889(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f883(s, b):
+def f890(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -4992,9 +5047,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f881),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f882),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f883),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f888),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f889),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f890),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -15014,48 +15069,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f764, None),
-            ModifierSpec('Momentum Chits spent', f765, None),
+            ModifierSpec('Army Morale', f771, None),
+            ModifierSpec('Momentum Chits spent', f772, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f766, None),
-            ModifierSpec('Leadership DRM', f767, None),
-            ModifierSpec('Other modifiers of this check', f768, None),
+            ModifierSpec('Modified morale', f773, None),
+            ModifierSpec('Leadership DRM', f774, None),
+            ModifierSpec('Other modifiers of this check', f775, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f769, f770),
-            ModifierSpec("Target's terrain", f771, None),
+            ModifierSpec('First Fire Bonus', f776, f777),
+            ModifierSpec("Target's terrain", f778, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f772, None),
-            ModifierSpec("Defender's lead unit morale", f773, None),
-            ModifierSpec('Attacking leader', f774, None),
-            ModifierSpec('Defending leader', f775, None),
-            ModifierSpec('Defender surrounded', f776, f777),
-            ModifierSpec('Attacker surrounded', f778, f779),
-            ModifierSpec('Tactics', f780, None),
-            ModifierSpec("Defender's terrain", f781, f782),
-            ModifierSpec('Attacking up slope', f783, f784),
-            ModifierSpec('Attacking into fieldworks', f785, f786),
-            ModifierSpec('Attacking lead unit has a black R', f787, f788),
-            ModifierSpec('Defending lead unit has a black R', f789, f790),
-            ModifierSpec('All-militia attacking force', f791, f792),
-            ModifierSpec('All-militia defending force', f793, f794),
-            ModifierSpec('Attacking a unit with Failed Resolve', f795, f796),
-            ModifierSpec('Indian ferocity (attacking)', f797, f798),
-            ModifierSpec('Indian ferocity (defending)', f799, f800),
+            ModifierSpec("Attacker's lead unit morale", f779, None),
+            ModifierSpec("Defender's lead unit morale", f780, None),
+            ModifierSpec('Attacking leader', f781, None),
+            ModifierSpec('Defending leader', f782, None),
+            ModifierSpec('Defender surrounded', f783, f784),
+            ModifierSpec('Attacker surrounded', f785, f786),
+            ModifierSpec('Tactics', f787, None),
+            ModifierSpec("Defender's terrain", f788, f789),
+            ModifierSpec('Attacking up slope', f790, f791),
+            ModifierSpec('Attacking into fieldworks', f792, f793),
+            ModifierSpec('Attacking lead unit has a white R', f794, f795),
+            ModifierSpec('Defending lead unit has a white R', f796, f797),
+            ModifierSpec('All-militia attacking force', f798, f799),
+            ModifierSpec('All-militia defending force', f800, f801),
+            ModifierSpec('Attacking a unit with Failed Resolve', f802, f803),
+            ModifierSpec('Indian ferocity (attacking)', f804, f805),
+            ModifierSpec('Indian ferocity (defending)', f806, f807),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f801, None),
-            ModifierSpec('Leadership DRM', f802, None),
-            ModifierSpec('In woods', f803, f804),
-            ModifierSpec('Behind the breastwork', f805, f806),
-            ModifierSpec('Adjacent to an enemy combat unit', f807, f808),
-            ModifierSpec('Reduced', f809, f810),
-            ModifierSpec('War Dance', f811, f812),
+            ModifierSpec('Modified morale', f808, None),
+            ModifierSpec('Leadership DRM', f809, None),
+            ModifierSpec('In woods', f810, f811),
+            ModifierSpec('Behind the breastwork', f812, f813),
+            ModifierSpec('Adjacent to an enemy combat unit', f814, f815),
+            ModifierSpec('Reduced', f816, f817),
+            ModifierSpec('War Dance', f818, f819),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f813, f814),
+            ModifierSpec('Visions', f820, f821),
         )),
     },
     procedures={
@@ -15143,7 +15198,7 @@ RULES = Rules(
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
-            lines=('rulesets/series/results.mst:131', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:132', 'rulesets/series/results.mst:133', 'rulesets/series/results.mst:134', 'rulesets/series/results.mst:133', 'rulesets/series/results.mst:131'),
+            lines=('rulesets/series/results.mst:154', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:155', 'rulesets/series/results.mst:156', 'rulesets/series/results.mst:157', 'rulesets/series/results.mst:156', 'rulesets/series/results.mst:154'),
         ),
         'check_and_retreat_or_disrupt': ProcedureSpec(
             name='check_and_retreat_or_disrupt',
@@ -15165,7 +15220,7 @@ RULES = Rules(
             ),
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
-            lines=('rulesets/series/results.mst:141', 'rulesets/series/results.mst:141', 'rulesets/series/results.mst:141', 'rulesets/series/results.mst:141', 'rulesets/series/results.mst:142', 'rulesets/series/results.mst:143', 'rulesets/series/results.mst:144', 'rulesets/series/results.mst:143', 'rulesets/series/results.mst:146', 'rulesets/series/results.mst:141'),
+            lines=('rulesets/series/results.mst:164', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:165', 'rulesets/series/results.mst:166', 'rulesets/series/results.mst:167', 'rulesets/series/results.mst:166', 'rulesets/series/results.mst:169', 'rulesets/series/results.mst:164'),
         ),
         'capture_one': ProcedureSpec(
             name='capture_one',
@@ -15182,7 +15237,7 @@ RULES = Rules(
             ),
             steps={'choose': 0, 'capture': 1},
             types={'chooser': 'side', 'taken': 'unit', 'units': 'units'},
-            lines=('rulesets/series/results.mst:152', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:155', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:157'),
+            lines=('rulesets/series/results.mst:175', 'rulesets/series/results.mst:177', 'rulesets/series/results.mst:178', 'rulesets/series/results.mst:177', 'rulesets/series/results.mst:180'),
         ),
         'disrupt': ProcedureSpec(
             name='disrupt',
@@ -15200,7 +15255,7 @@ RULES = Rules(
             ),
             steps={'worsen': 0, 'retreat': 5},
             types={'unit': 'unit'},
-            lines=('rulesets/series/results.mst:163', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:165', 'rulesets/series/results.mst:163', 'rulesets/series/results.mst:167', 'rulesets/series/results.mst:169'),
+            lines=('rulesets/series/results.mst:186', 'rulesets/series/results.mst:187', 'rulesets/series/results.mst:188', 'rulesets/series/results.mst:186', 'rulesets/series/results.mst:190', 'rulesets/series/results.mst:192'),
         ),
         'retreat_unit': ProcedureSpec(
             name='retreat_unit',
@@ -15228,7 +15283,7 @@ RULES = Rules(
             ),
             steps={'start': 0, 'retreat': 1, 'leaders': 5},
             types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:182', 'rulesets/newtown/indian_rules.mst:479', 'rulesets/newtown/indian_rules.mst:480', 'rulesets/newtown/indian_rules.mst:479', 'rulesets/newtown/indian_rules.mst:482', 'rulesets/series/results.mst:191', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:193', 'rulesets/series/results.mst:193', 'rulesets/series/results.mst:194', 'rulesets/series/results.mst:193', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:191'),
+            lines=('rulesets/series/results.mst:205', 'rulesets/newtown/indian_rules.mst:479', 'rulesets/newtown/indian_rules.mst:480', 'rulesets/newtown/indian_rules.mst:479', 'rulesets/newtown/indian_rules.mst:482', 'rulesets/series/results.mst:214', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:214'),
         ),
         'retreat_step_loss': ProcedureSpec(
             name='retreat_step_loss',
@@ -15241,7 +15296,7 @@ RULES = Rules(
             ),
             steps={'army_morale': 0},
             types={'unit': 'unit'},
-            lines=('rulesets/series/results.mst:203',),
+            lines=('rulesets/series/results.mst:226',),
         ),
         'end_of_close_combat': ProcedureSpec(
             name='end_of_close_combat',
@@ -15262,7 +15317,7 @@ RULES = Rules(
             ),
             steps={'exposed': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/results.mst:224', 'rulesets/series/results.mst:224', 'rulesets/series/results.mst:224', 'rulesets/series/results.mst:224', 'rulesets/series/results.mst:225', 'rulesets/series/results.mst:226', 'rulesets/series/results.mst:225', 'rulesets/series/results.mst:228', 'rulesets/series/results.mst:224'),
+            lines=('rulesets/series/results.mst:247', 'rulesets/series/results.mst:247', 'rulesets/series/results.mst:247', 'rulesets/series/results.mst:247', 'rulesets/series/results.mst:248', 'rulesets/series/results.mst:249', 'rulesets/series/results.mst:248', 'rulesets/series/results.mst:251', 'rulesets/series/results.mst:247'),
         ),
         'game': ProcedureSpec(
             name='game',
@@ -15480,7 +15535,7 @@ RULES = Rules(
             ),
             steps={'reinforcements': 0, 'destroy_newtown': 1, 'disrupted_away': 9, 'examine': 22, 'stampede': 25, 'drive_the_herd': 33, 'move': 36, 'pins': 37},
             types={'_ask4': 'bool', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
-            lines=('rulesets/series/movement.mst:28', 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/variations.mst:106', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/cards.mst:380', 'rulesets/newtown/cards.mst:381', 'rulesets/newtown/cards.mst:381', 'rulesets/newtown/cards.mst:382', 'rulesets/newtown/cards.mst:383', 'rulesets/newtown/cards.mst:384', 'rulesets/newtown/cards.mst:381', 'rulesets/newtown/cards.mst:380', 'rulesets/newtown/special_units.mst:179', 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179', 'rulesets/series/movement.mst:46', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
+            lines=('rulesets/series/movement.mst:28', 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/variations.mst:106', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/cards.mst:384', 'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:386', 'rulesets/newtown/cards.mst:387', 'rulesets/newtown/cards.mst:388', 'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:384', 'rulesets/newtown/special_units.mst:179', 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179', 'rulesets/series/movement.mst:46', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
         ),
         'morale_check': ProcedureSpec(
             name='morale_check',
@@ -15615,12 +15670,13 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('apply', f235, f236),
-                ('call', 'adjust_army_morale', f237, None),
+                ('exec', f235),
+                ('apply', f236, f237),
+                ('call', 'adjust_army_morale', f238, None),
             ),
             steps={'apply': 0},
-            types={'result': 'code', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:95', 'rulesets/series/fire.mst:97'),
+            types={'loss': 'int', 'result': 'code', 'target': 'unit'},
+            lines=('rulesets/series/fire.mst:95', 'rulesets/series/fire.mst:96', 'rulesets/series/fire.mst:98'),
         ),
         'rifle_fire_phase': ProcedureSpec(
             name='rifle_fire_phase',
@@ -15629,26 +15685,26 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f238, None),
                 ('call', 'rifle_fire_by', f239, None),
-                ('exec', f240),
-                ('jump_if_not', f241, 9),
-                ('choose', 'u', f242, f243, 'unit', 'choose the next u', ''),
-                ('exec', f244),
-                ('call', 'fire_result', f245, None),
-                ('exec', f246),
-                ('jump', 3),
+                ('call', 'rifle_fire_by', f240, None),
+                ('exec', f241),
+                ('jump_if_not', f242, 9),
+                ('choose', 'u', f243, f244, 'unit', 'choose the next u', ''),
+                ('exec', f245),
+                ('call', 'fire_result', f246, None),
                 ('exec', f247),
-                ('jump_if_not', f248, 16),
-                ('choose', 'u', f249, f250, 'unit', 'choose the next u', ''),
-                ('exec', f251),
-                ('call', 'fire_result', f252, None),
-                ('exec', f253),
+                ('jump', 3),
+                ('exec', f248),
+                ('jump_if_not', f249, 16),
+                ('choose', 'u', f250, f251, 'unit', 'choose the next u', ''),
+                ('exec', f252),
+                ('call', 'fire_result', f253, None),
+                ('exec', f254),
                 ('jump', 10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/fire.mst:105', 'rulesets/series/fire.mst:106', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:112', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:116', 'rulesets/series/fire.mst:114'),
+            lines=('rulesets/series/fire.mst:106', 'rulesets/series/fire.mst:107', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:112', 'rulesets/series/fire.mst:113', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:116', 'rulesets/series/fire.mst:117', 'rulesets/series/fire.mst:115'),
         ),
         'rifle_fire_by': ProcedureSpec(
             name='rifle_fire_by',
@@ -15657,19 +15713,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f254, 8),
-                ('choose', 'target_hex', f255, f256, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f257, 5),
+                ('jump_if_not', f255, 8),
+                ('choose', 'target_hex', f256, f257, 'hex', 'choose target_hex', 'maybe'),
+                ('jump_if_not', f258, 5),
                 ('jump', 14),
                 ('jump', 5),
-                ('exec', f258),
-                ('choose', 'target', f259, f260, 'unit', 'choose target', ''),
+                ('exec', f259),
+                ('choose', 'target', f260, f261, 'unit', 'choose target', ''),
                 ('jump', 12),
-                ('choose', 'target', f261, f262, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f263, 12),
+                ('choose', 'target', f262, f263, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f264, 12),
                 ('jump', 14),
                 ('jump', 12),
-                ('call', 'rifle_fire', f264, None),
+                ('call', 'rifle_fire', f265, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -15683,36 +15739,36 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f265),
                 ('exec', f266),
-                ('jump_if_not', f267, 10),
-                ('choose', 'r', f268, f269, 'unit', 'choose the next r', ''),
-                ('exec', f270),
-                ('ask', f271, 'Fire this rifle unit at the target?', '_ask7'),
-                ('jump_if_not', f272, 9),
-                ('exec', f273),
+                ('exec', f267),
+                ('jump_if_not', f268, 10),
+                ('choose', 'r', f269, f270, 'unit', 'choose the next r', ''),
+                ('exec', f271),
+                ('ask', f272, 'Fire this rifle unit at the target?', '_ask7'),
+                ('jump_if_not', f273, 9),
+                ('exec', f274),
                 ('jump', 9),
                 ('jump', 2),
-                ('exec', f274),
-                ('jump_if_not', f275, 26),
-                ('exec', f276),
+                ('exec', f275),
+                ('jump_if_not', f276, 26),
                 ('exec', f277),
                 ('exec', f278),
-                ('jump_if_not', f279, 20),
-                ('exec', f280),
+                ('exec', f279),
+                ('jump_if_not', f280, 20),
                 ('exec', f281),
                 ('exec', f282),
+                ('exec', f283),
                 ('jump', 15),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f283, 25),
+                ('jump_if_not', f284, 25),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f284),
+                ('exec', f285),
                 ('jump', 25),
                 ('jump', 26),
             ),
             steps={'firers': 0, 'to_hit': 11},
             types={'_ask7': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:145', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:151', 'rulesets/series/fire.mst:155', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:162', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:155'),
+            lines=('rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:149', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:152', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:161', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:156'),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
@@ -15721,43 +15777,43 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f288, {'may_attack': f285, 'must_attack': f286, 'may_divert': f287}),
-                ('jump_if_not', f289, 4),
-                ('call', 'retreat_before_combat_phase', f290, None),
+                ('prim', 'designate_combats', f289, {'may_attack': f286, 'must_attack': f287, 'may_divert': f288}),
+                ('jump_if_not', f290, 4),
+                ('call', 'retreat_before_combat_phase', f291, None),
                 ('jump', 4),
-                ('jump_if_not', f291, 15),
-                ('exec', f292),
-                ('jump_if_not', f293, 14),
-                ('exec', f294),
+                ('jump_if_not', f292, 15),
+                ('exec', f293),
+                ('jump_if_not', f294, 14),
                 ('exec', f295),
-                ('jump_if_not', f296, 13),
-                ('exec', f297),
+                ('exec', f296),
+                ('jump_if_not', f297, 13),
                 ('exec', f298),
+                ('exec', f299),
                 ('jump', 9),
                 ('jump', 6),
                 ('jump', 15),
-                ('exec', f299),
-                ('jump_if_not', f300, 20),
-                ('exec', f301),
+                ('exec', f300),
+                ('jump_if_not', f301, 20),
                 ('exec', f302),
+                ('exec', f303),
                 ('jump', 16),
                 ('jump_unless_switch', 'indian_ambush', True, 29),
-                ('jump_if_not', f303, 29),
-                ('exec', f304),
-                ('jump_if_not', f305, 26),
-                ('exec', f306),
+                ('jump_if_not', f304, 29),
+                ('exec', f305),
+                ('jump_if_not', f306, 26),
+                ('exec', f307),
                 ('jump', 28),
                 ('roll', 8, None, 'ambush_drm', 'ambush', None),
-                ('exec', f307),
-                ('jump', 29),
                 ('exec', f308),
-                ('jump_if_not', f309, 35),
-                ('choose', 'combat', f310, f311, 'option', 'choose the next combat', ''),
-                ('exec', f312),
-                ('call', 'close_combat', f313, None),
+                ('jump', 29),
+                ('exec', f309),
+                ('jump_if_not', f310, 35),
+                ('choose', 'combat', f311, f312, 'option', 'choose the next combat', ''),
+                ('exec', f313),
+                ('call', 'close_combat', f314, None),
                 ('jump', 30),
-                ('call', 'end_of_close_combat', f314, None),
-                ('call', 'shattered_captured', f315, None),
+                ('call', 'end_of_close_combat', f315, None),
+                ('call', 'shattered_captured', f316, None),
             ),
             steps={'designate': 0, 'retreat_before_combat': 1, 'examine_defenders': 4, 'pins': 15, 'ambush': 20, 'resolve': 29, 'exposed': 35},
             types={'_for_c': 'combats', '_for_combat': 'combats', '_for_h': 'hexes', '_for_u': 'units', 'ambush': 'str', 'c': 'combat', 'combat': 'combat', 'h': 'hex', 'side': 'side', 'u': 'unit'},
@@ -15770,10 +15826,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f316),
-                ('jump_if_not', f317, 5),
-                ('exec', f318),
+                ('exec', f317),
+                ('jump_if_not', f318, 5),
                 ('exec', f319),
+                ('exec', f320),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -15787,119 +15843,123 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f320),
                 ('exec', f321),
                 ('exec', f322),
                 ('exec', f323),
                 ('exec', f324),
                 ('exec', f325),
                 ('exec', f326),
-                ('jump_if_not', f327, 11),
-                ('exec', f328),
+                ('exec', f327),
+                ('jump_if_not', f328, 11),
                 ('exec', f329),
+                ('exec', f330),
                 ('jump', 7),
-                ('jump_if_not', f330, 19),
-                ('exec', f331),
-                ('jump_if_not', f332, 17),
-                ('exec', f333),
+                ('jump_if_not', f331, 19),
+                ('exec', f332),
+                ('jump_if_not', f333, 17),
                 ('exec', f334),
-                ('jump', 13),
-                ('jump', 104),
-                ('jump', 19),
                 ('exec', f335),
-                ('jump_if_not', f336, 23),
-                ('exec', f337),
+                ('jump', 13),
+                ('jump', 108),
+                ('jump', 19),
+                ('exec', f336),
+                ('jump_if_not', f337, 23),
+                ('exec', f338),
                 ('jump', 23),
                 ('jump_unless_switch', 'indian_ambush', True, 27),
-                ('jump_if_not', f338, 27),
-                ('exec', f339),
+                ('jump_if_not', f339, 27),
+                ('exec', f340),
                 ('jump', 27),
-                ('jump_if_not', f340, 43),
-                ('ask', f341, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                ('jump_if_not', f342, 42),
-                ('exec', f343),
-                ('jump_if_not', f344, 40),
-                ('choose', 'u', f345, f346, 'unit', 'choose the next u', ''),
-                ('exec', f347),
+                ('jump_if_not', f341, 43),
+                ('ask', f342, 'Withdraw the cavalry instead of fighting?', '_ask8'),
+                ('jump_if_not', f343, 42),
+                ('exec', f344),
+                ('jump_if_not', f345, 40),
+                ('choose', 'u', f346, f347, 'unit', 'choose the next u', ''),
                 ('exec', f348),
-                ('jump_if_not', f349, 38),
-                ('call', 'adjust_army_morale', f350, None),
+                ('exec', f349),
+                ('jump_if_not', f350, 38),
+                ('call', 'adjust_army_morale', f351, None),
                 ('jump', 38),
-                ('call', 'retreat_unit', f351, None),
+                ('call', 'retreat_unit', f352, None),
                 ('jump', 31),
-                ('jump', 104),
+                ('jump', 108),
                 ('jump', 42),
                 ('jump', 43),
-                ('choose', 'attacker_lead', f352, f353, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f354, f355, 'unit', 'choose defender_lead', ''),
-                ('jump_if_not', f356, 61),
-                ('ask', f357, 'Announce an Indian Withdrawal?', '_ask9'),
-                ('jump_if_not', f358, 60),
-                ('exec', f359),
-                ('jump_if_not', f360, 58),
-                ('choose', 'u', f361, f362, 'unit', 'choose the next u', ''),
-                ('exec', f363),
+                ('choose', 'attacker_lead', f353, f354, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f355, f356, 'unit', 'choose defender_lead', ''),
+                ('jump_if_not', f357, 61),
+                ('ask', f358, 'Announce an Indian Withdrawal?', '_ask9'),
+                ('jump_if_not', f359, 60),
+                ('exec', f360),
+                ('jump_if_not', f361, 58),
+                ('choose', 'u', f362, f363, 'unit', 'choose the next u', ''),
                 ('exec', f364),
-                ('jump_if_not', f365, 56),
-                ('call', 'adjust_army_morale', f366, None),
+                ('exec', f365),
+                ('jump_if_not', f366, 56),
+                ('call', 'adjust_army_morale', f367, None),
                 ('jump', 56),
-                ('call', 'evading_retreat', f367, None),
+                ('call', 'evading_retreat', f368, None),
                 ('jump', 49),
-                ('jump', 104),
+                ('jump', 108),
                 ('jump', 60),
                 ('jump', 61),
-                ('exec', f368),
-                ('jump_if_not', f369, 66),
-                ('exec', f370),
-                ('call', 'lose_honor', f371, None),
+                ('exec', f369),
+                ('jump_if_not', f370, 66),
+                ('exec', f371),
+                ('call', 'lose_honor', f372, None),
                 ('jump', 62),
-                ('exec', f372),
-                ('choose', 'attacker_chit', f373, f374, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f375, f376, 'option', 'choose defender_chit', 'secretly'),
+                ('exec', f373),
+                ('choose', 'attacker_chit', f374, f375, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f376, f377, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f377),
                 ('exec', f378),
-                ('jump_if_not', f379, 76),
-                ('call', 'tactical_withdrawal', f380, None),
-                ('jump', 104),
-                ('jump', 76),
-                ('call', 'close_combat_cards', f381, None),
-                ('call', 'close_combat_cards', f382, None),
-                ('jump_if_not', f383, 81),
+                ('exec', f379),
+                ('jump_if_not', f380, 76),
+                ('call', 'tactical_withdrawal', f381, None),
                 ('jump', 108),
+                ('jump', 76),
+                ('call', 'close_combat_cards', f382, None),
+                ('call', 'close_combat_cards', f383, None),
+                ('jump_if_not', f384, 81),
+                ('jump', 112),
                 ('jump', 81),
-                ('jump_if_not', f384, 84),
-                ('exec', f385),
+                ('jump_if_not', f385, 84),
+                ('exec', f386),
                 ('jump', 84),
-                ('roll', 3, f386, 'close_combat_drm', 'result', 'modified_roll'),
-                ('exec', f387),
-                ('jump_if_not', f388, 96),
-                ('exec', f389),
-                ('jump_if_not', f390, 95),
-                ('ask', f391, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask10'),
-                ('jump_if_not', f392, 94),
-                ('call', 'discard', f393, None),
-                ('exec', f394),
+                ('roll', 3, f387, 'close_combat_drm', 'result', 'modified_roll'),
+                ('exec', f388),
+                ('jump_if_not', f389, 96),
+                ('exec', f390),
+                ('jump_if_not', f391, 95),
+                ('ask', f392, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask10'),
+                ('jump_if_not', f393, 94),
+                ('call', 'discard', f394, None),
+                ('exec', f395),
                 ('jump', 94),
                 ('jump', 95),
                 ('jump', 86),
-                ('jump_if_not', f395, 100),
-                ('apply', f396, f397),
-                ('call', 'adjust_army_morale', f398, None),
-                ('jump', 100),
-                ('jump_if_not', f399, 104),
-                ('apply', f400, f401),
-                ('call', 'adjust_army_morale', f402, None),
+                ('exec', f396),
+                ('exec', f397),
+                ('exec', f398),
+                ('exec', f399),
+                ('jump_if_not', f400, 104),
+                ('apply', f401, f402),
+                ('call', 'adjust_army_morale', f403, None),
                 ('jump', 104),
-                ('exec', f403),
                 ('jump_if_not', f404, 108),
-                ('call', 'advance_after_combat', f405, None),
+                ('apply', f405, f406),
+                ('call', 'adjust_army_morale', f407, None),
                 ('jump', 108),
-                ('exec', f406),
+                ('exec', f408),
+                ('jump_if_not', f409, 112),
+                ('call', 'advance_after_combat', f410, None),
+                ('jump', 112),
+                ('exec', f411),
             ),
-            steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 43, 'indian_withdrawal': 45, 'honor_leads': 61, 'tactics': 67, 'opportunity_before_roll': 76, 'resolve': 84, 'ignore_a_result': 85, 'apply': 96, 'advance': 104, 'done': 108},
-            types={'_ask10': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:147', 'rulesets/series/close_combat.mst:148', 'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150', 'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155', 'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:162', 'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:167', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:457', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:459', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:200', 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:199', 'rulesets/newtown/cards.mst:328', 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334', 'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:205', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354', 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:367', 'rulesets/newtown/cards.mst:368', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:367', 'rulesets/series/close_combat.mst:220', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225'),
+            steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 43, 'indian_withdrawal': 45, 'honor_leads': 61, 'tactics': 67, 'opportunity_before_roll': 76, 'resolve': 84, 'ignore_a_result': 85, 'apply': 96, 'advance': 108, 'done': 112},
+            types={'_ask10': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
+            lines=('rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184', 'rulesets/series/close_combat.mst:183', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:457', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:459', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:215', 'rulesets/newtown/cards.mst:328', 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334', 'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:221', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354', 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362', 'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374', 'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:245'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -15908,33 +15968,33 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                ('jump_if_not', f407, 6),
-                ('ask', f408, 'Advance after combat out of the breastwork?', '_ask11'),
-                ('jump_if_not', f409, 4),
+                ('jump_if_not', f412, 6),
+                ('ask', f413, 'Advance after combat out of the breastwork?', '_ask11'),
+                ('jump_if_not', f414, 4),
                 ('jump', 5),
                 ('return',),
                 ('jump', 6),
-                ('exec', f410),
-                ('jump_if_not', f411, 23),
-                ('exec', f412),
-                ('jump_if_not', f413, 13),
-                ('choose', 'into', f414, f415, 'hex', 'choose into', ''),
-                ('exec', f416),
-                ('jump', 13),
+                ('exec', f415),
+                ('jump_if_not', f416, 23),
                 ('exec', f417),
-                ('jump_if_not', f418, 22),
-                ('choose', 'u', f419, f420, 'unit', 'choose the next u', ''),
+                ('jump_if_not', f418, 13),
+                ('choose', 'into', f419, f420, 'hex', 'choose into', ''),
                 ('exec', f421),
-                ('choose', 'to', f422, f423, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f424, 21),
-                ('exec', f425),
+                ('jump', 13),
+                ('exec', f422),
+                ('jump_if_not', f423, 22),
+                ('choose', 'u', f424, f425, 'unit', 'choose the next u', ''),
+                ('exec', f426),
+                ('choose', 'to', f427, f428, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f429, 21),
+                ('exec', f430),
                 ('jump', 21),
                 ('jump', 14),
                 ('jump', 23),
             ),
             steps={'stay_in_the_breastwork': 0, 'advance': 6},
             types={'_ask11': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231'),
+            lines=('rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197', 'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:251', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:255', 'rulesets/series/close_combat.mst:256', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:251'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
@@ -15943,29 +16003,29 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f426, 3),
-                ('call', 'lose_honor', f427, None),
+                ('jump_if_not', f431, 3),
+                ('call', 'lose_honor', f432, None),
                 ('jump', 3),
-                ('jump_if_not', f428, 11),
-                ('exec', f429),
-                ('jump_if_not', f430, 10),
-                ('choose', 'u', f431, f432, 'unit', 'choose the next u', ''),
-                ('exec', f433),
-                ('call', 'retreat_unit', f434, None),
+                ('jump_if_not', f433, 11),
+                ('exec', f434),
+                ('jump_if_not', f435, 10),
+                ('choose', 'u', f436, f437, 'unit', 'choose the next u', ''),
+                ('exec', f438),
+                ('call', 'retreat_unit', f439, None),
                 ('jump', 5),
                 ('jump', 11),
-                ('jump_if_not', f435, 19),
-                ('exec', f436),
-                ('jump_if_not', f437, 18),
-                ('choose', 'u', f438, f439, 'unit', 'choose the next u', ''),
-                ('exec', f440),
-                ('call', 'retreat_unit', f441, None),
+                ('jump_if_not', f440, 19),
+                ('exec', f441),
+                ('jump_if_not', f442, 18),
+                ('choose', 'u', f443, f444, 'unit', 'choose the next u', ''),
+                ('exec', f445),
+                ('call', 'retreat_unit', f446, None),
                 ('jump', 13),
                 ('jump', 19),
             ),
             steps={'honor': 0, 'defender': 3, 'attacker': 11},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
-            lines=('rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92', 'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:257'),
+            lines=('rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92', 'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:277', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:279', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:277'),
         ),
         'prepare_for_play': ProcedureSpec(
             name='prepare_for_play',
@@ -15974,23 +16034,23 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f442, 3),
-                ('exec', f443),
+                ('jump_if_not', f447, 3),
+                ('exec', f448),
                 ('jump', 3),
-                ('jump_if_not', f444, 6),
-                ('exec', f445),
+                ('jump_if_not', f449, 6),
+                ('exec', f450),
                 ('jump', 6),
                 ('jump_unless_switch', 'pre_game_rolls', True, 8),
-                ('call', 'pre_game_enhancement', f446, None),
+                ('call', 'pre_game_enhancement', f451, None),
                 ('jump_unless_switch', 'pre_game_rolls', True, 10),
-                ('call', 'roll_for_honor', f447, None),
-                ('exec', f448),
-                ('jump_if_not', f449, 15),
-                ('exec', f450),
-                ('call', 'join_cup', f451, None),
+                ('call', 'roll_for_honor', f452, None),
+                ('exec', f453),
+                ('jump_if_not', f454, 15),
+                ('exec', f455),
+                ('call', 'join_cup', f456, None),
                 ('jump', 11),
-                ('call', 'draw_card', f452, None),
-                ('call', 'draw_card', f453, None),
+                ('call', 'draw_card', f457, None),
+                ('call', 'draw_card', f458, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10, 'cards': 15},
             types={'_for_u': 'units', 'u': 'unit'},
@@ -16003,9 +16063,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                ('jump_if_not', f454, 4),
-                ('exec', f455),
-                ('exec', f456),
+                ('jump_if_not', f459, 4),
+                ('exec', f460),
+                ('exec', f461),
                 ('jump', 4),
             ),
             steps={'join': 0},
@@ -16020,37 +16080,37 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 7, None, None, 'outcome', None),
-                ('jump_if_not', f457, 4),
-                ('exec', f458),
+                ('jump_if_not', f462, 4),
+                ('exec', f463),
                 ('jump', 33),
-                ('jump_if_not', f459, 7),
-                ('call', 'adjust_army_morale', f460, None),
+                ('jump_if_not', f464, 7),
+                ('call', 'adjust_army_morale', f465, None),
                 ('jump', 33),
-                ('jump_if_not', f461, 10),
-                ('exec', f462),
+                ('jump_if_not', f466, 10),
+                ('exec', f467),
                 ('jump', 33),
-                ('jump_if_not', f463, 13),
-                ('exec', f464),
+                ('jump_if_not', f468, 13),
+                ('exec', f469),
                 ('jump', 33),
-                ('jump_if_not', f465, 16),
-                ('exec', f466),
+                ('jump_if_not', f470, 16),
+                ('exec', f471),
                 ('jump', 33),
-                ('jump_if_not', f467, 19),
-                ('call', 'place_with_indians', f468, None),
+                ('jump_if_not', f472, 19),
+                ('call', 'place_with_indians', f473, None),
                 ('jump', 33),
-                ('jump_if_not', f469, 22),
-                ('call', 'place_with_indians', f470, None),
+                ('jump_if_not', f474, 22),
+                ('call', 'place_with_indians', f475, None),
                 ('jump', 33),
-                ('jump_if_not', f471, 25),
-                ('call', 'full_measure', f472, None),
+                ('jump_if_not', f476, 25),
+                ('call', 'full_measure', f477, None),
                 ('jump', 33),
-                ('jump_if_not', f473, 30),
-                ('jump_if_not', f474, 29),
-                ('exec', f475),
+                ('jump_if_not', f478, 30),
+                ('jump_if_not', f479, 29),
+                ('exec', f480),
                 ('jump', 29),
                 ('jump', 33),
-                ('jump_if_not', f476, 33),
-                ('call', 'onondaga_enters', f477, None),
+                ('jump_if_not', f481, 33),
+                ('call', 'onondaga_enters', f482, None),
                 ('jump', 33),
             ),
             steps={'roll': 0, 'apply': 1},
@@ -16064,8 +16124,8 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('choose', 'h', f478, f479, 'hex', 'choose h', ''),
-                ('exec', f480),
+                ('choose', 'h', f483, f484, 'hex', 'choose h', ''),
+                ('exec', f485),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'unit': 'unit'},
@@ -16078,9 +16138,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('choose', 'h', f481, f482, 'hex', 'choose h', ''),
-                ('exec', f483),
-                ('call', 'join_cup', f484, None),
+                ('choose', 'h', f486, f487, 'hex', 'choose h', ''),
+                ('exec', f488),
+                ('call', 'join_cup', f489, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -16093,9 +16153,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f485, 4),
-                ('exec', f486),
-                ('exec', f487),
+                ('jump_if_not', f490, 4),
+                ('exec', f491),
+                ('exec', f492),
                 ('jump', 4),
             ),
             steps={'check': 0},
@@ -16109,11 +16169,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('ask', f488, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
-                ('jump_if_not', f489, 6),
-                ('choose', 'h', f490, f491, 'hex', 'choose h', ''),
-                ('exec', f492),
-                ('call', 'adjust_army_morale', f493, None),
+                ('ask', f493, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
+                ('jump_if_not', f494, 6),
+                ('choose', 'h', f495, f496, 'hex', 'choose h', ''),
+                ('exec', f497),
+                ('call', 'adjust_army_morale', f498, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -16130,15 +16190,15 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'indian_sortie', True, 7),
-                ('jump_if_not', f494, 7),
+                ('jump_if_not', f499, 7),
                 ('roll_die', 'sortie', None),
-                ('jump_if_not', f495, 6),
-                ('exec', f496),
+                ('jump_if_not', f500, 6),
+                ('exec', f501),
                 ('jump', 6),
                 ('jump', 7),
-                ('call', 'standard_movement_phase', f497, None),
-                ('call', 'activation_movement_phase', f498, None),
-                ('call', 'remove_pins', f499, None),
+                ('call', 'standard_movement_phase', f502, None),
+                ('call', 'activation_movement_phase', f503, None),
+                ('call', 'remove_pins', f504, None),
             ),
             steps={'sortie_roll': 0, 'standard': 7, 'activation': 8, 'pins': 9},
             types={'side': 'side', 'sortie': 'int'},
@@ -16151,14 +16211,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f500),
-                ('call', 'move_away_disrupted', f501, None),
-                ('jump_if_not', f502, 6),
-                ('prim', 'retreat', f506, {'stacking': f503, 'blocked': f504, 'avoid': f505}),
-                ('exec', f507),
+                ('exec', f505),
+                ('call', 'move_away_disrupted', f506, None),
+                ('jump_if_not', f507, 6),
+                ('prim', 'retreat', f511, {'stacking': f508, 'blocked': f509, 'avoid': f510}),
+                ('exec', f512),
                 ('jump', 6),
-                ('call', 'indian_moves', f508, None),
-                ('exec', f509),
+                ('call', 'indian_moves', f513, None),
+                ('exec', f514),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -16171,29 +16231,29 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f510),
-                ('jump_if_not', f511, 22),
+                ('exec', f515),
+                ('jump_if_not', f516, 22),
                 ('draw', 'activation_cup', 'drawn'),
-                ('exec', f512),
-                ('exec', f513),
-                ('jump_if_not', f514, 9),
-                ('call', 'end_activation', f515, None),
+                ('exec', f517),
+                ('exec', f518),
+                ('jump_if_not', f519, 9),
+                ('call', 'end_activation', f520, None),
                 ('end_phase',),
                 ('jump', 9),
-                ('jump_if_not', f516, 12),
-                ('call', 'indian_resolve_checks', f517, None),
+                ('jump_if_not', f521, 12),
+                ('call', 'indian_resolve_checks', f522, None),
                 ('jump', 21),
-                ('jump_if_not', f518, 21),
-                ('exec', f519),
-                ('exec', f520),
-                ('jump_if_not', f521, 19),
-                ('exec', f522),
-                ('exec', f523),
+                ('jump_if_not', f523, 21),
+                ('exec', f524),
+                ('exec', f525),
+                ('jump_if_not', f526, 19),
+                ('exec', f527),
+                ('exec', f528),
                 ('jump', 15),
-                ('call', 'indian_moves', f524, None),
+                ('call', 'indian_moves', f529, None),
                 ('jump', 21),
                 ('jump', 1),
-                ('call', 'end_activation', f525, None),
+                ('call', 'end_activation', f530, None),
             ),
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
@@ -16206,11 +16266,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f526),
-                ('exec', f527),
-                ('jump_if_not', f528, 6),
-                ('exec', f529),
-                ('exec', f530),
+                ('exec', f531),
+                ('exec', f532),
+                ('jump_if_not', f533, 6),
+                ('exec', f534),
+                ('exec', f535),
                 ('jump', 2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -16224,10 +16284,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f531),
-                ('call', 'indian_moves', f532, None),
-                ('exec', f533),
-                ('call', 'breastwork_check', f534, None),
+                ('exec', f536),
+                ('call', 'indian_moves', f537, None),
+                ('exec', f538),
+                ('call', 'breastwork_check', f539, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
@@ -16240,7 +16300,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'move_units', f538, {'stacking': f535, 'stop_after': f536, 'extra_cost': f537}),
+                ('prim', 'move_units', f543, {'stacking': f540, 'stop_after': f541, 'extra_cost': f542}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -16253,18 +16313,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f539),
-                ('jump_if_not', f540, 13),
-                ('choose', 'u', f541, f542, 'unit', 'choose the next u', ''),
-                ('exec', f543),
                 ('exec', f544),
-                ('exec', f545),
-                ('jump_if_not', f546, 11),
-                ('exec', f547),
-                ('choose', 'to', f548, f549, 'hex', 'choose to', ''),
+                ('jump_if_not', f545, 13),
+                ('choose', 'u', f546, f547, 'unit', 'choose the next u', ''),
+                ('exec', f548),
+                ('exec', f549),
                 ('exec', f550),
+                ('jump_if_not', f551, 11),
+                ('exec', f552),
+                ('choose', 'to', f553, f554, 'hex', 'choose to', ''),
+                ('exec', f555),
                 ('jump', 11),
-                ('exec', f551),
+                ('exec', f556),
                 ('jump', 1),
             ),
             steps={'away': 0},
@@ -16278,18 +16338,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f552),
-                ('jump_if_not', f553, 14),
-                ('exec', f554),
-                ('exec', f555),
-                ('jump_if_not', f556, 13),
                 ('exec', f557),
-                ('exec', f558),
-                ('jump_if_not', f559, 11),
+                ('jump_if_not', f558, 14),
+                ('exec', f559),
                 ('exec', f560),
-                ('exec', f561),
+                ('jump_if_not', f561, 13),
+                ('exec', f562),
+                ('exec', f563),
+                ('jump_if_not', f564, 11),
+                ('exec', f565),
+                ('exec', f566),
                 ('jump', 7),
-                ('call', 'adjust_army_morale', f562, None),
+                ('call', 'adjust_army_morale', f567, None),
                 ('jump', 13),
                 ('jump', 1),
             ),
@@ -16304,15 +16364,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'add_resolve_markers', f563, None),
-                ('jump_if_not', f564, 4),
-                ('call', 'roll_for_honor', f565, None),
+                ('call', 'add_resolve_markers', f568, None),
+                ('jump_if_not', f569, 4),
+                ('call', 'roll_for_honor', f570, None),
                 ('jump', 4),
-                ('exec', f566),
-                ('jump_if_not', f567, 10),
-                ('exec', f568),
-                ('exec', f569),
-                ('exec', f570),
+                ('exec', f571),
+                ('jump_if_not', f572, 10),
+                ('exec', f573),
+                ('exec', f574),
+                ('exec', f575),
                 ('jump', 5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -16327,13 +16387,13 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 6, None, None, 'tribe_or_clan', None),
-                ('exec', f571),
-                ('jump_if_not', f572, 7),
-                ('choose', 'u', f573, f574, 'unit', 'choose u', ''),
-                ('exec', f575),
                 ('exec', f576),
+                ('jump_if_not', f577, 7),
+                ('choose', 'u', f578, f579, 'unit', 'choose u', ''),
+                ('exec', f580),
+                ('exec', f581),
                 ('jump', 8),
-                ('exec', f577),
+                ('exec', f582),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -16346,10 +16406,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f578, 5),
-                ('exec', f579),
-                ('exec', f580),
-                ('exec', f581),
+                ('jump_if_not', f583, 5),
+                ('exec', f584),
+                ('exec', f585),
+                ('exec', f586),
                 ('jump', 5),
             ),
             steps={'lose': 0},
@@ -16363,13 +16423,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f582, 4),
-                ('exec', f583),
-                ('call', 'join_cup', f584, None),
+                ('jump_if_not', f587, 4),
+                ('exec', f588),
+                ('call', 'join_cup', f589, None),
                 ('jump', 4),
-                ('jump_if_not', f585, 8),
-                ('exec', f586),
-                ('call', 'join_cup', f587, None),
+                ('jump_if_not', f590, 8),
+                ('exec', f591),
+                ('call', 'join_cup', f592, None),
                 ('jump', 8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -16383,13 +16443,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f588),
-                ('jump_if_not', f589, 9),
-                ('choose', 'u', f590, f591, 'unit', 'choose the next u', ''),
-                ('exec', f592),
-                ('call', 'indian_resolve_check', f593, 'passed'),
-                ('jump_if_not', f594, 8),
-                ('call', 'fail_resolve', f595, None),
+                ('exec', f593),
+                ('jump_if_not', f594, 9),
+                ('choose', 'u', f595, f596, 'unit', 'choose the next u', ''),
+                ('exec', f597),
+                ('call', 'indian_resolve_check', f598, 'passed'),
+                ('jump_if_not', f599, 8),
+                ('call', 'fail_resolve', f600, None),
                 ('jump', 8),
                 ('jump', 1),
             ),
@@ -16405,7 +16465,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'indian_resolve_drm'),
-                ('exec', f596),
+                ('exec', f601),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -16418,10 +16478,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f597),
-                ('exec', f598),
-                ('call', 'lose_honor', f599, None),
-                ('call', 'resolve_retreat', f600, None),
+                ('exec', f602),
+                ('exec', f603),
+                ('call', 'lose_honor', f604, None),
+                ('call', 'resolve_retreat', f605, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -16434,7 +16494,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('prim', 'retreat', f603, {'stacking': f601, 'blocked': f602}),
+                ('prim', 'retreat', f608, {'stacking': f606, 'blocked': f607}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -16447,18 +16507,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f604, 8),
-                ('ask', f605, 'Retreat before combat in a designated close combat?', '_ask13'),
-                ('jump_if_not', f606, 6),
-                ('choose', 'combat', f607, f608, 'option', 'choose combat', ''),
-                ('call', 'retreat_before_combat', f609, None),
+                ('jump_if_not', f609, 8),
+                ('ask', f610, 'Retreat before combat in a designated close combat?', '_ask13'),
+                ('jump_if_not', f611, 6),
+                ('choose', 'combat', f612, f613, 'option', 'choose combat', ''),
+                ('call', 'retreat_before_combat', f614, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
-                ('exec', f610),
-                ('jump_if_not', f611, 13),
-                ('exec', f612),
-                ('exec', f613),
+                ('exec', f615),
+                ('jump_if_not', f616, 13),
+                ('exec', f617),
+                ('exec', f618),
                 ('jump', 9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -16472,18 +16532,18 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f614),
-                ('exec', f615),
-                ('jump_if_not', f616, 7),
-                ('choose', 'u', f617, f618, 'unit', 'choose the next u', ''),
                 ('exec', f619),
-                ('call', 'retreat_one_hex_before_combat', f620, None),
+                ('exec', f620),
+                ('jump_if_not', f621, 7),
+                ('choose', 'u', f622, f623, 'unit', 'choose the next u', ''),
+                ('exec', f624),
+                ('call', 'retreat_one_hex_before_combat', f625, None),
                 ('jump', 2),
-                ('exec', f621),
-                ('jump_if_not', f622, 13),
-                ('choose', 'u', f623, f624, 'unit', 'choose the next u', ''),
-                ('exec', f625),
-                ('call', 'retreat_one_hex_before_combat', f626, None),
+                ('exec', f626),
+                ('jump_if_not', f627, 13),
+                ('choose', 'u', f628, f629, 'unit', 'choose the next u', ''),
+                ('exec', f630),
+                ('call', 'retreat_one_hex_before_combat', f631, None),
                 ('jump', 8),
             ),
             steps={'stacks': 0, 'retreat': 1, 'all_must_follow': 7},
@@ -16497,15 +16557,15 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f627),
-                ('jump_if_not', f628, 4),
-                ('call', 'adjust_army_morale', f629, None),
+                ('exec', f632),
+                ('jump_if_not', f633, 4),
+                ('call', 'adjust_army_morale', f634, None),
                 ('jump', 4),
-                ('call', 'retreat_unit', f630, None),
-                ('jump_if_not', f631, 11),
-                ('choose', 'follower', f632, f633, 'unit', 'choose follower', 'maybe'),
-                ('jump_if_not', f634, 10),
-                ('exec', f635),
+                ('call', 'retreat_unit', f635, None),
+                ('jump_if_not', f636, 11),
+                ('choose', 'follower', f637, f638, 'unit', 'choose follower', 'maybe'),
+                ('jump_if_not', f639, 10),
+                ('exec', f640),
                 ('jump', 10),
                 ('jump', 11),
             ),
@@ -16520,7 +16580,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                ('prim', 'retreat', f640, {'stacking': f636, 'blocked': f637, 'avoid': f638, 'through': f639}),
+                ('prim', 'retreat', f645, {'stacking': f641, 'blocked': f642, 'avoid': f643, 'through': f644}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -16533,11 +16593,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f641, 7),
-                ('call', 'morale_check', f642, 'passed'),
-                ('jump_if_not', f643, 6),
-                ('exec', f644),
-                ('call', 'adjust_army_morale', f645, None),
+                ('jump_if_not', f646, 7),
+                ('call', 'morale_check', f647, 'passed'),
+                ('jump_if_not', f648, 6),
+                ('exec', f649),
+                ('call', 'adjust_army_morale', f650, None),
                 ('jump', 6),
                 ('jump', 7),
             ),
@@ -16552,17 +16612,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f646, 15),
-                ('exec', f647),
-                ('jump_if_not', f648, 5),
-                ('exec', f649),
-                ('jump', 5),
-                ('jump_if_not', f650, 14),
-                ('choose', 'parent', f651, f652, 'unit', 'choose parent', 'maybe'),
-                ('jump_if_not', f653, 13),
+                ('jump_if_not', f651, 15),
+                ('exec', f652),
+                ('jump_if_not', f653, 5),
                 ('exec', f654),
-                ('jump_if_not', f655, 12),
-                ('exec', f656),
+                ('jump', 5),
+                ('jump_if_not', f655, 14),
+                ('choose', 'parent', f656, f657, 'unit', 'choose parent', 'maybe'),
+                ('jump_if_not', f658, 13),
+                ('exec', f659),
+                ('jump_if_not', f660, 12),
+                ('exec', f661),
                 ('jump', 12),
                 ('jump', 13),
                 ('jump', 14),
@@ -16579,10 +16639,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f657, 5),
-                ('exec', f658),
-                ('exec', f659),
-                ('exec', f660),
+                ('jump_if_not', f662, 5),
+                ('exec', f663),
+                ('exec', f664),
+                ('exec', f665),
                 ('jump', 5),
             ),
             steps={'replace': 0},
@@ -16596,14 +16656,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f661, 9),
-                ('jump_if_not', f662, 5),
+                ('jump_if_not', f666, 9),
+                ('jump_if_not', f667, 5),
                 ('draw', 'american_deck', 'card'),
-                ('exec', f663),
+                ('exec', f668),
                 ('jump', 8),
                 ('draw', 'indian_deck', 'card'),
-                ('exec', f664),
-                ('exec', f665),
+                ('exec', f669),
+                ('exec', f670),
                 ('jump', 9),
             ),
             steps={'draw': 0},
@@ -16617,11 +16677,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                ('jump_if_not', f666, 3),
-                ('exec', f667),
+                ('jump_if_not', f671, 3),
+                ('exec', f672),
                 ('jump', 4),
-                ('exec', f668),
-                ('exec', f669),
+                ('exec', f673),
+                ('exec', f674),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -16634,12 +16694,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f670, 9),
-                ('ask', f671, 'Play an Opportunity Card?', '_ask14'),
-                ('jump_if_not', f672, 7),
-                ('choose', 'card', f673, f674, 'option', 'choose card', ''),
-                ('call', 'discard', f675, None),
-                ('call', 'gain_momentum', f676, None),
+                ('jump_if_not', f675, 9),
+                ('ask', f676, 'Play an Opportunity Card?', '_ask14'),
+                ('jump_if_not', f677, 7),
+                ('choose', 'card', f678, f679, 'option', 'choose card', ''),
+                ('call', 'discard', f680, None),
+                ('call', 'gain_momentum', f681, None),
                 ('jump', 8),
                 ('jump', 9),
                 ('jump', 0),
@@ -16655,24 +16715,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                ('jump_if_not', f677, 20),
-                ('ask', f678, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
-                ('jump_if_not', f679, 19),
-                ('choose', 'card', f680, f681, 'option', 'choose card', ''),
-                ('call', 'discard', f682, None),
-                ('jump_if_not', f683, 14),
-                ('exec', f684),
-                ('jump_if_not', f685, 12),
-                ('choose', 'u', f686, f687, 'unit', 'choose the next u', ''),
-                ('exec', f688),
-                ('call', 'retreat_unit', f689, None),
-                ('jump', 7),
-                ('exec', f690),
-                ('jump', 18),
-                ('jump_if_not', f691, 17),
-                ('exec', f692),
-                ('jump', 18),
+                ('jump_if_not', f682, 20),
+                ('ask', f683, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
+                ('jump_if_not', f684, 19),
+                ('choose', 'card', f685, f686, 'option', 'choose card', ''),
+                ('call', 'discard', f687, None),
+                ('jump_if_not', f688, 14),
+                ('exec', f689),
+                ('jump_if_not', f690, 12),
+                ('choose', 'u', f691, f692, 'unit', 'choose the next u', ''),
                 ('exec', f693),
+                ('call', 'retreat_unit', f694, None),
+                ('jump', 7),
+                ('exec', f695),
+                ('jump', 18),
+                ('jump_if_not', f696, 17),
+                ('exec', f697),
+                ('jump', 18),
+                ('exec', f698),
                 ('jump', 19),
                 ('jump', 20),
             ),
@@ -16687,7 +16747,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f694, None),
+                ('call', 'adjust_army_morale', f699, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16700,9 +16760,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f695, None),
-                ('jump_if_not', f696, 4),
-                ('call', 'check_or_retreat', f697, None),
+                ('call', 'retreat_unit', f700, None),
+                ('jump_if_not', f701, 4),
+                ('call', 'check_or_retreat', f702, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16716,9 +16776,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f698, None),
-                ('jump_if_not', f699, 4),
-                ('call', 'check_or_retreat', f700, None),
+                ('call', 'disrupt', f703, None),
+                ('jump_if_not', f704, 4),
+                ('call', 'check_or_retreat', f705, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16732,9 +16792,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f701),
-                ('jump_if_not', f702, 4),
-                ('call', 'check_or_retreat', f703, None),
+                ('exec', f706),
+                ('jump_if_not', f707, 4),
+                ('call', 'check_or_retreat', f708, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16748,16 +16808,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'others_first', 'second'),
             result='',
             code=(
-                ('exec', f704),
-                ('exec', f705),
-                ('exec', f706),
-                ('exec', f707),
-                ('jump_if_not', f708, 8),
-                ('choose', 'second', f709, f710, 'unit', 'choose second', ''),
+                ('exec', f709),
+                ('exec', f710),
                 ('exec', f711),
+                ('exec', f712),
+                ('jump_if_not', f713, 8),
+                ('choose', 'second', f714, f715, 'unit', 'choose second', ''),
+                ('exec', f716),
                 ('jump', 8),
-                ('jump_if_not', f712, 11),
-                ('call', 'check_or_retreat', f713, None),
+                ('jump_if_not', f717, 11),
+                ('call', 'check_or_retreat', f718, None),
                 ('jump', 11),
             ),
             steps={'do': 0},
@@ -16771,8 +16831,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f714, None),
-                ('call', 'check_and_retreat_or_disrupt', f715, None),
+                ('call', 'capture_one', f719, None),
+                ('call', 'check_and_retreat_or_disrupt', f720, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16785,8 +16845,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f716, None),
-                ('call', 'check_and_retreat_or_disrupt', f717, None),
+                ('call', 'capture_one', f721, None),
+                ('call', 'check_and_retreat_or_disrupt', f722, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16799,21 +16859,23 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f718),
-                ('jump_if_not', f719, 6),
-                ('choose', 'u', f720, f721, 'unit', 'choose the next u', ''),
-                ('exec', f722),
                 ('exec', f723),
-                ('jump', 1),
-                ('exec', f724),
-                ('jump_if_not', f725, 11),
-                ('exec', f726),
+                ('jump_if_not', f724, 6),
+                ('choose', 'u', f725, f726, 'unit', 'choose the next u', ''),
                 ('exec', f727),
-                ('jump', 7),
+                ('exec', f728),
+                ('jump', 1),
+                ('exec', f729),
+                ('exec', f730),
+                ('jump_if_not', f731, 13),
+                ('exec', f732),
+                ('exec', f733),
+                ('exec', f734),
+                ('jump', 8),
             ),
             steps={'do': 0},
             types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/results.mst:104', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:105', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:107', 'rulesets/series/results.mst:107', 'rulesets/series/results.mst:107', 'rulesets/series/results.mst:108', 'rulesets/series/results.mst:107'),
+            lines=('rulesets/series/results.mst:109', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:110', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:112', 'rulesets/series/results.mst:113', 'rulesets/series/results.mst:113', 'rulesets/series/results.mst:113', 'rulesets/series/results.mst:114', 'rulesets/series/results.mst:115', 'rulesets/series/results.mst:113'),
         ),
         'result:leader_casualty': ProcedureSpec(
             name='result:leader_casualty',
@@ -16822,15 +16884,15 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f728),
-                ('jump_if_not', f729, 5),
-                ('choose', 'casualty', f730, f731, 'unit', 'choose casualty', ''),
-                ('exec', f732),
+                ('exec', f735),
+                ('jump_if_not', f736, 5),
+                ('choose', 'casualty', f737, f738, 'unit', 'choose casualty', ''),
+                ('exec', f739),
                 ('jump', 5),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side', 'fire': 'bool', 'leaders': 'units', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
-            lines=('rulesets/series/results.mst:118', 'rulesets/series/results.mst:119', 'rulesets/series/results.mst:120', 'rulesets/series/results.mst:121', 'rulesets/series/results.mst:119'),
+            lines=('rulesets/series/results.mst:128', 'rulesets/series/results.mst:129', 'rulesets/series/results.mst:130', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:129'),
         ),
         'trigger:army_demoralized': ProcedureSpec(
             name='trigger:army_demoralized',
@@ -16839,7 +16901,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f733),
+                ('exec', f740),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -16852,11 +16914,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f734),
+                ('exec', f741),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:217',),
+            lines=('rulesets/series/results.mst:240',),
         ),
         'trigger:leaders_captured': ProcedureSpec(
             name='trigger:leaders_captured',
@@ -16865,10 +16927,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f735),
-                ('jump_if_not', f736, 5),
-                ('exec', f737),
-                ('exec', f738),
+                ('exec', f742),
+                ('jump_if_not', f743, 5),
+                ('exec', f744),
+                ('exec', f745),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -16882,7 +16944,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f739),
+                ('exec', f746),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16895,7 +16957,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f740),
+                ('exec', f747),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16908,7 +16970,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f741),
+                ('exec', f748),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16921,7 +16983,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f742),
+                ('exec', f749),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16934,7 +16996,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f743),
+                ('exec', f750),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16947,7 +17009,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f744),
+                ('exec', f751),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16960,7 +17022,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f745),
+                ('exec', f752),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16973,7 +17035,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f746),
+                ('exec', f753),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16986,7 +17048,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'join_cup', f747, None),
+                ('call', 'join_cup', f754, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16999,7 +17061,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'lose_honor', f748, None),
+                ('call', 'lose_honor', f755, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'result': 'code', 'side': 'side'},
@@ -17012,7 +17074,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f749),
+                ('exec', f756),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17025,8 +17087,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f750),
-                ('call', 'adjust_army_morale', f751, None),
+                ('exec', f757),
+                ('call', 'adjust_army_morale', f758, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17039,7 +17101,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'attach_platoon', f752, None),
+                ('call', 'attach_platoon', f759, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -17052,7 +17114,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f753),
+                ('exec', f760),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17065,8 +17127,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f754),
-                ('call', 'adjust_army_morale', f755, None),
+                ('exec', f761),
+                ('call', 'adjust_army_morale', f762, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17079,7 +17141,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f756),
+                ('exec', f763),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17092,7 +17154,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f757),
+                ('exec', f764),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -17105,7 +17167,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f758, None),
+                ('call', 'adjust_army_morale', f765, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17118,11 +17180,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f759),
-                ('jump_if_not', f760, 4),
-                ('exec', f761),
+                ('exec', f766),
+                ('jump_if_not', f767, 4),
+                ('exec', f768),
                 ('jump', 4),
-                ('call', 'adjust_army_morale', f762, None),
+                ('call', 'adjust_army_morale', f769, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17135,7 +17197,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'draw_card', f763, None),
+                ('call', 'draw_card', f770, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17143,60 +17205,60 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f815, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f822, False, 'trigger:army_demoralized', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f816, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f823, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f817, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f818, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f819, False, 'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f820, False, 'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f821, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f822, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f823, False, 'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f824, True, 'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f825, False, 'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f826, False, 'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f827, False, 'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f828, False, 'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f829, False, 'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f830, False, 'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f831, False, 'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f832, False, 'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f833, False, 'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f834, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f835, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f824, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f825, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f826, False, 'trigger:american_step_lost', ''),
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f827, False, 'trigger:american_unit_eliminated', ''),
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f828, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f829, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f830, False, 'trigger:indian_unit_moved', ''),
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f831, True, 'trigger:combat_marker_joins', ''),
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f832, False, 'trigger:honor_lost_in_combat', ''),
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f833, False, 'trigger:failed_resolve_pinned', ''),
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f834, False, 'trigger:retreated_off_the_board', ''),
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f835, False, 'trigger:platoon_attaches', ''),
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f836, False, 'trigger:platoon_moves_with_its_parent', ''),
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f837, False, 'trigger:platoon_shares_capture', ''),
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f838, False, 'trigger:platoon_shares_pin', ''),
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f839, False, 'trigger:platoon_shares_order', ''),
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f840, False, 'trigger:platoon_eliminated', ''),
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f841, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f842, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f836, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f837, None, '', f838),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f839, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f840, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f841, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f842, None, '', None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f843, None, '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f844, None, '', None),
-        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f845, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f846, None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f847, None, '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f848, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f849, None, '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f850, None, '', None),
-        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f851, None, '', f852),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f853, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f854, None, '', None),
-        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f855, None, '', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f843, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f844, None, '', f845),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f846, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f847, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f848, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f849, None, '', None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f850, None, '', None),
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f851, None, '', None),
+        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f852, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f853, None, 'indian_sortie', None),
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f854, None, '', None),
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f855, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f856, None, '', None),
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f857, None, '', None),
+        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f858, None, '', f859),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f860, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f861, None, '', None),
+        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f862, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f856, ''),
+        ConcealSpec('indian_stacks', 1, f863, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f857, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f858, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f859, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f860, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f861, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f862, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f864, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f865, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f866, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f867, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f868, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f869, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -17278,7 +17340,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f863, f864), ('army_morale', f865, f866), ('momentum', f867, f868)),
+            values=(('army_morale', f870, f871), ('army_morale', f872, f873), ('momentum', f874, f875)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -17293,7 +17355,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f869, f870), ('army_morale', f871, f872), ('momentum', f873, f874)),
+            values=(('army_morale', f876, f877), ('army_morale', f878, f879), ('momentum', f880, f881)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -17302,15 +17364,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f875),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f882),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f876),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f883),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f877, True, ((44, False, (('wampum_belt', f878),)),)),
-                PlacementSpec((), f879, True, ((43, False, (('big_medicine', f880),)),)),
+                PlacementSpec((), f884, True, ((44, False, (('wampum_belt', f885),)),)),
+                PlacementSpec((), f886, True, ((43, False, (('big_medicine', f887),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),

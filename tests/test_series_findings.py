@@ -1,0 +1,265 @@
+"""Series rules a rulebook review found played wrong, each on a position
+written by hand on the litmus battle, each quoting the text it obeys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.build import load_game
+from engine.save import from_json, to_json
+from engine.state import ON_MAP
+
+LITMUS = Path(__file__).parent / "data" / "litmus" / "base.mst"
+AMERICAN, BRITISH = "american", "british"
+
+
+@pytest.fixture(scope="module")
+def litmus():
+    return load_game(LITMUS)
+
+
+def position(game, variables: dict, units: dict, stack: list, **extra):
+    return from_json(
+        game,
+        {
+            "format": "muster.state/1",
+            "ruleset": game.rules.name,
+            "vars": {"army_morale": {AMERICAN: 15, BRITISH: 15}, **variables},
+            "units": {n: {"hex": h} if isinstance(h, str) else h for n, h in units.items()},
+            "stack": stack,
+            **extra,
+        },
+    )
+
+
+def combat(attackers, defenders, attack_hexes, defense_hexes, side=AMERICAN) -> dict:
+    return {
+        "side": side,
+        "attackers": attackers,
+        "defenders": defenders,
+        "attack_hexes": attack_hexes,
+        "defense_hexes": defense_hexes,
+    }
+
+
+def applying(result: list[str], attacker_lead: str, defender_lead: str, roll: int = 5) -> list:
+    """A close combat of the American player about to apply its result (step 7)."""
+    return [
+        {"procedure": "game", "step": "winner"},
+        {
+            "procedure": "close_combat",
+            "step": "apply",
+            "bindings": {
+                "combat": 0,
+                "attacker": AMERICAN,
+                "defender": BRITISH,
+                "attacker_lead": attacker_lead,
+                "defender_lead": defender_lead,
+                "result": result,
+                "modified_roll": roll,
+            },
+        },
+    ]
+
+
+def var(game, s, name: str, unit: str):
+    return s.vars[name][game.unit_by_name[unit]]
+
+
+def morale(game, s, side: str) -> int:
+    return s.vars["army_morale"][game.side_by_name[side]]
+
+
+def step(game, s, unit: str, to: str) -> int:
+    u = game.unit_by_name[unit]
+    d = game.rules.board.neighbors[s.unit_hex[u]].index(game.hex_by_label[to])
+    return game.actions.step(u, d)
+
+
+# nj_1 (0404) and nj_2 with Lee (0405) attack the Guards (0505): two attacking
+# hexes, one defending hex, one close combat.
+TWO_HEXES = {"nj_1": "0404", "nj_2": "0405", "lee": "0405", "guards": "0505"}
+TWO_HEX_COMBAT = combat(["nj_1", "nj_2"], ["guards"], ["0404", "0405"], ["0505"])
+
+
+def pinned_two_hex_combat(game):
+    s = position(
+        game,
+        {"turn": 3, "phasing": AMERICAN},
+        TWO_HEXES,
+        applying(["pin", "pin"], "nj_1", "guards"),
+        combats=[TWO_HEX_COMBAT],
+    )
+    return s
+
+
+def test_a_pin_marks_every_hex_of_the_combat(litmus):
+    """13.1 PIN: "A pinned marker is then placed on all hexes involved in this
+    close combat." """
+    s = pinned_two_hex_combat(litmus)
+    for name in ("nj_1", "nj_2", "lee", "guards"):
+        assert var(litmus, s, "pinned", name), name
+    # One PIN result per side: the Americans' units share theirs (9.3 NOTE).
+    groups = {var(litmus, s, "pin_group", n) for n in ("nj_1", "nj_2", "lee")}
+    assert len(groups) == 1 and groups != {0}
+    assert var(litmus, s, "pin_group", "guards") not in groups | {0}
+
+
+def test_moving_pinned_units_away_costs_one_army_morale_per_pin_result(litmus):
+    """9.3: "The phasing player must reduce his Army Morale by one if any pinned
+    markers are removed." 13.1 PIN NOTE: "One Army Morale point is spent for
+    EACH individual PIN result that is removed in this way." """
+    game = litmus
+    data = to_json(pinned_two_hex_combat(game))
+    data["stack"] = [
+        {"procedure": "game", "step": "winner"},
+        {"procedure": "movement_phase", "step": "move", "bindings": {"side": AMERICAN}},
+    ]
+    data["vars"]["turn"] = 4
+    data.update(terminal=False, winner=None, level=None, combats=[])
+    s = from_json(game, data)
+    before = morale(game, s, AMERICAN)
+    # Case B: both pinned units (and Lee) leave the Guards.
+    for unit, to in (("nj_1", "0304"), ("nj_2", "0306"), ("lee", "0306")):
+        s.apply_action(step(game, s, unit, to))
+        while s.stack[-1].proc != "move_units":
+            s.apply_action(s.legal_actions()[0])
+    s.apply_action(game.actions.PASS)
+    assert not any(var(game, s, "pinned", n) for n in ("nj_1", "nj_2", "lee", "guards"))
+    assert morale(game, s, AMERICAN) == before - 1
+    assert morale(game, s, BRITISH) == 15  # the enemy's pins come off free
+
+
+def on_map(game, s, name: str) -> bool:
+    return s.unit_status[game.unit_by_name[name]] == ON_MAP
+
+
+def options(s) -> list[str]:
+    return [s.action_to_string(a) for a in s.legal_actions()]
+
+
+def test_a_capture_takes_its_pick_of_every_hex_of_the_combat(litmus):
+    """13.1 "DC": "One combat unit of the Defender's choice on the affected side
+    is captured ... This unit does not have to be the lead unit ... The other
+    friendly units in the close combat ... must make a morale check" — in a
+    two-hex defence, both hexes."""
+    game = litmus
+    s = position(
+        game,
+        {"turn": 3, "phasing": AMERICAN},
+        {"nj_1": "0404", "guards": "0505", "grenadiers": "0504"},
+        applying(["no_effect", "captured_defender_choice"], "nj_1", "guards"),
+        combats=[combat(["nj_1"], ["guards", "grenadiers"], ["0404"], ["0504", "0505"])],
+    )
+    assert s.current_player() == game.side_by_name[BRITISH]
+    offered = options(s)
+    assert any("Grenadiers" in o for o in offered) and any("Guards" in o for o in offered)
+    s.apply_action(next(a for a in s.legal_actions() if "Grenadiers" in s.action_to_string(a)))
+    assert s.unit_status[game.unit_by_name["grenadiers"]] != ON_MAP
+    # The Guards, in the other hex, make their morale check: pass (a 9), retreat.
+    while not s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    s.apply_action(9)
+    while not s.is_chance_node() and s.stack and s.current_player() >= 0 and not s.is_terminal():
+        if s.unit_hex[game.unit_by_name["guards"]] != game.hex_by_label["0505"]:
+            break
+        s.apply_action(s.legal_actions()[0])
+    assert s.unit_hex[game.unit_by_name["guards"]] != game.hex_by_label["0505"]
+
+
+def finish(s) -> None:
+    """Play on, first choices and no chance, to the end of the position's stack."""
+    while not s.is_terminal():
+        s.apply_action(0 if s.is_chance_node() else s.legal_actions()[0])
+
+
+@pytest.mark.parametrize("clinton", [None, "0504", "0505"])
+def test_a_leader_casualty_with_no_leader_present_is_ignored(litmus, clinton):
+    """13.1 "*": "The owning player removes one Leader and places it in the
+    eliminated box. The Leader chosen need not be the one in command ... If no
+    leader is present, ignore both the result and the Army Morale adjustment
+    due to Leader casualty." """
+    game = litmus
+    units = {"nj_1": "0404", "guards": "0505", "grenadiers": "0504"}
+    if clinton:
+        units["clinton"] = clinton
+    s = position(
+        game,
+        {"turn": 3, "phasing": AMERICAN},
+        units,
+        applying(["no_effect", "leader_casualty"], "nj_1", "guards"),
+        combats=[combat(["nj_1"], ["guards", "grenadiers"], ["0404"], ["0504", "0505"])],
+    )
+    finish(s)
+    chart = game.rules.tables[game.rules.table_index("army_morale_chart")]
+    loss = next(cells[0][0] for _lo, _hi, key, cells in chart.rows if key == "leader_casualty")
+    assert loss < 0
+    if clinton is None:
+        assert morale(game, s, BRITISH) == 15
+    else:
+        assert s.unit_status[game.unit_by_name["clinton"]] != ON_MAP
+        assert morale(game, s, BRITISH) == 15 + loss
+
+
+# ---------------------------------------------------------------- 12.23 step 3 on Monmouth
+
+
+@pytest.fixture(scope="module")
+def monmouth():
+    from compiler.build import import_shipped
+
+    return import_shipped("monmouth").load_game({"scenario": "campaign"})
+
+
+def close_combat_drms(game, units: dict, attackers, defenders, a_hex, d_hex) -> dict[str, int]:
+    from engine.tables import modifiers_of
+
+    s = position(
+        game,
+        {"turn": 9, "phasing": BRITISH},
+        units,
+        [{"procedure": "game", "step": "winner"}],
+        combats=[combat(attackers, defenders, [a_hex], [d_hex], side=BRITISH)],
+        terminal=True,
+    )
+    u = game.unit_by_name
+    bindings = {"combat": 0, "attacker_lead": u[attackers[0]], "defender_lead": u[defenders[0]]}
+    return dict(modifiers_of(s, "close_combat_drm", {**bindings, "tactics": 0}))
+
+
+def test_militia_with_non_militia_artillery_is_no_all_militia_force(monmouth):
+    """12.23 step 3 NOTE: "Militia defending with non-militia artillery would not
+    be considered an all-militia force even though the artillery does not
+    participate in Close Combat nor serve as the lead unit." """
+    alone = {"nj_militia_brigade": "1810", "light_infantry_1": "1811"}
+    drms = close_combat_drms(
+        monmouth, alone, ["light_infantry_1"], ["nj_militia_brigade"], "1811", "1810"
+    )
+    assert drms["All-militia defending force"] > 0
+    with_guns = {**alone, "randall_artillery": "1810"}
+    drms = close_combat_drms(
+        monmouth,
+        with_guns,
+        ["light_infantry_1"],
+        ["nj_militia_brigade", "randall_artillery"],
+        "1811",
+        "1810",
+    )
+    assert "All-militia defending force" not in drms
+
+
+def test_white_r_rifles_suffer_the_rifle_drm_and_black_r_rifles_are_immune(monmouth):
+    """12.23 step 3 NOTE: "Rifle units designated by a white letter "R" in a black
+    circle will suffer adverse DRMs in Close Combat while those designated by a
+    black letter "R" in a white circle are immune from adverse DRMs in Close
+    Combat." """
+    game = monmouth
+    rifle = game.rules.unit_props["rifle"]
+    assert rifle[game.unit_by_name["wurmb_jaegers"]] == "white"
+    assert rifle[game.unit_by_name["morgans_riflemen"]] == "black"
+    units = {"wurmb_jaegers": "1811", "morgans_riflemen": "1810"}
+    drms = close_combat_drms(game, units, ["wurmb_jaegers"], ["morgans_riflemen"], "1811", "1810")
+    assert drms["Attacking lead unit has a white R"] < 0  # adverse to the attacker
+    assert "Defending lead unit has a white R" not in drms  # a black R is immune
