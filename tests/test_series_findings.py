@@ -263,3 +263,127 @@ def test_white_r_rifles_suffer_the_rifle_drm_and_black_r_rifles_are_immune(monmo
     drms = close_combat_drms(game, units, ["wurmb_jaegers"], ["morgans_riflemen"], "1811", "1810")
     assert drms["Attacking lead unit has a white R"] < 0  # adverse to the attacker
     assert "Defending lead unit has a white R" not in drms  # a black R is immune
+
+
+# ---------------------------------------------------------------- 12.6 momentum
+
+
+def resolving(game, momentum: dict, pool: int):
+    """nj_1 attacks the Guards at 1:1, the die about to be rolled (step 5)."""
+    return position(
+        game,
+        {"turn": 3, "phasing": AMERICAN, "momentum": momentum, "momentum_pool": pool},
+        {"nj_1": "0404", "guards": "0505"},
+        [
+            {"procedure": "game", "step": "winner"},
+            {
+                "procedure": "close_combat",
+                "step": "resolve",
+                "bindings": {
+                    "combat": 0,
+                    "attacker": AMERICAN,
+                    "defender": BRITISH,
+                    "attacker_lead": "nj_1",
+                    "defender_lead": "guards",
+                    "odds": 2,
+                    "tactics": 0,
+                },
+            },
+        ],
+        combats=[combat(["nj_1"], ["guards"], ["0404"], ["0505"])],
+    )
+
+
+def answer(s, yes: bool) -> None:
+    s.apply_action(
+        next(
+            a for a in s.legal_actions() if s.action_to_string(a).endswith(" yes" if yes else " no")
+        )
+    )
+
+
+def chits(game, s) -> tuple[int, int, int]:
+    m = s.vars["momentum"]
+    return m[game.side_by_name[AMERICAN]], m[game.side_by_name[BRITISH]], s.vars["momentum_pool"]
+
+
+def test_the_player_with_fewer_chits_may_re_roll_first_then_the_other(litmus):
+    """12.23 step 6: "The player holding the fewest Momentum Chits (the Defender
+    in the case of a tie) may choose to spend one to return to the Resolve Close
+    Combat step and re-roll the die. If this player declines to use momentum,
+    the other player may choose to expend a Momentum Chit ... only one may be
+    spent each time this step is reached." """
+    game = litmus
+    s = resolving(game, {AMERICAN: 1, BRITISH: 2}, 2)
+    s.apply_action(5)
+    assert s.current_player() == game.side_by_name[AMERICAN]  # fewest: one chit to two
+    answer(s, yes=True)
+    assert chits(game, s) == (0, 2, 3)  # 12.62: the spent chit returns to the pool
+    assert s.is_chance_node()  # back to the Resolve step: the die again
+    s.apply_action(6)
+    # The American has none now; the British player may spend one.
+    assert s.current_player() == game.side_by_name[BRITISH]
+    answer(s, yes=False)
+    assert chits(game, s) == (0, 2, 3)
+    rolls = [m for m in s.messages if m.startswith("Close Combat Table")]
+    assert len(rolls) == 2
+
+
+def test_in_a_tie_the_defender_decides_first(litmus):
+    game = litmus
+    s = resolving(game, {AMERICAN: 1, BRITISH: 1}, 3)
+    s.apply_action(5)
+    assert s.current_player() == game.side_by_name[BRITISH]
+    answer(s, yes=False)
+    assert s.current_player() == game.side_by_name[AMERICAN]
+
+
+@pytest.mark.parametrize(("roll", "gains"), [(-1, BRITISH), (10, AMERICAN), (4, None)])
+def test_a_final_roll_of_minus_one_or_ten_gains_a_momentum_chit(litmus, roll, gains):
+    """12.23 step 8 and 12.63: "If the final modified Close Combat die roll is
+    less than or equal to -1, the Defender gains one Momentum Chit. If the final
+    modified Close Combat die roll is greater than or equal to 10, the Attacker
+    gains one Momentum Chit." """
+    game = litmus
+    s = position(
+        game,
+        {"turn": 3, "phasing": AMERICAN, "momentum_pool": 5},
+        {"nj_1": "0404", "guards": "0505"},
+        applying(["no_effect", "no_effect"], "nj_1", "guards", roll=roll),
+        combats=[combat(["nj_1"], ["guards"], ["0404"], ["0505"])],
+    )
+    finish(s)
+    american, british, pool = chits(game, s)
+    assert (american, british) == {
+        BRITISH: (0, 1),
+        AMERICAN: (1, 0),
+        None: (0, 0),
+    }[gains]
+    assert pool == 5 - (gains is not None)
+
+
+def test_a_plus_two_unit_captured_by_a_pin_costs_its_owner_a_chit(litmus):
+    """12.64: "If a unit with a printed unit morale of +2 is captured while it is
+    at full strength, the owning player must return one Momentum Chit to the
+    pool." 13.1 PIN: "All disrupted and shattered units on both sides are
+    captured." """
+    game = litmus
+    guards = game.unit_by_name["guards"]
+    assert game.rules.units[guards].morales[0] == 2
+    order = {u.name: "parade_order" for u in game.rules.units} | {"guards": "disrupted"}
+    s = position(
+        game,
+        {
+            "turn": 3,
+            "phasing": AMERICAN,
+            "momentum": {AMERICAN: 0, BRITISH: 1},
+            "momentum_pool": 4,
+            "order": order,
+        },
+        {"nj_1": "0404", "guards": "0505"},
+        applying(["no_effect", "pin"], "nj_1", "guards"),
+        combats=[combat(["nj_1"], ["guards"], ["0404"], ["0505"])],
+    )
+    finish(s)
+    assert s.unit_status[guards] != ON_MAP
+    assert chits(game, s) == (0, 0, 5)

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '68f231bbae675fefadd9a89f1721a18df584e2248664287f95af04e77b0e0b53'
+RULES_HASH = '3bf7100fc13f6eeab3ed511ec7b9d4202c7c5071eecf0cb4e6788157d210abdf'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'bb0323639e6569077a9ba741041bc67e0265adbfdeb04f31b9051b8595072da7'
+RULES_HASH = 'a1a87cd89dc49dfefbd8c019f9ac066207978c5b0d642dd332059cb5dce417ce'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
