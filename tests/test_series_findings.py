@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from compiler.build import load_game
+from engine.los import distance
 from engine.save import from_json, to_json
 from engine.state import ON_MAP
 
@@ -45,12 +46,13 @@ def combat(attackers, defenders, attack_hexes, defense_hexes, side=AMERICAN) -> 
 
 
 def applying(result: list[str], attacker_lead: str, defender_lead: str, roll: int = 5) -> list:
-    """A close combat of the American player about to apply its result (step 7)."""
+    """A close combat of the American player about to apply its result (step 7;
+    13.25's previously-retreated units are noted first)."""
     return [
         {"procedure": "game", "step": "winner"},
         {
             "procedure": "close_combat",
-            "step": "apply",
+            "step": "previously_retreated",
             "bindings": {
                 "combat": 0,
                 "attacker": AMERICAN,
@@ -387,3 +389,58 @@ def test_a_plus_two_unit_captured_by_a_pin_costs_its_owner_a_chit(litmus):
     finish(s)
     assert s.unit_status[guards] != ON_MAP
     assert chits(game, s) == (0, 0, 5)
+
+
+# ---------------------------------------------------------------- 13.25
+
+
+def test_a_unit_retreating_into_an_unresolved_combat_joins_it_and_checks_morale(litmus):
+    """13.25: "If a unit retreats from a Close Combat into a hex which has not yet
+    had its Close Combat resolved, it may not contribute any strength to that
+    Close Combat, nor may it be selected as the lead unit. If its side suffers
+    any result in the Close Combat, the previously-retreated unit must make a
+    morale check. If it passes, it must retreat one hex; if it fails, it
+    suffers a "D" result (per 13.1)." """
+    game = litmus
+    u = game.unit_by_name
+    # The (reduced) Guards in 0604 can retreat only into the forest of 0603
+    # (a ZOC does not extend into forest, 8.1), where the Rear Guard Foot
+    # awaits combat 1; every other hex is occupied or in an American ZOC.
+    units = {
+        "nj_1": "0504",
+        "scott_rifles": "0705",
+        "us_guns": "0505",
+        "nj_2": "0503",
+        "guards": {"hex": "0604", "steps_lost": 1},
+        "rear_guard_foot": "0603",
+    }
+    combats = [
+        combat(["nj_1"], ["guards"], ["0504"], ["0604"]),
+        combat(["nj_2"], ["rear_guard_foot"], ["0503"], ["0603"]),
+    ]
+    s = position(
+        game,
+        {"turn": 3, "phasing": AMERICAN},
+        units,
+        applying(["no_effect", "retreat"], "nj_1", "guards"),
+        combats=combats,
+    )
+    while not s.is_terminal():
+        s.apply_action(s.legal_actions()[0])
+    assert s.unit_hex[u["guards"]] == game.hex_by_label["0603"]
+    assert u["guards"] in s.combats[1].defenders  # it joined combat 1
+    data = to_json(s)
+    data.update(terminal=False, winner=None, level=None)
+    data["stack"] = applying(["no_effect", "retreat"], "nj_2", "rear_guard_foot")
+    data["stack"][1]["bindings"]["combat"] = 1
+    s = from_json(game, data)
+    # The Rear Guard Foot retreats (R); then the Guards check morale.
+    while not s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    assert s.unit_hex[u["rear_guard_foot"]] != game.hex_by_label["0603"]
+    assert s.unit_hex[u["guards"]] == game.hex_by_label["0603"]
+    s.apply_action(0)  # 0 + its morale of 1 fails (13.5): a "D", three hexes and disrupted
+    while not s.is_terminal():
+        s.apply_action(0 if s.is_chance_node() else s.legal_actions()[0])
+    assert to_json(s)["vars"]["order"]["guards"] == "disrupted"
+    assert distance(game.rules.board, s.unit_hex[u["guards"]], game.hex_by_label["0603"]) == 3

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '3bf7100fc13f6eeab3ed511ec7b9d4202c7c5071eecf0cb4e6788157d210abdf'
+RULES_HASH = '9d3ddd4ed4e79670419bfc7ebf5b1034a0ca5b67cffdf8703efc7236e458f1d7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

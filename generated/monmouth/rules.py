@@ -97,8 +97,13 @@ def d_units_in_hexes_of(s, a_u, a_others):
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
 
+def d_suffers_a_result(s, a_r):
+    # 'rulesets/series/results.mst:247': 'A result other than no effect'
+    return ((a_r != -1) and (a_r != 0))
+
+
 def d_exposed(s, a_u):
-    # 'rulesets/series/results.mst:251': 'Next to the enemy with no Parade Order unit in the hex'
+    # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(d_parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
 
@@ -765,3414 +770,3454 @@ def f42(s, b):
 
 
 def f43(s, b):
-    # 'rulesets/series/results.mst:209'
-    return (s.unit_status[b['unit']] == 0)
+    # 'rulesets/series/results.mst:210'
+    return ((s.unit_status[b['unit']] == 0) and q.during(s, 'close_combat'))
 
 
 def f44(s, b):
-    # 'rulesets/series/results.mst:210'
-    b['_for_l'] = tuple(tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit'])))))
+    # 'rulesets/series/results.mst:211'
+    e.join_combats(s, b['unit'])
 
 
 def f45(s, b):
-    # 'rulesets/series/results.mst:210'
-    return bool(b['_for_l'])
+    # 'rulesets/series/results.mst:215'
+    return (s.unit_status[b['unit']] == 0)
 
 
 def f46(s, b):
-    # 'rulesets/series/results.mst:210'
-    return b['_for_l']
+    # 'rulesets/series/results.mst:216'
+    b['_for_l'] = tuple(tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit'])))))
 
 
 def f47(s, b):
-    # 'rulesets/series/results.mst:210'
-    return q.side(s, b['unit'])
+    # 'rulesets/series/results.mst:216'
+    return bool(b['_for_l'])
 
 
 def f48(s, b):
-    # 'rulesets/series/results.mst:210'
-    b['_for_l'] = tuple(x for x in b['_for_l'] if x != b['l'])
+    # 'rulesets/series/results.mst:216'
+    return b['_for_l']
 
 
 def f49(s, b):
-    # 'rulesets/series/results.mst:211'
+    # 'rulesets/series/results.mst:216'
     return q.side(s, b['unit'])
 
 
 def f50(s, b):
-    # 'rulesets/series/results.mst:211'
-    return b['_ask1']
+    # 'rulesets/series/results.mst:216'
+    b['_for_l'] = tuple(x for x in b['_for_l'] if x != b['l'])
 
 
 def f51(s, b):
-    # 'rulesets/series/results.mst:212'
-    e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
+    # 'rulesets/series/results.mst:217'
+    return q.side(s, b['unit'])
 
 
 def f52(s, b):
-    # 'rulesets/series/results.mst:221'
-    return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
+    # 'rulesets/series/results.mst:217'
+    return b['_ask1']
 
 
 def f53(s, b):
-    # 'rulesets/series/results.mst:242'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
+    # 'rulesets/series/results.mst:218'
+    e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
 
 def f54(s, b):
-    # 'rulesets/series/results.mst:242'
-    return bool(b['_for_u'])
+    # 'rulesets/series/results.mst:227'
+    return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
 def f55(s, b):
-    # 'rulesets/series/results.mst:242'
-    return b['_for_u']
+    # 'rulesets/series/results.mst:251'
+    return d_suffers_a_result(s, b['r'])
 
 
 def f56(s, b):
-    # 'rulesets/series/results.mst:242'
-    return b['side']
+    # 'rulesets/series/results.mst:252'
+    return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['drm']}
 
 
 def f57(s, b):
-    # 'rulesets/series/results.mst:242'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/results.mst:260'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
 
 
 def f58(s, b):
-    # 'rulesets/series/results.mst:243'
-    return (s.vars['order'][b['u']] == 'shattered')
+    # 'rulesets/series/results.mst:260'
+    return bool(b['_for_u'])
 
 
 def f59(s, b):
-    # 'rulesets/series/results.mst:244'
-    e.capture(s, b['u'])
+    # 'rulesets/series/results.mst:260'
+    return b['_for_u']
 
 
 def f60(s, b):
-    # 'rulesets/series/results.mst:246'
-    return {'unit': b['u']}
+    # 'rulesets/series/results.mst:260'
+    return b['side']
 
 
 def f61(s, b):
+    # 'rulesets/series/results.mst:260'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f62(s, b):
+    # 'rulesets/series/results.mst:261'
+    return (s.vars['order'][b['u']] == 'shattered')
+
+
+def f63(s, b):
+    # 'rulesets/series/results.mst:262'
+    e.capture(s, b['u'])
+
+
+def f64(s, b):
+    # 'rulesets/series/results.mst:264'
+    return {'unit': b['u']}
+
+
+def f65(s, b):
     # 'rulesets/series/sequence.mst:10'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
-def f62(s, b):
+def f66(s, b):
     # 'rulesets/series/sequence.mst:11'
     return {}
 
 
-def f63(s, b):
+def f67(s, b):
     # 'rulesets/series/sequence.mst:12'
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
-def f64(s, b):
+def f68(s, b):
     # 'rulesets/monmouth/victory.mst:192'
     return d_controls(s, 743, s.vars['overlook_hill_control'], 0)
 
 
-def f65(s, b):
+def f69(s, b):
     # 'rulesets/monmouth/victory.mst:193'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + q.divide(1, 2)))
 
 
-def f66(s, b):
+def f70(s, b):
     # 'rulesets/monmouth/victory.mst:195'
     return d_controls(s, 743, s.vars['overlook_hill_control'], 1)
 
 
-def f67(s, b):
+def f71(s, b):
     # 'rulesets/monmouth/victory.mst:196'
     e.set_at(s, 'sidebar_vp', 1, (s.vars['sidebar_vp'][1] + q.divide(1, 2)))
 
 
-def f68(s, b):
+def f72(s, b):
     # 'rulesets/series/sequence.mst:15'
     e.determine_victory(s)
 
 
-def f69(s, b):
+def f73(s, b):
     # 'rulesets/series/sequence.mst:20'
     return q.fixed_order(s, s.vars['turn'])
 
 
-def f70(s, b):
+def f74(s, b):
     # 'rulesets/series/sequence.mst:21'
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
 
 
-def f71(s, b):
+def f75(s, b):
     # 'rulesets/series/sequence.mst:23'
     return {}
 
 
-def f72(s, b):
+def f76(s, b):
     # 'rulesets/monmouth/heat.mst:50'
     return s.vars['turn_lost_to_heat']
 
 
-def f73(s, b):
+def f77(s, b):
     # 'rulesets/series/sequence.mst:26'
     return {'side': s.vars['initiative_side']}
 
 
-def f74(s, b):
+def f78(s, b):
     # 'rulesets/monmouth/scenarios.mst:201'
     return (s.vars['turn'] == s.game.first_turn)
 
 
-def f75(s, b):
+def f79(s, b):
     # 'rulesets/series/sequence.mst:27'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f76(s, b):
+def f80(s, b):
     # 'rulesets/monmouth/victory.mst:178'
     return d_controls(s, 970, s.vars['courthouse_control'], 1)
 
 
-def f77(s, b):
+def f81(s, b):
     # 'rulesets/monmouth/victory.mst:179'
     e.set_at(s, 'sidebar_vp', 1, (s.vars['sidebar_vp'][1] + d_courthouse_vp(s)))
 
 
-def f78(s, b):
+def f82(s, b):
     # 'rulesets/monmouth/victory.mst:181'
     return d_controls(s, 490, s.vars['parsonage_control'], 0)
 
 
-def f79(s, b):
+def f83(s, b):
     # 'rulesets/monmouth/victory.mst:182'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + d_parsonage_vp(s)))
 
 
-def f80(s, b):
+def f84(s, b):
     # 'rulesets/series/sequence.mst:29'
     e.check_automatic_victory(s)
 
 
-def f81(s, b):
+def f85(s, b):
     # 'rulesets/series/sequence.mst:33'
     e.set_var(s, 'phasing', b['side'])
 
 
-def f82(s, b):
+def f86(s, b):
     # 'rulesets/monmouth/command_and_control.mst:127'
     return ((b['side'] == 1) and (s.vars['turn'] >= 2))
 
 
-def f83(s, b):
+def f87(s, b):
     # 'rulesets/monmouth/command_and_control.mst:128'
     return {'side': b['side']}
 
 
-def f84(s, b):
+def f88(s, b):
     # 'rulesets/monmouth/scenarios.mst:194'
     return (s.vars['turn'] == s.game.first_turn)
 
 
-def f85(s, b):
+def f89(s, b):
     # 'rulesets/monmouth/scenarios.mst:195'
     return {'side': b['side']}
 
 
-def f86(s, b):
+def f90(s, b):
     # 'rulesets/series/sequence.mst:34'
     return {'side': b['side']}
 
 
-def f87(s, b):
+def f91(s, b):
     # 'rulesets/series/sequence.mst:35'
     return {'side': b['side']}
 
 
-def f88(s, b):
+def f92(s, b):
     # 'rulesets/series/sequence.mst:36'
     return {'side': b['side']}
 
 
-def f89(s, b):
+def f93(s, b):
     # 'rulesets/series/sequence.mst:37'
     return {'side': b['side']}
 
 
-def f90(s, b):
+def f94(s, b):
     # 'rulesets/series/sequence.mst:38'
     return {'side': b['side']}
 
 
-def f91(s, b):
+def f95(s, b):
     # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f92(s, b):
+def f96(s, b):
     # 'rulesets/series/initiative.mst:22'
     b['first'] = (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
-def f93(s, b):
+def f97(s, b):
     # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
-def f94(s, b):
+def f98(s, b):
     # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f95(s, b):
+def f99(s, b):
     # 'rulesets/monmouth/heat.mst:29'
     b['side'] = d_first_side(s)
 
 
-def f96(s, b):
+def f100(s, b):
     # 'rulesets/monmouth/heat.mst:31'
     b['side'] = q.enemy(s, d_first_side(s))
 
 
-def f97(s, b):
+def f101(s, b):
     # 'rulesets/monmouth/heat.mst:33'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f98(s, b):
+def f102(s, b):
     # 'rulesets/monmouth/heat.mst:36'
     return ((q.turn_data(s, 'heat') and (s.vars['momentum_spent'][0] == 0)) and (s.vars['momentum_spent'][1] == 0))
 
 
-def f99(s, b):
+def f103(s, b):
     # 'rulesets/monmouth/heat.mst:37'
     e.set_var(s, 'turn_lost_to_heat', True)
 
 
-def f100(s, b):
+def f104(s, b):
     # 'rulesets/monmouth/heat.mst:43'
     return s.vars['turn_lost_to_heat']
 
 
-def f101(s, b):
+def f105(s, b):
     # 'rulesets/series/initiative.mst:30'
     b['side'] = d_first_side(s)
 
 
-def f102(s, b):
+def f106(s, b):
     # 'rulesets/series/initiative.mst:32'
     b['side'] = q.enemy(s, d_first_side(s))
 
 
-def f103(s, b):
+def f107(s, b):
     # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f104(s, b):
+def f108(s, b):
     # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, d_first_side(s))))
 
 
-def f105(s, b):
+def f109(s, b):
     # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
-def f106(s, b):
+def f110(s, b):
     # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
-def f107(s, b):
+def f111(s, b):
     # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
-def f108(s, b):
+def f112(s, b):
     # 'rulesets/series/initiative.mst:43'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f109(s, b):
+def f113(s, b):
     # 'rulesets/series/initiative.mst:44'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f110(s, b):
+def f114(s, b):
     # 'rulesets/series/initiative.mst:45'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f111(s, b):
+def f115(s, b):
     # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
-def f112(s, b):
+def f116(s, b):
     # 'rulesets/series/initiative.mst:55'
     return (s.vars['momentum'][b['side']] > 0)
 
 
-def f113(s, b):
+def f117(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['side']
 
 
-def f114(s, b):
+def f118(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
-def f115(s, b):
+def f119(s, b):
     # 'rulesets/series/initiative.mst:57'
     return {'side': b['side']}
 
 
-def f116(s, b):
+def f120(s, b):
     # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
-def f117(s, b):
+def f121(s, b):
     # 'rulesets/series/stacking.mst:17'
     b['_for_h'] = tuple(d_overstacked_hexes(s, b['side']))
 
 
-def f118(s, b):
+def f122(s, b):
     # 'rulesets/series/stacking.mst:17'
     return bool(b['_for_h'])
 
 
-def f119(s, b):
+def f123(s, b):
     # 'rulesets/series/stacking.mst:17'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f120(s, b):
+def f124(s, b):
     # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
-def f121(s, b):
+def f125(s, b):
     # 'rulesets/series/stacking.mst:19'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
-def f122(s, b):
+def f126(s, b):
     # 'rulesets/series/stacking.mst:19'
     return b['side']
 
 
-def f123(s, b):
+def f127(s, b):
     # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
-def f124(s, b):
+def f128(s, b):
     # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f125(s, b):
+def f129(s, b):
     # 'rulesets/monmouth/reinforcements.mst:207'
     return ((((b['side'] == 1) and (q.entry_turn(s, 94) > 0)) and (s.vars['turn'] >= q.entry_turn(s, 94))) and (s.vars['morgan_arrived_on'] == 0))
 
 
-def f126(s, b):
+def f130(s, b):
     # 'rulesets/monmouth/reinforcements.mst:208'
     return q.column_of(s, 6, s.vars['turn'])
 
 
-def f127(s, b):
+def f131(s, b):
     # 'rulesets/monmouth/reinforcements.mst:209'
     return (b['outcome'] == 'enter')
 
 
-def f128(s, b):
+def f132(s, b):
     # 'rulesets/monmouth/reinforcements.mst:210'
     e.set_var(s, 'morgan_arrived_on', s.vars['turn'])
 
 
-def f129(s, b):
+def f133(s, b):
     # 'rulesets/monmouth/reinforcements.mst:219'
     return ((not s.vars['variable_entry_rolled'][b['side']]) and (len(d_variable_reinforcements_due(s, b['side'])) > 0))
 
 
-def f130(s, b):
+def f134(s, b):
     # 'rulesets/monmouth/reinforcements.mst:220'
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
 
 
-def f131(s, b):
+def f135(s, b):
     # 'rulesets/monmouth/reinforcements.mst:221'
     return (((b['side'] == 0) and q.rule_on(s, 'pro_british')) or ((b['side'] == 1) and q.rule_on(s, 'pro_american')))
 
 
-def f132(s, b):
+def f136(s, b):
     # 'rulesets/monmouth/reinforcements.mst:222'
     e.set_at(s, 'variable_entry_passed', b['side'], True)
 
 
-def f133(s, b):
+def f137(s, b):
     # 'rulesets/monmouth/reinforcements.mst:224'
     return (not (((b['side'] == 1) and q.rule_on(s, 'pro_british')) or ((b['side'] == 0) and q.rule_on(s, 'pro_american'))))
 
 
-def f134(s, b):
+def f138(s, b):
     # 'rulesets/monmouth/reinforcements.mst:225'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
 
 
-def f135(s, b):
+def f139(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
     return b['side']
 
 
-def f136(s, b):
+def f140(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
     return b['_ask4']
 
 
-def f137(s, b):
+def f141(s, b):
     # 'rulesets/monmouth/reinforcements.mst:227'
     return {'side': b['side']}
 
 
-def f138(s, b):
+def f142(s, b):
     # 'rulesets/monmouth/reinforcements.mst:228'
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
 
 
-def f139(s, b):
+def f143(s, b):
     # 'rulesets/monmouth/reinforcements.mst:231'
     return q.column_of(s, 7, d_variable_turn(s, b['side']))
 
 
-def f140(s, b):
+def f144(s, b):
     # 'rulesets/monmouth/reinforcements.mst:232'
     e.set_at(s, 'variable_entry_passed', b['side'], (b['outcome'] == 'enter'))
 
 
-def f141(s, b):
+def f145(s, b):
     # 'rulesets/monmouth/reinforcements.mst:233'
     return s.vars['variable_entry_passed'][b['side']]
 
 
-def f142(s, b):
+def f146(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == 0) and (RULES.units[e0].formation != 'hessians'))))
 
 
-def f143(s, b):
+def f147(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     return bool(b['_for_u'])
 
 
-def f144(s, b):
+def f148(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f145(s, b):
+def f149(s, b):
     # 'rulesets/monmouth/reinforcements.mst:236'
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
 
 
-def f146(s, b):
+def f150(s, b):
     # 'rulesets/monmouth/reinforcements.mst:247'
     return d_may_arrive(s, b['unit'])
 
 
-def f147(s, b):
+def f151(s, b):
     # 'rulesets/monmouth/reinforcements.mst:248'
     return d_entry_choices(s, b['unit'])
 
 
-def f148(s, b):
+def f152(s, b):
     # 'rulesets/monmouth/reinforcements.mst:246'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f149(s, b):
+def f153(s, b):
     # 'rulesets/monmouth/reinforcements.mst:253'
     return (((b['side'] == 1) and s.vars['steuben_withdrawn']) and s.vars['variable_entry_passed'][1])
 
 
-def f150(s, b):
+def f154(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return 1
 
 
-def f151(s, b):
+def f155(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return b['_ask5']
 
 
-def f152(s, b):
+def f156(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return tuple(e0 for e0 in (10,) if (not d_entry_blocked(s, e0, 1)))
 
 
-def f153(s, b):
+def f157(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return 1
 
 
-def f154(s, b):
+def f158(s, b):
     # 'rulesets/monmouth/reinforcements.mst:256'
     e.place(s, 92, b['h'])
 
 
-def f155(s, b):
+def f159(s, b):
     # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
 
 
-def f156(s, b):
+def f160(s, b):
     # 'rulesets/series/movement.mst:31'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f157(s, b):
+def f161(s, b):
     # 'rulesets/series/movement.mst:31'
     return bool(b['_for_u'])
 
 
-def f158(s, b):
+def f162(s, b):
     # 'rulesets/series/movement.mst:31'
     return b['_for_u']
 
 
-def f159(s, b):
+def f163(s, b):
     # 'rulesets/series/movement.mst:31'
     return b['side']
 
 
-def f160(s, b):
+def f164(s, b):
     # 'rulesets/series/movement.mst:31'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f161(s, b):
+def f165(s, b):
     # 'rulesets/series/movement.mst:32'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f162(s, b):
+def f166(s, b):
     # 'rulesets/series/movement.mst:33'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f163(s, b):
+def f167(s, b):
     # 'rulesets/series/movement.mst:34'
     return (len(b['away']) > 0)
 
 
-def f164(s, b):
+def f168(s, b):
     # 'rulesets/series/movement.mst:35'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f165(s, b):
+def f169(s, b):
     # 'rulesets/series/movement.mst:36'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f166(s, b):
+def f170(s, b):
     # 'rulesets/series/movement.mst:36'
     return b['side']
 
 
-def f167(s, b):
+def f171(s, b):
     # 'rulesets/series/movement.mst:37'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f168(s, b):
+def f172(s, b):
     # 'rulesets/series/movement.mst:39'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f169(s, b):
+def f173(s, b):
     # 'rulesets/monmouth/leaders.mst:191'
     return (s.unit_status[22] == 0)
 
 
-def f170(s, b):
+def f174(s, b):
     # 'rulesets/monmouth/leaders.mst:192'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0])))
 
 
-def f171(s, b):
+def f175(s, b):
     # 'rulesets/monmouth/leaders.mst:192'
     return bool(b['_for_u'])
 
 
-def f172(s, b):
+def f176(s, b):
     # 'rulesets/monmouth/leaders.mst:192'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f173(s, b):
+def f177(s, b):
     # 'rulesets/monmouth/leaders.mst:193'
     e.set_at(s, 'with_oswald', b['u'], True)
 
 
-def f174(s, b):
+def f178(s, b):
     # 'rulesets/monmouth/command_and_control.mst:147'
     return (b['side'] == 1)
 
 
-def f175(s, b):
+def f179(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and UNIT_COMBAT[e0])))
 
 
-def f176(s, b):
+def f180(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     return bool(b['_for_u'])
 
 
-def f177(s, b):
+def f181(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     return b['_for_u']
 
 
-def f178(s, b):
+def f182(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     return 1
 
 
-def f179(s, b):
+def f183(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f180(s, b):
+def f184(s, b):
     # 'rulesets/monmouth/command_and_control.mst:149'
     e.set_at(s, 'cc_strategic', b['u'], (d_on_road(s, b['u']) and d_may_move_strategically(s, b['u'])))
 
 
-def f181(s, b):
+def f185(s, b):
     # 'rulesets/monmouth/command_and_control.mst:152'
     return d_stack_ok(s, b['units'])
 
 
-def f182(s, b):
+def f186(s, b):
     # 'rulesets/monmouth/command_and_control.mst:153'
     return d_in_enemy_zoc(s, b['hex'], 1)
 
 
-def f183(s, b):
+def f187(s, b):
     # 'rulesets/monmouth/command_and_control.mst:150'
     return {'unit': b['u'], 'toward': d_countermarch_goal(s, b['u']), 'capture_if_blocked': True, 'exit': True, 'along_roads': s.vars['cc_strategic'][b['u']]}
 
 
-def f184(s, b):
+def f188(s, b):
     # 'rulesets/monmouth/command_and_control.mst:157'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f185(s, b):
+def f189(s, b):
     # 'rulesets/monmouth/scenarios.mst:411'
     return (b['side'] == 0)
 
 
-def f186(s, b):
+def f190(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0]))))
 
 
-def f187(s, b):
+def f191(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return bool(b['_for_u'])
 
 
-def f188(s, b):
+def f192(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return b['_for_u']
 
 
-def f189(s, b):
+def f193(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return 0
 
 
-def f190(s, b):
+def f194(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f191(s, b):
+def f195(s, b):
     # 'rulesets/monmouth/scenarios.mst:413'
     return 0
 
 
-def f192(s, b):
+def f196(s, b):
     # 'rulesets/monmouth/scenarios.mst:413'
     return b['_ask6']
 
 
-def f193(s, b):
+def f197(s, b):
     # 'rulesets/monmouth/scenarios.mst:414'
     return {'unit': b['u'], 'drm': (-1)}
 
 
-def f194(s, b):
+def f198(s, b):
     # 'rulesets/monmouth/scenarios.mst:415'
     return (not b['passed'])
 
 
-def f195(s, b):
+def f199(s, b):
     # 'rulesets/monmouth/scenarios.mst:416'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f196(s, b):
+def f200(s, b):
     # 'rulesets/monmouth/scenarios.mst:419'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f197(s, b):
+def f201(s, b):
     # 'rulesets/series/movement.mst:47'
     return d_stack_ok(s, b['units'])
 
 
-def f198(s, b):
+def f202(s, b):
     # 'rulesets/series/movement.mst:48'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f199(s, b):
+def f203(s, b):
     # 'rulesets/series/movement.mst:49'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f200(s, b):
+def f204(s, b):
     # 'rulesets/series/movement.mst:50'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f201(s, b):
+def f205(s, b):
     # 'rulesets/series/movement.mst:51'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f202(s, b):
+def f206(s, b):
     # 'rulesets/series/movement.mst:46'
     return {'side': b['side']}
 
 
-def f203(s, b):
+def f207(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     b['_for_h'] = tuple(q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn']))))
 
 
-def f204(s, b):
+def f208(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     return bool(b['_for_h'])
 
 
-def f205(s, b):
+def f209(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f206(s, b):
+def f210(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
     return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
-def f207(s, b):
+def f211(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
 
 
-def f208(s, b):
+def f212(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return b['side']
 
 
-def f209(s, b):
+def f213(s, b):
     # 'rulesets/monmouth/reinforcements.mst:267'
     e.hold_back(s, b['u'])
 
 
-def f210(s, b):
+def f214(s, b):
     # 'rulesets/monmouth/reinforcements.mst:268'
     e.set_at(s, 'held_back', b['u'], True)
 
 
-def f211(s, b):
+def f215(s, b):
     # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 
 
-def f212(s, b):
+def f216(s, b):
     # 'rulesets/series/movement.mst:54'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f213(s, b):
+def f217(s, b):
     # 'rulesets/series/movement.mst:54'
     return bool(b['_for_u'])
 
 
-def f214(s, b):
+def f218(s, b):
     # 'rulesets/series/movement.mst:54'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f215(s, b):
+def f219(s, b):
     # 'rulesets/series/movement.mst:55'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f216(s, b):
+def f220(s, b):
     # 'rulesets/series/movement.mst:56'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f217(s, b):
+def f221(s, b):
     # 'rulesets/series/movement.mst:57'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f218(s, b):
+def f222(s, b):
     # 'rulesets/series/movement.mst:58'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f219(s, b):
+def f223(s, b):
     # 'rulesets/series/movement.mst:58'
     return bool(b['_for_v'])
 
 
-def f220(s, b):
+def f224(s, b):
     # 'rulesets/series/movement.mst:58'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f221(s, b):
+def f225(s, b):
     # 'rulesets/series/movement.mst:59'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f222(s, b):
+def f226(s, b):
     # 'rulesets/series/movement.mst:61'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f223(s, b):
+def f227(s, b):
     # 'rulesets/series/morale.mst:12'
     b['passed'] = (b['total'] >= 5)
 
 
-def f224(s, b):
+def f228(s, b):
     # 'rulesets/series/rally.mst:5'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0]))
 
 
-def f225(s, b):
+def f229(s, b):
     # 'rulesets/series/rally.mst:5'
     return bool(b['_for_u'])
 
 
-def f226(s, b):
+def f230(s, b):
     # 'rulesets/series/rally.mst:5'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f227(s, b):
+def f231(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f228(s, b):
+def f232(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
-def f229(s, b):
+def f233(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return bool(b['_for_u'])
 
 
-def f230(s, b):
+def f234(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return b['_for_u']
 
 
-def f231(s, b):
+def f235(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return b['side']
 
 
-def f232(s, b):
+def f236(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f233(s, b):
+def f237(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:38'
     return d_molly_may_join(s, b['u'])
 
 
-def f234(s, b):
+def f238(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return 1
 
 
-def f235(s, b):
+def f239(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return b['_ask7']
 
 
-def f236(s, b):
+def f240(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:40'
     e.set_at(s, 'molly', b['u'], True)
 
 
-def f237(s, b):
+def f241(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:41'
     e.set_var(s, 'molly_placed', True)
 
 
-def f238(s, b):
+def f242(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:44'
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
 
 
-def f239(s, b):
+def f243(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:45'
     e.set_at(s, 'order', b['u'], 'parade_order')
 
 
-def f240(s, b):
+def f244(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:46'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f241(s, b):
+def f245(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:48'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f242(s, b):
+def f246(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:49'
     return b['passed']
 
 
-def f243(s, b):
+def f247(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:50'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f244(s, b):
+def f248(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:51'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f245(s, b):
+def f249(s, b):
     # 'rulesets/series/rally.mst:11'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
-def f246(s, b):
+def f250(s, b):
     # 'rulesets/series/rally.mst:11'
     return bool(b['_for_u'])
 
 
-def f247(s, b):
+def f251(s, b):
     # 'rulesets/series/rally.mst:11'
     return b['_for_u']
 
 
-def f248(s, b):
+def f252(s, b):
     # 'rulesets/series/rally.mst:11'
     return b['side']
 
 
-def f249(s, b):
+def f253(s, b):
     # 'rulesets/series/rally.mst:11'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f250(s, b):
+def f254(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f251(s, b):
+def f255(s, b):
     # 'rulesets/series/rally.mst:13'
     return b['passed']
 
 
-def f252(s, b):
+def f256(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f253(s, b):
+def f257(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f254(s, b):
+def f258(s, b):
     # 'rulesets/series/fire.mst:44'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f255(s, b):
+def f259(s, b):
     # 'rulesets/series/fire.mst:44'
     return q.enemy(s, b['side'])
 
 
-def f256(s, b):
+def f260(s, b):
     # 'rulesets/series/fire.mst:45'
     return (b['target'] == -1)
 
 
-def f257(s, b):
+def f261(s, b):
     # 'rulesets/series/fire.mst:48'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f258(s, b):
+def f262(s, b):
     # 'rulesets/series/fire.mst:71'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f259(s, b):
+def f263(s, b):
     # 'rulesets/series/fire.mst:72'
     b['_for_a'] = tuple(tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target'])))
 
 
-def f260(s, b):
+def f264(s, b):
     # 'rulesets/series/fire.mst:72'
     return bool(b['_for_a'])
 
 
-def f261(s, b):
+def f265(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f262(s, b):
+def f266(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['side']
 
 
-def f263(s, b):
+def f267(s, b):
     # 'rulesets/series/fire.mst:72'
     b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
 
 
-def f264(s, b):
+def f268(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['side']
 
 
-def f265(s, b):
+def f269(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask8']
 
 
-def f266(s, b):
+def f270(s, b):
     # 'rulesets/series/fire.mst:74'
     b['firers'] = q.union(b['firers'], (b['a'],))
 
 
-def f267(s, b):
+def f271(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f268(s, b):
+def f272(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f269(s, b):
+def f273(s, b):
     # 'rulesets/monmouth/scenarios.mst:439'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f270(s, b):
+def f274(s, b):
     # 'rulesets/monmouth/scenarios.mst:440'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f271(s, b):
+def f275(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f272(s, b):
+def f276(s, b):
     # 'rulesets/series/fire.mst:81'
     b['needed'] = q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f273(s, b):
+def f277(s, b):
     # 'rulesets/series/fire.mst:82'
     b['first_fire'] = False
 
 
-def f274(s, b):
+def f278(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f275(s, b):
+def f279(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f276(s, b):
+def f280(s, b):
     # 'rulesets/series/fire.mst:95'
     b['loss'] = d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f277(s, b):
+def f281(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f278(s, b):
+def f282(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f279(s, b):
+def f283(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f280(s, b):
+def f284(s, b):
     # 'rulesets/series/fire.mst:106'
     return {'side': b['side']}
 
 
-def f281(s, b):
+def f285(s, b):
     # 'rulesets/series/fire.mst:107'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f282(s, b):
+def f286(s, b):
     # 'rulesets/series/fire.mst:111'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f283(s, b):
+def f287(s, b):
     # 'rulesets/series/fire.mst:111'
     return bool(b['_for_u'])
 
 
-def f284(s, b):
+def f288(s, b):
     # 'rulesets/series/fire.mst:111'
     return b['_for_u']
 
 
-def f285(s, b):
+def f289(s, b):
     # 'rulesets/series/fire.mst:111'
     return q.enemy(s, b['side'])
 
 
-def f286(s, b):
+def f290(s, b):
     # 'rulesets/series/fire.mst:111'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f287(s, b):
+def f291(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f288(s, b):
+def f292(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f289(s, b):
+def f293(s, b):
     # 'rulesets/series/fire.mst:115'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f290(s, b):
+def f294(s, b):
     # 'rulesets/series/fire.mst:115'
     return bool(b['_for_u'])
 
 
-def f291(s, b):
+def f295(s, b):
     # 'rulesets/series/fire.mst:115'
     return b['_for_u']
 
 
-def f292(s, b):
+def f296(s, b):
     # 'rulesets/series/fire.mst:115'
     return b['side']
 
 
-def f293(s, b):
+def f297(s, b):
     # 'rulesets/series/fire.mst:115'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f294(s, b):
+def f298(s, b):
     # 'rulesets/series/fire.mst:116'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f295(s, b):
+def f299(s, b):
     # 'rulesets/series/fire.mst:117'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f296(s, b):
+def f300(s, b):
     # 'rulesets/series/fire.mst:135'
     return d_rifle_targets(s, b['side'])
 
 
-def f297(s, b):
+def f301(s, b):
     # 'rulesets/series/fire.mst:135'
     return b['side']
 
 
-def f298(s, b):
+def f302(s, b):
     # 'rulesets/series/fire.mst:136'
     return (b['target'] == -1)
 
 
-def f299(s, b):
+def f303(s, b):
     # 'rulesets/series/fire.mst:139'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f300(s, b):
+def f304(s, b):
     # 'rulesets/series/fire.mst:146'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f301(s, b):
+def f305(s, b):
     # 'rulesets/series/fire.mst:147'
     b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
 
 
-def f302(s, b):
+def f306(s, b):
     # 'rulesets/series/fire.mst:147'
     return bool(b['_for_r'])
 
 
-def f303(s, b):
+def f307(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f304(s, b):
+def f308(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['side']
 
 
-def f305(s, b):
+def f309(s, b):
     # 'rulesets/series/fire.mst:147'
     b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
 
 
-def f306(s, b):
+def f310(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['side']
 
 
-def f307(s, b):
+def f311(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['_ask9']
 
 
-def f308(s, b):
+def f312(s, b):
     # 'rulesets/series/fire.mst:149'
     b['firers'] = q.union(b['firers'], (b['r'],))
 
 
-def f309(s, b):
+def f313(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f310(s, b):
+def f314(s, b):
     # 'rulesets/monmouth/scenarios.mst:446'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f311(s, b):
+def f315(s, b):
     # 'rulesets/monmouth/scenarios.mst:447'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f312(s, b):
+def f316(s, b):
     # 'rulesets/series/fire.mst:156'
     return (len(b['firers']) > 0)
 
 
-def f313(s, b):
+def f317(s, b):
     # 'rulesets/series/fire.mst:157'
     b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f314(s, b):
+def f318(s, b):
     # 'rulesets/series/fire.mst:158'
     b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f315(s, b):
+def f319(s, b):
     # 'rulesets/series/fire.mst:159'
     b['_for_r'] = tuple(b['firers'])
 
 
-def f316(s, b):
+def f320(s, b):
     # 'rulesets/series/fire.mst:159'
     return bool(b['_for_r'])
 
 
-def f317(s, b):
+def f321(s, b):
     # 'rulesets/series/fire.mst:159'
     b['r'] = b['_for_r'][0]
     b['_for_r'] = b['_for_r'][1:]
 
 
-def f318(s, b):
+def f322(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f319(s, b):
+def f323(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f320(s, b):
+def f324(s, b):
     # 'rulesets/series/fire.mst:164'
     return (b['modified'] >= b['needed'])
 
 
-def f321(s, b):
+def f325(s, b):
     # 'rulesets/series/fire.mst:166'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f322(s, b):
+def f326(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f323(s, b):
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f324(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f325(s, b):
+def f329(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f326(s, b):
+def f330(s, b):
     # 'rulesets/monmouth/scenarios.mst:223'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 
 
-def f327(s, b):
+def f331(s, b):
     # 'rulesets/monmouth/scenarios.mst:224'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f328(s, b):
+def f332(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f329(s, b):
+def f333(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f330(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f331(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f332(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f333(s, b):
+def f337(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f334(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f335(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f336(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f337(s, b):
+def f341(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f338(s, b):
+def f342(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f339(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f340(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f341(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f342(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f343(s, b):
+def f347(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f344(s, b):
+def f348(s, b):
     # 'rulesets/series/close_combat.mst:163'
     b['attacker_lead'] = -1
 
 
-def f345(s, b):
+def f349(s, b):
     # 'rulesets/series/close_combat.mst:164'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f346(s, b):
+def f350(s, b):
     # 'rulesets/series/close_combat.mst:165'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f347(s, b):
+def f351(s, b):
     # 'rulesets/series/close_combat.mst:166'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f348(s, b):
+def f352(s, b):
     # 'rulesets/series/close_combat.mst:167'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f349(s, b):
+def f353(s, b):
     # 'rulesets/series/close_combat.mst:168'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f350(s, b):
+def f354(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f351(s, b):
-    # 'rulesets/series/close_combat.mst:170'
-    return bool(b['_for_u'])
-
-
-def f352(s, b):
-    # 'rulesets/series/close_combat.mst:170'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f353(s, b):
-    # 'rulesets/series/close_combat.mst:171'
-    e.set_at(s, 'has_fired', b['u'], True)
-
-
-def f354(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
-
-
 def f355(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
+    # 'rulesets/series/close_combat.mst:170'
     return bool(b['_for_u'])
 
 
 def f356(s, b):
-    # 'rulesets/monmouth/scenarios.mst:432'
+    # 'rulesets/series/close_combat.mst:170'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f357(s, b):
+    # 'rulesets/series/close_combat.mst:171'
+    e.set_at(s, 'has_fired', b['u'], True)
+
+
+def f358(s, b):
+    # 'rulesets/monmouth/scenarios.mst:432'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
+
+
+def f359(s, b):
+    # 'rulesets/monmouth/scenarios.mst:432'
+    return bool(b['_for_u'])
+
+
+def f360(s, b):
+    # 'rulesets/monmouth/scenarios.mst:432'
+    b['u'] = b['_for_u'][0]
+    b['_for_u'] = b['_for_u'][1:]
+
+
+def f361(s, b):
     # 'rulesets/monmouth/scenarios.mst:433'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f358(s, b):
+def f362(s, b):
     # 'rulesets/series/close_combat.mst:176'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f359(s, b):
+def f363(s, b):
     # 'rulesets/series/close_combat.mst:177'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f360(s, b):
+def f364(s, b):
     # 'rulesets/series/close_combat.mst:177'
     return bool(b['_for_u'])
 
 
-def f361(s, b):
+def f365(s, b):
     # 'rulesets/series/close_combat.mst:177'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f362(s, b):
+def f366(s, b):
     # 'rulesets/series/close_combat.mst:178'
     e.capture(s, b['u'])
 
 
-def f363(s, b):
+def f367(s, b):
     # 'rulesets/series/close_combat.mst:182'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f364(s, b):
+def f368(s, b):
     # 'rulesets/series/close_combat.mst:183'
     return q.diverted(s, b['combat'])
 
 
-def f365(s, b):
+def f369(s, b):
     # 'rulesets/series/close_combat.mst:184'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f366(s, b):
+def f370(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f367(s, b):
+def f371(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['defender']
 
 
-def f368(s, b):
+def f372(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['_ask10']
 
 
-def f369(s, b):
+def f373(s, b):
     # 'rulesets/series/close_combat.mst:191'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f370(s, b):
+def f374(s, b):
     # 'rulesets/series/close_combat.mst:191'
     return bool(b['_for_u'])
 
 
-def f371(s, b):
+def f375(s, b):
     # 'rulesets/series/close_combat.mst:191'
     return b['_for_u']
 
 
-def f372(s, b):
+def f376(s, b):
     # 'rulesets/series/close_combat.mst:191'
     return b['defender']
 
 
-def f373(s, b):
+def f377(s, b):
     # 'rulesets/series/close_combat.mst:191'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f374(s, b):
+def f378(s, b):
     # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f375(s, b):
+def f379(s, b):
     # 'rulesets/series/close_combat.mst:193'
     return s.vars['pinned'][b['u']]
 
 
-def f376(s, b):
+def f380(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f377(s, b):
+def f381(s, b):
     # 'rulesets/series/close_combat.mst:196'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f378(s, b):
+def f382(s, b):
     # 'rulesets/series/close_combat.mst:203'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f379(s, b):
+def f383(s, b):
     # 'rulesets/series/close_combat.mst:203'
     return b['attacker']
 
 
-def f380(s, b):
+def f384(s, b):
     # 'rulesets/series/close_combat.mst:204'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f381(s, b):
+def f385(s, b):
     # 'rulesets/series/close_combat.mst:204'
     return b['defender']
 
 
-def f382(s, b):
+def f386(s, b):
     # 'rulesets/series/close_combat.mst:210'
     return d_tactics_chits(s)
 
 
-def f383(s, b):
+def f387(s, b):
     # 'rulesets/series/close_combat.mst:210'
     return b['attacker']
 
 
-def f384(s, b):
+def f388(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return d_tactics_chits(s)
 
 
-def f385(s, b):
+def f389(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return b['defender']
 
 
-def f386(s, b):
+def f390(s, b):
     # 'rulesets/series/close_combat.mst:213'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f387(s, b):
+def f391(s, b):
     # 'rulesets/series/close_combat.mst:214'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f388(s, b):
+def f392(s, b):
     # 'rulesets/series/close_combat.mst:215'
     return (b['matrix'][1] == 10)
 
 
-def f389(s, b):
+def f393(s, b):
     # 'rulesets/series/close_combat.mst:216'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f390(s, b):
+def f394(s, b):
     # 'rulesets/series/close_combat.mst:221'
     return b['odds']
 
 
-def f391(s, b):
+def f395(s, b):
     # 'rulesets/series/close_combat.mst:225'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f392(s, b):
+def f396(s, b):
     # 'rulesets/series/close_combat.mst:226'
     b['first'] = (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f393(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:227'
     b['rerolled'] = False
 
 
-def f394(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:228'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f395(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return b['first']
 
 
-def f396(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return b['_ask11']
 
 
-def f397(s, b):
+def f401(s, b):
     # 'rulesets/series/close_combat.mst:230'
     return {'side': b['first']}
 
 
-def f398(s, b):
+def f402(s, b):
     # 'rulesets/series/close_combat.mst:231'
     b['rerolled'] = True
 
 
-def f399(s, b):
+def f403(s, b):
     # 'rulesets/series/close_combat.mst:234'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f400(s, b):
+def f404(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return q.enemy(s, b['first'])
 
 
-def f401(s, b):
+def f405(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return b['_ask12']
 
 
-def f402(s, b):
+def f406(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f403(s, b):
+def f407(s, b):
     # 'rulesets/series/close_combat.mst:237'
     b['rerolled'] = True
 
 
-def f404(s, b):
+def f408(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return b['rerolled']
 
 
-def f405(s, b):
-    # 'rulesets/series/close_combat.mst:246'
-    b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead']))
-
-
-def f406(s, b):
-    # 'rulesets/series/close_combat.mst:247'
-    b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])))
-
-
-def f407(s, b):
-    # 'rulesets/series/close_combat.mst:248'
-    b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-
-
-def f408(s, b):
-    # 'rulesets/series/close_combat.mst:249'
-    b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-
-
 def f409(s, b):
-    # 'rulesets/series/close_combat.mst:250'
-    return b['result'][1]
+    # 'rulesets/series/close_combat.mst:248'
+    b['retreated_defenders'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
 def f410(s, b):
-    # 'rulesets/series/close_combat.mst:250'
-    return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
+    # 'rulesets/series/close_combat.mst:249'
+    b['retreated_attackers'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 
 
 def f411(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return b['result'][0]
+    # 'rulesets/series/close_combat.mst:252'
+    b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
 
 
 def f412(s, b):
     # 'rulesets/series/close_combat.mst:253'
-    return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
+    b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
 def f413(s, b):
-    # 'rulesets/series/close_combat.mst:255'
-    return {'side': b['defender'], 'amount': b['defender_loss']}
+    # 'rulesets/series/close_combat.mst:254'
+    b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
 def f414(s, b):
-    # 'rulesets/series/close_combat.mst:256'
-    return {'side': b['attacker'], 'amount': b['attacker_loss']}
+    # 'rulesets/series/close_combat.mst:255'
+    b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
 def f415(s, b):
-    # 'rulesets/series/close_combat.mst:260'
-    return q.rule_on(s, 'momentum_chits')
+    # 'rulesets/series/close_combat.mst:256'
+    return b['result'][1]
 
 
 def f416(s, b):
-    # 'rulesets/series/close_combat.mst:261'
-    return (b['modified_roll'] <= (-1))
+    # 'rulesets/series/close_combat.mst:256'
+    return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f417(s, b):
-    # 'rulesets/series/close_combat.mst:262'
-    return {'side': b['defender']}
+    # 'rulesets/series/close_combat.mst:259'
+    return b['result'][0]
 
 
 def f418(s, b):
-    # 'rulesets/series/close_combat.mst:264'
-    return (b['modified_roll'] >= 10)
+    # 'rulesets/series/close_combat.mst:259'
+    return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
 def f419(s, b):
-    # 'rulesets/series/close_combat.mst:265'
-    return {'side': b['attacker']}
+    # 'rulesets/series/close_combat.mst:261'
+    return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
 def f420(s, b):
-    # 'rulesets/series/close_combat.mst:273'
-    e.set_var(s, 'snapshot_taken', False)
+    # 'rulesets/series/close_combat.mst:262'
+    return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
 def f421(s, b):
-    # 'rulesets/series/close_combat.mst:274'
-    return (b['attacker_lead'] != -1)
+    # 'rulesets/series/close_combat.mst:265'
+    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f422(s, b):
-    # 'rulesets/series/close_combat.mst:275'
-    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+    # 'rulesets/series/close_combat.mst:267'
+    return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
 def f423(s, b):
-    # 'rulesets/series/close_combat.mst:278'
-    e.resolve_combat(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:271'
+    return q.rule_on(s, 'momentum_chits')
 
 
 def f424(s, b):
+    # 'rulesets/series/close_combat.mst:272'
+    return (b['modified_roll'] <= (-1))
+
+
+def f425(s, b):
+    # 'rulesets/series/close_combat.mst:273'
+    return {'side': b['defender']}
+
+
+def f426(s, b):
+    # 'rulesets/series/close_combat.mst:275'
+    return (b['modified_roll'] >= 10)
+
+
+def f427(s, b):
+    # 'rulesets/series/close_combat.mst:276'
+    return {'side': b['attacker']}
+
+
+def f428(s, b):
+    # 'rulesets/series/close_combat.mst:284'
+    e.set_var(s, 'snapshot_taken', False)
+
+
+def f429(s, b):
+    # 'rulesets/series/close_combat.mst:285'
+    return (b['attacker_lead'] != -1)
+
+
+def f430(s, b):
+    # 'rulesets/series/close_combat.mst:286'
+    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+
+
+def f431(s, b):
+    # 'rulesets/series/close_combat.mst:289'
+    e.resolve_combat(s, b['combat'])
+
+
+def f432(s, b):
     # 'rulesets/monmouth/rear_guard.mst:32'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f425(s, b):
+def f433(s, b):
     # 'rulesets/monmouth/rear_guard.mst:33'
     return (len(b['vacated']) > 0)
 
 
-def f426(s, b):
+def f434(s, b):
     # 'rulesets/monmouth/rear_guard.mst:34'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
 
 
-def f427(s, b):
+def f435(s, b):
     # 'rulesets/monmouth/rear_guard.mst:35'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and (not d_at_the_limit(s, b['lead'])))
 
 
-def f428(s, b):
+def f436(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return b['reachable']
 
 
-def f429(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:36'
-    return q.attacking_side(s, b['combat'])
-
-
-def f430(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:37'
-    e.advance_to(s, b['lead'], b['into'])
-
-
-def f431(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
-
-
-def f432(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return bool(b['_for_u'])
-
-
-def f433(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return b['_for_u']
-
-
-def f434(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return q.attacking_side(s, b['combat'])
-
-
-def f435(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f436(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:40'
-    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-
-
 def f437(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:40'
+    # 'rulesets/monmouth/rear_guard.mst:36'
     return q.attacking_side(s, b['combat'])
 
 
 def f438(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:41'
-    return (b['to'] != -1)
+    # 'rulesets/monmouth/rear_guard.mst:37'
+    e.advance_to(s, b['lead'], b['into'])
 
 
 def f439(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:42'
-    e.advance_to(s, b['u'], b['to'])
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
 
 
 def f440(s, b):
-    # 'rulesets/series/close_combat.mst:283'
-    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    return bool(b['_for_u'])
 
 
 def f441(s, b):
-    # 'rulesets/series/close_combat.mst:284'
-    return (len(b['vacated']) > 0)
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    return b['_for_u']
 
 
 def f442(s, b):
-    # 'rulesets/series/close_combat.mst:286'
-    b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    return q.attacking_side(s, b['combat'])
 
 
 def f443(s, b):
-    # 'rulesets/series/close_combat.mst:287'
-    return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f444(s, b):
-    # 'rulesets/series/close_combat.mst:288'
-    return b['reachable']
+    # 'rulesets/monmouth/rear_guard.mst:40'
+    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f445(s, b):
-    # 'rulesets/series/close_combat.mst:288'
+    # 'rulesets/monmouth/rear_guard.mst:40'
     return q.attacking_side(s, b['combat'])
 
 
 def f446(s, b):
-    # 'rulesets/series/close_combat.mst:289'
-    e.advance_to(s, b['lead'], b['into'])
+    # 'rulesets/monmouth/rear_guard.mst:41'
+    return (b['to'] != -1)
 
 
 def f447(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
+    # 'rulesets/monmouth/rear_guard.mst:42'
+    e.advance_to(s, b['u'], b['to'])
 
 
 def f448(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    return bool(b['_for_u'])
+    # 'rulesets/series/close_combat.mst:294'
+    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
 def f449(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    return b['_for_u']
+    # 'rulesets/series/close_combat.mst:295'
+    return (len(b['vacated']) > 0)
 
 
 def f450(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    return q.attacking_side(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:297'
+    b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
 def f451(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/close_combat.mst:298'
+    return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
 def f452(s, b):
-    # 'rulesets/series/close_combat.mst:293'
-    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    # 'rulesets/series/close_combat.mst:299'
+    return b['reachable']
 
 
 def f453(s, b):
-    # 'rulesets/series/close_combat.mst:293'
+    # 'rulesets/series/close_combat.mst:299'
     return q.attacking_side(s, b['combat'])
 
 
 def f454(s, b):
-    # 'rulesets/series/close_combat.mst:294'
-    return (b['to'] != -1)
+    # 'rulesets/series/close_combat.mst:300'
+    e.advance_to(s, b['lead'], b['into'])
 
 
 def f455(s, b):
-    # 'rulesets/series/close_combat.mst:295'
-    e.advance_to(s, b['u'], b['to'])
+    # 'rulesets/series/close_combat.mst:303'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
 def f456(s, b):
-    # 'rulesets/series/close_combat.mst:305'
-    return (b['defender_chit'] == 'withdraw')
+    # 'rulesets/series/close_combat.mst:303'
+    return bool(b['_for_u'])
 
 
 def f457(s, b):
-    # 'rulesets/series/close_combat.mst:306'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+    # 'rulesets/series/close_combat.mst:303'
+    return b['_for_u']
 
 
 def f458(s, b):
-    # 'rulesets/series/close_combat.mst:306'
-    return bool(b['_for_u'])
-
-
-def f459(s, b):
-    # 'rulesets/series/close_combat.mst:306'
-    return b['_for_u']
-
-
-def f460(s, b):
-    # 'rulesets/series/close_combat.mst:306'
-    return q.defending_side(s, b['combat'])
-
-
-def f461(s, b):
-    # 'rulesets/series/close_combat.mst:306'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f462(s, b):
-    # 'rulesets/series/close_combat.mst:307'
-    return {'unit': b['u'], 'hexes': 1}
-
-
-def f463(s, b):
-    # 'rulesets/series/close_combat.mst:310'
-    return (b['attacker_chit'] == 'withdraw')
-
-
-def f464(s, b):
-    # 'rulesets/series/close_combat.mst:311'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
-def f465(s, b):
-    # 'rulesets/series/close_combat.mst:311'
-    return bool(b['_for_u'])
-
-
-def f466(s, b):
-    # 'rulesets/series/close_combat.mst:311'
-    return b['_for_u']
-
-
-def f467(s, b):
-    # 'rulesets/series/close_combat.mst:311'
+    # 'rulesets/series/close_combat.mst:303'
     return q.attacking_side(s, b['combat'])
 
 
-def f468(s, b):
-    # 'rulesets/series/close_combat.mst:311'
+def f459(s, b):
+    # 'rulesets/series/close_combat.mst:303'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
+def f460(s, b):
+    # 'rulesets/series/close_combat.mst:304'
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+
+
+def f461(s, b):
+    # 'rulesets/series/close_combat.mst:304'
+    return q.attacking_side(s, b['combat'])
+
+
+def f462(s, b):
+    # 'rulesets/series/close_combat.mst:305'
+    return (b['to'] != -1)
+
+
+def f463(s, b):
+    # 'rulesets/series/close_combat.mst:306'
+    e.advance_to(s, b['u'], b['to'])
+
+
+def f464(s, b):
+    # 'rulesets/series/close_combat.mst:316'
+    return (b['defender_chit'] == 'withdraw')
+
+
+def f465(s, b):
+    # 'rulesets/series/close_combat.mst:317'
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
+
+
+def f466(s, b):
+    # 'rulesets/series/close_combat.mst:317'
+    return bool(b['_for_u'])
+
+
+def f467(s, b):
+    # 'rulesets/series/close_combat.mst:317'
+    return b['_for_u']
+
+
+def f468(s, b):
+    # 'rulesets/series/close_combat.mst:317'
+    return q.defending_side(s, b['combat'])
+
+
 def f469(s, b):
-    # 'rulesets/series/close_combat.mst:312'
-    return {'unit': b['u'], 'hexes': 1}
+    # 'rulesets/series/close_combat.mst:317'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f470(s, b):
+    # 'rulesets/series/close_combat.mst:318'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f471(s, b):
+    # 'rulesets/series/close_combat.mst:321'
+    return (b['attacker_chit'] == 'withdraw')
+
+
+def f472(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+
+
+def f473(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    return bool(b['_for_u'])
+
+
+def f474(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    return b['_for_u']
+
+
+def f475(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    return q.attacking_side(s, b['combat'])
+
+
+def f476(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f477(s, b):
+    # 'rulesets/series/close_combat.mst:323'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f478(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f471(s, b):
+def f479(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f472(s, b):
+def f480(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f473(s, b):
+def f481(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1))))
 
 
-def f474(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:104'
-    return bool(b['_for_u'])
-
-
-def f475(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:104'
-    b['u'] = b['_for_u'][0]
-    b['_for_u'] = b['_for_u'][1:]
-
-
-def f476(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:105'
-    e.set_at(s, 'cc_confused', b['u'], False)
-
-
-def f477(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:106'
-    e.set_at(s, 'cc_impact', b['u'], -1)
-
-
-def f478(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:107'
-    e.set_at(s, 'cc_strategic', b['u'], False)
-
-
-def f479(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:110'
-    return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
-
-
-def f480(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:113'
-    return q.column_of(s, 9, d_cc_period(s))
-
-
-def f481(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:114'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
-
-
 def f482(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:114'
+    # 'rulesets/monmouth/command_and_control.mst:104'
     return bool(b['_for_u'])
 
 
 def f483(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:114'
+    # 'rulesets/monmouth/command_and_control.mst:104'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f484(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:105'
+    e.set_at(s, 'cc_confused', b['u'], False)
+
+
+def f485(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:106'
+    e.set_at(s, 'cc_impact', b['u'], -1)
+
+
+def f486(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:107'
+    e.set_at(s, 'cc_strategic', b['u'], False)
+
+
+def f487(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:110'
+    return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
+
+
+def f488(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:113'
+    return q.column_of(s, 9, d_cc_period(s))
+
+
+def f489(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:114'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
+
+
+def f490(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:114'
+    return bool(b['_for_u'])
+
+
+def f491(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:114'
+    b['u'] = b['_for_u'][0]
+    b['_for_u'] = b['_for_u'][1:]
+
+
+def f492(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f485(s, b):
+def f493(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f486(s, b):
+def f494(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0]))
 
 
-def f487(s, b):
+def f495(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return bool(b['_for_u'])
 
 
-def f488(s, b):
+def f496(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f489(s, b):
+def f497(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f490(s, b):
+def f498(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f491(s, b):
+def f499(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f492(s, b):
+def f500(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f493(s, b):
+def f501(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f494(s, b):
+def f502(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f495(s, b):
+def f503(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f496(s, b):
+def f504(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f497(s, b):
+def f505(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f498(s, b):
+def f506(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f499(s, b):
+def f507(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f500(s, b):
+def f508(s, b):
     # 'rulesets/series/results.mst:66'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f501(s, b):
+def f509(s, b):
     # 'rulesets/series/results.mst:67'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f502(s, b):
+def f510(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f503(s, b):
+def f511(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f504(s, b):
+def f512(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f505(s, b):
+def f513(s, b):
     # 'rulesets/series/results.mst:70'
     return b['side']
 
 
-def f506(s, b):
+def f514(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f507(s, b):
+def f515(s, b):
     # 'rulesets/series/results.mst:73'
     return (not b['fire'])
 
 
-def f508(s, b):
+def f516(s, b):
     # 'rulesets/series/results.mst:74'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f509(s, b):
+def f517(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f510(s, b):
+def f518(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f511(s, b):
+def f519(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f512(s, b):
+def f520(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f513(s, b):
+def f521(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f514(s, b):
+def f522(s, b):
     # 'rulesets/series/results.mst:109'
     return bool(b['_for_u'])
 
 
-def f515(s, b):
+def f523(s, b):
     # 'rulesets/series/results.mst:109'
     return b['_for_u']
 
 
-def f516(s, b):
+def f524(s, b):
     # 'rulesets/series/results.mst:109'
     return b['side']
 
 
-def f517(s, b):
+def f525(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f518(s, b):
+def f526(s, b):
     # 'rulesets/series/results.mst:110'
     e.capture(s, b['u'])
 
 
-def f519(s, b):
+def f527(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f520(s, b):
+def f528(s, b):
     # 'rulesets/series/results.mst:113'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f521(s, b):
+def f529(s, b):
     # 'rulesets/series/results.mst:113'
     return bool(b['_for_u'])
 
 
-def f522(s, b):
+def f530(s, b):
     # 'rulesets/series/results.mst:113'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f523(s, b):
+def f531(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f524(s, b):
+def f532(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f525(s, b):
+def f533(s, b):
     # 'rulesets/series/results.mst:128'
     b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f526(s, b):
+def f534(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f527(s, b):
+def f535(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f528(s, b):
+def f536(s, b):
     # 'rulesets/series/results.mst:130'
     return b['side']
 
 
-def f529(s, b):
+def f537(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f530(s, b):
+def f538(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f531(s, b):
+def f539(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f532(s, b):
-    # 'rulesets/series/results.mst:235'
+def f540(s, b):
+    # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f533(s, b):
+def f541(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f534(s, b):
+def f542(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f535(s, b):
+def f543(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f536(s, b):
+def f544(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f537(s, b):
+def f545(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f538(s, b):
+def f546(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f539(s, b):
+def f547(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f540(s, b):
+def f548(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f541(s, b):
+def f549(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f542(s, b):
+def f550(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f543(s, b):
+def f551(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f544(s, b):
+def f552(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f545(s, b):
+def f553(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f546(s, b):
+def f554(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f547(s, b):
+def f555(s, b):
     # 'rulesets/monmouth/leaders.mst:60'
     return {}
 
 
-def f548(s, b):
+def f556(s, b):
     # 'rulesets/monmouth/leaders.mst:69'
     return {}
 
 
-def f549(s, b):
+def f557(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f550(s, b):
+def f558(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f551(s, b):
+def f559(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f552(s, b):
+def f560(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f553(s, b):
+def f561(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f554(s, b):
+def f562(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
 
 
-def f555(s, b):
+def f563(s, b):
     # 'rulesets/monmouth/leaders.mst:123'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f556(s, b):
+def f564(s, b):
     # 'rulesets/monmouth/leaders.mst:124'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f557(s, b):
+def f565(s, b):
     # 'rulesets/monmouth/leaders.mst:132'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f558(s, b):
+def f566(s, b):
     # 'rulesets/monmouth/leaders.mst:133'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f559(s, b):
+def f567(s, b):
     # 'rulesets/monmouth/leaders.mst:165'
     e.remove_from_play(s, 92)
 
 
-def f560(s, b):
+def f568(s, b):
     # 'rulesets/monmouth/leaders.mst:166'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f561(s, b):
+def f569(s, b):
     # 'rulesets/monmouth/leaders.mst:218'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f562(s, b):
+def f570(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f563(s, b):
+def f571(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f564(s, b):
+def f572(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f565(s, b):
+def f573(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f566(s, b):
+def f574(s, b):
     # 'rulesets/monmouth/victory.mst:52'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f567(s, b):
+def f575(s, b):
     # 'rulesets/monmouth/victory.mst:58'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f568(s, b):
+def f576(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f569(s, b):
+def f577(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f570(s, b):
+def f578(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f571(s, b):
+def f579(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f572(s, b):
+def f580(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f573(s, b):
+def f581(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f574(s, b):
+def f582(s, b):
     # 'rulesets/monmouth/scenarios.mst:273'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f575(s, b):
+def f583(s, b):
     # 'rulesets/monmouth/scenarios.mst:279'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f576(s, b):
+def f584(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f577(s, b):
+def f585(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f578(s, b):
+def f586(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f579(s, b):
+def f587(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f580(s, b):
+def f588(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f581(s, b):
+def f589(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return 1
 
 
-def f582(s, b):
+def f590(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return d_next_to_washington(s, b['unit'])
 
 
-def f583(s, b):
+def f591(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return -1
 
 
-def f584(s, b):
+def f592(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f585(s, b):
+def f593(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f586(s, b):
+def f594(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f587(s, b):
+def f595(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f588(s, b):
+def f596(s, b):
     # 'rulesets/series/close_combat.mst:109'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f589(s, b):
+def f597(s, b):
     # 'rulesets/series/close_combat.mst:110'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f590(s, b):
+def f598(s, b):
     # 'rulesets/series/close_combat.mst:111'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f591(s, b):
+def f599(s, b):
     # 'rulesets/series/close_combat.mst:112'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f592(s, b):
+def f600(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return 1
 
 
-def f593(s, b):
+def f601(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f594(s, b):
+def f602(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return -1
 
 
-def f595(s, b):
+def f603(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f596(s, b):
+def f604(s, b):
     # 'rulesets/series/close_combat.mst:115'
     return b['tactics']
 
 
-def f597(s, b):
+def f605(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f598(s, b):
+def f606(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f599(s, b):
-    # 'rulesets/series/close_combat.mst:117'
-    return -1
-
-
-def f600(s, b):
-    # 'rulesets/series/close_combat.mst:117'
-    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-
-
-def f601(s, b):
-    # 'rulesets/series/close_combat.mst:118'
-    return -1
-
-
-def f602(s, b):
-    # 'rulesets/series/close_combat.mst:118'
-    return d_behind_fieldworks(s, b['combat'])
-
-
-def f603(s, b):
-    # 'rulesets/series/close_combat.mst:119'
-    return -1
-
-
-def f604(s, b):
-    # 'rulesets/series/close_combat.mst:119'
-    return d_suffers_rifle_drm(s, b['attacker_lead'])
-
-
-def f605(s, b):
-    # 'rulesets/series/close_combat.mst:120'
-    return 1
-
-
-def f606(s, b):
-    # 'rulesets/series/close_combat.mst:120'
-    return d_suffers_rifle_drm(s, b['defender_lead'])
-
-
 def f607(s, b):
-    # 'rulesets/series/close_combat.mst:121'
+    # 'rulesets/series/close_combat.mst:117'
     return -1
 
 
 def f608(s, b):
+    # 'rulesets/series/close_combat.mst:117'
+    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
+
+
+def f609(s, b):
+    # 'rulesets/series/close_combat.mst:118'
+    return -1
+
+
+def f610(s, b):
+    # 'rulesets/series/close_combat.mst:118'
+    return d_behind_fieldworks(s, b['combat'])
+
+
+def f611(s, b):
+    # 'rulesets/series/close_combat.mst:119'
+    return -1
+
+
+def f612(s, b):
+    # 'rulesets/series/close_combat.mst:119'
+    return d_suffers_rifle_drm(s, b['attacker_lead'])
+
+
+def f613(s, b):
+    # 'rulesets/series/close_combat.mst:120'
+    return 1
+
+
+def f614(s, b):
+    # 'rulesets/series/close_combat.mst:120'
+    return d_suffers_rifle_drm(s, b['defender_lead'])
+
+
+def f615(s, b):
+    # 'rulesets/series/close_combat.mst:121'
+    return -1
+
+
+def f616(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f609(s, b):
+def f617(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return 1
 
 
-def f610(s, b):
+def f618(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f611(s, b):
+def f619(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f612(s, b):
+def f620(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f613(s, b):
+def f621(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return -1
 
 
-def f614(s, b):
+def f622(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f615(s, b):
+def f623(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return 2
 
 
-def f616(s, b):
+def f624(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f617(s, b):
+def f625(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f618(s, b):
+def f626(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2)) and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f619(s, b):
+def f627(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f620(s, b):
+def f628(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f621(s, b):
+def f629(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f622(s, b):
+def f630(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f623(s, b):
+def f631(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3)) and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0) and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f624(s, b):
+def f632(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex']))) and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f625(s, b):
+def f633(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0)) and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f626(s, b):
+def f634(s, b):
     # 'rulesets/monmouth/leaders.mst:121'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f627(s, b):
+def f635(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f628(s, b):
+def f636(s, b):
     # 'rulesets/monmouth/leaders.mst:163'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f629(s, b):
+def f637(s, b):
     # 'rulesets/monmouth/leaders.mst:217'
     return UNIT_LEADER[b['unit']]
 
 
-def f630(s, b):
+def f638(s, b):
     # 'rulesets/monmouth/leaders.mst:223'
     return UNIT_LEADER[b['unit']]
 
 
-def f631(s, b):
+def f639(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13)) and (not s.vars['countermarched_off']))
 
 
-def f632(s, b):
+def f640(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f633(s, b):
+def f641(s, b):
     # 'rulesets/monmouth/victory.mst:51'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f634(s, b):
+def f642(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f635(s, b):
+def f643(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f636(s, b):
+def f644(s, b):
     # 'rulesets/monmouth/scenarios.mst:272'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f637(s, b):
+def f645(s, b):
     # 'rulesets/monmouth/scenarios.mst:278'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f638(s, b):
+def f646(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f639(s, b):
+def f647(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f640(s, b):
+def f648(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f641(s, b):
+def f649(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f642(s, b):
+def f650(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f643(s, b):
+def f651(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f644(s, b):
+def f652(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f645(s, b):
+def f653(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f646(s, b):
+def f654(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f647(s, b):
+def f655(s, b):
     # 'rulesets/monmouth/leaders.mst:111'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f648(s, b):
+def f656(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f649(s, b):
+def f657(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f650(s, b):
+def f658(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f651(s, b):
+def f659(s, b):
     # 'rulesets/monmouth/scenarios.mst:218'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517))) and (not s.vars['hedgerow_attacked']))
 
 
-def f652(s, b):
+def f660(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f653(s, b):
+def f661(s, b):
     # 'rulesets/monmouth/scenarios.mst:458'
     return (q.side(s, b['unit']) == 0)
 
 
-def f654(s, b):
+def f662(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f655(s, b):
+def f663(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f656(s, b):
+def f664(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0]) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f657(s, b):
+def f665(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f658(s, b):
+def f666(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f659(s, b):
+def f667(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f660(s, b):
+def f668(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f661(s, b):
+def f669(s, b):
     # 'rulesets/monmouth/scenarios.mst:87'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f662(s, b):
+def f670(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f663(s, b):
+def f671(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f664(s, b):
+def f672(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f665(s, b):
+def f673(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f666(s, b):
+def f674(s, b):
     # 'rulesets/monmouth/scenarios.mst:237'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f667(s, b):
+def f675(s, b):
     # 'rulesets/monmouth/scenarios.mst:246'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f668(s, b):
+def f676(s, b):
     # 'rulesets/monmouth/scenarios.mst:255'
     return (not (s.unit_status[87] == 0))
 
 
-def f669(s, b):
+def f677(s, b):
     # 'rulesets/monmouth/scenarios.mst:285'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f670(s, b):
+def f678(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return d_wavers(s, 1)
 
 
-def f671(s, b):
+def f679(s, b):
     # 'rulesets/monmouth/scenarios.mst:301'
     return d_wavers(s, 0)
 
 
-def f672(s, b):
+def f680(s, b):
     # 'rulesets/monmouth/scenarios.mst:309'
     return (d_margin(s, 0) >= 3)
 
 
-def f673(s, b):
+def f681(s, b):
     # 'rulesets/monmouth/scenarios.mst:316'
     return (d_margin(s, 1) >= 3)
 
 
-def f674(s, b):
+def f682(s, b):
     # 'rulesets/monmouth/scenarios.mst:467'
     return d_occupies(s, 318, 0)
 
 
-def f675(s, b):
+def f683(s, b):
     # 'rulesets/monmouth/scenarios.mst:476'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f676(s, b):
+def f684(s, b):
     # 'rulesets/monmouth/scenarios.mst:484'
     return d_wavers(s, 1)
 
 
-def f677(s, b):
+def f685(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return d_wavers(s, 0)
 
 
-def f678(s, b):
+def f686(s, b):
     # 'rulesets/monmouth/scenarios.mst:500'
     return (d_margin(s, 0) >= 3)
 
 
-def f679(s, b):
+def f687(s, b):
     # 'rulesets/monmouth/scenarios.mst:507'
     return (d_margin(s, 1) >= 3)
 
 
-def f680(s, b):
-    # 'rulesets/monmouth/scenarios.mst:16'
-    return 0
-
-
-def f681(s, b):
-    # 'rulesets/monmouth/scenarios.mst:16'
-    return 20
-
-
-def f682(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
-    return 1
-
-
-def f683(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
-    return 20
-
-
-def f684(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f685(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f686(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
-    return 1
-
-
-def f687(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
-    return 0
-
-
 def f688(s, b):
-    # 'rulesets/monmouth/scenarios.mst:29'
+    # 'rulesets/monmouth/scenarios.mst:16'
     return 0
 
 
 def f689(s, b):
-    # 'rulesets/monmouth/scenarios.mst:29'
+    # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
 def f690(s, b):
-    # 'rulesets/monmouth/scenarios.mst:30'
+    # 'rulesets/monmouth/scenarios.mst:17'
     return 1
 
 
 def f691(s, b):
-    # 'rulesets/monmouth/scenarios.mst:30'
-    return 19
+    # 'rulesets/monmouth/scenarios.mst:17'
+    return 20
 
 
 def f692(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
+    # 'rulesets/monmouth/scenarios.mst:18'
     return 0
 
 
 def f693(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
+    # 'rulesets/monmouth/scenarios.mst:18'
     return 0
 
 
 def f694(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
+    # 'rulesets/monmouth/scenarios.mst:19'
     return 1
 
 
 def f695(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
+    # 'rulesets/monmouth/scenarios.mst:19'
     return 0
 
 
 def f696(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
+    # 'rulesets/monmouth/scenarios.mst:29'
     return 0
 
 
 def f697(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
+    # 'rulesets/monmouth/scenarios.mst:29'
     return 20
 
 
 def f698(s, b):
-    # 'rulesets/monmouth/scenarios.mst:128'
+    # 'rulesets/monmouth/scenarios.mst:30'
     return 1
 
 
 def f699(s, b):
-    # 'rulesets/monmouth/scenarios.mst:128'
-    return 18
+    # 'rulesets/monmouth/scenarios.mst:30'
+    return 19
 
 
 def f700(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
+    # 'rulesets/monmouth/scenarios.mst:31'
     return 0
 
 
 def f701(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:31'
+    return 0
 
 
 def f702(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
+    # 'rulesets/monmouth/scenarios.mst:32'
     return 1
 
 
 def f703(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
+    # 'rulesets/monmouth/scenarios.mst:32'
     return 0
 
 
 def f704(s, b):
-    # 'rulesets/monmouth/scenarios.mst:132'
-    return 4
+    # 'rulesets/monmouth/scenarios.mst:127'
+    return 0
 
 
 def f705(s, b):
-    # 'rulesets/monmouth/scenarios.mst:141'
-    return True
+    # 'rulesets/monmouth/scenarios.mst:127'
+    return 20
 
 
 def f706(s, b):
-    # 'rulesets/monmouth/scenarios.mst:325'
-    return 0
-
-
-def f707(s, b):
-    # 'rulesets/monmouth/scenarios.mst:325'
-    return 19
-
-
-def f708(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
+    # 'rulesets/monmouth/scenarios.mst:128'
     return 1
 
 
-def f709(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
-    return 19
+def f707(s, b):
+    # 'rulesets/monmouth/scenarios.mst:128'
+    return 18
 
 
-def f710(s, b):
-    # 'rulesets/monmouth/scenarios.mst:328'
+def f708(s, b):
+    # 'rulesets/monmouth/scenarios.mst:130'
     return 0
 
 
+def f709(s, b):
+    # 'rulesets/monmouth/scenarios.mst:130'
+    return 1
+
+
+def f710(s, b):
+    # 'rulesets/monmouth/scenarios.mst:131'
+    return 1
+
+
 def f711(s, b):
-    # 'rulesets/monmouth/scenarios.mst:328'
+    # 'rulesets/monmouth/scenarios.mst:131'
     return 0
 
 
 def f712(s, b):
-    # 'rulesets/monmouth/scenarios.mst:329'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:132'
+    return 4
 
 
 def f713(s, b):
+    # 'rulesets/monmouth/scenarios.mst:141'
+    return True
+
+
+def f714(s, b):
+    # 'rulesets/monmouth/scenarios.mst:325'
+    return 0
+
+
+def f715(s, b):
+    # 'rulesets/monmouth/scenarios.mst:325'
+    return 19
+
+
+def f716(s, b):
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 1
+
+
+def f717(s, b):
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 19
+
+
+def f718(s, b):
+    # 'rulesets/monmouth/scenarios.mst:328'
+    return 0
+
+
+def f719(s, b):
+    # 'rulesets/monmouth/scenarios.mst:328'
+    return 0
+
+
+def f720(s, b):
     # 'rulesets/monmouth/scenarios.mst:329'
     return 1
 
 
-def f714(s, b):
+def f721(s, b):
+    # 'rulesets/monmouth/scenarios.mst:329'
+    return 1
+
+
+def f722(s, b):
     # 'rulesets/monmouth/scenarios.mst:330'
     return 4
 
 
-def f715(s, b):
+def f723(s, b):
     # 'rulesets/monmouth/scenarios.mst:334'
     return True
 
 
-def f716(s, b):
+def f724(s, b):
     # 'rulesets/monmouth/scenarios.mst:372'
     return True
 
 
-def f717(s, b):
+def f725(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f718(s, b):
+def f726(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f719(s, b):
+def f727(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f720(s, b):
+def f728(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f721(s, b):
+def f729(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -4293,14 +4338,14 @@ RULES = Rules(
         UnitSpec('lafayette', 'The Marquis de Lafayette', 'Lafayette', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 4, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=2, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('von_steuben', 'Baron von Steuben', 'v. Steuben', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 5, 'close_combat_drm': 0, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('wayne', 'Anthony Wayne', 'Wayne', 1, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
-        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f717),
+        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f725),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('cornwallis', 'Charles, Earl Cornwallis', 'Cornwallis', 0, 'leader', -1, (), 8, -1, {'rank': 3, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('no_flint_grey', 'Sir Charles “No Flint” Grey', 'Grey', 0, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=6, entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f718),
-        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f719),
-        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f720),
-        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f721),
+        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f726),
+        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f727),
+        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f728),
+        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f729),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -11938,42 +11983,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f576, None),
-            ModifierSpec('Momentum Chits spent', f577, None),
+            ModifierSpec('Army Morale', f584, None),
+            ModifierSpec('Momentum Chits spent', f585, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f578, None),
-            ModifierSpec('Leadership DRM', f579, None),
-            ModifierSpec('Other modifiers of this check', f580, None),
-            ModifierSpec('Washington in an adjacent hex', f581, f582),
-            ModifierSpec('Heat Game Turn', f583, f584),
+            ModifierSpec('Modified morale', f586, None),
+            ModifierSpec('Leadership DRM', f587, None),
+            ModifierSpec('Other modifiers of this check', f588, None),
+            ModifierSpec('Washington in an adjacent hex', f589, f590),
+            ModifierSpec('Heat Game Turn', f591, f592),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f585, f586),
-            ModifierSpec("Target's terrain", f587, None),
+            ModifierSpec('First Fire Bonus', f593, f594),
+            ModifierSpec("Target's terrain", f595, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f588, None),
-            ModifierSpec("Defender's lead unit morale", f589, None),
-            ModifierSpec('Attacking leader', f590, None),
-            ModifierSpec('Defending leader', f591, None),
-            ModifierSpec('Defender surrounded', f592, f593),
-            ModifierSpec('Attacker surrounded', f594, f595),
-            ModifierSpec('Tactics', f596, None),
-            ModifierSpec("Defender's terrain", f597, f598),
-            ModifierSpec('Attacking up slope', f599, f600),
-            ModifierSpec('Attacking into fieldworks', f601, f602),
-            ModifierSpec('Attacking lead unit has a white R', f603, f604),
-            ModifierSpec('Defending lead unit has a white R', f605, f606),
-            ModifierSpec('All-militia attacking force', f607, f608),
-            ModifierSpec('All-militia defending force', f609, f610),
+            ModifierSpec("Attacker's lead unit morale", f596, None),
+            ModifierSpec("Defender's lead unit morale", f597, None),
+            ModifierSpec('Attacking leader', f598, None),
+            ModifierSpec('Defending leader', f599, None),
+            ModifierSpec('Defender surrounded', f600, f601),
+            ModifierSpec('Attacker surrounded', f602, f603),
+            ModifierSpec('Tactics', f604, None),
+            ModifierSpec("Defender's terrain", f605, f606),
+            ModifierSpec('Attacking up slope', f607, f608),
+            ModifierSpec('Attacking into fieldworks', f609, f610),
+            ModifierSpec('Attacking lead unit has a white R', f611, f612),
+            ModifierSpec('Defending lead unit has a white R', f613, f614),
+            ModifierSpec('All-militia attacking force', f615, f616),
+            ModifierSpec('All-militia defending force', f617, f618),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f611, f612),
-            ModifierSpec('Play balance: Pro-American', f613, f614),
+            ModifierSpec('Play balance: Pro-British', f619, f620),
+            ModifierSpec('Play balance: Pro-American', f621, f622),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f615, f616),
+            ModifierSpec('Momentum Chit spent', f623, f624),
         )),
     },
     procedures={
@@ -12126,21 +12171,24 @@ RULES = Rules(
             code=(
                 ('exec', f38),
                 ('prim', 'retreat', f42, {'stacking': f39, 'blocked': f40, 'avoid': f41}),
-                ('jump_if_not', f43, 13),
+                ('jump_if_not', f43, 5),
                 ('exec', f44),
-                ('jump_if_not', f45, 12),
-                ('choose', 'l', f46, f47, 'unit', 'choose the next l', ''),
-                ('exec', f48),
-                ('ask', f49, 'Retreat the leader with the unit?', '_ask1'),
-                ('jump_if_not', f50, 11),
-                ('exec', f51),
-                ('jump', 11),
-                ('jump', 4),
-                ('jump', 13),
+                ('jump', 5),
+                ('jump_if_not', f45, 16),
+                ('exec', f46),
+                ('jump_if_not', f47, 15),
+                ('choose', 'l', f48, f49, 'unit', 'choose the next l', ''),
+                ('exec', f50),
+                ('ask', f51, 'Retreat the leader with the unit?', '_ask1'),
+                ('jump_if_not', f52, 14),
+                ('exec', f53),
+                ('jump', 14),
+                ('jump', 7),
+                ('jump', 16),
             ),
-            steps={'start': 0, 'retreat': 1, 'leaders': 2},
+            steps={'start': 0, 'retreat': 1, 'join': 2, 'leaders': 5},
             types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:200', 'rulesets/monmouth/retreat_and_zoc.mst:14', 'rulesets/series/results.mst:209', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:212', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:209'),
+            lines=('rulesets/series/results.mst:200', 'rulesets/monmouth/retreat_and_zoc.mst:14', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:218', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:215'),
         ),
         'retreat_step_loss': ProcedureSpec(
             name='retreat_step_loss',
@@ -12149,11 +12197,26 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f52, None),
+                ('call', 'adjust_army_morale', f54, None),
             ),
             steps={'army_morale': 0},
             types={'unit': 'unit'},
-            lines=('rulesets/series/results.mst:221',),
+            lines=('rulesets/series/results.mst:227',),
+        ),
+        'previously_retreated_check': ProcedureSpec(
+            name='previously_retreated_check',
+            title='Previously-retreated units',
+            kind='procedure',
+            params=('units', 'side', 'r', 'drm'),
+            result='',
+            code=(
+                ('jump_if_not', f55, 3),
+                ('call', 'check_and_retreat_or_disrupt', f56, None),
+                ('jump', 3),
+            ),
+            steps={'check': 0},
+            types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'},
+            lines=('rulesets/series/results.mst:251', 'rulesets/series/results.mst:252', 'rulesets/series/results.mst:251'),
         ),
         'end_of_close_combat': ProcedureSpec(
             name='end_of_close_combat',
@@ -12162,19 +12225,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f53),
-                ('jump_if_not', f54, 9),
-                ('choose', 'u', f55, f56, 'unit', 'choose the next u', ''),
                 ('exec', f57),
-                ('jump_if_not', f58, 7),
-                ('exec', f59),
+                ('jump_if_not', f58, 9),
+                ('choose', 'u', f59, f60, 'unit', 'choose the next u', ''),
+                ('exec', f61),
+                ('jump_if_not', f62, 7),
+                ('exec', f63),
                 ('jump', 8),
-                ('call', 'disrupt', f60, None),
+                ('call', 'disrupt', f64, None),
                 ('jump', 1),
             ),
             steps={'exposed': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/results.mst:242', 'rulesets/series/results.mst:242', 'rulesets/series/results.mst:242', 'rulesets/series/results.mst:242', 'rulesets/series/results.mst:243', 'rulesets/series/results.mst:244', 'rulesets/series/results.mst:243', 'rulesets/series/results.mst:246', 'rulesets/series/results.mst:242'),
+            lines=('rulesets/series/results.mst:260', 'rulesets/series/results.mst:260', 'rulesets/series/results.mst:260', 'rulesets/series/results.mst:260', 'rulesets/series/results.mst:261', 'rulesets/series/results.mst:262', 'rulesets/series/results.mst:261', 'rulesets/series/results.mst:264', 'rulesets/series/results.mst:260'),
         ),
         'game': ProcedureSpec(
             name='game',
@@ -12183,17 +12246,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f61, 4),
-                ('call', 'game_turn', f62, None),
-                ('exec', f63),
-                ('jump', 0),
-                ('jump_if_not', f64, 7),
-                ('exec', f65),
-                ('jump', 7),
-                ('jump_if_not', f66, 10),
+                ('jump_if_not', f65, 4),
+                ('call', 'game_turn', f66, None),
                 ('exec', f67),
+                ('jump', 0),
+                ('jump_if_not', f68, 7),
+                ('exec', f69),
+                ('jump', 7),
+                ('jump_if_not', f70, 10),
+                ('exec', f71),
                 ('jump', 10),
-                ('exec', f68),
+                ('exec', f72),
             ),
             steps={'turns': 0, 'overlook_hill': 4, 'winner': 10},
             types={},
@@ -12206,27 +12269,27 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f69, 3),
-                ('exec', f70),
+                ('jump_if_not', f73, 3),
+                ('exec', f74),
                 ('jump', 4),
-                ('call', 'initiative', f71, None),
+                ('call', 'initiative', f75, None),
                 ('jump_unless_switch', 'heat_game_turns', True, 8),
-                ('jump_if_not', f72, 8),
+                ('jump_if_not', f76, 8),
                 ('return',),
                 ('jump', 8),
-                ('call', 'player_turn', f73, None),
+                ('call', 'player_turn', f77, None),
                 ('jump_unless_switch', 'abbreviated_first_turn', True, 13),
-                ('jump_if_not', f74, 13),
+                ('jump_if_not', f78, 13),
                 ('jump', 14),
                 ('jump', 13),
-                ('call', 'player_turn', f75, None),
-                ('jump_if_not', f76, 17),
-                ('exec', f77),
+                ('call', 'player_turn', f79, None),
+                ('jump_if_not', f80, 17),
+                ('exec', f81),
                 ('jump', 17),
-                ('jump_if_not', f78, 20),
-                ('exec', f79),
+                ('jump_if_not', f82, 20),
+                ('exec', f83),
                 ('jump', 20),
-                ('exec', f80),
+                ('exec', f84),
             ),
             steps={'initiative': 0, 'skipped_for_heat': 4, 'first_player_turn': 8, 'abbreviated_first_turn': 9, 'second_player_turn': 13, 'terrain_victory_points': 14, 'end_of_turn': 20},
             types={},
@@ -12239,21 +12302,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f81),
+                ('exec', f85),
                 ('jump_unless_switch', 'command_and_control', True, 5),
-                ('jump_if_not', f82, 5),
-                ('call', 'command_and_control_phase', f83, None),
+                ('jump_if_not', f86, 5),
+                ('call', 'command_and_control_phase', f87, None),
                 ('jump', 5),
                 ('jump_unless_switch', 'abbreviated_first_turn', True, 10),
-                ('jump_if_not', f84, 10),
-                ('call', 'close_combat_phase', f85, None),
+                ('jump_if_not', f88, 10),
+                ('call', 'close_combat_phase', f89, None),
                 ('return',),
                 ('jump', 10),
-                ('call', 'movement_phase', f86, None),
-                ('call', 'rally_phase', f87, None),
-                ('call', 'defensive_artillery_fire_phase', f88, None),
-                ('call', 'rifle_fire_phase', f89, None),
-                ('call', 'close_combat_phase', f90, None),
+                ('call', 'movement_phase', f90, None),
+                ('call', 'rally_phase', f91, None),
+                ('call', 'defensive_artillery_fire_phase', f92, None),
+                ('call', 'rifle_fire_phase', f93, None),
+                ('call', 'close_combat_phase', f94, None),
             ),
             steps={'begin': 0, 'command_and_control': 1, 'abbreviated_first_turn': 5, 'movement': 10, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14},
             types={'side': 'side'},
@@ -12266,45 +12329,45 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f91, 5),
-                ('exec', f92),
-                ('call', 'spend_on_initiative', f93, None),
-                ('call', 'spend_on_initiative', f94, None),
+                ('jump_if_not', f95, 5),
+                ('exec', f96),
+                ('call', 'spend_on_initiative', f97, None),
+                ('call', 'spend_on_initiative', f98, None),
                 ('jump', 5),
                 ('jump_unless_switch', 'heat_game_turns', True, 18),
-                ('exec', f95),
+                ('exec', f99),
                 ('roll_die', 'first_roll', 'initiative_drm'),
-                ('exec', f96),
+                ('exec', f100),
                 ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f97, 13),
+                ('jump_if_not', f101, 13),
                 ('jump', 18),
                 ('jump', 13),
-                ('jump_if_not', f98, 17),
-                ('exec', f99),
+                ('jump_if_not', f102, 17),
+                ('exec', f103),
                 ('jump', 18),
                 ('jump', 17),
                 ('jump', 6),
                 ('jump_unless_switch', 'heat_game_turns', True, 22),
-                ('jump_if_not', f100, 22),
+                ('jump_if_not', f104, 22),
                 ('return',),
                 ('jump', 22),
                 ('jump_unless_switch', 'heat_game_turns', False, 31),
-                ('exec', f101),
+                ('exec', f105),
                 ('roll_die', 'first_roll', 'initiative_drm'),
-                ('exec', f102),
+                ('exec', f106),
                 ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f103, 30),
+                ('jump_if_not', f107, 30),
                 ('jump', 31),
                 ('jump', 30),
                 ('jump', 23),
-                ('exec', f104),
-                ('jump_if_not', f105, 41),
-                ('ask', f106, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
-                ('jump_if_not', f107, 40),
-                ('call', 'spend_momentum', f108, None),
-                ('call', 'spend_momentum', f109, None),
-                ('call', 'spend_momentum', f110, None),
-                ('exec', f111),
+                ('exec', f108),
+                ('jump_if_not', f109, 41),
+                ('ask', f110, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
+                ('jump_if_not', f111, 40),
+                ('call', 'spend_momentum', f112, None),
+                ('call', 'spend_momentum', f113, None),
+                ('call', 'spend_momentum', f114, None),
+                ('exec', f115),
                 ('jump', 40),
                 ('jump', 41),
             ),
@@ -12319,11 +12382,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f112, 8),
-                ('ask', f113, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
-                ('jump_if_not', f114, 6),
-                ('call', 'spend_momentum', f115, None),
-                ('exec', f116),
+                ('jump_if_not', f116, 8),
+                ('ask', f117, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
+                ('jump_if_not', f118, 6),
+                ('call', 'spend_momentum', f119, None),
+                ('exec', f120),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -12339,13 +12402,13 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f117),
-                ('jump_if_not', f118, 9),
-                ('exec', f119),
-                ('jump_if_not', f120, 8),
-                ('choose', 'u', f121, f122, 'unit', 'choose u', ''),
+                ('exec', f121),
+                ('jump_if_not', f122, 9),
                 ('exec', f123),
-                ('call', 'adjust_army_morale', f124, None),
+                ('jump_if_not', f124, 8),
+                ('choose', 'u', f125, f126, 'unit', 'choose u', ''),
+                ('exec', f127),
+                ('call', 'adjust_army_morale', f128, None),
                 ('jump', 3),
                 ('jump', 1),
             ),
@@ -12360,116 +12423,116 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f125, 6),
-                ('roll', 6, f126, 'morgan_entry_drm', 'outcome', None),
-                ('jump_if_not', f127, 5),
-                ('exec', f128),
+                ('jump_if_not', f129, 6),
+                ('roll', 6, f130, 'morgan_entry_drm', 'outcome', None),
+                ('jump_if_not', f131, 5),
+                ('exec', f132),
                 ('jump', 5),
                 ('jump', 6),
-                ('jump_if_not', f129, 31),
-                ('exec', f130),
-                ('jump_if_not', f131, 11),
-                ('exec', f132),
+                ('jump_if_not', f133, 31),
+                ('exec', f134),
+                ('jump_if_not', f135, 11),
+                ('exec', f136),
                 ('jump', 30),
-                ('jump_if_not', f133, 30),
-                ('jump_if_not', f134, 19),
-                ('ask', f135, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
-                ('jump_if_not', f136, 18),
-                ('call', 'spend_momentum', f137, None),
-                ('exec', f138),
+                ('jump_if_not', f137, 30),
+                ('jump_if_not', f138, 19),
+                ('ask', f139, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
+                ('jump_if_not', f140, 18),
+                ('call', 'spend_momentum', f141, None),
+                ('exec', f142),
                 ('jump', 18),
                 ('jump', 19),
-                ('roll', 7, f139, 'variable_entry_drm', 'outcome', None),
-                ('exec', f140),
-                ('jump_if_not', f141, 29),
-                ('exec', f142),
-                ('jump_if_not', f143, 28),
+                ('roll', 7, f143, 'variable_entry_drm', 'outcome', None),
                 ('exec', f144),
+                ('jump_if_not', f145, 29),
+                ('exec', f146),
+                ('jump_if_not', f147, 28),
+                ('exec', f148),
                 ('roll_die', 'second', None),
-                ('exec', f145),
+                ('exec', f149),
                 ('jump', 23),
                 ('jump', 29),
                 ('jump', 30),
                 ('jump', 31),
-                ('prim', 'enter_reinforcements', f148, {'may_enter': f146, 'entry_hexes': f147}),
-                ('jump_if_not', f149, 40),
-                ('ask', f150, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
-                ('jump_if_not', f151, 39),
-                ('choose', 'h', f152, f153, 'hex', 'choose h', ''),
-                ('exec', f154),
-                ('exec', f155),
+                ('prim', 'enter_reinforcements', f152, {'may_enter': f150, 'entry_hexes': f151}),
+                ('jump_if_not', f153, 40),
+                ('ask', f154, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
+                ('jump_if_not', f155, 39),
+                ('choose', 'h', f156, f157, 'hex', 'choose h', ''),
+                ('exec', f158),
+                ('exec', f159),
                 ('jump', 39),
                 ('jump', 40),
-                ('exec', f156),
-                ('jump_if_not', f157, 53),
-                ('choose', 'u', f158, f159, 'unit', 'choose the next u', ''),
                 ('exec', f160),
-                ('exec', f161),
-                ('exec', f162),
-                ('jump_if_not', f163, 51),
+                ('jump_if_not', f161, 53),
+                ('choose', 'u', f162, f163, 'unit', 'choose the next u', ''),
                 ('exec', f164),
-                ('choose', 'to', f165, f166, 'hex', 'choose to', ''),
-                ('exec', f167),
-                ('jump', 51),
+                ('exec', f165),
+                ('exec', f166),
+                ('jump_if_not', f167, 51),
                 ('exec', f168),
-                ('jump', 41),
-                ('jump_if_not', f169, 60),
-                ('exec', f170),
-                ('jump_if_not', f171, 59),
+                ('choose', 'to', f169, f170, 'hex', 'choose to', ''),
+                ('exec', f171),
+                ('jump', 51),
                 ('exec', f172),
-                ('exec', f173),
+                ('jump', 41),
+                ('jump_if_not', f173, 60),
+                ('exec', f174),
+                ('jump_if_not', f175, 59),
+                ('exec', f176),
+                ('exec', f177),
                 ('jump', 55),
                 ('jump', 60),
                 ('jump_unless_switch', 'command_and_control', True, 71),
-                ('jump_if_not', f174, 71),
-                ('exec', f175),
-                ('jump_if_not', f176, 70),
-                ('choose', 'u', f177, f178, 'unit', 'choose the next u', ''),
+                ('jump_if_not', f178, 71),
                 ('exec', f179),
-                ('exec', f180),
-                ('prim', 'march', f183, {'stacking': f181, 'stop_after': f182}),
+                ('jump_if_not', f180, 70),
+                ('choose', 'u', f181, f182, 'unit', 'choose the next u', ''),
+                ('exec', f183),
                 ('exec', f184),
+                ('prim', 'march', f187, {'stacking': f185, 'stop_after': f186}),
+                ('exec', f188),
                 ('jump', 63),
                 ('jump', 71),
                 ('jump_unless_switch', 'hessian_grenadiers', True, 87),
-                ('jump_if_not', f185, 87),
-                ('exec', f186),
-                ('jump_if_not', f187, 86),
-                ('choose', 'u', f188, f189, 'unit', 'choose the next u', ''),
+                ('jump_if_not', f189, 87),
                 ('exec', f190),
-                ('ask', f191, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
-                ('jump_if_not', f192, 84),
-                ('call', 'morale_check', f193, 'passed'),
-                ('jump_if_not', f194, 83),
-                ('exec', f195),
+                ('jump_if_not', f191, 86),
+                ('choose', 'u', f192, f193, 'unit', 'choose the next u', ''),
+                ('exec', f194),
+                ('ask', f195, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
+                ('jump_if_not', f196, 84),
+                ('call', 'morale_check', f197, 'passed'),
+                ('jump_if_not', f198, 83),
+                ('exec', f199),
                 ('jump', 83),
                 ('jump', 85),
-                ('exec', f196),
+                ('exec', f200),
                 ('jump', 74),
                 ('jump', 87),
-                ('prim', 'move_units', f202, {'stacking': f197, 'stop_after': f198, 'extra_cost': f199, 'strategic': f200, 'strategic_step': f201}),
-                ('exec', f203),
-                ('jump_if_not', f204, 98),
-                ('exec', f205),
-                ('jump_if_not', f206, 97),
-                ('choose', 'u', f207, f208, 'unit', 'choose u', ''),
+                ('prim', 'move_units', f206, {'stacking': f201, 'stop_after': f202, 'extra_cost': f203, 'strategic': f204, 'strategic_step': f205}),
+                ('exec', f207),
+                ('jump_if_not', f208, 98),
                 ('exec', f209),
-                ('exec', f210),
-                ('exec', f211),
-                ('jump', 91),
-                ('jump', 89),
-                ('exec', f212),
-                ('jump_if_not', f213, 112),
+                ('jump_if_not', f210, 97),
+                ('choose', 'u', f211, f212, 'unit', 'choose u', ''),
+                ('exec', f213),
                 ('exec', f214),
                 ('exec', f215),
-                ('jump_if_not', f216, 111),
-                ('exec', f217),
+                ('jump', 91),
+                ('jump', 89),
+                ('exec', f216),
+                ('jump_if_not', f217, 112),
                 ('exec', f218),
-                ('jump_if_not', f219, 109),
-                ('exec', f220),
+                ('exec', f219),
+                ('jump_if_not', f220, 111),
                 ('exec', f221),
+                ('exec', f222),
+                ('jump_if_not', f223, 109),
+                ('exec', f224),
+                ('exec', f225),
                 ('jump', 105),
-                ('call', 'adjust_army_morale', f222, None),
+                ('call', 'adjust_army_morale', f226, None),
                 ('jump', 111),
                 ('jump', 99),
             ),
@@ -12485,7 +12548,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'morale_check_drm'),
-                ('exec', f223),
+                ('exec', f227),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -12498,42 +12561,42 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f224),
-                ('jump_if_not', f225, 5),
-                ('exec', f226),
-                ('exec', f227),
+                ('exec', f228),
+                ('jump_if_not', f229, 5),
+                ('exec', f230),
+                ('exec', f231),
                 ('jump', 1),
                 ('jump_unless_switch', 'molly_pitcher', True, 27),
-                ('exec', f228),
-                ('jump_if_not', f229, 27),
-                ('choose', 'u', f230, f231, 'unit', 'choose the next u', ''),
                 ('exec', f232),
-                ('jump_if_not', f233, 17),
-                ('ask', f234, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
-                ('jump_if_not', f235, 16),
+                ('jump_if_not', f233, 27),
+                ('choose', 'u', f234, f235, 'unit', 'choose the next u', ''),
                 ('exec', f236),
-                ('exec', f237),
+                ('jump_if_not', f237, 17),
+                ('ask', f238, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
+                ('jump_if_not', f239, 16),
+                ('exec', f240),
+                ('exec', f241),
                 ('jump', 16),
                 ('jump', 17),
-                ('jump_if_not', f238, 21),
-                ('exec', f239),
-                ('call', 'adjust_army_morale', f240, None),
-                ('jump', 26),
-                ('call', 'morale_check', f241, 'passed'),
-                ('jump_if_not', f242, 26),
+                ('jump_if_not', f242, 21),
                 ('exec', f243),
                 ('call', 'adjust_army_morale', f244, None),
                 ('jump', 26),
+                ('call', 'morale_check', f245, 'passed'),
+                ('jump_if_not', f246, 26),
+                ('exec', f247),
+                ('call', 'adjust_army_morale', f248, None),
+                ('jump', 26),
                 ('jump', 7),
                 ('jump_unless_switch', 'molly_pitcher', False, 38),
-                ('exec', f245),
-                ('jump_if_not', f246, 38),
-                ('choose', 'u', f247, f248, 'unit', 'choose the next u', ''),
                 ('exec', f249),
-                ('call', 'morale_check', f250, 'passed'),
-                ('jump_if_not', f251, 37),
-                ('exec', f252),
-                ('call', 'adjust_army_morale', f253, None),
+                ('jump_if_not', f250, 38),
+                ('choose', 'u', f251, f252, 'unit', 'choose the next u', ''),
+                ('exec', f253),
+                ('call', 'morale_check', f254, 'passed'),
+                ('jump_if_not', f255, 37),
+                ('exec', f256),
+                ('call', 'adjust_army_morale', f257, None),
                 ('jump', 37),
                 ('jump', 29),
             ),
@@ -12548,11 +12611,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f254, f255, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f256, 4),
+                ('choose', 'target', f258, f259, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f260, 4),
                 ('jump', 6),
                 ('jump', 4),
-                ('call', 'artillery_fire', f257, None),
+                ('call', 'artillery_fire', f261, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -12566,29 +12629,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f258),
-                ('exec', f259),
-                ('jump_if_not', f260, 11),
-                ('choose', 'a', f261, f262, 'unit', 'choose the next a', ''),
+                ('exec', f262),
                 ('exec', f263),
-                ('ask', f264, 'Fire this artillery unit at the target?', '_ask8'),
-                ('jump_if_not', f265, 10),
-                ('exec', f266),
+                ('jump_if_not', f264, 11),
+                ('choose', 'a', f265, f266, 'unit', 'choose the next a', ''),
                 ('exec', f267),
+                ('ask', f268, 'Fire this artillery unit at the target?', '_ask8'),
+                ('jump_if_not', f269, 10),
+                ('exec', f270),
+                ('exec', f271),
                 ('jump', 10),
                 ('jump', 2),
-                ('exec', f268),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 16),
-                ('jump_if_not', f269, 16),
-                ('exec', f270),
-                ('jump', 16),
-                ('jump_if_not', f271, 25),
                 ('exec', f272),
-                ('exec', f273),
+                ('jump_unless_switch', 'hessian_grenadiers', True, 16),
+                ('jump_if_not', f273, 16),
+                ('exec', f274),
+                ('jump', 16),
+                ('jump_if_not', f275, 25),
+                ('exec', f276),
+                ('exec', f277),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f274, 24),
+                ('jump_if_not', f278, 24),
                 ('roll', 2, None, None, 'result', None),
-                ('call', 'fire_result', f275, None),
+                ('call', 'fire_result', f279, None),
                 ('jump', 24),
                 ('jump', 25),
             ),
@@ -12603,9 +12666,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('exec', f276),
-                ('apply', f277, f278),
-                ('call', 'adjust_army_morale', f279, None),
+                ('exec', f280),
+                ('apply', f281, f282),
+                ('call', 'adjust_army_morale', f283, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -12618,21 +12681,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f280, None),
-                ('call', 'rifle_fire_by', f281, None),
-                ('exec', f282),
-                ('jump_if_not', f283, 9),
-                ('choose', 'u', f284, f285, 'unit', 'choose the next u', ''),
+                ('call', 'rifle_fire_by', f284, None),
+                ('call', 'rifle_fire_by', f285, None),
                 ('exec', f286),
-                ('call', 'fire_result', f287, None),
-                ('exec', f288),
+                ('jump_if_not', f287, 9),
+                ('choose', 'u', f288, f289, 'unit', 'choose the next u', ''),
+                ('exec', f290),
+                ('call', 'fire_result', f291, None),
+                ('exec', f292),
                 ('jump', 3),
-                ('exec', f289),
-                ('jump_if_not', f290, 16),
-                ('choose', 'u', f291, f292, 'unit', 'choose the next u', ''),
                 ('exec', f293),
-                ('call', 'fire_result', f294, None),
-                ('exec', f295),
+                ('jump_if_not', f294, 16),
+                ('choose', 'u', f295, f296, 'unit', 'choose the next u', ''),
+                ('exec', f297),
+                ('call', 'fire_result', f298, None),
+                ('exec', f299),
                 ('jump', 10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -12646,11 +12709,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f296, f297, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f298, 4),
+                ('choose', 'target', f300, f301, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f302, 4),
                 ('jump', 6),
                 ('jump', 4),
-                ('call', 'rifle_fire', f299, None),
+                ('call', 'rifle_fire', f303, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -12664,34 +12727,34 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f300),
-                ('exec', f301),
-                ('jump_if_not', f302, 10),
-                ('choose', 'r', f303, f304, 'unit', 'choose the next r', ''),
+                ('exec', f304),
                 ('exec', f305),
-                ('ask', f306, 'Fire this rifle unit at the target?', '_ask9'),
-                ('jump_if_not', f307, 9),
-                ('exec', f308),
+                ('jump_if_not', f306, 10),
+                ('choose', 'r', f307, f308, 'unit', 'choose the next r', ''),
+                ('exec', f309),
+                ('ask', f310, 'Fire this rifle unit at the target?', '_ask9'),
+                ('jump_if_not', f311, 9),
+                ('exec', f312),
                 ('jump', 9),
                 ('jump', 2),
-                ('exec', f309),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 15),
-                ('jump_if_not', f310, 15),
-                ('exec', f311),
-                ('jump', 15),
-                ('jump_if_not', f312, 30),
                 ('exec', f313),
-                ('exec', f314),
+                ('jump_unless_switch', 'hessian_grenadiers', True, 15),
+                ('jump_if_not', f314, 15),
                 ('exec', f315),
-                ('jump_if_not', f316, 24),
+                ('jump', 15),
+                ('jump_if_not', f316, 30),
                 ('exec', f317),
                 ('exec', f318),
                 ('exec', f319),
+                ('jump_if_not', f320, 24),
+                ('exec', f321),
+                ('exec', f322),
+                ('exec', f323),
                 ('jump', 19),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f320, 29),
+                ('jump_if_not', f324, 29),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f321),
+                ('exec', f325),
                 ('jump', 29),
                 ('jump', 30),
             ),
@@ -12706,24 +12769,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f325, {'may_attack': f322, 'must_attack': f323, 'may_divert': f324}),
+                ('prim', 'designate_combats', f329, {'may_attack': f326, 'must_attack': f327, 'may_divert': f328}),
                 ('jump_unless_switch', 'hedgerow_holds', True, 5),
-                ('jump_if_not', f326, 5),
-                ('exec', f327),
-                ('jump', 5),
-                ('exec', f328),
-                ('jump_if_not', f329, 10),
-                ('exec', f330),
+                ('jump_if_not', f330, 5),
                 ('exec', f331),
-                ('jump', 6),
+                ('jump', 5),
                 ('exec', f332),
-                ('jump_if_not', f333, 16),
-                ('choose', 'combat', f334, f335, 'option', 'choose the next combat', ''),
+                ('jump_if_not', f333, 10),
+                ('exec', f334),
+                ('exec', f335),
+                ('jump', 6),
                 ('exec', f336),
-                ('call', 'close_combat', f337, None),
+                ('jump_if_not', f337, 16),
+                ('choose', 'combat', f338, f339, 'option', 'choose the next combat', ''),
+                ('exec', f340),
+                ('call', 'close_combat', f341, None),
                 ('jump', 11),
-                ('call', 'end_of_close_combat', f338, None),
-                ('call', 'shattered_captured', f339, None),
+                ('call', 'end_of_close_combat', f342, None),
+                ('call', 'shattered_captured', f343, None),
             ),
             steps={'designate': 0, 'hedgerow_attacked': 1, 'pins': 5, 'resolve': 10, 'exposed': 16},
             types={'_for_combat': 'combats', '_for_u': 'units', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -12736,10 +12799,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f340),
-                ('jump_if_not', f341, 5),
-                ('exec', f342),
-                ('exec', f343),
+                ('exec', f344),
+                ('jump_if_not', f345, 5),
+                ('exec', f346),
+                ('exec', f347),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -12753,109 +12816,113 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f344),
-                ('exec', f345),
-                ('exec', f346),
-                ('exec', f347),
                 ('exec', f348),
                 ('exec', f349),
                 ('exec', f350),
-                ('jump_if_not', f351, 11),
+                ('exec', f351),
                 ('exec', f352),
                 ('exec', f353),
-                ('jump', 7),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 17),
                 ('exec', f354),
-                ('jump_if_not', f355, 17),
+                ('jump_if_not', f355, 11),
                 ('exec', f356),
                 ('exec', f357),
-                ('jump', 13),
-                ('jump_if_not', f358, 25),
-                ('exec', f359),
-                ('jump_if_not', f360, 23),
+                ('jump', 7),
+                ('jump_unless_switch', 'hessian_grenadiers', True, 17),
+                ('exec', f358),
+                ('jump_if_not', f359, 17),
+                ('exec', f360),
                 ('exec', f361),
-                ('exec', f362),
-                ('jump', 19),
-                ('jump', 94),
-                ('jump', 25),
+                ('jump', 13),
+                ('jump_if_not', f362, 25),
                 ('exec', f363),
-                ('jump_if_not', f364, 29),
+                ('jump_if_not', f364, 23),
                 ('exec', f365),
-                ('jump', 29),
-                ('jump_if_not', f366, 45),
-                ('ask', f367, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                ('jump_if_not', f368, 44),
+                ('exec', f366),
+                ('jump', 19),
+                ('jump', 98),
+                ('jump', 25),
+                ('exec', f367),
+                ('jump_if_not', f368, 29),
                 ('exec', f369),
-                ('jump_if_not', f370, 42),
-                ('choose', 'u', f371, f372, 'unit', 'choose the next u', ''),
+                ('jump', 29),
+                ('jump_if_not', f370, 45),
+                ('ask', f371, 'Withdraw the cavalry instead of fighting?', '_ask10'),
+                ('jump_if_not', f372, 44),
                 ('exec', f373),
-                ('exec', f374),
-                ('jump_if_not', f375, 40),
-                ('call', 'adjust_army_morale', f376, None),
+                ('jump_if_not', f374, 42),
+                ('choose', 'u', f375, f376, 'unit', 'choose the next u', ''),
+                ('exec', f377),
+                ('exec', f378),
+                ('jump_if_not', f379, 40),
+                ('call', 'adjust_army_morale', f380, None),
                 ('jump', 40),
-                ('call', 'retreat_unit', f377, None),
+                ('call', 'retreat_unit', f381, None),
                 ('jump', 33),
-                ('jump', 94),
+                ('jump', 98),
                 ('jump', 44),
                 ('jump', 45),
-                ('choose', 'attacker_lead', f378, f379, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f380, f381, 'unit', 'choose defender_lead', ''),
-                ('choose', 'attacker_chit', f382, f383, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f384, f385, 'option', 'choose defender_chit', 'secretly'),
+                ('choose', 'attacker_lead', f382, f383, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f384, f385, 'unit', 'choose defender_lead', ''),
+                ('choose', 'attacker_chit', f386, f387, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f388, f389, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f386),
-                ('exec', f387),
-                ('jump_if_not', f388, 56),
-                ('call', 'tactical_withdrawal', f389, None),
-                ('jump', 94),
+                ('exec', f390),
+                ('exec', f391),
+                ('jump_if_not', f392, 56),
+                ('call', 'tactical_withdrawal', f393, None),
+                ('jump', 98),
                 ('jump', 56),
-                ('roll', 3, f390, 'close_combat_drm', 'result', 'modified_roll'),
-                ('jump_if_not', f391, 78),
-                ('exec', f392),
-                ('exec', f393),
-                ('jump_if_not', f394, 67),
-                ('ask', f395, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                ('jump_if_not', f396, 66),
-                ('call', 'spend_momentum', f397, None),
-                ('exec', f398),
+                ('roll', 3, f394, 'close_combat_drm', 'result', 'modified_roll'),
+                ('jump_if_not', f395, 78),
+                ('exec', f396),
+                ('exec', f397),
+                ('jump_if_not', f398, 67),
+                ('ask', f399, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                ('jump_if_not', f400, 66),
+                ('call', 'spend_momentum', f401, None),
+                ('exec', f402),
                 ('jump', 66),
                 ('jump', 67),
-                ('jump_if_not', f399, 74),
-                ('ask', f400, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
-                ('jump_if_not', f401, 73),
-                ('call', 'spend_momentum', f402, None),
-                ('exec', f403),
+                ('jump_if_not', f403, 74),
+                ('ask', f404, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                ('jump_if_not', f405, 73),
+                ('call', 'spend_momentum', f406, None),
+                ('exec', f407),
                 ('jump', 73),
                 ('jump', 74),
-                ('jump_if_not', f404, 77),
+                ('jump_if_not', f408, 77),
                 ('jump', 56),
                 ('jump', 77),
                 ('jump', 78),
-                ('exec', f405),
-                ('exec', f406),
-                ('exec', f407),
-                ('exec', f408),
-                ('apply', f409, f410),
-                ('apply', f411, f412),
-                ('call', 'adjust_army_morale', f413, None),
-                ('call', 'adjust_army_morale', f414, None),
-                ('jump_if_not', f415, 94),
-                ('jump_if_not', f416, 90),
-                ('call', 'gain_momentum', f417, None),
-                ('jump', 93),
-                ('jump_if_not', f418, 93),
-                ('call', 'gain_momentum', f419, None),
-                ('jump', 93),
-                ('jump', 94),
-                ('exec', f420),
-                ('jump_if_not', f421, 98),
-                ('call', 'advance_after_combat', f422, None),
+                ('exec', f409),
+                ('exec', f410),
+                ('exec', f411),
+                ('exec', f412),
+                ('exec', f413),
+                ('exec', f414),
+                ('apply', f415, f416),
+                ('apply', f417, f418),
+                ('call', 'adjust_army_morale', f419, None),
+                ('call', 'adjust_army_morale', f420, None),
+                ('call', 'previously_retreated_check', f421, None),
+                ('call', 'previously_retreated_check', f422, None),
+                ('jump_if_not', f423, 98),
+                ('jump_if_not', f424, 94),
+                ('call', 'gain_momentum', f425, None),
+                ('jump', 97),
+                ('jump_if_not', f426, 97),
+                ('call', 'gain_momentum', f427, None),
+                ('jump', 97),
                 ('jump', 98),
-                ('exec', f423),
+                ('exec', f428),
+                ('jump_if_not', f429, 102),
+                ('call', 'advance_after_combat', f430, None),
+                ('jump', 102),
+                ('exec', f431),
             ),
-            steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 45, 'tactics': 47, 'resolve': 56, 'momentum': 57, 'apply': 78, 'gain_momentum': 86, 'advance': 94, 'done': 98},
-            types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:170', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204', 'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:246', 'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:255', 'rulesets/series/close_combat.mst:256', 'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:264', 'rulesets/series/close_combat.mst:265', 'rulesets/series/close_combat.mst:264', 'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:278'),
+            steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 45, 'tactics': 47, 'resolve': 56, 'momentum': 57, 'previously_retreated': 78, 'apply': 80, 'retreated_check': 88, 'gain_momentum': 90, 'advance': 98, 'done': 102},
+            types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'},
+            lines=('rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:170', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204', 'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:255', 'rulesets/series/close_combat.mst:256', 'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:265', 'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:271', 'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:276', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:271', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:289'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -12865,45 +12932,45 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'rear_guard_zone', True, 18),
-                ('exec', f424),
-                ('jump_if_not', f425, 18),
-                ('exec', f426),
-                ('jump_if_not', f427, 8),
-                ('choose', 'into', f428, f429, 'hex', 'choose into', ''),
-                ('exec', f430),
+                ('exec', f432),
+                ('jump_if_not', f433, 18),
+                ('exec', f434),
+                ('jump_if_not', f435, 8),
+                ('choose', 'into', f436, f437, 'hex', 'choose into', ''),
+                ('exec', f438),
                 ('jump', 8),
-                ('exec', f431),
-                ('jump_if_not', f432, 17),
-                ('choose', 'u', f433, f434, 'unit', 'choose the next u', ''),
-                ('exec', f435),
-                ('choose', 'to', f436, f437, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f438, 16),
                 ('exec', f439),
+                ('jump_if_not', f440, 17),
+                ('choose', 'u', f441, f442, 'unit', 'choose the next u', ''),
+                ('exec', f443),
+                ('choose', 'to', f444, f445, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f446, 16),
+                ('exec', f447),
                 ('jump', 16),
                 ('jump', 9),
                 ('jump', 18),
                 ('jump_unless_switch', 'rear_guard_zone', False, 36),
-                ('exec', f440),
-                ('jump_if_not', f441, 36),
-                ('exec', f442),
-                ('jump_if_not', f443, 26),
-                ('choose', 'into', f444, f445, 'hex', 'choose into', ''),
-                ('exec', f446),
+                ('exec', f448),
+                ('jump_if_not', f449, 36),
+                ('exec', f450),
+                ('jump_if_not', f451, 26),
+                ('choose', 'into', f452, f453, 'hex', 'choose into', ''),
+                ('exec', f454),
                 ('jump', 26),
-                ('exec', f447),
-                ('jump_if_not', f448, 35),
-                ('choose', 'u', f449, f450, 'unit', 'choose the next u', ''),
-                ('exec', f451),
-                ('choose', 'to', f452, f453, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f454, 34),
                 ('exec', f455),
+                ('jump_if_not', f456, 35),
+                ('choose', 'u', f457, f458, 'unit', 'choose the next u', ''),
+                ('exec', f459),
+                ('choose', 'to', f460, f461, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f462, 34),
+                ('exec', f463),
                 ('jump', 34),
                 ('jump', 27),
                 ('jump', 36),
             ),
             steps={'advance': 0},
             types={'_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36', 'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/series/close_combat.mst:282', 'rulesets/series/close_combat.mst:283', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:287', 'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:287', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:293', 'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295', 'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:284'),
+            lines=('rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36', 'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/series/close_combat.mst:293', 'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295', 'rulesets/series/close_combat.mst:297', 'rulesets/series/close_combat.mst:298', 'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:298', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:304', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:295'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
@@ -12912,26 +12979,26 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f456, 8),
-                ('exec', f457),
-                ('jump_if_not', f458, 7),
-                ('choose', 'u', f459, f460, 'unit', 'choose the next u', ''),
-                ('exec', f461),
-                ('call', 'retreat_unit', f462, None),
+                ('jump_if_not', f464, 8),
+                ('exec', f465),
+                ('jump_if_not', f466, 7),
+                ('choose', 'u', f467, f468, 'unit', 'choose the next u', ''),
+                ('exec', f469),
+                ('call', 'retreat_unit', f470, None),
                 ('jump', 2),
                 ('jump', 8),
-                ('jump_if_not', f463, 16),
-                ('exec', f464),
-                ('jump_if_not', f465, 15),
-                ('choose', 'u', f466, f467, 'unit', 'choose the next u', ''),
-                ('exec', f468),
-                ('call', 'retreat_unit', f469, None),
+                ('jump_if_not', f471, 16),
+                ('exec', f472),
+                ('jump_if_not', f473, 15),
+                ('choose', 'u', f474, f475, 'unit', 'choose the next u', ''),
+                ('exec', f476),
+                ('call', 'retreat_unit', f477, None),
                 ('jump', 10),
                 ('jump', 16),
             ),
             steps={'defender': 0, 'attacker': 8},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:310'),
+            lines=('rulesets/series/close_combat.mst:316', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:316', 'rulesets/series/close_combat.mst:321', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:323', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:321'),
         ),
         'lee_penalty': ProcedureSpec(
             name='lee_penalty',
@@ -12940,9 +13007,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f470),
-                ('call', 'adjust_army_morale', f471, None),
-                ('exec', f472),
+                ('exec', f478),
+                ('call', 'adjust_army_morale', f479, None),
+                ('exec', f480),
             ),
             steps={'penalty': 0},
             types={},
@@ -12955,27 +13022,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f473),
-                ('jump_if_not', f474, 7),
-                ('exec', f475),
-                ('exec', f476),
-                ('exec', f477),
-                ('exec', f478),
-                ('jump', 1),
-                ('jump_if_not', f479, 10),
-                ('end_phase',),
-                ('jump', 10),
-                ('roll', 9, f480, None, 'picked', None),
                 ('exec', f481),
-                ('jump_if_not', f482, 16),
+                ('jump_if_not', f482, 7),
                 ('exec', f483),
                 ('exec', f484),
-                ('jump', 12),
-                ('roll', 10, f485, None, 'impact', None),
+                ('exec', f485),
                 ('exec', f486),
-                ('jump_if_not', f487, 22),
-                ('exec', f488),
+                ('jump', 1),
+                ('jump_if_not', f487, 10),
+                ('end_phase',),
+                ('jump', 10),
+                ('roll', 9, f488, None, 'picked', None),
                 ('exec', f489),
+                ('jump_if_not', f490, 16),
+                ('exec', f491),
+                ('exec', f492),
+                ('jump', 12),
+                ('roll', 10, f493, None, 'impact', None),
+                ('exec', f494),
+                ('jump_if_not', f495, 22),
+                ('exec', f496),
+                ('exec', f497),
                 ('jump', 18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -12989,7 +13056,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f490, None),
+                ('call', 'adjust_army_morale', f498, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13002,9 +13069,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f491, None),
-                ('jump_if_not', f492, 4),
-                ('call', 'check_or_retreat', f493, None),
+                ('call', 'retreat_unit', f499, None),
+                ('jump_if_not', f500, 4),
+                ('call', 'check_or_retreat', f501, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13018,9 +13085,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f494, None),
-                ('jump_if_not', f495, 4),
-                ('call', 'check_or_retreat', f496, None),
+                ('call', 'disrupt', f502, None),
+                ('jump_if_not', f503, 4),
+                ('call', 'check_or_retreat', f504, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13034,9 +13101,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f497),
-                ('jump_if_not', f498, 4),
-                ('call', 'check_or_retreat', f499, None),
+                ('exec', f505),
+                ('jump_if_not', f506, 4),
+                ('call', 'check_or_retreat', f507, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13050,15 +13117,15 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'second'),
             result='',
             code=(
-                ('exec', f500),
-                ('exec', f501),
-                ('exec', f502),
-                ('jump_if_not', f503, 7),
-                ('choose', 'second', f504, f505, 'unit', 'choose second', ''),
-                ('exec', f506),
+                ('exec', f508),
+                ('exec', f509),
+                ('exec', f510),
+                ('jump_if_not', f511, 7),
+                ('choose', 'second', f512, f513, 'unit', 'choose second', ''),
+                ('exec', f514),
                 ('jump', 7),
-                ('jump_if_not', f507, 10),
-                ('call', 'check_or_retreat', f508, None),
+                ('jump_if_not', f515, 10),
+                ('call', 'check_or_retreat', f516, None),
                 ('jump', 10),
             ),
             steps={'do': 0},
@@ -13072,8 +13139,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f509, None),
-                ('call', 'check_and_retreat_or_disrupt', f510, None),
+                ('call', 'capture_one', f517, None),
+                ('call', 'check_and_retreat_or_disrupt', f518, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13086,8 +13153,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f511, None),
-                ('call', 'check_and_retreat_or_disrupt', f512, None),
+                ('call', 'capture_one', f519, None),
+                ('call', 'check_and_retreat_or_disrupt', f520, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13100,18 +13167,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f513),
-                ('jump_if_not', f514, 6),
-                ('choose', 'u', f515, f516, 'unit', 'choose the next u', ''),
-                ('exec', f517),
-                ('exec', f518),
+                ('exec', f521),
+                ('jump_if_not', f522, 6),
+                ('choose', 'u', f523, f524, 'unit', 'choose the next u', ''),
+                ('exec', f525),
+                ('exec', f526),
                 ('jump', 1),
-                ('exec', f519),
-                ('exec', f520),
-                ('jump_if_not', f521, 13),
-                ('exec', f522),
-                ('exec', f523),
-                ('exec', f524),
+                ('exec', f527),
+                ('exec', f528),
+                ('jump_if_not', f529, 13),
+                ('exec', f530),
+                ('exec', f531),
+                ('exec', f532),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13125,10 +13192,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f525),
-                ('jump_if_not', f526, 5),
-                ('choose', 'casualty', f527, f528, 'unit', 'choose casualty', ''),
-                ('exec', f529),
+                ('exec', f533),
+                ('jump_if_not', f534, 5),
+                ('choose', 'casualty', f535, f536, 'unit', 'choose casualty', ''),
+                ('exec', f537),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -13142,7 +13209,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f530),
+                ('exec', f538),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -13155,7 +13222,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lose_momentum', f531, None),
+                ('call', 'lose_momentum', f539, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13168,11 +13235,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f532),
+                ('exec', f540),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:235',),
+            lines=('rulesets/series/results.mst:241',),
         ),
         'trigger:leaders_captured': ProcedureSpec(
             name='trigger:leaders_captured',
@@ -13181,10 +13248,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f533),
-                ('jump_if_not', f534, 5),
-                ('exec', f535),
-                ('exec', f536),
+                ('exec', f541),
+                ('jump_if_not', f542, 5),
+                ('exec', f543),
+                ('exec', f544),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -13198,7 +13265,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f537),
+                ('exec', f545),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13211,7 +13278,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f538),
+                ('exec', f546),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13224,7 +13291,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f539),
+                ('exec', f547),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13237,13 +13304,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f540),
-                ('jump_if_not', f541, 4),
-                ('exec', f542),
+                ('exec', f548),
+                ('jump_if_not', f549, 4),
+                ('exec', f550),
                 ('jump', 4),
-                ('jump_if_not', f543, 8),
-                ('exec', f544),
-                ('exec', f545),
+                ('jump_if_not', f551, 8),
+                ('exec', f552),
+                ('exec', f553),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13257,7 +13324,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f546),
+                ('exec', f554),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13270,7 +13337,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'lee_penalty', f547, None),
+                ('call', 'lee_penalty', f555, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13283,7 +13350,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lee_penalty', f548, None),
+                ('call', 'lee_penalty', f556, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13296,12 +13363,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f549),
-                ('exec', f550),
-                ('exec', f551),
-                ('exec', f552),
-                ('call', 'adjust_army_morale', f553, None),
-                ('exec', f554),
+                ('exec', f557),
+                ('exec', f558),
+                ('exec', f559),
+                ('exec', f560),
+                ('call', 'adjust_army_morale', f561, None),
+                ('exec', f562),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13314,8 +13381,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f555),
-                ('exec', f556),
+                ('exec', f563),
+                ('exec', f564),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13328,8 +13395,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f557),
-                ('exec', f558),
+                ('exec', f565),
+                ('exec', f566),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13342,8 +13409,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('exec', f559),
-                ('exec', f560),
+                ('exec', f567),
+                ('exec', f568),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13356,7 +13423,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f561),
+                ('exec', f569),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13369,7 +13436,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f562),
+                ('exec', f570),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13382,8 +13449,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f563),
-                ('call', 'adjust_army_morale', f564, None),
+                ('exec', f571),
+                ('call', 'adjust_army_morale', f572, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13396,7 +13463,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f565),
+                ('exec', f573),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13409,7 +13476,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f566),
+                ('exec', f574),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13422,7 +13489,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f567),
+                ('exec', f575),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -13435,14 +13502,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f568, 3),
-                ('exec', f569),
+                ('jump_if_not', f576, 3),
+                ('exec', f577),
                 ('jump', 3),
-                ('jump_if_not', f570, 6),
-                ('exec', f571),
+                ('jump_if_not', f578, 6),
+                ('exec', f579),
                 ('jump', 6),
-                ('jump_if_not', f572, 9),
-                ('exec', f573),
+                ('jump_if_not', f580, 9),
+                ('exec', f581),
                 ('jump', 9),
             ),
             steps={'do': 0},
@@ -13456,7 +13523,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f574),
+                ('exec', f582),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13469,7 +13536,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f575),
+                ('exec', f583),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13477,77 +13544,77 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f617, False, 'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f618, False, 'trigger:momentum_lost_on_capture', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f625, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f626, False, 'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f619, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f627, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f620, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f621, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f628, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f629, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f622, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f623, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f624, False, 'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f625, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f626, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f627, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f628, False, 'trigger:steuben_leaves', ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f629, False, 'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f630, False, 'trigger:leader_captured_vp', ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f631, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f632, False, 'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f633, False, 'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f634, False, 'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f635, False, 'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f636, False, 'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f637, False, 'trigger:british_sp_captured', ''),
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f630, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f631, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f632, False, 'trigger:lee_falls_back', 'lee_must_advance'),
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f633, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f634, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f635, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f636, False, 'trigger:steuben_leaves', ''),
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f637, False, 'trigger:leader_eliminated_vp', ''),
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f638, False, 'trigger:leader_captured_vp', ''),
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f639, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f640, False, 'trigger:american_sp_eliminated', ''),
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f641, False, 'trigger:american_sp_captured', ''),
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f642, False, 'trigger:american_sp_shattered', ''),
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f643, False, 'trigger:objective_control', ''),
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f644, False, 'trigger:british_sp_eliminated', ''),
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f645, False, 'trigger:british_sp_captured', ''),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f638, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f639, None, '', f640),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f641, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f642, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f643, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f644, None, '', None),
-        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f645),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f646, None, '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f647, None, 'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f648, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f649, None, 'command_and_control', None),
-        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f650, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f651, None, 'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f652, None, 'hessian_grenadiers', None),
-        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f653, 11, 'combs_hill', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f646, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f647, None, '', f648),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f649, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f650, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f651, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f652, None, '', None),
+        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f653),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f654, None, '', None),
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f655, None, 'relieving_lee', None),
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f656, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f657, None, 'command_and_control', None),
+        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f658, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f659, None, 'hedgerow_holds', None),
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f660, None, 'hessian_grenadiers', None),
+        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f661, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f654, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f655, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f656, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f657, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f658, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f659, ('campaign',), 'end_of_game'),
-        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f660, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f661, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f662, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f663, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f664, ('lees_advance',), 'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f665, ('lees_advance',), 'end_of_game'),
-        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f666, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f667, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f668, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f669, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f670, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f671, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f672, ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f673, ('holding_action',), 'end_of_game'),
-        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f674, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f675, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f676, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f677, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f678, ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f679, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f662, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f663, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f664, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f665, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f666, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f667, ('campaign',), 'end_of_game'),
+        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f668, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f669, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f670, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f671, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f672, ('lees_advance',), 'end_of_game'),
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f673, ('lees_advance',), 'end_of_game'),
+        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f674, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f675, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f676, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f677, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f678, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f679, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f680, ('holding_action',), 'end_of_game'),
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f681, ('holding_action',), 'end_of_game'),
+        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f682, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f683, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f684, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f685, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f686, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f687, ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -13635,7 +13702,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f680, f681), ('army_morale', f682, f683), ('momentum', f684, f685), ('momentum', f686, f687)),
+            values=(('army_morale', f688, f689), ('army_morale', f690, f691), ('momentum', f692, f693), ('momentum', f694, f695)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -13650,7 +13717,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f688, f689), ('army_morale', f690, f691), ('momentum', f692, f693), ('momentum', f694, f695)),
+            values=(('army_morale', f696, f697), ('army_morale', f698, f699), ('momentum', f700, f701), ('momentum', f702, f703)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -13691,7 +13758,7 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f696, f697), ('army_morale', f698, f699), ('momentum', f700, f701), ('momentum', f702, f703), ('momentum_pool', None, f704), ('lee_relieved', None, f705)),
+            values=(('army_morale', f704, f705), ('army_morale', f706, f707), ('momentum', f708, f709), ('momentum', f710, f711), ('momentum_pool', None, f712), ('lee_relieved', None, f713)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -13734,7 +13801,7 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f706, f707), ('army_morale', f708, f709), ('momentum', f710, f711), ('momentum', f712, f713), ('momentum_pool', None, f714), ('molly_placed', None, f715)),
+            values=(('army_morale', f714, f715), ('army_morale', f716, f717), ('momentum', f718, f719), ('momentum', f720, f721), ('momentum_pool', None, f722), ('molly_placed', None, f723)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -13770,7 +13837,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f716),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f724),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

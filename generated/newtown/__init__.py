@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'a1a87cd89dc49dfefbd8c019f9ac066207978c5b0d642dd332059cb5dce417ce'
+RULES_HASH = 'f52d8fd2d1784e26f704dc9c0b126e44cc39bdd4638682c1a8548cde8315b6dc'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -99,8 +99,13 @@ def d_units_in_hexes_of(s, a_u, a_others):
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
 
+def d_suffers_a_result(s, a_r):
+    # 'rulesets/series/results.mst:247': 'A result other than no effect'
+    return ((a_r != -1) and (a_r != 0))
+
+
 def d_exposed(s, a_u):
-    # 'rulesets/series/results.mst:251': 'Next to the enemy with no Parade Order unit in the hex'
+    # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(d_parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
 
@@ -732,4349 +737,4389 @@ def f44(s, b):
 
 
 def f45(s, b):
-    # 'rulesets/series/results.mst:209'
-    return (s.unit_status[b['unit']] == 0)
+    # 'rulesets/series/results.mst:210'
+    return ((s.unit_status[b['unit']] == 0) and q.during(s, 'close_combat'))
 
 
 def f46(s, b):
-    # 'rulesets/series/results.mst:210'
-    b['_for_l'] = tuple(tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit'])))))
+    # 'rulesets/series/results.mst:211'
+    e.join_combats(s, b['unit'])
 
 
 def f47(s, b):
-    # 'rulesets/series/results.mst:210'
-    return bool(b['_for_l'])
+    # 'rulesets/series/results.mst:215'
+    return (s.unit_status[b['unit']] == 0)
 
 
 def f48(s, b):
-    # 'rulesets/series/results.mst:210'
-    return b['_for_l']
+    # 'rulesets/series/results.mst:216'
+    b['_for_l'] = tuple(tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit'])))))
 
 
 def f49(s, b):
-    # 'rulesets/series/results.mst:210'
-    return q.side(s, b['unit'])
+    # 'rulesets/series/results.mst:216'
+    return bool(b['_for_l'])
 
 
 def f50(s, b):
-    # 'rulesets/series/results.mst:210'
-    b['_for_l'] = tuple(x for x in b['_for_l'] if x != b['l'])
+    # 'rulesets/series/results.mst:216'
+    return b['_for_l']
 
 
 def f51(s, b):
-    # 'rulesets/series/results.mst:211'
+    # 'rulesets/series/results.mst:216'
     return q.side(s, b['unit'])
 
 
 def f52(s, b):
-    # 'rulesets/series/results.mst:211'
-    return b['_ask1']
+    # 'rulesets/series/results.mst:216'
+    b['_for_l'] = tuple(x for x in b['_for_l'] if x != b['l'])
 
 
 def f53(s, b):
-    # 'rulesets/series/results.mst:212'
-    e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
+    # 'rulesets/series/results.mst:217'
+    return q.side(s, b['unit'])
 
 
 def f54(s, b):
-    # 'rulesets/series/results.mst:221'
-    return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
+    # 'rulesets/series/results.mst:217'
+    return b['_ask1']
 
 
 def f55(s, b):
-    # 'rulesets/series/results.mst:242'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
+    # 'rulesets/series/results.mst:218'
+    e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
 
 def f56(s, b):
-    # 'rulesets/series/results.mst:242'
-    return bool(b['_for_u'])
+    # 'rulesets/series/results.mst:227'
+    return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
 def f57(s, b):
-    # 'rulesets/series/results.mst:242'
-    return b['_for_u']
+    # 'rulesets/series/results.mst:251'
+    return d_suffers_a_result(s, b['r'])
 
 
 def f58(s, b):
-    # 'rulesets/series/results.mst:242'
-    return b['side']
+    # 'rulesets/series/results.mst:252'
+    return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['drm']}
 
 
 def f59(s, b):
-    # 'rulesets/series/results.mst:242'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/results.mst:260'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0))))
 
 
 def f60(s, b):
-    # 'rulesets/series/results.mst:243'
-    return (s.vars['order'][b['u']] == 'shattered')
+    # 'rulesets/series/results.mst:260'
+    return bool(b['_for_u'])
 
 
 def f61(s, b):
-    # 'rulesets/series/results.mst:244'
-    e.capture(s, b['u'])
+    # 'rulesets/series/results.mst:260'
+    return b['_for_u']
 
 
 def f62(s, b):
-    # 'rulesets/series/results.mst:246'
-    return {'unit': b['u']}
+    # 'rulesets/series/results.mst:260'
+    return b['side']
 
 
 def f63(s, b):
+    # 'rulesets/series/results.mst:260'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f64(s, b):
+    # 'rulesets/series/results.mst:261'
+    return (s.vars['order'][b['u']] == 'shattered')
+
+
+def f65(s, b):
+    # 'rulesets/series/results.mst:262'
+    e.capture(s, b['u'])
+
+
+def f66(s, b):
+    # 'rulesets/series/results.mst:264'
+    return {'unit': b['u']}
+
+
+def f67(s, b):
     # 'rulesets/newtown/prepare.mst:19'
     return {}
 
 
-def f64(s, b):
+def f68(s, b):
     # 'rulesets/series/sequence.mst:10'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
-def f65(s, b):
+def f69(s, b):
     # 'rulesets/series/sequence.mst:11'
     return {}
 
 
-def f66(s, b):
+def f70(s, b):
     # 'rulesets/series/sequence.mst:12'
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
-def f67(s, b):
+def f71(s, b):
     # 'rulesets/series/sequence.mst:15'
     e.determine_victory(s)
 
 
-def f68(s, b):
+def f72(s, b):
     # 'rulesets/series/sequence.mst:20'
     return q.fixed_order(s, s.vars['turn'])
 
 
-def f69(s, b):
+def f73(s, b):
     # 'rulesets/series/sequence.mst:21'
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
 
 
-def f70(s, b):
+def f74(s, b):
     # 'rulesets/series/sequence.mst:23'
     return {}
 
 
-def f71(s, b):
+def f75(s, b):
     # 'rulesets/newtown/scenarios.mst:29'
     return (s.vars['turn'] == s.game.first_turn)
 
 
-def f72(s, b):
+def f76(s, b):
     # 'rulesets/newtown/scenarios.mst:30'
     e.set_var(s, 'phasing', 0)
 
 
-def f73(s, b):
+def f77(s, b):
     # 'rulesets/newtown/scenarios.mst:31'
     return {'side': 0}
 
 
-def f74(s, b):
+def f78(s, b):
     # 'rulesets/series/sequence.mst:26'
     return {'side': s.vars['initiative_side']}
 
 
-def f75(s, b):
+def f79(s, b):
     # 'rulesets/newtown/prepare.mst:11'
     return (s.vars['turn'] == 1)
 
 
-def f76(s, b):
+def f80(s, b):
     # 'rulesets/series/sequence.mst:27'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f77(s, b):
+def f81(s, b):
     # 'rulesets/series/sequence.mst:29'
     e.check_automatic_victory(s)
 
 
-def f78(s, b):
+def f82(s, b):
     # 'rulesets/series/sequence.mst:33'
     e.set_var(s, 'phasing', b['side'])
 
 
-def f79(s, b):
+def f83(s, b):
     # 'rulesets/newtown/cards.mst:281'
     return {'side': b['side']}
 
 
-def f80(s, b):
+def f84(s, b):
     # 'rulesets/newtown/cards.mst:282'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f81(s, b):
+def f85(s, b):
     # 'rulesets/newtown/variations.mst:50'
     return d_butler_and_cornplanter_with(s, 44)
 
 
-def f82(s, b):
+def f86(s, b):
     # 'rulesets/newtown/variations.mst:51'
     return (44, 45,)
 
 
-def f83(s, b):
+def f87(s, b):
     # 'rulesets/newtown/variations.mst:51'
     return 0
 
 
-def f84(s, b):
+def f88(s, b):
     # 'rulesets/newtown/variations.mst:52'
     e.set_var(s, 'stack_commander', b['commander'])
 
 
-def f85(s, b):
+def f89(s, b):
     # 'rulesets/newtown/sequence.mst:14'
     return (b['side'] == 0)
 
 
-def f86(s, b):
+def f90(s, b):
     # 'rulesets/newtown/sequence.mst:15'
     return {'side': b['side']}
 
 
-def f87(s, b):
+def f91(s, b):
     # 'rulesets/newtown/sequence.mst:17'
     return {'side': b['side']}
 
 
-def f88(s, b):
+def f92(s, b):
     # 'rulesets/series/sequence.mst:35'
     return {'side': b['side']}
 
 
-def f89(s, b):
+def f93(s, b):
     # 'rulesets/series/sequence.mst:36'
     return {'side': b['side']}
 
 
-def f90(s, b):
+def f94(s, b):
     # 'rulesets/series/sequence.mst:37'
     return {'side': b['side']}
 
 
-def f91(s, b):
+def f95(s, b):
     # 'rulesets/series/sequence.mst:38'
     return {'side': b['side']}
 
 
-def f92(s, b):
+def f96(s, b):
     # 'rulesets/newtown/sequence.mst:20'
     return (b['side'] == 0)
 
 
-def f93(s, b):
+def f97(s, b):
     # 'rulesets/newtown/sequence.mst:21'
     return {'side': b['side']}
 
 
-def f94(s, b):
+def f98(s, b):
     # 'rulesets/newtown/sequence.mst:24'
     return (b['side'] == 0)
 
 
-def f95(s, b):
+def f99(s, b):
     # 'rulesets/newtown/sequence.mst:25'
     return {'side': b['side']}
 
 
-def f96(s, b):
+def f100(s, b):
     # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f97(s, b):
+def f101(s, b):
     # 'rulesets/series/initiative.mst:22'
     b['first'] = (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
-def f98(s, b):
+def f102(s, b):
     # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
-def f99(s, b):
+def f103(s, b):
     # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f100(s, b):
+def f104(s, b):
     # 'rulesets/series/initiative.mst:30'
     b['side'] = d_first_side(s)
 
 
-def f101(s, b):
+def f105(s, b):
     # 'rulesets/series/initiative.mst:32'
     b['side'] = q.enemy(s, d_first_side(s))
 
 
-def f102(s, b):
+def f106(s, b):
     # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f103(s, b):
+def f107(s, b):
     # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, d_first_side(s))))
 
 
-def f104(s, b):
+def f108(s, b):
     # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
-def f105(s, b):
+def f109(s, b):
     # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
-def f106(s, b):
+def f110(s, b):
     # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
-def f107(s, b):
+def f111(s, b):
     # 'rulesets/series/initiative.mst:43'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f108(s, b):
+def f112(s, b):
     # 'rulesets/series/initiative.mst:44'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f109(s, b):
+def f113(s, b):
     # 'rulesets/series/initiative.mst:45'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f110(s, b):
+def f114(s, b):
     # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
-def f111(s, b):
+def f115(s, b):
     # 'rulesets/series/initiative.mst:55'
     return (s.vars['momentum'][b['side']] > 0)
 
 
-def f112(s, b):
+def f116(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['side']
 
 
-def f113(s, b):
+def f117(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
-def f114(s, b):
+def f118(s, b):
     # 'rulesets/series/initiative.mst:57'
     return {'side': b['side']}
 
 
-def f115(s, b):
+def f119(s, b):
     # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
-def f116(s, b):
+def f120(s, b):
     # 'rulesets/series/stacking.mst:17'
     b['_for_h'] = tuple(d_overstacked_hexes(s, b['side']))
 
 
-def f117(s, b):
+def f121(s, b):
     # 'rulesets/series/stacking.mst:17'
     return bool(b['_for_h'])
 
 
-def f118(s, b):
+def f122(s, b):
     # 'rulesets/series/stacking.mst:17'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f119(s, b):
+def f123(s, b):
     # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
-def f120(s, b):
+def f124(s, b):
     # 'rulesets/series/stacking.mst:19'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
-def f121(s, b):
+def f125(s, b):
     # 'rulesets/series/stacking.mst:19'
     return b['side']
 
 
-def f122(s, b):
+def f126(s, b):
     # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
-def f123(s, b):
+def f127(s, b):
     # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f124(s, b):
+def f128(s, b):
     # 'rulesets/series/movement.mst:28'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f125(s, b):
+def f129(s, b):
     # 'rulesets/newtown/special_rules.mst:22'
     return (b['side'] == 1)
 
 
-def f126(s, b):
+def f130(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (435, 436, 461, 462))) and (not s.vars['destroyed'][q.hex_of(s, e0)]))))
 
 
-def f127(s, b):
+def f131(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     return bool(b['_for_u'])
 
 
-def f128(s, b):
+def f132(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f129(s, b):
+def f133(s, b):
     # 'rulesets/newtown/special_rules.mst:24'
     e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
 
 
-def f130(s, b):
+def f134(s, b):
     # 'rulesets/newtown/special_rules.mst:25'
     e.set_at(s, 'burning', b['u'], True)
 
 
-def f131(s, b):
+def f135(s, b):
     # 'rulesets/series/movement.mst:31'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f132(s, b):
+def f136(s, b):
     # 'rulesets/series/movement.mst:31'
     return bool(b['_for_u'])
 
 
-def f133(s, b):
+def f137(s, b):
     # 'rulesets/series/movement.mst:31'
     return b['_for_u']
 
 
-def f134(s, b):
+def f138(s, b):
     # 'rulesets/series/movement.mst:31'
     return b['side']
 
 
-def f135(s, b):
+def f139(s, b):
     # 'rulesets/series/movement.mst:31'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f136(s, b):
+def f140(s, b):
     # 'rulesets/series/movement.mst:32'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f137(s, b):
+def f141(s, b):
     # 'rulesets/series/movement.mst:33'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f138(s, b):
+def f142(s, b):
     # 'rulesets/series/movement.mst:34'
     return (len(b['away']) > 0)
 
 
-def f139(s, b):
+def f143(s, b):
     # 'rulesets/series/movement.mst:35'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f140(s, b):
+def f144(s, b):
     # 'rulesets/series/movement.mst:36'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f141(s, b):
+def f145(s, b):
     # 'rulesets/series/movement.mst:36'
     return b['side']
 
 
-def f142(s, b):
+def f146(s, b):
     # 'rulesets/series/movement.mst:37'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f143(s, b):
+def f147(s, b):
     # 'rulesets/series/movement.mst:39'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f144(s, b):
+def f148(s, b):
     # 'rulesets/newtown/variations.mst:105'
     return (b['side'] == 1)
 
 
-def f145(s, b):
+def f149(s, b):
     # 'rulesets/newtown/variations.mst:106'
     return {}
 
 
-def f146(s, b):
+def f150(s, b):
     # 'rulesets/newtown/cards.mst:384'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
-def f147(s, b):
-    # 'rulesets/newtown/cards.mst:385'
-    return 0
-
-
-def f148(s, b):
-    # 'rulesets/newtown/cards.mst:385'
-    return b['_ask4']
-
-
-def f149(s, b):
-    # 'rulesets/newtown/cards.mst:386'
-    return {'card': 'stampede', 'side': 0}
-
-
-def f150(s, b):
-    # 'rulesets/newtown/cards.mst:387'
-    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553))) and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
-
-
 def f151(s, b):
-    # 'rulesets/newtown/cards.mst:387'
+    # 'rulesets/newtown/cards.mst:385'
     return 0
 
 
 def f152(s, b):
+    # 'rulesets/newtown/cards.mst:385'
+    return b['_ask4']
+
+
+def f153(s, b):
+    # 'rulesets/newtown/cards.mst:386'
+    return {'card': 'stampede', 'side': 0}
+
+
+def f154(s, b):
+    # 'rulesets/newtown/cards.mst:387'
+    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553))) and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
+
+
+def f155(s, b):
+    # 'rulesets/newtown/cards.mst:387'
+    return 0
+
+
+def f156(s, b):
     # 'rulesets/newtown/cards.mst:388'
     e.advance_to(s, 49, b['h'])
 
 
-def f153(s, b):
+def f157(s, b):
     # 'rulesets/newtown/special_units.mst:179'
     return ((b['side'] == 1) and (s.unit_status[49] == 0))
 
 
-def f154(s, b):
+def f158(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return True
 
 
-def f155(s, b):
+def f159(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return {'unit': 49, 'toward': d_herd_goal(s)}
 
 
-def f156(s, b):
+def f160(s, b):
     # 'rulesets/series/movement.mst:47'
     return d_stack_ok(s, b['units'])
 
 
-def f157(s, b):
+def f161(s, b):
     # 'rulesets/series/movement.mst:48'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f158(s, b):
+def f162(s, b):
     # 'rulesets/series/movement.mst:49'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f159(s, b):
+def f163(s, b):
     # 'rulesets/series/movement.mst:50'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f160(s, b):
+def f164(s, b):
     # 'rulesets/series/movement.mst:51'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f161(s, b):
+def f165(s, b):
     # 'rulesets/series/movement.mst:46'
     return {'side': b['side']}
 
 
-def f162(s, b):
+def f166(s, b):
     # 'rulesets/series/movement.mst:54'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f163(s, b):
+def f167(s, b):
     # 'rulesets/series/movement.mst:54'
     return bool(b['_for_u'])
 
 
-def f164(s, b):
+def f168(s, b):
     # 'rulesets/series/movement.mst:54'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f165(s, b):
+def f169(s, b):
     # 'rulesets/series/movement.mst:55'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f166(s, b):
+def f170(s, b):
     # 'rulesets/series/movement.mst:56'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f167(s, b):
+def f171(s, b):
     # 'rulesets/series/movement.mst:57'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f168(s, b):
+def f172(s, b):
     # 'rulesets/series/movement.mst:58'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f169(s, b):
+def f173(s, b):
     # 'rulesets/series/movement.mst:58'
     return bool(b['_for_v'])
 
 
-def f170(s, b):
+def f174(s, b):
     # 'rulesets/series/movement.mst:58'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f171(s, b):
+def f175(s, b):
     # 'rulesets/series/movement.mst:59'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f172(s, b):
+def f176(s, b):
     # 'rulesets/series/movement.mst:61'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f173(s, b):
+def f177(s, b):
     # 'rulesets/series/morale.mst:12'
     b['passed'] = (b['total'] >= 5)
 
 
-def f174(s, b):
+def f178(s, b):
     # 'rulesets/series/rally.mst:5'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0]))
 
 
-def f175(s, b):
+def f179(s, b):
     # 'rulesets/series/rally.mst:5'
     return bool(b['_for_u'])
 
 
-def f176(s, b):
+def f180(s, b):
     # 'rulesets/series/rally.mst:5'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f177(s, b):
+def f181(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f178(s, b):
+def f182(s, b):
     # 'rulesets/newtown/cards.mst:225'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
-def f179(s, b):
+def f183(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return 1
 
 
-def f180(s, b):
+def f184(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return b['_ask5']
 
 
-def f181(s, b):
+def f185(s, b):
     # 'rulesets/newtown/cards.mst:227'
     return {'side': 1}
 
 
-def f182(s, b):
+def f186(s, b):
     # 'rulesets/newtown/cards.mst:228'
     return {'side': 1}
 
 
-def f183(s, b):
+def f187(s, b):
     # 'rulesets/series/rally.mst:11'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
-def f184(s, b):
+def f188(s, b):
     # 'rulesets/series/rally.mst:11'
     return bool(b['_for_u'])
 
 
-def f185(s, b):
+def f189(s, b):
     # 'rulesets/series/rally.mst:11'
     return b['_for_u']
 
 
-def f186(s, b):
+def f190(s, b):
     # 'rulesets/series/rally.mst:11'
     return b['side']
 
 
-def f187(s, b):
+def f191(s, b):
     # 'rulesets/series/rally.mst:11'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f188(s, b):
+def f192(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f189(s, b):
+def f193(s, b):
     # 'rulesets/series/rally.mst:13'
     return b['passed']
 
 
-def f190(s, b):
+def f194(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f191(s, b):
+def f195(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f192(s, b):
+def f196(s, b):
     # 'rulesets/newtown/indian_rules.mst:240'
     return (b['side'] == 0)
 
 
-def f193(s, b):
+def f197(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0]))
 
 
-def f194(s, b):
+def f198(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return bool(b['_for_u'])
 
 
-def f195(s, b):
+def f199(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return b['_for_u']
 
 
-def f196(s, b):
+def f200(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return 0
 
 
-def f197(s, b):
+def f201(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f198(s, b):
+def f202(s, b):
     # 'rulesets/newtown/indian_rules.mst:242'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), 0)) == 0)
 
 
-def f199(s, b):
+def f203(s, b):
     # 'rulesets/newtown/indian_rules.mst:243'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f200(s, b):
+def f204(s, b):
     # 'rulesets/newtown/indian_rules.mst:244'
     return b['recovered']
 
 
-def f201(s, b):
+def f205(s, b):
     # 'rulesets/newtown/indian_rules.mst:245'
     e.set_at(s, 'failed_resolve', b['u'], False)
 
 
-def f202(s, b):
+def f206(s, b):
     # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
 
-def f203(s, b):
+def f207(s, b):
     # 'rulesets/newtown/indian_rules.mst:249'
     return {'unit': b['u']}
 
 
-def f204(s, b):
+def f208(s, b):
     # 'rulesets/newtown/variations.mst:131'
     return (q.enemy(s, b['side']) == 1)
 
 
-def f205(s, b):
+def f209(s, b):
     # 'rulesets/newtown/variations.mst:132'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
-def f206(s, b):
+def f210(s, b):
     # 'rulesets/newtown/variations.mst:132'
     return 1
 
 
-def f207(s, b):
+def f211(s, b):
     # 'rulesets/newtown/variations.mst:133'
     return (b['target_hex'] == -1)
 
 
-def f208(s, b):
+def f212(s, b):
     # 'rulesets/newtown/variations.mst:136'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f209(s, b):
+def f213(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f210(s, b):
+def f214(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return 1
 
 
-def f211(s, b):
+def f215(s, b):
     # 'rulesets/newtown/variations.mst:139'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f212(s, b):
+def f216(s, b):
     # 'rulesets/newtown/variations.mst:139'
     return q.enemy(s, b['side'])
 
 
-def f213(s, b):
+def f217(s, b):
     # 'rulesets/newtown/variations.mst:140'
     return (b['target'] == -1)
 
 
-def f214(s, b):
+def f218(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f215(s, b):
+def f219(s, b):
     # 'rulesets/series/fire.mst:71'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f216(s, b):
+def f220(s, b):
     # 'rulesets/series/fire.mst:72'
     b['_for_a'] = tuple(tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target'])))
 
 
-def f217(s, b):
+def f221(s, b):
     # 'rulesets/series/fire.mst:72'
     return bool(b['_for_a'])
 
 
-def f218(s, b):
+def f222(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f219(s, b):
+def f223(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['side']
 
 
-def f220(s, b):
+def f224(s, b):
     # 'rulesets/series/fire.mst:72'
     b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
 
 
-def f221(s, b):
+def f225(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['side']
 
 
-def f222(s, b):
+def f226(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask6']
 
 
-def f223(s, b):
+def f227(s, b):
     # 'rulesets/series/fire.mst:74'
     b['firers'] = q.union(b['firers'], (b['a'],))
 
 
-def f224(s, b):
+def f228(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f225(s, b):
+def f229(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f226(s, b):
+def f230(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f227(s, b):
+def f231(s, b):
     # 'rulesets/series/fire.mst:81'
     b['needed'] = q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f228(s, b):
+def f232(s, b):
     # 'rulesets/series/fire.mst:82'
     b['first_fire'] = False
 
 
-def f229(s, b):
+def f233(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f230(s, b):
+def f234(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f231(s, b):
+def f235(s, b):
     # 'rulesets/newtown/indian_rules.mst:156'
     return ((((len(b['firers']) > 0) and (b['side'] == 1)) and d_warrior(s, b['target'])) and (b['modified'] >= b['needed']))
 
 
-def f232(s, b):
+def f236(s, b):
     # 'rulesets/newtown/indian_rules.mst:157'
     e.set_var(s, 'resolve_hit', True)
 
 
-def f233(s, b):
+def f237(s, b):
     # 'rulesets/series/fire.mst:95'
     b['loss'] = d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f234(s, b):
+def f238(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f235(s, b):
+def f239(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f236(s, b):
+def f240(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f237(s, b):
+def f241(s, b):
     # 'rulesets/series/fire.mst:106'
     return {'side': b['side']}
 
 
-def f238(s, b):
+def f242(s, b):
     # 'rulesets/series/fire.mst:107'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f239(s, b):
+def f243(s, b):
     # 'rulesets/series/fire.mst:111'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f240(s, b):
+def f244(s, b):
     # 'rulesets/series/fire.mst:111'
     return bool(b['_for_u'])
 
 
-def f241(s, b):
+def f245(s, b):
     # 'rulesets/series/fire.mst:111'
     return b['_for_u']
 
 
-def f242(s, b):
+def f246(s, b):
     # 'rulesets/series/fire.mst:111'
     return q.enemy(s, b['side'])
 
 
-def f243(s, b):
+def f247(s, b):
     # 'rulesets/series/fire.mst:111'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f244(s, b):
+def f248(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f245(s, b):
+def f249(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f246(s, b):
+def f250(s, b):
     # 'rulesets/series/fire.mst:115'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f247(s, b):
+def f251(s, b):
     # 'rulesets/series/fire.mst:115'
     return bool(b['_for_u'])
 
 
-def f248(s, b):
+def f252(s, b):
     # 'rulesets/series/fire.mst:115'
     return b['_for_u']
 
 
-def f249(s, b):
+def f253(s, b):
     # 'rulesets/series/fire.mst:115'
     return b['side']
 
 
-def f250(s, b):
+def f254(s, b):
     # 'rulesets/series/fire.mst:115'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f251(s, b):
+def f255(s, b):
     # 'rulesets/series/fire.mst:116'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f252(s, b):
+def f256(s, b):
     # 'rulesets/series/fire.mst:117'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f253(s, b):
+def f257(s, b):
     # 'rulesets/newtown/variations.mst:151'
     return (b['side'] == 1)
 
 
-def f254(s, b):
+def f258(s, b):
     # 'rulesets/newtown/variations.mst:152'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
-def f255(s, b):
+def f259(s, b):
     # 'rulesets/newtown/variations.mst:152'
     return 1
 
 
-def f256(s, b):
+def f260(s, b):
     # 'rulesets/newtown/variations.mst:153'
     return (b['target_hex'] == -1)
 
 
-def f257(s, b):
+def f261(s, b):
     # 'rulesets/newtown/variations.mst:156'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f258(s, b):
+def f262(s, b):
     # 'rulesets/newtown/variations.mst:157'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f259(s, b):
+def f263(s, b):
     # 'rulesets/newtown/variations.mst:157'
     return 1
 
 
-def f260(s, b):
+def f264(s, b):
     # 'rulesets/newtown/variations.mst:159'
     return d_rifle_targets(s, b['side'])
 
 
-def f261(s, b):
+def f265(s, b):
     # 'rulesets/newtown/variations.mst:159'
     return b['side']
 
 
-def f262(s, b):
+def f266(s, b):
     # 'rulesets/newtown/variations.mst:160'
     return (b['target'] == -1)
 
 
-def f263(s, b):
+def f267(s, b):
     # 'rulesets/newtown/variations.mst:164'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f264(s, b):
+def f268(s, b):
     # 'rulesets/series/fire.mst:146'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f265(s, b):
+def f269(s, b):
     # 'rulesets/series/fire.mst:147'
     b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
 
 
-def f266(s, b):
+def f270(s, b):
     # 'rulesets/series/fire.mst:147'
     return bool(b['_for_r'])
 
 
-def f267(s, b):
+def f271(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f268(s, b):
+def f272(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['side']
 
 
-def f269(s, b):
+def f273(s, b):
     # 'rulesets/series/fire.mst:147'
     b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
 
 
-def f270(s, b):
+def f274(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['side']
 
 
-def f271(s, b):
+def f275(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['_ask7']
 
 
-def f272(s, b):
+def f276(s, b):
     # 'rulesets/series/fire.mst:149'
     b['firers'] = q.union(b['firers'], (b['r'],))
 
 
-def f273(s, b):
+def f277(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f274(s, b):
+def f278(s, b):
     # 'rulesets/series/fire.mst:156'
     return (len(b['firers']) > 0)
 
 
-def f275(s, b):
+def f279(s, b):
     # 'rulesets/series/fire.mst:157'
     b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f276(s, b):
+def f280(s, b):
     # 'rulesets/series/fire.mst:158'
     b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f277(s, b):
+def f281(s, b):
     # 'rulesets/series/fire.mst:159'
     b['_for_r'] = tuple(b['firers'])
 
 
-def f278(s, b):
+def f282(s, b):
     # 'rulesets/series/fire.mst:159'
     return bool(b['_for_r'])
 
 
-def f279(s, b):
+def f283(s, b):
     # 'rulesets/series/fire.mst:159'
     b['r'] = b['_for_r'][0]
     b['_for_r'] = b['_for_r'][1:]
 
 
-def f280(s, b):
+def f284(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f281(s, b):
+def f285(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f282(s, b):
+def f286(s, b):
     # 'rulesets/series/fire.mst:164'
     return (b['modified'] >= b['needed'])
 
 
-def f283(s, b):
+def f287(s, b):
     # 'rulesets/series/fire.mst:166'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f284(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f285(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f286(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f287(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f288(s, b):
+def f292(s, b):
     # 'rulesets/newtown/indian_rules.mst:376'
     return (b['side'] == 0)
 
 
-def f289(s, b):
+def f293(s, b):
     # 'rulesets/newtown/indian_rules.mst:377'
     return {}
 
 
-def f290(s, b):
+def f294(s, b):
     # 'rulesets/newtown/variations.mst:116'
     return (b['side'] == 1)
 
 
-def f291(s, b):
+def f295(s, b):
     # 'rulesets/newtown/variations.mst:117'
     b['_for_c'] = tuple(q.combats(s))
 
 
-def f292(s, b):
+def f296(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return bool(b['_for_c'])
 
 
-def f293(s, b):
+def f297(s, b):
     # 'rulesets/newtown/variations.mst:117'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f294(s, b):
+def f298(s, b):
     # 'rulesets/newtown/variations.mst:118'
     b['_for_h'] = tuple(q.defense_hexes(s, b['c']))
 
 
-def f295(s, b):
+def f299(s, b):
     # 'rulesets/newtown/variations.mst:118'
     return bool(b['_for_h'])
 
 
-def f296(s, b):
+def f300(s, b):
     # 'rulesets/newtown/variations.mst:118'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f297(s, b):
+def f301(s, b):
     # 'rulesets/newtown/variations.mst:119'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f298(s, b):
+def f302(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f299(s, b):
+def f303(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f300(s, b):
+def f304(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f301(s, b):
+def f305(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f302(s, b):
+def f306(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f303(s, b):
+def f307(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f304(s, b):
+def f308(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f305(s, b):
+def f309(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f306(s, b):
+def f310(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f307(s, b):
+def f311(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f308(s, b):
+def f312(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f309(s, b):
+def f313(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f310(s, b):
+def f314(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f311(s, b):
+def f315(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f312(s, b):
+def f316(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f313(s, b):
+def f317(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f314(s, b):
+def f318(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f315(s, b):
+def f319(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f316(s, b):
+def f320(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f317(s, b):
+def f321(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f318(s, b):
+def f322(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f319(s, b):
+def f323(s, b):
     # 'rulesets/series/close_combat.mst:163'
     b['attacker_lead'] = -1
 
 
-def f320(s, b):
+def f324(s, b):
     # 'rulesets/series/close_combat.mst:164'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f321(s, b):
+def f325(s, b):
     # 'rulesets/series/close_combat.mst:165'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f322(s, b):
+def f326(s, b):
     # 'rulesets/series/close_combat.mst:166'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f323(s, b):
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:167'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f324(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:168'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f325(s, b):
+def f329(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f326(s, b):
+def f330(s, b):
     # 'rulesets/series/close_combat.mst:170'
     return bool(b['_for_u'])
 
 
-def f327(s, b):
+def f331(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f328(s, b):
+def f332(s, b):
     # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f329(s, b):
+def f333(s, b):
     # 'rulesets/series/close_combat.mst:176'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f330(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:177'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f331(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:177'
     return bool(b['_for_u'])
 
 
-def f332(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:177'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f333(s, b):
+def f337(s, b):
     # 'rulesets/series/close_combat.mst:178'
     e.capture(s, b['u'])
 
 
-def f334(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:182'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f335(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:183'
     return q.diverted(s, b['combat'])
 
 
-def f336(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:184'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f337(s, b):
+def f341(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f338(s, b):
+def f342(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     b['odds'] = q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f339(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f340(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['defender']
 
 
-def f341(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['_ask8']
 
 
-def f342(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:191'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f343(s, b):
+def f347(s, b):
     # 'rulesets/series/close_combat.mst:191'
     return bool(b['_for_u'])
 
 
-def f344(s, b):
+def f348(s, b):
     # 'rulesets/series/close_combat.mst:191'
     return b['_for_u']
 
 
-def f345(s, b):
+def f349(s, b):
     # 'rulesets/series/close_combat.mst:191'
     return b['defender']
 
 
-def f346(s, b):
+def f350(s, b):
     # 'rulesets/series/close_combat.mst:191'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f347(s, b):
+def f351(s, b):
     # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f348(s, b):
+def f352(s, b):
     # 'rulesets/series/close_combat.mst:193'
     return s.vars['pinned'][b['u']]
 
 
-def f349(s, b):
+def f353(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f350(s, b):
+def f354(s, b):
     # 'rulesets/series/close_combat.mst:196'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f351(s, b):
+def f355(s, b):
     # 'rulesets/series/close_combat.mst:203'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f352(s, b):
+def f356(s, b):
     # 'rulesets/series/close_combat.mst:203'
     return b['attacker']
 
 
-def f353(s, b):
+def f357(s, b):
     # 'rulesets/series/close_combat.mst:204'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f354(s, b):
+def f358(s, b):
     # 'rulesets/series/close_combat.mst:204'
     return b['defender']
 
 
-def f355(s, b):
+def f359(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f356(s, b):
+def f360(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['defender']
 
 
-def f357(s, b):
+def f361(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask9']
 
 
-def f358(s, b):
+def f362(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f359(s, b):
+def f363(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     return bool(b['_for_u'])
 
 
-def f360(s, b):
+def f364(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     return b['_for_u']
 
 
-def f361(s, b):
+def f365(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     return b['defender']
 
 
-def f362(s, b):
+def f366(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f363(s, b):
+def f367(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f364(s, b):
+def f368(s, b):
     # 'rulesets/newtown/indian_rules.mst:454'
     return s.vars['pinned'][b['u']]
 
 
-def f365(s, b):
+def f369(s, b):
     # 'rulesets/newtown/indian_rules.mst:455'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f366(s, b):
+def f370(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f367(s, b):
+def f371(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead']))))
 
 
-def f368(s, b):
+def f372(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return bool(b['_for_u'])
 
 
-def f369(s, b):
+def f373(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f370(s, b):
+def f374(s, b):
     # 'rulesets/newtown/indian_rules.mst:70'
     return {'unit': b['u']}
 
 
-def f371(s, b):
+def f375(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead'] if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f372(s, b):
+def f376(s, b):
     # 'rulesets/series/close_combat.mst:210'
     return d_tactics_chits(s)
 
 
-def f373(s, b):
+def f377(s, b):
     # 'rulesets/series/close_combat.mst:210'
     return b['attacker']
 
 
-def f374(s, b):
+def f378(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return d_tactics_chits(s)
 
 
-def f375(s, b):
+def f379(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return b['defender']
 
 
-def f376(s, b):
+def f380(s, b):
     # 'rulesets/series/close_combat.mst:213'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f377(s, b):
+def f381(s, b):
     # 'rulesets/series/close_combat.mst:214'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f378(s, b):
+def f382(s, b):
     # 'rulesets/series/close_combat.mst:215'
     return (b['matrix'][1] == 10)
 
 
-def f379(s, b):
+def f383(s, b):
     # 'rulesets/series/close_combat.mst:216'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f380(s, b):
+def f384(s, b):
     # 'rulesets/newtown/cards.mst:328'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f381(s, b):
+def f385(s, b):
     # 'rulesets/newtown/cards.mst:329'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f382(s, b):
+def f386(s, b):
     # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
 
 
-def f383(s, b):
+def f387(s, b):
     # 'rulesets/newtown/cards.mst:333'
     return (s.vars['card_shift'] != 0)
 
 
-def f384(s, b):
+def f388(s, b):
     # 'rulesets/newtown/cards.mst:334'
     b['odds'] = q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f385(s, b):
+def f389(s, b):
     # 'rulesets/series/close_combat.mst:221'
     return b['odds']
 
 
-def f386(s, b):
+def f390(s, b):
     # 'rulesets/series/close_combat.mst:225'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f387(s, b):
+def f391(s, b):
     # 'rulesets/series/close_combat.mst:226'
     b['first'] = (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f388(s, b):
+def f392(s, b):
     # 'rulesets/series/close_combat.mst:227'
     b['rerolled'] = False
 
 
-def f389(s, b):
+def f393(s, b):
     # 'rulesets/series/close_combat.mst:228'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f390(s, b):
+def f394(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return b['first']
 
 
-def f391(s, b):
+def f395(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return b['_ask10']
 
 
-def f392(s, b):
+def f396(s, b):
     # 'rulesets/series/close_combat.mst:230'
     return {'side': b['first']}
 
 
-def f393(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:231'
     b['rerolled'] = True
 
 
-def f394(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:234'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f395(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return q.enemy(s, b['first'])
 
 
-def f396(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return b['_ask11']
 
 
-def f397(s, b):
+def f401(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f398(s, b):
+def f402(s, b):
     # 'rulesets/series/close_combat.mst:237'
     b['rerolled'] = True
 
 
-def f399(s, b):
+def f403(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return b['rerolled']
 
 
-def f400(s, b):
+def f404(s, b):
+    # 'rulesets/series/close_combat.mst:248'
+    b['retreated_defenders'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
+
+
+def f405(s, b):
+    # 'rulesets/series/close_combat.mst:249'
+    b['retreated_attackers'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
+
+
+def f406(s, b):
     # 'rulesets/newtown/cards.mst:351'
     b['_for_player'] = tuple((b['attacker'], b['defender'],))
 
 
-def f401(s, b):
+def f407(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return bool(b['_for_player'])
 
 
-def f402(s, b):
+def f408(s, b):
     # 'rulesets/newtown/cards.mst:351'
     b['player'] = b['_for_player'][0]
     b['_for_player'] = b['_for_player'][1:]
 
 
-def f403(s, b):
+def f409(s, b):
     # 'rulesets/newtown/cards.mst:352'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f404(s, b):
+def f410(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['player']
 
 
-def f405(s, b):
+def f411(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['_ask12']
 
 
-def f406(s, b):
+def f412(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f407(s, b):
+def f413(s, b):
     # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f408(s, b):
+def f414(s, b):
     # 'rulesets/newtown/cards.mst:361'
-    b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead']))
+    b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
 
 
-def f409(s, b):
+def f415(s, b):
     # 'rulesets/newtown/cards.mst:362'
-    b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])))
+    b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f410(s, b):
+def f416(s, b):
     # 'rulesets/newtown/cards.mst:363'
     b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f411(s, b):
+def f417(s, b):
     # 'rulesets/newtown/cards.mst:364'
     b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f412(s, b):
+def f418(s, b):
     # 'rulesets/newtown/cards.mst:365'
     return (s.vars['result_ignored'] != b['defender'])
 
 
-def f413(s, b):
+def f419(s, b):
     # 'rulesets/newtown/cards.mst:366'
     return b['result'][1]
 
 
-def f414(s, b):
+def f420(s, b):
     # 'rulesets/newtown/cards.mst:366'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f415(s, b):
+def f421(s, b):
     # 'rulesets/newtown/cards.mst:369'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f416(s, b):
+def f422(s, b):
     # 'rulesets/newtown/cards.mst:371'
     return (s.vars['result_ignored'] != b['attacker'])
 
 
-def f417(s, b):
+def f423(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return b['result'][0]
 
 
-def f418(s, b):
+def f424(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f419(s, b):
+def f425(s, b):
     # 'rulesets/newtown/cards.mst:374'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f420(s, b):
-    # 'rulesets/series/close_combat.mst:260'
-    return q.rule_on(s, 'momentum_chits')
-
-
-def f421(s, b):
-    # 'rulesets/series/close_combat.mst:261'
-    return (b['modified_roll'] <= (-1))
-
-
-def f422(s, b):
-    # 'rulesets/series/close_combat.mst:262'
-    return {'side': b['defender']}
-
-
-def f423(s, b):
-    # 'rulesets/series/close_combat.mst:264'
-    return (b['modified_roll'] >= 10)
-
-
-def f424(s, b):
-    # 'rulesets/series/close_combat.mst:265'
-    return {'side': b['attacker']}
-
-
-def f425(s, b):
-    # 'rulesets/series/close_combat.mst:273'
-    e.set_var(s, 'snapshot_taken', False)
-
-
 def f426(s, b):
-    # 'rulesets/series/close_combat.mst:274'
-    return (b['attacker_lead'] != -1)
+    # 'rulesets/series/close_combat.mst:265'
+    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f427(s, b):
-    # 'rulesets/series/close_combat.mst:275'
-    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+    # 'rulesets/series/close_combat.mst:267'
+    return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
 def f428(s, b):
-    # 'rulesets/series/close_combat.mst:278'
-    e.resolve_combat(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:271'
+    return q.rule_on(s, 'momentum_chits')
 
 
 def f429(s, b):
-    # 'rulesets/newtown/variations.mst:197'
-    return d_holds_the_breastwork(s, b['combat'], b['lead'])
+    # 'rulesets/series/close_combat.mst:272'
+    return (b['modified_roll'] <= (-1))
 
 
 def f430(s, b):
-    # 'rulesets/newtown/variations.mst:198'
-    return 0
+    # 'rulesets/series/close_combat.mst:273'
+    return {'side': b['defender']}
 
 
 def f431(s, b):
-    # 'rulesets/newtown/variations.mst:198'
-    return b['_ask13']
+    # 'rulesets/series/close_combat.mst:275'
+    return (b['modified_roll'] >= 10)
 
 
 def f432(s, b):
-    # 'rulesets/series/close_combat.mst:283'
-    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
+    # 'rulesets/series/close_combat.mst:276'
+    return {'side': b['attacker']}
 
 
 def f433(s, b):
     # 'rulesets/series/close_combat.mst:284'
-    return (len(b['vacated']) > 0)
+    e.set_var(s, 'snapshot_taken', False)
 
 
 def f434(s, b):
-    # 'rulesets/series/close_combat.mst:286'
-    b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
+    # 'rulesets/series/close_combat.mst:285'
+    return (b['attacker_lead'] != -1)
 
 
 def f435(s, b):
-    # 'rulesets/series/close_combat.mst:287'
-    return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
+    # 'rulesets/series/close_combat.mst:286'
+    return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
 def f436(s, b):
-    # 'rulesets/series/close_combat.mst:288'
-    return b['reachable']
+    # 'rulesets/series/close_combat.mst:289'
+    e.resolve_combat(s, b['combat'])
 
 
 def f437(s, b):
-    # 'rulesets/series/close_combat.mst:288'
-    return q.attacking_side(s, b['combat'])
+    # 'rulesets/newtown/variations.mst:197'
+    return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
 def f438(s, b):
-    # 'rulesets/series/close_combat.mst:289'
-    e.advance_to(s, b['lead'], b['into'])
+    # 'rulesets/newtown/variations.mst:198'
+    return 0
 
 
 def f439(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
+    # 'rulesets/newtown/variations.mst:198'
+    return b['_ask13']
 
 
 def f440(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    return bool(b['_for_u'])
+    # 'rulesets/series/close_combat.mst:294'
+    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
 def f441(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    return b['_for_u']
+    # 'rulesets/series/close_combat.mst:295'
+    return (len(b['vacated']) > 0)
 
 
 def f442(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    return q.attacking_side(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:297'
+    b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
 def f443(s, b):
-    # 'rulesets/series/close_combat.mst:292'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/close_combat.mst:298'
+    return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
 def f444(s, b):
-    # 'rulesets/series/close_combat.mst:293'
-    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    # 'rulesets/series/close_combat.mst:299'
+    return b['reachable']
 
 
 def f445(s, b):
-    # 'rulesets/series/close_combat.mst:293'
+    # 'rulesets/series/close_combat.mst:299'
     return q.attacking_side(s, b['combat'])
 
 
 def f446(s, b):
-    # 'rulesets/series/close_combat.mst:294'
-    return (b['to'] != -1)
+    # 'rulesets/series/close_combat.mst:300'
+    e.advance_to(s, b['lead'], b['into'])
 
 
 def f447(s, b):
-    # 'rulesets/series/close_combat.mst:295'
-    e.advance_to(s, b['u'], b['to'])
+    # 'rulesets/series/close_combat.mst:303'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
 def f448(s, b):
-    # 'rulesets/newtown/indian_rules.mst:91'
-    return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat'])) or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
-
-
-def f449(s, b):
-    # 'rulesets/newtown/indian_rules.mst:92'
-    return {'unit': s.vars['honor_lead']}
-
-
-def f450(s, b):
-    # 'rulesets/series/close_combat.mst:305'
-    return (b['defender_chit'] == 'withdraw')
-
-
-def f451(s, b):
-    # 'rulesets/series/close_combat.mst:306'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
-def f452(s, b):
-    # 'rulesets/series/close_combat.mst:306'
+    # 'rulesets/series/close_combat.mst:303'
     return bool(b['_for_u'])
 
 
-def f453(s, b):
-    # 'rulesets/series/close_combat.mst:306'
+def f449(s, b):
+    # 'rulesets/series/close_combat.mst:303'
     return b['_for_u']
 
 
+def f450(s, b):
+    # 'rulesets/series/close_combat.mst:303'
+    return q.attacking_side(s, b['combat'])
+
+
+def f451(s, b):
+    # 'rulesets/series/close_combat.mst:303'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f452(s, b):
+    # 'rulesets/series/close_combat.mst:304'
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+
+
+def f453(s, b):
+    # 'rulesets/series/close_combat.mst:304'
+    return q.attacking_side(s, b['combat'])
+
+
 def f454(s, b):
-    # 'rulesets/series/close_combat.mst:306'
-    return q.defending_side(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:305'
+    return (b['to'] != -1)
 
 
 def f455(s, b):
     # 'rulesets/series/close_combat.mst:306'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    e.advance_to(s, b['u'], b['to'])
 
 
 def f456(s, b):
-    # 'rulesets/series/close_combat.mst:307'
-    return {'unit': b['u'], 'hexes': 1}
+    # 'rulesets/newtown/indian_rules.mst:91'
+    return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat'])) or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
 def f457(s, b):
-    # 'rulesets/series/close_combat.mst:310'
-    return (b['attacker_chit'] == 'withdraw')
+    # 'rulesets/newtown/indian_rules.mst:92'
+    return {'unit': s.vars['honor_lead']}
 
 
 def f458(s, b):
-    # 'rulesets/series/close_combat.mst:311'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    # 'rulesets/series/close_combat.mst:316'
+    return (b['defender_chit'] == 'withdraw')
 
 
 def f459(s, b):
-    # 'rulesets/series/close_combat.mst:311'
-    return bool(b['_for_u'])
+    # 'rulesets/series/close_combat.mst:317'
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f460(s, b):
-    # 'rulesets/series/close_combat.mst:311'
-    return b['_for_u']
+    # 'rulesets/series/close_combat.mst:317'
+    return bool(b['_for_u'])
 
 
 def f461(s, b):
-    # 'rulesets/series/close_combat.mst:311'
-    return q.attacking_side(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:317'
+    return b['_for_u']
 
 
 def f462(s, b):
-    # 'rulesets/series/close_combat.mst:311'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    # 'rulesets/series/close_combat.mst:317'
+    return q.defending_side(s, b['combat'])
 
 
 def f463(s, b):
-    # 'rulesets/series/close_combat.mst:312'
-    return {'unit': b['u'], 'hexes': 1}
+    # 'rulesets/series/close_combat.mst:317'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f464(s, b):
+    # 'rulesets/series/close_combat.mst:318'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f465(s, b):
+    # 'rulesets/series/close_combat.mst:321'
+    return (b['attacker_chit'] == 'withdraw')
+
+
+def f466(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+
+
+def f467(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    return bool(b['_for_u'])
+
+
+def f468(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    return b['_for_u']
+
+
+def f469(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    return q.attacking_side(s, b['combat'])
+
+
+def f470(s, b):
+    # 'rulesets/series/close_combat.mst:322'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f471(s, b):
+    # 'rulesets/series/close_combat.mst:323'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f472(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f465(s, b):
+def f473(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f466(s, b):
+def f474(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f467(s, b):
+def f475(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f468(s, b):
+def f476(s, b):
     # 'rulesets/newtown/prepare.mst:64'
     return {}
 
 
-def f469(s, b):
+def f477(s, b):
     # 'rulesets/newtown/prepare.mst:66'
     return {}
 
 
-def f470(s, b):
+def f478(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['_for_u'] = tuple(tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0)))
 
 
-def f471(s, b):
+def f479(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return bool(b['_for_u'])
 
 
-def f472(s, b):
+def f480(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f473(s, b):
+def f481(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f474(s, b):
+def f482(s, b):
     # 'rulesets/newtown/prepare.mst:40'
     return {'side': 1}
 
 
-def f475(s, b):
+def f483(s, b):
     # 'rulesets/newtown/prepare.mst:41'
     return {'side': 0}
 
 
-def f476(s, b):
+def f484(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f477(s, b):
+def f485(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f478(s, b):
+def f486(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f479(s, b):
+def f487(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f480(s, b):
+def f488(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f481(s, b):
+def f489(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f482(s, b):
+def f490(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f483(s, b):
+def f491(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f484(s, b):
+def f492(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f485(s, b):
+def f493(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f486(s, b):
+def f494(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f487(s, b):
+def f495(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f488(s, b):
+def f496(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f489(s, b):
+def f497(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f490(s, b):
+def f498(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f491(s, b):
+def f499(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f492(s, b):
+def f500(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f493(s, b):
+def f501(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f494(s, b):
+def f502(s, b):
     # 'rulesets/newtown/prepare.mst:119'
     return {}
 
 
-def f495(s, b):
+def f503(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f496(s, b):
+def f504(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f497(s, b):
+def f505(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f498(s, b):
+def f506(s, b):
     # 'rulesets/newtown/prepare.mst:124'
     return (b['outcome'] == 'onondaga')
 
 
-def f499(s, b):
+def f507(s, b):
     # 'rulesets/newtown/prepare.mst:125'
     return {}
 
 
-def f500(s, b):
+def f508(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f501(s, b):
+def f509(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return 0
 
 
-def f502(s, b):
+def f510(s, b):
     # 'rulesets/newtown/prepare.mst:134'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f503(s, b):
+def f511(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return (435, 436, 461, 462)
 
 
-def f504(s, b):
+def f512(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return 0
 
 
-def f505(s, b):
+def f513(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     e.advance_to(s, 13, b['h'])
 
 
-def f506(s, b):
+def f514(s, b):
     # 'rulesets/newtown/prepare.mst:144'
     return {'token': 'onondaga'}
 
 
-def f507(s, b):
+def f515(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878))) for e0 in q.units_of(s, 0))))
 
 
-def f508(s, b):
+def f516(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f509(s, b):
+def f517(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f510(s, b):
+def f518(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return 1
 
 
-def f511(s, b):
+def f519(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return b['_ask14']
 
 
-def f512(s, b):
+def f520(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f513(s, b):
+def f521(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return 1
 
 
-def f514(s, b):
+def f522(s, b):
     # 'rulesets/newtown/variations.mst:95'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f515(s, b):
+def f523(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f516(s, b):
+def f524(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f517(s, b):
+def f525(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f518(s, b):
+def f526(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f519(s, b):
+def f527(s, b):
     # 'rulesets/newtown/sequence.mst:85'
     return {'side': b['side']}
 
 
-def f520(s, b):
+def f528(s, b):
     # 'rulesets/newtown/sequence.mst:86'
     return {'side': b['side']}
 
 
-def f521(s, b):
+def f529(s, b):
     # 'rulesets/newtown/sequence.mst:88'
     return {'side': b['side']}
 
 
-def f522(s, b):
+def f530(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f523(s, b):
+def f531(s, b):
     # 'rulesets/newtown/sequence.mst:95'
     return {'side': b['side']}
 
 
-def f524(s, b):
+def f532(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
 
 
-def f525(s, b):
+def f533(s, b):
     # 'rulesets/newtown/special_units.mst:122'
     return d_stack_ok(s, b['units'])
 
 
-def f526(s, b):
+def f534(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f527(s, b):
+def f535(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f528(s, b):
+def f536(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f529(s, b):
+def f537(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f530(s, b):
+def f538(s, b):
     # 'rulesets/newtown/sequence.mst:96'
     return {'side': b['side']}
 
 
-def f531(s, b):
+def f539(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f532(s, b):
+def f540(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f533(s, b):
+def f541(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f534(s, b):
+def f542(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     b['again'] = q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f535(s, b):
+def f543(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f536(s, b):
+def f544(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f537(s, b):
+def f545(s, b):
     # 'rulesets/newtown/sequence.mst:110'
     return {}
 
 
-def f538(s, b):
+def f546(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f539(s, b):
+def f547(s, b):
     # 'rulesets/newtown/sequence.mst:114'
     return {}
 
 
-def f540(s, b):
+def f548(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f541(s, b):
+def f549(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f542(s, b):
+def f550(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn'])))
 
 
-def f543(s, b):
+def f551(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return bool(b['_for_u'])
 
 
-def f544(s, b):
+def f552(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f545(s, b):
+def f553(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f546(s, b):
+def f554(s, b):
     # 'rulesets/newtown/sequence.mst:122'
     return {'side': b['side']}
 
 
-def f547(s, b):
+def f555(s, b):
     # 'rulesets/newtown/sequence.mst:125'
     return {}
 
 
-def f548(s, b):
+def f556(s, b):
     # 'rulesets/newtown/sequence.mst:140'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f549(s, b):
+def f557(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0]))
 
 
-def f550(s, b):
+def f558(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return bool(b['_for_u'])
 
 
-def f551(s, b):
+def f559(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f552(s, b):
+def f560(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f553(s, b):
+def f561(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f554(s, b):
+def f562(s, b):
     # 'rulesets/newtown/sequence.mst:151'
     return {'side': b['side']}
 
 
-def f555(s, b):
+def f563(s, b):
     # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f556(s, b):
+def f564(s, b):
     # 'rulesets/newtown/sequence.mst:153'
     return {}
 
 
-def f557(s, b):
+def f565(s, b):
     # 'rulesets/newtown/sequence.mst:159'
     return d_stack_ok(s, b['units'])
 
 
-def f558(s, b):
+def f566(s, b):
     # 'rulesets/newtown/sequence.mst:160'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f559(s, b):
+def f567(s, b):
     # 'rulesets/newtown/sequence.mst:161'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f560(s, b):
+def f568(s, b):
     # 'rulesets/newtown/sequence.mst:158'
     return {'side': b['side']}
 
 
-def f561(s, b):
+def f569(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f562(s, b):
+def f570(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return bool(b['_for_u'])
 
 
-def f563(s, b):
+def f571(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return b['_for_u']
 
 
-def f564(s, b):
+def f572(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return b['side']
 
 
-def f565(s, b):
+def f573(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f566(s, b):
+def f574(s, b):
     # 'rulesets/newtown/sequence.mst:168'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f567(s, b):
+def f575(s, b):
     # 'rulesets/newtown/sequence.mst:169'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f568(s, b):
+def f576(s, b):
     # 'rulesets/newtown/sequence.mst:170'
     return (len(b['away']) > 0)
 
 
-def f569(s, b):
+def f577(s, b):
     # 'rulesets/newtown/sequence.mst:171'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f570(s, b):
+def f578(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f571(s, b):
+def f579(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return b['side']
 
 
-def f572(s, b):
+def f580(s, b):
     # 'rulesets/newtown/sequence.mst:173'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f573(s, b):
+def f581(s, b):
     # 'rulesets/newtown/sequence.mst:175'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f574(s, b):
+def f582(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f575(s, b):
+def f583(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     return bool(b['_for_u'])
 
 
-def f576(s, b):
+def f584(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f577(s, b):
+def f585(s, b):
     # 'rulesets/newtown/sequence.mst:183'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f578(s, b):
+def f586(s, b):
     # 'rulesets/newtown/sequence.mst:184'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f579(s, b):
+def f587(s, b):
     # 'rulesets/newtown/sequence.mst:185'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f580(s, b):
+def f588(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f581(s, b):
+def f589(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     return bool(b['_for_v'])
 
 
-def f582(s, b):
+def f590(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f583(s, b):
+def f591(s, b):
     # 'rulesets/newtown/sequence.mst:187'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f584(s, b):
+def f592(s, b):
     # 'rulesets/newtown/sequence.mst:189'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f585(s, b):
+def f593(s, b):
     # 'rulesets/newtown/sequence.mst:198'
     return {}
 
 
-def f586(s, b):
+def f594(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f587(s, b):
+def f595(s, b):
     # 'rulesets/newtown/sequence.mst:201'
     return {}
 
 
-def f588(s, b):
+def f596(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['_for_m'] = tuple(q.bag_contents(s, 'drawn_markers'))
 
 
-def f589(s, b):
+def f597(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return bool(b['_for_m'])
 
 
-def f590(s, b):
+def f598(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['m'] = b['_for_m'][0]
     b['_for_m'] = b['_for_m'][1:]
 
 
-def f591(s, b):
+def f599(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f592(s, b):
+def f600(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f593(s, b):
+def f601(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     b['eligible'] = tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and d_may_receive_honor(s, e0)))
 
 
-def f594(s, b):
+def f602(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f595(s, b):
+def f603(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f596(s, b):
+def f604(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return 0
 
 
-def f597(s, b):
+def f605(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f598(s, b):
+def f606(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f599(s, b):
+def f607(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f600(s, b):
+def f608(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f601(s, b):
+def f609(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f602(s, b):
+def f610(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f603(s, b):
+def f611(s, b):
     # 'rulesets/newtown/indian_rules.mst:60'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f604(s, b):
+def f612(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f605(s, b):
+def f613(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f606(s, b):
+def f614(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f607(s, b):
+def f615(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f608(s, b):
+def f616(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f609(s, b):
+def f617(s, b):
     # 'rulesets/newtown/indian_rules.mst:171'
     return {'token': 'check_indian_resolve'}
 
 
-def f610(s, b):
+def f618(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0)))
 
 
-def f611(s, b):
+def f619(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return bool(b['_for_u'])
 
 
-def f612(s, b):
+def f620(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return b['_for_u']
 
 
-def f613(s, b):
+def f621(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return 0
 
 
-def f614(s, b):
+def f622(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f615(s, b):
+def f623(s, b):
     # 'rulesets/newtown/indian_rules.mst:185'
     return {'unit': b['u']}
 
 
-def f616(s, b):
+def f624(s, b):
     # 'rulesets/newtown/indian_rules.mst:186'
     return (not b['passed'])
 
 
-def f617(s, b):
+def f625(s, b):
     # 'rulesets/newtown/indian_rules.mst:187'
     return {'unit': b['u']}
 
 
-def f618(s, b):
+def f626(s, b):
     # 'rulesets/newtown/indian_rules.mst:196'
     b['passed'] = (b['total'] >= 5)
 
 
-def f619(s, b):
+def f627(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f620(s, b):
+def f628(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f621(s, b):
+def f629(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f622(s, b):
+def f630(s, b):
     # 'rulesets/newtown/indian_rules.mst:206'
     return {'unit': b['unit']}
 
 
-def f623(s, b):
+def f631(s, b):
     # 'rulesets/newtown/indian_rules.mst:214'
     return d_stack_ok(s, b['units'])
 
 
-def f624(s, b):
+def f632(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f625(s, b):
+def f633(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312, 338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f626(s, b):
+def f634(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f627(s, b):
+def f635(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return 0
 
 
-def f628(s, b):
+def f636(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask15']
 
 
-def f629(s, b):
+def f637(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f630(s, b):
+def f638(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return 0
 
 
-def f631(s, b):
+def f639(s, b):
     # 'rulesets/newtown/indian_rules.mst:387'
     return {'combat': b['combat']}
 
 
-def f632(s, b):
+def f640(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['_for_c'] = tuple(tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0))))
 
 
-def f633(s, b):
+def f641(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return bool(b['_for_c'])
 
 
-def f634(s, b):
+def f642(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f635(s, b):
+def f643(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f636(s, b):
+def f644(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     b['stacks'] = q.defense_hexes(s, b['combat'])
 
 
-def f637(s, b):
+def f645(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0)))
 
 
-def f638(s, b):
+def f646(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return bool(b['_for_u'])
 
 
-def f639(s, b):
+def f647(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return b['_for_u']
 
 
-def f640(s, b):
+def f648(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return 0
 
 
-def f641(s, b):
+def f649(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f642(s, b):
+def f650(s, b):
     # 'rulesets/newtown/indian_rules.mst:402'
     return {'unit': b['u']}
 
 
-def f643(s, b):
+def f651(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s, e0), b['stacks']))))
 
 
-def f644(s, b):
+def f652(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return bool(b['_for_u'])
 
 
-def f645(s, b):
+def f653(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return b['_for_u']
 
 
-def f646(s, b):
+def f654(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return 0
 
 
-def f647(s, b):
+def f655(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f648(s, b):
+def f656(s, b):
     # 'rulesets/newtown/indian_rules.mst:408'
     return {'unit': b['u']}
 
 
-def f649(s, b):
+def f657(s, b):
     # 'rulesets/newtown/indian_rules.mst:414'
     b['vacated'] = q.hex_of(s, b['unit'])
 
 
-def f650(s, b):
+def f658(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f651(s, b):
+def f659(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f652(s, b):
+def f660(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f653(s, b):
+def f661(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f654(s, b):
+def f662(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f655(s, b):
+def f663(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return 1
 
 
-def f656(s, b):
+def f664(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f657(s, b):
+def f665(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f658(s, b):
+def f666(s, b):
     # 'rulesets/newtown/indian_rules.mst:498'
     return d_stack_ok(s, b['units'])
 
 
-def f659(s, b):
+def f667(s, b):
     # 'rulesets/newtown/indian_rules.mst:499'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f660(s, b):
+def f668(s, b):
     # 'rulesets/newtown/indian_rules.mst:500'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f661(s, b):
+def f669(s, b):
     # 'rulesets/newtown/indian_rules.mst:505'
     return True
 
 
-def f662(s, b):
+def f670(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0), 'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f663(s, b):
+def f671(s, b):
     # 'rulesets/newtown/indian_rules.mst:516'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f664(s, b):
+def f672(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f665(s, b):
+def f673(s, b):
     # 'rulesets/newtown/indian_rules.mst:518'
     return (not b['passed'])
 
 
-def f666(s, b):
+def f674(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f667(s, b):
+def f675(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f668(s, b):
+def f676(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f669(s, b):
+def f677(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     b['parents'] = tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f670(s, b):
+def f678(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f671(s, b):
+def f679(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f672(s, b):
+def f680(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f673(s, b):
+def f681(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f674(s, b):
+def f682(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return 0
 
 
-def f675(s, b):
+def f683(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f676(s, b):
+def f684(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f677(s, b):
+def f685(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f678(s, b):
+def f686(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f679(s, b):
+def f687(s, b):
     # 'rulesets/newtown/special_units.mst:160'
     return (s.unit_status[17] == 0)
 
 
-def f680(s, b):
+def f688(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     b['h'] = q.hex_of(s, 17)
 
 
-def f681(s, b):
+def f689(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f682(s, b):
+def f690(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f683(s, b):
+def f691(s, b):
     # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f684(s, b):
+def f692(s, b):
     # 'rulesets/newtown/cards.mst:210'
     return (b['side'] == 1)
 
 
-def f685(s, b):
+def f693(s, b):
     # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f686(s, b):
+def f694(s, b):
     # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f687(s, b):
+def f695(s, b):
     # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f688(s, b):
+def f696(s, b):
     # 'rulesets/newtown/cards.mst:250'
     return (b['side'] == 1)
 
 
-def f689(s, b):
+def f697(s, b):
     # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f690(s, b):
+def f698(s, b):
     # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f691(s, b):
+def f699(s, b):
     # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f692(s, b):
+def f700(s, b):
     # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f693(s, b):
+def f701(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['side']
 
 
-def f694(s, b):
+def f702(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['_ask16']
 
 
-def f695(s, b):
+def f703(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f696(s, b):
+def f704(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return b['side']
 
 
-def f697(s, b):
+def f705(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f698(s, b):
+def f706(s, b):
     # 'rulesets/newtown/cards.mst:271'
     return {'side': b['side']}
 
 
-def f699(s, b):
+def f707(s, b):
     # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f700(s, b):
+def f708(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['side']
 
 
-def f701(s, b):
+def f709(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['_ask17']
 
 
-def f702(s, b):
+def f710(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f703(s, b):
+def f711(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return b['side']
 
 
-def f704(s, b):
+def f712(s, b):
     # 'rulesets/newtown/cards.mst:310'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f705(s, b):
+def f713(s, b):
     # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f706(s, b):
+def f714(s, b):
     # 'rulesets/newtown/cards.mst:312'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and UNIT_COMBAT[e0])))
 
 
-def f707(s, b):
+def f715(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return bool(b['_for_u'])
 
 
-def f708(s, b):
+def f716(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return b['_for_u']
 
 
-def f709(s, b):
+def f717(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return 0
 
 
-def f710(s, b):
+def f718(s, b):
     # 'rulesets/newtown/cards.mst:312'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f711(s, b):
+def f719(s, b):
     # 'rulesets/newtown/cards.mst:313'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f712(s, b):
+def f720(s, b):
     # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f713(s, b):
+def f721(s, b):
     # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f714(s, b):
+def f722(s, b):
     # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 
-def f715(s, b):
+def f723(s, b):
     # 'rulesets/newtown/cards.mst:319'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f716(s, b):
+def f724(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f717(s, b):
+def f725(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f718(s, b):
+def f726(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f719(s, b):
+def f727(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f720(s, b):
+def f728(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f721(s, b):
+def f729(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f722(s, b):
+def f730(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f723(s, b):
+def f731(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f724(s, b):
+def f732(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f725(s, b):
+def f733(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f726(s, b):
+def f734(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f727(s, b):
+def f735(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f728(s, b):
+def f736(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     b['others_first'] = (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f729(s, b):
+def f737(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f730(s, b):
+def f738(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f731(s, b):
+def f739(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f732(s, b):
+def f740(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['side']
 
 
-def f733(s, b):
+def f741(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f734(s, b):
+def f742(s, b):
     # 'rulesets/newtown/special_units.mst:151'
     return (not b['fire'])
 
 
-def f735(s, b):
+def f743(s, b):
     # 'rulesets/newtown/special_units.mst:152'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f736(s, b):
+def f744(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f737(s, b):
+def f745(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f738(s, b):
+def f746(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f739(s, b):
+def f747(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f740(s, b):
+def f748(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f741(s, b):
+def f749(s, b):
     # 'rulesets/series/results.mst:109'
     return bool(b['_for_u'])
 
 
-def f742(s, b):
+def f750(s, b):
     # 'rulesets/series/results.mst:109'
     return b['_for_u']
 
 
-def f743(s, b):
+def f751(s, b):
     # 'rulesets/series/results.mst:109'
     return b['side']
 
 
-def f744(s, b):
+def f752(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f745(s, b):
+def f753(s, b):
     # 'rulesets/series/results.mst:110'
     e.capture(s, b['u'])
 
 
-def f746(s, b):
+def f754(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f747(s, b):
+def f755(s, b):
     # 'rulesets/series/results.mst:113'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f748(s, b):
+def f756(s, b):
     # 'rulesets/series/results.mst:113'
     return bool(b['_for_u'])
 
 
-def f749(s, b):
+def f757(s, b):
     # 'rulesets/series/results.mst:113'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f750(s, b):
+def f758(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f751(s, b):
+def f759(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f752(s, b):
+def f760(s, b):
     # 'rulesets/series/results.mst:128'
     b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f753(s, b):
+def f761(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f754(s, b):
+def f762(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f755(s, b):
+def f763(s, b):
     # 'rulesets/series/results.mst:130'
     return b['side']
 
 
-def f756(s, b):
+def f764(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f757(s, b):
+def f765(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f758(s, b):
+def f766(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f759(s, b):
-    # 'rulesets/series/results.mst:235'
+def f767(s, b):
+    # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f760(s, b):
+def f768(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f761(s, b):
+def f769(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f762(s, b):
+def f770(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f763(s, b):
+def f771(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f764(s, b):
+def f772(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f765(s, b):
+def f773(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f766(s, b):
+def f774(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f767(s, b):
+def f775(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s, b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f768(s, b):
+def f776(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f769(s, b):
+def f777(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f770(s, b):
+def f778(s, b):
     # 'rulesets/newtown/victory.mst:83'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f771(s, b):
+def f779(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f772(s, b):
+def f780(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f773(s, b):
+def f781(s, b):
     # 'rulesets/newtown/indian_rules.mst:85'
     return {'unit': b['affected']}
 
 
-def f774(s, b):
+def f782(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f775(s, b):
+def f783(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f776(s, b):
+def f784(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f777(s, b):
+def f785(s, b):
     # 'rulesets/newtown/special_units.mst:53'
     return {}
 
 
-def f778(s, b):
+def f786(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f779(s, b):
+def f787(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f780(s, b):
+def f788(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f781(s, b):
+def f789(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f782(s, b):
+def f790(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f783(s, b):
+def f791(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f784(s, b):
+def f792(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f785(s, b):
+def f793(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f786(s, b):
+def f794(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f787(s, b):
+def f795(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f788(s, b):
+def f796(s, b):
     # 'rulesets/newtown/cards.mst:241'
     return {'side': 0}
 
 
-def f789(s, b):
+def f797(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f790(s, b):
+def f798(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f791(s, b):
+def f799(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f792(s, b):
+def f800(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f793(s, b):
+def f801(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f794(s, b):
+def f802(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f795(s, b):
+def f803(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f796(s, b):
+def f804(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f797(s, b):
+def f805(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f798(s, b):
+def f806(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f799(s, b):
+def f807(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f800(s, b):
+def f808(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f801(s, b):
+def f809(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return 1
 
 
-def f802(s, b):
+def f810(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f803(s, b):
+def f811(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return -1
 
 
-def f804(s, b):
+def f812(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f805(s, b):
+def f813(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f806(s, b):
+def f814(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f807(s, b):
+def f815(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f808(s, b):
-    # 'rulesets/newtown/indian_rules.mst:338'
-    return -1
-
-
-def f809(s, b):
-    # 'rulesets/newtown/indian_rules.mst:338'
-    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-
-
-def f810(s, b):
-    # 'rulesets/newtown/indian_rules.mst:339'
-    return -1
-
-
-def f811(s, b):
-    # 'rulesets/newtown/indian_rules.mst:339'
-    return d_behind_fieldworks(s, b['combat'])
-
-
-def f812(s, b):
-    # 'rulesets/newtown/indian_rules.mst:340'
-    return -1
-
-
-def f813(s, b):
-    # 'rulesets/newtown/indian_rules.mst:340'
-    return d_suffers_rifle_drm(s, b['attacker_lead'])
-
-
-def f814(s, b):
-    # 'rulesets/newtown/indian_rules.mst:341'
-    return 1
-
-
-def f815(s, b):
-    # 'rulesets/newtown/indian_rules.mst:341'
-    return d_suffers_rifle_drm(s, b['defender_lead'])
-
-
 def f816(s, b):
-    # 'rulesets/newtown/indian_rules.mst:342'
+    # 'rulesets/newtown/indian_rules.mst:338'
     return -1
 
 
 def f817(s, b):
-    # 'rulesets/newtown/indian_rules.mst:342'
-    return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
+    # 'rulesets/newtown/indian_rules.mst:338'
+    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
 def f818(s, b):
-    # 'rulesets/newtown/indian_rules.mst:343'
-    return 1
+    # 'rulesets/newtown/indian_rules.mst:339'
+    return -1
 
 
 def f819(s, b):
-    # 'rulesets/newtown/indian_rules.mst:343'
-    return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
+    # 'rulesets/newtown/indian_rules.mst:339'
+    return d_behind_fieldworks(s, b['combat'])
 
 
 def f820(s, b):
-    # 'rulesets/newtown/indian_rules.mst:344'
-    return 1
+    # 'rulesets/newtown/indian_rules.mst:340'
+    return -1
 
 
 def f821(s, b):
-    # 'rulesets/newtown/indian_rules.mst:344'
-    return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
+    # 'rulesets/newtown/indian_rules.mst:340'
+    return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
 def f822(s, b):
-    # 'rulesets/newtown/indian_rules.mst:345'
+    # 'rulesets/newtown/indian_rules.mst:341'
     return 1
 
 
 def f823(s, b):
-    # 'rulesets/newtown/indian_rules.mst:345'
-    return d_ferocious(s, b['attacker_lead'])
+    # 'rulesets/newtown/indian_rules.mst:341'
+    return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
 def f824(s, b):
-    # 'rulesets/newtown/indian_rules.mst:346'
+    # 'rulesets/newtown/indian_rules.mst:342'
     return -1
 
 
 def f825(s, b):
-    # 'rulesets/newtown/indian_rules.mst:346'
-    return d_ferocious(s, b['defender_lead'])
+    # 'rulesets/newtown/indian_rules.mst:342'
+    return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
 
 
 def f826(s, b):
-    # 'rulesets/newtown/tables.mst:57'
-    return d_modified_morale(s, b['unit'])
+    # 'rulesets/newtown/indian_rules.mst:343'
+    return 1
 
 
 def f827(s, b):
-    # 'rulesets/newtown/tables.mst:58'
-    return d_leadership(s, b['unit'])
+    # 'rulesets/newtown/indian_rules.mst:343'
+    return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
 
 
 def f828(s, b):
-    # 'rulesets/newtown/tables.mst:59'
+    # 'rulesets/newtown/indian_rules.mst:344'
     return 1
 
 
 def f829(s, b):
-    # 'rulesets/newtown/tables.mst:59'
-    return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
+    # 'rulesets/newtown/indian_rules.mst:344'
+    return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
 def f830(s, b):
-    # 'rulesets/newtown/tables.mst:60'
+    # 'rulesets/newtown/indian_rules.mst:345'
     return 1
 
 
 def f831(s, b):
-    # 'rulesets/newtown/tables.mst:60'
-    return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
+    # 'rulesets/newtown/indian_rules.mst:345'
+    return d_ferocious(s, b['attacker_lead'])
 
 
 def f832(s, b):
-    # 'rulesets/newtown/tables.mst:61'
+    # 'rulesets/newtown/indian_rules.mst:346'
     return -1
 
 
 def f833(s, b):
-    # 'rulesets/newtown/tables.mst:61'
-    return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
+    # 'rulesets/newtown/indian_rules.mst:346'
+    return d_ferocious(s, b['defender_lead'])
 
 
 def f834(s, b):
-    # 'rulesets/newtown/tables.mst:62'
-    return -1
+    # 'rulesets/newtown/tables.mst:57'
+    return d_modified_morale(s, b['unit'])
 
 
 def f835(s, b):
-    # 'rulesets/newtown/tables.mst:62'
-    return (s.unit_loss[b['unit']] > 0)
+    # 'rulesets/newtown/tables.mst:58'
+    return d_leadership(s, b['unit'])
 
 
 def f836(s, b):
-    # 'rulesets/newtown/tables.mst:63'
+    # 'rulesets/newtown/tables.mst:59'
     return 1
 
 
 def f837(s, b):
+    # 'rulesets/newtown/tables.mst:59'
+    return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
+
+
+def f838(s, b):
+    # 'rulesets/newtown/tables.mst:60'
+    return 1
+
+
+def f839(s, b):
+    # 'rulesets/newtown/tables.mst:60'
+    return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
+
+
+def f840(s, b):
+    # 'rulesets/newtown/tables.mst:61'
+    return -1
+
+
+def f841(s, b):
+    # 'rulesets/newtown/tables.mst:61'
+    return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
+
+
+def f842(s, b):
+    # 'rulesets/newtown/tables.mst:62'
+    return -1
+
+
+def f843(s, b):
+    # 'rulesets/newtown/tables.mst:62'
+    return (s.unit_loss[b['unit']] > 0)
+
+
+def f844(s, b):
+    # 'rulesets/newtown/tables.mst:63'
+    return 1
+
+
+def f845(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f838(s, b):
+def f846(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return -1
 
 
-def f839(s, b):
+def f847(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f840(s, b):
+def f848(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f841(s, b):
+def f849(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2)) and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f842(s, b):
+def f850(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f843(s, b):
+def f851(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f844(s, b):
+def f852(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f845(s, b):
+def f853(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f846(s, b):
+def f854(s, b):
     # 'rulesets/newtown/victory.mst:22'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f847(s, b):
+def f855(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f848(s, b):
+def f856(s, b):
     # 'rulesets/newtown/victory.mst:82'
     return UNIT_LEADER[b['unit']]
 
 
-def f849(s, b):
+def f857(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f850(s, b):
+def f858(s, b):
     # 'rulesets/newtown/sequence.mst:132'
     return UNIT_COMBAT[b['unit']]
 
 
-def f851(s, b):
+def f859(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f852(s, b):
+def f860(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f853(s, b):
+def f861(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f854(s, b):
+def f862(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase')) or (b['procedure'] == 'final_movement_phase'))
 
 
-def f855(s, b):
+def f863(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f856(s, b):
+def f864(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f857(s, b):
+def f865(s, b):
     # 'rulesets/newtown/special_units.mst:75'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f858(s, b):
+def f866(s, b):
     # 'rulesets/newtown/special_units.mst:81'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f859(s, b):
+def f867(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f860(s, b):
+def f868(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f861(s, b):
+def f869(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
-def f862(s, b):
+def f870(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f863(s, b):
+def f871(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f864(s, b):
+def f872(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f865(s, b):
+def f873(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f866(s, b):
+def f874(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f867(s, b):
+def f875(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f868(s, b):
+def f876(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f869(s, b):
+def f877(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f870(s, b):
+def f878(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f871(s, b):
+def f879(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f872(s, b):
+def f880(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f873(s, b):
+def f881(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f874(s, b):
+def f882(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f875(s, b):
+def f883(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f876(s, b):
+def f884(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f877(s, b):
+def f885(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f878(s, b):
+def f886(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f879(s, b):
+def f887(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f880(s, b):
+def f888(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f881(s, b):
+def f889(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f882(s, b):
+def f890(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f883(s, b):
+def f891(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f884(s, b):
+def f892(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f885(s, b):
+def f893(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f886(s, b):
+def f894(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f887(s, b):
+def f895(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f888(s, b):
+def f896(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f889(s, b):
-    # 'rulesets/newtown/scenarios.mst:13'
-    return 1
-
-
-def f890(s, b):
-    # 'rulesets/newtown/scenarios.mst:13'
-    return 14
-
-
-def f891(s, b):
-    # 'rulesets/newtown/scenarios.mst:14'
-    return 0
-
-
-def f892(s, b):
-    # 'rulesets/newtown/scenarios.mst:14'
-    return 13
-
-
-def f893(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f894(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f895(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
-    return 1
-
-
-def f896(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
-    return 14
-
-
 def f897(s, b):
-    # 'rulesets/newtown/scenarios.mst:40'
-    return 0
+    # 'rulesets/newtown/scenarios.mst:13'
+    return 1
 
 
 def f898(s, b):
+    # 'rulesets/newtown/scenarios.mst:13'
+    return 14
+
+
+def f899(s, b):
+    # 'rulesets/newtown/scenarios.mst:14'
+    return 0
+
+
+def f900(s, b):
+    # 'rulesets/newtown/scenarios.mst:14'
+    return 13
+
+
+def f901(s, b):
+    # 'rulesets/newtown/scenarios.mst:15'
+    return 1
+
+
+def f902(s, b):
+    # 'rulesets/newtown/scenarios.mst:15'
+    return 1
+
+
+def f903(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 1
+
+
+def f904(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 14
+
+
+def f905(s, b):
+    # 'rulesets/newtown/scenarios.mst:40'
+    return 0
+
+
+def f906(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 13
 
 
-def f899(s, b):
+def f907(s, b):
     # 'rulesets/newtown/scenarios.mst:41'
     return 1
 
 
-def f900(s, b):
+def f908(s, b):
     # 'rulesets/newtown/scenarios.mst:41'
     return 1
 
 
-def f901(s, b):
+def f909(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f902(s, b):
+def f910(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f903(s, b):
+def f911(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f904(s, b):
+def f912(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f905(s, b):
+def f913(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f906(s, b):
+def f914(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f907(s, b):
+def f915(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f908(s, b):
+def f916(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f909(s, b):
+def f917(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -5142,9 +5187,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f907),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f908),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f909),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f915),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f916),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f917),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -15164,48 +15209,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f789, None),
-            ModifierSpec('Momentum Chits spent', f790, None),
+            ModifierSpec('Army Morale', f797, None),
+            ModifierSpec('Momentum Chits spent', f798, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f791, None),
-            ModifierSpec('Leadership DRM', f792, None),
-            ModifierSpec('Other modifiers of this check', f793, None),
+            ModifierSpec('Modified morale', f799, None),
+            ModifierSpec('Leadership DRM', f800, None),
+            ModifierSpec('Other modifiers of this check', f801, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f794, f795),
-            ModifierSpec("Target's terrain", f796, None),
+            ModifierSpec('First Fire Bonus', f802, f803),
+            ModifierSpec("Target's terrain", f804, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f797, None),
-            ModifierSpec("Defender's lead unit morale", f798, None),
-            ModifierSpec('Attacking leader', f799, None),
-            ModifierSpec('Defending leader', f800, None),
-            ModifierSpec('Defender surrounded', f801, f802),
-            ModifierSpec('Attacker surrounded', f803, f804),
-            ModifierSpec('Tactics', f805, None),
-            ModifierSpec("Defender's terrain", f806, f807),
-            ModifierSpec('Attacking up slope', f808, f809),
-            ModifierSpec('Attacking into fieldworks', f810, f811),
-            ModifierSpec('Attacking lead unit has a white R', f812, f813),
-            ModifierSpec('Defending lead unit has a white R', f814, f815),
-            ModifierSpec('All-militia attacking force', f816, f817),
-            ModifierSpec('All-militia defending force', f818, f819),
-            ModifierSpec('Attacking a unit with Failed Resolve', f820, f821),
-            ModifierSpec('Indian ferocity (attacking)', f822, f823),
-            ModifierSpec('Indian ferocity (defending)', f824, f825),
+            ModifierSpec("Attacker's lead unit morale", f805, None),
+            ModifierSpec("Defender's lead unit morale", f806, None),
+            ModifierSpec('Attacking leader', f807, None),
+            ModifierSpec('Defending leader', f808, None),
+            ModifierSpec('Defender surrounded', f809, f810),
+            ModifierSpec('Attacker surrounded', f811, f812),
+            ModifierSpec('Tactics', f813, None),
+            ModifierSpec("Defender's terrain", f814, f815),
+            ModifierSpec('Attacking up slope', f816, f817),
+            ModifierSpec('Attacking into fieldworks', f818, f819),
+            ModifierSpec('Attacking lead unit has a white R', f820, f821),
+            ModifierSpec('Defending lead unit has a white R', f822, f823),
+            ModifierSpec('All-militia attacking force', f824, f825),
+            ModifierSpec('All-militia defending force', f826, f827),
+            ModifierSpec('Attacking a unit with Failed Resolve', f828, f829),
+            ModifierSpec('Indian ferocity (attacking)', f830, f831),
+            ModifierSpec('Indian ferocity (defending)', f832, f833),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f826, None),
-            ModifierSpec('Leadership DRM', f827, None),
-            ModifierSpec('In woods', f828, f829),
-            ModifierSpec('Behind the breastwork', f830, f831),
-            ModifierSpec('Adjacent to an enemy combat unit', f832, f833),
-            ModifierSpec('Reduced', f834, f835),
-            ModifierSpec('War Dance', f836, f837),
+            ModifierSpec('Modified morale', f834, None),
+            ModifierSpec('Leadership DRM', f835, None),
+            ModifierSpec('In woods', f836, f837),
+            ModifierSpec('Behind the breastwork', f838, f839),
+            ModifierSpec('Adjacent to an enemy combat unit', f840, f841),
+            ModifierSpec('Reduced', f842, f843),
+            ModifierSpec('War Dance', f844, f845),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f838, f839),
+            ModifierSpec('Visions', f846, f847),
         )),
     },
     procedures={
@@ -15361,21 +15406,24 @@ RULES = Rules(
                 ('call', 'evading_retreat', f40, None),
                 ('jump', 5),
                 ('prim', 'retreat', f44, {'stacking': f41, 'blocked': f42, 'avoid': f43}),
-                ('jump_if_not', f45, 16),
+                ('jump_if_not', f45, 8),
                 ('exec', f46),
-                ('jump_if_not', f47, 15),
-                ('choose', 'l', f48, f49, 'unit', 'choose the next l', ''),
-                ('exec', f50),
-                ('ask', f51, 'Retreat the leader with the unit?', '_ask1'),
-                ('jump_if_not', f52, 14),
-                ('exec', f53),
-                ('jump', 14),
-                ('jump', 7),
-                ('jump', 16),
+                ('jump', 8),
+                ('jump_if_not', f47, 19),
+                ('exec', f48),
+                ('jump_if_not', f49, 18),
+                ('choose', 'l', f50, f51, 'unit', 'choose the next l', ''),
+                ('exec', f52),
+                ('ask', f53, 'Retreat the leader with the unit?', '_ask1'),
+                ('jump_if_not', f54, 17),
+                ('exec', f55),
+                ('jump', 17),
+                ('jump', 10),
+                ('jump', 19),
             ),
-            steps={'start': 0, 'retreat': 1, 'leaders': 5},
+            steps={'start': 0, 'retreat': 1, 'join': 5, 'leaders': 8},
             types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:200', 'rulesets/newtown/indian_rules.mst:479', 'rulesets/newtown/indian_rules.mst:480', 'rulesets/newtown/indian_rules.mst:479', 'rulesets/newtown/indian_rules.mst:482', 'rulesets/series/results.mst:209', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:212', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:209'),
+            lines=('rulesets/series/results.mst:200', 'rulesets/newtown/indian_rules.mst:479', 'rulesets/newtown/indian_rules.mst:480', 'rulesets/newtown/indian_rules.mst:479', 'rulesets/newtown/indian_rules.mst:482', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:215', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:218', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:215'),
         ),
         'retreat_step_loss': ProcedureSpec(
             name='retreat_step_loss',
@@ -15384,11 +15432,26 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f54, None),
+                ('call', 'adjust_army_morale', f56, None),
             ),
             steps={'army_morale': 0},
             types={'unit': 'unit'},
-            lines=('rulesets/series/results.mst:221',),
+            lines=('rulesets/series/results.mst:227',),
+        ),
+        'previously_retreated_check': ProcedureSpec(
+            name='previously_retreated_check',
+            title='Previously-retreated units',
+            kind='procedure',
+            params=('units', 'side', 'r', 'drm'),
+            result='',
+            code=(
+                ('jump_if_not', f57, 3),
+                ('call', 'check_and_retreat_or_disrupt', f58, None),
+                ('jump', 3),
+            ),
+            steps={'check': 0},
+            types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'},
+            lines=('rulesets/series/results.mst:251', 'rulesets/series/results.mst:252', 'rulesets/series/results.mst:251'),
         ),
         'end_of_close_combat': ProcedureSpec(
             name='end_of_close_combat',
@@ -15397,19 +15460,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f55),
-                ('jump_if_not', f56, 9),
-                ('choose', 'u', f57, f58, 'unit', 'choose the next u', ''),
                 ('exec', f59),
-                ('jump_if_not', f60, 7),
-                ('exec', f61),
+                ('jump_if_not', f60, 9),
+                ('choose', 'u', f61, f62, 'unit', 'choose the next u', ''),
+                ('exec', f63),
+                ('jump_if_not', f64, 7),
+                ('exec', f65),
                 ('jump', 8),
-                ('call', 'disrupt', f62, None),
+                ('call', 'disrupt', f66, None),
                 ('jump', 1),
             ),
             steps={'exposed': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
-            lines=('rulesets/series/results.mst:242', 'rulesets/series/results.mst:242', 'rulesets/series/results.mst:242', 'rulesets/series/results.mst:242', 'rulesets/series/results.mst:243', 'rulesets/series/results.mst:244', 'rulesets/series/results.mst:243', 'rulesets/series/results.mst:246', 'rulesets/series/results.mst:242'),
+            lines=('rulesets/series/results.mst:260', 'rulesets/series/results.mst:260', 'rulesets/series/results.mst:260', 'rulesets/series/results.mst:260', 'rulesets/series/results.mst:261', 'rulesets/series/results.mst:262', 'rulesets/series/results.mst:261', 'rulesets/series/results.mst:264', 'rulesets/series/results.mst:260'),
         ),
         'game': ProcedureSpec(
             name='game',
@@ -15418,12 +15481,12 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('call', 'prepare_for_play', f63, None),
-                ('jump_if_not', f64, 5),
-                ('call', 'game_turn', f65, None),
-                ('exec', f66),
+                ('call', 'prepare_for_play', f67, None),
+                ('jump_if_not', f68, 5),
+                ('call', 'game_turn', f69, None),
+                ('exec', f70),
                 ('jump', 1),
-                ('exec', f67),
+                ('exec', f71),
             ),
             steps={'prepare': 0, 'turns': 1, 'winner': 5},
             types={},
@@ -15436,22 +15499,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f68, 3),
-                ('exec', f69),
+                ('jump_if_not', f72, 3),
+                ('exec', f73),
                 ('jump', 4),
-                ('call', 'initiative', f70, None),
+                ('call', 'initiative', f74, None),
                 ('jump_unless_switch', 'historical_opening', True, 10),
-                ('jump_if_not', f71, 10),
-                ('exec', f72),
-                ('call', 'defensive_artillery_fire_phase', f73, None),
+                ('jump_if_not', f75, 10),
+                ('exec', f76),
+                ('call', 'defensive_artillery_fire_phase', f77, None),
                 ('jump', 15),
                 ('jump', 10),
-                ('call', 'player_turn', f74, None),
-                ('jump_if_not', f75, 14),
+                ('call', 'player_turn', f78, None),
+                ('jump_if_not', f79, 14),
                 ('jump', 15),
                 ('jump', 14),
-                ('call', 'player_turn', f76, None),
-                ('exec', f77),
+                ('call', 'player_turn', f80, None),
+                ('exec', f81),
             ),
             steps={'initiative': 0, 'bottom_half_only': 4, 'first_player_turn': 10, 'american_only': 11, 'second_player_turn': 14, 'end_of_turn': 15},
             types={},
@@ -15464,26 +15527,26 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f78),
-                ('call', 'card_window', f79, None),
-                ('call', 'card_window', f80, None),
-                ('jump_if_not', f81, 7),
-                ('choose', 'commander', f82, f83, 'unit', 'choose commander', ''),
-                ('exec', f84),
+                ('exec', f82),
+                ('call', 'card_window', f83, None),
+                ('call', 'card_window', f84, None),
+                ('jump_if_not', f85, 7),
+                ('choose', 'commander', f86, f87, 'unit', 'choose commander', ''),
+                ('exec', f88),
                 ('jump', 7),
-                ('jump_if_not', f85, 10),
-                ('call', 'indian_movement_phases', f86, None),
+                ('jump_if_not', f89, 10),
+                ('call', 'indian_movement_phases', f90, None),
                 ('jump', 11),
-                ('call', 'movement_phase', f87, None),
-                ('call', 'rally_phase', f88, None),
-                ('call', 'defensive_artillery_fire_phase', f89, None),
-                ('call', 'rifle_fire_phase', f90, None),
-                ('call', 'close_combat_phase', f91, None),
-                ('jump_if_not', f92, 18),
-                ('call', 'final_movement_phase', f93, None),
+                ('call', 'movement_phase', f91, None),
+                ('call', 'rally_phase', f92, None),
+                ('call', 'defensive_artillery_fire_phase', f93, None),
+                ('call', 'rifle_fire_phase', f94, None),
+                ('call', 'close_combat_phase', f95, None),
+                ('jump_if_not', f96, 18),
+                ('call', 'final_movement_phase', f97, None),
                 ('jump', 18),
-                ('jump_if_not', f94, 21),
-                ('call', 'indian_end_phase', f95, None),
+                ('jump_if_not', f98, 21),
+                ('call', 'indian_end_phase', f99, None),
                 ('jump', 21),
             ),
             steps={'begin': 0, 'opportunity_cards': 1, 'designate_commander': 3, 'movement': 7, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14, 'final_movement': 15, 'end_phase': 18},
@@ -15497,27 +15560,27 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f96, 5),
-                ('exec', f97),
-                ('call', 'spend_on_initiative', f98, None),
-                ('call', 'spend_on_initiative', f99, None),
-                ('jump', 5),
-                ('exec', f100),
-                ('roll_die', 'first_roll', 'initiative_drm'),
+                ('jump_if_not', f100, 5),
                 ('exec', f101),
+                ('call', 'spend_on_initiative', f102, None),
+                ('call', 'spend_on_initiative', f103, None),
+                ('jump', 5),
+                ('exec', f104),
+                ('roll_die', 'first_roll', 'initiative_drm'),
+                ('exec', f105),
                 ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f102, 12),
+                ('jump_if_not', f106, 12),
                 ('jump', 13),
                 ('jump', 12),
                 ('jump', 5),
-                ('exec', f103),
-                ('jump_if_not', f104, 23),
-                ('ask', f105, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
-                ('jump_if_not', f106, 22),
-                ('call', 'spend_momentum', f107, None),
-                ('call', 'spend_momentum', f108, None),
-                ('call', 'spend_momentum', f109, None),
-                ('exec', f110),
+                ('exec', f107),
+                ('jump_if_not', f108, 23),
+                ('ask', f109, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
+                ('jump_if_not', f110, 22),
+                ('call', 'spend_momentum', f111, None),
+                ('call', 'spend_momentum', f112, None),
+                ('call', 'spend_momentum', f113, None),
+                ('exec', f114),
                 ('jump', 22),
                 ('jump', 23),
             ),
@@ -15532,11 +15595,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f111, 8),
-                ('ask', f112, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
-                ('jump_if_not', f113, 6),
-                ('call', 'spend_momentum', f114, None),
-                ('exec', f115),
+                ('jump_if_not', f115, 8),
+                ('ask', f116, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
+                ('jump_if_not', f117, 6),
+                ('call', 'spend_momentum', f118, None),
+                ('exec', f119),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -15552,13 +15615,13 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f116),
-                ('jump_if_not', f117, 9),
-                ('exec', f118),
-                ('jump_if_not', f119, 8),
-                ('choose', 'u', f120, f121, 'unit', 'choose u', ''),
+                ('exec', f120),
+                ('jump_if_not', f121, 9),
                 ('exec', f122),
-                ('call', 'adjust_army_morale', f123, None),
+                ('jump_if_not', f123, 8),
+                ('choose', 'u', f124, f125, 'unit', 'choose u', ''),
+                ('exec', f126),
+                ('call', 'adjust_army_morale', f127, None),
                 ('jump', 3),
                 ('jump', 1),
             ),
@@ -15573,55 +15636,55 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'enter_reinforcements', f124, {}),
-                ('jump_if_not', f125, 9),
-                ('exec', f126),
-                ('jump_if_not', f127, 8),
-                ('exec', f128),
-                ('exec', f129),
+                ('prim', 'enter_reinforcements', f128, {}),
+                ('jump_if_not', f129, 9),
                 ('exec', f130),
+                ('jump_if_not', f131, 8),
+                ('exec', f132),
+                ('exec', f133),
+                ('exec', f134),
                 ('jump', 3),
                 ('jump', 9),
-                ('exec', f131),
-                ('jump_if_not', f132, 22),
-                ('choose', 'u', f133, f134, 'unit', 'choose the next u', ''),
                 ('exec', f135),
-                ('exec', f136),
-                ('exec', f137),
-                ('jump_if_not', f138, 20),
+                ('jump_if_not', f136, 22),
+                ('choose', 'u', f137, f138, 'unit', 'choose the next u', ''),
                 ('exec', f139),
-                ('choose', 'to', f140, f141, 'hex', 'choose to', ''),
-                ('exec', f142),
-                ('jump', 20),
+                ('exec', f140),
+                ('exec', f141),
+                ('jump_if_not', f142, 20),
                 ('exec', f143),
+                ('choose', 'to', f144, f145, 'hex', 'choose to', ''),
+                ('exec', f146),
+                ('jump', 20),
+                ('exec', f147),
                 ('jump', 10),
-                ('jump_if_not', f144, 25),
-                ('call', 'examine_indian_stacks', f145, None),
+                ('jump_if_not', f148, 25),
+                ('call', 'examine_indian_stacks', f149, None),
                 ('jump', 25),
-                ('jump_if_not', f146, 33),
-                ('ask', f147, 'Play Stampede on the cattle herd?', '_ask4'),
-                ('jump_if_not', f148, 32),
-                ('call', 'discard', f149, None),
-                ('choose', 'h', f150, f151, 'hex', 'choose h', ''),
-                ('exec', f152),
+                ('jump_if_not', f150, 33),
+                ('ask', f151, 'Play Stampede on the cattle herd?', '_ask4'),
+                ('jump_if_not', f152, 32),
+                ('call', 'discard', f153, None),
+                ('choose', 'h', f154, f155, 'hex', 'choose h', ''),
+                ('exec', f156),
                 ('jump', 32),
                 ('jump', 33),
-                ('jump_if_not', f153, 36),
-                ('prim', 'march', f155, {'stacking': f154}),
+                ('jump_if_not', f157, 36),
+                ('prim', 'march', f159, {'stacking': f158}),
                 ('jump', 36),
-                ('prim', 'move_units', f161, {'stacking': f156, 'stop_after': f157, 'extra_cost': f158, 'strategic': f159, 'strategic_step': f160}),
-                ('exec', f162),
-                ('jump_if_not', f163, 51),
-                ('exec', f164),
-                ('exec', f165),
-                ('jump_if_not', f166, 50),
-                ('exec', f167),
+                ('prim', 'move_units', f165, {'stacking': f160, 'stop_after': f161, 'extra_cost': f162, 'strategic': f163, 'strategic_step': f164}),
+                ('exec', f166),
+                ('jump_if_not', f167, 51),
                 ('exec', f168),
-                ('jump_if_not', f169, 48),
-                ('exec', f170),
+                ('exec', f169),
+                ('jump_if_not', f170, 50),
                 ('exec', f171),
+                ('exec', f172),
+                ('jump_if_not', f173, 48),
+                ('exec', f174),
+                ('exec', f175),
                 ('jump', 44),
-                ('call', 'adjust_army_morale', f172, None),
+                ('call', 'adjust_army_morale', f176, None),
                 ('jump', 50),
                 ('jump', 38),
             ),
@@ -15637,7 +15700,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'morale_check_drm'),
-                ('exec', f173),
+                ('exec', f177),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -15650,41 +15713,41 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f174),
-                ('jump_if_not', f175, 5),
-                ('exec', f176),
-                ('exec', f177),
+                ('exec', f178),
+                ('jump_if_not', f179, 5),
+                ('exec', f180),
+                ('exec', f181),
                 ('jump', 1),
-                ('jump_if_not', f178, 12),
-                ('ask', f179, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
-                ('jump_if_not', f180, 11),
-                ('call', 'spend_momentum', f181, None),
-                ('call', 'draw_card', f182, None),
+                ('jump_if_not', f182, 12),
+                ('ask', f183, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
+                ('jump_if_not', f184, 11),
+                ('call', 'spend_momentum', f185, None),
+                ('call', 'draw_card', f186, None),
                 ('jump', 11),
                 ('jump', 12),
-                ('exec', f183),
-                ('jump_if_not', f184, 22),
-                ('choose', 'u', f185, f186, 'unit', 'choose the next u', ''),
                 ('exec', f187),
-                ('call', 'morale_check', f188, 'passed'),
-                ('jump_if_not', f189, 21),
-                ('exec', f190),
-                ('call', 'adjust_army_morale', f191, None),
+                ('jump_if_not', f188, 22),
+                ('choose', 'u', f189, f190, 'unit', 'choose the next u', ''),
+                ('exec', f191),
+                ('call', 'morale_check', f192, 'passed'),
+                ('jump_if_not', f193, 21),
+                ('exec', f194),
+                ('call', 'adjust_army_morale', f195, None),
                 ('jump', 21),
                 ('jump', 13),
-                ('jump_if_not', f192, 38),
-                ('exec', f193),
-                ('jump_if_not', f194, 37),
-                ('choose', 'u', f195, f196, 'unit', 'choose the next u', ''),
+                ('jump_if_not', f196, 38),
                 ('exec', f197),
-                ('jump_if_not', f198, 33),
-                ('call', 'morale_check', f199, 'recovered'),
-                ('jump_if_not', f200, 32),
+                ('jump_if_not', f198, 37),
+                ('choose', 'u', f199, f200, 'unit', 'choose the next u', ''),
                 ('exec', f201),
+                ('jump_if_not', f202, 33),
+                ('call', 'morale_check', f203, 'recovered'),
+                ('jump_if_not', f204, 32),
+                ('exec', f205),
                 ('jump', 32),
                 ('jump', 33),
-                ('jump_if_not', f202, 36),
-                ('call', 'resolve_retreat', f203, None),
+                ('jump_if_not', f206, 36),
+                ('call', 'resolve_retreat', f207, None),
                 ('jump', 36),
                 ('jump', 24),
                 ('jump', 38),
@@ -15700,19 +15763,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f204, 8),
-                ('choose', 'target_hex', f205, f206, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f207, 5),
+                ('jump_if_not', f208, 8),
+                ('choose', 'target_hex', f209, f210, 'hex', 'choose target_hex', 'maybe'),
+                ('jump_if_not', f211, 5),
                 ('jump', 14),
                 ('jump', 5),
-                ('exec', f208),
-                ('choose', 'target', f209, f210, 'unit', 'choose target', ''),
+                ('exec', f212),
+                ('choose', 'target', f213, f214, 'unit', 'choose target', ''),
                 ('jump', 12),
-                ('choose', 'target', f211, f212, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f213, 12),
+                ('choose', 'target', f215, f216, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f217, 12),
                 ('jump', 14),
                 ('jump', 12),
-                ('call', 'artillery_fire', f214, None),
+                ('call', 'artillery_fire', f218, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -15726,29 +15789,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f215),
-                ('exec', f216),
-                ('jump_if_not', f217, 11),
-                ('choose', 'a', f218, f219, 'unit', 'choose the next a', ''),
+                ('exec', f219),
                 ('exec', f220),
-                ('ask', f221, 'Fire this artillery unit at the target?', '_ask6'),
-                ('jump_if_not', f222, 10),
-                ('exec', f223),
+                ('jump_if_not', f221, 11),
+                ('choose', 'a', f222, f223, 'unit', 'choose the next a', ''),
                 ('exec', f224),
-                ('jump', 10),
-                ('jump', 2),
-                ('exec', f225),
-                ('jump_if_not', f226, 21),
+                ('ask', f225, 'Fire this artillery unit at the target?', '_ask6'),
+                ('jump_if_not', f226, 10),
                 ('exec', f227),
                 ('exec', f228),
+                ('jump', 10),
+                ('jump', 2),
+                ('exec', f229),
+                ('jump_if_not', f230, 21),
+                ('exec', f231),
+                ('exec', f232),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f229, 20),
+                ('jump_if_not', f233, 20),
                 ('roll', 2, None, None, 'result', None),
-                ('call', 'fire_result', f230, None),
+                ('call', 'fire_result', f234, None),
                 ('jump', 20),
                 ('jump', 21),
-                ('jump_if_not', f231, 24),
-                ('exec', f232),
+                ('jump_if_not', f235, 24),
+                ('exec', f236),
                 ('jump', 24),
             ),
             steps={'firers': 0, 'to_hit': 12, 'resolve_hit': 21},
@@ -15762,9 +15825,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('exec', f233),
-                ('apply', f234, f235),
-                ('call', 'adjust_army_morale', f236, None),
+                ('exec', f237),
+                ('apply', f238, f239),
+                ('call', 'adjust_army_morale', f240, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -15777,21 +15840,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f237, None),
-                ('call', 'rifle_fire_by', f238, None),
-                ('exec', f239),
-                ('jump_if_not', f240, 9),
-                ('choose', 'u', f241, f242, 'unit', 'choose the next u', ''),
+                ('call', 'rifle_fire_by', f241, None),
+                ('call', 'rifle_fire_by', f242, None),
                 ('exec', f243),
-                ('call', 'fire_result', f244, None),
-                ('exec', f245),
+                ('jump_if_not', f244, 9),
+                ('choose', 'u', f245, f246, 'unit', 'choose the next u', ''),
+                ('exec', f247),
+                ('call', 'fire_result', f248, None),
+                ('exec', f249),
                 ('jump', 3),
-                ('exec', f246),
-                ('jump_if_not', f247, 16),
-                ('choose', 'u', f248, f249, 'unit', 'choose the next u', ''),
                 ('exec', f250),
-                ('call', 'fire_result', f251, None),
-                ('exec', f252),
+                ('jump_if_not', f251, 16),
+                ('choose', 'u', f252, f253, 'unit', 'choose the next u', ''),
+                ('exec', f254),
+                ('call', 'fire_result', f255, None),
+                ('exec', f256),
                 ('jump', 10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -15805,19 +15868,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f253, 8),
-                ('choose', 'target_hex', f254, f255, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f256, 5),
+                ('jump_if_not', f257, 8),
+                ('choose', 'target_hex', f258, f259, 'hex', 'choose target_hex', 'maybe'),
+                ('jump_if_not', f260, 5),
                 ('jump', 14),
                 ('jump', 5),
-                ('exec', f257),
-                ('choose', 'target', f258, f259, 'unit', 'choose target', ''),
+                ('exec', f261),
+                ('choose', 'target', f262, f263, 'unit', 'choose target', ''),
                 ('jump', 12),
-                ('choose', 'target', f260, f261, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f262, 12),
+                ('choose', 'target', f264, f265, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f266, 12),
                 ('jump', 14),
                 ('jump', 12),
-                ('call', 'rifle_fire', f263, None),
+                ('call', 'rifle_fire', f267, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -15831,30 +15894,30 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f264),
-                ('exec', f265),
-                ('jump_if_not', f266, 10),
-                ('choose', 'r', f267, f268, 'unit', 'choose the next r', ''),
+                ('exec', f268),
                 ('exec', f269),
-                ('ask', f270, 'Fire this rifle unit at the target?', '_ask7'),
-                ('jump_if_not', f271, 9),
-                ('exec', f272),
+                ('jump_if_not', f270, 10),
+                ('choose', 'r', f271, f272, 'unit', 'choose the next r', ''),
+                ('exec', f273),
+                ('ask', f274, 'Fire this rifle unit at the target?', '_ask7'),
+                ('jump_if_not', f275, 9),
+                ('exec', f276),
                 ('jump', 9),
                 ('jump', 2),
-                ('exec', f273),
-                ('jump_if_not', f274, 26),
-                ('exec', f275),
-                ('exec', f276),
                 ('exec', f277),
-                ('jump_if_not', f278, 20),
+                ('jump_if_not', f278, 26),
                 ('exec', f279),
                 ('exec', f280),
                 ('exec', f281),
+                ('jump_if_not', f282, 20),
+                ('exec', f283),
+                ('exec', f284),
+                ('exec', f285),
                 ('jump', 15),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f282, 25),
+                ('jump_if_not', f286, 25),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f283),
+                ('exec', f287),
                 ('jump', 25),
                 ('jump', 26),
             ),
@@ -15869,43 +15932,43 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f287, {'may_attack': f284, 'must_attack': f285, 'may_divert': f286}),
-                ('jump_if_not', f288, 4),
-                ('call', 'retreat_before_combat_phase', f289, None),
+                ('prim', 'designate_combats', f291, {'may_attack': f288, 'must_attack': f289, 'may_divert': f290}),
+                ('jump_if_not', f292, 4),
+                ('call', 'retreat_before_combat_phase', f293, None),
                 ('jump', 4),
-                ('jump_if_not', f290, 15),
-                ('exec', f291),
-                ('jump_if_not', f292, 14),
-                ('exec', f293),
-                ('exec', f294),
-                ('jump_if_not', f295, 13),
-                ('exec', f296),
+                ('jump_if_not', f294, 15),
+                ('exec', f295),
+                ('jump_if_not', f296, 14),
                 ('exec', f297),
+                ('exec', f298),
+                ('jump_if_not', f299, 13),
+                ('exec', f300),
+                ('exec', f301),
                 ('jump', 9),
                 ('jump', 6),
                 ('jump', 15),
-                ('exec', f298),
-                ('jump_if_not', f299, 20),
-                ('exec', f300),
-                ('exec', f301),
+                ('exec', f302),
+                ('jump_if_not', f303, 20),
+                ('exec', f304),
+                ('exec', f305),
                 ('jump', 16),
                 ('jump_unless_switch', 'indian_ambush', True, 29),
-                ('jump_if_not', f302, 29),
-                ('exec', f303),
-                ('jump_if_not', f304, 26),
-                ('exec', f305),
+                ('jump_if_not', f306, 29),
+                ('exec', f307),
+                ('jump_if_not', f308, 26),
+                ('exec', f309),
                 ('jump', 28),
                 ('roll', 8, None, 'ambush_drm', 'ambush', None),
-                ('exec', f306),
+                ('exec', f310),
                 ('jump', 29),
-                ('exec', f307),
-                ('jump_if_not', f308, 35),
-                ('choose', 'combat', f309, f310, 'option', 'choose the next combat', ''),
                 ('exec', f311),
-                ('call', 'close_combat', f312, None),
+                ('jump_if_not', f312, 35),
+                ('choose', 'combat', f313, f314, 'option', 'choose the next combat', ''),
+                ('exec', f315),
+                ('call', 'close_combat', f316, None),
                 ('jump', 30),
-                ('call', 'end_of_close_combat', f313, None),
-                ('call', 'shattered_captured', f314, None),
+                ('call', 'end_of_close_combat', f317, None),
+                ('call', 'shattered_captured', f318, None),
             ),
             steps={'designate': 0, 'retreat_before_combat': 1, 'examine_defenders': 4, 'pins': 15, 'ambush': 20, 'resolve': 29, 'exposed': 35},
             types={'_for_c': 'combats', '_for_combat': 'combats', '_for_h': 'hexes', '_for_u': 'units', 'ambush': 'str', 'c': 'combat', 'combat': 'combat', 'h': 'hex', 'side': 'side', 'u': 'unit'},
@@ -15918,10 +15981,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f315),
-                ('jump_if_not', f316, 5),
-                ('exec', f317),
-                ('exec', f318),
+                ('exec', f319),
+                ('jump_if_not', f320, 5),
+                ('exec', f321),
+                ('exec', f322),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -15935,152 +15998,156 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f319),
-                ('exec', f320),
-                ('exec', f321),
-                ('exec', f322),
                 ('exec', f323),
                 ('exec', f324),
                 ('exec', f325),
-                ('jump_if_not', f326, 11),
+                ('exec', f326),
                 ('exec', f327),
                 ('exec', f328),
-                ('jump', 7),
-                ('jump_if_not', f329, 19),
-                ('exec', f330),
-                ('jump_if_not', f331, 17),
+                ('exec', f329),
+                ('jump_if_not', f330, 11),
+                ('exec', f331),
                 ('exec', f332),
-                ('exec', f333),
-                ('jump', 13),
-                ('jump', 137),
-                ('jump', 19),
+                ('jump', 7),
+                ('jump_if_not', f333, 19),
                 ('exec', f334),
-                ('jump_if_not', f335, 23),
+                ('jump_if_not', f335, 17),
                 ('exec', f336),
+                ('exec', f337),
+                ('jump', 13),
+                ('jump', 141),
+                ('jump', 19),
+                ('exec', f338),
+                ('jump_if_not', f339, 23),
+                ('exec', f340),
                 ('jump', 23),
                 ('jump_unless_switch', 'indian_ambush', True, 27),
-                ('jump_if_not', f337, 27),
-                ('exec', f338),
-                ('jump', 27),
-                ('jump_if_not', f339, 43),
-                ('ask', f340, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                ('jump_if_not', f341, 42),
+                ('jump_if_not', f341, 27),
                 ('exec', f342),
-                ('jump_if_not', f343, 40),
-                ('choose', 'u', f344, f345, 'unit', 'choose the next u', ''),
+                ('jump', 27),
+                ('jump_if_not', f343, 43),
+                ('ask', f344, 'Withdraw the cavalry instead of fighting?', '_ask8'),
+                ('jump_if_not', f345, 42),
                 ('exec', f346),
-                ('exec', f347),
-                ('jump_if_not', f348, 38),
-                ('call', 'adjust_army_morale', f349, None),
+                ('jump_if_not', f347, 40),
+                ('choose', 'u', f348, f349, 'unit', 'choose the next u', ''),
+                ('exec', f350),
+                ('exec', f351),
+                ('jump_if_not', f352, 38),
+                ('call', 'adjust_army_morale', f353, None),
                 ('jump', 38),
-                ('call', 'retreat_unit', f350, None),
+                ('call', 'retreat_unit', f354, None),
                 ('jump', 31),
-                ('jump', 137),
+                ('jump', 141),
                 ('jump', 42),
                 ('jump', 43),
-                ('choose', 'attacker_lead', f351, f352, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f353, f354, 'unit', 'choose defender_lead', ''),
-                ('jump_if_not', f355, 61),
-                ('ask', f356, 'Announce an Indian Withdrawal?', '_ask9'),
-                ('jump_if_not', f357, 60),
-                ('exec', f358),
-                ('jump_if_not', f359, 58),
-                ('choose', 'u', f360, f361, 'unit', 'choose the next u', ''),
+                ('choose', 'attacker_lead', f355, f356, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f357, f358, 'unit', 'choose defender_lead', ''),
+                ('jump_if_not', f359, 61),
+                ('ask', f360, 'Announce an Indian Withdrawal?', '_ask9'),
+                ('jump_if_not', f361, 60),
                 ('exec', f362),
-                ('exec', f363),
-                ('jump_if_not', f364, 56),
-                ('call', 'adjust_army_morale', f365, None),
+                ('jump_if_not', f363, 58),
+                ('choose', 'u', f364, f365, 'unit', 'choose the next u', ''),
+                ('exec', f366),
+                ('exec', f367),
+                ('jump_if_not', f368, 56),
+                ('call', 'adjust_army_morale', f369, None),
                 ('jump', 56),
-                ('call', 'evading_retreat', f366, None),
+                ('call', 'evading_retreat', f370, None),
                 ('jump', 49),
-                ('jump', 137),
+                ('jump', 141),
                 ('jump', 60),
                 ('jump', 61),
-                ('exec', f367),
-                ('jump_if_not', f368, 66),
-                ('exec', f369),
-                ('call', 'lose_honor', f370, None),
-                ('jump', 62),
                 ('exec', f371),
-                ('choose', 'attacker_chit', f372, f373, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f374, f375, 'option', 'choose defender_chit', 'secretly'),
+                ('jump_if_not', f372, 66),
+                ('exec', f373),
+                ('call', 'lose_honor', f374, None),
+                ('jump', 62),
+                ('exec', f375),
+                ('choose', 'attacker_chit', f376, f377, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f378, f379, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f376),
-                ('exec', f377),
-                ('jump_if_not', f378, 76),
-                ('call', 'tactical_withdrawal', f379, None),
-                ('jump', 137),
-                ('jump', 76),
-                ('call', 'close_combat_cards', f380, None),
-                ('call', 'close_combat_cards', f381, None),
-                ('jump_if_not', f382, 81),
+                ('exec', f380),
+                ('exec', f381),
+                ('jump_if_not', f382, 76),
+                ('call', 'tactical_withdrawal', f383, None),
                 ('jump', 141),
+                ('jump', 76),
+                ('call', 'close_combat_cards', f384, None),
+                ('call', 'close_combat_cards', f385, None),
+                ('jump_if_not', f386, 81),
+                ('jump', 145),
                 ('jump', 81),
-                ('jump_if_not', f383, 84),
-                ('exec', f384),
-                ('jump', 84),
-                ('roll', 3, f385, 'close_combat_drm', 'result', 'modified_roll'),
-                ('jump_if_not', f386, 106),
-                ('exec', f387),
+                ('jump_if_not', f387, 84),
                 ('exec', f388),
-                ('jump_if_not', f389, 95),
-                ('ask', f390, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
-                ('jump_if_not', f391, 94),
-                ('call', 'spend_momentum', f392, None),
-                ('exec', f393),
+                ('jump', 84),
+                ('roll', 3, f389, 'close_combat_drm', 'result', 'modified_roll'),
+                ('jump_if_not', f390, 106),
+                ('exec', f391),
+                ('exec', f392),
+                ('jump_if_not', f393, 95),
+                ('ask', f394, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
+                ('jump_if_not', f395, 94),
+                ('call', 'spend_momentum', f396, None),
+                ('exec', f397),
                 ('jump', 94),
                 ('jump', 95),
-                ('jump_if_not', f394, 102),
-                ('ask', f395, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                ('jump_if_not', f396, 101),
-                ('call', 'spend_momentum', f397, None),
-                ('exec', f398),
+                ('jump_if_not', f398, 102),
+                ('ask', f399, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                ('jump_if_not', f400, 101),
+                ('call', 'spend_momentum', f401, None),
+                ('exec', f402),
                 ('jump', 101),
                 ('jump', 102),
-                ('jump_if_not', f399, 105),
+                ('jump_if_not', f403, 105),
                 ('jump', 84),
                 ('jump', 105),
                 ('jump', 106),
-                ('exec', f400),
-                ('jump_if_not', f401, 117),
-                ('exec', f402),
-                ('jump_if_not', f403, 116),
-                ('ask', f404, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
-                ('jump_if_not', f405, 115),
-                ('call', 'discard', f406, None),
-                ('exec', f407),
-                ('jump', 115),
-                ('jump', 116),
-                ('jump', 107),
+                ('exec', f404),
+                ('exec', f405),
+                ('exec', f406),
+                ('jump_if_not', f407, 119),
                 ('exec', f408),
-                ('exec', f409),
-                ('exec', f410),
-                ('exec', f411),
-                ('jump_if_not', f412, 125),
-                ('apply', f413, f414),
-                ('call', 'adjust_army_morale', f415, None),
-                ('jump', 125),
-                ('jump_if_not', f416, 129),
-                ('apply', f417, f418),
-                ('call', 'adjust_army_morale', f419, None),
-                ('jump', 129),
-                ('jump_if_not', f420, 137),
-                ('jump_if_not', f421, 133),
-                ('call', 'gain_momentum', f422, None),
-                ('jump', 136),
-                ('jump_if_not', f423, 136),
-                ('call', 'gain_momentum', f424, None),
-                ('jump', 136),
-                ('jump', 137),
-                ('exec', f425),
-                ('jump_if_not', f426, 141),
-                ('call', 'advance_after_combat', f427, None),
+                ('jump_if_not', f409, 118),
+                ('ask', f410, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
+                ('jump_if_not', f411, 117),
+                ('call', 'discard', f412, None),
+                ('exec', f413),
+                ('jump', 117),
+                ('jump', 118),
+                ('jump', 109),
+                ('exec', f414),
+                ('exec', f415),
+                ('exec', f416),
+                ('exec', f417),
+                ('jump_if_not', f418, 127),
+                ('apply', f419, f420),
+                ('call', 'adjust_army_morale', f421, None),
+                ('jump', 127),
+                ('jump_if_not', f422, 131),
+                ('apply', f423, f424),
+                ('call', 'adjust_army_morale', f425, None),
+                ('jump', 131),
+                ('call', 'previously_retreated_check', f426, None),
+                ('call', 'previously_retreated_check', f427, None),
+                ('jump_if_not', f428, 141),
+                ('jump_if_not', f429, 137),
+                ('call', 'gain_momentum', f430, None),
+                ('jump', 140),
+                ('jump_if_not', f431, 140),
+                ('call', 'gain_momentum', f432, None),
+                ('jump', 140),
                 ('jump', 141),
-                ('exec', f428),
+                ('exec', f433),
+                ('jump_if_not', f434, 145),
+                ('call', 'advance_after_combat', f435, None),
+                ('jump', 145),
+                ('exec', f436),
             ),
-            steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 43, 'indian_withdrawal': 45, 'honor_leads': 61, 'tactics': 67, 'opportunity_before_roll': 76, 'resolve': 84, 'momentum': 85, 'ignore_a_result': 106, 'apply': 117, 'gain_momentum': 129, 'advance': 137, 'done': 141},
-            types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184', 'rulesets/series/close_combat.mst:183', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:457', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:459', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:215', 'rulesets/newtown/cards.mst:328', 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334', 'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:225', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354', 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362', 'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374', 'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:264', 'rulesets/series/close_combat.mst:265', 'rulesets/series/close_combat.mst:264', 'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:278'),
+            steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 43, 'indian_withdrawal': 45, 'honor_leads': 61, 'tactics': 67, 'opportunity_before_roll': 76, 'resolve': 84, 'momentum': 85, 'previously_retreated': 106, 'ignore_a_result': 108, 'apply': 119, 'retreated_check': 131, 'gain_momentum': 133, 'advance': 141, 'done': 145},
+            types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'},
+            lines=('rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184', 'rulesets/series/close_combat.mst:183', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:457', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:459', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:213', 'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:215', 'rulesets/newtown/cards.mst:328', 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334', 'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354', 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362', 'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374', 'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:265', 'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:271', 'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:276', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:271', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:289'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -16089,33 +16156,33 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                ('jump_if_not', f429, 6),
-                ('ask', f430, 'Advance after combat out of the breastwork?', '_ask13'),
-                ('jump_if_not', f431, 4),
+                ('jump_if_not', f437, 6),
+                ('ask', f438, 'Advance after combat out of the breastwork?', '_ask13'),
+                ('jump_if_not', f439, 4),
                 ('jump', 5),
                 ('return',),
                 ('jump', 6),
-                ('exec', f432),
-                ('jump_if_not', f433, 23),
-                ('exec', f434),
-                ('jump_if_not', f435, 13),
-                ('choose', 'into', f436, f437, 'hex', 'choose into', ''),
-                ('exec', f438),
+                ('exec', f440),
+                ('jump_if_not', f441, 23),
+                ('exec', f442),
+                ('jump_if_not', f443, 13),
+                ('choose', 'into', f444, f445, 'hex', 'choose into', ''),
+                ('exec', f446),
                 ('jump', 13),
-                ('exec', f439),
-                ('jump_if_not', f440, 22),
-                ('choose', 'u', f441, f442, 'unit', 'choose the next u', ''),
-                ('exec', f443),
-                ('choose', 'to', f444, f445, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f446, 21),
                 ('exec', f447),
+                ('jump_if_not', f448, 22),
+                ('choose', 'u', f449, f450, 'unit', 'choose the next u', ''),
+                ('exec', f451),
+                ('choose', 'to', f452, f453, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f454, 21),
+                ('exec', f455),
                 ('jump', 21),
                 ('jump', 14),
                 ('jump', 23),
             ),
             steps={'stay_in_the_breastwork': 0, 'advance': 6},
             types={'_ask13': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197', 'rulesets/series/close_combat.mst:283', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:287', 'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:287', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:293', 'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295', 'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:292', 'rulesets/series/close_combat.mst:284'),
+            lines=('rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197', 'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295', 'rulesets/series/close_combat.mst:297', 'rulesets/series/close_combat.mst:298', 'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:298', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:304', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:295'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
@@ -16124,29 +16191,29 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f448, 3),
-                ('call', 'lose_honor', f449, None),
+                ('jump_if_not', f456, 3),
+                ('call', 'lose_honor', f457, None),
                 ('jump', 3),
-                ('jump_if_not', f450, 11),
-                ('exec', f451),
-                ('jump_if_not', f452, 10),
-                ('choose', 'u', f453, f454, 'unit', 'choose the next u', ''),
-                ('exec', f455),
-                ('call', 'retreat_unit', f456, None),
+                ('jump_if_not', f458, 11),
+                ('exec', f459),
+                ('jump_if_not', f460, 10),
+                ('choose', 'u', f461, f462, 'unit', 'choose the next u', ''),
+                ('exec', f463),
+                ('call', 'retreat_unit', f464, None),
                 ('jump', 5),
                 ('jump', 11),
-                ('jump_if_not', f457, 19),
-                ('exec', f458),
-                ('jump_if_not', f459, 18),
-                ('choose', 'u', f460, f461, 'unit', 'choose the next u', ''),
-                ('exec', f462),
-                ('call', 'retreat_unit', f463, None),
+                ('jump_if_not', f465, 19),
+                ('exec', f466),
+                ('jump_if_not', f467, 18),
+                ('choose', 'u', f468, f469, 'unit', 'choose the next u', ''),
+                ('exec', f470),
+                ('call', 'retreat_unit', f471, None),
                 ('jump', 13),
                 ('jump', 19),
             ),
             steps={'honor': 0, 'defender': 3, 'attacker': 11},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
-            lines=('rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92', 'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:310'),
+            lines=('rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92', 'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:316', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:317', 'rulesets/series/close_combat.mst:316', 'rulesets/series/close_combat.mst:321', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:323', 'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:321'),
         ),
         'prepare_for_play': ProcedureSpec(
             name='prepare_for_play',
@@ -16155,23 +16222,23 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f464, 3),
-                ('exec', f465),
+                ('jump_if_not', f472, 3),
+                ('exec', f473),
                 ('jump', 3),
-                ('jump_if_not', f466, 6),
-                ('exec', f467),
+                ('jump_if_not', f474, 6),
+                ('exec', f475),
                 ('jump', 6),
                 ('jump_unless_switch', 'pre_game_rolls', True, 8),
-                ('call', 'pre_game_enhancement', f468, None),
+                ('call', 'pre_game_enhancement', f476, None),
                 ('jump_unless_switch', 'pre_game_rolls', True, 10),
-                ('call', 'roll_for_honor', f469, None),
-                ('exec', f470),
-                ('jump_if_not', f471, 15),
-                ('exec', f472),
-                ('call', 'join_cup', f473, None),
+                ('call', 'roll_for_honor', f477, None),
+                ('exec', f478),
+                ('jump_if_not', f479, 15),
+                ('exec', f480),
+                ('call', 'join_cup', f481, None),
                 ('jump', 11),
-                ('call', 'draw_card', f474, None),
-                ('call', 'draw_card', f475, None),
+                ('call', 'draw_card', f482, None),
+                ('call', 'draw_card', f483, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10, 'cards': 15},
             types={'_for_u': 'units', 'u': 'unit'},
@@ -16184,9 +16251,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                ('jump_if_not', f476, 4),
-                ('exec', f477),
-                ('exec', f478),
+                ('jump_if_not', f484, 4),
+                ('exec', f485),
+                ('exec', f486),
                 ('jump', 4),
             ),
             steps={'join': 0},
@@ -16201,37 +16268,37 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 7, None, None, 'outcome', None),
-                ('jump_if_not', f479, 4),
-                ('exec', f480),
-                ('jump', 33),
-                ('jump_if_not', f481, 7),
-                ('call', 'adjust_army_morale', f482, None),
-                ('jump', 33),
-                ('jump_if_not', f483, 10),
-                ('exec', f484),
-                ('jump', 33),
-                ('jump_if_not', f485, 13),
-                ('exec', f486),
-                ('jump', 33),
-                ('jump_if_not', f487, 16),
+                ('jump_if_not', f487, 4),
                 ('exec', f488),
                 ('jump', 33),
-                ('jump_if_not', f489, 19),
-                ('call', 'place_with_indians', f490, None),
+                ('jump_if_not', f489, 7),
+                ('call', 'adjust_army_morale', f490, None),
                 ('jump', 33),
-                ('jump_if_not', f491, 22),
-                ('call', 'place_with_indians', f492, None),
+                ('jump_if_not', f491, 10),
+                ('exec', f492),
                 ('jump', 33),
-                ('jump_if_not', f493, 25),
-                ('call', 'full_measure', f494, None),
+                ('jump_if_not', f493, 13),
+                ('exec', f494),
                 ('jump', 33),
-                ('jump_if_not', f495, 30),
-                ('jump_if_not', f496, 29),
-                ('exec', f497),
+                ('jump_if_not', f495, 16),
+                ('exec', f496),
+                ('jump', 33),
+                ('jump_if_not', f497, 19),
+                ('call', 'place_with_indians', f498, None),
+                ('jump', 33),
+                ('jump_if_not', f499, 22),
+                ('call', 'place_with_indians', f500, None),
+                ('jump', 33),
+                ('jump_if_not', f501, 25),
+                ('call', 'full_measure', f502, None),
+                ('jump', 33),
+                ('jump_if_not', f503, 30),
+                ('jump_if_not', f504, 29),
+                ('exec', f505),
                 ('jump', 29),
                 ('jump', 33),
-                ('jump_if_not', f498, 33),
-                ('call', 'onondaga_enters', f499, None),
+                ('jump_if_not', f506, 33),
+                ('call', 'onondaga_enters', f507, None),
                 ('jump', 33),
             ),
             steps={'roll': 0, 'apply': 1},
@@ -16245,8 +16312,8 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('choose', 'h', f500, f501, 'hex', 'choose h', ''),
-                ('exec', f502),
+                ('choose', 'h', f508, f509, 'hex', 'choose h', ''),
+                ('exec', f510),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'unit': 'unit'},
@@ -16259,9 +16326,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('choose', 'h', f503, f504, 'hex', 'choose h', ''),
-                ('exec', f505),
-                ('call', 'join_cup', f506, None),
+                ('choose', 'h', f511, f512, 'hex', 'choose h', ''),
+                ('exec', f513),
+                ('call', 'join_cup', f514, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -16274,9 +16341,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f507, 4),
-                ('exec', f508),
-                ('exec', f509),
+                ('jump_if_not', f515, 4),
+                ('exec', f516),
+                ('exec', f517),
                 ('jump', 4),
             ),
             steps={'check': 0},
@@ -16290,11 +16357,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('ask', f510, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
-                ('jump_if_not', f511, 6),
-                ('choose', 'h', f512, f513, 'hex', 'choose h', ''),
-                ('exec', f514),
-                ('call', 'adjust_army_morale', f515, None),
+                ('ask', f518, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
+                ('jump_if_not', f519, 6),
+                ('choose', 'h', f520, f521, 'hex', 'choose h', ''),
+                ('exec', f522),
+                ('call', 'adjust_army_morale', f523, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -16311,15 +16378,15 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'indian_sortie', True, 7),
-                ('jump_if_not', f516, 7),
+                ('jump_if_not', f524, 7),
                 ('roll_die', 'sortie', None),
-                ('jump_if_not', f517, 6),
-                ('exec', f518),
+                ('jump_if_not', f525, 6),
+                ('exec', f526),
                 ('jump', 6),
                 ('jump', 7),
-                ('call', 'standard_movement_phase', f519, None),
-                ('call', 'activation_movement_phase', f520, None),
-                ('call', 'remove_pins', f521, None),
+                ('call', 'standard_movement_phase', f527, None),
+                ('call', 'activation_movement_phase', f528, None),
+                ('call', 'remove_pins', f529, None),
             ),
             steps={'sortie_roll': 0, 'standard': 7, 'activation': 8, 'pins': 9},
             types={'side': 'side', 'sortie': 'int'},
@@ -16332,14 +16399,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f522),
-                ('call', 'move_away_disrupted', f523, None),
-                ('jump_if_not', f524, 6),
-                ('prim', 'retreat', f528, {'stacking': f525, 'blocked': f526, 'avoid': f527}),
-                ('exec', f529),
+                ('exec', f530),
+                ('call', 'move_away_disrupted', f531, None),
+                ('jump_if_not', f532, 6),
+                ('prim', 'retreat', f536, {'stacking': f533, 'blocked': f534, 'avoid': f535}),
+                ('exec', f537),
                 ('jump', 6),
-                ('call', 'indian_moves', f530, None),
-                ('exec', f531),
+                ('call', 'indian_moves', f538, None),
+                ('exec', f539),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -16352,29 +16419,29 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f532),
-                ('jump_if_not', f533, 22),
+                ('exec', f540),
+                ('jump_if_not', f541, 22),
                 ('draw', 'activation_cup', 'drawn'),
-                ('exec', f534),
-                ('exec', f535),
-                ('jump_if_not', f536, 9),
-                ('call', 'end_activation', f537, None),
+                ('exec', f542),
+                ('exec', f543),
+                ('jump_if_not', f544, 9),
+                ('call', 'end_activation', f545, None),
                 ('end_phase',),
                 ('jump', 9),
-                ('jump_if_not', f538, 12),
-                ('call', 'indian_resolve_checks', f539, None),
+                ('jump_if_not', f546, 12),
+                ('call', 'indian_resolve_checks', f547, None),
                 ('jump', 21),
-                ('jump_if_not', f540, 21),
-                ('exec', f541),
-                ('exec', f542),
-                ('jump_if_not', f543, 19),
-                ('exec', f544),
-                ('exec', f545),
+                ('jump_if_not', f548, 21),
+                ('exec', f549),
+                ('exec', f550),
+                ('jump_if_not', f551, 19),
+                ('exec', f552),
+                ('exec', f553),
                 ('jump', 15),
-                ('call', 'indian_moves', f546, None),
+                ('call', 'indian_moves', f554, None),
                 ('jump', 21),
                 ('jump', 1),
-                ('call', 'end_activation', f547, None),
+                ('call', 'end_activation', f555, None),
             ),
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
@@ -16387,11 +16454,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f548),
-                ('exec', f549),
-                ('jump_if_not', f550, 6),
-                ('exec', f551),
-                ('exec', f552),
+                ('exec', f556),
+                ('exec', f557),
+                ('jump_if_not', f558, 6),
+                ('exec', f559),
+                ('exec', f560),
                 ('jump', 2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -16405,10 +16472,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f553),
-                ('call', 'indian_moves', f554, None),
-                ('exec', f555),
-                ('call', 'breastwork_check', f556, None),
+                ('exec', f561),
+                ('call', 'indian_moves', f562, None),
+                ('exec', f563),
+                ('call', 'breastwork_check', f564, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
@@ -16421,7 +16488,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'move_units', f560, {'stacking': f557, 'stop_after': f558, 'extra_cost': f559}),
+                ('prim', 'move_units', f568, {'stacking': f565, 'stop_after': f566, 'extra_cost': f567}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -16434,18 +16501,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f561),
-                ('jump_if_not', f562, 13),
-                ('choose', 'u', f563, f564, 'unit', 'choose the next u', ''),
-                ('exec', f565),
-                ('exec', f566),
-                ('exec', f567),
-                ('jump_if_not', f568, 11),
                 ('exec', f569),
-                ('choose', 'to', f570, f571, 'hex', 'choose to', ''),
-                ('exec', f572),
-                ('jump', 11),
+                ('jump_if_not', f570, 13),
+                ('choose', 'u', f571, f572, 'unit', 'choose the next u', ''),
                 ('exec', f573),
+                ('exec', f574),
+                ('exec', f575),
+                ('jump_if_not', f576, 11),
+                ('exec', f577),
+                ('choose', 'to', f578, f579, 'hex', 'choose to', ''),
+                ('exec', f580),
+                ('jump', 11),
+                ('exec', f581),
                 ('jump', 1),
             ),
             steps={'away': 0},
@@ -16459,18 +16526,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f574),
-                ('jump_if_not', f575, 14),
-                ('exec', f576),
-                ('exec', f577),
-                ('jump_if_not', f578, 13),
-                ('exec', f579),
-                ('exec', f580),
-                ('jump_if_not', f581, 11),
                 ('exec', f582),
-                ('exec', f583),
+                ('jump_if_not', f583, 14),
+                ('exec', f584),
+                ('exec', f585),
+                ('jump_if_not', f586, 13),
+                ('exec', f587),
+                ('exec', f588),
+                ('jump_if_not', f589, 11),
+                ('exec', f590),
+                ('exec', f591),
                 ('jump', 7),
-                ('call', 'adjust_army_morale', f584, None),
+                ('call', 'adjust_army_morale', f592, None),
                 ('jump', 13),
                 ('jump', 1),
             ),
@@ -16485,15 +16552,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'add_resolve_markers', f585, None),
-                ('jump_if_not', f586, 4),
-                ('call', 'roll_for_honor', f587, None),
+                ('call', 'add_resolve_markers', f593, None),
+                ('jump_if_not', f594, 4),
+                ('call', 'roll_for_honor', f595, None),
                 ('jump', 4),
-                ('exec', f588),
-                ('jump_if_not', f589, 10),
-                ('exec', f590),
-                ('exec', f591),
-                ('exec', f592),
+                ('exec', f596),
+                ('jump_if_not', f597, 10),
+                ('exec', f598),
+                ('exec', f599),
+                ('exec', f600),
                 ('jump', 5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -16508,13 +16575,13 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 6, None, None, 'tribe_or_clan', None),
-                ('exec', f593),
-                ('jump_if_not', f594, 7),
-                ('choose', 'u', f595, f596, 'unit', 'choose u', ''),
-                ('exec', f597),
-                ('exec', f598),
+                ('exec', f601),
+                ('jump_if_not', f602, 7),
+                ('choose', 'u', f603, f604, 'unit', 'choose u', ''),
+                ('exec', f605),
+                ('exec', f606),
                 ('jump', 8),
-                ('exec', f599),
+                ('exec', f607),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -16527,10 +16594,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f600, 5),
-                ('exec', f601),
-                ('exec', f602),
-                ('exec', f603),
+                ('jump_if_not', f608, 5),
+                ('exec', f609),
+                ('exec', f610),
+                ('exec', f611),
                 ('jump', 5),
             ),
             steps={'lose': 0},
@@ -16544,13 +16611,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f604, 4),
-                ('exec', f605),
-                ('call', 'join_cup', f606, None),
+                ('jump_if_not', f612, 4),
+                ('exec', f613),
+                ('call', 'join_cup', f614, None),
                 ('jump', 4),
-                ('jump_if_not', f607, 8),
-                ('exec', f608),
-                ('call', 'join_cup', f609, None),
+                ('jump_if_not', f615, 8),
+                ('exec', f616),
+                ('call', 'join_cup', f617, None),
                 ('jump', 8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -16564,13 +16631,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f610),
-                ('jump_if_not', f611, 9),
-                ('choose', 'u', f612, f613, 'unit', 'choose the next u', ''),
-                ('exec', f614),
-                ('call', 'indian_resolve_check', f615, 'passed'),
-                ('jump_if_not', f616, 8),
-                ('call', 'fail_resolve', f617, None),
+                ('exec', f618),
+                ('jump_if_not', f619, 9),
+                ('choose', 'u', f620, f621, 'unit', 'choose the next u', ''),
+                ('exec', f622),
+                ('call', 'indian_resolve_check', f623, 'passed'),
+                ('jump_if_not', f624, 8),
+                ('call', 'fail_resolve', f625, None),
                 ('jump', 8),
                 ('jump', 1),
             ),
@@ -16586,7 +16653,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'indian_resolve_drm'),
-                ('exec', f618),
+                ('exec', f626),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -16599,10 +16666,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f619),
-                ('exec', f620),
-                ('call', 'lose_honor', f621, None),
-                ('call', 'resolve_retreat', f622, None),
+                ('exec', f627),
+                ('exec', f628),
+                ('call', 'lose_honor', f629, None),
+                ('call', 'resolve_retreat', f630, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -16615,7 +16682,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('prim', 'retreat', f625, {'stacking': f623, 'blocked': f624}),
+                ('prim', 'retreat', f633, {'stacking': f631, 'blocked': f632}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -16628,18 +16695,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f626, 8),
-                ('ask', f627, 'Retreat before combat in a designated close combat?', '_ask15'),
-                ('jump_if_not', f628, 6),
-                ('choose', 'combat', f629, f630, 'option', 'choose combat', ''),
-                ('call', 'retreat_before_combat', f631, None),
+                ('jump_if_not', f634, 8),
+                ('ask', f635, 'Retreat before combat in a designated close combat?', '_ask15'),
+                ('jump_if_not', f636, 6),
+                ('choose', 'combat', f637, f638, 'option', 'choose combat', ''),
+                ('call', 'retreat_before_combat', f639, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
-                ('exec', f632),
-                ('jump_if_not', f633, 13),
-                ('exec', f634),
-                ('exec', f635),
+                ('exec', f640),
+                ('jump_if_not', f641, 13),
+                ('exec', f642),
+                ('exec', f643),
                 ('jump', 9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -16653,18 +16720,18 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f636),
-                ('exec', f637),
-                ('jump_if_not', f638, 7),
-                ('choose', 'u', f639, f640, 'unit', 'choose the next u', ''),
-                ('exec', f641),
-                ('call', 'retreat_one_hex_before_combat', f642, None),
+                ('exec', f644),
+                ('exec', f645),
+                ('jump_if_not', f646, 7),
+                ('choose', 'u', f647, f648, 'unit', 'choose the next u', ''),
+                ('exec', f649),
+                ('call', 'retreat_one_hex_before_combat', f650, None),
                 ('jump', 2),
-                ('exec', f643),
-                ('jump_if_not', f644, 13),
-                ('choose', 'u', f645, f646, 'unit', 'choose the next u', ''),
-                ('exec', f647),
-                ('call', 'retreat_one_hex_before_combat', f648, None),
+                ('exec', f651),
+                ('jump_if_not', f652, 13),
+                ('choose', 'u', f653, f654, 'unit', 'choose the next u', ''),
+                ('exec', f655),
+                ('call', 'retreat_one_hex_before_combat', f656, None),
                 ('jump', 8),
             ),
             steps={'stacks': 0, 'retreat': 1, 'all_must_follow': 7},
@@ -16678,15 +16745,15 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f649),
-                ('jump_if_not', f650, 4),
-                ('call', 'adjust_army_morale', f651, None),
-                ('jump', 4),
-                ('call', 'retreat_unit', f652, None),
-                ('jump_if_not', f653, 11),
-                ('choose', 'follower', f654, f655, 'unit', 'choose follower', 'maybe'),
-                ('jump_if_not', f656, 10),
                 ('exec', f657),
+                ('jump_if_not', f658, 4),
+                ('call', 'adjust_army_morale', f659, None),
+                ('jump', 4),
+                ('call', 'retreat_unit', f660, None),
+                ('jump_if_not', f661, 11),
+                ('choose', 'follower', f662, f663, 'unit', 'choose follower', 'maybe'),
+                ('jump_if_not', f664, 10),
+                ('exec', f665),
                 ('jump', 10),
                 ('jump', 11),
             ),
@@ -16701,7 +16768,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                ('prim', 'retreat', f662, {'stacking': f658, 'blocked': f659, 'avoid': f660, 'through': f661}),
+                ('prim', 'retreat', f670, {'stacking': f666, 'blocked': f667, 'avoid': f668, 'through': f669}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -16714,11 +16781,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f663, 7),
-                ('call', 'morale_check', f664, 'passed'),
-                ('jump_if_not', f665, 6),
-                ('exec', f666),
-                ('call', 'adjust_army_morale', f667, None),
+                ('jump_if_not', f671, 7),
+                ('call', 'morale_check', f672, 'passed'),
+                ('jump_if_not', f673, 6),
+                ('exec', f674),
+                ('call', 'adjust_army_morale', f675, None),
                 ('jump', 6),
                 ('jump', 7),
             ),
@@ -16733,17 +16800,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f668, 15),
-                ('exec', f669),
-                ('jump_if_not', f670, 5),
-                ('exec', f671),
+                ('jump_if_not', f676, 15),
+                ('exec', f677),
+                ('jump_if_not', f678, 5),
+                ('exec', f679),
                 ('jump', 5),
-                ('jump_if_not', f672, 14),
-                ('choose', 'parent', f673, f674, 'unit', 'choose parent', 'maybe'),
-                ('jump_if_not', f675, 13),
-                ('exec', f676),
-                ('jump_if_not', f677, 12),
-                ('exec', f678),
+                ('jump_if_not', f680, 14),
+                ('choose', 'parent', f681, f682, 'unit', 'choose parent', 'maybe'),
+                ('jump_if_not', f683, 13),
+                ('exec', f684),
+                ('jump_if_not', f685, 12),
+                ('exec', f686),
                 ('jump', 12),
                 ('jump', 13),
                 ('jump', 14),
@@ -16760,10 +16827,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f679, 5),
-                ('exec', f680),
-                ('exec', f681),
-                ('exec', f682),
+                ('jump_if_not', f687, 5),
+                ('exec', f688),
+                ('exec', f689),
+                ('exec', f690),
                 ('jump', 5),
             ),
             steps={'replace': 0},
@@ -16777,14 +16844,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f683, 9),
-                ('jump_if_not', f684, 5),
+                ('jump_if_not', f691, 9),
+                ('jump_if_not', f692, 5),
                 ('draw', 'american_deck', 'card'),
-                ('exec', f685),
+                ('exec', f693),
                 ('jump', 8),
                 ('draw', 'indian_deck', 'card'),
-                ('exec', f686),
-                ('exec', f687),
+                ('exec', f694),
+                ('exec', f695),
                 ('jump', 9),
             ),
             steps={'draw': 0},
@@ -16798,11 +16865,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                ('jump_if_not', f688, 3),
-                ('exec', f689),
+                ('jump_if_not', f696, 3),
+                ('exec', f697),
                 ('jump', 4),
-                ('exec', f690),
-                ('exec', f691),
+                ('exec', f698),
+                ('exec', f699),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -16815,12 +16882,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f692, 9),
-                ('ask', f693, 'Play an Opportunity Card?', '_ask16'),
-                ('jump_if_not', f694, 7),
-                ('choose', 'card', f695, f696, 'option', 'choose card', ''),
-                ('call', 'discard', f697, None),
-                ('call', 'gain_momentum', f698, None),
+                ('jump_if_not', f700, 9),
+                ('ask', f701, 'Play an Opportunity Card?', '_ask16'),
+                ('jump_if_not', f702, 7),
+                ('choose', 'card', f703, f704, 'option', 'choose card', ''),
+                ('call', 'discard', f705, None),
+                ('call', 'gain_momentum', f706, None),
                 ('jump', 8),
                 ('jump', 9),
                 ('jump', 0),
@@ -16836,24 +16903,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                ('jump_if_not', f699, 20),
-                ('ask', f700, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
-                ('jump_if_not', f701, 19),
-                ('choose', 'card', f702, f703, 'option', 'choose card', ''),
-                ('call', 'discard', f704, None),
-                ('jump_if_not', f705, 14),
-                ('exec', f706),
-                ('jump_if_not', f707, 12),
-                ('choose', 'u', f708, f709, 'unit', 'choose the next u', ''),
-                ('exec', f710),
-                ('call', 'retreat_unit', f711, None),
-                ('jump', 7),
-                ('exec', f712),
-                ('jump', 18),
-                ('jump_if_not', f713, 17),
+                ('jump_if_not', f707, 20),
+                ('ask', f708, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
+                ('jump_if_not', f709, 19),
+                ('choose', 'card', f710, f711, 'option', 'choose card', ''),
+                ('call', 'discard', f712, None),
+                ('jump_if_not', f713, 14),
                 ('exec', f714),
+                ('jump_if_not', f715, 12),
+                ('choose', 'u', f716, f717, 'unit', 'choose the next u', ''),
+                ('exec', f718),
+                ('call', 'retreat_unit', f719, None),
+                ('jump', 7),
+                ('exec', f720),
                 ('jump', 18),
-                ('exec', f715),
+                ('jump_if_not', f721, 17),
+                ('exec', f722),
+                ('jump', 18),
+                ('exec', f723),
                 ('jump', 19),
                 ('jump', 20),
             ),
@@ -16868,7 +16935,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f716, None),
+                ('call', 'adjust_army_morale', f724, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16881,9 +16948,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f717, None),
-                ('jump_if_not', f718, 4),
-                ('call', 'check_or_retreat', f719, None),
+                ('call', 'retreat_unit', f725, None),
+                ('jump_if_not', f726, 4),
+                ('call', 'check_or_retreat', f727, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16897,9 +16964,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f720, None),
-                ('jump_if_not', f721, 4),
-                ('call', 'check_or_retreat', f722, None),
+                ('call', 'disrupt', f728, None),
+                ('jump_if_not', f729, 4),
+                ('call', 'check_or_retreat', f730, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16913,9 +16980,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f723),
-                ('jump_if_not', f724, 4),
-                ('call', 'check_or_retreat', f725, None),
+                ('exec', f731),
+                ('jump_if_not', f732, 4),
+                ('call', 'check_or_retreat', f733, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16929,16 +16996,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'others_first', 'second'),
             result='',
             code=(
-                ('exec', f726),
-                ('exec', f727),
-                ('exec', f728),
-                ('exec', f729),
-                ('jump_if_not', f730, 8),
-                ('choose', 'second', f731, f732, 'unit', 'choose second', ''),
-                ('exec', f733),
+                ('exec', f734),
+                ('exec', f735),
+                ('exec', f736),
+                ('exec', f737),
+                ('jump_if_not', f738, 8),
+                ('choose', 'second', f739, f740, 'unit', 'choose second', ''),
+                ('exec', f741),
                 ('jump', 8),
-                ('jump_if_not', f734, 11),
-                ('call', 'check_or_retreat', f735, None),
+                ('jump_if_not', f742, 11),
+                ('call', 'check_or_retreat', f743, None),
                 ('jump', 11),
             ),
             steps={'do': 0},
@@ -16952,8 +17019,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f736, None),
-                ('call', 'check_and_retreat_or_disrupt', f737, None),
+                ('call', 'capture_one', f744, None),
+                ('call', 'check_and_retreat_or_disrupt', f745, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16966,8 +17033,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f738, None),
-                ('call', 'check_and_retreat_or_disrupt', f739, None),
+                ('call', 'capture_one', f746, None),
+                ('call', 'check_and_retreat_or_disrupt', f747, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16980,18 +17047,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f740),
-                ('jump_if_not', f741, 6),
-                ('choose', 'u', f742, f743, 'unit', 'choose the next u', ''),
-                ('exec', f744),
-                ('exec', f745),
+                ('exec', f748),
+                ('jump_if_not', f749, 6),
+                ('choose', 'u', f750, f751, 'unit', 'choose the next u', ''),
+                ('exec', f752),
+                ('exec', f753),
                 ('jump', 1),
-                ('exec', f746),
-                ('exec', f747),
-                ('jump_if_not', f748, 13),
-                ('exec', f749),
-                ('exec', f750),
-                ('exec', f751),
+                ('exec', f754),
+                ('exec', f755),
+                ('jump_if_not', f756, 13),
+                ('exec', f757),
+                ('exec', f758),
+                ('exec', f759),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -17005,10 +17072,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f752),
-                ('jump_if_not', f753, 5),
-                ('choose', 'casualty', f754, f755, 'unit', 'choose casualty', ''),
-                ('exec', f756),
+                ('exec', f760),
+                ('jump_if_not', f761, 5),
+                ('choose', 'casualty', f762, f763, 'unit', 'choose casualty', ''),
+                ('exec', f764),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -17022,7 +17089,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f757),
+                ('exec', f765),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -17035,7 +17102,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lose_momentum', f758, None),
+                ('call', 'lose_momentum', f766, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17048,11 +17115,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f759),
+                ('exec', f767),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:235',),
+            lines=('rulesets/series/results.mst:241',),
         ),
         'trigger:leaders_captured': ProcedureSpec(
             name='trigger:leaders_captured',
@@ -17061,10 +17128,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f760),
-                ('jump_if_not', f761, 5),
-                ('exec', f762),
-                ('exec', f763),
+                ('exec', f768),
+                ('jump_if_not', f769, 5),
+                ('exec', f770),
+                ('exec', f771),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -17078,7 +17145,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f764),
+                ('exec', f772),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17091,7 +17158,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f765),
+                ('exec', f773),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17104,7 +17171,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f766),
+                ('exec', f774),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17117,7 +17184,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f767),
+                ('exec', f775),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17130,7 +17197,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f768),
+                ('exec', f776),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17143,7 +17210,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f769),
+                ('exec', f777),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17156,7 +17223,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f770),
+                ('exec', f778),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17169,7 +17236,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f771),
+                ('exec', f779),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17182,7 +17249,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'join_cup', f772, None),
+                ('call', 'join_cup', f780, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17195,7 +17262,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'lose_honor', f773, None),
+                ('call', 'lose_honor', f781, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'result': 'code', 'side': 'side'},
@@ -17208,7 +17275,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f774),
+                ('exec', f782),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17221,8 +17288,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f775),
-                ('call', 'adjust_army_morale', f776, None),
+                ('exec', f783),
+                ('call', 'adjust_army_morale', f784, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17235,7 +17302,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'attach_platoon', f777, None),
+                ('call', 'attach_platoon', f785, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -17248,7 +17315,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f778),
+                ('exec', f786),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17261,8 +17328,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f779),
-                ('call', 'adjust_army_morale', f780, None),
+                ('exec', f787),
+                ('call', 'adjust_army_morale', f788, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17275,7 +17342,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f781),
+                ('exec', f789),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17288,7 +17355,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f782),
+                ('exec', f790),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -17301,7 +17368,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f783, None),
+                ('call', 'adjust_army_morale', f791, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17314,11 +17381,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f784),
-                ('jump_if_not', f785, 4),
-                ('exec', f786),
+                ('exec', f792),
+                ('jump_if_not', f793, 4),
+                ('exec', f794),
                 ('jump', 4),
-                ('call', 'adjust_army_morale', f787, None),
+                ('call', 'adjust_army_morale', f795, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17331,7 +17398,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'draw_card', f788, None),
+                ('call', 'draw_card', f796, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17339,61 +17406,61 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f840, False, 'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f841, False, 'trigger:momentum_lost_on_capture', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f848, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f849, False, 'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f842, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f850, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f843, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f844, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f845, False, 'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f846, False, 'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f847, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f848, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f849, False, 'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f850, True, 'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f851, False, 'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f852, False, 'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f853, False, 'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f854, False, 'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f855, False, 'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f856, False, 'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f857, False, 'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f858, False, 'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f859, False, 'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f860, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f861, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f851, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f852, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f853, False, 'trigger:american_step_lost', ''),
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f854, False, 'trigger:american_unit_eliminated', ''),
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f855, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f856, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f857, False, 'trigger:indian_unit_moved', ''),
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f858, True, 'trigger:combat_marker_joins', ''),
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f859, False, 'trigger:honor_lost_in_combat', ''),
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f860, False, 'trigger:failed_resolve_pinned', ''),
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f861, False, 'trigger:retreated_off_the_board', ''),
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f862, False, 'trigger:platoon_attaches', ''),
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f863, False, 'trigger:platoon_moves_with_its_parent', ''),
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f864, False, 'trigger:platoon_shares_capture', ''),
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f865, False, 'trigger:platoon_shares_pin', ''),
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f866, False, 'trigger:platoon_shares_order', ''),
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f867, False, 'trigger:platoon_eliminated', ''),
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f868, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f869, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f862, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f863, None, '', f864),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f865, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f866, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f867, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f868, None, '', None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f869, None, '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f870, None, '', None),
-        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f871, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f872, None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f873, None, '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f874, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f875, None, '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f876, None, '', None),
-        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f877, None, '', f878),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f879, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f880, None, '', None),
-        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f881, None, '', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f870, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f871, None, '', f872),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f873, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f874, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f875, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f876, None, '', None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f877, None, '', None),
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f878, None, '', None),
+        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f879, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f880, None, 'indian_sortie', None),
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f881, None, '', None),
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f882, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f883, None, '', None),
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f884, None, '', None),
+        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f885, None, '', f886),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f887, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f888, None, '', None),
+        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f889, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f882, ''),
+        ConcealSpec('indian_stacks', 1, f890, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f883, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f884, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f885, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f886, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f887, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f888, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f891, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f892, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f893, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f894, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f895, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f896, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -17475,7 +17542,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f889, f890), ('army_morale', f891, f892), ('momentum', f893, f894)),
+            values=(('army_morale', f897, f898), ('army_morale', f899, f900), ('momentum', f901, f902)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -17490,7 +17557,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f895, f896), ('army_morale', f897, f898), ('momentum', f899, f900)),
+            values=(('army_morale', f903, f904), ('army_morale', f905, f906), ('momentum', f907, f908)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -17499,15 +17566,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f901),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f909),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f902),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f910),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f903, True, ((44, False, (('wampum_belt', f904),)),)),
-                PlacementSpec((), f905, True, ((43, False, (('big_medicine', f906),)),)),
+                PlacementSpec((), f911, True, ((44, False, (('wampum_belt', f912),)),)),
+                PlacementSpec((), f913, True, ((43, False, (('big_medicine', f914),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
