@@ -444,3 +444,95 @@ def test_a_unit_retreating_into_an_unresolved_combat_joins_it_and_checks_morale(
         s.apply_action(0 if s.is_chance_node() else s.legal_actions()[0])
     assert to_json(s)["vars"]["order"]["guards"] == "disrupted"
     assert distance(game.rules.board, s.unit_hex[u["guards"]], game.hex_by_label["0603"]) == 3
+
+
+# ---------------------------------------------------------------- 12.3, 12.4: straight to step 9
+
+
+def at_odds(game, units: dict, defenders: list[str], d_hex: str):
+    """nj_1 in 0404 attacks; the odds are about to be determined (step 1)."""
+    return position(
+        game,
+        {"turn": 3, "phasing": AMERICAN},
+        units,
+        [
+            {"procedure": "game", "step": "winner"},
+            {
+                "procedure": "close_combat",
+                "step": "odds",
+                "bindings": {
+                    "combat": 0,
+                    "attacker": AMERICAN,
+                    "defender": BRITISH,
+                    "attacker_lead": None,
+                },
+            },
+        ],
+        combats=[combat(["nj_1"], defenders, ["0404"], [d_hex])],
+    )
+
+
+def test_artillery_alone_is_captured_and_the_attacker_may_advance(litmus):
+    """12.3: "If the only defending units are artillery, they are captured. Place
+    all the defending artillery units in the captured box and skip to step 9."
+    Step 9: "Other units which participated may advance up to the stacking
+    limit." """
+    game = litmus
+    s = at_odds(game, {"nj_1": "0404", "gb_guns": "0505"}, ["gb_guns"], "0505")
+    assert s.unit_status[game.unit_by_name["gb_guns"]] != ON_MAP
+    assert s.current_player() == game.side_by_name[AMERICAN]
+    offered = options(s)
+    assert any("0505" in o for o in offered) and len(offered) == 2  # 0505, or stay
+    s.apply_action(next(a for a in s.legal_actions() if "0505" in s.action_to_string(a)))
+    assert s.unit_hex[game.unit_by_name["nj_1"]] == game.hex_by_label["0505"]
+
+
+def test_withdrawn_cavalry_never_ends_next_to_the_enemy_and_the_attacker_may_advance(litmus):
+    """12.4: "his mounted cavalry retreats three hexes to a hex not adjacent to an
+    enemy unit. Mark the unit(s) with a Cavalry Withdrawal marker and go straight
+    to step 9 of the Close Combat procedure." 13.24: "Cavalry Withdrawal (12.4)
+    may never end adjacent to an enemy unit." """
+    game = litmus
+    u = game.unit_by_name
+    s = at_odds(game, {"nj_1": "0404", "dragoons": "0505"}, ["dragoons"], "0505")
+    answer(s, yes=True)  # the Defender withdraws
+    while s.current_player() == game.side_by_name[BRITISH]:
+        s.apply_action(s.legal_actions()[0])
+    assert s.vars["withdrawn"][u["dragoons"]]
+    hexes = distance(game.rules.board, s.unit_hex[u["dragoons"]], game.hex_by_label["0505"])
+    assert hexes == 3
+    # The Attacker may advance into the vacated hex.
+    assert any("0505" in o for o in options(s))
+
+
+def test_withdrawing_cavalry_with_nowhere_clear_of_the_enemy_is_captured(litmus):
+    """13.24: "Cavalry Withdrawal (12.4) may never end adjacent to an enemy
+    unit." In the corner at 2410, every hex three hexes away is next to one of
+    two disrupted American units (no ZOC, 13.3, so nothing blocks the way)."""
+    game = litmus
+    u = game.unit_by_name
+    order = {x.name: "parade_order" for x in game.rules.units}
+    order |= {"nj_1": "disrupted", "nj_2": "disrupted", "scott_rifles": "disrupted"}
+    s = position(
+        game,
+        {"turn": 3, "phasing": AMERICAN, "order": order},
+        {"nj_1": "2409", "nj_2": "2209", "scott_rifles": "2307", "dragoons": "2410"},
+        [
+            {"procedure": "game", "step": "winner"},
+            {
+                "procedure": "close_combat",
+                "step": "odds",
+                "bindings": {
+                    "combat": 0,
+                    "attacker": AMERICAN,
+                    "defender": BRITISH,
+                    "attacker_lead": None,
+                },
+            },
+        ],
+        combats=[combat(["nj_1"], ["dragoons"], ["2409"], ["2410"])],
+    )
+    answer(s, yes=True)
+    while s.current_player() == game.side_by_name[BRITISH]:
+        s.apply_action(s.legal_actions()[0])
+    assert s.unit_status[u["dragoons"]] != ON_MAP

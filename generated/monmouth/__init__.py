@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '9d3ddd4ed4e79670419bfc7ebf5b1034a0ca5b67cffdf8703efc7236e458f1d7'
+RULES_HASH = '54dc97fee1e492c8d5439433d2e70cac7bd34f597f110df2d8dadc6f0e774854'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'f52d8fd2d1784e26f704dc9c0b126e44cc39bdd4638682c1a8548cde8315b6dc'
+RULES_HASH = '0c2b4c2722495a88345af3d87b143cd3572c8d52e53973d328bd6504fa1dad71'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
