@@ -536,3 +536,44 @@ def test_withdrawing_cavalry_with_nowhere_clear_of_the_enemy_is_captured(litmus)
     while s.current_player() == game.side_by_name[BRITISH]:
         s.apply_action(s.legal_actions()[0])
     assert s.unit_status[u["dragoons"]] != ON_MAP
+
+
+# ---------------------------------------------------------------- 10.6
+
+
+def jaegers_firing(game, at: str, target_at: str):
+    """The Jaeger Korps fire at 1st N.J. (series 10.3 step 2, the die about to be rolled)."""
+    return position(
+        game,
+        {"turn": 9, "phasing": BRITISH},
+        {"jaeger_korps": at, "nj_1": target_at},
+        [
+            {"procedure": "game", "step": "winner"},
+            {
+                "procedure": "rifle_fire",
+                "step": "to_hit",
+                "bindings": {"target": "nj_1", "side": BRITISH, "firers": ["jaeger_korps"]},
+            },
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("at", "target_at", "twice"), [("0608", "0607", True), ("0202", "0201", False)]
+)
+def test_the_jaegers_roll_twice_out_of_the_clear_with_an_open_flank(monmouth, at, target_at, twice):
+    """10.6: "The German Jaegers may make two die rolls against their "To Hit"
+    number if: they are not in a clear or crops hex, and there is an open flank
+    as defined in the Turn Flank requirements (12.52). Both die rolls must be
+    against the same target and only one hit will result in a damage die
+    roll." """
+    game = monmouth
+    s = jaegers_firing(game, at, target_at)
+    assert s.is_chance_node()
+    s.apply_action(0)  # a miss
+    assert s.is_chance_node() is twice
+    if twice:
+        s.apply_action(9)  # the second roll hits: one damage roll
+        assert s.is_chance_node()
+        s.apply_action(0)
+        assert not s.is_chance_node()

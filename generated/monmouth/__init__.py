@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '54dc97fee1e492c8d5439433d2e70cac7bd34f597f110df2d8dadc6f0e774854'
+RULES_HASH = 'b02c233ff88625a6c88bdbb49424b0c6a02da22dbb2e2b9579a151be27daa118'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -42,6 +42,7 @@ UNIT_PROPS = {
     'demi_leader': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
     'heavy_guns': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
     'indirect_fire': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
+    'jaeger': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
     'leadership_drm': (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1),
     'light_infantry': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
     'militia': (False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
@@ -58,17 +59,17 @@ UNIT_PROPS = {
 
 
 def d_parade(s, a_u):
-    # 'rulesets/series/components.mst:94': 'In Parade Order'
+    # 'rulesets/series/components.mst:99': 'In Parade Order'
     return (UNIT_COMBAT[a_u] and (s.vars['order'][a_u] == 'parade_order'))
 
 
 def d_rifle_unit(s, a_u):
-    # 'rulesets/series/components.mst:97': 'A rifle unit'
+    # 'rulesets/series/components.mst:102': 'A rifle unit'
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_examination_penalty(s):
-    # 'rulesets/series/components.mst:111': 'Army Morale for examining an enemy stack'
+    # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack'
     return (-1)
 
 
@@ -230,6 +231,16 @@ def d_rifle_targets(s, a_side):
 def d_adjacent_rifles(s, a_t, a_side):
     # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target'
     return tuple(e0 for e0 in d_ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
+
+
+def d_jaeger_second_roll(s, a_firers, a_target):
+    # 'rulesets/series/fire.mst:187': "The Jaegers' second roll"
+    return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s, e0)) != 0)) and (q.terrain(s, q.hex_of(s, e0)) != 2)) and d_fire_flank_open(s, e0, a_target)) for e0 in a_firers))
+
+
+def d_fire_flank_open(s, a_firer, a_target):
+    # 'rulesets/series/fire.mst:191': 'An open flank between firer and target'
+    return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0))) for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
 
 def d_may_attack(s, a_u):
@@ -2183,1868 +2194,1868 @@ def f323(s, b):
 
 
 def f324(s, b):
-    # 'rulesets/series/fire.mst:164'
-    return (b['modified'] >= b['needed'])
+    # 'rulesets/series/fire.mst:166'
+    return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
 def f325(s, b):
-    # 'rulesets/series/fire.mst:166'
-    e.set_at(s, 'rifle_result', b['target'], b['result'])
+    # 'rulesets/series/fire.mst:169'
+    return (b['modified'] >= b['needed'])
 
 
 def f326(s, b):
+    # 'rulesets/series/fire.mst:171'
+    e.set_at(s, 'rifle_result', b['target'], b['result'])
+
+
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f327(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f328(s, b):
+def f329(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f329(s, b):
+def f330(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f330(s, b):
+def f331(s, b):
     # 'rulesets/monmouth/scenarios.mst:223'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 
 
-def f331(s, b):
+def f332(s, b):
     # 'rulesets/monmouth/scenarios.mst:224'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f332(s, b):
+def f333(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f333(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f334(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f335(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f336(s, b):
+def f337(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f337(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f338(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f339(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f340(s, b):
+def f341(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f341(s, b):
+def f342(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f342(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f343(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f344(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f345(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f346(s, b):
+def f347(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f347(s, b):
+def f348(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f348(s, b):
+def f349(s, b):
     # 'rulesets/series/close_combat.mst:163'
     b['attacker_lead'] = -1
 
 
-def f349(s, b):
+def f350(s, b):
     # 'rulesets/series/close_combat.mst:164'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f350(s, b):
+def f351(s, b):
     # 'rulesets/series/close_combat.mst:165'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f351(s, b):
+def f352(s, b):
     # 'rulesets/series/close_combat.mst:166'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f352(s, b):
+def f353(s, b):
     # 'rulesets/series/close_combat.mst:167'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f353(s, b):
+def f354(s, b):
     # 'rulesets/series/close_combat.mst:168'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f354(s, b):
+def f355(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f355(s, b):
+def f356(s, b):
     # 'rulesets/series/close_combat.mst:170'
     return bool(b['_for_u'])
 
 
-def f356(s, b):
+def f357(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f357(s, b):
+def f358(s, b):
     # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f358(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
 
 
-def f359(s, b):
+def f360(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     return bool(b['_for_u'])
 
 
-def f360(s, b):
+def f361(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f361(s, b):
+def f362(s, b):
     # 'rulesets/monmouth/scenarios.mst:433'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f362(s, b):
+def f363(s, b):
     # 'rulesets/series/close_combat.mst:176'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f363(s, b):
-    # 'rulesets/series/close_combat.mst:177'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
 def f364(s, b):
     # 'rulesets/series/close_combat.mst:177'
-    return bool(b['_for_u'])
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f365(s, b):
     # 'rulesets/series/close_combat.mst:177'
+    return bool(b['_for_u'])
+
+
+def f366(s, b):
+    # 'rulesets/series/close_combat.mst:177'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f366(s, b):
+def f367(s, b):
     # 'rulesets/series/close_combat.mst:178'
     e.capture(s, b['u'])
 
 
-def f367(s, b):
+def f368(s, b):
     # 'rulesets/series/close_combat.mst:182'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f368(s, b):
+def f369(s, b):
     # 'rulesets/series/close_combat.mst:183'
     return q.diverted(s, b['combat'])
 
 
-def f369(s, b):
+def f370(s, b):
     # 'rulesets/series/close_combat.mst:184'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f370(s, b):
+def f371(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f371(s, b):
+def f372(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['defender']
 
 
-def f372(s, b):
+def f373(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['_ask10']
 
 
-def f373(s, b):
-    # 'rulesets/series/close_combat.mst:191'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
 def f374(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return bool(b['_for_u'])
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f375(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f376(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return b['defender']
+    return b['_for_u']
 
 
 def f377(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['defender']
 
 
 def f378(s, b):
+    # 'rulesets/series/close_combat.mst:191'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f379(s, b):
     # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f379(s, b):
+def f380(s, b):
     # 'rulesets/series/close_combat.mst:193'
     return s.vars['pinned'][b['u']]
 
 
-def f380(s, b):
+def f381(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f381(s, b):
+def f382(s, b):
     # 'rulesets/series/close_combat.mst:196'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f382(s, b):
+def f383(s, b):
     # 'rulesets/series/close_combat.mst:202'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f383(s, b):
+def f384(s, b):
     # 'rulesets/series/close_combat.mst:203'
     e.capture(s, b['u'])
 
 
-def f384(s, b):
+def f385(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f385(s, b):
+def f386(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return b['attacker']
 
 
-def f386(s, b):
+def f387(s, b):
     # 'rulesets/series/close_combat.mst:212'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f387(s, b):
+def f388(s, b):
     # 'rulesets/series/close_combat.mst:212'
     return b['defender']
 
 
-def f388(s, b):
+def f389(s, b):
     # 'rulesets/series/close_combat.mst:218'
     return d_tactics_chits(s)
 
 
-def f389(s, b):
+def f390(s, b):
     # 'rulesets/series/close_combat.mst:218'
     return b['attacker']
 
 
-def f390(s, b):
+def f391(s, b):
     # 'rulesets/series/close_combat.mst:219'
     return d_tactics_chits(s)
 
 
-def f391(s, b):
+def f392(s, b):
     # 'rulesets/series/close_combat.mst:219'
     return b['defender']
 
 
-def f392(s, b):
+def f393(s, b):
     # 'rulesets/series/close_combat.mst:221'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f393(s, b):
+def f394(s, b):
     # 'rulesets/series/close_combat.mst:222'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f394(s, b):
+def f395(s, b):
     # 'rulesets/series/close_combat.mst:223'
     return (b['matrix'][1] == 10)
 
 
-def f395(s, b):
+def f396(s, b):
     # 'rulesets/series/close_combat.mst:224'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f396(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return b['odds']
 
 
-def f397(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:233'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f398(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:234'
     b['first'] = (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f399(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:235'
     b['rerolled'] = False
 
 
-def f400(s, b):
+def f401(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f401(s, b):
+def f402(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return b['first']
 
 
-def f402(s, b):
+def f403(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return b['_ask11']
 
 
-def f403(s, b):
+def f404(s, b):
     # 'rulesets/series/close_combat.mst:238'
     return {'side': b['first']}
 
 
-def f404(s, b):
+def f405(s, b):
     # 'rulesets/series/close_combat.mst:239'
     b['rerolled'] = True
 
 
-def f405(s, b):
+def f406(s, b):
     # 'rulesets/series/close_combat.mst:242'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f406(s, b):
+def f407(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return q.enemy(s, b['first'])
 
 
-def f407(s, b):
+def f408(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return b['_ask12']
 
 
-def f408(s, b):
+def f409(s, b):
     # 'rulesets/series/close_combat.mst:244'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f409(s, b):
+def f410(s, b):
     # 'rulesets/series/close_combat.mst:245'
     b['rerolled'] = True
 
 
-def f410(s, b):
+def f411(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return b['rerolled']
 
 
-def f411(s, b):
+def f412(s, b):
     # 'rulesets/series/close_combat.mst:256'
     b['retreated_defenders'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f412(s, b):
+def f413(s, b):
     # 'rulesets/series/close_combat.mst:257'
     b['retreated_attackers'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f413(s, b):
+def f414(s, b):
     # 'rulesets/series/close_combat.mst:260'
     b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
 
 
-def f414(s, b):
+def f415(s, b):
     # 'rulesets/series/close_combat.mst:261'
     b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f415(s, b):
+def f416(s, b):
     # 'rulesets/series/close_combat.mst:262'
     b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f416(s, b):
+def f417(s, b):
     # 'rulesets/series/close_combat.mst:263'
     b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f417(s, b):
+def f418(s, b):
     # 'rulesets/series/close_combat.mst:264'
     return b['result'][1]
 
 
-def f418(s, b):
+def f419(s, b):
     # 'rulesets/series/close_combat.mst:264'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f419(s, b):
+def f420(s, b):
     # 'rulesets/series/close_combat.mst:267'
     return b['result'][0]
 
 
-def f420(s, b):
+def f421(s, b):
     # 'rulesets/series/close_combat.mst:267'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f421(s, b):
+def f422(s, b):
     # 'rulesets/series/close_combat.mst:269'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f422(s, b):
+def f423(s, b):
     # 'rulesets/series/close_combat.mst:270'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f423(s, b):
+def f424(s, b):
     # 'rulesets/series/close_combat.mst:273'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f424(s, b):
+def f425(s, b):
     # 'rulesets/series/close_combat.mst:275'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f425(s, b):
+def f426(s, b):
     # 'rulesets/series/close_combat.mst:279'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f426(s, b):
+def f427(s, b):
     # 'rulesets/series/close_combat.mst:280'
     return (b['modified_roll'] <= (-1))
 
 
-def f427(s, b):
+def f428(s, b):
     # 'rulesets/series/close_combat.mst:281'
     return {'side': b['defender']}
 
 
-def f428(s, b):
+def f429(s, b):
     # 'rulesets/series/close_combat.mst:283'
     return (b['modified_roll'] >= 10)
 
 
-def f429(s, b):
+def f430(s, b):
     # 'rulesets/series/close_combat.mst:284'
     return {'side': b['attacker']}
 
 
-def f430(s, b):
+def f431(s, b):
     # 'rulesets/series/close_combat.mst:294'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f431(s, b):
+def f432(s, b):
     # 'rulesets/series/close_combat.mst:295'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f432(s, b):
+def f433(s, b):
     # 'rulesets/series/close_combat.mst:297'
     e.resolve_combat(s, b['combat'])
 
 
-def f433(s, b):
+def f434(s, b):
     # 'rulesets/monmouth/rear_guard.mst:32'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f434(s, b):
+def f435(s, b):
     # 'rulesets/monmouth/rear_guard.mst:33'
     return (len(b['vacated']) > 0)
 
 
-def f435(s, b):
+def f436(s, b):
     # 'rulesets/monmouth/rear_guard.mst:34'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
 
 
-def f436(s, b):
+def f437(s, b):
     # 'rulesets/monmouth/rear_guard.mst:35'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and (not d_at_the_limit(s, b['lead'])))
 
 
-def f437(s, b):
+def f438(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return b['reachable']
 
 
-def f438(s, b):
+def f439(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return q.attacking_side(s, b['combat'])
 
 
-def f439(s, b):
+def f440(s, b):
     # 'rulesets/monmouth/rear_guard.mst:37'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f440(s, b):
+def f441(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
 
 
-def f441(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return bool(b['_for_u'])
-
-
 def f442(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f443(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
-    return q.attacking_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f444(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.attacking_side(s, b['combat'])
 
 
 def f445(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:40'
-    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f446(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
-    return q.attacking_side(s, b['combat'])
+    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f447(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:40'
+    return q.attacking_side(s, b['combat'])
+
+
+def f448(s, b):
     # 'rulesets/monmouth/rear_guard.mst:41'
     return (b['to'] != -1)
 
 
-def f448(s, b):
+def f449(s, b):
     # 'rulesets/monmouth/rear_guard.mst:42'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f449(s, b):
+def f450(s, b):
     # 'rulesets/series/close_combat.mst:302'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f450(s, b):
+def f451(s, b):
     # 'rulesets/series/close_combat.mst:303'
     return (len(b['vacated']) > 0)
 
 
-def f451(s, b):
+def f452(s, b):
     # 'rulesets/series/close_combat.mst:305'
     return (b['lead'] != -1)
 
 
-def f452(s, b):
+def f453(s, b):
     # 'rulesets/series/close_combat.mst:306'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f453(s, b):
+def f454(s, b):
     # 'rulesets/series/close_combat.mst:307'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f454(s, b):
+def f455(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return b['reachable']
 
 
-def f455(s, b):
+def f456(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return q.attacking_side(s, b['combat'])
 
 
-def f456(s, b):
+def f457(s, b):
     # 'rulesets/series/close_combat.mst:309'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f457(s, b):
+def f458(s, b):
     # 'rulesets/series/close_combat.mst:313'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
-def f458(s, b):
-    # 'rulesets/series/close_combat.mst:313'
-    return bool(b['_for_u'])
-
-
 def f459(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f460(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    return q.attacking_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f461(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.attacking_side(s, b['combat'])
 
 
 def f462(s, b):
-    # 'rulesets/series/close_combat.mst:314'
-    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    # 'rulesets/series/close_combat.mst:313'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f463(s, b):
     # 'rulesets/series/close_combat.mst:314'
-    return q.attacking_side(s, b['combat'])
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f464(s, b):
+    # 'rulesets/series/close_combat.mst:314'
+    return q.attacking_side(s, b['combat'])
+
+
+def f465(s, b):
     # 'rulesets/series/close_combat.mst:315'
     return (b['to'] != -1)
 
 
-def f465(s, b):
+def f466(s, b):
     # 'rulesets/series/close_combat.mst:316'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f466(s, b):
+def f467(s, b):
     # 'rulesets/series/close_combat.mst:326'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f467(s, b):
+def f468(s, b):
     # 'rulesets/series/close_combat.mst:327'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f468(s, b):
-    # 'rulesets/series/close_combat.mst:327'
-    return bool(b['_for_u'])
-
-
 def f469(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f470(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    return q.defending_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f471(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.defending_side(s, b['combat'])
 
 
 def f472(s, b):
+    # 'rulesets/series/close_combat.mst:327'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f473(s, b):
     # 'rulesets/series/close_combat.mst:328'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f473(s, b):
+def f474(s, b):
     # 'rulesets/series/close_combat.mst:331'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f474(s, b):
+def f475(s, b):
     # 'rulesets/series/close_combat.mst:332'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f475(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return bool(b['_for_u'])
-
-
 def f476(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f477(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    return q.attacking_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f478(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.attacking_side(s, b['combat'])
 
 
 def f479(s, b):
+    # 'rulesets/series/close_combat.mst:332'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f480(s, b):
     # 'rulesets/series/close_combat.mst:333'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f480(s, b):
+def f481(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f481(s, b):
+def f482(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f482(s, b):
+def f483(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f483(s, b):
+def f484(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1))))
 
 
-def f484(s, b):
+def f485(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return bool(b['_for_u'])
 
 
-def f485(s, b):
+def f486(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f486(s, b):
+def f487(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f487(s, b):
+def f488(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f488(s, b):
+def f489(s, b):
     # 'rulesets/monmouth/command_and_control.mst:107'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f489(s, b):
+def f490(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f490(s, b):
+def f491(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f491(s, b):
+def f492(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
 
 
-def f492(s, b):
+def f493(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return bool(b['_for_u'])
 
 
-def f493(s, b):
+def f494(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f494(s, b):
+def f495(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f495(s, b):
+def f496(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f496(s, b):
+def f497(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0]))
 
 
-def f497(s, b):
+def f498(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return bool(b['_for_u'])
 
 
-def f498(s, b):
+def f499(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f499(s, b):
+def f500(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f500(s, b):
+def f501(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f501(s, b):
+def f502(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f502(s, b):
+def f503(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f503(s, b):
+def f504(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f504(s, b):
+def f505(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f505(s, b):
+def f506(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f506(s, b):
+def f507(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f507(s, b):
+def f508(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f508(s, b):
+def f509(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f509(s, b):
+def f510(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f510(s, b):
+def f511(s, b):
     # 'rulesets/series/results.mst:66'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f511(s, b):
+def f512(s, b):
     # 'rulesets/series/results.mst:67'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f512(s, b):
+def f513(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f513(s, b):
+def f514(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f514(s, b):
+def f515(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f515(s, b):
+def f516(s, b):
     # 'rulesets/series/results.mst:70'
     return b['side']
 
 
-def f516(s, b):
+def f517(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f517(s, b):
+def f518(s, b):
     # 'rulesets/series/results.mst:73'
     return (not b['fire'])
 
 
-def f518(s, b):
+def f519(s, b):
     # 'rulesets/series/results.mst:74'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f519(s, b):
+def f520(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f520(s, b):
+def f521(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f521(s, b):
+def f522(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f522(s, b):
+def f523(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f523(s, b):
+def f524(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f524(s, b):
-    # 'rulesets/series/results.mst:109'
-    return bool(b['_for_u'])
-
-
 def f525(s, b):
     # 'rulesets/series/results.mst:109'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f526(s, b):
     # 'rulesets/series/results.mst:109'
-    return b['side']
+    return b['_for_u']
 
 
 def f527(s, b):
     # 'rulesets/series/results.mst:109'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['side']
 
 
 def f528(s, b):
+    # 'rulesets/series/results.mst:109'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f529(s, b):
     # 'rulesets/series/results.mst:110'
     e.capture(s, b['u'])
 
 
-def f529(s, b):
+def f530(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f530(s, b):
+def f531(s, b):
     # 'rulesets/series/results.mst:113'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f531(s, b):
+def f532(s, b):
     # 'rulesets/series/results.mst:113'
     return bool(b['_for_u'])
 
 
-def f532(s, b):
+def f533(s, b):
     # 'rulesets/series/results.mst:113'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f533(s, b):
+def f534(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f534(s, b):
+def f535(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f535(s, b):
+def f536(s, b):
     # 'rulesets/series/results.mst:128'
     b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f536(s, b):
+def f537(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f537(s, b):
+def f538(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f538(s, b):
+def f539(s, b):
     # 'rulesets/series/results.mst:130'
     return b['side']
 
 
-def f539(s, b):
+def f540(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f540(s, b):
+def f541(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f541(s, b):
+def f542(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f542(s, b):
+def f543(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f543(s, b):
+def f544(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f544(s, b):
+def f545(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f545(s, b):
+def f546(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f546(s, b):
+def f547(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f547(s, b):
+def f548(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f548(s, b):
+def f549(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f549(s, b):
+def f550(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f550(s, b):
+def f551(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f551(s, b):
+def f552(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f552(s, b):
+def f553(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f553(s, b):
+def f554(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f554(s, b):
+def f555(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f555(s, b):
+def f556(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f556(s, b):
+def f557(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f557(s, b):
+def f558(s, b):
     # 'rulesets/monmouth/leaders.mst:60'
     return {}
 
 
-def f558(s, b):
+def f559(s, b):
     # 'rulesets/monmouth/leaders.mst:69'
     return {}
 
 
-def f559(s, b):
+def f560(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f560(s, b):
+def f561(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f561(s, b):
+def f562(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f562(s, b):
+def f563(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f563(s, b):
+def f564(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f564(s, b):
+def f565(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
 
 
-def f565(s, b):
+def f566(s, b):
     # 'rulesets/monmouth/leaders.mst:123'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f566(s, b):
+def f567(s, b):
     # 'rulesets/monmouth/leaders.mst:124'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f567(s, b):
+def f568(s, b):
     # 'rulesets/monmouth/leaders.mst:132'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f568(s, b):
+def f569(s, b):
     # 'rulesets/monmouth/leaders.mst:133'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f569(s, b):
+def f570(s, b):
     # 'rulesets/monmouth/leaders.mst:165'
     e.remove_from_play(s, 92)
 
 
-def f570(s, b):
+def f571(s, b):
     # 'rulesets/monmouth/leaders.mst:166'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f571(s, b):
+def f572(s, b):
     # 'rulesets/monmouth/leaders.mst:218'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f572(s, b):
+def f573(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f573(s, b):
+def f574(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f574(s, b):
+def f575(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f575(s, b):
+def f576(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f576(s, b):
+def f577(s, b):
     # 'rulesets/monmouth/victory.mst:52'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f577(s, b):
+def f578(s, b):
     # 'rulesets/monmouth/victory.mst:58'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f578(s, b):
+def f579(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f579(s, b):
+def f580(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f580(s, b):
+def f581(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f581(s, b):
+def f582(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f582(s, b):
+def f583(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f583(s, b):
+def f584(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f584(s, b):
+def f585(s, b):
     # 'rulesets/monmouth/scenarios.mst:273'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f585(s, b):
+def f586(s, b):
     # 'rulesets/monmouth/scenarios.mst:279'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f586(s, b):
+def f587(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f587(s, b):
+def f588(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f588(s, b):
+def f589(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f589(s, b):
+def f590(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f590(s, b):
+def f591(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f591(s, b):
+def f592(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return 1
 
 
-def f592(s, b):
+def f593(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return d_next_to_washington(s, b['unit'])
 
 
-def f593(s, b):
+def f594(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return -1
 
 
-def f594(s, b):
+def f595(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f595(s, b):
+def f596(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f596(s, b):
+def f597(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f597(s, b):
+def f598(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f598(s, b):
+def f599(s, b):
     # 'rulesets/series/close_combat.mst:109'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f599(s, b):
+def f600(s, b):
     # 'rulesets/series/close_combat.mst:110'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f600(s, b):
+def f601(s, b):
     # 'rulesets/series/close_combat.mst:111'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f601(s, b):
+def f602(s, b):
     # 'rulesets/series/close_combat.mst:112'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f602(s, b):
+def f603(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return 1
 
 
-def f603(s, b):
+def f604(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f604(s, b):
+def f605(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return -1
 
 
-def f605(s, b):
+def f606(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f606(s, b):
+def f607(s, b):
     # 'rulesets/series/close_combat.mst:115'
     return b['tactics']
 
 
-def f607(s, b):
+def f608(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f608(s, b):
+def f609(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f609(s, b):
+def f610(s, b):
     # 'rulesets/series/close_combat.mst:117'
     return -1
 
 
-def f610(s, b):
+def f611(s, b):
     # 'rulesets/series/close_combat.mst:117'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f611(s, b):
+def f612(s, b):
     # 'rulesets/series/close_combat.mst:118'
     return -1
 
 
-def f612(s, b):
+def f613(s, b):
     # 'rulesets/series/close_combat.mst:118'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f613(s, b):
+def f614(s, b):
     # 'rulesets/series/close_combat.mst:119'
     return -1
 
 
-def f614(s, b):
+def f615(s, b):
     # 'rulesets/series/close_combat.mst:119'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f615(s, b):
+def f616(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return 1
 
 
-def f616(s, b):
+def f617(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f617(s, b):
+def f618(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return -1
 
 
-def f618(s, b):
+def f619(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f619(s, b):
+def f620(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return 1
 
 
-def f620(s, b):
+def f621(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f621(s, b):
+def f622(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f622(s, b):
+def f623(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f623(s, b):
+def f624(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return -1
 
 
-def f624(s, b):
+def f625(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f625(s, b):
+def f626(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return 2
 
 
-def f626(s, b):
+def f627(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f627(s, b):
+def f628(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f628(s, b):
+def f629(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2)) and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f629(s, b):
+def f630(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f630(s, b):
+def f631(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f631(s, b):
+def f632(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f632(s, b):
+def f633(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f633(s, b):
+def f634(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3)) and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0) and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f634(s, b):
+def f635(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex']))) and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f635(s, b):
+def f636(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0)) and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f636(s, b):
+def f637(s, b):
     # 'rulesets/monmouth/leaders.mst:121'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f637(s, b):
+def f638(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f638(s, b):
+def f639(s, b):
     # 'rulesets/monmouth/leaders.mst:163'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f639(s, b):
+def f640(s, b):
     # 'rulesets/monmouth/leaders.mst:217'
     return UNIT_LEADER[b['unit']]
 
 
-def f640(s, b):
+def f641(s, b):
     # 'rulesets/monmouth/leaders.mst:223'
     return UNIT_LEADER[b['unit']]
 
 
-def f641(s, b):
+def f642(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13)) and (not s.vars['countermarched_off']))
 
 
-def f642(s, b):
+def f643(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f643(s, b):
+def f644(s, b):
     # 'rulesets/monmouth/victory.mst:51'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f644(s, b):
+def f645(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f645(s, b):
+def f646(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f646(s, b):
+def f647(s, b):
     # 'rulesets/monmouth/scenarios.mst:272'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f647(s, b):
+def f648(s, b):
     # 'rulesets/monmouth/scenarios.mst:278'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f648(s, b):
+def f649(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f649(s, b):
+def f650(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f650(s, b):
+def f651(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f651(s, b):
+def f652(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f652(s, b):
+def f653(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f653(s, b):
+def f654(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f654(s, b):
+def f655(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f655(s, b):
+def f656(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f656(s, b):
+def f657(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f657(s, b):
+def f658(s, b):
     # 'rulesets/monmouth/leaders.mst:111'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f658(s, b):
+def f659(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f659(s, b):
+def f660(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f660(s, b):
+def f661(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f661(s, b):
+def f662(s, b):
     # 'rulesets/monmouth/scenarios.mst:218'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517))) and (not s.vars['hedgerow_attacked']))
 
 
-def f662(s, b):
+def f663(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f663(s, b):
+def f664(s, b):
     # 'rulesets/monmouth/scenarios.mst:458'
     return (q.side(s, b['unit']) == 0)
 
 
-def f664(s, b):
+def f665(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f665(s, b):
+def f666(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f666(s, b):
+def f667(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0]) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f667(s, b):
+def f668(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f668(s, b):
+def f669(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f669(s, b):
+def f670(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f670(s, b):
+def f671(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f671(s, b):
+def f672(s, b):
     # 'rulesets/monmouth/scenarios.mst:87'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f672(s, b):
+def f673(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f673(s, b):
+def f674(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f674(s, b):
+def f675(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f675(s, b):
+def f676(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f676(s, b):
+def f677(s, b):
     # 'rulesets/monmouth/scenarios.mst:237'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f677(s, b):
+def f678(s, b):
     # 'rulesets/monmouth/scenarios.mst:246'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f678(s, b):
+def f679(s, b):
     # 'rulesets/monmouth/scenarios.mst:255'
     return (not (s.unit_status[87] == 0))
 
 
-def f679(s, b):
+def f680(s, b):
     # 'rulesets/monmouth/scenarios.mst:285'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f680(s, b):
+def f681(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return d_wavers(s, 1)
 
 
-def f681(s, b):
+def f682(s, b):
     # 'rulesets/monmouth/scenarios.mst:301'
     return d_wavers(s, 0)
 
 
-def f682(s, b):
+def f683(s, b):
     # 'rulesets/monmouth/scenarios.mst:309'
     return (d_margin(s, 0) >= 3)
 
 
-def f683(s, b):
+def f684(s, b):
     # 'rulesets/monmouth/scenarios.mst:316'
     return (d_margin(s, 1) >= 3)
 
 
-def f684(s, b):
+def f685(s, b):
     # 'rulesets/monmouth/scenarios.mst:467'
     return d_occupies(s, 318, 0)
 
 
-def f685(s, b):
+def f686(s, b):
     # 'rulesets/monmouth/scenarios.mst:476'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f686(s, b):
+def f687(s, b):
     # 'rulesets/monmouth/scenarios.mst:484'
     return d_wavers(s, 1)
 
 
-def f687(s, b):
+def f688(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return d_wavers(s, 0)
 
 
-def f688(s, b):
+def f689(s, b):
     # 'rulesets/monmouth/scenarios.mst:500'
     return (d_margin(s, 0) >= 3)
 
 
-def f689(s, b):
+def f690(s, b):
     # 'rulesets/monmouth/scenarios.mst:507'
     return (d_margin(s, 1) >= 3)
 
 
-def f690(s, b):
+def f691(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 0
 
 
-def f691(s, b):
+def f692(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 20
-
-
-def f692(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
-    return 1
 
 
 def f693(s, b):
     # 'rulesets/monmouth/scenarios.mst:17'
-    return 20
+    return 1
 
 
 def f694(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
+    # 'rulesets/monmouth/scenarios.mst:17'
+    return 20
 
 
 def f695(s, b):
@@ -4053,38 +4064,38 @@ def f695(s, b):
 
 
 def f696(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:18'
+    return 0
 
 
 def f697(s, b):
     # 'rulesets/monmouth/scenarios.mst:19'
-    return 0
+    return 1
 
 
 def f698(s, b):
-    # 'rulesets/monmouth/scenarios.mst:29'
+    # 'rulesets/monmouth/scenarios.mst:19'
     return 0
 
 
 def f699(s, b):
     # 'rulesets/monmouth/scenarios.mst:29'
-    return 20
+    return 0
 
 
 def f700(s, b):
-    # 'rulesets/monmouth/scenarios.mst:30'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:29'
+    return 20
 
 
 def f701(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
-    return 19
+    return 1
 
 
 def f702(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
-    return 0
+    # 'rulesets/monmouth/scenarios.mst:30'
+    return 19
 
 
 def f703(s, b):
@@ -4093,88 +4104,88 @@ def f703(s, b):
 
 
 def f704(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:31'
+    return 0
 
 
 def f705(s, b):
     # 'rulesets/monmouth/scenarios.mst:32'
-    return 0
+    return 1
 
 
 def f706(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
+    # 'rulesets/monmouth/scenarios.mst:32'
     return 0
 
 
 def f707(s, b):
     # 'rulesets/monmouth/scenarios.mst:127'
-    return 20
+    return 0
 
 
 def f708(s, b):
-    # 'rulesets/monmouth/scenarios.mst:128'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:127'
+    return 20
 
 
 def f709(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
-    return 18
+    return 1
 
 
 def f710(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
-    return 0
+    # 'rulesets/monmouth/scenarios.mst:128'
+    return 18
 
 
 def f711(s, b):
     # 'rulesets/monmouth/scenarios.mst:130'
-    return 1
+    return 0
 
 
 def f712(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
+    # 'rulesets/monmouth/scenarios.mst:130'
     return 1
 
 
 def f713(s, b):
     # 'rulesets/monmouth/scenarios.mst:131'
-    return 0
+    return 1
 
 
 def f714(s, b):
+    # 'rulesets/monmouth/scenarios.mst:131'
+    return 0
+
+
+def f715(s, b):
     # 'rulesets/monmouth/scenarios.mst:132'
     return 4
 
 
-def f715(s, b):
+def f716(s, b):
     # 'rulesets/monmouth/scenarios.mst:141'
     return True
 
 
-def f716(s, b):
+def f717(s, b):
     # 'rulesets/monmouth/scenarios.mst:325'
     return 0
 
 
-def f717(s, b):
+def f718(s, b):
     # 'rulesets/monmouth/scenarios.mst:325'
     return 19
-
-
-def f718(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
-    return 1
 
 
 def f719(s, b):
     # 'rulesets/monmouth/scenarios.mst:326'
-    return 19
+    return 1
 
 
 def f720(s, b):
-    # 'rulesets/monmouth/scenarios.mst:328'
-    return 0
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 19
 
 
 def f721(s, b):
@@ -4183,8 +4194,8 @@ def f721(s, b):
 
 
 def f722(s, b):
-    # 'rulesets/monmouth/scenarios.mst:329'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:328'
+    return 0
 
 
 def f723(s, b):
@@ -4193,41 +4204,46 @@ def f723(s, b):
 
 
 def f724(s, b):
+    # 'rulesets/monmouth/scenarios.mst:329'
+    return 1
+
+
+def f725(s, b):
     # 'rulesets/monmouth/scenarios.mst:330'
     return 4
 
 
-def f725(s, b):
+def f726(s, b):
     # 'rulesets/monmouth/scenarios.mst:334'
     return True
 
 
-def f726(s, b):
+def f727(s, b):
     # 'rulesets/monmouth/scenarios.mst:372'
     return True
 
 
-def f727(s, b):
+def f728(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f728(s, b):
+def f729(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f729(s, b):
+def f730(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f730(s, b):
+def f731(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f731(s, b):
+def f732(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -4335,12 +4351,12 @@ RULES = Rules(
         UnitSpec('brigade_artillery_4', '4th Brigade Artillery', '4th Bde Art', 0, 'unit', 4, (1,), 3, -1, {}, morales=(1,), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('howitzer_battery', 'Howitzers', 'Howitzers', 0, 'unit', 6, (2,), 2, -1, {}, morales=(1,), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('pattison_artillery', 'Pattison Artillery', 'Pattison', 0, 'unit', 5, (3,), 2, -1, {}, morales=(1,), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('wurmb_jaegers', 'v. Wurmb', 'v. Wurmb', 0, 'unit', 3, (2,), 8, -1, {'rifle': 'white'}, morales=(1,), rifle_strengths=(), formation='hessians', brigade='', nationality='', entry_turn=9, entry_hexes=(978, 1007, 1034, 1063, 1090, 1119, 1146), variable_entry=False, commands=None),
+        UnitSpec('wurmb_jaegers', 'v. Wurmb', 'v. Wurmb', 0, 'unit', 3, (2,), 8, -1, {'rifle': 'white', 'jaeger': True}, morales=(1,), rifle_strengths=(), formation='hessians', brigade='', nationality='', entry_turn=9, entry_hexes=(978, 1007, 1034, 1063, 1090, 1119, 1146), variable_entry=False, commands=None),
         UnitSpec('light_dragoons_17', '17th Light Dragoons', '17th LD', 0, 'unit', 3, (2,), 8, -1, {}, morales=(1,), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=9, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('royal_fusiliers', 'Royal Fusiliers', 'Roy. Fus.', 0, 'unit', 0, (3, 2), 5, -1, {}, morales=(1, 0), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=9, entry_hexes=(1188,), variable_entry=True, commands=None),
         UnitSpec('cameronians', 'Cameronians', 'Cameronians', 0, 'unit', 0, (3, 2), 5, -1, {}, morales=(1, 0), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=9, entry_hexes=(1188,), variable_entry=True, commands=None),
         UnitSpec('foot_63', '63rd Foot', '63rd', 0, 'unit', 0, (3, 2), 5, -1, {}, morales=(1, 0), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=9, entry_hexes=(1188,), variable_entry=True, commands=None),
-        UnitSpec('jaeger_korps', 'Jaeger Korps', 'Jaegers', 0, 'unit', 7, (2,), 6, -1, {'rifle': 'white'}, morales=(1,), rifle_strengths=(), formation='hessians', brigade='', nationality='', entry_turn=9, entry_hexes=(1188,), variable_entry=True, commands=None),
+        UnitSpec('jaeger_korps', 'Jaeger Korps', 'Jaegers', 0, 'unit', 7, (2,), 6, -1, {'rifle': 'white', 'jaeger': True}, morales=(1,), rifle_strengths=(), formation='hessians', brigade='', nationality='', entry_turn=9, entry_hexes=(1188,), variable_entry=True, commands=None),
         UnitSpec('washington', 'George Washington', 'Washington', 1, 'leader', -1, (), 8, -1, {'rank': 4, 'seniority': 0, 'close_combat_drm': 2, 'leadership_drm': 2}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=6, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('lee', 'Charles Lee', 'Lee', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 0, 'leadership_drm': 0}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=2, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('greene', 'Nathanael Greene', 'Greene', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=9, entry_hexes=(20,), variable_entry=False, commands=None),
@@ -4348,14 +4364,14 @@ RULES = Rules(
         UnitSpec('lafayette', 'The Marquis de Lafayette', 'Lafayette', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 4, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=2, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('von_steuben', 'Baron von Steuben', 'v. Steuben', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 5, 'close_combat_drm': 0, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('wayne', 'Anthony Wayne', 'Wayne', 1, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
-        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f727),
+        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f728),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('cornwallis', 'Charles, Earl Cornwallis', 'Cornwallis', 0, 'leader', -1, (), 8, -1, {'rank': 3, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('no_flint_grey', 'Sir Charles “No Flint” Grey', 'Grey', 0, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=6, entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f728),
-        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f729),
-        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f730),
-        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f731),
+        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f729),
+        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f730),
+        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f731),
+        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f732),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -11993,42 +12009,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f586, None),
-            ModifierSpec('Momentum Chits spent', f587, None),
+            ModifierSpec('Army Morale', f587, None),
+            ModifierSpec('Momentum Chits spent', f588, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f588, None),
-            ModifierSpec('Leadership DRM', f589, None),
-            ModifierSpec('Other modifiers of this check', f590, None),
-            ModifierSpec('Washington in an adjacent hex', f591, f592),
-            ModifierSpec('Heat Game Turn', f593, f594),
+            ModifierSpec('Modified morale', f589, None),
+            ModifierSpec('Leadership DRM', f590, None),
+            ModifierSpec('Other modifiers of this check', f591, None),
+            ModifierSpec('Washington in an adjacent hex', f592, f593),
+            ModifierSpec('Heat Game Turn', f594, f595),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f595, f596),
-            ModifierSpec("Target's terrain", f597, None),
+            ModifierSpec('First Fire Bonus', f596, f597),
+            ModifierSpec("Target's terrain", f598, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f598, None),
-            ModifierSpec("Defender's lead unit morale", f599, None),
-            ModifierSpec('Attacking leader', f600, None),
-            ModifierSpec('Defending leader', f601, None),
-            ModifierSpec('Defender surrounded', f602, f603),
-            ModifierSpec('Attacker surrounded', f604, f605),
-            ModifierSpec('Tactics', f606, None),
-            ModifierSpec("Defender's terrain", f607, f608),
-            ModifierSpec('Attacking up slope', f609, f610),
-            ModifierSpec('Attacking into fieldworks', f611, f612),
-            ModifierSpec('Attacking lead unit has a white R', f613, f614),
-            ModifierSpec('Defending lead unit has a white R', f615, f616),
-            ModifierSpec('All-militia attacking force', f617, f618),
-            ModifierSpec('All-militia defending force', f619, f620),
+            ModifierSpec("Attacker's lead unit morale", f599, None),
+            ModifierSpec("Defender's lead unit morale", f600, None),
+            ModifierSpec('Attacking leader', f601, None),
+            ModifierSpec('Defending leader', f602, None),
+            ModifierSpec('Defender surrounded', f603, f604),
+            ModifierSpec('Attacker surrounded', f605, f606),
+            ModifierSpec('Tactics', f607, None),
+            ModifierSpec("Defender's terrain", f608, f609),
+            ModifierSpec('Attacking up slope', f610, f611),
+            ModifierSpec('Attacking into fieldworks', f612, f613),
+            ModifierSpec('Attacking lead unit has a white R', f614, f615),
+            ModifierSpec('Defending lead unit has a white R', f616, f617),
+            ModifierSpec('All-militia attacking force', f618, f619),
+            ModifierSpec('All-militia defending force', f620, f621),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f621, f622),
-            ModifierSpec('Play balance: Pro-American', f623, f624),
+            ModifierSpec('Play balance: Pro-British', f622, f623),
+            ModifierSpec('Play balance: Pro-American', f624, f625),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f625, f626),
+            ModifierSpec('Momentum Chit spent', f626, f627),
         )),
     },
     procedures={
@@ -12752,7 +12768,7 @@ RULES = Rules(
                 ('jump_if_not', f314, 15),
                 ('exec', f315),
                 ('jump', 15),
-                ('jump_if_not', f316, 30),
+                ('jump_if_not', f316, 33),
                 ('exec', f317),
                 ('exec', f318),
                 ('exec', f319),
@@ -12762,15 +12778,18 @@ RULES = Rules(
                 ('exec', f323),
                 ('jump', 19),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f324, 29),
+                ('jump_if_not', f324, 28),
+                ('roll_die', 'modified', 'fire_drm'),
+                ('jump', 28),
+                ('jump_if_not', f325, 32),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f325),
-                ('jump', 29),
-                ('jump', 30),
+                ('exec', f326),
+                ('jump', 32),
+                ('jump', 33),
             ),
             steps={'firers': 0, 'hessians_engaged': 11, 'to_hit': 15},
             types={'_ask9': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:149', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:152', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:447', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:161', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:156'),
+            lines=('rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:149', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:152', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:447', 'rulesets/monmouth/scenarios.mst:446', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:161', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:167', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:169', 'rulesets/series/fire.mst:170', 'rulesets/series/fire.mst:171', 'rulesets/series/fire.mst:169', 'rulesets/series/fire.mst:156'),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
@@ -12779,24 +12798,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f329, {'may_attack': f326, 'must_attack': f327, 'may_divert': f328}),
+                ('prim', 'designate_combats', f330, {'may_attack': f327, 'must_attack': f328, 'may_divert': f329}),
                 ('jump_unless_switch', 'hedgerow_holds', True, 5),
-                ('jump_if_not', f330, 5),
-                ('exec', f331),
-                ('jump', 5),
+                ('jump_if_not', f331, 5),
                 ('exec', f332),
-                ('jump_if_not', f333, 10),
-                ('exec', f334),
+                ('jump', 5),
+                ('exec', f333),
+                ('jump_if_not', f334, 10),
                 ('exec', f335),
-                ('jump', 6),
                 ('exec', f336),
-                ('jump_if_not', f337, 16),
-                ('choose', 'combat', f338, f339, 'option', 'choose the next combat', ''),
-                ('exec', f340),
-                ('call', 'close_combat', f341, None),
+                ('jump', 6),
+                ('exec', f337),
+                ('jump_if_not', f338, 16),
+                ('choose', 'combat', f339, f340, 'option', 'choose the next combat', ''),
+                ('exec', f341),
+                ('call', 'close_combat', f342, None),
                 ('jump', 11),
-                ('call', 'end_of_close_combat', f342, None),
-                ('call', 'shattered_captured', f343, None),
+                ('call', 'end_of_close_combat', f343, None),
+                ('call', 'shattered_captured', f344, None),
             ),
             steps={'designate': 0, 'hedgerow_attacked': 1, 'pins': 5, 'resolve': 10, 'exposed': 16},
             types={'_for_combat': 'combats', '_for_u': 'units', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -12809,10 +12828,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f344),
-                ('jump_if_not', f345, 5),
-                ('exec', f346),
+                ('exec', f345),
+                ('jump_if_not', f346, 5),
                 ('exec', f347),
+                ('exec', f348),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -12826,110 +12845,110 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f348),
                 ('exec', f349),
                 ('exec', f350),
                 ('exec', f351),
                 ('exec', f352),
                 ('exec', f353),
                 ('exec', f354),
-                ('jump_if_not', f355, 11),
-                ('exec', f356),
+                ('exec', f355),
+                ('jump_if_not', f356, 11),
                 ('exec', f357),
+                ('exec', f358),
                 ('jump', 7),
                 ('jump_unless_switch', 'hessian_grenadiers', True, 17),
-                ('exec', f358),
-                ('jump_if_not', f359, 17),
-                ('exec', f360),
+                ('exec', f359),
+                ('jump_if_not', f360, 17),
                 ('exec', f361),
+                ('exec', f362),
                 ('jump', 13),
-                ('jump_if_not', f362, 25),
-                ('exec', f363),
-                ('jump_if_not', f364, 23),
-                ('exec', f365),
+                ('jump_if_not', f363, 25),
+                ('exec', f364),
+                ('jump_if_not', f365, 23),
                 ('exec', f366),
+                ('exec', f367),
                 ('jump', 19),
                 ('jump', 101),
                 ('jump', 25),
-                ('exec', f367),
-                ('jump_if_not', f368, 29),
-                ('exec', f369),
+                ('exec', f368),
+                ('jump_if_not', f369, 29),
+                ('exec', f370),
                 ('jump', 29),
-                ('jump_if_not', f370, 48),
-                ('ask', f371, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                ('jump_if_not', f372, 47),
-                ('exec', f373),
-                ('jump_if_not', f374, 45),
-                ('choose', 'u', f375, f376, 'unit', 'choose the next u', ''),
-                ('exec', f377),
+                ('jump_if_not', f371, 48),
+                ('ask', f372, 'Withdraw the cavalry instead of fighting?', '_ask10'),
+                ('jump_if_not', f373, 47),
+                ('exec', f374),
+                ('jump_if_not', f375, 45),
+                ('choose', 'u', f376, f377, 'unit', 'choose the next u', ''),
                 ('exec', f378),
-                ('jump_if_not', f379, 40),
-                ('call', 'adjust_army_morale', f380, None),
+                ('exec', f379),
+                ('jump_if_not', f380, 40),
+                ('call', 'adjust_army_morale', f381, None),
                 ('jump', 40),
-                ('call', 'retreat_unit', f381, None),
-                ('jump_if_not', f382, 44),
-                ('exec', f383),
+                ('call', 'retreat_unit', f382, None),
+                ('jump_if_not', f383, 44),
+                ('exec', f384),
                 ('jump', 44),
                 ('jump', 33),
                 ('jump', 101),
                 ('jump', 47),
                 ('jump', 48),
-                ('choose', 'attacker_lead', f384, f385, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f386, f387, 'unit', 'choose defender_lead', ''),
-                ('choose', 'attacker_chit', f388, f389, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f390, f391, 'option', 'choose defender_chit', 'secretly'),
+                ('choose', 'attacker_lead', f385, f386, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f387, f388, 'unit', 'choose defender_lead', ''),
+                ('choose', 'attacker_chit', f389, f390, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f391, f392, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f392),
                 ('exec', f393),
-                ('jump_if_not', f394, 59),
-                ('call', 'tactical_withdrawal', f395, None),
+                ('exec', f394),
+                ('jump_if_not', f395, 59),
+                ('call', 'tactical_withdrawal', f396, None),
                 ('jump', 101),
                 ('jump', 59),
-                ('roll', 3, f396, 'close_combat_drm', 'result', 'modified_roll'),
-                ('jump_if_not', f397, 81),
-                ('exec', f398),
+                ('roll', 3, f397, 'close_combat_drm', 'result', 'modified_roll'),
+                ('jump_if_not', f398, 81),
                 ('exec', f399),
-                ('jump_if_not', f400, 70),
-                ('ask', f401, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                ('jump_if_not', f402, 69),
-                ('call', 'spend_momentum', f403, None),
-                ('exec', f404),
+                ('exec', f400),
+                ('jump_if_not', f401, 70),
+                ('ask', f402, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                ('jump_if_not', f403, 69),
+                ('call', 'spend_momentum', f404, None),
+                ('exec', f405),
                 ('jump', 69),
                 ('jump', 70),
-                ('jump_if_not', f405, 77),
-                ('ask', f406, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
-                ('jump_if_not', f407, 76),
-                ('call', 'spend_momentum', f408, None),
-                ('exec', f409),
+                ('jump_if_not', f406, 77),
+                ('ask', f407, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                ('jump_if_not', f408, 76),
+                ('call', 'spend_momentum', f409, None),
+                ('exec', f410),
                 ('jump', 76),
                 ('jump', 77),
-                ('jump_if_not', f410, 80),
+                ('jump_if_not', f411, 80),
                 ('jump', 59),
                 ('jump', 80),
                 ('jump', 81),
-                ('exec', f411),
                 ('exec', f412),
                 ('exec', f413),
                 ('exec', f414),
                 ('exec', f415),
                 ('exec', f416),
-                ('apply', f417, f418),
-                ('apply', f419, f420),
-                ('call', 'adjust_army_morale', f421, None),
+                ('exec', f417),
+                ('apply', f418, f419),
+                ('apply', f420, f421),
                 ('call', 'adjust_army_morale', f422, None),
-                ('call', 'previously_retreated_check', f423, None),
+                ('call', 'adjust_army_morale', f423, None),
                 ('call', 'previously_retreated_check', f424, None),
-                ('jump_if_not', f425, 101),
-                ('jump_if_not', f426, 97),
-                ('call', 'gain_momentum', f427, None),
+                ('call', 'previously_retreated_check', f425, None),
+                ('jump_if_not', f426, 101),
+                ('jump_if_not', f427, 97),
+                ('call', 'gain_momentum', f428, None),
                 ('jump', 100),
-                ('jump_if_not', f428, 100),
-                ('call', 'gain_momentum', f429, None),
+                ('jump_if_not', f429, 100),
+                ('call', 'gain_momentum', f430, None),
                 ('jump', 100),
                 ('jump', 101),
-                ('exec', f430),
-                ('call', 'advance_after_combat', f431, None),
-                ('exec', f432),
+                ('exec', f431),
+                ('call', 'advance_after_combat', f432, None),
+                ('exec', f433),
             ),
             steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 48, 'tactics': 50, 'resolve': 59, 'momentum': 60, 'previously_retreated': 81, 'apply': 83, 'retreated_check': 91, 'gain_momentum': 93, 'advance': 101, 'done': 103},
             types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'},
@@ -12943,40 +12962,40 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'rear_guard_zone', True, 18),
-                ('exec', f433),
-                ('jump_if_not', f434, 18),
-                ('exec', f435),
-                ('jump_if_not', f436, 8),
-                ('choose', 'into', f437, f438, 'hex', 'choose into', ''),
-                ('exec', f439),
-                ('jump', 8),
+                ('exec', f434),
+                ('jump_if_not', f435, 18),
+                ('exec', f436),
+                ('jump_if_not', f437, 8),
+                ('choose', 'into', f438, f439, 'hex', 'choose into', ''),
                 ('exec', f440),
-                ('jump_if_not', f441, 17),
-                ('choose', 'u', f442, f443, 'unit', 'choose the next u', ''),
-                ('exec', f444),
-                ('choose', 'to', f445, f446, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f447, 16),
-                ('exec', f448),
+                ('jump', 8),
+                ('exec', f441),
+                ('jump_if_not', f442, 17),
+                ('choose', 'u', f443, f444, 'unit', 'choose the next u', ''),
+                ('exec', f445),
+                ('choose', 'to', f446, f447, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f448, 16),
+                ('exec', f449),
                 ('jump', 16),
                 ('jump', 9),
                 ('jump', 18),
                 ('jump_unless_switch', 'rear_guard_zone', False, 38),
-                ('exec', f449),
-                ('jump_if_not', f450, 38),
-                ('jump_if_not', f451, 28),
-                ('exec', f452),
-                ('jump_if_not', f453, 27),
-                ('choose', 'into', f454, f455, 'hex', 'choose into', ''),
-                ('exec', f456),
+                ('exec', f450),
+                ('jump_if_not', f451, 38),
+                ('jump_if_not', f452, 28),
+                ('exec', f453),
+                ('jump_if_not', f454, 27),
+                ('choose', 'into', f455, f456, 'hex', 'choose into', ''),
+                ('exec', f457),
                 ('jump', 27),
                 ('jump', 28),
-                ('exec', f457),
-                ('jump_if_not', f458, 37),
-                ('choose', 'u', f459, f460, 'unit', 'choose the next u', ''),
-                ('exec', f461),
-                ('choose', 'to', f462, f463, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f464, 36),
-                ('exec', f465),
+                ('exec', f458),
+                ('jump_if_not', f459, 37),
+                ('choose', 'u', f460, f461, 'unit', 'choose the next u', ''),
+                ('exec', f462),
+                ('choose', 'to', f463, f464, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f465, 36),
+                ('exec', f466),
                 ('jump', 36),
                 ('jump', 29),
                 ('jump', 38),
@@ -12992,20 +13011,20 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f466, 8),
-                ('exec', f467),
-                ('jump_if_not', f468, 7),
-                ('choose', 'u', f469, f470, 'unit', 'choose the next u', ''),
-                ('exec', f471),
-                ('call', 'retreat_unit', f472, None),
+                ('jump_if_not', f467, 8),
+                ('exec', f468),
+                ('jump_if_not', f469, 7),
+                ('choose', 'u', f470, f471, 'unit', 'choose the next u', ''),
+                ('exec', f472),
+                ('call', 'retreat_unit', f473, None),
                 ('jump', 2),
                 ('jump', 8),
-                ('jump_if_not', f473, 16),
-                ('exec', f474),
-                ('jump_if_not', f475, 15),
-                ('choose', 'u', f476, f477, 'unit', 'choose the next u', ''),
-                ('exec', f478),
-                ('call', 'retreat_unit', f479, None),
+                ('jump_if_not', f474, 16),
+                ('exec', f475),
+                ('jump_if_not', f476, 15),
+                ('choose', 'u', f477, f478, 'unit', 'choose the next u', ''),
+                ('exec', f479),
+                ('call', 'retreat_unit', f480, None),
                 ('jump', 10),
                 ('jump', 16),
             ),
@@ -13020,9 +13039,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f480),
-                ('call', 'adjust_army_morale', f481, None),
-                ('exec', f482),
+                ('exec', f481),
+                ('call', 'adjust_army_morale', f482, None),
+                ('exec', f483),
             ),
             steps={'penalty': 0},
             types={},
@@ -13035,27 +13054,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f483),
-                ('jump_if_not', f484, 7),
-                ('exec', f485),
+                ('exec', f484),
+                ('jump_if_not', f485, 7),
                 ('exec', f486),
                 ('exec', f487),
                 ('exec', f488),
+                ('exec', f489),
                 ('jump', 1),
-                ('jump_if_not', f489, 10),
+                ('jump_if_not', f490, 10),
                 ('end_phase',),
                 ('jump', 10),
-                ('roll', 9, f490, None, 'picked', None),
-                ('exec', f491),
-                ('jump_if_not', f492, 16),
-                ('exec', f493),
+                ('roll', 9, f491, None, 'picked', None),
+                ('exec', f492),
+                ('jump_if_not', f493, 16),
                 ('exec', f494),
+                ('exec', f495),
                 ('jump', 12),
-                ('roll', 10, f495, None, 'impact', None),
-                ('exec', f496),
-                ('jump_if_not', f497, 22),
-                ('exec', f498),
+                ('roll', 10, f496, None, 'impact', None),
+                ('exec', f497),
+                ('jump_if_not', f498, 22),
                 ('exec', f499),
+                ('exec', f500),
                 ('jump', 18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -13069,7 +13088,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f500, None),
+                ('call', 'adjust_army_morale', f501, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13082,9 +13101,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f501, None),
-                ('jump_if_not', f502, 4),
-                ('call', 'check_or_retreat', f503, None),
+                ('call', 'retreat_unit', f502, None),
+                ('jump_if_not', f503, 4),
+                ('call', 'check_or_retreat', f504, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13098,9 +13117,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f504, None),
-                ('jump_if_not', f505, 4),
-                ('call', 'check_or_retreat', f506, None),
+                ('call', 'disrupt', f505, None),
+                ('jump_if_not', f506, 4),
+                ('call', 'check_or_retreat', f507, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13114,9 +13133,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f507),
-                ('jump_if_not', f508, 4),
-                ('call', 'check_or_retreat', f509, None),
+                ('exec', f508),
+                ('jump_if_not', f509, 4),
+                ('call', 'check_or_retreat', f510, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13130,15 +13149,15 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'second'),
             result='',
             code=(
-                ('exec', f510),
                 ('exec', f511),
                 ('exec', f512),
-                ('jump_if_not', f513, 7),
-                ('choose', 'second', f514, f515, 'unit', 'choose second', ''),
-                ('exec', f516),
+                ('exec', f513),
+                ('jump_if_not', f514, 7),
+                ('choose', 'second', f515, f516, 'unit', 'choose second', ''),
+                ('exec', f517),
                 ('jump', 7),
-                ('jump_if_not', f517, 10),
-                ('call', 'check_or_retreat', f518, None),
+                ('jump_if_not', f518, 10),
+                ('call', 'check_or_retreat', f519, None),
                 ('jump', 10),
             ),
             steps={'do': 0},
@@ -13152,8 +13171,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f519, None),
-                ('call', 'check_and_retreat_or_disrupt', f520, None),
+                ('call', 'capture_one', f520, None),
+                ('call', 'check_and_retreat_or_disrupt', f521, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13166,8 +13185,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f521, None),
-                ('call', 'check_and_retreat_or_disrupt', f522, None),
+                ('call', 'capture_one', f522, None),
+                ('call', 'check_and_retreat_or_disrupt', f523, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13180,18 +13199,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f523),
-                ('jump_if_not', f524, 6),
-                ('choose', 'u', f525, f526, 'unit', 'choose the next u', ''),
-                ('exec', f527),
+                ('exec', f524),
+                ('jump_if_not', f525, 6),
+                ('choose', 'u', f526, f527, 'unit', 'choose the next u', ''),
                 ('exec', f528),
-                ('jump', 1),
                 ('exec', f529),
+                ('jump', 1),
                 ('exec', f530),
-                ('jump_if_not', f531, 13),
-                ('exec', f532),
+                ('exec', f531),
+                ('jump_if_not', f532, 13),
                 ('exec', f533),
                 ('exec', f534),
+                ('exec', f535),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13205,10 +13224,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f535),
-                ('jump_if_not', f536, 5),
-                ('choose', 'casualty', f537, f538, 'unit', 'choose casualty', ''),
-                ('exec', f539),
+                ('exec', f536),
+                ('jump_if_not', f537, 5),
+                ('choose', 'casualty', f538, f539, 'unit', 'choose casualty', ''),
+                ('exec', f540),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -13222,7 +13241,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f540),
+                ('exec', f541),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -13235,7 +13254,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lose_momentum', f541, None),
+                ('call', 'lose_momentum', f542, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13248,7 +13267,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f542),
+                ('exec', f543),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13261,10 +13280,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f543),
-                ('jump_if_not', f544, 5),
-                ('exec', f545),
+                ('exec', f544),
+                ('jump_if_not', f545, 5),
                 ('exec', f546),
+                ('exec', f547),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -13278,7 +13297,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f547),
+                ('exec', f548),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13291,7 +13310,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f548),
+                ('exec', f549),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13304,7 +13323,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f549),
+                ('exec', f550),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13317,13 +13336,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f550),
-                ('jump_if_not', f551, 4),
-                ('exec', f552),
+                ('exec', f551),
+                ('jump_if_not', f552, 4),
+                ('exec', f553),
                 ('jump', 4),
-                ('jump_if_not', f553, 8),
-                ('exec', f554),
+                ('jump_if_not', f554, 8),
                 ('exec', f555),
+                ('exec', f556),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13337,7 +13356,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f556),
+                ('exec', f557),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13350,7 +13369,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'lee_penalty', f557, None),
+                ('call', 'lee_penalty', f558, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13363,7 +13382,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lee_penalty', f558, None),
+                ('call', 'lee_penalty', f559, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13376,12 +13395,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f559),
                 ('exec', f560),
                 ('exec', f561),
                 ('exec', f562),
-                ('call', 'adjust_army_morale', f563, None),
-                ('exec', f564),
+                ('exec', f563),
+                ('call', 'adjust_army_morale', f564, None),
+                ('exec', f565),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13394,8 +13413,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f565),
                 ('exec', f566),
+                ('exec', f567),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13408,8 +13427,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f567),
                 ('exec', f568),
+                ('exec', f569),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13422,8 +13441,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('exec', f569),
                 ('exec', f570),
+                ('exec', f571),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13436,7 +13455,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f571),
+                ('exec', f572),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13449,7 +13468,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f572),
+                ('exec', f573),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13462,8 +13481,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f573),
-                ('call', 'adjust_army_morale', f574, None),
+                ('exec', f574),
+                ('call', 'adjust_army_morale', f575, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13476,7 +13495,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f575),
+                ('exec', f576),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13489,7 +13508,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f576),
+                ('exec', f577),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13502,7 +13521,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f577),
+                ('exec', f578),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -13515,14 +13534,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f578, 3),
-                ('exec', f579),
+                ('jump_if_not', f579, 3),
+                ('exec', f580),
                 ('jump', 3),
-                ('jump_if_not', f580, 6),
-                ('exec', f581),
+                ('jump_if_not', f581, 6),
+                ('exec', f582),
                 ('jump', 6),
-                ('jump_if_not', f582, 9),
-                ('exec', f583),
+                ('jump_if_not', f583, 9),
+                ('exec', f584),
                 ('jump', 9),
             ),
             steps={'do': 0},
@@ -13536,7 +13555,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f584),
+                ('exec', f585),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13549,7 +13568,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f585),
+                ('exec', f586),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13557,81 +13576,82 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f627, False, 'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f628, False, 'trigger:momentum_lost_on_capture', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f628, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f629, False, 'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f629, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f630, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f630, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f631, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f631, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f632, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f632, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f633, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f634, False, 'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f635, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f636, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f637, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f638, False, 'trigger:steuben_leaves', ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f639, False, 'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f640, False, 'trigger:leader_captured_vp', ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f641, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f642, False, 'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f643, False, 'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f644, False, 'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f645, False, 'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f646, False, 'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f647, False, 'trigger:british_sp_captured', ''),
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f633, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f634, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f635, False, 'trigger:lee_falls_back', 'lee_must_advance'),
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f636, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f637, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f638, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f639, False, 'trigger:steuben_leaves', ''),
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f640, False, 'trigger:leader_eliminated_vp', ''),
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f641, False, 'trigger:leader_captured_vp', ''),
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f642, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f643, False, 'trigger:american_sp_eliminated', ''),
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f644, False, 'trigger:american_sp_captured', ''),
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f645, False, 'trigger:american_sp_shattered', ''),
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f646, False, 'trigger:objective_control', ''),
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f647, False, 'trigger:british_sp_eliminated', ''),
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f648, False, 'trigger:british_sp_captured', ''),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f648, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f649, None, '', f650),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f651, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f652, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f653, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f654, None, '', None),
-        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f655),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f656, None, '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f657, None, 'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f658, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f659, None, 'command_and_control', None),
-        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f660, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f661, None, 'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f662, None, 'hessian_grenadiers', None),
-        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f663, 11, 'combs_hill', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f649, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f650, None, '', f651),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f652, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f653, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f654, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f655, None, '', None),
+        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f656),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f657, None, '', None),
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f658, None, 'relieving_lee', None),
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f659, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f660, None, 'command_and_control', None),
+        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f661, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f662, None, 'hedgerow_holds', None),
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f663, None, 'hessian_grenadiers', None),
+        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f664, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f664, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f665, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f666, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f667, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f668, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f669, ('campaign',), 'end_of_game'),
-        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f670, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f671, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f672, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f673, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f674, ('lees_advance',), 'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f675, ('lees_advance',), 'end_of_game'),
-        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f676, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f677, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f678, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f679, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f680, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f681, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f682, ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f683, ('holding_action',), 'end_of_game'),
-        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f684, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f685, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f686, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f687, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f688, ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f689, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f665, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f666, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f667, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f668, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f669, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f670, ('campaign',), 'end_of_game'),
+        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f671, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f672, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f673, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f674, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f675, ('lees_advance',), 'end_of_game'),
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f676, ('lees_advance',), 'end_of_game'),
+        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f677, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f678, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f679, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f680, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f681, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f682, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f683, ('holding_action',), 'end_of_game'),
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f684, ('holding_action',), 'end_of_game'),
+        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f685, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f686, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f687, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f688, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f689, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f690, ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
         RuleSwitchSpec('momentum_chits', 'Momentum Chits', True, ('advanced',)),
+        RuleSwitchSpec('jaeger_rifles', 'German Jaeger Rifles', True, ('advanced',)),
         RuleSwitchSpec('diversion', 'Diversion', True, ('advanced',)),
         RuleSwitchSpec('tactics_restrictions', 'Tactics Chit Use Restrictions', True, ('advanced',)),
         RuleSwitchSpec('lee_must_advance', "Restrictions and penalties associated with Lee's movement", True, ()),
@@ -13715,7 +13735,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f690, f691), ('army_morale', f692, f693), ('momentum', f694, f695), ('momentum', f696, f697)),
+            values=(('army_morale', f691, f692), ('army_morale', f693, f694), ('momentum', f695, f696), ('momentum', f697, f698)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -13730,7 +13750,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f698, f699), ('army_morale', f700, f701), ('momentum', f702, f703), ('momentum', f704, f705)),
+            values=(('army_morale', f699, f700), ('army_morale', f701, f702), ('momentum', f703, f704), ('momentum', f705, f706)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -13771,7 +13791,7 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f706, f707), ('army_morale', f708, f709), ('momentum', f710, f711), ('momentum', f712, f713), ('momentum_pool', None, f714), ('lee_relieved', None, f715)),
+            values=(('army_morale', f707, f708), ('army_morale', f709, f710), ('momentum', f711, f712), ('momentum', f713, f714), ('momentum_pool', None, f715), ('lee_relieved', None, f716)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -13814,7 +13834,7 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f716, f717), ('army_morale', f718, f719), ('momentum', f720, f721), ('momentum', f722, f723), ('momentum_pool', None, f724), ('molly_placed', None, f725)),
+            values=(('army_morale', f717, f718), ('army_morale', f719, f720), ('momentum', f721, f722), ('momentum', f723, f724), ('momentum_pool', None, f725), ('molly_placed', None, f726)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -13850,7 +13870,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f726),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f727),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

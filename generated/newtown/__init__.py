@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '0c2b4c2722495a88345af3d87b143cd3572c8d52e53973d328bd6504fa1dad71'
+RULES_HASH = '005d9e588f1a32c285c771de7850962a7548cc90e43a5ab8f99dee8e1f5c75fb'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -41,6 +41,7 @@ UNIT_PROPS = {
     'close_combat_drm': (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0),
     'demi_leader': (True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
     'indirect_fire': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
+    'jaeger': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
     'leadership_drm': (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0),
     'light_infantry': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, True, True, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False),
     'militia': (False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, True, True, False, False, False, False, False, False, False, False, True, False, False, False, False, False, False, False, True, False, False, False, False, False, False, False, False, False, False, False, False),
@@ -60,17 +61,17 @@ UNIT_PROPS = {
 
 
 def d_parade(s, a_u):
-    # 'rulesets/series/components.mst:94': 'In Parade Order'
+    # 'rulesets/series/components.mst:99': 'In Parade Order'
     return (UNIT_COMBAT[a_u] and (s.vars['order'][a_u] == 'parade_order'))
 
 
 def d_rifle_unit(s, a_u):
-    # 'rulesets/series/components.mst:97': 'A rifle unit'
+    # 'rulesets/series/components.mst:102': 'A rifle unit'
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_examination_penalty(s):
-    # 'rulesets/series/components.mst:111': 'Army Morale for examining an enemy stack'
+    # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack'
     return (-1)
 
 
@@ -232,6 +233,16 @@ def d_rifle_targets(s, a_side):
 def d_adjacent_rifles(s, a_t, a_side):
     # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target'
     return tuple(e0 for e0 in d_ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
+
+
+def d_jaeger_second_roll(s, a_firers, a_target):
+    # 'rulesets/series/fire.mst:187': "The Jaegers' second roll"
+    return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s, e0)) != 0)) and (q.terrain(s, q.hex_of(s, e0)) != 2)) and d_fire_flank_open(s, e0, a_target)) for e0 in a_firers))
+
+
+def d_fire_flank_open(s, a_firer, a_target):
+    # 'rulesets/series/fire.mst:191': 'An open flank between firer and target'
+    return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0))) for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
 
 def d_may_attack(s, a_u):
@@ -1948,3110 +1959,3110 @@ def f285(s, b):
 
 
 def f286(s, b):
-    # 'rulesets/series/fire.mst:164'
-    return (b['modified'] >= b['needed'])
+    # 'rulesets/series/fire.mst:166'
+    return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
 def f287(s, b):
-    # 'rulesets/series/fire.mst:166'
-    e.set_at(s, 'rifle_result', b['target'], b['result'])
+    # 'rulesets/series/fire.mst:169'
+    return (b['modified'] >= b['needed'])
 
 
 def f288(s, b):
+    # 'rulesets/series/fire.mst:171'
+    e.set_at(s, 'rifle_result', b['target'], b['result'])
+
+
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f289(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f290(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f291(s, b):
+def f292(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f292(s, b):
+def f293(s, b):
     # 'rulesets/newtown/indian_rules.mst:376'
     return (b['side'] == 0)
 
 
-def f293(s, b):
+def f294(s, b):
     # 'rulesets/newtown/indian_rules.mst:377'
     return {}
 
 
-def f294(s, b):
+def f295(s, b):
     # 'rulesets/newtown/variations.mst:116'
     return (b['side'] == 1)
 
 
-def f295(s, b):
+def f296(s, b):
     # 'rulesets/newtown/variations.mst:117'
     b['_for_c'] = tuple(q.combats(s))
 
 
-def f296(s, b):
+def f297(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return bool(b['_for_c'])
 
 
-def f297(s, b):
+def f298(s, b):
     # 'rulesets/newtown/variations.mst:117'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f298(s, b):
+def f299(s, b):
     # 'rulesets/newtown/variations.mst:118'
     b['_for_h'] = tuple(q.defense_hexes(s, b['c']))
 
 
-def f299(s, b):
+def f300(s, b):
     # 'rulesets/newtown/variations.mst:118'
     return bool(b['_for_h'])
 
 
-def f300(s, b):
+def f301(s, b):
     # 'rulesets/newtown/variations.mst:118'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f301(s, b):
+def f302(s, b):
     # 'rulesets/newtown/variations.mst:119'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f302(s, b):
+def f303(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f303(s, b):
+def f304(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f304(s, b):
+def f305(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f305(s, b):
+def f306(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f306(s, b):
+def f307(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f307(s, b):
+def f308(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f308(s, b):
+def f309(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f309(s, b):
+def f310(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f310(s, b):
+def f311(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f311(s, b):
+def f312(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f312(s, b):
+def f313(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f313(s, b):
+def f314(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f314(s, b):
+def f315(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f315(s, b):
+def f316(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f316(s, b):
+def f317(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f317(s, b):
+def f318(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f318(s, b):
+def f319(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f319(s, b):
+def f320(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f320(s, b):
+def f321(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f321(s, b):
+def f322(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f322(s, b):
+def f323(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f323(s, b):
+def f324(s, b):
     # 'rulesets/series/close_combat.mst:163'
     b['attacker_lead'] = -1
 
 
-def f324(s, b):
+def f325(s, b):
     # 'rulesets/series/close_combat.mst:164'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f325(s, b):
+def f326(s, b):
     # 'rulesets/series/close_combat.mst:165'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f326(s, b):
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:166'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f327(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:167'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f328(s, b):
+def f329(s, b):
     # 'rulesets/series/close_combat.mst:168'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f329(s, b):
+def f330(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f330(s, b):
+def f331(s, b):
     # 'rulesets/series/close_combat.mst:170'
     return bool(b['_for_u'])
 
 
-def f331(s, b):
+def f332(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f332(s, b):
+def f333(s, b):
     # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f333(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:176'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f334(s, b):
-    # 'rulesets/series/close_combat.mst:177'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
 def f335(s, b):
     # 'rulesets/series/close_combat.mst:177'
-    return bool(b['_for_u'])
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f336(s, b):
     # 'rulesets/series/close_combat.mst:177'
+    return bool(b['_for_u'])
+
+
+def f337(s, b):
+    # 'rulesets/series/close_combat.mst:177'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f337(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:178'
     e.capture(s, b['u'])
 
 
-def f338(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:182'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f339(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:183'
     return q.diverted(s, b['combat'])
 
 
-def f340(s, b):
+def f341(s, b):
     # 'rulesets/series/close_combat.mst:184'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f341(s, b):
+def f342(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f342(s, b):
+def f343(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     b['odds'] = q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f343(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f344(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['defender']
 
 
-def f345(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['_ask8']
 
 
-def f346(s, b):
-    # 'rulesets/series/close_combat.mst:191'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
 def f347(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return bool(b['_for_u'])
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f348(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f349(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return b['defender']
+    return b['_for_u']
 
 
 def f350(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['defender']
 
 
 def f351(s, b):
+    # 'rulesets/series/close_combat.mst:191'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f352(s, b):
     # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f352(s, b):
+def f353(s, b):
     # 'rulesets/series/close_combat.mst:193'
     return s.vars['pinned'][b['u']]
 
 
-def f353(s, b):
+def f354(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f354(s, b):
+def f355(s, b):
     # 'rulesets/series/close_combat.mst:196'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f355(s, b):
+def f356(s, b):
     # 'rulesets/series/close_combat.mst:202'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f356(s, b):
+def f357(s, b):
     # 'rulesets/series/close_combat.mst:203'
     e.capture(s, b['u'])
 
 
-def f357(s, b):
+def f358(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f358(s, b):
+def f359(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return b['attacker']
 
 
-def f359(s, b):
+def f360(s, b):
     # 'rulesets/series/close_combat.mst:212'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f360(s, b):
+def f361(s, b):
     # 'rulesets/series/close_combat.mst:212'
     return b['defender']
 
 
-def f361(s, b):
+def f362(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f362(s, b):
+def f363(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['defender']
 
 
-def f363(s, b):
+def f364(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask9']
 
 
-def f364(s, b):
+def f365(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f365(s, b):
-    # 'rulesets/newtown/indian_rules.mst:452'
-    return bool(b['_for_u'])
-
-
 def f366(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f367(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    return b['defender']
+    return b['_for_u']
 
 
 def f368(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['defender']
 
 
 def f369(s, b):
+    # 'rulesets/newtown/indian_rules.mst:452'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f370(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f370(s, b):
+def f371(s, b):
     # 'rulesets/newtown/indian_rules.mst:454'
     return s.vars['pinned'][b['u']]
 
 
-def f371(s, b):
+def f372(s, b):
     # 'rulesets/newtown/indian_rules.mst:455'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f372(s, b):
+def f373(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f373(s, b):
+def f374(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead']))))
 
 
-def f374(s, b):
+def f375(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return bool(b['_for_u'])
 
 
-def f375(s, b):
+def f376(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f376(s, b):
+def f377(s, b):
     # 'rulesets/newtown/indian_rules.mst:70'
     return {'unit': b['u']}
 
 
-def f377(s, b):
+def f378(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead'] if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f378(s, b):
+def f379(s, b):
     # 'rulesets/series/close_combat.mst:218'
     return d_tactics_chits(s)
 
 
-def f379(s, b):
+def f380(s, b):
     # 'rulesets/series/close_combat.mst:218'
     return b['attacker']
 
 
-def f380(s, b):
+def f381(s, b):
     # 'rulesets/series/close_combat.mst:219'
     return d_tactics_chits(s)
 
 
-def f381(s, b):
+def f382(s, b):
     # 'rulesets/series/close_combat.mst:219'
     return b['defender']
 
 
-def f382(s, b):
+def f383(s, b):
     # 'rulesets/series/close_combat.mst:221'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f383(s, b):
+def f384(s, b):
     # 'rulesets/series/close_combat.mst:222'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f384(s, b):
+def f385(s, b):
     # 'rulesets/series/close_combat.mst:223'
     return (b['matrix'][1] == 10)
 
 
-def f385(s, b):
+def f386(s, b):
     # 'rulesets/series/close_combat.mst:224'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f386(s, b):
+def f387(s, b):
     # 'rulesets/newtown/cards.mst:328'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f387(s, b):
+def f388(s, b):
     # 'rulesets/newtown/cards.mst:329'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f388(s, b):
+def f389(s, b):
     # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
 
 
-def f389(s, b):
+def f390(s, b):
     # 'rulesets/newtown/cards.mst:333'
     return (s.vars['card_shift'] != 0)
 
 
-def f390(s, b):
+def f391(s, b):
     # 'rulesets/newtown/cards.mst:334'
     b['odds'] = q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f391(s, b):
+def f392(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return b['odds']
 
 
-def f392(s, b):
+def f393(s, b):
     # 'rulesets/series/close_combat.mst:233'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f393(s, b):
+def f394(s, b):
     # 'rulesets/series/close_combat.mst:234'
     b['first'] = (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f394(s, b):
+def f395(s, b):
     # 'rulesets/series/close_combat.mst:235'
     b['rerolled'] = False
 
 
-def f395(s, b):
+def f396(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f396(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return b['first']
 
 
-def f397(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return b['_ask10']
 
 
-def f398(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:238'
     return {'side': b['first']}
 
 
-def f399(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:239'
     b['rerolled'] = True
 
 
-def f400(s, b):
+def f401(s, b):
     # 'rulesets/series/close_combat.mst:242'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f401(s, b):
+def f402(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return q.enemy(s, b['first'])
 
 
-def f402(s, b):
+def f403(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return b['_ask11']
 
 
-def f403(s, b):
+def f404(s, b):
     # 'rulesets/series/close_combat.mst:244'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f404(s, b):
+def f405(s, b):
     # 'rulesets/series/close_combat.mst:245'
     b['rerolled'] = True
 
 
-def f405(s, b):
+def f406(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return b['rerolled']
 
 
-def f406(s, b):
+def f407(s, b):
     # 'rulesets/series/close_combat.mst:256'
     b['retreated_defenders'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f407(s, b):
+def f408(s, b):
     # 'rulesets/series/close_combat.mst:257'
     b['retreated_attackers'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f408(s, b):
+def f409(s, b):
     # 'rulesets/newtown/cards.mst:351'
     b['_for_player'] = tuple((b['attacker'], b['defender'],))
 
 
-def f409(s, b):
+def f410(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return bool(b['_for_player'])
 
 
-def f410(s, b):
+def f411(s, b):
     # 'rulesets/newtown/cards.mst:351'
     b['player'] = b['_for_player'][0]
     b['_for_player'] = b['_for_player'][1:]
 
 
-def f411(s, b):
+def f412(s, b):
     # 'rulesets/newtown/cards.mst:352'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f412(s, b):
+def f413(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['player']
 
 
-def f413(s, b):
+def f414(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['_ask12']
 
 
-def f414(s, b):
+def f415(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f415(s, b):
+def f416(s, b):
     # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f416(s, b):
+def f417(s, b):
     # 'rulesets/newtown/cards.mst:361'
     b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
 
 
-def f417(s, b):
+def f418(s, b):
     # 'rulesets/newtown/cards.mst:362'
     b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f418(s, b):
+def f419(s, b):
     # 'rulesets/newtown/cards.mst:363'
     b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f419(s, b):
+def f420(s, b):
     # 'rulesets/newtown/cards.mst:364'
     b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f420(s, b):
+def f421(s, b):
     # 'rulesets/newtown/cards.mst:365'
     return (s.vars['result_ignored'] != b['defender'])
 
 
-def f421(s, b):
+def f422(s, b):
     # 'rulesets/newtown/cards.mst:366'
     return b['result'][1]
 
 
-def f422(s, b):
+def f423(s, b):
     # 'rulesets/newtown/cards.mst:366'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f423(s, b):
+def f424(s, b):
     # 'rulesets/newtown/cards.mst:369'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f424(s, b):
+def f425(s, b):
     # 'rulesets/newtown/cards.mst:371'
     return (s.vars['result_ignored'] != b['attacker'])
 
 
-def f425(s, b):
+def f426(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return b['result'][0]
 
 
-def f426(s, b):
+def f427(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f427(s, b):
+def f428(s, b):
     # 'rulesets/newtown/cards.mst:374'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f428(s, b):
+def f429(s, b):
     # 'rulesets/series/close_combat.mst:273'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f429(s, b):
+def f430(s, b):
     # 'rulesets/series/close_combat.mst:275'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f430(s, b):
+def f431(s, b):
     # 'rulesets/series/close_combat.mst:279'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f431(s, b):
+def f432(s, b):
     # 'rulesets/series/close_combat.mst:280'
     return (b['modified_roll'] <= (-1))
 
 
-def f432(s, b):
+def f433(s, b):
     # 'rulesets/series/close_combat.mst:281'
     return {'side': b['defender']}
 
 
-def f433(s, b):
+def f434(s, b):
     # 'rulesets/series/close_combat.mst:283'
     return (b['modified_roll'] >= 10)
 
 
-def f434(s, b):
+def f435(s, b):
     # 'rulesets/series/close_combat.mst:284'
     return {'side': b['attacker']}
 
 
-def f435(s, b):
+def f436(s, b):
     # 'rulesets/series/close_combat.mst:294'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f436(s, b):
+def f437(s, b):
     # 'rulesets/series/close_combat.mst:295'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f437(s, b):
+def f438(s, b):
     # 'rulesets/series/close_combat.mst:297'
     e.resolve_combat(s, b['combat'])
 
 
-def f438(s, b):
+def f439(s, b):
     # 'rulesets/newtown/variations.mst:197'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
-def f439(s, b):
+def f440(s, b):
     # 'rulesets/newtown/variations.mst:198'
     return 0
 
 
-def f440(s, b):
+def f441(s, b):
     # 'rulesets/newtown/variations.mst:198'
     return b['_ask13']
 
 
-def f441(s, b):
+def f442(s, b):
     # 'rulesets/series/close_combat.mst:302'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f442(s, b):
+def f443(s, b):
     # 'rulesets/series/close_combat.mst:303'
     return (len(b['vacated']) > 0)
 
 
-def f443(s, b):
+def f444(s, b):
     # 'rulesets/series/close_combat.mst:305'
     return (b['lead'] != -1)
 
 
-def f444(s, b):
+def f445(s, b):
     # 'rulesets/series/close_combat.mst:306'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f445(s, b):
+def f446(s, b):
     # 'rulesets/series/close_combat.mst:307'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f446(s, b):
+def f447(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return b['reachable']
 
 
-def f447(s, b):
+def f448(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return q.attacking_side(s, b['combat'])
 
 
-def f448(s, b):
+def f449(s, b):
     # 'rulesets/series/close_combat.mst:309'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f449(s, b):
+def f450(s, b):
     # 'rulesets/series/close_combat.mst:313'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
-def f450(s, b):
-    # 'rulesets/series/close_combat.mst:313'
-    return bool(b['_for_u'])
-
-
 def f451(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f452(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    return q.attacking_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f453(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.attacking_side(s, b['combat'])
 
 
 def f454(s, b):
-    # 'rulesets/series/close_combat.mst:314'
-    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+    # 'rulesets/series/close_combat.mst:313'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f455(s, b):
     # 'rulesets/series/close_combat.mst:314'
-    return q.attacking_side(s, b['combat'])
+    return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f456(s, b):
+    # 'rulesets/series/close_combat.mst:314'
+    return q.attacking_side(s, b['combat'])
+
+
+def f457(s, b):
     # 'rulesets/series/close_combat.mst:315'
     return (b['to'] != -1)
 
 
-def f457(s, b):
+def f458(s, b):
     # 'rulesets/series/close_combat.mst:316'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f458(s, b):
+def f459(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat'])) or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f459(s, b):
+def f460(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f460(s, b):
+def f461(s, b):
     # 'rulesets/series/close_combat.mst:326'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f461(s, b):
+def f462(s, b):
     # 'rulesets/series/close_combat.mst:327'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f462(s, b):
-    # 'rulesets/series/close_combat.mst:327'
-    return bool(b['_for_u'])
-
-
 def f463(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f464(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    return q.defending_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f465(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.defending_side(s, b['combat'])
 
 
 def f466(s, b):
+    # 'rulesets/series/close_combat.mst:327'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f467(s, b):
     # 'rulesets/series/close_combat.mst:328'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f467(s, b):
+def f468(s, b):
     # 'rulesets/series/close_combat.mst:331'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f468(s, b):
+def f469(s, b):
     # 'rulesets/series/close_combat.mst:332'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f469(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return bool(b['_for_u'])
-
-
 def f470(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f471(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    return q.attacking_side(s, b['combat'])
+    return b['_for_u']
 
 
 def f472(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return q.attacking_side(s, b['combat'])
 
 
 def f473(s, b):
+    # 'rulesets/series/close_combat.mst:332'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f474(s, b):
     # 'rulesets/series/close_combat.mst:333'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f474(s, b):
+def f475(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f475(s, b):
+def f476(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f476(s, b):
+def f477(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f477(s, b):
+def f478(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f478(s, b):
+def f479(s, b):
     # 'rulesets/newtown/prepare.mst:64'
     return {}
 
 
-def f479(s, b):
+def f480(s, b):
     # 'rulesets/newtown/prepare.mst:66'
     return {}
 
 
-def f480(s, b):
+def f481(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['_for_u'] = tuple(tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0)))
 
 
-def f481(s, b):
+def f482(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return bool(b['_for_u'])
 
 
-def f482(s, b):
+def f483(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f483(s, b):
+def f484(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f484(s, b):
+def f485(s, b):
     # 'rulesets/newtown/prepare.mst:40'
     return {'side': 1}
 
 
-def f485(s, b):
+def f486(s, b):
     # 'rulesets/newtown/prepare.mst:41'
     return {'side': 0}
 
 
-def f486(s, b):
+def f487(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f487(s, b):
+def f488(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f488(s, b):
+def f489(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f489(s, b):
+def f490(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f490(s, b):
+def f491(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f491(s, b):
+def f492(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f492(s, b):
+def f493(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f493(s, b):
+def f494(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f494(s, b):
+def f495(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f495(s, b):
+def f496(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f496(s, b):
+def f497(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f497(s, b):
+def f498(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f498(s, b):
+def f499(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f499(s, b):
+def f500(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f500(s, b):
+def f501(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f501(s, b):
+def f502(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f502(s, b):
+def f503(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f503(s, b):
+def f504(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f504(s, b):
+def f505(s, b):
     # 'rulesets/newtown/prepare.mst:119'
     return {}
 
 
-def f505(s, b):
+def f506(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f506(s, b):
+def f507(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f507(s, b):
+def f508(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f508(s, b):
+def f509(s, b):
     # 'rulesets/newtown/prepare.mst:124'
     return (b['outcome'] == 'onondaga')
 
 
-def f509(s, b):
+def f510(s, b):
     # 'rulesets/newtown/prepare.mst:125'
     return {}
 
 
-def f510(s, b):
+def f511(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f511(s, b):
+def f512(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return 0
 
 
-def f512(s, b):
+def f513(s, b):
     # 'rulesets/newtown/prepare.mst:134'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f513(s, b):
+def f514(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return (435, 436, 461, 462)
 
 
-def f514(s, b):
+def f515(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return 0
 
 
-def f515(s, b):
+def f516(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     e.advance_to(s, 13, b['h'])
 
 
-def f516(s, b):
+def f517(s, b):
     # 'rulesets/newtown/prepare.mst:144'
     return {'token': 'onondaga'}
 
 
-def f517(s, b):
+def f518(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878))) for e0 in q.units_of(s, 0))))
 
 
-def f518(s, b):
+def f519(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f519(s, b):
+def f520(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f520(s, b):
+def f521(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return 1
 
 
-def f521(s, b):
+def f522(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return b['_ask14']
 
 
-def f522(s, b):
+def f523(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f523(s, b):
+def f524(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return 1
 
 
-def f524(s, b):
+def f525(s, b):
     # 'rulesets/newtown/variations.mst:95'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f525(s, b):
+def f526(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f526(s, b):
+def f527(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f527(s, b):
+def f528(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f528(s, b):
+def f529(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f529(s, b):
+def f530(s, b):
     # 'rulesets/newtown/sequence.mst:85'
     return {'side': b['side']}
 
 
-def f530(s, b):
+def f531(s, b):
     # 'rulesets/newtown/sequence.mst:86'
     return {'side': b['side']}
 
 
-def f531(s, b):
+def f532(s, b):
     # 'rulesets/newtown/sequence.mst:88'
     return {'side': b['side']}
 
 
-def f532(s, b):
+def f533(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f533(s, b):
+def f534(s, b):
     # 'rulesets/newtown/sequence.mst:95'
     return {'side': b['side']}
 
 
-def f534(s, b):
+def f535(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
 
 
-def f535(s, b):
+def f536(s, b):
     # 'rulesets/newtown/special_units.mst:122'
     return d_stack_ok(s, b['units'])
 
 
-def f536(s, b):
+def f537(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f537(s, b):
+def f538(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f538(s, b):
+def f539(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f539(s, b):
+def f540(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f540(s, b):
+def f541(s, b):
     # 'rulesets/newtown/sequence.mst:96'
     return {'side': b['side']}
 
 
-def f541(s, b):
+def f542(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f542(s, b):
+def f543(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f543(s, b):
+def f544(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f544(s, b):
+def f545(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     b['again'] = q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f545(s, b):
+def f546(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f546(s, b):
+def f547(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f547(s, b):
+def f548(s, b):
     # 'rulesets/newtown/sequence.mst:110'
     return {}
 
 
-def f548(s, b):
+def f549(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f549(s, b):
+def f550(s, b):
     # 'rulesets/newtown/sequence.mst:114'
     return {}
 
 
-def f550(s, b):
+def f551(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f551(s, b):
+def f552(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f552(s, b):
+def f553(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn'])))
 
 
-def f553(s, b):
+def f554(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return bool(b['_for_u'])
 
 
-def f554(s, b):
+def f555(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f555(s, b):
+def f556(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f556(s, b):
+def f557(s, b):
     # 'rulesets/newtown/sequence.mst:122'
     return {'side': b['side']}
 
 
-def f557(s, b):
+def f558(s, b):
     # 'rulesets/newtown/sequence.mst:125'
     return {}
 
 
-def f558(s, b):
+def f559(s, b):
     # 'rulesets/newtown/sequence.mst:140'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f559(s, b):
+def f560(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0]))
 
 
-def f560(s, b):
+def f561(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return bool(b['_for_u'])
 
 
-def f561(s, b):
+def f562(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f562(s, b):
+def f563(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f563(s, b):
+def f564(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f564(s, b):
+def f565(s, b):
     # 'rulesets/newtown/sequence.mst:151'
     return {'side': b['side']}
 
 
-def f565(s, b):
+def f566(s, b):
     # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f566(s, b):
+def f567(s, b):
     # 'rulesets/newtown/sequence.mst:153'
     return {}
 
 
-def f567(s, b):
+def f568(s, b):
     # 'rulesets/newtown/sequence.mst:159'
     return d_stack_ok(s, b['units'])
 
 
-def f568(s, b):
+def f569(s, b):
     # 'rulesets/newtown/sequence.mst:160'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f569(s, b):
+def f570(s, b):
     # 'rulesets/newtown/sequence.mst:161'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f570(s, b):
+def f571(s, b):
     # 'rulesets/newtown/sequence.mst:158'
     return {'side': b['side']}
 
 
-def f571(s, b):
+def f572(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f572(s, b):
-    # 'rulesets/newtown/sequence.mst:167'
-    return bool(b['_for_u'])
-
-
 def f573(s, b):
     # 'rulesets/newtown/sequence.mst:167'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f574(s, b):
     # 'rulesets/newtown/sequence.mst:167'
-    return b['side']
+    return b['_for_u']
 
 
 def f575(s, b):
     # 'rulesets/newtown/sequence.mst:167'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['side']
 
 
 def f576(s, b):
+    # 'rulesets/newtown/sequence.mst:167'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f577(s, b):
     # 'rulesets/newtown/sequence.mst:168'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f577(s, b):
+def f578(s, b):
     # 'rulesets/newtown/sequence.mst:169'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f578(s, b):
+def f579(s, b):
     # 'rulesets/newtown/sequence.mst:170'
     return (len(b['away']) > 0)
 
 
-def f579(s, b):
+def f580(s, b):
     # 'rulesets/newtown/sequence.mst:171'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f580(s, b):
+def f581(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f581(s, b):
+def f582(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return b['side']
 
 
-def f582(s, b):
+def f583(s, b):
     # 'rulesets/newtown/sequence.mst:173'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f583(s, b):
+def f584(s, b):
     # 'rulesets/newtown/sequence.mst:175'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f584(s, b):
+def f585(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f585(s, b):
+def f586(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     return bool(b['_for_u'])
 
 
-def f586(s, b):
+def f587(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f587(s, b):
+def f588(s, b):
     # 'rulesets/newtown/sequence.mst:183'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f588(s, b):
+def f589(s, b):
     # 'rulesets/newtown/sequence.mst:184'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f589(s, b):
+def f590(s, b):
     # 'rulesets/newtown/sequence.mst:185'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f590(s, b):
+def f591(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f591(s, b):
+def f592(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     return bool(b['_for_v'])
 
 
-def f592(s, b):
+def f593(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f593(s, b):
+def f594(s, b):
     # 'rulesets/newtown/sequence.mst:187'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f594(s, b):
+def f595(s, b):
     # 'rulesets/newtown/sequence.mst:189'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f595(s, b):
+def f596(s, b):
     # 'rulesets/newtown/sequence.mst:198'
     return {}
 
 
-def f596(s, b):
+def f597(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f597(s, b):
+def f598(s, b):
     # 'rulesets/newtown/sequence.mst:201'
     return {}
 
 
-def f598(s, b):
+def f599(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['_for_m'] = tuple(q.bag_contents(s, 'drawn_markers'))
 
 
-def f599(s, b):
+def f600(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return bool(b['_for_m'])
 
 
-def f600(s, b):
+def f601(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['m'] = b['_for_m'][0]
     b['_for_m'] = b['_for_m'][1:]
 
 
-def f601(s, b):
+def f602(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f602(s, b):
+def f603(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f603(s, b):
+def f604(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     b['eligible'] = tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and d_may_receive_honor(s, e0)))
 
 
-def f604(s, b):
+def f605(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f605(s, b):
+def f606(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f606(s, b):
+def f607(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return 0
 
 
-def f607(s, b):
+def f608(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f608(s, b):
+def f609(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f609(s, b):
+def f610(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f610(s, b):
+def f611(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f611(s, b):
+def f612(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f612(s, b):
+def f613(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f613(s, b):
+def f614(s, b):
     # 'rulesets/newtown/indian_rules.mst:60'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f614(s, b):
+def f615(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f615(s, b):
+def f616(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f616(s, b):
+def f617(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f617(s, b):
+def f618(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f618(s, b):
+def f619(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f619(s, b):
+def f620(s, b):
     # 'rulesets/newtown/indian_rules.mst:171'
     return {'token': 'check_indian_resolve'}
 
 
-def f620(s, b):
+def f621(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0)))
 
 
-def f621(s, b):
+def f622(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return bool(b['_for_u'])
 
 
-def f622(s, b):
+def f623(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return b['_for_u']
 
 
-def f623(s, b):
+def f624(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return 0
 
 
-def f624(s, b):
+def f625(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f625(s, b):
+def f626(s, b):
     # 'rulesets/newtown/indian_rules.mst:185'
     return {'unit': b['u']}
 
 
-def f626(s, b):
+def f627(s, b):
     # 'rulesets/newtown/indian_rules.mst:186'
     return (not b['passed'])
 
 
-def f627(s, b):
+def f628(s, b):
     # 'rulesets/newtown/indian_rules.mst:187'
     return {'unit': b['u']}
 
 
-def f628(s, b):
+def f629(s, b):
     # 'rulesets/newtown/indian_rules.mst:196'
     b['passed'] = (b['total'] >= 5)
 
 
-def f629(s, b):
+def f630(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f630(s, b):
+def f631(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f631(s, b):
+def f632(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f632(s, b):
+def f633(s, b):
     # 'rulesets/newtown/indian_rules.mst:206'
     return {'unit': b['unit']}
 
 
-def f633(s, b):
+def f634(s, b):
     # 'rulesets/newtown/indian_rules.mst:214'
     return d_stack_ok(s, b['units'])
 
 
-def f634(s, b):
+def f635(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f635(s, b):
+def f636(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312, 338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f636(s, b):
+def f637(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f637(s, b):
+def f638(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return 0
 
 
-def f638(s, b):
+def f639(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask15']
 
 
-def f639(s, b):
+def f640(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f640(s, b):
+def f641(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return 0
 
 
-def f641(s, b):
+def f642(s, b):
     # 'rulesets/newtown/indian_rules.mst:387'
     return {'combat': b['combat']}
 
 
-def f642(s, b):
+def f643(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['_for_c'] = tuple(tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0))))
 
 
-def f643(s, b):
+def f644(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return bool(b['_for_c'])
 
 
-def f644(s, b):
+def f645(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f645(s, b):
+def f646(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f646(s, b):
+def f647(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     b['stacks'] = q.defense_hexes(s, b['combat'])
 
 
-def f647(s, b):
+def f648(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0)))
 
 
-def f648(s, b):
-    # 'rulesets/newtown/indian_rules.mst:401'
-    return bool(b['_for_u'])
-
-
 def f649(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f650(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
-    return 0
+    return b['_for_u']
 
 
 def f651(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return 0
 
 
 def f652(s, b):
+    # 'rulesets/newtown/indian_rules.mst:401'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f653(s, b):
     # 'rulesets/newtown/indian_rules.mst:402'
     return {'unit': b['u']}
 
 
-def f653(s, b):
+def f654(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s, e0), b['stacks']))))
 
 
-def f654(s, b):
-    # 'rulesets/newtown/indian_rules.mst:407'
-    return bool(b['_for_u'])
-
-
 def f655(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f656(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
-    return 0
+    return b['_for_u']
 
 
 def f657(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return 0
 
 
 def f658(s, b):
+    # 'rulesets/newtown/indian_rules.mst:407'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f659(s, b):
     # 'rulesets/newtown/indian_rules.mst:408'
     return {'unit': b['u']}
 
 
-def f659(s, b):
+def f660(s, b):
     # 'rulesets/newtown/indian_rules.mst:414'
     b['vacated'] = q.hex_of(s, b['unit'])
 
 
-def f660(s, b):
+def f661(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f661(s, b):
+def f662(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f662(s, b):
+def f663(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f663(s, b):
+def f664(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f664(s, b):
+def f665(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f665(s, b):
+def f666(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return 1
 
 
-def f666(s, b):
+def f667(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f667(s, b):
+def f668(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f668(s, b):
+def f669(s, b):
     # 'rulesets/newtown/indian_rules.mst:498'
     return d_stack_ok(s, b['units'])
 
 
-def f669(s, b):
+def f670(s, b):
     # 'rulesets/newtown/indian_rules.mst:499'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f670(s, b):
+def f671(s, b):
     # 'rulesets/newtown/indian_rules.mst:500'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f671(s, b):
+def f672(s, b):
     # 'rulesets/newtown/indian_rules.mst:505'
     return True
 
 
-def f672(s, b):
+def f673(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0), 'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f673(s, b):
+def f674(s, b):
     # 'rulesets/newtown/indian_rules.mst:516'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f674(s, b):
+def f675(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f675(s, b):
+def f676(s, b):
     # 'rulesets/newtown/indian_rules.mst:518'
     return (not b['passed'])
 
 
-def f676(s, b):
+def f677(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f677(s, b):
+def f678(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f678(s, b):
+def f679(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f679(s, b):
+def f680(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     b['parents'] = tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f680(s, b):
+def f681(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f681(s, b):
+def f682(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f682(s, b):
+def f683(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f683(s, b):
+def f684(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f684(s, b):
+def f685(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return 0
 
 
-def f685(s, b):
+def f686(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f686(s, b):
+def f687(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f687(s, b):
+def f688(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f688(s, b):
+def f689(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f689(s, b):
+def f690(s, b):
     # 'rulesets/newtown/special_units.mst:160'
     return (s.unit_status[17] == 0)
 
 
-def f690(s, b):
+def f691(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     b['h'] = q.hex_of(s, 17)
 
 
-def f691(s, b):
+def f692(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f692(s, b):
+def f693(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f693(s, b):
+def f694(s, b):
     # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f694(s, b):
+def f695(s, b):
     # 'rulesets/newtown/cards.mst:210'
     return (b['side'] == 1)
 
 
-def f695(s, b):
+def f696(s, b):
     # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f696(s, b):
+def f697(s, b):
     # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f697(s, b):
+def f698(s, b):
     # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f698(s, b):
+def f699(s, b):
     # 'rulesets/newtown/cards.mst:250'
     return (b['side'] == 1)
 
 
-def f699(s, b):
+def f700(s, b):
     # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f700(s, b):
+def f701(s, b):
     # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f701(s, b):
+def f702(s, b):
     # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f702(s, b):
+def f703(s, b):
     # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f703(s, b):
+def f704(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['side']
 
 
-def f704(s, b):
+def f705(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['_ask16']
 
 
-def f705(s, b):
+def f706(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f706(s, b):
+def f707(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return b['side']
 
 
-def f707(s, b):
+def f708(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f708(s, b):
+def f709(s, b):
     # 'rulesets/newtown/cards.mst:271'
     return {'side': b['side']}
 
 
-def f709(s, b):
+def f710(s, b):
     # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f710(s, b):
+def f711(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['side']
 
 
-def f711(s, b):
+def f712(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['_ask17']
 
 
-def f712(s, b):
+def f713(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f713(s, b):
+def f714(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return b['side']
 
 
-def f714(s, b):
+def f715(s, b):
     # 'rulesets/newtown/cards.mst:310'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f715(s, b):
+def f716(s, b):
     # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f716(s, b):
+def f717(s, b):
     # 'rulesets/newtown/cards.mst:312'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and UNIT_COMBAT[e0])))
 
 
-def f717(s, b):
-    # 'rulesets/newtown/cards.mst:312'
-    return bool(b['_for_u'])
-
-
 def f718(s, b):
     # 'rulesets/newtown/cards.mst:312'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f719(s, b):
     # 'rulesets/newtown/cards.mst:312'
-    return 0
+    return b['_for_u']
 
 
 def f720(s, b):
     # 'rulesets/newtown/cards.mst:312'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return 0
 
 
 def f721(s, b):
+    # 'rulesets/newtown/cards.mst:312'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f722(s, b):
     # 'rulesets/newtown/cards.mst:313'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f722(s, b):
+def f723(s, b):
     # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f723(s, b):
+def f724(s, b):
     # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f724(s, b):
+def f725(s, b):
     # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 
-def f725(s, b):
+def f726(s, b):
     # 'rulesets/newtown/cards.mst:319'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f726(s, b):
+def f727(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f727(s, b):
+def f728(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f728(s, b):
+def f729(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f729(s, b):
+def f730(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f730(s, b):
+def f731(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f731(s, b):
+def f732(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f732(s, b):
+def f733(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f733(s, b):
+def f734(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f734(s, b):
+def f735(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f735(s, b):
+def f736(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f736(s, b):
+def f737(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f737(s, b):
+def f738(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f738(s, b):
+def f739(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     b['others_first'] = (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f739(s, b):
+def f740(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f740(s, b):
+def f741(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f741(s, b):
+def f742(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f742(s, b):
+def f743(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['side']
 
 
-def f743(s, b):
+def f744(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f744(s, b):
+def f745(s, b):
     # 'rulesets/newtown/special_units.mst:151'
     return (not b['fire'])
 
 
-def f745(s, b):
+def f746(s, b):
     # 'rulesets/newtown/special_units.mst:152'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f746(s, b):
+def f747(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f747(s, b):
+def f748(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f748(s, b):
+def f749(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f749(s, b):
+def f750(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f750(s, b):
+def f751(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f751(s, b):
-    # 'rulesets/series/results.mst:109'
-    return bool(b['_for_u'])
-
-
 def f752(s, b):
     # 'rulesets/series/results.mst:109'
-    return b['_for_u']
+    return bool(b['_for_u'])
 
 
 def f753(s, b):
     # 'rulesets/series/results.mst:109'
-    return b['side']
+    return b['_for_u']
 
 
 def f754(s, b):
     # 'rulesets/series/results.mst:109'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['side']
 
 
 def f755(s, b):
+    # 'rulesets/series/results.mst:109'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f756(s, b):
     # 'rulesets/series/results.mst:110'
     e.capture(s, b['u'])
 
 
-def f756(s, b):
+def f757(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f757(s, b):
+def f758(s, b):
     # 'rulesets/series/results.mst:113'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f758(s, b):
+def f759(s, b):
     # 'rulesets/series/results.mst:113'
     return bool(b['_for_u'])
 
 
-def f759(s, b):
+def f760(s, b):
     # 'rulesets/series/results.mst:113'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f760(s, b):
+def f761(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f761(s, b):
+def f762(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f762(s, b):
+def f763(s, b):
     # 'rulesets/series/results.mst:128'
     b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f763(s, b):
+def f764(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f764(s, b):
+def f765(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f765(s, b):
+def f766(s, b):
     # 'rulesets/series/results.mst:130'
     return b['side']
 
 
-def f766(s, b):
+def f767(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f767(s, b):
+def f768(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f768(s, b):
+def f769(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f769(s, b):
+def f770(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f770(s, b):
+def f771(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f771(s, b):
+def f772(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f772(s, b):
+def f773(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f773(s, b):
+def f774(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f774(s, b):
+def f775(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f775(s, b):
+def f776(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f776(s, b):
+def f777(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f777(s, b):
+def f778(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s, b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f778(s, b):
+def f779(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f779(s, b):
+def f780(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f780(s, b):
+def f781(s, b):
     # 'rulesets/newtown/victory.mst:83'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f781(s, b):
+def f782(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f782(s, b):
+def f783(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f783(s, b):
+def f784(s, b):
     # 'rulesets/newtown/indian_rules.mst:85'
     return {'unit': b['affected']}
 
 
-def f784(s, b):
+def f785(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f785(s, b):
+def f786(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f786(s, b):
+def f787(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f787(s, b):
+def f788(s, b):
     # 'rulesets/newtown/special_units.mst:53'
     return {}
 
 
-def f788(s, b):
+def f789(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f789(s, b):
+def f790(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f790(s, b):
+def f791(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f791(s, b):
+def f792(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f792(s, b):
+def f793(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f793(s, b):
+def f794(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f794(s, b):
+def f795(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f795(s, b):
+def f796(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f796(s, b):
+def f797(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f797(s, b):
+def f798(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f798(s, b):
+def f799(s, b):
     # 'rulesets/newtown/cards.mst:241'
     return {'side': 0}
 
 
-def f799(s, b):
+def f800(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f800(s, b):
+def f801(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f801(s, b):
+def f802(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f802(s, b):
+def f803(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f803(s, b):
+def f804(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f804(s, b):
+def f805(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f805(s, b):
+def f806(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f806(s, b):
+def f807(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f807(s, b):
+def f808(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f808(s, b):
+def f809(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f809(s, b):
+def f810(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f810(s, b):
+def f811(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f811(s, b):
+def f812(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return 1
 
 
-def f812(s, b):
+def f813(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f813(s, b):
+def f814(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return -1
 
 
-def f814(s, b):
+def f815(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f815(s, b):
+def f816(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f816(s, b):
+def f817(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f817(s, b):
+def f818(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f818(s, b):
+def f819(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return -1
 
 
-def f819(s, b):
+def f820(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f820(s, b):
+def f821(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return -1
 
 
-def f821(s, b):
+def f822(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f822(s, b):
+def f823(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return -1
 
 
-def f823(s, b):
+def f824(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f824(s, b):
+def f825(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return 1
 
 
-def f825(s, b):
+def f826(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f826(s, b):
+def f827(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return -1
 
 
-def f827(s, b):
+def f828(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
 
 
-def f828(s, b):
+def f829(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return 1
 
 
-def f829(s, b):
+def f830(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
 
 
-def f830(s, b):
+def f831(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return 1
 
 
-def f831(s, b):
+def f832(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f832(s, b):
+def f833(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return 1
 
 
-def f833(s, b):
+def f834(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f834(s, b):
+def f835(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return -1
 
 
-def f835(s, b):
+def f836(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f836(s, b):
+def f837(s, b):
     # 'rulesets/newtown/tables.mst:57'
     return d_modified_morale(s, b['unit'])
 
 
-def f837(s, b):
+def f838(s, b):
     # 'rulesets/newtown/tables.mst:58'
     return d_leadership(s, b['unit'])
 
 
-def f838(s, b):
+def f839(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return 1
 
 
-def f839(s, b):
+def f840(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f840(s, b):
+def f841(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return 1
 
 
-def f841(s, b):
+def f842(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f842(s, b):
+def f843(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return -1
 
 
-def f843(s, b):
+def f844(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f844(s, b):
+def f845(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return -1
 
 
-def f845(s, b):
+def f846(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f846(s, b):
+def f847(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return 1
 
 
-def f847(s, b):
+def f848(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f848(s, b):
+def f849(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return -1
 
 
-def f849(s, b):
+def f850(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f850(s, b):
+def f851(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f851(s, b):
+def f852(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2)) and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f852(s, b):
+def f853(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f853(s, b):
+def f854(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f854(s, b):
+def f855(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f855(s, b):
+def f856(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f856(s, b):
+def f857(s, b):
     # 'rulesets/newtown/victory.mst:22'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f857(s, b):
+def f858(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f858(s, b):
+def f859(s, b):
     # 'rulesets/newtown/victory.mst:82'
     return UNIT_LEADER[b['unit']]
 
 
-def f859(s, b):
+def f860(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f860(s, b):
+def f861(s, b):
     # 'rulesets/newtown/sequence.mst:132'
     return UNIT_COMBAT[b['unit']]
 
 
-def f861(s, b):
+def f862(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f862(s, b):
+def f863(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f863(s, b):
+def f864(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f864(s, b):
+def f865(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase')) or (b['procedure'] == 'final_movement_phase'))
 
 
-def f865(s, b):
+def f866(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f866(s, b):
+def f867(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f867(s, b):
+def f868(s, b):
     # 'rulesets/newtown/special_units.mst:75'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f868(s, b):
+def f869(s, b):
     # 'rulesets/newtown/special_units.mst:81'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f869(s, b):
+def f870(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f870(s, b):
+def f871(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f871(s, b):
+def f872(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
-def f872(s, b):
+def f873(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f873(s, b):
+def f874(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f874(s, b):
+def f875(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f875(s, b):
+def f876(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f876(s, b):
+def f877(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f877(s, b):
+def f878(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f878(s, b):
+def f879(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f879(s, b):
+def f880(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f880(s, b):
+def f881(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f881(s, b):
+def f882(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f882(s, b):
+def f883(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f883(s, b):
+def f884(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f884(s, b):
+def f885(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f885(s, b):
+def f886(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f886(s, b):
+def f887(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f887(s, b):
+def f888(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f888(s, b):
+def f889(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f889(s, b):
+def f890(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f890(s, b):
+def f891(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f891(s, b):
+def f892(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f892(s, b):
+def f893(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f893(s, b):
+def f894(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f894(s, b):
+def f895(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f895(s, b):
+def f896(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f896(s, b):
+def f897(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f897(s, b):
+def f898(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f898(s, b):
+def f899(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f899(s, b):
+def f900(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 1
 
 
-def f900(s, b):
+def f901(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f901(s, b):
+def f902(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 0
 
 
-def f902(s, b):
+def f903(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
-
-
-def f903(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
 
 
 def f904(s, b):
@@ -5060,28 +5071,28 @@ def f904(s, b):
 
 
 def f905(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
+    # 'rulesets/newtown/scenarios.mst:15'
     return 1
 
 
 def f906(s, b):
     # 'rulesets/newtown/scenarios.mst:39'
-    return 14
+    return 1
 
 
 def f907(s, b):
-    # 'rulesets/newtown/scenarios.mst:40'
-    return 0
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 14
 
 
 def f908(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
-    return 13
+    return 0
 
 
 def f909(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
+    # 'rulesets/newtown/scenarios.mst:40'
+    return 13
 
 
 def f910(s, b):
@@ -5090,46 +5101,51 @@ def f910(s, b):
 
 
 def f911(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f912(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f912(s, b):
+def f913(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f913(s, b):
+def f914(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f914(s, b):
+def f915(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f915(s, b):
+def f916(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f916(s, b):
+def f917(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f917(s, b):
+def f918(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f918(s, b):
+def f919(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f919(s, b):
+def f920(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -5197,9 +5213,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f917),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f918),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f919),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f918),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f919),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f920),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -15219,48 +15235,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f799, None),
-            ModifierSpec('Momentum Chits spent', f800, None),
+            ModifierSpec('Army Morale', f800, None),
+            ModifierSpec('Momentum Chits spent', f801, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f801, None),
-            ModifierSpec('Leadership DRM', f802, None),
-            ModifierSpec('Other modifiers of this check', f803, None),
+            ModifierSpec('Modified morale', f802, None),
+            ModifierSpec('Leadership DRM', f803, None),
+            ModifierSpec('Other modifiers of this check', f804, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f804, f805),
-            ModifierSpec("Target's terrain", f806, None),
+            ModifierSpec('First Fire Bonus', f805, f806),
+            ModifierSpec("Target's terrain", f807, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f807, None),
-            ModifierSpec("Defender's lead unit morale", f808, None),
-            ModifierSpec('Attacking leader', f809, None),
-            ModifierSpec('Defending leader', f810, None),
-            ModifierSpec('Defender surrounded', f811, f812),
-            ModifierSpec('Attacker surrounded', f813, f814),
-            ModifierSpec('Tactics', f815, None),
-            ModifierSpec("Defender's terrain", f816, f817),
-            ModifierSpec('Attacking up slope', f818, f819),
-            ModifierSpec('Attacking into fieldworks', f820, f821),
-            ModifierSpec('Attacking lead unit has a white R', f822, f823),
-            ModifierSpec('Defending lead unit has a white R', f824, f825),
-            ModifierSpec('All-militia attacking force', f826, f827),
-            ModifierSpec('All-militia defending force', f828, f829),
-            ModifierSpec('Attacking a unit with Failed Resolve', f830, f831),
-            ModifierSpec('Indian ferocity (attacking)', f832, f833),
-            ModifierSpec('Indian ferocity (defending)', f834, f835),
+            ModifierSpec("Attacker's lead unit morale", f808, None),
+            ModifierSpec("Defender's lead unit morale", f809, None),
+            ModifierSpec('Attacking leader', f810, None),
+            ModifierSpec('Defending leader', f811, None),
+            ModifierSpec('Defender surrounded', f812, f813),
+            ModifierSpec('Attacker surrounded', f814, f815),
+            ModifierSpec('Tactics', f816, None),
+            ModifierSpec("Defender's terrain", f817, f818),
+            ModifierSpec('Attacking up slope', f819, f820),
+            ModifierSpec('Attacking into fieldworks', f821, f822),
+            ModifierSpec('Attacking lead unit has a white R', f823, f824),
+            ModifierSpec('Defending lead unit has a white R', f825, f826),
+            ModifierSpec('All-militia attacking force', f827, f828),
+            ModifierSpec('All-militia defending force', f829, f830),
+            ModifierSpec('Attacking a unit with Failed Resolve', f831, f832),
+            ModifierSpec('Indian ferocity (attacking)', f833, f834),
+            ModifierSpec('Indian ferocity (defending)', f835, f836),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f836, None),
-            ModifierSpec('Leadership DRM', f837, None),
-            ModifierSpec('In woods', f838, f839),
-            ModifierSpec('Behind the breastwork', f840, f841),
-            ModifierSpec('Adjacent to an enemy combat unit', f842, f843),
-            ModifierSpec('Reduced', f844, f845),
-            ModifierSpec('War Dance', f846, f847),
+            ModifierSpec('Modified morale', f837, None),
+            ModifierSpec('Leadership DRM', f838, None),
+            ModifierSpec('In woods', f839, f840),
+            ModifierSpec('Behind the breastwork', f841, f842),
+            ModifierSpec('Adjacent to an enemy combat unit', f843, f844),
+            ModifierSpec('Reduced', f845, f846),
+            ModifierSpec('War Dance', f847, f848),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f848, f849),
+            ModifierSpec('Visions', f849, f850),
         )),
     },
     procedures={
@@ -15915,7 +15931,7 @@ RULES = Rules(
                 ('jump', 9),
                 ('jump', 2),
                 ('exec', f277),
-                ('jump_if_not', f278, 26),
+                ('jump_if_not', f278, 29),
                 ('exec', f279),
                 ('exec', f280),
                 ('exec', f281),
@@ -15925,15 +15941,18 @@ RULES = Rules(
                 ('exec', f285),
                 ('jump', 15),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f286, 25),
+                ('jump_if_not', f286, 24),
+                ('roll_die', 'modified', 'fire_drm'),
+                ('jump', 24),
+                ('jump_if_not', f287, 28),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f287),
-                ('jump', 25),
-                ('jump', 26),
+                ('exec', f288),
+                ('jump', 28),
+                ('jump', 29),
             ),
             steps={'firers': 0, 'to_hit': 11},
             types={'_ask7': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:149', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:152', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:161', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:156'),
+            lines=('rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:149', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:152', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:161', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:167', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:169', 'rulesets/series/fire.mst:170', 'rulesets/series/fire.mst:171', 'rulesets/series/fire.mst:169', 'rulesets/series/fire.mst:156'),
         ),
         'close_combat_phase': ProcedureSpec(
             name='close_combat_phase',
@@ -15942,43 +15961,43 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f291, {'may_attack': f288, 'must_attack': f289, 'may_divert': f290}),
-                ('jump_if_not', f292, 4),
-                ('call', 'retreat_before_combat_phase', f293, None),
+                ('prim', 'designate_combats', f292, {'may_attack': f289, 'must_attack': f290, 'may_divert': f291}),
+                ('jump_if_not', f293, 4),
+                ('call', 'retreat_before_combat_phase', f294, None),
                 ('jump', 4),
-                ('jump_if_not', f294, 15),
-                ('exec', f295),
-                ('jump_if_not', f296, 14),
-                ('exec', f297),
+                ('jump_if_not', f295, 15),
+                ('exec', f296),
+                ('jump_if_not', f297, 14),
                 ('exec', f298),
-                ('jump_if_not', f299, 13),
-                ('exec', f300),
+                ('exec', f299),
+                ('jump_if_not', f300, 13),
                 ('exec', f301),
+                ('exec', f302),
                 ('jump', 9),
                 ('jump', 6),
                 ('jump', 15),
-                ('exec', f302),
-                ('jump_if_not', f303, 20),
-                ('exec', f304),
+                ('exec', f303),
+                ('jump_if_not', f304, 20),
                 ('exec', f305),
+                ('exec', f306),
                 ('jump', 16),
                 ('jump_unless_switch', 'indian_ambush', True, 29),
-                ('jump_if_not', f306, 29),
-                ('exec', f307),
-                ('jump_if_not', f308, 26),
-                ('exec', f309),
+                ('jump_if_not', f307, 29),
+                ('exec', f308),
+                ('jump_if_not', f309, 26),
+                ('exec', f310),
                 ('jump', 28),
                 ('roll', 8, None, 'ambush_drm', 'ambush', None),
-                ('exec', f310),
-                ('jump', 29),
                 ('exec', f311),
-                ('jump_if_not', f312, 35),
-                ('choose', 'combat', f313, f314, 'option', 'choose the next combat', ''),
-                ('exec', f315),
-                ('call', 'close_combat', f316, None),
+                ('jump', 29),
+                ('exec', f312),
+                ('jump_if_not', f313, 35),
+                ('choose', 'combat', f314, f315, 'option', 'choose the next combat', ''),
+                ('exec', f316),
+                ('call', 'close_combat', f317, None),
                 ('jump', 30),
-                ('call', 'end_of_close_combat', f317, None),
-                ('call', 'shattered_captured', f318, None),
+                ('call', 'end_of_close_combat', f318, None),
+                ('call', 'shattered_captured', f319, None),
             ),
             steps={'designate': 0, 'retreat_before_combat': 1, 'examine_defenders': 4, 'pins': 15, 'ambush': 20, 'resolve': 29, 'exposed': 35},
             types={'_for_c': 'combats', '_for_combat': 'combats', '_for_h': 'hexes', '_for_u': 'units', 'ambush': 'str', 'c': 'combat', 'combat': 'combat', 'h': 'hex', 'side': 'side', 'u': 'unit'},
@@ -15991,10 +16010,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f319),
-                ('jump_if_not', f320, 5),
-                ('exec', f321),
+                ('exec', f320),
+                ('jump_if_not', f321, 5),
                 ('exec', f322),
+                ('exec', f323),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -16008,153 +16027,153 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f323),
                 ('exec', f324),
                 ('exec', f325),
                 ('exec', f326),
                 ('exec', f327),
                 ('exec', f328),
                 ('exec', f329),
-                ('jump_if_not', f330, 11),
-                ('exec', f331),
+                ('exec', f330),
+                ('jump_if_not', f331, 11),
                 ('exec', f332),
+                ('exec', f333),
                 ('jump', 7),
-                ('jump_if_not', f333, 19),
-                ('exec', f334),
-                ('jump_if_not', f335, 17),
-                ('exec', f336),
+                ('jump_if_not', f334, 19),
+                ('exec', f335),
+                ('jump_if_not', f336, 17),
                 ('exec', f337),
+                ('exec', f338),
                 ('jump', 13),
                 ('jump', 144),
                 ('jump', 19),
-                ('exec', f338),
-                ('jump_if_not', f339, 23),
-                ('exec', f340),
+                ('exec', f339),
+                ('jump_if_not', f340, 23),
+                ('exec', f341),
                 ('jump', 23),
                 ('jump_unless_switch', 'indian_ambush', True, 27),
-                ('jump_if_not', f341, 27),
-                ('exec', f342),
+                ('jump_if_not', f342, 27),
+                ('exec', f343),
                 ('jump', 27),
-                ('jump_if_not', f343, 46),
-                ('ask', f344, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                ('jump_if_not', f345, 45),
-                ('exec', f346),
-                ('jump_if_not', f347, 43),
-                ('choose', 'u', f348, f349, 'unit', 'choose the next u', ''),
-                ('exec', f350),
+                ('jump_if_not', f344, 46),
+                ('ask', f345, 'Withdraw the cavalry instead of fighting?', '_ask8'),
+                ('jump_if_not', f346, 45),
+                ('exec', f347),
+                ('jump_if_not', f348, 43),
+                ('choose', 'u', f349, f350, 'unit', 'choose the next u', ''),
                 ('exec', f351),
-                ('jump_if_not', f352, 38),
-                ('call', 'adjust_army_morale', f353, None),
+                ('exec', f352),
+                ('jump_if_not', f353, 38),
+                ('call', 'adjust_army_morale', f354, None),
                 ('jump', 38),
-                ('call', 'retreat_unit', f354, None),
-                ('jump_if_not', f355, 42),
-                ('exec', f356),
+                ('call', 'retreat_unit', f355, None),
+                ('jump_if_not', f356, 42),
+                ('exec', f357),
                 ('jump', 42),
                 ('jump', 31),
                 ('jump', 144),
                 ('jump', 45),
                 ('jump', 46),
-                ('choose', 'attacker_lead', f357, f358, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f359, f360, 'unit', 'choose defender_lead', ''),
-                ('jump_if_not', f361, 64),
-                ('ask', f362, 'Announce an Indian Withdrawal?', '_ask9'),
-                ('jump_if_not', f363, 63),
-                ('exec', f364),
-                ('jump_if_not', f365, 61),
-                ('choose', 'u', f366, f367, 'unit', 'choose the next u', ''),
-                ('exec', f368),
+                ('choose', 'attacker_lead', f358, f359, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f360, f361, 'unit', 'choose defender_lead', ''),
+                ('jump_if_not', f362, 64),
+                ('ask', f363, 'Announce an Indian Withdrawal?', '_ask9'),
+                ('jump_if_not', f364, 63),
+                ('exec', f365),
+                ('jump_if_not', f366, 61),
+                ('choose', 'u', f367, f368, 'unit', 'choose the next u', ''),
                 ('exec', f369),
-                ('jump_if_not', f370, 59),
-                ('call', 'adjust_army_morale', f371, None),
+                ('exec', f370),
+                ('jump_if_not', f371, 59),
+                ('call', 'adjust_army_morale', f372, None),
                 ('jump', 59),
-                ('call', 'evading_retreat', f372, None),
+                ('call', 'evading_retreat', f373, None),
                 ('jump', 52),
                 ('jump', 144),
                 ('jump', 63),
                 ('jump', 64),
-                ('exec', f373),
-                ('jump_if_not', f374, 69),
-                ('exec', f375),
-                ('call', 'lose_honor', f376, None),
+                ('exec', f374),
+                ('jump_if_not', f375, 69),
+                ('exec', f376),
+                ('call', 'lose_honor', f377, None),
                 ('jump', 65),
-                ('exec', f377),
-                ('choose', 'attacker_chit', f378, f379, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f380, f381, 'option', 'choose defender_chit', 'secretly'),
+                ('exec', f378),
+                ('choose', 'attacker_chit', f379, f380, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f381, f382, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f382),
                 ('exec', f383),
-                ('jump_if_not', f384, 79),
-                ('call', 'tactical_withdrawal', f385, None),
+                ('exec', f384),
+                ('jump_if_not', f385, 79),
+                ('call', 'tactical_withdrawal', f386, None),
                 ('jump', 144),
                 ('jump', 79),
-                ('call', 'close_combat_cards', f386, None),
                 ('call', 'close_combat_cards', f387, None),
-                ('jump_if_not', f388, 84),
+                ('call', 'close_combat_cards', f388, None),
+                ('jump_if_not', f389, 84),
                 ('jump', 146),
                 ('jump', 84),
-                ('jump_if_not', f389, 87),
-                ('exec', f390),
+                ('jump_if_not', f390, 87),
+                ('exec', f391),
                 ('jump', 87),
-                ('roll', 3, f391, 'close_combat_drm', 'result', 'modified_roll'),
-                ('jump_if_not', f392, 109),
-                ('exec', f393),
+                ('roll', 3, f392, 'close_combat_drm', 'result', 'modified_roll'),
+                ('jump_if_not', f393, 109),
                 ('exec', f394),
-                ('jump_if_not', f395, 98),
-                ('ask', f396, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
-                ('jump_if_not', f397, 97),
-                ('call', 'spend_momentum', f398, None),
-                ('exec', f399),
+                ('exec', f395),
+                ('jump_if_not', f396, 98),
+                ('ask', f397, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
+                ('jump_if_not', f398, 97),
+                ('call', 'spend_momentum', f399, None),
+                ('exec', f400),
                 ('jump', 97),
                 ('jump', 98),
-                ('jump_if_not', f400, 105),
-                ('ask', f401, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                ('jump_if_not', f402, 104),
-                ('call', 'spend_momentum', f403, None),
-                ('exec', f404),
+                ('jump_if_not', f401, 105),
+                ('ask', f402, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                ('jump_if_not', f403, 104),
+                ('call', 'spend_momentum', f404, None),
+                ('exec', f405),
                 ('jump', 104),
                 ('jump', 105),
-                ('jump_if_not', f405, 108),
+                ('jump_if_not', f406, 108),
                 ('jump', 87),
                 ('jump', 108),
                 ('jump', 109),
-                ('exec', f406),
                 ('exec', f407),
                 ('exec', f408),
-                ('jump_if_not', f409, 122),
-                ('exec', f410),
-                ('jump_if_not', f411, 121),
-                ('ask', f412, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
-                ('jump_if_not', f413, 120),
-                ('call', 'discard', f414, None),
-                ('exec', f415),
+                ('exec', f409),
+                ('jump_if_not', f410, 122),
+                ('exec', f411),
+                ('jump_if_not', f412, 121),
+                ('ask', f413, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
+                ('jump_if_not', f414, 120),
+                ('call', 'discard', f415, None),
+                ('exec', f416),
                 ('jump', 120),
                 ('jump', 121),
                 ('jump', 112),
-                ('exec', f416),
                 ('exec', f417),
                 ('exec', f418),
                 ('exec', f419),
-                ('jump_if_not', f420, 130),
-                ('apply', f421, f422),
-                ('call', 'adjust_army_morale', f423, None),
+                ('exec', f420),
+                ('jump_if_not', f421, 130),
+                ('apply', f422, f423),
+                ('call', 'adjust_army_morale', f424, None),
                 ('jump', 130),
-                ('jump_if_not', f424, 134),
-                ('apply', f425, f426),
-                ('call', 'adjust_army_morale', f427, None),
+                ('jump_if_not', f425, 134),
+                ('apply', f426, f427),
+                ('call', 'adjust_army_morale', f428, None),
                 ('jump', 134),
-                ('call', 'previously_retreated_check', f428, None),
                 ('call', 'previously_retreated_check', f429, None),
-                ('jump_if_not', f430, 144),
-                ('jump_if_not', f431, 140),
-                ('call', 'gain_momentum', f432, None),
+                ('call', 'previously_retreated_check', f430, None),
+                ('jump_if_not', f431, 144),
+                ('jump_if_not', f432, 140),
+                ('call', 'gain_momentum', f433, None),
                 ('jump', 143),
-                ('jump_if_not', f433, 143),
-                ('call', 'gain_momentum', f434, None),
+                ('jump_if_not', f434, 143),
+                ('call', 'gain_momentum', f435, None),
                 ('jump', 143),
                 ('jump', 144),
-                ('exec', f435),
-                ('call', 'advance_after_combat', f436, None),
-                ('exec', f437),
+                ('exec', f436),
+                ('call', 'advance_after_combat', f437, None),
+                ('exec', f438),
             ),
             steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 46, 'indian_withdrawal': 48, 'honor_leads': 64, 'tactics': 70, 'opportunity_before_roll': 79, 'resolve': 87, 'momentum': 88, 'previously_retreated': 109, 'ignore_a_result': 111, 'apply': 122, 'retreated_check': 134, 'gain_momentum': 136, 'advance': 144, 'done': 146},
             types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'},
@@ -16167,28 +16186,28 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                ('jump_if_not', f438, 6),
-                ('ask', f439, 'Advance after combat out of the breastwork?', '_ask13'),
-                ('jump_if_not', f440, 4),
+                ('jump_if_not', f439, 6),
+                ('ask', f440, 'Advance after combat out of the breastwork?', '_ask13'),
+                ('jump_if_not', f441, 4),
                 ('jump', 5),
                 ('return',),
                 ('jump', 6),
-                ('exec', f441),
-                ('jump_if_not', f442, 25),
-                ('jump_if_not', f443, 15),
-                ('exec', f444),
-                ('jump_if_not', f445, 14),
-                ('choose', 'into', f446, f447, 'hex', 'choose into', ''),
-                ('exec', f448),
+                ('exec', f442),
+                ('jump_if_not', f443, 25),
+                ('jump_if_not', f444, 15),
+                ('exec', f445),
+                ('jump_if_not', f446, 14),
+                ('choose', 'into', f447, f448, 'hex', 'choose into', ''),
+                ('exec', f449),
                 ('jump', 14),
                 ('jump', 15),
-                ('exec', f449),
-                ('jump_if_not', f450, 24),
-                ('choose', 'u', f451, f452, 'unit', 'choose the next u', ''),
-                ('exec', f453),
-                ('choose', 'to', f454, f455, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f456, 23),
-                ('exec', f457),
+                ('exec', f450),
+                ('jump_if_not', f451, 24),
+                ('choose', 'u', f452, f453, 'unit', 'choose the next u', ''),
+                ('exec', f454),
+                ('choose', 'to', f455, f456, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f457, 23),
+                ('exec', f458),
                 ('jump', 23),
                 ('jump', 16),
                 ('jump', 25),
@@ -16204,23 +16223,23 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f458, 3),
-                ('call', 'lose_honor', f459, None),
+                ('jump_if_not', f459, 3),
+                ('call', 'lose_honor', f460, None),
                 ('jump', 3),
-                ('jump_if_not', f460, 11),
-                ('exec', f461),
-                ('jump_if_not', f462, 10),
-                ('choose', 'u', f463, f464, 'unit', 'choose the next u', ''),
-                ('exec', f465),
-                ('call', 'retreat_unit', f466, None),
+                ('jump_if_not', f461, 11),
+                ('exec', f462),
+                ('jump_if_not', f463, 10),
+                ('choose', 'u', f464, f465, 'unit', 'choose the next u', ''),
+                ('exec', f466),
+                ('call', 'retreat_unit', f467, None),
                 ('jump', 5),
                 ('jump', 11),
-                ('jump_if_not', f467, 19),
-                ('exec', f468),
-                ('jump_if_not', f469, 18),
-                ('choose', 'u', f470, f471, 'unit', 'choose the next u', ''),
-                ('exec', f472),
-                ('call', 'retreat_unit', f473, None),
+                ('jump_if_not', f468, 19),
+                ('exec', f469),
+                ('jump_if_not', f470, 18),
+                ('choose', 'u', f471, f472, 'unit', 'choose the next u', ''),
+                ('exec', f473),
+                ('call', 'retreat_unit', f474, None),
                 ('jump', 13),
                 ('jump', 19),
             ),
@@ -16235,23 +16254,23 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f474, 3),
-                ('exec', f475),
+                ('jump_if_not', f475, 3),
+                ('exec', f476),
                 ('jump', 3),
-                ('jump_if_not', f476, 6),
-                ('exec', f477),
+                ('jump_if_not', f477, 6),
+                ('exec', f478),
                 ('jump', 6),
                 ('jump_unless_switch', 'pre_game_rolls', True, 8),
-                ('call', 'pre_game_enhancement', f478, None),
+                ('call', 'pre_game_enhancement', f479, None),
                 ('jump_unless_switch', 'pre_game_rolls', True, 10),
-                ('call', 'roll_for_honor', f479, None),
-                ('exec', f480),
-                ('jump_if_not', f481, 15),
-                ('exec', f482),
-                ('call', 'join_cup', f483, None),
+                ('call', 'roll_for_honor', f480, None),
+                ('exec', f481),
+                ('jump_if_not', f482, 15),
+                ('exec', f483),
+                ('call', 'join_cup', f484, None),
                 ('jump', 11),
-                ('call', 'draw_card', f484, None),
                 ('call', 'draw_card', f485, None),
+                ('call', 'draw_card', f486, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10, 'cards': 15},
             types={'_for_u': 'units', 'u': 'unit'},
@@ -16264,9 +16283,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                ('jump_if_not', f486, 4),
-                ('exec', f487),
+                ('jump_if_not', f487, 4),
                 ('exec', f488),
+                ('exec', f489),
                 ('jump', 4),
             ),
             steps={'join': 0},
@@ -16281,37 +16300,37 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 7, None, None, 'outcome', None),
-                ('jump_if_not', f489, 4),
-                ('exec', f490),
+                ('jump_if_not', f490, 4),
+                ('exec', f491),
                 ('jump', 33),
-                ('jump_if_not', f491, 7),
-                ('call', 'adjust_army_morale', f492, None),
+                ('jump_if_not', f492, 7),
+                ('call', 'adjust_army_morale', f493, None),
                 ('jump', 33),
-                ('jump_if_not', f493, 10),
-                ('exec', f494),
+                ('jump_if_not', f494, 10),
+                ('exec', f495),
                 ('jump', 33),
-                ('jump_if_not', f495, 13),
-                ('exec', f496),
+                ('jump_if_not', f496, 13),
+                ('exec', f497),
                 ('jump', 33),
-                ('jump_if_not', f497, 16),
-                ('exec', f498),
+                ('jump_if_not', f498, 16),
+                ('exec', f499),
                 ('jump', 33),
-                ('jump_if_not', f499, 19),
-                ('call', 'place_with_indians', f500, None),
+                ('jump_if_not', f500, 19),
+                ('call', 'place_with_indians', f501, None),
                 ('jump', 33),
-                ('jump_if_not', f501, 22),
-                ('call', 'place_with_indians', f502, None),
+                ('jump_if_not', f502, 22),
+                ('call', 'place_with_indians', f503, None),
                 ('jump', 33),
-                ('jump_if_not', f503, 25),
-                ('call', 'full_measure', f504, None),
+                ('jump_if_not', f504, 25),
+                ('call', 'full_measure', f505, None),
                 ('jump', 33),
-                ('jump_if_not', f505, 30),
-                ('jump_if_not', f506, 29),
-                ('exec', f507),
+                ('jump_if_not', f506, 30),
+                ('jump_if_not', f507, 29),
+                ('exec', f508),
                 ('jump', 29),
                 ('jump', 33),
-                ('jump_if_not', f508, 33),
-                ('call', 'onondaga_enters', f509, None),
+                ('jump_if_not', f509, 33),
+                ('call', 'onondaga_enters', f510, None),
                 ('jump', 33),
             ),
             steps={'roll': 0, 'apply': 1},
@@ -16325,8 +16344,8 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('choose', 'h', f510, f511, 'hex', 'choose h', ''),
-                ('exec', f512),
+                ('choose', 'h', f511, f512, 'hex', 'choose h', ''),
+                ('exec', f513),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'unit': 'unit'},
@@ -16339,9 +16358,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('choose', 'h', f513, f514, 'hex', 'choose h', ''),
-                ('exec', f515),
-                ('call', 'join_cup', f516, None),
+                ('choose', 'h', f514, f515, 'hex', 'choose h', ''),
+                ('exec', f516),
+                ('call', 'join_cup', f517, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -16354,9 +16373,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f517, 4),
-                ('exec', f518),
+                ('jump_if_not', f518, 4),
                 ('exec', f519),
+                ('exec', f520),
                 ('jump', 4),
             ),
             steps={'check': 0},
@@ -16370,11 +16389,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('ask', f520, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
-                ('jump_if_not', f521, 6),
-                ('choose', 'h', f522, f523, 'hex', 'choose h', ''),
-                ('exec', f524),
-                ('call', 'adjust_army_morale', f525, None),
+                ('ask', f521, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
+                ('jump_if_not', f522, 6),
+                ('choose', 'h', f523, f524, 'hex', 'choose h', ''),
+                ('exec', f525),
+                ('call', 'adjust_army_morale', f526, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -16391,15 +16410,15 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'indian_sortie', True, 7),
-                ('jump_if_not', f526, 7),
+                ('jump_if_not', f527, 7),
                 ('roll_die', 'sortie', None),
-                ('jump_if_not', f527, 6),
-                ('exec', f528),
+                ('jump_if_not', f528, 6),
+                ('exec', f529),
                 ('jump', 6),
                 ('jump', 7),
-                ('call', 'standard_movement_phase', f529, None),
-                ('call', 'activation_movement_phase', f530, None),
-                ('call', 'remove_pins', f531, None),
+                ('call', 'standard_movement_phase', f530, None),
+                ('call', 'activation_movement_phase', f531, None),
+                ('call', 'remove_pins', f532, None),
             ),
             steps={'sortie_roll': 0, 'standard': 7, 'activation': 8, 'pins': 9},
             types={'side': 'side', 'sortie': 'int'},
@@ -16412,14 +16431,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f532),
-                ('call', 'move_away_disrupted', f533, None),
-                ('jump_if_not', f534, 6),
-                ('prim', 'retreat', f538, {'stacking': f535, 'blocked': f536, 'avoid': f537}),
-                ('exec', f539),
+                ('exec', f533),
+                ('call', 'move_away_disrupted', f534, None),
+                ('jump_if_not', f535, 6),
+                ('prim', 'retreat', f539, {'stacking': f536, 'blocked': f537, 'avoid': f538}),
+                ('exec', f540),
                 ('jump', 6),
-                ('call', 'indian_moves', f540, None),
-                ('exec', f541),
+                ('call', 'indian_moves', f541, None),
+                ('exec', f542),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -16432,29 +16451,29 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f542),
-                ('jump_if_not', f543, 22),
+                ('exec', f543),
+                ('jump_if_not', f544, 22),
                 ('draw', 'activation_cup', 'drawn'),
-                ('exec', f544),
                 ('exec', f545),
-                ('jump_if_not', f546, 9),
-                ('call', 'end_activation', f547, None),
+                ('exec', f546),
+                ('jump_if_not', f547, 9),
+                ('call', 'end_activation', f548, None),
                 ('end_phase',),
                 ('jump', 9),
-                ('jump_if_not', f548, 12),
-                ('call', 'indian_resolve_checks', f549, None),
+                ('jump_if_not', f549, 12),
+                ('call', 'indian_resolve_checks', f550, None),
                 ('jump', 21),
-                ('jump_if_not', f550, 21),
-                ('exec', f551),
+                ('jump_if_not', f551, 21),
                 ('exec', f552),
-                ('jump_if_not', f553, 19),
-                ('exec', f554),
+                ('exec', f553),
+                ('jump_if_not', f554, 19),
                 ('exec', f555),
+                ('exec', f556),
                 ('jump', 15),
-                ('call', 'indian_moves', f556, None),
+                ('call', 'indian_moves', f557, None),
                 ('jump', 21),
                 ('jump', 1),
-                ('call', 'end_activation', f557, None),
+                ('call', 'end_activation', f558, None),
             ),
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
@@ -16467,11 +16486,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f558),
                 ('exec', f559),
-                ('jump_if_not', f560, 6),
-                ('exec', f561),
+                ('exec', f560),
+                ('jump_if_not', f561, 6),
                 ('exec', f562),
+                ('exec', f563),
                 ('jump', 2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -16485,10 +16504,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f563),
-                ('call', 'indian_moves', f564, None),
-                ('exec', f565),
-                ('call', 'breastwork_check', f566, None),
+                ('exec', f564),
+                ('call', 'indian_moves', f565, None),
+                ('exec', f566),
+                ('call', 'breastwork_check', f567, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
@@ -16501,7 +16520,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'move_units', f570, {'stacking': f567, 'stop_after': f568, 'extra_cost': f569}),
+                ('prim', 'move_units', f571, {'stacking': f568, 'stop_after': f569, 'extra_cost': f570}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -16514,18 +16533,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f571),
-                ('jump_if_not', f572, 13),
-                ('choose', 'u', f573, f574, 'unit', 'choose the next u', ''),
-                ('exec', f575),
+                ('exec', f572),
+                ('jump_if_not', f573, 13),
+                ('choose', 'u', f574, f575, 'unit', 'choose the next u', ''),
                 ('exec', f576),
                 ('exec', f577),
-                ('jump_if_not', f578, 11),
-                ('exec', f579),
-                ('choose', 'to', f580, f581, 'hex', 'choose to', ''),
-                ('exec', f582),
-                ('jump', 11),
+                ('exec', f578),
+                ('jump_if_not', f579, 11),
+                ('exec', f580),
+                ('choose', 'to', f581, f582, 'hex', 'choose to', ''),
                 ('exec', f583),
+                ('jump', 11),
+                ('exec', f584),
                 ('jump', 1),
             ),
             steps={'away': 0},
@@ -16539,18 +16558,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f584),
-                ('jump_if_not', f585, 14),
-                ('exec', f586),
+                ('exec', f585),
+                ('jump_if_not', f586, 14),
                 ('exec', f587),
-                ('jump_if_not', f588, 13),
-                ('exec', f589),
+                ('exec', f588),
+                ('jump_if_not', f589, 13),
                 ('exec', f590),
-                ('jump_if_not', f591, 11),
-                ('exec', f592),
+                ('exec', f591),
+                ('jump_if_not', f592, 11),
                 ('exec', f593),
+                ('exec', f594),
                 ('jump', 7),
-                ('call', 'adjust_army_morale', f594, None),
+                ('call', 'adjust_army_morale', f595, None),
                 ('jump', 13),
                 ('jump', 1),
             ),
@@ -16565,15 +16584,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'add_resolve_markers', f595, None),
-                ('jump_if_not', f596, 4),
-                ('call', 'roll_for_honor', f597, None),
+                ('call', 'add_resolve_markers', f596, None),
+                ('jump_if_not', f597, 4),
+                ('call', 'roll_for_honor', f598, None),
                 ('jump', 4),
-                ('exec', f598),
-                ('jump_if_not', f599, 10),
-                ('exec', f600),
+                ('exec', f599),
+                ('jump_if_not', f600, 10),
                 ('exec', f601),
                 ('exec', f602),
+                ('exec', f603),
                 ('jump', 5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -16588,13 +16607,13 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 6, None, None, 'tribe_or_clan', None),
-                ('exec', f603),
-                ('jump_if_not', f604, 7),
-                ('choose', 'u', f605, f606, 'unit', 'choose u', ''),
-                ('exec', f607),
+                ('exec', f604),
+                ('jump_if_not', f605, 7),
+                ('choose', 'u', f606, f607, 'unit', 'choose u', ''),
                 ('exec', f608),
-                ('jump', 8),
                 ('exec', f609),
+                ('jump', 8),
+                ('exec', f610),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -16607,10 +16626,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f610, 5),
-                ('exec', f611),
+                ('jump_if_not', f611, 5),
                 ('exec', f612),
                 ('exec', f613),
+                ('exec', f614),
                 ('jump', 5),
             ),
             steps={'lose': 0},
@@ -16624,13 +16643,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f614, 4),
-                ('exec', f615),
-                ('call', 'join_cup', f616, None),
+                ('jump_if_not', f615, 4),
+                ('exec', f616),
+                ('call', 'join_cup', f617, None),
                 ('jump', 4),
-                ('jump_if_not', f617, 8),
-                ('exec', f618),
-                ('call', 'join_cup', f619, None),
+                ('jump_if_not', f618, 8),
+                ('exec', f619),
+                ('call', 'join_cup', f620, None),
                 ('jump', 8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -16644,13 +16663,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f620),
-                ('jump_if_not', f621, 9),
-                ('choose', 'u', f622, f623, 'unit', 'choose the next u', ''),
-                ('exec', f624),
-                ('call', 'indian_resolve_check', f625, 'passed'),
-                ('jump_if_not', f626, 8),
-                ('call', 'fail_resolve', f627, None),
+                ('exec', f621),
+                ('jump_if_not', f622, 9),
+                ('choose', 'u', f623, f624, 'unit', 'choose the next u', ''),
+                ('exec', f625),
+                ('call', 'indian_resolve_check', f626, 'passed'),
+                ('jump_if_not', f627, 8),
+                ('call', 'fail_resolve', f628, None),
                 ('jump', 8),
                 ('jump', 1),
             ),
@@ -16666,7 +16685,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'indian_resolve_drm'),
-                ('exec', f628),
+                ('exec', f629),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -16679,10 +16698,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f629),
                 ('exec', f630),
-                ('call', 'lose_honor', f631, None),
-                ('call', 'resolve_retreat', f632, None),
+                ('exec', f631),
+                ('call', 'lose_honor', f632, None),
+                ('call', 'resolve_retreat', f633, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -16695,7 +16714,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('prim', 'retreat', f635, {'stacking': f633, 'blocked': f634}),
+                ('prim', 'retreat', f636, {'stacking': f634, 'blocked': f635}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -16708,18 +16727,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f636, 8),
-                ('ask', f637, 'Retreat before combat in a designated close combat?', '_ask15'),
-                ('jump_if_not', f638, 6),
-                ('choose', 'combat', f639, f640, 'option', 'choose combat', ''),
-                ('call', 'retreat_before_combat', f641, None),
+                ('jump_if_not', f637, 8),
+                ('ask', f638, 'Retreat before combat in a designated close combat?', '_ask15'),
+                ('jump_if_not', f639, 6),
+                ('choose', 'combat', f640, f641, 'option', 'choose combat', ''),
+                ('call', 'retreat_before_combat', f642, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
-                ('exec', f642),
-                ('jump_if_not', f643, 13),
-                ('exec', f644),
+                ('exec', f643),
+                ('jump_if_not', f644, 13),
                 ('exec', f645),
+                ('exec', f646),
                 ('jump', 9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -16733,18 +16752,18 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f646),
                 ('exec', f647),
-                ('jump_if_not', f648, 7),
-                ('choose', 'u', f649, f650, 'unit', 'choose the next u', ''),
-                ('exec', f651),
-                ('call', 'retreat_one_hex_before_combat', f652, None),
+                ('exec', f648),
+                ('jump_if_not', f649, 7),
+                ('choose', 'u', f650, f651, 'unit', 'choose the next u', ''),
+                ('exec', f652),
+                ('call', 'retreat_one_hex_before_combat', f653, None),
                 ('jump', 2),
-                ('exec', f653),
-                ('jump_if_not', f654, 13),
-                ('choose', 'u', f655, f656, 'unit', 'choose the next u', ''),
-                ('exec', f657),
-                ('call', 'retreat_one_hex_before_combat', f658, None),
+                ('exec', f654),
+                ('jump_if_not', f655, 13),
+                ('choose', 'u', f656, f657, 'unit', 'choose the next u', ''),
+                ('exec', f658),
+                ('call', 'retreat_one_hex_before_combat', f659, None),
                 ('jump', 8),
             ),
             steps={'stacks': 0, 'retreat': 1, 'all_must_follow': 7},
@@ -16758,15 +16777,15 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f659),
-                ('jump_if_not', f660, 4),
-                ('call', 'adjust_army_morale', f661, None),
+                ('exec', f660),
+                ('jump_if_not', f661, 4),
+                ('call', 'adjust_army_morale', f662, None),
                 ('jump', 4),
-                ('call', 'retreat_unit', f662, None),
-                ('jump_if_not', f663, 11),
-                ('choose', 'follower', f664, f665, 'unit', 'choose follower', 'maybe'),
-                ('jump_if_not', f666, 10),
-                ('exec', f667),
+                ('call', 'retreat_unit', f663, None),
+                ('jump_if_not', f664, 11),
+                ('choose', 'follower', f665, f666, 'unit', 'choose follower', 'maybe'),
+                ('jump_if_not', f667, 10),
+                ('exec', f668),
                 ('jump', 10),
                 ('jump', 11),
             ),
@@ -16781,7 +16800,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                ('prim', 'retreat', f672, {'stacking': f668, 'blocked': f669, 'avoid': f670, 'through': f671}),
+                ('prim', 'retreat', f673, {'stacking': f669, 'blocked': f670, 'avoid': f671, 'through': f672}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -16794,11 +16813,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f673, 7),
-                ('call', 'morale_check', f674, 'passed'),
-                ('jump_if_not', f675, 6),
-                ('exec', f676),
-                ('call', 'adjust_army_morale', f677, None),
+                ('jump_if_not', f674, 7),
+                ('call', 'morale_check', f675, 'passed'),
+                ('jump_if_not', f676, 6),
+                ('exec', f677),
+                ('call', 'adjust_army_morale', f678, None),
                 ('jump', 6),
                 ('jump', 7),
             ),
@@ -16813,17 +16832,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f678, 15),
-                ('exec', f679),
-                ('jump_if_not', f680, 5),
-                ('exec', f681),
+                ('jump_if_not', f679, 15),
+                ('exec', f680),
+                ('jump_if_not', f681, 5),
+                ('exec', f682),
                 ('jump', 5),
-                ('jump_if_not', f682, 14),
-                ('choose', 'parent', f683, f684, 'unit', 'choose parent', 'maybe'),
-                ('jump_if_not', f685, 13),
-                ('exec', f686),
-                ('jump_if_not', f687, 12),
-                ('exec', f688),
+                ('jump_if_not', f683, 14),
+                ('choose', 'parent', f684, f685, 'unit', 'choose parent', 'maybe'),
+                ('jump_if_not', f686, 13),
+                ('exec', f687),
+                ('jump_if_not', f688, 12),
+                ('exec', f689),
                 ('jump', 12),
                 ('jump', 13),
                 ('jump', 14),
@@ -16840,10 +16859,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f689, 5),
-                ('exec', f690),
+                ('jump_if_not', f690, 5),
                 ('exec', f691),
                 ('exec', f692),
+                ('exec', f693),
                 ('jump', 5),
             ),
             steps={'replace': 0},
@@ -16857,14 +16876,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f693, 9),
-                ('jump_if_not', f694, 5),
+                ('jump_if_not', f694, 9),
+                ('jump_if_not', f695, 5),
                 ('draw', 'american_deck', 'card'),
-                ('exec', f695),
+                ('exec', f696),
                 ('jump', 8),
                 ('draw', 'indian_deck', 'card'),
-                ('exec', f696),
                 ('exec', f697),
+                ('exec', f698),
                 ('jump', 9),
             ),
             steps={'draw': 0},
@@ -16878,11 +16897,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                ('jump_if_not', f698, 3),
-                ('exec', f699),
-                ('jump', 4),
+                ('jump_if_not', f699, 3),
                 ('exec', f700),
+                ('jump', 4),
                 ('exec', f701),
+                ('exec', f702),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -16895,12 +16914,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f702, 9),
-                ('ask', f703, 'Play an Opportunity Card?', '_ask16'),
-                ('jump_if_not', f704, 7),
-                ('choose', 'card', f705, f706, 'option', 'choose card', ''),
-                ('call', 'discard', f707, None),
-                ('call', 'gain_momentum', f708, None),
+                ('jump_if_not', f703, 9),
+                ('ask', f704, 'Play an Opportunity Card?', '_ask16'),
+                ('jump_if_not', f705, 7),
+                ('choose', 'card', f706, f707, 'option', 'choose card', ''),
+                ('call', 'discard', f708, None),
+                ('call', 'gain_momentum', f709, None),
                 ('jump', 8),
                 ('jump', 9),
                 ('jump', 0),
@@ -16916,24 +16935,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                ('jump_if_not', f709, 20),
-                ('ask', f710, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
-                ('jump_if_not', f711, 19),
-                ('choose', 'card', f712, f713, 'option', 'choose card', ''),
-                ('call', 'discard', f714, None),
-                ('jump_if_not', f715, 14),
-                ('exec', f716),
-                ('jump_if_not', f717, 12),
-                ('choose', 'u', f718, f719, 'unit', 'choose the next u', ''),
-                ('exec', f720),
-                ('call', 'retreat_unit', f721, None),
+                ('jump_if_not', f710, 20),
+                ('ask', f711, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
+                ('jump_if_not', f712, 19),
+                ('choose', 'card', f713, f714, 'option', 'choose card', ''),
+                ('call', 'discard', f715, None),
+                ('jump_if_not', f716, 14),
+                ('exec', f717),
+                ('jump_if_not', f718, 12),
+                ('choose', 'u', f719, f720, 'unit', 'choose the next u', ''),
+                ('exec', f721),
+                ('call', 'retreat_unit', f722, None),
                 ('jump', 7),
-                ('exec', f722),
+                ('exec', f723),
                 ('jump', 18),
-                ('jump_if_not', f723, 17),
-                ('exec', f724),
-                ('jump', 18),
+                ('jump_if_not', f724, 17),
                 ('exec', f725),
+                ('jump', 18),
+                ('exec', f726),
                 ('jump', 19),
                 ('jump', 20),
             ),
@@ -16948,7 +16967,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f726, None),
+                ('call', 'adjust_army_morale', f727, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16961,9 +16980,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f727, None),
-                ('jump_if_not', f728, 4),
-                ('call', 'check_or_retreat', f729, None),
+                ('call', 'retreat_unit', f728, None),
+                ('jump_if_not', f729, 4),
+                ('call', 'check_or_retreat', f730, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16977,9 +16996,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f730, None),
-                ('jump_if_not', f731, 4),
-                ('call', 'check_or_retreat', f732, None),
+                ('call', 'disrupt', f731, None),
+                ('jump_if_not', f732, 4),
+                ('call', 'check_or_retreat', f733, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16993,9 +17012,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f733),
-                ('jump_if_not', f734, 4),
-                ('call', 'check_or_retreat', f735, None),
+                ('exec', f734),
+                ('jump_if_not', f735, 4),
+                ('call', 'check_or_retreat', f736, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -17009,16 +17028,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'others_first', 'second'),
             result='',
             code=(
-                ('exec', f736),
                 ('exec', f737),
                 ('exec', f738),
                 ('exec', f739),
-                ('jump_if_not', f740, 8),
-                ('choose', 'second', f741, f742, 'unit', 'choose second', ''),
-                ('exec', f743),
+                ('exec', f740),
+                ('jump_if_not', f741, 8),
+                ('choose', 'second', f742, f743, 'unit', 'choose second', ''),
+                ('exec', f744),
                 ('jump', 8),
-                ('jump_if_not', f744, 11),
-                ('call', 'check_or_retreat', f745, None),
+                ('jump_if_not', f745, 11),
+                ('call', 'check_or_retreat', f746, None),
                 ('jump', 11),
             ),
             steps={'do': 0},
@@ -17032,8 +17051,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f746, None),
-                ('call', 'check_and_retreat_or_disrupt', f747, None),
+                ('call', 'capture_one', f747, None),
+                ('call', 'check_and_retreat_or_disrupt', f748, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -17046,8 +17065,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f748, None),
-                ('call', 'check_and_retreat_or_disrupt', f749, None),
+                ('call', 'capture_one', f749, None),
+                ('call', 'check_and_retreat_or_disrupt', f750, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -17060,18 +17079,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f750),
-                ('jump_if_not', f751, 6),
-                ('choose', 'u', f752, f753, 'unit', 'choose the next u', ''),
-                ('exec', f754),
+                ('exec', f751),
+                ('jump_if_not', f752, 6),
+                ('choose', 'u', f753, f754, 'unit', 'choose the next u', ''),
                 ('exec', f755),
-                ('jump', 1),
                 ('exec', f756),
+                ('jump', 1),
                 ('exec', f757),
-                ('jump_if_not', f758, 13),
-                ('exec', f759),
+                ('exec', f758),
+                ('jump_if_not', f759, 13),
                 ('exec', f760),
                 ('exec', f761),
+                ('exec', f762),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -17085,10 +17104,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f762),
-                ('jump_if_not', f763, 5),
-                ('choose', 'casualty', f764, f765, 'unit', 'choose casualty', ''),
-                ('exec', f766),
+                ('exec', f763),
+                ('jump_if_not', f764, 5),
+                ('choose', 'casualty', f765, f766, 'unit', 'choose casualty', ''),
+                ('exec', f767),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -17102,7 +17121,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f767),
+                ('exec', f768),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -17115,7 +17134,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lose_momentum', f768, None),
+                ('call', 'lose_momentum', f769, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17128,7 +17147,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f769),
+                ('exec', f770),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17141,10 +17160,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f770),
-                ('jump_if_not', f771, 5),
-                ('exec', f772),
+                ('exec', f771),
+                ('jump_if_not', f772, 5),
                 ('exec', f773),
+                ('exec', f774),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -17158,7 +17177,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f774),
+                ('exec', f775),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17171,7 +17190,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f775),
+                ('exec', f776),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17184,7 +17203,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f776),
+                ('exec', f777),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17197,7 +17216,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f777),
+                ('exec', f778),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17210,7 +17229,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f778),
+                ('exec', f779),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17223,7 +17242,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f779),
+                ('exec', f780),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17236,7 +17255,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f780),
+                ('exec', f781),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17249,7 +17268,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f781),
+                ('exec', f782),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17262,7 +17281,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'join_cup', f782, None),
+                ('call', 'join_cup', f783, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17275,7 +17294,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'lose_honor', f783, None),
+                ('call', 'lose_honor', f784, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'result': 'code', 'side': 'side'},
@@ -17288,7 +17307,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f784),
+                ('exec', f785),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17301,8 +17320,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f785),
-                ('call', 'adjust_army_morale', f786, None),
+                ('exec', f786),
+                ('call', 'adjust_army_morale', f787, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17315,7 +17334,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'attach_platoon', f787, None),
+                ('call', 'attach_platoon', f788, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -17328,7 +17347,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f788),
+                ('exec', f789),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17341,8 +17360,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f789),
-                ('call', 'adjust_army_morale', f790, None),
+                ('exec', f790),
+                ('call', 'adjust_army_morale', f791, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17355,7 +17374,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f791),
+                ('exec', f792),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17368,7 +17387,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f792),
+                ('exec', f793),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -17381,7 +17400,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f793, None),
+                ('call', 'adjust_army_morale', f794, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17394,11 +17413,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f794),
-                ('jump_if_not', f795, 4),
-                ('exec', f796),
+                ('exec', f795),
+                ('jump_if_not', f796, 4),
+                ('exec', f797),
                 ('jump', 4),
-                ('call', 'adjust_army_morale', f797, None),
+                ('call', 'adjust_army_morale', f798, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17411,7 +17430,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'draw_card', f798, None),
+                ('call', 'draw_card', f799, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17419,65 +17438,66 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f850, False, 'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f851, False, 'trigger:momentum_lost_on_capture', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f851, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f852, False, 'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f852, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f853, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f853, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f854, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f855, False, 'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f856, False, 'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f857, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f858, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f859, False, 'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f860, True, 'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f861, False, 'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f862, False, 'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f863, False, 'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f864, False, 'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f865, False, 'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f866, False, 'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f867, False, 'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f868, False, 'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f869, False, 'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f870, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f871, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f854, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f855, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f856, False, 'trigger:american_step_lost', ''),
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f857, False, 'trigger:american_unit_eliminated', ''),
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f858, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f859, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f860, False, 'trigger:indian_unit_moved', ''),
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f861, True, 'trigger:combat_marker_joins', ''),
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f862, False, 'trigger:honor_lost_in_combat', ''),
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f863, False, 'trigger:failed_resolve_pinned', ''),
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f864, False, 'trigger:retreated_off_the_board', ''),
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f865, False, 'trigger:platoon_attaches', ''),
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f866, False, 'trigger:platoon_moves_with_its_parent', ''),
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f867, False, 'trigger:platoon_shares_capture', ''),
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f868, False, 'trigger:platoon_shares_pin', ''),
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f869, False, 'trigger:platoon_shares_order', ''),
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f870, False, 'trigger:platoon_eliminated', ''),
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f871, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f872, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f872, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f873, None, '', f874),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f875, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f876, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f877, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f878, None, '', None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f879, None, '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f880, None, '', None),
-        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f881, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f882, None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f883, None, '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f884, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f885, None, '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f886, None, '', None),
-        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f887, None, '', f888),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f889, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f890, None, '', None),
-        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f891, None, '', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f873, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f874, None, '', f875),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f876, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f877, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f878, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f879, None, '', None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f880, None, '', None),
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f881, None, '', None),
+        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f882, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f883, None, 'indian_sortie', None),
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f884, None, '', None),
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f885, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f886, None, '', None),
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f887, None, '', None),
+        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f888, None, '', f889),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f890, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f891, None, '', None),
+        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f892, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f892, ''),
+        ConcealSpec('indian_stacks', 1, f893, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f893, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f894, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f895, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f896, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f897, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f898, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f894, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f895, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f896, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f897, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f898, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f899, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
         RuleSwitchSpec('momentum_chits', 'Momentum Chits', True, ('advanced',)),
+        RuleSwitchSpec('jaeger_rifles', 'German Jaeger Rifles', True, ('advanced',)),
         RuleSwitchSpec('diversion', 'Diversion', True, ('advanced',)),
         RuleSwitchSpec('tactics_restrictions', 'Tactics Chit Use Restrictions', True, ('advanced',)),
         RuleSwitchSpec('seven_nations_option', 'Seven Nations (optional unit)', False, ('optional',)),
@@ -17555,7 +17575,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f899, f900), ('army_morale', f901, f902), ('momentum', f903, f904)),
+            values=(('army_morale', f900, f901), ('army_morale', f902, f903), ('momentum', f904, f905)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -17570,7 +17590,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f905, f906), ('army_morale', f907, f908), ('momentum', f909, f910)),
+            values=(('army_morale', f906, f907), ('army_morale', f908, f909), ('momentum', f910, f911)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -17579,15 +17599,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f911),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f912),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f912),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f913),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f913, True, ((44, False, (('wampum_belt', f914),)),)),
-                PlacementSpec((), f915, True, ((43, False, (('big_medicine', f916),)),)),
+                PlacementSpec((), f914, True, ((44, False, (('wampum_belt', f915),)),)),
+                PlacementSpec((), f916, True, ((43, False, (('big_medicine', f917),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
