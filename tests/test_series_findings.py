@@ -577,3 +577,37 @@ def test_the_jaegers_roll_twice_out_of_the_clear_with_an_open_flank(monmouth, at
         assert s.is_chance_node()
         s.apply_action(0)
         assert not s.is_chance_node()
+
+
+# ---------------------------------------------------------------- 7.3, 9.61
+
+
+def test_reinforcements_still_overstacked_at_the_end_of_the_player_turn_lose_steps(litmus):
+    """9.61: "Reinforcements may be placed in excess of stacking limits, but the
+    units must obey normal stacking limits as soon as they leave the entry hex,
+    or by the end of the player turn of entry." 7.3: "the owning player must
+    eliminate enough steps to meet the stacking limit ... Step losses taken for
+    this reason impact Army Morale and Victory Points as if they were lost in
+    combat." """
+    game = litmus
+    u = game.unit_by_name
+    s = position(
+        game,
+        {"turn": 6, "phasing": AMERICAN},
+        {"nj_1": "0105", "nj_2": "0105", "guards": "2004"},  # eight SPs at A-1
+        [
+            {"procedure": "game", "step": "winner"},
+            {"procedure": "player_turn", "step": "close_combat", "bindings": {"side": AMERICAN}},
+        ],
+    )
+    vp = s.vars["vp"][game.side_by_name[BRITISH]]
+    assert s.current_player() == game.side_by_name[AMERICAN]
+    offered = options(s)
+    assert any("1st N.J." in o for o in offered) and any("2nd N.J." in o for o in offered)
+    s.apply_action(s.legal_actions()[0])
+    finish(s)
+    assert sorted(s.unit_loss[u[n]] for n in ("nj_1", "nj_2")) == [0, 1]  # 4 + 2 = 6 SPs
+    chart = game.rules.tables[game.rules.table_index("army_morale_chart")]
+    loss = next(cells[0][0] for _lo, _hi, key, cells in chart.rows if key == "one_step_loss")
+    assert morale(game, s, AMERICAN) == 15 + loss
+    assert s.vars["vp"][game.side_by_name[BRITISH]] > vp

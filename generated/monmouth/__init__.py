@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'b02c233ff88625a6c88bdbb49424b0c6a02da22dbb2e2b9579a151be27daa118'
+RULES_HASH = '98bd0cb82e4e74806005b4005392f2a730600b7b083eb6f960bcdb3f9676611d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -1041,3209 +1041,3219 @@ def f94(s, b):
 
 
 def f95(s, b):
+    # 'rulesets/series/sequence.mst:44'
+    return {'side': b['side']}
+
+
+def f96(s, b):
+    # 'rulesets/series/sequence.mst:45'
+    return {'side': q.enemy(s, b['side'])}
+
+
+def f97(s, b):
     # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f96(s, b):
+def f98(s, b):
     # 'rulesets/series/initiative.mst:22'
     b['first'] = (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
-def f97(s, b):
+def f99(s, b):
     # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
-def f98(s, b):
+def f100(s, b):
     # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f99(s, b):
+def f101(s, b):
     # 'rulesets/monmouth/heat.mst:29'
     b['side'] = d_first_side(s)
 
 
-def f100(s, b):
+def f102(s, b):
     # 'rulesets/monmouth/heat.mst:31'
     b['side'] = q.enemy(s, d_first_side(s))
 
 
-def f101(s, b):
+def f103(s, b):
     # 'rulesets/monmouth/heat.mst:33'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f102(s, b):
+def f104(s, b):
     # 'rulesets/monmouth/heat.mst:36'
     return ((q.turn_data(s, 'heat') and (s.vars['momentum_spent'][0] == 0)) and (s.vars['momentum_spent'][1] == 0))
 
 
-def f103(s, b):
+def f105(s, b):
     # 'rulesets/monmouth/heat.mst:37'
     e.set_var(s, 'turn_lost_to_heat', True)
 
 
-def f104(s, b):
+def f106(s, b):
     # 'rulesets/monmouth/heat.mst:43'
     return s.vars['turn_lost_to_heat']
 
 
-def f105(s, b):
+def f107(s, b):
     # 'rulesets/series/initiative.mst:30'
     b['side'] = d_first_side(s)
 
 
-def f106(s, b):
+def f108(s, b):
     # 'rulesets/series/initiative.mst:32'
     b['side'] = q.enemy(s, d_first_side(s))
 
 
-def f107(s, b):
+def f109(s, b):
     # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f108(s, b):
+def f110(s, b):
     # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, d_first_side(s))))
 
 
-def f109(s, b):
+def f111(s, b):
     # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
-def f110(s, b):
+def f112(s, b):
     # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
-def f111(s, b):
+def f113(s, b):
     # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
-def f112(s, b):
+def f114(s, b):
     # 'rulesets/series/initiative.mst:43'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f113(s, b):
+def f115(s, b):
     # 'rulesets/series/initiative.mst:44'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f114(s, b):
+def f116(s, b):
     # 'rulesets/series/initiative.mst:45'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f115(s, b):
+def f117(s, b):
     # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
-def f116(s, b):
+def f118(s, b):
     # 'rulesets/series/initiative.mst:55'
     return (s.vars['momentum'][b['side']] > 0)
 
 
-def f117(s, b):
+def f119(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['side']
 
 
-def f118(s, b):
+def f120(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
-def f119(s, b):
+def f121(s, b):
     # 'rulesets/series/initiative.mst:57'
     return {'side': b['side']}
 
 
-def f120(s, b):
+def f122(s, b):
     # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
-def f121(s, b):
+def f123(s, b):
     # 'rulesets/series/stacking.mst:17'
     b['_for_h'] = tuple(d_overstacked_hexes(s, b['side']))
 
 
-def f122(s, b):
+def f124(s, b):
     # 'rulesets/series/stacking.mst:17'
     return bool(b['_for_h'])
 
 
-def f123(s, b):
+def f125(s, b):
     # 'rulesets/series/stacking.mst:17'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f124(s, b):
+def f126(s, b):
     # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
-def f125(s, b):
+def f127(s, b):
     # 'rulesets/series/stacking.mst:19'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
-def f126(s, b):
+def f128(s, b):
     # 'rulesets/series/stacking.mst:19'
     return b['side']
 
 
-def f127(s, b):
+def f129(s, b):
     # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
-def f128(s, b):
+def f130(s, b):
     # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f129(s, b):
+def f131(s, b):
     # 'rulesets/monmouth/reinforcements.mst:207'
     return ((((b['side'] == 1) and (q.entry_turn(s, 94) > 0)) and (s.vars['turn'] >= q.entry_turn(s, 94))) and (s.vars['morgan_arrived_on'] == 0))
 
 
-def f130(s, b):
+def f132(s, b):
     # 'rulesets/monmouth/reinforcements.mst:208'
     return q.column_of(s, 6, s.vars['turn'])
 
 
-def f131(s, b):
+def f133(s, b):
     # 'rulesets/monmouth/reinforcements.mst:209'
     return (b['outcome'] == 'enter')
 
 
-def f132(s, b):
+def f134(s, b):
     # 'rulesets/monmouth/reinforcements.mst:210'
     e.set_var(s, 'morgan_arrived_on', s.vars['turn'])
 
 
-def f133(s, b):
+def f135(s, b):
     # 'rulesets/monmouth/reinforcements.mst:219'
     return ((not s.vars['variable_entry_rolled'][b['side']]) and (len(d_variable_reinforcements_due(s, b['side'])) > 0))
 
 
-def f134(s, b):
+def f136(s, b):
     # 'rulesets/monmouth/reinforcements.mst:220'
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
 
 
-def f135(s, b):
+def f137(s, b):
     # 'rulesets/monmouth/reinforcements.mst:221'
     return (((b['side'] == 0) and q.rule_on(s, 'pro_british')) or ((b['side'] == 1) and q.rule_on(s, 'pro_american')))
 
 
-def f136(s, b):
+def f138(s, b):
     # 'rulesets/monmouth/reinforcements.mst:222'
     e.set_at(s, 'variable_entry_passed', b['side'], True)
 
 
-def f137(s, b):
+def f139(s, b):
     # 'rulesets/monmouth/reinforcements.mst:224'
     return (not (((b['side'] == 1) and q.rule_on(s, 'pro_british')) or ((b['side'] == 0) and q.rule_on(s, 'pro_american'))))
 
 
-def f138(s, b):
+def f140(s, b):
     # 'rulesets/monmouth/reinforcements.mst:225'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
 
 
-def f139(s, b):
+def f141(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
     return b['side']
 
 
-def f140(s, b):
+def f142(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
     return b['_ask4']
 
 
-def f141(s, b):
+def f143(s, b):
     # 'rulesets/monmouth/reinforcements.mst:227'
     return {'side': b['side']}
 
 
-def f142(s, b):
+def f144(s, b):
     # 'rulesets/monmouth/reinforcements.mst:228'
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
 
 
-def f143(s, b):
+def f145(s, b):
     # 'rulesets/monmouth/reinforcements.mst:231'
     return q.column_of(s, 7, d_variable_turn(s, b['side']))
 
 
-def f144(s, b):
+def f146(s, b):
     # 'rulesets/monmouth/reinforcements.mst:232'
     e.set_at(s, 'variable_entry_passed', b['side'], (b['outcome'] == 'enter'))
 
 
-def f145(s, b):
+def f147(s, b):
     # 'rulesets/monmouth/reinforcements.mst:233'
     return s.vars['variable_entry_passed'][b['side']]
 
 
-def f146(s, b):
+def f148(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == 0) and (RULES.units[e0].formation != 'hessians'))))
 
 
-def f147(s, b):
+def f149(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     return bool(b['_for_u'])
 
 
-def f148(s, b):
+def f150(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f149(s, b):
+def f151(s, b):
     # 'rulesets/monmouth/reinforcements.mst:236'
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
 
 
-def f150(s, b):
+def f152(s, b):
     # 'rulesets/monmouth/reinforcements.mst:247'
     return d_may_arrive(s, b['unit'])
 
 
-def f151(s, b):
+def f153(s, b):
     # 'rulesets/monmouth/reinforcements.mst:248'
     return d_entry_choices(s, b['unit'])
 
 
-def f152(s, b):
+def f154(s, b):
     # 'rulesets/monmouth/reinforcements.mst:246'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f153(s, b):
+def f155(s, b):
     # 'rulesets/monmouth/reinforcements.mst:253'
     return (((b['side'] == 1) and s.vars['steuben_withdrawn']) and s.vars['variable_entry_passed'][1])
 
 
-def f154(s, b):
+def f156(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return 1
 
 
-def f155(s, b):
+def f157(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return b['_ask5']
 
 
-def f156(s, b):
+def f158(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return tuple(e0 for e0 in (10,) if (not d_entry_blocked(s, e0, 1)))
 
 
-def f157(s, b):
+def f159(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return 1
 
 
-def f158(s, b):
+def f160(s, b):
     # 'rulesets/monmouth/reinforcements.mst:256'
     e.place(s, 92, b['h'])
 
 
-def f159(s, b):
+def f161(s, b):
     # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
 
 
-def f160(s, b):
+def f162(s, b):
     # 'rulesets/series/movement.mst:31'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f161(s, b):
-    # 'rulesets/series/movement.mst:31'
-    return bool(b['_for_u'])
-
-
-def f162(s, b):
-    # 'rulesets/series/movement.mst:31'
-    return b['_for_u']
-
-
 def f163(s, b):
     # 'rulesets/series/movement.mst:31'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f164(s, b):
     # 'rulesets/series/movement.mst:31'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f165(s, b):
+    # 'rulesets/series/movement.mst:31'
+    return b['side']
+
+
+def f166(s, b):
+    # 'rulesets/series/movement.mst:31'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f167(s, b):
     # 'rulesets/series/movement.mst:32'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f166(s, b):
+def f168(s, b):
     # 'rulesets/series/movement.mst:33'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f167(s, b):
+def f169(s, b):
     # 'rulesets/series/movement.mst:34'
     return (len(b['away']) > 0)
 
 
-def f168(s, b):
+def f170(s, b):
     # 'rulesets/series/movement.mst:35'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f169(s, b):
+def f171(s, b):
     # 'rulesets/series/movement.mst:36'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f170(s, b):
+def f172(s, b):
     # 'rulesets/series/movement.mst:36'
     return b['side']
 
 
-def f171(s, b):
+def f173(s, b):
     # 'rulesets/series/movement.mst:37'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f172(s, b):
+def f174(s, b):
     # 'rulesets/series/movement.mst:39'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f173(s, b):
+def f175(s, b):
     # 'rulesets/monmouth/leaders.mst:191'
     return (s.unit_status[22] == 0)
 
 
-def f174(s, b):
+def f176(s, b):
     # 'rulesets/monmouth/leaders.mst:192'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0])))
 
 
-def f175(s, b):
+def f177(s, b):
     # 'rulesets/monmouth/leaders.mst:192'
     return bool(b['_for_u'])
 
 
-def f176(s, b):
+def f178(s, b):
     # 'rulesets/monmouth/leaders.mst:192'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f177(s, b):
+def f179(s, b):
     # 'rulesets/monmouth/leaders.mst:193'
     e.set_at(s, 'with_oswald', b['u'], True)
 
 
-def f178(s, b):
+def f180(s, b):
     # 'rulesets/monmouth/command_and_control.mst:147'
     return (b['side'] == 1)
 
 
-def f179(s, b):
+def f181(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and UNIT_COMBAT[e0])))
 
 
-def f180(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:148'
-    return bool(b['_for_u'])
-
-
-def f181(s, b):
-    # 'rulesets/monmouth/command_and_control.mst:148'
-    return b['_for_u']
-
-
 def f182(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
-    return 1
+    return bool(b['_for_u'])
 
 
 def f183(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f184(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:148'
+    return 1
+
+
+def f185(s, b):
+    # 'rulesets/monmouth/command_and_control.mst:148'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f186(s, b):
     # 'rulesets/monmouth/command_and_control.mst:149'
     e.set_at(s, 'cc_strategic', b['u'], (d_on_road(s, b['u']) and d_may_move_strategically(s, b['u'])))
 
 
-def f185(s, b):
+def f187(s, b):
     # 'rulesets/monmouth/command_and_control.mst:152'
     return d_stack_ok(s, b['units'])
 
 
-def f186(s, b):
+def f188(s, b):
     # 'rulesets/monmouth/command_and_control.mst:153'
     return d_in_enemy_zoc(s, b['hex'], 1)
 
 
-def f187(s, b):
+def f189(s, b):
     # 'rulesets/monmouth/command_and_control.mst:150'
     return {'unit': b['u'], 'toward': d_countermarch_goal(s, b['u']), 'capture_if_blocked': True, 'exit': True, 'along_roads': s.vars['cc_strategic'][b['u']]}
 
 
-def f188(s, b):
+def f190(s, b):
     # 'rulesets/monmouth/command_and_control.mst:157'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f189(s, b):
+def f191(s, b):
     # 'rulesets/monmouth/scenarios.mst:411'
     return (b['side'] == 0)
 
 
-def f190(s, b):
+def f192(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0]))))
 
 
-def f191(s, b):
+def f193(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return bool(b['_for_u'])
 
 
-def f192(s, b):
+def f194(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return b['_for_u']
 
 
-def f193(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
-    return 0
-
-
-def f194(s, b):
-    # 'rulesets/monmouth/scenarios.mst:412'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
 def f195(s, b):
-    # 'rulesets/monmouth/scenarios.mst:413'
+    # 'rulesets/monmouth/scenarios.mst:412'
     return 0
 
 
 def f196(s, b):
+    # 'rulesets/monmouth/scenarios.mst:412'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f197(s, b):
+    # 'rulesets/monmouth/scenarios.mst:413'
+    return 0
+
+
+def f198(s, b):
     # 'rulesets/monmouth/scenarios.mst:413'
     return b['_ask6']
 
 
-def f197(s, b):
+def f199(s, b):
     # 'rulesets/monmouth/scenarios.mst:414'
     return {'unit': b['u'], 'drm': (-1)}
 
 
-def f198(s, b):
+def f200(s, b):
     # 'rulesets/monmouth/scenarios.mst:415'
     return (not b['passed'])
 
 
-def f199(s, b):
+def f201(s, b):
     # 'rulesets/monmouth/scenarios.mst:416'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f200(s, b):
+def f202(s, b):
     # 'rulesets/monmouth/scenarios.mst:419'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f201(s, b):
+def f203(s, b):
     # 'rulesets/series/movement.mst:47'
     return d_stack_ok(s, b['units'])
 
 
-def f202(s, b):
+def f204(s, b):
     # 'rulesets/series/movement.mst:48'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f203(s, b):
+def f205(s, b):
     # 'rulesets/series/movement.mst:49'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f204(s, b):
+def f206(s, b):
     # 'rulesets/series/movement.mst:50'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f205(s, b):
+def f207(s, b):
     # 'rulesets/series/movement.mst:51'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f206(s, b):
+def f208(s, b):
     # 'rulesets/series/movement.mst:46'
     return {'side': b['side']}
 
 
-def f207(s, b):
+def f209(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     b['_for_h'] = tuple(q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn']))))
 
 
-def f208(s, b):
+def f210(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     return bool(b['_for_h'])
 
 
-def f209(s, b):
+def f211(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f210(s, b):
+def f212(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
     return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
-def f211(s, b):
+def f213(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
 
 
-def f212(s, b):
+def f214(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return b['side']
 
 
-def f213(s, b):
+def f215(s, b):
     # 'rulesets/monmouth/reinforcements.mst:267'
     e.hold_back(s, b['u'])
 
 
-def f214(s, b):
+def f216(s, b):
     # 'rulesets/monmouth/reinforcements.mst:268'
     e.set_at(s, 'held_back', b['u'], True)
 
 
-def f215(s, b):
+def f217(s, b):
     # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 
 
-def f216(s, b):
+def f218(s, b):
     # 'rulesets/series/movement.mst:54'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f217(s, b):
+def f219(s, b):
     # 'rulesets/series/movement.mst:54'
     return bool(b['_for_u'])
 
 
-def f218(s, b):
+def f220(s, b):
     # 'rulesets/series/movement.mst:54'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f219(s, b):
+def f221(s, b):
     # 'rulesets/series/movement.mst:55'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f220(s, b):
+def f222(s, b):
     # 'rulesets/series/movement.mst:56'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f221(s, b):
+def f223(s, b):
     # 'rulesets/series/movement.mst:57'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f222(s, b):
+def f224(s, b):
     # 'rulesets/series/movement.mst:58'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f223(s, b):
+def f225(s, b):
     # 'rulesets/series/movement.mst:58'
     return bool(b['_for_v'])
 
 
-def f224(s, b):
+def f226(s, b):
     # 'rulesets/series/movement.mst:58'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f225(s, b):
+def f227(s, b):
     # 'rulesets/series/movement.mst:59'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f226(s, b):
+def f228(s, b):
     # 'rulesets/series/movement.mst:61'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f227(s, b):
+def f229(s, b):
     # 'rulesets/series/morale.mst:12'
     b['passed'] = (b['total'] >= 5)
 
 
-def f228(s, b):
+def f230(s, b):
     # 'rulesets/series/rally.mst:5'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0]))
 
 
-def f229(s, b):
+def f231(s, b):
     # 'rulesets/series/rally.mst:5'
     return bool(b['_for_u'])
 
 
-def f230(s, b):
+def f232(s, b):
     # 'rulesets/series/rally.mst:5'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f231(s, b):
+def f233(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f232(s, b):
-    # 'rulesets/monmouth/molly_pitcher.mst:37'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
-
-
-def f233(s, b):
-    # 'rulesets/monmouth/molly_pitcher.mst:37'
-    return bool(b['_for_u'])
-
-
 def f234(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
-    return b['_for_u']
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
 def f235(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f236(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f237(s, b):
+    # 'rulesets/monmouth/molly_pitcher.mst:37'
+    return b['side']
+
+
+def f238(s, b):
+    # 'rulesets/monmouth/molly_pitcher.mst:37'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f239(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:38'
     return d_molly_may_join(s, b['u'])
 
 
-def f238(s, b):
+def f240(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return 1
 
 
-def f239(s, b):
+def f241(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return b['_ask7']
 
 
-def f240(s, b):
+def f242(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:40'
     e.set_at(s, 'molly', b['u'], True)
 
 
-def f241(s, b):
+def f243(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:41'
     e.set_var(s, 'molly_placed', True)
 
 
-def f242(s, b):
+def f244(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:44'
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
 
 
-def f243(s, b):
+def f245(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:45'
     e.set_at(s, 'order', b['u'], 'parade_order')
 
 
-def f244(s, b):
+def f246(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:46'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f245(s, b):
+def f247(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:48'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f246(s, b):
+def f248(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:49'
     return b['passed']
 
 
-def f247(s, b):
+def f249(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:50'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f248(s, b):
+def f250(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:51'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f249(s, b):
+def f251(s, b):
     # 'rulesets/series/rally.mst:11'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
-def f250(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return bool(b['_for_u'])
-
-
-def f251(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return b['_for_u']
-
-
 def f252(s, b):
     # 'rulesets/series/rally.mst:11'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f253(s, b):
     # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f254(s, b):
+    # 'rulesets/series/rally.mst:11'
+    return b['side']
+
+
+def f255(s, b):
+    # 'rulesets/series/rally.mst:11'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f256(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f255(s, b):
+def f257(s, b):
     # 'rulesets/series/rally.mst:13'
     return b['passed']
 
 
-def f256(s, b):
+def f258(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f257(s, b):
+def f259(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f258(s, b):
+def f260(s, b):
     # 'rulesets/series/fire.mst:44'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f259(s, b):
+def f261(s, b):
     # 'rulesets/series/fire.mst:44'
     return q.enemy(s, b['side'])
 
 
-def f260(s, b):
+def f262(s, b):
     # 'rulesets/series/fire.mst:45'
     return (b['target'] == -1)
 
 
-def f261(s, b):
+def f263(s, b):
     # 'rulesets/series/fire.mst:48'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f262(s, b):
+def f264(s, b):
     # 'rulesets/series/fire.mst:71'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f263(s, b):
+def f265(s, b):
     # 'rulesets/series/fire.mst:72'
     b['_for_a'] = tuple(tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target'])))
 
 
-def f264(s, b):
+def f266(s, b):
     # 'rulesets/series/fire.mst:72'
     return bool(b['_for_a'])
 
 
-def f265(s, b):
+def f267(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f266(s, b):
-    # 'rulesets/series/fire.mst:72'
-    return b['side']
-
-
-def f267(s, b):
-    # 'rulesets/series/fire.mst:72'
-    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
-
-
 def f268(s, b):
-    # 'rulesets/series/fire.mst:73'
+    # 'rulesets/series/fire.mst:72'
     return b['side']
 
 
 def f269(s, b):
+    # 'rulesets/series/fire.mst:72'
+    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
+
+
+def f270(s, b):
+    # 'rulesets/series/fire.mst:73'
+    return b['side']
+
+
+def f271(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask8']
 
 
-def f270(s, b):
+def f272(s, b):
     # 'rulesets/series/fire.mst:74'
     b['firers'] = q.union(b['firers'], (b['a'],))
 
 
-def f271(s, b):
+def f273(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f272(s, b):
+def f274(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f273(s, b):
+def f275(s, b):
     # 'rulesets/monmouth/scenarios.mst:439'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f274(s, b):
+def f276(s, b):
     # 'rulesets/monmouth/scenarios.mst:440'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f275(s, b):
+def f277(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f276(s, b):
+def f278(s, b):
     # 'rulesets/series/fire.mst:81'
     b['needed'] = q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f277(s, b):
+def f279(s, b):
     # 'rulesets/series/fire.mst:82'
     b['first_fire'] = False
 
 
-def f278(s, b):
+def f280(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f279(s, b):
+def f281(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f280(s, b):
+def f282(s, b):
     # 'rulesets/series/fire.mst:95'
     b['loss'] = d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f281(s, b):
+def f283(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f282(s, b):
+def f284(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f283(s, b):
+def f285(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f284(s, b):
+def f286(s, b):
     # 'rulesets/series/fire.mst:106'
     return {'side': b['side']}
 
 
-def f285(s, b):
+def f287(s, b):
     # 'rulesets/series/fire.mst:107'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f286(s, b):
+def f288(s, b):
     # 'rulesets/series/fire.mst:111'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f287(s, b):
-    # 'rulesets/series/fire.mst:111'
-    return bool(b['_for_u'])
-
-
-def f288(s, b):
-    # 'rulesets/series/fire.mst:111'
-    return b['_for_u']
-
-
 def f289(s, b):
     # 'rulesets/series/fire.mst:111'
-    return q.enemy(s, b['side'])
+    return bool(b['_for_u'])
 
 
 def f290(s, b):
     # 'rulesets/series/fire.mst:111'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f291(s, b):
+    # 'rulesets/series/fire.mst:111'
+    return q.enemy(s, b['side'])
+
+
+def f292(s, b):
+    # 'rulesets/series/fire.mst:111'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f293(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f292(s, b):
+def f294(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f293(s, b):
+def f295(s, b):
     # 'rulesets/series/fire.mst:115'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f294(s, b):
+def f296(s, b):
     # 'rulesets/series/fire.mst:115'
     return bool(b['_for_u'])
 
 
-def f295(s, b):
+def f297(s, b):
     # 'rulesets/series/fire.mst:115'
     return b['_for_u']
 
 
-def f296(s, b):
+def f298(s, b):
     # 'rulesets/series/fire.mst:115'
     return b['side']
 
 
-def f297(s, b):
+def f299(s, b):
     # 'rulesets/series/fire.mst:115'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f298(s, b):
+def f300(s, b):
     # 'rulesets/series/fire.mst:116'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f299(s, b):
+def f301(s, b):
     # 'rulesets/series/fire.mst:117'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f300(s, b):
+def f302(s, b):
     # 'rulesets/series/fire.mst:135'
     return d_rifle_targets(s, b['side'])
 
 
-def f301(s, b):
+def f303(s, b):
     # 'rulesets/series/fire.mst:135'
     return b['side']
 
 
-def f302(s, b):
+def f304(s, b):
     # 'rulesets/series/fire.mst:136'
     return (b['target'] == -1)
 
 
-def f303(s, b):
+def f305(s, b):
     # 'rulesets/series/fire.mst:139'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f304(s, b):
+def f306(s, b):
     # 'rulesets/series/fire.mst:146'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f305(s, b):
+def f307(s, b):
     # 'rulesets/series/fire.mst:147'
     b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
 
 
-def f306(s, b):
-    # 'rulesets/series/fire.mst:147'
-    return bool(b['_for_r'])
-
-
-def f307(s, b):
-    # 'rulesets/series/fire.mst:147'
-    return b['_for_r']
-
-
 def f308(s, b):
     # 'rulesets/series/fire.mst:147'
-    return b['side']
+    return bool(b['_for_r'])
 
 
 def f309(s, b):
     # 'rulesets/series/fire.mst:147'
-    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+    return b['_for_r']
 
 
 def f310(s, b):
-    # 'rulesets/series/fire.mst:148'
+    # 'rulesets/series/fire.mst:147'
     return b['side']
 
 
 def f311(s, b):
+    # 'rulesets/series/fire.mst:147'
+    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+
+
+def f312(s, b):
+    # 'rulesets/series/fire.mst:148'
+    return b['side']
+
+
+def f313(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['_ask9']
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/series/fire.mst:149'
     b['firers'] = q.union(b['firers'], (b['r'],))
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/monmouth/scenarios.mst:446'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/monmouth/scenarios.mst:447'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/series/fire.mst:156'
     return (len(b['firers']) > 0)
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/series/fire.mst:157'
     b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/series/fire.mst:158'
     b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/series/fire.mst:159'
     b['_for_r'] = tuple(b['firers'])
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/series/fire.mst:159'
     return bool(b['_for_r'])
 
 
-def f321(s, b):
+def f323(s, b):
     # 'rulesets/series/fire.mst:159'
     b['r'] = b['_for_r'][0]
     b['_for_r'] = b['_for_r'][1:]
 
 
-def f322(s, b):
+def f324(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f323(s, b):
+def f325(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f324(s, b):
+def f326(s, b):
     # 'rulesets/series/fire.mst:166'
     return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
-def f325(s, b):
+def f327(s, b):
     # 'rulesets/series/fire.mst:169'
     return (b['modified'] >= b['needed'])
 
 
-def f326(s, b):
+def f328(s, b):
     # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f327(s, b):
+def f329(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f328(s, b):
+def f330(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f329(s, b):
+def f331(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f330(s, b):
+def f332(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f331(s, b):
+def f333(s, b):
     # 'rulesets/monmouth/scenarios.mst:223'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 
 
-def f332(s, b):
+def f334(s, b):
     # 'rulesets/monmouth/scenarios.mst:224'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f333(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f334(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f335(s, b):
+def f337(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f336(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f337(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f338(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f339(s, b):
+def f341(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f340(s, b):
+def f342(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f341(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f342(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f343(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f344(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f345(s, b):
+def f347(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f346(s, b):
+def f348(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f347(s, b):
+def f349(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f348(s, b):
+def f350(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f349(s, b):
+def f351(s, b):
     # 'rulesets/series/close_combat.mst:163'
     b['attacker_lead'] = -1
 
 
-def f350(s, b):
+def f352(s, b):
     # 'rulesets/series/close_combat.mst:164'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f351(s, b):
+def f353(s, b):
     # 'rulesets/series/close_combat.mst:165'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f352(s, b):
+def f354(s, b):
     # 'rulesets/series/close_combat.mst:166'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f353(s, b):
+def f355(s, b):
     # 'rulesets/series/close_combat.mst:167'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f354(s, b):
+def f356(s, b):
     # 'rulesets/series/close_combat.mst:168'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f355(s, b):
+def f357(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f356(s, b):
+def f358(s, b):
     # 'rulesets/series/close_combat.mst:170'
     return bool(b['_for_u'])
 
 
-def f357(s, b):
+def f359(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f358(s, b):
+def f360(s, b):
     # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f359(s, b):
+def f361(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
 
 
-def f360(s, b):
+def f362(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     return bool(b['_for_u'])
 
 
-def f361(s, b):
+def f363(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f362(s, b):
+def f364(s, b):
     # 'rulesets/monmouth/scenarios.mst:433'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f363(s, b):
+def f365(s, b):
     # 'rulesets/series/close_combat.mst:176'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f364(s, b):
+def f366(s, b):
     # 'rulesets/series/close_combat.mst:177'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f365(s, b):
+def f367(s, b):
     # 'rulesets/series/close_combat.mst:177'
     return bool(b['_for_u'])
 
 
-def f366(s, b):
+def f368(s, b):
     # 'rulesets/series/close_combat.mst:177'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f367(s, b):
+def f369(s, b):
     # 'rulesets/series/close_combat.mst:178'
     e.capture(s, b['u'])
 
 
-def f368(s, b):
+def f370(s, b):
     # 'rulesets/series/close_combat.mst:182'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f369(s, b):
+def f371(s, b):
     # 'rulesets/series/close_combat.mst:183'
     return q.diverted(s, b['combat'])
 
 
-def f370(s, b):
+def f372(s, b):
     # 'rulesets/series/close_combat.mst:184'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f371(s, b):
+def f373(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f372(s, b):
+def f374(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['defender']
 
 
-def f373(s, b):
+def f375(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['_ask10']
 
 
-def f374(s, b):
-    # 'rulesets/series/close_combat.mst:191'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
-def f375(s, b):
-    # 'rulesets/series/close_combat.mst:191'
-    return bool(b['_for_u'])
-
-
 def f376(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return b['_for_u']
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f377(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return b['defender']
+    return bool(b['_for_u'])
 
 
 def f378(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f379(s, b):
+    # 'rulesets/series/close_combat.mst:191'
+    return b['defender']
+
+
+def f380(s, b):
+    # 'rulesets/series/close_combat.mst:191'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f381(s, b):
     # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f380(s, b):
+def f382(s, b):
     # 'rulesets/series/close_combat.mst:193'
     return s.vars['pinned'][b['u']]
 
 
-def f381(s, b):
+def f383(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f382(s, b):
+def f384(s, b):
     # 'rulesets/series/close_combat.mst:196'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f383(s, b):
+def f385(s, b):
     # 'rulesets/series/close_combat.mst:202'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f384(s, b):
+def f386(s, b):
     # 'rulesets/series/close_combat.mst:203'
     e.capture(s, b['u'])
 
 
-def f385(s, b):
+def f387(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f386(s, b):
+def f388(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return b['attacker']
 
 
-def f387(s, b):
+def f389(s, b):
     # 'rulesets/series/close_combat.mst:212'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f388(s, b):
+def f390(s, b):
     # 'rulesets/series/close_combat.mst:212'
     return b['defender']
 
 
-def f389(s, b):
-    # 'rulesets/series/close_combat.mst:218'
-    return d_tactics_chits(s)
-
-
-def f390(s, b):
-    # 'rulesets/series/close_combat.mst:218'
-    return b['attacker']
-
-
 def f391(s, b):
-    # 'rulesets/series/close_combat.mst:219'
+    # 'rulesets/series/close_combat.mst:218'
     return d_tactics_chits(s)
 
 
 def f392(s, b):
+    # 'rulesets/series/close_combat.mst:218'
+    return b['attacker']
+
+
+def f393(s, b):
+    # 'rulesets/series/close_combat.mst:219'
+    return d_tactics_chits(s)
+
+
+def f394(s, b):
     # 'rulesets/series/close_combat.mst:219'
     return b['defender']
 
 
-def f393(s, b):
+def f395(s, b):
     # 'rulesets/series/close_combat.mst:221'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f394(s, b):
+def f396(s, b):
     # 'rulesets/series/close_combat.mst:222'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f395(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:223'
     return (b['matrix'][1] == 10)
 
 
-def f396(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:224'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f397(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return b['odds']
 
 
-def f398(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:233'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f399(s, b):
+def f401(s, b):
     # 'rulesets/series/close_combat.mst:234'
     b['first'] = (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f400(s, b):
+def f402(s, b):
     # 'rulesets/series/close_combat.mst:235'
     b['rerolled'] = False
 
 
-def f401(s, b):
+def f403(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f402(s, b):
+def f404(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return b['first']
 
 
-def f403(s, b):
+def f405(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return b['_ask11']
 
 
-def f404(s, b):
+def f406(s, b):
     # 'rulesets/series/close_combat.mst:238'
     return {'side': b['first']}
 
 
-def f405(s, b):
+def f407(s, b):
     # 'rulesets/series/close_combat.mst:239'
     b['rerolled'] = True
 
 
-def f406(s, b):
+def f408(s, b):
     # 'rulesets/series/close_combat.mst:242'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f407(s, b):
+def f409(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return q.enemy(s, b['first'])
 
 
-def f408(s, b):
+def f410(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return b['_ask12']
 
 
-def f409(s, b):
+def f411(s, b):
     # 'rulesets/series/close_combat.mst:244'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f410(s, b):
+def f412(s, b):
     # 'rulesets/series/close_combat.mst:245'
     b['rerolled'] = True
 
 
-def f411(s, b):
+def f413(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return b['rerolled']
 
 
-def f412(s, b):
+def f414(s, b):
     # 'rulesets/series/close_combat.mst:256'
     b['retreated_defenders'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f413(s, b):
+def f415(s, b):
     # 'rulesets/series/close_combat.mst:257'
     b['retreated_attackers'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f414(s, b):
+def f416(s, b):
     # 'rulesets/series/close_combat.mst:260'
     b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
 
 
-def f415(s, b):
+def f417(s, b):
     # 'rulesets/series/close_combat.mst:261'
     b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f416(s, b):
+def f418(s, b):
     # 'rulesets/series/close_combat.mst:262'
     b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f417(s, b):
+def f419(s, b):
     # 'rulesets/series/close_combat.mst:263'
     b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f418(s, b):
+def f420(s, b):
     # 'rulesets/series/close_combat.mst:264'
     return b['result'][1]
 
 
-def f419(s, b):
+def f421(s, b):
     # 'rulesets/series/close_combat.mst:264'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f420(s, b):
+def f422(s, b):
     # 'rulesets/series/close_combat.mst:267'
     return b['result'][0]
 
 
-def f421(s, b):
+def f423(s, b):
     # 'rulesets/series/close_combat.mst:267'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f422(s, b):
+def f424(s, b):
     # 'rulesets/series/close_combat.mst:269'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f423(s, b):
+def f425(s, b):
     # 'rulesets/series/close_combat.mst:270'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f424(s, b):
+def f426(s, b):
     # 'rulesets/series/close_combat.mst:273'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f425(s, b):
+def f427(s, b):
     # 'rulesets/series/close_combat.mst:275'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f426(s, b):
+def f428(s, b):
     # 'rulesets/series/close_combat.mst:279'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f427(s, b):
+def f429(s, b):
     # 'rulesets/series/close_combat.mst:280'
     return (b['modified_roll'] <= (-1))
 
 
-def f428(s, b):
+def f430(s, b):
     # 'rulesets/series/close_combat.mst:281'
     return {'side': b['defender']}
 
 
-def f429(s, b):
+def f431(s, b):
     # 'rulesets/series/close_combat.mst:283'
     return (b['modified_roll'] >= 10)
 
 
-def f430(s, b):
+def f432(s, b):
     # 'rulesets/series/close_combat.mst:284'
     return {'side': b['attacker']}
 
 
-def f431(s, b):
+def f433(s, b):
     # 'rulesets/series/close_combat.mst:294'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f432(s, b):
+def f434(s, b):
     # 'rulesets/series/close_combat.mst:295'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f433(s, b):
+def f435(s, b):
     # 'rulesets/series/close_combat.mst:297'
     e.resolve_combat(s, b['combat'])
 
 
-def f434(s, b):
+def f436(s, b):
     # 'rulesets/monmouth/rear_guard.mst:32'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f435(s, b):
+def f437(s, b):
     # 'rulesets/monmouth/rear_guard.mst:33'
     return (len(b['vacated']) > 0)
 
 
-def f436(s, b):
+def f438(s, b):
     # 'rulesets/monmouth/rear_guard.mst:34'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
 
 
-def f437(s, b):
+def f439(s, b):
     # 'rulesets/monmouth/rear_guard.mst:35'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and (not d_at_the_limit(s, b['lead'])))
 
 
-def f438(s, b):
+def f440(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return b['reachable']
 
 
-def f439(s, b):
+def f441(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return q.attacking_side(s, b['combat'])
 
 
-def f440(s, b):
+def f442(s, b):
     # 'rulesets/monmouth/rear_guard.mst:37'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f441(s, b):
+def f443(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
 
 
-def f442(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return bool(b['_for_u'])
-
-
-def f443(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return b['_for_u']
-
-
 def f444(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f445(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f446(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    return q.attacking_side(s, b['combat'])
+
+
+def f447(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f448(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f447(s, b):
+def f449(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
     return q.attacking_side(s, b['combat'])
 
 
-def f448(s, b):
+def f450(s, b):
     # 'rulesets/monmouth/rear_guard.mst:41'
     return (b['to'] != -1)
 
 
-def f449(s, b):
+def f451(s, b):
     # 'rulesets/monmouth/rear_guard.mst:42'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f450(s, b):
+def f452(s, b):
     # 'rulesets/series/close_combat.mst:302'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f451(s, b):
+def f453(s, b):
     # 'rulesets/series/close_combat.mst:303'
     return (len(b['vacated']) > 0)
 
 
-def f452(s, b):
+def f454(s, b):
     # 'rulesets/series/close_combat.mst:305'
     return (b['lead'] != -1)
 
 
-def f453(s, b):
+def f455(s, b):
     # 'rulesets/series/close_combat.mst:306'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f454(s, b):
+def f456(s, b):
     # 'rulesets/series/close_combat.mst:307'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f455(s, b):
+def f457(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return b['reachable']
 
 
-def f456(s, b):
+def f458(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return q.attacking_side(s, b['combat'])
 
 
-def f457(s, b):
+def f459(s, b):
     # 'rulesets/series/close_combat.mst:309'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f458(s, b):
+def f460(s, b):
     # 'rulesets/series/close_combat.mst:313'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
-def f459(s, b):
-    # 'rulesets/series/close_combat.mst:313'
-    return bool(b['_for_u'])
-
-
-def f460(s, b):
-    # 'rulesets/series/close_combat.mst:313'
-    return b['_for_u']
-
-
 def f461(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f462(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f463(s, b):
+    # 'rulesets/series/close_combat.mst:313'
+    return q.attacking_side(s, b['combat'])
+
+
+def f464(s, b):
+    # 'rulesets/series/close_combat.mst:313'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f465(s, b):
     # 'rulesets/series/close_combat.mst:314'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f464(s, b):
+def f466(s, b):
     # 'rulesets/series/close_combat.mst:314'
     return q.attacking_side(s, b['combat'])
 
 
-def f465(s, b):
+def f467(s, b):
     # 'rulesets/series/close_combat.mst:315'
     return (b['to'] != -1)
 
 
-def f466(s, b):
+def f468(s, b):
     # 'rulesets/series/close_combat.mst:316'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f467(s, b):
+def f469(s, b):
     # 'rulesets/series/close_combat.mst:326'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f468(s, b):
+def f470(s, b):
     # 'rulesets/series/close_combat.mst:327'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f469(s, b):
-    # 'rulesets/series/close_combat.mst:327'
-    return bool(b['_for_u'])
-
-
-def f470(s, b):
-    # 'rulesets/series/close_combat.mst:327'
-    return b['_for_u']
-
-
 def f471(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    return q.defending_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f472(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f473(s, b):
+    # 'rulesets/series/close_combat.mst:327'
+    return q.defending_side(s, b['combat'])
+
+
+def f474(s, b):
+    # 'rulesets/series/close_combat.mst:327'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f475(s, b):
     # 'rulesets/series/close_combat.mst:328'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f474(s, b):
+def f476(s, b):
     # 'rulesets/series/close_combat.mst:331'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f475(s, b):
+def f477(s, b):
     # 'rulesets/series/close_combat.mst:332'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f476(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return bool(b['_for_u'])
-
-
-def f477(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return b['_for_u']
-
-
 def f478(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f479(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f480(s, b):
+    # 'rulesets/series/close_combat.mst:332'
+    return q.attacking_side(s, b['combat'])
+
+
+def f481(s, b):
+    # 'rulesets/series/close_combat.mst:332'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f482(s, b):
     # 'rulesets/series/close_combat.mst:333'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f481(s, b):
+def f483(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f482(s, b):
+def f484(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f483(s, b):
+def f485(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f484(s, b):
+def f486(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1))))
 
 
-def f485(s, b):
+def f487(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return bool(b['_for_u'])
 
 
-def f486(s, b):
+def f488(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f487(s, b):
+def f489(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f488(s, b):
+def f490(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f489(s, b):
+def f491(s, b):
     # 'rulesets/monmouth/command_and_control.mst:107'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f490(s, b):
+def f492(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f491(s, b):
+def f493(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f492(s, b):
+def f494(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
 
 
-def f493(s, b):
+def f495(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return bool(b['_for_u'])
 
 
-def f494(s, b):
+def f496(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f495(s, b):
+def f497(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f496(s, b):
+def f498(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f497(s, b):
+def f499(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0]))
 
 
-def f498(s, b):
+def f500(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return bool(b['_for_u'])
 
 
-def f499(s, b):
+def f501(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f500(s, b):
+def f502(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f501(s, b):
+def f503(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f502(s, b):
+def f504(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f503(s, b):
+def f505(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f504(s, b):
+def f506(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f505(s, b):
+def f507(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f506(s, b):
+def f508(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f507(s, b):
+def f509(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f508(s, b):
+def f510(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f509(s, b):
+def f511(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f510(s, b):
+def f512(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f511(s, b):
+def f513(s, b):
     # 'rulesets/series/results.mst:66'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f512(s, b):
+def f514(s, b):
     # 'rulesets/series/results.mst:67'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f513(s, b):
+def f515(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f514(s, b):
+def f516(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f515(s, b):
+def f517(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f516(s, b):
+def f518(s, b):
     # 'rulesets/series/results.mst:70'
     return b['side']
 
 
-def f517(s, b):
+def f519(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f518(s, b):
+def f520(s, b):
     # 'rulesets/series/results.mst:73'
     return (not b['fire'])
 
 
-def f519(s, b):
+def f521(s, b):
     # 'rulesets/series/results.mst:74'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f520(s, b):
+def f522(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f521(s, b):
+def f523(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f522(s, b):
+def f524(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f523(s, b):
+def f525(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f524(s, b):
+def f526(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f525(s, b):
-    # 'rulesets/series/results.mst:109'
-    return bool(b['_for_u'])
-
-
-def f526(s, b):
-    # 'rulesets/series/results.mst:109'
-    return b['_for_u']
-
-
 def f527(s, b):
     # 'rulesets/series/results.mst:109'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f528(s, b):
     # 'rulesets/series/results.mst:109'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f529(s, b):
+    # 'rulesets/series/results.mst:109'
+    return b['side']
+
+
+def f530(s, b):
+    # 'rulesets/series/results.mst:109'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f531(s, b):
     # 'rulesets/series/results.mst:110'
     e.capture(s, b['u'])
 
 
-def f530(s, b):
+def f532(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f531(s, b):
+def f533(s, b):
     # 'rulesets/series/results.mst:113'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f532(s, b):
+def f534(s, b):
     # 'rulesets/series/results.mst:113'
     return bool(b['_for_u'])
 
 
-def f533(s, b):
+def f535(s, b):
     # 'rulesets/series/results.mst:113'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f534(s, b):
+def f536(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f535(s, b):
+def f537(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f536(s, b):
+def f538(s, b):
     # 'rulesets/series/results.mst:128'
     b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f537(s, b):
+def f539(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f538(s, b):
+def f540(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f539(s, b):
+def f541(s, b):
     # 'rulesets/series/results.mst:130'
     return b['side']
 
 
-def f540(s, b):
+def f542(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f541(s, b):
+def f543(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f542(s, b):
+def f544(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f543(s, b):
+def f545(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f544(s, b):
+def f546(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f545(s, b):
+def f547(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f546(s, b):
+def f548(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f547(s, b):
+def f549(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f548(s, b):
+def f550(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f549(s, b):
+def f551(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f550(s, b):
+def f552(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f551(s, b):
+def f553(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f552(s, b):
+def f554(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f553(s, b):
+def f555(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f554(s, b):
+def f556(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f555(s, b):
+def f557(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f556(s, b):
+def f558(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f557(s, b):
+def f559(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f558(s, b):
+def f560(s, b):
     # 'rulesets/monmouth/leaders.mst:60'
     return {}
 
 
-def f559(s, b):
+def f561(s, b):
     # 'rulesets/monmouth/leaders.mst:69'
     return {}
 
 
-def f560(s, b):
+def f562(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f561(s, b):
+def f563(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f562(s, b):
+def f564(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f563(s, b):
+def f565(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f564(s, b):
+def f566(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f565(s, b):
+def f567(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
 
 
-def f566(s, b):
+def f568(s, b):
     # 'rulesets/monmouth/leaders.mst:123'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f567(s, b):
+def f569(s, b):
     # 'rulesets/monmouth/leaders.mst:124'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f568(s, b):
+def f570(s, b):
     # 'rulesets/monmouth/leaders.mst:132'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f569(s, b):
+def f571(s, b):
     # 'rulesets/monmouth/leaders.mst:133'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f570(s, b):
+def f572(s, b):
     # 'rulesets/monmouth/leaders.mst:165'
     e.remove_from_play(s, 92)
 
 
-def f571(s, b):
+def f573(s, b):
     # 'rulesets/monmouth/leaders.mst:166'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f572(s, b):
+def f574(s, b):
     # 'rulesets/monmouth/leaders.mst:218'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f573(s, b):
+def f575(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f574(s, b):
+def f576(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f575(s, b):
+def f577(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f576(s, b):
+def f578(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f577(s, b):
+def f579(s, b):
     # 'rulesets/monmouth/victory.mst:52'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f578(s, b):
+def f580(s, b):
     # 'rulesets/monmouth/victory.mst:58'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f579(s, b):
+def f581(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f580(s, b):
+def f582(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f581(s, b):
+def f583(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f582(s, b):
+def f584(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f583(s, b):
+def f585(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f584(s, b):
+def f586(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f585(s, b):
+def f587(s, b):
     # 'rulesets/monmouth/scenarios.mst:273'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f586(s, b):
+def f588(s, b):
     # 'rulesets/monmouth/scenarios.mst:279'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f587(s, b):
+def f589(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f588(s, b):
+def f590(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f589(s, b):
+def f591(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f590(s, b):
+def f592(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f591(s, b):
+def f593(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f592(s, b):
+def f594(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return 1
 
 
-def f593(s, b):
+def f595(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return d_next_to_washington(s, b['unit'])
 
 
-def f594(s, b):
+def f596(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return -1
 
 
-def f595(s, b):
+def f597(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f596(s, b):
+def f598(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f597(s, b):
+def f599(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f598(s, b):
+def f600(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f599(s, b):
+def f601(s, b):
     # 'rulesets/series/close_combat.mst:109'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f600(s, b):
+def f602(s, b):
     # 'rulesets/series/close_combat.mst:110'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f601(s, b):
+def f603(s, b):
     # 'rulesets/series/close_combat.mst:111'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f602(s, b):
+def f604(s, b):
     # 'rulesets/series/close_combat.mst:112'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f603(s, b):
+def f605(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return 1
 
 
-def f604(s, b):
+def f606(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f605(s, b):
+def f607(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return -1
 
 
-def f606(s, b):
+def f608(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f607(s, b):
+def f609(s, b):
     # 'rulesets/series/close_combat.mst:115'
     return b['tactics']
 
 
-def f608(s, b):
+def f610(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f609(s, b):
+def f611(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f610(s, b):
-    # 'rulesets/series/close_combat.mst:117'
-    return -1
-
-
-def f611(s, b):
-    # 'rulesets/series/close_combat.mst:117'
-    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-
-
 def f612(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+    # 'rulesets/series/close_combat.mst:117'
     return -1
 
 
 def f613(s, b):
-    # 'rulesets/series/close_combat.mst:118'
-    return d_behind_fieldworks(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:117'
+    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
 def f614(s, b):
-    # 'rulesets/series/close_combat.mst:119'
+    # 'rulesets/series/close_combat.mst:118'
     return -1
 
 
 def f615(s, b):
+    # 'rulesets/series/close_combat.mst:118'
+    return d_behind_fieldworks(s, b['combat'])
+
+
+def f616(s, b):
+    # 'rulesets/series/close_combat.mst:119'
+    return -1
+
+
+def f617(s, b):
     # 'rulesets/series/close_combat.mst:119'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f616(s, b):
+def f618(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return 1
 
 
-def f617(s, b):
+def f619(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f618(s, b):
+def f620(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return -1
 
 
-def f619(s, b):
+def f621(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f620(s, b):
+def f622(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return 1
 
 
-def f621(s, b):
+def f623(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f622(s, b):
+def f624(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f623(s, b):
+def f625(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f624(s, b):
+def f626(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return -1
 
 
-def f625(s, b):
+def f627(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f626(s, b):
+def f628(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return 2
 
 
-def f627(s, b):
+def f629(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f628(s, b):
+def f630(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f629(s, b):
+def f631(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2)) and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f630(s, b):
+def f632(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f631(s, b):
+def f633(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f632(s, b):
+def f634(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f633(s, b):
+def f635(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f634(s, b):
+def f636(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3)) and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0) and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f635(s, b):
+def f637(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex']))) and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f636(s, b):
+def f638(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0)) and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f637(s, b):
+def f639(s, b):
     # 'rulesets/monmouth/leaders.mst:121'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f638(s, b):
+def f640(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f639(s, b):
+def f641(s, b):
     # 'rulesets/monmouth/leaders.mst:163'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f640(s, b):
+def f642(s, b):
     # 'rulesets/monmouth/leaders.mst:217'
     return UNIT_LEADER[b['unit']]
 
 
-def f641(s, b):
+def f643(s, b):
     # 'rulesets/monmouth/leaders.mst:223'
     return UNIT_LEADER[b['unit']]
 
 
-def f642(s, b):
+def f644(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13)) and (not s.vars['countermarched_off']))
 
 
-def f643(s, b):
+def f645(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f644(s, b):
+def f646(s, b):
     # 'rulesets/monmouth/victory.mst:51'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f645(s, b):
+def f647(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f646(s, b):
+def f648(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f647(s, b):
+def f649(s, b):
     # 'rulesets/monmouth/scenarios.mst:272'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f648(s, b):
+def f650(s, b):
     # 'rulesets/monmouth/scenarios.mst:278'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f649(s, b):
+def f651(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f650(s, b):
+def f652(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f651(s, b):
+def f653(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f652(s, b):
+def f654(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f653(s, b):
+def f655(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f654(s, b):
+def f656(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f655(s, b):
+def f657(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f656(s, b):
+def f658(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f657(s, b):
+def f659(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f658(s, b):
+def f660(s, b):
     # 'rulesets/monmouth/leaders.mst:111'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f659(s, b):
+def f661(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f660(s, b):
+def f662(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f661(s, b):
+def f663(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f662(s, b):
+def f664(s, b):
     # 'rulesets/monmouth/scenarios.mst:218'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517))) and (not s.vars['hedgerow_attacked']))
 
 
-def f663(s, b):
+def f665(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f664(s, b):
+def f666(s, b):
     # 'rulesets/monmouth/scenarios.mst:458'
     return (q.side(s, b['unit']) == 0)
 
 
-def f665(s, b):
+def f667(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f666(s, b):
+def f668(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f667(s, b):
+def f669(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0]) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f668(s, b):
+def f670(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f669(s, b):
+def f671(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f670(s, b):
+def f672(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f671(s, b):
+def f673(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f672(s, b):
+def f674(s, b):
     # 'rulesets/monmouth/scenarios.mst:87'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f673(s, b):
+def f675(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f674(s, b):
+def f676(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f675(s, b):
+def f677(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f676(s, b):
+def f678(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f677(s, b):
+def f679(s, b):
     # 'rulesets/monmouth/scenarios.mst:237'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f678(s, b):
+def f680(s, b):
     # 'rulesets/monmouth/scenarios.mst:246'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f679(s, b):
+def f681(s, b):
     # 'rulesets/monmouth/scenarios.mst:255'
     return (not (s.unit_status[87] == 0))
 
 
-def f680(s, b):
+def f682(s, b):
     # 'rulesets/monmouth/scenarios.mst:285'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f681(s, b):
+def f683(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return d_wavers(s, 1)
 
 
-def f682(s, b):
+def f684(s, b):
     # 'rulesets/monmouth/scenarios.mst:301'
     return d_wavers(s, 0)
 
 
-def f683(s, b):
+def f685(s, b):
     # 'rulesets/monmouth/scenarios.mst:309'
     return (d_margin(s, 0) >= 3)
 
 
-def f684(s, b):
+def f686(s, b):
     # 'rulesets/monmouth/scenarios.mst:316'
     return (d_margin(s, 1) >= 3)
 
 
-def f685(s, b):
+def f687(s, b):
     # 'rulesets/monmouth/scenarios.mst:467'
     return d_occupies(s, 318, 0)
 
 
-def f686(s, b):
+def f688(s, b):
     # 'rulesets/monmouth/scenarios.mst:476'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f687(s, b):
+def f689(s, b):
     # 'rulesets/monmouth/scenarios.mst:484'
     return d_wavers(s, 1)
 
 
-def f688(s, b):
+def f690(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return d_wavers(s, 0)
 
 
-def f689(s, b):
+def f691(s, b):
     # 'rulesets/monmouth/scenarios.mst:500'
     return (d_margin(s, 0) >= 3)
 
 
-def f690(s, b):
+def f692(s, b):
     # 'rulesets/monmouth/scenarios.mst:507'
     return (d_margin(s, 1) >= 3)
 
 
-def f691(s, b):
+def f693(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 0
 
 
-def f692(s, b):
-    # 'rulesets/monmouth/scenarios.mst:16'
-    return 20
-
-
-def f693(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
-    return 1
-
-
 def f694(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
+    # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
 def f695(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f696(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f697(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
+    # 'rulesets/monmouth/scenarios.mst:17'
     return 1
 
 
+def f696(s, b):
+    # 'rulesets/monmouth/scenarios.mst:17'
+    return 20
+
+
+def f697(s, b):
+    # 'rulesets/monmouth/scenarios.mst:18'
+    return 0
+
+
 def f698(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
+    # 'rulesets/monmouth/scenarios.mst:18'
     return 0
 
 
 def f699(s, b):
+    # 'rulesets/monmouth/scenarios.mst:19'
+    return 1
+
+
+def f700(s, b):
+    # 'rulesets/monmouth/scenarios.mst:19'
+    return 0
+
+
+def f701(s, b):
     # 'rulesets/monmouth/scenarios.mst:29'
     return 0
 
 
-def f700(s, b):
+def f702(s, b):
     # 'rulesets/monmouth/scenarios.mst:29'
     return 20
 
 
-def f701(s, b):
+def f703(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 1
 
 
-def f702(s, b):
+def f704(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 19
 
 
-def f703(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
-    return 0
-
-
-def f704(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
-    return 0
-
-
 def f705(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:31'
+    return 0
 
 
 def f706(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
+    # 'rulesets/monmouth/scenarios.mst:31'
     return 0
 
 
 def f707(s, b):
+    # 'rulesets/monmouth/scenarios.mst:32'
+    return 1
+
+
+def f708(s, b):
+    # 'rulesets/monmouth/scenarios.mst:32'
+    return 0
+
+
+def f709(s, b):
     # 'rulesets/monmouth/scenarios.mst:127'
     return 0
 
 
-def f708(s, b):
+def f710(s, b):
     # 'rulesets/monmouth/scenarios.mst:127'
     return 20
 
 
-def f709(s, b):
+def f711(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
     return 1
 
 
-def f710(s, b):
+def f712(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
     return 18
 
 
-def f711(s, b):
+def f713(s, b):
     # 'rulesets/monmouth/scenarios.mst:130'
     return 0
-
-
-def f712(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
-    return 1
-
-
-def f713(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
-    return 1
 
 
 def f714(s, b):
+    # 'rulesets/monmouth/scenarios.mst:130'
+    return 1
+
+
+def f715(s, b):
+    # 'rulesets/monmouth/scenarios.mst:131'
+    return 1
+
+
+def f716(s, b):
     # 'rulesets/monmouth/scenarios.mst:131'
     return 0
 
 
-def f715(s, b):
+def f717(s, b):
     # 'rulesets/monmouth/scenarios.mst:132'
     return 4
 
 
-def f716(s, b):
+def f718(s, b):
     # 'rulesets/monmouth/scenarios.mst:141'
     return True
 
 
-def f717(s, b):
+def f719(s, b):
     # 'rulesets/monmouth/scenarios.mst:325'
     return 0
 
 
-def f718(s, b):
-    # 'rulesets/monmouth/scenarios.mst:325'
-    return 19
-
-
-def f719(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
-    return 1
-
-
 def f720(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
+    # 'rulesets/monmouth/scenarios.mst:325'
     return 19
 
 
 def f721(s, b):
-    # 'rulesets/monmouth/scenarios.mst:328'
-    return 0
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 1
 
 
 def f722(s, b):
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 19
+
+
+def f723(s, b):
     # 'rulesets/monmouth/scenarios.mst:328'
     return 0
 
 
-def f723(s, b):
-    # 'rulesets/monmouth/scenarios.mst:329'
-    return 1
-
-
 def f724(s, b):
-    # 'rulesets/monmouth/scenarios.mst:329'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:328'
+    return 0
 
 
 def f725(s, b):
+    # 'rulesets/monmouth/scenarios.mst:329'
+    return 1
+
+
+def f726(s, b):
+    # 'rulesets/monmouth/scenarios.mst:329'
+    return 1
+
+
+def f727(s, b):
     # 'rulesets/monmouth/scenarios.mst:330'
     return 4
 
 
-def f726(s, b):
+def f728(s, b):
     # 'rulesets/monmouth/scenarios.mst:334'
     return True
 
 
-def f727(s, b):
+def f729(s, b):
     # 'rulesets/monmouth/scenarios.mst:372'
     return True
 
 
-def f728(s, b):
+def f730(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f729(s, b):
+def f731(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f730(s, b):
+def f732(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f731(s, b):
+def f733(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f732(s, b):
+def f734(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -4364,14 +4374,14 @@ RULES = Rules(
         UnitSpec('lafayette', 'The Marquis de Lafayette', 'Lafayette', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 4, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=2, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('von_steuben', 'Baron von Steuben', 'v. Steuben', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 5, 'close_combat_drm': 0, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('wayne', 'Anthony Wayne', 'Wayne', 1, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
-        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f728),
+        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f730),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('cornwallis', 'Charles, Earl Cornwallis', 'Cornwallis', 0, 'leader', -1, (), 8, -1, {'rank': 3, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('no_flint_grey', 'Sir Charles “No Flint” Grey', 'Grey', 0, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=6, entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f729),
-        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f730),
-        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f731),
-        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f732),
+        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f731),
+        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f732),
+        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f733),
+        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f734),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -12009,42 +12019,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f587, None),
-            ModifierSpec('Momentum Chits spent', f588, None),
+            ModifierSpec('Army Morale', f589, None),
+            ModifierSpec('Momentum Chits spent', f590, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f589, None),
-            ModifierSpec('Leadership DRM', f590, None),
-            ModifierSpec('Other modifiers of this check', f591, None),
-            ModifierSpec('Washington in an adjacent hex', f592, f593),
-            ModifierSpec('Heat Game Turn', f594, f595),
+            ModifierSpec('Modified morale', f591, None),
+            ModifierSpec('Leadership DRM', f592, None),
+            ModifierSpec('Other modifiers of this check', f593, None),
+            ModifierSpec('Washington in an adjacent hex', f594, f595),
+            ModifierSpec('Heat Game Turn', f596, f597),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f596, f597),
-            ModifierSpec("Target's terrain", f598, None),
+            ModifierSpec('First Fire Bonus', f598, f599),
+            ModifierSpec("Target's terrain", f600, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f599, None),
-            ModifierSpec("Defender's lead unit morale", f600, None),
-            ModifierSpec('Attacking leader', f601, None),
-            ModifierSpec('Defending leader', f602, None),
-            ModifierSpec('Defender surrounded', f603, f604),
-            ModifierSpec('Attacker surrounded', f605, f606),
-            ModifierSpec('Tactics', f607, None),
-            ModifierSpec("Defender's terrain", f608, f609),
-            ModifierSpec('Attacking up slope', f610, f611),
-            ModifierSpec('Attacking into fieldworks', f612, f613),
-            ModifierSpec('Attacking lead unit has a white R', f614, f615),
-            ModifierSpec('Defending lead unit has a white R', f616, f617),
-            ModifierSpec('All-militia attacking force', f618, f619),
-            ModifierSpec('All-militia defending force', f620, f621),
+            ModifierSpec("Attacker's lead unit morale", f601, None),
+            ModifierSpec("Defender's lead unit morale", f602, None),
+            ModifierSpec('Attacking leader', f603, None),
+            ModifierSpec('Defending leader', f604, None),
+            ModifierSpec('Defender surrounded', f605, f606),
+            ModifierSpec('Attacker surrounded', f607, f608),
+            ModifierSpec('Tactics', f609, None),
+            ModifierSpec("Defender's terrain", f610, f611),
+            ModifierSpec('Attacking up slope', f612, f613),
+            ModifierSpec('Attacking into fieldworks', f614, f615),
+            ModifierSpec('Attacking lead unit has a white R', f616, f617),
+            ModifierSpec('Defending lead unit has a white R', f618, f619),
+            ModifierSpec('All-militia attacking force', f620, f621),
+            ModifierSpec('All-militia defending force', f622, f623),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f622, f623),
-            ModifierSpec('Play balance: Pro-American', f624, f625),
+            ModifierSpec('Play balance: Pro-British', f624, f625),
+            ModifierSpec('Play balance: Pro-American', f626, f627),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f626, f627),
+            ModifierSpec('Momentum Chit spent', f628, f629),
         )),
     },
     procedures={
@@ -12343,10 +12353,12 @@ RULES = Rules(
                 ('call', 'defensive_artillery_fire_phase', f92, None),
                 ('call', 'rifle_fire_phase', f93, None),
                 ('call', 'close_combat_phase', f94, None),
+                ('call', 'overstacking', f95, None),
+                ('call', 'overstacking', f96, None),
             ),
-            steps={'begin': 0, 'command_and_control': 1, 'abbreviated_first_turn': 5, 'movement': 10, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14},
+            steps={'begin': 0, 'command_and_control': 1, 'abbreviated_first_turn': 5, 'movement': 10, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14, 'stacking': 15},
             types={'side': 'side'},
-            lines=('rulesets/series/sequence.mst:33', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/command_and_control.mst:128', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/monmouth/scenarios.mst:195', 'rulesets/monmouth/scenarios.mst:196', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/series/sequence.mst:34', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36', 'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38'),
+            lines=('rulesets/series/sequence.mst:33', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/command_and_control.mst:128', 'rulesets/monmouth/command_and_control.mst:127', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/monmouth/scenarios.mst:195', 'rulesets/monmouth/scenarios.mst:196', 'rulesets/monmouth/scenarios.mst:194', 'rulesets/series/sequence.mst:34', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36', 'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38', 'rulesets/series/sequence.mst:44', 'rulesets/series/sequence.mst:45'),
         ),
         'initiative': ProcedureSpec(
             name='initiative',
@@ -12355,45 +12367,45 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f95, 5),
-                ('exec', f96),
-                ('call', 'spend_on_initiative', f97, None),
-                ('call', 'spend_on_initiative', f98, None),
+                ('jump_if_not', f97, 5),
+                ('exec', f98),
+                ('call', 'spend_on_initiative', f99, None),
+                ('call', 'spend_on_initiative', f100, None),
                 ('jump', 5),
                 ('jump_unless_switch', 'heat_game_turns', True, 18),
-                ('exec', f99),
+                ('exec', f101),
                 ('roll_die', 'first_roll', 'initiative_drm'),
-                ('exec', f100),
+                ('exec', f102),
                 ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f101, 13),
+                ('jump_if_not', f103, 13),
                 ('jump', 18),
                 ('jump', 13),
-                ('jump_if_not', f102, 17),
-                ('exec', f103),
+                ('jump_if_not', f104, 17),
+                ('exec', f105),
                 ('jump', 18),
                 ('jump', 17),
                 ('jump', 6),
                 ('jump_unless_switch', 'heat_game_turns', True, 22),
-                ('jump_if_not', f104, 22),
+                ('jump_if_not', f106, 22),
                 ('return',),
                 ('jump', 22),
                 ('jump_unless_switch', 'heat_game_turns', False, 31),
-                ('exec', f105),
+                ('exec', f107),
                 ('roll_die', 'first_roll', 'initiative_drm'),
-                ('exec', f106),
+                ('exec', f108),
                 ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f107, 30),
+                ('jump_if_not', f109, 30),
                 ('jump', 31),
                 ('jump', 30),
                 ('jump', 23),
-                ('exec', f108),
-                ('jump_if_not', f109, 41),
-                ('ask', f110, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
-                ('jump_if_not', f111, 40),
-                ('call', 'spend_momentum', f112, None),
-                ('call', 'spend_momentum', f113, None),
+                ('exec', f110),
+                ('jump_if_not', f111, 41),
+                ('ask', f112, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
+                ('jump_if_not', f113, 40),
                 ('call', 'spend_momentum', f114, None),
-                ('exec', f115),
+                ('call', 'spend_momentum', f115, None),
+                ('call', 'spend_momentum', f116, None),
+                ('exec', f117),
                 ('jump', 40),
                 ('jump', 41),
             ),
@@ -12408,11 +12420,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f116, 8),
-                ('ask', f117, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
-                ('jump_if_not', f118, 6),
-                ('call', 'spend_momentum', f119, None),
-                ('exec', f120),
+                ('jump_if_not', f118, 8),
+                ('ask', f119, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
+                ('jump_if_not', f120, 6),
+                ('call', 'spend_momentum', f121, None),
+                ('exec', f122),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -12428,13 +12440,13 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f121),
-                ('jump_if_not', f122, 9),
                 ('exec', f123),
-                ('jump_if_not', f124, 8),
-                ('choose', 'u', f125, f126, 'unit', 'choose u', ''),
-                ('exec', f127),
-                ('call', 'adjust_army_morale', f128, None),
+                ('jump_if_not', f124, 9),
+                ('exec', f125),
+                ('jump_if_not', f126, 8),
+                ('choose', 'u', f127, f128, 'unit', 'choose u', ''),
+                ('exec', f129),
+                ('call', 'adjust_army_morale', f130, None),
                 ('jump', 3),
                 ('jump', 1),
             ),
@@ -12449,116 +12461,116 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f129, 6),
-                ('roll', 6, f130, 'morgan_entry_drm', 'outcome', None),
-                ('jump_if_not', f131, 5),
-                ('exec', f132),
+                ('jump_if_not', f131, 6),
+                ('roll', 6, f132, 'morgan_entry_drm', 'outcome', None),
+                ('jump_if_not', f133, 5),
+                ('exec', f134),
                 ('jump', 5),
                 ('jump', 6),
-                ('jump_if_not', f133, 31),
-                ('exec', f134),
-                ('jump_if_not', f135, 11),
+                ('jump_if_not', f135, 31),
                 ('exec', f136),
+                ('jump_if_not', f137, 11),
+                ('exec', f138),
                 ('jump', 30),
-                ('jump_if_not', f137, 30),
-                ('jump_if_not', f138, 19),
-                ('ask', f139, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
-                ('jump_if_not', f140, 18),
-                ('call', 'spend_momentum', f141, None),
-                ('exec', f142),
+                ('jump_if_not', f139, 30),
+                ('jump_if_not', f140, 19),
+                ('ask', f141, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
+                ('jump_if_not', f142, 18),
+                ('call', 'spend_momentum', f143, None),
+                ('exec', f144),
                 ('jump', 18),
                 ('jump', 19),
-                ('roll', 7, f143, 'variable_entry_drm', 'outcome', None),
-                ('exec', f144),
-                ('jump_if_not', f145, 29),
+                ('roll', 7, f145, 'variable_entry_drm', 'outcome', None),
                 ('exec', f146),
-                ('jump_if_not', f147, 28),
+                ('jump_if_not', f147, 29),
                 ('exec', f148),
+                ('jump_if_not', f149, 28),
+                ('exec', f150),
                 ('roll_die', 'second', None),
-                ('exec', f149),
+                ('exec', f151),
                 ('jump', 23),
                 ('jump', 29),
                 ('jump', 30),
                 ('jump', 31),
-                ('prim', 'enter_reinforcements', f152, {'may_enter': f150, 'entry_hexes': f151}),
-                ('jump_if_not', f153, 40),
-                ('ask', f154, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
-                ('jump_if_not', f155, 39),
-                ('choose', 'h', f156, f157, 'hex', 'choose h', ''),
-                ('exec', f158),
-                ('exec', f159),
+                ('prim', 'enter_reinforcements', f154, {'may_enter': f152, 'entry_hexes': f153}),
+                ('jump_if_not', f155, 40),
+                ('ask', f156, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
+                ('jump_if_not', f157, 39),
+                ('choose', 'h', f158, f159, 'hex', 'choose h', ''),
+                ('exec', f160),
+                ('exec', f161),
                 ('jump', 39),
                 ('jump', 40),
-                ('exec', f160),
-                ('jump_if_not', f161, 53),
-                ('choose', 'u', f162, f163, 'unit', 'choose the next u', ''),
-                ('exec', f164),
-                ('exec', f165),
+                ('exec', f162),
+                ('jump_if_not', f163, 53),
+                ('choose', 'u', f164, f165, 'unit', 'choose the next u', ''),
                 ('exec', f166),
-                ('jump_if_not', f167, 51),
+                ('exec', f167),
                 ('exec', f168),
-                ('choose', 'to', f169, f170, 'hex', 'choose to', ''),
-                ('exec', f171),
+                ('jump_if_not', f169, 51),
+                ('exec', f170),
+                ('choose', 'to', f171, f172, 'hex', 'choose to', ''),
+                ('exec', f173),
                 ('jump', 51),
-                ('exec', f172),
-                ('jump', 41),
-                ('jump_if_not', f173, 60),
                 ('exec', f174),
-                ('jump_if_not', f175, 59),
+                ('jump', 41),
+                ('jump_if_not', f175, 60),
                 ('exec', f176),
-                ('exec', f177),
+                ('jump_if_not', f177, 59),
+                ('exec', f178),
+                ('exec', f179),
                 ('jump', 55),
                 ('jump', 60),
                 ('jump_unless_switch', 'command_and_control', True, 71),
-                ('jump_if_not', f178, 71),
-                ('exec', f179),
-                ('jump_if_not', f180, 70),
-                ('choose', 'u', f181, f182, 'unit', 'choose the next u', ''),
-                ('exec', f183),
-                ('exec', f184),
-                ('prim', 'march', f187, {'stacking': f185, 'stop_after': f186}),
-                ('exec', f188),
+                ('jump_if_not', f180, 71),
+                ('exec', f181),
+                ('jump_if_not', f182, 70),
+                ('choose', 'u', f183, f184, 'unit', 'choose the next u', ''),
+                ('exec', f185),
+                ('exec', f186),
+                ('prim', 'march', f189, {'stacking': f187, 'stop_after': f188}),
+                ('exec', f190),
                 ('jump', 63),
                 ('jump', 71),
                 ('jump_unless_switch', 'hessian_grenadiers', True, 87),
-                ('jump_if_not', f189, 87),
-                ('exec', f190),
-                ('jump_if_not', f191, 86),
-                ('choose', 'u', f192, f193, 'unit', 'choose the next u', ''),
-                ('exec', f194),
-                ('ask', f195, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
-                ('jump_if_not', f196, 84),
-                ('call', 'morale_check', f197, 'passed'),
-                ('jump_if_not', f198, 83),
-                ('exec', f199),
+                ('jump_if_not', f191, 87),
+                ('exec', f192),
+                ('jump_if_not', f193, 86),
+                ('choose', 'u', f194, f195, 'unit', 'choose the next u', ''),
+                ('exec', f196),
+                ('ask', f197, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
+                ('jump_if_not', f198, 84),
+                ('call', 'morale_check', f199, 'passed'),
+                ('jump_if_not', f200, 83),
+                ('exec', f201),
                 ('jump', 83),
                 ('jump', 85),
-                ('exec', f200),
+                ('exec', f202),
                 ('jump', 74),
                 ('jump', 87),
-                ('prim', 'move_units', f206, {'stacking': f201, 'stop_after': f202, 'extra_cost': f203, 'strategic': f204, 'strategic_step': f205}),
-                ('exec', f207),
-                ('jump_if_not', f208, 98),
+                ('prim', 'move_units', f208, {'stacking': f203, 'stop_after': f204, 'extra_cost': f205, 'strategic': f206, 'strategic_step': f207}),
                 ('exec', f209),
-                ('jump_if_not', f210, 97),
-                ('choose', 'u', f211, f212, 'unit', 'choose u', ''),
-                ('exec', f213),
-                ('exec', f214),
+                ('jump_if_not', f210, 98),
+                ('exec', f211),
+                ('jump_if_not', f212, 97),
+                ('choose', 'u', f213, f214, 'unit', 'choose u', ''),
                 ('exec', f215),
+                ('exec', f216),
+                ('exec', f217),
                 ('jump', 91),
                 ('jump', 89),
-                ('exec', f216),
-                ('jump_if_not', f217, 112),
                 ('exec', f218),
-                ('exec', f219),
-                ('jump_if_not', f220, 111),
+                ('jump_if_not', f219, 112),
+                ('exec', f220),
                 ('exec', f221),
-                ('exec', f222),
-                ('jump_if_not', f223, 109),
+                ('jump_if_not', f222, 111),
+                ('exec', f223),
                 ('exec', f224),
-                ('exec', f225),
+                ('jump_if_not', f225, 109),
+                ('exec', f226),
+                ('exec', f227),
                 ('jump', 105),
-                ('call', 'adjust_army_morale', f226, None),
+                ('call', 'adjust_army_morale', f228, None),
                 ('jump', 111),
                 ('jump', 99),
             ),
@@ -12574,7 +12586,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'morale_check_drm'),
-                ('exec', f227),
+                ('exec', f229),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -12587,42 +12599,42 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f228),
-                ('jump_if_not', f229, 5),
                 ('exec', f230),
-                ('exec', f231),
+                ('jump_if_not', f231, 5),
+                ('exec', f232),
+                ('exec', f233),
                 ('jump', 1),
                 ('jump_unless_switch', 'molly_pitcher', True, 27),
-                ('exec', f232),
-                ('jump_if_not', f233, 27),
-                ('choose', 'u', f234, f235, 'unit', 'choose the next u', ''),
-                ('exec', f236),
-                ('jump_if_not', f237, 17),
-                ('ask', f238, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
-                ('jump_if_not', f239, 16),
-                ('exec', f240),
-                ('exec', f241),
+                ('exec', f234),
+                ('jump_if_not', f235, 27),
+                ('choose', 'u', f236, f237, 'unit', 'choose the next u', ''),
+                ('exec', f238),
+                ('jump_if_not', f239, 17),
+                ('ask', f240, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
+                ('jump_if_not', f241, 16),
+                ('exec', f242),
+                ('exec', f243),
                 ('jump', 16),
                 ('jump', 17),
-                ('jump_if_not', f242, 21),
-                ('exec', f243),
-                ('call', 'adjust_army_morale', f244, None),
+                ('jump_if_not', f244, 21),
+                ('exec', f245),
+                ('call', 'adjust_army_morale', f246, None),
                 ('jump', 26),
-                ('call', 'morale_check', f245, 'passed'),
-                ('jump_if_not', f246, 26),
-                ('exec', f247),
-                ('call', 'adjust_army_morale', f248, None),
+                ('call', 'morale_check', f247, 'passed'),
+                ('jump_if_not', f248, 26),
+                ('exec', f249),
+                ('call', 'adjust_army_morale', f250, None),
                 ('jump', 26),
                 ('jump', 7),
                 ('jump_unless_switch', 'molly_pitcher', False, 38),
-                ('exec', f249),
-                ('jump_if_not', f250, 38),
-                ('choose', 'u', f251, f252, 'unit', 'choose the next u', ''),
-                ('exec', f253),
-                ('call', 'morale_check', f254, 'passed'),
-                ('jump_if_not', f255, 37),
-                ('exec', f256),
-                ('call', 'adjust_army_morale', f257, None),
+                ('exec', f251),
+                ('jump_if_not', f252, 38),
+                ('choose', 'u', f253, f254, 'unit', 'choose the next u', ''),
+                ('exec', f255),
+                ('call', 'morale_check', f256, 'passed'),
+                ('jump_if_not', f257, 37),
+                ('exec', f258),
+                ('call', 'adjust_army_morale', f259, None),
                 ('jump', 37),
                 ('jump', 29),
             ),
@@ -12637,11 +12649,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f258, f259, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f260, 4),
+                ('choose', 'target', f260, f261, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f262, 4),
                 ('jump', 6),
                 ('jump', 4),
-                ('call', 'artillery_fire', f261, None),
+                ('call', 'artillery_fire', f263, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -12655,29 +12667,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f262),
-                ('exec', f263),
-                ('jump_if_not', f264, 11),
-                ('choose', 'a', f265, f266, 'unit', 'choose the next a', ''),
-                ('exec', f267),
-                ('ask', f268, 'Fire this artillery unit at the target?', '_ask8'),
-                ('jump_if_not', f269, 10),
-                ('exec', f270),
-                ('exec', f271),
+                ('exec', f264),
+                ('exec', f265),
+                ('jump_if_not', f266, 11),
+                ('choose', 'a', f267, f268, 'unit', 'choose the next a', ''),
+                ('exec', f269),
+                ('ask', f270, 'Fire this artillery unit at the target?', '_ask8'),
+                ('jump_if_not', f271, 10),
+                ('exec', f272),
+                ('exec', f273),
                 ('jump', 10),
                 ('jump', 2),
-                ('exec', f272),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 16),
-                ('jump_if_not', f273, 16),
                 ('exec', f274),
-                ('jump', 16),
-                ('jump_if_not', f275, 25),
+                ('jump_unless_switch', 'hessian_grenadiers', True, 16),
+                ('jump_if_not', f275, 16),
                 ('exec', f276),
-                ('exec', f277),
+                ('jump', 16),
+                ('jump_if_not', f277, 25),
+                ('exec', f278),
+                ('exec', f279),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f278, 24),
+                ('jump_if_not', f280, 24),
                 ('roll', 2, None, None, 'result', None),
-                ('call', 'fire_result', f279, None),
+                ('call', 'fire_result', f281, None),
                 ('jump', 24),
                 ('jump', 25),
             ),
@@ -12692,9 +12704,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('exec', f280),
-                ('apply', f281, f282),
-                ('call', 'adjust_army_morale', f283, None),
+                ('exec', f282),
+                ('apply', f283, f284),
+                ('call', 'adjust_army_morale', f285, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -12707,21 +12719,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f284, None),
-                ('call', 'rifle_fire_by', f285, None),
-                ('exec', f286),
-                ('jump_if_not', f287, 9),
-                ('choose', 'u', f288, f289, 'unit', 'choose the next u', ''),
-                ('exec', f290),
-                ('call', 'fire_result', f291, None),
+                ('call', 'rifle_fire_by', f286, None),
+                ('call', 'rifle_fire_by', f287, None),
+                ('exec', f288),
+                ('jump_if_not', f289, 9),
+                ('choose', 'u', f290, f291, 'unit', 'choose the next u', ''),
                 ('exec', f292),
+                ('call', 'fire_result', f293, None),
+                ('exec', f294),
                 ('jump', 3),
-                ('exec', f293),
-                ('jump_if_not', f294, 16),
-                ('choose', 'u', f295, f296, 'unit', 'choose the next u', ''),
-                ('exec', f297),
-                ('call', 'fire_result', f298, None),
+                ('exec', f295),
+                ('jump_if_not', f296, 16),
+                ('choose', 'u', f297, f298, 'unit', 'choose the next u', ''),
                 ('exec', f299),
+                ('call', 'fire_result', f300, None),
+                ('exec', f301),
                 ('jump', 10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -12735,11 +12747,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f300, f301, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f302, 4),
+                ('choose', 'target', f302, f303, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f304, 4),
                 ('jump', 6),
                 ('jump', 4),
-                ('call', 'rifle_fire', f303, None),
+                ('call', 'rifle_fire', f305, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -12753,37 +12765,37 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f304),
-                ('exec', f305),
-                ('jump_if_not', f306, 10),
-                ('choose', 'r', f307, f308, 'unit', 'choose the next r', ''),
-                ('exec', f309),
-                ('ask', f310, 'Fire this rifle unit at the target?', '_ask9'),
-                ('jump_if_not', f311, 9),
-                ('exec', f312),
+                ('exec', f306),
+                ('exec', f307),
+                ('jump_if_not', f308, 10),
+                ('choose', 'r', f309, f310, 'unit', 'choose the next r', ''),
+                ('exec', f311),
+                ('ask', f312, 'Fire this rifle unit at the target?', '_ask9'),
+                ('jump_if_not', f313, 9),
+                ('exec', f314),
                 ('jump', 9),
                 ('jump', 2),
-                ('exec', f313),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 15),
-                ('jump_if_not', f314, 15),
                 ('exec', f315),
-                ('jump', 15),
-                ('jump_if_not', f316, 33),
+                ('jump_unless_switch', 'hessian_grenadiers', True, 15),
+                ('jump_if_not', f316, 15),
                 ('exec', f317),
-                ('exec', f318),
+                ('jump', 15),
+                ('jump_if_not', f318, 33),
                 ('exec', f319),
-                ('jump_if_not', f320, 24),
+                ('exec', f320),
                 ('exec', f321),
-                ('exec', f322),
+                ('jump_if_not', f322, 24),
                 ('exec', f323),
+                ('exec', f324),
+                ('exec', f325),
                 ('jump', 19),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f324, 28),
+                ('jump_if_not', f326, 28),
                 ('roll_die', 'modified', 'fire_drm'),
                 ('jump', 28),
-                ('jump_if_not', f325, 32),
+                ('jump_if_not', f327, 32),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f326),
+                ('exec', f328),
                 ('jump', 32),
                 ('jump', 33),
             ),
@@ -12798,24 +12810,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f330, {'may_attack': f327, 'must_attack': f328, 'may_divert': f329}),
+                ('prim', 'designate_combats', f332, {'may_attack': f329, 'must_attack': f330, 'may_divert': f331}),
                 ('jump_unless_switch', 'hedgerow_holds', True, 5),
-                ('jump_if_not', f331, 5),
-                ('exec', f332),
+                ('jump_if_not', f333, 5),
+                ('exec', f334),
                 ('jump', 5),
-                ('exec', f333),
-                ('jump_if_not', f334, 10),
                 ('exec', f335),
-                ('exec', f336),
-                ('jump', 6),
+                ('jump_if_not', f336, 10),
                 ('exec', f337),
-                ('jump_if_not', f338, 16),
-                ('choose', 'combat', f339, f340, 'option', 'choose the next combat', ''),
-                ('exec', f341),
-                ('call', 'close_combat', f342, None),
+                ('exec', f338),
+                ('jump', 6),
+                ('exec', f339),
+                ('jump_if_not', f340, 16),
+                ('choose', 'combat', f341, f342, 'option', 'choose the next combat', ''),
+                ('exec', f343),
+                ('call', 'close_combat', f344, None),
                 ('jump', 11),
-                ('call', 'end_of_close_combat', f343, None),
-                ('call', 'shattered_captured', f344, None),
+                ('call', 'end_of_close_combat', f345, None),
+                ('call', 'shattered_captured', f346, None),
             ),
             steps={'designate': 0, 'hedgerow_attacked': 1, 'pins': 5, 'resolve': 10, 'exposed': 16},
             types={'_for_combat': 'combats', '_for_u': 'units', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -12828,10 +12840,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f345),
-                ('jump_if_not', f346, 5),
                 ('exec', f347),
-                ('exec', f348),
+                ('jump_if_not', f348, 5),
+                ('exec', f349),
+                ('exec', f350),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -12845,110 +12857,110 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f349),
-                ('exec', f350),
                 ('exec', f351),
                 ('exec', f352),
                 ('exec', f353),
                 ('exec', f354),
                 ('exec', f355),
-                ('jump_if_not', f356, 11),
+                ('exec', f356),
                 ('exec', f357),
-                ('exec', f358),
+                ('jump_if_not', f358, 11),
+                ('exec', f359),
+                ('exec', f360),
                 ('jump', 7),
                 ('jump_unless_switch', 'hessian_grenadiers', True, 17),
-                ('exec', f359),
-                ('jump_if_not', f360, 17),
                 ('exec', f361),
-                ('exec', f362),
-                ('jump', 13),
-                ('jump_if_not', f363, 25),
+                ('jump_if_not', f362, 17),
+                ('exec', f363),
                 ('exec', f364),
-                ('jump_if_not', f365, 23),
+                ('jump', 13),
+                ('jump_if_not', f365, 25),
                 ('exec', f366),
-                ('exec', f367),
+                ('jump_if_not', f367, 23),
+                ('exec', f368),
+                ('exec', f369),
                 ('jump', 19),
                 ('jump', 101),
                 ('jump', 25),
-                ('exec', f368),
-                ('jump_if_not', f369, 29),
                 ('exec', f370),
+                ('jump_if_not', f371, 29),
+                ('exec', f372),
                 ('jump', 29),
-                ('jump_if_not', f371, 48),
-                ('ask', f372, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                ('jump_if_not', f373, 47),
-                ('exec', f374),
-                ('jump_if_not', f375, 45),
-                ('choose', 'u', f376, f377, 'unit', 'choose the next u', ''),
-                ('exec', f378),
-                ('exec', f379),
-                ('jump_if_not', f380, 40),
-                ('call', 'adjust_army_morale', f381, None),
+                ('jump_if_not', f373, 48),
+                ('ask', f374, 'Withdraw the cavalry instead of fighting?', '_ask10'),
+                ('jump_if_not', f375, 47),
+                ('exec', f376),
+                ('jump_if_not', f377, 45),
+                ('choose', 'u', f378, f379, 'unit', 'choose the next u', ''),
+                ('exec', f380),
+                ('exec', f381),
+                ('jump_if_not', f382, 40),
+                ('call', 'adjust_army_morale', f383, None),
                 ('jump', 40),
-                ('call', 'retreat_unit', f382, None),
-                ('jump_if_not', f383, 44),
-                ('exec', f384),
+                ('call', 'retreat_unit', f384, None),
+                ('jump_if_not', f385, 44),
+                ('exec', f386),
                 ('jump', 44),
                 ('jump', 33),
                 ('jump', 101),
                 ('jump', 47),
                 ('jump', 48),
-                ('choose', 'attacker_lead', f385, f386, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f387, f388, 'unit', 'choose defender_lead', ''),
-                ('choose', 'attacker_chit', f389, f390, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f391, f392, 'option', 'choose defender_chit', 'secretly'),
+                ('choose', 'attacker_lead', f387, f388, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f389, f390, 'unit', 'choose defender_lead', ''),
+                ('choose', 'attacker_chit', f391, f392, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f393, f394, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f393),
-                ('exec', f394),
-                ('jump_if_not', f395, 59),
-                ('call', 'tactical_withdrawal', f396, None),
+                ('exec', f395),
+                ('exec', f396),
+                ('jump_if_not', f397, 59),
+                ('call', 'tactical_withdrawal', f398, None),
                 ('jump', 101),
                 ('jump', 59),
-                ('roll', 3, f397, 'close_combat_drm', 'result', 'modified_roll'),
-                ('jump_if_not', f398, 81),
-                ('exec', f399),
-                ('exec', f400),
-                ('jump_if_not', f401, 70),
-                ('ask', f402, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                ('jump_if_not', f403, 69),
-                ('call', 'spend_momentum', f404, None),
-                ('exec', f405),
+                ('roll', 3, f399, 'close_combat_drm', 'result', 'modified_roll'),
+                ('jump_if_not', f400, 81),
+                ('exec', f401),
+                ('exec', f402),
+                ('jump_if_not', f403, 70),
+                ('ask', f404, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                ('jump_if_not', f405, 69),
+                ('call', 'spend_momentum', f406, None),
+                ('exec', f407),
                 ('jump', 69),
                 ('jump', 70),
-                ('jump_if_not', f406, 77),
-                ('ask', f407, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
-                ('jump_if_not', f408, 76),
-                ('call', 'spend_momentum', f409, None),
-                ('exec', f410),
+                ('jump_if_not', f408, 77),
+                ('ask', f409, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                ('jump_if_not', f410, 76),
+                ('call', 'spend_momentum', f411, None),
+                ('exec', f412),
                 ('jump', 76),
                 ('jump', 77),
-                ('jump_if_not', f411, 80),
+                ('jump_if_not', f413, 80),
                 ('jump', 59),
                 ('jump', 80),
                 ('jump', 81),
-                ('exec', f412),
-                ('exec', f413),
                 ('exec', f414),
                 ('exec', f415),
                 ('exec', f416),
                 ('exec', f417),
-                ('apply', f418, f419),
+                ('exec', f418),
+                ('exec', f419),
                 ('apply', f420, f421),
-                ('call', 'adjust_army_morale', f422, None),
-                ('call', 'adjust_army_morale', f423, None),
-                ('call', 'previously_retreated_check', f424, None),
-                ('call', 'previously_retreated_check', f425, None),
-                ('jump_if_not', f426, 101),
-                ('jump_if_not', f427, 97),
-                ('call', 'gain_momentum', f428, None),
-                ('jump', 100),
-                ('jump_if_not', f429, 100),
+                ('apply', f422, f423),
+                ('call', 'adjust_army_morale', f424, None),
+                ('call', 'adjust_army_morale', f425, None),
+                ('call', 'previously_retreated_check', f426, None),
+                ('call', 'previously_retreated_check', f427, None),
+                ('jump_if_not', f428, 101),
+                ('jump_if_not', f429, 97),
                 ('call', 'gain_momentum', f430, None),
                 ('jump', 100),
+                ('jump_if_not', f431, 100),
+                ('call', 'gain_momentum', f432, None),
+                ('jump', 100),
                 ('jump', 101),
-                ('exec', f431),
-                ('call', 'advance_after_combat', f432, None),
                 ('exec', f433),
+                ('call', 'advance_after_combat', f434, None),
+                ('exec', f435),
             ),
             steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 48, 'tactics': 50, 'resolve': 59, 'momentum': 60, 'previously_retreated': 81, 'apply': 83, 'retreated_check': 91, 'gain_momentum': 93, 'advance': 101, 'done': 103},
             types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'},
@@ -12962,40 +12974,40 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'rear_guard_zone', True, 18),
-                ('exec', f434),
-                ('jump_if_not', f435, 18),
                 ('exec', f436),
-                ('jump_if_not', f437, 8),
-                ('choose', 'into', f438, f439, 'hex', 'choose into', ''),
-                ('exec', f440),
+                ('jump_if_not', f437, 18),
+                ('exec', f438),
+                ('jump_if_not', f439, 8),
+                ('choose', 'into', f440, f441, 'hex', 'choose into', ''),
+                ('exec', f442),
                 ('jump', 8),
-                ('exec', f441),
-                ('jump_if_not', f442, 17),
-                ('choose', 'u', f443, f444, 'unit', 'choose the next u', ''),
-                ('exec', f445),
-                ('choose', 'to', f446, f447, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f448, 16),
-                ('exec', f449),
+                ('exec', f443),
+                ('jump_if_not', f444, 17),
+                ('choose', 'u', f445, f446, 'unit', 'choose the next u', ''),
+                ('exec', f447),
+                ('choose', 'to', f448, f449, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f450, 16),
+                ('exec', f451),
                 ('jump', 16),
                 ('jump', 9),
                 ('jump', 18),
                 ('jump_unless_switch', 'rear_guard_zone', False, 38),
-                ('exec', f450),
-                ('jump_if_not', f451, 38),
-                ('jump_if_not', f452, 28),
-                ('exec', f453),
-                ('jump_if_not', f454, 27),
-                ('choose', 'into', f455, f456, 'hex', 'choose into', ''),
-                ('exec', f457),
+                ('exec', f452),
+                ('jump_if_not', f453, 38),
+                ('jump_if_not', f454, 28),
+                ('exec', f455),
+                ('jump_if_not', f456, 27),
+                ('choose', 'into', f457, f458, 'hex', 'choose into', ''),
+                ('exec', f459),
                 ('jump', 27),
                 ('jump', 28),
-                ('exec', f458),
-                ('jump_if_not', f459, 37),
-                ('choose', 'u', f460, f461, 'unit', 'choose the next u', ''),
-                ('exec', f462),
-                ('choose', 'to', f463, f464, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f465, 36),
-                ('exec', f466),
+                ('exec', f460),
+                ('jump_if_not', f461, 37),
+                ('choose', 'u', f462, f463, 'unit', 'choose the next u', ''),
+                ('exec', f464),
+                ('choose', 'to', f465, f466, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f467, 36),
+                ('exec', f468),
                 ('jump', 36),
                 ('jump', 29),
                 ('jump', 38),
@@ -13011,20 +13023,20 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f467, 8),
-                ('exec', f468),
-                ('jump_if_not', f469, 7),
-                ('choose', 'u', f470, f471, 'unit', 'choose the next u', ''),
-                ('exec', f472),
-                ('call', 'retreat_unit', f473, None),
+                ('jump_if_not', f469, 8),
+                ('exec', f470),
+                ('jump_if_not', f471, 7),
+                ('choose', 'u', f472, f473, 'unit', 'choose the next u', ''),
+                ('exec', f474),
+                ('call', 'retreat_unit', f475, None),
                 ('jump', 2),
                 ('jump', 8),
-                ('jump_if_not', f474, 16),
-                ('exec', f475),
-                ('jump_if_not', f476, 15),
-                ('choose', 'u', f477, f478, 'unit', 'choose the next u', ''),
-                ('exec', f479),
-                ('call', 'retreat_unit', f480, None),
+                ('jump_if_not', f476, 16),
+                ('exec', f477),
+                ('jump_if_not', f478, 15),
+                ('choose', 'u', f479, f480, 'unit', 'choose the next u', ''),
+                ('exec', f481),
+                ('call', 'retreat_unit', f482, None),
                 ('jump', 10),
                 ('jump', 16),
             ),
@@ -13039,9 +13051,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f481),
-                ('call', 'adjust_army_morale', f482, None),
                 ('exec', f483),
+                ('call', 'adjust_army_morale', f484, None),
+                ('exec', f485),
             ),
             steps={'penalty': 0},
             types={},
@@ -13054,27 +13066,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f484),
-                ('jump_if_not', f485, 7),
                 ('exec', f486),
-                ('exec', f487),
+                ('jump_if_not', f487, 7),
                 ('exec', f488),
                 ('exec', f489),
+                ('exec', f490),
+                ('exec', f491),
                 ('jump', 1),
-                ('jump_if_not', f490, 10),
+                ('jump_if_not', f492, 10),
                 ('end_phase',),
                 ('jump', 10),
-                ('roll', 9, f491, None, 'picked', None),
-                ('exec', f492),
-                ('jump_if_not', f493, 16),
+                ('roll', 9, f493, None, 'picked', None),
                 ('exec', f494),
-                ('exec', f495),
-                ('jump', 12),
-                ('roll', 10, f496, None, 'impact', None),
+                ('jump_if_not', f495, 16),
+                ('exec', f496),
                 ('exec', f497),
-                ('jump_if_not', f498, 22),
+                ('jump', 12),
+                ('roll', 10, f498, None, 'impact', None),
                 ('exec', f499),
-                ('exec', f500),
+                ('jump_if_not', f500, 22),
+                ('exec', f501),
+                ('exec', f502),
                 ('jump', 18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -13088,7 +13100,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f501, None),
+                ('call', 'adjust_army_morale', f503, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13101,9 +13113,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f502, None),
-                ('jump_if_not', f503, 4),
-                ('call', 'check_or_retreat', f504, None),
+                ('call', 'retreat_unit', f504, None),
+                ('jump_if_not', f505, 4),
+                ('call', 'check_or_retreat', f506, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13117,9 +13129,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f505, None),
-                ('jump_if_not', f506, 4),
-                ('call', 'check_or_retreat', f507, None),
+                ('call', 'disrupt', f507, None),
+                ('jump_if_not', f508, 4),
+                ('call', 'check_or_retreat', f509, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13133,9 +13145,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f508),
-                ('jump_if_not', f509, 4),
-                ('call', 'check_or_retreat', f510, None),
+                ('exec', f510),
+                ('jump_if_not', f511, 4),
+                ('call', 'check_or_retreat', f512, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13149,15 +13161,15 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'second'),
             result='',
             code=(
-                ('exec', f511),
-                ('exec', f512),
                 ('exec', f513),
-                ('jump_if_not', f514, 7),
-                ('choose', 'second', f515, f516, 'unit', 'choose second', ''),
-                ('exec', f517),
+                ('exec', f514),
+                ('exec', f515),
+                ('jump_if_not', f516, 7),
+                ('choose', 'second', f517, f518, 'unit', 'choose second', ''),
+                ('exec', f519),
                 ('jump', 7),
-                ('jump_if_not', f518, 10),
-                ('call', 'check_or_retreat', f519, None),
+                ('jump_if_not', f520, 10),
+                ('call', 'check_or_retreat', f521, None),
                 ('jump', 10),
             ),
             steps={'do': 0},
@@ -13171,8 +13183,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f520, None),
-                ('call', 'check_and_retreat_or_disrupt', f521, None),
+                ('call', 'capture_one', f522, None),
+                ('call', 'check_and_retreat_or_disrupt', f523, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13185,8 +13197,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f522, None),
-                ('call', 'check_and_retreat_or_disrupt', f523, None),
+                ('call', 'capture_one', f524, None),
+                ('call', 'check_and_retreat_or_disrupt', f525, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13199,18 +13211,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f524),
-                ('jump_if_not', f525, 6),
-                ('choose', 'u', f526, f527, 'unit', 'choose the next u', ''),
-                ('exec', f528),
-                ('exec', f529),
-                ('jump', 1),
+                ('exec', f526),
+                ('jump_if_not', f527, 6),
+                ('choose', 'u', f528, f529, 'unit', 'choose the next u', ''),
                 ('exec', f530),
                 ('exec', f531),
-                ('jump_if_not', f532, 13),
+                ('jump', 1),
+                ('exec', f532),
                 ('exec', f533),
-                ('exec', f534),
+                ('jump_if_not', f534, 13),
                 ('exec', f535),
+                ('exec', f536),
+                ('exec', f537),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13224,10 +13236,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f536),
-                ('jump_if_not', f537, 5),
-                ('choose', 'casualty', f538, f539, 'unit', 'choose casualty', ''),
-                ('exec', f540),
+                ('exec', f538),
+                ('jump_if_not', f539, 5),
+                ('choose', 'casualty', f540, f541, 'unit', 'choose casualty', ''),
+                ('exec', f542),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -13241,7 +13253,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f541),
+                ('exec', f543),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -13254,7 +13266,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lose_momentum', f542, None),
+                ('call', 'lose_momentum', f544, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13267,7 +13279,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f543),
+                ('exec', f545),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13280,10 +13292,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f544),
-                ('jump_if_not', f545, 5),
                 ('exec', f546),
-                ('exec', f547),
+                ('jump_if_not', f547, 5),
+                ('exec', f548),
+                ('exec', f549),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -13297,7 +13309,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f548),
+                ('exec', f550),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13310,7 +13322,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f549),
+                ('exec', f551),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13323,7 +13335,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f550),
+                ('exec', f552),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13336,13 +13348,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f551),
-                ('jump_if_not', f552, 4),
                 ('exec', f553),
-                ('jump', 4),
-                ('jump_if_not', f554, 8),
+                ('jump_if_not', f554, 4),
                 ('exec', f555),
-                ('exec', f556),
+                ('jump', 4),
+                ('jump_if_not', f556, 8),
+                ('exec', f557),
+                ('exec', f558),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13356,7 +13368,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f557),
+                ('exec', f559),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13369,7 +13381,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'lee_penalty', f558, None),
+                ('call', 'lee_penalty', f560, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13382,7 +13394,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lee_penalty', f559, None),
+                ('call', 'lee_penalty', f561, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13395,12 +13407,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f560),
-                ('exec', f561),
                 ('exec', f562),
                 ('exec', f563),
-                ('call', 'adjust_army_morale', f564, None),
+                ('exec', f564),
                 ('exec', f565),
+                ('call', 'adjust_army_morale', f566, None),
+                ('exec', f567),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13413,8 +13425,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f566),
-                ('exec', f567),
+                ('exec', f568),
+                ('exec', f569),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13427,8 +13439,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f568),
-                ('exec', f569),
+                ('exec', f570),
+                ('exec', f571),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13441,8 +13453,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('exec', f570),
-                ('exec', f571),
+                ('exec', f572),
+                ('exec', f573),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13455,7 +13467,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f572),
+                ('exec', f574),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13468,7 +13480,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f573),
+                ('exec', f575),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13481,8 +13493,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f574),
-                ('call', 'adjust_army_morale', f575, None),
+                ('exec', f576),
+                ('call', 'adjust_army_morale', f577, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13495,7 +13507,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f576),
+                ('exec', f578),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13508,7 +13520,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f577),
+                ('exec', f579),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13521,7 +13533,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f578),
+                ('exec', f580),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -13534,14 +13546,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f579, 3),
-                ('exec', f580),
-                ('jump', 3),
-                ('jump_if_not', f581, 6),
+                ('jump_if_not', f581, 3),
                 ('exec', f582),
-                ('jump', 6),
-                ('jump_if_not', f583, 9),
+                ('jump', 3),
+                ('jump_if_not', f583, 6),
                 ('exec', f584),
+                ('jump', 6),
+                ('jump_if_not', f585, 9),
+                ('exec', f586),
                 ('jump', 9),
             ),
             steps={'do': 0},
@@ -13555,7 +13567,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f585),
+                ('exec', f587),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13568,7 +13580,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f586),
+                ('exec', f588),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13576,77 +13588,77 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f628, False, 'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f629, False, 'trigger:momentum_lost_on_capture', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f630, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f631, False, 'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f630, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f632, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f631, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f632, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f633, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f634, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f633, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f634, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f635, False, 'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f636, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f637, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f638, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f639, False, 'trigger:steuben_leaves', ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f640, False, 'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f641, False, 'trigger:leader_captured_vp', ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f642, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f643, False, 'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f644, False, 'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f645, False, 'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f646, False, 'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f647, False, 'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f648, False, 'trigger:british_sp_captured', ''),
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f635, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f636, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f637, False, 'trigger:lee_falls_back', 'lee_must_advance'),
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f638, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f639, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f640, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f641, False, 'trigger:steuben_leaves', ''),
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f642, False, 'trigger:leader_eliminated_vp', ''),
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f643, False, 'trigger:leader_captured_vp', ''),
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f644, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f645, False, 'trigger:american_sp_eliminated', ''),
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f646, False, 'trigger:american_sp_captured', ''),
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f647, False, 'trigger:american_sp_shattered', ''),
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f648, False, 'trigger:objective_control', ''),
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f649, False, 'trigger:british_sp_eliminated', ''),
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f650, False, 'trigger:british_sp_captured', ''),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f649, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f650, None, '', f651),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f652, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f653, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f654, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f655, None, '', None),
-        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f656),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f657, None, '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f658, None, 'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f659, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f660, None, 'command_and_control', None),
-        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f661, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f662, None, 'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f663, None, 'hessian_grenadiers', None),
-        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f664, 11, 'combs_hill', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f651, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f652, None, '', f653),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f654, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f655, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f656, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f657, None, '', None),
+        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f658),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f659, None, '', None),
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f660, None, 'relieving_lee', None),
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f661, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f662, None, 'command_and_control', None),
+        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f663, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f664, None, 'hedgerow_holds', None),
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f665, None, 'hessian_grenadiers', None),
+        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f666, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f665, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f666, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f667, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f668, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f669, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f670, ('campaign',), 'end_of_game'),
-        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f671, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f672, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f673, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f674, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f675, ('lees_advance',), 'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f676, ('lees_advance',), 'end_of_game'),
-        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f677, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f678, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f679, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f680, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f681, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f682, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f683, ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f684, ('holding_action',), 'end_of_game'),
-        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f685, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f686, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f687, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f688, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f689, ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f690, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f667, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f668, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f669, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f670, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f671, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f672, ('campaign',), 'end_of_game'),
+        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f673, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f674, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f675, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f676, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f677, ('lees_advance',), 'end_of_game'),
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f678, ('lees_advance',), 'end_of_game'),
+        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f679, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f680, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f681, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f682, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f683, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f684, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f685, ('holding_action',), 'end_of_game'),
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f686, ('holding_action',), 'end_of_game'),
+        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f687, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f688, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f689, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f690, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f691, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f692, ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -13735,7 +13747,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f691, f692), ('army_morale', f693, f694), ('momentum', f695, f696), ('momentum', f697, f698)),
+            values=(('army_morale', f693, f694), ('army_morale', f695, f696), ('momentum', f697, f698), ('momentum', f699, f700)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -13750,7 +13762,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f699, f700), ('army_morale', f701, f702), ('momentum', f703, f704), ('momentum', f705, f706)),
+            values=(('army_morale', f701, f702), ('army_morale', f703, f704), ('momentum', f705, f706), ('momentum', f707, f708)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -13791,7 +13803,7 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f707, f708), ('army_morale', f709, f710), ('momentum', f711, f712), ('momentum', f713, f714), ('momentum_pool', None, f715), ('lee_relieved', None, f716)),
+            values=(('army_morale', f709, f710), ('army_morale', f711, f712), ('momentum', f713, f714), ('momentum', f715, f716), ('momentum_pool', None, f717), ('lee_relieved', None, f718)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -13834,7 +13846,7 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f717, f718), ('army_morale', f719, f720), ('momentum', f721, f722), ('momentum', f723, f724), ('momentum_pool', None, f725), ('molly_placed', None, f726)),
+            values=(('army_morale', f719, f720), ('army_morale', f721, f722), ('momentum', f723, f724), ('momentum', f725, f726), ('momentum_pool', None, f727), ('molly_placed', None, f728)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -13870,7 +13882,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f727),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f729),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '005d9e588f1a32c285c771de7850962a7548cc90e43a5ab8f99dee8e1f5c75fb'
+RULES_HASH = '4f7994e926a4d8c638d44df4308b97247d11ce647f3cc8858e38c9ba667bb9d2'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

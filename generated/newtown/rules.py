@@ -1023,4129 +1023,4139 @@ def f99(s, b):
 
 
 def f100(s, b):
+    # 'rulesets/series/sequence.mst:44'
+    return {'side': b['side']}
+
+
+def f101(s, b):
+    # 'rulesets/series/sequence.mst:45'
+    return {'side': q.enemy(s, b['side'])}
+
+
+def f102(s, b):
     # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f101(s, b):
+def f103(s, b):
     # 'rulesets/series/initiative.mst:22'
     b['first'] = (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1) if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
-def f102(s, b):
+def f104(s, b):
     # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
-def f103(s, b):
+def f105(s, b):
     # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f104(s, b):
+def f106(s, b):
     # 'rulesets/series/initiative.mst:30'
     b['side'] = d_first_side(s)
 
 
-def f105(s, b):
+def f107(s, b):
     # 'rulesets/series/initiative.mst:32'
     b['side'] = q.enemy(s, d_first_side(s))
 
 
-def f106(s, b):
+def f108(s, b):
     # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f107(s, b):
+def f109(s, b):
     # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, d_first_side(s))))
 
 
-def f108(s, b):
+def f110(s, b):
     # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
-def f109(s, b):
+def f111(s, b):
     # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
-def f110(s, b):
+def f112(s, b):
     # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
-def f111(s, b):
+def f113(s, b):
     # 'rulesets/series/initiative.mst:43'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f112(s, b):
+def f114(s, b):
     # 'rulesets/series/initiative.mst:44'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f113(s, b):
+def f115(s, b):
     # 'rulesets/series/initiative.mst:45'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f114(s, b):
+def f116(s, b):
     # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
-def f115(s, b):
+def f117(s, b):
     # 'rulesets/series/initiative.mst:55'
     return (s.vars['momentum'][b['side']] > 0)
 
 
-def f116(s, b):
+def f118(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['side']
 
 
-def f117(s, b):
+def f119(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
-def f118(s, b):
+def f120(s, b):
     # 'rulesets/series/initiative.mst:57'
     return {'side': b['side']}
 
 
-def f119(s, b):
+def f121(s, b):
     # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
-def f120(s, b):
+def f122(s, b):
     # 'rulesets/series/stacking.mst:17'
     b['_for_h'] = tuple(d_overstacked_hexes(s, b['side']))
 
 
-def f121(s, b):
+def f123(s, b):
     # 'rulesets/series/stacking.mst:17'
     return bool(b['_for_h'])
 
 
-def f122(s, b):
+def f124(s, b):
     # 'rulesets/series/stacking.mst:17'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f123(s, b):
+def f125(s, b):
     # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
-def f124(s, b):
+def f126(s, b):
     # 'rulesets/series/stacking.mst:19'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
-def f125(s, b):
+def f127(s, b):
     # 'rulesets/series/stacking.mst:19'
     return b['side']
 
 
-def f126(s, b):
+def f128(s, b):
     # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
-def f127(s, b):
+def f129(s, b):
     # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f128(s, b):
+def f130(s, b):
     # 'rulesets/series/movement.mst:28'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f129(s, b):
+def f131(s, b):
     # 'rulesets/newtown/special_rules.mst:22'
     return (b['side'] == 1)
 
 
-def f130(s, b):
+def f132(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (435, 436, 461, 462))) and (not s.vars['destroyed'][q.hex_of(s, e0)]))))
 
 
-def f131(s, b):
+def f133(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     return bool(b['_for_u'])
 
 
-def f132(s, b):
+def f134(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f133(s, b):
+def f135(s, b):
     # 'rulesets/newtown/special_rules.mst:24'
     e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
 
 
-def f134(s, b):
+def f136(s, b):
     # 'rulesets/newtown/special_rules.mst:25'
     e.set_at(s, 'burning', b['u'], True)
 
 
-def f135(s, b):
+def f137(s, b):
     # 'rulesets/series/movement.mst:31'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f136(s, b):
-    # 'rulesets/series/movement.mst:31'
-    return bool(b['_for_u'])
-
-
-def f137(s, b):
-    # 'rulesets/series/movement.mst:31'
-    return b['_for_u']
-
-
 def f138(s, b):
     # 'rulesets/series/movement.mst:31'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f139(s, b):
     # 'rulesets/series/movement.mst:31'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f140(s, b):
+    # 'rulesets/series/movement.mst:31'
+    return b['side']
+
+
+def f141(s, b):
+    # 'rulesets/series/movement.mst:31'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f142(s, b):
     # 'rulesets/series/movement.mst:32'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f141(s, b):
+def f143(s, b):
     # 'rulesets/series/movement.mst:33'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f142(s, b):
+def f144(s, b):
     # 'rulesets/series/movement.mst:34'
     return (len(b['away']) > 0)
 
 
-def f143(s, b):
+def f145(s, b):
     # 'rulesets/series/movement.mst:35'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f144(s, b):
+def f146(s, b):
     # 'rulesets/series/movement.mst:36'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f145(s, b):
+def f147(s, b):
     # 'rulesets/series/movement.mst:36'
     return b['side']
 
 
-def f146(s, b):
+def f148(s, b):
     # 'rulesets/series/movement.mst:37'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f147(s, b):
+def f149(s, b):
     # 'rulesets/series/movement.mst:39'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f148(s, b):
+def f150(s, b):
     # 'rulesets/newtown/variations.mst:105'
     return (b['side'] == 1)
 
 
-def f149(s, b):
+def f151(s, b):
     # 'rulesets/newtown/variations.mst:106'
     return {}
 
 
-def f150(s, b):
+def f152(s, b):
     # 'rulesets/newtown/cards.mst:384'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
-def f151(s, b):
+def f153(s, b):
     # 'rulesets/newtown/cards.mst:385'
     return 0
 
 
-def f152(s, b):
+def f154(s, b):
     # 'rulesets/newtown/cards.mst:385'
     return b['_ask4']
 
 
-def f153(s, b):
+def f155(s, b):
     # 'rulesets/newtown/cards.mst:386'
     return {'card': 'stampede', 'side': 0}
 
 
-def f154(s, b):
+def f156(s, b):
     # 'rulesets/newtown/cards.mst:387'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553))) and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
 
 
-def f155(s, b):
+def f157(s, b):
     # 'rulesets/newtown/cards.mst:387'
     return 0
 
 
-def f156(s, b):
+def f158(s, b):
     # 'rulesets/newtown/cards.mst:388'
     e.advance_to(s, 49, b['h'])
 
 
-def f157(s, b):
+def f159(s, b):
     # 'rulesets/newtown/special_units.mst:179'
     return ((b['side'] == 1) and (s.unit_status[49] == 0))
 
 
-def f158(s, b):
+def f160(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return True
 
 
-def f159(s, b):
+def f161(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return {'unit': 49, 'toward': d_herd_goal(s)}
 
 
-def f160(s, b):
+def f162(s, b):
     # 'rulesets/series/movement.mst:47'
     return d_stack_ok(s, b['units'])
 
 
-def f161(s, b):
+def f163(s, b):
     # 'rulesets/series/movement.mst:48'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f162(s, b):
+def f164(s, b):
     # 'rulesets/series/movement.mst:49'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f163(s, b):
+def f165(s, b):
     # 'rulesets/series/movement.mst:50'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f164(s, b):
+def f166(s, b):
     # 'rulesets/series/movement.mst:51'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f165(s, b):
+def f167(s, b):
     # 'rulesets/series/movement.mst:46'
     return {'side': b['side']}
 
 
-def f166(s, b):
+def f168(s, b):
     # 'rulesets/series/movement.mst:54'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f167(s, b):
+def f169(s, b):
     # 'rulesets/series/movement.mst:54'
     return bool(b['_for_u'])
 
 
-def f168(s, b):
+def f170(s, b):
     # 'rulesets/series/movement.mst:54'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f169(s, b):
+def f171(s, b):
     # 'rulesets/series/movement.mst:55'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f170(s, b):
+def f172(s, b):
     # 'rulesets/series/movement.mst:56'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f171(s, b):
+def f173(s, b):
     # 'rulesets/series/movement.mst:57'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f172(s, b):
+def f174(s, b):
     # 'rulesets/series/movement.mst:58'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f173(s, b):
+def f175(s, b):
     # 'rulesets/series/movement.mst:58'
     return bool(b['_for_v'])
 
 
-def f174(s, b):
+def f176(s, b):
     # 'rulesets/series/movement.mst:58'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f175(s, b):
+def f177(s, b):
     # 'rulesets/series/movement.mst:59'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f176(s, b):
+def f178(s, b):
     # 'rulesets/series/movement.mst:61'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f177(s, b):
+def f179(s, b):
     # 'rulesets/series/morale.mst:12'
     b['passed'] = (b['total'] >= 5)
 
 
-def f178(s, b):
+def f180(s, b):
     # 'rulesets/series/rally.mst:5'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0]))
 
 
-def f179(s, b):
+def f181(s, b):
     # 'rulesets/series/rally.mst:5'
     return bool(b['_for_u'])
 
 
-def f180(s, b):
+def f182(s, b):
     # 'rulesets/series/rally.mst:5'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f181(s, b):
+def f183(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f182(s, b):
+def f184(s, b):
     # 'rulesets/newtown/cards.mst:225'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
-def f183(s, b):
+def f185(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return 1
 
 
-def f184(s, b):
+def f186(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return b['_ask5']
 
 
-def f185(s, b):
+def f187(s, b):
     # 'rulesets/newtown/cards.mst:227'
     return {'side': 1}
 
 
-def f186(s, b):
+def f188(s, b):
     # 'rulesets/newtown/cards.mst:228'
     return {'side': 1}
 
 
-def f187(s, b):
+def f189(s, b):
     # 'rulesets/series/rally.mst:11'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
-def f188(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return bool(b['_for_u'])
-
-
-def f189(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return b['_for_u']
-
-
 def f190(s, b):
     # 'rulesets/series/rally.mst:11'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f191(s, b):
     # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f192(s, b):
+    # 'rulesets/series/rally.mst:11'
+    return b['side']
+
+
+def f193(s, b):
+    # 'rulesets/series/rally.mst:11'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f194(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f193(s, b):
+def f195(s, b):
     # 'rulesets/series/rally.mst:13'
     return b['passed']
 
 
-def f194(s, b):
+def f196(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f195(s, b):
+def f197(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f196(s, b):
+def f198(s, b):
     # 'rulesets/newtown/indian_rules.mst:240'
     return (b['side'] == 0)
 
 
-def f197(s, b):
+def f199(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0]))
 
 
-def f198(s, b):
-    # 'rulesets/newtown/indian_rules.mst:241'
-    return bool(b['_for_u'])
-
-
-def f199(s, b):
-    # 'rulesets/newtown/indian_rules.mst:241'
-    return b['_for_u']
-
-
 def f200(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
-    return 0
+    return bool(b['_for_u'])
 
 
 def f201(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f202(s, b):
+    # 'rulesets/newtown/indian_rules.mst:241'
+    return 0
+
+
+def f203(s, b):
+    # 'rulesets/newtown/indian_rules.mst:241'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f204(s, b):
     # 'rulesets/newtown/indian_rules.mst:242'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), 0)) == 0)
 
 
-def f203(s, b):
+def f205(s, b):
     # 'rulesets/newtown/indian_rules.mst:243'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f204(s, b):
+def f206(s, b):
     # 'rulesets/newtown/indian_rules.mst:244'
     return b['recovered']
 
 
-def f205(s, b):
+def f207(s, b):
     # 'rulesets/newtown/indian_rules.mst:245'
     e.set_at(s, 'failed_resolve', b['u'], False)
 
 
-def f206(s, b):
+def f208(s, b):
     # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
 
-def f207(s, b):
+def f209(s, b):
     # 'rulesets/newtown/indian_rules.mst:249'
     return {'unit': b['u']}
 
 
-def f208(s, b):
+def f210(s, b):
     # 'rulesets/newtown/variations.mst:131'
     return (q.enemy(s, b['side']) == 1)
 
 
-def f209(s, b):
+def f211(s, b):
     # 'rulesets/newtown/variations.mst:132'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
-def f210(s, b):
+def f212(s, b):
     # 'rulesets/newtown/variations.mst:132'
     return 1
 
 
-def f211(s, b):
+def f213(s, b):
     # 'rulesets/newtown/variations.mst:133'
     return (b['target_hex'] == -1)
 
 
-def f212(s, b):
+def f214(s, b):
     # 'rulesets/newtown/variations.mst:136'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f213(s, b):
+def f215(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f214(s, b):
+def f216(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return 1
 
 
-def f215(s, b):
+def f217(s, b):
     # 'rulesets/newtown/variations.mst:139'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f216(s, b):
+def f218(s, b):
     # 'rulesets/newtown/variations.mst:139'
     return q.enemy(s, b['side'])
 
 
-def f217(s, b):
+def f219(s, b):
     # 'rulesets/newtown/variations.mst:140'
     return (b['target'] == -1)
 
 
-def f218(s, b):
+def f220(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f219(s, b):
+def f221(s, b):
     # 'rulesets/series/fire.mst:71'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f220(s, b):
+def f222(s, b):
     # 'rulesets/series/fire.mst:72'
     b['_for_a'] = tuple(tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target'])))
 
 
-def f221(s, b):
+def f223(s, b):
     # 'rulesets/series/fire.mst:72'
     return bool(b['_for_a'])
 
 
-def f222(s, b):
+def f224(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f223(s, b):
-    # 'rulesets/series/fire.mst:72'
-    return b['side']
-
-
-def f224(s, b):
-    # 'rulesets/series/fire.mst:72'
-    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
-
-
 def f225(s, b):
-    # 'rulesets/series/fire.mst:73'
+    # 'rulesets/series/fire.mst:72'
     return b['side']
 
 
 def f226(s, b):
+    # 'rulesets/series/fire.mst:72'
+    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
+
+
+def f227(s, b):
+    # 'rulesets/series/fire.mst:73'
+    return b['side']
+
+
+def f228(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask6']
 
 
-def f227(s, b):
+def f229(s, b):
     # 'rulesets/series/fire.mst:74'
     b['firers'] = q.union(b['firers'], (b['a'],))
 
 
-def f228(s, b):
+def f230(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f229(s, b):
+def f231(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f230(s, b):
+def f232(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f231(s, b):
+def f233(s, b):
     # 'rulesets/series/fire.mst:81'
     b['needed'] = q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f232(s, b):
+def f234(s, b):
     # 'rulesets/series/fire.mst:82'
     b['first_fire'] = False
 
 
-def f233(s, b):
+def f235(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f234(s, b):
+def f236(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f235(s, b):
+def f237(s, b):
     # 'rulesets/newtown/indian_rules.mst:156'
     return ((((len(b['firers']) > 0) and (b['side'] == 1)) and d_warrior(s, b['target'])) and (b['modified'] >= b['needed']))
 
 
-def f236(s, b):
+def f238(s, b):
     # 'rulesets/newtown/indian_rules.mst:157'
     e.set_var(s, 'resolve_hit', True)
 
 
-def f237(s, b):
+def f239(s, b):
     # 'rulesets/series/fire.mst:95'
     b['loss'] = d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f238(s, b):
+def f240(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f239(s, b):
+def f241(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f240(s, b):
+def f242(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f241(s, b):
+def f243(s, b):
     # 'rulesets/series/fire.mst:106'
     return {'side': b['side']}
 
 
-def f242(s, b):
+def f244(s, b):
     # 'rulesets/series/fire.mst:107'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f243(s, b):
+def f245(s, b):
     # 'rulesets/series/fire.mst:111'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f244(s, b):
-    # 'rulesets/series/fire.mst:111'
-    return bool(b['_for_u'])
-
-
-def f245(s, b):
-    # 'rulesets/series/fire.mst:111'
-    return b['_for_u']
-
-
 def f246(s, b):
     # 'rulesets/series/fire.mst:111'
-    return q.enemy(s, b['side'])
+    return bool(b['_for_u'])
 
 
 def f247(s, b):
     # 'rulesets/series/fire.mst:111'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f248(s, b):
+    # 'rulesets/series/fire.mst:111'
+    return q.enemy(s, b['side'])
+
+
+def f249(s, b):
+    # 'rulesets/series/fire.mst:111'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f250(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f249(s, b):
+def f251(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f250(s, b):
+def f252(s, b):
     # 'rulesets/series/fire.mst:115'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f251(s, b):
+def f253(s, b):
     # 'rulesets/series/fire.mst:115'
     return bool(b['_for_u'])
 
 
-def f252(s, b):
+def f254(s, b):
     # 'rulesets/series/fire.mst:115'
     return b['_for_u']
 
 
-def f253(s, b):
+def f255(s, b):
     # 'rulesets/series/fire.mst:115'
     return b['side']
 
 
-def f254(s, b):
+def f256(s, b):
     # 'rulesets/series/fire.mst:115'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f255(s, b):
+def f257(s, b):
     # 'rulesets/series/fire.mst:116'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f256(s, b):
+def f258(s, b):
     # 'rulesets/series/fire.mst:117'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f257(s, b):
+def f259(s, b):
     # 'rulesets/newtown/variations.mst:151'
     return (b['side'] == 1)
 
 
-def f258(s, b):
+def f260(s, b):
     # 'rulesets/newtown/variations.mst:152'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
-def f259(s, b):
+def f261(s, b):
     # 'rulesets/newtown/variations.mst:152'
     return 1
 
 
-def f260(s, b):
+def f262(s, b):
     # 'rulesets/newtown/variations.mst:153'
     return (b['target_hex'] == -1)
 
 
-def f261(s, b):
+def f263(s, b):
     # 'rulesets/newtown/variations.mst:156'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f262(s, b):
+def f264(s, b):
     # 'rulesets/newtown/variations.mst:157'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f263(s, b):
+def f265(s, b):
     # 'rulesets/newtown/variations.mst:157'
     return 1
 
 
-def f264(s, b):
+def f266(s, b):
     # 'rulesets/newtown/variations.mst:159'
     return d_rifle_targets(s, b['side'])
 
 
-def f265(s, b):
+def f267(s, b):
     # 'rulesets/newtown/variations.mst:159'
     return b['side']
 
 
-def f266(s, b):
+def f268(s, b):
     # 'rulesets/newtown/variations.mst:160'
     return (b['target'] == -1)
 
 
-def f267(s, b):
+def f269(s, b):
     # 'rulesets/newtown/variations.mst:164'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f268(s, b):
+def f270(s, b):
     # 'rulesets/series/fire.mst:146'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f269(s, b):
+def f271(s, b):
     # 'rulesets/series/fire.mst:147'
     b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
 
 
-def f270(s, b):
-    # 'rulesets/series/fire.mst:147'
-    return bool(b['_for_r'])
-
-
-def f271(s, b):
-    # 'rulesets/series/fire.mst:147'
-    return b['_for_r']
-
-
 def f272(s, b):
     # 'rulesets/series/fire.mst:147'
-    return b['side']
+    return bool(b['_for_r'])
 
 
 def f273(s, b):
     # 'rulesets/series/fire.mst:147'
-    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+    return b['_for_r']
 
 
 def f274(s, b):
-    # 'rulesets/series/fire.mst:148'
+    # 'rulesets/series/fire.mst:147'
     return b['side']
 
 
 def f275(s, b):
+    # 'rulesets/series/fire.mst:147'
+    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+
+
+def f276(s, b):
+    # 'rulesets/series/fire.mst:148'
+    return b['side']
+
+
+def f277(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['_ask7']
 
 
-def f276(s, b):
+def f278(s, b):
     # 'rulesets/series/fire.mst:149'
     b['firers'] = q.union(b['firers'], (b['r'],))
 
 
-def f277(s, b):
+def f279(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f278(s, b):
+def f280(s, b):
     # 'rulesets/series/fire.mst:156'
     return (len(b['firers']) > 0)
 
 
-def f279(s, b):
+def f281(s, b):
     # 'rulesets/series/fire.mst:157'
     b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f280(s, b):
+def f282(s, b):
     # 'rulesets/series/fire.mst:158'
     b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f281(s, b):
+def f283(s, b):
     # 'rulesets/series/fire.mst:159'
     b['_for_r'] = tuple(b['firers'])
 
 
-def f282(s, b):
+def f284(s, b):
     # 'rulesets/series/fire.mst:159'
     return bool(b['_for_r'])
 
 
-def f283(s, b):
+def f285(s, b):
     # 'rulesets/series/fire.mst:159'
     b['r'] = b['_for_r'][0]
     b['_for_r'] = b['_for_r'][1:]
 
 
-def f284(s, b):
+def f286(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f285(s, b):
+def f287(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f286(s, b):
+def f288(s, b):
     # 'rulesets/series/fire.mst:166'
     return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
-def f287(s, b):
+def f289(s, b):
     # 'rulesets/series/fire.mst:169'
     return (b['modified'] >= b['needed'])
 
 
-def f288(s, b):
+def f290(s, b):
     # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f289(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f290(s, b):
+def f292(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f291(s, b):
+def f293(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f292(s, b):
+def f294(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f293(s, b):
+def f295(s, b):
     # 'rulesets/newtown/indian_rules.mst:376'
     return (b['side'] == 0)
 
 
-def f294(s, b):
+def f296(s, b):
     # 'rulesets/newtown/indian_rules.mst:377'
     return {}
 
 
-def f295(s, b):
+def f297(s, b):
     # 'rulesets/newtown/variations.mst:116'
     return (b['side'] == 1)
 
 
-def f296(s, b):
+def f298(s, b):
     # 'rulesets/newtown/variations.mst:117'
     b['_for_c'] = tuple(q.combats(s))
 
 
-def f297(s, b):
+def f299(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return bool(b['_for_c'])
 
 
-def f298(s, b):
+def f300(s, b):
     # 'rulesets/newtown/variations.mst:117'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f299(s, b):
+def f301(s, b):
     # 'rulesets/newtown/variations.mst:118'
     b['_for_h'] = tuple(q.defense_hexes(s, b['c']))
 
 
-def f300(s, b):
+def f302(s, b):
     # 'rulesets/newtown/variations.mst:118'
     return bool(b['_for_h'])
 
 
-def f301(s, b):
+def f303(s, b):
     # 'rulesets/newtown/variations.mst:118'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f302(s, b):
+def f304(s, b):
     # 'rulesets/newtown/variations.mst:119'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f303(s, b):
+def f305(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f304(s, b):
+def f306(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f305(s, b):
+def f307(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f306(s, b):
+def f308(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f307(s, b):
+def f309(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f308(s, b):
+def f310(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f309(s, b):
+def f311(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f310(s, b):
+def f312(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f311(s, b):
+def f313(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f321(s, b):
+def f323(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f322(s, b):
+def f324(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f323(s, b):
+def f325(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f324(s, b):
+def f326(s, b):
     # 'rulesets/series/close_combat.mst:163'
     b['attacker_lead'] = -1
 
 
-def f325(s, b):
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:164'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f326(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:165'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f327(s, b):
+def f329(s, b):
     # 'rulesets/series/close_combat.mst:166'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f328(s, b):
+def f330(s, b):
     # 'rulesets/series/close_combat.mst:167'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f329(s, b):
+def f331(s, b):
     # 'rulesets/series/close_combat.mst:168'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f330(s, b):
+def f332(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f331(s, b):
+def f333(s, b):
     # 'rulesets/series/close_combat.mst:170'
     return bool(b['_for_u'])
 
 
-def f332(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:170'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f333(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f334(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:176'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f335(s, b):
+def f337(s, b):
     # 'rulesets/series/close_combat.mst:177'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f336(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:177'
     return bool(b['_for_u'])
 
 
-def f337(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:177'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f338(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:178'
     e.capture(s, b['u'])
 
 
-def f339(s, b):
+def f341(s, b):
     # 'rulesets/series/close_combat.mst:182'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f340(s, b):
+def f342(s, b):
     # 'rulesets/series/close_combat.mst:183'
     return q.diverted(s, b['combat'])
 
 
-def f341(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:184'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f342(s, b):
+def f344(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f343(s, b):
+def f345(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     b['odds'] = q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f344(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f345(s, b):
+def f347(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['defender']
 
 
-def f346(s, b):
+def f348(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return b['_ask8']
 
 
-def f347(s, b):
-    # 'rulesets/series/close_combat.mst:191'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
-def f348(s, b):
-    # 'rulesets/series/close_combat.mst:191'
-    return bool(b['_for_u'])
-
-
 def f349(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return b['_for_u']
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f350(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    return b['defender']
+    return bool(b['_for_u'])
 
 
 def f351(s, b):
     # 'rulesets/series/close_combat.mst:191'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f352(s, b):
+    # 'rulesets/series/close_combat.mst:191'
+    return b['defender']
+
+
+def f353(s, b):
+    # 'rulesets/series/close_combat.mst:191'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f354(s, b):
     # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f353(s, b):
+def f355(s, b):
     # 'rulesets/series/close_combat.mst:193'
     return s.vars['pinned'][b['u']]
 
 
-def f354(s, b):
+def f356(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f355(s, b):
+def f357(s, b):
     # 'rulesets/series/close_combat.mst:196'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f356(s, b):
+def f358(s, b):
     # 'rulesets/series/close_combat.mst:202'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f357(s, b):
+def f359(s, b):
     # 'rulesets/series/close_combat.mst:203'
     e.capture(s, b['u'])
 
 
-def f358(s, b):
+def f360(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f359(s, b):
+def f361(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return b['attacker']
 
 
-def f360(s, b):
+def f362(s, b):
     # 'rulesets/series/close_combat.mst:212'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f361(s, b):
+def f363(s, b):
     # 'rulesets/series/close_combat.mst:212'
     return b['defender']
 
 
-def f362(s, b):
+def f364(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f363(s, b):
+def f365(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['defender']
 
 
-def f364(s, b):
+def f366(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask9']
 
 
-def f365(s, b):
+def f367(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f366(s, b):
-    # 'rulesets/newtown/indian_rules.mst:452'
-    return bool(b['_for_u'])
-
-
-def f367(s, b):
-    # 'rulesets/newtown/indian_rules.mst:452'
-    return b['_for_u']
-
-
 def f368(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    return b['defender']
+    return bool(b['_for_u'])
 
 
 def f369(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f370(s, b):
+    # 'rulesets/newtown/indian_rules.mst:452'
+    return b['defender']
+
+
+def f371(s, b):
+    # 'rulesets/newtown/indian_rules.mst:452'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f372(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f371(s, b):
+def f373(s, b):
     # 'rulesets/newtown/indian_rules.mst:454'
     return s.vars['pinned'][b['u']]
 
 
-def f372(s, b):
+def f374(s, b):
     # 'rulesets/newtown/indian_rules.mst:455'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f373(s, b):
+def f375(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f374(s, b):
+def f376(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead']))))
 
 
-def f375(s, b):
+def f377(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return bool(b['_for_u'])
 
 
-def f376(s, b):
+def f378(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f377(s, b):
+def f379(s, b):
     # 'rulesets/newtown/indian_rules.mst:70'
     return {'unit': b['u']}
 
 
-def f378(s, b):
+def f380(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead'] if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f379(s, b):
-    # 'rulesets/series/close_combat.mst:218'
-    return d_tactics_chits(s)
-
-
-def f380(s, b):
-    # 'rulesets/series/close_combat.mst:218'
-    return b['attacker']
-
-
 def f381(s, b):
-    # 'rulesets/series/close_combat.mst:219'
+    # 'rulesets/series/close_combat.mst:218'
     return d_tactics_chits(s)
 
 
 def f382(s, b):
+    # 'rulesets/series/close_combat.mst:218'
+    return b['attacker']
+
+
+def f383(s, b):
+    # 'rulesets/series/close_combat.mst:219'
+    return d_tactics_chits(s)
+
+
+def f384(s, b):
     # 'rulesets/series/close_combat.mst:219'
     return b['defender']
 
 
-def f383(s, b):
+def f385(s, b):
     # 'rulesets/series/close_combat.mst:221'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f384(s, b):
+def f386(s, b):
     # 'rulesets/series/close_combat.mst:222'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f385(s, b):
+def f387(s, b):
     # 'rulesets/series/close_combat.mst:223'
     return (b['matrix'][1] == 10)
 
 
-def f386(s, b):
+def f388(s, b):
     # 'rulesets/series/close_combat.mst:224'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f387(s, b):
+def f389(s, b):
     # 'rulesets/newtown/cards.mst:328'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f388(s, b):
+def f390(s, b):
     # 'rulesets/newtown/cards.mst:329'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f389(s, b):
+def f391(s, b):
     # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
 
 
-def f390(s, b):
+def f392(s, b):
     # 'rulesets/newtown/cards.mst:333'
     return (s.vars['card_shift'] != 0)
 
 
-def f391(s, b):
+def f393(s, b):
     # 'rulesets/newtown/cards.mst:334'
     b['odds'] = q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f392(s, b):
+def f394(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return b['odds']
 
 
-def f393(s, b):
+def f395(s, b):
     # 'rulesets/series/close_combat.mst:233'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f394(s, b):
+def f396(s, b):
     # 'rulesets/series/close_combat.mst:234'
     b['first'] = (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f395(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:235'
     b['rerolled'] = False
 
 
-def f396(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f397(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return b['first']
 
 
-def f398(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return b['_ask10']
 
 
-def f399(s, b):
+def f401(s, b):
     # 'rulesets/series/close_combat.mst:238'
     return {'side': b['first']}
 
 
-def f400(s, b):
+def f402(s, b):
     # 'rulesets/series/close_combat.mst:239'
     b['rerolled'] = True
 
 
-def f401(s, b):
+def f403(s, b):
     # 'rulesets/series/close_combat.mst:242'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f402(s, b):
+def f404(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return q.enemy(s, b['first'])
 
 
-def f403(s, b):
+def f405(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return b['_ask11']
 
 
-def f404(s, b):
+def f406(s, b):
     # 'rulesets/series/close_combat.mst:244'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f405(s, b):
+def f407(s, b):
     # 'rulesets/series/close_combat.mst:245'
     b['rerolled'] = True
 
 
-def f406(s, b):
+def f408(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return b['rerolled']
 
 
-def f407(s, b):
+def f409(s, b):
     # 'rulesets/series/close_combat.mst:256'
     b['retreated_defenders'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f408(s, b):
+def f410(s, b):
     # 'rulesets/series/close_combat.mst:257'
     b['retreated_attackers'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f409(s, b):
+def f411(s, b):
     # 'rulesets/newtown/cards.mst:351'
     b['_for_player'] = tuple((b['attacker'], b['defender'],))
 
 
-def f410(s, b):
+def f412(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return bool(b['_for_player'])
 
 
-def f411(s, b):
+def f413(s, b):
     # 'rulesets/newtown/cards.mst:351'
     b['player'] = b['_for_player'][0]
     b['_for_player'] = b['_for_player'][1:]
 
 
-def f412(s, b):
+def f414(s, b):
     # 'rulesets/newtown/cards.mst:352'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f413(s, b):
+def f415(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['player']
 
 
-def f414(s, b):
+def f416(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['_ask12']
 
 
-def f415(s, b):
+def f417(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f416(s, b):
+def f418(s, b):
     # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f417(s, b):
+def f419(s, b):
     # 'rulesets/newtown/cards.mst:361'
     b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
 
 
-def f418(s, b):
+def f420(s, b):
     # 'rulesets/newtown/cards.mst:362'
     b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f419(s, b):
+def f421(s, b):
     # 'rulesets/newtown/cards.mst:363'
     b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f420(s, b):
+def f422(s, b):
     # 'rulesets/newtown/cards.mst:364'
     b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f421(s, b):
+def f423(s, b):
     # 'rulesets/newtown/cards.mst:365'
     return (s.vars['result_ignored'] != b['defender'])
 
 
-def f422(s, b):
+def f424(s, b):
     # 'rulesets/newtown/cards.mst:366'
     return b['result'][1]
 
 
-def f423(s, b):
+def f425(s, b):
     # 'rulesets/newtown/cards.mst:366'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f424(s, b):
+def f426(s, b):
     # 'rulesets/newtown/cards.mst:369'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f425(s, b):
+def f427(s, b):
     # 'rulesets/newtown/cards.mst:371'
     return (s.vars['result_ignored'] != b['attacker'])
 
 
-def f426(s, b):
+def f428(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return b['result'][0]
 
 
-def f427(s, b):
+def f429(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f428(s, b):
+def f430(s, b):
     # 'rulesets/newtown/cards.mst:374'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f429(s, b):
+def f431(s, b):
     # 'rulesets/series/close_combat.mst:273'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f430(s, b):
+def f432(s, b):
     # 'rulesets/series/close_combat.mst:275'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f431(s, b):
+def f433(s, b):
     # 'rulesets/series/close_combat.mst:279'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f432(s, b):
+def f434(s, b):
     # 'rulesets/series/close_combat.mst:280'
     return (b['modified_roll'] <= (-1))
 
 
-def f433(s, b):
+def f435(s, b):
     # 'rulesets/series/close_combat.mst:281'
     return {'side': b['defender']}
 
 
-def f434(s, b):
+def f436(s, b):
     # 'rulesets/series/close_combat.mst:283'
     return (b['modified_roll'] >= 10)
 
 
-def f435(s, b):
+def f437(s, b):
     # 'rulesets/series/close_combat.mst:284'
     return {'side': b['attacker']}
 
 
-def f436(s, b):
+def f438(s, b):
     # 'rulesets/series/close_combat.mst:294'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f437(s, b):
+def f439(s, b):
     # 'rulesets/series/close_combat.mst:295'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f438(s, b):
+def f440(s, b):
     # 'rulesets/series/close_combat.mst:297'
     e.resolve_combat(s, b['combat'])
 
 
-def f439(s, b):
+def f441(s, b):
     # 'rulesets/newtown/variations.mst:197'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
-def f440(s, b):
+def f442(s, b):
     # 'rulesets/newtown/variations.mst:198'
     return 0
 
 
-def f441(s, b):
+def f443(s, b):
     # 'rulesets/newtown/variations.mst:198'
     return b['_ask13']
 
 
-def f442(s, b):
+def f444(s, b):
     # 'rulesets/series/close_combat.mst:302'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f443(s, b):
+def f445(s, b):
     # 'rulesets/series/close_combat.mst:303'
     return (len(b['vacated']) > 0)
 
 
-def f444(s, b):
+def f446(s, b):
     # 'rulesets/series/close_combat.mst:305'
     return (b['lead'] != -1)
 
 
-def f445(s, b):
+def f447(s, b):
     # 'rulesets/series/close_combat.mst:306'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f446(s, b):
+def f448(s, b):
     # 'rulesets/series/close_combat.mst:307'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f447(s, b):
+def f449(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return b['reachable']
 
 
-def f448(s, b):
+def f450(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return q.attacking_side(s, b['combat'])
 
 
-def f449(s, b):
+def f451(s, b):
     # 'rulesets/series/close_combat.mst:309'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f450(s, b):
+def f452(s, b):
     # 'rulesets/series/close_combat.mst:313'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
-def f451(s, b):
-    # 'rulesets/series/close_combat.mst:313'
-    return bool(b['_for_u'])
-
-
-def f452(s, b):
-    # 'rulesets/series/close_combat.mst:313'
-    return b['_for_u']
-
-
 def f453(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f454(s, b):
     # 'rulesets/series/close_combat.mst:313'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f455(s, b):
+    # 'rulesets/series/close_combat.mst:313'
+    return q.attacking_side(s, b['combat'])
+
+
+def f456(s, b):
+    # 'rulesets/series/close_combat.mst:313'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f457(s, b):
     # 'rulesets/series/close_combat.mst:314'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f456(s, b):
+def f458(s, b):
     # 'rulesets/series/close_combat.mst:314'
     return q.attacking_side(s, b['combat'])
 
 
-def f457(s, b):
+def f459(s, b):
     # 'rulesets/series/close_combat.mst:315'
     return (b['to'] != -1)
 
 
-def f458(s, b):
+def f460(s, b):
     # 'rulesets/series/close_combat.mst:316'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f459(s, b):
+def f461(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat'])) or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f460(s, b):
+def f462(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f461(s, b):
+def f463(s, b):
     # 'rulesets/series/close_combat.mst:326'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f462(s, b):
+def f464(s, b):
     # 'rulesets/series/close_combat.mst:327'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f463(s, b):
-    # 'rulesets/series/close_combat.mst:327'
-    return bool(b['_for_u'])
-
-
-def f464(s, b):
-    # 'rulesets/series/close_combat.mst:327'
-    return b['_for_u']
-
-
 def f465(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    return q.defending_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f466(s, b):
     # 'rulesets/series/close_combat.mst:327'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f467(s, b):
+    # 'rulesets/series/close_combat.mst:327'
+    return q.defending_side(s, b['combat'])
+
+
+def f468(s, b):
+    # 'rulesets/series/close_combat.mst:327'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f469(s, b):
     # 'rulesets/series/close_combat.mst:328'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f468(s, b):
+def f470(s, b):
     # 'rulesets/series/close_combat.mst:331'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f469(s, b):
+def f471(s, b):
     # 'rulesets/series/close_combat.mst:332'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f470(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return bool(b['_for_u'])
-
-
-def f471(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return b['_for_u']
-
-
 def f472(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f473(s, b):
     # 'rulesets/series/close_combat.mst:332'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f474(s, b):
+    # 'rulesets/series/close_combat.mst:332'
+    return q.attacking_side(s, b['combat'])
+
+
+def f475(s, b):
+    # 'rulesets/series/close_combat.mst:332'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f476(s, b):
     # 'rulesets/series/close_combat.mst:333'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f475(s, b):
+def f477(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f476(s, b):
+def f478(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f477(s, b):
+def f479(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f478(s, b):
+def f480(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f479(s, b):
+def f481(s, b):
     # 'rulesets/newtown/prepare.mst:64'
     return {}
 
 
-def f480(s, b):
+def f482(s, b):
     # 'rulesets/newtown/prepare.mst:66'
     return {}
 
 
-def f481(s, b):
+def f483(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['_for_u'] = tuple(tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0)))
 
 
-def f482(s, b):
+def f484(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return bool(b['_for_u'])
 
 
-def f483(s, b):
+def f485(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f484(s, b):
+def f486(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f485(s, b):
+def f487(s, b):
     # 'rulesets/newtown/prepare.mst:40'
     return {'side': 1}
 
 
-def f486(s, b):
+def f488(s, b):
     # 'rulesets/newtown/prepare.mst:41'
     return {'side': 0}
 
 
-def f487(s, b):
+def f489(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f488(s, b):
+def f490(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f489(s, b):
+def f491(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f490(s, b):
+def f492(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f491(s, b):
+def f493(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f492(s, b):
+def f494(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f493(s, b):
+def f495(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f494(s, b):
+def f496(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f495(s, b):
+def f497(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f496(s, b):
+def f498(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f497(s, b):
+def f499(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f498(s, b):
+def f500(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f499(s, b):
+def f501(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f500(s, b):
+def f502(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f501(s, b):
+def f503(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f502(s, b):
+def f504(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f503(s, b):
+def f505(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f504(s, b):
+def f506(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f505(s, b):
+def f507(s, b):
     # 'rulesets/newtown/prepare.mst:119'
     return {}
 
 
-def f506(s, b):
+def f508(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f507(s, b):
+def f509(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f508(s, b):
+def f510(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f509(s, b):
+def f511(s, b):
     # 'rulesets/newtown/prepare.mst:124'
     return (b['outcome'] == 'onondaga')
 
 
-def f510(s, b):
+def f512(s, b):
     # 'rulesets/newtown/prepare.mst:125'
     return {}
 
 
-def f511(s, b):
+def f513(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f512(s, b):
+def f514(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return 0
 
 
-def f513(s, b):
+def f515(s, b):
     # 'rulesets/newtown/prepare.mst:134'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f514(s, b):
+def f516(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return (435, 436, 461, 462)
 
 
-def f515(s, b):
+def f517(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return 0
 
 
-def f516(s, b):
+def f518(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     e.advance_to(s, 13, b['h'])
 
 
-def f517(s, b):
+def f519(s, b):
     # 'rulesets/newtown/prepare.mst:144'
     return {'token': 'onondaga'}
 
 
-def f518(s, b):
+def f520(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878))) for e0 in q.units_of(s, 0))))
 
 
-def f519(s, b):
+def f521(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f520(s, b):
+def f522(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f521(s, b):
+def f523(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return 1
 
 
-def f522(s, b):
+def f524(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return b['_ask14']
 
 
-def f523(s, b):
+def f525(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f524(s, b):
+def f526(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return 1
 
 
-def f525(s, b):
+def f527(s, b):
     # 'rulesets/newtown/variations.mst:95'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f526(s, b):
+def f528(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f527(s, b):
+def f529(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f528(s, b):
+def f530(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f529(s, b):
+def f531(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f530(s, b):
+def f532(s, b):
     # 'rulesets/newtown/sequence.mst:85'
     return {'side': b['side']}
 
 
-def f531(s, b):
+def f533(s, b):
     # 'rulesets/newtown/sequence.mst:86'
     return {'side': b['side']}
 
 
-def f532(s, b):
+def f534(s, b):
     # 'rulesets/newtown/sequence.mst:88'
     return {'side': b['side']}
 
 
-def f533(s, b):
+def f535(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f534(s, b):
+def f536(s, b):
     # 'rulesets/newtown/sequence.mst:95'
     return {'side': b['side']}
 
 
-def f535(s, b):
+def f537(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
 
 
-def f536(s, b):
+def f538(s, b):
     # 'rulesets/newtown/special_units.mst:122'
     return d_stack_ok(s, b['units'])
 
 
-def f537(s, b):
+def f539(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f538(s, b):
+def f540(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f539(s, b):
+def f541(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f540(s, b):
+def f542(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f541(s, b):
+def f543(s, b):
     # 'rulesets/newtown/sequence.mst:96'
     return {'side': b['side']}
 
 
-def f542(s, b):
+def f544(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f543(s, b):
+def f545(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f544(s, b):
+def f546(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f545(s, b):
+def f547(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     b['again'] = q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f546(s, b):
+def f548(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f547(s, b):
+def f549(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f548(s, b):
+def f550(s, b):
     # 'rulesets/newtown/sequence.mst:110'
     return {}
 
 
-def f549(s, b):
+def f551(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f550(s, b):
+def f552(s, b):
     # 'rulesets/newtown/sequence.mst:114'
     return {}
 
 
-def f551(s, b):
+def f553(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f552(s, b):
+def f554(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f553(s, b):
+def f555(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn'])))
 
 
-def f554(s, b):
+def f556(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return bool(b['_for_u'])
 
 
-def f555(s, b):
+def f557(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f556(s, b):
+def f558(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f557(s, b):
+def f559(s, b):
     # 'rulesets/newtown/sequence.mst:122'
     return {'side': b['side']}
 
 
-def f558(s, b):
+def f560(s, b):
     # 'rulesets/newtown/sequence.mst:125'
     return {}
 
 
-def f559(s, b):
+def f561(s, b):
     # 'rulesets/newtown/sequence.mst:140'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f560(s, b):
+def f562(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0]))
 
 
-def f561(s, b):
+def f563(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return bool(b['_for_u'])
 
 
-def f562(s, b):
+def f564(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f563(s, b):
+def f565(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f564(s, b):
+def f566(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f565(s, b):
+def f567(s, b):
     # 'rulesets/newtown/sequence.mst:151'
     return {'side': b['side']}
 
 
-def f566(s, b):
+def f568(s, b):
     # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f567(s, b):
+def f569(s, b):
     # 'rulesets/newtown/sequence.mst:153'
     return {}
 
 
-def f568(s, b):
+def f570(s, b):
     # 'rulesets/newtown/sequence.mst:159'
     return d_stack_ok(s, b['units'])
 
 
-def f569(s, b):
+def f571(s, b):
     # 'rulesets/newtown/sequence.mst:160'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f570(s, b):
+def f572(s, b):
     # 'rulesets/newtown/sequence.mst:161'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f571(s, b):
+def f573(s, b):
     # 'rulesets/newtown/sequence.mst:158'
     return {'side': b['side']}
 
 
-def f572(s, b):
+def f574(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f573(s, b):
-    # 'rulesets/newtown/sequence.mst:167'
-    return bool(b['_for_u'])
-
-
-def f574(s, b):
-    # 'rulesets/newtown/sequence.mst:167'
-    return b['_for_u']
-
-
 def f575(s, b):
     # 'rulesets/newtown/sequence.mst:167'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f576(s, b):
     # 'rulesets/newtown/sequence.mst:167'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f577(s, b):
+    # 'rulesets/newtown/sequence.mst:167'
+    return b['side']
+
+
+def f578(s, b):
+    # 'rulesets/newtown/sequence.mst:167'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f579(s, b):
     # 'rulesets/newtown/sequence.mst:168'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f578(s, b):
+def f580(s, b):
     # 'rulesets/newtown/sequence.mst:169'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f579(s, b):
+def f581(s, b):
     # 'rulesets/newtown/sequence.mst:170'
     return (len(b['away']) > 0)
 
 
-def f580(s, b):
+def f582(s, b):
     # 'rulesets/newtown/sequence.mst:171'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f581(s, b):
+def f583(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f582(s, b):
+def f584(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return b['side']
 
 
-def f583(s, b):
+def f585(s, b):
     # 'rulesets/newtown/sequence.mst:173'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f584(s, b):
+def f586(s, b):
     # 'rulesets/newtown/sequence.mst:175'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f585(s, b):
+def f587(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f586(s, b):
+def f588(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     return bool(b['_for_u'])
 
 
-def f587(s, b):
+def f589(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f588(s, b):
+def f590(s, b):
     # 'rulesets/newtown/sequence.mst:183'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f589(s, b):
+def f591(s, b):
     # 'rulesets/newtown/sequence.mst:184'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f590(s, b):
+def f592(s, b):
     # 'rulesets/newtown/sequence.mst:185'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f591(s, b):
+def f593(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f592(s, b):
+def f594(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     return bool(b['_for_v'])
 
 
-def f593(s, b):
+def f595(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f594(s, b):
+def f596(s, b):
     # 'rulesets/newtown/sequence.mst:187'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f595(s, b):
+def f597(s, b):
     # 'rulesets/newtown/sequence.mst:189'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f596(s, b):
+def f598(s, b):
     # 'rulesets/newtown/sequence.mst:198'
     return {}
 
 
-def f597(s, b):
+def f599(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f598(s, b):
+def f600(s, b):
     # 'rulesets/newtown/sequence.mst:201'
     return {}
 
 
-def f599(s, b):
+def f601(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['_for_m'] = tuple(q.bag_contents(s, 'drawn_markers'))
 
 
-def f600(s, b):
+def f602(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return bool(b['_for_m'])
 
 
-def f601(s, b):
+def f603(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['m'] = b['_for_m'][0]
     b['_for_m'] = b['_for_m'][1:]
 
 
-def f602(s, b):
+def f604(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f603(s, b):
+def f605(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f604(s, b):
+def f606(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     b['eligible'] = tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and d_may_receive_honor(s, e0)))
 
 
-def f605(s, b):
+def f607(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f606(s, b):
+def f608(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f607(s, b):
+def f609(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return 0
 
 
-def f608(s, b):
+def f610(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f609(s, b):
+def f611(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f610(s, b):
+def f612(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f611(s, b):
+def f613(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f612(s, b):
+def f614(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f613(s, b):
+def f615(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f614(s, b):
+def f616(s, b):
     # 'rulesets/newtown/indian_rules.mst:60'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f615(s, b):
+def f617(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f616(s, b):
+def f618(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f617(s, b):
+def f619(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f618(s, b):
+def f620(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f619(s, b):
+def f621(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f620(s, b):
+def f622(s, b):
     # 'rulesets/newtown/indian_rules.mst:171'
     return {'token': 'check_indian_resolve'}
 
 
-def f621(s, b):
+def f623(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0)))
 
 
-def f622(s, b):
+def f624(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return bool(b['_for_u'])
 
 
-def f623(s, b):
+def f625(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return b['_for_u']
 
 
-def f624(s, b):
+def f626(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return 0
 
 
-def f625(s, b):
+def f627(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f626(s, b):
+def f628(s, b):
     # 'rulesets/newtown/indian_rules.mst:185'
     return {'unit': b['u']}
 
 
-def f627(s, b):
+def f629(s, b):
     # 'rulesets/newtown/indian_rules.mst:186'
     return (not b['passed'])
 
 
-def f628(s, b):
+def f630(s, b):
     # 'rulesets/newtown/indian_rules.mst:187'
     return {'unit': b['u']}
 
 
-def f629(s, b):
+def f631(s, b):
     # 'rulesets/newtown/indian_rules.mst:196'
     b['passed'] = (b['total'] >= 5)
 
 
-def f630(s, b):
+def f632(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f631(s, b):
+def f633(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f632(s, b):
+def f634(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f633(s, b):
+def f635(s, b):
     # 'rulesets/newtown/indian_rules.mst:206'
     return {'unit': b['unit']}
 
 
-def f634(s, b):
+def f636(s, b):
     # 'rulesets/newtown/indian_rules.mst:214'
     return d_stack_ok(s, b['units'])
 
 
-def f635(s, b):
+def f637(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f636(s, b):
+def f638(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312, 338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f637(s, b):
+def f639(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f638(s, b):
+def f640(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return 0
 
 
-def f639(s, b):
+def f641(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask15']
 
 
-def f640(s, b):
+def f642(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f641(s, b):
+def f643(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return 0
 
 
-def f642(s, b):
+def f644(s, b):
     # 'rulesets/newtown/indian_rules.mst:387'
     return {'combat': b['combat']}
 
 
-def f643(s, b):
+def f645(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['_for_c'] = tuple(tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0))))
 
 
-def f644(s, b):
+def f646(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return bool(b['_for_c'])
 
 
-def f645(s, b):
+def f647(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f646(s, b):
+def f648(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f647(s, b):
+def f649(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     b['stacks'] = q.defense_hexes(s, b['combat'])
 
 
-def f648(s, b):
+def f650(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0)))
 
 
-def f649(s, b):
-    # 'rulesets/newtown/indian_rules.mst:401'
-    return bool(b['_for_u'])
-
-
-def f650(s, b):
-    # 'rulesets/newtown/indian_rules.mst:401'
-    return b['_for_u']
-
-
 def f651(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
-    return 0
+    return bool(b['_for_u'])
 
 
 def f652(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f653(s, b):
+    # 'rulesets/newtown/indian_rules.mst:401'
+    return 0
+
+
+def f654(s, b):
+    # 'rulesets/newtown/indian_rules.mst:401'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f655(s, b):
     # 'rulesets/newtown/indian_rules.mst:402'
     return {'unit': b['u']}
 
 
-def f654(s, b):
+def f656(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s, e0), b['stacks']))))
 
 
-def f655(s, b):
-    # 'rulesets/newtown/indian_rules.mst:407'
-    return bool(b['_for_u'])
-
-
-def f656(s, b):
-    # 'rulesets/newtown/indian_rules.mst:407'
-    return b['_for_u']
-
-
 def f657(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
-    return 0
+    return bool(b['_for_u'])
 
 
 def f658(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f659(s, b):
+    # 'rulesets/newtown/indian_rules.mst:407'
+    return 0
+
+
+def f660(s, b):
+    # 'rulesets/newtown/indian_rules.mst:407'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f661(s, b):
     # 'rulesets/newtown/indian_rules.mst:408'
     return {'unit': b['u']}
 
 
-def f660(s, b):
+def f662(s, b):
     # 'rulesets/newtown/indian_rules.mst:414'
     b['vacated'] = q.hex_of(s, b['unit'])
 
 
-def f661(s, b):
+def f663(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f662(s, b):
+def f664(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f663(s, b):
+def f665(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f664(s, b):
+def f666(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f665(s, b):
+def f667(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f666(s, b):
+def f668(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return 1
 
 
-def f667(s, b):
+def f669(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f668(s, b):
+def f670(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f669(s, b):
+def f671(s, b):
     # 'rulesets/newtown/indian_rules.mst:498'
     return d_stack_ok(s, b['units'])
 
 
-def f670(s, b):
+def f672(s, b):
     # 'rulesets/newtown/indian_rules.mst:499'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f671(s, b):
+def f673(s, b):
     # 'rulesets/newtown/indian_rules.mst:500'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f672(s, b):
+def f674(s, b):
     # 'rulesets/newtown/indian_rules.mst:505'
     return True
 
 
-def f673(s, b):
+def f675(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0), 'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f674(s, b):
+def f676(s, b):
     # 'rulesets/newtown/indian_rules.mst:516'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f675(s, b):
+def f677(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f676(s, b):
+def f678(s, b):
     # 'rulesets/newtown/indian_rules.mst:518'
     return (not b['passed'])
 
 
-def f677(s, b):
+def f679(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f678(s, b):
+def f680(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f679(s, b):
+def f681(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f680(s, b):
+def f682(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     b['parents'] = tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f681(s, b):
+def f683(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f682(s, b):
+def f684(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f683(s, b):
+def f685(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f684(s, b):
+def f686(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f685(s, b):
+def f687(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return 0
 
 
-def f686(s, b):
+def f688(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f687(s, b):
+def f689(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f688(s, b):
+def f690(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f689(s, b):
+def f691(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f690(s, b):
+def f692(s, b):
     # 'rulesets/newtown/special_units.mst:160'
     return (s.unit_status[17] == 0)
 
 
-def f691(s, b):
+def f693(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     b['h'] = q.hex_of(s, 17)
 
 
-def f692(s, b):
+def f694(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f693(s, b):
+def f695(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f694(s, b):
+def f696(s, b):
     # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f695(s, b):
+def f697(s, b):
     # 'rulesets/newtown/cards.mst:210'
     return (b['side'] == 1)
 
 
-def f696(s, b):
+def f698(s, b):
     # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f697(s, b):
+def f699(s, b):
     # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f698(s, b):
+def f700(s, b):
     # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f699(s, b):
+def f701(s, b):
     # 'rulesets/newtown/cards.mst:250'
     return (b['side'] == 1)
 
 
-def f700(s, b):
+def f702(s, b):
     # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f701(s, b):
+def f703(s, b):
     # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f702(s, b):
+def f704(s, b):
     # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f703(s, b):
+def f705(s, b):
     # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f704(s, b):
+def f706(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['side']
 
 
-def f705(s, b):
+def f707(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['_ask16']
 
 
-def f706(s, b):
+def f708(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f707(s, b):
+def f709(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return b['side']
 
 
-def f708(s, b):
+def f710(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f709(s, b):
+def f711(s, b):
     # 'rulesets/newtown/cards.mst:271'
     return {'side': b['side']}
 
 
-def f710(s, b):
+def f712(s, b):
     # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f711(s, b):
+def f713(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['side']
 
 
-def f712(s, b):
+def f714(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['_ask17']
 
 
-def f713(s, b):
+def f715(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f714(s, b):
+def f716(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return b['side']
 
 
-def f715(s, b):
+def f717(s, b):
     # 'rulesets/newtown/cards.mst:310'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f716(s, b):
+def f718(s, b):
     # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f717(s, b):
+def f719(s, b):
     # 'rulesets/newtown/cards.mst:312'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and UNIT_COMBAT[e0])))
 
 
-def f718(s, b):
-    # 'rulesets/newtown/cards.mst:312'
-    return bool(b['_for_u'])
-
-
-def f719(s, b):
-    # 'rulesets/newtown/cards.mst:312'
-    return b['_for_u']
-
-
 def f720(s, b):
     # 'rulesets/newtown/cards.mst:312'
-    return 0
+    return bool(b['_for_u'])
 
 
 def f721(s, b):
     # 'rulesets/newtown/cards.mst:312'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f722(s, b):
+    # 'rulesets/newtown/cards.mst:312'
+    return 0
+
+
+def f723(s, b):
+    # 'rulesets/newtown/cards.mst:312'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f724(s, b):
     # 'rulesets/newtown/cards.mst:313'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f723(s, b):
+def f725(s, b):
     # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f724(s, b):
+def f726(s, b):
     # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f725(s, b):
+def f727(s, b):
     # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 
-def f726(s, b):
+def f728(s, b):
     # 'rulesets/newtown/cards.mst:319'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f727(s, b):
+def f729(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f728(s, b):
+def f730(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f729(s, b):
+def f731(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f730(s, b):
+def f732(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f731(s, b):
+def f733(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f732(s, b):
+def f734(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f733(s, b):
+def f735(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f734(s, b):
+def f736(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f735(s, b):
+def f737(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f736(s, b):
+def f738(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f737(s, b):
+def f739(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f738(s, b):
+def f740(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f739(s, b):
+def f741(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     b['others_first'] = (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f740(s, b):
+def f742(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f741(s, b):
+def f743(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f742(s, b):
+def f744(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f743(s, b):
+def f745(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['side']
 
 
-def f744(s, b):
+def f746(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f745(s, b):
+def f747(s, b):
     # 'rulesets/newtown/special_units.mst:151'
     return (not b['fire'])
 
 
-def f746(s, b):
+def f748(s, b):
     # 'rulesets/newtown/special_units.mst:152'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f747(s, b):
+def f749(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f748(s, b):
+def f750(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f749(s, b):
+def f751(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f750(s, b):
+def f752(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f751(s, b):
+def f753(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f752(s, b):
-    # 'rulesets/series/results.mst:109'
-    return bool(b['_for_u'])
-
-
-def f753(s, b):
-    # 'rulesets/series/results.mst:109'
-    return b['_for_u']
-
-
 def f754(s, b):
     # 'rulesets/series/results.mst:109'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f755(s, b):
     # 'rulesets/series/results.mst:109'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f756(s, b):
+    # 'rulesets/series/results.mst:109'
+    return b['side']
+
+
+def f757(s, b):
+    # 'rulesets/series/results.mst:109'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f758(s, b):
     # 'rulesets/series/results.mst:110'
     e.capture(s, b['u'])
 
 
-def f757(s, b):
+def f759(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f758(s, b):
+def f760(s, b):
     # 'rulesets/series/results.mst:113'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f759(s, b):
+def f761(s, b):
     # 'rulesets/series/results.mst:113'
     return bool(b['_for_u'])
 
 
-def f760(s, b):
+def f762(s, b):
     # 'rulesets/series/results.mst:113'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f761(s, b):
+def f763(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f762(s, b):
+def f764(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f763(s, b):
+def f765(s, b):
     # 'rulesets/series/results.mst:128'
     b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f764(s, b):
+def f766(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f765(s, b):
+def f767(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f766(s, b):
+def f768(s, b):
     # 'rulesets/series/results.mst:130'
     return b['side']
 
 
-def f767(s, b):
+def f769(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f768(s, b):
+def f770(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f769(s, b):
+def f771(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f770(s, b):
+def f772(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f771(s, b):
+def f773(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f772(s, b):
+def f774(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f773(s, b):
+def f775(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f774(s, b):
+def f776(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f775(s, b):
+def f777(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f776(s, b):
+def f778(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f777(s, b):
+def f779(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f778(s, b):
+def f780(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s, b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f779(s, b):
+def f781(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f780(s, b):
+def f782(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f781(s, b):
+def f783(s, b):
     # 'rulesets/newtown/victory.mst:83'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f782(s, b):
+def f784(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f783(s, b):
+def f785(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f784(s, b):
+def f786(s, b):
     # 'rulesets/newtown/indian_rules.mst:85'
     return {'unit': b['affected']}
 
 
-def f785(s, b):
+def f787(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f786(s, b):
+def f788(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f787(s, b):
+def f789(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f788(s, b):
+def f790(s, b):
     # 'rulesets/newtown/special_units.mst:53'
     return {}
 
 
-def f789(s, b):
+def f791(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f790(s, b):
+def f792(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f791(s, b):
+def f793(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f792(s, b):
+def f794(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f793(s, b):
+def f795(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f794(s, b):
+def f796(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f795(s, b):
+def f797(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f796(s, b):
+def f798(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f797(s, b):
+def f799(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f798(s, b):
+def f800(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f799(s, b):
+def f801(s, b):
     # 'rulesets/newtown/cards.mst:241'
     return {'side': 0}
 
 
-def f800(s, b):
+def f802(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f801(s, b):
+def f803(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f802(s, b):
+def f804(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f803(s, b):
+def f805(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f804(s, b):
+def f806(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f805(s, b):
+def f807(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f806(s, b):
+def f808(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f807(s, b):
+def f809(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f808(s, b):
+def f810(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f809(s, b):
+def f811(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f810(s, b):
+def f812(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f811(s, b):
+def f813(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f812(s, b):
+def f814(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return 1
 
 
-def f813(s, b):
+def f815(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f814(s, b):
+def f816(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return -1
 
 
-def f815(s, b):
+def f817(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f816(s, b):
+def f818(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f817(s, b):
+def f819(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f818(s, b):
+def f820(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f819(s, b):
-    # 'rulesets/newtown/indian_rules.mst:338'
-    return -1
-
-
-def f820(s, b):
-    # 'rulesets/newtown/indian_rules.mst:338'
-    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-
-
 def f821(s, b):
-    # 'rulesets/newtown/indian_rules.mst:339'
+    # 'rulesets/newtown/indian_rules.mst:338'
     return -1
 
 
 def f822(s, b):
-    # 'rulesets/newtown/indian_rules.mst:339'
-    return d_behind_fieldworks(s, b['combat'])
+    # 'rulesets/newtown/indian_rules.mst:338'
+    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
 def f823(s, b):
-    # 'rulesets/newtown/indian_rules.mst:340'
+    # 'rulesets/newtown/indian_rules.mst:339'
     return -1
 
 
 def f824(s, b):
+    # 'rulesets/newtown/indian_rules.mst:339'
+    return d_behind_fieldworks(s, b['combat'])
+
+
+def f825(s, b):
+    # 'rulesets/newtown/indian_rules.mst:340'
+    return -1
+
+
+def f826(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f825(s, b):
+def f827(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return 1
 
 
-def f826(s, b):
+def f828(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f827(s, b):
+def f829(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return -1
 
 
-def f828(s, b):
+def f830(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
 
 
-def f829(s, b):
-    # 'rulesets/newtown/indian_rules.mst:343'
-    return 1
-
-
-def f830(s, b):
-    # 'rulesets/newtown/indian_rules.mst:343'
-    return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
-
-
 def f831(s, b):
-    # 'rulesets/newtown/indian_rules.mst:344'
+    # 'rulesets/newtown/indian_rules.mst:343'
     return 1
 
 
 def f832(s, b):
-    # 'rulesets/newtown/indian_rules.mst:344'
-    return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
+    # 'rulesets/newtown/indian_rules.mst:343'
+    return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
 
 
 def f833(s, b):
-    # 'rulesets/newtown/indian_rules.mst:345'
+    # 'rulesets/newtown/indian_rules.mst:344'
     return 1
 
 
 def f834(s, b):
+    # 'rulesets/newtown/indian_rules.mst:344'
+    return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
+
+
+def f835(s, b):
+    # 'rulesets/newtown/indian_rules.mst:345'
+    return 1
+
+
+def f836(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f835(s, b):
+def f837(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return -1
 
 
-def f836(s, b):
+def f838(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f837(s, b):
+def f839(s, b):
     # 'rulesets/newtown/tables.mst:57'
     return d_modified_morale(s, b['unit'])
 
 
-def f838(s, b):
+def f840(s, b):
     # 'rulesets/newtown/tables.mst:58'
     return d_leadership(s, b['unit'])
 
 
-def f839(s, b):
-    # 'rulesets/newtown/tables.mst:59'
-    return 1
-
-
-def f840(s, b):
-    # 'rulesets/newtown/tables.mst:59'
-    return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
-
-
 def f841(s, b):
-    # 'rulesets/newtown/tables.mst:60'
+    # 'rulesets/newtown/tables.mst:59'
     return 1
 
 
 def f842(s, b):
+    # 'rulesets/newtown/tables.mst:59'
+    return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
+
+
+def f843(s, b):
+    # 'rulesets/newtown/tables.mst:60'
+    return 1
+
+
+def f844(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f843(s, b):
-    # 'rulesets/newtown/tables.mst:61'
-    return -1
-
-
-def f844(s, b):
-    # 'rulesets/newtown/tables.mst:61'
-    return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
-
-
 def f845(s, b):
-    # 'rulesets/newtown/tables.mst:62'
+    # 'rulesets/newtown/tables.mst:61'
     return -1
 
 
 def f846(s, b):
+    # 'rulesets/newtown/tables.mst:61'
+    return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
+
+
+def f847(s, b):
+    # 'rulesets/newtown/tables.mst:62'
+    return -1
+
+
+def f848(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f847(s, b):
+def f849(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return 1
 
 
-def f848(s, b):
+def f850(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f849(s, b):
+def f851(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return -1
 
 
-def f850(s, b):
+def f852(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f851(s, b):
+def f853(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f852(s, b):
+def f854(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2)) and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f853(s, b):
+def f855(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f854(s, b):
+def f856(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f855(s, b):
+def f857(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f856(s, b):
+def f858(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f857(s, b):
+def f859(s, b):
     # 'rulesets/newtown/victory.mst:22'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f858(s, b):
+def f860(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f859(s, b):
+def f861(s, b):
     # 'rulesets/newtown/victory.mst:82'
     return UNIT_LEADER[b['unit']]
 
 
-def f860(s, b):
+def f862(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f861(s, b):
+def f863(s, b):
     # 'rulesets/newtown/sequence.mst:132'
     return UNIT_COMBAT[b['unit']]
 
 
-def f862(s, b):
+def f864(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f863(s, b):
+def f865(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f864(s, b):
+def f866(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f865(s, b):
+def f867(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase')) or (b['procedure'] == 'final_movement_phase'))
 
 
-def f866(s, b):
+def f868(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f867(s, b):
+def f869(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f868(s, b):
+def f870(s, b):
     # 'rulesets/newtown/special_units.mst:75'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f869(s, b):
+def f871(s, b):
     # 'rulesets/newtown/special_units.mst:81'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f870(s, b):
+def f872(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f871(s, b):
+def f873(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f872(s, b):
+def f874(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
-def f873(s, b):
+def f875(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f874(s, b):
+def f876(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f875(s, b):
+def f877(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f876(s, b):
+def f878(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f877(s, b):
+def f879(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f878(s, b):
+def f880(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f879(s, b):
+def f881(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f880(s, b):
+def f882(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f881(s, b):
+def f883(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f882(s, b):
+def f884(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f883(s, b):
+def f885(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f884(s, b):
+def f886(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f885(s, b):
+def f887(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f886(s, b):
+def f888(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f887(s, b):
+def f889(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f888(s, b):
+def f890(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f889(s, b):
+def f891(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f890(s, b):
+def f892(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f891(s, b):
+def f893(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f892(s, b):
+def f894(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f893(s, b):
+def f895(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f894(s, b):
+def f896(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f895(s, b):
+def f897(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f896(s, b):
+def f898(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f897(s, b):
+def f899(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f898(s, b):
+def f900(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f899(s, b):
+def f901(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f900(s, b):
+def f902(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 1
 
 
-def f901(s, b):
+def f903(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f902(s, b):
+def f904(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 0
 
 
-def f903(s, b):
+def f905(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f904(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f905(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
 def f906(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
+    # 'rulesets/newtown/scenarios.mst:15'
     return 1
 
 
 def f907(s, b):
+    # 'rulesets/newtown/scenarios.mst:15'
+    return 1
+
+
+def f908(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 1
+
+
+def f909(s, b):
     # 'rulesets/newtown/scenarios.mst:39'
     return 14
 
 
-def f908(s, b):
+def f910(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 0
 
 
-def f909(s, b):
+def f911(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 13
 
 
-def f910(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
-
-
-def f911(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
-
-
 def f912(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f913(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f914(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f913(s, b):
+def f915(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f914(s, b):
+def f916(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f915(s, b):
+def f917(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f916(s, b):
+def f918(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f917(s, b):
+def f919(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f918(s, b):
+def f920(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f919(s, b):
+def f921(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f920(s, b):
+def f922(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -5213,9 +5223,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f918),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f919),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f920),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f920),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f921),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f922),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -15235,48 +15245,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f800, None),
-            ModifierSpec('Momentum Chits spent', f801, None),
+            ModifierSpec('Army Morale', f802, None),
+            ModifierSpec('Momentum Chits spent', f803, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f802, None),
-            ModifierSpec('Leadership DRM', f803, None),
-            ModifierSpec('Other modifiers of this check', f804, None),
+            ModifierSpec('Modified morale', f804, None),
+            ModifierSpec('Leadership DRM', f805, None),
+            ModifierSpec('Other modifiers of this check', f806, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f805, f806),
-            ModifierSpec("Target's terrain", f807, None),
+            ModifierSpec('First Fire Bonus', f807, f808),
+            ModifierSpec("Target's terrain", f809, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f808, None),
-            ModifierSpec("Defender's lead unit morale", f809, None),
-            ModifierSpec('Attacking leader', f810, None),
-            ModifierSpec('Defending leader', f811, None),
-            ModifierSpec('Defender surrounded', f812, f813),
-            ModifierSpec('Attacker surrounded', f814, f815),
-            ModifierSpec('Tactics', f816, None),
-            ModifierSpec("Defender's terrain", f817, f818),
-            ModifierSpec('Attacking up slope', f819, f820),
-            ModifierSpec('Attacking into fieldworks', f821, f822),
-            ModifierSpec('Attacking lead unit has a white R', f823, f824),
-            ModifierSpec('Defending lead unit has a white R', f825, f826),
-            ModifierSpec('All-militia attacking force', f827, f828),
-            ModifierSpec('All-militia defending force', f829, f830),
-            ModifierSpec('Attacking a unit with Failed Resolve', f831, f832),
-            ModifierSpec('Indian ferocity (attacking)', f833, f834),
-            ModifierSpec('Indian ferocity (defending)', f835, f836),
+            ModifierSpec("Attacker's lead unit morale", f810, None),
+            ModifierSpec("Defender's lead unit morale", f811, None),
+            ModifierSpec('Attacking leader', f812, None),
+            ModifierSpec('Defending leader', f813, None),
+            ModifierSpec('Defender surrounded', f814, f815),
+            ModifierSpec('Attacker surrounded', f816, f817),
+            ModifierSpec('Tactics', f818, None),
+            ModifierSpec("Defender's terrain", f819, f820),
+            ModifierSpec('Attacking up slope', f821, f822),
+            ModifierSpec('Attacking into fieldworks', f823, f824),
+            ModifierSpec('Attacking lead unit has a white R', f825, f826),
+            ModifierSpec('Defending lead unit has a white R', f827, f828),
+            ModifierSpec('All-militia attacking force', f829, f830),
+            ModifierSpec('All-militia defending force', f831, f832),
+            ModifierSpec('Attacking a unit with Failed Resolve', f833, f834),
+            ModifierSpec('Indian ferocity (attacking)', f835, f836),
+            ModifierSpec('Indian ferocity (defending)', f837, f838),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f837, None),
-            ModifierSpec('Leadership DRM', f838, None),
-            ModifierSpec('In woods', f839, f840),
-            ModifierSpec('Behind the breastwork', f841, f842),
-            ModifierSpec('Adjacent to an enemy combat unit', f843, f844),
-            ModifierSpec('Reduced', f845, f846),
-            ModifierSpec('War Dance', f847, f848),
+            ModifierSpec('Modified morale', f839, None),
+            ModifierSpec('Leadership DRM', f840, None),
+            ModifierSpec('In woods', f841, f842),
+            ModifierSpec('Behind the breastwork', f843, f844),
+            ModifierSpec('Adjacent to an enemy combat unit', f845, f846),
+            ModifierSpec('Reduced', f847, f848),
+            ModifierSpec('War Dance', f849, f850),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f849, f850),
+            ModifierSpec('Visions', f851, f852),
         )),
     },
     procedures={
@@ -15574,10 +15584,12 @@ RULES = Rules(
                 ('jump_if_not', f98, 21),
                 ('call', 'indian_end_phase', f99, None),
                 ('jump', 21),
+                ('call', 'overstacking', f100, None),
+                ('call', 'overstacking', f101, None),
             ),
-            steps={'begin': 0, 'opportunity_cards': 1, 'designate_commander': 3, 'movement': 7, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14, 'final_movement': 15, 'end_phase': 18},
+            steps={'begin': 0, 'opportunity_cards': 1, 'designate_commander': 3, 'movement': 7, 'rally': 11, 'artillery': 12, 'rifle': 13, 'close_combat': 14, 'final_movement': 15, 'end_phase': 18, 'stacking': 21},
             types={'commander': 'unit', 'side': 'side'},
-            lines=('rulesets/series/sequence.mst:33', 'rulesets/newtown/cards.mst:281', 'rulesets/newtown/cards.mst:282', 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/variations.mst:51', 'rulesets/newtown/variations.mst:52', 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:15', 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:17', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36', 'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38', 'rulesets/newtown/sequence.mst:20', 'rulesets/newtown/sequence.mst:21', 'rulesets/newtown/sequence.mst:20', 'rulesets/newtown/sequence.mst:24', 'rulesets/newtown/sequence.mst:25', 'rulesets/newtown/sequence.mst:24'),
+            lines=('rulesets/series/sequence.mst:33', 'rulesets/newtown/cards.mst:281', 'rulesets/newtown/cards.mst:282', 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/variations.mst:51', 'rulesets/newtown/variations.mst:52', 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:15', 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:17', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36', 'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38', 'rulesets/newtown/sequence.mst:20', 'rulesets/newtown/sequence.mst:21', 'rulesets/newtown/sequence.mst:20', 'rulesets/newtown/sequence.mst:24', 'rulesets/newtown/sequence.mst:25', 'rulesets/newtown/sequence.mst:24', 'rulesets/series/sequence.mst:44', 'rulesets/series/sequence.mst:45'),
         ),
         'initiative': ProcedureSpec(
             name='initiative',
@@ -15586,27 +15598,27 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f100, 5),
-                ('exec', f101),
-                ('call', 'spend_on_initiative', f102, None),
-                ('call', 'spend_on_initiative', f103, None),
+                ('jump_if_not', f102, 5),
+                ('exec', f103),
+                ('call', 'spend_on_initiative', f104, None),
+                ('call', 'spend_on_initiative', f105, None),
                 ('jump', 5),
-                ('exec', f104),
+                ('exec', f106),
                 ('roll_die', 'first_roll', 'initiative_drm'),
-                ('exec', f105),
+                ('exec', f107),
                 ('roll_die', 'second_roll', 'initiative_drm'),
-                ('jump_if_not', f106, 12),
+                ('jump_if_not', f108, 12),
                 ('jump', 13),
                 ('jump', 12),
                 ('jump', 5),
-                ('exec', f107),
-                ('jump_if_not', f108, 23),
-                ('ask', f109, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
-                ('jump_if_not', f110, 22),
-                ('call', 'spend_momentum', f111, None),
-                ('call', 'spend_momentum', f112, None),
+                ('exec', f109),
+                ('jump_if_not', f110, 23),
+                ('ask', f111, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
+                ('jump_if_not', f112, 22),
                 ('call', 'spend_momentum', f113, None),
-                ('exec', f114),
+                ('call', 'spend_momentum', f114, None),
+                ('call', 'spend_momentum', f115, None),
+                ('exec', f116),
                 ('jump', 22),
                 ('jump', 23),
             ),
@@ -15621,11 +15633,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f115, 8),
-                ('ask', f116, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
-                ('jump_if_not', f117, 6),
-                ('call', 'spend_momentum', f118, None),
-                ('exec', f119),
+                ('jump_if_not', f117, 8),
+                ('ask', f118, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
+                ('jump_if_not', f119, 6),
+                ('call', 'spend_momentum', f120, None),
+                ('exec', f121),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -15641,13 +15653,13 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f120),
-                ('jump_if_not', f121, 9),
                 ('exec', f122),
-                ('jump_if_not', f123, 8),
-                ('choose', 'u', f124, f125, 'unit', 'choose u', ''),
-                ('exec', f126),
-                ('call', 'adjust_army_morale', f127, None),
+                ('jump_if_not', f123, 9),
+                ('exec', f124),
+                ('jump_if_not', f125, 8),
+                ('choose', 'u', f126, f127, 'unit', 'choose u', ''),
+                ('exec', f128),
+                ('call', 'adjust_army_morale', f129, None),
                 ('jump', 3),
                 ('jump', 1),
             ),
@@ -15662,55 +15674,55 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'enter_reinforcements', f128, {}),
-                ('jump_if_not', f129, 9),
-                ('exec', f130),
-                ('jump_if_not', f131, 8),
+                ('prim', 'enter_reinforcements', f130, {}),
+                ('jump_if_not', f131, 9),
                 ('exec', f132),
-                ('exec', f133),
+                ('jump_if_not', f133, 8),
                 ('exec', f134),
+                ('exec', f135),
+                ('exec', f136),
                 ('jump', 3),
                 ('jump', 9),
-                ('exec', f135),
-                ('jump_if_not', f136, 22),
-                ('choose', 'u', f137, f138, 'unit', 'choose the next u', ''),
-                ('exec', f139),
-                ('exec', f140),
+                ('exec', f137),
+                ('jump_if_not', f138, 22),
+                ('choose', 'u', f139, f140, 'unit', 'choose the next u', ''),
                 ('exec', f141),
-                ('jump_if_not', f142, 20),
+                ('exec', f142),
                 ('exec', f143),
-                ('choose', 'to', f144, f145, 'hex', 'choose to', ''),
-                ('exec', f146),
+                ('jump_if_not', f144, 20),
+                ('exec', f145),
+                ('choose', 'to', f146, f147, 'hex', 'choose to', ''),
+                ('exec', f148),
                 ('jump', 20),
-                ('exec', f147),
+                ('exec', f149),
                 ('jump', 10),
-                ('jump_if_not', f148, 25),
-                ('call', 'examine_indian_stacks', f149, None),
+                ('jump_if_not', f150, 25),
+                ('call', 'examine_indian_stacks', f151, None),
                 ('jump', 25),
-                ('jump_if_not', f150, 33),
-                ('ask', f151, 'Play Stampede on the cattle herd?', '_ask4'),
-                ('jump_if_not', f152, 32),
-                ('call', 'discard', f153, None),
-                ('choose', 'h', f154, f155, 'hex', 'choose h', ''),
-                ('exec', f156),
+                ('jump_if_not', f152, 33),
+                ('ask', f153, 'Play Stampede on the cattle herd?', '_ask4'),
+                ('jump_if_not', f154, 32),
+                ('call', 'discard', f155, None),
+                ('choose', 'h', f156, f157, 'hex', 'choose h', ''),
+                ('exec', f158),
                 ('jump', 32),
                 ('jump', 33),
-                ('jump_if_not', f157, 36),
-                ('prim', 'march', f159, {'stacking': f158}),
+                ('jump_if_not', f159, 36),
+                ('prim', 'march', f161, {'stacking': f160}),
                 ('jump', 36),
-                ('prim', 'move_units', f165, {'stacking': f160, 'stop_after': f161, 'extra_cost': f162, 'strategic': f163, 'strategic_step': f164}),
-                ('exec', f166),
-                ('jump_if_not', f167, 51),
+                ('prim', 'move_units', f167, {'stacking': f162, 'stop_after': f163, 'extra_cost': f164, 'strategic': f165, 'strategic_step': f166}),
                 ('exec', f168),
-                ('exec', f169),
-                ('jump_if_not', f170, 50),
+                ('jump_if_not', f169, 51),
+                ('exec', f170),
                 ('exec', f171),
-                ('exec', f172),
-                ('jump_if_not', f173, 48),
+                ('jump_if_not', f172, 50),
+                ('exec', f173),
                 ('exec', f174),
-                ('exec', f175),
+                ('jump_if_not', f175, 48),
+                ('exec', f176),
+                ('exec', f177),
                 ('jump', 44),
-                ('call', 'adjust_army_morale', f176, None),
+                ('call', 'adjust_army_morale', f178, None),
                 ('jump', 50),
                 ('jump', 38),
             ),
@@ -15726,7 +15738,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'morale_check_drm'),
-                ('exec', f177),
+                ('exec', f179),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -15739,41 +15751,41 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f178),
-                ('jump_if_not', f179, 5),
                 ('exec', f180),
-                ('exec', f181),
+                ('jump_if_not', f181, 5),
+                ('exec', f182),
+                ('exec', f183),
                 ('jump', 1),
-                ('jump_if_not', f182, 12),
-                ('ask', f183, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
-                ('jump_if_not', f184, 11),
-                ('call', 'spend_momentum', f185, None),
-                ('call', 'draw_card', f186, None),
+                ('jump_if_not', f184, 12),
+                ('ask', f185, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
+                ('jump_if_not', f186, 11),
+                ('call', 'spend_momentum', f187, None),
+                ('call', 'draw_card', f188, None),
                 ('jump', 11),
                 ('jump', 12),
-                ('exec', f187),
-                ('jump_if_not', f188, 22),
-                ('choose', 'u', f189, f190, 'unit', 'choose the next u', ''),
-                ('exec', f191),
-                ('call', 'morale_check', f192, 'passed'),
-                ('jump_if_not', f193, 21),
-                ('exec', f194),
-                ('call', 'adjust_army_morale', f195, None),
+                ('exec', f189),
+                ('jump_if_not', f190, 22),
+                ('choose', 'u', f191, f192, 'unit', 'choose the next u', ''),
+                ('exec', f193),
+                ('call', 'morale_check', f194, 'passed'),
+                ('jump_if_not', f195, 21),
+                ('exec', f196),
+                ('call', 'adjust_army_morale', f197, None),
                 ('jump', 21),
                 ('jump', 13),
-                ('jump_if_not', f196, 38),
-                ('exec', f197),
-                ('jump_if_not', f198, 37),
-                ('choose', 'u', f199, f200, 'unit', 'choose the next u', ''),
-                ('exec', f201),
-                ('jump_if_not', f202, 33),
-                ('call', 'morale_check', f203, 'recovered'),
-                ('jump_if_not', f204, 32),
-                ('exec', f205),
+                ('jump_if_not', f198, 38),
+                ('exec', f199),
+                ('jump_if_not', f200, 37),
+                ('choose', 'u', f201, f202, 'unit', 'choose the next u', ''),
+                ('exec', f203),
+                ('jump_if_not', f204, 33),
+                ('call', 'morale_check', f205, 'recovered'),
+                ('jump_if_not', f206, 32),
+                ('exec', f207),
                 ('jump', 32),
                 ('jump', 33),
-                ('jump_if_not', f206, 36),
-                ('call', 'resolve_retreat', f207, None),
+                ('jump_if_not', f208, 36),
+                ('call', 'resolve_retreat', f209, None),
                 ('jump', 36),
                 ('jump', 24),
                 ('jump', 38),
@@ -15789,19 +15801,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f208, 8),
-                ('choose', 'target_hex', f209, f210, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f211, 5),
+                ('jump_if_not', f210, 8),
+                ('choose', 'target_hex', f211, f212, 'hex', 'choose target_hex', 'maybe'),
+                ('jump_if_not', f213, 5),
                 ('jump', 14),
                 ('jump', 5),
-                ('exec', f212),
-                ('choose', 'target', f213, f214, 'unit', 'choose target', ''),
+                ('exec', f214),
+                ('choose', 'target', f215, f216, 'unit', 'choose target', ''),
                 ('jump', 12),
-                ('choose', 'target', f215, f216, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f217, 12),
+                ('choose', 'target', f217, f218, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f219, 12),
                 ('jump', 14),
                 ('jump', 12),
-                ('call', 'artillery_fire', f218, None),
+                ('call', 'artillery_fire', f220, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -15815,29 +15827,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f219),
-                ('exec', f220),
-                ('jump_if_not', f221, 11),
-                ('choose', 'a', f222, f223, 'unit', 'choose the next a', ''),
-                ('exec', f224),
-                ('ask', f225, 'Fire this artillery unit at the target?', '_ask6'),
-                ('jump_if_not', f226, 10),
-                ('exec', f227),
-                ('exec', f228),
+                ('exec', f221),
+                ('exec', f222),
+                ('jump_if_not', f223, 11),
+                ('choose', 'a', f224, f225, 'unit', 'choose the next a', ''),
+                ('exec', f226),
+                ('ask', f227, 'Fire this artillery unit at the target?', '_ask6'),
+                ('jump_if_not', f228, 10),
+                ('exec', f229),
+                ('exec', f230),
                 ('jump', 10),
                 ('jump', 2),
-                ('exec', f229),
-                ('jump_if_not', f230, 21),
                 ('exec', f231),
-                ('exec', f232),
+                ('jump_if_not', f232, 21),
+                ('exec', f233),
+                ('exec', f234),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f233, 20),
+                ('jump_if_not', f235, 20),
                 ('roll', 2, None, None, 'result', None),
-                ('call', 'fire_result', f234, None),
+                ('call', 'fire_result', f236, None),
                 ('jump', 20),
                 ('jump', 21),
-                ('jump_if_not', f235, 24),
-                ('exec', f236),
+                ('jump_if_not', f237, 24),
+                ('exec', f238),
                 ('jump', 24),
             ),
             steps={'firers': 0, 'to_hit': 12, 'resolve_hit': 21},
@@ -15851,9 +15863,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('exec', f237),
-                ('apply', f238, f239),
-                ('call', 'adjust_army_morale', f240, None),
+                ('exec', f239),
+                ('apply', f240, f241),
+                ('call', 'adjust_army_morale', f242, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -15866,21 +15878,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f241, None),
-                ('call', 'rifle_fire_by', f242, None),
-                ('exec', f243),
-                ('jump_if_not', f244, 9),
-                ('choose', 'u', f245, f246, 'unit', 'choose the next u', ''),
-                ('exec', f247),
-                ('call', 'fire_result', f248, None),
+                ('call', 'rifle_fire_by', f243, None),
+                ('call', 'rifle_fire_by', f244, None),
+                ('exec', f245),
+                ('jump_if_not', f246, 9),
+                ('choose', 'u', f247, f248, 'unit', 'choose the next u', ''),
                 ('exec', f249),
+                ('call', 'fire_result', f250, None),
+                ('exec', f251),
                 ('jump', 3),
-                ('exec', f250),
-                ('jump_if_not', f251, 16),
-                ('choose', 'u', f252, f253, 'unit', 'choose the next u', ''),
-                ('exec', f254),
-                ('call', 'fire_result', f255, None),
+                ('exec', f252),
+                ('jump_if_not', f253, 16),
+                ('choose', 'u', f254, f255, 'unit', 'choose the next u', ''),
                 ('exec', f256),
+                ('call', 'fire_result', f257, None),
+                ('exec', f258),
                 ('jump', 10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -15894,19 +15906,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f257, 8),
-                ('choose', 'target_hex', f258, f259, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f260, 5),
+                ('jump_if_not', f259, 8),
+                ('choose', 'target_hex', f260, f261, 'hex', 'choose target_hex', 'maybe'),
+                ('jump_if_not', f262, 5),
                 ('jump', 14),
                 ('jump', 5),
-                ('exec', f261),
-                ('choose', 'target', f262, f263, 'unit', 'choose target', ''),
+                ('exec', f263),
+                ('choose', 'target', f264, f265, 'unit', 'choose target', ''),
                 ('jump', 12),
-                ('choose', 'target', f264, f265, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f266, 12),
+                ('choose', 'target', f266, f267, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f268, 12),
                 ('jump', 14),
                 ('jump', 12),
-                ('call', 'rifle_fire', f267, None),
+                ('call', 'rifle_fire', f269, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -15920,33 +15932,33 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f268),
-                ('exec', f269),
-                ('jump_if_not', f270, 10),
-                ('choose', 'r', f271, f272, 'unit', 'choose the next r', ''),
-                ('exec', f273),
-                ('ask', f274, 'Fire this rifle unit at the target?', '_ask7'),
-                ('jump_if_not', f275, 9),
-                ('exec', f276),
+                ('exec', f270),
+                ('exec', f271),
+                ('jump_if_not', f272, 10),
+                ('choose', 'r', f273, f274, 'unit', 'choose the next r', ''),
+                ('exec', f275),
+                ('ask', f276, 'Fire this rifle unit at the target?', '_ask7'),
+                ('jump_if_not', f277, 9),
+                ('exec', f278),
                 ('jump', 9),
                 ('jump', 2),
-                ('exec', f277),
-                ('jump_if_not', f278, 29),
                 ('exec', f279),
-                ('exec', f280),
+                ('jump_if_not', f280, 29),
                 ('exec', f281),
-                ('jump_if_not', f282, 20),
+                ('exec', f282),
                 ('exec', f283),
-                ('exec', f284),
+                ('jump_if_not', f284, 20),
                 ('exec', f285),
+                ('exec', f286),
+                ('exec', f287),
                 ('jump', 15),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f286, 24),
+                ('jump_if_not', f288, 24),
                 ('roll_die', 'modified', 'fire_drm'),
                 ('jump', 24),
-                ('jump_if_not', f287, 28),
+                ('jump_if_not', f289, 28),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f288),
+                ('exec', f290),
                 ('jump', 28),
                 ('jump', 29),
             ),
@@ -15961,43 +15973,43 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f292, {'may_attack': f289, 'must_attack': f290, 'may_divert': f291}),
-                ('jump_if_not', f293, 4),
-                ('call', 'retreat_before_combat_phase', f294, None),
+                ('prim', 'designate_combats', f294, {'may_attack': f291, 'must_attack': f292, 'may_divert': f293}),
+                ('jump_if_not', f295, 4),
+                ('call', 'retreat_before_combat_phase', f296, None),
                 ('jump', 4),
-                ('jump_if_not', f295, 15),
-                ('exec', f296),
-                ('jump_if_not', f297, 14),
+                ('jump_if_not', f297, 15),
                 ('exec', f298),
-                ('exec', f299),
-                ('jump_if_not', f300, 13),
+                ('jump_if_not', f299, 14),
+                ('exec', f300),
                 ('exec', f301),
-                ('exec', f302),
+                ('jump_if_not', f302, 13),
+                ('exec', f303),
+                ('exec', f304),
                 ('jump', 9),
                 ('jump', 6),
                 ('jump', 15),
-                ('exec', f303),
-                ('jump_if_not', f304, 20),
                 ('exec', f305),
-                ('exec', f306),
+                ('jump_if_not', f306, 20),
+                ('exec', f307),
+                ('exec', f308),
                 ('jump', 16),
                 ('jump_unless_switch', 'indian_ambush', True, 29),
-                ('jump_if_not', f307, 29),
-                ('exec', f308),
-                ('jump_if_not', f309, 26),
+                ('jump_if_not', f309, 29),
                 ('exec', f310),
+                ('jump_if_not', f311, 26),
+                ('exec', f312),
                 ('jump', 28),
                 ('roll', 8, None, 'ambush_drm', 'ambush', None),
-                ('exec', f311),
+                ('exec', f313),
                 ('jump', 29),
-                ('exec', f312),
-                ('jump_if_not', f313, 35),
-                ('choose', 'combat', f314, f315, 'option', 'choose the next combat', ''),
-                ('exec', f316),
-                ('call', 'close_combat', f317, None),
+                ('exec', f314),
+                ('jump_if_not', f315, 35),
+                ('choose', 'combat', f316, f317, 'option', 'choose the next combat', ''),
+                ('exec', f318),
+                ('call', 'close_combat', f319, None),
                 ('jump', 30),
-                ('call', 'end_of_close_combat', f318, None),
-                ('call', 'shattered_captured', f319, None),
+                ('call', 'end_of_close_combat', f320, None),
+                ('call', 'shattered_captured', f321, None),
             ),
             steps={'designate': 0, 'retreat_before_combat': 1, 'examine_defenders': 4, 'pins': 15, 'ambush': 20, 'resolve': 29, 'exposed': 35},
             types={'_for_c': 'combats', '_for_combat': 'combats', '_for_h': 'hexes', '_for_u': 'units', 'ambush': 'str', 'c': 'combat', 'combat': 'combat', 'h': 'hex', 'side': 'side', 'u': 'unit'},
@@ -16010,10 +16022,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f320),
-                ('jump_if_not', f321, 5),
                 ('exec', f322),
-                ('exec', f323),
+                ('jump_if_not', f323, 5),
+                ('exec', f324),
+                ('exec', f325),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -16027,153 +16039,153 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f324),
-                ('exec', f325),
                 ('exec', f326),
                 ('exec', f327),
                 ('exec', f328),
                 ('exec', f329),
                 ('exec', f330),
-                ('jump_if_not', f331, 11),
+                ('exec', f331),
                 ('exec', f332),
-                ('exec', f333),
-                ('jump', 7),
-                ('jump_if_not', f334, 19),
+                ('jump_if_not', f333, 11),
+                ('exec', f334),
                 ('exec', f335),
-                ('jump_if_not', f336, 17),
+                ('jump', 7),
+                ('jump_if_not', f336, 19),
                 ('exec', f337),
-                ('exec', f338),
+                ('jump_if_not', f338, 17),
+                ('exec', f339),
+                ('exec', f340),
                 ('jump', 13),
                 ('jump', 144),
                 ('jump', 19),
-                ('exec', f339),
-                ('jump_if_not', f340, 23),
                 ('exec', f341),
+                ('jump_if_not', f342, 23),
+                ('exec', f343),
                 ('jump', 23),
                 ('jump_unless_switch', 'indian_ambush', True, 27),
-                ('jump_if_not', f342, 27),
-                ('exec', f343),
+                ('jump_if_not', f344, 27),
+                ('exec', f345),
                 ('jump', 27),
-                ('jump_if_not', f344, 46),
-                ('ask', f345, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                ('jump_if_not', f346, 45),
-                ('exec', f347),
-                ('jump_if_not', f348, 43),
-                ('choose', 'u', f349, f350, 'unit', 'choose the next u', ''),
-                ('exec', f351),
-                ('exec', f352),
-                ('jump_if_not', f353, 38),
-                ('call', 'adjust_army_morale', f354, None),
+                ('jump_if_not', f346, 46),
+                ('ask', f347, 'Withdraw the cavalry instead of fighting?', '_ask8'),
+                ('jump_if_not', f348, 45),
+                ('exec', f349),
+                ('jump_if_not', f350, 43),
+                ('choose', 'u', f351, f352, 'unit', 'choose the next u', ''),
+                ('exec', f353),
+                ('exec', f354),
+                ('jump_if_not', f355, 38),
+                ('call', 'adjust_army_morale', f356, None),
                 ('jump', 38),
-                ('call', 'retreat_unit', f355, None),
-                ('jump_if_not', f356, 42),
-                ('exec', f357),
+                ('call', 'retreat_unit', f357, None),
+                ('jump_if_not', f358, 42),
+                ('exec', f359),
                 ('jump', 42),
                 ('jump', 31),
                 ('jump', 144),
                 ('jump', 45),
                 ('jump', 46),
-                ('choose', 'attacker_lead', f358, f359, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f360, f361, 'unit', 'choose defender_lead', ''),
-                ('jump_if_not', f362, 64),
-                ('ask', f363, 'Announce an Indian Withdrawal?', '_ask9'),
-                ('jump_if_not', f364, 63),
-                ('exec', f365),
-                ('jump_if_not', f366, 61),
-                ('choose', 'u', f367, f368, 'unit', 'choose the next u', ''),
-                ('exec', f369),
-                ('exec', f370),
-                ('jump_if_not', f371, 59),
-                ('call', 'adjust_army_morale', f372, None),
+                ('choose', 'attacker_lead', f360, f361, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f362, f363, 'unit', 'choose defender_lead', ''),
+                ('jump_if_not', f364, 64),
+                ('ask', f365, 'Announce an Indian Withdrawal?', '_ask9'),
+                ('jump_if_not', f366, 63),
+                ('exec', f367),
+                ('jump_if_not', f368, 61),
+                ('choose', 'u', f369, f370, 'unit', 'choose the next u', ''),
+                ('exec', f371),
+                ('exec', f372),
+                ('jump_if_not', f373, 59),
+                ('call', 'adjust_army_morale', f374, None),
                 ('jump', 59),
-                ('call', 'evading_retreat', f373, None),
+                ('call', 'evading_retreat', f375, None),
                 ('jump', 52),
                 ('jump', 144),
                 ('jump', 63),
                 ('jump', 64),
-                ('exec', f374),
-                ('jump_if_not', f375, 69),
                 ('exec', f376),
-                ('call', 'lose_honor', f377, None),
-                ('jump', 65),
+                ('jump_if_not', f377, 69),
                 ('exec', f378),
-                ('choose', 'attacker_chit', f379, f380, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f381, f382, 'option', 'choose defender_chit', 'secretly'),
+                ('call', 'lose_honor', f379, None),
+                ('jump', 65),
+                ('exec', f380),
+                ('choose', 'attacker_chit', f381, f382, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f383, f384, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f383),
-                ('exec', f384),
-                ('jump_if_not', f385, 79),
-                ('call', 'tactical_withdrawal', f386, None),
+                ('exec', f385),
+                ('exec', f386),
+                ('jump_if_not', f387, 79),
+                ('call', 'tactical_withdrawal', f388, None),
                 ('jump', 144),
                 ('jump', 79),
-                ('call', 'close_combat_cards', f387, None),
-                ('call', 'close_combat_cards', f388, None),
-                ('jump_if_not', f389, 84),
+                ('call', 'close_combat_cards', f389, None),
+                ('call', 'close_combat_cards', f390, None),
+                ('jump_if_not', f391, 84),
                 ('jump', 146),
                 ('jump', 84),
-                ('jump_if_not', f390, 87),
-                ('exec', f391),
+                ('jump_if_not', f392, 87),
+                ('exec', f393),
                 ('jump', 87),
-                ('roll', 3, f392, 'close_combat_drm', 'result', 'modified_roll'),
-                ('jump_if_not', f393, 109),
-                ('exec', f394),
-                ('exec', f395),
-                ('jump_if_not', f396, 98),
-                ('ask', f397, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
-                ('jump_if_not', f398, 97),
-                ('call', 'spend_momentum', f399, None),
-                ('exec', f400),
+                ('roll', 3, f394, 'close_combat_drm', 'result', 'modified_roll'),
+                ('jump_if_not', f395, 109),
+                ('exec', f396),
+                ('exec', f397),
+                ('jump_if_not', f398, 98),
+                ('ask', f399, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
+                ('jump_if_not', f400, 97),
+                ('call', 'spend_momentum', f401, None),
+                ('exec', f402),
                 ('jump', 97),
                 ('jump', 98),
-                ('jump_if_not', f401, 105),
-                ('ask', f402, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                ('jump_if_not', f403, 104),
-                ('call', 'spend_momentum', f404, None),
-                ('exec', f405),
+                ('jump_if_not', f403, 105),
+                ('ask', f404, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                ('jump_if_not', f405, 104),
+                ('call', 'spend_momentum', f406, None),
+                ('exec', f407),
                 ('jump', 104),
                 ('jump', 105),
-                ('jump_if_not', f406, 108),
+                ('jump_if_not', f408, 108),
                 ('jump', 87),
                 ('jump', 108),
                 ('jump', 109),
-                ('exec', f407),
-                ('exec', f408),
                 ('exec', f409),
-                ('jump_if_not', f410, 122),
+                ('exec', f410),
                 ('exec', f411),
-                ('jump_if_not', f412, 121),
-                ('ask', f413, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
-                ('jump_if_not', f414, 120),
-                ('call', 'discard', f415, None),
-                ('exec', f416),
+                ('jump_if_not', f412, 122),
+                ('exec', f413),
+                ('jump_if_not', f414, 121),
+                ('ask', f415, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
+                ('jump_if_not', f416, 120),
+                ('call', 'discard', f417, None),
+                ('exec', f418),
                 ('jump', 120),
                 ('jump', 121),
                 ('jump', 112),
-                ('exec', f417),
-                ('exec', f418),
                 ('exec', f419),
                 ('exec', f420),
-                ('jump_if_not', f421, 130),
-                ('apply', f422, f423),
-                ('call', 'adjust_army_morale', f424, None),
+                ('exec', f421),
+                ('exec', f422),
+                ('jump_if_not', f423, 130),
+                ('apply', f424, f425),
+                ('call', 'adjust_army_morale', f426, None),
                 ('jump', 130),
-                ('jump_if_not', f425, 134),
-                ('apply', f426, f427),
-                ('call', 'adjust_army_morale', f428, None),
+                ('jump_if_not', f427, 134),
+                ('apply', f428, f429),
+                ('call', 'adjust_army_morale', f430, None),
                 ('jump', 134),
-                ('call', 'previously_retreated_check', f429, None),
-                ('call', 'previously_retreated_check', f430, None),
-                ('jump_if_not', f431, 144),
-                ('jump_if_not', f432, 140),
-                ('call', 'gain_momentum', f433, None),
-                ('jump', 143),
-                ('jump_if_not', f434, 143),
+                ('call', 'previously_retreated_check', f431, None),
+                ('call', 'previously_retreated_check', f432, None),
+                ('jump_if_not', f433, 144),
+                ('jump_if_not', f434, 140),
                 ('call', 'gain_momentum', f435, None),
                 ('jump', 143),
+                ('jump_if_not', f436, 143),
+                ('call', 'gain_momentum', f437, None),
+                ('jump', 143),
                 ('jump', 144),
-                ('exec', f436),
-                ('call', 'advance_after_combat', f437, None),
                 ('exec', f438),
+                ('call', 'advance_after_combat', f439, None),
+                ('exec', f440),
             ),
             steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 46, 'indian_withdrawal': 48, 'honor_leads': 64, 'tactics': 70, 'opportunity_before_roll': 79, 'resolve': 87, 'momentum': 88, 'previously_retreated': 109, 'ignore_a_result': 111, 'apply': 122, 'retreated_check': 134, 'gain_momentum': 136, 'advance': 144, 'done': 146},
             types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'},
@@ -16186,28 +16198,28 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                ('jump_if_not', f439, 6),
-                ('ask', f440, 'Advance after combat out of the breastwork?', '_ask13'),
-                ('jump_if_not', f441, 4),
+                ('jump_if_not', f441, 6),
+                ('ask', f442, 'Advance after combat out of the breastwork?', '_ask13'),
+                ('jump_if_not', f443, 4),
                 ('jump', 5),
                 ('return',),
                 ('jump', 6),
-                ('exec', f442),
-                ('jump_if_not', f443, 25),
-                ('jump_if_not', f444, 15),
-                ('exec', f445),
-                ('jump_if_not', f446, 14),
-                ('choose', 'into', f447, f448, 'hex', 'choose into', ''),
-                ('exec', f449),
+                ('exec', f444),
+                ('jump_if_not', f445, 25),
+                ('jump_if_not', f446, 15),
+                ('exec', f447),
+                ('jump_if_not', f448, 14),
+                ('choose', 'into', f449, f450, 'hex', 'choose into', ''),
+                ('exec', f451),
                 ('jump', 14),
                 ('jump', 15),
-                ('exec', f450),
-                ('jump_if_not', f451, 24),
-                ('choose', 'u', f452, f453, 'unit', 'choose the next u', ''),
-                ('exec', f454),
-                ('choose', 'to', f455, f456, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f457, 23),
-                ('exec', f458),
+                ('exec', f452),
+                ('jump_if_not', f453, 24),
+                ('choose', 'u', f454, f455, 'unit', 'choose the next u', ''),
+                ('exec', f456),
+                ('choose', 'to', f457, f458, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f459, 23),
+                ('exec', f460),
                 ('jump', 23),
                 ('jump', 16),
                 ('jump', 25),
@@ -16223,23 +16235,23 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f459, 3),
-                ('call', 'lose_honor', f460, None),
+                ('jump_if_not', f461, 3),
+                ('call', 'lose_honor', f462, None),
                 ('jump', 3),
-                ('jump_if_not', f461, 11),
-                ('exec', f462),
-                ('jump_if_not', f463, 10),
-                ('choose', 'u', f464, f465, 'unit', 'choose the next u', ''),
-                ('exec', f466),
-                ('call', 'retreat_unit', f467, None),
+                ('jump_if_not', f463, 11),
+                ('exec', f464),
+                ('jump_if_not', f465, 10),
+                ('choose', 'u', f466, f467, 'unit', 'choose the next u', ''),
+                ('exec', f468),
+                ('call', 'retreat_unit', f469, None),
                 ('jump', 5),
                 ('jump', 11),
-                ('jump_if_not', f468, 19),
-                ('exec', f469),
-                ('jump_if_not', f470, 18),
-                ('choose', 'u', f471, f472, 'unit', 'choose the next u', ''),
-                ('exec', f473),
-                ('call', 'retreat_unit', f474, None),
+                ('jump_if_not', f470, 19),
+                ('exec', f471),
+                ('jump_if_not', f472, 18),
+                ('choose', 'u', f473, f474, 'unit', 'choose the next u', ''),
+                ('exec', f475),
+                ('call', 'retreat_unit', f476, None),
                 ('jump', 13),
                 ('jump', 19),
             ),
@@ -16254,23 +16266,23 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f475, 3),
-                ('exec', f476),
-                ('jump', 3),
-                ('jump_if_not', f477, 6),
+                ('jump_if_not', f477, 3),
                 ('exec', f478),
+                ('jump', 3),
+                ('jump_if_not', f479, 6),
+                ('exec', f480),
                 ('jump', 6),
                 ('jump_unless_switch', 'pre_game_rolls', True, 8),
-                ('call', 'pre_game_enhancement', f479, None),
+                ('call', 'pre_game_enhancement', f481, None),
                 ('jump_unless_switch', 'pre_game_rolls', True, 10),
-                ('call', 'roll_for_honor', f480, None),
-                ('exec', f481),
-                ('jump_if_not', f482, 15),
+                ('call', 'roll_for_honor', f482, None),
                 ('exec', f483),
-                ('call', 'join_cup', f484, None),
+                ('jump_if_not', f484, 15),
+                ('exec', f485),
+                ('call', 'join_cup', f486, None),
                 ('jump', 11),
-                ('call', 'draw_card', f485, None),
-                ('call', 'draw_card', f486, None),
+                ('call', 'draw_card', f487, None),
+                ('call', 'draw_card', f488, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10, 'cards': 15},
             types={'_for_u': 'units', 'u': 'unit'},
@@ -16283,9 +16295,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                ('jump_if_not', f487, 4),
-                ('exec', f488),
-                ('exec', f489),
+                ('jump_if_not', f489, 4),
+                ('exec', f490),
+                ('exec', f491),
                 ('jump', 4),
             ),
             steps={'join': 0},
@@ -16300,37 +16312,37 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 7, None, None, 'outcome', None),
-                ('jump_if_not', f490, 4),
-                ('exec', f491),
+                ('jump_if_not', f492, 4),
+                ('exec', f493),
                 ('jump', 33),
-                ('jump_if_not', f492, 7),
-                ('call', 'adjust_army_morale', f493, None),
+                ('jump_if_not', f494, 7),
+                ('call', 'adjust_army_morale', f495, None),
                 ('jump', 33),
-                ('jump_if_not', f494, 10),
-                ('exec', f495),
-                ('jump', 33),
-                ('jump_if_not', f496, 13),
+                ('jump_if_not', f496, 10),
                 ('exec', f497),
                 ('jump', 33),
-                ('jump_if_not', f498, 16),
+                ('jump_if_not', f498, 13),
                 ('exec', f499),
                 ('jump', 33),
-                ('jump_if_not', f500, 19),
-                ('call', 'place_with_indians', f501, None),
+                ('jump_if_not', f500, 16),
+                ('exec', f501),
                 ('jump', 33),
-                ('jump_if_not', f502, 22),
+                ('jump_if_not', f502, 19),
                 ('call', 'place_with_indians', f503, None),
                 ('jump', 33),
-                ('jump_if_not', f504, 25),
-                ('call', 'full_measure', f505, None),
+                ('jump_if_not', f504, 22),
+                ('call', 'place_with_indians', f505, None),
                 ('jump', 33),
-                ('jump_if_not', f506, 30),
-                ('jump_if_not', f507, 29),
-                ('exec', f508),
+                ('jump_if_not', f506, 25),
+                ('call', 'full_measure', f507, None),
+                ('jump', 33),
+                ('jump_if_not', f508, 30),
+                ('jump_if_not', f509, 29),
+                ('exec', f510),
                 ('jump', 29),
                 ('jump', 33),
-                ('jump_if_not', f509, 33),
-                ('call', 'onondaga_enters', f510, None),
+                ('jump_if_not', f511, 33),
+                ('call', 'onondaga_enters', f512, None),
                 ('jump', 33),
             ),
             steps={'roll': 0, 'apply': 1},
@@ -16344,8 +16356,8 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('choose', 'h', f511, f512, 'hex', 'choose h', ''),
-                ('exec', f513),
+                ('choose', 'h', f513, f514, 'hex', 'choose h', ''),
+                ('exec', f515),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'unit': 'unit'},
@@ -16358,9 +16370,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('choose', 'h', f514, f515, 'hex', 'choose h', ''),
-                ('exec', f516),
-                ('call', 'join_cup', f517, None),
+                ('choose', 'h', f516, f517, 'hex', 'choose h', ''),
+                ('exec', f518),
+                ('call', 'join_cup', f519, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -16373,9 +16385,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f518, 4),
-                ('exec', f519),
-                ('exec', f520),
+                ('jump_if_not', f520, 4),
+                ('exec', f521),
+                ('exec', f522),
                 ('jump', 4),
             ),
             steps={'check': 0},
@@ -16389,11 +16401,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('ask', f521, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
-                ('jump_if_not', f522, 6),
-                ('choose', 'h', f523, f524, 'hex', 'choose h', ''),
-                ('exec', f525),
-                ('call', 'adjust_army_morale', f526, None),
+                ('ask', f523, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
+                ('jump_if_not', f524, 6),
+                ('choose', 'h', f525, f526, 'hex', 'choose h', ''),
+                ('exec', f527),
+                ('call', 'adjust_army_morale', f528, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -16410,15 +16422,15 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'indian_sortie', True, 7),
-                ('jump_if_not', f527, 7),
+                ('jump_if_not', f529, 7),
                 ('roll_die', 'sortie', None),
-                ('jump_if_not', f528, 6),
-                ('exec', f529),
+                ('jump_if_not', f530, 6),
+                ('exec', f531),
                 ('jump', 6),
                 ('jump', 7),
-                ('call', 'standard_movement_phase', f530, None),
-                ('call', 'activation_movement_phase', f531, None),
-                ('call', 'remove_pins', f532, None),
+                ('call', 'standard_movement_phase', f532, None),
+                ('call', 'activation_movement_phase', f533, None),
+                ('call', 'remove_pins', f534, None),
             ),
             steps={'sortie_roll': 0, 'standard': 7, 'activation': 8, 'pins': 9},
             types={'side': 'side', 'sortie': 'int'},
@@ -16431,14 +16443,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f533),
-                ('call', 'move_away_disrupted', f534, None),
-                ('jump_if_not', f535, 6),
-                ('prim', 'retreat', f539, {'stacking': f536, 'blocked': f537, 'avoid': f538}),
-                ('exec', f540),
-                ('jump', 6),
-                ('call', 'indian_moves', f541, None),
+                ('exec', f535),
+                ('call', 'move_away_disrupted', f536, None),
+                ('jump_if_not', f537, 6),
+                ('prim', 'retreat', f541, {'stacking': f538, 'blocked': f539, 'avoid': f540}),
                 ('exec', f542),
+                ('jump', 6),
+                ('call', 'indian_moves', f543, None),
+                ('exec', f544),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -16451,29 +16463,29 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f543),
-                ('jump_if_not', f544, 22),
-                ('draw', 'activation_cup', 'drawn'),
                 ('exec', f545),
-                ('exec', f546),
-                ('jump_if_not', f547, 9),
-                ('call', 'end_activation', f548, None),
+                ('jump_if_not', f546, 22),
+                ('draw', 'activation_cup', 'drawn'),
+                ('exec', f547),
+                ('exec', f548),
+                ('jump_if_not', f549, 9),
+                ('call', 'end_activation', f550, None),
                 ('end_phase',),
                 ('jump', 9),
-                ('jump_if_not', f549, 12),
-                ('call', 'indian_resolve_checks', f550, None),
+                ('jump_if_not', f551, 12),
+                ('call', 'indian_resolve_checks', f552, None),
                 ('jump', 21),
-                ('jump_if_not', f551, 21),
-                ('exec', f552),
-                ('exec', f553),
-                ('jump_if_not', f554, 19),
+                ('jump_if_not', f553, 21),
+                ('exec', f554),
                 ('exec', f555),
-                ('exec', f556),
+                ('jump_if_not', f556, 19),
+                ('exec', f557),
+                ('exec', f558),
                 ('jump', 15),
-                ('call', 'indian_moves', f557, None),
+                ('call', 'indian_moves', f559, None),
                 ('jump', 21),
                 ('jump', 1),
-                ('call', 'end_activation', f558, None),
+                ('call', 'end_activation', f560, None),
             ),
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
@@ -16486,11 +16498,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f559),
-                ('exec', f560),
-                ('jump_if_not', f561, 6),
+                ('exec', f561),
                 ('exec', f562),
-                ('exec', f563),
+                ('jump_if_not', f563, 6),
+                ('exec', f564),
+                ('exec', f565),
                 ('jump', 2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -16504,10 +16516,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f564),
-                ('call', 'indian_moves', f565, None),
                 ('exec', f566),
-                ('call', 'breastwork_check', f567, None),
+                ('call', 'indian_moves', f567, None),
+                ('exec', f568),
+                ('call', 'breastwork_check', f569, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
@@ -16520,7 +16532,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'move_units', f571, {'stacking': f568, 'stop_after': f569, 'extra_cost': f570}),
+                ('prim', 'move_units', f573, {'stacking': f570, 'stop_after': f571, 'extra_cost': f572}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -16533,18 +16545,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f572),
-                ('jump_if_not', f573, 13),
-                ('choose', 'u', f574, f575, 'unit', 'choose the next u', ''),
-                ('exec', f576),
-                ('exec', f577),
+                ('exec', f574),
+                ('jump_if_not', f575, 13),
+                ('choose', 'u', f576, f577, 'unit', 'choose the next u', ''),
                 ('exec', f578),
-                ('jump_if_not', f579, 11),
+                ('exec', f579),
                 ('exec', f580),
-                ('choose', 'to', f581, f582, 'hex', 'choose to', ''),
-                ('exec', f583),
+                ('jump_if_not', f581, 11),
+                ('exec', f582),
+                ('choose', 'to', f583, f584, 'hex', 'choose to', ''),
+                ('exec', f585),
                 ('jump', 11),
-                ('exec', f584),
+                ('exec', f586),
                 ('jump', 1),
             ),
             steps={'away': 0},
@@ -16558,18 +16570,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f585),
-                ('jump_if_not', f586, 14),
                 ('exec', f587),
-                ('exec', f588),
-                ('jump_if_not', f589, 13),
+                ('jump_if_not', f588, 14),
+                ('exec', f589),
                 ('exec', f590),
-                ('exec', f591),
-                ('jump_if_not', f592, 11),
+                ('jump_if_not', f591, 13),
+                ('exec', f592),
                 ('exec', f593),
-                ('exec', f594),
+                ('jump_if_not', f594, 11),
+                ('exec', f595),
+                ('exec', f596),
                 ('jump', 7),
-                ('call', 'adjust_army_morale', f595, None),
+                ('call', 'adjust_army_morale', f597, None),
                 ('jump', 13),
                 ('jump', 1),
             ),
@@ -16584,15 +16596,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'add_resolve_markers', f596, None),
-                ('jump_if_not', f597, 4),
-                ('call', 'roll_for_honor', f598, None),
+                ('call', 'add_resolve_markers', f598, None),
+                ('jump_if_not', f599, 4),
+                ('call', 'roll_for_honor', f600, None),
                 ('jump', 4),
-                ('exec', f599),
-                ('jump_if_not', f600, 10),
                 ('exec', f601),
-                ('exec', f602),
+                ('jump_if_not', f602, 10),
                 ('exec', f603),
+                ('exec', f604),
+                ('exec', f605),
                 ('jump', 5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -16607,13 +16619,13 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 6, None, None, 'tribe_or_clan', None),
-                ('exec', f604),
-                ('jump_if_not', f605, 7),
-                ('choose', 'u', f606, f607, 'unit', 'choose u', ''),
-                ('exec', f608),
-                ('exec', f609),
-                ('jump', 8),
+                ('exec', f606),
+                ('jump_if_not', f607, 7),
+                ('choose', 'u', f608, f609, 'unit', 'choose u', ''),
                 ('exec', f610),
+                ('exec', f611),
+                ('jump', 8),
+                ('exec', f612),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -16626,10 +16638,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f611, 5),
-                ('exec', f612),
-                ('exec', f613),
+                ('jump_if_not', f613, 5),
                 ('exec', f614),
+                ('exec', f615),
+                ('exec', f616),
                 ('jump', 5),
             ),
             steps={'lose': 0},
@@ -16643,13 +16655,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f615, 4),
-                ('exec', f616),
-                ('call', 'join_cup', f617, None),
+                ('jump_if_not', f617, 4),
+                ('exec', f618),
+                ('call', 'join_cup', f619, None),
                 ('jump', 4),
-                ('jump_if_not', f618, 8),
-                ('exec', f619),
-                ('call', 'join_cup', f620, None),
+                ('jump_if_not', f620, 8),
+                ('exec', f621),
+                ('call', 'join_cup', f622, None),
                 ('jump', 8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -16663,13 +16675,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f621),
-                ('jump_if_not', f622, 9),
-                ('choose', 'u', f623, f624, 'unit', 'choose the next u', ''),
-                ('exec', f625),
-                ('call', 'indian_resolve_check', f626, 'passed'),
-                ('jump_if_not', f627, 8),
-                ('call', 'fail_resolve', f628, None),
+                ('exec', f623),
+                ('jump_if_not', f624, 9),
+                ('choose', 'u', f625, f626, 'unit', 'choose the next u', ''),
+                ('exec', f627),
+                ('call', 'indian_resolve_check', f628, 'passed'),
+                ('jump_if_not', f629, 8),
+                ('call', 'fail_resolve', f630, None),
                 ('jump', 8),
                 ('jump', 1),
             ),
@@ -16685,7 +16697,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'indian_resolve_drm'),
-                ('exec', f629),
+                ('exec', f631),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -16698,10 +16710,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f630),
-                ('exec', f631),
-                ('call', 'lose_honor', f632, None),
-                ('call', 'resolve_retreat', f633, None),
+                ('exec', f632),
+                ('exec', f633),
+                ('call', 'lose_honor', f634, None),
+                ('call', 'resolve_retreat', f635, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -16714,7 +16726,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('prim', 'retreat', f636, {'stacking': f634, 'blocked': f635}),
+                ('prim', 'retreat', f638, {'stacking': f636, 'blocked': f637}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -16727,18 +16739,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f637, 8),
-                ('ask', f638, 'Retreat before combat in a designated close combat?', '_ask15'),
-                ('jump_if_not', f639, 6),
-                ('choose', 'combat', f640, f641, 'option', 'choose combat', ''),
-                ('call', 'retreat_before_combat', f642, None),
+                ('jump_if_not', f639, 8),
+                ('ask', f640, 'Retreat before combat in a designated close combat?', '_ask15'),
+                ('jump_if_not', f641, 6),
+                ('choose', 'combat', f642, f643, 'option', 'choose combat', ''),
+                ('call', 'retreat_before_combat', f644, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
-                ('exec', f643),
-                ('jump_if_not', f644, 13),
                 ('exec', f645),
-                ('exec', f646),
+                ('jump_if_not', f646, 13),
+                ('exec', f647),
+                ('exec', f648),
                 ('jump', 9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -16752,18 +16764,18 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f647),
-                ('exec', f648),
-                ('jump_if_not', f649, 7),
-                ('choose', 'u', f650, f651, 'unit', 'choose the next u', ''),
-                ('exec', f652),
-                ('call', 'retreat_one_hex_before_combat', f653, None),
-                ('jump', 2),
+                ('exec', f649),
+                ('exec', f650),
+                ('jump_if_not', f651, 7),
+                ('choose', 'u', f652, f653, 'unit', 'choose the next u', ''),
                 ('exec', f654),
-                ('jump_if_not', f655, 13),
-                ('choose', 'u', f656, f657, 'unit', 'choose the next u', ''),
-                ('exec', f658),
-                ('call', 'retreat_one_hex_before_combat', f659, None),
+                ('call', 'retreat_one_hex_before_combat', f655, None),
+                ('jump', 2),
+                ('exec', f656),
+                ('jump_if_not', f657, 13),
+                ('choose', 'u', f658, f659, 'unit', 'choose the next u', ''),
+                ('exec', f660),
+                ('call', 'retreat_one_hex_before_combat', f661, None),
                 ('jump', 8),
             ),
             steps={'stacks': 0, 'retreat': 1, 'all_must_follow': 7},
@@ -16777,15 +16789,15 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f660),
-                ('jump_if_not', f661, 4),
-                ('call', 'adjust_army_morale', f662, None),
+                ('exec', f662),
+                ('jump_if_not', f663, 4),
+                ('call', 'adjust_army_morale', f664, None),
                 ('jump', 4),
-                ('call', 'retreat_unit', f663, None),
-                ('jump_if_not', f664, 11),
-                ('choose', 'follower', f665, f666, 'unit', 'choose follower', 'maybe'),
-                ('jump_if_not', f667, 10),
-                ('exec', f668),
+                ('call', 'retreat_unit', f665, None),
+                ('jump_if_not', f666, 11),
+                ('choose', 'follower', f667, f668, 'unit', 'choose follower', 'maybe'),
+                ('jump_if_not', f669, 10),
+                ('exec', f670),
                 ('jump', 10),
                 ('jump', 11),
             ),
@@ -16800,7 +16812,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                ('prim', 'retreat', f673, {'stacking': f669, 'blocked': f670, 'avoid': f671, 'through': f672}),
+                ('prim', 'retreat', f675, {'stacking': f671, 'blocked': f672, 'avoid': f673, 'through': f674}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -16813,11 +16825,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f674, 7),
-                ('call', 'morale_check', f675, 'passed'),
-                ('jump_if_not', f676, 6),
-                ('exec', f677),
-                ('call', 'adjust_army_morale', f678, None),
+                ('jump_if_not', f676, 7),
+                ('call', 'morale_check', f677, 'passed'),
+                ('jump_if_not', f678, 6),
+                ('exec', f679),
+                ('call', 'adjust_army_morale', f680, None),
                 ('jump', 6),
                 ('jump', 7),
             ),
@@ -16832,17 +16844,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f679, 15),
-                ('exec', f680),
-                ('jump_if_not', f681, 5),
+                ('jump_if_not', f681, 15),
                 ('exec', f682),
+                ('jump_if_not', f683, 5),
+                ('exec', f684),
                 ('jump', 5),
-                ('jump_if_not', f683, 14),
-                ('choose', 'parent', f684, f685, 'unit', 'choose parent', 'maybe'),
-                ('jump_if_not', f686, 13),
-                ('exec', f687),
-                ('jump_if_not', f688, 12),
+                ('jump_if_not', f685, 14),
+                ('choose', 'parent', f686, f687, 'unit', 'choose parent', 'maybe'),
+                ('jump_if_not', f688, 13),
                 ('exec', f689),
+                ('jump_if_not', f690, 12),
+                ('exec', f691),
                 ('jump', 12),
                 ('jump', 13),
                 ('jump', 14),
@@ -16859,10 +16871,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f690, 5),
-                ('exec', f691),
-                ('exec', f692),
+                ('jump_if_not', f692, 5),
                 ('exec', f693),
+                ('exec', f694),
+                ('exec', f695),
                 ('jump', 5),
             ),
             steps={'replace': 0},
@@ -16876,14 +16888,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f694, 9),
-                ('jump_if_not', f695, 5),
+                ('jump_if_not', f696, 9),
+                ('jump_if_not', f697, 5),
                 ('draw', 'american_deck', 'card'),
-                ('exec', f696),
+                ('exec', f698),
                 ('jump', 8),
                 ('draw', 'indian_deck', 'card'),
-                ('exec', f697),
-                ('exec', f698),
+                ('exec', f699),
+                ('exec', f700),
                 ('jump', 9),
             ),
             steps={'draw': 0},
@@ -16897,11 +16909,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                ('jump_if_not', f699, 3),
-                ('exec', f700),
-                ('jump', 4),
-                ('exec', f701),
+                ('jump_if_not', f701, 3),
                 ('exec', f702),
+                ('jump', 4),
+                ('exec', f703),
+                ('exec', f704),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -16914,12 +16926,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f703, 9),
-                ('ask', f704, 'Play an Opportunity Card?', '_ask16'),
-                ('jump_if_not', f705, 7),
-                ('choose', 'card', f706, f707, 'option', 'choose card', ''),
-                ('call', 'discard', f708, None),
-                ('call', 'gain_momentum', f709, None),
+                ('jump_if_not', f705, 9),
+                ('ask', f706, 'Play an Opportunity Card?', '_ask16'),
+                ('jump_if_not', f707, 7),
+                ('choose', 'card', f708, f709, 'option', 'choose card', ''),
+                ('call', 'discard', f710, None),
+                ('call', 'gain_momentum', f711, None),
                 ('jump', 8),
                 ('jump', 9),
                 ('jump', 0),
@@ -16935,24 +16947,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                ('jump_if_not', f710, 20),
-                ('ask', f711, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
-                ('jump_if_not', f712, 19),
-                ('choose', 'card', f713, f714, 'option', 'choose card', ''),
-                ('call', 'discard', f715, None),
-                ('jump_if_not', f716, 14),
-                ('exec', f717),
-                ('jump_if_not', f718, 12),
-                ('choose', 'u', f719, f720, 'unit', 'choose the next u', ''),
-                ('exec', f721),
-                ('call', 'retreat_unit', f722, None),
-                ('jump', 7),
+                ('jump_if_not', f712, 20),
+                ('ask', f713, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
+                ('jump_if_not', f714, 19),
+                ('choose', 'card', f715, f716, 'option', 'choose card', ''),
+                ('call', 'discard', f717, None),
+                ('jump_if_not', f718, 14),
+                ('exec', f719),
+                ('jump_if_not', f720, 12),
+                ('choose', 'u', f721, f722, 'unit', 'choose the next u', ''),
                 ('exec', f723),
-                ('jump', 18),
-                ('jump_if_not', f724, 17),
+                ('call', 'retreat_unit', f724, None),
+                ('jump', 7),
                 ('exec', f725),
                 ('jump', 18),
-                ('exec', f726),
+                ('jump_if_not', f726, 17),
+                ('exec', f727),
+                ('jump', 18),
+                ('exec', f728),
                 ('jump', 19),
                 ('jump', 20),
             ),
@@ -16967,7 +16979,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f727, None),
+                ('call', 'adjust_army_morale', f729, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16980,9 +16992,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f728, None),
-                ('jump_if_not', f729, 4),
-                ('call', 'check_or_retreat', f730, None),
+                ('call', 'retreat_unit', f730, None),
+                ('jump_if_not', f731, 4),
+                ('call', 'check_or_retreat', f732, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16996,9 +17008,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f731, None),
-                ('jump_if_not', f732, 4),
-                ('call', 'check_or_retreat', f733, None),
+                ('call', 'disrupt', f733, None),
+                ('jump_if_not', f734, 4),
+                ('call', 'check_or_retreat', f735, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -17012,9 +17024,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f734),
-                ('jump_if_not', f735, 4),
-                ('call', 'check_or_retreat', f736, None),
+                ('exec', f736),
+                ('jump_if_not', f737, 4),
+                ('call', 'check_or_retreat', f738, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -17028,16 +17040,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'others_first', 'second'),
             result='',
             code=(
-                ('exec', f737),
-                ('exec', f738),
                 ('exec', f739),
                 ('exec', f740),
-                ('jump_if_not', f741, 8),
-                ('choose', 'second', f742, f743, 'unit', 'choose second', ''),
-                ('exec', f744),
+                ('exec', f741),
+                ('exec', f742),
+                ('jump_if_not', f743, 8),
+                ('choose', 'second', f744, f745, 'unit', 'choose second', ''),
+                ('exec', f746),
                 ('jump', 8),
-                ('jump_if_not', f745, 11),
-                ('call', 'check_or_retreat', f746, None),
+                ('jump_if_not', f747, 11),
+                ('call', 'check_or_retreat', f748, None),
                 ('jump', 11),
             ),
             steps={'do': 0},
@@ -17051,8 +17063,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f747, None),
-                ('call', 'check_and_retreat_or_disrupt', f748, None),
+                ('call', 'capture_one', f749, None),
+                ('call', 'check_and_retreat_or_disrupt', f750, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -17065,8 +17077,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f749, None),
-                ('call', 'check_and_retreat_or_disrupt', f750, None),
+                ('call', 'capture_one', f751, None),
+                ('call', 'check_and_retreat_or_disrupt', f752, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -17079,18 +17091,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f751),
-                ('jump_if_not', f752, 6),
-                ('choose', 'u', f753, f754, 'unit', 'choose the next u', ''),
-                ('exec', f755),
-                ('exec', f756),
-                ('jump', 1),
+                ('exec', f753),
+                ('jump_if_not', f754, 6),
+                ('choose', 'u', f755, f756, 'unit', 'choose the next u', ''),
                 ('exec', f757),
                 ('exec', f758),
-                ('jump_if_not', f759, 13),
+                ('jump', 1),
+                ('exec', f759),
                 ('exec', f760),
-                ('exec', f761),
+                ('jump_if_not', f761, 13),
                 ('exec', f762),
+                ('exec', f763),
+                ('exec', f764),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -17104,10 +17116,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f763),
-                ('jump_if_not', f764, 5),
-                ('choose', 'casualty', f765, f766, 'unit', 'choose casualty', ''),
-                ('exec', f767),
+                ('exec', f765),
+                ('jump_if_not', f766, 5),
+                ('choose', 'casualty', f767, f768, 'unit', 'choose casualty', ''),
+                ('exec', f769),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -17121,7 +17133,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f768),
+                ('exec', f770),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -17134,7 +17146,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lose_momentum', f769, None),
+                ('call', 'lose_momentum', f771, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17147,7 +17159,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f770),
+                ('exec', f772),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17160,10 +17172,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f771),
-                ('jump_if_not', f772, 5),
                 ('exec', f773),
-                ('exec', f774),
+                ('jump_if_not', f774, 5),
+                ('exec', f775),
+                ('exec', f776),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -17177,7 +17189,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f775),
+                ('exec', f777),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17190,7 +17202,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f776),
+                ('exec', f778),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17203,7 +17215,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f777),
+                ('exec', f779),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17216,7 +17228,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f778),
+                ('exec', f780),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17229,7 +17241,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f779),
+                ('exec', f781),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17242,7 +17254,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f780),
+                ('exec', f782),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17255,7 +17267,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f781),
+                ('exec', f783),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17268,7 +17280,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f782),
+                ('exec', f784),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17281,7 +17293,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'join_cup', f783, None),
+                ('call', 'join_cup', f785, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17294,7 +17306,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'lose_honor', f784, None),
+                ('call', 'lose_honor', f786, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'result': 'code', 'side': 'side'},
@@ -17307,7 +17319,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f785),
+                ('exec', f787),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17320,8 +17332,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f786),
-                ('call', 'adjust_army_morale', f787, None),
+                ('exec', f788),
+                ('call', 'adjust_army_morale', f789, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17334,7 +17346,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'attach_platoon', f788, None),
+                ('call', 'attach_platoon', f790, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -17347,7 +17359,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f789),
+                ('exec', f791),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17360,8 +17372,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f790),
-                ('call', 'adjust_army_morale', f791, None),
+                ('exec', f792),
+                ('call', 'adjust_army_morale', f793, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17374,7 +17386,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f792),
+                ('exec', f794),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17387,7 +17399,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f793),
+                ('exec', f795),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -17400,7 +17412,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f794, None),
+                ('call', 'adjust_army_morale', f796, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17413,11 +17425,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f795),
-                ('jump_if_not', f796, 4),
                 ('exec', f797),
+                ('jump_if_not', f798, 4),
+                ('exec', f799),
                 ('jump', 4),
-                ('call', 'adjust_army_morale', f798, None),
+                ('call', 'adjust_army_morale', f800, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17430,7 +17442,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'draw_card', f799, None),
+                ('call', 'draw_card', f801, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17438,61 +17450,61 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f851, False, 'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f852, False, 'trigger:momentum_lost_on_capture', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f853, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f854, False, 'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f853, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f855, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f854, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f855, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f856, False, 'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f857, False, 'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f858, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f859, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f860, False, 'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f861, True, 'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f862, False, 'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f863, False, 'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f864, False, 'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f865, False, 'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f866, False, 'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f867, False, 'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f868, False, 'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f869, False, 'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f870, False, 'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f871, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f872, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f856, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f857, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f858, False, 'trigger:american_step_lost', ''),
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f859, False, 'trigger:american_unit_eliminated', ''),
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f860, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f861, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f862, False, 'trigger:indian_unit_moved', ''),
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f863, True, 'trigger:combat_marker_joins', ''),
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f864, False, 'trigger:honor_lost_in_combat', ''),
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f865, False, 'trigger:failed_resolve_pinned', ''),
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f866, False, 'trigger:retreated_off_the_board', ''),
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f867, False, 'trigger:platoon_attaches', ''),
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f868, False, 'trigger:platoon_moves_with_its_parent', ''),
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f869, False, 'trigger:platoon_shares_capture', ''),
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f870, False, 'trigger:platoon_shares_pin', ''),
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f871, False, 'trigger:platoon_shares_order', ''),
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f872, False, 'trigger:platoon_eliminated', ''),
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f873, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f874, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f873, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f874, None, '', f875),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f876, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f877, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f878, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f879, None, '', None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f880, None, '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f881, None, '', None),
-        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f882, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f883, None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f884, None, '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f885, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f886, None, '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f887, None, '', None),
-        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f888, None, '', f889),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f890, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f891, None, '', None),
-        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f892, None, '', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f875, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f876, None, '', f877),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f878, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f879, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f880, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f881, None, '', None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f882, None, '', None),
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f883, None, '', None),
+        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f884, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f885, None, 'indian_sortie', None),
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f886, None, '', None),
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f887, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f888, None, '', None),
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f889, None, '', None),
+        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f890, None, '', f891),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f892, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f893, None, '', None),
+        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f894, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f893, ''),
+        ConcealSpec('indian_stacks', 1, f895, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f894, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f895, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f896, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f897, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f898, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f899, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f896, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f897, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f898, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f899, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f900, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f901, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -17575,7 +17587,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f900, f901), ('army_morale', f902, f903), ('momentum', f904, f905)),
+            values=(('army_morale', f902, f903), ('army_morale', f904, f905), ('momentum', f906, f907)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -17590,7 +17602,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f906, f907), ('army_morale', f908, f909), ('momentum', f910, f911)),
+            values=(('army_morale', f908, f909), ('army_morale', f910, f911), ('momentum', f912, f913)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -17599,15 +17611,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f912),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f914),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f913),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f915),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f914, True, ((44, False, (('wampum_belt', f915),)),)),
-                PlacementSpec((), f916, True, ((43, False, (('big_medicine', f917),)),)),
+                PlacementSpec((), f916, True, ((44, False, (('wampum_belt', f917),)),)),
+                PlacementSpec((), f918, True, ((43, False, (('big_medicine', f919),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
