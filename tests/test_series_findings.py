@@ -611,3 +611,68 @@ def test_reinforcements_still_overstacked_at_the_end_of_the_player_turn_lose_ste
     loss = next(cells[0][0] for _lo, _hi, key, cells in chart.rows if key == "one_step_loss")
     assert morale(game, s, AMERICAN) == 15 + loss
     assert s.vars["vp"][game.side_by_name[BRITISH]] > vp
+
+
+# ---------------------------------------------------------------- Monmouth 4.7
+
+
+@pytest.mark.parametrize(
+    ("attacker", "advances"), [("light_infantry_1", False), ("grenadiers_1", True)]
+)
+def test_the_rear_guard_at_the_limit_does_not_advance_and_others_do(monmouth, attacker, advances):
+    """Monmouth 4.7: "Rear Guard units that attack while at the Maneuver Zone
+    limit cannot advance after combat. This is an exception to Series Rule 12.23
+    Step 9." Everything else of step 9 holds: after series 12.3's capture of
+    lone artillery the Attacker may advance (3323 is on the limit)."""
+    game = monmouth
+    s = position(
+        game,
+        {"turn": 4, "phasing": BRITISH},
+        {attacker: "3323", "randall_artillery": "3322"},
+        [
+            {"procedure": "game", "step": "winner"},
+            {
+                "procedure": "close_combat",
+                "step": "odds",
+                "bindings": {
+                    "combat": 0,
+                    "attacker": BRITISH,
+                    "defender": AMERICAN,
+                    "attacker_lead": None,
+                },
+            },
+        ],
+        combats=[combat([attacker], ["randall_artillery"], ["3323"], ["3322"], side=BRITISH)],
+    )
+    assert s.unit_status[game.unit_by_name["randall_artillery"]] != ON_MAP
+    offered = [] if s.is_terminal() else options(s)
+    assert any("3322" in o for o in offered) is advances
+
+
+def test_the_rear_guard_exception_keeps_the_rest_of_step_9(monmouth):
+    """Monmouth 4.7's exception to series 12.23 step 9 changes only who may not
+    advance: a battle's `may_advance` (here: never into clear) still holds."""
+    game = load_game(
+        Path(__file__).parent / "data" / "findings" / "monmouth_no_advance_into_clear.mst"
+    )
+    s = position(
+        game,
+        {"turn": 4, "phasing": BRITISH},
+        {"grenadiers_1": "3323", "randall_artillery": "3322"},
+        [
+            {"procedure": "game", "step": "winner"},
+            {
+                "procedure": "close_combat",
+                "step": "odds",
+                "bindings": {
+                    "combat": 0,
+                    "attacker": BRITISH,
+                    "defender": AMERICAN,
+                    "attacker_lead": None,
+                },
+            },
+        ],
+        combats=[combat(["grenadiers_1"], ["randall_artillery"], ["3323"], ["3322"], side=BRITISH)],
+    )
+    assert s.unit_status[game.unit_by_name["randall_artillery"]] != ON_MAP
+    assert s.is_terminal()  # no advance into the clear hex 3322 was offered

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '98bd0cb82e4e74806005b4005392f2a730600b7b083eb6f960bcdb3f9676611d'
+RULES_HASH = 'c95574024181dca18546ae217c19d3e9ccff88a7cea8310f02eae1126c8511e6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -288,33 +288,38 @@ def d_may_advance(s, a_u, a_into):
     return (not q.prohibited(s, a_into))
 
 
+def d_free_to_advance(s, a_u):
+    # 'rulesets/monmouth/rear_guard.mst:30': 'Free to advance after combat'
+    return (not d_at_the_limit(s, a_u))
+
+
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:89': 'May advance into every defending hex'
+    # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
     return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:94': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0, a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:101': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_suffers_rifle_drm(s, a_u):
-    # 'rulesets/series/close_combat.mst:131': 'A lead unit with a white R'
+    # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_all_militia(s, a_units):
-    # 'rulesets/series/close_combat.mst:138': 'An all-militia force'
+    # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:143': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -2331,53 +2336,53 @@ def f350(s, b):
 
 
 def f351(s, b):
-    # 'rulesets/series/close_combat.mst:163'
+    # 'rulesets/series/close_combat.mst:168'
     b['attacker_lead'] = -1
 
 
 def f352(s, b):
-    # 'rulesets/series/close_combat.mst:164'
+    # 'rulesets/series/close_combat.mst:169'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
 def f353(s, b):
-    # 'rulesets/series/close_combat.mst:165'
+    # 'rulesets/series/close_combat.mst:170'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
 def f354(s, b):
-    # 'rulesets/series/close_combat.mst:166'
+    # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
 def f355(s, b):
-    # 'rulesets/series/close_combat.mst:167'
+    # 'rulesets/series/close_combat.mst:172'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
 def f356(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+    # 'rulesets/series/close_combat.mst:173'
     e.set_var(s, 'snapshot_taken', True)
 
 
 def f357(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+    # 'rulesets/series/close_combat.mst:175'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
 def f358(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+    # 'rulesets/series/close_combat.mst:175'
     return bool(b['_for_u'])
 
 
 def f359(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+    # 'rulesets/series/close_combat.mst:175'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f360(s, b):
-    # 'rulesets/series/close_combat.mst:171'
+    # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
@@ -2403,1857 +2408,1777 @@ def f364(s, b):
 
 
 def f365(s, b):
-    # 'rulesets/series/close_combat.mst:176'
+    # 'rulesets/series/close_combat.mst:181'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
 def f366(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+    # 'rulesets/series/close_combat.mst:182'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f367(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+    # 'rulesets/series/close_combat.mst:182'
     return bool(b['_for_u'])
 
 
 def f368(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+    # 'rulesets/series/close_combat.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f369(s, b):
-    # 'rulesets/series/close_combat.mst:178'
+    # 'rulesets/series/close_combat.mst:183'
     e.capture(s, b['u'])
 
 
 def f370(s, b):
-    # 'rulesets/series/close_combat.mst:182'
+    # 'rulesets/series/close_combat.mst:187'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f371(s, b):
-    # 'rulesets/series/close_combat.mst:183'
+    # 'rulesets/series/close_combat.mst:188'
     return q.diverted(s, b['combat'])
 
 
 def f372(s, b):
-    # 'rulesets/series/close_combat.mst:184'
+    # 'rulesets/series/close_combat.mst:189'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
 def f373(s, b):
-    # 'rulesets/series/close_combat.mst:189'
+    # 'rulesets/series/close_combat.mst:194'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
 def f374(s, b):
-    # 'rulesets/series/close_combat.mst:190'
+    # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
 def f375(s, b):
-    # 'rulesets/series/close_combat.mst:190'
+    # 'rulesets/series/close_combat.mst:195'
     return b['_ask10']
 
 
 def f376(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f377(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     return bool(b['_for_u'])
 
 
 def f378(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     return b['_for_u']
 
 
 def f379(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     return b['defender']
 
 
 def f380(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f381(s, b):
-    # 'rulesets/series/close_combat.mst:192'
+    # 'rulesets/series/close_combat.mst:197'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f382(s, b):
-    # 'rulesets/series/close_combat.mst:193'
+    # 'rulesets/series/close_combat.mst:198'
     return s.vars['pinned'][b['u']]
 
 
 def f383(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+    # 'rulesets/series/close_combat.mst:199'
     return {'side': b['defender'], 'amount': (-1)}
 
 
 def f384(s, b):
-    # 'rulesets/series/close_combat.mst:196'
+    # 'rulesets/series/close_combat.mst:201'
     return {'unit': b['u'], 'hexes': 3}
 
 
 def f385(s, b):
-    # 'rulesets/series/close_combat.mst:202'
+    # 'rulesets/series/close_combat.mst:207'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
 def f386(s, b):
-    # 'rulesets/series/close_combat.mst:203'
+    # 'rulesets/series/close_combat.mst:208'
     e.capture(s, b['u'])
 
 
 def f387(s, b):
-    # 'rulesets/series/close_combat.mst:211'
+    # 'rulesets/series/close_combat.mst:216'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f388(s, b):
-    # 'rulesets/series/close_combat.mst:211'
+    # 'rulesets/series/close_combat.mst:216'
     return b['attacker']
 
 
 def f389(s, b):
-    # 'rulesets/series/close_combat.mst:212'
+    # 'rulesets/series/close_combat.mst:217'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
 def f390(s, b):
-    # 'rulesets/series/close_combat.mst:212'
+    # 'rulesets/series/close_combat.mst:217'
     return b['defender']
 
 
 def f391(s, b):
-    # 'rulesets/series/close_combat.mst:218'
+    # 'rulesets/series/close_combat.mst:223'
     return d_tactics_chits(s)
 
 
 def f392(s, b):
-    # 'rulesets/series/close_combat.mst:218'
+    # 'rulesets/series/close_combat.mst:223'
     return b['attacker']
 
 
 def f393(s, b):
-    # 'rulesets/series/close_combat.mst:219'
+    # 'rulesets/series/close_combat.mst:224'
     return d_tactics_chits(s)
 
 
 def f394(s, b):
-    # 'rulesets/series/close_combat.mst:219'
+    # 'rulesets/series/close_combat.mst:224'
     return b['defender']
 
 
 def f395(s, b):
-    # 'rulesets/series/close_combat.mst:221'
+    # 'rulesets/series/close_combat.mst:226'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f396(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:227'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f397(s, b):
-    # 'rulesets/series/close_combat.mst:223'
+    # 'rulesets/series/close_combat.mst:228'
     return (b['matrix'][1] == 10)
 
 
 def f398(s, b):
-    # 'rulesets/series/close_combat.mst:224'
+    # 'rulesets/series/close_combat.mst:229'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
 def f399(s, b):
-    # 'rulesets/series/close_combat.mst:229'
+    # 'rulesets/series/close_combat.mst:234'
     return b['odds']
 
 
 def f400(s, b):
-    # 'rulesets/series/close_combat.mst:233'
+    # 'rulesets/series/close_combat.mst:238'
     return q.rule_on(s, 'momentum_chits')
 
 
 def f401(s, b):
-    # 'rulesets/series/close_combat.mst:234'
+    # 'rulesets/series/close_combat.mst:239'
     b['first'] = (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
 def f402(s, b):
-    # 'rulesets/series/close_combat.mst:235'
+    # 'rulesets/series/close_combat.mst:240'
     b['rerolled'] = False
 
 
 def f403(s, b):
-    # 'rulesets/series/close_combat.mst:236'
+    # 'rulesets/series/close_combat.mst:241'
     return (s.vars['momentum'][b['first']] > 0)
 
 
 def f404(s, b):
-    # 'rulesets/series/close_combat.mst:237'
+    # 'rulesets/series/close_combat.mst:242'
     return b['first']
 
 
 def f405(s, b):
-    # 'rulesets/series/close_combat.mst:237'
+    # 'rulesets/series/close_combat.mst:242'
     return b['_ask11']
 
 
 def f406(s, b):
-    # 'rulesets/series/close_combat.mst:238'
+    # 'rulesets/series/close_combat.mst:243'
     return {'side': b['first']}
 
 
 def f407(s, b):
-    # 'rulesets/series/close_combat.mst:239'
+    # 'rulesets/series/close_combat.mst:244'
     b['rerolled'] = True
 
 
 def f408(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:247'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
 def f409(s, b):
-    # 'rulesets/series/close_combat.mst:243'
+    # 'rulesets/series/close_combat.mst:248'
     return q.enemy(s, b['first'])
 
 
 def f410(s, b):
-    # 'rulesets/series/close_combat.mst:243'
+    # 'rulesets/series/close_combat.mst:248'
     return b['_ask12']
 
 
 def f411(s, b):
-    # 'rulesets/series/close_combat.mst:244'
+    # 'rulesets/series/close_combat.mst:249'
     return {'side': q.enemy(s, b['first'])}
 
 
 def f412(s, b):
-    # 'rulesets/series/close_combat.mst:245'
+    # 'rulesets/series/close_combat.mst:250'
     b['rerolled'] = True
 
 
 def f413(s, b):
-    # 'rulesets/series/close_combat.mst:248'
+    # 'rulesets/series/close_combat.mst:253'
     return b['rerolled']
 
 
 def f414(s, b):
-    # 'rulesets/series/close_combat.mst:256'
+    # 'rulesets/series/close_combat.mst:261'
     b['retreated_defenders'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
 def f415(s, b):
-    # 'rulesets/series/close_combat.mst:257'
+    # 'rulesets/series/close_combat.mst:262'
     b['retreated_attackers'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 
 
 def f416(s, b):
-    # 'rulesets/series/close_combat.mst:260'
+    # 'rulesets/series/close_combat.mst:265'
     b['defender_others'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
 
 
 def f417(s, b):
-    # 'rulesets/series/close_combat.mst:261'
+    # 'rulesets/series/close_combat.mst:266'
     b['attacker_others'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
 def f418(s, b):
-    # 'rulesets/series/close_combat.mst:262'
+    # 'rulesets/series/close_combat.mst:267'
     b['defender_loss'] = d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
 def f419(s, b):
-    # 'rulesets/series/close_combat.mst:263'
+    # 'rulesets/series/close_combat.mst:268'
     b['attacker_loss'] = d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
 def f420(s, b):
-    # 'rulesets/series/close_combat.mst:264'
+    # 'rulesets/series/close_combat.mst:269'
     return b['result'][1]
 
 
 def f421(s, b):
-    # 'rulesets/series/close_combat.mst:264'
+    # 'rulesets/series/close_combat.mst:269'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f422(s, b):
-    # 'rulesets/series/close_combat.mst:267'
+    # 'rulesets/series/close_combat.mst:272'
     return b['result'][0]
 
 
 def f423(s, b):
-    # 'rulesets/series/close_combat.mst:267'
+    # 'rulesets/series/close_combat.mst:272'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
 def f424(s, b):
-    # 'rulesets/series/close_combat.mst:269'
+    # 'rulesets/series/close_combat.mst:274'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
 def f425(s, b):
-    # 'rulesets/series/close_combat.mst:270'
+    # 'rulesets/series/close_combat.mst:275'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
 def f426(s, b):
-    # 'rulesets/series/close_combat.mst:273'
+    # 'rulesets/series/close_combat.mst:278'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f427(s, b):
-    # 'rulesets/series/close_combat.mst:275'
+    # 'rulesets/series/close_combat.mst:280'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
 def f428(s, b):
-    # 'rulesets/series/close_combat.mst:279'
+    # 'rulesets/series/close_combat.mst:284'
     return q.rule_on(s, 'momentum_chits')
 
 
 def f429(s, b):
-    # 'rulesets/series/close_combat.mst:280'
+    # 'rulesets/series/close_combat.mst:285'
     return (b['modified_roll'] <= (-1))
 
 
 def f430(s, b):
-    # 'rulesets/series/close_combat.mst:281'
+    # 'rulesets/series/close_combat.mst:286'
     return {'side': b['defender']}
 
 
 def f431(s, b):
-    # 'rulesets/series/close_combat.mst:283'
+    # 'rulesets/series/close_combat.mst:288'
     return (b['modified_roll'] >= 10)
 
 
 def f432(s, b):
-    # 'rulesets/series/close_combat.mst:284'
+    # 'rulesets/series/close_combat.mst:289'
     return {'side': b['attacker']}
 
 
 def f433(s, b):
-    # 'rulesets/series/close_combat.mst:294'
+    # 'rulesets/series/close_combat.mst:299'
     e.set_var(s, 'snapshot_taken', False)
 
 
 def f434(s, b):
-    # 'rulesets/series/close_combat.mst:295'
+    # 'rulesets/series/close_combat.mst:300'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
 def f435(s, b):
-    # 'rulesets/series/close_combat.mst:297'
+    # 'rulesets/series/close_combat.mst:302'
     e.resolve_combat(s, b['combat'])
 
 
 def f436(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:32'
+    # 'rulesets/series/close_combat.mst:307'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
 def f437(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:33'
+    # 'rulesets/series/close_combat.mst:308'
     return (len(b['vacated']) > 0)
 
 
 def f438(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:34'
-    b['reachable'] = tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
-
-
-def f439(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:35'
-    return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and (not d_at_the_limit(s, b['lead'])))
-
-
-def f440(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:36'
-    return b['reachable']
-
-
-def f441(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:36'
-    return q.attacking_side(s, b['combat'])
-
-
-def f442(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:37'
-    e.advance_to(s, b['lead'], b['into'])
-
-
-def f443(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
-
-
-def f444(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return bool(b['_for_u'])
-
-
-def f445(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return b['_for_u']
-
-
-def f446(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return q.attacking_side(s, b['combat'])
-
-
-def f447(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f448(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:40'
-    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-
-
-def f449(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:40'
-    return q.attacking_side(s, b['combat'])
-
-
-def f450(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:41'
-    return (b['to'] != -1)
-
-
-def f451(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:42'
-    e.advance_to(s, b['u'], b['to'])
-
-
-def f452(s, b):
-    # 'rulesets/series/close_combat.mst:302'
-    b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
-
-
-def f453(s, b):
-    # 'rulesets/series/close_combat.mst:303'
-    return (len(b['vacated']) > 0)
-
-
-def f454(s, b):
-    # 'rulesets/series/close_combat.mst:305'
+    # 'rulesets/series/close_combat.mst:310'
     return (b['lead'] != -1)
 
 
-def f455(s, b):
-    # 'rulesets/series/close_combat.mst:306'
+def f439(s, b):
+    # 'rulesets/series/close_combat.mst:311'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f456(s, b):
-    # 'rulesets/series/close_combat.mst:307'
-    return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
+def f440(s, b):
+    # 'rulesets/series/close_combat.mst:312'
+    return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f457(s, b):
-    # 'rulesets/series/close_combat.mst:308'
+def f441(s, b):
+    # 'rulesets/series/close_combat.mst:313'
     return b['reachable']
 
 
-def f458(s, b):
-    # 'rulesets/series/close_combat.mst:308'
+def f442(s, b):
+    # 'rulesets/series/close_combat.mst:313'
     return q.attacking_side(s, b['combat'])
 
 
-def f459(s, b):
-    # 'rulesets/series/close_combat.mst:309'
+def f443(s, b):
+    # 'rulesets/series/close_combat.mst:314'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f460(s, b):
-    # 'rulesets/series/close_combat.mst:313'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
+def f444(s, b):
+    # 'rulesets/series/close_combat.mst:318'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and d_free_to_advance(s, e0))))
 
 
-def f461(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+def f445(s, b):
+    # 'rulesets/series/close_combat.mst:318'
     return bool(b['_for_u'])
 
 
-def f462(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+def f446(s, b):
+    # 'rulesets/series/close_combat.mst:318'
     return b['_for_u']
 
 
-def f463(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+def f447(s, b):
+    # 'rulesets/series/close_combat.mst:318'
     return q.attacking_side(s, b['combat'])
 
 
-def f464(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+def f448(s, b):
+    # 'rulesets/series/close_combat.mst:318'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f465(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+def f449(s, b):
+    # 'rulesets/series/close_combat.mst:319'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f466(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+def f450(s, b):
+    # 'rulesets/series/close_combat.mst:319'
     return q.attacking_side(s, b['combat'])
 
 
-def f467(s, b):
-    # 'rulesets/series/close_combat.mst:315'
+def f451(s, b):
+    # 'rulesets/series/close_combat.mst:320'
     return (b['to'] != -1)
 
 
-def f468(s, b):
-    # 'rulesets/series/close_combat.mst:316'
+def f452(s, b):
+    # 'rulesets/series/close_combat.mst:321'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f469(s, b):
-    # 'rulesets/series/close_combat.mst:326'
+def f453(s, b):
+    # 'rulesets/series/close_combat.mst:331'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f470(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+def f454(s, b):
+    # 'rulesets/series/close_combat.mst:332'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f471(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+def f455(s, b):
+    # 'rulesets/series/close_combat.mst:332'
     return bool(b['_for_u'])
 
 
-def f472(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+def f456(s, b):
+    # 'rulesets/series/close_combat.mst:332'
     return b['_for_u']
 
 
-def f473(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+def f457(s, b):
+    # 'rulesets/series/close_combat.mst:332'
     return q.defending_side(s, b['combat'])
 
 
-def f474(s, b):
-    # 'rulesets/series/close_combat.mst:327'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
-
-
-def f475(s, b):
-    # 'rulesets/series/close_combat.mst:328'
-    return {'unit': b['u'], 'hexes': 1}
-
-
-def f476(s, b):
-    # 'rulesets/series/close_combat.mst:331'
-    return (b['attacker_chit'] == 'withdraw')
-
-
-def f477(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
-def f478(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return bool(b['_for_u'])
-
-
-def f479(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return b['_for_u']
-
-
-def f480(s, b):
-    # 'rulesets/series/close_combat.mst:332'
-    return q.attacking_side(s, b['combat'])
-
-
-def f481(s, b):
+def f458(s, b):
     # 'rulesets/series/close_combat.mst:332'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f482(s, b):
+def f459(s, b):
     # 'rulesets/series/close_combat.mst:333'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f483(s, b):
+def f460(s, b):
+    # 'rulesets/series/close_combat.mst:336'
+    return (b['attacker_chit'] == 'withdraw')
+
+
+def f461(s, b):
+    # 'rulesets/series/close_combat.mst:337'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+
+
+def f462(s, b):
+    # 'rulesets/series/close_combat.mst:337'
+    return bool(b['_for_u'])
+
+
+def f463(s, b):
+    # 'rulesets/series/close_combat.mst:337'
+    return b['_for_u']
+
+
+def f464(s, b):
+    # 'rulesets/series/close_combat.mst:337'
+    return q.attacking_side(s, b['combat'])
+
+
+def f465(s, b):
+    # 'rulesets/series/close_combat.mst:337'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f466(s, b):
+    # 'rulesets/series/close_combat.mst:338'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f467(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f484(s, b):
+def f468(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f485(s, b):
+def f469(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f486(s, b):
+def f470(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1))))
 
 
-def f487(s, b):
+def f471(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return bool(b['_for_u'])
 
 
-def f488(s, b):
+def f472(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f489(s, b):
+def f473(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f490(s, b):
+def f474(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f491(s, b):
+def f475(s, b):
     # 'rulesets/monmouth/command_and_control.mst:107'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f492(s, b):
+def f476(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f493(s, b):
+def f477(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f494(s, b):
+def f478(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
 
 
-def f495(s, b):
+def f479(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return bool(b['_for_u'])
 
 
-def f496(s, b):
+def f480(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f497(s, b):
+def f481(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f498(s, b):
+def f482(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f499(s, b):
+def f483(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0]))
 
 
-def f500(s, b):
+def f484(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return bool(b['_for_u'])
 
 
-def f501(s, b):
+def f485(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f502(s, b):
+def f486(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f503(s, b):
+def f487(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f504(s, b):
+def f488(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f505(s, b):
+def f489(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f506(s, b):
+def f490(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f507(s, b):
+def f491(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f508(s, b):
+def f492(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f509(s, b):
+def f493(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f510(s, b):
+def f494(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f511(s, b):
+def f495(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f512(s, b):
+def f496(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f513(s, b):
+def f497(s, b):
     # 'rulesets/series/results.mst:66'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f514(s, b):
+def f498(s, b):
     # 'rulesets/series/results.mst:67'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f515(s, b):
+def f499(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f516(s, b):
+def f500(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f517(s, b):
+def f501(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f518(s, b):
+def f502(s, b):
     # 'rulesets/series/results.mst:70'
     return b['side']
 
 
-def f519(s, b):
+def f503(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f520(s, b):
+def f504(s, b):
     # 'rulesets/series/results.mst:73'
     return (not b['fire'])
 
 
-def f521(s, b):
+def f505(s, b):
     # 'rulesets/series/results.mst:74'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f522(s, b):
+def f506(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f523(s, b):
+def f507(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f524(s, b):
+def f508(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f525(s, b):
+def f509(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f526(s, b):
+def f510(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f527(s, b):
+def f511(s, b):
     # 'rulesets/series/results.mst:109'
     return bool(b['_for_u'])
 
 
-def f528(s, b):
+def f512(s, b):
     # 'rulesets/series/results.mst:109'
     return b['_for_u']
 
 
-def f529(s, b):
+def f513(s, b):
     # 'rulesets/series/results.mst:109'
     return b['side']
 
 
-def f530(s, b):
+def f514(s, b):
     # 'rulesets/series/results.mst:109'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f531(s, b):
+def f515(s, b):
     # 'rulesets/series/results.mst:110'
     e.capture(s, b['u'])
 
 
-def f532(s, b):
+def f516(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f533(s, b):
+def f517(s, b):
     # 'rulesets/series/results.mst:113'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f534(s, b):
+def f518(s, b):
     # 'rulesets/series/results.mst:113'
     return bool(b['_for_u'])
 
 
-def f535(s, b):
+def f519(s, b):
     # 'rulesets/series/results.mst:113'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f536(s, b):
+def f520(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f537(s, b):
+def f521(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f538(s, b):
+def f522(s, b):
     # 'rulesets/series/results.mst:128'
     b['leaders'] = tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f539(s, b):
+def f523(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f540(s, b):
+def f524(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f541(s, b):
+def f525(s, b):
     # 'rulesets/series/results.mst:130'
     return b['side']
 
 
-def f542(s, b):
+def f526(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f543(s, b):
+def f527(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f544(s, b):
+def f528(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f545(s, b):
+def f529(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f546(s, b):
+def f530(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f547(s, b):
+def f531(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f548(s, b):
+def f532(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f549(s, b):
+def f533(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f550(s, b):
+def f534(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f551(s, b):
+def f535(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f552(s, b):
+def f536(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f553(s, b):
+def f537(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f554(s, b):
+def f538(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f555(s, b):
+def f539(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f556(s, b):
+def f540(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f557(s, b):
+def f541(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f558(s, b):
+def f542(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f559(s, b):
+def f543(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f560(s, b):
+def f544(s, b):
     # 'rulesets/monmouth/leaders.mst:60'
     return {}
 
 
-def f561(s, b):
+def f545(s, b):
     # 'rulesets/monmouth/leaders.mst:69'
     return {}
 
 
-def f562(s, b):
+def f546(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f563(s, b):
+def f547(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f564(s, b):
+def f548(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f565(s, b):
+def f549(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f566(s, b):
+def f550(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f567(s, b):
+def f551(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
 
 
-def f568(s, b):
+def f552(s, b):
     # 'rulesets/monmouth/leaders.mst:123'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f569(s, b):
+def f553(s, b):
     # 'rulesets/monmouth/leaders.mst:124'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f570(s, b):
+def f554(s, b):
     # 'rulesets/monmouth/leaders.mst:132'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f571(s, b):
+def f555(s, b):
     # 'rulesets/monmouth/leaders.mst:133'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f572(s, b):
+def f556(s, b):
     # 'rulesets/monmouth/leaders.mst:165'
     e.remove_from_play(s, 92)
 
 
-def f573(s, b):
+def f557(s, b):
     # 'rulesets/monmouth/leaders.mst:166'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f574(s, b):
+def f558(s, b):
     # 'rulesets/monmouth/leaders.mst:218'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f575(s, b):
+def f559(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f576(s, b):
+def f560(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f577(s, b):
+def f561(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f578(s, b):
+def f562(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f579(s, b):
+def f563(s, b):
     # 'rulesets/monmouth/victory.mst:52'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f580(s, b):
+def f564(s, b):
     # 'rulesets/monmouth/victory.mst:58'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f581(s, b):
+def f565(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f582(s, b):
+def f566(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f583(s, b):
+def f567(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f584(s, b):
+def f568(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f585(s, b):
+def f569(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f586(s, b):
+def f570(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f587(s, b):
+def f571(s, b):
     # 'rulesets/monmouth/scenarios.mst:273'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f588(s, b):
+def f572(s, b):
     # 'rulesets/monmouth/scenarios.mst:279'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f589(s, b):
+def f573(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f590(s, b):
+def f574(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f591(s, b):
+def f575(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f592(s, b):
+def f576(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f593(s, b):
+def f577(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f594(s, b):
+def f578(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return 1
 
 
-def f595(s, b):
+def f579(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return d_next_to_washington(s, b['unit'])
 
 
-def f596(s, b):
+def f580(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return -1
 
 
-def f597(s, b):
+def f581(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f598(s, b):
+def f582(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f599(s, b):
+def f583(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f600(s, b):
+def f584(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f601(s, b):
-    # 'rulesets/series/close_combat.mst:109'
+def f585(s, b):
+    # 'rulesets/series/close_combat.mst:114'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f602(s, b):
-    # 'rulesets/series/close_combat.mst:110'
+def f586(s, b):
+    # 'rulesets/series/close_combat.mst:115'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f603(s, b):
-    # 'rulesets/series/close_combat.mst:111'
+def f587(s, b):
+    # 'rulesets/series/close_combat.mst:116'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f604(s, b):
-    # 'rulesets/series/close_combat.mst:112'
+def f588(s, b):
+    # 'rulesets/series/close_combat.mst:117'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f605(s, b):
-    # 'rulesets/series/close_combat.mst:113'
+def f589(s, b):
+    # 'rulesets/series/close_combat.mst:118'
     return 1
 
 
-def f606(s, b):
-    # 'rulesets/series/close_combat.mst:113'
+def f590(s, b):
+    # 'rulesets/series/close_combat.mst:118'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f607(s, b):
-    # 'rulesets/series/close_combat.mst:114'
+def f591(s, b):
+    # 'rulesets/series/close_combat.mst:119'
     return -1
 
 
-def f608(s, b):
-    # 'rulesets/series/close_combat.mst:114'
+def f592(s, b):
+    # 'rulesets/series/close_combat.mst:119'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f609(s, b):
-    # 'rulesets/series/close_combat.mst:115'
+def f593(s, b):
+    # 'rulesets/series/close_combat.mst:120'
     return b['tactics']
 
 
-def f610(s, b):
-    # 'rulesets/series/close_combat.mst:116'
+def f594(s, b):
+    # 'rulesets/series/close_combat.mst:121'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f611(s, b):
-    # 'rulesets/series/close_combat.mst:116'
+def f595(s, b):
+    # 'rulesets/series/close_combat.mst:121'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f612(s, b):
-    # 'rulesets/series/close_combat.mst:117'
+def f596(s, b):
+    # 'rulesets/series/close_combat.mst:122'
     return -1
 
 
-def f613(s, b):
-    # 'rulesets/series/close_combat.mst:117'
+def f597(s, b):
+    # 'rulesets/series/close_combat.mst:122'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f614(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+def f598(s, b):
+    # 'rulesets/series/close_combat.mst:123'
     return -1
 
 
-def f615(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+def f599(s, b):
+    # 'rulesets/series/close_combat.mst:123'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f616(s, b):
-    # 'rulesets/series/close_combat.mst:119'
+def f600(s, b):
+    # 'rulesets/series/close_combat.mst:124'
     return -1
 
 
-def f617(s, b):
-    # 'rulesets/series/close_combat.mst:119'
+def f601(s, b):
+    # 'rulesets/series/close_combat.mst:124'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f618(s, b):
-    # 'rulesets/series/close_combat.mst:120'
+def f602(s, b):
+    # 'rulesets/series/close_combat.mst:125'
     return 1
 
 
-def f619(s, b):
-    # 'rulesets/series/close_combat.mst:120'
+def f603(s, b):
+    # 'rulesets/series/close_combat.mst:125'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f620(s, b):
-    # 'rulesets/series/close_combat.mst:121'
+def f604(s, b):
+    # 'rulesets/series/close_combat.mst:126'
     return -1
 
 
-def f621(s, b):
-    # 'rulesets/series/close_combat.mst:121'
+def f605(s, b):
+    # 'rulesets/series/close_combat.mst:126'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f622(s, b):
-    # 'rulesets/series/close_combat.mst:122'
+def f606(s, b):
+    # 'rulesets/series/close_combat.mst:127'
     return 1
 
 
-def f623(s, b):
-    # 'rulesets/series/close_combat.mst:122'
+def f607(s, b):
+    # 'rulesets/series/close_combat.mst:127'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f624(s, b):
+def f608(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f625(s, b):
+def f609(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f626(s, b):
+def f610(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return -1
 
 
-def f627(s, b):
+def f611(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f628(s, b):
+def f612(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return 2
 
 
-def f629(s, b):
+def f613(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f630(s, b):
+def f614(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f631(s, b):
+def f615(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2)) and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f632(s, b):
+def f616(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f633(s, b):
+def f617(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f634(s, b):
+def f618(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f635(s, b):
+def f619(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f636(s, b):
+def f620(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3)) and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0) and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f637(s, b):
+def f621(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex']))) and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f638(s, b):
+def f622(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0)) and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f639(s, b):
+def f623(s, b):
     # 'rulesets/monmouth/leaders.mst:121'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f640(s, b):
+def f624(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f641(s, b):
+def f625(s, b):
     # 'rulesets/monmouth/leaders.mst:163'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f642(s, b):
+def f626(s, b):
     # 'rulesets/monmouth/leaders.mst:217'
     return UNIT_LEADER[b['unit']]
 
 
-def f643(s, b):
+def f627(s, b):
     # 'rulesets/monmouth/leaders.mst:223'
     return UNIT_LEADER[b['unit']]
 
 
-def f644(s, b):
+def f628(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13)) and (not s.vars['countermarched_off']))
 
 
-def f645(s, b):
+def f629(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f646(s, b):
+def f630(s, b):
     # 'rulesets/monmouth/victory.mst:51'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f647(s, b):
+def f631(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f648(s, b):
+def f632(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f649(s, b):
+def f633(s, b):
     # 'rulesets/monmouth/scenarios.mst:272'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f650(s, b):
+def f634(s, b):
     # 'rulesets/monmouth/scenarios.mst:278'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f651(s, b):
+def f635(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f652(s, b):
+def f636(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f653(s, b):
+def f637(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f654(s, b):
+def f638(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f655(s, b):
+def f639(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f656(s, b):
+def f640(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f657(s, b):
+def f641(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f658(s, b):
+def f642(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f659(s, b):
+def f643(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f660(s, b):
+def f644(s, b):
     # 'rulesets/monmouth/leaders.mst:111'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f661(s, b):
+def f645(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f662(s, b):
+def f646(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f663(s, b):
+def f647(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f664(s, b):
+def f648(s, b):
     # 'rulesets/monmouth/scenarios.mst:218'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517))) and (not s.vars['hedgerow_attacked']))
 
 
-def f665(s, b):
+def f649(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f666(s, b):
+def f650(s, b):
     # 'rulesets/monmouth/scenarios.mst:458'
     return (q.side(s, b['unit']) == 0)
 
 
-def f667(s, b):
+def f651(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f668(s, b):
+def f652(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f669(s, b):
+def f653(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0]) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f670(s, b):
+def f654(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f671(s, b):
+def f655(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f672(s, b):
+def f656(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f673(s, b):
+def f657(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f674(s, b):
+def f658(s, b):
     # 'rulesets/monmouth/scenarios.mst:87'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f675(s, b):
+def f659(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f676(s, b):
+def f660(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f677(s, b):
+def f661(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f678(s, b):
+def f662(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f679(s, b):
+def f663(s, b):
     # 'rulesets/monmouth/scenarios.mst:237'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f680(s, b):
+def f664(s, b):
     # 'rulesets/monmouth/scenarios.mst:246'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f681(s, b):
+def f665(s, b):
     # 'rulesets/monmouth/scenarios.mst:255'
     return (not (s.unit_status[87] == 0))
 
 
-def f682(s, b):
+def f666(s, b):
     # 'rulesets/monmouth/scenarios.mst:285'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f683(s, b):
+def f667(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return d_wavers(s, 1)
 
 
-def f684(s, b):
+def f668(s, b):
     # 'rulesets/monmouth/scenarios.mst:301'
     return d_wavers(s, 0)
 
 
-def f685(s, b):
+def f669(s, b):
     # 'rulesets/monmouth/scenarios.mst:309'
     return (d_margin(s, 0) >= 3)
 
 
-def f686(s, b):
+def f670(s, b):
     # 'rulesets/monmouth/scenarios.mst:316'
     return (d_margin(s, 1) >= 3)
 
 
-def f687(s, b):
+def f671(s, b):
     # 'rulesets/monmouth/scenarios.mst:467'
     return d_occupies(s, 318, 0)
 
 
-def f688(s, b):
+def f672(s, b):
     # 'rulesets/monmouth/scenarios.mst:476'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f689(s, b):
+def f673(s, b):
     # 'rulesets/monmouth/scenarios.mst:484'
     return d_wavers(s, 1)
 
 
-def f690(s, b):
+def f674(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return d_wavers(s, 0)
 
 
-def f691(s, b):
+def f675(s, b):
     # 'rulesets/monmouth/scenarios.mst:500'
     return (d_margin(s, 0) >= 3)
 
 
-def f692(s, b):
+def f676(s, b):
     # 'rulesets/monmouth/scenarios.mst:507'
     return (d_margin(s, 1) >= 3)
 
 
-def f693(s, b):
+def f677(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
+    return 0
+
+
+def f678(s, b):
+    # 'rulesets/monmouth/scenarios.mst:16'
+    return 20
+
+
+def f679(s, b):
+    # 'rulesets/monmouth/scenarios.mst:17'
+    return 1
+
+
+def f680(s, b):
+    # 'rulesets/monmouth/scenarios.mst:17'
+    return 20
+
+
+def f681(s, b):
+    # 'rulesets/monmouth/scenarios.mst:18'
+    return 0
+
+
+def f682(s, b):
+    # 'rulesets/monmouth/scenarios.mst:18'
+    return 0
+
+
+def f683(s, b):
+    # 'rulesets/monmouth/scenarios.mst:19'
+    return 1
+
+
+def f684(s, b):
+    # 'rulesets/monmouth/scenarios.mst:19'
+    return 0
+
+
+def f685(s, b):
+    # 'rulesets/monmouth/scenarios.mst:29'
+    return 0
+
+
+def f686(s, b):
+    # 'rulesets/monmouth/scenarios.mst:29'
+    return 20
+
+
+def f687(s, b):
+    # 'rulesets/monmouth/scenarios.mst:30'
+    return 1
+
+
+def f688(s, b):
+    # 'rulesets/monmouth/scenarios.mst:30'
+    return 19
+
+
+def f689(s, b):
+    # 'rulesets/monmouth/scenarios.mst:31'
+    return 0
+
+
+def f690(s, b):
+    # 'rulesets/monmouth/scenarios.mst:31'
+    return 0
+
+
+def f691(s, b):
+    # 'rulesets/monmouth/scenarios.mst:32'
+    return 1
+
+
+def f692(s, b):
+    # 'rulesets/monmouth/scenarios.mst:32'
+    return 0
+
+
+def f693(s, b):
+    # 'rulesets/monmouth/scenarios.mst:127'
     return 0
 
 
 def f694(s, b):
-    # 'rulesets/monmouth/scenarios.mst:16'
+    # 'rulesets/monmouth/scenarios.mst:127'
     return 20
 
 
 def f695(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
+    # 'rulesets/monmouth/scenarios.mst:128'
     return 1
 
 
 def f696(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
-    return 20
-
-
-def f697(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f698(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f699(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
-    return 1
-
-
-def f700(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
-    return 0
-
-
-def f701(s, b):
-    # 'rulesets/monmouth/scenarios.mst:29'
-    return 0
-
-
-def f702(s, b):
-    # 'rulesets/monmouth/scenarios.mst:29'
-    return 20
-
-
-def f703(s, b):
-    # 'rulesets/monmouth/scenarios.mst:30'
-    return 1
-
-
-def f704(s, b):
-    # 'rulesets/monmouth/scenarios.mst:30'
-    return 19
-
-
-def f705(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
-    return 0
-
-
-def f706(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
-    return 0
-
-
-def f707(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
-    return 1
-
-
-def f708(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
-    return 0
-
-
-def f709(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
-    return 0
-
-
-def f710(s, b):
-    # 'rulesets/monmouth/scenarios.mst:127'
-    return 20
-
-
-def f711(s, b):
-    # 'rulesets/monmouth/scenarios.mst:128'
-    return 1
-
-
-def f712(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
     return 18
 
 
-def f713(s, b):
+def f697(s, b):
     # 'rulesets/monmouth/scenarios.mst:130'
     return 0
 
 
-def f714(s, b):
+def f698(s, b):
     # 'rulesets/monmouth/scenarios.mst:130'
     return 1
 
 
-def f715(s, b):
+def f699(s, b):
     # 'rulesets/monmouth/scenarios.mst:131'
     return 1
 
 
-def f716(s, b):
+def f700(s, b):
     # 'rulesets/monmouth/scenarios.mst:131'
     return 0
 
 
-def f717(s, b):
+def f701(s, b):
     # 'rulesets/monmouth/scenarios.mst:132'
     return 4
 
 
-def f718(s, b):
+def f702(s, b):
     # 'rulesets/monmouth/scenarios.mst:141'
     return True
 
 
-def f719(s, b):
+def f703(s, b):
     # 'rulesets/monmouth/scenarios.mst:325'
     return 0
 
 
-def f720(s, b):
+def f704(s, b):
     # 'rulesets/monmouth/scenarios.mst:325'
     return 19
 
 
-def f721(s, b):
+def f705(s, b):
     # 'rulesets/monmouth/scenarios.mst:326'
     return 1
 
 
-def f722(s, b):
+def f706(s, b):
     # 'rulesets/monmouth/scenarios.mst:326'
     return 19
 
 
-def f723(s, b):
+def f707(s, b):
     # 'rulesets/monmouth/scenarios.mst:328'
     return 0
 
 
-def f724(s, b):
+def f708(s, b):
     # 'rulesets/monmouth/scenarios.mst:328'
     return 0
 
 
-def f725(s, b):
+def f709(s, b):
     # 'rulesets/monmouth/scenarios.mst:329'
     return 1
 
 
-def f726(s, b):
+def f710(s, b):
     # 'rulesets/monmouth/scenarios.mst:329'
     return 1
 
 
-def f727(s, b):
+def f711(s, b):
     # 'rulesets/monmouth/scenarios.mst:330'
     return 4
 
 
-def f728(s, b):
+def f712(s, b):
     # 'rulesets/monmouth/scenarios.mst:334'
     return True
 
 
-def f729(s, b):
+def f713(s, b):
     # 'rulesets/monmouth/scenarios.mst:372'
     return True
 
 
-def f730(s, b):
+def f714(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f731(s, b):
+def f715(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f732(s, b):
+def f716(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f733(s, b):
+def f717(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f734(s, b):
+def f718(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -4374,14 +4299,14 @@ RULES = Rules(
         UnitSpec('lafayette', 'The Marquis de Lafayette', 'Lafayette', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 4, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=2, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('von_steuben', 'Baron von Steuben', 'v. Steuben', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 5, 'close_combat_drm': 0, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('wayne', 'Anthony Wayne', 'Wayne', 1, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
-        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f730),
+        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f714),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('cornwallis', 'Charles, Earl Cornwallis', 'Cornwallis', 0, 'leader', -1, (), 8, -1, {'rank': 3, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('no_flint_grey', 'Sir Charles “No Flint” Grey', 'Grey', 0, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=6, entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f731),
-        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f732),
-        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f733),
-        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f734),
+        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f715),
+        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f716),
+        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f717),
+        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f718),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -12019,42 +11944,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f589, None),
-            ModifierSpec('Momentum Chits spent', f590, None),
+            ModifierSpec('Army Morale', f573, None),
+            ModifierSpec('Momentum Chits spent', f574, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f591, None),
-            ModifierSpec('Leadership DRM', f592, None),
-            ModifierSpec('Other modifiers of this check', f593, None),
-            ModifierSpec('Washington in an adjacent hex', f594, f595),
-            ModifierSpec('Heat Game Turn', f596, f597),
+            ModifierSpec('Modified morale', f575, None),
+            ModifierSpec('Leadership DRM', f576, None),
+            ModifierSpec('Other modifiers of this check', f577, None),
+            ModifierSpec('Washington in an adjacent hex', f578, f579),
+            ModifierSpec('Heat Game Turn', f580, f581),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f598, f599),
-            ModifierSpec("Target's terrain", f600, None),
+            ModifierSpec('First Fire Bonus', f582, f583),
+            ModifierSpec("Target's terrain", f584, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f601, None),
-            ModifierSpec("Defender's lead unit morale", f602, None),
-            ModifierSpec('Attacking leader', f603, None),
-            ModifierSpec('Defending leader', f604, None),
-            ModifierSpec('Defender surrounded', f605, f606),
-            ModifierSpec('Attacker surrounded', f607, f608),
-            ModifierSpec('Tactics', f609, None),
-            ModifierSpec("Defender's terrain", f610, f611),
-            ModifierSpec('Attacking up slope', f612, f613),
-            ModifierSpec('Attacking into fieldworks', f614, f615),
-            ModifierSpec('Attacking lead unit has a white R', f616, f617),
-            ModifierSpec('Defending lead unit has a white R', f618, f619),
-            ModifierSpec('All-militia attacking force', f620, f621),
-            ModifierSpec('All-militia defending force', f622, f623),
+            ModifierSpec("Attacker's lead unit morale", f585, None),
+            ModifierSpec("Defender's lead unit morale", f586, None),
+            ModifierSpec('Attacking leader', f587, None),
+            ModifierSpec('Defending leader', f588, None),
+            ModifierSpec('Defender surrounded', f589, f590),
+            ModifierSpec('Attacker surrounded', f591, f592),
+            ModifierSpec('Tactics', f593, None),
+            ModifierSpec("Defender's terrain", f594, f595),
+            ModifierSpec('Attacking up slope', f596, f597),
+            ModifierSpec('Attacking into fieldworks', f598, f599),
+            ModifierSpec('Attacking lead unit has a white R', f600, f601),
+            ModifierSpec('Defending lead unit has a white R', f602, f603),
+            ModifierSpec('All-militia attacking force', f604, f605),
+            ModifierSpec('All-militia defending force', f606, f607),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f624, f625),
-            ModifierSpec('Play balance: Pro-American', f626, f627),
+            ModifierSpec('Play balance: Pro-British', f608, f609),
+            ModifierSpec('Play balance: Pro-American', f610, f611),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f628, f629),
+            ModifierSpec('Momentum Chit spent', f612, f613),
         )),
     },
     procedures={
@@ -12964,7 +12889,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 48, 'tactics': 50, 'resolve': 59, 'momentum': 60, 'previously_retreated': 81, 'apply': 83, 'retreated_check': 91, 'gain_momentum': 93, 'advance': 101, 'done': 103},
             types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:170', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:206', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:218', 'rulesets/series/close_combat.mst:219', 'rulesets/series/close_combat.mst:220', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244', 'rulesets/series/close_combat.mst:245', 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:256', 'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:263', 'rulesets/series/close_combat.mst:264', 'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:269', 'rulesets/series/close_combat.mst:270', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:279', 'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:281', 'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:283', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:283', 'rulesets/series/close_combat.mst:279', 'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295', 'rulesets/series/close_combat.mst:297'),
+            lines=('rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:172', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:175', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433', 'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:185', 'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:207', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:265', 'rulesets/series/close_combat.mst:266', 'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:268', 'rulesets/series/close_combat.mst:269', 'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:302'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -12973,48 +12898,29 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                ('jump_unless_switch', 'rear_guard_zone', True, 18),
                 ('exec', f436),
-                ('jump_if_not', f437, 18),
-                ('exec', f438),
-                ('jump_if_not', f439, 8),
-                ('choose', 'into', f440, f441, 'hex', 'choose into', ''),
-                ('exec', f442),
-                ('jump', 8),
+                ('jump_if_not', f437, 19),
+                ('jump_if_not', f438, 9),
+                ('exec', f439),
+                ('jump_if_not', f440, 8),
+                ('choose', 'into', f441, f442, 'hex', 'choose into', ''),
                 ('exec', f443),
-                ('jump_if_not', f444, 17),
-                ('choose', 'u', f445, f446, 'unit', 'choose the next u', ''),
-                ('exec', f447),
-                ('choose', 'to', f448, f449, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f450, 16),
-                ('exec', f451),
-                ('jump', 16),
+                ('jump', 8),
                 ('jump', 9),
-                ('jump', 18),
-                ('jump_unless_switch', 'rear_guard_zone', False, 38),
+                ('exec', f444),
+                ('jump_if_not', f445, 18),
+                ('choose', 'u', f446, f447, 'unit', 'choose the next u', ''),
+                ('exec', f448),
+                ('choose', 'to', f449, f450, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f451, 17),
                 ('exec', f452),
-                ('jump_if_not', f453, 38),
-                ('jump_if_not', f454, 28),
-                ('exec', f455),
-                ('jump_if_not', f456, 27),
-                ('choose', 'into', f457, f458, 'hex', 'choose into', ''),
-                ('exec', f459),
-                ('jump', 27),
-                ('jump', 28),
-                ('exec', f460),
-                ('jump_if_not', f461, 37),
-                ('choose', 'u', f462, f463, 'unit', 'choose the next u', ''),
-                ('exec', f464),
-                ('choose', 'to', f465, f466, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f467, 36),
-                ('exec', f468),
-                ('jump', 36),
-                ('jump', 29),
-                ('jump', 38),
+                ('jump', 17),
+                ('jump', 10),
+                ('jump', 19),
             ),
             steps={'advance': 0},
             types={'_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36', 'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41', 'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33', 'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:302', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308', 'rulesets/series/close_combat.mst:309', 'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:315', 'rulesets/series/close_combat.mst:316', 'rulesets/series/close_combat.mst:315', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:303'),
+            lines=('rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308', 'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:321', 'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:308'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
@@ -13023,26 +12929,26 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f469, 8),
-                ('exec', f470),
-                ('jump_if_not', f471, 7),
-                ('choose', 'u', f472, f473, 'unit', 'choose the next u', ''),
-                ('exec', f474),
-                ('call', 'retreat_unit', f475, None),
+                ('jump_if_not', f453, 8),
+                ('exec', f454),
+                ('jump_if_not', f455, 7),
+                ('choose', 'u', f456, f457, 'unit', 'choose the next u', ''),
+                ('exec', f458),
+                ('call', 'retreat_unit', f459, None),
                 ('jump', 2),
                 ('jump', 8),
-                ('jump_if_not', f476, 16),
-                ('exec', f477),
-                ('jump_if_not', f478, 15),
-                ('choose', 'u', f479, f480, 'unit', 'choose the next u', ''),
-                ('exec', f481),
-                ('call', 'retreat_unit', f482, None),
+                ('jump_if_not', f460, 16),
+                ('exec', f461),
+                ('jump_if_not', f462, 15),
+                ('choose', 'u', f463, f464, 'unit', 'choose the next u', ''),
+                ('exec', f465),
+                ('call', 'retreat_unit', f466, None),
                 ('jump', 10),
                 ('jump', 16),
             ),
             steps={'defender': 0, 'attacker': 8},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:326', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:328', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:326', 'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:331'),
+            lines=('rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:336', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:336'),
         ),
         'lee_penalty': ProcedureSpec(
             name='lee_penalty',
@@ -13051,9 +12957,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f483),
-                ('call', 'adjust_army_morale', f484, None),
-                ('exec', f485),
+                ('exec', f467),
+                ('call', 'adjust_army_morale', f468, None),
+                ('exec', f469),
             ),
             steps={'penalty': 0},
             types={},
@@ -13066,27 +12972,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f486),
-                ('jump_if_not', f487, 7),
-                ('exec', f488),
-                ('exec', f489),
-                ('exec', f490),
-                ('exec', f491),
+                ('exec', f470),
+                ('jump_if_not', f471, 7),
+                ('exec', f472),
+                ('exec', f473),
+                ('exec', f474),
+                ('exec', f475),
                 ('jump', 1),
-                ('jump_if_not', f492, 10),
+                ('jump_if_not', f476, 10),
                 ('end_phase',),
                 ('jump', 10),
-                ('roll', 9, f493, None, 'picked', None),
-                ('exec', f494),
-                ('jump_if_not', f495, 16),
-                ('exec', f496),
-                ('exec', f497),
+                ('roll', 9, f477, None, 'picked', None),
+                ('exec', f478),
+                ('jump_if_not', f479, 16),
+                ('exec', f480),
+                ('exec', f481),
                 ('jump', 12),
-                ('roll', 10, f498, None, 'impact', None),
-                ('exec', f499),
-                ('jump_if_not', f500, 22),
-                ('exec', f501),
-                ('exec', f502),
+                ('roll', 10, f482, None, 'impact', None),
+                ('exec', f483),
+                ('jump_if_not', f484, 22),
+                ('exec', f485),
+                ('exec', f486),
                 ('jump', 18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -13100,7 +13006,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f503, None),
+                ('call', 'adjust_army_morale', f487, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13113,9 +13019,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f504, None),
-                ('jump_if_not', f505, 4),
-                ('call', 'check_or_retreat', f506, None),
+                ('call', 'retreat_unit', f488, None),
+                ('jump_if_not', f489, 4),
+                ('call', 'check_or_retreat', f490, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13129,9 +13035,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f507, None),
-                ('jump_if_not', f508, 4),
-                ('call', 'check_or_retreat', f509, None),
+                ('call', 'disrupt', f491, None),
+                ('jump_if_not', f492, 4),
+                ('call', 'check_or_retreat', f493, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13145,9 +13051,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f510),
-                ('jump_if_not', f511, 4),
-                ('call', 'check_or_retreat', f512, None),
+                ('exec', f494),
+                ('jump_if_not', f495, 4),
+                ('call', 'check_or_retreat', f496, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -13161,15 +13067,15 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'second'),
             result='',
             code=(
-                ('exec', f513),
-                ('exec', f514),
-                ('exec', f515),
-                ('jump_if_not', f516, 7),
-                ('choose', 'second', f517, f518, 'unit', 'choose second', ''),
-                ('exec', f519),
+                ('exec', f497),
+                ('exec', f498),
+                ('exec', f499),
+                ('jump_if_not', f500, 7),
+                ('choose', 'second', f501, f502, 'unit', 'choose second', ''),
+                ('exec', f503),
                 ('jump', 7),
-                ('jump_if_not', f520, 10),
-                ('call', 'check_or_retreat', f521, None),
+                ('jump_if_not', f504, 10),
+                ('call', 'check_or_retreat', f505, None),
                 ('jump', 10),
             ),
             steps={'do': 0},
@@ -13183,8 +13089,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f522, None),
-                ('call', 'check_and_retreat_or_disrupt', f523, None),
+                ('call', 'capture_one', f506, None),
+                ('call', 'check_and_retreat_or_disrupt', f507, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13197,8 +13103,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f524, None),
-                ('call', 'check_and_retreat_or_disrupt', f525, None),
+                ('call', 'capture_one', f508, None),
+                ('call', 'check_and_retreat_or_disrupt', f509, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -13211,18 +13117,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f526),
-                ('jump_if_not', f527, 6),
-                ('choose', 'u', f528, f529, 'unit', 'choose the next u', ''),
-                ('exec', f530),
-                ('exec', f531),
+                ('exec', f510),
+                ('jump_if_not', f511, 6),
+                ('choose', 'u', f512, f513, 'unit', 'choose the next u', ''),
+                ('exec', f514),
+                ('exec', f515),
                 ('jump', 1),
-                ('exec', f532),
-                ('exec', f533),
-                ('jump_if_not', f534, 13),
-                ('exec', f535),
-                ('exec', f536),
-                ('exec', f537),
+                ('exec', f516),
+                ('exec', f517),
+                ('jump_if_not', f518, 13),
+                ('exec', f519),
+                ('exec', f520),
+                ('exec', f521),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13236,10 +13142,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f538),
-                ('jump_if_not', f539, 5),
-                ('choose', 'casualty', f540, f541, 'unit', 'choose casualty', ''),
-                ('exec', f542),
+                ('exec', f522),
+                ('jump_if_not', f523, 5),
+                ('choose', 'casualty', f524, f525, 'unit', 'choose casualty', ''),
+                ('exec', f526),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -13253,7 +13159,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f543),
+                ('exec', f527),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -13266,7 +13172,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lose_momentum', f544, None),
+                ('call', 'lose_momentum', f528, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13279,7 +13185,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f545),
+                ('exec', f529),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13292,10 +13198,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f546),
-                ('jump_if_not', f547, 5),
-                ('exec', f548),
-                ('exec', f549),
+                ('exec', f530),
+                ('jump_if_not', f531, 5),
+                ('exec', f532),
+                ('exec', f533),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -13309,7 +13215,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f550),
+                ('exec', f534),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13322,7 +13228,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f551),
+                ('exec', f535),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13335,7 +13241,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f552),
+                ('exec', f536),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13348,13 +13254,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f553),
-                ('jump_if_not', f554, 4),
-                ('exec', f555),
+                ('exec', f537),
+                ('jump_if_not', f538, 4),
+                ('exec', f539),
                 ('jump', 4),
-                ('jump_if_not', f556, 8),
-                ('exec', f557),
-                ('exec', f558),
+                ('jump_if_not', f540, 8),
+                ('exec', f541),
+                ('exec', f542),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13368,7 +13274,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f559),
+                ('exec', f543),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13381,7 +13287,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'lee_penalty', f560, None),
+                ('call', 'lee_penalty', f544, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13394,7 +13300,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lee_penalty', f561, None),
+                ('call', 'lee_penalty', f545, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13407,12 +13313,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f562),
-                ('exec', f563),
-                ('exec', f564),
-                ('exec', f565),
-                ('call', 'adjust_army_morale', f566, None),
-                ('exec', f567),
+                ('exec', f546),
+                ('exec', f547),
+                ('exec', f548),
+                ('exec', f549),
+                ('call', 'adjust_army_morale', f550, None),
+                ('exec', f551),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13425,8 +13331,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f568),
-                ('exec', f569),
+                ('exec', f552),
+                ('exec', f553),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13439,8 +13345,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f570),
-                ('exec', f571),
+                ('exec', f554),
+                ('exec', f555),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13453,8 +13359,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('exec', f572),
-                ('exec', f573),
+                ('exec', f556),
+                ('exec', f557),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13467,7 +13373,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f574),
+                ('exec', f558),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13480,7 +13386,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f575),
+                ('exec', f559),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13493,8 +13399,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f576),
-                ('call', 'adjust_army_morale', f577, None),
+                ('exec', f560),
+                ('call', 'adjust_army_morale', f561, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13507,7 +13413,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f578),
+                ('exec', f562),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13520,7 +13426,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f579),
+                ('exec', f563),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13533,7 +13439,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f580),
+                ('exec', f564),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -13546,14 +13452,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f581, 3),
-                ('exec', f582),
+                ('jump_if_not', f565, 3),
+                ('exec', f566),
                 ('jump', 3),
-                ('jump_if_not', f583, 6),
-                ('exec', f584),
+                ('jump_if_not', f567, 6),
+                ('exec', f568),
                 ('jump', 6),
-                ('jump_if_not', f585, 9),
-                ('exec', f586),
+                ('jump_if_not', f569, 9),
+                ('exec', f570),
                 ('jump', 9),
             ),
             steps={'do': 0},
@@ -13567,7 +13473,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f587),
+                ('exec', f571),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13580,7 +13486,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f588),
+                ('exec', f572),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13588,77 +13494,77 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f630, False, 'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f631, False, 'trigger:momentum_lost_on_capture', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f614, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f615, False, 'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f632, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f616, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f633, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f634, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f617, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f618, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f635, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f636, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f637, False, 'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f638, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f639, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f640, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f641, False, 'trigger:steuben_leaves', ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f642, False, 'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f643, False, 'trigger:leader_captured_vp', ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f644, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f645, False, 'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f646, False, 'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f647, False, 'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f648, False, 'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f649, False, 'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f650, False, 'trigger:british_sp_captured', ''),
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f619, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f620, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f621, False, 'trigger:lee_falls_back', 'lee_must_advance'),
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f622, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f623, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f624, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f625, False, 'trigger:steuben_leaves', ''),
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f626, False, 'trigger:leader_eliminated_vp', ''),
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f627, False, 'trigger:leader_captured_vp', ''),
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f628, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f629, False, 'trigger:american_sp_eliminated', ''),
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f630, False, 'trigger:american_sp_captured', ''),
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f631, False, 'trigger:american_sp_shattered', ''),
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f632, False, 'trigger:objective_control', ''),
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f633, False, 'trigger:british_sp_eliminated', ''),
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f634, False, 'trigger:british_sp_captured', ''),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f651, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f652, None, '', f653),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f654, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f655, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f656, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f657, None, '', None),
-        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f658),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f659, None, '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f660, None, 'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f661, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f662, None, 'command_and_control', None),
-        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f663, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f664, None, 'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f665, None, 'hessian_grenadiers', None),
-        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f666, 11, 'combs_hill', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f635, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f636, None, '', f637),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f638, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f639, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f640, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f641, None, '', None),
+        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f642),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f643, None, '', None),
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f644, None, 'relieving_lee', None),
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f645, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f646, None, 'command_and_control', None),
+        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f647, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f648, None, 'hedgerow_holds', None),
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f649, None, 'hessian_grenadiers', None),
+        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f650, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f667, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f668, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f669, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f670, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f671, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f672, ('campaign',), 'end_of_game'),
-        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f673, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f674, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f675, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f676, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f677, ('lees_advance',), 'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f678, ('lees_advance',), 'end_of_game'),
-        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f679, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f680, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f681, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f682, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f683, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f684, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f685, ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f686, ('holding_action',), 'end_of_game'),
-        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f687, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f688, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f689, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f690, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f691, ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f692, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f651, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f652, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f653, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f654, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f655, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f656, ('campaign',), 'end_of_game'),
+        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f657, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f658, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f659, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f660, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f661, ('lees_advance',), 'end_of_game'),
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f662, ('lees_advance',), 'end_of_game'),
+        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f663, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f664, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f665, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f666, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f667, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f668, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f669, ('holding_action',), 'end_of_game'),
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f670, ('holding_action',), 'end_of_game'),
+        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f671, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f672, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f673, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f674, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f675, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f676, ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -13747,7 +13653,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f693, f694), ('army_morale', f695, f696), ('momentum', f697, f698), ('momentum', f699, f700)),
+            values=(('army_morale', f677, f678), ('army_morale', f679, f680), ('momentum', f681, f682), ('momentum', f683, f684)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -13762,7 +13668,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f701, f702), ('army_morale', f703, f704), ('momentum', f705, f706), ('momentum', f707, f708)),
+            values=(('army_morale', f685, f686), ('army_morale', f687, f688), ('momentum', f689, f690), ('momentum', f691, f692)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -13803,7 +13709,7 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f709, f710), ('army_morale', f711, f712), ('momentum', f713, f714), ('momentum', f715, f716), ('momentum_pool', None, f717), ('lee_relieved', None, f718)),
+            values=(('army_morale', f693, f694), ('army_morale', f695, f696), ('momentum', f697, f698), ('momentum', f699, f700), ('momentum_pool', None, f701), ('lee_relieved', None, f702)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -13846,7 +13752,7 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f719, f720), ('army_morale', f721, f722), ('momentum', f723, f724), ('momentum', f725, f726), ('momentum_pool', None, f727), ('molly_placed', None, f728)),
+            values=(('army_morale', f703, f704), ('army_morale', f705, f706), ('momentum', f707, f708), ('momentum', f709, f710), ('momentum_pool', None, f711), ('molly_placed', None, f712)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -13882,7 +13788,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f729),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f713),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '4f7994e926a4d8c638d44df4308b97247d11ce647f3cc8858e38c9ba667bb9d2'
+RULES_HASH = 'f21ba9127ffcfde7ac7276e89010bef8d4358a2f465d3efcf4d3d839441f5124'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

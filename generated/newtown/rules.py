@@ -290,33 +290,38 @@ def d_may_advance(s, a_u, a_into):
     return (not q.prohibited(s, a_into))
 
 
+def d_free_to_advance(s, a_u):
+    # 'rulesets/series/close_combat.mst:91': 'Free to advance after combat'
+    return True
+
+
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:89': 'May advance into every defending hex'
+    # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
     return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:94': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0, a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:101': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_suffers_rifle_drm(s, a_u):
-    # 'rulesets/series/close_combat.mst:131': 'A lead unit with a white R'
+    # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_all_militia(s, a_units):
-    # 'rulesets/series/close_combat.mst:138': 'An all-militia force'
+    # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:143': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -2163,94 +2168,94 @@ def f325(s, b):
 
 
 def f326(s, b):
-    # 'rulesets/series/close_combat.mst:163'
+    # 'rulesets/series/close_combat.mst:168'
     b['attacker_lead'] = -1
 
 
 def f327(s, b):
-    # 'rulesets/series/close_combat.mst:164'
+    # 'rulesets/series/close_combat.mst:169'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
 def f328(s, b):
-    # 'rulesets/series/close_combat.mst:165'
+    # 'rulesets/series/close_combat.mst:170'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
 def f329(s, b):
-    # 'rulesets/series/close_combat.mst:166'
+    # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
 def f330(s, b):
-    # 'rulesets/series/close_combat.mst:167'
+    # 'rulesets/series/close_combat.mst:172'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
 def f331(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+    # 'rulesets/series/close_combat.mst:173'
     e.set_var(s, 'snapshot_taken', True)
 
 
 def f332(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+    # 'rulesets/series/close_combat.mst:175'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
 def f333(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+    # 'rulesets/series/close_combat.mst:175'
     return bool(b['_for_u'])
 
 
 def f334(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+    # 'rulesets/series/close_combat.mst:175'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f335(s, b):
-    # 'rulesets/series/close_combat.mst:171'
+    # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
 def f336(s, b):
-    # 'rulesets/series/close_combat.mst:176'
+    # 'rulesets/series/close_combat.mst:181'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
 def f337(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+    # 'rulesets/series/close_combat.mst:182'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f338(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+    # 'rulesets/series/close_combat.mst:182'
     return bool(b['_for_u'])
 
 
 def f339(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+    # 'rulesets/series/close_combat.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f340(s, b):
-    # 'rulesets/series/close_combat.mst:178'
+    # 'rulesets/series/close_combat.mst:183'
     e.capture(s, b['u'])
 
 
 def f341(s, b):
-    # 'rulesets/series/close_combat.mst:182'
+    # 'rulesets/series/close_combat.mst:187'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f342(s, b):
-    # 'rulesets/series/close_combat.mst:183'
+    # 'rulesets/series/close_combat.mst:188'
     return q.diverted(s, b['combat'])
 
 
 def f343(s, b):
-    # 'rulesets/series/close_combat.mst:184'
+    # 'rulesets/series/close_combat.mst:189'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
@@ -2265,92 +2270,92 @@ def f345(s, b):
 
 
 def f346(s, b):
-    # 'rulesets/series/close_combat.mst:189'
+    # 'rulesets/series/close_combat.mst:194'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
 def f347(s, b):
-    # 'rulesets/series/close_combat.mst:190'
+    # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
 def f348(s, b):
-    # 'rulesets/series/close_combat.mst:190'
+    # 'rulesets/series/close_combat.mst:195'
     return b['_ask8']
 
 
 def f349(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f350(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     return bool(b['_for_u'])
 
 
 def f351(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     return b['_for_u']
 
 
 def f352(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     return b['defender']
 
 
 def f353(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f354(s, b):
-    # 'rulesets/series/close_combat.mst:192'
+    # 'rulesets/series/close_combat.mst:197'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f355(s, b):
-    # 'rulesets/series/close_combat.mst:193'
+    # 'rulesets/series/close_combat.mst:198'
     return s.vars['pinned'][b['u']]
 
 
 def f356(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+    # 'rulesets/series/close_combat.mst:199'
     return {'side': b['defender'], 'amount': (-1)}
 
 
 def f357(s, b):
-    # 'rulesets/series/close_combat.mst:196'
+    # 'rulesets/series/close_combat.mst:201'
     return {'unit': b['u'], 'hexes': 3}
 
 
 def f358(s, b):
-    # 'rulesets/series/close_combat.mst:202'
+    # 'rulesets/series/close_combat.mst:207'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
 def f359(s, b):
-    # 'rulesets/series/close_combat.mst:203'
+    # 'rulesets/series/close_combat.mst:208'
     e.capture(s, b['u'])
 
 
 def f360(s, b):
-    # 'rulesets/series/close_combat.mst:211'
+    # 'rulesets/series/close_combat.mst:216'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f361(s, b):
-    # 'rulesets/series/close_combat.mst:211'
+    # 'rulesets/series/close_combat.mst:216'
     return b['attacker']
 
 
 def f362(s, b):
-    # 'rulesets/series/close_combat.mst:212'
+    # 'rulesets/series/close_combat.mst:217'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
 def f363(s, b):
-    # 'rulesets/series/close_combat.mst:212'
+    # 'rulesets/series/close_combat.mst:217'
     return b['defender']
 
 
@@ -2441,42 +2446,42 @@ def f380(s, b):
 
 
 def f381(s, b):
-    # 'rulesets/series/close_combat.mst:218'
+    # 'rulesets/series/close_combat.mst:223'
     return d_tactics_chits(s)
 
 
 def f382(s, b):
-    # 'rulesets/series/close_combat.mst:218'
+    # 'rulesets/series/close_combat.mst:223'
     return b['attacker']
 
 
 def f383(s, b):
-    # 'rulesets/series/close_combat.mst:219'
+    # 'rulesets/series/close_combat.mst:224'
     return d_tactics_chits(s)
 
 
 def f384(s, b):
-    # 'rulesets/series/close_combat.mst:219'
+    # 'rulesets/series/close_combat.mst:224'
     return b['defender']
 
 
 def f385(s, b):
-    # 'rulesets/series/close_combat.mst:221'
+    # 'rulesets/series/close_combat.mst:226'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f386(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:227'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f387(s, b):
-    # 'rulesets/series/close_combat.mst:223'
+    # 'rulesets/series/close_combat.mst:228'
     return (b['matrix'][1] == 10)
 
 
 def f388(s, b):
-    # 'rulesets/series/close_combat.mst:224'
+    # 'rulesets/series/close_combat.mst:229'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
@@ -2506,87 +2511,87 @@ def f393(s, b):
 
 
 def f394(s, b):
-    # 'rulesets/series/close_combat.mst:229'
+    # 'rulesets/series/close_combat.mst:234'
     return b['odds']
 
 
 def f395(s, b):
-    # 'rulesets/series/close_combat.mst:233'
+    # 'rulesets/series/close_combat.mst:238'
     return q.rule_on(s, 'momentum_chits')
 
 
 def f396(s, b):
-    # 'rulesets/series/close_combat.mst:234'
+    # 'rulesets/series/close_combat.mst:239'
     b['first'] = (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
 def f397(s, b):
-    # 'rulesets/series/close_combat.mst:235'
+    # 'rulesets/series/close_combat.mst:240'
     b['rerolled'] = False
 
 
 def f398(s, b):
-    # 'rulesets/series/close_combat.mst:236'
+    # 'rulesets/series/close_combat.mst:241'
     return (s.vars['momentum'][b['first']] > 0)
 
 
 def f399(s, b):
-    # 'rulesets/series/close_combat.mst:237'
+    # 'rulesets/series/close_combat.mst:242'
     return b['first']
 
 
 def f400(s, b):
-    # 'rulesets/series/close_combat.mst:237'
+    # 'rulesets/series/close_combat.mst:242'
     return b['_ask10']
 
 
 def f401(s, b):
-    # 'rulesets/series/close_combat.mst:238'
+    # 'rulesets/series/close_combat.mst:243'
     return {'side': b['first']}
 
 
 def f402(s, b):
-    # 'rulesets/series/close_combat.mst:239'
+    # 'rulesets/series/close_combat.mst:244'
     b['rerolled'] = True
 
 
 def f403(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:247'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
 def f404(s, b):
-    # 'rulesets/series/close_combat.mst:243'
+    # 'rulesets/series/close_combat.mst:248'
     return q.enemy(s, b['first'])
 
 
 def f405(s, b):
-    # 'rulesets/series/close_combat.mst:243'
+    # 'rulesets/series/close_combat.mst:248'
     return b['_ask11']
 
 
 def f406(s, b):
-    # 'rulesets/series/close_combat.mst:244'
+    # 'rulesets/series/close_combat.mst:249'
     return {'side': q.enemy(s, b['first'])}
 
 
 def f407(s, b):
-    # 'rulesets/series/close_combat.mst:245'
+    # 'rulesets/series/close_combat.mst:250'
     b['rerolled'] = True
 
 
 def f408(s, b):
-    # 'rulesets/series/close_combat.mst:248'
+    # 'rulesets/series/close_combat.mst:253'
     return b['rerolled']
 
 
 def f409(s, b):
-    # 'rulesets/series/close_combat.mst:256'
+    # 'rulesets/series/close_combat.mst:261'
     b['retreated_defenders'] = tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
 def f410(s, b):
-    # 'rulesets/series/close_combat.mst:257'
+    # 'rulesets/series/close_combat.mst:262'
     b['retreated_attackers'] = tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 
 
@@ -2692,52 +2697,52 @@ def f430(s, b):
 
 
 def f431(s, b):
-    # 'rulesets/series/close_combat.mst:273'
+    # 'rulesets/series/close_combat.mst:278'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f432(s, b):
-    # 'rulesets/series/close_combat.mst:275'
+    # 'rulesets/series/close_combat.mst:280'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
 def f433(s, b):
-    # 'rulesets/series/close_combat.mst:279'
+    # 'rulesets/series/close_combat.mst:284'
     return q.rule_on(s, 'momentum_chits')
 
 
 def f434(s, b):
-    # 'rulesets/series/close_combat.mst:280'
+    # 'rulesets/series/close_combat.mst:285'
     return (b['modified_roll'] <= (-1))
 
 
 def f435(s, b):
-    # 'rulesets/series/close_combat.mst:281'
+    # 'rulesets/series/close_combat.mst:286'
     return {'side': b['defender']}
 
 
 def f436(s, b):
-    # 'rulesets/series/close_combat.mst:283'
+    # 'rulesets/series/close_combat.mst:288'
     return (b['modified_roll'] >= 10)
 
 
 def f437(s, b):
-    # 'rulesets/series/close_combat.mst:284'
+    # 'rulesets/series/close_combat.mst:289'
     return {'side': b['attacker']}
 
 
 def f438(s, b):
-    # 'rulesets/series/close_combat.mst:294'
+    # 'rulesets/series/close_combat.mst:299'
     e.set_var(s, 'snapshot_taken', False)
 
 
 def f439(s, b):
-    # 'rulesets/series/close_combat.mst:295'
+    # 'rulesets/series/close_combat.mst:300'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
 def f440(s, b):
-    # 'rulesets/series/close_combat.mst:297'
+    # 'rulesets/series/close_combat.mst:302'
     e.resolve_combat(s, b['combat'])
 
 
@@ -2757,87 +2762,87 @@ def f443(s, b):
 
 
 def f444(s, b):
-    # 'rulesets/series/close_combat.mst:302'
+    # 'rulesets/series/close_combat.mst:307'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
 def f445(s, b):
-    # 'rulesets/series/close_combat.mst:303'
+    # 'rulesets/series/close_combat.mst:308'
     return (len(b['vacated']) > 0)
 
 
 def f446(s, b):
-    # 'rulesets/series/close_combat.mst:305'
+    # 'rulesets/series/close_combat.mst:310'
     return (b['lead'] != -1)
 
 
 def f447(s, b):
-    # 'rulesets/series/close_combat.mst:306'
+    # 'rulesets/series/close_combat.mst:311'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
 def f448(s, b):
-    # 'rulesets/series/close_combat.mst:307'
-    return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
+    # 'rulesets/series/close_combat.mst:312'
+    return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
 def f449(s, b):
-    # 'rulesets/series/close_combat.mst:308'
+    # 'rulesets/series/close_combat.mst:313'
     return b['reachable']
 
 
 def f450(s, b):
-    # 'rulesets/series/close_combat.mst:308'
+    # 'rulesets/series/close_combat.mst:313'
     return q.attacking_side(s, b['combat'])
 
 
 def f451(s, b):
-    # 'rulesets/series/close_combat.mst:309'
+    # 'rulesets/series/close_combat.mst:314'
     e.advance_to(s, b['lead'], b['into'])
 
 
 def f452(s, b):
-    # 'rulesets/series/close_combat.mst:313'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
+    # 'rulesets/series/close_combat.mst:318'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and d_free_to_advance(s, e0))))
 
 
 def f453(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+    # 'rulesets/series/close_combat.mst:318'
     return bool(b['_for_u'])
 
 
 def f454(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+    # 'rulesets/series/close_combat.mst:318'
     return b['_for_u']
 
 
 def f455(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+    # 'rulesets/series/close_combat.mst:318'
     return q.attacking_side(s, b['combat'])
 
 
 def f456(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+    # 'rulesets/series/close_combat.mst:318'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f457(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+    # 'rulesets/series/close_combat.mst:319'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f458(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+    # 'rulesets/series/close_combat.mst:319'
     return q.attacking_side(s, b['combat'])
 
 
 def f459(s, b):
-    # 'rulesets/series/close_combat.mst:315'
+    # 'rulesets/series/close_combat.mst:320'
     return (b['to'] != -1)
 
 
 def f460(s, b):
-    # 'rulesets/series/close_combat.mst:316'
+    # 'rulesets/series/close_combat.mst:321'
     e.advance_to(s, b['u'], b['to'])
 
 
@@ -2852,72 +2857,72 @@ def f462(s, b):
 
 
 def f463(s, b):
-    # 'rulesets/series/close_combat.mst:326'
+    # 'rulesets/series/close_combat.mst:331'
     return (b['defender_chit'] == 'withdraw')
 
 
 def f464(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+    # 'rulesets/series/close_combat.mst:332'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f465(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+    # 'rulesets/series/close_combat.mst:332'
     return bool(b['_for_u'])
 
 
 def f466(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+    # 'rulesets/series/close_combat.mst:332'
     return b['_for_u']
 
 
 def f467(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+    # 'rulesets/series/close_combat.mst:332'
     return q.defending_side(s, b['combat'])
 
 
 def f468(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+    # 'rulesets/series/close_combat.mst:332'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f469(s, b):
-    # 'rulesets/series/close_combat.mst:328'
+    # 'rulesets/series/close_combat.mst:333'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f470(s, b):
-    # 'rulesets/series/close_combat.mst:331'
+    # 'rulesets/series/close_combat.mst:336'
     return (b['attacker_chit'] == 'withdraw')
 
 
 def f471(s, b):
-    # 'rulesets/series/close_combat.mst:332'
+    # 'rulesets/series/close_combat.mst:337'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def f472(s, b):
-    # 'rulesets/series/close_combat.mst:332'
+    # 'rulesets/series/close_combat.mst:337'
     return bool(b['_for_u'])
 
 
 def f473(s, b):
-    # 'rulesets/series/close_combat.mst:332'
+    # 'rulesets/series/close_combat.mst:337'
     return b['_for_u']
 
 
 def f474(s, b):
-    # 'rulesets/series/close_combat.mst:332'
+    # 'rulesets/series/close_combat.mst:337'
     return q.attacking_side(s, b['combat'])
 
 
 def f475(s, b):
-    # 'rulesets/series/close_combat.mst:332'
+    # 'rulesets/series/close_combat.mst:337'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
 def f476(s, b):
-    # 'rulesets/series/close_combat.mst:333'
+    # 'rulesets/series/close_combat.mst:338'
     return {'unit': b['u'], 'hexes': 1}
 
 
@@ -16189,7 +16194,7 @@ RULES = Rules(
             ),
             steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 46, 'indian_withdrawal': 48, 'honor_leads': 64, 'tactics': 70, 'opportunity_before_roll': 79, 'resolve': 87, 'momentum': 88, 'previously_retreated': 109, 'ignore_a_result': 111, 'apply': 122, 'retreated_check': 134, 'gain_momentum': 136, 'advance': 144, 'done': 146},
             types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'},
-            lines=('rulesets/series/close_combat.mst:163', 'rulesets/series/close_combat.mst:164', 'rulesets/series/close_combat.mst:165', 'rulesets/series/close_combat.mst:166', 'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177', 'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184', 'rulesets/series/close_combat.mst:183', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:193', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:191', 'rulesets/series/close_combat.mst:206', 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:212', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:457', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:459', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:218', 'rulesets/series/close_combat.mst:219', 'rulesets/series/close_combat.mst:220', 'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:223', 'rulesets/newtown/cards.mst:328', 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334', 'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:237', 'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244', 'rulesets/series/close_combat.mst:245', 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:256', 'rulesets/series/close_combat.mst:257', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354', 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362', 'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374', 'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:279', 'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:281', 'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:283', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:283', 'rulesets/series/close_combat.mst:279', 'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295', 'rulesets/series/close_combat.mst:297'),
+            lines=('rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169', 'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:172', 'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:185', 'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:188', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310', 'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207', 'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:207', 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:194', 'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:457', 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:459', 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224', 'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:228', 'rulesets/newtown/cards.mst:328', 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334', 'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244', 'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:261', 'rulesets/series/close_combat.mst:262', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354', 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362', 'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374', 'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:278', 'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:302'),
         ),
         'advance_after_combat': ProcedureSpec(
             name='advance_after_combat',
@@ -16226,7 +16231,7 @@ RULES = Rules(
             ),
             steps={'stay_in_the_breastwork': 0, 'advance': 6},
             types={'_ask13': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'},
-            lines=('rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197', 'rulesets/series/close_combat.mst:302', 'rulesets/series/close_combat.mst:303', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:306', 'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308', 'rulesets/series/close_combat.mst:309', 'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:305', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:315', 'rulesets/series/close_combat.mst:316', 'rulesets/series/close_combat.mst:315', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:303'),
+            lines=('rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197', 'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308', 'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:321', 'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:308'),
         ),
         'tactical_withdrawal': ProcedureSpec(
             name='tactical_withdrawal',
@@ -16257,7 +16262,7 @@ RULES = Rules(
             ),
             steps={'honor': 0, 'defender': 3, 'attacker': 11},
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker', 'u': 'unit'},
-            lines=('rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92', 'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:326', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:328', 'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:326', 'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:331'),
+            lines=('rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92', 'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:336', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:336'),
         ),
         'prepare_for_play': ProcedureSpec(
             name='prepare_for_play',
