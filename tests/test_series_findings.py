@@ -676,3 +676,32 @@ def test_the_rear_guard_exception_keeps_the_rest_of_step_9(monmouth):
     )
     assert s.unit_status[game.unit_by_name["randall_artillery"]] != ON_MAP
     assert s.is_terminal()  # no advance into the clear hex 3322 was offered
+
+
+# ---------------------------------------------------------------- Monmouth 4.64
+
+
+@pytest.mark.parametrize(("first", "intact_from"), [(BRITISH, 7), (AMERICAN, 8)])
+def test_lee_relieved_in_a_british_player_turn_lifts_c_and_c_at_the_next_american_one(
+    monmouth, first, intact_from
+):
+    """Monmouth 4.64: "Lee is relieved as soon as he and Washington occupy the
+    same hex ... C&C restrictions are lifted at the beginning of the next American
+    player turn." Relieved in the British player turn of turn 7: if the British
+    moved first, the next American player turn is turn 7's own."""
+    from engine import effects, interpreter
+
+    game = monmouth
+    s = position(
+        game,
+        {"turn": 7, "phasing": BRITISH, "initiative_side": first},
+        {"lee": "2115", "washington": "2015", "grenadiers_1": "3323"},
+        [
+            {"procedure": "game", "step": "winner"},
+            {"procedure": "movement_phase", "step": "move", "bindings": {"side": BRITISH}},
+        ],
+    )
+    effects.advance_to(s, game.unit_by_name["lee"], game.hex_by_label["2015"])  # Lee falls back
+    interpreter.advance(s)
+    assert s.vars["lee_relieved"] is True
+    assert s.vars["cc_intact_from"] == intact_from

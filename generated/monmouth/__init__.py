@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'c95574024181dca18546ae217c19d3e9ccff88a7cea8310f02eae1126c8511e6'
+RULES_HASH = '5f02c2aa8fab817d13ce42ae20add41bee8e86080cf357e2b6559042f3a7df51'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

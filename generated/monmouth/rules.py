@@ -129,7 +129,7 @@ def d_counts_for_stacking(s, a_u):
 
 
 def d_stack_ok(s, a_units):
-    # 'rulesets/monmouth/leaders.mst:176': 'Within the stacking limit'
+    # 'rulesets/monmouth/leaders.mst:183': 'Within the stacking limit'
     return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (UNIT_COMBAT[e0] and (not UNIT_PROPS['artillery'][e0])))) <= 6) and (len(tuple(e0 for e0 in a_units if ((UNIT_COMBAT[e0] and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0])))) <= 1))
 
 
@@ -478,8 +478,13 @@ def d_east_of_21xx(s, a_h):
     return (q.hex_column(s, a_h) >= 21)
 
 
+def d_next_american_player_turn(s):
+    # 'rulesets/monmouth/leaders.mst:111': 'The turn of the next American player turn'
+    return (s.vars['turn'] if ((s.vars['phasing'] == 0) and (s.vars['initiative_side'] == 0)) else (s.vars['turn'] + 1))
+
+
 def d_next_to_washington(s, a_u):
-    # 'rulesets/monmouth/leaders.mst:143': 'Adjacent to Washington'
+    # 'rulesets/monmouth/leaders.mst:150': 'Adjacent to Washington'
     return (((UNIT_COMBAT[a_u] and (s.unit_status[a_u] == 0)) and (s.unit_status[87] == 0)) and q.adjacent(s, q.hex_of(s, a_u), q.hex_of(s, 87)))
 
 
@@ -1448,28 +1453,28 @@ def f174(s, b):
 
 
 def f175(s, b):
-    # 'rulesets/monmouth/leaders.mst:191'
+    # 'rulesets/monmouth/leaders.mst:198'
     return (s.unit_status[22] == 0)
 
 
 def f176(s, b):
-    # 'rulesets/monmouth/leaders.mst:192'
+    # 'rulesets/monmouth/leaders.mst:199'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0])))
 
 
 def f177(s, b):
-    # 'rulesets/monmouth/leaders.mst:192'
+    # 'rulesets/monmouth/leaders.mst:199'
     return bool(b['_for_u'])
 
 
 def f178(s, b):
-    # 'rulesets/monmouth/leaders.mst:192'
+    # 'rulesets/monmouth/leaders.mst:199'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
 def f179(s, b):
-    # 'rulesets/monmouth/leaders.mst:193'
+    # 'rulesets/monmouth/leaders.mst:200'
     e.set_at(s, 'with_oswald', b['u'], True)
 
 
@@ -3345,46 +3350,46 @@ def f550(s, b):
 
 def f551(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
-    e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
+    e.set_var(s, 'cc_intact_from', d_next_american_player_turn(s))
 
 
 def f552(s, b):
-    # 'rulesets/monmouth/leaders.mst:123'
+    # 'rulesets/monmouth/leaders.mst:130'
     e.set_var(s, 'lee_casualty', True)
 
 
 def f553(s, b):
-    # 'rulesets/monmouth/leaders.mst:124'
+    # 'rulesets/monmouth/leaders.mst:131'
     e.set_var(s, 'cc_intact_from', 7)
 
 
 def f554(s, b):
-    # 'rulesets/monmouth/leaders.mst:132'
+    # 'rulesets/monmouth/leaders.mst:139'
     e.set_var(s, 'lee_casualty', True)
 
 
 def f555(s, b):
-    # 'rulesets/monmouth/leaders.mst:133'
+    # 'rulesets/monmouth/leaders.mst:140'
     e.set_var(s, 'cc_intact_from', 7)
 
 
 def f556(s, b):
-    # 'rulesets/monmouth/leaders.mst:165'
+    # 'rulesets/monmouth/leaders.mst:172'
     e.remove_from_play(s, 92)
 
 
 def f557(s, b):
-    # 'rulesets/monmouth/leaders.mst:166'
+    # 'rulesets/monmouth/leaders.mst:173'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
 def f558(s, b):
-    # 'rulesets/monmouth/leaders.mst:218'
+    # 'rulesets/monmouth/leaders.mst:225'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
 def f559(s, b):
-    # 'rulesets/monmouth/leaders.mst:224'
+    # 'rulesets/monmouth/leaders.mst:231'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
@@ -3479,12 +3484,12 @@ def f577(s, b):
 
 
 def f578(s, b):
-    # 'rulesets/monmouth/leaders.mst:147'
+    # 'rulesets/monmouth/leaders.mst:154'
     return 1
 
 
 def f579(s, b):
-    # 'rulesets/monmouth/leaders.mst:147'
+    # 'rulesets/monmouth/leaders.mst:154'
     return d_next_to_washington(s, b['unit'])
 
 
@@ -3704,27 +3709,27 @@ def f622(s, b):
 
 
 def f623(s, b):
-    # 'rulesets/monmouth/leaders.mst:121'
+    # 'rulesets/monmouth/leaders.mst:128'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
 def f624(s, b):
-    # 'rulesets/monmouth/leaders.mst:130'
+    # 'rulesets/monmouth/leaders.mst:137'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
 def f625(s, b):
-    # 'rulesets/monmouth/leaders.mst:163'
+    # 'rulesets/monmouth/leaders.mst:170'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
 def f626(s, b):
-    # 'rulesets/monmouth/leaders.mst:217'
+    # 'rulesets/monmouth/leaders.mst:224'
     return UNIT_LEADER[b['unit']]
 
 
 def f627(s, b):
-    # 'rulesets/monmouth/leaders.mst:223'
+    # 'rulesets/monmouth/leaders.mst:230'
     return UNIT_LEADER[b['unit']]
 
 
@@ -3809,7 +3814,7 @@ def f643(s, b):
 
 
 def f644(s, b):
-    # 'rulesets/monmouth/leaders.mst:111'
+    # 'rulesets/monmouth/leaders.mst:118'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
@@ -12501,7 +12506,7 @@ RULES = Rules(
             ),
             steps={'morgan': 0, 'variable_reinforcements': 6, 'reinforcements': 31, 'steuben_returns': 32, 'disrupted_away': 40, 'oswald': 53, 'countermarch': 60, 'hessian_grenadiers': 71, 'move': 87, 'arrivals_over_stacked': 88, 'pins': 98},
             types={'_ask4': 'bool', '_ask5': 'bool', '_ask6': 'bool', '_for_h': 'hexes', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'outcome': 'str', 'passed': 'bool', 'second': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
-            lines=('rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:208', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:210', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:220', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:222', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:227', 'rulesets/monmouth/reinforcements.mst:228', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:231', 'rulesets/monmouth/reinforcements.mst:232', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:235', 'rulesets/monmouth/reinforcements.mst:236', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:246', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:255', 'rulesets/monmouth/reinforcements.mst:256', 'rulesets/monmouth/reinforcements.mst:257', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:193', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:149', 'rulesets/monmouth/command_and_control.mst:150', 'rulesets/monmouth/command_and_control.mst:157', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:414', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:416', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:419', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/series/movement.mst:46', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267', 'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
+            lines=('rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:208', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:210', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:220', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:222', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:227', 'rulesets/monmouth/reinforcements.mst:228', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:231', 'rulesets/monmouth/reinforcements.mst:232', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:235', 'rulesets/monmouth/reinforcements.mst:236', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:246', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:255', 'rulesets/monmouth/reinforcements.mst:256', 'rulesets/monmouth/reinforcements.mst:257', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:198', 'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:200', 'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:198', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:149', 'rulesets/monmouth/command_and_control.mst:150', 'rulesets/monmouth/command_and_control.mst:157', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:414', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:416', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:419', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/series/movement.mst:46', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267', 'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
         ),
         'morale_check': ProcedureSpec(
             name='morale_check',
@@ -13336,7 +13341,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
-            lines=('rulesets/monmouth/leaders.mst:123', 'rulesets/monmouth/leaders.mst:124'),
+            lines=('rulesets/monmouth/leaders.mst:130', 'rulesets/monmouth/leaders.mst:131'),
         ),
         'trigger:lee_captured': ProcedureSpec(
             name='trigger:lee_captured',
@@ -13350,7 +13355,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/monmouth/leaders.mst:132', 'rulesets/monmouth/leaders.mst:133'),
+            lines=('rulesets/monmouth/leaders.mst:139', 'rulesets/monmouth/leaders.mst:140'),
         ),
         'trigger:steuben_leaves': ProcedureSpec(
             name='trigger:steuben_leaves',
@@ -13364,7 +13369,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
-            lines=('rulesets/monmouth/leaders.mst:165', 'rulesets/monmouth/leaders.mst:166'),
+            lines=('rulesets/monmouth/leaders.mst:172', 'rulesets/monmouth/leaders.mst:173'),
         ),
         'trigger:leader_eliminated_vp': ProcedureSpec(
             name='trigger:leader_eliminated_vp',
@@ -13377,7 +13382,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
-            lines=('rulesets/monmouth/leaders.mst:218',),
+            lines=('rulesets/monmouth/leaders.mst:225',),
         ),
         'trigger:leader_captured_vp': ProcedureSpec(
             name='trigger:leader_captured_vp',
@@ -13390,7 +13395,7 @@ RULES = Rules(
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/monmouth/leaders.mst:224',),
+            lines=('rulesets/monmouth/leaders.mst:231',),
         ),
         'trigger:countermarched_off_the_board': ProcedureSpec(
             name='trigger:countermarched_off_the_board',
