@@ -705,3 +705,42 @@ def test_lee_relieved_in_a_british_player_turn_lifts_c_and_c_at_the_next_america
     interpreter.advance(s)
     assert s.vars["lee_relieved"] is True
     assert s.vars["cc_intact_from"] == intact_from
+
+
+# ---------------------------------------------------------------- Newtown 5.9
+
+
+@pytest.fixture(scope="module")
+def newtown():
+    from compiler.build import import_shipped
+
+    return import_shipped("newtown").load_game()
+
+
+def test_an_indian_evades_through_a_zoc_only_when_blocked(newtown):
+    """Newtown 5.9: "If retreating Indian units are blocked by enemy ZOC, the
+    Indian unit enters the ZOC hex and performs a morale check". Little Billy in
+    0110 retreats one hex: 0210 (toward Newtown, 3.2.1) lies in the ZOC of the
+    N.Y. battalion in 0310; 0109 and 0111 are open — so he is not blocked, and
+    takes one of them."""
+    game = newtown
+    s = position(
+        game,
+        {"turn": 3, "phasing": "american", "army_morale": {"american": 15, "indian": 15}},
+        {"little_billy": "0110", "provisional_ny": "0310"},
+        [
+            {"procedure": "game", "step": "winner"},
+            {
+                "procedure": "retreat_unit",
+                "step": "start",
+                "bindings": {"unit": "little_billy", "hexes": 1},
+            },
+        ],
+    )
+    offered = options(s)
+    assert "0111" in offered and "0210" not in offered
+    while not s.is_terminal() and not s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    assert not s.is_chance_node()  # no evasion morale check
+    billy = s.unit_hex[game.unit_by_name["little_billy"]]
+    assert game.rules.board.labels[billy] in offered
