@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '82e5209f21fae922a899600eaf7d24bb6ec3f6126ac99f4718582f36385d8529'
+RULES_HASH = '8745386c9930e66b9ac3ac264643f1e1bebfbe1f7959a1a2130bf41344c96c68'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'f94975d63d72f92c909b4ccabb1c7d6012aae35df442b51c0f4531237af8cc67'
+RULES_HASH = 'd462c0ca303ea6874b9c5c69b1351e3bd6131e7c76e66b4d5ae6cfa4183c1501'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '07ffe8db7f1d68dfe6b2e3f01e583a0c045bba966c4ff638777166a9393f3626'
+RULES_HASH = '8663bc8546bc08aa34d9e3b73708aa0d6a4d5659401d1dcc375d04704a71db76'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
