@@ -102,7 +102,7 @@ CONCEAL_KEYS = {"from"}
 VICTORY_KEYS = {"level", "winner", "scenarios", "check"}
 VICTORY_LEVEL_KEYS = {"utility"}
 RESULT_KEYS = {"code"}
-BAG_KEYS = {"contents"}
+BAG_KEYS = {"contents", "seen_by"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
 RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
@@ -808,6 +808,9 @@ class Checker:
         return procs
 
     def bag(self, d: ast.Entity) -> ir.Bag:
+        """`bag NAME "T" { contents …; seen_by SIDE… | all | none }`: an opaque
+        container of markers, and who may look into it (a hand, a face-down
+        deck, a public cup)."""
         p = Props(d, self.r, BAG_KEYS)
         contents = []
         for v in p.values("contents"):
@@ -827,8 +830,44 @@ class Checker:
         if not p.has("contents"):
             self.r.error(d.name_span, MISSING, f"bag {d.name!r} needs `contents`")
         return ir.Bag(
-            d.name or "", d.title or d.name or "", tuple(contents), prov_of(d.prov), d.span
+            d.name or "",
+            d.title or d.name or "",
+            tuple(contents),
+            prov_of(d.prov),
+            d.span,
+            self.bag_seen_by(d, p),
         )
+
+    def bag_seen_by(self, d: ast.Entity, p: Props) -> tuple[str, ...]:
+        """The sides that may look into a bag: `seen_by SIDE…`, `all` or `none`
+        (the others see only how many markers it holds)."""
+        sides = tuple(str(e.value) for e in self.sym.entities.values() if e.kind == "side")
+        line = p.line("seen_by")
+        if line is None:
+            self.r.error(
+                d.name_span,
+                MISSING,
+                f"bag {d.name!r} needs `seen_by`: the sides that may look into it, `all` or `none`",
+            )
+            return sides
+        names = [v.id if isinstance(v, ast.Name) else None for v in line.values[1:]]
+        if names in (["all"], ["none"]):
+            return sides if names == ["all"] else ()
+        seen: list[str] = []
+        for v, name in zip(line.values[1:], names, strict=True):
+            if name not in sides:
+                hint = did_you_mean(name or "", set(sides) | {"all", "none"})
+                self.r.error(
+                    v.span,
+                    UNKNOWN_NAME,
+                    f"seen_by takes sides, `all` or `none`; {describe(v)} is not one",
+                    *hint_note(hint),
+                )
+            elif name not in seen:
+                seen.append(name)
+        if not names:
+            self.r.error(line.span, MISSING, "seen_by needs sides, `all` or `none`")
+        return tuple(seen)
 
     def procedure(self, proc: ast.Procedure, steps: list[tuple[ast.Step, str]]) -> ir.Procedure:
         params = tuple((p.name, p.type) for p in proc.params)

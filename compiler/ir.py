@@ -791,6 +791,7 @@ class Bag:
     contents: tuple[str, ...]  # token names, repeated for several copies
     prov: Prov
     span: Span = _span()
+    seen_by: tuple[str, ...] = ()  # the sides that may look into it; the others see its size
 
 
 @dataclass(frozen=True, slots=True)

@@ -361,6 +361,8 @@ class Rules:
     bags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # bag -> tokens at the start
     markers: tuple[str, ...] = ()  # every marker, by name: what a bag may come to hold
     concealments: tuple[ConcealSpec, ...] = ()
+    # Who may look into each bag (a bag left out is seen by every side).
+    bag_seen_by: dict[str, tuple[int, ...]] = field(default_factory=dict)
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     # The map's victory hexes (`place … victory`) and the bot weights declared.

@@ -601,6 +601,7 @@ class Codegen:
             "variables": [self.variable(v) for v in r.variables],
             "scenarios": scenarios,
             "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
+            "bag_seen_by": {b.name: tuple(self.sides.index(x) for x in b.seen_by) for b in r.bags},
             "markers": tuple(sorted(m.name for m in r.markers)),
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track

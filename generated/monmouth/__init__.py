@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '132743fc32116c2099dd3a3fed67cc8997306c28702517c58b554191e8e0155a'
+RULES_HASH = 'fd28b495c6704b9bd3a6ecec99d1f03442c405705a0abf139227dc92241d4c48'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

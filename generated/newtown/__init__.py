@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'd262f7597fda290323e9b789baf6b2019ff66bfc810a7f3f0de1f12ac7ed0740'
+RULES_HASH = '4196a0fda59df5c83fab7efe0217e73d5f2b63b5777c23dbfa01e967860e90bf'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

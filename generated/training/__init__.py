@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '5ecfa05cbb6f4ad8f77b5a81b3bcfdd4371319f7ba243c02ee21c35778230f0d'
+RULES_HASH = '93303245f7b60de55b0773257263b4fea1fcf0a9bfad154ff7ed2766b58b2d06'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -949,6 +949,7 @@ RULES = Rules(
     },
     turn_track={1: ('Dawn', {}), 2: ('Morning', {'reinforcements': True})},
     bags={},
+    bag_seen_by={},
     markers=('turn_marker', 'vp_marker'),
     scenarios=(
         ScenarioSpec(
