@@ -65,7 +65,12 @@ def redeal(view: State, observation: dict[str, Any], rng: random.Random) -> None
         for var, value in sorted(frame.get("bindings", {}).items()):
             if value == HIDDEN:
                 f = view.stack[i]
-                f.b[var] = rng.choice(_options_of(view, f.proc, f.b, var))
+                options = _options_of(view, f.proc, f.b, var)
+                # A choice whose options are gone now (a card played from a
+                # hand) keeps its value: the one case the view does not
+                # resample (docs/bots.md).
+                if options:
+                    f.b[var] = rng.choice(options)
     for name, tokens in observation["bags"].items():
         if not isinstance(tokens, list):
             view.bags[name] = rules.bags[name]
