@@ -25,6 +25,8 @@ from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hin
 from engine.bots.weights import TERMS
 
 BOTH = "both"
+# The fixed keys; a line may also be a per-side variable or a side (its objectives).
+KEYS = TERMS | {BOTH, "terrain", "scenarios"}
 
 
 def _number(v: ast.Expr) -> float | None:
@@ -44,7 +46,7 @@ def check_bot_weights(
     terrain_attributes: set[str],
     scenario_names: set[str],
 ) -> ir.BotWeights:
-    keys = TERMS | side_variables | set(sides) | {BOTH, "terrain", "scenarios"}
+    keys = KEYS | side_variables | set(sides)
     p = Props(d, r, keys)
     scenarios = []
     for v in p.values("scenarios"):

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compiler import simulation
 from compiler.load import RulesetNotFound
 from compiler.outputs import OUTPUTS
 from compiler.workbench import add_commands, cmd_watch
@@ -289,6 +288,31 @@ def cmd_path(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from compiler.simulation import cmd_simulate as simulate
+
+    return simulate(args)
+
+
+def add_simulate_parser(sub: Any) -> None:
+    """`muster simulate` (compiler/simulation.py; imported only when it runs)."""
+    s = sub.add_parser("simulate", help="play many seeded games with bots: a balance report")
+    s.add_argument("ruleset")
+    s.add_argument("--scenario", help="the scenario (default: the first declared)")
+    s.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+    s.add_argument(
+        "--bots", default="heuristic,heuristic", help="one bot per side, e.g. heuristic,mcts:200"
+    )
+    s.add_argument("--jobs", type=int, default=1, help="processes on this machine (default 1)")
+    s.add_argument("--seed", type=int, default=1, help="the run's seed: game i plays seed(K, i)")
+    s.add_argument("--swap", action="store_true", help="play each seed twice, sides swapped")
+    s.add_argument("--out", help="write the JSON report and PNG plots into this folder")
+    s.add_argument("--cluster", help="a Dask scheduler's address (needs the `cluster` extra)")
+    s.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(func=cmd_simulate)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="muster", description="Compile and play wargame rulesets.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -383,7 +407,7 @@ def parser() -> argparse.ArgumentParser:
             q.add_argument("--unit", required=True, help="the unit's name in the rule files")
         q.set_defaults(func=func)
 
-    simulation.add_parser(sub)
+    add_simulate_parser(sub)
 
     r = sub.add_parser("replay", help="replay a JSONL log and verify its final state")
     r.add_argument("log")

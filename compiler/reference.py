@@ -15,7 +15,18 @@ from __future__ import annotations
 
 import sys
 
-from compiler import check, counters, forces, maps, scenarios, tables, terrain, tracks, variables
+from compiler import (
+    bot_weights,
+    check,
+    counters,
+    forces,
+    maps,
+    scenarios,
+    tables,
+    terrain,
+    tracks,
+    variables,
+)
 from compiler.contexts import CONTEXTS
 from dsl import diagnostics
 from engine import vocabulary
@@ -56,6 +67,7 @@ DECLARATION_KEYS: dict[str, tuple[set[str], str]] = {
     "counter_face": (counters.HEADER, ""),
     "scenario": (scenarios.KEYS, "and start values of variables"),
     "bag": (check.BAG_KEYS, ""),
+    "bot_weights": (bot_weights.KEYS, "and a line per per-side variable or side (its objectives)"),
 }
 
 

@@ -117,21 +117,3 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             f"report written to {out / (stem + '.json')} and {', '.join(str(p) for p in written)}"
         )
     return 0
-
-
-def add_parser(sub: Any) -> None:
-    s = sub.add_parser("simulate", help="play many seeded games with bots: a balance report")
-    s.add_argument("ruleset")
-    s.add_argument("--scenario", help="the scenario (default: the first declared)")
-    s.add_argument("--games", type=int, default=100, help="how many games (default 100)")
-    s.add_argument(
-        "--bots", default="heuristic,heuristic", help="one bot per side, e.g. heuristic,mcts:200"
-    )
-    s.add_argument("--jobs", type=int, default=1, help="processes on this machine (default 1)")
-    s.add_argument("--seed", type=int, default=1, help="the run's seed: game i plays seed(K, i)")
-    s.add_argument("--swap", action="store_true", help="play each seed twice, sides swapped")
-    s.add_argument("--out", help="write the JSON report and PNG plots into this folder")
-    s.add_argument("--cluster", help="a Dask scheduler's address (needs the `cluster` extra)")
-    s.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
-    s.set_defaults(func=cmd_simulate)

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '93303245f7b60de55b0773257263b4fea1fcf0a9bfad154ff7ed2766b58b2d06'
+RULES_HASH = '7befd5be8fc0d357257c8c83486a8bd93fbc8470e9c8d9d41f37e3e7df9434f6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

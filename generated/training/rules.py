@@ -899,10 +899,7 @@ RULES = Rules(
     start_procedure='game',
     variables=(
     ),
-    unit_props=UNIT_PROPS,
-    victory_hexes=(43,),
-    bot_weights=(
-    ),
+    unit_props=UNIT_PROPS, victory_hexes=(43,), bot_weights=(),
     sources={
         'define:attack_strength': ('Attacking strength', '', ''),
         'define:defense_strength': ('Defending strength', '', ''),
