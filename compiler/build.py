@@ -142,6 +142,7 @@ def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
     rules_mod.__package__ = pkg_name
     sys.modules[pkg_name] = pkg
     sys.modules[f"{pkg_name}.rules"] = rules_mod
+    pkg.rules = rules_mod  # as importing the submodule would set it
     exec(compile(files["rules.py"], f"<generated {name}/rules.py>", "exec"), rules_mod.__dict__)
     exec(compile(files["__init__.py"], f"<generated {name}/__init__.py>", "exec"), pkg.__dict__)
     return pkg

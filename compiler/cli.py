@@ -179,6 +179,36 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_soak(args: argparse.Namespace) -> int:
+    from compiler.backends.engine_codegen import generate
+    from compiler.build import load_generated
+    from compiler.check import compile_ruleset
+    from compiler.soak import counts_json, declarations, markdown, soak
+
+    rules, _ = compile_ruleset(args.ruleset)
+    if rules.library:
+        print(f"muster: {rules.name} is a library: soak a battle that imports it", file=sys.stderr)
+        return 2
+    package = load_generated(generate(rules), rules.name)
+    scenarios = [args.scenario] if args.scenario else [sc.name for sc in rules.scenarios]
+
+    def progress(scenario: str, done: int, total: int) -> None:
+        if not args.quiet and (done == total or done % 10 == 0):
+            print(f"  {scenario}: {done}/{total} games", file=sys.stderr, flush=True)
+
+    report = soak(package, rules.name, scenarios, args.games, args.first_seed, progress)
+    text = markdown(report, args.games, declarations(rules))
+    if args.report:
+        Path(args.report).write_text(text, encoding="utf-8")
+    if args.counts:
+        Path(args.counts).write_text(counts_json(report, args.games) + "\n", encoding="utf-8")
+    if not args.report:
+        print(text, end="")
+    problems = len(report.problems)
+    print(f"muster soak {rules.name}: {problems} problems", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from compiler.build import load_game
     from engine.play import ReplayError, read_log, replay
@@ -315,6 +345,18 @@ def parser() -> argparse.ArgumentParser:
         else:
             q.add_argument("--unit", required=True, help="the unit's name in the rule files")
         q.set_defaults(func=func)
+
+    sk = sub.add_parser(
+        "soak", help="play many games of every scenario, checking invariants and what fired"
+    )
+    sk.add_argument("ruleset")
+    sk.add_argument("--games", type=int, default=200, help="games per scenario (default 200)")
+    sk.add_argument("--scenario", help="soak only this scenario")
+    sk.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
+    sk.add_argument("--report", help="write the Markdown report here (default: stdout)")
+    sk.add_argument("--counts", help="write the firing counts as JSON (for muster coverage --soak)")
+    sk.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sk.set_defaults(func=cmd_soak)
 
     r = sub.add_parser("replay", help="replay a JSONL log and verify its final state")
     r.add_argument("log")

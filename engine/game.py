@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from engine.firing import Firing
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
@@ -115,6 +116,7 @@ class Game:
     ) -> None:
         self.rules = rules
         self.params = dict(params or {})
+        self.firing: Firing | None = None  # `muster soak` attaches a counter (engine/firing.py)
         # A player's local chart values (compiler/local_charts.py) change the
         # game: they enter the rules hash, so a log replays only with them.
         charts: dict[str, TableSpec] = self.params.pop("charts", {})

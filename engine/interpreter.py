@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.firing import fired
 from engine.state import Frame, State, initial_value
 
 CHANCE = -1
@@ -61,6 +62,7 @@ def advance(s: State) -> None:
     from engine import primitives
 
     rules = s.game.rules
+    firing = s.game.firing
     s._node = None
     while not s.terminal:
         if s.events:
@@ -84,6 +86,8 @@ def advance(s: State) -> None:
             finish(s)
             continue
         instr = proc.code[frame.pc]
+        if firing is not None:
+            firing.instruction(frame.proc, frame.pc)
         node = _RUN[instr[0]](s, frame, instr)
         if node is not None:
             s._node = node
@@ -132,6 +136,7 @@ def _dispatch_events(s: State) -> None:
                 continue
             if trig.once:
                 s.fired.add(trig.name)
+            fired(s, "trigger", trig.name)
             frames.append(Frame(trig.procedure, 0, dict(bindings)))
     # The first trigger declared runs first: push in reverse.
     s.stack.extend(reversed(frames))
@@ -237,6 +242,7 @@ def _apply_result(s: State, f: Frame, instr: tuple) -> None:
         return
     bindings = instr[2](s, f.b)
     result = s.game.rules.results[code]
+    fired(s, "result", result.name)
     if not result.procedure:
         emit(s, "result_applied", result=code, **bindings)
         return
