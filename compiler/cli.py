@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.build import OUTPUTS
-from compiler.load import RulesetNotFound
+from compiler.load import PROJECT_ROOT, RulesetNotFound
 from dsl.diagnostics import CompileError
 
 
@@ -66,7 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_coverage(args: argparse.Namespace) -> int:
     from compiler.check import compile_loaded
-    from compiler.coverage import coverage, sections
+    from compiler.coverage import coverage, executed, sections, test_citations, under
     from compiler.load import load, resolve_ruleset
     from compiler.provenance import citations
     from dsl.diagnostics import Reporter
@@ -88,9 +88,16 @@ def cmd_coverage(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    fired = _fired_declarations(rules, args.soak) if args.soak else None
+    tested = test_citations(
+        [p.read_text(encoding="utf-8") for p in sorted(Path(args.tests).glob("**/*.py"))]
+        if args.tests
+        else []
+    )
     uncited = 0
     for cov in coverage(text, names, cites):
         print(f"§ {cov.document}: {len(cov.rows)} numbered sections")
+        silent = untested = 0
         for sec, via, times in cov.rows:
             if via is None:
                 mark = "UNCITED"
@@ -98,11 +105,45 @@ def cmd_coverage(args: argparse.Namespace) -> int:
                 mark = f"cited {times}×"
             else:
                 mark = f"via {via}"
+            ran = ""
+            if fired is not None:
+                decls, hits, total = executed(cov.document, sec.number, fired)
+                ran = f"{hits}/{decls} fired ({total})" if decls else "no rule runs it"
+                silent += decls > 0 and hits == 0
+            names_it = sum(
+                n for s, n in tested.get(cov.document, {}).items() if under(sec.number, s)
+            )
+            untested += names_it == 0
+            columns = f"{mark:<12}"
+            if fired is not None:
+                columns += f" {ran:<22}"
+            if args.tests:
+                columns += f" {'tested ' + str(names_it) if names_it else 'untested':<10}"
             if args.all or via is None:
-                print(f"  {sec.number:<8} {mark:<12} {sec.title[:60]}")
+                print(f"  {sec.number:<8} {columns} {sec.title[:60]}")
         uncited += len(cov.uncited)
         print(f"  {len(cov.uncited)} uncited")
+        if fired is not None:
+            print(f"  {silent} cited only by declarations that never fired in the soak")
+        if args.tests:
+            print(f"  {untested} named by no test")
     return 1 if uncited and args.strict else 0
+
+
+def _fired_declarations(rules: Any, path: str) -> list[tuple[tuple[tuple[str, str], ...], int]]:
+    """Each firing declaration of the rules as (its cites, times it fired in the soak)."""
+    import json
+
+    from compiler.soak import declarations
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if data.get("format") != "muster.soak/1" or data.get("battle") != rules.name:
+        raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
+    counts = data["counts"]
+    return [
+        (tuple((c.document, c.section) for c in d.cites), counts.get(f"{d.kind}:{d.name}", 0))
+        for d in declarations(rules)
+    ]
 
 
 def _document_names(text: str, battle: str, cites: dict) -> list[str] | None:
@@ -300,6 +341,14 @@ def parser() -> argparse.ArgumentParser:
     cv.add_argument("--documents", help="names of the documents in the text, in order (a,b)")
     cv.add_argument("--all", action="store_true", help="list cited sections too")
     cv.add_argument("--strict", action="store_true", help="exit 1 when a section is uncited")
+    cv.add_argument(
+        "--soak", help="firing counts of `muster soak --counts`: an executed column per section"
+    )
+    cv.add_argument(
+        "--tests",
+        default=str(PROJECT_ROOT / "tests") if (PROJECT_ROOT / "tests").is_dir() else None,
+        help="test folder whose `§ doc N` citations fill the tested column (default: tests/)",
+    )
     cv.set_defaults(func=cmd_coverage)
 
     d = sub.add_parser("dump", help="print the checked IR as JSON (see docs/ir.md)")
