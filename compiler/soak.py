@@ -268,7 +268,8 @@ def markdown(report: SoakReport, games: int, decls: list[Declaration]) -> str:
         f"# Soak: {report.battle}",
         "",
         f"`muster soak {report.battle} --games {games}`: {games} games per scenario, seeds 1–"
-        f"{games}, even seeds random bots, odd seeds eager bots (they rarely pass).",
+        f"{games}; the games alternate random bots and eager bots (which rarely pass),"
+        " starting with random.",
         "Invariants checked after every action: one location per unit, step counts,"
         " Army Morale bounds (16.3), and stacking (7.1) at the start of every game turn.",
         "",

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'de398e80cc54e2d9724f0efb0db7e912efeada21072db5ef8c2ee7cb7ad927fb'
+RULES_HASH = '96ee93b9601e45d009159e06387c789d176790187ed518b172e751e9528a9058'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

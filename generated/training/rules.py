@@ -215,145 +215,155 @@ def f29(s, b):
 
 def f30(s, b):
     # 'rulesets/training/ruleset.mst:16'
-    return {'unit': b['u'], 'hexes': 1}
+    return d_stack_ok(s, b['units'])
 
 
 def f31(s, b):
+    # 'rulesets/training/ruleset.mst:16'
+    return {'unit': b['u'], 'hexes': 1}
+
+
+def f32(s, b):
     # 'rulesets/training/battle.mst:364'
     return b['odds']
 
 
-def f32(s, b):
+def f33(s, b):
     # 'rulesets/training/battle.mst:366'
     return b['result'][1]
 
 
-def f33(s, b):
+def f34(s, b):
     # 'rulesets/training/battle.mst:366'
     return {'units': q.defenders(s, b['combat']), 'side': q.defending_side(s, b['combat'])}
 
 
-def f34(s, b):
+def f35(s, b):
     # 'rulesets/training/battle.mst:367'
     return b['result'][0]
 
 
-def f35(s, b):
+def f36(s, b):
     # 'rulesets/training/battle.mst:367'
     return {'units': q.attackers(s, b['combat']), 'side': q.attacking_side(s, b['combat'])}
 
 
-def f36(s, b):
+def f37(s, b):
     # 'rulesets/training/battle.mst:304'
     b['_for_u'] = tuple(b['units'])
 
 
-def f37(s, b):
+def f38(s, b):
     # 'rulesets/training/battle.mst:304'
     return bool(b['_for_u'])
 
 
-def f38(s, b):
+def f39(s, b):
     # 'rulesets/training/battle.mst:304'
     return b['_for_u']
 
 
-def f39(s, b):
+def f40(s, b):
     # 'rulesets/training/battle.mst:304'
     return b['side']
 
 
-def f40(s, b):
+def f41(s, b):
     # 'rulesets/training/battle.mst:304'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f41(s, b):
+def f42(s, b):
+    # 'rulesets/training/battle.mst:305'
+    return d_stack_ok(s, b['units'])
+
+
+def f43(s, b):
     # 'rulesets/training/battle.mst:305'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f42(s, b):
+def f44(s, b):
     # 'rulesets/training/battle.mst:313'
     return b['units']
 
 
-def f43(s, b):
+def f45(s, b):
     # 'rulesets/training/battle.mst:313'
     return b['side']
 
 
-def f44(s, b):
+def f46(s, b):
     # 'rulesets/training/battle.mst:314'
     e.lose_step(s, b['u'])
 
 
-def f45(s, b):
+def f47(s, b):
     # 'rulesets/training/battle.mst:377'
     e.score(s, 0, 2)
 
 
-def f46(s, b):
+def f48(s, b):
     # 'rulesets/training/battle.mst:382'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f47(s, b):
+def f49(s, b):
     # 'rulesets/training/battle.mst:322'
     return d_leader_drm(s, q.attackers(s, b['combat']))
 
 
-def f48(s, b):
+def f50(s, b):
     # 'rulesets/training/battle.mst:322'
     return (len(q.leaders_with(s, q.attackers(s, b['combat']))) > 0)
 
 
-def f49(s, b):
+def f51(s, b):
     # 'rulesets/training/battle.mst:323'
     return (-d_leader_drm(s, q.defenders(s, b['combat'])))
 
 
-def f50(s, b):
+def f52(s, b):
     # 'rulesets/training/battle.mst:323'
     return (len(q.leaders_with(s, q.defenders(s, b['combat']))) > 0)
 
 
-def f51(s, b):
-    # 'rulesets/training/battle.mst:324'
-    return -1
-
-
-def f52(s, b):
-    # 'rulesets/training/battle.mst:324'
-    return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
-
-
 def f53(s, b):
-    # 'rulesets/training/battle.mst:325'
+    # 'rulesets/training/battle.mst:324'
     return -1
 
 
 def f54(s, b):
+    # 'rulesets/training/battle.mst:324'
+    return all((q.terrain(s, q.hex_of(s, e0)) == 1) for e0 in q.defenders(s, b['combat']))
+
+
+def f55(s, b):
+    # 'rulesets/training/battle.mst:325'
+    return -1
+
+
+def f56(s, b):
     # 'rulesets/training/battle.mst:325'
     return any(q.hexside_has(s, q.hex_of(s, e0), q.defender_hex(s, b['combat']), 0) for e0 in q.attackers(s, b['combat']))
 
 
-def f55(s, b):
+def f57(s, b):
     # 'rulesets/training/battle.mst:375'
     return ((b['hex'] == 43) and (q.side(s, b['unit']) == 0))
 
 
-def f56(s, b):
+def f58(s, b):
     # 'rulesets/training/battle.mst:387'
     return (q.side(s, b['unit']) == 0)
 
 
-def f57(s, b):
+def f59(s, b):
     # 'rulesets/training/battle.mst:396'
     return (q.vp(s, 0) > q.vp(s, 1))
 
 
-def f58(s, b):
+def f60(s, b):
     # 'rulesets/training/battle.mst:402'
     return (q.vp(s, 1) > q.vp(s, 0))
 
@@ -930,10 +940,10 @@ RULES = Rules(
     ),
     modifiers={
         'combat_drm': ModifierListSpec('combat_drm', 'Combat die-roll modifiers', (
-            ModifierSpec('Attacking leader', f47, f48),
-            ModifierSpec('Defending leader', f49, f50),
-            ModifierSpec('Defender in woods', f51, f52),
-            ModifierSpec('Attacking across the creek', f53, f54),
+            ModifierSpec('Attacking leader', f49, f50),
+            ModifierSpec('Defending leader', f51, f52),
+            ModifierSpec('Defender in woods', f53, f54),
+            ModifierSpec('Attacking across the creek', f55, f56),
         )),
     },
     procedures={
@@ -1031,13 +1041,13 @@ RULES = Rules(
                 ('jump_if_not', f26, 10),
                 ('choose', 'u', f27, f28, 'unit', 'choose the next u', ''),
                 ('exec', f29),
-                ('prim', 'retreat', f30, {}),
+                ('prim', 'retreat', f31, {'stacking': f30}),
                 ('jump', 5),
                 ('return',),
                 ('jump', 12),
-                ('roll', 0, f31, 'combat_drm', 'result', None),
-                ('apply', f32, f33),
-                ('apply', f34, f35),
+                ('roll', 0, f32, 'combat_drm', 'result', None),
+                ('apply', f33, f34),
+                ('apply', f35, f36),
             ),
             steps={'odds': 0, 'withdraw': 1, 'roll': 12, 'apply': 13},
             types={'_ask1': 'bool', '_for_u': 'units', 'combat': 'combat', 'odds': 'column', 'result': 'cell:combat_table', 'u': 'unit'},
@@ -1050,11 +1060,11 @@ RULES = Rules(
             params=('units', 'side', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f36),
-                ('jump_if_not', f37, 6),
-                ('choose', 'u', f38, f39, 'unit', 'choose the next u', ''),
-                ('exec', f40),
-                ('prim', 'retreat', f41, {}),
+                ('exec', f37),
+                ('jump_if_not', f38, 6),
+                ('choose', 'u', f39, f40, 'unit', 'choose the next u', ''),
+                ('exec', f41),
+                ('prim', 'retreat', f43, {'stacking': f42}),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -1068,8 +1078,8 @@ RULES = Rules(
             params=('units', 'side', 'u'),
             result='',
             code=(
-                ('choose', 'u', f42, f43, 'unit', 'choose u', ''),
-                ('exec', f44),
+                ('choose', 'u', f44, f45, 'unit', 'choose u', ''),
+                ('exec', f46),
             ),
             steps={'do': 0},
             types={'side': 'side', 'u': 'unit', 'units': 'units'},
@@ -1082,7 +1092,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f45),
+                ('exec', f47),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -1095,7 +1105,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f46),
+                ('exec', f48),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -1103,17 +1113,17 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('mill_taken', 'Red takes the mill', 'entered', f55, True, 'trigger:mill_taken', ''),
+        TriggerSpec('mill_taken', 'Red takes the mill', 'entered', f57, True, 'trigger:mill_taken', ''),
         TriggerSpec('unit_destroyed', 'A unit destroyed scores for the enemy', 'eliminated', None, False, 'trigger:unit_destroyed', ''),
     ),
     restrictions=(
-        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f56, 2, '', None),
+        RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank', f58, 2, '', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f57, (), 'end_of_game'),
-        VictorySpec('blue_wins', 'Blue holds the field', 'marginal', 1, f58, (), 'end_of_game'),
+        VictorySpec('red_wins', 'Red holds the field', 'marginal', 0, f59, (), 'end_of_game'),
+        VictorySpec('blue_wins', 'Blue holds the field', 'marginal', 1, f60, (), 'end_of_game'),
     ),
     victory_levels={'marginal': 1.0},
     switches=(
