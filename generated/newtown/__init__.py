@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '02be9d1a0f42e8aa059d29777a9acac8c300c7cd846f8c784f1de6b661ebc2c6'
+RULES_HASH = 'cb3e1c260b34e6170d3206350594012979947d995cae8b45daa96babefff2591'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -324,6 +324,11 @@ def d_illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):
     return ((0 if d_chit_eligible(s, a_defender_chit, a_combat, q.defending_side(s, a_combat)) else 1) - (0 if d_chit_eligible(s, a_attacker_chit, a_combat, q.attacking_side(s, a_combat)) else 1))
 
 
+def d_room_for(s, a_u, a_h):
+    # 'rulesets/newtown/prepare.mst:149': 'The unit may join the hex within the stacking limit'
+    return d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,)))
+
+
 def d_counts_for_indian_decisive(s, a_u):
     # 'rulesets/newtown/victory.mst:11': 'An American combat unit other than artillery'
     return (((q.side(s, a_u) == 1) and UNIT_COMBAT[a_u]) and (not UNIT_PROPS['artillery'][a_u]))
@@ -2836,2053 +2841,2108 @@ def f466(s, b):
 
 def f467(s, b):
     # 'rulesets/newtown/prepare.mst:122'
-    e.advance_to(s, 20, q.hex_of(s, 19))
+    return d_room_for(s, 20, q.hex_of(s, 19))
 
 
 def f468(s, b):
-    # 'rulesets/newtown/prepare.mst:124'
-    return (b['outcome'] == 'onondaga')
+    # 'rulesets/newtown/prepare.mst:123'
+    e.advance_to(s, 20, q.hex_of(s, 19))
 
 
 def f469(s, b):
     # 'rulesets/newtown/prepare.mst:125'
-    return {}
+    return {'unit': 20}
 
 
 def f470(s, b):
-    # 'rulesets/newtown/prepare.mst:133'
-    return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
+    # 'rulesets/newtown/prepare.mst:128'
+    return (b['outcome'] == 'onondaga')
 
 
 def f471(s, b):
-    # 'rulesets/newtown/prepare.mst:133'
-    return 0
+    # 'rulesets/newtown/prepare.mst:129'
+    return {}
 
 
 def f472(s, b):
-    # 'rulesets/newtown/prepare.mst:134'
-    e.advance_to(s, b['unit'], b['h'])
+    # 'rulesets/newtown/prepare.mst:138'
+    b['hexes'] = q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
 def f473(s, b):
-    # 'rulesets/newtown/prepare.mst:142'
-    return (435, 436, 461, 462)
+    # 'rulesets/newtown/prepare.mst:139'
+    return (len(tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))) > 0)
 
 
 def f474(s, b):
-    # 'rulesets/newtown/prepare.mst:142'
-    return 0
+    # 'rulesets/newtown/prepare.mst:140'
+    return tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))
 
 
 def f475(s, b):
-    # 'rulesets/newtown/prepare.mst:143'
-    e.advance_to(s, 13, b['h'])
+    # 'rulesets/newtown/prepare.mst:140'
+    return 0
 
 
 def f476(s, b):
-    # 'rulesets/newtown/prepare.mst:144'
-    return {'token': 'onondaga'}
+    # 'rulesets/newtown/prepare.mst:141'
+    e.advance_to(s, b['unit'], b['h'])
 
 
 def f477(s, b):
+    # 'rulesets/newtown/prepare.mst:143'
+    return b['hexes']
+
+
+def f478(s, b):
+    # 'rulesets/newtown/prepare.mst:143'
+    return 0
+
+
+def f479(s, b):
+    # 'rulesets/newtown/prepare.mst:144'
+    e.advance_to(s, b['unit'], b['h'])
+
+
+def f480(s, b):
+    # 'rulesets/newtown/prepare.mst:156'
+    return (len(tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))) > 0)
+
+
+def f481(s, b):
+    # 'rulesets/newtown/prepare.mst:157'
+    return tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))
+
+
+def f482(s, b):
+    # 'rulesets/newtown/prepare.mst:157'
+    return 0
+
+
+def f483(s, b):
+    # 'rulesets/newtown/prepare.mst:158'
+    e.advance_to(s, 13, b['h'])
+
+
+def f484(s, b):
+    # 'rulesets/newtown/prepare.mst:160'
+    return (435, 436, 461, 462)
+
+
+def f485(s, b):
+    # 'rulesets/newtown/prepare.mst:160'
+    return 0
+
+
+def f486(s, b):
+    # 'rulesets/newtown/prepare.mst:161'
+    e.advance_to(s, 13, b['h'])
+
+
+def f487(s, b):
+    # 'rulesets/newtown/prepare.mst:163'
+    return {'token': 'onondaga'}
+
+
+def f488(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878))) for e0 in q.units_of(s, 0))))
 
 
-def f478(s, b):
+def f489(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f479(s, b):
+def f490(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f480(s, b):
+def f491(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return 1
 
 
-def f481(s, b):
+def f492(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return b['_ask12']
 
 
-def f482(s, b):
+def f493(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f483(s, b):
+def f494(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return 1
 
 
-def f484(s, b):
+def f495(s, b):
     # 'rulesets/newtown/variations.mst:95'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f485(s, b):
+def f496(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f486(s, b):
+def f497(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f487(s, b):
+def f498(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f488(s, b):
+def f499(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f489(s, b):
+def f500(s, b):
     # 'rulesets/newtown/sequence.mst:85'
     return {'side': b['side']}
 
 
-def f490(s, b):
+def f501(s, b):
     # 'rulesets/newtown/sequence.mst:86'
     return {'side': b['side']}
 
 
-def f491(s, b):
+def f502(s, b):
     # 'rulesets/newtown/sequence.mst:88'
     return {'side': b['side']}
 
 
-def f492(s, b):
+def f503(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f493(s, b):
+def f504(s, b):
     # 'rulesets/newtown/sequence.mst:95'
     return {'side': b['side']}
 
 
-def f494(s, b):
+def f505(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
 
 
-def f495(s, b):
+def f506(s, b):
     # 'rulesets/newtown/special_units.mst:122'
     return d_stack_ok(s, b['units'])
 
 
-def f496(s, b):
+def f507(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f497(s, b):
+def f508(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f498(s, b):
+def f509(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f499(s, b):
+def f510(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f500(s, b):
+def f511(s, b):
     # 'rulesets/newtown/sequence.mst:96'
     return {'side': b['side']}
 
 
-def f501(s, b):
+def f512(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f502(s, b):
+def f513(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f503(s, b):
+def f514(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f504(s, b):
+def f515(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     b['again'] = q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f505(s, b):
+def f516(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f506(s, b):
+def f517(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f507(s, b):
+def f518(s, b):
     # 'rulesets/newtown/sequence.mst:110'
     return {}
 
 
-def f508(s, b):
+def f519(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f509(s, b):
+def f520(s, b):
     # 'rulesets/newtown/sequence.mst:114'
     return {}
 
 
-def f510(s, b):
+def f521(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f511(s, b):
+def f522(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f512(s, b):
+def f523(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn'])))
 
 
-def f513(s, b):
+def f524(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return bool(b['_for_u'])
 
 
-def f514(s, b):
+def f525(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f515(s, b):
+def f526(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f516(s, b):
+def f527(s, b):
     # 'rulesets/newtown/sequence.mst:122'
     return {'side': b['side']}
 
 
-def f517(s, b):
+def f528(s, b):
     # 'rulesets/newtown/sequence.mst:125'
     return {}
 
 
-def f518(s, b):
+def f529(s, b):
     # 'rulesets/newtown/sequence.mst:140'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f519(s, b):
+def f530(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0]))
 
 
-def f520(s, b):
+def f531(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return bool(b['_for_u'])
 
 
-def f521(s, b):
+def f532(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f522(s, b):
+def f533(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f523(s, b):
+def f534(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f524(s, b):
+def f535(s, b):
     # 'rulesets/newtown/sequence.mst:151'
     return {'side': b['side']}
 
 
-def f525(s, b):
+def f536(s, b):
     # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f526(s, b):
+def f537(s, b):
     # 'rulesets/newtown/sequence.mst:153'
     return {}
 
 
-def f527(s, b):
+def f538(s, b):
     # 'rulesets/newtown/sequence.mst:159'
     return d_stack_ok(s, b['units'])
 
 
-def f528(s, b):
+def f539(s, b):
     # 'rulesets/newtown/sequence.mst:160'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f529(s, b):
+def f540(s, b):
     # 'rulesets/newtown/sequence.mst:161'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f530(s, b):
+def f541(s, b):
     # 'rulesets/newtown/sequence.mst:158'
     return {'side': b['side']}
 
 
-def f531(s, b):
+def f542(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f532(s, b):
+def f543(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return bool(b['_for_u'])
 
 
-def f533(s, b):
+def f544(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return b['_for_u']
 
 
-def f534(s, b):
+def f545(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     return b['side']
 
 
-def f535(s, b):
+def f546(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f536(s, b):
+def f547(s, b):
     # 'rulesets/newtown/sequence.mst:168'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f537(s, b):
+def f548(s, b):
     # 'rulesets/newtown/sequence.mst:169'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f538(s, b):
+def f549(s, b):
     # 'rulesets/newtown/sequence.mst:170'
     return (len(b['away']) > 0)
 
 
-def f539(s, b):
+def f550(s, b):
     # 'rulesets/newtown/sequence.mst:171'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f540(s, b):
+def f551(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f541(s, b):
+def f552(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return b['side']
 
 
-def f542(s, b):
+def f553(s, b):
     # 'rulesets/newtown/sequence.mst:173'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f543(s, b):
+def f554(s, b):
     # 'rulesets/newtown/sequence.mst:175'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f544(s, b):
+def f555(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f545(s, b):
+def f556(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     return bool(b['_for_u'])
 
 
-def f546(s, b):
+def f557(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f547(s, b):
+def f558(s, b):
     # 'rulesets/newtown/sequence.mst:183'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f548(s, b):
+def f559(s, b):
     # 'rulesets/newtown/sequence.mst:184'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f549(s, b):
+def f560(s, b):
     # 'rulesets/newtown/sequence.mst:185'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f550(s, b):
+def f561(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f551(s, b):
+def f562(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     return bool(b['_for_v'])
 
 
-def f552(s, b):
+def f563(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f553(s, b):
+def f564(s, b):
     # 'rulesets/newtown/sequence.mst:187'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f554(s, b):
+def f565(s, b):
     # 'rulesets/newtown/sequence.mst:189'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f555(s, b):
+def f566(s, b):
     # 'rulesets/newtown/sequence.mst:198'
     return {}
 
 
-def f556(s, b):
+def f567(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f557(s, b):
+def f568(s, b):
     # 'rulesets/newtown/sequence.mst:201'
     return {}
 
 
-def f558(s, b):
+def f569(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['_for_m'] = tuple(q.bag_contents(s, 'drawn_markers'))
 
 
-def f559(s, b):
+def f570(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return bool(b['_for_m'])
 
 
-def f560(s, b):
+def f571(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['m'] = b['_for_m'][0]
     b['_for_m'] = b['_for_m'][1:]
 
 
-def f561(s, b):
+def f572(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f562(s, b):
+def f573(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f563(s, b):
+def f574(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     b['eligible'] = tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and d_may_receive_honor(s, e0)))
 
 
-def f564(s, b):
+def f575(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f565(s, b):
+def f576(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f566(s, b):
+def f577(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return 0
 
 
-def f567(s, b):
+def f578(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f568(s, b):
+def f579(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f569(s, b):
+def f580(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f570(s, b):
+def f581(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f571(s, b):
+def f582(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f572(s, b):
+def f583(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f573(s, b):
+def f584(s, b):
     # 'rulesets/newtown/indian_rules.mst:60'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f574(s, b):
+def f585(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f575(s, b):
+def f586(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f576(s, b):
+def f587(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f577(s, b):
+def f588(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f578(s, b):
+def f589(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f579(s, b):
+def f590(s, b):
     # 'rulesets/newtown/indian_rules.mst:171'
     return {'token': 'check_indian_resolve'}
 
 
-def f580(s, b):
+def f591(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0)))
 
 
-def f581(s, b):
+def f592(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return bool(b['_for_u'])
 
 
-def f582(s, b):
+def f593(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return b['_for_u']
 
 
-def f583(s, b):
+def f594(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return 0
 
 
-def f584(s, b):
+def f595(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f585(s, b):
+def f596(s, b):
     # 'rulesets/newtown/indian_rules.mst:185'
     return {'unit': b['u']}
 
 
-def f586(s, b):
+def f597(s, b):
     # 'rulesets/newtown/indian_rules.mst:186'
     return (not b['passed'])
 
 
-def f587(s, b):
+def f598(s, b):
     # 'rulesets/newtown/indian_rules.mst:187'
     return {'unit': b['u']}
 
 
-def f588(s, b):
+def f599(s, b):
     # 'rulesets/newtown/indian_rules.mst:196'
     b['passed'] = (b['total'] >= 5)
 
 
-def f589(s, b):
+def f600(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f590(s, b):
+def f601(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f591(s, b):
+def f602(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f592(s, b):
+def f603(s, b):
     # 'rulesets/newtown/indian_rules.mst:206'
     return {'unit': b['unit']}
 
 
-def f593(s, b):
+def f604(s, b):
     # 'rulesets/newtown/indian_rules.mst:214'
     return d_stack_ok(s, b['units'])
 
 
-def f594(s, b):
+def f605(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f595(s, b):
+def f606(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312, 338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f596(s, b):
+def f607(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f597(s, b):
+def f608(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return 0
 
 
-def f598(s, b):
+def f609(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask13']
 
 
-def f599(s, b):
+def f610(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f600(s, b):
+def f611(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return 0
 
 
-def f601(s, b):
+def f612(s, b):
     # 'rulesets/newtown/indian_rules.mst:387'
     return {'combat': b['combat']}
 
 
-def f602(s, b):
+def f613(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['_for_c'] = tuple(tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0))))
 
 
-def f603(s, b):
+def f614(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return bool(b['_for_c'])
 
 
-def f604(s, b):
+def f615(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f605(s, b):
+def f616(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f606(s, b):
+def f617(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     b['stacks'] = q.defense_hexes(s, b['combat'])
 
 
-def f607(s, b):
+def f618(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0)))
 
 
-def f608(s, b):
+def f619(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return bool(b['_for_u'])
 
 
-def f609(s, b):
+def f620(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return b['_for_u']
 
 
-def f610(s, b):
+def f621(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return 0
 
 
-def f611(s, b):
+def f622(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f612(s, b):
+def f623(s, b):
     # 'rulesets/newtown/indian_rules.mst:402'
     return {'unit': b['u']}
 
 
-def f613(s, b):
+def f624(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s, e0), b['stacks']))))
 
 
-def f614(s, b):
+def f625(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return bool(b['_for_u'])
 
 
-def f615(s, b):
+def f626(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return b['_for_u']
 
 
-def f616(s, b):
+def f627(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return 0
 
 
-def f617(s, b):
+def f628(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f618(s, b):
+def f629(s, b):
     # 'rulesets/newtown/indian_rules.mst:408'
     return {'unit': b['u']}
 
 
-def f619(s, b):
+def f630(s, b):
     # 'rulesets/newtown/indian_rules.mst:414'
     b['vacated'] = q.hex_of(s, b['unit'])
 
 
-def f620(s, b):
+def f631(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f621(s, b):
+def f632(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f622(s, b):
+def f633(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f623(s, b):
+def f634(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f624(s, b):
+def f635(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f625(s, b):
+def f636(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return 1
 
 
-def f626(s, b):
+def f637(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f627(s, b):
+def f638(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f628(s, b):
+def f639(s, b):
     # 'rulesets/newtown/indian_rules.mst:498'
     return d_stack_ok(s, b['units'])
 
 
-def f629(s, b):
+def f640(s, b):
     # 'rulesets/newtown/indian_rules.mst:499'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f630(s, b):
+def f641(s, b):
     # 'rulesets/newtown/indian_rules.mst:500'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f631(s, b):
+def f642(s, b):
     # 'rulesets/newtown/indian_rules.mst:505'
     return True
 
 
-def f632(s, b):
+def f643(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0), 'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f633(s, b):
+def f644(s, b):
     # 'rulesets/newtown/indian_rules.mst:516'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f634(s, b):
+def f645(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f635(s, b):
+def f646(s, b):
     # 'rulesets/newtown/indian_rules.mst:518'
     return (not b['passed'])
 
 
-def f636(s, b):
+def f647(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f637(s, b):
+def f648(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f638(s, b):
+def f649(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f639(s, b):
+def f650(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     b['parents'] = tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f640(s, b):
+def f651(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f641(s, b):
+def f652(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f642(s, b):
+def f653(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f643(s, b):
+def f654(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f644(s, b):
+def f655(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return 0
 
 
-def f645(s, b):
+def f656(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f646(s, b):
+def f657(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f647(s, b):
+def f658(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f648(s, b):
+def f659(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f649(s, b):
+def f660(s, b):
     # 'rulesets/newtown/special_units.mst:160'
     return (s.unit_status[17] == 0)
 
 
-def f650(s, b):
+def f661(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     b['h'] = q.hex_of(s, 17)
 
 
-def f651(s, b):
+def f662(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f652(s, b):
+def f663(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f653(s, b):
+def f664(s, b):
     # 'rulesets/newtown/cards.mst:198'
     return d_may_draw_card(s, b['side'])
 
 
-def f654(s, b):
+def f665(s, b):
     # 'rulesets/newtown/cards.mst:199'
     return (b['side'] == 1)
 
 
-def f655(s, b):
+def f666(s, b):
     # 'rulesets/newtown/cards.mst:201'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f656(s, b):
+def f667(s, b):
     # 'rulesets/newtown/cards.mst:204'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f657(s, b):
+def f668(s, b):
     # 'rulesets/newtown/cards.mst:205'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f658(s, b):
+def f669(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (b['side'] == 1)
 
 
-def f659(s, b):
+def f670(s, b):
     # 'rulesets/newtown/cards.mst:240'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f660(s, b):
+def f671(s, b):
     # 'rulesets/newtown/cards.mst:242'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f661(s, b):
+def f672(s, b):
     # 'rulesets/newtown/cards.mst:244'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f662(s, b):
+def f673(s, b):
     # 'rulesets/newtown/cards.mst:256'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f663(s, b):
+def f674(s, b):
     # 'rulesets/newtown/cards.mst:257'
     return b['side']
 
 
-def f664(s, b):
+def f675(s, b):
     # 'rulesets/newtown/cards.mst:257'
     return b['_ask14']
 
 
-def f665(s, b):
+def f676(s, b):
     # 'rulesets/newtown/cards.mst:258'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f666(s, b):
+def f677(s, b):
     # 'rulesets/newtown/cards.mst:258'
     return b['side']
 
 
-def f667(s, b):
+def f678(s, b):
     # 'rulesets/newtown/cards.mst:259'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f668(s, b):
+def f679(s, b):
     # 'rulesets/newtown/cards.mst:260'
     return {'side': b['side']}
 
 
-def f669(s, b):
+def f680(s, b):
     # 'rulesets/newtown/cards.mst:296'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f670(s, b):
+def f681(s, b):
     # 'rulesets/newtown/cards.mst:297'
     return b['side']
 
 
-def f671(s, b):
+def f682(s, b):
     # 'rulesets/newtown/cards.mst:297'
     return b['_ask15']
 
 
-def f672(s, b):
+def f683(s, b):
     # 'rulesets/newtown/cards.mst:298'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f673(s, b):
+def f684(s, b):
     # 'rulesets/newtown/cards.mst:298'
     return b['side']
 
 
-def f674(s, b):
+def f685(s, b):
     # 'rulesets/newtown/cards.mst:299'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f675(s, b):
+def f686(s, b):
     # 'rulesets/newtown/cards.mst:300'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f676(s, b):
+def f687(s, b):
     # 'rulesets/newtown/cards.mst:301'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and UNIT_COMBAT[e0])))
 
 
-def f677(s, b):
+def f688(s, b):
     # 'rulesets/newtown/cards.mst:301'
     return bool(b['_for_u'])
 
 
-def f678(s, b):
+def f689(s, b):
     # 'rulesets/newtown/cards.mst:301'
     return b['_for_u']
 
 
-def f679(s, b):
+def f690(s, b):
     # 'rulesets/newtown/cards.mst:301'
     return 0
 
 
-def f680(s, b):
+def f691(s, b):
     # 'rulesets/newtown/cards.mst:301'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f681(s, b):
+def f692(s, b):
     # 'rulesets/newtown/cards.mst:302'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f682(s, b):
+def f693(s, b):
     # 'rulesets/newtown/cards.mst:304'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f683(s, b):
+def f694(s, b):
     # 'rulesets/newtown/cards.mst:305'
     return (b['card'] == 'chaos')
 
 
-def f684(s, b):
+def f695(s, b):
     # 'rulesets/newtown/cards.mst:306'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 
-def f685(s, b):
+def f696(s, b):
     # 'rulesets/newtown/cards.mst:308'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f686(s, b):
+def f697(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f687(s, b):
+def f698(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f688(s, b):
+def f699(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f689(s, b):
+def f700(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f690(s, b):
+def f701(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f691(s, b):
+def f702(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f692(s, b):
+def f703(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f693(s, b):
+def f704(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f694(s, b):
+def f705(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f695(s, b):
+def f706(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f696(s, b):
+def f707(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f697(s, b):
+def f708(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f698(s, b):
+def f709(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     b['others_first'] = (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f699(s, b):
+def f710(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f700(s, b):
+def f711(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f701(s, b):
+def f712(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f702(s, b):
+def f713(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['side']
 
 
-def f703(s, b):
+def f714(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f704(s, b):
+def f715(s, b):
     # 'rulesets/newtown/special_units.mst:151'
     return (not b['fire'])
 
 
-def f705(s, b):
+def f716(s, b):
     # 'rulesets/newtown/special_units.mst:152'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f706(s, b):
+def f717(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f707(s, b):
+def f718(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f708(s, b):
+def f719(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f709(s, b):
+def f720(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f710(s, b):
+def f721(s, b):
     # 'rulesets/series/results.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f711(s, b):
+def f722(s, b):
     # 'rulesets/series/results.mst:104'
     return bool(b['_for_u'])
 
 
-def f712(s, b):
+def f723(s, b):
     # 'rulesets/series/results.mst:104'
     return b['_for_u']
 
 
-def f713(s, b):
+def f724(s, b):
     # 'rulesets/series/results.mst:104'
     return b['side']
 
 
-def f714(s, b):
+def f725(s, b):
     # 'rulesets/series/results.mst:104'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f715(s, b):
+def f726(s, b):
     # 'rulesets/series/results.mst:105'
     e.capture(s, b['u'])
 
 
-def f716(s, b):
+def f727(s, b):
     # 'rulesets/series/results.mst:107'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f717(s, b):
+def f728(s, b):
     # 'rulesets/series/results.mst:107'
     return bool(b['_for_u'])
 
 
-def f718(s, b):
+def f729(s, b):
     # 'rulesets/series/results.mst:107'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f719(s, b):
+def f730(s, b):
     # 'rulesets/series/results.mst:108'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f720(s, b):
+def f731(s, b):
     # 'rulesets/series/results.mst:118'
     b['leaders'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
 
 
-def f721(s, b):
+def f732(s, b):
     # 'rulesets/series/results.mst:119'
     return (len(b['leaders']) > 0)
 
 
-def f722(s, b):
+def f733(s, b):
     # 'rulesets/series/results.mst:120'
     return b['leaders']
 
 
-def f723(s, b):
+def f734(s, b):
     # 'rulesets/series/results.mst:120'
     return b['side']
 
 
-def f724(s, b):
+def f735(s, b):
     # 'rulesets/series/results.mst:121'
     e.eliminate(s, b['casualty'])
 
 
-def f725(s, b):
+def f736(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f726(s, b):
+def f737(s, b):
     # 'rulesets/series/results.mst:217'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f727(s, b):
+def f738(s, b):
     # 'rulesets/series/movement.mst:115'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f728(s, b):
+def f739(s, b):
     # 'rulesets/series/movement.mst:115'
     return bool(b['_for_l'])
 
 
-def f729(s, b):
+def f740(s, b):
     # 'rulesets/series/movement.mst:115'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f730(s, b):
+def f741(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f731(s, b):
+def f742(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f732(s, b):
+def f743(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f733(s, b):
+def f744(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f734(s, b):
+def f745(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s, b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f735(s, b):
+def f746(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f736(s, b):
+def f747(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f737(s, b):
+def f748(s, b):
     # 'rulesets/newtown/victory.mst:83'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f738(s, b):
+def f749(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f739(s, b):
+def f750(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f740(s, b):
+def f751(s, b):
     # 'rulesets/newtown/indian_rules.mst:85'
     return {'unit': b['affected']}
 
 
-def f741(s, b):
+def f752(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f742(s, b):
+def f753(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f743(s, b):
+def f754(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f744(s, b):
+def f755(s, b):
     # 'rulesets/newtown/special_units.mst:53'
     return {}
 
 
-def f745(s, b):
+def f756(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f746(s, b):
+def f757(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f747(s, b):
+def f758(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f748(s, b):
+def f759(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f749(s, b):
+def f760(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f750(s, b):
+def f761(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f751(s, b):
+def f762(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f752(s, b):
+def f763(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f753(s, b):
+def f764(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f754(s, b):
+def f765(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f755(s, b):
+def f766(s, b):
     # 'rulesets/newtown/cards.mst:230'
     return {'side': 0}
 
 
-def f756(s, b):
+def f767(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f757(s, b):
+def f768(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f758(s, b):
+def f769(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f759(s, b):
+def f770(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f760(s, b):
+def f771(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f761(s, b):
+def f772(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f762(s, b):
+def f773(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f763(s, b):
+def f774(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f764(s, b):
+def f775(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f765(s, b):
+def f776(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f766(s, b):
+def f777(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f767(s, b):
+def f778(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f768(s, b):
+def f779(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return 1
 
 
-def f769(s, b):
+def f780(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f770(s, b):
+def f781(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return -1
 
 
-def f771(s, b):
+def f782(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f772(s, b):
+def f783(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f773(s, b):
+def f784(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f774(s, b):
+def f785(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f775(s, b):
+def f786(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return -1
 
 
-def f776(s, b):
+def f787(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f777(s, b):
+def f788(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return -1
 
 
-def f778(s, b):
+def f789(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f779(s, b):
+def f790(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return -1
 
 
-def f780(s, b):
+def f791(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
 
 
-def f781(s, b):
+def f792(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return 1
 
 
-def f782(s, b):
+def f793(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
 
 
-def f783(s, b):
+def f794(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return -1
 
 
-def f784(s, b):
+def f795(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f785(s, b):
+def f796(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return 1
 
 
-def f786(s, b):
+def f797(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f787(s, b):
+def f798(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return 1
 
 
-def f788(s, b):
+def f799(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f789(s, b):
+def f800(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return 1
 
 
-def f790(s, b):
+def f801(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f791(s, b):
+def f802(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return -1
 
 
-def f792(s, b):
+def f803(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f793(s, b):
+def f804(s, b):
     # 'rulesets/newtown/tables.mst:57'
     return d_modified_morale(s, b['unit'])
 
 
-def f794(s, b):
+def f805(s, b):
     # 'rulesets/newtown/tables.mst:58'
     return d_leadership(s, b['unit'])
 
 
-def f795(s, b):
+def f806(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return 1
 
 
-def f796(s, b):
+def f807(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f797(s, b):
+def f808(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return 1
 
 
-def f798(s, b):
+def f809(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f799(s, b):
+def f810(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return -1
 
 
-def f800(s, b):
+def f811(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f801(s, b):
+def f812(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return -1
 
 
-def f802(s, b):
+def f813(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f803(s, b):
+def f814(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return 1
 
 
-def f804(s, b):
+def f815(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f805(s, b):
+def f816(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return -1
 
 
-def f806(s, b):
+def f817(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f807(s, b):
+def f818(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f808(s, b):
+def f819(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f809(s, b):
+def f820(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f810(s, b):
+def f821(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f811(s, b):
+def f822(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f812(s, b):
+def f823(s, b):
     # 'rulesets/newtown/victory.mst:22'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f813(s, b):
+def f824(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f814(s, b):
+def f825(s, b):
     # 'rulesets/newtown/victory.mst:82'
     return UNIT_LEADER[b['unit']]
 
 
-def f815(s, b):
+def f826(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f816(s, b):
+def f827(s, b):
     # 'rulesets/newtown/sequence.mst:132'
     return UNIT_COMBAT[b['unit']]
 
 
-def f817(s, b):
+def f828(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f818(s, b):
+def f829(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f819(s, b):
+def f830(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f820(s, b):
+def f831(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase')) or (b['procedure'] == 'final_movement_phase'))
 
 
-def f821(s, b):
+def f832(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f822(s, b):
+def f833(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f823(s, b):
+def f834(s, b):
     # 'rulesets/newtown/special_units.mst:75'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f824(s, b):
+def f835(s, b):
     # 'rulesets/newtown/special_units.mst:81'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f825(s, b):
+def f836(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f826(s, b):
+def f837(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f827(s, b):
+def f838(s, b):
     # 'rulesets/newtown/cards.mst:228'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
-def f828(s, b):
+def f839(s, b):
     # 'rulesets/series/movement.mst:76'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f829(s, b):
+def f840(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f830(s, b):
+def f841(s, b):
     # 'rulesets/series/movement.mst:81'
     return 1
 
 
-def f831(s, b):
+def f842(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f832(s, b):
+def f843(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f833(s, b):
+def f844(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f834(s, b):
+def f845(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f835(s, b):
+def f846(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f836(s, b):
+def f847(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f837(s, b):
+def f848(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f838(s, b):
+def f849(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f839(s, b):
+def f850(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f840(s, b):
+def f851(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f841(s, b):
+def f852(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f842(s, b):
+def f853(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f843(s, b):
+def f854(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f844(s, b):
+def f855(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f845(s, b):
+def f856(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f846(s, b):
+def f857(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f847(s, b):
+def f858(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f848(s, b):
+def f859(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f849(s, b):
+def f860(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f850(s, b):
+def f861(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f851(s, b):
+def f862(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f852(s, b):
+def f863(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f853(s, b):
+def f864(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f854(s, b):
+def f865(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f855(s, b):
-    # 'rulesets/newtown/scenarios.mst:13'
-    return 1
-
-
-def f856(s, b):
-    # 'rulesets/newtown/scenarios.mst:13'
-    return 14
-
-
-def f857(s, b):
-    # 'rulesets/newtown/scenarios.mst:14'
-    return 0
-
-
-def f858(s, b):
-    # 'rulesets/newtown/scenarios.mst:14'
-    return 13
-
-
-def f859(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f860(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f861(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
-    return 1
-
-
-def f862(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
-    return 14
-
-
-def f863(s, b):
-    # 'rulesets/newtown/scenarios.mst:40'
-    return 0
-
-
-def f864(s, b):
-    # 'rulesets/newtown/scenarios.mst:40'
-    return 13
-
-
-def f865(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
-
-
 def f866(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
+    # 'rulesets/newtown/scenarios.mst:13'
     return 1
 
 
 def f867(s, b):
+    # 'rulesets/newtown/scenarios.mst:13'
+    return 14
+
+
+def f868(s, b):
+    # 'rulesets/newtown/scenarios.mst:14'
+    return 0
+
+
+def f869(s, b):
+    # 'rulesets/newtown/scenarios.mst:14'
+    return 13
+
+
+def f870(s, b):
+    # 'rulesets/newtown/scenarios.mst:15'
+    return 1
+
+
+def f871(s, b):
+    # 'rulesets/newtown/scenarios.mst:15'
+    return 1
+
+
+def f872(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 1
+
+
+def f873(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 14
+
+
+def f874(s, b):
+    # 'rulesets/newtown/scenarios.mst:40'
+    return 0
+
+
+def f875(s, b):
+    # 'rulesets/newtown/scenarios.mst:40'
+    return 13
+
+
+def f876(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f877(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f878(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f868(s, b):
+def f879(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f869(s, b):
+def f880(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f870(s, b):
+def f881(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f871(s, b):
+def f882(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f872(s, b):
+def f883(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f873(s, b):
+def f884(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f874(s, b):
+def f885(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f875(s, b):
+def f886(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -4913,9 +4973,9 @@ RULES = Rules(
         UnitSpec('farmers_brother', "Farmer's Brother", 'F. Brother', 0, 'unit', 5, (3, 2), 5, 875, {'tribe': 'turtle_clan'}, morales=(1, 0), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('red_jacket', 'Red Jacket', 'Red Jacket', 0, 'unit', 5, (2,), 5, 875, {'tribe': 'wolf_clan'}, morales=(0,), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('half_moon', 'Half Moon', 'Half Moon', 0, 'unit', 5, (2,), 5, 874, {'tribe': 'delaware'}, morales=(0,), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('little_beard', 'Little Beard', 'Little Beard', 0, 'unit', 5, (3, 2), 5, 872, {'tribe': 'wolf_clan'}, morales=(1, 0), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('little_beard', 'Little Beard', 'Little Beard', 0, 'unit', 5, (2, 1), 5, 872, {'tribe': 'wolf_clan'}, morales=(1, 0), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('captain_montour', 'Captain Montour', 'Montour', 0, 'unit', 5, (2,), 5, -1, {'random_event': True, 'tribe': 'delaware'}, morales=(1,), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('fish_carrier', 'Fish Carrier', 'Fish Carrier', 0, 'unit', 5, (3, 2), 5, 872, {'tribe': 'cayuga'}, morales=(1, 0), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
+        UnitSpec('fish_carrier', 'Fish Carrier', 'Fish Carrier', 0, 'unit', 5, (2, 1), 5, 872, {'tribe': 'cayuga'}, morales=(1, 0), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('sagwarithra', 'Sagwarithra', 'Sagwarithra', 0, 'unit', 5, (2,), 5, 845, {'tribe': 'tuscarora', 'no_honor': True}, morales=(0,), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('handsome_lake', 'Handsome Lake', 'H. Lake', 0, 'unit', 5, (2,), 5, 741, {'tribe': 'turtle_clan'}, morales=(0,), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('blacksnake', 'Blacksnake', 'Blacksnake', 0, 'unit', 5, (2,), 5, 1083, {'tribe': 'wolf_clan'}, morales=(1,), rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
@@ -4950,9 +5010,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f873),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f874),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f875),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f884),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f885),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f886),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -14939,8 +14999,8 @@ RULES = Rules(
             parts=('result',),
             kinds=('name',),
             rows=(
-                (0, 3, None, (('sprung',),)),
-                (4, 9, None, (('failed',),)),
+                (None, 3, None, (('sprung',),)),
+                (4, None, None, (('failed',),)),
             ),
         ),
         TableSpec(
@@ -14972,48 +15032,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f756, None),
-            ModifierSpec('Momentum Chits spent', f757, None),
+            ModifierSpec('Army Morale', f767, None),
+            ModifierSpec('Momentum Chits spent', f768, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f758, None),
-            ModifierSpec('Leadership DRM', f759, None),
-            ModifierSpec('Other modifiers of this check', f760, None),
+            ModifierSpec('Modified morale', f769, None),
+            ModifierSpec('Leadership DRM', f770, None),
+            ModifierSpec('Other modifiers of this check', f771, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f761, f762),
-            ModifierSpec("Target's terrain", f763, None),
+            ModifierSpec('First Fire Bonus', f772, f773),
+            ModifierSpec("Target's terrain", f774, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f764, None),
-            ModifierSpec("Defender's lead unit morale", f765, None),
-            ModifierSpec('Attacking leader', f766, None),
-            ModifierSpec('Defending leader', f767, None),
-            ModifierSpec('Defender surrounded', f768, f769),
-            ModifierSpec('Attacker surrounded', f770, f771),
-            ModifierSpec('Tactics', f772, None),
-            ModifierSpec("Defender's terrain", f773, f774),
-            ModifierSpec('Attacking up slope', f775, f776),
-            ModifierSpec('Attacking into fieldworks', f777, f778),
-            ModifierSpec('Attacking lead unit has a black R', f779, f780),
-            ModifierSpec('Defending lead unit has a black R', f781, f782),
-            ModifierSpec('All-militia attacking force', f783, f784),
-            ModifierSpec('All-militia defending force', f785, f786),
-            ModifierSpec('Attacking a unit with Failed Resolve', f787, f788),
-            ModifierSpec('Indian ferocity (attacking)', f789, f790),
-            ModifierSpec('Indian ferocity (defending)', f791, f792),
+            ModifierSpec("Attacker's lead unit morale", f775, None),
+            ModifierSpec("Defender's lead unit morale", f776, None),
+            ModifierSpec('Attacking leader', f777, None),
+            ModifierSpec('Defending leader', f778, None),
+            ModifierSpec('Defender surrounded', f779, f780),
+            ModifierSpec('Attacker surrounded', f781, f782),
+            ModifierSpec('Tactics', f783, None),
+            ModifierSpec("Defender's terrain", f784, f785),
+            ModifierSpec('Attacking up slope', f786, f787),
+            ModifierSpec('Attacking into fieldworks', f788, f789),
+            ModifierSpec('Attacking lead unit has a black R', f790, f791),
+            ModifierSpec('Defending lead unit has a black R', f792, f793),
+            ModifierSpec('All-militia attacking force', f794, f795),
+            ModifierSpec('All-militia defending force', f796, f797),
+            ModifierSpec('Attacking a unit with Failed Resolve', f798, f799),
+            ModifierSpec('Indian ferocity (attacking)', f800, f801),
+            ModifierSpec('Indian ferocity (defending)', f802, f803),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f793, None),
-            ModifierSpec('Leadership DRM', f794, None),
-            ModifierSpec('In woods', f795, f796),
-            ModifierSpec('Behind the breastwork', f797, f798),
-            ModifierSpec('Adjacent to an enemy combat unit', f799, f800),
-            ModifierSpec('Reduced', f801, f802),
-            ModifierSpec('War Dance', f803, f804),
+            ModifierSpec('Modified morale', f804, None),
+            ModifierSpec('Leadership DRM', f805, None),
+            ModifierSpec('In woods', f806, f807),
+            ModifierSpec('Behind the breastwork', f808, f809),
+            ModifierSpec('Adjacent to an enemy combat unit', f810, f811),
+            ModifierSpec('Reduced', f812, f813),
+            ModifierSpec('War Dance', f814, f815),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f805, f806),
+            ModifierSpec('Visions', f816, f817),
         )),
     },
     procedures={
@@ -15969,40 +16029,43 @@ RULES = Rules(
                 ('roll', 7, None, None, 'outcome', None),
                 ('jump_if_not', f449, 4),
                 ('exec', f450),
-                ('jump', 33),
+                ('jump', 36),
                 ('jump_if_not', f451, 7),
                 ('call', 'adjust_army_morale', f452, None),
-                ('jump', 33),
+                ('jump', 36),
                 ('jump_if_not', f453, 10),
                 ('exec', f454),
-                ('jump', 33),
+                ('jump', 36),
                 ('jump_if_not', f455, 13),
                 ('exec', f456),
-                ('jump', 33),
+                ('jump', 36),
                 ('jump_if_not', f457, 16),
                 ('exec', f458),
-                ('jump', 33),
+                ('jump', 36),
                 ('jump_if_not', f459, 19),
                 ('call', 'place_with_indians', f460, None),
-                ('jump', 33),
+                ('jump', 36),
                 ('jump_if_not', f461, 22),
                 ('call', 'place_with_indians', f462, None),
-                ('jump', 33),
+                ('jump', 36),
                 ('jump_if_not', f463, 25),
                 ('call', 'full_measure', f464, None),
-                ('jump', 33),
-                ('jump_if_not', f465, 30),
-                ('jump_if_not', f466, 29),
-                ('exec', f467),
-                ('jump', 29),
-                ('jump', 33),
-                ('jump_if_not', f468, 33),
-                ('call', 'onondaga_enters', f469, None),
-                ('jump', 33),
+                ('jump', 36),
+                ('jump_if_not', f465, 33),
+                ('jump_if_not', f466, 32),
+                ('jump_if_not', f467, 30),
+                ('exec', f468),
+                ('jump', 31),
+                ('call', 'place_with_indians', f469, None),
+                ('jump', 32),
+                ('jump', 36),
+                ('jump_if_not', f470, 36),
+                ('call', 'onondaga_enters', f471, None),
+                ('jump', 36),
             ),
             steps={'roll': 0, 'apply': 1},
             types={'outcome': 'str'},
-            lines=('rulesets/newtown/prepare.mst:101', 'rulesets/newtown/prepare.mst:103', 'rulesets/newtown/prepare.mst:104', 'rulesets/newtown/prepare.mst:103', 'rulesets/newtown/prepare.mst:105', 'rulesets/newtown/prepare.mst:107', 'rulesets/newtown/prepare.mst:105', 'rulesets/newtown/prepare.mst:108', 'rulesets/newtown/prepare.mst:109', 'rulesets/newtown/prepare.mst:108', 'rulesets/newtown/prepare.mst:110', 'rulesets/newtown/prepare.mst:111', 'rulesets/newtown/prepare.mst:110', 'rulesets/newtown/prepare.mst:112', 'rulesets/newtown/prepare.mst:113', 'rulesets/newtown/prepare.mst:112', 'rulesets/newtown/prepare.mst:114', 'rulesets/newtown/prepare.mst:115', 'rulesets/newtown/prepare.mst:114', 'rulesets/newtown/prepare.mst:116', 'rulesets/newtown/prepare.mst:117', 'rulesets/newtown/prepare.mst:116', 'rulesets/newtown/prepare.mst:118', 'rulesets/newtown/prepare.mst:119', 'rulesets/newtown/prepare.mst:118', 'rulesets/newtown/prepare.mst:120', 'rulesets/newtown/prepare.mst:121', 'rulesets/newtown/prepare.mst:122', 'rulesets/newtown/prepare.mst:121', 'rulesets/newtown/prepare.mst:120', 'rulesets/newtown/prepare.mst:124', 'rulesets/newtown/prepare.mst:125', 'rulesets/newtown/prepare.mst:124'),
+            lines=('rulesets/newtown/prepare.mst:101', 'rulesets/newtown/prepare.mst:103', 'rulesets/newtown/prepare.mst:104', 'rulesets/newtown/prepare.mst:103', 'rulesets/newtown/prepare.mst:105', 'rulesets/newtown/prepare.mst:107', 'rulesets/newtown/prepare.mst:105', 'rulesets/newtown/prepare.mst:108', 'rulesets/newtown/prepare.mst:109', 'rulesets/newtown/prepare.mst:108', 'rulesets/newtown/prepare.mst:110', 'rulesets/newtown/prepare.mst:111', 'rulesets/newtown/prepare.mst:110', 'rulesets/newtown/prepare.mst:112', 'rulesets/newtown/prepare.mst:113', 'rulesets/newtown/prepare.mst:112', 'rulesets/newtown/prepare.mst:114', 'rulesets/newtown/prepare.mst:115', 'rulesets/newtown/prepare.mst:114', 'rulesets/newtown/prepare.mst:116', 'rulesets/newtown/prepare.mst:117', 'rulesets/newtown/prepare.mst:116', 'rulesets/newtown/prepare.mst:118', 'rulesets/newtown/prepare.mst:119', 'rulesets/newtown/prepare.mst:118', 'rulesets/newtown/prepare.mst:120', 'rulesets/newtown/prepare.mst:121', 'rulesets/newtown/prepare.mst:122', 'rulesets/newtown/prepare.mst:123', 'rulesets/newtown/prepare.mst:122', 'rulesets/newtown/prepare.mst:125', 'rulesets/newtown/prepare.mst:121', 'rulesets/newtown/prepare.mst:120', 'rulesets/newtown/prepare.mst:128', 'rulesets/newtown/prepare.mst:129', 'rulesets/newtown/prepare.mst:128'),
         ),
         'place_with_indians': ProcedureSpec(
             name='place_with_indians',
@@ -16011,12 +16074,17 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('choose', 'h', f470, f471, 'hex', 'choose h', ''),
                 ('exec', f472),
+                ('jump_if_not', f473, 5),
+                ('choose', 'h', f474, f475, 'hex', 'choose h', ''),
+                ('exec', f476),
+                ('jump', 7),
+                ('choose', 'h', f477, f478, 'hex', 'choose h', ''),
+                ('exec', f479),
             ),
             steps={'place': 0},
-            types={'h': 'hex', 'unit': 'unit'},
-            lines=('rulesets/newtown/prepare.mst:133', 'rulesets/newtown/prepare.mst:134'),
+            types={'h': 'hex', 'hexes': 'hexes', 'unit': 'unit'},
+            lines=('rulesets/newtown/prepare.mst:138', 'rulesets/newtown/prepare.mst:139', 'rulesets/newtown/prepare.mst:140', 'rulesets/newtown/prepare.mst:141', 'rulesets/newtown/prepare.mst:139', 'rulesets/newtown/prepare.mst:143', 'rulesets/newtown/prepare.mst:144'),
         ),
         'onondaga_enters': ProcedureSpec(
             name='onondaga_enters',
@@ -16025,13 +16093,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('choose', 'h', f473, f474, 'hex', 'choose h', ''),
-                ('exec', f475),
-                ('call', 'join_cup', f476, None),
+                ('jump_if_not', f480, 4),
+                ('choose', 'h', f481, f482, 'hex', 'choose h', ''),
+                ('exec', f483),
+                ('jump', 6),
+                ('choose', 'h', f484, f485, 'hex', 'choose h', ''),
+                ('exec', f486),
+                ('call', 'join_cup', f487, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
-            lines=('rulesets/newtown/prepare.mst:142', 'rulesets/newtown/prepare.mst:143', 'rulesets/newtown/prepare.mst:144'),
+            lines=('rulesets/newtown/prepare.mst:156', 'rulesets/newtown/prepare.mst:157', 'rulesets/newtown/prepare.mst:158', 'rulesets/newtown/prepare.mst:156', 'rulesets/newtown/prepare.mst:160', 'rulesets/newtown/prepare.mst:161', 'rulesets/newtown/prepare.mst:163'),
         ),
         'breastwork_check': ProcedureSpec(
             name='breastwork_check',
@@ -16040,9 +16112,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f477, 4),
-                ('exec', f478),
-                ('exec', f479),
+                ('jump_if_not', f488, 4),
+                ('exec', f489),
+                ('exec', f490),
                 ('jump', 4),
             ),
             steps={'check': 0},
@@ -16056,11 +16128,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('ask', f480, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
-                ('jump_if_not', f481, 6),
-                ('choose', 'h', f482, f483, 'hex', 'choose h', ''),
-                ('exec', f484),
-                ('call', 'adjust_army_morale', f485, None),
+                ('ask', f491, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
+                ('jump_if_not', f492, 6),
+                ('choose', 'h', f493, f494, 'hex', 'choose h', ''),
+                ('exec', f495),
+                ('call', 'adjust_army_morale', f496, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -16077,15 +16149,15 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'indian_sortie', True, 7),
-                ('jump_if_not', f486, 7),
+                ('jump_if_not', f497, 7),
                 ('roll_die', 'sortie', None),
-                ('jump_if_not', f487, 6),
-                ('exec', f488),
+                ('jump_if_not', f498, 6),
+                ('exec', f499),
                 ('jump', 6),
                 ('jump', 7),
-                ('call', 'standard_movement_phase', f489, None),
-                ('call', 'activation_movement_phase', f490, None),
-                ('call', 'remove_pins', f491, None),
+                ('call', 'standard_movement_phase', f500, None),
+                ('call', 'activation_movement_phase', f501, None),
+                ('call', 'remove_pins', f502, None),
             ),
             steps={'sortie_roll': 0, 'standard': 7, 'activation': 8, 'pins': 9},
             types={'side': 'side', 'sortie': 'int'},
@@ -16098,14 +16170,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f492),
-                ('call', 'move_away_disrupted', f493, None),
-                ('jump_if_not', f494, 6),
-                ('prim', 'retreat', f498, {'stacking': f495, 'blocked': f496, 'avoid': f497}),
-                ('exec', f499),
+                ('exec', f503),
+                ('call', 'move_away_disrupted', f504, None),
+                ('jump_if_not', f505, 6),
+                ('prim', 'retreat', f509, {'stacking': f506, 'blocked': f507, 'avoid': f508}),
+                ('exec', f510),
                 ('jump', 6),
-                ('call', 'indian_moves', f500, None),
-                ('exec', f501),
+                ('call', 'indian_moves', f511, None),
+                ('exec', f512),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -16118,29 +16190,29 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f502),
-                ('jump_if_not', f503, 22),
+                ('exec', f513),
+                ('jump_if_not', f514, 22),
                 ('draw', 'activation_cup', 'drawn'),
-                ('exec', f504),
-                ('exec', f505),
-                ('jump_if_not', f506, 9),
-                ('call', 'end_activation', f507, None),
+                ('exec', f515),
+                ('exec', f516),
+                ('jump_if_not', f517, 9),
+                ('call', 'end_activation', f518, None),
                 ('end_phase',),
                 ('jump', 9),
-                ('jump_if_not', f508, 12),
-                ('call', 'indian_resolve_checks', f509, None),
+                ('jump_if_not', f519, 12),
+                ('call', 'indian_resolve_checks', f520, None),
                 ('jump', 21),
-                ('jump_if_not', f510, 21),
-                ('exec', f511),
-                ('exec', f512),
-                ('jump_if_not', f513, 19),
-                ('exec', f514),
-                ('exec', f515),
+                ('jump_if_not', f521, 21),
+                ('exec', f522),
+                ('exec', f523),
+                ('jump_if_not', f524, 19),
+                ('exec', f525),
+                ('exec', f526),
                 ('jump', 15),
-                ('call', 'indian_moves', f516, None),
+                ('call', 'indian_moves', f527, None),
                 ('jump', 21),
                 ('jump', 1),
-                ('call', 'end_activation', f517, None),
+                ('call', 'end_activation', f528, None),
             ),
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
@@ -16153,11 +16225,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f518),
-                ('exec', f519),
-                ('jump_if_not', f520, 6),
-                ('exec', f521),
-                ('exec', f522),
+                ('exec', f529),
+                ('exec', f530),
+                ('jump_if_not', f531, 6),
+                ('exec', f532),
+                ('exec', f533),
                 ('jump', 2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -16171,10 +16243,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f523),
-                ('call', 'indian_moves', f524, None),
-                ('exec', f525),
-                ('call', 'breastwork_check', f526, None),
+                ('exec', f534),
+                ('call', 'indian_moves', f535, None),
+                ('exec', f536),
+                ('call', 'breastwork_check', f537, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
@@ -16187,7 +16259,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'move_units', f530, {'stacking': f527, 'stop_after': f528, 'extra_cost': f529}),
+                ('prim', 'move_units', f541, {'stacking': f538, 'stop_after': f539, 'extra_cost': f540}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -16200,18 +16272,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f531),
-                ('jump_if_not', f532, 13),
-                ('choose', 'u', f533, f534, 'unit', 'choose the next u', ''),
-                ('exec', f535),
-                ('exec', f536),
-                ('exec', f537),
-                ('jump_if_not', f538, 11),
-                ('exec', f539),
-                ('choose', 'to', f540, f541, 'hex', 'choose to', ''),
                 ('exec', f542),
+                ('jump_if_not', f543, 13),
+                ('choose', 'u', f544, f545, 'unit', 'choose the next u', ''),
+                ('exec', f546),
+                ('exec', f547),
+                ('exec', f548),
+                ('jump_if_not', f549, 11),
+                ('exec', f550),
+                ('choose', 'to', f551, f552, 'hex', 'choose to', ''),
+                ('exec', f553),
                 ('jump', 11),
-                ('exec', f543),
+                ('exec', f554),
                 ('jump', 1),
             ),
             steps={'away': 0},
@@ -16225,18 +16297,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f544),
-                ('jump_if_not', f545, 14),
-                ('exec', f546),
-                ('exec', f547),
-                ('jump_if_not', f548, 13),
-                ('exec', f549),
-                ('exec', f550),
-                ('jump_if_not', f551, 11),
-                ('exec', f552),
-                ('exec', f553),
+                ('exec', f555),
+                ('jump_if_not', f556, 14),
+                ('exec', f557),
+                ('exec', f558),
+                ('jump_if_not', f559, 13),
+                ('exec', f560),
+                ('exec', f561),
+                ('jump_if_not', f562, 11),
+                ('exec', f563),
+                ('exec', f564),
                 ('jump', 7),
-                ('call', 'adjust_army_morale', f554, None),
+                ('call', 'adjust_army_morale', f565, None),
                 ('jump', 13),
                 ('jump', 1),
             ),
@@ -16251,15 +16323,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'add_resolve_markers', f555, None),
-                ('jump_if_not', f556, 4),
-                ('call', 'roll_for_honor', f557, None),
+                ('call', 'add_resolve_markers', f566, None),
+                ('jump_if_not', f567, 4),
+                ('call', 'roll_for_honor', f568, None),
                 ('jump', 4),
-                ('exec', f558),
-                ('jump_if_not', f559, 10),
-                ('exec', f560),
-                ('exec', f561),
-                ('exec', f562),
+                ('exec', f569),
+                ('jump_if_not', f570, 10),
+                ('exec', f571),
+                ('exec', f572),
+                ('exec', f573),
                 ('jump', 5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -16274,13 +16346,13 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 6, None, None, 'tribe_or_clan', None),
-                ('exec', f563),
-                ('jump_if_not', f564, 7),
-                ('choose', 'u', f565, f566, 'unit', 'choose u', ''),
-                ('exec', f567),
-                ('exec', f568),
+                ('exec', f574),
+                ('jump_if_not', f575, 7),
+                ('choose', 'u', f576, f577, 'unit', 'choose u', ''),
+                ('exec', f578),
+                ('exec', f579),
                 ('jump', 8),
-                ('exec', f569),
+                ('exec', f580),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -16293,10 +16365,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f570, 5),
-                ('exec', f571),
-                ('exec', f572),
-                ('exec', f573),
+                ('jump_if_not', f581, 5),
+                ('exec', f582),
+                ('exec', f583),
+                ('exec', f584),
                 ('jump', 5),
             ),
             steps={'lose': 0},
@@ -16310,13 +16382,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f574, 4),
-                ('exec', f575),
-                ('call', 'join_cup', f576, None),
+                ('jump_if_not', f585, 4),
+                ('exec', f586),
+                ('call', 'join_cup', f587, None),
                 ('jump', 4),
-                ('jump_if_not', f577, 8),
-                ('exec', f578),
-                ('call', 'join_cup', f579, None),
+                ('jump_if_not', f588, 8),
+                ('exec', f589),
+                ('call', 'join_cup', f590, None),
                 ('jump', 8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -16330,13 +16402,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f580),
-                ('jump_if_not', f581, 9),
-                ('choose', 'u', f582, f583, 'unit', 'choose the next u', ''),
-                ('exec', f584),
-                ('call', 'indian_resolve_check', f585, 'passed'),
-                ('jump_if_not', f586, 8),
-                ('call', 'fail_resolve', f587, None),
+                ('exec', f591),
+                ('jump_if_not', f592, 9),
+                ('choose', 'u', f593, f594, 'unit', 'choose the next u', ''),
+                ('exec', f595),
+                ('call', 'indian_resolve_check', f596, 'passed'),
+                ('jump_if_not', f597, 8),
+                ('call', 'fail_resolve', f598, None),
                 ('jump', 8),
                 ('jump', 1),
             ),
@@ -16352,7 +16424,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'indian_resolve_drm'),
-                ('exec', f588),
+                ('exec', f599),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -16365,10 +16437,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f589),
-                ('exec', f590),
-                ('call', 'lose_honor', f591, None),
-                ('call', 'resolve_retreat', f592, None),
+                ('exec', f600),
+                ('exec', f601),
+                ('call', 'lose_honor', f602, None),
+                ('call', 'resolve_retreat', f603, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -16381,7 +16453,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('prim', 'retreat', f595, {'stacking': f593, 'blocked': f594}),
+                ('prim', 'retreat', f606, {'stacking': f604, 'blocked': f605}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -16394,18 +16466,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f596, 8),
-                ('ask', f597, 'Retreat before combat in a designated close combat?', '_ask13'),
-                ('jump_if_not', f598, 6),
-                ('choose', 'combat', f599, f600, 'option', 'choose combat', ''),
-                ('call', 'retreat_before_combat', f601, None),
+                ('jump_if_not', f607, 8),
+                ('ask', f608, 'Retreat before combat in a designated close combat?', '_ask13'),
+                ('jump_if_not', f609, 6),
+                ('choose', 'combat', f610, f611, 'option', 'choose combat', ''),
+                ('call', 'retreat_before_combat', f612, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
-                ('exec', f602),
-                ('jump_if_not', f603, 13),
-                ('exec', f604),
-                ('exec', f605),
+                ('exec', f613),
+                ('jump_if_not', f614, 13),
+                ('exec', f615),
+                ('exec', f616),
                 ('jump', 9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -16419,18 +16491,18 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f606),
-                ('exec', f607),
-                ('jump_if_not', f608, 7),
-                ('choose', 'u', f609, f610, 'unit', 'choose the next u', ''),
-                ('exec', f611),
-                ('call', 'retreat_one_hex_before_combat', f612, None),
-                ('jump', 2),
-                ('exec', f613),
-                ('jump_if_not', f614, 13),
-                ('choose', 'u', f615, f616, 'unit', 'choose the next u', ''),
                 ('exec', f617),
-                ('call', 'retreat_one_hex_before_combat', f618, None),
+                ('exec', f618),
+                ('jump_if_not', f619, 7),
+                ('choose', 'u', f620, f621, 'unit', 'choose the next u', ''),
+                ('exec', f622),
+                ('call', 'retreat_one_hex_before_combat', f623, None),
+                ('jump', 2),
+                ('exec', f624),
+                ('jump_if_not', f625, 13),
+                ('choose', 'u', f626, f627, 'unit', 'choose the next u', ''),
+                ('exec', f628),
+                ('call', 'retreat_one_hex_before_combat', f629, None),
                 ('jump', 8),
             ),
             steps={'stacks': 0, 'retreat': 1, 'all_must_follow': 7},
@@ -16444,15 +16516,15 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f619),
-                ('jump_if_not', f620, 4),
-                ('call', 'adjust_army_morale', f621, None),
+                ('exec', f630),
+                ('jump_if_not', f631, 4),
+                ('call', 'adjust_army_morale', f632, None),
                 ('jump', 4),
-                ('call', 'retreat_unit', f622, None),
-                ('jump_if_not', f623, 11),
-                ('choose', 'follower', f624, f625, 'unit', 'choose follower', 'maybe'),
-                ('jump_if_not', f626, 10),
-                ('exec', f627),
+                ('call', 'retreat_unit', f633, None),
+                ('jump_if_not', f634, 11),
+                ('choose', 'follower', f635, f636, 'unit', 'choose follower', 'maybe'),
+                ('jump_if_not', f637, 10),
+                ('exec', f638),
                 ('jump', 10),
                 ('jump', 11),
             ),
@@ -16467,7 +16539,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                ('prim', 'retreat', f632, {'stacking': f628, 'blocked': f629, 'avoid': f630, 'through': f631}),
+                ('prim', 'retreat', f643, {'stacking': f639, 'blocked': f640, 'avoid': f641, 'through': f642}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -16480,11 +16552,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f633, 7),
-                ('call', 'morale_check', f634, 'passed'),
-                ('jump_if_not', f635, 6),
-                ('exec', f636),
-                ('call', 'adjust_army_morale', f637, None),
+                ('jump_if_not', f644, 7),
+                ('call', 'morale_check', f645, 'passed'),
+                ('jump_if_not', f646, 6),
+                ('exec', f647),
+                ('call', 'adjust_army_morale', f648, None),
                 ('jump', 6),
                 ('jump', 7),
             ),
@@ -16499,17 +16571,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f638, 15),
-                ('exec', f639),
-                ('jump_if_not', f640, 5),
-                ('exec', f641),
+                ('jump_if_not', f649, 15),
+                ('exec', f650),
+                ('jump_if_not', f651, 5),
+                ('exec', f652),
                 ('jump', 5),
-                ('jump_if_not', f642, 14),
-                ('choose', 'parent', f643, f644, 'unit', 'choose parent', 'maybe'),
-                ('jump_if_not', f645, 13),
-                ('exec', f646),
-                ('jump_if_not', f647, 12),
-                ('exec', f648),
+                ('jump_if_not', f653, 14),
+                ('choose', 'parent', f654, f655, 'unit', 'choose parent', 'maybe'),
+                ('jump_if_not', f656, 13),
+                ('exec', f657),
+                ('jump_if_not', f658, 12),
+                ('exec', f659),
                 ('jump', 12),
                 ('jump', 13),
                 ('jump', 14),
@@ -16526,10 +16598,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f649, 5),
-                ('exec', f650),
-                ('exec', f651),
-                ('exec', f652),
+                ('jump_if_not', f660, 5),
+                ('exec', f661),
+                ('exec', f662),
+                ('exec', f663),
                 ('jump', 5),
             ),
             steps={'replace': 0},
@@ -16543,14 +16615,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f653, 9),
-                ('jump_if_not', f654, 5),
+                ('jump_if_not', f664, 9),
+                ('jump_if_not', f665, 5),
                 ('draw', 'american_deck', 'card'),
-                ('exec', f655),
+                ('exec', f666),
                 ('jump', 8),
                 ('draw', 'indian_deck', 'card'),
-                ('exec', f656),
-                ('exec', f657),
+                ('exec', f667),
+                ('exec', f668),
                 ('jump', 9),
             ),
             steps={'draw': 0},
@@ -16564,11 +16636,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                ('jump_if_not', f658, 3),
-                ('exec', f659),
+                ('jump_if_not', f669, 3),
+                ('exec', f670),
                 ('jump', 4),
-                ('exec', f660),
-                ('exec', f661),
+                ('exec', f671),
+                ('exec', f672),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -16581,12 +16653,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f662, 9),
-                ('ask', f663, 'Play an Opportunity Card?', '_ask14'),
-                ('jump_if_not', f664, 7),
-                ('choose', 'card', f665, f666, 'option', 'choose card', ''),
-                ('call', 'discard', f667, None),
-                ('call', 'gain_momentum', f668, None),
+                ('jump_if_not', f673, 9),
+                ('ask', f674, 'Play an Opportunity Card?', '_ask14'),
+                ('jump_if_not', f675, 7),
+                ('choose', 'card', f676, f677, 'option', 'choose card', ''),
+                ('call', 'discard', f678, None),
+                ('call', 'gain_momentum', f679, None),
                 ('jump', 8),
                 ('jump', 9),
                 ('jump', 0),
@@ -16602,24 +16674,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                ('jump_if_not', f669, 20),
-                ('ask', f670, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
-                ('jump_if_not', f671, 19),
-                ('choose', 'card', f672, f673, 'option', 'choose card', ''),
-                ('call', 'discard', f674, None),
-                ('jump_if_not', f675, 14),
-                ('exec', f676),
-                ('jump_if_not', f677, 12),
-                ('choose', 'u', f678, f679, 'unit', 'choose the next u', ''),
-                ('exec', f680),
-                ('call', 'retreat_unit', f681, None),
+                ('jump_if_not', f680, 20),
+                ('ask', f681, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
+                ('jump_if_not', f682, 19),
+                ('choose', 'card', f683, f684, 'option', 'choose card', ''),
+                ('call', 'discard', f685, None),
+                ('jump_if_not', f686, 14),
+                ('exec', f687),
+                ('jump_if_not', f688, 12),
+                ('choose', 'u', f689, f690, 'unit', 'choose the next u', ''),
+                ('exec', f691),
+                ('call', 'retreat_unit', f692, None),
                 ('jump', 7),
-                ('exec', f682),
+                ('exec', f693),
                 ('jump', 18),
-                ('jump_if_not', f683, 17),
-                ('exec', f684),
+                ('jump_if_not', f694, 17),
+                ('exec', f695),
                 ('jump', 18),
-                ('exec', f685),
+                ('exec', f696),
                 ('jump', 19),
                 ('jump', 20),
             ),
@@ -16634,7 +16706,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f686, None),
+                ('call', 'adjust_army_morale', f697, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16647,9 +16719,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f687, None),
-                ('jump_if_not', f688, 4),
-                ('call', 'check_or_retreat', f689, None),
+                ('call', 'retreat_unit', f698, None),
+                ('jump_if_not', f699, 4),
+                ('call', 'check_or_retreat', f700, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16663,9 +16735,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f690, None),
-                ('jump_if_not', f691, 4),
-                ('call', 'check_or_retreat', f692, None),
+                ('call', 'disrupt', f701, None),
+                ('jump_if_not', f702, 4),
+                ('call', 'check_or_retreat', f703, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16679,9 +16751,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f693),
-                ('jump_if_not', f694, 4),
-                ('call', 'check_or_retreat', f695, None),
+                ('exec', f704),
+                ('jump_if_not', f705, 4),
+                ('call', 'check_or_retreat', f706, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16695,16 +16767,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'others_first', 'second'),
             result='',
             code=(
-                ('exec', f696),
-                ('exec', f697),
-                ('exec', f698),
-                ('exec', f699),
-                ('jump_if_not', f700, 8),
-                ('choose', 'second', f701, f702, 'unit', 'choose second', ''),
-                ('exec', f703),
+                ('exec', f707),
+                ('exec', f708),
+                ('exec', f709),
+                ('exec', f710),
+                ('jump_if_not', f711, 8),
+                ('choose', 'second', f712, f713, 'unit', 'choose second', ''),
+                ('exec', f714),
                 ('jump', 8),
-                ('jump_if_not', f704, 11),
-                ('call', 'check_or_retreat', f705, None),
+                ('jump_if_not', f715, 11),
+                ('call', 'check_or_retreat', f716, None),
                 ('jump', 11),
             ),
             steps={'do': 0},
@@ -16718,8 +16790,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f706, None),
-                ('call', 'check_and_retreat_or_disrupt', f707, None),
+                ('call', 'capture_one', f717, None),
+                ('call', 'check_and_retreat_or_disrupt', f718, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16732,8 +16804,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f708, None),
-                ('call', 'check_and_retreat_or_disrupt', f709, None),
+                ('call', 'capture_one', f719, None),
+                ('call', 'check_and_retreat_or_disrupt', f720, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16746,16 +16818,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f710),
-                ('jump_if_not', f711, 6),
-                ('choose', 'u', f712, f713, 'unit', 'choose the next u', ''),
-                ('exec', f714),
-                ('exec', f715),
+                ('exec', f721),
+                ('jump_if_not', f722, 6),
+                ('choose', 'u', f723, f724, 'unit', 'choose the next u', ''),
+                ('exec', f725),
+                ('exec', f726),
                 ('jump', 1),
-                ('exec', f716),
-                ('jump_if_not', f717, 11),
-                ('exec', f718),
-                ('exec', f719),
+                ('exec', f727),
+                ('jump_if_not', f728, 11),
+                ('exec', f729),
+                ('exec', f730),
                 ('jump', 7),
             ),
             steps={'do': 0},
@@ -16769,10 +16841,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f720),
-                ('jump_if_not', f721, 5),
-                ('choose', 'casualty', f722, f723, 'unit', 'choose casualty', ''),
-                ('exec', f724),
+                ('exec', f731),
+                ('jump_if_not', f732, 5),
+                ('choose', 'casualty', f733, f734, 'unit', 'choose casualty', ''),
+                ('exec', f735),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -16786,7 +16858,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f725),
+                ('exec', f736),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -16799,7 +16871,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f726),
+                ('exec', f737),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16812,10 +16884,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f727),
-                ('jump_if_not', f728, 5),
-                ('exec', f729),
-                ('exec', f730),
+                ('exec', f738),
+                ('jump_if_not', f739, 5),
+                ('exec', f740),
+                ('exec', f741),
                 ('jump', 1),
             ),
             steps={'do': 0},
@@ -16829,7 +16901,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f731),
+                ('exec', f742),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16842,7 +16914,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f732),
+                ('exec', f743),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16855,7 +16927,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f733),
+                ('exec', f744),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16868,7 +16940,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f734),
+                ('exec', f745),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16881,7 +16953,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f735),
+                ('exec', f746),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16894,7 +16966,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f736),
+                ('exec', f747),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16907,7 +16979,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f737),
+                ('exec', f748),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16920,7 +16992,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f738),
+                ('exec', f749),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16933,7 +17005,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'join_cup', f739, None),
+                ('call', 'join_cup', f750, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16946,7 +17018,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'lose_honor', f740, None),
+                ('call', 'lose_honor', f751, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'result': 'code', 'side': 'side'},
@@ -16959,7 +17031,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f741),
+                ('exec', f752),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -16972,8 +17044,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f742),
-                ('call', 'adjust_army_morale', f743, None),
+                ('exec', f753),
+                ('call', 'adjust_army_morale', f754, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16986,7 +17058,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'attach_platoon', f744, None),
+                ('call', 'attach_platoon', f755, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -16999,7 +17071,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f745),
+                ('exec', f756),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17012,8 +17084,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f746),
-                ('call', 'adjust_army_morale', f747, None),
+                ('exec', f757),
+                ('call', 'adjust_army_morale', f758, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17026,7 +17098,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f748),
+                ('exec', f759),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17039,7 +17111,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f749),
+                ('exec', f760),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -17052,7 +17124,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f750, None),
+                ('call', 'adjust_army_morale', f761, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17065,11 +17137,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f751),
-                ('jump_if_not', f752, 4),
-                ('exec', f753),
+                ('exec', f762),
+                ('jump_if_not', f763, 4),
+                ('exec', f764),
                 ('jump', 4),
-                ('call', 'adjust_army_morale', f754, None),
+                ('call', 'adjust_army_morale', f765, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17082,7 +17154,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'draw_card', f755, None),
+                ('call', 'draw_card', f766, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17090,60 +17162,60 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f807, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f818, False, 'trigger:army_demoralized', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f808, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f819, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f809, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f810, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f811, False, 'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f812, False, 'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f813, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f814, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f815, False, 'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f816, True, 'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f817, False, 'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f818, False, 'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f819, False, 'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f820, False, 'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f821, False, 'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f822, False, 'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f823, False, 'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f824, False, 'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f825, False, 'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f826, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f827, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f820, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f821, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f822, False, 'trigger:american_step_lost', ''),
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f823, False, 'trigger:american_unit_eliminated', ''),
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f824, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f825, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f826, False, 'trigger:indian_unit_moved', ''),
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f827, True, 'trigger:combat_marker_joins', ''),
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f828, False, 'trigger:honor_lost_in_combat', ''),
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f829, False, 'trigger:failed_resolve_pinned', ''),
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f830, False, 'trigger:retreated_off_the_board', ''),
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f831, False, 'trigger:platoon_attaches', ''),
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f832, False, 'trigger:platoon_moves_with_its_parent', ''),
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f833, False, 'trigger:platoon_shares_capture', ''),
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f834, False, 'trigger:platoon_shares_pin', ''),
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f835, False, 'trigger:platoon_shares_order', ''),
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f836, False, 'trigger:platoon_eliminated', ''),
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f837, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f838, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f828, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f829, None, '', f830),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f831, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f832, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f833, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f834, None, '', None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f835, None, '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f836, None, '', None),
-        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f837, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f838, None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f839, None, '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f840, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f841, None, '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f842, None, '', None),
-        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f843, None, '', f844),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f845, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f846, None, '', None),
-        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f847, None, '', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f839, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f840, None, '', f841),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f842, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f843, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f844, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f845, None, '', None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f846, None, '', None),
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f847, None, '', None),
+        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f848, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f849, None, 'indian_sortie', None),
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f850, None, '', None),
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f851, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f852, None, '', None),
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f853, None, '', None),
+        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f854, None, '', f855),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f856, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f857, None, '', None),
+        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f858, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f848, ''),
+        ConcealSpec('indian_stacks', 1, f859, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f849, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f850, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f851, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f852, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f853, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f854, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f860, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f861, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f862, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f863, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f864, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f865, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -17224,7 +17296,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f855, f856), ('army_morale', f857, f858), ('momentum', f859, f860)),
+            values=(('army_morale', f866, f867), ('army_morale', f868, f869), ('momentum', f870, f871)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -17239,7 +17311,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f861, f862), ('army_morale', f863, f864), ('momentum', f865, f866)),
+            values=(('army_morale', f872, f873), ('army_morale', f874, f875), ('momentum', f876, f877)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -17248,15 +17320,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f867),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f878),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f868),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f879),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f869, True, ((44, False, (('wampum_belt', f870),)),)),
-                PlacementSpec((), f871, True, ((43, False, (('big_medicine', f872),)),)),
+                PlacementSpec((), f880, True, ((44, False, (('wampum_belt', f881),)),)),
+                PlacementSpec((), f882, True, ((43, False, (('big_medicine', f883),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
