@@ -66,7 +66,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_coverage(args: argparse.Namespace) -> int:
     from compiler.check import compile_loaded
-    from compiler.coverage import coverage, executed, sections, test_citations, under
+    from compiler.coverage import cited_in_tests, coverage, executed, sections, under
     from compiler.load import load, resolve_ruleset
     from compiler.provenance import citations
     from dsl.diagnostics import Reporter
@@ -89,7 +89,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         )
         return 2
     fired = _fired_declarations(rules, args.soak) if args.soak else None
-    tested = test_citations(
+    tested = cited_in_tests(
         [p.read_text(encoding="utf-8") for p in sorted(Path(args.tests).glob("**/*.py"))]
         if args.tests
         else []

@@ -95,7 +95,7 @@ _SECTION = r"[0-9IVX]+(?:\.[0-9]+)*"
 TEST_CITATION = re.compile(rf"§\s*([a-z_][a-z0-9_]*)\s+({_SECTION}(?:\s*,\s*{_SECTION})*)")
 
 
-def test_citations(texts: list[str]) -> dict[str, Counter[str]]:
+def cited_in_tests(texts: list[str]) -> dict[str, Counter[str]]:
     """document -> section -> how many test files' citations name it."""
     out: dict[str, Counter[str]] = {}
     for text in texts:
