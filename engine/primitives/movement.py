@@ -6,8 +6,10 @@ before any other unit may move"), and PASS ends the phase. The rule file
 supplies the stacking limit, when a unit must stop, extra costs (8.31),
 who may move strategically and (`who`) which units this phase moves, as
 expressions. Choosing a unit (its unit
-action) starts its move as strategic movement (9.52): up to twice its
-allowance, every hexside crossed a road or track that carries it.
+action) starts its move as strategic movement (9.52): up to
+`strategic_factor` times its allowance (twice, in the series), every
+hexside crossed a road or track that carries it. `one_hex_minimum` says
+which units may always move one hex (9.1).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from engine.board import PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
 from engine.game import DIRECTIONS
-from engine.interpreter import Node
+from engine.interpreter import Node, RulesError
 from engine.primitives import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
@@ -34,7 +36,17 @@ primitive(
     ("strategic", Lambda("bool", (("unit", "unit"),))),
     ("strategic_step", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
     ("who", Lambda("bool", (("unit", "unit"),))),
-    optional=("stop_after", "extra_cost", "strategic", "strategic_step", "who"),
+    ("strategic_factor", Lambda("int", (("unit", "unit"),))),
+    ("one_hex_minimum", Lambda("bool", (("unit", "unit"),))),
+    optional=(
+        "stop_after",
+        "extra_cost",
+        "strategic",
+        "strategic_step",
+        "who",
+        "strategic_factor",
+        "one_hex_minimum",
+    ),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
 
@@ -97,18 +109,26 @@ class MoveUnits(Primitive):
                 return False
         cost = self.cost(s, frame, u, a, d)
         if strategic:
-            # 9.52: along roads and tracks only, up to twice the allowance, no one-hex minimum.
-            if spent + cost > 2 * ma:
+            # 9.52: along roads and tracks only, up to `strategic_factor` times the
+            # allowance (the series says twice), no one-hex minimum.
+            if spent + cost > self.call(s, frame, "strategic_factor", unit=u) * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b
             ):
                 return False
-        elif ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
+        elif ma <= 0 or (spent + cost > ma and (spent > 0 or not self._one_hex(s, frame, u))):
             return False
         if not may_enter(s, u, b):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
+
+    def _one_hex(self, s: State, frame: Frame, u: int) -> bool:
+        """Whether the unit may always move one hex (9.1's exception; the rules
+        say so with `one_hex_minimum`, and without it every unit may)."""
+        return not self.has_lambda(s, frame, "one_hex_minimum") or bool(
+            self.call(s, frame, "one_hex_minimum", unit=u)
+        )
 
     def _steps(
         self, s: State, frame: Frame, u: int, spent: int, hexes: int, strategic: bool = False
@@ -128,6 +148,10 @@ class MoveUnits(Primitive):
         ]
 
     def _may_go_strategic(self, s: State, frame: Frame, u: int) -> bool:
+        if self.has_lambda(s, frame, "strategic") and not self.has_lambda(
+            s, frame, "strategic_factor"
+        ):
+            raise RulesError("move_units: `strategic` needs `strategic_factor` (9.52: twice)")
         if not self.has_lambda(s, frame, "strategic") or not self.call(
             s, frame, "strategic", unit=u
         ):

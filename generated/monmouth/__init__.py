@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '15a61bd7305957745774ef500f753ba49f1252af155fbcf8c6138e8efef1e55c'
+RULES_HASH = 'a73496e88f0a2b32e0edd203ba18ec028724c09d269c355af6b9fa4753f6b81a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -147,18 +147,28 @@ def d_surrounded(s, a_u):
     return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1]))) > 0)) or (d_in_enemy_zoc(s, e0, q.side(s, a_u)) and (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
 
 
+def d_strategic_factor(s, a_u):
+    # 'rulesets/series/movement.mst:70': 'Strategic movement: times the allowance'
+    return 2
+
+
+def d_one_hex_minimum(s, a_u):
+    # 'rulesets/series/movement.mst:74': 'May always move one hex'
+    return True
+
+
 def d_may_move_strategically(s, a_u):
     # 'rulesets/monmouth/movement.mst:36': 'May use strategic movement'
     return (((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (not (d_morgans_detachment_unit(s, a_u) and (s.vars['arrived_on'][a_u] == s.vars['turn'])))) and (not ((q.rule_on(s, 'no_strategic_on_arrival') and (UNIT_SIDE[a_u] == 1)) and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
 
 
 def d_open_to(s, a_u, a_h):
-    # 'rulesets/series/movement.mst:70': 'A hex the unit may step into'
+    # 'rulesets/series/movement.mst:80': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u)))) == 0)) and d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:121': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:131': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
 
@@ -1528,2501 +1538,2511 @@ def f198(s, b):
 
 
 def f199(s, b):
-    # 'rulesets/series/movement.mst:47'
+    # 'rulesets/series/movement.mst:48'
     return d_stack_ok(s, b['units'])
 
 
 def f200(s, b):
-    # 'rulesets/series/movement.mst:48'
+    # 'rulesets/series/movement.mst:49'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
 def f201(s, b):
-    # 'rulesets/series/movement.mst:49'
+    # 'rulesets/series/movement.mst:50'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
 def f202(s, b):
-    # 'rulesets/series/movement.mst:50'
+    # 'rulesets/series/movement.mst:51'
     return d_may_move_strategically(s, b['unit'])
 
 
 def f203(s, b):
-    # 'rulesets/series/movement.mst:51'
+    # 'rulesets/series/movement.mst:52'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
 def f204(s, b):
-    # 'rulesets/series/movement.mst:46'
-    return {'side': b['side']}
+    # 'rulesets/series/movement.mst:53'
+    return d_strategic_factor(s, b['unit'])
 
 
 def f205(s, b):
+    # 'rulesets/series/movement.mst:54'
+    return d_one_hex_minimum(s, b['unit'])
+
+
+def f206(s, b):
+    # 'rulesets/series/movement.mst:47'
+    return {'side': b['side']}
+
+
+def f207(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     b['_for_h'] = tuple(q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn']))))
 
 
-def f206(s, b):
+def f208(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     return bool(b['_for_h'])
 
 
-def f207(s, b):
+def f209(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     b['h'] = b['_for_h'][0]
     b['_for_h'] = b['_for_h'][1:]
 
 
-def f208(s, b):
+def f210(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
     return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
-def f209(s, b):
+def f211(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
 
 
-def f210(s, b):
+def f212(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return b['side']
 
 
-def f211(s, b):
+def f213(s, b):
     # 'rulesets/monmouth/reinforcements.mst:267'
     e.hold_back(s, b['u'])
 
 
-def f212(s, b):
+def f214(s, b):
     # 'rulesets/monmouth/reinforcements.mst:268'
     e.set_at(s, 'held_back', b['u'], True)
 
 
-def f213(s, b):
+def f215(s, b):
     # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 
 
-def f214(s, b):
-    # 'rulesets/series/movement.mst:54'
+def f216(s, b):
+    # 'rulesets/series/movement.mst:57'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f215(s, b):
-    # 'rulesets/series/movement.mst:54'
+def f217(s, b):
+    # 'rulesets/series/movement.mst:57'
     return bool(b['_for_u'])
 
 
-def f216(s, b):
-    # 'rulesets/series/movement.mst:54'
+def f218(s, b):
+    # 'rulesets/series/movement.mst:57'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f217(s, b):
-    # 'rulesets/series/movement.mst:55'
+def f219(s, b):
+    # 'rulesets/series/movement.mst:58'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f218(s, b):
-    # 'rulesets/series/movement.mst:56'
+def f220(s, b):
+    # 'rulesets/series/movement.mst:59'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f219(s, b):
-    # 'rulesets/series/movement.mst:57'
+def f221(s, b):
+    # 'rulesets/series/movement.mst:60'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f220(s, b):
-    # 'rulesets/series/movement.mst:58'
+def f222(s, b):
+    # 'rulesets/series/movement.mst:61'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f221(s, b):
-    # 'rulesets/series/movement.mst:58'
-    return bool(b['_for_v'])
-
-
-def f222(s, b):
-    # 'rulesets/series/movement.mst:58'
-    b['v'] = b['_for_v'][0]
-    b['_for_v'] = b['_for_v'][1:]
-
-
 def f223(s, b):
-    # 'rulesets/series/movement.mst:59'
-    e.set_at(s, 'pin_group', b['v'], 0)
+    # 'rulesets/series/movement.mst:61'
+    return bool(b['_for_v'])
 
 
 def f224(s, b):
     # 'rulesets/series/movement.mst:61'
-    return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
+    b['v'] = b['_for_v'][0]
+    b['_for_v'] = b['_for_v'][1:]
 
 
 def f225(s, b):
+    # 'rulesets/series/movement.mst:62'
+    e.set_at(s, 'pin_group', b['v'], 0)
+
+
+def f226(s, b):
+    # 'rulesets/series/movement.mst:64'
+    return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
+
+
+def f227(s, b):
     # 'rulesets/series/morale.mst:12'
     b['passed'] = (b['total'] >= 5)
 
 
-def f226(s, b):
+def f228(s, b):
     # 'rulesets/series/rally.mst:5'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0]))
 
 
-def f227(s, b):
+def f229(s, b):
     # 'rulesets/series/rally.mst:5'
     return bool(b['_for_u'])
 
 
-def f228(s, b):
+def f230(s, b):
     # 'rulesets/series/rally.mst:5'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f229(s, b):
+def f231(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f230(s, b):
-    # 'rulesets/monmouth/molly_pitcher.mst:37'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
-
-
-def f231(s, b):
-    # 'rulesets/monmouth/molly_pitcher.mst:37'
-    return bool(b['_for_u'])
-
-
 def f232(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
-    return b['_for_u']
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
 def f233(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f234(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f235(s, b):
+    # 'rulesets/monmouth/molly_pitcher.mst:37'
+    return b['side']
+
+
+def f236(s, b):
+    # 'rulesets/monmouth/molly_pitcher.mst:37'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f237(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:38'
     return d_molly_may_join(s, b['u'])
 
 
-def f236(s, b):
+def f238(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return 1
 
 
-def f237(s, b):
+def f239(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return b['_ask7']
 
 
-def f238(s, b):
+def f240(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:40'
     e.set_at(s, 'molly', b['u'], True)
 
 
-def f239(s, b):
+def f241(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:41'
     e.set_var(s, 'molly_placed', True)
 
 
-def f240(s, b):
+def f242(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:44'
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
 
 
-def f241(s, b):
+def f243(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:45'
     e.set_at(s, 'order', b['u'], 'parade_order')
 
 
-def f242(s, b):
+def f244(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:46'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f243(s, b):
+def f245(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:48'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f244(s, b):
+def f246(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:49'
     return b['passed']
 
 
-def f245(s, b):
+def f247(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:50'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f246(s, b):
+def f248(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:51'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f247(s, b):
+def f249(s, b):
     # 'rulesets/series/rally.mst:11'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
-def f248(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return bool(b['_for_u'])
-
-
-def f249(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return b['_for_u']
-
-
 def f250(s, b):
     # 'rulesets/series/rally.mst:11'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f251(s, b):
     # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f252(s, b):
+    # 'rulesets/series/rally.mst:11'
+    return b['side']
+
+
+def f253(s, b):
+    # 'rulesets/series/rally.mst:11'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f254(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f253(s, b):
+def f255(s, b):
     # 'rulesets/series/rally.mst:13'
     return b['passed']
 
 
-def f254(s, b):
+def f256(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f255(s, b):
+def f257(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f256(s, b):
+def f258(s, b):
     # 'rulesets/series/fire.mst:44'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f257(s, b):
+def f259(s, b):
     # 'rulesets/series/fire.mst:44'
     return q.enemy(s, b['side'])
 
 
-def f258(s, b):
+def f260(s, b):
     # 'rulesets/series/fire.mst:45'
     return (b['target'] == -1)
 
 
-def f259(s, b):
+def f261(s, b):
     # 'rulesets/series/fire.mst:48'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f260(s, b):
+def f262(s, b):
     # 'rulesets/series/fire.mst:71'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f261(s, b):
+def f263(s, b):
     # 'rulesets/series/fire.mst:72'
     b['_for_a'] = tuple(tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target'])))
 
 
-def f262(s, b):
+def f264(s, b):
     # 'rulesets/series/fire.mst:72'
     return bool(b['_for_a'])
 
 
-def f263(s, b):
+def f265(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f264(s, b):
-    # 'rulesets/series/fire.mst:72'
-    return b['side']
-
-
-def f265(s, b):
-    # 'rulesets/series/fire.mst:72'
-    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
-
-
 def f266(s, b):
-    # 'rulesets/series/fire.mst:73'
+    # 'rulesets/series/fire.mst:72'
     return b['side']
 
 
 def f267(s, b):
+    # 'rulesets/series/fire.mst:72'
+    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
+
+
+def f268(s, b):
+    # 'rulesets/series/fire.mst:73'
+    return b['side']
+
+
+def f269(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask8']
 
 
-def f268(s, b):
+def f270(s, b):
     # 'rulesets/series/fire.mst:74'
     b['firers'] = q.union(b['firers'], (b['a'],))
 
 
-def f269(s, b):
+def f271(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f270(s, b):
+def f272(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f271(s, b):
+def f273(s, b):
     # 'rulesets/monmouth/scenarios.mst:439'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f272(s, b):
+def f274(s, b):
     # 'rulesets/monmouth/scenarios.mst:440'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f273(s, b):
+def f275(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f274(s, b):
+def f276(s, b):
     # 'rulesets/series/fire.mst:81'
     b['needed'] = q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f275(s, b):
+def f277(s, b):
     # 'rulesets/series/fire.mst:82'
     b['first_fire'] = False
 
 
-def f276(s, b):
+def f278(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f277(s, b):
+def f279(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f278(s, b):
+def f280(s, b):
     # 'rulesets/series/fire.mst:95'
     return b['result']
 
 
-def f279(s, b):
+def f281(s, b):
     # 'rulesets/series/fire.mst:95'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f280(s, b):
+def f282(s, b):
     # 'rulesets/series/fire.mst:97'
     return {'side': UNIT_SIDE[b['target']], 'amount': q.lookup(s, 4, q.result_name(s, b['result']))}
 
 
-def f281(s, b):
+def f283(s, b):
     # 'rulesets/series/fire.mst:105'
     return {'side': b['side']}
 
 
-def f282(s, b):
+def f284(s, b):
     # 'rulesets/series/fire.mst:106'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f283(s, b):
+def f285(s, b):
     # 'rulesets/series/fire.mst:110'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f284(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return bool(b['_for_u'])
-
-
-def f285(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return b['_for_u']
-
-
 def f286(s, b):
     # 'rulesets/series/fire.mst:110'
-    return q.enemy(s, b['side'])
+    return bool(b['_for_u'])
 
 
 def f287(s, b):
     # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f288(s, b):
+    # 'rulesets/series/fire.mst:110'
+    return q.enemy(s, b['side'])
+
+
+def f289(s, b):
+    # 'rulesets/series/fire.mst:110'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f290(s, b):
     # 'rulesets/series/fire.mst:111'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f289(s, b):
+def f291(s, b):
     # 'rulesets/series/fire.mst:112'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f290(s, b):
+def f292(s, b):
     # 'rulesets/series/fire.mst:114'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f291(s, b):
+def f293(s, b):
     # 'rulesets/series/fire.mst:114'
     return bool(b['_for_u'])
 
 
-def f292(s, b):
+def f294(s, b):
     # 'rulesets/series/fire.mst:114'
     return b['_for_u']
 
 
-def f293(s, b):
+def f295(s, b):
     # 'rulesets/series/fire.mst:114'
     return b['side']
 
 
-def f294(s, b):
+def f296(s, b):
     # 'rulesets/series/fire.mst:114'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f295(s, b):
+def f297(s, b):
     # 'rulesets/series/fire.mst:115'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f296(s, b):
+def f298(s, b):
     # 'rulesets/series/fire.mst:116'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f297(s, b):
+def f299(s, b):
     # 'rulesets/series/fire.mst:134'
     return d_rifle_targets(s, b['side'])
 
 
-def f298(s, b):
+def f300(s, b):
     # 'rulesets/series/fire.mst:134'
     return b['side']
 
 
-def f299(s, b):
+def f301(s, b):
     # 'rulesets/series/fire.mst:135'
     return (b['target'] == -1)
 
 
-def f300(s, b):
+def f302(s, b):
     # 'rulesets/series/fire.mst:138'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f301(s, b):
+def f303(s, b):
     # 'rulesets/series/fire.mst:145'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f302(s, b):
+def f304(s, b):
     # 'rulesets/series/fire.mst:146'
     b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
 
 
-def f303(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return bool(b['_for_r'])
-
-
-def f304(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return b['_for_r']
-
-
 def f305(s, b):
     # 'rulesets/series/fire.mst:146'
-    return b['side']
+    return bool(b['_for_r'])
 
 
 def f306(s, b):
     # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+    return b['_for_r']
 
 
 def f307(s, b):
-    # 'rulesets/series/fire.mst:147'
+    # 'rulesets/series/fire.mst:146'
     return b['side']
 
 
 def f308(s, b):
+    # 'rulesets/series/fire.mst:146'
+    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+
+
+def f309(s, b):
+    # 'rulesets/series/fire.mst:147'
+    return b['side']
+
+
+def f310(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_ask9']
 
 
-def f309(s, b):
+def f311(s, b):
     # 'rulesets/series/fire.mst:148'
     b['firers'] = q.union(b['firers'], (b['r'],))
 
 
-def f310(s, b):
+def f312(s, b):
     # 'rulesets/series/fire.mst:151'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f311(s, b):
+def f313(s, b):
     # 'rulesets/monmouth/scenarios.mst:446'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/monmouth/scenarios.mst:447'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/series/fire.mst:155'
     return (len(b['firers']) > 0)
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/series/fire.mst:156'
     b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/series/fire.mst:157'
     b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/series/fire.mst:158'
     b['_for_r'] = tuple(b['firers'])
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/series/fire.mst:158'
     return bool(b['_for_r'])
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/series/fire.mst:158'
     b['r'] = b['_for_r'][0]
     b['_for_r'] = b['_for_r'][1:]
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/series/fire.mst:159'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f321(s, b):
+def f323(s, b):
     # 'rulesets/series/fire.mst:163'
     return (b['modified'] >= b['needed'])
 
 
-def f322(s, b):
+def f324(s, b):
     # 'rulesets/series/fire.mst:165'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f323(s, b):
+def f325(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f324(s, b):
+def f326(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f325(s, b):
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f326(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f327(s, b):
+def f329(s, b):
     # 'rulesets/monmouth/scenarios.mst:223'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 
 
-def f328(s, b):
+def f330(s, b):
     # 'rulesets/monmouth/scenarios.mst:224'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f329(s, b):
+def f331(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f330(s, b):
+def f332(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f331(s, b):
+def f333(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f332(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f333(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f334(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f335(s, b):
+def f337(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f336(s, b):
+def f338(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f337(s, b):
+def f339(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f338(s, b):
+def f340(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f339(s, b):
+def f341(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f340(s, b):
+def f342(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f341(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f342(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f343(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f344(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f345(s, b):
+def f347(s, b):
     # 'rulesets/series/close_combat.mst:147'
     b['attacker_lead'] = -1
 
 
-def f346(s, b):
+def f348(s, b):
     # 'rulesets/series/close_combat.mst:148'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f347(s, b):
+def f349(s, b):
     # 'rulesets/series/close_combat.mst:149'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f348(s, b):
+def f350(s, b):
     # 'rulesets/series/close_combat.mst:150'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f349(s, b):
+def f351(s, b):
     # 'rulesets/series/close_combat.mst:151'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f350(s, b):
+def f352(s, b):
     # 'rulesets/series/close_combat.mst:152'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f351(s, b):
+def f353(s, b):
     # 'rulesets/series/close_combat.mst:154'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f352(s, b):
+def f354(s, b):
     # 'rulesets/series/close_combat.mst:154'
     return bool(b['_for_u'])
 
 
-def f353(s, b):
+def f355(s, b):
     # 'rulesets/series/close_combat.mst:154'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f354(s, b):
+def f356(s, b):
     # 'rulesets/series/close_combat.mst:155'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f355(s, b):
+def f357(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if d_hessian_grenadier(s, e0)))
 
 
-def f356(s, b):
+def f358(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     return bool(b['_for_u'])
 
 
-def f357(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f358(s, b):
+def f360(s, b):
     # 'rulesets/monmouth/scenarios.mst:433'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f359(s, b):
+def f361(s, b):
     # 'rulesets/series/close_combat.mst:160'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f360(s, b):
+def f362(s, b):
     # 'rulesets/series/close_combat.mst:161'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f361(s, b):
+def f363(s, b):
     # 'rulesets/series/close_combat.mst:161'
     return bool(b['_for_u'])
 
 
-def f362(s, b):
+def f364(s, b):
     # 'rulesets/series/close_combat.mst:161'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f363(s, b):
+def f365(s, b):
     # 'rulesets/series/close_combat.mst:162'
     e.capture(s, b['u'])
 
 
-def f364(s, b):
+def f366(s, b):
     # 'rulesets/series/close_combat.mst:166'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f365(s, b):
+def f367(s, b):
     # 'rulesets/series/close_combat.mst:167'
     return q.diverted(s, b['combat'])
 
 
-def f366(s, b):
+def f368(s, b):
     # 'rulesets/series/close_combat.mst:168'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f367(s, b):
+def f369(s, b):
     # 'rulesets/series/close_combat.mst:173'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f368(s, b):
+def f370(s, b):
     # 'rulesets/series/close_combat.mst:174'
     return b['defender']
 
 
-def f369(s, b):
+def f371(s, b):
     # 'rulesets/series/close_combat.mst:174'
     return b['_ask10']
 
 
-def f370(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
-def f371(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return bool(b['_for_u'])
-
-
 def f372(s, b):
     # 'rulesets/series/close_combat.mst:175'
-    return b['_for_u']
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f373(s, b):
     # 'rulesets/series/close_combat.mst:175'
-    return b['defender']
+    return bool(b['_for_u'])
 
 
 def f374(s, b):
     # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f375(s, b):
+    # 'rulesets/series/close_combat.mst:175'
+    return b['defender']
+
+
+def f376(s, b):
+    # 'rulesets/series/close_combat.mst:175'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f377(s, b):
     # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f376(s, b):
+def f378(s, b):
     # 'rulesets/series/close_combat.mst:177'
     return s.vars['pinned'][b['u']]
 
 
-def f377(s, b):
+def f379(s, b):
     # 'rulesets/series/close_combat.mst:178'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f378(s, b):
+def f380(s, b):
     # 'rulesets/series/close_combat.mst:180'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f379(s, b):
+def f381(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f380(s, b):
+def f382(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return b['attacker']
 
 
-def f381(s, b):
+def f383(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f382(s, b):
+def f384(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return b['defender']
 
 
-def f383(s, b):
-    # 'rulesets/series/close_combat.mst:194'
-    return d_tactics_chits(s)
-
-
-def f384(s, b):
-    # 'rulesets/series/close_combat.mst:194'
-    return b['attacker']
-
-
 def f385(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+    # 'rulesets/series/close_combat.mst:194'
     return d_tactics_chits(s)
 
 
 def f386(s, b):
+    # 'rulesets/series/close_combat.mst:194'
+    return b['attacker']
+
+
+def f387(s, b):
+    # 'rulesets/series/close_combat.mst:195'
+    return d_tactics_chits(s)
+
+
+def f388(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
-def f387(s, b):
+def f389(s, b):
     # 'rulesets/series/close_combat.mst:197'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f388(s, b):
+def f390(s, b):
     # 'rulesets/series/close_combat.mst:198'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f389(s, b):
+def f391(s, b):
     # 'rulesets/series/close_combat.mst:199'
     return (b['matrix'][1] == 10)
 
 
-def f390(s, b):
+def f392(s, b):
     # 'rulesets/series/close_combat.mst:200'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f391(s, b):
+def f393(s, b):
     # 'rulesets/series/close_combat.mst:205'
     return b['odds']
 
 
-def f392(s, b):
+def f394(s, b):
     # 'rulesets/series/close_combat.mst:208'
     return b['result'][1]
 
 
-def f393(s, b):
+def f395(s, b):
     # 'rulesets/series/close_combat.mst:208'
     return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f394(s, b):
+def f396(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return b['result'][0]
 
 
-def f395(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:211'
     return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f396(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:213'
     return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
 
 
-def f397(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:214'
     return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
 
 
-def f398(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:220'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f399(s, b):
+def f401(s, b):
     # 'rulesets/series/close_combat.mst:221'
     return (b['attacker_lead'] != -1)
 
 
-def f400(s, b):
+def f402(s, b):
     # 'rulesets/series/close_combat.mst:222'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f401(s, b):
+def f403(s, b):
     # 'rulesets/series/close_combat.mst:225'
     e.resolve_combat(s, b['combat'])
 
 
-def f402(s, b):
+def f404(s, b):
     # 'rulesets/monmouth/rear_guard.mst:32'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f403(s, b):
+def f405(s, b):
     # 'rulesets/monmouth/rear_guard.mst:33'
     return (len(b['vacated']) > 0)
 
 
-def f404(s, b):
+def f406(s, b):
     # 'rulesets/monmouth/rear_guard.mst:34'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
 
 
-def f405(s, b):
+def f407(s, b):
     # 'rulesets/monmouth/rear_guard.mst:35'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0)) and (not d_at_the_limit(s, b['lead'])))
 
 
-def f406(s, b):
+def f408(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return b['reachable']
 
 
-def f407(s, b):
+def f409(s, b):
     # 'rulesets/monmouth/rear_guard.mst:36'
     return q.attacking_side(s, b['combat'])
 
 
-def f408(s, b):
+def f410(s, b):
     # 'rulesets/monmouth/rear_guard.mst:37'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f409(s, b):
+def f411(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))) and (not d_at_the_limit(s, e0)))))
 
 
-def f410(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return bool(b['_for_u'])
-
-
-def f411(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return b['_for_u']
-
-
 def f412(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f413(s, b):
     # 'rulesets/monmouth/rear_guard.mst:39'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f414(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    return q.attacking_side(s, b['combat'])
+
+
+def f415(s, b):
+    # 'rulesets/monmouth/rear_guard.mst:39'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f416(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f415(s, b):
+def f417(s, b):
     # 'rulesets/monmouth/rear_guard.mst:40'
     return q.attacking_side(s, b['combat'])
 
 
-def f416(s, b):
+def f418(s, b):
     # 'rulesets/monmouth/rear_guard.mst:41'
     return (b['to'] != -1)
 
 
-def f417(s, b):
+def f419(s, b):
     # 'rulesets/monmouth/rear_guard.mst:42'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f418(s, b):
+def f420(s, b):
     # 'rulesets/series/close_combat.mst:230'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f419(s, b):
+def f421(s, b):
     # 'rulesets/series/close_combat.mst:231'
     return (len(b['vacated']) > 0)
 
 
-def f420(s, b):
+def f422(s, b):
     # 'rulesets/series/close_combat.mst:233'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f421(s, b):
+def f423(s, b):
     # 'rulesets/series/close_combat.mst:234'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f422(s, b):
+def f424(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return b['reachable']
 
 
-def f423(s, b):
+def f425(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return q.attacking_side(s, b['combat'])
 
 
-def f424(s, b):
+def f426(s, b):
     # 'rulesets/series/close_combat.mst:236'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f425(s, b):
+def f427(s, b):
     # 'rulesets/series/close_combat.mst:239'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
-def f426(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return bool(b['_for_u'])
-
-
-def f427(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return b['_for_u']
-
-
 def f428(s, b):
     # 'rulesets/series/close_combat.mst:239'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f429(s, b):
     # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f430(s, b):
+    # 'rulesets/series/close_combat.mst:239'
+    return q.attacking_side(s, b['combat'])
+
+
+def f431(s, b):
+    # 'rulesets/series/close_combat.mst:239'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f432(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f431(s, b):
+def f433(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return q.attacking_side(s, b['combat'])
 
 
-def f432(s, b):
+def f434(s, b):
     # 'rulesets/series/close_combat.mst:241'
     return (b['to'] != -1)
 
 
-def f433(s, b):
+def f435(s, b):
     # 'rulesets/series/close_combat.mst:242'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f434(s, b):
+def f436(s, b):
     # 'rulesets/series/close_combat.mst:252'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f435(s, b):
+def f437(s, b):
     # 'rulesets/series/close_combat.mst:253'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f436(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return bool(b['_for_u'])
-
-
-def f437(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return b['_for_u']
-
-
 def f438(s, b):
     # 'rulesets/series/close_combat.mst:253'
-    return q.defending_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f439(s, b):
     # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f440(s, b):
+    # 'rulesets/series/close_combat.mst:253'
+    return q.defending_side(s, b['combat'])
+
+
+def f441(s, b):
+    # 'rulesets/series/close_combat.mst:253'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f442(s, b):
     # 'rulesets/series/close_combat.mst:254'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f441(s, b):
+def f443(s, b):
     # 'rulesets/series/close_combat.mst:257'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f442(s, b):
+def f444(s, b):
     # 'rulesets/series/close_combat.mst:258'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f443(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return bool(b['_for_u'])
-
-
-def f444(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return b['_for_u']
-
-
 def f445(s, b):
     # 'rulesets/series/close_combat.mst:258'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f446(s, b):
     # 'rulesets/series/close_combat.mst:258'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f447(s, b):
+    # 'rulesets/series/close_combat.mst:258'
+    return q.attacking_side(s, b['combat'])
+
+
+def f448(s, b):
+    # 'rulesets/series/close_combat.mst:258'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f449(s, b):
     # 'rulesets/series/close_combat.mst:259'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f448(s, b):
+def f450(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f449(s, b):
+def f451(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f450(s, b):
+def f452(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f451(s, b):
+def f453(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1))))
 
 
-def f452(s, b):
+def f454(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return bool(b['_for_u'])
 
 
-def f453(s, b):
+def f455(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f454(s, b):
+def f456(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f455(s, b):
+def f457(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f456(s, b):
+def f458(s, b):
     # 'rulesets/monmouth/command_and_control.mst:107'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f457(s, b):
+def f459(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f458(s, b):
+def f460(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f459(s, b):
+def f461(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0]) or (RULES.units[e0].brigade == b['picked'][1])))))
 
 
-def f460(s, b):
+def f462(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return bool(b['_for_u'])
 
 
-def f461(s, b):
+def f463(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f462(s, b):
+def f464(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f463(s, b):
+def f465(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f464(s, b):
+def f466(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0]))
 
 
-def f465(s, b):
+def f467(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return bool(b['_for_u'])
 
 
-def f466(s, b):
+def f468(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f467(s, b):
+def f469(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f468(s, b):
+def f470(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f469(s, b):
+def f471(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f470(s, b):
+def f472(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f471(s, b):
+def f473(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f472(s, b):
+def f474(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f473(s, b):
+def f475(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f474(s, b):
+def f476(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f475(s, b):
+def f477(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f476(s, b):
+def f478(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f477(s, b):
+def f479(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f478(s, b):
+def f480(s, b):
     # 'rulesets/series/results.mst:66'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f479(s, b):
+def f481(s, b):
     # 'rulesets/series/results.mst:67'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f480(s, b):
+def f482(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f481(s, b):
+def f483(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f482(s, b):
+def f484(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f483(s, b):
+def f485(s, b):
     # 'rulesets/series/results.mst:70'
     return b['side']
 
 
-def f484(s, b):
+def f486(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f485(s, b):
+def f487(s, b):
     # 'rulesets/series/results.mst:73'
     return (not b['fire'])
 
 
-def f486(s, b):
+def f488(s, b):
     # 'rulesets/series/results.mst:74'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f487(s, b):
+def f489(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f488(s, b):
+def f490(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f489(s, b):
+def f491(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f490(s, b):
+def f492(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f491(s, b):
+def f493(s, b):
     # 'rulesets/series/results.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f492(s, b):
-    # 'rulesets/series/results.mst:104'
-    return bool(b['_for_u'])
-
-
-def f493(s, b):
-    # 'rulesets/series/results.mst:104'
-    return b['_for_u']
-
-
 def f494(s, b):
     # 'rulesets/series/results.mst:104'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f495(s, b):
     # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f496(s, b):
+    # 'rulesets/series/results.mst:104'
+    return b['side']
+
+
+def f497(s, b):
+    # 'rulesets/series/results.mst:104'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f498(s, b):
     # 'rulesets/series/results.mst:105'
     e.capture(s, b['u'])
 
 
-def f497(s, b):
+def f499(s, b):
     # 'rulesets/series/results.mst:107'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f498(s, b):
+def f500(s, b):
     # 'rulesets/series/results.mst:107'
     return bool(b['_for_u'])
 
 
-def f499(s, b):
+def f501(s, b):
     # 'rulesets/series/results.mst:107'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f500(s, b):
+def f502(s, b):
     # 'rulesets/series/results.mst:108'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f501(s, b):
+def f503(s, b):
     # 'rulesets/series/results.mst:118'
     b['leaders'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
 
 
-def f502(s, b):
+def f504(s, b):
     # 'rulesets/series/results.mst:119'
     return (len(b['leaders']) > 0)
 
 
-def f503(s, b):
+def f505(s, b):
     # 'rulesets/series/results.mst:120'
     return b['leaders']
 
 
-def f504(s, b):
+def f506(s, b):
     # 'rulesets/series/results.mst:120'
     return b['side']
 
 
-def f505(s, b):
+def f507(s, b):
     # 'rulesets/series/results.mst:121'
     e.eliminate(s, b['casualty'])
 
 
-def f506(s, b):
+def f508(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f507(s, b):
+def f509(s, b):
     # 'rulesets/series/results.mst:217'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f508(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f510(s, b):
+    # 'rulesets/series/movement.mst:125'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f509(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f511(s, b):
+    # 'rulesets/series/movement.mst:125'
     return bool(b['_for_l'])
 
 
-def f510(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f512(s, b):
+    # 'rulesets/series/movement.mst:125'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f511(s, b):
-    # 'rulesets/series/movement.mst:116'
+def f513(s, b):
+    # 'rulesets/series/movement.mst:126'
     e.capture(s, b['l'])
 
 
-def f512(s, b):
+def f514(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f513(s, b):
+def f515(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f514(s, b):
+def f516(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f515(s, b):
+def f517(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f516(s, b):
+def f518(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f517(s, b):
+def f519(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f518(s, b):
+def f520(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f519(s, b):
+def f521(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f520(s, b):
+def f522(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f521(s, b):
+def f523(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f522(s, b):
+def f524(s, b):
     # 'rulesets/monmouth/leaders.mst:60'
     return {}
 
 
-def f523(s, b):
+def f525(s, b):
     # 'rulesets/monmouth/leaders.mst:69'
     return {}
 
 
-def f524(s, b):
+def f526(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f525(s, b):
+def f527(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f526(s, b):
+def f528(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f527(s, b):
+def f529(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f528(s, b):
+def f530(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f529(s, b):
+def f531(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
 
 
-def f530(s, b):
+def f532(s, b):
     # 'rulesets/monmouth/leaders.mst:123'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f531(s, b):
+def f533(s, b):
     # 'rulesets/monmouth/leaders.mst:124'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f532(s, b):
+def f534(s, b):
     # 'rulesets/monmouth/leaders.mst:132'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f533(s, b):
+def f535(s, b):
     # 'rulesets/monmouth/leaders.mst:133'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f534(s, b):
+def f536(s, b):
     # 'rulesets/monmouth/leaders.mst:165'
     e.remove_from_play(s, 92)
 
 
-def f535(s, b):
+def f537(s, b):
     # 'rulesets/monmouth/leaders.mst:166'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f536(s, b):
+def f538(s, b):
     # 'rulesets/monmouth/leaders.mst:218'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f537(s, b):
+def f539(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f538(s, b):
+def f540(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f539(s, b):
+def f541(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f540(s, b):
+def f542(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f541(s, b):
+def f543(s, b):
     # 'rulesets/monmouth/victory.mst:52'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f542(s, b):
+def f544(s, b):
     # 'rulesets/monmouth/victory.mst:58'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f543(s, b):
+def f545(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f544(s, b):
+def f546(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f545(s, b):
+def f547(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f546(s, b):
+def f548(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f547(s, b):
+def f549(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f548(s, b):
+def f550(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f549(s, b):
+def f551(s, b):
     # 'rulesets/monmouth/scenarios.mst:273'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f550(s, b):
+def f552(s, b):
     # 'rulesets/monmouth/scenarios.mst:279'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f551(s, b):
+def f553(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f552(s, b):
+def f554(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f553(s, b):
+def f555(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f554(s, b):
+def f556(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f555(s, b):
+def f557(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f556(s, b):
+def f558(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return 1
 
 
-def f557(s, b):
+def f559(s, b):
     # 'rulesets/monmouth/leaders.mst:147'
     return d_next_to_washington(s, b['unit'])
 
 
-def f558(s, b):
+def f560(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return -1
 
 
-def f559(s, b):
+def f561(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f560(s, b):
+def f562(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f561(s, b):
+def f563(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f562(s, b):
+def f564(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f563(s, b):
+def f565(s, b):
     # 'rulesets/series/close_combat.mst:109'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f564(s, b):
+def f566(s, b):
     # 'rulesets/series/close_combat.mst:110'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f565(s, b):
+def f567(s, b):
     # 'rulesets/series/close_combat.mst:111'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f566(s, b):
+def f568(s, b):
     # 'rulesets/series/close_combat.mst:112'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f567(s, b):
+def f569(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return 1
 
 
-def f568(s, b):
+def f570(s, b):
     # 'rulesets/series/close_combat.mst:113'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f569(s, b):
+def f571(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return -1
 
 
-def f570(s, b):
+def f572(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f571(s, b):
+def f573(s, b):
     # 'rulesets/series/close_combat.mst:115'
     return b['tactics']
 
 
-def f572(s, b):
+def f574(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f573(s, b):
+def f575(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f574(s, b):
-    # 'rulesets/series/close_combat.mst:117'
-    return -1
-
-
-def f575(s, b):
-    # 'rulesets/series/close_combat.mst:117'
-    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-
-
 def f576(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+    # 'rulesets/series/close_combat.mst:117'
     return -1
 
 
 def f577(s, b):
-    # 'rulesets/series/close_combat.mst:118'
-    return d_behind_fieldworks(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:117'
+    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
 def f578(s, b):
-    # 'rulesets/series/close_combat.mst:119'
+    # 'rulesets/series/close_combat.mst:118'
     return -1
 
 
 def f579(s, b):
+    # 'rulesets/series/close_combat.mst:118'
+    return d_behind_fieldworks(s, b['combat'])
+
+
+def f580(s, b):
+    # 'rulesets/series/close_combat.mst:119'
+    return -1
+
+
+def f581(s, b):
     # 'rulesets/series/close_combat.mst:119'
     return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
 
 
-def f580(s, b):
+def f582(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return 1
 
 
-def f581(s, b):
+def f583(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
 
 
-def f582(s, b):
+def f584(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return -1
 
 
-def f583(s, b):
+def f585(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f584(s, b):
+def f586(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return 1
 
 
-def f585(s, b):
+def f587(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f586(s, b):
+def f588(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f587(s, b):
+def f589(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f588(s, b):
+def f590(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return -1
 
 
-def f589(s, b):
+def f591(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f590(s, b):
+def f592(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return 2
 
 
-def f591(s, b):
+def f593(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f592(s, b):
+def f594(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f593(s, b):
-    # 'rulesets/series/movement.mst:113'
+def f595(s, b):
+    # 'rulesets/series/movement.mst:123'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f594(s, b):
+def f596(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f595(s, b):
+def f597(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f596(s, b):
+def f598(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f597(s, b):
+def f599(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3)) and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0) and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f598(s, b):
+def f600(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex']))) and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f599(s, b):
+def f601(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0)) and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f600(s, b):
+def f602(s, b):
     # 'rulesets/monmouth/leaders.mst:121'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f601(s, b):
+def f603(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f602(s, b):
+def f604(s, b):
     # 'rulesets/monmouth/leaders.mst:163'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f603(s, b):
+def f605(s, b):
     # 'rulesets/monmouth/leaders.mst:217'
     return UNIT_LEADER[b['unit']]
 
 
-def f604(s, b):
+def f606(s, b):
     # 'rulesets/monmouth/leaders.mst:223'
     return UNIT_LEADER[b['unit']]
 
 
-def f605(s, b):
+def f607(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13)) and (not s.vars['countermarched_off']))
 
 
-def f606(s, b):
+def f608(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f607(s, b):
+def f609(s, b):
     # 'rulesets/monmouth/victory.mst:51'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f608(s, b):
+def f610(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f609(s, b):
+def f611(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f610(s, b):
+def f612(s, b):
     # 'rulesets/monmouth/scenarios.mst:272'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f611(s, b):
+def f613(s, b):
     # 'rulesets/monmouth/scenarios.mst:278'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f612(s, b):
-    # 'rulesets/series/movement.mst:76'
+def f614(s, b):
+    # 'rulesets/series/movement.mst:86'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f613(s, b):
-    # 'rulesets/series/movement.mst:82'
+def f615(s, b):
+    # 'rulesets/series/movement.mst:92'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f614(s, b):
-    # 'rulesets/series/movement.mst:81'
+def f616(s, b):
+    # 'rulesets/series/movement.mst:91'
     return 1
 
 
-def f615(s, b):
-    # 'rulesets/series/movement.mst:87'
+def f617(s, b):
+    # 'rulesets/series/movement.mst:97'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f616(s, b):
-    # 'rulesets/series/movement.mst:92'
+def f618(s, b):
+    # 'rulesets/series/movement.mst:102'
     return s.vars['moved_away'][b['unit']]
 
 
-def f617(s, b):
-    # 'rulesets/series/movement.mst:98'
+def f619(s, b):
+    # 'rulesets/series/movement.mst:108'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f618(s, b):
-    # 'rulesets/series/movement.mst:105'
+def f620(s, b):
+    # 'rulesets/series/movement.mst:115'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f619(s, b):
+def f621(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f620(s, b):
+def f622(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f621(s, b):
+def f623(s, b):
     # 'rulesets/monmouth/leaders.mst:111'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f622(s, b):
+def f624(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f623(s, b):
+def f625(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f624(s, b):
+def f626(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f625(s, b):
+def f627(s, b):
     # 'rulesets/monmouth/scenarios.mst:218'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517))) and (not s.vars['hedgerow_attacked']))
 
 
-def f626(s, b):
+def f628(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f627(s, b):
+def f629(s, b):
     # 'rulesets/monmouth/scenarios.mst:458'
     return (q.side(s, b['unit']) == 0)
 
 
-def f628(s, b):
+def f630(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f629(s, b):
+def f631(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f630(s, b):
+def f632(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0]) and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f631(s, b):
+def f633(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f632(s, b):
+def f634(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f633(s, b):
+def f635(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f634(s, b):
+def f636(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f635(s, b):
+def f637(s, b):
     # 'rulesets/monmouth/scenarios.mst:87'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f636(s, b):
+def f638(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f637(s, b):
+def f639(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f638(s, b):
+def f640(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f639(s, b):
+def f641(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f640(s, b):
+def f642(s, b):
     # 'rulesets/monmouth/scenarios.mst:237'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f641(s, b):
+def f643(s, b):
     # 'rulesets/monmouth/scenarios.mst:246'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f642(s, b):
+def f644(s, b):
     # 'rulesets/monmouth/scenarios.mst:255'
     return (not (s.unit_status[87] == 0))
 
 
-def f643(s, b):
+def f645(s, b):
     # 'rulesets/monmouth/scenarios.mst:285'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f644(s, b):
+def f646(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return d_wavers(s, 1)
 
 
-def f645(s, b):
+def f647(s, b):
     # 'rulesets/monmouth/scenarios.mst:301'
     return d_wavers(s, 0)
 
 
-def f646(s, b):
+def f648(s, b):
     # 'rulesets/monmouth/scenarios.mst:309'
     return (d_margin(s, 0) >= 3)
 
 
-def f647(s, b):
+def f649(s, b):
     # 'rulesets/monmouth/scenarios.mst:316'
     return (d_margin(s, 1) >= 3)
 
 
-def f648(s, b):
+def f650(s, b):
     # 'rulesets/monmouth/scenarios.mst:467'
     return d_occupies(s, 318, 0)
 
 
-def f649(s, b):
+def f651(s, b):
     # 'rulesets/monmouth/scenarios.mst:476'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f650(s, b):
+def f652(s, b):
     # 'rulesets/monmouth/scenarios.mst:484'
     return d_wavers(s, 1)
 
 
-def f651(s, b):
+def f653(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return d_wavers(s, 0)
 
 
-def f652(s, b):
+def f654(s, b):
     # 'rulesets/monmouth/scenarios.mst:500'
     return (d_margin(s, 0) >= 3)
 
 
-def f653(s, b):
+def f655(s, b):
     # 'rulesets/monmouth/scenarios.mst:507'
     return (d_margin(s, 1) >= 3)
 
 
-def f654(s, b):
+def f656(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 0
 
 
-def f655(s, b):
-    # 'rulesets/monmouth/scenarios.mst:16'
-    return 20
-
-
-def f656(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
-    return 1
-
-
 def f657(s, b):
-    # 'rulesets/monmouth/scenarios.mst:17'
+    # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
 def f658(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f659(s, b):
-    # 'rulesets/monmouth/scenarios.mst:18'
-    return 0
-
-
-def f660(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
+    # 'rulesets/monmouth/scenarios.mst:17'
     return 1
 
 
+def f659(s, b):
+    # 'rulesets/monmouth/scenarios.mst:17'
+    return 20
+
+
+def f660(s, b):
+    # 'rulesets/monmouth/scenarios.mst:18'
+    return 0
+
+
 def f661(s, b):
-    # 'rulesets/monmouth/scenarios.mst:19'
+    # 'rulesets/monmouth/scenarios.mst:18'
     return 0
 
 
 def f662(s, b):
+    # 'rulesets/monmouth/scenarios.mst:19'
+    return 1
+
+
+def f663(s, b):
+    # 'rulesets/monmouth/scenarios.mst:19'
+    return 0
+
+
+def f664(s, b):
     # 'rulesets/monmouth/scenarios.mst:29'
     return 0
 
 
-def f663(s, b):
+def f665(s, b):
     # 'rulesets/monmouth/scenarios.mst:29'
     return 20
 
 
-def f664(s, b):
+def f666(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 1
 
 
-def f665(s, b):
+def f667(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 19
 
 
-def f666(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
-    return 0
-
-
-def f667(s, b):
-    # 'rulesets/monmouth/scenarios.mst:31'
-    return 0
-
-
 def f668(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:31'
+    return 0
 
 
 def f669(s, b):
-    # 'rulesets/monmouth/scenarios.mst:32'
+    # 'rulesets/monmouth/scenarios.mst:31'
     return 0
 
 
 def f670(s, b):
+    # 'rulesets/monmouth/scenarios.mst:32'
+    return 1
+
+
+def f671(s, b):
+    # 'rulesets/monmouth/scenarios.mst:32'
+    return 0
+
+
+def f672(s, b):
     # 'rulesets/monmouth/scenarios.mst:127'
     return 0
 
 
-def f671(s, b):
+def f673(s, b):
     # 'rulesets/monmouth/scenarios.mst:127'
     return 20
 
 
-def f672(s, b):
+def f674(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
     return 1
 
 
-def f673(s, b):
+def f675(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
     return 18
 
 
-def f674(s, b):
+def f676(s, b):
     # 'rulesets/monmouth/scenarios.mst:130'
     return 0
-
-
-def f675(s, b):
-    # 'rulesets/monmouth/scenarios.mst:130'
-    return 1
-
-
-def f676(s, b):
-    # 'rulesets/monmouth/scenarios.mst:131'
-    return 1
 
 
 def f677(s, b):
+    # 'rulesets/monmouth/scenarios.mst:130'
+    return 1
+
+
+def f678(s, b):
+    # 'rulesets/monmouth/scenarios.mst:131'
+    return 1
+
+
+def f679(s, b):
     # 'rulesets/monmouth/scenarios.mst:131'
     return 0
 
 
-def f678(s, b):
+def f680(s, b):
     # 'rulesets/monmouth/scenarios.mst:132'
     return 4
 
 
-def f679(s, b):
+def f681(s, b):
     # 'rulesets/monmouth/scenarios.mst:141'
     return True
 
 
-def f680(s, b):
+def f682(s, b):
     # 'rulesets/monmouth/scenarios.mst:325'
     return 0
 
 
-def f681(s, b):
-    # 'rulesets/monmouth/scenarios.mst:325'
-    return 19
-
-
-def f682(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
-    return 1
-
-
 def f683(s, b):
-    # 'rulesets/monmouth/scenarios.mst:326'
+    # 'rulesets/monmouth/scenarios.mst:325'
     return 19
 
 
 def f684(s, b):
-    # 'rulesets/monmouth/scenarios.mst:328'
-    return 0
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 1
 
 
 def f685(s, b):
+    # 'rulesets/monmouth/scenarios.mst:326'
+    return 19
+
+
+def f686(s, b):
     # 'rulesets/monmouth/scenarios.mst:328'
     return 0
 
 
-def f686(s, b):
-    # 'rulesets/monmouth/scenarios.mst:329'
-    return 1
-
-
 def f687(s, b):
-    # 'rulesets/monmouth/scenarios.mst:329'
-    return 1
+    # 'rulesets/monmouth/scenarios.mst:328'
+    return 0
 
 
 def f688(s, b):
+    # 'rulesets/monmouth/scenarios.mst:329'
+    return 1
+
+
+def f689(s, b):
+    # 'rulesets/monmouth/scenarios.mst:329'
+    return 1
+
+
+def f690(s, b):
     # 'rulesets/monmouth/scenarios.mst:330'
     return 4
 
 
-def f689(s, b):
+def f691(s, b):
     # 'rulesets/monmouth/scenarios.mst:334'
     return True
 
 
-def f690(s, b):
+def f692(s, b):
     # 'rulesets/monmouth/scenarios.mst:372'
     return True
 
 
-def f691(s, b):
+def f693(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f692(s, b):
+def f694(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f693(s, b):
+def f695(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f694(s, b):
+def f696(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f695(s, b):
+def f697(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -4143,14 +4163,14 @@ RULES = Rules(
         UnitSpec('lafayette', 'The Marquis de Lafayette', 'Lafayette', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 4, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=2, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('von_steuben', 'Baron von Steuben', 'v. Steuben', 1, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 5, 'close_combat_drm': 0, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='main_army', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('wayne', 'Anthony Wayne', 'Wayne', 1, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
-        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f691),
+        UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps', brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f693),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('cornwallis', 'Charles, Earl Cornwallis', 'Cornwallis', 0, 'leader', -1, (), 8, -1, {'rank': 3, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=None),
         UnitSpec('no_flint_grey', 'Sir Charles “No Flint” Grey', 'Grey', 0, 'leader', -1, (), 8, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=6, entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f692),
-        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f693),
-        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f694),
-        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f695),
+        UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f694),
+        UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f695),
+        UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f696),
+        UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f697),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -11788,42 +11808,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f551, None),
-            ModifierSpec('Momentum Chits spent', f552, None),
+            ModifierSpec('Army Morale', f553, None),
+            ModifierSpec('Momentum Chits spent', f554, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f553, None),
-            ModifierSpec('Leadership DRM', f554, None),
-            ModifierSpec('Other modifiers of this check', f555, None),
-            ModifierSpec('Washington in an adjacent hex', f556, f557),
-            ModifierSpec('Heat Game Turn', f558, f559),
+            ModifierSpec('Modified morale', f555, None),
+            ModifierSpec('Leadership DRM', f556, None),
+            ModifierSpec('Other modifiers of this check', f557, None),
+            ModifierSpec('Washington in an adjacent hex', f558, f559),
+            ModifierSpec('Heat Game Turn', f560, f561),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f560, f561),
-            ModifierSpec("Target's terrain", f562, None),
+            ModifierSpec('First Fire Bonus', f562, f563),
+            ModifierSpec("Target's terrain", f564, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f563, None),
-            ModifierSpec("Defender's lead unit morale", f564, None),
-            ModifierSpec('Attacking leader', f565, None),
-            ModifierSpec('Defending leader', f566, None),
-            ModifierSpec('Defender surrounded', f567, f568),
-            ModifierSpec('Attacker surrounded', f569, f570),
-            ModifierSpec('Tactics', f571, None),
-            ModifierSpec("Defender's terrain", f572, f573),
-            ModifierSpec('Attacking up slope', f574, f575),
-            ModifierSpec('Attacking into fieldworks', f576, f577),
-            ModifierSpec('Attacking lead unit has a black R', f578, f579),
-            ModifierSpec('Defending lead unit has a black R', f580, f581),
-            ModifierSpec('All-militia attacking force', f582, f583),
-            ModifierSpec('All-militia defending force', f584, f585),
+            ModifierSpec("Attacker's lead unit morale", f565, None),
+            ModifierSpec("Defender's lead unit morale", f566, None),
+            ModifierSpec('Attacking leader', f567, None),
+            ModifierSpec('Defending leader', f568, None),
+            ModifierSpec('Defender surrounded', f569, f570),
+            ModifierSpec('Attacker surrounded', f571, f572),
+            ModifierSpec('Tactics', f573, None),
+            ModifierSpec("Defender's terrain", f574, f575),
+            ModifierSpec('Attacking up slope', f576, f577),
+            ModifierSpec('Attacking into fieldworks', f578, f579),
+            ModifierSpec('Attacking lead unit has a black R', f580, f581),
+            ModifierSpec('Defending lead unit has a black R', f582, f583),
+            ModifierSpec('All-militia attacking force', f584, f585),
+            ModifierSpec('All-militia defending force', f586, f587),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f586, f587),
-            ModifierSpec('Play balance: Pro-American', f588, f589),
+            ModifierSpec('Play balance: Pro-British', f588, f589),
+            ModifierSpec('Play balance: Pro-American', f590, f591),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f590, f591),
+            ModifierSpec('Momentum Chit spent', f592, f593),
         )),
     },
     procedures={
@@ -12300,35 +12320,35 @@ RULES = Rules(
                 ('exec', f198),
                 ('jump', 74),
                 ('jump', 87),
-                ('prim', 'move_units', f204, {'stacking': f199, 'stop_after': f200, 'extra_cost': f201, 'strategic': f202, 'strategic_step': f203}),
-                ('exec', f205),
-                ('jump_if_not', f206, 98),
+                ('prim', 'move_units', f206, {'stacking': f199, 'stop_after': f200, 'extra_cost': f201, 'strategic': f202, 'strategic_step': f203, 'strategic_factor': f204, 'one_hex_minimum': f205}),
                 ('exec', f207),
-                ('jump_if_not', f208, 97),
-                ('choose', 'u', f209, f210, 'unit', 'choose u', ''),
-                ('exec', f211),
-                ('exec', f212),
+                ('jump_if_not', f208, 98),
+                ('exec', f209),
+                ('jump_if_not', f210, 97),
+                ('choose', 'u', f211, f212, 'unit', 'choose u', ''),
                 ('exec', f213),
+                ('exec', f214),
+                ('exec', f215),
                 ('jump', 91),
                 ('jump', 89),
-                ('exec', f214),
-                ('jump_if_not', f215, 112),
                 ('exec', f216),
-                ('exec', f217),
-                ('jump_if_not', f218, 111),
+                ('jump_if_not', f217, 112),
+                ('exec', f218),
                 ('exec', f219),
-                ('exec', f220),
-                ('jump_if_not', f221, 109),
+                ('jump_if_not', f220, 111),
+                ('exec', f221),
                 ('exec', f222),
-                ('exec', f223),
+                ('jump_if_not', f223, 109),
+                ('exec', f224),
+                ('exec', f225),
                 ('jump', 105),
-                ('call', 'adjust_army_morale', f224, None),
+                ('call', 'adjust_army_morale', f226, None),
                 ('jump', 111),
                 ('jump', 99),
             ),
             steps={'morgan': 0, 'variable_reinforcements': 6, 'reinforcements': 31, 'steuben_returns': 32, 'disrupted_away': 40, 'oswald': 53, 'countermarch': 60, 'hessian_grenadiers': 71, 'move': 87, 'arrivals_over_stacked': 88, 'pins': 98},
             types={'_ask4': 'bool', '_ask5': 'bool', '_ask6': 'bool', '_for_h': 'hexes', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'outcome': 'str', 'passed': 'bool', 'second': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
-            lines=('rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:208', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:210', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:220', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:222', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:227', 'rulesets/monmouth/reinforcements.mst:228', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:231', 'rulesets/monmouth/reinforcements.mst:232', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:235', 'rulesets/monmouth/reinforcements.mst:236', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:246', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:255', 'rulesets/monmouth/reinforcements.mst:256', 'rulesets/monmouth/reinforcements.mst:257', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:193', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:149', 'rulesets/monmouth/command_and_control.mst:150', 'rulesets/monmouth/command_and_control.mst:157', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:414', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:416', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:419', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/series/movement.mst:46', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267', 'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
+            lines=('rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:208', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:210', 'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:220', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:222', 'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:227', 'rulesets/monmouth/reinforcements.mst:228', 'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:231', 'rulesets/monmouth/reinforcements.mst:232', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:235', 'rulesets/monmouth/reinforcements.mst:236', 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:246', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:255', 'rulesets/monmouth/reinforcements.mst:256', 'rulesets/monmouth/reinforcements.mst:257', 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:193', 'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:191', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:149', 'rulesets/monmouth/command_and_control.mst:150', 'rulesets/monmouth/command_and_control.mst:157', 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:414', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:416', 'rulesets/monmouth/scenarios.mst:415', 'rulesets/monmouth/scenarios.mst:413', 'rulesets/monmouth/scenarios.mst:419', 'rulesets/monmouth/scenarios.mst:412', 'rulesets/monmouth/scenarios.mst:411', 'rulesets/series/movement.mst:47', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267', 'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269', 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:57'),
         ),
         'morale_check': ProcedureSpec(
             name='morale_check',
@@ -12338,7 +12358,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'morale_check_drm'),
-                ('exec', f225),
+                ('exec', f227),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -12351,42 +12371,42 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f226),
-                ('jump_if_not', f227, 5),
                 ('exec', f228),
-                ('exec', f229),
+                ('jump_if_not', f229, 5),
+                ('exec', f230),
+                ('exec', f231),
                 ('jump', 1),
                 ('jump_unless_switch', 'molly_pitcher', True, 27),
-                ('exec', f230),
-                ('jump_if_not', f231, 27),
-                ('choose', 'u', f232, f233, 'unit', 'choose the next u', ''),
-                ('exec', f234),
-                ('jump_if_not', f235, 17),
-                ('ask', f236, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
-                ('jump_if_not', f237, 16),
-                ('exec', f238),
-                ('exec', f239),
+                ('exec', f232),
+                ('jump_if_not', f233, 27),
+                ('choose', 'u', f234, f235, 'unit', 'choose the next u', ''),
+                ('exec', f236),
+                ('jump_if_not', f237, 17),
+                ('ask', f238, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
+                ('jump_if_not', f239, 16),
+                ('exec', f240),
+                ('exec', f241),
                 ('jump', 16),
                 ('jump', 17),
-                ('jump_if_not', f240, 21),
-                ('exec', f241),
-                ('call', 'adjust_army_morale', f242, None),
+                ('jump_if_not', f242, 21),
+                ('exec', f243),
+                ('call', 'adjust_army_morale', f244, None),
                 ('jump', 26),
-                ('call', 'morale_check', f243, 'passed'),
-                ('jump_if_not', f244, 26),
-                ('exec', f245),
-                ('call', 'adjust_army_morale', f246, None),
+                ('call', 'morale_check', f245, 'passed'),
+                ('jump_if_not', f246, 26),
+                ('exec', f247),
+                ('call', 'adjust_army_morale', f248, None),
                 ('jump', 26),
                 ('jump', 7),
                 ('jump_unless_switch', 'molly_pitcher', False, 38),
-                ('exec', f247),
-                ('jump_if_not', f248, 38),
-                ('choose', 'u', f249, f250, 'unit', 'choose the next u', ''),
-                ('exec', f251),
-                ('call', 'morale_check', f252, 'passed'),
-                ('jump_if_not', f253, 37),
-                ('exec', f254),
-                ('call', 'adjust_army_morale', f255, None),
+                ('exec', f249),
+                ('jump_if_not', f250, 38),
+                ('choose', 'u', f251, f252, 'unit', 'choose the next u', ''),
+                ('exec', f253),
+                ('call', 'morale_check', f254, 'passed'),
+                ('jump_if_not', f255, 37),
+                ('exec', f256),
+                ('call', 'adjust_army_morale', f257, None),
                 ('jump', 37),
                 ('jump', 29),
             ),
@@ -12401,11 +12421,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f256, f257, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f258, 4),
+                ('choose', 'target', f258, f259, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f260, 4),
                 ('jump', 6),
                 ('jump', 4),
-                ('call', 'artillery_fire', f259, None),
+                ('call', 'artillery_fire', f261, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -12419,29 +12439,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f260),
-                ('exec', f261),
-                ('jump_if_not', f262, 11),
-                ('choose', 'a', f263, f264, 'unit', 'choose the next a', ''),
-                ('exec', f265),
-                ('ask', f266, 'Fire this artillery unit at the target?', '_ask8'),
-                ('jump_if_not', f267, 10),
-                ('exec', f268),
-                ('exec', f269),
+                ('exec', f262),
+                ('exec', f263),
+                ('jump_if_not', f264, 11),
+                ('choose', 'a', f265, f266, 'unit', 'choose the next a', ''),
+                ('exec', f267),
+                ('ask', f268, 'Fire this artillery unit at the target?', '_ask8'),
+                ('jump_if_not', f269, 10),
+                ('exec', f270),
+                ('exec', f271),
                 ('jump', 10),
                 ('jump', 2),
-                ('exec', f270),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 16),
-                ('jump_if_not', f271, 16),
                 ('exec', f272),
-                ('jump', 16),
-                ('jump_if_not', f273, 25),
+                ('jump_unless_switch', 'hessian_grenadiers', True, 16),
+                ('jump_if_not', f273, 16),
                 ('exec', f274),
-                ('exec', f275),
+                ('jump', 16),
+                ('jump_if_not', f275, 25),
+                ('exec', f276),
+                ('exec', f277),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f276, 24),
+                ('jump_if_not', f278, 24),
                 ('roll', 2, None, None, 'result', None),
-                ('call', 'fire_result', f277, None),
+                ('call', 'fire_result', f279, None),
                 ('jump', 24),
                 ('jump', 25),
             ),
@@ -12456,8 +12476,8 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('apply', f278, f279),
-                ('call', 'adjust_army_morale', f280, None),
+                ('apply', f280, f281),
+                ('call', 'adjust_army_morale', f282, None),
             ),
             steps={'apply': 0},
             types={'result': 'code', 'target': 'unit'},
@@ -12470,21 +12490,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f281, None),
-                ('call', 'rifle_fire_by', f282, None),
-                ('exec', f283),
-                ('jump_if_not', f284, 9),
-                ('choose', 'u', f285, f286, 'unit', 'choose the next u', ''),
-                ('exec', f287),
-                ('call', 'fire_result', f288, None),
+                ('call', 'rifle_fire_by', f283, None),
+                ('call', 'rifle_fire_by', f284, None),
+                ('exec', f285),
+                ('jump_if_not', f286, 9),
+                ('choose', 'u', f287, f288, 'unit', 'choose the next u', ''),
                 ('exec', f289),
+                ('call', 'fire_result', f290, None),
+                ('exec', f291),
                 ('jump', 3),
-                ('exec', f290),
-                ('jump_if_not', f291, 16),
-                ('choose', 'u', f292, f293, 'unit', 'choose the next u', ''),
-                ('exec', f294),
-                ('call', 'fire_result', f295, None),
+                ('exec', f292),
+                ('jump_if_not', f293, 16),
+                ('choose', 'u', f294, f295, 'unit', 'choose the next u', ''),
                 ('exec', f296),
+                ('call', 'fire_result', f297, None),
+                ('exec', f298),
                 ('jump', 10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -12498,11 +12518,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('choose', 'target', f297, f298, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f299, 4),
+                ('choose', 'target', f299, f300, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f301, 4),
                 ('jump', 6),
                 ('jump', 4),
-                ('call', 'rifle_fire', f300, None),
+                ('call', 'rifle_fire', f302, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -12516,34 +12536,34 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f301),
-                ('exec', f302),
-                ('jump_if_not', f303, 10),
-                ('choose', 'r', f304, f305, 'unit', 'choose the next r', ''),
-                ('exec', f306),
-                ('ask', f307, 'Fire this rifle unit at the target?', '_ask9'),
-                ('jump_if_not', f308, 9),
-                ('exec', f309),
+                ('exec', f303),
+                ('exec', f304),
+                ('jump_if_not', f305, 10),
+                ('choose', 'r', f306, f307, 'unit', 'choose the next r', ''),
+                ('exec', f308),
+                ('ask', f309, 'Fire this rifle unit at the target?', '_ask9'),
+                ('jump_if_not', f310, 9),
+                ('exec', f311),
                 ('jump', 9),
                 ('jump', 2),
-                ('exec', f310),
-                ('jump_unless_switch', 'hessian_grenadiers', True, 15),
-                ('jump_if_not', f311, 15),
                 ('exec', f312),
-                ('jump', 15),
-                ('jump_if_not', f313, 30),
+                ('jump_unless_switch', 'hessian_grenadiers', True, 15),
+                ('jump_if_not', f313, 15),
                 ('exec', f314),
-                ('exec', f315),
+                ('jump', 15),
+                ('jump_if_not', f315, 30),
                 ('exec', f316),
-                ('jump_if_not', f317, 24),
+                ('exec', f317),
                 ('exec', f318),
-                ('exec', f319),
+                ('jump_if_not', f319, 24),
                 ('exec', f320),
+                ('exec', f321),
+                ('exec', f322),
                 ('jump', 19),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f321, 29),
+                ('jump_if_not', f323, 29),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f322),
+                ('exec', f324),
                 ('jump', 29),
                 ('jump', 30),
             ),
@@ -12558,24 +12578,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f326, {'may_attack': f323, 'must_attack': f324, 'may_divert': f325}),
+                ('prim', 'designate_combats', f328, {'may_attack': f325, 'must_attack': f326, 'may_divert': f327}),
                 ('jump_unless_switch', 'hedgerow_holds', True, 5),
-                ('jump_if_not', f327, 5),
-                ('exec', f328),
+                ('jump_if_not', f329, 5),
+                ('exec', f330),
                 ('jump', 5),
-                ('exec', f329),
-                ('jump_if_not', f330, 10),
                 ('exec', f331),
-                ('exec', f332),
-                ('jump', 6),
+                ('jump_if_not', f332, 10),
                 ('exec', f333),
-                ('jump_if_not', f334, 16),
-                ('choose', 'combat', f335, f336, 'option', 'choose the next combat', ''),
-                ('exec', f337),
-                ('call', 'close_combat', f338, None),
+                ('exec', f334),
+                ('jump', 6),
+                ('exec', f335),
+                ('jump_if_not', f336, 16),
+                ('choose', 'combat', f337, f338, 'option', 'choose the next combat', ''),
+                ('exec', f339),
+                ('call', 'close_combat', f340, None),
                 ('jump', 11),
-                ('call', 'end_of_close_combat', f339, None),
-                ('call', 'shattered_captured', f340, None),
+                ('call', 'end_of_close_combat', f341, None),
+                ('call', 'shattered_captured', f342, None),
             ),
             steps={'designate': 0, 'hedgerow_attacked': 1, 'pins': 5, 'resolve': 10, 'exposed': 16},
             types={'_for_combat': 'combats', '_for_u': 'units', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -12588,10 +12608,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f341),
-                ('jump_if_not', f342, 5),
                 ('exec', f343),
-                ('exec', f344),
+                ('jump_if_not', f344, 5),
+                ('exec', f345),
+                ('exec', f346),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -12605,72 +12625,72 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f345),
-                ('exec', f346),
                 ('exec', f347),
                 ('exec', f348),
                 ('exec', f349),
                 ('exec', f350),
                 ('exec', f351),
-                ('jump_if_not', f352, 11),
+                ('exec', f352),
                 ('exec', f353),
-                ('exec', f354),
+                ('jump_if_not', f354, 11),
+                ('exec', f355),
+                ('exec', f356),
                 ('jump', 7),
                 ('jump_unless_switch', 'hessian_grenadiers', True, 17),
-                ('exec', f355),
-                ('jump_if_not', f356, 17),
                 ('exec', f357),
-                ('exec', f358),
-                ('jump', 13),
-                ('jump_if_not', f359, 25),
+                ('jump_if_not', f358, 17),
+                ('exec', f359),
                 ('exec', f360),
-                ('jump_if_not', f361, 23),
+                ('jump', 13),
+                ('jump_if_not', f361, 25),
                 ('exec', f362),
-                ('exec', f363),
+                ('jump_if_not', f363, 23),
+                ('exec', f364),
+                ('exec', f365),
                 ('jump', 19),
                 ('jump', 61),
                 ('jump', 25),
-                ('exec', f364),
-                ('jump_if_not', f365, 29),
                 ('exec', f366),
+                ('jump_if_not', f367, 29),
+                ('exec', f368),
                 ('jump', 29),
-                ('jump_if_not', f367, 45),
-                ('ask', f368, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                ('jump_if_not', f369, 44),
-                ('exec', f370),
-                ('jump_if_not', f371, 42),
-                ('choose', 'u', f372, f373, 'unit', 'choose the next u', ''),
-                ('exec', f374),
-                ('exec', f375),
-                ('jump_if_not', f376, 40),
-                ('call', 'adjust_army_morale', f377, None),
+                ('jump_if_not', f369, 45),
+                ('ask', f370, 'Withdraw the cavalry instead of fighting?', '_ask10'),
+                ('jump_if_not', f371, 44),
+                ('exec', f372),
+                ('jump_if_not', f373, 42),
+                ('choose', 'u', f374, f375, 'unit', 'choose the next u', ''),
+                ('exec', f376),
+                ('exec', f377),
+                ('jump_if_not', f378, 40),
+                ('call', 'adjust_army_morale', f379, None),
                 ('jump', 40),
-                ('call', 'retreat_unit', f378, None),
+                ('call', 'retreat_unit', f380, None),
                 ('jump', 33),
                 ('jump', 61),
                 ('jump', 44),
                 ('jump', 45),
-                ('choose', 'attacker_lead', f379, f380, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f381, f382, 'unit', 'choose defender_lead', ''),
-                ('choose', 'attacker_chit', f383, f384, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f385, f386, 'option', 'choose defender_chit', 'secretly'),
+                ('choose', 'attacker_lead', f381, f382, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f383, f384, 'unit', 'choose defender_lead', ''),
+                ('choose', 'attacker_chit', f385, f386, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f387, f388, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f387),
-                ('exec', f388),
-                ('jump_if_not', f389, 56),
-                ('call', 'tactical_withdrawal', f390, None),
+                ('exec', f389),
+                ('exec', f390),
+                ('jump_if_not', f391, 56),
+                ('call', 'tactical_withdrawal', f392, None),
                 ('jump', 61),
                 ('jump', 56),
-                ('roll', 3, f391, 'close_combat_drm', 'result', 'modified_roll'),
-                ('apply', f392, f393),
+                ('roll', 3, f393, 'close_combat_drm', 'result', 'modified_roll'),
                 ('apply', f394, f395),
-                ('call', 'adjust_army_morale', f396, None),
-                ('call', 'adjust_army_morale', f397, None),
-                ('exec', f398),
-                ('jump_if_not', f399, 65),
-                ('call', 'advance_after_combat', f400, None),
+                ('apply', f396, f397),
+                ('call', 'adjust_army_morale', f398, None),
+                ('call', 'adjust_army_morale', f399, None),
+                ('exec', f400),
+                ('jump_if_not', f401, 65),
+                ('call', 'advance_after_combat', f402, None),
                 ('jump', 65),
-                ('exec', f401),
+                ('exec', f403),
             ),
             steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29, 'lead_units': 45, 'tactics': 47, 'resolve': 56, 'apply': 57, 'advance': 61, 'done': 65},
             types={'_ask10': 'bool', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
@@ -12684,38 +12704,38 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'rear_guard_zone', True, 18),
-                ('exec', f402),
-                ('jump_if_not', f403, 18),
                 ('exec', f404),
-                ('jump_if_not', f405, 8),
-                ('choose', 'into', f406, f407, 'hex', 'choose into', ''),
-                ('exec', f408),
+                ('jump_if_not', f405, 18),
+                ('exec', f406),
+                ('jump_if_not', f407, 8),
+                ('choose', 'into', f408, f409, 'hex', 'choose into', ''),
+                ('exec', f410),
                 ('jump', 8),
-                ('exec', f409),
-                ('jump_if_not', f410, 17),
-                ('choose', 'u', f411, f412, 'unit', 'choose the next u', ''),
-                ('exec', f413),
-                ('choose', 'to', f414, f415, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f416, 16),
-                ('exec', f417),
+                ('exec', f411),
+                ('jump_if_not', f412, 17),
+                ('choose', 'u', f413, f414, 'unit', 'choose the next u', ''),
+                ('exec', f415),
+                ('choose', 'to', f416, f417, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f418, 16),
+                ('exec', f419),
                 ('jump', 16),
                 ('jump', 9),
                 ('jump', 18),
                 ('jump_unless_switch', 'rear_guard_zone', False, 36),
-                ('exec', f418),
-                ('jump_if_not', f419, 36),
                 ('exec', f420),
-                ('jump_if_not', f421, 26),
-                ('choose', 'into', f422, f423, 'hex', 'choose into', ''),
-                ('exec', f424),
+                ('jump_if_not', f421, 36),
+                ('exec', f422),
+                ('jump_if_not', f423, 26),
+                ('choose', 'into', f424, f425, 'hex', 'choose into', ''),
+                ('exec', f426),
                 ('jump', 26),
-                ('exec', f425),
-                ('jump_if_not', f426, 35),
-                ('choose', 'u', f427, f428, 'unit', 'choose the next u', ''),
-                ('exec', f429),
-                ('choose', 'to', f430, f431, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f432, 34),
-                ('exec', f433),
+                ('exec', f427),
+                ('jump_if_not', f428, 35),
+                ('choose', 'u', f429, f430, 'unit', 'choose the next u', ''),
+                ('exec', f431),
+                ('choose', 'to', f432, f433, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f434, 34),
+                ('exec', f435),
                 ('jump', 34),
                 ('jump', 27),
                 ('jump', 36),
@@ -12731,20 +12751,20 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f434, 8),
-                ('exec', f435),
-                ('jump_if_not', f436, 7),
-                ('choose', 'u', f437, f438, 'unit', 'choose the next u', ''),
-                ('exec', f439),
-                ('call', 'retreat_unit', f440, None),
+                ('jump_if_not', f436, 8),
+                ('exec', f437),
+                ('jump_if_not', f438, 7),
+                ('choose', 'u', f439, f440, 'unit', 'choose the next u', ''),
+                ('exec', f441),
+                ('call', 'retreat_unit', f442, None),
                 ('jump', 2),
                 ('jump', 8),
-                ('jump_if_not', f441, 16),
-                ('exec', f442),
-                ('jump_if_not', f443, 15),
-                ('choose', 'u', f444, f445, 'unit', 'choose the next u', ''),
-                ('exec', f446),
-                ('call', 'retreat_unit', f447, None),
+                ('jump_if_not', f443, 16),
+                ('exec', f444),
+                ('jump_if_not', f445, 15),
+                ('choose', 'u', f446, f447, 'unit', 'choose the next u', ''),
+                ('exec', f448),
+                ('call', 'retreat_unit', f449, None),
                 ('jump', 10),
                 ('jump', 16),
             ),
@@ -12759,9 +12779,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f448),
-                ('call', 'adjust_army_morale', f449, None),
                 ('exec', f450),
+                ('call', 'adjust_army_morale', f451, None),
+                ('exec', f452),
             ),
             steps={'penalty': 0},
             types={},
@@ -12774,27 +12794,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f451),
-                ('jump_if_not', f452, 7),
                 ('exec', f453),
-                ('exec', f454),
+                ('jump_if_not', f454, 7),
                 ('exec', f455),
                 ('exec', f456),
+                ('exec', f457),
+                ('exec', f458),
                 ('jump', 1),
-                ('jump_if_not', f457, 10),
+                ('jump_if_not', f459, 10),
                 ('end_phase',),
                 ('jump', 10),
-                ('roll', 9, f458, None, 'picked', None),
-                ('exec', f459),
-                ('jump_if_not', f460, 16),
+                ('roll', 9, f460, None, 'picked', None),
                 ('exec', f461),
-                ('exec', f462),
-                ('jump', 12),
-                ('roll', 10, f463, None, 'impact', None),
+                ('jump_if_not', f462, 16),
+                ('exec', f463),
                 ('exec', f464),
-                ('jump_if_not', f465, 22),
+                ('jump', 12),
+                ('roll', 10, f465, None, 'impact', None),
                 ('exec', f466),
-                ('exec', f467),
+                ('jump_if_not', f467, 22),
+                ('exec', f468),
+                ('exec', f469),
                 ('jump', 18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -12808,7 +12828,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f468, None),
+                ('call', 'adjust_army_morale', f470, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12821,9 +12841,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f469, None),
-                ('jump_if_not', f470, 4),
-                ('call', 'check_or_retreat', f471, None),
+                ('call', 'retreat_unit', f471, None),
+                ('jump_if_not', f472, 4),
+                ('call', 'check_or_retreat', f473, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -12837,9 +12857,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f472, None),
-                ('jump_if_not', f473, 4),
-                ('call', 'check_or_retreat', f474, None),
+                ('call', 'disrupt', f474, None),
+                ('jump_if_not', f475, 4),
+                ('call', 'check_or_retreat', f476, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -12853,9 +12873,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f475),
-                ('jump_if_not', f476, 4),
-                ('call', 'check_or_retreat', f477, None),
+                ('exec', f477),
+                ('jump_if_not', f478, 4),
+                ('call', 'check_or_retreat', f479, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -12869,15 +12889,15 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'second'),
             result='',
             code=(
-                ('exec', f478),
-                ('exec', f479),
                 ('exec', f480),
-                ('jump_if_not', f481, 7),
-                ('choose', 'second', f482, f483, 'unit', 'choose second', ''),
-                ('exec', f484),
+                ('exec', f481),
+                ('exec', f482),
+                ('jump_if_not', f483, 7),
+                ('choose', 'second', f484, f485, 'unit', 'choose second', ''),
+                ('exec', f486),
                 ('jump', 7),
-                ('jump_if_not', f485, 10),
-                ('call', 'check_or_retreat', f486, None),
+                ('jump_if_not', f487, 10),
+                ('call', 'check_or_retreat', f488, None),
                 ('jump', 10),
             ),
             steps={'do': 0},
@@ -12891,8 +12911,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f487, None),
-                ('call', 'check_and_retreat_or_disrupt', f488, None),
+                ('call', 'capture_one', f489, None),
+                ('call', 'check_and_retreat_or_disrupt', f490, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12905,8 +12925,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f489, None),
-                ('call', 'check_and_retreat_or_disrupt', f490, None),
+                ('call', 'capture_one', f491, None),
+                ('call', 'check_and_retreat_or_disrupt', f492, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -12919,16 +12939,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f491),
-                ('jump_if_not', f492, 6),
-                ('choose', 'u', f493, f494, 'unit', 'choose the next u', ''),
-                ('exec', f495),
-                ('exec', f496),
-                ('jump', 1),
+                ('exec', f493),
+                ('jump_if_not', f494, 6),
+                ('choose', 'u', f495, f496, 'unit', 'choose the next u', ''),
                 ('exec', f497),
-                ('jump_if_not', f498, 11),
+                ('exec', f498),
+                ('jump', 1),
                 ('exec', f499),
-                ('exec', f500),
+                ('jump_if_not', f500, 11),
+                ('exec', f501),
+                ('exec', f502),
                 ('jump', 7),
             ),
             steps={'do': 0},
@@ -12942,10 +12962,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f501),
-                ('jump_if_not', f502, 5),
-                ('choose', 'casualty', f503, f504, 'unit', 'choose casualty', ''),
-                ('exec', f505),
+                ('exec', f503),
+                ('jump_if_not', f504, 5),
+                ('choose', 'casualty', f505, f506, 'unit', 'choose casualty', ''),
+                ('exec', f507),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -12959,7 +12979,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f506),
+                ('exec', f508),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -12972,7 +12992,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f507),
+                ('exec', f509),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -12985,15 +13005,15 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f508),
-                ('jump_if_not', f509, 5),
                 ('exec', f510),
-                ('exec', f511),
+                ('jump_if_not', f511, 5),
+                ('exec', f512),
+                ('exec', f513),
                 ('jump', 1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
-            lines=('rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:116', 'rulesets/series/movement.mst:115'),
+            lines=('rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:126', 'rulesets/series/movement.mst:125'),
         ),
         'trigger:step_lost_vp': ProcedureSpec(
             name='trigger:step_lost_vp',
@@ -13002,7 +13022,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f512),
+                ('exec', f514),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13015,7 +13035,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f513),
+                ('exec', f515),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13028,7 +13048,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f514),
+                ('exec', f516),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13041,13 +13061,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f515),
-                ('jump_if_not', f516, 4),
                 ('exec', f517),
-                ('jump', 4),
-                ('jump_if_not', f518, 8),
+                ('jump_if_not', f518, 4),
                 ('exec', f519),
-                ('exec', f520),
+                ('jump', 4),
+                ('jump_if_not', f520, 8),
+                ('exec', f521),
+                ('exec', f522),
                 ('jump', 8),
             ),
             steps={'do': 0},
@@ -13061,7 +13081,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f521),
+                ('exec', f523),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13074,7 +13094,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'lee_penalty', f522, None),
+                ('call', 'lee_penalty', f524, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13087,7 +13107,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'lee_penalty', f523, None),
+                ('call', 'lee_penalty', f525, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13100,12 +13120,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f524),
-                ('exec', f525),
                 ('exec', f526),
                 ('exec', f527),
-                ('call', 'adjust_army_morale', f528, None),
+                ('exec', f528),
                 ('exec', f529),
+                ('call', 'adjust_army_morale', f530, None),
+                ('exec', f531),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13118,8 +13138,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f530),
-                ('exec', f531),
+                ('exec', f532),
+                ('exec', f533),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13132,8 +13152,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f532),
-                ('exec', f533),
+                ('exec', f534),
+                ('exec', f535),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13146,8 +13166,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('exec', f534),
-                ('exec', f535),
+                ('exec', f536),
+                ('exec', f537),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -13160,7 +13180,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f536),
+                ('exec', f538),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13173,7 +13193,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f537),
+                ('exec', f539),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13186,8 +13206,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f538),
-                ('call', 'adjust_army_morale', f539, None),
+                ('exec', f540),
+                ('call', 'adjust_army_morale', f541, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13200,7 +13220,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f540),
+                ('exec', f542),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13213,7 +13233,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f541),
+                ('exec', f543),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13226,7 +13246,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f542),
+                ('exec', f544),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -13239,14 +13259,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f543, 3),
-                ('exec', f544),
-                ('jump', 3),
-                ('jump_if_not', f545, 6),
+                ('jump_if_not', f545, 3),
                 ('exec', f546),
-                ('jump', 6),
-                ('jump_if_not', f547, 9),
+                ('jump', 3),
+                ('jump_if_not', f547, 6),
                 ('exec', f548),
+                ('jump', 6),
+                ('jump_if_not', f549, 9),
+                ('exec', f550),
                 ('jump', 9),
             ),
             steps={'do': 0},
@@ -13260,7 +13280,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f549),
+                ('exec', f551),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -13273,7 +13293,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f550),
+                ('exec', f552),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -13281,76 +13301,76 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f592, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f594, False, 'trigger:army_demoralized', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f593, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f595, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f594, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f595, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f596, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f597, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f596, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f597, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f598, False, 'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f599, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f600, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f601, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f602, False, 'trigger:steuben_leaves', ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f603, False, 'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f604, False, 'trigger:leader_captured_vp', ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f605, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f606, False, 'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f607, False, 'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f608, False, 'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f609, False, 'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f610, False, 'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f611, False, 'trigger:british_sp_captured', ''),
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f598, False, 'trigger:lee_reaches_21xx', 'lee_must_advance'),
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f599, False, 'trigger:lee_fails_to_advance', 'lee_must_advance'),
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f600, False, 'trigger:lee_falls_back', 'lee_must_advance'),
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f601, True, 'trigger:lee_relieved_of_command', 'relieving_lee'),
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f602, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f603, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f604, False, 'trigger:steuben_leaves', ''),
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f605, False, 'trigger:leader_eliminated_vp', ''),
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f606, False, 'trigger:leader_captured_vp', ''),
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f607, False, 'trigger:countermarched_off_the_board', 'command_and_control'),
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f608, False, 'trigger:american_sp_eliminated', ''),
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f609, False, 'trigger:american_sp_captured', ''),
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f610, False, 'trigger:american_sp_shattered', ''),
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f611, False, 'trigger:objective_control', ''),
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f612, False, 'trigger:british_sp_eliminated', ''),
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f613, False, 'trigger:british_sp_captured', ''),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f612, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f613, None, '', f614),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f615, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f616, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f617, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f618, None, '', None),
-        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f619),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f620, None, '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f621, None, 'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f622, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f623, None, 'command_and_control', None),
-        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f624, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f625, None, 'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f626, None, 'hessian_grenadiers', None),
-        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f627, 11, 'combs_hill', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f614, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f615, None, '', f616),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f617, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f618, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f619, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f620, None, '', None),
+        RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '', f621),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f622, None, '', None),
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f623, None, 'relieving_lee', None),
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f624, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f625, None, 'command_and_control', None),
+        RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area', f626, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f627, None, 'hedgerow_holds', None),
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f628, None, 'hessian_grenadiers', None),
+        RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook', f629, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
-        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f628, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f629, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f630, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f631, ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f632, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f633, ('campaign',), 'end_of_game'),
-        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f634, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f635, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f636, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f637, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f638, ('lees_advance',), 'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f639, ('lees_advance',), 'end_of_game'),
-        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f640, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f641, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f642, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f643, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f644, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f645, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f646, ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f647, ('holding_action',), 'end_of_game'),
-        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f648, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f649, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f650, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f651, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f652, ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f653, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive', 0, f630, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f631, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed', 'decisive', 1, f632, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f633, ('campaign',), 'end_of_turn'),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f634, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f635, ('campaign',), 'end_of_game'),
+        VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0, f636, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f637, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f638, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f639, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f640, ('lees_advance',), 'end_of_game'),
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f641, ('lees_advance',), 'end_of_game'),
+        VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge', 'decisive', 0, f642, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0, f643, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated', 'decisive', 0, f644, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1, f645, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f646, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f647, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f648, ('holding_action',), 'end_of_game'),
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f649, ('holding_action',), 'end_of_game'),
+        VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0, f650, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_decisive', 'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f651, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers', 'substantial', 0, f652, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers', 'substantial', 1, f653, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f654, ('washingtons_stand',), 'end_of_game'),
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f655, ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -13437,7 +13457,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f654, f655), ('army_morale', f656, f657), ('momentum', f658, f659), ('momentum', f660, f661)),
+            values=(('army_morale', f656, f657), ('army_morale', f658, f659), ('momentum', f660, f661), ('momentum', f662, f663)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -13452,7 +13472,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f662, f663), ('army_morale', f664, f665), ('momentum', f666, f667), ('momentum', f668, f669)),
+            values=(('army_morale', f664, f665), ('army_morale', f666, f667), ('momentum', f668, f669), ('momentum', f670, f671)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -13493,7 +13513,7 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f670, f671), ('army_morale', f672, f673), ('momentum', f674, f675), ('momentum', f676, f677), ('momentum_pool', None, f678), ('lee_relieved', None, f679)),
+            values=(('army_morale', f672, f673), ('army_morale', f674, f675), ('momentum', f676, f677), ('momentum', f678, f679), ('momentum_pool', None, f680), ('lee_relieved', None, f681)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -13536,7 +13556,7 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f680, f681), ('army_morale', f682, f683), ('momentum', f684, f685), ('momentum', f686, f687), ('momentum_pool', None, f688), ('molly_placed', None, f689)),
+            values=(('army_morale', f682, f683), ('army_morale', f684, f685), ('momentum', f686, f687), ('momentum', f688, f689), ('momentum_pool', None, f690), ('molly_placed', None, f691)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -13572,7 +13592,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f690),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f692),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'cb3e1c260b34e6170d3206350594012979947d995cae8b45daa96babefff2591'
+RULES_HASH = '679250818a5a567e614db12d526087bdc6189e663886d7332882804da6be134d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -149,18 +149,28 @@ def d_surrounded(s, a_u):
     return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1]))) > 0)) or (d_in_enemy_zoc(s, e0, q.side(s, a_u)) and (len(tuple(e1 for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
 
 
+def d_strategic_factor(s, a_u):
+    # 'rulesets/series/movement.mst:70': 'Strategic movement: times the allowance'
+    return 2
+
+
+def d_one_hex_minimum(s, a_u):
+    # 'rulesets/series/movement.mst:74': 'May always move one hex'
+    return True
+
+
 def d_may_move_strategically(s, a_u):
     # 'rulesets/newtown/variations.mst:159': 'May use Strategic Movement'
     return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != 49)) and (not (((s.vars['turn'] == 1) and (q.side(s, a_u) == 1)) and (q.entry_turn(s, a_u) == 0)))) and (not ((s.vars['turn'] == 1) and (a_u == 12))))
 
 
 def d_open_to(s, a_u, a_h):
-    # 'rulesets/series/movement.mst:70': 'A hex the unit may step into'
+    # 'rulesets/series/movement.mst:80': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u)))) == 0)) and d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:121': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:131': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
 
@@ -1284,3665 +1294,3675 @@ def f157(s, b):
 
 
 def f158(s, b):
-    # 'rulesets/series/movement.mst:47'
+    # 'rulesets/series/movement.mst:48'
     return d_stack_ok(s, b['units'])
 
 
 def f159(s, b):
-    # 'rulesets/series/movement.mst:48'
+    # 'rulesets/series/movement.mst:49'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
 def f160(s, b):
-    # 'rulesets/series/movement.mst:49'
+    # 'rulesets/series/movement.mst:50'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
 def f161(s, b):
-    # 'rulesets/series/movement.mst:50'
+    # 'rulesets/series/movement.mst:51'
     return d_may_move_strategically(s, b['unit'])
 
 
 def f162(s, b):
-    # 'rulesets/series/movement.mst:51'
+    # 'rulesets/series/movement.mst:52'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
 def f163(s, b):
-    # 'rulesets/series/movement.mst:46'
-    return {'side': b['side']}
+    # 'rulesets/series/movement.mst:53'
+    return d_strategic_factor(s, b['unit'])
 
 
 def f164(s, b):
     # 'rulesets/series/movement.mst:54'
-    b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
+    return d_one_hex_minimum(s, b['unit'])
 
 
 def f165(s, b):
-    # 'rulesets/series/movement.mst:54'
-    return bool(b['_for_u'])
+    # 'rulesets/series/movement.mst:47'
+    return {'side': b['side']}
 
 
 def f166(s, b):
-    # 'rulesets/series/movement.mst:54'
+    # 'rulesets/series/movement.mst:57'
+    b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
+
+
+def f167(s, b):
+    # 'rulesets/series/movement.mst:57'
+    return bool(b['_for_u'])
+
+
+def f168(s, b):
+    # 'rulesets/series/movement.mst:57'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f167(s, b):
-    # 'rulesets/series/movement.mst:55'
+def f169(s, b):
+    # 'rulesets/series/movement.mst:58'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f168(s, b):
-    # 'rulesets/series/movement.mst:56'
+def f170(s, b):
+    # 'rulesets/series/movement.mst:59'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f169(s, b):
-    # 'rulesets/series/movement.mst:57'
+def f171(s, b):
+    # 'rulesets/series/movement.mst:60'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f170(s, b):
-    # 'rulesets/series/movement.mst:58'
+def f172(s, b):
+    # 'rulesets/series/movement.mst:61'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f171(s, b):
-    # 'rulesets/series/movement.mst:58'
-    return bool(b['_for_v'])
-
-
-def f172(s, b):
-    # 'rulesets/series/movement.mst:58'
-    b['v'] = b['_for_v'][0]
-    b['_for_v'] = b['_for_v'][1:]
-
-
 def f173(s, b):
-    # 'rulesets/series/movement.mst:59'
-    e.set_at(s, 'pin_group', b['v'], 0)
+    # 'rulesets/series/movement.mst:61'
+    return bool(b['_for_v'])
 
 
 def f174(s, b):
     # 'rulesets/series/movement.mst:61'
-    return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
+    b['v'] = b['_for_v'][0]
+    b['_for_v'] = b['_for_v'][1:]
 
 
 def f175(s, b):
+    # 'rulesets/series/movement.mst:62'
+    e.set_at(s, 'pin_group', b['v'], 0)
+
+
+def f176(s, b):
+    # 'rulesets/series/movement.mst:64'
+    return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
+
+
+def f177(s, b):
     # 'rulesets/series/morale.mst:12'
     b['passed'] = (b['total'] >= 5)
 
 
-def f176(s, b):
+def f178(s, b):
     # 'rulesets/series/rally.mst:5'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0]))
 
 
-def f177(s, b):
+def f179(s, b):
     # 'rulesets/series/rally.mst:5'
     return bool(b['_for_u'])
 
 
-def f178(s, b):
+def f180(s, b):
     # 'rulesets/series/rally.mst:5'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f179(s, b):
+def f181(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f180(s, b):
+def f182(s, b):
     # 'rulesets/newtown/cards.mst:214'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
-def f181(s, b):
+def f183(s, b):
     # 'rulesets/newtown/cards.mst:215'
     return 1
 
 
-def f182(s, b):
+def f184(s, b):
     # 'rulesets/newtown/cards.mst:215'
     return b['_ask5']
 
 
-def f183(s, b):
+def f185(s, b):
     # 'rulesets/newtown/cards.mst:216'
     return {'side': 1}
 
 
-def f184(s, b):
+def f186(s, b):
     # 'rulesets/newtown/cards.mst:217'
     return {'side': 1}
 
 
-def f185(s, b):
+def f187(s, b):
     # 'rulesets/series/rally.mst:11'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0))))
 
 
-def f186(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return bool(b['_for_u'])
-
-
-def f187(s, b):
-    # 'rulesets/series/rally.mst:11'
-    return b['_for_u']
-
-
 def f188(s, b):
     # 'rulesets/series/rally.mst:11'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f189(s, b):
     # 'rulesets/series/rally.mst:11'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f190(s, b):
+    # 'rulesets/series/rally.mst:11'
+    return b['side']
+
+
+def f191(s, b):
+    # 'rulesets/series/rally.mst:11'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f192(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f191(s, b):
+def f193(s, b):
     # 'rulesets/series/rally.mst:13'
     return b['passed']
 
 
-def f192(s, b):
+def f194(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f193(s, b):
+def f195(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f194(s, b):
+def f196(s, b):
     # 'rulesets/newtown/indian_rules.mst:240'
     return (b['side'] == 0)
 
 
-def f195(s, b):
+def f197(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0]))
 
 
-def f196(s, b):
-    # 'rulesets/newtown/indian_rules.mst:241'
-    return bool(b['_for_u'])
-
-
-def f197(s, b):
-    # 'rulesets/newtown/indian_rules.mst:241'
-    return b['_for_u']
-
-
 def f198(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
-    return 0
+    return bool(b['_for_u'])
 
 
 def f199(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f200(s, b):
+    # 'rulesets/newtown/indian_rules.mst:241'
+    return 0
+
+
+def f201(s, b):
+    # 'rulesets/newtown/indian_rules.mst:241'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f202(s, b):
     # 'rulesets/newtown/indian_rules.mst:242'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), 0)) == 0)
 
 
-def f201(s, b):
+def f203(s, b):
     # 'rulesets/newtown/indian_rules.mst:243'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f202(s, b):
+def f204(s, b):
     # 'rulesets/newtown/indian_rules.mst:244'
     return b['recovered']
 
 
-def f203(s, b):
+def f205(s, b):
     # 'rulesets/newtown/indian_rules.mst:245'
     e.set_at(s, 'failed_resolve', b['u'], False)
 
 
-def f204(s, b):
+def f206(s, b):
     # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
 
-def f205(s, b):
+def f207(s, b):
     # 'rulesets/newtown/indian_rules.mst:249'
     return {'unit': b['u']}
 
 
-def f206(s, b):
+def f208(s, b):
     # 'rulesets/newtown/variations.mst:116'
     return (q.enemy(s, b['side']) == 1)
 
 
-def f207(s, b):
+def f209(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
-def f208(s, b):
+def f210(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return 1
 
 
-def f209(s, b):
+def f211(s, b):
     # 'rulesets/newtown/variations.mst:118'
     return (b['target_hex'] == -1)
 
 
-def f210(s, b):
+def f212(s, b):
     # 'rulesets/newtown/variations.mst:121'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f211(s, b):
+def f213(s, b):
     # 'rulesets/newtown/variations.mst:122'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f212(s, b):
+def f214(s, b):
     # 'rulesets/newtown/variations.mst:122'
     return 1
 
 
-def f213(s, b):
+def f215(s, b):
     # 'rulesets/newtown/variations.mst:124'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f214(s, b):
+def f216(s, b):
     # 'rulesets/newtown/variations.mst:124'
     return q.enemy(s, b['side'])
 
 
-def f215(s, b):
+def f217(s, b):
     # 'rulesets/newtown/variations.mst:125'
     return (b['target'] == -1)
 
 
-def f216(s, b):
+def f218(s, b):
     # 'rulesets/newtown/variations.mst:129'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f217(s, b):
+def f219(s, b):
     # 'rulesets/series/fire.mst:71'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f218(s, b):
+def f220(s, b):
     # 'rulesets/series/fire.mst:72'
     b['_for_a'] = tuple(tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target'])))
 
 
-def f219(s, b):
+def f221(s, b):
     # 'rulesets/series/fire.mst:72'
     return bool(b['_for_a'])
 
 
-def f220(s, b):
+def f222(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f221(s, b):
-    # 'rulesets/series/fire.mst:72'
-    return b['side']
-
-
-def f222(s, b):
-    # 'rulesets/series/fire.mst:72'
-    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
-
-
 def f223(s, b):
-    # 'rulesets/series/fire.mst:73'
+    # 'rulesets/series/fire.mst:72'
     return b['side']
 
 
 def f224(s, b):
+    # 'rulesets/series/fire.mst:72'
+    b['_for_a'] = tuple(x for x in b['_for_a'] if x != b['a'])
+
+
+def f225(s, b):
+    # 'rulesets/series/fire.mst:73'
+    return b['side']
+
+
+def f226(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask6']
 
 
-def f225(s, b):
+def f227(s, b):
     # 'rulesets/series/fire.mst:74'
     b['firers'] = q.union(b['firers'], (b['a'],))
 
 
-def f226(s, b):
+def f228(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f227(s, b):
+def f229(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f228(s, b):
+def f230(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f229(s, b):
+def f231(s, b):
     # 'rulesets/series/fire.mst:81'
     b['needed'] = q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s, q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f230(s, b):
+def f232(s, b):
     # 'rulesets/series/fire.mst:82'
     b['first_fire'] = False
 
 
-def f231(s, b):
+def f233(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f232(s, b):
+def f234(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f233(s, b):
+def f235(s, b):
     # 'rulesets/newtown/indian_rules.mst:156'
     return ((((len(b['firers']) > 0) and (b['side'] == 1)) and d_warrior(s, b['target'])) and (b['modified'] >= b['needed']))
 
 
-def f234(s, b):
+def f236(s, b):
     # 'rulesets/newtown/indian_rules.mst:157'
     e.set_var(s, 'resolve_hit', True)
 
 
-def f235(s, b):
+def f237(s, b):
     # 'rulesets/series/fire.mst:95'
     return b['result']
 
 
-def f236(s, b):
+def f238(s, b):
     # 'rulesets/series/fire.mst:95'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f237(s, b):
+def f239(s, b):
     # 'rulesets/series/fire.mst:97'
     return {'side': UNIT_SIDE[b['target']], 'amount': q.lookup(s, 4, q.result_name(s, b['result']))}
 
 
-def f238(s, b):
+def f240(s, b):
     # 'rulesets/series/fire.mst:105'
     return {'side': b['side']}
 
 
-def f239(s, b):
+def f241(s, b):
     # 'rulesets/series/fire.mst:106'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f240(s, b):
+def f242(s, b):
     # 'rulesets/series/fire.mst:110'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f241(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return bool(b['_for_u'])
-
-
-def f242(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return b['_for_u']
-
-
 def f243(s, b):
     # 'rulesets/series/fire.mst:110'
-    return q.enemy(s, b['side'])
+    return bool(b['_for_u'])
 
 
 def f244(s, b):
     # 'rulesets/series/fire.mst:110'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f245(s, b):
+    # 'rulesets/series/fire.mst:110'
+    return q.enemy(s, b['side'])
+
+
+def f246(s, b):
+    # 'rulesets/series/fire.mst:110'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f247(s, b):
     # 'rulesets/series/fire.mst:111'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f246(s, b):
+def f248(s, b):
     # 'rulesets/series/fire.mst:112'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f247(s, b):
+def f249(s, b):
     # 'rulesets/series/fire.mst:114'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1)))
 
 
-def f248(s, b):
+def f250(s, b):
     # 'rulesets/series/fire.mst:114'
     return bool(b['_for_u'])
 
 
-def f249(s, b):
+def f251(s, b):
     # 'rulesets/series/fire.mst:114'
     return b['_for_u']
 
 
-def f250(s, b):
+def f252(s, b):
     # 'rulesets/series/fire.mst:114'
     return b['side']
 
 
-def f251(s, b):
+def f253(s, b):
     # 'rulesets/series/fire.mst:114'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f252(s, b):
+def f254(s, b):
     # 'rulesets/series/fire.mst:115'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f253(s, b):
+def f255(s, b):
     # 'rulesets/series/fire.mst:116'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f254(s, b):
+def f256(s, b):
     # 'rulesets/newtown/variations.mst:136'
     return (b['side'] == 1)
 
 
-def f255(s, b):
+def f257(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
-def f256(s, b):
+def f258(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return 1
 
 
-def f257(s, b):
+def f259(s, b):
     # 'rulesets/newtown/variations.mst:138'
     return (b['target_hex'] == -1)
 
 
-def f258(s, b):
+def f260(s, b):
     # 'rulesets/newtown/variations.mst:141'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f259(s, b):
+def f261(s, b):
     # 'rulesets/newtown/variations.mst:142'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f260(s, b):
+def f262(s, b):
     # 'rulesets/newtown/variations.mst:142'
     return 1
 
 
-def f261(s, b):
+def f263(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return d_rifle_targets(s, b['side'])
 
 
-def f262(s, b):
+def f264(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return b['side']
 
 
-def f263(s, b):
+def f265(s, b):
     # 'rulesets/newtown/variations.mst:145'
     return (b['target'] == -1)
 
 
-def f264(s, b):
+def f266(s, b):
     # 'rulesets/newtown/variations.mst:149'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f265(s, b):
+def f267(s, b):
     # 'rulesets/series/fire.mst:145'
     b['firers'] = tuple(e0 for e0 in () if False)
 
 
-def f266(s, b):
+def f268(s, b):
     # 'rulesets/series/fire.mst:146'
     b['_for_r'] = tuple(d_adjacent_rifles(s, b['target'], b['side']))
 
 
-def f267(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return bool(b['_for_r'])
-
-
-def f268(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return b['_for_r']
-
-
 def f269(s, b):
     # 'rulesets/series/fire.mst:146'
-    return b['side']
+    return bool(b['_for_r'])
 
 
 def f270(s, b):
     # 'rulesets/series/fire.mst:146'
-    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+    return b['_for_r']
 
 
 def f271(s, b):
-    # 'rulesets/series/fire.mst:147'
+    # 'rulesets/series/fire.mst:146'
     return b['side']
 
 
 def f272(s, b):
+    # 'rulesets/series/fire.mst:146'
+    b['_for_r'] = tuple(x for x in b['_for_r'] if x != b['r'])
+
+
+def f273(s, b):
+    # 'rulesets/series/fire.mst:147'
+    return b['side']
+
+
+def f274(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_ask7']
 
 
-def f273(s, b):
+def f275(s, b):
     # 'rulesets/series/fire.mst:148'
     b['firers'] = q.union(b['firers'], (b['r'],))
 
 
-def f274(s, b):
+def f276(s, b):
     # 'rulesets/series/fire.mst:151'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f275(s, b):
+def f277(s, b):
     # 'rulesets/series/fire.mst:155'
     return (len(b['firers']) > 0)
 
 
-def f276(s, b):
+def f278(s, b):
     # 'rulesets/series/fire.mst:156'
     b['needed'] = q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f277(s, b):
+def f279(s, b):
     # 'rulesets/series/fire.mst:157'
     b['first_fire'] = (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f278(s, b):
+def f280(s, b):
     # 'rulesets/series/fire.mst:158'
     b['_for_r'] = tuple(b['firers'])
 
 
-def f279(s, b):
+def f281(s, b):
     # 'rulesets/series/fire.mst:158'
     return bool(b['_for_r'])
 
 
-def f280(s, b):
+def f282(s, b):
     # 'rulesets/series/fire.mst:158'
     b['r'] = b['_for_r'][0]
     b['_for_r'] = b['_for_r'][1:]
 
 
-def f281(s, b):
+def f283(s, b):
     # 'rulesets/series/fire.mst:159'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f282(s, b):
+def f284(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f283(s, b):
+def f285(s, b):
     # 'rulesets/series/fire.mst:163'
     return (b['modified'] >= b['needed'])
 
 
-def f284(s, b):
+def f286(s, b):
     # 'rulesets/series/fire.mst:165'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f285(s, b):
+def f287(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f286(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f287(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f288(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f289(s, b):
+def f291(s, b):
     # 'rulesets/newtown/indian_rules.mst:376'
     return (b['side'] == 0)
 
 
-def f290(s, b):
+def f292(s, b):
     # 'rulesets/newtown/indian_rules.mst:377'
     return {}
 
 
-def f291(s, b):
+def f293(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0]))
 
 
-def f292(s, b):
+def f294(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return bool(b['_for_u'])
 
 
-def f293(s, b):
+def f295(s, b):
     # 'rulesets/series/close_combat.mst:15'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f294(s, b):
+def f296(s, b):
     # 'rulesets/series/close_combat.mst:16'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f295(s, b):
+def f297(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f296(s, b):
+def f298(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f297(s, b):
+def f299(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f298(s, b):
+def f300(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f299(s, b):
+def f301(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f300(s, b):
+def f302(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(q.combats(s))
 
 
-def f301(s, b):
+def f303(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return bool(b['_for_combat'])
 
 
-def f302(s, b):
+def f304(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f303(s, b):
+def f305(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['side']
 
 
-def f304(s, b):
+def f306(s, b):
     # 'rulesets/series/close_combat.mst:19'
     b['_for_combat'] = tuple(x for x in b['_for_combat'] if x != b['combat'])
 
 
-def f305(s, b):
+def f307(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f306(s, b):
+def f308(s, b):
     # 'rulesets/series/close_combat.mst:25'
     return {'side': b['side']}
 
 
-def f307(s, b):
+def f309(s, b):
     # 'rulesets/series/close_combat.mst:26'
     return {'side': q.enemy(s, b['side'])}
 
 
-def f308(s, b):
+def f310(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0))))
 
 
-def f309(s, b):
+def f311(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return bool(b['_for_u'])
 
 
-def f310(s, b):
+def f312(s, b):
     # 'rulesets/series/close_combat.mst:45'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f311(s, b):
+def f313(s, b):
     # 'rulesets/series/close_combat.mst:46'
     e.capture(s, b['u'])
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/series/close_combat.mst:147'
     b['attacker_lead'] = -1
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/series/close_combat.mst:148'
     b['attacker'] = q.attacking_side(s, b['combat'])
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/series/close_combat.mst:149'
     b['defender'] = q.defending_side(s, b['combat'])
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/series/close_combat.mst:150'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/series/close_combat.mst:151'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/series/close_combat.mst:152'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/series/close_combat.mst:154'
     b['_for_u'] = tuple(q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])))
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/series/close_combat.mst:154'
     return bool(b['_for_u'])
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/series/close_combat.mst:154'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f321(s, b):
+def f323(s, b):
     # 'rulesets/series/close_combat.mst:155'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f322(s, b):
+def f324(s, b):
     # 'rulesets/series/close_combat.mst:160'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f323(s, b):
+def f325(s, b):
     # 'rulesets/series/close_combat.mst:161'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f324(s, b):
+def f326(s, b):
     # 'rulesets/series/close_combat.mst:161'
     return bool(b['_for_u'])
 
 
-def f325(s, b):
+def f327(s, b):
     # 'rulesets/series/close_combat.mst:161'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f326(s, b):
+def f328(s, b):
     # 'rulesets/series/close_combat.mst:162'
     e.capture(s, b['u'])
 
 
-def f327(s, b):
+def f329(s, b):
     # 'rulesets/series/close_combat.mst:166'
     b['odds'] = q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f328(s, b):
+def f330(s, b):
     # 'rulesets/series/close_combat.mst:167'
     return q.diverted(s, b['combat'])
 
 
-def f329(s, b):
+def f331(s, b):
     # 'rulesets/series/close_combat.mst:168'
     b['odds'] = q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f330(s, b):
+def f332(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f331(s, b):
+def f333(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     b['odds'] = q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f332(s, b):
+def f334(s, b):
     # 'rulesets/series/close_combat.mst:173'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f333(s, b):
+def f335(s, b):
     # 'rulesets/series/close_combat.mst:174'
     return b['defender']
 
 
-def f334(s, b):
+def f336(s, b):
     # 'rulesets/series/close_combat.mst:174'
     return b['_ask8']
 
 
-def f335(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(q.defenders(s, b['combat']))
-
-
-def f336(s, b):
-    # 'rulesets/series/close_combat.mst:175'
-    return bool(b['_for_u'])
-
-
 def f337(s, b):
     # 'rulesets/series/close_combat.mst:175'
-    return b['_for_u']
+    b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
 def f338(s, b):
     # 'rulesets/series/close_combat.mst:175'
-    return b['defender']
+    return bool(b['_for_u'])
 
 
 def f339(s, b):
     # 'rulesets/series/close_combat.mst:175'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f340(s, b):
+    # 'rulesets/series/close_combat.mst:175'
+    return b['defender']
+
+
+def f341(s, b):
+    # 'rulesets/series/close_combat.mst:175'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f342(s, b):
     # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f341(s, b):
+def f343(s, b):
     # 'rulesets/series/close_combat.mst:177'
     return s.vars['pinned'][b['u']]
 
 
-def f342(s, b):
+def f344(s, b):
     # 'rulesets/series/close_combat.mst:178'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f343(s, b):
+def f345(s, b):
     # 'rulesets/series/close_combat.mst:180'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f344(s, b):
+def f346(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f345(s, b):
+def f347(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return b['attacker']
 
 
-def f346(s, b):
+def f348(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f347(s, b):
+def f349(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return b['defender']
 
 
-def f348(s, b):
+def f350(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f349(s, b):
+def f351(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['defender']
 
 
-def f350(s, b):
+def f352(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask9']
 
 
-def f351(s, b):
+def f353(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f352(s, b):
-    # 'rulesets/newtown/indian_rules.mst:452'
-    return bool(b['_for_u'])
-
-
-def f353(s, b):
-    # 'rulesets/newtown/indian_rules.mst:452'
-    return b['_for_u']
-
-
 def f354(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    return b['defender']
+    return bool(b['_for_u'])
 
 
 def f355(s, b):
     # 'rulesets/newtown/indian_rules.mst:452'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f356(s, b):
+    # 'rulesets/newtown/indian_rules.mst:452'
+    return b['defender']
+
+
+def f357(s, b):
+    # 'rulesets/newtown/indian_rules.mst:452'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f358(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f357(s, b):
+def f359(s, b):
     # 'rulesets/newtown/indian_rules.mst:454'
     return s.vars['pinned'][b['u']]
 
 
-def f358(s, b):
+def f360(s, b):
     # 'rulesets/newtown/indian_rules.mst:455'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f359(s, b):
+def f361(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f360(s, b):
+def f362(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead']))))
 
 
-def f361(s, b):
+def f363(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return bool(b['_for_u'])
 
 
-def f362(s, b):
+def f364(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f363(s, b):
+def f365(s, b):
     # 'rulesets/newtown/indian_rules.mst:70'
     return {'unit': b['u']}
 
 
-def f364(s, b):
+def f366(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead'] if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f365(s, b):
-    # 'rulesets/series/close_combat.mst:194'
-    return d_tactics_chits(s)
-
-
-def f366(s, b):
-    # 'rulesets/series/close_combat.mst:194'
-    return b['attacker']
-
-
 def f367(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+    # 'rulesets/series/close_combat.mst:194'
     return d_tactics_chits(s)
 
 
 def f368(s, b):
+    # 'rulesets/series/close_combat.mst:194'
+    return b['attacker']
+
+
+def f369(s, b):
+    # 'rulesets/series/close_combat.mst:195'
+    return d_tactics_chits(s)
+
+
+def f370(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
-def f369(s, b):
+def f371(s, b):
     # 'rulesets/series/close_combat.mst:197'
     b['matrix'] = q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f370(s, b):
+def f372(s, b):
     # 'rulesets/series/close_combat.mst:198'
     b['tactics'] = (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f371(s, b):
+def f373(s, b):
     # 'rulesets/series/close_combat.mst:199'
     return (b['matrix'][1] == 10)
 
 
-def f372(s, b):
+def f374(s, b):
     # 'rulesets/series/close_combat.mst:200'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f373(s, b):
+def f375(s, b):
     # 'rulesets/newtown/cards.mst:317'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f374(s, b):
+def f376(s, b):
     # 'rulesets/newtown/cards.mst:318'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f375(s, b):
+def f377(s, b):
     # 'rulesets/newtown/cards.mst:319'
     return s.vars['combat_called_off']
 
 
-def f376(s, b):
+def f378(s, b):
     # 'rulesets/newtown/cards.mst:322'
     return (s.vars['card_shift'] != 0)
 
 
-def f377(s, b):
+def f379(s, b):
     # 'rulesets/newtown/cards.mst:323'
     b['odds'] = q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f378(s, b):
+def f380(s, b):
     # 'rulesets/series/close_combat.mst:205'
     return b['odds']
 
 
-def f379(s, b):
+def f381(s, b):
     # 'rulesets/newtown/cards.mst:340'
     b['_for_player'] = tuple((b['attacker'], b['defender'],))
 
 
-def f380(s, b):
+def f382(s, b):
     # 'rulesets/newtown/cards.mst:340'
     return bool(b['_for_player'])
 
 
-def f381(s, b):
+def f383(s, b):
     # 'rulesets/newtown/cards.mst:340'
     b['player'] = b['_for_player'][0]
     b['_for_player'] = b['_for_player'][1:]
 
 
-def f382(s, b):
+def f384(s, b):
     # 'rulesets/newtown/cards.mst:341'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f383(s, b):
+def f385(s, b):
     # 'rulesets/newtown/cards.mst:342'
     return b['player']
 
 
-def f384(s, b):
+def f386(s, b):
     # 'rulesets/newtown/cards.mst:342'
     return b['_ask10']
 
 
-def f385(s, b):
+def f387(s, b):
     # 'rulesets/newtown/cards.mst:343'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f386(s, b):
+def f388(s, b):
     # 'rulesets/newtown/cards.mst:344'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f387(s, b):
+def f389(s, b):
     # 'rulesets/newtown/cards.mst:350'
     return (s.vars['result_ignored'] != b['defender'])
 
 
-def f388(s, b):
+def f390(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return b['result'][1]
 
 
-def f389(s, b):
+def f391(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat']) if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f390(s, b):
+def f392(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
 
 
-def f391(s, b):
+def f393(s, b):
     # 'rulesets/newtown/cards.mst:356'
     return (s.vars['result_ignored'] != b['attacker'])
 
 
-def f392(s, b):
+def f394(s, b):
     # 'rulesets/newtown/cards.mst:357'
     return b['result'][0]
 
 
-def f393(s, b):
+def f395(s, b):
     # 'rulesets/newtown/cards.mst:357'
     return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat']) if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'], 'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f394(s, b):
+def f396(s, b):
     # 'rulesets/newtown/cards.mst:359'
     return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
 
 
-def f395(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:220'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f396(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:221'
     return (b['attacker_lead'] != -1)
 
 
-def f397(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:222'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f398(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:225'
     e.resolve_combat(s, b['combat'])
 
 
-def f399(s, b):
+def f401(s, b):
     # 'rulesets/newtown/variations.mst:182'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
-def f400(s, b):
+def f402(s, b):
     # 'rulesets/newtown/variations.mst:183'
     return 0
 
 
-def f401(s, b):
+def f403(s, b):
     # 'rulesets/newtown/variations.mst:183'
     return b['_ask11']
 
 
-def f402(s, b):
+def f404(s, b):
     # 'rulesets/series/close_combat.mst:230'
     b['vacated'] = tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
 
 
-def f403(s, b):
+def f405(s, b):
     # 'rulesets/series/close_combat.mst:231'
     return (len(b['vacated']) > 0)
 
 
-def f404(s, b):
+def f406(s, b):
     # 'rulesets/series/close_combat.mst:233'
     b['reachable'] = tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'], e0)))
 
 
-def f405(s, b):
+def f407(s, b):
     # 'rulesets/series/close_combat.mst:234'
     return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
 
 
-def f406(s, b):
+def f408(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return b['reachable']
 
 
-def f407(s, b):
+def f409(s, b):
     # 'rulesets/series/close_combat.mst:235'
     return q.attacking_side(s, b['combat'])
 
 
-def f408(s, b):
+def f410(s, b):
     # 'rulesets/series/close_combat.mst:236'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f409(s, b):
+def f411(s, b):
     # 'rulesets/series/close_combat.mst:239'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))))
 
 
-def f410(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return bool(b['_for_u'])
-
-
-def f411(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return b['_for_u']
-
-
 def f412(s, b):
     # 'rulesets/series/close_combat.mst:239'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f413(s, b):
     # 'rulesets/series/close_combat.mst:239'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f414(s, b):
+    # 'rulesets/series/close_combat.mst:239'
+    return q.attacking_side(s, b['combat'])
+
+
+def f415(s, b):
+    # 'rulesets/series/close_combat.mst:239'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f416(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'], e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f415(s, b):
+def f417(s, b):
     # 'rulesets/series/close_combat.mst:240'
     return q.attacking_side(s, b['combat'])
 
 
-def f416(s, b):
+def f418(s, b):
     # 'rulesets/series/close_combat.mst:241'
     return (b['to'] != -1)
 
 
-def f417(s, b):
+def f419(s, b):
     # 'rulesets/series/close_combat.mst:242'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f418(s, b):
+def f420(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat'])) or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f419(s, b):
+def f421(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f420(s, b):
+def f422(s, b):
     # 'rulesets/series/close_combat.mst:252'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f421(s, b):
+def f423(s, b):
     # 'rulesets/series/close_combat.mst:253'
     b['_for_u'] = tuple(q.defenders(s, b['combat']))
 
 
-def f422(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return bool(b['_for_u'])
-
-
-def f423(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return b['_for_u']
-
-
 def f424(s, b):
     # 'rulesets/series/close_combat.mst:253'
-    return q.defending_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f425(s, b):
     # 'rulesets/series/close_combat.mst:253'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f426(s, b):
+    # 'rulesets/series/close_combat.mst:253'
+    return q.defending_side(s, b['combat'])
+
+
+def f427(s, b):
+    # 'rulesets/series/close_combat.mst:253'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f428(s, b):
     # 'rulesets/series/close_combat.mst:254'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f427(s, b):
+def f429(s, b):
     # 'rulesets/series/close_combat.mst:257'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f428(s, b):
+def f430(s, b):
     # 'rulesets/series/close_combat.mst:258'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f429(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return bool(b['_for_u'])
-
-
-def f430(s, b):
-    # 'rulesets/series/close_combat.mst:258'
-    return b['_for_u']
-
-
 def f431(s, b):
     # 'rulesets/series/close_combat.mst:258'
-    return q.attacking_side(s, b['combat'])
+    return bool(b['_for_u'])
 
 
 def f432(s, b):
     # 'rulesets/series/close_combat.mst:258'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f433(s, b):
+    # 'rulesets/series/close_combat.mst:258'
+    return q.attacking_side(s, b['combat'])
+
+
+def f434(s, b):
+    # 'rulesets/series/close_combat.mst:258'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f435(s, b):
     # 'rulesets/series/close_combat.mst:259'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f434(s, b):
+def f436(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f435(s, b):
+def f437(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f436(s, b):
+def f438(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f437(s, b):
+def f439(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f438(s, b):
+def f440(s, b):
     # 'rulesets/newtown/prepare.mst:64'
     return {}
 
 
-def f439(s, b):
+def f441(s, b):
     # 'rulesets/newtown/prepare.mst:66'
     return {}
 
 
-def f440(s, b):
+def f442(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['_for_u'] = tuple(tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0)))
 
 
-def f441(s, b):
+def f443(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return bool(b['_for_u'])
 
 
-def f442(s, b):
+def f444(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f443(s, b):
+def f445(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f444(s, b):
+def f446(s, b):
     # 'rulesets/newtown/prepare.mst:40'
     return {'side': 1}
 
 
-def f445(s, b):
+def f447(s, b):
     # 'rulesets/newtown/prepare.mst:41'
     return {'side': 0}
 
 
-def f446(s, b):
+def f448(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f447(s, b):
+def f449(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f448(s, b):
+def f450(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f449(s, b):
+def f451(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f450(s, b):
+def f452(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f451(s, b):
+def f453(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f452(s, b):
+def f454(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f453(s, b):
+def f455(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f454(s, b):
+def f456(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f455(s, b):
+def f457(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f456(s, b):
+def f458(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f457(s, b):
+def f459(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f458(s, b):
+def f460(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f459(s, b):
+def f461(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f460(s, b):
+def f462(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f461(s, b):
+def f463(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f462(s, b):
+def f464(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f463(s, b):
+def f465(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f464(s, b):
+def f466(s, b):
     # 'rulesets/newtown/prepare.mst:119'
     return {}
 
 
-def f465(s, b):
+def f467(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f466(s, b):
+def f468(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f467(s, b):
+def f469(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     return d_room_for(s, 20, q.hex_of(s, 19))
 
 
-def f468(s, b):
+def f470(s, b):
     # 'rulesets/newtown/prepare.mst:123'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f469(s, b):
+def f471(s, b):
     # 'rulesets/newtown/prepare.mst:125'
     return {'unit': 20}
 
 
-def f470(s, b):
+def f472(s, b):
     # 'rulesets/newtown/prepare.mst:128'
     return (b['outcome'] == 'onondaga')
 
 
-def f471(s, b):
+def f473(s, b):
     # 'rulesets/newtown/prepare.mst:129'
     return {}
 
 
-def f472(s, b):
+def f474(s, b):
     # 'rulesets/newtown/prepare.mst:138'
     b['hexes'] = q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f473(s, b):
+def f475(s, b):
     # 'rulesets/newtown/prepare.mst:139'
     return (len(tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))) > 0)
 
 
-def f474(s, b):
+def f476(s, b):
     # 'rulesets/newtown/prepare.mst:140'
     return tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))
 
 
-def f475(s, b):
+def f477(s, b):
     # 'rulesets/newtown/prepare.mst:140'
     return 0
 
 
-def f476(s, b):
+def f478(s, b):
     # 'rulesets/newtown/prepare.mst:141'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f477(s, b):
+def f479(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     return b['hexes']
 
 
-def f478(s, b):
+def f480(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     return 0
 
 
-def f479(s, b):
+def f481(s, b):
     # 'rulesets/newtown/prepare.mst:144'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f480(s, b):
+def f482(s, b):
     # 'rulesets/newtown/prepare.mst:156'
     return (len(tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))) > 0)
 
 
-def f481(s, b):
+def f483(s, b):
     # 'rulesets/newtown/prepare.mst:157'
     return tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))
 
 
-def f482(s, b):
+def f484(s, b):
     # 'rulesets/newtown/prepare.mst:157'
     return 0
 
 
-def f483(s, b):
+def f485(s, b):
     # 'rulesets/newtown/prepare.mst:158'
     e.advance_to(s, 13, b['h'])
 
 
-def f484(s, b):
+def f486(s, b):
     # 'rulesets/newtown/prepare.mst:160'
     return (435, 436, 461, 462)
 
 
-def f485(s, b):
+def f487(s, b):
     # 'rulesets/newtown/prepare.mst:160'
     return 0
 
 
-def f486(s, b):
+def f488(s, b):
     # 'rulesets/newtown/prepare.mst:161'
     e.advance_to(s, 13, b['h'])
 
 
-def f487(s, b):
+def f489(s, b):
     # 'rulesets/newtown/prepare.mst:163'
     return {'token': 'onondaga'}
 
 
-def f488(s, b):
+def f490(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878))) for e0 in q.units_of(s, 0))))
 
 
-def f489(s, b):
+def f491(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f490(s, b):
+def f492(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f491(s, b):
+def f493(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return 1
 
 
-def f492(s, b):
+def f494(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return b['_ask12']
 
 
-def f493(s, b):
+def f495(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f494(s, b):
+def f496(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return 1
 
 
-def f495(s, b):
+def f497(s, b):
     # 'rulesets/newtown/variations.mst:95'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f496(s, b):
+def f498(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f497(s, b):
+def f499(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f498(s, b):
+def f500(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f499(s, b):
+def f501(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f500(s, b):
+def f502(s, b):
     # 'rulesets/newtown/sequence.mst:85'
     return {'side': b['side']}
 
 
-def f501(s, b):
+def f503(s, b):
     # 'rulesets/newtown/sequence.mst:86'
     return {'side': b['side']}
 
 
-def f502(s, b):
+def f504(s, b):
     # 'rulesets/newtown/sequence.mst:88'
     return {'side': b['side']}
 
 
-def f503(s, b):
+def f505(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f504(s, b):
+def f506(s, b):
     # 'rulesets/newtown/sequence.mst:95'
     return {'side': b['side']}
 
 
-def f505(s, b):
+def f507(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
 
 
-def f506(s, b):
+def f508(s, b):
     # 'rulesets/newtown/special_units.mst:122'
     return d_stack_ok(s, b['units'])
 
 
-def f507(s, b):
+def f509(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f508(s, b):
+def f510(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f509(s, b):
+def f511(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f510(s, b):
+def f512(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f511(s, b):
+def f513(s, b):
     # 'rulesets/newtown/sequence.mst:96'
     return {'side': b['side']}
 
 
-def f512(s, b):
+def f514(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f513(s, b):
+def f515(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f514(s, b):
+def f516(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f515(s, b):
+def f517(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     b['again'] = q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f516(s, b):
+def f518(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f517(s, b):
+def f519(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f518(s, b):
+def f520(s, b):
     # 'rulesets/newtown/sequence.mst:110'
     return {}
 
 
-def f519(s, b):
+def f521(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f520(s, b):
+def f522(s, b):
     # 'rulesets/newtown/sequence.mst:114'
     return {}
 
 
-def f521(s, b):
+def f523(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f522(s, b):
+def f524(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f523(s, b):
+def f525(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn'])))
 
 
-def f524(s, b):
+def f526(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return bool(b['_for_u'])
 
 
-def f525(s, b):
+def f527(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f526(s, b):
+def f528(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f527(s, b):
+def f529(s, b):
     # 'rulesets/newtown/sequence.mst:122'
     return {'side': b['side']}
 
 
-def f528(s, b):
+def f530(s, b):
     # 'rulesets/newtown/sequence.mst:125'
     return {}
 
 
-def f529(s, b):
+def f531(s, b):
     # 'rulesets/newtown/sequence.mst:140'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f530(s, b):
+def f532(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0]))
 
 
-def f531(s, b):
+def f533(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return bool(b['_for_u'])
 
 
-def f532(s, b):
+def f534(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f533(s, b):
+def f535(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f534(s, b):
+def f536(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f535(s, b):
+def f537(s, b):
     # 'rulesets/newtown/sequence.mst:151'
     return {'side': b['side']}
 
 
-def f536(s, b):
+def f538(s, b):
     # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f537(s, b):
+def f539(s, b):
     # 'rulesets/newtown/sequence.mst:153'
     return {}
 
 
-def f538(s, b):
+def f540(s, b):
     # 'rulesets/newtown/sequence.mst:159'
     return d_stack_ok(s, b['units'])
 
 
-def f539(s, b):
+def f541(s, b):
     # 'rulesets/newtown/sequence.mst:160'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f540(s, b):
+def f542(s, b):
     # 'rulesets/newtown/sequence.mst:161'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f541(s, b):
+def f543(s, b):
     # 'rulesets/newtown/sequence.mst:158'
     return {'side': b['side']}
 
 
-def f542(s, b):
+def f544(s, b):
     # 'rulesets/newtown/sequence.mst:167'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0))))
 
 
-def f543(s, b):
-    # 'rulesets/newtown/sequence.mst:167'
-    return bool(b['_for_u'])
-
-
-def f544(s, b):
-    # 'rulesets/newtown/sequence.mst:167'
-    return b['_for_u']
-
-
 def f545(s, b):
     # 'rulesets/newtown/sequence.mst:167'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f546(s, b):
     # 'rulesets/newtown/sequence.mst:167'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f547(s, b):
+    # 'rulesets/newtown/sequence.mst:167'
+    return b['side']
+
+
+def f548(s, b):
+    # 'rulesets/newtown/sequence.mst:167'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f549(s, b):
     # 'rulesets/newtown/sequence.mst:168'
     b['here'] = len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f548(s, b):
+def f550(s, b):
     # 'rulesets/newtown/sequence.mst:169'
     b['away'] = tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f549(s, b):
+def f551(s, b):
     # 'rulesets/newtown/sequence.mst:170'
     return (len(b['away']) > 0)
 
 
-def f550(s, b):
+def f552(s, b):
     # 'rulesets/newtown/sequence.mst:171'
     b['fewest'] = min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f551(s, b):
+def f553(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f552(s, b):
+def f554(s, b):
     # 'rulesets/newtown/sequence.mst:172'
     return b['side']
 
 
-def f553(s, b):
+def f555(s, b):
     # 'rulesets/newtown/sequence.mst:173'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f554(s, b):
+def f556(s, b):
     # 'rulesets/newtown/sequence.mst:175'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f555(s, b):
+def f557(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0))))
 
 
-def f556(s, b):
+def f558(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     return bool(b['_for_u'])
 
 
-def f557(s, b):
+def f559(s, b):
     # 'rulesets/newtown/sequence.mst:182'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f558(s, b):
+def f560(s, b):
     # 'rulesets/newtown/sequence.mst:183'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f559(s, b):
+def f561(s, b):
     # 'rulesets/newtown/sequence.mst:184'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f560(s, b):
+def f562(s, b):
     # 'rulesets/newtown/sequence.mst:185'
     b['group'] = s.vars['pin_group'][b['u']]
 
 
-def f561(s, b):
+def f563(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['_for_v'] = tuple(tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f562(s, b):
+def f564(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     return bool(b['_for_v'])
 
 
-def f563(s, b):
+def f565(s, b):
     # 'rulesets/newtown/sequence.mst:186'
     b['v'] = b['_for_v'][0]
     b['_for_v'] = b['_for_v'][1:]
 
 
-def f564(s, b):
+def f566(s, b):
     # 'rulesets/newtown/sequence.mst:187'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f565(s, b):
+def f567(s, b):
     # 'rulesets/newtown/sequence.mst:189'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f566(s, b):
+def f568(s, b):
     # 'rulesets/newtown/sequence.mst:198'
     return {}
 
 
-def f567(s, b):
+def f569(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f568(s, b):
+def f570(s, b):
     # 'rulesets/newtown/sequence.mst:201'
     return {}
 
 
-def f569(s, b):
+def f571(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['_for_m'] = tuple(q.bag_contents(s, 'drawn_markers'))
 
 
-def f570(s, b):
+def f572(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return bool(b['_for_m'])
 
 
-def f571(s, b):
+def f573(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     b['m'] = b['_for_m'][0]
     b['_for_m'] = b['_for_m'][1:]
 
 
-def f572(s, b):
+def f574(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f573(s, b):
+def f575(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f574(s, b):
+def f576(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     b['eligible'] = tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and d_may_receive_honor(s, e0)))
 
 
-def f575(s, b):
+def f577(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f576(s, b):
+def f578(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f577(s, b):
+def f579(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return 0
 
 
-def f578(s, b):
+def f580(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f579(s, b):
+def f581(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f580(s, b):
+def f582(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f581(s, b):
+def f583(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f582(s, b):
+def f584(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f583(s, b):
+def f585(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f584(s, b):
+def f586(s, b):
     # 'rulesets/newtown/indian_rules.mst:60'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f585(s, b):
+def f587(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f586(s, b):
+def f588(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f587(s, b):
+def f589(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f588(s, b):
+def f590(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f589(s, b):
+def f591(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f590(s, b):
+def f592(s, b):
     # 'rulesets/newtown/indian_rules.mst:171'
     return {'token': 'check_indian_resolve'}
 
 
-def f591(s, b):
+def f593(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0)))
 
 
-def f592(s, b):
+def f594(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return bool(b['_for_u'])
 
 
-def f593(s, b):
+def f595(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return b['_for_u']
 
 
-def f594(s, b):
+def f596(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return 0
 
 
-def f595(s, b):
+def f597(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
 
 
-def f596(s, b):
+def f598(s, b):
     # 'rulesets/newtown/indian_rules.mst:185'
     return {'unit': b['u']}
 
 
-def f597(s, b):
+def f599(s, b):
     # 'rulesets/newtown/indian_rules.mst:186'
     return (not b['passed'])
 
 
-def f598(s, b):
+def f600(s, b):
     # 'rulesets/newtown/indian_rules.mst:187'
     return {'unit': b['u']}
 
 
-def f599(s, b):
+def f601(s, b):
     # 'rulesets/newtown/indian_rules.mst:196'
     b['passed'] = (b['total'] >= 5)
 
 
-def f600(s, b):
+def f602(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f601(s, b):
+def f603(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f602(s, b):
+def f604(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f603(s, b):
+def f605(s, b):
     # 'rulesets/newtown/indian_rules.mst:206'
     return {'unit': b['unit']}
 
 
-def f604(s, b):
+def f606(s, b):
     # 'rulesets/newtown/indian_rules.mst:214'
     return d_stack_ok(s, b['units'])
 
 
-def f605(s, b):
+def f607(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f606(s, b):
+def f608(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312, 338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f607(s, b):
+def f609(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f608(s, b):
+def f610(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return 0
 
 
-def f609(s, b):
+def f611(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask13']
 
 
-def f610(s, b):
+def f612(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f611(s, b):
+def f613(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return 0
 
 
-def f612(s, b):
+def f614(s, b):
     # 'rulesets/newtown/indian_rules.mst:387'
     return {'combat': b['combat']}
 
 
-def f613(s, b):
+def f615(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['_for_c'] = tuple(tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0))))
 
 
-def f614(s, b):
+def f616(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return bool(b['_for_c'])
 
 
-def f615(s, b):
+def f617(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     b['c'] = b['_for_c'][0]
     b['_for_c'] = b['_for_c'][1:]
 
 
-def f616(s, b):
+def f618(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f617(s, b):
+def f619(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     b['stacks'] = q.defense_hexes(s, b['combat'])
 
 
-def f618(s, b):
+def f620(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0)))
 
 
-def f619(s, b):
-    # 'rulesets/newtown/indian_rules.mst:401'
-    return bool(b['_for_u'])
-
-
-def f620(s, b):
-    # 'rulesets/newtown/indian_rules.mst:401'
-    return b['_for_u']
-
-
 def f621(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
-    return 0
+    return bool(b['_for_u'])
 
 
 def f622(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f623(s, b):
+    # 'rulesets/newtown/indian_rules.mst:401'
+    return 0
+
+
+def f624(s, b):
+    # 'rulesets/newtown/indian_rules.mst:401'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f625(s, b):
     # 'rulesets/newtown/indian_rules.mst:402'
     return {'unit': b['u']}
 
 
-def f624(s, b):
+def f626(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s, e0), b['stacks']))))
 
 
-def f625(s, b):
-    # 'rulesets/newtown/indian_rules.mst:407'
-    return bool(b['_for_u'])
-
-
-def f626(s, b):
-    # 'rulesets/newtown/indian_rules.mst:407'
-    return b['_for_u']
-
-
 def f627(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
-    return 0
+    return bool(b['_for_u'])
 
 
 def f628(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f629(s, b):
+    # 'rulesets/newtown/indian_rules.mst:407'
+    return 0
+
+
+def f630(s, b):
+    # 'rulesets/newtown/indian_rules.mst:407'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f631(s, b):
     # 'rulesets/newtown/indian_rules.mst:408'
     return {'unit': b['u']}
 
 
-def f630(s, b):
+def f632(s, b):
     # 'rulesets/newtown/indian_rules.mst:414'
     b['vacated'] = q.hex_of(s, b['unit'])
 
 
-def f631(s, b):
+def f633(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f632(s, b):
+def f634(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f633(s, b):
+def f635(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f634(s, b):
+def f636(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f635(s, b):
+def f637(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f636(s, b):
+def f638(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return 1
 
 
-def f637(s, b):
+def f639(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f638(s, b):
+def f640(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f639(s, b):
+def f641(s, b):
     # 'rulesets/newtown/indian_rules.mst:498'
     return d_stack_ok(s, b['units'])
 
 
-def f640(s, b):
+def f642(s, b):
     # 'rulesets/newtown/indian_rules.mst:499'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f641(s, b):
+def f643(s, b):
     # 'rulesets/newtown/indian_rules.mst:500'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f642(s, b):
+def f644(s, b):
     # 'rulesets/newtown/indian_rules.mst:505'
     return True
 
 
-def f643(s, b):
+def f645(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0), 'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f644(s, b):
+def f646(s, b):
     # 'rulesets/newtown/indian_rules.mst:516'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f645(s, b):
+def f647(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f646(s, b):
+def f648(s, b):
     # 'rulesets/newtown/indian_rules.mst:518'
     return (not b['passed'])
 
 
-def f647(s, b):
+def f649(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f648(s, b):
+def f650(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f649(s, b):
+def f651(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f650(s, b):
+def f652(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     b['parents'] = tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f651(s, b):
+def f653(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f652(s, b):
+def f654(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f653(s, b):
+def f655(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f654(s, b):
+def f656(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f655(s, b):
+def f657(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return 0
 
 
-def f656(s, b):
+def f658(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f657(s, b):
+def f659(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f658(s, b):
+def f660(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f659(s, b):
+def f661(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f660(s, b):
+def f662(s, b):
     # 'rulesets/newtown/special_units.mst:160'
     return (s.unit_status[17] == 0)
 
 
-def f661(s, b):
+def f663(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     b['h'] = q.hex_of(s, 17)
 
 
-def f662(s, b):
+def f664(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f663(s, b):
+def f665(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f664(s, b):
+def f666(s, b):
     # 'rulesets/newtown/cards.mst:198'
     return d_may_draw_card(s, b['side'])
 
 
-def f665(s, b):
+def f667(s, b):
     # 'rulesets/newtown/cards.mst:199'
     return (b['side'] == 1)
 
 
-def f666(s, b):
+def f668(s, b):
     # 'rulesets/newtown/cards.mst:201'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f667(s, b):
+def f669(s, b):
     # 'rulesets/newtown/cards.mst:204'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f668(s, b):
+def f670(s, b):
     # 'rulesets/newtown/cards.mst:205'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f669(s, b):
+def f671(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (b['side'] == 1)
 
 
-def f670(s, b):
+def f672(s, b):
     # 'rulesets/newtown/cards.mst:240'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f671(s, b):
+def f673(s, b):
     # 'rulesets/newtown/cards.mst:242'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f672(s, b):
+def f674(s, b):
     # 'rulesets/newtown/cards.mst:244'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f673(s, b):
+def f675(s, b):
     # 'rulesets/newtown/cards.mst:256'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f674(s, b):
+def f676(s, b):
     # 'rulesets/newtown/cards.mst:257'
     return b['side']
 
 
-def f675(s, b):
+def f677(s, b):
     # 'rulesets/newtown/cards.mst:257'
     return b['_ask14']
 
 
-def f676(s, b):
+def f678(s, b):
     # 'rulesets/newtown/cards.mst:258'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f677(s, b):
+def f679(s, b):
     # 'rulesets/newtown/cards.mst:258'
     return b['side']
 
 
-def f678(s, b):
+def f680(s, b):
     # 'rulesets/newtown/cards.mst:259'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f679(s, b):
+def f681(s, b):
     # 'rulesets/newtown/cards.mst:260'
     return {'side': b['side']}
 
 
-def f680(s, b):
+def f682(s, b):
     # 'rulesets/newtown/cards.mst:296'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f681(s, b):
+def f683(s, b):
     # 'rulesets/newtown/cards.mst:297'
     return b['side']
 
 
-def f682(s, b):
+def f684(s, b):
     # 'rulesets/newtown/cards.mst:297'
     return b['_ask15']
 
 
-def f683(s, b):
+def f685(s, b):
     # 'rulesets/newtown/cards.mst:298'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f684(s, b):
+def f686(s, b):
     # 'rulesets/newtown/cards.mst:298'
     return b['side']
 
 
-def f685(s, b):
+def f687(s, b):
     # 'rulesets/newtown/cards.mst:299'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f686(s, b):
+def f688(s, b):
     # 'rulesets/newtown/cards.mst:300'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f687(s, b):
+def f689(s, b):
     # 'rulesets/newtown/cards.mst:301'
     b['_for_u'] = tuple(tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == 0) and UNIT_COMBAT[e0])))
 
 
-def f688(s, b):
-    # 'rulesets/newtown/cards.mst:301'
-    return bool(b['_for_u'])
-
-
-def f689(s, b):
-    # 'rulesets/newtown/cards.mst:301'
-    return b['_for_u']
-
-
 def f690(s, b):
     # 'rulesets/newtown/cards.mst:301'
-    return 0
+    return bool(b['_for_u'])
 
 
 def f691(s, b):
     # 'rulesets/newtown/cards.mst:301'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f692(s, b):
+    # 'rulesets/newtown/cards.mst:301'
+    return 0
+
+
+def f693(s, b):
+    # 'rulesets/newtown/cards.mst:301'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f694(s, b):
     # 'rulesets/newtown/cards.mst:302'
     return {'unit': b['u'], 'hexes': 1}
 
 
-def f693(s, b):
+def f695(s, b):
     # 'rulesets/newtown/cards.mst:304'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f694(s, b):
+def f696(s, b):
     # 'rulesets/newtown/cards.mst:305'
     return (b['card'] == 'chaos')
 
 
-def f695(s, b):
+def f697(s, b):
     # 'rulesets/newtown/cards.mst:306'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 
-def f696(s, b):
+def f698(s, b):
     # 'rulesets/newtown/cards.mst:308'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f697(s, b):
+def f699(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f698(s, b):
+def f700(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f699(s, b):
+def f701(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f700(s, b):
+def f702(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f701(s, b):
+def f703(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f702(s, b):
+def f704(s, b):
     # 'rulesets/series/results.mst:44'
     return (not b['fire'])
 
 
-def f703(s, b):
+def f705(s, b):
     # 'rulesets/series/results.mst:45'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f704(s, b):
+def f706(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f705(s, b):
+def f707(s, b):
     # 'rulesets/series/results.mst:55'
     return (not b['fire'])
 
 
-def f706(s, b):
+def f708(s, b):
     # 'rulesets/series/results.mst:56'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f707(s, b):
+def f709(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     b['one_step'] = (q.unit_steps(s, b['affected']) == 1)
 
 
-def f708(s, b):
+def f710(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     b['here'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f709(s, b):
+def f711(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     b['others_first'] = (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f710(s, b):
+def f712(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f711(s, b):
+def f713(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f712(s, b):
+def f714(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f713(s, b):
+def f715(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['side']
 
 
-def f714(s, b):
+def f716(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f715(s, b):
+def f717(s, b):
     # 'rulesets/newtown/special_units.mst:151'
     return (not b['fire'])
 
 
-def f716(s, b):
+def f718(s, b):
     # 'rulesets/newtown/special_units.mst:152'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f717(s, b):
+def f719(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f718(s, b):
+def f720(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f719(s, b):
+def f721(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f720(s, b):
+def f722(s, b):
     # 'rulesets/series/results.mst:95'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f721(s, b):
+def f723(s, b):
     # 'rulesets/series/results.mst:104'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))))
 
 
-def f722(s, b):
-    # 'rulesets/series/results.mst:104'
-    return bool(b['_for_u'])
-
-
-def f723(s, b):
-    # 'rulesets/series/results.mst:104'
-    return b['_for_u']
-
-
 def f724(s, b):
     # 'rulesets/series/results.mst:104'
-    return b['side']
+    return bool(b['_for_u'])
 
 
 def f725(s, b):
     # 'rulesets/series/results.mst:104'
-    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+    return b['_for_u']
 
 
 def f726(s, b):
+    # 'rulesets/series/results.mst:104'
+    return b['side']
+
+
+def f727(s, b):
+    # 'rulesets/series/results.mst:104'
+    b['_for_u'] = tuple(x for x in b['_for_u'] if x != b['u'])
+
+
+def f728(s, b):
     # 'rulesets/series/results.mst:105'
     e.capture(s, b['u'])
 
 
-def f727(s, b):
+def f729(s, b):
     # 'rulesets/series/results.mst:107'
     b['_for_u'] = tuple(tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)))
 
 
-def f728(s, b):
+def f730(s, b):
     # 'rulesets/series/results.mst:107'
     return bool(b['_for_u'])
 
 
-def f729(s, b):
+def f731(s, b):
     # 'rulesets/series/results.mst:107'
     b['u'] = b['_for_u'][0]
     b['_for_u'] = b['_for_u'][1:]
 
 
-def f730(s, b):
+def f732(s, b):
     # 'rulesets/series/results.mst:108'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f731(s, b):
+def f733(s, b):
     # 'rulesets/series/results.mst:118'
     b['leaders'] = tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
 
 
-def f732(s, b):
+def f734(s, b):
     # 'rulesets/series/results.mst:119'
     return (len(b['leaders']) > 0)
 
 
-def f733(s, b):
+def f735(s, b):
     # 'rulesets/series/results.mst:120'
     return b['leaders']
 
 
-def f734(s, b):
+def f736(s, b):
     # 'rulesets/series/results.mst:120'
     return b['side']
 
 
-def f735(s, b):
+def f737(s, b):
     # 'rulesets/series/results.mst:121'
     e.eliminate(s, b['casualty'])
 
 
-def f736(s, b):
+def f738(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f737(s, b):
+def f739(s, b):
     # 'rulesets/series/results.mst:217'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f738(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f740(s, b):
+    # 'rulesets/series/movement.mst:125'
     b['_for_l'] = tuple(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit'])))
 
 
-def f739(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f741(s, b):
+    # 'rulesets/series/movement.mst:125'
     return bool(b['_for_l'])
 
 
-def f740(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f742(s, b):
+    # 'rulesets/series/movement.mst:125'
     b['l'] = b['_for_l'][0]
     b['_for_l'] = b['_for_l'][1:]
 
 
-def f741(s, b):
-    # 'rulesets/series/movement.mst:116'
+def f743(s, b):
+    # 'rulesets/series/movement.mst:126'
     e.capture(s, b['l'])
 
 
-def f742(s, b):
+def f744(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f743(s, b):
+def f745(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f744(s, b):
+def f746(s, b):
     # 'rulesets/series/victory.mst:35'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f745(s, b):
+def f747(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s, b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f746(s, b):
+def f748(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f747(s, b):
+def f749(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f748(s, b):
+def f750(s, b):
     # 'rulesets/newtown/victory.mst:83'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f749(s, b):
+def f751(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f750(s, b):
+def f752(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f751(s, b):
+def f753(s, b):
     # 'rulesets/newtown/indian_rules.mst:85'
     return {'unit': b['affected']}
 
 
-def f752(s, b):
+def f754(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f753(s, b):
+def f755(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f754(s, b):
+def f756(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f755(s, b):
+def f757(s, b):
     # 'rulesets/newtown/special_units.mst:53'
     return {}
 
 
-def f756(s, b):
+def f758(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f757(s, b):
+def f759(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f758(s, b):
+def f760(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f759(s, b):
+def f761(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f760(s, b):
+def f762(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f761(s, b):
+def f763(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f762(s, b):
+def f764(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f763(s, b):
+def f765(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f764(s, b):
+def f766(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f765(s, b):
+def f767(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f766(s, b):
+def f768(s, b):
     # 'rulesets/newtown/cards.mst:230'
     return {'side': 0}
 
 
-def f767(s, b):
+def f769(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f768(s, b):
+def f770(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f769(s, b):
+def f771(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f770(s, b):
+def f772(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f771(s, b):
+def f773(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f772(s, b):
+def f774(s, b):
     # 'rulesets/series/fire.mst:34'
     return 1
 
 
-def f773(s, b):
+def f775(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f774(s, b):
+def f776(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f775(s, b):
+def f777(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f776(s, b):
+def f778(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f777(s, b):
+def f779(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f778(s, b):
+def f780(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f779(s, b):
+def f781(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return 1
 
 
-def f780(s, b):
+def f782(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f781(s, b):
+def f783(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return -1
 
 
-def f782(s, b):
+def f784(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f783(s, b):
+def f785(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f784(s, b):
+def f786(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f785(s, b):
+def f787(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f786(s, b):
-    # 'rulesets/newtown/indian_rules.mst:338'
-    return -1
-
-
-def f787(s, b):
-    # 'rulesets/newtown/indian_rules.mst:338'
-    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-
-
 def f788(s, b):
-    # 'rulesets/newtown/indian_rules.mst:339'
+    # 'rulesets/newtown/indian_rules.mst:338'
     return -1
 
 
 def f789(s, b):
-    # 'rulesets/newtown/indian_rules.mst:339'
-    return d_behind_fieldworks(s, b['combat'])
+    # 'rulesets/newtown/indian_rules.mst:338'
+    return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
 def f790(s, b):
-    # 'rulesets/newtown/indian_rules.mst:340'
+    # 'rulesets/newtown/indian_rules.mst:339'
     return -1
 
 
 def f791(s, b):
+    # 'rulesets/newtown/indian_rules.mst:339'
+    return d_behind_fieldworks(s, b['combat'])
+
+
+def f792(s, b):
+    # 'rulesets/newtown/indian_rules.mst:340'
+    return -1
+
+
+def f793(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
 
 
-def f792(s, b):
+def f794(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return 1
 
 
-def f793(s, b):
+def f795(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
 
 
-def f794(s, b):
+def f796(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return -1
 
 
-def f795(s, b):
+def f797(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f796(s, b):
-    # 'rulesets/newtown/indian_rules.mst:343'
-    return 1
-
-
-def f797(s, b):
-    # 'rulesets/newtown/indian_rules.mst:343'
-    return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-
-
 def f798(s, b):
-    # 'rulesets/newtown/indian_rules.mst:344'
+    # 'rulesets/newtown/indian_rules.mst:343'
     return 1
 
 
 def f799(s, b):
-    # 'rulesets/newtown/indian_rules.mst:344'
-    return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
+    # 'rulesets/newtown/indian_rules.mst:343'
+    return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
 
 
 def f800(s, b):
-    # 'rulesets/newtown/indian_rules.mst:345'
+    # 'rulesets/newtown/indian_rules.mst:344'
     return 1
 
 
 def f801(s, b):
+    # 'rulesets/newtown/indian_rules.mst:344'
+    return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
+
+
+def f802(s, b):
+    # 'rulesets/newtown/indian_rules.mst:345'
+    return 1
+
+
+def f803(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f802(s, b):
+def f804(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return -1
 
 
-def f803(s, b):
+def f805(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f804(s, b):
+def f806(s, b):
     # 'rulesets/newtown/tables.mst:57'
     return d_modified_morale(s, b['unit'])
 
 
-def f805(s, b):
+def f807(s, b):
     # 'rulesets/newtown/tables.mst:58'
     return d_leadership(s, b['unit'])
 
 
-def f806(s, b):
-    # 'rulesets/newtown/tables.mst:59'
-    return 1
-
-
-def f807(s, b):
-    # 'rulesets/newtown/tables.mst:59'
-    return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
-
-
 def f808(s, b):
-    # 'rulesets/newtown/tables.mst:60'
+    # 'rulesets/newtown/tables.mst:59'
     return 1
 
 
 def f809(s, b):
+    # 'rulesets/newtown/tables.mst:59'
+    return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
+
+
+def f810(s, b):
+    # 'rulesets/newtown/tables.mst:60'
+    return 1
+
+
+def f811(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f810(s, b):
-    # 'rulesets/newtown/tables.mst:61'
-    return -1
-
-
-def f811(s, b):
-    # 'rulesets/newtown/tables.mst:61'
-    return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
-
-
 def f812(s, b):
-    # 'rulesets/newtown/tables.mst:62'
+    # 'rulesets/newtown/tables.mst:61'
     return -1
 
 
 def f813(s, b):
+    # 'rulesets/newtown/tables.mst:61'
+    return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
+
+
+def f814(s, b):
+    # 'rulesets/newtown/tables.mst:62'
+    return -1
+
+
+def f815(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f814(s, b):
+def f816(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return 1
 
 
-def f815(s, b):
+def f817(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f816(s, b):
+def f818(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return -1
 
 
-def f817(s, b):
+def f819(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f818(s, b):
+def f820(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f819(s, b):
-    # 'rulesets/series/movement.mst:113'
+def f821(s, b):
+    # 'rulesets/series/movement.mst:123'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f820(s, b):
+def f822(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f821(s, b):
+def f823(s, b):
     # 'rulesets/series/victory.mst:34'
     return UNIT_COMBAT[b['unit']]
 
 
-def f822(s, b):
+def f824(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f823(s, b):
+def f825(s, b):
     # 'rulesets/newtown/victory.mst:22'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f824(s, b):
+def f826(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f825(s, b):
+def f827(s, b):
     # 'rulesets/newtown/victory.mst:82'
     return UNIT_LEADER[b['unit']]
 
 
-def f826(s, b):
+def f828(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f827(s, b):
+def f829(s, b):
     # 'rulesets/newtown/sequence.mst:132'
     return UNIT_COMBAT[b['unit']]
 
 
-def f828(s, b):
+def f830(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f829(s, b):
+def f831(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f830(s, b):
+def f832(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f831(s, b):
+def f833(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase')) or (b['procedure'] == 'final_movement_phase'))
 
 
-def f832(s, b):
+def f834(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f833(s, b):
+def f835(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f834(s, b):
+def f836(s, b):
     # 'rulesets/newtown/special_units.mst:75'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f835(s, b):
+def f837(s, b):
     # 'rulesets/newtown/special_units.mst:81'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f836(s, b):
+def f838(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f837(s, b):
+def f839(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f838(s, b):
+def f840(s, b):
     # 'rulesets/newtown/cards.mst:228'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 1252, 1253, 1254, 1255, 1256, 1257, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 1266, 1267, 1268, 1269, 1270, 1271, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 1292, 1293, 1294, 1295, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1575, 1576, 1577, 1578, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588, 1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611)))
 
 
-def f839(s, b):
-    # 'rulesets/series/movement.mst:76'
+def f841(s, b):
+    # 'rulesets/series/movement.mst:86'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f840(s, b):
-    # 'rulesets/series/movement.mst:82'
+def f842(s, b):
+    # 'rulesets/series/movement.mst:92'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f841(s, b):
-    # 'rulesets/series/movement.mst:81'
+def f843(s, b):
+    # 'rulesets/series/movement.mst:91'
     return 1
 
 
-def f842(s, b):
-    # 'rulesets/series/movement.mst:87'
+def f844(s, b):
+    # 'rulesets/series/movement.mst:97'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f843(s, b):
-    # 'rulesets/series/movement.mst:92'
+def f845(s, b):
+    # 'rulesets/series/movement.mst:102'
     return s.vars['moved_away'][b['unit']]
 
 
-def f844(s, b):
-    # 'rulesets/series/movement.mst:98'
+def f846(s, b):
+    # 'rulesets/series/movement.mst:108'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f845(s, b):
-    # 'rulesets/series/movement.mst:105'
+def f847(s, b):
+    # 'rulesets/series/movement.mst:115'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f846(s, b):
+def f848(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f847(s, b):
+def f849(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f848(s, b):
+def f850(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f849(s, b):
+def f851(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f850(s, b):
+def f852(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f851(s, b):
+def f853(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f852(s, b):
+def f854(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f853(s, b):
+def f855(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f854(s, b):
+def f856(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f855(s, b):
+def f857(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f856(s, b):
+def f858(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f857(s, b):
+def f859(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f858(s, b):
+def f860(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f859(s, b):
+def f861(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f860(s, b):
+def f862(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f861(s, b):
+def f863(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f862(s, b):
+def f864(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f863(s, b):
+def f865(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f864(s, b):
+def f866(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f865(s, b):
+def f867(s, b):
     # 'rulesets/newtown/victory.mst:70'
     return True
 
 
-def f866(s, b):
+def f868(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 1
 
 
-def f867(s, b):
+def f869(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f868(s, b):
+def f870(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 0
 
 
-def f869(s, b):
+def f871(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f870(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
-def f871(s, b):
-    # 'rulesets/newtown/scenarios.mst:15'
-    return 1
-
-
 def f872(s, b):
-    # 'rulesets/newtown/scenarios.mst:39'
+    # 'rulesets/newtown/scenarios.mst:15'
     return 1
 
 
 def f873(s, b):
+    # 'rulesets/newtown/scenarios.mst:15'
+    return 1
+
+
+def f874(s, b):
+    # 'rulesets/newtown/scenarios.mst:39'
+    return 1
+
+
+def f875(s, b):
     # 'rulesets/newtown/scenarios.mst:39'
     return 14
 
 
-def f874(s, b):
+def f876(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 0
 
 
-def f875(s, b):
+def f877(s, b):
     # 'rulesets/newtown/scenarios.mst:40'
     return 13
 
 
-def f876(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
-
-
-def f877(s, b):
-    # 'rulesets/newtown/scenarios.mst:41'
-    return 1
-
-
 def f878(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f879(s, b):
+    # 'rulesets/newtown/scenarios.mst:41'
+    return 1
+
+
+def f880(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f879(s, b):
+def f881(s, b):
     # 'rulesets/newtown/scenarios.mst:61'
     return True
 
 
-def f880(s, b):
+def f882(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f881(s, b):
+def f883(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f882(s, b):
+def f884(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f883(s, b):
+def f885(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f884(s, b):
+def f886(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f885(s, b):
+def f887(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f886(s, b):
+def f888(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -5010,9 +5030,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f884),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f885),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f886),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f886),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f887),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f888),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -15032,48 +15052,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f767, None),
-            ModifierSpec('Momentum Chits spent', f768, None),
+            ModifierSpec('Army Morale', f769, None),
+            ModifierSpec('Momentum Chits spent', f770, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f769, None),
-            ModifierSpec('Leadership DRM', f770, None),
-            ModifierSpec('Other modifiers of this check', f771, None),
+            ModifierSpec('Modified morale', f771, None),
+            ModifierSpec('Leadership DRM', f772, None),
+            ModifierSpec('Other modifiers of this check', f773, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f772, f773),
-            ModifierSpec("Target's terrain", f774, None),
+            ModifierSpec('First Fire Bonus', f774, f775),
+            ModifierSpec("Target's terrain", f776, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f775, None),
-            ModifierSpec("Defender's lead unit morale", f776, None),
-            ModifierSpec('Attacking leader', f777, None),
-            ModifierSpec('Defending leader', f778, None),
-            ModifierSpec('Defender surrounded', f779, f780),
-            ModifierSpec('Attacker surrounded', f781, f782),
-            ModifierSpec('Tactics', f783, None),
-            ModifierSpec("Defender's terrain", f784, f785),
-            ModifierSpec('Attacking up slope', f786, f787),
-            ModifierSpec('Attacking into fieldworks', f788, f789),
-            ModifierSpec('Attacking lead unit has a black R', f790, f791),
-            ModifierSpec('Defending lead unit has a black R', f792, f793),
-            ModifierSpec('All-militia attacking force', f794, f795),
-            ModifierSpec('All-militia defending force', f796, f797),
-            ModifierSpec('Attacking a unit with Failed Resolve', f798, f799),
-            ModifierSpec('Indian ferocity (attacking)', f800, f801),
-            ModifierSpec('Indian ferocity (defending)', f802, f803),
+            ModifierSpec("Attacker's lead unit morale", f777, None),
+            ModifierSpec("Defender's lead unit morale", f778, None),
+            ModifierSpec('Attacking leader', f779, None),
+            ModifierSpec('Defending leader', f780, None),
+            ModifierSpec('Defender surrounded', f781, f782),
+            ModifierSpec('Attacker surrounded', f783, f784),
+            ModifierSpec('Tactics', f785, None),
+            ModifierSpec("Defender's terrain", f786, f787),
+            ModifierSpec('Attacking up slope', f788, f789),
+            ModifierSpec('Attacking into fieldworks', f790, f791),
+            ModifierSpec('Attacking lead unit has a black R', f792, f793),
+            ModifierSpec('Defending lead unit has a black R', f794, f795),
+            ModifierSpec('All-militia attacking force', f796, f797),
+            ModifierSpec('All-militia defending force', f798, f799),
+            ModifierSpec('Attacking a unit with Failed Resolve', f800, f801),
+            ModifierSpec('Indian ferocity (attacking)', f802, f803),
+            ModifierSpec('Indian ferocity (defending)', f804, f805),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f804, None),
-            ModifierSpec('Leadership DRM', f805, None),
-            ModifierSpec('In woods', f806, f807),
-            ModifierSpec('Behind the breastwork', f808, f809),
-            ModifierSpec('Adjacent to an enemy combat unit', f810, f811),
-            ModifierSpec('Reduced', f812, f813),
-            ModifierSpec('War Dance', f814, f815),
+            ModifierSpec('Modified morale', f806, None),
+            ModifierSpec('Leadership DRM', f807, None),
+            ModifierSpec('In woods', f808, f809),
+            ModifierSpec('Behind the breastwork', f810, f811),
+            ModifierSpec('Adjacent to an enemy combat unit', f812, f813),
+            ModifierSpec('Reduced', f814, f815),
+            ModifierSpec('War Dance', f816, f817),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f816, f817),
+            ModifierSpec('Visions', f818, f819),
         )),
     },
     procedures={
@@ -15480,25 +15500,25 @@ RULES = Rules(
                 ('jump_if_not', f155, 36),
                 ('prim', 'march', f157, {'stacking': f156}),
                 ('jump', 36),
-                ('prim', 'move_units', f163, {'stacking': f158, 'stop_after': f159, 'extra_cost': f160, 'strategic': f161, 'strategic_step': f162}),
-                ('exec', f164),
-                ('jump_if_not', f165, 51),
+                ('prim', 'move_units', f165, {'stacking': f158, 'stop_after': f159, 'extra_cost': f160, 'strategic': f161, 'strategic_step': f162, 'strategic_factor': f163, 'one_hex_minimum': f164}),
                 ('exec', f166),
-                ('exec', f167),
-                ('jump_if_not', f168, 50),
+                ('jump_if_not', f167, 51),
+                ('exec', f168),
                 ('exec', f169),
-                ('exec', f170),
-                ('jump_if_not', f171, 48),
+                ('jump_if_not', f170, 50),
+                ('exec', f171),
                 ('exec', f172),
-                ('exec', f173),
+                ('jump_if_not', f173, 48),
+                ('exec', f174),
+                ('exec', f175),
                 ('jump', 44),
-                ('call', 'adjust_army_morale', f174, None),
+                ('call', 'adjust_army_morale', f176, None),
                 ('jump', 50),
                 ('jump', 38),
             ),
             steps={'reinforcements': 0, 'destroy_newtown': 1, 'disrupted_away': 9, 'examine': 22, 'stampede': 25, 'drive_the_herd': 33, 'move': 36, 'pins': 37},
             types={'_ask4': 'bool', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'},
-            lines=('rulesets/series/movement.mst:28', 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/variations.mst:106', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:373', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/special_units.mst:179', 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179', 'rulesets/series/movement.mst:46', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54'),
+            lines=('rulesets/series/movement.mst:28', 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/variations.mst:106', 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:373', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/special_units.mst:179', 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179', 'rulesets/series/movement.mst:47', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:57'),
         ),
         'morale_check': ProcedureSpec(
             name='morale_check',
@@ -15508,7 +15528,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'morale_check_drm'),
-                ('exec', f175),
+                ('exec', f177),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -15521,41 +15541,41 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f176),
-                ('jump_if_not', f177, 5),
                 ('exec', f178),
-                ('exec', f179),
+                ('jump_if_not', f179, 5),
+                ('exec', f180),
+                ('exec', f181),
                 ('jump', 1),
-                ('jump_if_not', f180, 12),
-                ('ask', f181, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
-                ('jump_if_not', f182, 11),
-                ('call', 'spend_momentum', f183, None),
-                ('call', 'draw_card', f184, None),
+                ('jump_if_not', f182, 12),
+                ('ask', f183, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
+                ('jump_if_not', f184, 11),
+                ('call', 'spend_momentum', f185, None),
+                ('call', 'draw_card', f186, None),
                 ('jump', 11),
                 ('jump', 12),
-                ('exec', f185),
-                ('jump_if_not', f186, 22),
-                ('choose', 'u', f187, f188, 'unit', 'choose the next u', ''),
-                ('exec', f189),
-                ('call', 'morale_check', f190, 'passed'),
-                ('jump_if_not', f191, 21),
-                ('exec', f192),
-                ('call', 'adjust_army_morale', f193, None),
+                ('exec', f187),
+                ('jump_if_not', f188, 22),
+                ('choose', 'u', f189, f190, 'unit', 'choose the next u', ''),
+                ('exec', f191),
+                ('call', 'morale_check', f192, 'passed'),
+                ('jump_if_not', f193, 21),
+                ('exec', f194),
+                ('call', 'adjust_army_morale', f195, None),
                 ('jump', 21),
                 ('jump', 13),
-                ('jump_if_not', f194, 38),
-                ('exec', f195),
-                ('jump_if_not', f196, 37),
-                ('choose', 'u', f197, f198, 'unit', 'choose the next u', ''),
-                ('exec', f199),
-                ('jump_if_not', f200, 33),
-                ('call', 'morale_check', f201, 'recovered'),
-                ('jump_if_not', f202, 32),
-                ('exec', f203),
+                ('jump_if_not', f196, 38),
+                ('exec', f197),
+                ('jump_if_not', f198, 37),
+                ('choose', 'u', f199, f200, 'unit', 'choose the next u', ''),
+                ('exec', f201),
+                ('jump_if_not', f202, 33),
+                ('call', 'morale_check', f203, 'recovered'),
+                ('jump_if_not', f204, 32),
+                ('exec', f205),
                 ('jump', 32),
                 ('jump', 33),
-                ('jump_if_not', f204, 36),
-                ('call', 'resolve_retreat', f205, None),
+                ('jump_if_not', f206, 36),
+                ('call', 'resolve_retreat', f207, None),
                 ('jump', 36),
                 ('jump', 24),
                 ('jump', 38),
@@ -15571,19 +15591,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f206, 8),
-                ('choose', 'target_hex', f207, f208, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f209, 5),
+                ('jump_if_not', f208, 8),
+                ('choose', 'target_hex', f209, f210, 'hex', 'choose target_hex', 'maybe'),
+                ('jump_if_not', f211, 5),
                 ('jump', 14),
                 ('jump', 5),
-                ('exec', f210),
-                ('choose', 'target', f211, f212, 'unit', 'choose target', ''),
+                ('exec', f212),
+                ('choose', 'target', f213, f214, 'unit', 'choose target', ''),
                 ('jump', 12),
-                ('choose', 'target', f213, f214, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f215, 12),
+                ('choose', 'target', f215, f216, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f217, 12),
                 ('jump', 14),
                 ('jump', 12),
-                ('call', 'artillery_fire', f216, None),
+                ('call', 'artillery_fire', f218, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -15597,29 +15617,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f217),
-                ('exec', f218),
-                ('jump_if_not', f219, 11),
-                ('choose', 'a', f220, f221, 'unit', 'choose the next a', ''),
-                ('exec', f222),
-                ('ask', f223, 'Fire this artillery unit at the target?', '_ask6'),
-                ('jump_if_not', f224, 10),
-                ('exec', f225),
-                ('exec', f226),
+                ('exec', f219),
+                ('exec', f220),
+                ('jump_if_not', f221, 11),
+                ('choose', 'a', f222, f223, 'unit', 'choose the next a', ''),
+                ('exec', f224),
+                ('ask', f225, 'Fire this artillery unit at the target?', '_ask6'),
+                ('jump_if_not', f226, 10),
+                ('exec', f227),
+                ('exec', f228),
                 ('jump', 10),
                 ('jump', 2),
-                ('exec', f227),
-                ('jump_if_not', f228, 21),
                 ('exec', f229),
-                ('exec', f230),
+                ('jump_if_not', f230, 21),
+                ('exec', f231),
+                ('exec', f232),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f231, 20),
+                ('jump_if_not', f233, 20),
                 ('roll', 2, None, None, 'result', None),
-                ('call', 'fire_result', f232, None),
+                ('call', 'fire_result', f234, None),
                 ('jump', 20),
                 ('jump', 21),
-                ('jump_if_not', f233, 24),
-                ('exec', f234),
+                ('jump_if_not', f235, 24),
+                ('exec', f236),
                 ('jump', 24),
             ),
             steps={'firers': 0, 'to_hit': 12, 'resolve_hit': 21},
@@ -15633,8 +15653,8 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ('apply', f235, f236),
-                ('call', 'adjust_army_morale', f237, None),
+                ('apply', f237, f238),
+                ('call', 'adjust_army_morale', f239, None),
             ),
             steps={'apply': 0},
             types={'result': 'code', 'target': 'unit'},
@@ -15647,21 +15667,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'rifle_fire_by', f238, None),
-                ('call', 'rifle_fire_by', f239, None),
-                ('exec', f240),
-                ('jump_if_not', f241, 9),
-                ('choose', 'u', f242, f243, 'unit', 'choose the next u', ''),
-                ('exec', f244),
-                ('call', 'fire_result', f245, None),
+                ('call', 'rifle_fire_by', f240, None),
+                ('call', 'rifle_fire_by', f241, None),
+                ('exec', f242),
+                ('jump_if_not', f243, 9),
+                ('choose', 'u', f244, f245, 'unit', 'choose the next u', ''),
                 ('exec', f246),
+                ('call', 'fire_result', f247, None),
+                ('exec', f248),
                 ('jump', 3),
-                ('exec', f247),
-                ('jump_if_not', f248, 16),
-                ('choose', 'u', f249, f250, 'unit', 'choose the next u', ''),
-                ('exec', f251),
-                ('call', 'fire_result', f252, None),
+                ('exec', f249),
+                ('jump_if_not', f250, 16),
+                ('choose', 'u', f251, f252, 'unit', 'choose the next u', ''),
                 ('exec', f253),
+                ('call', 'fire_result', f254, None),
+                ('exec', f255),
                 ('jump', 10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -15675,19 +15695,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f254, 8),
-                ('choose', 'target_hex', f255, f256, 'hex', 'choose target_hex', 'maybe'),
-                ('jump_if_not', f257, 5),
+                ('jump_if_not', f256, 8),
+                ('choose', 'target_hex', f257, f258, 'hex', 'choose target_hex', 'maybe'),
+                ('jump_if_not', f259, 5),
                 ('jump', 14),
                 ('jump', 5),
-                ('exec', f258),
-                ('choose', 'target', f259, f260, 'unit', 'choose target', ''),
+                ('exec', f260),
+                ('choose', 'target', f261, f262, 'unit', 'choose target', ''),
                 ('jump', 12),
-                ('choose', 'target', f261, f262, 'unit', 'choose target', 'maybe'),
-                ('jump_if_not', f263, 12),
+                ('choose', 'target', f263, f264, 'unit', 'choose target', 'maybe'),
+                ('jump_if_not', f265, 12),
                 ('jump', 14),
                 ('jump', 12),
-                ('call', 'rifle_fire', f264, None),
+                ('call', 'rifle_fire', f266, None),
                 ('jump', 0),
             ),
             steps={'fire': 0},
@@ -15701,30 +15721,30 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                ('exec', f265),
-                ('exec', f266),
-                ('jump_if_not', f267, 10),
-                ('choose', 'r', f268, f269, 'unit', 'choose the next r', ''),
-                ('exec', f270),
-                ('ask', f271, 'Fire this rifle unit at the target?', '_ask7'),
-                ('jump_if_not', f272, 9),
-                ('exec', f273),
+                ('exec', f267),
+                ('exec', f268),
+                ('jump_if_not', f269, 10),
+                ('choose', 'r', f270, f271, 'unit', 'choose the next r', ''),
+                ('exec', f272),
+                ('ask', f273, 'Fire this rifle unit at the target?', '_ask7'),
+                ('jump_if_not', f274, 9),
+                ('exec', f275),
                 ('jump', 9),
                 ('jump', 2),
-                ('exec', f274),
-                ('jump_if_not', f275, 26),
                 ('exec', f276),
-                ('exec', f277),
+                ('jump_if_not', f277, 26),
                 ('exec', f278),
-                ('jump_if_not', f279, 20),
+                ('exec', f279),
                 ('exec', f280),
-                ('exec', f281),
+                ('jump_if_not', f281, 20),
                 ('exec', f282),
+                ('exec', f283),
+                ('exec', f284),
                 ('jump', 15),
                 ('roll_die', 'modified', 'fire_drm'),
-                ('jump_if_not', f283, 25),
+                ('jump_if_not', f285, 25),
                 ('roll', 1, None, None, 'result', None),
-                ('exec', f284),
+                ('exec', f286),
                 ('jump', 25),
                 ('jump', 26),
             ),
@@ -15739,32 +15759,32 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'designate_combats', f288, {'may_attack': f285, 'must_attack': f286, 'may_divert': f287}),
-                ('jump_if_not', f289, 4),
-                ('call', 'retreat_before_combat_phase', f290, None),
+                ('prim', 'designate_combats', f290, {'may_attack': f287, 'must_attack': f288, 'may_divert': f289}),
+                ('jump_if_not', f291, 4),
+                ('call', 'retreat_before_combat_phase', f292, None),
                 ('jump', 4),
-                ('exec', f291),
-                ('jump_if_not', f292, 9),
                 ('exec', f293),
-                ('exec', f294),
+                ('jump_if_not', f294, 9),
+                ('exec', f295),
+                ('exec', f296),
                 ('jump', 5),
                 ('jump_unless_switch', 'indian_ambush', True, 18),
-                ('jump_if_not', f295, 18),
-                ('exec', f296),
-                ('jump_if_not', f297, 15),
+                ('jump_if_not', f297, 18),
                 ('exec', f298),
+                ('jump_if_not', f299, 15),
+                ('exec', f300),
                 ('jump', 17),
                 ('roll', 8, None, 'ambush_drm', 'ambush', None),
-                ('exec', f299),
+                ('exec', f301),
                 ('jump', 18),
-                ('exec', f300),
-                ('jump_if_not', f301, 24),
-                ('choose', 'combat', f302, f303, 'option', 'choose the next combat', ''),
-                ('exec', f304),
-                ('call', 'close_combat', f305, None),
+                ('exec', f302),
+                ('jump_if_not', f303, 24),
+                ('choose', 'combat', f304, f305, 'option', 'choose the next combat', ''),
+                ('exec', f306),
+                ('call', 'close_combat', f307, None),
                 ('jump', 19),
-                ('call', 'end_of_close_combat', f306, None),
-                ('call', 'shattered_captured', f307, None),
+                ('call', 'end_of_close_combat', f308, None),
+                ('call', 'shattered_captured', f309, None),
             ),
             steps={'designate': 0, 'retreat_before_combat': 1, 'pins': 4, 'ambush': 9, 'resolve': 18, 'exposed': 24},
             types={'_for_combat': 'combats', '_for_u': 'units', 'ambush': 'str', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
@@ -15777,10 +15797,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f308),
-                ('jump_if_not', f309, 5),
                 ('exec', f310),
-                ('exec', f311),
+                ('jump_if_not', f311, 5),
+                ('exec', f312),
+                ('exec', f313),
                 ('jump', 1),
             ),
             steps={'each': 0},
@@ -15794,115 +15814,115 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f312),
-                ('exec', f313),
                 ('exec', f314),
                 ('exec', f315),
                 ('exec', f316),
                 ('exec', f317),
                 ('exec', f318),
-                ('jump_if_not', f319, 11),
+                ('exec', f319),
                 ('exec', f320),
-                ('exec', f321),
-                ('jump', 7),
-                ('jump_if_not', f322, 19),
+                ('jump_if_not', f321, 11),
+                ('exec', f322),
                 ('exec', f323),
-                ('jump_if_not', f324, 17),
+                ('jump', 7),
+                ('jump_if_not', f324, 19),
                 ('exec', f325),
-                ('exec', f326),
+                ('jump_if_not', f326, 17),
+                ('exec', f327),
+                ('exec', f328),
                 ('jump', 13),
                 ('jump', 104),
                 ('jump', 19),
-                ('exec', f327),
-                ('jump_if_not', f328, 23),
                 ('exec', f329),
+                ('jump_if_not', f330, 23),
+                ('exec', f331),
                 ('jump', 23),
                 ('jump_unless_switch', 'indian_ambush', True, 27),
-                ('jump_if_not', f330, 27),
-                ('exec', f331),
+                ('jump_if_not', f332, 27),
+                ('exec', f333),
                 ('jump', 27),
-                ('jump_if_not', f332, 43),
-                ('ask', f333, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                ('jump_if_not', f334, 42),
-                ('exec', f335),
-                ('jump_if_not', f336, 40),
-                ('choose', 'u', f337, f338, 'unit', 'choose the next u', ''),
-                ('exec', f339),
-                ('exec', f340),
-                ('jump_if_not', f341, 38),
-                ('call', 'adjust_army_morale', f342, None),
+                ('jump_if_not', f334, 43),
+                ('ask', f335, 'Withdraw the cavalry instead of fighting?', '_ask8'),
+                ('jump_if_not', f336, 42),
+                ('exec', f337),
+                ('jump_if_not', f338, 40),
+                ('choose', 'u', f339, f340, 'unit', 'choose the next u', ''),
+                ('exec', f341),
+                ('exec', f342),
+                ('jump_if_not', f343, 38),
+                ('call', 'adjust_army_morale', f344, None),
                 ('jump', 38),
-                ('call', 'retreat_unit', f343, None),
+                ('call', 'retreat_unit', f345, None),
                 ('jump', 31),
                 ('jump', 104),
                 ('jump', 42),
                 ('jump', 43),
-                ('choose', 'attacker_lead', f344, f345, 'unit', 'choose attacker_lead', ''),
-                ('choose', 'defender_lead', f346, f347, 'unit', 'choose defender_lead', ''),
-                ('jump_if_not', f348, 61),
-                ('ask', f349, 'Announce an Indian Withdrawal?', '_ask9'),
-                ('jump_if_not', f350, 60),
-                ('exec', f351),
-                ('jump_if_not', f352, 58),
-                ('choose', 'u', f353, f354, 'unit', 'choose the next u', ''),
-                ('exec', f355),
-                ('exec', f356),
-                ('jump_if_not', f357, 56),
-                ('call', 'adjust_army_morale', f358, None),
+                ('choose', 'attacker_lead', f346, f347, 'unit', 'choose attacker_lead', ''),
+                ('choose', 'defender_lead', f348, f349, 'unit', 'choose defender_lead', ''),
+                ('jump_if_not', f350, 61),
+                ('ask', f351, 'Announce an Indian Withdrawal?', '_ask9'),
+                ('jump_if_not', f352, 60),
+                ('exec', f353),
+                ('jump_if_not', f354, 58),
+                ('choose', 'u', f355, f356, 'unit', 'choose the next u', ''),
+                ('exec', f357),
+                ('exec', f358),
+                ('jump_if_not', f359, 56),
+                ('call', 'adjust_army_morale', f360, None),
                 ('jump', 56),
-                ('call', 'evading_retreat', f359, None),
+                ('call', 'evading_retreat', f361, None),
                 ('jump', 49),
                 ('jump', 104),
                 ('jump', 60),
                 ('jump', 61),
-                ('exec', f360),
-                ('jump_if_not', f361, 66),
                 ('exec', f362),
-                ('call', 'lose_honor', f363, None),
-                ('jump', 62),
+                ('jump_if_not', f363, 66),
                 ('exec', f364),
-                ('choose', 'attacker_chit', f365, f366, 'option', 'choose attacker_chit', 'secretly'),
-                ('choose', 'defender_chit', f367, f368, 'option', 'choose defender_chit', 'secretly'),
+                ('call', 'lose_honor', f365, None),
+                ('jump', 62),
+                ('exec', f366),
+                ('choose', 'attacker_chit', f367, f368, 'option', 'choose attacker_chit', 'secretly'),
+                ('choose', 'defender_chit', f369, f370, 'option', 'choose defender_chit', 'secretly'),
                 ('reveal', ('attacker_chit', 'defender_chit')),
-                ('exec', f369),
-                ('exec', f370),
-                ('jump_if_not', f371, 76),
-                ('call', 'tactical_withdrawal', f372, None),
+                ('exec', f371),
+                ('exec', f372),
+                ('jump_if_not', f373, 76),
+                ('call', 'tactical_withdrawal', f374, None),
                 ('jump', 104),
                 ('jump', 76),
-                ('call', 'close_combat_cards', f373, None),
-                ('call', 'close_combat_cards', f374, None),
-                ('jump_if_not', f375, 81),
+                ('call', 'close_combat_cards', f375, None),
+                ('call', 'close_combat_cards', f376, None),
+                ('jump_if_not', f377, 81),
                 ('jump', 108),
                 ('jump', 81),
-                ('jump_if_not', f376, 84),
-                ('exec', f377),
-                ('jump', 84),
-                ('roll', 3, f378, 'close_combat_drm', 'result', 'modified_roll'),
+                ('jump_if_not', f378, 84),
                 ('exec', f379),
-                ('jump_if_not', f380, 96),
+                ('jump', 84),
+                ('roll', 3, f380, 'close_combat_drm', 'result', 'modified_roll'),
                 ('exec', f381),
-                ('jump_if_not', f382, 95),
-                ('ask', f383, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask10'),
-                ('jump_if_not', f384, 94),
-                ('call', 'discard', f385, None),
-                ('exec', f386),
+                ('jump_if_not', f382, 96),
+                ('exec', f383),
+                ('jump_if_not', f384, 95),
+                ('ask', f385, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask10'),
+                ('jump_if_not', f386, 94),
+                ('call', 'discard', f387, None),
+                ('exec', f388),
                 ('jump', 94),
                 ('jump', 95),
                 ('jump', 86),
-                ('jump_if_not', f387, 100),
-                ('apply', f388, f389),
-                ('call', 'adjust_army_morale', f390, None),
+                ('jump_if_not', f389, 100),
+                ('apply', f390, f391),
+                ('call', 'adjust_army_morale', f392, None),
                 ('jump', 100),
-                ('jump_if_not', f391, 104),
-                ('apply', f392, f393),
-                ('call', 'adjust_army_morale', f394, None),
+                ('jump_if_not', f393, 104),
+                ('apply', f394, f395),
+                ('call', 'adjust_army_morale', f396, None),
                 ('jump', 104),
-                ('exec', f395),
-                ('jump_if_not', f396, 108),
-                ('call', 'advance_after_combat', f397, None),
+                ('exec', f397),
+                ('jump_if_not', f398, 108),
+                ('call', 'advance_after_combat', f399, None),
                 ('jump', 108),
-                ('exec', f398),
+                ('exec', f400),
             ),
             steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27, 'lead_units': 43, 'indian_withdrawal': 45, 'honor_leads': 61, 'tactics': 67, 'opportunity_before_roll': 76, 'resolve': 84, 'ignore_a_result': 85, 'apply': 96, 'advance': 104, 'done': 108},
             types={'_ask10': 'bool', '_ask8': 'bool', '_ask9': 'bool', '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'result': 'cell:close_combat_table', 'tactics': 'int', 'u': 'unit'},
@@ -15915,26 +15935,26 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                ('jump_if_not', f399, 6),
-                ('ask', f400, 'Advance after combat out of the breastwork?', '_ask11'),
-                ('jump_if_not', f401, 4),
+                ('jump_if_not', f401, 6),
+                ('ask', f402, 'Advance after combat out of the breastwork?', '_ask11'),
+                ('jump_if_not', f403, 4),
                 ('jump', 5),
                 ('return',),
                 ('jump', 6),
-                ('exec', f402),
-                ('jump_if_not', f403, 23),
                 ('exec', f404),
-                ('jump_if_not', f405, 13),
-                ('choose', 'into', f406, f407, 'hex', 'choose into', ''),
-                ('exec', f408),
+                ('jump_if_not', f405, 23),
+                ('exec', f406),
+                ('jump_if_not', f407, 13),
+                ('choose', 'into', f408, f409, 'hex', 'choose into', ''),
+                ('exec', f410),
                 ('jump', 13),
-                ('exec', f409),
-                ('jump_if_not', f410, 22),
-                ('choose', 'u', f411, f412, 'unit', 'choose the next u', ''),
-                ('exec', f413),
-                ('choose', 'to', f414, f415, 'hex', 'choose to', 'maybe'),
-                ('jump_if_not', f416, 21),
-                ('exec', f417),
+                ('exec', f411),
+                ('jump_if_not', f412, 22),
+                ('choose', 'u', f413, f414, 'unit', 'choose the next u', ''),
+                ('exec', f415),
+                ('choose', 'to', f416, f417, 'hex', 'choose to', 'maybe'),
+                ('jump_if_not', f418, 21),
+                ('exec', f419),
                 ('jump', 21),
                 ('jump', 14),
                 ('jump', 23),
@@ -15950,23 +15970,23 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                ('jump_if_not', f418, 3),
-                ('call', 'lose_honor', f419, None),
+                ('jump_if_not', f420, 3),
+                ('call', 'lose_honor', f421, None),
                 ('jump', 3),
-                ('jump_if_not', f420, 11),
-                ('exec', f421),
-                ('jump_if_not', f422, 10),
-                ('choose', 'u', f423, f424, 'unit', 'choose the next u', ''),
-                ('exec', f425),
-                ('call', 'retreat_unit', f426, None),
+                ('jump_if_not', f422, 11),
+                ('exec', f423),
+                ('jump_if_not', f424, 10),
+                ('choose', 'u', f425, f426, 'unit', 'choose the next u', ''),
+                ('exec', f427),
+                ('call', 'retreat_unit', f428, None),
                 ('jump', 5),
                 ('jump', 11),
-                ('jump_if_not', f427, 19),
-                ('exec', f428),
-                ('jump_if_not', f429, 18),
-                ('choose', 'u', f430, f431, 'unit', 'choose the next u', ''),
-                ('exec', f432),
-                ('call', 'retreat_unit', f433, None),
+                ('jump_if_not', f429, 19),
+                ('exec', f430),
+                ('jump_if_not', f431, 18),
+                ('choose', 'u', f432, f433, 'unit', 'choose the next u', ''),
+                ('exec', f434),
+                ('call', 'retreat_unit', f435, None),
                 ('jump', 13),
                 ('jump', 19),
             ),
@@ -15981,23 +16001,23 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f434, 3),
-                ('exec', f435),
-                ('jump', 3),
-                ('jump_if_not', f436, 6),
+                ('jump_if_not', f436, 3),
                 ('exec', f437),
+                ('jump', 3),
+                ('jump_if_not', f438, 6),
+                ('exec', f439),
                 ('jump', 6),
                 ('jump_unless_switch', 'pre_game_rolls', True, 8),
-                ('call', 'pre_game_enhancement', f438, None),
+                ('call', 'pre_game_enhancement', f440, None),
                 ('jump_unless_switch', 'pre_game_rolls', True, 10),
-                ('call', 'roll_for_honor', f439, None),
-                ('exec', f440),
-                ('jump_if_not', f441, 15),
+                ('call', 'roll_for_honor', f441, None),
                 ('exec', f442),
-                ('call', 'join_cup', f443, None),
+                ('jump_if_not', f443, 15),
+                ('exec', f444),
+                ('call', 'join_cup', f445, None),
                 ('jump', 11),
-                ('call', 'draw_card', f444, None),
-                ('call', 'draw_card', f445, None),
+                ('call', 'draw_card', f446, None),
+                ('call', 'draw_card', f447, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10, 'cards': 15},
             types={'_for_u': 'units', 'u': 'unit'},
@@ -16010,9 +16030,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                ('jump_if_not', f446, 4),
-                ('exec', f447),
-                ('exec', f448),
+                ('jump_if_not', f448, 4),
+                ('exec', f449),
+                ('exec', f450),
                 ('jump', 4),
             ),
             steps={'join': 0},
@@ -16027,40 +16047,40 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 7, None, None, 'outcome', None),
-                ('jump_if_not', f449, 4),
-                ('exec', f450),
+                ('jump_if_not', f451, 4),
+                ('exec', f452),
                 ('jump', 36),
-                ('jump_if_not', f451, 7),
-                ('call', 'adjust_army_morale', f452, None),
+                ('jump_if_not', f453, 7),
+                ('call', 'adjust_army_morale', f454, None),
                 ('jump', 36),
-                ('jump_if_not', f453, 10),
-                ('exec', f454),
-                ('jump', 36),
-                ('jump_if_not', f455, 13),
+                ('jump_if_not', f455, 10),
                 ('exec', f456),
                 ('jump', 36),
-                ('jump_if_not', f457, 16),
+                ('jump_if_not', f457, 13),
                 ('exec', f458),
                 ('jump', 36),
-                ('jump_if_not', f459, 19),
-                ('call', 'place_with_indians', f460, None),
+                ('jump_if_not', f459, 16),
+                ('exec', f460),
                 ('jump', 36),
-                ('jump_if_not', f461, 22),
+                ('jump_if_not', f461, 19),
                 ('call', 'place_with_indians', f462, None),
                 ('jump', 36),
-                ('jump_if_not', f463, 25),
-                ('call', 'full_measure', f464, None),
+                ('jump_if_not', f463, 22),
+                ('call', 'place_with_indians', f464, None),
                 ('jump', 36),
-                ('jump_if_not', f465, 33),
-                ('jump_if_not', f466, 32),
-                ('jump_if_not', f467, 30),
-                ('exec', f468),
+                ('jump_if_not', f465, 25),
+                ('call', 'full_measure', f466, None),
+                ('jump', 36),
+                ('jump_if_not', f467, 33),
+                ('jump_if_not', f468, 32),
+                ('jump_if_not', f469, 30),
+                ('exec', f470),
                 ('jump', 31),
-                ('call', 'place_with_indians', f469, None),
+                ('call', 'place_with_indians', f471, None),
                 ('jump', 32),
                 ('jump', 36),
-                ('jump_if_not', f470, 36),
-                ('call', 'onondaga_enters', f471, None),
+                ('jump_if_not', f472, 36),
+                ('call', 'onondaga_enters', f473, None),
                 ('jump', 36),
             ),
             steps={'roll': 0, 'apply': 1},
@@ -16074,13 +16094,13 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f472),
-                ('jump_if_not', f473, 5),
-                ('choose', 'h', f474, f475, 'hex', 'choose h', ''),
-                ('exec', f476),
+                ('exec', f474),
+                ('jump_if_not', f475, 5),
+                ('choose', 'h', f476, f477, 'hex', 'choose h', ''),
+                ('exec', f478),
                 ('jump', 7),
-                ('choose', 'h', f477, f478, 'hex', 'choose h', ''),
-                ('exec', f479),
+                ('choose', 'h', f479, f480, 'hex', 'choose h', ''),
+                ('exec', f481),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'hexes': 'hexes', 'unit': 'unit'},
@@ -16093,13 +16113,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f480, 4),
-                ('choose', 'h', f481, f482, 'hex', 'choose h', ''),
-                ('exec', f483),
+                ('jump_if_not', f482, 4),
+                ('choose', 'h', f483, f484, 'hex', 'choose h', ''),
+                ('exec', f485),
                 ('jump', 6),
-                ('choose', 'h', f484, f485, 'hex', 'choose h', ''),
-                ('exec', f486),
-                ('call', 'join_cup', f487, None),
+                ('choose', 'h', f486, f487, 'hex', 'choose h', ''),
+                ('exec', f488),
+                ('call', 'join_cup', f489, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -16112,9 +16132,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f488, 4),
-                ('exec', f489),
-                ('exec', f490),
+                ('jump_if_not', f490, 4),
+                ('exec', f491),
+                ('exec', f492),
                 ('jump', 4),
             ),
             steps={'check': 0},
@@ -16128,11 +16148,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('ask', f491, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
-                ('jump_if_not', f492, 6),
-                ('choose', 'h', f493, f494, 'hex', 'choose h', ''),
-                ('exec', f495),
-                ('call', 'adjust_army_morale', f496, None),
+                ('ask', f493, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
+                ('jump_if_not', f494, 6),
+                ('choose', 'h', f495, f496, 'hex', 'choose h', ''),
+                ('exec', f497),
+                ('call', 'adjust_army_morale', f498, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
@@ -16149,15 +16169,15 @@ RULES = Rules(
             result='',
             code=(
                 ('jump_unless_switch', 'indian_sortie', True, 7),
-                ('jump_if_not', f497, 7),
+                ('jump_if_not', f499, 7),
                 ('roll_die', 'sortie', None),
-                ('jump_if_not', f498, 6),
-                ('exec', f499),
+                ('jump_if_not', f500, 6),
+                ('exec', f501),
                 ('jump', 6),
                 ('jump', 7),
-                ('call', 'standard_movement_phase', f500, None),
-                ('call', 'activation_movement_phase', f501, None),
-                ('call', 'remove_pins', f502, None),
+                ('call', 'standard_movement_phase', f502, None),
+                ('call', 'activation_movement_phase', f503, None),
+                ('call', 'remove_pins', f504, None),
             ),
             steps={'sortie_roll': 0, 'standard': 7, 'activation': 8, 'pins': 9},
             types={'side': 'side', 'sortie': 'int'},
@@ -16170,14 +16190,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f503),
-                ('call', 'move_away_disrupted', f504, None),
-                ('jump_if_not', f505, 6),
-                ('prim', 'retreat', f509, {'stacking': f506, 'blocked': f507, 'avoid': f508}),
-                ('exec', f510),
-                ('jump', 6),
-                ('call', 'indian_moves', f511, None),
+                ('exec', f505),
+                ('call', 'move_away_disrupted', f506, None),
+                ('jump_if_not', f507, 6),
+                ('prim', 'retreat', f511, {'stacking': f508, 'blocked': f509, 'avoid': f510}),
                 ('exec', f512),
+                ('jump', 6),
+                ('call', 'indian_moves', f513, None),
+                ('exec', f514),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -16190,29 +16210,29 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f513),
-                ('jump_if_not', f514, 22),
-                ('draw', 'activation_cup', 'drawn'),
                 ('exec', f515),
-                ('exec', f516),
-                ('jump_if_not', f517, 9),
-                ('call', 'end_activation', f518, None),
+                ('jump_if_not', f516, 22),
+                ('draw', 'activation_cup', 'drawn'),
+                ('exec', f517),
+                ('exec', f518),
+                ('jump_if_not', f519, 9),
+                ('call', 'end_activation', f520, None),
                 ('end_phase',),
                 ('jump', 9),
-                ('jump_if_not', f519, 12),
-                ('call', 'indian_resolve_checks', f520, None),
+                ('jump_if_not', f521, 12),
+                ('call', 'indian_resolve_checks', f522, None),
                 ('jump', 21),
-                ('jump_if_not', f521, 21),
-                ('exec', f522),
-                ('exec', f523),
-                ('jump_if_not', f524, 19),
+                ('jump_if_not', f523, 21),
+                ('exec', f524),
                 ('exec', f525),
-                ('exec', f526),
+                ('jump_if_not', f526, 19),
+                ('exec', f527),
+                ('exec', f528),
                 ('jump', 15),
-                ('call', 'indian_moves', f527, None),
+                ('call', 'indian_moves', f529, None),
                 ('jump', 21),
                 ('jump', 1),
-                ('call', 'end_activation', f528, None),
+                ('call', 'end_activation', f530, None),
             ),
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
@@ -16225,11 +16245,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f529),
-                ('exec', f530),
-                ('jump_if_not', f531, 6),
+                ('exec', f531),
                 ('exec', f532),
-                ('exec', f533),
+                ('jump_if_not', f533, 6),
+                ('exec', f534),
+                ('exec', f535),
                 ('jump', 2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -16243,10 +16263,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f534),
-                ('call', 'indian_moves', f535, None),
                 ('exec', f536),
-                ('call', 'breastwork_check', f537, None),
+                ('call', 'indian_moves', f537, None),
+                ('exec', f538),
+                ('call', 'breastwork_check', f539, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
@@ -16259,7 +16279,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('prim', 'move_units', f541, {'stacking': f538, 'stop_after': f539, 'extra_cost': f540}),
+                ('prim', 'move_units', f543, {'stacking': f540, 'stop_after': f541, 'extra_cost': f542}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -16272,18 +16292,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f542),
-                ('jump_if_not', f543, 13),
-                ('choose', 'u', f544, f545, 'unit', 'choose the next u', ''),
-                ('exec', f546),
-                ('exec', f547),
+                ('exec', f544),
+                ('jump_if_not', f545, 13),
+                ('choose', 'u', f546, f547, 'unit', 'choose the next u', ''),
                 ('exec', f548),
-                ('jump_if_not', f549, 11),
+                ('exec', f549),
                 ('exec', f550),
-                ('choose', 'to', f551, f552, 'hex', 'choose to', ''),
-                ('exec', f553),
+                ('jump_if_not', f551, 11),
+                ('exec', f552),
+                ('choose', 'to', f553, f554, 'hex', 'choose to', ''),
+                ('exec', f555),
                 ('jump', 11),
-                ('exec', f554),
+                ('exec', f556),
                 ('jump', 1),
             ),
             steps={'away': 0},
@@ -16297,18 +16317,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('exec', f555),
-                ('jump_if_not', f556, 14),
                 ('exec', f557),
-                ('exec', f558),
-                ('jump_if_not', f559, 13),
+                ('jump_if_not', f558, 14),
+                ('exec', f559),
                 ('exec', f560),
-                ('exec', f561),
-                ('jump_if_not', f562, 11),
+                ('jump_if_not', f561, 13),
+                ('exec', f562),
                 ('exec', f563),
-                ('exec', f564),
+                ('jump_if_not', f564, 11),
+                ('exec', f565),
+                ('exec', f566),
                 ('jump', 7),
-                ('call', 'adjust_army_morale', f565, None),
+                ('call', 'adjust_army_morale', f567, None),
                 ('jump', 13),
                 ('jump', 1),
             ),
@@ -16323,15 +16343,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('call', 'add_resolve_markers', f566, None),
-                ('jump_if_not', f567, 4),
-                ('call', 'roll_for_honor', f568, None),
+                ('call', 'add_resolve_markers', f568, None),
+                ('jump_if_not', f569, 4),
+                ('call', 'roll_for_honor', f570, None),
                 ('jump', 4),
-                ('exec', f569),
-                ('jump_if_not', f570, 10),
                 ('exec', f571),
-                ('exec', f572),
+                ('jump_if_not', f572, 10),
                 ('exec', f573),
+                ('exec', f574),
+                ('exec', f575),
                 ('jump', 5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -16346,13 +16366,13 @@ RULES = Rules(
             result='',
             code=(
                 ('roll', 6, None, None, 'tribe_or_clan', None),
-                ('exec', f574),
-                ('jump_if_not', f575, 7),
-                ('choose', 'u', f576, f577, 'unit', 'choose u', ''),
-                ('exec', f578),
-                ('exec', f579),
-                ('jump', 8),
+                ('exec', f576),
+                ('jump_if_not', f577, 7),
+                ('choose', 'u', f578, f579, 'unit', 'choose u', ''),
                 ('exec', f580),
+                ('exec', f581),
+                ('jump', 8),
+                ('exec', f582),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -16365,10 +16385,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('jump_if_not', f581, 5),
-                ('exec', f582),
-                ('exec', f583),
+                ('jump_if_not', f583, 5),
                 ('exec', f584),
+                ('exec', f585),
+                ('exec', f586),
                 ('jump', 5),
             ),
             steps={'lose': 0},
@@ -16382,13 +16402,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f585, 4),
-                ('exec', f586),
-                ('call', 'join_cup', f587, None),
+                ('jump_if_not', f587, 4),
+                ('exec', f588),
+                ('call', 'join_cup', f589, None),
                 ('jump', 4),
-                ('jump_if_not', f588, 8),
-                ('exec', f589),
-                ('call', 'join_cup', f590, None),
+                ('jump_if_not', f590, 8),
+                ('exec', f591),
+                ('call', 'join_cup', f592, None),
                 ('jump', 8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -16402,13 +16422,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('exec', f591),
-                ('jump_if_not', f592, 9),
-                ('choose', 'u', f593, f594, 'unit', 'choose the next u', ''),
-                ('exec', f595),
-                ('call', 'indian_resolve_check', f596, 'passed'),
-                ('jump_if_not', f597, 8),
-                ('call', 'fail_resolve', f598, None),
+                ('exec', f593),
+                ('jump_if_not', f594, 9),
+                ('choose', 'u', f595, f596, 'unit', 'choose the next u', ''),
+                ('exec', f597),
+                ('call', 'indian_resolve_check', f598, 'passed'),
+                ('jump_if_not', f599, 8),
+                ('call', 'fail_resolve', f600, None),
                 ('jump', 8),
                 ('jump', 1),
             ),
@@ -16424,7 +16444,7 @@ RULES = Rules(
             result='passed',
             code=(
                 ('roll_die', 'total', 'indian_resolve_drm'),
-                ('exec', f599),
+                ('exec', f601),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -16437,10 +16457,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f600),
-                ('exec', f601),
-                ('call', 'lose_honor', f602, None),
-                ('call', 'resolve_retreat', f603, None),
+                ('exec', f602),
+                ('exec', f603),
+                ('call', 'lose_honor', f604, None),
+                ('call', 'resolve_retreat', f605, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -16453,7 +16473,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('prim', 'retreat', f606, {'stacking': f604, 'blocked': f605}),
+                ('prim', 'retreat', f608, {'stacking': f606, 'blocked': f607}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -16466,18 +16486,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f607, 8),
-                ('ask', f608, 'Retreat before combat in a designated close combat?', '_ask13'),
-                ('jump_if_not', f609, 6),
-                ('choose', 'combat', f610, f611, 'option', 'choose combat', ''),
-                ('call', 'retreat_before_combat', f612, None),
+                ('jump_if_not', f609, 8),
+                ('ask', f610, 'Retreat before combat in a designated close combat?', '_ask13'),
+                ('jump_if_not', f611, 6),
+                ('choose', 'combat', f612, f613, 'option', 'choose combat', ''),
+                ('call', 'retreat_before_combat', f614, None),
                 ('jump', 7),
                 ('jump', 8),
                 ('jump', 0),
-                ('exec', f613),
-                ('jump_if_not', f614, 13),
                 ('exec', f615),
-                ('exec', f616),
+                ('jump_if_not', f616, 13),
+                ('exec', f617),
+                ('exec', f618),
                 ('jump', 9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -16491,18 +16511,18 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                ('exec', f617),
-                ('exec', f618),
-                ('jump_if_not', f619, 7),
-                ('choose', 'u', f620, f621, 'unit', 'choose the next u', ''),
-                ('exec', f622),
-                ('call', 'retreat_one_hex_before_combat', f623, None),
-                ('jump', 2),
+                ('exec', f619),
+                ('exec', f620),
+                ('jump_if_not', f621, 7),
+                ('choose', 'u', f622, f623, 'unit', 'choose the next u', ''),
                 ('exec', f624),
-                ('jump_if_not', f625, 13),
-                ('choose', 'u', f626, f627, 'unit', 'choose the next u', ''),
-                ('exec', f628),
-                ('call', 'retreat_one_hex_before_combat', f629, None),
+                ('call', 'retreat_one_hex_before_combat', f625, None),
+                ('jump', 2),
+                ('exec', f626),
+                ('jump_if_not', f627, 13),
+                ('choose', 'u', f628, f629, 'unit', 'choose the next u', ''),
+                ('exec', f630),
+                ('call', 'retreat_one_hex_before_combat', f631, None),
                 ('jump', 8),
             ),
             steps={'stacks': 0, 'retreat': 1, 'all_must_follow': 7},
@@ -16516,15 +16536,15 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                ('exec', f630),
-                ('jump_if_not', f631, 4),
-                ('call', 'adjust_army_morale', f632, None),
+                ('exec', f632),
+                ('jump_if_not', f633, 4),
+                ('call', 'adjust_army_morale', f634, None),
                 ('jump', 4),
-                ('call', 'retreat_unit', f633, None),
-                ('jump_if_not', f634, 11),
-                ('choose', 'follower', f635, f636, 'unit', 'choose follower', 'maybe'),
-                ('jump_if_not', f637, 10),
-                ('exec', f638),
+                ('call', 'retreat_unit', f635, None),
+                ('jump_if_not', f636, 11),
+                ('choose', 'follower', f637, f638, 'unit', 'choose follower', 'maybe'),
+                ('jump_if_not', f639, 10),
+                ('exec', f640),
                 ('jump', 10),
                 ('jump', 11),
             ),
@@ -16539,7 +16559,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                ('prim', 'retreat', f643, {'stacking': f639, 'blocked': f640, 'avoid': f641, 'through': f642}),
+                ('prim', 'retreat', f645, {'stacking': f641, 'blocked': f642, 'avoid': f643, 'through': f644}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -16552,11 +16572,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('jump_if_not', f644, 7),
-                ('call', 'morale_check', f645, 'passed'),
-                ('jump_if_not', f646, 6),
-                ('exec', f647),
-                ('call', 'adjust_army_morale', f648, None),
+                ('jump_if_not', f646, 7),
+                ('call', 'morale_check', f647, 'passed'),
+                ('jump_if_not', f648, 6),
+                ('exec', f649),
+                ('call', 'adjust_army_morale', f650, None),
                 ('jump', 6),
                 ('jump', 7),
             ),
@@ -16571,17 +16591,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f649, 15),
-                ('exec', f650),
-                ('jump_if_not', f651, 5),
+                ('jump_if_not', f651, 15),
                 ('exec', f652),
+                ('jump_if_not', f653, 5),
+                ('exec', f654),
                 ('jump', 5),
-                ('jump_if_not', f653, 14),
-                ('choose', 'parent', f654, f655, 'unit', 'choose parent', 'maybe'),
-                ('jump_if_not', f656, 13),
-                ('exec', f657),
-                ('jump_if_not', f658, 12),
+                ('jump_if_not', f655, 14),
+                ('choose', 'parent', f656, f657, 'unit', 'choose parent', 'maybe'),
+                ('jump_if_not', f658, 13),
                 ('exec', f659),
+                ('jump_if_not', f660, 12),
+                ('exec', f661),
                 ('jump', 12),
                 ('jump', 13),
                 ('jump', 14),
@@ -16598,10 +16618,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ('jump_if_not', f660, 5),
-                ('exec', f661),
-                ('exec', f662),
+                ('jump_if_not', f662, 5),
                 ('exec', f663),
+                ('exec', f664),
+                ('exec', f665),
                 ('jump', 5),
             ),
             steps={'replace': 0},
@@ -16615,14 +16635,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f664, 9),
-                ('jump_if_not', f665, 5),
+                ('jump_if_not', f666, 9),
+                ('jump_if_not', f667, 5),
                 ('draw', 'american_deck', 'card'),
-                ('exec', f666),
+                ('exec', f668),
                 ('jump', 8),
                 ('draw', 'indian_deck', 'card'),
-                ('exec', f667),
-                ('exec', f668),
+                ('exec', f669),
+                ('exec', f670),
                 ('jump', 9),
             ),
             steps={'draw': 0},
@@ -16636,11 +16656,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                ('jump_if_not', f669, 3),
-                ('exec', f670),
-                ('jump', 4),
-                ('exec', f671),
+                ('jump_if_not', f671, 3),
                 ('exec', f672),
+                ('jump', 4),
+                ('exec', f673),
+                ('exec', f674),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -16653,12 +16673,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ('jump_if_not', f673, 9),
-                ('ask', f674, 'Play an Opportunity Card?', '_ask14'),
-                ('jump_if_not', f675, 7),
-                ('choose', 'card', f676, f677, 'option', 'choose card', ''),
-                ('call', 'discard', f678, None),
-                ('call', 'gain_momentum', f679, None),
+                ('jump_if_not', f675, 9),
+                ('ask', f676, 'Play an Opportunity Card?', '_ask14'),
+                ('jump_if_not', f677, 7),
+                ('choose', 'card', f678, f679, 'option', 'choose card', ''),
+                ('call', 'discard', f680, None),
+                ('call', 'gain_momentum', f681, None),
                 ('jump', 8),
                 ('jump', 9),
                 ('jump', 0),
@@ -16674,24 +16694,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                ('jump_if_not', f680, 20),
-                ('ask', f681, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
-                ('jump_if_not', f682, 19),
-                ('choose', 'card', f683, f684, 'option', 'choose card', ''),
-                ('call', 'discard', f685, None),
-                ('jump_if_not', f686, 14),
-                ('exec', f687),
-                ('jump_if_not', f688, 12),
-                ('choose', 'u', f689, f690, 'unit', 'choose the next u', ''),
-                ('exec', f691),
-                ('call', 'retreat_unit', f692, None),
-                ('jump', 7),
+                ('jump_if_not', f682, 20),
+                ('ask', f683, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
+                ('jump_if_not', f684, 19),
+                ('choose', 'card', f685, f686, 'option', 'choose card', ''),
+                ('call', 'discard', f687, None),
+                ('jump_if_not', f688, 14),
+                ('exec', f689),
+                ('jump_if_not', f690, 12),
+                ('choose', 'u', f691, f692, 'unit', 'choose the next u', ''),
                 ('exec', f693),
-                ('jump', 18),
-                ('jump_if_not', f694, 17),
+                ('call', 'retreat_unit', f694, None),
+                ('jump', 7),
                 ('exec', f695),
                 ('jump', 18),
-                ('exec', f696),
+                ('jump_if_not', f696, 17),
+                ('exec', f697),
+                ('jump', 18),
+                ('exec', f698),
                 ('jump', 19),
                 ('jump', 20),
             ),
@@ -16706,7 +16726,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f697, None),
+                ('call', 'adjust_army_morale', f699, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16719,9 +16739,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'retreat_unit', f698, None),
-                ('jump_if_not', f699, 4),
-                ('call', 'check_or_retreat', f700, None),
+                ('call', 'retreat_unit', f700, None),
+                ('jump_if_not', f701, 4),
+                ('call', 'check_or_retreat', f702, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16735,9 +16755,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'disrupt', f701, None),
-                ('jump_if_not', f702, 4),
-                ('call', 'check_or_retreat', f703, None),
+                ('call', 'disrupt', f703, None),
+                ('jump_if_not', f704, 4),
+                ('call', 'check_or_retreat', f705, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16751,9 +16771,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('exec', f704),
-                ('jump_if_not', f705, 4),
-                ('call', 'check_or_retreat', f706, None),
+                ('exec', f706),
+                ('jump_if_not', f707, 4),
+                ('call', 'check_or_retreat', f708, None),
                 ('jump', 4),
             ),
             steps={'do': 0},
@@ -16767,16 +16787,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'one_step', 'here', 'others_first', 'second'),
             result='',
             code=(
-                ('exec', f707),
-                ('exec', f708),
                 ('exec', f709),
                 ('exec', f710),
-                ('jump_if_not', f711, 8),
-                ('choose', 'second', f712, f713, 'unit', 'choose second', ''),
-                ('exec', f714),
+                ('exec', f711),
+                ('exec', f712),
+                ('jump_if_not', f713, 8),
+                ('choose', 'second', f714, f715, 'unit', 'choose second', ''),
+                ('exec', f716),
                 ('jump', 8),
-                ('jump_if_not', f715, 11),
-                ('call', 'check_or_retreat', f716, None),
+                ('jump_if_not', f717, 11),
+                ('call', 'check_or_retreat', f718, None),
                 ('jump', 11),
             ),
             steps={'do': 0},
@@ -16790,8 +16810,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f717, None),
-                ('call', 'check_and_retreat_or_disrupt', f718, None),
+                ('call', 'capture_one', f719, None),
+                ('call', 'check_and_retreat_or_disrupt', f720, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16804,8 +16824,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'capture_one', f719, None),
-                ('call', 'check_and_retreat_or_disrupt', f720, None),
+                ('call', 'capture_one', f721, None),
+                ('call', 'check_and_retreat_or_disrupt', f722, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'side': 'side'},
@@ -16818,16 +16838,16 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ('exec', f721),
-                ('jump_if_not', f722, 6),
-                ('choose', 'u', f723, f724, 'unit', 'choose the next u', ''),
-                ('exec', f725),
-                ('exec', f726),
-                ('jump', 1),
+                ('exec', f723),
+                ('jump_if_not', f724, 6),
+                ('choose', 'u', f725, f726, 'unit', 'choose the next u', ''),
                 ('exec', f727),
-                ('jump_if_not', f728, 11),
+                ('exec', f728),
+                ('jump', 1),
                 ('exec', f729),
-                ('exec', f730),
+                ('jump_if_not', f730, 11),
+                ('exec', f731),
+                ('exec', f732),
                 ('jump', 7),
             ),
             steps={'do': 0},
@@ -16841,10 +16861,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                ('exec', f731),
-                ('jump_if_not', f732, 5),
-                ('choose', 'casualty', f733, f734, 'unit', 'choose casualty', ''),
-                ('exec', f735),
+                ('exec', f733),
+                ('jump_if_not', f734, 5),
+                ('choose', 'casualty', f735, f736, 'unit', 'choose casualty', ''),
+                ('exec', f737),
                 ('jump', 5),
             ),
             steps={'do': 0},
@@ -16858,7 +16878,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                ('exec', f736),
+                ('exec', f738),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -16871,7 +16891,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f737),
+                ('exec', f739),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16884,15 +16904,15 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ('exec', f738),
-                ('jump_if_not', f739, 5),
                 ('exec', f740),
-                ('exec', f741),
+                ('jump_if_not', f741, 5),
+                ('exec', f742),
+                ('exec', f743),
                 ('jump', 1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
-            lines=('rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:116', 'rulesets/series/movement.mst:115'),
+            lines=('rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:126', 'rulesets/series/movement.mst:125'),
         ),
         'trigger:step_lost_vp': ProcedureSpec(
             name='trigger:step_lost_vp',
@@ -16901,7 +16921,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f742),
+                ('exec', f744),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16914,7 +16934,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f743),
+                ('exec', f745),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16927,7 +16947,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f744),
+                ('exec', f746),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16940,7 +16960,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f745),
+                ('exec', f747),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16953,7 +16973,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f746),
+                ('exec', f748),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16966,7 +16986,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('exec', f747),
+                ('exec', f749),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -16979,7 +16999,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f748),
+                ('exec', f750),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -16992,7 +17012,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f749),
+                ('exec', f751),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17005,7 +17025,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'join_cup', f750, None),
+                ('call', 'join_cup', f752, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17018,7 +17038,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                ('call', 'lose_honor', f751, None),
+                ('call', 'lose_honor', f753, None),
             ),
             steps={'do': 0},
             types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool', 'morale_drm': 'int', 'others': 'units', 'result': 'code', 'side': 'side'},
@@ -17031,7 +17051,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f752),
+                ('exec', f754),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17044,8 +17064,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f753),
-                ('call', 'adjust_army_morale', f754, None),
+                ('exec', f755),
+                ('call', 'adjust_army_morale', f756, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17058,7 +17078,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                ('call', 'attach_platoon', f755, None),
+                ('call', 'attach_platoon', f757, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -17071,7 +17091,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f756),
+                ('exec', f758),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17084,8 +17104,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f757),
-                ('call', 'adjust_army_morale', f758, None),
+                ('exec', f759),
+                ('call', 'adjust_army_morale', f760, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17098,7 +17118,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f759),
+                ('exec', f761),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -17111,7 +17131,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                ('exec', f760),
+                ('exec', f762),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -17124,7 +17144,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                ('call', 'adjust_army_morale', f761, None),
+                ('call', 'adjust_army_morale', f763, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -17137,11 +17157,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('exec', f762),
-                ('jump_if_not', f763, 4),
                 ('exec', f764),
+                ('jump_if_not', f765, 4),
+                ('exec', f766),
                 ('jump', 4),
-                ('call', 'adjust_army_morale', f765, None),
+                ('call', 'adjust_army_morale', f767, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17154,7 +17174,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                ('call', 'draw_card', f766, None),
+                ('call', 'draw_card', f768, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -17162,60 +17182,60 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f818, False, 'trigger:army_demoralized', ''),
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f820, False, 'trigger:army_demoralized', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f819, False, 'trigger:leaders_captured', ''),
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f821, False, 'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f820, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f821, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f822, False, 'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f823, False, 'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f824, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f825, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f826, False, 'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f827, True, 'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f828, False, 'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f829, False, 'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f830, False, 'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f831, False, 'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f832, False, 'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f833, False, 'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f834, False, 'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f835, False, 'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f836, False, 'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f837, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f838, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f822, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f823, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f824, False, 'trigger:american_step_lost', ''),
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f825, False, 'trigger:american_unit_eliminated', ''),
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f826, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f827, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f828, False, 'trigger:indian_unit_moved', ''),
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f829, True, 'trigger:combat_marker_joins', ''),
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f830, False, 'trigger:honor_lost_in_combat', ''),
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f831, False, 'trigger:failed_resolve_pinned', ''),
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f832, False, 'trigger:retreated_off_the_board', ''),
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f833, False, 'trigger:platoon_attaches', ''),
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f834, False, 'trigger:platoon_moves_with_its_parent', ''),
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f835, False, 'trigger:platoon_shares_capture', ''),
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f836, False, 'trigger:platoon_shares_pin', ''),
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f837, False, 'trigger:platoon_shares_order', ''),
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f838, False, 'trigger:platoon_eliminated', ''),
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f839, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f840, True, 'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f839, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f840, None, '', f841),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f842, None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f843, None, '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f844, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f845, None, '', None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f846, None, '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f847, None, '', None),
-        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f848, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f849, None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f850, None, '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f851, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f852, None, '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f853, None, '', None),
-        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f854, None, '', f855),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f856, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f857, None, '', None),
-        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f858, None, '', None),
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f841, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f842, None, '', f843),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f844, None, '', None),
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f845, None, '', None),
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f846, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f847, None, '', None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f848, None, '', None),
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f849, None, '', None),
+        RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '', f850, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f851, None, 'indian_sortie', None),
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f852, None, '', None),
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f853, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f854, None, '', None),
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f855, None, '', None),
+        RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '', f856, None, '', f857),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f858, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f859, None, '', None),
+        RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '', f860, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f859, ''),
+        ConcealSpec('indian_stacks', 1, f861, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f860, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f861, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f862, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f863, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f864, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f865, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f862, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f863, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f864, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f865, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f866, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f867, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -17296,7 +17316,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f866, f867), ('army_morale', f868, f869), ('momentum', f870, f871)),
+            values=(('army_morale', f868, f869), ('army_morale', f870, f871), ('momentum', f872, f873)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -17311,7 +17331,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f872, f873), ('army_morale', f874, f875), ('momentum', f876, f877)),
+            values=(('army_morale', f874, f875), ('army_morale', f876, f877), ('momentum', f878, f879)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=('pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush', 'cattle_herd_vp', 'seven_nations_option'),
             rules_on=('historical_opening',),
@@ -17320,15 +17340,15 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f878),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f880),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f879),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f881),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f880, True, ((44, False, (('wampum_belt', f881),)),)),
-                PlacementSpec((), f882, True, ((43, False, (('big_medicine', f883),)),)),
+                PlacementSpec((), f882, True, ((44, False, (('wampum_belt', f883),)),)),
+                PlacementSpec((), f884, True, ((43, False, (('big_medicine', f885),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
