@@ -11,7 +11,8 @@ a changed chart fails here rather than silently changing the example.
 
 Examples that rest on diagrams whose hexes the text does not give (11.4's
 LOS illustration, 8.1's ZOC illustration beyond what its note says) are
-played as far as the note says.
+played as far as the note says. Newtown's illustrated example of 5.7 is
+played on the Newtown battle itself.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from compiler.backends.engine_codegen import generate
-from compiler.build import load_generated
+from compiler.build import load_game, load_generated
 from compiler.check import compile_ruleset
 from engine.save import from_json
 from engine.state import State
@@ -342,3 +343,85 @@ def test_zocs_extend_out_of_but_not_into_light_woods_and_not_into_heavy_woods(pa
     # ... but a unit next to the orchard exerts none into it.
     s = position(game, {"guards": "1004"}, [], phasing="british")
     assert not in_zoc(s, game.hex_by_label["1003"], american)
+
+
+# ---------------------------------------------------------------- Newtown 5.7
+
+
+@pytest.fixture(scope="module")
+def newtown():
+    return load_game("newtown")
+
+
+def test_the_retreat_before_combat_example_takes_every_unit_next_to_f(newtown):
+    """§ newtown 5.7: "If unit 'B' decides to execute Retreat Before Combat instead of
+    attacking American unit 'F', then units 'A', 'C' and 'D' must also execute a
+    Retreat as they are adjacent to American unit 'F'. Note that they would be
+    required to do so even if they were designated to attack American units 'E'
+    or 'G'."
+
+    F (1st N.J.) stands in clear 1013; B (Little Beard) and A (Fish Carrier)
+    attack it from the north and north-east; C (Capt. Montour, north-west) is
+    designated against E (N.J. Brigade) and D (Sagwarithra, south-east) against
+    G (Spencer's), each E and G next to its attacker only."""
+    game = newtown
+    board, label = game.rules.board, game.rules.board.labels
+    f = game.hex_by_label["1013"]
+    b, a, d, c = (board.neighbors[f][i] for i in (0, 1, 2, 5))
+    ring = set(board.neighbors[f]) | {f}
+
+    def beyond(x: int) -> int:
+        """A hex next to x, two from F, and next to no other attacker."""
+        others = {a, b, c, d} - {x}
+        return next(
+            y
+            for y in board.neighbors[x]
+            if y >= 0 and y not in ring and not set(board.neighbors[y]) & (others | {f})
+        )
+
+    e, g = beyond(c), beyond(d)
+    indians = {"little_beard": b, "fish_carrier": a, "captain_montour": c, "sagwarithra": d}
+    americans = {"first_nj": f, "nj_brigade": e, "spencer": g}
+
+    def combat(attackers: list[str], defender: str) -> dict:
+        return {
+            "side": "indian",
+            "attackers": attackers,
+            "defenders": [defender],
+            "attack_hexes": sorted(label[indians[u]] for u in attackers),
+            "defense_hexes": [label[americans[defender]]],
+        }
+
+    s = from_json(
+        game,
+        {
+            "format": "muster.state/1",
+            "ruleset": "newtown",
+            "vars": {"turn": 3, "phasing": "indian"},
+            "units": {u: {"hex": label[h]} for u, h in {**indians, **americans}.items()},
+            "combats": [
+                combat(["little_beard", "fish_carrier"], "first_nj"),
+                combat(["captain_montour"], "nj_brigade"),
+                combat(["sagwarithra"], "spencer"),
+            ],
+            "stack": [
+                {"procedure": "game", "step": "winner"},
+                {
+                    "procedure": "close_combat_phase",
+                    "step": "retreat_before_combat",
+                    "bindings": {"side": "indian"},
+                },
+            ],
+        },
+    )
+    answer(s, "Retreat before combat in a designated close combat? yes")
+    answer(s, "choose combat 1 (Little Beard, Fish Carrier against 1st N.J.)")
+    while any(fr.proc == "retreat_before_combat" for fr in s.stack):
+        if s.is_chance_node():
+            s.apply_action(s.chance_outcomes()[-1][0])  # morale checks pass
+        else:
+            s.apply_action(s.legal_actions()[0])  # the first hex; no American follows
+    for unit, start in indians.items():
+        u = game.unit_by_name[unit]
+        assert s.unit_hex[u] != start, f"{unit} did not retreat"
+        assert s.unit_hex[u] not in board.neighbors[f], f"{unit} is still next to F"
