@@ -10,20 +10,26 @@ Shipped rulesets build into the project's `generated/<name>/`; others into
 
 from __future__ import annotations
 
+import functools
 import importlib
 import shutil
 import sys
 import tempfile
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
 from compiler.backends.print_and_play import PARTS, print_steps
+from compiler.backends.vassal import vassal_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
 from compiler.progress import Progress
+from dsl.source import SourceFiles
 from engine.game import Game
+
+Step = Callable[[], dict[str, str | bytes]]
 
 GENERATED = PROJECT_ROOT / "generated"
 
@@ -88,7 +94,30 @@ def write_atomically(
         raise
 
 
-OUTPUTS = ("engine", *PARTS)
+OUTPUTS = ("engine", *PARTS, "vassal")
+
+
+def module_path(rules: ir.Ruleset) -> str:
+    """The VASSAL module's path in the output folder."""
+    return f"{rules.name}.vmod"
+
+
+def vassal_output(
+    rules: ir.Ruleset,
+    sources: SourceFiles,
+    engine: Callable[[], dict[str, str]] | None = None,
+) -> list[tuple[str, Step]]:
+    """The VASSAL module's steps; the scenarios' engines come from `engine()` (the package the
+    build generates anyway), or are generated here."""
+    made: dict[str, types.ModuleType] = {}
+
+    def game_of(scenario: str) -> Game:
+        if "pkg" not in made:
+            files = engine() if engine is not None else generate(rules)
+            made["pkg"] = load_generated(files, rules.name)
+        return made["pkg"].load_game({"scenario": scenario})
+
+    return vassal_steps(rules, sources, game_of)
 
 
 def build(
@@ -100,14 +129,17 @@ def build(
     target = output_dir(rules, entry, out)
     outputs = [only] if only else list(OUTPUTS)
     steps = []
+    engine = functools.cache(lambda: dict(generate(rules)))
     if "engine" in outputs:
-        steps.append(("engine", lambda: dict(generate(rules))))
+        steps.append(("engine", engine))
     for part in PARTS:
         if part in outputs and not rules.library:
             steps += [
                 (what, lambda run=run: {f"print/{k}": v for k, v in run().items()})
                 for what, run in print_steps(rules, sources, part)
             ]
+    if "vassal" in outputs and not rules.library:
+        steps += vassal_output(rules, sources, engine)
     bar = Progress(len(steps)) if progress else None
     files: dict[str, str | bytes] = {}
     for what, run in steps:
@@ -115,6 +147,8 @@ def build(
         if bar is not None:
             bar.step(what)
     replace = tuple(f"print/{p}" for p in PARTS if p in outputs)
+    if "vassal" in outputs:
+        replace += (module_path(rules),)
     write_atomically(target, files, replace)
     if target.parent == GENERATED:
         init = GENERATED / "__init__.py"
