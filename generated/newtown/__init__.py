@@ -15,7 +15,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '7b02cfe2eb812fd14c773c6216931f2cac31ebb6983dc65a696dc5b6381bfde2'
+RULES_HASH = '679250818a5a567e614db12d526087bdc6189e663886d7332882804da6be134d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -4933,41 +4933,36 @@ def f881(s, b):
 
 
 def f882(s, b):
-    # 'rulesets/newtown/scenarios.mst:66'
-    return ((b['hex'] in (556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878)) and d_stack_ok(s, q.union(q.units_at(s, b['hex']), (11,))))
-
-
-def f883(s, b):
-    # 'rulesets/newtown/scenarios.mst:67'
+    # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex'])))
 
 
-def f884(s, b):
-    # 'rulesets/newtown/scenarios.mst:67'
+def f883(s, b):
+    # 'rulesets/newtown/scenarios.mst:65'
     return True
 
 
-def f885(s, b):
-    # 'rulesets/newtown/scenarios.mst:68'
+def f884(s, b):
+    # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f886(s, b):
-    # 'rulesets/newtown/scenarios.mst:68'
+def f885(s, b):
+    # 'rulesets/newtown/scenarios.mst:66'
     return True
 
 
-def f887(s, b):
+def f886(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f888(s, b):
+def f887(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f889(s, b):
+def f888(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -5035,9 +5030,9 @@ RULES = Rules(
         UnitSpec('jenkins_artillery', 'Lt. Jenkins Artillery', 'Jenkins', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='artillery_regiment', nationality='patriots', entry_turn=3, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('wool_artillery', 'Capt. Wool Artillery', 'Wool', 1, 'unit', 4, (1,), 3, -1, {}, morales=(0,), rifle_strengths=(), formation='continentals', brigade='clintons_brigade', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('mclane', "McLane's DE Horse", 'McLane', 1, 'unit', 3, (1,), 6, 1449, {}, morales=(1,), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f887),
-        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f888),
-        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f889),
+        UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848, {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f886),
+        UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f887),
+        UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822, {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f888),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('clinton', 'Brigadier General James Clinton', 'Clinton', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=5, entry_hexes=(1553,), variable_entry=False, commands=None),
         UnitSpec('poor', 'Brigadier General Enoch Poor', 'Poor', 1, 'leader', -1, (), 6, -1, {'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,), variable_entry=False, commands=None),
@@ -17351,10 +17346,9 @@ RULES = Rules(
                 PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f881),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
-                PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()),)),
-                PlacementSpec((), f882, True, ((11, False, ()),)),
-                PlacementSpec((), f883, True, ((44, False, (('wampum_belt', f884),)),)),
-                PlacementSpec((), f885, True, ((43, False, (('big_medicine', f886),)),)),
+                PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588, 589, 590, 591, 592, 608, 609, 610, 611, 612, 613, 614, 615, 616, 617, 618, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643, 644, 660, 661, 662, 663, 664, 665, 666, 667, 668, 669, 670, 686, 687, 688, 689, 690, 691, 692, 693, 694, 695, 696, 712, 713, 714, 715, 716, 717, 718, 719, 720, 721, 722, 738, 739, 740, 741, 742, 743, 744, 745, 746, 747, 748, 764, 765, 766, 767, 768, 769, 770, 771, 772, 773, 774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873, 874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
+                PlacementSpec((), f882, True, ((44, False, (('wampum_belt', f883),)),)),
+                PlacementSpec((), f884, True, ((43, False, (('big_medicine', f885),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
