@@ -425,3 +425,52 @@ def test_the_retreat_before_combat_example_takes_every_unit_next_to_f(newtown):
         u = game.unit_by_name[unit]
         assert s.unit_hex[u] != start, f"{unit} did not retreat"
         assert s.unit_hex[u] not in board.neighbors[f], f"{unit} is still next to F"
+
+
+# ---------------------------------------------------------------- Monmouth 4.62
+
+
+@pytest.fixture(scope="module")
+def monmouth():
+    return load_game("monmouth", {"scenario": "campaign"})
+
+
+@pytest.mark.parametrize("stack", [["nj_1"], ["nj_1", "nj_2", "nj_3"]])
+def test_one_unit_or_a_stack_of_three_countermarching_off_costs_one_army_morale(monmouth, stack):
+    """§ monmouth 4.62: "An Army Morale adjustment of –1 is made each turn in which
+    any American units countermarch off the board … Clarification: It doesn't
+    matter if one unit countermarched off the board or a stack of 3 units. The
+    penalty would still be a loss of 1 AM point for that Game Turn."
+
+    The units stand on A-1 (0111), their countermarch's goal, marked to
+    countermarch: each marches off the board."""
+    game = monmouth
+    impact = dict.fromkeys(game.unit_by_name, None) | dict.fromkeys(stack, "cc_countermarch")
+    s = from_json(
+        game,
+        {
+            "format": "muster.state/1",
+            "ruleset": "monmouth",
+            "vars": {
+                "turn": 5,
+                "phasing": "american",
+                "army_morale": {"american": 18, "british": 18},
+                "cc_impact": impact,
+            },
+            "units": {name: {"hex": "0111"} for name in stack} | {"clinton": {"hex": "4114"}},
+            "stack": [
+                {"procedure": "game", "step": "winner"},
+                {
+                    "procedure": "movement_phase",
+                    "step": "countermarch",
+                    "bindings": {"side": "american"},
+                },
+            ],
+        },
+    )
+    while any(f.proc == "movement_phase" for f in s.stack) and any(
+        s.unit_hex[game.unit_by_name[u]] >= 0 for u in stack
+    ):
+        s.apply_action(s.chance_outcomes()[0][0] if s.is_chance_node() else s.legal_actions()[0])
+    assert all(s.unit_hex[game.unit_by_name[u]] < 0 for u in stack)  # all off the board
+    assert s.vars["army_morale"][game.side_by_name["american"]] == 17
