@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import linecache
 import shutil
 import sys
 import tempfile
@@ -21,10 +22,12 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.backends.print_and_play import PARTS, print_steps
+from compiler.backends.print_and_play import print_steps
 from compiler.backends.vassal import vassal_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
+from compiler.local_charts import local_chart_file, local_charts
+from compiler.outputs import OUTPUTS, PARTS
 from compiler.progress import Progress
 from dsl.source import SourceFiles
 from engine.game import Game
@@ -92,9 +95,6 @@ def write_atomically(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-OUTPUTS = ("engine", *PARTS, "vassal")
 
 
 def module_path(rules: ir.Ruleset) -> str:
@@ -177,15 +177,30 @@ def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
     sys.modules[pkg_name] = pkg
     sys.modules[f"{pkg_name}.rules"] = rules_mod
     pkg.rules = rules_mod  # as importing the submodule would set it
-    exec(compile(files["rules.py"], f"<generated {name}/rules.py>", "exec"), rules_mod.__dict__)
-    exec(compile(files["__init__.py"], f"<generated {name}/__init__.py>", "exec"), pkg.__dict__)
+    for file, module in (("rules.py", rules_mod), ("__init__.py", pkg)):
+        filename = f"<generated {name}/{file}>"
+        source = files[file]
+        # Tracebacks through code compiled in memory show its lines, as from a file.
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), module.__dict__)
     return pkg
 
 
 def load_game(arg: str | Path, params: dict | None = None) -> Game:
     """A `Game` of a ruleset, compiled fresh from its rule files."""
     rules, _sources = compile_ruleset(arg)
-    pkg = load_generated(generate(rules), rules.name)
+    return with_local_charts(load_generated(generate(rules), rules.name), params)
+
+
+def with_local_charts(pkg: types.ModuleType, params: dict | None = None) -> Game:
+    """`pkg.load_game(params)` with a player's local chart values compiled and handed
+    over: the file `params["local_charts"]` names, else the battle's own
+    `rulesets/NAME/charts.local.mst` if it exists (the generated package itself
+    imports only `engine/`, so it cannot read rule files)."""
+    params = dict(params or {})
+    path = params.pop("local_charts", None) or local_chart_file(pkg.NAME)
+    if path is not None:
+        params["charts"] = local_charts(Path(path), pkg.RULES)
     return pkg.load_game(params)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from engine import chance
 from engine.bots import make_bot
+from engine.explain import why_not
 from engine.game import Game
 from engine.state import State
 
@@ -61,6 +62,12 @@ def play_game(
         else:
             player = s.current_player()
             action = players[player].step(s)
+            if action not in s.legal_actions():
+                reason = why_not(s, action) if isinstance(action, int) else None
+                raise ValueError(
+                    f"move {s.move_number}: bot {bots[player]!r} chose {action!r}, not legal"
+                    + (f": {reason}" if reason else "")
+                )
             record = {
                 "move": s.move_number,
                 "player": game.rules.sides[player].name,
@@ -126,8 +133,10 @@ def replay(game: Game, moves: list[dict[str, Any]]) -> Iterator[State]:
             raise ReplayError(f"move {m.get('move')}: the game was already over")
         action = m["action"]
         if action not in s.legal_actions():
+            reason = why_not(s, action) if isinstance(action, int) else None
             raise ReplayError(
                 f"move {m.get('move')}: action {action} ({m.get('text')}) is not legal here"
+                + (f": {reason}" if reason else "")
             )
         s.apply_action(action)
         yield s

@@ -14,6 +14,8 @@ import json
 from fractions import Fraction
 from typing import Any
 
+from engine import primitives
+from engine.interpreter import advance
 from engine.state import STATUS_NAMES, Combat, Frame, State
 
 FORMAT = "muster.state/1"
@@ -135,8 +137,6 @@ def _tupled(value: Any) -> Any:
 
 
 def _frame_types(s: State, frame: Frame) -> dict[str, str]:
-    from engine import primitives
-
     if frame.prim:
         return primitives.get(frame.proc).fields
     return s.game.rules.procedures[frame.proc].types
@@ -155,8 +155,6 @@ def _encode_frame(s: State, frame: Frame) -> dict[str, Any]:
 
 
 def _decode_frame(s: State, data: dict[str, Any]) -> Frame:
-    from engine import primitives
-
     if "primitive" in data:
         name = data["primitive"]
         try:
@@ -229,8 +227,6 @@ canonical = to_json
 
 def from_json(game: Any, data: dict[str, Any]) -> State:
     """Load a state saved by `to_json` (or written by hand) into `game`."""
-    from engine.interpreter import advance
-
     if data.get("format") != FORMAT:
         raise SaveError(f"not a Muster state (format {data.get('format')!r})")
     if data.get("ruleset") != game.rules.name:

@@ -2,8 +2,9 @@
 
 "Two named generals: anywhere on the ridge"-style entries: for each
 unit of each such entry, in the order the scenario lists them, its owner picks
-one of the allowed hexes (a zone, a list, or the hexes meeting a condition),
-never one that holds enemy units.
+one of the allowed hexes (a zone, a list, or the hexes meeting a condition
+on the unit and the hex), never one that holds enemy units, nor one the
+unit would over-stack when the scenario gives its `stacking` rule.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any, ClassVar
 
 from engine.describe import hex_label, unit_name
 from engine.effects import place_unit, say
-from engine.interpreter import Node
-from engine.primitives import Primitive, register
+from engine.nodes import Node
+from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.rules import PlacementSpec
 from engine.state import Frame, State
@@ -51,7 +52,12 @@ class Setup(Primitive):
         for h in placement.hexes or range(len(rules.board.labels)):
             if any(rules.units[o].side != side for o in units_in(s, h)):
                 continue
-            if placement.condition is not None and not placement.condition(s, {"hex": h}):
+            if placement.condition is not None and not placement.condition(
+                s, {"unit": u, "hex": h}
+            ):
+                continue
+            stacking = s.game.scenario.stacking
+            if stacking is not None and not stacking(s, {"units": (*units_in(s, h), u)}):
                 continue
             out.append(h)
         return out

@@ -6,7 +6,6 @@ ruleset's .mst files; this package holds their compiled form.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from engine.game import Game
@@ -15,19 +14,14 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '96ee93b9601e45d009159e06387c789d176790187ed518b172e751e9528a9058'
+RULES_HASH = 'b18f69f94bb514be1d92717f2b120ac2c5465d8b1f953f0f68051bfeb77962a4'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
     """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}.
 
-    A player's own chart values (`rulesets/NAME/charts.local.mst`, or the file
-    `params["local_charts"]` names) replace the rules' provisional tables.
+    This package imports only `engine/`. A player's own chart values come
+    compiled, as `params["charts"]` (`compiler.build.load_game` reads the
+    battle's `charts.local.mst`, or the file `params["local_charts"]` names).
     """
-    params = dict(params or {})
-    from compiler.local_charts import local_chart_file, local_charts
-
-    path = params.pop("local_charts", None) or local_chart_file(NAME)
-    if path is not None:
-        params["charts"] = local_charts(Path(path), RULES)
-    return Game(RULES, params, RULES_HASH)
+    return Game(RULES, dict(params or {}), RULES_HASH)
