@@ -92,7 +92,8 @@ def test_coverage_shows_what_fired_and_what_is_tested(tmp_path, capsys):
     coverage = ["coverage", "monmouth", "--rulebook", str(book), "--soak", str(counts)]
     assert main([*coverage, "--all"]) == 0
     out = capsys.readouterr().out
-    line = {m.group(1): m.group(0) for m in re.finditer(r"^  (\S+)\s.*$", out, re.M)}
+    rows = re.finditer(r"^  (\S+)\s+(?:cited \d+×|via |UNCITED).*$", out, re.M)
+    line = {m.group(1): m.group(0) for m in rows}
     assert re.search(r"\d+/\d+ fired \(\d+\)", line["5"])  # the sequence of play ran
     assert "tested" in line["10.4"].split("fired")[-1]  # tests/test_rulebook_examples.py
     assert "untested" in line["2.1"]

@@ -108,16 +108,11 @@ def test_every_printed_set_up_is_within_the_stacking_limit(battle):
         assert overstacked(package, game, s) == [], scenario.name
 
 
-def test_every_chosen_set_up_hex_has_room(battle, request):
+def test_every_chosen_set_up_hex_has_room(battle):
     """§ series 7.1: a hex a player chooses for a unit at set-up must have room
-    for it. Not so yet: the set-up primitive offers every allowed hex and does
-    not know the battle's stacking rule (Newtown's historical Blacksnake may
-    join a full stack); it needs a way for a scenario to say it."""
+    for it (Newtown's historical Blacksnake could join a full stack until its
+    scenario said `stacking (stack_ok(units))`)."""
     rules, package = battle
-    if rules.name == "newtown":
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="set-up choices ignore the stacking limit")
-        )
     for scenario in rules.scenarios:
         game = package.load_game({"scenario": scenario.name})
         for seed in range(8):

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '4a9ccce5aee243f75d5f3da351575e4c1c6a3309fc27c2d085a5e2d0e96aa9fc'
+RULES_HASH = '16956566ebc75c78a7abbfca14ca0a3165ee273fdd6ca59bc15f1f15494ec9c9'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -3653,18 +3653,18 @@ def f563(s, b):
 
 
 def f564(s, b):
-    # 'rulesets/newtown/scenarios.mst:58'
+    # 'rulesets/newtown/scenarios.mst:59'
     return 16
 
 
 def f565(s, b):
-    # 'rulesets/newtown/scenarios.mst:65'
+    # 'rulesets/newtown/scenarios.mst:66'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s,
         b['hex'])))
 
 
 def f566(s, b):
-    # 'rulesets/newtown/scenarios.mst:66'
+    # 'rulesets/newtown/scenarios.mst:67'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
@@ -11774,6 +11774,7 @@ RULES = Rules(
             ),
             reinforcements=(
             ),
+            stacking=f31,
         ),
     ),
     levels={
