@@ -176,6 +176,7 @@ def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
     rules_mod.__package__ = pkg_name
     sys.modules[pkg_name] = pkg
     sys.modules[f"{pkg_name}.rules"] = rules_mod
+    pkg.rules = rules_mod  # as importing the submodule would set it
     for file, module in (("rules.py", rules_mod), ("__init__.py", pkg)):
         filename = f"<generated {name}/{file}>"
         source = files[file]

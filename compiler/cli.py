@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compiler.load import RulesetNotFound
+from compiler.load import PROJECT_ROOT, RulesetNotFound
 from compiler.outputs import OUTPUTS
 from compiler.workbench import add_commands, cmd_watch
 from dsl.diagnostics import CompileError
@@ -74,7 +74,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_coverage(args: argparse.Namespace) -> int:
     from compiler.check import compile_loaded
-    from compiler.coverage import coverage, sections
+    from compiler.coverage import cited_in_tests, coverage, executed, sections, under
     from compiler.load import load, resolve_ruleset
     from compiler.provenance import citations
     from dsl.diagnostics import Reporter
@@ -96,9 +96,16 @@ def cmd_coverage(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    fired = _fired_declarations(rules, args.soak) if args.soak else None
+    tested = cited_in_tests(
+        [p.read_text(encoding="utf-8") for p in sorted(Path(args.tests).glob("**/*.py"))]
+        if args.tests
+        else []
+    )
     uncited = 0
     for cov in coverage(text, names, cites):
         print(f"§ {cov.document}: {len(cov.rows)} numbered sections")
+        silent = untested = 0
         for sec, via, times in cov.rows:
             if via is None:
                 mark = "UNCITED"
@@ -106,11 +113,45 @@ def cmd_coverage(args: argparse.Namespace) -> int:
                 mark = f"cited {times}×"
             else:
                 mark = f"via {via}"
+            ran = ""
+            if fired is not None:
+                decls, hits, total = executed(cov.document, sec.number, fired)
+                ran = f"{hits}/{decls} fired ({total})" if decls else "no rule runs it"
+                silent += decls > 0 and hits == 0
+            names_it = sum(
+                n for s, n in tested.get(cov.document, {}).items() if under(sec.number, s)
+            )
+            untested += names_it == 0
+            columns = f"{mark:<12}"
+            if fired is not None:
+                columns += f" {ran:<22}"
+            if args.tests:
+                columns += f" {'tested ' + str(names_it) if names_it else 'untested':<10}"
             if args.all or via is None:
-                print(f"  {sec.number:<8} {mark:<12} {sec.title[:60]}")
+                print(f"  {sec.number:<8} {columns} {sec.title[:60]}")
         uncited += len(cov.uncited)
         print(f"  {len(cov.uncited)} uncited")
+        if fired is not None:
+            print(f"  {silent} cited only by declarations that never fired in the soak")
+        if args.tests:
+            print(f"  {untested} named by no test")
     return 1 if uncited and args.strict else 0
+
+
+def _fired_declarations(rules: Any, path: str) -> list[tuple[tuple[tuple[str, str], ...], int]]:
+    """Each firing declaration of the rules as (its cites, times it fired in the soak)."""
+    import json
+
+    from compiler.soak import declarations
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if data.get("format") != "muster.soak/1" or data.get("battle") != rules.name:
+        raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
+    counts = data["counts"]
+    return [
+        (tuple((c.document, c.section) for c in d.cites), counts.get(f"{d.kind}:{d.name}", 0))
+        for d in declarations(rules)
+    ]
 
 
 def _document_names(text: str, battle: str, cites: dict) -> list[str] | None:
@@ -200,6 +241,36 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.log:
         print(f"log written to {args.log}")
     return 0
+
+
+def cmd_soak(args: argparse.Namespace) -> int:
+    from compiler.backends.engine_codegen import generate
+    from compiler.build import load_generated
+    from compiler.check import compile_ruleset
+    from compiler.soak import counts_json, declarations, markdown, soak
+
+    rules, _ = compile_ruleset(args.ruleset)
+    if rules.library:
+        print(f"muster: {rules.name} is a library: soak a battle that imports it", file=sys.stderr)
+        return 2
+    package = load_generated(generate(rules), rules.name)
+    scenarios = [args.scenario] if args.scenario else [sc.name for sc in rules.scenarios]
+
+    def progress(scenario: str, done: int, total: int) -> None:
+        if not args.quiet and (done == total or done % 10 == 0):
+            print(f"  {scenario}: {done}/{total} games", file=sys.stderr, flush=True)
+
+    report = soak(package, rules.name, scenarios, args.games, args.first_seed, progress)
+    text = markdown(report, args.games, declarations(rules))
+    if args.report:
+        Path(args.report).write_text(text, encoding="utf-8")
+    if args.counts:
+        Path(args.counts).write_text(counts_json(report, args.games) + "\n", encoding="utf-8")
+    if not args.report:
+        print(text, end="")
+    problems = len(report.problems)
+    print(f"muster soak {rules.name}: {problems} problems", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -332,6 +403,14 @@ def parser() -> argparse.ArgumentParser:
     cv.add_argument("--documents", help="names of the documents in the text, in order (a,b)")
     cv.add_argument("--all", action="store_true", help="list cited sections too")
     cv.add_argument("--strict", action="store_true", help="exit 1 when a section is uncited")
+    cv.add_argument(
+        "--soak", help="firing counts of `muster soak --counts`: an executed column per section"
+    )
+    cv.add_argument(
+        "--tests",
+        default=str(PROJECT_ROOT / "tests") if (PROJECT_ROOT / "tests").is_dir() else None,
+        help="test folder whose `§ doc N` citations fill the tested column (default: tests/)",
+    )
     cv.set_defaults(func=cmd_coverage)
 
     d = sub.add_parser("dump", help="print the checked IR as JSON (see docs/ir.md)")
@@ -408,6 +487,18 @@ def parser() -> argparse.ArgumentParser:
         q.set_defaults(func=func)
 
     add_simulate_parser(sub)
+
+    sk = sub.add_parser(
+        "soak", help="play many games of every scenario, checking invariants and what fired"
+    )
+    sk.add_argument("ruleset")
+    sk.add_argument("--games", type=int, default=200, help="games per scenario (default 200)")
+    sk.add_argument("--scenario", help="soak only this scenario")
+    sk.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
+    sk.add_argument("--report", help="write the Markdown report here (default: stdout)")
+    sk.add_argument("--counts", help="write the firing counts as JSON (for muster coverage --soak)")
+    sk.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sk.set_defaults(func=cmd_soak)
 
     r = sub.add_parser("replay", help="replay a JSONL log and verify its final state")
     r.add_argument("log")

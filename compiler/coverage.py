@@ -13,6 +13,7 @@ or one of its subsections.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 NUMBERED = re.compile(r"^(\d+(?:\.\d+)+|\d+\.)\s+\S")
@@ -86,3 +87,38 @@ def coverage(text: str, names: list[str], cites: dict[str, dict[str, list]]) -> 
             rows.append((sec, via, len(cited.get(sec.number, []))))
         out.append(Coverage(name, rows))
     return out
+
+
+# A citation as rule files write it, found in a test's docstring or comment:
+# `§ series 12.23, 12.15` names those sections as tested on a hand-made position.
+_SECTION = r"[0-9IVX]+(?:\.[0-9]+)*"
+TEST_CITATION = re.compile(rf"§\s*([a-z_][a-z0-9_]*)\s+({_SECTION}(?:\s*,\s*{_SECTION})*)")
+
+
+def cited_in_tests(texts: list[str]) -> dict[str, Counter[str]]:
+    """document -> section -> how many test files' citations name it."""
+    out: dict[str, Counter[str]] = {}
+    for text in texts:
+        for m in TEST_CITATION.finditer(text):
+            for section in re.split(r"\s*,\s*", m.group(2)):
+                out.setdefault(m.group(1), Counter())[section] += 1
+    return out
+
+
+def under(section: str, cited: str) -> bool:
+    """Whether a citation of `cited` speaks for `section` (itself or a subsection)."""
+    return cited == section or cited.startswith(section + ".")
+
+
+def executed(
+    document: str, section: str, fired: list[tuple[tuple[tuple[str, str], ...], int]]
+) -> tuple[int, int, int]:
+    """(declarations citing the section or a subsection, how many fired, total firings)
+    from each firing declaration's cites as (document, section) pairs and its count."""
+    decls = hits = total = 0
+    for cites, n in fired:
+        if any(doc == document and under(section, sec) for doc, sec in cites):
+            decls += 1
+            hits += n > 0
+            total += n
+    return decls, hits, total

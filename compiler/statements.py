@@ -237,10 +237,27 @@ class StmtChecker:
             )
         if s.modifiers is not None:
             self.check_modifier_scope(s, scope)
+            if table is not None and table.row_kind == "range":
+                self.check_open_ends(s, table)
         self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
         if s.total is not None:
             self.bind(scope, ctx, s.total, "int", s.span)
         return ir.Roll(s.span, s.table, column, s.modifiers, s.into, s.total)
+
+    def check_open_ends(self, s: ast.Roll, table: ir.Table) -> None:
+        """Modifiers take a roll past the die's faces: a table rolled with them
+        must have a row for every modified roll, its first row open below and
+        its last open above (`..N`, `N..`)."""
+        if not table.rows:
+            return
+        if table.rows[0].low is not None or table.rows[-1].high is not None:
+            self.r.error(
+                s.span,
+                TYPE,
+                f"table {s.table!r} is rolled with modifiers, so its rows must cover every "
+                "modified roll: make its first row open below and its last open above "
+                "(`..N`, `N..`)",
+            )
 
     def check_modifier_scope(self, s: ast.Roll, scope: Scope) -> None:
         """The modifier list exists and everything it reads is bound where the die is rolled."""

@@ -13,6 +13,7 @@ from typing import Any
 from engine import interpreter
 from engine.board import DIRECTIONS
 from engine.effects import set_at
+from engine.firing import Firing
 from engine.primitives import get
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
@@ -123,6 +124,7 @@ class Game:
     ) -> None:
         self.rules = rules
         self.params = dict(params or {})
+        self.firing: Firing | None = None  # `muster soak` attaches a counter (engine/firing.py)
         # A player's local chart values (compiler/local_charts.py) change the
         # game: they enter the rules hash, so a log replays only with them.
         charts: dict[str, TableSpec] = self.params.pop("charts", {})

@@ -17,6 +17,7 @@ from engine import instructions as ins
 from engine.describe import describe_value, side_name
 from engine.effects import determine_victory
 from engine.events import emit
+from engine.firing import fired
 from engine.nodes import CHANCE, CONTINUE, TERMINAL, TERMINAL_NODE, Node, RulesError
 from engine.primitives.base import get as primitive
 from engine.sources import NOTE_START, rule_note
@@ -53,6 +54,7 @@ def current_node(s: State) -> Node:
 def advance(s: State) -> None:
     """Run until a decision, a chance event or the end of the game."""
     rules = s.game.rules
+    firing = s.game.firing
     s._node = None
     while not s.terminal:
         if s.events:
@@ -83,6 +85,8 @@ def advance(s: State) -> None:
             continue
         pc = frame.pc
         instr = proc.code[pc]
+        if firing is not None:
+            firing.instruction(frame.proc, pc)
         try:
             node = _RUN[type(instr)](s, frame, instr)
         except Exception as exc:
@@ -165,6 +169,7 @@ def _dispatch_events(s: State) -> None:
                 continue
             if trig.once:
                 s.fired.add(trig.name)
+            fired(s, "trigger", trig.name)
             frames.append(Frame(trig.procedure, 0, dict(bindings)))
     # The first trigger declared runs first: push in reverse.
     s.stack.extend(reversed(frames))
@@ -288,6 +293,7 @@ def _apply_result(s: State, f: Frame, instr: ins.ApplyResult) -> None:
         return
     bindings = instr.args(s, f.b)
     result = s.game.rules.results[code]
+    fired(s, "result", result.name)
     if not result.procedure:
         emit(s, "result_applied", result=code, **bindings)
         return

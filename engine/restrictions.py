@@ -9,6 +9,7 @@ primitive: its condition sees a whole proposed close combat.
 
 from __future__ import annotations
 
+from engine.firing import fired
 from engine.rules import RestrictionSpec
 from engine.state import State
 
@@ -20,7 +21,10 @@ def _active(s: State, r: RestrictionSpec) -> bool:
 
 
 def _binds(s: State, r: RestrictionSpec, bindings: dict[str, object]) -> bool:
-    return r.condition is None or bool(r.condition(s, bindings))
+    binds = r.condition is None or bool(r.condition(s, bindings))
+    if binds:
+        fired(s, "restriction", r.name)
+    return binds
 
 
 def _in_zone(s: State, r: RestrictionSpec, h: int) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.events import say
+from engine.firing import fired
 from engine.rules import TableSpec
 from engine.state import State
 
@@ -12,10 +13,11 @@ from engine.state import State
 def modifiers_of(s: State, name: str, bindings: dict[str, Any]) -> list[tuple[str, int]]:
     """The modifiers of a list that apply here, itemised as (label, amount)."""
     out = []
-    for m in s.game.rules.modifiers[name].modifiers:
+    for i, m in enumerate(s.game.rules.modifiers[name].modifiers):
         if m.condition is None or m.condition(s, bindings):
             amount = m.amount(s, bindings)
             if amount:
+                fired(s, "modifier", f"{name}#{i}")
                 out.append((m.label, amount))
     return out
 
@@ -78,6 +80,7 @@ def roll_on_table(
 ) -> tuple[Any, int]:
     """The cell the modified roll reads, and the modified roll."""
     spec = s.game.tables[table]
+    fired(s, "table", spec.name)
     items = modifiers_of(s, modifiers, bindings) if modifiers else []
     total = face + sum(a for _label, a in items)
     cell = spec.rows[row_of(spec, total)][3][column]

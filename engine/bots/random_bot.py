@@ -19,3 +19,16 @@ class RandomBot:
 
     def step(self, s: State) -> int:
         return self.rng.choice(s.legal_actions(self.player))
+
+
+class EagerBot(RandomBot):
+    """Picks among the legal actions, rarely passing (one time in ten), so that
+    units close with the enemy and fight: a scripted opponent for soaks."""
+
+    name = "eager"
+
+    def step(self, s: State) -> int:
+        actions = s.legal_actions(self.player)
+        if len(actions) > 1 and 0 in actions and self.rng.random() < 0.9:
+            actions = [a for a in actions if a != 0]
+        return self.rng.choice(actions)

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from engine.bots.heuristic import HeuristicBot
 from engine.bots.mcts import MctsBot
-from engine.bots.random_bot import RandomBot
+from engine.bots.random_bot import EagerBot, RandomBot
 from engine.state import State
 
 
@@ -25,7 +25,12 @@ class Bot(Protocol):
 # Name -> class: `cls(player, rng)` makes one; a class with `parse_budget`
 # also takes a budget after a colon (`mcts:200`), passed on as
 # `cls(player, rng, *cls.parse_budget(budget))`. To add a bot, add its class.
-BOTS: dict[str, Any] = {"random": RandomBot, "heuristic": HeuristicBot, "mcts": MctsBot}
+BOTS: dict[str, Any] = {
+    "random": RandomBot,
+    "eager": EagerBot,
+    "heuristic": HeuristicBot,
+    "mcts": MctsBot,
+}
 
 
 class BotSpecError(ValueError):

@@ -6,7 +6,8 @@ before any other unit may move"), and PASS ends the phase. The rule file
 supplies the stacking limit, when a unit must stop, extra costs (8.31),
 who may move strategically and (`who`) which units this phase moves, as
 expressions. Choosing a unit (its unit
-action) starts its move as strategic movement (9.52): up to twice its
+action) starts its move as strategic movement (9.52): up to `strategic_factor`
+times (the series: twice) its
 allowance, every hexside crossed a road or track that carries it.
 """
 
@@ -19,7 +20,7 @@ from engine import incremental
 from engine.board import DIRECTIONS, PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
-from engine.nodes import Node
+from engine.nodes import Node, RulesError
 from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
@@ -38,7 +39,17 @@ primitive(
     ("strategic", Lambda("bool", (("unit", "unit"),))),
     ("strategic_step", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
     ("who", Lambda("bool", (("unit", "unit"),))),
-    optional=("stop_after", "extra_cost", "strategic", "strategic_step", "who"),
+    ("strategic_factor", Lambda("int", (("unit", "unit"),))),
+    ("one_hex_minimum", Lambda("bool", (("unit", "unit"),))),
+    optional=(
+        "stop_after",
+        "extra_cost",
+        "strategic",
+        "strategic_step",
+        "who",
+        "strategic_factor",
+        "one_hex_minimum",
+    ),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
 
@@ -100,8 +111,10 @@ class MoveUnits(Primitive):
             if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
                 return False
         if strategic:
-            # 9.52: along roads and tracks only, up to twice the allowance, no one-hex minimum.
-            if spent + self.cost(s, frame, u, a, d) > 2 * ma:
+            # 9.52: along roads and tracks only, up to `strategic_factor` times the
+            # allowance (the series says twice), no one-hex minimum.
+            factor = self.call(s, frame, "strategic_factor", unit=u)
+            if spent + self.cost(s, frame, u, a, d) > factor * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b
@@ -109,7 +122,9 @@ class MoveUnits(Primitive):
                 return False
         elif ma <= 0:
             return False
-        elif spent > 0 and spent + self.cost(s, frame, u, a, d) > ma:
+        elif (spent > 0 or not self._one_hex(s, frame, u)) and spent + self.cost(
+            s, frame, u, a, d
+        ) > ma:
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
@@ -132,7 +147,18 @@ class MoveUnits(Primitive):
             if self._can_step(s, frame, u, d, spent, ma, strategic)
         ]
 
+    def _one_hex(self, s: State, frame: Frame, u: int) -> bool:
+        """Whether the unit may always move one hex (9.1's exception; the rules
+        say so with `one_hex_minimum`, and without it every unit may)."""
+        return not self.has_lambda(s, frame, "one_hex_minimum") or bool(
+            self.call(s, frame, "one_hex_minimum", unit=u)
+        )
+
     def _may_go_strategic(self, s: State, frame: Frame, u: int) -> bool:
+        if self.has_lambda(s, frame, "strategic") and not self.has_lambda(
+            s, frame, "strategic_factor"
+        ):
+            raise RulesError("move_units: `strategic` needs `strategic_factor` (9.52: twice)")
         if not self.has_lambda(s, frame, "strategic") or not self.call(
             s, frame, "strategic", unit=u
         ):

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'fd28b495c6704b9bd3a6ecec99d1f03442c405705a0abf139227dc92241d4c48'
+RULES_HASH = 'a63af3c765ec9585aca87db861d322ae0d46df2c388fe9a5b6f7cdde1de614f4'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

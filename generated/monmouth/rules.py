@@ -39,28 +39,10 @@ from engine.instructions import (
     RollDie,
 )
 from engine.rules import (
-    BoardSpec,
-    BotWeightsSpec,
-    ConcealSpec,
-    HexsideSpec,
-    LevelsSpec,
-    ModifierListSpec,
-    ModifierSpec,
-    PlacementSpec,
-    ProcedureSpec,
-    RestrictionSpec,
-    ResultSpec,
-    Rules,
-    RuleSwitchSpec,
-    ScenarioSpec,
-    SideSpec,
-    TableSpec,
-    TerrainSpec,
-    TriggerSpec,
-    UnitSpec,
-    UnitTypeSpec,
-    VariableSpec,
-    VictorySpec,
+    BoardSpec, BotWeightsSpec, ConcealSpec, HexsideSpec, LevelsSpec, ModifierListSpec,
+    ModifierSpec, PlacementSpec, ProcedureSpec, RestrictionSpec, ResultSpec, Rules,
+    RuleSwitchSpec, ScenarioSpec, SideSpec, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
+    UnitTypeSpec, VariableSpec, VictorySpec,
 )
 
 # ---------------------------------------------------------------- units, by index
@@ -335,6 +317,16 @@ def d_surrounded(s, a_u):
         a_u))))
 
 
+def d_strategic_factor(s, a_u):
+    # 'rulesets/series/movement.mst:70': 'Strategic movement: times the allowance'
+    return 2
+
+
+def d_one_hex_minimum(s, a_u):
+    # 'rulesets/series/movement.mst:74': 'May always move one hex'
+    return True
+
+
 def d_may_move_strategically(s, a_u):
     # 'rulesets/monmouth/movement.mst:36': 'May use strategic movement'
     return (((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (not (d_morgans_detachment_unit(s,
@@ -343,13 +335,13 @@ def d_may_move_strategically(s, a_u):
 
 
 def d_open_to(s, a_u, a_h):
-    # 'rulesets/series/movement.mst:70': 'A hex the unit may step into'
+    # 'rulesets/series/movement.mst:80': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s,
         a_u)))) == 0)) and d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:121': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:131': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0
         for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0
         for e0 in q.units_at(s, a_h) if False))
@@ -1515,1595 +1507,1605 @@ def f137(s, b):
 
 
 def f138(s, b):
-    # 'rulesets/series/movement.mst:48'
+    # 'rulesets/series/movement.mst:49'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
 def f139(s, b):
-    # 'rulesets/series/movement.mst:49'
+    # 'rulesets/series/movement.mst:50'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
 def f140(s, b):
-    # 'rulesets/series/movement.mst:50'
+    # 'rulesets/series/movement.mst:51'
     return d_may_move_strategically(s, b['unit'])
 
 
 def f141(s, b):
-    # 'rulesets/series/movement.mst:51'
+    # 'rulesets/series/movement.mst:52'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
 def f142(s, b):
+    # 'rulesets/series/movement.mst:53'
+    return d_strategic_factor(s, b['unit'])
+
+
+def f143(s, b):
+    # 'rulesets/series/movement.mst:54'
+    return d_one_hex_minimum(s, b['unit'])
+
+
+def f144(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 
 
-def f143(s, b):
+def f145(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
     return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h'])
         if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
-def f144(s, b):
+def f146(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn'])
         and UNIT_COMBAT[e0]))
 
 
-def f145(s, b):
+def f147(s, b):
     # 'rulesets/monmouth/reinforcements.mst:267'
     e.hold_back(s, b['u'])
 
 
-def f146(s, b):
+def f148(s, b):
     # 'rulesets/monmouth/reinforcements.mst:268'
     e.set_at(s, 'held_back', b['u'], True)
 
 
-def f147(s, b):
+def f149(s, b):
     # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 
 
-def f148(s, b):
-    # 'rulesets/series/movement.mst:54'
+def f150(s, b):
+    # 'rulesets/series/movement.mst:57'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         q.side(s, e0))) == 0)))
 
 
-def f149(s, b):
-    # 'rulesets/series/movement.mst:55'
+def f151(s, b):
+    # 'rulesets/series/movement.mst:58'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f150(s, b):
-    # 'rulesets/series/movement.mst:56'
+def f152(s, b):
+    # 'rulesets/series/movement.mst:59'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f151(s, b):
-    # 'rulesets/series/movement.mst:57'
-    return s.vars['pin_group'][b['u']]
-
-
-def f152(s, b):
-    # 'rulesets/series/movement.mst:58'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-
-
 def f153(s, b):
-    # 'rulesets/series/movement.mst:59'
-    e.set_at(s, 'pin_group', b['v'], 0)
+    # 'rulesets/series/movement.mst:60'
+    return s.vars['pin_group'][b['u']]
 
 
 def f154(s, b):
     # 'rulesets/series/movement.mst:61'
-    return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
 def f155(s, b):
+    # 'rulesets/series/movement.mst:62'
+    e.set_at(s, 'pin_group', b['v'], 0)
+
+
+def f156(s, b):
+    # 'rulesets/series/movement.mst:64'
+    return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
+
+
+def f157(s, b):
     # 'rulesets/series/morale.mst:12'
     return (b['total'] >= 5)
 
 
-def f156(s, b):
+def f158(s, b):
     # 'rulesets/series/rally.mst:5'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f157(s, b):
+def f159(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f158(s, b):
+def f160(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f159(s, b):
+def f161(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:38'
     return d_molly_may_join(s, b['u'])
 
 
-def f160(s, b):
+def f162(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return b['_ask7']
 
 
-def f161(s, b):
+def f163(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:40'
     e.set_at(s, 'molly', b['u'], True)
 
 
-def f162(s, b):
+def f164(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:41'
     e.set_var(s, 'molly_placed', True)
 
 
-def f163(s, b):
+def f165(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:44'
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
 
 
-def f164(s, b):
+def f166(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:45'
     e.set_at(s, 'order', b['u'], 'parade_order')
 
 
-def f165(s, b):
+def f167(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:46'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f166(s, b):
+def f168(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:48'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f167(s, b):
+def f169(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:50'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f168(s, b):
+def f170(s, b):
     # 'rulesets/series/fire.mst:44'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f169(s, b):
+def f171(s, b):
     # 'rulesets/series/fire.mst:44'
     return q.enemy(s, b['side'])
 
 
-def f170(s, b):
+def f172(s, b):
     # 'rulesets/series/fire.mst:45'
     return (b['target'] == -1)
 
 
-def f171(s, b):
+def f173(s, b):
     # 'rulesets/series/fire.mst:48'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f172(s, b):
+def f174(s, b):
     # 'rulesets/series/fire.mst:71'
     return tuple(e0 for e0 in () if False)
 
 
-def f173(s, b):
+def f175(s, b):
     # 'rulesets/series/fire.mst:72'
     return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f174(s, b):
+def f176(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f175(s, b):
+def f177(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask8']
 
 
-def f176(s, b):
+def f178(s, b):
     # 'rulesets/series/fire.mst:74'
     return q.union(b['firers'], (b['a'],))
 
 
-def f177(s, b):
+def f179(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f178(s, b):
+def f180(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f179(s, b):
+def f181(s, b):
     # 'rulesets/monmouth/scenarios.mst:455'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f180(s, b):
+def f182(s, b):
     # 'rulesets/monmouth/scenarios.mst:456'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f181(s, b):
+def f183(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f182(s, b):
+def f184(s, b):
     # 'rulesets/series/fire.mst:81'
     return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f183(s, b):
+def f185(s, b):
     # 'rulesets/series/fire.mst:82'
     return False
 
 
-def f184(s, b):
+def f186(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f185(s, b):
+def f187(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f186(s, b):
+def f188(s, b):
     # 'rulesets/series/fire.mst:95'
     return d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f187(s, b):
+def f189(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f188(s, b):
+def f190(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s,
         UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f189(s, b):
+def f191(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f190(s, b):
+def f192(s, b):
     # 'rulesets/series/fire.mst:111'
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f191(s, b):
+def f193(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f192(s, b):
+def f194(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f193(s, b):
+def f195(s, b):
     # 'rulesets/series/fire.mst:115'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f194(s, b):
+def f196(s, b):
     # 'rulesets/series/fire.mst:135'
     return d_rifle_targets(s, b['side'])
 
 
-def f195(s, b):
+def f197(s, b):
     # 'rulesets/series/fire.mst:139'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f196(s, b):
+def f198(s, b):
     # 'rulesets/series/fire.mst:147'
     return d_adjacent_rifles(s, b['target'], b['side'])
 
 
-def f197(s, b):
+def f199(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f198(s, b):
+def f200(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['_ask9']
 
 
-def f199(s, b):
+def f201(s, b):
     # 'rulesets/series/fire.mst:149'
     return q.union(b['firers'], (b['r'],))
 
 
-def f200(s, b):
+def f202(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f201(s, b):
+def f203(s, b):
     # 'rulesets/series/fire.mst:157'
     return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f202(s, b):
+def f204(s, b):
     # 'rulesets/series/fire.mst:158'
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f203(s, b):
+def f205(s, b):
     # 'rulesets/series/fire.mst:159'
     return b['firers']
 
 
-def f204(s, b):
+def f206(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f205(s, b):
+def f207(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f206(s, b):
+def f208(s, b):
     # 'rulesets/series/fire.mst:166'
     return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
-def f207(s, b):
+def f209(s, b):
     # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f208(s, b):
+def f210(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f209(s, b):
+def f211(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f210(s, b):
+def f212(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f211(s, b):
+def f213(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f212(s, b):
+def f214(s, b):
     # 'rulesets/monmouth/scenarios.mst:231'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0))
         for e0 in q.combats(s))
 
 
-def f213(s, b):
+def f215(s, b):
     # 'rulesets/monmouth/scenarios.mst:232'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f214(s, b):
+def f216(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f215(s, b):
+def f217(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return q.combats(s)
 
 
-def f216(s, b):
+def f218(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f217(s, b):
+def f219(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f218(s, b):
+def f220(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f219(s, b):
+def f221(s, b):
     # 'rulesets/series/close_combat.mst:168'
     return -1
 
 
-def f220(s, b):
+def f222(s, b):
     # 'rulesets/series/close_combat.mst:169'
     return q.attacking_side(s, b['combat'])
 
 
-def f221(s, b):
+def f223(s, b):
     # 'rulesets/series/close_combat.mst:170'
     return q.defending_side(s, b['combat'])
 
 
-def f222(s, b):
+def f224(s, b):
     # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f223(s, b):
+def f225(s, b):
     # 'rulesets/series/close_combat.mst:172'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f224(s, b):
+def f226(s, b):
     # 'rulesets/series/close_combat.mst:173'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f225(s, b):
+def f227(s, b):
     # 'rulesets/series/close_combat.mst:175'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f226(s, b):
+def f228(s, b):
     # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f227(s, b):
+def f229(s, b):
     # 'rulesets/monmouth/scenarios.mst:448'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
         if d_hessian_grenadier(s, e0))
 
 
-def f228(s, b):
+def f230(s, b):
     # 'rulesets/monmouth/scenarios.mst:449'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f229(s, b):
+def f231(s, b):
     # 'rulesets/series/close_combat.mst:181'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f230(s, b):
+def f232(s, b):
     # 'rulesets/series/close_combat.mst:182'
     return q.defenders(s, b['combat'])
 
 
-def f231(s, b):
+def f233(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f232(s, b):
+def f234(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return q.diverted(s, b['combat'])
 
 
-def f233(s, b):
+def f235(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f234(s, b):
+def f236(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f235(s, b):
+def f237(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
-def f236(s, b):
+def f238(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return b['_ask10']
 
 
-def f237(s, b):
+def f239(s, b):
     # 'rulesets/series/close_combat.mst:197'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f238(s, b):
+def f240(s, b):
     # 'rulesets/series/close_combat.mst:198'
     return s.vars['pinned'][b['u']]
 
 
-def f239(s, b):
+def f241(s, b):
     # 'rulesets/series/close_combat.mst:199'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f240(s, b):
+def f242(s, b):
     # 'rulesets/series/close_combat.mst:201'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f241(s, b):
+def f243(s, b):
     # 'rulesets/series/close_combat.mst:207'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f242(s, b):
+def f244(s, b):
     # 'rulesets/series/close_combat.mst:216'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f243(s, b):
+def f245(s, b):
     # 'rulesets/series/close_combat.mst:216'
     return b['attacker']
 
 
-def f244(s, b):
+def f246(s, b):
     # 'rulesets/series/close_combat.mst:217'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f245(s, b):
+def f247(s, b):
     # 'rulesets/series/close_combat.mst:223'
     return d_tactics_chits(s)
 
 
-def f246(s, b):
+def f248(s, b):
     # 'rulesets/series/close_combat.mst:226'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f247(s, b):
+def f249(s, b):
     # 'rulesets/series/close_combat.mst:227'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f248(s, b):
+def f250(s, b):
     # 'rulesets/series/close_combat.mst:228'
     return (b['matrix'][1] == 10)
 
 
-def f249(s, b):
+def f251(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f250(s, b):
+def f252(s, b):
     # 'rulesets/series/close_combat.mst:234'
     return b['odds']
 
 
-def f251(s, b):
+def f253(s, b):
     # 'rulesets/series/close_combat.mst:239'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f252(s, b):
+def f254(s, b):
     # 'rulesets/series/close_combat.mst:241'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f253(s, b):
+def f255(s, b):
     # 'rulesets/series/close_combat.mst:242'
     return b['first']
 
 
-def f254(s, b):
+def f256(s, b):
     # 'rulesets/series/close_combat.mst:242'
     return b['_ask11']
 
 
-def f255(s, b):
+def f257(s, b):
     # 'rulesets/series/close_combat.mst:244'
     return True
 
 
-def f256(s, b):
+def f258(s, b):
     # 'rulesets/series/close_combat.mst:247'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f257(s, b):
+def f259(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return q.enemy(s, b['first'])
 
 
-def f258(s, b):
+def f260(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return b['_ask12']
 
 
-def f259(s, b):
+def f261(s, b):
     # 'rulesets/series/close_combat.mst:253'
     return b['rerolled']
 
 
-def f260(s, b):
+def f262(s, b):
     # 'rulesets/series/close_combat.mst:261'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f261(s, b):
+def f263(s, b):
     # 'rulesets/series/close_combat.mst:262'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f262(s, b):
+def f264(s, b):
     # 'rulesets/series/close_combat.mst:265'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
-def f263(s, b):
+def f265(s, b):
     # 'rulesets/series/close_combat.mst:266'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f264(s, b):
+def f266(s, b):
     # 'rulesets/series/close_combat.mst:267'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f265(s, b):
+def f267(s, b):
     # 'rulesets/series/close_combat.mst:268'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f266(s, b):
+def f268(s, b):
     # 'rulesets/series/close_combat.mst:269'
     return b['result'][1]
 
 
-def f267(s, b):
+def f269(s, b):
     # 'rulesets/series/close_combat.mst:269'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
-def f268(s, b):
+def f270(s, b):
     # 'rulesets/series/close_combat.mst:272'
     return b['result'][0]
 
 
-def f269(s, b):
+def f271(s, b):
     # 'rulesets/series/close_combat.mst:272'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f270(s, b):
+def f272(s, b):
     # 'rulesets/series/close_combat.mst:274'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f271(s, b):
+def f273(s, b):
     # 'rulesets/series/close_combat.mst:275'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f272(s, b):
+def f274(s, b):
     # 'rulesets/series/close_combat.mst:278'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f273(s, b):
+def f275(s, b):
     # 'rulesets/series/close_combat.mst:280'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f274(s, b):
+def f276(s, b):
     # 'rulesets/series/close_combat.mst:285'
     return (b['modified_roll'] <= (-1))
 
 
-def f275(s, b):
+def f277(s, b):
     # 'rulesets/series/close_combat.mst:286'
     return {'side': b['defender']}
 
 
-def f276(s, b):
+def f278(s, b):
     # 'rulesets/series/close_combat.mst:288'
     return (b['modified_roll'] >= 10)
 
 
-def f277(s, b):
+def f279(s, b):
     # 'rulesets/series/close_combat.mst:289'
     return {'side': b['attacker']}
 
 
-def f278(s, b):
+def f280(s, b):
     # 'rulesets/series/close_combat.mst:299'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f279(s, b):
+def f281(s, b):
     # 'rulesets/series/close_combat.mst:300'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f280(s, b):
+def f282(s, b):
     # 'rulesets/series/close_combat.mst:302'
     e.resolve_combat(s, b['combat'])
 
 
-def f281(s, b):
+def f283(s, b):
     # 'rulesets/series/close_combat.mst:307'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f282(s, b):
+def f284(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return (len(b['vacated']) > 0)
 
 
-def f283(s, b):
+def f285(s, b):
     # 'rulesets/series/close_combat.mst:310'
     return (b['lead'] != -1)
 
 
-def f284(s, b):
+def f286(s, b):
     # 'rulesets/series/close_combat.mst:311'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f285(s, b):
+def f287(s, b):
     # 'rulesets/series/close_combat.mst:312'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f286(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:313'
     return b['reachable']
 
 
-def f287(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:314'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f288(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:318'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
-def f289(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:319'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f290(s, b):
+def f292(s, b):
     # 'rulesets/series/close_combat.mst:320'
     return (b['to'] != -1)
 
 
-def f291(s, b):
+def f293(s, b):
     # 'rulesets/series/close_combat.mst:331'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f292(s, b):
+def f294(s, b):
     # 'rulesets/series/close_combat.mst:336'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f293(s, b):
+def f295(s, b):
     # 'rulesets/series/close_combat.mst:337'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f294(s, b):
+def f296(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f295(s, b):
+def f297(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f296(s, b):
+def f298(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f297(s, b):
+def f299(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1)))
 
 
-def f298(s, b):
+def f300(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f299(s, b):
+def f301(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f300(s, b):
+def f302(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f301(s, b):
+def f303(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f302(s, b):
+def f304(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0])
         or (RULES.units[e0].brigade == b['picked'][1]))))
 
 
-def f303(s, b):
+def f305(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f304(s, b):
+def f306(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f305(s, b):
+def f307(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0])
 
 
-def f306(s, b):
+def f308(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f307(s, b):
+def f309(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f308(s, b):
+def f310(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f309(s, b):
+def f311(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f310(s, b):
+def f312(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f311(s, b):
+def f313(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/series/results.mst:66'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/series/results.mst:67'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f321(s, b):
+def f323(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f322(s, b):
+def f324(s, b):
     # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f323(s, b):
+def f325(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f324(s, b):
+def f326(s, b):
     # 'rulesets/series/results.mst:113'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f325(s, b):
+def f327(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f326(s, b):
+def f328(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f327(s, b):
+def f329(s, b):
     # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f328(s, b):
+def f330(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f329(s, b):
+def f331(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f330(s, b):
+def f332(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f331(s, b):
+def f333(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f332(s, b):
+def f334(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f333(s, b):
+def f335(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f334(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f336(s, b):
+    # 'rulesets/series/movement.mst:125'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f335(s, b):
-    # 'rulesets/series/movement.mst:116'
+def f337(s, b):
+    # 'rulesets/series/movement.mst:126'
     e.capture(s, b['l'])
 
 
-def f336(s, b):
+def f338(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f337(s, b):
+def f339(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f338(s, b):
+def f340(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f339(s, b):
+def f341(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f340(s, b):
+def f342(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f341(s, b):
+def f343(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f342(s, b):
+def f344(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f343(s, b):
+def f345(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f344(s, b):
+def f346(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f345(s, b):
+def f347(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f346(s, b):
+def f348(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f347(s, b):
+def f349(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f348(s, b):
+def f350(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f349(s, b):
+def f351(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f350(s, b):
+def f352(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', d_next_american_player_turn(s))
 
 
-def f351(s, b):
+def f353(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f352(s, b):
+def f354(s, b):
     # 'rulesets/monmouth/leaders.mst:131'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f353(s, b):
+def f355(s, b):
     # 'rulesets/monmouth/leaders.mst:172'
     e.remove_from_play(s, 92)
 
 
-def f354(s, b):
+def f356(s, b):
     # 'rulesets/monmouth/leaders.mst:173'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f355(s, b):
+def f357(s, b):
     # 'rulesets/monmouth/leaders.mst:225'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f356(s, b):
+def f358(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f357(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f358(s, b):
+def f360(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f359(s, b):
+def f361(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f360(s, b):
+def f362(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f361(s, b):
+def f363(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f362(s, b):
+def f364(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f363(s, b):
+def f365(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f364(s, b):
+def f366(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f365(s, b):
+def f367(s, b):
     # 'rulesets/monmouth/scenarios.mst:281'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f366(s, b):
+def f368(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f367(s, b):
+def f369(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f368(s, b):
+def f370(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f369(s, b):
+def f371(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f370(s, b):
+def f372(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f371(s, b):
+def f373(s, b):
     # 'rulesets/monmouth/leaders.mst:154'
     return d_next_to_washington(s, b['unit'])
 
 
-def f372(s, b):
+def f374(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f373(s, b):
+def f375(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f374(s, b):
+def f376(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f375(s, b):
+def f377(s, b):
     # 'rulesets/series/close_combat.mst:114'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f376(s, b):
+def f378(s, b):
     # 'rulesets/series/close_combat.mst:115'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f377(s, b):
+def f379(s, b):
     # 'rulesets/series/close_combat.mst:116'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f378(s, b):
+def f380(s, b):
     # 'rulesets/series/close_combat.mst:117'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f379(s, b):
+def f381(s, b):
     # 'rulesets/series/close_combat.mst:118'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f380(s, b):
+def f382(s, b):
     # 'rulesets/series/close_combat.mst:119'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f381(s, b):
+def f383(s, b):
     # 'rulesets/series/close_combat.mst:120'
     return b['tactics']
 
 
-def f382(s, b):
+def f384(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f383(s, b):
+def f385(s, b):
     # 'rulesets/series/close_combat.mst:121'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f384(s, b):
+def f386(s, b):
     # 'rulesets/series/close_combat.mst:122'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f385(s, b):
+def f387(s, b):
     # 'rulesets/series/close_combat.mst:123'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f386(s, b):
+def f388(s, b):
     # 'rulesets/series/close_combat.mst:124'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f387(s, b):
+def f389(s, b):
     # 'rulesets/series/close_combat.mst:125'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f388(s, b):
+def f390(s, b):
     # 'rulesets/series/close_combat.mst:126'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f389(s, b):
+def f391(s, b):
     # 'rulesets/series/close_combat.mst:127'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f390(s, b):
+def f392(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f391(s, b):
+def f393(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f392(s, b):
+def f394(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f393(s, b):
+def f395(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f394(s, b):
+def f396(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f395(s, b):
+def f397(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f396(s, b):
-    # 'rulesets/series/movement.mst:113'
+def f398(s, b):
+    # 'rulesets/series/movement.mst:123'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f397(s, b):
+def f399(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f398(s, b):
+def f400(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f399(s, b):
+def f401(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0)
         and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f400(s, b):
+def f402(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex'])))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f401(s, b):
+def f403(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0))
         and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f402(s, b):
+def f404(s, b):
     # 'rulesets/monmouth/leaders.mst:128'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f403(s, b):
+def f405(s, b):
     # 'rulesets/monmouth/leaders.mst:170'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f404(s, b):
+def f406(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     return UNIT_LEADER[b['unit']]
 
 
-def f405(s, b):
+def f407(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13))
         and (not s.vars['countermarched_off']))
 
 
-def f406(s, b):
+def f408(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f407(s, b):
+def f409(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f408(s, b):
+def f410(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f409(s, b):
+def f411(s, b):
     # 'rulesets/monmouth/scenarios.mst:280'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f410(s, b):
-    # 'rulesets/series/movement.mst:82'
+def f412(s, b):
+    # 'rulesets/series/movement.mst:92'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f411(s, b):
-    # 'rulesets/series/movement.mst:87'
+def f413(s, b):
+    # 'rulesets/series/movement.mst:97'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f412(s, b):
-    # 'rulesets/series/movement.mst:92'
+def f414(s, b):
+    # 'rulesets/series/movement.mst:102'
     return s.vars['moved_away'][b['unit']]
 
 
-def f413(s, b):
-    # 'rulesets/series/movement.mst:98'
+def f415(s, b):
+    # 'rulesets/series/movement.mst:108'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f414(s, b):
-    # 'rulesets/series/movement.mst:105'
+def f416(s, b):
+    # 'rulesets/series/movement.mst:115'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f415(s, b):
+def f417(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f416(s, b):
+def f418(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0)
         or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f417(s, b):
+def f419(s, b):
     # 'rulesets/monmouth/leaders.mst:118'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f418(s, b):
+def f420(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f419(s, b):
+def f421(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f420(s, b):
+def f422(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f421(s, b):
+def f423(s, b):
     # 'rulesets/monmouth/scenarios.mst:226'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517)))
         and (not s.vars['hedgerow_attacked']))
 
 
-def f422(s, b):
+def f424(s, b):
     # 'rulesets/monmouth/scenarios.mst:443'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f423(s, b):
+def f425(s, b):
     # 'rulesets/monmouth/scenarios.mst:474'
     return (q.side(s, b['unit']) == 0)
 
 
-def f424(s, b):
+def f426(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f425(s, b):
+def f427(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f426(s, b):
+def f428(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0])
         and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f427(s, b):
+def f429(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f428(s, b):
+def f430(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f429(s, b):
+def f431(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f430(s, b):
+def f432(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f431(s, b):
+def f433(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f432(s, b):
+def f434(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f433(s, b):
+def f435(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f434(s, b):
+def f436(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f435(s, b):
+def f437(s, b):
     # 'rulesets/monmouth/scenarios.mst:245'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f436(s, b):
+def f438(s, b):
     # 'rulesets/monmouth/scenarios.mst:254'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f437(s, b):
+def f439(s, b):
     # 'rulesets/monmouth/scenarios.mst:263'
     return (not (s.unit_status[87] == 0))
 
 
-def f438(s, b):
+def f440(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f439(s, b):
+def f441(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f440(s, b):
+def f442(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
-def f441(s, b):
+def f443(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 19
 
 
-def f442(s, b):
+def f444(s, b):
     # 'rulesets/monmouth/scenarios.mst:136'
     return 18
 
 
-def f443(s, b):
+def f445(s, b):
     # 'rulesets/monmouth/scenarios.mst:140'
     return 4
 
 
-def f444(s, b):
+def f446(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f445(s, b):
+def f447(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f446(s, b):
+def f448(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f447(s, b):
+def f449(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f448(s, b):
+def f450(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -3420,7 +3422,7 @@ RULES = Rules(
             brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps',
-            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f444),
+            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f446),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
             brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
@@ -3434,16 +3436,16 @@ RULES = Rules(
             variable_entry=False, commands=None),
         UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f445),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f447),
         UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f446),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f448),
         UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f447),
+            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f449),
         UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials',
-            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f448),
+            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f450),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -6955,42 +6957,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f366, None),
-            ModifierSpec('Momentum Chits spent', f367, None),
+            ModifierSpec('Army Morale', f368, None),
+            ModifierSpec('Momentum Chits spent', f369, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f368, None),
-            ModifierSpec('Leadership DRM', f369, None),
-            ModifierSpec('Other modifiers of this check', f370, None),
-            ModifierSpec('Washington in an adjacent hex', f110, f371),
-            ModifierSpec('Heat Game Turn', f219, f372),
+            ModifierSpec('Modified morale', f370, None),
+            ModifierSpec('Leadership DRM', f371, None),
+            ModifierSpec('Other modifiers of this check', f372, None),
+            ModifierSpec('Washington in an adjacent hex', f110, f373),
+            ModifierSpec('Heat Game Turn', f221, f374),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f110, f373),
-            ModifierSpec("Target's terrain", f374, None),
+            ModifierSpec('First Fire Bonus', f110, f375),
+            ModifierSpec("Target's terrain", f376, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f375, None),
-            ModifierSpec("Defender's lead unit morale", f376, None),
-            ModifierSpec('Attacking leader', f377, None),
-            ModifierSpec('Defending leader', f378, None),
-            ModifierSpec('Defender surrounded', f110, f379),
-            ModifierSpec('Attacker surrounded', f219, f380),
-            ModifierSpec('Tactics', f381, None),
-            ModifierSpec("Defender's terrain", f382, f383),
-            ModifierSpec('Attacking up slope', f219, f384),
-            ModifierSpec('Attacking into fieldworks', f219, f385),
-            ModifierSpec('Attacking lead unit has a white R', f219, f386),
-            ModifierSpec('Defending lead unit has a white R', f110, f387),
-            ModifierSpec('All-militia attacking force', f219, f388),
-            ModifierSpec('All-militia defending force', f110, f389),
+            ModifierSpec("Attacker's lead unit morale", f377, None),
+            ModifierSpec("Defender's lead unit morale", f378, None),
+            ModifierSpec('Attacking leader', f379, None),
+            ModifierSpec('Defending leader', f380, None),
+            ModifierSpec('Defender surrounded', f110, f381),
+            ModifierSpec('Attacker surrounded', f221, f382),
+            ModifierSpec('Tactics', f383, None),
+            ModifierSpec("Defender's terrain", f384, f385),
+            ModifierSpec('Attacking up slope', f221, f386),
+            ModifierSpec('Attacking into fieldworks', f221, f387),
+            ModifierSpec('Attacking lead unit has a white R', f221, f388),
+            ModifierSpec('Defending lead unit has a white R', f110, f389),
+            ModifierSpec('All-militia attacking force', f221, f390),
+            ModifierSpec('All-militia defending force', f110, f391),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f390, f391),
-            ModifierSpec('Play balance: Pro-American', f219, f392),
+            ModifierSpec('Play balance: Pro-British', f392, f393),
+            ModifierSpec('Play balance: Pro-American', f221, f394),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f390, f393),
+            ModifierSpec('Momentum Chit spent', f392, f395),
         )),
     },
     procedures={
@@ -7587,29 +7589,29 @@ RULES = Rules(
                 Jump(74),
                 Jump(87),
                 Prim('move_units', f10, {'stacking': f29, 'stop_after': f138, 'extra_cost': f139, 'strategic': f140,
-                    'strategic_step': f141}),
-                ForStart('_for_h', f142),
+                    'strategic_step': f141, 'strategic_factor': f142, 'one_hex_minimum': f143}),
+                ForStart('_for_h', f144),
                 JumpIfEmpty('_for_h', 98),
                 ForTake('h', '_for_h'),
-                JumpIfNot(f143, 97),
-                Choose('u', f144, f14, 'unit', 'choose u', ''),
-                Exec(f145),
-                Exec(f146),
+                JumpIfNot(f145, 97),
+                Choose('u', f146, f14, 'unit', 'choose u', ''),
                 Exec(f147),
+                Exec(f148),
+                Exec(f149),
                 Jump(91),
                 Jump(89),
-                ForStart('_for_u', f148),
+                ForStart('_for_u', f150),
                 JumpIfEmpty('_for_u', 112),
                 ForTake('u', '_for_u'),
-                Exec(f149),
-                JumpIfNot(f150, 111),
-                Let('group', f151),
-                ForStart('_for_v', f152),
+                Exec(f151),
+                JumpIfNot(f152, 111),
+                Let('group', f153),
+                ForStart('_for_v', f154),
                 JumpIfEmpty('_for_v', 109),
                 ForTake('v', '_for_v'),
-                Exec(f153),
+                Exec(f155),
                 Jump(105),
-                Call('adjust_army_morale', f154, None),
+                Call('adjust_army_morale', f156, None),
                 Jump(111),
                 Jump(99),
             ),
@@ -7688,17 +7690,17 @@ RULES = Rules(
                 'rulesets/monmouth/scenarios.mst:431', 'rulesets/monmouth/scenarios.mst:432',
                 'rulesets/monmouth/scenarios.mst:431', 'rulesets/monmouth/scenarios.mst:429',
                 'rulesets/monmouth/scenarios.mst:435', 'rulesets/monmouth/scenarios.mst:428',
-                'rulesets/monmouth/scenarios.mst:427', 'rulesets/series/movement.mst:46',
+                'rulesets/monmouth/scenarios.mst:427', 'rulesets/series/movement.mst:47',
                 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264',
                 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265',
                 'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267',
                 'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269',
                 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264',
-                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54',
-                'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57',
-                'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58',
-                'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:61',
-                'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54',
+                'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57',
+                'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:60',
+                'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61',
+                'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:64',
+                'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:57',
             ),
         ),
         'morale_check': ProcedureSpec(
@@ -7709,7 +7711,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'morale_check_drm'),
-                Let('passed', f155),
+                Let('passed', f157),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -7722,42 +7724,42 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f156),
+                ForStart('_for_u', f158),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f157),
+                Exec(f159),
                 Jump(1),
                 JumpUnlessSwitch('molly_pitcher', True, 27),
-                ForStart('_for_u', f158),
+                ForStart('_for_u', f160),
                 JumpIfEmpty('_for_u', 27),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f159, 17),
+                JumpIfNot(f161, 17),
                 Ask(f110, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
-                JumpIfNot(f160, 16),
-                Exec(f161),
-                Exec(f162),
+                JumpIfNot(f162, 16),
+                Exec(f163),
+                Exec(f164),
                 Jump(16),
                 Jump(17),
-                JumpIfNot(f163, 21),
-                Exec(f164),
-                Call('adjust_army_morale', f165, None),
+                JumpIfNot(f165, 21),
+                Exec(f166),
+                Call('adjust_army_morale', f167, None),
                 Jump(26),
-                Call('morale_check', f166, 'passed'),
+                Call('morale_check', f168, 'passed'),
                 JumpIfNot(f19, 26),
-                Exec(f167),
-                Call('adjust_army_morale', f165, None),
+                Exec(f169),
+                Call('adjust_army_morale', f167, None),
                 Jump(26),
                 Jump(7),
                 JumpUnlessSwitch('molly_pitcher', False, 38),
-                ForStart('_for_u', f158),
+                ForStart('_for_u', f160),
                 JumpIfEmpty('_for_u', 38),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('morale_check', f166, 'passed'),
+                Call('morale_check', f168, 'passed'),
                 JumpIfNot(f19, 37),
-                Exec(f167),
-                Call('adjust_army_morale', f165, None),
+                Exec(f169),
+                Call('adjust_army_morale', f167, None),
                 Jump(37),
                 Jump(29),
             ),
@@ -7790,11 +7792,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Choose('target', f168, f169, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f170, 4),
+                Choose('target', f170, f171, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f172, 4),
                 Jump(6),
                 Jump(4),
-                Call('artillery_fire', f171, None),
+                Call('artillery_fire', f173, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -7811,29 +7813,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f172),
-                ForStart('_for_a', f173),
+                Let('firers', f174),
+                ForStart('_for_a', f175),
                 JumpIfEmpty('_for_a', 11),
-                Choose('a', f174, f14, 'unit', 'choose the next a', ''),
+                Choose('a', f176, f14, 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
                 Ask(f14, 'Fire this artillery unit at the target?', '_ask8'),
-                JumpIfNot(f175, 10),
-                Let('firers', f176),
-                Exec(f177),
+                JumpIfNot(f177, 10),
+                Let('firers', f178),
+                Exec(f179),
                 Jump(10),
                 Jump(2),
-                Exec(f178),
-                JumpUnlessSwitch('hessian_grenadiers', True, 16),
-                JumpIfNot(f179, 16),
                 Exec(f180),
+                JumpUnlessSwitch('hessian_grenadiers', True, 16),
+                JumpIfNot(f181, 16),
+                Exec(f182),
                 Jump(16),
-                JumpIfNot(f181, 25),
-                Let('needed', f182),
-                Let('first_fire', f183),
+                JumpIfNot(f183, 25),
+                Let('needed', f184),
+                Let('first_fire', f185),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f184, 24),
+                JumpIfNot(f186, 24),
                 Roll(2, None, None, 'result', None),
-                Call('fire_result', f185, None),
+                Call('fire_result', f187, None),
                 Jump(24),
                 Jump(25),
             ),
@@ -7869,9 +7871,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                Let('loss', f186),
-                ApplyResult(f187, f188),
-                Call('adjust_army_morale', f189, None),
+                Let('loss', f188),
+                ApplyResult(f189, f190),
+                Call('adjust_army_morale', f191, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -7886,19 +7888,19 @@ RULES = Rules(
             code=(
                 Call('rifle_fire_by', f10, None),
                 Call('rifle_fire_by', f11, None),
-                ForStart('_for_u', f190),
+                ForStart('_for_u', f192),
                 JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f169, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f171, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f191, None),
-                Exec(f192),
+                Call('fire_result', f193, None),
+                Exec(f194),
                 Jump(3),
-                ForStart('_for_u', f193),
+                ForStart('_for_u', f195),
                 JumpIfEmpty('_for_u', 16),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f191, None),
-                Exec(f192),
+                Call('fire_result', f193, None),
+                Exec(f194),
                 Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -7919,11 +7921,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Choose('target', f194, f14, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f170, 4),
+                Choose('target', f196, f14, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f172, 4),
                 Jump(6),
                 Jump(4),
-                Call('rifle_fire', f195, None),
+                Call('rifle_fire', f197, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -7940,37 +7942,37 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f172),
-                ForStart('_for_r', f196),
+                Let('firers', f174),
+                ForStart('_for_r', f198),
                 JumpIfEmpty('_for_r', 10),
-                Choose('r', f197, f14, 'unit', 'choose the next r', ''),
+                Choose('r', f199, f14, 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
                 Ask(f14, 'Fire this rifle unit at the target?', '_ask9'),
-                JumpIfNot(f198, 9),
-                Let('firers', f199),
+                JumpIfNot(f200, 9),
+                Let('firers', f201),
                 Jump(9),
                 Jump(2),
-                Exec(f200),
+                Exec(f202),
                 JumpUnlessSwitch('hessian_grenadiers', True, 15),
-                JumpIfNot(f179, 15),
-                Exec(f180),
+                JumpIfNot(f181, 15),
+                Exec(f182),
                 Jump(15),
-                JumpIfNot(f181, 33),
-                Let('needed', f201),
-                Let('first_fire', f202),
-                ForStart('_for_r', f203),
+                JumpIfNot(f183, 33),
+                Let('needed', f203),
+                Let('first_fire', f204),
+                ForStart('_for_r', f205),
                 JumpIfEmpty('_for_r', 24),
                 ForTake('r', '_for_r'),
-                Exec(f204),
-                Exec(f205),
+                Exec(f206),
+                Exec(f207),
                 Jump(19),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f206, 28),
+                JumpIfNot(f208, 28),
                 RollDie('modified', 'fire_drm'),
                 Jump(28),
-                JumpIfNot(f184, 32),
+                JumpIfNot(f186, 32),
                 Roll(1, None, None, 'result', None),
-                Exec(f207),
+                Exec(f209),
                 Jump(32),
                 Jump(33),
             ),
@@ -8009,21 +8011,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('designate_combats', f211, {'may_attack': f208, 'must_attack': f209, 'may_divert': f210}),
+                Prim('designate_combats', f213, {'may_attack': f210, 'must_attack': f211, 'may_divert': f212}),
                 JumpUnlessSwitch('hedgerow_holds', True, 5),
-                JumpIfNot(f212, 5),
-                Exec(f213),
+                JumpIfNot(f214, 5),
+                Exec(f215),
                 Jump(5),
-                ForStart('_for_u', f214),
+                ForStart('_for_u', f216),
                 JumpIfEmpty('_for_u', 10),
                 ForTake('u', '_for_u'),
-                Exec(f149),
+                Exec(f151),
                 Jump(6),
-                ForStart('_for_combat', f215),
+                ForStart('_for_combat', f217),
                 JumpIfEmpty('_for_combat', 16),
-                Choose('combat', f216, f14, 'option', 'choose the next combat', ''),
+                Choose('combat', f218, f14, 'option', 'choose the next combat', ''),
                 ForDrop('combat', '_for_combat'),
-                Call('close_combat', f217, None),
+                Call('close_combat', f219, None),
                 Jump(11),
                 Call('end_of_close_combat', f10, None),
                 Call('shattered_captured', f11, None),
@@ -8049,7 +8051,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f218),
+                ForStart('_for_u', f220),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
                 Exec(f46),
@@ -8070,110 +8072,110 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('attacker_lead', f219),
-                Let('attacker', f220),
-                Let('defender', f221),
-                Exec(f222),
-                Exec(f223),
+                Let('attacker_lead', f221),
+                Let('attacker', f222),
+                Let('defender', f223),
                 Exec(f224),
-                ForStart('_for_u', f225),
+                Exec(f225),
+                Exec(f226),
+                ForStart('_for_u', f227),
                 JumpIfEmpty('_for_u', 11),
                 ForTake('u', '_for_u'),
-                Exec(f226),
+                Exec(f228),
                 Jump(7),
                 JumpUnlessSwitch('hessian_grenadiers', True, 17),
-                ForStart('_for_u', f227),
+                ForStart('_for_u', f229),
                 JumpIfEmpty('_for_u', 17),
                 ForTake('u', '_for_u'),
-                Exec(f228),
+                Exec(f230),
                 Jump(13),
-                JumpIfNot(f229, 25),
-                ForStart('_for_u', f230),
+                JumpIfNot(f231, 25),
+                ForStart('_for_u', f232),
                 JumpIfEmpty('_for_u', 23),
                 ForTake('u', '_for_u'),
                 Exec(f46),
                 Jump(19),
                 Jump(101),
                 Jump(25),
-                Let('odds', f231),
-                JumpIfNot(f232, 29),
                 Let('odds', f233),
+                JumpIfNot(f234, 29),
+                Let('odds', f235),
                 Jump(29),
-                JumpIfNot(f234, 48),
-                Ask(f235, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                JumpIfNot(f236, 47),
-                ForStart('_for_u', f230),
+                JumpIfNot(f236, 48),
+                Ask(f237, 'Withdraw the cavalry instead of fighting?', '_ask10'),
+                JumpIfNot(f238, 47),
+                ForStart('_for_u', f232),
                 JumpIfEmpty('_for_u', 45),
-                Choose('u', f13, f235, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f237, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f237),
-                JumpIfNot(f238, 40),
-                Call('adjust_army_morale', f239, None),
+                Exec(f239),
+                JumpIfNot(f240, 40),
+                Call('adjust_army_morale', f241, None),
                 Jump(40),
-                Call('retreat_unit', f240, None),
-                JumpIfNot(f241, 44),
+                Call('retreat_unit', f242, None),
+                JumpIfNot(f243, 44),
                 Exec(f46),
                 Jump(44),
                 Jump(33),
                 Jump(101),
                 Jump(47),
                 Jump(48),
-                Choose('attacker_lead', f242, f243, 'unit', 'choose attacker_lead', ''),
-                Choose('defender_lead', f244, f235, 'unit', 'choose defender_lead', ''),
-                Choose('attacker_chit', f245, f243, 'option', 'choose attacker_chit', 'secretly'),
-                Choose('defender_chit', f245, f235, 'option', 'choose defender_chit', 'secretly'),
+                Choose('attacker_lead', f244, f245, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f246, f237, 'unit', 'choose defender_lead', ''),
+                Choose('attacker_chit', f247, f245, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f247, f237, 'option', 'choose defender_chit', 'secretly'),
                 Reveal(('attacker_chit', 'defender_chit')),
-                Let('matrix', f246),
-                Let('tactics', f247),
-                JumpIfNot(f248, 59),
-                Call('tactical_withdrawal', f249, None),
+                Let('matrix', f248),
+                Let('tactics', f249),
+                JumpIfNot(f250, 59),
+                Call('tactical_withdrawal', f251, None),
                 Jump(101),
                 Jump(59),
-                Roll(3, f250, 'close_combat_drm', 'result', 'modified_roll'),
+                Roll(3, f252, 'close_combat_drm', 'result', 'modified_roll'),
                 JumpIfNot(f68, 81),
-                Let('first', f251),
-                Let('rerolled', f183),
-                JumpIfNot(f252, 70),
-                Ask(f253, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                JumpIfNot(f254, 69),
+                Let('first', f253),
+                Let('rerolled', f185),
+                JumpIfNot(f254, 70),
+                Ask(f255, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                JumpIfNot(f256, 69),
                 Call('spend_momentum', f70, None),
-                Let('rerolled', f255),
+                Let('rerolled', f257),
                 Jump(69),
                 Jump(70),
-                JumpIfNot(f256, 77),
-                Ask(f257, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
-                JumpIfNot(f258, 76),
+                JumpIfNot(f258, 77),
+                Ask(f259, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                JumpIfNot(f260, 76),
                 Call('spend_momentum', f71, None),
-                Let('rerolled', f255),
+                Let('rerolled', f257),
                 Jump(76),
                 Jump(77),
-                JumpIfNot(f259, 80),
+                JumpIfNot(f261, 80),
                 Jump(59),
                 Jump(80),
                 Jump(81),
-                Let('retreated_defenders', f260),
-                Let('retreated_attackers', f261),
-                Let('defender_others', f262),
-                Let('attacker_others', f263),
-                Let('defender_loss', f264),
-                Let('attacker_loss', f265),
-                ApplyResult(f266, f267),
+                Let('retreated_defenders', f262),
+                Let('retreated_attackers', f263),
+                Let('defender_others', f264),
+                Let('attacker_others', f265),
+                Let('defender_loss', f266),
+                Let('attacker_loss', f267),
                 ApplyResult(f268, f269),
-                Call('adjust_army_morale', f270, None),
-                Call('adjust_army_morale', f271, None),
-                Call('previously_retreated_check', f272, None),
-                Call('previously_retreated_check', f273, None),
+                ApplyResult(f270, f271),
+                Call('adjust_army_morale', f272, None),
+                Call('adjust_army_morale', f273, None),
+                Call('previously_retreated_check', f274, None),
+                Call('previously_retreated_check', f275, None),
                 JumpIfNot(f68, 101),
-                JumpIfNot(f274, 97),
-                Call('gain_momentum', f275, None),
-                Jump(100),
-                JumpIfNot(f276, 100),
+                JumpIfNot(f276, 97),
                 Call('gain_momentum', f277, None),
                 Jump(100),
+                JumpIfNot(f278, 100),
+                Call('gain_momentum', f279, None),
+                Jump(100),
                 Jump(101),
-                Exec(f278),
-                Call('advance_after_combat', f279, None),
                 Exec(f280),
+                Call('advance_after_combat', f281, None),
+                Exec(f282),
             ),
             steps={
                 'begin': 0,
@@ -8281,21 +8283,21 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                Let('vacated', f281),
-                JumpIfNot(f282, 19),
-                JumpIfNot(f283, 9),
-                Let('reachable', f284),
-                JumpIfNot(f285, 8),
-                Choose('into', f286, f220, 'hex', 'choose into', ''),
-                Exec(f287),
+                Let('vacated', f283),
+                JumpIfNot(f284, 19),
+                JumpIfNot(f285, 9),
+                Let('reachable', f286),
+                JumpIfNot(f287, 8),
+                Choose('into', f288, f222, 'hex', 'choose into', ''),
+                Exec(f289),
                 Jump(8),
                 Jump(9),
-                ForStart('_for_u', f288),
+                ForStart('_for_u', f290),
                 JumpIfEmpty('_for_u', 18),
-                Choose('u', f13, f220, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f222, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Choose('to', f289, f220, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f290, 17),
+                Choose('to', f291, f222, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f292, 17),
                 Exec(f121),
                 Jump(17),
                 Jump(10),
@@ -8332,18 +8334,18 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f291, 8),
-                ForStart('_for_u', f230),
+                JumpIfNot(f293, 8),
+                ForStart('_for_u', f232),
                 JumpIfEmpty('_for_u', 7),
-                Choose('u', f13, f221, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f223, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(2),
                 Jump(8),
-                JumpIfNot(f292, 16),
-                ForStart('_for_u', f293),
+                JumpIfNot(f294, 16),
+                ForStart('_for_u', f295),
                 JumpIfEmpty('_for_u', 15),
-                Choose('u', f13, f220, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f222, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(10),
@@ -8370,9 +8372,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f294),
-                Call('adjust_army_morale', f295, None),
                 Exec(f296),
+                Call('adjust_army_morale', f297, None),
+                Exec(f298),
             ),
             steps={'penalty': 0},
             types={},
@@ -8386,27 +8388,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f297),
+                ForStart('_for_u', f299),
                 JumpIfEmpty('_for_u', 7),
                 ForTake('u', '_for_u'),
-                Exec(f298),
-                Exec(f299),
+                Exec(f300),
+                Exec(f301),
                 Exec(f131),
                 Jump(1),
-                JumpIfNot(f300, 10),
+                JumpIfNot(f302, 10),
                 EndPhase(),
                 Jump(10),
-                Roll(9, f301, None, 'picked', None),
-                ForStart('_for_u', f302),
+                Roll(9, f303, None, 'picked', None),
+                ForStart('_for_u', f304),
                 JumpIfEmpty('_for_u', 16),
                 ForTake('u', '_for_u'),
-                Exec(f303),
+                Exec(f305),
                 Jump(12),
-                Roll(10, f304, None, 'impact', None),
-                ForStart('_for_u', f305),
+                Roll(10, f306, None, 'impact', None),
+                ForStart('_for_u', f307),
                 JumpIfEmpty('_for_u', 22),
                 ForTake('u', '_for_u'),
-                Exec(f306),
+                Exec(f308),
                 Jump(18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -8433,7 +8435,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f307, None),
+                Call('adjust_army_morale', f309, None),
             ),
             steps={'do': 0},
             types={
@@ -8454,9 +8456,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f308, None),
-                JumpIfNot(f309, 4),
-                Call('check_or_retreat', f310, None),
+                Call('retreat_unit', f310, None),
+                JumpIfNot(f311, 4),
+                Call('check_or_retreat', f312, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8481,9 +8483,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f311, None),
-                JumpIfNot(f309, 4),
-                Call('check_or_retreat', f310, None),
+                Call('disrupt', f313, None),
+                JumpIfNot(f311, 4),
+                Call('check_or_retreat', f312, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8508,9 +8510,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f312),
-                JumpIfNot(f309, 4),
-                Call('check_or_retreat', f310, None),
+                Exec(f314),
+                JumpIfNot(f311, 4),
+                Call('check_or_retreat', f312, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8536,15 +8538,15 @@ RULES = Rules(
                 'second'),
             result='',
             code=(
-                Let('one_step', f313),
-                Let('here', f314),
-                Exec(f315),
-                JumpIfNot(f316, 7),
-                Choose('second', f317, f14, 'unit', 'choose second', ''),
-                Exec(f318),
+                Let('one_step', f315),
+                Let('here', f316),
+                Exec(f317),
+                JumpIfNot(f318, 7),
+                Choose('second', f319, f14, 'unit', 'choose second', ''),
+                Exec(f320),
                 Jump(7),
-                JumpIfNot(f309, 10),
-                Call('check_or_retreat', f310, None),
+                JumpIfNot(f311, 10),
+                Call('check_or_retreat', f312, None),
                 Jump(10),
             ),
             steps={'do': 0},
@@ -8574,8 +8576,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f319, None),
-                Call('check_and_retreat_or_disrupt', f320, None),
+                Call('capture_one', f321, None),
+                Call('check_and_retreat_or_disrupt', f322, None),
             ),
             steps={'do': 0},
             types={
@@ -8596,8 +8598,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f321, None),
-                Call('check_and_retreat_or_disrupt', f320, None),
+                Call('capture_one', f323, None),
+                Call('check_and_retreat_or_disrupt', f322, None),
             ),
             steps={'do': 0},
             types={
@@ -8618,18 +8620,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f322),
+                ForStart('_for_u', f324),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(f46),
                 Jump(1),
-                Exec(f323),
-                ForStart('_for_u', f324),
+                Exec(f325),
+                ForStart('_for_u', f326),
                 JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f325),
-                Exec(f326),
+                Exec(f327),
+                Exec(f328),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -8659,10 +8661,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f327),
-                JumpIfNot(f328, 5),
-                Choose('casualty', f329, f14, 'unit', 'choose casualty', ''),
-                Exec(f330),
+                Let('leaders', f329),
+                JumpIfNot(f330, 5),
+                Choose('casualty', f331, f14, 'unit', 'choose casualty', ''),
+                Exec(f332),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -8689,7 +8691,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f331),
+                Exec(f333),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -8702,7 +8704,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lose_momentum', f332, None),
+                Call('lose_momentum', f334, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8715,7 +8717,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f333),
+                Exec(f335),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8728,18 +8730,18 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f334),
+                ForStart('_for_l', f336),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f335),
+                Exec(f337),
                 Jump(1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
             lines=(
-                'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:115',
-                'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:116',
-                'rulesets/series/movement.mst:115',
+                'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:125',
+                'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:126',
+                'rulesets/series/movement.mst:125',
             ),
         ),
         'trigger:step_lost_vp': ProcedureSpec(
@@ -8749,7 +8751,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f336),
+                Exec(f338),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8762,7 +8764,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f337),
+                Exec(f339),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8775,7 +8777,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f336),
+                Exec(f338),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8788,13 +8790,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f338),
-                JumpIfNot(f339, 4),
                 Exec(f340),
-                Jump(4),
-                JumpIfNot(f341, 8),
+                JumpIfNot(f341, 4),
                 Exec(f342),
-                Exec(f343),
+                Jump(4),
+                JumpIfNot(f343, 8),
+                Exec(f344),
+                Exec(f345),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -8813,7 +8815,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f344),
+                Exec(f346),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8852,12 +8854,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f345),
-                Exec(f346),
                 Exec(f347),
                 Exec(f348),
-                Call('adjust_army_morale', f349, None),
+                Exec(f349),
                 Exec(f350),
+                Call('adjust_army_morale', f351, None),
+                Exec(f352),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8874,8 +8876,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f351),
-                Exec(f352),
+                Exec(f353),
+                Exec(f354),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8888,8 +8890,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f351),
-                Exec(f352),
+                Exec(f353),
+                Exec(f354),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8902,8 +8904,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                Exec(f353),
-                Exec(f354),
+                Exec(f355),
+                Exec(f356),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -8916,7 +8918,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f355),
+                Exec(f357),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8929,7 +8931,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f355),
+                Exec(f357),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8942,8 +8944,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f356),
-                Call('adjust_army_morale', f357, None),
+                Exec(f358),
+                Call('adjust_army_morale', f359, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8956,7 +8958,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f358),
+                Exec(f360),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8969,7 +8971,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f358),
+                Exec(f360),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8982,7 +8984,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f358),
+                Exec(f360),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -8995,14 +8997,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                JumpIfNot(f359, 3),
-                Exec(f360),
-                Jump(3),
-                JumpIfNot(f361, 6),
+                JumpIfNot(f361, 3),
                 Exec(f362),
-                Jump(6),
-                JumpIfNot(f363, 9),
+                Jump(3),
+                JumpIfNot(f363, 6),
                 Exec(f364),
+                Jump(6),
+                JumpIfNot(f365, 9),
+                Exec(f366),
                 Jump(9),
             ),
             steps={'do': 0},
@@ -9022,7 +9024,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f365),
+                Exec(f367),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9035,7 +9037,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f365),
+                Exec(f367),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9043,130 +9045,130 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f394, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f396, False,
             'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f395, False,
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f397, False,
             'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f396, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f398, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f397, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f397, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f399, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f399, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f398, False, 'trigger:lee_reaches_21xx',
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f400, False, 'trigger:lee_reaches_21xx',
             'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f399, False,
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f401, False,
             'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f400, False,
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f402, False,
             'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f401, True,
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f403, True,
             'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f402, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f402, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f403, False, 'trigger:steuben_leaves',
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f404, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f404, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f405, False, 'trigger:steuben_leaves',
             ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f404, False,
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f406, False,
             'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f404, False, 'trigger:leader_captured_vp',
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f406, False, 'trigger:leader_captured_vp',
             ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f405, False,
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f407, False,
             'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f406, False,
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f408, False,
             'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f406, False,
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f408, False,
             'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f407, False,
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f409, False,
             'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f408, False,
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f410, False,
             'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f409, False,
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f411, False,
             'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f409, False,
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f411, False,
             'trigger:british_sp_captured', ''),
     ),
     restrictions=(
         RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f410, None, '', f110),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f411,
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f412, None, '', f110),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f413,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f412, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f414, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f413, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f414, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f415, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f416, None, '',
             None),
         RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '',
-            f415),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f416, None,
+            f417),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f418, None,
             '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f417, None,
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f419, None,
             'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f418, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f419, None, 'command_and_control',
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f420, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f421, None, 'command_and_control',
             None),
         RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to',
-            'rear_guard_area', f420, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f421, None,
+            'rear_guard_area', f422, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f423, None,
             'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f422, None,
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f424, None,
             'hessian_grenadiers', None),
         RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry',
-            'south_of_south_brook', f423, 11, 'combs_hill', None),
+            'south_of_south_brook', f425, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
         VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive',
-            0, f424, ('campaign',), 'end_of_turn'),
+            0, f426, ('campaign',), 'end_of_turn'),
         VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f425, ('campaign',), 'end_of_turn'),
+            f427, ('campaign',), 'end_of_turn'),
         VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed',
-            'decisive', 1, f426, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f427,
+            'decisive', 1, f428, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f429,
             ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f428, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f429, ('campaign',),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f430, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f431, ('campaign',),
             'end_of_game'),
         VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0,
-            f430, ('lees_advance',), 'end_of_turn'),
+            f432, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1,
-            f427, ('lees_advance',), 'end_of_turn'),
+            f429, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f431, ('lees_advance',), 'end_of_turn'),
+            'substantial', 0, f433, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f432, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f433, ('lees_advance',),
+            'substantial', 1, f434, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f435, ('lees_advance',),
             'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f434, ('lees_advance',
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f436, ('lees_advance',
             ), 'end_of_game'),
         VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge',
-            'decisive', 0, f435, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0,
-            f436, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated',
             'decisive', 0, f437, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1,
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0,
             f438, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated',
+            'decisive', 0, f439, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1,
+            f440, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f431, ('holding_action',), 'end_of_turn'),
+            'substantial', 0, f433, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f432, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f428,
+            'substantial', 1, f434, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f430,
             ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f429,
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f431,
             ('holding_action',), 'end_of_game'),
         VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f425, ('washingtons_stand',), 'end_of_turn'),
+            f427, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_decisive',
-            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f439, ('washingtons_stand',
+            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f441, ('washingtons_stand',
             ), 'end_of_turn'),
         VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f431, ('washingtons_stand',), 'end_of_turn'),
+            'substantial', 0, f433, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f432, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f428,
+            'substantial', 1, f434, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f430,
             ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f429,
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f431,
             ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
@@ -9346,6 +9348,7 @@ RULES = Rules(
         'define:occupies': ('Occupies the hex', '§ monmouth II', ''),
         'define:occupies_without_militia': ('Occupies the hex with regulars', '§ monmouth II', ''),
         'define:on_road': ('On a road', '§ monmouth 4.62; series 9.51', ''),
+        'define:one_hex_minimum': ('May always move one hex', '§ series 9.1', ''),
         'define:open_edge_hexes': ('Edge hexes the enemy does not block', '§ monmouth 4.1', ''),
         'define:open_entries': ("The unit's entry hexes the enemy does not block", '§ monmouth 4.1', ''),
         'define:open_to': ('A hex the unit may step into', '§ series 9.2', ''),
@@ -9366,6 +9369,7 @@ RULES = Rules(
         'define:rifle_zoc_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
         'define:side_units': ("A side's units in the combat", '§ series 12.52', ''),
         'define:stack_ok': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
+        'define:strategic_factor': ('Strategic movement: times the allowance', '§ series 9.52', ''),
         'define:suffers_a_result': ('A result other than no effect', '§ series 13.25', ''),
         'define:suffers_rifle_drm': ('A lead unit with a white R', '§ series 12.23, 3.2', ''),
         'define:surrounded': ('Surrounded', '§ series 12.7, 3.2, 8.2, 8.4', ''),
@@ -9395,9 +9399,11 @@ RULES = Rules(
         'hook:movement_phase:countermarch:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'hook:movement_phase:countermarch:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'hook:movement_phase:move:one_hex_minimum': ('May always move one hex', '§ series 9.1', ''),
         'hook:movement_phase:move:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'hook:movement_phase:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:movement_phase:move:strategic': ('May use strategic movement', '§ series 9.52; monmouth 4.11, 6.22', ''),
+        'hook:movement_phase:move:strategic_factor': ('Strategic movement: times the allowance', '§ series 9.52', ''),
         'hook:movement_phase:reinforcements:entry_hexes': ('Where the unit may enter', '§ monmouth 4.1', ''),
         'hook:movement_phase:reinforcements:may_enter': ('The unit may enter this turn',
             '§ monmouth 4.1, 4.11, 4.12, 4.13', ''),
@@ -9708,7 +9714,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f134, f440), ('army_morale', f110, f440), ('momentum', f134, f134), ('momentum',
+            values=(('army_morale', f134, f442), ('army_morale', f110, f442), ('momentum', f134, f134), ('momentum',
                 f110, f134)),
             orders={1: (1, 0)},
             rules_off=(),
@@ -9724,7 +9730,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f134, f440), ('army_morale', f110, f441), ('momentum', f134, f134), ('momentum',
+            values=(('army_morale', f134, f442), ('army_morale', f110, f443), ('momentum', f134, f134), ('momentum',
                 f110, f134)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
@@ -9770,8 +9776,8 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f134, f440), ('army_morale', f110, f442), ('momentum', f134, f110), ('momentum',
-                f110, f134), ('momentum_pool', None, f443), ('lee_relieved', None, f255)),
+            values=(('army_morale', f134, f442), ('army_morale', f110, f444), ('momentum', f134, f110), ('momentum',
+                f110, f134), ('momentum_pool', None, f445), ('lee_relieved', None, f257)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -9817,8 +9823,8 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f134, f441), ('army_morale', f110, f441), ('momentum', f134, f134), ('momentum',
-                f110, f110), ('momentum_pool', None, f443), ('molly_placed', None, f255)),
+            values=(('army_morale', f134, f443), ('army_morale', f110, f443), ('momentum', f134, f134), ('momentum',
+                f110, f110), ('momentum_pool', None, f445), ('molly_placed', None, f257)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -9856,7 +9862,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f255),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f257),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

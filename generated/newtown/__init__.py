@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '4196a0fda59df5c83fab7efe0217e73d5f2b63b5777c23dbfa01e967860e90bf'
+RULES_HASH = 'b275572d2768d59650962d6f442c641b8e8402ad9654bfc43e90d5c57045260c'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -40,28 +40,10 @@ from engine.instructions import (
     RollDie,
 )
 from engine.rules import (
-    BoardSpec,
-    BotWeightsSpec,
-    ConcealSpec,
-    HexsideSpec,
-    LevelsSpec,
-    ModifierListSpec,
-    ModifierSpec,
-    PlacementSpec,
-    ProcedureSpec,
-    RestrictionSpec,
-    ResultSpec,
-    Rules,
-    RuleSwitchSpec,
-    ScenarioSpec,
-    SideSpec,
-    TableSpec,
-    TerrainSpec,
-    TriggerSpec,
-    UnitSpec,
-    UnitTypeSpec,
-    VariableSpec,
-    VictorySpec,
+    BoardSpec, BotWeightsSpec, ConcealSpec, HexsideSpec, LevelsSpec, ModifierListSpec,
+    ModifierSpec, PlacementSpec, ProcedureSpec, RestrictionSpec, ResultSpec, Rules,
+    RuleSwitchSpec, ScenarioSpec, SideSpec, TableSpec, TerrainSpec, TriggerSpec, UnitSpec,
+    UnitTypeSpec, VariableSpec, VictorySpec,
 )
 
 # ---------------------------------------------------------------- units, by index
@@ -303,6 +285,16 @@ def d_surrounded(s, a_u):
         a_u))))
 
 
+def d_strategic_factor(s, a_u):
+    # 'rulesets/series/movement.mst:70': 'Strategic movement: times the allowance'
+    return 2
+
+
+def d_one_hex_minimum(s, a_u):
+    # 'rulesets/series/movement.mst:74': 'May always move one hex'
+    return True
+
+
 def d_may_move_strategically(s, a_u):
     # 'rulesets/newtown/variations.mst:174': 'May use Strategic Movement'
     return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != 49))
@@ -311,13 +303,13 @@ def d_may_move_strategically(s, a_u):
 
 
 def d_open_to(s, a_u, a_h):
-    # 'rulesets/series/movement.mst:70': 'A hex the unit may step into'
+    # 'rulesets/series/movement.mst:80': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s,
         a_u)))) == 0)) and d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:121': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:131': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0
         for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0
         for e0 in q.units_at(s, a_h) if False))
@@ -539,6 +531,11 @@ def d_illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):
     # 'rulesets/series/tactics.mst:71': 'Illegal chit modifier'
     return ((0 if d_chit_eligible(s, a_defender_chit, a_combat, q.defending_side(s, a_combat)) else 1) - (0
         if d_chit_eligible(s, a_attacker_chit, a_combat, q.attacking_side(s, a_combat)) else 1))
+
+
+def d_room_for(s, a_u, a_h):
+    # 'rulesets/newtown/prepare.mst:149': 'The unit may join the hex within the stacking limit'
+    return d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,)))
 
 
 def d_counts_for_indian_decisive(s, a_u):
@@ -1281,2153 +1278,2198 @@ def f107(s, b):
 
 
 def f108(s, b):
-    # 'rulesets/series/movement.mst:48'
+    # 'rulesets/series/movement.mst:49'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
 def f109(s, b):
-    # 'rulesets/series/movement.mst:49'
+    # 'rulesets/series/movement.mst:50'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
 def f110(s, b):
-    # 'rulesets/series/movement.mst:50'
+    # 'rulesets/series/movement.mst:51'
     return d_may_move_strategically(s, b['unit'])
 
 
 def f111(s, b):
-    # 'rulesets/series/movement.mst:51'
+    # 'rulesets/series/movement.mst:52'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
 def f112(s, b):
+    # 'rulesets/series/movement.mst:53'
+    return d_strategic_factor(s, b['unit'])
+
+
+def f113(s, b):
     # 'rulesets/series/movement.mst:54'
+    return d_one_hex_minimum(s, b['unit'])
+
+
+def f114(s, b):
+    # 'rulesets/series/movement.mst:57'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         q.side(s, e0))) == 0)))
 
 
-def f113(s, b):
-    # 'rulesets/series/movement.mst:55'
+def f115(s, b):
+    # 'rulesets/series/movement.mst:58'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f114(s, b):
-    # 'rulesets/series/movement.mst:56'
+def f116(s, b):
+    # 'rulesets/series/movement.mst:59'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f115(s, b):
-    # 'rulesets/series/movement.mst:57'
-    return s.vars['pin_group'][b['u']]
-
-
-def f116(s, b):
-    # 'rulesets/series/movement.mst:58'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-
-
 def f117(s, b):
-    # 'rulesets/series/movement.mst:59'
-    e.set_at(s, 'pin_group', b['v'], 0)
+    # 'rulesets/series/movement.mst:60'
+    return s.vars['pin_group'][b['u']]
 
 
 def f118(s, b):
     # 'rulesets/series/movement.mst:61'
-    return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
 def f119(s, b):
+    # 'rulesets/series/movement.mst:62'
+    e.set_at(s, 'pin_group', b['v'], 0)
+
+
+def f120(s, b):
+    # 'rulesets/series/movement.mst:64'
+    return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
+
+
+def f121(s, b):
     # 'rulesets/series/morale.mst:12'
     return (b['total'] >= 5)
 
 
-def f120(s, b):
+def f122(s, b):
     # 'rulesets/series/rally.mst:5'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f121(s, b):
+def f123(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f122(s, b):
+def f124(s, b):
     # 'rulesets/newtown/cards.mst:225'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
-def f123(s, b):
+def f125(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return 1
 
 
-def f124(s, b):
+def f126(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return b['_ask5']
 
 
-def f125(s, b):
+def f127(s, b):
     # 'rulesets/newtown/cards.mst:227'
     return {'side': 1}
 
 
-def f126(s, b):
+def f128(s, b):
     # 'rulesets/series/rally.mst:11'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f127(s, b):
+def f129(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f128(s, b):
+def f130(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f129(s, b):
+def f131(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f130(s, b):
+def f132(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0])
 
 
-def f131(s, b):
+def f133(s, b):
     # 'rulesets/newtown/indian_rules.mst:242'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), 0)) == 0)
 
 
-def f132(s, b):
+def f134(s, b):
     # 'rulesets/newtown/indian_rules.mst:244'
     return b['recovered']
 
 
-def f133(s, b):
+def f135(s, b):
     # 'rulesets/newtown/indian_rules.mst:245'
     e.set_at(s, 'failed_resolve', b['u'], False)
 
 
-def f134(s, b):
+def f136(s, b):
     # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
 
-def f135(s, b):
+def f137(s, b):
     # 'rulesets/newtown/variations.mst:131'
     return (q.enemy(s, b['side']) == 1)
 
 
-def f136(s, b):
+def f138(s, b):
     # 'rulesets/newtown/variations.mst:132'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
-def f137(s, b):
+def f139(s, b):
     # 'rulesets/newtown/variations.mst:133'
     return (b['target_hex'] == -1)
 
 
-def f138(s, b):
+def f140(s, b):
     # 'rulesets/newtown/variations.mst:136'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f139(s, b):
+def f141(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f140(s, b):
+def f142(s, b):
     # 'rulesets/newtown/variations.mst:139'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f141(s, b):
+def f143(s, b):
     # 'rulesets/newtown/variations.mst:139'
     return q.enemy(s, b['side'])
 
 
-def f142(s, b):
+def f144(s, b):
     # 'rulesets/newtown/variations.mst:140'
     return (b['target'] == -1)
 
 
-def f143(s, b):
+def f145(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f144(s, b):
+def f146(s, b):
     # 'rulesets/series/fire.mst:71'
     return tuple(e0 for e0 in () if False)
 
 
-def f145(s, b):
+def f147(s, b):
     # 'rulesets/series/fire.mst:72'
     return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f146(s, b):
+def f148(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f147(s, b):
+def f149(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask6']
 
 
-def f148(s, b):
+def f150(s, b):
     # 'rulesets/series/fire.mst:74'
     return q.union(b['firers'], (b['a'],))
 
 
-def f149(s, b):
+def f151(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f150(s, b):
+def f152(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f151(s, b):
+def f153(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f152(s, b):
+def f154(s, b):
     # 'rulesets/series/fire.mst:81'
     return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f153(s, b):
+def f155(s, b):
     # 'rulesets/series/fire.mst:82'
     return False
 
 
-def f154(s, b):
+def f156(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f155(s, b):
+def f157(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f156(s, b):
+def f158(s, b):
     # 'rulesets/newtown/indian_rules.mst:156'
     return ((((len(b['firers']) > 0) and (b['side'] == 1)) and d_warrior(s, b['target']))
         and (b['modified'] >= b['needed']))
 
 
-def f157(s, b):
+def f159(s, b):
     # 'rulesets/newtown/indian_rules.mst:157'
     e.set_var(s, 'resolve_hit', True)
 
 
-def f158(s, b):
+def f160(s, b):
     # 'rulesets/series/fire.mst:95'
     return d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f159(s, b):
+def f161(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f160(s, b):
+def f162(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s,
         UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f161(s, b):
+def f163(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f162(s, b):
+def f164(s, b):
     # 'rulesets/series/fire.mst:111'
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f163(s, b):
+def f165(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f164(s, b):
+def f166(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f165(s, b):
+def f167(s, b):
     # 'rulesets/series/fire.mst:115'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f166(s, b):
+def f168(s, b):
     # 'rulesets/newtown/variations.mst:152'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
-def f167(s, b):
+def f169(s, b):
     # 'rulesets/newtown/variations.mst:157'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f168(s, b):
+def f170(s, b):
     # 'rulesets/newtown/variations.mst:159'
     return d_rifle_targets(s, b['side'])
 
 
-def f169(s, b):
+def f171(s, b):
     # 'rulesets/newtown/variations.mst:164'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f170(s, b):
+def f172(s, b):
     # 'rulesets/series/fire.mst:147'
     return d_adjacent_rifles(s, b['target'], b['side'])
 
 
-def f171(s, b):
+def f173(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f172(s, b):
+def f174(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['_ask7']
 
 
-def f173(s, b):
+def f175(s, b):
     # 'rulesets/series/fire.mst:149'
     return q.union(b['firers'], (b['r'],))
 
 
-def f174(s, b):
+def f176(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f175(s, b):
+def f177(s, b):
     # 'rulesets/series/fire.mst:157'
     return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f176(s, b):
+def f178(s, b):
     # 'rulesets/series/fire.mst:158'
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f177(s, b):
+def f179(s, b):
     # 'rulesets/series/fire.mst:159'
     return b['firers']
 
 
-def f178(s, b):
+def f180(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f179(s, b):
+def f181(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f180(s, b):
+def f182(s, b):
     # 'rulesets/series/fire.mst:166'
     return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
-def f181(s, b):
+def f183(s, b):
     # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f182(s, b):
+def f184(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f183(s, b):
+def f185(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f184(s, b):
+def f186(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f185(s, b):
+def f187(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f186(s, b):
+def f188(s, b):
     # 'rulesets/newtown/variations.mst:117'
     return q.combats(s)
 
 
-def f187(s, b):
+def f189(s, b):
     # 'rulesets/newtown/variations.mst:118'
     return q.defense_hexes(s, b['c'])
 
 
-def f188(s, b):
+def f190(s, b):
     # 'rulesets/newtown/variations.mst:119'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f189(s, b):
+def f191(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f190(s, b):
+def f192(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f191(s, b):
+def f193(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f192(s, b):
+def f194(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f193(s, b):
+def f195(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f194(s, b):
+def f196(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f195(s, b):
+def f197(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f196(s, b):
+def f198(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f197(s, b):
+def f199(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f198(s, b):
+def f200(s, b):
     # 'rulesets/series/close_combat.mst:168'
     return -1
 
 
-def f199(s, b):
+def f201(s, b):
     # 'rulesets/series/close_combat.mst:169'
     return q.attacking_side(s, b['combat'])
 
 
-def f200(s, b):
+def f202(s, b):
     # 'rulesets/series/close_combat.mst:170'
     return q.defending_side(s, b['combat'])
 
 
-def f201(s, b):
+def f203(s, b):
     # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f202(s, b):
+def f204(s, b):
     # 'rulesets/series/close_combat.mst:172'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f203(s, b):
+def f205(s, b):
     # 'rulesets/series/close_combat.mst:173'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f204(s, b):
+def f206(s, b):
     # 'rulesets/series/close_combat.mst:175'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f205(s, b):
+def f207(s, b):
     # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f206(s, b):
+def f208(s, b):
     # 'rulesets/series/close_combat.mst:181'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f207(s, b):
+def f209(s, b):
     # 'rulesets/series/close_combat.mst:182'
     return q.defenders(s, b['combat'])
 
 
-def f208(s, b):
+def f210(s, b):
     # 'rulesets/series/close_combat.mst:187'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f209(s, b):
+def f211(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return q.diverted(s, b['combat'])
 
 
-def f210(s, b):
+def f212(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f211(s, b):
+def f213(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f212(s, b):
+def f214(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     return q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f213(s, b):
+def f215(s, b):
     # 'rulesets/series/close_combat.mst:194'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f214(s, b):
+def f216(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
-def f215(s, b):
+def f217(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return b['_ask8']
 
 
-def f216(s, b):
+def f218(s, b):
     # 'rulesets/series/close_combat.mst:197'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f217(s, b):
+def f219(s, b):
     # 'rulesets/series/close_combat.mst:198'
     return s.vars['pinned'][b['u']]
 
 
-def f218(s, b):
+def f220(s, b):
     # 'rulesets/series/close_combat.mst:199'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f219(s, b):
+def f221(s, b):
     # 'rulesets/series/close_combat.mst:201'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f220(s, b):
+def f222(s, b):
     # 'rulesets/series/close_combat.mst:207'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f221(s, b):
+def f223(s, b):
     # 'rulesets/series/close_combat.mst:216'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f222(s, b):
+def f224(s, b):
     # 'rulesets/series/close_combat.mst:216'
     return b['attacker']
 
 
-def f223(s, b):
+def f225(s, b):
     # 'rulesets/series/close_combat.mst:217'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f224(s, b):
+def f226(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f225(s, b):
+def f227(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask9']
 
 
-def f226(s, b):
+def f228(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f227(s, b):
+def f229(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f228(s, b):
+def f230(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
         if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead'])))
 
 
-def f229(s, b):
+def f231(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f230(s, b):
+def f232(s, b):
     # 'rulesets/series/close_combat.mst:223'
     return d_tactics_chits(s)
 
 
-def f231(s, b):
+def f233(s, b):
     # 'rulesets/series/close_combat.mst:226'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f232(s, b):
+def f234(s, b):
     # 'rulesets/series/close_combat.mst:227'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f233(s, b):
+def f235(s, b):
     # 'rulesets/series/close_combat.mst:228'
     return (b['matrix'][1] == 10)
 
 
-def f234(s, b):
+def f236(s, b):
     # 'rulesets/series/close_combat.mst:229'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f235(s, b):
+def f237(s, b):
     # 'rulesets/newtown/cards.mst:328'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f236(s, b):
+def f238(s, b):
     # 'rulesets/newtown/cards.mst:329'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f237(s, b):
+def f239(s, b):
     # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
 
 
-def f238(s, b):
+def f240(s, b):
     # 'rulesets/newtown/cards.mst:333'
     return (s.vars['card_shift'] != 0)
 
 
-def f239(s, b):
+def f241(s, b):
     # 'rulesets/newtown/cards.mst:334'
     return q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f240(s, b):
+def f242(s, b):
     # 'rulesets/series/close_combat.mst:234'
     return b['odds']
 
 
-def f241(s, b):
+def f243(s, b):
     # 'rulesets/series/close_combat.mst:239'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f242(s, b):
+def f244(s, b):
     # 'rulesets/series/close_combat.mst:241'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f243(s, b):
+def f245(s, b):
     # 'rulesets/series/close_combat.mst:242'
     return b['first']
 
 
-def f244(s, b):
+def f246(s, b):
     # 'rulesets/series/close_combat.mst:242'
     return b['_ask10']
 
 
-def f245(s, b):
+def f247(s, b):
     # 'rulesets/series/close_combat.mst:247'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f246(s, b):
+def f248(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return q.enemy(s, b['first'])
 
 
-def f247(s, b):
+def f249(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return b['_ask11']
 
 
-def f248(s, b):
+def f250(s, b):
     # 'rulesets/series/close_combat.mst:253'
     return b['rerolled']
 
 
-def f249(s, b):
+def f251(s, b):
     # 'rulesets/series/close_combat.mst:261'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f250(s, b):
+def f252(s, b):
     # 'rulesets/series/close_combat.mst:262'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f251(s, b):
+def f253(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return (b['attacker'], b['defender'],)
 
 
-def f252(s, b):
+def f254(s, b):
     # 'rulesets/newtown/cards.mst:352'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f253(s, b):
+def f255(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['player']
 
 
-def f254(s, b):
+def f256(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['_ask12']
 
 
-def f255(s, b):
+def f257(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f256(s, b):
+def f258(s, b):
     # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f257(s, b):
+def f259(s, b):
     # 'rulesets/newtown/cards.mst:361'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
-def f258(s, b):
+def f260(s, b):
     # 'rulesets/newtown/cards.mst:362'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f259(s, b):
+def f261(s, b):
     # 'rulesets/newtown/cards.mst:363'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f260(s, b):
+def f262(s, b):
     # 'rulesets/newtown/cards.mst:364'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f261(s, b):
+def f263(s, b):
     # 'rulesets/newtown/cards.mst:365'
     return (s.vars['result_ignored'] != b['defender'])
 
 
-def f262(s, b):
+def f264(s, b):
     # 'rulesets/newtown/cards.mst:366'
     return b['result'][1]
 
 
-def f263(s, b):
+def f265(s, b):
     # 'rulesets/newtown/cards.mst:366'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
-def f264(s, b):
+def f266(s, b):
     # 'rulesets/newtown/cards.mst:369'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f265(s, b):
+def f267(s, b):
     # 'rulesets/newtown/cards.mst:371'
     return (s.vars['result_ignored'] != b['attacker'])
 
 
-def f266(s, b):
+def f268(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return b['result'][0]
 
 
-def f267(s, b):
+def f269(s, b):
     # 'rulesets/newtown/cards.mst:372'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f268(s, b):
+def f270(s, b):
     # 'rulesets/newtown/cards.mst:374'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f269(s, b):
+def f271(s, b):
     # 'rulesets/series/close_combat.mst:278'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f270(s, b):
+def f272(s, b):
     # 'rulesets/series/close_combat.mst:280'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f271(s, b):
+def f273(s, b):
     # 'rulesets/series/close_combat.mst:285'
     return (b['modified_roll'] <= (-1))
 
 
-def f272(s, b):
+def f274(s, b):
     # 'rulesets/series/close_combat.mst:286'
     return {'side': b['defender']}
 
 
-def f273(s, b):
+def f275(s, b):
     # 'rulesets/series/close_combat.mst:288'
     return (b['modified_roll'] >= 10)
 
 
-def f274(s, b):
+def f276(s, b):
     # 'rulesets/series/close_combat.mst:289'
     return {'side': b['attacker']}
 
 
-def f275(s, b):
+def f277(s, b):
     # 'rulesets/series/close_combat.mst:299'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f276(s, b):
+def f278(s, b):
     # 'rulesets/series/close_combat.mst:300'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f277(s, b):
+def f279(s, b):
     # 'rulesets/series/close_combat.mst:302'
     e.resolve_combat(s, b['combat'])
 
 
-def f278(s, b):
+def f280(s, b):
     # 'rulesets/newtown/variations.mst:197'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
-def f279(s, b):
+def f281(s, b):
     # 'rulesets/newtown/variations.mst:198'
     return b['_ask13']
 
 
-def f280(s, b):
+def f282(s, b):
     # 'rulesets/series/close_combat.mst:307'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f281(s, b):
+def f283(s, b):
     # 'rulesets/series/close_combat.mst:308'
     return (len(b['vacated']) > 0)
 
 
-def f282(s, b):
+def f284(s, b):
     # 'rulesets/series/close_combat.mst:310'
     return (b['lead'] != -1)
 
 
-def f283(s, b):
+def f285(s, b):
     # 'rulesets/series/close_combat.mst:311'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f284(s, b):
+def f286(s, b):
     # 'rulesets/series/close_combat.mst:312'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f285(s, b):
+def f287(s, b):
     # 'rulesets/series/close_combat.mst:313'
     return b['reachable']
 
 
-def f286(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:314'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f287(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:318'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
-def f288(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:319'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f289(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:320'
     return (b['to'] != -1)
 
 
-def f290(s, b):
+def f292(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat']))
         or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f291(s, b):
+def f293(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f292(s, b):
+def f294(s, b):
     # 'rulesets/series/close_combat.mst:331'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f293(s, b):
+def f295(s, b):
     # 'rulesets/series/close_combat.mst:336'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f294(s, b):
+def f296(s, b):
     # 'rulesets/series/close_combat.mst:337'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f295(s, b):
+def f297(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f296(s, b):
+def f298(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f297(s, b):
+def f299(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f298(s, b):
+def f300(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f299(s, b):
+def f301(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0))
 
 
-def f300(s, b):
+def f302(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f301(s, b):
+def f303(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f302(s, b):
+def f304(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f303(s, b):
+def f305(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f304(s, b):
+def f306(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f305(s, b):
+def f307(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f306(s, b):
+def f308(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f307(s, b):
+def f309(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f308(s, b):
+def f310(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f309(s, b):
+def f311(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f310(s, b):
+def f312(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f311(s, b):
+def f313(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f321(s, b):
-    # 'rulesets/newtown/prepare.mst:122'
-    e.advance_to(s, 20, q.hex_of(s, 19))
-
-
-def f322(s, b):
-    # 'rulesets/newtown/prepare.mst:124'
-    return (b['outcome'] == 'onondaga')
-
-
 def f323(s, b):
-    # 'rulesets/newtown/prepare.mst:133'
-    return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
+    # 'rulesets/newtown/prepare.mst:122'
+    return d_room_for(s, 20, q.hex_of(s, 19))
 
 
 def f324(s, b):
-    # 'rulesets/newtown/prepare.mst:134'
-    e.advance_to(s, b['unit'], b['h'])
+    # 'rulesets/newtown/prepare.mst:123'
+    e.advance_to(s, 20, q.hex_of(s, 19))
 
 
 def f325(s, b):
-    # 'rulesets/newtown/prepare.mst:142'
-    return (435, 436, 461, 462)
+    # 'rulesets/newtown/prepare.mst:125'
+    return {'unit': 20}
 
 
 def f326(s, b):
-    # 'rulesets/newtown/prepare.mst:143'
-    e.advance_to(s, 13, b['h'])
+    # 'rulesets/newtown/prepare.mst:128'
+    return (b['outcome'] == 'onondaga')
 
 
 def f327(s, b):
-    # 'rulesets/newtown/prepare.mst:144'
-    return {'token': 'onondaga'}
+    # 'rulesets/newtown/prepare.mst:138'
+    return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
 def f328(s, b):
+    # 'rulesets/newtown/prepare.mst:139'
+    return (len(tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))) > 0)
+
+
+def f329(s, b):
+    # 'rulesets/newtown/prepare.mst:140'
+    return tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))
+
+
+def f330(s, b):
+    # 'rulesets/newtown/prepare.mst:141'
+    e.advance_to(s, b['unit'], b['h'])
+
+
+def f331(s, b):
+    # 'rulesets/newtown/prepare.mst:143'
+    return b['hexes']
+
+
+def f332(s, b):
+    # 'rulesets/newtown/prepare.mst:156'
+    return (len(tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))) > 0)
+
+
+def f333(s, b):
+    # 'rulesets/newtown/prepare.mst:157'
+    return tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))
+
+
+def f334(s, b):
+    # 'rulesets/newtown/prepare.mst:158'
+    e.advance_to(s, 13, b['h'])
+
+
+def f335(s, b):
+    # 'rulesets/newtown/prepare.mst:160'
+    return (435, 436, 461, 462)
+
+
+def f336(s, b):
+    # 'rulesets/newtown/prepare.mst:163'
+    return {'token': 'onondaga'}
+
+
+def f337(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned']))
         and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878)))
         for e0 in q.units_of(s, 0))))
 
 
-def f329(s, b):
+def f338(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f330(s, b):
+def f339(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f331(s, b):
+def f340(s, b):
     # 'rulesets/newtown/variations.mst:93'
     return b['_ask14']
 
 
-def f332(s, b):
+def f341(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f333(s, b):
+def f342(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f334(s, b):
+def f343(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f335(s, b):
+def f344(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f336(s, b):
+def f345(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f337(s, b):
+def f346(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f338(s, b):
+def f347(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17),
         0)) > 0))
 
 
-def f339(s, b):
+def f348(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f340(s, b):
+def f349(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f341(s, b):
+def f350(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f342(s, b):
+def f351(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f343(s, b):
+def f352(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f344(s, b):
+def f353(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f345(s, b):
+def f354(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f346(s, b):
+def f355(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     return q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f347(s, b):
+def f356(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f348(s, b):
+def f357(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f349(s, b):
+def f358(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f350(s, b):
+def f359(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f351(s, b):
+def f360(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f352(s, b):
+def f361(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn']))
 
 
-def f353(s, b):
+def f362(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f354(s, b):
+def f363(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0])
 
 
-def f355(s, b):
+def f364(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f356(s, b):
+def f365(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f357(s, b):
+def f366(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f358(s, b):
+def f367(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return q.bag_contents(s, 'drawn_markers')
 
 
-def f359(s, b):
+def f368(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f360(s, b):
+def f369(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f361(s, b):
+def f370(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     return tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan'])
         and d_may_receive_honor(s, e0)))
 
 
-def f362(s, b):
+def f371(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f363(s, b):
+def f372(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f364(s, b):
+def f373(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f365(s, b):
+def f374(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f366(s, b):
+def f375(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f367(s, b):
+def f376(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f368(s, b):
+def f377(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f369(s, b):
+def f378(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f370(s, b):
+def f379(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f371(s, b):
+def f380(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f372(s, b):
+def f381(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f373(s, b):
+def f382(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f374(s, b):
+def f383(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f375(s, b):
+def f384(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0))
 
 
-def f376(s, b):
+def f385(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f377(s, b):
+def f386(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f378(s, b):
+def f387(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f379(s, b):
+def f388(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f380(s, b):
+def f389(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
         11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312,
         338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f381(s, b):
+def f390(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f382(s, b):
+def f391(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask15']
 
 
-def f383(s, b):
+def f392(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f384(s, b):
+def f393(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0)))
 
 
-def f385(s, b):
+def f394(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f386(s, b):
+def f395(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     return q.defense_hexes(s, b['combat'])
 
 
-def f387(s, b):
+def f396(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0))
 
 
-def f388(s, b):
+def f397(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s,
         e0), b['stacks'])))
 
 
-def f389(s, b):
+def f398(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f390(s, b):
+def f399(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f391(s, b):
+def f400(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f392(s, b):
+def f401(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f393(s, b):
+def f402(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f394(s, b):
+def f403(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f395(s, b):
+def f404(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f396(s, b):
+def f405(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f397(s, b):
+def f406(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f398(s, b):
+def f407(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f399(s, b):
+def f408(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f400(s, b):
+def f409(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f401(s, b):
+def f410(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     return tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f402(s, b):
+def f411(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f403(s, b):
+def f412(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f404(s, b):
+def f413(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f405(s, b):
+def f414(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f406(s, b):
+def f415(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f407(s, b):
+def f416(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f408(s, b):
+def f417(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f409(s, b):
+def f418(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f410(s, b):
+def f419(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     return q.hex_of(s, 17)
 
 
-def f411(s, b):
+def f420(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f412(s, b):
+def f421(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f413(s, b):
+def f422(s, b):
     # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f414(s, b):
+def f423(s, b):
     # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f415(s, b):
+def f424(s, b):
     # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f416(s, b):
+def f425(s, b):
     # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f417(s, b):
+def f426(s, b):
     # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f418(s, b):
+def f427(s, b):
     # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f419(s, b):
+def f428(s, b):
     # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f420(s, b):
+def f429(s, b):
     # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f421(s, b):
+def f430(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['_ask16']
 
 
-def f422(s, b):
+def f431(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f423(s, b):
+def f432(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f424(s, b):
+def f433(s, b):
     # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f425(s, b):
+def f434(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['_ask17']
 
 
-def f426(s, b):
+def f435(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f427(s, b):
+def f436(s, b):
     # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f428(s, b):
+def f437(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s,
         e0) == 0) and UNIT_COMBAT[e0]))
 
 
-def f429(s, b):
+def f438(s, b):
     # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f430(s, b):
+def f439(s, b):
     # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f431(s, b):
+def f440(s, b):
     # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat']))
         else (-1))))
 
 
-def f432(s, b):
+def f441(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f433(s, b):
+def f442(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f434(s, b):
+def f443(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f435(s, b):
+def f444(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f436(s, b):
+def f445(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f437(s, b):
+def f446(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f438(s, b):
+def f447(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f439(s, b):
+def f448(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f440(s, b):
+def f449(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     return (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here']
         if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f441(s, b):
+def f450(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f442(s, b):
+def f451(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f443(s, b):
+def f452(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f444(s, b):
+def f453(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f445(s, b):
+def f454(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f446(s, b):
+def f455(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f447(s, b):
+def f456(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f448(s, b):
+def f457(s, b):
     # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f449(s, b):
+def f458(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f450(s, b):
+def f459(s, b):
     # 'rulesets/series/results.mst:113'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f451(s, b):
+def f460(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f452(s, b):
+def f461(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f453(s, b):
+def f462(s, b):
     # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f454(s, b):
+def f463(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f455(s, b):
+def f464(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f456(s, b):
+def f465(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f457(s, b):
+def f466(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f458(s, b):
+def f467(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f459(s, b):
+def f468(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f460(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f469(s, b):
+    # 'rulesets/series/movement.mst:125'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f461(s, b):
-    # 'rulesets/series/movement.mst:116'
+def f470(s, b):
+    # 'rulesets/series/movement.mst:126'
     e.capture(s, b['l'])
 
 
-def f462(s, b):
+def f471(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f463(s, b):
+def f472(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f464(s, b):
+def f473(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s,
         b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f465(s, b):
+def f474(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f466(s, b):
+def f475(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f467(s, b):
+def f476(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f468(s, b):
+def f477(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f469(s, b):
+def f478(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f470(s, b):
+def f479(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f471(s, b):
+def f480(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f472(s, b):
+def f481(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f473(s, b):
+def f482(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f474(s, b):
+def f483(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f475(s, b):
+def f484(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f476(s, b):
+def f485(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f477(s, b):
+def f486(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f478(s, b):
+def f487(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f479(s, b):
+def f488(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f480(s, b):
+def f489(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f481(s, b):
+def f490(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f482(s, b):
+def f491(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f483(s, b):
+def f492(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f484(s, b):
+def f493(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f485(s, b):
+def f494(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f486(s, b):
+def f495(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f487(s, b):
+def f496(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f488(s, b):
+def f497(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f489(s, b):
+def f498(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f490(s, b):
+def f499(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f491(s, b):
+def f500(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f492(s, b):
+def f501(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f493(s, b):
+def f502(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f494(s, b):
+def f503(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f495(s, b):
+def f504(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f496(s, b):
+def f505(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f497(s, b):
+def f506(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f498(s, b):
+def f507(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f499(s, b):
+def f508(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f500(s, b):
+def f509(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f501(s, b):
+def f510(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f502(s, b):
+def f511(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s,
         b['combat']))))
 
 
-def f503(s, b):
+def f512(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s,
         b['combat']))))
 
 
-def f504(s, b):
+def f513(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f505(s, b):
+def f514(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f506(s, b):
+def f515(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f507(s, b):
+def f516(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f508(s, b):
+def f517(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f509(s, b):
+def f518(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f510(s, b):
+def f519(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f511(s, b):
+def f520(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f512(s, b):
+def f521(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f513(s, b):
+def f522(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f514(s, b):
+def f523(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f515(s, b):
-    # 'rulesets/series/movement.mst:113'
+def f524(s, b):
+    # 'rulesets/series/movement.mst:123'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f516(s, b):
+def f525(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f517(s, b):
+def f526(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f518(s, b):
+def f527(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f519(s, b):
+def f528(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f520(s, b):
+def f529(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f521(s, b):
+def f530(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f522(s, b):
+def f531(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f523(s, b):
+def f532(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase'))
         or (b['procedure'] == 'final_movement_phase'))
 
 
-def f524(s, b):
+def f533(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f525(s, b):
+def f534(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f526(s, b):
+def f535(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f527(s, b):
+def f536(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0))
         and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f528(s, b):
+def f537(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174,
         1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192,
@@ -3457,169 +3499,169 @@ def f528(s, b):
         1607, 1608, 1609, 1610, 1611)))
 
 
-def f529(s, b):
-    # 'rulesets/series/movement.mst:82'
+def f538(s, b):
+    # 'rulesets/series/movement.mst:92'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f530(s, b):
-    # 'rulesets/series/movement.mst:87'
+def f539(s, b):
+    # 'rulesets/series/movement.mst:97'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f531(s, b):
-    # 'rulesets/series/movement.mst:92'
+def f540(s, b):
+    # 'rulesets/series/movement.mst:102'
     return s.vars['moved_away'][b['unit']]
 
 
-def f532(s, b):
-    # 'rulesets/series/movement.mst:98'
+def f541(s, b):
+    # 'rulesets/series/movement.mst:108'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f533(s, b):
-    # 'rulesets/series/movement.mst:105'
+def f542(s, b):
+    # 'rulesets/series/movement.mst:115'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f534(s, b):
+def f543(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f535(s, b):
+def f544(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit']))
         or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f536(s, b):
+def f545(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s,
         b['hex'], 0)) > 0))
 
 
-def f537(s, b):
+def f546(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f538(s, b):
+def f547(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f539(s, b):
+def f548(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f540(s, b):
+def f549(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f541(s, b):
+def f550(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f542(s, b):
+def f551(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f543(s, b):
+def f552(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f544(s, b):
+def f553(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f545(s, b):
+def f554(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721,
         747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241,
         1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f546(s, b):
+def f555(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42))
         and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f547(s, b):
+def f556(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f548(s, b):
+def f557(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f549(s, b):
+def f558(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f550(s, b):
+def f559(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f551(s, b):
+def f560(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f552(s, b):
+def f561(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f553(s, b):
+def f562(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f554(s, b):
+def f563(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f555(s, b):
-    # 'rulesets/newtown/scenarios.mst:58'
+def f564(s, b):
+    # 'rulesets/newtown/scenarios.mst:59'
     return 16
 
 
-def f556(s, b):
-    # 'rulesets/newtown/scenarios.mst:65'
+def f565(s, b):
+    # 'rulesets/newtown/scenarios.mst:66'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s,
         b['hex'])))
 
 
-def f557(s, b):
-    # 'rulesets/newtown/scenarios.mst:66'
+def f566(s, b):
+    # 'rulesets/newtown/scenarios.mst:67'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f558(s, b):
+def f567(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f559(s, b):
+def f568(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f560(s, b):
+def f569(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -3664,13 +3706,13 @@ RULES = Rules(
         UnitSpec('half_moon', 'Half Moon', 'Half Moon', 0, 'unit', 5, (2,), 5, 874, {'tribe': 'delaware'}, morales=(0,),
             rifle_strengths=(), formation='indians', brigade='iroquois_warriors', nationality='indian_nations',
             entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('little_beard', 'Little Beard', 'Little Beard', 0, 'unit', 5, (3, 2), 5, 872, {'tribe': 'wolf_clan'},
+        UnitSpec('little_beard', 'Little Beard', 'Little Beard', 0, 'unit', 5, (2, 1), 5, 872, {'tribe': 'wolf_clan'},
             morales=(1, 0), rifle_strengths=(), formation='indians', brigade='iroquois_warriors',
             nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('captain_montour', 'Captain Montour', 'Montour', 0, 'unit', 5, (2,), 5, -1, {'random_event': True,
             'tribe': 'delaware'}, morales=(1,), rifle_strengths=(), formation='indians', brigade='iroquois_warriors',
             nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
-        UnitSpec('fish_carrier', 'Fish Carrier', 'Fish Carrier', 0, 'unit', 5, (3, 2), 5, 872, {'tribe': 'cayuga'},
+        UnitSpec('fish_carrier', 'Fish Carrier', 'Fish Carrier', 0, 'unit', 5, (2, 1), 5, 872, {'tribe': 'cayuga'},
             morales=(1, 0), rifle_strengths=(), formation='indians', brigade='iroquois_warriors',
             nationality='indian_nations', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
         UnitSpec('sagwarithra', 'Sagwarithra', 'Sagwarithra', 0, 'unit', 5, (2,), 5, 845, {'tribe': 'tuscarora',
@@ -3784,15 +3826,15 @@ RULES = Rules(
         UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848,
             {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1},
             morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations',
-            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f558),
+            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f567),
         UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1,
             'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(),
-            variable_entry=False, commands=f559),
+            variable_entry=False, commands=f568),
         UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822,
             {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(),
             rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0,
-            entry_hexes=(), variable_entry=False, commands=f560),
+            entry_hexes=(), variable_entry=False, commands=f569),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2,
             'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,),
@@ -7877,8 +7919,8 @@ RULES = Rules(
             parts=('result',),
             kinds=('name',),
             rows=(
-                (0, 3, None, (('sprung',),)),
-                (4, 9, None, (('failed',),)),
+                (None, 3, None, (('sprung',),)),
+                (4, None, None, (('failed',),)),
             ),
         ),
         TableSpec(
@@ -7910,48 +7952,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f482, None),
-            ModifierSpec('Momentum Chits spent', f483, None),
+            ModifierSpec('Army Morale', f491, None),
+            ModifierSpec('Momentum Chits spent', f492, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f484, None),
-            ModifierSpec('Leadership DRM', f485, None),
-            ModifierSpec('Other modifiers of this check', f486, None),
+            ModifierSpec('Modified morale', f493, None),
+            ModifierSpec('Leadership DRM', f494, None),
+            ModifierSpec('Other modifiers of this check', f495, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f123, f487),
-            ModifierSpec("Target's terrain", f488, None),
+            ModifierSpec('First Fire Bonus', f125, f496),
+            ModifierSpec("Target's terrain", f497, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f489, None),
-            ModifierSpec("Defender's lead unit morale", f490, None),
-            ModifierSpec('Attacking leader', f491, None),
-            ModifierSpec('Defending leader', f492, None),
-            ModifierSpec('Defender surrounded', f123, f493),
-            ModifierSpec('Attacker surrounded', f198, f494),
-            ModifierSpec('Tactics', f495, None),
-            ModifierSpec("Defender's terrain", f496, f497),
-            ModifierSpec('Attacking up slope', f198, f498),
-            ModifierSpec('Attacking into fieldworks', f198, f499),
-            ModifierSpec('Attacking lead unit has a white R', f198, f500),
-            ModifierSpec('Defending lead unit has a white R', f123, f501),
-            ModifierSpec('All-militia attacking force', f198, f502),
-            ModifierSpec('All-militia defending force', f123, f503),
-            ModifierSpec('Attacking a unit with Failed Resolve', f123, f504),
-            ModifierSpec('Indian ferocity (attacking)', f123, f505),
-            ModifierSpec('Indian ferocity (defending)', f198, f506),
+            ModifierSpec("Attacker's lead unit morale", f498, None),
+            ModifierSpec("Defender's lead unit morale", f499, None),
+            ModifierSpec('Attacking leader', f500, None),
+            ModifierSpec('Defending leader', f501, None),
+            ModifierSpec('Defender surrounded', f125, f502),
+            ModifierSpec('Attacker surrounded', f200, f503),
+            ModifierSpec('Tactics', f504, None),
+            ModifierSpec("Defender's terrain", f505, f506),
+            ModifierSpec('Attacking up slope', f200, f507),
+            ModifierSpec('Attacking into fieldworks', f200, f508),
+            ModifierSpec('Attacking lead unit has a white R', f200, f509),
+            ModifierSpec('Defending lead unit has a white R', f125, f510),
+            ModifierSpec('All-militia attacking force', f200, f511),
+            ModifierSpec('All-militia defending force', f125, f512),
+            ModifierSpec('Attacking a unit with Failed Resolve', f125, f513),
+            ModifierSpec('Indian ferocity (attacking)', f125, f514),
+            ModifierSpec('Indian ferocity (defending)', f200, f515),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f484, None),
-            ModifierSpec('Leadership DRM', f485, None),
-            ModifierSpec('In woods', f123, f507),
-            ModifierSpec('Behind the breastwork', f123, f508),
-            ModifierSpec('Adjacent to an enemy combat unit', f198, f509),
-            ModifierSpec('Reduced', f198, f510),
-            ModifierSpec('War Dance', f123, f511),
+            ModifierSpec('Modified morale', f493, None),
+            ModifierSpec('Leadership DRM', f494, None),
+            ModifierSpec('In woods', f125, f516),
+            ModifierSpec('Behind the breastwork', f125, f517),
+            ModifierSpec('Adjacent to an enemy combat unit', f200, f518),
+            ModifierSpec('Reduced', f200, f519),
+            ModifierSpec('War Dance', f125, f520),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f198, f512),
+            ModifierSpec('Visions', f200, f521),
         )),
     },
     procedures={
@@ -8473,19 +8515,19 @@ RULES = Rules(
                 Prim('march', f107, {'stacking': f106}),
                 Jump(36),
                 Prim('move_units', f10, {'stacking': f31, 'stop_after': f108, 'extra_cost': f109, 'strategic': f110,
-                    'strategic_step': f111}),
-                ForStart('_for_u', f112),
+                    'strategic_step': f111, 'strategic_factor': f112, 'one_hex_minimum': f113}),
+                ForStart('_for_u', f114),
                 JumpIfEmpty('_for_u', 51),
                 ForTake('u', '_for_u'),
-                Exec(f113),
-                JumpIfNot(f114, 50),
-                Let('group', f115),
-                ForStart('_for_v', f116),
+                Exec(f115),
+                JumpIfNot(f116, 50),
+                Let('group', f117),
+                ForStart('_for_v', f118),
                 JumpIfEmpty('_for_v', 48),
                 ForTake('v', '_for_v'),
-                Exec(f117),
+                Exec(f119),
                 Jump(44),
-                Call('adjust_army_morale', f118, None),
+                Call('adjust_army_morale', f120, None),
                 Jump(50),
                 Jump(38),
             ),
@@ -8529,11 +8571,11 @@ RULES = Rules(
                 'rulesets/newtown/cards.mst:387', 'rulesets/newtown/cards.mst:388', 'rulesets/newtown/cards.mst:385',
                 'rulesets/newtown/cards.mst:384', 'rulesets/newtown/special_units.mst:179',
                 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179',
-                'rulesets/series/movement.mst:46', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54',
-                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56',
-                'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:58',
-                'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:58',
-                'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:54',
+                'rulesets/series/movement.mst:47', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57',
+                'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59',
+                'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61',
+                'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:61',
+                'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:57',
             ),
         ),
         'morale_check': ProcedureSpec(
@@ -8544,7 +8586,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'morale_check_drm'),
-                Let('passed', f119),
+                Let('passed', f121),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -8557,40 +8599,40 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f120),
+                ForStart('_for_u', f122),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f121),
+                Exec(f123),
                 Jump(1),
-                JumpIfNot(f122, 12),
-                Ask(f123, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
-                JumpIfNot(f124, 11),
-                Call('spend_momentum', f125, None),
-                Call('draw_card', f125, None),
+                JumpIfNot(f124, 12),
+                Ask(f125, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
+                JumpIfNot(f126, 11),
+                Call('spend_momentum', f127, None),
+                Call('draw_card', f127, None),
                 Jump(11),
                 Jump(12),
-                ForStart('_for_u', f126),
+                ForStart('_for_u', f128),
                 JumpIfEmpty('_for_u', 22),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('morale_check', f127, 'passed'),
+                Call('morale_check', f129, 'passed'),
                 JumpIfNot(f19, 21),
-                Exec(f128),
-                Call('adjust_army_morale', f129, None),
+                Exec(f130),
+                Call('adjust_army_morale', f131, None),
                 Jump(21),
                 Jump(13),
                 JumpIfNot(f67, 38),
-                ForStart('_for_u', f130),
+                ForStart('_for_u', f132),
                 JumpIfEmpty('_for_u', 37),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f131, 33),
-                Call('morale_check', f127, 'recovered'),
-                JumpIfNot(f132, 32),
-                Exec(f133),
+                JumpIfNot(f133, 33),
+                Call('morale_check', f129, 'recovered'),
+                JumpIfNot(f134, 32),
+                Exec(f135),
                 Jump(32),
                 Jump(33),
-                JumpIfNot(f134, 36),
+                JumpIfNot(f136, 36),
                 Call('resolve_retreat', f20, None),
                 Jump(36),
                 Jump(24),
@@ -8625,19 +8667,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f135, 8),
-                Choose('target_hex', f136, f123, 'hex', 'choose target_hex', 'maybe'),
-                JumpIfNot(f137, 5),
+                JumpIfNot(f137, 8),
+                Choose('target_hex', f138, f125, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f139, 5),
                 Jump(14),
                 Jump(5),
-                Exec(f138),
-                Choose('target', f139, f123, 'unit', 'choose target', ''),
+                Exec(f140),
+                Choose('target', f141, f125, 'unit', 'choose target', ''),
                 Jump(12),
-                Choose('target', f140, f141, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f142, 12),
+                Choose('target', f142, f143, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f144, 12),
                 Jump(14),
                 Jump(12),
-                Call('artillery_fire', f143, None),
+                Call('artillery_fire', f145, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -8659,29 +8701,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f144),
-                ForStart('_for_a', f145),
+                Let('firers', f146),
+                ForStart('_for_a', f147),
                 JumpIfEmpty('_for_a', 11),
-                Choose('a', f146, f14, 'unit', 'choose the next a', ''),
+                Choose('a', f148, f14, 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
                 Ask(f14, 'Fire this artillery unit at the target?', '_ask6'),
-                JumpIfNot(f147, 10),
-                Let('firers', f148),
-                Exec(f149),
+                JumpIfNot(f149, 10),
+                Let('firers', f150),
+                Exec(f151),
                 Jump(10),
                 Jump(2),
-                Exec(f150),
-                JumpIfNot(f151, 21),
-                Let('needed', f152),
-                Let('first_fire', f153),
+                Exec(f152),
+                JumpIfNot(f153, 21),
+                Let('needed', f154),
+                Let('first_fire', f155),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f154, 20),
+                JumpIfNot(f156, 20),
                 Roll(2, None, None, 'result', None),
-                Call('fire_result', f155, None),
+                Call('fire_result', f157, None),
                 Jump(20),
                 Jump(21),
-                JumpIfNot(f156, 24),
-                Exec(f157),
+                JumpIfNot(f158, 24),
+                Exec(f159),
                 Jump(24),
             ),
             steps={'firers': 0, 'to_hit': 12, 'resolve_hit': 21},
@@ -8716,9 +8758,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                Let('loss', f158),
-                ApplyResult(f159, f160),
-                Call('adjust_army_morale', f161, None),
+                Let('loss', f160),
+                ApplyResult(f161, f162),
+                Call('adjust_army_morale', f163, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -8733,19 +8775,19 @@ RULES = Rules(
             code=(
                 Call('rifle_fire_by', f10, None),
                 Call('rifle_fire_by', f11, None),
-                ForStart('_for_u', f162),
+                ForStart('_for_u', f164),
                 JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f141, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f143, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f163, None),
-                Exec(f164),
+                Call('fire_result', f165, None),
+                Exec(f166),
                 Jump(3),
-                ForStart('_for_u', f165),
+                ForStart('_for_u', f167),
                 JumpIfEmpty('_for_u', 16),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f163, None),
-                Exec(f164),
+                Call('fire_result', f165, None),
+                Exec(f166),
                 Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -8767,18 +8809,18 @@ RULES = Rules(
             result='',
             code=(
                 JumpIfNot(f88, 8),
-                Choose('target_hex', f166, f123, 'hex', 'choose target_hex', 'maybe'),
-                JumpIfNot(f137, 5),
+                Choose('target_hex', f168, f125, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f139, 5),
                 Jump(14),
                 Jump(5),
-                Exec(f138),
-                Choose('target', f167, f123, 'unit', 'choose target', ''),
+                Exec(f140),
+                Choose('target', f169, f125, 'unit', 'choose target', ''),
                 Jump(12),
-                Choose('target', f168, f14, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f142, 12),
+                Choose('target', f170, f14, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f144, 12),
                 Jump(14),
                 Jump(12),
-                Call('rifle_fire', f169, None),
+                Call('rifle_fire', f171, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -8800,33 +8842,33 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f144),
-                ForStart('_for_r', f170),
+                Let('firers', f146),
+                ForStart('_for_r', f172),
                 JumpIfEmpty('_for_r', 10),
-                Choose('r', f171, f14, 'unit', 'choose the next r', ''),
+                Choose('r', f173, f14, 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
                 Ask(f14, 'Fire this rifle unit at the target?', '_ask7'),
-                JumpIfNot(f172, 9),
-                Let('firers', f173),
+                JumpIfNot(f174, 9),
+                Let('firers', f175),
                 Jump(9),
                 Jump(2),
-                Exec(f174),
-                JumpIfNot(f151, 29),
-                Let('needed', f175),
-                Let('first_fire', f176),
-                ForStart('_for_r', f177),
+                Exec(f176),
+                JumpIfNot(f153, 29),
+                Let('needed', f177),
+                Let('first_fire', f178),
+                ForStart('_for_r', f179),
                 JumpIfEmpty('_for_r', 20),
                 ForTake('r', '_for_r'),
-                Exec(f178),
-                Exec(f179),
+                Exec(f180),
+                Exec(f181),
                 Jump(15),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f180, 24),
+                JumpIfNot(f182, 24),
                 RollDie('modified', 'fire_drm'),
                 Jump(24),
-                JumpIfNot(f154, 28),
+                JumpIfNot(f156, 28),
                 Roll(1, None, None, 'result', None),
-                Exec(f181),
+                Exec(f183),
                 Jump(28),
                 Jump(29),
             ),
@@ -8863,40 +8905,40 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('designate_combats', f185, {'may_attack': f182, 'must_attack': f183, 'may_divert': f184}),
+                Prim('designate_combats', f187, {'may_attack': f184, 'must_attack': f185, 'may_divert': f186}),
                 JumpIfNot(f67, 4),
                 Call('retreat_before_combat_phase', f49, None),
                 Jump(4),
                 JumpIfNot(f88, 15),
-                ForStart('_for_c', f186),
+                ForStart('_for_c', f188),
                 JumpIfEmpty('_for_c', 14),
                 ForTake('c', '_for_c'),
-                ForStart('_for_h', f187),
+                ForStart('_for_h', f189),
                 JumpIfEmpty('_for_h', 13),
                 ForTake('h', '_for_h'),
-                Exec(f188),
+                Exec(f190),
                 Jump(9),
                 Jump(6),
                 Jump(15),
-                ForStart('_for_u', f189),
+                ForStart('_for_u', f191),
                 JumpIfEmpty('_for_u', 20),
                 ForTake('u', '_for_u'),
-                Exec(f113),
+                Exec(f115),
                 Jump(16),
                 JumpUnlessSwitch('indian_ambush', True, 29),
-                JumpIfNot(f190, 29),
-                Exec(f191),
-                JumpIfNot(f192, 26),
+                JumpIfNot(f192, 29),
                 Exec(f193),
+                JumpIfNot(f194, 26),
+                Exec(f195),
                 Jump(28),
                 Roll(8, None, 'ambush_drm', 'ambush', None),
-                Exec(f194),
+                Exec(f196),
                 Jump(29),
-                ForStart('_for_combat', f186),
+                ForStart('_for_combat', f188),
                 JumpIfEmpty('_for_combat', 35),
-                Choose('combat', f195, f14, 'option', 'choose the next combat', ''),
+                Choose('combat', f197, f14, 'option', 'choose the next combat', ''),
                 ForDrop('combat', '_for_combat'),
-                Call('close_combat', f196, None),
+                Call('close_combat', f198, None),
                 Jump(30),
                 Call('end_of_close_combat', f10, None),
                 Call('shattered_captured', f11, None),
@@ -8951,7 +8993,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f197),
+                ForStart('_for_u', f199),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
                 Exec(f48),
@@ -8972,153 +9014,153 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('attacker_lead', f198),
-                Let('attacker', f199),
-                Let('defender', f200),
-                Exec(f201),
-                Exec(f202),
+                Let('attacker_lead', f200),
+                Let('attacker', f201),
+                Let('defender', f202),
                 Exec(f203),
-                ForStart('_for_u', f204),
+                Exec(f204),
+                Exec(f205),
+                ForStart('_for_u', f206),
                 JumpIfEmpty('_for_u', 11),
                 ForTake('u', '_for_u'),
-                Exec(f205),
+                Exec(f207),
                 Jump(7),
-                JumpIfNot(f206, 19),
-                ForStart('_for_u', f207),
+                JumpIfNot(f208, 19),
+                ForStart('_for_u', f209),
                 JumpIfEmpty('_for_u', 17),
                 ForTake('u', '_for_u'),
                 Exec(f48),
                 Jump(13),
                 Jump(144),
                 Jump(19),
-                Let('odds', f208),
-                JumpIfNot(f209, 23),
                 Let('odds', f210),
+                JumpIfNot(f211, 23),
+                Let('odds', f212),
                 Jump(23),
                 JumpUnlessSwitch('indian_ambush', True, 27),
-                JumpIfNot(f211, 27),
-                Let('odds', f212),
+                JumpIfNot(f213, 27),
+                Let('odds', f214),
                 Jump(27),
-                JumpIfNot(f213, 46),
-                Ask(f214, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                JumpIfNot(f215, 45),
-                ForStart('_for_u', f207),
+                JumpIfNot(f215, 46),
+                Ask(f216, 'Withdraw the cavalry instead of fighting?', '_ask8'),
+                JumpIfNot(f217, 45),
+                ForStart('_for_u', f209),
                 JumpIfEmpty('_for_u', 43),
-                Choose('u', f13, f214, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f216),
-                JumpIfNot(f217, 38),
-                Call('adjust_army_morale', f218, None),
+                Exec(f218),
+                JumpIfNot(f219, 38),
+                Call('adjust_army_morale', f220, None),
                 Jump(38),
-                Call('retreat_unit', f219, None),
-                JumpIfNot(f220, 42),
+                Call('retreat_unit', f221, None),
+                JumpIfNot(f222, 42),
                 Exec(f48),
                 Jump(42),
                 Jump(31),
                 Jump(144),
                 Jump(45),
                 Jump(46),
-                Choose('attacker_lead', f221, f222, 'unit', 'choose attacker_lead', ''),
-                Choose('defender_lead', f223, f214, 'unit', 'choose defender_lead', ''),
-                JumpIfNot(f224, 64),
-                Ask(f214, 'Announce an Indian Withdrawal?', '_ask9'),
-                JumpIfNot(f225, 63),
-                ForStart('_for_u', f207),
+                Choose('attacker_lead', f223, f224, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f225, f216, 'unit', 'choose defender_lead', ''),
+                JumpIfNot(f226, 64),
+                Ask(f216, 'Announce an Indian Withdrawal?', '_ask9'),
+                JumpIfNot(f227, 63),
+                ForStart('_for_u', f209),
                 JumpIfEmpty('_for_u', 61),
-                Choose('u', f13, f214, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f226),
-                JumpIfNot(f217, 59),
-                Call('adjust_army_morale', f218, None),
+                Exec(f228),
+                JumpIfNot(f219, 59),
+                Call('adjust_army_morale', f220, None),
                 Jump(59),
-                Call('evading_retreat', f227, None),
+                Call('evading_retreat', f229, None),
                 Jump(52),
                 Jump(144),
                 Jump(63),
                 Jump(64),
-                ForStart('_for_u', f228),
+                ForStart('_for_u', f230),
                 JumpIfEmpty('_for_u', 69),
                 ForTake('u', '_for_u'),
                 Call('lose_honor', f20, None),
                 Jump(65),
-                Exec(f229),
-                Choose('attacker_chit', f230, f222, 'option', 'choose attacker_chit', 'secretly'),
-                Choose('defender_chit', f230, f214, 'option', 'choose defender_chit', 'secretly'),
+                Exec(f231),
+                Choose('attacker_chit', f232, f224, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f232, f216, 'option', 'choose defender_chit', 'secretly'),
                 Reveal(('attacker_chit', 'defender_chit')),
-                Let('matrix', f231),
-                Let('tactics', f232),
-                JumpIfNot(f233, 79),
-                Call('tactical_withdrawal', f234, None),
+                Let('matrix', f233),
+                Let('tactics', f234),
+                JumpIfNot(f235, 79),
+                Call('tactical_withdrawal', f236, None),
                 Jump(144),
                 Jump(79),
-                Call('close_combat_cards', f235, None),
-                Call('close_combat_cards', f236, None),
-                JumpIfNot(f237, 84),
+                Call('close_combat_cards', f237, None),
+                Call('close_combat_cards', f238, None),
+                JumpIfNot(f239, 84),
                 Jump(146),
                 Jump(84),
-                JumpIfNot(f238, 87),
-                Let('odds', f239),
+                JumpIfNot(f240, 87),
+                Let('odds', f241),
                 Jump(87),
-                Roll(3, f240, 'close_combat_drm', 'result', 'modified_roll'),
+                Roll(3, f242, 'close_combat_drm', 'result', 'modified_roll'),
                 JumpIfNot(f68, 109),
-                Let('first', f241),
-                Let('rerolled', f153),
-                JumpIfNot(f242, 98),
-                Ask(f243, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
-                JumpIfNot(f244, 97),
+                Let('first', f243),
+                Let('rerolled', f155),
+                JumpIfNot(f244, 98),
+                Ask(f245, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
+                JumpIfNot(f246, 97),
                 Call('spend_momentum', f70, None),
                 Let('rerolled', f106),
                 Jump(97),
                 Jump(98),
-                JumpIfNot(f245, 105),
-                Ask(f246, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                JumpIfNot(f247, 104),
+                JumpIfNot(f247, 105),
+                Ask(f248, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                JumpIfNot(f249, 104),
                 Call('spend_momentum', f71, None),
                 Let('rerolled', f106),
                 Jump(104),
                 Jump(105),
-                JumpIfNot(f248, 108),
+                JumpIfNot(f250, 108),
                 Jump(87),
                 Jump(108),
                 Jump(109),
-                Let('retreated_defenders', f249),
-                Let('retreated_attackers', f250),
-                ForStart('_for_player', f251),
+                Let('retreated_defenders', f251),
+                Let('retreated_attackers', f252),
+                ForStart('_for_player', f253),
                 JumpIfEmpty('_for_player', 122),
                 ForTake('player', '_for_player'),
-                JumpIfNot(f252, 121),
-                Ask(f253, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
-                JumpIfNot(f254, 120),
-                Call('discard', f255, None),
-                Exec(f256),
+                JumpIfNot(f254, 121),
+                Ask(f255, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
+                JumpIfNot(f256, 120),
+                Call('discard', f257, None),
+                Exec(f258),
                 Jump(120),
                 Jump(121),
                 Jump(112),
-                Let('defender_others', f257),
-                Let('attacker_others', f258),
-                Let('defender_loss', f259),
-                Let('attacker_loss', f260),
-                JumpIfNot(f261, 130),
-                ApplyResult(f262, f263),
-                Call('adjust_army_morale', f264, None),
+                Let('defender_others', f259),
+                Let('attacker_others', f260),
+                Let('defender_loss', f261),
+                Let('attacker_loss', f262),
+                JumpIfNot(f263, 130),
+                ApplyResult(f264, f265),
+                Call('adjust_army_morale', f266, None),
                 Jump(130),
-                JumpIfNot(f265, 134),
-                ApplyResult(f266, f267),
-                Call('adjust_army_morale', f268, None),
+                JumpIfNot(f267, 134),
+                ApplyResult(f268, f269),
+                Call('adjust_army_morale', f270, None),
                 Jump(134),
-                Call('previously_retreated_check', f269, None),
-                Call('previously_retreated_check', f270, None),
+                Call('previously_retreated_check', f271, None),
+                Call('previously_retreated_check', f272, None),
                 JumpIfNot(f68, 144),
-                JumpIfNot(f271, 140),
-                Call('gain_momentum', f272, None),
-                Jump(143),
-                JumpIfNot(f273, 143),
+                JumpIfNot(f273, 140),
                 Call('gain_momentum', f274, None),
                 Jump(143),
+                JumpIfNot(f275, 143),
+                Call('gain_momentum', f276, None),
+                Jump(143),
                 Jump(144),
-                Exec(f275),
-                Call('advance_after_combat', f276, None),
                 Exec(f277),
+                Call('advance_after_combat', f278, None),
+                Exec(f279),
             ),
             steps={
                 'begin': 0,
@@ -9251,27 +9293,27 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                JumpIfNot(f278, 6),
+                JumpIfNot(f280, 6),
                 Ask(f65, 'Advance after combat out of the breastwork?', '_ask13'),
-                JumpIfNot(f279, 4),
+                JumpIfNot(f281, 4),
                 Jump(5),
                 Return(),
                 Jump(6),
-                Let('vacated', f280),
-                JumpIfNot(f281, 25),
-                JumpIfNot(f282, 15),
-                Let('reachable', f283),
-                JumpIfNot(f284, 14),
-                Choose('into', f285, f199, 'hex', 'choose into', ''),
-                Exec(f286),
+                Let('vacated', f282),
+                JumpIfNot(f283, 25),
+                JumpIfNot(f284, 15),
+                Let('reachable', f285),
+                JumpIfNot(f286, 14),
+                Choose('into', f287, f201, 'hex', 'choose into', ''),
+                Exec(f288),
                 Jump(14),
                 Jump(15),
-                ForStart('_for_u', f287),
+                ForStart('_for_u', f289),
                 JumpIfEmpty('_for_u', 24),
-                Choose('u', f13, f199, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f201, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Choose('to', f288, f199, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f289, 23),
+                Choose('to', f290, f201, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f291, 23),
                 Exec(f98),
                 Jump(23),
                 Jump(16),
@@ -9312,21 +9354,21 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f290, 3),
-                Call('lose_honor', f291, None),
+                JumpIfNot(f292, 3),
+                Call('lose_honor', f293, None),
                 Jump(3),
-                JumpIfNot(f292, 11),
-                ForStart('_for_u', f207),
+                JumpIfNot(f294, 11),
+                ForStart('_for_u', f209),
                 JumpIfEmpty('_for_u', 10),
-                Choose('u', f13, f200, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f202, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(5),
                 Jump(11),
-                JumpIfNot(f293, 19),
-                ForStart('_for_u', f294),
+                JumpIfNot(f295, 19),
+                ForStart('_for_u', f296),
                 JumpIfEmpty('_for_u', 18),
-                Choose('u', f13, f199, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f201, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(13),
@@ -9355,22 +9397,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f295, 3),
-                Exec(f296),
-                Jump(3),
-                JumpIfNot(f297, 6),
+                JumpIfNot(f297, 3),
                 Exec(f298),
+                Jump(3),
+                JumpIfNot(f299, 6),
+                Exec(f300),
                 Jump(6),
                 JumpUnlessSwitch('pre_game_rolls', True, 8),
                 Call('pre_game_enhancement', f49, None),
                 JumpUnlessSwitch('pre_game_rolls', True, 10),
                 Call('roll_for_honor', f49, None),
-                ForStart('_for_u', f299),
+                ForStart('_for_u', f301),
                 JumpIfEmpty('_for_u', 15),
                 ForTake('u', '_for_u'),
-                Call('join_cup', f300, None),
+                Call('join_cup', f302, None),
                 Jump(11),
-                Call('draw_card', f125, None),
+                Call('draw_card', f127, None),
                 Call('draw_card', f57, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10,
@@ -9392,9 +9434,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                JumpIfNot(f301, 4),
-                Exec(f302),
-                Exec(f303),
+                JumpIfNot(f303, 4),
+                Exec(f304),
+                Exec(f305),
                 Jump(4),
             ),
             steps={'join': 0},
@@ -9412,38 +9454,41 @@ RULES = Rules(
             result='',
             code=(
                 Roll(7, None, None, 'outcome', None),
-                JumpIfNot(f304, 4),
-                Exec(f305),
-                Jump(33),
-                JumpIfNot(f306, 7),
-                Call('adjust_army_morale', f307, None),
-                Jump(33),
-                JumpIfNot(f308, 10),
-                Exec(f309),
-                Jump(33),
-                JumpIfNot(f310, 13),
+                JumpIfNot(f306, 4),
+                Exec(f307),
+                Jump(36),
+                JumpIfNot(f308, 7),
+                Call('adjust_army_morale', f309, None),
+                Jump(36),
+                JumpIfNot(f310, 10),
                 Exec(f311),
-                Jump(33),
-                JumpIfNot(f312, 16),
+                Jump(36),
+                JumpIfNot(f312, 13),
                 Exec(f313),
-                Jump(33),
-                JumpIfNot(f314, 19),
-                Call('place_with_indians', f315, None),
-                Jump(33),
-                JumpIfNot(f316, 22),
+                Jump(36),
+                JumpIfNot(f314, 16),
+                Exec(f315),
+                Jump(36),
+                JumpIfNot(f316, 19),
                 Call('place_with_indians', f317, None),
-                Jump(33),
-                JumpIfNot(f318, 25),
+                Jump(36),
+                JumpIfNot(f318, 22),
+                Call('place_with_indians', f319, None),
+                Jump(36),
+                JumpIfNot(f320, 25),
                 Call('full_measure', f49, None),
-                Jump(33),
-                JumpIfNot(f319, 30),
-                JumpIfNot(f320, 29),
-                Exec(f321),
-                Jump(29),
-                Jump(33),
-                JumpIfNot(f322, 33),
+                Jump(36),
+                JumpIfNot(f321, 33),
+                JumpIfNot(f322, 32),
+                JumpIfNot(f323, 30),
+                Exec(f324),
+                Jump(31),
+                Call('place_with_indians', f325, None),
+                Jump(32),
+                Jump(36),
+                JumpIfNot(f326, 36),
                 Call('onondaga_enters', f49, None),
-                Jump(33),
+                Jump(36),
             ),
             steps={'roll': 0, 'apply': 1},
             types={'outcome': 'str'},
@@ -9462,9 +9507,10 @@ RULES = Rules(
                 'rulesets/newtown/prepare.mst:118', 'rulesets/newtown/prepare.mst:119',
                 'rulesets/newtown/prepare.mst:118', 'rulesets/newtown/prepare.mst:120',
                 'rulesets/newtown/prepare.mst:121', 'rulesets/newtown/prepare.mst:122',
-                'rulesets/newtown/prepare.mst:121', 'rulesets/newtown/prepare.mst:120',
-                'rulesets/newtown/prepare.mst:124', 'rulesets/newtown/prepare.mst:125',
-                'rulesets/newtown/prepare.mst:124',
+                'rulesets/newtown/prepare.mst:123', 'rulesets/newtown/prepare.mst:122',
+                'rulesets/newtown/prepare.mst:125', 'rulesets/newtown/prepare.mst:121',
+                'rulesets/newtown/prepare.mst:120', 'rulesets/newtown/prepare.mst:128',
+                'rulesets/newtown/prepare.mst:129', 'rulesets/newtown/prepare.mst:128',
             ),
         ),
         'place_with_indians': ProcedureSpec(
@@ -9474,12 +9520,22 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Choose('h', f323, f65, 'hex', 'choose h', ''),
-                Exec(f324),
+                Let('hexes', f327),
+                JumpIfNot(f328, 5),
+                Choose('h', f329, f65, 'hex', 'choose h', ''),
+                Exec(f330),
+                Jump(7),
+                Choose('h', f331, f65, 'hex', 'choose h', ''),
+                Exec(f330),
             ),
             steps={'place': 0},
-            types={'h': 'hex', 'unit': 'unit'},
-            lines=('rulesets/newtown/prepare.mst:133', 'rulesets/newtown/prepare.mst:134'),
+            types={'h': 'hex', 'hexes': 'hexes', 'unit': 'unit'},
+            lines=(
+                'rulesets/newtown/prepare.mst:138', 'rulesets/newtown/prepare.mst:139',
+                'rulesets/newtown/prepare.mst:140', 'rulesets/newtown/prepare.mst:141',
+                'rulesets/newtown/prepare.mst:139', 'rulesets/newtown/prepare.mst:143',
+                'rulesets/newtown/prepare.mst:144',
+            ),
         ),
         'onondaga_enters': ProcedureSpec(
             name='onondaga_enters',
@@ -9488,14 +9544,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Choose('h', f325, f65, 'hex', 'choose h', ''),
-                Exec(f326),
-                Call('join_cup', f327, None),
+                JumpIfNot(f332, 4),
+                Choose('h', f333, f65, 'hex', 'choose h', ''),
+                Exec(f334),
+                Jump(6),
+                Choose('h', f335, f65, 'hex', 'choose h', ''),
+                Exec(f334),
+                Call('join_cup', f336, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
-            lines=('rulesets/newtown/prepare.mst:142', 'rulesets/newtown/prepare.mst:143',
-                'rulesets/newtown/prepare.mst:144'),
+            lines=(
+                'rulesets/newtown/prepare.mst:156', 'rulesets/newtown/prepare.mst:157',
+                'rulesets/newtown/prepare.mst:158', 'rulesets/newtown/prepare.mst:156',
+                'rulesets/newtown/prepare.mst:160', 'rulesets/newtown/prepare.mst:161',
+                'rulesets/newtown/prepare.mst:163',
+            ),
         ),
         'breastwork_check': ProcedureSpec(
             name='breastwork_check',
@@ -9504,9 +9568,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f328, 4),
-                Exec(f329),
-                Exec(f330),
+                JumpIfNot(f337, 4),
+                Exec(f338),
+                Exec(f339),
                 Jump(4),
             ),
             steps={'check': 0},
@@ -9523,11 +9587,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Ask(f123, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
-                JumpIfNot(f331, 6),
-                Choose('h', f332, f123, 'hex', 'choose h', ''),
-                Exec(f188),
-                Call('adjust_army_morale', f333, None),
+                Ask(f125, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
+                JumpIfNot(f340, 6),
+                Choose('h', f341, f125, 'hex', 'choose h', ''),
+                Exec(f190),
+                Call('adjust_army_morale', f342, None),
                 Jump(7),
                 Jump(8),
                 Jump(0),
@@ -9549,10 +9613,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpUnlessSwitch('indian_sortie', True, 7),
-                JumpIfNot(f334, 7),
+                JumpIfNot(f343, 7),
                 RollDie('sortie', None),
-                JumpIfNot(f335, 6),
-                Exec(f336),
+                JumpIfNot(f344, 6),
+                Exec(f345),
                 Jump(6),
                 Jump(7),
                 Call('standard_movement_phase', f10, None),
@@ -9576,14 +9640,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f337),
+                Exec(f346),
                 Call('move_away_disrupted', f10, None),
-                JumpIfNot(f338, 6),
-                Prim('retreat', f341, {'stacking': f31, 'blocked': f339, 'avoid': f340}),
-                Exec(f342),
+                JumpIfNot(f347, 6),
+                Prim('retreat', f350, {'stacking': f31, 'blocked': f348, 'avoid': f349}),
+                Exec(f351),
                 Jump(6),
                 Call('indian_moves', f10, None),
-                Exec(f343),
+                Exec(f352),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -9601,24 +9665,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f344),
-                JumpIfNot(f345, 22),
+                Exec(f353),
+                JumpIfNot(f354, 22),
                 Draw('activation_cup', 'drawn'),
-                Let('again', f346),
-                Exec(f347),
-                JumpIfNot(f348, 9),
+                Let('again', f355),
+                Exec(f356),
+                JumpIfNot(f357, 9),
                 Call('end_activation', f49, None),
                 EndPhase(),
                 Jump(9),
-                JumpIfNot(f349, 12),
+                JumpIfNot(f358, 12),
                 Call('indian_resolve_checks', f49, None),
                 Jump(21),
-                JumpIfNot(f350, 21),
-                Exec(f351),
-                ForStart('_for_u', f352),
+                JumpIfNot(f359, 21),
+                Exec(f360),
+                ForStart('_for_u', f361),
                 JumpIfEmpty('_for_u', 19),
                 ForTake('u', '_for_u'),
-                Exec(f353),
+                Exec(f362),
                 Jump(15),
                 Call('indian_moves', f10, None),
                 Jump(21),
@@ -9649,11 +9713,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f343),
-                ForStart('_for_u', f354),
+                Exec(f352),
+                ForStart('_for_u', f363),
                 JumpIfEmpty('_for_u', 6),
                 ForTake('u', '_for_u'),
-                Exec(f355),
+                Exec(f364),
                 Jump(2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -9671,9 +9735,9 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f356),
+                Exec(f365),
                 Call('indian_moves', f10, None),
-                Exec(f343),
+                Exec(f352),
                 Call('breastwork_check', f49, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
@@ -9744,18 +9808,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f112),
+                ForStart('_for_u', f114),
                 JumpIfEmpty('_for_u', 14),
                 ForTake('u', '_for_u'),
-                Exec(f113),
-                JumpIfNot(f114, 13),
-                Let('group', f115),
-                ForStart('_for_v', f116),
+                Exec(f115),
+                JumpIfNot(f116, 13),
+                Let('group', f117),
+                ForStart('_for_v', f118),
                 JumpIfEmpty('_for_v', 11),
                 ForTake('v', '_for_v'),
-                Exec(f117),
+                Exec(f119),
                 Jump(7),
-                Call('adjust_army_morale', f118, None),
+                Call('adjust_army_morale', f120, None),
                 Jump(13),
                 Jump(1),
             ),
@@ -9779,14 +9843,14 @@ RULES = Rules(
             result='',
             code=(
                 Call('add_resolve_markers', f49, None),
-                JumpIfNot(f357, 4),
+                JumpIfNot(f366, 4),
                 Call('roll_for_honor', f49, None),
                 Jump(4),
-                ForStart('_for_m', f358),
+                ForStart('_for_m', f367),
                 JumpIfEmpty('_for_m', 10),
                 ForTake('m', '_for_m'),
-                Exec(f359),
-                Exec(f360),
+                Exec(f368),
+                Exec(f369),
                 Jump(5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -9807,13 +9871,13 @@ RULES = Rules(
             result='',
             code=(
                 Roll(6, None, None, 'tribe_or_clan', None),
-                Let('eligible', f361),
-                JumpIfNot(f362, 7),
-                Choose('u', f363, f65, 'unit', 'choose u', ''),
-                Exec(f364),
-                Exec(f365),
+                Let('eligible', f370),
+                JumpIfNot(f371, 7),
+                Choose('u', f372, f65, 'unit', 'choose u', ''),
+                Exec(f373),
+                Exec(f374),
                 Jump(8),
-                Exec(f366),
+                Exec(f375),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -9831,10 +9895,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                JumpIfNot(f367, 5),
-                Exec(f368),
-                Exec(f369),
-                Exec(f366),
+                JumpIfNot(f376, 5),
+                Exec(f377),
+                Exec(f378),
+                Exec(f375),
                 Jump(5),
             ),
             steps={'lose': 0},
@@ -9852,13 +9916,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f370, 4),
-                Exec(f371),
-                Call('join_cup', f372, None),
+                JumpIfNot(f379, 4),
+                Exec(f380),
+                Call('join_cup', f381, None),
                 Jump(4),
-                JumpIfNot(f373, 8),
-                Exec(f374),
-                Call('join_cup', f372, None),
+                JumpIfNot(f382, 8),
+                Exec(f383),
+                Call('join_cup', f381, None),
                 Jump(8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -9877,7 +9941,7 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ForStart('_for_u', f375),
+                ForStart('_for_u', f384),
                 JumpIfEmpty('_for_u', 9),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -9905,7 +9969,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'indian_resolve_drm'),
-                Let('passed', f119),
+                Let('passed', f121),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -9918,10 +9982,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Exec(f376),
-                Exec(f377),
-                Call('lose_honor', f378, None),
-                Call('resolve_retreat', f378, None),
+                Exec(f385),
+                Exec(f386),
+                Call('lose_honor', f387, None),
+                Call('resolve_retreat', f387, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -9937,7 +10001,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Prim('retreat', f380, {'stacking': f31, 'blocked': f379}),
+                Prim('retreat', f389, {'stacking': f31, 'blocked': f388}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -9950,18 +10014,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f381, 8),
+                JumpIfNot(f390, 8),
                 Ask(f65, 'Retreat before combat in a designated close combat?', '_ask15'),
-                JumpIfNot(f382, 6),
-                Choose('combat', f383, f65, 'option', 'choose combat', ''),
-                Call('retreat_before_combat', f196, None),
+                JumpIfNot(f391, 6),
+                Choose('combat', f392, f65, 'option', 'choose combat', ''),
+                Call('retreat_before_combat', f198, None),
                 Jump(7),
                 Jump(8),
                 Jump(0),
-                ForStart('_for_c', f384),
+                ForStart('_for_c', f393),
                 JumpIfEmpty('_for_c', 13),
                 ForTake('c', '_for_c'),
-                Exec(f385),
+                Exec(f394),
                 Jump(9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -9983,14 +10047,14 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('stacks', f386),
-                ForStart('_for_u', f387),
+                Let('stacks', f395),
+                ForStart('_for_u', f396),
                 JumpIfEmpty('_for_u', 7),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_one_hex_before_combat', f20, None),
                 Jump(2),
-                ForStart('_for_u', f388),
+                ForStart('_for_u', f397),
                 JumpIfEmpty('_for_u', 13),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -10017,14 +10081,14 @@ RULES = Rules(
             result='',
             code=(
                 Let('vacated', f28),
-                JumpIfNot(f389, 4),
-                Call('adjust_army_morale', f390, None),
+                JumpIfNot(f398, 4),
+                Call('adjust_army_morale', f399, None),
                 Jump(4),
-                Call('retreat_unit', f391, None),
-                JumpIfNot(f392, 11),
-                Choose('follower', f393, f123, 'unit', 'choose follower', 'maybe'),
-                JumpIfNot(f394, 10),
-                Exec(f395),
+                Call('retreat_unit', f400, None),
+                JumpIfNot(f401, 11),
+                Choose('follower', f402, f125, 'unit', 'choose follower', 'maybe'),
+                JumpIfNot(f403, 10),
+                Exec(f404),
                 Jump(10),
                 Jump(11),
             ),
@@ -10046,7 +10110,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                Prim('retreat', f396, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f106}),
+                Prim('retreat', f405, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f106}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -10060,10 +10124,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpIfNot(f32, 7),
-                Call('morale_check', f397, 'passed'),
+                Call('morale_check', f406, 'passed'),
                 JumpIfNot(f16, 6),
-                Exec(f398),
-                Call('adjust_army_morale', f399, None),
+                Exec(f407),
+                Call('adjust_army_morale', f408, None),
                 Jump(6),
                 Jump(7),
             ),
@@ -10083,17 +10147,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f400, 15),
-                Let('parents', f401),
-                JumpIfNot(f402, 5),
-                Exec(f403),
+                JumpIfNot(f409, 15),
+                Let('parents', f410),
+                JumpIfNot(f411, 5),
+                Exec(f412),
                 Jump(5),
-                JumpIfNot(f404, 14),
-                Choose('parent', f405, f65, 'unit', 'choose parent', 'maybe'),
-                JumpIfNot(f406, 13),
-                Exec(f407),
-                JumpIfNot(f408, 12),
-                Exec(f409),
+                JumpIfNot(f413, 14),
+                Choose('parent', f414, f65, 'unit', 'choose parent', 'maybe'),
+                JumpIfNot(f415, 13),
+                Exec(f416),
+                JumpIfNot(f417, 12),
+                Exec(f418),
                 Jump(12),
                 Jump(13),
                 Jump(14),
@@ -10119,10 +10183,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f400, 5),
-                Let('h', f410),
-                Exec(f411),
-                Exec(f412),
+                JumpIfNot(f409, 5),
+                Let('h', f419),
+                Exec(f420),
+                Exec(f421),
                 Jump(5),
             ),
             steps={'replace': 0},
@@ -10140,14 +10204,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f413, 9),
+                JumpIfNot(f422, 9),
                 JumpIfNot(f88, 5),
                 Draw('american_deck', 'card'),
-                Exec(f414),
+                Exec(f423),
                 Jump(8),
                 Draw('indian_deck', 'card'),
-                Exec(f415),
-                Exec(f416),
+                Exec(f424),
+                Exec(f425),
                 Jump(9),
             ),
             steps={'draw': 0},
@@ -10166,10 +10230,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpIfNot(f88, 3),
-                Exec(f417),
+                Exec(f426),
                 Jump(4),
-                Exec(f418),
-                Exec(f419),
+                Exec(f427),
+                Exec(f428),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -10185,11 +10249,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f420, 9),
+                JumpIfNot(f429, 9),
                 Ask(f14, 'Play an Opportunity Card?', '_ask16'),
-                JumpIfNot(f421, 7),
-                Choose('card', f422, f14, 'option', 'choose card', ''),
-                Call('discard', f423, None),
+                JumpIfNot(f430, 7),
+                Choose('card', f431, f14, 'option', 'choose card', ''),
+                Call('discard', f432, None),
                 Call('gain_momentum', f10, None),
                 Jump(8),
                 Jump(9),
@@ -10210,24 +10274,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                JumpIfNot(f424, 20),
+                JumpIfNot(f433, 20),
                 Ask(f14, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
-                JumpIfNot(f425, 19),
-                Choose('card', f426, f14, 'option', 'choose card', ''),
-                Call('discard', f423, None),
-                JumpIfNot(f427, 14),
-                ForStart('_for_u', f428),
+                JumpIfNot(f434, 19),
+                Choose('card', f435, f14, 'option', 'choose card', ''),
+                Call('discard', f432, None),
+                JumpIfNot(f436, 14),
+                ForStart('_for_u', f437),
                 JumpIfEmpty('_for_u', 12),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(7),
-                Exec(f429),
+                Exec(f438),
                 Jump(18),
-                JumpIfNot(f430, 17),
-                Exec(f431),
+                JumpIfNot(f439, 17),
+                Exec(f440),
                 Jump(18),
-                Exec(f429),
+                Exec(f438),
                 Jump(19),
                 Jump(20),
             ),
@@ -10251,7 +10315,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f432, None),
+                Call('adjust_army_morale', f441, None),
             ),
             steps={'do': 0},
             types={
@@ -10272,9 +10336,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f433, None),
-                JumpIfNot(f434, 4),
-                Call('check_or_retreat', f435, None),
+                Call('retreat_unit', f442, None),
+                JumpIfNot(f443, 4),
+                Call('check_or_retreat', f444, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10299,9 +10363,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f436, None),
-                JumpIfNot(f434, 4),
-                Call('check_or_retreat', f435, None),
+                Call('disrupt', f445, None),
+                JumpIfNot(f443, 4),
+                Call('check_or_retreat', f444, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10326,9 +10390,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f437),
-                JumpIfNot(f434, 4),
-                Call('check_or_retreat', f435, None),
+                Exec(f446),
+                JumpIfNot(f443, 4),
+                Call('check_or_retreat', f444, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10356,16 +10420,16 @@ RULES = Rules(
             ),
             result='',
             code=(
-                Let('one_step', f438),
-                Let('here', f439),
-                Let('others_first', f440),
-                Exec(f441),
-                JumpIfNot(f442, 8),
-                Choose('second', f443, f14, 'unit', 'choose second', ''),
-                Exec(f444),
+                Let('one_step', f447),
+                Let('here', f448),
+                Let('others_first', f449),
+                Exec(f450),
+                JumpIfNot(f451, 8),
+                Choose('second', f452, f14, 'unit', 'choose second', ''),
+                Exec(f453),
                 Jump(8),
-                JumpIfNot(f434, 11),
-                Call('check_or_retreat', f435, None),
+                JumpIfNot(f443, 11),
+                Call('check_or_retreat', f444, None),
                 Jump(11),
             ),
             steps={'do': 0},
@@ -10398,8 +10462,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f445, None),
-                Call('check_and_retreat_or_disrupt', f446, None),
+                Call('capture_one', f454, None),
+                Call('check_and_retreat_or_disrupt', f455, None),
             ),
             steps={'do': 0},
             types={
@@ -10420,8 +10484,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f447, None),
-                Call('check_and_retreat_or_disrupt', f446, None),
+                Call('capture_one', f456, None),
+                Call('check_and_retreat_or_disrupt', f455, None),
             ),
             steps={'do': 0},
             types={
@@ -10442,18 +10506,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f448),
+                ForStart('_for_u', f457),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(f48),
                 Jump(1),
-                Exec(f449),
-                ForStart('_for_u', f450),
+                Exec(f458),
+                ForStart('_for_u', f459),
                 JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f451),
-                Exec(f452),
+                Exec(f460),
+                Exec(f461),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -10483,10 +10547,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f453),
-                JumpIfNot(f454, 5),
-                Choose('casualty', f455, f14, 'unit', 'choose casualty', ''),
-                Exec(f456),
+                Let('leaders', f462),
+                JumpIfNot(f463, 5),
+                Choose('casualty', f464, f14, 'unit', 'choose casualty', ''),
+                Exec(f465),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -10513,7 +10577,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f457),
+                Exec(f466),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -10526,7 +10590,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lose_momentum', f458, None),
+                Call('lose_momentum', f467, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10539,7 +10603,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f459),
+                Exec(f468),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10552,18 +10616,18 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f460),
+                ForStart('_for_l', f469),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f461),
+                Exec(f470),
                 Jump(1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
             lines=(
-                'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:115',
-                'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:116',
-                'rulesets/series/movement.mst:115',
+                'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:125',
+                'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:126',
+                'rulesets/series/movement.mst:125',
             ),
         ),
         'trigger:step_lost_vp': ProcedureSpec(
@@ -10573,7 +10637,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f462),
+                Exec(f471),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10586,7 +10650,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f463),
+                Exec(f472),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10599,7 +10663,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f462),
+                Exec(f471),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10612,7 +10676,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f464),
+                Exec(f473),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10625,7 +10689,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f465),
+                Exec(f474),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10638,7 +10702,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f466),
+                Exec(f475),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10651,7 +10715,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f466),
+                Exec(f475),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10664,7 +10728,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f467),
+                Exec(f476),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10677,7 +10741,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('join_cup', f468, None),
+                Call('join_cup', f477, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10690,7 +10754,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('lose_honor', f436, None),
+                Call('lose_honor', f445, None),
             ),
             steps={'do': 0},
             types={
@@ -10712,7 +10776,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f469),
+                Exec(f478),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -10725,8 +10789,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f470),
-                Call('adjust_army_morale', f471, None),
+                Exec(f479),
+                Call('adjust_army_morale', f480, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10752,7 +10816,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f472),
+                Exec(f481),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10765,8 +10829,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f473),
-                Call('adjust_army_morale', f474, None),
+                Exec(f482),
+                Call('adjust_army_morale', f483, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10779,7 +10843,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f475),
+                Exec(f484),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -10792,7 +10856,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f476),
+                Exec(f485),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -10805,7 +10869,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Call('adjust_army_morale', f477, None),
+                Call('adjust_army_morale', f486, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10818,11 +10882,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f478),
-                JumpIfNot(f479, 4),
-                Exec(f480),
+                Exec(f487),
+                JumpIfNot(f488, 4),
+                Exec(f489),
                 Jump(4),
-                Call('adjust_army_morale', f481, None),
+                Call('adjust_army_morale', f490, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10847,90 +10911,90 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f513, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f522, False,
             'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f514, False,
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f523, False,
             'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f515, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f524, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f516, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f516, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f517, False,
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f525, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f525, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f526, False,
             'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f517, False,
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f526, False,
             'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f518, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f518, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f519, False,
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f527, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f527, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f528, False,
             'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f516, True,
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f525, True,
             'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f520, False,
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f529, False,
             'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f521, False,
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f530, False,
             'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f522, False,
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f531, False,
             'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f523, False,
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f532, False,
             'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f524, False,
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f533, False,
             'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f525, False,
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f534, False,
             'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f525, False,
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f534, False,
             'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f525, False,
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f534, False,
             'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f526, False,
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f535, False,
             'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f527, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f528, True,
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f536, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f537, True,
             'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
         RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f529, None, '', f123),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f530,
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f538, None, '', f125),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f539,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f531, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f540, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f532, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f533, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f541, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f542, None, '',
             None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f534, None,
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f543, None,
             '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f535,
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f544,
             None, '', None),
         RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase',
-            'no_entry', '', f536, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f537,
+            'no_entry', '', f545, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f546,
             None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f538, None,
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f547, None,
             '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f539, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f540, None,
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f548, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f549, None,
             '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f541,
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f550,
             None, '', None),
         RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '',
-            f542, None, '', f543),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f544, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f545, None,
+            f551, None, '', f552),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f553, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f554, None,
             '', None),
         RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '',
-            f546, None, '', None),
+            f555, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f547, ''),
+        ConcealSpec('indian_stacks', 1, f556, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f548, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f549, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f550, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f551, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f552, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f557, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f558, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f559, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f560, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f561, (), 'end_of_game'),
         VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f106, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
@@ -11097,6 +11161,7 @@ RULES = Rules(
         'define:next_to_the_combat': ("Adjacent to the combat's defenders", '§ newtown 5.7.1', ''),
         'define:no_withdraw': ('Withdraw is barred', '§ series 12.52', ''),
         'define:old_smoke_commands': ('Old Smoke may command the unit', '§ newtown 3.1.1', ''),
+        'define:one_hex_minimum': ('May always move one hex', '§ series 9.1', ''),
         'define:open_to': ('A hex the unit may step into', '§ series 9.2', ''),
         'define:overstacked_hexes': ('Hexes of a side over the stacking limit', '§ series 7.3', ''),
         'define:parade': ('In Parade Order', '§ series 3.2', ''),
@@ -11112,8 +11177,10 @@ RULES = Rules(
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
         'define:rifle_zoc_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'define:room_for': ('The unit may join the hex within the stacking limit', '§ series 7.1', ''),
         'define:side_units': ("A side's units in the combat", '§ series 12.52', ''),
         'define:stack_ok': ('Within the stacking limit', '§ series 7.1', ''),
+        'define:strategic_factor': ('Strategic movement: times the allowance', '§ series 9.52', ''),
         'define:suffers_a_result': ('A result other than no effect', '§ series 13.25', ''),
         'define:suffers_rifle_drm': ('A lead unit with a white R', '§ series 12.23, 3.2', ''),
         'define:surrounded': ('Surrounded', '§ series 12.7, 3.2, 8.2, 8.4', ''),
@@ -11145,10 +11212,12 @@ RULES = Rules(
         'hook:indian_moves:move:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'hook:indian_moves:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'hook:movement_phase:move:one_hex_minimum': ('May always move one hex', '§ series 9.1', ''),
         'hook:movement_phase:move:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'hook:movement_phase:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:movement_phase:move:strategic': ('May use Strategic Movement',
             '§ newtown III, 3.5, 3.5.1, 3.5.2, 3.5.3; series 9.52', ''),
+        'hook:movement_phase:move:strategic_factor': ('Strategic movement: times the allowance', '§ series 9.52', ''),
         'hook:resolve_retreat:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'hook:retreat_unit:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:retreat_unit:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
@@ -11272,7 +11341,7 @@ RULES = Rules(
         'procedure:movement_phase': ('Movement Phase', '§ series 9', ''),
         'procedure:onondaga_enters': ('The Onondaga', '§ newtown 6.3, 1.9.1', ''),
         'procedure:overstacking': ('Overstacking penalty', '§ series 7.3', ''),
-        'procedure:place_with_indians': ('Place a Random Event unit', '§ newtown 1.8', ''),
+        'procedure:place_with_indians': ('Place a Random Event unit', '§ newtown 1.8; series 7.1', ''),
         'procedure:player_turn': ('Player Turn', '§ series 5', ''),
         'procedure:pre_game_enhancement': ('Pre-game Indian Enhancement', '§ newtown 1.8', ''),
         'procedure:prepare_for_play': ('Prepare for Play', '§ newtown I', ''),
@@ -11454,8 +11523,10 @@ RULES = Rules(
         ),
         'step:onondaga_enters:place': ('The Onondaga', '§ newtown 6.3, 1.9.1', ''),
         'step:overstacking:each': ('Overstacking penalty', '§ series 7.3', ''),
-        'step:place_with_indians:place': ('Place a Random Event unit', '§ newtown 1.8',
-            'the Enhancement Table says where a Random Event unit is placed'),
+        'step:place_with_indians:place': (
+            'Place a Random Event unit', '§ newtown 1.8; series 7.1',
+            'the Enhancement Table says where a Random Event unit is placed',
+        ),
         'step:player_turn:artillery': ('Player Turn', '§ series 5, 11.1', ''),
         'step:player_turn:begin': ('Player Turn', '§ series 5', ''),
         'step:player_turn:close_combat': ('Player Turn', '§ series 5, 12', ''),
@@ -11633,7 +11704,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f123, f553), ('army_morale', f65, f554), ('momentum', f123, f123)),
+            values=(('army_morale', f125, f562), ('army_morale', f65, f563), ('momentum', f125, f125)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -11648,7 +11719,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f123, f553), ('army_morale', f65, f554), ('momentum', f123, f123)),
+            values=(('army_morale', f125, f562), ('army_morale', f65, f563), ('momentum', f125, f125)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=(
                 'pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush',
@@ -11660,7 +11731,7 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f555),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f564),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
                 PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f106),)), (8, False, ()))),
@@ -11674,8 +11745,8 @@ RULES = Rules(
                     774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823,
                     824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873,
                     874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f556, True, ((44, False, (('wampum_belt', f106),)),)),
-                PlacementSpec((), f557, True, ((43, False, (('big_medicine', f106),)),)),
+                PlacementSpec((), f565, True, ((44, False, (('wampum_belt', f106),)),)),
+                PlacementSpec((), f566, True, ((43, False, (('big_medicine', f106),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
@@ -11691,6 +11762,7 @@ RULES = Rules(
             ),
             reinforcements=(
             ),
+            stacking=f31,
         ),
     ),
     levels={

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '7befd5be8fc0d357257c8c83486a8bd93fbc8470e9c8d9d41f37e3e7df9434f6'
+RULES_HASH = '03cc4cfe575c508d5248050f54ace06ab4d1a122a37487862f35761cb8771e53'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

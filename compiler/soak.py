@@ -1,0 +1,316 @@
+"""`muster soak`: many games of every scenario, checked as they play, counting what fired.
+
+A soak plays each scenario of a battle with random and eager bots
+(`engine/bots/`), seed after seed, and after every action checks the
+invariants any position of the series must keep:
+
+- one location per unit: a unit on the map stands in one hex of the map, a
+  unit off it (not entered, eliminated, captured, out of play) in none;
+- step counts: a unit has lost fewer steps than it has;
+- Army Morale: while the game goes on, no army's morale is 0 or less (16.3
+  ends the game there), and where it ended on that, the other side won;
+- stacking: at the start of each game turn (after every player turn's
+  movement, overstacking penalty and entry, 7.1, 7.3, 9.61) every hex is
+  within the battle's own `stack_ok`.
+
+Every exception and every broken invariant is recorded with its scenario,
+seed and move, and the game goes on to the next seed. With a
+`engine.firing.Firing` attached, the soak also counts each declaration that
+fired; `declarations()` maps those counts back to the rule files' lines and
+citations, for the report and for `muster coverage`'s executed column.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler import ir
+from engine import chance
+from engine.bots import make_bot
+from engine.firing import Firing
+from engine.game import Game
+from engine.state import ON_MAP, State
+
+BOTS = ("random", "eager")
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """Something of the rules that can fire, with where it is written and what it cites."""
+
+    kind: str  # step, modifier, result, table, trigger, restriction
+    name: str  # the firing key's name (engine/firing.py)
+    where: str  # file:line
+    cites: tuple[ir.Cite, ...]
+    rule: str  # the rule switch it belongs to, "" for always
+
+
+def declarations(rules: ir.Ruleset) -> list[Declaration]:
+    """Every declaration a soak can see fire, in the order of the IR."""
+
+    def where(span: Any) -> str:
+        return f"{span.file}:{span.line}" if span is not None and span.line else "?"
+
+    out: list[Declaration] = []
+    for proc in rules.procedures:
+        if not proc.steps:
+            out.append(Declaration("step", f"{proc.name}.", where(proc.span), proc.prov.cites, ""))
+        seen: set[str] = set()
+        for step in proc.steps:
+            if step.rule == "!" or step.name in seen:
+                continue
+            seen.add(step.name)
+            cites = tuple(dict.fromkeys(step.prov.cites or proc.prov.cites))
+            rule = step.rule.lstrip("!")
+            name = f"{proc.name}.{step.name}"
+            out.append(Declaration("step", name, where(step.span), cites, rule))
+    for mods in rules.modifiers:
+        for i, m in enumerate(mods.modifiers):
+            cites = m.prov.cites or mods.prov.cites
+            out.append(Declaration("modifier", f"{mods.name}#{i}", where(m.span), cites, ""))
+    for r in rules.results:
+        out.append(Declaration("result", r.name, where(r.span), r.prov.cites, ""))
+    for t in rules.tables:
+        out.append(Declaration("table", t.name, where(t.span), t.prov.cites, ""))
+    for t in rules.triggers:
+        out.append(Declaration("trigger", t.name, where(t.span), t.prov.cites, t.rule))
+    for x in rules.restrictions:
+        out.append(Declaration("restriction", x.name, where(x.span), x.prov.cites, x.rule))
+    return out
+
+
+@dataclass(slots=True)
+class Problem:
+    scenario: str
+    seed: int
+    bots: str
+    move: int
+    what: str  # "exception" or the invariant broken
+    detail: str
+
+
+@dataclass(slots=True)
+class ScenarioRun:
+    scenario: str
+    games: int = 0
+    moves: int = 0
+    turns: int = 0
+    seconds: float = 0.0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    morale_low: dict[str, int] = field(default_factory=dict)  # lowest Army Morale seen, per side
+
+
+@dataclass(slots=True)
+class SoakReport:
+    battle: str
+    runs: list[ScenarioRun]
+    problems: list[Problem]
+    firing: Counter[tuple[str, str]]
+    switches: dict[str, bool]  # each rule switch: on in some scenario soaked
+
+
+class Invariants:
+    """The checks made after every action of a soaked game."""
+
+    def __init__(self, game: Game, stack_ok: Any) -> None:
+        self.game = game
+        self.stack_ok = stack_ok  # the battle's `stack_ok(s, units)`, or None
+        self.n_hexes = len(game.rules.board.labels)
+        self.morale = "army_morale" if "army_morale" in game.variable_scopes else ""
+
+    def broken(self, s: State, turn_began: bool) -> list[tuple[str, str]]:
+        rules = self.game.rules
+        out: list[tuple[str, str]] = []
+        for u, spec in enumerate(rules.units):
+            on_map = s.unit_status[u] == ON_MAP
+            if on_map != (0 <= s.unit_hex[u] < self.n_hexes):
+                out.append(("one location per unit", f"{spec.name}: {s.unit_hex[u]}"))
+            if spec.strengths and not 0 <= s.unit_loss[u] < len(spec.strengths):
+                out.append(("step counts", f"{spec.name} lost {s.unit_loss[u]} steps"))
+        if self.morale:
+            for side, value in enumerate(s.vars[self.morale]):
+                name = rules.sides[side].name
+                if value <= 0 and not s.terminal:
+                    out.append(("army morale", f"{name} at {value} and the game goes on"))
+                if value <= 0 and s.terminal and s.winner == side:
+                    out.append(("army morale", f"{name} at {value} wins"))
+        if turn_began and self.stack_ok is not None:
+            for h, units in s.units_by_hex().items():
+                if not self.stack_ok(s, units):
+                    names = ", ".join(rules.units[u].name for u in units)
+                    out.append(("stacking", f"{rules.board.labels[h]}: {names}"))
+        return out
+
+
+def play_checked(
+    game: Game, bots: tuple[str, str], seed: int, invariants: Invariants, run: ScenarioRun
+) -> list[tuple[int, str, str]]:
+    """Play one game to its end, checking the invariants after every action."""
+    s = game.new_initial_state()
+    players = [make_bot(name, p, seed) for p, name in enumerate(bots)]
+    limit = game.max_game_length()
+    problems: list[tuple[int, str, str]] = []
+    turn = s.vars["turn"]
+    morale = invariants.morale
+    try:
+        while not s.is_terminal():
+            if s.move_number >= limit:
+                problems.append((s.move_number, "game length", f"over {limit} actions"))
+                break
+            if s.is_chance_node():
+                action = chance.sample(s, seed)
+            else:
+                action = players[s.current_player()].step(s)
+            s.apply_action(action)
+            s.take_messages()
+            began = s.vars["turn"] != turn
+            turn = s.vars["turn"]
+            for what, detail in invariants.broken(s, began):
+                problems.append((s.move_number, what, detail))
+            if morale:
+                for side, value in enumerate(s.vars[morale]):
+                    name = game.rules.sides[side].name
+                    run.morale_low[name] = min(run.morale_low.get(name, value), value)
+            if len(problems) > 20:
+                break
+    except Exception as e:  # a bug in the engine or the rules: record it and go on
+        problems.append((s.move_number, "exception", f"{type(e).__name__}: {e}"))
+    run.games += 1
+    run.moves += s.move_number
+    run.turns += s.vars["turn"] - game.first_turn + 1
+    if s.is_terminal():
+        winner = game.rules.sides[s.winner].name if s.winner >= 0 else "draw"
+        run.outcomes[f"{winner} ({s.level})" if s.winner >= 0 else winner] += 1
+    else:
+        run.outcomes["unfinished"] += 1
+    return problems
+
+
+def soak(
+    package: Any,
+    battle: str,
+    scenarios: list[str],
+    games: int,
+    first_seed: int = 1,
+    progress: Any = None,
+) -> SoakReport:
+    """Play `games` games of each scenario (none: the battle's default game)."""
+    firing_total: Counter[tuple[str, str]] = Counter()
+    runs: list[ScenarioRun] = []
+    problems: list[Problem] = []
+    switches: dict[str, bool] = {}
+    stack_ok = getattr(package.rules, "d_stack_ok", None)
+    for scenario in scenarios or [""]:
+        game = package.load_game({"scenario": scenario} if scenario else {})
+        game.firing = Firing(game.rules)
+        for name, on in game.switch_on.items():
+            switches[name] = switches.get(name, False) or on
+        invariants = Invariants(game, stack_ok)
+        run = ScenarioRun(scenario or "(default)")
+        start = time.perf_counter()
+        for i in range(games):
+            seed = first_seed + i
+            bots = (BOTS[i % 2], BOTS[i % 2])
+            for move, what, detail in play_checked(game, bots, seed, invariants, run):
+                problems.append(Problem(run.scenario, seed, ",".join(bots), move, what, detail))
+            if progress is not None:
+                progress(run.scenario, i + 1, games)
+        run.seconds = time.perf_counter() - start
+        runs.append(run)
+        firing_total.update(game.firing.counts)
+    return SoakReport(battle, runs, problems, firing_total, switches)
+
+
+def never_fired(report: SoakReport, decls: list[Declaration]) -> list[tuple[Declaration, str]]:
+    """The declarations no soaked game fired, each with the reason the soak can tell."""
+    out = []
+    for d in decls:
+        if report.firing[(d.kind, d.name)]:
+            continue
+        if d.rule and not report.switches.get(d.rule, True):
+            reason = f"its rule `{d.rule}` is off in every scenario soaked"
+        else:
+            reason = "not reached"
+        out.append((d, reason))
+    return out
+
+
+def counts_json(report: SoakReport, games: int) -> str:
+    """The firing counts as JSON, for `muster coverage --soak`."""
+    counts = {f"{kind}:{name}": n for (kind, name), n in sorted(report.firing.items())}
+    return json.dumps(
+        {
+            "format": "muster.soak/1",
+            "battle": report.battle,
+            "games_per_scenario": games,
+            "scenarios": [r.scenario for r in report.runs],
+            "counts": counts,
+        },
+        indent=1,
+        ensure_ascii=False,
+    )
+
+
+def _cites(cites: tuple[ir.Cite, ...]) -> str:
+    by_doc: dict[str, list[str]] = {}
+    for c in cites:
+        by_doc.setdefault(c.document, []).append(c.section)
+    return "; ".join(f"§ {doc} {', '.join(secs)}" for doc, secs in by_doc.items()) or "—"
+
+
+def markdown(report: SoakReport, games: int, decls: list[Declaration]) -> str:
+    """The soak report: games, outcomes, problems, and what never fired, as Markdown."""
+    lines = [
+        f"# Soak: {report.battle}",
+        "",
+        f"`muster soak {report.battle} --games {games}`: {games} games per scenario, seeds 1–"
+        f"{games}; the games alternate random bots and eager bots (which rarely pass),"
+        " starting with random.",
+        "Invariants checked after every action: one location per unit, step counts,"
+        " Army Morale bounds (16.3), and stacking (7.1) at the start of every game turn.",
+        "",
+        "| scenario | games | actions (mean) | turns (mean) | lowest Army Morale | outcomes |"
+        " seconds |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in report.runs:
+        low = ", ".join(f"{side} {v}" for side, v in sorted(r.morale_low.items())) or "—"
+        outcomes = ", ".join(f"{k} {n}" for k, n in r.outcomes.most_common())
+        g = max(r.games, 1)
+        lines.append(
+            f"| {r.scenario} | {r.games} | {r.moves / g:.0f} | {r.turns / g:.1f} | {low} |"
+            f" {outcomes} | {r.seconds:.0f} |"
+        )
+    kinds = Counter(p.what for p in report.problems)
+    lines += [
+        "",
+        f"**Exceptions: {kinds['exception']}. Broken invariants: "
+        f"{sum(n for k, n in kinds.items() if k != 'exception')}.**",
+        "",
+    ]
+    if report.problems:
+        lines += ["| scenario | seed | bots | move | what | detail |", "|---|---|---|---|---|---|"]
+        for p in report.problems[:200]:
+            detail = p.detail.replace("|", "\\|")[:160]
+            lines.append(f"| {p.scenario} | {p.seed} | {p.bots} | {p.move} | {p.what} | {detail} |")
+        lines.append("")
+    silent = never_fired(report, decls)
+    fired = len(decls) - len(silent)
+    lines += [
+        f"## Declarations that fired: {fired} of {len(decls)}",
+        "",
+        "Counted: procedure steps entered, modifiers that changed a roll, results applied,"
+        " tables read, triggers run, movement restrictions that bound (engine/firing.py).",
+        "",
+        f"### Never fired ({len(silent)})",
+        "",
+        "| kind | declaration | where | cites | reason |",
+        "|---|---|---|---|---|",
+    ]
+    for d, reason in silent:
+        lines.append(f"| {d.kind} | `{d.name}` | {d.where} | {_cites(d.cites)} | {reason} |")
+    return "\n".join(lines) + "\n"
