@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.state import Frame, State, initial_value
+from engine.state import Frame, IllegalActionError, State, initial_value
 
 CHANCE = -1
 TERMINAL = -4
@@ -94,12 +94,14 @@ def advance(s: State) -> None:
 def apply_action(s: State, action: int) -> None:
     from engine import primitives
 
-    node = current_node(s)
+    if type(action) is not int:  # not a bool, a float or an int subclass
+        raise IllegalActionError(f"an action is a Python int, not {type(action).__name__}")
     if s.terminal:
-        raise ValueError("the game is over")
+        raise IllegalActionError("the game is over")
+    node = current_node(s)
     legal = [o for o, _ in node.outcomes] if node.outcomes is not None else node.actions
     if action not in legal:
-        raise ValueError(f"illegal action {action}; legal here: {sorted(legal)[:20]}")
+        raise IllegalActionError(f"illegal action {action}; legal here: {sorted(legal)[:20]}")
     frame = s.stack[-1]
     if frame.prim:
         primitives.get(frame.proc).apply(s, frame, action)

@@ -65,11 +65,11 @@ def test_hand_written_position_in_a_combat_loads_and_plays_on(training):
 def test_bad_saves_are_refused(training):
     data = hand_written_combat()
     data["units"]["nobody"] = {"hex": "0101"}
-    with pytest.raises(SaveError, match="unknown unit"):
+    with pytest.raises(SaveError, match=r"^\$\.units\.nobody: unknown unit"):
         from_json(training, data)
     data = hand_written_combat()
     data["units"]["red_guard"]["hex"] = "9999"
-    with pytest.raises(SaveError, match="not a known hex"):
+    with pytest.raises(SaveError, match=r"^\$\.units\.red_guard\.hex: '9999' is not a known hex"):
         from_json(training, data)
 
 
