@@ -14,11 +14,10 @@ from fractions import Fraction
 from typing import Any
 
 from engine.primitives import all_primitives
-from engine.state import NOT_ENTERED, ON_MAP, STATUS_NAMES, State
+from engine.state import ON_MAP, STATUS_NAMES, State
 
 # `Game.new_initial_state()` starts the set-up primitive itself, from no
-# procedure: its site names none.
-GAME_SITE = ("", 0)
+# procedure: it has no site.
 STARTED_BY_GAME = frozenset({"setup"})
 
 
@@ -177,7 +176,7 @@ def _unit_violations(s: State) -> list[str]:
         steps = len(spec.strengths)
         if not _is_int(loss) or loss < 0:
             out.append(f"unit {spec.name} has lost {loss!r} steps")
-        elif status in (ON_MAP, NOT_ENTERED) and steps and loss >= steps:
+        elif status == ON_MAP and steps and loss >= steps:
             out.append(f"unit {spec.name} has lost {loss} of its {steps} steps yet is in play")
     return out
 
@@ -192,6 +191,10 @@ def _variable_violations(s: State) -> list[str]:
             out.append(f"variable {name!r} holds {value!r}, not a {typ}")
     if not _index(s.vars.get("phasing"), len(s.game.rules.sides), none_ok=False):
         out.append(f"the phasing side is {s.vars.get('phasing')!r}")
+    turn = s.vars.get("turn")
+    # The turn after the last is where the game's end is decided.
+    if _is_int(turn) and not s.game.first_turn <= turn <= s.game.last_turn + 1:
+        out.append(f"turn {turn} is outside the game's turns")
     return out
 
 
@@ -236,7 +239,7 @@ def _stack_violations(s: State) -> list[str]:
                 continue
             site = f.b.get("site")
             below = s.stack[depth - 1] if depth else None
-            if site == GAME_SITE and f.proc in STARTED_BY_GAME:
+            if site is None and f.proc in STARTED_BY_GAME:
                 pass
             elif (
                 below is None
