@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dsl import ast
 from dsl.diagnostics import IMPORT, Reporter
-from dsl.parse import parse_text
+from dsl.parse import decode_source, parse_text
 from dsl.source import Span
 
 ENTRY = "ruleset.mst"
@@ -76,12 +76,13 @@ def load(entry: Path, reporter: Reporter) -> Loaded:
             return
         name = display_name(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            data = path.read_bytes()
         except OSError as e:
             if span is not None:
                 reporter.error(span, IMPORT, f"cannot read {name}: {e.strerror}")
             return
-        parsed = parse_text(text, name, reporter)
+        text = decode_source(data, name, reporter)
+        parsed = parse_text(text, name, reporter) if text is not None else None
         if parsed is None:
             done.add(path)
             return
