@@ -201,6 +201,7 @@ def _read(path: str, f: BinaryIO, partial: bool) -> Log:
             header = _header(line, where)
         elif kind == "move":
             _fields(line, MOVE_FIELDS, {"move", "player", "action", "text", "chain"}, where)
+            _move(line, where)
             moves.append(line)
             lines.append(n)
         elif kind == "end":
@@ -257,6 +258,16 @@ def _fields(line: dict[str, Any], allowed: set[str], required: set[str], where: 
     for key in sorted(required):
         if key not in line:
             raise ReplayError(f"{where}: the line has no {key!r}")
+
+
+def _move(line: dict[str, Any], where: str) -> None:
+    for key, what in (("move", "move number"), ("action", "action")):
+        if type(line[key]) is not int or not 0 <= line[key] < SEED_LIMIT:
+            raise ReplayError(f"{where}: the {what} is a whole number, not {_short(line[key])}")
+    if not isinstance(line["player"], str) or not isinstance(line["text"], str):
+        raise ReplayError(f"{where}: the player and the text are strings")
+    if line.get("source", SEEDED) not in (SEEDED, PHYSICAL):
+        raise ReplayError(f"{where}: a chance outcome comes from {SEEDED!r} or {PHYSICAL!r}")
 
 
 def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
