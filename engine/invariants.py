@@ -207,6 +207,8 @@ def _combat_violations(s: State) -> list[str]:
             out.append(f"combat {i} names units that do not exist")
         if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
             out.append(f"combat {i} names hexes that do not exist")
+        elif not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
+            out.append(f"combat {i} lacks attackers, defenders or their hexes")
         if not (isinstance(c.resolved, bool) and isinstance(c.diverted, bool)):
             out.append(f"combat {i}: resolved and diverted are yes or no")
     return out
@@ -227,9 +229,12 @@ def _bag_violations(s: State) -> list[str]:
 def _stack_violations(s: State) -> list[str]:
     rules = s.game.rules
     prims = all_primitives()
+    results = {r.procedure for r in rules.results}
     out = []
     if not s.terminal and not s.stack:
         out.append("the game is not over but no procedure runs")
+    elif s.stack and (s.stack[0].prim or s.stack[0].proc != rules.start_procedure):
+        out.append(f"the sequence of play ({rules.start_procedure}) is not the outermost frame")
     for depth, f in enumerate(s.stack):
         where = f"frame {depth} ({f.proc})"
         if f.prim:
@@ -257,11 +262,31 @@ def _stack_violations(s: State) -> list[str]:
             if not _is_int(f.pc) or not 0 <= f.pc <= len(proc.code):
                 out.append(f"{where}: instruction {f.pc!r} is outside the procedure")
             types = proc.types
+            out += _result_violations(s, f, where)
+            if f.proc not in results:  # a result's loop variables are parameters too
+                out += [f"{where}: argument {p!r} is missing" for p in proc.params if p not in f.b]
         for name, value in f.b.items():
-            if name == "site" and f.prim:
+            if (name == "site" and f.prim) or name in RESULT_BINDINGS:
                 continue
             if not fits(s, types.get(name, ""), value):
                 out.append(f"{where}: binding {name!r} holds {value!r}, not a {types.get(name)}")
+    return out
+
+
+# A result's procedure runs with the result's code and the names of the
+# bindings it was applied with (engine.interpreter's `apply`).
+RESULT_BINDINGS = ("_code", "_args")
+
+
+def _result_violations(s: State, f: Any, where: str) -> list[str]:
+    if not any(name in f.b for name in RESULT_BINDINGS):
+        return []
+    code, args = f.b.get("_code"), f.b.get("_args")
+    out = []
+    if not _index(code, len(s.game.rules.results), none_ok=False):
+        out.append(f"{where}: the result applied is {code!r}")
+    if not isinstance(args, tuple) or not all(isinstance(a, str) and a in f.b for a in args):
+        out.append(f"{where}: the result's arguments {args!r} are not among its bindings")
     return out
 
 

@@ -159,7 +159,7 @@ def _decode(s: State, typ: str, value: Any, path: str) -> Any:
     """A saved value of type `typ` as the engine holds it; `SaveError` at `path`."""
     decoded = _convert(s, typ, value, path)
     if not fits(s, typ, decoded):
-        raise SaveError(path, f"{_kind(value)} is not a {typ or 'value'} here")
+        raise SaveError(path, f"{_kind(value)} is not a value of type {typ or 'any'} here")
     return decoded
 
 
@@ -318,6 +318,7 @@ canonical = to_json
 
 FIELDS = (
     "format",
+    "check",
     "ruleset",
     "rules_hash",
     "switches",
@@ -345,6 +346,8 @@ def from_json(game: Any, data: Any) -> State:
     and plays on.
     """
     _object(data, "$", FIELDS, ("format", "ruleset"))
+    if "check" in data and not isinstance(data["check"], str):
+        raise SaveError("$.check", f"expected a hash, not {_kind(data['check'])}")
     if data["format"] != FORMAT:
         raise SaveError("$.format", f"not a Muster state ({_kind(data['format'])})")
     if data["ruleset"] != game.rules.name:
@@ -356,9 +359,24 @@ def from_json(game: Any, data: Any) -> State:
     found = violations(s)
     if found:
         raise SaveError("$", f"an impossible position: {found[0]}")
+    if "check" in data and data["check"] != check(data):
+        # Every field is well formed, yet the save is not what was written: an
+        # edit the checks above cannot see (a binding taken out of a frame).
+        raise SaveError(
+            "$.check",
+            "the save was changed after it was written; to load it as a "
+            'hand-written position, remove its "check"',
+        )
     if not s.terminal:
         _play_on(s)
     return s
+
+
+def check(data: dict[str, Any]) -> str:
+    """The hash `dumps` writes into a save, of everything else in it."""
+    body = {k: v for k, v in data.items() if k != "check"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _check_rules(game: Any, data: dict[str, Any]) -> None:
@@ -462,7 +480,10 @@ def _play_on(s: State) -> None:
 
 
 def dumps(s: State) -> str:
-    return json.dumps(to_json(s), indent=2, ensure_ascii=False)
+    """A save's text: the state's JSON and, as `check`, a hash of it that
+    shows any later change (a hand-written position may leave it out)."""
+    data = to_json(s)
+    return json.dumps({**data, "check": check(data)}, indent=2, ensure_ascii=False)
 
 
 def loads(game: Any, text: str | bytes) -> State:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import random
 import sys
@@ -33,13 +34,14 @@ import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from engine import chance
 from engine.game import Game
 from engine.invariants import violations
 from engine.play import ReplayError, certify, chained, play_game, read_log
-from engine.save import SaveError, dumps, loads, to_json
+from engine.save import SaveError, dumps, loads
 from engine.state import IllegalActionError, State
 from tools.mutations import mutate_json, mutate_log, mutate_text
 
@@ -74,9 +76,15 @@ def plays_on(s: State, rng: random.Random, actions: int = PLAY_ON) -> None:
             raise FuzzFailure(f"after a loaded position played on: {found[0]}")
 
 
-def check_save_edit(game: Game, data: dict[str, Any], rng: random.Random) -> str:
+def check_save_edit(
+    game: Game, data: dict[str, Any], rng: random.Random, keep_check: bool = True
+) -> str:
     """One random edit of a save: "refused" (SaveError) or "played"; a
-    `FuzzFailure` (or any other exception) is a bug."""
+    `FuzzFailure` (or any other exception) is a bug. Without `keep_check`
+    the save loses its check first, as a hand-written position: only the
+    structural checks stand between the edit and play."""
+    if not keep_check:
+        data = {k: v for k, v in data.items() if k != "check"}
     if rng.random() < 0.8:
         text: str | bytes = dumps_json(mutate_json(rng, data))
     else:
@@ -93,8 +101,6 @@ def check_save_edit(game: Game, data: dict[str, Any], rng: random.Random) -> str
 
 
 def dumps_json(data: Any) -> str:
-    import json
-
     return json.dumps(data, ensure_ascii=False)
 
 
@@ -123,6 +129,7 @@ class Tally:
     saves_round_tripped: int = 0
     illegal_refused: int = 0
     save_edits: Counter = field(default_factory=Counter)
+    hand_edits: Counter = field(default_factory=Counter)
     log_edits: Counter = field(default_factory=Counter)
     failures: Counter = field(default_factory=Counter)
     first_seen: dict[str, str] = field(default_factory=dict)
@@ -175,7 +182,9 @@ def fuzz_game(game: Game, seed: int, tally: Tally, folder: str) -> None:
                     raise FuzzFailure("a saved and loaded state differs from the original")
                 tally.saves_round_tripped += 1
             if rng.random() < 0.02:
-                edit(tally, lambda: check_save_edit(game, to_json(s), rng), tally.save_edits, where)
+                saved = json.loads(dumps(s))
+                for keep, outcomes in ((True, tally.save_edits), (False, tally.hand_edits)):
+                    edit(tally, partial(check_save_edit, game, saved, rng, keep), outcomes, where)
             random_step(s, rng, seed)
             tally.actions += 1
             tally.by_battle[name] += 1
@@ -218,9 +227,14 @@ def report(tally: Tally, seconds: float) -> str:
         f"  saves round-tripped  {tally.saves_round_tripped}",
         f"  illegal refused      {tally.illegal_refused}",
         f"  save edits           {sum(tally.save_edits.values())} "
-        f"({tally.save_edits['refused']} refused, {tally.save_edits['played']} loaded and played)",
+        f"({tally.save_edits['refused']} refused, {tally.save_edits['played']} loaded and played, "
+        f"{tally.save_edits['failed']} failed)",
+        f"  ...without check     {sum(tally.hand_edits.values())} "
+        f"({tally.hand_edits['refused']} refused, {tally.hand_edits['played']} loaded and played, "
+        f"{tally.hand_edits['failed']} failed)",
         f"  log edits            {sum(tally.log_edits.values())} "
-        f"({tally.log_edits['refused']} refused, {tally.log_edits['played']} certified and played)",
+        f"({tally.log_edits['refused']} refused, {tally.log_edits['played']} certified and played, "
+        f"{tally.log_edits['failed']} failed)",
         f"  violations and exceptions {sum(tally.failures.values())}",
     ]
     out += [
