@@ -337,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     except BuildRefused as e:
         print(f"muster: build refused, nothing changed: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("muster: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # `muster dump … | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
