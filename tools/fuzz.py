@@ -209,6 +209,29 @@ def edit(tally: Tally, check: Any, outcomes: Counter, where: str) -> None:
         tally.fail(f"edit: {type(e).__name__}: {e}"[:200], f"{where}\n{_trace(e)}")
 
 
+def edits_only(games: list[Game], n: int, seed: int, tally: Tally, folder: str) -> None:
+    """`n` edits of each kind, of saves from every point of a game per
+    scenario and of that game's log."""
+    rng = random.Random(seed)
+    material = []
+    for game in games:
+        lines = logged_game(game, seed)
+        s = game.new_initial_state()
+        saves = []
+        play = random.Random(seed)
+        while not s.is_terminal():
+            saves.append(json.loads(dumps(s)))
+            random_step(s, play, seed)
+        material.append((game, saves, lines))
+    for i in range(n):
+        game, saves, lines = material[i % len(material)]
+        saved = rng.choice(saves)
+        where = f"{game.rules.name} edit {i}"
+        edit(tally, partial(check_save_edit, game, saved, rng), tally.save_edits, where)
+        edit(tally, partial(check_save_edit, game, saved, rng, False), tally.hand_edits, where)
+        edit(tally, partial(check_log_edit, game, lines, rng, folder), tally.log_edits, where)
+
+
 def games_to_play(battles: list[str]) -> list[Game]:
     games = []
     for battle in battles:
@@ -252,10 +275,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--minutes", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--battles", default=",".join(BATTLES))
+    p.add_argument(
+        "--edits",
+        type=int,
+        default=0,
+        help="instead of playing: this many edits each of saves (with and without their "
+        "check) and logs, of positions and games of the battles",
+    )
     args = p.parse_args(argv)
     games = games_to_play(args.battles.split(","))
     tally = Tally()
     start = time.monotonic()
+    if args.edits:
+        with tempfile.TemporaryDirectory() as folder:
+            edits_only(games, args.edits, args.seed, tally, folder)
+        print(report(tally, time.monotonic() - start))
+        return 1 if tally.failures else 0
     deadline = start + args.minutes * 60
     seed = args.seed
     with tempfile.TemporaryDirectory() as folder:
