@@ -25,7 +25,7 @@ FORMAT = "muster.state/1"
 class SaveError(ValueError):
     """A saved position that is malformed or does not fit the game it is loaded into.
 
-    `path` is the JSON path of the bad field (`$.units.red_guard.hex`), so a
+    `path` is the JSON path of the bad field (`$.units.<unit>.hex`), so a
     hand-written position can be fixed where it is wrong.
     """
 
