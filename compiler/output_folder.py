@@ -13,7 +13,9 @@ earlier build made (it holds the marker file `.muster-build` naming the
 ruleset): never a file, a symlink, someone else's folder or another
 ruleset's build. Files in the old folder that this build does not remake
 are carried over unchanged (contents, mode and times; symlinks as symlinks,
-never followed); the folder keeps its mode.
+never followed), and so are files of the user's inside a remade output:
+only files an earlier build wrote (listed in `.muster-files`) are dropped
+as stale. The folder keeps its mode.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ from pathlib import Path
 from types import TracebackType
 
 MARKER = ".muster-build"
+# The files the builds wrote into the folder, one per line: only these may
+# be removed as stale outputs (not committed: it differs between builds).
+MANIFEST = ".muster-files"
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
@@ -116,11 +121,15 @@ class OutputFolder:
     # ------------------------------------------------------------------ swapping
 
     def _finish(self) -> None:
+        written = set(_files(self.path)) - {MARKER}
         if not self.target.exists():
+            self._write_manifest(written)
             os.chmod(self.path, 0o777 & ~_umask())
             self.path.rename(self.target)
             return
-        self._carry_over()
+        ours = self._old_manifest()
+        carried = self._carry_over(ours)
+        self._write_manifest(written | (carried & ours))
         os.chmod(self.path, stat.S_IMODE(self.target.lstat().st_mode))
         if _exchange(self.path, self.target):
             shutil.rmtree(self.path)  # now the old folder: its files were carried over
@@ -132,20 +141,36 @@ class OutputFolder:
         self.path.rename(self.target)
         shutil.rmtree(old)
 
-    def _carry_over(self) -> None:
-        """Copy what the old folder holds and this build does not remake."""
+    def _old_manifest(self) -> set[str]:
+        path = self.target / MANIFEST
+        if not path.is_file() or path.is_symlink():
+            return set()
+        return set(path.read_text(encoding="utf-8", errors="replace").splitlines())
+
+    def _write_manifest(self, names: set[str]) -> None:
+        (self.path / MANIFEST).write_text("".join(f"{n}\n" for n in sorted(names)), "utf-8")
+
+    def _carry_over(self, ours: set[str]) -> set[str]:
+        """Copy what the old folder holds and this build does not remake: under
+        a remade output, only what no earlier build wrote (a file of the
+        user's). Returns the files carried over."""
+        carried = set()
         for root, dirs, files in os.walk(self.target):
             rel_root = Path(root).relative_to(self.target)
             for name in [*files, *(d for d in dirs if (Path(root) / d).is_symlink())]:
                 rel = (rel_root / name).as_posix()
-                if rel == MARKER or "__pycache__" in Path(rel).parts or self._is_remade(rel):
+                if rel in (MARKER, MANIFEST) or "__pycache__" in Path(rel).parts:
                     continue
+                if self._is_remade(rel) and rel in ours:
+                    continue  # a stale output of an earlier build
                 new = self.path / rel
                 if new.exists() or new.is_symlink():
                     continue
                 new.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(Path(root) / name, new, follow_symlinks=False)
+                carried.add(rel)
             dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+        return carried
 
     def _is_remade(self, rel: str) -> bool:
         return any(rel == r or rel.startswith(f"{r}/") for r in self.remade)
@@ -155,6 +180,15 @@ class OutputFolder:
         for old in parent.glob(f"{glob.escape('.' + self.target.name)}.build-*"):
             if old.is_dir() and not old.is_symlink() and (old / MARKER).is_file():
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _files(folder: Path) -> list[str]:
+    """Every file (or link) under `folder`, as a relative POSIX path."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        links = [d for d in dirs if (Path(root) / d).is_symlink()]
+        out += [(Path(root, n).relative_to(folder)).as_posix() for n in [*files, *links]]
+    return out
 
 
 def _umask() -> int:
