@@ -192,8 +192,9 @@ def _variable_violations(s: State) -> list[str]:
     if not _index(s.vars.get("phasing"), len(s.game.rules.sides), none_ok=False):
         out.append(f"the phasing side is {s.vars.get('phasing')!r}")
     turn = s.vars.get("turn")
-    # The turn after the last is where the game's end is decided.
-    if _is_int(turn) and not s.game.first_turn <= turn <= s.game.last_turn + 1:
+    # The turn after the last is where the game ends.
+    last = s.game.last_turn + (1 if s.terminal else 0)
+    if _is_int(turn) and not s.game.first_turn <= turn <= last:
         out.append(f"turn {turn} is outside the game's turns")
     return out
 
@@ -265,8 +266,17 @@ def _stack_violations(s: State) -> list[str]:
             out += _result_violations(s, f, where)
             if f.proc not in results:  # a result's loop variables are parameters too
                 out += [f"{where}: argument {p!r} is missing" for p in proc.params if p not in f.b]
+            out += [
+                f"{where}: the list of its loop over {name[5:]!r} is missing"
+                for name, first, last in _loops(proc)
+                if first <= f.pc <= last and name not in f.b
+            ]
         for name, value in f.b.items():
             if (name == "site" and f.prim) or name in RESULT_BINDINGS:
+                continue
+            if name == SECRET:
+                if not _secrets(s, f, value):
+                    out.append(f"{where}: the face-down choices {value!r} are not its bindings")
                 continue
             if not fits(s, types.get(name, ""), value):
                 out.append(f"{where}: binding {name!r} holds {value!r}, not a {types.get(name)}")
@@ -276,6 +286,8 @@ def _stack_violations(s: State) -> list[str]:
 # A result's procedure runs with the result's code and the names of the
 # bindings it was applied with (engine.interpreter's `apply`).
 RESULT_BINDINGS = ("_code", "_args")
+# Choices made face down: (variable, chooser) pairs (engine.interpreter's `choose`).
+SECRET = "_secret"
 
 
 def _result_violations(s: State, f: Any, where: str) -> list[str]:
@@ -287,6 +299,31 @@ def _result_violations(s: State, f: Any, where: str) -> list[str]:
         out.append(f"{where}: the result applied is {code!r}")
     if not isinstance(args, tuple) or not all(isinstance(a, str) and a in f.b for a in args):
         out.append(f"{where}: the result's arguments {args!r} are not among its bindings")
+    return out
+
+
+def _secrets(s: State, f: Any, value: Any) -> bool:
+    n = len(s.game.rules.sides)
+    return isinstance(value, tuple) and all(
+        isinstance(p, tuple) and len(p) == 2 and p[0] in f.b and _index(p[1], n, False)
+        for p in value
+    )
+
+
+def _loops(proc: Any) -> list[tuple[str, int, int]]:
+    """Each `for each` loop of a procedure as (the binding holding what is
+    left to visit, its first and last instruction): the code tests that list
+    (`jump_if_not`), chooses the loop variable from it, and jumps back."""
+    code = proc.code
+    out = []
+    for last, instr in enumerate(code):
+        if instr[0] != "jump" or not _is_int(instr[1]) or not 0 <= instr[1] < last:
+            continue
+        first = instr[1]
+        if code[first][0] == "jump_if_not" and code[first + 1][0] == "choose":
+            name = f"_for_{code[first + 1][1]}"
+            if name in proc.types:
+                out.append((name, first, last))
     return out
 
 
