@@ -193,7 +193,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             f"{args.log}:1: the log's ruleset {name!r} is not a shipped battle: "
             "name its rule files with --ruleset PATH"
         )
-    game = load_game(args.ruleset or name, log.header["params"])
+    try:
+        game = load_game(args.ruleset or name, log.header["params"])
+    except ValueError as e:  # an unknown scenario or rule switch in the header
+        raise ReplayError(f"{args.log}:1: {e}") from e
     if game.rules.name != name:
         raise ReplayError(f"{args.log}:1: a log of {name!r}, not of {game.rules.name!r}")
     done = certify(game, log)

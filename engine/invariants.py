@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.primitives import all_primitives
-from engine.state import ON_MAP, STATUS_NAMES, State
+from engine.state import NOT_ENTERED, ON_MAP, STATUS_NAMES, State
 
 # `Game.new_initial_state()` starts the set-up primitive itself, from no
 # procedure: it has no site.
@@ -176,7 +176,7 @@ def _unit_violations(s: State) -> list[str]:
         steps = len(spec.strengths)
         if not _is_int(loss) or loss < 0:
             out.append(f"unit {spec.name} has lost {loss!r} steps")
-        elif status == ON_MAP and steps and loss >= steps:
+        elif status in (ON_MAP, NOT_ENTERED) and steps and loss >= steps:
             out.append(f"unit {spec.name} has lost {loss} of its {steps} steps yet is in play")
     return out
 

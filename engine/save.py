@@ -460,12 +460,18 @@ def _play_on(s: State) -> None:
     they cannot run is not a position of this game, so it is refused here
     rather than crashing later in play.
     """
-    from engine.interpreter import advance
+    from engine.interpreter import CHANCE, advance, current_node
 
     try:
         advance(s)
         s.legal_actions()
         found = violations(s)
+        if not s.terminal:
+            node = current_node(s)
+            if (node.player == CHANCE) != (node.outcomes is not None) or not (
+                node.player == CHANCE or 0 <= node.player < len(s.game.rules.sides)
+            ):
+                found.append(f"the next decision falls to no side (player {node.player})")
     except RecursionError as e:
         raise SaveError(
             "$.stack", "the position does not play on: it never reaches a decision"

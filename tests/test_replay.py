@@ -238,6 +238,8 @@ def test_malformed_logs_end_in_one_line_and_status_1(logged, tmp_path, capsys):
             "params not an object": doc({**header, "params": ["rules"]}),
             "a seed that is text": doc({**header, "seed": "11"}),
             "an unknown field": doc({**header, "extra": 1}),
+            "an unknown scenario": doc({**header, "params": {"scenario": "nonsense"}}),
+            "an unknown rule switch": doc({**header, "params": {"rules": {"nonsense": True}}}),
             "a line after the end": text + b'{"type": "move"}\n',
         }
     )
