@@ -110,8 +110,11 @@ class OutputFolder:
             raise
 
     def write(self, name: str, content: str | bytes) -> None:
-        """Write one output file (a path relative to the folder)."""
-        path = self.path / name
+        """Write one output file (a path relative to the folder, never outside it)."""
+        rel = Path(name)
+        if rel.is_absolute() or ".." in rel.parts:
+            raise ValueError(f"an output is written inside its folder, not at {name!r}")
+        path = self.path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(content, bytes):
             path.write_bytes(content)
