@@ -359,6 +359,7 @@ def from_json(game: Any, data: Any) -> State:
     found = violations(s)
     if found:
         raise SaveError("$", f"an impossible position: {found[0]}")
+    _check_primitive_frames(s)
     if "check" in data and data["check"] != check(data):
         # Every field is well formed, yet the save is not what was written: an
         # edit the checks above cannot see (a binding taken out of a frame).
@@ -450,6 +451,28 @@ def _load_progress(s: State, data: dict[str, Any]) -> None:
     level = data.get("level")
     s.level = "" if level is None else _name(level, "$.level", rules.victory_levels, "level")
     s.move_number = _int(data.get("move_number", 0), "$.move_number", 0)
+
+
+def _check_primitive_frames(s: State) -> None:
+    """A primitive's frame holds every binding its start gives it: started
+    again on a copy from the same call, it must bind nothing the save lacks."""
+    from engine import primitives
+
+    for depth, f in enumerate(s.stack):
+        site = f.b.get("site")
+        if not f.prim or site is None:
+            continue
+        path = f"$.stack[{depth}]"
+        try:
+            proc, pc = site
+            args = s.game.rules.procedures[proc].code[pc][2](s, s.stack[depth - 1].b)
+            fresh = Frame(f.proc, 0, {}, prim=True)
+            primitives.get(f.proc).start(s.clone(), fresh, args, site)
+        except Exception as e:
+            raise SaveError(path, f"the frame's call does not run ({type(e).__name__})") from e
+        missing = sorted(set(fresh.b) - set(f.b))
+        if missing:
+            raise SaveError(f"{path}.bindings.{missing[0]}", "missing")
 
 
 def _play_on(s: State) -> None:
