@@ -1,7 +1,7 @@
 """Building a ruleset: compile, generate, and write outputs all or nothing.
 
-Every output — the engine package and the print-and-play parts under
-`print/` — is written into an `OutputFolder`: a fresh folder beside the
+Every output — the engine package, the print-and-play parts under
+`print/` and the VASSAL module `<name>.vmod` — is written into an `OutputFolder`: a fresh folder beside the
 target, swapped in only when the whole build has succeeded, so a failed or
 killed build never leaves half-written files and never destroys any (see
 `compiler/output_folder.py` for what a build refuses to write over).
@@ -11,20 +11,26 @@ Shipped rulesets build into the project's `generated/<name>/`; others into
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
 from compiler.backends.print_and_play import PARTS, print_steps
+from compiler.backends.vassal import vassal_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
 from compiler.output_folder import BuildRefused, OutputFolder
 from compiler.progress import Progress
+from dsl.source import SourceFiles
 from engine.game import Game
+
+Step = Callable[[], dict[str, str | bytes]]
 
 GENERATED = PROJECT_ROOT / "generated"
 
@@ -45,7 +51,30 @@ def output_dir(rules: ir.Ruleset, entry: Path, out: Path | None = None) -> Path:
     return Path.cwd() / "generated" / rules.name
 
 
-OUTPUTS = ("engine", *PARTS)
+OUTPUTS = ("engine", *PARTS, "vassal")
+
+
+def module_path(rules: ir.Ruleset) -> str:
+    """The VASSAL module's path in the output folder."""
+    return f"{rules.name}.vmod"
+
+
+def vassal_output(
+    rules: ir.Ruleset,
+    sources: SourceFiles,
+    engine: Callable[[], dict[str, str]] | None = None,
+) -> list[tuple[str, Step]]:
+    """The VASSAL module's steps; the scenarios' engines come from `engine()` (the package the
+    build generates anyway), or are generated here."""
+    made: dict[str, types.ModuleType] = {}
+
+    def game_of(scenario: str) -> Game:
+        if "pkg" not in made:
+            files = engine() if engine is not None else generate(rules)
+            made["pkg"] = load_generated(files, rules.name)
+        return made["pkg"].load_game({"scenario": scenario})
+
+    return vassal_steps(rules, sources, game_of)
 
 
 def refuse_shipped_folder(rules: ir.Ruleset, entry: Path, target: Path) -> None:
@@ -71,16 +100,21 @@ def build(
     target = output_dir(rules, entry, out)
     outputs = [only] if only else list(OUTPUTS)
     steps = []
+    engine = functools.cache(lambda: dict(generate(rules)))
     if "engine" in outputs:
-        steps.append(("engine", lambda: dict(generate(rules))))
+        steps.append(("engine", engine))
     for part in PARTS:
         if part in outputs and not rules.library:
             steps += [
                 (what, lambda run=run: {f"print/{k}": v for k, v in run().items()})
                 for what, run in print_steps(rules, sources, part)
             ]
+    if "vassal" in outputs and not rules.library:
+        steps += vassal_output(rules, sources, engine)
     refuse_shipped_folder(rules, entry, target)
     remade = tuple(f"print/{p}" for p in PARTS if p in outputs)
+    if "vassal" in outputs:
+        remade += (module_path(rules),)
     adopt = Path(os.path.abspath(target)) == GENERATED / rules.name and is_shipped(entry)
     bar = Progress(len(steps)) if progress else None
     with OutputFolder(target, rules.name, remade, adopt=adopt) as folder:

@@ -80,18 +80,25 @@ def counter_steps(rules: ir.Ruleset, sources: SourceFiles) -> list[tuple[str, St
     return steps
 
 
+def chart_images(rules: ir.Ruleset) -> dict[str, Image.Image]:
+    """Every chart and track drawn at 300 dpi, by name (the VASSAL module shows them too)."""
+    width = min(p.width - 2 * p.margin for p in PAPERS)
+    images: dict[str, Image.Image] = {}
+    for name, chart in all_charts(rules):
+        images[name] = render_chart(chart, width)
+    for lv in rules.levels:
+        images[f"{lv.name}_track"] = level_track(rules, lv)
+    for n, chart in enumerate(turn_track_charts(rules), start=1):
+        images[f"turn_track_{n}"] = render_chart(chart, width)
+    return images
+
+
 def chart_steps(rules: ir.Ruleset, _sources: SourceFiles) -> list[tuple[str, Step]]:
     """A PNG per chart and track, and all of them on Letter and A4 pages."""
-    width = min(p.width - 2 * p.margin for p in PAPERS)
     images: dict[str, Image.Image] = {}
 
     def draw() -> dict[str, bytes]:
-        for name, chart in all_charts(rules):
-            images[name] = render_chart(chart, width)
-        for lv in rules.levels:
-            images[f"{lv.name}_track"] = level_track(rules, lv)
-        for n, chart in enumerate(turn_track_charts(rules), start=1):
-            images[f"turn_track_{n}"] = render_chart(chart, width)
+        images.update(chart_images(rules))
         return {f"charts/{name}.png": png(img) for name, img in images.items()}
 
     def pages(paper: Paper) -> dict[str, bytes]:

@@ -1,0 +1,238 @@
+"""The VASSAL module: a `.vmod` per battle, built from the IR alone.
+
+`vassal_steps(rules, sources, game_of)` lists the work as named steps (for
+the progress bar), the last returning `{"<name>.vmod": bytes}`; nothing is
+written here. `game_of(scenario)` makes the engine of a scenario: set-ups
+that let a player choose a hex start on the first hex the engine offers.
+The module holds `buildFile.xml`, `moduledata`, `images/` and one `.vsav`
+per scenario; docs/vassal.md says what is in it and how to open it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from compiler import ir
+from compiler.backends.print_and_play.charts import words
+from compiler.backends.print_and_play.mix import counter_mix
+from compiler.backends.vassal import images, tracks
+from compiler.backends.vassal.archive import zipped
+from compiler.backends.vassal.buildfile import Chart, Module, Setup, build_xml
+from compiler.backends.vassal.grid import grid_of
+from compiler.backends.vassal.metadata import metadata
+from compiler.backends.vassal.pieces import (
+    MAIN_BOARD,
+    MAIN_MAP,
+    MOVED_ICON,
+    TRACKS_BOARD,
+    TRACKS_MAP,
+    Pieces,
+    expanded,
+    pieces_of,
+    track_marker_image,
+)
+from compiler.backends.vassal.placements import SetUp, scenario_setup
+from compiler.backends.vassal.savefile import SavedPiece, game_text, savefile
+from compiler.backends.vassal.sequence import text
+from compiler.backends.vassal.traits import Layer
+from compiler.counters import check_looks
+from dsl.diagnostics import Reporter
+from dsl.source import SourceFiles
+from engine.game import Game
+
+Step = Callable[[], dict[str, bytes]]
+
+
+def phases(rules: ir.Ruleset) -> tuple[str, ...]:
+    """The phases in the order the sequence of play calls them, from the start procedure.
+
+    A phase called twice (a close combat an abbreviated first turn calls early, as well as
+    in its place) is listed where it is called last: its place in the full player turn.
+    """
+    procs = {p.name: p for p in rules.procedures}
+    calls: list[str] = []
+
+    def walk(value: object, path: tuple[str, ...]) -> None:
+        if isinstance(value, ir.CallProc):
+            target = procs.get(value.proc)
+            if target is not None and target.name not in path:
+                if target.kind == "phase":
+                    calls.append(target.name)
+                walk(target.steps, (*path, target.name))
+        if isinstance(value, tuple | list):
+            for v in value:
+                walk(v, path)
+        elif hasattr(value, "__dataclass_fields__"):
+            for name in value.__dataclass_fields__:
+                if name not in ("span", "prov", "provs"):
+                    walk(getattr(value, name), path)
+
+    if rules.start in procs:
+        walk(procs[rules.start].steps, (rules.start,))
+    last = {name: i for i, name in enumerate(calls)}
+    return tuple(text(procs[n].title) for n in sorted(last, key=last.__getitem__))
+
+
+def description(rules: ir.Ruleset) -> str:
+    source = "" if rules.source is None else f" ({rules.source})"
+    return f"{text(rules.title)}{source}: a module built by Muster from the battle's rule files."
+
+
+def setup_description(su: SetUp, rules: ir.Ruleset) -> str:
+    """The scenario's title, turns, and every choice the set-up made for a player."""
+    first, last = su.scenario.turns
+    lines = [f"{text(su.scenario.title)}: turns {first} to {last}."]
+    titles = {u.name: text(u.title) for u in rules.units}
+    for c in su.choices:
+        more = ", ".join(c.allowed[1:9]) + (", …" if len(c.allowed) > 9 else "")
+        lines.append(
+            f"{titles[c.unit]} starts in {c.placed}, the first hex its owner may choose"
+            + (f"; the others: {more}." if more else ".")
+        )
+    return "\n".join(lines)
+
+
+def _start_level(traits: tuple, reduced: bool) -> tuple:
+    """The traits with the flip layer on for a unit that starts reduced."""
+    if not reduced:
+        return traits
+    return tuple(
+        Layer(**{**{f: getattr(t, f) for f in t.__dataclass_fields__}, "level": 1})
+        if isinstance(t, Layer) and t.name == "Flip"
+        else t
+        for t in traits
+    )
+
+
+def saved_setup(
+    rules: ir.Ruleset, su: SetUp, pieces: Pieces, grid, board: tracks.TrackBoard
+) -> str:
+    """The set-up's saved-game text: units in their hexes and turn boxes, markers on the tracks."""
+    groups: dict[tuple[str, int, int], list[SavedPiece]] = {}
+
+    def put(traits: tuple, map_: str, point: tuple[int, int]) -> None:
+        full = expanded(traits, pieces.prototypes)
+        groups.setdefault((map_, *point), []).append(SavedPiece(full, map_, *point))
+
+    for p in su.placements:
+        traits = _start_level(pieces.slot(p.unit).traits, p.reduced)
+        if p.hex is not None:
+            put(traits, MAIN_MAP, grid.point(p.hex))
+        else:
+            put(traits, TRACKS_MAP, board.box(tracks.turn_box(p.turn)).centre)
+    if pieces.turn_marker is not None:
+        first = su.scenario.turns[0]
+        put(pieces.turn_marker.traits, TRACKS_MAP, board.box(tracks.turn_box(first)).centre)
+    starts = {}
+    for v in su.scenario.values:
+        side = getattr(v.index, "value", "") if v.index is not None else ""
+        starts[(v.variable, str(side))] = getattr(v.value, "value", None)
+    variables = {v.name: v for v in rules.variables}
+    for track in board.tracks:
+        value = starts.get((track.variable, track.side))
+        if value is None:
+            initial = variables[track.variable].initial if track.variable in variables else 0
+            value = initial if isinstance(initial, int) else 0
+        value = min(max(value, track.low), track.high)
+        slot = pieces.track_markers[(track.variable, track.side)]
+        put(slot.traits, TRACKS_MAP, board.box(tracks.track_box(track, value)).centre)
+    boards = {MAIN_MAP: MAIN_BOARD, TRACKS_MAP: TRACKS_BOARD}
+    return game_text(list(groups.values()), boards)
+
+
+def hand_sides(rules: ir.Ruleset) -> tuple[ir.Side, ...]:
+    """Sides owning markers a cup or deck holds: each gets a hidden hand."""
+    in_bags = {name for bag in rules.bags for name in bag.contents}
+    owners = {m.side for m in rules.markers if m.name in in_bags and m.side}
+    return tuple(s for s in rules.sides if s.name in owners)
+
+
+def vassal_steps(
+    rules: ir.Ruleset, sources: SourceFiles, game_of: Callable[[str], Game]
+) -> list[tuple[str, Step]]:
+    """The module as named steps; raises `CompileError` before any runs."""
+    r = Reporter(sources)
+    check_looks(rules, r)
+    mix = counter_mix(rules, r)
+    r.check()
+    if rules.map is None:
+        return []
+    files: dict[str, bytes] = {}
+    state: dict[str, object] = {}
+
+    def draw() -> dict[str, bytes]:
+        renderer, board_png, img = images.board(rules)
+        state["grid"] = grid_of(renderer)
+        state["size"] = img.size
+        files["images/board.png"] = board_png
+        board = tracks.layout(rules)
+        state["tracks"] = board
+        files["images/tracks.png"] = images.png(tracks.draw(board))
+        for name, data in images.counter_images(mix).items():
+            files[f"images/{name}"] = data
+        files[f"images/{MOVED_ICON}"] = images.moved_icon()
+        return {}
+
+    def counters() -> dict[str, bytes]:
+        board = state["tracks"]
+        pieces = pieces_of(rules, board)
+        state["pieces"] = pieces
+        for k, st in enumerate(pieces.states):
+            fill = ("#c0392b", "#7d3c98", "#1f618d", "#b9770e", "#117864", "#6e2c00")[k % 6]
+            for level, name in zip(st.levels, st.images, strict=True):
+                files[f"images/{name}"] = images.tag(level, k, fill)
+        sides = {s.name: s.color for s in rules.sides}
+        files[f"images/{track_marker_image(0)}"] = images.label_counter("Game\nTurn", "#e8e2c8")
+        for n, track in enumerate(board.tracks, start=1):
+            label = (
+                "\n".join(words(track.variable).title().split()) if track.variable != "vp" else "VP"
+            )
+            files[f"images/{track_marker_image(n)}"] = images.label_counter(
+                label, sides.get(track.side, "#e8e2c8")
+            )
+        return {}
+
+    def charts() -> dict[str, bytes]:
+        out = []
+        for name, data in images.charts(rules).items():
+            files[f"images/chart-{name}"] = data
+            out.append(Chart(words(name.removesuffix(".png")).capitalize(), f"chart-{name}"))
+        state["charts"] = tuple(out)
+        return {}
+
+    def module() -> dict[str, bytes]:
+        pieces, board, grid = state["pieces"], state["tracks"], state["grid"]
+        moduledata = metadata(text(rules.title), description(rules))
+        setups, saves = [], {}
+        for sc in rules.scenarios:
+            su = scenario_setup(rules, sc, game_of(sc.name))
+            desc = setup_description(su, rules)
+            saves[f"{sc.name}.vsav"] = savefile(
+                saved_setup(rules, su, pieces, grid, board),
+                metadata(text(sc.title), desc),
+                moduledata,
+            )
+            setups.append(Setup(text(sc.title), desc, f"{sc.name}.vsav"))
+        mod = Module(
+            rules,
+            description(rules),
+            state["size"],
+            grid,
+            board,
+            pieces,
+            phases(rules),
+            state["charts"],
+            tuple(setups),
+            hand_sides(rules),
+        )
+        content = {"buildFile.xml": build_xml(mod), "moduledata": moduledata}
+        content.update(sorted(files.items()))
+        content.update(saves)
+        return {f"{rules.name}.vmod": zipped(content)}
+
+    return [
+        ("module images", draw),
+        ("module counters", counters),
+        ("module charts", charts),
+        ("module", module),
+    ]

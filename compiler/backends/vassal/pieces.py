@@ -1,0 +1,325 @@
+"""The counters as VASSAL pieces: prototypes, PieceSlots and the palette's tabs.
+
+Every unit, leader, marker and card of the ruleset gets one PieceSlot; the
+traits all counters of a side share (the chat report, move marking, the
+Eliminate and Capture commands that send it to its side's box, delete) are a
+prototype, and so are the order states units carry (disrupted, shattered,
+pinned, and each battle's own marks: every per-unit yes/no or named state
+the rules keep for the whole game). A two-step unit flips to its reduced
+face with Ctrl+F, an image layer of its own. Markers a cup or deck holds are
+cards: masked, so only their side sees the face. The module adds a counter
+per track (Game Turn, each side's Army Morale, …) for the tracks board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from compiler import ir
+from compiler.backends.print_and_play.charts import words
+from compiler.backends.vassal import tracks
+from compiler.backends.vassal.sequence import text
+from compiler.backends.vassal.traits import (
+    CTRL,
+    BasicPiece,
+    Delete,
+    Key,
+    Layer,
+    MarkMoved,
+    Mask,
+    Properties,
+    Prototype,
+    Report,
+    SendTo,
+    Trait,
+    suffix,
+)
+
+MAIN_MAP = "Map"
+TRACKS_MAP = "Tracks"
+MAIN_BOARD = "Map board"
+TRACKS_BOARD = "Tracks board"
+MOVED_ICON = "moved.png"
+
+FLIP = Key(70)  # Ctrl+F
+ELIMINATE = Key(69)  # Ctrl+E
+CAPTURE = Key(75)  # Ctrl+K
+DELETE = Key(127)  # Ctrl+Delete
+MARK_MOVED = Key(77)  # Ctrl+M
+# Ctrl+A/C/V/X/Z select, copy and undo in VASSAL; F, E, K, M are taken above.
+RESERVED = set("ACVXZFEKM")
+REPORT = "* $location$: $oldPieceName$ — $menuCommand$ *"
+
+
+@dataclass(frozen=True, slots=True)
+class StateLayer:
+    """An order state as a layer: a yes/no state has one level, a named one a level per value."""
+
+    variable: str
+    title: str
+    levels: tuple[str, ...]  # the words on each level's tag
+    images: tuple[str, ...]
+    activate: Key
+    increase: Key | None
+
+    def layer(self) -> Layer:
+        if len(self.levels) == 1:
+            return Layer(
+                self.title, self.images, (suffix(self.levels[0]),), self.levels[0], self.activate
+            )
+        return Layer(
+            self.title,
+            self.images,
+            tuple(suffix(level) for level in self.levels),
+            f"{self.title}: {' / '.join(self.levels)}",
+            self.activate,
+            f"{self.title}: next",
+            self.increase,
+            loop=True,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One PieceSlot: its palette entry, gpid, traits and where it goes in the palette."""
+
+    entry: str
+    name: str  # the unit's or marker's name in the rules
+    gpid: int
+    traits: tuple[Trait, ...]
+    kind: str  # "unit", "leader", "piece", "marker", "card" or "track"
+    tab: str
+    group: str
+
+
+@dataclass
+class Pieces:
+    prototypes: dict[str, tuple[Trait, ...]] = field(default_factory=dict)
+    slots: list[Slot] = field(default_factory=list)
+    states: list[StateLayer] = field(default_factory=list)
+    track_markers: dict[tuple[str, str], Slot] = field(default_factory=dict)
+    turn_marker: Slot | None = None
+    piles: dict[str, list[Slot]] = field(default_factory=dict)  # bag → its cards, in order
+
+    def slot(self, name: str) -> Slot:
+        return next(s for s in self.slots if s.name == name)
+
+    @property
+    def next_gpid(self) -> int:
+        every = [s.gpid for s in self.slots] + [c.gpid for p in self.piles.values() for c in p]
+        return max(every, default=0) + 1
+
+
+def state_variables(rules: ir.Ruleset) -> list[ir.Variable]:
+    """Per-unit states the players mark on the map: kept all game (never reset by a phase),
+    yes/no or named. Named states (the order: disrupted, shattered) and the yes/no states of
+    an imported library (the series' pinned) always; a battle's own yes/no state when it has
+    a marker (a marker whose words are all in the state's title: Honor for "With Honor")."""
+    marked = [_words(m.title) for m in rules.markers if _words(m.title)]
+    home = PurePosixPath(rules.files[0]).parent if rules.files else PurePosixPath(".")
+
+    def shown(v: ir.Variable) -> bool:
+        if v.type.startswith("enum:"):
+            return len(v.values) > 1
+        imported = v.span is not None and PurePosixPath(v.span.file).parent != home
+        return imported or any(w <= _words(v.title) for w in marked)
+
+    return [
+        v
+        for v in rules.variables
+        if v.scope == "unit"
+        and v.reset is None
+        and (v.type == "bool" or v.type.startswith("enum:"))
+        and shown(v)
+    ]
+
+
+def _words(title: str) -> frozenset[str]:
+    return frozenset(w for w in "".join(c if c.isalnum() else " " for c in title.lower()).split())
+
+
+def _key_for(title: str, used: set[str]) -> Key:
+    """Ctrl and the first free letter of the title; Ctrl+Shift when every letter is taken."""
+    for ch in title.upper():
+        if "A" <= ch <= "Z" and ch not in used:
+            used.add(ch)
+            return Key(ord(ch))
+    for ch in "BDGHIJLNOPQRSTUWY":
+        if ch not in used:
+            used.add(ch)
+            return Key(ord(ch), CTRL + 65)
+    raise ValueError("more order states than keys")
+
+
+def order_states(rules: ir.Ruleset) -> list[StateLayer]:
+    used = set(RESERVED)
+    out = []
+    for v in state_variables(rules):
+        title = text(v.title)
+        if v.type == "bool":
+            levels = (title,)
+        else:
+            levels = tuple(words(x).capitalize() for x in v.values if x != v.initial)
+        images = tuple(f"state-{v.name}-{k}.png" for k in range(len(levels)))
+        activate = _key_for(title, used)
+        increase = _key_for(title + "next", used) if len(levels) > 1 else None
+        out.append(StateLayer(v.name, title, levels, images, activate, increase))
+    return out
+
+
+def counter_prototype(
+    side: ir.Side, board: tracks.TrackBoard, states: list[StateLayer]
+) -> tuple[Trait, ...]:
+    elim = board.box(tracks.eliminated_box(side)).centre
+    capt = board.box(tracks.captured_box(side)).centre
+    keys = [FLIP, ELIMINATE, CAPTURE, DELETE]
+    for st in states:
+        keys += [st.activate] + ([st.increase] if st.increase else [])
+    return (
+        Report(tuple(keys), REPORT),
+        MarkMoved(MOVED_ICON),
+        SendTo("Eliminate", ELIMINATE, TRACKS_MAP, TRACKS_BOARD, *elim),
+        SendTo("Capture", CAPTURE, TRACKS_MAP, TRACKS_BOARD, *capt),
+        Delete(),
+        BasicPiece("", ""),
+    )
+
+
+def marker_prototype() -> tuple[Trait, ...]:
+    return (Report((FLIP, DELETE), REPORT), Delete(), BasicPiece("", ""))
+
+
+def card_prototype() -> tuple[Trait, ...]:
+    return (Report((FLIP, DELETE), REPORT), Delete(), BasicPiece("", ""))
+
+
+def flip_layer(back_image: str, words_: str) -> Layer:
+    return Layer("Flip", (back_image,), (suffix(words_),), "Flip", FLIP)
+
+
+def side_prototype_name(side: str) -> str:
+    return f"{side} counter"
+
+
+def unit_traits(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> tuple[Trait, ...]:
+    side = next(s for s in rules.sides if s.name == u.side)
+    formation = next((f for f in rules.formations if f.name == u.formation), None)
+    traits: list[Trait] = [Prototype(side_prototype_name(u.side))]
+    if u.kind == "unit" and state_variables(rules):
+        traits.append(Prototype("order states"))
+    if len(u.strengths) >= 2:
+        traits.append(flip_layer(f"{u.name}-back.png", "reduced"))
+    props = [("Side", text(side.title)), ("Kind", u.kind)]
+    if formation is not None:
+        props.append(("Formation", text(formation.title)))
+    traits.append(Properties(tuple(props)))
+    traits.append(BasicPiece(f"{u.name}-front.png", text(u.title), gpid))
+    return tuple(traits)
+
+
+def marker_traits(rules: ir.Ruleset, m: ir.Marker, gpid: int, card: bool) -> tuple[Trait, ...]:
+    side = next((s for s in rules.sides if s.name == m.side), None)
+    props = (("Side", text(side.title) if side else ""), ("Kind", "card" if card else "marker"))
+    front, back = f"{m.name}-front.png", f"{m.name}-back.png"
+    if card:
+        return (
+            Mask(FLIP, back),
+            Prototype("card"),
+            Properties(props),
+            BasicPiece(front, text(m.title), gpid),
+        )
+    return (
+        Prototype("marker"),
+        flip_layer(back, "back"),
+        Properties(props),
+        BasicPiece(front, text(m.title), gpid),
+    )
+
+
+def track_marker_image(n: int) -> str:
+    return f"track-{n}.png"
+
+
+def pieces_of(rules: ir.Ruleset, board: tracks.TrackBoard) -> Pieces:
+    out = Pieces()
+    out.states = order_states(rules)
+    for side in rules.sides:
+        out.prototypes[side_prototype_name(side.name)] = counter_prototype(side, board, out.states)
+    if out.states:
+        out.prototypes["order states"] = (*(s.layer() for s in out.states), BasicPiece("", ""))
+    out.prototypes["marker"] = marker_prototype()
+    in_bags = {name for bag in rules.bags for name in bag.contents}
+    if in_bags:
+        out.prototypes["card"] = card_prototype()
+    gpid = 0
+    sides = {s.name: text(s.title) for s in rules.sides}
+    formations = {f.name: text(f.title) for f in rules.formations}
+    for u in rules.units:
+        gpid += 1
+        group = formations.get(u.formation or "", "Leaders" if u.kind == "leader" else "Other")
+        out.slots.append(
+            Slot(
+                text(u.title),
+                u.name,
+                gpid,
+                unit_traits(rules, u, gpid),
+                u.kind,
+                sides[u.side],
+                group,
+            )
+        )
+    for m in rules.markers:
+        gpid += 1
+        card = m.name in in_bags
+        tab = sides.get(m.side, "Markers")
+        group = ("Cards and chits" if card else "Markers") if m.side else "Markers"
+        kind = "card" if card else "marker"
+        traits = marker_traits(rules, m, gpid, card)
+        out.slots.append(Slot(text(m.title), m.name, gpid, traits, kind, tab, group))
+    gpid += 1
+    turn = Slot(
+        "Game Turn marker",
+        "",
+        gpid,
+        (Prototype("marker"), BasicPiece(track_marker_image(0), "Game Turn marker", gpid)),
+        "track",
+        "Tracks",
+        "Tracks",
+    )
+    out.slots.append(turn)
+    out.turn_marker = turn
+    for n, track in enumerate(board.tracks, start=1):
+        gpid += 1
+        name = f"{track.title} marker"
+        traits = (Prototype("marker"), BasicPiece(track_marker_image(n), name, gpid))
+        slot = Slot(name, "", gpid, traits, "track", "Tracks", "Tracks")
+        out.slots.append(slot)
+        out.track_markers[(track.variable, track.side)] = slot
+    markers = {m.name: m for m in rules.markers}
+    for bag in rules.bags:
+        cards = []
+        for n, name in enumerate(bag.contents, start=1):
+            gpid += 1
+            traits = marker_traits(rules, markers[name], gpid, True)
+            title = text(markers[name].title)
+            cards.append(Slot(f"{title} {n}", name, gpid, traits, "card", "", pile_name(bag)))
+        out.piles[bag.name] = cards
+    return out
+
+
+def pile_name(bag: ir.Bag) -> str:
+    return tracks.pile_box(bag)
+
+
+def expanded(
+    traits: tuple[Trait, ...], prototypes: dict[str, tuple[Trait, ...]]
+) -> tuple[Trait, ...]:
+    """The traits with every prototype replaced by its own traits (as a saved game holds them)."""
+    out: list[Trait] = []
+    for t in traits:
+        if isinstance(t, Prototype):
+            out += expanded(prototypes[t.name][:-1], prototypes)
+        else:
+            out.append(t)
+    return tuple(out)

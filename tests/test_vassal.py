@@ -1,0 +1,515 @@
+"""The VASSAL module: it validates against VASSAL 3.7's classes, its pieces decode, its set-ups
+are the scenarios' set-ups, its grid lies on the drawn hexes, and hostile names survive."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import xml.etree.ElementTree as ET
+import zipfile
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from compiler import ir
+from compiler.backends.map_render import MapRenderer
+from compiler.backends.vassal.grid import grid_of
+from compiler.backends.vassal.images import SCREEN_DPI
+from compiler.backends.vassal.sequence import Unencodable, sequence, text
+from compiler.build import vassal_output
+from compiler.check import compile_ruleset
+from compiler.cli import main
+from compiler.map_model import MapModel
+from tests.conftest import RULESETS
+from tests.vassal_decode import DecodedPiece, decode_piece, read_save, split
+from tests.vassal_render import grid_params, vassal_centre, vassal_label, vassal_snap
+from tests.vassal_schema_check import load_schema, problems
+
+BATTLES = ("training", "newtown", "monmouth")
+SLOTS = ("VASSAL.build.widget.PieceSlot", "VASSAL.build.widget.CardSlot")
+REGION = "VASSAL.build.module.map.boardPicker.board.Region"
+
+
+def build_module(arg: object) -> tuple[ir.Ruleset, bytes]:
+    rules, sources = compile_ruleset(arg)
+    files: dict[str, bytes] = {}
+    for _what, run in vassal_output(rules, sources):
+        files.update(run())
+    return rules, files[f"{rules.name}.vmod"]
+
+
+@pytest.fixture(scope="session")
+def modules() -> dict[str, tuple[ir.Ruleset, bytes]]:
+    """Each shipped battle's module, built once for the session."""
+    return {name: build_module(name) for name in BATTLES}
+
+
+@pytest.fixture(scope="session")
+def schema() -> dict:
+    return load_schema()
+
+
+def buildfile(vmod: bytes) -> bytes:
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        return z.read("buildFile.xml")
+
+
+def names_in(vmod: bytes) -> list[str]:
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        return z.namelist()
+
+
+def slots(vmod: bytes) -> list[ET.Element]:
+    root = ET.fromstring(buildfile(vmod))
+    return [e for cls in SLOTS for e in root.iter(cls)]
+
+
+# ------------------------------------------------------------------ the buildFile
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_buildfile_validates_against_vassal_classes(modules, schema, battle):
+    _rules, vmod = modules[battle]
+    assert problems(buildfile(vmod), schema) == []
+
+
+def test_the_validator_finds_each_kind_of_mistake(modules, schema):
+    xml = buildfile(modules["training"][1]).decode()
+    cases = {
+        "not a VASSAL class": xml.replace(
+            "<VASSAL.build.module.BasicCommandEncoder />", "<VASSAL.build.module.Nonsense />"
+        ),
+        "has no attribute 'zoomStartt'": xml.replace("zoomStart=", "zoomStartt=", 1),
+        "does not take a VASSAL.build.module.DiceButton": xml.replace(
+            "<VASSAL.build.module.map.Scroller />", '<VASSAL.build.module.DiceButton name="x" />', 1
+        ),
+        "does not decode": xml.replace("\tpiece;;;red_guard", "\tpiece;;red_guard", 1),
+    }
+    for message, bad in cases.items():
+        assert bad != xml
+        found = problems(bad.encode(), schema)
+        assert any(message in p for p in found), (message, found)
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_gpids_are_unique_and_below_next_piece_slot_id(modules, battle):
+    _rules, vmod = modules[battle]
+    root = ET.fromstring(buildfile(vmod))
+    gpids = [int(e.get("gpid")) for e in slots(vmod)]
+    assert len(gpids) == len(set(gpids))
+    assert max(gpids) < int(root.get("nextPieceSlotId"))
+    for e in slots(vmod):  # the slot's gpid is written in its BasicPiece state too
+        assert decode_piece(e.text).state_of()[3] == e.get("gpid")
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_every_image_the_module_names_is_in_it(modules, battle):
+    _rules, vmod = modules[battle]
+    root = ET.fromstring(buildfile(vmod))
+    images = {n.removeprefix("images/") for n in names_in(vmod) if n.startswith("images/")}
+    named = {e.get("image") for e in root.iter() if e.get("image")}
+    named |= {e.get("fileName") for e in root.iter() if e.get("fileName")}
+    texts = [
+        e.text for e in root.iter() if e.tag in (*SLOTS, "VASSAL.build.module.PrototypeDefinition")
+    ]
+    for t in texts:
+        piece = decode_piece(t)
+        for trait in piece.traits:
+            if trait.id == "piece":
+                named.add(trait.fields[2])
+            elif trait.id == "emb2":
+                named |= set(split(trait.fields[15], ","))
+            elif trait.id in ("obs", "markmoved"):
+                named.add(trait.fields[1] if trait.id == "obs" else trait.fields[0])
+    named.discard("")
+    assert named <= images, named - images
+    assert "board.png" in named and "tracks.png" in named
+
+
+def test_the_module_names_itself_for_vassal_3_7(modules):
+    rules, vmod = modules["newtown"]
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        data = ET.fromstring(z.read("moduledata"))
+        assert z.namelist()[:2] == ["buildFile.xml", "moduledata"]
+        assert {f"{sc.name}.vsav" for sc in rules.scenarios} <= set(z.namelist())
+    assert data.findtext("name") == rules.title
+    assert data.findtext("VassalVersion").startswith("3.7")
+    assert rules.title in data.findtext("description")
+
+
+def test_the_same_rules_give_the_same_bytes(modules):
+    assert build_module("training")[1] == modules["training"][1]
+
+
+def test_the_module_has_its_game_aids(modules, schema):
+    rules, vmod = modules["newtown"]
+    root = ET.fromstring(buildfile(vmod))
+    die = next(root.iter("VASSAL.build.module.DiceButton"))
+    low, high = rules.die
+    # VASSAL rolls 1..nSides and adds `plus`: the series die reads 0–9 (§ series 2.3).
+    assert (int(die.get("nSides")), int(die.get("plus"))) == (high - low + 1, low - 1)
+    phases = next(root.iter("VASSAL.build.module.turn.ListTurnLevel")).get("list")
+    assert "Movement Phase" in split(phases, ",")
+    decks = {e.get("name"): e for e in root.iter("VASSAL.build.module.map.DrawPile")}
+    assert set(decks) == {b.title for b in rules.bags}
+    for bag in rules.bags:
+        assert len(list(decks[bag.title])) == len(bag.contents)
+    hands = {e.get("side"): e.get("visible") for e in root.iter("VASSAL.build.module.PlayerHand")}
+    assert hands == {s.title: "false" for s in rules.sides}
+    charts = [e.get("fileName") for e in root.iter("VASSAL.build.widget.Chart")]
+    assert len(charts) >= len(rules.tables)
+    setups = [e.get("file") for e in root.iter("VASSAL.build.module.PredefinedSetup")]
+    assert setups == [f"{sc.name}.vsav" for sc in rules.scenarios]
+
+
+# ------------------------------------------------------------------ piece definitions
+
+
+def slot_text(vmod: bytes, entry: str) -> str:
+    return next(e.text for e in slots(vmod) if e.get("entryName") == entry)
+
+
+# Written by hand from FORMAT.md. Traits nest outermost first; the tab before the
+# n-th inner trait carries n−1 backslashes; BasicPiece is `piece;;;image;name`
+# with state `null;0;0;gpid;0`; the flip layer is emb2's 33 fields in order.
+FLIP_LAYER = (
+    "emb2;Flip;130;;;130;;;130;;;;1;false;0;0;{image};+ (reduced);false;Flip;;;false;;1;1;"
+    "false;70,130;;;Flip;1.0;;true"
+)
+RED_GUARD = (
+    "+/null/"
+    "prototype;red counter"
+    "\t" + FLIP_LAYER.format(image="red_guard-back.png") + "\\\t"
+    "mark;Side,Kind,Formation"
+    "\\\\\t"
+    "piece;;;red_guard-front.png;Red Guard"
+    "/"
+    "\t"  # the prototype's state is empty
+    "-1"  # the layer is off: full strength
+    "\\\tRed Army,unit,Red Line Army"
+    "\\\\\tnull;0;0;1;0"
+)
+GENERAL_ROUGE = (
+    "+/null/"
+    "prototype;red counter"
+    "\tmark;Side,Kind,Formation"
+    "\\\tpiece;;;red_general-front.png;General Rouge"
+    "/"
+    "\tRed Army,leader,Red Line Army"
+    "\\\tnull;0;0;8;0"
+)
+GAME_TURN = (
+    "+/null/"
+    "prototype;marker"
+    "\temb2;Flip;130;;;130;;;130;;;;1;false;0;0;turn_marker-back.png;+ (back);false;Flip;;;"
+    "false;;1;1;false;70,130;;;Flip;1.0;;true"
+    "\\\tmark;Side,Kind"
+    "\\\\\tpiece;;;turn_marker-front.png;Game Turn"
+    "/"
+    "\t-1"
+    "\\\t,marker"  # a marker both sides use has an empty Side
+    "\\\\\tnull;0;0;9;0"
+)
+# A card: the mask (`obs`: Ctrl+F, the back's image, peek for its side only) outermost.
+CHAOS = (
+    "+/null/"
+    "obs;70,130;chaos-back.png;Flip card;P;Card;side:;Peek;Card;true;;"
+    "\tprototype;card"
+    "\\\tmark;Side,Kind"
+    "\\\\\tpiece;;;chaos-front.png;Chaos"
+    "/"
+    "null;"  # not masked by anyone yet
+    "\t"
+    "\\\tIndian Player,card"
+    "\\\\\tnull;0;0;93;0"
+)
+
+
+@pytest.mark.parametrize(
+    ("battle", "entry", "golden"),
+    [
+        ("training", "Red Guard", RED_GUARD),
+        ("training", "General Rouge", GENERAL_ROUGE),
+        ("training", "Game Turn", GAME_TURN),
+        ("newtown", "Chaos", CHAOS),
+    ],
+)
+def test_piece_definitions_match_the_hand_written_ones(modules, battle, entry, golden):
+    assert slot_text(modules[battle][1], entry) == golden
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_every_slot_decodes_to_its_counter(modules, battle):
+    rules, vmod = modules[battle]
+    titles = {u.title for u in rules.units} | {m.title for m in rules.markers}
+    decoded = [decode_piece(e.text) for e in slots(vmod)]
+    names = {p.name for p in decoded}
+    assert titles <= names
+    for u in rules.units:
+        piece = next(p for p in decoded if p.name == u.title)
+        flips = [t for t in piece.trait("emb2") if t.fields[18] == "Flip"]
+        assert len(flips) == (1 if len(u.strengths) >= 2 else 0), u.name
+        if flips:
+            assert split(flips[0].fields[15], ",") == [f"{u.name}-back.png"]
+        side = next(s for s in rules.sides if s.name == u.side)
+        assert piece.properties()["Side"] == side.title
+        assert piece.trait("prototype")[0].fields == [f"{u.side} counter"]
+
+
+def test_order_states_are_layers_with_keys(modules):
+    _rules, vmod = modules["monmouth"]
+    root = ET.fromstring(buildfile(vmod))
+    proto = next(
+        e
+        for e in root.iter("VASSAL.build.module.PrototypeDefinition")
+        if e.get("name") == "order states"
+    )
+    layers = {t.fields[18]: t for t in decode_piece(proto.text).trait("emb2")}
+    assert {"Order", "Pinned"} <= set(layers)
+    order = layers["Order"]
+    assert split(order.fields[16], ",") == ["+ (Disrupted)", "+ (Shattered)"]
+    keys = [t.fields[26] for t in layers.values()] + [layers["Order"].fields[27]]
+    assert len(keys) == len(set(keys)) and all(keys)  # every state has its own key
+    counter = next(
+        e
+        for e in root.iter("VASSAL.build.module.PrototypeDefinition")
+        if e.get("name") == "british counter"
+    )
+    traits = decode_piece(counter.text).traits
+    report = next(t for t in traits if t.id == "report")
+    reported = set(split(report.fields[0], ","))
+    assert set(keys) | {"70,130", "69,130"} <= reported  # every flip, state and elimination
+    sends = [t for t in traits if t.id == "sendto"]
+    assert [t.fields[0] for t in sends] == ["Eliminate", "Capture"]
+
+
+# ------------------------------------------------------------------ set-ups
+
+
+def regions(vmod: bytes) -> dict[tuple[int, int], str]:
+    root = ET.fromstring(buildfile(vmod))
+    return {
+        (int(e.get("originx")), int(e.get("originy"))): e.get("name") for e in root.iter(REGION)
+    }
+
+
+def expected_setup(rules: ir.Ruleset, sc: ir.Scenario) -> dict[str, tuple[set[str], bool]]:
+    """Unit title → (the places it may start, starts reduced), read from the IR."""
+    out: dict[str, tuple[set[str], bool]] = {}
+    titles = {u.name: u.title for u in rules.units}
+    every_hex = set(MapModel(rules).labels())
+    if sc.printed_setup:
+        for u in rules.units:
+            if u.setup:
+                out[u.title] = ({u.setup}, False)
+            elif u.entry is not None:
+                out[u.title] = ({f"Turn {u.entry.turn}"}, False)
+        return out
+    for e in sc.setup:
+        allowed = {e.hexes[0]} if not e.chosen else set(e.hexes or every_hex)
+        for p in e.units:
+            out[titles[p.name]] = (allowed, p.reduced)
+    for e in sc.reinforcements:
+        for p in e.units:
+            out[titles[p.name]] = ({f"Turn {e.turn}"}, p.reduced)
+    return out
+
+
+def saved(vmod: bytes, scenario: str) -> dict[str, tuple[str, DecodedPiece]]:
+    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
+        save = read_save(z.read(f"{scenario}.vsav"))
+    params, boxes = grid_params(buildfile(vmod)), regions(vmod)
+    out = {}
+    for map_, x, y, ids in save.stacks:
+        for pid in ids:
+            piece = save.pieces[pid]
+            state = piece.state_of()
+            assert (state[0], int(state[1]), int(state[2])) == (map_, x, y)
+            assert piece.name not in out, piece.name
+            place = vassal_label(params, x, y) if map_ == "Map" else boxes[(x, y)]
+            if map_ == "Map":  # where VASSAL itself snaps a counter dropped in that hex
+                assert (x, y) == vassal_snap(params, place)
+            out[piece.name] = (place, piece)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("battle", "scenario"),
+    [
+        (b, sc)
+        for b in BATTLES
+        for sc in {
+            "training": ["skirmish", "night_march"],
+            "newtown": ["campaign", "historical"],
+            "monmouth": ["campaign", "lees_advance", "holding_action", "washingtons_stand"],
+        }[b]
+    ],
+)
+def test_each_scenario_save_is_its_setup_unit_by_unit(modules, battle, scenario):
+    rules, vmod = modules[battle]
+    sc = next(s for s in rules.scenarios if s.name == scenario)
+    want = expected_setup(rules, sc)
+    got = saved(vmod, scenario)
+    units = {
+        n: v for n, v in got.items() if v[1].properties().get("Kind") in ("unit", "leader", "piece")
+    }
+    assert set(units) == set(want)
+    for title, (place, piece) in units.items():
+        allowed, reduced = want[title]
+        assert place in allowed, (title, place, sorted(allowed)[:5])
+        flips = [t for t in piece.trait("emb2") if t.fields[18] == "Flip"]
+        assert (flips[0].state == "1" if flips else False) == reduced, title
+        assert not piece.trait("prototype")  # a saved game holds prototypes expanded
+    assert got["Game Turn marker"][0] == f"Turn {sc.turns[0]}"
+    for v in sc.values:
+        if isinstance(getattr(v.value, "value", None), bool):
+            continue
+        side = next((s for s in rules.sides if s.name == getattr(v.index, "value", "")), None)
+        var = next(x for x in rules.variables if x.name == v.variable)
+        track = f"{side.short} {var.title}" if side else var.title
+        assert got[f"{track} marker"][0] == f"{track} {v.value.value}"
+
+
+def test_a_chosen_hex_is_the_first_the_engine_offers_and_is_described(modules):
+    rules, vmod = modules["newtown"]
+    root = ET.fromstring(buildfile(vmod))
+    setup = next(
+        e
+        for e in root.iter("VASSAL.build.module.PredefinedSetup")
+        if e.get("file") == "historical.vsav"
+    )
+    got = saved(vmod, "historical")
+    sc = next(s for s in rules.scenarios if s.name == "historical")
+    titles = {u.name: u.title for u in rules.units}
+    for e in sc.setup:
+        if e.chosen:
+            for p in e.units:
+                hex_ = got[titles[p.name]][0]
+                assert (
+                    f"{titles[p.name]} starts in {hex_}, the first hex its owner may choose"
+                    in setup.get("description")
+                )
+
+
+def test_the_save_is_obfuscated_as_vassal_writes_it(modules):
+    with (
+        zipfile.ZipFile(io.BytesIO(modules["training"][1])) as z,
+        zipfile.ZipFile(io.BytesIO(z.read("night_march.vsav"))) as save,
+    ):
+        data = save.read("savedGame")
+        assert set(save.namelist()) == {"savedGame", "savedata", "moduledata"}
+    assert data[:5] == b"!VCSK" and all(c in b"0123456789abcdef" for c in data[5:])
+    key = int(data[5:7], 16)
+    assert bytes(int(data[i : i + 2], 16) ^ key for i in range(7, 27, 2)) == b"begin_save"
+
+
+# ------------------------------------------------------------------ the grid
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_hex_centres_agree_with_the_drawing_within_a_pixel(modules, battle):
+    rules, vmod = modules[battle]
+    renderer = MapRenderer(MapModel(rules), SCREEN_DPI)
+    params = grid_params(buildfile(vmod))
+    (c0, c1), (r0, r1) = rules.map.columns, rules.map.rows
+    probes = [(c0, r0), (c1, r0), (c0, r1), (c1, r1), ((c0 + c1) // 2, (r0 + r1) // 2)]
+    probes += [(c0 + 1, r0), (c1 - 1, r1)]  # both column parities at the edges
+    for col, row in probes:
+        label = f"{col:02d}{row:02d}"
+        rx, ry = renderer.centre(label)
+        vx, vy = vassal_centre(params, label)
+        assert abs(rx - vx) <= 1 and abs(ry - vy) <= 1, (label, (rx, ry), (vx, vy))
+        assert vassal_label(params, rx, ry) == label
+    assert grid_of(renderer).dy == pytest.approx(120, abs=0.5)  # about 120 px a hex
+
+
+# ------------------------------------------------------------------ encoding and hostile text
+
+VALUE = st.text(alphabet=st.sampled_from(list("ab;,/\\'\t\n <&\"+")), max_size=12).filter(
+    lambda v: not v.endswith("\\")
+)
+
+
+@given(st.lists(VALUE, min_size=2, max_size=5), st.sampled_from([";", ",", "/", "\t"]))
+def test_sequences_decode_to_their_values(values, delimiter):
+    assert split(sequence(values, delimiter), delimiter) == values
+
+
+@given(st.lists(st.lists(VALUE, min_size=2, max_size=4), min_size=2, max_size=4))
+def test_nested_sequences_decode_level_by_level(groups):
+    inner = [sequence(g, ";") for g in groups]
+    outer = sequence(inner, "\t")
+    assert [split(v, ";") for v in split(outer, "\t")] == groups
+
+
+def test_a_trailing_backslash_cannot_be_encoded_and_text_makes_it_safe():
+    with pytest.raises(Unencodable):
+        sequence(["a\\", "b"], ";")
+    assert split(sequence([text("a\\"), "b"], ";"), ";") == ["a\\ ", "b"]
+
+
+# As written in a rule file's "…", and as it must come out.
+HOSTILE = r"O'Neil \"Q\", <b> & c; d\\e/f" + r"\n" + r"'g'"
+DECODED = "O'Neil \"Q\", <b> & c; d\\e/f\n'g'"
+
+
+@pytest.fixture(scope="session")
+def hostile(tmp_path_factory) -> tuple[ir.Ruleset, bytes]:
+    folder = tmp_path_factory.mktemp("hostile") / "training"
+    shutil.copytree(RULESETS / "training", folder)
+    battle = folder / "battle.mst"
+    body = battle.read_text(encoding="utf-8")
+    for old in ('"Red Guard"', '"Red Army"', '"Red Line Army"', '"Dawn"'):
+        assert old in body
+        body = body.replace(old, '"' + HOSTILE + '"', 1)
+    battle.write_text(body, encoding="utf-8")
+    scenarios = folder / "ruleset.mst"
+    scenarios.write_text(scenarios.read_text().replace('"The Night March"', '"' + HOSTILE + '"'))
+    return build_module(folder)
+
+
+def test_hostile_names_build_a_valid_module_that_decodes_back(hostile, schema):
+    rules, vmod = hostile
+    assert rules.units[0].title == DECODED
+    xml = buildfile(vmod)
+    assert problems(xml, schema) == []
+    piece = decode_piece(slot_text(vmod, DECODED))
+    assert piece.name == DECODED
+    assert piece.properties() == {"Side": DECODED, "Kind": "unit", "Formation": DECODED}
+    root = ET.fromstring(xml)
+    assert DECODED in [e.text for e in root.iter("entry")]
+    assert DECODED in [e.get("name") for e in root.iter("VASSAL.build.module.PredefinedSetup")]
+    assert f"{DECODED} counter" not in xml.decode()  # prototypes are named by identifiers
+    got = saved(vmod, "night_march")
+    assert got[DECODED][0] == "0404"
+    regions_named = set(regions(vmod).values())
+    assert any(DECODED in n for n in regions_named)  # the side's Eliminated box
+
+
+def test_muster_build_only_vassal_writes_the_module_and_says_where(tmp_path, capsys):
+    args = ["build", str(RULESETS / "training"), "--out", str(tmp_path), "--only", "vassal"]
+    assert main(args) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["training.vmod"]
+    out = capsys.readouterr().out
+    size = (tmp_path / "training.vmod").stat().st_size / 1e6
+    assert f"VASSAL module {tmp_path / 'training.vmod'} ({size:.1f} MB)" in out
+
+
+def test_a_sides_deck_is_drawn_from_by_that_side_only(modules):
+    rules, vmod = modules["newtown"]
+    root = ET.fromstring(buildfile(vmod))
+    decks = {e.get("name"): e for e in root.iter("VASSAL.build.module.map.DrawPile")}
+    sides = {s.name: s.title for s in rules.sides}
+    owner = {m.name: m.side for m in rules.markers}
+    for bag in rules.bags:
+        deck = decks[bag.title]
+        one = {owner[n] for n in bag.contents}
+        if len(one) == 1 and "" not in one:
+            assert deck.get("deckRestrictAccess") == "true"
+            assert deck.get("deckOwners") == sides[one.pop()]
+        else:
+            assert deck.get("deckRestrictAccess") == "false"
+    for card in root.iter("VASSAL.build.widget.CardSlot"):
+        mask = decode_piece(card.text).traits[0]
+        assert (mask.id, mask.fields[5]) == ("obs", "side:")  # only the owning side peeks
