@@ -1,27 +1,61 @@
-"""Speed of play: random games of every shipped battle and scenario.
+"""Speed of play: random games, measured here and against an older commit.
 
-Prints, for each scenario, games per second and actions per second of
-random play to the end, and the cost of the operations search bots lean on
-(`legal_actions`, `clone`, `apply_action`). Figures, not assertions.
+For each scenario it plays seeded random games to the end and prints games
+per second, actions per second and the cost per action of the operations
+search bots lean on (`legal_actions`, `clone`, `apply_action`). Figures, not
+assertions.
 
-    python benchmarks/bench_play.py [games per scenario]
+With `--against REV` (default: the commit before the engine redesign) the
+same games are also played by that commit's engine: the script checks it out
+in a temporary `git worktree`, runs itself there as a worker (that tree's
+`engine/` and committed `generated/` on the path, nothing of this tree's),
+and prints the ratio of games per second and whether every seed played the
+same game. "The same game" is compared by a fingerprint of the actions
+played and of the final position (units, variables, winner) without the
+rules hash, which differs between any two builds of the generated code.
+
+    python benchmarks/bench_play.py                      # Lee's Advance and the campaign
+    python benchmarks/bench_play.py --games 3 --all      # every shipped scenario
+    python benchmarks/bench_play.py --against none       # this tree only
+
+The worker uses only what every version of the engine offers
+(`generated.NAME.load_game`, `engine.chance`, `engine.save.to_json`).
 """
 
 from __future__ import annotations
 
+import argparse
+import hashlib
 import importlib
+import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-from compiler.build import shipped_battles
-from engine import chance
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE = "3f287ed"
+DEFAULT_SCENARIOS = ("monmouth/lees_advance", "monmouth/campaign")
 
 
-def play(game, seed: int) -> tuple[int, float, float, float]:
-    """One random game: its length, and seconds in legal_actions, clone and apply."""
+def fingerprint(actions: list[int], final: dict) -> str:
+    """What makes two games the same: the actions and where everything ended up."""
+    position = {k: v for k, v in final.items() if k not in ("rules_hash", "stack")}
+    text = json.dumps([actions, position], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def play(game, seed: int) -> dict:
+    """One random game: its length, fingerprint and seconds in each operation."""
+    from engine import chance
+    from engine.save import to_json
+
     s = game.new_initial_state()
     rng = random.Random(seed)
+    actions: list[int] = []
     t_legal = t_clone = t_apply = 0.0
     while not s.is_terminal():
         if s.is_chance_node():
@@ -37,33 +71,120 @@ def play(game, seed: int) -> tuple[int, float, float, float]:
         t = time.perf_counter()
         s.apply_action(action)
         t_apply += time.perf_counter() - t
-    return s.move_number, t_legal, t_clone, t_apply
+        actions.append(action)
+    return {
+        "moves": s.move_number,
+        "legal": t_legal,
+        "clone": t_clone,
+        "apply": t_apply,
+        "hash": fingerprint(actions, to_json(s)),
+    }
+
+
+def worker(scenarios: list[str], games: int) -> None:
+    """Play the scenarios in this process's tree; one JSON line per scenario."""
+    for item in scenarios:
+        battle, _, scenario = item.partition("/")
+        pkg = importlib.import_module(f"generated.{battle}")
+        game = pkg.load_game({"scenario": scenario} if scenario else {})
+        # The whole by CPU time (the machine may be shared), each operation by the
+        # wall clock: reading the CPU clock costs microseconds, the wall clock not.
+        start = time.process_time()
+        results = [play(game, seed) for seed in range(games)]
+        total = time.process_time() - start
+        record = {
+            "scenario": item,
+            "engine": str(Path(importlib.import_module("engine").__file__).parent.parent),
+            "games": games,
+            "seconds": total,
+            "moves": sum(r["moves"] for r in results),
+            "legal": sum(r["legal"] for r in results),
+            "clone": sum(r["clone"] for r in results),
+            "apply": sum(r["apply"] for r in results),
+            "hashes": [r["hash"] for r in results],
+        }
+        print(json.dumps(record), flush=True)
+
+
+def run_worker(tree: Path, scenarios: list[str], games: int) -> list[dict]:
+    """Run this script as a worker with `tree`'s packages (and only those) importable."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
+    args = [sys.executable, str(Path(__file__).resolve()), "--worker", "--games", str(games)]
+    out = subprocess.run(
+        [*args, *scenarios], cwd=tree, env=env, capture_output=True, text=True, check=False
+    )
+    if out.returncode != 0:
+        sys.exit(f"the worker in {tree} failed:\n{out.stderr}")
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def report(label: str, r: dict) -> None:
+    moves = max(r["moves"], 1)
+    print(
+        f"  {label:>9}: {r['games'] / r['seconds']:8.3f} games/s   "
+        f"{r['moves'] / r['seconds']:8.0f} actions/s   per action: "
+        f"legal_actions {1e6 * r['legal'] / moves:7.1f} µs   "
+        f"clone {1e6 * r['clone'] / moves:5.1f} µs   apply {1e6 * r['apply'] / moves:7.1f} µs"
+    )
+
+
+def every_scenario() -> list[str]:
+    sys.path.insert(0, str(ROOT))
+    from compiler.build import shipped_battles
+
+    found = []
+    for battle in shipped_battles():
+        pkg = importlib.import_module(f"generated.{battle}")
+        found += [f"{battle}/{sc.name}" for sc in pkg.RULES.scenarios] or [battle]
+    return found
 
 
 def main() -> None:
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    for battle in shipped_battles():
-        pkg = importlib.import_module(f"generated.{battle}")
-        for scenario in [sc.name for sc in pkg.RULES.scenarios] or [None]:
-            game = pkg.load_game({"scenario": scenario} if scenario else {})
-            start = time.perf_counter()
-            moves = 0
-            legal = clone = apply = 0.0
-            for seed in range(games):
-                n, t_legal, t_clone, t_apply = play(game, seed)
-                moves, legal, clone, apply = (
-                    moves + n,
-                    legal + t_legal,
-                    clone + t_clone,
-                    apply + t_apply,
-                )
-            total = time.perf_counter() - start
-            print(f"{battle}/{scenario or '-'}: {games} games, {moves / games:.0f} actions a game")
-            print(
-                f"  {games / total:8.2f} games/s   {moves / total:9.0f} actions/s   "
-                f"per action: legal_actions {1e6 * legal / moves:6.1f} µs   "
-                f"clone {1e6 * clone / moves:6.1f} µs   apply {1e6 * apply / moves:6.1f} µs"
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("scenarios", nargs="*", help="BATTLE/SCENARIO (default: %(default)s)")
+    parser.add_argument("--games", type=int, default=3, help="seeds per scenario (0, 1, …)")
+    parser.add_argument("--all", action="store_true", help="every shipped scenario")
+    parser.add_argument("--against", default=BASELINE, help="a commit to compare with, or none")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    opts = parser.parse_args()
+    scenarios = opts.scenarios or (every_scenario() if opts.all else list(DEFAULT_SCENARIOS))
+    if opts.worker:
+        worker(scenarios, opts.games)
+        return
+    here = run_worker(ROOT, scenarios, opts.games)
+    there: list[dict] = []
+    if opts.against != "none":
+        with tempfile.TemporaryDirectory(prefix="muster-baseline-") as tmp:
+            tree = Path(tmp) / "tree"
+            subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(ROOT),
+                    "worktree",
+                    "add",
+                    "--detach",
+                    "-q",
+                    str(tree),
+                    opts.against,
+                ],
+                check=True,
             )
+            try:
+                there = run_worker(tree, scenarios, opts.games)
+            finally:
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True
+                )
+    for i, r in enumerate(here):
+        print(f"{r['scenario']}: {r['games']} games, {r['moves'] / r['games']:.0f} actions a game")
+        report("this tree", r)
+        if there:
+            b = there[i]
+            report(opts.against, b)
+            ratio = (r["games"] / r["seconds"]) / (b["games"] / b["seconds"])
+            same = sum(x == y for x, y in zip(r["hashes"], b["hashes"], strict=True))
+            print(f"  speed-up ×{ratio:.2f}; same games: {same} of {r['games']}")
 
 
 if __name__ == "__main__":

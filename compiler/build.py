@@ -1,10 +1,11 @@
 """Building a ruleset: compile, generate, and write outputs all or nothing.
 
 Every output — the engine package, the print-and-play parts under
-`print/` and the VASSAL module `<name>.vmod` — is written into an `OutputFolder`: a fresh folder beside the
-target, swapped in only when the whole build has succeeded, so a failed or
-killed build never leaves half-written files and never destroys any (see
-`compiler/output_folder.py` for what a build refuses to write over).
+`print/` and the VASSAL module `<name>.vmod` — is written into an
+`OutputFolder`: a fresh folder beside the target, swapped in only when the
+whole build has succeeded, so a failed or killed build never leaves
+half-written files and never destroys any (see `compiler/output_folder.py`
+for what a build refuses to write over).
 Shipped rulesets build into the project's `generated/<name>/`; others into
 `generated/<name>/` under the working directory unless told otherwise.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import linecache
 import os
 import sys
 import types
@@ -25,6 +27,7 @@ from compiler.backends.print_and_play import PARTS, print_steps
 from compiler.backends.vassal import vassal_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
+from compiler.local_charts import local_chart_file, local_charts
 from compiler.output_folder import BuildRefused, OutputFolder
 from compiler.progress import Progress
 from dsl.source import SourceFiles
@@ -149,15 +152,30 @@ def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
     rules_mod.__package__ = pkg_name
     sys.modules[pkg_name] = pkg
     sys.modules[f"{pkg_name}.rules"] = rules_mod
-    exec(compile(files["rules.py"], f"<generated {name}/rules.py>", "exec"), rules_mod.__dict__)
-    exec(compile(files["__init__.py"], f"<generated {name}/__init__.py>", "exec"), pkg.__dict__)
+    for file, module in (("rules.py", rules_mod), ("__init__.py", pkg)):
+        filename = f"<generated {name}/{file}>"
+        source = files[file]
+        # Tracebacks through code compiled in memory show its lines, as from a file.
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), module.__dict__)
     return pkg
 
 
 def load_game(arg: str | Path, params: dict | None = None) -> Game:
     """A `Game` of a ruleset, compiled fresh from its rule files."""
     rules, _sources = compile_ruleset(arg)
-    pkg = load_generated(generate(rules), rules.name)
+    return with_local_charts(load_generated(generate(rules), rules.name), params)
+
+
+def with_local_charts(pkg: types.ModuleType, params: dict | None = None) -> Game:
+    """`pkg.load_game(params)` with a player's local chart values compiled and handed
+    over: the file `params["local_charts"]` names, else the battle's own
+    `rulesets/NAME/charts.local.mst` if it exists (the generated package itself
+    imports only `engine/`, so it cannot read rule files)."""
+    params = dict(params or {})
+    path = params.pop("local_charts", None) or local_chart_file(pkg.NAME)
+    if path is not None:
+        params["charts"] = local_charts(Path(path), pkg.RULES)
     return pkg.load_game(params)
 
 

@@ -121,11 +121,21 @@ def _document_names(text: str, battle: str, cites: dict) -> list[str] | None:
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
+    from compiler.backends.engine_codegen import generate
+    from compiler.build import load_generated
     from compiler.check import compile_ruleset
-    from compiler.dump import dump
+    from compiler.dump import dump, dump_code
 
     rules, _ = compile_ruleset(args.ruleset)
-    print(dump(rules))
+    if args.code is None:
+        print(dump(rules))
+        return 0
+    compiled = load_generated(generate(rules), rules.name).RULES
+    try:
+        print(dump_code(compiled, args.code))
+    except KeyError as e:
+        print(f"muster dump: {e.args[0]}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -273,6 +283,11 @@ def parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("dump", help="print the checked IR as JSON (see docs/ir.md)")
     d.add_argument("ruleset")
+    d.add_argument(
+        "--code",
+        metavar="PROCEDURE",
+        help="print a procedure's compiled instructions with their rule-file lines instead",
+    )
     d.set_defaults(func=cmd_dump)
 
     b = sub.add_parser(

@@ -14,6 +14,9 @@ from typing import Any
 
 from compiler import ir
 from dsl.source import Span
+from engine.instructions import Instruction, operand_names
+from engine.rules import Rules
+from engine.sources import rule_text
 
 NODE_BASES = (ir.TExpr, ir.TStmt)
 
@@ -45,3 +48,37 @@ def _key(k: Any) -> str:
 
 def dump(rules: ir.Ruleset) -> str:
     return json.dumps(to_data(rules), indent=1, ensure_ascii=False)
+
+
+def _operand(value: Any) -> str:
+    """An operand in a dump: a compiled function by its name, a value as written."""
+    if callable(value):
+        return getattr(value, "__name__", repr(value))
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_operand(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def dump_code(rules: Rules, procedure: str) -> str:
+    """`muster dump --code PROCEDURE`: a compiled procedure's instructions, one a line,
+    each with its index, its operands, the rule-file line it came from and that
+    line's text; the names of the steps where they begin."""
+    spec = rules.procedures.get(procedure)
+    if spec is None:
+        known = ", ".join(sorted(rules.procedures))
+        raise KeyError(f"no procedure {procedure!r}; the compiled procedures are: {known}")
+    starts = {pc: name for name, pc in spec.steps.items()}
+    lines = [f"{spec.kind} {spec.name} {spec.title!r} ({', '.join(spec.params)})"]
+    for pc, instr in enumerate(spec.code):
+        assert isinstance(instr, Instruction)
+        if pc in starts:
+            lines.append(f"  step {starts[pc]}:")
+        operands = ", ".join(
+            f"{name}={_operand(getattr(instr, name))}" for name in operand_names(type(instr))
+        )
+        where = spec.lines[pc]
+        lines.append(f"  {pc:4}  {instr.opcode}({operands})  # {where}")
+        text = rule_text(where)
+        if text:
+            lines.append(f"{'':8}| {text}")
+    return "\n".join(lines)

@@ -15,8 +15,10 @@ that imports the battle and overrides its tables:
         ...
     }
 
-Each `Game` made from the battle's engine (`load_game`) reads the file, if
-there is one, and plays with those tables. The file is checked like any
+Each `Game` made by `compiler.build.load_game` (what `muster play`,
+`muster replay` and the tests use) reads the file, if there is one, and plays
+with those tables; the generated package takes them compiled
+(`params["charts"]`) and reads no rule file itself. The file is checked like any
 rule file; it may only override tables.
 """
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from engine.rules import BoardSpec, Rules
 
 PROHIBITED = -1
+DIRECTIONS = 6  # hexsides of a hex, clockwise from north
 MOVE_CLASS = "move_class"  # which per-class column of the TEC a unit pays
 RANGE = "range"  # how far a unit fires (11.2)
 INDIRECT_FIRE = "indirect_fire"  # fires without line of sight (howitzers)
@@ -39,17 +40,36 @@ def direction(board: BoardSpec, a: int, b: int) -> int:
     return nbrs.index(b) if b in nbrs else -1
 
 
-def move_class(rules: Rules, u: int) -> int:
-    """The index in `board.move_classes` of the class a unit moves as (0: none)."""
+def _class_index(rules: Rules, u: int) -> int:
     values = rules.unit_props.get(MOVE_CLASS)
     name = values[u] if values is not None else ""
     classes = rules.board.move_classes
     return classes.index(name) if name in classes else 0
 
 
+# Per compiled rules (by identity, the rules kept so the id stays theirs): each
+# unit's movement class and cost table. A step's cost is asked for every
+# direction of every unit at every decision.
+_COST_TABLES: dict[int, tuple[Rules, tuple[int, ...], tuple]] = {}
+
+
+def _tables(rules: Rules) -> tuple[Rules, tuple[int, ...], tuple]:
+    found = _COST_TABLES.get(id(rules))
+    if found is None or found[0] is not rules:
+        classes = tuple(_class_index(rules, u) for u in range(len(rules.units)))
+        costs = tuple(rules.board.move_cost[c] for c in classes)
+        found = _COST_TABLES[id(rules)] = (rules, classes, costs)
+    return found
+
+
+def move_class(rules: Rules, u: int) -> int:
+    """The index in `board.move_classes` of the class a unit moves as (0: none)."""
+    return _tables(rules)[1][u]
+
+
 def step_cost(rules: Rules, u: int, a: int, d: int) -> int:
     """MP for unit u to step from hex a in direction d, terrain only; PROHIBITED if it may not."""
-    return rules.board.move_cost[move_class(rules, u)][a][d]
+    return _tables(rules)[2][u][a][d]
 
 
 def unit_range(rules: Rules, u: int) -> int:

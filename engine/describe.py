@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.instructions import Choose
+
 if TYPE_CHECKING:
     from engine.state import State
 
@@ -43,9 +45,7 @@ def describe_value(s: State, kind: str, value: int, what: str) -> str:
 
 def action_to_string(s: State, action: int) -> str:
     """A readable name for an action at this state (chance outcomes included)."""
-    from engine.interpreter import current_node
-
-    node = current_node(s)
+    node = s.current_node()
     if node.outcomes is not None:
         return f"rolls {action}"
     space = s.game.actions
@@ -79,10 +79,10 @@ def action_to_string(s: State, action: int) -> str:
     frame = s.stack[-1]
     if not frame.prim:
         instr = s.game.rules.procedures[frame.proc].code[frame.pc]
-        if instr[0] == "choose":
-            options = tuple(instr[2](s, frame.b))
+        if isinstance(instr, Choose):
+            options = tuple(instr.options(s, frame.b))
             value = options[i] if i < len(options) else i
-            return f"choose {describe_value(s, instr[4], value, instr[1])}"
+            return f"choose {describe_value(s, instr.kind, value, instr.var)}"
     return f"option {i}"
 
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 from fractions import Fraction
 
 from engine.describe import hex_label, side_name, unit_name
-from engine.interpreter import emit
+from engine.events import emit, say
+from engine.queries import enemies_adjacent, unit_steps
 from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, State
 from engine.vocabulary import effect
 
+__all__ = ["emit", "say"]  # found here too, as they always were (engine/events.py)
 
-@effect(("text", "str"))
-def say(s: State, text: str) -> None:
-    """Tell the players something in the play log."""
-    s.messages.append(text)
+# The rules' `say "…"`: written with the events (below every layer that talks).
+effect(("text", "str"))(say)
 
 
 def place_unit(s: State, u: int, h: int) -> None:
@@ -33,8 +33,6 @@ def arrived(s: State, u: int, before: int, h: int) -> None:
     """Events of a unit entering hex h from `before` (-1 from off the map)."""
     emit(s, "entered", unit=u, hex=h)
     if s.game.triggers_by_event.get("became_adjacent"):
-        from engine.queries import enemies_adjacent
-
         side = s.game.rules.units[u].side
         was = set(enemies_adjacent(s, before, side)) if before >= 0 else set()
         if set(enemies_adjacent(s, h, side)) - was:
@@ -200,8 +198,6 @@ def lose_step(s: State, u: int) -> None:
 @effect(("u", "unit"))
 def eliminate(s: State, u: int) -> None:
     """Remove the unit to the eliminated box."""
-    from engine.queries import unit_steps
-
     h = s.unit_hex[u]
     steps = unit_steps(s, u)
     s.unit_status[u] = ELIMINATED

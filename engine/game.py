@@ -10,10 +10,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from engine import interpreter
+from engine.board import DIRECTIONS
+from engine.effects import set_at
+from engine.primitives import get
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
-DIRECTIONS = 6
+__all__ = ["DIRECTIONS", "ActionSpace", "Game", "GameInfo"]
 MAX_OPTIONS = 128
 MASKS = 1 << DIRECTIONS
 
@@ -147,7 +151,15 @@ class Game:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
         self.variable_scopes = {var.name: var.scope for var in rules.variables}
         self.announced = {var.name: var.title for var in rules.variables if var.announce}
+        # The movement restrictions of each kind, in declaration order (asked
+        # for every step of every unit: no scan of the others).
+        self.restrictions: dict[str, tuple] = {}
+        for r in rules.restrictions:
+            self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
         self.resets: dict[str, tuple] = {}
+        # What primitives work out from the rules and the map alone, kept for the
+        # game's life (march distances to a goal): never from a position.
+        self.derived: dict[str, dict] = {}
         for var in rules.variables:
             if var.reset:
                 self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
@@ -229,9 +241,6 @@ class Game:
 
     def new_initial_state(self) -> State:
         """The position at the start of the game (or scenario), set up."""
-        from engine import interpreter
-        from engine.effects import set_at
-
         s = State(self)
         s.vars["turn"] = self.first_turn
         sc = self.scenario
@@ -264,9 +273,8 @@ class Game:
         s.stack.append(Frame(self.rules.start_procedure, 0, {}))
         interpreter.emit(s, "start", procedure=self.rules.start_procedure, side=s.vars["phasing"])
         if sc is not None and any(p.chosen for p in sc.setup):
-            from engine.primitives import get
-
             frame = Frame("setup", 0, {}, prim=True)
+            frame.params = {}
             get("setup").start(s, frame, {}, ("", 0))
             s.stack.append(frame)
         interpreter.advance(s)

@@ -1,47 +1,41 @@
 """The interpreter of procedure frames: runs the game until someone must decide.
 
-Compiled procedures are tuples of instructions `(opcode, *operands)`. The
-interpreter executes the top frame of the state's stack; an instruction either
-completes at once (effects, jumps, calls), or stops the run at a decision node
-(a player chooses) or a chance node (a die is rolled). `apply_action` gives the
-node its answer and runs on. Pending events are dispatched to triggers between
-instructions, in the order the triggers were declared.
+Compiled procedures are tuples of instruction records (`engine/instructions.py`),
+run here by their type. The interpreter executes the top frame of the state's
+stack; an instruction either completes at once (effects, jumps, calls), or
+stops the run at a decision node (a player chooses) or a chance node (a die is
+rolled). `apply_action` gives the node its answer and runs on. Pending events
+are dispatched to triggers between instructions, in the order the triggers
+were declared.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from engine import instructions as ins
+from engine.describe import describe_value, side_name
+from engine.effects import determine_victory
+from engine.events import emit
+from engine.nodes import CHANCE, CONTINUE, TERMINAL, TERMINAL_NODE, Node, RulesError
+from engine.primitives.base import get as primitive
+from engine.sources import NOTE_START, rule_note
 from engine.state import Frame, IllegalActionError, State, initial_value
+from engine.tables import modifiers_of, roll_on_table
 
-CHANCE = -1
-TERMINAL = -4
-
-
-class RulesError(Exception):
-    """A rule file asked for something impossible at run time (a bug in the rules)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    """A point where the game waits: a player's decision or a chance event.
-
-    For a decision, `actions` are the legal action ids; for a chance node,
-    `outcomes` are (outcome, probability) pairs and `player` is CHANCE.
-    `prompt` says what is being decided, for the account of the game.
-    """
-
-    player: int
-    actions: tuple[int, ...] = ()
-    outcomes: tuple[tuple[int, float], ...] | None = None
-    prompt: str = ""
-
-
-TERMINAL_NODE = Node(TERMINAL)
-# Returned by a primitive's `run` that did some work by itself: run me again
-# (after any events its work raised have been dispatched to triggers).
-CONTINUE = Node(-2)
+# Names other modules have always found here.
+__all__ = [
+    "CHANCE",
+    "CONTINUE",
+    "TERMINAL",
+    "TERMINAL_NODE",
+    "Node",
+    "RulesError",
+    "advance",
+    "apply_action",
+    "current_node",
+    "emit",
+]
 
 
 def current_node(s: State) -> Node:
@@ -58,8 +52,6 @@ def current_node(s: State) -> Node:
 
 def advance(s: State) -> None:
     """Run until a decision, a chance event or the end of the game."""
-    from engine import primitives
-
     rules = s.game.rules
     s._node = None
     while not s.terminal:
@@ -70,7 +62,13 @@ def advance(s: State) -> None:
             raise RulesError("the sequence of play ended without determining victory")
         frame = s.stack[-1]
         if frame.prim:
-            node = primitives.get(frame.proc).run(s, frame)
+            if frame.params is None:
+                frame.params = _lambdas_at(s, frame)
+            try:
+                node = primitive(frame.proc).run(s, frame)
+            except Exception as exc:
+                _note_where(s, frame, exc)
+                raise
             if s.events or node is CONTINUE:
                 continue
             if node is None:
@@ -83,8 +81,13 @@ def advance(s: State) -> None:
         if frame.pc >= len(proc.code):
             finish(s)
             continue
-        instr = proc.code[frame.pc]
-        node = _RUN[instr[0]](s, frame, instr)
+        pc = frame.pc
+        instr = proc.code[pc]
+        try:
+            node = _RUN[type(instr)](s, frame, instr)
+        except Exception as exc:
+            _note_where(s, frame, exc, pc)
+            raise
         if node is not None:
             s._node = node
             return
@@ -92,8 +95,6 @@ def advance(s: State) -> None:
 
 
 def apply_action(s: State, action: int) -> None:
-    from engine import primitives
-
     if type(action) is not int:  # not a bool, a float or an int subclass
         raise IllegalActionError(f"an action is a Python int, not {type(action).__name__}")
     if s.terminal:
@@ -104,21 +105,53 @@ def apply_action(s: State, action: int) -> None:
         raise IllegalActionError(f"illegal action {action}; legal here: {sorted(legal)[:20]}")
     frame = s.stack[-1]
     if frame.prim:
-        primitives.get(frame.proc).apply(s, frame, action)
+        if frame.params is None:
+            frame.params = _lambdas_at(s, frame)
+        try:
+            primitive(frame.proc).apply(s, frame, action)
+        except Exception as exc:
+            _note_where(s, frame, exc)
+            raise
     else:
-        instr = s.game.rules.procedures[frame.proc].code[frame.pc]
-        _APPLY[instr[0]](s, frame, instr, action)
+        pc = frame.pc
+        instr = s.game.rules.procedures[frame.proc].code[pc]
+        try:
+            _APPLY[type(instr)](s, frame, instr, action)
+        except Exception as exc:
+            _note_where(s, frame, exc, pc)
+            raise
     s.move_number += 1
     advance(s)
 
 
+def _note_where(s: State, frame: Frame, exc: BaseException, pc: int = 0) -> None:
+    """Name on the error the rule behind the failing instruction (`pc` of a procedure
+    frame; a primitive's is its call's), once: the innermost rule is the one to read."""
+    if any(note.startswith(NOTE_START) for note in getattr(exc, "__notes__", ())):
+        return
+    if frame.prim:
+        proc, pc = frame.b.get("site", ("", 0))
+        what = f"primitive {frame.proc} called from procedure {proc}"
+    else:
+        proc, what = frame.proc, f"procedure {frame.proc}"
+    spec = s.game.rules.procedures.get(proc)
+    if spec is not None and 0 <= pc < len(spec.lines):
+        exc.add_note(rule_note(spec.lines[pc], what))
+
+
+def _lambdas_at(s: State, frame: Frame) -> dict[str, ins.Fn]:
+    """The expression parameters of a primitive frame loaded from a save: those of
+    the instruction that started it (its `site`, saved with the frame). A primitive
+    the game starts by itself (the scenario's set-up) has none."""
+    proc, pc = frame.b.get("site", ("", 0))
+    if not proc:
+        return {}
+    instr = s.game.rules.procedures[proc].code[pc]
+    assert isinstance(instr, ins.Prim)
+    return dict(instr.lambdas)
+
+
 # ------------------------------------------------------------------ events and triggers
-
-
-def emit(s: State, event: str, **bindings: Any) -> None:
-    """Record an event; triggers that listen to it run before play goes on."""
-    if s.game.triggers_by_event.get(event):
-        s.events.append((event, bindings))
 
 
 def _dispatch_events(s: State) -> None:
@@ -145,24 +178,47 @@ def _dispatch_events(s: State) -> None:
 # or None to continue. Runners that stop have an applier for the answer.
 
 
-def _exec(s: State, f: Frame, instr: tuple) -> None:
+def _exec(s: State, f: Frame, instr: ins.Exec) -> None:
     f.pc += 1
-    instr[1](s, f.b)
+    instr.fn(s, f.b)
 
 
-def _jump(s: State, f: Frame, instr: tuple) -> None:
-    f.pc = instr[1]
+def _let(s: State, f: Frame, instr: ins.Let) -> None:
+    f.pc += 1
+    f.b[instr.name] = instr.fn(s, f.b)
 
 
-def _jump_if_not(s: State, f: Frame, instr: tuple) -> None:
-    f.pc = f.pc + 1 if instr[1](s, f.b) else instr[2]
+def _jump(s: State, f: Frame, instr: ins.Jump) -> None:
+    f.pc = instr.target
 
 
-def _jump_unless_switch(s: State, f: Frame, instr: tuple) -> None:
-    """Run a patched step only when its rule switch is on (or, for a step the
-    rule replaced or disabled, only when it is off)."""
-    _, rule, on, end = instr
-    f.pc = f.pc + 1 if s.game.switch_on[rule] == on else end
+def _jump_if_not(s: State, f: Frame, instr: ins.JumpIfNot) -> None:
+    f.pc = f.pc + 1 if instr.test(s, f.b) else instr.target
+
+
+def _jump_unless_switch(s: State, f: Frame, instr: ins.JumpUnlessSwitch) -> None:
+    f.pc = f.pc + 1 if s.game.switch_on[instr.rule] == instr.on else instr.target
+
+
+def _for_start(s: State, f: Frame, instr: ins.ForStart) -> None:
+    f.pc += 1
+    f.b[instr.rest] = tuple(instr.iterable(s, f.b))
+
+
+def _jump_if_empty(s: State, f: Frame, instr: ins.JumpIfEmpty) -> None:
+    f.pc = f.pc + 1 if f.b[instr.rest] else instr.end
+
+
+def _for_take(s: State, f: Frame, instr: ins.ForTake) -> None:
+    f.pc += 1
+    rest = f.b[instr.rest]
+    f.b[instr.var], f.b[instr.rest] = rest[0], rest[1:]
+
+
+def _for_drop(s: State, f: Frame, instr: ins.ForDrop) -> None:
+    f.pc += 1
+    chosen = f.b[instr.var]
+    f.b[instr.rest] = tuple(x for x in f.b[instr.rest] if x != chosen)
 
 
 def _side_of(s: State, frame: Frame) -> int:
@@ -182,41 +238,38 @@ def finish(s: State) -> None:
         emit(s, "result_applied", result=frame.b["_code"], **args)
 
 
-def _call(s: State, f: Frame, instr: tuple) -> None:
+def _call(s: State, f: Frame, instr: ins.Call) -> None:
     f.pc += 1
-    bindings = instr[2](s, f.b)
-    if instr[3]:
-        bindings["_into"] = instr[3]
-    proc = s.game.rules.procedures[instr[1]]
+    bindings = instr.args(s, f.b)
+    if instr.into:
+        bindings["_into"] = instr.into
+    proc = s.game.rules.procedures[instr.procedure]
     for var in s.game.resets.get(proc.name, ()):
         rules = s.game.rules
         s.vars[var.name] = initial_value(
             var, len(rules.sides), len(rules.units), len(rules.board.labels)
         )
     if proc.kind == "phase":
-        from engine.describe import side_name
-
         side = bindings.get("side", s.vars["phasing"])
         s.messages.append(f"— Turn {s.vars['turn']}, {side_name(s, side)}: {proc.title} —")
-    frame = Frame(instr[1], 0, bindings)
+    frame = Frame(instr.procedure, 0, bindings)
     s.stack.append(frame)
     emit(s, "start", procedure=frame.proc, side=_side_of(s, frame))
 
 
-def _prim(s: State, f: Frame, instr: tuple) -> None:
-    from engine import primitives
-
+def _prim(s: State, f: Frame, instr: ins.Prim) -> None:
     f.pc += 1
-    frame = Frame(instr[1], 0, {}, prim=True)
-    primitives.get(instr[1]).start(s, frame, instr[2](s, f.b), (f.proc, f.pc - 1))
+    frame = Frame(instr.primitive, 0, {}, prim=True)
+    frame.params = dict(instr.lambdas)
+    primitive(instr.primitive).start(s, frame, instr.args(s, f.b), (f.proc, f.pc - 1))
     s.stack.append(frame)
 
 
-def _return(s: State, f: Frame, instr: tuple) -> None:
+def _return(s: State, f: Frame, instr: ins.Return) -> None:
     finish(s)
 
 
-def _end_phase(s: State, f: Frame, instr: tuple) -> None:
+def _end_phase(s: State, f: Frame, instr: ins.EndPhase) -> None:
     procedures = s.game.rules.procedures
     while s.stack:
         top = s.stack.pop()
@@ -225,19 +278,17 @@ def _end_phase(s: State, f: Frame, instr: tuple) -> None:
     raise RulesError("`end phase` outside any phase")
 
 
-def _end_game(s: State, f: Frame, instr: tuple) -> None:
-    from engine.effects import determine_victory
-
+def _end_game(s: State, f: Frame, instr: ins.EndGame) -> None:
     determine_victory(s)
 
 
-def _apply_result(s: State, f: Frame, instr: tuple) -> None:
+def _apply_result(s: State, f: Frame, instr: ins.ApplyResult) -> None:
     """`apply code(args)`: run the procedure of the result code with those bindings."""
     f.pc += 1
-    code = instr[1](s, f.b)
+    code = instr.result(s, f.b)
     if code < 0:
         return
-    bindings = instr[2](s, f.b)
+    bindings = instr.args(s, f.b)
     result = s.game.rules.results[code]
     if not result.procedure:
         emit(s, "result_applied", result=code, **bindings)
@@ -250,9 +301,9 @@ def _apply_result(s: State, f: Frame, instr: tuple) -> None:
 # -- decisions
 
 
-def _choose(s: State, f: Frame, instr: tuple) -> Node | None:
-    _, var, options_fn, chooser_fn, kind, prompt, mode = instr
-    options = tuple(options_fn(s, f.b))
+def _choose(s: State, f: Frame, instr: ins.Choose) -> Node | None:
+    var, kind, mode = instr.var, instr.kind, instr.mode
+    options = tuple(instr.options(s, f.b))
     if not options and mode != "maybe":
         where = s.game.rules.procedures[f.proc].lines[f.pc]
         raise RulesError(f"nothing to choose from for {var!r} ({where})")
@@ -268,7 +319,7 @@ def _choose(s: State, f: Frame, instr: tuple) -> Node | None:
     actions = tuple(_encode_option(space, kind, i, o) for i, o in enumerate(options))
     if mode == "maybe":
         actions = (space.PASS, *actions)
-    return Node(chooser_fn(s, f.b), actions, prompt=prompt)
+    return Node(instr.chooser(s, f.b), actions, prompt=instr.prompt)
 
 
 def _encode_option(space: Any, kind: str, i: int, value: Any) -> int:
@@ -276,17 +327,15 @@ def _encode_option(space: Any, kind: str, i: int, value: Any) -> int:
     return space.encode(kind, value) if kind in ("unit", "hex") else space.option(i)
 
 
-def _decode_option(s: State, f: Frame, instr: tuple, action: int) -> Any:
-    kind = instr[4]
+def _decode_option(s: State, f: Frame, instr: ins.Choose, action: int) -> Any:
+    kind = instr.kind
     if kind in ("unit", "hex"):
         return s.game.actions.decode(kind, action)
-    return tuple(instr[2](s, f.b))[s.game.actions.option_index(action)]
+    return tuple(instr.options(s, f.b))[s.game.actions.option_index(action)]
 
 
-def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
-    from engine.describe import describe_value, side_name
-
-    var, chooser, kind, mode = instr[1], instr[3](s, f.b), instr[4], instr[6]
+def _choose_apply(s: State, f: Frame, instr: ins.Choose, action: int) -> None:
+    var, chooser, kind, mode = instr.var, instr.chooser(s, f.b), instr.kind, instr.mode
     if action == s.game.actions.PASS:
         what = f"no {var.replace('_', ' ')}" if len(var) > 2 else "none"  # "no target", not "no u"
         s.messages.append(f"{side_name(s, chooser)} chooses {what}.")
@@ -302,17 +351,17 @@ def _choose_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
     f.pc += 1
 
 
-def _reveal(s: State, f: Frame, instr: tuple) -> None:
+def _reveal(s: State, f: Frame, instr: ins.Reveal) -> None:
     """Secret choices become known to both players."""
-    f.b["_secret"] = tuple(p for p in f.b.get("_secret", ()) if p[0] not in instr[1])
+    f.b["_secret"] = tuple(p for p in f.b.get("_secret", ()) if p[0] not in instr.names)
     f.pc += 1
 
 
-def _draw(s: State, f: Frame, instr: tuple) -> Node:
+def _draw(s: State, f: Frame, instr: ins.Draw) -> Node:
     """Draw a token from a bag: each token in it is equally likely."""
-    bag = s.bags[instr[1]]
+    bag = s.bags[instr.bag]
     if not bag:
-        raise RulesError(f"bag {instr[1]!r} is empty")
+        raise RulesError(f"bag {instr.bag!r} is empty")
     tokens = s.game.tokens
     counts: dict[int, int] = {}
     for name in bag:
@@ -323,67 +372,54 @@ def _draw(s: State, f: Frame, instr: tuple) -> Node:
     )
 
 
-def _draw_apply(s: State, f: Frame, instr: tuple, outcome: int) -> None:
+def _draw_apply(s: State, f: Frame, instr: ins.Draw, outcome: int) -> None:
     name = s.game.tokens[outcome]
-    bag = list(s.bags[instr[1]])
+    bag = list(s.bags[instr.bag])
     bag.remove(name)
-    s.bags[instr[1]] = tuple(bag)
-    s.drawn[instr[1]] = tuple(sorted((*s.drawn[instr[1]], name)))
-    f.b[instr[2]] = name
-    s.messages.append(f"Drawn from {instr[1]}: {name}.")
+    s.bags[instr.bag] = tuple(bag)
+    s.drawn[instr.bag] = tuple(sorted((*s.drawn[instr.bag], name)))
+    f.b[instr.into] = name
+    s.messages.append(f"Drawn from {instr.bag}: {name}.")
     f.pc += 1
 
 
-def _ask(s: State, f: Frame, instr: tuple) -> Node:
-    _, chooser_fn, question, _var = instr
+def _ask(s: State, f: Frame, instr: ins.Ask) -> Node:
     space = s.game.actions
-    return Node(chooser_fn(s, f.b), (space.option(0), space.option(1)), prompt=question)
+    return Node(instr.chooser(s, f.b), (space.option(0), space.option(1)), prompt=instr.question)
 
 
-def _ask_apply(s: State, f: Frame, instr: tuple, action: int) -> None:
-    from engine.describe import side_name
-
+def _ask_apply(s: State, f: Frame, instr: ins.Ask, action: int) -> None:
     yes = s.game.actions.option_index(action) == 1
-    s.messages.append(f"{side_name(s, instr[1](s, f.b))}: {instr[2]} {'Yes' if yes else 'No'}.")
-    f.b[instr[3]] = yes
+    who = side_name(s, instr.chooser(s, f.b))
+    s.messages.append(f"{who}: {instr.question} {'Yes' if yes else 'No'}.")
+    f.b[instr.var] = yes
     f.pc += 1
 
 
-def _roll(s: State, f: Frame, instr: tuple) -> Node:
+def _roll(s: State, f: Frame, instr: ins.Roll | ins.RollDie) -> Node:
     lo, hi = s.game.rules.die
     p = 1.0 / (hi - lo + 1)
     return Node(CHANCE, outcomes=tuple((face, p) for face in range(lo, hi + 1)), prompt="die roll")
 
 
-def _roll_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
-    from engine.tables import roll_on_table
-
-    _, table, column_fn, modifiers, into, total = instr
-    column = column_fn(s, f.b) if column_fn is not None else 0
-    f.b[into], modified = roll_on_table(s, table, column, modifiers, f.b, face)
-    if total:
-        f.b[total] = modified
+def _roll_apply(s: State, f: Frame, instr: ins.Roll, face: int) -> None:
+    column = instr.column(s, f.b) if instr.column is not None else 0
+    f.b[instr.into], modified = roll_on_table(s, instr.table, column, instr.modifiers, f.b, face)
+    if instr.total:
+        f.b[instr.total] = modified
     f.pc += 1
-
-
-def _roll_die(s: State, f: Frame, instr: tuple) -> Node:
-    return _roll(s, f, instr)
 
 
 def _roller(s: State, f: Frame) -> str:
     """Who rolls, for what: "Initiative Segment: Red Army" (the frame's side, if any)."""
-    from engine.describe import side_name
-
     title = s.game.rules.procedures[f.proc].title
     side = f.b.get("side")
     return f"{title}: {side_name(s, side)}" if isinstance(side, int) and side >= 0 else f"{title}:"
 
 
-def _roll_die_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
+def _roll_die_apply(s: State, f: Frame, instr: ins.RollDie, face: int) -> None:
     """A die roll on no table: the face, plus the modifiers of the list if one is named."""
-    from engine.tables import modifiers_of
-
-    _, into, modifiers = instr
+    into, modifiers = instr.into, instr.modifiers
     items = modifiers_of(s, modifiers, f.b) if modifiers else []
     total = face + sum(a for _label, a in items)
     drm = "".join(f", {a:+d} {label}" for label, a in items)
@@ -393,29 +429,35 @@ def _roll_die_apply(s: State, f: Frame, instr: tuple, face: int) -> None:
     f.pc += 1
 
 
-_RUN = {
-    "exec": _exec,
-    "jump": _jump,
-    "jump_if_not": _jump_if_not,
-    "jump_unless_switch": _jump_unless_switch,
-    "call": _call,
-    "prim": _prim,
-    "return": _return,
-    "end_phase": _end_phase,
-    "end_game": _end_game,
-    "apply": _apply_result,
-    "choose": _choose,
-    "ask": _ask,
-    "roll": _roll,
-    "roll_die": _roll_die,
-    "reveal": _reveal,
-    "draw": _draw,
+_RUN: dict[type, Any] = {
+    ins.Exec: _exec,
+    ins.Let: _let,
+    ins.Jump: _jump,
+    ins.JumpIfNot: _jump_if_not,
+    ins.JumpUnlessSwitch: _jump_unless_switch,
+    ins.ForStart: _for_start,
+    ins.JumpIfEmpty: _jump_if_empty,
+    ins.ForTake: _for_take,
+    ins.ForDrop: _for_drop,
+    ins.Call: _call,
+    ins.Prim: _prim,
+    ins.Return: _return,
+    ins.EndPhase: _end_phase,
+    ins.EndGame: _end_game,
+    ins.ApplyResult: _apply_result,
+    ins.Choose: _choose,
+    ins.Ask: _ask,
+    ins.Roll: _roll,
+    ins.RollDie: _roll,
+    ins.Reveal: _reveal,
+    ins.Draw: _draw,
 }
+assert set(_RUN) == set(ins.INSTRUCTIONS), "every instruction has a runner"
 
-_APPLY = {
-    "choose": _choose_apply,
-    "ask": _ask_apply,
-    "roll": _roll_apply,
-    "roll_die": _roll_die_apply,
-    "draw": _draw_apply,
+_APPLY: dict[type, Any] = {
+    ins.Choose: _choose_apply,
+    ins.Ask: _ask_apply,
+    ins.Roll: _roll_apply,
+    ins.RollDie: _roll_die_apply,
+    ins.Draw: _draw_apply,
 }

@@ -13,6 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from engine import instructions as ins
 from engine.primitives import all_primitives
 from engine.state import NOT_ENTERED, ON_MAP, STATUS_NAMES, State
 
@@ -312,25 +313,24 @@ def _secrets(s: State, f: Any, value: Any) -> bool:
 
 def _loops(proc: Any) -> list[tuple[str, int, int]]:
     """Each `for each` loop of a procedure as (the binding holding what is
-    left to visit, its first and last instruction): the code tests that list
-    (`jump_if_not`), chooses the loop variable from it, and jumps back."""
-    code = proc.code
-    out = []
-    for last, instr in enumerate(code):
-        if instr[0] != "jump" or not _is_int(instr[1]) or not 0 <= instr[1] < last:
-            continue
-        first = instr[1]
-        if code[first][0] == "jump_if_not" and code[first + 1][0] == "choose":
-            name = f"_for_{code[first + 1][1]}"
-            if name in proc.types:
-                out.append((name, first, last))
-    return out
+    left to visit, its first and last instruction): from the loop's test
+    (`JumpIfEmpty`) to the jump back before its end."""
+    return [
+        (instr.rest, first, instr.end - 1)
+        for first, instr in enumerate(proc.code)
+        if isinstance(instr, ins.JumpIfEmpty)
+    ]
 
 
 def _calls(rules: Any, site: Any, prim: str) -> bool:
     proc, pc = site
     code = rules.procedures[proc].code
-    return _is_int(pc) and 0 <= pc < len(code) and code[pc][0] == "prim" and code[pc][1] == prim
+    return (
+        _is_int(pc)
+        and 0 <= pc < len(code)
+        and isinstance(code[pc], ins.Prim)
+        and code[pc].primitive == prim
+    )
 
 
 def _ending_violations(s: State) -> list[str]:

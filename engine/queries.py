@@ -11,8 +11,10 @@ from fractions import Fraction
 from typing import Any
 
 from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, unit_range
+from engine.incremental import WatchedIndex
 from engine.los import sees
 from engine.state import NOT_ENTERED, ON_MAP, State
+from engine.tables import cell_value, column_index, row_of
 from engine.vocabulary import query
 from engine.zoc import in_zoc_of
 
@@ -288,7 +290,9 @@ def enemy(s: State, side: int) -> int:
 def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
     """Combat units not of `side` in hexes adjacent to h, in unit order."""
     units = s.game.rules.units
-    at = s.units_by_hex()
+    at: Any = s.units_by_hex()
+    if isinstance(at, WatchedIndex):
+        at = at.enemies_of(side)  # friendly units coming and going change nothing here
     return tuple(
         sorted(
             u
@@ -460,16 +464,12 @@ def shift_column(s: State, table: int, column: int, shift: int) -> int:
 
 def lookup(s: State, table: int, row: Any, column: int | None = None) -> Any:
     """The cell at a row and column (index) of a table that is read, not rolled on."""
-    from engine.tables import cell_value, row_of
-
     spec = s.game.tables[table]
     return cell_value(spec, spec.rows[row_of(spec, row)][3][column or 0])
 
 
 def column_of(s: State, table: int, key: Any) -> int:
     """The column index of a column key (a number or a name)."""
-    from engine.tables import column_index
-
     return column_index(s.game.tables[table], key)
 
 

@@ -28,20 +28,12 @@ def _in_zone(s: State, r: RestrictionSpec, h: int) -> bool:
 
 def may_enter(s: State, u: int, h: int) -> bool:
     """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it."""
-    for r in s.game.rules.restrictions:
-        if (
-            r.kind == "no_entry"
-            and _active(s, r)
-            and _in_zone(s, r, h)
-            and _binds(s, r, {"unit": u, "hex": h})
-        ):
+    kinds = s.game.restrictions
+    for r in kinds.get("no_entry", ()):
+        if _active(s, r) and _in_zone(s, r, h) and _binds(s, r, {"unit": u, "hex": h}):
             return False
-        if (
-            r.kind == "confined_to"
-            and _active(s, r)
-            and not _in_zone(s, r, h)
-            and _binds(s, r, {"unit": u, "hex": h})
-        ):
+    for r in kinds.get("confined_to", ()):
+        if _active(s, r) and not _in_zone(s, r, h) and _binds(s, r, {"unit": u, "hex": h}):
             return False
     return True
 
@@ -49,34 +41,30 @@ def may_enter(s: State, u: int, h: int) -> bool:
 def may_end(s: State, u: int, h: int) -> bool:
     """No `no_end` forbids ending a move in the hex."""
     return not any(
-        r.kind == "no_end"
-        and _active(s, r)
-        and _in_zone(s, r, h)
-        and _binds(s, r, {"unit": u, "hex": h})
-        for r in s.game.rules.restrictions
+        _active(s, r) and _in_zone(s, r, h) and _binds(s, r, {"unit": u, "hex": h})
+        for r in s.game.restrictions.get("no_end", ())
     )
 
 
 def may_move(s: State, u: int) -> bool:
     """No `no_move` holds the unit in place."""
     return not any(
-        r.kind == "no_move" and _active(s, r) and _binds(s, r, {"unit": u})
-        for r in s.game.rules.restrictions
+        _active(s, r) and _binds(s, r, {"unit": u}) for r in s.game.restrictions.get("no_move", ())
     )
 
 
 def may_arrive(s: State, u: int) -> bool:
     """No `no_arrival` holds the reinforcement off the map this turn."""
     return not any(
-        r.kind == "no_arrival" and _active(s, r) and _binds(s, r, {"unit": u})
-        for r in s.game.rules.restrictions
+        _active(s, r) and _binds(s, r, {"unit": u})
+        for r in s.game.restrictions.get("no_arrival", ())
     )
 
 
 def max_hexes(s: State, u: int) -> int | None:
     """How many hexes the unit may move at most (a `max_hexes` restriction), or None."""
-    for r in s.game.rules.restrictions:
-        if r.kind == "max_hexes" and _active(s, r) and _binds(s, r, {"unit": u}):
+    for r in s.game.restrictions.get("max_hexes", ()):
+        if _active(s, r) and _binds(s, r, {"unit": u}):
             assert r.value is not None
             return int(r.value(s, {"unit": u}))
     return None
@@ -84,8 +72,8 @@ def max_hexes(s: State, u: int) -> int | None:
 
 def allowance(s: State, u: int) -> int:
     """The unit's movement allowance: the first `allowance` restriction that binds, else printed."""
-    for r in s.game.rules.restrictions:
-        if r.kind == "allowance" and _active(s, r) and _binds(s, r, {"unit": u}):
+    for r in s.game.restrictions.get("allowance", ()):
+        if _active(s, r) and _binds(s, r, {"unit": u}):
             assert r.value is not None
             return int(r.value(s, {"unit": u}))
     return s.game.rules.units[u].movement

@@ -16,6 +16,9 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
+from engine import instructions as ins
+from engine import primitives
+from engine.interpreter import CHANCE, advance, current_node
 from engine.invariants import fits, var_types, violations
 from engine.state import STATUS_NAMES, Combat, Frame, State
 
@@ -219,8 +222,6 @@ def _tupled(value: Any, path: str) -> Any:
 
 
 def _frame_types(s: State, frame: Frame) -> dict[str, str]:
-    from engine import primitives
-
     if frame.prim:
         return primitives.get(frame.proc).fields
     return s.game.rules.procedures[frame.proc].types
@@ -239,8 +240,6 @@ def _encode_frame(s: State, frame: Frame) -> dict[str, Any]:
 
 
 def _decode_frame(s: State, data: Any, path: str) -> Frame:
-    from engine import primitives
-
     if isinstance(data, dict) and "primitive" in data:
         _object(data, path, ("primitive", "bindings"))
         prims = primitives.all_primitives()
@@ -456,8 +455,6 @@ def _load_progress(s: State, data: dict[str, Any]) -> None:
 def _check_primitive_frames(s: State) -> None:
     """A primitive's frame holds every binding its start gives it: started
     again on a copy from the same call, it must bind nothing the save lacks."""
-    from engine import primitives
-
     for depth, f in enumerate(s.stack):
         site = f.b.get("site")
         if not f.prim or site is None:
@@ -465,9 +462,13 @@ def _check_primitive_frames(s: State) -> None:
         path = f"$.stack[{depth}]"
         try:
             proc, pc = site
-            args = s.game.rules.procedures[proc].code[pc][2](s, s.stack[depth - 1].b)
+            instr = s.game.rules.procedures[proc].code[pc]
+            assert isinstance(instr, ins.Prim)
             fresh = Frame(f.proc, 0, {}, prim=True)
-            primitives.get(f.proc).start(s.clone(), fresh, args, site)
+            fresh.params = dict(instr.lambdas)
+            primitives.get(f.proc).start(
+                s.clone(), fresh, instr.args(s, s.stack[depth - 1].b), site
+            )
         except Exception as e:
             raise SaveError(path, f"the frame's call does not run ({type(e).__name__})") from e
         missing = sorted(set(fresh.b) - set(f.b))
@@ -483,8 +484,6 @@ def _play_on(s: State) -> None:
     they cannot run is not a position of this game, so it is refused here
     rather than crashing later in play.
     """
-    from engine.interpreter import CHANCE, advance, current_node
-
     try:
         advance(s)
         s.legal_actions()

@@ -9,6 +9,7 @@ keeps `clone()` a shallow copy of each frame's dict.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -43,18 +44,26 @@ def initial_value(var: Any, n_sides: int, n_units: int, n_hexes: int = 0) -> Any
 
 
 class Frame:
-    """One procedure (or primitive) in progress: what runs, where, with what."""
+    """One procedure (or primitive) in progress: what runs, where, with what.
 
-    __slots__ = ("b", "pc", "prim", "proc")
+    `params` (primitive frames only, not saved) are the expression parameters
+    of the call that started the primitive, handed over by the interpreter;
+    a frame loaded from a save gets them again from its `site` binding.
+    """
+
+    __slots__ = ("b", "params", "pc", "prim", "proc")
 
     def __init__(self, proc: str, pc: int = 0, b: dict[str, Any] | None = None, prim: bool = False):
         self.proc = proc
         self.pc = pc
         self.b: dict[str, Any] = b if b is not None else {}
         self.prim = prim
+        self.params: dict[str, Any] | None = None
 
     def copy(self) -> Frame:
-        return Frame(self.proc, self.pc, dict(self.b), self.prim)
+        other = Frame(self.proc, self.pc, dict(self.b), self.prim)
+        other.params = self.params
+        return other
 
     def __repr__(self) -> str:
         kind = "primitive" if self.prim else "procedure"
@@ -110,6 +119,8 @@ class State:
     __slots__ = (
         "_node",
         "_occupancy",
+        "_remembered",
+        "_watched",
         "bags",
         "combats",
         "drawn",
@@ -155,9 +166,13 @@ class State:
         self.move_number = 0
         self.messages: list[str] = []
         self._node: Node | None = None
-        self._occupancy: (
-            tuple[tuple[tuple[int, ...], tuple[int, ...]], dict[int, tuple[int, ...]]] | None
-        ) = None
+        self._occupancy: tuple[tuple[list[int], list[int]], dict[int, tuple[int, ...]]] | None = (
+            None
+        )
+        # Answers kept between decisions (engine/incremental.py), and the watched
+        # index that stands in for `units_by_hex()` while one is computed.
+        self._remembered: Any = None
+        self._watched: dict[int, tuple[int, ...]] | None = None
 
     def units_by_hex(self) -> dict[int, tuple[int, ...]]:
         """Hex -> the units on the map there, in unit order.
@@ -167,14 +182,21 @@ class State:
         the last question (positions are compared, not tracked: primitives
         and effects move units by assigning `unit_hex`).
         """
-        key = (tuple(self.unit_hex), tuple(self.unit_status))
-        if self._occupancy is None or self._occupancy[0] != key:
+        if self._watched is not None:
+            return self._watched
+        occupancy = self._occupancy
+        if (
+            occupancy is None
+            or occupancy[0][0] != self.unit_hex
+            or occupancy[0][1] != self.unit_status
+        ):
             index: dict[int, list[int]] = {}
             for u, h in enumerate(self.unit_hex):
                 if self.unit_status[u] == ON_MAP:
                     index.setdefault(h, []).append(u)
-            self._occupancy = (key, {h: tuple(us) for h, us in index.items()})
-        return self._occupancy[1]
+            key = (list(self.unit_hex), list(self.unit_status))
+            occupancy = self._occupancy = (key, {h: tuple(us) for h, us in index.items()})
+        return occupancy[1]
 
     # --------------------------------------------------------------- copying
 
@@ -198,6 +220,8 @@ class State:
         other.messages = []
         other._node = self._node
         other._occupancy = self._occupancy
+        other._remembered = self._remembered
+        other._watched = None
         return other
 
     def __eq__(self, other: object) -> bool:
@@ -210,6 +234,12 @@ class State:
     __hash__ = None  # type: ignore[assignment]  # mutable: use state_hash()
 
     # --------------------------------------------------------------- OpenSpiel-like interface
+
+    def current_node(self) -> Node:
+        """The decision or chance node the game waits at (run on to it if need be)."""
+        from engine.interpreter import current_node
+
+        return current_node(self)
 
     def current_player(self) -> int:
         from engine.interpreter import current_node
@@ -296,8 +326,6 @@ class State:
         return sorted(hidden)
 
     def information_state_string(self, player: int) -> str:
-        import json
-
         return json.dumps(self.observation(player), sort_keys=True)
 
     def state_hash(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.effects import say
+from engine.events import say
 from engine.rules import TableSpec
 from engine.state import State
 

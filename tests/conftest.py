@@ -8,9 +8,13 @@ from pathlib import Path
 import pytest
 
 from compiler.build import load_game
-from engine import chance
+from engine import chance, incremental
 from engine.game import Game
 from engine.state import State
+
+# Every legal-move question the engine answers from memory is checked against a
+# full recomputation, at every decision of every test (engine/incremental.py).
+incremental.CHECK = True
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"

@@ -18,10 +18,18 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from compiler import ir
-from compiler.backends.pysource import pyident, pyrepr
+from compiler.backends.pysource import (
+    pyident,
+    pyrepr,
+    pyrepr_wrapped,
+    pystring_lines,
+    wrap_source,
+)
 from compiler.board import build_board
 from compiler.load import PROJECT_ROOT
 from dsl.source import Span
+from engine import instructions as ins
+from engine.los import los_table_text
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -73,11 +81,12 @@ class _Label:
 class _Assembler:
     """Instructions of one procedure, with labels resolved at the end.
 
-    An instruction is a tuple of operands, each Python source or a `_Label`;
-    labels are never spliced into text, so no string can be mistaken for one.
+    An instruction is an instruction record type (`engine/instructions.py`)
+    and its operands, each Python source or a `_Label`; labels are never
+    spliced into text, so no string can be mistaken for one.
     """
 
-    code: list[tuple[str | _Label, ...]] = field(default_factory=list)
+    code: list[tuple[type[ins.Instruction], tuple[str | _Label, ...]]] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     labels: dict[_Label, int] = field(default_factory=dict)
     steps: dict[str, int] = field(default_factory=dict)
@@ -94,15 +103,18 @@ class _Assembler:
     def mark(self, label: _Label) -> None:
         self.labels[label] = len(self.code)
 
-    def emit(self, where: str, opcode: str, *operands: str | _Label) -> None:
-        self.code.append((repr(opcode), *operands))
+    def emit(self, where: str, kind: type[ins.Instruction], *operands: str | _Label) -> None:
+        if len(operands) != len(ins.operand_names(kind)):
+            raise ValueError(f"{kind.__name__} takes {ins.operand_names(kind)}, not {operands}")
+        self.code.append((kind, operands))
         self.lines.append(where)
 
     def resolved(self) -> list[str]:
+        """Each instruction as the source of its record: `JumpIfNot(f12, 7)`."""
         out = []
-        for instr in self.code:
-            parts = [str(self.labels[p]) if isinstance(p, _Label) else p for p in instr]
-            out.append(tuple_source(parts))
+        for kind, operands in self.code:
+            parts = [str(self.labels[p]) if isinstance(p, _Label) else p for p in operands]
+            out.append(f"{kind.__name__}({', '.join(parts)})")
         return out
 
 
@@ -110,6 +122,7 @@ class Codegen:
     def __init__(self, rules: ir.Ruleset) -> None:
         self.rules = rules
         self.functions: list[_Function] = []
+        self.emitted: dict[tuple[str, tuple[str, ...]], str] = {}
         self.sides = [s.name for s in rules.sides]
         self.units = [u.name for u in rules.units]
         self.terrain = [t.name for t in rules.terrain]
@@ -129,8 +142,16 @@ class Codegen:
         return f"{stable_file_name(span.file)}:{span.line}"
 
     def function(self, params: str, body: list[str], span: Span) -> str:
+        """A compiled function's name; a body already emitted is emitted once and
+        named again (its comment names the first rule line that needed it; each
+        instruction keeps its own line in `ProcedureSpec.lines`)."""
+        key = (params, tuple(body))
+        found = self.emitted.get(key)
+        if found is not None:
+            return found
         name = f"f{len(self.functions) + 1}"
         self.functions.append(_Function(name, params, body, self.where(span)))
+        self.emitted[key] = name
         return name
 
     def lambda_fn(self, e: ir.TExpr) -> str:
@@ -257,25 +278,24 @@ class Codegen:
         x = self.expr
         env = Env()
         if isinstance(st, ir.Let):
-            f = self.function("s, b", [f"b[{st.name!r}] = {x(st.value, env)}"], st.span)
-            asm.emit(w, "exec", f)
+            asm.emit(w, ins.Let, repr(st.name), self.lambda_fn(st.value))
         elif isinstance(st, ir.SetVar):
             line = f"e.set_var(s, {st.name!r}, {x(st.value, env)})"
             f = self.function("s, b", [line], st.span)
-            asm.emit(w, "exec", f)
+            asm.emit(w, ins.Exec, f)
         elif isinstance(st, ir.SetVarAt):
             line = f"e.set_at(s, {st.name!r}, {x(st.index, env)}, {x(st.value, env)})"
             f = self.function("s, b", [line], st.span)
-            asm.emit(w, "exec", f)
+            asm.emit(w, ins.Exec, f)
         elif isinstance(st, ir.Effect):
             args = "".join(f", {x(a, env)}" for a in st.args)
             f = self.function("s, b", [f"e.{st.func}(s{args})"], st.span)
-            asm.emit(w, "exec", f)
+            asm.emit(w, ins.Exec, f)
         elif isinstance(st, ir.If):
             else_, end = asm.label(), asm.label()
-            asm.emit(w, "jump_if_not", self.lambda_fn(st.test), else_)
+            asm.emit(w, ins.JumpIfNot, self.lambda_fn(st.test), else_)
             self.lower_body(st.body, asm)
-            asm.emit(w, "jump", end)
+            asm.emit(w, ins.Jump, end)
             asm.mark(else_)
             self.lower_body(st.orelse, asm)
             asm.mark(end)
@@ -285,21 +305,21 @@ class Codegen:
             top, end = asm.label(), asm.label()
             asm.mark(top)
             if st.test is not None:
-                asm.emit(w, "jump_if_not", self.lambda_fn(st.test), end)
+                asm.emit(w, ins.JumpIfNot, self.lambda_fn(st.test), end)
             asm.loop_ends.append(end)
             self.lower_body(st.body, asm)
             asm.loop_ends.pop()
-            asm.emit(w, "jump", top)
+            asm.emit(w, ins.Jump, top)
             asm.mark(end)
         elif isinstance(st, ir.Break):
-            asm.emit(w, "jump", asm.loop_ends[-1])
+            asm.emit(w, ins.Jump, asm.loop_ends[-1])
         elif isinstance(st, ir.Reveal):
-            asm.emit(w, "reveal", pyrepr(st.names))
+            asm.emit(w, ins.Reveal, pyrepr(st.names))
         elif isinstance(st, ir.Draw):
-            asm.emit(w, "draw", repr(st.bag), repr(st.into))
+            asm.emit(w, ins.Draw, repr(st.bag), repr(st.into))
         elif isinstance(st, ir.Roll):
             if not st.table:
-                asm.emit(w, "roll_die", repr(st.into), pyrepr(st.modifiers))
+                asm.emit(w, ins.RollDie, repr(st.into), pyrepr(st.modifiers))
             else:
                 table = str(self.tables.index(st.table))
                 column = "None"
@@ -308,76 +328,69 @@ class Codegen:
                     body = f"return {self.column(const, st.column, Env())}"
                     column = self.function("s, b", [body], st.span)
                 operands = (table, column, pyrepr(st.modifiers), repr(st.into), pyrepr(st.total))
-                asm.emit(w, "roll", *operands)
+                asm.emit(w, ins.Roll, *operands)
         elif isinstance(st, ir.Choose):
             kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
             prompt = f"choose {st.var}"
             options, chooser = self.lambda_fn(st.options), self.lambda_fn(st.chooser)
             asm.emit(
-                w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt), repr(st.mode)
+                w,
+                ins.Choose,
+                repr(st.var),
+                options,
+                chooser,
+                repr(kind),
+                repr(prompt),
+                repr(st.mode),
             )
         elif isinstance(st, ir.Ask):
             no, end = asm.label(), asm.label()
-            asm.emit(w, "ask", self.lambda_fn(st.chooser), repr(st.question), repr(st.var))
+            asm.emit(w, ins.Ask, self.lambda_fn(st.chooser), repr(st.question), repr(st.var))
             test = self.function("s, b", [f"return b[{st.var!r}]"], st.span)
-            asm.emit(w, "jump_if_not", test, no)
+            asm.emit(w, ins.JumpIfNot, test, no)
             self.lower_body(st.yes, asm)
-            asm.emit(w, "jump", end)
+            asm.emit(w, ins.Jump, end)
             asm.mark(no)
             self.lower_body(st.no, asm)
             asm.mark(end)
         elif isinstance(st, ir.ApplyResult):
-            asm.emit(w, "apply", self.lambda_fn(st.result), self.args_fn(st.args, st.span))
+            asm.emit(w, ins.ApplyResult, self.lambda_fn(st.result), self.args_fn(st.args, st.span))
         elif isinstance(st, ir.CallProc):
-            asm.emit(w, "call", repr(st.proc), self.args_fn(st.args, st.span), repr(st.into))
+            asm.emit(w, ins.Call, repr(st.proc), self.args_fn(st.args, st.span), repr(st.into))
         elif isinstance(st, ir.CallPrim):
             lambdas = "{" + ", ".join(f"{n!r}: {self.lambda_fn(v)}" for n, v in st.lambdas) + "}"
-            asm.emit(w, "prim", repr(st.prim), self.args_fn(st.args, st.span), lambdas)
+            asm.emit(w, ins.Prim, repr(st.prim), self.args_fn(st.args, st.span), lambdas)
         elif isinstance(st, ir.SkipTo):
-            asm.emit(w, "jump", asm.step_label(st.step))
+            asm.emit(w, ins.Jump, asm.step_label(st.step))
         elif isinstance(st, ir.Return):
-            asm.emit(w, "return")
+            asm.emit(w, ins.Return)
         elif isinstance(st, ir.EndPhase):
-            asm.emit(w, "end_phase")
+            asm.emit(w, ins.EndPhase)
         elif isinstance(st, ir.EndGame):
-            asm.emit(w, "end_game")
+            asm.emit(w, ins.EndGame)
         else:
             raise ValueError(f"cannot lower {type(st).__name__}")
 
     def lower_for(self, st: ir.ForEach, asm: _Assembler) -> None:
         w = self.where(st.span)
-        rest = f"_for_{st.var}"
+        rest = repr(f"_for_{st.var}")
         top, end = asm.label(), asm.label()
-        start = self.function(
-            "s, b", [f"b[{rest!r}] = tuple({self.expr(st.iterable, Env())})"], st.span
-        )
-        asm.emit(w, "exec", start)
+        asm.emit(w, ins.ForStart, rest, self.lambda_fn(st.iterable))
         asm.mark(top)
-        more = self.function("s, b", [f"return bool(b[{rest!r}])"], st.span)
-        asm.emit(w, "jump_if_not", more, end)
+        asm.emit(w, ins.JumpIfEmpty, rest, end)
         if st.chooser is None:
-            take = self.function(
-                "s, b",
-                [f"b[{st.var!r}] = b[{rest!r}][0]", f"b[{rest!r}] = b[{rest!r}][1:]"],
-                st.span,
-            )
-            asm.emit(w, "exec", take)
+            asm.emit(w, ins.ForTake, repr(st.var), rest)
         else:
             kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
-            options = self.function("s, b", [f"return b[{rest!r}]"], st.span)
+            options = self.function("s, b", [f"return b[{rest}]"], st.span)
             chooser = self.lambda_fn(st.chooser)
             prompt = f"choose the next {st.var}"
-            asm.emit(w, "choose", repr(st.var), options, chooser, repr(kind), repr(prompt), "''")
-            drop = self.function(
-                "s, b",
-                [f"b[{rest!r}] = tuple(x for x in b[{rest!r}] if x != b[{st.var!r}])"],
-                st.span,
-            )
-            asm.emit(w, "exec", drop)
+            asm.emit(w, ins.Choose, repr(st.var), options, chooser, repr(kind), repr(prompt), "''")
+            asm.emit(w, ins.ForDrop, repr(st.var), rest)
         asm.loop_ends.append(end)
         self.lower_body(st.body, asm)
         asm.loop_ends.pop()
-        asm.emit(w, "jump", top)
+        asm.emit(w, ins.Jump, top)
         asm.mark(end)
 
     def args_fn(self, args: tuple[tuple[str, ir.TExpr], ...], span: Span) -> str:
@@ -401,7 +414,7 @@ class Codegen:
             if step.rule:
                 on = not step.rule.startswith("!")
                 rule = step.rule.lstrip("!")
-                asm.emit(self.where(step.span), "jump_unless_switch", repr(rule), repr(on), end)
+                asm.emit(self.where(step.span), ins.JumpUnlessSwitch, repr(rule), repr(on), end)
             self.lower_body(step.body, asm)
             asm.mark(end)
         return {
@@ -411,6 +424,7 @@ class Codegen:
             "params": tuple(p for p, _t in proc.params),
             "result": proc.result[0] if proc.result else "",
             "code": asm.resolved(),
+            "kinds": {kind for kind, _operands in asm.code},
             "steps": asm.steps,
             "types": dict(sorted(proc.bindings.items())),
             "lines": tuple(asm.lines),
@@ -532,6 +546,8 @@ class Codegen:
             lstrip_blocks=True,
         )
         env.filters["py"] = pyrepr
+        env.filters["pyw"] = pyrepr_wrapped
+        env.filters["los_table"] = los_table_source
         context = {
             "rules": r,
             "sides": r.sides,
@@ -551,6 +567,7 @@ class Codegen:
             "defines": defines,
             "functions": self.functions,
             "procedures": procedures,
+            "instructions": sorted({kind.__name__ for p in procedures for kind in p["kinds"]}),
             "modifiers": modifiers,
             "triggers": triggers,
             "restrictions": restrictions,
@@ -570,7 +587,7 @@ class Codegen:
                 for lv in r.levels
             ],
         }
-        rules_py = env.get_template("rules.py.jinja").render(context)
+        rules_py = wrap_source(env.get_template("rules.py.jinja").render(context))
         digest = hashlib.sha256(rules_py.encode()).hexdigest()
         init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
         return {"rules.py": rules_py, "__init__.py": init_py}
@@ -716,6 +733,15 @@ def stable_file_name(file: str) -> str:
         return str(path.relative_to(PROJECT_ROOT))
     except ValueError:
         return str(path)
+
+
+def los_table_source(codes: tuple[tuple[int, ...], ...], indent: int) -> str:
+    """`los_table(count, width, "…")`: the LOS table in the compact form `engine.los` reads."""
+    count, width, text = los_table_text(codes)
+    if not text:
+        return f"los_table({count}, {width}, '')"
+    pad = " " * indent
+    return f"los_table({count}, {width}, (\n{pystring_lines(text, indent + 4)}\n{pad}))"
 
 
 def tuple_source(items: list[str]) -> str:

@@ -4,78 +4,26 @@ A primitive runs as its own frame on the state's stack, so its progress
 (the unit moving, the hexes of a retreat so far) is data that saves and loads.
 `start` fills the frame from the call's arguments; `run` says what happens
 next (a decision `Node`, or None when finished); `apply` takes the decision.
-Expression parameters (`stacking: stack_ok(units)`) stay in the calling
-instruction, found through the frame's `site`.
+Expression parameters (`stacking: stack_ok(units)`) come in the frame's
+`params`, which the interpreter fills from the calling instruction (and, for
+a frame loaded from a save, from the `site` binding that names it).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from engine.primitives import designation, march, movement, reinforcements, retreat, setup
+from engine.primitives.base import Primitive, all_primitives, get, register
 
-from engine.interpreter import Node
-from engine.state import Frame, State
-
-
-class Primitive:
-    name = ""
-    # Type of each frame binding, so saves show names and labels.
-    fields: ClassVar[dict[str, str]] = {}
-
-    def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
-        frame.b.update(args)
-        frame.b["site"] = site
-
-    def run(self, s: State, frame: Frame) -> Node | None:
-        raise NotImplementedError
-
-    def apply(self, s: State, frame: Frame, action: int) -> None:
-        raise NotImplementedError
-
-    @staticmethod
-    def has_lambda(s: State, frame: Frame, name: str) -> bool:
-        proc, pc = frame.b["site"]
-        return name in s.game.rules.procedures[proc].code[pc][3]
-
-    @staticmethod
-    def push_procedure(s: State, procedure: str, bindings: dict[str, Any]) -> None:
-        """Run a rules procedure (a hook the rules passed in) before this primitive goes on."""
-        s.stack.append(Frame(procedure, 0, dict(bindings)))
-
-    @staticmethod
-    def call(s: State, frame: Frame, name: str, **bindings: Any) -> Any:
-        """Evaluate the expression parameter `name` with these bindings.
-
-        The expression may also read the caller's bindings (`side` in
-        `stop_after: count(enemies_adjacent(hex, side)) > 0`): the caller is
-        the frame just below, since a primitive runs only on top of the stack.
-        """
-        proc, pc = frame.b["site"]
-        fn = s.game.rules.procedures[proc].code[pc][3][name]
-        caller = s.stack[s.stack.index(frame) - 1].b
-        return fn(s, {**caller, **bindings})
-
-
-_REGISTRY: dict[str, Primitive] = {}
-
-
-def register(prim: Primitive) -> Primitive:
-    _REGISTRY[prim.name] = prim
-    return prim
-
-
-def get(name: str) -> Primitive:
-    return _REGISTRY[name]
-
-
-def all_primitives() -> dict[str, Primitive]:
-    return dict(_REGISTRY)
-
-
-from engine.primitives import (  # noqa: E402, F401
-    designation,
-    march,
-    movement,
-    reinforcements,
-    retreat,
-    setup,
-)
+# Importing each primitive's module registers it.
+__all__ = [
+    "Primitive",
+    "all_primitives",
+    "designation",
+    "get",
+    "march",
+    "movement",
+    "register",
+    "reinforcements",
+    "retreat",
+    "setup",
+]

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from engine.board import DIRECTIONS
 from engine.describe import hex_label, unit_names
 from engine.effects import say
-from engine.game import DIRECTIONS
-from engine.interpreter import Node
-from engine.primitives import Primitive, register
+from engine.nodes import Node
+from engine.primitives.base import Primitive, register
 from engine.state import ON_MAP, Combat, Frame, State
 from engine.vocabulary import Lambda, primitive
 

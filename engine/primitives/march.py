@@ -14,12 +14,12 @@ from __future__ import annotations
 import heapq
 from typing import Any, ClassVar
 
-from engine.board import PROHIBITED, step_cost
+from engine.board import DIRECTIONS, PROHIBITED, move_class, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, capture, remove_from_play, say
-from engine.game import DIRECTIONS
-from engine.interpreter import CONTINUE, Node, emit
-from engine.primitives import Primitive, register
+from engine.events import emit
+from engine.nodes import CONTINUE, Node
+from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, may_enter
 from engine.state import ON_MAP, Frame, State
@@ -69,7 +69,19 @@ class March(Primitive):
         )
 
     def _distances(self, s: State, frame: Frame, u: int) -> dict[int, int]:
-        """Movement cost from every hex to the nearest goal hex (Dijkstra from the goals)."""
+        """Movement cost from every hex to the nearest goal hex (Dijkstra from the goals).
+
+        It depends on the map only (the unit's movement class, the goals,
+        roads or not), so it is worked out once per game and kept.
+        """
+        rules = s.game.rules
+        key = (move_class(rules, u), tuple(frame.b["toward"]), bool(frame.b["along_roads"]))
+        kept = s.game.derived.setdefault("march_distances", {})
+        if key not in kept:
+            kept[key] = self._dijkstra(s, frame, u)
+        return kept[key]
+
+    def _dijkstra(self, s: State, frame: Frame, u: int) -> dict[int, int]:
         rules = s.game.rules
         board = rules.board
         dist = {g: 0 for g in frame.b["toward"]}

@@ -12,18 +12,22 @@ allowance, every hexside crossed a road or track that carries it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import Any, ClassVar
 
-from engine.board import PROHIBITED, step_cost
+from engine import incremental
+from engine.board import DIRECTIONS, PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
-from engine.game import DIRECTIONS
-from engine.interpreter import Node
-from engine.primitives import Primitive, register
+from engine.nodes import Node
+from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
 from engine.state import ON_MAP, Frame, State
 from engine.vocabulary import Lambda, primitive
+
+# Answers a question about the position: `ask(key, compute)`.
+Ask = Callable[[Hashable, Callable[[], Any]], Any]
 
 primitive(
     "move_units",
@@ -95,17 +99,18 @@ class MoveUnits(Primitive):
             # be entered by combat units, which capture them (14.32, by the rules).
             if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
                 return False
-        cost = self.cost(s, frame, u, a, d)
         if strategic:
             # 9.52: along roads and tracks only, up to twice the allowance, no one-hex minimum.
-            if spent + cost > 2 * ma:
+            if spent + self.cost(s, frame, u, a, d) > 2 * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b
             ):
                 return False
-        elif ma <= 0 or (spent + cost > ma and spent > 0):  # a unit may always move one hex (9.1)
+        elif ma <= 0:
             return False
+        elif spent > 0 and spent + self.cost(s, frame, u, a, d) > ma:
+            return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
@@ -134,31 +139,98 @@ class MoveUnits(Primitive):
             return False
         return bool(self._steps(s, frame, u, 0, 0, strategic=True))
 
+    def _choices(self, s: State, frame: Frame, own: list[int], ask: Ask) -> list[int]:
+        """PASS and every unit's legal steps (and strategic starts), in unit order;
+        `own`: the steps of the unit moving now.
+
+        `ask(key, compute)` answers the questions that depend on the position
+        only: the incremental one remembers answers between decisions.
+        """
+        space = s.game.actions
+        rules = s.game.rules
+        b = frame.b
+        active = b["active"]
+        who = self.has_lambda(s, frame, "who")
+        actions = [space.PASS]
+        for u in range(len(rules.units)):
+            if rules.units[u].side != b["side"] or s.unit_status[u] != ON_MAP:
+                continue
+            if who and not ask(("who", u), lambda u=u: bool(self.call(s, frame, "who", unit=u))):
+                continue  # this phase moves other units (an activation, 5.2.2)
+            if u == active:
+                actions.extend(own)
+            elif u not in b["moved"]:
+                actions.extend(ask(("unit", u), lambda u=u: self._fresh(s, frame, u, ask)))
+        return actions
+
+    def _fresh(self, s: State, frame: Frame, u: int, ask: Ask) -> tuple[int, ...]:
+        """The actions of a unit yet to move: its steps, and its unit action if it may
+        start a strategic move."""
+        steps = self._fresh_steps(s, frame, u, ask)
+        if self._fresh_strategic(s, frame, u, ask):
+            steps.append(s.game.actions.unit(u))
+        return tuple(steps)
+
+    def _fresh_steps(self, s: State, frame: Frame, u: int, ask: Ask) -> list[int]:
+        """`_steps` of a unit yet to move, one question per direction (a unit stepping
+        next to it changes the answers of the directions that look at its hexes)."""
+        ma = ask(("allowance", u), lambda: self._allowance_at_start(s, u))
+        if ma is None:
+            return []
+        space = s.game.actions
+        return [
+            space.step(u, d)
+            for d in range(DIRECTIONS)
+            if ask(("step", u, d, ma), lambda d=d: self._can_step(s, frame, u, d, 0, ma, False))
+        ]
+
+    def _fresh_strategic(self, s: State, frame: Frame, u: int, ask: Ask) -> bool:
+        """`_may_go_strategic`, a question per direction as in `_fresh_steps`."""
+        if not self.has_lambda(s, frame, "strategic") or not ask(
+            ("strategic", u), lambda: bool(self.call(s, frame, "strategic", unit=u))
+        ):
+            return False
+        ma = ask(("allowance", u), lambda: self._allowance_at_start(s, u))
+        if ma is None:
+            return False
+        return any(
+            ask(
+                ("strategic step", u, d, ma),
+                lambda d=d: self._can_step(s, frame, u, d, 0, ma, True),
+            )
+            for d in range(DIRECTIONS)
+        )
+
+    @staticmethod
+    def _allowance_at_start(s: State, u: int) -> int | None:
+        """The allowance of a unit yet to move, or None when it may not move at all."""
+        if not may_move(s, u):
+            return None
+        limit = max_hexes(s, u)
+        if limit is not None and limit <= 0:
+            return None
+        return allowance(s, u)
+
     def run(self, s: State, frame: Frame) -> Node | None:
         b = frame.b
         if b.get("done"):
             return None
-        space = s.game.actions
-        rules = s.game.rules
         active = b["active"]
+        own: list[int] = []
         if active >= 0 and not b["stop"]:
             own = self._steps(s, frame, active, b["spent"], b["hexes"], b["strategic"])
             if own and not may_end(s, active, s.unit_hex[active]):
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
-        actions = [space.PASS]
-        for u in range(len(rules.units)):
-            if rules.units[u].side != b["side"] or s.unit_status[u] != ON_MAP:
-                continue
-            if self.has_lambda(s, frame, "who") and not self.call(s, frame, "who", unit=u):
-                continue  # this phase moves other units (an activation, 5.2.2)
-            if u == active:
-                if not b["stop"]:
-                    actions.extend(self._steps(s, frame, u, b["spent"], b["hexes"], b["strategic"]))
-            elif u not in b["moved"]:
-                actions.extend(self._steps(s, frame, u, 0, 0))
-                if self._may_go_strategic(s, frame, u):
-                    actions.append(space.unit(u))
+        memo = incremental.remembered(s, b["site"])
+        actions = self._choices(s, frame, own, lambda key, compute: memo.ask(s, key, compute))
+        if incremental.CHECK:
+            full = self._choices(s, frame, own, lambda key, compute: compute())
+            if full != actions:
+                raise incremental.IncrementalMismatch(
+                    f"move_units at move {s.move_number}: remembered steps {actions} "
+                    f"differ from recomputed {full}"
+                )
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
 
     def apply(self, s: State, frame: Frame, action: int) -> None:

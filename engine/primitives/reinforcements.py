@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 
 from engine.describe import hex_label, unit_name
 from engine.effects import place_unit, say
-from engine.interpreter import Node, emit
-from engine.primitives import Primitive, register
+from engine.events import emit
+from engine.nodes import Node
+from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import may_arrive
 from engine.state import NOT_ENTERED, Frame, State

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.board import PROHIBITED, step_cost
+from engine.board import DIRECTIONS, PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, capture, lose_step, remove_from_play, say
-from engine.game import DIRECTIONS
-from engine.interpreter import CONTINUE, Node, emit
-from engine.primitives import Primitive, register
+from engine.events import emit
+from engine.nodes import CONTINUE, Node
+from engine.primitives.base import Primitive, register
 from engine.queries import board_distance, units_in
 from engine.state import ON_MAP, Frame, State
 from engine.vocabulary import Lambda, primitive

@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 from engine.describe import hex_label, unit_name
 from engine.effects import place_unit, say
-from engine.interpreter import Node
-from engine.primitives import Primitive, register
+from engine.nodes import Node
+from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.rules import PlacementSpec
 from engine.state import Frame, State

@@ -6,7 +6,6 @@ ruleset's .mst files; this package holds their compiled form.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from engine.game import Game
@@ -15,19 +14,14 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '02be9d1a0f42e8aa059d29777a9acac8c300c7cd846f8c784f1de6b661ebc2c6'
+RULES_HASH = 'd17902a1736561e4c68556a6f9e0360604cf196b4f755345ca6f73217d163c68'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
     """A `Game` of these rules; `params` may switch rules: {"rules": {"name": False}}.
 
-    A player's own chart values (`rulesets/NAME/charts.local.mst`, or the file
-    `params["local_charts"]` names) replace the rules' provisional tables.
+    This package imports only `engine/`. A player's own chart values come
+    compiled, as `params["charts"]` (`compiler.build.load_game` reads the
+    battle's `charts.local.mst`, or the file `params["local_charts"]` names).
     """
-    params = dict(params or {})
-    from compiler.local_charts import local_chart_file, local_charts
-
-    path = params.pop("local_charts", None) or local_chart_file(NAME)
-    if path is not None:
-        params["charts"] = local_charts(Path(path), RULES)
-    return Game(RULES, params, RULES_HASH)
+    return Game(RULES, dict(params or {}), RULES_HASH)

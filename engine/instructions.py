@@ -1,0 +1,247 @@
+"""The instructions of compiled procedures: one frozen record per opcode.
+
+The code generator writes procedures as tuples of these records (`Exec(f3)`,
+`Choose('target', f4, f5, 'unit', 'choose target', '')`) and the interpreter
+runs them by their type, reading operands by name. `Fn` operands are compiled
+functions of `(state, bindings)`; jump targets are instruction indices within
+the procedure. Nothing here runs anything: the records are data, below the
+interpreter that gives them meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+# A compiled expression or block: called with the state and the frame's bindings.
+Fn = Callable[[Any, dict[str, Any]], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    """Base of every instruction; `opcode` names it in dumps and error messages."""
+
+    opcode: ClassVar[str] = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Exec(Instruction):
+    """Run a block of effects (`set`, `let`, an effect call) and go on."""
+
+    opcode: ClassVar[str] = "exec"
+    fn: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class Let(Instruction):
+    """Bind `name` to the value of `fn`: `let x = …` without a helper block."""
+
+    opcode: ClassVar[str] = "let"
+    name: str
+    fn: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class Jump(Instruction):
+    opcode: ClassVar[str] = "jump"
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class JumpIfNot(Instruction):
+    """Go on when `test` holds, else jump to `target`."""
+
+    opcode: ClassVar[str] = "jump_if_not"
+    test: Fn
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class JumpUnlessSwitch(Instruction):
+    """Run a patched step only when its rule switch is `on` (a step the rule replaced
+    or disabled runs only when the switch is off); otherwise jump to `target`."""
+
+    opcode: ClassVar[str] = "jump_unless_switch"
+    rule: str
+    on: bool
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class ForStart(Instruction):
+    """`for each var in …`: keep the members still to visit in binding `rest`.
+
+    A loop is ForStart, then JumpIfEmpty at its top, then ForTake (or Choose
+    and ForDrop when a player picks the order), the body and a Jump back: as
+    many instructions as the helper blocks they replace, so the instruction
+    indices saved in older saves still point where they did."""
+
+    opcode: ClassVar[str] = "for_start"
+    rest: str
+    iterable: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class ForTake(Instruction):
+    """Bind `var` to the first member of `rest` and take it out."""
+
+    opcode: ClassVar[str] = "for_take"
+    var: str
+    rest: str
+
+
+@dataclass(frozen=True, slots=True)
+class ForDrop(Instruction):
+    """After a chosen member (`for each … chosen by`): take it out of `rest`."""
+
+    opcode: ClassVar[str] = "for_drop"
+    var: str
+    rest: str
+
+
+@dataclass(frozen=True, slots=True)
+class JumpIfEmpty(Instruction):
+    """Jump to `end` when binding `rest` holds no member left to visit."""
+
+    opcode: ClassVar[str] = "jump_if_empty"
+    rest: str
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Instruction):
+    """Run procedure `procedure` with the bindings `args` gives; its result into `into`."""
+
+    opcode: ClassVar[str] = "call"
+    procedure: str
+    args: Fn
+    into: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Prim(Instruction):
+    """Run primitive `primitive` with the arguments `args` gives; `lambdas` are its
+    expression parameters, handed to the primitive's frame."""
+
+    opcode: ClassVar[str] = "prim"
+    primitive: str
+    args: Fn
+    lambdas: Mapping[str, Fn]
+
+
+@dataclass(frozen=True, slots=True)
+class Return(Instruction):
+    opcode: ClassVar[str] = "return"
+
+
+@dataclass(frozen=True, slots=True)
+class EndPhase(Instruction):
+    opcode: ClassVar[str] = "end_phase"
+
+
+@dataclass(frozen=True, slots=True)
+class EndGame(Instruction):
+    opcode: ClassVar[str] = "end_game"
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult(Instruction):
+    """`apply code(args)`: run the procedure of the result code `result` gives."""
+
+    opcode: ClassVar[str] = "apply"
+    result: Fn
+    args: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class Choose(Instruction):
+    """A player chooses `var` among `options`; `kind` is unit, hex or option;
+    `mode` is '', 'maybe' (none may be chosen) or 'secretly'."""
+
+    opcode: ClassVar[str] = "choose"
+    var: str
+    options: Fn
+    chooser: Fn
+    kind: str
+    prompt: str
+    mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ask(Instruction):
+    """A yes/no question to the side `chooser` gives; the answer into `var`."""
+
+    opcode: ClassVar[str] = "ask"
+    chooser: Fn
+    question: str
+    var: str
+
+
+@dataclass(frozen=True, slots=True)
+class Roll(Instruction):
+    """Roll on table number `table` (at the column `column` gives, if any), with the
+    modifier lists `modifiers`; the result into `into`, the modified roll into `total`."""
+
+    opcode: ClassVar[str] = "roll"
+    table: int
+    column: Fn | None
+    modifiers: tuple[str, ...]
+    into: str
+    total: str
+
+
+@dataclass(frozen=True, slots=True)
+class RollDie(Instruction):
+    """Roll the die on no table: the face plus the modifiers of the list named."""
+
+    opcode: ClassVar[str] = "roll_die"
+    into: str
+    modifiers: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(Instruction):
+    """Secret choices of these bindings become known to both players."""
+
+    opcode: ClassVar[str] = "reveal"
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Instruction):
+    """Draw a marker from `bag` into binding `into` (a chance node)."""
+
+    opcode: ClassVar[str] = "draw"
+    bag: str
+    into: str
+
+
+INSTRUCTIONS: tuple[type[Instruction], ...] = (
+    Exec,
+    Let,
+    Jump,
+    JumpIfNot,
+    JumpUnlessSwitch,
+    ForStart,
+    ForTake,
+    ForDrop,
+    JumpIfEmpty,
+    Call,
+    Prim,
+    Return,
+    EndPhase,
+    EndGame,
+    ApplyResult,
+    Choose,
+    Ask,
+    Roll,
+    RollDie,
+    Reveal,
+    Draw,
+)
+
+
+def operand_names(kind: type[Instruction]) -> tuple[str, ...]:
+    """The operands of an instruction type, in the order the generated code gives them."""
+    return tuple(f.name for f in fields(kind))

@@ -1,0 +1,84 @@
+"""Legal movement steps kept between decisions agree with a full recomputation.
+
+`tests/conftest.py` turns `engine.incremental.CHECK` on, so every decision of
+these games (and of every other test) recomputes the legal steps from
+scratch and raises on a difference. These tests play every shipped scenario,
+compare with states loaded from a save (which remember nothing), and show
+that the check does catch a wrong remembered answer.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from compiler.build import import_shipped, shipped_battles
+from engine import chance, incremental
+from engine.save import from_json, to_json
+from tests.conftest import eager_action
+
+# Enough actions for several movement phases of each side, not whole campaigns.
+ACTIONS = 400
+
+
+def shipped_scenarios() -> list[tuple[str, str | None]]:
+    found: list[tuple[str, str | None]] = []
+    for battle in shipped_battles():
+        names = [sc.name for sc in import_shipped(battle).RULES.scenarios]
+        found += [(battle, name) for name in names] or [(battle, None)]
+    return found
+
+
+@pytest.mark.parametrize(("battle", "scenario"), shipped_scenarios())
+def test_every_scenario_plays_with_the_check_on(battle, scenario):
+    assert incremental.CHECK
+    game = import_shipped(battle).load_game({"scenario": scenario} if scenario else {})
+    seed = 5
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    movement_decisions = 0
+    while not s.is_terminal() and s.move_number < ACTIONS:
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, seed))
+            continue
+        if s.stack[-1].proc == "move_units":
+            movement_decisions += 1
+            if movement_decisions % 25 == 0:
+                # A state loaded from its save remembers nothing: same answers.
+                fresh = from_json(game, to_json(s))
+                assert fresh.legal_actions() == s.legal_actions()
+        s.apply_action(eager_action(s, rng))
+    assert movement_decisions > 10
+
+
+def _at_movement(game, seed: int):
+    s = game.new_initial_state()
+    rng = random.Random(seed)
+    while s.is_chance_node() or s.stack[-1].proc != "move_units" or s.stack[-1].b["active"] < 0:
+        s.apply_action(chance.sample(s, seed) if s.is_chance_node() else eager_action(s, rng))
+    return s
+
+
+def test_clones_do_not_share_what_they_remember(training):
+    s = _at_movement(training, 2)
+    c = s.clone()
+    steps = [a for a in s.legal_actions() if training.actions.kind_of(a) == "step"]
+    # Move different units in the two copies, then compare each with a fresh load.
+    s.apply_action(steps[0])
+    c.apply_action(steps[-1])
+    for state in (s, c):
+        if not state.is_chance_node() and state.stack[-1].proc == "move_units":
+            fresh = from_json(training, to_json(state))
+            assert state.legal_actions() == fresh.legal_actions()
+
+
+def test_the_check_catches_a_wrong_remembered_answer(training):
+    s = _at_movement(training, 2)
+    memo = s._remembered
+    assert memo is not None and memo.answers
+    key = next(k for k, (value, _reads) in memo.answers.items() if k[0] == "unit" and value)
+    memo.answers[key] = ((), memo.answers[key][1])  # forget the unit's steps, wrongly
+    s._node = None
+    with pytest.raises(incremental.IncrementalMismatch):
+        s.legal_actions()
