@@ -23,12 +23,13 @@ from pathlib import Path
 
 from compiler import ir
 from compiler.backends.engine_codegen import generate
-from compiler.backends.print_and_play import PARTS, print_steps
+from compiler.backends.print_and_play import print_steps
 from compiler.backends.vassal import vassal_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
 from compiler.local_charts import local_chart_file, local_charts
 from compiler.output_folder import BuildRefused, OutputFolder
+from compiler.outputs import OUTPUTS, PARTS
 from compiler.progress import Progress
 from dsl.source import SourceFiles
 from engine.game import Game
@@ -52,9 +53,6 @@ def output_dir(rules: ir.Ruleset, entry: Path, out: Path | None = None) -> Path:
     if is_shipped(entry):
         return GENERATED / rules.name
     return Path.cwd() / "generated" / rules.name
-
-
-OUTPUTS = ("engine", *PARTS, "vassal")
 
 
 def module_path(rules: ir.Ruleset) -> str:

@@ -16,14 +16,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import ir
+from compiler.contexts import CONTEXTS
 from compiler.counters import check_counter_face
 from compiler.expressions import ERROR, Entity, ExprChecker, Scope, Symbols
 from compiler.forces import ForcesChecker
 from compiler.load import Loaded, display_name, load, resolve_ruleset
-from compiler.map_model import check_model
+from compiler.map_checks import check_model
 from compiler.maps import check_map
 from compiler.props import Props, as_int, code_text, describe, prov_of
 from compiler.scenarios import ScenarioChecker
+from compiler.slips import find_slips
 from compiler.statements import Context, StmtChecker
 from compiler.tables import check_table
 from compiler.terrain import check_hexside, check_terrain
@@ -37,6 +39,7 @@ from dsl.diagnostics import (
     MISSING,
     PATCH,
     UNKNOWN_NAME,
+    Diagnostic,
     Reporter,
     did_you_mean,
     hint_note,
@@ -88,7 +91,16 @@ RESTRICTION_KINDS = {
     "allowance",
     "max_hexes",
     "no_arrival",
+    "no_combat",
 }
+RESTRICTION_KEYS = RESTRICTION_KINDS | {"until"}
+RULESET_KEYS = {"source", "die", "turns", "start", "library"}
+TRIGGER_KEYS = {"on", "once"}
+CONCEAL_KEYS = {"from"}
+VICTORY_KEYS = {"level", "winner", "scenarios", "check"}
+VICTORY_LEVEL_KEYS = {"utility"}
+RESULT_KEYS = {"code"}
+BAG_KEYS = {"contents", "seen_by"}
 DEFAULT_OFF_FLAGS = {"optional", "play_balance", "scenario"}
 RULE_FLAGS = {"optional", "advanced", "play_balance", "scenario"}
 
@@ -107,20 +119,28 @@ class _Gathered:
 
 def compile_ruleset(arg: str | Path) -> tuple[ir.Ruleset, SourceFiles]:
     """Load, check and build the IR of a ruleset; raises `CompileError`."""
+    rules, sources, _warnings = check_ruleset(arg)
+    return rules, sources
+
+
+def check_ruleset(arg: str | Path) -> tuple[ir.Ruleset, SourceFiles, list[Diagnostic]]:
+    """`compile_ruleset`, with the warnings (probable slips) it found."""
     sources = SourceFiles()
     reporter = Reporter(sources)
     loaded = load(resolve_ruleset(arg), reporter)
     reporter.check()
-    return compile_loaded(loaded, reporter), sources
+    return compile_loaded(loaded, reporter), sources, reporter.warnings
 
 
 def compile_loaded(loaded: Loaded, reporter: Reporter) -> ir.Ruleset:
-    """Check files already loaded (and looked at: coverage, local charts) into the IR."""
+    """Check files already loaded (and looked at: coverage, local charts) into the IR;
+    probable slips are left in `reporter` as warnings."""
     ruleset = Checker(reporter).run(loaded.files, loaded.entry)
     reporter.check()
     assert ruleset is not None
     check_model(ruleset, reporter)
     reporter.check()
+    find_slips(ruleset, loaded.entry.parent, reporter)
     return ruleset
 
 
@@ -131,7 +151,7 @@ class Checker:
         self.sym.vocabulary = load_vocabulary()
         self.ec = ExprChecker(self.sym, reporter)
         self.sc = StmtChecker(self.ec)
-        self.names: dict[str, Span] = {}
+        self.names: dict[str, tuple[Span, str]] = {}  # name → where first declared, as what
         self._define_state: dict[str, str] = {}
         self.defines_ir: dict[str, ir.Define] = {}
         self.unit_attr_spans: dict[str, Span] = {}
@@ -167,7 +187,7 @@ class Checker:
             items.append(item)
             if name is not None:
                 declared[name] = (items, len(items) - 1, kind)
-                self.register(name, span)
+                self.register(name, span, kind)
 
         def visit(decls: tuple[ast.Decl, ...], rule: str) -> None:
             for d in decls:
@@ -196,7 +216,7 @@ class Checker:
                     if rule:
                         self.r.error(d.span, BAD_VALUE, "a rule cannot sit inside another rule")
                     g.rules.append(d)
-                    self.register(d.name, d.span)
+                    self.register(d.name, d.span, "rule")
                     for flag in d.flags:
                         if flag not in RULE_FLAGS:
                             self.r.error(
@@ -259,7 +279,9 @@ class Checker:
             body = dataclasses.replace(old.body, lines=(*old.body.lines, *added))
             items[index] = (dataclasses.replace(old, body=body), old_rule)
 
-    def register(self, name: str, span: Span) -> None:
+    def register(self, name: str, span: Span, kind: str) -> None:
+        """Claim a name for one declaration; a second claim is reported at the
+        second, naming the first (what it is and where)."""
         if not IDENT.match(name):
             self.r.error(
                 span,
@@ -268,14 +290,21 @@ class Checker:
                 "names use lower-case letters, digits and '_', and do not start with a digit",
             )
         if name in self.names:
+            first, first_kind = self.names[name]
             self.r.error(
                 span,
                 DUPLICATE,
-                f"{name!r} is already declared",
-                f"first declared at {self.names[name]}",
+                f"{kind} {name!r}: the name is already declared",
+                f"the first {name!r} is the {first_kind} declared at {first}",
+                "give this one another name"
+                + (
+                    ", or write `override` before it to replace the first"
+                    if kind in KINDS | {"define", "procedure"}
+                    else ""
+                ),
             )
             return
-        self.names[name] = span
+        self.names[name] = (span, kind)
 
     def header(self, g: _Gathered) -> tuple[ast.Entity | None, tuple[int, int] | None]:
         """The ruleset declaration of the entry file; an imported library's gives
@@ -322,7 +351,7 @@ class Checker:
         header, inherited_die = self.header(g)
         self.r.check()
         assert header is not None
-        hp = Props(header, self.r, {"source", "die", "turns", "start", "library"})
+        hp = Props(header, self.r, RULESET_KEYS)
         library = hp.flag("library")
         source = None
         src_line = hp.line("source")
@@ -391,11 +420,11 @@ class Checker:
             grid = grid_of(the_map)
             self.sym.hex_labels = {grid.label(c, r) for c, r in grid.offsets()}
             for p in the_map.places:
-                self.register(p.name, map_decl.span)
+                self.register(p.name, map_decl.span, "place")
                 self.sym.entities[p.name] = Entity("place", "hex", p.hex)
                 forces.places[p.name] = p.hex
             for z in the_map.zones:
-                self.register(z.name, map_decl.span)
+                self.register(z.name, map_decl.span, "zone")
                 self.sym.entities[z.name] = Entity("zone", "hexes", z.hexes)
                 if z.kind == "entry":
                     forces.entries[z.name] = z.hexes
@@ -425,6 +454,7 @@ class Checker:
                     res_decl.span,
                     DUPLICATE,
                     f"result code {code!r} is already {self.sym.results[code]!r}",
+                    f"the first {code!r} is the result {self.sym.results[code]!r}",
                 )
             self.sym.results[code] = name
             self.sym.entities[name] = Entity("result", "code", name)
@@ -433,7 +463,7 @@ class Checker:
         for var in variables:
             self.sym.variables[var.name] = var
             for value in var.values:
-                self.register(value, var.span)
+                self.register(value, var.span, f"value of {var.name}")
                 self.sym.entities[value] = Entity("enum", var.type, value)
         # A table whose cells are values of an enumeration says `kind VARIABLE`;
         # one whose cells are brigades (formations, markers, …) `kind brigade`.
@@ -466,7 +496,7 @@ class Checker:
                 )
             self.sym.levels[lv.name] = lv
             for level in lv.levels:
-                self.register(level.name, level.span)
+                self.register(level.name, level.span, f"level of {lv.name}")
                 self.sym.entities[level.name] = Entity("enum", f"enum:{lv.name}", level.name)
 
         for d, _r in g.entities.get("modifiers", []):
@@ -587,7 +617,7 @@ class Checker:
     # ------------------------------------------------------------ tables and results
 
     def result_header(self, d: ast.Entity) -> tuple[str, str, ir.Prov]:
-        p = Props(d, self.r, {"code"})
+        p = Props(d, self.r, RESULT_KEYS)
         v = p.values("code")
         code = code_text(v[0]) if len(v) == 1 else None
         if code is None:
@@ -763,7 +793,10 @@ class Checker:
         return procs
 
     def bag(self, d: ast.Entity) -> ir.Bag:
-        p = Props(d, self.r, {"contents"})
+        """`bag NAME "T" { contents …; seen_by SIDE… | all | none }`: an opaque
+        container of markers, and who may look into it (a hand, a face-down
+        deck, a public cup)."""
+        p = Props(d, self.r, BAG_KEYS)
         contents = []
         for v in p.values("contents"):
             name = v.id if isinstance(v, ast.Name) else v.func if isinstance(v, ast.Call) else None
@@ -782,8 +815,44 @@ class Checker:
         if not p.has("contents"):
             self.r.error(d.name_span, MISSING, f"bag {d.name!r} needs `contents`")
         return ir.Bag(
-            d.name or "", d.title or d.name or "", tuple(contents), prov_of(d.prov), d.span
+            d.name or "",
+            d.title or d.name or "",
+            tuple(contents),
+            prov_of(d.prov),
+            d.span,
+            self.bag_seen_by(d, p),
         )
+
+    def bag_seen_by(self, d: ast.Entity, p: Props) -> tuple[str, ...]:
+        """The sides that may look into a bag: `seen_by SIDE…`, `all` or `none`
+        (the others see only how many markers it holds)."""
+        sides = tuple(str(e.value) for e in self.sym.entities.values() if e.kind == "side")
+        line = p.line("seen_by")
+        if line is None:
+            self.r.error(
+                d.name_span,
+                MISSING,
+                f"bag {d.name!r} needs `seen_by`: the sides that may look into it, `all` or `none`",
+            )
+            return sides
+        names = [v.id if isinstance(v, ast.Name) else None for v in line.values[1:]]
+        if names in (["all"], ["none"]):
+            return sides if names == ["all"] else ()
+        seen: list[str] = []
+        for v, name in zip(line.values[1:], names, strict=True):
+            if name not in sides:
+                hint = did_you_mean(name or "", set(sides) | {"all", "none"})
+                self.r.error(
+                    v.span,
+                    UNKNOWN_NAME,
+                    f"seen_by takes sides, `all` or `none`; {describe(v)} is not one",
+                    *hint_note(hint),
+                )
+            elif name not in seen:
+                seen.append(name)
+        if not names:
+            self.r.error(line.span, MISSING, "seen_by needs sides, `all` or `none`")
+        return tuple(seen)
 
     def procedure(self, proc: ast.Procedure, steps: list[tuple[ast.Step, str]]) -> ir.Procedure:
         params = tuple((p.name, p.type) for p in proc.params)
@@ -828,7 +897,7 @@ class Checker:
     # ------------------------------------------------------------ triggers, restrictions, victory
 
     def trigger(self, d: ast.Entity, rule: str) -> ir.Trigger:
-        p = Props(d, self.r, {"on", "once"})
+        p = Props(d, self.r, TRIGGER_KEYS)
         on = p.values("on")
         changed = len(on) == 2 and isinstance(on[0], ast.Name) and on[0].id == "changed"
         if changed:
@@ -889,9 +958,9 @@ class Checker:
     def conceal(self, d: ast.Entity, rule: str, forces: ForcesChecker) -> ir.Concealment:
         """`conceal NAME "T" { from SIDE; when <condition on unit, hex> }`: the
         units that side may not examine (an exception to series 7.4)."""
-        p = Props(d, self.r, {"from"})
+        p = Props(d, self.r, CONCEAL_KEYS)
         observer = forces.ref(p, "from", "side", required=True) or ""
-        cond = self.when(p, Scope({"unit": "unit", "hex": "hex"}))
+        cond = self.when(p, Scope(CONTEXTS["conceal"].scope()))
         return ir.Concealment(
             d.name or "", d.title or d.name or "", observer, cond, rule, prov_of(d.prov), d.span
         )
@@ -906,7 +975,7 @@ class Checker:
         keeps a reinforcement off the map (a variable or conditional entry). `when` reads
         `unit` (and `hex` for the hex kinds); `until turn N` ends it.
         """
-        p = Props(d, self.r, RESTRICTION_KINDS | {"until"})
+        p = Props(d, self.r, RESTRICTION_KEYS)
         kinds = [k for k in RESTRICTION_KINDS if p.has(k)]
         if len(kinds) != 1:
             self.r.error(
@@ -931,7 +1000,7 @@ class Checker:
             if len(vals) == 1 and as_int(vals[0]) is not None:
                 value = ir.Const("int", vals[0].span, as_int(vals[0]))
             elif len(vals) == 1 and isinstance(vals[0], ast.Paren):
-                value = self.ec.expr(vals[0].expr, Scope({"unit": "unit"}), "int")
+                value = self.ec.expr(vals[0].expr, Scope(CONTEXTS["allowance"].scope()), "int")
             else:
                 self.r.error(
                     p.line(kind).span,
@@ -954,8 +1023,16 @@ class Checker:
             else:
                 self.r.error(line.span, BAD_VALUE, "write `until turn N`")
         unit_only = kind in ("no_move", "allowance", "max_hexes", "no_arrival")
-        bindings = {"unit": "unit"} if unit_only else {"unit": "unit", "hex": "hex"}
-        cond = self.when(p, Scope(bindings))
+        context = CONTEXTS[
+            "restriction_combat"
+            if kind == "no_combat"
+            else "restriction_unit"
+            if unit_only
+            else "restriction_end"
+            if kind == "no_end"
+            else "restriction"
+        ]
+        cond = self.when(p, Scope(context.scope()))
         return ir.Restriction(
             d.name or "",
             d.title or d.name or "",
@@ -970,11 +1047,17 @@ class Checker:
         )
 
     def victory(self, d: ast.Entity, sides: list[str]) -> ir.Victory:
-        p = Props(d, self.r, {"level", "winner", "scenarios", "check"})
+        p = Props(d, self.r, VICTORY_KEYS)
         winner = p.name("winner", required=True) or ""
         if winner and winner not in sides:
-            self.r.error(p.line("winner").span, UNKNOWN_NAME, f"unknown side {winner!r}")
-        cond = self.when(p, Scope())
+            self.r.error(
+                p.line("winner").span,
+                UNKNOWN_NAME,
+                f"unknown side {winner!r}",
+                *hint_note(did_you_mean(winner, set(sides))),
+                f"the sides: {', '.join(sides)}",
+            )
+        cond = self.when(p, Scope(CONTEXTS["victory"].scope()))
         if cond is None:
             self.r.error(d.name_span, MISSING, f"victory {d.name!r} needs `when condition`")
             cond = ir.Const("bool", d.span, False)
@@ -1004,7 +1087,7 @@ class Checker:
         )
 
     def victory_level(self, d: ast.Entity) -> ir.VictoryLevel:
-        p = Props(d, self.r, {"utility"})
+        p = Props(d, self.r, VICTORY_LEVEL_KEYS)
         u = p.number("utility")
         if u is None or not 0 < u <= 1:
             self.r.error(

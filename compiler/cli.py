@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from compiler.build import OUTPUTS
 from compiler.load import RulesetNotFound
 from compiler.output_folder import BuildRefused
+from compiler.outputs import OUTPUTS
+from compiler.workbench import add_commands, cmd_watch
 from dsl.diagnostics import CompileError
 from engine.play import ReplayError
 
@@ -31,10 +32,15 @@ def _switches(values: list[str]) -> dict[str, bool]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from compiler.check import compile_ruleset
+    if args.watch:
+        return cmd_watch(args)
+    from compiler.check import check_ruleset
     from compiler.provenance import provisional_values
+    from dsl.diagnostics import render
 
-    rules, _ = compile_ruleset(args.ruleset)
+    rules, sources, warnings = check_ruleset(args.ruleset)
+    for w in warnings:
+        print(render(w, sources), file=sys.stderr)
     provisional = provisional_values(rules)
     if args.provisional:
         for p in provisional:
@@ -63,6 +69,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{len(rules.switches)} switches"
     )
     print(f"  provisional {len(provisional)} values (muster check --provisional lists them)")
+    if warnings:
+        print(f"  warnings    {len(warnings)} (shown above)")
     return 0
 
 
@@ -234,6 +242,18 @@ def _map_model(ruleset: str):
     return MapModel(compile_ruleset(ruleset)[0])
 
 
+def cmd_table(args: argparse.Namespace) -> int:
+    """`muster table`: the web page to play a battle (the optional `table` extra)."""
+    try:
+        from table.cli import run_table  # lazy: Starlette and uvicorn are an optional extra
+    except ImportError as e:
+        print(
+            f"muster: the table needs its extra: pip install -e '.[table]' ({e})", file=sys.stderr
+        )
+        return 2
+    return run_table(args)
+
+
 def cmd_map(args: argparse.Namespace) -> int:
     from compiler.map_commands import hex_label, hex_labels, write_map_image
 
@@ -271,7 +291,9 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--provisional", action="store_true", help="list every provisional value and why"
     )
+    c.add_argument("--watch", action="store_true", help="re-check on every save (Ctrl-C stops)")
     c.set_defaults(func=cmd_check)
+    add_commands(sub)
 
     cv = sub.add_parser("coverage", help="the rulebook's numbered sections against the citations")
     cv.add_argument("ruleset")
@@ -307,6 +329,26 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--scenario", help="the scenario to play (default: the first declared)")
     pl.add_argument("--quiet", action="store_true", help="print only the result")
     pl.set_defaults(func=cmd_play)
+
+    tb = sub.add_parser(
+        "table", help="a local web page to play the battle against a bot or a friend"
+    )
+    tb.add_argument("ruleset")
+    tb.add_argument("--scenario")
+    tb.add_argument("--side", help="the side you play (a side's name, or both for hot seat)")
+    tb.add_argument(
+        "--bot", help="the bot that plays the other side (default: heuristic if built, else random)"
+    )
+    tb.add_argument("--seed", type=int, default=1, help="the dice (as muster play --seed)")
+    tb.add_argument("--port", type=int, default=8765)
+    tb.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (this machine only by default)",
+    )
+    tb.add_argument("--load", help="resume a saved position (the engine's JSON)")
+    tb.add_argument("--replay", help="open a play log in the replay viewer")
+    tb.set_defaults(func=cmd_table)
 
     mp = sub.add_parser("map", help="draw the map as a PNG at print resolution")
     mp.add_argument("ruleset")

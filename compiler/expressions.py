@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 
 from compiler import ir
 from compiler.hexmap import LABEL
+from compiler.props import BOOL_WORDS, TRUE_WORDS
 from compiler.variables import enum_type
 from dsl import ast
 from dsl.diagnostics import BAD_HEX, TYPE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
@@ -97,7 +98,12 @@ class ExprChecker:
     def expect(self, e: ir.TExpr, expected: str | None, what: str) -> ir.TExpr:
         if expected is None or e.type == ERROR or compatible(e.type, expected):
             return e
-        return self.error(e.span, f"{what} should be {article(expected)}, not {article(e.type)}")
+        notes = []
+        if e.type == "range":
+            notes.append("a range such as 1..3 is not a value: test a value with `turn in 1..3`")
+        return self.error(
+            e.span, f"{what} should be {article(expected)}, not {article(e.type)}", *notes
+        )
 
     def temp(self, prefix: str) -> str:
         self._temp += 1
@@ -118,8 +124,13 @@ class ExprChecker:
             return ir.Const(expected, e.span, "")  # a unit of no brigade has the brigade ""
         if isinstance(e, ast.Odds):
             return ir.Const("odds", e.span, (e.attack, e.defend))
+        if isinstance(e, ast.Range):
+            # `turn in 1..2`, `roll in 5..`: bounds, either open.
+            low = int(e.low) if e.low is not None else None
+            high = int(e.high) if e.high is not None else None
+            return ir.Const("range", e.span, (low, high))
         if isinstance(e, ast.Name):
-            return self.name(e, scope)
+            return self.name(e, scope, expected)
         if isinstance(e, ast.Paren):
             return self._expr(e.expr, scope, expected)
         if isinstance(e, ast.Call):
@@ -163,7 +174,7 @@ class ExprChecker:
             return ir.Const("number", e.span, Fraction(e.text))
         return ir.Const("int", e.span, int(e.text))
 
-    def name(self, e: ast.Name, scope: Scope) -> ir.TExpr:
+    def name(self, e: ast.Name, scope: Scope, expected: str | None = None) -> ir.TExpr:
         n = e.id
         if scope.elements:
             depth = len(scope.elements) - 1
@@ -183,8 +194,8 @@ class ExprChecker:
             return ir.Var(VARIABLES[n][0], e.span, n)
         if n == "none":
             return ir.Const("none", e.span, None)
-        if n in ("yes", "no"):
-            return ir.Const("bool", e.span, n == "yes")
+        if n in BOOL_WORDS:
+            return ir.Const("bool", e.span, n in TRUE_WORDS)
         if n == "track" and self.sym.turn_track is not None:
             return ir.Const("track", e.span, None)
         var = self.sym.variables.get(n)
@@ -201,17 +212,43 @@ class ExprChecker:
         sig = self.sym.vocabulary.get(n)
         if sig is not None and sig.kind == "query" and not sig.params:
             return ir.Query(sig.returns, e.span, n, ())
-        candidates = set(scope.bindings) | set(VARIABLES) | set(self.sym.entities)
-        if scope.elements and scope.elements[-1] == "unit":
-            candidates |= set(self.sym.unit_attributes)
-        hint = did_you_mean(n, candidates)
+        hint = did_you_mean(n, self.names_in_scope(scope, expected))
         self.r.error(
             e.span,
             UNKNOWN_NAME,
             f"unknown name {n!r}",
             *hint_note(hint),
+            *self.available_note(scope),
         )
         return ir.Const(ERROR, e.span, None)
+
+    def names_in_scope(self, scope: Scope, expected: str | None) -> dict[str, str]:
+        """Every name an expression may use here, with its type; only those of
+        the `expected` type when one is expected, so that "did you mean" never
+        offers a side where a hex is wanted."""
+        names: dict[str, str] = {k: v[0] for k, v in VARIABLES.items()}
+        names |= {k: v.type for k, v in self.sym.variables.items() if not v.scope}
+        names |= {k: ent.type for k, ent in self.sym.entities.items()}
+        names |= {k: t for k, t in self.sym.define_types.items() if not self.sym.defines[k].params}
+        names |= {"yes": "bool", "no": "bool", "true": "bool", "false": "bool"}
+        if scope.elements:
+            names["it"] = scope.elements[-1]
+            if scope.elements[-1] == "unit":
+                names |= self.sym.unit_attributes
+        names |= scope.bindings
+        if expected is None or expected == "any":
+            return names
+        return {k: t for k, t in names.items() if compatible(t, expected)}
+
+    def available_note(self, scope: Scope) -> list[str]:
+        """The names bound where the expression is written (parameters, `let`s,
+        loop variables, the condition's own names such as `hex`)."""
+        local = sorted(scope.bindings)
+        if scope.elements:
+            local.append("it")
+        if not local:
+            return ["no names are bound here: only declared names and the game's variables"]
+        return [f"names available here: {', '.join(local)} (and every declared name)"]
 
     def attr(self, e: ast.Attr, scope: Scope) -> ir.TExpr:
         value = self._expr(e.value, scope, None)
@@ -349,6 +386,12 @@ class ExprChecker:
         if op in ("==", "!=", "<", "<=", ">", ">="):
             left = self._expr(e.left, scope, None)
             right = self._expr(e.right, scope, left.type if left.type != ERROR else None)
+            if "range" in (left.type, right.type):
+                return self.error(
+                    e.span,
+                    f"`{op}` compares values; a range such as 1..3 is not a value",
+                    "test whether a value lies in a range with `in`: `turn in 1..2`",
+                )
             right = self.expect(
                 right, left.type if left.type not in (ERROR, "int") else None, "the right side"
             )

@@ -27,9 +27,10 @@ from __future__ import annotations
 import dataclasses
 
 from compiler import ir
+from compiler.contexts import CONTEXTS
 from compiler.expressions import ExprChecker, Scope, Symbols
 from compiler.hexmap import LABEL
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import (
     BAD_HEX,
@@ -75,6 +76,13 @@ PIECE_KEYS = {
     "back",
 }
 LEADER_KEYS = PIECE_KEYS | {"commands"}
+SIDE_KEYS = {"short", "color", "friendly_edge"}
+NATIONALITY_KEYS = {"side"}
+FORMATION_KEYS = {"side", "band", "stripe"}
+BRIGADE_KEYS = {"side", "letter"}
+UNIT_TYPE_KEYS = {"symbol"}  # and the declared attributes
+MARKER_KEYS = {"short", "count", "back", "color", "side"}
+ATTRIBUTE_KEYS = {"type", "values"}
 
 
 class ForcesChecker:
@@ -159,7 +167,7 @@ class ForcesChecker:
 
     def attribute(self, d: ast.Entity) -> ir.Attribute:
         """`attribute rifle "Rifle" { type name; values black white }`: a value units may carry."""
-        p = Props(d, self.r, {"type", "values"})
+        p = Props(d, self.r, ATTRIBUTE_KEYS)
         typ = p.name("type", "bool") or "bool"
         if typ not in ATTRIBUTE_TYPES:
             self.r.error(
@@ -210,8 +218,8 @@ class ForcesChecker:
         if typ == "bool":
             if not vals:
                 value = True
-            elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in ("yes", "no"):
-                value = vals[0].id == "yes"
+            elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in BOOL_WORDS:
+                value = vals[0].id in TRUE_WORDS
         elif typ == "int" and len(vals) == 1:
             value = as_int(vals[0])
         elif typ == "str" and len(vals) == 1 and isinstance(vals[0], ast.Name):
@@ -226,7 +234,7 @@ class ForcesChecker:
     # ------------------------------------------------------------ declarations
 
     def side(self, d: ast.Entity) -> ir.Side:
-        p = Props(d, self.r, {"short", "color", "friendly_edge"})
+        p = Props(d, self.r, SIDE_KEYS)
         edge = p.name("friendly_edge", "") or ""
         if edge and edge not in EDGES:
             self.r.error(
@@ -247,13 +255,13 @@ class ForcesChecker:
         )
 
     def nationality(self, d: ast.Entity) -> ir.Nationality:
-        p = Props(d, self.r, {"side"})
+        p = Props(d, self.r, NATIONALITY_KEYS)
         side = self.ref(p, "side", "side", required=True) or ""
         self.names.setdefault("nationality", set()).add(d.name or "")
         return ir.Nationality(d.name or "", d.title or d.name or "", side, prov_of(d.prov), d.span)
 
     def formation(self, d: ast.Entity) -> ir.Formation:
-        p = Props(d, self.r, {"side", "band", "stripe"})
+        p = Props(d, self.r, FORMATION_KEYS)
         side = self.ref(p, "side", "side", required=True) or ""
         band = p.str("band")
         if not band:
@@ -271,7 +279,7 @@ class ForcesChecker:
         )
 
     def brigade(self, d: ast.Entity) -> ir.Brigade:
-        p = Props(d, self.r, {"side", "letter"})
+        p = Props(d, self.r, BRIGADE_KEYS)
         side = self.ref(p, "side", "side", required=True) or ""
         letter = p.name("letter", required=True) or ""
         self.names.setdefault("brigade", set()).add(d.name or "")
@@ -286,7 +294,7 @@ class ForcesChecker:
         )
 
     def unit_type(self, d: ast.Entity) -> ir.UnitType:
-        known = {"symbol"}
+        known = UNIT_TYPE_KEYS
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
         self.names.setdefault("unit type", set()).add(d.name or "")
@@ -300,7 +308,7 @@ class ForcesChecker:
         )
 
     def marker(self, d: ast.Entity) -> ir.Marker:
-        p = Props(d, self.r, {"short", "count", "back", "color", "side"})
+        p = Props(d, self.r, MARKER_KEYS)
         count = p.int("count", required=True) or 0
         if count < 0:
             self.r.error(
@@ -423,7 +431,7 @@ class ForcesChecker:
             when = self.commands.get(u.name)
             if when is not None:
                 u = dataclasses.replace(
-                    u, commands=self.ec.expr(when, Scope({"unit": "unit"}), "bool")
+                    u, commands=self.ec.expr(when, Scope(CONTEXTS["commands"].scope()), "bool")
                 )
             out.append(u)
         return tuple(out)

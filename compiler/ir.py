@@ -777,6 +777,7 @@ class Bag:
     contents: tuple[str, ...]  # token names, repeated for several copies
     prov: Prov
     span: Span = _span()
+    seen_by: tuple[str, ...] = ()  # the sides that may look into it; the others see its size
 
 
 @dataclass(frozen=True, slots=True)
@@ -835,6 +836,7 @@ class Scenario:
     printed_setup: bool
     setup: tuple[SetupEntry, ...]
     reinforcements: tuple[ScenarioEntry, ...]
+    stacking: TExpr | None  # `units` bound: what every hex must meet after set-up
     provs: dict[str, Prov]
     prov: Prov
     span: Span = _span()

@@ -61,7 +61,26 @@ def display_name(path: Path) -> str:
         return str(path)
 
 
-def load(entry: Path, reporter: Reporter) -> Loaded:
+ParseCache = dict[Path, tuple[str, ast.File]]
+"""Files already parsed, by path, with the text they were parsed from.
+
+`muster check --watch` and the language server keep one across re-checks so
+that only a file whose text changed is parsed again (the syntax tree is
+immutable, so sharing it between checks is safe).
+"""
+
+
+def load(
+    entry: Path,
+    reporter: Reporter,
+    cache: ParseCache | None = None,
+    overlay: dict[Path, str] | None = None,
+) -> Loaded:
+    """Read `entry` and what it imports, in dependency order.
+
+    `overlay` gives the text of files being edited (the editor's unsaved
+    buffers), read in place of the disk.
+    """
     order: list[ast.File] = []
     done: set[Path] = set()
     active: list[Path] = []
@@ -75,14 +94,26 @@ def load(entry: Path, reporter: Reporter) -> Loaded:
                 reporter.error(span, IMPORT, f"import cycle: {cycle}")
             return
         name = display_name(path)
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            if span is not None:
-                reporter.error(span, IMPORT, f"cannot read {name}: {e.strerror}")
-            return
-        text = decode_source(data, name, reporter)
-        parsed = parse_text(text, name, reporter) if text is not None else None
+        if overlay is not None and path in overlay:
+            text: str | None = overlay[path]
+        else:
+            try:
+                data = path.read_bytes()
+            except OSError as e:
+                if span is not None:
+                    reporter.error(span, IMPORT, f"cannot read {name}: {e.strerror}")
+                return
+            text = decode_source(data, name, reporter)
+        hit = cache.get(path) if cache is not None else None
+        if text is None:
+            parsed: ast.File | None = None
+        elif hit is not None and hit[0] == text:
+            reporter.sources.add(name, text)
+            parsed = hit[1]
+        else:
+            parsed = parse_text(text, name, reporter)
+            if cache is not None and parsed is not None:
+                cache[path] = (text, parsed)
         if parsed is None:
             done.add(path)
             return

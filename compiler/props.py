@@ -25,8 +25,14 @@ from dsl.diagnostics import (
 )
 from dsl.source import Span
 
-YES = {"yes", "true", "on"}
-NO = {"no", "false", "off"}
+# The words of a yes/no value: `true`/`false` are accepted beside `yes`/`no`
+# everywhere (properties, attributes, variables, expressions); a property also
+# takes `on`/`off`.
+TRUE_WORDS = frozenset({"yes", "true"})
+FALSE_WORDS = frozenset({"no", "false"})
+BOOL_WORDS = TRUE_WORDS | FALSE_WORDS
+YES = TRUE_WORDS | {"on"}
+NO = FALSE_WORDS | {"off"}
 
 
 def prov_of(p: ast.Provenance) -> Prov:

@@ -34,6 +34,7 @@ set-up hexes and entry turns printed on the counters (the campaign game).
 from __future__ import annotations
 
 from compiler import ir
+from compiler.contexts import CONTEXTS
 from compiler.expressions import ExprChecker, Scope, Symbols
 from compiler.hexmap import LABEL
 from compiler.props import Props, as_int, describe, prov_of
@@ -49,7 +50,7 @@ from dsl.diagnostics import (
     hint_note,
 )
 
-KEYS = {"turns", "order", "rules_not_used", "special_rules", "setup", "reinforcements"}
+KEYS = {"turns", "order", "rules_not_used", "special_rules", "setup", "reinforcements", "stacking"}
 
 
 class ScenarioChecker:
@@ -157,7 +158,8 @@ class ScenarioChecker:
                 rest = list(vals[1:])
                 if line.when is not None:
                     hexes: tuple[str, ...] = ()
-                    condition = self.ec.expr(line.when, Scope({"hex": "hex"}), "bool")
+                    scope = Scope(CONTEXTS["setup_choice"].scope())
+                    condition = self.ec.expr(line.when, scope, "bool")
                 else:
                     hexes = self.hexes(rest.pop(0)) or () if rest else ()
                 chosen = True
@@ -261,6 +263,22 @@ class ScenarioChecker:
                     reinf_line.block, decl_prov.merged(prov_of(reinf_line.prov))
                 )
         self.check_units_once(setup, reinforcements)
+        stacking = None
+        line = p.line("stacking")
+        if line is not None:
+            vals = line.values[1:]
+            if len(vals) == 1 and isinstance(vals[0], ast.Paren):
+                scope = Scope(CONTEXTS["setup_stacking"].scope())
+                stacking = self.ec.expr(vals[0].expr, scope, "bool")
+            elif len(vals) == 1 and isinstance(vals[0], ast.Call):
+                scope = Scope(CONTEXTS["setup_stacking"].scope())
+                stacking = self.ec.expr(vals[0], scope, "bool")
+            else:
+                self.r.error(
+                    line.span,
+                    BAD_VALUE,
+                    "write `stacking stack_ok(units)`: a condition on the `units` a hex holds",
+                )
         return ir.Scenario(
             name=d.name or "",
             title=d.title or d.name or "",
@@ -272,6 +290,7 @@ class ScenarioChecker:
             printed_setup=printed,
             setup=setup,
             reinforcements=reinforcements,
+            stacking=stacking,
             provs={
                 **{key: decl_prov.merged(prov_of(line.prov)) for key, line in p.lines.items()},
                 **order_provs,

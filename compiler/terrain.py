@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from compiler import ir
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, MISSING, Reporter, did_you_mean, hint_note
 
@@ -202,7 +202,7 @@ def _attributes(d: ast.Entity, known: set[str], r: Reporter) -> dict[str, object
             out[line.key] = True
         elif len(vals) == 1 and isinstance(vals[0], ast.Name):
             word = vals[0].id
-            out[line.key] = (word == "yes") if word in ("yes", "no") else word
+            out[line.key] = (word in TRUE_WORDS) if word in BOOL_WORDS else word
         else:
             r.error(line.span, BAD_VALUE, f"{line.key!r} takes a number, yes/no or a name")
     return out

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 
 from compiler import ir
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, DUPLICATE, MISSING, Reporter
 
@@ -45,8 +45,8 @@ def _data(
             continue
         v = line.values[1]
         value: object
-        if isinstance(v, ast.Name) and v.id in ("yes", "no"):
-            value = v.id == "yes"
+        if isinstance(v, ast.Name) and v.id in BOOL_WORDS:
+            value = v.id in TRUE_WORDS
         elif as_int(v) is not None:
             value = as_int(v)
         elif isinstance(v, ast.Range) and v.low is not None and v.high is not None:
@@ -108,8 +108,11 @@ def check_turn_track(d: ast.Entity, r: Reporter) -> ir.TurnTrack:
     return ir.TurnTrack(d.title or "Game Turn Track", tuple(turns), decl_prov, d.span)
 
 
+LEVELS_KEYS = {"of"}  # and a line per level
+
+
 def check_levels(d: ast.Entity, r: Reporter) -> ir.Levels:
-    p = Props(d, r, {"of"}, keyed_only=False)
+    p = Props(d, r, LEVELS_KEYS, keyed_only=False)
     variable = p.name("of", required=True) or ""
     decl_prov = prov_of(d.prov)
     levels: list[ir.Level] = []

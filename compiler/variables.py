@@ -18,7 +18,7 @@ to its initial value whenever procedure PROC begins (a phase, a player turn).
 from __future__ import annotations
 
 from compiler import ir
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, Reporter
 
@@ -27,12 +27,15 @@ TYPES = {"int", "bool", "number", "side", "unit", "hex", "code", "marker"}
 NONE_VALUE = -1
 
 
+VARIABLE_KEYS = {"per", "type", "values", "initial", "reset", "announce"}
+
+
 def enum_type(name: str) -> str:
     return f"enum:{name}"
 
 
 def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
-    p = Props(d, r, {"per", "type", "values", "initial", "reset", "announce"})
+    p = Props(d, r, VARIABLE_KEYS)
     scope = p.name("per", "") or ""
     if scope and scope not in SCOPES:
         r.error(
@@ -89,8 +92,8 @@ def _initial(p: Props, typ: str, values: tuple[str, ...], r: Reporter) -> object
         return values[0]
     if typ in ("int", "number") and v is not None and as_int(v) is not None:
         return as_int(v)
-    if typ == "bool" and isinstance(v, ast.Name) and v.id in ("yes", "no"):
-        return v.id == "yes"
+    if typ == "bool" and isinstance(v, ast.Name) and v.id in BOOL_WORDS:
+        return v.id in TRUE_WORDS
     if typ in ("side", "unit", "hex", "code") and isinstance(v, ast.Name) and v.id == "none":
         return NONE_VALUE
     if typ in ("side", "unit") and isinstance(v, ast.Name):

@@ -32,7 +32,18 @@ PATCH = ErrorCode("patch", "A procedure patch that names no step")
 PROVENANCE = ErrorCode("provenance", "A citation or provisional mark that is malformed")
 TABLE = ErrorCode("table", "A die-roll table with gaps, overlaps or ragged rows")
 
+# Warnings: what is probably a slip. `muster check` shows them; they stop nothing.
+NO_MORALE = ErrorCode("no-morale", "A combat unit declared without a morale rating")
+SLOPE_ELEVATION = ErrorCode(
+    "slope-elevation", "A slope whose up-slope hex is lower than the hex below it"
+)
+UNUSED = ErrorCode("unused", "A value declared in the battle's own files and never used")
+UNREACHABLE = ErrorCode(
+    "unreachable", "A victory condition that needs a turn after the scenario's last"
+)
+
 SEVERITY_ERROR = "error"
+SEVERITY_WARNING = "warning"
 SEVERITY_NOTE = "note"
 
 
@@ -67,6 +78,14 @@ class Reporter:
     def error(self, span: Span, code: ErrorCode, message: str, *notes: str) -> None:
         self._diagnostics.append(Diagnostic(span, code, message, SEVERITY_ERROR, notes))
 
+    def warning(self, span: Span, code: ErrorCode, message: str, *notes: str) -> None:
+        """Something that is probably a slip; reported, but the compile goes on."""
+        self._diagnostics.append(Diagnostic(span, code, message, SEVERITY_WARNING, notes))
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == SEVERITY_WARNING]
+
     @property
     def diagnostics(self) -> list[Diagnostic]:
         unique = {(d.sort_key(), d.code.code): d for d in self._diagnostics}
@@ -99,7 +118,9 @@ def render(d: Diagnostic, sources: SourceFiles) -> str:
 def render_all(diagnostics: list[Diagnostic], sources: SourceFiles) -> str:
     body = "\n".join(render(d, sources) for d in diagnostics)
     n = sum(1 for d in diagnostics if d.severity == SEVERITY_ERROR)
-    return f"{body}\nFound {n} error{'s' if n != 1 else ''}."
+    w = sum(1 for d in diagnostics if d.severity == SEVERITY_WARNING)
+    warned = f" and {w} warning{'s' if w != 1 else ''}" if w else ""
+    return f"{body}\nFound {n} error{'s' if n != 1 else ''}{warned}."
 
 
 def did_you_mean(name: str, candidates: list[str] | set[str]) -> str | None:

@@ -151,6 +151,23 @@ def leave_combat(s: State, u: int) -> None:
 
 
 @effect(("u", "unit"))
+def join_combats(s: State, u: int) -> None:
+    """The unit, having retreated into a hex of a close combat still to be
+    resolved, joins that combat on its own side (series 13.25): it is among the
+    combat's attackers or defenders, which the rules read for what it may
+    and may not do there (add no strength, never lead, check morale)."""
+    h = s.unit_hex[u]
+    side = s.game.rules.units[u].side
+    for c in s.combats:
+        if c.resolved or u in c.attackers or u in c.defenders:
+            continue
+        if side == c.side and h in c.attack_hexes:
+            c.attackers = (*c.attackers, u)
+        elif side != c.side and h in c.defense_hexes:
+            c.defenders = (*c.defenders, u)
+
+
+@effect(("u", "unit"))
 def halt(s: State, u: int) -> None:
     """The unit moves no further this movement phase (it has finished its move)."""
     for frame in reversed(s.stack):

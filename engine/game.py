@@ -111,6 +111,10 @@ class GameInfo:
     max_game_length: int
 
 
+class SetupError(ValueError):
+    """A scenario whose fixed set-up breaks its own stacking rule."""
+
+
 class Game:
     """Compiled rules plus the parameters of one way of playing them."""
 
@@ -239,6 +243,19 @@ class Game:
     def max_utility(self) -> float:
         return self.info.max_utility
 
+    def _check_stacking(self, s: State) -> None:
+        """A scenario's fixed set-up must keep every hex within its `stacking` rule."""
+        sc = self.scenario
+        if sc is None or sc.stacking is None:
+            return
+        for h, units in sorted(s.units_by_hex().items()):
+            if not sc.stacking(s, {"units": units}):
+                names = ", ".join(self.rules.units[u].name for u in units)
+                raise SetupError(
+                    f"scenario {sc.name!r} sets up hex {self.rules.board.labels[h]} "
+                    f"over its stacking limit: {names}"
+                )
+
     def new_initial_state(self) -> State:
         """The position at the start of the game (or scenario), set up."""
         s = State(self)
@@ -270,6 +287,7 @@ class Game:
                     s.unit_loss[u] = 1 if reduced else 0
                     for variable, value_fn in assigns:
                         set_at(s, variable, u, value_fn(s, {}))
+            self._check_stacking(s)
         s.stack.append(Frame(self.rules.start_procedure, 0, {}))
         interpreter.emit(s, "start", procedure=self.rules.start_procedure, side=s.vars["phasing"])
         if sc is not None and any(p.chosen for p in sc.setup):

@@ -186,9 +186,9 @@ class Roll(Instruction):
     opcode: ClassVar[str] = "roll"
     table: int
     column: Fn | None
-    modifiers: tuple[str, ...]
+    modifiers: str | None
     into: str
-    total: str
+    total: str | None
 
 
 @dataclass(frozen=True, slots=True)

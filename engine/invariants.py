@@ -81,8 +81,19 @@ def fits(s: State, typ: str, value: Any) -> bool:
             and all(fits(s, inner or "number", v) for v in value)
         )
     if typ.startswith("cell:"):
+        # A cell of the table's shape: a hand-made position may hold a cell the
+        # printed table lacks, to show how a rule treats it.
         table = next((t for t in s.game.tables if t.name == typ[5:]), None)
-        return table is not None and value in _cells(table)
+        n = len(s.game.rules.results)
+        return (
+            table is not None
+            and isinstance(value, tuple)
+            and len(value) == len(table.kinds)
+            and all(
+                _index(v, n) if kind == "code" else _immutable(v)
+                for kind, v in zip(table.kinds, value, strict=True)
+            )
+        )
     if typ.startswith("enum:"):
         return value is None or isinstance(value, str)
     check_one = _SCALARS.get(typ)
@@ -107,10 +118,6 @@ def _immutable(value: Any) -> bool:
     if value is None or isinstance(value, bool | int | str | Fraction):
         return True
     return isinstance(value, tuple) and all(_immutable(v) for v in value)
-
-
-def _cells(table: Any) -> set[tuple[Any, ...]]:
-    return {cell for *_bounds, cells in table.rows for cell in cells}
 
 
 def _units(s: State, value: Any) -> bool:

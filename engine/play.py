@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 
 from engine import chance
 from engine.bots import make_bot
+from engine.explain import why_not
 from engine.game import Game
 from engine.state import State
 
@@ -127,6 +128,12 @@ def play_game(
         else:
             player = s.current_player()
             action = players[player].step(s)
+            if action not in s.legal_actions():
+                reason = why_not(s, action) if isinstance(action, int) else None
+                raise ValueError(
+                    f"move {s.move_number}: bot {bots[player]!r} chose {action!r}, not legal"
+                    + (f": {reason}" if reason else "")
+                )
             record["player"] = game.rules.sides[player].name
         record["action"] = action
         record["text"] = s.action_to_string(action)
@@ -380,7 +387,11 @@ def certify(game: Game, log: Log) -> Certified:
             if "source" in m:
                 raise ReplayError(f"{where}: only a chance outcome has a source")
         if action not in s.legal_actions():
-            raise ReplayError(f"{where}: action {action} ({_short(m['text'])}) is not legal here")
+            reason = why_not(s, action)
+            raise ReplayError(
+                f"{where}: action {action} ({_short(m['text'])}) is not legal here"
+                + (f": {reason}" if reason else "")
+            )
         text = s.action_to_string(action)
         if m["text"] != text:
             raise ReplayError(

@@ -572,8 +572,10 @@ def level_data(s: State, levels: str, level: str, key: str) -> Any:
     raise ValueError(f"no level {level!r} on {levels!r}")
 
 
-def in_range(value: int, bounds: tuple[int, int]) -> bool:
-    return bounds[0] <= value <= bounds[1]
+def in_range(value: int, bounds: tuple[int | None, int | None]) -> bool:
+    """`value in 1..3`; a bound left open (`5..`, `..-1`) is None."""
+    low, high = bounds
+    return (low is None or low <= value) and (high is None or value <= high)
 
 
 # ------------------------------------------------------------------ score

@@ -3,7 +3,8 @@
 
 Each restriction is active while its rule switch is on and its `until turn`
 has not come; its condition (over `unit`, and `hex` for the hex kinds)
-decides whom and where it binds.
+decides whom and where it binds. `no_combat` is read by the designation
+primitive: its condition sees a whole proposed close combat.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ def _active(s: State, r: RestrictionSpec) -> bool:
     return r.until_turn is None or s.vars["turn"] < r.until_turn
 
 
-def _binds(s: State, r: RestrictionSpec, bindings: dict[str, int]) -> bool:
+def _binds(s: State, r: RestrictionSpec, bindings: dict[str, object]) -> bool:
     return r.condition is None or bool(r.condition(s, bindings))
 
 
@@ -26,16 +27,42 @@ def _in_zone(s: State, r: RestrictionSpec, h: int) -> bool:
     return not r.zone or h in s.game.rules.board.zones[r.zone]
 
 
-def may_enter(s: State, u: int, h: int) -> bool:
-    """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it."""
+def may_enter(s: State, u: int, h: int, origin: int | None = None) -> bool:
+    """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it.
+
+    The condition sees `unit`, `hex` (the hex entered), and the step's `from`
+    (the hex left: `origin`, or where the unit stands) and `to` (= `hex`).
+    """
+    left = s.unit_hex[u] if origin is None else origin
+    bindings = {"unit": u, "hex": h, "from": left, "to": h}
     kinds = s.game.restrictions
     for r in kinds.get("no_entry", ()):
-        if _active(s, r) and _in_zone(s, r, h) and _binds(s, r, {"unit": u, "hex": h}):
+        if _active(s, r) and _in_zone(s, r, h) and _binds(s, r, bindings):
             return False
     for r in kinds.get("confined_to", ()):
-        if _active(s, r) and not _in_zone(s, r, h) and _binds(s, r, {"unit": u, "hex": h}):
+        if _active(s, r) and not _in_zone(s, r, h) and _binds(s, r, bindings):
             return False
     return True
+
+
+def may_designate(
+    s: State,
+    attackers: tuple[int, ...],
+    defenders: tuple[int, ...],
+    attack_hexes: tuple[int, ...],
+    defense_hexes: tuple[int, ...],
+) -> bool:
+    """No `no_combat` forbids this close combat, looked at whole as it would be designated."""
+    bindings = {
+        "attackers": attackers,
+        "defenders": defenders,
+        "attack_hexes": attack_hexes,
+        "defense_hexes": defense_hexes,
+    }
+    return not any(
+        r.kind == "no_combat" and _active(s, r) and _binds(s, r, bindings)
+        for r in s.game.rules.restrictions
+    )
 
 
 def may_end(s: State, u: int, h: int) -> bool:
@@ -77,3 +104,18 @@ def allowance(s: State, u: int) -> int:
             assert r.value is not None
             return int(r.value(s, {"unit": u}))
     return s.game.rules.units[u].movement
+
+
+def restriction_in_force(s: State, kind: str, u: int, h: int = -1) -> RestrictionSpec | None:
+    """The first restriction of `kind` that binds unit u (in hex h, for the hex kinds):
+    what `may_enter`, `may_move`, `allowance`, … obeyed, named so that it can be explained."""
+    for r in s.game.rules.restrictions:
+        if r.kind != kind or not _active(s, r):
+            continue
+        if kind == "confined_to" and _in_zone(s, r, h):
+            continue
+        if kind in ("no_entry", "no_end") and not _in_zone(s, r, h):
+            continue
+        if _binds(s, r, {"unit": u, "hex": h} if h >= 0 else {"unit": u}):
+            return r
+    return None

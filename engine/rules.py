@@ -229,7 +229,7 @@ class ConcealSpec:
 class RestrictionSpec:
     name: str
     title: str
-    kind: str  # no_entry, no_end, confined_to, no_move, allowance, max_hexes, no_arrival
+    kind: str  # no_entry, no_end, confined_to, no_move, allowance, max_hexes, no_arrival, no_combat
     zone: str  # "" for every hex
     condition: Fn | None
     until_turn: int | None
@@ -253,8 +253,8 @@ class PlacementSpec:
     """Units set up together: in one hex, or each in a hex its owner chooses.
 
     `units` holds (unit, reduced, assigns) with assigns as (variable, value
-    function) pairs; `hexes` are the allowed hexes (all hexes when empty and a
-    `condition(s, {"hex": h})` decides instead).
+    function) pairs; `hexes` are the allowed hexes (all hexes when empty), and
+    `condition(s, {"unit": u, "hex": h})` may narrow them for the unit placed.
     """
 
     hexes: tuple[int, ...]
@@ -278,6 +278,7 @@ class ScenarioSpec:
     reinforcements: tuple[
         tuple[int, tuple[int, ...], tuple[tuple[int, bool, tuple[tuple[str, Fn], ...]], ...]], ...
     ]
+    stacking: Fn | None = None  # `stacking(s, {"units": units})`: every hex after set-up
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,8 +342,13 @@ class Rules:
     bags: dict[str, tuple[str, ...]] = field(default_factory=dict)  # bag -> tokens at the start
     markers: tuple[str, ...] = ()  # every marker, by name: what a bag may come to hold
     concealments: tuple[ConcealSpec, ...] = ()
+    # Who may look into each bag (a bag left out is seen by every side).
+    bag_seen_by: dict[str, tuple[int, ...]] = field(default_factory=dict)
     # Every unit attribute (from the unit or its type) as one value per unit.
     unit_props: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    # "kind:name" -> (title, "§ …" citation, provisional reason) of the declarations
+    # the engine explains to a player (engine/explain.py).
+    sources: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
     def side_index(self, name: str) -> int:
         return next(i for i, s in enumerate(self.sides) if s.name == name)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from engine.information import observe
+
 if TYPE_CHECKING:
     from engine.game import Game
     from engine.interpreter import Node
@@ -293,24 +295,13 @@ class State:
 
     def observation(self, player: int) -> dict[str, Any]:
         """What `player` may see: the whole position (the series lets both sides
-        examine every stack, 7.4) but the other side's choices made face down
-        and not yet revealed (tactics chits, 12.5), and the units the rules'
-        `conceal` declarations keep from this player: of those only how many
-        stand in each hex."""
+        examine every stack, 7.4) but what the rules hide from him — the other
+        side's face-down choices not yet revealed (tactics chits, 12.5), the
+        bags he may not look into (`seen_by`), and the units the rules'
+        `conceal` declarations keep from him (see `engine.information`)."""
         from engine.save import to_json
 
-        seen = to_json(self)
-        for frame, data in zip(self.stack, seen["stack"], strict=True):
-            for var, chooser in frame.b.get("_secret", ()):
-                if chooser != player:
-                    data["bindings"][var] = "hidden"
-        concealed: dict[str, int] = {}
-        for u in self.concealed_from(player):
-            unit = seen["units"].pop(self.game.rules.units[u].name)
-            concealed[unit["hex"]] = concealed.get(unit["hex"], 0) + 1
-        if concealed:
-            seen["concealed"] = dict(sorted(concealed.items()))
-        return seen
+        return observe(self, to_json(self), player)
 
     def concealed_from(self, player: int) -> list[int]:
         """The units on the map that `player` may not examine, by the rules."""

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import random
+import types
 from pathlib import Path
 
 import pytest
 
-from compiler.build import load_game
+from compiler import ir
+from compiler.backends.engine_codegen import generate
+from compiler.build import load_game, load_generated
+from compiler.check import compile_ruleset
+from dsl.source import SourceFiles
 from engine import chance, incremental
 from engine.game import Game
 from engine.state import State
@@ -34,6 +39,32 @@ def rulebook(name: str) -> Path | None:
 def training() -> Game:
     """The training battle compiled fresh from its rule files."""
     return load_game(RULESETS / "training")
+
+
+@pytest.fixture(scope="session")
+def monmouth_compiled() -> tuple[ir.Ruleset, SourceFiles]:
+    """Monmouth's rules, checked once for the tests that share them."""
+    return compile_ruleset("monmouth")
+
+
+@pytest.fixture(scope="session")
+def monmouth_package(monmouth_compiled) -> types.ModuleType:
+    """Monmouth's engine package generated from the current rule files (as `muster play`)."""
+    rules, _sources = monmouth_compiled
+    return load_generated(generate(rules), rules.name)
+
+
+@pytest.fixture(scope="session")
+def monmouth_table(tmp_path_factory, monmouth_compiled):
+    """The table of Monmouth (Lee's Advance, the American side), drawn once for the
+    table's tests; its saves go to a temporary folder."""
+    pytest.importorskip("starlette")  # the `table` extra
+    from table.server import open_table  # lazy: only with the optional extra
+
+    saves = tmp_path_factory.mktemp("saves")
+    return open_table(
+        "monmouth", "lees_advance", "american", saves=saves, compiled=monmouth_compiled
+    )
 
 
 def eager_action(s: State, rng: random.Random) -> int:

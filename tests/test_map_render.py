@@ -15,7 +15,7 @@ import math
 import pytest
 from PIL import Image
 
-from compiler.backends.map_render import CORNER_ANGLES, pattern_color, render_map, rgb
+from compiler.backends.map_render import CORNER_ANGLES, pattern_color, render_map, rgb, setup_areas
 from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
 from compiler.cli import main
@@ -73,11 +73,15 @@ def test_every_hex_shows_its_terrain(rendered):
         assert colours == expected, f"{label} ({terrain.name}): {colours} != {expected}"
 
 
-def test_the_legend_names_every_terrain_feature_and_place(rendered):
+def test_the_legend_names_what_the_map_uses_and_every_place(rendered):
     model, image, layout = rendered
     entries = {(e.kind, e.name) for e in layout.legend}
-    assert {("terrain", t) for t in model.terrain} <= entries
-    assert {("hexside", f) for f in model.features} <= entries
+    used = {model.terrain_of(label).name for label in model.labels()}
+    assert {e.name for e in layout.legend if e.kind == "terrain"} == used
+    if model.rules.name == "monmouth":  # the series declares terrain this map never shows
+        assert "meeting_house" in set(model.terrain) - used
+    on_sides = {f for _a, _b, side in model.graph.edges(data="side") for f in side.features}
+    assert {e.name for e in layout.legend if e.kind == "hexside"} == on_sides
     assert {("place", p.name) for p in model.map.places} <= entries
     assert {("entry", z.name) for z in model.map.zones if z.kind == "entry"} <= entries
     if any(p.victory for p in model.map.places):
@@ -111,3 +115,29 @@ def test_muster_map_writes_a_png_with_a_line_of_sight(tmp_path, capsys):
     )
     assert "not a hex of the map" in capsys.readouterr().err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_place_labels_keep_clear_of_hex_numbers(rendered):
+    model, _image, layout = rendered
+    numbers = {label: boxes[0] for label, boxes in layout.text.items() if boxes}
+    for place in model.map.places:
+        label_box = layout.places[place.name]
+        for hex_label, box in numbers.items():
+            overlap = min(label_box[2], box[2]) > max(label_box[0], box[0]) and min(
+                label_box[3], box[3]
+            ) > max(label_box[1], box[1])
+            assert not overlap, f"{place.title} covers the number of {hex_label}"
+
+
+def test_setup_areas_are_drawn_and_listed():
+    rules = compile_ruleset(RULESETS / "training")[0]
+    model = MapModel(rules)
+    image, layout = render_map(model, DPI)
+    setup = [e for e in layout.legend if e.kind == "setup"]
+    assert len(setup) == 2 and all("Night March" in e.title for e in setup)
+    # The east bank's border is drawn in the Blue side's ink along its west edge.
+    area = next(a for a in setup_areas(rules) if "East bank" in a.title)
+    cx, cy = layout.centres["0601"]
+    r = layout.radius
+    row = [image.getpixel((round(x), round(cy))) for x in range(round(cx - r), round(cx))]
+    assert area.color in row

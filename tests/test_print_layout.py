@@ -98,8 +98,15 @@ def test_rifle_badges_and_rear_guard_boxes():
     badge = {
         n: [s for s in by_name[n].front.items if getattr(s, "kind", "") == "badge"] for n in by_name
     }
-    assert badge["riflemen"][0].fill == "black" and "R" in texts(by_name["riflemen"].front)
-    assert badge["jaegers"][0].fill == "white"
+    # The value is the colour of the R, the circle the other colour (series
+    # 3.2: "a white "R" in a black circle or a black "R" in a white circle").
+    assert badge["riflemen"][0].fill == "#ffffff" and "R" in texts(by_name["riflemen"].front)
+    assert badge["jaegers"][0].fill == "#000000"
+    r_ink = {
+        n: next(t.color for t in by_name[n].front.items if getattr(t, "text", "") == "R")
+        for n in ("riflemen", "jaegers")
+    }
+    assert r_ink == {"riflemen": "black", "jaegers": "white"}
     assert not badge["wesley"]
     boxes = [s for s in by_name["grenadiers"].front.items if getattr(s, "kind", "") == "box"]
     assert len(boxes) == 1

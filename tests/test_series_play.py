@@ -39,7 +39,7 @@ def stack_ok(game, s) -> bool:
     return True
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.parametrize("seed", [1, 2, 3, 5])
 def test_the_series_plays_to_the_end(base, seed):
     s = base.new_initial_state()
     rng = random.Random(seed)

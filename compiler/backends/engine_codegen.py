@@ -12,6 +12,7 @@ same bytes.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -578,6 +579,7 @@ class Codegen:
             "variables": [self.variable(v) for v in r.variables],
             "scenarios": scenarios,
             "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
+            "bag_seen_by": {b.name: tuple(self.sides.index(x) for x in b.seen_by) for b in r.bags},
             "markers": tuple(sorted(m.name for m in r.markers)),
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
@@ -586,6 +588,7 @@ class Codegen:
                 (lv.name, lv.variable, tuple((x.name, x.low, x.high, x.data) for x in lv.levels))
                 for lv in r.levels
             ],
+            "sources": declaration_sources(r),
         }
         rules_py = wrap_source(env.get_template("rules.py.jinja").render(context))
         digest = hashlib.sha256(rules_py.encode()).hexdigest()
@@ -634,6 +637,7 @@ class Codegen:
             "printed": sc.printed_setup,
             "setup": setup,
             "reinforcements": reinforcements,
+            "stacking": self.lambda_fn(sc.stacking) if sc.stacking is not None else "",
         }
 
     def variable(self, v: ir.Variable) -> list[str]:
@@ -724,6 +728,71 @@ class Codegen:
             "kinds": t.kinds,
             "rows": rows,
         }
+
+
+def cite_text(prov: ir.Prov) -> str:
+    """Citations as a player reads them: "§ series 9.1, 9.2; battle 4.2"."""
+    by_document: dict[str, list[str]] = {}
+    for c in prov.cites:
+        by_document.setdefault(c.document, []).append(c.section)
+    if not by_document:
+        return ""
+    return "§ " + "; ".join(f"{doc} {', '.join(secs)}" for doc, secs in by_document.items())
+
+
+def declaration_sources(r: ir.Ruleset) -> dict[str, tuple[str, str, str]]:
+    """Title, citation and provisional reason of every declaration the engine may have
+    to explain, keyed "kind:name" ("step:PROC:STEP", "modifier:LIST:LABEL", and
+    "hook:PROC:STEP:ARG" for the define a primitive's hook calls)."""
+    out: dict[str, tuple[str, str, str]] = {}
+
+    def put(key: str, title: str, prov: ir.Prov) -> None:
+        out[key] = (title, cite_text(prov), prov.provisional or "")
+
+    defines = {d.name: d for d in r.defines}
+    for kind, items in (
+        ("define", r.defines),
+        ("restriction", r.restrictions),
+        ("terrain", r.terrain),
+        ("hexside", r.hexside_features),
+        ("table", r.tables),
+        ("rule", r.switches),
+        ("modifiers", r.modifiers),
+    ):
+        for x in items:
+            put(f"{kind}:{x.name}", x.title, x.prov)
+    for ml in r.modifiers:
+        for m in ml.modifiers:
+            put(f"modifier:{ml.name}:{m.label}", m.label, ml.prov.merged(m.prov))
+    for p in r.procedures:
+        put(f"procedure:{p.name}", p.title, p.prov)
+        for st in p.steps:
+            title = p.title if st.title in ("", st.name) else f"{p.title}: {st.title}"
+            put(f"step:{p.name}:{st.name}", title, p.prov.merged(st.prov))
+            for stmt in _statements(st.body):
+                if isinstance(stmt, ir.CallPrim):
+                    for arg, expr in stmt.lambdas:
+                        if isinstance(expr, ir.DefineCall) and expr.define in defines:
+                            d = defines[expr.define]
+                            put(f"hook:{p.name}:{st.name}:{arg}", d.title, d.prov)
+                elif isinstance(stmt, ir.Choose):
+                    options = stmt.options
+                    while isinstance(options, ir.Where):
+                        options = options.collection
+                    if isinstance(options, ir.DefineCall) and options.define in defines:
+                        d = defines[options.define]
+                        put(f"choose:{p.name}:{st.name}:{stmt.var}", d.title, d.prov)
+    return dict(sorted(out.items()))
+
+
+def _statements(body: tuple[ir.TStmt, ...]) -> Iterator[ir.TStmt]:
+    """Every statement of a body, nested ones (in ifs, loops, asks) included."""
+    for stmt in body:
+        yield stmt
+        for name in ("body", "orelse", "yes", "no"):
+            inner = getattr(stmt, name, None)
+            if isinstance(inner, tuple):
+                yield from _statements(inner)
 
 
 def stable_file_name(file: str) -> str:

@@ -4,8 +4,9 @@ Every hex is filled with its terrain's colour and pattern; hexside features
 are drawn in their declared style (streams, fords, bridges, slopes with the
 solid line on the up-slope side, fieldworks with their teeth facing out,
 roads, tracks and paths from centre to centre); then hex numbers, named
-places (a star on victory hexes), entry hexes and a legend. A line of sight
-can be laid over it, with what blocks it marked.
+places (a star on victory hexes, each name placed clear of hex numbers and
+roads), entry hexes, each scenario's set-up areas and a legend of what the
+map uses. A line of sight can be laid over it, with what blocks it marked.
 
 Drawing has no anti-aliasing except for text, so every terrain pixel carries
 exactly its declared colour. Patterns are drawn at fixed places in each hex
@@ -20,7 +21,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageColor, ImageDraw
 
 from compiler import ir
 from compiler.backends.print_and_play.fonts import fit, font
@@ -40,6 +41,19 @@ PAPER = (255, 255, 255)
 STAR = (200, 30, 30)
 LOS_CLEAR = (40, 150, 60)
 LOS_BLOCKED = (220, 20, 60)
+LEGEND_TEXT = 10  # the widest legend line, in hex radii
+# Where a place's name may go, as offsets from the hex centre in hex radii,
+# in order of preference: below the centre, then above it, then to the sides.
+SPOTS = (
+    (0, 0.5),
+    (0, 0.32),
+    (0, 0.62),
+    (0, -0.3),
+    (0.45, 0.15),
+    (-0.45, 0.15),
+    (0.5, 0.4),
+    (-0.5, 0.4),
+)
 CORNER_ANGLES = tuple(math.radians(a) for a in (0, 60, 120, 180, 240, 300))
 
 
@@ -57,10 +71,51 @@ def pattern_color(color: str) -> RGB:
 
 @dataclass(frozen=True, slots=True)
 class LegendEntry:
-    kind: str  # "terrain", "hexside", "place", "entry", "line", "victory"
+    kind: str  # "terrain", "hexside", "place", "entry", "line", "victory", "setup"
     name: str
     title: str
     box: Box
+
+
+@dataclass(frozen=True, slots=True)
+class SetupArea:
+    """Hexes a scenario lets a side choose among for its set-up, as the map shows them."""
+
+    key: str  # scenario name and index, for the legend
+    title: str
+    hexes: tuple[str, ...]
+    color: RGB
+
+
+def setup_areas(rules: ir.Ruleset) -> list[SetupArea]:
+    """The set-up areas of every scenario: entries that let the owner choose among
+    several listed hexes (a single hex or a condition is no area to draw). An area
+    with the same hexes as a map zone takes the zone's title."""
+    sides = {s.name: s for s in rules.sides}
+    side_of = {u.name: u.side for u in rules.units}
+    zones = {frozenset(z.hexes): z.title for z in (rules.map.zones if rules.map else ())}
+    out: list[SetupArea] = []
+    seen: set[tuple[str, frozenset[str]]] = set()
+    for scenario in rules.scenarios:
+        for i, entry in enumerate(scenario.setup):
+            if not entry.chosen or len(entry.hexes) < 2 or not entry.units:
+                continue
+            side = sides.get(side_of.get(entry.units[0].name, ""))
+            if side is None or (side.name, frozenset(entry.hexes)) in seen:
+                continue
+            seen.add((side.name, frozenset(entry.hexes)))
+            where = zones.get(frozenset(entry.hexes))
+            title = f"{scenario.title}: {side.title} set-up" + (f" ({where})" if where else "")
+            out.append(SetupArea(f"{scenario.name}.{i}", title, entry.hexes, _ink(side.color)))
+    return out
+
+
+def _ink(color: str) -> RGB:
+    """A side's colour (any CSS colour) dark enough to read as a line on the map's ground."""
+    r, g, b = ImageColor.getrgb(color)[:3]
+    if 0.3 * r + 0.59 * g + 0.11 * b > 140:
+        r, g, b = (c * 9 // 20 for c in (r, g, b))
+    return r, g, b
 
 
 @dataclass
@@ -71,6 +126,7 @@ class Layout:
     centres: dict[str, PxPoint] = field(default_factory=dict)
     text: dict[str, list[Box]] = field(default_factory=dict)  # hex → boxes of marks and text
     legend: list[LegendEntry] = field(default_factory=list)
+    places: dict[str, Box] = field(default_factory=dict)  # place name → its label's box
 
 
 class MapRenderer:
@@ -97,6 +153,9 @@ class MapRenderer:
         self.map_width = (max(xs) + 2 - self.x0) * self.sx
         self.map_height = (max(ys) + 1 - self.y0) * self.sy
         self.layout = Layout(self.radius)
+        self.numbers: list[Box] = []  # hex numbers, which place labels keep clear of
+        self.roads: list[tuple[PxPoint, PxPoint]] = []  # road, track and path centre lines
+        self.setup_areas = setup_areas(model.rules)
 
     # ------------------------------------------------------------ coordinates
 
@@ -119,7 +178,15 @@ class MapRenderer:
     def render(
         self, sight: tuple[str, str, Sight] | None = None, units: Iterable[str] = ()
     ) -> Image.Image:
-        legend_width = 8 * self.radius
+        longest = max(
+            (
+                self.fonts["legend"].getlength(line)
+                for _k, _n, title in self._legend_items()
+                for line in self._legend_lines(title)
+            ),
+            default=0.0,
+        )
+        legend_width = max(8 * self.radius, 1.2 * self.radius + longest + self.margin)
         width = round(2 * self.margin + self.map_width + legend_width)
         height = round(self.top + self.map_height + self.margin)
         legend_height = self._legend_height()
@@ -140,6 +207,7 @@ class MapRenderer:
         for label in labels:
             self._number(draw, label)
         self._lines(draw)
+        self._setup_areas(draw)
         self._places(draw)
         self._entries(draw)
         for label in units:
@@ -212,7 +280,9 @@ class MapRenderer:
 
     def _number(self, draw: ImageDraw.ImageDraw, label: str) -> None:
         cx, cy = self.centre(label)
-        self._text(draw, label, label, (cx, cy - 0.66 * self.radius), "number", INK)
+        self.numbers.append(
+            self._text(draw, label, label, (cx, cy - 0.66 * self.radius), "number", INK)
+        )
 
     def _text(
         self,
@@ -223,17 +293,19 @@ class MapRenderer:
         font: str,
         fill: RGB,
         boxed: bool = False,
+        size: int | None = None,
     ) -> Box:
-        """Text centred at `at`, recorded in the layout of hex `label`."""
-        f = self.fonts[font]
-        left, top, right, bottom = draw.textbbox((0, 0), text, font=f)
+        """Text centred at `at` (in the named font, or that font at `size`), recorded
+        in the layout of hex `label`."""
+        f = self.fonts[font] if size is None else self.fonts[font].font_variant(size=size)
+        left, top, right, bottom = draw.multiline_textbbox((0, 0), text, font=f, align="center")
         x, y = at[0] - (right - left) / 2 - left, at[1] - (bottom - top) / 2 - top
         box = (x + left, y + top, x + right, y + bottom)
         if boxed:
             pad = 0.06 * self.radius
             box = (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
             draw.rectangle(box, fill=PAPER, outline=INK, width=max(1, round(0.02 * self.radius)))
-        draw.text((x, y), text, font=f, fill=fill)
+        draw.multiline_text((x, y), text, font=f, fill=fill, align="center")
         self.layout.text[label].append(box)
         return box
 
@@ -275,6 +347,7 @@ class MapRenderer:
         p, q = side
         if f.draw in ("road", "track", "path"):
             self._road(draw, f.draw, color, *centres)
+            self.roads.append(centres)
         elif f.draw in ("stream", "line"):
             width = max(2, round((0.12 if f.draw == "stream" else 0.05) * r))
             draw.line((*p, *q), fill=color, width=width)
@@ -389,7 +462,63 @@ class MapRenderer:
                 size = 0.24 * r
                 self._star(draw, (cx, cy), size)
                 self.layout.text[place.hex].append((cx - size, cy - size, cx + size, cy + size))
-            self._text(draw, place.hex, place.title, (cx, cy + 0.5 * r), "place", INK)
+            text, at, size, clear = self._place_label(draw, place)
+            self.layout.places[place.name] = self._text(
+                draw, place.hex, text, at, "place", INK, boxed=not clear, size=size
+            )
+
+    def _place_label(
+        self, draw: ImageDraw.ImageDraw, place: ir.Place
+    ) -> tuple[str, PxPoint, int, bool]:
+        """Where a place's name goes: the first of a few spots, sizes and line breaks
+        that stays clear of hex numbers, roads and the victory star; else the spot
+        with the least in the way, and the label is drawn on a paper box."""
+        r = self.radius
+        cx, cy = self.centre(place.hex)
+        largest = self.fonts["place"].size
+        words = place.title.split()
+        texts = [place.title]
+        if len(words) > 1:
+            half = (len(words) + 1) // 2
+            texts.append(" ".join(words[:half]) + "\n" + " ".join(words[half:]))
+        star = (
+            [(cx - 0.26 * r, cy - 0.26 * r, cx + 0.26 * r, cy + 0.26 * r)] if place.victory else []
+        )
+        best: tuple[float, str, PxPoint, int] | None = None
+        for size in (largest, round(largest * 0.85), round(largest * 0.72)):
+            f = self.fonts["place"].font_variant(size=size)
+            for text in texts:
+                left, top, right, bottom = draw.multiline_textbbox((0, 0), text, font=f)
+                w, h = right - left, bottom - top
+                for dx, dy in SPOTS:
+                    at = (cx + dx * r, cy + dy * r)
+                    box = (at[0] - w / 2, at[1] - h / 2, at[0] + w / 2, at[1] + h / 2)
+                    crowd = self._crowding(box, star)
+                    if crowd == 0:
+                        return text, at, size, True
+                    if best is None or crowd < best[0]:
+                        best = (crowd, text, at, size)
+        assert best is not None
+        return best[1], best[2], best[3], False
+
+    def _crowding(self, box: Box, others: list[Box]) -> float:
+        """How much of what a label must not cover lies under `box`: overlapping
+        hex numbers and marks, and points of road centre lines."""
+        pad = 0.06 * self.radius  # a road's half width and a little air
+        x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
+        crowd = 0.0
+        # A covered hex number is worst (the hex can no longer be found), then
+        # the star, then a road (a label on a paper box can sit on a road).
+        for weight, boxes in ((1000, self.numbers), (100, others)):
+            for b in boxes:
+                if min(x1, b[2]) > max(x0, b[0]) and min(y1, b[3]) > max(y0, b[1]):
+                    crowd += weight
+        for (ax, ay), (bx, by) in self.roads:
+            for k in range(21):
+                x, y = ax + (bx - ax) * k / 20, ay + (by - ay) * k / 20
+                if x0 <= x <= x1 and y0 <= y <= y1:
+                    crowd += 1
+        return crowd
 
     def _dashed_hex(self, draw: ImageDraw.ImageDraw, centre: PxPoint, size: float) -> None:
         """A hexagon outline of dashes, as maps mark a line of hexes (a maneuver limit)."""
@@ -415,6 +544,24 @@ class MapRenderer:
             if zone.kind == "line":
                 for label in zone.hexes:
                     self._dashed_hex(draw, self.centre(label), 0.8 * self.radius)
+
+    def _setup_areas(self, draw: ImageDraw.ImageDraw) -> None:
+        """Each scenario's set-up area drawn round its edge, in the side's colour,
+        just inside the hexes so that two areas sharing a border both show."""
+        width = max(2, round(0.09 * self.radius))
+        for area in self.setup_areas:
+            inside = set(area.hexes)
+            for label in area.hexes:
+                c = self.centre(label)
+                for d, neighbour in enumerate(self.model.neighbors(label)):
+                    if neighbour in inside:
+                        continue
+                    ends = self.grid.hexside_ends(*Grid.parse(label), d)
+                    p, q = (self.px(e) for e in ends)
+                    p, q = (
+                        (c[0] + (e[0] - c[0]) * 0.9, c[1] + (e[1] - c[1]) * 0.9) for e in (p, q)
+                    )
+                    draw.line((*p, *q), fill=area.color, width=width)
 
     def _entries(self, draw: ImageDraw.ImageDraw) -> None:
         for zone in self.model.map.zones:
@@ -460,38 +607,60 @@ class MapRenderer:
     # ------------------------------------------------------------ the legend
 
     def _legend_items(self) -> list[tuple[str, str, str]]:
+        """What the map shows, in declaration order: terrain and hexsides the map
+        uses (a type declared but on no hex is not listed), marks, set-up areas."""
         m = self.model
-        items = [("terrain", t.name, t.title) for t in m.terrain.values()]
-        items += [("hexside", f.name, f.title) for f in m.features.values()]
+        terrain = {m.terrain_of(label).name for label in m.labels()}
+        features = {f for _a, _b, side in m.graph.edges(data="side") for f in side.features}
+        items = [("terrain", t.name, t.title) for t in m.terrain.values() if t.name in terrain]
+        items += [("hexside", f.name, f.title) for f in m.features.values() if f.name in features]
         if any(p.victory for p in m.map.places):
             items.append(("victory", "victory", "Victory hex"))
         items += [
             ("entry", z.name, f"{z.title}: entry hex") for z in m.map.zones if z.kind == "entry"
         ]
         items += [("line", z.name, z.title) for z in m.map.zones if z.kind == "line"]
-        items += [("place", p.name, f"{p.title} ({p.hex})") for p in m.map.places]
+        items += [("setup", area.key, area.title) for area in self.setup_areas]
+        items += [
+            ("place", p.name, p.title if p.hex in p.title else f"{p.title} ({p.hex})")
+            for p in m.map.places
+        ]
         return items
 
+    def _legend_lines(self, title: str) -> list[str]:
+        """A legend entry's text broken at spaces to the legend's width (10 hex radii)."""
+        f, width = self.fonts["legend"], LEGEND_TEXT * self.radius
+        lines: list[str] = []
+        for word in title.split():
+            if lines and f.getlength(f"{lines[-1]} {word}") <= width:
+                lines[-1] += f" {word}"
+            else:
+                lines.append(word)
+        return lines or [""]
+
     def _legend_height(self) -> float:
-        return (len(self._legend_items()) + 2) * 0.95 * self.radius
+        rows = sum(max(1, len(self._legend_lines(t)) * 0.6) for _k, _n, t in self._legend_items())
+        return (rows + 2) * 0.95 * self.radius
 
     def _legend(self, draw: ImageDraw.ImageDraw, left: float) -> None:
         r = self.radius
-        row = 0.95 * r
         y = self.top
         draw.text((left, y - 0.3 * r), "Legend", font=self.fonts["title"], fill=INK)
-        y += row
+        y += 0.95 * r
         for kind, name, title in self._legend_items():
+            lines = self._legend_lines(title)
+            row = 0.95 * r * max(1, len(lines) * 0.6)
             sample = (left + 0.5 * r, y + row / 2)
             self._legend_sample(draw, kind, name, sample)
-            draw.text(
+            text = "\n".join(lines)
+            draw.multiline_text(
                 (left + 1.2 * r, y + row / 2),
-                title,
+                text,
                 font=self.fonts["legend"],
                 fill=INK,
                 anchor="lm",
             )
-            width = draw.textlength(title, font=self.fonts["legend"])
+            width = max(draw.textlength(line, font=self.fonts["legend"]) for line in lines)
             self.layout.legend.append(
                 LegendEntry(kind, name, title, (left, y, left + 1.2 * r + width, y + row))
             )
@@ -533,6 +702,12 @@ class MapRenderer:
             draw.text((x, y), zone.title, font=f, fill=INK, anchor="mm")
         elif kind == "line":
             self._dashed_hex(draw, at, s)
+        elif kind == "setup":
+            area = next(a for a in self.setup_areas if a.key == name)
+            width = max(2, round(0.09 * r))
+            for k in range(6):
+                a, b = hexagon[k], hexagon[(k + 1) % 6]
+                draw.line((*a, *b), fill=area.color, width=width)
         elif kind == "place":
             draw.ellipse((x - 0.08 * r, y - 0.08 * r, x + 0.08 * r, y + 0.08 * r), fill=INK)
 

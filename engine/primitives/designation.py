@@ -27,6 +27,7 @@ from engine.describe import hex_label, unit_names
 from engine.effects import say
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
+from engine.restrictions import may_designate
 from engine.state import ON_MAP, Combat, Frame, State
 from engine.vocabulary import Lambda, primitive
 
@@ -49,7 +50,9 @@ class _Position:
     """Who stands where, for one designation phase: computed once per decision."""
 
     def __init__(self, s: State, frame: Frame, prim: Primitive) -> None:
+        self.s = s
         rules = s.game.rules
+        self.restricted = any(r.kind == "no_combat" for r in rules.restrictions)
         side = frame.b["side"]
         diverted_hex = frame.b.get("diverted_hex", -1)
         may = prim.has_lambda(s, frame, "may_attack")
@@ -87,6 +90,16 @@ class _Position:
         self.must_defend = frozenset(
             h for h in enemy_hexes if any(n in may_attack_hexes for n in self.neighbors[h])
         )
+        if self.restricted:
+            # A hex a `no_combat` restriction keeps out of every combat owes none.
+            empty: frozenset[int] = frozenset()
+            options = self.designations(empty, empty)
+            self.must_attack = frozenset(
+                h for h in self.must_attack if any(h in o[3] for o in options)
+            )
+            self.must_defend = frozenset(
+                h for h in self.must_defend if any(h in o[4] for o in options)
+            )
 
     def designations(
         self, used_a: frozenset[int], used_d: frozenset[int]
@@ -105,7 +118,8 @@ class _Position:
                 hexes = frozenset(
                     self.neighbors[d_hex][i] for i in range(DIRECTIONS) if mask >> i & 1
                 )
-                out.append((d_hex, mask, 0, hexes, frozenset((d_hex,))))
+                if self.allowed(hexes, frozenset((d_hex,))):
+                    out.append((d_hex, mask, 0, hexes, frozenset((d_hex,))))
         for a_hex in sorted(self.attackers_in):
             if a_hex in used_a:
                 continue
@@ -118,8 +132,19 @@ class _Position:
                 hexes = frozenset(
                     self.neighbors[a_hex][i] for i in range(DIRECTIONS) if mask >> i & 1
                 )
-                out.append((a_hex, mask, 1, frozenset((a_hex,)), hexes))
+                if self.allowed(frozenset((a_hex,)), hexes):
+                    out.append((a_hex, mask, 1, frozenset((a_hex,)), hexes))
         return out
+
+    def allowed(self, a_hexes: frozenset[int], d_hexes: frozenset[int]) -> bool:
+        """No `no_combat` restriction forbids the combat these hexes would make."""
+        if not self.restricted:
+            return True
+        attackers = tuple(sorted(u for h in a_hexes for u in self.attackers_in.get(h, ())))
+        defenders = tuple(sorted(u for h in d_hexes for u in self.enemies_in.get(h, ())))
+        return may_designate(
+            self.s, attackers, defenders, tuple(sorted(a_hexes)), tuple(sorted(d_hexes))
+        )
 
     def feasible(self, used_a: frozenset[int], used_d: frozenset[int]) -> bool:
         """Can every remaining obligation still be met? (depth-first, memoised)"""

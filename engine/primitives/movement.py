@@ -111,7 +111,7 @@ class MoveUnits(Primitive):
             return False
         elif spent > 0 and spent + self.cost(s, frame, u, a, d) > ma:
             return False  # the first hex costs what it may: a unit may always move one (9.1)
-        if not may_enter(s, u, b):
+        if not may_enter(s, u, b, a):
             return False
         return self.call(s, frame, "stacking", units=(*here, u))
 

@@ -13,11 +13,12 @@ owner may instead reduce it and retreat (13.23 exception); the rules'
 `step_loss` procedure then applies that loss's other effects.
 
 Battles loosen the restrictions for some units. Where `through` holds, a
-hex that `blocked` or the stacking limit would close may be passed through
-but not stopped in: the retreat goes on to the next hex where the unit may
-stop, even beyond its length, and the rules' `on_through` procedure runs
-for each such hex entered (a morale check for a ZOC crossed; it may
-eliminate the unit, which ends the retreat). From an `exits` hex a unit
+unit that cannot retreat otherwise (and only then: while a retreat through
+open hexes exists it takes one) may pass through a hex that `blocked` or the
+stacking limit would close, but not stop in it: the retreat goes on to the
+next hex where the unit may stop, even beyond its length, and the rules'
+`on_through` procedure runs for each such hex entered (a morale check for a
+ZOC crossed; it may eliminate the unit, which ends the retreat). From an `exits` hex a unit
 with hexes still to go retreats off the map: it leaves play.
 """
 
@@ -116,16 +117,18 @@ class Retreat(Primitive):
             self.call(s, frame, "through", unit=u, hex=h)
         )
 
-    def _may_enter(self, s: State, frame: Frame, u: int, h: int, step: int) -> bool:
+    def _may_enter(
+        self, s: State, frame: Frame, u: int, h: int, step: int, through: bool = True
+    ) -> bool:
         rules = s.game.rules
         if board_distance(s, frame.b["origin"], h) != step:
             return False
         side = rules.units[u].side
         if any(rules.units[o].side != side for o in units_in(s, h)):
             return False
-        return self._open(s, frame, u, h) or self._passable(s, frame, u, h)
+        return self._open(s, frame, u, h) or (through and self._passable(s, frame, u, h))
 
-    def _next(self, s: State, frame: Frame, u: int, here: int) -> list[int]:
+    def _next(self, s: State, frame: Frame, u: int, here: int, through: bool = True) -> list[int]:
         rules = s.game.rules
         step = board_distance(s, frame.b["origin"], here) + 1
         out = []
@@ -134,13 +137,20 @@ class Retreat(Primitive):
             if (
                 h >= 0
                 and step_cost(rules, u, here, d) != PROHIBITED
-                and self._may_enter(s, frame, u, h, step)
+                and self._may_enter(s, frame, u, h, step, through)
             ):
                 out.append(h)
         return out
 
     def _finals(
-        self, s: State, frame: Frame, u: int, here: int, left: int, memo: dict | None = None
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        here: int,
+        left: int,
+        memo: dict | None = None,
+        through: bool = True,
     ) -> set[int]:
         """Hexes where a legal retreat from `here` with `left` hexes to go can end.
 
@@ -159,8 +169,8 @@ class Retreat(Primitive):
             out = {here}
         else:
             out = set()
-            for h in self._next(s, frame, u, here):
-                out |= self._finals(s, frame, u, h, left - 1, memo)
+            for h in self._next(s, frame, u, here, through):
+                out |= self._finals(s, frame, u, h, left - 1, memo, through)
         memo[key] = out
         return out
 
@@ -179,16 +189,27 @@ class Retreat(Primitive):
         table = s.game.rules.board.edge_distance.get(edge)
         return table[h] if table is not None else 0
 
+    def _options(
+        self, s: State, frame: Frame, u: int, here: int, left: int, through: bool
+    ) -> dict[int, set[int]]:
+        """Each next hex with the hexes a retreat through it can end in."""
+        memo: dict = {}
+        options = {
+            h: self._finals(s, frame, u, h, left - 1, memo, through)
+            for h in self._next(s, frame, u, here, through)
+        }
+        return {h: finals for h, finals in options.items() if finals}
+
     def candidates(self, s: State, frame: Frame) -> list[int]:
         """Legal next hexes, narrowed to the rulebook's preferences."""
         u = frame.b["unit"]
         here = s.unit_hex[u]
         left = frame.b["hexes"] - board_distance(s, frame.b["origin"], here)
-        memo: dict = {}
-        options = {
-            h: self._finals(s, frame, u, h, left - 1, memo) for h in self._next(s, frame, u, here)
-        }
-        options = {h: finals for h, finals in options.items() if finals}
+        options = self._options(s, frame, u, here, left, through=False)
+        if not options and self.has_lambda(s, frame, "through"):
+            # Passing through a closed hex is for a unit blocked otherwise,
+            # never a way round an open route.
+            options = self._options(s, frame, u, here, left, through=True)
         good = {
             h
             for h, finals in options.items()

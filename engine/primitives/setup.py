@@ -2,8 +2,9 @@
 
 "Two named generals: anywhere on the ridge"-style entries: for each
 unit of each such entry, in the order the scenario lists them, its owner picks
-one of the allowed hexes (a zone, a list, or the hexes meeting a condition),
-never one that holds enemy units.
+one of the allowed hexes (a zone, a list, or the hexes meeting a condition
+on the unit and the hex), never one that holds enemy units, nor one the
+unit would over-stack when the scenario gives its `stacking` rule.
 """
 
 from __future__ import annotations
@@ -53,7 +54,12 @@ class Setup(Primitive):
                 continue  # no unit may stand in prohibited terrain (TEC "-"), set up or not
             if any(rules.units[o].side != side for o in units_in(s, h)):
                 continue
-            if placement.condition is not None and not placement.condition(s, {"hex": h}):
+            if placement.condition is not None and not placement.condition(
+                s, {"unit": u, "hex": h}
+            ):
+                continue
+            stacking = s.game.scenario.stacking
+            if stacking is not None and not stacking(s, {"units": (*units_in(s, h), u)}):
                 continue
             out.append(h)
         return out

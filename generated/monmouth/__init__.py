@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'c1af104ce81fc70e5eabda38e7863e516759d6437dfd18e077536028a50f6e42'
+RULES_HASH = '8745386c9930e66b9ac3ac264643f1e1bebfbe1f7959a1a2130bf41344c96c68'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

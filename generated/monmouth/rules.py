@@ -133,6 +133,15 @@ UNIT_PROPS = {
         False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
         False, False, False, False, False, False,
     ),
+    'jaeger': (
+        False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
+        False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
+        False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
+        False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
+        False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
+        False, True, False, False, False, False, True, False, False, False, False, False, False, False, False, False,
+        False, False, False, False, False, False,
+    ),
     'leadership_drm': (
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -209,17 +218,17 @@ UNIT_PROPS = {
 
 
 def d_parade(s, a_u):
-    # 'rulesets/series/components.mst:94': 'In Parade Order'
+    # 'rulesets/series/components.mst:99': 'In Parade Order'
     return (UNIT_COMBAT[a_u] and (s.vars['order'][a_u] == 'parade_order'))
 
 
 def d_rifle_unit(s, a_u):
-    # 'rulesets/series/components.mst:97': 'A rifle unit'
+    # 'rulesets/series/components.mst:102': 'A rifle unit'
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_examination_penalty(s):
-    # 'rulesets/series/components.mst:111': 'Army Morale for examining an enemy stack'
+    # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack'
     return (-1)
 
 
@@ -236,12 +245,29 @@ def d_adjust_army_morale_by(s, a_side, a_amount):
 
 
 def d_units_with(s, a_u, a_others):
-    # 'rulesets/series/results.mst:126': 'A unit and the others'
-    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((e0 == a_u) or (e0 in a_others)))
+    # 'rulesets/series/results.mst:139': 'The affected unit and the other units in the combat'
+    return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
+
+
+def d_result_army_morale(s, a_r, a_affected, a_others):
+    # 'rulesets/series/results.mst:144': 'Army Morale for a result'
+    return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in d_units_in_hexes_of(s, a_affected, a_others)
+        if UNIT_LEADER[e0])) == 0)) else q.lookup(s, 4, q.result_name(s, a_r)))
+
+
+def d_units_in_hexes_of(s, a_u, a_others):
+    # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat"
+    return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s,
+        q.union((a_u,), a_others)))))
+
+
+def d_suffers_a_result(s, a_r):
+    # 'rulesets/series/results.mst:247': 'A result other than no effect'
+    return ((a_r != -1) and (a_r != 0))
 
 
 def d_exposed(s, a_u):
-    # 'rulesets/series/results.mst:233': 'Next to the enemy with no Parade Order unit in the hex'
+    # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(d_parade(s, e0)
         for e0 in q.stacked_with(s, a_u))))
 
@@ -267,7 +293,7 @@ def d_counts_for_stacking(s, a_u):
 
 
 def d_stack_ok(s, a_units):
-    # 'rulesets/monmouth/leaders.mst:176': 'Within the stacking limit'
+    # 'rulesets/monmouth/leaders.mst:183': 'Within the stacking limit'
     return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (UNIT_COMBAT[e0]
         and (not UNIT_PROPS['artillery'][e0])))) <= 6) and (len(tuple(e0 for e0 in a_units if ((UNIT_COMBAT[e0]
         and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0])))) <= 1))
@@ -374,20 +400,33 @@ def d_artillery_targets(s, a_side):
 
 
 def d_ready_rifles(s, a_side):
-    # 'rulesets/series/fire.mst:123': 'Rifle units that may still fire'
+    # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire'
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((d_rifle_unit(s, e0) and d_parade(s, e0))
         and (not s.vars['fired'][e0])))
 
 
 def d_rifle_targets(s, a_side):
-    # 'rulesets/series/fire.mst:126': "Units the side's rifles may fire at"
+    # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at"
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0]
         and (not s.vars['rifle_target'][e0])) and (len(d_adjacent_rifles(s, e0, a_side)) > 0)))
 
 
 def d_adjacent_rifles(s, a_t, a_side):
-    # 'rulesets/series/fire.mst:129': 'Ready rifles next to the target'
+    # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target'
     return tuple(e0 for e0 in d_ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
+
+
+def d_jaeger_second_roll(s, a_firers, a_target):
+    # 'rulesets/series/fire.mst:187': "The Jaegers' second roll"
+    return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0]
+        and (q.terrain(s, q.hex_of(s, e0)) != 0)) and (q.terrain(s, q.hex_of(s, e0)) != 2)) and d_fire_flank_open(s, e0,
+        a_target)) for e0 in a_firers))
+
+
+def d_fire_flank_open(s, a_firer, a_target):
+    # 'rulesets/series/fire.mst:191': 'An open flank between firer and target'
+    return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s,
+        e0))) for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
 
 def d_may_attack(s, a_u):
@@ -439,26 +478,41 @@ def d_may_advance(s, a_u, a_into):
     return (not q.prohibited(s, a_into))
 
 
+def d_free_to_advance(s, a_u):
+    # 'rulesets/monmouth/rear_guard.mst:30': 'Free to advance after combat'
+    return (not d_at_the_limit(s, a_u))
+
+
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:89': 'May advance into every defending hex'
+    # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
     return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:94': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0,
         a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat))
         if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:101': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0]))
         for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
+def d_suffers_rifle_drm(s, a_u):
+    # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
+    return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
+
+
+def d_all_militia(s, a_units):
+    # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
+    return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
+
+
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:127': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -646,8 +700,13 @@ def d_east_of_21xx(s, a_h):
     return (q.hex_column(s, a_h) >= 21)
 
 
+def d_next_american_player_turn(s):
+    # 'rulesets/monmouth/leaders.mst:111': 'The turn of the next American player turn'
+    return (s.vars['turn'] if ((s.vars['phasing'] == 0) and (s.vars['initiative_side'] == 0)) else (s.vars['turn'] + 1))
+
+
 def d_next_to_washington(s, a_u):
-    # 'rulesets/monmouth/leaders.mst:143': 'Adjacent to Washington'
+    # 'rulesets/monmouth/leaders.mst:150': 'Adjacent to Washington'
     return (((UNIT_COMBAT[a_u] and (s.unit_status[a_u] == 0)) and (s.unit_status[87] == 0)) and q.adjacent(s,
         q.hex_of(s, a_u), q.hex_of(s, 87)))
 
@@ -814,2113 +873,2236 @@ def f11(s, b):
 
 
 def f12(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0))
 
 
 def f13(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return b['_for_u']
 
 
 def f14(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return b['side']
 
 
 def f15(s, b):
-    # 'rulesets/series/results.mst:132'
+    # 'rulesets/series/results.mst:155'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
 def f16(s, b):
-    # 'rulesets/series/results.mst:133'
+    # 'rulesets/series/results.mst:156'
     return (not b['passed'])
 
 
 def f17(s, b):
-    # 'rulesets/series/results.mst:134'
+    # 'rulesets/series/results.mst:157'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f18(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     return b['units']
 
 
 def f19(s, b):
-    # 'rulesets/series/results.mst:143'
+    # 'rulesets/series/results.mst:166'
     return b['passed']
 
 
 def f20(s, b):
-    # 'rulesets/series/results.mst:146'
+    # 'rulesets/series/results.mst:169'
     return {'unit': b['u']}
 
 
 def f21(s, b):
-    # 'rulesets/series/results.mst:152'
+    # 'rulesets/series/results.mst:175'
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
 
 
 def f22(s, b):
-    # 'rulesets/series/results.mst:152'
+    # 'rulesets/series/results.mst:175'
     return b['chooser']
 
 
 def f23(s, b):
-    # 'rulesets/series/results.mst:154'
-    return (((q.unit_morale(s, b['taken']) >= 2) and (not (s.unit_loss[b['taken']] > 0))) and q.rule_on(s,
-        'momentum_chits'))
-
-
-def f24(s, b):
-    # 'rulesets/series/results.mst:155'
-    return {'side': UNIT_SIDE[b['taken']]}
-
-
-def f25(s, b):
-    # 'rulesets/series/results.mst:157'
+    # 'rulesets/series/results.mst:176'
     e.capture(s, b['taken'])
 
 
-def f26(s, b):
-    # 'rulesets/series/results.mst:163'
+def f24(s, b):
+    # 'rulesets/series/results.mst:181'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f27(s, b):
-    # 'rulesets/series/results.mst:164'
+def f25(s, b):
+    # 'rulesets/series/results.mst:182'
     e.eliminate(s, b['unit'])
 
 
-def f28(s, b):
-    # 'rulesets/series/results.mst:167'
+def f26(s, b):
+    # 'rulesets/series/results.mst:185'
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
 
 
-def f29(s, b):
-    # 'rulesets/series/results.mst:169'
+def f27(s, b):
+    # 'rulesets/series/results.mst:187'
     return {'unit': b['unit'], 'hexes': 3}
 
 
-def f30(s, b):
-    # 'rulesets/series/results.mst:182'
+def f28(s, b):
+    # 'rulesets/series/results.mst:200'
     return q.hex_of(s, b['unit'])
 
 
-def f31(s, b):
+def f29(s, b):
     # 'rulesets/monmouth/retreat_and_zoc.mst:15'
     return d_stack_ok(s, b['units'])
 
 
-def f32(s, b):
+def f30(s, b):
     # 'rulesets/monmouth/retreat_and_zoc.mst:16'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f33(s, b):
+def f31(s, b):
     # 'rulesets/monmouth/retreat_and_zoc.mst:17'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f34(s, b):
+def f32(s, b):
     # 'rulesets/monmouth/retreat_and_zoc.mst:14'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': d_retreat_toward(s, b['unit']),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss'}
 
 
+def f33(s, b):
+    # 'rulesets/series/results.mst:210'
+    return ((s.unit_status[b['unit']] == 0) and q.during(s, 'close_combat'))
+
+
+def f34(s, b):
+    # 'rulesets/series/results.mst:211'
+    e.join_combats(s, b['unit'])
+
+
 def f35(s, b):
-    # 'rulesets/series/results.mst:191'
+    # 'rulesets/series/results.mst:215'
     return (s.unit_status[b['unit']] == 0)
 
 
 def f36(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:216'
     return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s,
         b['unit']))))
 
 
 def f37(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:216'
     return b['_for_l']
 
 
 def f38(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:216'
     return q.side(s, b['unit'])
 
 
 def f39(s, b):
-    # 'rulesets/series/results.mst:193'
+    # 'rulesets/series/results.mst:217'
     return b['_ask1']
 
 
 def f40(s, b):
-    # 'rulesets/series/results.mst:194'
+    # 'rulesets/series/results.mst:218'
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
 
 def f41(s, b):
-    # 'rulesets/series/results.mst:203'
+    # 'rulesets/series/results.mst:227'
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
 def f42(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:251'
+    return d_suffers_a_result(s, b['r'])
+
+
+def f43(s, b):
+    # 'rulesets/series/results.mst:252'
+    return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['drm']}
+
+
+def f44(s, b):
+    # 'rulesets/series/results.mst:260'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0)))
 
 
-def f43(s, b):
-    # 'rulesets/series/results.mst:225'
+def f45(s, b):
+    # 'rulesets/series/results.mst:261'
     return (s.vars['order'][b['u']] == 'shattered')
 
 
-def f44(s, b):
-    # 'rulesets/series/results.mst:226'
+def f46(s, b):
+    # 'rulesets/series/results.mst:262'
     e.capture(s, b['u'])
 
 
-def f45(s, b):
+def f47(s, b):
     # 'rulesets/series/sequence.mst:10'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
-def f46(s, b):
+def f48(s, b):
     # 'rulesets/series/sequence.mst:11'
     return {}
 
 
-def f47(s, b):
+def f49(s, b):
     # 'rulesets/series/sequence.mst:12'
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
-def f48(s, b):
+def f50(s, b):
     # 'rulesets/monmouth/victory.mst:192'
     return d_controls(s, 743, s.vars['overlook_hill_control'], 0)
 
 
-def f49(s, b):
+def f51(s, b):
     # 'rulesets/monmouth/victory.mst:193'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + q.divide(1, 2)))
 
 
-def f50(s, b):
+def f52(s, b):
     # 'rulesets/monmouth/victory.mst:195'
     return d_controls(s, 743, s.vars['overlook_hill_control'], 1)
 
 
-def f51(s, b):
+def f53(s, b):
     # 'rulesets/monmouth/victory.mst:196'
     e.set_at(s, 'sidebar_vp', 1, (s.vars['sidebar_vp'][1] + q.divide(1, 2)))
 
 
-def f52(s, b):
+def f54(s, b):
     # 'rulesets/series/sequence.mst:15'
     e.determine_victory(s)
 
 
-def f53(s, b):
+def f55(s, b):
     # 'rulesets/series/sequence.mst:20'
     return q.fixed_order(s, s.vars['turn'])
 
 
-def f54(s, b):
+def f56(s, b):
     # 'rulesets/series/sequence.mst:21'
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
 
 
-def f55(s, b):
+def f57(s, b):
     # 'rulesets/monmouth/heat.mst:50'
     return s.vars['turn_lost_to_heat']
 
 
-def f56(s, b):
+def f58(s, b):
     # 'rulesets/series/sequence.mst:26'
     return {'side': s.vars['initiative_side']}
 
 
-def f57(s, b):
+def f59(s, b):
     # 'rulesets/monmouth/scenarios.mst:201'
     return (s.vars['turn'] == s.game.first_turn)
 
 
-def f58(s, b):
+def f60(s, b):
     # 'rulesets/series/sequence.mst:27'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f59(s, b):
+def f61(s, b):
     # 'rulesets/monmouth/victory.mst:178'
     return d_controls(s, 970, s.vars['courthouse_control'], 1)
 
 
-def f60(s, b):
+def f62(s, b):
     # 'rulesets/monmouth/victory.mst:179'
     e.set_at(s, 'sidebar_vp', 1, (s.vars['sidebar_vp'][1] + d_courthouse_vp(s)))
 
 
-def f61(s, b):
+def f63(s, b):
     # 'rulesets/monmouth/victory.mst:181'
     return d_controls(s, 490, s.vars['parsonage_control'], 0)
 
 
-def f62(s, b):
+def f64(s, b):
     # 'rulesets/monmouth/victory.mst:182'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + d_parsonage_vp(s)))
 
 
-def f63(s, b):
+def f65(s, b):
     # 'rulesets/series/sequence.mst:29'
     e.check_automatic_victory(s)
 
 
-def f64(s, b):
+def f66(s, b):
     # 'rulesets/series/sequence.mst:33'
     e.set_var(s, 'phasing', b['side'])
 
 
-def f65(s, b):
+def f67(s, b):
     # 'rulesets/monmouth/command_and_control.mst:127'
     return ((b['side'] == 1) and (s.vars['turn'] >= 2))
 
 
-def f66(s, b):
+def f68(s, b):
     # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f67(s, b):
+def f69(s, b):
     # 'rulesets/series/initiative.mst:22'
     return (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1)
         if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
-def f68(s, b):
+def f70(s, b):
     # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
-def f69(s, b):
+def f71(s, b):
     # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f70(s, b):
+def f72(s, b):
     # 'rulesets/monmouth/heat.mst:29'
     return d_first_side(s)
 
 
-def f71(s, b):
+def f73(s, b):
     # 'rulesets/monmouth/heat.mst:31'
     return q.enemy(s, d_first_side(s))
 
 
-def f72(s, b):
+def f74(s, b):
     # 'rulesets/monmouth/heat.mst:33'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f73(s, b):
+def f75(s, b):
     # 'rulesets/monmouth/heat.mst:36'
     return ((q.turn_data(s, 'heat') and (s.vars['momentum_spent'][0] == 0)) and (s.vars['momentum_spent'][1] == 0))
 
 
-def f74(s, b):
+def f76(s, b):
     # 'rulesets/monmouth/heat.mst:37'
     e.set_var(s, 'turn_lost_to_heat', True)
 
 
-def f75(s, b):
+def f77(s, b):
     # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s,
         d_first_side(s))))
 
 
-def f76(s, b):
+def f78(s, b):
     # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
-def f77(s, b):
+def f79(s, b):
     # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
-def f78(s, b):
+def f80(s, b):
     # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
-def f79(s, b):
+def f81(s, b):
     # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
-def f80(s, b):
+def f82(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
-def f81(s, b):
+def f83(s, b):
     # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
-def f82(s, b):
+def f84(s, b):
     # 'rulesets/series/stacking.mst:17'
     return d_overstacked_hexes(s, b['side'])
 
 
-def f83(s, b):
+def f85(s, b):
     # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
-def f84(s, b):
+def f86(s, b):
     # 'rulesets/series/stacking.mst:19'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
-def f85(s, b):
+def f87(s, b):
     # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
-def f86(s, b):
+def f88(s, b):
     # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f87(s, b):
+def f89(s, b):
     # 'rulesets/monmouth/reinforcements.mst:207'
     return ((((b['side'] == 1) and (q.entry_turn(s, 94) > 0)) and (s.vars['turn'] >= q.entry_turn(s, 94)))
         and (s.vars['morgan_arrived_on'] == 0))
 
 
-def f88(s, b):
+def f90(s, b):
     # 'rulesets/monmouth/reinforcements.mst:208'
     return q.column_of(s, 6, s.vars['turn'])
 
 
-def f89(s, b):
+def f91(s, b):
     # 'rulesets/monmouth/reinforcements.mst:209'
     return (b['outcome'] == 'enter')
 
 
-def f90(s, b):
+def f92(s, b):
     # 'rulesets/monmouth/reinforcements.mst:210'
     e.set_var(s, 'morgan_arrived_on', s.vars['turn'])
 
 
-def f91(s, b):
+def f93(s, b):
     # 'rulesets/monmouth/reinforcements.mst:219'
     return ((not s.vars['variable_entry_rolled'][b['side']]) and (len(d_variable_reinforcements_due(s, b['side'])) > 0))
 
 
-def f92(s, b):
+def f94(s, b):
     # 'rulesets/monmouth/reinforcements.mst:220'
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
 
 
-def f93(s, b):
+def f95(s, b):
     # 'rulesets/monmouth/reinforcements.mst:221'
     return (((b['side'] == 0) and q.rule_on(s, 'pro_british')) or ((b['side'] == 1) and q.rule_on(s, 'pro_american')))
 
 
-def f94(s, b):
+def f96(s, b):
     # 'rulesets/monmouth/reinforcements.mst:222'
     e.set_at(s, 'variable_entry_passed', b['side'], True)
 
 
-def f95(s, b):
+def f97(s, b):
     # 'rulesets/monmouth/reinforcements.mst:224'
     return (not (((b['side'] == 1) and q.rule_on(s, 'pro_british')) or ((b['side'] == 0) and q.rule_on(s,
         'pro_american'))))
 
 
-def f96(s, b):
+def f98(s, b):
     # 'rulesets/monmouth/reinforcements.mst:225'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
 
 
-def f97(s, b):
+def f99(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
     return b['_ask4']
 
 
-def f98(s, b):
+def f100(s, b):
     # 'rulesets/monmouth/reinforcements.mst:228'
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
 
 
-def f99(s, b):
+def f101(s, b):
     # 'rulesets/monmouth/reinforcements.mst:231'
     return q.column_of(s, 7, d_variable_turn(s, b['side']))
 
 
-def f100(s, b):
+def f102(s, b):
     # 'rulesets/monmouth/reinforcements.mst:232'
     e.set_at(s, 'variable_entry_passed', b['side'], (b['outcome'] == 'enter'))
 
 
-def f101(s, b):
+def f103(s, b):
     # 'rulesets/monmouth/reinforcements.mst:233'
     return s.vars['variable_entry_passed'][b['side']]
 
 
-def f102(s, b):
+def f104(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     return tuple(e0 for e0 in d_variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == 0)
         and (RULES.units[e0].formation != 'hessians')))
 
 
-def f103(s, b):
+def f105(s, b):
     # 'rulesets/monmouth/reinforcements.mst:236'
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
 
 
-def f104(s, b):
+def f106(s, b):
     # 'rulesets/monmouth/reinforcements.mst:247'
     return d_may_arrive(s, b['unit'])
 
 
-def f105(s, b):
+def f107(s, b):
     # 'rulesets/monmouth/reinforcements.mst:248'
     return d_entry_choices(s, b['unit'])
 
 
-def f106(s, b):
+def f108(s, b):
     # 'rulesets/monmouth/reinforcements.mst:246'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f107(s, b):
+def f109(s, b):
     # 'rulesets/monmouth/reinforcements.mst:253'
     return (((b['side'] == 1) and s.vars['steuben_withdrawn']) and s.vars['variable_entry_passed'][1])
 
 
-def f108(s, b):
+def f110(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return 1
 
 
-def f109(s, b):
+def f111(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return b['_ask5']
 
 
-def f110(s, b):
+def f112(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return tuple(e0 for e0 in (10,) if (not d_entry_blocked(s, e0, 1)))
 
 
-def f111(s, b):
+def f113(s, b):
     # 'rulesets/monmouth/reinforcements.mst:256'
     e.place(s, 92, b['h'])
 
 
-def f112(s, b):
+def f114(s, b):
     # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
 
 
-def f113(s, b):
+def f115(s, b):
     # 'rulesets/series/movement.mst:31'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted')
         and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f114(s, b):
+def f116(s, b):
     # 'rulesets/series/movement.mst:32'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f115(s, b):
+def f117(s, b):
     # 'rulesets/series/movement.mst:33'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0,
         b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f116(s, b):
+def f118(s, b):
     # 'rulesets/series/movement.mst:34'
     return (len(b['away']) > 0)
 
 
-def f117(s, b):
+def f119(s, b):
     # 'rulesets/series/movement.mst:35'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f118(s, b):
+def f120(s, b):
     # 'rulesets/series/movement.mst:36'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f119(s, b):
+def f121(s, b):
     # 'rulesets/series/movement.mst:37'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f120(s, b):
+def f122(s, b):
     # 'rulesets/series/movement.mst:39'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f121(s, b):
-    # 'rulesets/monmouth/leaders.mst:191'
+def f123(s, b):
+    # 'rulesets/monmouth/leaders.mst:198'
     return (s.unit_status[22] == 0)
 
 
-def f122(s, b):
-    # 'rulesets/monmouth/leaders.mst:192'
+def f124(s, b):
+    # 'rulesets/monmouth/leaders.mst:199'
     return tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0]))
 
 
-def f123(s, b):
-    # 'rulesets/monmouth/leaders.mst:193'
+def f125(s, b):
+    # 'rulesets/monmouth/leaders.mst:200'
     e.set_at(s, 'with_oswald', b['u'], True)
 
 
-def f124(s, b):
+def f126(s, b):
     # 'rulesets/monmouth/command_and_control.mst:147'
     return (b['side'] == 1)
 
 
-def f125(s, b):
+def f127(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     return tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and UNIT_COMBAT[e0]))
 
 
-def f126(s, b):
+def f128(s, b):
     # 'rulesets/monmouth/command_and_control.mst:149'
     e.set_at(s, 'cc_strategic', b['u'], (d_on_road(s, b['u']) and d_may_move_strategically(s, b['u'])))
 
 
-def f127(s, b):
+def f129(s, b):
     # 'rulesets/monmouth/command_and_control.mst:153'
     return d_in_enemy_zoc(s, b['hex'], 1)
 
 
-def f128(s, b):
+def f130(s, b):
     # 'rulesets/monmouth/command_and_control.mst:150'
     return {'unit': b['u'], 'toward': d_countermarch_goal(s, b['u']), 'capture_if_blocked': True, 'exit': True,
         'along_roads': s.vars['cc_strategic'][b['u']]}
 
 
-def f129(s, b):
+def f131(s, b):
     # 'rulesets/monmouth/command_and_control.mst:157'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f130(s, b):
+def f132(s, b):
     # 'rulesets/monmouth/scenarios.mst:411'
     return (b['side'] == 0)
 
 
-def f131(s, b):
+def f133(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return tuple(e0 for e0 in q.units_of(s, 0) if (d_hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0])))
 
 
-def f132(s, b):
+def f134(s, b):
     # 'rulesets/monmouth/scenarios.mst:412'
     return 0
 
 
-def f133(s, b):
+def f135(s, b):
     # 'rulesets/monmouth/scenarios.mst:413'
     return b['_ask6']
 
 
-def f134(s, b):
+def f136(s, b):
     # 'rulesets/monmouth/scenarios.mst:414'
     return {'unit': b['u'], 'drm': (-1)}
 
 
-def f135(s, b):
+def f137(s, b):
     # 'rulesets/monmouth/scenarios.mst:416'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f136(s, b):
+def f138(s, b):
     # 'rulesets/series/movement.mst:48'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f137(s, b):
+def f139(s, b):
     # 'rulesets/series/movement.mst:49'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f138(s, b):
+def f140(s, b):
     # 'rulesets/series/movement.mst:50'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f139(s, b):
+def f141(s, b):
     # 'rulesets/series/movement.mst:51'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f140(s, b):
+def f142(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 
 
-def f141(s, b):
+def f143(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
     return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h'])
         if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
-def f142(s, b):
+def f144(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn'])
         and UNIT_COMBAT[e0]))
 
 
-def f143(s, b):
+def f145(s, b):
     # 'rulesets/monmouth/reinforcements.mst:267'
     e.hold_back(s, b['u'])
 
 
-def f144(s, b):
+def f146(s, b):
     # 'rulesets/monmouth/reinforcements.mst:268'
     e.set_at(s, 'held_back', b['u'], True)
 
 
-def f145(s, b):
+def f147(s, b):
     # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 
 
-def f146(s, b):
+def f148(s, b):
     # 'rulesets/series/movement.mst:54'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         q.side(s, e0))) == 0)))
 
 
-def f147(s, b):
+def f149(s, b):
     # 'rulesets/series/movement.mst:55'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f148(s, b):
+def f150(s, b):
     # 'rulesets/series/movement.mst:56'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f149(s, b):
+def f151(s, b):
     # 'rulesets/series/movement.mst:57'
     return s.vars['pin_group'][b['u']]
 
 
-def f150(s, b):
+def f152(s, b):
     # 'rulesets/series/movement.mst:58'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
-def f151(s, b):
+def f153(s, b):
     # 'rulesets/series/movement.mst:59'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f152(s, b):
+def f154(s, b):
     # 'rulesets/series/movement.mst:61'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f153(s, b):
+def f155(s, b):
     # 'rulesets/series/morale.mst:12'
     return (b['total'] >= 5)
 
 
-def f154(s, b):
+def f156(s, b):
     # 'rulesets/series/rally.mst:5'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f155(s, b):
+def f157(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f156(s, b):
+def f158(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f157(s, b):
+def f159(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:38'
     return d_molly_may_join(s, b['u'])
 
 
-def f158(s, b):
+def f160(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return b['_ask7']
 
 
-def f159(s, b):
+def f161(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:40'
     e.set_at(s, 'molly', b['u'], True)
 
 
-def f160(s, b):
+def f162(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:41'
     e.set_var(s, 'molly_placed', True)
 
 
-def f161(s, b):
+def f163(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:44'
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
 
 
-def f162(s, b):
+def f164(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:45'
     e.set_at(s, 'order', b['u'], 'parade_order')
 
 
-def f163(s, b):
+def f165(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:46'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f164(s, b):
+def f166(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:48'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f165(s, b):
+def f167(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:50'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f166(s, b):
+def f168(s, b):
     # 'rulesets/series/fire.mst:44'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f167(s, b):
+def f169(s, b):
     # 'rulesets/series/fire.mst:44'
     return q.enemy(s, b['side'])
 
 
-def f168(s, b):
+def f170(s, b):
     # 'rulesets/series/fire.mst:45'
     return (b['target'] == -1)
 
 
-def f169(s, b):
+def f171(s, b):
     # 'rulesets/series/fire.mst:48'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f170(s, b):
+def f172(s, b):
     # 'rulesets/series/fire.mst:71'
     return tuple(e0 for e0 in () if False)
 
 
-def f171(s, b):
+def f173(s, b):
     # 'rulesets/series/fire.mst:72'
     return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f172(s, b):
+def f174(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f173(s, b):
+def f175(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask8']
 
 
-def f174(s, b):
+def f176(s, b):
     # 'rulesets/series/fire.mst:74'
     return q.union(b['firers'], (b['a'],))
 
 
-def f175(s, b):
+def f177(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f176(s, b):
+def f178(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f177(s, b):
+def f179(s, b):
     # 'rulesets/monmouth/scenarios.mst:439'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f178(s, b):
+def f180(s, b):
     # 'rulesets/monmouth/scenarios.mst:440'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f179(s, b):
+def f181(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f180(s, b):
+def f182(s, b):
     # 'rulesets/series/fire.mst:81'
     return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f181(s, b):
+def f183(s, b):
     # 'rulesets/series/fire.mst:82'
     return False
 
 
-def f182(s, b):
+def f184(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f183(s, b):
+def f185(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f184(s, b):
+def f186(s, b):
     # 'rulesets/series/fire.mst:95'
+    return d_result_army_morale(s, b['result'], b['target'], ())
+
+
+def f187(s, b):
+    # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f185(s, b):
-    # 'rulesets/series/fire.mst:95'
+def f188(s, b):
+    # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s,
         UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f186(s, b):
-    # 'rulesets/series/fire.mst:97'
-    return {'side': UNIT_SIDE[b['target']], 'amount': q.lookup(s, 4, q.result_name(s, b['result']))}
-
-
-def f187(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
-
-
-def f188(s, b):
-    # 'rulesets/series/fire.mst:111'
-    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
-
-
 def f189(s, b):
-    # 'rulesets/series/fire.mst:112'
-    e.set_at(s, 'rifle_result', b['u'], -1)
+    # 'rulesets/series/fire.mst:98'
+    return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
 def f190(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
+    # 'rulesets/series/fire.mst:111'
+    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
 def f191(s, b):
-    # 'rulesets/series/fire.mst:134'
-    return d_rifle_targets(s, b['side'])
+    # 'rulesets/series/fire.mst:112'
+    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
 def f192(s, b):
-    # 'rulesets/series/fire.mst:138'
-    return {'target': b['target'], 'side': b['side']}
+    # 'rulesets/series/fire.mst:113'
+    e.set_at(s, 'rifle_result', b['u'], -1)
 
 
 def f193(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return d_adjacent_rifles(s, b['target'], b['side'])
+    # 'rulesets/series/fire.mst:115'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
 def f194(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return b['_for_r']
+    # 'rulesets/series/fire.mst:135'
+    return d_rifle_targets(s, b['side'])
 
 
 def f195(s, b):
-    # 'rulesets/series/fire.mst:147'
-    return b['_ask9']
+    # 'rulesets/series/fire.mst:139'
+    return {'target': b['target'], 'side': b['side']}
 
 
 def f196(s, b):
-    # 'rulesets/series/fire.mst:148'
-    return q.union(b['firers'], (b['r'],))
+    # 'rulesets/series/fire.mst:147'
+    return d_adjacent_rifles(s, b['target'], b['side'])
 
 
 def f197(s, b):
-    # 'rulesets/series/fire.mst:151'
-    e.set_at(s, 'rifle_target', b['target'], True)
+    # 'rulesets/series/fire.mst:147'
+    return b['_for_r']
 
 
 def f198(s, b):
-    # 'rulesets/series/fire.mst:156'
-    return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
+    # 'rulesets/series/fire.mst:148'
+    return b['_ask9']
 
 
 def f199(s, b):
-    # 'rulesets/series/fire.mst:157'
-    return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
+    # 'rulesets/series/fire.mst:149'
+    return q.union(b['firers'], (b['r'],))
 
 
 def f200(s, b):
-    # 'rulesets/series/fire.mst:158'
-    return b['firers']
+    # 'rulesets/series/fire.mst:152'
+    e.set_at(s, 'rifle_target', b['target'], True)
 
 
 def f201(s, b):
-    # 'rulesets/series/fire.mst:159'
-    e.set_at(s, 'fired', b['r'], True)
+    # 'rulesets/series/fire.mst:157'
+    return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
 def f202(s, b):
-    # 'rulesets/series/fire.mst:160'
-    e.set_at(s, 'has_fired', b['r'], True)
+    # 'rulesets/series/fire.mst:158'
+    return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
 def f203(s, b):
-    # 'rulesets/series/fire.mst:165'
-    e.set_at(s, 'rifle_result', b['target'], b['result'])
+    # 'rulesets/series/fire.mst:159'
+    return b['firers']
 
 
 def f204(s, b):
+    # 'rulesets/series/fire.mst:160'
+    e.set_at(s, 'fired', b['r'], True)
+
+
+def f205(s, b):
+    # 'rulesets/series/fire.mst:161'
+    e.set_at(s, 'has_fired', b['r'], True)
+
+
+def f206(s, b):
+    # 'rulesets/series/fire.mst:166'
+    return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
+
+
+def f207(s, b):
+    # 'rulesets/series/fire.mst:171'
+    e.set_at(s, 'rifle_result', b['target'], b['result'])
+
+
+def f208(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f205(s, b):
+def f209(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f206(s, b):
+def f210(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f207(s, b):
+def f211(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f208(s, b):
+def f212(s, b):
     # 'rulesets/monmouth/scenarios.mst:223'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0))
         for e0 in q.combats(s))
 
 
-def f209(s, b):
+def f213(s, b):
     # 'rulesets/monmouth/scenarios.mst:224'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f210(s, b):
+def f214(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f211(s, b):
+def f215(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return q.combats(s)
 
 
-def f212(s, b):
+def f216(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f213(s, b):
+def f217(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f214(s, b):
+def f218(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f215(s, b):
-    # 'rulesets/series/close_combat.mst:147'
+def f219(s, b):
+    # 'rulesets/series/close_combat.mst:168'
     return -1
 
 
-def f216(s, b):
-    # 'rulesets/series/close_combat.mst:148'
+def f220(s, b):
+    # 'rulesets/series/close_combat.mst:169'
     return q.attacking_side(s, b['combat'])
 
 
-def f217(s, b):
-    # 'rulesets/series/close_combat.mst:149'
+def f221(s, b):
+    # 'rulesets/series/close_combat.mst:170'
     return q.defending_side(s, b['combat'])
 
 
-def f218(s, b):
-    # 'rulesets/series/close_combat.mst:150'
+def f222(s, b):
+    # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f219(s, b):
-    # 'rulesets/series/close_combat.mst:151'
+def f223(s, b):
+    # 'rulesets/series/close_combat.mst:172'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f220(s, b):
-    # 'rulesets/series/close_combat.mst:152'
+def f224(s, b):
+    # 'rulesets/series/close_combat.mst:173'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f221(s, b):
-    # 'rulesets/series/close_combat.mst:154'
+def f225(s, b):
+    # 'rulesets/series/close_combat.mst:175'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f222(s, b):
-    # 'rulesets/series/close_combat.mst:155'
+def f226(s, b):
+    # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f223(s, b):
+def f227(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
         if d_hessian_grenadier(s, e0))
 
 
-def f224(s, b):
+def f228(s, b):
     # 'rulesets/monmouth/scenarios.mst:433'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f225(s, b):
-    # 'rulesets/series/close_combat.mst:160'
+def f229(s, b):
+    # 'rulesets/series/close_combat.mst:181'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f226(s, b):
-    # 'rulesets/series/close_combat.mst:161'
+def f230(s, b):
+    # 'rulesets/series/close_combat.mst:182'
     return q.defenders(s, b['combat'])
 
 
-def f227(s, b):
-    # 'rulesets/series/close_combat.mst:166'
+def f231(s, b):
+    # 'rulesets/series/close_combat.mst:187'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f228(s, b):
-    # 'rulesets/series/close_combat.mst:167'
+def f232(s, b):
+    # 'rulesets/series/close_combat.mst:188'
     return q.diverted(s, b['combat'])
 
 
-def f229(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+def f233(s, b):
+    # 'rulesets/series/close_combat.mst:189'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f230(s, b):
-    # 'rulesets/series/close_combat.mst:173'
+def f234(s, b):
+    # 'rulesets/series/close_combat.mst:194'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f231(s, b):
-    # 'rulesets/series/close_combat.mst:174'
+def f235(s, b):
+    # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
-def f232(s, b):
-    # 'rulesets/series/close_combat.mst:174'
+def f236(s, b):
+    # 'rulesets/series/close_combat.mst:195'
     return b['_ask10']
 
 
-def f233(s, b):
-    # 'rulesets/series/close_combat.mst:176'
+def f237(s, b):
+    # 'rulesets/series/close_combat.mst:197'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f234(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+def f238(s, b):
+    # 'rulesets/series/close_combat.mst:198'
     return s.vars['pinned'][b['u']]
 
 
-def f235(s, b):
-    # 'rulesets/series/close_combat.mst:178'
+def f239(s, b):
+    # 'rulesets/series/close_combat.mst:199'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f236(s, b):
-    # 'rulesets/series/close_combat.mst:180'
+def f240(s, b):
+    # 'rulesets/series/close_combat.mst:201'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f237(s, b):
-    # 'rulesets/series/close_combat.mst:187'
-    return d_attacker_lead_candidates(s, b['combat'])
-
-
-def f238(s, b):
-    # 'rulesets/series/close_combat.mst:187'
-    return b['attacker']
-
-
-def f239(s, b):
-    # 'rulesets/series/close_combat.mst:188'
-    return d_lead_candidates(s, q.defenders(s, b['combat']))
-
-
-def f240(s, b):
-    # 'rulesets/series/close_combat.mst:194'
-    return d_tactics_chits(s)
-
-
 def f241(s, b):
-    # 'rulesets/series/close_combat.mst:197'
-    return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
+    # 'rulesets/series/close_combat.mst:207'
+    return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
 def f242(s, b):
-    # 'rulesets/series/close_combat.mst:198'
-    return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
+    # 'rulesets/series/close_combat.mst:216'
+    return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f243(s, b):
-    # 'rulesets/series/close_combat.mst:199'
-    return (b['matrix'][1] == 10)
+    # 'rulesets/series/close_combat.mst:216'
+    return b['attacker']
 
 
 def f244(s, b):
-    # 'rulesets/series/close_combat.mst:200'
-    return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
+    # 'rulesets/series/close_combat.mst:217'
+    return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
 def f245(s, b):
-    # 'rulesets/series/close_combat.mst:205'
-    return b['odds']
+    # 'rulesets/series/close_combat.mst:223'
+    return d_tactics_chits(s)
 
 
 def f246(s, b):
-    # 'rulesets/series/close_combat.mst:208'
-    return b['result'][1]
+    # 'rulesets/series/close_combat.mst:226'
+    return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f247(s, b):
-    # 'rulesets/series/close_combat.mst:208'
-    return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat'])
-        if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'],
-        'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
+    # 'rulesets/series/close_combat.mst:227'
+    return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f248(s, b):
-    # 'rulesets/series/close_combat.mst:211'
-    return b['result'][0]
+    # 'rulesets/series/close_combat.mst:228'
+    return (b['matrix'][1] == 10)
 
 
 def f249(s, b):
-    # 'rulesets/series/close_combat.mst:211'
-    return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat'])
-        if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'],
-        'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
+    # 'rulesets/series/close_combat.mst:229'
+    return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
 def f250(s, b):
-    # 'rulesets/series/close_combat.mst:213'
-    return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
+    # 'rulesets/series/close_combat.mst:234'
+    return b['odds']
 
 
 def f251(s, b):
-    # 'rulesets/series/close_combat.mst:214'
-    return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
+    # 'rulesets/series/close_combat.mst:239'
+    return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
 def f252(s, b):
-    # 'rulesets/series/close_combat.mst:220'
-    e.set_var(s, 'snapshot_taken', False)
+    # 'rulesets/series/close_combat.mst:241'
+    return (s.vars['momentum'][b['first']] > 0)
 
 
 def f253(s, b):
-    # 'rulesets/series/close_combat.mst:221'
-    return (b['attacker_lead'] != -1)
+    # 'rulesets/series/close_combat.mst:242'
+    return b['first']
 
 
 def f254(s, b):
-    # 'rulesets/series/close_combat.mst:222'
-    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+    # 'rulesets/series/close_combat.mst:242'
+    return b['_ask11']
 
 
 def f255(s, b):
-    # 'rulesets/series/close_combat.mst:225'
-    e.resolve_combat(s, b['combat'])
+    # 'rulesets/series/close_combat.mst:244'
+    return True
 
 
 def f256(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:32'
+    # 'rulesets/series/close_combat.mst:247'
+    return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
+
+
+def f257(s, b):
+    # 'rulesets/series/close_combat.mst:248'
+    return q.enemy(s, b['first'])
+
+
+def f258(s, b):
+    # 'rulesets/series/close_combat.mst:248'
+    return b['_ask12']
+
+
+def f259(s, b):
+    # 'rulesets/series/close_combat.mst:253'
+    return b['rerolled']
+
+
+def f260(s, b):
+    # 'rulesets/series/close_combat.mst:261'
+    return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
+
+
+def f261(s, b):
+    # 'rulesets/series/close_combat.mst:262'
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
+        and (not UNIT_PROPS['artillery'][e0])))
+
+
+def f262(s, b):
+    # 'rulesets/series/close_combat.mst:265'
+    return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
+        and (not s.vars['retreated'][e0])))
+
+
+def f263(s, b):
+    # 'rulesets/series/close_combat.mst:266'
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
+        and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
+
+
+def f264(s, b):
+    # 'rulesets/series/close_combat.mst:267'
+    return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
+
+
+def f265(s, b):
+    # 'rulesets/series/close_combat.mst:268'
+    return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
+
+
+def f266(s, b):
+    # 'rulesets/series/close_combat.mst:269'
+    return b['result'][1]
+
+
+def f267(s, b):
+    # 'rulesets/series/close_combat.mst:269'
+    return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
+        'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
+        b['combat']) else 0)}
+
+
+def f268(s, b):
+    # 'rulesets/series/close_combat.mst:272'
+    return b['result'][0]
+
+
+def f269(s, b):
+    # 'rulesets/series/close_combat.mst:272'
+    return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
+        'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
+
+
+def f270(s, b):
+    # 'rulesets/series/close_combat.mst:274'
+    return {'side': b['defender'], 'amount': b['defender_loss']}
+
+
+def f271(s, b):
+    # 'rulesets/series/close_combat.mst:275'
+    return {'side': b['attacker'], 'amount': b['attacker_loss']}
+
+
+def f272(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
+        if d_behind_fieldworks(s, b['combat']) else 0)}
+
+
+def f273(s, b):
+    # 'rulesets/series/close_combat.mst:280'
+    return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
+
+
+def f274(s, b):
+    # 'rulesets/series/close_combat.mst:285'
+    return (b['modified_roll'] <= (-1))
+
+
+def f275(s, b):
+    # 'rulesets/series/close_combat.mst:286'
+    return {'side': b['defender']}
+
+
+def f276(s, b):
+    # 'rulesets/series/close_combat.mst:288'
+    return (b['modified_roll'] >= 10)
+
+
+def f277(s, b):
+    # 'rulesets/series/close_combat.mst:289'
+    return {'side': b['attacker']}
+
+
+def f278(s, b):
+    # 'rulesets/series/close_combat.mst:299'
+    e.set_var(s, 'snapshot_taken', False)
+
+
+def f279(s, b):
+    # 'rulesets/series/close_combat.mst:300'
+    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+
+
+def f280(s, b):
+    # 'rulesets/series/close_combat.mst:302'
+    e.resolve_combat(s, b['combat'])
+
+
+def f281(s, b):
+    # 'rulesets/series/close_combat.mst:307'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f257(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:33'
+def f282(s, b):
+    # 'rulesets/series/close_combat.mst:308'
     return (len(b['vacated']) > 0)
 
 
-def f258(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:34'
-    return tuple(e0 for e0 in b['vacated'] if q.adjacent(s, e0, q.hex_of(s, b['lead'])))
+def f283(s, b):
+    # 'rulesets/series/close_combat.mst:310'
+    return (b['lead'] != -1)
 
 
-def f259(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:35'
-    return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
-        and (len(b['reachable']) > 0)) and (not d_at_the_limit(s, b['lead'])))
-
-
-def f260(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:36'
-    return b['reachable']
-
-
-def f261(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:37'
-    e.advance_to(s, b['lead'], b['into'])
-
-
-def f262(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:39'
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
-        and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
-        and (not d_at_the_limit(s, e0))))
-
-
-def f263(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:40'
-    return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_stack_ok(s,
-        q.union(q.units_at(s, e0), (b['u'],)))))
-
-
-def f264(s, b):
-    # 'rulesets/monmouth/rear_guard.mst:41'
-    return (b['to'] != -1)
-
-
-def f265(s, b):
-    # 'rulesets/series/close_combat.mst:233'
+def f284(s, b):
+    # 'rulesets/series/close_combat.mst:311'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f266(s, b):
-    # 'rulesets/series/close_combat.mst:234'
-    return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
-        and (len(b['reachable']) > 0))
+def f285(s, b):
+    # 'rulesets/series/close_combat.mst:312'
+    return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
+        and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f267(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0]))
-        and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))))
+def f286(s, b):
+    # 'rulesets/series/close_combat.mst:313'
+    return b['reachable']
 
 
-def f268(s, b):
-    # 'rulesets/series/close_combat.mst:240'
+def f287(s, b):
+    # 'rulesets/series/close_combat.mst:314'
+    e.advance_to(s, b['lead'], b['into'])
+
+
+def f288(s, b):
+    # 'rulesets/series/close_combat.mst:318'
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
+        and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
+        and d_free_to_advance(s, e0)))
+
+
+def f289(s, b):
+    # 'rulesets/series/close_combat.mst:319'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f269(s, b):
-    # 'rulesets/series/close_combat.mst:252'
+def f290(s, b):
+    # 'rulesets/series/close_combat.mst:320'
+    return (b['to'] != -1)
+
+
+def f291(s, b):
+    # 'rulesets/series/close_combat.mst:331'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f270(s, b):
-    # 'rulesets/series/close_combat.mst:257'
+def f292(s, b):
+    # 'rulesets/series/close_combat.mst:336'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f271(s, b):
-    # 'rulesets/series/close_combat.mst:258'
+def f293(s, b):
+    # 'rulesets/series/close_combat.mst:337'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f272(s, b):
+def f294(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f273(s, b):
+def f295(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f274(s, b):
+def f296(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f275(s, b):
+def f297(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1)))
 
 
-def f276(s, b):
+def f298(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f277(s, b):
+def f299(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f278(s, b):
+def f300(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f279(s, b):
+def f301(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f280(s, b):
+def f302(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0])
         or (RULES.units[e0].brigade == b['picked'][1]))))
 
 
-def f281(s, b):
+def f303(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f282(s, b):
+def f304(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f283(s, b):
+def f305(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0])
 
 
-def f284(s, b):
+def f306(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f285(s, b):
+def f307(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f286(s, b):
+def f308(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f287(s, b):
+def f309(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f288(s, b):
+def f310(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f289(s, b):
+def f311(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f290(s, b):
+def f312(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f291(s, b):
+def f313(s, b):
     # 'rulesets/series/results.mst:66'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f292(s, b):
+def f314(s, b):
     # 'rulesets/series/results.mst:67'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f293(s, b):
+def f315(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f294(s, b):
+def f316(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f295(s, b):
+def f317(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f296(s, b):
+def f318(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f297(s, b):
+def f319(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f298(s, b):
+def f320(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f299(s, b):
+def f321(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f300(s, b):
-    # 'rulesets/series/results.mst:104'
+def f322(s, b):
+    # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f301(s, b):
-    # 'rulesets/series/results.mst:107'
-    return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
+def f323(s, b):
+    # 'rulesets/series/results.mst:112'
+    e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f302(s, b):
-    # 'rulesets/series/results.mst:108'
+def f324(s, b):
+    # 'rulesets/series/results.mst:113'
+    return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
+
+
+def f325(s, b):
+    # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f303(s, b):
-    # 'rulesets/series/results.mst:118'
-    return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
+def f326(s, b):
+    # 'rulesets/series/results.mst:115'
+    e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f304(s, b):
-    # 'rulesets/series/results.mst:119'
+def f327(s, b):
+    # 'rulesets/series/results.mst:128'
+    return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
+
+
+def f328(s, b):
+    # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f305(s, b):
-    # 'rulesets/series/results.mst:120'
+def f329(s, b):
+    # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f306(s, b):
-    # 'rulesets/series/results.mst:121'
+def f330(s, b):
+    # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f307(s, b):
+def f331(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f308(s, b):
-    # 'rulesets/series/results.mst:217'
+def f332(s, b):
+    # 'rulesets/series/momentum.mst:59'
+    return {'side': UNIT_SIDE[b['unit']]}
+
+
+def f333(s, b):
+    # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f309(s, b):
+def f334(s, b):
     # 'rulesets/series/movement.mst:115'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f310(s, b):
+def f335(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f311(s, b):
+def f336(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f312(s, b):
+def f337(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f313(s, b):
+def f338(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f314(s, b):
+def f339(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f315(s, b):
+def f340(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f316(s, b):
+def f341(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f317(s, b):
+def f342(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f318(s, b):
+def f343(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f319(s, b):
+def f344(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f320(s, b):
+def f345(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f321(s, b):
+def f346(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f322(s, b):
+def f347(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f323(s, b):
+def f348(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f324(s, b):
+def f349(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f325(s, b):
+def f350(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
-    e.set_var(s, 'cc_intact_from', (s.vars['turn'] + 1))
+    e.set_var(s, 'cc_intact_from', d_next_american_player_turn(s))
 
 
-def f326(s, b):
-    # 'rulesets/monmouth/leaders.mst:123'
+def f351(s, b):
+    # 'rulesets/monmouth/leaders.mst:130'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f327(s, b):
-    # 'rulesets/monmouth/leaders.mst:124'
+def f352(s, b):
+    # 'rulesets/monmouth/leaders.mst:131'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f328(s, b):
-    # 'rulesets/monmouth/leaders.mst:165'
+def f353(s, b):
+    # 'rulesets/monmouth/leaders.mst:172'
     e.remove_from_play(s, 92)
 
 
-def f329(s, b):
-    # 'rulesets/monmouth/leaders.mst:166'
+def f354(s, b):
+    # 'rulesets/monmouth/leaders.mst:173'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f330(s, b):
-    # 'rulesets/monmouth/leaders.mst:218'
+def f355(s, b):
+    # 'rulesets/monmouth/leaders.mst:225'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f331(s, b):
+def f356(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f332(s, b):
+def f357(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f333(s, b):
+def f358(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f334(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f335(s, b):
+def f360(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f336(s, b):
+def f361(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f337(s, b):
+def f362(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f338(s, b):
+def f363(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f339(s, b):
+def f364(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f340(s, b):
+def f365(s, b):
     # 'rulesets/monmouth/scenarios.mst:273'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f341(s, b):
+def f366(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f342(s, b):
+def f367(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f343(s, b):
+def f368(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f344(s, b):
+def f369(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f345(s, b):
+def f370(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f346(s, b):
-    # 'rulesets/monmouth/leaders.mst:147'
+def f371(s, b):
+    # 'rulesets/monmouth/leaders.mst:154'
     return d_next_to_washington(s, b['unit'])
 
 
-def f347(s, b):
+def f372(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f348(s, b):
+def f373(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f349(s, b):
+def f374(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f350(s, b):
-    # 'rulesets/series/close_combat.mst:109'
+def f375(s, b):
+    # 'rulesets/series/close_combat.mst:114'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f351(s, b):
-    # 'rulesets/series/close_combat.mst:110'
+def f376(s, b):
+    # 'rulesets/series/close_combat.mst:115'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f352(s, b):
-    # 'rulesets/series/close_combat.mst:111'
+def f377(s, b):
+    # 'rulesets/series/close_combat.mst:116'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f353(s, b):
-    # 'rulesets/series/close_combat.mst:112'
+def f378(s, b):
+    # 'rulesets/series/close_combat.mst:117'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f354(s, b):
-    # 'rulesets/series/close_combat.mst:113'
+def f379(s, b):
+    # 'rulesets/series/close_combat.mst:118'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f355(s, b):
-    # 'rulesets/series/close_combat.mst:114'
+def f380(s, b):
+    # 'rulesets/series/close_combat.mst:119'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f356(s, b):
-    # 'rulesets/series/close_combat.mst:115'
+def f381(s, b):
+    # 'rulesets/series/close_combat.mst:120'
     return b['tactics']
 
 
-def f357(s, b):
-    # 'rulesets/series/close_combat.mst:116'
+def f382(s, b):
+    # 'rulesets/series/close_combat.mst:121'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f358(s, b):
-    # 'rulesets/series/close_combat.mst:116'
+def f383(s, b):
+    # 'rulesets/series/close_combat.mst:121'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f359(s, b):
-    # 'rulesets/series/close_combat.mst:117'
+def f384(s, b):
+    # 'rulesets/series/close_combat.mst:122'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f360(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+def f385(s, b):
+    # 'rulesets/series/close_combat.mst:123'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f361(s, b):
-    # 'rulesets/series/close_combat.mst:119'
-    return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
+def f386(s, b):
+    # 'rulesets/series/close_combat.mst:124'
+    return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f362(s, b):
-    # 'rulesets/series/close_combat.mst:120'
-    return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
+def f387(s, b):
+    # 'rulesets/series/close_combat.mst:125'
+    return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f363(s, b):
-    # 'rulesets/series/close_combat.mst:121'
-    return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
-        if (not UNIT_PROPS['artillery'][e0])))
+def f388(s, b):
+    # 'rulesets/series/close_combat.mst:126'
+    return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f364(s, b):
-    # 'rulesets/series/close_combat.mst:122'
-    return all(UNIT_PROPS['militia'][e0] for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
-        if (not UNIT_PROPS['artillery'][e0])))
+def f389(s, b):
+    # 'rulesets/series/close_combat.mst:127'
+    return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f365(s, b):
+def f390(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f366(s, b):
+def f391(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f367(s, b):
+def f392(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f368(s, b):
+def f393(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f369(s, b):
+def f394(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f370(s, b):
+def f395(s, b):
+    # 'rulesets/series/momentum.mst:58'
+    return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
+        and (not (s.unit_loss[b['unit']] > 0)))
+
+
+def f396(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f371(s, b):
+def f397(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f372(s, b):
+def f398(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f373(s, b):
+def f399(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0)
         and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f374(s, b):
+def f400(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex'])))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f375(s, b):
+def f401(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0))
         and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f376(s, b):
-    # 'rulesets/monmouth/leaders.mst:121'
+def f402(s, b):
+    # 'rulesets/monmouth/leaders.mst:128'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f377(s, b):
-    # 'rulesets/monmouth/leaders.mst:163'
+def f403(s, b):
+    # 'rulesets/monmouth/leaders.mst:170'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f378(s, b):
-    # 'rulesets/monmouth/leaders.mst:217'
+def f404(s, b):
+    # 'rulesets/monmouth/leaders.mst:224'
     return UNIT_LEADER[b['unit']]
 
 
-def f379(s, b):
+def f405(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13))
         and (not s.vars['countermarched_off']))
 
 
-def f380(s, b):
+def f406(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f381(s, b):
+def f407(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f382(s, b):
+def f408(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f383(s, b):
+def f409(s, b):
     # 'rulesets/monmouth/scenarios.mst:272'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f384(s, b):
+def f410(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f385(s, b):
+def f411(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f386(s, b):
+def f412(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f387(s, b):
+def f413(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f388(s, b):
+def f414(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f389(s, b):
+def f415(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f390(s, b):
+def f416(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0)
         or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f391(s, b):
-    # 'rulesets/monmouth/leaders.mst:111'
+def f417(s, b):
+    # 'rulesets/monmouth/leaders.mst:118'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f392(s, b):
+def f418(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f393(s, b):
+def f419(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f394(s, b):
+def f420(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f395(s, b):
+def f421(s, b):
     # 'rulesets/monmouth/scenarios.mst:218'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517)))
         and (not s.vars['hedgerow_attacked']))
 
 
-def f396(s, b):
+def f422(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f397(s, b):
+def f423(s, b):
     # 'rulesets/monmouth/scenarios.mst:458'
     return (q.side(s, b['unit']) == 0)
 
 
-def f398(s, b):
+def f424(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f399(s, b):
+def f425(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f400(s, b):
+def f426(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0])
         and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f401(s, b):
+def f427(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f402(s, b):
+def f428(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f403(s, b):
+def f429(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f404(s, b):
+def f430(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f405(s, b):
+def f431(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f406(s, b):
+def f432(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f407(s, b):
+def f433(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f408(s, b):
+def f434(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f409(s, b):
+def f435(s, b):
     # 'rulesets/monmouth/scenarios.mst:237'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f410(s, b):
+def f436(s, b):
     # 'rulesets/monmouth/scenarios.mst:246'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f411(s, b):
+def f437(s, b):
     # 'rulesets/monmouth/scenarios.mst:255'
     return (not (s.unit_status[87] == 0))
 
 
-def f412(s, b):
+def f438(s, b):
     # 'rulesets/monmouth/scenarios.mst:285'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f413(s, b):
+def f439(s, b):
     # 'rulesets/monmouth/scenarios.mst:476'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f414(s, b):
+def f440(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
-def f415(s, b):
+def f441(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 19
 
 
-def f416(s, b):
+def f442(s, b):
     # 'rulesets/monmouth/scenarios.mst:128'
     return 18
 
 
-def f417(s, b):
+def f443(s, b):
     # 'rulesets/monmouth/scenarios.mst:132'
     return 4
 
 
-def f418(s, b):
-    # 'rulesets/monmouth/scenarios.mst:141'
-    return True
-
-
-def f419(s, b):
+def f444(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f420(s, b):
+def f445(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f421(s, b):
+def f446(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f422(s, b):
+def f447(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f423(s, b):
+def f448(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -3192,9 +3374,9 @@ RULES = Rules(
         UnitSpec('pattison_artillery', 'Pattison Artillery', 'Pattison', 0, 'unit', 5, (3,), 2, -1, {}, morales=(1,),
             rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=7,
             entry_hexes=(1188,), variable_entry=False, commands=None),
-        UnitSpec('wurmb_jaegers', 'v. Wurmb', 'v. Wurmb', 0, 'unit', 3, (2,), 8, -1, {'rifle': 'white'}, morales=(1,),
-            rifle_strengths=(), formation='hessians', brigade='', nationality='', entry_turn=9, entry_hexes=(978, 1007,
-            1034, 1063, 1090, 1119, 1146), variable_entry=False, commands=None),
+        UnitSpec('wurmb_jaegers', 'v. Wurmb', 'v. Wurmb', 0, 'unit', 3, (2,), 8, -1, {'rifle': 'white', 'jaeger': True},
+            morales=(1,), rifle_strengths=(), formation='hessians', brigade='', nationality='', entry_turn=9,
+            entry_hexes=(978, 1007, 1034, 1063, 1090, 1119, 1146), variable_entry=False, commands=None),
         UnitSpec('light_dragoons_17', '17th Light Dragoons', '17th LD', 0, 'unit', 3, (2,), 8, -1, {}, morales=(1,),
             rifle_strengths=(), formation='british_regulars', brigade='', nationality='', entry_turn=9,
             entry_hexes=(1188,), variable_entry=False, commands=None),
@@ -3207,9 +3389,9 @@ RULES = Rules(
         UnitSpec('foot_63', '63rd Foot', '63rd', 0, 'unit', 0, (3, 2), 5, -1, {}, morales=(1, 0), rifle_strengths=(),
             formation='british_regulars', brigade='', nationality='', entry_turn=9, entry_hexes=(1188,),
             variable_entry=True, commands=None),
-        UnitSpec('jaeger_korps', 'Jaeger Korps', 'Jaegers', 0, 'unit', 7, (2,), 6, -1, {'rifle': 'white'}, morales=(1,),
-            rifle_strengths=(), formation='hessians', brigade='', nationality='', entry_turn=9, entry_hexes=(1188,),
-            variable_entry=True, commands=None),
+        UnitSpec('jaeger_korps', 'Jaeger Korps', 'Jaegers', 0, 'unit', 7, (2,), 6, -1, {'rifle': 'white',
+            'jaeger': True}, morales=(1,), rifle_strengths=(), formation='hessians', brigade='', nationality='',
+            entry_turn=9, entry_hexes=(1188,), variable_entry=True, commands=None),
         UnitSpec('washington', 'George Washington', 'Washington', 1, 'leader', -1, (), 8, -1, {'rank': 4,
             'seniority': 0, 'close_combat_drm': 2, 'leadership_drm': 2}, morales=(), rifle_strengths=(),
             formation='main_army', brigade='', nationality='', entry_turn=6, entry_hexes=(10,), variable_entry=False,
@@ -3237,7 +3419,7 @@ RULES = Rules(
             brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps',
-            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f419),
+            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f444),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
             brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
@@ -3251,16 +3433,16 @@ RULES = Rules(
             variable_entry=False, commands=None),
         UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f420),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f445),
         UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f421),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f446),
         UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f422),
+            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f447),
         UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials',
-            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f423),
+            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f448),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -6772,42 +6954,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f341, None),
-            ModifierSpec('Momentum Chits spent', f342, None),
+            ModifierSpec('Army Morale', f366, None),
+            ModifierSpec('Momentum Chits spent', f367, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f343, None),
-            ModifierSpec('Leadership DRM', f344, None),
-            ModifierSpec('Other modifiers of this check', f345, None),
-            ModifierSpec('Washington in an adjacent hex', f108, f346),
-            ModifierSpec('Heat Game Turn', f215, f347),
+            ModifierSpec('Modified morale', f368, None),
+            ModifierSpec('Leadership DRM', f369, None),
+            ModifierSpec('Other modifiers of this check', f370, None),
+            ModifierSpec('Washington in an adjacent hex', f110, f371),
+            ModifierSpec('Heat Game Turn', f219, f372),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f108, f348),
-            ModifierSpec("Target's terrain", f349, None),
+            ModifierSpec('First Fire Bonus', f110, f373),
+            ModifierSpec("Target's terrain", f374, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f350, None),
-            ModifierSpec("Defender's lead unit morale", f351, None),
-            ModifierSpec('Attacking leader', f352, None),
-            ModifierSpec('Defending leader', f353, None),
-            ModifierSpec('Defender surrounded', f108, f354),
-            ModifierSpec('Attacker surrounded', f215, f355),
-            ModifierSpec('Tactics', f356, None),
-            ModifierSpec("Defender's terrain", f357, f358),
-            ModifierSpec('Attacking up slope', f215, f359),
-            ModifierSpec('Attacking into fieldworks', f215, f360),
-            ModifierSpec('Attacking lead unit has a black R', f215, f361),
-            ModifierSpec('Defending lead unit has a black R', f108, f362),
-            ModifierSpec('All-militia attacking force', f215, f363),
-            ModifierSpec('All-militia defending force', f108, f364),
+            ModifierSpec("Attacker's lead unit morale", f375, None),
+            ModifierSpec("Defender's lead unit morale", f376, None),
+            ModifierSpec('Attacking leader', f377, None),
+            ModifierSpec('Defending leader', f378, None),
+            ModifierSpec('Defender surrounded', f110, f379),
+            ModifierSpec('Attacker surrounded', f219, f380),
+            ModifierSpec('Tactics', f381, None),
+            ModifierSpec("Defender's terrain", f382, f383),
+            ModifierSpec('Attacking up slope', f219, f384),
+            ModifierSpec('Attacking into fieldworks', f219, f385),
+            ModifierSpec('Attacking lead unit has a white R', f219, f386),
+            ModifierSpec('Defending lead unit has a white R', f110, f387),
+            ModifierSpec('All-militia attacking force', f219, f388),
+            ModifierSpec('All-militia defending force', f110, f389),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f365, f366),
-            ModifierSpec('Play balance: Pro-American', f215, f367),
+            ModifierSpec('Play balance: Pro-British', f390, f391),
+            ModifierSpec('Play balance: Pro-American', f219, f392),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f365, f368),
+            ModifierSpec('Momentum Chit spent', f390, f393),
         )),
     },
     procedures={
@@ -6903,9 +7085,9 @@ RULES = Rules(
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
             lines=(
-                'rulesets/series/results.mst:131', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:131',
-                'rulesets/series/results.mst:131', 'rulesets/series/results.mst:132', 'rulesets/series/results.mst:133',
-                'rulesets/series/results.mst:134', 'rulesets/series/results.mst:133', 'rulesets/series/results.mst:131',
+                'rulesets/series/results.mst:154', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:154',
+                'rulesets/series/results.mst:154', 'rulesets/series/results.mst:155', 'rulesets/series/results.mst:156',
+                'rulesets/series/results.mst:157', 'rulesets/series/results.mst:156', 'rulesets/series/results.mst:154',
             ),
         ),
         'check_and_retreat_or_disrupt': ProcedureSpec(
@@ -6929,10 +7111,10 @@ RULES = Rules(
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
             lines=(
-                'rulesets/series/results.mst:141', 'rulesets/series/results.mst:141', 'rulesets/series/results.mst:141',
-                'rulesets/series/results.mst:141', 'rulesets/series/results.mst:142', 'rulesets/series/results.mst:143',
-                'rulesets/series/results.mst:144', 'rulesets/series/results.mst:143', 'rulesets/series/results.mst:146',
-                'rulesets/series/results.mst:141',
+                'rulesets/series/results.mst:164', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:164',
+                'rulesets/series/results.mst:164', 'rulesets/series/results.mst:165', 'rulesets/series/results.mst:166',
+                'rulesets/series/results.mst:167', 'rulesets/series/results.mst:166', 'rulesets/series/results.mst:169',
+                'rulesets/series/results.mst:164',
             ),
         ),
         'capture_one': ProcedureSpec(
@@ -6943,17 +7125,11 @@ RULES = Rules(
             result='',
             code=(
                 Choose('taken', f21, f22, 'unit', 'choose taken', ''),
-                JumpIfNot(f23, 4),
-                Call('lose_momentum', f24, None),
-                Jump(4),
-                Exec(f25),
+                Exec(f23),
             ),
             steps={'choose': 0, 'capture': 1},
             types={'chooser': 'side', 'taken': 'unit', 'units': 'units'},
-            lines=(
-                'rulesets/series/results.mst:152', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:155',
-                'rulesets/series/results.mst:154', 'rulesets/series/results.mst:157',
-            ),
+            lines=('rulesets/series/results.mst:175', 'rulesets/series/results.mst:176'),
         ),
         'disrupt': ProcedureSpec(
             name='disrupt',
@@ -6962,18 +7138,18 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                JumpIfNot(f26, 4),
-                Exec(f27),
+                JumpIfNot(f24, 4),
+                Exec(f25),
                 Return(),
                 Jump(5),
-                Exec(f28),
-                Call('retreat_unit', f29, None),
+                Exec(f26),
+                Call('retreat_unit', f27, None),
             ),
             steps={'worsen': 0, 'retreat': 5},
             types={'unit': 'unit'},
             lines=(
-                'rulesets/series/results.mst:163', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:165',
-                'rulesets/series/results.mst:163', 'rulesets/series/results.mst:167', 'rulesets/series/results.mst:169',
+                'rulesets/series/results.mst:181', 'rulesets/series/results.mst:182', 'rulesets/series/results.mst:183',
+                'rulesets/series/results.mst:181', 'rulesets/series/results.mst:185', 'rulesets/series/results.mst:187',
             ),
         ),
         'retreat_unit': ProcedureSpec(
@@ -6983,28 +7159,32 @@ RULES = Rules(
             params=('unit', 'hexes'),
             result='',
             code=(
-                Let('origin', f30),
-                Prim('retreat', f34, {'stacking': f31, 'blocked': f32, 'avoid': f33}),
-                JumpIfNot(f35, 13),
+                Let('origin', f28),
+                Prim('retreat', f32, {'stacking': f29, 'blocked': f30, 'avoid': f31}),
+                JumpIfNot(f33, 5),
+                Exec(f34),
+                Jump(5),
+                JumpIfNot(f35, 16),
                 ForStart('_for_l', f36),
-                JumpIfEmpty('_for_l', 12),
+                JumpIfEmpty('_for_l', 15),
                 Choose('l', f37, f38, 'unit', 'choose the next l', ''),
                 ForDrop('l', '_for_l'),
                 Ask(f38, 'Retreat the leader with the unit?', '_ask1'),
-                JumpIfNot(f39, 11),
+                JumpIfNot(f39, 14),
                 Exec(f40),
-                Jump(11),
-                Jump(4),
-                Jump(13),
+                Jump(14),
+                Jump(7),
+                Jump(16),
             ),
-            steps={'start': 0, 'retreat': 1, 'leaders': 2},
+            steps={'start': 0, 'retreat': 1, 'join': 2, 'leaders': 5},
             types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'},
             lines=(
-                'rulesets/series/results.mst:182', 'rulesets/monmouth/retreat_and_zoc.mst:14',
-                'rulesets/series/results.mst:191', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192',
-                'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:193',
-                'rulesets/series/results.mst:193', 'rulesets/series/results.mst:194', 'rulesets/series/results.mst:193',
-                'rulesets/series/results.mst:192', 'rulesets/series/results.mst:191',
+                'rulesets/series/results.mst:200', 'rulesets/monmouth/retreat_and_zoc.mst:14',
+                'rulesets/series/results.mst:210', 'rulesets/series/results.mst:211', 'rulesets/series/results.mst:210',
+                'rulesets/series/results.mst:215', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216',
+                'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:217',
+                'rulesets/series/results.mst:217', 'rulesets/series/results.mst:218', 'rulesets/series/results.mst:217',
+                'rulesets/series/results.mst:216', 'rulesets/series/results.mst:215',
             ),
         ),
         'retreat_step_loss': ProcedureSpec(
@@ -7018,7 +7198,23 @@ RULES = Rules(
             ),
             steps={'army_morale': 0},
             types={'unit': 'unit'},
-            lines=('rulesets/series/results.mst:203',),
+            lines=('rulesets/series/results.mst:227',),
+        ),
+        'previously_retreated_check': ProcedureSpec(
+            name='previously_retreated_check',
+            title='Previously-retreated units',
+            kind='procedure',
+            params=('units', 'side', 'r', 'drm'),
+            result='',
+            code=(
+                JumpIfNot(f42, 3),
+                Call('check_and_retreat_or_disrupt', f43, None),
+                Jump(3),
+            ),
+            steps={'check': 0},
+            types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'},
+            lines=('rulesets/series/results.mst:251', 'rulesets/series/results.mst:252',
+                'rulesets/series/results.mst:251'),
         ),
         'end_of_close_combat': ProcedureSpec(
             name='end_of_close_combat',
@@ -7027,12 +7223,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f42),
+                ForStart('_for_u', f44),
                 JumpIfEmpty('_for_u', 9),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f43, 7),
-                Exec(f44),
+                JumpIfNot(f45, 7),
+                Exec(f46),
                 Jump(8),
                 Call('disrupt', f20, None),
                 Jump(1),
@@ -7040,9 +7236,9 @@ RULES = Rules(
             steps={'exposed': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
             lines=(
-                'rulesets/series/results.mst:224', 'rulesets/series/results.mst:224', 'rulesets/series/results.mst:224',
-                'rulesets/series/results.mst:224', 'rulesets/series/results.mst:225', 'rulesets/series/results.mst:226',
-                'rulesets/series/results.mst:225', 'rulesets/series/results.mst:228', 'rulesets/series/results.mst:224',
+                'rulesets/series/results.mst:260', 'rulesets/series/results.mst:260', 'rulesets/series/results.mst:260',
+                'rulesets/series/results.mst:260', 'rulesets/series/results.mst:261', 'rulesets/series/results.mst:262',
+                'rulesets/series/results.mst:261', 'rulesets/series/results.mst:264', 'rulesets/series/results.mst:260',
             ),
         ),
         'game': ProcedureSpec(
@@ -7052,17 +7248,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f45, 4),
-                Call('game_turn', f46, None),
-                Exec(f47),
-                Jump(0),
-                JumpIfNot(f48, 7),
+                JumpIfNot(f47, 4),
+                Call('game_turn', f48, None),
                 Exec(f49),
-                Jump(7),
-                JumpIfNot(f50, 10),
+                Jump(0),
+                JumpIfNot(f50, 7),
                 Exec(f51),
+                Jump(7),
+                JumpIfNot(f52, 10),
+                Exec(f53),
                 Jump(10),
-                Exec(f52),
+                Exec(f54),
             ),
             steps={'turns': 0, 'overlook_hill': 4, 'winner': 10},
             types={},
@@ -7081,27 +7277,27 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f53, 3),
-                Exec(f54),
+                JumpIfNot(f55, 3),
+                Exec(f56),
                 Jump(4),
-                Call('initiative', f46, None),
+                Call('initiative', f48, None),
                 JumpUnlessSwitch('heat_game_turns', True, 8),
-                JumpIfNot(f55, 8),
+                JumpIfNot(f57, 8),
                 Return(),
                 Jump(8),
-                Call('player_turn', f56, None),
+                Call('player_turn', f58, None),
                 JumpUnlessSwitch('abbreviated_first_turn', True, 13),
-                JumpIfNot(f57, 13),
+                JumpIfNot(f59, 13),
                 Jump(14),
                 Jump(13),
-                Call('player_turn', f58, None),
-                JumpIfNot(f59, 17),
-                Exec(f60),
-                Jump(17),
-                JumpIfNot(f61, 20),
+                Call('player_turn', f60, None),
+                JumpIfNot(f61, 17),
                 Exec(f62),
+                Jump(17),
+                JumpIfNot(f63, 20),
+                Exec(f64),
                 Jump(20),
-                Exec(f63),
+                Exec(f65),
             ),
             steps={
                 'initiative': 0,
@@ -7132,13 +7328,13 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f64),
+                Exec(f66),
                 JumpUnlessSwitch('command_and_control', True, 5),
-                JumpIfNot(f65, 5),
+                JumpIfNot(f67, 5),
                 Call('command_and_control_phase', f10, None),
                 Jump(5),
                 JumpUnlessSwitch('abbreviated_first_turn', True, 10),
-                JumpIfNot(f57, 10),
+                JumpIfNot(f59, 10),
                 Call('close_combat_phase', f10, None),
                 Return(),
                 Jump(10),
@@ -7147,6 +7343,8 @@ RULES = Rules(
                 Call('defensive_artillery_fire_phase', f10, None),
                 Call('rifle_fire_phase', f10, None),
                 Call('close_combat_phase', f10, None),
+                Call('overstacking', f10, None),
+                Call('overstacking', f11, None),
             ),
             steps={
                 'begin': 0,
@@ -7157,6 +7355,7 @@ RULES = Rules(
                 'artillery': 12,
                 'rifle': 13,
                 'close_combat': 14,
+                'stacking': 15,
             },
             types={'side': 'side'},
             lines=(
@@ -7166,7 +7365,8 @@ RULES = Rules(
                 'rulesets/monmouth/scenarios.mst:194', 'rulesets/monmouth/scenarios.mst:195',
                 'rulesets/monmouth/scenarios.mst:196', 'rulesets/monmouth/scenarios.mst:194',
                 'rulesets/series/sequence.mst:34', 'rulesets/series/sequence.mst:35', 'rulesets/series/sequence.mst:36',
-                'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38',
+                'rulesets/series/sequence.mst:37', 'rulesets/series/sequence.mst:38', 'rulesets/series/sequence.mst:44',
+                'rulesets/series/sequence.mst:45',
             ),
         ),
         'initiative': ProcedureSpec(
@@ -7176,45 +7376,45 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f66, 5),
-                Let('first', f67),
-                Call('spend_on_initiative', f68, None),
-                Call('spend_on_initiative', f69, None),
+                JumpIfNot(f68, 5),
+                Let('first', f69),
+                Call('spend_on_initiative', f70, None),
+                Call('spend_on_initiative', f71, None),
                 Jump(5),
                 JumpUnlessSwitch('heat_game_turns', True, 18),
-                Let('side', f70),
+                Let('side', f72),
                 RollDie('first_roll', 'initiative_drm'),
-                Let('side', f71),
+                Let('side', f73),
                 RollDie('second_roll', 'initiative_drm'),
-                JumpIfNot(f72, 13),
+                JumpIfNot(f74, 13),
                 Jump(18),
                 Jump(13),
-                JumpIfNot(f73, 17),
-                Exec(f74),
+                JumpIfNot(f75, 17),
+                Exec(f76),
                 Jump(18),
                 Jump(17),
                 Jump(6),
                 JumpUnlessSwitch('heat_game_turns', True, 22),
-                JumpIfNot(f55, 22),
+                JumpIfNot(f57, 22),
                 Return(),
                 Jump(22),
                 JumpUnlessSwitch('heat_game_turns', False, 31),
-                Let('side', f70),
+                Let('side', f72),
                 RollDie('first_roll', 'initiative_drm'),
-                Let('side', f71),
+                Let('side', f73),
                 RollDie('second_roll', 'initiative_drm'),
-                JumpIfNot(f72, 30),
+                JumpIfNot(f74, 30),
                 Jump(31),
                 Jump(30),
                 Jump(23),
-                Exec(f75),
-                JumpIfNot(f76, 41),
-                Ask(f77, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
-                JumpIfNot(f78, 40),
-                Call('spend_momentum', f58, None),
-                Call('spend_momentum', f58, None),
-                Call('spend_momentum', f58, None),
-                Exec(f79),
+                Exec(f77),
+                JumpIfNot(f78, 41),
+                Ask(f79, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
+                JumpIfNot(f80, 40),
+                Call('spend_momentum', f60, None),
+                Call('spend_momentum', f60, None),
+                Call('spend_momentum', f60, None),
+                Exec(f81),
                 Jump(40),
                 Jump(41),
             ),
@@ -7250,9 +7450,9 @@ RULES = Rules(
             code=(
                 JumpIfNot(f9, 8),
                 Ask(f14, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
-                JumpIfNot(f80, 6),
+                JumpIfNot(f82, 6),
                 Call('spend_momentum', f10, None),
-                Exec(f81),
+                Exec(f83),
                 Jump(7),
                 Jump(8),
                 Jump(0),
@@ -7273,13 +7473,13 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_h', f82),
+                ForStart('_for_h', f84),
                 JumpIfEmpty('_for_h', 9),
                 ForTake('h', '_for_h'),
-                JumpIfNot(f83, 8),
-                Choose('u', f84, f14, 'unit', 'choose u', ''),
-                Exec(f85),
-                Call('adjust_army_morale', f86, None),
+                JumpIfNot(f85, 8),
+                Choose('u', f86, f14, 'unit', 'choose u', ''),
+                Exec(f87),
+                Call('adjust_army_morale', f88, None),
                 Jump(3),
                 Jump(1),
             ),
@@ -7298,117 +7498,117 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f87, 6),
-                Roll(6, f88, 'morgan_entry_drm', 'outcome', None),
-                JumpIfNot(f89, 5),
-                Exec(f90),
+                JumpIfNot(f89, 6),
+                Roll(6, f90, 'morgan_entry_drm', 'outcome', None),
+                JumpIfNot(f91, 5),
+                Exec(f92),
                 Jump(5),
                 Jump(6),
-                JumpIfNot(f91, 31),
-                Exec(f92),
-                JumpIfNot(f93, 11),
+                JumpIfNot(f93, 31),
                 Exec(f94),
+                JumpIfNot(f95, 11),
+                Exec(f96),
                 Jump(30),
-                JumpIfNot(f95, 30),
-                JumpIfNot(f96, 19),
+                JumpIfNot(f97, 30),
+                JumpIfNot(f98, 19),
                 Ask(f14, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
-                JumpIfNot(f97, 18),
+                JumpIfNot(f99, 18),
                 Call('spend_momentum', f10, None),
-                Exec(f98),
+                Exec(f100),
                 Jump(18),
                 Jump(19),
-                Roll(7, f99, 'variable_entry_drm', 'outcome', None),
-                Exec(f100),
-                JumpIfNot(f101, 29),
-                ForStart('_for_u', f102),
+                Roll(7, f101, 'variable_entry_drm', 'outcome', None),
+                Exec(f102),
+                JumpIfNot(f103, 29),
+                ForStart('_for_u', f104),
                 JumpIfEmpty('_for_u', 28),
                 ForTake('u', '_for_u'),
                 RollDie('second', None),
-                Exec(f103),
+                Exec(f105),
                 Jump(23),
                 Jump(29),
                 Jump(30),
                 Jump(31),
-                Prim('enter_reinforcements', f106, {'may_enter': f104, 'entry_hexes': f105}),
-                JumpIfNot(f107, 40),
-                Ask(f108, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
-                JumpIfNot(f109, 39),
-                Choose('h', f110, f108, 'hex', 'choose h', ''),
-                Exec(f111),
-                Exec(f112),
+                Prim('enter_reinforcements', f108, {'may_enter': f106, 'entry_hexes': f107}),
+                JumpIfNot(f109, 40),
+                Ask(f110, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
+                JumpIfNot(f111, 39),
+                Choose('h', f112, f110, 'hex', 'choose h', ''),
+                Exec(f113),
+                Exec(f114),
                 Jump(39),
                 Jump(40),
-                ForStart('_for_u', f113),
+                ForStart('_for_u', f115),
                 JumpIfEmpty('_for_u', 53),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f114),
-                Let('away', f115),
-                JumpIfNot(f116, 51),
-                Let('fewest', f117),
-                Choose('to', f118, f14, 'hex', 'choose to', ''),
-                Exec(f119),
+                Let('here', f116),
+                Let('away', f117),
+                JumpIfNot(f118, 51),
+                Let('fewest', f119),
+                Choose('to', f120, f14, 'hex', 'choose to', ''),
+                Exec(f121),
                 Jump(51),
-                Exec(f120),
+                Exec(f122),
                 Jump(41),
-                JumpIfNot(f121, 60),
-                ForStart('_for_u', f122),
+                JumpIfNot(f123, 60),
+                ForStart('_for_u', f124),
                 JumpIfEmpty('_for_u', 59),
                 ForTake('u', '_for_u'),
-                Exec(f123),
+                Exec(f125),
                 Jump(55),
                 Jump(60),
                 JumpUnlessSwitch('command_and_control', True, 71),
-                JumpIfNot(f124, 71),
-                ForStart('_for_u', f125),
+                JumpIfNot(f126, 71),
+                ForStart('_for_u', f127),
                 JumpIfEmpty('_for_u', 70),
-                Choose('u', f13, f108, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f110, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f126),
-                Prim('march', f128, {'stacking': f31, 'stop_after': f127}),
-                Exec(f129),
+                Exec(f128),
+                Prim('march', f130, {'stacking': f29, 'stop_after': f129}),
+                Exec(f131),
                 Jump(63),
                 Jump(71),
                 JumpUnlessSwitch('hessian_grenadiers', True, 87),
-                JumpIfNot(f130, 87),
-                ForStart('_for_u', f131),
+                JumpIfNot(f132, 87),
+                ForStart('_for_u', f133),
                 JumpIfEmpty('_for_u', 86),
-                Choose('u', f13, f132, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f134, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Ask(f132, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
-                JumpIfNot(f133, 84),
-                Call('morale_check', f134, 'passed'),
+                Ask(f134, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
+                JumpIfNot(f135, 84),
+                Call('morale_check', f136, 'passed'),
                 JumpIfNot(f16, 83),
-                Exec(f135),
+                Exec(f137),
                 Jump(83),
                 Jump(85),
-                Exec(f135),
+                Exec(f137),
                 Jump(74),
                 Jump(87),
-                Prim('move_units', f10, {'stacking': f31, 'stop_after': f136, 'extra_cost': f137, 'strategic': f138,
-                    'strategic_step': f139}),
-                ForStart('_for_h', f140),
+                Prim('move_units', f10, {'stacking': f29, 'stop_after': f138, 'extra_cost': f139, 'strategic': f140,
+                    'strategic_step': f141}),
+                ForStart('_for_h', f142),
                 JumpIfEmpty('_for_h', 98),
                 ForTake('h', '_for_h'),
-                JumpIfNot(f141, 97),
-                Choose('u', f142, f14, 'unit', 'choose u', ''),
-                Exec(f143),
-                Exec(f144),
+                JumpIfNot(f143, 97),
+                Choose('u', f144, f14, 'unit', 'choose u', ''),
                 Exec(f145),
+                Exec(f146),
+                Exec(f147),
                 Jump(91),
                 Jump(89),
-                ForStart('_for_u', f146),
+                ForStart('_for_u', f148),
                 JumpIfEmpty('_for_u', 112),
                 ForTake('u', '_for_u'),
-                Exec(f147),
-                JumpIfNot(f148, 111),
-                Let('group', f149),
-                ForStart('_for_v', f150),
+                Exec(f149),
+                JumpIfNot(f150, 111),
+                Let('group', f151),
+                ForStart('_for_v', f152),
                 JumpIfEmpty('_for_v', 109),
                 ForTake('v', '_for_v'),
-                Exec(f151),
+                Exec(f153),
                 Jump(105),
-                Call('adjust_army_morale', f152, None),
+                Call('adjust_army_morale', f154, None),
                 Jump(111),
                 Jump(99),
             ),
@@ -7470,10 +7670,10 @@ RULES = Rules(
                 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33',
                 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36',
                 'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39',
-                'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:191',
-                'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:192',
-                'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:193',
-                'rulesets/monmouth/leaders.mst:192', 'rulesets/monmouth/leaders.mst:191',
+                'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:198',
+                'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:199',
+                'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:200',
+                'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:198',
                 'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:147',
                 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148',
                 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148',
@@ -7508,7 +7708,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'morale_check_drm'),
-                Let('passed', f153),
+                Let('passed', f155),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -7521,42 +7721,42 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f154),
+                ForStart('_for_u', f156),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f155),
+                Exec(f157),
                 Jump(1),
                 JumpUnlessSwitch('molly_pitcher', True, 27),
-                ForStart('_for_u', f156),
+                ForStart('_for_u', f158),
                 JumpIfEmpty('_for_u', 27),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f157, 17),
-                Ask(f108, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
-                JumpIfNot(f158, 16),
-                Exec(f159),
-                Exec(f160),
+                JumpIfNot(f159, 17),
+                Ask(f110, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
+                JumpIfNot(f160, 16),
+                Exec(f161),
+                Exec(f162),
                 Jump(16),
                 Jump(17),
-                JumpIfNot(f161, 21),
-                Exec(f162),
-                Call('adjust_army_morale', f163, None),
+                JumpIfNot(f163, 21),
+                Exec(f164),
+                Call('adjust_army_morale', f165, None),
                 Jump(26),
-                Call('morale_check', f164, 'passed'),
+                Call('morale_check', f166, 'passed'),
                 JumpIfNot(f19, 26),
-                Exec(f165),
-                Call('adjust_army_morale', f163, None),
+                Exec(f167),
+                Call('adjust_army_morale', f165, None),
                 Jump(26),
                 Jump(7),
                 JumpUnlessSwitch('molly_pitcher', False, 38),
-                ForStart('_for_u', f156),
+                ForStart('_for_u', f158),
                 JumpIfEmpty('_for_u', 38),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('morale_check', f164, 'passed'),
+                Call('morale_check', f166, 'passed'),
                 JumpIfNot(f19, 37),
-                Exec(f165),
-                Call('adjust_army_morale', f163, None),
+                Exec(f167),
+                Call('adjust_army_morale', f165, None),
                 Jump(37),
                 Jump(29),
             ),
@@ -7589,11 +7789,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Choose('target', f166, f167, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f168, 4),
+                Choose('target', f168, f169, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f170, 4),
                 Jump(6),
                 Jump(4),
-                Call('artillery_fire', f169, None),
+                Call('artillery_fire', f171, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -7610,29 +7810,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f170),
-                ForStart('_for_a', f171),
+                Let('firers', f172),
+                ForStart('_for_a', f173),
                 JumpIfEmpty('_for_a', 11),
-                Choose('a', f172, f14, 'unit', 'choose the next a', ''),
+                Choose('a', f174, f14, 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
                 Ask(f14, 'Fire this artillery unit at the target?', '_ask8'),
-                JumpIfNot(f173, 10),
-                Let('firers', f174),
-                Exec(f175),
+                JumpIfNot(f175, 10),
+                Let('firers', f176),
+                Exec(f177),
                 Jump(10),
                 Jump(2),
-                Exec(f176),
-                JumpUnlessSwitch('hessian_grenadiers', True, 16),
-                JumpIfNot(f177, 16),
                 Exec(f178),
+                JumpUnlessSwitch('hessian_grenadiers', True, 16),
+                JumpIfNot(f179, 16),
+                Exec(f180),
                 Jump(16),
-                JumpIfNot(f179, 25),
-                Let('needed', f180),
-                Let('first_fire', f181),
+                JumpIfNot(f181, 25),
+                Let('needed', f182),
+                Let('first_fire', f183),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f182, 24),
+                JumpIfNot(f184, 24),
                 Roll(2, None, None, 'result', None),
-                Call('fire_result', f183, None),
+                Call('fire_result', f185, None),
                 Jump(24),
                 Jump(25),
             ),
@@ -7668,12 +7868,13 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ApplyResult(f184, f185),
-                Call('adjust_army_morale', f186, None),
+                Let('loss', f186),
+                ApplyResult(f187, f188),
+                Call('adjust_army_morale', f189, None),
             ),
             steps={'apply': 0},
-            types={'result': 'code', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:95', 'rulesets/series/fire.mst:97'),
+            types={'loss': 'int', 'result': 'code', 'target': 'unit'},
+            lines=('rulesets/series/fire.mst:95', 'rulesets/series/fire.mst:96', 'rulesets/series/fire.mst:98'),
         ),
         'rifle_fire_phase': ProcedureSpec(
             name='rifle_fire_phase',
@@ -7684,30 +7885,30 @@ RULES = Rules(
             code=(
                 Call('rifle_fire_by', f10, None),
                 Call('rifle_fire_by', f11, None),
-                ForStart('_for_u', f187),
-                JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f167, 'unit', 'choose the next u', ''),
-                ForDrop('u', '_for_u'),
-                Call('fire_result', f188, None),
-                Exec(f189),
-                Jump(3),
                 ForStart('_for_u', f190),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f13, f169, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('fire_result', f191, None),
+                Exec(f192),
+                Jump(3),
+                ForStart('_for_u', f193),
                 JumpIfEmpty('_for_u', 16),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f188, None),
-                Exec(f189),
+                Call('fire_result', f191, None),
+                Exec(f192),
                 Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
             lines=(
-                'rulesets/series/fire.mst:105', 'rulesets/series/fire.mst:106', 'rulesets/series/fire.mst:110',
-                'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110',
-                'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:112', 'rulesets/series/fire.mst:110',
-                'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114',
-                'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:116',
-                'rulesets/series/fire.mst:114',
+                'rulesets/series/fire.mst:106', 'rulesets/series/fire.mst:107', 'rulesets/series/fire.mst:111',
+                'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111',
+                'rulesets/series/fire.mst:112', 'rulesets/series/fire.mst:113', 'rulesets/series/fire.mst:111',
+                'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115',
+                'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:116', 'rulesets/series/fire.mst:117',
+                'rulesets/series/fire.mst:115',
             ),
         ),
         'rifle_fire_by': ProcedureSpec(
@@ -7717,18 +7918,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Choose('target', f191, f14, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f168, 4),
+                Choose('target', f194, f14, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f170, 4),
                 Jump(6),
                 Jump(4),
-                Call('rifle_fire', f192, None),
+                Call('rifle_fire', f195, None),
                 Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit'},
             lines=(
-                'rulesets/series/fire.mst:134', 'rulesets/series/fire.mst:135', 'rulesets/series/fire.mst:136',
-                'rulesets/series/fire.mst:135', 'rulesets/series/fire.mst:138', 'rulesets/series/fire.mst:133',
+                'rulesets/series/fire.mst:135', 'rulesets/series/fire.mst:136', 'rulesets/series/fire.mst:137',
+                'rulesets/series/fire.mst:136', 'rulesets/series/fire.mst:139', 'rulesets/series/fire.mst:134',
             ),
         ),
         'rifle_fire': ProcedureSpec(
@@ -7738,36 +7939,39 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f170),
-                ForStart('_for_r', f193),
+                Let('firers', f172),
+                ForStart('_for_r', f196),
                 JumpIfEmpty('_for_r', 10),
-                Choose('r', f194, f14, 'unit', 'choose the next r', ''),
+                Choose('r', f197, f14, 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
                 Ask(f14, 'Fire this rifle unit at the target?', '_ask9'),
-                JumpIfNot(f195, 9),
-                Let('firers', f196),
+                JumpIfNot(f198, 9),
+                Let('firers', f199),
                 Jump(9),
                 Jump(2),
-                Exec(f197),
+                Exec(f200),
                 JumpUnlessSwitch('hessian_grenadiers', True, 15),
-                JumpIfNot(f177, 15),
-                Exec(f178),
+                JumpIfNot(f179, 15),
+                Exec(f180),
                 Jump(15),
-                JumpIfNot(f179, 30),
-                Let('needed', f198),
-                Let('first_fire', f199),
-                ForStart('_for_r', f200),
+                JumpIfNot(f181, 33),
+                Let('needed', f201),
+                Let('first_fire', f202),
+                ForStart('_for_r', f203),
                 JumpIfEmpty('_for_r', 24),
                 ForTake('r', '_for_r'),
-                Exec(f201),
-                Exec(f202),
+                Exec(f204),
+                Exec(f205),
                 Jump(19),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f182, 29),
+                JumpIfNot(f206, 28),
+                RollDie('modified', 'fire_drm'),
+                Jump(28),
+                JumpIfNot(f184, 32),
                 Roll(1, None, None, 'result', None),
-                Exec(f203),
-                Jump(29),
-                Jump(30),
+                Exec(f207),
+                Jump(32),
+                Jump(33),
             ),
             steps={'firers': 0, 'hessians_engaged': 11, 'to_hit': 15},
             types={
@@ -7783,17 +7987,18 @@ RULES = Rules(
                 'target': 'unit',
             },
             lines=(
-                'rulesets/series/fire.mst:145', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146',
-                'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147',
-                'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147',
-                'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:151', 'rulesets/monmouth/scenarios.mst:446',
+                'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147',
+                'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148',
+                'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:149', 'rulesets/series/fire.mst:148',
+                'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:152', 'rulesets/monmouth/scenarios.mst:446',
                 'rulesets/monmouth/scenarios.mst:446', 'rulesets/monmouth/scenarios.mst:447',
-                'rulesets/monmouth/scenarios.mst:446', 'rulesets/series/fire.mst:155', 'rulesets/series/fire.mst:156',
-                'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158',
-                'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160',
-                'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:162', 'rulesets/series/fire.mst:163',
-                'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165', 'rulesets/series/fire.mst:163',
-                'rulesets/series/fire.mst:155',
+                'rulesets/monmouth/scenarios.mst:446', 'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157',
+                'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159',
+                'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:161',
+                'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:166',
+                'rulesets/series/fire.mst:167', 'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:169',
+                'rulesets/series/fire.mst:170', 'rulesets/series/fire.mst:171', 'rulesets/series/fire.mst:169',
+                'rulesets/series/fire.mst:156',
             ),
         ),
         'close_combat_phase': ProcedureSpec(
@@ -7803,21 +8008,21 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('designate_combats', f207, {'may_attack': f204, 'must_attack': f205, 'may_divert': f206}),
+                Prim('designate_combats', f211, {'may_attack': f208, 'must_attack': f209, 'may_divert': f210}),
                 JumpUnlessSwitch('hedgerow_holds', True, 5),
-                JumpIfNot(f208, 5),
-                Exec(f209),
+                JumpIfNot(f212, 5),
+                Exec(f213),
                 Jump(5),
-                ForStart('_for_u', f210),
+                ForStart('_for_u', f214),
                 JumpIfEmpty('_for_u', 10),
                 ForTake('u', '_for_u'),
-                Exec(f147),
+                Exec(f149),
                 Jump(6),
-                ForStart('_for_combat', f211),
+                ForStart('_for_combat', f215),
                 JumpIfEmpty('_for_combat', 16),
-                Choose('combat', f212, f14, 'option', 'choose the next combat', ''),
+                Choose('combat', f216, f14, 'option', 'choose the next combat', ''),
                 ForDrop('combat', '_for_combat'),
-                Call('close_combat', f213, None),
+                Call('close_combat', f217, None),
                 Jump(11),
                 Call('end_of_close_combat', f10, None),
                 Call('shattered_captured', f11, None),
@@ -7843,10 +8048,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f214),
+                ForStart('_for_u', f218),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f44),
+                Exec(f46),
                 Jump(1),
             ),
             steps={'each': 0},
@@ -7864,137 +8069,208 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('attacker_lead', f215),
-                Let('attacker', f216),
-                Let('defender', f217),
-                Exec(f218),
-                Exec(f219),
-                Exec(f220),
-                ForStart('_for_u', f221),
+                Let('attacker_lead', f219),
+                Let('attacker', f220),
+                Let('defender', f221),
+                Exec(f222),
+                Exec(f223),
+                Exec(f224),
+                ForStart('_for_u', f225),
                 JumpIfEmpty('_for_u', 11),
                 ForTake('u', '_for_u'),
-                Exec(f222),
+                Exec(f226),
                 Jump(7),
                 JumpUnlessSwitch('hessian_grenadiers', True, 17),
-                ForStart('_for_u', f223),
+                ForStart('_for_u', f227),
                 JumpIfEmpty('_for_u', 17),
                 ForTake('u', '_for_u'),
-                Exec(f224),
+                Exec(f228),
                 Jump(13),
-                JumpIfNot(f225, 25),
-                ForStart('_for_u', f226),
+                JumpIfNot(f229, 25),
+                ForStart('_for_u', f230),
                 JumpIfEmpty('_for_u', 23),
                 ForTake('u', '_for_u'),
-                Exec(f44),
+                Exec(f46),
                 Jump(19),
-                Jump(61),
+                Jump(101),
                 Jump(25),
-                Let('odds', f227),
-                JumpIfNot(f228, 29),
-                Let('odds', f229),
+                Let('odds', f231),
+                JumpIfNot(f232, 29),
+                Let('odds', f233),
                 Jump(29),
-                JumpIfNot(f230, 45),
-                Ask(f231, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                JumpIfNot(f232, 44),
-                ForStart('_for_u', f226),
-                JumpIfEmpty('_for_u', 42),
-                Choose('u', f13, f231, 'unit', 'choose the next u', ''),
+                JumpIfNot(f234, 48),
+                Ask(f235, 'Withdraw the cavalry instead of fighting?', '_ask10'),
+                JumpIfNot(f236, 47),
+                ForStart('_for_u', f230),
+                JumpIfEmpty('_for_u', 45),
+                Choose('u', f13, f235, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f233),
-                JumpIfNot(f234, 40),
-                Call('adjust_army_morale', f235, None),
+                Exec(f237),
+                JumpIfNot(f238, 40),
+                Call('adjust_army_morale', f239, None),
                 Jump(40),
-                Call('retreat_unit', f236, None),
-                Jump(33),
-                Jump(61),
+                Call('retreat_unit', f240, None),
+                JumpIfNot(f241, 44),
+                Exec(f46),
                 Jump(44),
-                Jump(45),
-                Choose('attacker_lead', f237, f238, 'unit', 'choose attacker_lead', ''),
-                Choose('defender_lead', f239, f231, 'unit', 'choose defender_lead', ''),
-                Choose('attacker_chit', f240, f238, 'option', 'choose attacker_chit', 'secretly'),
-                Choose('defender_chit', f240, f231, 'option', 'choose defender_chit', 'secretly'),
+                Jump(33),
+                Jump(101),
+                Jump(47),
+                Jump(48),
+                Choose('attacker_lead', f242, f243, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f244, f235, 'unit', 'choose defender_lead', ''),
+                Choose('attacker_chit', f245, f243, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f245, f235, 'option', 'choose defender_chit', 'secretly'),
                 Reveal(('attacker_chit', 'defender_chit')),
-                Let('matrix', f241),
-                Let('tactics', f242),
-                JumpIfNot(f243, 56),
-                Call('tactical_withdrawal', f244, None),
-                Jump(61),
-                Jump(56),
-                Roll(3, f245, 'close_combat_drm', 'result', 'modified_roll'),
-                ApplyResult(f246, f247),
-                ApplyResult(f248, f249),
-                Call('adjust_army_morale', f250, None),
-                Call('adjust_army_morale', f251, None),
-                Exec(f252),
-                JumpIfNot(f253, 65),
-                Call('advance_after_combat', f254, None),
-                Jump(65),
-                Exec(f255),
+                Let('matrix', f246),
+                Let('tactics', f247),
+                JumpIfNot(f248, 59),
+                Call('tactical_withdrawal', f249, None),
+                Jump(101),
+                Jump(59),
+                Roll(3, f250, 'close_combat_drm', 'result', 'modified_roll'),
+                JumpIfNot(f68, 81),
+                Let('first', f251),
+                Let('rerolled', f183),
+                JumpIfNot(f252, 70),
+                Ask(f253, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                JumpIfNot(f254, 69),
+                Call('spend_momentum', f70, None),
+                Let('rerolled', f255),
+                Jump(69),
+                Jump(70),
+                JumpIfNot(f256, 77),
+                Ask(f257, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                JumpIfNot(f258, 76),
+                Call('spend_momentum', f71, None),
+                Let('rerolled', f255),
+                Jump(76),
+                Jump(77),
+                JumpIfNot(f259, 80),
+                Jump(59),
+                Jump(80),
+                Jump(81),
+                Let('retreated_defenders', f260),
+                Let('retreated_attackers', f261),
+                Let('defender_others', f262),
+                Let('attacker_others', f263),
+                Let('defender_loss', f264),
+                Let('attacker_loss', f265),
+                ApplyResult(f266, f267),
+                ApplyResult(f268, f269),
+                Call('adjust_army_morale', f270, None),
+                Call('adjust_army_morale', f271, None),
+                Call('previously_retreated_check', f272, None),
+                Call('previously_retreated_check', f273, None),
+                JumpIfNot(f68, 101),
+                JumpIfNot(f274, 97),
+                Call('gain_momentum', f275, None),
+                Jump(100),
+                JumpIfNot(f276, 100),
+                Call('gain_momentum', f277, None),
+                Jump(100),
+                Jump(101),
+                Exec(f278),
+                Call('advance_after_combat', f279, None),
+                Exec(f280),
             ),
             steps={
                 'begin': 0,
                 'hessians_engaged': 11,
                 'odds': 17,
                 'cavalry_withdrawal': 29,
-                'lead_units': 45,
-                'tactics': 47,
-                'resolve': 56,
-                'apply': 57,
-                'advance': 61,
-                'done': 65,
+                'lead_units': 48,
+                'tactics': 50,
+                'resolve': 59,
+                'momentum': 60,
+                'previously_retreated': 81,
+                'apply': 83,
+                'retreated_check': 91,
+                'gain_momentum': 93,
+                'advance': 101,
+                'done': 103,
             },
             types={
                 '_ask10': 'bool',
+                '_ask11': 'bool',
+                '_ask12': 'bool',
                 '_for_u': 'units',
                 '_secret': 'any',
                 'attacker': 'side',
                 'attacker_chit': 'marker',
                 'attacker_lead': 'unit',
+                'attacker_loss': 'int',
+                'attacker_others': 'units',
                 'combat': 'combat',
                 'defender': 'side',
                 'defender_chit': 'marker',
                 'defender_lead': 'unit',
+                'defender_loss': 'int',
+                'defender_others': 'units',
+                'first': 'side',
                 'matrix': 'cell:tactics_matrix',
                 'modified_roll': 'int',
                 'odds': 'column',
+                'rerolled': 'bool',
                 'result': 'cell:close_combat_table',
+                'retreated_attackers': 'units',
+                'retreated_defenders': 'units',
                 'tactics': 'int',
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:147', 'rulesets/series/close_combat.mst:148',
-                'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150',
-                'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152',
-                'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154',
-                'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155',
-                'rulesets/series/close_combat.mst:154', 'rulesets/monmouth/scenarios.mst:432',
+                'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169',
+                'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171',
+                'rulesets/series/close_combat.mst:172', 'rulesets/series/close_combat.mst:173',
+                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
+                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176',
+                'rulesets/series/close_combat.mst:175', 'rulesets/monmouth/scenarios.mst:432',
                 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:432',
                 'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:433',
-                'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:160',
-                'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161',
-                'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:162',
-                'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:164',
-                'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:166',
-                'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168',
-                'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:173',
-                'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:174',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177',
-                'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177',
-                'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:174',
-                'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:187',
+                'rulesets/monmouth/scenarios.mst:432', 'rulesets/series/close_combat.mst:181',
+                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182',
+                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183',
+                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:185',
+                'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:187',
+                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
                 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
+                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
+                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
                 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:200',
-                'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:199',
-                'rulesets/series/close_combat.mst:205', 'rulesets/series/close_combat.mst:208',
-                'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:213',
-                'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:220',
-                'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:222',
-                'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:225',
+                'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:198',
+                'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207',
+                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:207',
+                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:211',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:194',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217',
+                'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224',
+                'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226',
+                'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228',
+                'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230',
+                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:234',
+                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239',
+                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
+                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:242',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
+                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241',
+                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
+                'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249',
+                'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:248',
+                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:253',
+                'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253',
+                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:265',
+                'rulesets/series/close_combat.mst:266', 'rulesets/series/close_combat.mst:267',
+                'rulesets/series/close_combat.mst:268', 'rulesets/series/close_combat.mst:269',
+                'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:274',
+                'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:278',
+                'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:284',
+                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286',
+                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:288',
+                'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:288',
+                'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:299',
+                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:302',
             ),
         ),
         'advance_after_combat': ProcedureSpec(
@@ -8004,42 +8280,25 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                JumpUnlessSwitch('rear_guard_zone', True, 18),
-                Let('vacated', f256),
-                JumpIfNot(f257, 18),
-                Let('reachable', f258),
-                JumpIfNot(f259, 8),
-                Choose('into', f260, f216, 'hex', 'choose into', ''),
-                Exec(f261),
+                Let('vacated', f281),
+                JumpIfNot(f282, 19),
+                JumpIfNot(f283, 9),
+                Let('reachable', f284),
+                JumpIfNot(f285, 8),
+                Choose('into', f286, f220, 'hex', 'choose into', ''),
+                Exec(f287),
                 Jump(8),
-                ForStart('_for_u', f262),
-                JumpIfEmpty('_for_u', 17),
-                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
-                ForDrop('u', '_for_u'),
-                Choose('to', f263, f216, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f264, 16),
-                Exec(f119),
-                Jump(16),
                 Jump(9),
-                Jump(18),
-                JumpUnlessSwitch('rear_guard_zone', False, 36),
-                Let('vacated', f256),
-                JumpIfNot(f257, 36),
-                Let('reachable', f265),
-                JumpIfNot(f266, 26),
-                Choose('into', f260, f216, 'hex', 'choose into', ''),
-                Exec(f261),
-                Jump(26),
-                ForStart('_for_u', f267),
-                JumpIfEmpty('_for_u', 35),
-                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
+                ForStart('_for_u', f288),
+                JumpIfEmpty('_for_u', 18),
+                Choose('u', f13, f220, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Choose('to', f268, f216, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f264, 34),
-                Exec(f119),
-                Jump(34),
-                Jump(27),
-                Jump(36),
+                Choose('to', f289, f220, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f290, 17),
+                Exec(f121),
+                Jump(17),
+                Jump(10),
+                Jump(19),
             ),
             steps={'advance': 0},
             types={
@@ -8053,24 +8312,16 @@ RULES = Rules(
                 'vacated': 'hexes',
             },
             lines=(
-                'rulesets/monmouth/rear_guard.mst:31', 'rulesets/monmouth/rear_guard.mst:32',
-                'rulesets/monmouth/rear_guard.mst:33', 'rulesets/monmouth/rear_guard.mst:34',
-                'rulesets/monmouth/rear_guard.mst:35', 'rulesets/monmouth/rear_guard.mst:36',
-                'rulesets/monmouth/rear_guard.mst:37', 'rulesets/monmouth/rear_guard.mst:35',
-                'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39',
-                'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:39',
-                'rulesets/monmouth/rear_guard.mst:40', 'rulesets/monmouth/rear_guard.mst:41',
-                'rulesets/monmouth/rear_guard.mst:42', 'rulesets/monmouth/rear_guard.mst:41',
-                'rulesets/monmouth/rear_guard.mst:39', 'rulesets/monmouth/rear_guard.mst:33',
-                'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230',
-                'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:233',
-                'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:235',
-                'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:234',
-                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:231',
+                'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
+                'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:312',
+                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:319',
+                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:321',
+                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:308',
             ),
         ),
         'tactical_withdrawal': ProcedureSpec(
@@ -8080,18 +8331,18 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f269, 8),
-                ForStart('_for_u', f226),
+                JumpIfNot(f291, 8),
+                ForStart('_for_u', f230),
                 JumpIfEmpty('_for_u', 7),
-                Choose('u', f13, f217, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f221, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(2),
                 Jump(8),
-                JumpIfNot(f270, 16),
-                ForStart('_for_u', f271),
+                JumpIfNot(f292, 16),
+                ForStart('_for_u', f293),
                 JumpIfEmpty('_for_u', 15),
-                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f220, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(10),
@@ -8101,14 +8352,14 @@ RULES = Rules(
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
                 'u': 'unit'},
             lines=(
-                'rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:252',
-                'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:258',
-                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258',
-                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:259',
-                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:257',
+                'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:332',
+                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
+                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:331',
+                'rulesets/series/close_combat.mst:336', 'rulesets/series/close_combat.mst:337',
+                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
+                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:338',
+                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:336',
             ),
         ),
         'lee_penalty': ProcedureSpec(
@@ -8118,9 +8369,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f272),
-                Call('adjust_army_morale', f273, None),
-                Exec(f274),
+                Exec(f294),
+                Call('adjust_army_morale', f295, None),
+                Exec(f296),
             ),
             steps={'penalty': 0},
             types={},
@@ -8134,27 +8385,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f275),
+                ForStart('_for_u', f297),
                 JumpIfEmpty('_for_u', 7),
                 ForTake('u', '_for_u'),
-                Exec(f276),
-                Exec(f277),
-                Exec(f129),
+                Exec(f298),
+                Exec(f299),
+                Exec(f131),
                 Jump(1),
-                JumpIfNot(f278, 10),
+                JumpIfNot(f300, 10),
                 EndPhase(),
                 Jump(10),
-                Roll(9, f279, None, 'picked', None),
-                ForStart('_for_u', f280),
+                Roll(9, f301, None, 'picked', None),
+                ForStart('_for_u', f302),
                 JumpIfEmpty('_for_u', 16),
                 ForTake('u', '_for_u'),
-                Exec(f281),
+                Exec(f303),
                 Jump(12),
-                Roll(10, f282, None, 'impact', None),
-                ForStart('_for_u', f283),
+                Roll(10, f304, None, 'impact', None),
+                ForStart('_for_u', f305),
                 JumpIfEmpty('_for_u', 22),
                 ForTake('u', '_for_u'),
-                Exec(f284),
+                Exec(f306),
                 Jump(18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -8181,7 +8432,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f285, None),
+                Call('adjust_army_morale', f307, None),
             ),
             steps={'do': 0},
             types={
@@ -8202,9 +8453,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f286, None),
-                JumpIfNot(f287, 4),
-                Call('check_or_retreat', f288, None),
+                Call('retreat_unit', f308, None),
+                JumpIfNot(f309, 4),
+                Call('check_or_retreat', f310, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8229,9 +8480,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f289, None),
-                JumpIfNot(f287, 4),
-                Call('check_or_retreat', f288, None),
+                Call('disrupt', f311, None),
+                JumpIfNot(f309, 4),
+                Call('check_or_retreat', f310, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8256,9 +8507,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f290),
-                JumpIfNot(f287, 4),
-                Call('check_or_retreat', f288, None),
+                Exec(f312),
+                JumpIfNot(f309, 4),
+                Call('check_or_retreat', f310, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8284,15 +8535,15 @@ RULES = Rules(
                 'second'),
             result='',
             code=(
-                Let('one_step', f291),
-                Let('here', f292),
-                Exec(f293),
-                JumpIfNot(f294, 7),
-                Choose('second', f295, f14, 'unit', 'choose second', ''),
-                Exec(f296),
+                Let('one_step', f313),
+                Let('here', f314),
+                Exec(f315),
+                JumpIfNot(f316, 7),
+                Choose('second', f317, f14, 'unit', 'choose second', ''),
+                Exec(f318),
                 Jump(7),
-                JumpIfNot(f287, 10),
-                Call('check_or_retreat', f288, None),
+                JumpIfNot(f309, 10),
+                Call('check_or_retreat', f310, None),
                 Jump(10),
             ),
             steps={'do': 0},
@@ -8322,8 +8573,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f297, None),
-                Call('check_and_retreat_or_disrupt', f298, None),
+                Call('capture_one', f319, None),
+                Call('check_and_retreat_or_disrupt', f320, None),
             ),
             steps={'do': 0},
             types={
@@ -8344,8 +8595,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f299, None),
-                Call('check_and_retreat_or_disrupt', f298, None),
+                Call('capture_one', f321, None),
+                Call('check_and_retreat_or_disrupt', f320, None),
             ),
             steps={'do': 0},
             types={
@@ -8366,17 +8617,19 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f300),
+                ForStart('_for_u', f322),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f44),
+                Exec(f46),
                 Jump(1),
-                ForStart('_for_u', f301),
-                JumpIfEmpty('_for_u', 11),
+                Exec(f323),
+                ForStart('_for_u', f324),
+                JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f302),
-                Jump(7),
+                Exec(f325),
+                Exec(f326),
+                Jump(8),
             ),
             steps={'do': 0},
             types={
@@ -8391,10 +8644,11 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/results.mst:104', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:104',
-                'rulesets/series/results.mst:104', 'rulesets/series/results.mst:105', 'rulesets/series/results.mst:104',
-                'rulesets/series/results.mst:107', 'rulesets/series/results.mst:107', 'rulesets/series/results.mst:107',
-                'rulesets/series/results.mst:108', 'rulesets/series/results.mst:107',
+                'rulesets/series/results.mst:109', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:109',
+                'rulesets/series/results.mst:109', 'rulesets/series/results.mst:110', 'rulesets/series/results.mst:109',
+                'rulesets/series/results.mst:112', 'rulesets/series/results.mst:113', 'rulesets/series/results.mst:113',
+                'rulesets/series/results.mst:113', 'rulesets/series/results.mst:114', 'rulesets/series/results.mst:115',
+                'rulesets/series/results.mst:113',
             ),
         ),
         'result:leader_casualty': ProcedureSpec(
@@ -8404,10 +8658,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f303),
-                JumpIfNot(f304, 5),
-                Choose('casualty', f305, f14, 'unit', 'choose casualty', ''),
-                Exec(f306),
+                Let('leaders', f327),
+                JumpIfNot(f328, 5),
+                Choose('casualty', f329, f14, 'unit', 'choose casualty', ''),
+                Exec(f330),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -8423,8 +8677,8 @@ RULES = Rules(
                 'side': 'side',
             },
             lines=(
-                'rulesets/series/results.mst:118', 'rulesets/series/results.mst:119', 'rulesets/series/results.mst:120',
-                'rulesets/series/results.mst:121', 'rulesets/series/results.mst:119',
+                'rulesets/series/results.mst:128', 'rulesets/series/results.mst:129', 'rulesets/series/results.mst:130',
+                'rulesets/series/results.mst:131', 'rulesets/series/results.mst:129',
             ),
         ),
         'trigger:army_demoralized': ProcedureSpec(
@@ -8434,11 +8688,24 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f307),
+                Exec(f331),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
             lines=('rulesets/series/army_morale.mst:42',),
+        ),
+        'trigger:momentum_lost_on_capture': ProcedureSpec(
+            name='trigger:momentum_lost_on_capture',
+            title='A +2 unit captured at full strength',
+            kind='procedure',
+            params=('unit', 'hex'),
+            result='',
+            code=(
+                Call('lose_momentum', f332, None),
+            ),
+            steps={'do': 0},
+            types={'hex': 'hex', 'unit': 'unit'},
+            lines=('rulesets/series/momentum.mst:59',),
         ),
         'trigger:note_retreat': ProcedureSpec(
             name='trigger:note_retreat',
@@ -8447,11 +8714,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f308),
+                Exec(f333),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:217',),
+            lines=('rulesets/series/results.mst:241',),
         ),
         'trigger:leaders_captured': ProcedureSpec(
             name='trigger:leaders_captured',
@@ -8460,10 +8727,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f309),
+                ForStart('_for_l', f334),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f310),
+                Exec(f335),
                 Jump(1),
             ),
             steps={'do': 0},
@@ -8481,7 +8748,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f311),
+                Exec(f336),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8494,7 +8761,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f312),
+                Exec(f337),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8507,7 +8774,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f311),
+                Exec(f336),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8520,13 +8787,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f313),
-                JumpIfNot(f314, 4),
-                Exec(f315),
+                Exec(f338),
+                JumpIfNot(f339, 4),
+                Exec(f340),
                 Jump(4),
-                JumpIfNot(f316, 8),
-                Exec(f317),
-                Exec(f318),
+                JumpIfNot(f341, 8),
+                Exec(f342),
+                Exec(f343),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -8545,7 +8812,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f319),
+                Exec(f344),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8558,7 +8825,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                Call('lee_penalty', f46, None),
+                Call('lee_penalty', f48, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -8571,7 +8838,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lee_penalty', f46, None),
+                Call('lee_penalty', f48, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8584,12 +8851,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f320),
-                Exec(f321),
-                Exec(f322),
-                Exec(f323),
-                Call('adjust_army_morale', f324, None),
-                Exec(f325),
+                Exec(f345),
+                Exec(f346),
+                Exec(f347),
+                Exec(f348),
+                Call('adjust_army_morale', f349, None),
+                Exec(f350),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8606,12 +8873,12 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f326),
-                Exec(f327),
+                Exec(f351),
+                Exec(f352),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
-            lines=('rulesets/monmouth/leaders.mst:123', 'rulesets/monmouth/leaders.mst:124'),
+            lines=('rulesets/monmouth/leaders.mst:130', 'rulesets/monmouth/leaders.mst:131'),
         ),
         'trigger:lee_captured': ProcedureSpec(
             name='trigger:lee_captured',
@@ -8620,12 +8887,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f326),
-                Exec(f327),
+                Exec(f351),
+                Exec(f352),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/monmouth/leaders.mst:132', 'rulesets/monmouth/leaders.mst:133'),
+            lines=('rulesets/monmouth/leaders.mst:139', 'rulesets/monmouth/leaders.mst:140'),
         ),
         'trigger:steuben_leaves': ProcedureSpec(
             name='trigger:steuben_leaves',
@@ -8634,12 +8901,12 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                Exec(f328),
-                Exec(f329),
+                Exec(f353),
+                Exec(f354),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
-            lines=('rulesets/monmouth/leaders.mst:165', 'rulesets/monmouth/leaders.mst:166'),
+            lines=('rulesets/monmouth/leaders.mst:172', 'rulesets/monmouth/leaders.mst:173'),
         ),
         'trigger:leader_eliminated_vp': ProcedureSpec(
             name='trigger:leader_eliminated_vp',
@@ -8648,11 +8915,11 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f330),
+                Exec(f355),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
-            lines=('rulesets/monmouth/leaders.mst:218',),
+            lines=('rulesets/monmouth/leaders.mst:225',),
         ),
         'trigger:leader_captured_vp': ProcedureSpec(
             name='trigger:leader_captured_vp',
@@ -8661,11 +8928,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f330),
+                Exec(f355),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/monmouth/leaders.mst:224',),
+            lines=('rulesets/monmouth/leaders.mst:231',),
         ),
         'trigger:countermarched_off_the_board': ProcedureSpec(
             name='trigger:countermarched_off_the_board',
@@ -8674,8 +8941,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f331),
-                Call('adjust_army_morale', f332, None),
+                Exec(f356),
+                Call('adjust_army_morale', f357, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8688,7 +8955,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f333),
+                Exec(f358),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8701,7 +8968,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f333),
+                Exec(f358),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8714,7 +8981,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f333),
+                Exec(f358),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -8727,14 +8994,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                JumpIfNot(f334, 3),
-                Exec(f335),
+                JumpIfNot(f359, 3),
+                Exec(f360),
                 Jump(3),
-                JumpIfNot(f336, 6),
-                Exec(f337),
+                JumpIfNot(f361, 6),
+                Exec(f362),
                 Jump(6),
-                JumpIfNot(f338, 9),
-                Exec(f339),
+                JumpIfNot(f363, 9),
+                Exec(f364),
                 Jump(9),
             ),
             steps={'do': 0},
@@ -8754,7 +9021,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f340),
+                Exec(f365),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8767,7 +9034,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f340),
+                Exec(f365),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8775,133 +9042,136 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f369, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f394, False,
             'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f395, False,
+            'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f370, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f396, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f371, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f371, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f397, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f397, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f372, False, 'trigger:lee_reaches_21xx',
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f398, False, 'trigger:lee_reaches_21xx',
             'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f373, False,
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f399, False,
             'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f374, False,
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f400, False,
             'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f375, True,
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f401, True,
             'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f376, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f376, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f377, False, 'trigger:steuben_leaves',
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f402, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f402, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f403, False, 'trigger:steuben_leaves',
             ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f378, False,
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f404, False,
             'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f378, False, 'trigger:leader_captured_vp',
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f404, False, 'trigger:leader_captured_vp',
             ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f379, False,
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f405, False,
             'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f380, False,
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f406, False,
             'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f380, False,
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f406, False,
             'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f381, False,
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f407, False,
             'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f382, False,
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f408, False,
             'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f383, False,
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f409, False,
             'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f383, False,
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f409, False,
             'trigger:british_sp_captured', ''),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f26, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f384, None, '', f108),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f385,
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f410, None, '', f110),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f411,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f386, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f412, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f387, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f388, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f413, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f414, None, '',
             None),
         RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '',
-            f389),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f390, None,
+            f415),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f416, None,
             '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f391, None,
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f417, None,
             'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f392, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f393, None, 'command_and_control',
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f418, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f419, None, 'command_and_control',
             None),
         RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to',
-            'rear_guard_area', f394, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f395, None,
+            'rear_guard_area', f420, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f421, None,
             'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f396, None,
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f422, None,
             'hessian_grenadiers', None),
         RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry',
-            'south_of_south_brook', f397, 11, 'combs_hill', None),
+            'south_of_south_brook', f423, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
         VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive',
-            0, f398, ('campaign',), 'end_of_turn'),
+            0, f424, ('campaign',), 'end_of_turn'),
         VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f399, ('campaign',), 'end_of_turn'),
+            f425, ('campaign',), 'end_of_turn'),
         VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed',
-            'decisive', 1, f400, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f401,
+            'decisive', 1, f426, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f427,
             ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f402, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f403, ('campaign',),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f428, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f429, ('campaign',),
             'end_of_game'),
         VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0,
-            f404, ('lees_advance',), 'end_of_turn'),
+            f430, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1,
-            f401, ('lees_advance',), 'end_of_turn'),
+            f427, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f405, ('lees_advance',), 'end_of_turn'),
+            'substantial', 0, f431, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f406, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f407, ('lees_advance',),
+            'substantial', 1, f432, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f433, ('lees_advance',),
             'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f408, ('lees_advance',
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f434, ('lees_advance',
             ), 'end_of_game'),
         VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge',
-            'decisive', 0, f409, ('holding_action',), 'end_of_turn'),
+            'decisive', 0, f435, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0,
-            f410, ('holding_action',), 'end_of_turn'),
+            f436, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated',
-            'decisive', 0, f411, ('holding_action',), 'end_of_turn'),
+            'decisive', 0, f437, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1,
-            f412, ('holding_action',), 'end_of_turn'),
+            f438, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f405, ('holding_action',), 'end_of_turn'),
+            'substantial', 0, f431, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f406, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f402,
+            'substantial', 1, f432, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f428,
             ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f403,
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f429,
             ('holding_action',), 'end_of_game'),
         VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f399, ('washingtons_stand',), 'end_of_turn'),
+            f425, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_decisive',
-            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f413, ('washingtons_stand',
+            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f439, ('washingtons_stand',
             ), 'end_of_turn'),
         VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f405, ('washingtons_stand',), 'end_of_turn'),
+            'substantial', 0, f431, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f406, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f402,
+            'substantial', 1, f432, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f428,
             ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f403,
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f429,
             ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
         RuleSwitchSpec('momentum_chits', 'Momentum Chits', True, ('advanced',)),
+        RuleSwitchSpec('jaeger_rifles', 'German Jaeger Rifles', True, ('advanced',)),
         RuleSwitchSpec('diversion', 'Diversion', True, ('advanced',)),
         RuleSwitchSpec('tactics_restrictions', 'Tactics Chit Use Restrictions', True, ('advanced',)),
         RuleSwitchSpec('lee_must_advance', "Restrictions and penalties associated with Lee's movement", True, ()),
@@ -8980,6 +9250,421 @@ RULES = Rules(
         VariableSpec('hessian_holds', 'unit', 'bool', False, 'movement_phase', 'Did not pass its check to move', False),
     ),
     unit_props=UNIT_PROPS,
+    sources={
+        'choose:close_combat:lead_units:attacker_lead': ('Attacking units that may lead', '§ series 12.23', ''),
+        'choose:close_combat:lead_units:defender_lead': ('Units that may lead', '§ series 12.23, 13.25', ''),
+        'choose:close_combat:tactics:attacker_chit': ("A player's Tactics Chits", '§ series 12.51', ''),
+        'choose:close_combat:tactics:defender_chit': ("A player's Tactics Chits", '§ series 12.51', ''),
+        'choose:defensive_artillery_fire_phase:fire:target': ("Units the side's artillery may fire at", '§ series 11.2',
+            ''),
+        'choose:rifle_fire_by:fire:target': ("Units the side's rifles may fire at", '§ series 10.2', ''),
+        'define:adds_strength': ('Adds its SPs to a close combat', '§ series 12.23, 12.3, 13.25', ''),
+        'define:adjacent_rifles': ('Ready rifles next to the target', '§ series 10.2', ''),
+        'define:adjust_army_morale_by': ('Army Morale after an adjustment', '§ series 16.1', ''),
+        'define:ahead_in_line': ('No earlier delayed reinforcement waits', '§ monmouth 4.1', ''),
+        'define:all_militia': ('An all-militia force', '§ series 12.23', ''),
+        'define:arrival_allowance': ('Allowance on the turn of arrival', '§ monmouth 4.1, 4.12', ''),
+        'define:arrival_bonus': ('Bonus movement on the turn of arrival', '§ monmouth 4.1', ''),
+        'define:artillery_targets': ("Units the side's artillery may fire at", '§ series 11.2', ''),
+        'define:at_the_limit': ('A rear-guard unit at the Maneuver Zone limit', '§ monmouth 4.7', ''),
+        'define:attack_strength': ('Attacking SPs', '§ series 12.23, 12.3, 13.25', ''),
+        'define:attacker_lead_candidates': ('Attacking units that may lead', '§ series 12.23', ''),
+        'define:behind_fieldworks': ('Attacked solely across fieldworks', '§ series 3.2, 13.5', ''),
+        'define:bombarded_by': ('Some ready artillery can fire at the unit', '§ series 11.2', ''),
+        'define:can_bombard': ('The artillery unit can fire at the target',
+            '§ series 11.2, 11.4, 11.41, 11.42, 11.43, 11.44', ''),
+        'define:cc_period': ('The C&C Table column', '§ monmouth 6.17', ''),
+        'define:chit_eligible': ('The chit may be played', '§ series 12.52', ''),
+        'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders", '§ series 14.21', ''),
+        'define:conditional_reinforcement': ('A British conditional reinforcement', '§ monmouth 4.12', ''),
+        'define:controls': ('Controls a terrain objective', '§ monmouth II', ''),
+        'define:countermarch_goal': ('Where a countermarch leads', '§ monmouth 4.62', ''),
+        'define:counts_for_6_28': ('A British or Provincial combat unit', '§ monmouth 6.28', ''),
+        'define:counts_for_case_1': ('An American combat unit that counts for Case 1', '§ monmouth II', ''),
+        'define:counts_for_stacking': ('Counts against stacking', '§ series 7.1', ''),
+        'define:courthouse_vp': ('Monmouth Courthouse: VP per turn', '§ monmouth II',
+            'the rulebook prints “xx VP” for Monmouth Courthouse'),
+        'define:defense_strength': ('Defending SPs', '§ series 12.23, 12.3, 13.25', ''),
+        'define:defense_value': ("A defending unit's SPs", '§ series 12.23, 13.3, 13.4', ''),
+        'define:east_of_21xx': ('On or east of hex row 21xx', '§ monmouth 4.31', ''),
+        'define:enemy_leaders_alone': ('Enemy leaders with no combat unit', '§ series 14.32', ''),
+        'define:enemy_rifles_next_to': ('Enemy rifle units next to a hex, exerting a ZOC', '§ series 8.31', ''),
+        'define:entry_blocked': ('An entry hex the enemy blocks', '§ monmouth 4.1', ''),
+        'define:entry_choices': ('Where the unit may enter', '§ monmouth 4.1', ''),
+        'define:entry_open_to': ("The unit's way onto the map is open", '§ monmouth 4.1', ''),
+        'define:examination_penalty': ('Army Morale for examining an enemy stack', '§ series 7.4', ''),
+        'define:exerts_zoc': ('Exerts a ZOC', '§ series 8.1', ''),
+        'define:exposed': ('Next to the enemy with no Parade Order unit in the hex', '§ series 13.3, 13.4', ''),
+        'define:fire_flank_open': ('An open flank between firer and target', '§ series 10.6, 12.52', ''),
+        'define:first_side': ('The first side', '§ series 6.1', ''),
+        'define:flank_hexes': ('Hexes next to a defending and an attacking hex', '§ series 12.52', ''),
+        'define:flank_open': ('An open flank', '§ series 12.52', ''),
+        'define:free_to_advance': ('Free to advance after combat', '§ series 12.23; monmouth 4.7', ''),
+        'define:from_entry': ("Hexes from the unit's entry hex", '§ monmouth 4.1', ''),
+        'define:has_leader': ('A leader commands the unit', '§ series 14.1, 14.2, 14.3, 14.31', ''),
+        'define:hessian_grenadier': ('A Hessian Grenadier battalion', '§ monmouth 6.391', ''),
+        'define:illegal_chit_drm': ('Illegal chit modifier', '§ series 12.54', ''),
+        'define:in_enemy_zoc': ('In an enemy zone of control', '§ series 8.1', ''),
+        'define:jaeger_second_roll': ("The Jaegers' second roll", '§ series 10.6', ''),
+        'define:lead_candidates': ('Units that may lead', '§ series 12.23, 13.25', ''),
+        'define:leader_near': ('A friendly leader stacked with or next to the units', '§ series 14.22, 12.53', ''),
+        'define:leadership': ('Leadership DRM for a unit', '§ series 14.23', ''),
+        'define:lee_in_command': ('Lee commands the Advanced Corps', '§ monmouth 4.3, 4.31, 4.64', ''),
+        'define:margin': ('Victory-point margin', '§ monmouth II', ''),
+        'define:may_advance': ('May advance after combat', '§ series 12.23', ''),
+        'define:may_advance_into_all': ('May advance into every defending hex', '§ series 12.23', ''),
+        'define:may_arrive': ('The unit may enter this turn', '§ monmouth 4.1, 4.11, 4.12, 4.13', ''),
+        'define:may_attack': ('May attack', '§ series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4', ''),
+        'define:may_control': ('May take control of an objective', '§ monmouth II', ''),
+        'define:may_enter_as_variable': ('A variable reinforcement may enter', '§ monmouth 4.131, 4.132', ''),
+        'define:may_lead': ('May be the lead unit', '§ series 12.23, 13.25', ''),
+        'define:may_move_strategically': ('May use strategic movement', '§ series 9.52; monmouth 4.11, 6.22', ''),
+        'define:may_withdraw_cavalry': ('Cavalry may withdraw', '§ series 12.4', ''),
+        'define:modified_morale': ('Modified morale', '§ series 15.3, 15.31, 15.32, 16.24', ''),
+        'define:molly_may_join': ('Molly Pitcher may join this artillery unit', '§ monmouth 4.4', ''),
+        'define:morgans_detachment_unit': ("Of Morgan's Detachment", '§ monmouth 4.11', ''),
+        'define:movement_allowance': ('Movement allowance this turn', '§ monmouth 4.1, 4.12, 4.33, 4.62', ''),
+        'define:must_attack': ('Must attack', '§ series 12.12', ''),
+        'define:nearest_open_entries': ('The nearest hexes not blocked', '§ monmouth 4.1', ''),
+        'define:next_american_player_turn': ('The turn of the next American player turn', '§ monmouth 4.64', ''),
+        'define:next_to_any': ('Next to one of the hexes', '§ series 12.52', ''),
+        'define:next_to_washington': ('Adjacent to Washington', '§ monmouth 4.3, 4.31', ''),
+        'define:no_withdraw': ('Withdraw is barred', '§ series 12.52', ''),
+        'define:occupies': ('Occupies the hex', '§ monmouth II', ''),
+        'define:occupies_without_militia': ('Occupies the hex with regulars', '§ monmouth II', ''),
+        'define:on_road': ('On a road', '§ monmouth 4.62; series 9.51', ''),
+        'define:open_edge_hexes': ('Edge hexes the enemy does not block', '§ monmouth 4.1', ''),
+        'define:open_entries': ("The unit's entry hexes the enemy does not block", '§ monmouth 4.1', ''),
+        'define:open_to': ('A hex the unit may step into', '§ series 9.2', ''),
+        'define:overstacked_hexes': ('Hexes of a side over the stacking limit', '§ series 7.3', ''),
+        'define:parade': ('In Parade Order', '§ series 3.2', ''),
+        'define:parsonage_vp': ('Parsonage Farm: VP per turn', '§ monmouth II',
+            'the rulebook prints “xx VP” for the Parsonage Farm'),
+        'define:pin_removal_adjustment': ('Army Morale for pins removed', '§ series 9.3', ''),
+        'define:printed_allowance': ("Printed movement allowance, or Oswald's", '§ monmouth 4.33', ''),
+        'define:pro_british_automatic': ('British turn 9 reinforcements arrive without rolls', '§ monmouth 5.1', ''),
+        'define:rally_adjustment': ('Army Morale for a rally', '§ series 16.1', ''),
+        'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
+        'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
+        'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
+        'define:retreat_toward': ('The map edge a unit retreats toward', '§ monmouth 4.8; series 13.21', ''),
+        'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
+        'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
+        'define:rifle_zoc_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'define:side_units': ("A side's units in the combat", '§ series 12.52', ''),
+        'define:stack_ok': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
+        'define:suffers_a_result': ('A result other than no effect', '§ series 13.25', ''),
+        'define:suffers_rifle_drm': ('A lead unit with a white R', '§ series 12.23, 3.2', ''),
+        'define:surrounded': ('Surrounded', '§ series 12.7, 3.2, 8.2, 8.4', ''),
+        'define:tactics_chits': ("A player's Tactics Chits", '§ series 12.51', ''),
+        'define:terrain_cost_into': ('Terrain cost to enter a hex', '§ monmouth 4.1, 4.12; series 9.4', ''),
+        'define:total_vp': ('Victory points', '§ monmouth II; series 4', ''),
+        'define:units_in_hexes_of': ("The side's units in the hexes of the combat", '§ series 13.1', ''),
+        'define:units_with': ('The affected unit and the other units in the combat', '§ series 13.1', ''),
+        'define:variable_reinforcement': ('A variable reinforcement', '§ monmouth 4.13, 4.31', ''),
+        'define:variable_reinforcements_due': ('Variable reinforcements whose turn has come', '§ monmouth 4.13', ''),
+        'define:variable_turn': ("The turn a side's variable reinforcements may enter", '§ monmouth 4.131, 4.132', ''),
+        'define:wavers': ("The army's morale wavers", '§ monmouth 6.19, 6.28, 6.38; series 16.23', ''),
+        'hexside:bridge': ('Bridge', '§ monmouth 6.28', 'the TEC is printed on the charts'),
+        'hexside:creek': ('Creek', '§ series 8.1, 9.4', 'movement cost: the TEC is printed on the charts'),
+        'hexside:fieldworks': ('Fieldworks', '§ series 3.2, 8.1, 13.5',
+            'movement cost: the TEC is printed on the charts'),
+        'hexside:ford': ('Ford', '§ series 8.1, 9.52', 'movement cost: the TEC is printed on the charts'),
+        'hexside:hedgerow': ('Hedgerow', '§ monmouth 6.292', 'the TEC is printed on the charts'),
+        'hexside:path': ('Path', '§ series 9.51', ''),
+        'hexside:road': ('Road', '§ series 9.51, 9.52', ''),
+        'hexside:slope': ('Slope', '§ series 3.2, 11.41', 'movement cost: the TEC is printed on the charts'),
+        'hexside:slope_creek': ('Slope/Creek', '§ series 9.4', 'movement cost: the TEC is printed on the charts'),
+        'hexside:track': ('Track', '§ series 9.51, 9.52', ''),
+        'hook:close_combat_phase:designate:may_attack': ('May attack', '§ series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4',
+            ''),
+        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12', ''),
+        'hook:movement_phase:countermarch:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
+        'hook:movement_phase:countermarch:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'hook:movement_phase:move:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
+        'hook:movement_phase:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:movement_phase:move:strategic': ('May use strategic movement', '§ series 9.52; monmouth 4.11, 6.22', ''),
+        'hook:movement_phase:reinforcements:entry_hexes': ('Where the unit may enter', '§ monmouth 4.1', ''),
+        'hook:movement_phase:reinforcements:may_enter': ('The unit may enter this turn',
+            '§ monmouth 4.1, 4.11, 4.12, 4.13', ''),
+        'hook:retreat_unit:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:retreat_unit:retreat:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
+        'modifier:close_combat_drm:All-militia attacking force': ('All-militia attacking force', '§ series 12.23',
+            "the Close Combat DRM Chart gives this modifier's size"),
+        'modifier:close_combat_drm:All-militia defending force': ('All-militia defending force', '§ series 12.23',
+            "the Close Combat DRM Chart gives this modifier's size"),
+        'modifier:close_combat_drm:Attacker surrounded': ('Attacker surrounded', '§ series 12.23, 12.7', ''),
+        "modifier:close_combat_drm:Attacker's lead unit morale": ("Attacker's lead unit morale",
+            '§ series 12.23, 15.32', ''),
+        'modifier:close_combat_drm:Attacking into fieldworks': ('Attacking into fieldworks', '§ series 12.23, 3.2',
+            "the Close Combat DRM Chart gives this modifier's size"),
+        'modifier:close_combat_drm:Attacking lead unit has a white R': ('Attacking lead unit has a white R',
+            '§ series 12.23', "the Close Combat DRM Chart gives this modifier's size"),
+        'modifier:close_combat_drm:Attacking leader': ('Attacking leader', '§ series 12.23, 14.21', ''),
+        'modifier:close_combat_drm:Attacking up slope': ('Attacking up slope', '§ series 12.23, 3.2',
+            "the Close Combat DRM Chart gives this modifier's size"),
+        'modifier:close_combat_drm:Defender surrounded': ('Defender surrounded', '§ series 12.23, 12.7', ''),
+        "modifier:close_combat_drm:Defender's lead unit morale": ("Defender's lead unit morale",
+            '§ series 12.23, 15.32', ''),
+        "modifier:close_combat_drm:Defender's terrain": ("Defender's terrain", '§ series 12.23, 13.4',
+            'the TEC gives the terrain modifiers'),
+        'modifier:close_combat_drm:Defending lead unit has a white R': ('Defending lead unit has a white R',
+            '§ series 12.23', "the Close Combat DRM Chart gives this modifier's size"),
+        'modifier:close_combat_drm:Defending leader': ('Defending leader', '§ series 12.23, 14.21', ''),
+        'modifier:close_combat_drm:Tactics': ('Tactics', '§ series 12.23, 12.54', ''),
+        'modifier:fire_drm:First Fire Bonus': ('First Fire Bonus', '§ series 10.3, 11.3, 10.4, 10.5', ''),
+        "modifier:fire_drm:Target's terrain": ("Target's terrain", '§ series 10.3, 11.3',
+            'the Fire Combat DRM Table gives the terrain modifiers'),
+        'modifier:initiative_drm:Army Morale': ('Army Morale', '§ series 6.1, 16.21, 16.22, 16.23', ''),
+        'modifier:initiative_drm:Momentum Chits spent': ('Momentum Chits spent', '§ series 6.1, 6.2, 12.62', ''),
+        'modifier:morale_check_drm:Heat Game Turn': ('Heat Game Turn', '§ series 13.5; monmouth 4.5', ''),
+        'modifier:morale_check_drm:Leadership DRM': ('Leadership DRM', '§ series 13.5, 14.23', ''),
+        'modifier:morale_check_drm:Modified morale': ('Modified morale', '§ series 13.5, 15.32', ''),
+        'modifier:morale_check_drm:Other modifiers of this check': ('Other modifiers of this check', '§ series 13.5',
+            ''),
+        'modifier:morale_check_drm:Washington in an adjacent hex': ('Washington in an adjacent hex',
+            '§ series 13.5, 14.23; monmouth 4.31', ''),
+        'modifier:morgan_entry_drm:Play balance: Pro-American': ('Play balance: Pro-American',
+            '§ monmouth 4.11, 4.14, 5.1, 5.2', ''),
+        'modifier:morgan_entry_drm:Play balance: Pro-British': ('Play balance: Pro-British',
+            '§ monmouth 4.11, 4.14, 5.1, 5.2', ''),
+        'modifier:variable_entry_drm:Momentum Chit spent': ('Momentum Chit spent', '§ monmouth 4.14; series 12.62', ''),
+        'modifiers:close_combat_drm': ('Close Combat DRMs', '§ series 12.23', ''),
+        'modifiers:fire_drm': ('Fire Combat DRMs', '§ series 10.3, 11.3', ''),
+        'modifiers:initiative_drm': ('Initiative DRMs', '§ series 6.1', ''),
+        'modifiers:morale_check_drm': ('Morale Check DRMs', '§ series 13.5', ''),
+        'modifiers:morgan_entry_drm': ("Morgan's Detachment entry DRMs", '§ monmouth 4.11, 4.14, 5.1, 5.2', ''),
+        'modifiers:variable_entry_drm': ('Variable Reinforcement DRMs', '§ monmouth 4.14', ''),
+        'procedure:adjust_army_morale': ('Adjust Army Morale', '§ series 16.1', ''),
+        'procedure:advance_after_combat': ('Advance after Combat', '§ series 12.23', ''),
+        'procedure:artillery_fire': ('Artillery Fire', '§ series 11.2, 11.3', ''),
+        'procedure:capture_one': ('Capture one unit', '§ series 13.1, 12.64', ''),
+        'procedure:check_and_retreat_or_disrupt': ('Morale checks after a capture', '§ series 13.1, 13.5', ''),
+        'procedure:check_or_retreat': ('Morale checks of the other units', '§ series 13.1, 13.5', ''),
+        'procedure:close_combat': ('Close Combat', '§ series 12.23', ''),
+        'procedure:close_combat_phase': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2', ''),
+        'procedure:command_and_control_phase': ('Command & Control Phase', '§ monmouth III, 4.61', ''),
+        'procedure:defensive_artillery_fire_phase': ('Defensive Artillery Fire Phase', '§ series 11.1', ''),
+        'procedure:disrupt': ('Disruption', '§ series 13.1, 13.3, 13.4', ''),
+        'procedure:end_of_close_combat': ('Disrupted and shattered units next to the enemy', '§ series 13.3, 13.4', ''),
+        'procedure:fire_result': ('A fire result', '§ series 10.3, 11.3, 16.1', ''),
+        'procedure:gain_momentum': ('Gain a Momentum Chit', '§ series 12.63, 12.65', ''),
+        'procedure:game': ('The game', '§ series 5', ''),
+        'procedure:game_turn': ('Game Turn', '§ series 5', ''),
+        'procedure:initiative': ('Initiative Segment', '§ series 6.1', ''),
+        'procedure:lee_penalty': ("Lee's penalty", '§ monmouth 4.31', ''),
+        'procedure:lose_momentum': ('Lose a Momentum Chit', '§ series 12.64', ''),
+        'procedure:morale_check': ('Morale Check', '§ series 13.5', ''),
+        'procedure:movement_phase': ('Movement Phase', '§ series 9', ''),
+        'procedure:overstacking': ('Overstacking penalty', '§ series 7.3', ''),
+        'procedure:player_turn': ('Player Turn', '§ series 5', ''),
+        'procedure:previously_retreated_check': ('Previously-retreated units', '§ series 13.25', ''),
+        'procedure:rally_phase': ('Rally Phase', '§ series 15.1', ''),
+        'procedure:retreat_step_loss': ('A step lost to retreat', '§ series 13.23', ''),
+        'procedure:retreat_unit': ('Retreat', '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2', ''),
+        'procedure:rifle_fire': ('Rifle Fire', '§ series 10.2, 10.3, 10.5', ''),
+        'procedure:rifle_fire_by': ('Rifle fire of one side', '§ series 10.2, 10.3', ''),
+        'procedure:rifle_fire_phase': ('Rifle Fire Phase', '§ series 10.1', ''),
+        'procedure:shattered_captured': ('Shattered units next to the enemy', '§ series 13.4', ''),
+        'procedure:spend_momentum': ('Spend a Momentum Chit', '§ series 12.62', ''),
+        'procedure:spend_on_initiative': ('Spend Momentum on the initiative', '§ series 6.2, 12.62', ''),
+        'procedure:tactical_withdrawal': ('No Combat', '§ series 12.23', ''),
+        'restriction:british_north_of_the_brook': ('The British stay north of Spotswood South Brook',
+            '§ monmouth 6.392', ''),
+        'restriction:cc_countermarched': ('C&C: countermarched', '§ monmouth 4.62', ''),
+        'restriction:cc_stand_fast': ('C&C: No Movement', '§ monmouth 4.63', ''),
+        'restriction:disrupted_keep_away': ('Disrupted units may not move next to the enemy', '§ series 13.3', ''),
+        'restriction:disrupted_moved_away': ('A disrupted unit that moved away is done', '§ series 13.3', ''),
+        'restriction:disrupted_one_hex': ('Disrupted units move one hex', '§ series 13.3', ''),
+        'restriction:heavy_guns_pay_their_way': ('Heavy artillery pays for every hex', '§ monmouth 4.2; series 9.1',
+            ''),
+        'restriction:hessians_hold_back': ('Hessian Grenadiers that did not pass', '§ monmouth 6.391', ''),
+        'restriction:hold_the_hedgerow': ('The hedgerow holds until attacked', '§ monmouth 6.292', ''),
+        'restriction:monmouth_movement_allowance': ('Movement allowance this turn', '§ monmouth 4.1, 4.12, 4.33, 4.62',
+            ''),
+        'restriction:pinned_units': ('Pinned units may not stay next to the enemy', '§ series 9.2, 13.1', ''),
+        'restriction:rear_guard_confined': ('The rear guard stays on or behind the Maneuver Zone', '§ monmouth 4.7',
+            ''),
+        'restriction:relieved_in_place': ('Washington and Lee stay together', '§ monmouth 4.64', ''),
+        'restriction:shattered_stand': ('Shattered units may not move', '§ series 13.4', ''),
+        'restriction:withdrawn_cavalry': ('Withdrawn cavalry may not move', '§ series 12.4', ''),
+        'rule:abbreviated_first_turn': ('Abbreviated First Turn', '§ monmouth 6.291', ''),
+        'rule:combs_hill': ("Comb's Hill", '§ monmouth 6.392', ''),
+        'rule:command_and_control': ('Command & Control', '§ monmouth 4.6', ''),
+        'rule:diversion': ('Diversion', '§ series 12.14', ''),
+        'rule:heat_game_turns': ('Heat Game Turns', '§ monmouth 4.5', ''),
+        'rule:hedgerow_holds': ('Hedgerow', '§ monmouth 6.292', ''),
+        'rule:hessian_grenadiers': ('Hessian Grenadiers', '§ monmouth 6.391', ''),
+        'rule:historical_molly_pitcher': ('Molly Pitcher: Historical Deployment Option', '§ monmouth 4.4', ''),
+        'rule:jaeger_rifles': ('German Jaeger Rifles', '§ series 10.6', ''),
+        'rule:lee_must_advance': ("Restrictions and penalties associated with Lee's movement", '§ monmouth 4.31', ''),
+        'rule:molly_pitcher': ('Molly Pitcher', '§ monmouth 4.4', ''),
+        'rule:momentum_chits': ('Momentum Chits', '§ series 12.6', ''),
+        'rule:no_strategic_on_arrival': ('No strategic movement on arrival', '§ monmouth 6.22', ''),
+        'rule:pro_american': ('Pro-American', '§ monmouth V, 5.2', ''),
+        'rule:pro_british': ('Pro-British', '§ monmouth V, 5.1', ''),
+        'rule:rear_guard_zone': ('British Rear Guard Maneuver Zone', '§ monmouth 4.7', ''),
+        'rule:relieving_lee': ('Procedures and consequences for relieving Lee of command', '§ monmouth 4.64', ''),
+        'rule:tactics_restrictions': ('Tactics Chit Use Restrictions', '§ series 12.52', ''),
+        'step:adjust_army_morale:adjust': ('Adjust Army Morale', '§ series 16.1', ''),
+        'step:advance_after_combat:advance': ('Advance after Combat', '§ series 12.23', ''),
+        'step:artillery_fire:firers': ('Artillery Fire', '§ series 11.2, 11.3', ''),
+        'step:artillery_fire:hessians_engaged': ('Artillery Fire', '§ series 11.2, 11.3; monmouth 6.391', ''),
+        'step:artillery_fire:to_hit': ('Artillery Fire', '§ series 11.2, 11.3', ''),
+        'step:capture_one:capture': ('Capture one unit', '§ series 13.1, 12.64', ''),
+        'step:capture_one:choose': ('Capture one unit', '§ series 13.1, 12.64', ''),
+        'step:check_and_retreat_or_disrupt:each': ('Morale checks after a capture', '§ series 13.1, 13.5', ''),
+        'step:check_or_retreat:each': ('Morale checks of the other units', '§ series 13.1, 13.5', ''),
+        'step:close_combat:advance': ('Close Combat', '§ series 12.23, 12.3, 12.4', ''),
+        'step:close_combat:apply': ('Close Combat', '§ series 12.23, 13.1', ''),
+        'step:close_combat:begin': ('Close Combat', '§ series 12.23', ''),
+        'step:close_combat:cavalry_withdrawal': ('Close Combat', '§ series 12.23, 12.4', ''),
+        'step:close_combat:done': ('Close Combat', '§ series 12.23', ''),
+        'step:close_combat:gain_momentum': ('Close Combat', '§ series 12.23, 12.63', ''),
+        'step:close_combat:hessians_engaged': ('Close Combat', '§ series 12.23; monmouth 6.391', ''),
+        'step:close_combat:lead_units': ('Close Combat', '§ series 12.23', ''),
+        'step:close_combat:momentum': ('Close Combat', '§ series 12.23, 12.62', ''),
+        'step:close_combat:odds': ('Close Combat', '§ series 12.23, 12.3', ''),
+        'step:close_combat:previously_retreated': ('Close Combat', '§ series 12.23, 13.25', ''),
+        'step:close_combat:resolve': ('Close Combat', '§ series 12.23', ''),
+        'step:close_combat:retreated_check': ('Close Combat', '§ series 12.23, 13.25', ''),
+        'step:close_combat:tactics': ('Close Combat', '§ series 12.23, 12.5, 12.54', ''),
+        'step:close_combat_phase:designate': ('Close Combat Phase',
+            '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21', ''),
+        'step:close_combat_phase:exposed': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 13.3, 13.4', ''),
+        'step:close_combat_phase:hedgerow_attacked': ('Close Combat Phase',
+            '§ series 12, 12.1, 12.11, 12.2; monmouth 6.292', ''),
+        'step:close_combat_phase:pins': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.22', ''),
+        'step:close_combat_phase:resolve': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.23', ''),
+        'step:command_and_control_phase:clear': ('Command & Control Phase', '§ monmouth III, 4.61', ''),
+        'step:command_and_control_phase:confusion': ('Command & Control Phase', '§ monmouth III, 4.61', ''),
+        'step:command_and_control_phase:effects': ('Command & Control Phase', '§ monmouth III, 4.61', ''),
+        'step:command_and_control_phase:identify': ('Command & Control Phase', '§ monmouth III, 4.61', ''),
+        'step:command_and_control_phase:impact': ('Command & Control Phase', '§ monmouth III, 4.61', ''),
+        'step:command_and_control_phase:lifted': ('Command & Control Phase', '§ monmouth III, 4.61, 4.64', ''),
+        'step:defensive_artillery_fire_phase:fire': ('Defensive Artillery Fire Phase', '§ series 11.1, 11.2', ''),
+        'step:disrupt:retreat': ('Disruption', '§ series 13.1, 13.3, 13.4', ''),
+        'step:disrupt:worsen': ('Disruption', '§ series 13.1, 13.3, 13.4', ''),
+        'step:end_of_close_combat:exposed': ('Disrupted and shattered units next to the enemy', '§ series 13.3, 13.4',
+            ''),
+        'step:fire_result:apply': ('A fire result', '§ series 10.3, 11.3, 16.1', ''),
+        'step:gain_momentum:gain': ('Gain a Momentum Chit', '§ series 12.63, 12.65', ''),
+        'step:game:overlook_hill': ('The game', '§ series 5; monmouth II', ''),
+        'step:game:turns': ('The game', '§ series 5', ''),
+        'step:game:winner': ('The game', '§ series 5, 4', ''),
+        'step:game_turn:abbreviated_first_turn': ('Game Turn', '§ series 5; monmouth 6.291', ''),
+        'step:game_turn:end_of_turn': ('Game Turn', '§ series 5', ''),
+        'step:game_turn:first_player_turn': ('Game Turn', '§ series 5', ''),
+        'step:game_turn:initiative': ('Game Turn', '§ series 5, 6.1', ''),
+        'step:game_turn:second_player_turn': ('Game Turn', '§ series 5', ''),
+        'step:game_turn:skipped_for_heat': ('Game Turn', '§ series 5; monmouth 4.5', ''),
+        'step:game_turn:terrain_victory_points': ('Game Turn', '§ series 5; monmouth II', ''),
+        'step:initiative:dictate': ('Initiative Segment', '§ series 6.1, 12.62', ''),
+        'step:initiative:heat_tie': ('Initiative Segment', '§ series 6.1; monmouth 4.5', ''),
+        'step:initiative:roll': ('Initiative Segment', '§ series 6.1', ''),
+        'step:initiative:spend': ('Initiative Segment', '§ series 6.1, 6.2, 12.62', ''),
+        'step:initiative:winner': ('Initiative Segment', '§ series 6.1', ''),
+        'step:lee_penalty:penalty': ("Lee's penalty", '§ monmouth 4.31', ''),
+        'step:lose_momentum:lose': ('Lose a Momentum Chit', '§ series 12.64', ''),
+        'step:morale_check:result': ('Morale Check', '§ series 13.5', ''),
+        'step:morale_check:roll': ('Morale Check', '§ series 13.5', ''),
+        'step:movement_phase:arrivals_over_stacked': ('Movement Phase', '§ series 9; monmouth 4.1', ''),
+        'step:movement_phase:countermarch': ('Movement Phase', '§ series 9; monmouth 4.62', ''),
+        'step:movement_phase:disrupted_away': ('Movement Phase', '§ series 9, 13.3', ''),
+        'step:movement_phase:hessian_grenadiers': ('Movement Phase', '§ series 9; monmouth 6.391', ''),
+        'step:movement_phase:morgan': ('Movement Phase', '§ series 9; monmouth 4.11', ''),
+        'step:movement_phase:move': ('Movement Phase', '§ series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52', ''),
+        'step:movement_phase:oswald': ('Movement Phase', '§ series 9; monmouth 4.33', ''),
+        'step:movement_phase:pins': ('Movement Phase', '§ series 9, 9.3', ''),
+        'step:movement_phase:reinforcements': ('Movement Phase',
+            '§ series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13', ''),
+        'step:movement_phase:steuben_returns': ('Movement Phase', '§ series 9; monmouth 4.31', ''),
+        'step:movement_phase:variable_reinforcements': ('Movement Phase',
+            '§ series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2', ''),
+        'step:overstacking:each': ('Overstacking penalty', '§ series 7.3', ''),
+        'step:player_turn:abbreviated_first_turn': ('Player Turn', '§ series 5; monmouth 6.291', ''),
+        'step:player_turn:artillery': ('Player Turn', '§ series 5, 11.1', ''),
+        'step:player_turn:begin': ('Player Turn', '§ series 5', ''),
+        'step:player_turn:close_combat': ('Player Turn', '§ series 5, 12', ''),
+        'step:player_turn:command_and_control': ('Player Turn', '§ series 5; monmouth III, 4.61', ''),
+        'step:player_turn:movement': ('Player Turn', '§ series 5, 9', ''),
+        'step:player_turn:rally': ('Player Turn', '§ series 5, 15.1', ''),
+        'step:player_turn:rifle': ('Player Turn', '§ series 5, 10.1', ''),
+        'step:player_turn:stacking': ('Player Turn', '§ series 5, 7.3, 9.61', ''),
+        'step:previously_retreated_check:check': ('Previously-retreated units', '§ series 13.25', ''),
+        'step:rally_phase:rally': ('Rally Phase', '§ series 15.1, 15.2, 16.1', ''),
+        'step:rally_phase:withdrawal_markers': ('Rally Phase', '§ series 15.1, 12.4', ''),
+        'step:retreat_step_loss:army_morale': ('A step lost to retreat', '§ series 13.23', ''),
+        'step:retreat_unit:join': ('Retreat', '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2', ''),
+        'step:retreat_unit:leaders': ('Retreat', '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26',
+            ''),
+        'step:retreat_unit:retreat': ('Retreat',
+            '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8', ''),
+        'step:retreat_unit:start': ('Retreat', '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2', ''),
+        'step:rifle_fire:firers': ('Rifle Fire', '§ series 10.2, 10.3, 10.5', ''),
+        'step:rifle_fire:hessians_engaged': ('Rifle Fire', '§ series 10.2, 10.3, 10.5; monmouth 6.391', ''),
+        'step:rifle_fire:to_hit': ('Rifle Fire', '§ series 10.2, 10.3, 10.5', ''),
+        'step:rifle_fire_by:fire': ('Rifle fire of one side', '§ series 10.2, 10.3', ''),
+        'step:rifle_fire_phase:other_fire': ('Rifle Fire Phase', '§ series 10.1, 10.2', ''),
+        'step:rifle_fire_phase:phasing_fire': ('Rifle Fire Phase', '§ series 10.1, 10.2', ''),
+        'step:rifle_fire_phase:results': ('Rifle Fire Phase', '§ series 10.1, 10.4', ''),
+        'step:shattered_captured:each': ('Shattered units next to the enemy', '§ series 13.4', ''),
+        'step:spend_momentum:spend': ('Spend a Momentum Chit', '§ series 12.62', ''),
+        'step:spend_on_initiative:spend': ('Spend Momentum on the initiative', '§ series 6.2, 12.62', ''),
+        'step:tactical_withdrawal:attacker': ('No Combat', '§ series 12.23', ''),
+        'step:tactical_withdrawal:defender': ('No Combat', '§ series 12.23', ''),
+        'table:army_morale_chart': (
+            'Army Morale Adjustment Chart', '§ series 16.1',
+            'the Army Morale Adjustment Chart is printed on the charts, not in the rulebook',
+        ),
+        'table:artillery_fire_damage': (
+            'Artillery Fire Damage Table', '§ series 11.3',
+            'the damage tables are printed on the charts, not in the rulebook',
+        ),
+        'table:cc_identification': ('C&C ID Table', '§ monmouth 4.61, 6.17', 'the ID Table is printed on the map'),
+        'table:cc_impact_table': ('C&C Impact Table', '§ monmouth 4.61, 4.62, 4.63, 6.17',
+            'the Impact Table is printed on the map'),
+        'table:close_combat_table': ('Close Combat Table', '§ series 12.23',
+            'the Close Combat Table is printed on the charts, not in the rulebook'),
+        'table:fire_table': ('Fire Table', '§ series 10.3, 11.3',
+            'the Fire Table is printed on the charts, not in the rulebook'),
+        'table:leader_loss': ('Leader Loss Table', '§ series 4, 16.1; monmouth 4.64',
+            'the Leader Loss Table is printed on the charts'),
+        'table:morgan_entry': (
+            "Morgan's Detachment entry (Game Turn Track)", '§ monmouth 4.11',
+            'the entry ranges are printed on the Game Turn Track',
+        ),
+        'table:rifle_fire_damage': ('Rifle Fire Damage Table', '§ series 10.3',
+            'the damage tables are printed on the charts, not in the rulebook'),
+        'table:tactics_matrix': ('Tactics Matrix', '§ series 12.23, 12.5',
+            'the Tactics Matrix is printed on the charts, not in the rulebook'),
+        'table:variable_reinforcement_entry': (
+            'Variable Reinforcement Entry Table', '§ monmouth 4.13, 4.131, 4.132',
+            'the Variable Reinforcement Entry Table is printed on the charts',
+        ),
+        'terrain:beyond_map_edge': ('Beyond the map edge', '§ monmouth 4.7, 4.12',
+            "the printed map's edge, reconstructed"),
+        'terrain:clear': ('Clear', '§ series 12.52', 'the TEC is printed on the charts, not in the rulebook'),
+        'terrain:crops': ('Crops', '§ series 12.52, 10.6', 'the TEC is printed on the charts, not in the rulebook'),
+        'terrain:farm': ('Farm', '', 'the TEC is printed on the charts'),
+        'terrain:field': ('Field', '§ series 12.52', 'the TEC is printed on the charts, not in the rulebook'),
+        'terrain:forest': ('Forest (Heavy Forest)', '§ series 8.1, 11.42',
+            'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:light_forest': ('Light Forest', '§ series 8.1, 11.42',
+            'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:marsh': ('Marsh', '', 'the TEC is printed on the charts'),
+        'terrain:meeting_house': ('Meeting House', '§ series 11.42',
+            'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:orchard': ('Orchard', '§ series 8.1', 'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:plantation_house': ('Plantation House', '§ series 8.1',
+            'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:town': ('Town', '§ series 11.42', 'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:village': (
+            'Village', '§ monmouth 4.9; series 11.42',
+            'movement cost, DRM and line of sight: the TEC is printed on the charts',
+        ),
+    },
     turn_track={
         1: ('6:00 AM', {}),
         2: ('7:00 AM', {}),
@@ -8997,6 +9682,7 @@ RULES = Rules(
         14: ('7:00 PM', {}),
     },
     bags={},
+    bag_seen_by={},
     markers=(
         'army_morale_marker', 'attack_en_echelon', 'cavalry_withdrawal_marker', 'cc_confusion_marker', 'cc_id_marker',
         'cc_impact_marker', 'cc_intact_marker', 'commit_reserve', 'control_marker', 'disrupted_marker',
@@ -9009,8 +9695,8 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f132, f414), ('army_morale', f108, f414), ('momentum', f132, f132), ('momentum',
-                f108, f132)),
+            values=(('army_morale', f134, f440), ('army_morale', f110, f440), ('momentum', f134, f134), ('momentum',
+                f110, f134)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -9025,8 +9711,8 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f132, f414), ('army_morale', f108, f415), ('momentum', f132, f132), ('momentum',
-                f108, f132)),
+            values=(('army_morale', f134, f440), ('army_morale', f110, f441), ('momentum', f134, f134), ('momentum',
+                f110, f134)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -9071,8 +9757,8 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f132, f414), ('army_morale', f108, f416), ('momentum', f132, f108), ('momentum',
-                f108, f132), ('momentum_pool', None, f417), ('lee_relieved', None, f418)),
+            values=(('army_morale', f134, f440), ('army_morale', f110, f442), ('momentum', f134, f110), ('momentum',
+                f110, f134), ('momentum_pool', None, f443), ('lee_relieved', None, f255)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -9118,8 +9804,8 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f132, f415), ('army_morale', f108, f415), ('momentum', f132, f132), ('momentum',
-                f108, f108), ('momentum_pool', None, f417), ('molly_placed', None, f418)),
+            values=(('army_morale', f134, f441), ('army_morale', f110, f441), ('momentum', f134, f134), ('momentum',
+                f110, f110), ('momentum_pool', None, f443), ('molly_placed', None, f255)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -9157,7 +9843,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f418),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f255),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'd17902a1736561e4c68556a6f9e0360604cf196b4f755345ca6f73217d163c68'
+RULES_HASH = 'd462c0ca303ea6874b9c5c69b1351e3bd6131e7c76e66b4d5ae6cfa4183c1501'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -107,6 +107,12 @@ UNIT_PROPS = {
         False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
         False, False,
     ),
+    'jaeger': (
+        False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
+        False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
+        False, False, False, False, False, False, False, False, False, False, False, False, False, False, False, False,
+        False, False,
+    ),
     'leadership_drm': (
         1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0,
@@ -180,17 +186,17 @@ UNIT_PROPS = {
 
 
 def d_parade(s, a_u):
-    # 'rulesets/series/components.mst:94': 'In Parade Order'
+    # 'rulesets/series/components.mst:99': 'In Parade Order'
     return (UNIT_COMBAT[a_u] and (s.vars['order'][a_u] == 'parade_order'))
 
 
 def d_rifle_unit(s, a_u):
-    # 'rulesets/series/components.mst:97': 'A rifle unit'
+    # 'rulesets/series/components.mst:102': 'A rifle unit'
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_examination_penalty(s):
-    # 'rulesets/series/components.mst:111': 'Army Morale for examining an enemy stack'
+    # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack'
     return (-1)
 
 
@@ -207,12 +213,29 @@ def d_adjust_army_morale_by(s, a_side, a_amount):
 
 
 def d_units_with(s, a_u, a_others):
-    # 'rulesets/series/results.mst:126': 'A unit and the others'
-    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((e0 == a_u) or (e0 in a_others)))
+    # 'rulesets/series/results.mst:139': 'The affected unit and the other units in the combat'
+    return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
+
+
+def d_result_army_morale(s, a_r, a_affected, a_others):
+    # 'rulesets/series/results.mst:144': 'Army Morale for a result'
+    return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in d_units_in_hexes_of(s, a_affected, a_others)
+        if UNIT_LEADER[e0])) == 0)) else q.lookup(s, 4, q.result_name(s, a_r)))
+
+
+def d_units_in_hexes_of(s, a_u, a_others):
+    # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat"
+    return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s,
+        q.union((a_u,), a_others)))))
+
+
+def d_suffers_a_result(s, a_r):
+    # 'rulesets/series/results.mst:247': 'A result other than no effect'
+    return ((a_r != -1) and (a_r != 0))
 
 
 def d_exposed(s, a_u):
-    # 'rulesets/series/results.mst:233': 'Next to the enemy with no Parade Order unit in the hex'
+    # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(d_parade(s, e0)
         for e0 in q.stacked_with(s, a_u))))
 
@@ -280,7 +303,7 @@ def d_surrounded(s, a_u):
 
 
 def d_may_move_strategically(s, a_u):
-    # 'rulesets/newtown/variations.mst:159': 'May use Strategic Movement'
+    # 'rulesets/newtown/variations.mst:174': 'May use Strategic Movement'
     return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != 49))
         and (not (((s.vars['turn'] == 1) and (q.side(s, a_u) == 1)) and (q.entry_turn(s, a_u) == 0))))
         and (not ((s.vars['turn'] == 1) and (a_u == 12))))
@@ -347,20 +370,33 @@ def d_artillery_targets(s, a_side):
 
 
 def d_ready_rifles(s, a_side):
-    # 'rulesets/series/fire.mst:123': 'Rifle units that may still fire'
+    # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire'
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((d_rifle_unit(s, e0) and d_parade(s, e0))
         and (not s.vars['fired'][e0])))
 
 
 def d_rifle_targets(s, a_side):
-    # 'rulesets/series/fire.mst:126': "Units the side's rifles may fire at"
+    # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at"
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0]
         and (not s.vars['rifle_target'][e0])) and (len(d_adjacent_rifles(s, e0, a_side)) > 0)))
 
 
 def d_adjacent_rifles(s, a_t, a_side):
-    # 'rulesets/series/fire.mst:129': 'Ready rifles next to the target'
+    # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target'
     return tuple(e0 for e0 in d_ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
+
+
+def d_jaeger_second_roll(s, a_firers, a_target):
+    # 'rulesets/series/fire.mst:187': "The Jaegers' second roll"
+    return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0]
+        and (q.terrain(s, q.hex_of(s, e0)) != 0)) and (q.terrain(s, q.hex_of(s, e0)) != 2)) and d_fire_flank_open(s, e0,
+        a_target)) for e0 in a_firers))
+
+
+def d_fire_flank_open(s, a_firer, a_target):
+    # 'rulesets/series/fire.mst:191': 'An open flank between firer and target'
+    return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s,
+        e0))) for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
 
 def d_may_attack(s, a_u):
@@ -415,26 +451,41 @@ def d_may_advance(s, a_u, a_into):
     return (not q.prohibited(s, a_into))
 
 
+def d_free_to_advance(s, a_u):
+    # 'rulesets/series/close_combat.mst:91': 'Free to advance after combat'
+    return True
+
+
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:89': 'May advance into every defending hex'
+    # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
     return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:94': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0,
         a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat))
         if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:101': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0]))
         for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
+def d_suffers_rifle_drm(s, a_u):
+    # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
+    return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
+
+
+def d_all_militia(s, a_units):
+    # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
+    return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
+
+
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:127': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -540,13 +591,13 @@ def d_demi_led(s, a_u):
 
 
 def d_attacked_across_breastwork(s, a_combat, a_h):
-    # 'rulesets/newtown/variations.mst:173': 'Every attack on the hex crosses the breastwork'
+    # 'rulesets/newtown/variations.mst:188': 'Every attack on the hex crosses the breastwork'
     return all(q.hexside_has(s, e0, a_h, 8) for e0 in tuple(e0 for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s,
         e0, a_h)))
 
 
 def d_holds_the_breastwork(s, a_combat, a_lead):
-    # 'rulesets/newtown/variations.mst:176': 'The lead unit may keep the breastwork'
+    # 'rulesets/newtown/variations.mst:191': 'The lead unit may keep the breastwork'
     return (((q.side(s, a_lead) == 0) and (q.hex_of(s, a_lead) in (871, 872, 873, 874, 875, 876, 877, 878)))
         and all(d_attacked_across_breastwork(s, a_combat, e0) for e0 in q.defense_hexes(s, a_combat)))
 
@@ -659,24 +710,24 @@ def d_herd_goal(s):
 
 
 def d_hand(s, a_side):
-    # 'rulesets/newtown/cards.mst:181': "A player's hand"
+    # 'rulesets/newtown/cards.mst:192': "A player's hand"
     return (q.bag_contents(s, 'american_hand') if (a_side == 1) else q.bag_contents(s, 'indian_hand'))
 
 
 def d_may_draw_card(s, a_side):
-    # 'rulesets/newtown/cards.mst:193': 'The player may draw a card'
+    # 'rulesets/newtown/cards.mst:204': 'The player may draw a card'
     return ((q.bag_size(s, 'american_deck') > 0) if (a_side == 1) else ((q.bag_size(s, 'indian_deck') > 0)
         and (s.vars['indian_cards_drawn'] < 2)))
 
 
 def d_placeholder_card(s, a_card):
-    # 'rulesets/newtown/cards.mst:252': 'A card of unknown text'
+    # 'rulesets/newtown/cards.mst:263': 'A card of unknown text'
     return (((((a_card != 'fathers_sons_and_brothers') and (a_card != 'they_were_as_ghosts')) and (a_card != 'chaos'))
         and (a_card != 'parley')) and (a_card != 'stampede'))
 
 
 def d_combat_card(s, a_card):
-    # 'rulesets/newtown/cards.mst:292': 'A card for the moment before the close combat roll'
+    # 'rulesets/newtown/cards.mst:303': 'A card for the moment before the close combat roll'
     return (((a_card == 'they_were_as_ghosts') or (a_card == 'chaos')) or (a_card == 'parley'))
 
 # ---------------------------------------------------------------- compiled expressions and effects
@@ -738,2491 +789,2645 @@ def f11(s, b):
 
 
 def f12(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0))
 
 
 def f13(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return b['_for_u']
 
 
 def f14(s, b):
-    # 'rulesets/series/results.mst:131'
+    # 'rulesets/series/results.mst:154'
     return b['side']
 
 
 def f15(s, b):
-    # 'rulesets/series/results.mst:132'
+    # 'rulesets/series/results.mst:155'
     return {'unit': b['u'], 'drm': b['drm']}
 
 
 def f16(s, b):
-    # 'rulesets/series/results.mst:133'
+    # 'rulesets/series/results.mst:156'
     return (not b['passed'])
 
 
 def f17(s, b):
-    # 'rulesets/series/results.mst:134'
+    # 'rulesets/series/results.mst:157'
     return {'unit': b['u'], 'hexes': 1}
 
 
 def f18(s, b):
-    # 'rulesets/series/results.mst:141'
+    # 'rulesets/series/results.mst:164'
     return b['units']
 
 
 def f19(s, b):
-    # 'rulesets/series/results.mst:143'
+    # 'rulesets/series/results.mst:166'
     return b['passed']
 
 
 def f20(s, b):
-    # 'rulesets/series/results.mst:146'
+    # 'rulesets/series/results.mst:169'
     return {'unit': b['u']}
 
 
 def f21(s, b):
-    # 'rulesets/series/results.mst:152'
+    # 'rulesets/series/results.mst:175'
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
 
 
 def f22(s, b):
-    # 'rulesets/series/results.mst:152'
+    # 'rulesets/series/results.mst:175'
     return b['chooser']
 
 
 def f23(s, b):
-    # 'rulesets/series/results.mst:154'
-    return (((q.unit_morale(s, b['taken']) >= 2) and (not (s.unit_loss[b['taken']] > 0))) and q.rule_on(s,
-        'momentum_chits'))
-
-
-def f24(s, b):
-    # 'rulesets/series/results.mst:155'
-    return {'side': UNIT_SIDE[b['taken']]}
-
-
-def f25(s, b):
-    # 'rulesets/series/results.mst:157'
+    # 'rulesets/series/results.mst:176'
     e.capture(s, b['taken'])
 
 
-def f26(s, b):
-    # 'rulesets/series/results.mst:163'
+def f24(s, b):
+    # 'rulesets/series/results.mst:181'
     return (s.vars['order'][b['unit']] == 'shattered')
 
 
-def f27(s, b):
-    # 'rulesets/series/results.mst:164'
+def f25(s, b):
+    # 'rulesets/series/results.mst:182'
     e.eliminate(s, b['unit'])
 
 
-def f28(s, b):
-    # 'rulesets/series/results.mst:167'
+def f26(s, b):
+    # 'rulesets/series/results.mst:185'
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
 
 
-def f29(s, b):
-    # 'rulesets/series/results.mst:169'
+def f27(s, b):
+    # 'rulesets/series/results.mst:187'
     return {'unit': b['unit'], 'hexes': 3}
 
 
-def f30(s, b):
-    # 'rulesets/series/results.mst:182'
+def f28(s, b):
+    # 'rulesets/series/results.mst:200'
     return q.hex_of(s, b['unit'])
 
 
-def f31(s, b):
+def f29(s, b):
     # 'rulesets/newtown/indian_rules.mst:479'
     return d_warrior(s, b['unit'])
 
 
-def f32(s, b):
+def f30(s, b):
     # 'rulesets/newtown/indian_rules.mst:480'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': False}
 
 
-def f33(s, b):
+def f31(s, b):
     # 'rulesets/newtown/indian_rules.mst:483'
     return d_stack_ok(s, b['units'])
 
 
-def f34(s, b):
+def f32(s, b):
     # 'rulesets/newtown/indian_rules.mst:484'
     return d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
 
 
-def f35(s, b):
+def f33(s, b):
     # 'rulesets/newtown/indian_rules.mst:485'
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
 
 
-def f36(s, b):
+def f34(s, b):
     # 'rulesets/newtown/indian_rules.mst:482'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': d_retreat_goal(s, q.side(s, b['unit'])),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss'}
 
 
+def f35(s, b):
+    # 'rulesets/series/results.mst:210'
+    return ((s.unit_status[b['unit']] == 0) and q.during(s, 'close_combat'))
+
+
+def f36(s, b):
+    # 'rulesets/series/results.mst:211'
+    e.join_combats(s, b['unit'])
+
+
 def f37(s, b):
-    # 'rulesets/series/results.mst:191'
+    # 'rulesets/series/results.mst:215'
     return (s.unit_status[b['unit']] == 0)
 
 
 def f38(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:216'
     return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s,
         b['unit']))))
 
 
 def f39(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:216'
     return b['_for_l']
 
 
 def f40(s, b):
-    # 'rulesets/series/results.mst:192'
+    # 'rulesets/series/results.mst:216'
     return q.side(s, b['unit'])
 
 
 def f41(s, b):
-    # 'rulesets/series/results.mst:193'
+    # 'rulesets/series/results.mst:217'
     return b['_ask1']
 
 
 def f42(s, b):
-    # 'rulesets/series/results.mst:194'
+    # 'rulesets/series/results.mst:218'
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
 
 def f43(s, b):
-    # 'rulesets/series/results.mst:203'
+    # 'rulesets/series/results.mst:227'
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
 def f44(s, b):
-    # 'rulesets/series/results.mst:224'
+    # 'rulesets/series/results.mst:251'
+    return d_suffers_a_result(s, b['r'])
+
+
+def f45(s, b):
+    # 'rulesets/series/results.mst:252'
+    return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['drm']}
+
+
+def f46(s, b):
+    # 'rulesets/series/results.mst:260'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and d_exposed(s, e0)))
 
 
-def f45(s, b):
-    # 'rulesets/series/results.mst:225'
+def f47(s, b):
+    # 'rulesets/series/results.mst:261'
     return (s.vars['order'][b['u']] == 'shattered')
 
 
-def f46(s, b):
-    # 'rulesets/series/results.mst:226'
+def f48(s, b):
+    # 'rulesets/series/results.mst:262'
     e.capture(s, b['u'])
 
 
-def f47(s, b):
+def f49(s, b):
     # 'rulesets/newtown/prepare.mst:19'
     return {}
 
 
-def f48(s, b):
+def f50(s, b):
     # 'rulesets/series/sequence.mst:10'
     return (s.vars['turn'] <= s.game.last_turn)
 
 
-def f49(s, b):
+def f51(s, b):
     # 'rulesets/series/sequence.mst:12'
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
 
 
-def f50(s, b):
+def f52(s, b):
     # 'rulesets/series/sequence.mst:15'
     e.determine_victory(s)
 
 
-def f51(s, b):
+def f53(s, b):
     # 'rulesets/series/sequence.mst:20'
     return q.fixed_order(s, s.vars['turn'])
 
 
-def f52(s, b):
+def f54(s, b):
     # 'rulesets/series/sequence.mst:21'
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
 
 
-def f53(s, b):
+def f55(s, b):
     # 'rulesets/newtown/scenarios.mst:29'
     return (s.vars['turn'] == s.game.first_turn)
 
 
-def f54(s, b):
+def f56(s, b):
     # 'rulesets/newtown/scenarios.mst:30'
     e.set_var(s, 'phasing', 0)
 
 
-def f55(s, b):
+def f57(s, b):
     # 'rulesets/newtown/scenarios.mst:31'
     return {'side': 0}
 
 
-def f56(s, b):
+def f58(s, b):
     # 'rulesets/series/sequence.mst:26'
     return {'side': s.vars['initiative_side']}
 
 
-def f57(s, b):
+def f59(s, b):
     # 'rulesets/newtown/prepare.mst:11'
     return (s.vars['turn'] == 1)
 
 
-def f58(s, b):
+def f60(s, b):
     # 'rulesets/series/sequence.mst:27'
     return {'side': q.enemy(s, s.vars['initiative_side'])}
 
 
-def f59(s, b):
+def f61(s, b):
     # 'rulesets/series/sequence.mst:29'
     e.check_automatic_victory(s)
 
 
-def f60(s, b):
+def f62(s, b):
     # 'rulesets/series/sequence.mst:33'
     e.set_var(s, 'phasing', b['side'])
 
 
-def f61(s, b):
+def f63(s, b):
     # 'rulesets/newtown/variations.mst:50'
     return d_butler_and_cornplanter_with(s, 44)
 
 
-def f62(s, b):
+def f64(s, b):
     # 'rulesets/newtown/variations.mst:51'
     return (44, 45,)
 
 
-def f63(s, b):
+def f65(s, b):
     # 'rulesets/newtown/variations.mst:51'
     return 0
 
 
-def f64(s, b):
+def f66(s, b):
     # 'rulesets/newtown/variations.mst:52'
     e.set_var(s, 'stack_commander', b['commander'])
 
 
-def f65(s, b):
+def f67(s, b):
     # 'rulesets/newtown/sequence.mst:14'
     return (b['side'] == 0)
 
 
-def f66(s, b):
+def f68(s, b):
     # 'rulesets/series/initiative.mst:21'
     return q.rule_on(s, 'momentum_chits')
 
 
-def f67(s, b):
+def f69(s, b):
     # 'rulesets/series/initiative.mst:22'
     return (s.vars['initiative_side'] if (s.vars['initiative_side'] != -1) else (q.first_player(s, s.vars['turn'], -1)
         if (q.first_player(s, s.vars['turn'], -1) != -1) else d_first_side(s)))
 
 
-def f68(s, b):
+def f70(s, b):
     # 'rulesets/series/initiative.mst:25'
     return {'side': b['first']}
 
 
-def f69(s, b):
+def f71(s, b):
     # 'rulesets/series/initiative.mst:26'
     return {'side': q.enemy(s, b['first'])}
 
 
-def f70(s, b):
+def f72(s, b):
     # 'rulesets/series/initiative.mst:30'
     return d_first_side(s)
 
 
-def f71(s, b):
+def f73(s, b):
     # 'rulesets/series/initiative.mst:32'
     return q.enemy(s, d_first_side(s))
 
 
-def f72(s, b):
+def f74(s, b):
     # 'rulesets/series/initiative.mst:34'
     return (b['first_roll'] != b['second_roll'])
 
 
-def f73(s, b):
+def f75(s, b):
     # 'rulesets/series/initiative.mst:38'
     e.set_var(s, 'initiative_side', (d_first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s,
         d_first_side(s))))
 
 
-def f74(s, b):
+def f76(s, b):
     # 'rulesets/series/initiative.mst:41'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
 
 
-def f75(s, b):
+def f77(s, b):
     # 'rulesets/series/initiative.mst:42'
     return q.enemy(s, s.vars['initiative_side'])
 
 
-def f76(s, b):
+def f78(s, b):
     # 'rulesets/series/initiative.mst:42'
     return b['_ask2']
 
 
-def f77(s, b):
+def f79(s, b):
     # 'rulesets/series/initiative.mst:46'
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
 
-def f78(s, b):
+def f80(s, b):
     # 'rulesets/series/initiative.mst:56'
     return b['_ask3']
 
 
-def f79(s, b):
+def f81(s, b):
     # 'rulesets/series/initiative.mst:58'
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
 
-def f80(s, b):
+def f82(s, b):
     # 'rulesets/series/stacking.mst:17'
     return d_overstacked_hexes(s, b['side'])
 
 
-def f81(s, b):
+def f83(s, b):
     # 'rulesets/series/stacking.mst:18'
     return (not d_stack_ok(s, q.units_at(s, b['h'])))
 
 
-def f82(s, b):
+def f84(s, b):
     # 'rulesets/series/stacking.mst:19'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
 
 
-def f83(s, b):
+def f85(s, b):
     # 'rulesets/series/stacking.mst:20'
     e.lose_step(s, b['u'])
 
 
-def f84(s, b):
+def f86(s, b):
     # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f85(s, b):
+def f87(s, b):
     # 'rulesets/series/movement.mst:28'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f86(s, b):
+def f88(s, b):
     # 'rulesets/newtown/special_rules.mst:22'
     return (b['side'] == 1)
 
 
-def f87(s, b):
+def f89(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     return tuple(e0 for e0 in q.units_of(s, 1) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (435, 436, 461, 462)))
         and (not s.vars['destroyed'][q.hex_of(s, e0)])))
 
 
-def f88(s, b):
+def f90(s, b):
     # 'rulesets/newtown/special_rules.mst:24'
     e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
 
 
-def f89(s, b):
+def f91(s, b):
     # 'rulesets/newtown/special_rules.mst:25'
     e.set_at(s, 'burning', b['u'], True)
 
 
-def f90(s, b):
+def f92(s, b):
     # 'rulesets/series/movement.mst:31'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted')
         and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f91(s, b):
+def f93(s, b):
     # 'rulesets/series/movement.mst:32'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f92(s, b):
+def f94(s, b):
     # 'rulesets/series/movement.mst:33'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0,
         b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f93(s, b):
+def f95(s, b):
     # 'rulesets/series/movement.mst:34'
     return (len(b['away']) > 0)
 
 
-def f94(s, b):
+def f96(s, b):
     # 'rulesets/series/movement.mst:35'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f95(s, b):
+def f97(s, b):
     # 'rulesets/series/movement.mst:36'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f96(s, b):
+def f98(s, b):
     # 'rulesets/series/movement.mst:37'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f97(s, b):
+def f99(s, b):
     # 'rulesets/series/movement.mst:39'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f98(s, b):
-    # 'rulesets/newtown/cards.mst:369'
+def f100(s, b):
+    # 'rulesets/newtown/cards.mst:384'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
-def f99(s, b):
-    # 'rulesets/newtown/cards.mst:370'
+def f101(s, b):
+    # 'rulesets/newtown/cards.mst:385'
     return b['_ask4']
 
 
-def f100(s, b):
-    # 'rulesets/newtown/cards.mst:371'
+def f102(s, b):
+    # 'rulesets/newtown/cards.mst:386'
     return {'card': 'stampede', 'side': 0}
 
 
-def f101(s, b):
-    # 'rulesets/newtown/cards.mst:372'
+def f103(s, b):
+    # 'rulesets/newtown/cards.mst:387'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617,
         643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163,
         1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
         and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
 
 
-def f102(s, b):
-    # 'rulesets/newtown/cards.mst:373'
+def f104(s, b):
+    # 'rulesets/newtown/cards.mst:388'
     e.advance_to(s, 49, b['h'])
 
 
-def f103(s, b):
+def f105(s, b):
     # 'rulesets/newtown/special_units.mst:179'
     return ((b['side'] == 1) and (s.unit_status[49] == 0))
 
 
-def f104(s, b):
+def f106(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return True
 
 
-def f105(s, b):
+def f107(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return {'unit': 49, 'toward': d_herd_goal(s)}
 
 
-def f106(s, b):
+def f108(s, b):
     # 'rulesets/series/movement.mst:48'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f107(s, b):
+def f109(s, b):
     # 'rulesets/series/movement.mst:49'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f108(s, b):
+def f110(s, b):
     # 'rulesets/series/movement.mst:50'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f109(s, b):
+def f111(s, b):
     # 'rulesets/series/movement.mst:51'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f110(s, b):
+def f112(s, b):
     # 'rulesets/series/movement.mst:54'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         q.side(s, e0))) == 0)))
 
 
-def f111(s, b):
+def f113(s, b):
     # 'rulesets/series/movement.mst:55'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f112(s, b):
+def f114(s, b):
     # 'rulesets/series/movement.mst:56'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f113(s, b):
+def f115(s, b):
     # 'rulesets/series/movement.mst:57'
     return s.vars['pin_group'][b['u']]
 
 
-def f114(s, b):
+def f116(s, b):
     # 'rulesets/series/movement.mst:58'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
-def f115(s, b):
+def f117(s, b):
     # 'rulesets/series/movement.mst:59'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f116(s, b):
+def f118(s, b):
     # 'rulesets/series/movement.mst:61'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f117(s, b):
+def f119(s, b):
     # 'rulesets/series/morale.mst:12'
     return (b['total'] >= 5)
 
 
-def f118(s, b):
+def f120(s, b):
     # 'rulesets/series/rally.mst:5'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f119(s, b):
+def f121(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f120(s, b):
-    # 'rulesets/newtown/cards.mst:214'
+def f122(s, b):
+    # 'rulesets/newtown/cards.mst:225'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
-def f121(s, b):
-    # 'rulesets/newtown/cards.mst:215'
+def f123(s, b):
+    # 'rulesets/newtown/cards.mst:226'
     return 1
 
 
-def f122(s, b):
-    # 'rulesets/newtown/cards.mst:215'
+def f124(s, b):
+    # 'rulesets/newtown/cards.mst:226'
     return b['_ask5']
 
 
-def f123(s, b):
-    # 'rulesets/newtown/cards.mst:216'
+def f125(s, b):
+    # 'rulesets/newtown/cards.mst:227'
     return {'side': 1}
 
 
-def f124(s, b):
+def f126(s, b):
     # 'rulesets/series/rally.mst:11'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f125(s, b):
+def f127(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f126(s, b):
+def f128(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f127(s, b):
+def f129(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f128(s, b):
+def f130(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0])
 
 
-def f129(s, b):
+def f131(s, b):
     # 'rulesets/newtown/indian_rules.mst:242'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), 0)) == 0)
 
 
-def f130(s, b):
+def f132(s, b):
     # 'rulesets/newtown/indian_rules.mst:244'
     return b['recovered']
 
 
-def f131(s, b):
+def f133(s, b):
     # 'rulesets/newtown/indian_rules.mst:245'
     e.set_at(s, 'failed_resolve', b['u'], False)
 
 
-def f132(s, b):
+def f134(s, b):
     # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
 
-def f133(s, b):
-    # 'rulesets/newtown/variations.mst:116'
+def f135(s, b):
+    # 'rulesets/newtown/variations.mst:131'
     return (q.enemy(s, b['side']) == 1)
 
 
-def f134(s, b):
-    # 'rulesets/newtown/variations.mst:117'
+def f136(s, b):
+    # 'rulesets/newtown/variations.mst:132'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
-def f135(s, b):
-    # 'rulesets/newtown/variations.mst:118'
+def f137(s, b):
+    # 'rulesets/newtown/variations.mst:133'
     return (b['target_hex'] == -1)
 
 
-def f136(s, b):
-    # 'rulesets/newtown/variations.mst:121'
+def f138(s, b):
+    # 'rulesets/newtown/variations.mst:136'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f137(s, b):
-    # 'rulesets/newtown/variations.mst:122'
+def f139(s, b):
+    # 'rulesets/newtown/variations.mst:137'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f138(s, b):
-    # 'rulesets/newtown/variations.mst:124'
+def f140(s, b):
+    # 'rulesets/newtown/variations.mst:139'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f139(s, b):
-    # 'rulesets/newtown/variations.mst:124'
+def f141(s, b):
+    # 'rulesets/newtown/variations.mst:139'
     return q.enemy(s, b['side'])
 
 
-def f140(s, b):
-    # 'rulesets/newtown/variations.mst:125'
+def f142(s, b):
+    # 'rulesets/newtown/variations.mst:140'
     return (b['target'] == -1)
 
 
-def f141(s, b):
-    # 'rulesets/newtown/variations.mst:129'
+def f143(s, b):
+    # 'rulesets/newtown/variations.mst:144'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f142(s, b):
+def f144(s, b):
     # 'rulesets/series/fire.mst:71'
     return tuple(e0 for e0 in () if False)
 
 
-def f143(s, b):
+def f145(s, b):
     # 'rulesets/series/fire.mst:72'
     return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f144(s, b):
+def f146(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f145(s, b):
+def f147(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask6']
 
 
-def f146(s, b):
+def f148(s, b):
     # 'rulesets/series/fire.mst:74'
     return q.union(b['firers'], (b['a'],))
 
 
-def f147(s, b):
+def f149(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f148(s, b):
+def f150(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f149(s, b):
+def f151(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f150(s, b):
+def f152(s, b):
     # 'rulesets/series/fire.mst:81'
     return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f151(s, b):
+def f153(s, b):
     # 'rulesets/series/fire.mst:82'
     return False
 
 
-def f152(s, b):
+def f154(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f153(s, b):
+def f155(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f154(s, b):
+def f156(s, b):
     # 'rulesets/newtown/indian_rules.mst:156'
     return ((((len(b['firers']) > 0) and (b['side'] == 1)) and d_warrior(s, b['target']))
         and (b['modified'] >= b['needed']))
 
 
-def f155(s, b):
+def f157(s, b):
     # 'rulesets/newtown/indian_rules.mst:157'
     e.set_var(s, 'resolve_hit', True)
 
 
-def f156(s, b):
+def f158(s, b):
     # 'rulesets/series/fire.mst:95'
+    return d_result_army_morale(s, b['result'], b['target'], ())
+
+
+def f159(s, b):
+    # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f157(s, b):
-    # 'rulesets/series/fire.mst:95'
+def f160(s, b):
+    # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s,
         UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f158(s, b):
-    # 'rulesets/series/fire.mst:97'
-    return {'side': UNIT_SIDE[b['target']], 'amount': q.lookup(s, 4, q.result_name(s, b['result']))}
-
-
-def f159(s, b):
-    # 'rulesets/series/fire.mst:110'
-    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
-
-
-def f160(s, b):
-    # 'rulesets/series/fire.mst:111'
-    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
-
-
 def f161(s, b):
-    # 'rulesets/series/fire.mst:112'
-    e.set_at(s, 'rifle_result', b['u'], -1)
+    # 'rulesets/series/fire.mst:98'
+    return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
 def f162(s, b):
-    # 'rulesets/series/fire.mst:114'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
+    # 'rulesets/series/fire.mst:111'
+    return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
 def f163(s, b):
-    # 'rulesets/newtown/variations.mst:137'
-    return q.hexes_of(s, d_rifle_targets(s, 1))
+    # 'rulesets/series/fire.mst:112'
+    return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
 def f164(s, b):
-    # 'rulesets/newtown/variations.mst:142'
-    return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
+    # 'rulesets/series/fire.mst:113'
+    e.set_at(s, 'rifle_result', b['u'], -1)
 
 
 def f165(s, b):
-    # 'rulesets/newtown/variations.mst:144'
-    return d_rifle_targets(s, b['side'])
+    # 'rulesets/series/fire.mst:115'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
 def f166(s, b):
-    # 'rulesets/newtown/variations.mst:149'
-    return {'target': b['target'], 'side': b['side']}
+    # 'rulesets/newtown/variations.mst:152'
+    return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
 def f167(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return d_adjacent_rifles(s, b['target'], b['side'])
+    # 'rulesets/newtown/variations.mst:157'
+    return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
 def f168(s, b):
-    # 'rulesets/series/fire.mst:146'
-    return b['_for_r']
+    # 'rulesets/newtown/variations.mst:159'
+    return d_rifle_targets(s, b['side'])
 
 
 def f169(s, b):
-    # 'rulesets/series/fire.mst:147'
-    return b['_ask7']
+    # 'rulesets/newtown/variations.mst:164'
+    return {'target': b['target'], 'side': b['side']}
 
 
 def f170(s, b):
-    # 'rulesets/series/fire.mst:148'
-    return q.union(b['firers'], (b['r'],))
+    # 'rulesets/series/fire.mst:147'
+    return d_adjacent_rifles(s, b['target'], b['side'])
 
 
 def f171(s, b):
-    # 'rulesets/series/fire.mst:151'
-    e.set_at(s, 'rifle_target', b['target'], True)
+    # 'rulesets/series/fire.mst:147'
+    return b['_for_r']
 
 
 def f172(s, b):
-    # 'rulesets/series/fire.mst:156'
-    return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
+    # 'rulesets/series/fire.mst:148'
+    return b['_ask7']
 
 
 def f173(s, b):
-    # 'rulesets/series/fire.mst:157'
-    return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
+    # 'rulesets/series/fire.mst:149'
+    return q.union(b['firers'], (b['r'],))
 
 
 def f174(s, b):
-    # 'rulesets/series/fire.mst:158'
-    return b['firers']
+    # 'rulesets/series/fire.mst:152'
+    e.set_at(s, 'rifle_target', b['target'], True)
 
 
 def f175(s, b):
-    # 'rulesets/series/fire.mst:159'
-    e.set_at(s, 'fired', b['r'], True)
+    # 'rulesets/series/fire.mst:157'
+    return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
 def f176(s, b):
-    # 'rulesets/series/fire.mst:160'
-    e.set_at(s, 'has_fired', b['r'], True)
+    # 'rulesets/series/fire.mst:158'
+    return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
 def f177(s, b):
-    # 'rulesets/series/fire.mst:165'
-    e.set_at(s, 'rifle_result', b['target'], b['result'])
+    # 'rulesets/series/fire.mst:159'
+    return b['firers']
 
 
 def f178(s, b):
+    # 'rulesets/series/fire.mst:160'
+    e.set_at(s, 'fired', b['r'], True)
+
+
+def f179(s, b):
+    # 'rulesets/series/fire.mst:161'
+    e.set_at(s, 'has_fired', b['r'], True)
+
+
+def f180(s, b):
+    # 'rulesets/series/fire.mst:166'
+    return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
+
+
+def f181(s, b):
+    # 'rulesets/series/fire.mst:171'
+    e.set_at(s, 'rifle_result', b['target'], b['result'])
+
+
+def f182(s, b):
     # 'rulesets/series/close_combat.mst:10'
     return d_may_attack(s, b['unit'])
 
 
-def f179(s, b):
+def f183(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return d_must_attack(s, b['unit'])
 
 
-def f180(s, b):
+def f184(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f181(s, b):
+def f185(s, b):
     # 'rulesets/series/close_combat.mst:9'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f182(s, b):
+def f186(s, b):
+    # 'rulesets/newtown/variations.mst:117'
+    return q.combats(s)
+
+
+def f187(s, b):
+    # 'rulesets/newtown/variations.mst:118'
+    return q.defense_hexes(s, b['c'])
+
+
+def f188(s, b):
+    # 'rulesets/newtown/variations.mst:119'
+    e.set_at(s, 'examined', b['h'], True)
+
+
+def f189(s, b):
     # 'rulesets/series/close_combat.mst:15'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f183(s, b):
+def f190(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f184(s, b):
+def f191(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f185(s, b):
+def f192(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f186(s, b):
+def f193(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f187(s, b):
+def f194(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f188(s, b):
-    # 'rulesets/series/close_combat.mst:19'
-    return q.combats(s)
-
-
-def f189(s, b):
+def f195(s, b):
     # 'rulesets/series/close_combat.mst:19'
     return b['_for_combat']
 
 
-def f190(s, b):
+def f196(s, b):
     # 'rulesets/series/close_combat.mst:20'
     return {'combat': b['combat']}
 
 
-def f191(s, b):
+def f197(s, b):
     # 'rulesets/series/close_combat.mst:45'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f192(s, b):
-    # 'rulesets/series/close_combat.mst:147'
+def f198(s, b):
+    # 'rulesets/series/close_combat.mst:168'
     return -1
 
 
-def f193(s, b):
-    # 'rulesets/series/close_combat.mst:148'
+def f199(s, b):
+    # 'rulesets/series/close_combat.mst:169'
     return q.attacking_side(s, b['combat'])
 
 
-def f194(s, b):
-    # 'rulesets/series/close_combat.mst:149'
+def f200(s, b):
+    # 'rulesets/series/close_combat.mst:170'
     return q.defending_side(s, b['combat'])
 
 
-def f195(s, b):
-    # 'rulesets/series/close_combat.mst:150'
+def f201(s, b):
+    # 'rulesets/series/close_combat.mst:171'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f196(s, b):
-    # 'rulesets/series/close_combat.mst:151'
+def f202(s, b):
+    # 'rulesets/series/close_combat.mst:172'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f197(s, b):
-    # 'rulesets/series/close_combat.mst:152'
+def f203(s, b):
+    # 'rulesets/series/close_combat.mst:173'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f198(s, b):
-    # 'rulesets/series/close_combat.mst:154'
+def f204(s, b):
+    # 'rulesets/series/close_combat.mst:175'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f199(s, b):
-    # 'rulesets/series/close_combat.mst:155'
+def f205(s, b):
+    # 'rulesets/series/close_combat.mst:176'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f200(s, b):
-    # 'rulesets/series/close_combat.mst:160'
+def f206(s, b):
+    # 'rulesets/series/close_combat.mst:181'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f201(s, b):
-    # 'rulesets/series/close_combat.mst:161'
+def f207(s, b):
+    # 'rulesets/series/close_combat.mst:182'
     return q.defenders(s, b['combat'])
 
 
-def f202(s, b):
-    # 'rulesets/series/close_combat.mst:166'
+def f208(s, b):
+    # 'rulesets/series/close_combat.mst:187'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f203(s, b):
-    # 'rulesets/series/close_combat.mst:167'
+def f209(s, b):
+    # 'rulesets/series/close_combat.mst:188'
     return q.diverted(s, b['combat'])
 
 
-def f204(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+def f210(s, b):
+    # 'rulesets/series/close_combat.mst:189'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f205(s, b):
+def f211(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f206(s, b):
+def f212(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     return q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f207(s, b):
-    # 'rulesets/series/close_combat.mst:173'
+def f213(s, b):
+    # 'rulesets/series/close_combat.mst:194'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f208(s, b):
-    # 'rulesets/series/close_combat.mst:174'
+def f214(s, b):
+    # 'rulesets/series/close_combat.mst:195'
     return b['defender']
 
 
-def f209(s, b):
-    # 'rulesets/series/close_combat.mst:174'
+def f215(s, b):
+    # 'rulesets/series/close_combat.mst:195'
     return b['_ask8']
 
 
-def f210(s, b):
-    # 'rulesets/series/close_combat.mst:176'
+def f216(s, b):
+    # 'rulesets/series/close_combat.mst:197'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f211(s, b):
-    # 'rulesets/series/close_combat.mst:177'
+def f217(s, b):
+    # 'rulesets/series/close_combat.mst:198'
     return s.vars['pinned'][b['u']]
 
 
-def f212(s, b):
-    # 'rulesets/series/close_combat.mst:178'
+def f218(s, b):
+    # 'rulesets/series/close_combat.mst:199'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f213(s, b):
-    # 'rulesets/series/close_combat.mst:180'
+def f219(s, b):
+    # 'rulesets/series/close_combat.mst:201'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f214(s, b):
-    # 'rulesets/series/close_combat.mst:187'
+def f220(s, b):
+    # 'rulesets/series/close_combat.mst:207'
+    return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
+
+
+def f221(s, b):
+    # 'rulesets/series/close_combat.mst:216'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f215(s, b):
-    # 'rulesets/series/close_combat.mst:187'
+def f222(s, b):
+    # 'rulesets/series/close_combat.mst:216'
     return b['attacker']
 
 
-def f216(s, b):
-    # 'rulesets/series/close_combat.mst:188'
+def f223(s, b):
+    # 'rulesets/series/close_combat.mst:217'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f217(s, b):
+def f224(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f218(s, b):
+def f225(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask9']
 
 
-def f219(s, b):
+def f226(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f220(s, b):
+def f227(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f221(s, b):
+def f228(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
         if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead'])))
 
 
-def f222(s, b):
+def f229(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f223(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+def f230(s, b):
+    # 'rulesets/series/close_combat.mst:223'
     return d_tactics_chits(s)
 
 
-def f224(s, b):
-    # 'rulesets/series/close_combat.mst:197'
+def f231(s, b):
+    # 'rulesets/series/close_combat.mst:226'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f225(s, b):
-    # 'rulesets/series/close_combat.mst:198'
+def f232(s, b):
+    # 'rulesets/series/close_combat.mst:227'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f226(s, b):
-    # 'rulesets/series/close_combat.mst:199'
+def f233(s, b):
+    # 'rulesets/series/close_combat.mst:228'
     return (b['matrix'][1] == 10)
 
 
-def f227(s, b):
-    # 'rulesets/series/close_combat.mst:200'
+def f234(s, b):
+    # 'rulesets/series/close_combat.mst:229'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f228(s, b):
-    # 'rulesets/newtown/cards.mst:317'
+def f235(s, b):
+    # 'rulesets/newtown/cards.mst:328'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f229(s, b):
-    # 'rulesets/newtown/cards.mst:318'
+def f236(s, b):
+    # 'rulesets/newtown/cards.mst:329'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f230(s, b):
-    # 'rulesets/newtown/cards.mst:319'
+def f237(s, b):
+    # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
 
 
-def f231(s, b):
-    # 'rulesets/newtown/cards.mst:322'
+def f238(s, b):
+    # 'rulesets/newtown/cards.mst:333'
     return (s.vars['card_shift'] != 0)
 
 
-def f232(s, b):
-    # 'rulesets/newtown/cards.mst:323'
+def f239(s, b):
+    # 'rulesets/newtown/cards.mst:334'
     return q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f233(s, b):
-    # 'rulesets/series/close_combat.mst:205'
+def f240(s, b):
+    # 'rulesets/series/close_combat.mst:234'
     return b['odds']
 
 
-def f234(s, b):
-    # 'rulesets/newtown/cards.mst:340'
-    return (b['attacker'], b['defender'],)
-
-
-def f235(s, b):
-    # 'rulesets/newtown/cards.mst:341'
-    return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
-
-
-def f236(s, b):
-    # 'rulesets/newtown/cards.mst:342'
-    return b['player']
-
-
-def f237(s, b):
-    # 'rulesets/newtown/cards.mst:342'
-    return b['_ask10']
-
-
-def f238(s, b):
-    # 'rulesets/newtown/cards.mst:343'
-    return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
-
-
-def f239(s, b):
-    # 'rulesets/newtown/cards.mst:344'
-    e.set_var(s, 'result_ignored', b['player'])
-
-
-def f240(s, b):
-    # 'rulesets/newtown/cards.mst:350'
-    return (s.vars['result_ignored'] != b['defender'])
-
-
 def f241(s, b):
-    # 'rulesets/newtown/cards.mst:351'
-    return b['result'][1]
+    # 'rulesets/series/close_combat.mst:239'
+    return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
 def f242(s, b):
-    # 'rulesets/newtown/cards.mst:351'
-    return {'affected': b['defender_lead'], 'others': tuple(e0 for e0 in q.defenders(s, b['combat'])
-        if (e0 != b['defender_lead'])), 'side': b['defender'], 'attacker': b['attacker'], 'defender': b['defender'],
-        'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s, b['combat']) else 0)}
+    # 'rulesets/series/close_combat.mst:241'
+    return (s.vars['momentum'][b['first']] > 0)
 
 
 def f243(s, b):
-    # 'rulesets/newtown/cards.mst:354'
-    return {'side': b['defender'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][1]))}
+    # 'rulesets/series/close_combat.mst:242'
+    return b['first']
 
 
 def f244(s, b):
-    # 'rulesets/newtown/cards.mst:356'
-    return (s.vars['result_ignored'] != b['attacker'])
+    # 'rulesets/series/close_combat.mst:242'
+    return b['_ask10']
 
 
 def f245(s, b):
-    # 'rulesets/newtown/cards.mst:357'
-    return b['result'][0]
+    # 'rulesets/series/close_combat.mst:247'
+    return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
 def f246(s, b):
-    # 'rulesets/newtown/cards.mst:357'
-    return {'affected': b['attacker_lead'], 'others': tuple(e0 for e0 in q.attackers(s, b['combat'])
-        if ((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))), 'side': b['attacker'],
-        'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
+    # 'rulesets/series/close_combat.mst:248'
+    return q.enemy(s, b['first'])
 
 
 def f247(s, b):
-    # 'rulesets/newtown/cards.mst:359'
-    return {'side': b['attacker'], 'amount': q.lookup(s, 4, q.result_name(s, b['result'][0]))}
-
-
-def f248(s, b):
-    # 'rulesets/series/close_combat.mst:220'
-    e.set_var(s, 'snapshot_taken', False)
-
-
-def f249(s, b):
-    # 'rulesets/series/close_combat.mst:221'
-    return (b['attacker_lead'] != -1)
-
-
-def f250(s, b):
-    # 'rulesets/series/close_combat.mst:222'
-    return {'combat': b['combat'], 'lead': b['attacker_lead']}
-
-
-def f251(s, b):
-    # 'rulesets/series/close_combat.mst:225'
-    e.resolve_combat(s, b['combat'])
-
-
-def f252(s, b):
-    # 'rulesets/newtown/variations.mst:182'
-    return d_holds_the_breastwork(s, b['combat'], b['lead'])
-
-
-def f253(s, b):
-    # 'rulesets/newtown/variations.mst:183'
+    # 'rulesets/series/close_combat.mst:248'
     return b['_ask11']
 
 
+def f248(s, b):
+    # 'rulesets/series/close_combat.mst:253'
+    return b['rerolled']
+
+
+def f249(s, b):
+    # 'rulesets/series/close_combat.mst:261'
+    return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
+
+
+def f250(s, b):
+    # 'rulesets/series/close_combat.mst:262'
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
+        and (not UNIT_PROPS['artillery'][e0])))
+
+
+def f251(s, b):
+    # 'rulesets/newtown/cards.mst:351'
+    return (b['attacker'], b['defender'],)
+
+
+def f252(s, b):
+    # 'rulesets/newtown/cards.mst:352'
+    return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
+
+
+def f253(s, b):
+    # 'rulesets/newtown/cards.mst:353'
+    return b['player']
+
+
 def f254(s, b):
-    # 'rulesets/series/close_combat.mst:230'
+    # 'rulesets/newtown/cards.mst:353'
+    return b['_ask12']
+
+
+def f255(s, b):
+    # 'rulesets/newtown/cards.mst:354'
+    return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
+
+
+def f256(s, b):
+    # 'rulesets/newtown/cards.mst:355'
+    e.set_var(s, 'result_ignored', b['player'])
+
+
+def f257(s, b):
+    # 'rulesets/newtown/cards.mst:361'
+    return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
+        and (not s.vars['retreated'][e0])))
+
+
+def f258(s, b):
+    # 'rulesets/newtown/cards.mst:362'
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
+        and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
+
+
+def f259(s, b):
+    # 'rulesets/newtown/cards.mst:363'
+    return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
+
+
+def f260(s, b):
+    # 'rulesets/newtown/cards.mst:364'
+    return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
+
+
+def f261(s, b):
+    # 'rulesets/newtown/cards.mst:365'
+    return (s.vars['result_ignored'] != b['defender'])
+
+
+def f262(s, b):
+    # 'rulesets/newtown/cards.mst:366'
+    return b['result'][1]
+
+
+def f263(s, b):
+    # 'rulesets/newtown/cards.mst:366'
+    return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
+        'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
+        b['combat']) else 0)}
+
+
+def f264(s, b):
+    # 'rulesets/newtown/cards.mst:369'
+    return {'side': b['defender'], 'amount': b['defender_loss']}
+
+
+def f265(s, b):
+    # 'rulesets/newtown/cards.mst:371'
+    return (s.vars['result_ignored'] != b['attacker'])
+
+
+def f266(s, b):
+    # 'rulesets/newtown/cards.mst:372'
+    return b['result'][0]
+
+
+def f267(s, b):
+    # 'rulesets/newtown/cards.mst:372'
+    return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
+        'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
+
+
+def f268(s, b):
+    # 'rulesets/newtown/cards.mst:374'
+    return {'side': b['attacker'], 'amount': b['attacker_loss']}
+
+
+def f269(s, b):
+    # 'rulesets/series/close_combat.mst:278'
+    return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
+        if d_behind_fieldworks(s, b['combat']) else 0)}
+
+
+def f270(s, b):
+    # 'rulesets/series/close_combat.mst:280'
+    return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
+
+
+def f271(s, b):
+    # 'rulesets/series/close_combat.mst:285'
+    return (b['modified_roll'] <= (-1))
+
+
+def f272(s, b):
+    # 'rulesets/series/close_combat.mst:286'
+    return {'side': b['defender']}
+
+
+def f273(s, b):
+    # 'rulesets/series/close_combat.mst:288'
+    return (b['modified_roll'] >= 10)
+
+
+def f274(s, b):
+    # 'rulesets/series/close_combat.mst:289'
+    return {'side': b['attacker']}
+
+
+def f275(s, b):
+    # 'rulesets/series/close_combat.mst:299'
+    e.set_var(s, 'snapshot_taken', False)
+
+
+def f276(s, b):
+    # 'rulesets/series/close_combat.mst:300'
+    return {'combat': b['combat'], 'lead': b['attacker_lead']}
+
+
+def f277(s, b):
+    # 'rulesets/series/close_combat.mst:302'
+    e.resolve_combat(s, b['combat'])
+
+
+def f278(s, b):
+    # 'rulesets/newtown/variations.mst:197'
+    return d_holds_the_breastwork(s, b['combat'], b['lead'])
+
+
+def f279(s, b):
+    # 'rulesets/newtown/variations.mst:198'
+    return b['_ask13']
+
+
+def f280(s, b):
+    # 'rulesets/series/close_combat.mst:307'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f255(s, b):
-    # 'rulesets/series/close_combat.mst:231'
+def f281(s, b):
+    # 'rulesets/series/close_combat.mst:308'
     return (len(b['vacated']) > 0)
 
 
-def f256(s, b):
-    # 'rulesets/series/close_combat.mst:233'
+def f282(s, b):
+    # 'rulesets/series/close_combat.mst:310'
+    return (b['lead'] != -1)
+
+
+def f283(s, b):
+    # 'rulesets/series/close_combat.mst:311'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f257(s, b):
-    # 'rulesets/series/close_combat.mst:234'
-    return (((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
-        and (len(b['reachable']) > 0))
+def f284(s, b):
+    # 'rulesets/series/close_combat.mst:312'
+    return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
+        and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f258(s, b):
-    # 'rulesets/series/close_combat.mst:235'
+def f285(s, b):
+    # 'rulesets/series/close_combat.mst:313'
     return b['reachable']
 
 
-def f259(s, b):
-    # 'rulesets/series/close_combat.mst:236'
+def f286(s, b):
+    # 'rulesets/series/close_combat.mst:314'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f260(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0]))
-        and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat']))))
+def f287(s, b):
+    # 'rulesets/series/close_combat.mst:318'
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
+        and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
+        and d_free_to_advance(s, e0)))
 
 
-def f261(s, b):
-    # 'rulesets/series/close_combat.mst:240'
+def f288(s, b):
+    # 'rulesets/series/close_combat.mst:319'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f262(s, b):
-    # 'rulesets/series/close_combat.mst:241'
+def f289(s, b):
+    # 'rulesets/series/close_combat.mst:320'
     return (b['to'] != -1)
 
 
-def f263(s, b):
+def f290(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat']))
         or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f264(s, b):
+def f291(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f265(s, b):
-    # 'rulesets/series/close_combat.mst:252'
+def f292(s, b):
+    # 'rulesets/series/close_combat.mst:331'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f266(s, b):
-    # 'rulesets/series/close_combat.mst:257'
+def f293(s, b):
+    # 'rulesets/series/close_combat.mst:336'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f267(s, b):
-    # 'rulesets/series/close_combat.mst:258'
+def f294(s, b):
+    # 'rulesets/series/close_combat.mst:337'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f268(s, b):
+def f295(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f269(s, b):
+def f296(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f270(s, b):
+def f297(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f271(s, b):
+def f298(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f272(s, b):
+def f299(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0))
 
 
-def f273(s, b):
+def f300(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f274(s, b):
+def f301(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f275(s, b):
+def f302(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f276(s, b):
+def f303(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f277(s, b):
+def f304(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f278(s, b):
+def f305(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f279(s, b):
+def f306(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f280(s, b):
+def f307(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f281(s, b):
+def f308(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f282(s, b):
+def f309(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f283(s, b):
+def f310(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f284(s, b):
+def f311(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f285(s, b):
+def f312(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f286(s, b):
+def f313(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f287(s, b):
+def f314(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f288(s, b):
+def f315(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f289(s, b):
+def f316(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f290(s, b):
+def f317(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f291(s, b):
+def f318(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f292(s, b):
+def f319(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f293(s, b):
+def f320(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f294(s, b):
+def f321(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f295(s, b):
+def f322(s, b):
     # 'rulesets/newtown/prepare.mst:124'
     return (b['outcome'] == 'onondaga')
 
 
-def f296(s, b):
+def f323(s, b):
     # 'rulesets/newtown/prepare.mst:133'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f297(s, b):
+def f324(s, b):
     # 'rulesets/newtown/prepare.mst:134'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f298(s, b):
+def f325(s, b):
     # 'rulesets/newtown/prepare.mst:142'
     return (435, 436, 461, 462)
 
 
-def f299(s, b):
+def f326(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     e.advance_to(s, 13, b['h'])
 
 
-def f300(s, b):
+def f327(s, b):
     # 'rulesets/newtown/prepare.mst:144'
     return {'token': 'onondaga'}
 
 
-def f301(s, b):
+def f328(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned']))
         and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878)))
         for e0 in q.units_of(s, 0))))
 
 
-def f302(s, b):
+def f329(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f303(s, b):
+def f330(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f304(s, b):
+def f331(s, b):
     # 'rulesets/newtown/variations.mst:93'
-    return b['_ask12']
+    return b['_ask14']
 
 
-def f305(s, b):
+def f332(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
-def f306(s, b):
-    # 'rulesets/newtown/variations.mst:95'
-    e.set_at(s, 'examined', b['h'], True)
-
-
-def f307(s, b):
+def f333(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f308(s, b):
+def f334(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f309(s, b):
+def f335(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f310(s, b):
+def f336(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f311(s, b):
+def f337(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f312(s, b):
+def f338(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17),
         0)) > 0))
 
 
-def f313(s, b):
+def f339(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f314(s, b):
+def f340(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f315(s, b):
+def f341(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f316(s, b):
+def f342(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f317(s, b):
+def f343(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f318(s, b):
+def f344(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f319(s, b):
+def f345(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f320(s, b):
+def f346(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     return q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f321(s, b):
+def f347(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f322(s, b):
+def f348(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f323(s, b):
+def f349(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f324(s, b):
+def f350(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f325(s, b):
+def f351(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f326(s, b):
+def f352(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn']))
 
 
-def f327(s, b):
+def f353(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f328(s, b):
+def f354(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0])
 
 
-def f329(s, b):
+def f355(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f330(s, b):
+def f356(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f331(s, b):
+def f357(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f332(s, b):
+def f358(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return q.bag_contents(s, 'drawn_markers')
 
 
-def f333(s, b):
+def f359(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f334(s, b):
+def f360(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f335(s, b):
+def f361(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     return tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan'])
         and d_may_receive_honor(s, e0)))
 
 
-def f336(s, b):
+def f362(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f337(s, b):
+def f363(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f338(s, b):
+def f364(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f339(s, b):
+def f365(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f340(s, b):
+def f366(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f341(s, b):
+def f367(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f342(s, b):
+def f368(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f343(s, b):
+def f369(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f344(s, b):
+def f370(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f345(s, b):
+def f371(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f346(s, b):
+def f372(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f347(s, b):
+def f373(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f348(s, b):
+def f374(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f349(s, b):
+def f375(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0))
 
 
-def f350(s, b):
+def f376(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f351(s, b):
+def f377(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f352(s, b):
+def f378(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f353(s, b):
+def f379(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f354(s, b):
+def f380(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
         11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312,
         338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f355(s, b):
+def f381(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f356(s, b):
+def f382(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
-    return b['_ask13']
+    return b['_ask15']
 
 
-def f357(s, b):
+def f383(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f358(s, b):
+def f384(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0)))
 
 
-def f359(s, b):
+def f385(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f360(s, b):
+def f386(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     return q.defense_hexes(s, b['combat'])
 
 
-def f361(s, b):
+def f387(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0))
 
 
-def f362(s, b):
+def f388(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s,
         e0), b['stacks'])))
 
 
-def f363(s, b):
+def f389(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f364(s, b):
+def f390(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f365(s, b):
+def f391(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f366(s, b):
+def f392(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f367(s, b):
+def f393(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f368(s, b):
+def f394(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f369(s, b):
+def f395(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f370(s, b):
+def f396(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f371(s, b):
+def f397(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f372(s, b):
+def f398(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f373(s, b):
+def f399(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f374(s, b):
+def f400(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f375(s, b):
+def f401(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     return tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f376(s, b):
+def f402(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f377(s, b):
+def f403(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f378(s, b):
+def f404(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f379(s, b):
+def f405(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f380(s, b):
+def f406(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f381(s, b):
+def f407(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f382(s, b):
+def f408(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f383(s, b):
+def f409(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f384(s, b):
+def f410(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     return q.hex_of(s, 17)
 
 
-def f385(s, b):
+def f411(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f386(s, b):
+def f412(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f387(s, b):
-    # 'rulesets/newtown/cards.mst:198'
+def f413(s, b):
+    # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f388(s, b):
-    # 'rulesets/newtown/cards.mst:201'
+def f414(s, b):
+    # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f389(s, b):
-    # 'rulesets/newtown/cards.mst:204'
+def f415(s, b):
+    # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f390(s, b):
-    # 'rulesets/newtown/cards.mst:205'
+def f416(s, b):
+    # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f391(s, b):
-    # 'rulesets/newtown/cards.mst:240'
+def f417(s, b):
+    # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f392(s, b):
-    # 'rulesets/newtown/cards.mst:242'
+def f418(s, b):
+    # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f393(s, b):
-    # 'rulesets/newtown/cards.mst:244'
+def f419(s, b):
+    # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f394(s, b):
-    # 'rulesets/newtown/cards.mst:256'
+def f420(s, b):
+    # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f395(s, b):
-    # 'rulesets/newtown/cards.mst:257'
-    return b['_ask14']
+def f421(s, b):
+    # 'rulesets/newtown/cards.mst:268'
+    return b['_ask16']
 
 
-def f396(s, b):
-    # 'rulesets/newtown/cards.mst:258'
+def f422(s, b):
+    # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f397(s, b):
-    # 'rulesets/newtown/cards.mst:259'
+def f423(s, b):
+    # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f398(s, b):
-    # 'rulesets/newtown/cards.mst:296'
+def f424(s, b):
+    # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f399(s, b):
-    # 'rulesets/newtown/cards.mst:297'
-    return b['_ask15']
+def f425(s, b):
+    # 'rulesets/newtown/cards.mst:308'
+    return b['_ask17']
 
 
-def f400(s, b):
-    # 'rulesets/newtown/cards.mst:298'
+def f426(s, b):
+    # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f401(s, b):
-    # 'rulesets/newtown/cards.mst:300'
+def f427(s, b):
+    # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f402(s, b):
-    # 'rulesets/newtown/cards.mst:301'
+def f428(s, b):
+    # 'rulesets/newtown/cards.mst:312'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s,
         e0) == 0) and UNIT_COMBAT[e0]))
 
 
-def f403(s, b):
-    # 'rulesets/newtown/cards.mst:304'
+def f429(s, b):
+    # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f404(s, b):
-    # 'rulesets/newtown/cards.mst:305'
+def f430(s, b):
+    # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f405(s, b):
-    # 'rulesets/newtown/cards.mst:306'
+def f431(s, b):
+    # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat']))
         else (-1))))
 
 
-def f406(s, b):
+def f432(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f407(s, b):
+def f433(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f408(s, b):
+def f434(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f409(s, b):
+def f435(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f410(s, b):
+def f436(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f411(s, b):
+def f437(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f412(s, b):
+def f438(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f413(s, b):
+def f439(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f414(s, b):
+def f440(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     return (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here']
         if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f415(s, b):
+def f441(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f416(s, b):
+def f442(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f417(s, b):
+def f443(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f418(s, b):
+def f444(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f419(s, b):
+def f445(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f420(s, b):
+def f446(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f421(s, b):
+def f447(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f422(s, b):
-    # 'rulesets/series/results.mst:104'
+def f448(s, b):
+    # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f423(s, b):
-    # 'rulesets/series/results.mst:107'
-    return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
+def f449(s, b):
+    # 'rulesets/series/results.mst:112'
+    e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f424(s, b):
-    # 'rulesets/series/results.mst:108'
+def f450(s, b):
+    # 'rulesets/series/results.mst:113'
+    return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
+
+
+def f451(s, b):
+    # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f425(s, b):
-    # 'rulesets/series/results.mst:118'
-    return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_LEADER[e0])
+def f452(s, b):
+    # 'rulesets/series/results.mst:115'
+    e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f426(s, b):
-    # 'rulesets/series/results.mst:119'
+def f453(s, b):
+    # 'rulesets/series/results.mst:128'
+    return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
+
+
+def f454(s, b):
+    # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f427(s, b):
-    # 'rulesets/series/results.mst:120'
+def f455(s, b):
+    # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f428(s, b):
-    # 'rulesets/series/results.mst:121'
+def f456(s, b):
+    # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f429(s, b):
+def f457(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f430(s, b):
-    # 'rulesets/series/results.mst:217'
+def f458(s, b):
+    # 'rulesets/series/momentum.mst:59'
+    return {'side': UNIT_SIDE[b['unit']]}
+
+
+def f459(s, b):
+    # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f431(s, b):
+def f460(s, b):
     # 'rulesets/series/movement.mst:115'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f432(s, b):
+def f461(s, b):
     # 'rulesets/series/movement.mst:116'
     e.capture(s, b['l'])
 
 
-def f433(s, b):
+def f462(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f434(s, b):
+def f463(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f435(s, b):
+def f464(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s,
         b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f436(s, b):
+def f465(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f437(s, b):
+def f466(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f438(s, b):
+def f467(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f439(s, b):
+def f468(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f440(s, b):
+def f469(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f441(s, b):
+def f470(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f442(s, b):
+def f471(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f443(s, b):
+def f472(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f444(s, b):
+def f473(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f445(s, b):
+def f474(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f446(s, b):
+def f475(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f447(s, b):
+def f476(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f448(s, b):
+def f477(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f449(s, b):
+def f478(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f450(s, b):
+def f479(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f451(s, b):
+def f480(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f452(s, b):
+def f481(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f453(s, b):
+def f482(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f454(s, b):
+def f483(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f455(s, b):
+def f484(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f456(s, b):
+def f485(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f457(s, b):
+def f486(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f458(s, b):
+def f487(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f459(s, b):
+def f488(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f460(s, b):
+def f489(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f461(s, b):
+def f490(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f462(s, b):
+def f491(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f463(s, b):
+def f492(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f464(s, b):
+def f493(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f465(s, b):
+def f494(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f466(s, b):
+def f495(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f467(s, b):
+def f496(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f468(s, b):
+def f497(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f469(s, b):
+def f498(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f470(s, b):
+def f499(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f471(s, b):
+def f500(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
-    return (UNIT_PROPS['rifle'][b['attacker_lead']] == 'black')
+    return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f472(s, b):
+def f501(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
-    return (UNIT_PROPS['rifle'][b['defender_lead']] == 'black')
+    return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f473(s, b):
+def f502(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
-    return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.attackers(s,
-        b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s,
+        b['combat']))))
 
 
-def f474(s, b):
+def f503(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
-    return all((UNIT_PROPS['militia'][e0] and (not d_warrior(s, e0))) for e0 in tuple(e0 for e0 in q.defenders(s,
-        b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s,
+        b['combat']))))
 
 
-def f475(s, b):
+def f504(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f476(s, b):
+def f505(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f477(s, b):
+def f506(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f478(s, b):
+def f507(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f479(s, b):
+def f508(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f480(s, b):
+def f509(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f481(s, b):
+def f510(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f482(s, b):
+def f511(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f483(s, b):
+def f512(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f484(s, b):
+def f513(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f485(s, b):
+def f514(s, b):
+    # 'rulesets/series/momentum.mst:58'
+    return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
+        and (not (s.unit_loss[b['unit']] > 0)))
+
+
+def f515(s, b):
     # 'rulesets/series/movement.mst:113'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f486(s, b):
+def f516(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f487(s, b):
+def f517(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f488(s, b):
+def f518(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f489(s, b):
+def f519(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f490(s, b):
+def f520(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f491(s, b):
+def f521(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f492(s, b):
+def f522(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f493(s, b):
+def f523(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase'))
         or (b['procedure'] == 'final_movement_phase'))
 
 
-def f494(s, b):
+def f524(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f495(s, b):
+def f525(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f496(s, b):
+def f526(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f497(s, b):
+def f527(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0))
         and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f498(s, b):
-    # 'rulesets/newtown/cards.mst:228'
+def f528(s, b):
+    # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174,
         1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192,
         1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210,
@@ -3251,169 +3456,169 @@ def f498(s, b):
         1607, 1608, 1609, 1610, 1611)))
 
 
-def f499(s, b):
+def f529(s, b):
     # 'rulesets/series/movement.mst:82'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f500(s, b):
+def f530(s, b):
     # 'rulesets/series/movement.mst:87'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f501(s, b):
+def f531(s, b):
     # 'rulesets/series/movement.mst:92'
     return s.vars['moved_away'][b['unit']]
 
 
-def f502(s, b):
+def f532(s, b):
     # 'rulesets/series/movement.mst:98'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f503(s, b):
+def f533(s, b):
     # 'rulesets/series/movement.mst:105'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f504(s, b):
+def f534(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f505(s, b):
+def f535(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit']))
         or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f506(s, b):
+def f536(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s,
         b['hex'], 0)) > 0))
 
 
-def f507(s, b):
+def f537(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f508(s, b):
+def f538(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f509(s, b):
+def f539(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f510(s, b):
+def f540(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f511(s, b):
+def f541(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f512(s, b):
+def f542(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f513(s, b):
+def f543(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f514(s, b):
+def f544(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f515(s, b):
+def f545(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721,
         747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241,
         1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f516(s, b):
+def f546(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42))
         and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f517(s, b):
+def f547(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f518(s, b):
+def f548(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f519(s, b):
+def f549(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f520(s, b):
+def f550(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f521(s, b):
+def f551(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f522(s, b):
+def f552(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f523(s, b):
+def f553(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f524(s, b):
+def f554(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f525(s, b):
+def f555(s, b):
     # 'rulesets/newtown/scenarios.mst:58'
     return 16
 
 
-def f526(s, b):
+def f556(s, b):
     # 'rulesets/newtown/scenarios.mst:65'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s,
         b['hex'])))
 
 
-def f527(s, b):
+def f557(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f528(s, b):
+def f558(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f529(s, b):
+def f559(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f530(s, b):
+def f560(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -3578,15 +3783,15 @@ RULES = Rules(
         UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848,
             {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1},
             morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations',
-            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f528),
+            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f558),
         UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1,
             'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(),
-            variable_entry=False, commands=f529),
+            variable_entry=False, commands=f559),
         UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822,
             {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(),
             rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0,
-            entry_hexes=(), variable_entry=False, commands=f530),
+            entry_hexes=(), variable_entry=False, commands=f560),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2,
             'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,),
@@ -7704,48 +7909,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f453, None),
-            ModifierSpec('Momentum Chits spent', f454, None),
+            ModifierSpec('Army Morale', f482, None),
+            ModifierSpec('Momentum Chits spent', f483, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f455, None),
-            ModifierSpec('Leadership DRM', f456, None),
-            ModifierSpec('Other modifiers of this check', f457, None),
+            ModifierSpec('Modified morale', f484, None),
+            ModifierSpec('Leadership DRM', f485, None),
+            ModifierSpec('Other modifiers of this check', f486, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f121, f458),
-            ModifierSpec("Target's terrain", f459, None),
+            ModifierSpec('First Fire Bonus', f123, f487),
+            ModifierSpec("Target's terrain", f488, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f460, None),
-            ModifierSpec("Defender's lead unit morale", f461, None),
-            ModifierSpec('Attacking leader', f462, None),
-            ModifierSpec('Defending leader', f463, None),
-            ModifierSpec('Defender surrounded', f121, f464),
-            ModifierSpec('Attacker surrounded', f192, f465),
-            ModifierSpec('Tactics', f466, None),
-            ModifierSpec("Defender's terrain", f467, f468),
-            ModifierSpec('Attacking up slope', f192, f469),
-            ModifierSpec('Attacking into fieldworks', f192, f470),
-            ModifierSpec('Attacking lead unit has a black R', f192, f471),
-            ModifierSpec('Defending lead unit has a black R', f121, f472),
-            ModifierSpec('All-militia attacking force', f192, f473),
-            ModifierSpec('All-militia defending force', f121, f474),
-            ModifierSpec('Attacking a unit with Failed Resolve', f121, f475),
-            ModifierSpec('Indian ferocity (attacking)', f121, f476),
-            ModifierSpec('Indian ferocity (defending)', f192, f477),
+            ModifierSpec("Attacker's lead unit morale", f489, None),
+            ModifierSpec("Defender's lead unit morale", f490, None),
+            ModifierSpec('Attacking leader', f491, None),
+            ModifierSpec('Defending leader', f492, None),
+            ModifierSpec('Defender surrounded', f123, f493),
+            ModifierSpec('Attacker surrounded', f198, f494),
+            ModifierSpec('Tactics', f495, None),
+            ModifierSpec("Defender's terrain", f496, f497),
+            ModifierSpec('Attacking up slope', f198, f498),
+            ModifierSpec('Attacking into fieldworks', f198, f499),
+            ModifierSpec('Attacking lead unit has a white R', f198, f500),
+            ModifierSpec('Defending lead unit has a white R', f123, f501),
+            ModifierSpec('All-militia attacking force', f198, f502),
+            ModifierSpec('All-militia defending force', f123, f503),
+            ModifierSpec('Attacking a unit with Failed Resolve', f123, f504),
+            ModifierSpec('Indian ferocity (attacking)', f123, f505),
+            ModifierSpec('Indian ferocity (defending)', f198, f506),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f455, None),
-            ModifierSpec('Leadership DRM', f456, None),
-            ModifierSpec('In woods', f121, f478),
-            ModifierSpec('Behind the breastwork', f121, f479),
-            ModifierSpec('Adjacent to an enemy combat unit', f192, f480),
-            ModifierSpec('Reduced', f192, f481),
-            ModifierSpec('War Dance', f121, f482),
+            ModifierSpec('Modified morale', f484, None),
+            ModifierSpec('Leadership DRM', f485, None),
+            ModifierSpec('In woods', f123, f507),
+            ModifierSpec('Behind the breastwork', f123, f508),
+            ModifierSpec('Adjacent to an enemy combat unit', f198, f509),
+            ModifierSpec('Reduced', f198, f510),
+            ModifierSpec('War Dance', f123, f511),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f192, f483),
+            ModifierSpec('Visions', f198, f512),
         )),
     },
     procedures={
@@ -7841,9 +8046,9 @@ RULES = Rules(
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
             lines=(
-                'rulesets/series/results.mst:131', 'rulesets/series/results.mst:131', 'rulesets/series/results.mst:131',
-                'rulesets/series/results.mst:131', 'rulesets/series/results.mst:132', 'rulesets/series/results.mst:133',
-                'rulesets/series/results.mst:134', 'rulesets/series/results.mst:133', 'rulesets/series/results.mst:131',
+                'rulesets/series/results.mst:154', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:154',
+                'rulesets/series/results.mst:154', 'rulesets/series/results.mst:155', 'rulesets/series/results.mst:156',
+                'rulesets/series/results.mst:157', 'rulesets/series/results.mst:156', 'rulesets/series/results.mst:154',
             ),
         ),
         'check_and_retreat_or_disrupt': ProcedureSpec(
@@ -7867,10 +8072,10 @@ RULES = Rules(
             steps={'each': 0},
             types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'},
             lines=(
-                'rulesets/series/results.mst:141', 'rulesets/series/results.mst:141', 'rulesets/series/results.mst:141',
-                'rulesets/series/results.mst:141', 'rulesets/series/results.mst:142', 'rulesets/series/results.mst:143',
-                'rulesets/series/results.mst:144', 'rulesets/series/results.mst:143', 'rulesets/series/results.mst:146',
-                'rulesets/series/results.mst:141',
+                'rulesets/series/results.mst:164', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:164',
+                'rulesets/series/results.mst:164', 'rulesets/series/results.mst:165', 'rulesets/series/results.mst:166',
+                'rulesets/series/results.mst:167', 'rulesets/series/results.mst:166', 'rulesets/series/results.mst:169',
+                'rulesets/series/results.mst:164',
             ),
         ),
         'capture_one': ProcedureSpec(
@@ -7881,17 +8086,11 @@ RULES = Rules(
             result='',
             code=(
                 Choose('taken', f21, f22, 'unit', 'choose taken', ''),
-                JumpIfNot(f23, 4),
-                Call('lose_momentum', f24, None),
-                Jump(4),
-                Exec(f25),
+                Exec(f23),
             ),
             steps={'choose': 0, 'capture': 1},
             types={'chooser': 'side', 'taken': 'unit', 'units': 'units'},
-            lines=(
-                'rulesets/series/results.mst:152', 'rulesets/series/results.mst:154', 'rulesets/series/results.mst:155',
-                'rulesets/series/results.mst:154', 'rulesets/series/results.mst:157',
-            ),
+            lines=('rulesets/series/results.mst:175', 'rulesets/series/results.mst:176'),
         ),
         'disrupt': ProcedureSpec(
             name='disrupt',
@@ -7900,18 +8099,18 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                JumpIfNot(f26, 4),
-                Exec(f27),
+                JumpIfNot(f24, 4),
+                Exec(f25),
                 Return(),
                 Jump(5),
-                Exec(f28),
-                Call('retreat_unit', f29, None),
+                Exec(f26),
+                Call('retreat_unit', f27, None),
             ),
             steps={'worsen': 0, 'retreat': 5},
             types={'unit': 'unit'},
             lines=(
-                'rulesets/series/results.mst:163', 'rulesets/series/results.mst:164', 'rulesets/series/results.mst:165',
-                'rulesets/series/results.mst:163', 'rulesets/series/results.mst:167', 'rulesets/series/results.mst:169',
+                'rulesets/series/results.mst:181', 'rulesets/series/results.mst:182', 'rulesets/series/results.mst:183',
+                'rulesets/series/results.mst:181', 'rulesets/series/results.mst:185', 'rulesets/series/results.mst:187',
             ),
         ),
         'retreat_unit': ProcedureSpec(
@@ -7921,33 +8120,37 @@ RULES = Rules(
             params=('unit', 'hexes'),
             result='',
             code=(
-                Let('origin', f30),
-                JumpIfNot(f31, 4),
-                Call('evading_retreat', f32, None),
+                Let('origin', f28),
+                JumpIfNot(f29, 4),
+                Call('evading_retreat', f30, None),
                 Jump(5),
-                Prim('retreat', f36, {'stacking': f33, 'blocked': f34, 'avoid': f35}),
-                JumpIfNot(f37, 16),
+                Prim('retreat', f34, {'stacking': f31, 'blocked': f32, 'avoid': f33}),
+                JumpIfNot(f35, 8),
+                Exec(f36),
+                Jump(8),
+                JumpIfNot(f37, 19),
                 ForStart('_for_l', f38),
-                JumpIfEmpty('_for_l', 15),
+                JumpIfEmpty('_for_l', 18),
                 Choose('l', f39, f40, 'unit', 'choose the next l', ''),
                 ForDrop('l', '_for_l'),
                 Ask(f40, 'Retreat the leader with the unit?', '_ask1'),
-                JumpIfNot(f41, 14),
+                JumpIfNot(f41, 17),
                 Exec(f42),
-                Jump(14),
-                Jump(7),
-                Jump(16),
+                Jump(17),
+                Jump(10),
+                Jump(19),
             ),
-            steps={'start': 0, 'retreat': 1, 'leaders': 5},
+            steps={'start': 0, 'retreat': 1, 'join': 5, 'leaders': 8},
             types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'},
             lines=(
-                'rulesets/series/results.mst:182', 'rulesets/newtown/indian_rules.mst:479',
+                'rulesets/series/results.mst:200', 'rulesets/newtown/indian_rules.mst:479',
                 'rulesets/newtown/indian_rules.mst:480', 'rulesets/newtown/indian_rules.mst:479',
-                'rulesets/newtown/indian_rules.mst:482', 'rulesets/series/results.mst:191',
-                'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192', 'rulesets/series/results.mst:192',
-                'rulesets/series/results.mst:192', 'rulesets/series/results.mst:193', 'rulesets/series/results.mst:193',
-                'rulesets/series/results.mst:194', 'rulesets/series/results.mst:193', 'rulesets/series/results.mst:192',
-                'rulesets/series/results.mst:191',
+                'rulesets/newtown/indian_rules.mst:482', 'rulesets/series/results.mst:210',
+                'rulesets/series/results.mst:211', 'rulesets/series/results.mst:210', 'rulesets/series/results.mst:215',
+                'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216', 'rulesets/series/results.mst:216',
+                'rulesets/series/results.mst:216', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:217',
+                'rulesets/series/results.mst:218', 'rulesets/series/results.mst:217', 'rulesets/series/results.mst:216',
+                'rulesets/series/results.mst:215',
             ),
         ),
         'retreat_step_loss': ProcedureSpec(
@@ -7961,7 +8164,23 @@ RULES = Rules(
             ),
             steps={'army_morale': 0},
             types={'unit': 'unit'},
-            lines=('rulesets/series/results.mst:203',),
+            lines=('rulesets/series/results.mst:227',),
+        ),
+        'previously_retreated_check': ProcedureSpec(
+            name='previously_retreated_check',
+            title='Previously-retreated units',
+            kind='procedure',
+            params=('units', 'side', 'r', 'drm'),
+            result='',
+            code=(
+                JumpIfNot(f44, 3),
+                Call('check_and_retreat_or_disrupt', f45, None),
+                Jump(3),
+            ),
+            steps={'check': 0},
+            types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'},
+            lines=('rulesets/series/results.mst:251', 'rulesets/series/results.mst:252',
+                'rulesets/series/results.mst:251'),
         ),
         'end_of_close_combat': ProcedureSpec(
             name='end_of_close_combat',
@@ -7970,12 +8189,12 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f44),
+                ForStart('_for_u', f46),
                 JumpIfEmpty('_for_u', 9),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f45, 7),
-                Exec(f46),
+                JumpIfNot(f47, 7),
+                Exec(f48),
                 Jump(8),
                 Call('disrupt', f20, None),
                 Jump(1),
@@ -7983,9 +8202,9 @@ RULES = Rules(
             steps={'exposed': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
             lines=(
-                'rulesets/series/results.mst:224', 'rulesets/series/results.mst:224', 'rulesets/series/results.mst:224',
-                'rulesets/series/results.mst:224', 'rulesets/series/results.mst:225', 'rulesets/series/results.mst:226',
-                'rulesets/series/results.mst:225', 'rulesets/series/results.mst:228', 'rulesets/series/results.mst:224',
+                'rulesets/series/results.mst:260', 'rulesets/series/results.mst:260', 'rulesets/series/results.mst:260',
+                'rulesets/series/results.mst:260', 'rulesets/series/results.mst:261', 'rulesets/series/results.mst:262',
+                'rulesets/series/results.mst:261', 'rulesets/series/results.mst:264', 'rulesets/series/results.mst:260',
             ),
         ),
         'game': ProcedureSpec(
@@ -7995,12 +8214,12 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Call('prepare_for_play', f47, None),
-                JumpIfNot(f48, 5),
-                Call('game_turn', f47, None),
-                Exec(f49),
+                Call('prepare_for_play', f49, None),
+                JumpIfNot(f50, 5),
+                Call('game_turn', f49, None),
+                Exec(f51),
                 Jump(1),
-                Exec(f50),
+                Exec(f52),
             ),
             steps={'prepare': 0, 'turns': 1, 'winner': 5},
             types={},
@@ -8016,22 +8235,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f51, 3),
-                Exec(f52),
-                Jump(4),
-                Call('initiative', f47, None),
-                JumpUnlessSwitch('historical_opening', True, 10),
-                JumpIfNot(f53, 10),
+                JumpIfNot(f53, 3),
                 Exec(f54),
-                Call('defensive_artillery_fire_phase', f55, None),
+                Jump(4),
+                Call('initiative', f49, None),
+                JumpUnlessSwitch('historical_opening', True, 10),
+                JumpIfNot(f55, 10),
+                Exec(f56),
+                Call('defensive_artillery_fire_phase', f57, None),
                 Jump(15),
                 Jump(10),
-                Call('player_turn', f56, None),
-                JumpIfNot(f57, 14),
+                Call('player_turn', f58, None),
+                JumpIfNot(f59, 14),
                 Jump(15),
                 Jump(14),
-                Call('player_turn', f58, None),
-                Exec(f59),
+                Call('player_turn', f60, None),
+                Exec(f61),
             ),
             steps={
                 'initiative': 0,
@@ -8059,14 +8278,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f60),
+                Exec(f62),
                 Call('card_window', f10, None),
                 Call('card_window', f11, None),
-                JumpIfNot(f61, 7),
-                Choose('commander', f62, f63, 'unit', 'choose commander', ''),
-                Exec(f64),
+                JumpIfNot(f63, 7),
+                Choose('commander', f64, f65, 'unit', 'choose commander', ''),
+                Exec(f66),
                 Jump(7),
-                JumpIfNot(f65, 10),
+                JumpIfNot(f67, 10),
                 Call('indian_movement_phases', f10, None),
                 Jump(11),
                 Call('movement_phase', f10, None),
@@ -8074,12 +8293,14 @@ RULES = Rules(
                 Call('defensive_artillery_fire_phase', f10, None),
                 Call('rifle_fire_phase', f10, None),
                 Call('close_combat_phase', f10, None),
-                JumpIfNot(f65, 18),
+                JumpIfNot(f67, 18),
                 Call('final_movement_phase', f10, None),
                 Jump(18),
-                JumpIfNot(f65, 21),
+                JumpIfNot(f67, 21),
                 Call('indian_end_phase', f10, None),
                 Jump(21),
+                Call('overstacking', f10, None),
+                Call('overstacking', f11, None),
             ),
             steps={
                 'begin': 0,
@@ -8092,10 +8313,11 @@ RULES = Rules(
                 'close_combat': 14,
                 'final_movement': 15,
                 'end_phase': 18,
+                'stacking': 21,
             },
             types={'commander': 'unit', 'side': 'side'},
             lines=(
-                'rulesets/series/sequence.mst:33', 'rulesets/newtown/cards.mst:270', 'rulesets/newtown/cards.mst:271',
+                'rulesets/series/sequence.mst:33', 'rulesets/newtown/cards.mst:281', 'rulesets/newtown/cards.mst:282',
                 'rulesets/newtown/variations.mst:50', 'rulesets/newtown/variations.mst:51',
                 'rulesets/newtown/variations.mst:52', 'rulesets/newtown/variations.mst:50',
                 'rulesets/newtown/sequence.mst:14', 'rulesets/newtown/sequence.mst:15',
@@ -8104,7 +8326,8 @@ RULES = Rules(
                 'rulesets/series/sequence.mst:38', 'rulesets/newtown/sequence.mst:20',
                 'rulesets/newtown/sequence.mst:21', 'rulesets/newtown/sequence.mst:20',
                 'rulesets/newtown/sequence.mst:24', 'rulesets/newtown/sequence.mst:25',
-                'rulesets/newtown/sequence.mst:24',
+                'rulesets/newtown/sequence.mst:24', 'rulesets/series/sequence.mst:44',
+                'rulesets/series/sequence.mst:45',
             ),
         ),
         'initiative': ProcedureSpec(
@@ -8114,27 +8337,27 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f66, 5),
-                Let('first', f67),
-                Call('spend_on_initiative', f68, None),
-                Call('spend_on_initiative', f69, None),
+                JumpIfNot(f68, 5),
+                Let('first', f69),
+                Call('spend_on_initiative', f70, None),
+                Call('spend_on_initiative', f71, None),
                 Jump(5),
-                Let('side', f70),
+                Let('side', f72),
                 RollDie('first_roll', 'initiative_drm'),
-                Let('side', f71),
+                Let('side', f73),
                 RollDie('second_roll', 'initiative_drm'),
-                JumpIfNot(f72, 12),
+                JumpIfNot(f74, 12),
                 Jump(13),
                 Jump(12),
                 Jump(5),
-                Exec(f73),
-                JumpIfNot(f74, 23),
-                Ask(f75, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
-                JumpIfNot(f76, 22),
-                Call('spend_momentum', f58, None),
-                Call('spend_momentum', f58, None),
-                Call('spend_momentum', f58, None),
-                Exec(f77),
+                Exec(f75),
+                JumpIfNot(f76, 23),
+                Ask(f77, 'Spend three Momentum Chits to take the initiative?', '_ask2'),
+                JumpIfNot(f78, 22),
+                Call('spend_momentum', f60, None),
+                Call('spend_momentum', f60, None),
+                Call('spend_momentum', f60, None),
+                Exec(f79),
                 Jump(22),
                 Jump(23),
             ),
@@ -8164,9 +8387,9 @@ RULES = Rules(
             code=(
                 JumpIfNot(f9, 8),
                 Ask(f14, 'Spend a Momentum Chit for +2 on the initiative roll?', '_ask3'),
-                JumpIfNot(f78, 6),
+                JumpIfNot(f80, 6),
                 Call('spend_momentum', f10, None),
-                Exec(f79),
+                Exec(f81),
                 Jump(7),
                 Jump(8),
                 Jump(0),
@@ -8187,13 +8410,13 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_h', f80),
+                ForStart('_for_h', f82),
                 JumpIfEmpty('_for_h', 9),
                 ForTake('h', '_for_h'),
-                JumpIfNot(f81, 8),
-                Choose('u', f82, f14, 'unit', 'choose u', ''),
-                Exec(f83),
-                Call('adjust_army_morale', f84, None),
+                JumpIfNot(f83, 8),
+                Choose('u', f84, f14, 'unit', 'choose u', ''),
+                Exec(f85),
+                Call('adjust_army_morale', f86, None),
                 Jump(3),
                 Jump(1),
             ),
@@ -8212,56 +8435,56 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('enter_reinforcements', f85, {}),
-                JumpIfNot(f86, 9),
-                ForStart('_for_u', f87),
+                Prim('enter_reinforcements', f87, {}),
+                JumpIfNot(f88, 9),
+                ForStart('_for_u', f89),
                 JumpIfEmpty('_for_u', 8),
                 ForTake('u', '_for_u'),
-                Exec(f88),
-                Exec(f89),
+                Exec(f90),
+                Exec(f91),
                 Jump(3),
                 Jump(9),
-                ForStart('_for_u', f90),
+                ForStart('_for_u', f92),
                 JumpIfEmpty('_for_u', 22),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f91),
-                Let('away', f92),
-                JumpIfNot(f93, 20),
-                Let('fewest', f94),
-                Choose('to', f95, f14, 'hex', 'choose to', ''),
-                Exec(f96),
+                Let('here', f93),
+                Let('away', f94),
+                JumpIfNot(f95, 20),
+                Let('fewest', f96),
+                Choose('to', f97, f14, 'hex', 'choose to', ''),
+                Exec(f98),
                 Jump(20),
-                Exec(f97),
+                Exec(f99),
                 Jump(10),
-                JumpIfNot(f86, 25),
-                Call('examine_indian_stacks', f47, None),
+                JumpIfNot(f88, 25),
+                Call('examine_indian_stacks', f49, None),
                 Jump(25),
-                JumpIfNot(f98, 33),
-                Ask(f63, 'Play Stampede on the cattle herd?', '_ask4'),
-                JumpIfNot(f99, 32),
-                Call('discard', f100, None),
-                Choose('h', f101, f63, 'hex', 'choose h', ''),
-                Exec(f102),
+                JumpIfNot(f100, 33),
+                Ask(f65, 'Play Stampede on the cattle herd?', '_ask4'),
+                JumpIfNot(f101, 32),
+                Call('discard', f102, None),
+                Choose('h', f103, f65, 'hex', 'choose h', ''),
+                Exec(f104),
                 Jump(32),
                 Jump(33),
-                JumpIfNot(f103, 36),
-                Prim('march', f105, {'stacking': f104}),
+                JumpIfNot(f105, 36),
+                Prim('march', f107, {'stacking': f106}),
                 Jump(36),
-                Prim('move_units', f10, {'stacking': f33, 'stop_after': f106, 'extra_cost': f107, 'strategic': f108,
-                    'strategic_step': f109}),
-                ForStart('_for_u', f110),
+                Prim('move_units', f10, {'stacking': f31, 'stop_after': f108, 'extra_cost': f109, 'strategic': f110,
+                    'strategic_step': f111}),
+                ForStart('_for_u', f112),
                 JumpIfEmpty('_for_u', 51),
                 ForTake('u', '_for_u'),
-                Exec(f111),
-                JumpIfNot(f112, 50),
-                Let('group', f113),
-                ForStart('_for_v', f114),
+                Exec(f113),
+                JumpIfNot(f114, 50),
+                Let('group', f115),
+                ForStart('_for_v', f116),
                 JumpIfEmpty('_for_v', 48),
                 ForTake('v', '_for_v'),
-                Exec(f115),
+                Exec(f117),
                 Jump(44),
-                Call('adjust_army_morale', f116, None),
+                Call('adjust_army_morale', f118, None),
                 Jump(50),
                 Jump(38),
             ),
@@ -8300,10 +8523,10 @@ RULES = Rules(
                 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37',
                 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31',
                 'rulesets/newtown/variations.mst:105', 'rulesets/newtown/variations.mst:106',
-                'rulesets/newtown/variations.mst:105', 'rulesets/newtown/cards.mst:369',
-                'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:370', 'rulesets/newtown/cards.mst:371',
-                'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:373', 'rulesets/newtown/cards.mst:370',
-                'rulesets/newtown/cards.mst:369', 'rulesets/newtown/special_units.mst:179',
+                'rulesets/newtown/variations.mst:105', 'rulesets/newtown/cards.mst:384',
+                'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:386',
+                'rulesets/newtown/cards.mst:387', 'rulesets/newtown/cards.mst:388', 'rulesets/newtown/cards.mst:385',
+                'rulesets/newtown/cards.mst:384', 'rulesets/newtown/special_units.mst:179',
                 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179',
                 'rulesets/series/movement.mst:46', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54',
                 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56',
@@ -8320,7 +8543,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'morale_check_drm'),
-                Let('passed', f117),
+                Let('passed', f119),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -8333,40 +8556,40 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f118),
+                ForStart('_for_u', f120),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f119),
+                Exec(f121),
                 Jump(1),
-                JumpIfNot(f120, 12),
-                Ask(f121, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
-                JumpIfNot(f122, 11),
-                Call('spend_momentum', f123, None),
-                Call('draw_card', f123, None),
+                JumpIfNot(f122, 12),
+                Ask(f123, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
+                JumpIfNot(f124, 11),
+                Call('spend_momentum', f125, None),
+                Call('draw_card', f125, None),
                 Jump(11),
                 Jump(12),
-                ForStart('_for_u', f124),
+                ForStart('_for_u', f126),
                 JumpIfEmpty('_for_u', 22),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('morale_check', f125, 'passed'),
+                Call('morale_check', f127, 'passed'),
                 JumpIfNot(f19, 21),
-                Exec(f126),
-                Call('adjust_army_morale', f127, None),
+                Exec(f128),
+                Call('adjust_army_morale', f129, None),
                 Jump(21),
                 Jump(13),
-                JumpIfNot(f65, 38),
-                ForStart('_for_u', f128),
+                JumpIfNot(f67, 38),
+                ForStart('_for_u', f130),
                 JumpIfEmpty('_for_u', 37),
-                Choose('u', f13, f63, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f129, 33),
-                Call('morale_check', f125, 'recovered'),
-                JumpIfNot(f130, 32),
-                Exec(f131),
+                JumpIfNot(f131, 33),
+                Call('morale_check', f127, 'recovered'),
+                JumpIfNot(f132, 32),
+                Exec(f133),
                 Jump(32),
                 Jump(33),
-                JumpIfNot(f132, 36),
+                JumpIfNot(f134, 36),
                 Call('resolve_retreat', f20, None),
                 Jump(36),
                 Jump(24),
@@ -8377,9 +8600,9 @@ RULES = Rules(
                 'u': 'unit'},
             lines=(
                 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5',
-                'rulesets/series/rally.mst:6', 'rulesets/series/rally.mst:5', 'rulesets/newtown/cards.mst:214',
-                'rulesets/newtown/cards.mst:215', 'rulesets/newtown/cards.mst:215', 'rulesets/newtown/cards.mst:216',
-                'rulesets/newtown/cards.mst:217', 'rulesets/newtown/cards.mst:215', 'rulesets/newtown/cards.mst:214',
+                'rulesets/series/rally.mst:6', 'rulesets/series/rally.mst:5', 'rulesets/newtown/cards.mst:225',
+                'rulesets/newtown/cards.mst:226', 'rulesets/newtown/cards.mst:226', 'rulesets/newtown/cards.mst:227',
+                'rulesets/newtown/cards.mst:228', 'rulesets/newtown/cards.mst:226', 'rulesets/newtown/cards.mst:225',
                 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:11',
                 'rulesets/series/rally.mst:11', 'rulesets/series/rally.mst:12', 'rulesets/series/rally.mst:13',
                 'rulesets/series/rally.mst:14', 'rulesets/series/rally.mst:15', 'rulesets/series/rally.mst:13',
@@ -8401,31 +8624,31 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f133, 8),
-                Choose('target_hex', f134, f121, 'hex', 'choose target_hex', 'maybe'),
-                JumpIfNot(f135, 5),
+                JumpIfNot(f135, 8),
+                Choose('target_hex', f136, f123, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f137, 5),
                 Jump(14),
                 Jump(5),
-                Exec(f136),
-                Choose('target', f137, f121, 'unit', 'choose target', ''),
+                Exec(f138),
+                Choose('target', f139, f123, 'unit', 'choose target', ''),
                 Jump(12),
-                Choose('target', f138, f139, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f140, 12),
+                Choose('target', f140, f141, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f142, 12),
                 Jump(14),
                 Jump(12),
-                Call('artillery_fire', f141, None),
+                Call('artillery_fire', f143, None),
                 Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
             lines=(
-                'rulesets/newtown/variations.mst:116', 'rulesets/newtown/variations.mst:117',
-                'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:119',
-                'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:121',
-                'rulesets/newtown/variations.mst:122', 'rulesets/newtown/variations.mst:116',
-                'rulesets/newtown/variations.mst:124', 'rulesets/newtown/variations.mst:125',
-                'rulesets/newtown/variations.mst:126', 'rulesets/newtown/variations.mst:125',
-                'rulesets/newtown/variations.mst:129', 'rulesets/newtown/variations.mst:115',
+                'rulesets/newtown/variations.mst:131', 'rulesets/newtown/variations.mst:132',
+                'rulesets/newtown/variations.mst:133', 'rulesets/newtown/variations.mst:134',
+                'rulesets/newtown/variations.mst:133', 'rulesets/newtown/variations.mst:136',
+                'rulesets/newtown/variations.mst:137', 'rulesets/newtown/variations.mst:131',
+                'rulesets/newtown/variations.mst:139', 'rulesets/newtown/variations.mst:140',
+                'rulesets/newtown/variations.mst:141', 'rulesets/newtown/variations.mst:140',
+                'rulesets/newtown/variations.mst:144', 'rulesets/newtown/variations.mst:130',
             ),
         ),
         'artillery_fire': ProcedureSpec(
@@ -8435,29 +8658,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f142),
-                ForStart('_for_a', f143),
+                Let('firers', f144),
+                ForStart('_for_a', f145),
                 JumpIfEmpty('_for_a', 11),
-                Choose('a', f144, f14, 'unit', 'choose the next a', ''),
+                Choose('a', f146, f14, 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
                 Ask(f14, 'Fire this artillery unit at the target?', '_ask6'),
-                JumpIfNot(f145, 10),
-                Let('firers', f146),
-                Exec(f147),
+                JumpIfNot(f147, 10),
+                Let('firers', f148),
+                Exec(f149),
                 Jump(10),
                 Jump(2),
-                Exec(f148),
-                JumpIfNot(f149, 21),
-                Let('needed', f150),
-                Let('first_fire', f151),
+                Exec(f150),
+                JumpIfNot(f151, 21),
+                Let('needed', f152),
+                Let('first_fire', f153),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f152, 20),
+                JumpIfNot(f154, 20),
                 Roll(2, None, None, 'result', None),
-                Call('fire_result', f153, None),
+                Call('fire_result', f155, None),
                 Jump(20),
                 Jump(21),
-                JumpIfNot(f154, 24),
-                Exec(f155),
+                JumpIfNot(f156, 24),
+                Exec(f157),
                 Jump(24),
             ),
             steps={'firers': 0, 'to_hit': 12, 'resolve_hit': 21},
@@ -8492,12 +8715,13 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                ApplyResult(f156, f157),
-                Call('adjust_army_morale', f158, None),
+                Let('loss', f158),
+                ApplyResult(f159, f160),
+                Call('adjust_army_morale', f161, None),
             ),
             steps={'apply': 0},
-            types={'result': 'code', 'target': 'unit'},
-            lines=('rulesets/series/fire.mst:95', 'rulesets/series/fire.mst:97'),
+            types={'loss': 'int', 'result': 'code', 'target': 'unit'},
+            lines=('rulesets/series/fire.mst:95', 'rulesets/series/fire.mst:96', 'rulesets/series/fire.mst:98'),
         ),
         'rifle_fire_phase': ProcedureSpec(
             name='rifle_fire_phase',
@@ -8508,30 +8732,30 @@ RULES = Rules(
             code=(
                 Call('rifle_fire_by', f10, None),
                 Call('rifle_fire_by', f11, None),
-                ForStart('_for_u', f159),
-                JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f139, 'unit', 'choose the next u', ''),
-                ForDrop('u', '_for_u'),
-                Call('fire_result', f160, None),
-                Exec(f161),
-                Jump(3),
                 ForStart('_for_u', f162),
+                JumpIfEmpty('_for_u', 9),
+                Choose('u', f13, f141, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Call('fire_result', f163, None),
+                Exec(f164),
+                Jump(3),
+                ForStart('_for_u', f165),
                 JumpIfEmpty('_for_u', 16),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f160, None),
-                Exec(f161),
+                Call('fire_result', f163, None),
+                Exec(f164),
                 Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
             lines=(
-                'rulesets/series/fire.mst:105', 'rulesets/series/fire.mst:106', 'rulesets/series/fire.mst:110',
-                'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110', 'rulesets/series/fire.mst:110',
-                'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:112', 'rulesets/series/fire.mst:110',
-                'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:114',
-                'rulesets/series/fire.mst:114', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:116',
-                'rulesets/series/fire.mst:114',
+                'rulesets/series/fire.mst:106', 'rulesets/series/fire.mst:107', 'rulesets/series/fire.mst:111',
+                'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111', 'rulesets/series/fire.mst:111',
+                'rulesets/series/fire.mst:112', 'rulesets/series/fire.mst:113', 'rulesets/series/fire.mst:111',
+                'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:115',
+                'rulesets/series/fire.mst:115', 'rulesets/series/fire.mst:116', 'rulesets/series/fire.mst:117',
+                'rulesets/series/fire.mst:115',
             ),
         ),
         'rifle_fire_by': ProcedureSpec(
@@ -8541,31 +8765,31 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f86, 8),
-                Choose('target_hex', f163, f121, 'hex', 'choose target_hex', 'maybe'),
-                JumpIfNot(f135, 5),
+                JumpIfNot(f88, 8),
+                Choose('target_hex', f166, f123, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f137, 5),
                 Jump(14),
                 Jump(5),
-                Exec(f136),
-                Choose('target', f164, f121, 'unit', 'choose target', ''),
+                Exec(f138),
+                Choose('target', f167, f123, 'unit', 'choose target', ''),
                 Jump(12),
-                Choose('target', f165, f14, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f140, 12),
+                Choose('target', f168, f14, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f142, 12),
                 Jump(14),
                 Jump(12),
-                Call('rifle_fire', f166, None),
+                Call('rifle_fire', f169, None),
                 Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
             lines=(
-                'rulesets/newtown/variations.mst:136', 'rulesets/newtown/variations.mst:137',
-                'rulesets/newtown/variations.mst:138', 'rulesets/newtown/variations.mst:139',
-                'rulesets/newtown/variations.mst:138', 'rulesets/newtown/variations.mst:141',
-                'rulesets/newtown/variations.mst:142', 'rulesets/newtown/variations.mst:136',
-                'rulesets/newtown/variations.mst:144', 'rulesets/newtown/variations.mst:145',
-                'rulesets/newtown/variations.mst:146', 'rulesets/newtown/variations.mst:145',
-                'rulesets/newtown/variations.mst:149', 'rulesets/newtown/variations.mst:135',
+                'rulesets/newtown/variations.mst:151', 'rulesets/newtown/variations.mst:152',
+                'rulesets/newtown/variations.mst:153', 'rulesets/newtown/variations.mst:154',
+                'rulesets/newtown/variations.mst:153', 'rulesets/newtown/variations.mst:156',
+                'rulesets/newtown/variations.mst:157', 'rulesets/newtown/variations.mst:151',
+                'rulesets/newtown/variations.mst:159', 'rulesets/newtown/variations.mst:160',
+                'rulesets/newtown/variations.mst:161', 'rulesets/newtown/variations.mst:160',
+                'rulesets/newtown/variations.mst:164', 'rulesets/newtown/variations.mst:150',
             ),
         ),
         'rifle_fire': ProcedureSpec(
@@ -8575,32 +8799,35 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f142),
-                ForStart('_for_r', f167),
+                Let('firers', f144),
+                ForStart('_for_r', f170),
                 JumpIfEmpty('_for_r', 10),
-                Choose('r', f168, f14, 'unit', 'choose the next r', ''),
+                Choose('r', f171, f14, 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
                 Ask(f14, 'Fire this rifle unit at the target?', '_ask7'),
-                JumpIfNot(f169, 9),
-                Let('firers', f170),
+                JumpIfNot(f172, 9),
+                Let('firers', f173),
                 Jump(9),
                 Jump(2),
-                Exec(f171),
-                JumpIfNot(f149, 26),
-                Let('needed', f172),
-                Let('first_fire', f173),
-                ForStart('_for_r', f174),
+                Exec(f174),
+                JumpIfNot(f151, 29),
+                Let('needed', f175),
+                Let('first_fire', f176),
+                ForStart('_for_r', f177),
                 JumpIfEmpty('_for_r', 20),
                 ForTake('r', '_for_r'),
-                Exec(f175),
-                Exec(f176),
+                Exec(f178),
+                Exec(f179),
                 Jump(15),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f152, 25),
+                JumpIfNot(f180, 24),
+                RollDie('modified', 'fire_drm'),
+                Jump(24),
+                JumpIfNot(f154, 28),
                 Roll(1, None, None, 'result', None),
-                Exec(f177),
-                Jump(25),
-                Jump(26),
+                Exec(f181),
+                Jump(28),
+                Jump(29),
             ),
             steps={'firers': 0, 'to_hit': 11},
             types={
@@ -8616,15 +8843,16 @@ RULES = Rules(
                 'target': 'unit',
             },
             lines=(
-                'rulesets/series/fire.mst:145', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146',
-                'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147',
-                'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:147',
-                'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:151', 'rulesets/series/fire.mst:155',
-                'rulesets/series/fire.mst:156', 'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158',
-                'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159',
-                'rulesets/series/fire.mst:160', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:162',
-                'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:164', 'rulesets/series/fire.mst:165',
-                'rulesets/series/fire.mst:163', 'rulesets/series/fire.mst:155',
+                'rulesets/series/fire.mst:146', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147',
+                'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:148',
+                'rulesets/series/fire.mst:148', 'rulesets/series/fire.mst:149', 'rulesets/series/fire.mst:148',
+                'rulesets/series/fire.mst:147', 'rulesets/series/fire.mst:152', 'rulesets/series/fire.mst:156',
+                'rulesets/series/fire.mst:157', 'rulesets/series/fire.mst:158', 'rulesets/series/fire.mst:159',
+                'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:160',
+                'rulesets/series/fire.mst:161', 'rulesets/series/fire.mst:159', 'rulesets/series/fire.mst:163',
+                'rulesets/series/fire.mst:166', 'rulesets/series/fire.mst:167', 'rulesets/series/fire.mst:166',
+                'rulesets/series/fire.mst:169', 'rulesets/series/fire.mst:170', 'rulesets/series/fire.mst:171',
+                'rulesets/series/fire.mst:169', 'rulesets/series/fire.mst:156',
             ),
         ),
         'close_combat_phase': ProcedureSpec(
@@ -8634,56 +8862,85 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('designate_combats', f181, {'may_attack': f178, 'must_attack': f179, 'may_divert': f180}),
-                JumpIfNot(f65, 4),
-                Call('retreat_before_combat_phase', f47, None),
+                Prim('designate_combats', f185, {'may_attack': f182, 'must_attack': f183, 'may_divert': f184}),
+                JumpIfNot(f67, 4),
+                Call('retreat_before_combat_phase', f49, None),
                 Jump(4),
-                ForStart('_for_u', f182),
-                JumpIfEmpty('_for_u', 9),
+                JumpIfNot(f88, 15),
+                ForStart('_for_c', f186),
+                JumpIfEmpty('_for_c', 14),
+                ForTake('c', '_for_c'),
+                ForStart('_for_h', f187),
+                JumpIfEmpty('_for_h', 13),
+                ForTake('h', '_for_h'),
+                Exec(f188),
+                Jump(9),
+                Jump(6),
+                Jump(15),
+                ForStart('_for_u', f189),
+                JumpIfEmpty('_for_u', 20),
                 ForTake('u', '_for_u'),
-                Exec(f111),
-                Jump(5),
-                JumpUnlessSwitch('indian_ambush', True, 18),
-                JumpIfNot(f183, 18),
-                Exec(f184),
-                JumpIfNot(f185, 15),
-                Exec(f186),
-                Jump(17),
+                Exec(f113),
+                Jump(16),
+                JumpUnlessSwitch('indian_ambush', True, 29),
+                JumpIfNot(f190, 29),
+                Exec(f191),
+                JumpIfNot(f192, 26),
+                Exec(f193),
+                Jump(28),
                 Roll(8, None, 'ambush_drm', 'ambush', None),
-                Exec(f187),
-                Jump(18),
-                ForStart('_for_combat', f188),
-                JumpIfEmpty('_for_combat', 24),
-                Choose('combat', f189, f14, 'option', 'choose the next combat', ''),
+                Exec(f194),
+                Jump(29),
+                ForStart('_for_combat', f186),
+                JumpIfEmpty('_for_combat', 35),
+                Choose('combat', f195, f14, 'option', 'choose the next combat', ''),
                 ForDrop('combat', '_for_combat'),
-                Call('close_combat', f190, None),
-                Jump(19),
+                Call('close_combat', f196, None),
+                Jump(30),
                 Call('end_of_close_combat', f10, None),
                 Call('shattered_captured', f11, None),
             ),
-            steps={'designate': 0, 'retreat_before_combat': 1, 'pins': 4, 'ambush': 9, 'resolve': 18, 'exposed': 24},
+            steps={
+                'designate': 0,
+                'retreat_before_combat': 1,
+                'examine_defenders': 4,
+                'pins': 15,
+                'ambush': 20,
+                'resolve': 29,
+                'exposed': 35,
+            },
             types={
+                '_for_c': 'combats',
                 '_for_combat': 'combats',
+                '_for_h': 'hexes',
                 '_for_u': 'units',
                 'ambush': 'str',
+                'c': 'combat',
                 'combat': 'combat',
+                'h': 'hex',
                 'side': 'side',
                 'u': 'unit',
             },
             lines=(
                 'rulesets/series/close_combat.mst:9', 'rulesets/newtown/indian_rules.mst:376',
                 'rulesets/newtown/indian_rules.mst:377', 'rulesets/newtown/indian_rules.mst:376',
+                'rulesets/newtown/variations.mst:116', 'rulesets/newtown/variations.mst:117',
+                'rulesets/newtown/variations.mst:117', 'rulesets/newtown/variations.mst:117',
+                'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:118',
+                'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:119',
+                'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:117',
+                'rulesets/newtown/variations.mst:116', 'rulesets/series/close_combat.mst:15',
                 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:15',
-                'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:16',
-                'rulesets/series/close_combat.mst:15', 'rulesets/newtown/indian_rules.mst:295',
-                'rulesets/newtown/indian_rules.mst:295', 'rulesets/newtown/indian_rules.mst:296',
-                'rulesets/newtown/indian_rules.mst:297', 'rulesets/newtown/indian_rules.mst:298',
-                'rulesets/newtown/indian_rules.mst:297', 'rulesets/newtown/indian_rules.mst:300',
-                'rulesets/newtown/indian_rules.mst:301', 'rulesets/newtown/indian_rules.mst:295',
+                'rulesets/series/close_combat.mst:16', 'rulesets/series/close_combat.mst:15',
+                'rulesets/newtown/indian_rules.mst:295', 'rulesets/newtown/indian_rules.mst:295',
+                'rulesets/newtown/indian_rules.mst:296', 'rulesets/newtown/indian_rules.mst:297',
+                'rulesets/newtown/indian_rules.mst:298', 'rulesets/newtown/indian_rules.mst:297',
+                'rulesets/newtown/indian_rules.mst:300', 'rulesets/newtown/indian_rules.mst:301',
+                'rulesets/newtown/indian_rules.mst:295', 'rulesets/series/close_combat.mst:19',
                 'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19',
-                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19',
-                'rulesets/series/close_combat.mst:20', 'rulesets/series/close_combat.mst:19',
-                'rulesets/series/close_combat.mst:25', 'rulesets/series/close_combat.mst:26',
+                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:20',
+                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:25',
+                'rulesets/series/close_combat.mst:26',
             ),
         ),
         'shattered_captured': ProcedureSpec(
@@ -8693,10 +8950,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f191),
+                ForStart('_for_u', f197),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f46),
+                Exec(f48),
                 Jump(1),
             ),
             steps={'each': 0},
@@ -8714,134 +8971,178 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('attacker_lead', f192),
-                Let('attacker', f193),
-                Let('defender', f194),
-                Exec(f195),
-                Exec(f196),
-                Exec(f197),
-                ForStart('_for_u', f198),
+                Let('attacker_lead', f198),
+                Let('attacker', f199),
+                Let('defender', f200),
+                Exec(f201),
+                Exec(f202),
+                Exec(f203),
+                ForStart('_for_u', f204),
                 JumpIfEmpty('_for_u', 11),
                 ForTake('u', '_for_u'),
-                Exec(f199),
+                Exec(f205),
                 Jump(7),
-                JumpIfNot(f200, 19),
-                ForStart('_for_u', f201),
+                JumpIfNot(f206, 19),
+                ForStart('_for_u', f207),
                 JumpIfEmpty('_for_u', 17),
                 ForTake('u', '_for_u'),
-                Exec(f46),
+                Exec(f48),
                 Jump(13),
-                Jump(104),
+                Jump(144),
                 Jump(19),
-                Let('odds', f202),
-                JumpIfNot(f203, 23),
-                Let('odds', f204),
+                Let('odds', f208),
+                JumpIfNot(f209, 23),
+                Let('odds', f210),
                 Jump(23),
                 JumpUnlessSwitch('indian_ambush', True, 27),
-                JumpIfNot(f205, 27),
-                Let('odds', f206),
+                JumpIfNot(f211, 27),
+                Let('odds', f212),
                 Jump(27),
-                JumpIfNot(f207, 43),
-                Ask(f208, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                JumpIfNot(f209, 42),
-                ForStart('_for_u', f201),
-                JumpIfEmpty('_for_u', 40),
-                Choose('u', f13, f208, 'unit', 'choose the next u', ''),
+                JumpIfNot(f213, 46),
+                Ask(f214, 'Withdraw the cavalry instead of fighting?', '_ask8'),
+                JumpIfNot(f215, 45),
+                ForStart('_for_u', f207),
+                JumpIfEmpty('_for_u', 43),
+                Choose('u', f13, f214, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f210),
-                JumpIfNot(f211, 38),
-                Call('adjust_army_morale', f212, None),
+                Exec(f216),
+                JumpIfNot(f217, 38),
+                Call('adjust_army_morale', f218, None),
                 Jump(38),
-                Call('retreat_unit', f213, None),
-                Jump(31),
-                Jump(104),
+                Call('retreat_unit', f219, None),
+                JumpIfNot(f220, 42),
+                Exec(f48),
                 Jump(42),
-                Jump(43),
-                Choose('attacker_lead', f214, f215, 'unit', 'choose attacker_lead', ''),
-                Choose('defender_lead', f216, f208, 'unit', 'choose defender_lead', ''),
-                JumpIfNot(f217, 61),
-                Ask(f208, 'Announce an Indian Withdrawal?', '_ask9'),
-                JumpIfNot(f218, 60),
-                ForStart('_for_u', f201),
-                JumpIfEmpty('_for_u', 58),
-                Choose('u', f13, f208, 'unit', 'choose the next u', ''),
+                Jump(31),
+                Jump(144),
+                Jump(45),
+                Jump(46),
+                Choose('attacker_lead', f221, f222, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f223, f214, 'unit', 'choose defender_lead', ''),
+                JumpIfNot(f224, 64),
+                Ask(f214, 'Announce an Indian Withdrawal?', '_ask9'),
+                JumpIfNot(f225, 63),
+                ForStart('_for_u', f207),
+                JumpIfEmpty('_for_u', 61),
+                Choose('u', f13, f214, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f219),
-                JumpIfNot(f211, 56),
-                Call('adjust_army_morale', f212, None),
-                Jump(56),
-                Call('evading_retreat', f220, None),
-                Jump(49),
-                Jump(104),
-                Jump(60),
-                Jump(61),
-                ForStart('_for_u', f221),
-                JumpIfEmpty('_for_u', 66),
+                Exec(f226),
+                JumpIfNot(f217, 59),
+                Call('adjust_army_morale', f218, None),
+                Jump(59),
+                Call('evading_retreat', f227, None),
+                Jump(52),
+                Jump(144),
+                Jump(63),
+                Jump(64),
+                ForStart('_for_u', f228),
+                JumpIfEmpty('_for_u', 69),
                 ForTake('u', '_for_u'),
                 Call('lose_honor', f20, None),
-                Jump(62),
-                Exec(f222),
-                Choose('attacker_chit', f223, f215, 'option', 'choose attacker_chit', 'secretly'),
-                Choose('defender_chit', f223, f208, 'option', 'choose defender_chit', 'secretly'),
+                Jump(65),
+                Exec(f229),
+                Choose('attacker_chit', f230, f222, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f230, f214, 'option', 'choose defender_chit', 'secretly'),
                 Reveal(('attacker_chit', 'defender_chit')),
-                Let('matrix', f224),
-                Let('tactics', f225),
-                JumpIfNot(f226, 76),
-                Call('tactical_withdrawal', f227, None),
-                Jump(104),
-                Jump(76),
-                Call('close_combat_cards', f228, None),
-                Call('close_combat_cards', f229, None),
-                JumpIfNot(f230, 81),
-                Jump(108),
-                Jump(81),
-                JumpIfNot(f231, 84),
-                Let('odds', f232),
+                Let('matrix', f231),
+                Let('tactics', f232),
+                JumpIfNot(f233, 79),
+                Call('tactical_withdrawal', f234, None),
+                Jump(144),
+                Jump(79),
+                Call('close_combat_cards', f235, None),
+                Call('close_combat_cards', f236, None),
+                JumpIfNot(f237, 84),
+                Jump(146),
                 Jump(84),
-                Roll(3, f233, 'close_combat_drm', 'result', 'modified_roll'),
-                ForStart('_for_player', f234),
-                JumpIfEmpty('_for_player', 96),
-                ForTake('player', '_for_player'),
-                JumpIfNot(f235, 95),
-                Ask(f236, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask10'),
-                JumpIfNot(f237, 94),
-                Call('discard', f238, None),
-                Exec(f239),
-                Jump(94),
-                Jump(95),
-                Jump(86),
-                JumpIfNot(f240, 100),
-                ApplyResult(f241, f242),
-                Call('adjust_army_morale', f243, None),
-                Jump(100),
-                JumpIfNot(f244, 104),
-                ApplyResult(f245, f246),
-                Call('adjust_army_morale', f247, None),
+                JumpIfNot(f238, 87),
+                Let('odds', f239),
+                Jump(87),
+                Roll(3, f240, 'close_combat_drm', 'result', 'modified_roll'),
+                JumpIfNot(f68, 109),
+                Let('first', f241),
+                Let('rerolled', f153),
+                JumpIfNot(f242, 98),
+                Ask(f243, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
+                JumpIfNot(f244, 97),
+                Call('spend_momentum', f70, None),
+                Let('rerolled', f106),
+                Jump(97),
+                Jump(98),
+                JumpIfNot(f245, 105),
+                Ask(f246, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                JumpIfNot(f247, 104),
+                Call('spend_momentum', f71, None),
+                Let('rerolled', f106),
                 Jump(104),
-                Exec(f248),
-                JumpIfNot(f249, 108),
-                Call('advance_after_combat', f250, None),
+                Jump(105),
+                JumpIfNot(f248, 108),
+                Jump(87),
                 Jump(108),
-                Exec(f251),
+                Jump(109),
+                Let('retreated_defenders', f249),
+                Let('retreated_attackers', f250),
+                ForStart('_for_player', f251),
+                JumpIfEmpty('_for_player', 122),
+                ForTake('player', '_for_player'),
+                JumpIfNot(f252, 121),
+                Ask(f253, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
+                JumpIfNot(f254, 120),
+                Call('discard', f255, None),
+                Exec(f256),
+                Jump(120),
+                Jump(121),
+                Jump(112),
+                Let('defender_others', f257),
+                Let('attacker_others', f258),
+                Let('defender_loss', f259),
+                Let('attacker_loss', f260),
+                JumpIfNot(f261, 130),
+                ApplyResult(f262, f263),
+                Call('adjust_army_morale', f264, None),
+                Jump(130),
+                JumpIfNot(f265, 134),
+                ApplyResult(f266, f267),
+                Call('adjust_army_morale', f268, None),
+                Jump(134),
+                Call('previously_retreated_check', f269, None),
+                Call('previously_retreated_check', f270, None),
+                JumpIfNot(f68, 144),
+                JumpIfNot(f271, 140),
+                Call('gain_momentum', f272, None),
+                Jump(143),
+                JumpIfNot(f273, 143),
+                Call('gain_momentum', f274, None),
+                Jump(143),
+                Jump(144),
+                Exec(f275),
+                Call('advance_after_combat', f276, None),
+                Exec(f277),
             ),
             steps={
                 'begin': 0,
                 'odds': 11,
                 'ambush_shift': 23,
                 'cavalry_withdrawal': 27,
-                'lead_units': 43,
-                'indian_withdrawal': 45,
-                'honor_leads': 61,
-                'tactics': 67,
-                'opportunity_before_roll': 76,
-                'resolve': 84,
-                'ignore_a_result': 85,
-                'apply': 96,
-                'advance': 104,
-                'done': 108,
+                'lead_units': 46,
+                'indian_withdrawal': 48,
+                'honor_leads': 64,
+                'tactics': 70,
+                'opportunity_before_roll': 79,
+                'resolve': 87,
+                'momentum': 88,
+                'previously_retreated': 109,
+                'ignore_a_result': 111,
+                'apply': 122,
+                'retreated_check': 134,
+                'gain_momentum': 136,
+                'advance': 144,
+                'done': 146,
             },
             types={
                 '_ask10': 'bool',
+                '_ask11': 'bool',
+                '_ask12': 'bool',
                 '_ask8': 'bool',
                 '_ask9': 'bool',
                 '_for_player': 'sides',
@@ -8850,70 +9151,96 @@ RULES = Rules(
                 'attacker': 'side',
                 'attacker_chit': 'marker',
                 'attacker_lead': 'unit',
+                'attacker_loss': 'int',
+                'attacker_others': 'units',
                 'combat': 'combat',
                 'defender': 'side',
                 'defender_chit': 'marker',
                 'defender_lead': 'unit',
+                'defender_loss': 'int',
+                'defender_others': 'units',
+                'first': 'side',
                 'matrix': 'cell:tactics_matrix',
                 'modified_roll': 'int',
                 'odds': 'column',
                 'player': 'side',
+                'rerolled': 'bool',
                 'result': 'cell:close_combat_table',
+                'retreated_attackers': 'units',
+                'retreated_defenders': 'units',
                 'tactics': 'int',
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:147', 'rulesets/series/close_combat.mst:148',
-                'rulesets/series/close_combat.mst:149', 'rulesets/series/close_combat.mst:150',
-                'rulesets/series/close_combat.mst:151', 'rulesets/series/close_combat.mst:152',
-                'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:154',
-                'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:155',
-                'rulesets/series/close_combat.mst:154', 'rulesets/series/close_combat.mst:160',
-                'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:161',
-                'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:162',
-                'rulesets/series/close_combat.mst:161', 'rulesets/series/close_combat.mst:164',
-                'rulesets/series/close_combat.mst:160', 'rulesets/series/close_combat.mst:166',
-                'rulesets/series/close_combat.mst:167', 'rulesets/series/close_combat.mst:168',
-                'rulesets/series/close_combat.mst:167', 'rulesets/newtown/indian_rules.mst:309',
+                'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169',
+                'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171',
+                'rulesets/series/close_combat.mst:172', 'rulesets/series/close_combat.mst:173',
+                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
+                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176',
+                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:181',
+                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182',
+                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183',
+                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:185',
+                'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:187',
+                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
+                'rulesets/series/close_combat.mst:188', 'rulesets/newtown/indian_rules.mst:309',
                 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310',
-                'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:173',
-                'rulesets/series/close_combat.mst:174', 'rulesets/series/close_combat.mst:174',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177',
-                'rulesets/series/close_combat.mst:178', 'rulesets/series/close_combat.mst:177',
-                'rulesets/series/close_combat.mst:180', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:174',
-                'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:187',
-                'rulesets/series/close_combat.mst:188', 'rulesets/newtown/indian_rules.mst:450',
-                'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:451',
-                'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452',
-                'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452',
-                'rulesets/newtown/indian_rules.mst:453', 'rulesets/newtown/indian_rules.mst:454',
-                'rulesets/newtown/indian_rules.mst:455', 'rulesets/newtown/indian_rules.mst:454',
-                'rulesets/newtown/indian_rules.mst:457', 'rulesets/newtown/indian_rules.mst:452',
-                'rulesets/newtown/indian_rules.mst:459', 'rulesets/newtown/indian_rules.mst:451',
-                'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:69',
-                'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69',
-                'rulesets/newtown/indian_rules.mst:70', 'rulesets/newtown/indian_rules.mst:69',
-                'rulesets/newtown/indian_rules.mst:72', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196',
+                'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:194',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
+                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
+                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
                 'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:200',
-                'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:199',
-                'rulesets/newtown/cards.mst:317', 'rulesets/newtown/cards.mst:318', 'rulesets/newtown/cards.mst:319',
-                'rulesets/newtown/cards.mst:320', 'rulesets/newtown/cards.mst:319', 'rulesets/newtown/cards.mst:322',
-                'rulesets/newtown/cards.mst:323', 'rulesets/newtown/cards.mst:322',
-                'rulesets/series/close_combat.mst:205', 'rulesets/newtown/cards.mst:340',
-                'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:341',
-                'rulesets/newtown/cards.mst:342', 'rulesets/newtown/cards.mst:342', 'rulesets/newtown/cards.mst:343',
-                'rulesets/newtown/cards.mst:344', 'rulesets/newtown/cards.mst:342', 'rulesets/newtown/cards.mst:341',
-                'rulesets/newtown/cards.mst:340', 'rulesets/newtown/cards.mst:350', 'rulesets/newtown/cards.mst:351',
-                'rulesets/newtown/cards.mst:354', 'rulesets/newtown/cards.mst:350', 'rulesets/newtown/cards.mst:356',
-                'rulesets/newtown/cards.mst:357', 'rulesets/newtown/cards.mst:359', 'rulesets/newtown/cards.mst:356',
-                'rulesets/series/close_combat.mst:220', 'rulesets/series/close_combat.mst:221',
-                'rulesets/series/close_combat.mst:222', 'rulesets/series/close_combat.mst:221',
-                'rulesets/series/close_combat.mst:225',
+                'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:198',
+                'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207',
+                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:207',
+                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:211',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:194',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217',
+                'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451',
+                'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452',
+                'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452',
+                'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:453',
+                'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:455',
+                'rulesets/newtown/indian_rules.mst:454', 'rulesets/newtown/indian_rules.mst:457',
+                'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:459',
+                'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:450',
+                'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69',
+                'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70',
+                'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72',
+                'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224',
+                'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226',
+                'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228',
+                'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230',
+                'rulesets/series/close_combat.mst:228', 'rulesets/newtown/cards.mst:328',
+                'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331',
+                'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334',
+                'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:234',
+                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239',
+                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
+                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:242',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
+                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241',
+                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
+                'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249',
+                'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:248',
+                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:253',
+                'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253',
+                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:262', 'rulesets/newtown/cards.mst:351',
+                'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352',
+                'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354',
+                'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352',
+                'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362',
+                'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365',
+                'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365',
+                'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374',
+                'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:278',
+                'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:284',
+                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286',
+                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:288',
+                'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:288',
+                'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:299',
+                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:302',
             ),
         ),
         'advance_after_combat': ProcedureSpec(
@@ -8923,33 +9250,35 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                JumpIfNot(f252, 6),
-                Ask(f63, 'Advance after combat out of the breastwork?', '_ask11'),
-                JumpIfNot(f253, 4),
+                JumpIfNot(f278, 6),
+                Ask(f65, 'Advance after combat out of the breastwork?', '_ask13'),
+                JumpIfNot(f279, 4),
                 Jump(5),
                 Return(),
                 Jump(6),
-                Let('vacated', f254),
-                JumpIfNot(f255, 23),
-                Let('reachable', f256),
-                JumpIfNot(f257, 13),
-                Choose('into', f258, f193, 'hex', 'choose into', ''),
-                Exec(f259),
-                Jump(13),
-                ForStart('_for_u', f260),
-                JumpIfEmpty('_for_u', 22),
-                Choose('u', f13, f193, 'unit', 'choose the next u', ''),
-                ForDrop('u', '_for_u'),
-                Choose('to', f261, f193, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f262, 21),
-                Exec(f96),
-                Jump(21),
+                Let('vacated', f280),
+                JumpIfNot(f281, 25),
+                JumpIfNot(f282, 15),
+                Let('reachable', f283),
+                JumpIfNot(f284, 14),
+                Choose('into', f285, f199, 'hex', 'choose into', ''),
+                Exec(f286),
                 Jump(14),
+                Jump(15),
+                ForStart('_for_u', f287),
+                JumpIfEmpty('_for_u', 24),
+                Choose('u', f13, f199, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Choose('to', f288, f199, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f289, 23),
+                Exec(f98),
                 Jump(23),
+                Jump(16),
+                Jump(25),
             ),
             steps={'stay_in_the_breastwork': 0, 'advance': 6},
             types={
-                '_ask11': 'bool',
+                '_ask13': 'bool',
                 '_for_u': 'units',
                 'combat': 'combat',
                 'into': 'hex',
@@ -8960,18 +9289,19 @@ RULES = Rules(
                 'vacated': 'hexes',
             },
             lines=(
-                'rulesets/newtown/variations.mst:182', 'rulesets/newtown/variations.mst:183',
-                'rulesets/newtown/variations.mst:183', 'rulesets/newtown/variations.mst:183',
-                'rulesets/newtown/variations.mst:185', 'rulesets/newtown/variations.mst:182',
-                'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231',
-                'rulesets/series/close_combat.mst:233', 'rulesets/series/close_combat.mst:234',
-                'rulesets/series/close_combat.mst:235', 'rulesets/series/close_combat.mst:236',
-                'rulesets/series/close_combat.mst:234', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240',
-                'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242',
-                'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:231',
+                'rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198',
+                'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198',
+                'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197',
+                'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
+                'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:312',
+                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:319',
+                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:321',
+                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:308',
             ),
         ),
         'tactical_withdrawal': ProcedureSpec(
@@ -8981,21 +9311,21 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f263, 3),
-                Call('lose_honor', f264, None),
+                JumpIfNot(f290, 3),
+                Call('lose_honor', f291, None),
                 Jump(3),
-                JumpIfNot(f265, 11),
-                ForStart('_for_u', f201),
+                JumpIfNot(f292, 11),
+                ForStart('_for_u', f207),
                 JumpIfEmpty('_for_u', 10),
-                Choose('u', f13, f194, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f200, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(5),
                 Jump(11),
-                JumpIfNot(f266, 19),
-                ForStart('_for_u', f267),
+                JumpIfNot(f293, 19),
+                ForStart('_for_u', f294),
                 JumpIfEmpty('_for_u', 18),
-                Choose('u', f13, f193, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f199, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(13),
@@ -9006,15 +9336,15 @@ RULES = Rules(
                 'u': 'unit'},
             lines=(
                 'rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92',
-                'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:252',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:252', 'rulesets/series/close_combat.mst:257',
-                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258',
-                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:258',
-                'rulesets/series/close_combat.mst:259', 'rulesets/series/close_combat.mst:258',
-                'rulesets/series/close_combat.mst:257',
+                'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:331',
+                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
+                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
+                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:332',
+                'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:336',
+                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
+                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
+                'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:337',
+                'rulesets/series/close_combat.mst:336',
             ),
         ),
         'prepare_for_play': ProcedureSpec(
@@ -9024,23 +9354,23 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f268, 3),
-                Exec(f269),
+                JumpIfNot(f295, 3),
+                Exec(f296),
                 Jump(3),
-                JumpIfNot(f270, 6),
-                Exec(f271),
+                JumpIfNot(f297, 6),
+                Exec(f298),
                 Jump(6),
                 JumpUnlessSwitch('pre_game_rolls', True, 8),
-                Call('pre_game_enhancement', f47, None),
+                Call('pre_game_enhancement', f49, None),
                 JumpUnlessSwitch('pre_game_rolls', True, 10),
-                Call('roll_for_honor', f47, None),
-                ForStart('_for_u', f272),
+                Call('roll_for_honor', f49, None),
+                ForStart('_for_u', f299),
                 JumpIfEmpty('_for_u', 15),
                 ForTake('u', '_for_u'),
-                Call('join_cup', f273, None),
+                Call('join_cup', f300, None),
                 Jump(11),
-                Call('draw_card', f123, None),
-                Call('draw_card', f55, None),
+                Call('draw_card', f125, None),
+                Call('draw_card', f57, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10,
                 'cards': 15},
@@ -9061,9 +9391,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                JumpIfNot(f274, 4),
-                Exec(f275),
-                Exec(f276),
+                JumpIfNot(f301, 4),
+                Exec(f302),
+                Exec(f303),
                 Jump(4),
             ),
             steps={'join': 0},
@@ -9081,37 +9411,37 @@ RULES = Rules(
             result='',
             code=(
                 Roll(7, None, None, 'outcome', None),
-                JumpIfNot(f277, 4),
-                Exec(f278),
+                JumpIfNot(f304, 4),
+                Exec(f305),
                 Jump(33),
-                JumpIfNot(f279, 7),
-                Call('adjust_army_morale', f280, None),
+                JumpIfNot(f306, 7),
+                Call('adjust_army_morale', f307, None),
                 Jump(33),
-                JumpIfNot(f281, 10),
-                Exec(f282),
+                JumpIfNot(f308, 10),
+                Exec(f309),
                 Jump(33),
-                JumpIfNot(f283, 13),
-                Exec(f284),
+                JumpIfNot(f310, 13),
+                Exec(f311),
                 Jump(33),
-                JumpIfNot(f285, 16),
-                Exec(f286),
+                JumpIfNot(f312, 16),
+                Exec(f313),
                 Jump(33),
-                JumpIfNot(f287, 19),
-                Call('place_with_indians', f288, None),
+                JumpIfNot(f314, 19),
+                Call('place_with_indians', f315, None),
                 Jump(33),
-                JumpIfNot(f289, 22),
-                Call('place_with_indians', f290, None),
+                JumpIfNot(f316, 22),
+                Call('place_with_indians', f317, None),
                 Jump(33),
-                JumpIfNot(f291, 25),
-                Call('full_measure', f47, None),
+                JumpIfNot(f318, 25),
+                Call('full_measure', f49, None),
                 Jump(33),
-                JumpIfNot(f292, 30),
-                JumpIfNot(f293, 29),
-                Exec(f294),
+                JumpIfNot(f319, 30),
+                JumpIfNot(f320, 29),
+                Exec(f321),
                 Jump(29),
                 Jump(33),
-                JumpIfNot(f295, 33),
-                Call('onondaga_enters', f47, None),
+                JumpIfNot(f322, 33),
+                Call('onondaga_enters', f49, None),
                 Jump(33),
             ),
             steps={'roll': 0, 'apply': 1},
@@ -9143,8 +9473,8 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Choose('h', f296, f63, 'hex', 'choose h', ''),
-                Exec(f297),
+                Choose('h', f323, f65, 'hex', 'choose h', ''),
+                Exec(f324),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'unit': 'unit'},
@@ -9157,9 +9487,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Choose('h', f298, f63, 'hex', 'choose h', ''),
-                Exec(f299),
-                Call('join_cup', f300, None),
+                Choose('h', f325, f65, 'hex', 'choose h', ''),
+                Exec(f326),
+                Call('join_cup', f327, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -9173,9 +9503,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f301, 4),
-                Exec(f302),
-                Exec(f303),
+                JumpIfNot(f328, 4),
+                Exec(f329),
+                Exec(f330),
                 Jump(4),
             ),
             steps={'check': 0},
@@ -9192,17 +9522,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Ask(f121, 'Examine an Indian stack (–1 Army Morale)?', '_ask12'),
-                JumpIfNot(f304, 6),
-                Choose('h', f305, f121, 'hex', 'choose h', ''),
-                Exec(f306),
-                Call('adjust_army_morale', f307, None),
+                Ask(f123, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
+                JumpIfNot(f331, 6),
+                Choose('h', f332, f123, 'hex', 'choose h', ''),
+                Exec(f188),
+                Call('adjust_army_morale', f333, None),
                 Jump(7),
                 Jump(8),
                 Jump(0),
             ),
             steps={'examine': 0},
-            types={'_ask12': 'bool', 'h': 'hex'},
+            types={'_ask14': 'bool', 'h': 'hex'},
             lines=(
                 'rulesets/newtown/variations.mst:93', 'rulesets/newtown/variations.mst:93',
                 'rulesets/newtown/variations.mst:94', 'rulesets/newtown/variations.mst:95',
@@ -9218,10 +9548,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpUnlessSwitch('indian_sortie', True, 7),
-                JumpIfNot(f308, 7),
+                JumpIfNot(f334, 7),
                 RollDie('sortie', None),
-                JumpIfNot(f309, 6),
-                Exec(f310),
+                JumpIfNot(f335, 6),
+                Exec(f336),
                 Jump(6),
                 Jump(7),
                 Call('standard_movement_phase', f10, None),
@@ -9245,14 +9575,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f311),
+                Exec(f337),
                 Call('move_away_disrupted', f10, None),
-                JumpIfNot(f312, 6),
-                Prim('retreat', f315, {'stacking': f33, 'blocked': f313, 'avoid': f314}),
-                Exec(f316),
+                JumpIfNot(f338, 6),
+                Prim('retreat', f341, {'stacking': f31, 'blocked': f339, 'avoid': f340}),
+                Exec(f342),
                 Jump(6),
                 Call('indian_moves', f10, None),
-                Exec(f317),
+                Exec(f343),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -9270,29 +9600,29 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f318),
-                JumpIfNot(f319, 22),
+                Exec(f344),
+                JumpIfNot(f345, 22),
                 Draw('activation_cup', 'drawn'),
-                Let('again', f320),
-                Exec(f321),
-                JumpIfNot(f322, 9),
-                Call('end_activation', f47, None),
+                Let('again', f346),
+                Exec(f347),
+                JumpIfNot(f348, 9),
+                Call('end_activation', f49, None),
                 EndPhase(),
                 Jump(9),
-                JumpIfNot(f323, 12),
-                Call('indian_resolve_checks', f47, None),
+                JumpIfNot(f349, 12),
+                Call('indian_resolve_checks', f49, None),
                 Jump(21),
-                JumpIfNot(f324, 21),
-                Exec(f325),
-                ForStart('_for_u', f326),
+                JumpIfNot(f350, 21),
+                Exec(f351),
+                ForStart('_for_u', f352),
                 JumpIfEmpty('_for_u', 19),
                 ForTake('u', '_for_u'),
-                Exec(f327),
+                Exec(f353),
                 Jump(15),
                 Call('indian_moves', f10, None),
                 Jump(21),
                 Jump(1),
-                Call('end_activation', f47, None),
+                Call('end_activation', f49, None),
             ),
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
@@ -9318,11 +9648,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f317),
-                ForStart('_for_u', f328),
+                Exec(f343),
+                ForStart('_for_u', f354),
                 JumpIfEmpty('_for_u', 6),
                 ForTake('u', '_for_u'),
-                Exec(f329),
+                Exec(f355),
                 Jump(2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -9340,10 +9670,10 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f330),
+                Exec(f356),
                 Call('indian_moves', f10, None),
-                Exec(f317),
-                Call('breastwork_check', f47, None),
+                Exec(f343),
+                Call('breastwork_check', f49, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
@@ -9359,7 +9689,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('move_units', f10, {'stacking': f33, 'stop_after': f106, 'extra_cost': f107}),
+                Prim('move_units', f10, {'stacking': f31, 'stop_after': f108, 'extra_cost': f109}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -9372,18 +9702,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f90),
+                ForStart('_for_u', f92),
                 JumpIfEmpty('_for_u', 13),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f91),
-                Let('away', f92),
-                JumpIfNot(f93, 11),
-                Let('fewest', f94),
-                Choose('to', f95, f14, 'hex', 'choose to', ''),
-                Exec(f96),
+                Let('here', f93),
+                Let('away', f94),
+                JumpIfNot(f95, 11),
+                Let('fewest', f96),
+                Choose('to', f97, f14, 'hex', 'choose to', ''),
+                Exec(f98),
                 Jump(11),
-                Exec(f97),
+                Exec(f99),
                 Jump(1),
             ),
             steps={'away': 0},
@@ -9413,18 +9743,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f110),
+                ForStart('_for_u', f112),
                 JumpIfEmpty('_for_u', 14),
                 ForTake('u', '_for_u'),
-                Exec(f111),
-                JumpIfNot(f112, 13),
-                Let('group', f113),
-                ForStart('_for_v', f114),
+                Exec(f113),
+                JumpIfNot(f114, 13),
+                Let('group', f115),
+                ForStart('_for_v', f116),
                 JumpIfEmpty('_for_v', 11),
                 ForTake('v', '_for_v'),
-                Exec(f115),
+                Exec(f117),
                 Jump(7),
-                Call('adjust_army_morale', f116, None),
+                Call('adjust_army_morale', f118, None),
                 Jump(13),
                 Jump(1),
             ),
@@ -9447,15 +9777,15 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Call('add_resolve_markers', f47, None),
-                JumpIfNot(f331, 4),
-                Call('roll_for_honor', f47, None),
+                Call('add_resolve_markers', f49, None),
+                JumpIfNot(f357, 4),
+                Call('roll_for_honor', f49, None),
                 Jump(4),
-                ForStart('_for_m', f332),
+                ForStart('_for_m', f358),
                 JumpIfEmpty('_for_m', 10),
                 ForTake('m', '_for_m'),
-                Exec(f333),
-                Exec(f334),
+                Exec(f359),
+                Exec(f360),
                 Jump(5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -9476,13 +9806,13 @@ RULES = Rules(
             result='',
             code=(
                 Roll(6, None, None, 'tribe_or_clan', None),
-                Let('eligible', f335),
-                JumpIfNot(f336, 7),
-                Choose('u', f337, f63, 'unit', 'choose u', ''),
-                Exec(f338),
-                Exec(f339),
+                Let('eligible', f361),
+                JumpIfNot(f362, 7),
+                Choose('u', f363, f65, 'unit', 'choose u', ''),
+                Exec(f364),
+                Exec(f365),
                 Jump(8),
-                Exec(f340),
+                Exec(f366),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -9500,10 +9830,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                JumpIfNot(f341, 5),
-                Exec(f342),
-                Exec(f343),
-                Exec(f340),
+                JumpIfNot(f367, 5),
+                Exec(f368),
+                Exec(f369),
+                Exec(f366),
                 Jump(5),
             ),
             steps={'lose': 0},
@@ -9521,13 +9851,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f344, 4),
-                Exec(f345),
-                Call('join_cup', f346, None),
+                JumpIfNot(f370, 4),
+                Exec(f371),
+                Call('join_cup', f372, None),
                 Jump(4),
-                JumpIfNot(f347, 8),
-                Exec(f348),
-                Call('join_cup', f346, None),
+                JumpIfNot(f373, 8),
+                Exec(f374),
+                Call('join_cup', f372, None),
                 Jump(8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -9546,9 +9876,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ForStart('_for_u', f349),
+                ForStart('_for_u', f375),
                 JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f63, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('indian_resolve_check', f20, 'passed'),
                 JumpIfNot(f16, 8),
@@ -9574,7 +9904,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'indian_resolve_drm'),
-                Let('passed', f117),
+                Let('passed', f119),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -9587,10 +9917,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Exec(f350),
-                Exec(f351),
-                Call('lose_honor', f352, None),
-                Call('resolve_retreat', f352, None),
+                Exec(f376),
+                Exec(f377),
+                Call('lose_honor', f378, None),
+                Call('resolve_retreat', f378, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -9606,7 +9936,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Prim('retreat', f354, {'stacking': f33, 'blocked': f353}),
+                Prim('retreat', f380, {'stacking': f31, 'blocked': f379}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -9619,22 +9949,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f355, 8),
-                Ask(f63, 'Retreat before combat in a designated close combat?', '_ask13'),
-                JumpIfNot(f356, 6),
-                Choose('combat', f357, f63, 'option', 'choose combat', ''),
-                Call('retreat_before_combat', f190, None),
+                JumpIfNot(f381, 8),
+                Ask(f65, 'Retreat before combat in a designated close combat?', '_ask15'),
+                JumpIfNot(f382, 6),
+                Choose('combat', f383, f65, 'option', 'choose combat', ''),
+                Call('retreat_before_combat', f196, None),
                 Jump(7),
                 Jump(8),
                 Jump(0),
-                ForStart('_for_c', f358),
+                ForStart('_for_c', f384),
                 JumpIfEmpty('_for_c', 13),
                 ForTake('c', '_for_c'),
-                Exec(f359),
+                Exec(f385),
                 Jump(9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
-            types={'_ask13': 'bool', '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'},
+            types={'_ask15': 'bool', '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'},
             lines=(
                 'rulesets/newtown/indian_rules.mst:384', 'rulesets/newtown/indian_rules.mst:385',
                 'rulesets/newtown/indian_rules.mst:385', 'rulesets/newtown/indian_rules.mst:386',
@@ -9652,16 +9982,16 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('stacks', f360),
-                ForStart('_for_u', f361),
+                Let('stacks', f386),
+                ForStart('_for_u', f387),
                 JumpIfEmpty('_for_u', 7),
-                Choose('u', f13, f63, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_one_hex_before_combat', f20, None),
                 Jump(2),
-                ForStart('_for_u', f362),
+                ForStart('_for_u', f388),
                 JumpIfEmpty('_for_u', 13),
-                Choose('u', f13, f63, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_one_hex_before_combat', f20, None),
                 Jump(8),
@@ -9685,15 +10015,15 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Let('vacated', f30),
-                JumpIfNot(f363, 4),
-                Call('adjust_army_morale', f364, None),
+                Let('vacated', f28),
+                JumpIfNot(f389, 4),
+                Call('adjust_army_morale', f390, None),
                 Jump(4),
-                Call('retreat_unit', f365, None),
-                JumpIfNot(f366, 11),
-                Choose('follower', f367, f121, 'unit', 'choose follower', 'maybe'),
-                JumpIfNot(f368, 10),
-                Exec(f369),
+                Call('retreat_unit', f391, None),
+                JumpIfNot(f392, 11),
+                Choose('follower', f393, f123, 'unit', 'choose follower', 'maybe'),
+                JumpIfNot(f394, 10),
+                Exec(f395),
                 Jump(10),
                 Jump(11),
             ),
@@ -9715,7 +10045,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                Prim('retreat', f370, {'stacking': f33, 'blocked': f34, 'avoid': f35, 'through': f104}),
+                Prim('retreat', f396, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f106}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -9728,11 +10058,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                JumpIfNot(f34, 7),
-                Call('morale_check', f371, 'passed'),
+                JumpIfNot(f32, 7),
+                Call('morale_check', f397, 'passed'),
                 JumpIfNot(f16, 6),
-                Exec(f372),
-                Call('adjust_army_morale', f373, None),
+                Exec(f398),
+                Call('adjust_army_morale', f399, None),
                 Jump(6),
                 Jump(7),
             ),
@@ -9752,17 +10082,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f374, 15),
-                Let('parents', f375),
-                JumpIfNot(f376, 5),
-                Exec(f377),
+                JumpIfNot(f400, 15),
+                Let('parents', f401),
+                JumpIfNot(f402, 5),
+                Exec(f403),
                 Jump(5),
-                JumpIfNot(f378, 14),
-                Choose('parent', f379, f63, 'unit', 'choose parent', 'maybe'),
-                JumpIfNot(f380, 13),
-                Exec(f381),
-                JumpIfNot(f382, 12),
-                Exec(f383),
+                JumpIfNot(f404, 14),
+                Choose('parent', f405, f65, 'unit', 'choose parent', 'maybe'),
+                JumpIfNot(f406, 13),
+                Exec(f407),
+                JumpIfNot(f408, 12),
+                Exec(f409),
                 Jump(12),
                 Jump(13),
                 Jump(14),
@@ -9788,10 +10118,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f374, 5),
-                Let('h', f384),
-                Exec(f385),
-                Exec(f386),
+                JumpIfNot(f400, 5),
+                Let('h', f410),
+                Exec(f411),
+                Exec(f412),
                 Jump(5),
             ),
             steps={'replace': 0},
@@ -9809,22 +10139,22 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f387, 9),
-                JumpIfNot(f86, 5),
+                JumpIfNot(f413, 9),
+                JumpIfNot(f88, 5),
                 Draw('american_deck', 'card'),
-                Exec(f388),
+                Exec(f414),
                 Jump(8),
                 Draw('indian_deck', 'card'),
-                Exec(f389),
-                Exec(f390),
+                Exec(f415),
+                Exec(f416),
                 Jump(9),
             ),
             steps={'draw': 0},
             types={'card': 'marker', 'side': 'side'},
             lines=(
-                'rulesets/newtown/cards.mst:198', 'rulesets/newtown/cards.mst:199', 'rulesets/newtown/cards.mst:200',
-                'rulesets/newtown/cards.mst:201', 'rulesets/newtown/cards.mst:199', 'rulesets/newtown/cards.mst:203',
-                'rulesets/newtown/cards.mst:204', 'rulesets/newtown/cards.mst:205', 'rulesets/newtown/cards.mst:198',
+                'rulesets/newtown/cards.mst:209', 'rulesets/newtown/cards.mst:210', 'rulesets/newtown/cards.mst:211',
+                'rulesets/newtown/cards.mst:212', 'rulesets/newtown/cards.mst:210', 'rulesets/newtown/cards.mst:214',
+                'rulesets/newtown/cards.mst:215', 'rulesets/newtown/cards.mst:216', 'rulesets/newtown/cards.mst:209',
             ),
         ),
         'discard': ProcedureSpec(
@@ -9834,17 +10164,17 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                JumpIfNot(f86, 3),
-                Exec(f391),
+                JumpIfNot(f88, 3),
+                Exec(f417),
                 Jump(4),
-                Exec(f392),
-                Exec(f393),
+                Exec(f418),
+                Exec(f419),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
             lines=(
-                'rulesets/newtown/cards.mst:239', 'rulesets/newtown/cards.mst:240', 'rulesets/newtown/cards.mst:239',
-                'rulesets/newtown/cards.mst:242', 'rulesets/newtown/cards.mst:244',
+                'rulesets/newtown/cards.mst:250', 'rulesets/newtown/cards.mst:251', 'rulesets/newtown/cards.mst:250',
+                'rulesets/newtown/cards.mst:253', 'rulesets/newtown/cards.mst:255',
             ),
         ),
         'card_window': ProcedureSpec(
@@ -9854,22 +10184,22 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f394, 9),
-                Ask(f14, 'Play an Opportunity Card?', '_ask14'),
-                JumpIfNot(f395, 7),
-                Choose('card', f396, f14, 'option', 'choose card', ''),
-                Call('discard', f397, None),
+                JumpIfNot(f420, 9),
+                Ask(f14, 'Play an Opportunity Card?', '_ask16'),
+                JumpIfNot(f421, 7),
+                Choose('card', f422, f14, 'option', 'choose card', ''),
+                Call('discard', f423, None),
                 Call('gain_momentum', f10, None),
                 Jump(8),
                 Jump(9),
                 Jump(0),
             ),
             steps={'play': 0},
-            types={'_ask14': 'bool', 'card': 'marker', 'side': 'side'},
+            types={'_ask16': 'bool', 'card': 'marker', 'side': 'side'},
             lines=(
-                'rulesets/newtown/cards.mst:256', 'rulesets/newtown/cards.mst:257', 'rulesets/newtown/cards.mst:257',
-                'rulesets/newtown/cards.mst:258', 'rulesets/newtown/cards.mst:259', 'rulesets/newtown/cards.mst:260',
-                'rulesets/newtown/cards.mst:257', 'rulesets/newtown/cards.mst:262', 'rulesets/newtown/cards.mst:256',
+                'rulesets/newtown/cards.mst:267', 'rulesets/newtown/cards.mst:268', 'rulesets/newtown/cards.mst:268',
+                'rulesets/newtown/cards.mst:269', 'rulesets/newtown/cards.mst:270', 'rulesets/newtown/cards.mst:271',
+                'rulesets/newtown/cards.mst:268', 'rulesets/newtown/cards.mst:273', 'rulesets/newtown/cards.mst:267',
             ),
         ),
         'close_combat_cards': ProcedureSpec(
@@ -9879,38 +10209,38 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                JumpIfNot(f398, 20),
-                Ask(f14, 'Play an Opportunity Card before the Close Combat roll?', '_ask15'),
-                JumpIfNot(f399, 19),
-                Choose('card', f400, f14, 'option', 'choose card', ''),
-                Call('discard', f397, None),
-                JumpIfNot(f401, 14),
-                ForStart('_for_u', f402),
+                JumpIfNot(f424, 20),
+                Ask(f14, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
+                JumpIfNot(f425, 19),
+                Choose('card', f426, f14, 'option', 'choose card', ''),
+                Call('discard', f423, None),
+                JumpIfNot(f427, 14),
+                ForStart('_for_u', f428),
                 JumpIfEmpty('_for_u', 12),
-                Choose('u', f13, f63, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(7),
-                Exec(f403),
+                Exec(f429),
                 Jump(18),
-                JumpIfNot(f404, 17),
-                Exec(f405),
+                JumpIfNot(f430, 17),
+                Exec(f431),
                 Jump(18),
-                Exec(f403),
+                Exec(f429),
                 Jump(19),
                 Jump(20),
             ),
             steps={'play': 0},
-            types={'_ask15': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side',
+            types={'_ask17': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side',
                 'u': 'unit'},
             lines=(
-                'rulesets/newtown/cards.mst:296', 'rulesets/newtown/cards.mst:297', 'rulesets/newtown/cards.mst:297',
-                'rulesets/newtown/cards.mst:298', 'rulesets/newtown/cards.mst:299', 'rulesets/newtown/cards.mst:300',
-                'rulesets/newtown/cards.mst:301', 'rulesets/newtown/cards.mst:301', 'rulesets/newtown/cards.mst:301',
-                'rulesets/newtown/cards.mst:301', 'rulesets/newtown/cards.mst:302', 'rulesets/newtown/cards.mst:301',
-                'rulesets/newtown/cards.mst:304', 'rulesets/newtown/cards.mst:300', 'rulesets/newtown/cards.mst:305',
-                'rulesets/newtown/cards.mst:306', 'rulesets/newtown/cards.mst:305', 'rulesets/newtown/cards.mst:308',
-                'rulesets/newtown/cards.mst:297', 'rulesets/newtown/cards.mst:296',
+                'rulesets/newtown/cards.mst:307', 'rulesets/newtown/cards.mst:308', 'rulesets/newtown/cards.mst:308',
+                'rulesets/newtown/cards.mst:309', 'rulesets/newtown/cards.mst:310', 'rulesets/newtown/cards.mst:311',
+                'rulesets/newtown/cards.mst:312', 'rulesets/newtown/cards.mst:312', 'rulesets/newtown/cards.mst:312',
+                'rulesets/newtown/cards.mst:312', 'rulesets/newtown/cards.mst:313', 'rulesets/newtown/cards.mst:312',
+                'rulesets/newtown/cards.mst:315', 'rulesets/newtown/cards.mst:311', 'rulesets/newtown/cards.mst:316',
+                'rulesets/newtown/cards.mst:317', 'rulesets/newtown/cards.mst:316', 'rulesets/newtown/cards.mst:319',
+                'rulesets/newtown/cards.mst:308', 'rulesets/newtown/cards.mst:307',
             ),
         ),
         'result:army_morale_loss': ProcedureSpec(
@@ -9920,7 +10250,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f406, None),
+                Call('adjust_army_morale', f432, None),
             ),
             steps={'do': 0},
             types={
@@ -9941,9 +10271,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f407, None),
-                JumpIfNot(f408, 4),
-                Call('check_or_retreat', f409, None),
+                Call('retreat_unit', f433, None),
+                JumpIfNot(f434, 4),
+                Call('check_or_retreat', f435, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -9968,9 +10298,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f410, None),
-                JumpIfNot(f408, 4),
-                Call('check_or_retreat', f409, None),
+                Call('disrupt', f436, None),
+                JumpIfNot(f434, 4),
+                Call('check_or_retreat', f435, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -9995,9 +10325,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f411),
-                JumpIfNot(f408, 4),
-                Call('check_or_retreat', f409, None),
+                Exec(f437),
+                JumpIfNot(f434, 4),
+                Call('check_or_retreat', f435, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10025,16 +10355,16 @@ RULES = Rules(
             ),
             result='',
             code=(
-                Let('one_step', f412),
-                Let('here', f413),
-                Let('others_first', f414),
-                Exec(f415),
-                JumpIfNot(f416, 8),
-                Choose('second', f417, f14, 'unit', 'choose second', ''),
-                Exec(f418),
+                Let('one_step', f438),
+                Let('here', f439),
+                Let('others_first', f440),
+                Exec(f441),
+                JumpIfNot(f442, 8),
+                Choose('second', f443, f14, 'unit', 'choose second', ''),
+                Exec(f444),
                 Jump(8),
-                JumpIfNot(f408, 11),
-                Call('check_or_retreat', f409, None),
+                JumpIfNot(f434, 11),
+                Call('check_or_retreat', f435, None),
                 Jump(11),
             ),
             steps={'do': 0},
@@ -10067,8 +10397,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f419, None),
-                Call('check_and_retreat_or_disrupt', f420, None),
+                Call('capture_one', f445, None),
+                Call('check_and_retreat_or_disrupt', f446, None),
             ),
             steps={'do': 0},
             types={
@@ -10089,8 +10419,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f421, None),
-                Call('check_and_retreat_or_disrupt', f420, None),
+                Call('capture_one', f447, None),
+                Call('check_and_retreat_or_disrupt', f446, None),
             ),
             steps={'do': 0},
             types={
@@ -10111,17 +10441,19 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f422),
+                ForStart('_for_u', f448),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f46),
+                Exec(f48),
                 Jump(1),
-                ForStart('_for_u', f423),
-                JumpIfEmpty('_for_u', 11),
+                Exec(f449),
+                ForStart('_for_u', f450),
+                JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f424),
-                Jump(7),
+                Exec(f451),
+                Exec(f452),
+                Jump(8),
             ),
             steps={'do': 0},
             types={
@@ -10136,10 +10468,11 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/results.mst:104', 'rulesets/series/results.mst:104', 'rulesets/series/results.mst:104',
-                'rulesets/series/results.mst:104', 'rulesets/series/results.mst:105', 'rulesets/series/results.mst:104',
-                'rulesets/series/results.mst:107', 'rulesets/series/results.mst:107', 'rulesets/series/results.mst:107',
-                'rulesets/series/results.mst:108', 'rulesets/series/results.mst:107',
+                'rulesets/series/results.mst:109', 'rulesets/series/results.mst:109', 'rulesets/series/results.mst:109',
+                'rulesets/series/results.mst:109', 'rulesets/series/results.mst:110', 'rulesets/series/results.mst:109',
+                'rulesets/series/results.mst:112', 'rulesets/series/results.mst:113', 'rulesets/series/results.mst:113',
+                'rulesets/series/results.mst:113', 'rulesets/series/results.mst:114', 'rulesets/series/results.mst:115',
+                'rulesets/series/results.mst:113',
             ),
         ),
         'result:leader_casualty': ProcedureSpec(
@@ -10149,10 +10482,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f425),
-                JumpIfNot(f426, 5),
-                Choose('casualty', f427, f14, 'unit', 'choose casualty', ''),
-                Exec(f428),
+                Let('leaders', f453),
+                JumpIfNot(f454, 5),
+                Choose('casualty', f455, f14, 'unit', 'choose casualty', ''),
+                Exec(f456),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -10168,8 +10501,8 @@ RULES = Rules(
                 'side': 'side',
             },
             lines=(
-                'rulesets/series/results.mst:118', 'rulesets/series/results.mst:119', 'rulesets/series/results.mst:120',
-                'rulesets/series/results.mst:121', 'rulesets/series/results.mst:119',
+                'rulesets/series/results.mst:128', 'rulesets/series/results.mst:129', 'rulesets/series/results.mst:130',
+                'rulesets/series/results.mst:131', 'rulesets/series/results.mst:129',
             ),
         ),
         'trigger:army_demoralized': ProcedureSpec(
@@ -10179,11 +10512,24 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f429),
+                Exec(f457),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
             lines=('rulesets/series/army_morale.mst:42',),
+        ),
+        'trigger:momentum_lost_on_capture': ProcedureSpec(
+            name='trigger:momentum_lost_on_capture',
+            title='A +2 unit captured at full strength',
+            kind='procedure',
+            params=('unit', 'hex'),
+            result='',
+            code=(
+                Call('lose_momentum', f458, None),
+            ),
+            steps={'do': 0},
+            types={'hex': 'hex', 'unit': 'unit'},
+            lines=('rulesets/series/momentum.mst:59',),
         ),
         'trigger:note_retreat': ProcedureSpec(
             name='trigger:note_retreat',
@@ -10192,11 +10538,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f430),
+                Exec(f459),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/series/results.mst:217',),
+            lines=('rulesets/series/results.mst:241',),
         ),
         'trigger:leaders_captured': ProcedureSpec(
             name='trigger:leaders_captured',
@@ -10205,10 +10551,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f431),
+                ForStart('_for_l', f460),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f432),
+                Exec(f461),
                 Jump(1),
             ),
             steps={'do': 0},
@@ -10226,7 +10572,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f433),
+                Exec(f462),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10239,7 +10585,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f434),
+                Exec(f463),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10252,7 +10598,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f433),
+                Exec(f462),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10265,7 +10611,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f435),
+                Exec(f464),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10278,7 +10624,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f436),
+                Exec(f465),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10291,7 +10637,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f437),
+                Exec(f466),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10304,7 +10650,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f437),
+                Exec(f466),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10317,7 +10663,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f438),
+                Exec(f467),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10330,7 +10676,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('join_cup', f439, None),
+                Call('join_cup', f468, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10343,7 +10689,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('lose_honor', f410, None),
+                Call('lose_honor', f436, None),
             ),
             steps={'do': 0},
             types={
@@ -10365,7 +10711,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f440),
+                Exec(f469),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -10378,8 +10724,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f441),
-                Call('adjust_army_morale', f442, None),
+                Exec(f470),
+                Call('adjust_army_morale', f471, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10392,7 +10738,7 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                Call('attach_platoon', f47, None),
+                Call('attach_platoon', f49, None),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -10405,7 +10751,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f443),
+                Exec(f472),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10418,8 +10764,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f444),
-                Call('adjust_army_morale', f445, None),
+                Exec(f473),
+                Call('adjust_army_morale', f474, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10432,7 +10778,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f446),
+                Exec(f475),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -10445,7 +10791,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f447),
+                Exec(f476),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -10458,7 +10804,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Call('adjust_army_morale', f448, None),
+                Call('adjust_army_morale', f477, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10471,11 +10817,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f449),
-                JumpIfNot(f450, 4),
-                Exec(f451),
+                Exec(f478),
+                JumpIfNot(f479, 4),
+                Exec(f480),
                 Jump(4),
-                Call('adjust_army_morale', f452, None),
+                Call('adjust_army_morale', f481, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10492,101 +10838,104 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('draw_card', f55, None),
+                Call('draw_card', f57, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/newtown/cards.mst:230',),
+            lines=('rulesets/newtown/cards.mst:241',),
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f484, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f513, False,
             'trigger:army_demoralized', ''),
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f514, False,
+            'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f485, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f515, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f486, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f486, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f487, False,
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f516, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f516, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f517, False,
             'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f487, False,
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f517, False,
             'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f488, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f488, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f489, False,
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f518, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f518, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f519, False,
             'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f486, True,
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f516, True,
             'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f490, False,
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f520, False,
             'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f491, False,
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f521, False,
             'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f492, False,
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f522, False,
             'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f493, False,
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f523, False,
             'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f494, False,
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f524, False,
             'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f495, False,
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f525, False,
             'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f495, False,
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f525, False,
             'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f495, False,
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f525, False,
             'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f496, False,
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f526, False,
             'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f497, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f498, True,
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f527, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f528, True,
             'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
-        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f26, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f499, None, '', f121),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f500,
+        RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f529, None, '', f123),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f530,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f501, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f531, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f502, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f503, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f532, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f533, None, '',
             None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f504, None,
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f534, None,
             '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f505,
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f535,
             None, '', None),
         RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase',
-            'no_entry', '', f506, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f507,
+            'no_entry', '', f536, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f537,
             None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f508, None,
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f538, None,
             '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f509, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f510, None,
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f539, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f540, None,
             '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f511,
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f541,
             None, '', None),
         RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '',
-            f512, None, '', f513),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f514, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f515, None,
+            f542, None, '', f543),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f544, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f545, None,
             '', None),
         RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '',
-            f516, None, '', None),
+            f546, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f517, ''),
+        ConcealSpec('indian_stacks', 1, f547, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f518, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f519, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f520, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f521, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f522, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f104, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f548, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f549, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f550, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f551, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f552, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f106, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
         RuleSwitchSpec('momentum_chits', 'Momentum Chits', True, ('advanced',)),
+        RuleSwitchSpec('jaeger_rifles', 'German Jaeger Rifles', True, ('advanced',)),
         RuleSwitchSpec('diversion', 'Diversion', True, ('advanced',)),
         RuleSwitchSpec('tactics_restrictions', 'Tactics Chit Use Restrictions', True, ('advanced',)),
         RuleSwitchSpec('seven_nations_option', 'Seven Nations (optional unit)', False, ('optional',)),
@@ -10661,6 +11010,563 @@ RULES = Rules(
             False),
     ),
     unit_props=UNIT_PROPS,
+    sources={
+        'choose:card_window:play:card': ("A player's hand", '§ newtown 4.2.2', ''),
+        'choose:close_combat:lead_units:attacker_lead': ('Attacking units that may lead', '§ series 12.23', ''),
+        'choose:close_combat:lead_units:defender_lead': ('Units that may lead', '§ series 12.23, 13.25', ''),
+        'choose:close_combat:tactics:attacker_chit': ("A player's Tactics Chits", '§ series 12.51', ''),
+        'choose:close_combat:tactics:defender_chit': ("A player's Tactics Chits", '§ series 12.51', ''),
+        'choose:close_combat_cards:play:card': ("A player's hand", '§ newtown 4.2.2', ''),
+        'choose:defensive_artillery_fire_phase:fire:target': ("Units the side's artillery may fire at", '§ series 11.2',
+            ''),
+        'choose:rifle_fire_by:fire:target': ("Units the side's rifles may fire at", '§ series 10.2', ''),
+        'define:adds_strength': ('Adds its SPs to a close combat', '§ series 12.23, 12.3, 13.25; newtown 6.1.4', ''),
+        'define:adjacent_rifles': ('Ready rifles next to the target', '§ series 10.2', ''),
+        'define:adjust_army_morale_by': ('Army Morale after an adjustment', '§ series 16.1', ''),
+        'define:adverse_to_honor': ('An adverse result for Honor', '§ newtown 5.1.3', ''),
+        'define:all_militia': ('An all-militia force', '§ series 12.23', ''),
+        'define:artillery_targets': ("Units the side's artillery may fire at", '§ series 11.2', ''),
+        'define:attached': ('The platoon, attached to a unit', '§ newtown 6.1', ''),
+        'define:attached_to_warrior': ('Attached to an Indian unit', '§ newtown 6.1.3', ''),
+        'define:attack_strength': ('Attacking SPs', '§ series 12.23, 12.3, 13.25', ''),
+        'define:attacked_across_breastwork': ('Every attack on the hex crosses the breastwork', '§ newtown 3.6.2', ''),
+        'define:attacker_lead_candidates': ('Attacking units that may lead', '§ series 12.23', ''),
+        'define:behind_fieldworks': ('Attacked solely across fieldworks', '§ series 3.2, 13.5', ''),
+        'define:bombarded_by': ('Some ready artillery can fire at the unit', '§ series 11.2', ''),
+        'define:butler_and_cornplanter_with': ('Butler and Cornplanter in a mixed stack', '§ newtown 3.1.1', ''),
+        'define:can_bombard': ('The artillery unit can fire at the target',
+            '§ series 11.2, 11.4, 11.41, 11.42, 11.43, 11.44', ''),
+        'define:chit_eligible': ('The chit may be played', '§ series 12.52', ''),
+        'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders",
+            '§ series 14.21; newtown 3.1.1', ''),
+        'define:combat_card': ('A card for the moment before the close combat roll', '§ newtown 4.2.4', ''),
+        'define:cornplanter_commands': ('Cornplanter may command the unit', '§ newtown 3.1.1', ''),
+        'define:counts_for_indian_decisive': ('An American combat unit other than artillery', '§ newtown 2.1', ''),
+        'define:counts_for_stacking': ('Counts against stacking', '§ series 7.1; newtown 6.1.2', ''),
+        'define:defense_strength': ('Defending SPs', '§ series 12.23, 12.3, 13.25', ''),
+        'define:defense_value': ("A defending unit's SPs", '§ series 12.23, 13.3, 13.4', ''),
+        'define:demi_led': ("Under Joseph Brant's demi-leadership", '§ newtown 3.1.1', ''),
+        'define:designated': ("The leader designated to command the unit's whole stack", '§ newtown 3.1.1', ''),
+        'define:enemy_leaders_alone': ('Enemy leaders with no combat unit', '§ series 14.32', ''),
+        'define:enemy_rifles_next_to': ('Enemy rifle units next to a hex, exerting a ZOC', '§ series 8.31', ''),
+        'define:engaged': ('The two sides of the combat remain adjacent', '§ newtown 5.7.1', ''),
+        'define:evasion_drm': ('Evasion DRM', '§ newtown 5.9', ''),
+        'define:examination_penalty': ('Army Morale for examining an enemy stack', '§ series 7.4', ''),
+        'define:exerts_zoc': ('Exerts a ZOC', '§ series 8.1', ''),
+        'define:exposed': ('Next to the enemy with no Parade Order unit in the hex', '§ series 13.3, 13.4', ''),
+        'define:ferocious': ('Indian ferocity', '§ newtown 5.6', ''),
+        'define:fire_flank_open': ('An open flank between firer and target', '§ series 10.6, 12.52', ''),
+        'define:first_side': ('The first side', '§ series 6.1', ''),
+        'define:flank_hexes': ('Hexes next to a defending and an attacking hex', '§ series 12.52', ''),
+        'define:flank_open': ('An open flank', '§ series 12.52', ''),
+        'define:free_to_advance': ('Free to advance after combat', '§ series 12.23', ''),
+        'define:hand': ("A player's hand", '§ newtown 4.2.2', ''),
+        'define:has_leader': ('A leader commands the unit', '§ series 14.1, 14.2, 14.3, 14.31', ''),
+        'define:herd_goal': ('Where the herd is driven', '§ newtown 6.5.1', ''),
+        'define:holds_the_breastwork': ('The lead unit may keep the breastwork', '§ newtown 3.6.2', ''),
+        'define:illegal_chit_drm': ('Illegal chit modifier', '§ series 12.54', ''),
+        'define:in_enemy_zoc': ('In an enemy zone of control', '§ series 8.1', ''),
+        'define:jaeger_second_roll': ("The Jaegers' second roll", '§ series 10.6', ''),
+        'define:john_butler_commands': ('Colonel Butler may command the unit', '§ newtown 3.1.1', ''),
+        'define:lead_candidates': ('Units that may lead', '§ series 12.23, 13.25', ''),
+        'define:leader_near': ('A friendly leader stacked with or next to the units', '§ series 14.22, 12.53', ''),
+        'define:leadership': ('Leadership DRM for a unit', '§ series 14.23; newtown 3.1.1, 1.8', ''),
+        'define:may_advance': ('May advance after combat', '§ series 12.23', ''),
+        'define:may_advance_into_all': ('May advance into every defending hex', '§ series 12.23', ''),
+        'define:may_attack': ('May attack', '§ series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8', ''),
+        'define:may_draw_card': ('The player may draw a card', '§ newtown 4.2.2', ''),
+        'define:may_lead': ('May be the lead unit', '§ series 12.23, 13.25; newtown 6.1.4', ''),
+        'define:may_move_strategically': ('May use Strategic Movement',
+            '§ newtown III, 3.5, 3.5.1, 3.5.2, 3.5.3; series 9.52', ''),
+        'define:may_receive_honor': ('May receive the Honor marker', '§ newtown 5.1.4', ''),
+        'define:may_retreat_before_combat': ('May retreat before combat', '§ newtown 5.7, 5.4.3', ''),
+        'define:may_withdraw_cavalry': ('Cavalry may withdraw', '§ series 12.4', ''),
+        'define:may_withdraw_indians': ('The Indians may withdraw', '§ newtown 5.8', ''),
+        'define:mixed_stack': ('In a stack of Indian and non-Indian units', '§ newtown 3.1.1', ''),
+        'define:modified_morale': ('Modified morale', '§ series 15.32, 16.24; newtown 5.1.2, 6.1.4', ''),
+        'define:moves_in_this_phase': ('May move in this Indian movement phase', '§ newtown 5.2, 6.1.3', ''),
+        'define:must_attack': ('Must attack', '§ series 12.12', ''),
+        'define:must_check_resolve': ('Must make an Indian Resolve Morale Check', '§ newtown 5.4.2', ''),
+        'define:next_to_any': ('Next to one of the hexes', '§ series 12.52', ''),
+        'define:next_to_the_combat': ("Adjacent to the combat's defenders", '§ newtown 5.7.1', ''),
+        'define:no_withdraw': ('Withdraw is barred', '§ series 12.52', ''),
+        'define:old_smoke_commands': ('Old Smoke may command the unit', '§ newtown 3.1.1', ''),
+        'define:open_to': ('A hex the unit may step into', '§ series 9.2', ''),
+        'define:overstacked_hexes': ('Hexes of a side over the stacking limit', '§ series 7.3', ''),
+        'define:parade': ('In Parade Order', '§ series 3.2', ''),
+        'define:pin_removal_adjustment': ('Army Morale for pins removed', '§ series 9.3', ''),
+        'define:placeholder_card': ('A card of unknown text', '§ newtown 4.2.1', ''),
+        'define:platoon_alone': ('The platoon alone', '§ newtown 6.1.3, 6.1.4', ''),
+        'define:platoon_parent': ('The unit the platoon is attached to', '§ newtown 6.1', ''),
+        'define:rally_adjustment': ('Army Morale for a rally', '§ series 16.1', ''),
+        'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
+        'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
+        'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
+        'define:retreat_goal': ("Where a side's retreats lead", '§ newtown 3.2', ''),
+        'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
+        'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
+        'define:rifle_zoc_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'define:side_units': ("A side's units in the combat", '§ series 12.52', ''),
+        'define:stack_ok': ('Within the stacking limit', '§ series 7.1', ''),
+        'define:suffers_a_result': ('A result other than no effect', '§ series 13.25', ''),
+        'define:suffers_rifle_drm': ('A lead unit with a white R', '§ series 12.23, 3.2', ''),
+        'define:surrounded': ('Surrounded', '§ series 12.7, 3.2, 8.2, 8.4', ''),
+        'define:tactics_chits': ("A player's Tactics Chits", '§ series 12.51', ''),
+        'define:under_the_guns': ('Within range and LOS of American artillery', '§ newtown 5.4.2', ''),
+        'define:units_in_hexes_of': ("The side's units in the hexes of the combat", '§ series 13.1', ''),
+        'define:units_with': ('The affected unit and the other units in the combat', '§ series 13.1', ''),
+        'define:warrior': ('An Indian unit', '§ newtown III, combat_units, 3.6.1', ''),
+        'define:withdrawal_cover': ('A woods, orchard or corn hex', '§ newtown 5.8', ''),
+        'hexside:breastwork': (
+            'Breastwork', '§ newtown 2.5.3, 3.6.2; series 3.2, 8.1, 13.5',
+            'movement cost: the TEC is printed on the charts',
+        ),
+        'hexside:creek': ('Creek', '§ series 8.1, 9.4', 'movement cost: the TEC is printed on the charts'),
+        'hexside:fieldworks': ('Fieldworks', '§ series 3.2, 8.1, 13.5',
+            'movement cost: the TEC is printed on the charts'),
+        'hexside:ford': ('Ford', '§ series 8.1, 9.52', 'movement cost: the TEC is printed on the charts'),
+        'hexside:path': ('Path', '§ series 9.51', ''),
+        'hexside:road': ('Road', '§ series 9.51, 9.52', ''),
+        'hexside:slope': ('Slope', '§ series 3.2, 11.41', 'movement cost: the TEC is printed on the charts'),
+        'hexside:slope_creek': ('Slope/Creek', '§ series 9.4', 'movement cost: the TEC is printed on the charts'),
+        'hexside:track': ('Track', '§ series 9.51, 9.52', ''),
+        'hook:close_combat_phase:designate:may_attack': ('May attack',
+            '§ series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8', ''),
+        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12', ''),
+        'hook:evading_retreat:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:evading_retreat:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
+        'hook:indian_moves:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'hook:indian_moves:move:stacking': ('Within the stacking limit', '§ series 7.1', ''),
+        'hook:indian_moves:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'hook:movement_phase:move:stacking': ('Within the stacking limit', '§ series 7.1', ''),
+        'hook:movement_phase:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:movement_phase:move:strategic': ('May use Strategic Movement',
+            '§ newtown III, 3.5, 3.5.1, 3.5.2, 3.5.3; series 9.52', ''),
+        'hook:resolve_retreat:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
+        'hook:retreat_unit:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:retreat_unit:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
+        'hook:standard_movement_phase:platoon_gets_away:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
+        'hook:standard_movement_phase:platoon_gets_away:stacking': ('Within the stacking limit', '§ series 7.1', ''),
+        'modifier:ambush_drm:Visions': ('Visions', '§ newtown 5.5, 1.8',
+            'the effect of Visions is printed on the Enhancement Table'),
+        'modifier:close_combat_drm:All-militia attacking force': (
+            'All-militia attacking force', '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6',
+            "the Close Combat DRM Chart gives this modifier's size",
+        ),
+        'modifier:close_combat_drm:All-militia defending force': (
+            'All-militia defending force', '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6',
+            "the Close Combat DRM Chart gives this modifier's size",
+        ),
+        'modifier:close_combat_drm:Attacker surrounded': ('Attacker surrounded',
+            '§ series 12.23, 12.7; newtown 3.6.3, 5.4.3, 5.6', ''),
+        "modifier:close_combat_drm:Attacker's lead unit morale": ("Attacker's lead unit morale",
+            '§ series 12.23, 15.32; newtown 3.6.3, 5.4.3, 5.6', ''),
+        'modifier:close_combat_drm:Attacking a unit with Failed Resolve': ('Attacking a unit with Failed Resolve',
+            '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6', ''),
+        'modifier:close_combat_drm:Attacking into fieldworks': (
+            'Attacking into fieldworks', '§ series 12.23, 3.2; newtown 3.6.3, 5.4.3, 5.6',
+            "the Close Combat DRM Chart gives this modifier's size",
+        ),
+        'modifier:close_combat_drm:Attacking lead unit has a white R': (
+            'Attacking lead unit has a white R', '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6',
+            "the Close Combat DRM Chart gives this modifier's size",
+        ),
+        'modifier:close_combat_drm:Attacking leader': ('Attacking leader',
+            '§ series 12.23, 14.21; newtown 3.6.3, 5.4.3, 5.6', ''),
+        'modifier:close_combat_drm:Attacking up slope': (
+            'Attacking up slope', '§ series 12.23, 3.2; newtown 3.6.3, 5.4.3, 5.6',
+            "the Close Combat DRM Chart gives this modifier's size",
+        ),
+        'modifier:close_combat_drm:Defender surrounded': ('Defender surrounded',
+            '§ series 12.23, 12.7; newtown 3.6.3, 5.4.3, 5.6', ''),
+        "modifier:close_combat_drm:Defender's lead unit morale": ("Defender's lead unit morale",
+            '§ series 12.23, 15.32; newtown 3.6.3, 5.4.3, 5.6', ''),
+        "modifier:close_combat_drm:Defender's terrain": ("Defender's terrain",
+            '§ series 12.23, 13.4; newtown 3.6.3, 5.4.3, 5.6', 'the TEC gives the terrain modifiers'),
+        'modifier:close_combat_drm:Defending lead unit has a white R': (
+            'Defending lead unit has a white R', '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6',
+            "the Close Combat DRM Chart gives this modifier's size",
+        ),
+        'modifier:close_combat_drm:Defending leader': ('Defending leader',
+            '§ series 12.23, 14.21; newtown 3.6.3, 5.4.3, 5.6', ''),
+        'modifier:close_combat_drm:Indian ferocity (attacking)': ('Indian ferocity (attacking)',
+            '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6', ''),
+        'modifier:close_combat_drm:Indian ferocity (defending)': ('Indian ferocity (defending)',
+            '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6', ''),
+        'modifier:close_combat_drm:Tactics': ('Tactics', '§ series 12.23, 12.54; newtown 3.6.3, 5.4.3, 5.6', ''),
+        'modifier:fire_drm:First Fire Bonus': ('First Fire Bonus', '§ series 10.3, 11.3, 10.4, 10.5', ''),
+        "modifier:fire_drm:Target's terrain": ("Target's terrain", '§ series 10.3, 11.3',
+            'the Fire Combat DRM Table gives the terrain modifiers'),
+        'modifier:indian_resolve_drm:Adjacent to an enemy combat unit': ('Adjacent to an enemy combat unit',
+            '§ newtown 5.4.2', 'the Indian Resolve DRM Table is printed on the charts'),
+        'modifier:indian_resolve_drm:Behind the breastwork': ('Behind the breastwork', '§ newtown 5.4.2',
+            'the Indian Resolve DRM Table is printed on the charts'),
+        'modifier:indian_resolve_drm:In woods': ('In woods', '§ newtown 5.4.2',
+            'the Indian Resolve DRM Table is printed on the charts'),
+        'modifier:indian_resolve_drm:Leadership DRM': ('Leadership DRM', '§ newtown 5.4.2; series 13.5, 14.23', ''),
+        'modifier:indian_resolve_drm:Modified morale': ('Modified morale', '§ newtown 5.4.2; series 13.5, 15.32', ''),
+        'modifier:indian_resolve_drm:Reduced': ('Reduced', '§ newtown 5.4.2',
+            'the Indian Resolve DRM Table is printed on the charts'),
+        'modifier:indian_resolve_drm:War Dance': ('War Dance', '§ newtown 5.4.2, 1.8',
+            "the War Dance's effect is printed on the Enhancement Table"),
+        'modifier:initiative_drm:Army Morale': ('Army Morale', '§ series 6.1, 16.21, 16.22, 16.23', ''),
+        'modifier:initiative_drm:Momentum Chits spent': ('Momentum Chits spent', '§ series 6.1, 6.2, 12.62', ''),
+        'modifier:morale_check_drm:Leadership DRM': ('Leadership DRM', '§ series 13.5, 14.23', ''),
+        'modifier:morale_check_drm:Modified morale': ('Modified morale', '§ series 13.5, 15.32', ''),
+        'modifier:morale_check_drm:Other modifiers of this check': ('Other modifiers of this check', '§ series 13.5',
+            ''),
+        'modifiers:ambush_drm': ('Ambush DRMs', '§ newtown 5.5, 1.8', ''),
+        'modifiers:close_combat_drm': ('Close Combat DRMs', '§ series 12.23; newtown 3.6.3, 5.4.3, 5.6', ''),
+        'modifiers:fire_drm': ('Fire Combat DRMs', '§ series 10.3, 11.3', ''),
+        'modifiers:indian_resolve_drm': ('Indian Resolve DRMs', '§ newtown 5.4.2', ''),
+        'modifiers:initiative_drm': ('Initiative DRMs', '§ series 6.1', ''),
+        'modifiers:morale_check_drm': ('Morale Check DRMs', '§ series 13.5', ''),
+        'procedure:activation_movement_phase': ('Activation Movement Phase', '§ newtown 5.2.2', ''),
+        'procedure:add_resolve_markers': ('Check Indian Resolve markers join the cup', '§ newtown 5.4.1, 1.9.2', ''),
+        'procedure:adjust_army_morale': ('Adjust Army Morale', '§ series 16.1', ''),
+        'procedure:advance_after_combat': ('Advance after Combat', '§ series 12.23', ''),
+        'procedure:artillery_fire': ('Artillery Fire', '§ series 11.2, 11.3', ''),
+        'procedure:attach_platoon': ('The 8th Foot attaches', '§ newtown 6.1.1', ''),
+        'procedure:breastwork_check': ('Breastwork abandoned?', '§ newtown 2.5.3', ''),
+        'procedure:capture_one': ('Capture one unit', '§ series 13.1, 12.64', ''),
+        'procedure:card_window': ('Opportunity Cards may be played', '§ newtown 4.2.3', ''),
+        'procedure:check_and_retreat_or_disrupt': ('Morale checks after a capture', '§ series 13.1, 13.5', ''),
+        'procedure:check_or_retreat': ('Morale checks of the other units', '§ series 13.1, 13.5', ''),
+        'procedure:close_combat': ('Close Combat', '§ series 12.23', ''),
+        'procedure:close_combat_cards': ('Cards before the Close Combat roll', '§ newtown 4.2.4', ''),
+        'procedure:close_combat_phase': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2', ''),
+        'procedure:defensive_artillery_fire_phase': ('Defensive Artillery Fire Phase', '§ series 11.1', ''),
+        'procedure:discard': ('Discard a card', '§ newtown 4.2.3', ''),
+        'procedure:disrupt': ('Disruption', '§ series 13.1, 13.3, 13.4', ''),
+        'procedure:draw_card': ('Draw an Opportunity Card', '§ newtown 4.2.2', ''),
+        'procedure:end_activation': ('The Activation Movement Phase ends', '§ newtown 5.2.2, 5.8', ''),
+        'procedure:end_of_close_combat': ('Disrupted and shattered units next to the enemy', '§ series 13.3, 13.4', ''),
+        'procedure:evading_retreat': ('Indian Evasion', '§ newtown 5.9', ''),
+        'procedure:evasion_check': ('Evasion through a ZOC', '§ newtown 5.9', ''),
+        'procedure:examine_indian_stacks': ('Examine Indian stacks', '§ newtown 3.4; series 7.4', ''),
+        'procedure:fail_resolve': ('Resolve fails', '§ newtown 5.4.2, 5.4.3, 5.1.3', ''),
+        'procedure:final_movement_phase': ('Final Movement Phase', '§ newtown 5.2.3', ''),
+        'procedure:fire_result': ('A fire result', '§ series 10.3, 11.3, 16.1', ''),
+        'procedure:full_measure': ('Full Measure', '§ newtown 6.1.7', ''),
+        'procedure:gain_momentum': ('Gain a Momentum Chit', '§ series 12.63, 12.65', ''),
+        'procedure:game': ('The game', '§ series 5', ''),
+        'procedure:game_turn': ('Game Turn', '§ series 5', ''),
+        'procedure:indian_end_phase': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
+        'procedure:indian_movement_phases': ('Indian Movement Phases', '§ newtown 5.2', ''),
+        'procedure:indian_moves': ('Indian units move', '§ series 9.1, 8.31, 8.32', ''),
+        'procedure:indian_resolve_check': ('Indian Resolve Morale Check', '§ newtown 5.4.2; series 13.5', ''),
+        'procedure:indian_resolve_checks': ('Indian Resolve Morale Checks', '§ newtown 5.4.2, 5.2.2', ''),
+        'procedure:initiative': ('Initiative Segment', '§ series 6.1', ''),
+        'procedure:join_cup': ('A marker joins the cup', '§ newtown 1.9', ''),
+        'procedure:lose_honor': ('Honor lost', '§ newtown 5.1.2, 5.1.3', ''),
+        'procedure:lose_momentum': ('Lose a Momentum Chit', '§ series 12.64', ''),
+        'procedure:morale_check': ('Morale Check', '§ series 13.5', ''),
+        'procedure:move_away_disrupted': ('Disrupted units move away', '§ series 13.3', ''),
+        'procedure:movement_phase': ('Movement Phase', '§ series 9', ''),
+        'procedure:onondaga_enters': ('The Onondaga', '§ newtown 6.3, 1.9.1', ''),
+        'procedure:overstacking': ('Overstacking penalty', '§ series 7.3', ''),
+        'procedure:place_with_indians': ('Place a Random Event unit', '§ newtown 1.8', ''),
+        'procedure:player_turn': ('Player Turn', '§ series 5', ''),
+        'procedure:pre_game_enhancement': ('Pre-game Indian Enhancement', '§ newtown 1.8', ''),
+        'procedure:prepare_for_play': ('Prepare for Play', '§ newtown I', ''),
+        'procedure:previously_retreated_check': ('Previously-retreated units', '§ series 13.25', ''),
+        'procedure:rally_phase': ('Rally Phase', '§ series 15.1', ''),
+        'procedure:remove_pins': ('Pins removed after movement', '§ series 9.3', ''),
+        'procedure:resolve_retreat': ('A retreat of Failed Resolve', '§ newtown 5.4.3, 5.4.4', ''),
+        'procedure:retreat_before_combat': ('Retreat before Combat', '§ newtown 5.7', ''),
+        'procedure:retreat_before_combat_phase': ('Indian Retreat before Combat', '§ newtown 5.7, 5.7.1', ''),
+        'procedure:retreat_one_hex_before_combat': ('One unit retreats before combat', '§ newtown 5.7', ''),
+        'procedure:retreat_step_loss': ('A step lost to retreat', '§ series 13.23', ''),
+        'procedure:retreat_unit': ('Retreat', '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2', ''),
+        'procedure:rifle_fire': ('Rifle Fire', '§ series 10.2, 10.3, 10.5', ''),
+        'procedure:rifle_fire_by': ('Rifle fire of one side', '§ series 10.2, 10.3', ''),
+        'procedure:rifle_fire_phase': ('Rifle Fire Phase', '§ series 10.1', ''),
+        'procedure:roll_for_honor': ('Roll for Honor', '§ newtown 5.1, 5.1.1, 5.1.4', ''),
+        'procedure:shattered_captured': ('Shattered units next to the enemy', '§ series 13.4', ''),
+        'procedure:spend_momentum': ('Spend a Momentum Chit', '§ series 12.62', ''),
+        'procedure:spend_on_initiative': ('Spend Momentum on the initiative', '§ series 6.2, 12.62', ''),
+        'procedure:standard_movement_phase': ('Standard Movement Phase', '§ newtown 5.2.1', ''),
+        'procedure:tactical_withdrawal': ('No Combat', '§ series 12.23', ''),
+        'restriction:burning_units': ('The unit that destroys a Newtown hex may not move', '§ newtown 4.1', ''),
+        'restriction:disrupted_keep_away': ('Disrupted units may not move next to the enemy', '§ series 13.3', ''),
+        'restriction:disrupted_moved_away': ('A disrupted unit that moved away is done', '§ series 13.3', ''),
+        'restriction:disrupted_one_hex': ('Disrupted units move one hex', '§ series 13.3', ''),
+        'restriction:failed_resolve_stands': ('Units with Failed Resolve may not move', '§ newtown 5.4.3', ''),
+        'restriction:final_movement_keeps_away': ('No move next to the enemy in the Final Movement Phase',
+            '§ newtown 5.2.3', ''),
+        'restriction:herd_is_driven': ('The herd moves only as it is driven', '§ newtown 6.5.1', ''),
+        'restriction:herd_keeps_to_the_road': ('The herd keeps to the road', '§ newtown 6.5.1', ''),
+        'restriction:moves_in_its_own_phase': ('Indian units move in their own movement phase', '§ newtown 5.2, 6.1.1',
+            ''),
+        'restriction:only_mclane_with_the_herd': ("Only McLane's horse ends a move with the herd",
+            '§ newtown 3.3, 6.5.1', ''),
+        'restriction:pinned_units': ('Pinned units may not stay next to the enemy', '§ series 9.2, 13.1', ''),
+        'restriction:platoon_keeps_away': ('The platoon alone keeps away from the enemy', '§ newtown 6.1.3', ''),
+        'restriction:platoon_moves_with_parent': ('The attached platoon moves with its parent', '§ newtown 6.1.3', ''),
+        'restriction:platoon_slows_its_parent': ("An Indian parent moves at the platoon's pace", '§ newtown 6.1.3', ''),
+        'restriction:shattered_stand': ('Shattered units may not move', '§ series 13.4', ''),
+        'restriction:sortie_line': ('Indians stay on or west of hex row 34xx', '§ newtown 5.3.1', ''),
+        'restriction:withdrawn_cavalry': ('Withdrawn cavalry may not move', '§ series 12.4', ''),
+        'restriction:withdrawn_indians': ('Withdrawn Indians may not move', '§ newtown 5.8', ''),
+        'rule:automatic_ambush': ('Automatic Ambush', '§ newtown 5.5.1', ''),
+        'rule:cattle_herd_vp': ('Victory points for the cattle herd', '§ newtown 2.5.2', ''),
+        'rule:diversion': ('Diversion', '§ series 12.14', ''),
+        'rule:historical_opening': ('The bottom half of Turn 5', '§ newtown historical_scenario', ''),
+        'rule:indian_ambush': ('Indian Ambush', '§ newtown 5.5', ''),
+        'rule:indian_second_card': ("The Indian player's second card", '§ newtown 4.2.2', ''),
+        'rule:indian_sortie': ('Indian Sortie', '§ newtown 5.3', ''),
+        'rule:jaeger_rifles': ('German Jaeger Rifles', '§ series 10.6', ''),
+        'rule:momentum_chits': ('Momentum Chits', '§ series 12.6', ''),
+        'rule:pre_game_rolls': ('Pre-game Honor and Enhancement rolls', '§ newtown 1.7, 1.8', ''),
+        'rule:seven_nations_option': ('Seven Nations (optional unit)', '§ newtown 1.6, 6.2', ''),
+        'rule:tactics_restrictions': ('Tactics Chit Use Restrictions', '§ series 12.52', ''),
+        'step:activation_movement_phase:begin': ('Activation Movement Phase', '§ newtown 5.2.2', ''),
+        'step:activation_movement_phase:done': ('Activation Movement Phase', '§ newtown 5.2.2', ''),
+        'step:activation_movement_phase:draw': ('Activation Movement Phase', '§ newtown 5.2.2', ''),
+        'step:add_resolve_markers:failure': ('Check Indian Resolve markers join the cup', '§ newtown 5.4.1, 1.9.2', ''),
+        'step:add_resolve_markers:hit': ('Check Indian Resolve markers join the cup', '§ newtown 5.4.1, 1.9.2', ''),
+        'step:adjust_army_morale:adjust': ('Adjust Army Morale', '§ series 16.1', ''),
+        'step:advance_after_combat:advance': ('Advance after Combat', '§ series 12.23', ''),
+        'step:advance_after_combat:stay_in_the_breastwork': ('Advance after Combat', '§ series 12.23; newtown 3.6.2',
+            ''),
+        'step:artillery_fire:firers': ('Artillery Fire', '§ series 11.2, 11.3', ''),
+        'step:artillery_fire:resolve_hit': ('Artillery Fire', '§ series 11.2, 11.3; newtown 5.4.1', ''),
+        'step:artillery_fire:to_hit': ('Artillery Fire', '§ series 11.2, 11.3', ''),
+        'step:attach_platoon:attach': ('The 8th Foot attaches', '§ newtown 6.1.1', ''),
+        'step:breastwork_check:check': ('Breastwork abandoned?', '§ newtown 2.5.3', ''),
+        'step:capture_one:capture': ('Capture one unit', '§ series 13.1, 12.64', ''),
+        'step:capture_one:choose': ('Capture one unit', '§ series 13.1, 12.64', ''),
+        'step:card_window:play': (
+            'Opportunity Cards may be played', '§ newtown 4.2.3',
+            'the card texts are not public: a placeholder effect, a Momentum Chit',
+        ),
+        'step:check_and_retreat_or_disrupt:each': ('Morale checks after a capture', '§ series 13.1, 13.5', ''),
+        'step:check_or_retreat:each': ('Morale checks of the other units', '§ series 13.1, 13.5', ''),
+        'step:close_combat:advance': ('Close Combat', '§ series 12.23, 12.3, 12.4', ''),
+        'step:close_combat:ambush_shift': ('Close Combat', '§ series 12.23; newtown 5.5', ''),
+        'step:close_combat:apply': ('Close Combat', '§ series 12.23, 13.1; newtown 4.2.4', ''),
+        'step:close_combat:begin': ('Close Combat', '§ series 12.23', ''),
+        'step:close_combat:cavalry_withdrawal': ('Close Combat', '§ series 12.23, 12.4', ''),
+        'step:close_combat:done': ('Close Combat', '§ series 12.23', ''),
+        'step:close_combat:gain_momentum': ('Close Combat', '§ series 12.23, 12.63', ''),
+        'step:close_combat:honor_leads': ('Close Combat', '§ series 12.23; newtown 5.1.2', ''),
+        'step:close_combat:ignore_a_result': (
+            'Close Combat', '§ series 12.23; newtown 4.2.4',
+            "the card text is not public: played after the roll, for the player's own lead unit, is our reading",
+        ),
+        'step:close_combat:indian_withdrawal': ('Close Combat', '§ series 12.23; newtown 5.8', ''),
+        'step:close_combat:lead_units': ('Close Combat', '§ series 12.23', ''),
+        'step:close_combat:momentum': ('Close Combat', '§ series 12.23, 12.62', ''),
+        'step:close_combat:odds': ('Close Combat', '§ series 12.23, 12.3', ''),
+        'step:close_combat:opportunity_before_roll': ('Close Combat', '§ series 12.23; newtown 4.2.4', ''),
+        'step:close_combat:previously_retreated': ('Close Combat', '§ series 12.23, 13.25', ''),
+        'step:close_combat:resolve': ('Close Combat', '§ series 12.23', ''),
+        'step:close_combat:retreated_check': ('Close Combat', '§ series 12.23, 13.25', ''),
+        'step:close_combat:tactics': ('Close Combat', '§ series 12.23, 12.5, 12.54', ''),
+        'step:close_combat_cards:play': (
+            'Cards before the Close Combat roll', '§ newtown 4.2.4',
+            'the card texts are not public: the effects of Ghosts, Chaos and Parley are ours',
+        ),
+        'step:close_combat_phase:ambush': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1',
+            ''),
+        'step:close_combat_phase:designate': ('Close Combat Phase',
+            '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21', ''),
+        'step:close_combat_phase:examine_defenders': ('Close Combat Phase',
+            '§ series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4', ''),
+        'step:close_combat_phase:exposed': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 13.3, 13.4', ''),
+        'step:close_combat_phase:pins': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.22', ''),
+        'step:close_combat_phase:resolve': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.23', ''),
+        'step:close_combat_phase:retreat_before_combat': ('Close Combat Phase',
+            '§ series 12, 12.1, 12.11, 12.2; newtown 5.7', ''),
+        'step:defensive_artillery_fire_phase:fire': ('Defensive Artillery Fire Phase',
+            '§ series 11.1, 11.2; newtown 3.4', ''),
+        'step:discard:discard': ('Discard a card', '§ newtown 4.2.3', ''),
+        'step:disrupt:retreat': ('Disruption', '§ series 13.1, 13.3, 13.4', ''),
+        'step:disrupt:worsen': ('Disruption', '§ series 13.1, 13.3, 13.4', ''),
+        'step:draw_card:draw': ('Draw an Opportunity Card', '§ newtown 4.2.2', ''),
+        'step:end_activation:phase': ('The Activation Movement Phase ends', '§ newtown 5.2.2, 5.8', ''),
+        'step:end_activation:withdrawal': ('The Activation Movement Phase ends', '§ newtown 5.2.2, 5.8', ''),
+        'step:end_of_close_combat:exposed': ('Disrupted and shattered units next to the enemy', '§ series 13.3, 13.4',
+            ''),
+        'step:evading_retreat:retreat': ('Indian Evasion', '§ newtown 5.9', ''),
+        'step:evasion_check:check': ('Evasion through a ZOC', '§ newtown 5.9', ''),
+        'step:examine_indian_stacks:examine': ('Examine Indian stacks', '§ newtown 3.4; series 7.4', ''),
+        'step:fail_resolve:honor': ('Resolve fails', '§ newtown 5.4.2, 5.4.3, 5.1.3', ''),
+        'step:fail_resolve:mark': ('Resolve fails', '§ newtown 5.4.2, 5.4.3, 5.1.3', ''),
+        'step:fail_resolve:retreat': ('Resolve fails', '§ newtown 5.4.2, 5.4.3, 5.1.3', ''),
+        'step:final_movement_phase:begin': ('Final Movement Phase', '§ newtown 5.2.3', ''),
+        'step:final_movement_phase:breastwork': ('Final Movement Phase', '§ newtown 5.2.3, 2.5.3', ''),
+        'step:final_movement_phase:done': ('Final Movement Phase', '§ newtown 5.2.3', ''),
+        'step:final_movement_phase:move': ('Final Movement Phase', '§ newtown 5.2.3', ''),
+        'step:fire_result:apply': ('A fire result', '§ series 10.3, 11.3, 16.1', ''),
+        'step:full_measure:replace': ('Full Measure', '§ newtown 6.1.7', ''),
+        'step:gain_momentum:gain': ('Gain a Momentum Chit', '§ series 12.63, 12.65', ''),
+        'step:game:prepare': ('The game', '§ series 5; newtown I', ''),
+        'step:game:turns': ('The game', '§ series 5', ''),
+        'step:game:winner': ('The game', '§ series 5, 4', ''),
+        'step:game_turn:american_only': ('Game Turn', '§ series 5; newtown 1.2', ''),
+        'step:game_turn:bottom_half_only': ('Game Turn', '§ series 5; newtown historical_scenario', ''),
+        'step:game_turn:end_of_turn': ('Game Turn', '§ series 5', ''),
+        'step:game_turn:first_player_turn': ('Game Turn', '§ series 5', ''),
+        'step:game_turn:initiative': ('Game Turn', '§ series 5, 6.1', ''),
+        'step:game_turn:second_player_turn': ('Game Turn', '§ series 5', ''),
+        'step:indian_end_phase:honor': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
+        'step:indian_end_phase:resolve_markers': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
+        'step:indian_end_phase:return_markers': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
+        'step:indian_movement_phases:activation': ('Indian Movement Phases', '§ newtown 5.2, 5.2.2', ''),
+        'step:indian_movement_phases:pins': ('Indian Movement Phases', '§ newtown 5.2; series 9.3', ''),
+        'step:indian_movement_phases:sortie_roll': (
+            'Indian Movement Phases', '§ newtown 5.2, 5.3.2, 5.3.3',
+            'when in the Indian player turn the roll is made is printed on the Sequence of Play; we roll before the Standard Movement Phase',
+        ),
+        'step:indian_movement_phases:standard': ('Indian Movement Phases', '§ newtown 5.2, 5.2.1', ''),
+        'step:indian_moves:move': ('Indian units move', '§ series 9.1, 8.31, 8.32', ''),
+        'step:indian_resolve_check:result': ('Indian Resolve Morale Check', '§ newtown 5.4.2; series 13.5', ''),
+        'step:indian_resolve_check:roll': ('Indian Resolve Morale Check', '§ newtown 5.4.2; series 13.5', ''),
+        'step:indian_resolve_checks:checks': ('Indian Resolve Morale Checks', '§ newtown 5.4.2, 5.2.2', ''),
+        'step:initiative:dictate': ('Initiative Segment', '§ series 6.1, 12.62', ''),
+        'step:initiative:roll': ('Initiative Segment', '§ series 6.1', ''),
+        'step:initiative:spend': ('Initiative Segment', '§ series 6.1, 6.2, 12.62', ''),
+        'step:initiative:winner': ('Initiative Segment', '§ series 6.1', ''),
+        'step:join_cup:join': ('A marker joins the cup', '§ newtown 1.9', ''),
+        'step:lose_honor:lose': ('Honor lost', '§ newtown 5.1.2, 5.1.3', ''),
+        'step:lose_momentum:lose': ('Lose a Momentum Chit', '§ series 12.64', ''),
+        'step:morale_check:result': ('Morale Check', '§ series 13.5', ''),
+        'step:morale_check:roll': ('Morale Check', '§ series 13.5', ''),
+        'step:move_away_disrupted:away': ('Disrupted units move away', '§ series 13.3', ''),
+        'step:movement_phase:destroy_newtown': ('Movement Phase', '§ series 9; newtown 4.1', ''),
+        'step:movement_phase:disrupted_away': ('Movement Phase', '§ series 9, 13.3', ''),
+        'step:movement_phase:drive_the_herd': ('Movement Phase', '§ series 9; newtown 6.5.1', ''),
+        'step:movement_phase:examine': ('Movement Phase', '§ series 9; newtown 3.4', ''),
+        'step:movement_phase:move': ('Movement Phase', '§ series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52', ''),
+        'step:movement_phase:pins': ('Movement Phase', '§ series 9, 9.3', ''),
+        'step:movement_phase:reinforcements': ('Movement Phase', '§ series 9, 9.6, 9.61, 9.62', ''),
+        'step:movement_phase:stampede': (
+            'Movement Phase', '§ series 9; newtown 6.5.1',
+            'the card text is not public: one hex off the road, when the American Movement Phase begins',
+        ),
+        'step:onondaga_enters:place': ('The Onondaga', '§ newtown 6.3, 1.9.1', ''),
+        'step:overstacking:each': ('Overstacking penalty', '§ series 7.3', ''),
+        'step:place_with_indians:place': ('Place a Random Event unit', '§ newtown 1.8',
+            'the Enhancement Table says where a Random Event unit is placed'),
+        'step:player_turn:artillery': ('Player Turn', '§ series 5, 11.1', ''),
+        'step:player_turn:begin': ('Player Turn', '§ series 5', ''),
+        'step:player_turn:close_combat': ('Player Turn', '§ series 5, 12', ''),
+        'step:player_turn:designate_commander': ('Player Turn', '§ series 5; newtown 3.1.1', ''),
+        'step:player_turn:end_phase': ('Player Turn', '§ series 5; newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
+        'step:player_turn:final_movement': (
+            'Player Turn', '§ series 5; newtown 5.2.3',
+            'the printed Sequence of Play is not in the text: we place the Final Movement Phase after the Close Combat Phase (5.2.2, 5.2.3)',
+        ),
+        'step:player_turn:movement': ('Player Turn', '§ series 5, 9; newtown 5.2', ''),
+        'step:player_turn:opportunity_cards': ('Player Turn', '§ series 5; newtown 4.2.3', ''),
+        'step:player_turn:rally': ('Player Turn', '§ series 5, 15.1', ''),
+        'step:player_turn:rifle': ('Player Turn', '§ series 5, 10.1', ''),
+        'step:player_turn:stacking': ('Player Turn', '§ series 5, 7.3, 9.61', ''),
+        'step:pre_game_enhancement:apply': (
+            'Pre-game Indian Enhancement', '§ newtown 1.8',
+            "the Table's texts are printed: how War Dance, French Margaret, Visions, Big Medicine, Tiahogwando, Capt. Montour and Mohawk Valley apply is ours",
+        ),
+        'step:pre_game_enhancement:roll': ('Pre-game Indian Enhancement', '§ newtown 1.8', ''),
+        'step:prepare_for_play:activation_markers': ('Prepare for Play', '§ newtown I, 1.9.1', ''),
+        'step:prepare_for_play:cards': ('Prepare for Play', '§ newtown I, 1.10, 4.2.2', ''),
+        'step:prepare_for_play:enhancement': ('Prepare for Play', '§ newtown I, 1.8', ''),
+        'step:prepare_for_play:honor': ('Prepare for Play', '§ newtown I, 1.7, 5.1, 5.1.1', ''),
+        'step:prepare_for_play:optional_units': ('Prepare for Play', '§ newtown I, 1.6, 6.2', ''),
+        'step:prepare_for_play:platoon': ('Prepare for Play', '§ newtown I, 6.1.1', ''),
+        'step:previously_retreated_check:check': ('Previously-retreated units', '§ series 13.25', ''),
+        'step:rally_phase:opportunity_card': ('Rally Phase', '§ series 15.1; newtown 4.2.2', ''),
+        'step:rally_phase:rally': ('Rally Phase', '§ series 15.1, 15.2, 16.1', ''),
+        'step:rally_phase:resolve': ('Rally Phase', '§ series 15.1; newtown 5.4.4', ''),
+        'step:rally_phase:withdrawal_markers': ('Rally Phase', '§ series 15.1, 12.4', ''),
+        'step:remove_pins:pins': ('Pins removed after movement', '§ series 9.3', ''),
+        'step:resolve_retreat:retreat': ('A retreat of Failed Resolve', '§ newtown 5.4.3, 5.4.4', ''),
+        'step:retreat_before_combat:all_must_follow': ('Retreat before Combat', '§ newtown 5.7', ''),
+        'step:retreat_before_combat:retreat': ('Retreat before Combat', '§ newtown 5.7', ''),
+        'step:retreat_before_combat:stacks': ('Retreat before Combat', '§ newtown 5.7', ''),
+        'step:retreat_before_combat_phase:disengaged': ('Indian Retreat before Combat', '§ newtown 5.7, 5.7.1', ''),
+        'step:retreat_before_combat_phase:retreats': ('Indian Retreat before Combat', '§ newtown 5.7, 5.7.1', ''),
+        'step:retreat_one_hex_before_combat:follow': ('One unit retreats before combat', '§ newtown 5.7', ''),
+        'step:retreat_one_hex_before_combat:retreat': ('One unit retreats before combat', '§ newtown 5.7', ''),
+        'step:retreat_step_loss:army_morale': ('A step lost to retreat', '§ series 13.23', ''),
+        'step:retreat_unit:join': ('Retreat', '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2', ''),
+        'step:retreat_unit:leaders': ('Retreat', '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26',
+            ''),
+        'step:retreat_unit:retreat': ('Retreat',
+            '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9', ''),
+        'step:retreat_unit:start': ('Retreat', '§ series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2', ''),
+        'step:rifle_fire:firers': ('Rifle Fire', '§ series 10.2, 10.3, 10.5', ''),
+        'step:rifle_fire:to_hit': ('Rifle Fire', '§ series 10.2, 10.3, 10.5', ''),
+        'step:rifle_fire_by:fire': ('Rifle fire of one side', '§ series 10.2, 10.3; newtown 3.4', ''),
+        'step:rifle_fire_phase:other_fire': ('Rifle Fire Phase', '§ series 10.1, 10.2', ''),
+        'step:rifle_fire_phase:phasing_fire': ('Rifle Fire Phase', '§ series 10.1, 10.2', ''),
+        'step:rifle_fire_phase:results': ('Rifle Fire Phase', '§ series 10.1, 10.4', ''),
+        'step:roll_for_honor:assign': ('Roll for Honor', '§ newtown 5.1, 5.1.1, 5.1.4', ''),
+        'step:roll_for_honor:roll': ('Roll for Honor', '§ newtown 5.1, 5.1.1, 5.1.4', ''),
+        'step:shattered_captured:each': ('Shattered units next to the enemy', '§ series 13.4', ''),
+        'step:spend_momentum:spend': ('Spend a Momentum Chit', '§ series 12.62', ''),
+        'step:spend_on_initiative:spend': ('Spend Momentum on the initiative', '§ series 6.2, 12.62', ''),
+        'step:standard_movement_phase:begin': ('Standard Movement Phase', '§ newtown 5.2.1', ''),
+        'step:standard_movement_phase:disrupted_away': ('Standard Movement Phase', '§ newtown 5.2.1; series 13.3', ''),
+        'step:standard_movement_phase:done': ('Standard Movement Phase', '§ newtown 5.2.1', ''),
+        'step:standard_movement_phase:move': ('Standard Movement Phase', '§ newtown 5.2.1', ''),
+        'step:standard_movement_phase:platoon_gets_away': ('Standard Movement Phase', '§ newtown 5.2.1, 6.1.3', ''),
+        'step:tactical_withdrawal:attacker': ('No Combat', '§ series 12.23', ''),
+        'step:tactical_withdrawal:defender': ('No Combat', '§ series 12.23', ''),
+        'step:tactical_withdrawal:honor': ('No Combat', '§ series 12.23; newtown 5.1.3', ''),
+        'table:ambush_table': ('Ambush Table', '§ newtown 5.5',
+            'the Ambush Table is printed on the charts, not in the rulebook'),
+        'table:army_morale_chart': (
+            'Army Morale Adjustment Chart', '§ series 16.1',
+            'the Army Morale Adjustment Chart is printed on the charts, not in the rulebook',
+        ),
+        'table:artillery_fire_damage': (
+            'Artillery Fire Damage Table', '§ series 11.3',
+            'the damage tables are printed on the charts, not in the rulebook',
+        ),
+        'table:close_combat_table': ('Close Combat Table', '§ series 12.23',
+            'the Close Combat Table is printed on the charts, not in the rulebook'),
+        'table:enhancement_table': (
+            'Pre-game Indian Enhancement Table', '§ newtown 1.8',
+            'the Enhancement Table is printed on the charts, not in the rulebook',
+        ),
+        'table:fire_table': ('Fire Table', '§ series 10.3, 11.3',
+            'the Fire Table is printed on the charts, not in the rulebook'),
+        'table:indian_honor_table': (
+            'Indian Honor Table', '§ newtown 1.7, 5.1, 5.1.4',
+            'the Indian Honor Table is printed on the charts, not in the rulebook',
+        ),
+        'table:leader_loss_table': ('Leader Loss Table', '§ newtown 2.5.1',
+            'the Leader Loss Table is printed on the charts, not in the rulebook'),
+        'table:rifle_fire_damage': ('Rifle Fire Damage Table', '§ series 10.3',
+            'the damage tables are printed on the charts, not in the rulebook'),
+        'table:tactics_matrix': ('Tactics Matrix', '§ series 12.23, 12.5',
+            'the Tactics Matrix is printed on the charts, not in the rulebook'),
+        'terrain:clear': ('Clear', '§ series 12.52', 'the TEC is printed on the charts, not in the rulebook'),
+        'terrain:corn': ('Corn', '§ newtown 5.8', 'movement cost: the TEC is printed on the charts'),
+        'terrain:crops': ('Crops', '§ series 12.52, 10.6', 'the TEC is printed on the charts, not in the rulebook'),
+        'terrain:field': ('Field', '§ series 12.52', 'the TEC is printed on the charts, not in the rulebook'),
+        'terrain:forest': ('Forest (Heavy Forest)', '§ series 8.1, 11.42',
+            'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:light_forest': ('Light Forest', '§ series 8.1, 11.42',
+            'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:meeting_house': ('Meeting House', '§ series 11.42',
+            'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:orchard': ('Orchard', '§ series 8.1', 'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:plantation_house': ('Plantation House', '§ series 8.1',
+            'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:river': ('Chemung River', '§ newtown essay',
+            'the TEC is printed on the charts; we read the river as impassable'),
+        'terrain:swamp': ('Swamp', '§ newtown essay', 'movement cost: the TEC is printed on the charts'),
+        'terrain:town': ('Town', '§ series 11.42', 'movement cost and DRM: the TEC is printed on the charts'),
+        'terrain:village': (
+            'Newtown (Indian village)', '§ newtown 4.1; series 11.42',
+            'movement cost and DRM: the TEC is printed on the charts',
+        ),
+        'terrain:woods': ('Woods', '§ newtown 5.6, 5.8; series 8.1, 11.42',
+            'movement cost and DRM: the TEC is printed on the charts'),
+    },
     turn_track={
         1: ('8:00 AM', {}),
         2: ('9:00 AM', {'sortie_roll': (0, 0)}),
@@ -10693,6 +11599,16 @@ RULES = Rules(
         'indian_hand': (),
         'discarded_cards': (),
     },
+    bag_seen_by={
+        'activation_cup': (0, 1),
+        'markers_set_aside': (0, 1),
+        'drawn_markers': (0, 1),
+        'american_deck': (),
+        'indian_deck': (),
+        'american_hand': (1,),
+        'indian_hand': (0,),
+        'discarded_cards': (0, 1),
+    },
     markers=(
         'american_card_02', 'american_card_03', 'american_card_04', 'american_card_05', 'american_card_06',
         'american_card_07', 'american_card_08', 'american_card_09', 'american_card_10', 'american_card_11',
@@ -10711,7 +11627,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f121, f523), ('army_morale', f63, f524), ('momentum', f121, f121)),
+            values=(('army_morale', f123, f553), ('army_morale', f65, f554), ('momentum', f123, f123)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -10726,7 +11642,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f121, f523), ('army_morale', f63, f524), ('momentum', f121, f121)),
+            values=(('army_morale', f123, f553), ('army_morale', f65, f554), ('momentum', f123, f123)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=(
                 'pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush',
@@ -10738,10 +11654,10 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f525),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f555),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f104),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f106),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588,
@@ -10752,8 +11668,8 @@ RULES = Rules(
                     774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823,
                     824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873,
                     874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f526, True, ((44, False, (('wampum_belt', f104),)),)),
-                PlacementSpec((), f527, True, ((43, False, (('big_medicine', f104),)),)),
+                PlacementSpec((), f556, True, ((44, False, (('wampum_belt', f106),)),)),
+                PlacementSpec((), f557, True, ((43, False, (('big_medicine', f106),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),

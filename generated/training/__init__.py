@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '201b95576a5c93a9f226b631a42a169c0ec9d1ed4a144ebf153138be8240b633'
+RULES_HASH = '8663bc8546bc08aa34d9e3b73708aa0d6a4d5659401d1dcc375d04704a71db76'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -32,7 +32,6 @@ from compiler.map_model import MapModel
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 
-PARTS = ("counters", "charts", "map")
 Step = Callable[[], dict[str, bytes]]
 
 

@@ -23,11 +23,16 @@ def words(name: str) -> str:
 
 
 def cites(prov: ir.Prov) -> str:
-    """`§ series 12.23, 12.5; battle 4.5`: the sources a chart was taken from."""
-    docs: dict[str, list[str]] = {}
+    """`§ series 12.23, 12.5; battle 4.5`: the sources a chart was taken from, each once."""
+    docs: dict[str, set[str]] = {}
     for c in prov.cites:
-        docs.setdefault(c.document, []).append(c.section)
-    return "; ".join(f"§ {d} {', '.join(s)}" for d, s in docs.items())
+        docs.setdefault(c.document, set()).add(c.section)
+    return "; ".join(f"§ {d} {', '.join(sorted(s, key=section_order))}" for d, s in docs.items())
+
+
+def section_order(section: str) -> tuple[tuple[int, int | str], ...]:
+    """Sections in the rulebook's order: 9.4 before 9.52 before 12.5 (numbers, not text)."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in section.split("."))
 
 
 def range_label(low: int | None, high: int | None) -> str:
@@ -78,7 +83,7 @@ def table_chart(rules: ir.Ruleset, t: ir.Table) -> Chart:
         if res.name in used and res.code not in ("-", res.title)
     ]
     notes = ("Results: " + "; ".join(legend),) if legend else ()
-    return Chart(t.title, header, tuple(rows), "   ".join(s for s in subtitle if s), notes)
+    return Chart(t.title, header, tuple(rows), " · ".join(s for s in subtitle if s), notes)
 
 
 def modifiers_chart(m: ir.ModifierList) -> Chart:
@@ -100,23 +105,93 @@ def modifiers_chart(m: ir.ModifierList) -> Chart:
 
 
 def terrain_chart(rules: ir.Ruleset) -> Chart:
-    """The Terrain Effects Chart: movement cost and every effect the terrain declares."""
+    """The Terrain Effects Chart: movement cost, line of sight, ZOC and every other effect.
+
+    The line-of-sight and ZOC columns appear only when some terrain has such
+    an effect; the other columns are the terrain's own keys (`defend_drm`, …).
+    """
     things: list[ir.Terrain | ir.HexsideFeature] = [*rules.terrain, *rules.hexside_features]
+    titles = {t.name: t.title for t in things}
     keys = sorted({k for t in things for k in t.props})
-    header = (Cell("Terrain"), Cell("Movement"), *(Cell(words(k).capitalize()) for k in keys))
+    slopes = {f.name for f in rules.hexside_features if f.slope}
+    sight = [_sight(t) for t in things]
+    zoc = [_zoc(t, slopes) for t in things]
+    extra = [(name, col) for name, col in (("Line of sight", sight), ("ZOC", zoc)) if any(col)]
+    header = (
+        Cell("Terrain"),
+        Cell("Movement"),
+        *(Cell(name) for name, _ in extra),
+        *(Cell(heading(k)) for k in keys),
+    )
     rows = []
-    for t in things:
+    for i, t in enumerate(things):
         why = t.prov.provisional
         kind = " (hexside)" if isinstance(t, ir.HexsideFeature) else ""
-        move = "prohibited" if t.move is None else f"{t.move} MP"
-        if isinstance(t, ir.HexsideFeature) and t.road:
-            move = f"{t.move} MP along"
-        cells = [Cell(t.title + kind, fill=tint(t.color, 0.55)), Cell(move, why)]
-        for k in keys:
-            cells.append(Cell(_prop(t.props.get(k), k), why))
+        cells = [
+            Cell(t.title + kind, fill=tint(t.color, 0.55)),
+            Cell(_movement(t, titles, slopes), why),
+        ]
+        cells += [Cell(col[i] or DASH, why) for _, col in extra]
+        cells += [Cell(_prop(t.props.get(k), k), why) for k in keys]
         rows.append(tuple(cells))
     prov = ir.Prov(tuple(c for t in things for c in t.prov.cites))
     return Chart("Terrain Effects Chart", header, tuple(rows), cites(prov))
+
+
+def move_cost(cost: ir.MoveCost, extra: bool = False) -> str:
+    """A TEC movement entry in words: `2 MP, artillery 3 MP`; `+1 MP` for a hexside's extra."""
+
+    def mp(value: int | None) -> str:
+        if value is None:
+            return "prohibited"
+        return f"+{value} MP" if extra else f"{value} MP"
+
+    return ", ".join([mp(cost.default), *(f"{words(c)} {mp(v)}" for c, v in cost.classes)])
+
+
+def heading(key: str) -> str:
+    """A column heading from a key: `defend_drm` → "Defend DRM"."""
+    text = words(key).capitalize()
+    return " ".join(
+        w.upper() if w.lower() in ("drm", "mp", "zoc", "los") else w for w in text.split()
+    )
+
+
+def _up_down(t: ir.HexsideFeature, slopes: set[str]) -> tuple[str, str]:
+    """How to say the two ways across a directional hexside: a slope's up and down."""
+    if t.slope or any(c in slopes for c in t.combines):
+        return "up", "down"
+    return "into", "out of"
+
+
+def _movement(t: ir.Terrain | ir.HexsideFeature, titles: dict[str, str], slopes: set[str]) -> str:
+    if isinstance(t, ir.Terrain):
+        return move_cost(t.move)
+    if t.road:
+        return f"{move_cost(t.move)} along"
+    if t.directional:
+        up, down = _up_down(t, slopes)
+        text = f"{up}: {move_cost(t.move_into, True)}\n{down}: {move_cost(t.move_out_of, True)}"
+    else:
+        text = move_cost(t.move, True)
+    if t.replaces:
+        text += "\ninstead of " + ", ".join(titles.get(r, words(r)) for r in t.replaces)
+    return text
+
+
+def _sight(t: ir.Terrain | ir.HexsideFeature) -> str:
+    if isinstance(t, ir.Terrain):
+        return "blocks" if t.blocks_los else ""
+    return "slope" if t.slope else ""
+
+
+def _zoc(t: ir.Terrain | ir.HexsideFeature, slopes: set[str]) -> str:
+    """Where a ZOC does not reach, in the words of 8.1; empty when it reaches everywhere."""
+    if isinstance(t, ir.HexsideFeature) and not t.directional:
+        return "" if t.zoc_into else "not across"
+    into, out = _up_down(t, slopes) if isinstance(t, ir.HexsideFeature) else ("into", "out of")
+    blocked = [w for w, ok in ((into, t.zoc_into), (out, t.zoc_out_of)) if not ok]
+    return f"not {' or '.join(blocked)}" if blocked else ""
 
 
 def levels_chart(lv: ir.Levels) -> Chart:

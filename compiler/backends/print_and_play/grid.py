@@ -81,7 +81,9 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
     wrap_at = min(max_width, max(width, 1400)) - 2 * PAD
     note_lines = [line for n in (*chart.notes, *daggers) for line in _wrap(n, NOTE_PX, wrap_at)]
     width = max([width, *(_width(n, NOTE_PX, False) + 2 * PAD for n in note_lines)])
-    title_h = TITLE_PX + 2 * PAD + (NOTE_PX + PAD if chart.subtitle else 0)
+    # The citation line wraps to the grid's width rather than running off the chart.
+    subtitle = _wrap(chart.subtitle, NOTE_PX, max(sum(widths), 600) - 2 * PAD)
+    title_h = TITLE_PX + 2 * PAD + (NOTE_PX + 8) * len(subtitle) + (PAD if subtitle else 0)
     height = title_h + sum(heights) + (NOTE_PX + 8) * len(note_lines) + 2 * PAD
     img = Image.new("RGB", (width + 4, height), "white")
     draw = ImageDraw.Draw(img)
@@ -94,10 +96,10 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
             font=font(NOTE_PX),
             anchor="rm",
         )
-    if chart.subtitle:
+    for n, line in enumerate(subtitle):
         draw.text(
-            (PAD, PAD + TITLE_PX + PAD),
-            chart.subtitle,
+            (PAD, PAD + TITLE_PX + PAD + n * (NOTE_PX + 8)),
+            line,
             fill="#333333",
             font=font(NOTE_PX, bold=False),
             anchor="lt",

@@ -189,13 +189,16 @@ def _balanced(words: list[str], n: int) -> list[str]:
 
 
 def _badge(cell: Box, value: object, letters: str) -> list[Text | Shape]:
-    """A circled text: white on black for `black` (or yes), black on white for `white`."""
-    fill = "#000000" if value is True else str(value)
+    """A circled text whose value is the colour of the letters, in a circle of
+    the other colour: `rifle black` is a black R in a white circle, `rifle
+    white` a white R in a black circle (series 3.2, 12.23 step 3); yes is black
+    letters."""
+    ink = "#000000" if value is True else str(value)
     try:
-        rgb(fill)
+        rgb(ink)
     except ValueError:
-        fill = "#000000"
-    ink = ink_on(fill)
+        ink = "#000000"
+    fill = ink_on(ink)
     d = min(cell[2] - cell[0], cell[3] - cell[1], 44)
     cx, cy = (cell[0] + cell[2]) // 2, (cell[1] + cell[3]) // 2
     circle = (cx - d // 2, cy - d // 2, cx + d // 2, cy + d // 2)

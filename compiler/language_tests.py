@@ -1,0 +1,435 @@
+"""Tests written in the rule language: `test` declarations run by `muster test BATTLE`.
+
+A battle's tests live in `rulesets/<battle>/tests/*.mst`, apart from its
+rules (a test is not part of the game). Each `test` sets up a position in a
+few lines, then acts and states what must hold, in order:
+
+    test guard_steps "The guard steps toward the ford" § battle 2.1 {
+        scenario skirmish                       # the game to play (default: the first)
+        set turn 2                              # a variable; `set vp red 3` for one side's
+        at 0404 the_guard                       # units on the map; the others are off it
+        during movement_phase move side red     # where play stands (outermost first)
+        act "0404 → 0403"                       # a legal action, by (part of) its text
+        expect the_guard at 0403                # where a unit is
+        expect not_legal "0403 → 0302"          # what may not be done now
+    }
+
+Position lines (`scenario`, `rule NAME on|off`, `start`, `set`, `at`,
+`reduced`, `during`) come first: without `start` the board is empty but for
+the units placed with `at`, and with no `during` play stands nowhere (an
+expectation reads the position as it is); `start` begins from the scenario's
+opening instead. Then, in order: `act "text"` (the one legal action
+whose description is or contains the text), `dice N …` (die rolls, one per
+chance node), and `expect …`:
+
+- `expect VARIABLE [INDEX] VALUE` — a variable's value;
+- `expect legal "text"` / `expect not_legal "text"` — among the legal actions;
+- `expect UNIT at HEX`, `expect UNIT steps_lost N`, `expect UNIT STATUS`
+  (`eliminated`, `not_entered`, `map`, …);
+- `expect drm LIST "label" AMOUNT [NAME VALUE …]` / `expect no_drm LIST "label" …`
+  — a modifier of a DRM list with the bindings it is looked at with;
+- `expect message "text"` — a line of the play log since the position was set;
+- `expect winner SIDE`, `expect terminal`.
+
+Names are checked against the battle before anything runs, each mistake with
+its file:line:col; a failing expectation is reported at its line with what
+the game holds instead.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler import ir
+from compiler.backends.engine_codegen import generate
+from compiler.build import load_generated
+from compiler.check import compile_ruleset
+from compiler.load import display_name, resolve_ruleset
+from compiler.maps import grid_of
+from dsl import ast
+from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
+from dsl.parse import parse_text
+from dsl.source import SourceFiles
+from engine.save import from_json, to_json
+from engine.state import STATUS_NAMES, State
+from engine.tables import modifiers_of
+
+POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "during")
+PLAY = ("act", "dice", "expect")
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageTest:
+    name: str
+    title: str
+    file: str
+    line: int
+    decl: ast.Entity
+
+
+@dataclass
+class Outcome:
+    test: LanguageTest
+    failure: str | None = None  # "file:line: what went wrong"
+    seconds: float = 0.0
+
+
+@dataclass
+class Run:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.failure is not None]
+
+
+class TestFailure(Exception):
+    """An expectation that does not hold, or a line the game cannot do."""
+
+    def __init__(self, line: ast.Line, message: str) -> None:
+        super().__init__(f"{line.span.file}:{line.span.line}: {message}")
+
+
+def test_folder(entry: Path) -> Path:
+    return entry.parent / "tests"
+
+
+def test_files(entry: Path) -> list[Path]:
+    """A battle's test files: `tests/*.mst` in its folder."""
+    return sorted(test_folder(entry).glob("*.mst"))
+
+
+def collect(files: list[Path], rules: ir.Ruleset, reporter: Reporter) -> list[LanguageTest]:
+    """The `test` declarations of the files, their names checked against the battle."""
+    tests: list[LanguageTest] = []
+    seen: dict[str, str] = {}
+    names = _Names(rules)
+    for path in files:
+        parsed = parse_text(path.read_text(encoding="utf-8"), display_name(path), reporter)
+        if parsed is None:
+            continue
+        for decl in parsed.decls:
+            if not isinstance(decl, ast.Entity) or decl.kind != "test" or not decl.name:
+                reporter.error(decl.span, BAD_VALUE, "a test file holds `test NAME { … }` only")
+                continue
+            if decl.name in seen:
+                reporter.error(
+                    decl.name_span,
+                    BAD_VALUE,
+                    f"test {decl.name!r} is already declared",
+                    f"the first is at {seen[decl.name]}",
+                )
+                continue
+            seen[decl.name] = str(decl.span)
+            names.check(decl, reporter)
+            title = decl.title or decl.name
+            tests.append(LanguageTest(decl.name, title, decl.span.file, decl.span.line, decl))
+    return tests
+
+
+class _Names:
+    """What a test may name: the battle's units, sides, hexes, variables, lists, …"""
+
+    def __init__(self, rules: ir.Ruleset) -> None:
+        self.rules = rules
+        self.units = {u.name for u in rules.units}
+        self.sides = {s.name for s in rules.sides}
+        self.variables = {v.name for v in rules.variables} | {"turn", "phasing"}
+        self.scenarios = {s.name for s in rules.scenarios}
+        self.switches = {s.name for s in rules.switches}
+        self.modifiers = {m.name for m in rules.modifiers}
+        self.procedures = {p.name: {s.name for s in p.steps} for p in rules.procedures}
+        grid = grid_of(rules.map) if rules.map else None
+        self.hexes = {grid.label(c, r) for c, r in grid.offsets()} if grid else set()
+
+    def check(self, decl: ast.Entity, r: Reporter) -> None:
+        playing = False
+        for line in decl.body.lines:
+            if not isinstance(line, ast.Line) or line.key is None:
+                r.error(line.span, BAD_VALUE, "a test line starts with what it does")
+                continue
+            key = line.key
+            if key not in POSITION + PLAY:
+                r.error(
+                    line.span,
+                    UNKNOWN_NAME,
+                    f"a test has no line {key!r}",
+                    *hint_note(did_you_mean(key, set(POSITION + PLAY))),
+                    f"position: {', '.join(POSITION)}; then: {', '.join(PLAY)}",
+                )
+                continue
+            if key in PLAY:
+                playing = True
+            elif playing:
+                r.error(line.span, BAD_VALUE, f"`{key}` sets up the position: put it before `act`")
+            words = [_word(v) for v in line.values[1:]]
+            if key == "scenario":
+                self._known(r, line, words[:1], self.scenarios, "scenario")
+            elif key == "rule":
+                self._known(r, line, words[:1], self.switches, "rule")
+            elif key == "set":
+                self._known(r, line, words[:1], self.variables, "variable")
+            elif key in ("at", "reduced"):
+                if key == "at":
+                    self._known(r, line, words[:1], self.hexes, "hex on the map")
+                self._known(r, line, words[1:] if key == "at" else words, self.units, "unit")
+            elif key == "during":
+                proc = words[0] if words else ""
+                self._known(r, line, [proc], set(self.procedures), "procedure")
+                if proc in self.procedures and len(words) > 1:
+                    self._known(r, line, words[1:2], self.procedures[proc], f"step of {proc}")
+            elif key == "expect":
+                self._expect(r, line, words)
+
+    def _expect(self, r: Reporter, line: ast.Line, words: list[str]) -> None:
+        if not words:
+            r.error(line.span, BAD_VALUE, "write what to expect: `expect lee_relieved yes`")
+            return
+        head = words[0]
+        if head in ("drm", "no_drm"):
+            self._known(r, line, words[1:2], self.modifiers, "modifier list")
+        elif head in ("legal", "not_legal", "message", "terminal"):
+            return
+        elif head == "winner":
+            self._known(r, line, words[1:2], self.sides, "side")
+        elif head not in self.units and head not in self.variables:
+            r.error(
+                line.span,
+                UNKNOWN_NAME,
+                f"nothing named {head!r} to expect of",
+                *hint_note(did_you_mean(head, self.units | self.variables)),
+            )
+
+    def _known(self, r: Reporter, line: ast.Line, words: list[str], known: set, what: str) -> None:
+        if not words:
+            r.error(line.span, BAD_VALUE, f"`{line.key}` needs a {what}")
+        for w in words:
+            if w not in known:
+                r.error(
+                    line.span,
+                    UNKNOWN_NAME,
+                    f"no {what} {w!r}",
+                    *hint_note(did_you_mean(w, known)),
+                )
+
+
+def _word(v: ast.Expr) -> str:
+    if isinstance(v, ast.Name):
+        return v.id
+    if isinstance(v, ast.Number):
+        return v.text
+    if isinstance(v, ast.String):
+        return v.value
+    if isinstance(v, ast.Unary) and isinstance(v.operand, ast.Number) and v.op == "-":
+        return f"-{v.operand.text}"
+    return ""
+
+
+def _value(word: str) -> Any:
+    """A written value as the save format holds it: a number, yes/no, or a name."""
+    if word in ("yes", "true"):
+        return True
+    if word in ("no", "false"):
+        return False
+    if word.lstrip("+-").isdigit() and not (len(word) == 4 and word.isdigit()):
+        return int(word)
+    return word
+
+
+class Runner:
+    """Runs the tests of one battle, one compiled game per scenario and switches."""
+
+    def __init__(self, rules: ir.Ruleset) -> None:
+        self.rules = rules
+        self.package = load_generated(generate(rules), rules.name)
+        self.games: dict[str, Any] = {}
+
+    def game(self, scenario: str | None, switches: dict[str, bool]) -> Any:
+        key = json.dumps([scenario, sorted(switches.items())])
+        if key not in self.games:
+            params: dict[str, Any] = {"rules": switches} if switches else {}
+            if scenario:
+                params["scenario"] = scenario
+            self.games[key] = self.package.load_game(params)
+        return self.games[key]
+
+    def run(self, test: LanguageTest) -> Outcome:
+        start = time.perf_counter()
+        try:
+            self._run(test.decl)
+            failure = None
+        except TestFailure as e:
+            failure = str(e)
+        return Outcome(test, failure, time.perf_counter() - start)
+
+    def _run(self, decl: ast.Entity) -> None:
+        lines = [ln for ln in decl.body.lines if isinstance(ln, ast.Line)]
+        setup = [ln for ln in lines if ln.key in POSITION]
+        play = [ln for ln in lines if ln.key in PLAY]
+        scenario = next((_word(ln.values[1]) for ln in setup if ln.key == "scenario"), None)
+        switches = {
+            _word(ln.values[1]): _word(ln.values[2]) == "on" for ln in setup if ln.key == "rule"
+        }
+        game = self.game(scenario, switches)
+        s = self.position(game, setup)
+        messages: list[str] = []
+        for line in play:
+            words = [_word(v) for v in line.values[1:]]
+            if line.key == "act":
+                self.act(s, line, words, messages)
+            elif line.key == "dice":
+                for w in words:
+                    self.roll(s, line, w, messages)
+            else:
+                self.expect(s, line, words, messages)
+
+    def position(self, game: Any, setup: list[ast.Line]) -> State:
+        """The position the setup lines describe: from an empty board (every unit
+        off the map, the variables at their initial values), or with `start`
+        from the scenario's opening, changed as the lines say."""
+        start = any(ln.key == "start" for ln in setup)
+        data = to_json(game.new_initial_state() if start else State(game))
+        data.pop("rules_hash", None)
+        frames: list[dict[str, Any]] = []
+        for line in setup:
+            words = [_word(v) for v in line.values[1:]]
+            if line.key == "set":
+                name, *rest = words
+                if len(rest) == 2:
+                    current = data["vars"].get(name)
+                    if not isinstance(current, dict):
+                        raise TestFailure(line, f"{name!r} has one value, not one per {rest[0]}")
+                    current[rest[0]] = _value(rest[1])
+                elif len(rest) == 1:
+                    data["vars"][name] = _value(rest[0])
+                else:
+                    raise TestFailure(
+                        line, "write `set VARIABLE VALUE` or `set VARIABLE SIDE VALUE`"
+                    )
+            elif line.key == "at":
+                for unit in words[1:]:
+                    data["units"][unit] = {"hex": words[0], "status": "map", "steps_lost": 0}
+            elif line.key == "reduced":
+                for unit in words:
+                    data["units"][unit]["steps_lost"] = 1
+            elif line.key == "during":
+                proc, step, *pairs = [*words, ""][: max(2, len(words))]
+                bindings = {pairs[i]: _value(pairs[i + 1]) for i in range(0, len(pairs) - 1, 2)}
+                frames.append({"procedure": proc, "step": step, "bindings": bindings})
+        if frames and frames[0]["procedure"] != "game":
+            last = next(p for p in self.rules.procedures if p.name == "game").steps[-1].name
+            frames.insert(0, {"procedure": "game", "step": last})
+        if frames or not start:
+            data["stack"] = frames
+            data["terminal"] = not frames
+        try:
+            return from_json(game, data)
+        except (ValueError, KeyError) as e:
+            raise TestFailure(setup[-1] if setup else ast.Line(()), f"bad position: {e}") from e
+
+    def act(self, s: State, line: ast.Line, words: list[str], messages: list[str]) -> None:
+        if s.is_chance_node():
+            raise TestFailure(line, "the game waits for a die roll here: write `dice N` first")
+        text = words[0] if words else ""
+        legal = {a: s.action_to_string(a) for a in s.legal_actions()}
+        exact = [a for a, d in legal.items() if d == text]
+        near = [a for a, d in legal.items() if text in d]
+        chosen = exact or near
+        if len(chosen) != 1:
+            what = "no legal action is" if not chosen else f"{len(chosen)} legal actions are"
+            shown = "; ".join(list(legal.values())[:12])
+            raise TestFailure(line, f"{what} {text!r}: the legal actions are {shown}")
+        s.apply_action(chosen[0])
+        messages += s.take_messages()
+
+    def roll(self, s: State, line: ast.Line, word: str, messages: list[str]) -> None:
+        if not s.is_chance_node():
+            raise TestFailure(line, f"no die is rolled here (dice {word})")
+        outcomes = [a for a, _p in s.chance_outcomes()]
+        face = _value(word)
+        if face not in outcomes:
+            raise TestFailure(line, f"the die cannot show {word} here")
+        s.apply_action(face)
+        messages += s.take_messages()
+
+    def expect(self, s: State, line: ast.Line, words: list[str], messages: list[str]) -> None:
+        head, rest = words[0], words[1:]
+        game = s.game
+        if head in ("legal", "not_legal"):
+            texts = [s.action_to_string(a) for a in s.legal_actions()]
+            found = any(rest[0] in t for t in texts)
+            if found != (head == "legal"):
+                shown = "; ".join(texts[:12]) or "none"
+                raise TestFailure(line, f"expected {head} {rest[0]!r}; the legal actions: {shown}")
+        elif head == "message":
+            if not any(rest[0] in m for m in messages):
+                raise TestFailure(line, f"no message {rest[0]!r}; the log: {messages[-8:]}")
+        elif head == "terminal":
+            if not s.is_terminal():
+                raise TestFailure(line, "the game is not over")
+        elif head == "winner":
+            got = to_json(s)["winner"]
+            if got != rest[0]:
+                raise TestFailure(line, f"expected winner {rest[0]}, got {got}")
+        elif head in ("drm", "no_drm"):
+            self.expect_drm(s, line, head, rest)
+        elif head in game.unit_by_name:
+            self.expect_unit(s, line, head, rest)
+        else:
+            got = to_json(s)["vars"].get(head)
+            if len(rest) == 2 and isinstance(got, dict):
+                got, want = got.get(rest[0]), _value(rest[1])
+            else:
+                want = _value(rest[0]) if rest else None
+            if got != want:
+                raise TestFailure(line, f"expected {' '.join(words)}, got {got!r}")
+
+    def expect_unit(self, s: State, line: ast.Line, unit: str, rest: list[str]) -> None:
+        saved = to_json(s)["units"][unit]
+        if rest[:1] == ["at"]:
+            if saved["hex"] != rest[1]:
+                raise TestFailure(line, f"expected {unit} at {rest[1]}, it is at {saved['hex']}")
+        elif rest[:1] == ["steps_lost"]:
+            if saved["steps_lost"] != _value(rest[1]):
+                raise TestFailure(line, f"{unit} has lost {saved['steps_lost']} steps")
+        elif rest and rest[0] in STATUS_NAMES:
+            if saved["status"] != rest[0]:
+                raise TestFailure(line, f"expected {unit} {rest[0]}, it is {saved['status']}")
+        else:
+            raise TestFailure(line, f"write `expect {unit} at HEX`, `steps_lost N` or a status")
+
+    def expect_drm(self, s: State, line: ast.Line, head: str, rest: list[str]) -> None:
+        game = s.game
+        name, label, *more = rest
+        amount = _value(more[0]) if head == "drm" and more else None
+        pairs = more[1:] if head == "drm" else more
+        bindings = {pairs[i]: self.binding(game, pairs[i + 1]) for i in range(0, len(pairs) - 1, 2)}
+        found = dict(modifiers_of(s, name, bindings))
+        if head == "no_drm":
+            if label in found:
+                raise TestFailure(line, f"{label!r} applies ({found[label]:+d})")
+        elif found.get(label) != amount:
+            raise TestFailure(line, f"expected {label!r} {amount}, the list gives {found}")
+
+    def binding(self, game: Any, word: str) -> Any:
+        """A written binding as the engine holds it: a unit, side or hex by its index."""
+        for table in (game.unit_by_name, game.side_by_name, game.hex_by_label):
+            if word in table:
+                return table[word]
+        return _value(word)
+
+
+def run_tests(arg: str | Path, only: str | None = None) -> tuple[list[LanguageTest], Run]:
+    """Compile a battle, collect its tests (raises `CompileError`), run them
+    (only those whose name contains `only`, when given)."""
+    rules, _ = compile_ruleset(arg)
+    reporter = Reporter(SourceFiles())
+    tests = collect(test_files(resolve_ruleset(arg)), rules, reporter)
+    reporter.check()
+    tests = [t for t in tests if only is None or only in t.name]
+    runner = Runner(rules)
+    return tests, Run([runner.run(t) for t in tests])

@@ -1,0 +1,158 @@
+"""Warnings for what is probably a slip: checked rules that are legal but odd.
+
+`muster check` shows them and goes on; nothing here stops a build. Each
+looks at the checked IR:
+
+- a combat unit with no morale rating (every combat unit takes morale checks, series 13);
+- a slope hexside whose up-slope hex is lower than the other, when the
+  terrain declares an `elevation`;
+- a `define` or `variable` declared in the battle's own files and never
+  used anywhere (one in an imported library, the series, is not: a battle
+  uses what it needs of the series);
+- a victory condition that needs a turn later than the last turn of every
+  scenario it applies to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+from compiler import ir
+from dsl.diagnostics import NO_MORALE, SLOPE_ELEVATION, UNREACHABLE, UNUSED, Reporter
+
+ELEVATION = "elevation"  # the terrain key a slope's direction is checked against
+
+
+def find_slips(rules: ir.Ruleset, own_folder: Path, reporter: Reporter) -> None:
+    """Report every probable slip of `rules` as a warning."""
+    no_morale(rules, reporter)
+    slope_elevation(rules, reporter)
+    unused(rules, own_folder, reporter)
+    unreachable_victories(rules, reporter)
+
+
+def no_morale(rules: ir.Ruleset, reporter: Reporter) -> None:
+    for u in rules.units:
+        if u.kind == "unit" and not u.morales:
+            reporter.warning(
+                u.span,
+                NO_MORALE,
+                f"combat unit {u.name!r} has no morale rating",
+                "every combat unit takes morale checks (series 13): write `morale N`",
+            )
+
+
+def slope_elevation(rules: ir.Ruleset, reporter: Reporter) -> None:
+    m = rules.map
+    if m is None:
+        return
+    elevation = {t.name: t.props[ELEVATION] for t in rules.terrain if ELEVATION in t.props}
+    slopes = {f.name for f in rules.hexside_features if f.slope}
+    if not elevation or not slopes:
+        return
+    for (a, b), features in m.hexsides.items():
+        for name, up in features.items():
+            if name not in slopes or not up:
+                continue
+            down = b if up == a else a
+            high = elevation.get(m.terrain.get(up, m.default))
+            low = elevation.get(m.terrain.get(down, m.default))
+            if isinstance(high, int) and isinstance(low, int) and high < low:
+                reporter.warning(
+                    m.span,
+                    SLOPE_ELEVATION,
+                    f"the slope {up}/{down} puts its up-slope hex {up} (elevation {high}) "
+                    f"below {down} (elevation {low})",
+                    f"a slope is written up-slope hex first: did you mean {down}/{up}?",
+                )
+
+
+def unused(rules: ir.Ruleset, own_folder: Path, reporter: Reporter) -> None:
+    """Defines and variables of the battle's own files that nothing reads."""
+    if rules.library:
+        return
+    used = set(_names_used(rules))
+    for decl, what in (
+        *((d, "definition") for d in rules.defines),
+        *((v, "variable") for v in rules.variables),
+    ):
+        if decl.name in used or not _in_folder(decl.span.file, own_folder):
+            continue
+        reporter.warning(
+            decl.span,
+            UNUSED,
+            f"the {what} {decl.name!r} is declared and never used",
+            "nothing in the rules reads it: remove it, or use it where it was meant to go",
+        )
+
+
+def _in_folder(file: str, folder: Path) -> bool:
+    path = Path(file).resolve()
+    return path == folder or folder in path.parents
+
+
+def _names_used(rules: ir.Ruleset) -> Iterator[str]:
+    """Every string in the rules outside the declarations' own names: a define
+    is used when a `DefineCall` names it, a variable when an expression, a
+    statement, a level track or a scenario's start value names it."""
+    for field in dataclasses.fields(rules):
+        if field.name in ("defines", "variables", "map", "files", "name", "title"):
+            continue
+        yield from _strings(getattr(rules, field.name))
+    for d in rules.defines:
+        yield from _strings(d.body)
+    for v in rules.variables:
+        yield from _strings(v.initial)
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (tuple, list, set, frozenset)):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for field in dataclasses.fields(value):
+            if field.name != "span":
+                yield from _strings(getattr(value, field.name))
+
+
+def unreachable_victories(rules: ir.Ruleset, reporter: Reporter) -> None:
+    scenarios = {s.name: s for s in rules.scenarios}
+    for v in rules.victories:
+        first = earliest_turn(v.condition)
+        if first is None:
+            continue
+        where = [scenarios[n] for n in v.scenarios if n in scenarios] or list(rules.scenarios)
+        lasts = [s.turns[1] for s in where] or [rules.turns[1]]
+        if first > max(lasts):
+            reporter.warning(
+                v.span,
+                UNREACHABLE,
+                f"victory {v.name!r} needs turn {first} or later, "
+                f"but the game ends after turn {max(lasts)}",
+                "check the turn in its condition against the scenarios' `turns`",
+            )
+
+
+def earliest_turn(e: ir.TExpr) -> int | None:
+    """The first turn on which a condition can hold, from its `turn` comparisons
+    joined by `and` (None when it says nothing about the turn)."""
+    if isinstance(e, ir.Binary) and e.op == "and":
+        found = [t for t in (earliest_turn(e.left), earliest_turn(e.right)) if t is not None]
+        return max(found) if found else None
+    if not isinstance(e, ir.Binary) or not (isinstance(e.left, ir.Var) and e.left.name == "turn"):
+        return None
+    right = e.right
+    if e.op == "in" and isinstance(right, ir.Const) and right.type == "range":
+        low = right.value[0]  # type: ignore[index]
+        return low if isinstance(low, int) else None
+    if not (isinstance(right, ir.Const) and isinstance(right.value, int)):
+        return None
+    return {">=": right.value, ">": right.value + 1, "==": right.value}.get(e.op)

@@ -1,0 +1,420 @@
+"""Why an action is or is not legal, in the rules' own words, with their `§` citations.
+
+A player at the table points at a hex a unit may not enter, or asks for a
+combat nobody may fight, and wants to be told which rule says no. These
+queries answer from the same checks the primitives make (engine/primitives/),
+in the same order, and name the declaration that refuses: a restriction, a
+hook the rule file passed to the primitive (`stacking: stack_ok(units)`), the
+terrain, or the step of the sequence of play that offers the decision. Titles
+and citations come from `rules.sources`, which the compiler fills from the
+rule files. Nothing here decides legality: `State.legal_actions()` does, and
+an action it offers is never explained away.
+
+`move_options` lists the hexes a unit may enter next with their MP cost, and
+`roll_preview` the column and itemised modifiers of a table roll about to be
+made, each modifier with its citation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.board import PROHIBITED, direction, step_cost
+from engine.describe import hex_label, side_name, unit_name
+from engine.instructions import Choose, Roll, RollDie
+from engine.interpreter import current_node
+from engine.primitives import get as primitive
+from engine.queries import units_in
+from engine.restrictions import allowance, max_hexes, may_end, may_move, restriction_in_force
+from engine.rules import RestrictionSpec
+from engine.state import ON_MAP, Frame, State
+from engine.tables import column_label, modifiers_of
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """What refuses an action: the refusal in words, and the rule it comes from."""
+
+    text: str
+    title: str = ""  # the title of the declaration (restriction, define, step) that says so
+    cite: str = ""  # "§ series 9.2"
+    provisional: str = ""  # why that declaration's value is provisional, if it is
+
+    def formatted(self) -> Reason:
+        """The text with the title put in for `{}` (a refusal that quotes its rule)."""
+        text = self.text.replace("{}", self.title[:1].lower() + self.title[1:])
+        return Reason(text, self.title, self.cite, self.provisional)
+
+    def __str__(self) -> str:
+        rule = " ".join(x for x in (self.title, self.cite) if x)
+        return f"{self.text} ({rule})" if rule else self.text
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOption:
+    """A hex a unit may enter next: the step action and what it costs."""
+
+    hex: int
+    action: int
+    cost: int  # MP for this step
+    spent: int  # MP the unit has spent so far in this move
+    allowance: int  # its movement allowance (twice it, moving strategically)
+
+
+@dataclass(frozen=True, slots=True)
+class Modifier:
+    label: str
+    amount: int
+    cite: str
+    provisional: str
+
+
+@dataclass(frozen=True, slots=True)
+class RollPreview:
+    """A table roll about to be made: the table, its column and every modifier that applies."""
+
+    table: str
+    column: str  # "2:1", "" for a table of one column
+    modifiers: tuple[Modifier, ...]
+    cite: str  # the table's citation
+    step: Reason  # the step of play that rolls
+
+
+# ------------------------------------------------------------------ sources
+
+
+def source(s: State, key: str, text: str = "") -> Reason:
+    """A reason citing the declaration `key` ("restriction:NAME", "step:PROC:STEP", …)."""
+    title, cite, provisional = s.game.rules.sources.get(key, ("", "", ""))
+    return Reason(text or title, title, cite, provisional)
+
+
+def step_of(s: State, proc: str, pc: int) -> str:
+    """The step of a procedure that instruction `pc` belongs to."""
+    best, start = "", -1
+    for name, first in s.game.rules.procedures[proc].steps.items():
+        if start < first <= pc:
+            best, start = name, first
+    return best
+
+
+def offering_step(s: State) -> Reason:
+    """The step of the sequence of play whose decision is pending."""
+    for frame in reversed(s.stack):
+        if not frame.prim:
+            proc, pc = frame.proc, frame.pc
+        elif "site" in frame.b:  # the instruction that called the primitive
+            proc, pc = frame.b["site"]
+        else:
+            continue
+        return source(s, f"step:{proc}:{step_of(s, proc, pc)}")
+    return Reason("")
+
+
+def _hook(s: State, frame: Frame, name: str, text: str) -> Reason:
+    proc, pc = frame.b["site"]
+    reason = source(s, f"hook:{proc}:{step_of(s, proc, pc)}:{name}", text)
+    if reason.cite:
+        return reason
+    step = offering_step(s)
+    return Reason(text, step.title, step.cite, step.provisional)
+
+
+def _restriction(s: State, r: RestrictionSpec, text: str) -> Reason:
+    return source(s, f"restriction:{r.name}", f"{text}.")
+
+
+# ------------------------------------------------------------------ movement
+
+
+def _moving(s: State) -> Frame | None:
+    if s.is_terminal() or not s.stack:
+        return None
+    frame = s.stack[-1]
+    return frame if frame.prim and frame.proc == "move_units" else None
+
+
+def move_options(s: State, u: int) -> list[MoveOption]:
+    """The hexes unit u may enter next, from the legal step actions, with their MP cost."""
+    frame = _moving(s)
+    if frame is None or s.unit_status[u] != ON_MAP:
+        return []
+    space = s.game.actions
+    legal = set(s.legal_actions())
+    b = frame.b
+    active = b["active"] == u
+    spent = b["spent"] if active else 0
+    strategic = bool(b["strategic"]) if active else False
+    ma = allowance(s, u) * (2 if strategic else 1)
+    prim = primitive("move_units")
+    a = s.unit_hex[u]
+    out = []
+    for d, h in enumerate(s.game.rules.board.neighbors[a]):
+        action = space.step(u, d)
+        if h >= 0 and action in legal:
+            cost = prim.cost(s, frame, u, a, d)  # type: ignore[attr-defined]
+            out.append(MoveOption(h, action, cost, spent, ma))
+    return out
+
+
+def why_not_move(s: State, u: int, h: int) -> Reason | None:
+    """Why unit u may not step into hex h now; None when the step is legal."""
+    rules = s.game.rules
+    space = s.game.actions
+    frame = _moving(s)
+    name = unit_name(s, u)
+    if frame is None:
+        if s.is_terminal():
+            return Reason("The game is over.")
+        return Reason(
+            f"No unit moves now: the decision is {current_node(s).prompt!r}.",
+            *_parts(offering_step(s)),
+        )
+    if s.unit_status[u] != ON_MAP:
+        return Reason(f"{name} is not on the map.")
+    a = s.unit_hex[u]
+    d = direction(rules.board, a, h)
+    if d >= 0 and space.step(u, d) in s.legal_actions():
+        return None
+    b = frame.b
+    step = offering_step(s)
+    if rules.units[u].side != b["side"]:
+        return Reason(
+            f"{name} is not {side_name(s, b['side'])}'s: only the phasing side moves.",
+            *_parts(step),
+        )
+    if d < 0:
+        return Reason(
+            f"{hex_label(s, h)} is not next to {name}'s hex {hex_label(s, a)}: "
+            "a unit moves one hex at a time.",
+            step.title,
+            step.cite,
+        )
+    prim = primitive("move_units")
+    if prim.has_lambda(s, frame, "who") and not prim.call(s, frame, "who", unit=u):
+        return _hook(s, frame, "who", f"{name} does not move in this phase.")
+    active = b["active"]
+    if u in b["moved"]:
+        return Reason(
+            f"{name} has finished its move: each unit completes its movement "
+            "before any other unit moves.",
+            step.title,
+            step.cite,
+        )
+    if active >= 0 and active != u and not may_end(s, active, s.unit_hex[active]):
+        return Reason(f"{unit_name(s, active)} may not end its move where it is: it must go on.")
+    if u == active and b["stop"]:
+        return _hook(s, frame, "stop_after", f"{name} had to stop where it is.")
+    hexes = b["hexes"] if u == active else 0
+    spent = b["spent"] if u == active else 0
+    strategic = bool(b["strategic"]) if u == active else False
+    if hexes == 0 and not may_move(s, u):
+        r = restriction_in_force(s, "no_move", u)
+        return _restriction(s, r, f"{name} may not move") if r else Reason(f"{name} may not move.")
+    limit = max_hexes(s, u)
+    if limit is not None and hexes >= limit:
+        r = restriction_in_force(s, "max_hexes", u)
+        text = f"{name} may move at most {limit} hex{'es' if limit != 1 else ''}"
+        return _restriction(s, r, text) if r else Reason(text)
+    if step_cost(rules, u, a, d) == PROHIBITED:
+        return _prohibited(s, u, a, h, d)
+    if strategic and not rules.board.strategic[a] >> d & 1:
+        return _hook(
+            s,
+            frame,
+            "strategic",
+            f"{name} moves by strategic movement: along roads and tracks only.",
+        )
+    mover = rules.units[u]
+    for o in units_in(s, h):
+        other = rules.units[o]
+        if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
+            return Reason(
+                f"{hex_label(s, h)} holds enemy units: no unit enters a hex of enemy combat units.",
+                step.title,
+                step.cite,
+            )
+    cost = prim.cost(s, frame, u, a, d)  # type: ignore[attr-defined]
+    ma = allowance(s, u)
+    if strategic and spent + cost > 2 * ma:
+        return Reason(
+            f"Entering {hex_label(s, h)} costs {cost} MP; {name} has spent {spent} of the "
+            f"{2 * ma} MP of strategic movement (twice its allowance).",
+            step.title,
+            step.cite,
+        )
+    if not strategic and (ma <= 0 or (spent + cost > ma and spent > 0)):
+        r = restriction_in_force(s, "allowance", u)
+        text = (
+            f"Entering {hex_label(s, h)} costs {cost} MP; {name} has spent {spent} of its {ma} MP"
+        )
+        if r is not None:
+            return _restriction(s, r, text)
+        return Reason(f"{text}.", step.title, step.cite)
+    if (
+        strategic
+        and prim.has_lambda(s, frame, "strategic_step")
+        and not prim.call(s, frame, "strategic_step", unit=u, hex=h)
+    ):
+        return _hook(s, frame, "strategic_step", f"{name} may not go on strategically there.")
+    for kind in ("no_entry", "confined_to"):
+        r = restriction_in_force(s, kind, u, h)
+        if r is not None:
+            return _restriction(s, r, f"{name} may not enter {hex_label(s, h)}")
+    if not prim.call(s, frame, "stacking", units=(*units_in(s, h), u)):
+        return _hook(s, frame, "stacking", f"{name} would overstack {hex_label(s, h)}.")
+    return Reason(f"{name} may not enter {hex_label(s, h)} now.", step.title, step.cite)
+
+
+def _parts(reason: Reason) -> tuple[str, str, str]:
+    return reason.title, reason.cite, reason.provisional
+
+
+def _prohibited(s: State, u: int, a: int, h: int, d: int) -> Reason:
+    """Which terrain or hexside feature no unit of u's kind may enter or cross."""
+    rules = s.game.rules
+    name = unit_name(s, u)
+    terrain = rules.terrain[rules.board.terrain[h]]
+    if terrain.prohibited:
+        return source(s, f"terrain:{terrain.name}", f"No unit may enter {terrain.title}.")
+    mask = rules.board.hexsides[a][d]
+    features = [f for i, f in enumerate(rules.hexside_features) if mask >> i & 1]
+    if features:
+        f = features[0]
+        return source(s, f"hexside:{f.name}", f"{name} may not cross the {f.title} hexside.")
+    return source(s, f"terrain:{terrain.name}", f"{name} may not enter {terrain.title}.")
+
+
+# ------------------------------------------------------------------ any action
+
+
+def why_not(s: State, action: int) -> Reason | None:
+    """Why `action` is not legal at this node; None when it is."""
+    if s.is_terminal():
+        return Reason("The game is over.")
+    if action in s.legal_actions():
+        return None
+    space = s.game.actions
+    if not 0 <= action < s.game.num_distinct_actions():
+        return Reason(f"{action} is not an action of this game.")
+    if s.is_chance_node():
+        return Reason("A die is to be rolled (or a marker drawn): no player decides now.")
+    kind = space.kind_of(action)
+    if kind == "step" and _moving(s) is not None:
+        u, d = space.decode_step(action)
+        h = s.game.rules.board.neighbors[s.unit_hex[u]][d] if s.unit_status[u] == ON_MAP else -1
+        if h < 0:
+            return Reason(f"{unit_name(s, u)} may not step off the map.")
+        return why_not_move(s, u, h)
+    if kind == "designate" and _designating(s):
+        return why_not_combat(s, action)
+    step = offering_step(s)
+    prompt = current_node(s).prompt
+    frame = s.stack[-1]
+    if not frame.prim:
+        instr = s.game.rules.procedures[frame.proc].code[frame.pc]
+        if isinstance(instr, Choose):
+            key = f"choose:{frame.proc}:{step_of(s, frame.proc, frame.pc)}:{instr.var}"
+            if key in s.game.rules.sources:
+                what = _named(s, action)
+                return source(s, key, f"{what} is not among the choices: {{}}.").formatted()
+    return Reason(f"That is not one of the choices offered now ({prompt}).", *_parts(step))
+
+
+def _named(s: State, action: int) -> str:
+    """A unit or hex action by its name (for a refusal), else the action's number."""
+    space = s.game.actions
+    kind = space.kind_of(action)
+    if kind == "unit":
+        return unit_name(s, space.decode("unit", action))
+    if kind == "hex":
+        return hex_label(s, space.decode("hex", action))
+    return f"Action {action}"
+
+
+# ------------------------------------------------------------------ combat
+
+
+def _designating(s: State) -> bool:
+    return bool(s.stack) and s.stack[-1].prim and s.stack[-1].proc == "designate_combats"
+
+
+def why_not_combat(s: State, action: int) -> Reason | None:
+    """Why a close combat designation is refused; None when it is legal."""
+    if action in s.legal_actions():
+        return None
+    rules = s.game.rules
+    frame = s.stack[-1]
+    side = frame.b["side"]
+    centre, mask, form = s.game.actions.decode_designate(action)
+    ring = [rules.board.neighbors[centre][i] for i in range(6) if mask >> i & 1]
+    attack = ring if form == 0 else [centre]
+    defend = [centre] if form == 0 else ring
+    step = offering_step(s)
+    prim = primitive("designate_combats")
+    if any(h < 0 for h in ring):
+        return Reason("A combat's hexes must all be on the map.", *_parts(step))
+    for h in attack:
+        own = [u for u in units_in(s, h) if rules.units[u].kind == "unit"]
+        mine = [u for u in own if rules.units[u].side == side]
+        if not mine:
+            return Reason(f"{hex_label(s, h)} holds no attacking unit of the side.", *_parts(step))
+        if prim.has_lambda(s, frame, "may_attack") and not any(
+            prim.call(s, frame, "may_attack", unit=u) for u in mine
+        ):
+            names = ", ".join(unit_name(s, u) for u in mine)
+            return _hook(s, frame, "may_attack", f"{names} may not attack")
+        committed = {u for c in s.combats for u in c.attackers}
+        if all(u in committed for u in mine):
+            return Reason(
+                f"The units in {hex_label(s, h)} are already in a combat: each unit attacks once.",
+                *_parts(step),
+            )
+    attacked = {u for c in s.combats for u in c.defenders}
+    for h in defend:
+        enemies = [
+            u
+            for u in units_in(s, h)
+            if rules.units[u].kind == "unit" and rules.units[u].side != side
+        ]
+        if not enemies:
+            return Reason(f"{hex_label(s, h)} holds no enemy combat unit.", *_parts(step))
+        if all(u in attacked for u in enemies):
+            return Reason(f"{hex_label(s, h)} is already attacked.", *_parts(step))
+    return Reason(
+        "That designation would leave a unit that must attack, or an enemy unit that must be "
+        "attacked, with no combat left to join.",
+        *_parts(step),
+    )
+
+
+def roll_preview(s: State) -> RollPreview | None:
+    """At a chance node rolling on a table: its column and every modifier, with citations."""
+    if s.is_terminal() or not s.is_chance_node():
+        return None
+    frame = s.stack[-1]
+    if frame.prim:
+        return None
+    instr = s.game.rules.procedures[frame.proc].code[frame.pc]
+    if isinstance(instr, Roll):
+        spec = s.game.tables[instr.table]
+        column = instr.column(s, frame.b) if instr.column is not None else 0
+        items = _modifiers(s, instr.modifiers, frame.b) if instr.modifiers else ()
+        cite = s.game.rules.sources.get(f"table:{spec.name}", ("", "", ""))[1]
+        label = column_label(spec, column).removeprefix(" at ")
+        return RollPreview(spec.title, label, items, cite, offering_step(s))
+    if isinstance(instr, RollDie) and instr.modifiers:
+        items = _modifiers(s, instr.modifiers, frame.b)
+        return RollPreview("Die roll", "", items, "", offering_step(s))
+    return None
+
+
+def _modifiers(s: State, name: str, bindings: dict[str, Any]) -> tuple[Modifier, ...]:
+    out = []
+    for label, amount in modifiers_of(s, name, bindings):
+        _title, cite, provisional = s.game.rules.sources.get(
+            f"modifier:{name}:{label}", ("", "", "")
+        )
+        out.append(Modifier(label, amount, cite, provisional))
+    return tuple(out)

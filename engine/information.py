@@ -1,0 +1,89 @@
+"""What one side may see of a position: the rules' hidden information.
+
+The series lets both sides examine every stack (7.4), so a side sees almost
+the whole state. The rule files say what it may not see, and this module
+takes exactly that out of a saved state:
+
+- a choice the other side made face down and has not revealed (tactics
+  chits, series 12.23 step 4): its binding reads "hidden";
+- a bag the side may not look into (`seen_by` on the bag: a face-down deck,
+  the other player's hand): each marker in it, and each marker drawn from it,
+  reads "hidden", so the side sees how many there are, not which;
+- a unit a `conceal` declaration keeps from the side (exceptions to 7.4):
+  left out of the units, counted per hex under "concealed", and its name
+  left out wherever else the state mentions it (per-unit variables, combats,
+  the bindings of the procedures under way).
+
+A hidden marker or unit named in a variable, a combat or a binding reads
+"hidden" as well, so that nothing the side may not see leaks through the
+procedure that is handling it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.state import State
+
+HIDDEN = "hidden"
+
+
+def bag_seen_by(s: State, bag: str, player: int) -> bool:
+    """Whether `player` may look into the bag (a bag the rules leave unsaid is public)."""
+    seers = s.game.rules.bag_seen_by.get(bag)
+    return seers is None or player in seers
+
+
+def hidden_markers(s: State, player: int) -> set[str]:
+    """The markers `player` may not see: those in (or drawn from) a bag closed to
+    him and in no bag he may look into."""
+    closed: set[str] = set()
+    shown: set[str] = set()
+    for name in s.bags:
+        tokens = {*s.bags[name], *s.drawn[name]}
+        (shown if bag_seen_by(s, name, player) else closed).update(tokens)
+    return closed - shown
+
+
+def hidden_names(s: State, player: int) -> set[str]:
+    """Every name `player` may not see: hidden markers and concealed units."""
+    units = s.game.rules.units
+    return hidden_markers(s, player) | {units[u].name for u in s.concealed_from(player)}
+
+
+def observe(s: State, seen: dict[str, Any], player: int) -> dict[str, Any]:
+    """`seen` (the state as `engine.save.to_json` writes it) with what `player`
+    may not see taken out."""
+    for frame, data in zip(s.stack, seen["stack"], strict=True):
+        for var, chooser in frame.b.get("_secret", ()):
+            if chooser != player:
+                data["bindings"][var] = HIDDEN
+    for key in ("bags", "drawn"):
+        for name, tokens in seen[key].items():
+            if not bag_seen_by(s, name, player):
+                seen[key][name] = [HIDDEN] * len(tokens)
+    concealed: dict[str, int] = {}
+    units = s.game.rules.units
+    for u in s.concealed_from(player):
+        unit = seen["units"].pop(units[u].name)
+        concealed[unit["hex"]] = concealed.get(unit["hex"], 0) + 1
+    if concealed:
+        seen["concealed"] = dict(sorted(concealed.items()))
+    hidden = hidden_names(s, player)
+    if hidden:
+        for key in ("vars", "combats", "stack"):
+            seen[key] = _scrub(seen[key], hidden)
+    return seen
+
+
+def _scrub(value: Any, hidden: set[str]) -> Any:
+    """`value` with each hidden name read "hidden", and left out as a key (a
+    per-unit variable of a concealed unit)."""
+    if isinstance(value, dict):
+        return {k: _scrub(v, hidden) for k, v in value.items() if k not in hidden}
+    if isinstance(value, list):
+        return [_scrub(v, hidden) for v in value]
+    if isinstance(value, str) and value in hidden:
+        return HIDDEN
+    return value

@@ -1,0 +1,262 @@
+"""A game at the table: one engine `State`, who sits at each side, its history and account.
+
+People decide through the page; bots decide on the server, in a worker
+thread, on a copy of the state that replaces the game's state when they are
+done (so reading a game never waits for a bot). Dice are rolled by
+`chance.sample(state, seed)`, exactly as `muster play` does, so the same seed
+and the same decisions give the same game. A roll on a table waits for a
+person to press "Roll" so its column and modifiers can be read first; other
+chance (a marker drawn, a bare die) happens at once.
+
+Undo goes back to the previous decision of the side asking: in a game
+against a bot, never past a die roll or a draw (the bot has seen it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import chance, explain
+from engine.bots import make_bot
+from engine.game import Game
+from engine.interpreter import RulesError
+from engine.play import LOG_FORMAT
+from engine.save import to_json
+from engine.state import State
+
+
+class TableError(Exception):
+    """A request the game refuses: the message says why; `status` is the HTTP status."""
+
+    def __init__(self, message: str, status: int = 409, reason: dict | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+
+
+@dataclass
+class Snapshot:
+    """The game just before one of a person's decisions, to undo to."""
+
+    state: State
+    side: int
+    moves: int  # len(log) then
+    account: int  # len(account) then
+    chance: int  # chance outcomes applied before it
+
+
+@dataclass
+class TableGame:
+    id: str
+    game: Game
+    seed: int
+    humans: frozenset[int]  # the sides people play
+    bot: str  # the bot's name, for every other side
+    state: State
+    log: list[dict[str, Any]] = field(default_factory=list)
+    account: list[str] = field(default_factory=list)
+    history: list[Snapshot] = field(default_factory=list)
+    chance_count: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    # Where the log starts when it does not start at the beginning (a bare engine save
+    # loaded): the replay viewer replays from here.
+    origin: State | None = None
+
+    def __post_init__(self) -> None:
+        self.bots = {
+            p: make_bot(self.bot, p, self.seed)
+            for p in range(self.game.num_players())
+            if p not in self.humans
+        }
+        self.account.extend(self.state.take_messages())
+
+    # ------------------------------------------------------------ reading
+
+    def side_index(self, name: str | None) -> int | None:
+        """The viewer's side; None ("both") only when people play every side."""
+        sides = [s.name for s in self.game.rules.sides]
+        if name in (None, "", "both"):
+            if len(self.humans) < len(sides):
+                raise TableError(
+                    "this game has a bot: view it as one side (seat=" + "|".join(sides) + ")", 400
+                )
+            return None
+        if name not in sides:
+            raise TableError(f"unknown side {name!r}; the sides are {', '.join(sides)}", 400)
+        return sides.index(name)
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "type": "header",
+            "format": LOG_FORMAT,
+            "ruleset": self.game.rules.name,
+            "rules_hash": self.game.rules_hash,
+            "seed": self.seed,
+            "params": self.game.params,
+            "bots": [
+                "human" if p in self.humans else self.bot for p in range(self.game.num_players())
+            ],
+        }
+
+    def log_lines(self) -> list[dict[str, Any]]:
+        """The play log (muster.log/1); a game loaded at a position logs from there, and
+        its header's `start` holds that position (the engine's JSON)."""
+        s = self.state
+        header = self.header()
+        if self.origin is not None:
+            header["start"] = to_json(self.origin)
+        lines = [header, *self.log]
+        if s.is_terminal():
+            lines.append(
+                {
+                    "type": "end",
+                    "moves": len(self.log),
+                    "hash": s.state_hash(),
+                    "returns": s.returns(),
+                    "winner": self.game.rules.sides[s.winner].name if s.winner >= 0 else None,
+                    "level": s.level or None,
+                }
+            )
+        return lines
+
+    def waits_for_roll(self, s: State) -> bool:
+        """A table roll waits for a person to press Roll (its odds and DRMs shown first)."""
+        return s.is_chance_node() and explain.roll_preview(s) is not None
+
+    # ------------------------------------------------------------ playing
+
+    def _apply(self, s: State, action: int) -> None:
+        player = "chance" if s.is_chance_node() else self.game.rules.sides[s.current_player()].name
+        record = {"move": s.move_number, "player": player, "action": action}
+        record["text"] = s.action_to_string(action)
+        s.apply_action(action)
+        self.log.append(record)
+        self.account.extend(s.take_messages())
+        if player == "chance":
+            self.chance_count += 1
+
+    def _apply_checked(self, s: State, action: int) -> None:
+        """Apply to a copy; a fault in the rule files is reported, the game kept as it was."""
+        moves, account, chances = len(self.log), len(self.account), self.chance_count
+        try:
+            self._apply(s, action)
+        except RulesError as e:
+            del self.log[moves:]
+            del self.account[account:]
+            self.chance_count = chances
+            if self.history and self.history[-1].state.move_number == self.state.move_number:
+                self.history.pop()
+            raise TableError(f"the rules could not go on: {e}", 500) from e
+
+    def run_on(self) -> None:
+        """Let the bots decide and the dice fall until a person must act (or the game ends).
+
+        Works on a copy and swaps it in at the end: readers see the state before or after.
+        """
+        with self.lock:
+            s = self.state.clone()
+            limit = self.game.max_game_length()
+            while not s.is_terminal() and s.move_number < limit:
+                if s.is_chance_node():
+                    if self.waits_for_roll(s):
+                        break
+                    self._apply(s, chance.sample(s, self.seed))
+                elif s.current_player() in self.humans:
+                    break
+                else:
+                    before = s.clone()
+                    try:
+                        self._apply(s, self.bots[s.current_player()].step(s))
+                    except RulesError as e:
+                        self.account.append(f"The bot's move failed in the rules: {e}")
+                        s = before
+                        break
+            self.state = s
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """The game's lock for a person's request: refused, not waited for, while a bot thinks
+        (waiting would hold up the server's event loop, and every other game with it)."""
+        if not self.lock.acquire(blocking=False):
+            raise TableError("the bot is deciding: try again in a moment")
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    def act(self, viewer: int | None, move: Any, action: Any) -> None:
+        """A person's decision, checked: the move number they saw and a legal action."""
+        with self._turn():
+            s = self.state
+            self._check_move(move)
+            if s.is_terminal():
+                raise TableError("the game is over")
+            if s.is_chance_node():
+                raise TableError("a die is to be rolled: press Roll", reason=None)
+            player = s.current_player()
+            if viewer is not None and viewer != player:
+                who = self.game.rules.sides[player].title
+                raise TableError(f"it is {who}'s decision, not yours")
+            if player not in self.humans:
+                raise TableError("the bot is deciding")
+            if not isinstance(action, int) or isinstance(action, bool):
+                raise TableError("'action' must be an integer action id", 400)
+            if action not in s.legal_actions():
+                reason = explain.why_not(s, action)
+                text = str(reason) if reason else "not a legal action here"
+                raise TableError(
+                    f"action {action} is not legal: {text}",
+                    reason=reason
+                    and {"text": reason.text, "title": reason.title, "cite": reason.cite},
+                )
+            self.history.append(
+                Snapshot(s.clone(), player, len(self.log), len(self.account), self.chance_count)
+            )
+            nxt = s.clone()
+            self._apply_checked(nxt, action)
+            self.state = nxt
+
+    def roll(self, move: Any) -> None:
+        """Roll the die a table roll waits for (the outcome is the seed's, as in `muster play`)."""
+        with self._turn():
+            self._check_move(move)
+            s = self.state
+            if not self.waits_for_roll(s):
+                raise TableError("no die is waiting to be rolled")
+            nxt = s.clone()
+            self._apply_checked(nxt, chance.sample(nxt, self.seed))
+            self.state = nxt
+
+    def undo(self, viewer: int | None, move: Any) -> None:
+        """Back to the viewer's previous decision (never past a roll, against a bot)."""
+        with self._turn():
+            self._check_move(move)
+            mine = [
+                i for i, snap in enumerate(self.history) if viewer is None or snap.side == viewer
+            ]
+            if not mine:
+                raise TableError("there is no earlier decision of yours to go back to")
+            snap = self.history[mine[-1]]
+            if self.bots and snap.chance < self.chance_count:
+                raise TableError(
+                    "a die has been rolled since your last decision: against a bot, "
+                    "undo stops at the dice"
+                )
+            del self.history[mine[-1] :]
+            del self.log[snap.moves :]
+            del self.account[snap.account :]
+            self.chance_count = snap.chance
+            self.state = snap.state
+
+    def _check_move(self, move: Any) -> None:
+        if not isinstance(move, int) or isinstance(move, bool):
+            raise TableError("'move' must be the move number the page shows", 400)
+        if move != self.state.move_number:
+            raise TableError(
+                f"stale move number {move}: the game is at move {self.state.move_number}; "
+                "reload the game"
+            )

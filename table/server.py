@@ -1,0 +1,575 @@
+"""The table's web server: a Starlette app serving the page and a JSON API.
+
+Every request is checked before it touches a game: an unknown game, a side
+that is not the game's, a stale move number, an action outside
+`legal_actions()`, a body that is not a JSON object all get a JSON error
+`{"error": …}` with a 4xx status, and the game stays as it was. The server
+reads no file a request names: pictures are drawn in memory (table/board.py),
+saves live in the battle's own `saves/` folder under names the server makes,
+and the page's files are the package's own. Bots run in a worker thread.
+
+API (all JSON):
+
+    GET  /api/battle                         title, sides, scenarios, bots, map geometry, units
+    GET  /api/map.png, /api/face/NAME.png    the map and counter faces
+    POST /api/games {scenario, side, bot, seed}       a new game → {"game", "view"}
+    GET  /api/games/ID?side=S                that side's view
+    POST /api/games/ID/act {side, move, action}       a decision
+    POST /api/games/ID/roll {side, move}     roll the die a table roll waits for
+    POST /api/games/ID/undo {side, move}     back to the side's previous decision
+    POST /api/games/ID/explain {side, unit?, hex?} | {side, action}   why it is not legal
+    POST /api/games/ID/save {side}           → {"save": NAME} in the saves folder
+    GET  /api/saves                          the saves
+    POST /api/load {save | state, side, bot, seed}   a game from a save
+    GET  /api/games/ID/log?side=S            the play log (JSONL), once the game is over
+    POST /api/replays {game | log}           a replay → {"replay", "length"}
+    GET  /api/replays/ID/N                   the position after N actions, with the account
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from compiler import ir
+from compiler.backends.engine_codegen import generate
+from compiler.build import load_generated, output_dir
+from compiler.check import compile_ruleset
+from compiler.load import resolve_ruleset
+from dsl.source import SourceFiles
+from engine import explain
+from engine.bots import BOTS
+from engine.game import Game
+from engine.play import LOG_FORMAT
+from engine.save import SaveError, from_json, to_json
+from table.board import Board, draw_board
+from table.games import TableError, TableGame
+from table.views import Markers, Redactor, reason_json, view
+
+STATIC = Path(__file__).with_name("static")
+SAVE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+@dataclass
+class Replay:
+    game: Game
+    states: list[Any]  # the state after each action, the initial state first
+    accounts: list[list[str]]  # the account lines of each action
+    texts: list[str]
+
+
+@dataclass
+class Table:
+    """Everything the server holds: the battle, its pictures, the games and replays."""
+
+    package: types.ModuleType  # the battle's generated engine package
+    rules: ir.Ruleset
+    board: Board
+    saves: Path
+    defaults: dict[str, Any]  # scenario, side, bot, seed the page starts with
+    games: dict[str, TableGame] = field(default_factory=dict)
+    replays: dict[str, Replay] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.markers = Markers(
+            {m.name: m.side for m in self.rules.markers},
+            {m.name: m.title for m in self.rules.markers},
+        )
+
+    def make_game(self, scenario: str | None, side: str, bot: str, seed: int) -> TableGame:
+        params = {"scenario": scenario} if scenario else {}
+        try:
+            game = self.package.load_game(params)
+        except ValueError as e:
+            raise TableError(str(e), 400) from e
+        return self.seat(game, game.new_initial_state(), side, bot, seed)
+
+    def seat(self, game: Game, state: Any, side: str, bot: str, seed: int) -> TableGame:
+        sides = [s.name for s in game.rules.sides]
+        if bot not in BOTS:
+            raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 400)
+        if side == "both":
+            humans = frozenset(range(len(sides)))
+        elif side in sides:
+            humans = frozenset({sides.index(side)})
+        else:
+            raise TableError(f"unknown side {side!r}; choose {', '.join(sides)} or both", 400)
+        gid = secrets.token_hex(6)
+        tg = TableGame(gid, game, seed, humans, bot, state)
+        self.games[gid] = tg
+        return tg
+
+    def view_of(self, tg: TableGame, side: str | None) -> dict[str, Any]:
+        viewer = tg.side_index(side)
+        s = tg.state
+        out = view(s, self.markers, viewer, list(tg.account))
+        out.update(
+            game=tg.id,
+            seat=side or "both",
+            humans=[tg.game.rules.sides[p].name for p in sorted(tg.humans)],
+            bot=tg.bot,
+            scenario=tg.game.scenario.name if tg.game.scenario else None,
+            waits_for_roll=tg.waits_for_roll(s),
+            can_undo=any(viewer is None or snap.side == viewer for snap in tg.history),
+        )
+        return out
+
+
+# ------------------------------------------------------------------ requests
+
+
+def error(message: str, status: int = 400, reason: dict | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"error": message}
+    if reason:
+        body["reason"] = reason
+    return JSONResponse(body, status_code=status)
+
+
+async def body_of(request: Request) -> dict[str, Any]:
+    try:
+        data = json.loads(await request.body() or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise TableError(f"the request body is not JSON: {e}", 400) from e
+    if not isinstance(data, dict):
+        raise TableError("the request body must be a JSON object", 400)
+    return data
+
+
+def table_of(request: Request) -> Table:
+    return request.app.state.table
+
+
+def game_of(request: Request) -> TableGame:
+    gid = request.path_params["gid"]
+    tg = table_of(request).games.get(gid)
+    if tg is None:
+        raise TableError(f"unknown game {gid!r}", 404)
+    return tg
+
+
+def _int(data: dict[str, Any], key: str, default: int | None = None) -> int:
+    value = data.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TableError(f"{key!r} must be an integer", 400)
+    return value
+
+
+async def page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html")
+
+
+async def battle(request: Request) -> Response:
+    t = table_of(request)
+    game = t.package.load_game({})
+    rules = game.rules
+    return JSONResponse(
+        {
+            "name": rules.name,
+            "title": rules.title,
+            "sides": [{"name": s.name, "title": s.title, "color": s.color} for s in rules.sides],
+            "scenarios": [{"name": sc.name, "title": sc.title} for sc in rules.scenarios],
+            "bots": sorted(BOTS),
+            "defaults": t.defaults,
+            "map": {
+                "width": t.board.width,
+                "height": t.board.height,
+                "radius": t.board.radius,
+                "centres": t.board.centres,
+            },
+            "units": [
+                {
+                    "name": u.name,
+                    "title": u.title,
+                    "side": rules.sides[u.side].name,
+                    "kind": u.kind,
+                    "steps": max(len(u.strengths), 1),
+                }
+                for u in rules.units
+            ],
+        }
+    )
+
+
+async def map_png(request: Request) -> Response:
+    return Response(table_of(request).board.map_png, media_type="image/png")
+
+
+async def face_png(request: Request) -> Response:
+    data = table_of(request).board.faces.get(request.path_params["name"])
+    if data is None:
+        return error("no such counter face", 404)
+    return Response(data, media_type="image/png", headers={"Cache-Control": "max-age=3600"})
+
+
+async def new_game(request: Request) -> Response:
+    t = table_of(request)
+    data = await body_of(request)
+    d = t.defaults
+    side = data.get("side", d["side"])
+    tg = t.make_game(
+        data.get("scenario", d["scenario"]),
+        side,
+        data.get("bot", d["bot"]),
+        _int(data, "seed", d["seed"]),
+    )
+    await asyncio.to_thread(tg.run_on)
+    return JSONResponse({"game": tg.id, "view": t.view_of(tg, _seat(side))})
+
+
+def _seat(side: Any) -> str | None:
+    return None if side == "both" else side
+
+
+async def list_games(request: Request) -> Response:
+    t = table_of(request)
+    return JSONResponse(
+        {"games": [{"game": g.id, "move": g.state.move_number} for g in t.games.values()]}
+    )
+
+
+async def game_view(request: Request) -> Response:
+    tg = game_of(request)
+    return JSONResponse(table_of(request).view_of(tg, request.query_params.get("side")))
+
+
+async def act(request: Request) -> Response:
+    tg = game_of(request)
+    data = await body_of(request)
+    side = data.get("side")
+    tg.act(tg.side_index(side), data.get("move"), data.get("action"))
+    await asyncio.to_thread(tg.run_on)
+    return JSONResponse(table_of(request).view_of(tg, side))
+
+
+async def roll(request: Request) -> Response:
+    tg = game_of(request)
+    data = await body_of(request)
+    side = data.get("side")
+    tg.side_index(side)
+    tg.roll(data.get("move"))
+    await asyncio.to_thread(tg.run_on)
+    return JSONResponse(table_of(request).view_of(tg, side))
+
+
+async def undo(request: Request) -> Response:
+    tg = game_of(request)
+    data = await body_of(request)
+    side = data.get("side")
+    tg.undo(tg.side_index(side), data.get("move"))
+    return JSONResponse(table_of(request).view_of(tg, side))
+
+
+async def explain_action(request: Request) -> Response:
+    tg = game_of(request)
+    data = await body_of(request)
+    viewer = tg.side_index(data.get("side"))
+    s = tg.state
+    space = tg.game.actions
+    u = h = None
+    if "unit" in data:
+        u = _int(data, "unit")
+        if not 0 <= u < len(tg.game.rules.units) or (
+            viewer is not None and u in s.concealed_from(viewer)
+        ):
+            raise TableError(f"no unit {u}", 400)
+    if "hex" in data:
+        if data["hex"] not in tg.game.hex_by_label:
+            raise TableError(f"no hex {data['hex']!r} on the map", 400)
+        h = tg.game.hex_by_label[data["hex"]]
+    if "action" in data:
+        reason = explain.why_not(s, _int(data, "action"))
+    elif u is not None and h is not None:  # may this unit step there?
+        reason = explain.why_not_move(s, u, h)
+    elif h is not None:  # this hex, for a choice of hexes
+        reason = explain.why_not(s, space.hex(h))
+    elif u is not None:  # this unit, for a choice of units
+        reason = explain.why_not(s, space.unit(u))
+    else:
+        raise TableError("give 'action', or 'unit' and/or 'hex'", 400)
+    t = table_of(request)
+    out = {"legal": reason is None, "reason": reason_json(reason)}
+    return JSONResponse(Redactor(s, t.markers, viewer)(out))
+
+
+async def save(request: Request) -> Response:
+    t = table_of(request)
+    tg = game_of(request)
+    data = await body_of(request)
+    tg.side_index(data.get("side"))
+    t.saves.mkdir(parents=True, exist_ok=True)
+    name = f"{tg.game.rules.name}-{tg.id}-{tg.state.move_number}"
+    record = {
+        "table": {
+            "seed": tg.seed,
+            "humans": sorted(tg.humans),
+            "bot": tg.bot,
+            "params": tg.game.params,
+            "log": tg.log,
+            "log_from": to_json(tg.origin) if tg.origin is not None else None,
+        },
+        **to_json(tg.state),
+    }
+    (t.saves / f"{name}.json").write_text(json.dumps(record, indent=2, ensure_ascii=False))
+    return JSONResponse({"save": name})
+
+
+async def list_saves(request: Request) -> Response:
+    folder = table_of(request).saves
+    names = sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
+    return JSONResponse({"saves": names})
+
+
+async def load(request: Request) -> Response:
+    t = table_of(request)
+    data = await body_of(request)
+    if "save" in data:
+        name = data["save"]
+        if not isinstance(name, str) or not SAVE_NAME.match(name):
+            raise TableError("'save' must be the name of a save the server listed", 400)
+        path = t.saves / f"{name}.json"
+        if not path.is_file():
+            raise TableError(f"no save named {name!r}", 404)
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    elif isinstance(data.get("state"), dict):
+        saved = data["state"]
+    else:
+        raise TableError("give 'save' (a save's name) or 'state' (the engine's JSON)", 400)
+    tg = load_state(
+        t, saved, data.get("side"), data.get("bot"), data.get("seed"), data.get("scenario")
+    )
+    await asyncio.to_thread(tg.run_on)
+    side = data.get("side") or t.defaults["side"]
+    return JSONResponse({"game": tg.id, "view": t.view_of(tg, _seat(side))})
+
+
+def load_state(
+    t: Table,
+    saved: dict[str, Any],
+    side: Any = None,
+    bot: Any = None,
+    seed: Any = None,
+    scenario: Any = None,
+) -> TableGame:
+    """A game from the engine's saved JSON (with the table's own record, if it has one).
+
+    An engine save does not name its scenario: the table's record does, else the request,
+    else the table's scenario."""
+    extra = saved.get("table") if isinstance(saved.get("table"), dict) else {}
+    params = dict(extra.get("params") or {})
+    scenario = scenario or params.get("scenario") or t.defaults["scenario"]
+    try:
+        game = t.package.load_game({"scenario": scenario} if scenario else {})
+        state = from_json(game, {k: v for k, v in saved.items() if k != "table"})
+    except (SaveError, ValueError, KeyError, TypeError) as e:
+        raise TableError(f"not a save of this battle: {e}", 400) from e
+    names = [s.name for s in game.rules.sides]
+    humans = extra.get("humans") or []
+    default_side = (
+        "both"
+        if len(humans) == len(names)
+        else (names[humans[0]] if humans else t.defaults["side"])
+    )
+    tg = t.seat(
+        game,
+        state,
+        side or default_side,
+        bot or extra.get("bot") or t.defaults["bot"],
+        seed if isinstance(seed, int) else int(extra.get("seed", t.defaults["seed"])),
+    )
+    if isinstance(extra.get("log"), list):
+        tg.log = list(extra["log"])
+        if isinstance(extra.get("log_from"), dict):
+            try:
+                tg.origin = from_json(game, extra["log_from"])
+            except (SaveError, ValueError, KeyError, TypeError) as e:
+                raise TableError(f"not a save of this battle: {e}", 400) from e
+    elif state.move_number:
+        tg.origin = state.clone()
+    tg.account.append(f"Loaded at move {state.move_number}.")
+    return tg
+
+
+async def download_log(request: Request) -> Response:
+    tg = game_of(request)
+    viewer = tg.side_index(request.query_params.get("side"))
+    if viewer is not None and not tg.state.is_terminal():
+        raise TableError(
+            "the log records the other side's hidden choices: it can be downloaded when the "
+            "game is over"
+        )
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in tg.log_lines())
+    return Response(
+        text,
+        media_type="application/x-ndjson",
+        headers={
+            "Content-Disposition": f'attachment; filename="{tg.game.rules.name}-{tg.id}.jsonl"'
+        },
+    )
+
+
+async def new_replay(request: Request) -> Response:
+    t = table_of(request)
+    data = await body_of(request)
+    if "game" in data:
+        tg = t.games.get(data["game"]) if isinstance(data["game"], str) else None
+        if tg is None:
+            raise TableError(f"unknown game {data['game']!r}", 404)
+        if len(tg.humans) < tg.game.num_players() and not tg.state.is_terminal():
+            raise TableError("a game against a bot can be replayed when it is over")
+        lines, origin = tg.log_lines(), tg.origin
+    elif isinstance(data.get("log"), str):
+        origin = None
+        try:
+            lines = [json.loads(x) for x in data["log"].splitlines() if x.strip()]
+        except json.JSONDecodeError as e:
+            raise TableError(f"the log is not JSON Lines: {e}", 400) from e
+    else:
+        raise TableError("give 'game' (a game's id) or 'log' (a play log's text)", 400)
+    rid = secrets.token_hex(6)
+    t.replays[rid] = await asyncio.to_thread(build_replay, t, lines, origin)
+    return JSONResponse({"replay": rid, "length": len(t.replays[rid].states) - 1})
+
+
+def build_replay(t: Table, lines: list[Any], origin: Any = None) -> Replay:
+    """Every position of a logged game, checked action by action, from the start (or from
+    `origin`, the position a game was loaded at)."""
+    if not lines or not isinstance(lines[0], dict) or lines[0].get("format") != LOG_FORMAT:
+        raise TableError("not a Muster play log (no muster.log/1 header)", 400)
+    header = lines[0]
+    if header.get("ruleset") != t.rules.name:
+        raise TableError(f"the log is of {header.get('ruleset')!r}, not {t.rules.name!r}", 400)
+    params = header.get("params") or {}
+    try:
+        game = t.package.load_game(dict(params))
+    except ValueError as e:
+        raise TableError(str(e), 400) from e
+    if origin is None and isinstance(header.get("start"), dict):
+        try:
+            origin = from_json(game, header["start"])
+        except (SaveError, ValueError, KeyError, TypeError) as e:
+            raise TableError(f"the log's start is not a position of this battle: {e}", 400) from e
+    s = origin.clone() if origin is not None else game.new_initial_state()
+    game = s.game
+    states, accounts, texts = [s.clone()], [s.take_messages()], [""]
+    for m in lines[1:]:
+        if not isinstance(m, dict) or m.get("type") == "end":
+            continue
+        action = m.get("action")
+        if s.is_terminal() or action not in s.legal_actions():
+            raise TableError(f"move {m.get('move')}: {m.get('text')!r} is not legal there", 400)
+        texts.append(s.action_to_string(action))
+        s.apply_action(action)
+        states.append(s.clone())
+        accounts.append(s.take_messages())
+    return Replay(game, states, accounts, texts)
+
+
+async def replay_step(request: Request) -> Response:
+    t = table_of(request)
+    rp = t.replays.get(request.path_params["rid"])
+    if rp is None:
+        return error(f"unknown replay {request.path_params['rid']!r}", 404)
+    try:
+        n = int(request.path_params["n"])
+    except ValueError:
+        return error("the step must be a number", 400)
+    if not 0 <= n < len(rp.states):
+        return error(f"the replay has steps 0 to {len(rp.states) - 1}", 400)
+    s = rp.states[n]
+    out = view(s, t.markers, None, [line for acc in rp.accounts[: n + 1] for line in acc])
+    out.update(step=n, length=len(rp.states) - 1, action=rp.texts[n], step_account=rp.accounts[n])
+    return JSONResponse(out)
+
+
+# ------------------------------------------------------------------ the app
+
+
+def _handler(endpoint: Any) -> Any:
+    """Turn the refusals of a request into JSON errors."""
+
+    async def run(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except TableError as e:
+            return error(str(e), e.status, e.reason)
+
+    run.__name__ = endpoint.__name__
+    return run
+
+
+async def _fault(request: Request, exc: Exception) -> Response:
+    """A fault of the server or of the rules: a JSON error rather than a bare 500 page."""
+    return error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
+def make_app(table: Table) -> Starlette:
+    routes = [
+        Route("/", page),
+        Route("/api/battle", _handler(battle)),
+        Route("/api/map.png", map_png),
+        Route("/api/face/{name}.png", face_png),
+        Route("/api/games", _handler(new_game), methods=["POST"]),
+        Route("/api/games", _handler(list_games), methods=["GET"]),
+        Route("/api/games/{gid}", _handler(game_view)),
+        Route("/api/games/{gid}/act", _handler(act), methods=["POST"]),
+        Route("/api/games/{gid}/roll", _handler(roll), methods=["POST"]),
+        Route("/api/games/{gid}/undo", _handler(undo), methods=["POST"]),
+        Route("/api/games/{gid}/explain", _handler(explain_action), methods=["POST"]),
+        Route("/api/games/{gid}/save", _handler(save), methods=["POST"]),
+        Route("/api/games/{gid}/log", _handler(download_log)),
+        Route("/api/saves", _handler(list_saves)),
+        Route("/api/load", _handler(load), methods=["POST"]),
+        Route("/api/replays", _handler(new_replay), methods=["POST"]),
+        Route("/api/replays/{rid}/{n}", _handler(replay_step)),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={Exception: _fault})
+    app.state.table = table
+    return app
+
+
+def open_table(
+    arg: str | Path,
+    scenario: str | None = None,
+    side: str | None = None,
+    bot: str | None = None,
+    seed: int = 1,
+    saves: Path | None = None,
+    compiled: tuple[ir.Ruleset, SourceFiles] | None = None,
+) -> Table:
+    """Compile a battle (as `muster play` does), draw its board, and make an empty table.
+
+    The bot is taken by name from the engine's registry (`engine.bots.BOTS`): the
+    heuristic bot where one is registered, else the random bot. `compiled` passes rules
+    already checked (`compile_ruleset(arg)`), to compile them once."""
+    bot = bot or ("heuristic" if "heuristic" in BOTS else "random")
+    rules, sources = compiled or compile_ruleset(arg)
+    package = load_generated(generate(rules), rules.name)
+    sides = [s.name for s in rules.sides]
+    if side is not None and side != "both" and side not in sides:
+        raise TableError(f"unknown side {side!r}; choose {', '.join(sides)} or both", 2)
+    if bot not in BOTS:
+        raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 2)
+    if scenario is not None and scenario not in [sc.name for sc in rules.scenarios]:
+        known = ", ".join(sc.name for sc in rules.scenarios) or "none"
+        raise TableError(f"unknown scenario {scenario!r}; known: {known}", 2)
+    defaults = {
+        "scenario": scenario or (rules.scenarios[0].name if rules.scenarios else None),
+        "side": side or sides[-1],
+        "bot": bot,
+        "seed": seed,
+    }
+    folder = saves or output_dir(rules, resolve_ruleset(arg)) / "saves"
+    return Table(package, rules, draw_board(rules, sources), folder, defaults)

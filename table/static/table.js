@@ -1,0 +1,538 @@
+// The table's page: draws the view the server sends and sends back the player's choices.
+// It never decides what is legal: it offers the actions in view.decision and asks the
+// server (/explain) why anything else is refused.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, text = "") => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text) e.textContent = text;
+  return e;
+};
+
+let battle = null; // /api/battle
+let view = null; // the current view
+let gameId = null;
+let seat = null;
+let replayId = null;
+let chosen = -1; // the unit whose moves are shown
+let zoom = 1, panX = 0, panY = 0;
+const COUNTER = 40;
+
+async function api(method, path, body) {
+  const opts = { method, headers: { "Content-Type": "application/json" } };
+  if (body !== undefined) opts.body = JSON.stringify(body);
+  const r = await fetch(path, opts);
+  const data = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
+  if (!r.ok) throw Object.assign(new Error(data.error || r.statusText), { data });
+  return data;
+}
+
+function showError(e) {
+  const box = $("reason");
+  box.hidden = false;
+  box.innerHTML = "";
+  box.append(el("div", { class: "error" }, e.message));
+  if (e.data && e.data.reason) box.append(ruleLine(e.data.reason));
+}
+
+function ruleLine(r) {
+  const d = el("div");
+  if (!r) return d;
+  if (r.title) d.append(el("span", {}, r.title + " "));
+  if (r.cite) d.append(el("span", { class: "cite" }, r.cite));
+  if (r.provisional) d.append(el("div", { class: "prov" }, "provisional: " + r.provisional));
+  return d;
+}
+
+function setUrl() {
+  const q = replayId ? `?replay=${replayId}` : gameId ? `?game=${gameId}&side=${seat}` : "";
+  history.replaceState(null, "", "/" + q);
+}
+
+// ------------------------------------------------------------------ board
+
+function applyZoom() {
+  $("board").style.transform = `translate(${panX}px, ${panY}px) scale(${zoom})`;
+}
+
+function hexAt(x, y) {
+  let best = null, bestD = Infinity;
+  for (const [label, [cx, cy]] of Object.entries(battle.map.centres)) {
+    const d = (cx - x) ** 2 + (cy - y) ** 2;
+    if (d < bestD) { bestD = d; best = label; }
+  }
+  return bestD <= battle.map.radius ** 2 ? best : null;
+}
+
+function boardPoint(ev) {
+  const r = $("board").getBoundingClientRect();
+  return [(ev.clientX - r.left) / zoom, (ev.clientY - r.top) / zoom];
+}
+
+function drawCounters() {
+  const layer = $("counters");
+  layer.innerHTML = "";
+  const stacks = {};
+  battle.units.forEach((u, i) => {
+    const st = view.units[u.name];
+    if (st && st.status === "map" && st.hex) (stacks[st.hex] = stacks[st.hex] || []).push(i);
+  });
+  const movers = view.decision ? new Set(Object.keys(view.decision.moves).map(Number)) : new Set();
+  for (const [label, units] of Object.entries(stacks)) {
+    const [x, y] = battle.map.centres[label];
+    const stack = el("div", { class: "stack", "data-hex": label });
+    stack.style.left = `${x - COUNTER / 2}px`;
+    stack.style.top = `${y - COUNTER / 2}px`;
+    units.forEach((i, n) => {
+      const u = battle.units[i];
+      const face = view.units[u.name].steps_lost > 0 ? "back" : "front";
+      const img = el("img", {
+        class: "counter", src: `/api/face/${u.name}-${face}.png`, title: `${u.title} (${label})`,
+        "data-unit": i, "data-hex": label, draggable: "false",
+      });
+      img.style.width = img.style.height = `${COUNTER}px`;
+      img.style.transform = `translate(${n * 3}px, ${-n * 3}px)`;
+      img.dataset.fan = `translate(${n * (COUNTER + 2)}px, 0)`;
+      img.dataset.rest = img.style.transform;
+      if (movers.has(i)) img.classList.add("can-move");
+      if (i === chosen) img.classList.add("chosen");
+      img.addEventListener("click", (ev) => { ev.stopPropagation(); clickUnit(i, label); });
+      stack.append(img);
+    });
+    stack.addEventListener("mouseenter", () => {
+      for (const c of stack.children) c.style.transform = c.dataset.fan;
+    });
+    stack.addEventListener("mouseleave", () => {
+      for (const c of stack.children) c.style.transform = c.dataset.rest;
+    });
+    layer.append(stack);
+  }
+  for (const [label, n] of Object.entries(view.concealed || {})) {
+    const [x, y] = battle.map.centres[label];
+    const d = el("div", { class: "concealed", title: `${n} unit(s) you may not examine` }, `${n}?`);
+    Object.assign(d.style, { left: `${x - 16}px`, top: `${y - 16}px`, width: "32px", height: "32px", lineHeight: "32px" });
+    layer.append(d);
+  }
+}
+
+function drawMarks() {
+  const layer = $("marks");
+  layer.innerHTML = "";
+  const r = battle.map.radius * 0.8;
+  const mark = (label, cls, text) => {
+    const [x, y] = battle.map.centres[label];
+    const d = el("div", { class: cls, "data-hex": label }, text);
+    Object.assign(d.style, { left: `${x - r}px`, top: `${y - r}px`, width: `${2 * r}px`, height: `${2 * r}px`, lineHeight: `${2 * r}px` });
+    layer.append(d);
+    return d;
+  };
+  for (const c of view.combats || []) {
+    if (c.resolved) continue;
+    for (const h of c.defense_hexes) mark(h, "target combat fought", "");
+    for (const h of c.attack_hexes) mark(h, "selected-hex attacker", "");
+  }
+  if (!view.decision) return;
+  const moves = view.decision.moves[chosen];
+  if (moves) {
+    const st = view.units[battle.units[chosen].name];
+    mark(st.hex, "selected-hex", "");
+    for (const m of moves) {
+      const d = mark(m.hex, "target", `${m.cost} MP`);
+      d.title = `${m.cost} MP (spent ${m.spent} of ${m.allowance})`;
+      d.addEventListener("click", (ev) => { ev.stopPropagation(); act(m.action); });
+    }
+  }
+  for (const a of view.decision.actions) {
+    if (a.kind === "hex") {
+      const d = mark(a.hex, "target choice", "");
+      d.title = a.text;
+      d.addEventListener("click", (ev) => { ev.stopPropagation(); act(a.action); });
+    }
+    if (a.kind === "designate") for (const h of a.defend) if (!layer.querySelector(`.combat[data-hex="${h}"]`)) mark(h, "target combat", "⚔").style.pointerEvents = "none";
+  }
+}
+
+function clickUnit(i, label) {
+  if (view && view.decision && view.decision.moves[i]) {
+    chosen = chosen === i ? -1 : i;
+    $("reason").hidden = true;
+    render();
+    return;
+  }
+  const pick = view && view.decision && view.decision.actions.find((a) => a.kind === "unit" && a.unit === i && !view.decision.moves[i]);
+  if (pick) return act(pick.action);
+  const hexPick = view && view.decision && view.decision.actions.find((a) => a.kind === "hex" && a.hex === label);
+  if (hexPick) return act(hexPick.action);
+  if (chosen >= 0) return explainHex(label);
+  if (view && view.decision && view.decision.actions.some((a) => a.kind === "unit")) return explainChoice({ unit: i });
+  if (view && view.decision && view.decision.actions.some((a) => a.kind === "hex")) return explainChoice({ hex: label });
+}
+
+async function explainChoice(what) {
+  // Why a unit or hex the player points at is not among the choices offered.
+  try {
+    const r = await api("POST", `/api/games/${gameId}/explain`, { side: seat, ...what });
+    const box = $("reason");
+    box.innerHTML = "";
+    box.hidden = false;
+    if (!r.legal) {
+      box.append(el("div", { id: "reason-text" }, r.reason.text));
+      box.append(ruleLine(r.reason));
+    }
+  } catch (e) { showError(e); }
+}
+
+async function explainHex(label) {
+  if (chosen < 0 || !gameId) return;
+  try {
+    const r = await api("POST", `/api/games/${gameId}/explain`, { side: seat, unit: chosen, hex: label });
+    const box = $("reason");
+    box.innerHTML = "";
+    box.hidden = false;
+    if (r.legal) box.append(el("div", {}, `${battle.units[chosen].title} may enter ${label}.`));
+    else {
+      box.append(el("div", { id: "reason-text" }, `${label}: ${r.reason.text}`));
+      box.append(ruleLine(r.reason));
+    }
+  } catch (e) { showError(e); }
+}
+
+// ------------------------------------------------------------------ panel
+
+function render() {
+  drawCounters();
+  drawMarks();
+  renderStatus();
+  renderDecision();
+  renderRoll();
+  renderTracks();
+  renderOffmap();
+  const lines = $("lines");
+  lines.innerHTML = "";
+  for (const line of view.account.slice(-300)) lines.append(el("li", {}, line));
+  lines.scrollTop = lines.scrollHeight;
+  const live = !!gameId && !replayId;
+  $("undo").disabled = !(live && view.can_undo);
+  $("save").disabled = !live;
+  $("log").disabled = !live;
+  $("replay").disabled = !live;
+}
+
+function renderStatus() {
+  const s = $("status");
+  s.innerHTML = "";
+  const turn = view.turn_label ? `Turn ${view.turn} (${view.turn_label})` : `Turn ${view.turn}`;
+  s.append(el("div", {}, `${turn} of ${view.last_turn} — ${view.phase}`));
+  let whose;
+  if (view.over) whose = view.over.winner ? `Game over: ${view.over.winner} wins (${view.over.level})` : "Game over: a draw";
+  else if (view.to_move === "chance") whose = view.waits_for_roll ? "A die is to be rolled" : "Chance";
+  else whose = `${view.to_move_title} to decide`;
+  s.append(el("div", { class: "whose", id: "whose" }, whose));
+  const rolled = view.account.filter((line) => / rolled /.test(line)).pop();
+  if (rolled) s.append(el("div", { id: "lastroll" }, "Last roll — " + rolled));
+  if (view.seat) s.append(el("div", {}, `You play: ${view.seat}` + (view.bot && view.humans.length < battle.sides.length ? ` — against the ${view.bot} bot` : "")));
+}
+
+function renderDecision() {
+  const box = $("decision");
+  box.innerHTML = "";
+  const d = view.decision;
+  if (!d) return;
+  box.append(el("h3", {}, d.prompt));
+  box.append(ruleLine(d.rule));
+  const choices = el("div", { class: "choices" });
+  for (const a of d.actions) {
+    if (a.kind === "step") continue; // on the map
+    const label = d.yes_no ? (a.text.endsWith(" yes") ? "Yes" : "No") : a.text;
+    const b = el("button", { "data-action": a.action, "data-kind": a.kind }, label);
+    b.addEventListener("click", () => act(a.action));
+    choices.append(b);
+  }
+  const movers = Object.keys(d.moves).length;
+  if (movers) box.append(el("div", {}, `${movers} unit(s) may move: click one to see where, and what it costs.`));
+  box.append(choices);
+}
+
+function renderRoll() {
+  const box = $("roll");
+  box.innerHTML = "";
+  const open = (view.combats || []).filter((c) => !c.resolved);
+  if (open.length) {
+    box.append(el("h3", {}, "Close combats"));
+    const list = el("ol", { id: "combats" });
+    for (const c of open) {
+      const div = c.diverted ? " (diverted: one column left)" : "";
+      list.append(el("li", {}, `${c.attackers.join(", ")} (${c.attack_hexes.join(", ")}) attack ${c.defenders.join(", ")} (${c.defense_hexes.join(", ")})${div}`));
+    }
+    box.append(list);
+  }
+  const r = view.roll;
+  if (!r) return;
+  box.append(el("h3", { id: "rolltable" }, `${r.table}${r.column ? " — column " + r.column : ""}`));
+  if (r.cite) box.append(el("div", { class: "cite" }, r.cite));
+  box.append(ruleLine(r.step));
+  const t = el("table", { id: "drms" });
+  for (const m of r.modifiers) {
+    const tr = el("tr");
+    tr.append(el("td", { class: "amount" }, (m.amount > 0 ? "+" : "") + m.amount));
+    const td = el("td", {}, m.label + " ");
+    td.append(el("span", { class: "cite" }, m.cite));
+    if (m.provisional) td.append(el("div", { class: "prov" }, "provisional: " + m.provisional));
+    tr.append(td);
+    t.append(tr);
+  }
+  if (!r.modifiers.length) t.append(el("tr", {}, "no modifier applies"));
+  box.append(t);
+  box.append(el("div", {}, `DRM total ${r.total >= 0 ? "+" : ""}${r.total}`));
+  if (view.waits_for_roll && !replayId) {
+    const b = el("button", { id: "rollbutton" }, "Roll");
+    b.addEventListener("click", async () => {
+      try { update(await api("POST", `/api/games/${gameId}/roll`, { side: seat, move: view.move })); } catch (e) { showError(e); }
+    });
+    box.append(b);
+  }
+}
+
+function renderTracks() {
+  const box = $("tracks");
+  box.innerHTML = "";
+  const t = el("table");
+  const head = el("tr");
+  head.append(el("th", {}, ""));
+  for (const s of battle.sides) head.append(el("th", {}, s.title));
+  t.append(head);
+  for (const tr of view.tracks) {
+    const row = el("tr");
+    row.append(el("td", {}, tr.title));
+    for (const s of battle.sides) row.append(el("td", {}, String(tr.values[s.name])));
+    t.append(row);
+  }
+  box.append(t);
+}
+
+function renderOffmap() {
+  const box = $("offmap");
+  box.innerHTML = "";
+  const boxes = { not_entered: "To enter (turn track)", eliminated: "Eliminated", captured: "Captured", out_of_play: "Out of play" };
+  for (const [status, title] of Object.entries(boxes)) {
+    const units = battle.units.filter((u) => view.units[u.name] && view.units[u.name].status === status);
+    if (!units.length) continue;
+    box.append(el("h3", {}, title));
+    const row = el("div", { class: "box" });
+    for (const u of units) row.append(el("img", { src: `/api/face/${u.name}-front.png`, title: u.title }));
+    box.append(row);
+  }
+  const hand = $("hand");
+  hand.innerHTML = "";
+  for (const [bag, c] of Object.entries(view.bags)) {
+    const text = c.markers ? (c.markers.map((m) => m.replace(/_/g, " ")).join(", ") || "empty") : `${c.count} face down`;
+    hand.append(el("div", {}, `${bag.replace(/_/g, " ")}: ${text}`));
+  }
+}
+
+// ------------------------------------------------------------------ game
+
+let fitted = false;
+
+function fitToUnits() {
+  // Frame the units on the map (the whole map when none is on it yet).
+  const vp = $("viewport");
+  const pts = battle.units.map((u) => view.units[u.name]).filter((st) => st && st.status === "map" && st.hex)
+    .map((st) => battle.map.centres[st.hex]);
+  let [x0, y0, x1, y1] = [0, 0, battle.map.width, battle.map.height];
+  if (pts.length) {
+    const pad = 4 * battle.map.radius;
+    x0 = Math.min(...pts.map((p) => p[0])) - pad; x1 = Math.max(...pts.map((p) => p[0])) + pad;
+    y0 = Math.min(...pts.map((p) => p[1])) - pad; y1 = Math.max(...pts.map((p) => p[1])) + pad;
+  }
+  zoom = Math.min(1.6, vp.clientWidth / (x1 - x0), vp.clientHeight / (y1 - y0));
+  panX = (vp.clientWidth - (x1 - x0) * zoom) / 2 - x0 * zoom;
+  panY = (vp.clientHeight - (y1 - y0) * zoom) / 2 - y0 * zoom;
+  applyZoom();
+}
+
+function update(v) {
+  view = v;
+  if (view.scenario) $("scenario").value = view.scenario;
+  if (view.seat) $("side").value = view.seat;
+  if (view.bot) $("bot").value = view.bot;
+  if (!fitted) { fitted = true; fitToUnits(); }
+  if (!view.decision || !view.decision.moves[chosen]) {
+    const keep = view.decision && chosen >= 0 && view.decision.moves[chosen];
+    if (!keep) chosen = -1;
+  }
+  render();
+}
+
+async function act(action) {
+  try {
+    $("reason").hidden = true;
+    update(await api("POST", `/api/games/${gameId}/act`, { side: seat, move: view.move, action }));
+  } catch (e) { showError(e); }
+}
+
+async function newGame() {
+  try {
+    replayId = null;
+    $("replaybox").hidden = true;
+    const r = await api("POST", "/api/games", {
+      scenario: $("scenario").value || undefined, side: $("side").value, bot: $("bot").value, seed: Number($("seed").value),
+    });
+    gameId = r.game; seat = $("side").value; chosen = -1; fitted = false;
+    setUrl();
+    update(r.view);
+  } catch (e) { showError(e); }
+}
+
+async function refreshSaves() {
+  const r = await api("GET", "/api/saves");
+  const sel = $("saves");
+  sel.innerHTML = "";
+  for (const name of r.saves) sel.append(el("option", { value: name }, name));
+}
+
+async function loadReplay(id) {
+  replayId = id; gameId = null;
+  $("replaybox").hidden = false;
+  setUrl();
+  await stepReplay(0);
+}
+
+async function stepReplay(n) {
+  const v = await api("GET", `/api/replays/${replayId}/${n}`);
+  $("scrub").max = v.length;
+  $("scrub").value = v.step;
+  const box = $("replaytext");
+  box.innerHTML = "";
+  box.append(el("div", { class: "now" }, `Step ${v.step} of ${v.length}` + (v.action ? `: ${v.action}` : " (the start)")));
+  for (const line of v.step_account) box.append(el("div", {}, line));
+  view = v;
+  view.decision = null;
+  if (!fitted) { fitted = true; fitToUnits(); }
+  render();
+  const lines = $("lines");
+  lines.innerHTML = "";
+  for (const line of v.account.slice(-300)) lines.append(el("li", {}, line));
+  lines.scrollTop = lines.scrollHeight;
+}
+
+function wire() {
+  $("new").addEventListener("click", newGame);
+  $("undo").addEventListener("click", async () => {
+    try { update(await api("POST", `/api/games/${gameId}/undo`, { side: seat, move: view.move })); } catch (e) { showError(e); }
+  });
+  $("save").addEventListener("click", async () => {
+    try {
+      const r = await api("POST", `/api/games/${gameId}/save`, { side: seat });
+      await refreshSaves();
+      $("saves").value = r.save;
+      $("account").prepend(el("div", { id: "saved" }, `Saved as ${r.save}`));
+    } catch (e) { showError(e); }
+  });
+  $("load").addEventListener("click", async () => {
+    try {
+      const r = await api("POST", "/api/load", { save: $("saves").value, side: $("side").value });
+      replayId = null; gameId = r.game; seat = r.view.seat; chosen = -1;
+      setUrl();
+      update(r.view);
+    } catch (e) { showError(e); }
+  });
+  $("log").addEventListener("click", async () => {
+    const r = await fetch(`/api/games/${gameId}/log?side=${seat}`);
+    if (!r.ok) return showError(new Error((await r.json()).error));
+    const a = el("a", { href: URL.createObjectURL(await r.blob()), download: `${battle.name}-${gameId}.jsonl` });
+    a.click();
+  });
+  $("replay").addEventListener("click", async () => {
+    try { const r = await api("POST", "/api/replays", { game: gameId }); await loadReplay(r.replay); } catch (e) { showError(e); }
+  });
+  $("first").addEventListener("click", () => stepReplay(0));
+  $("last").addEventListener("click", () => stepReplay(Number($("scrub").max)));
+  $("back").addEventListener("click", () => stepReplay(Math.max(0, view.step - 1)));
+  $("fwd").addEventListener("click", () => stepReplay(Math.min(view.length, view.step + 1)));
+  $("scrub").addEventListener("change", () => stepReplay(Number($("scrub").value)));
+  $("zoomin").addEventListener("click", () => { zoom *= 1.25; applyZoom(); });
+  $("zoomout").addEventListener("click", () => { zoom /= 1.25; applyZoom(); });
+  const vp = $("viewport");
+  vp.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const f = ev.deltaY < 0 ? 1.15 : 1 / 1.15;
+    const r = vp.getBoundingClientRect();
+    const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+    panX = mx - (mx - panX) * f; panY = my - (my - panY) * f; zoom *= f;
+    applyZoom();
+  }, { passive: false });
+  let hoverTimer = null, hovered = null;
+  vp.addEventListener("mousemove", (ev) => {
+    if (drag || chosen < 0 || !view || !view.decision) return;
+    const label = hexAt(...boardPoint(ev));
+    if (!label || label === hovered) return;
+    hovered = label;
+    clearTimeout(hoverTimer);
+    const lit = (view.decision.moves[chosen] || []).some((m) => m.hex === label);
+    const here = view.units[battle.units[chosen].name].hex === label;
+    if (!lit && !here) hoverTimer = setTimeout(() => explainHex(label), 250);
+  });
+  let drag = null;
+  vp.addEventListener("mousedown", (ev) => { drag = [ev.clientX, ev.clientY, panX, panY, false]; });
+  window.addEventListener("mousemove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag[0], dy = ev.clientY - drag[1];
+    if (Math.abs(dx) + Math.abs(dy) > 4) drag[4] = true;
+    panX = drag[2] + dx; panY = drag[3] + dy; applyZoom();
+  });
+  window.addEventListener("mouseup", (ev) => {
+    const moved = drag && drag[4];
+    drag = null;
+    if (moved || !view || ev.target.closest("#panel, #bar")) return;
+    if (!ev.target.closest("#viewport") || ev.target.closest(".counter, .target")) return;
+    const label = hexAt(...boardPoint(ev));
+    if (!label) return;
+    const hexPick = view.decision && view.decision.actions.find((a) => a.kind === "hex" && a.hex === label);
+    if (hexPick) act(hexPick.action);
+    else if (chosen >= 0) explainHex(label);
+    else if (view.decision && view.decision.actions.some((a) => a.kind === "hex")) explainChoice({ hex: label });
+  });
+}
+
+async function start() {
+  battle = await api("GET", "/api/battle");
+  document.title = `${battle.title} — Muster table`;
+  $("title").textContent = battle.title;
+  for (const sc of battle.scenarios) $("scenario").append(el("option", { value: sc.name }, sc.title));
+  for (const s of battle.sides) $("side").append(el("option", { value: s.name }, s.title));
+  $("side").append(el("option", { value: "both" }, "both sides (hot seat)"));
+  for (const b of battle.bots) $("bot").append(el("option", { value: b }, b));
+  const d = battle.defaults;
+  if (d.scenario) $("scenario").value = d.scenario;
+  $("side").value = d.side; $("bot").value = d.bot; $("seed").value = d.seed;
+  const m = $("map");
+  m.width = battle.map.width; m.height = battle.map.height;
+  const fit = Math.min($("viewport").clientWidth / battle.map.width, $("viewport").clientHeight / battle.map.height);
+  zoom = Math.max(0.25, Math.min(1, fit));
+  applyZoom();
+  wire();
+  await refreshSaves();
+  const q = new URLSearchParams(location.search);
+  if (q.get("replay")) return loadReplay(q.get("replay"));
+  if (q.get("game")) {
+    gameId = q.get("game"); seat = q.get("side") || d.side;
+    try { update(await api("GET", `/api/games/${gameId}?side=${seat}`)); return; } catch (e) { gameId = null; showError(e); }
+  }
+  view = null;
+  $("status").textContent = "Choose a scenario and a side, then New game.";
+}
+
+// In a hot-seat game played in two tabs (one per side), the other side decides elsewhere:
+// look for news every two seconds while the decision is not this page's.
+setInterval(async () => {
+  if (!gameId || replayId || !view || view.over || view.decision || view.waits_for_roll) return;
+  try {
+    const v = await api("GET", `/api/games/${gameId}?side=${seat}`);
+    if (v.move !== view.move) update(v);
+  } catch (e) { /* the next poll tries again */ }
+}, 2000);
+
+start();

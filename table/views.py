@@ -1,0 +1,246 @@
+"""What one side's page is sent: that side's observation, and nothing it may not see.
+
+A view starts from `State.observation(side)` (no concealed units, no face-down
+choices), keeps only what the page draws, and then goes through `Redactor`,
+which holds back what the observation does not yet: the markers in a bag
+that holds only the other side's markers (an enemy hand of cards, an enemy
+deck), by name and by title, in every string sent (the account says
+"Drawn from … : NAME"), and the names of the units the rules conceal from
+the viewer (the account says where they set up). A bag's owner sees its
+contents; the other side sees how many it holds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from engine import explain
+from engine.describe import side_name
+from engine.interpreter import current_node
+from engine.save import to_json
+from engine.state import State
+
+FACE_DOWN = "a face-down marker"
+CONCEALED = "a concealed unit"
+
+
+@dataclass(frozen=True, slots=True)
+class Markers:
+    """Each marker's owning side ("" for both) and title, from the checked rules."""
+
+    side: dict[str, str]
+    title: dict[str, str]
+
+
+def private_bags(s: State, markers: Markers, viewer: int | None) -> list[str]:
+    """Bags whose contents the viewer may not see: all their markers are another side's."""
+    if viewer is None:
+        return []
+    mine = s.game.rules.sides[viewer].name
+    out = []
+    for bag, tokens in s.bags.items():
+        owners = {markers.side.get(t, "") for t in (*tokens, *s.game.rules.bags.get(bag, ()))}
+        if owners and "" not in owners and mine not in owners:
+            out.append(bag)
+    return sorted(out)
+
+
+class Redactor:
+    """Replaces, in any string, the names and titles of the markers a viewer may not see
+    and of the units the rules conceal from the viewer (the account names them)."""
+
+    def __init__(self, s: State, markers: Markers, viewer: int | None) -> None:
+        hidden = {t for bag in private_bags(s, markers, viewer) for t in s.bags[bag]}
+        words = {w: FACE_DOWN for t in hidden for w in (t, markers.title.get(t, "")) if w}
+        units = s.game.rules.units
+        concealed = s.concealed_from(viewer) if viewer is not None else []
+        words.update({w: CONCEALED for u in concealed for w in (units[u].name, units[u].title)})
+        self.words = words
+        ordered = sorted(words, key=len, reverse=True)
+        self.pattern = (
+            re.compile(r"\b(" + "|".join(re.escape(w) for w in ordered) + r")(?!\w)")
+            if ordered
+            else None
+        )
+
+    def text(self, value: str) -> str:
+        if self.pattern is None:
+            return value
+        return self.pattern.sub(self._word, value)
+
+    def _word(self, m: re.Match[str]) -> str:
+        word = self.words[m.group(1)]
+        return word[0].upper() + word[1:] if m.start() == 0 else word
+
+    def __call__(self, value: Any) -> Any:
+        if self.pattern is None:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(k): self(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self(v) for v in value]
+        return value
+
+
+def phase_title(s: State) -> str:
+    """The phase under way: the innermost procedure declared as a phase, else the innermost."""
+    procs = s.game.rules.procedures
+    frames = [f for f in s.stack if not f.prim and f.proc in procs]
+    for f in reversed(frames):
+        if procs[f.proc].kind == "phase":
+            return procs[f.proc].title
+    return procs[frames[-1].proc].title if frames else ""
+
+
+def reason_json(r: explain.Reason | None) -> dict[str, str] | None:
+    if r is None:
+        return None
+    return {"text": r.text, "title": r.title, "cite": r.cite, "provisional": r.provisional}
+
+
+def decision(s: State, viewer: int | None) -> dict[str, Any] | None:
+    """The pending decision, if the viewer is to make it: every legal action in words."""
+    if s.is_terminal() or s.is_chance_node():
+        return None
+    player = s.current_player()
+    if viewer is not None and viewer != player:
+        return None
+    space = s.game.actions
+    board = s.game.rules.board
+    actions = []
+    moving: set[int] = set()
+    for a in s.legal_actions():
+        kind = space.kind_of(a)
+        item: dict[str, Any] = {"action": a, "kind": kind, "text": s.action_to_string(a)}
+        if kind == "step":
+            u, d = space.decode_step(a)
+            item.update(unit=u, hex=board.labels[board.neighbors[s.unit_hex[u]][d]])
+            moving.add(u)
+        elif kind == "unit":
+            item["unit"] = space.decode("unit", a)
+        elif kind == "hex":
+            item["hex"] = board.labels[space.decode("hex", a)]
+        elif kind == "designate":
+            centre, mask, form = space.decode_designate(a)
+            ring = [board.labels[board.neighbors[centre][i]] for i in range(6) if mask >> i & 1]
+            centre_label = board.labels[centre]
+            item["attack"] = ring if form == 0 else [centre_label]
+            item["defend"] = [centre_label] if form == 0 else ring
+        actions.append(item)
+    moves = {
+        str(u): [
+            {
+                "hex": board.labels[o.hex],
+                "action": o.action,
+                "cost": o.cost,
+                "spent": o.spent,
+                "allowance": o.allowance,
+            }
+            for o in explain.move_options(s, u)
+        ]
+        for u in sorted(moving)
+    }
+    node = current_node(s)
+    step = explain.offering_step(s)
+    return {
+        "side": s.game.rules.sides[player].name,
+        "prompt": node.prompt,
+        "yes_no": node.prompt.endswith("?"),
+        "rule": reason_json(step),
+        "actions": actions,
+        "moves": moves,
+    }
+
+
+def roll_json(s: State) -> dict[str, Any] | None:
+    preview = explain.roll_preview(s)
+    if preview is None:
+        return None
+    return {
+        "table": preview.table,
+        "column": preview.column,
+        "cite": preview.cite,
+        "step": reason_json(preview.step),
+        "modifiers": [
+            {"label": m.label, "amount": m.amount, "cite": m.cite, "provisional": m.provisional}
+            for m in preview.modifiers
+        ],
+        "total": sum(m.amount for m in preview.modifiers),
+    }
+
+
+def tracks(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per-side numbers as on the printed tracks: victory points, then the declared ones."""
+    rules = s.game.rules
+    out = [{"name": "vp", "title": "Victory Points", "values": seen["vars"]["vp"]}]
+    for v in rules.variables:
+        if v.scope == "side" and v.type in ("int", "number"):
+            out.append({"name": v.name, "title": v.title, "values": seen["vars"][v.name]})
+    return out
+
+
+def combats_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The combats designated, naming only units the viewer may examine."""
+    rules = s.game.rules
+
+    def title(name: str) -> str:
+        if name not in seen["units"]:
+            return CONCEALED
+        return rules.units[rules.unit_index(name)].title
+
+    return [
+        {
+            "side": c["side"],
+            "attackers": [title(n) for n in c["attackers"]],
+            "defenders": [title(n) for n in c["defenders"]],
+            "attack_hexes": c["attack_hexes"],
+            "defense_hexes": c["defense_hexes"],
+            "resolved": c["resolved"],
+            "diverted": c["diverted"],
+        }
+        for c in seen["combats"]
+    ]
+
+
+def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> dict[str, Any]:
+    """Everything the viewer's page draws, from the viewer's observation only."""
+    rules = s.game.rules
+    # One screen for both sides (a designer's hot seat) sees the whole position.
+    seen = s.observation(viewer) if viewer is not None else to_json(s)
+    hidden = private_bags(s, markers, viewer)
+    turn = s.vars["turn"]
+    if s.is_terminal():
+        to_move = "over"
+    elif s.is_chance_node():
+        to_move = "chance"
+    else:
+        to_move = rules.sides[s.current_player()].name
+    out = {
+        "move": s.move_number,
+        "turn": turn,
+        "turn_label": rules.turn_track.get(turn, ("", {}))[0],
+        "last_turn": s.game.last_turn,
+        "phasing": rules.sides[s.vars["phasing"]].name,
+        "phase": phase_title(s),
+        "to_move": to_move,
+        "to_move_title": side_name(s, s.current_player())
+        if to_move not in ("over", "chance")
+        else to_move,
+        "units": seen["units"],
+        "concealed": seen.get("concealed", {}),
+        "tracks": tracks(s, seen),
+        "bags": {
+            bag: ({"count": len(tokens)} if bag in hidden else {"markers": list(tokens)})
+            for bag, tokens in seen["bags"].items()
+        },
+        "combats": combats_json(s, seen),
+        "decision": decision(s, viewer),
+        "roll": roll_json(s),
+        "account": account,
+        "over": {"winner": seen["winner"], "level": seen["level"]} if s.is_terminal() else None,
+    }
+    return Redactor(s, markers, viewer)(out)

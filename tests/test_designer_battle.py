@@ -1,0 +1,64 @@
+"""A battle written as a new designer would (tests/data/designer/mill_creek):
+it checks, builds, plays to the end, and its tests in the rule language pass.
+Its set-up binds the unit placed and keeps to the stacking limit; a fixed
+set-up that over-stacks is an error naming the hex and the units."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from compiler.build import load_game
+from compiler.check import check_ruleset
+from compiler.cli import main
+from compiler.language_tests import run_tests
+from engine.game import SetupError
+from tests.conftest import play_out
+
+MILL_CREEK = Path(__file__).parent / "data" / "designer" / "mill_creek"
+
+
+def test_it_checks_builds_and_plays(capsys):
+    rules, _sources, warnings = check_ruleset(MILL_CREEK)
+    assert warnings == []
+    scenario = rules.scenarios[0]
+    assert scenario.stacking is not None
+    assert any(e.chosen and e.condition is not None for e in scenario.setup)
+    game = load_game(MILL_CREEK)
+    end = play_out(game.new_initial_state(), seed=3)
+    assert end.is_terminal()
+    assert main(["play", str(MILL_CREEK), "--seed", "1", "--quiet"]) == 0
+    assert "Game over" in capsys.readouterr().out
+
+
+def test_its_language_tests_pass():
+    tests, run = run_tests(MILL_CREEK)
+    assert {t.name for t in tests} >= {
+        "setup_choices",
+        "attacker_takes_the_crossroads",
+        "no_attack_across_the_creek",
+    }
+    assert not run.failed, [o.failure for o in run.failed]
+
+
+def test_an_over_stacked_fixed_setup_names_the_hex_and_units(tmp_path, capsys):
+    folder = tmp_path / "mill_creek"
+    shutil.copytree(MILL_CREEK, folder)
+    scenarios = folder / "scenarios.mst"
+    text = scenarios.read_text().replace(
+        "        0203 attacker_foot attacker_general",
+        "        0203 attacker_foot attacker_general attacker_third",
+    )
+    scenarios.write_text(
+        text.replace("choose attacker_second attacker_third", "choose attacker_second")
+    )
+    game = load_game(folder)
+    try:
+        game.new_initial_state()
+    except SetupError as e:
+        message = str(e)
+    else:
+        raise AssertionError("the over-stacked set-up was accepted")
+    assert "hex 0203" in message and "attacker_foot" in message and "attacker_third" in message
+    assert main(["play", str(folder), "--quiet"]) == 1
+    assert "over its stacking limit" in capsys.readouterr().err
