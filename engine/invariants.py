@@ -184,8 +184,10 @@ def _unit_violations(s: State) -> list[str]:
         steps = len(spec.strengths)
         if not _is_int(loss) or loss < 0:
             out.append(f"unit {spec.name} has lost {loss!r} steps")
-        elif status in (ON_MAP, NOT_ENTERED) and steps and loss >= steps:
-            out.append(f"unit {spec.name} has lost {loss} of its {steps} steps yet is in play")
+        elif status in (ON_MAP, NOT_ENTERED) and steps and loss > steps:
+            # `strengths` lists the printed strengths; a unit may have a reduced
+            # side beyond them (a one-strength warrior reduced), never more.
+            out.append(f"unit {spec.name} has lost {loss} steps of {steps} yet is in play")
     return out
 
 
