@@ -490,7 +490,11 @@ def test_hostile_names_build_a_valid_module_that_decodes_back(hostile, schema):
 def test_muster_build_only_vassal_writes_the_module_and_says_where(tmp_path, capsys):
     args = ["build", str(RULESETS / "training"), "--out", str(tmp_path), "--only", "vassal"]
     assert main(args) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["training.vmod"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".muster-build",
+        ".muster-files",
+        "training.vmod",
+    ]
     out = capsys.readouterr().out
     size = (tmp_path / "training.vmod").stat().st_size / 1e6
     assert f"VASSAL module {tmp_path / 'training.vmod'} ({size:.1f} MB)" in out
