@@ -1,9 +1,11 @@
 """Building a ruleset: compile, generate, and write outputs all or nothing.
 
-A build makes every output in memory first — the engine package and the
-print-and-play parts under `print/` — then writes them to a temporary folder
-beside the target and moves it into place, so a failed build never leaves
-half-written files.
+Every output — the engine package, the print-and-play parts under
+`print/` and the VASSAL module `<name>.vmod` — is written into an
+`OutputFolder`: a fresh folder beside the target, swapped in only when the
+whole build has succeeded, so a failed or killed build never leaves
+half-written files and never destroys any (see `compiler/output_folder.py`
+for what a build refuses to write over).
 Shipped rulesets build into the project's `generated/<name>/`; others into
 `generated/<name>/` under the working directory unless told otherwise.
 """
@@ -13,9 +15,8 @@ from __future__ import annotations
 import functools
 import importlib
 import linecache
-import shutil
+import os
 import sys
-import tempfile
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ from compiler.backends.vassal import vassal_steps
 from compiler.check import compile_ruleset
 from compiler.load import PROJECT_ROOT, SHIPPED, resolve_ruleset
 from compiler.local_charts import local_chart_file, local_charts
+from compiler.output_folder import BuildRefused, OutputFolder
 from compiler.outputs import OUTPUTS, PARTS
 from compiler.progress import Progress
 from dsl.source import SourceFiles
@@ -53,50 +55,6 @@ def output_dir(rules: ir.Ruleset, entry: Path, out: Path | None = None) -> Path:
     return Path.cwd() / "generated" / rules.name
 
 
-def write_atomically(
-    target: Path, files: dict[str, str | bytes], replace: tuple[str, ...] = ()
-) -> None:
-    """Write every file into a fresh folder, then swap it in for `target`.
-
-    Files already in `target` are kept unless their path starts with one of
-    `replace` (the outputs this build remakes: stale ones must go).
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        for name, content in files.items():
-            path = tmp / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_text(content, encoding="utf-8")
-        if target.exists():
-            # Keep what another backend wrote there (git-ignored images, PDFs).
-            for old in target.rglob("*"):
-                rel = old.relative_to(target)
-                stale = rel.as_posix().startswith(replace) if replace else False
-                if (
-                    old.is_file()
-                    and not stale
-                    and not (tmp / rel).exists()
-                    and "__pycache__" not in rel.parts
-                ):
-                    (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(old, tmp / rel)
-            backup = target.with_name(f".{target.name}.old")
-            if backup.exists():
-                shutil.rmtree(backup)
-            target.rename(backup)
-            tmp.rename(target)
-            shutil.rmtree(backup)
-        else:
-            tmp.rename(target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
 def module_path(rules: ir.Ruleset) -> str:
     """The VASSAL module's path in the output folder."""
     return f"{rules.name}.vmod"
@@ -120,6 +78,20 @@ def vassal_output(
     return vassal_steps(rules, sources, game_of)
 
 
+def refuse_shipped_folder(rules: ir.Ruleset, entry: Path, target: Path) -> None:
+    """A shipped battle's `generated/<name>/` takes only that battle's build."""
+    try:
+        name = target.resolve().relative_to(GENERATED.resolve()).as_posix()
+    except ValueError:
+        return
+    if (SHIPPED / name / "ruleset.mst").is_file() and not (
+        is_shipped(entry) and entry.parent.name == name and rules.name == name
+    ):
+        raise BuildRefused(
+            f"{target} is the shipped battle {name!r}'s folder, not {rules.name!r}'s"
+        )
+
+
 def build(
     arg: str | Path, out: Path | None = None, only: str | None = None, progress: bool = True
 ) -> tuple[ir.Ruleset, Path]:
@@ -140,16 +112,18 @@ def build(
             ]
     if "vassal" in outputs and not rules.library:
         steps += vassal_output(rules, sources, engine)
-    bar = Progress(len(steps)) if progress else None
-    files: dict[str, str | bytes] = {}
-    for what, run in steps:
-        files.update(run())
-        if bar is not None:
-            bar.step(what)
-    replace = tuple(f"print/{p}" for p in PARTS if p in outputs)
+    refuse_shipped_folder(rules, entry, target)
+    remade = tuple(f"print/{p}" for p in PARTS if p in outputs)
     if "vassal" in outputs:
-        replace += (module_path(rules),)
-    write_atomically(target, files, replace)
+        remade += (module_path(rules),)
+    adopt = Path(os.path.abspath(target)) == GENERATED / rules.name and is_shipped(entry)
+    bar = Progress(len(steps)) if progress else None
+    with OutputFolder(target, rules.name, remade, adopt=adopt) as folder:
+        for what, run in steps:
+            for name, content in run().items():
+                folder.write(name, content)
+            if bar is not None:
+                bar.step(what)
     if target.parent == GENERATED:
         init = GENERATED / "__init__.py"
         if not init.exists():

@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from compiler.load import PROJECT_ROOT, RulesetNotFound
+from compiler.output_folder import BuildRefused
 from compiler.outputs import OUTPUTS
 from compiler.workbench import add_commands, cmd_watch
 from dsl.diagnostics import CompileError
+from engine.play import ReplayError
 
 
 def _switches(values: list[str]) -> dict[str, bool]:
@@ -229,7 +231,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     scenario = f" — {game.scenario.title}" if game.scenario else ""
     print(f"{game.rules.title}{scenario} — seed {args.seed}, bots {', '.join(bots)}")
     record = play_game(game, bots, args.seed, _account_printer(args.quiet))
-    record.header["source"] = str(args.ruleset)
     if args.log:
         write_log(record, args.log)
     final = record.final
@@ -275,40 +276,35 @@ def cmd_soak(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from compiler.build import load_game
-    from engine.play import ReplayError, read_log, replay
+    from compiler.load import SHIPPED
+    from engine.play import ReplayError, certify, read_log
 
-    header, moves, final = read_log(args.log)
-    source = args.ruleset or header.get("source") or header["ruleset"]
-    game = load_game(source, header.get("params") or {})
-    if header.get("rules_hash") != game.rules_hash:
-        print(
-            "muster: the log was written with other rules "
-            f"(hash {str(header.get('rules_hash'))[:12]}, "
-            f"these are {game.rules_hash[:12]})",
-            file=sys.stderr,
+    log = read_log(args.log, partial=args.partial)
+    name = log.header["ruleset"]
+    # The log names its battle; only the user names files to read.
+    if args.ruleset is None and not (SHIPPED / name / "ruleset.mst").is_file():
+        raise ReplayError(
+            f"{args.log}:1: the log's ruleset {name!r} is not a shipped battle: "
+            "name its rule files with --ruleset PATH"
         )
-        return 1
-    state = None
     try:
-        for after in replay(game, moves):
-            state = after
-    except ReplayError as e:
-        print(f"muster: replay failed: {e}", file=sys.stderr)
-        return 1
-    if state is None:
-        state = game.new_initial_state()
-    got = state.state_hash()
-    if final is None:
-        print(f"replayed {len(moves)} actions (the log has no final hash); state {got[:16]}")
-        return 0
-    if got != final["hash"]:
+        game = load_game(args.ruleset or name, log.header["params"])
+    except ValueError as e:  # an unknown scenario or rule switch in the header
+        raise ReplayError(f"{args.log}:1: {e}") from e
+    if game.rules.name != name:
+        raise ReplayError(f"{args.log}:1: a log of {name!r}, not of {game.rules.name!r}")
+    done = certify(game, log)
+    got = done.state.state_hash()[:16]
+    chance = f"{done.seeded} seeded outcome(s) re-derived from the seed"
+    if done.physical:
+        chance += f", {done.physical} physical roll(s) taken on the log's word"
+    if done.finished:
+        print(f"replayed {done.actions} actions ({chance}): final state matches ({got})")
+    else:
+        over = "the game is over" if done.state.is_terminal() else "a game in progress"
         print(
-            f"muster: replay failed: final state {got[:16]} "
-            f"differs from the log's {final['hash'][:16]}",
-            file=sys.stderr,
+            f"partial: replayed {done.actions} actions ({chance}); {over}, no end line; state {got}"
         )
-        return 1
-    print(f"replayed {len(moves)} actions: final state matches ({got[:16]})")
     return 0
 
 
@@ -502,7 +498,12 @@ def parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("replay", help="replay a JSONL log and verify its final state")
     r.add_argument("log")
-    r.add_argument("--ruleset", help="the ruleset (default: the one named in the log)")
+    r.add_argument(
+        "--ruleset", help="the ruleset's rule files (default: the shipped battle the log names)"
+    )
+    r.add_argument(
+        "--partial", action="store_true", help="replay a game in progress (no end line yet)"
+    )
     r.set_defaults(func=cmd_replay)
     return p
 
@@ -517,6 +518,15 @@ def main(argv: list[str] | None = None) -> int:
     except RulesetNotFound as e:
         print(f"muster: {e}", file=sys.stderr)
         return 2
+    except ReplayError as e:
+        print(f"muster: replay failed: {e}", file=sys.stderr)
+        return 1
+    except BuildRefused as e:
+        print(f"muster: build refused, nothing changed: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("muster: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # `muster dump … | head`: the reader has all it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

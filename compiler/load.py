@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dsl import ast
 from dsl.diagnostics import IMPORT, Reporter
-from dsl.parse import parse_text
+from dsl.parse import decode_source, parse_text
 from dsl.source import Span
 
 ENTRY = "ruleset.mst"
@@ -95,18 +95,21 @@ def load(
             return
         name = display_name(path)
         if overlay is not None and path in overlay:
-            text = overlay[path]
+            text: str | None = overlay[path]
         else:
             try:
-                text = path.read_text(encoding="utf-8")
+                data = path.read_bytes()
             except OSError as e:
                 if span is not None:
                     reporter.error(span, IMPORT, f"cannot read {name}: {e.strerror}")
                 return
+            text = decode_source(data, name, reporter)
         hit = cache.get(path) if cache is not None else None
-        if hit is not None and hit[0] == text:
+        if text is None:
+            parsed: ast.File | None = None
+        elif hit is not None and hit[0] == text:
             reporter.sources.add(name, text)
-            parsed: ast.File | None = hit[1]
+            parsed = hit[1]
         else:
             parsed = parse_text(text, name, reporter)
             if cache is not None and parsed is not None:

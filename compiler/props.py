@@ -8,6 +8,7 @@ with each line's provenance.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from fractions import Fraction
 
@@ -174,6 +175,10 @@ class Props:
         if v is None:
             return default
         if isinstance(v, ast.String):
+            if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in v.value):
+                # Counters, charts and the VASSAL module print these on one line.
+                self.error(v.span, f"{key!r} is one line of text: no line breaks or tabs")
+                return default
             return v.value
         self.error(v.span, f'{key!r} takes a "quoted string", not {describe(v)}')
         return default

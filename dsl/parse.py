@@ -7,15 +7,18 @@ only syntax errors, reported with file:line:col and what was expected.
 
 from __future__ import annotations
 
-import ast as pyast
 import hashlib
 import os
 import sys
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import fields, is_dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import lark
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from dsl import ast
@@ -156,6 +159,33 @@ def _expected(allowed: set[str]) -> str:
     return ", ".join(names)
 
 
+# Expressions nest at most this deep (a chain `a + b + …` counts each
+# operator): deeper ones are refused with their place rather than
+# overflowing the checker's recursion or the generated Python's parser.
+MAX_NESTING = 100
+# Longest whole number a rule file may write: bigger is a typo, and Python
+# refuses to read numbers of thousands of digits.
+MAX_DIGITS = 18
+
+
+def decode_source(data: bytes, filename: str, reporter: Reporter) -> str | None:
+    """A rule file's bytes as text; a file that is not UTF-8 is reported at
+    the first bad byte and gives None."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line = before.count(b"\n") + 1
+        column = e.start - (before.rfind(b"\n") + 1) + 1
+        reporter.error(
+            Span(filename, line, column, line, column + 1),
+            SYNTAX,
+            f"the file is not UTF-8 text (byte 0x{data[e.start]:02x} here)",
+            "save the rule file as UTF-8",
+        )
+        return None
+
+
 def parse_text(text: str, filename: str, reporter: Reporter) -> ast.File | None:
     """Parse one file; on a syntax error report it and return None."""
     reporter.sources.add(filename, text)
@@ -166,7 +196,48 @@ def parse_text(text: str, filename: str, reporter: Reporter) -> ast.File | None:
     except UnexpectedInput as e:
         _report_syntax(e, filename, text, reporter)
         return None
-    return _ToAst(filename).transform(tree)
+    deep = _too_deep(tree, lambda node: node.children if isinstance(node, Tree) else ())
+    if deep is not None:
+        _report_nesting(reporter, _span(filename, deep.meta))
+        return None
+    before = len(reporter.diagnostics)
+    parsed = _ToAst(filename, reporter).transform(tree)
+    deep = _too_deep(parsed, _expression_parts, ast.Expr)
+    if deep is not None:
+        _report_nesting(reporter, deep.span)
+    return None if len(reporter.diagnostics) > before else parsed
+
+
+def _report_nesting(reporter: Reporter, span: Span) -> None:
+    reporter.error(
+        span,
+        SYNTAX,
+        f"an expression nested more than {MAX_NESTING} deep",
+        "split it into smaller `define`s",
+    )
+
+
+def _expression_parts(node: Any) -> Iterable[Any]:
+    """The child nodes of a syntax-tree node (its fields that hold nodes)."""
+    if isinstance(node, tuple | list):
+        return node
+    if not is_dataclass(node):
+        return ()
+    return [getattr(node, f.name) for f in fields(node) if f.name != "span"]
+
+
+def _too_deep(root: Any, children: Callable[[Any], Iterable[Any]], counted: type = object) -> Any:
+    """The first node more than MAX_NESTING `counted` nodes deep, or None
+    (walked with a stack of its own: the tree may be deeper than Python's)."""
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, counted) and not isinstance(node, tuple | list):
+            depth += 1
+            if depth > MAX_NESTING:
+                return node
+        stack.extend((child, depth) for child in children(node))
+    return None
 
 
 def _report_syntax(e: UnexpectedInput, filename: str, text: str, reporter: Reporter) -> None:
@@ -252,17 +323,62 @@ def _tok_span(filename: str, tok: Token) -> Span:
     return Span(filename, tok.line, tok.column, tok.end_line, tok.end_column)
 
 
-def _unquote(token: str) -> str:
-    return pyast.literal_eval(token)
+ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+
+
+def _unquote(token: Token, filename: str, reporter: Reporter) -> str:
+    """A string literal's text: the escapes are \\" \\\\ \\n and \\t, and no
+    control character may be written into the file as it is."""
+    body = str(token)[1:-1]
+    out = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        column = token.column + 1 + i
+        if ch == "\\":
+            nxt = body[i + 1]  # the grammar ends no string on a lone backslash
+            if nxt not in ESCAPES:
+                reporter.error(
+                    Span(filename, token.line, column, token.line, column + 2),
+                    SYNTAX,
+                    f"unknown escape \\{nxt} in a string",
+                    'the escapes are \\" \\\\ \\n and \\t (write \\\\ for a backslash)',
+                )
+            out.append(ESCAPES.get(nxt, nxt))
+            i += 2
+            continue
+        if unicodedata.category(ch) in ("Cc", "Cs") and ch != "\t":
+            reporter.error(
+                Span(filename, token.line, column, token.line, column + 1),
+                SYNTAX,
+                f"a control character (U+{ord(ch):04X}) in a string",
+                "write \\n or \\t, or remove it",
+            )
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 @v_args(meta=True)
 class _ToAst(Transformer):
     """Reshape Lark's tree into `dsl.ast` nodes; no checking happens here."""
 
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, reporter: Reporter) -> None:
         super().__init__()
         self.f = filename
+        self.reporter = reporter
+
+    def q(self, tok: Token) -> str:
+        return _unquote(tok, self.f, self.reporter)
+
+    def _digits(self, tok: Token) -> None:
+        if len(str(tok).lstrip("+-")) > MAX_DIGITS:
+            self.reporter.error(
+                _tok_span(self.f, tok),
+                SYNTAX,
+                f"a number of {len(str(tok).lstrip('+-'))} digits",
+                f"whole numbers in rule files have at most {MAX_DIGITS} digits",
+            )
 
     def s(self, meta) -> Span:
         return _span(self.f, meta)
@@ -274,7 +390,7 @@ class _ToAst(Transformer):
     def import_decl(self, meta, items):
         target, prov = items
         is_path = target.type == "STRING"
-        value = _unquote(target) if is_path else str(target)
+        value = self.q(target) if is_path else str(target)
         return ast.Import(span=self.s(meta), target=value, is_path=is_path, prov=prov)
 
     def entity_decl(self, meta, items):
@@ -284,7 +400,7 @@ class _ToAst(Transformer):
             kind=str(kind),
             name=str(name) if name is not None else None,
             params=params or (),
-            title=_unquote(title) if title is not None else None,
+            title=self.q(title) if title is not None else None,
             prov=prov,
             body=body,
             name_span=_tok_span(self.f, name) if name is not None else self.s(meta),
@@ -306,7 +422,7 @@ class _ToAst(Transformer):
             span=self.s(meta),
             name=str(name),
             params=params or (),
-            title=_unquote(title) if title is not None else None,
+            title=self.q(title) if title is not None else None,
             prov=prov,
             expr=expr,
         )
@@ -322,7 +438,7 @@ class _ToAst(Transformer):
             name=str(name),
             params=params or (),
             result=result,
-            title=_unquote(title) if title is not None else None,
+            title=self.q(title) if title is not None else None,
             prov=prov,
             steps=tuple(steps),
         )
@@ -348,7 +464,7 @@ class _ToAst(Transformer):
         if isinstance(body, ast.Stmt):
             body = (body,)
         return ast.Step(
-            str(name), _unquote(title) if title is not None else None, prov, body, self.s(meta)
+            str(name), self.q(title) if title is not None else None, prov, body, self.s(meta)
         )
 
     def extend_decl(self, meta, items):
@@ -384,7 +500,7 @@ class _ToAst(Transformer):
         return ast.Rule(
             span=self.s(meta),
             name=str(name),
-            title=_unquote(title) if title is not None else None,
+            title=self.q(title) if title is not None else None,
             flags=flags,
             prov=prov,
             decls=decls,
@@ -460,7 +576,7 @@ class _ToAst(Transformer):
         return ast.Citation(str(doc), tuple(str(s) for s in sections), self.s(meta))
 
     def provisional(self, meta, items):
-        return _unquote(items[0])
+        return self.q(items[0])
 
     # --- statements
     def stmt_block(self, meta, items):
@@ -536,7 +652,7 @@ class _ToAst(Transformer):
     def ask_stmt(self, meta, items):
         player, question, yes, no = items
         return ast.Ask(
-            span=self.s(meta), player=player, question=_unquote(question), yes=yes, no=no or ()
+            span=self.s(meta), player=player, question=self.q(question), yes=yes, no=no or ()
         )
 
     def apply_stmt(self, meta, items):
@@ -624,10 +740,11 @@ class _ToAst(Transformer):
         return ast.Index(span=self.s(meta), value=items[0], index=items[1])
 
     def number(self, meta, items):
+        self._digits(items[0])
         return ast.Number(span=self.s(meta), text=str(items[0]))
 
     def string(self, meta, items):
-        return ast.String(span=self.s(meta), value=_unquote(items[0]))
+        return ast.String(span=self.s(meta), value=self.q(items[0]))
 
     def odds(self, meta, items):
         a, d = str(items[0]).split(":")

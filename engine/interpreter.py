@@ -21,7 +21,7 @@ from engine.firing import fired
 from engine.nodes import CHANCE, CONTINUE, TERMINAL, TERMINAL_NODE, Node, RulesError
 from engine.primitives.base import get as primitive
 from engine.sources import NOTE_START, rule_note
-from engine.state import Frame, State, initial_value
+from engine.state import Frame, IllegalActionError, State, initial_value
 from engine.tables import modifiers_of, roll_on_table
 
 # Names other modules have always found here.
@@ -99,12 +99,14 @@ def advance(s: State) -> None:
 
 
 def apply_action(s: State, action: int) -> None:
-    node = current_node(s)
+    if type(action) is not int:  # not a bool, a float or an int subclass
+        raise IllegalActionError(f"an action is a Python int, not {type(action).__name__}")
     if s.terminal:
-        raise ValueError("the game is over")
+        raise IllegalActionError("the game is over")
+    node = current_node(s)
     legal = [o for o, _ in node.outcomes] if node.outcomes is not None else node.actions
     if action not in legal:
-        raise ValueError(f"illegal action {action}; legal here: {sorted(legal)[:20]}")
+        raise IllegalActionError(f"illegal action {action}; legal here: {sorted(legal)[:20]}")
     frame = s.stack[-1]
     if frame.prim:
         if frame.params is None:

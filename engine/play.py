@@ -1,17 +1,26 @@
-"""Playing, logging and replaying whole games.
+"""Playing, logging and certifying whole games.
 
-A log is JSONL: a header with the ruleset, the hash of its compiled rules,
-the seed and the parameters; one line per action (its integer, its text, and
-for chance nodes the outcome); and a last line with the final state hash.
-Replaying a log re-applies every action and checks that the hashes agree.
+A log is JSONL (`muster.log/2`, `docs/reliability.md`): a header naming the
+ruleset by battle name and rules hash (never by path), the seed and the
+parameters; one line per action — its integer, its text, who took it, and
+for a chance node where the outcome came from (`seed`: the seeded sampler;
+`physical`: a player's own roll); and an end line with the final state hash.
+Every line carries `chain`, the SHA-256 of the line itself and of the chain
+before it, so an edit anywhere is reported at the first line it touches.
+
+Certifying a log replays it: each seeded outcome is drawn again from the
+header's seed and must be the logged one, each action must be legal and
+read as its logged text, and the final state must hash as the end line says.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
 
 from engine import chance
 from engine.bots import make_bot
@@ -19,7 +28,27 @@ from engine.explain import why_not
 from engine.game import Game
 from engine.state import State
 
-LOG_FORMAT = "muster.log/1"
+LOG_FORMAT = "muster.log/2"
+SEEDED = "seed"
+PHYSICAL = "physical"
+
+# A log is read line by line within these bounds, so that a damaged or
+# hostile file (`/dev/zero`, a 100,000-deep nest) is refused, not swallowed.
+MAX_LINE_BYTES = 1 << 20
+MAX_LOG_BYTES = 256 << 20
+SEED_LIMIT = 2**63
+HASH = re.compile(r"[0-9a-f]{64}")
+
+HEADER_FIELDS = {"type", "format", "ruleset", "rules_hash", "seed", "params", "bots", "chain"}
+MOVE_FIELDS = {"type", "move", "player", "action", "text", "source", "chain"}
+END_FIELDS = {"type", "moves", "hash", "returns", "winner", "level", "chain"}
+# What a header's params may say: nothing in them names a file.
+PARAM_FIELDS = {"scenario", "rules"}
+
+
+class ReplayError(Exception):
+    """A log that is malformed, was changed, or does not replay; the message
+    names the file and line."""
 
 
 @dataclass
@@ -30,13 +59,49 @@ class GameRecord:
     state: State
 
 
+@dataclass
+class Log:
+    """A log as read and chain-checked: its lines and where each one was."""
+
+    path: str
+    header: dict[str, Any]
+    moves: list[dict[str, Any]]
+    end: dict[str, Any] | None
+    lines: list[int] = field(default_factory=list)  # file line of each move, then of the end
+
+
+def chain_next(previous: str, line: dict[str, Any]) -> str:
+    """The running hash after `line`: it covers the line (without its own
+    chain) and, through `previous`, every line before it."""
+    body = {k: v for k, v in line.items() if k != "chain"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(f"{previous}\n{text}".encode()).hexdigest()
+
+
+def chained(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lines with their running hashes set."""
+    out, previous = [], ""
+    for line in lines:
+        previous = chain_next(previous, line)
+        out.append({**line, "chain": previous})
+    return out
+
+
+# ------------------------------------------------------------------ playing
+
+
 def play_game(
     game: Game,
     bots: list[str],
     seed: int,
     on_move: Callable[[State, dict[str, Any], list[str]], None] | None = None,
+    roll: Callable[[State], int] | None = None,
 ) -> GameRecord:
-    """Play one game to the end with the named bots; chance by the seed."""
+    """Play one game to the end with the named bots.
+
+    Chance comes from the seed, or from `roll` (a player's physical dice:
+    the log marks those outcomes so a replay takes them on its word).
+    """
     s = game.new_initial_state()
     players = [make_bot(name, p, seed) for p, name in enumerate(bots)]
     header = {
@@ -56,9 +121,10 @@ def play_game(
     while not s.is_terminal():
         if s.move_number >= limit:
             raise RuntimeError(f"game longer than max_game_length ({limit})")
+        record: dict[str, Any] = {"type": "move", "move": s.move_number}
         if s.is_chance_node():
-            action = chance.sample(s, seed)
-            record = {"move": s.move_number, "player": "chance", "action": action}
+            action = chance.sample(s, seed) if roll is None else roll(s)
+            record.update(player="chance", source=SEEDED if roll is None else PHYSICAL)
         else:
             player = s.current_player()
             action = players[player].step(s)
@@ -68,11 +134,8 @@ def play_game(
                     f"move {s.move_number}: bot {bots[player]!r} chose {action!r}, not legal"
                     + (f": {reason}" if reason else "")
                 )
-            record = {
-                "move": s.move_number,
-                "player": game.rules.sides[player].name,
-                "action": action,
-            }
+            record["player"] = game.rules.sides[player].name
+        record["action"] = action
         record["text"] = s.action_to_string(action)
         s.apply_action(action)
         moves.append(record)
@@ -80,63 +143,285 @@ def play_game(
             on_move(s, record, s.take_messages())
         else:
             s.take_messages()
-    final = {
-        "type": "end",
-        "moves": len(moves),
+    final = {"type": "end", "moves": len(moves), **ending(s)}
+    return GameRecord(header, moves, final, s)
+
+
+def ending(s: State) -> dict[str, Any]:
+    """What an end line says of the final state."""
+    sides = s.game.rules.sides
+    return {
         "hash": s.state_hash(),
         "returns": s.returns(),
-        "winner": game.rules.sides[s.winner].name if s.winner >= 0 else None,
+        "winner": sides[s.winner].name if s.winner >= 0 else None,
         "level": s.level or None,
     }
-    return GameRecord(header, moves, final, s)
 
 
 def write_log(record: GameRecord, path: str) -> None:
     with open(path, "w", encoding="utf-8") as f:
-        for line in [record.header, *record.moves, record.final]:
+        for line in chained([record.header, *record.moves, record.final]):
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
-def read_log(path: str) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
+# ------------------------------------------------------------------ reading
+
+
+def read_log(path: str, partial: bool = False) -> Log:
+    """Read a log and check its hash chain; raises only `ReplayError`.
+
+    Without `partial` the log must end with its end line and final hash.
+    """
+    try:
+        with open(path, "rb") as f:
+            return _read(path, f, partial)
+    except OSError as e:
+        raise ReplayError(f"{path}: cannot read the log ({e.strerror or e})") from e
+
+
+def _read(path: str, f: BinaryIO, partial: bool) -> Log:
+    previous = ""
     header: dict[str, Any] | None = None
     moves: list[dict[str, Any]] = []
-    final = None
-    with open(path, encoding="utf-8") as f:
-        for n, text in enumerate(f, start=1):
-            if not text.strip():
-                continue
-            try:
-                line = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise ReplayError(f"{path}:{n}: not JSON ({e.msg})") from e
-            if line.get("type") == "header":
-                header = line
-            elif line.get("type") == "end":
-                final = line
-            else:
-                moves.append(line)
-    if header is None or header.get("format") != LOG_FORMAT:
-        raise ReplayError(f"{path}: no Muster log header")
-    return header, moves, final
+    lines: list[int] = []
+    end: dict[str, Any] | None = None
+    total = 0
+    n = 0
+    while True:
+        raw = f.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            break
+        n += 1
+        where = f"{path}:{n}"
+        total += len(raw)
+        if len(raw) > MAX_LINE_BYTES or total > MAX_LOG_BYTES:
+            raise ReplayError(f"{where}: longer than a Muster log's line can be")
+        line = _parse(raw, where, first=n == 1)
+        if line is None:
+            continue
+        if end is not None:
+            raise ReplayError(f"{where}: a line after the end line")
+        kind = line.get("type")
+        if header is None:
+            if kind != "header":
+                raise ReplayError(f"{where}: expected the log's header line first")
+            header = _header(line, where)
+        elif kind == "move":
+            _fields(line, MOVE_FIELDS, {"move", "player", "action", "text", "chain"}, where)
+            _move(line, where)
+            moves.append(line)
+            lines.append(n)
+        elif kind == "end":
+            _fields(line, END_FIELDS, {"moves", "hash", "chain"}, where)
+            if not isinstance(line["hash"], str) or not HASH.fullmatch(line["hash"]):
+                raise ReplayError(f"{where}: the final hash is not a state hash")
+            end = line
+            lines.append(n)
+        else:
+            raise ReplayError(f"{where}: a line of unknown type {_short(kind)}")
+        if not isinstance(line.get("chain"), str):
+            raise ReplayError(f"{where}: the line carries no running hash (chain)")
+        previous = chain_next(previous, line)
+        if line["chain"] != previous:
+            raise ReplayError(
+                f"{where}: the running hash does not match: this line "
+                "(or the one before it was removed) has been changed"
+            )
+    if header is None:
+        raise ReplayError(f"{path}: an empty file, not a Muster log")
+    if end is None and not partial:
+        raise ReplayError(
+            f"{path}:{n}: the log has no end line with the final hash "
+            "(a game in progress replays with --partial)"
+        )
+    return Log(path, header, moves, end, lines)
 
 
-class ReplayError(Exception):
-    """A log that does not replay: another ruleset, an illegal action, another ending."""
+def _parse(raw: bytes, where: str, first: bool) -> dict[str, Any] | None:
+    if first and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]  # a byte-order mark some editors add
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ReplayError(f"{where}: not UTF-8 text (byte {e.start + 1})") from e
+    if not text.strip():
+        return None
+    try:
+        line = json.loads(text)
+    except RecursionError as e:
+        raise ReplayError(f"{where}: not a log line (nested too deeply)") from e
+    except ValueError as e:
+        reason = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+        raise ReplayError(f"{where}: not JSON ({reason})"[:200]) from e
+    if not isinstance(line, dict):
+        raise ReplayError(f"{where}: a log line is a JSON object, not {type(line).__name__}")
+    return line
 
 
-def replay(game: Game, moves: list[dict[str, Any]]) -> Iterator[State]:
-    """Apply the logged actions one by one, yielding the state after each."""
+def _fields(line: dict[str, Any], allowed: set[str], required: set[str], where: str) -> None:
+    for key in line:
+        if key not in allowed:
+            raise ReplayError(f"{where}: unknown field {_short(key)}")
+    for key in sorted(required):
+        if key not in line:
+            raise ReplayError(f"{where}: the line has no {key!r}")
+
+
+def _move(line: dict[str, Any], where: str) -> None:
+    for key, what in (("move", "move number"), ("action", "action")):
+        if type(line[key]) is not int or not 0 <= line[key] < SEED_LIMIT:
+            raise ReplayError(f"{where}: the {what} is a whole number, not {_short(line[key])}")
+    if not isinstance(line["player"], str) or not isinstance(line["text"], str):
+        raise ReplayError(f"{where}: the player and the text are strings")
+    if line.get("source", SEEDED) not in (SEEDED, PHYSICAL):
+        raise ReplayError(f"{where}: a chance outcome comes from {SEEDED!r} or {PHYSICAL!r}")
+
+
+def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
+    if line.get("format") != LOG_FORMAT:
+        raise ReplayError(
+            f"{where}: not a {LOG_FORMAT} log (format {_short(line.get('format'))}); "
+            "older logs carry no hash chain and cannot be certified"
+        )
+    _fields(line, HEADER_FIELDS, {"ruleset", "rules_hash", "seed", "params", "chain"}, where)
+    if not isinstance(line["ruleset"], str) or not re.fullmatch(
+        r"[a-z_][a-z0-9_]*", line["ruleset"]
+    ):
+        raise ReplayError(
+            f"{where}: the ruleset is named by its battle name, not {_short(line['ruleset'])}"
+        )
+    if not isinstance(line["rules_hash"], str) or not HASH.fullmatch(line["rules_hash"]):
+        raise ReplayError(f"{where}: the rules hash is not a hash")
+    seed = line["seed"]
+    if not isinstance(seed, int) or isinstance(seed, bool) or not -SEED_LIMIT < seed < SEED_LIMIT:
+        raise ReplayError(f"{where}: the seed is not a whole number ({_short(seed)})")
+    params = line["params"]
+    if not isinstance(params, dict):
+        raise ReplayError(f"{where}: params is a JSON object, not {_short(params)}")
+    for key in params:
+        if key not in PARAM_FIELDS:
+            raise ReplayError(
+                f"{where}: params asks for {_short(key)}: a log may say only the scenario "
+                "and rule switches (never a file to read)"
+            )
+    if "scenario" in params and not isinstance(params["scenario"], str):
+        raise ReplayError(f"{where}: the scenario is a name")
+    rules = params.get("rules", {})
+    if not isinstance(rules, dict) or not all(isinstance(v, bool) for v in rules.values()):
+        raise ReplayError(f"{where}: params.rules maps rule switches to true or false")
+    bots = line.get("bots", [])
+    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+        raise ReplayError(f"{where}: bots is a list of bot names")
+    return line
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _jsonable(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+# ------------------------------------------------------------------ certifying
+
+
+@dataclass(frozen=True, slots=True)
+class Certified:
+    """What a replay found: the final state and how its chance was decided."""
+
+    state: State
+    actions: int
+    seeded: int
+    physical: int
+    finished: bool
+
+
+def certify(game: Game, log: Log) -> Certified:
+    """Replay `log` in `game`, checking every line; raises `ReplayError` at the
+    first line that does not follow (naming its file line and move)."""
+    if log.header["rules_hash"] != game.rules_hash:
+        raise ReplayError(
+            f"{log.path}:1: the log was written with other rules or charts "
+            f"(hash {log.header['rules_hash'][:12]}, these are {game.rules_hash[:12]})"
+        )
+    seed = log.header["seed"]
+    sides = game.rules.sides
     s = game.new_initial_state()
     s.take_messages()
-    for m in moves:
+    seeded = physical = 0
+    for m, n in zip(log.moves, log.lines, strict=False):
+        where = f"{log.path}:{n}: move {_short(m['move'])}"
+        if type(m["move"]) is not int or m["move"] != s.move_number:
+            raise ReplayError(f"{where}: expected move {s.move_number} here")
         if s.is_terminal():
-            raise ReplayError(f"move {m.get('move')}: the game was already over")
+            raise ReplayError(f"{where}: the game was already over")
         action = m["action"]
+        if type(action) is not int:
+            raise ReplayError(f"{where}: the action is a whole number, not {_short(action)}")
+        if s.is_chance_node():
+            if m["player"] != "chance":
+                raise ReplayError(
+                    f"{where}: a chance node, not a decision of {_short(m['player'])}"
+                )
+            source = m.get("source")
+            if source == SEEDED:
+                expected = chance.sample(s, seed)
+                if action != expected:
+                    raise ReplayError(
+                        f"{where}: the seed gives {expected} "
+                        f"({s.action_to_string(expected)}), the log says {_short(action)}"
+                    )
+                seeded += 1
+            elif source == PHYSICAL:
+                physical += 1
+            else:
+                raise ReplayError(
+                    f"{where}: a chance outcome says where it came from (seed or physical)"
+                )
+        else:
+            player = sides[s.current_player()].name
+            if m["player"] != player:
+                raise ReplayError(f"{where}: {player} decides here, not {_short(m['player'])}")
+            if "source" in m:
+                raise ReplayError(f"{where}: only a chance outcome has a source")
         if action not in s.legal_actions():
-            reason = why_not(s, action) if isinstance(action, int) else None
+            reason = why_not(s, action)
             raise ReplayError(
-                f"move {m.get('move')}: action {action} ({m.get('text')}) is not legal here"
+                f"{where}: action {action} ({_short(m['text'])}) is not legal here"
                 + (f": {reason}" if reason else "")
             )
+        text = s.action_to_string(action)
+        if m["text"] != text:
+            raise ReplayError(
+                f"{where}: action {action} reads {_short(text)}, not {_short(m['text'])}"
+            )
         s.apply_action(action)
-        yield s
+        s.take_messages()
+    if log.end is not None:
+        _check_end(log, s)
+    return Certified(s, len(log.moves), seeded, physical, log.end is not None)
+
+
+def _check_end(log: Log, s: State) -> None:
+    where = f"{log.path}:{log.lines[-1]}"
+    end = log.end
+    assert end is not None
+    if type(end["moves"]) is not int or end["moves"] != len(log.moves):
+        raise ReplayError(
+            f"{where}: the end line counts {_short(end['moves'])} moves, "
+            f"the log holds {len(log.moves)}"
+        )
+    if not s.is_terminal():
+        raise ReplayError(f"{where}: the log ends but the game is not over")
+    got = ending(s)
+    for key in ("returns", "winner", "level"):
+        if key in end and end[key] != got[key]:
+            raise ReplayError(
+                f"{where}: the game ends with {key} {_short(got[key])}, not {_short(end[key])}"
+            )
+    if got["hash"] != end["hash"]:
+        raise ReplayError(
+            f"{where}: final state {got['hash'][:16]} differs from the log's {end['hash'][:16]}"
+        )

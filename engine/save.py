@@ -11,28 +11,97 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
+from engine import instructions as ins
 from engine import primitives
-from engine.interpreter import advance
+from engine.interpreter import CHANCE, advance, current_node
+from engine.invariants import fits, var_types, violations
 from engine.state import STATUS_NAMES, Combat, Frame, State
 
 FORMAT = "muster.state/1"
 
-BUILTIN_VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side:number"}
-
-
-def var_types(s: State) -> dict[str, str]:
-    """How each state variable is written in a save."""
-    types = dict(BUILTIN_VAR_TYPES)
-    for var in s.game.rules.variables:
-        types[var.name] = f"per_{var.scope}:{var.type}" if var.scope else var.type
-    return types
-
 
 class SaveError(ValueError):
-    """A saved position that does not fit the game it is loaded into."""
+    """A saved position that is malformed or does not fit the game it is loaded into.
+
+    `path` is the JSON path of the bad field (`$.units.<unit>.hex`), so a
+    hand-written position can be fixed where it is wrong.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+# Integers in a save are counts, turns, indices and die rolls: anything wider
+# is damage, and refusing it keeps a tampered save from making huge numbers.
+INT_LIMIT = 10**9
+FRACTION = re.compile(r"-?\d{1,18}(/\d{1,18})?")
+
+
+def _object(
+    value: Any,
+    path: str,
+    allowed: Iterable[str],
+    required: Iterable[str] = (),
+    what: str = "field",
+) -> dict[str, Any]:
+    """`value` as a JSON object with only `allowed` keys and every `required` one."""
+    if not isinstance(value, dict):
+        raise SaveError(path, f"expected an object, not {_kind(value)}")
+    allowed = set(allowed)
+    for key in value:
+        if key not in allowed:
+            raise SaveError(f"{path}.{key}", f"unknown {what} {key!r}")
+    for key in required:
+        if key not in value:
+            raise SaveError(f"{path}.{key}", "missing")
+    return value
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise SaveError(path, f"expected a list, not {_kind(value)}")
+    return value
+
+
+def _int(value: Any, path: str, low: int = -INT_LIMIT, high: int = INT_LIMIT) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise SaveError(path, f"expected a whole number, not {_kind(value)}")
+    if not low <= value <= high:
+        raise SaveError(path, f"{value} is outside {low}..{high}")
+    return value
+
+
+def _bool(value: Any, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise SaveError(path, f"expected true or false, not {_kind(value)}")
+    return value
+
+
+def _name(value: Any, path: str, known: Iterable[str], what: str) -> str:
+    if not isinstance(value, str):
+        raise SaveError(path, f"expected the name of a {what}, not {_kind(value)}")
+    if value not in known:
+        raise SaveError(path, f"{value!r} is not a known {what}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"[:60]
+    if isinstance(value, str):
+        return f"the text {value!r}"[:60]
+    return {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
 
 
 # ------------------------------------------------------------------ values
@@ -44,6 +113,8 @@ def _encode(s: State, typ: str, value: Any) -> Any:
         return None
     if typ == "side":
         return rules.sides[value].name if value >= 0 else None
+    if typ == "sides":
+        return [rules.sides[x].name for x in value]
     if typ == "unit":
         return rules.units[value].name if value >= 0 else None
     if typ == "units":
@@ -87,49 +158,63 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _decode(s: State, typ: str, value: Any) -> Any:
+def _decode(s: State, typ: str, value: Any, path: str) -> Any:
+    """A saved value of type `typ` as the engine holds it; `SaveError` at `path`."""
+    decoded = _convert(s, typ, value, path)
+    if not fits(s, typ, decoded):
+        raise SaveError(path, f"{_kind(value)} is not a value of type {typ or 'any'} here")
+    return decoded
+
+
+def _convert(s: State, typ: str, value: Any, path: str) -> Any:
     g = s.game
     rules = g.rules
-    try:
-        if typ == "side":
-            return g.side_by_name[value] if value is not None else -1
-        if typ == "unit":
-            return g.unit_by_name[value] if value is not None else -1
-        if typ == "units":
-            return tuple(g.unit_by_name[u] for u in value)
-        if typ == "hex":
-            return g.hex_by_label[value] if value is not None else -1
-        if typ == "hexes":
-            return tuple(g.hex_by_label[h] for h in value)
-        if typ.startswith("cell:"):
-            spec = _table(s, typ)
-            return tuple(
-                _decode(s, "code" if k == "code" else "", v)
-                for k, v in zip(spec.kinds, value, strict=True)
-            )
-        if typ == "code":
-            return [r.name for r in rules.results].index(value) if value is not None else -1
-        if typ == "per_side":
-            return tuple(value[side.name] for side in rules.sides)
-        if typ.startswith("per_side:"):
-            inner = typ.split(":", 1)[1]
-            return tuple(_decode(s, inner, value[side.name]) for side in rules.sides)
-        if typ.startswith("per_unit:"):
-            inner = typ.split(":", 1)[1]
-            return tuple(_decode(s, inner, value[u.name]) for u in rules.units)
-        if typ.startswith("per_hex:"):
-            inner = typ.split(":", 1)[1]
-            return tuple(_decode(s, inner, value[label]) for label in rules.board.labels)
-        if typ == "number" and isinstance(value, str):
-            return Fraction(value)
-    except (KeyError, ValueError) as e:
-        raise SaveError(f"{value!r} is not a known {typ}") from e
-    return _tupled(value)
+    if typ.startswith("per_"):
+        scope, _, inner = typ.partition(":")
+        names = {
+            "per_side": [side.name for side in rules.sides],
+            "per_unit": [u.name for u in rules.units],
+            "per_hex": list(rules.board.labels),
+        }.get(scope)
+        if names is None:
+            raise SaveError(path, f"no values of type {typ}")
+        obj = _object(value, path, names, names)
+        return tuple(_decode(s, inner or "number", obj[n], f"{path}.{n}") for n in names)
+    if typ.startswith("cell:"):
+        spec = _table(s, typ)
+        cells = _list(value, path)
+        if len(cells) != len(spec.kinds):
+            raise SaveError(path, f"a cell of {spec.name} has {len(spec.kinds)} parts")
+        return tuple(
+            _convert(s, "code" if k == "code" else "", v, f"{path}[{i}]")
+            for i, (k, v) in enumerate(zip(spec.kinds, cells, strict=True))
+        )
+    by_name = {
+        "side": (g.side_by_name, "side"),
+        "unit": (g.unit_by_name, "unit"),
+        "hex": (g.hex_by_label, "hex"),
+        "code": ({r.name: i for i, r in enumerate(rules.results)}, "result"),
+    }
+    if typ in by_name:
+        names, what = by_name[typ]
+        return -1 if value is None else names[_name(value, path, names, what)]
+    many = {"sides": "side", "units": "unit", "hexes": "hex"}
+    if typ in many:
+        names, what = by_name[many[typ]]
+        items = _list(value, path)
+        return tuple(names[_name(v, f"{path}[{i}]", names, what)] for i, v in enumerate(items))
+    if typ == "number" and isinstance(value, str):
+        if not FRACTION.fullmatch(value) or value.endswith("/0"):
+            raise SaveError(path, f"{value!r} is not a number")
+        return Fraction(value)
+    return _tupled(value, path)
 
 
-def _tupled(value: Any) -> Any:
+def _tupled(value: Any, path: str) -> Any:
     if isinstance(value, list):
-        return tuple(_tupled(v) for v in value)
+        return tuple(_tupled(v, f"{path}[{i}]") for i, v in enumerate(value))
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _int(value, path)
     return value
 
 
@@ -154,28 +239,34 @@ def _encode_frame(s: State, frame: Frame) -> dict[str, Any]:
     return {"procedure": frame.proc, "step": step, "pc": frame.pc, "bindings": bindings}
 
 
-def _decode_frame(s: State, data: dict[str, Any]) -> Frame:
-    if "primitive" in data:
-        name = data["primitive"]
-        try:
-            prim = primitives.get(name)
-        except KeyError as e:
-            raise SaveError(f"unknown primitive {name!r}") from e
-        types = prim.fields
-        b = {k: _decode(s, types.get(k, ""), v) for k, v in data.get("bindings", {}).items()}
-        return Frame(name, 0, b, prim=True)
-    name = data["procedure"]
-    if name not in s.game.rules.procedures:
-        raise SaveError(f"unknown procedure {name!r}")
-    proc = s.game.rules.procedures[name]
-    if "pc" in data:
-        pc = int(data["pc"])
-    elif data.get("step") in proc.steps:
-        pc = proc.steps[data["step"]]
+def _decode_frame(s: State, data: Any, path: str) -> Frame:
+    if isinstance(data, dict) and "primitive" in data:
+        _object(data, path, ("primitive", "bindings"))
+        prims = primitives.all_primitives()
+        name = _name(data["primitive"], f"{path}.primitive", prims, "primitive")
+        types = prims[name].fields
+        prim = True
+        pc = 0
     else:
-        raise SaveError(f"frame of {name!r} needs a pc or a known step")
-    b = {k: _decode(s, proc.types.get(k, ""), v) for k, v in data.get("bindings", {}).items()}
-    return Frame(name, pc, b)
+        _object(data, path, ("procedure", "step", "pc", "bindings"), ("procedure",))
+        procs = s.game.rules.procedures
+        name = _name(data["procedure"], f"{path}.procedure", procs, "procedure")
+        proc = procs[name]
+        if "step" in data and data["step"] != "":
+            _name(data["step"], f"{path}.step", proc.steps, f"step of {name}")
+        if "pc" in data:
+            pc = _int(data["pc"], f"{path}.pc", 0, len(proc.code))
+        elif data.get("step"):
+            pc = proc.steps[data["step"]]
+        else:
+            raise SaveError(path, f"a frame of {name!r} needs a pc or a known step")
+        types = proc.types
+        prim = False
+    bindings = data.get("bindings", {})
+    if not isinstance(bindings, dict):
+        raise SaveError(f"{path}.bindings", f"expected an object, not {_kind(bindings)}")
+    b = {k: _decode(s, types.get(k, ""), v, f"{path}.bindings.{k}") for k, v in bindings.items()}
+    return Frame(name, pc, b, prim=prim)
 
 
 # ------------------------------------------------------------------ states
@@ -224,80 +315,214 @@ def to_json(s: State) -> dict[str, Any]:
 
 canonical = to_json
 
+FIELDS = (
+    "format",
+    "check",
+    "ruleset",
+    "rules_hash",
+    "switches",
+    "move_number",
+    "vars",
+    "units",
+    "combats",
+    "bags",
+    "drawn",
+    "stack",
+    "fired",
+    "terminal",
+    "winner",
+    "level",
+)
+UNIT_FIELDS = ("hex", "steps_lost", "status")
+COMBAT_FIELDS = ("side", "attackers", "defenders", "attack_hexes", "defense_hexes")
 
-def from_json(game: Any, data: dict[str, Any]) -> State:
-    """Load a state saved by `to_json` (or written by hand) into `game`."""
-    if data.get("format") != FORMAT:
-        raise SaveError(f"not a Muster state (format {data.get('format')!r})")
-    if data.get("ruleset") != game.rules.name:
-        raise SaveError(f"saved for ruleset {data.get('ruleset')!r}, not {game.rules.name!r}")
-    # A hand-written position may leave these out; a saved one plays on only
-    # under the rules, charts and switches it was saved with.
-    saved_hash = data.get("rules_hash")
-    if saved_hash is not None and saved_hash != game.rules_hash:
-        raise SaveError(
-            f"saved with other rules or charts (hash {str(saved_hash)[:12]}, "
-            f"these are {game.rules_hash[:12]})"
-        )
-    for name, on in data.get("switches", {}).items():
-        if game.switch_on.get(name) != on:
-            raise SaveError(
-                f"saved with rule {name!r} {'on' if on else 'off'}: make the game with it so"
-            )
+
+def from_json(game: Any, data: Any) -> State:
+    """Load a state saved by `to_json` (or written by hand) into `game`.
+
+    Raises only `SaveError`, for every malformed, mistyped, out-of-range or
+    inconsistent save; a state it returns passes `engine.invariants.check`
+    and plays on.
+    """
+    _object(data, "$", FIELDS, ("format", "ruleset"))
+    if "check" in data and not isinstance(data["check"], str):
+        raise SaveError("$.check", f"expected a hash, not {_kind(data['check'])}")
+    if data["format"] != FORMAT:
+        raise SaveError("$.format", f"not a Muster state ({_kind(data['format'])})")
+    if data["ruleset"] != game.rules.name:
+        raise SaveError("$.ruleset", f"saved for {_kind(data['ruleset'])}, not {game.rules.name!r}")
+    _check_rules(game, data)
     s = State(game)
-    types = var_types(s)
-    for name, v in data.get("vars", {}).items():
-        if name not in s.vars:
-            raise SaveError(f"unknown variable {name!r}")
-        s.vars[name] = _decode(s, types.get(name, ""), v)
-    for name, u in data.get("units", {}).items():
-        if name not in game.unit_by_name:
-            raise SaveError(f"unknown unit {name!r}")
-        i = game.unit_by_name[name]
-        s.unit_hex[i] = _decode(s, "hex", u.get("hex"))
-        s.unit_loss[i] = int(u.get("steps_lost", 0))
-        status = u.get("status", "map" if u.get("hex") else "not_entered")
-        if status not in STATUS_NAMES:
-            raise SaveError(f"unknown status {status!r} of {name!r}")
-        s.unit_status[i] = STATUS_NAMES.index(status)
-    for c in data.get("combats", []):
-        s.combats.append(
-            Combat(
-                _decode(s, "side", c["side"]),
-                _decode(s, "units", c["attackers"]),
-                _decode(s, "units", c["defenders"]),
-                _decode(s, "hexes", c["attack_hexes"]),
-                _decode(s, "hexes", c["defense_hexes"]),
-                bool(c.get("resolved", False)),
-                bool(c.get("diverted", False)),
-            )
+    _load_position(s, data)
+    _load_progress(s, data)
+    found = violations(s)
+    if found:
+        raise SaveError("$", f"an impossible position: {found[0]}")
+    _check_primitive_frames(s)
+    if "check" in data and data["check"] != check(data):
+        # Every field is well formed, yet the save is not what was written: an
+        # edit the checks above cannot see (a binding taken out of a frame).
+        raise SaveError(
+            "$.check",
+            "the save was changed after it was written; to load it as a "
+            'hand-written position, remove its "check"',
         )
-    for name, tokens in data.get("bags", {}).items():
-        if name not in s.bags:
-            raise SaveError(f"unknown bag {name!r}")
-        s.bags[name] = tuple(sorted(tokens))
-    for name, tokens in data.get("drawn", {}).items():
-        if name not in s.drawn:
-            raise SaveError(f"unknown bag {name!r}")
-        s.drawn[name] = tuple(sorted(tokens))
-    s.stack = [_decode_frame(s, f) for f in data.get("stack", [])]
-    s.fired = set(data.get("fired", []))
-    s.terminal = bool(data.get("terminal", False))
-    s.winner = _decode(s, "side", data.get("winner"))
-    s.level = data.get("level") or ""
-    s.move_number = int(data.get("move_number", 0))
     if not s.terminal:
-        advance(s)
-        s.messages.clear()
+        _play_on(s)
     return s
 
 
+def check(data: dict[str, Any]) -> str:
+    """The hash `dumps` writes into a save, of everything else in it."""
+    body = {k: v for k, v in data.items() if k != "check"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _check_rules(game: Any, data: dict[str, Any]) -> None:
+    """A save plays on only under the rules, charts and switches it was saved
+    with; a hand-written position may leave these out."""
+    saved_hash = data.get("rules_hash")
+    if saved_hash is not None:
+        if not isinstance(saved_hash, str):
+            raise SaveError("$.rules_hash", f"expected a hash, not {_kind(saved_hash)}")
+        if saved_hash != game.rules_hash:
+            raise SaveError(
+                "$.rules_hash",
+                f"saved with other rules or charts (hash {saved_hash[:12]}, "
+                f"these are {game.rules_hash[:12]})",
+            )
+    switches = _object(data.get("switches", {}), "$.switches", game.switch_on, what="rule switch")
+    for name, on in switches.items():
+        if game.switch_on[name] != _bool(on, f"$.switches.{name}"):
+            raise SaveError(
+                f"$.switches.{name}",
+                f"saved with rule {name!r} {'on' if on else 'off'}: make the game with it so",
+            )
+
+
+def _load_position(s: State, data: dict[str, Any]) -> None:
+    game = s.game
+    types = var_types(s)
+    variables = _object(data.get("vars", {}), "$.vars", s.vars, what="variable")
+    for name, v in variables.items():
+        s.vars[name] = _decode(s, types[name], v, f"$.vars.{name}")
+    units = _object(data.get("units", {}), "$.units", game.unit_by_name, what="unit")
+    for name, u in units.items():
+        path = f"$.units.{name}"
+        _object(u, path, UNIT_FIELDS)
+        i = game.unit_by_name[name]
+        s.unit_hex[i] = _decode(s, "hex", u.get("hex"), f"{path}.hex")
+        s.unit_loss[i] = _int(u.get("steps_lost", 0), f"{path}.steps_lost", 0, 99)
+        status = u.get("status", "map" if u.get("hex") else "not_entered")
+        _name(status, f"{path}.status", STATUS_NAMES, "unit status")
+        s.unit_status[i] = STATUS_NAMES.index(status)
+    for n, c in enumerate(_list(data.get("combats", []), "$.combats")):
+        path = f"$.combats[{n}]"
+        _object(c, path, (*COMBAT_FIELDS, "resolved", "diverted"), COMBAT_FIELDS)
+        s.combats.append(
+            Combat(
+                _decode(s, "side", c["side"], f"{path}.side"),
+                _decode(s, "units", c["attackers"], f"{path}.attackers"),
+                _decode(s, "units", c["defenders"], f"{path}.defenders"),
+                _decode(s, "hexes", c["attack_hexes"], f"{path}.attack_hexes"),
+                _decode(s, "hexes", c["defense_hexes"], f"{path}.defense_hexes"),
+                _bool(c.get("resolved", False), f"{path}.resolved"),
+                _bool(c.get("diverted", False), f"{path}.diverted"),
+            )
+        )
+    for field, held in (("bags", s.bags), ("drawn", s.drawn)):
+        for name, tokens in _object(
+            data.get(field, {}), f"$.{field}", s.game.rules.bags, what="bag"
+        ).items():
+            held[name] = tuple(sorted(_decode(s, "markers", tokens, f"$.{field}.{name}")))
+
+
+def _load_progress(s: State, data: dict[str, Any]) -> None:
+    rules = s.game.rules
+    stack = _list(data.get("stack", []), "$.stack")
+    s.stack = [_decode_frame(s, f, f"$.stack[{i}]") for i, f in enumerate(stack)]
+    triggers = {t.name for t in rules.triggers}
+    fired = _list(data.get("fired", []), "$.fired")
+    s.fired = {_name(t, f"$.fired[{i}]", triggers, "trigger") for i, t in enumerate(fired)}
+    s.terminal = _bool(data.get("terminal", False), "$.terminal")
+    s.winner = _decode(s, "side", data.get("winner"), "$.winner")
+    level = data.get("level")
+    s.level = "" if level is None else _name(level, "$.level", rules.victory_levels, "level")
+    s.move_number = _int(data.get("move_number", 0), "$.move_number", 0)
+
+
+def _check_primitive_frames(s: State) -> None:
+    """A primitive's frame holds every binding its start gives it: started
+    again on a copy from the same call, it must bind nothing the save lacks."""
+    for depth, f in enumerate(s.stack):
+        site = f.b.get("site")
+        if not f.prim or site is None:
+            continue
+        path = f"$.stack[{depth}]"
+        try:
+            proc, pc = site
+            instr = s.game.rules.procedures[proc].code[pc]
+            assert isinstance(instr, ins.Prim)
+            fresh = Frame(f.proc, 0, {}, prim=True)
+            fresh.params = dict(instr.lambdas)
+            primitives.get(f.proc).start(
+                s.clone(), fresh, instr.args(s, s.stack[depth - 1].b), site
+            )
+        except Exception as e:
+            raise SaveError(path, f"the frame's call does not run ({type(e).__name__})") from e
+        missing = sorted(set(fresh.b) - set(f.b))
+        if missing:
+            raise SaveError(f"{path}.bindings.{missing[0]}", "missing")
+
+
+def _play_on(s: State) -> None:
+    """Run the loaded position up to its next decision, as play would.
+
+    The checks above cover the engine's data; what a procedure's own
+    instructions make of the bindings shows only when they run. A position
+    they cannot run is not a position of this game, so it is refused here
+    rather than crashing later in play.
+    """
+    try:
+        advance(s)
+        s.legal_actions()
+        found = violations(s)
+        if not s.terminal:
+            node = current_node(s)
+            if (node.player == CHANCE) != (node.outcomes is not None) or not (
+                node.player == CHANCE or 0 <= node.player < len(s.game.rules.sides)
+            ):
+                found.append(f"the next decision falls to no side (player {node.player})")
+    except RecursionError as e:
+        raise SaveError(
+            "$.stack", "the position does not play on: it never reaches a decision"
+        ) from e
+    except Exception as e:
+        raise SaveError(
+            "$.stack", f"the position does not play on ({type(e).__name__}: {e})"[:300]
+        ) from e
+    if found:
+        raise SaveError("$.stack", f"the position plays into an impossible one: {found[0]}")
+    s.messages.clear()
+
+
 def dumps(s: State) -> str:
-    return json.dumps(to_json(s), indent=2, ensure_ascii=False)
+    """A save's text: the state's JSON and, as `check`, a hash of it that
+    shows any later change (a hand-written position may leave it out)."""
+    data = to_json(s)
+    return json.dumps({**data, "check": check(data)}, indent=2, ensure_ascii=False)
 
 
-def loads(game: Any, text: str) -> State:
-    return from_json(game, json.loads(text))
+def loads(game: Any, text: str | bytes) -> State:
+    """A state from a save's text; raises only `SaveError`."""
+    try:
+        data = json.loads(text)
+    except RecursionError as e:
+        raise SaveError("$", "not JSON (nested too deeply)") from e
+    except (ValueError, TypeError) as e:  # JSONDecodeError, bad UTF-8, a 5,000-digit number
+        raise SaveError("$", f"not JSON ({e})"[:200]) from e
+    return from_json(game, data)
 
 
 def state_hash(s: State) -> str:

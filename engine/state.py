@@ -27,6 +27,13 @@ OUT_OF_PLAY = 4  # not in this scenario, or gone for good (retreated off the map
 STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
 
 
+class IllegalActionError(ValueError):
+    """`State.apply_action` was given something that is not a legal action here:
+    not a Python `int` (a `bool` or a `float` is refused too), not among
+    `legal_actions()`, or any action once the game is over. The state is
+    left exactly as it was."""
+
+
 def initial_value(var: Any, n_sides: int, n_units: int, n_hexes: int = 0) -> Any:
     """A variable's starting value: one value, or a tuple per side, unit or hex."""
     if var.scope == "side":
@@ -269,6 +276,7 @@ class State:
         return list(node.actions)
 
     def apply_action(self, action: int) -> None:
+        """Play `action`; raises `IllegalActionError` (and changes nothing) unless legal."""
         from engine.interpreter import apply_action
 
         apply_action(self, action)

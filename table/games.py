@@ -24,7 +24,7 @@ from engine import chance, explain
 from engine.bots import make_bot
 from engine.game import Game
 from engine.interpreter import RulesError
-from engine.play import LOG_FORMAT
+from engine.play import LOG_FORMAT, SEEDED, chained, ending
 from engine.save import to_json
 from engine.state import State
 
@@ -103,25 +103,18 @@ class TableGame:
         }
 
     def log_lines(self) -> list[dict[str, Any]]:
-        """The play log (muster.log/1); a game loaded at a position logs from there, and
-        its header's `start` holds that position (the engine's JSON)."""
+        """The play log (the format of `engine.play`, hash-chained, so that `muster replay`
+        certifies a finished game); a game loaded at a position logs from there, and its
+        header's `start` holds that position (the engine's JSON; such a log shows the
+        game in the replay viewer, but `muster replay` certifies only whole games)."""
         s = self.state
         header = self.header()
         if self.origin is not None:
             header["start"] = to_json(self.origin)
         lines = [header, *self.log]
         if s.is_terminal():
-            lines.append(
-                {
-                    "type": "end",
-                    "moves": len(self.log),
-                    "hash": s.state_hash(),
-                    "returns": s.returns(),
-                    "winner": self.game.rules.sides[s.winner].name if s.winner >= 0 else None,
-                    "level": s.level or None,
-                }
-            )
-        return lines
+            lines.append({"type": "end", "moves": len(self.log), **ending(s)})
+        return chained(lines)
 
     def waits_for_roll(self, s: State) -> bool:
         """A table roll waits for a person to press Roll (its odds and DRMs shown first)."""
@@ -131,7 +124,10 @@ class TableGame:
 
     def _apply(self, s: State, action: int) -> None:
         player = "chance" if s.is_chance_node() else self.game.rules.sides[s.current_player()].name
-        record = {"move": s.move_number, "player": player, "action": action}
+        record: dict[str, Any] = {"type": "move", "move": s.move_number, "player": player}
+        if player == "chance":
+            record["source"] = SEEDED  # every outcome here is the seed's, as in `muster play`
+        record["action"] = action
         record["text"] = s.action_to_string(action)
         s.apply_action(action)
         self.log.append(record)

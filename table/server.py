@@ -446,7 +446,7 @@ def build_replay(t: Table, lines: list[Any], origin: Any = None) -> Replay:
     """Every position of a logged game, checked action by action, from the start (or from
     `origin`, the position a game was loaded at)."""
     if not lines or not isinstance(lines[0], dict) or lines[0].get("format") != LOG_FORMAT:
-        raise TableError("not a Muster play log (no muster.log/1 header)", 400)
+        raise TableError(f"not a Muster play log (no {LOG_FORMAT} header)", 400)
     header = lines[0]
     if header.get("ruleset") != t.rules.name:
         raise TableError(f"the log is of {header.get('ruleset')!r}, not {t.rules.name!r}", 400)

@@ -25,14 +25,19 @@ ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
 
 
-def rulebook(name: str) -> Path | None:
-    """`shared/rulebooks/<name>` beside the checkout (or beside a folder above
-    it, as for a git worktree); None where a clone has no `shared/`."""
+def shared_file(*parts: str) -> Path | None:
+    """`shared/<parts…>` beside the checkout (or beside a folder above it, as
+    for a git worktree); None where a clone has no `shared/`."""
     for base in ROOT.parents:
-        path = base / "shared" / "rulebooks" / name
+        path = base.joinpath("shared", *parts)
         if path.is_file():
             return path
     return None
+
+
+def rulebook(name: str) -> Path | None:
+    """`shared/rulebooks/<name>`, or None where a clone has no `shared/`."""
+    return shared_file("rulebooks", name)
 
 
 @pytest.fixture(scope="session")

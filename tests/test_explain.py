@@ -10,7 +10,7 @@ import pytest
 
 from engine import bots, chance, explain
 from engine.instructions import Choose
-from engine.play import ReplayError, play_game, replay
+from engine.play import Log, ReplayError, certify, play_game
 from engine.save import from_json
 from tests.conftest import RULESETS, hand_written_combat
 
@@ -122,9 +122,9 @@ def test_a_log_with_an_illegal_action_names_the_rule(training):
     mover = training.rules.side_index(moves[first]["player"])
     enemy = next(u for u, spec in enumerate(training.rules.units) if spec.side != mover)
     moves[first]["action"] = training.actions.step(enemy, 0)  # the other side's unit
+    log = Log("game.jsonl", record.header, moves, None, list(range(2, len(moves) + 2)))
     with pytest.raises(ReplayError, match=r"is not legal here: .+ only the phasing side moves"):
-        for _ in replay(training, moves):
-            pass
+        certify(training, log)
 
 
 def test_a_bot_that_plays_an_illegal_move_is_stopped_with_the_rule(training, monkeypatch):

@@ -31,19 +31,27 @@ def test_build_writes_engine_and_print_components(tmp_path):
         "print/map-a4.pdf",
     ):
         assert name in files
-    assert not [f for f in files if f.startswith(".")]
+    assert [f for f in files if f.startswith(".")] == [".muster-build", ".muster-files"]
+    assert (tmp_path / ".muster-files").read_text().splitlines() == [
+        f for f in files if not f.startswith(".")
+    ]
 
 
 def test_only_counters_remakes_counters_and_keeps_the_rest(tmp_path):
     build(RULESETS / "training", tmp_path, progress=False)
     stale = tmp_path / "print" / "counters" / "gone-front.png"
     stale.write_bytes(b"old")
+    with open(tmp_path / ".muster-files", "a", encoding="utf-8") as f:
+        f.write("print/counters/gone-front.png\n")  # as if an earlier build wrote it
+    mine = tmp_path / "print" / "counters" / "my-notes.txt"
+    mine.write_text("not the build's\n", encoding="utf-8")
     charts_before = (tmp_path / "print" / "charts-letter.pdf").read_bytes()
     assert (
         main(["build", str(RULESETS / "training"), "--out", str(tmp_path), "--only", "counters"])
         == 0
     )
     assert not stale.exists()
+    assert mine.read_text(encoding="utf-8") == "not the build's\n"  # never deleted
     assert (tmp_path / "print" / "charts-letter.pdf").read_bytes() == charts_before
     assert (tmp_path / "rules.py").exists()
 

@@ -65,11 +65,11 @@ def test_hand_written_position_in_a_combat_loads_and_plays_on(training):
 def test_bad_saves_are_refused(training):
     data = hand_written_combat()
     data["units"]["nobody"] = {"hex": "0101"}
-    with pytest.raises(SaveError, match="unknown unit"):
+    with pytest.raises(SaveError, match=r"^\$\.units\.nobody: unknown unit"):
         from_json(training, data)
     data = hand_written_combat()
     data["units"]["red_guard"]["hex"] = "9999"
-    with pytest.raises(SaveError, match="not a known hex"):
+    with pytest.raises(SaveError, match=r"^\$\.units\.red_guard\.hex: '9999' is not a known hex"):
         from_json(training, data)
 
 
@@ -83,3 +83,128 @@ def test_a_save_plays_on_only_under_its_own_rules_and_switches(training):
     with pytest.raises(SaveError, match="saved with other rules"):
         from_json(training, {**saved, "rules_hash": "0" * 64})
     assert from_json(training, saved) == training.new_initial_state()
+
+
+def saved_mid_game(training) -> dict:
+    """A save from inside a combat of a random game, with frames and bindings."""
+    for seed in range(20):
+        s = training.new_initial_state()
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            if in_close_combat(s) and s.combats:
+                return to_json(s)
+            if s.is_chance_node():
+                s.apply_action(chance.sample(s, seed))
+            else:
+                s.apply_action(eager_action(s, rng))
+    raise AssertionError("no game reached a combat")
+
+
+def edited(data: dict, path: tuple, value) -> dict:
+    data = json.loads(json.dumps(data))
+    place = data
+    for key in path[:-1]:
+        place = place[key]
+    if value is DELETE:
+        del place[path[-1]]
+    else:
+        place[path[-1]] = value
+    return data
+
+
+DELETE = object()
+
+# (where, new value, the JSON path SaveError names, words of the reason)
+BAD_FIELDS = [
+    (("extra",), 1, "$.extra", "unknown field"),
+    (("format",), "muster.state/9", "$.format", "not a Muster state"),
+    (("move_number",), -1, "$.move_number", "outside"),
+    (("move_number",), 1.5, "$.move_number", "whole number"),
+    (("move_number",), True, "$.move_number", "whole number"),
+    (("move_number",), 10**30, "$.move_number", "outside"),
+    (("rules_hash",), 7, "$.rules_hash", "expected a hash"),
+    (("switches",), [], "$.switches", "expected an object"),
+    (("switches", "withdrawal"), "yes", "$.switches.withdrawal", "true or false"),
+    (("vars", "turn"), "2", "$.vars.turn", "not a value of type int"),
+    (("vars", "turn"), 99, "$", "turn 99 is outside the game's turns"),
+    (("vars", "vp"), {"red": 0}, "$.vars.vp.blue", "missing"),
+    (("vars", "vp", "red"), "1/0", "$.vars.vp.red", "not a number"),
+    (("vars", "nonsense"), 0, "$.vars.nonsense", "unknown variable"),
+    (("units", "red_guard"), [], "$.units.red_guard", "expected an object"),
+    (("units", "red_guard", "colour"), "red", "$.units.red_guard.colour", "unknown field"),
+    (("units", "red_guard", "steps_lost"), -1, "$.units.red_guard.steps_lost", "outside"),
+    (("units", "red_guard", "status"), "asleep", "$.units.red_guard.status", "unit status"),
+    (("units", "red_guard", "hex"), 404, "$.units.red_guard.hex", "name of a hex"),
+    (("combats",), {}, "$.combats", "expected a list"),
+    (("combats", 0, "attackers"), ["nobody"], "$.combats[0].attackers[0]", "not a known unit"),
+    (("combats", 0, "side"), DELETE, "$.combats[0].side", "missing"),
+    (("combats", 0, "resolved"), 1, "$.combats[0].resolved", "true or false"),
+    (("bags", "nonsense"), [], "$.bags.nonsense", "unknown bag"),
+    (("stack",), "game", "$.stack", "expected a list"),
+    (("stack", 0, "procedure"), "nonsense", "$.stack[0].procedure", "not a known procedure"),
+    (("stack", 0, "pc"), 10**6, "$.stack[0].pc", "outside"),
+    (("stack", 0, "bindings"), [], "$.stack[0].bindings", "expected an object"),
+    (("fired",), ["nonsense"], "$.fired[0]", "not a known trigger"),
+    (("terminal",), "no", "$.terminal", "true or false"),
+    (("winner",), "green", "$.winner", "not a known side"),
+    (("winner",), "red", "$", "a side has won but the game goes on"),
+    (("level",), "crushing", "$.level", "not a known level"),
+]
+
+
+@pytest.mark.parametrize(("where", "value", "path", "words"), BAD_FIELDS)
+def test_every_bad_field_is_a_save_error_naming_its_json_path(training, where, value, path, words):
+    data = edited(saved_mid_game(training), where, value)
+    with pytest.raises(SaveError) as e:
+        from_json(training, data)
+    assert e.value.path == path, str(e.value)
+    assert words in e.value.reason, str(e.value)
+    assert str(e.value).startswith(f"{path}: ")
+
+
+def test_a_binding_of_the_wrong_type_is_refused(training):
+    data = saved_mid_game(training)
+    frame = next(i for i, f in enumerate(data["stack"]) if "combat" in f.get("bindings", {}))
+    for value in ("0", 99, True, None, [0]):
+        with pytest.raises(SaveError) as e:
+            from_json(training, edited(data, ("stack", frame, "bindings", "combat"), value))
+        assert e.value.path == f"$.stack[{frame}].bindings.combat"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "{", '{"format": "muster.state/1"', "[1]", "7", "null", "[" * 100_000, "1" * 5000],
+)
+def test_text_that_is_no_save_is_a_save_error(training, text):
+    with pytest.raises(SaveError) as e:
+        loads(training, text)
+    assert e.value.path == "$"
+
+
+def test_a_loaded_state_passes_the_invariant_check(training):
+    from engine.invariants import violations
+
+    s = from_json(training, saved_mid_game(training))
+    assert violations(s) == []
+    for u in range(len(s.unit_hex)):
+        s.unit_hex[u] = -1  # units on the map in no hex
+    assert any("on the map but in no hex" in v for v in violations(s))
+
+
+def test_apply_action_takes_only_a_legal_python_int_and_changes_nothing_else(training):
+    from engine.state import IllegalActionError
+
+    s = training.new_initial_state()
+    legal = s.legal_actions()
+    before = s.state_hash()
+    illegal = next(a for a in range(training.num_distinct_actions()) if a not in legal)
+    for bad in (illegal, -1, 10**40, True, False, float(legal[0]), str(legal[0]), None, [legal[0]]):
+        with pytest.raises(IllegalActionError):
+            s.apply_action(bad)
+        assert s.state_hash() == before and s.move_number == 0
+    assert issubclass(IllegalActionError, ValueError)
+    s.apply_action(legal[0])
+    assert s.move_number == 1
+    over = play_out(training.new_initial_state(), 3)
+    with pytest.raises(IllegalActionError, match="over"):
+        over.apply_action(0)

@@ -30,11 +30,15 @@ def test_set_up_places_units_and_asks_for_choices(night_march):
     choices = {game.rules.board.labels[a - game.actions.hex0] for a in s.legal_actions()}
     assert choices == {"0305", "0306", "0406"}
     s.apply_action(game.actions.hex(game.hex_by_label["0306"]))
-    # Then Blue places two units anywhere on the east bank not held by Red.
+    # Then Blue places two units anywhere on the east bank not held by Red,
+    # but never in the marsh (0907, 0908), prohibited terrain.
     assert s.current_player() == game.side_by_name["blue"]
-    east_bank = {h for h in game.rules.board.zones["east_bank"]}
+    rules = game.rules
+    east_bank = set(rules.board.zones["east_bank"])
+    marsh = {h for h in east_bank if rules.terrain[rules.board.terrain[h]].prohibited}
+    assert {rules.board.labels[h] for h in marsh} == {"0907", "0908"}
     offered = {a - game.actions.hex0 for a in s.legal_actions()}
-    assert offered <= east_bank and len(offered) == len(east_bank)
+    assert offered == east_bank - marsh
     s.apply_action(s.legal_actions()[0])
     s.apply_action(s.legal_actions()[0])
     assert to_json(s)["units"]["red_light"]["hex"] == "0306"

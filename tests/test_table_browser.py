@@ -163,7 +163,7 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
     with page.expect_download() as download:
         page.click("#log")
     lines = Path(download.value.path()).read_text().splitlines()
-    assert json.loads(lines[0])["format"] == "muster.log/1"
+    assert json.loads(lines[0])["format"] == "muster.log/2"
     assert json.loads(lines[-1])["hash"] == table.games[page.evaluate("gameId")].state.state_hash()
     page.click("#replay")
     page.wait_for_function("replayId !== null && view && view.step === 0")

@@ -16,7 +16,7 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient
 
 from engine import bots
-from engine.play import play_game
+from engine.play import certify, play_game, read_log
 from engine.save import to_json
 from table.server import make_app, open_table
 
@@ -38,7 +38,7 @@ def final_hash(client: TestClient, gid: str) -> str:
     return json.loads(lines[-1])["hash"]
 
 
-def test_a_seeded_game_over_http_ends_as_muster_play_does(client, monmouth_table):
+def test_a_seeded_game_over_http_ends_as_muster_play_does(client, monmouth_table, tmp_path):
     # As `muster play monmouth --scenario lees_advance --bots random,random --seed 3` does.
     game = monmouth_table.package.load_game({"scenario": "lees_advance"})
     record = play_game(game, ["random", "random"], SEED)
@@ -62,6 +62,13 @@ def test_a_seeded_game_over_http_ends_as_muster_play_does(client, monmouth_table
         assert "error" not in view, view
     assert view["over"] is not None
     assert final_hash(client, gid) == record.final["hash"]
+    # The downloaded log is a certified record, as `muster replay` reads it.
+    text = client.get(f"/api/games/{gid}/log").text
+    path = tmp_path / "table.jsonl"
+    path.write_text(text, encoding="utf-8")
+    done = certify(game, read_log(str(path)))
+    assert done.finished and done.seeded > 0
+    assert done.state.state_hash() == record.final["hash"]
 
 
 def _new(client: TestClient) -> tuple[str, dict]:

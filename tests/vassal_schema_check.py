@@ -13,7 +13,6 @@ from pathlib import Path
 
 from tests.vassal_decode import decode_piece
 
-SCHEMA = Path(__file__).resolve().parent.parent.parent / "shared" / "vassal" / "vassal_schema.json"
 WINDOWS = ("VASSAL.build.module.PieceWindow", "VASSAL.build.module.ChartWindow")
 PIECE_TEXT = {
     "VASSAL.build.widget.PieceSlot",
@@ -22,8 +21,8 @@ PIECE_TEXT = {
 }
 
 
-def load_schema() -> dict:
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+def load_schema(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def problems(xml: bytes, schema: dict) -> list[str]:

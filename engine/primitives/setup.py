@@ -50,6 +50,8 @@ class Setup(Primitive):
         side = rules.units[u].side
         out = []
         for h in placement.hexes or range(len(rules.board.labels)):
+            if rules.terrain[rules.board.terrain[h]].prohibited:
+                continue  # no unit may stand in prohibited terrain (TEC "-"), set up or not
             if any(rules.units[o].side != side for o in units_in(s, h)):
                 continue
             if placement.condition is not None and not placement.condition(

@@ -1,0 +1,360 @@
+"""What every position of a game keeps true, whatever was played or loaded.
+
+One check serves three callers: `engine.save` refuses a save whose position
+breaks any of these (so a corrupt save never crashes later, in play), the
+fuzzers run it after every action, and tests use it on hand-made positions.
+Each invariant is about the engine's own data — where units are, their step
+losses, the types of variables and frame bindings, the stack of procedures —
+never about a particular battle's rules.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from engine import instructions as ins
+from engine.primitives import all_primitives
+from engine.state import NOT_ENTERED, ON_MAP, STATUS_NAMES, State
+
+# `Game.new_initial_state()` starts the set-up primitive itself, from no
+# procedure: it has no site.
+STARTED_BY_GAME = frozenset({"setup"})
+
+
+class InvariantError(AssertionError):
+    """A position that no legal play could reach: the engine's data is inconsistent."""
+
+
+BUILTIN_VAR_TYPES = {"turn": "int", "phasing": "side", "vp": "per_side:number"}
+
+
+def var_types(s: State) -> dict[str, str]:
+    """The declared type of each state variable (saves write them by it)."""
+    types = dict(BUILTIN_VAR_TYPES)
+    for var in s.game.rules.variables:
+        types[var.name] = f"per_{var.scope}:{var.type}" if var.scope else var.type
+    return types
+
+
+def violations(s: State) -> list[str]:
+    """Every broken invariant of `s`, each as a short sentence (empty when sound)."""
+    out: list[str] = []
+    out += _unit_violations(s)
+    out += _variable_violations(s)
+    out += _combat_violations(s)
+    out += _bag_violations(s)
+    out += _stack_violations(s)
+    out += _ending_violations(s)
+    return out
+
+
+def check(s: State) -> None:
+    """Raise `InvariantError` naming the first broken invariant of `s`."""
+    found = violations(s)
+    if found:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise InvariantError(found[0] + more)
+
+
+def fits(s: State, typ: str, value: Any) -> bool:
+    """Whether `value` is a well-formed engine value of the declared type `typ`.
+
+    Types are those the compiler records for variables and bindings
+    (`docs/ir.md`); an unknown or untyped (`""`, `any`) type accepts any
+    immutable value.
+    """
+    rules = s.game.rules
+    if typ in ("", "any"):
+        return _immutable(value)
+    if typ.startswith("per_"):
+        scope, _, inner = typ.partition(":")
+        size = {
+            "per_side": len(rules.sides),
+            "per_unit": len(rules.units),
+            "per_hex": len(rules.board.labels),
+        }.get(scope)
+        return (
+            size is not None
+            and isinstance(value, tuple)
+            and len(value) == size
+            and all(fits(s, inner or "number", v) for v in value)
+        )
+    if typ.startswith("cell:"):
+        # A cell of the table's shape: a hand-made position may hold a cell the
+        # printed table lacks, to show how a rule treats it.
+        table = next((t for t in s.game.tables if t.name == typ[5:]), None)
+        n = len(s.game.rules.results)
+        return (
+            table is not None
+            and isinstance(value, tuple)
+            and len(value) == len(table.kinds)
+            and all(
+                _index(v, n) if kind == "code" else _immutable(v)
+                for kind, v in zip(table.kinds, value, strict=True)
+            )
+        )
+    if typ.startswith("enum:"):
+        return value is None or isinstance(value, str)
+    check_one = _SCALARS.get(typ)
+    if check_one is None:
+        return _immutable(value)
+    return check_one(s, value)
+
+
+def _index(value: Any, size: int, none_ok: bool = True) -> bool:
+    return _is_int(value) and (0 <= value < size or (none_ok and value == -1))
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return _is_int(value) or isinstance(value, Fraction)
+
+
+def _immutable(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int | str | Fraction):
+        return True
+    return isinstance(value, tuple) and all(_immutable(v) for v in value)
+
+
+def _units(s: State, value: Any) -> bool:
+    n = len(s.game.rules.units)
+    return isinstance(value, tuple) and all(_index(u, n, none_ok=False) for u in value)
+
+
+def _hexes(s: State, value: Any) -> bool:
+    n = len(s.game.rules.board.labels)
+    return isinstance(value, tuple) and all(_index(h, n, none_ok=False) for h in value)
+
+
+_SCALARS: dict[str, Any] = {
+    "int": lambda s, v: _is_int(v),
+    "number": lambda s, v: _is_number(v),
+    "bool": lambda s, v: isinstance(v, bool),
+    "str": lambda s, v: v is None or isinstance(v, str),
+    "marker": lambda s, v: v in (None, "") or (isinstance(v, str) and v in s.game.tokens),
+    "markers": lambda s, v: isinstance(v, tuple) and all(t in s.game.tokens for t in v),
+    "procedure": lambda s, v: isinstance(v, str) and (v == "" or v in s.game.rules.procedures),
+    "side": lambda s, v: _index(v, len(s.game.rules.sides)),
+    "sides": lambda s, v: (
+        isinstance(v, tuple) and all(_index(x, len(s.game.rules.sides), False) for x in v)
+    ),
+    "unit": lambda s, v: _index(v, len(s.game.rules.units)),
+    "units": _units,
+    "hex": lambda s, v: _index(v, len(s.game.rules.board.labels)),
+    "hexes": _hexes,
+    "code": lambda s, v: _index(v, len(s.game.rules.results)),
+    "combat": lambda s, v: _index(v, len(s.combats)),
+    "combats": lambda s, v: (
+        isinstance(v, tuple) and all(_index(c, len(s.combats), False) for c in v)
+    ),
+    "column": lambda s, v: _index(v, max((len(t.columns) for t in s.game.tables), default=1)),
+}
+
+
+# ------------------------------------------------------------------ the checks
+
+
+def _unit_violations(s: State) -> list[str]:
+    rules = s.game.rules
+    n = len(rules.units)
+    n_hexes = len(rules.board.labels)
+    if not (len(s.unit_hex) == len(s.unit_loss) == len(s.unit_status) == n):
+        return [f"the unit arrays do not hold one entry per unit ({n})"]
+    out = []
+    for u, spec in enumerate(rules.units):
+        status, h, loss = s.unit_status[u], s.unit_hex[u], s.unit_loss[u]
+        if not _index(status, len(STATUS_NAMES), none_ok=False):
+            out.append(f"unit {spec.name} has no status ({status!r})")
+            continue
+        if status == ON_MAP:
+            if not _index(h, n_hexes, none_ok=False):
+                out.append(f"unit {spec.name} is on the map but in no hex ({h!r})")
+            elif rules.terrain[rules.board.terrain[h]].prohibited:
+                out.append(
+                    f"unit {spec.name} stands in prohibited terrain ({rules.board.labels[h]})"
+                )
+        elif h != -1:
+            out.append(
+                f"unit {spec.name} is {STATUS_NAMES[status]} yet in a hex (a unit has one location)"
+            )
+        steps = len(spec.strengths)
+        if not _is_int(loss) or loss < 0:
+            out.append(f"unit {spec.name} has lost {loss!r} steps")
+        elif status in (ON_MAP, NOT_ENTERED) and steps and loss > steps:
+            # `strengths` lists the printed strengths; a unit may have a reduced
+            # side beyond them (a one-strength warrior reduced), never more.
+            out.append(f"unit {spec.name} has lost {loss} steps of {steps} yet is in play")
+    return out
+
+
+def _variable_violations(s: State) -> list[str]:
+    types = var_types(s)
+    out = [f"unknown variable {name!r}" for name in s.vars if name not in types]
+    out += [f"variable {name!r} is missing" for name in types if name not in s.vars]
+    for name, value in s.vars.items():
+        typ = types.get(name)
+        if typ is not None and not fits(s, typ, value):
+            out.append(f"variable {name!r} holds {value!r}, not a {typ}")
+    if not _index(s.vars.get("phasing"), len(s.game.rules.sides), none_ok=False):
+        out.append(f"the phasing side is {s.vars.get('phasing')!r}")
+    turn = s.vars.get("turn")
+    # The turn after the last is where the game ends.
+    last = s.game.last_turn + (1 if s.terminal else 0)
+    if _is_int(turn) and not s.game.first_turn <= turn <= last:
+        out.append(f"turn {turn} is outside the game's turns")
+    return out
+
+
+def _combat_violations(s: State) -> list[str]:
+    out = []
+    for i, c in enumerate(s.combats):
+        if not _index(c.side, len(s.game.rules.sides), none_ok=False):
+            out.append(f"combat {i} has no side ({c.side!r})")
+        if not (_units(s, c.attackers) and _units(s, c.defenders)):
+            out.append(f"combat {i} names units that do not exist")
+        if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
+            out.append(f"combat {i} names hexes that do not exist")
+        elif not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
+            out.append(f"combat {i} lacks attackers, defenders or their hexes")
+        if not (isinstance(c.resolved, bool) and isinstance(c.diverted, bool)):
+            out.append(f"combat {i}: resolved and diverted are yes or no")
+    return out
+
+
+def _bag_violations(s: State) -> list[str]:
+    out = []
+    bags = s.game.rules.bags
+    for what, held in (("bag", s.bags), ("drawn pile", s.drawn)):
+        if set(held) != set(bags):
+            out.append(f"the {what}s are not the rules' bags")
+        for name, tokens in held.items():
+            if not isinstance(tokens, tuple) or any(t not in s.game.tokens for t in tokens):
+                out.append(f"{what} {name!r} holds tokens that are no marker")
+    return out
+
+
+def _stack_violations(s: State) -> list[str]:
+    rules = s.game.rules
+    prims = all_primitives()
+    results = {r.procedure for r in rules.results}
+    out = []
+    if not s.terminal and not s.stack:
+        out.append("the game is not over but no procedure runs")
+    elif s.stack and (s.stack[0].prim or s.stack[0].proc != rules.start_procedure):
+        out.append(f"the sequence of play ({rules.start_procedure}) is not the outermost frame")
+    for depth, f in enumerate(s.stack):
+        where = f"frame {depth} ({f.proc})"
+        if f.prim:
+            prim = prims.get(f.proc)
+            if prim is None:
+                out.append(f"{where}: no such primitive")
+                continue
+            site = f.b.get("site")
+            below = s.stack[depth - 1] if depth else None
+            if site is None and f.proc in STARTED_BY_GAME:
+                pass
+            elif (
+                below is None
+                or below.prim
+                or site != (below.proc, below.pc - 1)
+                or not _calls(rules, site, f.proc)
+            ):
+                out.append(f"{where}: not called by the frame below it")
+            types = prim.fields
+        else:
+            proc = rules.procedures.get(f.proc)
+            if proc is None:
+                out.append(f"{where}: no such procedure")
+                continue
+            if not _is_int(f.pc) or not 0 <= f.pc <= len(proc.code):
+                out.append(f"{where}: instruction {f.pc!r} is outside the procedure")
+            types = proc.types
+            out += _result_violations(s, f, where)
+            if f.proc not in results:  # a result's loop variables are parameters too
+                out += [f"{where}: argument {p!r} is missing" for p in proc.params if p not in f.b]
+            out += [
+                f"{where}: the list of its loop over {name[5:]!r} is missing"
+                for name, first, last in _loops(proc)
+                if first <= f.pc <= last and name not in f.b
+            ]
+        for name, value in f.b.items():
+            if (name == "site" and f.prim) or name in RESULT_BINDINGS:
+                continue
+            if name == SECRET:
+                if not _secrets(s, f, value):
+                    out.append(f"{where}: the face-down choices {value!r} are not its bindings")
+                continue
+            if not fits(s, types.get(name, ""), value):
+                out.append(f"{where}: binding {name!r} holds {value!r}, not a {types.get(name)}")
+    return out
+
+
+# A result's procedure runs with the result's code and the names of the
+# bindings it was applied with (engine.interpreter's `apply`).
+RESULT_BINDINGS = ("_code", "_args")
+# Choices made face down: (variable, chooser) pairs (engine.interpreter's `choose`).
+SECRET = "_secret"
+
+
+def _result_violations(s: State, f: Any, where: str) -> list[str]:
+    if not any(name in f.b for name in RESULT_BINDINGS):
+        return []
+    code, args = f.b.get("_code"), f.b.get("_args")
+    out = []
+    if not _index(code, len(s.game.rules.results), none_ok=False):
+        out.append(f"{where}: the result applied is {code!r}")
+    if not isinstance(args, tuple) or not all(isinstance(a, str) and a in f.b for a in args):
+        out.append(f"{where}: the result's arguments {args!r} are not among its bindings")
+    return out
+
+
+def _secrets(s: State, f: Any, value: Any) -> bool:
+    n = len(s.game.rules.sides)
+    return isinstance(value, tuple) and all(
+        isinstance(p, tuple) and len(p) == 2 and p[0] in f.b and _index(p[1], n, False)
+        for p in value
+    )
+
+
+def _loops(proc: Any) -> list[tuple[str, int, int]]:
+    """Each `for each` loop of a procedure as (the binding holding what is
+    left to visit, its first and last instruction): from the loop's test
+    (`JumpIfEmpty`) to the jump back before its end."""
+    return [
+        (instr.rest, first, instr.end - 1)
+        for first, instr in enumerate(proc.code)
+        if isinstance(instr, ins.JumpIfEmpty)
+    ]
+
+
+def _calls(rules: Any, site: Any, prim: str) -> bool:
+    proc, pc = site
+    code = rules.procedures[proc].code
+    return (
+        _is_int(pc)
+        and 0 <= pc < len(code)
+        and isinstance(code[pc], ins.Prim)
+        and code[pc].primitive == prim
+    )
+
+
+def _ending_violations(s: State) -> list[str]:
+    out = []
+    if not _is_int(s.move_number) or s.move_number < 0:
+        out.append(f"move number {s.move_number!r}")
+    if not isinstance(s.terminal, bool):
+        out.append("terminal is yes or no")
+    if not _index(s.winner, len(s.game.rules.sides)):
+        out.append(f"the winner is no side ({s.winner!r})")
+    elif s.winner >= 0 and not s.terminal:
+        out.append("a side has won but the game goes on")
+    if s.level and s.level not in s.game.rules.victory_levels:
+        out.append(f"unknown victory level {s.level!r}")
+    unknown = s.fired - {t.name for t in s.game.rules.triggers}
+    if unknown:
+        out.append(f"unknown triggers fired: {sorted(unknown)}")
+    return out
