@@ -273,7 +273,7 @@ def test_one_attacking_hex_or_one_defending_hex_per_combat(game):
 
 
 @pytest.mark.xfail(
-    strict=True, reason="a stack cannot split between combats: being fixed (issue 10 part 1)"
+    strict=True, reason="a stack cannot split between combats: still open (issue 10, 12.15)"
 )
 def test_attackers_b_and_c_stacked_need_not_attack_the_same_hex(game):
     """§ series 12.15: "Attackers A, B and C have moved next to Defenders X, Y and Z …
