@@ -14,6 +14,22 @@ from table.games import TableError
 from table.server import build_replay, load_state, make_app, open_table
 
 
+class BadLogLine(ValueError):
+    """A line of a log named with --replay that is not JSON (file:line in the message)."""
+
+
+def _log_lines(path: str) -> list[object]:
+    """The JSON lines of a log, each read on its own so an error names its line."""
+    lines = []
+    for n, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if text.strip():
+            try:
+                lines.append(json.loads(text))
+            except json.JSONDecodeError as e:
+                raise BadLogLine(f"{path}:{n}:{e.colno}: not JSON: {e.msg}") from e
+    return lines
+
+
 def run_table(args: argparse.Namespace) -> int:
     try:
         table = open_table(args.ruleset, args.scenario, args.side, args.bot, args.seed)
@@ -24,9 +40,7 @@ def run_table(args: argparse.Namespace) -> int:
             tg.run_on()
             start = f"?game={tg.id}&side={args.side or table.defaults['side']}"
         if args.replay:
-            text = Path(args.replay).read_text(encoding="utf-8")
-            lines = [json.loads(x) for x in text.splitlines() if x.strip()]
-            table.replays["start"] = build_replay(table, lines)
+            table.replays["start"] = build_replay(table, _log_lines(args.replay))
             start = "?replay=start"
     except CompileError as e:
         print(e, file=sys.stderr)
@@ -34,9 +48,15 @@ def run_table(args: argparse.Namespace) -> int:
     except TableError as e:
         print(f"muster: {e}", file=sys.stderr)
         return 2
-    except (OSError, json.JSONDecodeError) as e:
+    except OSError as e:  # a save or log the user named that cannot be read: bad input
+        print(f"muster: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except json.JSONDecodeError as e:
+        print(f"muster: {args.load}:{e.lineno}:{e.colno}: not JSON: {e.msg}", file=sys.stderr)
+        return 1
+    except BadLogLine as e:
         print(f"muster: {e}", file=sys.stderr)
-        return 2
+        return 1
     address = f"http://{args.host}:{args.port}/{start}"
     print(f"{table.rules.title}: the table is at {address}", flush=True)
     print("Press Ctrl-C to stop it.", flush=True)

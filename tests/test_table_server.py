@@ -15,6 +15,7 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient
 
+from compiler.cli import main
 from engine import bots
 from engine.play import certify, play_game, read_log
 from engine.save import to_json
@@ -320,3 +321,19 @@ def test_a_thinking_bot_holds_up_no_request(client, monmouth_table, monkeypatch)
     assert refused.status_code == 409 and "bot is deciding" in refused.json()["error"]
     go.set()
     worker.join(10)
+
+
+def test_table_files_that_cannot_be_read_are_bad_input(tmp_path, capsys):
+    # The error contract (docs/reliability.md): a file the user named that is missing or
+    # not JSON ends in a one-line message naming it, with exit status 1, not a server.
+    missing = tmp_path / "missing.jsonl"
+    assert main(["table", "training", "--replay", str(missing)]) == 1
+    assert "missing.jsonl" in capsys.readouterr().err
+    log = tmp_path / "bad.jsonl"
+    log.write_text('{"type": "header"}\n{not json\n', encoding="utf-8")
+    assert main(["table", "training", "--replay", str(log)]) == 1
+    assert f"{log}:2:2: not JSON" in capsys.readouterr().err
+    save = tmp_path / "bad.json"
+    save.write_text("{\n  oops", encoding="utf-8")
+    assert main(["table", "training", "--load", str(save)]) == 1
+    assert f"{save}:2:3: not JSON" in capsys.readouterr().err
