@@ -102,9 +102,6 @@ def setup_picture(vmod: bytes, scenario: str) -> dict[str, Image.Image]:
 def main(argv: list[str]) -> None:
     vmod, scenario, out = Path(argv[0]).read_bytes(), argv[1], Path(argv[2])
     out.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(io.BytesIO(vmod)) as z:
-        root = ET.fromstring(z.read("buildFile.xml"))
-    del root
     for name, img in setup_picture(vmod, scenario).items():
         img.convert("RGB").save(out / f"{scenario}-{name}.png")
 
