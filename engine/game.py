@@ -156,6 +156,11 @@ class Game:
         for trig in rules.triggers:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
         self.variable_scopes = {var.name: var.scope for var in rules.variables}
+        # Variables with a value per side, unit or hex (victory points too): a
+        # remembered answer depends on the members it reads (engine/incremental.py).
+        self.indexed_variables = frozenset(
+            {"vp"} | {var.name for var in rules.variables if var.scope}
+        )
         self.announced = {var.name: var.title for var in rules.variables if var.announce}
         # The movement restrictions of each kind, in declaration order (asked
         # for every step of every unit: no scan of the others).

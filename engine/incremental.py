@@ -1,21 +1,28 @@
-"""Answers kept between decisions, each with the positions it read.
+"""Answers kept between decisions, each with what of the state it read.
 
 Legal movement steps are asked for every unit at every decision of a
-movement phase, and almost none of them change when one unit steps one hex.
-A `Remembered` set of answers keeps each answer (the steps of unit 12, whether
-unit 12 may move strategically) with what its computation read of the
-positions: which units' hexes (`unit_hex[u]`) and which hexes' occupants
-(`units_by_hex().get(h)`). Anything else it could read — variables, losses,
-statuses, combats, bags, the caller's bindings, the stack — is compared as a
-whole (`fingerprint`): when it changed, every answer is forgotten.
+movement phase, and almost none of them change when one unit steps one hex,
+nor from one of a side's movement phases to its next. A `Remembered` set of
+answers keeps each answer (the steps of unit 12, whether unit 12 may move
+strategically) with what its computation read of the state, item by item:
+which units' hexes (`unit_hex[u]`), statuses and losses, which hexes'
+occupants (`units_by_hex().get(h)`, or only their enemy combat units, for
+`enemies_adjacent`), which variables (a per-unit, per-side or per-hex
+variable member by member), which of the caller's bindings, and whether it
+looked at the stack of procedures (`during`). What no question reads item by
+item — the combats, the bags, the markers drawn, the triggers fired — is
+compared as a whole: when it changed, every answer is forgotten.
 
-At the next decision the units that moved since are found by comparing
-positions; an answer is forgotten when it read one of them, or the occupants
-of a hex one of them left or entered, or read the positions wholesale
-(iterating over `unit_hex` or the index). So an answer is kept only when
-nothing it depended on changed; `CHECK` (on in the tests, or with the
-environment variable `MUSTER_CHECK_INCREMENTAL=1`) recomputes everything at
-every decision as well and raises when the two differ.
+At the next question the items that changed since are found by comparing
+the state with the copy taken last time, and exactly the answers that read
+one of them are forgotten (a unit that moved or left the map: its hex and
+status, and the occupants of the hexes it left and entered). `CHECK` (on in
+the tests, or with the environment variable `MUSTER_CHECK_INCREMENTAL=1`)
+recomputes everything at every decision as well and raises when the two
+differ.
+
+What was read is noted as integers (`_key`): a kind times `_KIND` plus the
+item, so that a computation's reads are one set of small numbers.
 """
 
 from __future__ import annotations
@@ -28,121 +35,322 @@ from engine.state import State
 
 CHECK = os.environ.get("MUSTER_CHECK_INCREMENTAL", "") not in ("", "0")
 
+# Kinds of things read; a read is `kind + item` (an item is below `_KIND`).
+_KIND = 1 << 32
+UNIT_HEX = 0
+UNIT_STATUS = 1 * _KIND
+UNIT_LOSS = 2 * _KIND
+HEX = 3 * _KIND  # the units in a hex
+ENEMIES = 4 * _KIND  # the units in a hex not of a side: hex * _SIDES + side
+VAR = 5 * _KIND  # a variable as a whole: its name's number
+VAR_ITEM = 6 * _KIND  # one member of a per-unit/side/hex variable: name * _ITEMS + index
+BINDING = 7 * _KIND  # one of the caller's bindings: its name's number
+STACK = 8 * _KIND  # which procedures are under way
+EVERYTHING = 9 * _KIND  # the positions wholesale (an iteration over them)
+_SIDES = 16
+_ITEMS = 1 << 20
+
+# Names of variables and bindings, numbered as they are first read.
+_NAMES: dict[str, int] = {}
+
+
+def _name(name: str) -> int:
+    found = _NAMES.get(name)
+    if found is None:
+        found = _NAMES[name] = len(_NAMES)
+    return found
+
 
 class IncrementalMismatch(AssertionError):
     """The remembered answer differs from a full recomputation: a dependency was missed."""
 
 
-class Reads:
-    """What one computation read of the positions (`everything`: it read them all)."""
+class _Watch:
+    """The state's stand-ins while a question is computed, and where its reads go."""
 
-    __slots__ = ("enemies", "everything", "hexes", "units")
+    __slots__ = ("hexes", "index", "loss", "neighbors", "occupancy", "reads", "status", "vars")
 
-    def __init__(self) -> None:
-        self.units: set[int] = set()
-        self.hexes: set[int] = set()
-        # (hex, side): only the units in the hex that are not of that side were read.
-        self.enemies: set[tuple[int, int]] = set()
-        self.everything = False
+    def __init__(self, s: State) -> None:
+        self.reads: set[int] = set()
+        self.neighbors = s.game.rules.board.neighbors
+        self.hexes = _WatchedList(s.unit_hex, self, UNIT_HEX)
+        self.status = _WatchedList(s.unit_status, self, UNIT_STATUS)
+        self.loss = _WatchedList(s.unit_loss, self, UNIT_LOSS)
+        self.occupancy = s.occupancy()
+        self.index = _WatchedIndex(self.occupancy.index, self)
+        self.vars = _WatchedVars(s.vars, self, s.game.indexed_variables)
 
-    def include(self, other: Reads) -> None:
-        """A question asked inside another: the outer answer read what the inner one did."""
-        self.units |= other.units
-        self.hexes |= other.hexes
-        self.enemies |= other.enemies
-        self.everything = self.everything or other.everything
+    def read_enemies_around(self, h: int, side: int) -> None:
+        """The question read the units not of `side` next to hex h only
+        (`enemies_adjacent`): a friendly unit moving in or out changes nothing."""
+        reads = self.reads
+        for n in self.neighbors[h]:
+            if n >= 0:
+                reads.add(ENEMIES + n * _SIDES + side)
+
+    def read_stack(self) -> None:
+        """The question looked at which procedures are under way (`during`)."""
+        self.reads.add(STACK)
+
+    def bindings(self, b: dict[str, Any]) -> dict[str, Any]:
+        """The bindings a rule expression is evaluated with, noting which it reads."""
+        return _WatchedBindings(b, self)
 
 
-class _WatchedHexes(list):
-    """`unit_hex` while a computation runs: it notes the units it is asked about."""
+class _WatchedList(list):
+    """`unit_hex`, `unit_status` or `unit_loss` while a question is computed."""
 
-    __slots__ = ("reads",)
+    __slots__ = ("kind", "watch")
 
-    def __init__(self, values: list[int]) -> None:
+    def __init__(self, values: list[int], watch: _Watch, kind: int) -> None:
         super().__init__(values)
-        self.reads = Reads()
+        self.watch = watch
+        self.kind = kind
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, int):
-            self.reads.units.add(i if i >= 0 else len(self) + i)
+            self.watch.reads.add(self.kind + (i if i >= 0 else len(self) + i))
         else:
-            self.reads.everything = True
+            self.watch.reads.add(EVERYTHING)
         return list.__getitem__(self, i)
 
     def __iter__(self) -> Iterator[int]:
-        self.reads.everything = True
+        self.watch.reads.add(EVERYTHING)
         return list.__iter__(self)
 
     def __contains__(self, value: object) -> bool:
-        self.reads.everything = True
+        self.watch.reads.add(EVERYTHING)
         return list.__contains__(self, value)
 
+    def __eq__(self, other: object) -> bool:
+        self.watch.reads.add(EVERYTHING)
+        return list.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        self.watch.reads.add(EVERYTHING)
+        return list.__ne__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
     def __setitem__(self, i: Any, value: Any) -> None:
-        raise RuntimeError("a legal-move question moved a unit")
+        raise RuntimeError("a legal-move question changed the state")
 
 
-class WatchedIndex(dict):
-    """The hex → units index while a computation runs: it notes the hexes it is asked about."""
+class _WatchedIndex(dict):
+    """The hex → units index while a question is computed: it notes the hexes read."""
 
-    __slots__ = ("reads",)
+    __slots__ = ("watch",)
 
-    def __init__(self, index: dict[int, tuple[int, ...]]) -> None:
+    def __init__(self, index: dict[int, tuple[int, ...]], watch: _Watch) -> None:
         super().__init__(index)
-        self.reads = Reads()
-
-    def enemies_of(self, side: int) -> _EnemyView:
-        """The index for a question about units not of `side` only (`enemies_adjacent`):
-        a friendly unit moving in or out of the hexes it reads changes nothing."""
-        return _EnemyView(self, side)
+        self.watch = watch
 
     def get(self, h: Any, default: Any = None) -> Any:
-        self.reads.hexes.add(h)
+        self.watch.reads.add(HEX + h)
         return dict.get(self, h, default)
 
     def __getitem__(self, h: Any) -> Any:
-        self.reads.hexes.add(h)
+        self.watch.reads.add(HEX + h)
         return dict.__getitem__(self, h)
 
     def __contains__(self, h: object) -> bool:
-        self.reads.hexes.add(h)  # type: ignore[arg-type]
+        self.watch.reads.add(HEX + h)  # type: ignore[operator]
         return dict.__contains__(self, h)
 
     def __iter__(self) -> Iterator[int]:
-        self.reads.everything = True
+        self.watch.reads.add(EVERYTHING)
         return dict.__iter__(self)
 
     def keys(self) -> Any:
-        self.reads.everything = True
+        self.watch.reads.add(EVERYTHING)
         return dict.keys(self)
 
     def values(self) -> Any:
-        self.reads.everything = True
+        self.watch.reads.add(EVERYTHING)
         return dict.values(self)
 
     def items(self) -> Any:
-        self.reads.everything = True
+        self.watch.reads.add(EVERYTHING)
         return dict.items(self)
 
 
-class _EnemyView:
-    __slots__ = ("index", "side")
+class _WatchedVars(dict):
+    """The variables while a question is computed: it notes the names read, and
+    hands out per-unit, per-side and per-hex variables as `_WatchedRow`s."""
 
-    def __init__(self, index: WatchedIndex, side: int) -> None:
-        self.index = index
-        self.side = side
+    __slots__ = ("indexed", "rows", "watch")
 
-    def get(self, h: int, default: Any = None) -> Any:
-        self.index.reads.enemies.add((h, self.side))
-        return dict.get(self.index, h, default)
+    def __init__(self, values: dict[str, Any], watch: _Watch, indexed: frozenset[str]) -> None:
+        super().__init__(values)
+        self.watch = watch
+        self.indexed = indexed
+        self.rows: dict[str, _WatchedRow] = {}
+
+    def _read(self, name: str, value: Any) -> Any:
+        if name in self.indexed and type(value) is tuple:
+            row = self.rows.get(name)
+            if row is None:
+                row = self.rows[name] = _WatchedRow(value, self.watch, _name(name))
+            return row
+        self.watch.reads.add(VAR + _name(name))
+        return value
+
+    def __getitem__(self, name: str) -> Any:
+        return self._read(name, dict.__getitem__(self, name))
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if dict.__contains__(self, name):
+            return self._read(name, dict.__getitem__(self, name))
+        self.watch.reads.add(VAR + _name(name))
+        return default
+
+    def __contains__(self, name: object) -> bool:
+        self.watch.reads.add(VAR + _name(str(name)))
+        return dict.__contains__(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        self.watch.reads.add(EVERYTHING)
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.items(self)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        raise RuntimeError("a legal-move question changed the state")
 
 
-def fingerprint(s: State) -> tuple:
-    """Everything but the positions that a rule expression can read, compared as a whole."""
-    frames = s.stack
+class _WatchedRow(tuple):
+    """A per-unit, per-side or per-hex variable while a question is computed: a
+    member read by its index is noted alone, any other use as the whole."""
+
+    def __new__(cls, values: tuple, watch: _Watch, name: int) -> _WatchedRow:
+        row = super().__new__(cls, values)
+        row.watch = watch
+        row.name = name
+        return row
+
+    def _whole(self) -> None:
+        self.watch.reads.add(VAR + self.name)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, int):
+            n = i if i >= 0 else tuple.__len__(self) + i
+            self.watch.reads.add(VAR_ITEM + self.name * _ITEMS + n)
+        else:
+            self._whole()
+        return tuple.__getitem__(self, i)
+
+    def __iter__(self) -> Iterator[Any]:
+        self._whole()
+        return tuple.__iter__(self)
+
+    def __len__(self) -> int:
+        self._whole()
+        return tuple.__len__(self)
+
+    def __contains__(self, value: object) -> bool:
+        self._whole()
+        return tuple.__contains__(self, value)
+
+    def __eq__(self, other: object) -> bool:
+        self._whole()
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        self._whole()
+        return tuple.__ne__(self, other)
+
+    def __lt__(self, other: Any) -> bool:
+        self._whole()
+        return tuple.__lt__(self, other)
+
+    def __le__(self, other: Any) -> bool:
+        self._whole()
+        return tuple.__le__(self, other)
+
+    def __gt__(self, other: Any) -> bool:
+        self._whole()
+        return tuple.__gt__(self, other)
+
+    def __ge__(self, other: Any) -> bool:
+        self._whole()
+        return tuple.__ge__(self, other)
+
+    def __hash__(self) -> int:
+        self._whole()
+        return tuple.__hash__(self)
+
+    def __add__(self, other: Any) -> Any:
+        self._whole()
+        return tuple.__add__(self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        self._whole()
+        return other + tuple(tuple.__iter__(self))
+
+    def __mul__(self, n: Any) -> Any:
+        self._whole()
+        return tuple.__mul__(self, n)
+
+    def count(self, value: Any) -> int:
+        self._whole()
+        return tuple.count(self, value)
+
+    def index(self, value: Any, *args: Any) -> int:
+        self._whole()
+        return tuple.index(self, value, *args)
+
+
+class _WatchedBindings(dict):
+    """The bindings of a rule expression while a question is computed."""
+
+    __slots__ = ("watch",)
+
+    def __init__(self, b: dict[str, Any], watch: _Watch) -> None:
+        super().__init__(b)
+        self.watch = watch
+
+    def __getitem__(self, name: str) -> Any:
+        self.watch.reads.add(BINDING + _name(name))
+        return dict.__getitem__(self, name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self.watch.reads.add(BINDING + _name(name))
+        return dict.get(self, name, default)
+
+    def __contains__(self, name: object) -> bool:
+        self.watch.reads.add(BINDING + _name(str(name)))
+        return dict.__contains__(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        self.watch.reads.add(EVERYTHING)
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.items(self)
+
+
+def _whole(s: State) -> tuple:
+    """What questions read only as a whole: the combats, bags, draws and triggers fired."""
     return (
-        tuple(s.vars.items()),
-        tuple(s.unit_loss),
-        tuple(s.unit_status),
         tuple(
             (
                 c.side,
@@ -158,132 +366,245 @@ def fingerprint(s: State) -> tuple:
         tuple(s.bags.items()),
         tuple(s.drawn.items()),
         frozenset(s.fired),
-        tuple((f.proc, f.pc, f.prim) for f in frames),
-        tuple(frames[-2].b.items()) if len(frames) > 1 else (),
     )
 
 
-class Remembered:
-    """Answers of one kind of question (one call site) for one state, and what they read.
+def _caller(s: State) -> dict[str, Any]:
+    """The bindings of the frame below the primitive's: its rule expressions read them."""
+    return s.stack[-2].b if len(s.stack) > 1 else {}
 
-    `readers` is the inverse of the reads: for each thing read — ("unit", u),
-    ("hex", h), ("enemies", h, side) or "everything" — the questions whose
-    answers read it, so that a move forgets exactly those. A clone of a state
-    shares its `Remembered` until either asks again, when the asker takes a
-    copy: answers never leak between states.
+
+def _procedures(s: State) -> tuple:
+    return tuple((f.proc, f.prim) for f in s.stack)
+
+
+class Remembered:
+    """Answers of one kind of question (a call site, for one side) for one state.
+
+    `readers` is the inverse of the reads: for each thing read, the questions
+    whose answers read it, so that a change forgets exactly those. A clone of
+    a state shares its `Remembered` until either asks again, when the asker
+    takes a copy: answers never leak between states.
     """
 
     __slots__ = (
         "answers",
-        "fingerprint",
-        "index",
+        "asking",
+        "bindings",
+        "hexes",
+        "loss",
         "owner",
-        "positions",
+        "parents",
+        "procedures",
         "readers",
-        "reading",
-        "site",
-        "watched",
+        "status",
+        "variables",
+        "watch",
+        "whole",
     )
 
-    def __init__(self, owner: State, site: Hashable) -> None:
+    def __init__(self, owner: State) -> None:
         self.owner = owner
-        self.site = site
-        self.fingerprint: tuple | None = None
-        self.positions: tuple[int, ...] = ()
-        self.answers: dict[Hashable, tuple[Any, Reads]] = {}
-        self.readers: dict[Hashable, list[Hashable]] = {}
-        self.watched: _WatchedHexes | None = None
-        self.index: WatchedIndex | None = None
-        self.reading: Reads | None = None  # the reads of the question being computed
+        # The state as of the last question: what the next one compares with.
+        self.whole: tuple | None = None
+        self.hexes: tuple[int, ...] = ()
+        self.status: tuple[int, ...] = ()
+        self.loss: tuple[int, ...] = ()
+        self.variables: dict[str, Any] = {}
+        self.bindings: dict[str, Any] = {}
+        self.procedures: tuple = ()
+        self.answers: dict[Hashable, Any] = {}
+        self.readers: dict[int, list[Hashable]] = {}
+        # For each question, the questions that asked it while being computed.
+        self.parents: dict[Hashable, list[Hashable]] = {}
+        self.asking: Hashable | None = None  # the question being computed
+        self.watch: _Watch | None = None
 
     def _copy_for(self, owner: State) -> Remembered:
-        other = Remembered(owner, self.site)
-        other.fingerprint = self.fingerprint
-        other.positions = self.positions
+        other = Remembered(owner)
+        other.whole = self.whole
+        other.hexes = self.hexes
+        other.status = self.status
+        other.loss = self.loss
+        other.variables = self.variables
+        other.bindings = self.bindings
+        other.procedures = self.procedures
         other.answers = dict(self.answers)
         other.readers = {k: list(v) for k, v in self.readers.items()}
+        other.parents = {k: list(v) for k, v in self.parents.items()}
         return other
 
-    def _forget(self, read: Hashable) -> None:
-        for key in self.readers.pop(read, ()):
-            self.answers.pop(key, None)
+    def _changes(self, s: State) -> set[int]:
+        """What was read that changed since the last question (EVERYTHING if anything)."""
+        changed: set[int] = set()
+        hexes, status = tuple(s.unit_hex), tuple(s.unit_status)
+        if hexes != self.hexes or status != self.status:
+            units = s.game.rules.units
+            sides = range(len(s.game.rules.sides))
+            old = zip(self.hexes, self.status, strict=True)
+            for u, ((was, was_status), now, now_status) in enumerate(
+                zip(old, hexes, status, strict=True)
+            ):
+                if was == now and was_status == now_status:
+                    continue
+                changed.add(UNIT_HEX + u)
+                changed.add(UNIT_STATUS + u)
+                mover = units[u].side
+                for h in (was, now):
+                    changed.add(HEX + h)
+                    for side in sides:
+                        if side != mover:
+                            changed.add(ENEMIES + h * _SIDES + side)
+        loss = tuple(s.unit_loss)
+        if loss != self.loss:
+            changed.update(
+                UNIT_LOSS + u
+                for u, (a, b) in enumerate(zip(self.loss, loss, strict=True))
+                if a != b
+            )
+        variables = s.vars
+        if variables != self.variables:
+            indexed = s.game.indexed_variables
+            for name in variables.keys() | self.variables.keys():
+                was, now = self.variables.get(name), variables.get(name)
+                if was is now or was == now:
+                    continue
+                number = _name(name)
+                changed.add(VAR + number)
+                if name in indexed and type(was) is tuple and type(now) is tuple:
+                    base = VAR_ITEM + number * _ITEMS
+                    if len(was) != len(now):
+                        changed.update(base + i for i in range(max(len(was), len(now))))
+                    else:
+                        changed.update(
+                            base + i
+                            for i, (a, b) in enumerate(zip(was, now, strict=True))
+                            if a != b
+                        )
+        bindings = _caller(s)
+        if bindings != self.bindings:
+            for name in bindings.keys() | self.bindings.keys():
+                if bindings.get(name, _ABSENT) != self.bindings.get(name, _ABSENT):
+                    changed.add(BINDING + _name(name))
+        if _procedures(s) != self.procedures:
+            changed.add(STACK)
+        if changed:
+            changed.add(EVERYTHING)
+        return changed
 
     def _catch_up(self, s: State) -> None:
         """Forget what the changes since the last question may have changed."""
-        key = fingerprint(s)
-        positions = tuple(s.unit_hex)
-        if key != self.fingerprint:
+        whole = _whole(s)
+        if whole != self.whole:
             self.answers.clear()
             self.readers.clear()
-        elif positions != self.positions:
-            units = s.game.rules.units
-            sides = range(len(s.game.rules.sides))
-            self._forget("everything")
-            for u, (was, now) in enumerate(zip(self.positions, positions, strict=True)):
-                if was == now:
-                    continue
-                self._forget(("unit", u))
-                mover = units[u].side
-                for h in (was, now):
-                    self._forget(("hex", h))
-                    for side in sides:
-                        if side != mover:
-                            self._forget(("enemies", h, side))
-        self.fingerprint = key
-        self.positions = positions
-        self.watched = None
-        self.index = None
+            self.parents.clear()
+        else:
+            readers = self.readers
+            answers = self.answers
+            for read in self._changes(s):
+                for key in readers.pop(read, ()):
+                    if key in answers:
+                        self._forget(key)
+        self.whole = whole
+        self.hexes = tuple(s.unit_hex)
+        self.status = tuple(s.unit_status)
+        self.loss = tuple(s.unit_loss)
+        self.variables = dict(s.vars)
+        self.bindings = dict(_caller(s))
+        self.procedures = _procedures(s)
+        self.watch = None
+
+    def _forget(self, key: Hashable) -> None:
+        """Forget an answer, and the answers of the questions that asked it."""
+        self.answers.pop(key, None)
+        for outer in self.parents.pop(key, ()):
+            if outer in self.answers:
+                self._forget(outer)
 
     def ask(self, s: State, key: Hashable, compute: Callable[[], Any]) -> Any:
         """The answer to question `key`: remembered, or computed now while noting its reads.
 
         A question may ask others while it is computed (a unit's steps ask for
-        each direction): it then depends on what they read, remembered or not.
+        each direction): it is then forgotten whenever one of them is.
         """
-        outer = self.reading
-        found = self.answers.get(key)
-        if found is not None:
-            if outer is not None:
-                outer.include(found[1])
-            return found[0]
-        if self.watched is None or self.index is None:
-            self.index = WatchedIndex(s.units_by_hex())
-            self.watched = _WatchedHexes(s.unit_hex)
-        reads = self.reading = self.watched.reads = self.index.reads = Reads()
-        real_hexes = s.unit_hex
+        outer = self.asking
+        if outer is not None:
+            parents = self.parents.get(key)
+            if parents is None:
+                self.parents[key] = [outer]
+            else:
+                parents.append(outer)
+        found = self.answers.get(key, _ABSENT)
+        if found is not _ABSENT:
+            return found
+        watch = self.watch
+        if watch is None:
+            watch = self.watch = _Watch(s)
+        reads: set[int] = set()
+        outer_reads = watch.reads
+        watch.reads = reads
+        self.asking = key
         if outer is None:
-            s.unit_hex = self.watched
-            s._watched = self.index
+            real = (s.unit_hex, s.unit_status, s.unit_loss, s.vars)
+            s.unit_hex, s.unit_status, s.unit_loss, s.vars = (
+                watch.hexes,
+                watch.status,
+                watch.loss,
+                watch.vars,
+            )
+            s._watched = watch
         try:
             value = compute()
         finally:
-            self.reading = outer
+            self.asking = outer
+            watch.reads = outer_reads
             if outer is None:
-                s.unit_hex = real_hexes
+                s.unit_hex, s.unit_status, s.unit_loss, s.vars = real
                 s._watched = None
-            else:
-                self.watched.reads = self.index.reads = outer
-                outer.include(reads)
-        self.answers[key] = (value, reads)
+        self.answers[key] = value
         readers = self.readers
-        if reads.everything:
-            readers.setdefault("everything", []).append(key)
-        for u in reads.units:
-            readers.setdefault(("unit", u), []).append(key)
-        for h in reads.hexes:
-            readers.setdefault(("hex", h), []).append(key)
-        for h, side in reads.enemies:
-            readers.setdefault(("enemies", h, side), []).append(key)
+        for read in reads:
+            found_readers = readers.get(read)
+            if found_readers is None:
+                readers[read] = [key]
+            else:
+                found_readers.append(key)
         return value
 
 
+_ABSENT = object()
+
+# How many sets of answers a state keeps (one per call site and side): a game
+# alternates two sides' movement phases, and a few call sites.
+_KEPT = 8
+
+
+class _RememberedSets:
+    """A state's `Remembered` per (call site, side), shared by clones until one asks."""
+
+    __slots__ = ("by_site", "owner")
+
+    def __init__(self, owner: State, by_site: dict[Hashable, Remembered]) -> None:
+        self.owner = owner
+        self.by_site = by_site
+
+
 def remembered(s: State, site: Hashable) -> Remembered:
-    """The state's remembered answers for call site `site`, caught up with the position."""
-    memo = s._remembered
-    if memo is None or memo.site != site:
-        memo = Remembered(s, site)
+    """The state's remembered answers for call site `site` (a site and a side), caught
+    up with the state."""
+    sets = s._remembered
+    if sets is None:
+        sets = s._remembered = _RememberedSets(s, {})
+    elif sets.owner is not s:
+        sets = s._remembered = _RememberedSets(s, dict(sets.by_site))
+    memo = sets.by_site.pop(site, None)
+    if memo is None:
+        memo = Remembered(s)
     elif memo.owner is not s:
         memo = memo._copy_for(s)
-    s._remembered = memo
+    sets.by_site[site] = memo  # the most recent last
+    while len(sets.by_site) > _KEPT:
+        del sets.by_site[next(iter(sets.by_site))]
     memo._catch_up(s)
     return memo

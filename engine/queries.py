@@ -11,7 +11,6 @@ from fractions import Fraction
 from typing import Any
 
 from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, unit_range
-from engine.incremental import WatchedIndex
 from engine.los import sees
 from engine.state import NOT_ENTERED, ON_MAP, State
 from engine.tables import cell_value, column_index, row_of
@@ -257,6 +256,8 @@ def side_number(s: State, i: int) -> int:
 @query(("procedure", "procedure"), returns="bool")
 def during(s: State, procedure: str) -> bool:
     """Whether a procedure (a phase) is under way: some frame of the stack runs it."""
+    if s._watched is not None:
+        s._watched.read_stack()
     return any(f.proc == procedure and not f.prim for f in s.stack)
 
 
@@ -289,19 +290,27 @@ def enemy(s: State, side: int) -> int:
 @query(("h", "hex"), ("side", "side"), returns="units")
 def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
     """Combat units not of `side` in hexes adjacent to h, in unit order."""
-    units = s.game.rules.units
-    at: Any = s.units_by_hex()
-    if isinstance(at, WatchedIndex):
-        at = at.enemies_of(side)  # friendly units coming and going change nothing here
-    return tuple(
-        sorted(
-            u
-            for n in s.game.rules.board.neighbors[h]
-            if n >= 0
-            for u in at.get(n, ())
-            if units[u].side != side and units[u].kind == "unit"
+    watch = s._watched
+    if watch is None:
+        occupancy = s.occupancy()
+    else:
+        # A remembered question: friendly units coming and going change nothing here.
+        watch.read_enemies_around(h, side)
+        occupancy = watch.occupancy
+    found = occupancy.enemies.get((h, side))
+    if found is None:
+        units = s.game.rules.units
+        index = occupancy.index
+        found = occupancy.enemies[(h, side)] = tuple(
+            sorted(
+                u
+                for n in s.game.rules.board.neighbors[h]
+                if n >= 0
+                for u in index.get(n, ())
+                if units[u].side != side and units[u].kind == "unit"
+            )
         )
-    )
+    return found
 
 
 @query(("units", "units"), returns="units")

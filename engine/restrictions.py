@@ -14,14 +14,24 @@ from engine.rules import RestrictionSpec
 from engine.state import State
 
 
-def _active(s: State, r: RestrictionSpec) -> bool:
-    if r.rule and not s.game.switch_on[r.rule]:
-        return False
+def _switched_on(s: State, r: RestrictionSpec) -> bool:
+    return not r.rule or s.game.switch_on[r.rule]
+
+
+def _in_time(s: State, r: RestrictionSpec) -> bool:
     return r.until_turn is None or s.vars["turn"] < r.until_turn
 
 
+def _active(s: State, r: RestrictionSpec) -> bool:
+    return _switched_on(s, r) and _in_time(s, r)
+
+
+def _holds(s: State, r: RestrictionSpec, bindings: dict[str, object]) -> bool:
+    return r.condition is None or bool(r.condition(s, bindings))
+
+
 def _binds(s: State, r: RestrictionSpec, bindings: dict[str, object]) -> bool:
-    binds = r.condition is None or bool(r.condition(s, bindings))
+    binds = _holds(s, r, bindings)
     if binds:
         fired(s, "restriction", r.name)
     return binds
@@ -40,11 +50,21 @@ def may_enter(s: State, u: int, h: int, origin: int | None = None) -> bool:
     left = s.unit_hex[u] if origin is None else origin
     bindings = {"unit": u, "hex": h, "from": left, "to": h}
     kinds = s.game.restrictions
+    # What is fixed (the switch, the map's zone) first and the turn of an `until
+    # turn` last: a remembered answer (engine/incremental.py) then depends on the
+    # turn only where the restriction would bind.
     for r in kinds.get("no_entry", ()):
-        if _active(s, r) and _in_zone(s, r, h) and _binds(s, r, bindings):
+        if _switched_on(s, r) and _in_zone(s, r, h) and _holds(s, r, bindings) and _in_time(s, r):
+            fired(s, "restriction", r.name)
             return False
     for r in kinds.get("confined_to", ()):
-        if _active(s, r) and not _in_zone(s, r, h) and _binds(s, r, bindings):
+        if (
+            _switched_on(s, r)
+            and not _in_zone(s, r, h)
+            and _holds(s, r, bindings)
+            and _in_time(s, r)
+        ):
+            fired(s, "restriction", r.name)
             return False
     return True
 
@@ -72,7 +92,7 @@ def may_designate(
 def may_end(s: State, u: int, h: int) -> bool:
     """No `no_end` forbids ending a move in the hex."""
     return not any(
-        _active(s, r) and _in_zone(s, r, h) and _binds(s, r, {"unit": u, "hex": h})
+        _in_zone(s, r, h) and _active(s, r) and _binds(s, r, {"unit": u, "hex": h})
         for r in s.game.restrictions.get("no_end", ())
     )
 

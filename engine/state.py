@@ -115,6 +115,27 @@ class Combat:
         )
 
 
+class Occupancy:
+    """Who stands where, as of given positions, and answers that follow from it alone.
+
+    `enemies` remembers `enemies_adjacent` per (hex, side): it is asked for the
+    hexes a unit leaves and enters at every step considered, and depends on
+    nothing but the index (and the units' fixed sides and kinds).
+    """
+
+    __slots__ = ("enemies", "hexes", "index", "status")
+
+    def __init__(self, hexes: list[int], status: list[int]) -> None:
+        self.hexes = list(hexes)
+        self.status = list(status)
+        index: dict[int, list[int]] = {}
+        for u, h in enumerate(hexes):
+            if status[u] == ON_MAP:
+                index.setdefault(h, []).append(u)
+        self.index: dict[int, tuple[int, ...]] = {h: tuple(us) for h, us in index.items()}
+        self.enemies: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
 class State:
     """A position of the game. Made only by `Game.new_initial_state()` (or a load)."""
 
@@ -168,13 +189,12 @@ class State:
         self.move_number = 0
         self.messages: list[str] = []
         self._node: Node | None = None
-        self._occupancy: tuple[tuple[list[int], list[int]], dict[int, tuple[int, ...]]] | None = (
-            None
-        )
-        # Answers kept between decisions (engine/incremental.py), and the watched
-        # index that stands in for `units_by_hex()` while one is computed.
+        self._occupancy: Occupancy | None = None
+        # Answers kept between decisions (engine/incremental.py), and what stands
+        # in for the positions and variables while one is computed (its `index`
+        # for `units_by_hex()`).
         self._remembered: Any = None
-        self._watched: dict[int, tuple[int, ...]] | None = None
+        self._watched: Any = None
 
     def units_by_hex(self) -> dict[int, tuple[int, ...]]:
         """Hex -> the units on the map there, in unit order.
@@ -185,20 +205,19 @@ class State:
         and effects move units by assigning `unit_hex`).
         """
         if self._watched is not None:
-            return self._watched
+            return self._watched.index
+        return self.occupancy().index
+
+    def occupancy(self) -> Occupancy:
+        """The `Occupancy` of the current positions (the real one, even while watched)."""
         occupancy = self._occupancy
         if (
             occupancy is None
-            or occupancy[0][0] != self.unit_hex
-            or occupancy[0][1] != self.unit_status
+            or occupancy.hexes != self.unit_hex
+            or occupancy.status != self.unit_status
         ):
-            index: dict[int, list[int]] = {}
-            for u, h in enumerate(self.unit_hex):
-                if self.unit_status[u] == ON_MAP:
-                    index.setdefault(h, []).append(u)
-            key = (list(self.unit_hex), list(self.unit_status))
-            occupancy = self._occupancy = (key, {h: tuple(us) for h, us in index.items()})
-        return occupancy[1]
+            occupancy = self._occupancy = Occupancy(self.unit_hex, self.unit_status)
+        return occupancy
 
     # --------------------------------------------------------------- copying
 

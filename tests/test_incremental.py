@@ -75,10 +75,10 @@ def test_clones_do_not_share_what_they_remember(training):
 
 def test_the_check_catches_a_wrong_remembered_answer(training):
     s = _at_movement(training, 2)
-    memo = s._remembered
-    assert memo is not None and memo.answers
-    key = next(k for k, (value, _reads) in memo.answers.items() if k[0] == "unit" and value)
-    memo.answers[key] = ((), memo.answers[key][1])  # forget the unit's steps, wrongly
+    memo = next(reversed(s._remembered.by_site.values()))  # the set just asked
+    assert memo.answers
+    key = next(k for k, value in memo.answers.items() if k[0] == "unit" and value)
+    memo.answers[key] = ()  # forget the unit's steps, wrongly
     s._node = None
     with pytest.raises(incremental.IncrementalMismatch):
         s.legal_actions()

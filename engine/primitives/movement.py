@@ -248,7 +248,7 @@ class MoveUnits(Primitive):
             if own and not may_end(s, active, s.unit_hex[active]):
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
-        memo = incremental.remembered(s, b["site"])
+        memo = incremental.remembered(s, (b["site"], b["side"]))
         actions = self._choices(s, frame, own, lambda key, compute: memo.ask(s, key, compute))
         if incremental.CHECK:
             full = self._choices(s, frame, own, lambda key, compute: compute())
