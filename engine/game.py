@@ -156,6 +156,12 @@ class Game:
         for trig in rules.triggers:
             self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
         self.variable_scopes = {var.name: var.scope for var in rules.variables}
+        # Each side's units and leaders, in unit order (a movement decision asks
+        # about every one of the phasing side's).
+        self.units_by_side = tuple(
+            tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
+            for side in range(len(rules.sides))
+        )
         # Variables with a value per side, unit or hex (victory points too): a
         # remembered answer depends on the members it reads (engine/incremental.py).
         self.indexed_variables = frozenset(

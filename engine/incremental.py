@@ -61,6 +61,22 @@ def _name(name: str) -> int:
     return found
 
 
+class _Keys(dict):
+    """Name → the read of that name as a whole (`kind + number`), made when first asked."""
+
+    def __init__(self, kind: int) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def __missing__(self, name: str) -> int:
+        key = self[name] = self.kind + _name(name)
+        return key
+
+
+_VAR_KEYS = _Keys(VAR)
+_BINDING_KEYS = _Keys(BINDING)
+
+
 class IncrementalMismatch(AssertionError):
     """The remembered answer differs from a full recomputation: a dependency was missed."""
 
@@ -68,11 +84,25 @@ class IncrementalMismatch(AssertionError):
 class _Watch:
     """The state's stand-ins while a question is computed, and where its reads go."""
 
-    __slots__ = ("hexes", "index", "loss", "neighbors", "occupancy", "reads", "status", "vars")
+    __slots__ = (
+        "enemy_reads",
+        "hexes",
+        "index",
+        "loss",
+        "neighbors",
+        "occupancy",
+        "reads",
+        "status",
+        "vars",
+    )
 
     def __init__(self, s: State) -> None:
         self.reads: set[int] = set()
         self.neighbors = s.game.rules.board.neighbors
+        # (hex, side) → what `enemies_adjacent` reads there: the map's, for the game.
+        self.enemy_reads: dict[tuple[int, int], frozenset[int]] = s.game.derived.setdefault(
+            "enemies_adjacent reads", {}
+        )
         self.hexes = _WatchedList(s.unit_hex, self, UNIT_HEX)
         self.status = _WatchedList(s.unit_status, self, UNIT_STATUS)
         self.loss = _WatchedList(s.unit_loss, self, UNIT_LOSS)
@@ -83,18 +113,23 @@ class _Watch:
     def read_enemies_around(self, h: int, side: int) -> None:
         """The question read the units not of `side` next to hex h only
         (`enemies_adjacent`): a friendly unit moving in or out changes nothing."""
-        reads = self.reads
-        for n in self.neighbors[h]:
-            if n >= 0:
-                reads.add(ENEMIES + n * _SIDES + side)
+        found = self.enemy_reads.get((h, side))
+        if found is None:
+            found = self.enemy_reads[(h, side)] = frozenset(
+                ENEMIES + n * _SIDES + side for n in self.neighbors[h] if n >= 0
+            )
+        self.reads |= found
 
     def read_stack(self) -> None:
         """The question looked at which procedures are under way (`during`)."""
         self.reads.add(STACK)
 
-    def bindings(self, b: dict[str, Any]) -> dict[str, Any]:
-        """The bindings a rule expression is evaluated with, noting which it reads."""
-        return _WatchedBindings(b, self)
+    def bindings(self, caller: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+        """The bindings a rule expression is evaluated with (the caller's, then its
+        own), noting which it reads."""
+        b = _WatchedBindings(caller, self)
+        dict.update(b, own)
+        return b
 
 
 class _WatchedList(list):
@@ -108,7 +143,7 @@ class _WatchedList(list):
         self.kind = kind
 
     def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, int):
+        if type(i) is int:
             self.watch.reads.add(self.kind + (i if i >= 0 else len(self) + i))
         else:
             self.watch.reads.add(EVERYTHING)
@@ -192,7 +227,7 @@ class _WatchedVars(dict):
             if row is None:
                 row = self.rows[name] = _WatchedRow(value, self.watch, _name(name))
             return row
-        self.watch.reads.add(VAR + _name(name))
+        self.watch.reads.add(_VAR_KEYS[name])
         return value
 
     def __getitem__(self, name: str) -> Any:
@@ -201,11 +236,11 @@ class _WatchedVars(dict):
     def get(self, name: str, default: Any = None) -> Any:
         if dict.__contains__(self, name):
             return self._read(name, dict.__getitem__(self, name))
-        self.watch.reads.add(VAR + _name(name))
+        self.watch.reads.add(_VAR_KEYS[name])
         return default
 
     def __contains__(self, name: object) -> bool:
-        self.watch.reads.add(VAR + _name(str(name)))
+        self.watch.reads.add(_VAR_KEYS[str(name)])
         return dict.__contains__(self, name)
 
     def __iter__(self) -> Iterator[str]:
@@ -320,15 +355,15 @@ class _WatchedBindings(dict):
         self.watch = watch
 
     def __getitem__(self, name: str) -> Any:
-        self.watch.reads.add(BINDING + _name(name))
+        self.watch.reads.add(_BINDING_KEYS[name])
         return dict.__getitem__(self, name)
 
     def get(self, name: str, default: Any = None) -> Any:
-        self.watch.reads.add(BINDING + _name(name))
+        self.watch.reads.add(_BINDING_KEYS[name])
         return dict.get(self, name, default)
 
     def __contains__(self, name: object) -> bool:
-        self.watch.reads.add(BINDING + _name(str(name)))
+        self.watch.reads.add(_BINDING_KEYS[str(name)])
         return dict.__contains__(self, name)
 
     def __iter__(self) -> Iterator[str]:
@@ -522,8 +557,9 @@ class Remembered:
             if outer in self.answers:
                 self._forget(outer)
 
-    def ask(self, s: State, key: Hashable, compute: Callable[[], Any]) -> Any:
-        """The answer to question `key`: remembered, or computed now while noting its reads.
+    def ask(self, s: State, key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
+        """The answer to question `key`: remembered, or `compute(*args)` now while
+        noting its reads.
 
         A question may ask others while it is computed (a unit's steps ask for
         each direction): it is then forgotten whenever one of them is.
@@ -555,7 +591,7 @@ class Remembered:
             )
             s._watched = watch
         try:
-            value = compute()
+            value = compute(*args)
         finally:
             self.asking = outer
             watch.reads = outer_reads

@@ -229,10 +229,11 @@ def units_at(s: State, h: int) -> tuple[int, ...]:
 @query(("side", "side"), returns="units")
 def units_of(s: State, side: int) -> tuple[int, ...]:
     """Every unit and leader of a side on the map."""
-    units = s.game.rules.units
-    return tuple(
-        u for u in range(len(units)) if units[u].side == side and s.unit_status[u] == ON_MAP
-    )
+    by_side = s.game.units_by_side
+    if not 0 <= side < len(by_side):
+        return ()
+    status = s.unit_status
+    return tuple(u for u in by_side[side] if status[u] == ON_MAP)
 
 
 @query(returns="units")

@@ -49,10 +49,10 @@ class Primitive:
         fn = frame.params[name]
         stack = s.stack
         caller = stack[-2].b if stack[-1] is frame else stack[stack.index(frame) - 1].b
-        b = {**caller, **bindings}
         if s._watched is not None:
-            b = s._watched.bindings(b)  # a remembered question notes the names it reads
-        return fn(s, b)
+            # A remembered question (engine/incremental.py) notes the names it reads.
+            return fn(s, s._watched.bindings(caller, bindings))
+        return fn(s, {**caller, **bindings})
 
 
 _REGISTRY: dict[str, Primitive] = {}

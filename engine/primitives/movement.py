@@ -14,6 +14,7 @@ allowance, every hexside crossed a road or track that carries it.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from functools import partial
 from typing import Any, ClassVar
 
 from engine import incremental
@@ -27,8 +28,14 @@ from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_mo
 from engine.state import ON_MAP, Frame, State
 from engine.vocabulary import Lambda, primitive
 
-# Answers a question about the position: `ask(key, compute)`.
-Ask = Callable[[Hashable, Callable[[], Any]], Any]
+# Answers a question about the position: `ask(key, compute, *args)`.
+Ask = Callable[..., Any]
+
+
+def _compute(key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
+    """An `Ask` that remembers nothing: the full recomputation `CHECK` compares with."""
+    return compute(*args)
+
 
 primitive(
     "move_units",
@@ -89,8 +96,10 @@ class MoveUnits(Primitive):
         spent: int,
         ma: int,
         strategic: bool,
+        one_hex: bool | None = None,
     ) -> bool:
         """May unit u, having spent `spent` of allowance `ma`, step in direction d?
+        (`one_hex`: whether it may always move one hex, if known.)
 
         The cheap tests (the map edge, enemy units, the terrain) come before
         the ones the rules compute (extra costs, restrictions, stacking).
@@ -122,9 +131,9 @@ class MoveUnits(Primitive):
                 return False
         elif ma <= 0:
             return False
-        elif (spent > 0 or not self._one_hex(s, frame, u)) and spent + self.cost(
-            s, frame, u, a, d
-        ) > ma:
+        elif (
+            spent > 0 or not (self._one_hex(s, frame, u) if one_hex is None else one_hex)
+        ) and spent + self.cost(s, frame, u, a, d) > ma:
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
@@ -169,25 +178,29 @@ class MoveUnits(Primitive):
         """PASS and every unit's legal steps (and strategic starts), in unit order;
         `own`: the steps of the unit moving now.
 
-        `ask(key, compute)` answers the questions that depend on the position
-        only: the incremental one remembers answers between decisions.
+        `ask(key, compute, *args)` answers the questions that depend on the
+        position only (`compute(*args)`): the incremental one remembers answers
+        between decisions.
         """
-        space = s.game.actions
-        rules = s.game.rules
         b = frame.b
         active = b["active"]
+        moved = b["moved"]
         who = self.has_lambda(s, frame, "who")
-        actions = [space.PASS]
-        for u in range(len(rules.units)):
-            if rules.units[u].side != b["side"] or s.unit_status[u] != ON_MAP:
+        status = s.unit_status
+        actions = [s.game.actions.PASS]
+        for u in s.game.units_by_side[b["side"]]:
+            if status[u] != ON_MAP:
                 continue
-            if who and not ask(("who", u), lambda u=u: bool(self.call(s, frame, "who", unit=u))):
+            if who and not ask(("who", u), self._who, s, frame, u):
                 continue  # this phase moves other units (an activation, 5.2.2)
             if u == active:
                 actions.extend(own)
-            elif u not in b["moved"]:
-                actions.extend(ask(("unit", u), lambda u=u: self._fresh(s, frame, u, ask)))
+            elif u not in moved:
+                actions.extend(ask(("unit", u), self._fresh, s, frame, u, ask))
         return actions
+
+    def _who(self, s: State, frame: Frame, u: int) -> bool:
+        return bool(self.call(s, frame, "who", unit=u))
 
     def _fresh(self, s: State, frame: Frame, u: int, ask: Ask) -> tuple[int, ...]:
         """The actions of a unit yet to move: its steps, and its unit action if it may
@@ -200,32 +213,35 @@ class MoveUnits(Primitive):
     def _fresh_steps(self, s: State, frame: Frame, u: int, ask: Ask) -> list[int]:
         """`_steps` of a unit yet to move, one question per direction (a unit stepping
         next to it changes the answers of the directions that look at its hexes)."""
-        ma = ask(("allowance", u), lambda: self._allowance_at_start(s, u))
+        ma = ask(("allowance", u), self._allowance_at_start, s, u)
         if ma is None:
             return []
-        space = s.game.actions
+        one_hex = ask(("one hex", u), self._one_hex, s, frame, u)
+        step = s.game.actions.step
+        can_step = self._can_step
         return [
-            space.step(u, d)
+            step(u, d)
             for d in range(DIRECTIONS)
-            if ask(("step", u, d, ma), lambda d=d: self._can_step(s, frame, u, d, 0, ma, False))
+            if ask(("step", u, d, ma, one_hex), can_step, s, frame, u, d, 0, ma, False, one_hex)
         ]
 
     def _fresh_strategic(self, s: State, frame: Frame, u: int, ask: Ask) -> bool:
         """`_may_go_strategic`, a question per direction as in `_fresh_steps`."""
         if not self.has_lambda(s, frame, "strategic") or not ask(
-            ("strategic", u), lambda: bool(self.call(s, frame, "strategic", unit=u))
+            ("strategic", u), self._strategic, s, frame, u
         ):
             return False
-        ma = ask(("allowance", u), lambda: self._allowance_at_start(s, u))
+        ma = ask(("allowance", u), self._allowance_at_start, s, u)
         if ma is None:
             return False
+        can_step = self._can_step
         return any(
-            ask(
-                ("strategic step", u, d, ma),
-                lambda d=d: self._can_step(s, frame, u, d, 0, ma, True),
-            )
+            ask(("strategic step", u, d, ma), can_step, s, frame, u, d, 0, ma, True)
             for d in range(DIRECTIONS)
         )
+
+    def _strategic(self, s: State, frame: Frame, u: int) -> bool:
+        return bool(self.call(s, frame, "strategic", unit=u))
 
     @staticmethod
     def _allowance_at_start(s: State, u: int) -> int | None:
@@ -249,9 +265,9 @@ class MoveUnits(Primitive):
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
         memo = incremental.remembered(s, (b["site"], b["side"]))
-        actions = self._choices(s, frame, own, lambda key, compute: memo.ask(s, key, compute))
+        actions = self._choices(s, frame, own, partial(memo.ask, s))
         if incremental.CHECK:
-            full = self._choices(s, frame, own, lambda key, compute: compute())
+            full = self._choices(s, frame, own, _compute)
             if full != actions:
                 raise incremental.IncrementalMismatch(
                     f"move_units at move {s.move_number}: remembered steps {actions} "
