@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Hashable, Iterator
+from itertools import compress, count
+from operator import ne
 from typing import Any
 
 from engine.state import State
@@ -130,6 +132,28 @@ class _Watch:
         b = _WatchedBindings(caller, self)
         dict.update(b, own)
         return b
+
+
+class Fixed:
+    """Stands in for a watch while a primitive works out a decision without
+    remembering (the steps of the unit moving now): the positions hold still
+    meanwhile, so the occupancy is looked up once, not compared at every question."""
+
+    __slots__ = ("index", "occupancy")
+
+    def __init__(self, s: State) -> None:
+        self.occupancy = s.occupancy()
+        self.index = self.occupancy.index
+
+    def read_enemies_around(self, h: int, side: int) -> None:
+        """Nothing is noted."""
+
+    def read_stack(self) -> None:
+        """Nothing is noted."""
+
+    @staticmethod
+    def bindings(caller: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+        return {**caller, **own}
 
 
 class _WatchedList(list):
@@ -404,6 +428,12 @@ def _whole(s: State) -> tuple:
     )
 
 
+def _differences(was: tuple, now: tuple) -> Iterator[int]:
+    """The indices where two tuples of the same length differ (compared in C: a
+    decision compares every unit's position, and one or two have changed)."""
+    return compress(count(), map(ne, was, now))
+
+
 def _caller(s: State) -> dict[str, Any]:
     """The bindings of the frame below the primitive's: its rule expressions read them."""
     return s.stack[-2].b if len(s.stack) > 1 else {}
@@ -476,27 +506,20 @@ class Remembered:
         if hexes != self.hexes or status != self.status:
             units = s.game.rules.units
             sides = range(len(s.game.rules.sides))
-            old = zip(self.hexes, self.status, strict=True)
-            for u, ((was, was_status), now, now_status) in enumerate(
-                zip(old, hexes, status, strict=True)
-            ):
-                if was == now and was_status == now_status:
-                    continue
+            moved = set(_differences(self.hexes, hexes))
+            moved.update(_differences(self.status, status))
+            for u in moved:
                 changed.add(UNIT_HEX + u)
                 changed.add(UNIT_STATUS + u)
                 mover = units[u].side
-                for h in (was, now):
+                for h in (self.hexes[u], hexes[u]):
                     changed.add(HEX + h)
                     for side in sides:
                         if side != mover:
                             changed.add(ENEMIES + h * _SIDES + side)
         loss = tuple(s.unit_loss)
         if loss != self.loss:
-            changed.update(
-                UNIT_LOSS + u
-                for u, (a, b) in enumerate(zip(self.loss, loss, strict=True))
-                if a != b
-            )
+            changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
         variables = s.vars
         if variables != self.variables:
             indexed = s.game.indexed_variables
@@ -506,16 +529,13 @@ class Remembered:
                     continue
                 number = _name(name)
                 changed.add(VAR + number)
-                if name in indexed and type(was) is tuple and type(now) is tuple:
+                if name in indexed:
                     base = VAR_ITEM + number * _ITEMS
-                    if len(was) != len(now):
-                        changed.update(base + i for i in range(max(len(was), len(now))))
-                    else:
-                        changed.update(
-                            base + i
-                            for i, (a, b) in enumerate(zip(was, now, strict=True))
-                            if a != b
-                        )
+                    if type(was) is tuple and type(now) is tuple and len(was) == len(now):
+                        changed.update(base + i for i in _differences(was, now))
+                    else:  # not two rows of one length: every member read is forgotten
+                        rows = [len(v) for v in (was, now) if type(v) is tuple]
+                        changed.update(base + i for i in range(max(rows, default=0)))
         bindings = _caller(s)
         if bindings != self.bindings:
             for name in bindings.keys() | self.bindings.keys():
@@ -582,7 +602,7 @@ class Remembered:
         watch.reads = reads
         self.asking = key
         if outer is None:
-            real = (s.unit_hex, s.unit_status, s.unit_loss, s.vars)
+            real = (s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched)
             s.unit_hex, s.unit_status, s.unit_loss, s.vars = (
                 watch.hexes,
                 watch.status,
@@ -596,8 +616,7 @@ class Remembered:
             self.asking = outer
             watch.reads = outer_reads
             if outer is None:
-                s.unit_hex, s.unit_status, s.unit_loss, s.vars = real
-                s._watched = None
+                s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched = real
         self.answers[key] = value
         readers = self.readers
         for read in reads:

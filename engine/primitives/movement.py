@@ -257,6 +257,14 @@ class MoveUnits(Primitive):
         b = frame.b
         if b.get("done"):
             return None
+        s._watched = incremental.Fixed(s)  # nothing moves while the decision is worked out
+        try:
+            return self._decision(s, frame)
+        finally:
+            s._watched = None
+
+    def _decision(self, s: State, frame: Frame) -> Node:
+        b = frame.b
         active = b["active"]
         own: list[int] = []
         if active >= 0 and not b["stop"]:

@@ -44,12 +44,14 @@ class EnterReinforcements(Primitive):
         frame.b["held"] = ()
 
     def due(self, s: State, frame: Frame) -> list[int]:
-        rules = s.game.rules
         turn = s.vars["turn"]
+        entries = s.game.entries
+        side = frame.b["side"]
         out = []
-        for u, (entry_turn, hexes, _variable) in enumerate(s.game.entries):
-            if rules.units[u].side != frame.b["side"] or s.unit_status[u] != NOT_ENTERED:
+        for u in s.game.units_by_side[side] if 0 <= side < len(s.game.units_by_side) else ():
+            if s.unit_status[u] != NOT_ENTERED:
                 continue
+            entry_turn, hexes, _variable = entries[u]
             if not entry_turn or entry_turn > turn or not hexes or u in frame.b["held"]:
                 continue
             if not may_arrive(s, u):
