@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from engine import incremental
 from engine.describe import hex_label, unit_name
 from engine.effects import place_unit, say
 from engine.events import emit
@@ -44,24 +45,41 @@ class EnterReinforcements(Primitive):
         frame.b["held"] = ()
 
     def due(self, s: State, frame: Frame) -> list[int]:
+        """The units to enter now, in unit order. Whether the rules let a unit in
+        is asked of its side's remembered answers (engine/incremental.py): the
+        side's other entries change few of them (an entry hex next to the
+        enemy, 9.61), and the check recomputes them."""
         turn = s.vars["turn"]
         entries = s.game.entries
         side = frame.b["side"]
-        out = []
-        for u in s.game.units_by_side[side] if 0 <= side < len(s.game.units_by_side) else ():
-            if s.unit_status[u] != NOT_ENTERED:
-                continue
-            entry_turn, hexes, _variable = entries[u]
-            if not entry_turn or entry_turn > turn or not hexes or u in frame.b["held"]:
-                continue
-            if not may_arrive(s, u):
-                continue
-            if self.has_lambda(s, frame, "may_enter") and not self.call(
-                s, frame, "may_enter", unit=u
-            ):
-                continue
-            out.append(u)
+        by_side = s.game.units_by_side
+        waiting = [
+            u
+            for u in (by_side[side] if 0 <= side < len(by_side) else ())
+            if s.unit_status[u] == NOT_ENTERED
+            and entries[u][0]
+            and entries[u][0] <= turn
+            and entries[u][1]
+            and u not in frame.b["held"]
+        ]
+        memo = incremental.remembered(s, (frame.b["site"], side))
+        out = [u for u in waiting if memo.ask(s, ("arrives", u), self._arrives, s, frame, u)]
+        if incremental.CHECK:
+            full = [u for u in waiting if self._arrives(s, frame, u)]
+            if full != out:
+                raise incremental.IncrementalMismatch(
+                    f"enter_reinforcements at move {s.move_number}: remembered {out} "
+                    f"differ from recomputed {full}"
+                )
         return out
+
+    def _arrives(self, s: State, frame: Frame, u: int) -> bool:
+        """Whether the rules let a unit due now in: no `no_arrival`, and `may_enter`."""
+        if not may_arrive(s, u):
+            return False
+        return not self.has_lambda(s, frame, "may_enter") or bool(
+            self.call(s, frame, "may_enter", unit=u)
+        )
 
     def options(self, s: State, frame: Frame, u: int) -> list[int]:
         """Entry hexes free of enemy units: the unit's own, or those the rules compute."""
