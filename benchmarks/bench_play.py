@@ -1,18 +1,27 @@
 """Speed of play: random games, measured here and against an older commit.
 
 For each scenario it plays seeded random games to the end and prints games
-per second, actions per second and the cost per action of the operations
-search bots lean on (`legal_actions`, `clone`, `apply_action`). Figures, not
-assertions.
+per second, actions per second, the mean length of a game and the cost per
+action of the operations search bots lean on (`legal_actions`, `clone`,
+`apply_action`). Figures, not assertions.
 
 With `--against REV` (default: the commit before the engine redesign) the
-same games are also played by that commit's engine: the script checks it out
+same seeds are also played by that commit's engine: the script checks it out
 in a temporary `git worktree`, runs itself there as a worker (that tree's
 `engine/` and committed `generated/` on the path, nothing of this tree's),
-and prints the ratio of games per second and whether every seed played the
-same game. "The same game" is compared by a fingerprint of the actions
-played and of the final position (units, variables, winner) without the
-rules hash, which differs between any two builds of the generated code.
+and prints the ratios of games and of actions per second and whether every
+seed played the same game. "The same game" is compared by a fingerprint of
+the actions played and of the final position (units, variables, winner)
+without the rules hash, which differs between any two builds of the
+generated code.
+
+When the two trees' rule files differ (rule fixes landed since REV), their
+games differ too, legitimately: the script says so, and the speed-up to read
+is then the one in actions per second, which a longer or shorter game does
+not move, beside the two mean game lengths. That the engine's own shortcuts
+change no game is shown in this tree: `--reference` (on by default) plays
+the same seeds again with nothing remembered between decisions
+(`MUSTER_REMEMBER=0`, engine/incremental.py) and compares the fingerprints.
 
     python benchmarks/bench_play.py                      # Lee's Advance and the campaign
     python benchmarks/bench_play.py --games 3 --all      # every shipped scenario
@@ -106,9 +115,11 @@ def worker(scenarios: list[str], games: int) -> None:
         print(json.dumps(record), flush=True)
 
 
-def run_worker(tree: Path, scenarios: list[str], games: int) -> list[dict]:
+def run_worker(
+    tree: Path, scenarios: list[str], games: int, extra_env: dict[str, str] | None = None
+) -> list[dict]:
     """Run this script as a worker with `tree`'s packages (and only those) importable."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0", **(extra_env or {})}
     args = [sys.executable, str(Path(__file__).resolve()), "--worker", "--games", str(games)]
     out = subprocess.run(
         [*args, *scenarios], cwd=tree, env=env, capture_output=True, text=True, check=False
@@ -122,10 +133,19 @@ def report(label: str, r: dict) -> None:
     moves = max(r["moves"], 1)
     print(
         f"  {label:>9}: {r['games'] / r['seconds']:8.3f} games/s   "
-        f"{r['moves'] / r['seconds']:8.0f} actions/s   per action: "
+        f"{r['moves'] / r['seconds']:8.0f} actions/s   "
+        f"{r['moves'] / r['games']:6.0f} actions a game   per action: "
         f"legal_actions {1e6 * r['legal'] / moves:7.1f} µs   "
         f"clone {1e6 * r['clone'] / moves:5.1f} µs   apply {1e6 * r['apply'] / moves:7.1f} µs"
     )
+
+
+def same_rules(rev: str) -> bool:
+    """Whether this tree's rule files are those of commit `rev` (committed or not)."""
+    out = subprocess.run(
+        ["git", "-C", str(ROOT), "diff", "--quiet", rev, "--", "rulesets"], check=False
+    )
+    return out.returncode == 0
 
 
 def every_scenario() -> list[str]:
@@ -145,6 +165,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3, help="seeds per scenario (0, 1, …)")
     parser.add_argument("--all", action="store_true", help="every shipped scenario")
     parser.add_argument("--against", default=BASELINE, help="a commit to compare with, or none")
+    parser.add_argument(
+        "--no-reference",
+        dest="reference",
+        action="store_false",
+        help="skip replaying this tree's seeds with nothing remembered between decisions",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     scenarios = opts.scenarios or (every_scenario() if opts.all else list(DEFAULT_SCENARIOS))
@@ -152,6 +178,9 @@ def main() -> None:
         worker(scenarios, opts.games)
         return
     here = run_worker(ROOT, scenarios, opts.games)
+    reference = (
+        run_worker(ROOT, scenarios, opts.games, {"MUSTER_REMEMBER": "0"}) if opts.reference else []
+    )
     there: list[dict] = []
     if opts.against != "none":
         with tempfile.TemporaryDirectory(prefix="muster-baseline-") as tmp:
@@ -176,15 +205,33 @@ def main() -> None:
                 subprocess.run(
                     ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True
                 )
+        if not same_rules(opts.against):
+            print(
+                f"The rule files changed since {opts.against} (`git diff --stat "
+                f"{opts.against} -- rulesets`): the two trees play different games from the "
+                "same seeds, so compare actions per second, beside the game lengths.\n"
+            )
     for i, r in enumerate(here):
-        print(f"{r['scenario']}: {r['games']} games, {r['moves'] / r['games']:.0f} actions a game")
+        print(f"{r['scenario']}: {r['games']} games")
         report("this tree", r)
+        if reference:
+            ref = reference[i]
+            report("reference", ref)
+            same = sum(x == y for x, y in zip(r["hashes"], ref["hashes"], strict=True))
+            print(
+                f"  reference (nothing remembered between decisions) played the same "
+                f"games: {same} of {r['games']}"
+            )
         if there:
             b = there[i]
             report(opts.against, b)
-            ratio = (r["games"] / r["seconds"]) / (b["games"] / b["seconds"])
+            games = (r["games"] / r["seconds"]) / (b["games"] / b["seconds"])
+            actions = (r["moves"] / r["seconds"]) / (b["moves"] / b["seconds"])
             same = sum(x == y for x, y in zip(r["hashes"], b["hashes"], strict=True))
-            print(f"  speed-up ×{ratio:.2f}; same games: {same} of {r['games']}")
+            print(
+                f"  speed-up ×{games:.2f} in games/s, ×{actions:.2f} in actions/s; "
+                f"same games as {opts.against}: {same} of {r['games']}"
+            )
 
 
 if __name__ == "__main__":

@@ -36,6 +36,10 @@ from typing import Any
 from engine.state import State
 
 CHECK = os.environ.get("MUSTER_CHECK_INCREMENTAL", "") not in ("", "0")
+# Off (`MUSTER_REMEMBER=0`): nothing is kept from one decision to the next, every
+# answer is worked out afresh. The benchmark plays its seeds so too, to show
+# that what is remembered changes no game.
+REMEMBER = os.environ.get("MUSTER_REMEMBER", "1") != "0"
 
 # Kinds of things read; a read is `kind + item` (an item is below `_KIND`).
 _KIND = 1 << 32
@@ -648,6 +652,10 @@ class _RememberedSets:
 def remembered(s: State, site: Hashable) -> Remembered:
     """The state's remembered answers for call site `site` (a site and a side), caught
     up with the state."""
+    if not REMEMBER:
+        memo = Remembered(s)
+        memo._catch_up(s)
+        return memo
     sets = s._remembered
     if sets is None:
         sets = s._remembered = _RememberedSets(s, {})
