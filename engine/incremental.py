@@ -485,7 +485,7 @@ class Remembered:
         self.answers: dict[Hashable, Any] = {}
         self.readers: dict[int, list[Hashable]] = {}
         # For each question, the questions that asked it while being computed.
-        self.parents: dict[Hashable, list[Hashable]] = {}
+        self.parents: dict[Hashable, set[Hashable]] = {}
         self.asking: Hashable | None = None  # the question being computed
         self.watch: _Watch | None = None
 
@@ -500,7 +500,7 @@ class Remembered:
         other.procedures = self.procedures
         other.answers = dict(self.answers)
         other.readers = {k: list(v) for k, v in self.readers.items()}
-        other.parents = {k: list(v) for k, v in self.parents.items()}
+        other.parents = {k: set(v) for k, v in self.parents.items()}
         return other
 
     def _changes(self, s: State) -> set[int]:
@@ -589,15 +589,19 @@ class Remembered:
         each direction): it is then forgotten whenever one of them is.
         """
         outer = self.asking
-        if outer is not None:
+        if outer is None:
+            found = self.answers.get(key, _ABSENT)
+            if found is not _ABSENT:
+                return found
+        else:
             parents = self.parents.get(key)
             if parents is None:
-                self.parents[key] = [outer]
+                self.parents[key] = {outer}
             else:
-                parents.append(outer)
-        found = self.answers.get(key, _ABSENT)
-        if found is not _ABSENT:
-            return found
+                parents.add(outer)
+            found = self.answers.get(key, _ABSENT)
+            if found is not _ABSENT:
+                return found
         watch = self.watch
         if watch is None:
             watch = self.watch = _Watch(s)

@@ -10,6 +10,8 @@ keeps `clone()` a shallow copy of each frame's dict.
 from __future__ import annotations
 
 import json
+from itertools import compress, count
+from operator import ne
 from typing import TYPE_CHECKING, Any
 
 from engine.information import observe
@@ -120,20 +122,53 @@ class Occupancy:
 
     `enemies` remembers `enemies_adjacent` per (hex, side): it is asked for the
     hexes a unit leaves and enters at every step considered, and depends on
-    nothing but the index (and the units' fixed sides and kinds).
+    nothing but the index (and the units' fixed sides and kinds). When a few
+    units have moved since the previous occupancy, the new one is that one
+    patched: the index where they were and are, and the enemies next to those
+    hexes forgotten.
     """
 
     __slots__ = ("enemies", "hexes", "index", "status")
 
-    def __init__(self, hexes: list[int], status: list[int]) -> None:
+    # Beyond this many units moved at once, building afresh is as quick.
+    PATCHED = 8
+
+    def __init__(
+        self,
+        hexes: list[int],
+        status: list[int],
+        previous: Occupancy | None = None,
+        neighbors: tuple[tuple[int, ...], ...] = (),
+    ) -> None:
         self.hexes = list(hexes)
         self.status = list(status)
-        index: dict[int, list[int]] = {}
-        for u, h in enumerate(hexes):
-            if status[u] == ON_MAP:
-                index.setdefault(h, []).append(u)
-        self.index: dict[int, tuple[int, ...]] = {h: tuple(us) for h, us in index.items()}
-        self.enemies: dict[tuple[int, int], tuple[int, ...]] = {}
+        moved = _moved(previous, hexes, status) if previous is not None else None
+        if moved is None or len(moved) > self.PATCHED:
+            index: dict[int, list[int]] = {}
+            for u, h in enumerate(hexes):
+                if status[u] == ON_MAP:
+                    index.setdefault(h, []).append(u)
+            self.index: dict[int, tuple[int, ...]] = {h: tuple(us) for h, us in index.items()}
+            self.enemies: dict[tuple[int, int], tuple[int, ...]] = {}
+            return
+        assert previous is not None
+        self.index = dict(previous.index)
+        touched = {previous.hexes[u] for u in moved} | {hexes[u] for u in moved}
+        for h in touched:
+            members = set(self.index.pop(h, ()))
+            members.difference_update(moved)
+            members.update(u for u in moved if hexes[u] == h and status[u] == ON_MAP)
+            if members:
+                self.index[h] = tuple(sorted(members))
+        near = {n for h in touched if h >= 0 for n in neighbors[h]}
+        self.enemies = {key: v for key, v in previous.enemies.items() if key[0] not in near}
+
+
+def _moved(previous: Occupancy, hexes: list[int], status: list[int]) -> list[int]:
+    """The units whose hex or status differs from the previous occupancy's."""
+    moved = list(compress(count(), map(ne, previous.hexes, hexes)))
+    moved += [u for u in compress(count(), map(ne, previous.status, status)) if u not in moved]
+    return moved
 
 
 class State:
@@ -216,7 +251,9 @@ class State:
             or occupancy.hexes != self.unit_hex
             or occupancy.status != self.unit_status
         ):
-            occupancy = self._occupancy = Occupancy(self.unit_hex, self.unit_status)
+            occupancy = self._occupancy = Occupancy(
+                self.unit_hex, self.unit_status, occupancy, self.game.rules.board.neighbors
+            )
         return occupancy
 
     # --------------------------------------------------------------- copying

@@ -77,7 +77,7 @@ def test_the_check_catches_a_wrong_remembered_answer(training):
     s = _at_movement(training, 2)
     memo = next(reversed(s._remembered.by_site.values()))  # the set just asked
     assert memo.answers
-    key = next(k for k, value in memo.answers.items() if k[0] == "unit" and value)
+    key = next(k for k, value in memo.answers.items() if isinstance(k, int) and value)
     memo.answers[key] = ()  # forget the unit's steps, wrongly
     s._node = None
     with pytest.raises(incremental.IncrementalMismatch):

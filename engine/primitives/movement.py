@@ -196,7 +196,8 @@ class MoveUnits(Primitive):
             if u == active:
                 actions.extend(own)
             elif u not in moved:
-                actions.extend(ask(("unit", u), self._fresh, s, frame, u, ask))
+                # A unit's actions are asked by its number alone (the most asked question).
+                actions.extend(ask(u, self._fresh, s, frame, u, ask))
         return actions
 
     def _who(self, s: State, frame: Frame, u: int) -> bool:
