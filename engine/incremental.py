@@ -466,7 +466,6 @@ class Remembered:
         "parents",
         "procedures",
         "readers",
-        "reads_of",
         "status",
         "variables",
         "watch",
@@ -484,8 +483,7 @@ class Remembered:
         self.bindings: dict[str, Any] = {}
         self.procedures: tuple = ()
         self.answers: dict[Hashable, Any] = {}
-        self.readers: dict[int, set[Hashable]] = {}
-        self.reads_of: dict[Hashable, set[int]] = {}  # each answer's reads: `readers` inverted
+        self.readers: dict[int, list[Hashable]] = {}
         # For each question, the questions that asked it while being computed.
         self.parents: dict[Hashable, set[Hashable]] = {}
         self.asking: Hashable | None = None  # the question being computed
@@ -501,8 +499,7 @@ class Remembered:
         other.bindings = self.bindings
         other.procedures = self.procedures
         other.answers = dict(self.answers)
-        other.readers = {k: set(v) for k, v in self.readers.items()}
-        other.reads_of = dict(self.reads_of)
+        other.readers = {k: list(v) for k, v in self.readers.items()}
         other.parents = {k: set(v) for k, v in self.parents.items()}
         return other
 
@@ -560,7 +557,6 @@ class Remembered:
         if whole != self.whole:
             self.answers.clear()
             self.readers.clear()
-            self.reads_of.clear()
             self.parents.clear()
         else:
             readers = self.readers
@@ -580,12 +576,7 @@ class Remembered:
 
     def _forget(self, key: Hashable) -> None:
         """Forget an answer, and the answers of the questions that asked it."""
-        del self.answers[key]
-        readers = self.readers
-        for read in self.reads_of.pop(key, ()):
-            found = readers.get(read)
-            if found is not None:
-                found.discard(key)
+        self.answers.pop(key, None)
         for outer in self.parents.pop(key, ()):
             if outer in self.answers:
                 self._forget(outer)
@@ -635,14 +626,13 @@ class Remembered:
             if outer is None:
                 s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched = real
         self.answers[key] = value
-        self.reads_of[key] = reads
         readers = self.readers
         for read in reads:
             found_readers = readers.get(read)
             if found_readers is None:
-                readers[read] = {key}
+                readers[read] = [key]
             else:
-                found_readers.add(key)
+                found_readers.append(key)
         return value
 
 
