@@ -413,23 +413,11 @@ class _WatchedBindings(dict):
 
 def _whole(s: State) -> tuple:
     """What questions read only as a whole: the combats, bags, draws and triggers fired."""
-    return (
-        tuple(
-            (
-                c.side,
-                c.attackers,
-                c.defenders,
-                c.attack_hexes,
-                c.defense_hexes,
-                c.resolved,
-                c.diverted,
-            )
-            for c in s.combats
-        ),
-        tuple(s.bags.items()),
-        tuple(s.drawn.items()),
-        frozenset(s.fired),
-    )
+    combats = [
+        (c.side, c.attackers, c.defenders, c.attack_hexes, c.defense_hexes, c.resolved, c.diverted)
+        for c in s.combats
+    ]
+    return (combats, tuple(s.bags.items()), tuple(s.drawn.items()), frozenset(s.fired))
 
 
 def _differences(was: tuple, now: tuple) -> Iterator[int]:
@@ -503,10 +491,12 @@ class Remembered:
         other.parents = {k: set(v) for k, v in self.parents.items()}
         return other
 
-    def _changes(self, s: State) -> set[int]:
-        """What was read that changed since the last question (EVERYTHING if anything)."""
+    def _changes(
+        self, s: State, hexes: tuple[int, ...], status: tuple[int, ...], loss: tuple[int, ...]
+    ) -> set[int]:
+        """What was read that changed since the last question (EVERYTHING if anything),
+        given the units' hexes, statuses and losses now."""
         changed: set[int] = set()
-        hexes, status = tuple(s.unit_hex), tuple(s.unit_status)
         if hexes != self.hexes or status != self.status:
             units = s.game.rules.units
             sides = range(len(s.game.rules.sides))
@@ -521,7 +511,6 @@ class Remembered:
                     for side in sides:
                         if side != mover:
                             changed.add(ENEMIES + h * _SIDES + side)
-        loss = tuple(s.unit_loss)
         if loss != self.loss:
             changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
         variables = s.vars
@@ -554,6 +543,7 @@ class Remembered:
     def _catch_up(self, s: State) -> None:
         """Forget what the changes since the last question may have changed."""
         whole = _whole(s)
+        hexes, status, loss = tuple(s.unit_hex), tuple(s.unit_status), tuple(s.unit_loss)
         if whole != self.whole:
             self.answers.clear()
             self.readers.clear()
@@ -561,16 +551,17 @@ class Remembered:
         else:
             readers = self.readers
             answers = self.answers
-            for read in self._changes(s):
+            for read in self._changes(s, hexes, status, loss):
                 for key in readers.pop(read, ()):
                     if key in answers:
                         self._forget(key)
         self.whole = whole
-        self.hexes = tuple(s.unit_hex)
-        self.status = tuple(s.unit_status)
-        self.loss = tuple(s.unit_loss)
-        self.variables = dict(s.vars)
-        self.bindings = dict(_caller(s))
+        self.hexes, self.status, self.loss = hexes, status, loss
+        if s.vars != self.variables:
+            self.variables = dict(s.vars)
+        bindings = _caller(s)
+        if bindings != self.bindings:
+            self.bindings = dict(bindings)
         self.procedures = _procedures(s)
         self.watch = None
 
