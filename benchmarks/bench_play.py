@@ -18,9 +18,12 @@ without the rules hash, which differs between any two builds of the
 generated code.
 
 When the two trees' rule files differ (rule fixes landed since REV), their
-games differ too, legitimately: the script says so, and the speed-up to read
-is then the one in actions per second, which a longer or shorter game does
-not move, beside the two mean game lengths. That the engine's own shortcuts
+games may differ too, legitimately: the script says so, and the speed-up to
+read is then the one in actions per second, which a longer or shorter game
+does not move, beside the two mean game lengths. A game whose course the
+fixes did not touch still plays the same actions to the same winner, while
+its final position holds what the new rule files added (variables): the
+script counts those apart ("same actions and winner"). That the engine's own shortcuts
 change no game is shown in this tree: `--reference` (on by default) plays
 the same seeds again with nothing remembered between decisions
 (`MUSTER_REMEMBER=0`, engine/incremental.py) and compares the fingerprints.
@@ -59,6 +62,13 @@ def fingerprint(actions: list[int], final: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def course(actions: list[int], final: dict) -> str:
+    """What two engines agree on when only the rule files' new state differs:
+    the actions played and who won, at what level."""
+    text = json.dumps([actions, final.get("winner"), final.get("level")])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def play(game, seed: int) -> dict:
     """One random game: its length, fingerprint and seconds in each operation."""
     from engine import chance
@@ -83,12 +93,14 @@ def play(game, seed: int) -> dict:
         s.apply_action(action)
         t_apply += time.perf_counter() - t
         actions.append(action)
+    final = to_json(s)
     return {
         "moves": s.move_number,
         "legal": t_legal,
         "clone": t_clone,
         "apply": t_apply,
-        "hash": fingerprint(actions, to_json(s)),
+        "hash": fingerprint(actions, final),
+        "course": course(actions, final),
     }
 
 
@@ -113,6 +125,7 @@ def worker(scenarios: list[str], games: int) -> None:
             "clone": sum(r["clone"] for r in results),
             "apply": sum(r["apply"] for r in results),
             "hashes": [r["hash"] for r in results],
+            "courses": [r["course"] for r in results],
         }
         print(json.dumps(record), flush=True)
 
@@ -249,9 +262,11 @@ def main() -> None:
             games = (r["games"] / r["seconds"]) / (b["games"] / b["seconds"])
             actions = (r["moves"] / r["seconds"]) / (b["moves"] / b["seconds"])
             same = sum(x == y for x, y in zip(r["hashes"], b["hashes"], strict=True))
+            courses = sum(x == y for x, y in zip(r["courses"], b["courses"], strict=True))
             print(
                 f"  speed-up ×{games:.2f} in games/s, ×{actions:.2f} in actions/s; "
-                f"same games as {opts.against}: {same} of {r['games']}"
+                f"as {opts.against}: same games {same} of {r['games']}, "
+                f"same actions and winner {courses} of {r['games']}"
             )
 
 
