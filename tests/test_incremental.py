@@ -82,3 +82,37 @@ def test_the_check_catches_a_wrong_remembered_answer(training):
     s._node = None
     with pytest.raises(incremental.IncrementalMismatch):
         s.legal_actions()
+
+
+def test_an_answer_is_forgotten_only_when_what_it_read_changes(training):
+    """Item by item: a member of a per-side variable, a unit's hex, the caller's bindings."""
+    s = _at_movement(training, 2)
+    computed: list[str] = []
+
+    def first_side_vp() -> int:
+        computed.append("vp")
+        return s.vars["vp"][0]
+
+    def hex_of_unit_0() -> int:
+        computed.append("hex")
+        return s.unit_hex[0]
+
+    memo = incremental.remembered(s, "test")
+    assert memo.ask(s, "vp", first_side_vp) == s.vars["vp"][0]
+    memo.ask(s, "hex", hex_of_unit_0)
+    assert computed == ["vp", "hex"]
+    # The other side's VP change: neither answer read them.
+    s.vars["vp"] = (s.vars["vp"][0], s.vars["vp"][1] + 1)
+    memo = incremental.remembered(s, "test")
+    assert memo.ask(s, "vp", first_side_vp) == s.vars["vp"][0]
+    memo.ask(s, "hex", hex_of_unit_0)
+    assert computed == ["vp", "hex"]
+    # The first side's VP change: only the answer that read them is worked out again.
+    s.vars["vp"] = (s.vars["vp"][0] + 1, s.vars["vp"][1])
+    memo = incremental.remembered(s, "test")
+    assert memo.ask(s, "vp", first_side_vp) == s.vars["vp"][0]
+    memo.ask(s, "hex", hex_of_unit_0)
+    assert computed == ["vp", "hex", "vp"]
+    # A question may not change the state it is asked about.
+    with pytest.raises(RuntimeError):
+        memo.ask(s, "move", lambda: s.unit_hex.__setitem__(0, 0))
