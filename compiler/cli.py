@@ -199,12 +199,9 @@ def _fired_declarations(rules: Any, path: str) -> list[tuple[tuple[tuple[str, st
     from compiler.soak import declarations
 
     data = json.loads(_user_text(path, "soak's firing counts"))
-    counts = data.get("counts") if isinstance(data, dict) else None
-    if (
-        data.get("format") != "muster.soak/1"
-        or data.get("battle") != rules.name
-        or not isinstance(counts, dict)
-    ):
+    if not isinstance(data, dict) or not isinstance(counts := data.get("counts"), dict):
+        raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
+    if data.get("format") != "muster.soak/1" or data.get("battle") != rules.name:
         raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
     return [
         (tuple((c.document, c.section) for c in d.cites), counts.get(f"{d.kind}:{d.name}", 0))
