@@ -102,6 +102,7 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
 
     # Its odds column and its DRMs, each with its citation, before the die is rolled.
     assert pilot.to_close_combat_roll(page, contact)
+    assert contact.title in page.text_content("#combats li.now")
     heading = page.text_content("#rolltable")
     assert heading.startswith("Close Combat Table — column ") and ":" in heading
     drms = page.locator("#drms tr").all_text_contents()
@@ -145,8 +146,10 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
     assert json.loads(lines[0])["format"] == "muster.log/2"
     assert json.loads(lines[0])["bots"] == ["heuristic", "human"]
     assert json.loads(lines[-1])["hash"] == final.state_hash()
+    page.select_option("#scenario", "campaign")
     page.click("#replay")
     page.wait_for_function("replayId !== null && view && view.step === 0")
+    assert page.input_value("#scenario") == "lees_advance"  # the replayed game's
     page.click("#fwd")
     page.wait_for_function("view.step === 1")
     assert page.text_content("#replaytext").startswith("Step 1 of ")
