@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.play import certify, read_log
+
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -146,6 +148,9 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
     assert json.loads(lines[0])["format"] == "muster.log/2"
     assert json.loads(lines[0])["bots"] == ["heuristic", "human"]
     assert json.loads(lines[-1])["hash"] == final.state_hash()
+    # A log `muster replay` certifies: the bot's moves legal, every die the seed's.
+    done = certify(final.game, read_log(download.value.path()))
+    assert done.finished and done.seeded > 0 and done.state.state_hash() == final.state_hash()
     page.select_option("#scenario", "campaign")
     page.click("#replay")
     page.wait_for_function("replayId !== null && view && view.step === 0")
