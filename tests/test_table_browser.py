@@ -84,6 +84,15 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
     assert targets.count() > 0
     assert all(t.endswith(" MP") for t in targets.all_text_contents())
     assert all(" of " in t.get_attribute("title") for t in targets.all())
+    # Exactly the unit's legal steps, and no other hex.
+    s = table.games[gid].state
+    board, space = s.game.rules.board, s.game.actions
+    legal = {
+        board.labels[board.neighbors[s.unit_hex[u]][d]]
+        for u, d in (space.decode_step(a) for a in s.legal_actions() if space.kind_of(a) == "step")
+        if u == unit["unit"]
+    }
+    assert {t.get_attribute("data-hex") for t in targets.all()} == legal
 
     # Click the map two hexes away: the page says which rule refuses, with its citation.
     far = pilot.empty_hexes(page, unit["hex"], 2)[0]
