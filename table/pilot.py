@@ -11,6 +11,7 @@ combat phase, click the designation that attacks from that unit's hex.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from playwright.sync_api import Locator, Page
@@ -125,7 +126,7 @@ def can_designate(page: Page) -> bool:
     return page.locator('#decision button[data-kind="designate"]').count() > 0
 
 
-def play_until(page: Page, done, limit: int = 400) -> bool:
+def play_until(page: Page, done: Callable[[Page], bool], limit: int = 400) -> bool:
     """Default decisions until `done(page)` or the game is over; whether `done` came."""
     for _ in range(limit):
         if done(page):

@@ -59,7 +59,7 @@ def account(page) -> list[str]:
     return page.locator("#lines li").all_text_contents()
 
 
-def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
+def test_play_lees_advance_as_the_american_player(server, page):
     """The American player against the heuristic bot, every decision made on the page."""
     table, url = server
     page.goto(url)
@@ -118,7 +118,6 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
     assert heading.startswith("Close Combat Table — column ") and ":" in heading
     drms = page.locator("#drms tr").all_text_contents()
     assert drms and all("§ series" in row for row in drms if row != "no modifier applies")
-    page.screenshot(path=str(tmp_path / "combat.png"))
     decide(page, page.locator("#rollbutton"))
     assert any("Close Combat Table: rolled" in line for line in account(page))
 
