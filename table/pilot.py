@@ -113,7 +113,7 @@ def default_decision(page: Page) -> None:
     elif buttons.count():
         decide(page, buttons.first)
     else:
-        page.locator(".counter.can-move").first.click()
+        choose_unit(page, int(page.evaluate("Object.keys(view.decision.moves)[0]")))
         decide(page, page.locator(".target:not(.combat)").first)
 
 
@@ -148,10 +148,18 @@ def empty_hexes(page: Page, hex_label: str, rings: int) -> list[str]:
     return page.evaluate(_EMPTY_NEAR, [hex_label, rings])
 
 
+def click_counter(page: Page, unit: int) -> None:
+    """Click a unit's counter as a person does: point at its stack first, which fans the
+    stack out, so a counter under others can be clicked."""
+    counter = page.locator(f'.counter[data-unit="{unit}"]')
+    counter.hover(force=True)  # over the stack, wherever the counter lies in it
+    counter.click()
+
+
 def choose_unit(page: Page, unit: int) -> None:
     """Click a unit's counter: its lit hexes (with their MP costs) appear."""
     if page.evaluate("u => chosen !== u", unit):  # a second click would put it down
-        page.locator(f'.counter[data-unit="{unit}"]').click()
+        click_counter(page, unit)
     page.wait_for_function("u => chosen === u", arg=unit)
 
 
@@ -204,13 +212,23 @@ def designation_from(page: Page, hex_label: str) -> Locator | None:
 
 def to_close_combat_roll(page: Page, contact: Contact, limit: int = 200) -> bool:
     """From a designation made, on to the roll on the Close Combat Table of the combat
-    `contact` fights (picking it where the next combat is chosen); whether it came."""
+    `contact` attacks in (picking it where the next combat is chosen, rolling the others'
+    dice on the way); whether it came, False once that combat is off the list."""
     for _ in range(limit):
         if over(page):
             return False
-        if page.locator("#rollbutton").count() and "Close Combat" in page.text_content(
-            "#rolltable"
-        ):
+        state = page.evaluate(
+            """(title) => {
+              const open = (view.combats || []).filter((c) => !c.resolved);
+              const ours = open.find((c) => c.attackers.includes(title));
+              return { listed: !!ours, now: !!(ours && ours.now) };
+            }""",
+            contact.title,
+        )
+        if not state["listed"]:
+            return False
+        rolling = page.locator("#rollbutton").count() > 0
+        if state["now"] and rolling and "Close Combat" in page.text_content("#rolltable"):
             return True
         ours = page.locator("#decision button", has_text=contact.title).filter(has_text="combat")
         if ours.count():
