@@ -11,7 +11,7 @@ Two kinds of test share the edits of `tools/mutations.py`:
   checks guard) and 10,000 of logs, in batches of 1,000 from fixed seeds, so
   that a failure names the batch and edit that reproduce it. An edit costs
   about 0.5 ms (a save) to 2.5 ms (a log, certified by replaying its game):
-  the sweep takes some 30 s of CPU (docs/reliability.md has the figures).
+  the file takes some 25 s of CPU (docs/reliability.md has the figures).
 
 The long run (`python -m tools.fuzz --minutes N`, every shipped scenario)
 is in tools/.
