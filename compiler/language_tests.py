@@ -23,6 +23,9 @@ whose description is or contains the text), `dice N …` (die rolls, one per
 chance node), and `expect …`:
 
 - `expect VARIABLE [INDEX] VALUE` — a variable's value;
+- `expect DEFINE(ARG …) VALUE …` — what a `define` of the battle gives here
+  (its arguments and value written as in a position: units, hexes and sides
+  by name; a list of units or hexes as its names, in any order);
 - `expect legal "text"` / `expect not_legal "text"` — among the legal actions;
 - `expect UNIT at HEX`, `expect UNIT steps_lost N`, `expect UNIT STATUS`
   (`eliminated`, `not_entered`, `map`, …);
@@ -142,6 +145,7 @@ class _Names:
         self.scenarios = {s.name for s in rules.scenarios}
         self.switches = {s.name for s in rules.switches}
         self.modifiers = {m.name for m in rules.modifiers}
+        self.defines = {d.name: d for d in rules.defines}
         self.procedures = {p.name: {s.name for s in p.steps} for p in rules.procedures}
         grid = grid_of(rules.map) if rules.map else None
         self.hexes = {grid.label(c, r) for c, r in grid.offsets()} if grid else set()
@@ -182,6 +186,8 @@ class _Names:
                 self._known(r, line, [proc], set(self.procedures), "procedure")
                 if proc in self.procedures and len(words) > 1:
                     self._known(r, line, words[1:2], self.procedures[proc], f"step of {proc}")
+            elif key == "expect" and len(line.values) > 1 and isinstance(line.values[1], ast.Call):
+                self._expect_define(r, line, line.values[1])
             elif key == "expect":
                 self._expect(r, line, words)
 
@@ -203,6 +209,29 @@ class _Names:
                 f"nothing named {head!r} to expect of",
                 *hint_note(did_you_mean(head, self.units | self.variables)),
             )
+
+    def _expect_define(self, r: Reporter, line: ast.Line, call: ast.Call) -> None:
+        define = self.defines.get(call.func)
+        if define is None:
+            r.error(
+                call.span,
+                UNKNOWN_NAME,
+                f"no define {call.func!r}",
+                *hint_note(did_you_mean(call.func, set(self.defines))),
+            )
+            return
+        if len(call.args) != len(define.params) or call.keywords:
+            shape = ", ".join(f"{n}: {t}" for n, t in define.params)
+            r.error(call.span, BAD_VALUE, f"{call.func} takes ({shape})")
+            return
+        for arg, (_name, kind) in zip(call.args, define.params, strict=True):
+            known = {"unit": self.units, "hex": self.hexes, "side": self.sides}.get(kind)
+            if known is not None:
+                self._known(
+                    r, line, [_word(arg)], known, "hex on the map" if kind == "hex" else kind
+                )
+        if len(line.values) < 3:
+            r.error(line.span, BAD_VALUE, f"write the value {call.func}(…) must give")
 
     def _known(self, r: Reporter, line: ast.Line, words: list[str], known: set, what: str) -> None:
         if not words:
@@ -284,6 +313,8 @@ class Runner:
             elif line.key == "dice":
                 for w in words:
                     self.roll(s, line, w, messages)
+            elif len(line.values) > 1 and isinstance(line.values[1], ast.Call):
+                self.expect_define(s, line, line.values[1], words[1:])
             else:
                 self.expect(s, line, words, messages)
 
@@ -414,6 +445,33 @@ class Runner:
                 raise TestFailure(line, f"{label!r} applies ({found[label]:+d})")
         elif found.get(label) != amount:
             raise TestFailure(line, f"expected {label!r} {amount}, the list gives {found}")
+
+    def expect_define(self, s: State, line: ast.Line, call: ast.Call, want: list[str]) -> None:
+        """A define's value here, read back as names: `movement_allowance(nj_1) 6`."""
+        game = s.game
+        define = next(d for d in self.rules.defines if d.name == call.func)
+        args = [self.binding(game, _word(a)) for a in call.args]
+        got = self.readable(game, getattr(self.package.rules, f"d_{call.func}")(s, *args), define)
+        expected: Any = sorted(want) if isinstance(got, list) else _value(want[0])
+        if got != expected:
+            shown = " ".join(got) if isinstance(got, list) else got
+            raise TestFailure(line, f"expected {call.func}(…) {' '.join(want)}, it gives {shown}")
+
+    def readable(self, game: Any, value: Any, define: ir.Define) -> Any:
+        """An engine value as a test writes it: entities by name, lists sorted."""
+        names = {
+            "unit": list(game.unit_by_name),
+            "side": list(game.side_by_name),
+            "hex": list(game.hex_by_label),
+        }
+        kind = define.body.type
+        single = kind.rstrip("s") if kind in ("units", "hexes", "sides") else kind
+        single = "hex" if kind == "hexes" else single
+        if single in names and not isinstance(value, bool):
+            if isinstance(value, int):
+                return names[single][value]
+            return sorted(names[single][v] for v in value)
+        return value
 
     def binding(self, game: Any, word: str) -> Any:
         """A written binding as the engine holds it: a unit, side or hex by its index."""

@@ -8,9 +8,11 @@ import shutil
 import pytest
 
 from compiler.build import shipped_battles
+from compiler.check import compile_ruleset
 from compiler.cli import main
-from compiler.language_tests import run_tests
-from dsl.diagnostics import CompileError
+from compiler.language_tests import Runner, collect, run_tests
+from dsl.diagnostics import CompileError, Reporter
+from dsl.source import SourceFiles
 from tests.conftest import RULESETS
 
 
@@ -73,3 +75,48 @@ def test_a_mistake_in_a_test_is_reported_before_anything_runs(training_copy):
     assert (3, "no hex on the map '9999'") in found
     assert any(line == 4 for line, _m in found)
     assert "did you mean 'red_guard'?" in str(info.value)
+
+
+def test_a_define_is_expected_by_its_value(tmp_path):
+    rules = compile_ruleset(RULESETS / "monmouth")[0]
+    test_file = tmp_path / "defines.mst"
+    test_file.write_text(
+        'test arrival "Bonus movement on arrival" § monmouth 4.1 {\n'
+        "    scenario campaign\n"
+        "    set turn 2\n"
+        "    at 0111 nj_1\n"
+        "    set arrived_on nj_1 2\n"
+        "    expect movement_allowance(nj_1) 7\n"
+        "    expect entry_choices(nj_1) 0111\n"
+        "    expect east_of_21xx(2015) yes\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    reporter = Reporter(SourceFiles())
+    tests = collect([test_file], rules, reporter)
+    reporter.check()
+    runner = Runner(rules)
+    assert runner.run(tests[0]).failure == (
+        f"{test_file}:8: expected east_of_21xx(…) yes, it gives False"
+    )
+
+
+def test_a_define_expectation_is_checked_before_anything_runs(tmp_path):
+    rules = compile_ruleset(RULESETS / "monmouth")[0]
+    test_file = tmp_path / "typo.mst"
+    test_file.write_text(
+        'test typo "A define that is not there" {\n'
+        "    expect movement_allowence(nj_1) 7\n"
+        "    expect movement_allowance(nj_1, 2) 7\n"
+        "    expect movement_allowance(nj_9) 7\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    reporter = Reporter(SourceFiles())
+    collect([test_file], rules, reporter)
+    with pytest.raises(CompileError) as info:
+        reporter.check()
+    found = {(d.span.line, d.message) for d in info.value.diagnostics}
+    assert (2, "no define 'movement_allowence'") in found
+    assert (3, "movement_allowance takes (u: unit)") in found
+    assert (4, "no unit 'nj_9'") in found
