@@ -25,7 +25,7 @@ chance node), and `expect …`:
 - `expect VARIABLE [INDEX] VALUE` — a variable's value;
 - `expect DEFINE(ARG …) VALUE …` — what a `define` of the battle gives here
   (its arguments and value written as in a position: units, hexes and sides
-  by name; a list of units or hexes as its names, in any order);
+  by name; a list of units or hexes as its names, in any order, or `none`);
 - `expect legal "text"` / `expect not_legal "text"` — among the legal actions;
 - `expect UNIT at HEX`, `expect UNIT steps_lost N`, `expect UNIT STATUS`
   (`eliminated`, `not_entered`, `map`, …);
@@ -452,7 +452,10 @@ class Runner:
         define = next(d for d in self.rules.defines if d.name == call.func)
         args = [self.binding(game, _word(a)) for a in call.args]
         got = self.readable(game, getattr(self.package.rules, f"d_{call.func}")(s, *args), define)
-        expected: Any = sorted(want) if isinstance(got, list) else _value(want[0])
+        if isinstance(got, list):
+            expected: Any = [] if want == ["none"] else sorted(want)
+        else:
+            expected = _value(want[0])
         if got != expected:
             shown = " ".join(got) if isinstance(got, list) else got
             raise TestFailure(line, f"expected {call.func}(…) {' '.join(want)}, it gives {shown}")
