@@ -259,7 +259,9 @@ def _word(v: ast.Expr) -> str:
 
 
 def _value(word: str) -> Any:
-    """A written value as the save format holds it: a number, yes/no, or a name."""
+    """A written value as the save format holds it: a number, yes/no, none, or a name."""
+    if word == "none":
+        return None
     if word in ("yes", "true"):
         return True
     if word in ("no", "false"):
