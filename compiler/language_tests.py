@@ -15,12 +15,13 @@ few lines, then acts and states what must hold, in order:
     }
 
 Position lines (`scenario`, `rule NAME on|off`, `start`, `set`, `at`,
-`reduced`, `during`) come first: without `start` the board is empty but for
+`reduced`, `bag BAG MARKER…` (what a bag or hand holds; `none` for
+nothing), `during`) come first: without `start` the board is empty but for
 the units placed with `at`, and with no `during` play stands nowhere (an
 expectation reads the position as it is); `start` begins from the scenario's
 opening instead. Then, in order: `act "text"` (the one legal action
 whose description is or contains the text), `dice N …` (die rolls, one per
-chance node), and `expect …`:
+chance node; a marker's name for the marker drawn from a bag), and `expect …`:
 
 - `expect VARIABLE [INDEX] VALUE` — a variable's value;
 - `expect DEFINE(ARG …) VALUE …` — what a `define` of the battle gives here
@@ -32,6 +33,7 @@ chance node), and `expect …`:
 - `expect drm LIST "label" AMOUNT [NAME VALUE …]` / `expect no_drm LIST "label" …`
   — a modifier of a DRM list with the bindings it is looked at with;
 - `expect message "text"` — a line of the play log since the position was set;
+- `expect bag BAG MARKER…` — what a bag holds (in any order; `none`: nothing);
 - `expect winner SIDE`, `expect terminal`.
 
 Names are checked against the battle before anything runs, each mistake with
@@ -61,7 +63,7 @@ from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
 
-POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "during")
+POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "bag", "during")
 PLAY = ("act", "dice", "expect")
 
 
@@ -141,11 +143,13 @@ class _Names:
         self.rules = rules
         self.units = {u.name for u in rules.units}
         self.sides = {s.name for s in rules.sides}
-        self.variables = {v.name for v in rules.variables} | {"turn", "phasing"}
+        self.variables = {v.name for v in rules.variables} | {"turn", "phasing", "vp"}
         self.scenarios = {s.name for s in rules.scenarios}
         self.switches = {s.name for s in rules.switches}
         self.modifiers = {m.name for m in rules.modifiers}
         self.defines = {d.name: d for d in rules.defines}
+        self.bags = {b.name for b in rules.bags}
+        self.markers = {m.name for m in rules.markers} | {"none"}
         self.procedures = {p.name: {s.name for s in p.steps} for p in rules.procedures}
         grid = grid_of(rules.map) if rules.map else None
         self.hexes = {grid.label(c, r) for c, r in grid.offsets()} if grid else set()
@@ -181,11 +185,18 @@ class _Names:
                 if key == "at":
                     self._known(r, line, words[:1], self.hexes, "hex on the map")
                 self._known(r, line, words[1:] if key == "at" else words, self.units, "unit")
+            elif key == "bag":
+                self._known(r, line, words[:1], self.bags, "bag")
+                self._known(r, line, words[1:] or ["none"], self.markers, "marker")
             elif key == "during":
                 proc = words[0] if words else ""
                 self._known(r, line, [proc], set(self.procedures), "procedure")
                 if proc in self.procedures and len(words) > 1:
                     self._known(r, line, words[1:2], self.procedures[proc], f"step of {proc}")
+            elif key == "dice":
+                drawn = [w for w in words if not w.lstrip("-").isdigit()]
+                if drawn:
+                    self._known(r, line, drawn, self.markers, "marker")
             elif key == "expect" and len(line.values) > 1 and isinstance(line.values[1], ast.Call):
                 self._expect_define(r, line, line.values[1])
             elif key == "expect":
@@ -198,6 +209,9 @@ class _Names:
         head = words[0]
         if head in ("drm", "no_drm"):
             self._known(r, line, words[1:2], self.modifiers, "modifier list")
+        elif head == "bag":
+            self._known(r, line, words[1:2], self.bags, "bag")
+            self._known(r, line, words[2:] or ["none"], self.markers, "marker")
         elif head in ("legal", "not_legal", "message", "terminal"):
             return
         elif head == "winner":
@@ -349,6 +363,8 @@ class Runner:
             elif line.key == "reduced":
                 for unit in words:
                     data["units"][unit]["steps_lost"] = 1
+            elif line.key == "bag":
+                data["bags"][words[0]] = [m for m in words[1:] if m != "none"]
             elif line.key == "during":
                 proc, step, *pairs = [*words, ""][: max(2, len(words))]
                 bindings = {pairs[i]: _value(pairs[i + 1]) for i in range(0, len(pairs) - 1, 2)}
@@ -383,7 +399,8 @@ class Runner:
         if not s.is_chance_node():
             raise TestFailure(line, f"no die is rolled here (dice {word})")
         outcomes = [a for a, _p in s.chance_outcomes()]
-        face = _value(word)
+        tokens = s.game.tokens
+        face = tokens.index(word) if word in tokens else _value(word)
         if face not in outcomes:
             raise TestFailure(line, f"the die cannot show {word} here")
         s.apply_action(face)
@@ -410,6 +427,10 @@ class Runner:
                 raise TestFailure(line, f"expected winner {rest[0]}, got {got}")
         elif head in ("drm", "no_drm"):
             self.expect_drm(s, line, head, rest)
+        elif head == "bag":
+            got = sorted(to_json(s)["bags"][rest[0]])
+            if got != sorted(m for m in rest[1:] if m != "none"):
+                raise TestFailure(line, f"bag {rest[0]} holds {' '.join(got) or 'nothing'}")
         elif head in game.unit_by_name:
             self.expect_unit(s, line, head, rest)
         else:
