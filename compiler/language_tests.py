@@ -15,13 +15,15 @@ few lines, then acts and states what must hold, in order:
     }
 
 Position lines (`scenario`, `rule NAME on|off`, `start`, `set`, `at`,
-`reduced`, `bag BAG MARKER…` (what a bag or hand holds; `none` for
-nothing), `during`) come first: without `start` the board is empty but for
-the units placed with `at`, and with no `during` play stands nowhere (an
-expectation reads the position as it is); `start` begins from the scenario's
-opening instead. Then, in order: `act "text"` (the one legal action
-whose description is or contains the text), `dice N …` (die rolls, one per
-chance node; a marker's name for the marker drawn from a bag), and `expect …`:
+`reduced`, `bag BAG MARKER…` (what a bag or hand holds; `none` for nothing),
+`combat ATTACKER… against DEFENDER…` (a designated close combat, bound as
+`combat 0`, `combat 1`, … in the order written), `during`) come first: without
+`start` the board is empty but for the units placed with `at`, and with no
+`during` play stands nowhere (an expectation reads the position as it is);
+`start` begins from the scenario's opening instead. Then, in order:
+`act "text"` (the one legal action whose description is or contains the
+text), `dice N …` (die rolls, one per chance node; a marker's name for the
+marker drawn from a bag), and `expect …`:
 
 - `expect VARIABLE [INDEX] VALUE` — a variable's value;
 - `expect DEFINE(ARG …) VALUE …` — what a `define` of the battle gives here
@@ -63,7 +65,7 @@ from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
 
-POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "bag", "during")
+POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "bag", "combat", "during")
 PLAY = ("act", "dice", "expect")
 
 
@@ -185,6 +187,10 @@ class _Names:
                 if key == "at":
                     self._known(r, line, words[:1], self.hexes, "hex on the map")
                 self._known(r, line, words[1:] if key == "at" else words, self.units, "unit")
+            elif key == "combat":
+                if "against" not in words or words[0] == "against" or words[-1] == "against":
+                    r.error(line.span, BAD_VALUE, "write `combat ATTACKER… against DEFENDER…`")
+                self._known(r, line, [w for w in words if w != "against"], self.units, "unit")
             elif key == "bag":
                 self._known(r, line, words[:1], self.bags, "bag")
                 self._known(r, line, words[1:] or ["none"], self.markers, "marker")
@@ -365,6 +371,8 @@ class Runner:
                     data["units"][unit]["steps_lost"] = 1
             elif line.key == "bag":
                 data["bags"][words[0]] = [m for m in words[1:] if m != "none"]
+            elif line.key == "combat":
+                data["combats"].append(self.combat(data, words))
             elif line.key == "during":
                 proc, step, *pairs = [*words, ""][: max(2, len(words))]
                 bindings = {pairs[i]: _value(pairs[i + 1]) for i in range(0, len(pairs) - 1, 2)}
@@ -379,6 +387,26 @@ class Runner:
             return from_json(game, data)
         except (ValueError, KeyError) as e:
             raise TestFailure(setup[-1] if setup else ast.Line(()), f"bad position: {e}") from e
+
+    def combat(self, data: dict[str, Any], words: list[str]) -> dict[str, Any]:
+        """A designated close combat as the save format holds it: the attackers
+        and defenders named, fought from and into the hexes they stand in."""
+        cut = words.index("against")
+        attackers, defenders = words[:cut], words[cut + 1 :]
+        side = next(u.side for u in self.rules.units if u.name == attackers[0])
+
+        def hexes(units: list[str]) -> list[str]:
+            return sorted({data["units"][u]["hex"] for u in units})
+
+        return {
+            "side": side,
+            "attackers": attackers,
+            "defenders": defenders,
+            "attack_hexes": hexes(attackers),
+            "defense_hexes": hexes(defenders),
+            "resolved": False,
+            "diverted": False,
+        }
 
     def act(self, s: State, line: ast.Line, words: list[str], messages: list[str]) -> None:
         if s.is_chance_node():
