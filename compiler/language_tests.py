@@ -36,6 +36,8 @@ marker drawn from a bag), and `expect …`:
   — a modifier of a DRM list with the bindings it is looked at with;
 - `expect message "text"` — a line of the play log since the position was set;
 - `expect bag BAG MARKER…` — what a bag holds (in any order; `none`: nothing);
+- `expect column TABLE BINDING COLUMN` — the column of a table that a binding
+  of play in progress points at: `expect column close_combat_table odds 1:2`;
 - `expect winner SIDE`, `expect terminal`.
 
 Names are checked against the battle before anything runs, each mistake with
@@ -151,6 +153,7 @@ class _Names:
         self.modifiers = {m.name for m in rules.modifiers}
         self.defines = {d.name: d for d in rules.defines}
         self.bags = {b.name for b in rules.bags}
+        self.tables = {t.name for t in rules.tables}
         self.markers = {m.name for m in rules.markers} | {"none"}
         self.procedures = {p.name: {s.name for s in p.steps} for p in rules.procedures}
         grid = grid_of(rules.map) if rules.map else None
@@ -218,6 +221,10 @@ class _Names:
         elif head == "bag":
             self._known(r, line, words[1:2], self.bags, "bag")
             self._known(r, line, words[2:] or ["none"], self.markers, "marker")
+        elif head == "column":
+            self._known(r, line, words[1:2], self.tables, "table")
+            if len(words) != 4:
+                r.error(line.span, BAD_VALUE, "write `expect column TABLE BINDING COLUMN`")
         elif head in ("legal", "not_legal", "message", "terminal"):
             return
         elif head == "winner":
@@ -273,6 +280,8 @@ def _word(v: ast.Expr) -> str:
         return v.text
     if isinstance(v, ast.String):
         return v.value
+    if isinstance(v, ast.Odds):
+        return f"{v.attack}:{v.defend}"
     if isinstance(v, ast.Unary) and isinstance(v.operand, ast.Number) and v.op == "-":
         return f"-{v.operand.text}"
     return ""
@@ -455,6 +464,8 @@ class Runner:
                 raise TestFailure(line, f"expected winner {rest[0]}, got {got}")
         elif head in ("drm", "no_drm"):
             self.expect_drm(s, line, head, rest)
+        elif head == "column":
+            self.expect_column(s, line, *rest)
         elif head == "bag":
             got = sorted(to_json(s)["bags"][rest[0]])
             if got != sorted(m for m in rest[1:] if m != "none"):
@@ -469,6 +480,17 @@ class Runner:
                 want = _value(rest[0]) if rest else None
             if got != want:
                 raise TestFailure(line, f"expected {' '.join(words)}, got {got!r}")
+
+    def expect_column(self, s: State, line: ast.Line, table: str, name: str, want: str) -> None:
+        """The table column a binding of the play in progress holds (the odds of a combat)."""
+        frame = next((f for f in reversed(s.stack) if name in f.b), None)
+        if frame is None:
+            raise TestFailure(line, f"nothing in play binds {name!r} here")
+        columns = s.game.tables[s.game.rules.table_index(table)].columns
+        got = columns[frame.b[name]]
+        shown = f"{got[0]}:{got[1]}" if isinstance(got, tuple) else str(got)
+        if shown != want:
+            raise TestFailure(line, f"expected {table} column {want}, {name} is {shown}")
 
     def expect_unit(self, s: State, line: ast.Line, unit: str, rest: list[str]) -> None:
         saved = to_json(s)["units"][unit]

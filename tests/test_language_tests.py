@@ -14,7 +14,7 @@ from compiler.cli import main
 from compiler.language_tests import Runner, collect, run_tests
 from dsl.diagnostics import CompileError, Reporter
 from dsl.source import SourceFiles
-from tests.conftest import RULESETS
+from tests.conftest import ROOT, RULESETS
 
 
 @pytest.mark.parametrize("battle", shipped_battles())
@@ -208,3 +208,15 @@ def test_a_define_expectation_is_checked_before_anything_runs(tmp_path):
     assert (2, "no define 'movement_allowence'") in found
     assert (3, "movement_allowance takes (u: unit)") in found
     assert (4, "no unit 'nj_9'") in found
+
+
+def test_the_series_examples_pass_in_the_rule_language():
+    # The series rulebook's worked examples (tests/test_rulebook_examples.py
+    # plays them from Python) on the examples battle of tests/data/.
+    tests, run = run_tests(ROOT / "tests" / "data" / "examples" / "examples.mst")
+    assert {t.name for t in tests} >= {
+        "militia_rifles_hit",
+        "five_against_four",
+        "zoc_out_of_an_orchard",
+    }
+    assert not run.failed, [o.failure for o in run.failed]
