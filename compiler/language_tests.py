@@ -520,7 +520,7 @@ class Runner:
             raise TestFailure(line, f"expected {label!r} {amount}, the list gives {found}")
 
     def expect_define(self, s: State, line: ast.Line, call: ast.Call, want: list[str]) -> None:
-        """A define's value here, read back as names: `movement_allowance(nj_1) 6`."""
+        """A define's value here, read back as names: `movement_allowance(the_guard) 6`."""
         game = s.game
         define = next(d for d in self.rules.defines if d.name == call.func)
         args = [self.binding(game, _word(a)) for a in call.args]
