@@ -193,7 +193,8 @@ class _Names:
             elif key == "combat":
                 if "against" not in words or words[0] == "against" or words[-1] == "against":
                     r.error(line.span, BAD_VALUE, "write `combat ATTACKER… against DEFENDER…`")
-                self._known(r, line, [w for w in words if w != "against"], self.units, "unit")
+                named = [w for w in words if w not in ("against", "diverted")]
+                self._known(r, line, named, self.units, "unit")
             elif key == "bag":
                 self._known(r, line, words[:1], self.bags, "bag")
                 self._known(r, line, words[1:] or ["none"], self.markers, "marker")
@@ -400,6 +401,8 @@ class Runner:
     def combat(self, data: dict[str, Any], words: list[str]) -> dict[str, Any]:
         """A designated close combat as the save format holds it: the attackers
         and defenders named, fought from and into the hexes they stand in."""
+        diverted = words[-1] == "diverted"
+        words = words[:-1] if diverted else words
         cut = words.index("against")
         attackers, defenders = words[:cut], words[cut + 1 :]
         side = next(u.side for u in self.rules.units if u.name == attackers[0])
@@ -414,7 +417,7 @@ class Runner:
             "attack_hexes": hexes(attackers),
             "defense_hexes": hexes(defenders),
             "resolved": False,
-            "diverted": False,
+            "diverted": diverted,
         }
 
     def act(self, s: State, line: ast.Line, words: list[str], messages: list[str]) -> None:
