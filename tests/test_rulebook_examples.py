@@ -272,17 +272,24 @@ def test_one_attacking_hex_or_one_defending_hex_per_combat(game):
     assert all(len(a) == 1 or len(d) == 1 for a, d in shapes)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a stack cannot split between combats: still open (issue 10, 12.15)"
-)
+DESIGNATE = [
+    {"procedure": "close_combat_phase", "step": "designate", "bindings": {"side": "american"}}
+]
+
+
+def designating(s: State) -> bool:
+    return any(f.proc == "designate_combats" for f in s.stack)
+
+
 def test_attackers_b_and_c_stacked_need_not_attack_the_same_hex(game):
     """§ series 12.15: "Attackers A, B and C have moved next to Defenders X, Y and Z …
     Defenders Y and Z must be attacked together. However, Attackers B and C need
-    not attack the same hex … The attacking player decides to have C attack X,
-    while A and B combine in a single close combat against Y and Z."
+    not attack the same hex, though all units shown must be involved in a combat.
+    The attacking player decides to have C attack X, while A and B combine in a
+    single close combat against Y and Z."
 
     A is nj_1 in 1004, B and C are nj_2 and Scott's rifles stacked in 1003, X is
-    the Guards in 1102 (next to B and C only), Y and Z the Grenadiers and the
+    the Guards in 1103 (next to B and C only), Y and Z the Grenadiers and the
     Rear Guard Foot stacked in 1104 (next to A and to B and C)."""
     units = {
         "nj_1": "1004",
@@ -295,31 +302,47 @@ def test_attackers_b_and_c_stacked_need_not_attack_the_same_hex(game):
     s = position(
         game,
         units,
-        [
-            {
-                "procedure": "close_combat_phase",
-                "step": "designate",
-                "bindings": {"side": "american"},
-            }
-        ],
+        DESIGNATE,
     )
-    r = game.rules
-    wanted = {
-        (frozenset({r.unit_index("scott_rifles")}), frozenset({r.unit_index("guards")})),
-        (
-            frozenset({r.unit_index("nj_1"), r.unit_index("nj_2")}),
-            frozenset({r.unit_index("grenadiers"), r.unit_index("rear_guard_foot")}),
-        ),
+    # B and C may not be left out of every combat: the pass is not offered.
+    assert "pass" not in {s.action_to_string(a) for a in s.legal_actions()}
+    answer(s, "attack 1103 from 1003")  # B and C against X ...
+    answer(s, "leave 2nd N.J. out of combat 1")  # ... then B is kept for Y and Z
+    # Neither may leave the last unit of its hex: C stays against X.
+    assert "leave Scott's Rifles out of combat 1" not in {
+        s.action_to_string(a) for a in s.legal_actions()
     }
-    found = set()
-    for a in s.legal_actions():
-        if game.actions.kind_of(a) != "designate" or game.actions.decode_designate(a)[1] == 0:
-            continue  # not a combat, or the Diversion (12.14)
-        t = s.clone()
-        t.apply_action(a)
-        c = t.combats[-1]
-        found.add((frozenset(c.attackers), frozenset(c.defenders)))
-    assert wanted <= found
+    answer(s, "attack 1104 from 1004, 1003")
+    names = {u: n for n, u in game.unit_by_name.items()}
+    shapes = [({names[u] for u in c.attackers}, {names[u] for u in c.defenders}) for c in s.combats]
+    assert shapes == [
+        ({"scott_rifles"}, {"guards"}),
+        ({"nj_1", "nj_2"}, {"grenadiers", "rear_guard_foot"}),
+    ]
+    # Every unit shown is in a combat: the designation is over, the Attacker
+    # chooses which to resolve first (12.23).
+    assert not designating(s)
+
+
+def test_a_split_is_offered_only_while_every_obligation_can_still_be_met(game):
+    """§ series 12.15, 12.12: stacked attackers "may combine in a single attack or
+    attack different units", but "all units shown must be involved in a combat":
+    with B (nj_2) and C (the rifles) in 1003 and only the Guards in 1103 next to
+    them, B may not be left out of the combat against X — he would have nothing
+    left to attack — while C, a rifle unit never required to attack, may."""
+    units = {"nj_2": "1003", "scott_rifles": "1003", "guards": "1103"}
+    s = position(
+        game,
+        units,
+        DESIGNATE,
+    )
+    answer(s, "attack 1103 from 1003")
+    offered = {s.action_to_string(a) for a in s.legal_actions()}
+    assert "leave 2nd N.J. out of combat 1" not in offered
+    assert "leave Scott's Rifles out of combat 1" in offered
+    answer(s, "leave Scott's Rifles out of combat 1")
+    assert [set(c.attackers) for c in s.combats] == [{game.unit_by_name["nj_2"]}]
+    assert not designating(s)
 
 
 # ---------------------------------------------------------------- 8.1

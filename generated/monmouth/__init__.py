@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a63af3c765ec9585aca87db861d322ae0d46df2c388fe9a5b6f7cdde1de614f4'
+RULES_HASH = 'e13f89c9c56bbfff2032aec71ff9497c6fce55f21a34bfe46066ba18615c77ff'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

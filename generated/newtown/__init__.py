@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b275572d2768d59650962d6f442c641b8e8402ad9654bfc43e90d5c57045260c'
+RULES_HASH = 'a990ae9088856d01cba80a6c33ca1587d8786f04008d45b86df8929bcfc1fca9'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
