@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'e13f89c9c56bbfff2032aec71ff9497c6fce55f21a34bfe46066ba18615c77ff'
+RULES_HASH = 'aa4ee83d1f71c95af096da656ba72232c601b0ad717a8d5791dfaaa5468e0fa7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

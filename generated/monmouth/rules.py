@@ -471,8 +471,13 @@ def d_lead_candidates(s, a_units):
         if (not UNIT_PROPS['artillery'][e0]))))
 
 
+def d_result_stands(s, a_s):
+    # 'rulesets/series/close_combat.mst:101': 'The side suffers its close combat result'
+    return True
+
+
 def d_may_advance(s, a_u, a_into):
-    # 'rulesets/series/close_combat.mst:101': 'May advance after combat'
+    # 'rulesets/series/close_combat.mst:106': 'May advance after combat'
     return (not q.prohibited(s, a_into))
 
 
@@ -482,35 +487,35 @@ def d_free_to_advance(s, a_u):
 
 
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:109': 'May advance into every defending hex'
+    # 'rulesets/series/close_combat.mst:114': 'May advance into every defending hex'
     return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:114': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:119': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0,
         a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat))
         if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:121': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:126': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0]))
         for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_suffers_rifle_drm(s, a_u):
-    # 'rulesets/series/close_combat.mst:151': 'A lead unit with a white R'
+    # 'rulesets/series/close_combat.mst:156': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_all_militia(s, a_units):
-    # 'rulesets/series/close_combat.mst:158': 'An all-militia force'
+    # 'rulesets/series/close_combat.mst:163': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:163': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:168': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -2015,44 +2020,44 @@ def f236(s, b):
 
 
 def f237(s, b):
-    # 'rulesets/series/close_combat.mst:183'
+    # 'rulesets/series/close_combat.mst:188'
     return -1
 
 
 def f238(s, b):
-    # 'rulesets/series/close_combat.mst:184'
+    # 'rulesets/series/close_combat.mst:189'
     return q.attacking_side(s, b['combat'])
 
 
 def f239(s, b):
-    # 'rulesets/series/close_combat.mst:185'
+    # 'rulesets/series/close_combat.mst:190'
     return q.defending_side(s, b['combat'])
 
 
 def f240(s, b):
-    # 'rulesets/series/close_combat.mst:186'
+    # 'rulesets/series/close_combat.mst:191'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
 def f241(s, b):
-    # 'rulesets/series/close_combat.mst:187'
+    # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
 def f242(s, b):
-    # 'rulesets/series/close_combat.mst:188'
+    # 'rulesets/series/close_combat.mst:193'
     e.set_var(s, 'snapshot_taken', True)
 
 
 def f243(s, b):
-    # 'rulesets/series/close_combat.mst:190'
+    # 'rulesets/series/close_combat.mst:195'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
 def f244(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
@@ -2068,1136 +2073,1146 @@ def f246(s, b):
 
 
 def f247(s, b):
-    # 'rulesets/series/close_combat.mst:196'
+    # 'rulesets/series/close_combat.mst:201'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
 def f248(s, b):
-    # 'rulesets/series/close_combat.mst:197'
+    # 'rulesets/series/close_combat.mst:202'
     return q.defenders(s, b['combat'])
 
 
 def f249(s, b):
-    # 'rulesets/series/close_combat.mst:202'
+    # 'rulesets/series/close_combat.mst:207'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f250(s, b):
-    # 'rulesets/series/close_combat.mst:203'
+    # 'rulesets/series/close_combat.mst:208'
     return q.diverted(s, b['combat'])
 
 
 def f251(s, b):
-    # 'rulesets/series/close_combat.mst:204'
+    # 'rulesets/series/close_combat.mst:209'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
 def f252(s, b):
-    # 'rulesets/series/close_combat.mst:209'
+    # 'rulesets/series/close_combat.mst:214'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
 def f253(s, b):
-    # 'rulesets/series/close_combat.mst:210'
+    # 'rulesets/series/close_combat.mst:215'
     return b['defender']
 
 
 def f254(s, b):
-    # 'rulesets/series/close_combat.mst:210'
+    # 'rulesets/series/close_combat.mst:215'
     return b['_ask11']
 
 
 def f255(s, b):
-    # 'rulesets/series/close_combat.mst:212'
+    # 'rulesets/series/close_combat.mst:217'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f256(s, b):
-    # 'rulesets/series/close_combat.mst:213'
+    # 'rulesets/series/close_combat.mst:218'
     return s.vars['pinned'][b['u']]
 
 
 def f257(s, b):
-    # 'rulesets/series/close_combat.mst:214'
+    # 'rulesets/series/close_combat.mst:219'
     return {'side': b['defender'], 'amount': (-1)}
 
 
 def f258(s, b):
-    # 'rulesets/series/close_combat.mst:216'
+    # 'rulesets/series/close_combat.mst:221'
     return {'unit': b['u'], 'hexes': 3}
 
 
 def f259(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:227'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
 def f260(s, b):
-    # 'rulesets/series/close_combat.mst:231'
+    # 'rulesets/series/close_combat.mst:236'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f261(s, b):
-    # 'rulesets/series/close_combat.mst:231'
+    # 'rulesets/series/close_combat.mst:236'
     return b['attacker']
 
 
 def f262(s, b):
-    # 'rulesets/series/close_combat.mst:232'
+    # 'rulesets/series/close_combat.mst:237'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
 def f263(s, b):
-    # 'rulesets/series/close_combat.mst:238'
+    # 'rulesets/series/close_combat.mst:243'
     return d_tactics_chits(s)
 
 
 def f264(s, b):
-    # 'rulesets/series/close_combat.mst:241'
+    # 'rulesets/series/close_combat.mst:246'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f265(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:247'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f266(s, b):
-    # 'rulesets/series/close_combat.mst:243'
+    # 'rulesets/series/close_combat.mst:248'
     return (b['matrix'][1] == 10)
 
 
 def f267(s, b):
-    # 'rulesets/series/close_combat.mst:244'
+    # 'rulesets/series/close_combat.mst:249'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
 def f268(s, b):
-    # 'rulesets/series/close_combat.mst:249'
+    # 'rulesets/series/close_combat.mst:254'
     return b['odds']
 
 
 def f269(s, b):
-    # 'rulesets/series/close_combat.mst:254'
+    # 'rulesets/series/close_combat.mst:259'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
 def f270(s, b):
-    # 'rulesets/series/close_combat.mst:256'
+    # 'rulesets/series/close_combat.mst:261'
     return (s.vars['momentum'][b['first']] > 0)
 
 
 def f271(s, b):
-    # 'rulesets/series/close_combat.mst:257'
+    # 'rulesets/series/close_combat.mst:262'
     return b['first']
 
 
 def f272(s, b):
-    # 'rulesets/series/close_combat.mst:257'
+    # 'rulesets/series/close_combat.mst:262'
     return b['_ask12']
 
 
 def f273(s, b):
-    # 'rulesets/series/close_combat.mst:262'
+    # 'rulesets/series/close_combat.mst:267'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
 def f274(s, b):
-    # 'rulesets/series/close_combat.mst:263'
+    # 'rulesets/series/close_combat.mst:268'
     return q.enemy(s, b['first'])
 
 
 def f275(s, b):
-    # 'rulesets/series/close_combat.mst:263'
+    # 'rulesets/series/close_combat.mst:268'
     return b['_ask13']
 
 
 def f276(s, b):
-    # 'rulesets/series/close_combat.mst:268'
+    # 'rulesets/series/close_combat.mst:273'
     return b['rerolled']
 
 
 def f277(s, b):
-    # 'rulesets/series/close_combat.mst:276'
+    # 'rulesets/series/close_combat.mst:281'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
 def f278(s, b):
-    # 'rulesets/series/close_combat.mst:277'
+    # 'rulesets/series/close_combat.mst:282'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
 
 def f279(s, b):
-    # 'rulesets/series/close_combat.mst:280'
+    # 'rulesets/series/close_combat.mst:285'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
 def f280(s, b):
-    # 'rulesets/series/close_combat.mst:281'
+    # 'rulesets/series/close_combat.mst:286'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
 def f281(s, b):
-    # 'rulesets/series/close_combat.mst:282'
+    # 'rulesets/series/close_combat.mst:287'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
 def f282(s, b):
-    # 'rulesets/series/close_combat.mst:283'
+    # 'rulesets/series/close_combat.mst:288'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
 def f283(s, b):
-    # 'rulesets/series/close_combat.mst:284'
-    return b['result'][1]
+    # 'rulesets/series/close_combat.mst:289'
+    return d_result_stands(s, b['defender'])
 
 
 def f284(s, b):
-    # 'rulesets/series/close_combat.mst:284'
+    # 'rulesets/series/close_combat.mst:290'
+    return b['result'][1]
+
+
+def f285(s, b):
+    # 'rulesets/series/close_combat.mst:290'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
-def f285(s, b):
-    # 'rulesets/series/close_combat.mst:287'
+def f286(s, b):
+    # 'rulesets/series/close_combat.mst:294'
+    return d_result_stands(s, b['attacker'])
+
+
+def f287(s, b):
+    # 'rulesets/series/close_combat.mst:295'
     return b['result'][0]
 
 
-def f286(s, b):
-    # 'rulesets/series/close_combat.mst:287'
+def f288(s, b):
+    # 'rulesets/series/close_combat.mst:295'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f287(s, b):
-    # 'rulesets/series/close_combat.mst:289'
+def f289(s, b):
+    # 'rulesets/series/close_combat.mst:299'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f288(s, b):
-    # 'rulesets/series/close_combat.mst:290'
+def f290(s, b):
+    # 'rulesets/series/close_combat.mst:302'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f289(s, b):
-    # 'rulesets/series/close_combat.mst:293'
+def f291(s, b):
+    # 'rulesets/series/close_combat.mst:309'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f290(s, b):
-    # 'rulesets/series/close_combat.mst:295'
+def f292(s, b):
+    # 'rulesets/series/close_combat.mst:313'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f291(s, b):
-    # 'rulesets/series/close_combat.mst:300'
+def f293(s, b):
+    # 'rulesets/series/close_combat.mst:319'
     return (b['modified_roll'] <= (-1))
 
 
-def f292(s, b):
-    # 'rulesets/series/close_combat.mst:301'
+def f294(s, b):
+    # 'rulesets/series/close_combat.mst:320'
     return {'side': b['defender']}
 
 
-def f293(s, b):
-    # 'rulesets/series/close_combat.mst:303'
+def f295(s, b):
+    # 'rulesets/series/close_combat.mst:322'
     return (b['modified_roll'] >= 10)
 
 
-def f294(s, b):
-    # 'rulesets/series/close_combat.mst:304'
+def f296(s, b):
+    # 'rulesets/series/close_combat.mst:323'
     return {'side': b['attacker']}
 
 
-def f295(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+def f297(s, b):
+    # 'rulesets/series/close_combat.mst:333'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f296(s, b):
-    # 'rulesets/series/close_combat.mst:315'
+def f298(s, b):
+    # 'rulesets/series/close_combat.mst:334'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f297(s, b):
-    # 'rulesets/series/close_combat.mst:317'
+def f299(s, b):
+    # 'rulesets/series/close_combat.mst:336'
     e.resolve_combat(s, b['combat'])
 
 
-def f298(s, b):
-    # 'rulesets/series/close_combat.mst:322'
+def f300(s, b):
+    # 'rulesets/series/close_combat.mst:341'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f299(s, b):
-    # 'rulesets/series/close_combat.mst:323'
+def f301(s, b):
+    # 'rulesets/series/close_combat.mst:342'
     return (len(b['vacated']) > 0)
 
 
-def f300(s, b):
-    # 'rulesets/series/close_combat.mst:325'
+def f302(s, b):
+    # 'rulesets/series/close_combat.mst:344'
     return (b['lead'] != -1)
 
 
-def f301(s, b):
-    # 'rulesets/series/close_combat.mst:326'
+def f303(s, b):
+    # 'rulesets/series/close_combat.mst:345'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f302(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+def f304(s, b):
+    # 'rulesets/series/close_combat.mst:346'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f303(s, b):
-    # 'rulesets/series/close_combat.mst:328'
+def f305(s, b):
+    # 'rulesets/series/close_combat.mst:347'
     return b['reachable']
 
 
-def f304(s, b):
-    # 'rulesets/series/close_combat.mst:329'
+def f306(s, b):
+    # 'rulesets/series/close_combat.mst:348'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f305(s, b):
-    # 'rulesets/series/close_combat.mst:333'
+def f307(s, b):
+    # 'rulesets/series/close_combat.mst:352'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
-def f306(s, b):
-    # 'rulesets/series/close_combat.mst:334'
+def f308(s, b):
+    # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f307(s, b):
-    # 'rulesets/series/close_combat.mst:335'
+def f309(s, b):
+    # 'rulesets/series/close_combat.mst:354'
     return (b['to'] != -1)
 
 
-def f308(s, b):
-    # 'rulesets/series/close_combat.mst:346'
+def f310(s, b):
+    # 'rulesets/series/close_combat.mst:365'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f309(s, b):
-    # 'rulesets/series/close_combat.mst:351'
+def f311(s, b):
+    # 'rulesets/series/close_combat.mst:370'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f310(s, b):
-    # 'rulesets/series/close_combat.mst:352'
+def f312(s, b):
+    # 'rulesets/series/close_combat.mst:371'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f311(s, b):
+def f313(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1)))
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0])
         or (RULES.units[e0].brigade == b['picked'][1]))))
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f321(s, b):
+def f323(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f322(s, b):
+def f324(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0])
 
 
-def f323(s, b):
+def f325(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f324(s, b):
+def f326(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f325(s, b):
+def f327(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f326(s, b):
+def f328(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f327(s, b):
+def f329(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f328(s, b):
+def f330(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f329(s, b):
+def f331(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f330(s, b):
+def f332(s, b):
     # 'rulesets/series/results.mst:66'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f331(s, b):
+def f333(s, b):
     # 'rulesets/series/results.mst:67'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f332(s, b):
+def f334(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f333(s, b):
+def f335(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f334(s, b):
+def f336(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f335(s, b):
+def f337(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f336(s, b):
+def f338(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f337(s, b):
+def f339(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f338(s, b):
+def f340(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f339(s, b):
+def f341(s, b):
     # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f340(s, b):
+def f342(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f341(s, b):
+def f343(s, b):
     # 'rulesets/series/results.mst:113'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f342(s, b):
+def f344(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f343(s, b):
+def f345(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f344(s, b):
+def f346(s, b):
     # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f345(s, b):
+def f347(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f346(s, b):
+def f348(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f347(s, b):
+def f349(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f348(s, b):
+def f350(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f349(s, b):
+def f351(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f350(s, b):
+def f352(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f351(s, b):
+def f353(s, b):
     # 'rulesets/series/movement.mst:192'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f352(s, b):
+def f354(s, b):
     # 'rulesets/series/movement.mst:193'
     e.capture(s, b['l'])
 
 
-def f353(s, b):
+def f355(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f354(s, b):
+def f356(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f355(s, b):
+def f357(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f356(s, b):
+def f358(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f357(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f358(s, b):
+def f360(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f359(s, b):
+def f361(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f360(s, b):
+def f362(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f361(s, b):
+def f363(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f362(s, b):
+def f364(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f363(s, b):
+def f365(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f364(s, b):
+def f366(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f365(s, b):
+def f367(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f366(s, b):
+def f368(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f367(s, b):
+def f369(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', d_next_american_player_turn(s))
 
 
-def f368(s, b):
+def f370(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f369(s, b):
+def f371(s, b):
     # 'rulesets/monmouth/leaders.mst:131'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f370(s, b):
+def f372(s, b):
     # 'rulesets/monmouth/leaders.mst:172'
     e.remove_from_play(s, 92)
 
 
-def f371(s, b):
+def f373(s, b):
     # 'rulesets/monmouth/leaders.mst:173'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f372(s, b):
+def f374(s, b):
     # 'rulesets/monmouth/leaders.mst:225'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f373(s, b):
+def f375(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f374(s, b):
+def f376(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f375(s, b):
+def f377(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f376(s, b):
+def f378(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f377(s, b):
+def f379(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f378(s, b):
+def f380(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f379(s, b):
+def f381(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f380(s, b):
+def f382(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f381(s, b):
+def f383(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f382(s, b):
+def f384(s, b):
     # 'rulesets/monmouth/scenarios.mst:281'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f383(s, b):
+def f385(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f384(s, b):
+def f386(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f385(s, b):
+def f387(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f386(s, b):
+def f388(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f387(s, b):
+def f389(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f388(s, b):
+def f390(s, b):
     # 'rulesets/monmouth/leaders.mst:154'
     return d_next_to_washington(s, b['unit'])
 
 
-def f389(s, b):
+def f391(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f390(s, b):
+def f392(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f391(s, b):
+def f393(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f392(s, b):
-    # 'rulesets/series/close_combat.mst:129'
+def f394(s, b):
+    # 'rulesets/series/close_combat.mst:134'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f393(s, b):
-    # 'rulesets/series/close_combat.mst:130'
+def f395(s, b):
+    # 'rulesets/series/close_combat.mst:135'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f394(s, b):
-    # 'rulesets/series/close_combat.mst:131'
+def f396(s, b):
+    # 'rulesets/series/close_combat.mst:136'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f395(s, b):
-    # 'rulesets/series/close_combat.mst:132'
+def f397(s, b):
+    # 'rulesets/series/close_combat.mst:137'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f396(s, b):
-    # 'rulesets/series/close_combat.mst:133'
+def f398(s, b):
+    # 'rulesets/series/close_combat.mst:138'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f397(s, b):
-    # 'rulesets/series/close_combat.mst:134'
+def f399(s, b):
+    # 'rulesets/series/close_combat.mst:139'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f398(s, b):
-    # 'rulesets/series/close_combat.mst:135'
+def f400(s, b):
+    # 'rulesets/series/close_combat.mst:140'
     return b['tactics']
 
 
-def f399(s, b):
-    # 'rulesets/series/close_combat.mst:136'
+def f401(s, b):
+    # 'rulesets/series/close_combat.mst:141'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f400(s, b):
-    # 'rulesets/series/close_combat.mst:136'
+def f402(s, b):
+    # 'rulesets/series/close_combat.mst:141'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f401(s, b):
-    # 'rulesets/series/close_combat.mst:137'
+def f403(s, b):
+    # 'rulesets/series/close_combat.mst:142'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f402(s, b):
-    # 'rulesets/series/close_combat.mst:138'
+def f404(s, b):
+    # 'rulesets/series/close_combat.mst:143'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f403(s, b):
-    # 'rulesets/series/close_combat.mst:139'
+def f405(s, b):
+    # 'rulesets/series/close_combat.mst:144'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f404(s, b):
-    # 'rulesets/series/close_combat.mst:140'
+def f406(s, b):
+    # 'rulesets/series/close_combat.mst:145'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f405(s, b):
-    # 'rulesets/series/close_combat.mst:141'
+def f407(s, b):
+    # 'rulesets/series/close_combat.mst:146'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f406(s, b):
-    # 'rulesets/series/close_combat.mst:142'
+def f408(s, b):
+    # 'rulesets/series/close_combat.mst:147'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f407(s, b):
+def f409(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f408(s, b):
+def f410(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f409(s, b):
+def f411(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f410(s, b):
+def f412(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f411(s, b):
+def f413(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f412(s, b):
+def f414(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f413(s, b):
+def f415(s, b):
     # 'rulesets/series/movement.mst:190'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f414(s, b):
+def f416(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f415(s, b):
+def f417(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f416(s, b):
+def f418(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0)
         and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f417(s, b):
+def f419(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex'])))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f418(s, b):
+def f420(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0))
         and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f419(s, b):
+def f421(s, b):
     # 'rulesets/monmouth/leaders.mst:128'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f420(s, b):
+def f422(s, b):
     # 'rulesets/monmouth/leaders.mst:170'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f421(s, b):
+def f423(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     return UNIT_LEADER[b['unit']]
 
 
-def f422(s, b):
+def f424(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13))
         and (not s.vars['countermarched_off']))
 
 
-def f423(s, b):
+def f425(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f424(s, b):
+def f426(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f425(s, b):
+def f427(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f426(s, b):
+def f428(s, b):
     # 'rulesets/monmouth/scenarios.mst:280'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f427(s, b):
+def f429(s, b):
     # 'rulesets/series/movement.mst:145'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f428(s, b):
+def f430(s, b):
     # 'rulesets/series/movement.mst:150'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f429(s, b):
+def f431(s, b):
     # 'rulesets/series/movement.mst:155'
     return s.vars['moved_away'][b['unit']]
 
 
-def f430(s, b):
+def f432(s, b):
     # 'rulesets/series/movement.mst:161'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f431(s, b):
+def f433(s, b):
     # 'rulesets/series/movement.mst:168'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f432(s, b):
+def f434(s, b):
     # 'rulesets/series/movement.mst:175'
     return (s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']]))
 
 
-def f433(s, b):
+def f435(s, b):
     # 'rulesets/series/movement.mst:182'
     return ((not s.vars['pin_case_b'][b['unit']]) and (len(tuple(e0 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
 
 
-def f434(s, b):
+def f436(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f435(s, b):
+def f437(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0)
         or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f436(s, b):
+def f438(s, b):
     # 'rulesets/monmouth/leaders.mst:118'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f437(s, b):
+def f439(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f438(s, b):
+def f440(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f439(s, b):
+def f441(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f440(s, b):
+def f442(s, b):
     # 'rulesets/monmouth/scenarios.mst:226'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517)))
         and (not s.vars['hedgerow_attacked']))
 
 
-def f441(s, b):
+def f443(s, b):
     # 'rulesets/monmouth/scenarios.mst:443'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f442(s, b):
+def f444(s, b):
     # 'rulesets/monmouth/scenarios.mst:474'
     return (q.side(s, b['unit']) == 0)
 
 
-def f443(s, b):
+def f445(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f444(s, b):
+def f446(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f445(s, b):
+def f447(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0])
         and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f446(s, b):
+def f448(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f447(s, b):
+def f449(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f448(s, b):
+def f450(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f449(s, b):
+def f451(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f450(s, b):
+def f452(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f451(s, b):
+def f453(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f452(s, b):
+def f454(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f453(s, b):
+def f455(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f454(s, b):
+def f456(s, b):
     # 'rulesets/monmouth/scenarios.mst:245'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f455(s, b):
+def f457(s, b):
     # 'rulesets/monmouth/scenarios.mst:254'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f456(s, b):
+def f458(s, b):
     # 'rulesets/monmouth/scenarios.mst:263'
     return (not (s.unit_status[87] == 0))
 
 
-def f457(s, b):
+def f459(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f458(s, b):
+def f460(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f459(s, b):
+def f461(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
-def f460(s, b):
+def f462(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 19
 
 
-def f461(s, b):
+def f463(s, b):
     # 'rulesets/monmouth/scenarios.mst:136'
     return 18
 
 
-def f462(s, b):
+def f464(s, b):
     # 'rulesets/monmouth/scenarios.mst:140'
     return 4
 
 
-def f463(s, b):
+def f465(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f464(s, b):
+def f466(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f465(s, b):
+def f467(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f466(s, b):
+def f468(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f467(s, b):
+def f469(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -3514,7 +3529,7 @@ RULES = Rules(
             brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps',
-            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f463),
+            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f465),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
             brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
@@ -3528,16 +3543,16 @@ RULES = Rules(
             variable_entry=False, commands=None),
         UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f464),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f466),
         UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f465),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f467),
         UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f466),
+            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f468),
         UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials',
-            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f467),
+            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f469),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -7049,42 +7064,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f383, None),
-            ModifierSpec('Momentum Chits spent', f384, None),
+            ModifierSpec('Army Morale', f385, None),
+            ModifierSpec('Momentum Chits spent', f386, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f385, None),
-            ModifierSpec('Leadership DRM', f386, None),
-            ModifierSpec('Other modifiers of this check', f387, None),
-            ModifierSpec('Washington in an adjacent hex', f127, f388),
-            ModifierSpec('Heat Game Turn', f237, f389),
+            ModifierSpec('Modified morale', f387, None),
+            ModifierSpec('Leadership DRM', f388, None),
+            ModifierSpec('Other modifiers of this check', f389, None),
+            ModifierSpec('Washington in an adjacent hex', f127, f390),
+            ModifierSpec('Heat Game Turn', f237, f391),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f127, f390),
-            ModifierSpec("Target's terrain", f391, None),
+            ModifierSpec('First Fire Bonus', f127, f392),
+            ModifierSpec("Target's terrain", f393, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f392, None),
-            ModifierSpec("Defender's lead unit morale", f393, None),
-            ModifierSpec('Attacking leader', f394, None),
-            ModifierSpec('Defending leader', f395, None),
-            ModifierSpec('Defender surrounded', f127, f396),
-            ModifierSpec('Attacker surrounded', f237, f397),
-            ModifierSpec('Tactics', f398, None),
-            ModifierSpec("Defender's terrain", f399, f400),
-            ModifierSpec('Attacking up slope', f237, f401),
-            ModifierSpec('Attacking into fieldworks', f237, f402),
-            ModifierSpec('Attacking lead unit has a white R', f237, f403),
-            ModifierSpec('Defending lead unit has a white R', f127, f404),
-            ModifierSpec('All-militia attacking force', f237, f405),
-            ModifierSpec('All-militia defending force', f127, f406),
+            ModifierSpec("Attacker's lead unit morale", f394, None),
+            ModifierSpec("Defender's lead unit morale", f395, None),
+            ModifierSpec('Attacking leader', f396, None),
+            ModifierSpec('Defending leader', f397, None),
+            ModifierSpec('Defender surrounded', f127, f398),
+            ModifierSpec('Attacker surrounded', f237, f399),
+            ModifierSpec('Tactics', f400, None),
+            ModifierSpec("Defender's terrain", f401, f402),
+            ModifierSpec('Attacking up slope', f237, f403),
+            ModifierSpec('Attacking into fieldworks', f237, f404),
+            ModifierSpec('Attacking lead unit has a white R', f237, f405),
+            ModifierSpec('Defending lead unit has a white R', f127, f406),
+            ModifierSpec('All-militia attacking force', f237, f407),
+            ModifierSpec('All-militia defending force', f127, f408),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f407, f408),
-            ModifierSpec('Play balance: Pro-American', f237, f409),
+            ModifierSpec('Play balance: Pro-British', f409, f410),
+            ModifierSpec('Play balance: Pro-American', f237, f411),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f407, f410),
+            ModifierSpec('Momentum Chit spent', f409, f412),
         )),
     },
     procedures={
@@ -8266,7 +8281,7 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(f46),
                 Jump(19),
-                Jump(101),
+                Jump(113),
                 Jump(25),
                 Let('odds', f249),
                 JumpIfNot(f250, 29),
@@ -8288,7 +8303,7 @@ RULES = Rules(
                 Exec(f46),
                 Jump(44),
                 Jump(33),
-                Jump(101),
+                Jump(113),
                 Jump(47),
                 Jump(48),
                 Choose('attacker_lead', f260, f261, 'unit', 'choose attacker_lead', ''),
@@ -8300,7 +8315,7 @@ RULES = Rules(
                 Let('tactics', f265),
                 JumpIfNot(f266, 59),
                 Call('tactical_withdrawal', f267, None),
-                Jump(101),
+                Jump(113),
                 Jump(59),
                 Roll(3, f268, 'close_combat_drm', 'result', 'modified_roll'),
                 JumpIfNot(f68, 81),
@@ -8330,23 +8345,35 @@ RULES = Rules(
                 Let('attacker_others', f280),
                 Let('defender_loss', f281),
                 Let('attacker_loss', f282),
-                ApplyResult(f283, f284),
-                ApplyResult(f285, f286),
-                Call('adjust_army_morale', f287, None),
-                Call('adjust_army_morale', f288, None),
-                Call('previously_retreated_check', f289, None),
-                Call('previously_retreated_check', f290, None),
-                JumpIfNot(f68, 101),
-                JumpIfNot(f291, 97),
-                Call('gain_momentum', f292, None),
-                Jump(100),
-                JumpIfNot(f293, 100),
+                JumpIfNot(f283, 90),
+                ApplyResult(f284, f285),
+                Jump(90),
+                JumpIfNot(f286, 93),
+                ApplyResult(f287, f288),
+                Jump(93),
+                JumpIfNot(f283, 96),
+                Call('adjust_army_morale', f289, None),
+                Jump(96),
+                JumpIfNot(f286, 99),
+                Call('adjust_army_morale', f290, None),
+                Jump(99),
+                JumpIfNot(f283, 102),
+                Call('previously_retreated_check', f291, None),
+                Jump(102),
+                JumpIfNot(f286, 105),
+                Call('previously_retreated_check', f292, None),
+                Jump(105),
+                JumpIfNot(f68, 113),
+                JumpIfNot(f293, 109),
                 Call('gain_momentum', f294, None),
-                Jump(100),
-                Jump(101),
-                Exec(f295),
-                Call('advance_after_combat', f296, None),
+                Jump(112),
+                JumpIfNot(f295, 112),
+                Call('gain_momentum', f296, None),
+                Jump(112),
+                Jump(113),
                 Exec(f297),
+                Call('advance_after_combat', f298, None),
+                Exec(f299),
             ),
             steps={
                 'begin': 0,
@@ -8359,10 +8386,10 @@ RULES = Rules(
                 'momentum': 60,
                 'previously_retreated': 81,
                 'apply': 83,
-                'retreated_check': 91,
-                'gain_momentum': 93,
-                'advance': 101,
-                'done': 103,
+                'retreated_check': 99,
+                'gain_momentum': 105,
+                'advance': 113,
+                'done': 115,
             },
             types={
                 '_ask11': 'bool',
@@ -8393,58 +8420,64 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184',
-                'rulesets/series/close_combat.mst:185', 'rulesets/series/close_combat.mst:186',
-                'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188',
-                'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190',
+                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
                 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191',
-                'rulesets/series/close_combat.mst:190', 'rulesets/monmouth/scenarios.mst:448',
+                'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196',
+                'rulesets/series/close_combat.mst:195', 'rulesets/monmouth/scenarios.mst:448',
                 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:448',
                 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:449',
-                'rulesets/monmouth/scenarios.mst:448', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:197',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:200',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:202',
-                'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204',
-                'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:209',
-                'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:210',
-                'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:211',
-                'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:211',
-                'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:213',
-                'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:213',
-                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:222',
-                'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:222',
-                'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:226',
-                'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:209',
-                'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:232',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:243',
-                'rulesets/series/close_combat.mst:244', 'rulesets/series/close_combat.mst:245',
-                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:249',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254',
-                'rulesets/series/close_combat.mst:255', 'rulesets/series/close_combat.mst:256',
-                'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:257',
+                'rulesets/monmouth/scenarios.mst:448', 'rulesets/series/close_combat.mst:201',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:202',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:203',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:205',
+                'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207',
+                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:209',
+                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:214',
+                'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:215',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:216',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:216',
+                'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:219', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:231',
+                'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:214',
+                'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
+                'rulesets/series/close_combat.mst:245', 'rulesets/series/close_combat.mst:246',
+                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
+                'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250',
+                'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:254',
                 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:259',
-                'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:256',
-                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:263',
+                'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:262',
                 'rulesets/series/close_combat.mst:263', 'rulesets/series/close_combat.mst:264',
-                'rulesets/series/close_combat.mst:265', 'rulesets/series/close_combat.mst:263',
-                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:268',
-                'rulesets/series/close_combat.mst:269', 'rulesets/series/close_combat.mst:268',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:276',
-                'rulesets/series/close_combat.mst:277', 'rulesets/series/close_combat.mst:280',
-                'rulesets/series/close_combat.mst:281', 'rulesets/series/close_combat.mst:282',
-                'rulesets/series/close_combat.mst:283', 'rulesets/series/close_combat.mst:284',
-                'rulesets/series/close_combat.mst:287', 'rulesets/series/close_combat.mst:289',
-                'rulesets/series/close_combat.mst:290', 'rulesets/series/close_combat.mst:293',
-                'rulesets/series/close_combat.mst:295', 'rulesets/series/close_combat.mst:299',
-                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:301',
-                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:303',
-                'rulesets/series/close_combat.mst:304', 'rulesets/series/close_combat.mst:303',
-                'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:314',
-                'rulesets/series/close_combat.mst:315', 'rulesets/series/close_combat.mst:317',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:268',
+                'rulesets/series/close_combat.mst:268', 'rulesets/series/close_combat.mst:269',
+                'rulesets/series/close_combat.mst:270', 'rulesets/series/close_combat.mst:268',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:273',
+                'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:273',
+                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:281',
+                'rulesets/series/close_combat.mst:282', 'rulesets/series/close_combat.mst:285',
+                'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:287',
+                'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:290', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295',
+                'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:298',
+                'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:298',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:302',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:309', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:320',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:323', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:334', 'rulesets/series/close_combat.mst:336',
             ),
         ),
         'advance_after_combat': ProcedureSpec(
@@ -8454,21 +8487,21 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                Let('vacated', f298),
-                JumpIfNot(f299, 19),
-                JumpIfNot(f300, 9),
-                Let('reachable', f301),
-                JumpIfNot(f302, 8),
-                Choose('into', f303, f238, 'hex', 'choose into', ''),
-                Exec(f304),
+                Let('vacated', f300),
+                JumpIfNot(f301, 19),
+                JumpIfNot(f302, 9),
+                Let('reachable', f303),
+                JumpIfNot(f304, 8),
+                Choose('into', f305, f238, 'hex', 'choose into', ''),
+                Exec(f306),
                 Jump(8),
                 Jump(9),
-                ForStart('_for_u', f305),
+                ForStart('_for_u', f307),
                 JumpIfEmpty('_for_u', 18),
                 Choose('u', f13, f238, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Choose('to', f306, f238, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f307, 17),
+                Choose('to', f308, f238, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f309, 17),
                 Exec(f138),
                 Jump(17),
                 Jump(10),
@@ -8486,16 +8519,16 @@ RULES = Rules(
                 'vacated': 'hexes',
             },
             lines=(
-                'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:323',
-                'rulesets/series/close_combat.mst:325', 'rulesets/series/close_combat.mst:326',
-                'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:328',
-                'rulesets/series/close_combat.mst:329', 'rulesets/series/close_combat.mst:327',
-                'rulesets/series/close_combat.mst:325', 'rulesets/series/close_combat.mst:333',
-                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:333',
-                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:334',
-                'rulesets/series/close_combat.mst:335', 'rulesets/series/close_combat.mst:336',
-                'rulesets/series/close_combat.mst:335', 'rulesets/series/close_combat.mst:333',
-                'rulesets/series/close_combat.mst:323',
+                'rulesets/series/close_combat.mst:341', 'rulesets/series/close_combat.mst:342',
+                'rulesets/series/close_combat.mst:344', 'rulesets/series/close_combat.mst:345',
+                'rulesets/series/close_combat.mst:346', 'rulesets/series/close_combat.mst:347',
+                'rulesets/series/close_combat.mst:348', 'rulesets/series/close_combat.mst:346',
+                'rulesets/series/close_combat.mst:344', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:353',
+                'rulesets/series/close_combat.mst:354', 'rulesets/series/close_combat.mst:355',
+                'rulesets/series/close_combat.mst:354', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:342',
             ),
         ),
         'tactical_withdrawal': ProcedureSpec(
@@ -8505,7 +8538,7 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f308, 8),
+                JumpIfNot(f310, 8),
                 ForStart('_for_u', f248),
                 JumpIfEmpty('_for_u', 7),
                 Choose('u', f13, f239, 'unit', 'choose the next u', ''),
@@ -8513,8 +8546,8 @@ RULES = Rules(
                 Call('retreat_unit', f17, None),
                 Jump(2),
                 Jump(8),
-                JumpIfNot(f309, 16),
-                ForStart('_for_u', f310),
+                JumpIfNot(f311, 16),
+                ForStart('_for_u', f312),
                 JumpIfEmpty('_for_u', 15),
                 Choose('u', f13, f238, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -8526,14 +8559,14 @@ RULES = Rules(
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
                 'u': 'unit'},
             lines=(
-                'rulesets/series/close_combat.mst:346', 'rulesets/series/close_combat.mst:347',
-                'rulesets/series/close_combat.mst:347', 'rulesets/series/close_combat.mst:347',
-                'rulesets/series/close_combat.mst:347', 'rulesets/series/close_combat.mst:348',
-                'rulesets/series/close_combat.mst:347', 'rulesets/series/close_combat.mst:346',
-                'rulesets/series/close_combat.mst:351', 'rulesets/series/close_combat.mst:352',
-                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:352',
-                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:353',
-                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:351',
+                'rulesets/series/close_combat.mst:365', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:367',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:365',
+                'rulesets/series/close_combat.mst:370', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:372',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:370',
             ),
         ),
         'lee_penalty': ProcedureSpec(
@@ -8543,9 +8576,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f311),
-                Call('adjust_army_morale', f312, None),
                 Exec(f313),
+                Call('adjust_army_morale', f314, None),
+                Exec(f315),
             ),
             steps={'penalty': 0},
             types={},
@@ -8559,27 +8592,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f314),
+                ForStart('_for_u', f316),
                 JumpIfEmpty('_for_u', 7),
                 ForTake('u', '_for_u'),
-                Exec(f315),
-                Exec(f316),
+                Exec(f317),
+                Exec(f318),
                 Exec(f148),
                 Jump(1),
-                JumpIfNot(f317, 10),
+                JumpIfNot(f319, 10),
                 EndPhase(),
                 Jump(10),
-                Roll(9, f318, None, 'picked', None),
-                ForStart('_for_u', f319),
+                Roll(9, f320, None, 'picked', None),
+                ForStart('_for_u', f321),
                 JumpIfEmpty('_for_u', 16),
                 ForTake('u', '_for_u'),
-                Exec(f320),
+                Exec(f322),
                 Jump(12),
-                Roll(10, f321, None, 'impact', None),
-                ForStart('_for_u', f322),
+                Roll(10, f323, None, 'impact', None),
+                ForStart('_for_u', f324),
                 JumpIfEmpty('_for_u', 22),
                 ForTake('u', '_for_u'),
-                Exec(f323),
+                Exec(f325),
                 Jump(18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -8606,7 +8639,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f324, None),
+                Call('adjust_army_morale', f326, None),
             ),
             steps={'do': 0},
             types={
@@ -8627,9 +8660,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f325, None),
-                JumpIfNot(f326, 4),
-                Call('check_or_retreat', f327, None),
+                Call('retreat_unit', f327, None),
+                JumpIfNot(f328, 4),
+                Call('check_or_retreat', f329, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8654,9 +8687,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f328, None),
-                JumpIfNot(f326, 4),
-                Call('check_or_retreat', f327, None),
+                Call('disrupt', f330, None),
+                JumpIfNot(f328, 4),
+                Call('check_or_retreat', f329, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8681,9 +8714,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f329),
-                JumpIfNot(f326, 4),
-                Call('check_or_retreat', f327, None),
+                Exec(f331),
+                JumpIfNot(f328, 4),
+                Call('check_or_retreat', f329, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8709,15 +8742,15 @@ RULES = Rules(
                 'second'),
             result='',
             code=(
-                Let('one_step', f330),
-                Let('here', f331),
-                Exec(f332),
-                JumpIfNot(f333, 7),
-                Choose('second', f334, f14, 'unit', 'choose second', ''),
-                Exec(f335),
+                Let('one_step', f332),
+                Let('here', f333),
+                Exec(f334),
+                JumpIfNot(f335, 7),
+                Choose('second', f336, f14, 'unit', 'choose second', ''),
+                Exec(f337),
                 Jump(7),
-                JumpIfNot(f326, 10),
-                Call('check_or_retreat', f327, None),
+                JumpIfNot(f328, 10),
+                Call('check_or_retreat', f329, None),
                 Jump(10),
             ),
             steps={'do': 0},
@@ -8747,8 +8780,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f336, None),
-                Call('check_and_retreat_or_disrupt', f337, None),
+                Call('capture_one', f338, None),
+                Call('check_and_retreat_or_disrupt', f339, None),
             ),
             steps={'do': 0},
             types={
@@ -8769,8 +8802,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f338, None),
-                Call('check_and_retreat_or_disrupt', f337, None),
+                Call('capture_one', f340, None),
+                Call('check_and_retreat_or_disrupt', f339, None),
             ),
             steps={'do': 0},
             types={
@@ -8791,18 +8824,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f339),
+                ForStart('_for_u', f341),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(f46),
                 Jump(1),
-                Exec(f340),
-                ForStart('_for_u', f341),
+                Exec(f342),
+                ForStart('_for_u', f343),
                 JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f342),
-                Exec(f343),
+                Exec(f344),
+                Exec(f345),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -8832,10 +8865,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f344),
-                JumpIfNot(f345, 5),
-                Choose('casualty', f346, f14, 'unit', 'choose casualty', ''),
-                Exec(f347),
+                Let('leaders', f346),
+                JumpIfNot(f347, 5),
+                Choose('casualty', f348, f14, 'unit', 'choose casualty', ''),
+                Exec(f349),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -8862,7 +8895,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f348),
+                Exec(f350),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -8875,7 +8908,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lose_momentum', f349, None),
+                Call('lose_momentum', f351, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8888,7 +8921,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f350),
+                Exec(f352),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8901,10 +8934,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f351),
+                ForStart('_for_l', f353),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f352),
+                Exec(f354),
                 Jump(1),
             ),
             steps={'do': 0},
@@ -8922,7 +8955,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f353),
+                Exec(f355),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8935,7 +8968,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f354),
+                Exec(f356),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8948,7 +8981,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f353),
+                Exec(f355),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8961,13 +8994,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f355),
-                JumpIfNot(f356, 4),
                 Exec(f357),
-                Jump(4),
-                JumpIfNot(f358, 8),
+                JumpIfNot(f358, 4),
                 Exec(f359),
-                Exec(f360),
+                Jump(4),
+                JumpIfNot(f360, 8),
+                Exec(f361),
+                Exec(f362),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -8986,7 +9019,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f361),
+                Exec(f363),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9025,12 +9058,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f362),
-                Exec(f363),
                 Exec(f364),
                 Exec(f365),
-                Call('adjust_army_morale', f366, None),
+                Exec(f366),
                 Exec(f367),
+                Call('adjust_army_morale', f368, None),
+                Exec(f369),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9047,8 +9080,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f368),
-                Exec(f369),
+                Exec(f370),
+                Exec(f371),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9061,8 +9094,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f368),
-                Exec(f369),
+                Exec(f370),
+                Exec(f371),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9075,8 +9108,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                Exec(f370),
-                Exec(f371),
+                Exec(f372),
+                Exec(f373),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -9089,7 +9122,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f372),
+                Exec(f374),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9102,7 +9135,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f372),
+                Exec(f374),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9115,8 +9148,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f373),
-                Call('adjust_army_morale', f374, None),
+                Exec(f375),
+                Call('adjust_army_morale', f376, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9129,7 +9162,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f375),
+                Exec(f377),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9142,7 +9175,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f375),
+                Exec(f377),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9155,7 +9188,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f375),
+                Exec(f377),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -9168,14 +9201,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                JumpIfNot(f376, 3),
-                Exec(f377),
-                Jump(3),
-                JumpIfNot(f378, 6),
+                JumpIfNot(f378, 3),
                 Exec(f379),
-                Jump(6),
-                JumpIfNot(f380, 9),
+                Jump(3),
+                JumpIfNot(f380, 6),
                 Exec(f381),
+                Jump(6),
+                JumpIfNot(f382, 9),
+                Exec(f383),
                 Jump(9),
             ),
             steps={'do': 0},
@@ -9195,7 +9228,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f382),
+                Exec(f384),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9208,7 +9241,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f382),
+                Exec(f384),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9216,134 +9249,134 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f411, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f413, False,
             'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f412, False,
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f414, False,
             'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f413, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f415, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f414, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f414, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f416, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f416, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f415, False, 'trigger:lee_reaches_21xx',
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f417, False, 'trigger:lee_reaches_21xx',
             'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f416, False,
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f418, False,
             'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f417, False,
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f419, False,
             'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f418, True,
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f420, True,
             'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f419, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f419, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f420, False, 'trigger:steuben_leaves',
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f421, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f421, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f422, False, 'trigger:steuben_leaves',
             ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f421, False,
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f423, False,
             'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f421, False, 'trigger:leader_captured_vp',
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f423, False, 'trigger:leader_captured_vp',
             ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f422, False,
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f424, False,
             'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f423, False,
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f425, False,
             'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f423, False,
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f425, False,
             'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f424, False,
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f426, False,
             'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f425, False,
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f427, False,
             'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f426, False,
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f428, False,
             'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f426, False,
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f428, False,
             'trigger:british_sp_captured', ''),
     ),
     restrictions=(
         RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f427, None, '', f127),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f428,
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f429, None, '', f127),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f430,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f429, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f431, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f430, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f431, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f432, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f433, None, '',
             None),
-        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', f432, None, '', None),
+        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', f434, None, '', None),
         RestrictionSpec('pin_case_b_keep_away',
-            'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '', f433, None, '',
+            'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '', f435, None, '',
             None),
         RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '',
-            f434),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f435, None,
+            f436),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f437, None,
             '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f436, None,
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f438, None,
             'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f437, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f438, None, 'command_and_control',
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f439, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f440, None, 'command_and_control',
             None),
         RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to',
-            'rear_guard_area', f439, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f440, None,
+            'rear_guard_area', f441, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f442, None,
             'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f441, None,
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f443, None,
             'hessian_grenadiers', None),
         RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry',
-            'south_of_south_brook', f442, 11, 'combs_hill', None),
+            'south_of_south_brook', f444, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
         VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive',
-            0, f443, ('campaign',), 'end_of_turn'),
+            0, f445, ('campaign',), 'end_of_turn'),
         VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f444, ('campaign',), 'end_of_turn'),
+            f446, ('campaign',), 'end_of_turn'),
         VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed',
-            'decisive', 1, f445, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f446,
+            'decisive', 1, f447, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f448,
             ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f447, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f448, ('campaign',),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f449, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f450, ('campaign',),
             'end_of_game'),
         VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0,
-            f449, ('lees_advance',), 'end_of_turn'),
+            f451, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1,
-            f446, ('lees_advance',), 'end_of_turn'),
+            f448, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f450, ('lees_advance',), 'end_of_turn'),
+            'substantial', 0, f452, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f451, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f452, ('lees_advance',),
+            'substantial', 1, f453, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f454, ('lees_advance',),
             'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f453, ('lees_advance',
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f455, ('lees_advance',
             ), 'end_of_game'),
         VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge',
-            'decisive', 0, f454, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0,
-            f455, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated',
             'decisive', 0, f456, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1,
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0,
             f457, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated',
+            'decisive', 0, f458, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1,
+            f459, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f450, ('holding_action',), 'end_of_turn'),
+            'substantial', 0, f452, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f451, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f447,
+            'substantial', 1, f453, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f449,
             ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f448,
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f450,
             ('holding_action',), 'end_of_game'),
         VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f444, ('washingtons_stand',), 'end_of_turn'),
+            f446, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_decisive',
-            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f458, ('washingtons_stand',
+            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f460, ('washingtons_stand',
             ), 'end_of_turn'),
         VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f450, ('washingtons_stand',), 'end_of_turn'),
+            'substantial', 0, f452, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f451, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f447,
+            'substantial', 1, f453, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f449,
             ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f448,
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f450,
             ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
@@ -9541,6 +9574,7 @@ RULES = Rules(
         'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
         'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
         'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
+        'define:result_stands': ('The side suffers its close combat result', '§ series 12.23', ''),
         'define:retreat_toward': ('The map edge a unit retreats toward', '§ monmouth 4.8; series 13.21', ''),
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
@@ -9900,7 +9934,7 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f151, f459), ('army_morale', f127, f459), ('momentum', f151, f151), ('momentum',
+            values=(('army_morale', f151, f461), ('army_morale', f127, f461), ('momentum', f151, f151), ('momentum',
                 f127, f151)),
             orders={1: (1, 0)},
             rules_off=(),
@@ -9916,7 +9950,7 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f151, f459), ('army_morale', f127, f460), ('momentum', f151, f151), ('momentum',
+            values=(('army_morale', f151, f461), ('army_morale', f127, f462), ('momentum', f151, f151), ('momentum',
                 f127, f151)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
@@ -9962,8 +9996,8 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f151, f459), ('army_morale', f127, f461), ('momentum', f151, f127), ('momentum',
-                f127, f151), ('momentum_pool', None, f462), ('lee_relieved', None, f99)),
+            values=(('army_morale', f151, f461), ('army_morale', f127, f463), ('momentum', f151, f127), ('momentum',
+                f127, f151), ('momentum_pool', None, f464), ('lee_relieved', None, f99)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -10009,8 +10043,8 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f151, f460), ('army_morale', f127, f460), ('momentum', f151, f151), ('momentum',
-                f127, f127), ('momentum_pool', None, f462), ('molly_placed', None, f99)),
+            values=(('army_morale', f151, f462), ('army_morale', f127, f462), ('momentum', f151, f151), ('momentum',
+                f127, f127), ('momentum_pool', None, f464), ('molly_placed', None, f99)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),

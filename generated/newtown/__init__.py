@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'a990ae9088856d01cba80a6c33ca1587d8786f04008d45b86df8929bcfc1fca9'
+RULES_HASH = 'db7a3fb377c331410b40c3ae5e28bf8fb8ad2d88b52d3b5baeaf28fdbcde9bfb'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -444,46 +444,51 @@ def d_lead_candidates(s, a_units):
         if (not UNIT_PROPS['artillery'][e0]))))
 
 
+def d_result_stands(s, a_s):
+    # 'rulesets/newtown/cards.mst:369': 'The side suffers its close combat result'
+    return (s.vars['result_ignored'] != a_s)
+
+
 def d_may_advance(s, a_u, a_into):
-    # 'rulesets/series/close_combat.mst:101': 'May advance after combat'
+    # 'rulesets/series/close_combat.mst:106': 'May advance after combat'
     return (not q.prohibited(s, a_into))
 
 
 def d_free_to_advance(s, a_u):
-    # 'rulesets/series/close_combat.mst:106': 'Free to advance after combat'
+    # 'rulesets/series/close_combat.mst:111': 'Free to advance after combat'
     return True
 
 
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:109': 'May advance into every defending hex'
+    # 'rulesets/series/close_combat.mst:114': 'May advance into every defending hex'
     return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:114': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:119': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0,
         a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat))
         if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:121': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:126': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0]))
         for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_suffers_rifle_drm(s, a_u):
-    # 'rulesets/series/close_combat.mst:151': 'A lead unit with a white R'
+    # 'rulesets/series/close_combat.mst:156': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_all_militia(s, a_units):
-    # 'rulesets/series/close_combat.mst:158': 'An all-militia force'
+    # 'rulesets/series/close_combat.mst:163': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:163': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:168': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -1331,22 +1336,22 @@ def f116(s, b):
 
 
 def f117(s, b):
-    # 'rulesets/newtown/cards.mst:384'
+    # 'rulesets/newtown/cards.mst:377'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
 def f118(s, b):
-    # 'rulesets/newtown/cards.mst:385'
+    # 'rulesets/newtown/cards.mst:378'
     return b['_ask5']
 
 
 def f119(s, b):
-    # 'rulesets/newtown/cards.mst:386'
+    # 'rulesets/newtown/cards.mst:379'
     return {'card': 'stampede', 'side': 0}
 
 
 def f120(s, b):
-    # 'rulesets/newtown/cards.mst:387'
+    # 'rulesets/newtown/cards.mst:380'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617,
         643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163,
         1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
@@ -1354,7 +1359,7 @@ def f120(s, b):
 
 
 def f121(s, b):
-    # 'rulesets/newtown/cards.mst:388'
+    # 'rulesets/newtown/cards.mst:381'
     e.advance_to(s, 49, b['h'])
 
 
@@ -1829,69 +1834,69 @@ def f214(s, b):
 
 
 def f215(s, b):
-    # 'rulesets/series/close_combat.mst:183'
+    # 'rulesets/series/close_combat.mst:188'
     return -1
 
 
 def f216(s, b):
-    # 'rulesets/series/close_combat.mst:184'
+    # 'rulesets/series/close_combat.mst:189'
     return q.attacking_side(s, b['combat'])
 
 
 def f217(s, b):
-    # 'rulesets/series/close_combat.mst:185'
+    # 'rulesets/series/close_combat.mst:190'
     return q.defending_side(s, b['combat'])
 
 
 def f218(s, b):
-    # 'rulesets/series/close_combat.mst:186'
+    # 'rulesets/series/close_combat.mst:191'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
 def f219(s, b):
-    # 'rulesets/series/close_combat.mst:187'
+    # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
 def f220(s, b):
-    # 'rulesets/series/close_combat.mst:188'
+    # 'rulesets/series/close_combat.mst:193'
     e.set_var(s, 'snapshot_taken', True)
 
 
 def f221(s, b):
-    # 'rulesets/series/close_combat.mst:190'
+    # 'rulesets/series/close_combat.mst:195'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
 def f222(s, b):
-    # 'rulesets/series/close_combat.mst:191'
+    # 'rulesets/series/close_combat.mst:196'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
 def f223(s, b):
-    # 'rulesets/series/close_combat.mst:196'
+    # 'rulesets/series/close_combat.mst:201'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
 def f224(s, b):
-    # 'rulesets/series/close_combat.mst:197'
+    # 'rulesets/series/close_combat.mst:202'
     return q.defenders(s, b['combat'])
 
 
 def f225(s, b):
-    # 'rulesets/series/close_combat.mst:202'
+    # 'rulesets/series/close_combat.mst:207'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f226(s, b):
-    # 'rulesets/series/close_combat.mst:203'
+    # 'rulesets/series/close_combat.mst:208'
     return q.diverted(s, b['combat'])
 
 
 def f227(s, b):
-    # 'rulesets/series/close_combat.mst:204'
+    # 'rulesets/series/close_combat.mst:209'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
@@ -1906,57 +1911,57 @@ def f229(s, b):
 
 
 def f230(s, b):
-    # 'rulesets/series/close_combat.mst:209'
+    # 'rulesets/series/close_combat.mst:214'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
 def f231(s, b):
-    # 'rulesets/series/close_combat.mst:210'
+    # 'rulesets/series/close_combat.mst:215'
     return b['defender']
 
 
 def f232(s, b):
-    # 'rulesets/series/close_combat.mst:210'
+    # 'rulesets/series/close_combat.mst:215'
     return b['_ask9']
 
 
 def f233(s, b):
-    # 'rulesets/series/close_combat.mst:212'
+    # 'rulesets/series/close_combat.mst:217'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f234(s, b):
-    # 'rulesets/series/close_combat.mst:213'
+    # 'rulesets/series/close_combat.mst:218'
     return s.vars['pinned'][b['u']]
 
 
 def f235(s, b):
-    # 'rulesets/series/close_combat.mst:214'
+    # 'rulesets/series/close_combat.mst:219'
     return {'side': b['defender'], 'amount': (-1)}
 
 
 def f236(s, b):
-    # 'rulesets/series/close_combat.mst:216'
+    # 'rulesets/series/close_combat.mst:221'
     return {'unit': b['u'], 'hexes': 3}
 
 
 def f237(s, b):
-    # 'rulesets/series/close_combat.mst:222'
+    # 'rulesets/series/close_combat.mst:227'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
 def f238(s, b):
-    # 'rulesets/series/close_combat.mst:231'
+    # 'rulesets/series/close_combat.mst:236'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f239(s, b):
-    # 'rulesets/series/close_combat.mst:231'
+    # 'rulesets/series/close_combat.mst:236'
     return b['attacker']
 
 
 def f240(s, b):
-    # 'rulesets/series/close_combat.mst:232'
+    # 'rulesets/series/close_combat.mst:237'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
@@ -1993,27 +1998,27 @@ def f246(s, b):
 
 
 def f247(s, b):
-    # 'rulesets/series/close_combat.mst:238'
+    # 'rulesets/series/close_combat.mst:243'
     return d_tactics_chits(s)
 
 
 def f248(s, b):
-    # 'rulesets/series/close_combat.mst:241'
+    # 'rulesets/series/close_combat.mst:246'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f249(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:247'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f250(s, b):
-    # 'rulesets/series/close_combat.mst:243'
+    # 'rulesets/series/close_combat.mst:248'
     return (b['matrix'][1] == 10)
 
 
 def f251(s, b):
-    # 'rulesets/series/close_combat.mst:244'
+    # 'rulesets/series/close_combat.mst:249'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
@@ -2043,57 +2048,57 @@ def f256(s, b):
 
 
 def f257(s, b):
-    # 'rulesets/series/close_combat.mst:249'
+    # 'rulesets/series/close_combat.mst:254'
     return b['odds']
 
 
 def f258(s, b):
-    # 'rulesets/series/close_combat.mst:254'
+    # 'rulesets/series/close_combat.mst:259'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
 def f259(s, b):
-    # 'rulesets/series/close_combat.mst:256'
+    # 'rulesets/series/close_combat.mst:261'
     return (s.vars['momentum'][b['first']] > 0)
 
 
 def f260(s, b):
-    # 'rulesets/series/close_combat.mst:257'
+    # 'rulesets/series/close_combat.mst:262'
     return b['first']
 
 
 def f261(s, b):
-    # 'rulesets/series/close_combat.mst:257'
+    # 'rulesets/series/close_combat.mst:262'
     return b['_ask11']
 
 
 def f262(s, b):
-    # 'rulesets/series/close_combat.mst:262'
+    # 'rulesets/series/close_combat.mst:267'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
 def f263(s, b):
-    # 'rulesets/series/close_combat.mst:263'
+    # 'rulesets/series/close_combat.mst:268'
     return q.enemy(s, b['first'])
 
 
 def f264(s, b):
-    # 'rulesets/series/close_combat.mst:263'
+    # 'rulesets/series/close_combat.mst:268'
     return b['_ask12']
 
 
 def f265(s, b):
-    # 'rulesets/series/close_combat.mst:268'
+    # 'rulesets/series/close_combat.mst:273'
     return b['rerolled']
 
 
 def f266(s, b):
-    # 'rulesets/series/close_combat.mst:276'
+    # 'rulesets/series/close_combat.mst:281'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
 def f267(s, b):
-    # 'rulesets/series/close_combat.mst:277'
+    # 'rulesets/series/close_combat.mst:282'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
@@ -2129,113 +2134,113 @@ def f273(s, b):
 
 
 def f274(s, b):
-    # 'rulesets/newtown/cards.mst:361'
+    # 'rulesets/series/close_combat.mst:285'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
 def f275(s, b):
-    # 'rulesets/newtown/cards.mst:362'
+    # 'rulesets/series/close_combat.mst:286'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
 def f276(s, b):
-    # 'rulesets/newtown/cards.mst:363'
+    # 'rulesets/series/close_combat.mst:287'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
 def f277(s, b):
-    # 'rulesets/newtown/cards.mst:364'
+    # 'rulesets/series/close_combat.mst:288'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
 def f278(s, b):
-    # 'rulesets/newtown/cards.mst:365'
-    return (s.vars['result_ignored'] != b['defender'])
+    # 'rulesets/series/close_combat.mst:289'
+    return d_result_stands(s, b['defender'])
 
 
 def f279(s, b):
-    # 'rulesets/newtown/cards.mst:366'
+    # 'rulesets/series/close_combat.mst:290'
     return b['result'][1]
 
 
 def f280(s, b):
-    # 'rulesets/newtown/cards.mst:366'
+    # 'rulesets/series/close_combat.mst:290'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
 def f281(s, b):
-    # 'rulesets/newtown/cards.mst:369'
-    return {'side': b['defender'], 'amount': b['defender_loss']}
+    # 'rulesets/series/close_combat.mst:294'
+    return d_result_stands(s, b['attacker'])
 
 
 def f282(s, b):
-    # 'rulesets/newtown/cards.mst:371'
-    return (s.vars['result_ignored'] != b['attacker'])
-
-
-def f283(s, b):
-    # 'rulesets/newtown/cards.mst:372'
+    # 'rulesets/series/close_combat.mst:295'
     return b['result'][0]
 
 
-def f284(s, b):
-    # 'rulesets/newtown/cards.mst:372'
+def f283(s, b):
+    # 'rulesets/series/close_combat.mst:295'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
+def f284(s, b):
+    # 'rulesets/series/close_combat.mst:299'
+    return {'side': b['defender'], 'amount': b['defender_loss']}
+
+
 def f285(s, b):
-    # 'rulesets/newtown/cards.mst:374'
+    # 'rulesets/series/close_combat.mst:302'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
 def f286(s, b):
-    # 'rulesets/series/close_combat.mst:293'
+    # 'rulesets/series/close_combat.mst:309'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f287(s, b):
-    # 'rulesets/series/close_combat.mst:295'
+    # 'rulesets/series/close_combat.mst:313'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
 def f288(s, b):
-    # 'rulesets/series/close_combat.mst:300'
+    # 'rulesets/series/close_combat.mst:319'
     return (b['modified_roll'] <= (-1))
 
 
 def f289(s, b):
-    # 'rulesets/series/close_combat.mst:301'
+    # 'rulesets/series/close_combat.mst:320'
     return {'side': b['defender']}
 
 
 def f290(s, b):
-    # 'rulesets/series/close_combat.mst:303'
+    # 'rulesets/series/close_combat.mst:322'
     return (b['modified_roll'] >= 10)
 
 
 def f291(s, b):
-    # 'rulesets/series/close_combat.mst:304'
+    # 'rulesets/series/close_combat.mst:323'
     return {'side': b['attacker']}
 
 
 def f292(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+    # 'rulesets/series/close_combat.mst:333'
     e.set_var(s, 'snapshot_taken', False)
 
 
 def f293(s, b):
-    # 'rulesets/series/close_combat.mst:315'
+    # 'rulesets/series/close_combat.mst:334'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
 def f294(s, b):
-    # 'rulesets/series/close_combat.mst:317'
+    # 'rulesets/series/close_combat.mst:336'
     e.resolve_combat(s, b['combat'])
 
 
@@ -2250,58 +2255,58 @@ def f296(s, b):
 
 
 def f297(s, b):
-    # 'rulesets/series/close_combat.mst:322'
+    # 'rulesets/series/close_combat.mst:341'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
 def f298(s, b):
-    # 'rulesets/series/close_combat.mst:323'
+    # 'rulesets/series/close_combat.mst:342'
     return (len(b['vacated']) > 0)
 
 
 def f299(s, b):
-    # 'rulesets/series/close_combat.mst:325'
+    # 'rulesets/series/close_combat.mst:344'
     return (b['lead'] != -1)
 
 
 def f300(s, b):
-    # 'rulesets/series/close_combat.mst:326'
+    # 'rulesets/series/close_combat.mst:345'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
 def f301(s, b):
-    # 'rulesets/series/close_combat.mst:327'
+    # 'rulesets/series/close_combat.mst:346'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
 def f302(s, b):
-    # 'rulesets/series/close_combat.mst:328'
+    # 'rulesets/series/close_combat.mst:347'
     return b['reachable']
 
 
 def f303(s, b):
-    # 'rulesets/series/close_combat.mst:329'
+    # 'rulesets/series/close_combat.mst:348'
     e.advance_to(s, b['lead'], b['into'])
 
 
 def f304(s, b):
-    # 'rulesets/series/close_combat.mst:333'
+    # 'rulesets/series/close_combat.mst:352'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
 def f305(s, b):
-    # 'rulesets/series/close_combat.mst:334'
+    # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f306(s, b):
-    # 'rulesets/series/close_combat.mst:335'
+    # 'rulesets/series/close_combat.mst:354'
     return (b['to'] != -1)
 
 
@@ -2317,17 +2322,17 @@ def f308(s, b):
 
 
 def f309(s, b):
-    # 'rulesets/series/close_combat.mst:346'
+    # 'rulesets/series/close_combat.mst:365'
     return (b['defender_chit'] == 'withdraw')
 
 
 def f310(s, b):
-    # 'rulesets/series/close_combat.mst:351'
+    # 'rulesets/series/close_combat.mst:370'
     return (b['attacker_chit'] == 'withdraw')
 
 
 def f311(s, b):
-    # 'rulesets/series/close_combat.mst:352'
+    # 'rulesets/series/close_combat.mst:371'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
@@ -8744,9 +8749,9 @@ RULES = Rules(
                 'rulesets/series/movement.mst:90', 'rulesets/series/movement.mst:87', 'rulesets/series/movement.mst:92',
                 'rulesets/series/movement.mst:84', 'rulesets/newtown/variations.mst:110',
                 'rulesets/newtown/variations.mst:111', 'rulesets/newtown/variations.mst:110',
-                'rulesets/newtown/cards.mst:384', 'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:385',
-                'rulesets/newtown/cards.mst:386', 'rulesets/newtown/cards.mst:387', 'rulesets/newtown/cards.mst:388',
-                'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:384',
+                'rulesets/newtown/cards.mst:377', 'rulesets/newtown/cards.mst:378', 'rulesets/newtown/cards.mst:378',
+                'rulesets/newtown/cards.mst:379', 'rulesets/newtown/cards.mst:380', 'rulesets/newtown/cards.mst:381',
+                'rulesets/newtown/cards.mst:378', 'rulesets/newtown/cards.mst:377',
                 'rulesets/newtown/special_units.mst:179', 'rulesets/newtown/special_units.mst:180',
                 'rulesets/newtown/special_units.mst:179', 'rulesets/series/movement.mst:100',
                 'rulesets/series/movement.mst:110', 'rulesets/series/movement.mst:110',
@@ -9212,7 +9217,7 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(f48),
                 Jump(13),
-                Jump(144),
+                Jump(152),
                 Jump(19),
                 Let('odds', f225),
                 JumpIfNot(f226, 23),
@@ -9238,7 +9243,7 @@ RULES = Rules(
                 Exec(f48),
                 Jump(42),
                 Jump(31),
-                Jump(144),
+                Jump(152),
                 Jump(45),
                 Jump(46),
                 Choose('attacker_lead', f238, f239, 'unit', 'choose attacker_lead', ''),
@@ -9256,7 +9261,7 @@ RULES = Rules(
                 Jump(59),
                 Call('evading_retreat', f244, None),
                 Jump(52),
-                Jump(144),
+                Jump(152),
                 Jump(63),
                 Jump(64),
                 ForStart('_for_u', f245),
@@ -9272,12 +9277,12 @@ RULES = Rules(
                 Let('tactics', f249),
                 JumpIfNot(f250, 79),
                 Call('tactical_withdrawal', f251, None),
-                Jump(144),
+                Jump(152),
                 Jump(79),
                 Call('close_combat_cards', f252, None),
                 Call('close_combat_cards', f253, None),
                 JumpIfNot(f254, 84),
-                Jump(146),
+                Jump(154),
                 Jump(84),
                 JumpIfNot(f255, 87),
                 Let('odds', f256),
@@ -9321,24 +9326,32 @@ RULES = Rules(
                 Let('attacker_others', f275),
                 Let('defender_loss', f276),
                 Let('attacker_loss', f277),
-                JumpIfNot(f278, 130),
+                JumpIfNot(f278, 129),
                 ApplyResult(f279, f280),
-                Call('adjust_army_morale', f281, None),
-                Jump(130),
-                JumpIfNot(f282, 134),
-                ApplyResult(f283, f284),
+                Jump(129),
+                JumpIfNot(f281, 132),
+                ApplyResult(f282, f283),
+                Jump(132),
+                JumpIfNot(f278, 135),
+                Call('adjust_army_morale', f284, None),
+                Jump(135),
+                JumpIfNot(f281, 138),
                 Call('adjust_army_morale', f285, None),
-                Jump(134),
+                Jump(138),
+                JumpIfNot(f278, 141),
                 Call('previously_retreated_check', f286, None),
+                Jump(141),
+                JumpIfNot(f281, 144),
                 Call('previously_retreated_check', f287, None),
-                JumpIfNot(f68, 144),
-                JumpIfNot(f288, 140),
-                Call('gain_momentum', f289, None),
-                Jump(143),
-                JumpIfNot(f290, 143),
-                Call('gain_momentum', f291, None),
-                Jump(143),
                 Jump(144),
+                JumpIfNot(f68, 152),
+                JumpIfNot(f288, 148),
+                Call('gain_momentum', f289, None),
+                Jump(151),
+                JumpIfNot(f290, 151),
+                Call('gain_momentum', f291, None),
+                Jump(151),
+                Jump(152),
                 Exec(f292),
                 Call('advance_after_combat', f293, None),
                 Exec(f294),
@@ -9358,10 +9371,10 @@ RULES = Rules(
                 'previously_retreated': 109,
                 'ignore_a_result': 111,
                 'apply': 122,
-                'retreated_check': 134,
-                'gain_momentum': 136,
-                'advance': 144,
-                'done': 146,
+                'retreated_check': 138,
+                'gain_momentum': 144,
+                'advance': 152,
+                'done': 154,
             },
             types={
                 '_ask10': 'bool',
@@ -9396,30 +9409,30 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184',
-                'rulesets/series/close_combat.mst:185', 'rulesets/series/close_combat.mst:186',
-                'rulesets/series/close_combat.mst:187', 'rulesets/series/close_combat.mst:188',
-                'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:190',
+                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
                 'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191',
-                'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:197',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:200',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:202',
-                'rulesets/series/close_combat.mst:203', 'rulesets/series/close_combat.mst:204',
-                'rulesets/series/close_combat.mst:203', 'rulesets/newtown/indian_rules.mst:309',
+                'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:201',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:202',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:203',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:205',
+                'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207',
+                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:209',
+                'rulesets/series/close_combat.mst:208', 'rulesets/newtown/indian_rules.mst:309',
                 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310',
-                'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:209',
-                'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:210',
-                'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:211',
-                'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:211',
-                'rulesets/series/close_combat.mst:212', 'rulesets/series/close_combat.mst:213',
-                'rulesets/series/close_combat.mst:214', 'rulesets/series/close_combat.mst:213',
-                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:222',
-                'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:222',
-                'rulesets/series/close_combat.mst:211', 'rulesets/series/close_combat.mst:226',
-                'rulesets/series/close_combat.mst:210', 'rulesets/series/close_combat.mst:209',
-                'rulesets/series/close_combat.mst:231', 'rulesets/series/close_combat.mst:232',
+                'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:214',
+                'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:215',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:216',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:216',
+                'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:219', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:231',
+                'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:214',
+                'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237',
                 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451',
                 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452',
                 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452',
@@ -9431,40 +9444,46 @@ RULES = Rules(
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69',
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70',
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:243',
-                'rulesets/series/close_combat.mst:244', 'rulesets/series/close_combat.mst:245',
-                'rulesets/series/close_combat.mst:243', 'rulesets/newtown/cards.mst:328',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
+                'rulesets/series/close_combat.mst:245', 'rulesets/series/close_combat.mst:246',
+                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
+                'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250',
+                'rulesets/series/close_combat.mst:248', 'rulesets/newtown/cards.mst:328',
                 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331',
                 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334',
-                'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:249',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:254',
-                'rulesets/series/close_combat.mst:255', 'rulesets/series/close_combat.mst:256',
-                'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:257',
+                'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:254',
                 'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:259',
-                'rulesets/series/close_combat.mst:257', 'rulesets/series/close_combat.mst:256',
-                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:263',
+                'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:262',
                 'rulesets/series/close_combat.mst:263', 'rulesets/series/close_combat.mst:264',
-                'rulesets/series/close_combat.mst:265', 'rulesets/series/close_combat.mst:263',
-                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:268',
-                'rulesets/series/close_combat.mst:269', 'rulesets/series/close_combat.mst:268',
-                'rulesets/series/close_combat.mst:253', 'rulesets/series/close_combat.mst:276',
-                'rulesets/series/close_combat.mst:277', 'rulesets/newtown/cards.mst:351',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:268',
+                'rulesets/series/close_combat.mst:268', 'rulesets/series/close_combat.mst:269',
+                'rulesets/series/close_combat.mst:270', 'rulesets/series/close_combat.mst:268',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:273',
+                'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:273',
+                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:281',
+                'rulesets/series/close_combat.mst:282', 'rulesets/newtown/cards.mst:351',
                 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352',
                 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354',
                 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352',
-                'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362',
-                'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365',
-                'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365',
-                'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374',
-                'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:293',
-                'rulesets/series/close_combat.mst:295', 'rulesets/series/close_combat.mst:299',
-                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:301',
-                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:303',
-                'rulesets/series/close_combat.mst:304', 'rulesets/series/close_combat.mst:303',
-                'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:314',
-                'rulesets/series/close_combat.mst:315', 'rulesets/series/close_combat.mst:317',
+                'rulesets/newtown/cards.mst:351', 'rulesets/series/close_combat.mst:285',
+                'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:287',
+                'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:290', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295',
+                'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:298',
+                'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:298',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:302',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:309', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:320',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:323', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:334', 'rulesets/series/close_combat.mst:336',
             ),
         ),
         'advance_after_combat': ProcedureSpec(
@@ -9516,16 +9535,16 @@ RULES = Rules(
                 'rulesets/newtown/variations.mst:202', 'rulesets/newtown/variations.mst:203',
                 'rulesets/newtown/variations.mst:203', 'rulesets/newtown/variations.mst:203',
                 'rulesets/newtown/variations.mst:205', 'rulesets/newtown/variations.mst:202',
-                'rulesets/series/close_combat.mst:322', 'rulesets/series/close_combat.mst:323',
-                'rulesets/series/close_combat.mst:325', 'rulesets/series/close_combat.mst:326',
-                'rulesets/series/close_combat.mst:327', 'rulesets/series/close_combat.mst:328',
-                'rulesets/series/close_combat.mst:329', 'rulesets/series/close_combat.mst:327',
-                'rulesets/series/close_combat.mst:325', 'rulesets/series/close_combat.mst:333',
-                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:333',
-                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:334',
-                'rulesets/series/close_combat.mst:335', 'rulesets/series/close_combat.mst:336',
-                'rulesets/series/close_combat.mst:335', 'rulesets/series/close_combat.mst:333',
-                'rulesets/series/close_combat.mst:323',
+                'rulesets/series/close_combat.mst:341', 'rulesets/series/close_combat.mst:342',
+                'rulesets/series/close_combat.mst:344', 'rulesets/series/close_combat.mst:345',
+                'rulesets/series/close_combat.mst:346', 'rulesets/series/close_combat.mst:347',
+                'rulesets/series/close_combat.mst:348', 'rulesets/series/close_combat.mst:346',
+                'rulesets/series/close_combat.mst:344', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:353',
+                'rulesets/series/close_combat.mst:354', 'rulesets/series/close_combat.mst:355',
+                'rulesets/series/close_combat.mst:354', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:342',
             ),
         ),
         'tactical_withdrawal': ProcedureSpec(
@@ -9560,15 +9579,15 @@ RULES = Rules(
                 'u': 'unit'},
             lines=(
                 'rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92',
-                'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:346',
-                'rulesets/series/close_combat.mst:347', 'rulesets/series/close_combat.mst:347',
-                'rulesets/series/close_combat.mst:347', 'rulesets/series/close_combat.mst:347',
-                'rulesets/series/close_combat.mst:348', 'rulesets/series/close_combat.mst:347',
-                'rulesets/series/close_combat.mst:346', 'rulesets/series/close_combat.mst:351',
-                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:352',
-                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:352',
-                'rulesets/series/close_combat.mst:353', 'rulesets/series/close_combat.mst:352',
-                'rulesets/series/close_combat.mst:351',
+                'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:365',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:367', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:365', 'rulesets/series/close_combat.mst:370',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:372', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:370',
             ),
         ),
         'prepare_for_play': ProcedureSpec(
@@ -11366,6 +11385,8 @@ RULES = Rules(
         'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
         'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
         'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
+        'define:result_stands': ('The side suffers its close combat result', '§ series 12.23, 13.25; newtown 4.2.4',
+            ''),
         'define:retreat_goal': ("Where a side's retreats lead", '§ newtown 3.2', ''),
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
@@ -11619,7 +11640,7 @@ RULES = Rules(
         'step:check_or_retreat:each': ('Morale checks of the other units', '§ series 13.1, 13.5', ''),
         'step:close_combat:advance': ('Close Combat', '§ series 12.23, 12.3, 12.4', ''),
         'step:close_combat:ambush_shift': ('Close Combat', '§ series 12.23; newtown 5.5', ''),
-        'step:close_combat:apply': ('Close Combat', '§ series 12.23, 13.1; newtown 4.2.4', ''),
+        'step:close_combat:apply': ('Close Combat', '§ series 12.23, 13.1', ''),
         'step:close_combat:begin': ('Close Combat', '§ series 12.23', ''),
         'step:close_combat:cavalry_withdrawal': ('Close Combat', '§ series 12.23, 12.4', ''),
         'step:close_combat:done': ('Close Combat', '§ series 12.23', ''),
