@@ -9,9 +9,10 @@ example rests on a printed chart (the Fire Table's "To Hit" number), the
 shipped provisional chart is checked to give the example's number first, so
 a changed chart fails here rather than silently changing the example.
 
-Examples that rest on diagrams whose hexes the text does not give (11.4's
-LOS illustration, 8.1's ZOC illustration beyond what its note says) are
-played as far as the note says. Newtown's illustrated example of 5.7 is
+Examples that rest on diagrams whose hexes the text does not give are
+played as far as the note says: 11.4's LOS illustration on hexes of the
+litmus map chosen to show each of its three blockers (terrain, slope, unit),
+8.1's ZOC illustration as its note says. Newtown's illustrated example of 5.7 is
 played on the Newtown battle itself.
 """
 
@@ -24,6 +25,7 @@ import pytest
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_game, load_generated
 from compiler.check import compile_ruleset
+from engine.los import sight
 from engine.save import from_json
 from engine.state import State
 
@@ -366,6 +368,73 @@ def test_zocs_extend_out_of_but_not_into_light_woods_and_not_into_heavy_woods(pa
     # ... but a unit next to the orchard exerts none into it.
     s = position(game, {"guards": "1004"}, [], phasing="british")
     assert not in_zoc(s, game.hex_by_label["1003"], american)
+
+
+# ---------------------------------------------------------------- 11.4
+
+
+def test_the_los_diagram_blocked_by_terrain_slope_and_a_unit(game):
+    """§ series 11.4's diagram: "an artillery unit tracing fire across a hex field
+    where some hexes are blocked by blocking terrain (marked "B"), some by slopes
+    (marked "S"), and some by an intervening combat unit (marked "U")." The
+    diagram's hexes are not in the text; here, on the litmus map, the American
+    guns in 0705 fire in the British Defensive Artillery Fire Phase at:
+
+    - B: the Grenadiers in 0602, behind the heavy forest of 0603 (11.42:
+      "LOS can always be traced into blocking terrain, but never through it");
+    - S: the Dragoons in 1005, across the slope hexside 0805/0905, part of
+      neither unit's hex, neither unit up slope (11.43 A: "the LOS is blocked
+      if it crosses any slope hexside which is not part of the firing or
+      target unit's hexes");
+    - U: the Guards in 0707, behind the Rear Guard Foot in 0706 (11.42: "any
+      hex that contains combat units, whether friendly or enemy, is blocking
+      terrain");
+    - and, clear, the Rear Guard Foot (adjacent: "LOS is always clear when
+      firing at an adjacent unit", 11.41) and the British guns in 0404, three
+      hexes off over open ground (11.2: range three)."""
+    units = {
+        "us_guns": "0705",
+        "grenadiers": "0602",
+        "dragoons": "1005",
+        "guards": "0707",
+        "rear_guard_foot": "0706",
+        "gb_guns": "0404",
+    }
+    s = position(
+        game,
+        units,
+        [
+            {
+                "procedure": "defensive_artillery_fire_phase",
+                "step": "fire",
+                "bindings": {"side": "british"},
+            }
+        ],
+        phasing="british",
+    )
+    offered = {s.action_to_string(a) for a in s.legal_actions()}
+    titles = {n: game.rules.units[game.unit_by_name[n]].title for n in units}
+    for clear in ("rear_guard_foot", "gb_guns"):
+        assert titles[clear] in offered, clear
+    for blocked in ("grenadiers", "dragoons", "guards"):
+        assert titles[blocked] not in offered, blocked
+    # Why each is blocked: B, S and U.
+    board, h = game.rules.board, game.hex_by_label
+    terrain = [t.title for t in game.rules.terrain]
+    occupied = {s.unit_hex[u] for u in range(len(game.rules.units)) if s.unit_hex[u] >= 0}
+    occupied -= {h["0705"]}
+
+    def blocker(target: str):
+        seen = sight(board, h["0705"], h[units[target]], occupied - {h[units[target]]}, terrain)
+        assert not seen.clear, target
+        return seen.blocker
+
+    b = blocker("grenadiers")
+    assert (b.kind, b.hexes) == ("hex", (h["0603"],)) and "Forest" in b.why
+    s_ = blocker("dragoons")
+    assert s_.kind == "slope" and set(s_.hexes) == {h["0805"], h["0905"]}
+    u = blocker("guards")
+    assert (u.kind, u.hexes, u.why) == ("hex", (h["0706"],), "combat units")
 
 
 # ---------------------------------------------------------------- Newtown 5.7
