@@ -90,7 +90,7 @@ def retreat_result_with_a_previously_retreated_unit(game):
 def test_an_ignored_result_spares_the_previously_retreated_unit_its_check(newtown):
     """Newtown 4.2.4: "Fathers, Sons and Brothers: Note that an ignored result also
     prevents units stacked with the identified unit to be impacted as well ...
-    since the step loss never occurred." Series 13.25: "If its side suffers any
+    since the step loss never occurred." § series 13.25: "If its side suffers any
     result in the Close Combat, the previously-retreated unit must make a morale
     check." The card ignores the R: the Americans suffer no result, so the
     2nd N.H. (retreated into 0710 earlier) makes no check and stays."""

@@ -124,7 +124,7 @@ def test_pinned_rifles_must_attack_and_the_pinned_enemy_must_be_attacked(game):
 
 
 def test_a_pinned_defender_next_only_to_rifles_must_be_attacked(game):
-    """§ series 13.1 PIN case A: "attack all defending units marked as pinned" —
+    """§ series 13.1 PIN case A, 12.13: "attack all defending units marked as pinned" —
     the Guards in 1103 are pinned; the only American unit next to them, Scott's
     Rifles in 1003, came up since (13.1: "additional units may stack and/or
     attack with the pinned units") and is not pinned: still the Guards must be
@@ -142,7 +142,7 @@ PINNED = {"nj_1": "1003", "guards": "1103", "nj_2": "0903"}
 
 
 def test_case_b_keeps_other_units_away_from_the_enemy_pinned_units(game):
-    """§ series 13.1 PIN "B. Move all friendly pinned units so that they are not
+    """§ series 13.1 PIN, 9.2: "B. Move all friendly pinned units so that they are not
     adjacent to any enemy units; and do not move any other friendly units
     adjacent to the enemy pinned units" (9.2: "Pinned units may move only if they
     do not end the movement phase adjacent to any enemy units and the phasing

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'aa4ee83d1f71c95af096da656ba72232c601b0ad717a8d5791dfaaa5468e0fa7'
+RULES_HASH = '7f42c7b360448fc67b4327044ae8a7f3f3fae1c74e6f7df6cf671756020c28d6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -347,24 +347,36 @@ def d_enemy_leaders_alone(s, a_h, a_side):
         for e0 in q.units_at(s, a_h) if False))
 
 
+def d_commanders(s, a_u):
+    # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
+    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s,
+        a_u))) and q.may_command(s, e0, a_u)))
+
+
+def d_leader_of(s, a_u):
+    # 'rulesets/series/leaders.mst:14': 'The leader in command'
+    return min(tuple(e0 for e0 in d_commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1]
+        for e1 in d_commanders(s, a_u)), default=0))), key=lambda e0: UNIT_PROPS['seniority'][e0], default=-1)
+
+
 def d_has_leader(s, a_u):
-    # 'rulesets/series/leaders.mst:9': 'A leader commands the unit'
-    return (q.leader_of(s, a_u) != -1)
+    # 'rulesets/series/leaders.mst:17': 'A leader commands the unit'
+    return (d_leader_of(s, a_u) != -1)
 
 
 def d_close_combat_leadership(s, a_units):
-    # 'rulesets/series/leaders.mst:14': "Best Close Combat DRM among the units' leaders"
-    return max((UNIT_PROPS['close_combat_drm'][q.leader_of(s, e0)] for e0 in tuple(e0 for e0 in a_units
+    # 'rulesets/series/leaders.mst:22': "Best Close Combat DRM among the units' leaders"
+    return max((UNIT_PROPS['close_combat_drm'][d_leader_of(s, e0)] for e0 in tuple(e0 for e0 in a_units
         if d_has_leader(s, e0))), default=0)
 
 
 def d_leadership(s, a_u):
-    # 'rulesets/series/leaders.mst:19': 'Leadership DRM for a unit'
-    return (UNIT_PROPS['leadership_drm'][q.leader_of(s, a_u)] if d_has_leader(s, a_u) else 0)
+    # 'rulesets/series/leaders.mst:27': 'Leadership DRM for a unit'
+    return (UNIT_PROPS['leadership_drm'][d_leader_of(s, a_u)] if d_has_leader(s, a_u) else 0)
 
 
 def d_leader_near(s, a_units):
-    # 'rulesets/series/leaders.mst:24': 'A friendly leader stacked with or next to the units'
+    # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units'
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1]))
         for e1 in q.union(q.units_at(s, q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
@@ -9501,6 +9513,7 @@ RULES = Rules(
         'define:cc_period': ('The C&C Table column', '§ monmouth 6.17', ''),
         'define:chit_eligible': ('The chit may be played', '§ series 12.52', ''),
         'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders", '§ series 14.21', ''),
+        'define:commanders': ('Leaders who may command the unit', '§ series 14.1', ''),
         'define:conditional_reinforcement': ('A British conditional reinforcement', '§ monmouth 4.12', ''),
         'define:controls': ('Controls a terrain objective', '§ monmouth II', ''),
         'define:countermarch_goal': ('Where a countermarch leads', '§ monmouth 4.62', ''),
@@ -9533,6 +9546,7 @@ RULES = Rules(
         'define:jaeger_second_roll': ("The Jaegers' second roll", '§ series 10.6', ''),
         'define:lead_candidates': ('Units that may lead', '§ series 12.23, 13.25', ''),
         'define:leader_near': ('A friendly leader stacked with or next to the units', '§ series 14.22, 12.53', ''),
+        'define:leader_of': ('The leader in command', '§ series 14.1, 3.2', ''),
         'define:leadership': ('Leadership DRM for a unit', '§ series 14.23', ''),
         'define:lee_in_command': ('Lee commands the Advanced Corps', '§ monmouth 4.3, 4.31, 4.64', ''),
         'define:margin': ('Victory-point margin', '§ monmouth II', ''),

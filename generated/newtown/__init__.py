@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'db7a3fb377c331410b40c3ae5e28bf8fb8ad2d88b52d3b5baeaf28fdbcde9bfb'
+RULES_HASH = '6439b08ab135bd1b29c3305048da1447fa88fb2a7be799ecf1e06e08eff5d40d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

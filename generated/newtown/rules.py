@@ -315,26 +315,38 @@ def d_enemy_leaders_alone(s, a_h, a_side):
         for e0 in q.units_at(s, a_h) if False))
 
 
+def d_commanders(s, a_u):
+    # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
+    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s,
+        a_u))) and q.may_command(s, e0, a_u)))
+
+
+def d_leader_of(s, a_u):
+    # 'rulesets/series/leaders.mst:14': 'The leader in command'
+    return min(tuple(e0 for e0 in d_commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1]
+        for e1 in d_commanders(s, a_u)), default=0))), key=lambda e0: UNIT_PROPS['seniority'][e0], default=-1)
+
+
 def d_has_leader(s, a_u):
-    # 'rulesets/series/leaders.mst:9': 'A leader commands the unit'
-    return (q.leader_of(s, a_u) != -1)
+    # 'rulesets/series/leaders.mst:17': 'A leader commands the unit'
+    return (d_leader_of(s, a_u) != -1)
 
 
 def d_close_combat_leadership(s, a_units):
     # 'rulesets/newtown/variations.mst:70': "Best Close Combat DRM among the units' leaders"
-    return max(((UNIT_PROPS['close_combat_drm'][q.leader_of(s, e0)] if d_has_leader(s, e0)
+    return max(((UNIT_PROPS['close_combat_drm'][d_leader_of(s, e0)] if d_has_leader(s, e0)
         else UNIT_PROPS['close_combat_drm'][0]) for e0 in tuple(e0 for e0 in a_units if (d_has_leader(s, e0)
         or d_demi_led(s, e0)))), default=0)
 
 
 def d_leadership(s, a_u):
     # 'rulesets/newtown/variations.mst:64': 'Leadership DRM for a unit'
-    return ((UNIT_PROPS['leadership_drm'][q.leader_of(s, a_u)] + (1 if s.vars['big_medicine'][q.leader_of(s, a_u)]
+    return ((UNIT_PROPS['leadership_drm'][d_leader_of(s, a_u)] + (1 if s.vars['big_medicine'][d_leader_of(s, a_u)]
         else 0)) if d_has_leader(s, a_u) else (UNIT_PROPS['leadership_drm'][0] if d_demi_led(s, a_u) else 0))
 
 
 def d_leader_near(s, a_units):
-    # 'rulesets/series/leaders.mst:24': 'A friendly leader stacked with or next to the units'
+    # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units'
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1]))
         for e1 in q.union(q.units_at(s, q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
@@ -11321,6 +11333,7 @@ RULES = Rules(
         'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders",
             '§ series 14.21; newtown 3.1.1', ''),
         'define:combat_card': ('A card for the moment before the close combat roll', '§ newtown 4.2.4', ''),
+        'define:commanders': ('Leaders who may command the unit', '§ series 14.1', ''),
         'define:cornplanter_commands': ('Cornplanter may command the unit', '§ newtown 3.1.1', ''),
         'define:counts_for_indian_decisive': ('An American combat unit other than artillery', '§ newtown 2.1', ''),
         'define:counts_for_stacking': ('Counts against stacking', '§ series 7.1; newtown 6.1.2', ''),
@@ -11351,6 +11364,7 @@ RULES = Rules(
         'define:john_butler_commands': ('Colonel Butler may command the unit', '§ newtown 3.1.1', ''),
         'define:lead_candidates': ('Units that may lead', '§ series 12.23, 13.25', ''),
         'define:leader_near': ('A friendly leader stacked with or next to the units', '§ series 14.22, 12.53', ''),
+        'define:leader_of': ('The leader in command', '§ series 14.1, 3.2', ''),
         'define:leadership': ('Leadership DRM for a unit', '§ series 14.23; newtown 3.1.1, 1.8', ''),
         'define:may_advance': ('May advance after combat', '§ series 12.23', ''),
         'define:may_advance_into_all': ('May advance into every defending hex', '§ series 12.23', ''),
