@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '7f42c7b360448fc67b4327044ae8a7f3f3fae1c74e6f7df6cf671756020c28d6'
+RULES_HASH = '8da6c0c1457c3a99179ecc4f99b2eec7334c01980fb69b4d6f88ba00cb1e74b7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -318,12 +318,12 @@ def d_surrounded(s, a_u):
 
 
 def d_strategic_factor(s, a_u):
-    # 'rulesets/series/movement.mst:123': 'Strategic movement: times the allowance'
+    # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
     return 2
 
 
 def d_one_hex_minimum(s, a_u):
-    # 'rulesets/series/movement.mst:127': 'May always move one hex'
+    # 'rulesets/series/movement.mst:136': 'May always move one hex'
     return True
 
 
@@ -335,13 +335,13 @@ def d_may_move_strategically(s, a_u):
 
 
 def d_open_to(s, a_u, a_h):
-    # 'rulesets/series/movement.mst:133': 'A hex the unit may step into'
+    # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s,
         a_u)))) == 0)) and d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:198': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:207': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0
         for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0
         for e0 in q.units_at(s, a_h) if False))
@@ -1278,1953 +1278,1963 @@ def f88(s, b):
 
 
 def f89(s, b):
-    # 'rulesets/series/movement.mst:47'
-    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
+    # 'rulesets/series/movement.mst:53'
+    e.set_var(s, 'pin_withdrawal', False)
 
 
 def f90(s, b):
-    # 'rulesets/series/movement.mst:48'
-    e.set_at(s, 'pin_case_b', b['u'], False)
+    # 'rulesets/series/movement.mst:54'
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
 
 
 def f91(s, b):
-    # 'rulesets/series/movement.mst:49'
-    e.set_at(s, 'pin_case_chosen', b['u'], False)
+    # 'rulesets/series/movement.mst:55'
+    e.set_at(s, 'pin_case_b', b['u'], False)
 
 
 def f92(s, b):
-    # 'rulesets/series/movement.mst:51'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
+    # 'rulesets/series/movement.mst:56'
+    e.set_at(s, 'pin_case_chosen', b['u'], False)
 
 
 def f93(s, b):
-    # 'rulesets/series/movement.mst:52'
-    return (not s.vars['pin_case_chosen'][b['u']])
+    # 'rulesets/series/movement.mst:59'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
 
 
 def f94(s, b):
-    # 'rulesets/series/movement.mst:53'
-    return s.vars['pin_group'][b['u']]
+    # 'rulesets/series/movement.mst:60'
+    return (not s.vars['pin_case_chosen'][b['u']])
 
 
 def f95(s, b):
-    # 'rulesets/series/movement.mst:54'
+    # 'rulesets/series/movement.mst:61'
+    return s.vars['pin_group'][b['u']]
+
+
+def f96(s, b):
+    # 'rulesets/series/movement.mst:62'
     return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s,
         b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f96(s, b):
-    # 'rulesets/series/movement.mst:55'
+def f97(s, b):
+    # 'rulesets/series/movement.mst:63'
     return (not b['engaged'])
 
 
-def f97(s, b):
-    # 'rulesets/series/movement.mst:56'
+def f98(s, b):
+    # 'rulesets/series/movement.mst:64'
     return b['engaged']
 
 
-def f98(s, b):
-    # 'rulesets/series/movement.mst:57'
+def f99(s, b):
+    # 'rulesets/series/movement.mst:65'
     return b['_ask4']
 
 
-def f99(s, b):
-    # 'rulesets/series/movement.mst:58'
+def f100(s, b):
+    # 'rulesets/series/movement.mst:66'
     return True
 
 
-def f100(s, b):
-    # 'rulesets/series/movement.mst:61'
+def f101(s, b):
+    # 'rulesets/series/movement.mst:69'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
-def f101(s, b):
-    # 'rulesets/series/movement.mst:62'
+def f102(s, b):
+    # 'rulesets/series/movement.mst:70'
     e.set_at(s, 'pin_case_chosen', b['v'], True)
 
 
-def f102(s, b):
-    # 'rulesets/series/movement.mst:63'
+def f103(s, b):
+    # 'rulesets/series/movement.mst:71'
     e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
 
 
-def f103(s, b):
-    # 'rulesets/series/movement.mst:64'
+def f104(s, b):
+    # 'rulesets/series/movement.mst:72'
     return b['case_b']
 
 
-def f104(s, b):
-    # 'rulesets/series/movement.mst:65'
+def f105(s, b):
+    # 'rulesets/series/movement.mst:73'
     return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
 
 
-def f105(s, b):
-    # 'rulesets/series/movement.mst:66'
+def f106(s, b):
+    # 'rulesets/series/movement.mst:74'
     e.set_at(s, 'pin_case_b', b['e'], True)
 
 
-def f106(s, b):
+def f107(s, b):
+    # 'rulesets/series/movement.mst:75'
+    e.set_var(s, 'pin_withdrawal', True)
+
+
+def f108(s, b):
     # 'rulesets/monmouth/reinforcements.mst:207'
     return ((((b['side'] == 1) and (q.entry_turn(s, 94) > 0)) and (s.vars['turn'] >= q.entry_turn(s, 94)))
         and (s.vars['morgan_arrived_on'] == 0))
 
 
-def f107(s, b):
+def f109(s, b):
     # 'rulesets/monmouth/reinforcements.mst:208'
     return q.column_of(s, 6, s.vars['turn'])
 
 
-def f108(s, b):
+def f110(s, b):
     # 'rulesets/monmouth/reinforcements.mst:209'
     return (b['outcome'] == 'enter')
 
 
-def f109(s, b):
+def f111(s, b):
     # 'rulesets/monmouth/reinforcements.mst:210'
     e.set_var(s, 'morgan_arrived_on', s.vars['turn'])
 
 
-def f110(s, b):
+def f112(s, b):
     # 'rulesets/monmouth/reinforcements.mst:219'
     return ((not s.vars['variable_entry_rolled'][b['side']]) and (len(d_variable_reinforcements_due(s, b['side'])) > 0))
 
 
-def f111(s, b):
+def f113(s, b):
     # 'rulesets/monmouth/reinforcements.mst:220'
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
 
 
-def f112(s, b):
+def f114(s, b):
     # 'rulesets/monmouth/reinforcements.mst:221'
     return (((b['side'] == 0) and q.rule_on(s, 'pro_british')) or ((b['side'] == 1) and q.rule_on(s, 'pro_american')))
 
 
-def f113(s, b):
+def f115(s, b):
     # 'rulesets/monmouth/reinforcements.mst:222'
     e.set_at(s, 'variable_entry_passed', b['side'], True)
 
 
-def f114(s, b):
+def f116(s, b):
     # 'rulesets/monmouth/reinforcements.mst:224'
     return (not (((b['side'] == 1) and q.rule_on(s, 'pro_british')) or ((b['side'] == 0) and q.rule_on(s,
         'pro_american'))))
 
 
-def f115(s, b):
+def f117(s, b):
     # 'rulesets/monmouth/reinforcements.mst:225'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
 
 
-def f116(s, b):
+def f118(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
     return b['_ask5']
 
 
-def f117(s, b):
+def f119(s, b):
     # 'rulesets/monmouth/reinforcements.mst:228'
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
 
 
-def f118(s, b):
+def f120(s, b):
     # 'rulesets/monmouth/reinforcements.mst:231'
     return q.column_of(s, 7, d_variable_turn(s, b['side']))
 
 
-def f119(s, b):
+def f121(s, b):
     # 'rulesets/monmouth/reinforcements.mst:232'
     e.set_at(s, 'variable_entry_passed', b['side'], (b['outcome'] == 'enter'))
 
 
-def f120(s, b):
+def f122(s, b):
     # 'rulesets/monmouth/reinforcements.mst:233'
     return s.vars['variable_entry_passed'][b['side']]
 
 
-def f121(s, b):
+def f123(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     return tuple(e0 for e0 in d_variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == 0)
         and (RULES.units[e0].formation != 'hessians')))
 
 
-def f122(s, b):
+def f124(s, b):
     # 'rulesets/monmouth/reinforcements.mst:236'
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
 
 
-def f123(s, b):
+def f125(s, b):
     # 'rulesets/monmouth/reinforcements.mst:247'
     return d_may_arrive(s, b['unit'])
 
 
-def f124(s, b):
+def f126(s, b):
     # 'rulesets/monmouth/reinforcements.mst:248'
     return d_entry_choices(s, b['unit'])
 
 
-def f125(s, b):
+def f127(s, b):
     # 'rulesets/monmouth/reinforcements.mst:246'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f126(s, b):
+def f128(s, b):
     # 'rulesets/monmouth/reinforcements.mst:253'
     return (((b['side'] == 1) and s.vars['steuben_withdrawn']) and s.vars['variable_entry_passed'][1])
 
 
-def f127(s, b):
+def f129(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return 1
 
 
-def f128(s, b):
+def f130(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return b['_ask6']
 
 
-def f129(s, b):
+def f131(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return tuple(e0 for e0 in (10,) if (not d_entry_blocked(s, e0, 1)))
 
 
-def f130(s, b):
+def f132(s, b):
     # 'rulesets/monmouth/reinforcements.mst:256'
     e.place(s, 92, b['h'])
 
 
-def f131(s, b):
+def f133(s, b):
     # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
 
 
-def f132(s, b):
-    # 'rulesets/series/movement.mst:84'
+def f134(s, b):
+    # 'rulesets/series/movement.mst:93'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted')
         and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f133(s, b):
-    # 'rulesets/series/movement.mst:85'
+def f135(s, b):
+    # 'rulesets/series/movement.mst:94'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f134(s, b):
-    # 'rulesets/series/movement.mst:86'
+def f136(s, b):
+    # 'rulesets/series/movement.mst:95'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0,
         b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f135(s, b):
-    # 'rulesets/series/movement.mst:87'
+def f137(s, b):
+    # 'rulesets/series/movement.mst:96'
     return (len(b['away']) > 0)
 
 
-def f136(s, b):
-    # 'rulesets/series/movement.mst:88'
+def f138(s, b):
+    # 'rulesets/series/movement.mst:97'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f137(s, b):
-    # 'rulesets/series/movement.mst:89'
+def f139(s, b):
+    # 'rulesets/series/movement.mst:98'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f138(s, b):
-    # 'rulesets/series/movement.mst:90'
+def f140(s, b):
+    # 'rulesets/series/movement.mst:99'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f139(s, b):
-    # 'rulesets/series/movement.mst:92'
+def f141(s, b):
+    # 'rulesets/series/movement.mst:101'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f140(s, b):
+def f142(s, b):
     # 'rulesets/monmouth/leaders.mst:198'
     return (s.unit_status[22] == 0)
 
 
-def f141(s, b):
+def f143(s, b):
     # 'rulesets/monmouth/leaders.mst:199'
     return tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0]))
 
 
-def f142(s, b):
+def f144(s, b):
     # 'rulesets/monmouth/leaders.mst:200'
     e.set_at(s, 'with_oswald', b['u'], True)
 
 
-def f143(s, b):
+def f145(s, b):
     # 'rulesets/monmouth/command_and_control.mst:147'
     return (b['side'] == 1)
 
 
-def f144(s, b):
+def f146(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     return tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and UNIT_COMBAT[e0]))
 
 
-def f145(s, b):
+def f147(s, b):
     # 'rulesets/monmouth/command_and_control.mst:149'
     e.set_at(s, 'cc_strategic', b['u'], (d_on_road(s, b['u']) and d_may_move_strategically(s, b['u'])))
 
 
-def f146(s, b):
+def f148(s, b):
     # 'rulesets/monmouth/command_and_control.mst:153'
     return d_in_enemy_zoc(s, b['hex'], 1)
 
 
-def f147(s, b):
+def f149(s, b):
     # 'rulesets/monmouth/command_and_control.mst:150'
     return {'unit': b['u'], 'toward': d_countermarch_goal(s, b['u']), 'capture_if_blocked': True, 'exit': True,
         'along_roads': s.vars['cc_strategic'][b['u']]}
 
 
-def f148(s, b):
+def f150(s, b):
     # 'rulesets/monmouth/command_and_control.mst:157'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f149(s, b):
+def f151(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return (b['side'] == 0)
 
 
-def f150(s, b):
+def f152(s, b):
     # 'rulesets/monmouth/scenarios.mst:428'
     return tuple(e0 for e0 in q.units_of(s, 0) if (d_hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0])))
 
 
-def f151(s, b):
+def f153(s, b):
     # 'rulesets/monmouth/scenarios.mst:428'
     return 0
 
 
-def f152(s, b):
+def f154(s, b):
     # 'rulesets/monmouth/scenarios.mst:429'
     return b['_ask7']
 
 
-def f153(s, b):
+def f155(s, b):
     # 'rulesets/monmouth/scenarios.mst:430'
     return {'unit': b['u'], 'drm': (-1)}
 
 
-def f154(s, b):
+def f156(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f155(s, b):
-    # 'rulesets/series/movement.mst:102'
+def f157(s, b):
+    # 'rulesets/series/movement.mst:111'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f156(s, b):
-    # 'rulesets/series/movement.mst:103'
+def f158(s, b):
+    # 'rulesets/series/movement.mst:112'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f157(s, b):
-    # 'rulesets/series/movement.mst:104'
+def f159(s, b):
+    # 'rulesets/series/movement.mst:113'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f158(s, b):
-    # 'rulesets/series/movement.mst:105'
+def f160(s, b):
+    # 'rulesets/series/movement.mst:114'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f159(s, b):
-    # 'rulesets/series/movement.mst:106'
+def f161(s, b):
+    # 'rulesets/series/movement.mst:115'
     return d_strategic_factor(s, b['unit'])
 
 
-def f160(s, b):
-    # 'rulesets/series/movement.mst:107'
+def f162(s, b):
+    # 'rulesets/series/movement.mst:116'
     return d_one_hex_minimum(s, b['unit'])
 
 
-def f161(s, b):
+def f163(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 
 
-def f162(s, b):
+def f164(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
     return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h'])
         if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
-def f163(s, b):
+def f165(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn'])
         and UNIT_COMBAT[e0]))
 
 
-def f164(s, b):
+def f166(s, b):
     # 'rulesets/monmouth/reinforcements.mst:267'
     e.hold_back(s, b['u'])
 
 
-def f165(s, b):
+def f167(s, b):
     # 'rulesets/monmouth/reinforcements.mst:268'
     e.set_at(s, 'held_back', b['u'], True)
 
 
-def f166(s, b):
+def f168(s, b):
     # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 
 
-def f167(s, b):
-    # 'rulesets/series/movement.mst:110'
+def f169(s, b):
+    # 'rulesets/series/movement.mst:119'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         q.side(s, e0))) == 0)))
 
 
-def f168(s, b):
-    # 'rulesets/series/movement.mst:111'
+def f170(s, b):
+    # 'rulesets/series/movement.mst:120'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f169(s, b):
-    # 'rulesets/series/movement.mst:112'
+def f171(s, b):
+    # 'rulesets/series/movement.mst:121'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f170(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f172(s, b):
+    # 'rulesets/series/movement.mst:124'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f171(s, b):
-    # 'rulesets/series/movement.mst:117'
+def f173(s, b):
+    # 'rulesets/series/movement.mst:126'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f172(s, b):
+def f174(s, b):
     # 'rulesets/series/morale.mst:12'
     return (b['total'] >= 5)
 
 
-def f173(s, b):
+def f175(s, b):
     # 'rulesets/series/rally.mst:5'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f174(s, b):
+def f176(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f175(s, b):
+def f177(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f176(s, b):
+def f178(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:38'
     return d_molly_may_join(s, b['u'])
 
 
-def f177(s, b):
+def f179(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
     return b['_ask8']
 
 
-def f178(s, b):
+def f180(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:40'
     e.set_at(s, 'molly', b['u'], True)
 
 
-def f179(s, b):
+def f181(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:41'
     e.set_var(s, 'molly_placed', True)
 
 
-def f180(s, b):
+def f182(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:44'
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
 
 
-def f181(s, b):
+def f183(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:45'
     e.set_at(s, 'order', b['u'], 'parade_order')
 
 
-def f182(s, b):
+def f184(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:46'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f183(s, b):
+def f185(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:48'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f184(s, b):
+def f186(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:50'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f185(s, b):
+def f187(s, b):
     # 'rulesets/series/fire.mst:44'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f186(s, b):
+def f188(s, b):
     # 'rulesets/series/fire.mst:44'
     return q.enemy(s, b['side'])
 
 
-def f187(s, b):
+def f189(s, b):
     # 'rulesets/series/fire.mst:45'
     return (b['target'] == -1)
 
 
-def f188(s, b):
+def f190(s, b):
     # 'rulesets/series/fire.mst:48'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f189(s, b):
+def f191(s, b):
     # 'rulesets/series/fire.mst:71'
     return tuple(e0 for e0 in () if False)
 
 
-def f190(s, b):
+def f192(s, b):
     # 'rulesets/series/fire.mst:72'
     return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f191(s, b):
+def f193(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f192(s, b):
+def f194(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask9']
 
 
-def f193(s, b):
+def f195(s, b):
     # 'rulesets/series/fire.mst:74'
     return q.union(b['firers'], (b['a'],))
 
 
-def f194(s, b):
+def f196(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f195(s, b):
+def f197(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f196(s, b):
+def f198(s, b):
     # 'rulesets/monmouth/scenarios.mst:455'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f197(s, b):
+def f199(s, b):
     # 'rulesets/monmouth/scenarios.mst:456'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f198(s, b):
+def f200(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f199(s, b):
+def f201(s, b):
     # 'rulesets/series/fire.mst:81'
     return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f200(s, b):
+def f202(s, b):
     # 'rulesets/series/fire.mst:82'
     return False
 
 
-def f201(s, b):
+def f203(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f202(s, b):
+def f204(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f203(s, b):
+def f205(s, b):
     # 'rulesets/series/fire.mst:95'
     return d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f204(s, b):
+def f206(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f205(s, b):
+def f207(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s,
         UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f206(s, b):
+def f208(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f207(s, b):
+def f209(s, b):
     # 'rulesets/series/fire.mst:111'
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f208(s, b):
+def f210(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f209(s, b):
+def f211(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f210(s, b):
+def f212(s, b):
     # 'rulesets/series/fire.mst:115'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f211(s, b):
+def f213(s, b):
     # 'rulesets/series/fire.mst:135'
     return d_rifle_targets(s, b['side'])
 
 
-def f212(s, b):
+def f214(s, b):
     # 'rulesets/series/fire.mst:139'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f213(s, b):
+def f215(s, b):
     # 'rulesets/series/fire.mst:147'
     return d_adjacent_rifles(s, b['target'], b['side'])
 
 
-def f214(s, b):
+def f216(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f215(s, b):
+def f217(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['_ask10']
 
 
-def f216(s, b):
+def f218(s, b):
     # 'rulesets/series/fire.mst:149'
     return q.union(b['firers'], (b['r'],))
 
 
-def f217(s, b):
+def f219(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f218(s, b):
+def f220(s, b):
     # 'rulesets/series/fire.mst:157'
     return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f219(s, b):
+def f221(s, b):
     # 'rulesets/series/fire.mst:158'
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f220(s, b):
+def f222(s, b):
     # 'rulesets/series/fire.mst:159'
     return b['firers']
 
 
-def f221(s, b):
+def f223(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f222(s, b):
+def f224(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f223(s, b):
+def f225(s, b):
     # 'rulesets/series/fire.mst:166'
     return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
-def f224(s, b):
+def f226(s, b):
     # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f225(s, b):
+def f227(s, b):
     # 'rulesets/series/close_combat.mst:12'
     return d_may_attack(s, b['unit'])
 
 
-def f226(s, b):
+def f228(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return d_must_attack(s, b['unit'])
 
 
-def f227(s, b):
+def f229(s, b):
     # 'rulesets/series/close_combat.mst:14'
     return d_must_be_attacked(s, b['unit'])
 
 
-def f228(s, b):
+def f230(s, b):
     # 'rulesets/series/close_combat.mst:16'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f229(s, b):
+def f231(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f230(s, b):
+def f232(s, b):
     # 'rulesets/monmouth/scenarios.mst:231'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0))
         for e0 in q.combats(s))
 
 
-def f231(s, b):
+def f233(s, b):
     # 'rulesets/monmouth/scenarios.mst:232'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f232(s, b):
+def f234(s, b):
     # 'rulesets/series/close_combat.mst:18'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f233(s, b):
+def f235(s, b):
     # 'rulesets/series/close_combat.mst:22'
     return q.combats(s)
 
 
-def f234(s, b):
+def f236(s, b):
     # 'rulesets/series/close_combat.mst:22'
     return b['_for_combat']
 
 
-def f235(s, b):
+def f237(s, b):
     # 'rulesets/series/close_combat.mst:23'
     return {'combat': b['combat']}
 
 
-def f236(s, b):
+def f238(s, b):
     # 'rulesets/series/close_combat.mst:60'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f237(s, b):
+def f239(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return -1
 
 
-def f238(s, b):
+def f240(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return q.attacking_side(s, b['combat'])
 
 
-def f239(s, b):
+def f241(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return q.defending_side(s, b['combat'])
 
 
-def f240(s, b):
+def f242(s, b):
     # 'rulesets/series/close_combat.mst:191'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f241(s, b):
+def f243(s, b):
     # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f242(s, b):
+def f244(s, b):
     # 'rulesets/series/close_combat.mst:193'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f243(s, b):
+def f245(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f244(s, b):
+def f246(s, b):
     # 'rulesets/series/close_combat.mst:196'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f245(s, b):
+def f247(s, b):
     # 'rulesets/monmouth/scenarios.mst:448'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
         if d_hessian_grenadier(s, e0))
 
 
-def f246(s, b):
+def f248(s, b):
     # 'rulesets/monmouth/scenarios.mst:449'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f247(s, b):
+def f249(s, b):
     # 'rulesets/series/close_combat.mst:201'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f248(s, b):
+def f250(s, b):
     # 'rulesets/series/close_combat.mst:202'
     return q.defenders(s, b['combat'])
 
 
-def f249(s, b):
+def f251(s, b):
     # 'rulesets/series/close_combat.mst:207'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f250(s, b):
+def f252(s, b):
     # 'rulesets/series/close_combat.mst:208'
     return q.diverted(s, b['combat'])
 
 
-def f251(s, b):
+def f253(s, b):
     # 'rulesets/series/close_combat.mst:209'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f252(s, b):
+def f254(s, b):
     # 'rulesets/series/close_combat.mst:214'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f253(s, b):
+def f255(s, b):
     # 'rulesets/series/close_combat.mst:215'
     return b['defender']
 
 
-def f254(s, b):
+def f256(s, b):
     # 'rulesets/series/close_combat.mst:215'
     return b['_ask11']
 
 
-def f255(s, b):
+def f257(s, b):
     # 'rulesets/series/close_combat.mst:217'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f256(s, b):
+def f258(s, b):
     # 'rulesets/series/close_combat.mst:218'
     return s.vars['pinned'][b['u']]
 
 
-def f257(s, b):
+def f259(s, b):
     # 'rulesets/series/close_combat.mst:219'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f258(s, b):
+def f260(s, b):
     # 'rulesets/series/close_combat.mst:221'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f259(s, b):
+def f261(s, b):
     # 'rulesets/series/close_combat.mst:227'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f260(s, b):
+def f262(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f261(s, b):
+def f263(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return b['attacker']
 
 
-def f262(s, b):
+def f264(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f263(s, b):
+def f265(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return d_tactics_chits(s)
 
 
-def f264(s, b):
+def f266(s, b):
     # 'rulesets/series/close_combat.mst:246'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f265(s, b):
+def f267(s, b):
     # 'rulesets/series/close_combat.mst:247'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f266(s, b):
+def f268(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return (b['matrix'][1] == 10)
 
 
-def f267(s, b):
+def f269(s, b):
     # 'rulesets/series/close_combat.mst:249'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f268(s, b):
+def f270(s, b):
     # 'rulesets/series/close_combat.mst:254'
     return b['odds']
 
 
-def f269(s, b):
+def f271(s, b):
     # 'rulesets/series/close_combat.mst:259'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f270(s, b):
+def f272(s, b):
     # 'rulesets/series/close_combat.mst:261'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f271(s, b):
+def f273(s, b):
     # 'rulesets/series/close_combat.mst:262'
     return b['first']
 
 
-def f272(s, b):
+def f274(s, b):
     # 'rulesets/series/close_combat.mst:262'
     return b['_ask12']
 
 
-def f273(s, b):
+def f275(s, b):
     # 'rulesets/series/close_combat.mst:267'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f274(s, b):
+def f276(s, b):
     # 'rulesets/series/close_combat.mst:268'
     return q.enemy(s, b['first'])
 
 
-def f275(s, b):
+def f277(s, b):
     # 'rulesets/series/close_combat.mst:268'
     return b['_ask13']
 
 
-def f276(s, b):
+def f278(s, b):
     # 'rulesets/series/close_combat.mst:273'
     return b['rerolled']
 
 
-def f277(s, b):
+def f279(s, b):
     # 'rulesets/series/close_combat.mst:281'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f278(s, b):
+def f280(s, b):
     # 'rulesets/series/close_combat.mst:282'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f279(s, b):
+def f281(s, b):
     # 'rulesets/series/close_combat.mst:285'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
-def f280(s, b):
+def f282(s, b):
     # 'rulesets/series/close_combat.mst:286'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f281(s, b):
+def f283(s, b):
     # 'rulesets/series/close_combat.mst:287'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f282(s, b):
+def f284(s, b):
     # 'rulesets/series/close_combat.mst:288'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f283(s, b):
+def f285(s, b):
     # 'rulesets/series/close_combat.mst:289'
     return d_result_stands(s, b['defender'])
 
 
-def f284(s, b):
+def f286(s, b):
     # 'rulesets/series/close_combat.mst:290'
     return b['result'][1]
 
 
-def f285(s, b):
+def f287(s, b):
     # 'rulesets/series/close_combat.mst:290'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
-def f286(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:294'
     return d_result_stands(s, b['attacker'])
 
 
-def f287(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:295'
     return b['result'][0]
 
 
-def f288(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:295'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f289(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:299'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f290(s, b):
+def f292(s, b):
     # 'rulesets/series/close_combat.mst:302'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f291(s, b):
+def f293(s, b):
     # 'rulesets/series/close_combat.mst:309'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f292(s, b):
+def f294(s, b):
     # 'rulesets/series/close_combat.mst:313'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f293(s, b):
+def f295(s, b):
     # 'rulesets/series/close_combat.mst:319'
     return (b['modified_roll'] <= (-1))
 
 
-def f294(s, b):
+def f296(s, b):
     # 'rulesets/series/close_combat.mst:320'
     return {'side': b['defender']}
 
 
-def f295(s, b):
+def f297(s, b):
     # 'rulesets/series/close_combat.mst:322'
     return (b['modified_roll'] >= 10)
 
 
-def f296(s, b):
+def f298(s, b):
     # 'rulesets/series/close_combat.mst:323'
     return {'side': b['attacker']}
 
 
-def f297(s, b):
+def f299(s, b):
     # 'rulesets/series/close_combat.mst:333'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f298(s, b):
+def f300(s, b):
     # 'rulesets/series/close_combat.mst:334'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f299(s, b):
+def f301(s, b):
     # 'rulesets/series/close_combat.mst:336'
     e.resolve_combat(s, b['combat'])
 
 
-def f300(s, b):
+def f302(s, b):
     # 'rulesets/series/close_combat.mst:341'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f301(s, b):
+def f303(s, b):
     # 'rulesets/series/close_combat.mst:342'
     return (len(b['vacated']) > 0)
 
 
-def f302(s, b):
+def f304(s, b):
     # 'rulesets/series/close_combat.mst:344'
     return (b['lead'] != -1)
 
 
-def f303(s, b):
+def f305(s, b):
     # 'rulesets/series/close_combat.mst:345'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f304(s, b):
+def f306(s, b):
     # 'rulesets/series/close_combat.mst:346'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f305(s, b):
+def f307(s, b):
     # 'rulesets/series/close_combat.mst:347'
     return b['reachable']
 
 
-def f306(s, b):
+def f308(s, b):
     # 'rulesets/series/close_combat.mst:348'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f307(s, b):
+def f309(s, b):
     # 'rulesets/series/close_combat.mst:352'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
-def f308(s, b):
+def f310(s, b):
     # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f309(s, b):
+def f311(s, b):
     # 'rulesets/series/close_combat.mst:354'
     return (b['to'] != -1)
 
 
-def f310(s, b):
+def f312(s, b):
     # 'rulesets/series/close_combat.mst:365'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f311(s, b):
+def f313(s, b):
     # 'rulesets/series/close_combat.mst:370'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/series/close_combat.mst:371'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1)))
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f321(s, b):
+def f323(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0])
         or (RULES.units[e0].brigade == b['picked'][1]))))
 
 
-def f322(s, b):
+def f324(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f323(s, b):
+def f325(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f324(s, b):
+def f326(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0])
 
 
-def f325(s, b):
+def f327(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f326(s, b):
+def f328(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f327(s, b):
+def f329(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f328(s, b):
+def f330(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f329(s, b):
+def f331(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f330(s, b):
+def f332(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f331(s, b):
+def f333(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f332(s, b):
+def f334(s, b):
     # 'rulesets/series/results.mst:66'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f333(s, b):
+def f335(s, b):
     # 'rulesets/series/results.mst:67'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f334(s, b):
+def f336(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f335(s, b):
+def f337(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f336(s, b):
+def f338(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f337(s, b):
+def f339(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f338(s, b):
+def f340(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f339(s, b):
+def f341(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f340(s, b):
+def f342(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f341(s, b):
+def f343(s, b):
     # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f342(s, b):
+def f344(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f343(s, b):
+def f345(s, b):
     # 'rulesets/series/results.mst:113'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f344(s, b):
+def f346(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f345(s, b):
+def f347(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f346(s, b):
+def f348(s, b):
     # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f347(s, b):
+def f349(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f348(s, b):
+def f350(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f349(s, b):
+def f351(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f350(s, b):
+def f352(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f351(s, b):
+def f353(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f352(s, b):
+def f354(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f353(s, b):
-    # 'rulesets/series/movement.mst:192'
+def f355(s, b):
+    # 'rulesets/series/movement.mst:201'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f354(s, b):
-    # 'rulesets/series/movement.mst:193'
+def f356(s, b):
+    # 'rulesets/series/movement.mst:202'
     e.capture(s, b['l'])
 
 
-def f355(s, b):
+def f357(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f356(s, b):
+def f358(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f357(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f358(s, b):
+def f360(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f359(s, b):
+def f361(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f360(s, b):
+def f362(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f361(s, b):
+def f363(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f362(s, b):
+def f364(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f363(s, b):
+def f365(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f364(s, b):
+def f366(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f365(s, b):
+def f367(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f366(s, b):
+def f368(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f367(s, b):
+def f369(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f368(s, b):
+def f370(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f369(s, b):
+def f371(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', d_next_american_player_turn(s))
 
 
-def f370(s, b):
+def f372(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f371(s, b):
+def f373(s, b):
     # 'rulesets/monmouth/leaders.mst:131'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f372(s, b):
+def f374(s, b):
     # 'rulesets/monmouth/leaders.mst:172'
     e.remove_from_play(s, 92)
 
 
-def f373(s, b):
+def f375(s, b):
     # 'rulesets/monmouth/leaders.mst:173'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f374(s, b):
+def f376(s, b):
     # 'rulesets/monmouth/leaders.mst:225'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f375(s, b):
+def f377(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f376(s, b):
+def f378(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f377(s, b):
+def f379(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f378(s, b):
+def f380(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f379(s, b):
+def f381(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f380(s, b):
+def f382(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f381(s, b):
+def f383(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f382(s, b):
+def f384(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f383(s, b):
+def f385(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f384(s, b):
+def f386(s, b):
     # 'rulesets/monmouth/scenarios.mst:281'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f385(s, b):
+def f387(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f386(s, b):
+def f388(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f387(s, b):
+def f389(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f388(s, b):
+def f390(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f389(s, b):
+def f391(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f390(s, b):
+def f392(s, b):
     # 'rulesets/monmouth/leaders.mst:154'
     return d_next_to_washington(s, b['unit'])
 
 
-def f391(s, b):
+def f393(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f392(s, b):
+def f394(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f393(s, b):
+def f395(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f394(s, b):
+def f396(s, b):
     # 'rulesets/series/close_combat.mst:134'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f395(s, b):
+def f397(s, b):
     # 'rulesets/series/close_combat.mst:135'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f396(s, b):
+def f398(s, b):
     # 'rulesets/series/close_combat.mst:136'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f397(s, b):
+def f399(s, b):
     # 'rulesets/series/close_combat.mst:137'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f398(s, b):
+def f400(s, b):
     # 'rulesets/series/close_combat.mst:138'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f399(s, b):
+def f401(s, b):
     # 'rulesets/series/close_combat.mst:139'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f400(s, b):
+def f402(s, b):
     # 'rulesets/series/close_combat.mst:140'
     return b['tactics']
 
 
-def f401(s, b):
+def f403(s, b):
     # 'rulesets/series/close_combat.mst:141'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f402(s, b):
+def f404(s, b):
     # 'rulesets/series/close_combat.mst:141'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f403(s, b):
+def f405(s, b):
     # 'rulesets/series/close_combat.mst:142'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f404(s, b):
+def f406(s, b):
     # 'rulesets/series/close_combat.mst:143'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f405(s, b):
+def f407(s, b):
     # 'rulesets/series/close_combat.mst:144'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f406(s, b):
+def f408(s, b):
     # 'rulesets/series/close_combat.mst:145'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f407(s, b):
+def f409(s, b):
     # 'rulesets/series/close_combat.mst:146'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f408(s, b):
+def f410(s, b):
     # 'rulesets/series/close_combat.mst:147'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f409(s, b):
+def f411(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f410(s, b):
+def f412(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f411(s, b):
+def f413(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f412(s, b):
+def f414(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f413(s, b):
+def f415(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f414(s, b):
+def f416(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f415(s, b):
-    # 'rulesets/series/movement.mst:190'
+def f417(s, b):
+    # 'rulesets/series/movement.mst:199'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f416(s, b):
+def f418(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f417(s, b):
+def f419(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f418(s, b):
+def f420(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0)
         and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f419(s, b):
+def f421(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex'])))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f420(s, b):
+def f422(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0))
         and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f421(s, b):
+def f423(s, b):
     # 'rulesets/monmouth/leaders.mst:128'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f422(s, b):
+def f424(s, b):
     # 'rulesets/monmouth/leaders.mst:170'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f423(s, b):
+def f425(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     return UNIT_LEADER[b['unit']]
 
 
-def f424(s, b):
+def f426(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13))
         and (not s.vars['countermarched_off']))
 
 
-def f425(s, b):
+def f427(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f426(s, b):
+def f428(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f427(s, b):
+def f429(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f428(s, b):
+def f430(s, b):
     # 'rulesets/monmouth/scenarios.mst:280'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f429(s, b):
-    # 'rulesets/series/movement.mst:145'
+def f431(s, b):
+    # 'rulesets/series/movement.mst:154'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f430(s, b):
-    # 'rulesets/series/movement.mst:150'
+def f432(s, b):
+    # 'rulesets/series/movement.mst:159'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f431(s, b):
-    # 'rulesets/series/movement.mst:155'
+def f433(s, b):
+    # 'rulesets/series/movement.mst:164'
     return s.vars['moved_away'][b['unit']]
 
 
-def f432(s, b):
-    # 'rulesets/series/movement.mst:161'
+def f434(s, b):
+    # 'rulesets/series/movement.mst:170'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f433(s, b):
-    # 'rulesets/series/movement.mst:168'
+def f435(s, b):
+    # 'rulesets/series/movement.mst:177'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f434(s, b):
-    # 'rulesets/series/movement.mst:175'
+def f436(s, b):
+    # 'rulesets/series/movement.mst:184'
     return (s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']]))
 
 
-def f435(s, b):
-    # 'rulesets/series/movement.mst:182'
-    return ((not s.vars['pin_case_b'][b['unit']]) and (len(tuple(e0 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
-        b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
+def f437(s, b):
+    # 'rulesets/series/movement.mst:191'
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0
+        for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
 
 
-def f436(s, b):
+def f438(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f437(s, b):
+def f439(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0)
         or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f438(s, b):
+def f440(s, b):
     # 'rulesets/monmouth/leaders.mst:118'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f439(s, b):
+def f441(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f440(s, b):
+def f442(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f441(s, b):
+def f443(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f442(s, b):
+def f444(s, b):
     # 'rulesets/monmouth/scenarios.mst:226'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517)))
         and (not s.vars['hedgerow_attacked']))
 
 
-def f443(s, b):
+def f445(s, b):
     # 'rulesets/monmouth/scenarios.mst:443'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f444(s, b):
+def f446(s, b):
     # 'rulesets/monmouth/scenarios.mst:474'
     return (q.side(s, b['unit']) == 0)
 
 
-def f445(s, b):
+def f447(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f446(s, b):
+def f448(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f447(s, b):
+def f449(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0])
         and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f448(s, b):
+def f450(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f449(s, b):
+def f451(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f450(s, b):
+def f452(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f451(s, b):
+def f453(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f452(s, b):
+def f454(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f453(s, b):
+def f455(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f454(s, b):
+def f456(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f455(s, b):
+def f457(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f456(s, b):
+def f458(s, b):
     # 'rulesets/monmouth/scenarios.mst:245'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f457(s, b):
+def f459(s, b):
     # 'rulesets/monmouth/scenarios.mst:254'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f458(s, b):
+def f460(s, b):
     # 'rulesets/monmouth/scenarios.mst:263'
     return (not (s.unit_status[87] == 0))
 
 
-def f459(s, b):
+def f461(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f460(s, b):
+def f462(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f461(s, b):
+def f463(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
-def f462(s, b):
+def f464(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 19
 
 
-def f463(s, b):
+def f465(s, b):
     # 'rulesets/monmouth/scenarios.mst:136'
     return 18
 
 
-def f464(s, b):
+def f466(s, b):
     # 'rulesets/monmouth/scenarios.mst:140'
     return 4
 
 
-def f465(s, b):
+def f467(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f466(s, b):
+def f468(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f467(s, b):
+def f469(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f468(s, b):
+def f470(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f469(s, b):
+def f471(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -3541,7 +3551,7 @@ RULES = Rules(
             brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps',
-            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f465),
+            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f467),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
             brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
@@ -3555,16 +3565,16 @@ RULES = Rules(
             variable_entry=False, commands=None),
         UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f466),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f468),
         UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f467),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f469),
         UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f468),
+            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f470),
         UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials',
-            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f469),
+            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f471),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -7076,42 +7086,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f385, None),
-            ModifierSpec('Momentum Chits spent', f386, None),
+            ModifierSpec('Army Morale', f387, None),
+            ModifierSpec('Momentum Chits spent', f388, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f387, None),
-            ModifierSpec('Leadership DRM', f388, None),
-            ModifierSpec('Other modifiers of this check', f389, None),
-            ModifierSpec('Washington in an adjacent hex', f127, f390),
-            ModifierSpec('Heat Game Turn', f237, f391),
+            ModifierSpec('Modified morale', f389, None),
+            ModifierSpec('Leadership DRM', f390, None),
+            ModifierSpec('Other modifiers of this check', f391, None),
+            ModifierSpec('Washington in an adjacent hex', f129, f392),
+            ModifierSpec('Heat Game Turn', f239, f393),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f127, f392),
-            ModifierSpec("Target's terrain", f393, None),
+            ModifierSpec('First Fire Bonus', f129, f394),
+            ModifierSpec("Target's terrain", f395, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f394, None),
-            ModifierSpec("Defender's lead unit morale", f395, None),
-            ModifierSpec('Attacking leader', f396, None),
-            ModifierSpec('Defending leader', f397, None),
-            ModifierSpec('Defender surrounded', f127, f398),
-            ModifierSpec('Attacker surrounded', f237, f399),
-            ModifierSpec('Tactics', f400, None),
-            ModifierSpec("Defender's terrain", f401, f402),
-            ModifierSpec('Attacking up slope', f237, f403),
-            ModifierSpec('Attacking into fieldworks', f237, f404),
-            ModifierSpec('Attacking lead unit has a white R', f237, f405),
-            ModifierSpec('Defending lead unit has a white R', f127, f406),
-            ModifierSpec('All-militia attacking force', f237, f407),
-            ModifierSpec('All-militia defending force', f127, f408),
+            ModifierSpec("Attacker's lead unit morale", f396, None),
+            ModifierSpec("Defender's lead unit morale", f397, None),
+            ModifierSpec('Attacking leader', f398, None),
+            ModifierSpec('Defending leader', f399, None),
+            ModifierSpec('Defender surrounded', f129, f400),
+            ModifierSpec('Attacker surrounded', f239, f401),
+            ModifierSpec('Tactics', f402, None),
+            ModifierSpec("Defender's terrain", f403, f404),
+            ModifierSpec('Attacking up slope', f239, f405),
+            ModifierSpec('Attacking into fieldworks', f239, f406),
+            ModifierSpec('Attacking lead unit has a white R', f239, f407),
+            ModifierSpec('Defending lead unit has a white R', f129, f408),
+            ModifierSpec('All-militia attacking force', f239, f409),
+            ModifierSpec('All-militia defending force', f129, f410),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f409, f410),
-            ModifierSpec('Play balance: Pro-American', f237, f411),
+            ModifierSpec('Play balance: Pro-British', f411, f412),
+            ModifierSpec('Play balance: Pro-American', f239, f413),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f409, f412),
+            ModifierSpec('Momentum Chit spent', f411, f414),
         )),
     },
     procedures={
@@ -7620,44 +7630,46 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f89),
-                JumpIfEmpty('_for_u', 6),
+                Exec(f89),
+                ForStart('_for_u', f90),
+                JumpIfEmpty('_for_u', 7),
                 ForTake('u', '_for_u'),
-                Exec(f90),
                 Exec(f91),
-                Jump(1),
-                ForStart('_for_u', f92),
-                JumpIfEmpty('_for_u', 34),
+                Exec(f92),
+                Jump(2),
+                ForStart('_for_u', f93),
+                JumpIfEmpty('_for_u', 36),
                 ForTake('u', '_for_u'),
-                JumpIfNot(f93, 33),
-                Let('group', f94),
-                Let('engaged', f95),
-                Let('case_b', f96),
-                JumpIfNot(f97, 19),
+                JumpIfNot(f94, 35),
+                Let('group', f95),
+                Let('engaged', f96),
+                Let('case_b', f97),
+                JumpIfNot(f98, 20),
                 Ask(f14,
                     'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?',
                     '_ask4'),
-                JumpIfNot(f98, 18),
-                Let('case_b', f99),
-                Jump(18),
+                JumpIfNot(f99, 19),
+                Let('case_b', f100),
                 Jump(19),
-                ForStart('_for_v', f100),
-                JumpIfEmpty('_for_v', 32),
-                ForTake('v', '_for_v'),
-                Exec(f101),
-                Exec(f102),
-                JumpIfNot(f103, 31),
-                ForStart('_for_e', f104),
-                JumpIfEmpty('_for_e', 30),
-                ForTake('e', '_for_e'),
-                Exec(f105),
-                Jump(26),
-                Jump(31),
                 Jump(20),
+                ForStart('_for_v', f101),
+                JumpIfEmpty('_for_v', 34),
+                ForTake('v', '_for_v'),
+                Exec(f102),
+                Exec(f103),
+                JumpIfNot(f104, 33),
+                ForStart('_for_e', f105),
+                JumpIfEmpty('_for_e', 32),
+                ForTake('e', '_for_e'),
+                Exec(f106),
+                Exec(f107),
+                Jump(27),
                 Jump(33),
-                Jump(7),
+                Jump(21),
+                Jump(35),
+                Jump(8),
             ),
-            steps={'clear': 0, 'choose': 6},
+            steps={'clear': 0, 'choose': 7},
             types={
                 '_ask4': 'bool',
                 '_for_e': 'units',
@@ -7672,18 +7684,18 @@ RULES = Rules(
                 'v': 'unit',
             },
             lines=(
-                'rulesets/series/movement.mst:47', 'rulesets/series/movement.mst:47', 'rulesets/series/movement.mst:47',
-                'rulesets/series/movement.mst:48', 'rulesets/series/movement.mst:49', 'rulesets/series/movement.mst:47',
-                'rulesets/series/movement.mst:51', 'rulesets/series/movement.mst:51', 'rulesets/series/movement.mst:51',
-                'rulesets/series/movement.mst:52', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:54',
-                'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57',
-                'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:57',
-                'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61',
-                'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:63',
-                'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:65',
-                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:66', 'rulesets/series/movement.mst:65',
-                'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:52',
-                'rulesets/series/movement.mst:51',
+                'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54',
+                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56',
+                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:59',
+                'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:61',
+                'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:63', 'rulesets/series/movement.mst:64',
+                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:66',
+                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:69',
+                'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:70',
+                'rulesets/series/movement.mst:71', 'rulesets/series/movement.mst:72', 'rulesets/series/movement.mst:73',
+                'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:74',
+                'rulesets/series/movement.mst:75', 'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:72',
+                'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:59',
             ),
         ),
         'movement_phase': ProcedureSpec(
@@ -7694,117 +7706,117 @@ RULES = Rules(
             result='',
             code=(
                 Call('pin_cases', f10, None),
-                JumpIfNot(f106, 7),
-                Roll(6, f107, 'morgan_entry_drm', 'outcome', None),
-                JumpIfNot(f108, 6),
-                Exec(f109),
+                JumpIfNot(f108, 7),
+                Roll(6, f109, 'morgan_entry_drm', 'outcome', None),
+                JumpIfNot(f110, 6),
+                Exec(f111),
                 Jump(6),
                 Jump(7),
-                JumpIfNot(f110, 32),
-                Exec(f111),
-                JumpIfNot(f112, 12),
+                JumpIfNot(f112, 32),
                 Exec(f113),
+                JumpIfNot(f114, 12),
+                Exec(f115),
                 Jump(31),
-                JumpIfNot(f114, 31),
-                JumpIfNot(f115, 20),
+                JumpIfNot(f116, 31),
+                JumpIfNot(f117, 20),
                 Ask(f14, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask5'),
-                JumpIfNot(f116, 19),
+                JumpIfNot(f118, 19),
                 Call('spend_momentum', f10, None),
-                Exec(f117),
+                Exec(f119),
                 Jump(19),
                 Jump(20),
-                Roll(7, f118, 'variable_entry_drm', 'outcome', None),
-                Exec(f119),
-                JumpIfNot(f120, 30),
-                ForStart('_for_u', f121),
+                Roll(7, f120, 'variable_entry_drm', 'outcome', None),
+                Exec(f121),
+                JumpIfNot(f122, 30),
+                ForStart('_for_u', f123),
                 JumpIfEmpty('_for_u', 29),
                 ForTake('u', '_for_u'),
                 RollDie('second', None),
-                Exec(f122),
+                Exec(f124),
                 Jump(24),
                 Jump(30),
                 Jump(31),
                 Jump(32),
-                Prim('enter_reinforcements', f125, {'may_enter': f123, 'entry_hexes': f124}),
-                JumpIfNot(f126, 41),
-                Ask(f127, 'Bring von Steuben back with the variable reinforcements?', '_ask6'),
-                JumpIfNot(f128, 40),
-                Choose('h', f129, f127, 'hex', 'choose h', ''),
-                Exec(f130),
-                Exec(f131),
+                Prim('enter_reinforcements', f127, {'may_enter': f125, 'entry_hexes': f126}),
+                JumpIfNot(f128, 41),
+                Ask(f129, 'Bring von Steuben back with the variable reinforcements?', '_ask6'),
+                JumpIfNot(f130, 40),
+                Choose('h', f131, f129, 'hex', 'choose h', ''),
+                Exec(f132),
+                Exec(f133),
                 Jump(40),
                 Jump(41),
-                ForStart('_for_u', f132),
+                ForStart('_for_u', f134),
                 JumpIfEmpty('_for_u', 54),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f133),
-                Let('away', f134),
-                JumpIfNot(f135, 52),
-                Let('fewest', f136),
-                Choose('to', f137, f14, 'hex', 'choose to', ''),
-                Exec(f138),
+                Let('here', f135),
+                Let('away', f136),
+                JumpIfNot(f137, 52),
+                Let('fewest', f138),
+                Choose('to', f139, f14, 'hex', 'choose to', ''),
+                Exec(f140),
                 Jump(52),
-                Exec(f139),
+                Exec(f141),
                 Jump(42),
-                JumpIfNot(f140, 61),
-                ForStart('_for_u', f141),
+                JumpIfNot(f142, 61),
+                ForStart('_for_u', f143),
                 JumpIfEmpty('_for_u', 60),
                 ForTake('u', '_for_u'),
-                Exec(f142),
+                Exec(f144),
                 Jump(56),
                 Jump(61),
                 JumpUnlessSwitch('command_and_control', True, 72),
-                JumpIfNot(f143, 72),
-                ForStart('_for_u', f144),
+                JumpIfNot(f145, 72),
+                ForStart('_for_u', f146),
                 JumpIfEmpty('_for_u', 71),
-                Choose('u', f13, f127, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f129, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f145),
-                Prim('march', f147, {'stacking': f29, 'stop_after': f146}),
-                Exec(f148),
+                Exec(f147),
+                Prim('march', f149, {'stacking': f29, 'stop_after': f148}),
+                Exec(f150),
                 Jump(64),
                 Jump(72),
                 JumpUnlessSwitch('hessian_grenadiers', True, 88),
-                JumpIfNot(f149, 88),
-                ForStart('_for_u', f150),
+                JumpIfNot(f151, 88),
+                ForStart('_for_u', f152),
                 JumpIfEmpty('_for_u', 87),
-                Choose('u', f13, f151, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f153, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Ask(f151, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask7'),
-                JumpIfNot(f152, 85),
-                Call('morale_check', f153, 'passed'),
+                Ask(f153, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask7'),
+                JumpIfNot(f154, 85),
+                Call('morale_check', f155, 'passed'),
                 JumpIfNot(f16, 84),
-                Exec(f154),
+                Exec(f156),
                 Jump(84),
                 Jump(86),
-                Exec(f154),
+                Exec(f156),
                 Jump(75),
                 Jump(88),
-                Prim('move_units', f10, {'stacking': f29, 'stop_after': f155, 'extra_cost': f156, 'strategic': f157,
-                    'strategic_step': f158, 'strategic_factor': f159, 'one_hex_minimum': f160}),
-                ForStart('_for_h', f161),
+                Prim('move_units', f10, {'stacking': f29, 'stop_after': f157, 'extra_cost': f158, 'strategic': f159,
+                    'strategic_step': f160, 'strategic_factor': f161, 'one_hex_minimum': f162}),
+                ForStart('_for_h', f163),
                 JumpIfEmpty('_for_h', 99),
                 ForTake('h', '_for_h'),
-                JumpIfNot(f162, 98),
-                Choose('u', f163, f14, 'unit', 'choose u', ''),
-                Exec(f164),
-                Exec(f165),
+                JumpIfNot(f164, 98),
+                Choose('u', f165, f14, 'unit', 'choose u', ''),
                 Exec(f166),
+                Exec(f167),
+                Exec(f168),
                 Jump(92),
                 Jump(90),
-                ForStart('_for_u', f167),
+                ForStart('_for_u', f169),
                 JumpIfEmpty('_for_u', 113),
                 ForTake('u', '_for_u'),
-                Exec(f168),
-                JumpIfNot(f169, 112),
-                Let('group', f94),
-                ForStart('_for_v', f100),
+                Exec(f170),
+                JumpIfNot(f171, 112),
+                Let('group', f95),
+                ForStart('_for_v', f101),
                 JumpIfEmpty('_for_v', 110),
                 ForTake('v', '_for_v'),
-                Exec(f170),
+                Exec(f172),
                 Jump(106),
-                Call('adjust_army_morale', f171, None),
+                Call('adjust_army_morale', f173, None),
                 Jump(112),
                 Jump(100),
             ),
@@ -7843,7 +7855,7 @@ RULES = Rules(
                 'v': 'unit',
             },
             lines=(
-                'rulesets/series/movement.mst:76', 'rulesets/monmouth/reinforcements.mst:207',
+                'rulesets/series/movement.mst:85', 'rulesets/monmouth/reinforcements.mst:207',
                 'rulesets/monmouth/reinforcements.mst:208', 'rulesets/monmouth/reinforcements.mst:209',
                 'rulesets/monmouth/reinforcements.mst:210', 'rulesets/monmouth/reinforcements.mst:209',
                 'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:219',
@@ -7863,41 +7875,41 @@ RULES = Rules(
                 'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:254',
                 'rulesets/monmouth/reinforcements.mst:255', 'rulesets/monmouth/reinforcements.mst:256',
                 'rulesets/monmouth/reinforcements.mst:257', 'rulesets/monmouth/reinforcements.mst:254',
-                'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:84',
-                'rulesets/series/movement.mst:84', 'rulesets/series/movement.mst:84', 'rulesets/series/movement.mst:84',
-                'rulesets/series/movement.mst:85', 'rulesets/series/movement.mst:86', 'rulesets/series/movement.mst:87',
-                'rulesets/series/movement.mst:88', 'rulesets/series/movement.mst:89', 'rulesets/series/movement.mst:90',
-                'rulesets/series/movement.mst:87', 'rulesets/series/movement.mst:92', 'rulesets/series/movement.mst:84',
-                'rulesets/monmouth/leaders.mst:198', 'rulesets/monmouth/leaders.mst:199',
+                'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:93',
+                'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:93',
+                'rulesets/series/movement.mst:94', 'rulesets/series/movement.mst:95', 'rulesets/series/movement.mst:96',
+                'rulesets/series/movement.mst:97', 'rulesets/series/movement.mst:98', 'rulesets/series/movement.mst:99',
+                'rulesets/series/movement.mst:96', 'rulesets/series/movement.mst:101',
+                'rulesets/series/movement.mst:93', 'rulesets/monmouth/leaders.mst:198',
                 'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:199',
-                'rulesets/monmouth/leaders.mst:200', 'rulesets/monmouth/leaders.mst:199',
-                'rulesets/monmouth/leaders.mst:198', 'rulesets/monmouth/command_and_control.mst:147',
-                'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:148',
+                'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:200',
+                'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:198',
+                'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/command_and_control.mst:147',
                 'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148',
-                'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:149',
-                'rulesets/monmouth/command_and_control.mst:150', 'rulesets/monmouth/command_and_control.mst:157',
-                'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:147',
-                'rulesets/monmouth/scenarios.mst:427', 'rulesets/monmouth/scenarios.mst:427',
+                'rulesets/monmouth/command_and_control.mst:148', 'rulesets/monmouth/command_and_control.mst:148',
+                'rulesets/monmouth/command_and_control.mst:149', 'rulesets/monmouth/command_and_control.mst:150',
+                'rulesets/monmouth/command_and_control.mst:157', 'rulesets/monmouth/command_and_control.mst:148',
+                'rulesets/monmouth/command_and_control.mst:147', 'rulesets/monmouth/scenarios.mst:427',
+                'rulesets/monmouth/scenarios.mst:427', 'rulesets/monmouth/scenarios.mst:428',
                 'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:428',
-                'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:428',
-                'rulesets/monmouth/scenarios.mst:429', 'rulesets/monmouth/scenarios.mst:429',
-                'rulesets/monmouth/scenarios.mst:430', 'rulesets/monmouth/scenarios.mst:431',
-                'rulesets/monmouth/scenarios.mst:432', 'rulesets/monmouth/scenarios.mst:431',
-                'rulesets/monmouth/scenarios.mst:429', 'rulesets/monmouth/scenarios.mst:435',
-                'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:427',
-                'rulesets/series/movement.mst:100', 'rulesets/monmouth/reinforcements.mst:264',
+                'rulesets/monmouth/scenarios.mst:428', 'rulesets/monmouth/scenarios.mst:429',
+                'rulesets/monmouth/scenarios.mst:429', 'rulesets/monmouth/scenarios.mst:430',
+                'rulesets/monmouth/scenarios.mst:431', 'rulesets/monmouth/scenarios.mst:432',
+                'rulesets/monmouth/scenarios.mst:431', 'rulesets/monmouth/scenarios.mst:429',
+                'rulesets/monmouth/scenarios.mst:435', 'rulesets/monmouth/scenarios.mst:428',
+                'rulesets/monmouth/scenarios.mst:427', 'rulesets/series/movement.mst:109',
                 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264',
-                'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:266',
-                'rulesets/monmouth/reinforcements.mst:267', 'rulesets/monmouth/reinforcements.mst:268',
-                'rulesets/monmouth/reinforcements.mst:269', 'rulesets/monmouth/reinforcements.mst:265',
-                'rulesets/monmouth/reinforcements.mst:264', 'rulesets/series/movement.mst:110',
-                'rulesets/series/movement.mst:110', 'rulesets/series/movement.mst:110',
-                'rulesets/series/movement.mst:111', 'rulesets/series/movement.mst:112',
-                'rulesets/series/movement.mst:113', 'rulesets/series/movement.mst:114',
-                'rulesets/series/movement.mst:114', 'rulesets/series/movement.mst:114',
-                'rulesets/series/movement.mst:115', 'rulesets/series/movement.mst:114',
-                'rulesets/series/movement.mst:117', 'rulesets/series/movement.mst:112',
-                'rulesets/series/movement.mst:110',
+                'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265',
+                'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267',
+                'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269',
+                'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264',
+                'rulesets/series/movement.mst:119', 'rulesets/series/movement.mst:119',
+                'rulesets/series/movement.mst:119', 'rulesets/series/movement.mst:120',
+                'rulesets/series/movement.mst:121', 'rulesets/series/movement.mst:122',
+                'rulesets/series/movement.mst:123', 'rulesets/series/movement.mst:123',
+                'rulesets/series/movement.mst:123', 'rulesets/series/movement.mst:124',
+                'rulesets/series/movement.mst:123', 'rulesets/series/movement.mst:126',
+                'rulesets/series/movement.mst:121', 'rulesets/series/movement.mst:119',
             ),
         ),
         'morale_check': ProcedureSpec(
@@ -7908,7 +7920,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'morale_check_drm'),
-                Let('passed', f172),
+                Let('passed', f174),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -7921,42 +7933,42 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f173),
+                ForStart('_for_u', f175),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f174),
+                Exec(f176),
                 Jump(1),
                 JumpUnlessSwitch('molly_pitcher', True, 27),
-                ForStart('_for_u', f175),
+                ForStart('_for_u', f177),
                 JumpIfEmpty('_for_u', 27),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f176, 17),
-                Ask(f127, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask8'),
-                JumpIfNot(f177, 16),
-                Exec(f178),
-                Exec(f179),
+                JumpIfNot(f178, 17),
+                Ask(f129, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask8'),
+                JumpIfNot(f179, 16),
+                Exec(f180),
+                Exec(f181),
                 Jump(16),
                 Jump(17),
-                JumpIfNot(f180, 21),
-                Exec(f181),
-                Call('adjust_army_morale', f182, None),
+                JumpIfNot(f182, 21),
+                Exec(f183),
+                Call('adjust_army_morale', f184, None),
                 Jump(26),
-                Call('morale_check', f183, 'passed'),
+                Call('morale_check', f185, 'passed'),
                 JumpIfNot(f19, 26),
-                Exec(f184),
-                Call('adjust_army_morale', f182, None),
+                Exec(f186),
+                Call('adjust_army_morale', f184, None),
                 Jump(26),
                 Jump(7),
                 JumpUnlessSwitch('molly_pitcher', False, 38),
-                ForStart('_for_u', f175),
+                ForStart('_for_u', f177),
                 JumpIfEmpty('_for_u', 38),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('morale_check', f183, 'passed'),
+                Call('morale_check', f185, 'passed'),
                 JumpIfNot(f19, 37),
-                Exec(f184),
-                Call('adjust_army_morale', f182, None),
+                Exec(f186),
+                Call('adjust_army_morale', f184, None),
                 Jump(37),
                 Jump(29),
             ),
@@ -7989,11 +8001,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Choose('target', f185, f186, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f187, 4),
+                Choose('target', f187, f188, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f189, 4),
                 Jump(6),
                 Jump(4),
-                Call('artillery_fire', f188, None),
+                Call('artillery_fire', f190, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -8010,29 +8022,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f189),
-                ForStart('_for_a', f190),
+                Let('firers', f191),
+                ForStart('_for_a', f192),
                 JumpIfEmpty('_for_a', 11),
-                Choose('a', f191, f14, 'unit', 'choose the next a', ''),
+                Choose('a', f193, f14, 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
                 Ask(f14, 'Fire this artillery unit at the target?', '_ask9'),
-                JumpIfNot(f192, 10),
-                Let('firers', f193),
-                Exec(f194),
+                JumpIfNot(f194, 10),
+                Let('firers', f195),
+                Exec(f196),
                 Jump(10),
                 Jump(2),
-                Exec(f195),
-                JumpUnlessSwitch('hessian_grenadiers', True, 16),
-                JumpIfNot(f196, 16),
                 Exec(f197),
+                JumpUnlessSwitch('hessian_grenadiers', True, 16),
+                JumpIfNot(f198, 16),
+                Exec(f199),
                 Jump(16),
-                JumpIfNot(f198, 25),
-                Let('needed', f199),
-                Let('first_fire', f200),
+                JumpIfNot(f200, 25),
+                Let('needed', f201),
+                Let('first_fire', f202),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f201, 24),
+                JumpIfNot(f203, 24),
                 Roll(2, None, None, 'result', None),
-                Call('fire_result', f202, None),
+                Call('fire_result', f204, None),
                 Jump(24),
                 Jump(25),
             ),
@@ -8068,9 +8080,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                Let('loss', f203),
-                ApplyResult(f204, f205),
-                Call('adjust_army_morale', f206, None),
+                Let('loss', f205),
+                ApplyResult(f206, f207),
+                Call('adjust_army_morale', f208, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -8085,19 +8097,19 @@ RULES = Rules(
             code=(
                 Call('rifle_fire_by', f10, None),
                 Call('rifle_fire_by', f11, None),
-                ForStart('_for_u', f207),
+                ForStart('_for_u', f209),
                 JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f186, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f188, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f208, None),
-                Exec(f209),
+                Call('fire_result', f210, None),
+                Exec(f211),
                 Jump(3),
-                ForStart('_for_u', f210),
+                ForStart('_for_u', f212),
                 JumpIfEmpty('_for_u', 16),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f208, None),
-                Exec(f209),
+                Call('fire_result', f210, None),
+                Exec(f211),
                 Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -8118,11 +8130,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Choose('target', f211, f14, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f187, 4),
+                Choose('target', f213, f14, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f189, 4),
                 Jump(6),
                 Jump(4),
-                Call('rifle_fire', f212, None),
+                Call('rifle_fire', f214, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -8139,37 +8151,37 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f189),
-                ForStart('_for_r', f213),
+                Let('firers', f191),
+                ForStart('_for_r', f215),
                 JumpIfEmpty('_for_r', 10),
-                Choose('r', f214, f14, 'unit', 'choose the next r', ''),
+                Choose('r', f216, f14, 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
                 Ask(f14, 'Fire this rifle unit at the target?', '_ask10'),
-                JumpIfNot(f215, 9),
-                Let('firers', f216),
+                JumpIfNot(f217, 9),
+                Let('firers', f218),
                 Jump(9),
                 Jump(2),
-                Exec(f217),
+                Exec(f219),
                 JumpUnlessSwitch('hessian_grenadiers', True, 15),
-                JumpIfNot(f196, 15),
-                Exec(f197),
+                JumpIfNot(f198, 15),
+                Exec(f199),
                 Jump(15),
-                JumpIfNot(f198, 33),
-                Let('needed', f218),
-                Let('first_fire', f219),
-                ForStart('_for_r', f220),
+                JumpIfNot(f200, 33),
+                Let('needed', f220),
+                Let('first_fire', f221),
+                ForStart('_for_r', f222),
                 JumpIfEmpty('_for_r', 24),
                 ForTake('r', '_for_r'),
-                Exec(f221),
-                Exec(f222),
+                Exec(f223),
+                Exec(f224),
                 Jump(19),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f223, 28),
+                JumpIfNot(f225, 28),
                 RollDie('modified', 'fire_drm'),
                 Jump(28),
-                JumpIfNot(f201, 32),
+                JumpIfNot(f203, 32),
                 Roll(1, None, None, 'result', None),
-                Exec(f224),
+                Exec(f226),
                 Jump(32),
                 Jump(33),
             ),
@@ -8208,22 +8220,22 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('designate_combats', f229, {'may_attack': f225, 'must_attack': f226, 'must_be_attacked': f227,
-                    'may_divert': f228}),
+                Prim('designate_combats', f231, {'may_attack': f227, 'must_attack': f228, 'must_be_attacked': f229,
+                    'may_divert': f230}),
                 JumpUnlessSwitch('hedgerow_holds', True, 5),
-                JumpIfNot(f230, 5),
-                Exec(f231),
+                JumpIfNot(f232, 5),
+                Exec(f233),
                 Jump(5),
-                ForStart('_for_u', f232),
+                ForStart('_for_u', f234),
                 JumpIfEmpty('_for_u', 10),
                 ForTake('u', '_for_u'),
-                Exec(f168),
+                Exec(f170),
                 Jump(6),
-                ForStart('_for_combat', f233),
+                ForStart('_for_combat', f235),
                 JumpIfEmpty('_for_combat', 16),
-                Choose('combat', f234, f14, 'option', 'choose the next combat', ''),
+                Choose('combat', f236, f14, 'option', 'choose the next combat', ''),
                 ForDrop('combat', '_for_combat'),
-                Call('close_combat', f235, None),
+                Call('close_combat', f237, None),
                 Jump(11),
                 Call('end_of_close_combat', f10, None),
                 Call('shattered_captured', f11, None),
@@ -8249,7 +8261,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f236),
+                ForStart('_for_u', f238),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
                 Exec(f46),
@@ -8270,122 +8282,122 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('attacker_lead', f237),
-                Let('attacker', f238),
-                Let('defender', f239),
-                Exec(f240),
-                Exec(f241),
+                Let('attacker_lead', f239),
+                Let('attacker', f240),
+                Let('defender', f241),
                 Exec(f242),
-                ForStart('_for_u', f243),
+                Exec(f243),
+                Exec(f244),
+                ForStart('_for_u', f245),
                 JumpIfEmpty('_for_u', 11),
                 ForTake('u', '_for_u'),
-                Exec(f244),
+                Exec(f246),
                 Jump(7),
                 JumpUnlessSwitch('hessian_grenadiers', True, 17),
-                ForStart('_for_u', f245),
+                ForStart('_for_u', f247),
                 JumpIfEmpty('_for_u', 17),
                 ForTake('u', '_for_u'),
-                Exec(f246),
+                Exec(f248),
                 Jump(13),
-                JumpIfNot(f247, 25),
-                ForStart('_for_u', f248),
+                JumpIfNot(f249, 25),
+                ForStart('_for_u', f250),
                 JumpIfEmpty('_for_u', 23),
                 ForTake('u', '_for_u'),
                 Exec(f46),
                 Jump(19),
                 Jump(113),
                 Jump(25),
-                Let('odds', f249),
-                JumpIfNot(f250, 29),
                 Let('odds', f251),
+                JumpIfNot(f252, 29),
+                Let('odds', f253),
                 Jump(29),
-                JumpIfNot(f252, 48),
-                Ask(f253, 'Withdraw the cavalry instead of fighting?', '_ask11'),
-                JumpIfNot(f254, 47),
-                ForStart('_for_u', f248),
+                JumpIfNot(f254, 48),
+                Ask(f255, 'Withdraw the cavalry instead of fighting?', '_ask11'),
+                JumpIfNot(f256, 47),
+                ForStart('_for_u', f250),
                 JumpIfEmpty('_for_u', 45),
-                Choose('u', f13, f253, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f255, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f255),
-                JumpIfNot(f256, 40),
-                Call('adjust_army_morale', f257, None),
+                Exec(f257),
+                JumpIfNot(f258, 40),
+                Call('adjust_army_morale', f259, None),
                 Jump(40),
-                Call('retreat_unit', f258, None),
-                JumpIfNot(f259, 44),
+                Call('retreat_unit', f260, None),
+                JumpIfNot(f261, 44),
                 Exec(f46),
                 Jump(44),
                 Jump(33),
                 Jump(113),
                 Jump(47),
                 Jump(48),
-                Choose('attacker_lead', f260, f261, 'unit', 'choose attacker_lead', ''),
-                Choose('defender_lead', f262, f253, 'unit', 'choose defender_lead', ''),
-                Choose('attacker_chit', f263, f261, 'option', 'choose attacker_chit', 'secretly'),
-                Choose('defender_chit', f263, f253, 'option', 'choose defender_chit', 'secretly'),
+                Choose('attacker_lead', f262, f263, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f264, f255, 'unit', 'choose defender_lead', ''),
+                Choose('attacker_chit', f265, f263, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f265, f255, 'option', 'choose defender_chit', 'secretly'),
                 Reveal(('attacker_chit', 'defender_chit')),
-                Let('matrix', f264),
-                Let('tactics', f265),
-                JumpIfNot(f266, 59),
-                Call('tactical_withdrawal', f267, None),
+                Let('matrix', f266),
+                Let('tactics', f267),
+                JumpIfNot(f268, 59),
+                Call('tactical_withdrawal', f269, None),
                 Jump(113),
                 Jump(59),
-                Roll(3, f268, 'close_combat_drm', 'result', 'modified_roll'),
+                Roll(3, f270, 'close_combat_drm', 'result', 'modified_roll'),
                 JumpIfNot(f68, 81),
-                Let('first', f269),
-                Let('rerolled', f200),
-                JumpIfNot(f270, 70),
-                Ask(f271, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
-                JumpIfNot(f272, 69),
+                Let('first', f271),
+                Let('rerolled', f202),
+                JumpIfNot(f272, 70),
+                Ask(f273, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                JumpIfNot(f274, 69),
                 Call('spend_momentum', f70, None),
-                Let('rerolled', f99),
+                Let('rerolled', f100),
                 Jump(69),
                 Jump(70),
-                JumpIfNot(f273, 77),
-                Ask(f274, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask13'),
-                JumpIfNot(f275, 76),
+                JumpIfNot(f275, 77),
+                Ask(f276, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask13'),
+                JumpIfNot(f277, 76),
                 Call('spend_momentum', f71, None),
-                Let('rerolled', f99),
+                Let('rerolled', f100),
                 Jump(76),
                 Jump(77),
-                JumpIfNot(f276, 80),
+                JumpIfNot(f278, 80),
                 Jump(59),
                 Jump(80),
                 Jump(81),
-                Let('retreated_defenders', f277),
-                Let('retreated_attackers', f278),
-                Let('defender_others', f279),
-                Let('attacker_others', f280),
-                Let('defender_loss', f281),
-                Let('attacker_loss', f282),
-                JumpIfNot(f283, 90),
-                ApplyResult(f284, f285),
+                Let('retreated_defenders', f279),
+                Let('retreated_attackers', f280),
+                Let('defender_others', f281),
+                Let('attacker_others', f282),
+                Let('defender_loss', f283),
+                Let('attacker_loss', f284),
+                JumpIfNot(f285, 90),
+                ApplyResult(f286, f287),
                 Jump(90),
-                JumpIfNot(f286, 93),
-                ApplyResult(f287, f288),
+                JumpIfNot(f288, 93),
+                ApplyResult(f289, f290),
                 Jump(93),
-                JumpIfNot(f283, 96),
-                Call('adjust_army_morale', f289, None),
+                JumpIfNot(f285, 96),
+                Call('adjust_army_morale', f291, None),
                 Jump(96),
-                JumpIfNot(f286, 99),
-                Call('adjust_army_morale', f290, None),
+                JumpIfNot(f288, 99),
+                Call('adjust_army_morale', f292, None),
                 Jump(99),
-                JumpIfNot(f283, 102),
-                Call('previously_retreated_check', f291, None),
+                JumpIfNot(f285, 102),
+                Call('previously_retreated_check', f293, None),
                 Jump(102),
-                JumpIfNot(f286, 105),
-                Call('previously_retreated_check', f292, None),
+                JumpIfNot(f288, 105),
+                Call('previously_retreated_check', f294, None),
                 Jump(105),
                 JumpIfNot(f68, 113),
-                JumpIfNot(f293, 109),
-                Call('gain_momentum', f294, None),
-                Jump(112),
-                JumpIfNot(f295, 112),
+                JumpIfNot(f295, 109),
                 Call('gain_momentum', f296, None),
                 Jump(112),
+                JumpIfNot(f297, 112),
+                Call('gain_momentum', f298, None),
+                Jump(112),
                 Jump(113),
-                Exec(f297),
-                Call('advance_after_combat', f298, None),
                 Exec(f299),
+                Call('advance_after_combat', f300, None),
+                Exec(f301),
             ),
             steps={
                 'begin': 0,
@@ -8499,22 +8511,22 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                Let('vacated', f300),
-                JumpIfNot(f301, 19),
-                JumpIfNot(f302, 9),
-                Let('reachable', f303),
-                JumpIfNot(f304, 8),
-                Choose('into', f305, f238, 'hex', 'choose into', ''),
-                Exec(f306),
+                Let('vacated', f302),
+                JumpIfNot(f303, 19),
+                JumpIfNot(f304, 9),
+                Let('reachable', f305),
+                JumpIfNot(f306, 8),
+                Choose('into', f307, f240, 'hex', 'choose into', ''),
+                Exec(f308),
                 Jump(8),
                 Jump(9),
-                ForStart('_for_u', f307),
+                ForStart('_for_u', f309),
                 JumpIfEmpty('_for_u', 18),
-                Choose('u', f13, f238, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f240, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Choose('to', f308, f238, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f309, 17),
-                Exec(f138),
+                Choose('to', f310, f240, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f311, 17),
+                Exec(f140),
                 Jump(17),
                 Jump(10),
                 Jump(19),
@@ -8550,18 +8562,18 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f310, 8),
-                ForStart('_for_u', f248),
+                JumpIfNot(f312, 8),
+                ForStart('_for_u', f250),
                 JumpIfEmpty('_for_u', 7),
-                Choose('u', f13, f239, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f241, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(2),
                 Jump(8),
-                JumpIfNot(f311, 16),
-                ForStart('_for_u', f312),
+                JumpIfNot(f313, 16),
+                ForStart('_for_u', f314),
                 JumpIfEmpty('_for_u', 15),
-                Choose('u', f13, f238, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f240, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(10),
@@ -8588,9 +8600,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f313),
-                Call('adjust_army_morale', f314, None),
                 Exec(f315),
+                Call('adjust_army_morale', f316, None),
+                Exec(f317),
             ),
             steps={'penalty': 0},
             types={},
@@ -8604,27 +8616,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f316),
+                ForStart('_for_u', f318),
                 JumpIfEmpty('_for_u', 7),
                 ForTake('u', '_for_u'),
-                Exec(f317),
-                Exec(f318),
-                Exec(f148),
+                Exec(f319),
+                Exec(f320),
+                Exec(f150),
                 Jump(1),
-                JumpIfNot(f319, 10),
+                JumpIfNot(f321, 10),
                 EndPhase(),
                 Jump(10),
-                Roll(9, f320, None, 'picked', None),
-                ForStart('_for_u', f321),
+                Roll(9, f322, None, 'picked', None),
+                ForStart('_for_u', f323),
                 JumpIfEmpty('_for_u', 16),
                 ForTake('u', '_for_u'),
-                Exec(f322),
+                Exec(f324),
                 Jump(12),
-                Roll(10, f323, None, 'impact', None),
-                ForStart('_for_u', f324),
+                Roll(10, f325, None, 'impact', None),
+                ForStart('_for_u', f326),
                 JumpIfEmpty('_for_u', 22),
                 ForTake('u', '_for_u'),
-                Exec(f325),
+                Exec(f327),
                 Jump(18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -8651,7 +8663,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f326, None),
+                Call('adjust_army_morale', f328, None),
             ),
             steps={'do': 0},
             types={
@@ -8672,9 +8684,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f327, None),
-                JumpIfNot(f328, 4),
-                Call('check_or_retreat', f329, None),
+                Call('retreat_unit', f329, None),
+                JumpIfNot(f330, 4),
+                Call('check_or_retreat', f331, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8699,9 +8711,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f330, None),
-                JumpIfNot(f328, 4),
-                Call('check_or_retreat', f329, None),
+                Call('disrupt', f332, None),
+                JumpIfNot(f330, 4),
+                Call('check_or_retreat', f331, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8726,9 +8738,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f331),
-                JumpIfNot(f328, 4),
-                Call('check_or_retreat', f329, None),
+                Exec(f333),
+                JumpIfNot(f330, 4),
+                Call('check_or_retreat', f331, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8754,15 +8766,15 @@ RULES = Rules(
                 'second'),
             result='',
             code=(
-                Let('one_step', f332),
-                Let('here', f333),
-                Exec(f334),
-                JumpIfNot(f335, 7),
-                Choose('second', f336, f14, 'unit', 'choose second', ''),
-                Exec(f337),
+                Let('one_step', f334),
+                Let('here', f335),
+                Exec(f336),
+                JumpIfNot(f337, 7),
+                Choose('second', f338, f14, 'unit', 'choose second', ''),
+                Exec(f339),
                 Jump(7),
-                JumpIfNot(f328, 10),
-                Call('check_or_retreat', f329, None),
+                JumpIfNot(f330, 10),
+                Call('check_or_retreat', f331, None),
                 Jump(10),
             ),
             steps={'do': 0},
@@ -8792,8 +8804,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f338, None),
-                Call('check_and_retreat_or_disrupt', f339, None),
+                Call('capture_one', f340, None),
+                Call('check_and_retreat_or_disrupt', f341, None),
             ),
             steps={'do': 0},
             types={
@@ -8814,8 +8826,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f340, None),
-                Call('check_and_retreat_or_disrupt', f339, None),
+                Call('capture_one', f342, None),
+                Call('check_and_retreat_or_disrupt', f341, None),
             ),
             steps={'do': 0},
             types={
@@ -8836,18 +8848,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f341),
+                ForStart('_for_u', f343),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(f46),
                 Jump(1),
-                Exec(f342),
-                ForStart('_for_u', f343),
+                Exec(f344),
+                ForStart('_for_u', f345),
                 JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f344),
-                Exec(f345),
+                Exec(f346),
+                Exec(f347),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -8877,10 +8889,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f346),
-                JumpIfNot(f347, 5),
-                Choose('casualty', f348, f14, 'unit', 'choose casualty', ''),
-                Exec(f349),
+                Let('leaders', f348),
+                JumpIfNot(f349, 5),
+                Choose('casualty', f350, f14, 'unit', 'choose casualty', ''),
+                Exec(f351),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -8907,7 +8919,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f350),
+                Exec(f352),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -8920,7 +8932,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lose_momentum', f351, None),
+                Call('lose_momentum', f353, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8933,7 +8945,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f352),
+                Exec(f354),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8946,18 +8958,18 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f353),
+                ForStart('_for_l', f355),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f354),
+                Exec(f356),
                 Jump(1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
             lines=(
-                'rulesets/series/movement.mst:192', 'rulesets/series/movement.mst:192',
-                'rulesets/series/movement.mst:192', 'rulesets/series/movement.mst:193',
-                'rulesets/series/movement.mst:192',
+                'rulesets/series/movement.mst:201', 'rulesets/series/movement.mst:201',
+                'rulesets/series/movement.mst:201', 'rulesets/series/movement.mst:202',
+                'rulesets/series/movement.mst:201',
             ),
         ),
         'trigger:step_lost_vp': ProcedureSpec(
@@ -8967,7 +8979,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f355),
+                Exec(f357),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8980,7 +8992,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f356),
+                Exec(f358),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8993,7 +9005,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f355),
+                Exec(f357),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9006,13 +9018,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f357),
-                JumpIfNot(f358, 4),
                 Exec(f359),
-                Jump(4),
-                JumpIfNot(f360, 8),
+                JumpIfNot(f360, 4),
                 Exec(f361),
-                Exec(f362),
+                Jump(4),
+                JumpIfNot(f362, 8),
+                Exec(f363),
+                Exec(f364),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -9031,7 +9043,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f363),
+                Exec(f365),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9070,12 +9082,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f364),
-                Exec(f365),
                 Exec(f366),
                 Exec(f367),
-                Call('adjust_army_morale', f368, None),
+                Exec(f368),
                 Exec(f369),
+                Call('adjust_army_morale', f370, None),
+                Exec(f371),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9092,8 +9104,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f370),
-                Exec(f371),
+                Exec(f372),
+                Exec(f373),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9106,8 +9118,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f370),
-                Exec(f371),
+                Exec(f372),
+                Exec(f373),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9120,8 +9132,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                Exec(f372),
-                Exec(f373),
+                Exec(f374),
+                Exec(f375),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -9134,7 +9146,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f374),
+                Exec(f376),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9147,7 +9159,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f374),
+                Exec(f376),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9160,8 +9172,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f375),
-                Call('adjust_army_morale', f376, None),
+                Exec(f377),
+                Call('adjust_army_morale', f378, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9174,7 +9186,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f377),
+                Exec(f379),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9187,7 +9199,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f377),
+                Exec(f379),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9200,7 +9212,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f377),
+                Exec(f379),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -9213,14 +9225,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                JumpIfNot(f378, 3),
-                Exec(f379),
-                Jump(3),
-                JumpIfNot(f380, 6),
+                JumpIfNot(f380, 3),
                 Exec(f381),
-                Jump(6),
-                JumpIfNot(f382, 9),
+                Jump(3),
+                JumpIfNot(f382, 6),
                 Exec(f383),
+                Jump(6),
+                JumpIfNot(f384, 9),
+                Exec(f385),
                 Jump(9),
             ),
             steps={'do': 0},
@@ -9240,7 +9252,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f384),
+                Exec(f386),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9253,7 +9265,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f384),
+                Exec(f386),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9261,134 +9273,134 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f413, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f415, False,
             'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f414, False,
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f416, False,
             'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f415, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f417, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f416, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f416, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f418, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f418, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f417, False, 'trigger:lee_reaches_21xx',
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f419, False, 'trigger:lee_reaches_21xx',
             'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f418, False,
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f420, False,
             'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f419, False,
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f421, False,
             'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f420, True,
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f422, True,
             'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f421, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f421, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f422, False, 'trigger:steuben_leaves',
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f423, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f423, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f424, False, 'trigger:steuben_leaves',
             ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f423, False,
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f425, False,
             'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f423, False, 'trigger:leader_captured_vp',
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f425, False, 'trigger:leader_captured_vp',
             ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f424, False,
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f426, False,
             'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f425, False,
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f427, False,
             'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f425, False,
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f427, False,
             'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f426, False,
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f428, False,
             'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f427, False,
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f429, False,
             'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f428, False,
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f430, False,
             'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f428, False,
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f430, False,
             'trigger:british_sp_captured', ''),
     ),
     restrictions=(
         RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f429, None, '', f127),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f430,
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f431, None, '', f129),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f432,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f431, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f433, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f432, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f433, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f434, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f435, None, '',
             None),
-        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', f434, None, '', None),
+        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', f436, None, '', None),
         RestrictionSpec('pin_case_b_keep_away',
-            'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '', f435, None, '',
+            'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '', f437, None, '',
             None),
         RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '',
-            f436),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f437, None,
+            f438),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f439, None,
             '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f438, None,
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f440, None,
             'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f439, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f440, None, 'command_and_control',
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f441, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f442, None, 'command_and_control',
             None),
         RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to',
-            'rear_guard_area', f441, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f442, None,
+            'rear_guard_area', f443, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f444, None,
             'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f443, None,
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f445, None,
             'hessian_grenadiers', None),
         RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry',
-            'south_of_south_brook', f444, 11, 'combs_hill', None),
+            'south_of_south_brook', f446, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
         VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive',
-            0, f445, ('campaign',), 'end_of_turn'),
+            0, f447, ('campaign',), 'end_of_turn'),
         VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f446, ('campaign',), 'end_of_turn'),
+            f448, ('campaign',), 'end_of_turn'),
         VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed',
-            'decisive', 1, f447, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f448,
+            'decisive', 1, f449, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f450,
             ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f449, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f450, ('campaign',),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f451, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f452, ('campaign',),
             'end_of_game'),
         VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0,
-            f451, ('lees_advance',), 'end_of_turn'),
+            f453, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1,
-            f448, ('lees_advance',), 'end_of_turn'),
+            f450, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f452, ('lees_advance',), 'end_of_turn'),
+            'substantial', 0, f454, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f453, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f454, ('lees_advance',),
+            'substantial', 1, f455, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f456, ('lees_advance',),
             'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f455, ('lees_advance',
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f457, ('lees_advance',
             ), 'end_of_game'),
         VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge',
-            'decisive', 0, f456, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0,
-            f457, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated',
             'decisive', 0, f458, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1,
+        VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0,
             f459, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated',
+            'decisive', 0, f460, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1,
+            f461, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f452, ('holding_action',), 'end_of_turn'),
+            'substantial', 0, f454, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f453, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f449,
+            'substantial', 1, f455, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f451,
             ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f450,
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f452,
             ('holding_action',), 'end_of_game'),
         VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f446, ('washingtons_stand',), 'end_of_turn'),
+            f448, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_decisive',
-            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f460, ('washingtons_stand',
+            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f462, ('washingtons_stand',
             ), 'end_of_turn'),
         VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f452, ('washingtons_stand',), 'end_of_turn'),
+            'substantial', 0, f454, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f453, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f449,
+            'substantial', 1, f455, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f451,
             ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f450,
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f452,
             ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
@@ -9429,6 +9441,7 @@ RULES = Rules(
         VariableSpec('pin_results', '', 'int', 0, '', 'PIN results so far', False),
         VariableSpec('pin_case_b', 'unit', 'bool', False, '', 'Moving away from a PIN result (case B)', False),
         VariableSpec('pin_case_chosen', 'unit', 'bool', False, '', 'Case A or B chosen for its PIN result', False),
+        VariableSpec('pin_withdrawal', '', 'bool', False, '', 'Some PIN result is being moved away (case B)', False),
         VariableSpec('fired', 'unit', 'bool', False, 'player_turn', 'Fired this player turn', False),
         VariableSpec('artillery_target', 'unit', 'bool', False, 'defensive_artillery_fire_phase',
             'Fired on by artillery this phase', False),
@@ -9948,8 +9961,8 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f151, f461), ('army_morale', f127, f461), ('momentum', f151, f151), ('momentum',
-                f127, f151)),
+            values=(('army_morale', f153, f463), ('army_morale', f129, f463), ('momentum', f153, f153), ('momentum',
+                f129, f153)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -9964,8 +9977,8 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f151, f461), ('army_morale', f127, f462), ('momentum', f151, f151), ('momentum',
-                f127, f151)),
+            values=(('army_morale', f153, f463), ('army_morale', f129, f464), ('momentum', f153, f153), ('momentum',
+                f129, f153)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -10010,8 +10023,8 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f151, f461), ('army_morale', f127, f463), ('momentum', f151, f127), ('momentum',
-                f127, f151), ('momentum_pool', None, f464), ('lee_relieved', None, f99)),
+            values=(('army_morale', f153, f463), ('army_morale', f129, f465), ('momentum', f153, f129), ('momentum',
+                f129, f153), ('momentum_pool', None, f466), ('lee_relieved', None, f100)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -10057,8 +10070,8 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f151, f462), ('army_morale', f127, f462), ('momentum', f151, f151), ('momentum',
-                f127, f127), ('momentum_pool', None, f464), ('molly_placed', None, f99)),
+            values=(('army_morale', f153, f464), ('army_morale', f129, f464), ('momentum', f153, f153), ('momentum',
+                f129, f129), ('momentum_pool', None, f466), ('molly_placed', None, f100)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -10096,7 +10109,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f99),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f100),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '6439b08ab135bd1b29c3305048da1447fa88fb2a7be799ecf1e06e08eff5d40d'
+RULES_HASH = '287767b33ef4370531c8a8b5f3b8d063ab53db6c9ff9f4b86c0a4bc474f620ae'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

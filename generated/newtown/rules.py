@@ -286,12 +286,12 @@ def d_surrounded(s, a_u):
 
 
 def d_strategic_factor(s, a_u):
-    # 'rulesets/series/movement.mst:123': 'Strategic movement: times the allowance'
+    # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
     return 2
 
 
 def d_one_hex_minimum(s, a_u):
-    # 'rulesets/series/movement.mst:127': 'May always move one hex'
+    # 'rulesets/series/movement.mst:136': 'May always move one hex'
     return True
 
 
@@ -303,13 +303,13 @@ def d_may_move_strategically(s, a_u):
 
 
 def d_open_to(s, a_u, a_h):
-    # 'rulesets/series/movement.mst:133': 'A hex the unit may step into'
+    # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s,
         a_u)))) == 0)) and d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:198': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:207': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0
         for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0
         for e0 in q.units_at(s, a_h) if False))
@@ -1194,175 +1194,185 @@ def f86(s, b):
 
 
 def f87(s, b):
-    # 'rulesets/series/movement.mst:47'
-    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
+    # 'rulesets/series/movement.mst:53'
+    e.set_var(s, 'pin_withdrawal', False)
 
 
 def f88(s, b):
-    # 'rulesets/series/movement.mst:48'
-    e.set_at(s, 'pin_case_b', b['u'], False)
+    # 'rulesets/series/movement.mst:54'
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
 
 
 def f89(s, b):
-    # 'rulesets/series/movement.mst:49'
-    e.set_at(s, 'pin_case_chosen', b['u'], False)
+    # 'rulesets/series/movement.mst:55'
+    e.set_at(s, 'pin_case_b', b['u'], False)
 
 
 def f90(s, b):
-    # 'rulesets/series/movement.mst:51'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
+    # 'rulesets/series/movement.mst:56'
+    e.set_at(s, 'pin_case_chosen', b['u'], False)
 
 
 def f91(s, b):
-    # 'rulesets/series/movement.mst:52'
-    return (not s.vars['pin_case_chosen'][b['u']])
+    # 'rulesets/series/movement.mst:59'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
 
 
 def f92(s, b):
-    # 'rulesets/series/movement.mst:53'
-    return s.vars['pin_group'][b['u']]
+    # 'rulesets/series/movement.mst:60'
+    return (not s.vars['pin_case_chosen'][b['u']])
 
 
 def f93(s, b):
-    # 'rulesets/series/movement.mst:54'
+    # 'rulesets/series/movement.mst:61'
+    return s.vars['pin_group'][b['u']]
+
+
+def f94(s, b):
+    # 'rulesets/series/movement.mst:62'
     return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s,
         b['side']) if (s.vars['pin_group'][e0] == b['group'])))
 
 
-def f94(s, b):
-    # 'rulesets/series/movement.mst:55'
+def f95(s, b):
+    # 'rulesets/series/movement.mst:63'
     return (not b['engaged'])
 
 
-def f95(s, b):
-    # 'rulesets/series/movement.mst:56'
+def f96(s, b):
+    # 'rulesets/series/movement.mst:64'
     return b['engaged']
 
 
-def f96(s, b):
-    # 'rulesets/series/movement.mst:57'
+def f97(s, b):
+    # 'rulesets/series/movement.mst:65'
     return b['_ask4']
 
 
-def f97(s, b):
-    # 'rulesets/series/movement.mst:58'
+def f98(s, b):
+    # 'rulesets/series/movement.mst:66'
     return True
 
 
-def f98(s, b):
-    # 'rulesets/series/movement.mst:61'
+def f99(s, b):
+    # 'rulesets/series/movement.mst:69'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
 
 
-def f99(s, b):
-    # 'rulesets/series/movement.mst:62'
+def f100(s, b):
+    # 'rulesets/series/movement.mst:70'
     e.set_at(s, 'pin_case_chosen', b['v'], True)
 
 
-def f100(s, b):
-    # 'rulesets/series/movement.mst:63'
+def f101(s, b):
+    # 'rulesets/series/movement.mst:71'
     e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
 
 
-def f101(s, b):
-    # 'rulesets/series/movement.mst:64'
+def f102(s, b):
+    # 'rulesets/series/movement.mst:72'
     return b['case_b']
 
 
-def f102(s, b):
-    # 'rulesets/series/movement.mst:65'
+def f103(s, b):
+    # 'rulesets/series/movement.mst:73'
     return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
 
 
-def f103(s, b):
-    # 'rulesets/series/movement.mst:66'
+def f104(s, b):
+    # 'rulesets/series/movement.mst:74'
     e.set_at(s, 'pin_case_b', b['e'], True)
 
 
-def f104(s, b):
-    # 'rulesets/series/movement.mst:81'
+def f105(s, b):
+    # 'rulesets/series/movement.mst:75'
+    e.set_var(s, 'pin_withdrawal', True)
+
+
+def f106(s, b):
+    # 'rulesets/series/movement.mst:90'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f105(s, b):
+def f107(s, b):
     # 'rulesets/newtown/special_rules.mst:22'
     return (b['side'] == 1)
 
 
-def f106(s, b):
+def f108(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     return tuple(e0 for e0 in q.units_of(s, 1) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (435, 436, 461, 462)))
         and (not s.vars['destroyed'][q.hex_of(s, e0)])))
 
 
-def f107(s, b):
+def f109(s, b):
     # 'rulesets/newtown/special_rules.mst:24'
     e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
 
 
-def f108(s, b):
+def f110(s, b):
     # 'rulesets/newtown/special_rules.mst:25'
     e.set_at(s, 'burning', b['u'], True)
 
 
-def f109(s, b):
-    # 'rulesets/series/movement.mst:84'
+def f111(s, b):
+    # 'rulesets/series/movement.mst:93'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted')
         and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f110(s, b):
-    # 'rulesets/series/movement.mst:85'
+def f112(s, b):
+    # 'rulesets/series/movement.mst:94'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f111(s, b):
-    # 'rulesets/series/movement.mst:86'
+def f113(s, b):
+    # 'rulesets/series/movement.mst:95'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0,
         b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f112(s, b):
-    # 'rulesets/series/movement.mst:87'
+def f114(s, b):
+    # 'rulesets/series/movement.mst:96'
     return (len(b['away']) > 0)
 
 
-def f113(s, b):
-    # 'rulesets/series/movement.mst:88'
+def f115(s, b):
+    # 'rulesets/series/movement.mst:97'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f114(s, b):
-    # 'rulesets/series/movement.mst:89'
+def f116(s, b):
+    # 'rulesets/series/movement.mst:98'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f115(s, b):
-    # 'rulesets/series/movement.mst:90'
+def f117(s, b):
+    # 'rulesets/series/movement.mst:99'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f116(s, b):
-    # 'rulesets/series/movement.mst:92'
+def f118(s, b):
+    # 'rulesets/series/movement.mst:101'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f117(s, b):
+def f119(s, b):
     # 'rulesets/newtown/cards.mst:377'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
-def f118(s, b):
+def f120(s, b):
     # 'rulesets/newtown/cards.mst:378'
     return b['_ask5']
 
 
-def f119(s, b):
+def f121(s, b):
     # 'rulesets/newtown/cards.mst:379'
     return {'card': 'stampede', 'side': 0}
 
 
-def f120(s, b):
+def f122(s, b):
     # 'rulesets/newtown/cards.mst:380'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617,
         643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163,
@@ -1370,2214 +1380,2214 @@ def f120(s, b):
         and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
 
 
-def f121(s, b):
+def f123(s, b):
     # 'rulesets/newtown/cards.mst:381'
     e.advance_to(s, 49, b['h'])
 
 
-def f122(s, b):
+def f124(s, b):
     # 'rulesets/newtown/special_units.mst:179'
     return ((b['side'] == 1) and (s.unit_status[49] == 0))
 
 
-def f123(s, b):
+def f125(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return {'unit': 49, 'toward': d_herd_goal(s)}
 
 
-def f124(s, b):
-    # 'rulesets/series/movement.mst:102'
+def f126(s, b):
+    # 'rulesets/series/movement.mst:111'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f125(s, b):
-    # 'rulesets/series/movement.mst:103'
+def f127(s, b):
+    # 'rulesets/series/movement.mst:112'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f126(s, b):
-    # 'rulesets/series/movement.mst:104'
+def f128(s, b):
+    # 'rulesets/series/movement.mst:113'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f127(s, b):
-    # 'rulesets/series/movement.mst:105'
+def f129(s, b):
+    # 'rulesets/series/movement.mst:114'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f128(s, b):
-    # 'rulesets/series/movement.mst:106'
+def f130(s, b):
+    # 'rulesets/series/movement.mst:115'
     return d_strategic_factor(s, b['unit'])
 
 
-def f129(s, b):
-    # 'rulesets/series/movement.mst:107'
+def f131(s, b):
+    # 'rulesets/series/movement.mst:116'
     return d_one_hex_minimum(s, b['unit'])
 
 
-def f130(s, b):
-    # 'rulesets/series/movement.mst:110'
+def f132(s, b):
+    # 'rulesets/series/movement.mst:119'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         q.side(s, e0))) == 0)))
 
 
-def f131(s, b):
-    # 'rulesets/series/movement.mst:111'
+def f133(s, b):
+    # 'rulesets/series/movement.mst:120'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f132(s, b):
-    # 'rulesets/series/movement.mst:112'
+def f134(s, b):
+    # 'rulesets/series/movement.mst:121'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f133(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f135(s, b):
+    # 'rulesets/series/movement.mst:124'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f134(s, b):
-    # 'rulesets/series/movement.mst:117'
+def f136(s, b):
+    # 'rulesets/series/movement.mst:126'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f135(s, b):
+def f137(s, b):
     # 'rulesets/series/morale.mst:12'
     return (b['total'] >= 5)
 
 
-def f136(s, b):
+def f138(s, b):
     # 'rulesets/series/rally.mst:5'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f137(s, b):
+def f139(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f138(s, b):
+def f140(s, b):
     # 'rulesets/newtown/cards.mst:225'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
-def f139(s, b):
+def f141(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return 1
 
 
-def f140(s, b):
+def f142(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return b['_ask6']
 
 
-def f141(s, b):
+def f143(s, b):
     # 'rulesets/newtown/cards.mst:227'
     return {'side': 1}
 
 
-def f142(s, b):
+def f144(s, b):
     # 'rulesets/series/rally.mst:11'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f143(s, b):
+def f145(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f144(s, b):
+def f146(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f145(s, b):
+def f147(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f146(s, b):
+def f148(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0])
 
 
-def f147(s, b):
+def f149(s, b):
     # 'rulesets/newtown/indian_rules.mst:242'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), 0)) == 0)
 
 
-def f148(s, b):
+def f150(s, b):
     # 'rulesets/newtown/indian_rules.mst:244'
     return b['recovered']
 
 
-def f149(s, b):
+def f151(s, b):
     # 'rulesets/newtown/indian_rules.mst:245'
     e.set_at(s, 'failed_resolve', b['u'], False)
 
 
-def f150(s, b):
+def f152(s, b):
     # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
 
-def f151(s, b):
+def f153(s, b):
     # 'rulesets/newtown/variations.mst:136'
     return (q.enemy(s, b['side']) == 1)
 
 
-def f152(s, b):
+def f154(s, b):
     # 'rulesets/newtown/variations.mst:137'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
-def f153(s, b):
+def f155(s, b):
     # 'rulesets/newtown/variations.mst:138'
     return (b['target_hex'] == -1)
 
 
-def f154(s, b):
+def f156(s, b):
     # 'rulesets/newtown/variations.mst:141'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f155(s, b):
+def f157(s, b):
     # 'rulesets/newtown/variations.mst:142'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f156(s, b):
+def f158(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f157(s, b):
+def f159(s, b):
     # 'rulesets/newtown/variations.mst:144'
     return q.enemy(s, b['side'])
 
 
-def f158(s, b):
+def f160(s, b):
     # 'rulesets/newtown/variations.mst:145'
     return (b['target'] == -1)
 
 
-def f159(s, b):
+def f161(s, b):
     # 'rulesets/newtown/variations.mst:149'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f160(s, b):
+def f162(s, b):
     # 'rulesets/series/fire.mst:71'
     return tuple(e0 for e0 in () if False)
 
 
-def f161(s, b):
+def f163(s, b):
     # 'rulesets/series/fire.mst:72'
     return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f162(s, b):
+def f164(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f163(s, b):
+def f165(s, b):
     # 'rulesets/series/fire.mst:73'
     return b['_ask7']
 
 
-def f164(s, b):
+def f166(s, b):
     # 'rulesets/series/fire.mst:74'
     return q.union(b['firers'], (b['a'],))
 
 
-def f165(s, b):
+def f167(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f166(s, b):
+def f168(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f167(s, b):
+def f169(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f168(s, b):
+def f170(s, b):
     # 'rulesets/series/fire.mst:81'
     return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f169(s, b):
+def f171(s, b):
     # 'rulesets/series/fire.mst:82'
     return False
 
 
-def f170(s, b):
+def f172(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f171(s, b):
+def f173(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f172(s, b):
+def f174(s, b):
     # 'rulesets/newtown/indian_rules.mst:156'
     return ((((len(b['firers']) > 0) and (b['side'] == 1)) and d_warrior(s, b['target']))
         and (b['modified'] >= b['needed']))
 
 
-def f173(s, b):
+def f175(s, b):
     # 'rulesets/newtown/indian_rules.mst:157'
     e.set_var(s, 'resolve_hit', True)
 
 
-def f174(s, b):
+def f176(s, b):
     # 'rulesets/series/fire.mst:95'
     return d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f175(s, b):
+def f177(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f176(s, b):
+def f178(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s,
         UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f177(s, b):
+def f179(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f178(s, b):
+def f180(s, b):
     # 'rulesets/series/fire.mst:111'
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f179(s, b):
+def f181(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f180(s, b):
+def f182(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f181(s, b):
+def f183(s, b):
     # 'rulesets/series/fire.mst:115'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f182(s, b):
+def f184(s, b):
     # 'rulesets/newtown/variations.mst:157'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
-def f183(s, b):
+def f185(s, b):
     # 'rulesets/newtown/variations.mst:162'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f184(s, b):
+def f186(s, b):
     # 'rulesets/newtown/variations.mst:164'
     return d_rifle_targets(s, b['side'])
 
 
-def f185(s, b):
+def f187(s, b):
     # 'rulesets/newtown/variations.mst:169'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f186(s, b):
+def f188(s, b):
     # 'rulesets/series/fire.mst:147'
     return d_adjacent_rifles(s, b['target'], b['side'])
 
 
-def f187(s, b):
+def f189(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f188(s, b):
+def f190(s, b):
     # 'rulesets/series/fire.mst:148'
     return b['_ask8']
 
 
-def f189(s, b):
+def f191(s, b):
     # 'rulesets/series/fire.mst:149'
     return q.union(b['firers'], (b['r'],))
 
 
-def f190(s, b):
+def f192(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f191(s, b):
+def f193(s, b):
     # 'rulesets/series/fire.mst:157'
     return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f192(s, b):
+def f194(s, b):
     # 'rulesets/series/fire.mst:158'
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f193(s, b):
+def f195(s, b):
     # 'rulesets/series/fire.mst:159'
     return b['firers']
 
 
-def f194(s, b):
+def f196(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f195(s, b):
+def f197(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f196(s, b):
+def f198(s, b):
     # 'rulesets/series/fire.mst:166'
     return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
-def f197(s, b):
+def f199(s, b):
     # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f198(s, b):
+def f200(s, b):
     # 'rulesets/series/close_combat.mst:12'
     return d_may_attack(s, b['unit'])
 
 
-def f199(s, b):
+def f201(s, b):
     # 'rulesets/series/close_combat.mst:13'
     return d_must_attack(s, b['unit'])
 
 
-def f200(s, b):
+def f202(s, b):
     # 'rulesets/series/close_combat.mst:14'
     return d_must_be_attacked(s, b['unit'])
 
 
-def f201(s, b):
+def f203(s, b):
     # 'rulesets/series/close_combat.mst:16'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f202(s, b):
+def f204(s, b):
     # 'rulesets/series/close_combat.mst:11'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f203(s, b):
+def f205(s, b):
     # 'rulesets/newtown/variations.mst:122'
     return q.combats(s)
 
 
-def f204(s, b):
+def f206(s, b):
     # 'rulesets/newtown/variations.mst:123'
     return q.defense_hexes(s, b['c'])
 
 
-def f205(s, b):
+def f207(s, b):
     # 'rulesets/newtown/variations.mst:124'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f206(s, b):
+def f208(s, b):
     # 'rulesets/series/close_combat.mst:18'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f207(s, b):
+def f209(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f208(s, b):
+def f210(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f209(s, b):
+def f211(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f210(s, b):
+def f212(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f211(s, b):
+def f213(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f212(s, b):
+def f214(s, b):
     # 'rulesets/series/close_combat.mst:22'
     return b['_for_combat']
 
 
-def f213(s, b):
+def f215(s, b):
     # 'rulesets/series/close_combat.mst:23'
     return {'combat': b['combat']}
 
 
-def f214(s, b):
+def f216(s, b):
     # 'rulesets/series/close_combat.mst:60'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f215(s, b):
+def f217(s, b):
     # 'rulesets/series/close_combat.mst:188'
     return -1
 
 
-def f216(s, b):
+def f218(s, b):
     # 'rulesets/series/close_combat.mst:189'
     return q.attacking_side(s, b['combat'])
 
 
-def f217(s, b):
+def f219(s, b):
     # 'rulesets/series/close_combat.mst:190'
     return q.defending_side(s, b['combat'])
 
 
-def f218(s, b):
+def f220(s, b):
     # 'rulesets/series/close_combat.mst:191'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f219(s, b):
+def f221(s, b):
     # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f220(s, b):
+def f222(s, b):
     # 'rulesets/series/close_combat.mst:193'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f221(s, b):
+def f223(s, b):
     # 'rulesets/series/close_combat.mst:195'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f222(s, b):
+def f224(s, b):
     # 'rulesets/series/close_combat.mst:196'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f223(s, b):
+def f225(s, b):
     # 'rulesets/series/close_combat.mst:201'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f224(s, b):
+def f226(s, b):
     # 'rulesets/series/close_combat.mst:202'
     return q.defenders(s, b['combat'])
 
 
-def f225(s, b):
+def f227(s, b):
     # 'rulesets/series/close_combat.mst:207'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f226(s, b):
+def f228(s, b):
     # 'rulesets/series/close_combat.mst:208'
     return q.diverted(s, b['combat'])
 
 
-def f227(s, b):
+def f229(s, b):
     # 'rulesets/series/close_combat.mst:209'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f228(s, b):
+def f230(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f229(s, b):
+def f231(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     return q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f230(s, b):
+def f232(s, b):
     # 'rulesets/series/close_combat.mst:214'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f231(s, b):
+def f233(s, b):
     # 'rulesets/series/close_combat.mst:215'
     return b['defender']
 
 
-def f232(s, b):
+def f234(s, b):
     # 'rulesets/series/close_combat.mst:215'
     return b['_ask9']
 
 
-def f233(s, b):
+def f235(s, b):
     # 'rulesets/series/close_combat.mst:217'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f234(s, b):
+def f236(s, b):
     # 'rulesets/series/close_combat.mst:218'
     return s.vars['pinned'][b['u']]
 
 
-def f235(s, b):
+def f237(s, b):
     # 'rulesets/series/close_combat.mst:219'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f236(s, b):
+def f238(s, b):
     # 'rulesets/series/close_combat.mst:221'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f237(s, b):
+def f239(s, b):
     # 'rulesets/series/close_combat.mst:227'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f238(s, b):
+def f240(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f239(s, b):
+def f241(s, b):
     # 'rulesets/series/close_combat.mst:236'
     return b['attacker']
 
 
-def f240(s, b):
+def f242(s, b):
     # 'rulesets/series/close_combat.mst:237'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f241(s, b):
+def f243(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f242(s, b):
+def f244(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
     return b['_ask10']
 
 
-def f243(s, b):
+def f245(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f244(s, b):
+def f246(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f245(s, b):
+def f247(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
         if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead'])))
 
 
-def f246(s, b):
+def f248(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f247(s, b):
+def f249(s, b):
     # 'rulesets/series/close_combat.mst:243'
     return d_tactics_chits(s)
 
 
-def f248(s, b):
+def f250(s, b):
     # 'rulesets/series/close_combat.mst:246'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f249(s, b):
+def f251(s, b):
     # 'rulesets/series/close_combat.mst:247'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f250(s, b):
+def f252(s, b):
     # 'rulesets/series/close_combat.mst:248'
     return (b['matrix'][1] == 10)
 
 
-def f251(s, b):
+def f253(s, b):
     # 'rulesets/series/close_combat.mst:249'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f252(s, b):
+def f254(s, b):
     # 'rulesets/newtown/cards.mst:328'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f253(s, b):
+def f255(s, b):
     # 'rulesets/newtown/cards.mst:329'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f254(s, b):
+def f256(s, b):
     # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
 
 
-def f255(s, b):
+def f257(s, b):
     # 'rulesets/newtown/cards.mst:333'
     return (s.vars['card_shift'] != 0)
 
 
-def f256(s, b):
+def f258(s, b):
     # 'rulesets/newtown/cards.mst:334'
     return q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f257(s, b):
+def f259(s, b):
     # 'rulesets/series/close_combat.mst:254'
     return b['odds']
 
 
-def f258(s, b):
+def f260(s, b):
     # 'rulesets/series/close_combat.mst:259'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f259(s, b):
+def f261(s, b):
     # 'rulesets/series/close_combat.mst:261'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f260(s, b):
+def f262(s, b):
     # 'rulesets/series/close_combat.mst:262'
     return b['first']
 
 
-def f261(s, b):
+def f263(s, b):
     # 'rulesets/series/close_combat.mst:262'
     return b['_ask11']
 
 
-def f262(s, b):
+def f264(s, b):
     # 'rulesets/series/close_combat.mst:267'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
-def f263(s, b):
+def f265(s, b):
     # 'rulesets/series/close_combat.mst:268'
     return q.enemy(s, b['first'])
 
 
-def f264(s, b):
+def f266(s, b):
     # 'rulesets/series/close_combat.mst:268'
     return b['_ask12']
 
 
-def f265(s, b):
+def f267(s, b):
     # 'rulesets/series/close_combat.mst:273'
     return b['rerolled']
 
 
-def f266(s, b):
+def f268(s, b):
     # 'rulesets/series/close_combat.mst:281'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f267(s, b):
+def f269(s, b):
     # 'rulesets/series/close_combat.mst:282'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f268(s, b):
+def f270(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return (b['attacker'], b['defender'],)
 
 
-def f269(s, b):
+def f271(s, b):
     # 'rulesets/newtown/cards.mst:352'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f270(s, b):
+def f272(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['player']
 
 
-def f271(s, b):
+def f273(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['_ask13']
 
 
-def f272(s, b):
+def f274(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f273(s, b):
+def f275(s, b):
     # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f274(s, b):
+def f276(s, b):
     # 'rulesets/series/close_combat.mst:285'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
-def f275(s, b):
+def f277(s, b):
     # 'rulesets/series/close_combat.mst:286'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f276(s, b):
+def f278(s, b):
     # 'rulesets/series/close_combat.mst:287'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f277(s, b):
+def f279(s, b):
     # 'rulesets/series/close_combat.mst:288'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f278(s, b):
+def f280(s, b):
     # 'rulesets/series/close_combat.mst:289'
     return d_result_stands(s, b['defender'])
 
 
-def f279(s, b):
+def f281(s, b):
     # 'rulesets/series/close_combat.mst:290'
     return b['result'][1]
 
 
-def f280(s, b):
+def f282(s, b):
     # 'rulesets/series/close_combat.mst:290'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
-def f281(s, b):
+def f283(s, b):
     # 'rulesets/series/close_combat.mst:294'
     return d_result_stands(s, b['attacker'])
 
 
-def f282(s, b):
+def f284(s, b):
     # 'rulesets/series/close_combat.mst:295'
     return b['result'][0]
 
 
-def f283(s, b):
+def f285(s, b):
     # 'rulesets/series/close_combat.mst:295'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f284(s, b):
+def f286(s, b):
     # 'rulesets/series/close_combat.mst:299'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f285(s, b):
+def f287(s, b):
     # 'rulesets/series/close_combat.mst:302'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f286(s, b):
+def f288(s, b):
     # 'rulesets/series/close_combat.mst:309'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f287(s, b):
+def f289(s, b):
     # 'rulesets/series/close_combat.mst:313'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f288(s, b):
+def f290(s, b):
     # 'rulesets/series/close_combat.mst:319'
     return (b['modified_roll'] <= (-1))
 
 
-def f289(s, b):
+def f291(s, b):
     # 'rulesets/series/close_combat.mst:320'
     return {'side': b['defender']}
 
 
-def f290(s, b):
+def f292(s, b):
     # 'rulesets/series/close_combat.mst:322'
     return (b['modified_roll'] >= 10)
 
 
-def f291(s, b):
+def f293(s, b):
     # 'rulesets/series/close_combat.mst:323'
     return {'side': b['attacker']}
 
 
-def f292(s, b):
+def f294(s, b):
     # 'rulesets/series/close_combat.mst:333'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f293(s, b):
+def f295(s, b):
     # 'rulesets/series/close_combat.mst:334'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f294(s, b):
+def f296(s, b):
     # 'rulesets/series/close_combat.mst:336'
     e.resolve_combat(s, b['combat'])
 
 
-def f295(s, b):
+def f297(s, b):
     # 'rulesets/newtown/variations.mst:202'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
-def f296(s, b):
+def f298(s, b):
     # 'rulesets/newtown/variations.mst:203'
     return b['_ask14']
 
 
-def f297(s, b):
+def f299(s, b):
     # 'rulesets/series/close_combat.mst:341'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f298(s, b):
+def f300(s, b):
     # 'rulesets/series/close_combat.mst:342'
     return (len(b['vacated']) > 0)
 
 
-def f299(s, b):
+def f301(s, b):
     # 'rulesets/series/close_combat.mst:344'
     return (b['lead'] != -1)
 
 
-def f300(s, b):
+def f302(s, b):
     # 'rulesets/series/close_combat.mst:345'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f301(s, b):
+def f303(s, b):
     # 'rulesets/series/close_combat.mst:346'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f302(s, b):
+def f304(s, b):
     # 'rulesets/series/close_combat.mst:347'
     return b['reachable']
 
 
-def f303(s, b):
+def f305(s, b):
     # 'rulesets/series/close_combat.mst:348'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f304(s, b):
+def f306(s, b):
     # 'rulesets/series/close_combat.mst:352'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
-def f305(s, b):
+def f307(s, b):
     # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f306(s, b):
+def f308(s, b):
     # 'rulesets/series/close_combat.mst:354'
     return (b['to'] != -1)
 
 
-def f307(s, b):
+def f309(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat']))
         or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f308(s, b):
+def f310(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f309(s, b):
+def f311(s, b):
     # 'rulesets/series/close_combat.mst:365'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f310(s, b):
+def f312(s, b):
     # 'rulesets/series/close_combat.mst:370'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f311(s, b):
+def f313(s, b):
     # 'rulesets/series/close_combat.mst:371'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f312(s, b):
+def f314(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f313(s, b):
+def f315(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f314(s, b):
+def f316(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f315(s, b):
+def f317(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f316(s, b):
+def f318(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0))
 
 
-def f317(s, b):
+def f319(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f318(s, b):
+def f320(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f319(s, b):
+def f321(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f320(s, b):
+def f322(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f321(s, b):
+def f323(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f322(s, b):
+def f324(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f323(s, b):
+def f325(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f324(s, b):
+def f326(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f325(s, b):
+def f327(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f326(s, b):
+def f328(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f327(s, b):
+def f329(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f328(s, b):
+def f330(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f329(s, b):
+def f331(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f330(s, b):
+def f332(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f331(s, b):
+def f333(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f332(s, b):
+def f334(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f333(s, b):
+def f335(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f334(s, b):
+def f336(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f335(s, b):
+def f337(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f336(s, b):
+def f338(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f337(s, b):
+def f339(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f338(s, b):
+def f340(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     return d_room_for(s, 20, q.hex_of(s, 19))
 
 
-def f339(s, b):
+def f341(s, b):
     # 'rulesets/newtown/prepare.mst:123'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f340(s, b):
+def f342(s, b):
     # 'rulesets/newtown/prepare.mst:125'
     return {'unit': 20}
 
 
-def f341(s, b):
+def f343(s, b):
     # 'rulesets/newtown/prepare.mst:128'
     return (b['outcome'] == 'onondaga')
 
 
-def f342(s, b):
+def f344(s, b):
     # 'rulesets/newtown/prepare.mst:138'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f343(s, b):
+def f345(s, b):
     # 'rulesets/newtown/prepare.mst:139'
     return (len(tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))) > 0)
 
 
-def f344(s, b):
+def f346(s, b):
     # 'rulesets/newtown/prepare.mst:140'
     return tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))
 
 
-def f345(s, b):
+def f347(s, b):
     # 'rulesets/newtown/prepare.mst:141'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f346(s, b):
+def f348(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     return b['hexes']
 
 
-def f347(s, b):
+def f349(s, b):
     # 'rulesets/newtown/prepare.mst:156'
     return (len(tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))) > 0)
 
 
-def f348(s, b):
+def f350(s, b):
     # 'rulesets/newtown/prepare.mst:157'
     return tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))
 
 
-def f349(s, b):
+def f351(s, b):
     # 'rulesets/newtown/prepare.mst:158'
     e.advance_to(s, 13, b['h'])
 
 
-def f350(s, b):
+def f352(s, b):
     # 'rulesets/newtown/prepare.mst:160'
     return (435, 436, 461, 462)
 
 
-def f351(s, b):
+def f353(s, b):
     # 'rulesets/newtown/prepare.mst:163'
     return {'token': 'onondaga'}
 
 
-def f352(s, b):
+def f354(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned']))
         and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878)))
         for e0 in q.units_of(s, 0))))
 
 
-def f353(s, b):
+def f355(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f354(s, b):
+def f356(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f355(s, b):
+def f357(s, b):
     # 'rulesets/newtown/variations.mst:94'
     return (len(d_unexamined_indian_stacks(s)) > 0)
 
 
-def f356(s, b):
+def f358(s, b):
     # 'rulesets/newtown/variations.mst:95'
     return b['_ask15']
 
 
-def f357(s, b):
+def f359(s, b):
     # 'rulesets/newtown/variations.mst:96'
     return d_unexamined_indian_stacks(s)
 
 
-def f358(s, b):
+def f360(s, b):
     # 'rulesets/newtown/variations.mst:98'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f359(s, b):
+def f361(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f360(s, b):
+def f362(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f361(s, b):
+def f363(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f362(s, b):
+def f364(s, b):
     # 'rulesets/newtown/sequence.mst:96'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f363(s, b):
+def f365(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17),
         0)) > 0))
 
 
-def f364(s, b):
+def f366(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f365(s, b):
+def f367(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f366(s, b):
+def f368(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f367(s, b):
+def f369(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f368(s, b):
+def f370(s, b):
     # 'rulesets/newtown/sequence.mst:99'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f369(s, b):
+def f371(s, b):
     # 'rulesets/newtown/sequence.mst:106'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f370(s, b):
+def f372(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f371(s, b):
+def f373(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f372(s, b):
+def f374(s, b):
     # 'rulesets/newtown/sequence.mst:110'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f373(s, b):
+def f375(s, b):
     # 'rulesets/newtown/sequence.mst:111'
     return (b['drawn'] == 'combat_marker')
 
 
-def f374(s, b):
+def f376(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f375(s, b):
+def f377(s, b):
     # 'rulesets/newtown/sequence.mst:117'
     return (not b['again'])
 
 
-def f376(s, b):
+def f378(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f377(s, b):
+def f379(s, b):
     # 'rulesets/newtown/sequence.mst:121'
     return tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn']))
 
 
-def f378(s, b):
+def f380(s, b):
     # 'rulesets/newtown/sequence.mst:122'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f379(s, b):
+def f381(s, b):
     # 'rulesets/newtown/sequence.mst:143'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0])
 
 
-def f380(s, b):
+def f382(s, b):
     # 'rulesets/newtown/sequence.mst:144'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f381(s, b):
+def f383(s, b):
     # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f382(s, b):
+def f384(s, b):
     # 'rulesets/newtown/sequence.mst:202'
     return s.vars['honor_to_assign']
 
 
-def f383(s, b):
+def f385(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     return q.bag_contents(s, 'drawn_markers')
 
 
-def f384(s, b):
+def f386(s, b):
     # 'rulesets/newtown/sequence.mst:207'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f385(s, b):
+def f387(s, b):
     # 'rulesets/newtown/sequence.mst:208'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f386(s, b):
+def f388(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     return tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan'])
         and d_may_receive_honor(s, e0)))
 
 
-def f387(s, b):
+def f389(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f388(s, b):
+def f390(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f389(s, b):
+def f391(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f390(s, b):
+def f392(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f391(s, b):
+def f393(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f392(s, b):
+def f394(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f393(s, b):
+def f395(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f394(s, b):
+def f396(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f395(s, b):
+def f397(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f396(s, b):
+def f398(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f397(s, b):
+def f399(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f398(s, b):
+def f400(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f399(s, b):
+def f401(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f400(s, b):
+def f402(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0))
 
 
-def f401(s, b):
+def f403(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f402(s, b):
+def f404(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f403(s, b):
+def f405(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f404(s, b):
+def f406(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f405(s, b):
+def f407(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
         11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312,
         338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f406(s, b):
+def f408(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f407(s, b):
+def f409(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask16']
 
 
-def f408(s, b):
+def f410(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f409(s, b):
+def f411(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0)))
 
 
-def f410(s, b):
+def f412(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f411(s, b):
+def f413(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     return q.defense_hexes(s, b['combat'])
 
 
-def f412(s, b):
+def f414(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0))
 
 
-def f413(s, b):
+def f415(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s,
         e0), b['stacks'])))
 
 
-def f414(s, b):
+def f416(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f415(s, b):
+def f417(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f416(s, b):
+def f418(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f417(s, b):
+def f419(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f418(s, b):
+def f420(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f419(s, b):
+def f421(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f420(s, b):
+def f422(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f421(s, b):
+def f423(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f422(s, b):
+def f424(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f423(s, b):
+def f425(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f424(s, b):
+def f426(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f425(s, b):
+def f427(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f426(s, b):
+def f428(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     return tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f427(s, b):
+def f429(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f428(s, b):
+def f430(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f429(s, b):
+def f431(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f430(s, b):
+def f432(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f431(s, b):
+def f433(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f432(s, b):
+def f434(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f433(s, b):
+def f435(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f434(s, b):
+def f436(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f435(s, b):
+def f437(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     return q.hex_of(s, 17)
 
 
-def f436(s, b):
+def f438(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f437(s, b):
+def f439(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f438(s, b):
+def f440(s, b):
     # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f439(s, b):
+def f441(s, b):
     # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f440(s, b):
+def f442(s, b):
     # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f441(s, b):
+def f443(s, b):
     # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f442(s, b):
+def f444(s, b):
     # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f443(s, b):
+def f445(s, b):
     # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f444(s, b):
+def f446(s, b):
     # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f445(s, b):
+def f447(s, b):
     # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f446(s, b):
+def f448(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['_ask17']
 
 
-def f447(s, b):
+def f449(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f448(s, b):
+def f450(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f449(s, b):
+def f451(s, b):
     # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f450(s, b):
+def f452(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['_ask18']
 
 
-def f451(s, b):
+def f453(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f452(s, b):
+def f454(s, b):
     # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f453(s, b):
+def f455(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s,
         e0) == 0) and UNIT_COMBAT[e0]))
 
 
-def f454(s, b):
+def f456(s, b):
     # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f455(s, b):
+def f457(s, b):
     # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f456(s, b):
+def f458(s, b):
     # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat']))
         else (-1))))
 
 
-def f457(s, b):
+def f459(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f458(s, b):
+def f460(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f459(s, b):
+def f461(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f460(s, b):
+def f462(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f461(s, b):
+def f463(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f462(s, b):
+def f464(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f463(s, b):
+def f465(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f464(s, b):
+def f466(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f465(s, b):
+def f467(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     return (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here']
         if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f466(s, b):
+def f468(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f467(s, b):
+def f469(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f468(s, b):
+def f470(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f469(s, b):
+def f471(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f470(s, b):
+def f472(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f471(s, b):
+def f473(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f472(s, b):
+def f474(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f473(s, b):
+def f475(s, b):
     # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f474(s, b):
+def f476(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f475(s, b):
+def f477(s, b):
     # 'rulesets/series/results.mst:113'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f476(s, b):
+def f478(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f477(s, b):
+def f479(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f478(s, b):
+def f480(s, b):
     # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f479(s, b):
+def f481(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f480(s, b):
+def f482(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f481(s, b):
+def f483(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f482(s, b):
+def f484(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f483(s, b):
+def f485(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f484(s, b):
+def f486(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f485(s, b):
-    # 'rulesets/series/movement.mst:192'
+def f487(s, b):
+    # 'rulesets/series/movement.mst:201'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f486(s, b):
-    # 'rulesets/series/movement.mst:193'
+def f488(s, b):
+    # 'rulesets/series/movement.mst:202'
     e.capture(s, b['l'])
 
 
-def f487(s, b):
+def f489(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f488(s, b):
+def f490(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f489(s, b):
+def f491(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s,
         b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f490(s, b):
+def f492(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f491(s, b):
+def f493(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f492(s, b):
+def f494(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f493(s, b):
+def f495(s, b):
     # 'rulesets/newtown/sequence.mst:136'
     return {'token': 'combat_marker'}
 
 
-def f494(s, b):
+def f496(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f495(s, b):
+def f497(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f496(s, b):
+def f498(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f497(s, b):
+def f499(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f498(s, b):
+def f500(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f499(s, b):
+def f501(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f500(s, b):
+def f502(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f501(s, b):
+def f503(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f502(s, b):
+def f504(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f503(s, b):
+def f505(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f504(s, b):
+def f506(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f505(s, b):
+def f507(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f506(s, b):
+def f508(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f507(s, b):
+def f509(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f508(s, b):
+def f510(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f509(s, b):
+def f511(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f510(s, b):
+def f512(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f511(s, b):
+def f513(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f512(s, b):
+def f514(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f513(s, b):
+def f515(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f514(s, b):
+def f516(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f515(s, b):
+def f517(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f516(s, b):
+def f518(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f517(s, b):
+def f519(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f518(s, b):
+def f520(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f519(s, b):
+def f521(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f520(s, b):
+def f522(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f521(s, b):
+def f523(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f522(s, b):
+def f524(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f523(s, b):
+def f525(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f524(s, b):
+def f526(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f525(s, b):
+def f527(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f526(s, b):
+def f528(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f527(s, b):
+def f529(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s,
         b['combat']))))
 
 
-def f528(s, b):
+def f530(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s,
         b['combat']))))
 
 
-def f529(s, b):
+def f531(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f530(s, b):
+def f532(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f531(s, b):
+def f533(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f532(s, b):
+def f534(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f533(s, b):
+def f535(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f534(s, b):
+def f536(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f535(s, b):
+def f537(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f536(s, b):
+def f538(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f537(s, b):
+def f539(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f538(s, b):
+def f540(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f539(s, b):
+def f541(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f540(s, b):
-    # 'rulesets/series/movement.mst:190'
+def f542(s, b):
+    # 'rulesets/series/movement.mst:199'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f541(s, b):
+def f543(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f542(s, b):
+def f544(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f543(s, b):
+def f545(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f544(s, b):
+def f546(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f545(s, b):
+def f547(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f546(s, b):
+def f548(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f547(s, b):
+def f549(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f548(s, b):
+def f550(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase'))
         or (b['procedure'] == 'final_movement_phase'))
 
 
-def f549(s, b):
+def f551(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f550(s, b):
+def f552(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f551(s, b):
+def f553(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f552(s, b):
+def f554(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0))
         and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f553(s, b):
+def f555(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174,
         1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192,
@@ -3607,180 +3617,180 @@ def f553(s, b):
         1607, 1608, 1609, 1610, 1611)))
 
 
-def f554(s, b):
-    # 'rulesets/series/movement.mst:145'
+def f556(s, b):
+    # 'rulesets/series/movement.mst:154'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f555(s, b):
-    # 'rulesets/series/movement.mst:150'
+def f557(s, b):
+    # 'rulesets/series/movement.mst:159'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f556(s, b):
-    # 'rulesets/series/movement.mst:155'
+def f558(s, b):
+    # 'rulesets/series/movement.mst:164'
     return s.vars['moved_away'][b['unit']]
 
 
-def f557(s, b):
-    # 'rulesets/series/movement.mst:161'
+def f559(s, b):
+    # 'rulesets/series/movement.mst:170'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f558(s, b):
-    # 'rulesets/series/movement.mst:168'
+def f560(s, b):
+    # 'rulesets/series/movement.mst:177'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f559(s, b):
-    # 'rulesets/series/movement.mst:175'
+def f561(s, b):
+    # 'rulesets/series/movement.mst:184'
     return (s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']]))
 
 
-def f560(s, b):
-    # 'rulesets/series/movement.mst:182'
-    return ((not s.vars['pin_case_b'][b['unit']]) and (len(tuple(e0 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
-        b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
+def f562(s, b):
+    # 'rulesets/series/movement.mst:191'
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0
+        for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
 
 
-def f561(s, b):
+def f563(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f562(s, b):
+def f564(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit']))
         or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f563(s, b):
+def f565(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s,
         b['hex'], 0)) > 0))
 
 
-def f564(s, b):
+def f566(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f565(s, b):
+def f567(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f566(s, b):
+def f568(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f567(s, b):
+def f569(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f568(s, b):
+def f570(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f569(s, b):
+def f571(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f570(s, b):
+def f572(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f571(s, b):
+def f573(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f572(s, b):
+def f574(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721,
         747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241,
         1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f573(s, b):
+def f575(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42))
         and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f574(s, b):
+def f576(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f575(s, b):
+def f577(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f576(s, b):
+def f578(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f577(s, b):
+def f579(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f578(s, b):
+def f580(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f579(s, b):
+def f581(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f580(s, b):
+def f582(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f581(s, b):
+def f583(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f582(s, b):
+def f584(s, b):
     # 'rulesets/newtown/scenarios.mst:59'
     return 16
 
 
-def f583(s, b):
+def f585(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s,
         b['hex'])))
 
 
-def f584(s, b):
+def f586(s, b):
     # 'rulesets/newtown/scenarios.mst:67'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f585(s, b):
+def f587(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f586(s, b):
+def f588(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f587(s, b):
+def f589(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -3945,15 +3955,15 @@ RULES = Rules(
         UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848,
             {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1},
             morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations',
-            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f585),
+            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f587),
         UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1,
             'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(),
-            variable_entry=False, commands=f586),
+            variable_entry=False, commands=f588),
         UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822,
             {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(),
             rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0,
-            entry_hexes=(), variable_entry=False, commands=f587),
+            entry_hexes=(), variable_entry=False, commands=f589),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2,
             'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,),
@@ -8071,48 +8081,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f507, None),
-            ModifierSpec('Momentum Chits spent', f508, None),
+            ModifierSpec('Army Morale', f509, None),
+            ModifierSpec('Momentum Chits spent', f510, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f509, None),
-            ModifierSpec('Leadership DRM', f510, None),
-            ModifierSpec('Other modifiers of this check', f511, None),
+            ModifierSpec('Modified morale', f511, None),
+            ModifierSpec('Leadership DRM', f512, None),
+            ModifierSpec('Other modifiers of this check', f513, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f139, f512),
-            ModifierSpec("Target's terrain", f513, None),
+            ModifierSpec('First Fire Bonus', f141, f514),
+            ModifierSpec("Target's terrain", f515, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f514, None),
-            ModifierSpec("Defender's lead unit morale", f515, None),
-            ModifierSpec('Attacking leader', f516, None),
-            ModifierSpec('Defending leader', f517, None),
-            ModifierSpec('Defender surrounded', f139, f518),
-            ModifierSpec('Attacker surrounded', f215, f519),
-            ModifierSpec('Tactics', f520, None),
-            ModifierSpec("Defender's terrain", f521, f522),
-            ModifierSpec('Attacking up slope', f215, f523),
-            ModifierSpec('Attacking into fieldworks', f215, f524),
-            ModifierSpec('Attacking lead unit has a white R', f215, f525),
-            ModifierSpec('Defending lead unit has a white R', f139, f526),
-            ModifierSpec('All-militia attacking force', f215, f527),
-            ModifierSpec('All-militia defending force', f139, f528),
-            ModifierSpec('Attacking a unit with Failed Resolve', f139, f529),
-            ModifierSpec('Indian ferocity (attacking)', f139, f530),
-            ModifierSpec('Indian ferocity (defending)', f215, f531),
+            ModifierSpec("Attacker's lead unit morale", f516, None),
+            ModifierSpec("Defender's lead unit morale", f517, None),
+            ModifierSpec('Attacking leader', f518, None),
+            ModifierSpec('Defending leader', f519, None),
+            ModifierSpec('Defender surrounded', f141, f520),
+            ModifierSpec('Attacker surrounded', f217, f521),
+            ModifierSpec('Tactics', f522, None),
+            ModifierSpec("Defender's terrain", f523, f524),
+            ModifierSpec('Attacking up slope', f217, f525),
+            ModifierSpec('Attacking into fieldworks', f217, f526),
+            ModifierSpec('Attacking lead unit has a white R', f217, f527),
+            ModifierSpec('Defending lead unit has a white R', f141, f528),
+            ModifierSpec('All-militia attacking force', f217, f529),
+            ModifierSpec('All-militia defending force', f141, f530),
+            ModifierSpec('Attacking a unit with Failed Resolve', f141, f531),
+            ModifierSpec('Indian ferocity (attacking)', f141, f532),
+            ModifierSpec('Indian ferocity (defending)', f217, f533),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f509, None),
-            ModifierSpec('Leadership DRM', f510, None),
-            ModifierSpec('In woods', f139, f532),
-            ModifierSpec('Behind the breastwork', f139, f533),
-            ModifierSpec('Adjacent to an enemy combat unit', f215, f534),
-            ModifierSpec('Reduced', f215, f535),
-            ModifierSpec('War Dance', f139, f536),
+            ModifierSpec('Modified morale', f511, None),
+            ModifierSpec('Leadership DRM', f512, None),
+            ModifierSpec('In woods', f141, f534),
+            ModifierSpec('Behind the breastwork', f141, f535),
+            ModifierSpec('Adjacent to an enemy combat unit', f217, f536),
+            ModifierSpec('Reduced', f217, f537),
+            ModifierSpec('War Dance', f141, f538),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f215, f537),
+            ModifierSpec('Visions', f217, f539),
         )),
     },
     procedures={
@@ -8597,44 +8607,46 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f87),
-                JumpIfEmpty('_for_u', 6),
+                Exec(f87),
+                ForStart('_for_u', f88),
+                JumpIfEmpty('_for_u', 7),
                 ForTake('u', '_for_u'),
-                Exec(f88),
                 Exec(f89),
-                Jump(1),
-                ForStart('_for_u', f90),
-                JumpIfEmpty('_for_u', 34),
+                Exec(f90),
+                Jump(2),
+                ForStart('_for_u', f91),
+                JumpIfEmpty('_for_u', 36),
                 ForTake('u', '_for_u'),
-                JumpIfNot(f91, 33),
-                Let('group', f92),
-                Let('engaged', f93),
-                Let('case_b', f94),
-                JumpIfNot(f95, 19),
+                JumpIfNot(f92, 35),
+                Let('group', f93),
+                Let('engaged', f94),
+                Let('case_b', f95),
+                JumpIfNot(f96, 20),
                 Ask(f14,
                     'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?',
                     '_ask4'),
-                JumpIfNot(f96, 18),
-                Let('case_b', f97),
-                Jump(18),
+                JumpIfNot(f97, 19),
+                Let('case_b', f98),
                 Jump(19),
-                ForStart('_for_v', f98),
-                JumpIfEmpty('_for_v', 32),
-                ForTake('v', '_for_v'),
-                Exec(f99),
-                Exec(f100),
-                JumpIfNot(f101, 31),
-                ForStart('_for_e', f102),
-                JumpIfEmpty('_for_e', 30),
-                ForTake('e', '_for_e'),
-                Exec(f103),
-                Jump(26),
-                Jump(31),
                 Jump(20),
+                ForStart('_for_v', f99),
+                JumpIfEmpty('_for_v', 34),
+                ForTake('v', '_for_v'),
+                Exec(f100),
+                Exec(f101),
+                JumpIfNot(f102, 33),
+                ForStart('_for_e', f103),
+                JumpIfEmpty('_for_e', 32),
+                ForTake('e', '_for_e'),
+                Exec(f104),
+                Exec(f105),
+                Jump(27),
                 Jump(33),
-                Jump(7),
+                Jump(21),
+                Jump(35),
+                Jump(8),
             ),
-            steps={'clear': 0, 'choose': 6},
+            steps={'clear': 0, 'choose': 7},
             types={
                 '_ask4': 'bool',
                 '_for_e': 'units',
@@ -8649,18 +8661,18 @@ RULES = Rules(
                 'v': 'unit',
             },
             lines=(
-                'rulesets/series/movement.mst:47', 'rulesets/series/movement.mst:47', 'rulesets/series/movement.mst:47',
-                'rulesets/series/movement.mst:48', 'rulesets/series/movement.mst:49', 'rulesets/series/movement.mst:47',
-                'rulesets/series/movement.mst:51', 'rulesets/series/movement.mst:51', 'rulesets/series/movement.mst:51',
-                'rulesets/series/movement.mst:52', 'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:54',
-                'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:57',
-                'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:57',
-                'rulesets/series/movement.mst:56', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61',
-                'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:63',
-                'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:65',
-                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:66', 'rulesets/series/movement.mst:65',
-                'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:52',
-                'rulesets/series/movement.mst:51',
+                'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54',
+                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56',
+                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:59',
+                'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:61',
+                'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:63', 'rulesets/series/movement.mst:64',
+                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:66',
+                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:69',
+                'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:70',
+                'rulesets/series/movement.mst:71', 'rulesets/series/movement.mst:72', 'rulesets/series/movement.mst:73',
+                'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:74',
+                'rulesets/series/movement.mst:75', 'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:72',
+                'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:59',
             ),
         ),
         'movement_phase': ProcedureSpec(
@@ -8671,56 +8683,56 @@ RULES = Rules(
             result='',
             code=(
                 Call('pin_cases', f10, None),
-                Prim('enter_reinforcements', f104, {}),
-                JumpIfNot(f105, 10),
-                ForStart('_for_u', f106),
+                Prim('enter_reinforcements', f106, {}),
+                JumpIfNot(f107, 10),
+                ForStart('_for_u', f108),
                 JumpIfEmpty('_for_u', 9),
                 ForTake('u', '_for_u'),
-                Exec(f107),
-                Exec(f108),
+                Exec(f109),
+                Exec(f110),
                 Jump(4),
                 Jump(10),
-                ForStart('_for_u', f109),
+                ForStart('_for_u', f111),
                 JumpIfEmpty('_for_u', 23),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f110),
-                Let('away', f111),
-                JumpIfNot(f112, 21),
-                Let('fewest', f113),
-                Choose('to', f114, f14, 'hex', 'choose to', ''),
-                Exec(f115),
+                Let('here', f112),
+                Let('away', f113),
+                JumpIfNot(f114, 21),
+                Let('fewest', f115),
+                Choose('to', f116, f14, 'hex', 'choose to', ''),
+                Exec(f117),
                 Jump(21),
-                Exec(f116),
+                Exec(f118),
                 Jump(11),
-                JumpIfNot(f105, 26),
+                JumpIfNot(f107, 26),
                 Call('examine_indian_stacks', f49, None),
                 Jump(26),
-                JumpIfNot(f117, 34),
+                JumpIfNot(f119, 34),
                 Ask(f65, 'Play Stampede on the cattle herd?', '_ask5'),
-                JumpIfNot(f118, 33),
-                Call('discard', f119, None),
-                Choose('h', f120, f65, 'hex', 'choose h', ''),
-                Exec(f121),
+                JumpIfNot(f120, 33),
+                Call('discard', f121, None),
+                Choose('h', f122, f65, 'hex', 'choose h', ''),
+                Exec(f123),
                 Jump(33),
                 Jump(34),
-                JumpIfNot(f122, 37),
-                Prim('march', f123, {'stacking': f97}),
+                JumpIfNot(f124, 37),
+                Prim('march', f125, {'stacking': f98}),
                 Jump(37),
-                Prim('move_units', f10, {'stacking': f31, 'stop_after': f124, 'extra_cost': f125, 'strategic': f126,
-                    'strategic_step': f127, 'strategic_factor': f128, 'one_hex_minimum': f129}),
-                ForStart('_for_u', f130),
+                Prim('move_units', f10, {'stacking': f31, 'stop_after': f126, 'extra_cost': f127, 'strategic': f128,
+                    'strategic_step': f129, 'strategic_factor': f130, 'one_hex_minimum': f131}),
+                ForStart('_for_u', f132),
                 JumpIfEmpty('_for_u', 52),
                 ForTake('u', '_for_u'),
-                Exec(f131),
-                JumpIfNot(f132, 51),
-                Let('group', f92),
-                ForStart('_for_v', f98),
+                Exec(f133),
+                JumpIfNot(f134, 51),
+                Let('group', f93),
+                ForStart('_for_v', f99),
                 JumpIfEmpty('_for_v', 49),
                 ForTake('v', '_for_v'),
-                Exec(f133),
+                Exec(f135),
                 Jump(45),
-                Call('adjust_army_morale', f134, None),
+                Call('adjust_army_morale', f136, None),
                 Jump(51),
                 Jump(39),
             ),
@@ -8750,29 +8762,30 @@ RULES = Rules(
                 'v': 'unit',
             },
             lines=(
-                'rulesets/series/movement.mst:76', 'rulesets/series/movement.mst:81',
+                'rulesets/series/movement.mst:85', 'rulesets/series/movement.mst:90',
                 'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23',
                 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23',
                 'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25',
                 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22',
-                'rulesets/series/movement.mst:84', 'rulesets/series/movement.mst:84', 'rulesets/series/movement.mst:84',
-                'rulesets/series/movement.mst:84', 'rulesets/series/movement.mst:85', 'rulesets/series/movement.mst:86',
-                'rulesets/series/movement.mst:87', 'rulesets/series/movement.mst:88', 'rulesets/series/movement.mst:89',
-                'rulesets/series/movement.mst:90', 'rulesets/series/movement.mst:87', 'rulesets/series/movement.mst:92',
-                'rulesets/series/movement.mst:84', 'rulesets/newtown/variations.mst:110',
-                'rulesets/newtown/variations.mst:111', 'rulesets/newtown/variations.mst:110',
-                'rulesets/newtown/cards.mst:377', 'rulesets/newtown/cards.mst:378', 'rulesets/newtown/cards.mst:378',
-                'rulesets/newtown/cards.mst:379', 'rulesets/newtown/cards.mst:380', 'rulesets/newtown/cards.mst:381',
-                'rulesets/newtown/cards.mst:378', 'rulesets/newtown/cards.mst:377',
-                'rulesets/newtown/special_units.mst:179', 'rulesets/newtown/special_units.mst:180',
-                'rulesets/newtown/special_units.mst:179', 'rulesets/series/movement.mst:100',
-                'rulesets/series/movement.mst:110', 'rulesets/series/movement.mst:110',
-                'rulesets/series/movement.mst:110', 'rulesets/series/movement.mst:111',
-                'rulesets/series/movement.mst:112', 'rulesets/series/movement.mst:113',
-                'rulesets/series/movement.mst:114', 'rulesets/series/movement.mst:114',
-                'rulesets/series/movement.mst:114', 'rulesets/series/movement.mst:115',
-                'rulesets/series/movement.mst:114', 'rulesets/series/movement.mst:117',
-                'rulesets/series/movement.mst:112', 'rulesets/series/movement.mst:110',
+                'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:93',
+                'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:94', 'rulesets/series/movement.mst:95',
+                'rulesets/series/movement.mst:96', 'rulesets/series/movement.mst:97', 'rulesets/series/movement.mst:98',
+                'rulesets/series/movement.mst:99', 'rulesets/series/movement.mst:96',
+                'rulesets/series/movement.mst:101', 'rulesets/series/movement.mst:93',
+                'rulesets/newtown/variations.mst:110', 'rulesets/newtown/variations.mst:111',
+                'rulesets/newtown/variations.mst:110', 'rulesets/newtown/cards.mst:377',
+                'rulesets/newtown/cards.mst:378', 'rulesets/newtown/cards.mst:378', 'rulesets/newtown/cards.mst:379',
+                'rulesets/newtown/cards.mst:380', 'rulesets/newtown/cards.mst:381', 'rulesets/newtown/cards.mst:378',
+                'rulesets/newtown/cards.mst:377', 'rulesets/newtown/special_units.mst:179',
+                'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179',
+                'rulesets/series/movement.mst:109', 'rulesets/series/movement.mst:119',
+                'rulesets/series/movement.mst:119', 'rulesets/series/movement.mst:119',
+                'rulesets/series/movement.mst:120', 'rulesets/series/movement.mst:121',
+                'rulesets/series/movement.mst:122', 'rulesets/series/movement.mst:123',
+                'rulesets/series/movement.mst:123', 'rulesets/series/movement.mst:123',
+                'rulesets/series/movement.mst:124', 'rulesets/series/movement.mst:123',
+                'rulesets/series/movement.mst:126', 'rulesets/series/movement.mst:121',
+                'rulesets/series/movement.mst:119',
             ),
         ),
         'morale_check': ProcedureSpec(
@@ -8783,7 +8796,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'morale_check_drm'),
-                Let('passed', f135),
+                Let('passed', f137),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -8796,40 +8809,40 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f136),
+                ForStart('_for_u', f138),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f137),
+                Exec(f139),
                 Jump(1),
-                JumpIfNot(f138, 12),
-                Ask(f139, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask6'),
-                JumpIfNot(f140, 11),
-                Call('spend_momentum', f141, None),
-                Call('draw_card', f141, None),
+                JumpIfNot(f140, 12),
+                Ask(f141, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask6'),
+                JumpIfNot(f142, 11),
+                Call('spend_momentum', f143, None),
+                Call('draw_card', f143, None),
                 Jump(11),
                 Jump(12),
-                ForStart('_for_u', f142),
+                ForStart('_for_u', f144),
                 JumpIfEmpty('_for_u', 22),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('morale_check', f143, 'passed'),
+                Call('morale_check', f145, 'passed'),
                 JumpIfNot(f19, 21),
-                Exec(f144),
-                Call('adjust_army_morale', f145, None),
+                Exec(f146),
+                Call('adjust_army_morale', f147, None),
                 Jump(21),
                 Jump(13),
                 JumpIfNot(f67, 38),
-                ForStart('_for_u', f146),
+                ForStart('_for_u', f148),
                 JumpIfEmpty('_for_u', 37),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f147, 33),
-                Call('morale_check', f143, 'recovered'),
-                JumpIfNot(f148, 32),
-                Exec(f149),
+                JumpIfNot(f149, 33),
+                Call('morale_check', f145, 'recovered'),
+                JumpIfNot(f150, 32),
+                Exec(f151),
                 Jump(32),
                 Jump(33),
-                JumpIfNot(f150, 36),
+                JumpIfNot(f152, 36),
                 Call('resolve_retreat', f20, None),
                 Jump(36),
                 Jump(24),
@@ -8864,19 +8877,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f151, 8),
-                Choose('target_hex', f152, f139, 'hex', 'choose target_hex', 'maybe'),
-                JumpIfNot(f153, 5),
+                JumpIfNot(f153, 8),
+                Choose('target_hex', f154, f141, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f155, 5),
                 Jump(14),
                 Jump(5),
-                Exec(f154),
-                Choose('target', f155, f139, 'unit', 'choose target', ''),
+                Exec(f156),
+                Choose('target', f157, f141, 'unit', 'choose target', ''),
                 Jump(12),
-                Choose('target', f156, f157, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f158, 12),
+                Choose('target', f158, f159, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f160, 12),
                 Jump(14),
                 Jump(12),
-                Call('artillery_fire', f159, None),
+                Call('artillery_fire', f161, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -8898,29 +8911,29 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f160),
-                ForStart('_for_a', f161),
+                Let('firers', f162),
+                ForStart('_for_a', f163),
                 JumpIfEmpty('_for_a', 11),
-                Choose('a', f162, f14, 'unit', 'choose the next a', ''),
+                Choose('a', f164, f14, 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
                 Ask(f14, 'Fire this artillery unit at the target?', '_ask7'),
-                JumpIfNot(f163, 10),
-                Let('firers', f164),
-                Exec(f165),
+                JumpIfNot(f165, 10),
+                Let('firers', f166),
+                Exec(f167),
                 Jump(10),
                 Jump(2),
-                Exec(f166),
-                JumpIfNot(f167, 21),
-                Let('needed', f168),
-                Let('first_fire', f169),
+                Exec(f168),
+                JumpIfNot(f169, 21),
+                Let('needed', f170),
+                Let('first_fire', f171),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f170, 20),
+                JumpIfNot(f172, 20),
                 Roll(2, None, None, 'result', None),
-                Call('fire_result', f171, None),
+                Call('fire_result', f173, None),
                 Jump(20),
                 Jump(21),
-                JumpIfNot(f172, 24),
-                Exec(f173),
+                JumpIfNot(f174, 24),
+                Exec(f175),
                 Jump(24),
             ),
             steps={'firers': 0, 'to_hit': 12, 'resolve_hit': 21},
@@ -8955,9 +8968,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                Let('loss', f174),
-                ApplyResult(f175, f176),
-                Call('adjust_army_morale', f177, None),
+                Let('loss', f176),
+                ApplyResult(f177, f178),
+                Call('adjust_army_morale', f179, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -8972,19 +8985,19 @@ RULES = Rules(
             code=(
                 Call('rifle_fire_by', f10, None),
                 Call('rifle_fire_by', f11, None),
-                ForStart('_for_u', f178),
+                ForStart('_for_u', f180),
                 JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f157, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f159, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f179, None),
-                Exec(f180),
+                Call('fire_result', f181, None),
+                Exec(f182),
                 Jump(3),
-                ForStart('_for_u', f181),
+                ForStart('_for_u', f183),
                 JumpIfEmpty('_for_u', 16),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f179, None),
-                Exec(f180),
+                Call('fire_result', f181, None),
+                Exec(f182),
                 Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -9005,19 +9018,19 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f105, 8),
-                Choose('target_hex', f182, f139, 'hex', 'choose target_hex', 'maybe'),
-                JumpIfNot(f153, 5),
+                JumpIfNot(f107, 8),
+                Choose('target_hex', f184, f141, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f155, 5),
                 Jump(14),
                 Jump(5),
-                Exec(f154),
-                Choose('target', f183, f139, 'unit', 'choose target', ''),
+                Exec(f156),
+                Choose('target', f185, f141, 'unit', 'choose target', ''),
                 Jump(12),
-                Choose('target', f184, f14, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f158, 12),
+                Choose('target', f186, f14, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f160, 12),
                 Jump(14),
                 Jump(12),
-                Call('rifle_fire', f185, None),
+                Call('rifle_fire', f187, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -9039,33 +9052,33 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f160),
-                ForStart('_for_r', f186),
+                Let('firers', f162),
+                ForStart('_for_r', f188),
                 JumpIfEmpty('_for_r', 10),
-                Choose('r', f187, f14, 'unit', 'choose the next r', ''),
+                Choose('r', f189, f14, 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
                 Ask(f14, 'Fire this rifle unit at the target?', '_ask8'),
-                JumpIfNot(f188, 9),
-                Let('firers', f189),
+                JumpIfNot(f190, 9),
+                Let('firers', f191),
                 Jump(9),
                 Jump(2),
-                Exec(f190),
-                JumpIfNot(f167, 29),
-                Let('needed', f191),
-                Let('first_fire', f192),
-                ForStart('_for_r', f193),
+                Exec(f192),
+                JumpIfNot(f169, 29),
+                Let('needed', f193),
+                Let('first_fire', f194),
+                ForStart('_for_r', f195),
                 JumpIfEmpty('_for_r', 20),
                 ForTake('r', '_for_r'),
-                Exec(f194),
-                Exec(f195),
+                Exec(f196),
+                Exec(f197),
                 Jump(15),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f196, 24),
+                JumpIfNot(f198, 24),
                 RollDie('modified', 'fire_drm'),
                 Jump(24),
-                JumpIfNot(f170, 28),
+                JumpIfNot(f172, 28),
                 Roll(1, None, None, 'result', None),
-                Exec(f197),
+                Exec(f199),
                 Jump(28),
                 Jump(29),
             ),
@@ -9102,41 +9115,41 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('designate_combats', f202, {'may_attack': f198, 'must_attack': f199, 'must_be_attacked': f200,
-                    'may_divert': f201}),
+                Prim('designate_combats', f204, {'may_attack': f200, 'must_attack': f201, 'must_be_attacked': f202,
+                    'may_divert': f203}),
                 JumpIfNot(f67, 4),
                 Call('retreat_before_combat_phase', f49, None),
                 Jump(4),
-                JumpIfNot(f105, 15),
-                ForStart('_for_c', f203),
+                JumpIfNot(f107, 15),
+                ForStart('_for_c', f205),
                 JumpIfEmpty('_for_c', 14),
                 ForTake('c', '_for_c'),
-                ForStart('_for_h', f204),
+                ForStart('_for_h', f206),
                 JumpIfEmpty('_for_h', 13),
                 ForTake('h', '_for_h'),
-                Exec(f205),
+                Exec(f207),
                 Jump(9),
                 Jump(6),
                 Jump(15),
-                ForStart('_for_u', f206),
+                ForStart('_for_u', f208),
                 JumpIfEmpty('_for_u', 20),
                 ForTake('u', '_for_u'),
-                Exec(f131),
+                Exec(f133),
                 Jump(16),
                 JumpUnlessSwitch('indian_ambush', True, 29),
-                JumpIfNot(f207, 29),
-                Exec(f208),
-                JumpIfNot(f209, 26),
+                JumpIfNot(f209, 29),
                 Exec(f210),
+                JumpIfNot(f211, 26),
+                Exec(f212),
                 Jump(28),
                 Roll(8, None, 'ambush_drm', 'ambush', None),
-                Exec(f211),
+                Exec(f213),
                 Jump(29),
-                ForStart('_for_combat', f203),
+                ForStart('_for_combat', f205),
                 JumpIfEmpty('_for_combat', 35),
-                Choose('combat', f212, f14, 'option', 'choose the next combat', ''),
+                Choose('combat', f214, f14, 'option', 'choose the next combat', ''),
                 ForDrop('combat', '_for_combat'),
-                Call('close_combat', f213, None),
+                Call('close_combat', f215, None),
                 Jump(30),
                 Call('end_of_close_combat', f10, None),
                 Call('shattered_captured', f11, None),
@@ -9191,7 +9204,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f214),
+                ForStart('_for_u', f216),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
                 Exec(f48),
@@ -9212,161 +9225,161 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('attacker_lead', f215),
-                Let('attacker', f216),
-                Let('defender', f217),
-                Exec(f218),
-                Exec(f219),
+                Let('attacker_lead', f217),
+                Let('attacker', f218),
+                Let('defender', f219),
                 Exec(f220),
-                ForStart('_for_u', f221),
+                Exec(f221),
+                Exec(f222),
+                ForStart('_for_u', f223),
                 JumpIfEmpty('_for_u', 11),
                 ForTake('u', '_for_u'),
-                Exec(f222),
+                Exec(f224),
                 Jump(7),
-                JumpIfNot(f223, 19),
-                ForStart('_for_u', f224),
+                JumpIfNot(f225, 19),
+                ForStart('_for_u', f226),
                 JumpIfEmpty('_for_u', 17),
                 ForTake('u', '_for_u'),
                 Exec(f48),
                 Jump(13),
                 Jump(152),
                 Jump(19),
-                Let('odds', f225),
-                JumpIfNot(f226, 23),
                 Let('odds', f227),
+                JumpIfNot(f228, 23),
+                Let('odds', f229),
                 Jump(23),
                 JumpUnlessSwitch('indian_ambush', True, 27),
-                JumpIfNot(f228, 27),
-                Let('odds', f229),
+                JumpIfNot(f230, 27),
+                Let('odds', f231),
                 Jump(27),
-                JumpIfNot(f230, 46),
-                Ask(f231, 'Withdraw the cavalry instead of fighting?', '_ask9'),
-                JumpIfNot(f232, 45),
-                ForStart('_for_u', f224),
+                JumpIfNot(f232, 46),
+                Ask(f233, 'Withdraw the cavalry instead of fighting?', '_ask9'),
+                JumpIfNot(f234, 45),
+                ForStart('_for_u', f226),
                 JumpIfEmpty('_for_u', 43),
-                Choose('u', f13, f231, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f233, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f233),
-                JumpIfNot(f234, 38),
-                Call('adjust_army_morale', f235, None),
+                Exec(f235),
+                JumpIfNot(f236, 38),
+                Call('adjust_army_morale', f237, None),
                 Jump(38),
-                Call('retreat_unit', f236, None),
-                JumpIfNot(f237, 42),
+                Call('retreat_unit', f238, None),
+                JumpIfNot(f239, 42),
                 Exec(f48),
                 Jump(42),
                 Jump(31),
                 Jump(152),
                 Jump(45),
                 Jump(46),
-                Choose('attacker_lead', f238, f239, 'unit', 'choose attacker_lead', ''),
-                Choose('defender_lead', f240, f231, 'unit', 'choose defender_lead', ''),
-                JumpIfNot(f241, 64),
-                Ask(f231, 'Announce an Indian Withdrawal?', '_ask10'),
-                JumpIfNot(f242, 63),
-                ForStart('_for_u', f224),
+                Choose('attacker_lead', f240, f241, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f242, f233, 'unit', 'choose defender_lead', ''),
+                JumpIfNot(f243, 64),
+                Ask(f233, 'Announce an Indian Withdrawal?', '_ask10'),
+                JumpIfNot(f244, 63),
+                ForStart('_for_u', f226),
                 JumpIfEmpty('_for_u', 61),
-                Choose('u', f13, f231, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f233, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f243),
-                JumpIfNot(f234, 59),
-                Call('adjust_army_morale', f235, None),
+                Exec(f245),
+                JumpIfNot(f236, 59),
+                Call('adjust_army_morale', f237, None),
                 Jump(59),
-                Call('evading_retreat', f244, None),
+                Call('evading_retreat', f246, None),
                 Jump(52),
                 Jump(152),
                 Jump(63),
                 Jump(64),
-                ForStart('_for_u', f245),
+                ForStart('_for_u', f247),
                 JumpIfEmpty('_for_u', 69),
                 ForTake('u', '_for_u'),
                 Call('lose_honor', f20, None),
                 Jump(65),
-                Exec(f246),
-                Choose('attacker_chit', f247, f239, 'option', 'choose attacker_chit', 'secretly'),
-                Choose('defender_chit', f247, f231, 'option', 'choose defender_chit', 'secretly'),
+                Exec(f248),
+                Choose('attacker_chit', f249, f241, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f249, f233, 'option', 'choose defender_chit', 'secretly'),
                 Reveal(('attacker_chit', 'defender_chit')),
-                Let('matrix', f248),
-                Let('tactics', f249),
-                JumpIfNot(f250, 79),
-                Call('tactical_withdrawal', f251, None),
+                Let('matrix', f250),
+                Let('tactics', f251),
+                JumpIfNot(f252, 79),
+                Call('tactical_withdrawal', f253, None),
                 Jump(152),
                 Jump(79),
-                Call('close_combat_cards', f252, None),
-                Call('close_combat_cards', f253, None),
-                JumpIfNot(f254, 84),
+                Call('close_combat_cards', f254, None),
+                Call('close_combat_cards', f255, None),
+                JumpIfNot(f256, 84),
                 Jump(154),
                 Jump(84),
-                JumpIfNot(f255, 87),
-                Let('odds', f256),
+                JumpIfNot(f257, 87),
+                Let('odds', f258),
                 Jump(87),
-                Roll(3, f257, 'close_combat_drm', 'result', 'modified_roll'),
+                Roll(3, f259, 'close_combat_drm', 'result', 'modified_roll'),
                 JumpIfNot(f68, 109),
-                Let('first', f258),
-                Let('rerolled', f169),
-                JumpIfNot(f259, 98),
-                Ask(f260, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                JumpIfNot(f261, 97),
+                Let('first', f260),
+                Let('rerolled', f171),
+                JumpIfNot(f261, 98),
+                Ask(f262, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                JumpIfNot(f263, 97),
                 Call('spend_momentum', f70, None),
-                Let('rerolled', f97),
+                Let('rerolled', f98),
                 Jump(97),
                 Jump(98),
-                JumpIfNot(f262, 105),
-                Ask(f263, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
-                JumpIfNot(f264, 104),
+                JumpIfNot(f264, 105),
+                Ask(f265, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                JumpIfNot(f266, 104),
                 Call('spend_momentum', f71, None),
-                Let('rerolled', f97),
+                Let('rerolled', f98),
                 Jump(104),
                 Jump(105),
-                JumpIfNot(f265, 108),
+                JumpIfNot(f267, 108),
                 Jump(87),
                 Jump(108),
                 Jump(109),
-                Let('retreated_defenders', f266),
-                Let('retreated_attackers', f267),
-                ForStart('_for_player', f268),
+                Let('retreated_defenders', f268),
+                Let('retreated_attackers', f269),
+                ForStart('_for_player', f270),
                 JumpIfEmpty('_for_player', 122),
                 ForTake('player', '_for_player'),
-                JumpIfNot(f269, 121),
-                Ask(f270, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask13'),
-                JumpIfNot(f271, 120),
-                Call('discard', f272, None),
-                Exec(f273),
+                JumpIfNot(f271, 121),
+                Ask(f272, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask13'),
+                JumpIfNot(f273, 120),
+                Call('discard', f274, None),
+                Exec(f275),
                 Jump(120),
                 Jump(121),
                 Jump(112),
-                Let('defender_others', f274),
-                Let('attacker_others', f275),
-                Let('defender_loss', f276),
-                Let('attacker_loss', f277),
-                JumpIfNot(f278, 129),
-                ApplyResult(f279, f280),
+                Let('defender_others', f276),
+                Let('attacker_others', f277),
+                Let('defender_loss', f278),
+                Let('attacker_loss', f279),
+                JumpIfNot(f280, 129),
+                ApplyResult(f281, f282),
                 Jump(129),
-                JumpIfNot(f281, 132),
-                ApplyResult(f282, f283),
+                JumpIfNot(f283, 132),
+                ApplyResult(f284, f285),
                 Jump(132),
-                JumpIfNot(f278, 135),
-                Call('adjust_army_morale', f284, None),
+                JumpIfNot(f280, 135),
+                Call('adjust_army_morale', f286, None),
                 Jump(135),
-                JumpIfNot(f281, 138),
-                Call('adjust_army_morale', f285, None),
+                JumpIfNot(f283, 138),
+                Call('adjust_army_morale', f287, None),
                 Jump(138),
-                JumpIfNot(f278, 141),
-                Call('previously_retreated_check', f286, None),
+                JumpIfNot(f280, 141),
+                Call('previously_retreated_check', f288, None),
                 Jump(141),
-                JumpIfNot(f281, 144),
-                Call('previously_retreated_check', f287, None),
+                JumpIfNot(f283, 144),
+                Call('previously_retreated_check', f289, None),
                 Jump(144),
                 JumpIfNot(f68, 152),
-                JumpIfNot(f288, 148),
-                Call('gain_momentum', f289, None),
-                Jump(151),
-                JumpIfNot(f290, 151),
+                JumpIfNot(f290, 148),
                 Call('gain_momentum', f291, None),
                 Jump(151),
+                JumpIfNot(f292, 151),
+                Call('gain_momentum', f293, None),
+                Jump(151),
                 Jump(152),
-                Exec(f292),
-                Call('advance_after_combat', f293, None),
                 Exec(f294),
+                Call('advance_after_combat', f295, None),
+                Exec(f296),
             ),
             steps={
                 'begin': 0,
@@ -9505,28 +9518,28 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                JumpIfNot(f295, 6),
+                JumpIfNot(f297, 6),
                 Ask(f65, 'Advance after combat out of the breastwork?', '_ask14'),
-                JumpIfNot(f296, 4),
+                JumpIfNot(f298, 4),
                 Jump(5),
                 Return(),
                 Jump(6),
-                Let('vacated', f297),
-                JumpIfNot(f298, 25),
-                JumpIfNot(f299, 15),
-                Let('reachable', f300),
-                JumpIfNot(f301, 14),
-                Choose('into', f302, f216, 'hex', 'choose into', ''),
-                Exec(f303),
+                Let('vacated', f299),
+                JumpIfNot(f300, 25),
+                JumpIfNot(f301, 15),
+                Let('reachable', f302),
+                JumpIfNot(f303, 14),
+                Choose('into', f304, f218, 'hex', 'choose into', ''),
+                Exec(f305),
                 Jump(14),
                 Jump(15),
-                ForStart('_for_u', f304),
+                ForStart('_for_u', f306),
                 JumpIfEmpty('_for_u', 24),
-                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f218, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Choose('to', f305, f216, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f306, 23),
-                Exec(f115),
+                Choose('to', f307, f218, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f308, 23),
+                Exec(f117),
                 Jump(23),
                 Jump(16),
                 Jump(25),
@@ -9566,21 +9579,21 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f307, 3),
-                Call('lose_honor', f308, None),
+                JumpIfNot(f309, 3),
+                Call('lose_honor', f310, None),
                 Jump(3),
-                JumpIfNot(f309, 11),
-                ForStart('_for_u', f224),
+                JumpIfNot(f311, 11),
+                ForStart('_for_u', f226),
                 JumpIfEmpty('_for_u', 10),
-                Choose('u', f13, f217, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f219, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(5),
                 Jump(11),
-                JumpIfNot(f310, 19),
-                ForStart('_for_u', f311),
+                JumpIfNot(f312, 19),
+                ForStart('_for_u', f313),
                 JumpIfEmpty('_for_u', 18),
-                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f218, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(13),
@@ -9609,22 +9622,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f312, 3),
-                Exec(f313),
-                Jump(3),
-                JumpIfNot(f314, 6),
+                JumpIfNot(f314, 3),
                 Exec(f315),
+                Jump(3),
+                JumpIfNot(f316, 6),
+                Exec(f317),
                 Jump(6),
                 JumpUnlessSwitch('pre_game_rolls', True, 8),
                 Call('pre_game_enhancement', f49, None),
                 JumpUnlessSwitch('pre_game_rolls', True, 10),
                 Call('roll_for_honor', f49, None),
-                ForStart('_for_u', f316),
+                ForStart('_for_u', f318),
                 JumpIfEmpty('_for_u', 15),
                 ForTake('u', '_for_u'),
-                Call('join_cup', f317, None),
+                Call('join_cup', f319, None),
                 Jump(11),
-                Call('draw_card', f141, None),
+                Call('draw_card', f143, None),
                 Call('draw_card', f57, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10,
@@ -9646,9 +9659,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                JumpIfNot(f318, 4),
-                Exec(f319),
-                Exec(f320),
+                JumpIfNot(f320, 4),
+                Exec(f321),
+                Exec(f322),
                 Jump(4),
             ),
             steps={'join': 0},
@@ -9666,39 +9679,39 @@ RULES = Rules(
             result='',
             code=(
                 Roll(7, None, None, 'outcome', None),
-                JumpIfNot(f321, 4),
-                Exec(f322),
+                JumpIfNot(f323, 4),
+                Exec(f324),
                 Jump(36),
-                JumpIfNot(f323, 7),
-                Call('adjust_army_morale', f324, None),
+                JumpIfNot(f325, 7),
+                Call('adjust_army_morale', f326, None),
                 Jump(36),
-                JumpIfNot(f325, 10),
-                Exec(f326),
-                Jump(36),
-                JumpIfNot(f327, 13),
+                JumpIfNot(f327, 10),
                 Exec(f328),
                 Jump(36),
-                JumpIfNot(f329, 16),
+                JumpIfNot(f329, 13),
                 Exec(f330),
                 Jump(36),
-                JumpIfNot(f331, 19),
-                Call('place_with_indians', f332, None),
+                JumpIfNot(f331, 16),
+                Exec(f332),
                 Jump(36),
-                JumpIfNot(f333, 22),
+                JumpIfNot(f333, 19),
                 Call('place_with_indians', f334, None),
                 Jump(36),
-                JumpIfNot(f335, 25),
+                JumpIfNot(f335, 22),
+                Call('place_with_indians', f336, None),
+                Jump(36),
+                JumpIfNot(f337, 25),
                 Call('full_measure', f49, None),
                 Jump(36),
-                JumpIfNot(f336, 33),
-                JumpIfNot(f337, 32),
-                JumpIfNot(f338, 30),
-                Exec(f339),
+                JumpIfNot(f338, 33),
+                JumpIfNot(f339, 32),
+                JumpIfNot(f340, 30),
+                Exec(f341),
                 Jump(31),
-                Call('place_with_indians', f340, None),
+                Call('place_with_indians', f342, None),
                 Jump(32),
                 Jump(36),
-                JumpIfNot(f341, 36),
+                JumpIfNot(f343, 36),
                 Call('onondaga_enters', f49, None),
                 Jump(36),
             ),
@@ -9732,13 +9745,13 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Let('hexes', f342),
-                JumpIfNot(f343, 5),
-                Choose('h', f344, f65, 'hex', 'choose h', ''),
-                Exec(f345),
-                Jump(7),
+                Let('hexes', f344),
+                JumpIfNot(f345, 5),
                 Choose('h', f346, f65, 'hex', 'choose h', ''),
-                Exec(f345),
+                Exec(f347),
+                Jump(7),
+                Choose('h', f348, f65, 'hex', 'choose h', ''),
+                Exec(f347),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'hexes': 'hexes', 'unit': 'unit'},
@@ -9756,13 +9769,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f347, 4),
-                Choose('h', f348, f65, 'hex', 'choose h', ''),
-                Exec(f349),
-                Jump(6),
+                JumpIfNot(f349, 4),
                 Choose('h', f350, f65, 'hex', 'choose h', ''),
-                Exec(f349),
-                Call('join_cup', f351, None),
+                Exec(f351),
+                Jump(6),
+                Choose('h', f352, f65, 'hex', 'choose h', ''),
+                Exec(f351),
+                Call('join_cup', f353, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -9780,9 +9793,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f352, 4),
-                Exec(f353),
-                Exec(f354),
+                JumpIfNot(f354, 4),
+                Exec(f355),
+                Exec(f356),
                 Jump(4),
             ),
             steps={'check': 0},
@@ -9799,12 +9812,12 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f355, 9),
-                Ask(f139, 'Examine an Indian stack (–1 Army Morale)?', '_ask15'),
-                JumpIfNot(f356, 7),
-                Choose('h', f357, f139, 'hex', 'choose h', ''),
-                Exec(f205),
-                Call('adjust_army_morale', f358, None),
+                JumpIfNot(f357, 9),
+                Ask(f141, 'Examine an Indian stack (–1 Army Morale)?', '_ask15'),
+                JumpIfNot(f358, 7),
+                Choose('h', f359, f141, 'hex', 'choose h', ''),
+                Exec(f207),
+                Call('adjust_army_morale', f360, None),
                 Jump(8),
                 Jump(9),
                 Jump(0),
@@ -9828,10 +9841,10 @@ RULES = Rules(
             code=(
                 Call('pin_cases', f10, None),
                 JumpUnlessSwitch('indian_sortie', True, 8),
-                JumpIfNot(f359, 8),
+                JumpIfNot(f361, 8),
                 RollDie('sortie', None),
-                JumpIfNot(f360, 7),
-                Exec(f361),
+                JumpIfNot(f362, 7),
+                Exec(f363),
                 Jump(7),
                 Jump(8),
                 Call('standard_movement_phase', f10, None),
@@ -9856,14 +9869,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f362),
+                Exec(f364),
                 Call('move_away_disrupted', f10, None),
-                JumpIfNot(f363, 6),
-                Prim('retreat', f366, {'stacking': f31, 'blocked': f364, 'avoid': f365}),
-                Exec(f367),
+                JumpIfNot(f365, 6),
+                Prim('retreat', f368, {'stacking': f31, 'blocked': f366, 'avoid': f367}),
+                Exec(f369),
                 Jump(6),
                 Call('indian_moves', f10, None),
-                Exec(f368),
+                Exec(f370),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -9881,24 +9894,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f369),
-                JumpIfNot(f370, 22),
+                Exec(f371),
+                JumpIfNot(f372, 22),
                 Draw('activation_cup', 'drawn'),
-                Let('again', f371),
-                Exec(f372),
-                JumpIfNot(f373, 9),
+                Let('again', f373),
+                Exec(f374),
+                JumpIfNot(f375, 9),
                 Call('end_activation', f49, None),
                 EndPhase(),
                 Jump(9),
-                JumpIfNot(f374, 12),
+                JumpIfNot(f376, 12),
                 Call('indian_resolve_checks', f49, None),
                 Jump(21),
-                JumpIfNot(f375, 21),
-                Exec(f376),
-                ForStart('_for_u', f377),
+                JumpIfNot(f377, 21),
+                Exec(f378),
+                ForStart('_for_u', f379),
                 JumpIfEmpty('_for_u', 19),
                 ForTake('u', '_for_u'),
-                Exec(f378),
+                Exec(f380),
                 Jump(15),
                 Call('indian_moves', f10, None),
                 Jump(21),
@@ -9929,11 +9942,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f368),
-                ForStart('_for_u', f379),
+                Exec(f370),
+                ForStart('_for_u', f381),
                 JumpIfEmpty('_for_u', 6),
                 ForTake('u', '_for_u'),
-                Exec(f380),
+                Exec(f382),
                 Jump(2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -9951,9 +9964,9 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f381),
+                Exec(f383),
                 Call('indian_moves', f10, None),
-                Exec(f368),
+                Exec(f370),
                 Call('breastwork_check', f49, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
@@ -9970,7 +9983,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('move_units', f10, {'stacking': f31, 'stop_after': f124, 'extra_cost': f125}),
+                Prim('move_units', f10, {'stacking': f31, 'stop_after': f126, 'extra_cost': f127}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
@@ -9983,18 +9996,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f109),
+                ForStart('_for_u', f111),
                 JumpIfEmpty('_for_u', 13),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f110),
-                Let('away', f111),
-                JumpIfNot(f112, 11),
-                Let('fewest', f113),
-                Choose('to', f114, f14, 'hex', 'choose to', ''),
-                Exec(f115),
+                Let('here', f112),
+                Let('away', f113),
+                JumpIfNot(f114, 11),
+                Let('fewest', f115),
+                Choose('to', f116, f14, 'hex', 'choose to', ''),
+                Exec(f117),
                 Jump(11),
-                Exec(f116),
+                Exec(f118),
                 Jump(1),
             ),
             steps={'away': 0},
@@ -10024,18 +10037,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f130),
+                ForStart('_for_u', f132),
                 JumpIfEmpty('_for_u', 14),
                 ForTake('u', '_for_u'),
-                Exec(f131),
-                JumpIfNot(f132, 13),
-                Let('group', f92),
-                ForStart('_for_v', f98),
+                Exec(f133),
+                JumpIfNot(f134, 13),
+                Let('group', f93),
+                ForStart('_for_v', f99),
                 JumpIfEmpty('_for_v', 11),
                 ForTake('v', '_for_v'),
-                Exec(f133),
+                Exec(f135),
                 Jump(7),
-                Call('adjust_army_morale', f134, None),
+                Call('adjust_army_morale', f136, None),
                 Jump(13),
                 Jump(1),
             ),
@@ -10059,14 +10072,14 @@ RULES = Rules(
             result='',
             code=(
                 Call('add_resolve_markers', f49, None),
-                JumpIfNot(f382, 4),
+                JumpIfNot(f384, 4),
                 Call('roll_for_honor', f49, None),
                 Jump(4),
-                ForStart('_for_m', f383),
+                ForStart('_for_m', f385),
                 JumpIfEmpty('_for_m', 10),
                 ForTake('m', '_for_m'),
-                Exec(f384),
-                Exec(f385),
+                Exec(f386),
+                Exec(f387),
                 Jump(5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -10087,13 +10100,13 @@ RULES = Rules(
             result='',
             code=(
                 Roll(6, None, None, 'tribe_or_clan', None),
-                Let('eligible', f386),
-                JumpIfNot(f387, 7),
-                Choose('u', f388, f65, 'unit', 'choose u', ''),
-                Exec(f389),
-                Exec(f390),
-                Jump(8),
+                Let('eligible', f388),
+                JumpIfNot(f389, 7),
+                Choose('u', f390, f65, 'unit', 'choose u', ''),
                 Exec(f391),
+                Exec(f392),
+                Jump(8),
+                Exec(f393),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -10111,10 +10124,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                JumpIfNot(f392, 5),
+                JumpIfNot(f394, 5),
+                Exec(f395),
+                Exec(f396),
                 Exec(f393),
-                Exec(f394),
-                Exec(f391),
                 Jump(5),
             ),
             steps={'lose': 0},
@@ -10132,13 +10145,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f395, 4),
-                Exec(f396),
-                Call('join_cup', f397, None),
+                JumpIfNot(f397, 4),
+                Exec(f398),
+                Call('join_cup', f399, None),
                 Jump(4),
-                JumpIfNot(f398, 8),
-                Exec(f399),
-                Call('join_cup', f397, None),
+                JumpIfNot(f400, 8),
+                Exec(f401),
+                Call('join_cup', f399, None),
                 Jump(8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -10157,7 +10170,7 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ForStart('_for_u', f400),
+                ForStart('_for_u', f402),
                 JumpIfEmpty('_for_u', 9),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -10185,7 +10198,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'indian_resolve_drm'),
-                Let('passed', f135),
+                Let('passed', f137),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -10198,10 +10211,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Exec(f401),
-                Exec(f402),
-                Call('lose_honor', f403, None),
-                Call('resolve_retreat', f403, None),
+                Exec(f403),
+                Exec(f404),
+                Call('lose_honor', f405, None),
+                Call('resolve_retreat', f405, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -10217,7 +10230,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Prim('retreat', f405, {'stacking': f31, 'blocked': f404}),
+                Prim('retreat', f407, {'stacking': f31, 'blocked': f406}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -10230,18 +10243,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f406, 8),
+                JumpIfNot(f408, 8),
                 Ask(f65, 'Retreat before combat in a designated close combat?', '_ask16'),
-                JumpIfNot(f407, 6),
-                Choose('combat', f408, f65, 'option', 'choose combat', ''),
-                Call('retreat_before_combat', f213, None),
+                JumpIfNot(f409, 6),
+                Choose('combat', f410, f65, 'option', 'choose combat', ''),
+                Call('retreat_before_combat', f215, None),
                 Jump(7),
                 Jump(8),
                 Jump(0),
-                ForStart('_for_c', f409),
+                ForStart('_for_c', f411),
                 JumpIfEmpty('_for_c', 13),
                 ForTake('c', '_for_c'),
-                Exec(f410),
+                Exec(f412),
                 Jump(9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -10263,14 +10276,14 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('stacks', f411),
-                ForStart('_for_u', f412),
+                Let('stacks', f413),
+                ForStart('_for_u', f414),
                 JumpIfEmpty('_for_u', 7),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_one_hex_before_combat', f20, None),
                 Jump(2),
-                ForStart('_for_u', f413),
+                ForStart('_for_u', f415),
                 JumpIfEmpty('_for_u', 13),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -10297,14 +10310,14 @@ RULES = Rules(
             result='',
             code=(
                 Let('vacated', f28),
-                JumpIfNot(f414, 4),
-                Call('adjust_army_morale', f415, None),
+                JumpIfNot(f416, 4),
+                Call('adjust_army_morale', f417, None),
                 Jump(4),
-                Call('retreat_unit', f416, None),
-                JumpIfNot(f417, 11),
-                Choose('follower', f418, f139, 'unit', 'choose follower', 'maybe'),
-                JumpIfNot(f419, 10),
-                Exec(f420),
+                Call('retreat_unit', f418, None),
+                JumpIfNot(f419, 11),
+                Choose('follower', f420, f141, 'unit', 'choose follower', 'maybe'),
+                JumpIfNot(f421, 10),
+                Exec(f422),
                 Jump(10),
                 Jump(11),
             ),
@@ -10326,7 +10339,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                Prim('retreat', f421, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f97}),
+                Prim('retreat', f423, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f98}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -10340,10 +10353,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpIfNot(f32, 7),
-                Call('morale_check', f422, 'passed'),
+                Call('morale_check', f424, 'passed'),
                 JumpIfNot(f16, 6),
-                Exec(f423),
-                Call('adjust_army_morale', f424, None),
+                Exec(f425),
+                Call('adjust_army_morale', f426, None),
                 Jump(6),
                 Jump(7),
             ),
@@ -10363,17 +10376,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f425, 15),
-                Let('parents', f426),
-                JumpIfNot(f427, 5),
-                Exec(f428),
+                JumpIfNot(f427, 15),
+                Let('parents', f428),
+                JumpIfNot(f429, 5),
+                Exec(f430),
                 Jump(5),
-                JumpIfNot(f429, 14),
-                Choose('parent', f430, f65, 'unit', 'choose parent', 'maybe'),
-                JumpIfNot(f431, 13),
-                Exec(f432),
-                JumpIfNot(f433, 12),
+                JumpIfNot(f431, 14),
+                Choose('parent', f432, f65, 'unit', 'choose parent', 'maybe'),
+                JumpIfNot(f433, 13),
                 Exec(f434),
+                JumpIfNot(f435, 12),
+                Exec(f436),
                 Jump(12),
                 Jump(13),
                 Jump(14),
@@ -10399,10 +10412,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f425, 5),
-                Let('h', f435),
-                Exec(f436),
-                Exec(f437),
+                JumpIfNot(f427, 5),
+                Let('h', f437),
+                Exec(f438),
+                Exec(f439),
                 Jump(5),
             ),
             steps={'replace': 0},
@@ -10420,14 +10433,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f438, 9),
-                JumpIfNot(f105, 5),
+                JumpIfNot(f440, 9),
+                JumpIfNot(f107, 5),
                 Draw('american_deck', 'card'),
-                Exec(f439),
+                Exec(f441),
                 Jump(8),
                 Draw('indian_deck', 'card'),
-                Exec(f440),
-                Exec(f441),
+                Exec(f442),
+                Exec(f443),
                 Jump(9),
             ),
             steps={'draw': 0},
@@ -10445,11 +10458,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                JumpIfNot(f105, 3),
-                Exec(f442),
-                Jump(4),
-                Exec(f443),
+                JumpIfNot(f107, 3),
                 Exec(f444),
+                Jump(4),
+                Exec(f445),
+                Exec(f446),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -10465,11 +10478,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f445, 9),
+                JumpIfNot(f447, 9),
                 Ask(f14, 'Play an Opportunity Card?', '_ask17'),
-                JumpIfNot(f446, 7),
-                Choose('card', f447, f14, 'option', 'choose card', ''),
-                Call('discard', f448, None),
+                JumpIfNot(f448, 7),
+                Choose('card', f449, f14, 'option', 'choose card', ''),
+                Call('discard', f450, None),
                 Call('gain_momentum', f10, None),
                 Jump(8),
                 Jump(9),
@@ -10490,24 +10503,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                JumpIfNot(f449, 20),
+                JumpIfNot(f451, 20),
                 Ask(f14, 'Play an Opportunity Card before the Close Combat roll?', '_ask18'),
-                JumpIfNot(f450, 19),
-                Choose('card', f451, f14, 'option', 'choose card', ''),
-                Call('discard', f448, None),
-                JumpIfNot(f452, 14),
-                ForStart('_for_u', f453),
+                JumpIfNot(f452, 19),
+                Choose('card', f453, f14, 'option', 'choose card', ''),
+                Call('discard', f450, None),
+                JumpIfNot(f454, 14),
+                ForStart('_for_u', f455),
                 JumpIfEmpty('_for_u', 12),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(7),
-                Exec(f454),
-                Jump(18),
-                JumpIfNot(f455, 17),
                 Exec(f456),
                 Jump(18),
-                Exec(f454),
+                JumpIfNot(f457, 17),
+                Exec(f458),
+                Jump(18),
+                Exec(f456),
                 Jump(19),
                 Jump(20),
             ),
@@ -10531,7 +10544,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f457, None),
+                Call('adjust_army_morale', f459, None),
             ),
             steps={'do': 0},
             types={
@@ -10552,9 +10565,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f458, None),
-                JumpIfNot(f459, 4),
-                Call('check_or_retreat', f460, None),
+                Call('retreat_unit', f460, None),
+                JumpIfNot(f461, 4),
+                Call('check_or_retreat', f462, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10579,9 +10592,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f461, None),
-                JumpIfNot(f459, 4),
-                Call('check_or_retreat', f460, None),
+                Call('disrupt', f463, None),
+                JumpIfNot(f461, 4),
+                Call('check_or_retreat', f462, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10606,9 +10619,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f462),
-                JumpIfNot(f459, 4),
-                Call('check_or_retreat', f460, None),
+                Exec(f464),
+                JumpIfNot(f461, 4),
+                Call('check_or_retreat', f462, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10636,16 +10649,16 @@ RULES = Rules(
             ),
             result='',
             code=(
-                Let('one_step', f463),
-                Let('here', f464),
-                Let('others_first', f465),
-                Exec(f466),
-                JumpIfNot(f467, 8),
-                Choose('second', f468, f14, 'unit', 'choose second', ''),
-                Exec(f469),
+                Let('one_step', f465),
+                Let('here', f466),
+                Let('others_first', f467),
+                Exec(f468),
+                JumpIfNot(f469, 8),
+                Choose('second', f470, f14, 'unit', 'choose second', ''),
+                Exec(f471),
                 Jump(8),
-                JumpIfNot(f459, 11),
-                Call('check_or_retreat', f460, None),
+                JumpIfNot(f461, 11),
+                Call('check_or_retreat', f462, None),
                 Jump(11),
             ),
             steps={'do': 0},
@@ -10678,8 +10691,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f470, None),
-                Call('check_and_retreat_or_disrupt', f471, None),
+                Call('capture_one', f472, None),
+                Call('check_and_retreat_or_disrupt', f473, None),
             ),
             steps={'do': 0},
             types={
@@ -10700,8 +10713,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f472, None),
-                Call('check_and_retreat_or_disrupt', f471, None),
+                Call('capture_one', f474, None),
+                Call('check_and_retreat_or_disrupt', f473, None),
             ),
             steps={'do': 0},
             types={
@@ -10722,18 +10735,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f473),
+                ForStart('_for_u', f475),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(f48),
                 Jump(1),
-                Exec(f474),
-                ForStart('_for_u', f475),
+                Exec(f476),
+                ForStart('_for_u', f477),
                 JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f476),
-                Exec(f477),
+                Exec(f478),
+                Exec(f479),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -10763,10 +10776,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f478),
-                JumpIfNot(f479, 5),
-                Choose('casualty', f480, f14, 'unit', 'choose casualty', ''),
-                Exec(f481),
+                Let('leaders', f480),
+                JumpIfNot(f481, 5),
+                Choose('casualty', f482, f14, 'unit', 'choose casualty', ''),
+                Exec(f483),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -10793,7 +10806,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f482),
+                Exec(f484),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -10806,7 +10819,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lose_momentum', f483, None),
+                Call('lose_momentum', f485, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10819,7 +10832,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f484),
+                Exec(f486),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10832,18 +10845,18 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f485),
+                ForStart('_for_l', f487),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f486),
+                Exec(f488),
                 Jump(1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
             lines=(
-                'rulesets/series/movement.mst:192', 'rulesets/series/movement.mst:192',
-                'rulesets/series/movement.mst:192', 'rulesets/series/movement.mst:193',
-                'rulesets/series/movement.mst:192',
+                'rulesets/series/movement.mst:201', 'rulesets/series/movement.mst:201',
+                'rulesets/series/movement.mst:201', 'rulesets/series/movement.mst:202',
+                'rulesets/series/movement.mst:201',
             ),
         ),
         'trigger:step_lost_vp': ProcedureSpec(
@@ -10853,7 +10866,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f487),
+                Exec(f489),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10866,7 +10879,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f488),
+                Exec(f490),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10879,7 +10892,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f487),
+                Exec(f489),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10892,7 +10905,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f489),
+                Exec(f491),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10905,7 +10918,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f490),
+                Exec(f492),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10918,7 +10931,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f491),
+                Exec(f493),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10931,7 +10944,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f491),
+                Exec(f493),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10944,7 +10957,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f492),
+                Exec(f494),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10957,7 +10970,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('join_cup', f493, None),
+                Call('join_cup', f495, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10970,7 +10983,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('lose_honor', f461, None),
+                Call('lose_honor', f463, None),
             ),
             steps={'do': 0},
             types={
@@ -10992,7 +11005,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f494),
+                Exec(f496),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -11005,8 +11018,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f495),
-                Call('adjust_army_morale', f496, None),
+                Exec(f497),
+                Call('adjust_army_morale', f498, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -11032,7 +11045,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f497),
+                Exec(f499),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -11045,8 +11058,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f498),
-                Call('adjust_army_morale', f499, None),
+                Exec(f500),
+                Call('adjust_army_morale', f501, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -11059,7 +11072,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f500),
+                Exec(f502),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -11072,7 +11085,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f501),
+                Exec(f503),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -11085,7 +11098,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Call('adjust_army_morale', f502, None),
+                Call('adjust_army_morale', f504, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -11098,11 +11111,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f503),
-                JumpIfNot(f504, 4),
                 Exec(f505),
+                JumpIfNot(f506, 4),
+                Exec(f507),
                 Jump(4),
-                Call('adjust_army_morale', f506, None),
+                Call('adjust_army_morale', f508, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -11127,95 +11140,95 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f538, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f540, False,
             'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f539, False,
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f541, False,
             'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f540, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f542, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f541, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f541, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f542, False,
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f543, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f543, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f544, False,
             'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f542, False,
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f544, False,
             'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f543, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f543, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f544, False,
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f545, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f545, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f546, False,
             'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f541, True,
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f543, True,
             'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f545, False,
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f547, False,
             'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f546, False,
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f548, False,
             'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f547, False,
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f549, False,
             'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f548, False,
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f550, False,
             'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f549, False,
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f551, False,
             'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f550, False,
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f552, False,
             'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f550, False,
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f552, False,
             'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f550, False,
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f552, False,
             'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f551, False,
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f553, False,
             'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f552, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f553, True,
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f554, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f555, True,
             'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
         RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f554, None, '', f139),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f555,
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f556, None, '', f141),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f557,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f556, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f558, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f557, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f558, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f559, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f560, None, '',
             None),
-        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', f559, None, '', None),
+        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', f561, None, '', None),
         RestrictionSpec('pin_case_b_keep_away',
-            'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '', f560, None, '',
+            'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '', f562, None, '',
             None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f561, None,
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f563, None,
             '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f562,
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f564,
             None, '', None),
         RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase',
-            'no_entry', '', f563, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f564,
+            'no_entry', '', f565, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f566,
             None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f565, None,
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f567, None,
             '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f566, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f567, None,
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f568, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f569, None,
             '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f568,
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f570,
             None, '', None),
         RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '',
-            f569, None, '', f570),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f571, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f572, None,
+            f571, None, '', f572),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f573, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f574, None,
             '', None),
         RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '',
-            f573, None, '', None),
+            f575, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f574, ''),
+        ConcealSpec('indian_stacks', 1, f576, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f575, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f576, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f577, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f578, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f579, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f97, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f577, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f578, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f579, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f580, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f581, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f98, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -11249,6 +11262,7 @@ RULES = Rules(
         VariableSpec('pin_results', '', 'int', 0, '', 'PIN results so far', False),
         VariableSpec('pin_case_b', 'unit', 'bool', False, '', 'Moving away from a PIN result (case B)', False),
         VariableSpec('pin_case_chosen', 'unit', 'bool', False, '', 'Case A or B chosen for its PIN result', False),
+        VariableSpec('pin_withdrawal', '', 'bool', False, '', 'Some PIN result is being moved away (case B)', False),
         VariableSpec('fired', 'unit', 'bool', False, 'player_turn', 'Fired this player turn', False),
         VariableSpec('artillery_target', 'unit', 'bool', False, 'defensive_artillery_fire_phase',
             'Fired on by artillery this phase', False),
@@ -11942,7 +11956,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f139, f580), ('army_morale', f65, f581), ('momentum', f139, f139)),
+            values=(('army_morale', f141, f582), ('army_morale', f65, f583), ('momentum', f141, f141)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -11957,7 +11971,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f139, f580), ('army_morale', f65, f581), ('momentum', f139, f139)),
+            values=(('army_morale', f141, f582), ('army_morale', f65, f583), ('momentum', f141, f141)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=(
                 'pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush',
@@ -11969,10 +11983,10 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f582),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f584),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f97),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f98),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588,
@@ -11983,8 +11997,8 @@ RULES = Rules(
                     774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823,
                     824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873,
                     874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f583, True, ((44, False, (('wampum_belt', f97),)),)),
-                PlacementSpec((), f584, True, ((43, False, (('big_medicine', f97),)),)),
+                PlacementSpec((), f585, True, ((44, False, (('wampum_belt', f98),)),)),
+                PlacementSpec((), f586, True, ((43, False, (('big_medicine', f98),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
