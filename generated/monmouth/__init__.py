@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '8da6c0c1457c3a99179ecc4f99b2eec7334c01980fb69b4d6f88ba00cb1e74b7'
+RULES_HASH = 'ea7539e5254c3856025ace553a9bd4c3353149278e9f31475f8b15c8e84824cb'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

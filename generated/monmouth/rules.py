@@ -341,7 +341,7 @@ def d_open_to(s, a_u, a_h):
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:207': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0
         for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0
         for e0 in q.units_at(s, a_h) if False))
@@ -2641,12 +2641,12 @@ def f354(s, b):
 
 
 def f355(s, b):
-    # 'rulesets/series/movement.mst:201'
+    # 'rulesets/series/movement.mst:202'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
 def f356(s, b):
-    # 'rulesets/series/movement.mst:202'
+    # 'rulesets/series/movement.mst:203'
     e.capture(s, b['l'])
 
 
@@ -2954,7 +2954,7 @@ def f416(s, b):
 
 
 def f417(s, b):
-    # 'rulesets/series/movement.mst:199'
+    # 'rulesets/series/movement.mst:200'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
@@ -3056,12 +3056,13 @@ def f435(s, b):
 
 
 def f436(s, b):
-    # 'rulesets/series/movement.mst:184'
-    return (s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']]))
+    # 'rulesets/series/movement.mst:185'
+    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s,
+        q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0))
 
 
 def f437(s, b):
-    # 'rulesets/series/movement.mst:191'
+    # 'rulesets/series/movement.mst:192'
     return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0
         for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
 
@@ -8967,9 +8968,9 @@ RULES = Rules(
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
             lines=(
-                'rulesets/series/movement.mst:201', 'rulesets/series/movement.mst:201',
-                'rulesets/series/movement.mst:201', 'rulesets/series/movement.mst:202',
-                'rulesets/series/movement.mst:201',
+                'rulesets/series/movement.mst:202', 'rulesets/series/movement.mst:202',
+                'rulesets/series/movement.mst:202', 'rulesets/series/movement.mst:203',
+                'rulesets/series/movement.mst:202',
             ),
         ),
         'trigger:step_lost_vp': ProcedureSpec(

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '287767b33ef4370531c8a8b5f3b8d063ab53db6c9ff9f4b86c0a4bc474f620ae'
+RULES_HASH = '9b0c2767c4d2595f640c9054cd771982ea5eda18f2bf967695834fb91abf3c76'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
