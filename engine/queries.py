@@ -353,12 +353,12 @@ def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
     return in_zoc_of(s, h, units)
 
 
-@query(("l", "unit"), ("u", "unit"), returns="bool")
-def may_command(s: State, l: int, u: int) -> bool:
-    """True when leader l's own limit on whom he commands (the battle's
+@query(("leader", "unit"), ("u", "unit"), returns="bool")
+def may_command(s: State, leader: int, u: int) -> bool:
+    """True when the leader's own limit on whom he commands (the battle's
     `commands when`) lets him command unit u; a leader without one commands any
     friendly unit. Which leader of a hex is in command is the rules' to say."""
-    spec = s.game.rules.units[l]
+    spec = s.game.rules.units[leader]
     return spec.commands is None or bool(spec.commands(s, {"unit": u}))
 
 

@@ -5,9 +5,10 @@ stacking limit 4 instead of six SPs (7.1), morale checks passing on 6
 instead of 5 (13.5), a `D` retreating two hexes instead of three (13.1), a
 six-sided die 1–6 instead of the ten-sided 0–9 (2.3), no one-hex minimum
 (9.1), strategic movement at three times the allowance instead of twice
-(9.52), the lowest-ranking leader in command instead of the highest (14.1). The litmus battle (tests/data/litmus, which takes the series' die)
-is played on the copy and on the shipped series from the same position: each
-change shows in play, so none of these values is held in Python.
+(9.52), the lowest-ranking leader in command instead of the highest (14.1).
+The litmus battle (tests/data/litmus, which takes the series' die) is played
+on the copy and on the shipped series from the same position: each change
+shows in play, so none of these rules is held in Python.
 """
 
 from __future__ import annotations
