@@ -58,7 +58,7 @@ def action_to_string(s: State, action: int) -> str:
             return f"move {unit_name(s, action - space.unit0)} by strategic movement"
         if frame.prim and frame.proc == "designate_combats":
             combat = frame.b["open_combat"] + 1
-            return f"leave {unit_name(s, action - space.unit0)} out of combat {combat}"
+            return f"hold back {unit_name(s, action - space.unit0)} from attack {combat}"
         return unit_name(s, action - space.unit0)
     if kind == "hex":
         return hex_label(s, action - space.hex0)

@@ -98,7 +98,7 @@ def test_a_rifle_unit_stacked_with_attackers_may_stay_out_of_their_combat(game):
     s = position(game, {"nj_2": "1003", "scott_rifles": "1003", "guards": "1103"}, DESIGNATE)
     assert "pass" not in offered(s)  # the N.J. must attack
     answer(s, "attack 1103 from 1003")
-    answer(s, "leave Scott's Rifles out of combat 1")
+    answer(s, "hold back Scott's Rifles from attack 1")
     (combat,) = s.combats
     assert combat.attackers == (game.unit_by_name["nj_2"],)
     assert not designating(s)

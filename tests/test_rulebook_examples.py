@@ -309,9 +309,9 @@ def test_attackers_b_and_c_stacked_need_not_attack_the_same_hex(game):
     # B and C may not be left out of every combat: the pass is not offered.
     assert "pass" not in {s.action_to_string(a) for a in s.legal_actions()}
     answer(s, "attack 1103 from 1003")  # B and C against X ...
-    answer(s, "leave 2nd N.J. out of combat 1")  # ... then B is kept for Y and Z
+    answer(s, "hold back 2nd N.J. from attack 1")  # ... then B is kept for Y and Z
     # Neither may leave the last unit of its hex: C stays against X.
-    assert "leave Scott's Rifles out of combat 1" not in {
+    assert "hold back Scott's Rifles from attack 1" not in {
         s.action_to_string(a) for a in s.legal_actions()
     }
     answer(s, "attack 1104 from 1004, 1003")
@@ -340,9 +340,9 @@ def test_a_split_is_offered_only_while_every_obligation_can_still_be_met(game):
     )
     answer(s, "attack 1103 from 1003")
     offered = {s.action_to_string(a) for a in s.legal_actions()}
-    assert "leave 2nd N.J. out of combat 1" not in offered
-    assert "leave Scott's Rifles out of combat 1" in offered
-    answer(s, "leave Scott's Rifles out of combat 1")
+    assert "hold back 2nd N.J. from attack 1" not in offered
+    assert "hold back Scott's Rifles from attack 1" in offered
+    answer(s, "hold back Scott's Rifles from attack 1")
     assert [set(c.attackers) for c in s.combats] == [{game.unit_by_name["nj_2"]}]
     assert not designating(s)
 
