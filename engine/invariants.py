@@ -291,7 +291,7 @@ def _stack_violations(s: State) -> list[str]:
                 if first <= f.pc <= last and name not in f.b
             ]
             if _is_int(f.pc) and 0 <= f.pc <= len(proc.code):
-                out += _binding_flow_violations(s, f, proc, where, top=depth == len(s.stack) - 1)
+                out += _binding_flow_violations(s, f, proc, where)
         for name, value in f.b.items():
             if (name == "site" and f.prim) or name in RESULT_BINDINGS:
                 continue
@@ -331,32 +331,41 @@ def _secrets(s: State, f: Any, value: Any) -> bool:
     )
 
 
-def _binding_flow_violations(s: State, f: Any, proc: Any, where: str, top: bool) -> list[str]:
-    """What the instructions before the frame's `pc` leave in its bindings.
+def _binding_flow_violations(s: State, f: Any, proc: Any, where: str) -> list[str]:
+    """What no instruction before the frame's `pc` can have left in its bindings.
 
-    A binding that every path from the procedure's start to `pc` sets (a
-    `let`, a choice, a roll, a loop's variable after its first turn) is there:
-    a later instruction may read it. A loop's list or a question's answer that
-    no path to `pc` sets is not: it belongs to a later instruction (a frame
-    whose `pc` was moved back). A frame waiting for the procedure it called
-    has not yet received that call's result (`call … into`).
+    A loop's list or a question's answer that no path from the procedure's
+    start to `pc` sets is not there: it belongs to a later instruction (a
+    frame whose `pc` was moved back). No frame stands where no path goes.
     """
     flow = binding_flow(s.game.rules, proc)
-    must, may = flow.must[f.pc], flow.may[f.pc]
-    if must is None:
+    may = flow.may[f.pc]
+    if flow.must[f.pc] is None:
         return [f"{where}: no path of the procedure reaches instruction {f.pc}"]
     out = []
-    pending = () if top else flow.call_results
-    for name in sorted(must & flow.live[f.pc]):
-        if not name.startswith("_") and name not in f.b and name not in pending:
-            out.append(
-                f"{where}: binding {name!r} is missing (set before instruction {f.pc}, "
-                "read after it)"
-            )
     for name in sorted(f.b):
         if name.startswith(COMPILED_BINDINGS) and name in flow.written and name not in may:
             out.append(f"{where}: binding {name!r} is set by no instruction before {f.pc}")
     return out
+
+
+def missing_bindings(s: State, depth: int) -> list[str]:
+    """Bindings the procedure frame at `depth` lacks that play would have left
+    in it: every path from its procedure's start to its `pc` sets them (a
+    `let`, a choice, a roll, a loop's variable after its first turn) and a
+    later instruction may read them. (A frame waiting for the procedure it
+    called has not yet received that call's result, `call … into`.) Asked of
+    a frame saved at its `pc`; a hand-written frame that names its step gives
+    the bindings it means to, as a rule-file test's `during` does."""
+    f = s.stack[depth]
+    flow = binding_flow(s.game.rules, s.game.rules.procedures[f.proc])
+    must = flow.must[f.pc] or frozenset()
+    pending = flow.call_results if depth < len(s.stack) - 1 else frozenset()
+    return sorted(
+        name
+        for name in must & flow.live[f.pc]
+        if not name.startswith("_") and name not in f.b and name not in pending
+    )
 
 
 # Bindings the compiler makes for a loop's list and a question's answer: only

@@ -19,7 +19,7 @@ from typing import Any
 from engine import instructions as ins
 from engine import primitives
 from engine.interpreter import CHANCE, advance, current_node
-from engine.invariants import fits, var_types, violations
+from engine.invariants import fits, missing_bindings, var_types, violations
 from engine.state import STATUS_NAMES, Combat, Frame, State
 
 FORMAT = "muster.state/1"
@@ -454,8 +454,9 @@ def _load_progress(s: State, data: dict[str, Any]) -> None:
 
 
 def _check_calls(s: State, at_pc: list[int]) -> None:
-    """A frame saved at its `pc` (as `dumps` writes it) has started the
-    procedure frame above it: the instruction before `pc` calls it, or
+    """A frame saved at its `pc` (as `dumps` writes it) holds the bindings
+    play leaves there (`engine.invariants.missing_bindings`), and has started
+    the procedure frame above it: the instruction before `pc` calls it, or
     applies the result it is the procedure of, unless a trigger started it.
     (A hand-written frame may name only its step, and the frames between it
     and the one above may be left out: it resumes at the step's start.)"""
@@ -463,6 +464,14 @@ def _check_calls(s: State, at_pc: list[int]) -> None:
     triggered = {t.procedure for t in rules.triggers}
     results = {r.procedure for r in rules.results}
     for depth in at_pc:
+        if not s.stack[depth].prim:
+            missing = missing_bindings(s, depth)
+            if missing:
+                raise SaveError(
+                    f"$.stack[{depth}].bindings.{missing[0]}",
+                    f"missing: instructions before {s.stack[depth].pc} set it and later "
+                    "ones read it",
+                )
         if depth + 1 >= len(s.stack):
             continue
         below, above = s.stack[depth], s.stack[depth + 1]
