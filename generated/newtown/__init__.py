@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b275572d2768d59650962d6f442c641b8e8402ad9654bfc43e90d5c57045260c'
+RULES_HASH = '9b0c2767c4d2595f640c9054cd771982ea5eda18f2bf967695834fb91abf3c76'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
