@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a63af3c765ec9585aca87db861d322ae0d46df2c388fe9a5b6f7cdde1de614f4'
+RULES_HASH = 'df669525e59f66cbec37c6133e6d85c501618cc854545ea83932a22d3ef0b63e'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

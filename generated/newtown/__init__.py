@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b275572d2768d59650962d6f442c641b8e8402ad9654bfc43e90d5c57045260c'
+RULES_HASH = 'c573e6f3dfd5e97e81a4d6d446f793f3b9226c0398f5f0449890f5346dffe8e2'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '03cc4cfe575c508d5248050f54ace06ab4d1a122a37487862f35761cb8771e53'
+RULES_HASH = 'e386eea07de03cb42f05ffb92c1d41dc7f12c8be627118e27600c445024550ab'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
