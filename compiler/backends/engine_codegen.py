@@ -75,6 +75,7 @@ class _Function:
     params: str
     body: list[str]
     where: str
+    group: str  # the procedure (or trigger, result, ...) it belongs to: written together
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +184,8 @@ class Codegen:
                 n += 1
             name = f"{name}_{n}"
         self.names.add(name)
-        self.functions.append(_Function(name, params, body, self.where(span)))
+        group = "__".join(self.context[:2] if self.context[:1] in (("result",), ("trigger",)) else self.context[:1])
+        self.functions.append(_Function(name, params, body, self.where(span), group))
         self.emitted[key] = name
         return name
 
@@ -417,7 +419,7 @@ class Codegen:
             asm.mark(end)
         elif isinstance(st, ir.ApplyResult):
             result = self.lambda_fn(st.result, "result")
-            asm.emit(w, ins.ApplyResult, result, self.args_fn(st.args, st.span, "result_args"))
+            asm.emit(w, ins.ApplyResult, result, self.args_fn(st.args, st.span, "result"))
         elif isinstance(st, ir.CallProc):
             args = self.args_fn(st.args, st.span, st.proc)
             asm.emit(w, ins.Call, repr(st.proc), args, repr(st.into))
@@ -648,7 +650,7 @@ class Codegen:
             lstrip_blocks=True,
         )
         env.filters["py"] = pyrepr
-        env.filters["pyw"] = pyrepr_wrapped
+        env.filters["pyw"] = lambda value, indent=8: pyrepr_wrapped(value, indent, WIDTH)
         context = {
             "rules": r,
             "sides": r.sides,
@@ -695,7 +697,11 @@ class Codegen:
             ],
             "sources": declaration_sources(r),
         }
-        rules_py = wrap_source(env.get_template("rules.py.jinja").render(context), WIDTH)
+        template = env.get_template("rules.py.jinja")
+        rules_py = template.render({**context, "fractions": False})
+        if "Fraction(" in rules_py:  # a number of the rules is a fraction: import the type
+            rules_py = template.render({**context, "fractions": True})
+        rules_py = wrap_source(rules_py, WIDTH)
         board = board_text(self.board) if self.board is not None else ""
         digest = hashlib.sha256(f"{rules_py}\0{board}".encode()).hexdigest()
         init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
@@ -776,7 +782,7 @@ class Codegen:
     def unit_spec(self, u: ir.Unit) -> list[str]:
         types = [t.name for t in self.rules.unit_types]
         entry = u.entry
-        return [
+        positional = [
             pyrepr(u.name),
             pyrepr(u.title),
             pyrepr(u.short),
@@ -787,16 +793,23 @@ class Codegen:
             str(u.movement),
             str(self.hex_index[u.setup]) if u.setup is not None else "-1",
             pyrepr(u.props),
-            f"morales={pyrepr(u.morales)}",
-            f"rifle_strengths={pyrepr(u.rifle_strengths)}",
-            f"formation={pyrepr(u.formation or '')}",
-            f"brigade={pyrepr(u.brigade or '')}",
-            f"nationality={pyrepr(u.nationality or '')}",
-            f"entry_turn={entry.turn if entry else 0}",
-            f"entry_hexes={pyrepr(tuple(self.hex_index[h] for h in entry.at) if entry else ())}",
-            f"variable_entry={pyrepr(bool(entry and entry.variable))}",
-            f"commands={self.optional_fn(u.commands, 'commands', 'unit', u.name)}",
         ]
+        # The rest by keyword, only where it is not UnitSpec's default.
+        keywords = {
+            "morales": (pyrepr(u.morales), "()"),
+            "rifle_strengths": (pyrepr(u.rifle_strengths), "()"),
+            "formation": (pyrepr(u.formation or ""), "''"),
+            "brigade": (pyrepr(u.brigade or ""), "''"),
+            "nationality": (pyrepr(u.nationality or ""), "''"),
+            "entry_turn": (str(entry.turn if entry else 0), "0"),
+            "entry_hexes": (
+                pyrepr(tuple(self.hex_index[h] for h in entry.at) if entry else ()),
+                "()",
+            ),
+            "variable_entry": (pyrepr(bool(entry and entry.variable)), "False"),
+            "commands": (self.optional_fn(u.commands, "commands", "unit", u.name), "None"),
+        }
+        return positional + [f"{k}={v}" for k, (v, blank) in keywords.items() if v != blank]
 
     def unit_props(self) -> dict[str, tuple[object, ...]]:
         """Every declared attribute, one value per unit: the unit's own, else its

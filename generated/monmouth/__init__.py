@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'df669525e59f66cbec37c6133e6d85c501618cc854545ea83932a22d3ef0b63e'
+RULES_HASH = 'c66e1b2d986f029a8db32e0808ce4341e51495eb2f0bc4eed49bd574c7556b8f'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'c573e6f3dfd5e97e81a4d6d446f793f3b9226c0398f5f0449890f5346dffe8e2'
+RULES_HASH = 'f551549ef57b803f5783d2968bfe7df3fc19518bc0f5b2022297fad16c334d9b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'e386eea07de03cb42f05ffb92c1d41dc7f12c8be627118e27600c445024550ab'
+RULES_HASH = '60e119c8e042e0245fe074907192cd5314376ab014817b723f673ab63181d437'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
