@@ -153,9 +153,7 @@ def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
     pkg = types.ModuleType(pkg_name)
     pkg.__path__ = []
     pkg.__package__ = pkg_name
-    pkg.__spec__ = importlib.machinery.ModuleSpec(
-        pkg_name, _PackageData(files), is_package=True
-    )
+    pkg.__spec__ = importlib.machinery.ModuleSpec(pkg_name, _PackageData(files), is_package=True)
     rules_mod = types.ModuleType(f"{pkg_name}.rules")
     rules_mod.__package__ = pkg_name
     sys.modules[pkg_name] = pkg

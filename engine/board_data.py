@@ -52,9 +52,7 @@ def board_text(board: BoardSpec) -> str:
         "grid": board.grid,
         "move_classes": board.move_classes,
         "los_range": board.los_range,
-        "los_index": [
-            [[dc, dr, i] for (dc, dr), i in index.items()] for index in board.los_index
-        ],
+        "los_index": [[[dc, dr, i] for (dc, dr), i in index.items()] for index in board.los_index],
         "los_templates": board.los_templates,
         "columns": COLUMNS,
     }
@@ -90,14 +88,15 @@ def board_from_text(
     """A `BoardSpec` from a board file's text and what the rules module holds itself."""
     data = json.loads(text)
     if data.get("format") != FORMAT or tuple(data.get("columns", ())) != COLUMNS:
-        raise BoardDataError(f"not a {FORMAT} board file: rebuild with `muster build`")
+        raise BoardDataError(f"not a {FORMAT} board file: rebuild the engine (`muster build`)")
     grid = tuple(data["grid"])
     first_col, last_col, first_row, last_row, shifted = grid
-    offsets = [(c, r) for c in range(first_col, last_col + 1) for r in range(first_row, last_row + 1)]
+    columns, rows_of = range(first_col, last_col + 1), range(first_row, last_row + 1)
+    offsets = [(c, r) for c in columns for r in rows_of]
     rows = data["hexes"]
     labels = tuple(f"{c:02d}{r:02d}" for c, r in offsets)
     if tuple(row[0] for row in rows) != labels:
-        raise BoardDataError("the board file's hexes are not its grid's: rebuild with `muster build`")
+        raise BoardDataError("the board file's hexes are not its grid's: rebuild the engine")
 
     def half(col: int) -> int:
         # A shifted column sits half a hex lower: its row r lines up with rows r, r+1.

@@ -184,7 +184,9 @@ class Codegen:
                 n += 1
             name = f"{name}_{n}"
         self.names.add(name)
-        group = "__".join(self.context[:2] if self.context[:1] in (("result",), ("trigger",)) else self.context[:1])
+        # Written together: a procedure's functions, or a result's or trigger's.
+        kind = self.context[:1]
+        group = "__".join(self.context[:2] if kind in (("result",), ("trigger",)) else kind)
         self.functions.append(_Function(name, params, body, self.where(span), group))
         self.emitted[key] = name
         return name
@@ -241,7 +243,8 @@ class Codegen:
     def hex_set(self, hexes: frozenset[int]) -> str:
         """The module constant of a set of hexes: its zone's, or a new `HEXES_N`."""
         if hexes not in self.hex_sets:
-            self.hex_sets[hexes] = f"HEXES_{sum(n.startswith('HEXES_') for n in self.hex_sets.values()) + 1}"
+            unnamed = sum(name.startswith("HEXES_") for name in self.hex_sets.values())
+            self.hex_sets[hexes] = f"HEXES_{unnamed + 1}"
         return self.hex_sets[hexes]
 
     def expr(self, e: ir.TExpr, env: Env) -> str:
@@ -291,7 +294,7 @@ class Codegen:
             if e.op in ("in", "not in") and e.right.type == "range":
                 test = f"q.in_range({x(e.left, env)}, {x(e.right, env)})"
                 return test if e.op == "in" else f"(not {test})"
-            if e.op in ("in", "not in") and isinstance(e.right, ir.Const) and e.right.type == "hexes":
+            if e.op in ("in", "not in") and is_hexes(e.right):
                 hexes = frozenset(self.hex_index[h] for h in e.right.value)
                 if len(hexes) >= HEX_SET_MIN or hexes in self.hex_sets:
                     return f"({x(e.left, env)} {e.op} {self.hex_set(hexes)})"
@@ -858,6 +861,11 @@ class Codegen:
             "kinds": t.kinds,
             "rows": rows,
         }
+
+
+def is_hexes(e: ir.TExpr) -> bool:
+    """A constant set of hexes (a zone, a list of hexes written in the rules)."""
+    return isinstance(e, ir.Const) and e.type == "hexes"
 
 
 def function_name(parts: tuple[str, ...]) -> str:
