@@ -196,7 +196,7 @@ class Codegen:
         else as a compiled function."""
         if isinstance(e, ir.Binding):
             return f"Bound({e.name!r})"
-        if isinstance(e, ir.Const) and e.type != "none":
+        if isinstance(e, ir.Const):
             return f"Constant({self.const(e)})"
         return self.function("s, b", [f"return {self.expr(e, Env())}"], e.span, role)
 
@@ -558,15 +558,20 @@ class Codegen:
                 )
             )
         defines = []
+        written: dict[tuple[str, str], str] = {}  # (params, body) -> the define written so
         for d in r.defines:
-            params = "".join(f", {pyident('a', p)}" for p, _t in d.params)
+            params = "s" + "".join(f", {pyident('a', p)}" for p, _t in d.params)
+            body = self.expr(d.body, Env(bindings="args"))
+            name = define_name(d.name)
             defines.append(
                 {
-                    "name": define_name(d.name),
-                    "params": f"s{params}",
-                    "body": self.expr(d.body, Env(bindings="args")),
+                    "name": name,
+                    "params": params,
+                    "body": body,
                     "where": self.where(d.span),
                     "title": d.title,
+                    # A define saying what an earlier one says is that one, named again.
+                    "same_as": written.setdefault((params, body), name),
                 }
             )
         modifiers = []

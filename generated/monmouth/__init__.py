@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'c66e1b2d986f029a8db32e0808ce4341e51495eb2f0bc4eed49bd574c7556b8f'
+RULES_HASH = '575ba7efe4ce16c195ee82e1a592cfc5ac30429835a6025806ded5b7a65ba5e6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -247,8 +247,7 @@ def define__exposed(s, a_u):  # 'rulesets/series/results.mst:269': 'Next to the 
 def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:87': 'Army Morale for a rally'
     return 1
 
-def define__pin_removal_adjustment(s):  # 'rulesets/series/tables.mst:90': 'Army Morale for pins removed'
-    return (-1)
+define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:90': 'Army Morale for pins removed'
 
 def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side'
     return q.side_number(s, 0)
@@ -364,8 +363,7 @@ def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:62': "A 
 def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:65': 'Defending SPs'
     return sum(define__defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0)))
 
-def define__may_lead(s, a_u):  # 'rulesets/series/close_combat.mst:70': 'May be the lead unit'
-    return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
+define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:70': 'May be the lead unit'
 
 def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:77': 'Units that may lead'
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
@@ -557,11 +555,9 @@ def define__controls(s, a_h, a_holder, a_s):  # 'rulesets/monmouth/victory.mst:1
     return (any(((q.side(s, e0) == a_s) and define__may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (len(tuple(e0
         for e0 in q.units_at(s, a_h) if UNIT_COMBAT[e0])) == 0)) and (not define__in_enemy_zoc(s, a_h, a_s))))
 
-def define__courthouse_vp(s):  # 'rulesets/monmouth/victory.mst:167': 'Monmouth Courthouse: VP per turn'
-    return 1
+define__courthouse_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:167': 'Monmouth Courthouse: VP per turn'
 
-def define__parsonage_vp(s):  # 'rulesets/monmouth/victory.mst:169': 'Parsonage Farm: VP per turn'
-    return 1
+define__parsonage_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:169': 'Parsonage Farm: VP per turn'
 
 def define__wavers(s, a_s):  # 'rulesets/monmouth/scenarios.mst:73': "The army's morale wavers"
     return ((q.level_of(s, 'army_morale_level', a_s) == 'wavering') or (q.level_of(s, 'army_morale_level', a_s) == 'demoralized'))
@@ -990,8 +986,6 @@ def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_co
 def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:45'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker_lead(s, b):  # 'rulesets/series/close_combat.mst:168'
-    return -1
 def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:169'
     return q.attacking_side(s, b['combat'])
 def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:170'
@@ -2531,7 +2525,7 @@ RULES = Rules(
                 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int',
                 'odds': 'column', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units',
                 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'}, code=(
-                Let('attacker_lead', close_combat__begin__let_attacker_lead),
+                Let('attacker_lead', Constant(-1)),
                 Let('attacker', close_combat__begin__let_attacker),
                 Let('defender', close_combat__begin__let_defender),
                 Exec(close_combat__begin__set_morale_snapshot),

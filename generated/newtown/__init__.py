@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'f551549ef57b803f5783d2968bfe7df3fc19518bc0f5b2022297fad16c334d9b'
+RULES_HASH = '23a8c792e22d0cb8befdcf9634f33ca0afc6e2a6c109707b35e32735a9286926'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

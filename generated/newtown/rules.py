@@ -280,8 +280,7 @@ def define__exposed(s, a_u):  # 'rulesets/series/results.mst:269': 'Next to the 
 def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:87': 'Army Morale for a rally'
     return 1
 
-def define__pin_removal_adjustment(s):  # 'rulesets/series/tables.mst:90': 'Army Morale for pins removed'
-    return (-1)
+define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:90': 'Army Morale for pins removed'
 
 def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side'
     return q.side_number(s, 0)
@@ -400,8 +399,7 @@ def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:62': "A 
 def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:65': 'Defending SPs'
     return sum(define__defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0)))
 
-def define__may_lead(s, a_u):  # 'rulesets/newtown/special_units.mst:135': 'May be the lead unit'
-    return (((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u])) and (not ((a_u == 17) and define__attached(s, a_u))))
+define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:135': 'May be the lead unit'
 
 def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:77': 'Units that may lead'
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
@@ -411,8 +409,7 @@ def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:77
 def define__may_advance(s, a_u, a_into):  # 'rulesets/series/close_combat.mst:86': 'May advance after combat'
     return (not q.prohibited(s, a_into))
 
-def define__free_to_advance(s, a_u):  # 'rulesets/series/close_combat.mst:91': 'Free to advance after combat'
-    return True
+define__free_to_advance = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:91': 'Free to advance after combat'
 
 def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
     return all(define__may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
@@ -957,8 +954,6 @@ def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/
 def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:45'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker_lead(s, b):  # 'rulesets/series/close_combat.mst:168'
-    return -1
 def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:169'
     return q.attacking_side(s, b['combat'])
 def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:170'
@@ -2608,7 +2603,7 @@ RULES = Rules(
                 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix',
                 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'rerolled': 'bool', 'result': 'cell:close_combat_table',
                 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'}, code=(
-                Let('attacker_lead', close_combat__begin__let_attacker_lead),
+                Let('attacker_lead', Constant(-1)),
                 Let('attacker', close_combat__begin__let_attacker),
                 Let('defender', close_combat__begin__let_defender),
                 Exec(close_combat__begin__set_morale_snapshot),
