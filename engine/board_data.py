@@ -52,11 +52,18 @@ def board_text(board: BoardSpec) -> str:
         "grid": board.grid,
         "move_classes": board.move_classes,
         "los_range": board.los_range,
-        "los_index": [[[dc, dr, i] for (dc, dr), i in index.items()] for index in board.los_index],
-        "los_templates": board.los_templates,
         "columns": COLUMNS,
     }
-    lines = [f"{json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}," for k, v in head.items()]
+    lines = [f"{json.dumps(k)}: {_json(v)}," for k, v in head.items()]
+    # The line of sight templates, per column parity: one line per offset from
+    # the firer, [[dc, dr], template], in the order `los_index` numbers them.
+    parities = []
+    for index, templates in zip(board.los_index, board.los_templates, strict=True):
+        if list(index.values()) != list(range(len(templates))):
+            raise ValueError("LOS templates must be numbered in order, one per offset")
+        entries = [[list(offset), templates[i]] for offset, i in index.items()]
+        parities.append("[\n" + ",\n".join(" " + _json(e) for e in entries) + "\n]")
+    lines.append('"los_templates": [\n' + ",\n".join(parities) + "\n],")
     rows = []
     for h, label in enumerate(board.labels):
         row = [
@@ -72,8 +79,12 @@ def board_text(board: BoardSpec) -> str:
             board.slope_up[h],
             bytes(board.los_codes[h]).hex(),
         ]
-        rows.append(" " + json.dumps(row, separators=(",", ":")))
+        rows.append(" " + _json(row))
     return "{\n" + "\n".join(lines) + '\n"hexes": [\n' + ",\n".join(rows) + "\n]}\n"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def read_board(package: str, title: str, places: dict[str, int], zones: dict) -> BoardSpec:
@@ -144,8 +155,11 @@ def board_from_text(
         los_blocks=tuple(bool(row[8]) for row in rows),
         slope_up=tuple(row[9] for row in rows),
         los_range=data["los_range"],
-        los_index=tuple({(dc, dr): i for dc, dr, i in index} for index in data["los_index"]),
-        los_templates=_tuples(data["los_templates"]),
+        los_index=tuple(
+            {(dc, dr): i for i, ((dc, dr), _t) in enumerate(parity)}
+            for parity in data["los_templates"]
+        ),
+        los_templates=tuple(tuple(_tuples(t) for _o, t in p) for p in data["los_templates"]),
         los_codes=tuple(tuple(bytes.fromhex(row[10])) for row in rows),
     )
 

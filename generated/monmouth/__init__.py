@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '575ba7efe4ce16c195ee82e1a592cfc5ac30429835a6025806ded5b7a65ba5e6'
+RULES_HASH = 'c16930bb81bc606b17ff9ab03459c2db47ee15ef446e582af75ba5cee4f7eb97'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

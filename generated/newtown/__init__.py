@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '23a8c792e22d0cb8befdcf9634f33ca0afc6e2a6c109707b35e32735a9286926'
+RULES_HASH = '510948395962d1a683b54768a2e392bbe7c5fc63430b79bd88389762d0b24a7e'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

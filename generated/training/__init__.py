@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '60e119c8e042e0245fe074907192cd5314376ab014817b723f673ab63181d437'
+RULES_HASH = '627b44104c4bf89a9bfc384e54358bcaec2a775888cfc908e9c32170bb3abec0'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
