@@ -1,12 +1,15 @@
 """The engine backend: write a ruleset's IR as a Python package for `engine/`.
 
-The package holds data (units, terrain, board tables, tables) as literals and
-every expression of the rules as a compiled Python function; procedures are
-lowered to instruction tuples that `engine.interpreter` runs. Designer text
-enters the code only through `pyrepr`, names only through `pyident` after
-the checker validated them. Every function carries a comment pointing at the
-rule-file line it came from. Output is deterministic: the same rules give the
-same bytes.
+The package's `rules.py` holds data (units, terrain, tables, procedures as
+instruction records that `engine.interpreter` runs) and every expression of
+the rules as a compiled Python function named for where it comes from
+(`close_combat__odds__let_odds`, `define__stack_ok`) with its rule-file
+line; a body is written once, a binding or constant operand is a record of
+`engine.operands`, and sets of hexes are module constants (`ZONE_*`). The
+map's tables go to `board.json` beside it (`engine.board_data`). Designer
+text enters the code only through `pyrepr`, names only through `pyident` or
+`function_name` after the checker validated them. Output is deterministic:
+the same rules give the same bytes.
 """
 
 from __future__ import annotations
