@@ -326,6 +326,10 @@ class Codegen:
             return f"sum({body} for {v} in {coll})"
         if e.op in ("max", "min"):
             return f"{e.op}(({body} for {v} in {coll}), default=0)"
+        if e.op in ("highest", "lowest"):
+            # The member with the greatest (least) value, the first on ties; none when empty.
+            pick = "max" if e.op == "highest" else "min"
+            return f"{pick}({coll}, key=lambda {v}: {body}, default=-1)"
         if e.op == "count":
             return f"len({coll})" if body is None else f"sum(1 for {v} in {coll} if {body})"
         if e.op == "any":
@@ -561,11 +565,15 @@ class Codegen:
                 )
             )
         defines = []
-        written: dict[tuple[str, str], str] = {}  # (params, body) -> the define written so
+        # The define written so, by body and parameters (by their number alone when the
+        # body reads none of them: defines are called with positional arguments).
+        written: dict[tuple[str | int, str], str] = {}
         for d in r.defines:
             params = "s" + "".join(f", {pyident('a', p)}" for p, _t in d.params)
             body = self.expr(d.body, Env(bindings="args"))
             name = define_name(d.name)
+            reads = any(re.search(rf"\b{pyident('a', p)}\b", body) for p, _t in d.params)
+            signature: str | int = params if reads else len(d.params)
             defines.append(
                 {
                     "name": name,
@@ -574,7 +582,7 @@ class Codegen:
                     "where": self.where(d.span),
                     "title": d.title,
                     # A define saying what an earlier one says is that one, named again.
-                    "same_as": written.setdefault((params, body), name),
+                    "same_as": written.setdefault((signature, body), name),
                 }
             )
         modifiers = []

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'c16930bb81bc606b17ff9ab03459c2db47ee15ef446e582af75ba5cee4f7eb97'
+RULES_HASH = '1791261b31426678eda34edc8bd172604654b3e174aa70a30c5cfd4f3b15269d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -281,10 +281,10 @@ def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
         for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
         a_u))))
 
-def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:70': 'Strategic movement: times the allowance'
+def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
     return 2
 
-def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:74': 'May always move one hex'
+def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:136': 'May always move one hex'
     return True
 
 def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:36': 'May use strategic movement'
@@ -292,24 +292,33 @@ def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:3
         and (s.vars['arrived_on'][a_u] == s.vars['turn'])))) and (not ((q.rule_on(s, 'no_strategic_on_arrival') and (UNIT_SIDE[a_u] == 1))
         and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
 
-def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:80': 'A hex the unit may step into'
+def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u)))) == 0))
         and define__stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
-def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:131': 'Enemy leaders with no combat unit'
+def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h)
         if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
-def define__has_leader(s, a_u):  # 'rulesets/series/leaders.mst:9': 'A leader commands the unit'
-    return (q.leader_of(s, a_u) != -1)
+def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
+    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
+        a_u)))
 
-def define__close_combat_leadership(s, a_units):  # 'rulesets/series/leaders.mst:14': "Best Close Combat DRM among the units' leaders"
-    return max((UNIT_PROPS['close_combat_drm'][q.leader_of(s, e0)] for e0 in tuple(e0 for e0 in a_units if define__has_leader(s, e0))), default=0)
+def define__leader_of(s, a_u):  # 'rulesets/series/leaders.mst:14': 'The leader in command'
+    return min(tuple(e0 for e0 in define__commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1] for e1 in define__commanders(s,
+        a_u)), default=0))), key=lambda e0: UNIT_PROPS['seniority'][e0], default=-1)
 
-def define__leadership(s, a_u):  # 'rulesets/series/leaders.mst:19': 'Leadership DRM for a unit'
-    return (UNIT_PROPS['leadership_drm'][q.leader_of(s, a_u)] if define__has_leader(s, a_u) else 0)
+def define__has_leader(s, a_u):  # 'rulesets/series/leaders.mst:17': 'A leader commands the unit'
+    return (define__leader_of(s, a_u) != -1)
 
-def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:24': 'A friendly leader stacked with or next to the units'
+def define__close_combat_leadership(s, a_units):  # 'rulesets/series/leaders.mst:22': "Best Close Combat DRM among the units' leaders"
+    return max((UNIT_PROPS['close_combat_drm'][define__leader_of(s, e0)] for e0 in tuple(e0 for e0 in a_units if define__has_leader(s, e0))),
+        default=0)
+
+def define__leadership(s, a_u):  # 'rulesets/series/leaders.mst:27': 'Leadership DRM for a unit'
+    return (UNIT_PROPS['leadership_drm'][define__leader_of(s, a_u)] if define__has_leader(s, a_u) else 0)
+
+def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units'
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1])) for e1 in q.union(q.units_at(s,
         q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
@@ -344,57 +353,62 @@ def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:
     return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
         for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
-def define__may_attack(s, a_u):  # 'rulesets/series/close_combat.mst:37': 'May attack'
+def define__may_attack(s, a_u):  # 'rulesets/series/close_combat.mst:40': 'May attack'
     return ((define__parade(s, a_u) and (not s.vars['withdrawn'][a_u])) and (not UNIT_PROPS['artillery'][a_u]))
 
-def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:41': 'Must attack'
-    return ((not UNIT_PROPS['artillery'][a_u]) and (not define__rifle_unit(s, a_u)))
+def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack'
+    return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not define__rifle_unit(s, a_u))))
 
-def define__adds_strength(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Adds its SPs to a close combat'
+def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
+    return s.vars['pinned'][a_u]
+
+def define__adds_strength(s, a_u):  # 'rulesets/series/close_combat.mst:71': 'Adds its SPs to a close combat'
     return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
 
-def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:59': 'Attacking SPs'
+def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0)))
 
-def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:62': "A defending unit's SPs"
+def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted')
         else q.unit_strength(s, a_u)))
 
-def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:65': 'Defending SPs'
+def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
     return sum(define__defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0)))
 
-define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:70': 'May be the lead unit'
+define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:85': 'May be the lead unit'
 
-def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:77': 'Units that may lead'
+def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
         if (define__parade(s, e0) and define__may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (len(tuple(e0
         for e0 in a_units if define__may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
-def define__may_advance(s, a_u, a_into):  # 'rulesets/series/close_combat.mst:86': 'May advance after combat'
+define__result_stands = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:101': 'The side suffers its close combat result'
+
+def define__may_advance(s, a_u, a_into):  # 'rulesets/series/close_combat.mst:106': 'May advance after combat'
     return (not q.prohibited(s, a_into))
 
 def define__free_to_advance(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:30': 'Free to advance after combat'
     return (not define__at_the_limit(s, a_u))
 
-def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
+def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:114': 'May advance into every defending hex'
     return all(define__may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
-def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
+def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:119': 'Attacking units that may lead'
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))
         if (len(tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
-def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
+def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:126': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and define__parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
+def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:156': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
+def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:163': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
-def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
+def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:168': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits"
@@ -737,6 +751,38 @@ def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20'
 def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
+def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:53'
+    e.set_var(s, 'pin_withdrawal', False)
+def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:54'
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
+def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:55'
+    e.set_at(s, 'pin_case_b', b['u'], False)
+def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:56'
+    e.set_at(s, 'pin_case_chosen', b['u'], False)
+def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:59'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
+def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:60'
+    return (not s.vars['pin_case_chosen'][b['u']])
+def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:61'
+    return s.vars['pin_group'][b['u']]
+def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:62'
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group'])))
+def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:63'
+    return (not b['engaged'])
+def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
+def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:70'
+    e.set_at(s, 'pin_case_chosen', b['v'], True)
+def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:71'
+    e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
+def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:73'
+    return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
+def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:74'
+    e.set_at(s, 'pin_case_b', b['e'], True)
+def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:75'
+    e.set_var(s, 'pin_withdrawal', True)
+
 def movement_phase__morgan__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:207'
     return ((((b['side'] == 1) and (q.entry_turn(s, 94) > 0)) and (s.vars['turn'] >= q.entry_turn(s, 94))) and (s.vars['morgan_arrived_on'] == 0))
 def movement_phase__morgan__morgan_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:208'
@@ -784,23 +830,23 @@ def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforc
     e.place(s, 92, b['h'])
 def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
-def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:31'
+def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:93'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         b['side'])) > 0)))
-def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:32'
+def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:94'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
-def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:33'
+def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:95'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here'])
         and define__open_to(s, b['u'], e0)))
-def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:34'
+def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:96'
     return (len(b['away']) > 0)
-def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:35'
+def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:97'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
-def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:36'
+def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:98'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
-def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:37'
+def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:99'
     e.advance_to(s, b['u'], b['to'])
-def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:39'
+def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:101'
     e.set_at(s, 'moved_away', b['u'], True)
 def movement_phase__oswald__if(s, b):  # 'rulesets/monmouth/leaders.mst:198'
     return (s.unit_status[22] == 0)
@@ -829,17 +875,17 @@ def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/mo
     return {'unit': b['u'], 'drm': (-1)}
 def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:432'
     e.set_at(s, 'hessian_holds', b['u'], True)
-def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:49'
+def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:111'
     return define__in_enemy_zoc(s, b['hex'], b['side'])
-def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:50'
+def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:112'
     return define__rifle_zoc_cost(s, b['from'], b['to'], b['side'])
-def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:51'
+def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:113'
     return define__may_move_strategically(s, b['unit'])
-def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:52'
+def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:114'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
-def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:53'
+def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:115'
     return define__strategic_factor(s, b['unit'])
-def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:54'
+def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:116'
     return define__one_hex_minimum(s, b['unit'])
 def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:264'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
@@ -854,19 +900,15 @@ def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/mon
     e.set_at(s, 'held_back', b['u'], True)
 def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
-def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:57'
+def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:119'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
-def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:58'
+def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:120'
     e.set_at(s, 'pinned', b['u'], False)
-def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:59'
+def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:121'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
-def movement_phase__pins__let_group(s, b):  # 'rulesets/series/movement.mst:60'
-    return s.vars['pin_group'][b['u']]
-def movement_phase__pins__each_v(s, b):  # 'rulesets/series/movement.mst:61'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:62'
+def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:124'
     e.set_at(s, 'pin_group', b['v'], 0)
-def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:64'
+def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:126'
     return {'side': b['side'], 'amount': define__pin_removal_adjustment(s)}
 
 def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12'
@@ -966,154 +1008,160 @@ def rifle_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:166'
 def rifle_fire__to_hit__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
-def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:10'
+def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:12'
     return define__may_attack(s, b['unit'])
-def close_combat_phase__designate__designate_combats_must_attack(s, b):  # 'rulesets/series/close_combat.mst:11'
+def close_combat_phase__designate__designate_combats_must_attack(s, b):  # 'rulesets/series/close_combat.mst:13'
     return define__must_attack(s, b['unit'])
-def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:13'
+def close_combat_phase__designate__designate_combats_must_be_attacked(s, b):  # 'rulesets/series/close_combat.mst:14'
+    return define__must_be_attacked(s, b['unit'])
+def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:16'
     return (not s.vars['pinned'][b['unit']])
-def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:9'
+def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 def close_combat_phase__hedgerow_attacked__if(s, b):  # 'rulesets/monmouth/scenarios.mst:231'
     return any(any(((q.hex_of(s, e1) in ZONE_HEDGEROW_LINE) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0)) for e0 in q.combats(s))
 def close_combat_phase__hedgerow_attacked__set_hedgerow_attacked(s, b):  # 'rulesets/monmouth/scenarios.mst:232'
     e.set_var(s, 'hedgerow_attacked', True)
-def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:15'
+def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:18'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
-def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_combat.mst:19'
+def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_combat.mst:22'
     return q.combats(s)
 
-def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:45'
+def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:169'
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:189'
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:170'
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:190'
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:171'
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:191'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:172'
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:173'
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:193'
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:175'
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:195'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:176'
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:196'
     e.set_at(s, 'has_fired', b['u'], True)
 def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:448'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if define__hessian_grenadier(s, e0))
 def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:449'
     e.set_at(s, 'hessian_engaged', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:181'
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:201'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:182'
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:202'
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:187'
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:207'
     return q.odds_column(s, 3, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:188'
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:208'
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:189'
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:209'
     return q.shift_column(s, 3, b['odds'], (-1))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:194'
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:214'
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:197'
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:217'
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:198'
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:218'
     return s.vars['pinned'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:199'
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:219'
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:201'
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:221'
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:207'
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:227'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:216'
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:236'
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:217'
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:237'
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:223'
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:243'
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:226'
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:246'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:227'
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:247'
     return (b['matrix'][0] + define__illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:228'
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:248'
     return (b['matrix'][1] == 10)
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:234'
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:254'
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:239'
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:259'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:241'
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:261'
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:247'
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:267'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:248'
+def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:268'
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:261'
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:281'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:262'
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:282'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:265'
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:285'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:266'
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:286'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:267'
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:287'
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:268'
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:288'
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:269'
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:289'
+    return define__result_stands(s, b['defender'])
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:290'
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:269'
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:290'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:272'
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:294'
+    return define__result_stands(s, b['attacker'])
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:295'
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:272'
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:295'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:278'
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:309'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:280'
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:313'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:285'
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:319'
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:288'
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:322'
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:299'
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:333'
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:302'
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:336'
     e.resolve_combat(s, b['combat'])
 
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:307'
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:341'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:308'
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:342'
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:310'
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:344'
     return (b['lead'] != -1)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:311'
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:345'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:312'
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:346'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:314'
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:348'
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:318'
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:352'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:319'
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], e0)) and define__stack_ok(s,
         q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:320'
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:354'
     return (b['to'] != -1)
 
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:331'
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:365'
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:336'
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:370'
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:337'
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:371'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def lee_penalty__penalty__set_lee_penalized(s, b):  # 'rulesets/monmouth/leaders.mst:78'
@@ -1203,9 +1251,9 @@ def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/se
 def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
-def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:125'
+def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:202'
     return define__enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
-def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:126'
+def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:203'
     e.capture(s, b['l'])
 
 def trigger__step_lost_vp__score(s, b):  # 'rulesets/series/victory.mst:23'
@@ -1294,33 +1342,33 @@ def modifiers__morale_check_drm__5_if(s, b):  # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
-def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:114'
+def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:134'
     return define__modified_morale(s, b['attacker_lead'])
-def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:115'
+def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:135'
     return (0 - define__modified_morale(s, b['defender_lead']))
-def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_combat.mst:116'
+def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_combat.mst:136'
     return define__close_combat_leadership(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:117'
+def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:137'
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
-def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:118'
+def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:138'
     return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:119'
+def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:139'
     return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:121'
+def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:141'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:121'
+def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:141'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
-def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.mst:122'
+def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.mst:142'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:123'
+def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:143'
     return define__behind_fieldworks(s, b['combat'])
-def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:124'
+def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:144'
     return define__suffers_rifle_drm(s, b['attacker_lead'])
-def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:125'
+def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:145'
     return define__suffers_rifle_drm(s, b['defender_lead'])
-def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:126'
+def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:146'
     return define__all_militia(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:127'
+def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:147'
     return define__all_militia(s, q.defenders(s, b['combat']))
 def modifiers__morgan_entry_drm__1_if(s, b):  # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
@@ -1336,7 +1384,7 @@ def trigger__momentum_lost_on_capture__condition(s, b):  # 'rulesets/series/mome
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
-def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:123'
+def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:200'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(define__enemy_leaders_alone(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
@@ -1382,16 +1430,22 @@ def trigger__objective_control__condition(s, b):  # 'rulesets/monmouth/victory.m
 def trigger__british_sp_eliminated__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:280'
     return define__counts_for_6_28(s, b['unit'])
 
-def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:92'
+def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:154'
     return (s.vars['order'][b['unit']] == 'disrupted')
-def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:97'
+def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:159'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:102'
+def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:164'
     return s.vars['moved_away'][b['unit']]
-def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:108'
+def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:170'
     return s.vars['withdrawn'][b['unit']]
-def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:115'
+def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:177'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
+def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:185'
+    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
+        b['unit']))) > 0))
+def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:192'
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
+        b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
 def restriction__monmouth_movement_allowance__value(s, b):  # 'rulesets/monmouth/movement.mst:30'
     return define__movement_allowance(s, b['unit'])
 def restriction__heavy_guns_pay_their_way__condition(s, b):  # 'rulesets/monmouth/artillery.mst:15'
@@ -2182,138 +2236,182 @@ RULES = Rules(
                 Jump(3),
                 Jump(1),
             ), lines=lines_at('rulesets/series/stacking.mst', (17, 17, 17, 18, 19, 20, 21, 18, 17))),
+        'pin_cases': ProcedureSpec(
+            'pin_cases', 'PIN results: case A or case B', 'procedure', ('side',), steps={'clear': 0, 'choose': 7}, types={'_ask4': 'bool',
+                '_for_e': 'units', '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int',
+                'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
+                Exec(pin_cases__clear__set_pin_withdrawal),
+                ForStart('_for_u', pin_cases__clear__each_u),
+                JumpIfEmpty('_for_u', 7),
+                ForTake('u', '_for_u'),
+                Exec(pin_cases__clear__set_pin_case_b),
+                Exec(pin_cases__clear__set_pin_case_chosen),
+                Jump(2),
+                ForStart('_for_u', pin_cases__choose__each_u),
+                JumpIfEmpty('_for_u', 36),
+                ForTake('u', '_for_u'),
+                JumpIfNot(pin_cases__choose__if, 35),
+                Let('group', pin_cases__choose__let_group),
+                Let('engaged', pin_cases__choose__let_engaged),
+                Let('case_b', pin_cases__choose__let_case_b),
+                JumpIfNot(Bound('engaged'), 20),
+                Ask(Bound('side'), 'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?', '_ask4'),
+                JumpIfNot(Bound('_ask4'), 19),
+                Let('case_b', Constant(True)),
+                Jump(19),
+                Jump(20),
+                ForStart('_for_v', pin_cases__choose__each_v),
+                JumpIfEmpty('_for_v', 34),
+                ForTake('v', '_for_v'),
+                Exec(pin_cases__choose__set_pin_case_chosen),
+                Exec(pin_cases__choose__set_pin_case_b),
+                JumpIfNot(Bound('case_b'), 33),
+                ForStart('_for_e', pin_cases__choose__each_e),
+                JumpIfEmpty('_for_e', 32),
+                ForTake('e', '_for_e'),
+                Exec(pin_cases__choose__set_pin_case_b_2),
+                Exec(pin_cases__choose__set_pin_withdrawal),
+                Jump(27),
+                Jump(33),
+                Jump(21),
+                Jump(35),
+                Jump(8),
+            ), lines=lines_at('rulesets/series/movement.mst', (53, 54, 54, 54, 55, 56, 54, 59, 59, 59, 60, 61, 62, 63, 64, 65, 65, 66, 65, 64, 69, 69,
+                69, 70, 71, 72, 73, 73, 73, 74, 75, 73, 72, 69, 60, 59))),
         'movement_phase': ProcedureSpec(
-            'movement_phase', 'Movement Phase', 'phase', ('side',), steps={'morgan': 0, 'variable_reinforcements': 6, 'reinforcements': 31,
-                'steuben_returns': 32, 'disrupted_away': 40, 'oswald': 53, 'countermarch': 60, 'hessian_grenadiers': 71, 'move': 87,
-                'arrivals_over_stacked': 88, 'pins': 98}, types={'_ask4': 'bool', '_ask5': 'bool', '_ask6': 'bool', '_for_h': 'hexes',
+            'movement_phase', 'Movement Phase', 'phase', ('side',), steps={'pin_cases': 0, 'morgan': 1, 'variable_reinforcements': 7,
+                'reinforcements': 32, 'steuben_returns': 33, 'disrupted_away': 41, 'oswald': 54, 'countermarch': 61, 'hessian_grenadiers': 72,
+                'move': 88, 'arrivals_over_stacked': 89, 'pins': 99}, types={'_ask5': 'bool', '_ask6': 'bool', '_ask7': 'bool', '_for_h': 'hexes',
                 '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'outcome': 'str',
                 'passed': 'bool', 'second': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'}, code=(
-                JumpIfNot(movement_phase__morgan__if, 6),
+                Call('pin_cases', Passed((('side', 'side'),)), None),
+                JumpIfNot(movement_phase__morgan__if, 7),
                 Roll(6, movement_phase__morgan__morgan_entry_column, 'morgan_entry_drm', 'outcome', None),
-                JumpIfNot(movement_phase__morgan__if_2, 5),
+                JumpIfNot(movement_phase__morgan__if_2, 6),
                 Exec(movement_phase__morgan__set_morgan_arrived_on),
-                Jump(5),
                 Jump(6),
-                JumpIfNot(movement_phase__variable_reinforcements__if, 31),
+                Jump(7),
+                JumpIfNot(movement_phase__variable_reinforcements__if, 32),
                 Exec(movement_phase__variable_reinforcements__set_variable_entry_rolled),
-                JumpIfNot(movement_phase__variable_reinforcements__if_2, 11),
+                JumpIfNot(movement_phase__variable_reinforcements__if_2, 12),
                 Exec(movement_phase__variable_reinforcements__set_variable_entry_passed),
-                Jump(30),
-                JumpIfNot(movement_phase__variable_reinforcements__if_3, 30),
-                JumpIfNot(movement_phase__variable_reinforcements__if_4, 19),
-                Ask(Bound('side'), 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
-                JumpIfNot(Bound('_ask4'), 18),
+                Jump(31),
+                JumpIfNot(movement_phase__variable_reinforcements__if_3, 31),
+                JumpIfNot(movement_phase__variable_reinforcements__if_4, 20),
+                Ask(Bound('side'), 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask5'),
+                JumpIfNot(Bound('_ask5'), 19),
                 Call('spend_momentum', Passed((('side', 'side'),)), None),
                 Exec(movement_phase__variable_reinforcements__set_variable_momentum_spent),
-                Jump(18),
                 Jump(19),
+                Jump(20),
                 Roll(7, movement_phase__variable_reinforcements__variable_reinforcement_entry_column, 'variable_entry_drm', 'outcome', None),
                 Exec(movement_phase__variable_reinforcements__set_variable_entry_passed_2),
-                JumpIfNot(movement_phase__variable_reinforcements__if_5, 29),
+                JumpIfNot(movement_phase__variable_reinforcements__if_5, 30),
                 ForStart('_for_u', movement_phase__variable_reinforcements__each_u),
-                JumpIfEmpty('_for_u', 28),
+                JumpIfEmpty('_for_u', 29),
                 ForTake('u', '_for_u'),
                 RollDie('second', None),
                 Exec(movement_phase__variable_reinforcements__set_second_roll_passed),
-                Jump(23),
-                Jump(29),
+                Jump(24),
                 Jump(30),
                 Jump(31),
+                Jump(32),
                 Prim('enter_reinforcements', movement_phase__reinforcements__enter_reinforcements_args,
                     {'may_enter': movement_phase__reinforcements__enter_reinforcements_may_enter,
                     'entry_hexes': movement_phase__reinforcements__enter_reinforcements_entry_hexes}),
-                JumpIfNot(movement_phase__steuben_returns__if, 40),
-                Ask(Constant(1), 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
-                JumpIfNot(Bound('_ask5'), 39),
+                JumpIfNot(movement_phase__steuben_returns__if, 41),
+                Ask(Constant(1), 'Bring von Steuben back with the variable reinforcements?', '_ask6'),
+                JumpIfNot(Bound('_ask6'), 40),
                 Choose('h', movement_phase__steuben_returns__h_options, Constant(1), 'hex', 'choose h', ''),
                 Exec(movement_phase__steuben_returns__place),
                 Exec(movement_phase__steuben_returns__set_steuben_withdrawn),
-                Jump(39),
                 Jump(40),
+                Jump(41),
                 ForStart('_for_u', movement_phase__disrupted_away__each_u),
-                JumpIfEmpty('_for_u', 53),
+                JumpIfEmpty('_for_u', 54),
                 Choose('u', Bound('_for_u'), Bound('side'), 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Let('here', movement_phase__disrupted_away__let_here),
                 Let('away', movement_phase__disrupted_away__let_away),
-                JumpIfNot(movement_phase__disrupted_away__if, 51),
+                JumpIfNot(movement_phase__disrupted_away__if, 52),
                 Let('fewest', movement_phase__disrupted_away__let_fewest),
                 Choose('to', movement_phase__disrupted_away__to_options, Bound('side'), 'hex', 'choose to', ''),
                 Exec(movement_phase__disrupted_away__advance_to),
-                Jump(51),
+                Jump(52),
                 Exec(movement_phase__disrupted_away__set_moved_away),
-                Jump(41),
-                JumpIfNot(movement_phase__oswald__if, 60),
+                Jump(42),
+                JumpIfNot(movement_phase__oswald__if, 61),
                 ForStart('_for_u', movement_phase__oswald__each_u),
-                JumpIfEmpty('_for_u', 59),
+                JumpIfEmpty('_for_u', 60),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__oswald__set_with_oswald),
-                Jump(55),
-                Jump(60),
-                JumpUnlessSwitch('command_and_control', True, 71),
-                JumpIfNot(movement_phase__countermarch__if, 71),
+                Jump(56),
+                Jump(61),
+                JumpUnlessSwitch('command_and_control', True, 72),
+                JumpIfNot(movement_phase__countermarch__if, 72),
                 ForStart('_for_u', movement_phase__countermarch__each_u),
-                JumpIfEmpty('_for_u', 70),
+                JumpIfEmpty('_for_u', 71),
                 Choose('u', Bound('_for_u'), Constant(1), 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(movement_phase__countermarch__set_cc_strategic),
                 Prim('march', movement_phase__countermarch__march_args, {'stacking': retreat_unit__retreat__retreat_stacking,
                     'stop_after': movement_phase__countermarch__march_stop_after}),
                 Exec(movement_phase__countermarch__set_cc_strategic_2),
-                Jump(63),
-                Jump(71),
-                JumpUnlessSwitch('hessian_grenadiers', True, 87),
-                JumpIfNot(movement_phase__hessian_grenadiers__if, 87),
+                Jump(64),
+                Jump(72),
+                JumpUnlessSwitch('hessian_grenadiers', True, 88),
+                JumpIfNot(movement_phase__hessian_grenadiers__if, 88),
                 ForStart('_for_u', movement_phase__hessian_grenadiers__each_u),
-                JumpIfEmpty('_for_u', 86),
+                JumpIfEmpty('_for_u', 87),
                 Choose('u', Bound('_for_u'), Constant(0), 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Ask(Constant(0), 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
-                JumpIfNot(Bound('_ask6'), 84),
+                Ask(Constant(0), 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask7'),
+                JumpIfNot(Bound('_ask7'), 85),
                 Call('morale_check', movement_phase__hessian_grenadiers__morale_check_args, 'passed'),
-                JumpIfNot(check_or_retreat__each__if, 83),
+                JumpIfNot(check_or_retreat__each__if, 84),
                 Exec(movement_phase__hessian_grenadiers__set_hessian_holds),
-                Jump(83),
-                Jump(85),
+                Jump(84),
+                Jump(86),
                 Exec(movement_phase__hessian_grenadiers__set_hessian_holds),
-                Jump(74),
-                Jump(87),
+                Jump(75),
+                Jump(88),
                 Prim('move_units', Passed((('side', 'side'),)), {'stacking': retreat_unit__retreat__retreat_stacking,
                     'stop_after': movement_phase__move__move_units_stop_after, 'extra_cost': movement_phase__move__move_units_extra_cost,
                     'strategic': movement_phase__move__move_units_strategic, 'strategic_step': movement_phase__move__move_units_strategic_step,
                     'strategic_factor': movement_phase__move__move_units_strategic_factor,
                     'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum}),
                 ForStart('_for_h', movement_phase__arrivals_over_stacked__each_h),
-                JumpIfEmpty('_for_h', 98),
+                JumpIfEmpty('_for_h', 99),
                 ForTake('h', '_for_h'),
-                JumpIfNot(movement_phase__arrivals_over_stacked__while, 97),
+                JumpIfNot(movement_phase__arrivals_over_stacked__while, 98),
                 Choose('u', movement_phase__arrivals_over_stacked__u_options, Bound('side'), 'unit', 'choose u', ''),
                 Exec(movement_phase__arrivals_over_stacked__hold_back),
                 Exec(movement_phase__arrivals_over_stacked__set_held_back),
                 Exec(movement_phase__arrivals_over_stacked__set_held_back_waiting),
-                Jump(91),
-                Jump(89),
+                Jump(92),
+                Jump(90),
                 ForStart('_for_u', movement_phase__pins__each_u),
-                JumpIfEmpty('_for_u', 112),
+                JumpIfEmpty('_for_u', 113),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__pins__set_pinned),
-                JumpIfNot(movement_phase__pins__if, 111),
-                Let('group', movement_phase__pins__let_group),
-                ForStart('_for_v', movement_phase__pins__each_v),
-                JumpIfEmpty('_for_v', 109),
+                JumpIfNot(movement_phase__pins__if, 112),
+                Let('group', pin_cases__choose__let_group),
+                ForStart('_for_v', pin_cases__choose__each_v),
+                JumpIfEmpty('_for_v', 110),
                 ForTake('v', '_for_v'),
                 Exec(movement_phase__pins__set_pin_group),
-                Jump(105),
+                Jump(106),
                 Call('adjust_army_morale', movement_phase__pins__adjust_army_morale_args, None),
-                Jump(111),
-                Jump(99),
-            ), lines=lines_at('rulesets/monmouth/reinforcements.mst', (207, 208, 209, 210, 209, 207, 219, 220, 221, 222, 221, 224, 225, 226, 226, 227,
-                228, 226, 225, 231, 232, 233, 234, 234, 234, 235, 236, 234, 233, 224, 219, 246, 253, 254, 254, 255, 256, 257, 254,
-                253), 'rulesets/series/movement.mst', (31, 31, 31, 31, 32, 33, 34, 35, 36, 37, 34, 39, 31), 'rulesets/monmouth/leaders.mst', (198,
-                199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147, 148, 148, 148, 148, 149, 150, 157, 148,
-                147), 'rulesets/monmouth/scenarios.mst', (427, 427, 428, 428, 428, 428, 429, 429, 430, 431, 432, 431, 429, 435, 428,
-                427), 'rulesets/series/movement.mst', (47,), 'rulesets/monmouth/reinforcements.mst', (264, 264, 264, 265, 266, 267, 268, 269, 265,
-                264), 'rulesets/series/movement.mst', (57, 57, 57, 58, 59, 60, 61, 61, 61, 62, 61, 64, 59, 57))),
+                Jump(112),
+                Jump(100),
+            ), lines=lines_at('rulesets/series/movement.mst', (85,), 'rulesets/monmouth/reinforcements.mst', (207, 208, 209, 210, 209, 207, 219, 220,
+                221, 222, 221, 224, 225, 226, 226, 227, 228, 226, 225, 231, 232, 233, 234, 234, 234, 235, 236, 234, 233, 224, 219, 246, 253, 254,
+                254, 255, 256, 257, 254, 253), 'rulesets/series/movement.mst', (93, 93, 93, 93, 94, 95, 96, 97, 98, 99, 96, 101,
+                93), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147,
+                148, 148, 148, 148, 149, 150, 157, 148, 147), 'rulesets/monmouth/scenarios.mst', (427, 427, 428, 428, 428, 428, 429, 429, 430, 431,
+                432, 431, 429, 435, 428, 427), 'rulesets/series/movement.mst', (109,), 'rulesets/monmouth/reinforcements.mst', (264, 264, 264, 265,
+                266, 267, 268, 269, 265, 264), 'rulesets/series/movement.mst', (119, 119, 119, 120, 121, 122, 123, 123, 123, 124, 123, 126, 121,
+                119))),
         'morale_check': ProcedureSpec(
             'morale_check', 'Morale Check', 'procedure', ('unit', 'drm'), result='passed', steps={'roll': 0, 'result': 1}, types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
@@ -2321,7 +2419,7 @@ RULES = Rules(
                 Let('passed', morale_check__result__let_passed),
             ), lines=lines_at('rulesets/series/morale.mst', (11, 12))),
         'rally_phase': ProcedureSpec(
-            'rally_phase', 'Rally Phase', 'phase', ('side',), steps={'withdrawal_markers': 0, 'rally': 5}, types={'_ask7': 'bool', '_for_u': 'units',
+            'rally_phase', 'Rally Phase', 'phase', ('side',), steps={'withdrawal_markers': 0, 'rally': 5}, types={'_ask8': 'bool', '_for_u': 'units',
                 'passed': 'bool', 'side': 'side', 'u': 'unit'}, code=(
                 ForStart('_for_u', rally_phase__withdrawal_markers__each_u),
                 JumpIfEmpty('_for_u', 5),
@@ -2334,8 +2432,8 @@ RULES = Rules(
                 Choose('u', Bound('_for_u'), Bound('side'), 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 JumpIfNot(rally_phase__rally__if, 17),
-                Ask(Constant(1), 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
-                JumpIfNot(Bound('_ask7'), 16),
+                Ask(Constant(1), 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask8'),
+                JumpIfNot(Bound('_ask8'), 16),
                 Exec(rally_phase__rally__set_molly),
                 Exec(rally_phase__rally__set_molly_placed),
                 Jump(16),
@@ -2376,15 +2474,15 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/fire.mst', (44, 45, 46, 45, 48, 43))),
         'artillery_fire': ProcedureSpec(
             'artillery_fire', 'Artillery Fire', 'procedure', ('target', 'side'), steps={'firers': 0, 'hessians_engaged': 12,
-                'to_hit': 16}, types={'_ask8': 'bool', '_for_a': 'units', 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int',
+                'to_hit': 16}, types={'_ask9': 'bool', '_for_a': 'units', 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int',
                 'needed': 'int', 'result': 'code', 'side': 'side', 'target': 'unit'}, code=(
                 Let('firers', artillery_fire__firers__let_firers),
                 ForStart('_for_a', artillery_fire__firers__each_a),
                 JumpIfEmpty('_for_a', 11),
                 Choose('a', Bound('_for_a'), Bound('side'), 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
-                Ask(Bound('side'), 'Fire this artillery unit at the target?', '_ask8'),
-                JumpIfNot(Bound('_ask8'), 10),
+                Ask(Bound('side'), 'Fire this artillery unit at the target?', '_ask9'),
+                JumpIfNot(Bound('_ask9'), 10),
                 Let('firers', artillery_fire__firers__let_firers_2),
                 Exec(artillery_fire__firers__set_fired),
                 Jump(10),
@@ -2443,15 +2541,15 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/fire.mst', (135, 136, 137, 136, 139, 134))),
         'rifle_fire': ProcedureSpec(
             'rifle_fire', 'Rifle Fire', 'procedure', ('target', 'side'), steps={'firers': 0, 'hessians_engaged': 11,
-                'to_hit': 15}, types={'_ask9': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int',
+                'to_hit': 15}, types={'_ask10': 'bool', '_for_r': 'units', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int',
                 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side', 'target': 'unit'}, code=(
                 Let('firers', artillery_fire__firers__let_firers),
                 ForStart('_for_r', rifle_fire__firers__each_r),
                 JumpIfEmpty('_for_r', 10),
                 Choose('r', Bound('_for_r'), Bound('side'), 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
-                Ask(Bound('side'), 'Fire this rifle unit at the target?', '_ask9'),
-                JumpIfNot(Bound('_ask9'), 9),
+                Ask(Bound('side'), 'Fire this rifle unit at the target?', '_ask10'),
+                JumpIfNot(Bound('_ask10'), 9),
                 Let('firers', rifle_fire__firers__let_firers),
                 Jump(9),
                 Jump(2),
@@ -2487,6 +2585,7 @@ RULES = Rules(
                 Prim('designate_combats', close_combat_phase__designate__designate_combats_args,
                     {'may_attack': close_combat_phase__designate__designate_combats_may_attack,
                     'must_attack': close_combat_phase__designate__designate_combats_must_attack,
+                    'must_be_attacked': close_combat_phase__designate__designate_combats_must_be_attacked,
                     'may_divert': close_combat_phase__designate__designate_combats_may_divert}),
                 JumpUnlessSwitch('hedgerow_holds', True, 5),
                 JumpIfNot(close_combat_phase__hedgerow_attacked__if, 5),
@@ -2505,8 +2604,8 @@ RULES = Rules(
                 Jump(11),
                 Call('end_of_close_combat', Passed((('side', 'side'),)), None),
                 Call('shattered_captured', lose_momentum__lose__gain_momentum_args, None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (9,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232,
-                231), 'rulesets/series/close_combat.mst', (15, 15, 15, 16, 15, 19, 19, 19, 19, 20, 19, 25, 26))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232,
+                231), 'rulesets/series/close_combat.mst', (18, 18, 18, 19, 18, 22, 22, 22, 22, 23, 22, 28, 29))),
         'shattered_captured': ProcedureSpec(
             'shattered_captured', 'Shattered units next to the enemy', 'procedure', ('side',), steps={'each': 0}, types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2515,11 +2614,11 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(end_of_close_combat__exposed__capture),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (45, 45, 45, 46, 45))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (60, 60, 60, 61, 60))),
         'close_combat': ProcedureSpec(
             'close_combat', 'Close Combat', 'procedure', ('combat',), steps={'begin': 0, 'hessians_engaged': 11, 'odds': 17, 'cavalry_withdrawal': 29,
-                'lead_units': 48, 'tactics': 50, 'resolve': 59, 'momentum': 60, 'previously_retreated': 81, 'apply': 83, 'retreated_check': 91,
-                'gain_momentum': 93, 'advance': 101, 'done': 103}, types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_for_u': 'units',
+                'lead_units': 48, 'tactics': 50, 'resolve': 59, 'momentum': 60, 'previously_retreated': 81, 'apply': 83, 'retreated_check': 99,
+                'gain_momentum': 105, 'advance': 113, 'done': 115}, types={'_ask11': 'bool', '_ask12': 'bool', '_ask13': 'bool', '_for_u': 'units',
                 '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit', 'attacker_loss': 'int',
                 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker', 'defender_lead': 'unit',
                 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int',
@@ -2548,15 +2647,15 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(end_of_close_combat__exposed__capture),
                 Jump(19),
-                Jump(101),
+                Jump(113),
                 Jump(25),
                 Let('odds', close_combat__odds__let_odds),
                 JumpIfNot(close_combat__odds__if_2, 29),
                 Let('odds', close_combat__odds__let_odds_2),
                 Jump(29),
                 JumpIfNot(close_combat__cavalry_withdrawal__if, 48),
-                Ask(Bound('defender'), 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                JumpIfNot(Bound('_ask10'), 47),
+                Ask(Bound('defender'), 'Withdraw the cavalry instead of fighting?', '_ask11'),
+                JumpIfNot(Bound('_ask11'), 47),
                 ForStart('_for_u', close_combat__odds__each_u),
                 JumpIfEmpty('_for_u', 45),
                 Choose('u', Bound('_for_u'), Bound('defender'), 'unit', 'choose the next u', ''),
@@ -2570,7 +2669,7 @@ RULES = Rules(
                 Exec(end_of_close_combat__exposed__capture),
                 Jump(44),
                 Jump(33),
-                Jump(101),
+                Jump(113),
                 Jump(47),
                 Jump(48),
                 Choose('attacker_lead', close_combat__lead_units__attacker_lead_options, Bound('attacker'), 'unit', 'choose attacker_lead', ''),
@@ -2585,22 +2684,22 @@ RULES = Rules(
                 JumpIfNot(close_combat__tactics__if, 59),
                 Call('tactical_withdrawal', Passed((('combat', 'combat'), ('attacker_chit', 'attacker_chit'), ('defender_chit', 'defender_chit'))),
                     None),
-                Jump(101),
+                Jump(113),
                 Jump(59),
                 Roll(3, close_combat__resolve__close_combat_table_column, 'close_combat_drm', 'result', 'modified_roll'),
                 JumpIfNot(initiative__spend__if, 81),
                 Let('first', close_combat__momentum__let_first),
                 Let('rerolled', Constant(False)),
                 JumpIfNot(close_combat__momentum__if, 70),
-                Ask(Bound('first'), 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                JumpIfNot(Bound('_ask11'), 69),
+                Ask(Bound('first'), 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                JumpIfNot(Bound('_ask12'), 69),
                 Call('spend_momentum', Passed((('side', 'first'),)), None),
                 Let('rerolled', Constant(True)),
                 Jump(69),
                 Jump(70),
                 JumpIfNot(close_combat__momentum__if_2, 77),
-                Ask(close_combat__momentum__ask12_chooser, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
-                JumpIfNot(Bound('_ask12'), 76),
+                Ask(close_combat__momentum__ask13_chooser, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask13'),
+                JumpIfNot(Bound('_ask13'), 76),
                 Call('spend_momentum', initiative__spend__spend_on_initiative_args, None),
                 Let('rerolled', Constant(True)),
                 Jump(76),
@@ -2615,29 +2714,41 @@ RULES = Rules(
                 Let('attacker_others', close_combat__apply__let_attacker_others),
                 Let('defender_loss', close_combat__apply__let_defender_loss),
                 Let('attacker_loss', close_combat__apply__let_attacker_loss),
+                JumpIfNot(close_combat__apply__if, 90),
                 ApplyResult(close_combat__apply__result, close_combat__apply__result_args),
+                Jump(90),
+                JumpIfNot(close_combat__apply__if_2, 93),
                 ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
+                Jump(93),
+                JumpIfNot(close_combat__apply__if, 96),
                 Call('adjust_army_morale', Passed((('side', 'defender'), ('amount', 'defender_loss'))), None),
+                Jump(96),
+                JumpIfNot(close_combat__apply__if_2, 99),
                 Call('adjust_army_morale', Passed((('side', 'attacker'), ('amount', 'attacker_loss'))), None),
+                Jump(99),
+                JumpIfNot(close_combat__apply__if, 102),
                 Call('previously_retreated_check', close_combat__retreated_check__previously_retreated_check_args, None),
+                Jump(102),
+                JumpIfNot(close_combat__apply__if_2, 105),
                 Call('previously_retreated_check', close_combat__retreated_check__previously_retreated_check_args_2, None),
-                JumpIfNot(initiative__spend__if, 101),
-                JumpIfNot(close_combat__gain_momentum__if, 97),
+                Jump(105),
+                JumpIfNot(initiative__spend__if, 113),
+                JumpIfNot(close_combat__gain_momentum__if, 109),
                 Call('gain_momentum', Passed((('side', 'defender'),)), None),
-                Jump(100),
-                JumpIfNot(close_combat__gain_momentum__if_2, 100),
+                Jump(112),
+                JumpIfNot(close_combat__gain_momentum__if_2, 112),
                 Call('gain_momentum', Passed((('side', 'attacker'),)), None),
-                Jump(100),
-                Jump(101),
+                Jump(112),
+                Jump(113),
                 Exec(close_combat__advance__set_snapshot_taken),
                 Call('advance_after_combat', Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), None),
                 Exec(close_combat__done__resolve_combat),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (168, 169, 170, 171, 172, 173, 175, 175, 175, 176,
-                175), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (181, 182, 182, 182,
-                183, 182, 185, 181, 187, 188, 189, 188, 194, 195, 195, 196, 196, 196, 196, 197, 198, 199, 198, 201, 207, 208, 207, 196, 211, 195,
-                194, 216, 217, 223, 224, 225, 226, 227, 228, 229, 230, 228, 234, 238, 239, 240, 241, 242, 242, 243, 244, 242, 241, 247, 248, 248,
-                249, 250, 248, 247, 253, 254, 253, 238, 261, 262, 265, 266, 267, 268, 269, 272, 274, 275, 278, 280, 284, 285, 286, 285, 288, 289,
-                288, 284, 299, 300, 302))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (188, 189, 190, 191, 192, 193, 195, 195, 195, 196,
+                195), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (201, 202, 202, 202,
+                203, 202, 205, 201, 207, 208, 209, 208, 214, 215, 215, 216, 216, 216, 216, 217, 218, 219, 218, 221, 227, 228, 227, 216, 231, 215,
+                214, 236, 237, 243, 244, 245, 246, 247, 248, 249, 250, 248, 254, 258, 259, 260, 261, 262, 262, 263, 264, 262, 261, 267, 268, 268,
+                269, 270, 268, 267, 273, 274, 273, 258, 281, 282, 285, 286, 287, 288, 289, 290, 289, 294, 295, 294, 298, 299, 298, 301, 302, 301,
+                308, 309, 308, 312, 313, 312, 318, 319, 320, 319, 322, 323, 322, 318, 333, 334, 336))),
         'advance_after_combat': ProcedureSpec(
             'advance_after_combat', 'Advance after Combat', 'procedure', ('combat', 'lead'), steps={'advance': 0}, types={'_for_u': 'units',
                 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'}, code=(
@@ -2660,8 +2771,8 @@ RULES = Rules(
                 Jump(17),
                 Jump(10),
                 Jump(19),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (307, 308, 310, 311, 312, 313, 314, 312, 310, 318, 318, 318, 318, 319, 320, 321,
-                320, 318, 308))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (341, 342, 344, 345, 346, 347, 348, 346, 344, 352, 352, 352, 352, 353, 354, 355,
+                354, 352, 342))),
         'tactical_withdrawal': ProcedureSpec(
             'tactical_withdrawal', 'No Combat', 'procedure', ('combat', 'attacker_chit', 'defender_chit'), steps={'defender': 0,
                 'attacker': 8}, types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -2682,7 +2793,7 @@ RULES = Rules(
                 Call('retreat_unit', check_or_retreat__each__retreat_unit_args, None),
                 Jump(10),
                 Jump(16),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (331, 332, 332, 332, 332, 333, 332, 331, 336, 337, 337, 337, 337, 338, 337, 336))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (365, 366, 366, 366, 366, 367, 366, 365, 370, 371, 371, 371, 371, 372, 371, 370))),
         'lee_penalty': ProcedureSpec(
             'lee_penalty', "Lee's penalty", 'procedure', (), steps={'penalty': 0}, types={}, code=(
                 Exec(lee_penalty__penalty__set_lee_penalized),
@@ -2830,7 +2941,7 @@ RULES = Rules(
                 ForTake('l', '_for_l'),
                 Exec(trigger__leaders_captured__capture),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/movement.mst', (125, 125, 125, 126, 125))),
+            ), lines=lines_at('rulesets/series/movement.mst', (202, 202, 202, 203, 202))),
         'trigger:step_lost_vp': ProcedureSpec(
             'trigger:step_lost_vp', 'A step lost', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Exec(trigger__step_lost_vp__score),
@@ -3007,6 +3118,10 @@ RULES = Rules(
             None),
         RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', restriction__pinned_units__condition, None, '',
             None),
+        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', restriction__pinned_engaged__condition, None, '',
+            None),
+        RestrictionSpec('pin_case_b_keep_away', 'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '',
+            restriction__pin_case_b_keep_away__condition, None, '', None),
         RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '',
             restriction__monmouth_movement_allowance__value),
         RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '',
@@ -3115,6 +3230,9 @@ RULES = Rules(
         VariableSpec('moved_away', 'unit', 'bool', False, 'movement_phase', 'Moved away (disrupted)', False),
         VariableSpec('pin_group', 'unit', 'int', 0, '', 'PIN result', False),
         VariableSpec('pin_results', '', 'int', 0, '', 'PIN results so far', False),
+        VariableSpec('pin_case_b', 'unit', 'bool', False, '', 'Moving away from a PIN result (case B)', False),
+        VariableSpec('pin_case_chosen', 'unit', 'bool', False, '', 'Case A or B chosen for its PIN result', False),
+        VariableSpec('pin_withdrawal', '', 'bool', False, '', 'Some PIN result is being moved away (case B)', False),
         VariableSpec('fired', 'unit', 'bool', False, 'player_turn', 'Fired this player turn', False),
         VariableSpec('artillery_target', 'unit', 'bool', False, 'defensive_artillery_fire_phase', 'Fired on by artillery this phase', False),
         VariableSpec('rifle_target', 'unit', 'bool', False, 'rifle_fire_phase', 'Fired on by rifles this phase', False),
@@ -3190,6 +3308,7 @@ RULES = Rules(
         'define:cc_period': ('The C&C Table column', '§ monmouth 6.17', ''),
         'define:chit_eligible': ('The chit may be played', '§ series 12.52', ''),
         'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders", '§ series 14.21', ''),
+        'define:commanders': ('Leaders who may command the unit', '§ series 14.1', ''),
         'define:conditional_reinforcement': ('A British conditional reinforcement', '§ monmouth 4.12', ''),
         'define:controls': ('Controls a terrain objective', '§ monmouth II', ''),
         'define:countermarch_goal': ('Where a countermarch leads', '§ monmouth 4.62', ''),
@@ -3221,6 +3340,7 @@ RULES = Rules(
         'define:jaeger_second_roll': ("The Jaegers' second roll", '§ series 10.6', ''),
         'define:lead_candidates': ('Units that may lead', '§ series 12.23, 13.25', ''),
         'define:leader_near': ('A friendly leader stacked with or next to the units', '§ series 14.22, 12.53', ''),
+        'define:leader_of': ('The leader in command', '§ series 14.1, 3.2', ''),
         'define:leadership': ('Leadership DRM for a unit', '§ series 14.23', ''),
         'define:lee_in_command': ('Lee commands the Advanced Corps', '§ monmouth 4.3, 4.31, 4.64', ''),
         'define:margin': ('Victory-point margin', '§ monmouth II', ''),
@@ -3237,7 +3357,8 @@ RULES = Rules(
         'define:molly_may_join': ('Molly Pitcher may join this artillery unit', '§ monmouth 4.4', ''),
         'define:morgans_detachment_unit': ("Of Morgan's Detachment", '§ monmouth 4.11', ''),
         'define:movement_allowance': ('Movement allowance this turn', '§ monmouth 4.1, 4.12, 4.33, 4.62', ''),
-        'define:must_attack': ('Must attack', '§ series 12.12', ''),
+        'define:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
+        'define:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'define:nearest_open_entries': ('The nearest hexes not blocked', '§ monmouth 4.1', ''),
         'define:next_american_player_turn': ('The turn of the next American player turn', '§ monmouth 4.64', ''),
         'define:next_to_any': ('Next to one of the hexes', '§ series 12.52', ''),
@@ -3260,6 +3381,7 @@ RULES = Rules(
         'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
         'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
         'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
+        'define:result_stands': ('The side suffers its close combat result', '§ series 12.23', ''),
         'define:retreat_toward': ('The map edge a unit retreats toward', '§ monmouth 4.8; series 13.21', ''),
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
@@ -3290,7 +3412,8 @@ RULES = Rules(
         'hexside:slope_creek': ('Slope/Creek', '§ series 9.4', 'movement cost: the TEC is printed on the charts'),
         'hexside:track': ('Track', '§ series 9.51, 9.52', ''),
         'hook:close_combat_phase:designate:may_attack': ('May attack', '§ series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4', ''),
-        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12', ''),
+        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
+        'hook:close_combat_phase:designate:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'hook:movement_phase:countermarch:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'hook:movement_phase:countermarch:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
@@ -3363,6 +3486,7 @@ RULES = Rules(
         'procedure:morale_check': ('Morale Check', '§ series 13.5', ''),
         'procedure:movement_phase': ('Movement Phase', '§ series 9', ''),
         'procedure:overstacking': ('Overstacking penalty', '§ series 7.3', ''),
+        'procedure:pin_cases': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
         'procedure:player_turn': ('Player Turn', '§ series 5', ''),
         'procedure:previously_retreated_check': ('Previously-retreated units', '§ series 13.25', ''),
         'procedure:rally_phase': ('Rally Phase', '§ series 15.1', ''),
@@ -3385,6 +3509,8 @@ RULES = Rules(
         'restriction:hessians_hold_back': ('Hessian Grenadiers that did not pass', '§ monmouth 6.391', ''),
         'restriction:hold_the_hedgerow': ('The hedgerow holds until attacked', '§ monmouth 6.292', ''),
         'restriction:monmouth_movement_allowance': ('Movement allowance this turn', '§ monmouth 4.1, 4.12, 4.33, 4.62', ''),
+        'restriction:pin_case_b_keep_away': ('No other unit moves next to the enemy units of a PIN result moved away', '§ series 13.1, 9.2', ''),
+        'restriction:pinned_engaged': ('Pinned units kept engaged do not move', '§ series 13.1, 9.2', ''),
         'restriction:pinned_units': ('Pinned units may not stay next to the enemy', '§ series 9.2, 13.1', ''),
         'restriction:rear_guard_confined': ('The rear guard stays on or behind the Maneuver Zone', '§ monmouth 4.7', ''),
         'restriction:relieved_in_place': ('Washington and Lee stay together', '§ monmouth 4.64', ''),
@@ -3431,7 +3557,7 @@ RULES = Rules(
         'step:close_combat:resolve': ('Close Combat', '§ series 12.23', ''),
         'step:close_combat:retreated_check': ('Close Combat', '§ series 12.23, 13.25', ''),
         'step:close_combat:tactics': ('Close Combat', '§ series 12.23, 12.5, 12.54', ''),
-        'step:close_combat_phase:designate': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21', ''),
+        'step:close_combat_phase:designate': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1', ''),
         'step:close_combat_phase:exposed': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 13.3, 13.4', ''),
         'step:close_combat_phase:hedgerow_attacked': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2; monmouth 6.292', ''),
         'step:close_combat_phase:pins': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.22', ''),
@@ -3474,11 +3600,14 @@ RULES = Rules(
         'step:movement_phase:morgan': ('Movement Phase', '§ series 9; monmouth 4.11', ''),
         'step:movement_phase:move': ('Movement Phase', '§ series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52', ''),
         'step:movement_phase:oswald': ('Movement Phase', '§ series 9; monmouth 4.33', ''),
+        'step:movement_phase:pin_cases': ('Movement Phase', '§ series 9, 13.1, 9.2', ''),
         'step:movement_phase:pins': ('Movement Phase', '§ series 9, 9.3', ''),
         'step:movement_phase:reinforcements': ('Movement Phase', '§ series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13', ''),
         'step:movement_phase:steuben_returns': ('Movement Phase', '§ series 9; monmouth 4.31', ''),
         'step:movement_phase:variable_reinforcements': ('Movement Phase', '§ series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2', ''),
         'step:overstacking:each': ('Overstacking penalty', '§ series 7.3', ''),
+        'step:pin_cases:choose': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
+        'step:pin_cases:clear': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
         'step:player_turn:abbreviated_first_turn': ('Player Turn', '§ series 5; monmouth 6.291', ''),
         'step:player_turn:artillery': ('Player Turn', '§ series 5, 11.1', ''),
         'step:player_turn:begin': ('Player Turn', '§ series 5', ''),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '510948395962d1a683b54768a2e392bbe7c5fc63430b79bd88389762d0b24a7e'
+RULES_HASH = '3631f4e212a5b6e57c683bdb1a0700656a10350e2427bdceab61432facf47d9b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

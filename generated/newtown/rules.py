@@ -315,36 +315,44 @@ def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
         for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
         a_u))))
 
-def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:70': 'Strategic movement: times the allowance'
+def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
     return 2
 
-def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:74': 'May always move one hex'
+def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:136': 'May always move one hex'
     return True
 
-def define__may_move_strategically(s, a_u):  # 'rulesets/newtown/variations.mst:174': 'May use Strategic Movement'
+def define__may_move_strategically(s, a_u):  # 'rulesets/newtown/variations.mst:179': 'May use Strategic Movement'
     return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != 49)) and (not (((s.vars['turn'] == 1) and (q.side(s,
         a_u) == 1)) and (q.entry_turn(s, a_u) == 0)))) and (not ((s.vars['turn'] == 1) and (a_u == 12))))
 
-def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:80': 'A hex the unit may step into'
+def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u)))) == 0))
         and define__stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
-def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:131': 'Enemy leaders with no combat unit'
+def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h)
         if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
-def define__has_leader(s, a_u):  # 'rulesets/series/leaders.mst:9': 'A leader commands the unit'
-    return (q.leader_of(s, a_u) != -1)
+def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
+    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
+        a_u)))
+
+def define__leader_of(s, a_u):  # 'rulesets/series/leaders.mst:14': 'The leader in command'
+    return min(tuple(e0 for e0 in define__commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1] for e1 in define__commanders(s,
+        a_u)), default=0))), key=lambda e0: UNIT_PROPS['seniority'][e0], default=-1)
+
+def define__has_leader(s, a_u):  # 'rulesets/series/leaders.mst:17': 'A leader commands the unit'
+    return (define__leader_of(s, a_u) != -1)
 
 def define__close_combat_leadership(s, a_units):  # 'rulesets/newtown/variations.mst:70': "Best Close Combat DRM among the units' leaders"
-    return max(((UNIT_PROPS['close_combat_drm'][q.leader_of(s, e0)] if define__has_leader(s, e0) else UNIT_PROPS['close_combat_drm'][0])
+    return max(((UNIT_PROPS['close_combat_drm'][define__leader_of(s, e0)] if define__has_leader(s, e0) else UNIT_PROPS['close_combat_drm'][0])
         for e0 in tuple(e0 for e0 in a_units if (define__has_leader(s, e0) or define__demi_led(s, e0)))), default=0)
 
 def define__leadership(s, a_u):  # 'rulesets/newtown/variations.mst:64': 'Leadership DRM for a unit'
-    return ((UNIT_PROPS['leadership_drm'][q.leader_of(s, a_u)] + (1 if s.vars['big_medicine'][q.leader_of(s, a_u)] else 0)) if define__has_leader(s,
-        a_u) else (UNIT_PROPS['leadership_drm'][0] if define__demi_led(s, a_u) else 0))
+    return ((UNIT_PROPS['leadership_drm'][define__leader_of(s, a_u)] + (1 if s.vars['big_medicine'][define__leader_of(s, a_u)] else 0))
+        if define__has_leader(s, a_u) else (UNIT_PROPS['leadership_drm'][0] if define__demi_led(s, a_u) else 0))
 
-def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:24': 'A friendly leader stacked with or next to the units'
+def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units'
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1])) for e1 in q.union(q.units_at(s,
         q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
@@ -383,53 +391,59 @@ def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:353': 'May
     return ((((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not s.vars['withdrawn'][a_u]))
         and (not s.vars['failed_resolve'][a_u])) and (not s.vars['indian_withdrawal'][a_u]))
 
-def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:41': 'Must attack'
-    return ((not UNIT_PROPS['artillery'][a_u]) and (not define__rifle_unit(s, a_u)))
+def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack'
+    return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not define__rifle_unit(s, a_u))))
+
+def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
+    return s.vars['pinned'][a_u]
 
 def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:132': 'Adds its SPs to a close combat'
     return (((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u])) and (not ((a_u == 17) and define__attached(s, a_u))))
 
-def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:59': 'Attacking SPs'
+def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0)))
 
-def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:62': "A defending unit's SPs"
+def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted')
         else q.unit_strength(s, a_u)))
 
-def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:65': 'Defending SPs'
+def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
     return sum(define__defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0)))
 
 define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:135': 'May be the lead unit'
 
-def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:77': 'Units that may lead'
+def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
         if (define__parade(s, e0) and define__may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (len(tuple(e0
         for e0 in a_units if define__may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
-def define__may_advance(s, a_u, a_into):  # 'rulesets/series/close_combat.mst:86': 'May advance after combat'
+def define__result_stands(s, a_s):  # 'rulesets/newtown/cards.mst:369': 'The side suffers its close combat result'
+    return (s.vars['result_ignored'] != a_s)
+
+def define__may_advance(s, a_u, a_into):  # 'rulesets/series/close_combat.mst:106': 'May advance after combat'
     return (not q.prohibited(s, a_into))
 
-define__free_to_advance = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:91': 'Free to advance after combat'
+define__free_to_advance = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:111': 'Free to advance after combat'
 
-def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
+def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:114': 'May advance into every defending hex'
     return all(define__may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
-def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
+def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:119': 'Attacking units that may lead'
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))
         if (len(tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
-def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
+def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:126': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and define__parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
+def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:156': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
+def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:163': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
-def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
+def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:168': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits"
@@ -497,10 +511,13 @@ def define__demi_led(s, a_u):  # 'rulesets/newtown/variations.mst:58': "Under Jo
     return ((((s.unit_status[0] == 0) and (s.unit_status[a_u] == 0)) and (q.hex_of(s, a_u) == q.hex_of(s, 0))) and (((a_u == 0) or (a_u == 19))
         or define__warrior(s, a_u)))
 
-def define__attacked_across_breastwork(s, a_combat, a_h):  # 'rulesets/newtown/variations.mst:188': 'Every attack on the hex crosses the breastwork'
+def define__unexamined_indian_stacks(s):  # 'rulesets/newtown/variations.mst:105': 'Indian player stacks not yet examined'
+    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
+
+def define__attacked_across_breastwork(s, a_combat, a_h):  # 'rulesets/newtown/variations.mst:193': 'Every attack on the hex crosses the breastwork'
     return all(q.hexside_has(s, e0, a_h, 8) for e0 in tuple(e0 for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s, e0, a_h)))
 
-def define__holds_the_breastwork(s, a_combat, a_lead):  # 'rulesets/newtown/variations.mst:191': 'The lead unit may keep the breastwork'
+def define__holds_the_breastwork(s, a_combat, a_lead):  # 'rulesets/newtown/variations.mst:196': 'The lead unit may keep the breastwork'
     return (((q.side(s, a_lead) == 0) and (q.hex_of(s, a_lead) in ZONE_BREASTWORK_HEXES)) and all(define__attacked_across_breastwork(s, a_combat, e0)
         for e0 in q.defense_hexes(s, a_combat)))
 
@@ -742,7 +759,39 @@ def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20'
 def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
-def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'rulesets/series/movement.mst:28'
+def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:53'
+    e.set_var(s, 'pin_withdrawal', False)
+def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:54'
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
+def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:55'
+    e.set_at(s, 'pin_case_b', b['u'], False)
+def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:56'
+    e.set_at(s, 'pin_case_chosen', b['u'], False)
+def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:59'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
+def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:60'
+    return (not s.vars['pin_case_chosen'][b['u']])
+def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:61'
+    return s.vars['pin_group'][b['u']]
+def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:62'
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group'])))
+def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:63'
+    return (not b['engaged'])
+def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
+def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:70'
+    e.set_at(s, 'pin_case_chosen', b['v'], True)
+def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:71'
+    e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
+def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:73'
+    return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
+def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:74'
+    e.set_at(s, 'pin_case_b', b['e'], True)
+def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:75'
+    e.set_var(s, 'pin_withdrawal', True)
+
+def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'rulesets/series/movement.mst:90'
     return {'side': b['side'], 'may_delay': True}
 def movement_phase__destroy_newtown__if(s, b):  # 'rulesets/newtown/special_rules.mst:22'
     return (b['side'] == 1)
@@ -753,62 +802,58 @@ def movement_phase__destroy_newtown__set_destroyed(s, b):  # 'rulesets/newtown/s
     e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
 def movement_phase__destroy_newtown__set_burning(s, b):  # 'rulesets/newtown/special_rules.mst:25'
     e.set_at(s, 'burning', b['u'], True)
-def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:31'
+def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:93'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         b['side'])) > 0)))
-def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:32'
+def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:94'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
-def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:33'
+def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:95'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here'])
         and define__open_to(s, b['u'], e0)))
-def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:34'
+def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:96'
     return (len(b['away']) > 0)
-def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:35'
+def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:97'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
-def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:36'
+def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:98'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
-def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:37'
+def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:99'
     e.advance_to(s, b['u'], b['to'])
-def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:39'
+def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:101'
     e.set_at(s, 'moved_away', b['u'], True)
-def movement_phase__stampede__if(s, b):  # 'rulesets/newtown/cards.mst:384'
+def movement_phase__stampede__if(s, b):  # 'rulesets/newtown/cards.mst:377'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in define__hand(s, 0)))
-def movement_phase__stampede__discard_args(s, b):  # 'rulesets/newtown/cards.mst:386'
+def movement_phase__stampede__discard_args(s, b):  # 'rulesets/newtown/cards.mst:379'
     return {'card': 'stampede', 'side': 0}
-def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:387'
+def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:380'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in ZONE_THE_ROAD)) and (not q.prohibited(s, e0))) and (len(tuple(e1
         for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
-def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:388'
+def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:381'
     e.advance_to(s, 49, b['h'])
 def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:179'
     return ((b['side'] == 1) and (s.unit_status[49] == 0))
 def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:180'
     return {'unit': 49, 'toward': define__herd_goal(s)}
-def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:49'
+def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:111'
     return define__in_enemy_zoc(s, b['hex'], b['side'])
-def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:50'
+def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:112'
     return define__rifle_zoc_cost(s, b['from'], b['to'], b['side'])
-def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:51'
+def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:113'
     return define__may_move_strategically(s, b['unit'])
-def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:52'
+def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:114'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
-def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:53'
+def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:115'
     return define__strategic_factor(s, b['unit'])
-def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:54'
+def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:116'
     return define__one_hex_minimum(s, b['unit'])
-def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:57'
+def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:119'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
-def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:58'
+def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:120'
     e.set_at(s, 'pinned', b['u'], False)
-def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:59'
+def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:121'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
-def movement_phase__pins__let_group(s, b):  # 'rulesets/series/movement.mst:60'
-    return s.vars['pin_group'][b['u']]
-def movement_phase__pins__each_v(s, b):  # 'rulesets/series/movement.mst:61'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:62'
+def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:124'
     e.set_at(s, 'pin_group', b['v'], 0)
-def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:64'
+def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:126'
     return {'side': b['side'], 'amount': define__pin_removal_adjustment(s)}
 
 def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12'
@@ -840,23 +885,23 @@ def rally_phase__resolve__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_
 def rally_phase__resolve__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
-def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/newtown/variations.mst:131'
+def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/newtown/variations.mst:136'
     return (q.enemy(s, b['side']) == 1)
-def defensive_artillery_fire_phase__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:132'
+def defensive_artillery_fire_phase__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:137'
     return q.hexes_of(s, define__artillery_targets(s, 1))
-def defensive_artillery_fire_phase__fire__if_2(s, b):  # 'rulesets/newtown/variations.mst:133'
+def defensive_artillery_fire_phase__fire__if_2(s, b):  # 'rulesets/newtown/variations.mst:138'
     return (b['target_hex'] == -1)
-def defensive_artillery_fire_phase__fire__set_examined(s, b):  # 'rulesets/newtown/variations.mst:136'
+def defensive_artillery_fire_phase__fire__set_examined(s, b):  # 'rulesets/newtown/variations.mst:141'
     e.set_at(s, 'examined', b['target_hex'], True)
-def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:137'
+def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:142'
     return tuple(e0 for e0 in define__artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
-def defensive_artillery_fire_phase__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:139'
+def defensive_artillery_fire_phase__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:144'
     return define__artillery_targets(s, q.enemy(s, b['side']))
-def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/newtown/variations.mst:139'
+def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/newtown/variations.mst:144'
     return q.enemy(s, b['side'])
-def defensive_artillery_fire_phase__fire__if_3(s, b):  # 'rulesets/newtown/variations.mst:140'
+def defensive_artillery_fire_phase__fire__if_3(s, b):  # 'rulesets/newtown/variations.mst:145'
     return (b['target'] == -1)
-def defensive_artillery_fire_phase__fire__artillery_fire_args(s, b):  # 'rulesets/newtown/variations.mst:144'
+def defensive_artillery_fire_phase__fire__artillery_fire_args(s, b):  # 'rulesets/newtown/variations.mst:149'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71'
@@ -898,11 +943,11 @@ def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.
 def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:115'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
-def rifle_fire_by__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:152'
+def rifle_fire_by__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:157'
     return q.hexes_of(s, define__rifle_targets(s, 1))
-def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:157'
+def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:162'
     return tuple(e0 for e0 in define__rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
-def rifle_fire_by__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:159'
+def rifle_fire_by__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:164'
     return define__rifle_targets(s, b['side'])
 
 def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:147'
@@ -924,21 +969,23 @@ def rifle_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:166'
 def rifle_fire__to_hit__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
-def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:10'
+def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:12'
     return define__may_attack(s, b['unit'])
-def close_combat_phase__designate__designate_combats_must_attack(s, b):  # 'rulesets/series/close_combat.mst:11'
+def close_combat_phase__designate__designate_combats_must_attack(s, b):  # 'rulesets/series/close_combat.mst:13'
     return define__must_attack(s, b['unit'])
-def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:13'
+def close_combat_phase__designate__designate_combats_must_be_attacked(s, b):  # 'rulesets/series/close_combat.mst:14'
+    return define__must_be_attacked(s, b['unit'])
+def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:16'
     return (not s.vars['pinned'][b['unit']])
-def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:9'
+def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
-def close_combat_phase__examine_defenders__each_c(s, b):  # 'rulesets/newtown/variations.mst:117'
+def close_combat_phase__examine_defenders__each_c(s, b):  # 'rulesets/newtown/variations.mst:122'
     return q.combats(s)
-def close_combat_phase__examine_defenders__each_h(s, b):  # 'rulesets/newtown/variations.mst:118'
+def close_combat_phase__examine_defenders__each_h(s, b):  # 'rulesets/newtown/variations.mst:123'
     return q.defense_hexes(s, b['c'])
-def close_combat_phase__examine_defenders__set_examined(s, b):  # 'rulesets/newtown/variations.mst:119'
+def close_combat_phase__examine_defenders__set_examined(s, b):  # 'rulesets/newtown/variations.mst:124'
     e.set_at(s, 'examined', b['h'], True)
-def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:15'
+def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:18'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 def close_combat_phase__ambush__if(s, b):  # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
@@ -951,54 +998,54 @@ def close_combat_phase__ambush__set_ambush_sprung(s, b):  # 'rulesets/newtown/in
 def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
-def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:45'
+def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:169'
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:189'
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:170'
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:190'
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:171'
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:191'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:172'
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:173'
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:193'
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:175'
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:195'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:176'
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:196'
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:181'
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:201'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:182'
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:202'
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:187'
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:207'
     return q.odds_column(s, 3, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:188'
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:208'
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:189'
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:209'
     return q.shift_column(s, 3, b['odds'], (-1))
 def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:310'
     return q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:194'
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:214'
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:197'
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:217'
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:198'
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:218'
     return s.vars['pinned'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:199'
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:219'
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:201'
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:221'
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:207'
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:227'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:216'
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:236'
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:217'
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:237'
     return define__lead_candidates(s, q.defenders(s, b['combat']))
 def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:450'
     return define__may_withdraw_indians(s, b['combat'])
@@ -1012,13 +1059,13 @@ def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.m
 def close_combat__honor_leads__set_honor_lead(s, b):  # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else -1)))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:223'
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:243'
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:226'
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:246'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:227'
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:247'
     return (b['matrix'][0] + define__illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:228'
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:248'
     return (b['matrix'][1] == 10)
 def close_combat__opportunity_before_roll__if(s, b):  # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
@@ -1026,19 +1073,19 @@ def close_combat__opportunity_before_roll__if_2(s, b):  # 'rulesets/newtown/card
     return (s.vars['card_shift'] != 0)
 def close_combat__opportunity_before_roll__let_odds(s, b):  # 'rulesets/newtown/cards.mst:334'
     return q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:234'
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:254'
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:239'
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:259'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:241'
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:261'
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:247'
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:267'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask11_chooser(s, b):  # 'rulesets/series/close_combat.mst:248'
+def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:268'
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:261'
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:281'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:262'
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:282'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 def close_combat__ignore_a_result__each_player(s, b):  # 'rulesets/newtown/cards.mst:351'
     return (b['attacker'], b['defender'],)
@@ -1048,65 +1095,65 @@ def close_combat__ignore_a_result__discard_args(s, b):  # 'rulesets/newtown/card
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 def close_combat__ignore_a_result__set_result_ignored(s, b):  # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/newtown/cards.mst:361'
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:285'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/newtown/cards.mst:362'
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:286'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/newtown/cards.mst:363'
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:287'
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/newtown/cards.mst:364'
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:288'
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/newtown/cards.mst:365'
-    return (s.vars['result_ignored'] != b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/newtown/cards.mst:366'
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:289'
+    return define__result_stands(s, b['defender'])
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:290'
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/newtown/cards.mst:366'
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:290'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/newtown/cards.mst:371'
-    return (s.vars['result_ignored'] != b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/newtown/cards.mst:372'
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:294'
+    return define__result_stands(s, b['attacker'])
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:295'
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/newtown/cards.mst:372'
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:295'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:278'
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:309'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:280'
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:313'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:285'
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:319'
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:288'
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:322'
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:299'
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:333'
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:302'
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:336'
     e.resolve_combat(s, b['combat'])
 
-def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:197'
+def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202'
     return define__holds_the_breastwork(s, b['combat'], b['lead'])
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:307'
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:341'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:308'
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:342'
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:310'
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:344'
     return (b['lead'] != -1)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:311'
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:345'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:312'
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:346'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:314'
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:348'
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:318'
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:352'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:319'
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], e0)) and define__stack_ok(s,
         q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:320'
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:354'
     return (b['to'] != -1)
 
 def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:91'
@@ -1114,11 +1161,11 @@ def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:
         b['combat']))))
 def tactical_withdrawal__honor__lose_honor_args(s, b):  # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:331'
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:365'
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:336'
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:370'
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:337'
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:371'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def prepare_for_play__optional_units__if(s, b):  # 'rulesets/newtown/prepare.mst:25'
@@ -1210,9 +1257,11 @@ def breastwork_check__check__set_breastwork_abandoned(s, b):  # 'rulesets/newtow
 def breastwork_check__check__score(s, b):  # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
-def examine_indian_stacks__examine__h_options(s, b):  # 'rulesets/newtown/variations.mst:94'
-    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
-def examine_indian_stacks__examine__adjust_army_morale_args(s, b):  # 'rulesets/newtown/variations.mst:96'
+def examine_indian_stacks__examine__while(s, b):  # 'rulesets/newtown/variations.mst:94'
+    return (len(define__unexamined_indian_stacks(s)) > 0)
+def examine_indian_stacks__examine__h_options(s, b):  # 'rulesets/newtown/variations.mst:96'
+    return define__unexamined_indian_stacks(s)
+def examine_indian_stacks__examine__adjust_army_morale_args(s, b):  # 'rulesets/newtown/variations.mst:98'
     return {'side': 1, 'amount': define__examination_penalty(s)}
 
 def indian_movement_phases__sortie_roll__if(s, b):  # 'rulesets/newtown/indian_rules.mst:114'
@@ -1222,7 +1271,7 @@ def indian_movement_phases__sortie_roll__if_2(s, b):  # 'rulesets/newtown/indian
 def indian_movement_phases__sortie_roll__set_sortie_released(s, b):  # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
-def standard_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:94'
+def standard_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:96'
     e.set_var(s, 'indian_movement', 'standard')
 def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and define__platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
@@ -1234,45 +1283,45 @@ def standard_movement_phase__platoon_gets_away__retreat_args(s, b):  # 'rulesets
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
-def standard_movement_phase__done__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:97'
+def standard_movement_phase__done__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:99'
     e.set_var(s, 'indian_movement', 'no_movement')
 
-def activation_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:104'
+def activation_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:106'
     e.set_var(s, 'indian_movement', 'activation')
-def activation_movement_phase__draw__while(s, b):  # 'rulesets/newtown/sequence.mst:105'
+def activation_movement_phase__draw__while(s, b):  # 'rulesets/newtown/sequence.mst:107'
     return (q.bag_size(s, 'activation_cup') > 0)
-def activation_movement_phase__draw__let_again(s, b):  # 'rulesets/newtown/sequence.mst:107'
+def activation_movement_phase__draw__let_again(s, b):  # 'rulesets/newtown/sequence.mst:109'
     return q.in_bag(s, 'drawn_markers', b['drawn'])
-def activation_movement_phase__draw__put_in(s, b):  # 'rulesets/newtown/sequence.mst:108'
+def activation_movement_phase__draw__put_in(s, b):  # 'rulesets/newtown/sequence.mst:110'
     e.put_in(s, 'drawn_markers', b['drawn'])
-def activation_movement_phase__draw__if(s, b):  # 'rulesets/newtown/sequence.mst:109'
+def activation_movement_phase__draw__if(s, b):  # 'rulesets/newtown/sequence.mst:111'
     return (b['drawn'] == 'combat_marker')
-def activation_movement_phase__draw__if_2(s, b):  # 'rulesets/newtown/sequence.mst:113'
+def activation_movement_phase__draw__if_2(s, b):  # 'rulesets/newtown/sequence.mst:115'
     return (b['drawn'] == 'check_indian_resolve')
-def activation_movement_phase__draw__if_3(s, b):  # 'rulesets/newtown/sequence.mst:115'
+def activation_movement_phase__draw__if_3(s, b):  # 'rulesets/newtown/sequence.mst:117'
     return (not b['again'])
-def activation_movement_phase__draw__set_current_activation(s, b):  # 'rulesets/newtown/sequence.mst:118'
+def activation_movement_phase__draw__set_current_activation(s, b):  # 'rulesets/newtown/sequence.mst:120'
     e.set_var(s, 'current_activation', b['drawn'])
-def activation_movement_phase__draw__each_u(s, b):  # 'rulesets/newtown/sequence.mst:119'
+def activation_movement_phase__draw__each_u(s, b):  # 'rulesets/newtown/sequence.mst:121'
     return tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn']))
-def activation_movement_phase__draw__set_activated(s, b):  # 'rulesets/newtown/sequence.mst:120'
+def activation_movement_phase__draw__set_activated(s, b):  # 'rulesets/newtown/sequence.mst:122'
     e.set_at(s, 'activated', b['u'], True)
 
-def end_activation__withdrawal__each_u(s, b):  # 'rulesets/newtown/sequence.mst:141'
+def end_activation__withdrawal__each_u(s, b):  # 'rulesets/newtown/sequence.mst:143'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0])
-def end_activation__withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/sequence.mst:142'
+def end_activation__withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/sequence.mst:144'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
-def final_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:150'
+def final_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'final')
 
-def indian_end_phase__honor__if(s, b):  # 'rulesets/newtown/sequence.mst:200'
+def indian_end_phase__honor__if(s, b):  # 'rulesets/newtown/sequence.mst:202'
     return s.vars['honor_to_assign']
-def indian_end_phase__return_markers__each_m(s, b):  # 'rulesets/newtown/sequence.mst:204'
+def indian_end_phase__return_markers__each_m(s, b):  # 'rulesets/newtown/sequence.mst:206'
     return q.bag_contents(s, 'drawn_markers')
-def indian_end_phase__return_markers__take_out(s, b):  # 'rulesets/newtown/sequence.mst:205'
+def indian_end_phase__return_markers__take_out(s, b):  # 'rulesets/newtown/sequence.mst:207'
     e.take_out(s, 'drawn_markers', b['m'])
-def indian_end_phase__return_markers__put_in(s, b):  # 'rulesets/newtown/sequence.mst:206'
+def indian_end_phase__return_markers__put_in(s, b):  # 'rulesets/newtown/sequence.mst:208'
     e.put_in(s, 'activation_cup', b['m'])
 
 def roll_for_honor__assign__let_eligible(s, b):  # 'rulesets/newtown/indian_rules.mst:44'
@@ -1483,9 +1532,9 @@ def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/se
 def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
-def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:125'
+def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:202'
     return define__enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
-def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:126'
+def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:203'
     e.capture(s, b['l'])
 
 def trigger__step_lost_vp__score(s, b):  # 'rulesets/series/victory.mst:23'
@@ -1506,7 +1555,7 @@ def trigger__leader_lost__score(s, b):  # 'rulesets/newtown/victory.mst:77'
 def trigger__indian_unit_moved__set_moved_this_turn(s, b):  # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
-def trigger__combat_marker_joins__join_cup_args(s, b):  # 'rulesets/newtown/sequence.mst:134'
+def trigger__combat_marker_joins__join_cup_args(s, b):  # 'rulesets/newtown/sequence.mst:136'
     return {'token': 'combat_marker'}
 
 def trigger__failed_resolve_pinned__capture(s, b):  # 'rulesets/newtown/indian_rules.mst:232'
@@ -1607,7 +1656,7 @@ def trigger__momentum_lost_on_capture__condition(s, b):  # 'rulesets/series/mome
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
-def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:123'
+def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:200'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(define__enemy_leaders_alone(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
@@ -1651,16 +1700,22 @@ def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.
 def trigger__indian_crosses_the_creek__condition(s, b):  # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in ZONE_EAST_OF_THE_CREEK))
 
-def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:92'
+def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:154'
     return (s.vars['order'][b['unit']] == 'disrupted')
-def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:97'
+def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:159'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:102'
+def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:164'
     return s.vars['moved_away'][b['unit']]
-def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:108'
+def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:170'
     return s.vars['withdrawn'][b['unit']]
-def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:115'
+def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:177'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
+def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:185'
+    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
+        b['unit']))) > 0))
+def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:192'
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
+        b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
 def restriction__burning_units__condition(s, b):  # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 def restriction__moves_in_its_own_phase__condition(s, b):  # 'rulesets/newtown/sequence.mst:72'
@@ -2292,70 +2347,113 @@ RULES = Rules(
                 Jump(3),
                 Jump(1),
             ), lines=lines_at('rulesets/series/stacking.mst', (17, 17, 17, 18, 19, 20, 21, 18, 17))),
+        'pin_cases': ProcedureSpec(
+            'pin_cases', 'PIN results: case A or case B', 'procedure', ('side',), steps={'clear': 0, 'choose': 7}, types={'_ask4': 'bool',
+                '_for_e': 'units', '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int',
+                'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
+                Exec(pin_cases__clear__set_pin_withdrawal),
+                ForStart('_for_u', pin_cases__clear__each_u),
+                JumpIfEmpty('_for_u', 7),
+                ForTake('u', '_for_u'),
+                Exec(pin_cases__clear__set_pin_case_b),
+                Exec(pin_cases__clear__set_pin_case_chosen),
+                Jump(2),
+                ForStart('_for_u', pin_cases__choose__each_u),
+                JumpIfEmpty('_for_u', 36),
+                ForTake('u', '_for_u'),
+                JumpIfNot(pin_cases__choose__if, 35),
+                Let('group', pin_cases__choose__let_group),
+                Let('engaged', pin_cases__choose__let_engaged),
+                Let('case_b', pin_cases__choose__let_case_b),
+                JumpIfNot(Bound('engaged'), 20),
+                Ask(Bound('side'), 'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?', '_ask4'),
+                JumpIfNot(Bound('_ask4'), 19),
+                Let('case_b', Constant(True)),
+                Jump(19),
+                Jump(20),
+                ForStart('_for_v', pin_cases__choose__each_v),
+                JumpIfEmpty('_for_v', 34),
+                ForTake('v', '_for_v'),
+                Exec(pin_cases__choose__set_pin_case_chosen),
+                Exec(pin_cases__choose__set_pin_case_b),
+                JumpIfNot(Bound('case_b'), 33),
+                ForStart('_for_e', pin_cases__choose__each_e),
+                JumpIfEmpty('_for_e', 32),
+                ForTake('e', '_for_e'),
+                Exec(pin_cases__choose__set_pin_case_b_2),
+                Exec(pin_cases__choose__set_pin_withdrawal),
+                Jump(27),
+                Jump(33),
+                Jump(21),
+                Jump(35),
+                Jump(8),
+            ), lines=lines_at('rulesets/series/movement.mst', (53, 54, 54, 54, 55, 56, 54, 59, 59, 59, 60, 61, 62, 63, 64, 65, 65, 66, 65, 64, 69, 69,
+                69, 70, 71, 72, 73, 73, 73, 74, 75, 73, 72, 69, 60, 59))),
         'movement_phase': ProcedureSpec(
-            'movement_phase', 'Movement Phase', 'phase', ('side',), steps={'reinforcements': 0, 'destroy_newtown': 1, 'disrupted_away': 9,
-                'examine': 22, 'stampede': 25, 'drive_the_herd': 33, 'move': 36, 'pins': 37}, types={'_ask4': 'bool', '_for_u': 'units',
-                '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side', 'to': 'hex',
-                'u': 'unit', 'v': 'unit'}, code=(
+            'movement_phase', 'Movement Phase', 'phase', ('side',), steps={'pin_cases': 0, 'reinforcements': 1, 'destroy_newtown': 2,
+                'disrupted_away': 10, 'examine': 23, 'stampede': 26, 'drive_the_herd': 34, 'move': 37, 'pins': 38}, types={'_ask5': 'bool',
+                '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side',
+                'to': 'hex', 'u': 'unit', 'v': 'unit'}, code=(
+                Call('pin_cases', Passed((('side', 'side'),)), None),
                 Prim('enter_reinforcements', movement_phase__reinforcements__enter_reinforcements_args, {}),
-                JumpIfNot(movement_phase__destroy_newtown__if, 9),
+                JumpIfNot(movement_phase__destroy_newtown__if, 10),
                 ForStart('_for_u', movement_phase__destroy_newtown__each_u),
-                JumpIfEmpty('_for_u', 8),
+                JumpIfEmpty('_for_u', 9),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__destroy_newtown__set_destroyed),
                 Exec(movement_phase__destroy_newtown__set_burning),
-                Jump(3),
-                Jump(9),
+                Jump(4),
+                Jump(10),
                 ForStart('_for_u', movement_phase__disrupted_away__each_u),
-                JumpIfEmpty('_for_u', 22),
+                JumpIfEmpty('_for_u', 23),
                 Choose('u', Bound('_for_u'), Bound('side'), 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Let('here', movement_phase__disrupted_away__let_here),
                 Let('away', movement_phase__disrupted_away__let_away),
-                JumpIfNot(movement_phase__disrupted_away__if, 20),
+                JumpIfNot(movement_phase__disrupted_away__if, 21),
                 Let('fewest', movement_phase__disrupted_away__let_fewest),
                 Choose('to', movement_phase__disrupted_away__to_options, Bound('side'), 'hex', 'choose to', ''),
                 Exec(movement_phase__disrupted_away__advance_to),
-                Jump(20),
+                Jump(21),
                 Exec(movement_phase__disrupted_away__set_moved_away),
-                Jump(10),
-                JumpIfNot(movement_phase__destroy_newtown__if, 25),
+                Jump(11),
+                JumpIfNot(movement_phase__destroy_newtown__if, 26),
                 Call('examine_indian_stacks', Passed(()), None),
-                Jump(25),
-                JumpIfNot(movement_phase__stampede__if, 33),
-                Ask(Constant(0), 'Play Stampede on the cattle herd?', '_ask4'),
-                JumpIfNot(Bound('_ask4'), 32),
+                Jump(26),
+                JumpIfNot(movement_phase__stampede__if, 34),
+                Ask(Constant(0), 'Play Stampede on the cattle herd?', '_ask5'),
+                JumpIfNot(Bound('_ask5'), 33),
                 Call('discard', movement_phase__stampede__discard_args, None),
                 Choose('h', movement_phase__stampede__h_options, Constant(0), 'hex', 'choose h', ''),
                 Exec(movement_phase__stampede__advance_to),
-                Jump(32),
                 Jump(33),
-                JumpIfNot(movement_phase__drive_the_herd__if, 36),
+                Jump(34),
+                JumpIfNot(movement_phase__drive_the_herd__if, 37),
                 Prim('march', movement_phase__drive_the_herd__march_args, {'stacking': Constant(True)}),
-                Jump(36),
+                Jump(37),
                 Prim('move_units', Passed((('side', 'side'),)), {'stacking': retreat_unit__retreat__retreat_stacking,
                     'stop_after': movement_phase__move__move_units_stop_after, 'extra_cost': movement_phase__move__move_units_extra_cost,
                     'strategic': movement_phase__move__move_units_strategic, 'strategic_step': movement_phase__move__move_units_strategic_step,
                     'strategic_factor': movement_phase__move__move_units_strategic_factor,
                     'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum}),
                 ForStart('_for_u', movement_phase__pins__each_u),
-                JumpIfEmpty('_for_u', 51),
+                JumpIfEmpty('_for_u', 52),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__pins__set_pinned),
-                JumpIfNot(movement_phase__pins__if, 50),
-                Let('group', movement_phase__pins__let_group),
-                ForStart('_for_v', movement_phase__pins__each_v),
-                JumpIfEmpty('_for_v', 48),
+                JumpIfNot(movement_phase__pins__if, 51),
+                Let('group', pin_cases__choose__let_group),
+                ForStart('_for_v', pin_cases__choose__each_v),
+                JumpIfEmpty('_for_v', 49),
                 ForTake('v', '_for_v'),
                 Exec(movement_phase__pins__set_pin_group),
-                Jump(44),
+                Jump(45),
                 Call('adjust_army_morale', movement_phase__pins__adjust_army_morale_args, None),
-                Jump(50),
-                Jump(38),
-            ), lines=lines_at('rulesets/series/movement.mst', (28,), 'rulesets/newtown/special_rules.mst', (22, 23, 23, 23, 24, 25, 23,
-                22), 'rulesets/series/movement.mst', (31, 31, 31, 31, 32, 33, 34, 35, 36, 37, 34, 39, 31), 'rulesets/newtown/variations.mst', (105,
-                106, 105), 'rulesets/newtown/cards.mst', (384, 385, 385, 386, 387, 388, 385, 384), 'rulesets/newtown/special_units.mst', (179, 180,
-                179), 'rulesets/series/movement.mst', (47, 57, 57, 57, 58, 59, 60, 61, 61, 61, 62, 61, 64, 59, 57))),
+                Jump(51),
+                Jump(39),
+            ), lines=lines_at('rulesets/series/movement.mst', (85, 90), 'rulesets/newtown/special_rules.mst', (22, 23, 23, 23, 24, 25, 23,
+                22), 'rulesets/series/movement.mst', (93, 93, 93, 93, 94, 95, 96, 97, 98, 99, 96, 101, 93), 'rulesets/newtown/variations.mst', (110,
+                111, 110), 'rulesets/newtown/cards.mst', (377, 378, 378, 379, 380, 381, 378, 377), 'rulesets/newtown/special_units.mst', (179, 180,
+                179), 'rulesets/series/movement.mst', (109, 119, 119, 119, 120, 121, 122, 123, 123, 123, 124, 123, 126, 121, 119))),
         'morale_check': ProcedureSpec(
             'morale_check', 'Morale Check', 'procedure', ('unit', 'drm'), result='passed', steps={'roll': 0, 'result': 1}, types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
@@ -2364,7 +2462,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/morale.mst', (11, 12))),
         'rally_phase': ProcedureSpec(
             'rally_phase', 'Rally Phase', 'phase', ('side',), steps={'withdrawal_markers': 0, 'opportunity_card': 5, 'rally': 12,
-                'resolve': 22}, types={'_ask5': 'bool', '_for_u': 'units', 'passed': 'bool', 'recovered': 'bool', 'side': 'side',
+                'resolve': 22}, types={'_ask6': 'bool', '_for_u': 'units', 'passed': 'bool', 'recovered': 'bool', 'side': 'side',
                 'u': 'unit'}, code=(
                 ForStart('_for_u', rally_phase__withdrawal_markers__each_u),
                 JumpIfEmpty('_for_u', 5),
@@ -2372,8 +2470,8 @@ RULES = Rules(
                 Exec(rally_phase__withdrawal_markers__set_withdrawn),
                 Jump(1),
                 JumpIfNot(rally_phase__opportunity_card__if, 12),
-                Ask(Constant(1), 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
-                JumpIfNot(Bound('_ask5'), 11),
+                Ask(Constant(1), 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask6'),
+                JumpIfNot(Bound('_ask6'), 11),
                 Call('spend_momentum', rally_phase__opportunity_card__spend_momentum_args, None),
                 Call('draw_card', rally_phase__opportunity_card__spend_momentum_args, None),
                 Jump(11),
@@ -2425,18 +2523,18 @@ RULES = Rules(
                 Jump(12),
                 Call('artillery_fire', defensive_artillery_fire_phase__fire__artillery_fire_args, None),
                 Jump(0),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (131, 132, 133, 134, 133, 136, 137, 131, 139, 140, 141, 140, 144, 130))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (136, 137, 138, 139, 138, 141, 142, 136, 144, 145, 146, 145, 149, 135))),
         'artillery_fire': ProcedureSpec(
             'artillery_fire', 'Artillery Fire', 'procedure', ('target', 'side'), steps={'firers': 0, 'to_hit': 12,
-                'resolve_hit': 21}, types={'_ask6': 'bool', '_for_a': 'units', 'a': 'unit', 'firers': 'units', 'first_fire': 'bool',
+                'resolve_hit': 21}, types={'_ask7': 'bool', '_for_a': 'units', 'a': 'unit', 'firers': 'units', 'first_fire': 'bool',
                 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side', 'target': 'unit'}, code=(
                 Let('firers', artillery_fire__firers__let_firers),
                 ForStart('_for_a', artillery_fire__firers__each_a),
                 JumpIfEmpty('_for_a', 11),
                 Choose('a', Bound('_for_a'), Bound('side'), 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
-                Ask(Bound('side'), 'Fire this artillery unit at the target?', '_ask6'),
-                JumpIfNot(Bound('_ask6'), 10),
+                Ask(Bound('side'), 'Fire this artillery unit at the target?', '_ask7'),
+                JumpIfNot(Bound('_ask7'), 10),
                 Let('firers', artillery_fire__firers__let_firers_2),
                 Exec(artillery_fire__firers__set_fired),
                 Jump(10),
@@ -2500,9 +2598,9 @@ RULES = Rules(
                 Jump(12),
                 Call('rifle_fire', Passed((('target', 'target'), ('side', 'side'))), None),
                 Jump(0),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (151, 152, 153, 154, 153, 156, 157, 151, 159, 160, 161, 160, 164, 150))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (156, 157, 158, 159, 158, 161, 162, 156, 164, 165, 166, 165, 169, 155))),
         'rifle_fire': ProcedureSpec(
-            'rifle_fire', 'Rifle Fire', 'procedure', ('target', 'side'), steps={'firers': 0, 'to_hit': 11}, types={'_ask7': 'bool', '_for_r': 'units',
+            'rifle_fire', 'Rifle Fire', 'procedure', ('target', 'side'), steps={'firers': 0, 'to_hit': 11}, types={'_ask8': 'bool', '_for_r': 'units',
                 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side',
                 'target': 'unit'}, code=(
                 Let('firers', artillery_fire__firers__let_firers),
@@ -2510,8 +2608,8 @@ RULES = Rules(
                 JumpIfEmpty('_for_r', 10),
                 Choose('r', Bound('_for_r'), Bound('side'), 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
-                Ask(Bound('side'), 'Fire this rifle unit at the target?', '_ask7'),
-                JumpIfNot(Bound('_ask7'), 9),
+                Ask(Bound('side'), 'Fire this rifle unit at the target?', '_ask8'),
+                JumpIfNot(Bound('_ask8'), 9),
                 Let('firers', rifle_fire__firers__let_firers),
                 Jump(9),
                 Jump(2),
@@ -2543,6 +2641,7 @@ RULES = Rules(
                 Prim('designate_combats', close_combat_phase__designate__designate_combats_args,
                     {'may_attack': close_combat_phase__designate__designate_combats_may_attack,
                     'must_attack': close_combat_phase__designate__designate_combats_must_attack,
+                    'must_be_attacked': close_combat_phase__designate__designate_combats_must_be_attacked,
                     'may_divert': close_combat_phase__designate__designate_combats_may_divert}),
                 JumpIfNot(player_turn__movement__if, 4),
                 Call('retreat_before_combat_phase', Passed(()), None),
@@ -2580,10 +2679,10 @@ RULES = Rules(
                 Jump(30),
                 Call('end_of_close_combat', Passed((('side', 'side'),)), None),
                 Call('shattered_captured', lose_momentum__lose__gain_momentum_args, None),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (9,), 'rulesets/newtown/indian_rules.mst', (376, 377,
-                376), 'rulesets/newtown/variations.mst', (116, 117, 117, 117, 118, 118, 118, 119, 118, 117,
-                116), 'rulesets/series/close_combat.mst', (15, 15, 15, 16, 15), 'rulesets/newtown/indian_rules.mst', (295, 295, 296, 297, 298, 297,
-                300, 301, 295), 'rulesets/series/close_combat.mst', (19, 19, 19, 19, 20, 19, 25, 26))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/newtown/indian_rules.mst', (376, 377,
+                376), 'rulesets/newtown/variations.mst', (121, 122, 122, 122, 123, 123, 123, 124, 123, 122,
+                121), 'rulesets/series/close_combat.mst', (18, 18, 18, 19, 18), 'rulesets/newtown/indian_rules.mst', (295, 295, 296, 297, 298, 297,
+                300, 301, 295), 'rulesets/series/close_combat.mst', (22, 22, 22, 22, 23, 22, 28, 29))),
         'shattered_captured': ProcedureSpec(
             'shattered_captured', 'Shattered units next to the enemy', 'procedure', ('side',), steps={'each': 0}, types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
@@ -2592,12 +2691,12 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(end_of_close_combat__exposed__capture),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (45, 45, 45, 46, 45))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (60, 60, 60, 61, 60))),
         'close_combat': ProcedureSpec(
             'close_combat', 'Close Combat', 'procedure', ('combat',), steps={'begin': 0, 'odds': 11, 'ambush_shift': 23, 'cavalry_withdrawal': 27,
                 'lead_units': 46, 'indian_withdrawal': 48, 'honor_leads': 64, 'tactics': 70, 'opportunity_before_roll': 79, 'resolve': 87,
-                'momentum': 88, 'previously_retreated': 109, 'ignore_a_result': 111, 'apply': 122, 'retreated_check': 134, 'gain_momentum': 136,
-                'advance': 144, 'done': 146}, types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_ask8': 'bool', '_ask9': 'bool',
+                'momentum': 88, 'previously_retreated': 109, 'ignore_a_result': 111, 'apply': 122, 'retreated_check': 138, 'gain_momentum': 144,
+                'advance': 152, 'done': 154}, types={'_ask10': 'bool', '_ask11': 'bool', '_ask12': 'bool', '_ask13': 'bool', '_ask9': 'bool',
                 '_for_player': 'sides', '_for_u': 'units', '_secret': 'any', 'attacker': 'side', 'attacker_chit': 'marker', 'attacker_lead': 'unit',
                 'attacker_loss': 'int', 'attacker_others': 'units', 'combat': 'combat', 'defender': 'side', 'defender_chit': 'marker',
                 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix',
@@ -2620,7 +2719,7 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(end_of_close_combat__exposed__capture),
                 Jump(13),
-                Jump(144),
+                Jump(152),
                 Jump(19),
                 Let('odds', close_combat__odds__let_odds),
                 JumpIfNot(close_combat__odds__if_2, 23),
@@ -2631,8 +2730,8 @@ RULES = Rules(
                 Let('odds', close_combat__ambush_shift__let_odds),
                 Jump(27),
                 JumpIfNot(close_combat__cavalry_withdrawal__if, 46),
-                Ask(Bound('defender'), 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                JumpIfNot(Bound('_ask8'), 45),
+                Ask(Bound('defender'), 'Withdraw the cavalry instead of fighting?', '_ask9'),
+                JumpIfNot(Bound('_ask9'), 45),
                 ForStart('_for_u', close_combat__odds__each_u),
                 JumpIfEmpty('_for_u', 43),
                 Choose('u', Bound('_for_u'), Bound('defender'), 'unit', 'choose the next u', ''),
@@ -2646,14 +2745,14 @@ RULES = Rules(
                 Exec(end_of_close_combat__exposed__capture),
                 Jump(42),
                 Jump(31),
-                Jump(144),
+                Jump(152),
                 Jump(45),
                 Jump(46),
                 Choose('attacker_lead', close_combat__lead_units__attacker_lead_options, Bound('attacker'), 'unit', 'choose attacker_lead', ''),
                 Choose('defender_lead', close_combat__lead_units__defender_lead_options, Bound('defender'), 'unit', 'choose defender_lead', ''),
                 JumpIfNot(close_combat__indian_withdrawal__if, 64),
-                Ask(Bound('defender'), 'Announce an Indian Withdrawal?', '_ask9'),
-                JumpIfNot(Bound('_ask9'), 63),
+                Ask(Bound('defender'), 'Announce an Indian Withdrawal?', '_ask10'),
+                JumpIfNot(Bound('_ask10'), 63),
                 ForStart('_for_u', close_combat__odds__each_u),
                 JumpIfEmpty('_for_u', 61),
                 Choose('u', Bound('_for_u'), Bound('defender'), 'unit', 'choose the next u', ''),
@@ -2664,7 +2763,7 @@ RULES = Rules(
                 Jump(59),
                 Call('evading_retreat', close_combat__indian_withdrawal__evading_retreat_args, None),
                 Jump(52),
-                Jump(144),
+                Jump(152),
                 Jump(63),
                 Jump(64),
                 ForStart('_for_u', close_combat__honor_leads__each_u),
@@ -2683,12 +2782,12 @@ RULES = Rules(
                 JumpIfNot(close_combat__tactics__if, 79),
                 Call('tactical_withdrawal', Passed((('combat', 'combat'), ('attacker_chit', 'attacker_chit'), ('defender_chit', 'defender_chit'))),
                     None),
-                Jump(144),
+                Jump(152),
                 Jump(79),
                 Call('close_combat_cards', Passed((('combat', 'combat'), ('side', 'attacker'))), None),
                 Call('close_combat_cards', Passed((('combat', 'combat'), ('side', 'defender'))), None),
                 JumpIfNot(close_combat__opportunity_before_roll__if, 84),
-                Jump(146),
+                Jump(154),
                 Jump(84),
                 JumpIfNot(close_combat__opportunity_before_roll__if_2, 87),
                 Let('odds', close_combat__opportunity_before_roll__let_odds),
@@ -2698,15 +2797,15 @@ RULES = Rules(
                 Let('first', close_combat__momentum__let_first),
                 Let('rerolled', Constant(False)),
                 JumpIfNot(close_combat__momentum__if, 98),
-                Ask(Bound('first'), 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
-                JumpIfNot(Bound('_ask10'), 97),
+                Ask(Bound('first'), 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                JumpIfNot(Bound('_ask11'), 97),
                 Call('spend_momentum', Passed((('side', 'first'),)), None),
                 Let('rerolled', Constant(True)),
                 Jump(97),
                 Jump(98),
                 JumpIfNot(close_combat__momentum__if_2, 105),
-                Ask(close_combat__momentum__ask11_chooser, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                JumpIfNot(Bound('_ask11'), 104),
+                Ask(close_combat__momentum__ask12_chooser, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                JumpIfNot(Bound('_ask12'), 104),
                 Call('spend_momentum', initiative__spend__spend_on_initiative_args, None),
                 Let('rerolled', Constant(True)),
                 Jump(104),
@@ -2721,8 +2820,8 @@ RULES = Rules(
                 JumpIfEmpty('_for_player', 122),
                 ForTake('player', '_for_player'),
                 JumpIfNot(close_combat__ignore_a_result__if, 121),
-                Ask(Bound('player'), 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
-                JumpIfNot(Bound('_ask12'), 120),
+                Ask(Bound('player'), 'Play Fathers, Sons and Brothers to ignore your result?', '_ask13'),
+                JumpIfNot(Bound('_ask13'), 120),
                 Call('discard', close_combat__ignore_a_result__discard_args, None),
                 Exec(close_combat__ignore_a_result__set_result_ignored),
                 Jump(120),
@@ -2732,43 +2831,52 @@ RULES = Rules(
                 Let('attacker_others', close_combat__apply__let_attacker_others),
                 Let('defender_loss', close_combat__apply__let_defender_loss),
                 Let('attacker_loss', close_combat__apply__let_attacker_loss),
-                JumpIfNot(close_combat__apply__if, 130),
+                JumpIfNot(close_combat__apply__if, 129),
                 ApplyResult(close_combat__apply__result, close_combat__apply__result_args),
-                Call('adjust_army_morale', Passed((('side', 'defender'), ('amount', 'defender_loss'))), None),
-                Jump(130),
-                JumpIfNot(close_combat__apply__if_2, 134),
+                Jump(129),
+                JumpIfNot(close_combat__apply__if_2, 132),
                 ApplyResult(close_combat__apply__result_2, close_combat__apply__result_args_2),
+                Jump(132),
+                JumpIfNot(close_combat__apply__if, 135),
+                Call('adjust_army_morale', Passed((('side', 'defender'), ('amount', 'defender_loss'))), None),
+                Jump(135),
+                JumpIfNot(close_combat__apply__if_2, 138),
                 Call('adjust_army_morale', Passed((('side', 'attacker'), ('amount', 'attacker_loss'))), None),
-                Jump(134),
+                Jump(138),
+                JumpIfNot(close_combat__apply__if, 141),
                 Call('previously_retreated_check', close_combat__retreated_check__previously_retreated_check_args, None),
+                Jump(141),
+                JumpIfNot(close_combat__apply__if_2, 144),
                 Call('previously_retreated_check', close_combat__retreated_check__previously_retreated_check_args_2, None),
-                JumpIfNot(initiative__spend__if, 144),
-                JumpIfNot(close_combat__gain_momentum__if, 140),
-                Call('gain_momentum', Passed((('side', 'defender'),)), None),
-                Jump(143),
-                JumpIfNot(close_combat__gain_momentum__if_2, 143),
-                Call('gain_momentum', Passed((('side', 'attacker'),)), None),
-                Jump(143),
                 Jump(144),
+                JumpIfNot(initiative__spend__if, 152),
+                JumpIfNot(close_combat__gain_momentum__if, 148),
+                Call('gain_momentum', Passed((('side', 'defender'),)), None),
+                Jump(151),
+                JumpIfNot(close_combat__gain_momentum__if_2, 151),
+                Call('gain_momentum', Passed((('side', 'attacker'),)), None),
+                Jump(151),
+                Jump(152),
                 Exec(close_combat__advance__set_snapshot_taken),
                 Call('advance_after_combat', Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), None),
                 Exec(close_combat__done__resolve_combat),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (168, 169, 170, 171, 172, 173, 175, 175, 175, 176, 175, 181, 182, 182, 182, 183,
-                182, 185, 181, 187, 188, 189, 188), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
-                309), 'rulesets/series/close_combat.mst', (194, 195, 195, 196, 196, 196, 196, 197, 198, 199, 198, 201, 207, 208, 207, 196, 211, 195,
-                194, 216, 217), 'rulesets/newtown/indian_rules.mst', (450, 451, 451, 452, 452, 452, 452, 453, 454, 455, 454, 457, 452, 459, 451, 450,
-                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (223, 224, 225, 226, 227, 228, 229, 230,
-                228), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (234, 238, 239,
-                240, 241, 242, 242, 243, 244, 242, 241, 247, 248, 248, 249, 250, 248, 247, 253, 254, 253, 238, 261,
-                262), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352, 351, 361, 362, 363, 364, 365, 366, 369, 365,
-                371, 372, 374, 371), 'rulesets/series/close_combat.mst', (278, 280, 284, 285, 286, 285, 288, 289, 288, 284, 299, 300, 302))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (188, 189, 190, 191, 192, 193, 195, 195, 195, 196, 195, 201, 202, 202, 202, 203,
+                202, 205, 201, 207, 208, 209, 208), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
+                309), 'rulesets/series/close_combat.mst', (214, 215, 215, 216, 216, 216, 216, 217, 218, 219, 218, 221, 227, 228, 227, 216, 231, 215,
+                214, 236, 237), 'rulesets/newtown/indian_rules.mst', (450, 451, 451, 452, 452, 452, 452, 453, 454, 455, 454, 457, 452, 459, 451, 450,
+                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (243, 244, 245, 246, 247, 248, 249, 250,
+                248), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (254, 258, 259,
+                260, 261, 262, 262, 263, 264, 262, 261, 267, 268, 268, 269, 270, 268, 267, 273, 274, 273, 258, 281,
+                282), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352,
+                351), 'rulesets/series/close_combat.mst', (285, 286, 287, 288, 289, 290, 289, 294, 295, 294, 298, 299, 298, 301, 302, 301, 308, 309,
+                308, 312, 313, 312, 318, 319, 320, 319, 322, 323, 322, 318, 333, 334, 336))),
         'advance_after_combat': ProcedureSpec(
             'advance_after_combat', 'Advance after Combat', 'procedure', ('combat', 'lead'), steps={'stay_in_the_breastwork': 0,
-                'advance': 6}, types={'_ask13': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes',
+                'advance': 6}, types={'_ask14': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes',
                 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'}, code=(
                 JumpIfNot(advance_after_combat__stay_in_the_breastwork__if, 6),
-                Ask(Constant(0), 'Advance after combat out of the breastwork?', '_ask13'),
-                JumpIfNot(Bound('_ask13'), 4),
+                Ask(Constant(0), 'Advance after combat out of the breastwork?', '_ask14'),
+                JumpIfNot(Bound('_ask14'), 4),
                 Jump(5),
                 Return(),
                 Jump(6),
@@ -2791,8 +2899,8 @@ RULES = Rules(
                 Jump(23),
                 Jump(16),
                 Jump(25),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (197, 198, 198, 198, 200, 197), 'rulesets/series/close_combat.mst', (307, 308, 310,
-                311, 312, 313, 314, 312, 310, 318, 318, 318, 318, 319, 320, 321, 320, 318, 308))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), 'rulesets/series/close_combat.mst', (341, 342, 344,
+                345, 346, 347, 348, 346, 344, 352, 352, 352, 352, 353, 354, 355, 354, 352, 342))),
         'tactical_withdrawal': ProcedureSpec(
             'tactical_withdrawal', 'No Combat', 'procedure', ('combat', 'attacker_chit', 'defender_chit'), steps={'honor': 0, 'defender': 3,
                 'attacker': 11}, types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -2816,8 +2924,8 @@ RULES = Rules(
                 Call('retreat_unit', check_or_retreat__each__retreat_unit_args, None),
                 Jump(13),
                 Jump(19),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (331, 332, 332, 332, 332, 333,
-                332, 331, 336, 337, 337, 337, 337, 338, 337, 336))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (365, 366, 366, 366, 366, 367,
+                366, 365, 370, 371, 371, 371, 371, 372, 371, 370))),
         'prepare_for_play': ProcedureSpec(
             'prepare_for_play', 'Prepare for Play', 'procedure', (), steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8,
                 'activation_markers': 10, 'cards': 15}, types={'_for_u': 'units', 'u': 'unit'}, code=(
@@ -2915,31 +3023,33 @@ RULES = Rules(
                 Jump(4),
             ), lines=lines_at('rulesets/newtown/victory.mst', (96, 97, 98, 96))),
         'examine_indian_stacks': ProcedureSpec(
-            'examine_indian_stacks', 'Examine Indian stacks', 'procedure', (), steps={'examine': 0}, types={'_ask14': 'bool', 'h': 'hex'}, code=(
-                Ask(Constant(1), 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
-                JumpIfNot(Bound('_ask14'), 6),
+            'examine_indian_stacks', 'Examine Indian stacks', 'procedure', (), steps={'examine': 0}, types={'_ask15': 'bool', 'h': 'hex'}, code=(
+                JumpIfNot(examine_indian_stacks__examine__while, 9),
+                Ask(Constant(1), 'Examine an Indian stack (–1 Army Morale)?', '_ask15'),
+                JumpIfNot(Bound('_ask15'), 7),
                 Choose('h', examine_indian_stacks__examine__h_options, Constant(1), 'hex', 'choose h', ''),
                 Exec(close_combat_phase__examine_defenders__set_examined),
                 Call('adjust_army_morale', examine_indian_stacks__examine__adjust_army_morale_args, None),
+                Jump(8),
+                Jump(9),
+                Jump(0),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (94, 95, 95, 96, 97, 98, 95, 100, 94))),
+        'indian_movement_phases': ProcedureSpec(
+            'indian_movement_phases', 'Indian Movement Phases', 'procedure', ('side',), steps={'pin_cases': 0, 'sortie_roll': 1, 'standard': 8,
+                'activation': 9, 'pins': 10}, types={'side': 'side', 'sortie': 'int'}, code=(
+                Call('pin_cases', Passed((('side', 'side'),)), None),
+                JumpUnlessSwitch('indian_sortie', True, 8),
+                JumpIfNot(indian_movement_phases__sortie_roll__if, 8),
+                RollDie('sortie', None),
+                JumpIfNot(indian_movement_phases__sortie_roll__if_2, 7),
+                Exec(indian_movement_phases__sortie_roll__set_sortie_released),
                 Jump(7),
                 Jump(8),
-                Jump(0),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (93, 93, 94, 95, 96, 93, 98, 92))),
-        'indian_movement_phases': ProcedureSpec(
-            'indian_movement_phases', 'Indian Movement Phases', 'procedure', ('side',), steps={'sortie_roll': 0, 'standard': 7, 'activation': 8,
-                'pins': 9}, types={'side': 'side', 'sortie': 'int'}, code=(
-                JumpUnlessSwitch('indian_sortie', True, 7),
-                JumpIfNot(indian_movement_phases__sortie_roll__if, 7),
-                RollDie('sortie', None),
-                JumpIfNot(indian_movement_phases__sortie_roll__if_2, 6),
-                Exec(indian_movement_phases__sortie_roll__set_sortie_released),
-                Jump(6),
-                Jump(7),
                 Call('standard_movement_phase', Passed((('side', 'side'),)), None),
                 Call('activation_movement_phase', Passed((('side', 'side'),)), None),
                 Call('remove_pins', Passed((('side', 'side'),)), None),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (114, 114, 115, 116, 117, 116, 114), 'rulesets/newtown/sequence.mst', (85, 86,
-                88))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (86,), 'rulesets/newtown/indian_rules.mst', (114, 114, 115, 116, 117, 116,
+                114), 'rulesets/newtown/sequence.mst', (87, 88, 90))),
         'standard_movement_phase': ProcedureSpec(
             'standard_movement_phase', 'Standard Movement Phase', 'phase', ('side',), steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2,
                 'move': 6, 'done': 7}, types={'side': 'side'}, code=(
@@ -2953,8 +3063,8 @@ RULES = Rules(
                 Jump(6),
                 Call('indian_moves', Passed((('side', 'side'),)), None),
                 Exec(standard_movement_phase__done__set_indian_movement),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (94, 95), 'rulesets/newtown/special_units.mst', (120, 121, 126,
-                120), 'rulesets/newtown/sequence.mst', (96, 97))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (120, 121, 126,
+                120), 'rulesets/newtown/sequence.mst', (98, 99))),
         'activation_movement_phase': ProcedureSpec(
             'activation_movement_phase', 'Activation Movement Phase', 'phase', ('side',), steps={'begin': 0, 'draw': 1,
                 'done': 22}, types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'}, code=(
@@ -2981,8 +3091,8 @@ RULES = Rules(
                 Jump(21),
                 Jump(1),
                 Call('end_activation', Passed(()), None),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (104, 105, 106, 107, 108, 109, 110, 111, 109, 113, 114, 113, 115, 118, 119, 119, 119,
-                120, 119, 122, 115, 105, 125))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (106, 107, 108, 109, 110, 111, 112, 113, 111, 115, 116, 115, 117, 120, 121, 121, 121,
+                122, 121, 124, 117, 107, 127))),
         'end_activation': ProcedureSpec(
             'end_activation', 'The Activation Movement Phase ends', 'procedure', (), steps={'phase': 0, 'withdrawal': 1}, types={'_for_u': 'units',
                 'u': 'unit'}, code=(
@@ -2992,7 +3102,7 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(end_activation__withdrawal__set_indian_withdrawal),
                 Jump(2),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (140, 141, 141, 141, 142, 141))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (142, 143, 143, 143, 144, 143))),
         'final_movement_phase': ProcedureSpec(
             'final_movement_phase', 'Final Movement Phase', 'phase', ('side',), steps={'begin': 0, 'move': 1, 'done': 2,
                 'breastwork': 3}, types={'side': 'side'}, code=(
@@ -3000,12 +3110,12 @@ RULES = Rules(
                 Call('indian_moves', Passed((('side', 'side'),)), None),
                 Exec(standard_movement_phase__done__set_indian_movement),
                 Call('breastwork_check', Passed(()), None),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (150, 151, 152, 153))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (152, 153, 154, 155))),
         'indian_moves': ProcedureSpec(
             'indian_moves', 'Indian units move', 'procedure', ('side',), steps={'move': 0}, types={'side': 'side'}, code=(
                 Prim('move_units', Passed((('side', 'side'),)), {'stacking': retreat_unit__retreat__retreat_stacking,
                     'stop_after': movement_phase__move__move_units_stop_after, 'extra_cost': movement_phase__move__move_units_extra_cost}),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (158,))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (160,))),
         'move_away_disrupted': ProcedureSpec(
             'move_away_disrupted', 'Disrupted units move away', 'procedure', ('side',), steps={'away': 0}, types={'_for_u': 'units', 'away': 'hexes',
                 'fewest': 'int', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit'}, code=(
@@ -3022,7 +3132,7 @@ RULES = Rules(
                 Jump(11),
                 Exec(movement_phase__disrupted_away__set_moved_away),
                 Jump(1),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (167, 167, 167, 167, 168, 169, 170, 171, 172, 173, 170, 175, 167))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (169, 169, 169, 169, 170, 171, 172, 173, 174, 175, 172, 177, 169))),
         'remove_pins': ProcedureSpec(
             'remove_pins', 'Pins removed after movement', 'procedure', ('side',), steps={'pins': 0}, types={'_for_u': 'units', '_for_v': 'units',
                 'group': 'int', 'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
@@ -3031,8 +3141,8 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__pins__set_pinned),
                 JumpIfNot(movement_phase__pins__if, 13),
-                Let('group', movement_phase__pins__let_group),
-                ForStart('_for_v', movement_phase__pins__each_v),
+                Let('group', pin_cases__choose__let_group),
+                ForStart('_for_v', pin_cases__choose__each_v),
                 JumpIfEmpty('_for_v', 11),
                 ForTake('v', '_for_v'),
                 Exec(movement_phase__pins__set_pin_group),
@@ -3040,7 +3150,7 @@ RULES = Rules(
                 Call('adjust_army_morale', movement_phase__pins__adjust_army_morale_args, None),
                 Jump(13),
                 Jump(1),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (182, 182, 182, 183, 184, 185, 186, 186, 186, 187, 186, 189, 184, 182))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (184, 184, 184, 185, 186, 187, 188, 188, 188, 189, 188, 191, 186, 184))),
         'indian_end_phase': ProcedureSpec(
             'indian_end_phase', 'End Phase', 'procedure', ('side',), steps={'resolve_markers': 0, 'honor': 1,
                 'return_markers': 4}, types={'_for_m': 'markers', 'm': 'marker', 'side': 'side'}, code=(
@@ -3054,7 +3164,7 @@ RULES = Rules(
                 Exec(indian_end_phase__return_markers__take_out),
                 Exec(indian_end_phase__return_markers__put_in),
                 Jump(5),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (198, 200, 201, 200, 204, 204, 204, 205, 206, 204))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (200, 202, 203, 202, 206, 206, 206, 207, 208, 206))),
         'roll_for_honor': ProcedureSpec(
             'roll_for_honor', 'Roll for Honor', 'procedure', (), steps={'roll': 0, 'assign': 1}, types={'eligible': 'units', 'tribe_or_clan': 'str',
                 'u': 'unit'}, code=(
@@ -3119,10 +3229,10 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/indian_rules.mst', (213,))),
         'retreat_before_combat_phase': ProcedureSpec(
             'retreat_before_combat_phase', 'Indian Retreat before Combat', 'procedure', (), steps={'retreats': 0,
-                'disengaged': 8}, types={'_ask15': 'bool', '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'}, code=(
+                'disengaged': 8}, types={'_ask16': 'bool', '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'}, code=(
                 JumpIfNot(retreat_before_combat_phase__retreats__while, 8),
-                Ask(Constant(0), 'Retreat before combat in a designated close combat?', '_ask15'),
-                JumpIfNot(Bound('_ask15'), 6),
+                Ask(Constant(0), 'Retreat before combat in a designated close combat?', '_ask16'),
+                JumpIfNot(Bound('_ask16'), 6),
                 Choose('combat', retreat_before_combat_phase__retreats__combat_options, Constant(0), 'option', 'choose combat', ''),
                 Call('retreat_before_combat', Passed((('combat', 'combat'),)), None),
                 Jump(7),
@@ -3230,11 +3340,11 @@ RULES = Rules(
                 Exec(discard__discard__put_in),
             ), lines=lines_at('rulesets/newtown/cards.mst', (250, 251, 250, 253, 255))),
         'card_window': ProcedureSpec(
-            'card_window', 'Opportunity Cards may be played', 'procedure', ('side',), steps={'play': 0}, types={'_ask16': 'bool', 'card': 'marker',
+            'card_window', 'Opportunity Cards may be played', 'procedure', ('side',), steps={'play': 0}, types={'_ask17': 'bool', 'card': 'marker',
                 'side': 'side'}, code=(
                 JumpIfNot(card_window__play__while, 9),
-                Ask(Bound('side'), 'Play an Opportunity Card?', '_ask16'),
-                JumpIfNot(Bound('_ask16'), 7),
+                Ask(Bound('side'), 'Play an Opportunity Card?', '_ask17'),
+                JumpIfNot(Bound('_ask17'), 7),
                 Choose('card', card_window__play__card_options, Bound('side'), 'option', 'choose card', ''),
                 Call('discard', Passed((('card', 'card'), ('side', 'side'))), None),
                 Call('gain_momentum', Passed((('side', 'side'),)), None),
@@ -3243,11 +3353,11 @@ RULES = Rules(
                 Jump(0),
             ), lines=lines_at('rulesets/newtown/cards.mst', (267, 268, 268, 269, 270, 271, 268, 273, 267))),
         'close_combat_cards': ProcedureSpec(
-            'close_combat_cards', 'Cards before the Close Combat roll', 'procedure', ('combat', 'side'), steps={'play': 0}, types={'_ask17': 'bool',
+            'close_combat_cards', 'Cards before the Close Combat roll', 'procedure', ('combat', 'side'), steps={'play': 0}, types={'_ask18': 'bool',
                 '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side', 'u': 'unit'}, code=(
                 JumpIfNot(close_combat_cards__play__if, 20),
-                Ask(Bound('side'), 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
-                JumpIfNot(Bound('_ask17'), 19),
+                Ask(Bound('side'), 'Play an Opportunity Card before the Close Combat roll?', '_ask18'),
+                JumpIfNot(Bound('_ask18'), 19),
                 Choose('card', close_combat_cards__play__card_options, Bound('side'), 'option', 'choose card', ''),
                 Call('discard', Passed((('card', 'card'), ('side', 'side'))), None),
                 JumpIfNot(close_combat_cards__play__if_2, 14),
@@ -3382,7 +3492,7 @@ RULES = Rules(
                 ForTake('l', '_for_l'),
                 Exec(trigger__leaders_captured__capture),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/movement.mst', (125, 125, 125, 126, 125))),
+            ), lines=lines_at('rulesets/series/movement.mst', (202, 202, 202, 203, 202))),
         'trigger:step_lost_vp': ProcedureSpec(
             'trigger:step_lost_vp', 'A step lost', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Exec(trigger__step_lost_vp__score),
@@ -3425,7 +3535,7 @@ RULES = Rules(
             'trigger:combat_marker_joins', 'The two sides meet', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Call('join_cup', trigger__combat_marker_joins__join_cup_args, None),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (134,))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (136,))),
         'trigger:honor_lost_in_combat': ProcedureSpec(
             'trigger:honor_lost_in_combat', 'Honor lost to a combat result', 'procedure', ('result', 'affected', 'others', 'side', 'attacker',
                 'defender', 'fire', 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side',
@@ -3544,6 +3654,10 @@ RULES = Rules(
             None),
         RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', restriction__pinned_units__condition, None, '',
             None),
+        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', restriction__pinned_engaged__condition, None, '',
+            None),
+        RestrictionSpec('pin_case_b_keep_away', 'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '',
+            restriction__pin_case_b_keep_away__condition, None, '', None),
         RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', restriction__burning_units__condition,
             None, '', None),
         RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '',
@@ -3610,6 +3724,9 @@ RULES = Rules(
         VariableSpec('moved_away', 'unit', 'bool', False, 'movement_phase', 'Moved away (disrupted)', False),
         VariableSpec('pin_group', 'unit', 'int', 0, '', 'PIN result', False),
         VariableSpec('pin_results', '', 'int', 0, '', 'PIN results so far', False),
+        VariableSpec('pin_case_b', 'unit', 'bool', False, '', 'Moving away from a PIN result (case B)', False),
+        VariableSpec('pin_case_chosen', 'unit', 'bool', False, '', 'Case A or B chosen for its PIN result', False),
+        VariableSpec('pin_withdrawal', '', 'bool', False, '', 'Some PIN result is being moved away (case B)', False),
         VariableSpec('fired', 'unit', 'bool', False, 'player_turn', 'Fired this player turn', False),
         VariableSpec('artillery_target', 'unit', 'bool', False, 'defensive_artillery_fire_phase', 'Fired on by artillery this phase', False),
         VariableSpec('rifle_target', 'unit', 'bool', False, 'rifle_fire_phase', 'Fired on by rifles this phase', False),
@@ -3664,6 +3781,7 @@ RULES = Rules(
         'choose:close_combat:tactics:defender_chit': ("A player's Tactics Chits", '§ series 12.51', ''),
         'choose:close_combat_cards:play:card': ("A player's hand", '§ newtown 4.2.2', ''),
         'choose:defensive_artillery_fire_phase:fire:target': ("Units the side's artillery may fire at", '§ series 11.2', ''),
+        'choose:examine_indian_stacks:examine:h': ('Indian player stacks not yet examined', '§ newtown 3.4', ''),
         'choose:rifle_fire_by:fire:target': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:adds_strength': ('Adds its SPs to a close combat', '§ series 12.23, 12.3, 13.25; newtown 6.1.4', ''),
         'define:adjacent_rifles': ('Ready rifles next to the target', '§ series 10.2', ''),
@@ -3683,6 +3801,7 @@ RULES = Rules(
         'define:chit_eligible': ('The chit may be played', '§ series 12.52', ''),
         'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders", '§ series 14.21; newtown 3.1.1', ''),
         'define:combat_card': ('A card for the moment before the close combat roll', '§ newtown 4.2.4', ''),
+        'define:commanders': ('Leaders who may command the unit', '§ series 14.1', ''),
         'define:cornplanter_commands': ('Cornplanter may command the unit', '§ newtown 3.1.1', ''),
         'define:counts_for_indian_decisive': ('An American combat unit other than artillery', '§ newtown 2.1', ''),
         'define:counts_for_stacking': ('Counts against stacking', '§ series 7.1; newtown 6.1.2', ''),
@@ -3713,6 +3832,7 @@ RULES = Rules(
         'define:john_butler_commands': ('Colonel Butler may command the unit', '§ newtown 3.1.1', ''),
         'define:lead_candidates': ('Units that may lead', '§ series 12.23, 13.25', ''),
         'define:leader_near': ('A friendly leader stacked with or next to the units', '§ series 14.22, 12.53', ''),
+        'define:leader_of': ('The leader in command', '§ series 14.1, 3.2', ''),
         'define:leadership': ('Leadership DRM for a unit', '§ series 14.23; newtown 3.1.1, 1.8', ''),
         'define:may_advance': ('May advance after combat', '§ series 12.23', ''),
         'define:may_advance_into_all': ('May advance into every defending hex', '§ series 12.23', ''),
@@ -3727,7 +3847,8 @@ RULES = Rules(
         'define:mixed_stack': ('In a stack of Indian and non-Indian units', '§ newtown 3.1.1', ''),
         'define:modified_morale': ('Modified morale', '§ series 15.32, 16.24; newtown 5.1.2, 6.1.4', ''),
         'define:moves_in_this_phase': ('May move in this Indian movement phase', '§ newtown 5.2, 6.1.3', ''),
-        'define:must_attack': ('Must attack', '§ series 12.12', ''),
+        'define:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
+        'define:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'define:must_check_resolve': ('Must make an Indian Resolve Morale Check', '§ newtown 5.4.2', ''),
         'define:next_to_any': ('Next to one of the hexes', '§ series 12.52', ''),
         'define:next_to_the_combat': ("Adjacent to the combat's defenders", '§ newtown 5.7.1', ''),
@@ -3745,6 +3866,7 @@ RULES = Rules(
         'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
         'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
         'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
+        'define:result_stands': ('The side suffers its close combat result', '§ series 12.23, 13.25; newtown 4.2.4', ''),
         'define:retreat_goal': ("Where a side's retreats lead", '§ newtown 3.2', ''),
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
@@ -3758,6 +3880,7 @@ RULES = Rules(
         'define:surrounded': ('Surrounded', '§ series 12.7, 3.2, 8.2, 8.4', ''),
         'define:tactics_chits': ("A player's Tactics Chits", '§ series 12.51', ''),
         'define:under_the_guns': ('Within range and LOS of American artillery', '§ newtown 5.4.2', ''),
+        'define:unexamined_indian_stacks': ('Indian player stacks not yet examined', '§ newtown 3.4', ''),
         'define:units_in_hexes_of': ("The side's units in the hexes of the combat", '§ series 13.1', ''),
         'define:units_with': ('The affected unit and the other units in the combat', '§ series 13.1', ''),
         'define:warrior': ('An Indian unit', '§ newtown III, combat_units, 3.6.1', ''),
@@ -3772,7 +3895,8 @@ RULES = Rules(
         'hexside:slope_creek': ('Slope/Creek', '§ series 9.4', 'movement cost: the TEC is printed on the charts'),
         'hexside:track': ('Track', '§ series 9.51, 9.52', ''),
         'hook:close_combat_phase:designate:may_attack': ('May attack', '§ series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8', ''),
-        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12', ''),
+        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
+        'hook:close_combat_phase:designate:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'hook:evading_retreat:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:evading_retreat:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'hook:indian_moves:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
@@ -3883,6 +4007,7 @@ RULES = Rules(
         'procedure:movement_phase': ('Movement Phase', '§ series 9', ''),
         'procedure:onondaga_enters': ('The Onondaga', '§ newtown 6.3, 1.9.1', ''),
         'procedure:overstacking': ('Overstacking penalty', '§ series 7.3', ''),
+        'procedure:pin_cases': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
         'procedure:place_with_indians': ('Place a Random Event unit', '§ newtown 1.8; series 7.1', ''),
         'procedure:player_turn': ('Player Turn', '§ series 5', ''),
         'procedure:pre_game_enhancement': ('Pre-game Indian Enhancement', '§ newtown 1.8', ''),
@@ -3915,6 +4040,8 @@ RULES = Rules(
         'restriction:herd_keeps_to_the_road': ('The herd keeps to the road', '§ newtown 6.5.1', ''),
         'restriction:moves_in_its_own_phase': ('Indian units move in their own movement phase', '§ newtown 5.2, 6.1.1', ''),
         'restriction:only_mclane_with_the_herd': ("Only McLane's horse ends a move with the herd", '§ newtown 3.3, 6.5.1', ''),
+        'restriction:pin_case_b_keep_away': ('No other unit moves next to the enemy units of a PIN result moved away', '§ series 13.1, 9.2', ''),
+        'restriction:pinned_engaged': ('Pinned units kept engaged do not move', '§ series 13.1, 9.2', ''),
         'restriction:pinned_units': ('Pinned units may not stay next to the enemy', '§ series 9.2, 13.1', ''),
         'restriction:platoon_keeps_away': ('The platoon alone keeps away from the enemy', '§ newtown 6.1.3', ''),
         'restriction:platoon_moves_with_parent': ('The attached platoon moves with its parent', '§ newtown 6.1.3', ''),
@@ -3956,7 +4083,7 @@ RULES = Rules(
         'step:check_or_retreat:each': ('Morale checks of the other units', '§ series 13.1, 13.5', ''),
         'step:close_combat:advance': ('Close Combat', '§ series 12.23, 12.3, 12.4', ''),
         'step:close_combat:ambush_shift': ('Close Combat', '§ series 12.23; newtown 5.5', ''),
-        'step:close_combat:apply': ('Close Combat', '§ series 12.23, 13.1; newtown 4.2.4', ''),
+        'step:close_combat:apply': ('Close Combat', '§ series 12.23, 13.1', ''),
         'step:close_combat:begin': ('Close Combat', '§ series 12.23', ''),
         'step:close_combat:cavalry_withdrawal': ('Close Combat', '§ series 12.23, 12.4', ''),
         'step:close_combat:done': ('Close Combat', '§ series 12.23', ''),
@@ -3978,7 +4105,7 @@ RULES = Rules(
         'step:close_combat_cards:play': ('Cards before the Close Combat roll', '§ newtown 4.2.4',
             'the card texts are not public: the effects of Ghosts, Chaos and Parley are ours'),
         'step:close_combat_phase:ambush': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1', ''),
-        'step:close_combat_phase:designate': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21', ''),
+        'step:close_combat_phase:designate': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1', ''),
         'step:close_combat_phase:examine_defenders': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4', ''),
         'step:close_combat_phase:exposed': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 13.3, 13.4', ''),
         'step:close_combat_phase:pins': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 12.22', ''),
@@ -4018,6 +4145,7 @@ RULES = Rules(
         'step:indian_end_phase:resolve_markers': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
         'step:indian_end_phase:return_markers': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
         'step:indian_movement_phases:activation': ('Indian Movement Phases', '§ newtown 5.2, 5.2.2', ''),
+        'step:indian_movement_phases:pin_cases': ('Indian Movement Phases', '§ newtown 5.2; series 13.1, 9.2', ''),
         'step:indian_movement_phases:pins': ('Indian Movement Phases', '§ newtown 5.2; series 9.3', ''),
         'step:indian_movement_phases:sortie_roll': (
             'Indian Movement Phases', '§ newtown 5.2, 5.3.2, 5.3.3',
@@ -4043,12 +4171,15 @@ RULES = Rules(
         'step:movement_phase:drive_the_herd': ('Movement Phase', '§ series 9; newtown 6.5.1', ''),
         'step:movement_phase:examine': ('Movement Phase', '§ series 9; newtown 3.4', ''),
         'step:movement_phase:move': ('Movement Phase', '§ series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52', ''),
+        'step:movement_phase:pin_cases': ('Movement Phase', '§ series 9, 13.1, 9.2', ''),
         'step:movement_phase:pins': ('Movement Phase', '§ series 9, 9.3', ''),
         'step:movement_phase:reinforcements': ('Movement Phase', '§ series 9, 9.6, 9.61, 9.62', ''),
         'step:movement_phase:stampede': ('Movement Phase', '§ series 9; newtown 6.5.1',
             'the card text is not public: one hex off the road, when the American Movement Phase begins'),
         'step:onondaga_enters:place': ('The Onondaga', '§ newtown 6.3, 1.9.1', ''),
         'step:overstacking:each': ('Overstacking penalty', '§ series 7.3', ''),
+        'step:pin_cases:choose': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
+        'step:pin_cases:clear': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
         'step:place_with_indians:place': ('Place a Random Event unit', '§ newtown 1.8; series 7.1',
             'the Enhancement Table says where a Random Event unit is placed'),
         'step:player_turn:artillery': ('Player Turn', '§ series 5, 11.1', ''),
