@@ -46,8 +46,8 @@ from dsl.diagnostics import (
     hint_note,
 )
 from dsl.source import SourceFiles, Span
+from engine.registered import load as load_vocabulary
 from engine.vocabulary import EVENTS, NAMED_TYPES
-from engine.vocabulary import load as load_vocabulary
 
 IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 KINDS = {

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler import ir
-from compiler.backends.engine_codegen import generate
+from compiler.backends.engine_codegen import define_name, generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
 from compiler.load import display_name, resolve_ruleset
@@ -527,7 +527,8 @@ class Runner:
         game = s.game
         define = next(d for d in self.rules.defines if d.name == call.func)
         args = [self.binding(game, _word(a)) for a in call.args]
-        got = self.readable(game, getattr(self.package.rules, f"d_{call.func}")(s, *args), define)
+        compiled = getattr(self.package.rules, define_name(call.func))
+        got = self.readable(game, compiled(s, *args), define)
         if isinstance(got, list):
             expected: Any = [] if want == ["none"] else sorted(want)
         else:

@@ -29,7 +29,7 @@ from compiler import (
 )
 from compiler.contexts import CONTEXTS
 from dsl import diagnostics
-from engine import vocabulary
+from engine import registered, vocabulary
 from engine.vocabulary import Lambda, Signature
 
 # The keys each kind of declaration accepts, from the modules that check them.
@@ -92,7 +92,7 @@ def _cell(text: str) -> str:
 
 def reference() -> str:
     """The reference, as Markdown."""
-    vocab = vocabulary.load()
+    vocab = registered.load()
     out = [
         "# Muster language reference",
         "",

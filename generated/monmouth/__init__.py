@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ea7539e5254c3856025ace553a9bd4c3353149278e9f31475f8b15c8e84824cb'
+RULES_HASH = '1791261b31426678eda34edc8bd172604654b3e174aa70a30c5cfd4f3b15269d'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

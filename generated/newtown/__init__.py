@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '9b0c2767c4d2595f640c9054cd771982ea5eda18f2bf967695834fb91abf3c76'
+RULES_HASH = '3631f4e212a5b6e57c683bdb1a0700656a10350e2427bdceab61432facf47d9b'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
