@@ -22,7 +22,7 @@ opening instead. Then, in order: `act "text"` (the one legal action
 whose description is or contains the text), `dice N …` (die rolls, one per
 chance node), and `expect …`:
 
-- `expect VARIABLE [INDEX] VALUE` — a variable's value;
+- `expect VARIABLE [INDEX] VALUE` — a variable's value (`expect changed_terrain NAME…`: the terrain changes made; `set changed_terrain NAME…` makes them);
 - `expect legal "text"` / `expect not_legal "text"` — among the legal actions;
 - `expect UNIT at HEX`, `expect UNIT steps_lost N`, `expect UNIT STATUS`
   (`eliminated`, `not_entered`, `map`, …);
@@ -57,6 +57,7 @@ from dsl.source import SourceFiles
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
+from engine.terrain_state import CHANGED_TERRAIN
 
 POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "during")
 PLAY = ("act", "dice", "expect")
@@ -139,6 +140,8 @@ class _Names:
         self.units = {u.name for u in rules.units}
         self.sides = {s.name for s in rules.sides}
         self.variables = {v.name for v in rules.variables} | {"turn", "phasing"}
+        if rules.terrain_changes:
+            self.variables.add(CHANGED_TERRAIN)
         self.scenarios = {s.name for s in rules.scenarios}
         self.switches = {s.name for s in rules.switches}
         self.modifiers = {m.name for m in rules.modifiers}
@@ -229,6 +232,11 @@ def _word(v: ast.Expr) -> str:
     return ""
 
 
+def _changes(words: list[str]) -> list[str]:
+    """`set changed_terrain bridge_blown …` (or `none`): the terrain changes made."""
+    return [w for w in words if w != "none"]
+
+
 def _value(word: str) -> Any:
     """A written value as the save format holds it: a number, yes/no, or a name."""
     if word in ("yes", "true"):
@@ -299,7 +307,9 @@ class Runner:
             words = [_word(v) for v in line.values[1:]]
             if line.key == "set":
                 name, *rest = words
-                if len(rest) == 2:
+                if name == CHANGED_TERRAIN:
+                    data["vars"][name] = _changes(rest)
+                elif len(rest) == 2:
                     current = data["vars"].get(name)
                     if not isinstance(current, dict):
                         raise TestFailure(line, f"{name!r} has one value, not one per {rest[0]}")
@@ -381,7 +391,9 @@ class Runner:
             self.expect_unit(s, line, head, rest)
         else:
             got = to_json(s)["vars"].get(head)
-            if len(rest) == 2 and isinstance(got, dict):
+            if head == CHANGED_TERRAIN:
+                want = _changes(rest)
+            elif len(rest) == 2 and isinstance(got, dict):
                 got, want = got.get(rest[0]), _value(rest[1])
             else:
                 want = _value(rest[0]) if rest else None

@@ -141,6 +141,7 @@ NAMED_TYPES = frozenset(
         "bag",
         "procedure",
         "rule",
+        "terrain_change",
     }
 )
 

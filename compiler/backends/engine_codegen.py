@@ -26,11 +26,14 @@ from compiler.backends.pysource import (
     pystring_lines,
     wrap_source,
 )
-from compiler.board import build_board
+from compiler.board import board_patches, build_board
 from compiler.load import PROJECT_ROOT
+from compiler.maps import grid_of
+from compiler.terrain_changes import change_groups, touched_hexes
 from dsl.source import Span
 from engine import instructions as ins
 from engine.los import los_table_text
+from engine.rules import TerrainChangeSpec
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -603,6 +606,8 @@ class Codegen:
             "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
             "bag_seen_by": {b.name: tuple(self.sides.index(x) for x in b.seen_by) for b in r.bags},
             "markers": tuple(sorted(m.name for m in r.markers)),
+            "terrain_changes": self.terrain_changes(),
+            "board_patches": board_patches(r),
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
             else {},
@@ -616,6 +621,27 @@ class Codegen:
         digest = hashlib.sha256(rules_py.encode()).hexdigest()
         init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
         return {"rules.py": rules_py, "__init__.py": init_py}
+
+    def terrain_changes(self) -> list[TerrainChangeSpec]:
+        """The map changes of the rules, each with the hexes its marker goes on."""
+        r = self.rules
+        if r.map is None:
+            return []
+        group_of = {
+            i: g
+            for g, members in enumerate(change_groups(r.terrain_changes, grid_of(r.map)))
+            for i in members
+        }
+        return [
+            TerrainChangeSpec(
+                c.name,
+                c.title,
+                c.marker,
+                tuple(self.hex_index[h] for h in touched_hexes(c)),
+                group_of[i],
+            )
+            for i, c in enumerate(r.terrain_changes)
+        ]
 
     def placed(self, units: tuple[ir.PlacedUnit, ...]) -> str:
         items = []

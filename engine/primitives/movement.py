@@ -25,6 +25,7 @@ from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
 from engine.state import ON_MAP, Frame, State
+from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
 
 # Answers a question about the position: `ask(key, compute)`.
@@ -74,7 +75,7 @@ class MoveUnits(Primitive):
     def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
         """MP to step from hex a in direction d: terrain, plus what the rules add (8.31)."""
         rules = s.game.rules
-        cost = step_cost(rules, u, a, d)
+        cost = step_cost(rules, u, a, d, board_of(s))
         if cost == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
             return cost
         b = rules.board.neighbors[a][d]
@@ -96,11 +97,12 @@ class MoveUnits(Primitive):
         the ones the rules compute (extra costs, restrictions, stacking).
         """
         rules = s.game.rules
+        board = board_of(s)
         a = s.unit_hex[u]
-        b = rules.board.neighbors[a][d]
-        if b < 0 or step_cost(rules, u, a, d) == PROHIBITED:
+        b = board.neighbors[a][d]
+        if b < 0 or step_cost(rules, u, a, d, board) == PROHIBITED:
             return False
-        if strategic and not rules.board.strategic[a] >> d & 1:
+        if strategic and not board.strategic[a] >> d & 1:
             return False
         mover = rules.units[u]
         here = units_in(s, b)

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a63af3c765ec9585aca87db861d322ae0d46df2c388fe9a5b6f7cdde1de614f4'
+RULES_HASH = '388b4aced819c096a0cece6bf730cf3c77afcaef4bd752cd7790b69faf033e4c'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

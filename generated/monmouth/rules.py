@@ -466,9 +466,9 @@ def d_lead_candidates(s, a_units):
         if (not UNIT_PROPS['artillery'][e0]))))
 
 
-def d_may_advance(s, a_u, a_into):
-    # 'rulesets/series/close_combat.mst:86': 'May advance after combat'
-    return (not q.prohibited(s, a_into))
+def d_may_advance(s, a_unit, a_from, a_to):
+    # 'rulesets/series/close_combat.mst:87': 'May advance after combat'
+    return (not q.prohibited(s, a_to))
 
 
 def d_free_to_advance(s, a_u):
@@ -477,35 +477,35 @@ def d_free_to_advance(s, a_u):
 
 
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
-    return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
+    # 'rulesets/series/close_combat.mst:95': 'May advance into every defending hex'
+    return all(d_may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:100': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0,
         a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat))
         if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:107': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0]))
         for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_suffers_rifle_drm(s, a_u):
-    # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
+    # 'rulesets/series/close_combat.mst:137': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_all_militia(s, a_units):
-    # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
+    # 'rulesets/series/close_combat.mst:144': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:149': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -1929,44 +1929,44 @@ def f220(s, b):
 
 
 def f221(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+    # 'rulesets/series/close_combat.mst:169'
     return -1
 
 
 def f222(s, b):
-    # 'rulesets/series/close_combat.mst:169'
+    # 'rulesets/series/close_combat.mst:170'
     return q.attacking_side(s, b['combat'])
 
 
 def f223(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+    # 'rulesets/series/close_combat.mst:171'
     return q.defending_side(s, b['combat'])
 
 
 def f224(s, b):
-    # 'rulesets/series/close_combat.mst:171'
+    # 'rulesets/series/close_combat.mst:172'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
 def f225(s, b):
-    # 'rulesets/series/close_combat.mst:172'
+    # 'rulesets/series/close_combat.mst:173'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
 def f226(s, b):
-    # 'rulesets/series/close_combat.mst:173'
+    # 'rulesets/series/close_combat.mst:174'
     e.set_var(s, 'snapshot_taken', True)
 
 
 def f227(s, b):
-    # 'rulesets/series/close_combat.mst:175'
+    # 'rulesets/series/close_combat.mst:176'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
 def f228(s, b):
-    # 'rulesets/series/close_combat.mst:176'
+    # 'rulesets/series/close_combat.mst:177'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
@@ -1982,340 +1982,340 @@ def f230(s, b):
 
 
 def f231(s, b):
-    # 'rulesets/series/close_combat.mst:181'
+    # 'rulesets/series/close_combat.mst:182'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
 def f232(s, b):
-    # 'rulesets/series/close_combat.mst:182'
+    # 'rulesets/series/close_combat.mst:183'
     return q.defenders(s, b['combat'])
 
 
 def f233(s, b):
-    # 'rulesets/series/close_combat.mst:187'
+    # 'rulesets/series/close_combat.mst:188'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f234(s, b):
-    # 'rulesets/series/close_combat.mst:188'
+    # 'rulesets/series/close_combat.mst:189'
     return q.diverted(s, b['combat'])
 
 
 def f235(s, b):
-    # 'rulesets/series/close_combat.mst:189'
+    # 'rulesets/series/close_combat.mst:190'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
 def f236(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+    # 'rulesets/series/close_combat.mst:195'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
 def f237(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+    # 'rulesets/series/close_combat.mst:196'
     return b['defender']
 
 
 def f238(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+    # 'rulesets/series/close_combat.mst:196'
     return b['_ask10']
 
 
 def f239(s, b):
-    # 'rulesets/series/close_combat.mst:197'
+    # 'rulesets/series/close_combat.mst:198'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f240(s, b):
-    # 'rulesets/series/close_combat.mst:198'
+    # 'rulesets/series/close_combat.mst:199'
     return s.vars['pinned'][b['u']]
 
 
 def f241(s, b):
-    # 'rulesets/series/close_combat.mst:199'
+    # 'rulesets/series/close_combat.mst:200'
     return {'side': b['defender'], 'amount': (-1)}
 
 
 def f242(s, b):
-    # 'rulesets/series/close_combat.mst:201'
+    # 'rulesets/series/close_combat.mst:202'
     return {'unit': b['u'], 'hexes': 3}
 
 
 def f243(s, b):
-    # 'rulesets/series/close_combat.mst:207'
+    # 'rulesets/series/close_combat.mst:208'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
 def f244(s, b):
-    # 'rulesets/series/close_combat.mst:216'
+    # 'rulesets/series/close_combat.mst:217'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f245(s, b):
-    # 'rulesets/series/close_combat.mst:216'
+    # 'rulesets/series/close_combat.mst:217'
     return b['attacker']
 
 
 def f246(s, b):
-    # 'rulesets/series/close_combat.mst:217'
+    # 'rulesets/series/close_combat.mst:218'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
 def f247(s, b):
-    # 'rulesets/series/close_combat.mst:223'
+    # 'rulesets/series/close_combat.mst:224'
     return d_tactics_chits(s)
 
 
 def f248(s, b):
-    # 'rulesets/series/close_combat.mst:226'
+    # 'rulesets/series/close_combat.mst:227'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f249(s, b):
-    # 'rulesets/series/close_combat.mst:227'
+    # 'rulesets/series/close_combat.mst:228'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f250(s, b):
-    # 'rulesets/series/close_combat.mst:228'
+    # 'rulesets/series/close_combat.mst:229'
     return (b['matrix'][1] == 10)
 
 
 def f251(s, b):
-    # 'rulesets/series/close_combat.mst:229'
+    # 'rulesets/series/close_combat.mst:230'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
 def f252(s, b):
-    # 'rulesets/series/close_combat.mst:234'
+    # 'rulesets/series/close_combat.mst:235'
     return b['odds']
 
 
 def f253(s, b):
-    # 'rulesets/series/close_combat.mst:239'
+    # 'rulesets/series/close_combat.mst:240'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
 def f254(s, b):
-    # 'rulesets/series/close_combat.mst:241'
+    # 'rulesets/series/close_combat.mst:242'
     return (s.vars['momentum'][b['first']] > 0)
 
 
 def f255(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:243'
     return b['first']
 
 
 def f256(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:243'
     return b['_ask11']
 
 
 def f257(s, b):
-    # 'rulesets/series/close_combat.mst:244'
+    # 'rulesets/series/close_combat.mst:245'
     return True
 
 
 def f258(s, b):
-    # 'rulesets/series/close_combat.mst:247'
+    # 'rulesets/series/close_combat.mst:248'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
 def f259(s, b):
-    # 'rulesets/series/close_combat.mst:248'
+    # 'rulesets/series/close_combat.mst:249'
     return q.enemy(s, b['first'])
 
 
 def f260(s, b):
-    # 'rulesets/series/close_combat.mst:248'
+    # 'rulesets/series/close_combat.mst:249'
     return b['_ask12']
 
 
 def f261(s, b):
-    # 'rulesets/series/close_combat.mst:253'
+    # 'rulesets/series/close_combat.mst:254'
     return b['rerolled']
 
 
 def f262(s, b):
-    # 'rulesets/series/close_combat.mst:261'
+    # 'rulesets/series/close_combat.mst:262'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
 def f263(s, b):
-    # 'rulesets/series/close_combat.mst:262'
+    # 'rulesets/series/close_combat.mst:263'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
 
 def f264(s, b):
-    # 'rulesets/series/close_combat.mst:265'
+    # 'rulesets/series/close_combat.mst:266'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
 def f265(s, b):
-    # 'rulesets/series/close_combat.mst:266'
+    # 'rulesets/series/close_combat.mst:267'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
 def f266(s, b):
-    # 'rulesets/series/close_combat.mst:267'
+    # 'rulesets/series/close_combat.mst:268'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
 def f267(s, b):
-    # 'rulesets/series/close_combat.mst:268'
+    # 'rulesets/series/close_combat.mst:269'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
 def f268(s, b):
-    # 'rulesets/series/close_combat.mst:269'
+    # 'rulesets/series/close_combat.mst:270'
     return b['result'][1]
 
 
 def f269(s, b):
-    # 'rulesets/series/close_combat.mst:269'
+    # 'rulesets/series/close_combat.mst:270'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
 def f270(s, b):
-    # 'rulesets/series/close_combat.mst:272'
+    # 'rulesets/series/close_combat.mst:273'
     return b['result'][0]
 
 
 def f271(s, b):
-    # 'rulesets/series/close_combat.mst:272'
+    # 'rulesets/series/close_combat.mst:273'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
 def f272(s, b):
-    # 'rulesets/series/close_combat.mst:274'
+    # 'rulesets/series/close_combat.mst:275'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
 def f273(s, b):
-    # 'rulesets/series/close_combat.mst:275'
+    # 'rulesets/series/close_combat.mst:276'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
 def f274(s, b):
-    # 'rulesets/series/close_combat.mst:278'
+    # 'rulesets/series/close_combat.mst:279'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f275(s, b):
-    # 'rulesets/series/close_combat.mst:280'
+    # 'rulesets/series/close_combat.mst:281'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
 def f276(s, b):
-    # 'rulesets/series/close_combat.mst:285'
+    # 'rulesets/series/close_combat.mst:286'
     return (b['modified_roll'] <= (-1))
 
 
 def f277(s, b):
-    # 'rulesets/series/close_combat.mst:286'
+    # 'rulesets/series/close_combat.mst:287'
     return {'side': b['defender']}
 
 
 def f278(s, b):
-    # 'rulesets/series/close_combat.mst:288'
+    # 'rulesets/series/close_combat.mst:289'
     return (b['modified_roll'] >= 10)
 
 
 def f279(s, b):
-    # 'rulesets/series/close_combat.mst:289'
+    # 'rulesets/series/close_combat.mst:290'
     return {'side': b['attacker']}
 
 
 def f280(s, b):
-    # 'rulesets/series/close_combat.mst:299'
+    # 'rulesets/series/close_combat.mst:300'
     e.set_var(s, 'snapshot_taken', False)
 
 
 def f281(s, b):
-    # 'rulesets/series/close_combat.mst:300'
+    # 'rulesets/series/close_combat.mst:301'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
 def f282(s, b):
-    # 'rulesets/series/close_combat.mst:302'
+    # 'rulesets/series/close_combat.mst:303'
     e.resolve_combat(s, b['combat'])
 
 
 def f283(s, b):
-    # 'rulesets/series/close_combat.mst:307'
+    # 'rulesets/series/close_combat.mst:308'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
 def f284(s, b):
-    # 'rulesets/series/close_combat.mst:308'
+    # 'rulesets/series/close_combat.mst:309'
     return (len(b['vacated']) > 0)
 
 
 def f285(s, b):
-    # 'rulesets/series/close_combat.mst:310'
+    # 'rulesets/series/close_combat.mst:311'
     return (b['lead'] != -1)
 
 
 def f286(s, b):
-    # 'rulesets/series/close_combat.mst:311'
+    # 'rulesets/series/close_combat.mst:312'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
-        e0)))
+        q.hex_of(s, b['lead']), e0)))
 
 
 def f287(s, b):
-    # 'rulesets/series/close_combat.mst:312'
+    # 'rulesets/series/close_combat.mst:313'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
 def f288(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+    # 'rulesets/series/close_combat.mst:314'
     return b['reachable']
 
 
 def f289(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+    # 'rulesets/series/close_combat.mst:315'
     e.advance_to(s, b['lead'], b['into'])
 
 
 def f290(s, b):
-    # 'rulesets/series/close_combat.mst:318'
+    # 'rulesets/series/close_combat.mst:319'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
 def f291(s, b):
-    # 'rulesets/series/close_combat.mst:319'
+    # 'rulesets/series/close_combat.mst:320'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
-        e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+        q.hex_of(s, b['u']), e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f292(s, b):
-    # 'rulesets/series/close_combat.mst:320'
+    # 'rulesets/series/close_combat.mst:321'
     return (b['to'] != -1)
 
 
 def f293(s, b):
-    # 'rulesets/series/close_combat.mst:331'
+    # 'rulesets/series/close_combat.mst:332'
     return (b['defender_chit'] == 'withdraw')
 
 
 def f294(s, b):
-    # 'rulesets/series/close_combat.mst:336'
+    # 'rulesets/series/close_combat.mst:337'
     return (b['attacker_chit'] == 'withdraw')
 
 
 def f295(s, b):
-    # 'rulesets/series/close_combat.mst:337'
+    # 'rulesets/series/close_combat.mst:338'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
@@ -2728,79 +2728,79 @@ def f376(s, b):
 
 
 def f377(s, b):
-    # 'rulesets/series/close_combat.mst:114'
+    # 'rulesets/series/close_combat.mst:115'
     return d_modified_morale(s, b['attacker_lead'])
 
 
 def f378(s, b):
-    # 'rulesets/series/close_combat.mst:115'
+    # 'rulesets/series/close_combat.mst:116'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
 def f379(s, b):
-    # 'rulesets/series/close_combat.mst:116'
+    # 'rulesets/series/close_combat.mst:117'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
 def f380(s, b):
-    # 'rulesets/series/close_combat.mst:117'
+    # 'rulesets/series/close_combat.mst:118'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
 def f381(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+    # 'rulesets/series/close_combat.mst:119'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
 def f382(s, b):
-    # 'rulesets/series/close_combat.mst:119'
+    # 'rulesets/series/close_combat.mst:120'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
 def f383(s, b):
-    # 'rulesets/series/close_combat.mst:120'
+    # 'rulesets/series/close_combat.mst:121'
     return b['tactics']
 
 
 def f384(s, b):
-    # 'rulesets/series/close_combat.mst:121'
+    # 'rulesets/series/close_combat.mst:122'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
 def f385(s, b):
-    # 'rulesets/series/close_combat.mst:121'
+    # 'rulesets/series/close_combat.mst:122'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
 def f386(s, b):
-    # 'rulesets/series/close_combat.mst:122'
+    # 'rulesets/series/close_combat.mst:123'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
 def f387(s, b):
-    # 'rulesets/series/close_combat.mst:123'
+    # 'rulesets/series/close_combat.mst:124'
     return d_behind_fieldworks(s, b['combat'])
 
 
 def f388(s, b):
-    # 'rulesets/series/close_combat.mst:124'
+    # 'rulesets/series/close_combat.mst:125'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
 def f389(s, b):
-    # 'rulesets/series/close_combat.mst:125'
+    # 'rulesets/series/close_combat.mst:126'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
 def f390(s, b):
-    # 'rulesets/series/close_combat.mst:126'
+    # 'rulesets/series/close_combat.mst:127'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
 def f391(s, b):
-    # 'rulesets/series/close_combat.mst:127'
+    # 'rulesets/series/close_combat.mst:128'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
@@ -8222,58 +8222,58 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169',
-                'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171',
-                'rulesets/series/close_combat.mst:172', 'rulesets/series/close_combat.mst:173',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176',
-                'rulesets/series/close_combat.mst:175', 'rulesets/monmouth/scenarios.mst:448',
+                'rulesets/series/close_combat.mst:169', 'rulesets/series/close_combat.mst:170',
+                'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:172',
+                'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174',
+                'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:176',
+                'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177',
+                'rulesets/series/close_combat.mst:176', 'rulesets/monmouth/scenarios.mst:448',
                 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:448',
                 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:449',
-                'rulesets/monmouth/scenarios.mst:448', 'rulesets/series/close_combat.mst:181',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:185',
-                'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:187',
-                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
-                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
+                'rulesets/monmouth/scenarios.mst:448', 'rulesets/series/close_combat.mst:182',
+                'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:183',
+                'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184',
+                'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:186',
+                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:188',
+                'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190',
+                'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:195',
                 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207',
-                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:207',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:211',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217',
-                'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224',
-                'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226',
-                'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228',
-                'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230',
-                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:234',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:242',
-                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
+                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:197',
+                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:197',
+                'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199',
+                'rulesets/series/close_combat.mst:200', 'rulesets/series/close_combat.mst:199',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:208',
+                'rulesets/series/close_combat.mst:209', 'rulesets/series/close_combat.mst:208',
+                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:212',
+                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:195',
+                'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:224', 'rulesets/series/close_combat.mst:225',
+                'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:229',
+                'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231',
+                'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:235',
+                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240',
+                'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:243',
+                'rulesets/series/close_combat.mst:244', 'rulesets/series/close_combat.mst:245',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:242',
                 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249',
-                'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:248',
-                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:261',
-                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:265',
-                'rulesets/series/close_combat.mst:266', 'rulesets/series/close_combat.mst:267',
-                'rulesets/series/close_combat.mst:268', 'rulesets/series/close_combat.mst:269',
-                'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:274',
-                'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:278',
-                'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:284',
-                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286',
-                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:288',
-                'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:288',
-                'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:299',
-                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:302',
+                'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250',
+                'rulesets/series/close_combat.mst:251', 'rulesets/series/close_combat.mst:249',
+                'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:254',
+                'rulesets/series/close_combat.mst:255', 'rulesets/series/close_combat.mst:254',
+                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:262',
+                'rulesets/series/close_combat.mst:263', 'rulesets/series/close_combat.mst:266',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:268',
+                'rulesets/series/close_combat.mst:269', 'rulesets/series/close_combat.mst:270',
+                'rulesets/series/close_combat.mst:273', 'rulesets/series/close_combat.mst:275',
+                'rulesets/series/close_combat.mst:276', 'rulesets/series/close_combat.mst:279',
+                'rulesets/series/close_combat.mst:281', 'rulesets/series/close_combat.mst:285',
+                'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:287',
+                'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:290', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:300',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:303',
             ),
         ),
         'advance_after_combat': ProcedureSpec(
@@ -8315,16 +8315,16 @@ RULES = Rules(
                 'vacated': 'hexes',
             },
             lines=(
-                'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308',
-                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311',
-                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
-                'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:312',
-                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:319',
-                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:321',
-                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:308', 'rulesets/series/close_combat.mst:309',
+                'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:312',
+                'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:314',
+                'rulesets/series/close_combat.mst:315', 'rulesets/series/close_combat.mst:313',
+                'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:319',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:319',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:320',
+                'rulesets/series/close_combat.mst:321', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:321', 'rulesets/series/close_combat.mst:319',
+                'rulesets/series/close_combat.mst:309',
             ),
         ),
         'tactical_withdrawal': ProcedureSpec(
@@ -8355,14 +8355,14 @@ RULES = Rules(
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
                 'u': 'unit'},
             lines=(
-                'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
                 'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:333',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:331',
-                'rulesets/series/close_combat.mst:336', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
+                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:334',
+                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:332',
                 'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:338',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:336',
+                'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:338',
+                'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:339',
+                'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:337',
             ),
         ),
         'lee_penalty': ProcedureSpec(

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b275572d2768d59650962d6f442c641b8e8402ad9654bfc43e90d5c57045260c'
+RULES_HASH = '8fec7992032feb5b8b223da70b82ee4b7463a3badb0251418e2b3c87b64364e4'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -439,46 +439,46 @@ def d_lead_candidates(s, a_units):
         if (not UNIT_PROPS['artillery'][e0]))))
 
 
-def d_may_advance(s, a_u, a_into):
-    # 'rulesets/series/close_combat.mst:86': 'May advance after combat'
-    return (not q.prohibited(s, a_into))
+def d_may_advance(s, a_unit, a_from, a_to):
+    # 'rulesets/series/close_combat.mst:87': 'May advance after combat'
+    return (not q.prohibited(s, a_to))
 
 
 def d_free_to_advance(s, a_u):
-    # 'rulesets/series/close_combat.mst:91': 'Free to advance after combat'
+    # 'rulesets/series/close_combat.mst:92': 'Free to advance after combat'
     return True
 
 
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
-    return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
+    # 'rulesets/series/close_combat.mst:95': 'May advance into every defending hex'
+    return all(d_may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:100': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0,
         a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat))
         if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:107': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0]))
         for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_suffers_rifle_drm(s, a_u):
-    # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
+    # 'rulesets/series/close_combat.mst:137': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_all_militia(s, a_units):
-    # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
+    # 'rulesets/series/close_combat.mst:144': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:149': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -1743,69 +1743,69 @@ def f199(s, b):
 
 
 def f200(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+    # 'rulesets/series/close_combat.mst:169'
     return -1
 
 
 def f201(s, b):
-    # 'rulesets/series/close_combat.mst:169'
+    # 'rulesets/series/close_combat.mst:170'
     return q.attacking_side(s, b['combat'])
 
 
 def f202(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+    # 'rulesets/series/close_combat.mst:171'
     return q.defending_side(s, b['combat'])
 
 
 def f203(s, b):
-    # 'rulesets/series/close_combat.mst:171'
+    # 'rulesets/series/close_combat.mst:172'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
 def f204(s, b):
-    # 'rulesets/series/close_combat.mst:172'
+    # 'rulesets/series/close_combat.mst:173'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
 def f205(s, b):
-    # 'rulesets/series/close_combat.mst:173'
+    # 'rulesets/series/close_combat.mst:174'
     e.set_var(s, 'snapshot_taken', True)
 
 
 def f206(s, b):
-    # 'rulesets/series/close_combat.mst:175'
+    # 'rulesets/series/close_combat.mst:176'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
 def f207(s, b):
-    # 'rulesets/series/close_combat.mst:176'
+    # 'rulesets/series/close_combat.mst:177'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
 def f208(s, b):
-    # 'rulesets/series/close_combat.mst:181'
+    # 'rulesets/series/close_combat.mst:182'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
 def f209(s, b):
-    # 'rulesets/series/close_combat.mst:182'
+    # 'rulesets/series/close_combat.mst:183'
     return q.defenders(s, b['combat'])
 
 
 def f210(s, b):
-    # 'rulesets/series/close_combat.mst:187'
+    # 'rulesets/series/close_combat.mst:188'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
 def f211(s, b):
-    # 'rulesets/series/close_combat.mst:188'
+    # 'rulesets/series/close_combat.mst:189'
     return q.diverted(s, b['combat'])
 
 
 def f212(s, b):
-    # 'rulesets/series/close_combat.mst:189'
+    # 'rulesets/series/close_combat.mst:190'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
@@ -1820,57 +1820,57 @@ def f214(s, b):
 
 
 def f215(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+    # 'rulesets/series/close_combat.mst:195'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
 def f216(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+    # 'rulesets/series/close_combat.mst:196'
     return b['defender']
 
 
 def f217(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+    # 'rulesets/series/close_combat.mst:196'
     return b['_ask8']
 
 
 def f218(s, b):
-    # 'rulesets/series/close_combat.mst:197'
+    # 'rulesets/series/close_combat.mst:198'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f219(s, b):
-    # 'rulesets/series/close_combat.mst:198'
+    # 'rulesets/series/close_combat.mst:199'
     return s.vars['pinned'][b['u']]
 
 
 def f220(s, b):
-    # 'rulesets/series/close_combat.mst:199'
+    # 'rulesets/series/close_combat.mst:200'
     return {'side': b['defender'], 'amount': (-1)}
 
 
 def f221(s, b):
-    # 'rulesets/series/close_combat.mst:201'
+    # 'rulesets/series/close_combat.mst:202'
     return {'unit': b['u'], 'hexes': 3}
 
 
 def f222(s, b):
-    # 'rulesets/series/close_combat.mst:207'
+    # 'rulesets/series/close_combat.mst:208'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
 def f223(s, b):
-    # 'rulesets/series/close_combat.mst:216'
+    # 'rulesets/series/close_combat.mst:217'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f224(s, b):
-    # 'rulesets/series/close_combat.mst:216'
+    # 'rulesets/series/close_combat.mst:217'
     return b['attacker']
 
 
 def f225(s, b):
-    # 'rulesets/series/close_combat.mst:217'
+    # 'rulesets/series/close_combat.mst:218'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
@@ -1907,27 +1907,27 @@ def f231(s, b):
 
 
 def f232(s, b):
-    # 'rulesets/series/close_combat.mst:223'
+    # 'rulesets/series/close_combat.mst:224'
     return d_tactics_chits(s)
 
 
 def f233(s, b):
-    # 'rulesets/series/close_combat.mst:226'
+    # 'rulesets/series/close_combat.mst:227'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
 def f234(s, b):
-    # 'rulesets/series/close_combat.mst:227'
+    # 'rulesets/series/close_combat.mst:228'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
 def f235(s, b):
-    # 'rulesets/series/close_combat.mst:228'
+    # 'rulesets/series/close_combat.mst:229'
     return (b['matrix'][1] == 10)
 
 
 def f236(s, b):
-    # 'rulesets/series/close_combat.mst:229'
+    # 'rulesets/series/close_combat.mst:230'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
@@ -1957,57 +1957,57 @@ def f241(s, b):
 
 
 def f242(s, b):
-    # 'rulesets/series/close_combat.mst:234'
+    # 'rulesets/series/close_combat.mst:235'
     return b['odds']
 
 
 def f243(s, b):
-    # 'rulesets/series/close_combat.mst:239'
+    # 'rulesets/series/close_combat.mst:240'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
 def f244(s, b):
-    # 'rulesets/series/close_combat.mst:241'
+    # 'rulesets/series/close_combat.mst:242'
     return (s.vars['momentum'][b['first']] > 0)
 
 
 def f245(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:243'
     return b['first']
 
 
 def f246(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:243'
     return b['_ask10']
 
 
 def f247(s, b):
-    # 'rulesets/series/close_combat.mst:247'
+    # 'rulesets/series/close_combat.mst:248'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
 
 
 def f248(s, b):
-    # 'rulesets/series/close_combat.mst:248'
+    # 'rulesets/series/close_combat.mst:249'
     return q.enemy(s, b['first'])
 
 
 def f249(s, b):
-    # 'rulesets/series/close_combat.mst:248'
+    # 'rulesets/series/close_combat.mst:249'
     return b['_ask11']
 
 
 def f250(s, b):
-    # 'rulesets/series/close_combat.mst:253'
+    # 'rulesets/series/close_combat.mst:254'
     return b['rerolled']
 
 
 def f251(s, b):
-    # 'rulesets/series/close_combat.mst:261'
+    # 'rulesets/series/close_combat.mst:262'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
 def f252(s, b):
-    # 'rulesets/series/close_combat.mst:262'
+    # 'rulesets/series/close_combat.mst:263'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
@@ -2108,48 +2108,48 @@ def f270(s, b):
 
 
 def f271(s, b):
-    # 'rulesets/series/close_combat.mst:278'
+    # 'rulesets/series/close_combat.mst:279'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
 def f272(s, b):
-    # 'rulesets/series/close_combat.mst:280'
+    # 'rulesets/series/close_combat.mst:281'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
 def f273(s, b):
-    # 'rulesets/series/close_combat.mst:285'
+    # 'rulesets/series/close_combat.mst:286'
     return (b['modified_roll'] <= (-1))
 
 
 def f274(s, b):
-    # 'rulesets/series/close_combat.mst:286'
+    # 'rulesets/series/close_combat.mst:287'
     return {'side': b['defender']}
 
 
 def f275(s, b):
-    # 'rulesets/series/close_combat.mst:288'
+    # 'rulesets/series/close_combat.mst:289'
     return (b['modified_roll'] >= 10)
 
 
 def f276(s, b):
-    # 'rulesets/series/close_combat.mst:289'
+    # 'rulesets/series/close_combat.mst:290'
     return {'side': b['attacker']}
 
 
 def f277(s, b):
-    # 'rulesets/series/close_combat.mst:299'
+    # 'rulesets/series/close_combat.mst:300'
     e.set_var(s, 'snapshot_taken', False)
 
 
 def f278(s, b):
-    # 'rulesets/series/close_combat.mst:300'
+    # 'rulesets/series/close_combat.mst:301'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
 def f279(s, b):
-    # 'rulesets/series/close_combat.mst:302'
+    # 'rulesets/series/close_combat.mst:303'
     e.resolve_combat(s, b['combat'])
 
 
@@ -2164,58 +2164,58 @@ def f281(s, b):
 
 
 def f282(s, b):
-    # 'rulesets/series/close_combat.mst:307'
+    # 'rulesets/series/close_combat.mst:308'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
 def f283(s, b):
-    # 'rulesets/series/close_combat.mst:308'
+    # 'rulesets/series/close_combat.mst:309'
     return (len(b['vacated']) > 0)
 
 
 def f284(s, b):
-    # 'rulesets/series/close_combat.mst:310'
+    # 'rulesets/series/close_combat.mst:311'
     return (b['lead'] != -1)
 
 
 def f285(s, b):
-    # 'rulesets/series/close_combat.mst:311'
+    # 'rulesets/series/close_combat.mst:312'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
-        e0)))
+        q.hex_of(s, b['lead']), e0)))
 
 
 def f286(s, b):
-    # 'rulesets/series/close_combat.mst:312'
+    # 'rulesets/series/close_combat.mst:313'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
 def f287(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+    # 'rulesets/series/close_combat.mst:314'
     return b['reachable']
 
 
 def f288(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+    # 'rulesets/series/close_combat.mst:315'
     e.advance_to(s, b['lead'], b['into'])
 
 
 def f289(s, b):
-    # 'rulesets/series/close_combat.mst:318'
+    # 'rulesets/series/close_combat.mst:319'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
 def f290(s, b):
-    # 'rulesets/series/close_combat.mst:319'
+    # 'rulesets/series/close_combat.mst:320'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
-        e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
+        q.hex_of(s, b['u']), e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
 def f291(s, b):
-    # 'rulesets/series/close_combat.mst:320'
+    # 'rulesets/series/close_combat.mst:321'
     return (b['to'] != -1)
 
 
@@ -2231,17 +2231,17 @@ def f293(s, b):
 
 
 def f294(s, b):
-    # 'rulesets/series/close_combat.mst:331'
+    # 'rulesets/series/close_combat.mst:332'
     return (b['defender_chit'] == 'withdraw')
 
 
 def f295(s, b):
-    # 'rulesets/series/close_combat.mst:336'
+    # 'rulesets/series/close_combat.mst:337'
     return (b['attacker_chit'] == 'withdraw')
 
 
 def f296(s, b):
-    # 'rulesets/series/close_combat.mst:337'
+    # 'rulesets/series/close_combat.mst:338'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
@@ -9215,30 +9215,30 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169',
-                'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171',
-                'rulesets/series/close_combat.mst:172', 'rulesets/series/close_combat.mst:173',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:181',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:185',
-                'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:187',
-                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
-                'rulesets/series/close_combat.mst:188', 'rulesets/newtown/indian_rules.mst:309',
+                'rulesets/series/close_combat.mst:169', 'rulesets/series/close_combat.mst:170',
+                'rulesets/series/close_combat.mst:171', 'rulesets/series/close_combat.mst:172',
+                'rulesets/series/close_combat.mst:173', 'rulesets/series/close_combat.mst:174',
+                'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:176',
+                'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:177',
+                'rulesets/series/close_combat.mst:176', 'rulesets/series/close_combat.mst:182',
+                'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:183',
+                'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:184',
+                'rulesets/series/close_combat.mst:183', 'rulesets/series/close_combat.mst:186',
+                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:188',
+                'rulesets/series/close_combat.mst:189', 'rulesets/series/close_combat.mst:190',
+                'rulesets/series/close_combat.mst:189', 'rulesets/newtown/indian_rules.mst:309',
                 'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310',
-                'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
+                'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:195',
                 'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207',
-                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:207',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:211',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217',
+                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:197',
+                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:197',
+                'rulesets/series/close_combat.mst:198', 'rulesets/series/close_combat.mst:199',
+                'rulesets/series/close_combat.mst:200', 'rulesets/series/close_combat.mst:199',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:208',
+                'rulesets/series/close_combat.mst:209', 'rulesets/series/close_combat.mst:208',
+                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:212',
+                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:195',
+                'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:218',
                 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451',
                 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452',
                 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452',
@@ -9250,26 +9250,26 @@ RULES = Rules(
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69',
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70',
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72',
-                'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224',
-                'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226',
-                'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228',
-                'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230',
-                'rulesets/series/close_combat.mst:228', 'rulesets/newtown/cards.mst:328',
+                'rulesets/series/close_combat.mst:224', 'rulesets/series/close_combat.mst:225',
+                'rulesets/series/close_combat.mst:226', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:229',
+                'rulesets/series/close_combat.mst:230', 'rulesets/series/close_combat.mst:231',
+                'rulesets/series/close_combat.mst:229', 'rulesets/newtown/cards.mst:328',
                 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331',
                 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334',
-                'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:234',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:242',
-                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
+                'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:235',
+                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:240',
+                'rulesets/series/close_combat.mst:241', 'rulesets/series/close_combat.mst:242',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:243',
+                'rulesets/series/close_combat.mst:244', 'rulesets/series/close_combat.mst:245',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:242',
                 'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249',
-                'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:248',
-                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:261',
-                'rulesets/series/close_combat.mst:262', 'rulesets/newtown/cards.mst:351',
+                'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250',
+                'rulesets/series/close_combat.mst:251', 'rulesets/series/close_combat.mst:249',
+                'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:254',
+                'rulesets/series/close_combat.mst:255', 'rulesets/series/close_combat.mst:254',
+                'rulesets/series/close_combat.mst:239', 'rulesets/series/close_combat.mst:262',
+                'rulesets/series/close_combat.mst:263', 'rulesets/newtown/cards.mst:351',
                 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352',
                 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354',
                 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352',
@@ -9277,13 +9277,13 @@ RULES = Rules(
                 'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365',
                 'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365',
                 'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374',
-                'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:278',
-                'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:284',
-                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286',
-                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:288',
-                'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:288',
-                'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:299',
-                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:302',
+                'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:279',
+                'rulesets/series/close_combat.mst:281', 'rulesets/series/close_combat.mst:285',
+                'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:287',
+                'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:290', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:300',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:303',
             ),
         ),
         'advance_after_combat': ProcedureSpec(
@@ -9335,16 +9335,16 @@ RULES = Rules(
                 'rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198',
                 'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198',
                 'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197',
-                'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308',
-                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311',
-                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
-                'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:312',
-                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:319',
-                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:321',
-                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:308', 'rulesets/series/close_combat.mst:309',
+                'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:312',
+                'rulesets/series/close_combat.mst:313', 'rulesets/series/close_combat.mst:314',
+                'rulesets/series/close_combat.mst:315', 'rulesets/series/close_combat.mst:313',
+                'rulesets/series/close_combat.mst:311', 'rulesets/series/close_combat.mst:319',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:319',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:320',
+                'rulesets/series/close_combat.mst:321', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:321', 'rulesets/series/close_combat.mst:319',
+                'rulesets/series/close_combat.mst:309',
             ),
         ),
         'tactical_withdrawal': ProcedureSpec(
@@ -9379,15 +9379,15 @@ RULES = Rules(
                 'u': 'unit'},
             lines=(
                 'rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92',
-                'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:331',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:336',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:336',
+                'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:332',
+                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:334', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:337',
+                'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:338',
+                'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:338',
+                'rulesets/series/close_combat.mst:339', 'rulesets/series/close_combat.mst:338',
+                'rulesets/series/close_combat.mst:337',
             ),
         ),
         'prepare_for_play': ProcedureSpec(
