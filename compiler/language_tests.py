@@ -22,7 +22,8 @@ opening instead. Then, in order: `act "text"` (the one legal action
 whose description is or contains the text), `dice N …` (die rolls, one per
 chance node), and `expect …`:
 
-- `expect VARIABLE [INDEX] VALUE` — a variable's value (`expect changed_terrain NAME…`: the terrain changes made; `set changed_terrain NAME…` makes them);
+- `expect VARIABLE [INDEX] VALUE` — a variable's value (`changed_terrain NAME…`:
+  the terrain changes made; `set changed_terrain NAME…` makes them);
 - `expect legal "text"` / `expect not_legal "text"` — among the legal actions;
 - `expect UNIT at HEX`, `expect UNIT steps_lost N`, `expect UNIT STATUS`
   (`eliminated`, `not_entered`, `map`, …);

@@ -24,6 +24,7 @@ from compiler import (
     scenarios,
     tables,
     terrain,
+    terrain_changes,
     tracks,
     variables,
 )
@@ -52,6 +53,10 @@ DECLARATION_KEYS: dict[str, tuple[set[str], str]] = {
     "map": (
         maps.MAP_KEYS | maps.MAP_LINES,
         "and a line per terrain or hexside feature listing its hexes",
+    ),
+    "terrain_change": (
+        terrain_changes.TERRAIN_CHANGE_KEYS | {terrain_changes.REMOVE},
+        "and a line per terrain or hexside feature: the hexes or hexsides it puts there",
     ),
     "table": (tables.HEADER, "and a line per row"),
     "result": (check.RESULT_KEYS, "and `apply` statements"),

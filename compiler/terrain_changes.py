@@ -79,7 +79,16 @@ def check_terrain_change(
                     r.error(line.span, BAD_VALUE, f"hex {label} is {key} already on the map")
                 hexes[label] = key
         elif key in by_name:
-            hexside_line(line, by_name[key], grid, added, r)
+            here: dict[tuple[str, str], dict[str, str]] = {}
+            hexside_line(line, by_name[key], grid, here, r)
+            for side, found in here.items():
+                if key in the_map.hexsides.get(side, {}):
+                    r.error(
+                        line.span,
+                        BAD_VALUE,
+                        f"the hexside {side[0]}/{side[1]} has {key} already on the map",
+                    )
+                added.setdefault(side, {}).update(found)
         elif key == REMOVE:
             _removal(line, the_map, grid, by_name, removed, r)
         else:
@@ -91,15 +100,7 @@ def check_terrain_change(
                 f"or `marker`, not {describe(line.values[0])}",
                 *hint_note(did_you_mean(key, choices) if key else None),
             )
-    for side, found in added.items():
-        already = [f for f in found if f in the_map.hexsides.get(side, {})]
-        if already:
-            r.error(
-                d.span,
-                BAD_VALUE,
-                f"the hexside {side[0]}/{side[1]} has {already[0]} already on the map",
-            )
-    if not (hexes or added or removed):
+    if not p.other:
         r.error(d.span, MISSING, "a terrain change changes at least one hex or hexside")
     return replace(empty, hexes=hexes, added=added, removed=removed)
 

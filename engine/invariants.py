@@ -16,7 +16,7 @@ from typing import Any
 from engine import instructions as ins
 from engine.primitives import all_primitives
 from engine.state import NOT_ENTERED, ON_MAP, STATUS_NAMES, State
-from engine.terrain_state import CHANGED_TERRAIN
+from engine.terrain_state import CHANGED_TERRAIN, board_of
 
 # `Game.new_initial_state()` starts the set-up primitive itself, from no
 # procedure: it has no site.
@@ -187,7 +187,7 @@ def _unit_violations(s: State) -> list[str]:
         if status == ON_MAP:
             if not _index(h, n_hexes, none_ok=False):
                 out.append(f"unit {spec.name} is on the map but in no hex ({h!r})")
-            elif rules.terrain[rules.board.terrain[h]].prohibited:
+            elif rules.terrain[board_of(s).terrain[h]].prohibited:
                 out.append(
                     f"unit {spec.name} stands in prohibited terrain ({rules.board.labels[h]})"
                 )
