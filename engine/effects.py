@@ -296,5 +296,8 @@ def _set_change(s: State, change: str, made: bool) -> None:
     names = set(before) | {change} if made else set(before) - {change}
     s.vars[CHANGED_TERRAIN] = tuple(c.name for c in rules.terrain_changes if c.name in names)
     spec = rules.terrain_changes[change_index(rules, change)]
-    where = ", ".join(hex_label(s, h) for h in spec.hexes)
+    where = ", ".join(
+        [hex_label(s, h) for h in spec.hexes]
+        + [f"{hex_label(s, a)}/{hex_label(s, b)}" for a, b in spec.hexsides]
+    )
     say(s, f"{spec.title} ({where})." if made else f"{spec.title}: undone ({where}).")

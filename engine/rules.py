@@ -145,8 +145,9 @@ class BoardSpec:
 class TerrainChangeSpec:
     """A change of the map the rules may make in play (`terrain_change`).
 
-    `hexes` are where its marker goes: the hexes it changes, or the two of each
-    hexside it changes. Changes of one `group` touch neighbouring hexes, so
+    Its marker goes on each of the `hexes` whose terrain it changes and each of
+    the `hexsides` (pairs of hexes) it changes. Changes of one `group` touch
+    neighbouring hexes, so
     their effects on the board's tables combine; `Rules.board_patches` holds
     the tables' changed rows for each combination of a group's changes made.
     """
@@ -155,6 +156,7 @@ class TerrainChangeSpec:
     title: str
     marker: str
     hexes: tuple[int, ...]
+    hexsides: tuple[tuple[int, int], ...]
     group: int
 
 

@@ -92,7 +92,10 @@ def test_the_defender_blows_the_bridge_in_play():
     game = load_game(MILL_CREEK)
     spec = game.rules.terrain_changes[0]
     assert spec.marker == "blown_bridge"
-    assert [game.rules.board.labels[h] for h in spec.hexes] == ["0504", "0604"]
+    labels = game.rules.board.labels
+    assert spec.hexes == () and [(labels[a], labels[b]) for a, b in spec.hexsides] == [
+        ("0504", "0604")
+    ]
     blown = 0
     for seed in range(6):
         end = play_out(game.new_initial_state(), seed=seed)

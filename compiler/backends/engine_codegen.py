@@ -29,7 +29,7 @@ from compiler.backends.pysource import (
 from compiler.board import board_patches, build_board
 from compiler.load import PROJECT_ROOT
 from compiler.maps import grid_of
-from compiler.terrain_changes import change_groups, touched_hexes
+from compiler.terrain_changes import change_groups
 from dsl.source import Span
 from engine import instructions as ins
 from engine.los import los_table_text
@@ -637,7 +637,11 @@ class Codegen:
                 c.name,
                 c.title,
                 c.marker,
-                tuple(self.hex_index[h] for h in touched_hexes(c)),
+                tuple(self.hex_index[h] for h in c.hexes),
+                tuple(
+                    (self.hex_index[a], self.hex_index[b])
+                    for a, b in sorted({*c.added, *c.removed})
+                ),
                 group_of[i],
             )
             for i, c in enumerate(r.terrain_changes)
