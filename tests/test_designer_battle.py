@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from compiler.backends.print_and_play.charts import terrain_changes_chart
 from compiler.build import load_game
 from compiler.check import check_ruleset
 from compiler.cli import main
@@ -75,7 +76,7 @@ def test_the_gaps_are_said_now_and_were_errors_before(tmp_path):
     assert len(cases) == 3
     for case in cases:
         recorded = before.split(f"== {case.name}", 1)[1].split("\n== ", 1)[0]
-        assert "error:" in recorded, case.name
+        assert "mill_creek/gap.mst:" in recorded and "error:" in recorded, case.name
         folder = tmp_path / case.stem
         shutil.copytree(MILL_CREEK, folder)
         shutil.copy(case, folder / "gap.mst")
@@ -101,3 +102,12 @@ def test_the_defender_blows_the_bridge_in_play():
         end = play_out(game.new_initial_state(), seed=seed)
         blown += end.observation(1)["vars"]["changed_terrain"] == ["bridge_blown"]
     assert blown > 0
+
+
+def test_the_terrain_changes_chart_says_where_and_what_marks_it():
+    rules, _sources, _warnings = check_ruleset(MILL_CREEK)
+    chart = terrain_changes_chart(rules)
+    assert [[c.text for c in row] for row in chart.rows] == [
+        ["The bridge is blown", "0504/0604: no Bridge", "Bridge Blown"]
+    ]
+    assert "mill_creek 3.5" in chart.subtitle
