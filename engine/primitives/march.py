@@ -31,7 +31,10 @@ primitive(
     ("unit", "unit"),
     ("toward", "hexes"),
     ("stacking", Lambda("bool", (("units", "units"),))),
-    ("stop_after", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    (
+        "stop_after",
+        Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex"))),
+    ),
     ("capture_if_blocked", "bool"),
     ("exit", "bool"),
     ("along_roads", "bool"),
@@ -173,7 +176,7 @@ class March(Primitive):
         say(s, f"{unit_name(s, u)} marches {hex_label(s, a)} → {hex_label(s, h)}.")
         arrived(s, u, a, h)
         if self.has_lambda(s, frame, "stop_after") and self.call(
-            s, frame, "stop_after", unit=u, hex=h
+            s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
         ):
             frame.b["done"] = True
 

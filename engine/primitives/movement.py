@@ -35,10 +35,16 @@ primitive(
     "move_units",
     ("side", "side"),
     ("stacking", Lambda("bool", (("units", "units"),))),
-    ("stop_after", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    (
+        "stop_after",
+        Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex"))),
+    ),
     ("extra_cost", Lambda("int", (("unit", "unit"), ("from", "hex"), ("to", "hex")))),
     ("strategic", Lambda("bool", (("unit", "unit"),))),
-    ("strategic_step", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    (
+        "strategic_step",
+        Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex"))),
+    ),
     ("who", Lambda("bool", (("unit", "unit"),))),
     ("strategic_factor", Lambda("int", (("unit", "unit"),))),
     ("one_hex_minimum", Lambda("bool", (("unit", "unit"),))),
@@ -119,7 +125,7 @@ class MoveUnits(Primitive):
             if spent + self.cost(s, frame, u, a, d) > factor * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
-                s, frame, "strategic_step", unit=u, hex=b
+                s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
             ):
                 return False
         elif ma <= 0:
@@ -291,7 +297,7 @@ class MoveUnits(Primitive):
         say(s, f"{unit_name(s, u)} moves {hex_label(s, a)} → {hex_label(s, h)}.")
         arrived(s, u, a, h)
         if self.has_lambda(s, frame, "stop_after") and self.call(
-            s, frame, "stop_after", unit=u, hex=h
+            s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
         ):
             b["stop"] = True
 
