@@ -70,7 +70,10 @@ DECLARATION_KEYS: dict[str, tuple[set[str], str]] = {
     "turn_track": (set(), 'a line per turn: `turn N "label" { data }`'),
     "levels": (tracks.LEVELS_KEYS, 'and a line per level: `NAME "Title" RANGE { data }`'),
     "counter_face": (counters.HEADER, ""),
-    "scenario": (scenarios.KEYS, "and start values of variables"),
+    "scenario": (
+        scenarios.KEYS,
+        "and start values of variables (`changed_terrain NAME…`: terrain changed at the start)",
+    ),
     "bag": (check.BAG_KEYS, ""),
     "bot_weights": (bot_weights.KEYS, "and a line per per-side variable or side (its objectives)"),
 }
