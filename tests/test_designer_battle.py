@@ -13,7 +13,10 @@ from compiler.build import load_game
 from compiler.check import check_ruleset
 from compiler.cli import main
 from compiler.language_tests import run_tests
+from engine import effects
 from engine.game import SetupError
+from engine.save import to_json
+from table.views import terrain_changes_json
 from tests.conftest import play_out
 
 MILL_CREEK = Path(__file__).parent / "data" / "designer" / "mill_creek"
@@ -111,3 +114,19 @@ def test_the_terrain_changes_chart_says_where_and_what_marks_it():
         ["The bridge is blown", "0504/0604: no Bridge", "Bridge Blown"]
     ]
     assert "mill_creek 3.5" in chart.subtitle
+
+
+def test_the_table_shows_the_marker_of_a_change_made():
+    game = load_game(MILL_CREEK)
+    s = game.new_initial_state()
+    assert terrain_changes_json(s, to_json(s)) == []
+    effects.change_terrain(s, "bridge_blown")
+    assert terrain_changes_json(s, s.observation(1)) == [
+        {
+            "name": "bridge_blown",
+            "title": "The bridge is blown",
+            "marker": "blown_bridge",
+            "hexes": [],
+            "hexsides": [["0504", "0604"]],
+        }
+    ]
