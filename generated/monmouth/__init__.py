@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '388b4aced819c096a0cece6bf730cf3c77afcaef4bd752cd7790b69faf033e4c'
+RULES_HASH = 'afa352b8ff79379607caff3800de7aca3095a849c6b72bc9ff71edddc919479a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '8fec7992032feb5b8b223da70b82ee4b7463a3badb0251418e2b3c87b64364e4'
+RULES_HASH = 'f2fc23d1ebc044f1a196751ed0346f3b714f0cdaf821613917b68512dd964b70'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
