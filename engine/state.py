@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.information import observe
 from engine.nodes import CHANCE, Node
+from engine.terrain_state import CHANGED_TERRAIN
 
 if TYPE_CHECKING:
     from engine.game import Game
@@ -152,6 +153,8 @@ class State:
         }
         for var in rules.variables:
             self.vars[var.name] = initial_value(var, len(rules.sides), n, len(rules.board.labels))
+        if rules.terrain_changes:
+            self.vars[CHANGED_TERRAIN] = ()  # the map as printed (engine/terrain_state.py)
         self.unit_hex: list[int] = [-1] * n
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n

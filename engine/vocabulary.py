@@ -132,6 +132,7 @@ NAMED_TYPES = frozenset(
         "bag",
         "procedure",
         "rule",
+        "terrain_change",
     }
 )
 

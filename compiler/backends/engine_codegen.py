@@ -30,12 +30,15 @@ from compiler.backends.pysource import (
     pyrepr_wrapped,
     wrap_source,
 )
-from compiler.board import build_board
+from compiler.board import board_patches, build_board
 from compiler.load import PROJECT_ROOT
+from compiler.maps import grid_of
+from compiler.terrain_changes import change_groups
 from dsl.source import Span
 from engine import instructions as ins
 from engine.board_data import FILE as BOARD_FILE
 from engine.board_data import board_text
+from engine.rules import TerrainChangeSpec
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -707,6 +710,8 @@ class Codegen:
             "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
             "bag_seen_by": {b.name: tuple(self.sides.index(x) for x in b.seen_by) for b in r.bags},
             "markers": tuple(sorted(m.name for m in r.markers)),
+            "terrain_changes": self.terrain_changes(),
+            "board_patches": board_patches(r),
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
             else {},
@@ -728,6 +733,31 @@ class Codegen:
         if self.board is not None:
             files[BOARD_FILE] = board
         return files
+
+    def terrain_changes(self) -> list[TerrainChangeSpec]:
+        """The map changes of the rules, each with the hexes its marker goes on."""
+        r = self.rules
+        if r.map is None:
+            return []
+        group_of = {
+            i: g
+            for g, members in enumerate(change_groups(r.terrain_changes, grid_of(r.map)))
+            for i in members
+        }
+        return [
+            TerrainChangeSpec(
+                c.name,
+                c.title,
+                c.marker,
+                tuple(self.hex_index[h] for h in c.hexes),
+                tuple(
+                    (self.hex_index[a], self.hex_index[b])
+                    for a, b in sorted({*c.added, *c.removed})
+                ),
+                group_of[i],
+            )
+            for i, c in enumerate(r.terrain_changes)
+        ]
 
     def placed(self, units: tuple[ir.PlacedUnit, ...]) -> str:
         items = []

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '1791261b31426678eda34edc8bd172604654b3e174aa70a30c5cfd4f3b15269d'
+RULES_HASH = 'a6b49b686f9bcbd4ae50149276dc945056766033ef573c14aa754d7cf2d31b98'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

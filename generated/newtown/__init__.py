@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '3631f4e212a5b6e57c683bdb1a0700656a10350e2427bdceab61432facf47d9b'
+RULES_HASH = 'e5382cb0ceb7e3e564722a2f99f64c8bc6019c2d0f5b035d4836d8fbd6bb9bcd'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
