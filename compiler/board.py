@@ -10,15 +10,19 @@ precomputed line of sight (`compiler.los`).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from compiler import ir
 from compiler.hexmap import EDGES, Grid
 from compiler.los import los_tables
 from compiler.map_model import MapModel
+from compiler.maps import grid_of
+from compiler.terrain_changes import change_groups, changed_map
 from engine.board import PROHIBITED
-from engine.rules import BoardSpec
+from engine.rules import BoardPatch, BoardSpec
 
 
 def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
@@ -28,6 +32,45 @@ def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
     offsets = grid.offsets()
     labels = tuple(Grid.label(c, r) for c, r in offsets)
     index = {label: i for i, label in enumerate(labels)}
+    nbrs = [model.neighbors(label) for label in labels]
+    tables = los_tables(model)
+    return BoardSpec(
+        title=m.title,
+        labels=labels,
+        grid=(grid.first_col, grid.last_col, grid.first_row, grid.last_row, grid.shifted),
+        neighbors=tuple(tuple(-1 if b is None else index[b] for b in row) for row in nbrs),
+        cube=tuple(grid.to_cube(c, r) for c, r in offsets),
+        columns=tuple(c for c, _r in offsets),
+        rows=tuple(r for _c, r in offsets),
+        edge_distance={edge: _edge_distance(grid, offsets, edge) for edge in EDGES},
+        places={p.name: index[p.hex] for p in m.places},
+        zones={z.name: frozenset(index[h] for h in z.hexes) for z in m.zones},
+        move_classes=model.move_classes,
+        los_range=tables.radius,
+        los_index=tables.index,
+        los_templates=tables.templates,
+        los_codes=tables.codes,
+        **terrain_tables(rules, model),
+    )
+
+
+# The tables of a board that read the terrain, so change when it changes in play.
+TERRAIN_TABLES = (
+    "terrain",
+    "hexsides",
+    "owned",
+    "move_cost",
+    "road",
+    "strategic",
+    "zoc_out",
+    "los_blocks",
+    "slope_up",
+)
+
+
+def terrain_tables(rules: ir.Ruleset, model: MapModel) -> dict[str, tuple]:
+    """The board's tables that the terrain decides (all but line of sight), per hex."""
+    labels = model.labels()
     terrain_ids = {t.name: i for i, t in enumerate(rules.terrain)}
     feature_ids = {f.name: i for i, f in enumerate(rules.hexside_features)}
     nbrs = [model.neighbors(label) for label in labels]
@@ -64,33 +107,53 @@ def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
         slope = model.slope(a, b)
         return slope is not None and slope[0] == a
 
-    tables = los_tables(model)
-    return BoardSpec(
-        title=m.title,
-        labels=labels,
-        grid=(grid.first_col, grid.last_col, grid.first_row, grid.last_row, grid.shifted),
-        terrain=tuple(terrain_ids[model.terrain_of(label).name] for label in labels),
-        neighbors=tuple(tuple(-1 if b is None else index[b] for b in row) for row in nbrs),
-        hexsides=per_side(features, 0),
-        owned=per_side(owned, 0),
-        cube=tuple(grid.to_cube(c, r) for c, r in offsets),
-        columns=tuple(c for c, _r in offsets),
-        rows=tuple(r for _c, r in offsets),
-        edge_distance={edge: _edge_distance(grid, offsets, edge) for edge in EDGES},
-        places={p.name: index[p.hex] for p in m.places},
-        zones={z.name: frozenset(index[h] for h in z.hexes) for z in m.zones},
-        move_classes=model.move_classes,
-        move_cost=tuple(per_side(mp(k), PROHIBITED) for k in model.move_classes),
-        road=mask(model.road),
-        strategic=mask(model.strategic),
-        zoc_out=mask(model.zoc_extends),
-        los_blocks=tuple(model.blocks_los(label) for label in labels),
-        slope_up=mask(slope_up),
-        los_range=tables.radius,
-        los_index=tables.index,
-        los_templates=tables.templates,
-        los_codes=tables.codes,
-    )
+    return {
+        "terrain": tuple(terrain_ids[model.terrain_of(label).name] for label in labels),
+        "hexsides": per_side(features, 0),
+        "owned": per_side(owned, 0),
+        "move_cost": tuple(per_side(mp(k), PROHIBITED) for k in model.move_classes),
+        "road": mask(model.road),
+        "strategic": mask(model.strategic),
+        "zoc_out": mask(model.zoc_extends),
+        "los_blocks": tuple(model.blocks_los(label) for label in labels),
+        "slope_up": mask(slope_up),
+    }
+
+
+def board_patches(rules: ir.Ruleset) -> dict[tuple[int, ...], BoardPatch]:
+    """For each combination of the changes of one group, the board rows it alters.
+
+    A group's changes touch neighbouring hexes, so a row may depend on several
+    of them at once: each combination is worked out from the changed map.
+    Changes of different groups never touch a row in common, so the engine
+    makes them by applying each group's patch in turn (engine/terrain_state.py).
+    """
+    if rules.map is None or not rules.terrain_changes:
+        return {}
+    base = terrain_tables(rules, MapModel(rules))
+    patches: dict[tuple[int, ...], BoardPatch] = {}
+    for members in change_groups(rules.terrain_changes, grid_of(rules.map)):
+        for size in range(1, len(members) + 1):
+            for chosen in itertools.combinations(members, size):
+                made = tuple(rules.terrain_changes[i] for i in chosen)
+                changed = replace(rules, map=changed_map(rules.map, made))
+                tables = terrain_tables(changed, MapModel(changed))
+                patches[chosen] = _differences(base, tables)
+    return patches
+
+
+def _differences(base: dict[str, tuple], changed: dict[str, tuple]) -> BoardPatch:
+    out: list[tuple[str, int, Any]] = []
+    for table in TERRAIN_TABLES:
+        if table == "move_cost":
+            per_class = tuple(zip(*changed[table], strict=True))
+            before = tuple(zip(*base[table], strict=True))
+            out += [(table, h, row) for h, row in enumerate(per_class) if row != before[h]]
+        else:
+            out += [
+                (table, h, row) for h, row in enumerate(changed[table]) if row != base[table][h]
+            ]
+    return tuple(out)
 
 
 def _edge_distance(grid: Grid, offsets: list[tuple[int, int]], edge: str) -> tuple[int, ...]:

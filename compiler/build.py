@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.abc
+import importlib.machinery
+import io
 import linecache
 import os
 import sys
@@ -141,11 +144,16 @@ def shipped_battles() -> list[str]:
 
 
 def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
-    """Import a generated package from its source text, without writing it."""
+    """Import a generated package from its source text, without writing it.
+
+    Its data files (`board.json`) are read through `importlib.resources`, as
+    from a package on disk: the package's loader hands them out from `files`.
+    """
     pkg_name = f"_muster_generated_{name}"
     pkg = types.ModuleType(pkg_name)
     pkg.__path__ = []
     pkg.__package__ = pkg_name
+    pkg.__spec__ = importlib.machinery.ModuleSpec(pkg_name, _PackageData(files), is_package=True)
     rules_mod = types.ModuleType(f"{pkg_name}.rules")
     rules_mod.__package__ = pkg_name
     sys.modules[pkg_name] = pkg
@@ -158,6 +166,30 @@ def load_generated(files: dict[str, str], name: str) -> types.ModuleType:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         exec(compile(source, filename, "exec"), module.__dict__)
     return pkg
+
+
+class _PackageData(importlib.abc.Loader):
+    """The loader of a package generated in memory: its files as package resources."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.texts = files
+
+    def get_resource_reader(self, name: str) -> _PackageData:
+        return self
+
+    def open_resource(self, resource: str) -> io.BytesIO:
+        if resource not in self.texts:
+            raise FileNotFoundError(resource)
+        return io.BytesIO(self.texts[resource].encode("utf-8"))
+
+    def resource_path(self, resource: str) -> str:
+        raise FileNotFoundError(resource)  # nothing is on disk
+
+    def is_resource(self, path: str) -> bool:
+        return path in self.texts
+
+    def contents(self) -> list[str]:
+        return sorted(self.texts)
 
 
 def load_game(arg: str | Path, params: dict | None = None) -> Game:

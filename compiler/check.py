@@ -30,6 +30,7 @@ from compiler.slips import find_slips
 from compiler.statements import Context, StmtChecker
 from compiler.tables import check_table
 from compiler.terrain import check_hexside, check_terrain
+from compiler.terrain_changes import check_groups, check_terrain_change
 from compiler.tracks import check_levels, check_turn_track
 from compiler.variables import check_variable
 from dsl import ast
@@ -46,8 +47,8 @@ from dsl.diagnostics import (
     hint_note,
 )
 from dsl.source import SourceFiles, Span
+from engine.registered import load as load_vocabulary
 from engine.vocabulary import EVENTS, NAMED_TYPES
-from engine.vocabulary import load as load_vocabulary
 
 IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 KINDS = {
@@ -80,6 +81,7 @@ KINDS = {
     "scenario",
     "bag",
     "attribute",
+    "terrain_change",
 }
 EDGES = {"west", "east", "north", "south"}
 # Counters: combat units, leaders and non-combat pieces (a herd, a wagon train).
@@ -439,6 +441,14 @@ class Checker:
         markers = tuple(forces.marker(d) for d, _r in g.entities.get("marker", []))
         for m in markers:
             self.sym.entities[m.name] = Entity("marker", "marker", m.name)
+        terrain_changes = tuple(
+            check_terrain_change(d, self.r, the_map, terrain, features, {m.name for m in markers})
+            for d, _r in g.entities.get("terrain_change", [])
+        )
+        if the_map is not None:
+            check_groups(terrain_changes, the_map, self.r)
+        for change in terrain_changes:
+            self.sym.entities[change.name] = Entity("terrain_change", "terrain_change", change.name)
         unit_attrs = {a.name for a in attributes} | {
             k for x in (*unit_types, *units) for k in x.props
         }
@@ -615,6 +625,7 @@ class Checker:
             files=tuple(display_name(Path(f)) for f in self.r.sources._texts),
             prov=prov_of(header.prov),
             counter_faces=counter_faces,
+            terrain_changes=terrain_changes,
         )
 
     def resolve_initial(self, v: ir.Variable, sides: list[str]) -> ir.Variable:

@@ -23,8 +23,8 @@ from compiler.watch import Report, Watcher
 from dsl import ast
 from dsl.diagnostics import Diagnostic
 from dsl.source import Span
+from engine.registered import load as load_vocabulary
 from engine.vocabulary import EVENTS, UNIT_ATTRIBUTES, VARIABLES
-from engine.vocabulary import load as load_vocabulary
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -574,6 +574,22 @@ class Map:
 
 
 @dataclass(frozen=True, slots=True)
+class TerrainChange:
+    """A change of the map in play — a bridge blown, a ford flooded, a village
+    burnt: hexes that take another terrain and hexside features added or
+    removed, made by the `change_terrain` effect and shown by a marker."""
+
+    name: str
+    title: str
+    hexes: dict[str, str]  # label -> the terrain it has once changed
+    added: dict[tuple[str, str], dict[str, str]]  # (a, b), a < b -> feature -> its marked hex
+    removed: dict[tuple[str, str], tuple[str, ...]]  # (a, b), a < b -> features taken away
+    marker: str  # the marker counter placed to show it ("" for none)
+    prov: Prov
+    span: Span = _span()
+
+
+@dataclass(frozen=True, slots=True)
 class TableRow:
     low: int | None  # range rows: bounds, None for an open end
     high: int | None
@@ -906,3 +922,4 @@ class Ruleset:
     counter_faces: tuple[CounterFace, ...] = ()  # declared looks; see compiler/counters.py
     concealments: tuple[Concealment, ...] = ()
     bot_weights: tuple[BotWeights, ...] = ()
+    terrain_changes: tuple[TerrainChange, ...] = ()

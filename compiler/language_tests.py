@@ -25,7 +25,8 @@ Position lines (`scenario`, `rule NAME on|off`, `start`, `set`, `at`,
 text), `dice N …` (die rolls, one per chance node; a marker's name for the
 marker drawn from a bag), and `expect …`:
 
-- `expect VARIABLE [INDEX] VALUE` — a variable's value;
+- `expect VARIABLE [INDEX] VALUE` — a variable's value (`changed_terrain NAME…`:
+  the terrain changes made; `set changed_terrain NAME…` makes them);
 - `expect DEFINE(ARG …) VALUE …` — what a `define` of the battle gives here
   (its arguments and value written as in a position: units, hexes and sides
   by name; a list of units or hexes as its names, in any order, or `none`);
@@ -54,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler import ir
-from compiler.backends.engine_codegen import generate
+from compiler.backends.engine_codegen import define_name, generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
 from compiler.load import display_name, resolve_ruleset
@@ -66,6 +67,7 @@ from dsl.source import SourceFiles
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
+from engine.terrain_state import CHANGED_TERRAIN
 
 POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "bag", "combat", "during")
 PLAY = ("act", "dice", "expect")
@@ -148,6 +150,8 @@ class _Names:
         self.units = {u.name for u in rules.units}
         self.sides = {s.name for s in rules.sides}
         self.variables = {v.name for v in rules.variables} | {"turn", "phasing", "vp"}
+        if rules.terrain_changes:
+            self.variables.add(CHANGED_TERRAIN)
         self.scenarios = {s.name for s in rules.scenarios}
         self.switches = {s.name for s in rules.switches}
         self.modifiers = {m.name for m in rules.modifiers}
@@ -288,6 +292,11 @@ def _word(v: ast.Expr) -> str:
     return ""
 
 
+def _changes(words: list[str]) -> list[str]:
+    """`set changed_terrain bridge_blown …` (or `none`): the terrain changes made."""
+    return [w for w in words if w != "none"]
+
+
 def _value(word: str) -> Any:
     """A written value as the save format holds it: a number, yes/no, none, or a name."""
     if word == "none":
@@ -362,7 +371,9 @@ class Runner:
             words = [_word(v) for v in line.values[1:]]
             if line.key == "set":
                 name, *rest = words
-                if len(rest) == 2:
+                if name == CHANGED_TERRAIN:
+                    data["vars"][name] = _changes(rest)
+                elif len(rest) == 2:
                     current = data["vars"].get(name)
                     if not isinstance(current, dict):
                         raise TestFailure(line, f"{name!r} has one value, not one per {rest[0]}")
@@ -477,7 +488,9 @@ class Runner:
             self.expect_unit(s, line, head, rest)
         else:
             got = to_json(s)["vars"].get(head)
-            if len(rest) == 2 and isinstance(got, dict):
+            if head == CHANGED_TERRAIN:
+                want = _changes(rest)
+            elif len(rest) == 2 and isinstance(got, dict):
                 got, want = got.get(rest[0]), _value(rest[1])
             else:
                 want = _value(rest[0]) if rest else None
@@ -527,7 +540,8 @@ class Runner:
         game = s.game
         define = next(d for d in self.rules.defines if d.name == call.func)
         args = [self.binding(game, _word(a)) for a in call.args]
-        got = self.readable(game, getattr(self.package.rules, f"d_{call.func}")(s, *args), define)
+        compiled = getattr(self.package.rules, define_name(call.func))
+        got = self.readable(game, compiled(s, *args), define)
         if isinstance(got, list):
             expected: Any = [] if want == ["none"] else sorted(want)
         else:

@@ -137,7 +137,7 @@ def check_map(
                     )
                 hex_terrain[label] = key
         elif key in by_name:
-            _hexside_line(line, by_name[key], grid, sides, reporter)
+            hexside_line(line, by_name[key], grid, sides, reporter)
         elif key == "place":
             place = _place(line, grid, reporter, decl_prov)
             if place is not None:
@@ -172,7 +172,7 @@ def check_map(
     )
 
 
-def _hexside_line(
+def hexside_line(
     line: ast.Line,
     feature: ir.HexsideFeature,
     grid: Grid,

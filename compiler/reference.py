@@ -24,12 +24,13 @@ from compiler import (
     scenarios,
     tables,
     terrain,
+    terrain_changes,
     tracks,
     variables,
 )
 from compiler.contexts import CONTEXTS
 from dsl import diagnostics
-from engine import vocabulary
+from engine import registered, vocabulary
 from engine.vocabulary import Lambda, Signature
 
 # The keys each kind of declaration accepts, from the modules that check them.
@@ -53,6 +54,10 @@ DECLARATION_KEYS: dict[str, tuple[set[str], str]] = {
         maps.MAP_KEYS | maps.MAP_LINES,
         "and a line per terrain or hexside feature listing its hexes",
     ),
+    "terrain_change": (
+        terrain_changes.TERRAIN_CHANGE_KEYS | {terrain_changes.REMOVE},
+        "and a line per terrain or hexside feature: the hexes or hexsides it puts there",
+    ),
     "table": (tables.HEADER, "and a line per row"),
     "result": (check.RESULT_KEYS, "and `apply` statements"),
     "modifiers": (set(), 'a line per modifier: `AMOUNT "label" when CONDITION`'),
@@ -65,7 +70,10 @@ DECLARATION_KEYS: dict[str, tuple[set[str], str]] = {
     "turn_track": (set(), 'a line per turn: `turn N "label" { data }`'),
     "levels": (tracks.LEVELS_KEYS, 'and a line per level: `NAME "Title" RANGE { data }`'),
     "counter_face": (counters.HEADER, ""),
-    "scenario": (scenarios.KEYS, "and start values of variables"),
+    "scenario": (
+        scenarios.KEYS,
+        "and start values of variables (`changed_terrain NAME…`: terrain changed at the start)",
+    ),
     "bag": (check.BAG_KEYS, ""),
     "bot_weights": (bot_weights.KEYS, "and a line per per-side variable or side (its objectives)"),
 }
@@ -92,7 +100,7 @@ def _cell(text: str) -> str:
 
 def reference() -> str:
     """The reference, as Markdown."""
-    vocab = vocabulary.load()
+    vocab = registered.load()
     out = [
         "# Muster language reference",
         "",

@@ -49,6 +49,7 @@ from dsl.diagnostics import (
     did_you_mean,
     hint_note,
 )
+from engine.terrain_state import CHANGED_TERRAIN
 
 KEYS = {"turns", "order", "rules_not_used", "special_rules", "setup", "reinforcements", "stacking"}
 
@@ -316,6 +317,9 @@ class ScenarioChecker:
 
     def start_value(self, line: ast.Line, values: list[ir.StartValue], decl_prov: ir.Prov) -> None:
         key = line.key or ""
+        if key == CHANGED_TERRAIN:
+            self.changed_at_start(line, values, decl_prov)
+            return
         var = self.sym.variables.get(key)
         if var is None:
             hint = did_you_mean(key, set(self.sym.variables) | KEYS)
@@ -350,6 +354,33 @@ class ScenarioChecker:
         value = self.ec.expr(vals[0], Scope(), var.type)
         values.append(
             ir.StartValue(key, index, value, decl_prov.merged(prov_of(line.prov)), line.span)
+        )
+
+    def changed_at_start(
+        self, line: ast.Line, values: list[ir.StartValue], decl_prov: ir.Prov
+    ) -> None:
+        """`changed_terrain bridge_blown …`: terrain changes made before play begins."""
+        declared = [n for n, e in self.sym.entities.items() if e.kind == "terrain_change"]
+        named: set[str] = set()
+        for v in line.values[1:]:
+            name = v.id if isinstance(v, ast.Name) else ""
+            if name not in declared:
+                self.r.error(
+                    v.span,
+                    UNKNOWN_NAME,
+                    f"changed_terrain lists terrain changes; {describe(v)} is not one",
+                    *hint_note(did_you_mean(name, set(declared)) if name else None),
+                )
+            named.add(name)
+        items = tuple(ir.Const("terrain_change", line.span, n) for n in declared if n in named)
+        values.append(
+            ir.StartValue(
+                CHANGED_TERRAIN,
+                None,
+                ir.ListOf("terrain_changes", line.span, items),
+                decl_prov.merged(prov_of(line.prov)),
+                line.span,
+            )
         )
 
     def check_units_once(

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler import ir
+from compiler.backends.engine_codegen import define_name
 from engine import chance
 from engine.bots import make_bot
 from engine.firing import Firing
@@ -203,7 +204,7 @@ def soak(
     runs: list[ScenarioRun] = []
     problems: list[Problem] = []
     switches: dict[str, bool] = {}
-    stack_ok = getattr(package.rules, "d_stack_ok", None)
+    stack_ok = getattr(package.rules, define_name("stack_ok"), None)
     for scenario in scenarios or [""]:
         game = package.load_game({"scenario": scenario} if scenario else {})
         game.firing = Firing(game.rules)

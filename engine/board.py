@@ -67,9 +67,15 @@ def move_class(rules: Rules, u: int) -> int:
     return _tables(rules)[1][u]
 
 
-def step_cost(rules: Rules, u: int, a: int, d: int) -> int:
-    """MP for unit u to step from hex a in direction d, terrain only; PROHIBITED if it may not."""
-    return _tables(rules)[2][u][a][d]
+def step_cost(rules: Rules, u: int, a: int, d: int, board: BoardSpec | None = None) -> int:
+    """MP for unit u to step from hex a in direction d, terrain only; PROHIBITED if it may not.
+
+    `board` is the map as it stands when the rules changed its terrain in play
+    (`engine.terrain_state.board_of`); the printed map's costs are kept per unit.
+    """
+    if board is None or board is rules.board:
+        return _tables(rules)[2][u][a][d]
+    return board.move_cost[_tables(rules)[1][u]][a][d]
 
 
 def unit_range(rules: Rules, u: int) -> int:

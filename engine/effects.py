@@ -13,6 +13,7 @@ from engine.describe import hex_label, side_name, unit_name
 from engine.events import emit, say
 from engine.queries import enemies_adjacent, unit_steps
 from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, State
+from engine.terrain_state import CHANGED_TERRAIN, change_index
 from engine.vocabulary import effect
 
 __all__ = ["emit", "say"]  # found here too, as they always were (engine/events.py)
@@ -272,3 +273,31 @@ def determine_victory(s: State) -> None:
 def win(s: State, side: int, level: str) -> None:
     """End the game at once: `side` wins at `level` (16.3: a demoralized army)."""
     end_game(s, side, level, "The game ends at once")
+
+
+@effect(("change", "terrain_change"))
+def change_terrain(s: State, change: str) -> None:
+    """Make a terrain change of the rules (a bridge blown, a ford flooded): from now
+    on movement, retreats, ZOC, line of sight and every map question read it."""
+    _set_change(s, change, True)
+
+
+@effect(("change", "terrain_change"))
+def restore_terrain(s: State, change: str) -> None:
+    """Undo a terrain change (a bridge repaired): the map is as printed there again."""
+    _set_change(s, change, False)
+
+
+def _set_change(s: State, change: str, made: bool) -> None:
+    rules = s.game.rules
+    before = s.vars[CHANGED_TERRAIN]
+    if (change in before) == made:
+        return
+    names = set(before) | {change} if made else set(before) - {change}
+    s.vars[CHANGED_TERRAIN] = tuple(c.name for c in rules.terrain_changes if c.name in names)
+    spec = rules.terrain_changes[change_index(rules, change)]
+    where = ", ".join(
+        [hex_label(s, h) for h in spec.hexes]
+        + [f"{hex_label(s, a)}/{hex_label(s, b)}" for a, b in spec.hexsides]
+    )
+    say(s, f"{spec.title} ({where})." if made else f"{spec.title}: undone ({where}).")

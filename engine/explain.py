@@ -30,6 +30,7 @@ from engine.restrictions import allowance, max_hexes, may_end, may_move, restric
 from engine.rules import RestrictionSpec
 from engine.state import ON_MAP, Frame, State
 from engine.tables import column_label, modifiers_of
+from engine.terrain_state import board_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,9 +218,9 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
         r = restriction_in_force(s, "max_hexes", u)
         text = f"{name} may move at most {limit} hex{'es' if limit != 1 else ''}"
         return _restriction(s, r, text) if r else Reason(text)
-    if step_cost(rules, u, a, d) == PROHIBITED:
+    if step_cost(rules, u, a, d, board_of(s)) == PROHIBITED:
         return _prohibited(s, u, a, h, d)
-    if strategic and not rules.board.strategic[a] >> d & 1:
+    if strategic and not board_of(s).strategic[a] >> d & 1:
         return _hook(
             s,
             frame,
@@ -274,11 +275,12 @@ def _parts(reason: Reason) -> tuple[str, str, str]:
 def _prohibited(s: State, u: int, a: int, h: int, d: int) -> Reason:
     """Which terrain or hexside feature no unit of u's kind may enter or cross."""
     rules = s.game.rules
+    board = board_of(s)
     name = unit_name(s, u)
-    terrain = rules.terrain[rules.board.terrain[h]]
+    terrain = rules.terrain[board.terrain[h]]
     if terrain.prohibited:
         return source(s, f"terrain:{terrain.name}", f"No unit may enter {terrain.title}.")
-    mask = rules.board.hexsides[a][d]
+    mask = board.hexsides[a][d]
     features = [f for i, f in enumerate(rules.hexside_features) if mask >> i & 1]
     if features:
         f = features[0]

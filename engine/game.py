@@ -12,10 +12,12 @@ from typing import Any
 
 from engine import interpreter
 from engine.board import DIRECTIONS
+from engine.describe import action_to_string, describe_state
 from engine.effects import set_at
 from engine.firing import Firing
 from engine.primitives import get
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
+from engine.save import state_hash, to_json
 from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
 __all__ = ["DIRECTIONS", "ActionSpace", "Game", "GameInfo"]
@@ -118,6 +120,15 @@ class SetupError(ValueError):
 
 class Game:
     """Compiled rules plus the parameters of one way of playing them."""
+
+    # What a `State`'s OpenSpiel-like methods run: the interpreter, saves and
+    # descriptions import the state module, so it reaches them through here.
+    node_of = staticmethod(interpreter.current_node)
+    play = staticmethod(interpreter.apply_action)
+    describe_action = staticmethod(action_to_string)
+    describe = staticmethod(describe_state)
+    saved = staticmethod(to_json)
+    hash_of = staticmethod(state_hash)
 
     def __init__(
         self, rules: Rules, params: dict[str, Any] | None = None, rules_hash: str = ""

@@ -17,6 +17,7 @@ from typing import Any
 from engine import instructions as ins
 from engine.primitives import all_primitives
 from engine.state import NOT_ENTERED, ON_MAP, STATUS_NAMES, State
+from engine.terrain_state import CHANGED_TERRAIN, board_of
 
 # `Game.new_initial_state()` starts the set-up primitive itself, from no
 # procedure: it has no site.
@@ -35,6 +36,8 @@ def var_types(s: State) -> dict[str, str]:
     types = dict(BUILTIN_VAR_TYPES)
     for var in s.game.rules.variables:
         types[var.name] = f"per_{var.scope}:{var.type}" if var.scope else var.type
+    if s.game.rules.terrain_changes:
+        types[CHANGED_TERRAIN] = "terrain_changes"
     return types
 
 
@@ -131,7 +134,18 @@ def _hexes(s: State, value: Any) -> bool:
     return isinstance(value, tuple) and all(_index(h, n, none_ok=False) for h in value)
 
 
+def _terrain_changes(s: State, value: Any) -> bool:
+    """The names of terrain changes made, each once, in declared order."""
+    names = [c.name for c in s.game.rules.terrain_changes]
+    return (
+        isinstance(value, tuple)
+        and all(isinstance(v, str) and v in names for v in value)
+        and list(value) == [n for n in names if n in value]
+    )
+
+
 _SCALARS: dict[str, Any] = {
+    "terrain_changes": _terrain_changes,
     "int": lambda s, v: _is_int(v),
     "number": lambda s, v: _is_number(v),
     "bool": lambda s, v: isinstance(v, bool),
@@ -174,7 +188,7 @@ def _unit_violations(s: State) -> list[str]:
         if status == ON_MAP:
             if not _index(h, n_hexes, none_ok=False):
                 out.append(f"unit {spec.name} is on the map but in no hex ({h!r})")
-            elif rules.terrain[rules.board.terrain[h]].prohibited:
+            elif rules.terrain[board_of(s).terrain[h]].prohibited:
                 out.append(
                     f"unit {spec.name} stands in prohibited terrain ({rules.board.labels[h]})"
                 )

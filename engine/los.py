@@ -17,7 +17,6 @@ the precomputed codes, adding the hexes that hold combat units).
 
 from __future__ import annotations
 
-import base64
 import itertools
 from collections.abc import Callable, Container, Hashable, Sequence
 from dataclasses import dataclass
@@ -227,20 +226,3 @@ def slope_between(board: BoardSpec, p: int, q: int) -> tuple[int, int] | None:
     if board.slope_up[q] >> ((d + 3) % 6) & 1:
         return q, d
     return None
-
-
-def los_table(count: int, width: int, text: str) -> tuple[tuple[int, ...], ...]:
-    """`los_codes` from the generated code's compact form: `count` hexes' rows of
-    `width` codes, one byte each, all rows in base 64 (the table would otherwise
-    be thousands of lines of small numbers, the bulk of a generated package)."""
-    data = base64.b64decode(text)
-    return tuple(tuple(data[i * width : (i + 1) * width]) for i in range(count))
-
-
-def los_table_text(codes: Sequence[Sequence[int]]) -> tuple[int, int, str]:
-    """The compact form `los_table` reads: the row count and width, the base-64 text."""
-    width = len(codes[0]) if codes else 0
-    if any(len(row) != width or not all(0 <= c < 256 for c in row) for row in codes):
-        raise ValueError("LOS codes must be rows of one width, each code one byte")
-    text = base64.b64encode(bytes(c for row in codes for c in row)).decode("ascii")
-    return len(codes), width, text

@@ -14,6 +14,7 @@ from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, uni
 from engine.los import sees
 from engine.state import NOT_ENTERED, ON_MAP, State
 from engine.tables import cell_value, column_index, row_of
+from engine.terrain_state import CHANGED_TERRAIN, board_of
 from engine.vocabulary import query
 from engine.zoc import in_zoc_of
 
@@ -84,13 +85,19 @@ def distance(s: State, a: int, b: int) -> int:
 @query(("h", "hex"), returns="terrain")
 def terrain(s: State, h: int) -> int:
     """The terrain type of a hex."""
-    return s.game.rules.board.terrain[h]
+    return board_of(s).terrain[h]
+
+
+@query(("change", "terrain_change"), returns="bool")
+def terrain_changed(s: State, change: str) -> bool:
+    """True when the terrain change has been made (the bridge is blown) and not undone."""
+    return change in s.vars.get(CHANGED_TERRAIN, ())
 
 
 @query(("a", "hex"), ("b", "hex"), ("feature", "hexside"), returns="bool")
 def hexside_has(s: State, a: int, b: int, feature: int) -> bool:
     """True when the hexside between adjacent hexes a and b has the feature."""
-    board = s.game.rules.board
+    board = board_of(s)
     nbrs = board.neighbors[a]
     if b not in nbrs:
         return False
@@ -116,7 +123,7 @@ def _default_of(s: State, kind: str, name: str) -> object:
 def crossing_into(s: State, a: int, b: int, feature: int) -> bool:
     """True when the side a/b has the directional feature and it belongs to b:
     moving or attacking from a into b crosses it "into" (into fieldworks, 3.2)."""
-    board = s.game.rules.board
+    board = board_of(s)
     nbrs = board.neighbors[b]
     return a in nbrs and bool(board.owned[b][nbrs.index(a)] >> feature & 1)
 
@@ -129,13 +136,13 @@ def move_cost(s: State, u: int, a: int, b: int) -> int:
     d = direction(rules.board, a, b)
     if d < 0:
         return PROHIBITED
-    return step_cost(rules, u, a, d)
+    return step_cost(rules, u, a, d, board_of(s))
 
 
 @query(("a", "hex"), ("b", "hex"), returns="bool")
 def up_slope(s: State, a: int, b: int) -> bool:
     """True when crossing from a into adjacent b goes up a slope (3.2 "Up Slope")."""
-    board = s.game.rules.board
+    board = board_of(s)
     nbrs = board.neighbors[b]
     return a in nbrs and bool(board.slope_up[b] >> nbrs.index(a) & 1)
 
@@ -143,7 +150,7 @@ def up_slope(s: State, a: int, b: int) -> bool:
 @query(("h", "hex"), returns="bool")
 def prohibited(s: State, h: int) -> bool:
     """True when no unit may enter the hex's terrain."""
-    return s.game.rules.terrain[s.game.rules.board.terrain[h]].prohibited
+    return s.game.rules.terrain[board_of(s).terrain[h]].prohibited
 
 
 @query(("h", "hex"), ("zone", "hexes"), returns="bool")
@@ -167,7 +174,7 @@ def hex_row(s: State, h: int) -> int:
 @query(("a", "hex"), ("b", "hex"), returns="bool")
 def road_between(s: State, a: int, b: int) -> bool:
     """True when a road, track or path crosses the hexside between adjacent a and b (9.51)."""
-    board = s.game.rules.board
+    board = board_of(s)
     d = direction(board, a, b)
     return d >= 0 and bool(board.road[a] >> d & 1)
 
@@ -185,7 +192,7 @@ def occupied_hexes(s: State) -> frozenset[int]:
 @query(("a", "hex"), ("b", "hex"), returns="bool")
 def los(s: State, a: int, b: int) -> bool:
     """Clear line of sight from a to b, units included (11.4); False beyond the LOS range."""
-    return sees(s.game.rules.board, a, b, occupied_hexes(s))
+    return sees(board_of(s), a, b, occupied_hexes(s))
 
 
 @query(("u", "unit"), ("h", "hex"), returns="bool")

@@ -142,6 +142,30 @@ class BoardSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class TerrainChangeSpec:
+    """A change of the map the rules may make in play (`terrain_change`).
+
+    Its marker goes on each of the `hexes` whose terrain it changes and each of
+    the `hexsides` (pairs of hexes) it changes. Changes of one `group` touch
+    neighbouring hexes, so
+    their effects on the board's tables combine; `Rules.board_patches` holds
+    the tables' changed rows for each combination of a group's changes made.
+    """
+
+    name: str
+    title: str
+    marker: str
+    hexes: tuple[int, ...]
+    hexsides: tuple[tuple[int, int], ...]
+    group: int
+
+
+# The rows of a board's tables that a combination of terrain changes alters:
+# (table, hex, the hex's row as changed); a `move_cost` row holds every class's.
+BoardPatch = tuple[tuple[str, int, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TableSpec:
     """A table: rows by range of a number (the modified die roll) or by name.
 
@@ -371,6 +395,10 @@ class Rules:
     # "kind:name" -> (title, "§ …" citation, provisional reason) of the declarations
     # the engine explains to a player (engine/explain.py).
     sources: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    # Terrain the rules may change in play, and the board rows each combination of
+    # the changes of one group alters, keyed by the changes' indices (in order).
+    terrain_changes: tuple[TerrainChangeSpec, ...] = ()
+    board_patches: dict[tuple[int, ...], BoardPatch] = field(default_factory=dict)
 
     def side_index(self, name: str) -> int:
         return next(i for i, s in enumerate(self.sides) if s.name == name)

@@ -34,3 +34,12 @@ def rule_note(where: str, what: str) -> str:
     """The note added to an error raised by the rules at `where`."""
     text = rule_text(where)
     return f"{NOTE_START}{what} at {where}" + (f":\n    {text}" if text else "")
+
+
+def lines_at(*runs: str | tuple[int, ...]) -> tuple[str, ...]:
+    """Each instruction's position from runs of one file's lines, as the generated
+    code writes them: `lines_at("a.mst", (21, 22), "b.mst", (5,))`."""
+    out: list[str] = []
+    for file, lines in zip(runs[::2], runs[1::2], strict=True):
+        out += [f"{file}:{line}" for line in lines]
+    return tuple(out)

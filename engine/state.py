@@ -15,10 +15,11 @@ from operator import ne
 from typing import TYPE_CHECKING, Any
 
 from engine.information import observe
+from engine.nodes import CHANCE, Node
+from engine.terrain_state import CHANGED_TERRAIN
 
 if TYPE_CHECKING:
     from engine.game import Game
-    from engine.interpreter import Node
 
 # Where a unit is, besides a hex of the map.
 ON_MAP = 0
@@ -208,6 +209,8 @@ class State:
         }
         for var in rules.variables:
             self.vars[var.name] = initial_value(var, len(rules.sides), n, len(rules.board.labels))
+        if rules.terrain_changes:
+            self.vars[CHANGED_TERRAIN] = ()  # the map as printed (engine/terrain_state.py)
         self.unit_hex: list[int] = [-1] * n
         self.unit_loss: list[int] = [0] * n
         self.unit_status: list[int] = [NOT_ENTERED] * n
@@ -285,46 +288,38 @@ class State:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
             return NotImplemented
-        from engine.save import canonical
-
-        return canonical(self) == canonical(other)
+        return self.game.saved(self) == other.game.saved(other)
 
     __hash__ = None  # type: ignore[assignment]  # mutable: use state_hash()
 
     # --------------------------------------------------------------- OpenSpiel-like interface
+    #
+    # These run the interpreter, saves and descriptions: layers above this
+    # plain data, which import it. The state reaches them through its `Game`
+    # (the top layer, which imports them), so nothing here imports upward.
 
     def current_node(self) -> Node:
         """The decision or chance node the game waits at (run on to it if need be)."""
-        from engine.interpreter import current_node
-
-        return current_node(self)
+        return self.game.node_of(self)
 
     def current_player(self) -> int:
-        from engine.interpreter import current_node
-
-        return current_node(self).player
+        return self.game.node_of(self).player
 
     def is_terminal(self) -> bool:
         return self.terminal
 
     def is_chance_node(self) -> bool:
-        from engine.interpreter import CHANCE, current_node
-
-        return not self.terminal and current_node(self).player == CHANCE
+        return not self.terminal and self.game.node_of(self).player == CHANCE
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        from engine.interpreter import current_node
-
-        node = current_node(self)
+        node = self.game.node_of(self)
         assert node.outcomes is not None, "not a chance node"
         return list(node.outcomes)
 
     def legal_actions(self, player: int | None = None) -> list[int]:
-        from engine.interpreter import current_node
-
         if self.terminal:
             return []
-        node = current_node(self)
+        node = self.game.node_of(self)
         if player is not None and player != node.player:
             return []
         if node.outcomes is not None:
@@ -333,14 +328,10 @@ class State:
 
     def apply_action(self, action: int) -> None:
         """Play `action`; raises `IllegalActionError` (and changes nothing) unless legal."""
-        from engine.interpreter import apply_action
-
-        apply_action(self, action)
+        self.game.play(self, action)
 
     def action_to_string(self, action: int, player: int | None = None) -> str:
-        from engine.describe import action_to_string
-
-        return action_to_string(self, action)
+        return self.game.describe_action(self, action)
 
     def returns(self) -> list[float]:
         n = len(self.game.rules.sides)
@@ -355,9 +346,7 @@ class State:
         side's face-down choices not yet revealed (tactics chits, 12.5), the
         bags he may not look into (`seen_by`), and the units the rules'
         `conceal` declarations keep from him (see `engine.information`)."""
-        from engine.save import to_json
-
-        return observe(self, to_json(self), player)
+        return observe(self, self.game.saved(self), player)
 
     def concealed_from(self, player: int) -> list[int]:
         """The units on the map that `player` may not examine, by the rules."""
@@ -376,9 +365,7 @@ class State:
         return json.dumps(self.observation(player), sort_keys=True)
 
     def state_hash(self) -> str:
-        from engine.save import state_hash
-
-        return state_hash(self)
+        return self.game.hash_of(self)
 
     def take_messages(self) -> list[str]:
         """The account of what happened since the last call (not part of the state)."""
@@ -386,6 +373,4 @@ class State:
         return out
 
     def __str__(self) -> str:
-        from engine.describe import describe_state
-
-        return describe_state(self)
+        return self.game.describe(self)

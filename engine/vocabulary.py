@@ -103,15 +103,6 @@ VARIABLES: dict[str, tuple[str, bool]] = {
 }
 
 
-def load() -> dict[str, Signature]:
-    """Import the modules that register the vocabulary, and return it."""
-    import engine.effects
-    import engine.primitives
-    import engine.queries  # noqa: F401
-
-    return VOCABULARY
-
-
 # Events triggers can listen to, with the bindings each gives the trigger.
 EVENTS: dict[str, tuple[tuple[str, str], ...]] = {
     "entered": (("unit", "unit"), ("hex", "hex")),
@@ -141,6 +132,7 @@ NAMED_TYPES = frozenset(
         "bag",
         "procedure",
         "rule",
+        "terrain_change",
     }
 )
 

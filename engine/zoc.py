@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from engine.rules import BoardSpec
 from engine.state import ON_MAP, State
+from engine.terrain_state import board_of
 
 
 def projected(board: BoardSpec, h: int) -> tuple[int, ...]:
@@ -21,7 +22,7 @@ def projected(board: BoardSpec, h: int) -> tuple[int, ...]:
 
 def zoc_hexes(s: State, units: tuple[int, ...]) -> frozenset[int]:
     """Every hex in the ZOC of these units (those on the map)."""
-    board = s.game.rules.board
+    board = board_of(s)
     return frozenset(
         h for u in units if s.unit_status[u] == ON_MAP for h in projected(board, s.unit_hex[u])
     )
@@ -29,7 +30,7 @@ def zoc_hexes(s: State, units: tuple[int, ...]) -> frozenset[int]:
 
 def in_zoc_of(s: State, h: int, units: tuple[int, ...]) -> bool:
     """True when hex h lies in the ZOC of one of the units."""
-    board = s.game.rules.board
+    board = board_of(s)
     for u in units:
         if s.unit_status[u] != ON_MAP:
             continue

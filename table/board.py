@@ -53,8 +53,10 @@ def draw_board(rules: ir.Ruleset, sources: SourceFiles) -> Board:
     else:
         image, centres, radius = Image.new("RGB", (200, 100), "white"), {}, 20.0
     faces = {}
+    # Markers stay off the board but those that show terrain changed in play.
+    shown = {change.marker for change in rules.terrain_changes}
     for c in counter_mix(rules, Reporter(sources)):
-        if c.kind == "marker":
+        if c.kind == "marker" and c.name not in shown:
             continue
         for side, face in (("front", c.front), ("back", c.back)):
             img = paint(face).convert("RGB").resize((COUNTER_PX, COUNTER_PX), Image.LANCZOS)

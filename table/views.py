@@ -21,6 +21,7 @@ from engine.describe import side_name
 from engine.interpreter import current_node
 from engine.save import to_json
 from engine.state import State
+from engine.terrain_state import CHANGED_TERRAIN
 
 FACE_DOWN = "a face-down marker"
 CONCEALED = "a concealed unit"
@@ -221,6 +222,23 @@ def combats_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def terrain_changes_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The terrain changes made (a bridge blown), each with its marker and its hexes."""
+    rules = s.game.rules
+    made = set(seen["vars"].get(CHANGED_TERRAIN, ()))
+    return [
+        {
+            "name": c.name,
+            "title": c.title,
+            "marker": c.marker,
+            "hexes": [rules.board.labels[h] for h in c.hexes],
+            "hexsides": [[rules.board.labels[a], rules.board.labels[b]] for a, b in c.hexsides],
+        }
+        for c in rules.terrain_changes
+        if c.name in made
+    ]
+
+
 def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> dict[str, Any]:
     """Everything the viewer's page draws, from the viewer's observation only."""
     rules = s.game.rules
@@ -253,6 +271,7 @@ def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> 
             for bag, tokens in seen["bags"].items()
         },
         "combats": combats_json(s, seen),
+        "terrain_changes": terrain_changes_json(s, seen),
         "decision": decision(s, viewer),
         "roll": roll_json(s),
         "account": account,

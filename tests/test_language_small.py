@@ -62,10 +62,10 @@ def test_highest_and_lowest_pick_a_member(tmp_path):
     for name in ("blue_rifles", "red_light"):
         advance_to(s, unit[name], h)
     assert unit["red_light"] < unit["blue_rifles"]
-    assert package.rules.d_strongest(s, h) == unit["red_guard"]
-    assert package.rules.d_weakest(s, h) == unit["red_light"]
+    assert package.rules.define__strongest(s, h) == unit["red_guard"]
+    assert package.rules.define__weakest(s, h) == unit["red_light"]
     empty = next(x for x in range(len(game.rules.board.labels)) if x not in set(s.unit_hex))
-    assert package.rules.d_strongest(s, empty) == -1
+    assert package.rules.define__strongest(s, empty) == -1
 
 
 def test_highest_needs_the_value_to_rank_by(tmp_path, capsys):

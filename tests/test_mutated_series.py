@@ -230,5 +230,5 @@ def test_the_leader_in_command(packages, games, kind, commander):
     series puts the lowest ranking in command."""
     game = games[kind]
     s = position(game, {"nj_1": "0504", "lee": "0504", "washington": "0504"}, [])
-    chosen = packages[kind].rules.d_leader_of(s, game.unit_by_name["nj_1"])
+    chosen = packages[kind].rules.define__leader_of(s, game.unit_by_name["nj_1"])
     assert chosen == game.unit_by_name[commander]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from compiler import check
 from compiler.contexts import CONTEXTS
 from compiler.reference import DECLARATION_KEYS, reference
-from engine import vocabulary
+from engine import registered
 from tests.conftest import ROOT
 
 REFERENCE = ROOT / "docs" / "reference.md"
@@ -22,7 +22,7 @@ def test_reference_covers_every_kind_call_context_and_code():
     assert set(DECLARATION_KEYS) == check.KINDS
     for kind in check.KINDS:
         assert f'id="kind-{kind}"' in text
-    for name, sig in vocabulary.load().items():
+    for name, sig in registered.load().items():
         assert f'id="{sig.kind}-{name}"' in text
     for name in CONTEXTS:
         assert f'id="context-{name}"' in text

@@ -356,7 +356,7 @@ def test_zocs_extend_out_of_but_not_into_light_woods_and_not_into_heavy_woods(pa
     into a Plantation House or Heavy Woods hex, but does extend out of (though not
     into) Light Woods hexes." (The litmus map has forest at 0602–0603 and an orchard
     at 1003; it has no plantation house.)"""
-    in_zoc = package.rules.d_in_enemy_zoc
+    in_zoc = package.rules.define__in_enemy_zoc
     american = game.rules.side_index("american")
     # A British unit next to the heavy forest hex 0603, in clear 0703.
     s = position(game, {"guards": "0703"}, [], phasing="british")

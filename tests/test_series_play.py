@@ -128,14 +128,14 @@ def test_leaders_alone_are_the_enemy_leaders_an_entering_unit_captures():
     rules_ir, _ = compile_ruleset(LITMUS / "base.mst")
     pkg = load_generated(generate(rules_ir), rules_ir.name)
     game = pkg.load_game()
-    compiled = __import__(f"{pkg.__name__}.rules", fromlist=["d_enemy_leaders_alone"])
+    compiled = __import__(f"{pkg.__name__}.rules", fromlist=["define__enemy_leaders_alone"])
     s = game.new_initial_state()
     rules = game.rules
     clinton, guards = rules.unit_index("clinton"), rules.unit_index("guards")
     american = rules.side_index("american")
     here = s.unit_hex[clinton]
     assert s.unit_hex[guards] == here  # set up together
-    assert compiled.d_enemy_leaders_alone(s, here, american) == ()
+    assert compiled.define__enemy_leaders_alone(s, here, american) == ()
     s.unit_hex[guards] = game.hex_by_label["2410"]
-    assert compiled.d_enemy_leaders_alone(s, here, american) == (clinton,)
-    assert compiled.d_enemy_leaders_alone(s, here, rules.side_index("british")) == ()
+    assert compiled.define__enemy_leaders_alone(s, here, american) == (clinton,)
+    assert compiled.define__enemy_leaders_alone(s, here, rules.side_index("british")) == ()

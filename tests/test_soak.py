@@ -67,7 +67,7 @@ def test_counting_is_off_by_default_and_counts_steps_when_on(training_package):
 def test_the_invariants_catch_positions_no_rule_may_make(training_package):
     _rules, package = training_package
     game = package.load_game()
-    invariants = Invariants(game, package.rules.d_stack_ok)
+    invariants = Invariants(game, package.rules.define__stack_ok)
     s = game.new_initial_state()
     assert invariants.broken(s, turn_began=True) == []
     r = game.rules
@@ -87,7 +87,7 @@ def overstacked(package, game, s) -> list[str]:
     return [
         game.rules.board.labels[h]
         for h, units in s.units_by_hex().items()
-        if not package.rules.d_stack_ok(s, units)
+        if not package.rules.define__stack_ok(s, units)
     ]
 
 

@@ -1,18 +1,23 @@
 """The engine backend: write a ruleset's IR as a Python package for `engine/`.
 
-The package holds data (units, terrain, board tables, tables) as literals and
-every expression of the rules as a compiled Python function; procedures are
-lowered to instruction tuples that `engine.interpreter` runs. Designer text
-enters the code only through `pyrepr`, names only through `pyident` after
-the checker validated them. Every function carries a comment pointing at the
-rule-file line it came from. Output is deterministic: the same rules give the
-same bytes.
+The package's `rules.py` holds data (units, terrain, tables, procedures as
+instruction records that `engine.interpreter` runs) and every expression of
+the rules as a compiled Python function named for where it comes from
+(`close_combat__odds__let_odds`, `define__stack_ok`) with its rule-file
+line; a body is written once, a binding or constant operand is a record of
+`engine.operands`, and sets of hexes are module constants (`ZONE_*`). The
+map's tables go to `board.json` beside it (`engine.board_data`). Designer
+text enters the code only through `pyrepr`, names only through `pyident` or
+`function_name` after the checker validated them. Output is deterministic:
+the same rules give the same bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,14 +28,17 @@ from compiler.backends.pysource import (
     pyident,
     pyrepr,
     pyrepr_wrapped,
-    pystring_lines,
     wrap_source,
 )
-from compiler.board import build_board
+from compiler.board import board_patches, build_board
 from compiler.load import PROJECT_ROOT
+from compiler.maps import grid_of
+from compiler.terrain_changes import change_groups
 from dsl.source import Span
 from engine import instructions as ins
-from engine.los import los_table_text
+from engine.board_data import FILE as BOARD_FILE
+from engine.board_data import board_text
+from engine.rules import TerrainChangeSpec
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -52,7 +60,11 @@ DIRECT_UNIT_ATTRS = {
     "reduced": "(s.unit_loss[{u}] > 0)",
     "on_map": "(s.unit_status[{u}] == 0)",
 }
+# Generated lines are wrapped at this width (the artifact's test allows 200).
+WIDTH = 150
 COMPARE = {"==", "!=", "<", "<=", ">", ">="}
+# Lists of hexes this long or longer (and every zone) are module constants, not literals.
+HEX_SET_MIN = 4
 
 
 @dataclass
@@ -69,6 +81,7 @@ class _Function:
     params: str
     body: list[str]
     where: str
+    group: str  # the procedure (or trigger, result, ...) it belongs to: written together
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +137,12 @@ class Codegen:
         self.rules = rules
         self.functions: list[_Function] = []
         self.emitted: dict[tuple[str, tuple[str, ...]], str] = {}
+        self.names: set[str] = set()
+        self.context: tuple[str, ...] = ()
+        # Hex sets the expressions name (zones, lists of hexes): constant name by
+        # hexes, and whether the rules also read one as a list in id order.
+        self.hex_sets: dict[frozenset[int], str] = {}
+        self.hex_lists: set[str] = set()
         self.sides = [s.name for s in rules.sides]
         self.units = [u.name for u in rules.units]
         self.terrain = [t.name for t in rules.terrain]
@@ -134,6 +153,9 @@ class Codegen:
         self.hex_index = (
             {label: i for i, label in enumerate(self.board.labels)} if self.board else {}
         )
+        if self.board is not None:
+            for name, hexes in self.board.zones.items():
+                self.hex_sets.setdefault(hexes, f"ZONE_{name.upper()}")
 
     # ------------------------------------------------------------ functions
 
@@ -142,7 +164,18 @@ class Codegen:
         generated code, and so the rules hash, must not depend on it)."""
         return f"{stable_file_name(span.file)}:{span.line}"
 
-    def function(self, params: str, body: list[str], span: Span) -> str:
+    @contextmanager
+    def within(self, *names: str) -> Iterator[None]:
+        """Name the functions emitted meanwhile for where they come from:
+        `close_combat__resolve__odds` is the `odds` of step `resolve` of `close_combat`."""
+        outer = self.context
+        self.context = (*outer, *names)
+        try:
+            yield
+        finally:
+            self.context = outer
+
+    def function(self, params: str, body: list[str], span: Span, role: str) -> str:
         """A compiled function's name; a body already emitted is emitted once and
         named again (its comment names the first rule line that needed it; each
         instruction keeps its own line in `ProcedureSpec.lines`)."""
@@ -150,13 +183,35 @@ class Codegen:
         found = self.emitted.get(key)
         if found is not None:
             return found
-        name = f"f{len(self.functions) + 1}"
-        self.functions.append(_Function(name, params, body, self.where(span)))
+        name = function_name((*self.context, role))
+        if name in self.names:
+            n = 2
+            while f"{name}_{n}" in self.names:
+                n += 1
+            name = f"{name}_{n}"
+        self.names.add(name)
+        # Written together: a procedure's functions, or a result's or trigger's.
+        kind = self.context[:1]
+        group = "__".join(self.context[:2] if kind in (("result",), ("trigger",)) else kind)
+        self.functions.append(_Function(name, params, body, self.where(span), group))
         self.emitted[key] = name
         return name
 
-    def lambda_fn(self, e: ir.TExpr) -> str:
-        return self.function("s, b", [f"return {self.expr(e, Env())}"], e.span)
+    def lambda_fn(self, e: ir.TExpr, role: str) -> str:
+        """An expression as an operand: a binding or a constant as itself, anything
+        else as a compiled function."""
+        if isinstance(e, ir.Binding):
+            return f"Bound({e.name!r})"
+        if isinstance(e, ir.Const):
+            return f"Constant({self.const(e)})"
+        return self.function("s, b", [f"return {self.expr(e, Env())}"], e.span, role)
+
+    def optional_fn(self, e: ir.TExpr | None, role: str, *context: str) -> str:
+        """`lambda_fn` of an expression a declaration may leave out ("None" then)."""
+        if e is None:
+            return "None"
+        with self.within(*context):
+            return self.lambda_fn(e, role)
 
     # ------------------------------------------------------------ expressions
 
@@ -171,7 +226,12 @@ class Codegen:
         if t == "hex":
             return str(self.hex_index[v])
         if t == "hexes":
-            return pyrepr(tuple(sorted(self.hex_index[h] for h in v)))
+            hexes = frozenset(self.hex_index[h] for h in v)
+            if len(hexes) < HEX_SET_MIN and hexes not in self.hex_sets:
+                return pyrepr(tuple(sorted(hexes)))
+            name = f"{self.hex_set(hexes)}_LIST"
+            self.hex_lists.add(name)
+            return name
         if t == "terrain":
             return str(self.terrain.index(v))
         if t == "hexside":
@@ -185,6 +245,13 @@ class Codegen:
         if t == "none":
             return "-1"
         raise ValueError(f"no constant of type {t}")
+
+    def hex_set(self, hexes: frozenset[int]) -> str:
+        """The module constant of a set of hexes: its zone's, or a new `HEXES_N`."""
+        if hexes not in self.hex_sets:
+            unnamed = sum(name.startswith("HEXES_") for name in self.hex_sets.values())
+            self.hex_sets[hexes] = f"HEXES_{unnamed + 1}"
+        return self.hex_sets[hexes]
 
     def expr(self, e: ir.TExpr, env: Env) -> str:
         x = self.expr
@@ -214,7 +281,7 @@ class Codegen:
             return f"q.{e.func}(s{args})"
         if isinstance(e, ir.DefineCall):
             args = "".join(f", {x(a, env)}" for a in e.args)
-            return f"{pyident('d', e.define)}(s{args})"
+            return f"{define_name(e.define)}(s{args})"
         if isinstance(e, ir.UnitAttr):
             u = x(e.unit, env)
             if e.name in DIRECT_UNIT_ATTRS:
@@ -233,6 +300,10 @@ class Codegen:
             if e.op in ("in", "not in") and e.right.type == "range":
                 test = f"q.in_range({x(e.left, env)}, {x(e.right, env)})"
                 return test if e.op == "in" else f"(not {test})"
+            if e.op in ("in", "not in") and is_hexes(e.right):
+                hexes = frozenset(self.hex_index[h] for h in e.right.value)
+                if len(hexes) >= HEX_SET_MIN or hexes in self.hex_sets:
+                    return f"({x(e.left, env)} {e.op} {self.hex_set(hexes)})"
             if e.op == "/":
                 return f"q.divide({x(e.left, env)}, {x(e.right, env)})"
             if e.op == "+" and e.type in ELEMENT_TYPES:
@@ -283,22 +354,22 @@ class Codegen:
         x = self.expr
         env = Env()
         if isinstance(st, ir.Let):
-            asm.emit(w, ins.Let, repr(st.name), self.lambda_fn(st.value))
+            asm.emit(w, ins.Let, repr(st.name), self.lambda_fn(st.value, f"let_{st.name}"))
         elif isinstance(st, ir.SetVar):
             line = f"e.set_var(s, {st.name!r}, {x(st.value, env)})"
-            f = self.function("s, b", [line], st.span)
+            f = self.function("s, b", [line], st.span, f"set_{st.name}")
             asm.emit(w, ins.Exec, f)
         elif isinstance(st, ir.SetVarAt):
             line = f"e.set_at(s, {st.name!r}, {x(st.index, env)}, {x(st.value, env)})"
-            f = self.function("s, b", [line], st.span)
+            f = self.function("s, b", [line], st.span, f"set_{st.name}")
             asm.emit(w, ins.Exec, f)
         elif isinstance(st, ir.Effect):
             args = "".join(f", {x(a, env)}" for a in st.args)
-            f = self.function("s, b", [f"e.{st.func}(s{args})"], st.span)
+            f = self.function("s, b", [f"e.{st.func}(s{args})"], st.span, st.func)
             asm.emit(w, ins.Exec, f)
         elif isinstance(st, ir.If):
             else_, end = asm.label(), asm.label()
-            asm.emit(w, ins.JumpIfNot, self.lambda_fn(st.test), else_)
+            asm.emit(w, ins.JumpIfNot, self.lambda_fn(st.test, "if"), else_)
             self.lower_body(st.body, asm)
             asm.emit(w, ins.Jump, end)
             asm.mark(else_)
@@ -310,7 +381,7 @@ class Codegen:
             top, end = asm.label(), asm.label()
             asm.mark(top)
             if st.test is not None:
-                asm.emit(w, ins.JumpIfNot, self.lambda_fn(st.test), end)
+                asm.emit(w, ins.JumpIfNot, self.lambda_fn(st.test, "while"), end)
             asm.loop_ends.append(end)
             self.lower_body(st.body, asm)
             asm.loop_ends.pop()
@@ -331,13 +402,14 @@ class Codegen:
                 if st.column is not None:
                     const = ir.Const("table", st.span, st.table)
                     body = f"return {self.column(const, st.column, Env())}"
-                    column = self.function("s, b", [body], st.span)
+                    column = self.function("s, b", [body], st.span, f"{st.table}_column")
                 operands = (table, column, pyrepr(st.modifiers), repr(st.into), pyrepr(st.total))
                 asm.emit(w, ins.Roll, *operands)
         elif isinstance(st, ir.Choose):
             kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
             prompt = f"choose {st.var}"
-            options, chooser = self.lambda_fn(st.options), self.lambda_fn(st.chooser)
+            options = self.lambda_fn(st.options, f"{st.var}_options")
+            chooser = self.lambda_fn(st.chooser, f"{st.var}_chooser")
             asm.emit(
                 w,
                 ins.Choose,
@@ -350,21 +422,24 @@ class Codegen:
             )
         elif isinstance(st, ir.Ask):
             no, end = asm.label(), asm.label()
-            asm.emit(w, ins.Ask, self.lambda_fn(st.chooser), repr(st.question), repr(st.var))
-            test = self.function("s, b", [f"return b[{st.var!r}]"], st.span)
-            asm.emit(w, ins.JumpIfNot, test, no)
+            chooser = self.lambda_fn(st.chooser, f"{st.var.lstrip('_')}_chooser")
+            asm.emit(w, ins.Ask, chooser, repr(st.question), repr(st.var))
+            asm.emit(w, ins.JumpIfNot, f"Bound({st.var!r})", no)
             self.lower_body(st.yes, asm)
             asm.emit(w, ins.Jump, end)
             asm.mark(no)
             self.lower_body(st.no, asm)
             asm.mark(end)
         elif isinstance(st, ir.ApplyResult):
-            asm.emit(w, ins.ApplyResult, self.lambda_fn(st.result), self.args_fn(st.args, st.span))
+            result = self.lambda_fn(st.result, "result")
+            asm.emit(w, ins.ApplyResult, result, self.args_fn(st.args, st.span, "result"))
         elif isinstance(st, ir.CallProc):
-            asm.emit(w, ins.Call, repr(st.proc), self.args_fn(st.args, st.span), repr(st.into))
+            args = self.args_fn(st.args, st.span, st.proc)
+            asm.emit(w, ins.Call, repr(st.proc), args, repr(st.into))
         elif isinstance(st, ir.CallPrim):
-            lambdas = "{" + ", ".join(f"{n!r}: {self.lambda_fn(v)}" for n, v in st.lambdas) + "}"
-            asm.emit(w, ins.Prim, repr(st.prim), self.args_fn(st.args, st.span), lambdas)
+            hooks = [f"{n!r}: {self.lambda_fn(v, f'{st.prim}_{n}')}" for n, v in st.lambdas]
+            lambdas = "{" + ", ".join(hooks) + "}"
+            asm.emit(w, ins.Prim, repr(st.prim), self.args_fn(st.args, st.span, st.prim), lambdas)
         elif isinstance(st, ir.SkipTo):
             asm.emit(w, ins.Jump, asm.step_label(st.step))
         elif isinstance(st, ir.Return):
@@ -380,15 +455,15 @@ class Codegen:
         w = self.where(st.span)
         rest = repr(f"_for_{st.var}")
         top, end = asm.label(), asm.label()
-        asm.emit(w, ins.ForStart, rest, self.lambda_fn(st.iterable))
+        asm.emit(w, ins.ForStart, rest, self.lambda_fn(st.iterable, f"each_{st.var}"))
         asm.mark(top)
         asm.emit(w, ins.JumpIfEmpty, rest, end)
         if st.chooser is None:
             asm.emit(w, ins.ForTake, repr(st.var), rest)
         else:
             kind = st.elem_type if st.elem_type in ("unit", "hex") else "option"
-            options = self.function("s, b", [f"return b[{rest}]"], st.span)
-            chooser = self.lambda_fn(st.chooser)
+            options = f"Bound({rest})"
+            chooser = self.lambda_fn(st.chooser, f"each_{st.var}_chooser")
             prompt = f"choose the next {st.var}"
             asm.emit(w, ins.Choose, repr(st.var), options, chooser, repr(kind), repr(prompt), "''")
             asm.emit(w, ins.ForDrop, repr(st.var), rest)
@@ -398,13 +473,16 @@ class Codegen:
         asm.emit(w, ins.Jump, top)
         asm.mark(end)
 
-    def args_fn(self, args: tuple[tuple[str, ir.TExpr], ...], span: Span) -> str:
+    def args_fn(self, args: tuple[tuple[str, ir.TExpr], ...], span: Span, callee: str) -> str:
+        """The arguments of a call: bindings passed on as they are, else a function."""
+        if all(isinstance(v, ir.Binding) for _n, v in args):
+            return f"Passed({pyrepr(tuple((n, v.name) for n, v in args))})"
         items = ", ".join(f"{n!r}: {self.expr(v, Env())}" for n, v in args)
-        return self.function("s, b", [f"return {{{items}}}"], span)
+        return self.function("s, b", [f"return {{{items}}}"], span, f"{callee}_args")
 
     # ------------------------------------------------------------ procedures
 
-    def procedure(self, proc: ir.Procedure) -> dict[str, object]:
+    def procedure(self, proc: ir.Procedure, context: tuple[str, ...] = ()) -> dict[str, object]:
         asm = _Assembler()
         for step in proc.steps:
             if step.rule == "!":
@@ -420,7 +498,8 @@ class Codegen:
                 on = not step.rule.startswith("!")
                 rule = step.rule.lstrip("!")
                 asm.emit(self.where(step.span), ins.JumpUnlessSwitch, repr(rule), repr(on), end)
-            self.lower_body(step.body, asm)
+            with self.within(*(context or (proc.name, step.name))):
+                self.lower_body(step.body, asm)
             asm.mark(end)
         return {
             "name": proc.name,
@@ -432,7 +511,7 @@ class Codegen:
             "kinds": {kind for kind, _operands in asm.code},
             "steps": asm.steps,
             "types": dict(sorted(proc.bindings.items())),
-            "lines": tuple(asm.lines),
+            "lines": lines_source(asm.lines),
         }
 
     def body_procedure(
@@ -442,6 +521,7 @@ class Codegen:
         body: tuple[ir.TStmt, ...],
         bindings: dict[str, str],
         span: Span,
+        context: tuple[str, str],
     ) -> dict[str, object]:
         step = ir.Step("do", title, body, "", ir.Prov(), span)
         return self.procedure(
@@ -455,7 +535,8 @@ class Codegen:
                 bindings,
                 ir.Prov(),
                 span,
-            )
+            ),
+            context,
         )
 
     # ------------------------------------------------------------ the module
@@ -467,33 +548,53 @@ class Codegen:
             if res.body:
                 procedures.append(
                     self.body_procedure(
-                        f"result:{res.name}", res.title, res.body, res.bindings, res.span
+                        f"result:{res.name}",
+                        res.title,
+                        res.body,
+                        res.bindings,
+                        res.span,
+                        ("result", res.name),
                     )
                 )
         for trig in r.triggers:
             procedures.append(
                 self.body_procedure(
-                    f"trigger:{trig.name}", trig.title, trig.body, trig.bindings, trig.span
+                    f"trigger:{trig.name}",
+                    trig.title,
+                    trig.body,
+                    trig.bindings,
+                    trig.span,
+                    ("trigger", trig.name),
                 )
             )
         defines = []
+        # The define written so, by body and parameters (by their number alone when the
+        # body reads none of them: defines are called with positional arguments).
+        written: dict[tuple[str | int, str], str] = {}
         for d in r.defines:
-            params = "".join(f", {pyident('a', p)}" for p, _t in d.params)
+            params = "s" + "".join(f", {pyident('a', p)}" for p, _t in d.params)
+            body = self.expr(d.body, Env(bindings="args"))
+            name = define_name(d.name)
+            reads = any(re.search(rf"\b{pyident('a', p)}\b", body) for p, _t in d.params)
+            signature: str | int = params if reads else len(d.params)
             defines.append(
                 {
-                    "name": pyident("d", d.name),
-                    "params": f"s{params}",
-                    "body": self.expr(d.body, Env(bindings="args")),
+                    "name": name,
+                    "params": params,
+                    "body": body,
                     "where": self.where(d.span),
                     "title": d.title,
+                    # A define saying what an earlier one says is that one, named again.
+                    "same_as": written.setdefault((signature, body), name),
                 }
             )
         modifiers = []
         for ml in r.modifiers:
             items = []
-            for m in ml.modifiers:
-                amount = self.lambda_fn(m.amount)
-                cond = self.lambda_fn(m.condition) if m.condition is not None else "None"
+            for i, m in enumerate(ml.modifiers, 1):
+                with self.within("modifiers", ml.name):
+                    amount = self.lambda_fn(m.amount, f"{i}_amount")
+                    cond = self.optional_fn(m.condition, f"{i}_if")
                 items.append((m.label, amount, cond))
             modifiers.append({"name": ml.name, "title": ml.title, "items": items})
         triggers = [
@@ -501,7 +602,7 @@ class Codegen:
                 "name": t.name,
                 "title": t.title,
                 "event": t.event,
-                "condition": self.lambda_fn(t.condition) if t.condition is not None else "None",
+                "condition": self.optional_fn(t.condition, "condition", "trigger", t.name),
                 "once": t.once,
                 "rule": t.rule,
             }
@@ -513,10 +614,10 @@ class Codegen:
                 "title": x.title,
                 "kind": x.kind,
                 "zone": x.zone,
-                "condition": self.lambda_fn(x.condition) if x.condition is not None else "None",
+                "condition": self.optional_fn(x.condition, "condition", "restriction", x.name),
                 "until": x.until_turn,
                 "rule": x.rule,
-                "value": self.lambda_fn(x.value) if x.value is not None else "None",
+                "value": self.optional_fn(x.value, "value", "restriction", x.name),
             }
             for x in r.restrictions
         ]
@@ -524,7 +625,7 @@ class Codegen:
             {
                 "name": c.name,
                 "observer": self.sides.index(c.observer),
-                "condition": self.lambda_fn(c.condition) if c.condition is not None else "None",
+                "condition": self.optional_fn(c.condition, "condition", "conceal", c.name),
                 "rule": c.rule,
             }
             for c in r.concealments
@@ -535,7 +636,7 @@ class Codegen:
                 "title": v.title,
                 "level": v.level,
                 "winner": self.sides.index(v.winner),
-                "condition": self.lambda_fn(v.condition),
+                "condition": self.optional_fn(v.condition, "condition", "victory", v.name),
                 "scenarios": v.scenarios,
                 "check": v.check,
             }
@@ -571,8 +672,7 @@ class Codegen:
             lstrip_blocks=True,
         )
         env.filters["py"] = pyrepr
-        env.filters["pyw"] = pyrepr_wrapped
-        env.filters["los_table"] = los_table_source
+        env.filters["pyw"] = lambda value, indent=8: pyrepr_wrapped(value, indent, WIDTH)
         context = {
             "rules": r,
             "sides": r.sides,
@@ -587,6 +687,9 @@ class Codegen:
             "terrain": r.terrain,
             "features": r.hexside_features,
             "board": self.board,
+            "hex_sets": [(name, hexes) for hexes, name in self.hex_sets.items()],
+            "hex_sets_by": self.hex_sets,
+            "hex_lists": self.hex_lists,
             "tables": [self.table(t) for t in r.tables],
             "results": r.results,
             "defines": defines,
@@ -607,6 +710,8 @@ class Codegen:
             "bags": {b.name: tuple(sorted(b.contents)) for b in r.bags},
             "bag_seen_by": {b.name: tuple(self.sides.index(x) for x in b.seen_by) for b in r.bags},
             "markers": tuple(sorted(m.name for m in r.markers)),
+            "terrain_changes": self.terrain_changes(),
+            "board_patches": board_patches(r),
             "turn_track": {t.number: (t.label, t.data) for t in r.turn_track.turns}
             if r.turn_track
             else {},
@@ -616,27 +721,68 @@ class Codegen:
             ],
             "sources": declaration_sources(r),
         }
-        rules_py = wrap_source(env.get_template("rules.py.jinja").render(context))
-        digest = hashlib.sha256(rules_py.encode()).hexdigest()
+        template = env.get_template("rules.py.jinja")
+        rules_py = template.render({**context, "fractions": False})
+        if "Fraction(" in rules_py:  # a number of the rules is a fraction: import the type
+            rules_py = template.render({**context, "fractions": True})
+        rules_py = wrap_source(rules_py, WIDTH)
+        board = board_text(self.board) if self.board is not None else ""
+        digest = hashlib.sha256(f"{rules_py}\0{board}".encode()).hexdigest()
         init_py = env.get_template("init.py.jinja").render({"rules": r, "digest": digest})
-        return {"rules.py": rules_py, "__init__.py": init_py}
+        files = {"rules.py": rules_py, "__init__.py": init_py}
+        if self.board is not None:
+            files[BOARD_FILE] = board
+        return files
+
+    def terrain_changes(self) -> list[TerrainChangeSpec]:
+        """The map changes of the rules, each with the hexes its marker goes on."""
+        r = self.rules
+        if r.map is None:
+            return []
+        group_of = {
+            i: g
+            for g, members in enumerate(change_groups(r.terrain_changes, grid_of(r.map)))
+            for i in members
+        }
+        return [
+            TerrainChangeSpec(
+                c.name,
+                c.title,
+                c.marker,
+                tuple(self.hex_index[h] for h in c.hexes),
+                tuple(
+                    (self.hex_index[a], self.hex_index[b])
+                    for a, b in sorted({*c.added, *c.removed})
+                ),
+                group_of[i],
+            )
+            for i, c in enumerate(r.terrain_changes)
+        ]
 
     def placed(self, units: tuple[ir.PlacedUnit, ...]) -> str:
         items = []
         for pu in units:
-            assigns = tuple_source([f"({n!r}, {self.lambda_fn(v)})" for n, v in pu.assigns])
-            items.append(tuple_source([str(self.units.index(pu.name)), repr(pu.reduced), assigns]))
+            unit = self.units.index(pu.name)
+            assigns = tuple_source(
+                [f"({n!r}, {self.lambda_fn(v, f'{pu.name}_{n}')})" for n, v in pu.assigns]
+            )
+            items.append(tuple_source([str(unit), repr(pu.reduced), assigns]))
         return tuple_source(items)
 
     def scenario(self, sc: ir.Scenario) -> dict[str, object]:
+        with self.within("scenario", sc.name):
+            return self._scenario(sc)
+
+    def _scenario(self, sc: ir.Scenario) -> dict[str, object]:
         values = []
         for sv in sc.values:
-            index = self.lambda_fn(sv.index) if sv.index is not None else "None"
-            values.append(tuple_source([repr(sv.variable), index, self.lambda_fn(sv.value)]))
+            index = self.optional_fn(sv.index, f"{sv.variable}_index")
+            value = self.lambda_fn(sv.value, sv.variable)
+            values.append(tuple_source([repr(sv.variable), index, value]))
         setup = []
-        for entry in sc.setup:
+        for i, entry in enumerate(sc.setup, 1):
             hexes = pyrepr(tuple(self.hex_index[h] for h in entry.hexes))
-            cond = self.lambda_fn(entry.condition) if entry.condition is not None else "None"
+            cond = self.optional_fn(entry.condition, f"setup{i}_condition")
             setup.append(
                 f"PlacementSpec({hexes}, {cond}, {entry.chosen!r}, {self.placed(entry.units)})"
             )
@@ -663,7 +809,7 @@ class Codegen:
             "printed": sc.printed_setup,
             "setup": setup,
             "reinforcements": reinforcements,
-            "stacking": self.lambda_fn(sc.stacking) if sc.stacking is not None else "",
+            "stacking": self.lambda_fn(sc.stacking, "stacking") if sc.stacking is not None else "",
         }
 
     def variable(self, v: ir.Variable) -> list[str]:
@@ -685,7 +831,7 @@ class Codegen:
     def unit_spec(self, u: ir.Unit) -> list[str]:
         types = [t.name for t in self.rules.unit_types]
         entry = u.entry
-        return [
+        positional = [
             pyrepr(u.name),
             pyrepr(u.title),
             pyrepr(u.short),
@@ -696,16 +842,23 @@ class Codegen:
             str(u.movement),
             str(self.hex_index[u.setup]) if u.setup is not None else "-1",
             pyrepr(u.props),
-            f"morales={pyrepr(u.morales)}",
-            f"rifle_strengths={pyrepr(u.rifle_strengths)}",
-            f"formation={pyrepr(u.formation or '')}",
-            f"brigade={pyrepr(u.brigade or '')}",
-            f"nationality={pyrepr(u.nationality or '')}",
-            f"entry_turn={entry.turn if entry else 0}",
-            f"entry_hexes={pyrepr(tuple(self.hex_index[h] for h in entry.at) if entry else ())}",
-            f"variable_entry={pyrepr(bool(entry and entry.variable))}",
-            f"commands={self.lambda_fn(u.commands) if u.commands is not None else 'None'}",
         ]
+        # The rest by keyword, only where it is not UnitSpec's default.
+        keywords = {
+            "morales": (pyrepr(u.morales), "()"),
+            "rifle_strengths": (pyrepr(u.rifle_strengths), "()"),
+            "formation": (pyrepr(u.formation or ""), "''"),
+            "brigade": (pyrepr(u.brigade or ""), "''"),
+            "nationality": (pyrepr(u.nationality or ""), "''"),
+            "entry_turn": (str(entry.turn if entry else 0), "0"),
+            "entry_hexes": (
+                pyrepr(tuple(self.hex_index[h] for h in entry.at) if entry else ()),
+                "()",
+            ),
+            "variable_entry": (pyrepr(bool(entry and entry.variable)), "False"),
+            "commands": (self.optional_fn(u.commands, "commands", "unit", u.name), "None"),
+        }
+        return positional + [f"{k}={v}" for k, (v, blank) in keywords.items() if v != blank]
 
     def unit_props(self) -> dict[str, tuple[object, ...]]:
         """Every declared attribute, one value per unit: the unit's own, else its
@@ -754,6 +907,38 @@ class Codegen:
             "kinds": t.kinds,
             "rows": rows,
         }
+
+
+def is_hexes(e: ir.TExpr) -> bool:
+    """A constant set of hexes (a zone, a list of hexes written in the rules)."""
+    return isinstance(e, ir.Const) and e.type == "hexes"
+
+
+def function_name(parts: tuple[str, ...]) -> str:
+    """`close_combat__resolve__odds`: where a compiled function comes from, as a name."""
+    name = "__".join(re.sub(r"\W+", "_", p).strip("_") for p in parts if p)
+    if not name.isidentifier() or name[0].isdigit():
+        raise ValueError(f"{name!r} is not an identifier")
+    return name
+
+
+def define_name(name: str) -> str:
+    """`define__may_attack`: the function of a rule file's `define may_attack`."""
+    return function_name(("define", name))
+
+
+def lines_source(lines: list[str]) -> str:
+    """`lines_at('a.mst', (21, 22), 'b.mst', (5,))`: each instruction's rule-file line,
+    its file written once per run."""
+    runs: list[tuple[str, list[str]]] = []
+    for where in lines:
+        file, _, line = where.rpartition(":")
+        if runs and runs[-1][0] == file:
+            runs[-1][1].append(line)
+        else:
+            runs.append((file, [line]))
+    parts = [f"{pyrepr(file)}, ({', '.join(ls)}{',' if len(ls) == 1 else ''})" for file, ls in runs]
+    return f"lines_at({', '.join(parts)})"
 
 
 def cite_text(prov: ir.Prov) -> str:
@@ -828,15 +1013,6 @@ def stable_file_name(file: str) -> str:
         return str(path.relative_to(PROJECT_ROOT))
     except ValueError:
         return str(path)
-
-
-def los_table_source(codes: tuple[tuple[int, ...], ...], indent: int) -> str:
-    """`los_table(count, width, "…")`: the LOS table in the compact form `engine.los` reads."""
-    count, width, text = los_table_text(codes)
-    if not text:
-        return f"los_table({count}, {width}, '')"
-    pad = " " * indent
-    return f"los_table({count}, {width}, (\n{pystring_lines(text, indent + 4)}\n{pad}))"
 
 
 def tuple_source(items: list[str]) -> str:

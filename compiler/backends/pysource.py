@@ -127,7 +127,7 @@ def wrap_source(source: str, width: int = 120) -> str:
 
 
 def pyident(prefix: str, name: str) -> str:
-    """`d_stack_ok` from `stack_ok`: the name must already be a checked identifier."""
+    """`a_units` from `units`: the name must already be a checked identifier."""
     if not _IDENT.match(name):
         raise ValueError(f"{name!r} is not an identifier")
     return f"{prefix}_{name}"

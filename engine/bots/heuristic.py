@@ -33,6 +33,7 @@ from engine.bots.weights import Weights, weights_for
 from engine.game import Game
 from engine.queries import odds_column
 from engine.state import NOT_ENTERED, ON_MAP, State
+from engine.terrain_state import board_of
 
 LOOKAHEAD = 12  # most candidate actions a look-ahead decision tries
 MOVE_EPSILON = 1e-6
@@ -50,12 +51,12 @@ class Evaluator:
         self.kind = tuple(u.kind for u in rules.units)
         self.cube = rules.board.cube
         self.neighbors = rules.board.neighbors
-        self.terrain_value = tuple(
+        # Per terrain type; a hex's type is read from the map as it stands.
+        self.type_value = tuple(
             sum(
-                weight * float(rules.terrain[t].props.get(attr, 0) or 0)
-                for attr, weight in self.w.terrain.items()
+                weight * float(t.props.get(attr, 0) or 0) for attr, weight in self.w.terrain.items()
             )
-            for t in rules.board.terrain
+            for t in rules.terrain
         )
         n = len(rules.sides)
         self.objectives = tuple(
@@ -120,12 +121,16 @@ class Evaluator:
         """An objective's pull at distance d: 1 on it, falling linearly to 0."""
         return max(0.0, 1.0 - d / self.reach)
 
+    def terrain_value(self, s: State, h: int) -> float:
+        """What the terrain of hex h is worth (its cover), as the map now stands."""
+        return self.type_value[board_of(s).terrain[h]]
+
     def hex_value(self, s: State, u: int, h: int, commanders: dict[int, list[int]]) -> float:
         """What standing in hex h is worth to unit u."""
         w = self.w
         p = self.side[u]
         at = s.units_by_hex()
-        value = self.terrain_value[h]
+        value = self.terrain_value(s, h)
         if self.kind[u] == "leader":
             friends = [
                 s.unit_hex[o]
@@ -201,7 +206,7 @@ class Evaluator:
         column = odds_column(
             s, self.odds_table, total(attack_hexes, True), total(defense_hexes, False)
         )
-        cover = max(self.terrain_value[h] for h in defense_hexes)
+        cover = max(self.terrain_value(s, h) for h in defense_hexes)
         return column - self.even_column - cover
 
 
@@ -270,7 +275,7 @@ class Policy:
 
         def value(h: int) -> float:
             near = sum(ev.w["objective"] * wt * ev.pull(ev.distance(h, o)) for o, wt in objectives)
-            return ev.terrain_value[h] + near
+            return ev.terrain_value(view, h) + near
 
         return max(actions, key=lambda a: value(space.decode("hex", a)) if a else -math.inf)
 

@@ -23,6 +23,7 @@ from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, may_enter
 from engine.state import ON_MAP, Frame, State
+from engine.terrain_state import CHANGED_TERRAIN, board_of
 from engine.vocabulary import Lambda, primitive
 
 primitive(
@@ -30,7 +31,10 @@ primitive(
     ("unit", "unit"),
     ("toward", "hexes"),
     ("stacking", Lambda("bool", (("units", "units"),))),
-    ("stop_after", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    (
+        "stop_after",
+        Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex"))),
+    ),
     ("capture_if_blocked", "bool"),
     ("exit", "bool"),
     ("along_roads", "bool"),
@@ -72,10 +76,16 @@ class March(Primitive):
         """Movement cost from every hex to the nearest goal hex (Dijkstra from the goals).
 
         It depends on the map only (the unit's movement class, the goals,
-        roads or not), so it is worked out once per game and kept.
+        roads or not, the terrain changed in play), so it is worked out once
+        per game and kept.
         """
         rules = s.game.rules
-        key = (move_class(rules, u), tuple(frame.b["toward"]), bool(frame.b["along_roads"]))
+        key = (
+            move_class(rules, u),
+            tuple(frame.b["toward"]),
+            bool(frame.b["along_roads"]),
+            s.vars.get(CHANGED_TERRAIN),
+        )
         kept = s.game.derived.setdefault("march_distances", {})
         if key not in kept:
             kept[key] = self._dijkstra(s, frame, u)
@@ -83,7 +93,7 @@ class March(Primitive):
 
     def _dijkstra(self, s: State, frame: Frame, u: int) -> dict[int, int]:
         rules = s.game.rules
-        board = rules.board
+        board = board_of(s)
         dist = {g: 0 for g in frame.b["toward"]}
         heap = [(0, g) for g in frame.b["toward"]]
         while heap:
@@ -96,7 +106,7 @@ class March(Primitive):
                 back = board.neighbors[n].index(h)
                 if frame.b["along_roads"] and not board.road[n] >> back & 1:
                     continue
-                cost = step_cost(rules, u, n, back)
+                cost = step_cost(rules, u, n, back, board)
                 if cost == PROHIBITED:
                     continue
                 if d + cost < dist.get(n, 1 << 30):
@@ -113,13 +123,14 @@ class March(Primitive):
         if now is None:
             return []
         ma = allowance(s, u)
+        board = board_of(s)
         out = []
         for d in range(DIRECTIONS):
-            h = rules.board.neighbors[here][d]
-            cost = step_cost(rules, u, here, d) if h >= 0 else PROHIBITED
+            h = board.neighbors[here][d]
+            cost = step_cost(rules, u, here, d, board) if h >= 0 else PROHIBITED
             if cost == PROHIBITED or dist.get(h, 1 << 30) >= now:
                 continue
-            if frame.b["along_roads"] and not rules.board.road[here] >> d & 1:
+            if frame.b["along_roads"] and not board.road[here] >> d & 1:
                 continue
             if frame.b["spent"] + cost > ma and frame.b["spent"] > 0:
                 continue
@@ -160,12 +171,12 @@ class March(Primitive):
         rules = s.game.rules
         u = frame.b["unit"]
         a = s.unit_hex[u]
-        frame.b["spent"] += step_cost(rules, u, a, rules.board.neighbors[a].index(h))
+        frame.b["spent"] += step_cost(rules, u, a, rules.board.neighbors[a].index(h), board_of(s))
         s.unit_hex[u] = h
         say(s, f"{unit_name(s, u)} marches {hex_label(s, a)} → {hex_label(s, h)}.")
         arrived(s, u, a, h)
         if self.has_lambda(s, frame, "stop_after") and self.call(
-            s, frame, "stop_after", unit=u, hex=h
+            s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
         ):
             frame.b["done"] = True
 

@@ -26,6 +26,7 @@ from engine.primitives.base import Primitive, register
 from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
 from engine.state import ON_MAP, Frame, State
+from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
 
 # Answers a question about the position: `ask(key, compute, *args)`.
@@ -41,10 +42,16 @@ primitive(
     "move_units",
     ("side", "side"),
     ("stacking", Lambda("bool", (("units", "units"),))),
-    ("stop_after", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    (
+        "stop_after",
+        Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex"))),
+    ),
     ("extra_cost", Lambda("int", (("unit", "unit"), ("from", "hex"), ("to", "hex")))),
     ("strategic", Lambda("bool", (("unit", "unit"),))),
-    ("strategic_step", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    (
+        "strategic_step",
+        Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex"))),
+    ),
     ("who", Lambda("bool", (("unit", "unit"),))),
     ("strategic_factor", Lambda("int", (("unit", "unit"),))),
     ("one_hex_minimum", Lambda("bool", (("unit", "unit"),))),
@@ -81,7 +88,7 @@ class MoveUnits(Primitive):
     def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
         """MP to step from hex a in direction d: terrain, plus what the rules add (8.31)."""
         rules = s.game.rules
-        cost = step_cost(rules, u, a, d)
+        cost = step_cost(rules, u, a, d, board_of(s))
         if cost == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
             return cost
         b = rules.board.neighbors[a][d]
@@ -105,11 +112,12 @@ class MoveUnits(Primitive):
         the ones the rules compute (extra costs, restrictions, stacking).
         """
         rules = s.game.rules
+        board = board_of(s)
         a = s.unit_hex[u]
-        b = rules.board.neighbors[a][d]
-        if b < 0 or step_cost(rules, u, a, d) == PROHIBITED:
+        b = board.neighbors[a][d]
+        if b < 0 or step_cost(rules, u, a, d, board) == PROHIBITED:
             return False
-        if strategic and not rules.board.strategic[a] >> d & 1:
+        if strategic and not board.strategic[a] >> d & 1:
             return False
         mover = rules.units[u]
         here = units_in(s, b)
@@ -126,7 +134,7 @@ class MoveUnits(Primitive):
             if spent + self.cost(s, frame, u, a, d) > factor * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
-                s, frame, "strategic_step", unit=u, hex=b
+                s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
             ):
                 return False
         elif ma <= 0:
@@ -314,7 +322,7 @@ class MoveUnits(Primitive):
         say(s, f"{unit_name(s, u)} moves {hex_label(s, a)} → {hex_label(s, h)}.")
         arrived(s, u, a, h)
         if self.has_lambda(s, frame, "stop_after") and self.call(
-            s, frame, "stop_after", unit=u, hex=h
+            s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
         ):
             b["stop"] = True
 

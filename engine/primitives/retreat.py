@@ -34,6 +34,7 @@ from engine.nodes import CONTINUE, Node
 from engine.primitives.base import Primitive, register
 from engine.queries import board_distance, units_in
 from engine.state import ON_MAP, Frame, State
+from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
 
 primitive(
@@ -41,13 +42,13 @@ primitive(
     ("unit", "unit"),
     ("hexes", "int"),
     ("stacking", Lambda("bool", (("units", "units"),))),
-    ("blocked", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    ("blocked", Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex")))),
     ("avoid", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
     ("must_avoid", "bool"),
     ("toward", "hexes"),
     ("two_step_exception", "bool"),
     ("step_loss", "procedure"),
-    ("through", Lambda("bool", (("unit", "unit"), ("hex", "hex")))),
+    ("through", Lambda("bool", (("unit", "unit"), ("hex", "hex"), ("from", "hex"), ("to", "hex")))),
     ("on_through", "procedure"),
     ("exits", "hexes"),
     optional=(
@@ -83,6 +84,7 @@ class Retreat(Primitive):
         "exits": "hexes",
         "stage": "str",
         "done": "bool",
+        "came_from": "hex",
     }
 
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
@@ -101,24 +103,27 @@ class Retreat(Primitive):
 
     # ------------------------------------------------------------ the search
 
-    def _open(self, s: State, frame: Frame, u: int, h: int) -> bool:
-        """Neither `blocked` nor the stacking limit closes the hex to the unit."""
+    def _open(self, s: State, frame: Frame, u: int, a: int, h: int) -> bool:
+        """Neither `blocked` nor the stacking limit closes hex h to the unit stepping
+        into it from hex a (`from` and `to` in the rules' conditions)."""
         occupants = units_in(s, h)
-        if self.has_lambda(s, frame, "blocked") and self.call(s, frame, "blocked", unit=u, hex=h):
+        if self.has_lambda(s, frame, "blocked") and self.call(
+            s, frame, "blocked", unit=u, hex=h, **{"from": a, "to": h}
+        ):
             return False
         stacking = self.has_lambda(s, frame, "stacking")
         return not stacking or bool(
             self.call(s, frame, "stacking", units=(*(o for o in occupants if o != u), u))
         )
 
-    def _passable(self, s: State, frame: Frame, u: int, h: int) -> bool:
+    def _passable(self, s: State, frame: Frame, u: int, a: int, h: int) -> bool:
         """A closed hex the unit may pass through without stopping (`through`)."""
         return self.has_lambda(s, frame, "through") and bool(
-            self.call(s, frame, "through", unit=u, hex=h)
+            self.call(s, frame, "through", unit=u, hex=h, **{"from": a, "to": h})
         )
 
     def _may_enter(
-        self, s: State, frame: Frame, u: int, h: int, step: int, through: bool = True
+        self, s: State, frame: Frame, u: int, a: int, h: int, step: int, through: bool = True
     ) -> bool:
         rules = s.game.rules
         if board_distance(s, frame.b["origin"], h) != step:
@@ -126,18 +131,19 @@ class Retreat(Primitive):
         side = rules.units[u].side
         if any(rules.units[o].side != side for o in units_in(s, h)):
             return False
-        return self._open(s, frame, u, h) or (through and self._passable(s, frame, u, h))
+        return self._open(s, frame, u, a, h) or (through and self._passable(s, frame, u, a, h))
 
     def _next(self, s: State, frame: Frame, u: int, here: int, through: bool = True) -> list[int]:
         rules = s.game.rules
+        board = board_of(s)
         step = board_distance(s, frame.b["origin"], here) + 1
         out = []
         for d in range(DIRECTIONS):
-            h = rules.board.neighbors[here][d]
+            h = board.neighbors[here][d]
             if (
                 h >= 0
-                and step_cost(rules, u, here, d) != PROHIBITED
-                and self._may_enter(s, frame, u, h, step, through)
+                and step_cost(rules, u, here, d, board) != PROHIBITED
+                and self._may_enter(s, frame, u, here, h, step, through)
             ):
                 out.append(h)
         return out
@@ -147,30 +153,31 @@ class Retreat(Primitive):
         s: State,
         frame: Frame,
         u: int,
+        came_from: int,
         here: int,
         left: int,
-        memo: dict | None = None,
+        memo: dict,
         through: bool = True,
     ) -> set[int]:
-        """Hexes where a legal retreat from `here` with `left` hexes to go can end.
+        """Hexes where a legal retreat from `here` (entered from `came_from`) with
+        `left` hexes to go can end.
 
         A retreat ends where its length is reached in a hex the unit may stop
         in; one that reaches it in a hex it may only pass through goes on.
         OFF_MAP stands for a retreat that leaves the map through an exit hex.
         """
-        memo = {} if memo is None else memo
-        key = (here, max(left, 0))
+        key = (came_from, here, max(left, 0))
         if key in memo:
             return memo[key]
         memo[key] = set()  # no cycles: every step is one hex farther from the start
         if left > 0 and here in frame.b["exits"]:
             out = {OFF_MAP}
-        elif left <= 0 and (here == frame.b["origin"] or self._open(s, frame, u, here)):
+        elif left <= 0 and (here == frame.b["origin"] or self._open(s, frame, u, came_from, here)):
             out = {here}
         else:
             out = set()
             for h in self._next(s, frame, u, here, through):
-                out |= self._finals(s, frame, u, h, left - 1, memo, through)
+                out |= self._finals(s, frame, u, here, h, left - 1, memo, through)
         memo[key] = out
         return out
 
@@ -195,7 +202,7 @@ class Retreat(Primitive):
         """Each next hex with the hexes a retreat through it can end in."""
         memo: dict = {}
         options = {
-            h: self._finals(s, frame, u, h, left - 1, memo, through)
+            h: self._finals(s, frame, u, here, h, left - 1, memo, through)
             for h in self._next(s, frame, u, here, through)
         }
         return {h: finals for h, finals in options.items() if finals}
@@ -244,7 +251,8 @@ class Retreat(Primitive):
             emit(s, "left_map", unit=u, hex=here)
             b["done"] = True
             return None
-        if gone >= b["hexes"] and (gone == 0 or self._open(s, frame, u, here)):
+        came_from = b.pop("came_from", -1)
+        if gone >= b["hexes"] and (gone == 0 or self._open(s, frame, u, came_from, here)):
             b["done"] = True
             emit(s, "retreated", unit=u, hex=here)
             return None
@@ -300,12 +308,17 @@ class Retreat(Primitive):
         self._step(s, frame, space.decode("hex", action))
 
     def _step(self, s: State, frame: Frame, h: int) -> None:
-        u = frame.b["unit"]
+        b = frame.b
+        u = b["unit"]
         before = s.unit_hex[u]
         say(s, f"{unit_name(s, u)} retreats {hex_label(s, before)} → {hex_label(s, h)}.")
         s.unit_hex[u] = h
         arrived(s, u, before, h)
-        if frame.b["on_through"] and not self._open(s, frame, u, h):
+        if board_distance(s, b["origin"], h) >= b["hexes"]:
+            # Whether the retreat may end here depends on the step (`from`, `to`):
+            # `run` judges it next, and takes this back.
+            b["came_from"] = before
+        if b["on_through"] and not self._open(s, frame, u, before, h):
             # Passing through a hex it could not stop in: the rules' procedure
             # (a morale check, a step lost) runs before the retreat goes on.
             self.push_procedure(s, frame.b["on_through"], {"unit": u, "hex": h})

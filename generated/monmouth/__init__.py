@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ea7539e5254c3856025ace553a9bd4c3353149278e9f31475f8b15c8e84824cb'
+RULES_HASH = 'a6b49b686f9bcbd4ae50149276dc945056766033ef573c14aa754d7cf2d31b98'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

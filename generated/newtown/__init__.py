@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '9b0c2767c4d2595f640c9054cd771982ea5eda18f2bf967695834fb91abf3c76'
+RULES_HASH = 'e5382cb0ceb7e3e564722a2f99f64c8bc6019c2d0f5b035d4836d8fbd6bb9bcd'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

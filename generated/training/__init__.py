@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '03cc4cfe575c508d5248050f54ace06ab4d1a122a37487862f35761cb8771e53'
+RULES_HASH = '627b44104c4bf89a9bfc384e54358bcaec2a775888cfc908e9c32170bb3abec0'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

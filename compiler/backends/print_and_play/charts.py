@@ -270,4 +270,36 @@ def all_charts(rules: ir.Ruleset) -> list[tuple[str, Chart]]:
     out += [(lv.name, levels_chart(lv)) for lv in rules.levels]
     if rules.terrain or rules.hexside_features:
         out.append(("terrain_effects", terrain_chart(rules)))
+    if rules.terrain_changes:
+        out.append(("terrain_changes", terrain_changes_chart(rules)))
     return out
+
+
+def terrain_changes_chart(rules: ir.Ruleset) -> Chart:
+    """The terrain the rules may change in play: where, what it becomes, and the
+    marker the players put there when it happens (a bridge blown)."""
+    titles = {t.name: t.title for t in (*rules.terrain, *rules.hexside_features)}
+    markers = {m.name: m.title for m in rules.markers}
+    rows = []
+    for c in rules.terrain_changes:
+        why = c.prov.provisional
+        places = [
+            *(f"{h}: {titles[t]}" for h, t in c.hexes.items()),
+            *(f"{a}/{b}: {titles[f]} added" for (a, b), fs in c.added.items() for f in fs),
+            *(f"{a}/{b}: no {titles[f]}" for (a, b), fs in c.removed.items() for f in fs),
+        ]
+        rows.append(
+            (
+                Cell(c.title, why),
+                Cell("; ".join(places), why),
+                Cell(markers.get(c.marker, DASH), why),
+            )
+        )
+    prov = ir.Prov(tuple(cite for c in rules.terrain_changes for cite in c.prov.cites))
+    return Chart(
+        "Terrain Changes",
+        (Cell("Change"), Cell("Where, and what the map has there once it is made"), Cell("Marker")),
+        tuple(rows),
+        cites(prov),
+        ("Put the marker on the map when the change is made; the map is read as changed there.",),
+    )

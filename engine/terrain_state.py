@@ -1,0 +1,123 @@
+"""The map as it stands: terrain the rules changed in play (a bridge blown, a ford flooded).
+
+The compiled board is the map as printed. A ruleset's `terrain_change`
+declarations come with patches (`Rules.board_patches`): for each group of
+changes near enough to each other to interact, and each combination of them
+made, the rows of the board's tables that differ. Which changes are made is
+the state variable `CHANGED_TERRAIN` — saved, hashed, shown in observations,
+and part of the fingerprint that keeps or forgets the incremental answers
+(engine/incremental.py) — and `board_of(s)` is the board every question
+about the map reads: movement costs, hexsides, ZOC, retreats, line of sight.
+
+Line of sight is judged again here, from the patched tables, for every pair
+whose trace passes a hex whose blocking terrain or slopes changed; the other
+pairs keep their precomputed codes. A ruleset without terrain changes reads
+`rules.board` itself, as it always did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from engine.board import hex_at, parity
+from engine.los import choice_codes, slope_between
+from engine.rules import BoardSpec, Rules
+
+if TYPE_CHECKING:
+    from engine.state import State
+
+CHANGED_TERRAIN = "changed_terrain"  # the names of the terrain changes made, in declared order
+
+# (id(rules), changes made) -> (rules, the board as changed): a board per
+# combination reached, kept with the rules so the id stays theirs.
+_BOARDS: dict[tuple[int, tuple[str, ...]], tuple[Rules, BoardSpec]] = {}
+
+
+def board_of(s: State) -> BoardSpec:
+    """The board as the terrain now stands."""
+    made = s.vars.get(CHANGED_TERRAIN)
+    if not made:
+        return s.game.rules.board
+    return changed_board(s.game.rules, made)
+
+
+def changed_board(rules: Rules, made: tuple[str, ...]) -> BoardSpec:
+    """The board with these terrain changes made (names of `rules.terrain_changes`)."""
+    key = (id(rules), made)
+    found = _BOARDS.get(key)
+    if found is None or found[0] is not rules:
+        found = _BOARDS[key] = (rules, _patched(rules, made))
+    return found[1]
+
+
+def change_index(rules: Rules, name: str) -> int:
+    return next(i for i, c in enumerate(rules.terrain_changes) if c.name == name)
+
+
+def _patched(rules: Rules, made: tuple[str, ...]) -> BoardSpec:
+    base = rules.board
+    indices = sorted(change_index(rules, name) for name in made)
+    groups: dict[int, list[int]] = {}
+    for i in indices:
+        groups.setdefault(rules.terrain_changes[i].group, []).append(i)
+    rows: dict[str, dict[int, Any]] = {}
+    for members in groups.values():
+        for table, h, row in rules.board_patches[tuple(members)]:
+            rows.setdefault(table, {})[h] = row
+    changes: dict[str, Any] = {}
+    for table, by_hex in rows.items():
+        if table == "move_cost":
+            changes[table] = tuple(
+                tuple(by_hex[h][c] if h in by_hex else r for h, r in enumerate(per_class))
+                for c, per_class in enumerate(base.move_cost)
+            )
+        else:
+            changes[table] = tuple(by_hex.get(h, r) for h, r in enumerate(getattr(base, table)))
+    board = replace(base, **changes)
+    seen = {
+        h
+        for table in ("los_blocks", "slope_up")
+        for h in rows.get(table, {})
+        if getattr(board, table)[h] != getattr(base, table)[h]
+    }
+    if seen:
+        board = replace(board, los_codes=_los_codes(board, seen))
+    return board
+
+
+def _los_codes(board: BoardSpec, changed: set[int]) -> tuple[tuple[int, ...], ...]:
+    """The LOS codes again for every pair whose trace passes (or ends in) a changed hex."""
+    reach = board.los_range
+    near = [
+        h for h in range(len(board.labels)) if any(_distance(board, h, c) <= reach for c in changed)
+    ]
+    codes = [list(row) for row in board.los_codes]
+
+    def blocks(h: int) -> str:
+        return "terrain" if h >= 0 and board.los_blocks[h] else ""
+
+    def slope(p: int, q: int) -> tuple[int, int] | None:
+        return slope_between(board, p, q)
+
+    for a in near:
+        p = parity(board, a)
+        col, row = board.columns[a], board.rows[a]
+        for (dc, dr), i in board.los_index[p].items():
+            b = hex_at(board, col + dc, row + dr)
+            if b < 0:
+                continue
+            template = board.los_templates[p][i][0]
+            slots = tuple(
+                tuple(tuple(hex_at(board, col + c, row + r) for c, r in alt) for alt in slot)
+                for slot in template
+            )
+            passes = {a, b} | {h for slot in slots for alt in slot for h in alt}
+            if passes & changed:
+                codes[a][i] = choice_codes(a, b, slots, blocks, slope)
+    return tuple(tuple(row) for row in codes)
+
+
+def _distance(board: BoardSpec, a: int, b: int) -> int:
+    (x1, y1, z1), (x2, y2, z2) = board.cube[a], board.cube[b]
+    return max(abs(x1 - x2), abs(y1 - y2), abs(z1 - z2))
