@@ -40,10 +40,13 @@ from engine.game import Game
 
 DEFAULT_TERMS: dict[str, float] = {
     "strength": 1.0,
-    "objective": 10.0,
+    "objective": 40.0,
     "attack": 1.0,
     "attack_threshold": -1.0,
     "command": 0.5,
+    "surrounded": 1.0,
+    "occupy": 10.0,
+    "victory": 30.0,
     "win": 100.0,
 }
 DEFAULT_VARIABLES: dict[str, float] = {"vp": 1.0}
