@@ -122,26 +122,35 @@ def main() -> None:
     ap.add_argument("--page", action="store_true", help="only remake docs/balance.md")
     args = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    for battle in () if args.page else BATTLES:
-        for sc in import_shipped(battle).load_game().rules.scenarios:
-            if args.only and args.only != f"{battle}:{sc.name}":
-                continue
-            started = time.monotonic()
-            report = simulate(
-                battle,
-                {"scenario": sc.name},
-                args.games,
-                "heuristic,heuristic",
-                args.seed,
-                jobs=args.jobs,
-                swap=True,
-                progress=True,
-            )
-            report["elapsed_s"] = round(time.monotonic() - started)
-            stem = f"{battle}_{sc.name}"
-            write_json(report, OUT / f"{stem}.json")
-            write_plots(report, OUT, stem)
-            print(f"{stem}: {report['games']} games in {report['elapsed_s']} s", flush=True)
+    # Shortest scenarios first: a run cut short has played the most of them.
+    todo = sorted(
+        (
+            (sc.last_turn - sc.first_turn, battle, sc)
+            for battle in (() if args.page else BATTLES)
+            for sc in import_shipped(battle).load_game().rules.scenarios
+            if not args.only or args.only == f"{battle}:{sc.name}"
+        ),
+        key=lambda t: (t[0], t[1], t[2].name),
+    )
+    for _, battle, sc in todo:
+        started = time.monotonic()
+        report = simulate(
+            battle,
+            {"scenario": sc.name},
+            args.games,
+            "heuristic,heuristic",
+            args.seed,
+            jobs=args.jobs,
+            swap=True,
+            progress=True,
+        )
+        report["elapsed_s"] = round(time.monotonic() - started)
+        stem = f"{battle}_{sc.name}"
+        write_json(report, OUT / f"{stem}.json")
+        write_plots(report, OUT, stem)
+        print(f"{stem}: {report['games']} games in {report['elapsed_s']} s", flush=True)
+        # The page after each scenario, so that a run cut short still has one.
+        (ROOT / "docs" / "balance.md").write_text(page(), encoding="utf-8")
     (ROOT / "docs" / "balance.md").write_text(page(), encoding="utf-8")
 
 
