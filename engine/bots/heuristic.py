@@ -58,10 +58,10 @@ class Picture:
 class Evaluator:
     """Position values and action scores for one game, from one side's view."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, weights: Weights | None = None) -> None:
         rules = game.rules
         self.game = game
-        self.w: Weights = weights_for(game)
+        self.w: Weights = weights if weights is not None else weights_for(game)
         self.side = tuple(u.side for u in rules.units)
         self.kind = tuple(u.kind for u in rules.units)
         self.cube = rules.board.cube
@@ -121,11 +121,11 @@ class Evaluator:
                 strength += self.strength(s, u) if self.side[u] == p else -self.strength(s, u)
         score += w["strength"] * strength
         score += w["objective"] * (self._closeness(s, p) - self._closeness(s, 1 - p))
-        score -= w["surrounded"] * (self._trapped_strength(s, p) - self._trapped_strength(s, 1 - p))
-        score += w["victory"] * self._standing(s, p)
+        score -= w["surrounded"] * (self.trapped_strength(s, p) - self.trapped_strength(s, 1 - p))
+        score += w["victory"] * self.standing(s, p)
         return score
 
-    def _standing(self, s: State, p: int) -> float:
+    def standing(self, s: State, p: int) -> float:
         """The victory the rules would award if they were checked now: the
         first of the scenario's conditions that holds, its level's utility,
         for side p or against it (0 when none holds)."""
@@ -135,7 +135,7 @@ class Evaluator:
                 return u if v.winner == p else -u
         return 0.0
 
-    def _trapped_strength(self, s: State, p: int) -> int:
+    def trapped_strength(self, s: State, p: int) -> int:
         """Strength of side p's combat units in contact with no way back
         (`trapped`): what a lost close combat would capture."""
         enemy_on: set[int] = set()
@@ -311,8 +311,8 @@ class Evaluator:
 class Policy:
     """The heuristic's choice of action at a node of its view."""
 
-    def __init__(self, game: Game) -> None:
-        self.ev = Evaluator(game)
+    def __init__(self, game: Game, weights: Weights | None = None) -> None:
+        self.ev = Evaluator(game, weights)
         self.last_moved = -1
 
     def choose(
