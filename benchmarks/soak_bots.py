@@ -24,10 +24,15 @@ def main() -> None:
     ap.add_argument("--bots", default="random,heuristic,mcts:8")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20)
+    ap.add_argument(
+        "--only", action="append", help="battle:scenario to play (repeatable; default: all)"
+    )
     args = ap.parse_args()
     for spec in args.bots.split(","):
         for battle in BATTLES:
             for sc in import_shipped(battle).load_game().rules.scenarios:
+                if args.only and f"{battle}:{sc.name}" not in args.only:
+                    continue
                 started = time.monotonic()
                 report = simulate(
                     battle,

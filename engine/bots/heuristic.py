@@ -2,25 +2,29 @@
 
 Nothing here names a battle. What the bot wants comes from the ruleset: the
 objectives are the map's victory hexes or those a `bot_weights` declaration
-lists; state variables such as VP and army morale are weighed by name from
-the rule files; close-combat odds come from the same `odds_column` query
-and odds table the engine resolves combats on; terrain is valued by its TEC
-attributes; leaders by whom they may command (14.1). Weights:
-engine/bots/weights.py.
+lists; the scenario's victory conditions (the IR's `victory` declarations)
+are checked on the position to see where the game stands; state variables
+such as VP and army morale are weighed by name from the rule files;
+close-combat odds come from the same `odds_column` query and odds table the
+engine resolves combats on; terrain is valued by its TEC attributes; zones
+of control tell a unit with no way back; leaders are valued by whom they
+may command (14.1, 14.2). Weights: engine/bots/weights.py.
 
 Decisions by kind:
 
 - movement (step actions): the step that most raises the moving unit's
-  hex value (objectives, terrain, contact at good odds, command) — the unit
-  that moved last first, so each completes its move — or PASS when no step
-  improves anything;
+  hex value (objectives, terrain, contact at good odds, no way back,
+  command) — the unit that moved last first, so each completes its move,
+  then the other combat units, leaders last so that they follow — or PASS
+  when no step improves anything;
 - close-combat designation: the best-odds combat, if its margin over even
   odds (less the defender's terrain) reaches `attack_threshold`, else PASS;
 - a hex to pick among many (set-up, entry, retreat far afield): the best hex
   by the same hex value;
 - any other decision (yes/no, lead units, tactics chits, which unit loses a
-  step, a retreat hex): one ply of look-ahead on a copy of the view, the
-  evaluation averaged over the die roll that follows, if one does.
+  step, a retreat hex): one ply of look-ahead on a copy of the view, played
+  on through the same side's decisions that follow at once, the evaluation
+  averaged over the die roll that follows, if one does.
 """
 
 from __future__ import annotations
