@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from engine.bots.view import view_of
 from engine.bots.weights import Weights, weights_for
 from engine.game import Game
+from engine.nodes import RulesError
 from engine.queries import odds_column
 from engine.state import NOT_ENTERED, ON_MAP, State
 
@@ -400,7 +401,7 @@ class Policy:
             child = view.clone()
             try:
                 child.apply_action(a)
-            except ValueError:  # legal in the game, not in this view of it
+            except (ValueError, RulesError):  # legal in the game, not in this view of it
                 continue
             if deep:
                 self._settle(child, p)
@@ -427,7 +428,7 @@ class Policy:
                 return  # a new phase of play, not the answer's sequel
             try:
                 s.apply_action(next((a for a in actions if a != pas), actions[0]))
-            except ValueError:  # legal in the game, not in this view of it
+            except (ValueError, RulesError):  # legal in the game, not in this view of it
                 return
             s.take_messages()
 

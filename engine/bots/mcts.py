@@ -38,6 +38,7 @@ from engine.bots.heuristic import Policy
 from engine.bots.view import hides_anything, redeal, view_of
 from engine.bots.weights import Weights, weights_for
 from engine.game import Game
+from engine.nodes import RulesError
 from engine.state import State
 
 DEFAULT_ITERATIONS = 100
@@ -99,7 +100,7 @@ class MctsBot:
                     return 0, seconds
             elif int(budget) > 0:
                 return int(budget), 0.0
-        except ValueError:
+        except (ValueError, RulesError):
             pass
         raise ValueError(f"mcts budget {budget!r}: iterations (mcts:200) or seconds (mcts:0.5s)")
 
@@ -137,7 +138,7 @@ class MctsBot:
                 redeal(world, observation, self.rng)
             try:
                 world.apply_action(candidates[k])
-            except ValueError:  # legal in the game, not in this sampled world
+            except (ValueError, RulesError):  # legal in the game, not in this sampled world
                 visits[k] += 1
                 totals[k] -= 1.0
                 continue

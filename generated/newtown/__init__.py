@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b275572d2768d59650962d6f442c641b8e8402ad9654bfc43e90d5c57045260c'
+RULES_HASH = 'd30c79ddef6746df03d9b09c7dded7e5cb347c707063cc7718d8f33680c69c69'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

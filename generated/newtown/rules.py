@@ -296,7 +296,7 @@ def d_one_hex_minimum(s, a_u):
 
 
 def d_may_move_strategically(s, a_u):
-    # 'rulesets/newtown/variations.mst:174': 'May use Strategic Movement'
+    # 'rulesets/newtown/variations.mst:178': 'May use Strategic Movement'
     return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != 49))
         and (not (((s.vars['turn'] == 1) and (q.side(s, a_u) == 1)) and (q.entry_turn(s, a_u) == 0))))
         and (not ((s.vars['turn'] == 1) and (a_u == 12))))
@@ -589,13 +589,13 @@ def d_demi_led(s, a_u):
 
 
 def d_attacked_across_breastwork(s, a_combat, a_h):
-    # 'rulesets/newtown/variations.mst:188': 'Every attack on the hex crosses the breastwork'
+    # 'rulesets/newtown/variations.mst:192': 'Every attack on the hex crosses the breastwork'
     return all(q.hexside_has(s, e0, a_h, 8) for e0 in tuple(e0 for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s,
         e0, a_h)))
 
 
 def d_holds_the_breastwork(s, a_combat, a_lead):
-    # 'rulesets/newtown/variations.mst:191': 'The lead unit may keep the breastwork'
+    # 'rulesets/newtown/variations.mst:195': 'The lead unit may keep the breastwork'
     return (((q.side(s, a_lead) == 0) and (q.hex_of(s, a_lead) in (871, 872, 873, 874, 875, 876, 877, 878)))
         and all(d_attacked_across_breastwork(s, a_combat, e0) for e0 in q.defense_hexes(s, a_combat)))
 
@@ -1425,47 +1425,47 @@ def f136(s, b):
 
 
 def f137(s, b):
-    # 'rulesets/newtown/variations.mst:131'
+    # 'rulesets/newtown/variations.mst:135'
     return (q.enemy(s, b['side']) == 1)
 
 
 def f138(s, b):
-    # 'rulesets/newtown/variations.mst:132'
+    # 'rulesets/newtown/variations.mst:136'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
 def f139(s, b):
-    # 'rulesets/newtown/variations.mst:133'
+    # 'rulesets/newtown/variations.mst:137'
     return (b['target_hex'] == -1)
 
 
 def f140(s, b):
-    # 'rulesets/newtown/variations.mst:136'
+    # 'rulesets/newtown/variations.mst:140'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
 def f141(s, b):
-    # 'rulesets/newtown/variations.mst:137'
+    # 'rulesets/newtown/variations.mst:141'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
 def f142(s, b):
-    # 'rulesets/newtown/variations.mst:139'
+    # 'rulesets/newtown/variations.mst:143'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
 def f143(s, b):
-    # 'rulesets/newtown/variations.mst:139'
+    # 'rulesets/newtown/variations.mst:143'
     return q.enemy(s, b['side'])
 
 
 def f144(s, b):
-    # 'rulesets/newtown/variations.mst:140'
+    # 'rulesets/newtown/variations.mst:144'
     return (b['target'] == -1)
 
 
 def f145(s, b):
-    # 'rulesets/newtown/variations.mst:144'
+    # 'rulesets/newtown/variations.mst:148'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
@@ -1583,22 +1583,22 @@ def f167(s, b):
 
 
 def f168(s, b):
-    # 'rulesets/newtown/variations.mst:152'
+    # 'rulesets/newtown/variations.mst:156'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
 def f169(s, b):
-    # 'rulesets/newtown/variations.mst:157'
+    # 'rulesets/newtown/variations.mst:161'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
 def f170(s, b):
-    # 'rulesets/newtown/variations.mst:159'
+    # 'rulesets/newtown/variations.mst:163'
     return d_rifle_targets(s, b['side'])
 
 
 def f171(s, b):
-    # 'rulesets/newtown/variations.mst:164'
+    # 'rulesets/newtown/variations.mst:168'
     return {'target': b['target'], 'side': b['side']}
 
 
@@ -1683,17 +1683,17 @@ def f187(s, b):
 
 
 def f188(s, b):
-    # 'rulesets/newtown/variations.mst:117'
+    # 'rulesets/newtown/variations.mst:121'
     return q.combats(s)
 
 
 def f189(s, b):
-    # 'rulesets/newtown/variations.mst:118'
+    # 'rulesets/newtown/variations.mst:122'
     return q.defense_hexes(s, b['c'])
 
 
 def f190(s, b):
-    # 'rulesets/newtown/variations.mst:119'
+    # 'rulesets/newtown/variations.mst:123'
     e.set_at(s, 'examined', b['h'], True)
 
 
@@ -2154,12 +2154,12 @@ def f279(s, b):
 
 
 def f280(s, b):
-    # 'rulesets/newtown/variations.mst:197'
+    # 'rulesets/newtown/variations.mst:201'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
 def f281(s, b):
-    # 'rulesets/newtown/variations.mst:198'
+    # 'rulesets/newtown/variations.mst:202'
     return b['_ask13']
 
 
@@ -2463,1013 +2463,1018 @@ def f339(s, b):
 
 
 def f340(s, b):
-    # 'rulesets/newtown/variations.mst:93'
-    return b['_ask14']
+    # 'rulesets/newtown/variations.mst:94'
+    return (not any((not s.vars['examined'][e0]) for e0 in q.hexes_of(s, q.units_of(s, 0))))
 
 
 def f341(s, b):
-    # 'rulesets/newtown/variations.mst:94'
-    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
+    # 'rulesets/newtown/variations.mst:97'
+    return b['_ask14']
 
 
 def f342(s, b):
-    # 'rulesets/newtown/variations.mst:96'
-    return {'side': 1, 'amount': d_examination_penalty(s)}
+    # 'rulesets/newtown/variations.mst:98'
+    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 
 def f343(s, b):
+    # 'rulesets/newtown/variations.mst:100'
+    return {'side': 1, 'amount': d_examination_penalty(s)}
+
+
+def f344(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f344(s, b):
+def f345(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f345(s, b):
+def f346(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f346(s, b):
+def f347(s, b):
     # 'rulesets/newtown/sequence.mst:94'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f347(s, b):
+def f348(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17),
         0)) > 0))
 
 
-def f348(s, b):
+def f349(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f349(s, b):
+def f350(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f350(s, b):
+def f351(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f351(s, b):
+def f352(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f352(s, b):
+def f353(s, b):
     # 'rulesets/newtown/sequence.mst:97'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f353(s, b):
+def f354(s, b):
     # 'rulesets/newtown/sequence.mst:104'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f354(s, b):
+def f355(s, b):
     # 'rulesets/newtown/sequence.mst:105'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f355(s, b):
+def f356(s, b):
     # 'rulesets/newtown/sequence.mst:107'
     return q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f356(s, b):
+def f357(s, b):
     # 'rulesets/newtown/sequence.mst:108'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f357(s, b):
+def f358(s, b):
     # 'rulesets/newtown/sequence.mst:109'
     return (b['drawn'] == 'combat_marker')
 
 
-def f358(s, b):
+def f359(s, b):
     # 'rulesets/newtown/sequence.mst:113'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f359(s, b):
+def f360(s, b):
     # 'rulesets/newtown/sequence.mst:115'
     return (not b['again'])
 
 
-def f360(s, b):
+def f361(s, b):
     # 'rulesets/newtown/sequence.mst:118'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f361(s, b):
+def f362(s, b):
     # 'rulesets/newtown/sequence.mst:119'
     return tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn']))
 
 
-def f362(s, b):
+def f363(s, b):
     # 'rulesets/newtown/sequence.mst:120'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f363(s, b):
+def f364(s, b):
     # 'rulesets/newtown/sequence.mst:141'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0])
 
 
-def f364(s, b):
+def f365(s, b):
     # 'rulesets/newtown/sequence.mst:142'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f365(s, b):
+def f366(s, b):
     # 'rulesets/newtown/sequence.mst:150'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f366(s, b):
+def f367(s, b):
     # 'rulesets/newtown/sequence.mst:200'
     return s.vars['honor_to_assign']
 
 
-def f367(s, b):
+def f368(s, b):
     # 'rulesets/newtown/sequence.mst:204'
     return q.bag_contents(s, 'drawn_markers')
 
 
-def f368(s, b):
+def f369(s, b):
     # 'rulesets/newtown/sequence.mst:205'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f369(s, b):
+def f370(s, b):
     # 'rulesets/newtown/sequence.mst:206'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f370(s, b):
+def f371(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     return tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan'])
         and d_may_receive_honor(s, e0)))
 
 
-def f371(s, b):
+def f372(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f372(s, b):
+def f373(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f373(s, b):
+def f374(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f374(s, b):
+def f375(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f375(s, b):
+def f376(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f376(s, b):
+def f377(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f377(s, b):
+def f378(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f378(s, b):
+def f379(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f379(s, b):
+def f380(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f380(s, b):
+def f381(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f381(s, b):
+def f382(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f382(s, b):
+def f383(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f383(s, b):
+def f384(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f384(s, b):
+def f385(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0))
 
 
-def f385(s, b):
+def f386(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f386(s, b):
+def f387(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f387(s, b):
+def f388(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f388(s, b):
+def f389(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f389(s, b):
+def f390(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
         11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312,
         338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f390(s, b):
+def f391(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f391(s, b):
+def f392(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
     return b['_ask15']
 
 
-def f392(s, b):
+def f393(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f393(s, b):
+def f394(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0)))
 
 
-def f394(s, b):
+def f395(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f395(s, b):
+def f396(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     return q.defense_hexes(s, b['combat'])
 
 
-def f396(s, b):
+def f397(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0))
 
 
-def f397(s, b):
+def f398(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s,
         e0), b['stacks'])))
 
 
-def f398(s, b):
+def f399(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f399(s, b):
+def f400(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f400(s, b):
+def f401(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f401(s, b):
+def f402(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f402(s, b):
+def f403(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f403(s, b):
+def f404(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f404(s, b):
+def f405(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f405(s, b):
+def f406(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f406(s, b):
+def f407(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f407(s, b):
+def f408(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f408(s, b):
+def f409(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f409(s, b):
+def f410(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f410(s, b):
+def f411(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     return tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f411(s, b):
+def f412(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f412(s, b):
+def f413(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f413(s, b):
+def f414(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f414(s, b):
+def f415(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f415(s, b):
+def f416(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f416(s, b):
+def f417(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f417(s, b):
+def f418(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f418(s, b):
+def f419(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f419(s, b):
+def f420(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     return q.hex_of(s, 17)
 
 
-def f420(s, b):
+def f421(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f421(s, b):
+def f422(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f422(s, b):
+def f423(s, b):
     # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f423(s, b):
+def f424(s, b):
     # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f424(s, b):
+def f425(s, b):
     # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f425(s, b):
+def f426(s, b):
     # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f426(s, b):
+def f427(s, b):
     # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f427(s, b):
+def f428(s, b):
     # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f428(s, b):
+def f429(s, b):
     # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f429(s, b):
+def f430(s, b):
     # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f430(s, b):
+def f431(s, b):
     # 'rulesets/newtown/cards.mst:268'
     return b['_ask16']
 
 
-def f431(s, b):
+def f432(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f432(s, b):
+def f433(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f433(s, b):
+def f434(s, b):
     # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f434(s, b):
+def f435(s, b):
     # 'rulesets/newtown/cards.mst:308'
     return b['_ask17']
 
 
-def f435(s, b):
+def f436(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f436(s, b):
+def f437(s, b):
     # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f437(s, b):
+def f438(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s,
         e0) == 0) and UNIT_COMBAT[e0]))
 
 
-def f438(s, b):
+def f439(s, b):
     # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f439(s, b):
+def f440(s, b):
     # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f440(s, b):
+def f441(s, b):
     # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat']))
         else (-1))))
 
 
-def f441(s, b):
+def f442(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f442(s, b):
+def f443(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f443(s, b):
+def f444(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f444(s, b):
+def f445(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f445(s, b):
+def f446(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f446(s, b):
+def f447(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f447(s, b):
+def f448(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f448(s, b):
+def f449(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f449(s, b):
+def f450(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     return (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here']
         if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f450(s, b):
+def f451(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f451(s, b):
+def f452(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f452(s, b):
+def f453(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f453(s, b):
+def f454(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f454(s, b):
+def f455(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f455(s, b):
+def f456(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f456(s, b):
+def f457(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f457(s, b):
+def f458(s, b):
     # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f458(s, b):
+def f459(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f459(s, b):
+def f460(s, b):
     # 'rulesets/series/results.mst:113'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f460(s, b):
+def f461(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f461(s, b):
+def f462(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f462(s, b):
+def f463(s, b):
     # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f463(s, b):
+def f464(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f464(s, b):
+def f465(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f465(s, b):
+def f466(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f466(s, b):
+def f467(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f467(s, b):
+def f468(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f468(s, b):
+def f469(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f469(s, b):
+def f470(s, b):
     # 'rulesets/series/movement.mst:125'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f470(s, b):
+def f471(s, b):
     # 'rulesets/series/movement.mst:126'
     e.capture(s, b['l'])
 
 
-def f471(s, b):
+def f472(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f472(s, b):
+def f473(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f473(s, b):
+def f474(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s,
         b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f474(s, b):
+def f475(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f475(s, b):
+def f476(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f476(s, b):
+def f477(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f477(s, b):
+def f478(s, b):
     # 'rulesets/newtown/sequence.mst:134'
     return {'token': 'combat_marker'}
 
 
-def f478(s, b):
+def f479(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f479(s, b):
+def f480(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f480(s, b):
+def f481(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f481(s, b):
+def f482(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f482(s, b):
+def f483(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f483(s, b):
+def f484(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f484(s, b):
+def f485(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f485(s, b):
+def f486(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f486(s, b):
+def f487(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f487(s, b):
+def f488(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f488(s, b):
+def f489(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f489(s, b):
+def f490(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f490(s, b):
+def f491(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f491(s, b):
+def f492(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f492(s, b):
+def f493(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f493(s, b):
+def f494(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f494(s, b):
+def f495(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f495(s, b):
+def f496(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f496(s, b):
+def f497(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f497(s, b):
+def f498(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f498(s, b):
+def f499(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f499(s, b):
+def f500(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f500(s, b):
+def f501(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f501(s, b):
+def f502(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f502(s, b):
+def f503(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f503(s, b):
+def f504(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f504(s, b):
+def f505(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f505(s, b):
+def f506(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f506(s, b):
+def f507(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f507(s, b):
+def f508(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f508(s, b):
+def f509(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f509(s, b):
+def f510(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f510(s, b):
+def f511(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f511(s, b):
+def f512(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s,
         b['combat']))))
 
 
-def f512(s, b):
+def f513(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s,
         b['combat']))))
 
 
-def f513(s, b):
+def f514(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f514(s, b):
+def f515(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f515(s, b):
+def f516(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f516(s, b):
+def f517(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f517(s, b):
+def f518(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f518(s, b):
+def f519(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f519(s, b):
+def f520(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f520(s, b):
+def f521(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f521(s, b):
+def f522(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f522(s, b):
+def f523(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f523(s, b):
+def f524(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f524(s, b):
+def f525(s, b):
     # 'rulesets/series/movement.mst:123'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f525(s, b):
+def f526(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f526(s, b):
+def f527(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f527(s, b):
+def f528(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f528(s, b):
+def f529(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f529(s, b):
+def f530(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f530(s, b):
+def f531(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f531(s, b):
+def f532(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f532(s, b):
+def f533(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase'))
         or (b['procedure'] == 'final_movement_phase'))
 
 
-def f533(s, b):
+def f534(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f534(s, b):
+def f535(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f535(s, b):
+def f536(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f536(s, b):
+def f537(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0))
         and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f537(s, b):
+def f538(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174,
         1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192,
@@ -3499,169 +3504,169 @@ def f537(s, b):
         1607, 1608, 1609, 1610, 1611)))
 
 
-def f538(s, b):
+def f539(s, b):
     # 'rulesets/series/movement.mst:92'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f539(s, b):
+def f540(s, b):
     # 'rulesets/series/movement.mst:97'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f540(s, b):
+def f541(s, b):
     # 'rulesets/series/movement.mst:102'
     return s.vars['moved_away'][b['unit']]
 
 
-def f541(s, b):
+def f542(s, b):
     # 'rulesets/series/movement.mst:108'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f542(s, b):
+def f543(s, b):
     # 'rulesets/series/movement.mst:115'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f543(s, b):
+def f544(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f544(s, b):
+def f545(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit']))
         or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f545(s, b):
+def f546(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s,
         b['hex'], 0)) > 0))
 
 
-def f546(s, b):
+def f547(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f547(s, b):
+def f548(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f548(s, b):
+def f549(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f549(s, b):
+def f550(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f550(s, b):
+def f551(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f551(s, b):
+def f552(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f552(s, b):
+def f553(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f553(s, b):
+def f554(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f554(s, b):
+def f555(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721,
         747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241,
         1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f555(s, b):
+def f556(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42))
         and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f556(s, b):
+def f557(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f557(s, b):
+def f558(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f558(s, b):
+def f559(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f559(s, b):
+def f560(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f560(s, b):
+def f561(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f561(s, b):
+def f562(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f562(s, b):
+def f563(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f563(s, b):
+def f564(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f564(s, b):
+def f565(s, b):
     # 'rulesets/newtown/scenarios.mst:59'
     return 16
 
 
-def f565(s, b):
+def f566(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s,
         b['hex'])))
 
 
-def f566(s, b):
+def f567(s, b):
     # 'rulesets/newtown/scenarios.mst:67'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f567(s, b):
+def f568(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f568(s, b):
+def f569(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f569(s, b):
+def f570(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -3826,15 +3831,15 @@ RULES = Rules(
         UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848,
             {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1},
             morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations',
-            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f567),
+            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f568),
         UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1,
             'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(),
-            variable_entry=False, commands=f568),
+            variable_entry=False, commands=f569),
         UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822,
             {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(),
             rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0,
-            entry_hexes=(), variable_entry=False, commands=f569),
+            entry_hexes=(), variable_entry=False, commands=f570),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2,
             'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,),
@@ -7952,48 +7957,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f491, None),
-            ModifierSpec('Momentum Chits spent', f492, None),
+            ModifierSpec('Army Morale', f492, None),
+            ModifierSpec('Momentum Chits spent', f493, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f493, None),
-            ModifierSpec('Leadership DRM', f494, None),
-            ModifierSpec('Other modifiers of this check', f495, None),
+            ModifierSpec('Modified morale', f494, None),
+            ModifierSpec('Leadership DRM', f495, None),
+            ModifierSpec('Other modifiers of this check', f496, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f125, f496),
-            ModifierSpec("Target's terrain", f497, None),
+            ModifierSpec('First Fire Bonus', f125, f497),
+            ModifierSpec("Target's terrain", f498, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f498, None),
-            ModifierSpec("Defender's lead unit morale", f499, None),
-            ModifierSpec('Attacking leader', f500, None),
-            ModifierSpec('Defending leader', f501, None),
-            ModifierSpec('Defender surrounded', f125, f502),
-            ModifierSpec('Attacker surrounded', f200, f503),
-            ModifierSpec('Tactics', f504, None),
-            ModifierSpec("Defender's terrain", f505, f506),
-            ModifierSpec('Attacking up slope', f200, f507),
-            ModifierSpec('Attacking into fieldworks', f200, f508),
-            ModifierSpec('Attacking lead unit has a white R', f200, f509),
-            ModifierSpec('Defending lead unit has a white R', f125, f510),
-            ModifierSpec('All-militia attacking force', f200, f511),
-            ModifierSpec('All-militia defending force', f125, f512),
-            ModifierSpec('Attacking a unit with Failed Resolve', f125, f513),
-            ModifierSpec('Indian ferocity (attacking)', f125, f514),
-            ModifierSpec('Indian ferocity (defending)', f200, f515),
+            ModifierSpec("Attacker's lead unit morale", f499, None),
+            ModifierSpec("Defender's lead unit morale", f500, None),
+            ModifierSpec('Attacking leader', f501, None),
+            ModifierSpec('Defending leader', f502, None),
+            ModifierSpec('Defender surrounded', f125, f503),
+            ModifierSpec('Attacker surrounded', f200, f504),
+            ModifierSpec('Tactics', f505, None),
+            ModifierSpec("Defender's terrain", f506, f507),
+            ModifierSpec('Attacking up slope', f200, f508),
+            ModifierSpec('Attacking into fieldworks', f200, f509),
+            ModifierSpec('Attacking lead unit has a white R', f200, f510),
+            ModifierSpec('Defending lead unit has a white R', f125, f511),
+            ModifierSpec('All-militia attacking force', f200, f512),
+            ModifierSpec('All-militia defending force', f125, f513),
+            ModifierSpec('Attacking a unit with Failed Resolve', f125, f514),
+            ModifierSpec('Indian ferocity (attacking)', f125, f515),
+            ModifierSpec('Indian ferocity (defending)', f200, f516),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f493, None),
-            ModifierSpec('Leadership DRM', f494, None),
-            ModifierSpec('In woods', f125, f516),
-            ModifierSpec('Behind the breastwork', f125, f517),
-            ModifierSpec('Adjacent to an enemy combat unit', f200, f518),
-            ModifierSpec('Reduced', f200, f519),
-            ModifierSpec('War Dance', f125, f520),
+            ModifierSpec('Modified morale', f494, None),
+            ModifierSpec('Leadership DRM', f495, None),
+            ModifierSpec('In woods', f125, f517),
+            ModifierSpec('Behind the breastwork', f125, f518),
+            ModifierSpec('Adjacent to an enemy combat unit', f200, f519),
+            ModifierSpec('Reduced', f200, f520),
+            ModifierSpec('War Dance', f125, f521),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f200, f521),
+            ModifierSpec('Visions', f200, f522),
         )),
     },
     procedures={
@@ -8565,8 +8570,8 @@ RULES = Rules(
                 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34',
                 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37',
                 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31',
-                'rulesets/newtown/variations.mst:105', 'rulesets/newtown/variations.mst:106',
-                'rulesets/newtown/variations.mst:105', 'rulesets/newtown/cards.mst:384',
+                'rulesets/newtown/variations.mst:109', 'rulesets/newtown/variations.mst:110',
+                'rulesets/newtown/variations.mst:109', 'rulesets/newtown/cards.mst:384',
                 'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:386',
                 'rulesets/newtown/cards.mst:387', 'rulesets/newtown/cards.mst:388', 'rulesets/newtown/cards.mst:385',
                 'rulesets/newtown/cards.mst:384', 'rulesets/newtown/special_units.mst:179',
@@ -8685,13 +8690,13 @@ RULES = Rules(
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
             lines=(
-                'rulesets/newtown/variations.mst:131', 'rulesets/newtown/variations.mst:132',
-                'rulesets/newtown/variations.mst:133', 'rulesets/newtown/variations.mst:134',
-                'rulesets/newtown/variations.mst:133', 'rulesets/newtown/variations.mst:136',
-                'rulesets/newtown/variations.mst:137', 'rulesets/newtown/variations.mst:131',
-                'rulesets/newtown/variations.mst:139', 'rulesets/newtown/variations.mst:140',
-                'rulesets/newtown/variations.mst:141', 'rulesets/newtown/variations.mst:140',
-                'rulesets/newtown/variations.mst:144', 'rulesets/newtown/variations.mst:130',
+                'rulesets/newtown/variations.mst:135', 'rulesets/newtown/variations.mst:136',
+                'rulesets/newtown/variations.mst:137', 'rulesets/newtown/variations.mst:138',
+                'rulesets/newtown/variations.mst:137', 'rulesets/newtown/variations.mst:140',
+                'rulesets/newtown/variations.mst:141', 'rulesets/newtown/variations.mst:135',
+                'rulesets/newtown/variations.mst:143', 'rulesets/newtown/variations.mst:144',
+                'rulesets/newtown/variations.mst:145', 'rulesets/newtown/variations.mst:144',
+                'rulesets/newtown/variations.mst:148', 'rulesets/newtown/variations.mst:134',
             ),
         ),
         'artillery_fire': ProcedureSpec(
@@ -8826,13 +8831,13 @@ RULES = Rules(
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
             lines=(
-                'rulesets/newtown/variations.mst:151', 'rulesets/newtown/variations.mst:152',
-                'rulesets/newtown/variations.mst:153', 'rulesets/newtown/variations.mst:154',
-                'rulesets/newtown/variations.mst:153', 'rulesets/newtown/variations.mst:156',
-                'rulesets/newtown/variations.mst:157', 'rulesets/newtown/variations.mst:151',
-                'rulesets/newtown/variations.mst:159', 'rulesets/newtown/variations.mst:160',
-                'rulesets/newtown/variations.mst:161', 'rulesets/newtown/variations.mst:160',
-                'rulesets/newtown/variations.mst:164', 'rulesets/newtown/variations.mst:150',
+                'rulesets/newtown/variations.mst:155', 'rulesets/newtown/variations.mst:156',
+                'rulesets/newtown/variations.mst:157', 'rulesets/newtown/variations.mst:158',
+                'rulesets/newtown/variations.mst:157', 'rulesets/newtown/variations.mst:160',
+                'rulesets/newtown/variations.mst:161', 'rulesets/newtown/variations.mst:155',
+                'rulesets/newtown/variations.mst:163', 'rulesets/newtown/variations.mst:164',
+                'rulesets/newtown/variations.mst:165', 'rulesets/newtown/variations.mst:164',
+                'rulesets/newtown/variations.mst:168', 'rulesets/newtown/variations.mst:154',
             ),
         ),
         'rifle_fire': ProcedureSpec(
@@ -8967,12 +8972,12 @@ RULES = Rules(
             lines=(
                 'rulesets/series/close_combat.mst:9', 'rulesets/newtown/indian_rules.mst:376',
                 'rulesets/newtown/indian_rules.mst:377', 'rulesets/newtown/indian_rules.mst:376',
-                'rulesets/newtown/variations.mst:116', 'rulesets/newtown/variations.mst:117',
-                'rulesets/newtown/variations.mst:117', 'rulesets/newtown/variations.mst:117',
-                'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:118',
-                'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:119',
-                'rulesets/newtown/variations.mst:118', 'rulesets/newtown/variations.mst:117',
-                'rulesets/newtown/variations.mst:116', 'rulesets/series/close_combat.mst:15',
+                'rulesets/newtown/variations.mst:120', 'rulesets/newtown/variations.mst:121',
+                'rulesets/newtown/variations.mst:121', 'rulesets/newtown/variations.mst:121',
+                'rulesets/newtown/variations.mst:122', 'rulesets/newtown/variations.mst:122',
+                'rulesets/newtown/variations.mst:122', 'rulesets/newtown/variations.mst:123',
+                'rulesets/newtown/variations.mst:122', 'rulesets/newtown/variations.mst:121',
+                'rulesets/newtown/variations.mst:120', 'rulesets/series/close_combat.mst:15',
                 'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:15',
                 'rulesets/series/close_combat.mst:16', 'rulesets/series/close_combat.mst:15',
                 'rulesets/newtown/indian_rules.mst:295', 'rulesets/newtown/indian_rules.mst:295',
@@ -9332,9 +9337,9 @@ RULES = Rules(
                 'vacated': 'hexes',
             },
             lines=(
-                'rulesets/newtown/variations.mst:197', 'rulesets/newtown/variations.mst:198',
-                'rulesets/newtown/variations.mst:198', 'rulesets/newtown/variations.mst:198',
-                'rulesets/newtown/variations.mst:200', 'rulesets/newtown/variations.mst:197',
+                'rulesets/newtown/variations.mst:201', 'rulesets/newtown/variations.mst:202',
+                'rulesets/newtown/variations.mst:202', 'rulesets/newtown/variations.mst:202',
+                'rulesets/newtown/variations.mst:204', 'rulesets/newtown/variations.mst:201',
                 'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308',
                 'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311',
                 'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
@@ -9587,22 +9592,27 @@ RULES = Rules(
             params=(),
             result='',
             code=(
+                JumpIfNot(f340, 3),
+                Jump(11),
+                Jump(3),
                 Ask(f125, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
-                JumpIfNot(f340, 6),
-                Choose('h', f341, f125, 'hex', 'choose h', ''),
+                JumpIfNot(f341, 9),
+                Choose('h', f342, f125, 'hex', 'choose h', ''),
                 Exec(f190),
-                Call('adjust_army_morale', f342, None),
-                Jump(7),
-                Jump(8),
+                Call('adjust_army_morale', f343, None),
+                Jump(10),
+                Jump(11),
                 Jump(0),
             ),
             steps={'examine': 0},
             types={'_ask14': 'bool', 'h': 'hex'},
             lines=(
-                'rulesets/newtown/variations.mst:93', 'rulesets/newtown/variations.mst:93',
                 'rulesets/newtown/variations.mst:94', 'rulesets/newtown/variations.mst:95',
-                'rulesets/newtown/variations.mst:96', 'rulesets/newtown/variations.mst:93',
-                'rulesets/newtown/variations.mst:98', 'rulesets/newtown/variations.mst:92',
+                'rulesets/newtown/variations.mst:94', 'rulesets/newtown/variations.mst:97',
+                'rulesets/newtown/variations.mst:97', 'rulesets/newtown/variations.mst:98',
+                'rulesets/newtown/variations.mst:99', 'rulesets/newtown/variations.mst:100',
+                'rulesets/newtown/variations.mst:97', 'rulesets/newtown/variations.mst:102',
+                'rulesets/newtown/variations.mst:92',
             ),
         ),
         'indian_movement_phases': ProcedureSpec(
@@ -9613,10 +9623,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpUnlessSwitch('indian_sortie', True, 7),
-                JumpIfNot(f343, 7),
+                JumpIfNot(f344, 7),
                 RollDie('sortie', None),
-                JumpIfNot(f344, 6),
-                Exec(f345),
+                JumpIfNot(f345, 6),
+                Exec(f346),
                 Jump(6),
                 Jump(7),
                 Call('standard_movement_phase', f10, None),
@@ -9640,14 +9650,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f346),
+                Exec(f347),
                 Call('move_away_disrupted', f10, None),
-                JumpIfNot(f347, 6),
-                Prim('retreat', f350, {'stacking': f31, 'blocked': f348, 'avoid': f349}),
-                Exec(f351),
+                JumpIfNot(f348, 6),
+                Prim('retreat', f351, {'stacking': f31, 'blocked': f349, 'avoid': f350}),
+                Exec(f352),
                 Jump(6),
                 Call('indian_moves', f10, None),
-                Exec(f352),
+                Exec(f353),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
@@ -9665,24 +9675,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f353),
-                JumpIfNot(f354, 22),
+                Exec(f354),
+                JumpIfNot(f355, 22),
                 Draw('activation_cup', 'drawn'),
-                Let('again', f355),
-                Exec(f356),
-                JumpIfNot(f357, 9),
+                Let('again', f356),
+                Exec(f357),
+                JumpIfNot(f358, 9),
                 Call('end_activation', f49, None),
                 EndPhase(),
                 Jump(9),
-                JumpIfNot(f358, 12),
+                JumpIfNot(f359, 12),
                 Call('indian_resolve_checks', f49, None),
                 Jump(21),
-                JumpIfNot(f359, 21),
-                Exec(f360),
-                ForStart('_for_u', f361),
+                JumpIfNot(f360, 21),
+                Exec(f361),
+                ForStart('_for_u', f362),
                 JumpIfEmpty('_for_u', 19),
                 ForTake('u', '_for_u'),
-                Exec(f362),
+                Exec(f363),
                 Jump(15),
                 Call('indian_moves', f10, None),
                 Jump(21),
@@ -9713,11 +9723,11 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f352),
-                ForStart('_for_u', f363),
+                Exec(f353),
+                ForStart('_for_u', f364),
                 JumpIfEmpty('_for_u', 6),
                 ForTake('u', '_for_u'),
-                Exec(f364),
+                Exec(f365),
                 Jump(2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
@@ -9735,9 +9745,9 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f365),
+                Exec(f366),
                 Call('indian_moves', f10, None),
-                Exec(f352),
+                Exec(f353),
                 Call('breastwork_check', f49, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
@@ -9843,14 +9853,14 @@ RULES = Rules(
             result='',
             code=(
                 Call('add_resolve_markers', f49, None),
-                JumpIfNot(f366, 4),
+                JumpIfNot(f367, 4),
                 Call('roll_for_honor', f49, None),
                 Jump(4),
-                ForStart('_for_m', f367),
+                ForStart('_for_m', f368),
                 JumpIfEmpty('_for_m', 10),
                 ForTake('m', '_for_m'),
-                Exec(f368),
                 Exec(f369),
+                Exec(f370),
                 Jump(5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
@@ -9871,13 +9881,13 @@ RULES = Rules(
             result='',
             code=(
                 Roll(6, None, None, 'tribe_or_clan', None),
-                Let('eligible', f370),
-                JumpIfNot(f371, 7),
-                Choose('u', f372, f65, 'unit', 'choose u', ''),
-                Exec(f373),
+                Let('eligible', f371),
+                JumpIfNot(f372, 7),
+                Choose('u', f373, f65, 'unit', 'choose u', ''),
                 Exec(f374),
-                Jump(8),
                 Exec(f375),
+                Jump(8),
+                Exec(f376),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -9895,10 +9905,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                JumpIfNot(f376, 5),
-                Exec(f377),
+                JumpIfNot(f377, 5),
                 Exec(f378),
-                Exec(f375),
+                Exec(f379),
+                Exec(f376),
                 Jump(5),
             ),
             steps={'lose': 0},
@@ -9916,13 +9926,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f379, 4),
-                Exec(f380),
-                Call('join_cup', f381, None),
+                JumpIfNot(f380, 4),
+                Exec(f381),
+                Call('join_cup', f382, None),
                 Jump(4),
-                JumpIfNot(f382, 8),
-                Exec(f383),
-                Call('join_cup', f381, None),
+                JumpIfNot(f383, 8),
+                Exec(f384),
+                Call('join_cup', f382, None),
                 Jump(8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -9941,7 +9951,7 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ForStart('_for_u', f384),
+                ForStart('_for_u', f385),
                 JumpIfEmpty('_for_u', 9),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -9982,10 +9992,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Exec(f385),
                 Exec(f386),
-                Call('lose_honor', f387, None),
-                Call('resolve_retreat', f387, None),
+                Exec(f387),
+                Call('lose_honor', f388, None),
+                Call('resolve_retreat', f388, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -10001,7 +10011,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Prim('retreat', f389, {'stacking': f31, 'blocked': f388}),
+                Prim('retreat', f390, {'stacking': f31, 'blocked': f389}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -10014,18 +10024,18 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f390, 8),
+                JumpIfNot(f391, 8),
                 Ask(f65, 'Retreat before combat in a designated close combat?', '_ask15'),
-                JumpIfNot(f391, 6),
-                Choose('combat', f392, f65, 'option', 'choose combat', ''),
+                JumpIfNot(f392, 6),
+                Choose('combat', f393, f65, 'option', 'choose combat', ''),
                 Call('retreat_before_combat', f198, None),
                 Jump(7),
                 Jump(8),
                 Jump(0),
-                ForStart('_for_c', f393),
+                ForStart('_for_c', f394),
                 JumpIfEmpty('_for_c', 13),
                 ForTake('c', '_for_c'),
-                Exec(f394),
+                Exec(f395),
                 Jump(9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
@@ -10047,14 +10057,14 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('stacks', f395),
-                ForStart('_for_u', f396),
+                Let('stacks', f396),
+                ForStart('_for_u', f397),
                 JumpIfEmpty('_for_u', 7),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_one_hex_before_combat', f20, None),
                 Jump(2),
-                ForStart('_for_u', f397),
+                ForStart('_for_u', f398),
                 JumpIfEmpty('_for_u', 13),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -10081,14 +10091,14 @@ RULES = Rules(
             result='',
             code=(
                 Let('vacated', f28),
-                JumpIfNot(f398, 4),
-                Call('adjust_army_morale', f399, None),
+                JumpIfNot(f399, 4),
+                Call('adjust_army_morale', f400, None),
                 Jump(4),
-                Call('retreat_unit', f400, None),
-                JumpIfNot(f401, 11),
-                Choose('follower', f402, f125, 'unit', 'choose follower', 'maybe'),
-                JumpIfNot(f403, 10),
-                Exec(f404),
+                Call('retreat_unit', f401, None),
+                JumpIfNot(f402, 11),
+                Choose('follower', f403, f125, 'unit', 'choose follower', 'maybe'),
+                JumpIfNot(f404, 10),
+                Exec(f405),
                 Jump(10),
                 Jump(11),
             ),
@@ -10110,7 +10120,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                Prim('retreat', f405, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f106}),
+                Prim('retreat', f406, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f106}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -10124,10 +10134,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpIfNot(f32, 7),
-                Call('morale_check', f406, 'passed'),
+                Call('morale_check', f407, 'passed'),
                 JumpIfNot(f16, 6),
-                Exec(f407),
-                Call('adjust_army_morale', f408, None),
+                Exec(f408),
+                Call('adjust_army_morale', f409, None),
                 Jump(6),
                 Jump(7),
             ),
@@ -10147,17 +10157,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f409, 15),
-                Let('parents', f410),
-                JumpIfNot(f411, 5),
-                Exec(f412),
+                JumpIfNot(f410, 15),
+                Let('parents', f411),
+                JumpIfNot(f412, 5),
+                Exec(f413),
                 Jump(5),
-                JumpIfNot(f413, 14),
-                Choose('parent', f414, f65, 'unit', 'choose parent', 'maybe'),
-                JumpIfNot(f415, 13),
-                Exec(f416),
-                JumpIfNot(f417, 12),
-                Exec(f418),
+                JumpIfNot(f414, 14),
+                Choose('parent', f415, f65, 'unit', 'choose parent', 'maybe'),
+                JumpIfNot(f416, 13),
+                Exec(f417),
+                JumpIfNot(f418, 12),
+                Exec(f419),
                 Jump(12),
                 Jump(13),
                 Jump(14),
@@ -10183,10 +10193,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f409, 5),
-                Let('h', f419),
-                Exec(f420),
+                JumpIfNot(f410, 5),
+                Let('h', f420),
                 Exec(f421),
+                Exec(f422),
                 Jump(5),
             ),
             steps={'replace': 0},
@@ -10204,14 +10214,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f422, 9),
+                JumpIfNot(f423, 9),
                 JumpIfNot(f88, 5),
                 Draw('american_deck', 'card'),
-                Exec(f423),
+                Exec(f424),
                 Jump(8),
                 Draw('indian_deck', 'card'),
-                Exec(f424),
                 Exec(f425),
+                Exec(f426),
                 Jump(9),
             ),
             steps={'draw': 0},
@@ -10230,10 +10240,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpIfNot(f88, 3),
-                Exec(f426),
-                Jump(4),
                 Exec(f427),
+                Jump(4),
                 Exec(f428),
+                Exec(f429),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -10249,11 +10259,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f429, 9),
+                JumpIfNot(f430, 9),
                 Ask(f14, 'Play an Opportunity Card?', '_ask16'),
-                JumpIfNot(f430, 7),
-                Choose('card', f431, f14, 'option', 'choose card', ''),
-                Call('discard', f432, None),
+                JumpIfNot(f431, 7),
+                Choose('card', f432, f14, 'option', 'choose card', ''),
+                Call('discard', f433, None),
                 Call('gain_momentum', f10, None),
                 Jump(8),
                 Jump(9),
@@ -10274,24 +10284,24 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                JumpIfNot(f433, 20),
+                JumpIfNot(f434, 20),
                 Ask(f14, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
-                JumpIfNot(f434, 19),
-                Choose('card', f435, f14, 'option', 'choose card', ''),
-                Call('discard', f432, None),
-                JumpIfNot(f436, 14),
-                ForStart('_for_u', f437),
+                JumpIfNot(f435, 19),
+                Choose('card', f436, f14, 'option', 'choose card', ''),
+                Call('discard', f433, None),
+                JumpIfNot(f437, 14),
+                ForStart('_for_u', f438),
                 JumpIfEmpty('_for_u', 12),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(7),
-                Exec(f438),
+                Exec(f439),
                 Jump(18),
-                JumpIfNot(f439, 17),
-                Exec(f440),
+                JumpIfNot(f440, 17),
+                Exec(f441),
                 Jump(18),
-                Exec(f438),
+                Exec(f439),
                 Jump(19),
                 Jump(20),
             ),
@@ -10315,7 +10325,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f441, None),
+                Call('adjust_army_morale', f442, None),
             ),
             steps={'do': 0},
             types={
@@ -10336,9 +10346,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f442, None),
-                JumpIfNot(f443, 4),
-                Call('check_or_retreat', f444, None),
+                Call('retreat_unit', f443, None),
+                JumpIfNot(f444, 4),
+                Call('check_or_retreat', f445, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10363,9 +10373,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f445, None),
-                JumpIfNot(f443, 4),
-                Call('check_or_retreat', f444, None),
+                Call('disrupt', f446, None),
+                JumpIfNot(f444, 4),
+                Call('check_or_retreat', f445, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10390,9 +10400,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f446),
-                JumpIfNot(f443, 4),
-                Call('check_or_retreat', f444, None),
+                Exec(f447),
+                JumpIfNot(f444, 4),
+                Call('check_or_retreat', f445, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10420,16 +10430,16 @@ RULES = Rules(
             ),
             result='',
             code=(
-                Let('one_step', f447),
-                Let('here', f448),
-                Let('others_first', f449),
-                Exec(f450),
-                JumpIfNot(f451, 8),
-                Choose('second', f452, f14, 'unit', 'choose second', ''),
-                Exec(f453),
+                Let('one_step', f448),
+                Let('here', f449),
+                Let('others_first', f450),
+                Exec(f451),
+                JumpIfNot(f452, 8),
+                Choose('second', f453, f14, 'unit', 'choose second', ''),
+                Exec(f454),
                 Jump(8),
-                JumpIfNot(f443, 11),
-                Call('check_or_retreat', f444, None),
+                JumpIfNot(f444, 11),
+                Call('check_or_retreat', f445, None),
                 Jump(11),
             ),
             steps={'do': 0},
@@ -10462,8 +10472,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f454, None),
-                Call('check_and_retreat_or_disrupt', f455, None),
+                Call('capture_one', f455, None),
+                Call('check_and_retreat_or_disrupt', f456, None),
             ),
             steps={'do': 0},
             types={
@@ -10484,8 +10494,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f456, None),
-                Call('check_and_retreat_or_disrupt', f455, None),
+                Call('capture_one', f457, None),
+                Call('check_and_retreat_or_disrupt', f456, None),
             ),
             steps={'do': 0},
             types={
@@ -10506,18 +10516,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f457),
+                ForStart('_for_u', f458),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(f48),
                 Jump(1),
-                Exec(f458),
-                ForStart('_for_u', f459),
+                Exec(f459),
+                ForStart('_for_u', f460),
                 JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f460),
                 Exec(f461),
+                Exec(f462),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -10547,10 +10557,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f462),
-                JumpIfNot(f463, 5),
-                Choose('casualty', f464, f14, 'unit', 'choose casualty', ''),
-                Exec(f465),
+                Let('leaders', f463),
+                JumpIfNot(f464, 5),
+                Choose('casualty', f465, f14, 'unit', 'choose casualty', ''),
+                Exec(f466),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -10577,7 +10587,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f466),
+                Exec(f467),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -10590,7 +10600,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lose_momentum', f467, None),
+                Call('lose_momentum', f468, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10603,7 +10613,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f468),
+                Exec(f469),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10616,10 +10626,10 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f469),
+                ForStart('_for_l', f470),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f470),
+                Exec(f471),
                 Jump(1),
             ),
             steps={'do': 0},
@@ -10637,7 +10647,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f471),
+                Exec(f472),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10650,7 +10660,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f472),
+                Exec(f473),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10663,7 +10673,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f471),
+                Exec(f472),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10676,7 +10686,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f473),
+                Exec(f474),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10689,7 +10699,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f474),
+                Exec(f475),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10702,7 +10712,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f475),
+                Exec(f476),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10715,7 +10725,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f475),
+                Exec(f476),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10728,7 +10738,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f476),
+                Exec(f477),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10741,7 +10751,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('join_cup', f477, None),
+                Call('join_cup', f478, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10754,7 +10764,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('lose_honor', f445, None),
+                Call('lose_honor', f446, None),
             ),
             steps={'do': 0},
             types={
@@ -10776,7 +10786,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f478),
+                Exec(f479),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -10789,8 +10799,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f479),
-                Call('adjust_army_morale', f480, None),
+                Exec(f480),
+                Call('adjust_army_morale', f481, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10816,7 +10826,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f481),
+                Exec(f482),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10829,8 +10839,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f482),
-                Call('adjust_army_morale', f483, None),
+                Exec(f483),
+                Call('adjust_army_morale', f484, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10843,7 +10853,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f484),
+                Exec(f485),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -10856,7 +10866,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f485),
+                Exec(f486),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -10869,7 +10879,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Call('adjust_army_morale', f486, None),
+                Call('adjust_army_morale', f487, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10882,11 +10892,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f487),
-                JumpIfNot(f488, 4),
-                Exec(f489),
+                Exec(f488),
+                JumpIfNot(f489, 4),
+                Exec(f490),
                 Jump(4),
-                Call('adjust_army_morale', f490, None),
+                Call('adjust_army_morale', f491, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10911,90 +10921,90 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f522, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f523, False,
             'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f523, False,
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f524, False,
             'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f524, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f525, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f525, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f525, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f526, False,
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f526, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f526, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f527, False,
             'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f526, False,
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f527, False,
             'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f527, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f527, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f528, False,
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f528, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f528, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f529, False,
             'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f525, True,
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f526, True,
             'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f529, False,
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f530, False,
             'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f530, False,
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f531, False,
             'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f531, False,
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f532, False,
             'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f532, False,
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f533, False,
             'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f533, False,
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f534, False,
             'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f534, False,
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f535, False,
             'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f534, False,
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f535, False,
             'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f534, False,
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f535, False,
             'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f535, False,
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f536, False,
             'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f536, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f537, True,
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f537, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f538, True,
             'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
         RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f538, None, '', f125),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f539,
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f539, None, '', f125),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f540,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f540, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f541, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f541, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f542, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f542, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f543, None, '',
             None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f543, None,
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f544, None,
             '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f544,
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f545,
             None, '', None),
         RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase',
-            'no_entry', '', f545, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f546,
+            'no_entry', '', f546, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f547,
             None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f547, None,
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f548, None,
             '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f548, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f549, None,
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f549, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f550, None,
             '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f550,
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f551,
             None, '', None),
         RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '',
-            f551, None, '', f552),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f553, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f554, None,
+            f552, None, '', f553),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f554, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f555, None,
             '', None),
         RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '',
-            f555, None, '', None),
+            f556, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f556, ''),
+        ConcealSpec('indian_stacks', 1, f557, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f557, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f558, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f559, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f560, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f561, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f558, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f559, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f560, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f561, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f562, (), 'end_of_game'),
         VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f106, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
@@ -11704,7 +11714,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f125, f562), ('army_morale', f65, f563), ('momentum', f125, f125)),
+            values=(('army_morale', f125, f563), ('army_morale', f65, f564), ('momentum', f125, f125)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -11719,7 +11729,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f125, f562), ('army_morale', f65, f563), ('momentum', f125, f125)),
+            values=(('army_morale', f125, f563), ('army_morale', f65, f564), ('momentum', f125, f125)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=(
                 'pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush',
@@ -11731,7 +11741,7 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f564),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f565),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
                 PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f106),)), (8, False, ()))),
@@ -11745,8 +11755,8 @@ RULES = Rules(
                     774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823,
                     824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873,
                     874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f565, True, ((44, False, (('wampum_belt', f106),)),)),
-                PlacementSpec((), f566, True, ((43, False, (('big_medicine', f106),)),)),
+                PlacementSpec((), f566, True, ((44, False, (('wampum_belt', f106),)),)),
+                PlacementSpec((), f567, True, ((43, False, (('big_medicine', f106),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),
