@@ -100,7 +100,7 @@ class MctsBot:
                     return 0, seconds
             elif int(budget) > 0:
                 return int(budget), 0.0
-        except (ValueError, RulesError):
+        except ValueError:
             pass
         raise ValueError(f"mcts budget {budget!r}: iterations (mcts:200) or seconds (mcts:0.5s)")
 
