@@ -13,7 +13,7 @@ from engine.bots import BotSpecError, make_bot, parse_bots
 from engine.bots.heuristic import Policy
 from engine.bots.weights import DEFAULT_TERMS, weights_for
 from engine.instructions import Choose
-from engine.state import State
+from engine.state import ON_MAP, State
 from tests.conftest import eager_action
 
 BATTLES = ("training", "monmouth", "newtown")
@@ -333,3 +333,33 @@ def test_the_heuristic_looks_through_a_yes_to_what_it_costs():
     s = _first_question(game, "Fire this artillery unit", seed=1)
     bot = make_bot("heuristic", s.current_player(), 1)
     assert bot.step(s) == game.actions.option(1)
+
+
+def test_every_stack_examined_ends_the_questions():
+    """Newtown 3.4: a side that says yes to every examination examines each
+    Indian stack once and is then asked no more (it used to be asked again,
+    and a yes was a rules error: nothing left to choose from)."""
+    game = shipped("newtown", "historical")
+    space = game.actions
+    s = _first_question(game, "Examine an Indian stack", seed=2)
+    before = sum(s.vars["examined"])
+    answered = 0
+
+    def asked() -> bool:
+        yes_no = sorted(s.legal_actions()) == [space.option(0), space.option(1)]
+        return yes_no and s.action_to_string(space.option(1)).startswith("Examine")
+
+    while asked():
+        s.apply_action(space.option(1))
+        answered += 1
+        s.apply_action(s.legal_actions()[0])  # the first stack not yet examined
+    # Each yes examined one more stack, the last left none: no question then.
+    assert answered > 1 and sum(s.vars["examined"]) == before + answered
+    units = game.rules.units
+    american = game.rules.side_index("american")
+    stacks = {
+        s.unit_hex[u]
+        for u in range(len(units))
+        if units[u].side != american and s.unit_status[u] == ON_MAP
+    }
+    assert answered == len(stacks) and all(s.vars["examined"][h] for h in stacks)
