@@ -12,11 +12,12 @@ The series defaults below put the name in the band, the set-up hex or turn
 and hex of entry top left, the formation letter top right, the unit-type
 symbol in the centre (a rifle badge to its left) and strength, morale and
 movement along the bottom; leaders show rank stars in the centre and their
-close-combat DRM, leadership DRM and movement along the bottom. A ruleset
+close-combat DRM, leadership DRM and movement along the bottom; a piece
+(neither combat unit nor leader) shows its full name in the centre. A ruleset
 changes them with `counter_face`, which replaces only what it names:
 
     counter_face rear_guard_box "Rear guard" § battle II {
-        counters unit                 # unit, leader or marker
+        counters unit                 # unit, leader, piece or marker
         types infantry artillery      # only these unit types (default: all)
         box movement when rear_guard  # movement in a white box where set
         right "RG"                    # a literal text
@@ -50,10 +51,11 @@ from dsl.diagnostics import (
 )
 
 SLOTS = ("band", "top_left", "top_right", "left", "centre", "right", "bottom")
-COUNTER_KINDS = ("unit", "leader", "marker")
+COUNTER_KINDS = ("unit", "leader", "piece", "marker")
 VALUES = {
     "unit": {"name", "symbol", "strength", "morale", "movement", "setup", "letter"},
     "leader": {"name", "movement", "setup"},
+    "piece": {"name", "title", "movement", "setup"},
     "marker": {"name"},
 }
 BOXABLE = {"strength", "morale", "movement"}
@@ -110,6 +112,23 @@ SERIES_FACES = (
                 _f("leadership_drm", "signed"),
                 _f("movement"),
             ),
+        },
+        (),
+        {},
+        SERIES,
+    ),
+    # A piece has no type symbol and no combat values: its full name fills the
+    # centre (the band holds the short one), its movement sits at the bottom.
+    ir.CounterFace(
+        "series_piece",
+        "Piece",
+        "piece",
+        (),
+        {
+            "band": (_f("name"),),
+            "top_left": (_f("setup"),),
+            "centre": (_f("title"),),
+            "bottom": (_f("movement"),),
         },
         (),
         {},

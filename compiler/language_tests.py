@@ -15,20 +15,29 @@ few lines, then acts and states what must hold, in order:
     }
 
 Position lines (`scenario`, `rule NAME on|off`, `start`, `set`, `at`,
-`reduced`, `during`) come first: without `start` the board is empty but for
-the units placed with `at`, and with no `during` play stands nowhere (an
-expectation reads the position as it is); `start` begins from the scenario's
-opening instead. Then, in order: `act "text"` (the one legal action
-whose description is or contains the text), `dice N …` (die rolls, one per
-chance node), and `expect …`:
+`reduced`, `bag BAG MARKER…` (what a bag or hand holds; `none` for nothing),
+`combat ATTACKER… against DEFENDER…` (a designated close combat, bound as
+`combat 0`, `combat 1`, … in the order written), `during`) come first: without
+`start` the board is empty but for the units placed with `at`, and with no
+`during` play stands nowhere (an expectation reads the position as it is);
+`start` begins from the scenario's opening instead. Then, in order:
+`act "text"` (the one legal action whose description is or contains the
+text), `dice N …` (die rolls, one per chance node; a marker's name for the
+marker drawn from a bag), and `expect …`:
 
 - `expect VARIABLE [INDEX] VALUE` — a variable's value;
+- `expect DEFINE(ARG …) VALUE …` — what a `define` of the battle gives here
+  (its arguments and value written as in a position: units, hexes and sides
+  by name; a list of units or hexes as its names, in any order, or `none`);
 - `expect legal "text"` / `expect not_legal "text"` — among the legal actions;
 - `expect UNIT at HEX`, `expect UNIT steps_lost N`, `expect UNIT STATUS`
   (`eliminated`, `not_entered`, `map`, …);
 - `expect drm LIST "label" AMOUNT [NAME VALUE …]` / `expect no_drm LIST "label" …`
   — a modifier of a DRM list with the bindings it is looked at with;
 - `expect message "text"` — a line of the play log since the position was set;
+- `expect bag BAG MARKER…` — what a bag holds (in any order; `none`: nothing);
+- `expect column TABLE BINDING COLUMN` — the column of a table that a binding
+  of play in progress points at: `expect column close_combat_table odds 1:2`;
 - `expect winner SIDE`, `expect terminal`.
 
 Names are checked against the battle before anything runs, each mistake with
@@ -58,7 +67,7 @@ from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
 
-POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "during")
+POSITION = ("scenario", "rule", "start", "set", "at", "reduced", "bag", "combat", "during")
 PLAY = ("act", "dice", "expect")
 
 
@@ -138,10 +147,14 @@ class _Names:
         self.rules = rules
         self.units = {u.name for u in rules.units}
         self.sides = {s.name for s in rules.sides}
-        self.variables = {v.name for v in rules.variables} | {"turn", "phasing"}
+        self.variables = {v.name for v in rules.variables} | {"turn", "phasing", "vp"}
         self.scenarios = {s.name for s in rules.scenarios}
         self.switches = {s.name for s in rules.switches}
         self.modifiers = {m.name for m in rules.modifiers}
+        self.defines = {d.name: d for d in rules.defines}
+        self.bags = {b.name for b in rules.bags}
+        self.tables = {t.name for t in rules.tables}
+        self.markers = {m.name for m in rules.markers} | {"none"}
         self.procedures = {p.name: {s.name for s in p.steps} for p in rules.procedures}
         grid = grid_of(rules.map) if rules.map else None
         self.hexes = {grid.label(c, r) for c, r in grid.offsets()} if grid else set()
@@ -177,11 +190,25 @@ class _Names:
                 if key == "at":
                     self._known(r, line, words[:1], self.hexes, "hex on the map")
                 self._known(r, line, words[1:] if key == "at" else words, self.units, "unit")
+            elif key == "combat":
+                if "against" not in words or words[0] == "against" or words[-1] == "against":
+                    r.error(line.span, BAD_VALUE, "write `combat ATTACKER… against DEFENDER…`")
+                named = [w for w in words if w not in ("against", "diverted")]
+                self._known(r, line, named, self.units, "unit")
+            elif key == "bag":
+                self._known(r, line, words[:1], self.bags, "bag")
+                self._known(r, line, words[1:] or ["none"], self.markers, "marker")
             elif key == "during":
                 proc = words[0] if words else ""
                 self._known(r, line, [proc], set(self.procedures), "procedure")
                 if proc in self.procedures and len(words) > 1:
                     self._known(r, line, words[1:2], self.procedures[proc], f"step of {proc}")
+            elif key == "dice":
+                drawn = [w for w in words if not w.lstrip("-").isdigit()]
+                if drawn:
+                    self._known(r, line, drawn, self.markers, "marker")
+            elif key == "expect" and len(line.values) > 1 and isinstance(line.values[1], ast.Call):
+                self._expect_define(r, line, line.values[1])
             elif key == "expect":
                 self._expect(r, line, words)
 
@@ -192,6 +219,13 @@ class _Names:
         head = words[0]
         if head in ("drm", "no_drm"):
             self._known(r, line, words[1:2], self.modifiers, "modifier list")
+        elif head == "bag":
+            self._known(r, line, words[1:2], self.bags, "bag")
+            self._known(r, line, words[2:] or ["none"], self.markers, "marker")
+        elif head == "column":
+            self._known(r, line, words[1:2], self.tables, "table")
+            if len(words) != 4:
+                r.error(line.span, BAD_VALUE, "write `expect column TABLE BINDING COLUMN`")
         elif head in ("legal", "not_legal", "message", "terminal"):
             return
         elif head == "winner":
@@ -203,6 +237,29 @@ class _Names:
                 f"nothing named {head!r} to expect of",
                 *hint_note(did_you_mean(head, self.units | self.variables)),
             )
+
+    def _expect_define(self, r: Reporter, line: ast.Line, call: ast.Call) -> None:
+        define = self.defines.get(call.func)
+        if define is None:
+            r.error(
+                call.span,
+                UNKNOWN_NAME,
+                f"no define {call.func!r}",
+                *hint_note(did_you_mean(call.func, set(self.defines))),
+            )
+            return
+        if len(call.args) != len(define.params) or call.keywords:
+            shape = ", ".join(f"{n}: {t}" for n, t in define.params)
+            r.error(call.span, BAD_VALUE, f"{call.func} takes ({shape})")
+            return
+        for arg, (_name, kind) in zip(call.args, define.params, strict=True):
+            known = {"unit": self.units, "hex": self.hexes, "side": self.sides}.get(kind)
+            if known is not None:
+                self._known(
+                    r, line, [_word(arg)], known, "hex on the map" if kind == "hex" else kind
+                )
+        if len(line.values) < 3:
+            r.error(line.span, BAD_VALUE, f"write the value {call.func}(…) must give")
 
     def _known(self, r: Reporter, line: ast.Line, words: list[str], known: set, what: str) -> None:
         if not words:
@@ -224,13 +281,17 @@ def _word(v: ast.Expr) -> str:
         return v.text
     if isinstance(v, ast.String):
         return v.value
+    if isinstance(v, ast.Odds):
+        return f"{v.attack}:{v.defend}"
     if isinstance(v, ast.Unary) and isinstance(v.operand, ast.Number) and v.op == "-":
         return f"-{v.operand.text}"
     return ""
 
 
 def _value(word: str) -> Any:
-    """A written value as the save format holds it: a number, yes/no, or a name."""
+    """A written value as the save format holds it: a number, yes/no, none, or a name."""
+    if word == "none":
+        return None
     if word in ("yes", "true"):
         return True
     if word in ("no", "false"):
@@ -284,6 +345,8 @@ class Runner:
             elif line.key == "dice":
                 for w in words:
                     self.roll(s, line, w, messages)
+            elif len(line.values) > 1 and isinstance(line.values[1], ast.Call):
+                self.expect_define(s, line, line.values[1], words[1:])
             else:
                 self.expect(s, line, words, messages)
 
@@ -316,6 +379,10 @@ class Runner:
             elif line.key == "reduced":
                 for unit in words:
                     data["units"][unit]["steps_lost"] = 1
+            elif line.key == "bag":
+                data["bags"][words[0]] = [m for m in words[1:] if m != "none"]
+            elif line.key == "combat":
+                data["combats"].append(self.combat(data, words))
             elif line.key == "during":
                 proc, step, *pairs = [*words, ""][: max(2, len(words))]
                 bindings = {pairs[i]: _value(pairs[i + 1]) for i in range(0, len(pairs) - 1, 2)}
@@ -330,6 +397,28 @@ class Runner:
             return from_json(game, data)
         except (ValueError, KeyError) as e:
             raise TestFailure(setup[-1] if setup else ast.Line(()), f"bad position: {e}") from e
+
+    def combat(self, data: dict[str, Any], words: list[str]) -> dict[str, Any]:
+        """A designated close combat as the save format holds it: the attackers
+        and defenders named, fought from and into the hexes they stand in."""
+        diverted = words[-1] == "diverted"
+        words = words[:-1] if diverted else words
+        cut = words.index("against")
+        attackers, defenders = words[:cut], words[cut + 1 :]
+        side = next(u.side for u in self.rules.units if u.name == attackers[0])
+
+        def hexes(units: list[str]) -> list[str]:
+            return sorted({data["units"][u]["hex"] for u in units})
+
+        return {
+            "side": side,
+            "attackers": attackers,
+            "defenders": defenders,
+            "attack_hexes": hexes(attackers),
+            "defense_hexes": hexes(defenders),
+            "resolved": False,
+            "diverted": diverted,
+        }
 
     def act(self, s: State, line: ast.Line, words: list[str], messages: list[str]) -> None:
         if s.is_chance_node():
@@ -350,7 +439,8 @@ class Runner:
         if not s.is_chance_node():
             raise TestFailure(line, f"no die is rolled here (dice {word})")
         outcomes = [a for a, _p in s.chance_outcomes()]
-        face = _value(word)
+        tokens = s.game.tokens
+        face = tokens.index(word) if word in tokens else _value(word)
         if face not in outcomes:
             raise TestFailure(line, f"the die cannot show {word} here")
         s.apply_action(face)
@@ -377,6 +467,12 @@ class Runner:
                 raise TestFailure(line, f"expected winner {rest[0]}, got {got}")
         elif head in ("drm", "no_drm"):
             self.expect_drm(s, line, head, rest)
+        elif head == "column":
+            self.expect_column(s, line, *rest)
+        elif head == "bag":
+            got = sorted(to_json(s)["bags"][rest[0]])
+            if got != sorted(m for m in rest[1:] if m != "none"):
+                raise TestFailure(line, f"bag {rest[0]} holds {' '.join(got) or 'nothing'}")
         elif head in game.unit_by_name:
             self.expect_unit(s, line, head, rest)
         else:
@@ -387,6 +483,17 @@ class Runner:
                 want = _value(rest[0]) if rest else None
             if got != want:
                 raise TestFailure(line, f"expected {' '.join(words)}, got {got!r}")
+
+    def expect_column(self, s: State, line: ast.Line, table: str, name: str, want: str) -> None:
+        """The table column a binding of the play in progress holds (the odds of a combat)."""
+        frame = next((f for f in reversed(s.stack) if name in f.b), None)
+        if frame is None:
+            raise TestFailure(line, f"nothing in play binds {name!r} here")
+        columns = s.game.tables[s.game.rules.table_index(table)].columns
+        got = columns[frame.b[name]]
+        shown = f"{got[0]}:{got[1]}" if isinstance(got, tuple) else str(got)
+        if shown != want:
+            raise TestFailure(line, f"expected {table} column {want}, {name} is {shown}")
 
     def expect_unit(self, s: State, line: ast.Line, unit: str, rest: list[str]) -> None:
         saved = to_json(s)["units"][unit]
@@ -414,6 +521,36 @@ class Runner:
                 raise TestFailure(line, f"{label!r} applies ({found[label]:+d})")
         elif found.get(label) != amount:
             raise TestFailure(line, f"expected {label!r} {amount}, the list gives {found}")
+
+    def expect_define(self, s: State, line: ast.Line, call: ast.Call, want: list[str]) -> None:
+        """A define's value here, read back as names: `movement_allowance(the_guard) 6`."""
+        game = s.game
+        define = next(d for d in self.rules.defines if d.name == call.func)
+        args = [self.binding(game, _word(a)) for a in call.args]
+        got = self.readable(game, getattr(self.package.rules, f"d_{call.func}")(s, *args), define)
+        if isinstance(got, list):
+            expected: Any = [] if want == ["none"] else sorted(want)
+        else:
+            expected = _value(want[0])
+        if got != expected:
+            shown = " ".join(got) if isinstance(got, list) else got
+            raise TestFailure(line, f"expected {call.func}(…) {' '.join(want)}, it gives {shown}")
+
+    def readable(self, game: Any, value: Any, define: ir.Define) -> Any:
+        """An engine value as a test writes it: entities by name, lists sorted."""
+        names = {
+            "unit": list(game.unit_by_name),
+            "side": list(game.side_by_name),
+            "hex": list(game.hex_by_label),
+        }
+        kind = define.body.type
+        single = kind.rstrip("s") if kind in ("units", "hexes", "sides") else kind
+        single = "hex" if kind == "hexes" else single
+        if single in names and not isinstance(value, bool):
+            if isinstance(value, int):
+                return names[single][value]
+            return sorted(names[single][v] for v in value)
+        return value
 
     def binding(self, game: Any, word: str) -> Any:
         """A written binding as the engine holds it: a unit, side or hex by its index."""

@@ -1,5 +1,5 @@
 """Screenshots of the table for docs/table.md: every shipped scenario at its start, a close
-combat about to be rolled, and the replay viewer.
+combat about to be rolled (in a game played on the page), and the replay viewer.
 
     .venv/bin/python -m table.screenshots docs/table
 
@@ -10,7 +10,6 @@ each battle on a free local port and drives the page as a player would.
 from __future__ import annotations
 
 import json
-import random
 import socket
 import sys
 import threading
@@ -23,10 +22,9 @@ import uvicorn
 from PIL import Image
 from playwright.sync_api import Page, sync_playwright
 
-from engine import chance
 from engine.play import play_game
-from engine.save import to_json
-from table.server import Table, load_state, make_app, open_table
+from table import pilot
+from table.server import Table, make_app, open_table
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -68,23 +66,6 @@ def open_game(page: Page, url: str, query: str) -> None:
     page.wait_for_function("view !== null")
 
 
-def first_american_combat(table: Table) -> dict:
-    """Lee's Advance played on (seeded, rarely passing) to an American combat to declare."""
-    game = table.package.load_game({"scenario": "lees_advance"})
-    space = game.actions
-    s, rng = game.new_initial_state(), random.Random(1)
-    while not s.is_terminal():
-        if s.is_chance_node():
-            s.apply_action(chance.sample(s, 1))
-            continue
-        legal = s.legal_actions()
-        if s.current_player() == 1 and any(space.kind_of(a) == "designate" for a in legal):
-            return to_json(s)
-        moving = [a for a in legal if a != 0]
-        s.apply_action(rng.choice(moving) if moving and rng.random() < 0.97 else legal[0])
-    raise RuntimeError("the game ended before the American player had a combat to declare")
-
-
 def shoot(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     shots = []
@@ -108,27 +89,18 @@ def shoot(out: Path) -> list[Path]:
 
 
 def _combat_and_replay(page: Page, table: Table, url: str, out: Path) -> list[Path]:
-    tg = load_state(table, first_american_combat(table), "american", scenario="lees_advance")
+    """Lee's Advance played on the page against the bot, as the browser test plays it, to
+    an American close combat about to be rolled; then a logged game in the replay viewer."""
+    tg = table.make_game("lees_advance", "american", table.defaults["bot"], 1)
     tg.run_on()
     open_game(page, url, f"?game={tg.id}&side=american")
-    move = page.evaluate("view.move")
-    page.locator('#decision button[data-kind="designate"]').first.click()
-    page.wait_for_function("m => view.move !== m", arg=move)
-    for _ in range(60):
-        if page.locator("#rollbutton").count() and "Close Combat" in page.text_content(
-            "#rolltable"
-        ):
-            break
-        move = page.evaluate("view.move")
-        if page.locator("#rollbutton").count():
-            page.click("#rollbutton")
-        else:
-            page.locator("#decision button").first.click()
-        page.wait_for_function("m => view.move !== m", arg=move)
+    contact = pilot.declare_close_combat(page)
+    if contact is None or not pilot.to_close_combat_roll(page, contact):
+        raise RuntimeError("no American close combat came to be rolled in Lee's Advance")
     combat = out / "monmouth-close-combat.png"
     page.screenshot(path=str(combat))
     game = table.package.load_game({"scenario": "lees_advance"})
-    record = play_game(game, ["random", "random"], 4)
+    record = play_game(game, ["heuristic", "heuristic"], 4)
     lines = [record.header, *record.moves, record.final]
     rid = page.evaluate(
         "async (log) => (await api('POST', '/api/replays', {log})).replay",

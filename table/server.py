@@ -489,7 +489,13 @@ async def replay_step(request: Request) -> Response:
         return error(f"the replay has steps 0 to {len(rp.states) - 1}", 400)
     s = rp.states[n]
     out = view(s, t.markers, None, [line for acc in rp.accounts[: n + 1] for line in acc])
-    out.update(step=n, length=len(rp.states) - 1, action=rp.texts[n], step_account=rp.accounts[n])
+    out.update(
+        step=n,
+        length=len(rp.states) - 1,
+        action=rp.texts[n],
+        step_account=rp.accounts[n],
+        scenario=rp.game.scenario.name if rp.game.scenario else None,
+    )
     return JSONResponse(out)
 
 

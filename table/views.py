@@ -183,9 +183,23 @@ def tracks(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def combat_under_way(s: State) -> int | None:
+    """The combat being fought now: the innermost procedure with a binding of type combat."""
+    procs = s.game.rules.procedures
+    for f in reversed(s.stack):
+        if f.prim or f.proc not in procs:
+            continue
+        for name, kind in procs[f.proc].types.items():
+            if kind == "combat" and isinstance(f.b.get(name), int):
+                return f.b[name]
+    return None
+
+
 def combats_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
-    """The combats designated, naming only units the viewer may examine."""
+    """The combats designated, naming only units the viewer may examine; `now` marks the
+    one being fought."""
     rules = s.game.rules
+    now = combat_under_way(s)
 
     def title(name: str) -> str:
         if name not in seen["units"]:
@@ -201,8 +215,9 @@ def combats_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]:
             "defense_hexes": c["defense_hexes"],
             "resolved": c["resolved"],
             "diverted": c["diverted"],
+            "now": i == now,
         }
-        for c in seen["combats"]
+        for i, c in enumerate(seen["combats"])
     ]
 
 

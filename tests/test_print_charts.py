@@ -39,8 +39,8 @@ def test_table_cells_follow_the_ruleset(rules):
     assert [c.text for c in cc.rows[0]] == ["1 or less", "E/-", "R/-", "1/-", "-/-"]
     assert [r[0].text for r in cc.rows] == ["1 or less", "2–5", "6 or more"]
     tm = table_chart(rules, next(t for t in rules.tables if t.name == "tactics_matrix"))
-    assert [r[0].text for r in tm.rows] == ["assault", "flank", "probe"]
-    assert [c.text for c in tm.rows[2]] == ["probe", "0", "-1", "1"]
+    assert [r[0].text for r in tm.rows] == ["Assault", "Flank", "Probe"]
+    assert [c.text for c in tm.rows[2]] == ["Probe", "0", "-1", "1"]
 
 
 @pytest.mark.parametrize("path", [RULESETS / "training", PRINT_TEST], ids=lambda p: p.name)

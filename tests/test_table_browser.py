@@ -1,5 +1,9 @@
 """The table's page in a real headless Chromium (Debian's `chromium`, driven by Playwright):
-a game of Lee's Advance as the American player against the bot, played through the page.
+a game of Lee's Advance as the American player against the heuristic bot, played through
+the page from its first decision to its last: units moved by clicking their lit hexes, a
+close combat designated from the hex a unit was moved to, its odds and DRMs read before
+the roll. The pilot (table/pilot.py) picks its unit and targets from the page's state, so
+the test follows whatever position the rules and the bot lead to.
 
 Skips when Playwright or /usr/bin/chromium is missing (`.ci/run` installs chromium).
 """
@@ -7,15 +11,19 @@ Skips when Playwright or /usr/bin/chromium is missing (`.ci/run` installs chromi
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+
+from engine.play import certify, read_log
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
 
-from table import screenshots  # noqa: E402
+from table import pilot, screenshots  # noqa: E402
+from table.pilot import decide  # noqa: E402
 
 CHROMIUM = Path(screenshots.CHROMIUM)
 
@@ -41,56 +49,79 @@ def page():
         assert not errors, errors
 
 
+SEED = 1
+
+
 def settle(page) -> None:
     page.wait_for_load_state("networkidle")
 
 
-def decide(page, target) -> None:
-    """Click something that sends a decision, and wait until the page shows the next move."""
-    move = page.evaluate("view ? view.move : -1")
-    target.click()
-    page.wait_for_function("m => view && view.move !== m", arg=move)
+def account(page) -> list[str]:
+    return page.locator("#lines li").all_text_contents()
 
 
-def roll_through(page) -> None:
-    """Press Roll while a table roll waits (its column and DRMs shown)."""
-    while page.locator("#rollbutton").count():
-        decide(page, page.locator("#rollbutton"))
-
-
-def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
+def test_play_lees_advance_as_the_american_player(server, page):
+    """The American player against the heuristic bot, every decision made on the page."""
     table, url = server
     page.goto(url)
     settle(page)
     page.select_option("#scenario", "lees_advance")
     page.select_option("#side", "american")
+    page.select_option("#bot", "heuristic")
+    page.fill("#seed", str(SEED))
     decide(page, page.locator("#new"))
-    roll_through(page)
+    gid = page.evaluate("gameId")
+    assert table.games[gid].bot == "heuristic"
+    assert "against the heuristic bot" in page.text_content("#status")
+
+    # On to the American Movement Phase, the British bot playing its half of the turn.
+    assert pilot.play_until(page, pilot.in_movement)
     assert page.text_content("#whose") == "Continental Army to decide"
 
-    # Click a unit: the hexes it may enter light up with their MP cost.
-    unit = page.locator(".counter.can-move").first
-    unit_id = unit.get_attribute("data-unit")
-    unit.click()
+    # Click the unit nearest the enemy: the hexes it may enter light up with their MP cost.
+    unit = next(m for m in pilot.movers(page) if m["enemy"] > 1.3)
+    pilot.choose_unit(page, unit["unit"])
     targets = page.locator(".target:not(.combat)")
     assert targets.count() > 0
     assert all(t.endswith(" MP") for t in targets.all_text_contents())
+    assert all(" of " in t.get_attribute("title") for t in targets.all())
+    # Exactly the unit's legal steps, and no other hex.
+    s = table.games[gid].state
+    board, space = s.game.rules.board, s.game.actions
+    legal = {
+        board.labels[board.neighbors[s.unit_hex[u]][d]]
+        for u, d in (space.decode_step(a) for a in s.legal_actions() if space.kind_of(a) == "step")
+        if u == unit["unit"]
+    }
+    assert {t.get_attribute("data-hex") for t in targets.all()} == legal
 
-    # A hex it may not enter: the page says which rule refuses, with its citation.
-    here = unit.get_attribute("data-hex")
-    col = int(here[:2])
-    far = f"{col - 4 if col > 5 else col + 4:02d}{here[2:]}"
-    page.evaluate(f"explainHex('{far}')")
+    # Click the map two hexes away: the page says which rule refuses, with its citation.
+    far = pilot.empty_hexes(page, unit["hex"], 2)[0]
+    pilot.click_hex(page, far)
     page.wait_for_selector("#reason-text")
+    assert page.text_content("#reason-text").startswith(f"{far}: ")
     assert "one hex at a time" in page.text_content("#reason-text")
     assert "§ series 9" in page.text_content("#reason")
 
-    # Move it by clicking a lit hex.
-    target = targets.first
-    to = target.get_attribute("data-hex")
-    decide(page, target)
-    assert page.locator(f'.counter[data-unit="{unit_id}"]').get_attribute("data-hex") == to
-    assert any(f"→ {to}" in line for line in page.locator("#lines li").all_text_contents())
+    # Move it, lit hex by lit hex, next to a British unit; pass the rest of the movement;
+    # in the Close Combat Phase, designate the combat from its hex by its button.
+    contact = pilot.declare_close_combat(page)
+    assert contact is not None, "no American unit got next to the enemy to attack"
+    counter = page.locator(f'.counter[data-unit="{contact.unit}"]')
+    assert counter.get_attribute("data-hex") == contact.hex
+    assert any(f"→ {contact.hex}" in line for line in account(page))
+    assert any(contact.title in c for c in page.locator("#combats li").all_text_contents())
+
+    # Its odds column and its DRMs, each with its citation, before the die is rolled.
+    assert pilot.to_close_combat_roll(page, contact)
+    assert contact.title in page.text_content("#combats li.now")
+    heading = page.text_content("#rolltable")
+    assert heading.startswith("Close Combat Table — column ") and ":" in heading
+    drms = page.locator("#drms tr").all_text_contents()
+    modifiers = [row for row in drms if row != "no modifier applies"]
+    assert modifiers and all(re.search(r"^[+-]?\d+.+§ \w+ \d", row) for row in modifiers)
+    decide(page, page.locator("#rollbutton"))
+    assert any("Close Combat Table: rolled" in line for line in account(page))
 
     # The log is the other side's secret until the game is over.
     page.click("#log")
@@ -98,75 +129,42 @@ def test_play_lees_advance_as_the_american_player(server, page, tmp_path):
     assert "when the game is over" in page.text_content("#reason")
 
     # Save, reload the page (the game comes back), load the save.
+    pilot.play_until(page, lambda p: p.locator("#decision button").count() > 0)
+    where = page.evaluate("view.units")
     page.click("#save")
     page.wait_for_selector("#saved")
     saved = page.input_value("#saves")
-    move = table.games[page.evaluate("gameId")].state.move_number
+    before = table.games[gid].state.state_hash()
     page.reload()
     settle(page)
-    assert page.locator(f'.counter[data-unit="{unit_id}"]').get_attribute("data-hex") == to
+    assert page.evaluate("view.units") == where
     page.select_option("#saves", saved)
     page.click("#load")
-    settle(page)
+    page.wait_for_function("g => gameId !== g", arg=gid)
     loaded = page.evaluate("gameId")
-    assert table.games[loaded].state.move_number == move
-    assert page.locator(f'.counter[data-unit="{unit_id}"]').get_attribute("data-hex") == to
+    assert table.games[loaded].state.state_hash() == before
+    assert page.evaluate("view.units") == where
 
-    # A position further on, in the American Close Combat Phase: declare a combat by its
-    # button, answer the combat's choices, and read its odds column and DRMs before rolling.
-    r = page.evaluate(
-        "async (state) => (await api('POST', '/api/load', {state, side: 'american'})).game",
-        screenshots.first_american_combat(table),
-    )
-    page.goto(f"{url}/?game={r}&side=american")
-    settle(page)
-    decide(page, page.locator('#decision button[data-kind="designate"]').first)
-    for _ in range(200):
-        if page.locator("#rollbutton").count() and "Close Combat" in page.text_content(
-            "#rolltable"
-        ):
-            break
-        if page.locator("#rollbutton").count():
-            decide(page, page.locator("#rollbutton"))
-        else:
-            passes = page.locator('#decision button[data-kind="pass"]')
-            decide(page, passes.first if passes.count() else page.locator("#decision button").first)
-    heading = page.text_content("#rolltable")
-    assert heading.startswith("Close Combat Table — column ") and ":" in heading
-    drms = page.locator("#drms tr").all_text_contents()
-    assert drms and all("§ series" in row for row in drms if row != "no modifier applies")
-    page.screenshot(path=str(tmp_path / "combat.png"))
-    decide(page, page.locator("#rollbutton"))
-    assert any(
-        "Close Combat Table: rolled" in x for x in page.locator("#lines li").all_text_contents()
-    )
-
-    # Play on to the end through the page: the first offered choice (pass where offered).
-    for _ in range(3000):
-        if page.text_content("#whose").startswith("Game over"):
-            break
-        if page.locator("#rollbutton").count():
-            decide(page, page.locator("#rollbutton"))
-            continue
-        buttons = page.locator("#decision button")
-        if buttons.count() == 0:
-            # Only moves on the map are offered ("the unit must move on"): click one.
-            page.locator(".counter.can-move").first.click()
-            decide(page, page.locator(".target:not(.combat)").first)
-        else:
-            passes = page.locator('#decision button[data-kind="pass"]')
-            decide(page, passes.first if passes.count() else buttons.first)
-    assert page.text_content("#whose").startswith("Game over")
-    assert table.games[page.evaluate("gameId")].state.is_terminal()
+    # Play on to the end through the page: pass where offered, else the first choice.
+    assert not pilot.play_until(page, lambda p: False, limit=3000)
+    assert pilot.over(page)
+    final = table.games[loaded].state
+    assert final.is_terminal()
 
     # The log, now that the game is over; then the replay viewer, back and forth.
     with page.expect_download() as download:
         page.click("#log")
     lines = Path(download.value.path()).read_text().splitlines()
     assert json.loads(lines[0])["format"] == "muster.log/2"
-    assert json.loads(lines[-1])["hash"] == table.games[page.evaluate("gameId")].state.state_hash()
+    assert json.loads(lines[0])["bots"] == ["heuristic", "human"]
+    assert json.loads(lines[-1])["hash"] == final.state_hash()
+    # A log `muster replay` certifies: the bot's moves legal, every die the seed's.
+    done = certify(final.game, read_log(download.value.path()))
+    assert done.finished and done.seeded > 0 and done.state.state_hash() == final.state_hash()
+    page.select_option("#scenario", "campaign")
     page.click("#replay")
     page.wait_for_function("replayId !== null && view && view.step === 0")
+    assert page.input_value("#scenario") == "lees_advance"  # the replayed game's
     page.click("#fwd")
     page.wait_for_function("view.step === 1")
     assert page.text_content("#replaytext").startswith("Step 1 of ")

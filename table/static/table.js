@@ -130,8 +130,8 @@ function drawMarks() {
   };
   for (const c of view.combats || []) {
     if (c.resolved) continue;
-    for (const h of c.defense_hexes) mark(h, "target combat fought", "");
-    for (const h of c.attack_hexes) mark(h, "selected-hex attacker", "");
+    for (const h of c.defense_hexes) mark(h, "target combat fought" + (c.now ? " now" : ""), "");
+    for (const h of c.attack_hexes) mark(h, "selected-hex attacker" + (c.now ? " now" : ""), "");
   }
   if (!view.decision) return;
   const moves = view.decision.moves[chosen];
@@ -264,7 +264,8 @@ function renderRoll() {
     const list = el("ol", { id: "combats" });
     for (const c of open) {
       const div = c.diverted ? " (diverted: one column left)" : "";
-      list.append(el("li", {}, `${c.attackers.join(", ")} (${c.attack_hexes.join(", ")}) attack ${c.defenders.join(", ")} (${c.defense_hexes.join(", ")})${div}`));
+      const now = c.now ? " — being fought" : "";
+      list.append(el("li", c.now ? { class: "now" } : {}, `${c.attackers.join(", ")} (${c.attack_hexes.join(", ")}) attack ${c.defenders.join(", ")} (${c.defense_hexes.join(", ")})${div}${now}`));
     }
     box.append(list);
   }
@@ -410,6 +411,7 @@ async function stepReplay(n) {
   for (const line of v.step_account) box.append(el("div", {}, line));
   view = v;
   view.decision = null;
+  if (v.scenario) $("scenario").value = v.scenario;
   if (!fitted) { fitted = true; fitToUnits(); }
   render();
   const lines = $("lines");

@@ -10,6 +10,8 @@ is provisional carry its mark (see grid.py).
 
 from __future__ import annotations
 
+import re
+
 from compiler import ir
 from compiler.backends.print_and_play.face import signed, tint
 from compiler.backends.print_and_play.grid import Cell, Chart
@@ -43,22 +45,56 @@ def range_label(low: int | None, high: int | None) -> str:
     return str(low) if low == high else f"{low}–{high}"
 
 
-def column_label(column: object) -> str:
+def titles_of(rules: ir.Ruleset) -> dict[str, dict[str, str]]:
+    """Declared names by the title a player reads, per kind of declaration a
+    table's rows, columns or cells may name: `brigade` `maxwell` → "Maxwell's Brigade"."""
+    groups = {
+        "side": rules.sides,
+        "formation": rules.formations,
+        "brigade": rules.brigades,
+        "unit": rules.units,
+        "marker": rules.markers,
+        "result": rules.results,
+    }
+    return {kind: {d.name: d.title for d in group} for kind, group in groups.items()}
+
+
+def name_label(name: str, titles: dict[str, str]) -> str:
+    """A name in a chart: its declaration's title, or its words with a capital
+    (`maxwell` → "Maxwell's Brigade" in a `kind brigade` cell, `enter` → "Enter");
+    two numbers side by side read as a range (`turns_2_3` → "Turns 2–3")."""
+    if name in titles:
+        return titles[name]
+    text = re.sub(r"(\d) (\d)", "\\1–\\2", words(name))
+    return text[:1].upper() + text[1:]
+
+
+def column_label(column: object, titles: dict[str, str]) -> str:
     if isinstance(column, tuple):
         return f"{column[0]}:{column[1]}"
-    return words(str(column))
+    if isinstance(column, int):
+        return str(column)
+    return name_label(str(column), titles)
 
 
 def table_chart(rules: ir.Ruleset, t: ir.Table) -> Chart:
     codes = {res.name: res.code for res in rules.results}
+    titles = titles_of(rules)
+    row_titles = titles.get(t.row_key, {})
+    column_titles = titles.get(t.column_key or "", {})
     row_head = "Die roll" if t.row_key == "die" else words(t.row_key).capitalize()
-    columns = [column_label(c) for c in t.columns] or ["/".join(words(p) for p in t.parts)]
+    part_head = "/".join(words(p) for p in t.parts).capitalize()
+    columns = [column_label(c, column_titles) for c in t.columns] or [part_head]
     header = (Cell(row_head), *(Cell(c) for c in columns))
     rows = []
     used: list[str] = []
     for row in t.rows:
         why = row.prov.provisional
-        label = words(row.key) if row.key is not None else range_label(row.low, row.high)
+        label = (
+            name_label(row.key, row_titles)
+            if row.key is not None
+            else range_label(row.low, row.high)
+        )
         cells = [Cell(label)]
         for cell in row.cells:
             texts = []
@@ -68,8 +104,10 @@ def table_chart(rules: ir.Ruleset, t: ir.Table) -> Chart:
                 elif kind == "code":
                     texts.append(codes.get(str(value), str(value)))
                     used.append(str(value))
+                elif kind == "number":
+                    texts.append(str(value))
                 else:
-                    texts.append(words(str(value)))
+                    texts.append(name_label(str(value), titles.get(kind, {})))
             cells.append(Cell("/".join(texts), why))
         rows.append(tuple(cells))
     subtitle = [cites(t.prov)]
@@ -153,7 +191,7 @@ def heading(key: str) -> str:
     """A column heading from a key: `defend_drm` → "Defend DRM"."""
     text = words(key).capitalize()
     return " ".join(
-        w.upper() if w.lower() in ("drm", "mp", "zoc", "los") else w for w in text.split()
+        w.upper() if w.lower() in ("drm", "mp", "zoc", "los", "vp") else w for w in text.split()
     )
 
 
@@ -197,7 +235,11 @@ def _zoc(t: ir.Terrain | ir.HexsideFeature, slopes: set[str]) -> str:
 def levels_chart(lv: ir.Levels) -> Chart:
     """A level track's levels, their ranges and what each level gives."""
     keys = list(lv.levels[0].data) if lv.levels else []
-    header = (Cell("Level"), Cell(words(lv.variable).capitalize()), *(Cell(words(k)) for k in keys))
+    header = (
+        Cell("Level"),
+        Cell(words(lv.variable).capitalize()),
+        *(Cell(heading(k)) for k in keys),
+    )
     rows = tuple(
         (
             Cell(level.title),

@@ -32,7 +32,9 @@ SLOT_BOXES: dict[str, Box] = {
     "bottom": (4, 138, S - 4, S - 4),
 }
 GAP = 3  # space kept free on each side of a value that shares its slot
-WHOLE: Box = (10, 10, S - 10, S - 10)  # a face with nothing but its centre uses all of it
+WHOLE: Box = (10, 10, S - 10, S - 10)
+# A centre with nothing to its left or right (a piece's name) takes their width.
+CENTRE_WIDE: Box = (6, 86, S - 6, 134)  # a face with nothing but its centre uses all of it
 LARGEST = {"band": 32, "top_left": 30, "top_right": 32, "bottom": 44}
 ANCHOR = {"top_left": "lm", "top_right": "rm"}
 
@@ -80,6 +82,8 @@ def lay_out(look: Look, vals: Values, body: str, band: str, stripe: str, ink: st
         if slot == "band" and not band:
             continue
         box = WHOLE if only_centre and slot == "centre" else SLOT_BOXES[slot]
+        if slot == "centre" and not only_centre and _text_alone(look, fields):
+            box = CENTRE_WIDE
         color = ink_on(band) if slot == "band" else ink
         present = [f for f in fields if _present(f, vals.values)]
         if not present:
@@ -90,6 +94,12 @@ def lay_out(look: Look, vals: Values, body: str, band: str, stripe: str, ink: st
             cell = (box[0] + i * width + gap, box[1], box[0] + (i + 1) * width - gap, box[3])
             items += _field_items(field, slot, cell, vals, color, body, only_centre)
     return Face(body, band, stripe, tuple(items))
+
+
+def _text_alone(look: Look, fields: tuple[ir.FaceField, ...]) -> bool:
+    """A centre of text only, with the left and right slots empty."""
+    beside = look.slots.get("left") or look.slots.get("right")
+    return not beside and all(f.value != "symbol" and f.style in ("plain", "text") for f in fields)
 
 
 def _present(field: ir.FaceField, values: dict[str, object]) -> bool:

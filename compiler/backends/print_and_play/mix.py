@@ -47,6 +47,7 @@ def unit_values(rules: ir.Ruleset, u: ir.Unit, step: int) -> Values:
     values: dict[str, object] = {**(utype.props if utype else {}), **u.props}
     reduced = step > 0
     values["name"] = (u.reduced_short or u.short) if reduced else u.short
+    values["title"] = (u.reduced_title or u.title) if reduced else u.title
     values["movement"] = u.movement
     if utype is not None:
         values["symbol"] = utype.symbol

@@ -12,7 +12,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from compiler import ir
-from compiler.backends.print_and_play.charts import cites, words
+from compiler.backends.print_and_play.charts import cites, heading, range_label, words
 from compiler.backends.print_and_play.fonts import font
 from compiler.backends.print_and_play.grid import (
     CELL_PX,
@@ -43,7 +43,7 @@ def turn_track_charts(rules: ir.Ruleset) -> list[Chart]:
         header = (Cell("Turn"), *(Cell(str(t.number)) for t in turns))
         body = [(Cell("Time"), *(Cell(t.label, t.prov.provisional) for t in turns))]
         for k in keys:
-            cells = [Cell(words(k).capitalize())]
+            cells = [Cell(heading(k))]
             for t in turns:
                 value = t.data.get(k)
                 why = t.prov.provisional
@@ -52,7 +52,7 @@ def turn_track_charts(rules: ir.Ruleset) -> list[Chart]:
                 elif value is None or value is False:
                     cells.append(Cell("", None))
                 elif isinstance(value, tuple):
-                    cells.append(Cell(f"{value[0]}–{value[1]}", why))
+                    cells.append(Cell(range_label(*value), why))
                 else:
                     cells.append(Cell(words(str(value)), why))
             body.append(tuple(cells))
@@ -112,23 +112,39 @@ def level_track(rules: ir.Ruleset, lv: ir.Levels) -> Image.Image:
                 font=font(CELL_PX),
                 anchor="mm",
             )
+        free_from = PAD  # a name starts right of the one before it
         for level in lv.levels:
             inside = [i for i, n in enumerate(row) if _level_of(lv, n) is level]
             if not inside:
                 continue
-            centre = PAD + (inside[0] + inside[-1] + 1) * BOX_PX // 2
             name = level.title
             if level.prov.provisional:
                 name += f" †{why.index(level.prov.provisional) + 1}"
+            left = _name_left(name, inside, free_from, img.width)
             draw.text(
-                (centre, y + BOX_PX + PAD), name, fill="#000000", font=font(NOTE_PX), anchor="mt"
+                (left, y + BOX_PX + PAD), name, fill="#000000", font=font(NOTE_PX), anchor="lt"
             )
+            free_from = left + _width(name) + PAD
     y = title_h + band * len(rows)
     for i, reason in enumerate(why, start=1):
         note = f"†{i} provisional, not a printed value: {reason}"
         draw.text((PAD, y), note, fill=MARK, font=font(NOTE_PX, bold=False), anchor="lt")
         y += NOTE_PX + PAD
     return img
+
+
+def _width(text: str) -> int:
+    left, _top, right, _bottom = font(NOTE_PX).getbbox(text)
+    return right - left
+
+
+def _name_left(name: str, boxes: list[int], free_from: int, width: int) -> int:
+    """Where a level's name starts: centred under its boxes, but never past the
+    track's ends (a one-box level such as 0 has a name wider than its box) nor
+    over the name before it."""
+    centre = PAD + (boxes[0] + boxes[-1] + 1) * BOX_PX // 2
+    left = centre - _width(name) // 2
+    return max(free_from, min(left, width - PAD - _width(name)))
 
 
 def _span(rules: ir.Ruleset, lv: ir.Levels) -> tuple[int, int]:
