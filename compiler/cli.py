@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,57 @@ def _switches(values: list[str]) -> dict[str, bool]:
             raise SystemExit(f"muster: --rule takes name=on or name=off, not {v!r}")
         out[name] = state == "on"
     return out
+
+
+# A rulebook or a soak's counts is text of a few megabytes at most: anything
+# larger, or no regular file at all (/dev/zero, a pipe), is refused unread.
+MAX_TEXT_BYTES = 64 * 1024 * 1024
+
+
+def _user_text(path: str, what: str) -> str:
+    """The UTF-8 text of a file the user named; `ValueError` (status 1) naming it."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ValueError(f"{path}: the {what} is not a regular file")
+        with open(path, "rb") as f:
+            data = f.read(MAX_TEXT_BYTES + 1)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the {what} ({e.strerror or e})") from e
+    if len(data) > MAX_TEXT_BYTES:
+        raise ValueError(f"{path}: the {what} is larger than {MAX_TEXT_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: the {what} is not UTF-8 text (byte {e.start + 1})") from e
+
+
+def _positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (games, processes, dots per inch)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port (0 lets the system choose)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 0..65535, not {text!r}")
+    return value
+
+
+def _folder(text: str) -> str:
+    """An argparse type: a path that is not empty (`--out ""` is no folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder, not an empty path")
+    return text
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -86,7 +138,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     loaded = load(resolve_ruleset(args.ruleset), reporter)
     reporter.check()
     rules = compile_loaded(loaded, reporter)
-    text = Path(args.rulebook).read_text(encoding="utf-8")
+    text = _user_text(args.rulebook, "rulebook")
     cites = citations(loaded.files)
     names = (
         args.documents.split(",") if args.documents else _document_names(text, rules.name, cites)
@@ -146,10 +198,11 @@ def _fired_declarations(rules: Any, path: str) -> list[tuple[tuple[tuple[str, st
 
     from compiler.soak import declarations
 
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data = json.loads(_user_text(path, "soak's firing counts"))
+    if not isinstance(data, dict) or not isinstance(counts := data.get("counts"), dict):
+        raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
     if data.get("format") != "muster.soak/1" or data.get("battle") != rules.name:
         raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
-    counts = data["counts"]
     return [
         (tuple((c.document, c.section) for c in d.cites), counts.get(f"{d.kind}:{d.name}", 0))
         for d in declarations(rules)
@@ -232,7 +285,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(f"{game.rules.title}{scenario} — seed {args.seed}, bots {', '.join(bots)}")
     record = play_game(game, bots, args.seed, _account_printer(args.quiet))
     if args.log:
-        write_log(record, args.log)
+        try:
+            write_log(record, args.log)
+        except OSError as e:
+            raise ValueError(f"{args.log}: cannot write the log ({e.strerror or e})") from e
     final = record.final
     print(
         f"\nGame over after {final['moves']} actions: "
@@ -366,14 +422,18 @@ def add_simulate_parser(sub: Any) -> None:
     s = sub.add_parser("simulate", help="play many seeded games with bots: a balance report")
     s.add_argument("ruleset")
     s.add_argument("--scenario", help="the scenario (default: the first declared)")
-    s.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+    s.add_argument("--games", type=_positive, default=100, help="how many games (default 100)")
     s.add_argument(
         "--bots", default="heuristic,heuristic", help="one bot per side, e.g. heuristic,mcts:200"
     )
-    s.add_argument("--jobs", type=int, default=1, help="processes on this machine (default 1)")
+    s.add_argument(
+        "--jobs", type=_positive, default=1, help="processes on this machine (default 1)"
+    )
     s.add_argument("--seed", type=int, default=1, help="the run's seed: game i plays seed(K, i)")
     s.add_argument("--swap", action="store_true", help="play each seed twice, sides swapped")
-    s.add_argument("--out", help="write the JSON report and PNG plots into this folder")
+    s.add_argument(
+        "--out", type=_folder, help="write the JSON report and PNG plots into this folder"
+    )
     s.add_argument("--cluster", help="a Dask scheduler's address (needs the `cluster` extra)")
     s.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -422,7 +482,7 @@ def parser() -> argparse.ArgumentParser:
         "build", help="build a ruleset's engine package and print-and-play components"
     )
     b.add_argument("ruleset", help="a ruleset, or `shipped` for every shipped battle")
-    b.add_argument("--out", help="output folder (default generated/<name>)")
+    b.add_argument("--out", type=_folder, help="output folder (default generated/<name>)")
     b.add_argument("--only", choices=OUTPUTS, help="build only this output (default: all)")
     b.set_defaults(func=cmd_build)
 
@@ -450,7 +510,7 @@ def parser() -> argparse.ArgumentParser:
         "--bot", help="the bot that plays the other side (default: heuristic if built, else random)"
     )
     tb.add_argument("--seed", type=int, default=1, help="the dice (as muster play --seed)")
-    tb.add_argument("--port", type=int, default=8765)
+    tb.add_argument("--port", type=_port, default=8765)
     tb.add_argument(
         "--host",
         default="127.0.0.1",
@@ -463,7 +523,7 @@ def parser() -> argparse.ArgumentParser:
     mp = sub.add_parser("map", help="draw the map as a PNG at print resolution")
     mp.add_argument("ruleset")
     mp.add_argument("-o", "--out", default="map.png", help="the PNG to write (default map.png)")
-    mp.add_argument("--dpi", type=int, default=300, help="dots per inch (default 300)")
+    mp.add_argument("--dpi", type=_positive, default=300, help="dots per inch (default 300)")
     mp.add_argument("--los", nargs=2, metavar=("A", "B"), help="overlay the line of sight A→B")
     mp.add_argument("--units", help="hexes holding combat units, e.g. 0304,0506")
     mp.set_defaults(func=cmd_map)
@@ -488,7 +548,7 @@ def parser() -> argparse.ArgumentParser:
         "soak", help="play many games of every scenario, checking invariants and what fired"
     )
     sk.add_argument("ruleset")
-    sk.add_argument("--games", type=int, default=200, help="games per scenario (default 200)")
+    sk.add_argument("--games", type=_positive, default=200, help="games per scenario (default 200)")
     sk.add_argument("--scenario", help="soak only this scenario")
     sk.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
     sk.add_argument("--report", help="write the Markdown report here (default: stdout)")

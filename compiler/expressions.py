@@ -33,7 +33,7 @@ from engine.vocabulary import (
 
 ERROR = "error"
 NUMERIC = {"int", "number"}
-AGGREGATES = {"sum", "count", "all", "any", "none", "max", "min"}
+AGGREGATES = {"sum", "count", "all", "any", "none", "max", "min", "highest", "lowest"}
 COLLECTION_OF = {v: k for k, v in ELEMENT_TYPES.items()}
 
 
@@ -557,6 +557,11 @@ class ExprChecker:
             return ir.Aggregate(
                 body.type if body.type != ERROR else "int", e.span, op, coll, depth, body
             )
+        if op in ("highest", "lowest"):
+            if len(e.args) != 2:
+                return self.error(e.span, f"{op}(collection, value) needs the value to rank by")
+            body = self.expr(e.args[1], inner, "int")
+            return ir.Aggregate(ELEMENT_TYPES[coll.type], e.span, op, coll, depth, body)
         if len(e.args) == 2:
             body = self.expr(e.args[1], inner, "bool")
         elif op in ("all", "none"):

@@ -88,6 +88,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         from compiler.cli import _switches
 
         params["rules"] = _switches(args.rule)
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+        # Refused before the games are played, not after.
+        raise ValueError(f"{args.out}: the report's folder is an existing file")
     started = time.monotonic()
     try:
         report = simulate(

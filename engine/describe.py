@@ -56,6 +56,9 @@ def action_to_string(s: State, action: int) -> str:
         frame = s.stack[-1]
         if frame.prim and frame.proc == "move_units":
             return f"move {unit_name(s, action - space.unit0)} by strategic movement"
+        if frame.prim and frame.proc == "designate_combats":
+            combat = frame.b["open_combat"] + 1
+            return f"hold back {unit_name(s, action - space.unit0)} from attack {combat}"
         return unit_name(s, action - space.unit0)
     if kind == "hex":
         return hex_label(s, action - space.hex0)

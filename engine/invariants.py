@@ -10,6 +10,7 @@ never about a particular battle's rules.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -184,10 +185,11 @@ def _unit_violations(s: State) -> list[str]:
         steps = len(spec.strengths)
         if not _is_int(loss) or loss < 0:
             out.append(f"unit {spec.name} has lost {loss!r} steps")
-        elif status in (ON_MAP, NOT_ENTERED) and steps and loss > steps:
+        elif steps and loss > steps:
             # `strengths` lists the printed strengths; a unit may have a reduced
-            # side beyond them (a one-strength warrior reduced), never more.
-            out.append(f"unit {spec.name} has lost {loss} steps of {steps} yet is in play")
+            # side beyond them (a one-strength warrior reduced), never more. Not
+            # out of play either: a unit out of play may yet be set up.
+            out.append(f"unit {spec.name} has lost {loss} steps of {steps}")
     return out
 
 
@@ -216,6 +218,13 @@ def _combat_violations(s: State) -> list[str]:
             out.append(f"combat {i} has no side ({c.side!r})")
         if not (_units(s, c.attackers) and _units(s, c.defenders)):
             out.append(f"combat {i} names units that do not exist")
+        else:
+            # A combat is designated between units on the map; they may leave it
+            # after (eliminated, captured, off the map), never to be still to enter.
+            waiting = [u for u in (*c.attackers, *c.defenders) if s.unit_status[u] == NOT_ENTERED]
+            if waiting:
+                name = s.game.rules.units[waiting[0]].name
+                out.append(f"combat {i} names unit {name}, which has not entered the map")
         if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
             out.append(f"combat {i} names hexes that do not exist")
         elif not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
@@ -281,6 +290,8 @@ def _stack_violations(s: State) -> list[str]:
                 for name, first, last in _loops(proc)
                 if first <= f.pc <= last and name not in f.b
             ]
+            if _is_int(f.pc) and 0 <= f.pc <= len(proc.code):
+                out += _binding_flow_violations(s, f, proc, where)
         for name, value in f.b.items():
             if (name == "site" and f.prim) or name in RESULT_BINDINGS:
                 continue
@@ -318,6 +329,175 @@ def _secrets(s: State, f: Any, value: Any) -> bool:
         isinstance(p, tuple) and len(p) == 2 and p[0] in f.b and _index(p[1], n, False)
         for p in value
     )
+
+
+def _binding_flow_violations(s: State, f: Any, proc: Any, where: str) -> list[str]:
+    """What no instruction before the frame's `pc` can have left in its bindings.
+
+    A loop's list or a question's answer that no path from the procedure's
+    start to `pc` sets is not there: it belongs to a later instruction (a
+    frame whose `pc` was moved back). No frame stands where no path goes.
+    """
+    flow = binding_flow(s.game.rules, proc)
+    may = flow.may[f.pc]
+    if flow.must[f.pc] is None:
+        return [f"{where}: no path of the procedure reaches instruction {f.pc}"]
+    out = []
+    for name in sorted(f.b):
+        if name.startswith(COMPILED_BINDINGS) and name in flow.written and name not in may:
+            out.append(f"{where}: binding {name!r} is set by no instruction before {f.pc}")
+    return out
+
+
+def missing_bindings(s: State, depth: int) -> list[str]:
+    """Bindings the procedure frame at `depth` lacks that play would have left
+    in it: every path from its procedure's start to its `pc` sets them (a
+    `let`, a choice, a roll, a loop's variable after its first turn) and a
+    later instruction may read them. (A frame waiting for the procedure it
+    called has not yet received that call's result, `call … into`.) Asked of
+    a frame saved at its `pc`; a hand-written frame that names its step gives
+    the bindings it means to, as a rule-file test's `during` does."""
+    f = s.stack[depth]
+    flow = binding_flow(s.game.rules, s.game.rules.procedures[f.proc])
+    must = flow.must[f.pc] or frozenset()
+    pending = flow.call_results if depth < len(s.stack) - 1 else frozenset()
+    return sorted(
+        name
+        for name in must & flow.live[f.pc]
+        if not name.startswith("_") and name not in f.b and name not in pending
+    )
+
+
+# Bindings the compiler makes for a loop's list and a question's answer: only
+# their own instructions set them, never a call's arguments or an event.
+COMPILED_BINDINGS = ("_for_", "_ask")
+
+
+@dataclass(frozen=True, slots=True)
+class BindingFlow:
+    """For each instruction of a procedure (and its end): the bindings every
+    path from the start sets before it (`must`; None where none reaches it),
+    those some path sets (`may`) and those some path from it may read before
+    setting them again (`live`); every binding an instruction sets, and the
+    bindings that receive a called procedure's result."""
+
+    must: tuple[frozenset[str] | None, ...]
+    may: tuple[frozenset[str], ...]
+    live: tuple[frozenset[str], ...]
+    written: frozenset[str]
+    call_results: frozenset[str]
+
+
+_FLOWS: dict[int, tuple[Any, BindingFlow]] = {}
+
+
+def binding_flow(rules: Any, proc: Any) -> BindingFlow:
+    """The binding flow of a procedure of `rules`, worked out once per procedure."""
+    known = _FLOWS.get(id(proc))
+    if known is not None and known[0] is proc:
+        return known[1]
+    flow = _work_out_flow(rules, proc.code)
+    _FLOWS[id(proc)] = (proc, flow)
+    return flow
+
+
+def _work_out_flow(rules: Any, code: tuple[Any, ...]) -> BindingFlow:
+    n = len(code)
+    must: list[frozenset[str] | None] = [None] * (n + 1)
+    may: list[frozenset[str]] = [frozenset()] * (n + 1)
+    must[0] = frozenset()
+    work = [0]
+    while work:
+        pc = work.pop()
+        if pc >= n:
+            continue
+        here, maybe = must[pc], may[pc]
+        assert here is not None
+        sets = _sets(code[pc])
+        after, maybe_after = here | sets, maybe | sets
+        for nxt in _successors(code[pc], pc):
+            old = must[nxt]
+            new = after if old is None else old & after
+            new_may = may[nxt] | maybe_after
+            if new != old or new_may != may[nxt]:
+                must[nxt], may[nxt] = new, new_may
+                work.append(nxt)
+    live: list[frozenset[str]] = [frozenset()] * (n + 1)
+    reads = [_reads(rules, instr) for instr in code]
+    changed = True
+    while changed:  # backwards to a fixed point: loops carry what they read round
+        changed = False
+        for pc in range(n - 1, -1, -1):
+            after = frozenset().union(*(live[nxt] for nxt in _successors(code[pc], pc)))
+            new = reads[pc] | (after - _sets(code[pc]))
+            if new != live[pc]:
+                live[pc], changed = new, True
+    written = frozenset().union(*(_sets(instr) for instr in code))
+    results = frozenset(i.into for i in code if isinstance(i, ins.Call) and i.into)
+    return BindingFlow(tuple(must), tuple(may), tuple(live), written, results)
+
+
+def _reads(rules: Any, instr: Any) -> frozenset[str]:
+    """The bindings an instruction may read: the names its compiled functions
+    (and those of the modifiers of a roll) hold as constants (`b['odds']`; a
+    name that is only text is counted too, which asks no more of a position
+    than play leaves in it) and the loop bindings it works on."""
+    fns: list[Any] = []
+    for operand in (getattr(instr, name) for name in ins.operand_names(type(instr))):
+        fns += operand.values() if isinstance(operand, dict) else [operand]
+    if isinstance(instr, ins.Roll | ins.RollDie) and instr.modifiers:
+        for m in rules.modifiers[instr.modifiers].modifiers:
+            fns += [m.condition, m.amount]
+    names: set[str] = set()
+    for fn in fns:
+        if callable(fn) and hasattr(fn, "__code__"):
+            names |= _constants(fn.__code__)
+    if isinstance(instr, ins.JumpIfEmpty | ins.ForTake):
+        names.add(instr.rest)
+    if isinstance(instr, ins.ForDrop):
+        names |= {instr.var, instr.rest}
+    return frozenset(names)
+
+
+def _constants(code: Any) -> set[str]:
+    out = set()
+    for c in code.co_consts:
+        if isinstance(c, str):
+            out.add(c)
+        elif hasattr(c, "co_consts"):
+            out |= _constants(c)
+    return out
+
+
+def _sets(instr: Any) -> frozenset[str]:
+    """The bindings an instruction sets in its own frame."""
+    if isinstance(instr, ins.Let):
+        return frozenset((instr.name,))
+    if isinstance(instr, ins.ForStart):
+        return frozenset((instr.rest,))
+    if isinstance(instr, ins.ForTake | ins.Choose):
+        return frozenset((instr.var,))
+    if isinstance(instr, ins.Ask):
+        return frozenset((instr.var,))
+    if isinstance(instr, ins.Roll):
+        return frozenset(n for n in (instr.into, instr.total) if n)
+    if isinstance(instr, ins.RollDie | ins.Draw):
+        return frozenset((instr.into,))
+    if isinstance(instr, ins.Call) and instr.into:
+        return frozenset((instr.into,))
+    return frozenset()
+
+
+def _successors(instr: Any, pc: int) -> tuple[int, ...]:
+    if isinstance(instr, ins.Jump):
+        return (instr.target,)
+    if isinstance(instr, ins.JumpIfNot | ins.JumpUnlessSwitch):
+        return (pc + 1, instr.target)
+    if isinstance(instr, ins.JumpIfEmpty):
+        return (pc + 1, instr.end)
+    if isinstance(instr, ins.Return | ins.EndPhase | ins.EndGame):
+        return ()
+    return (pc + 1,)
 
 
 def _loops(proc: Any) -> list[tuple[str, int, int]]:

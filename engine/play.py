@@ -16,6 +16,7 @@ read as its logged text, and the final state must hash as the end line says.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 from collections.abc import Callable
@@ -177,6 +178,12 @@ def read_log(path: str, partial: bool = False) -> Log:
             return _read(path, f, partial)
     except OSError as e:
         raise ReplayError(f"{path}: cannot read the log ({e.strerror or e})") from e
+
+
+def parse_log(name: str, data: bytes, partial: bool = False) -> Log:
+    """`read_log` of a log's bytes already in memory (a fuzzer's edits, an
+    upload); `name` stands for the file's path in messages."""
+    return _read(name, io.BytesIO(data), partial)
 
 
 def _read(path: str, f: BinaryIO, partial: bool) -> Log:

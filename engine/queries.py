@@ -353,31 +353,13 @@ def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
     return in_zoc_of(s, h, units)
 
 
-@query(("u", "unit"), returns="unit")
-def leader_of(s: State, u: int) -> int:
-    """The leader in command of unit u, or none (14.1).
-
-    Reading of 14.1 with the battles' command limits: the highest ranking
-    friendly leader in the unit's hex who may command it (rank, then
-    seniority — a lower `seniority` is more senior — then declaration order).
-    """
-    rules = s.game.rules
-    spec = rules.units[u]
-    if s.unit_status[u] != ON_MAP:
-        return -1
-    best, best_key = -1, None
-    rank = rules.unit_props.get("rank")
-    seniority = rules.unit_props.get("seniority")
-    for o in units_in(s, s.unit_hex[u]):
-        leader = rules.units[o]
-        if leader.kind != "leader" or leader.side != spec.side:
-            continue
-        if leader.commands is not None and not leader.commands(s, {"unit": u}):
-            continue
-        key = (-(rank[o] if rank else 0), seniority[o] if seniority else 0, o)
-        if best_key is None or key < best_key:
-            best, best_key = o, key
-    return best
+@query(("leader", "unit"), ("u", "unit"), returns="bool")
+def may_command(s: State, leader: int, u: int) -> bool:
+    """True when the leader's own limit on whom he commands (the battle's
+    `commands when`) lets him command unit u; a leader without one commands any
+    friendly unit. Which leader of a hex is in command is the rules' to say."""
+    spec = s.game.rules.units[leader]
+    return spec.commands is None or bool(spec.commands(s, {"unit": u}))
 
 
 # ------------------------------------------------------------------ close combat

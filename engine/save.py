@@ -19,7 +19,7 @@ from typing import Any
 from engine import instructions as ins
 from engine import primitives
 from engine.interpreter import CHANCE, advance, current_node
-from engine.invariants import fits, var_types, violations
+from engine.invariants import fits, missing_bindings, var_types, violations
 from engine.state import STATUS_NAMES, Combat, Frame, State
 
 FORMAT = "muster.state/1"
@@ -442,6 +442,7 @@ def _load_progress(s: State, data: dict[str, Any]) -> None:
     rules = s.game.rules
     stack = _list(data.get("stack", []), "$.stack")
     s.stack = [_decode_frame(s, f, f"$.stack[{i}]") for i, f in enumerate(stack)]
+    _check_calls(s, [i for i, f in enumerate(stack) if isinstance(f, dict) and "pc" in f])
     triggers = {t.name for t in rules.triggers}
     fired = _list(data.get("fired", []), "$.fired")
     s.fired = {_name(t, f"$.fired[{i}]", triggers, "trigger") for i, t in enumerate(fired)}
@@ -450,6 +451,42 @@ def _load_progress(s: State, data: dict[str, Any]) -> None:
     level = data.get("level")
     s.level = "" if level is None else _name(level, "$.level", rules.victory_levels, "level")
     s.move_number = _int(data.get("move_number", 0), "$.move_number", 0)
+
+
+def _check_calls(s: State, at_pc: list[int]) -> None:
+    """A frame saved at its `pc` (as `dumps` writes it) holds the bindings
+    play leaves there (`engine.invariants.missing_bindings`), and has started
+    the procedure frame above it: the instruction before `pc` calls it, or
+    applies the result it is the procedure of, unless a trigger started it.
+    (A hand-written frame may name only its step, and the frames between it
+    and the one above may be left out: it resumes at the step's start.)"""
+    rules = s.game.rules
+    triggered = {t.procedure for t in rules.triggers}
+    results = {r.procedure for r in rules.results}
+    for depth in at_pc:
+        if not s.stack[depth].prim:
+            missing = missing_bindings(s, depth)
+            if missing:
+                raise SaveError(
+                    f"$.stack[{depth}].bindings.{missing[0]}",
+                    f"missing: instructions before {s.stack[depth].pc} set it and later "
+                    "ones read it",
+                )
+        if depth + 1 >= len(s.stack):
+            continue
+        below, above = s.stack[depth], s.stack[depth + 1]
+        if below.prim or above.prim or above.proc in triggered:
+            continue
+        code = rules.procedures[below.proc].code
+        before = code[below.pc - 1] if below.pc > 0 else None
+        called = isinstance(before, ins.Call) and before.procedure == above.proc
+        applied = isinstance(before, ins.ApplyResult) and above.proc in results
+        if not (called or applied):
+            raise SaveError(
+                f"$.stack[{depth}].pc",
+                f"instruction {below.pc} of {below.proc} does not follow a call of "
+                f"{above.proc}, the procedure above it",
+            )
 
 
 def _check_primitive_frames(s: State) -> None:

@@ -21,7 +21,11 @@ class BadLogLine(ValueError):
 def _log_lines(path: str) -> list[object]:
     """The JSON lines of a log, each read on its own so an error names its line."""
     lines = []
-    for n, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        whole = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise BadLogLine(f"{path}: not UTF-8 text (byte {e.start + 1})") from e
+    for n, text in enumerate(whole.splitlines(), 1):
         if text.strip():
             try:
                 lines.append(json.loads(text))
@@ -36,7 +40,11 @@ def run_table(args: argparse.Namespace) -> int:
         start = ""
         if args.load:
             saved = json.loads(Path(args.load).read_text(encoding="utf-8"))
-            tg = load_state(table, saved, args.side)
+            try:
+                tg = load_state(table, saved, args.side)
+            except TableError as e:  # the file the user named is no save: bad input
+                print(f"muster: {args.load}: {e}", file=sys.stderr)
+                return 1
             tg.run_on()
             start = f"?game={tg.id}&side={args.side or table.defaults['side']}"
         if args.replay:
@@ -53,6 +61,9 @@ def run_table(args: argparse.Namespace) -> int:
         return 1
     except json.JSONDecodeError as e:
         print(f"muster: {args.load}:{e.lineno}:{e.colno}: not JSON: {e.msg}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as e:
+        print(f"muster: {args.load}: not UTF-8 text (byte {e.start + 1})", file=sys.stderr)
         return 1
     except BadLogLine as e:
         print(f"muster: {e}", file=sys.stderr)

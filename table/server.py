@@ -366,8 +366,10 @@ def load_state(
 
     An engine save does not name its scenario: the table's record does, else the request,
     else the table's scenario."""
+    if not isinstance(saved, dict):
+        raise TableError(f"not a save: a save is a JSON object, not {type(saved).__name__}", 400)
     extra = saved.get("table") if isinstance(saved.get("table"), dict) else {}
-    params = dict(extra.get("params") or {})
+    params = extra.get("params") if isinstance(extra.get("params"), dict) else {}
     scenario = scenario or params.get("scenario") or t.defaults["scenario"]
     try:
         game = t.package.load_game({"scenario": scenario} if scenario else {})
@@ -376,6 +378,13 @@ def load_state(
         raise TableError(f"not a save of this battle: {e}", 400) from e
     names = [s.name for s in game.rules.sides]
     humans = extra.get("humans") or []
+    saved_seed = extra.get("seed", t.defaults["seed"])
+    if not (
+        isinstance(humans, list)
+        and all(type(h) is int and 0 <= h < len(names) for h in humans)
+        and type(saved_seed) is int
+    ):
+        raise TableError("not a save of this table: its humans or seed are malformed", 400)
     default_side = (
         "both"
         if len(humans) == len(names)
@@ -386,7 +395,7 @@ def load_state(
         state,
         side or default_side,
         bot or extra.get("bot") or t.defaults["bot"],
-        seed if isinstance(seed, int) else int(extra.get("seed", t.defaults["seed"])),
+        seed if isinstance(seed, int) else saved_seed,
     )
     if isinstance(extra.get("log"), list):
         tg.log = list(extra["log"])

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from compiler import cli
@@ -42,3 +44,107 @@ def test_only_a_bug_is_an_internal_error(capsys, monkeypatch):
     monkeypatch.setattr(cli, "cmd_check", broken)
     assert main(["check", "training"]) == 3
     assert "internal error (KeyError" in one_line(capsys)
+
+
+def test_the_map_commands_import_without_a_cycle():
+    """`muster map`, `los` and `path` import the map renderer first: it once
+    reached the print-and-play package (for its fonts) whose start imports the
+    renderer, an internal error for every call. A fresh interpreter shows it."""
+    import subprocess
+    import sys
+
+    for module in ("compiler.map_commands", "compiler.backends.map_render"):
+        done = subprocess.run(
+            [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "training", "--games", "0"],
+        ["simulate", "training", "--games", "-1"],
+        ["simulate", "training", "--jobs", "-3"],
+        ["soak", "training", "--games", "0"],
+        ["map", "training", "--dpi", "0"],
+        ["table", "training", "--port", "99999"],
+        ["build", "training", "--out", ""],
+        ["simulate", "training", "--out", " "],
+    ],
+)
+def test_counts_ports_and_folders_out_of_range_are_bad_command_use(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: argument" in err and "Traceback" not in err
+
+
+def test_files_the_user_names_that_are_no_text_are_one_line(capsys, tmp_path):
+    utf16 = tmp_path / "rulebook.txt"
+    utf16.write_bytes("§ 1.0 words".encode("utf-16"))
+    counts = tmp_path / "counts.json"
+    counts.write_text("[1]", encoding="utf-8")
+    cases = [
+        (["--rulebook", "/dev/zero"], "/dev/zero: the rulebook is not a regular file"),
+        (["--rulebook", str(tmp_path)], "the rulebook is not a regular file"),
+        (["--rulebook", str(utf16)], "rulebook.txt: the rulebook is not UTF-8 text (byte 1)"),
+    ]
+    rulebook = tmp_path / "book.txt"
+    rulebook.write_text("§ 1.0 Words\n", encoding="utf-8")
+    cases.append(
+        (
+            ["--rulebook", str(rulebook), "--documents", "series", "--soak", str(counts)],
+            "counts.json: not the firing counts of a soak of training",
+        )
+    )
+    for args, words in cases:
+        assert main(["coverage", "training", *args]) == 1, args
+        assert words in one_line(capsys)
+
+
+def test_a_log_that_cannot_be_written_names_its_file(capsys, tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    assert main(["play", "training", "--quiet", "--log", "/dev/full"]) == 1
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith("muster: /dev/full: cannot write the log"), err
+
+
+def test_a_report_folder_that_is_a_file_is_refused_before_playing(capsys, tmp_path):
+    taken = tmp_path / "report"
+    taken.write_text("mine", encoding="utf-8")
+    assert main(["simulate", "training", "--games", "1", "--quiet", "--out", str(taken)]) == 1
+    assert "the report's folder is an existing file" in one_line(capsys)
+    assert taken.read_text(encoding="utf-8") == "mine"
+
+
+def test_an_endless_search_budget_is_refused(capsys):
+    assert main(["play", "training", "--bots", "mcts:1e999s,random", "--quiet"]) == 2
+    assert "mcts budget '1e999s'" in one_line(capsys)
+
+
+def test_a_table_save_or_log_that_is_no_save_is_one_line_naming_it(capsys, tmp_path, training):
+    pytest.importorskip("starlette")  # the `table` extra
+    import json
+
+    from engine.save import to_json
+
+    save = to_json(training.new_initial_state())
+    bad = {
+        "a list": [1],
+        "no format": {},
+        "humans not a list": {**save, "table": {"humans": "red"}},
+        "a side past the last": {**save, "table": {"humans": [7]}},
+        "a seed that is text": {**save, "table": {"seed": "7"}},
+    }
+    for what, doc in bad.items():
+        path = tmp_path / "save.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        assert main(["table", "training", "--load", str(path), "--port", "0"]) == 1, what
+        assert str(path) in one_line(capsys), what
+    log = tmp_path / "log.jsonl"
+    log.write_bytes('{"type": "header"}'.encode("utf-16"))
+    assert main(["table", "training", "--replay", str(log), "--port", "0"]) == 1
+    assert f"{log}: not UTF-8 text (byte 1)" in one_line(capsys)

@@ -1,9 +1,16 @@
-"""Small language items: `true`/`false` beside `yes`/`no`, and range membership."""
+"""Small language items: `true`/`false` beside `yes`/`no`, range membership, and
+the `highest`/`lowest` aggregates."""
 
 from __future__ import annotations
 
+import re
+
 from compiler import ir
+from compiler.backends.engine_codegen import generate
+from compiler.build import load_generated
 from compiler.check import compile_ruleset
+from compiler.cli import main
+from engine.effects import advance_to
 from engine.queries import in_range
 from tests.test_diagnostics import with_extra
 
@@ -30,3 +37,41 @@ def test_open_ranges_at_run_time():
     assert in_range(2, (1, 2)) and not in_range(3, (1, 2))
     assert in_range(9, (2, None)) and not in_range(1, (2, None))
     assert in_range(-5, (None, 0)) and not in_range(1, (None, 0))
+
+
+def test_highest_and_lowest_pick_a_member(tmp_path):
+    """`highest(c, v)` / `lowest(c, v)`: the member with the greatest / least value,
+    the first of equals, none when the collection is empty (series 14.1's leader
+    in command is written with them)."""
+    extra = tmp_path / "ranked.mst"
+    extra.write_text(
+        'define strongest(h: hex) "Strongest unit in the hex" =\n'
+        "    highest(units_at(h) where combat_unit, strength)\n"
+        'define weakest(h: hex) "Weakest unit in the hex" =\n'
+        "    lowest(units_at(h) where combat_unit, strength)\n",
+        encoding="utf-8",
+    )
+    rules, _ = compile_ruleset(with_extra(tmp_path, extra))
+    package = load_generated(generate(rules), rules.name)
+    game = package.load_game()
+    s = game.new_initial_state()
+    unit = game.unit_by_name
+    h = s.unit_hex[unit["red_guard"]]
+    # 4, 2 and 2 SPs in one hex: the Guard is the strongest; of the two 2s the
+    # first declared (Red Light) is the weakest.
+    for name in ("blue_rifles", "red_light"):
+        advance_to(s, unit[name], h)
+    assert unit["red_light"] < unit["blue_rifles"]
+    assert package.rules.d_strongest(s, h) == unit["red_guard"]
+    assert package.rules.d_weakest(s, h) == unit["red_light"]
+    empty = next(x for x in range(len(game.rules.board.labels)) if x not in set(s.unit_hex))
+    assert package.rules.d_strongest(s, empty) == -1
+
+
+def test_highest_needs_the_value_to_rank_by(tmp_path, capsys):
+    extra = tmp_path / "ranked.mst"
+    extra.write_text('define strongest "Strongest unit" = highest(all_units())\n', encoding="utf-8")
+    assert main(["check", str(with_extra(tmp_path, extra))]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"extra\.mst:1:\d+: error: highest\(collection, value\) needs the value", err)
+    assert "Traceback" not in err

@@ -1,13 +1,14 @@
 """A mutated copy of the series rules, and the engine obeys every change.
 
-The series' rule files are copied and six of their values changed — the
+The series' rule files are copied and seven of their rules changed — the
 stacking limit 4 instead of six SPs (7.1), morale checks passing on 6
 instead of 5 (13.5), a `D` retreating two hexes instead of three (13.1), a
 six-sided die 1–6 instead of the ten-sided 0–9 (2.3), no one-hex minimum
 (9.1), strategic movement at three times the allowance instead of twice
-(9.52). The litmus battle (tests/data/litmus, which takes the series' die)
-is played on the copy and on the shipped series from the same position: each
-change shows in play, so none of these values is held in Python.
+(9.52), the lowest-ranking leader in command instead of the highest (14.1).
+The litmus battle (tests/data/litmus, which takes the series' die) is played
+on the copy and on the shipped series from the same position: each change
+shows in play, so none of these rules is held in Python.
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ MUTATIONS = [
         '"Strategic movement: times the allowance" § series 9.52 = 2',
         '"Strategic movement: times the allowance" § series 9.52 = 3',
     ),
+    (
+        "leaders.mst",
+        "lowest(commanders(u) where rank == max(commanders(u), rank), seniority)",
+        "lowest(commanders(u) where rank == min(commanders(u), rank), seniority)",
+    ),
 ]
 
 AWAY = {
@@ -66,12 +72,17 @@ AWAY = {
 
 def build(folder: Path):
     rules, _ = compile_ruleset(folder / "mutated" / "battle.mst")
-    return load_generated(generate(rules), rules.name).load_game()
+    return load_generated(generate(rules), rules.name)
 
 
 @pytest.fixture(scope="module")
-def games(tmp_path_factory) -> dict:
-    """The litmus battle on the shipped series and on the mutated copy."""
+def games(packages) -> dict:
+    return {kind: package.load_game() for kind, package in packages.items()}
+
+
+@pytest.fixture(scope="module")
+def packages(tmp_path_factory) -> dict:
+    """The litmus battle's engine on the shipped series and on the mutated copy."""
     out = {}
     for kind in ("shipped", "mutated"):
         root = tmp_path_factory.mktemp(kind)
@@ -210,3 +221,14 @@ def test_strategic_movement_reaches_the_series_multiple(games, kind, hexes):
         s.apply_action(game.actions.step(u, d))
         moved += 1
     assert moved == hexes
+
+
+@pytest.mark.parametrize(("kind", "commander"), [("shipped", "washington"), ("mutated", "lee")])
+def test_the_leader_in_command(packages, games, kind, commander):
+    """§ series 14.1: "only the highest ranking leader" commands the units in his
+    hex: Washington (three stars) over Lee (two) with the 1st N.J.; the mutated
+    series puts the lowest ranking in command."""
+    game = games[kind]
+    s = position(game, {"nj_1": "0504", "lee": "0504", "washington": "0504"}, [])
+    chosen = packages[kind].rules.d_leader_of(s, game.unit_by_name["nj_1"])
+    assert chosen == game.unit_by_name[commander]

@@ -9,9 +9,10 @@ example rests on a printed chart (the Fire Table's "To Hit" number), the
 shipped provisional chart is checked to give the example's number first, so
 a changed chart fails here rather than silently changing the example.
 
-Examples that rest on diagrams whose hexes the text does not give (11.4's
-LOS illustration, 8.1's ZOC illustration beyond what its note says) are
-played as far as the note says. Newtown's illustrated example of 5.7 is
+Examples that rest on diagrams whose hexes the text does not give are
+played as far as the note says: 11.4's LOS illustration on hexes of the
+litmus map chosen to show each of its three blockers (terrain, slope, unit),
+8.1's ZOC illustration as its note says. Newtown's illustrated example of 5.7 is
 played on the Newtown battle itself.
 """
 
@@ -24,6 +25,7 @@ import pytest
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_game, load_generated
 from compiler.check import compile_ruleset
+from engine.los import sight
 from engine.save import from_json
 from engine.state import State
 
@@ -272,17 +274,24 @@ def test_one_attacking_hex_or_one_defending_hex_per_combat(game):
     assert all(len(a) == 1 or len(d) == 1 for a, d in shapes)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a stack cannot split between combats: still open (issue 10, 12.15)"
-)
+DESIGNATE = [
+    {"procedure": "close_combat_phase", "step": "designate", "bindings": {"side": "american"}}
+]
+
+
+def designating(s: State) -> bool:
+    return any(f.proc == "designate_combats" for f in s.stack)
+
+
 def test_attackers_b_and_c_stacked_need_not_attack_the_same_hex(game):
     """§ series 12.15: "Attackers A, B and C have moved next to Defenders X, Y and Z …
     Defenders Y and Z must be attacked together. However, Attackers B and C need
-    not attack the same hex … The attacking player decides to have C attack X,
-    while A and B combine in a single close combat against Y and Z."
+    not attack the same hex, though all units shown must be involved in a combat.
+    The attacking player decides to have C attack X, while A and B combine in a
+    single close combat against Y and Z."
 
     A is nj_1 in 1004, B and C are nj_2 and Scott's rifles stacked in 1003, X is
-    the Guards in 1102 (next to B and C only), Y and Z the Grenadiers and the
+    the Guards in 1103 (next to B and C only), Y and Z the Grenadiers and the
     Rear Guard Foot stacked in 1104 (next to A and to B and C)."""
     units = {
         "nj_1": "1004",
@@ -295,31 +304,47 @@ def test_attackers_b_and_c_stacked_need_not_attack_the_same_hex(game):
     s = position(
         game,
         units,
-        [
-            {
-                "procedure": "close_combat_phase",
-                "step": "designate",
-                "bindings": {"side": "american"},
-            }
-        ],
+        DESIGNATE,
     )
-    r = game.rules
-    wanted = {
-        (frozenset({r.unit_index("scott_rifles")}), frozenset({r.unit_index("guards")})),
-        (
-            frozenset({r.unit_index("nj_1"), r.unit_index("nj_2")}),
-            frozenset({r.unit_index("grenadiers"), r.unit_index("rear_guard_foot")}),
-        ),
+    # B and C may not be left out of every combat: the pass is not offered.
+    assert "pass" not in {s.action_to_string(a) for a in s.legal_actions()}
+    answer(s, "attack 1103 from 1003")  # B and C against X ...
+    answer(s, "hold back 2nd N.J. from attack 1")  # ... then B is kept for Y and Z
+    # Neither may leave the last unit of its hex: C stays against X.
+    assert "hold back Scott's Rifles from attack 1" not in {
+        s.action_to_string(a) for a in s.legal_actions()
     }
-    found = set()
-    for a in s.legal_actions():
-        if game.actions.kind_of(a) != "designate" or game.actions.decode_designate(a)[1] == 0:
-            continue  # not a combat, or the Diversion (12.14)
-        t = s.clone()
-        t.apply_action(a)
-        c = t.combats[-1]
-        found.add((frozenset(c.attackers), frozenset(c.defenders)))
-    assert wanted <= found
+    answer(s, "attack 1104 from 1004, 1003")
+    names = {u: n for n, u in game.unit_by_name.items()}
+    shapes = [({names[u] for u in c.attackers}, {names[u] for u in c.defenders}) for c in s.combats]
+    assert shapes == [
+        ({"scott_rifles"}, {"guards"}),
+        ({"nj_1", "nj_2"}, {"grenadiers", "rear_guard_foot"}),
+    ]
+    # Every unit shown is in a combat: the designation is over, the Attacker
+    # chooses which to resolve first (12.23).
+    assert not designating(s)
+
+
+def test_a_split_is_offered_only_while_every_obligation_can_still_be_met(game):
+    """§ series 12.15, 12.12: stacked attackers "may combine in a single attack or
+    attack different units", but "all units shown must be involved in a combat":
+    with B (nj_2) and C (the rifles) in 1003 and only the Guards in 1103 next to
+    them, B may not be left out of the combat against X — he would have nothing
+    left to attack — while C, a rifle unit never required to attack, may."""
+    units = {"nj_2": "1003", "scott_rifles": "1003", "guards": "1103"}
+    s = position(
+        game,
+        units,
+        DESIGNATE,
+    )
+    answer(s, "attack 1103 from 1003")
+    offered = {s.action_to_string(a) for a in s.legal_actions()}
+    assert "hold back 2nd N.J. from attack 1" not in offered
+    assert "hold back Scott's Rifles from attack 1" in offered
+    answer(s, "hold back Scott's Rifles from attack 1")
+    assert [set(c.attackers) for c in s.combats] == [{game.unit_by_name["nj_2"]}]
+    assert not designating(s)
 
 
 # ---------------------------------------------------------------- 8.1
@@ -343,6 +368,73 @@ def test_zocs_extend_out_of_but_not_into_light_woods_and_not_into_heavy_woods(pa
     # ... but a unit next to the orchard exerts none into it.
     s = position(game, {"guards": "1004"}, [], phasing="british")
     assert not in_zoc(s, game.hex_by_label["1003"], american)
+
+
+# ---------------------------------------------------------------- 11.4
+
+
+def test_the_los_diagram_blocked_by_terrain_slope_and_a_unit(game):
+    """§ series 11.4's diagram: "an artillery unit tracing fire across a hex field
+    where some hexes are blocked by blocking terrain (marked "B"), some by slopes
+    (marked "S"), and some by an intervening combat unit (marked "U")." The
+    diagram's hexes are not in the text; here, on the litmus map, the American
+    guns in 0705 fire in the British Defensive Artillery Fire Phase at:
+
+    - B: the Grenadiers in 0602, behind the heavy forest of 0603 (11.42:
+      "LOS can always be traced into blocking terrain, but never through it");
+    - S: the Dragoons in 1005, across the slope hexside 0805/0905, part of
+      neither unit's hex, neither unit up slope (11.43 A: "the LOS is blocked
+      if it crosses any slope hexside which is not part of the firing or
+      target unit's hexes");
+    - U: the Guards in 0707, behind the Rear Guard Foot in 0706 (11.42: "any
+      hex that contains combat units, whether friendly or enemy, is blocking
+      terrain");
+    - and, clear, the Rear Guard Foot (adjacent: "LOS is always clear when
+      firing at an adjacent unit", 11.41) and the British guns in 0404, three
+      hexes off over open ground (11.2: range three)."""
+    units = {
+        "us_guns": "0705",
+        "grenadiers": "0602",
+        "dragoons": "1005",
+        "guards": "0707",
+        "rear_guard_foot": "0706",
+        "gb_guns": "0404",
+    }
+    s = position(
+        game,
+        units,
+        [
+            {
+                "procedure": "defensive_artillery_fire_phase",
+                "step": "fire",
+                "bindings": {"side": "british"},
+            }
+        ],
+        phasing="british",
+    )
+    offered = {s.action_to_string(a) for a in s.legal_actions()}
+    titles = {n: game.rules.units[game.unit_by_name[n]].title for n in units}
+    for clear in ("rear_guard_foot", "gb_guns"):
+        assert titles[clear] in offered, clear
+    for blocked in ("grenadiers", "dragoons", "guards"):
+        assert titles[blocked] not in offered, blocked
+    # Why each is blocked: B, S and U.
+    board, h = game.rules.board, game.hex_by_label
+    terrain = [t.title for t in game.rules.terrain]
+    occupied = {s.unit_hex[u] for u in range(len(game.rules.units)) if s.unit_hex[u] >= 0}
+    occupied -= {h["0705"]}
+
+    def blocker(target: str):
+        seen = sight(board, h["0705"], h[units[target]], occupied - {h[units[target]]}, terrain)
+        assert not seen.clear, target
+        return seen.blocker
+
+    b = blocker("grenadiers")
+    assert (b.kind, b.hexes) == ("hex", (h["0603"],)) and "Forest" in b.why
+    s_ = blocker("dragoons")
+    assert s_.kind == "slope" and set(s_.hexes) == {h["0805"], h["0905"]}
+    u = blocker("guards")
+    assert (u.kind, u.hexes, u.why) == ("hex", (h["0706"],), "combat units")
 
 
 # ---------------------------------------------------------------- Newtown 5.7

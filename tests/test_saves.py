@@ -208,3 +208,106 @@ def test_apply_action_takes_only_a_legal_python_int_and_changes_nothing_else(tra
     over = play_out(training.new_initial_state(), 3)
     with pytest.raises(IllegalActionError, match="over"):
         over.apply_action(0)
+
+
+# The edits the fuzzer (tools/fuzz.py, saves without their check) found loading
+# into positions that then broke in play; each is now refused, naming the field.
+
+
+def test_a_unit_out_of_play_has_not_lost_more_steps_than_it_has(training):
+    """A unit waiting out of play to be set up (the night march) with two
+    steps lost of its one was loaded, set up, and then in play."""
+    from generated.training import load_game
+
+    night = load_game({"scenario": "night_march"})
+    data = to_json(night.new_initial_state())
+    waiting = next(n for n, u in data["units"].items() if u["status"] == "out_of_play")
+    data["units"][waiting]["steps_lost"] = 2
+    with pytest.raises(SaveError) as e:
+        from_json(night, data)
+    assert e.value.path == "$"
+    assert f"unit {waiting} has lost 2 steps of 1" in e.value.reason
+
+
+def close_combat_frame(data: dict) -> int:
+    return next(i for i, f in enumerate(data["stack"]) if f.get("procedure") == "close_combat")
+
+
+def test_a_frame_without_a_binding_an_earlier_step_set_is_refused(training):
+    """close_combat's `let odds` (step odds) is read by its roll (step roll): a
+    frame saved past step odds without it used to load and fail at the roll
+    (KeyError). A frame named by its step alone gives the bindings it means
+    to (a rule-file test's `during`), so only a frame saved at its pc is asked."""
+    data = saved_mid_game(training)
+    i = close_combat_frame(data)
+    frame = data["stack"][i]
+    assert "odds" in frame["bindings"] and frame["pc"] >= 1
+    del frame["bindings"]["odds"]
+    with pytest.raises(SaveError) as e:
+        from_json(training, data)
+    assert e.value.path == f"$.stack[{i}].bindings.odds"
+    assert f"instructions before {frame['pc']} set it and later ones read it" in e.value.reason
+    frame.update(step="odds", pc=0)  # at the start of step odds, the `let` will set it
+    from_json(training, {**data, "stack": data["stack"][: i + 1]})
+
+
+def test_a_frame_moved_back_before_its_call_is_refused(training):
+    """The close combat phase's frame moved back to the start of its loop
+    (pc 6 → 1) while its close combat runs above it: loaded, it resolved the
+    combat a second time, without defenders (a rules error in play)."""
+    data = saved_mid_game(training)
+    i = close_combat_frame(data)
+    phase = data["stack"][i - 1]
+    assert phase["procedure"] == "close_combat_phase" and "_for_combat" in phase["bindings"]
+    moved = edited(data, ("stack", i - 1, "pc"), 1)
+    with pytest.raises(SaveError) as e:
+        from_json(training, moved)
+    assert e.value.path == f"$.stack[{i - 1}].pc"
+    assert "does not follow a call of close_combat" in e.value.reason
+    # Named by its step alone, the frame resumes at the loop's start: its loop's
+    # list is then one no instruction before it has made.
+    by_step = edited(data, ("stack", i - 1, "pc"), DELETE)
+    with pytest.raises(SaveError) as e:
+        from_json(training, by_step)
+    assert "binding '_for_combat' is set by no instruction before 1" in e.value.reason
+    from_json(training, data)  # as saved, it loads
+
+
+def test_a_frame_at_an_instruction_no_path_reaches_is_refused(training):
+    """close_combat's instruction 11 (the jump after the withdrawal's `return`)
+    is reached by no path: no play leaves a frame there."""
+    data = saved_mid_game(training)
+    i = close_combat_frame(data)
+    with pytest.raises(SaveError) as e:
+        from_json(training, edited(data, ("stack", i, "pc"), 11))
+    assert "no path of the procedure reaches instruction 11" in e.value.reason
+
+
+def test_every_position_of_play_passes_the_binding_flow_check(training):
+    """The binding checks hold of every position a game reaches: soundness, on
+    every procedure frame of every node of five games."""
+    from engine.invariants import violations
+
+    for seed in range(5):
+        s = training.new_initial_state()
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            assert violations(s) == []
+            from_json(training, to_json(s))
+            if s.is_chance_node():
+                s.apply_action(chance.sample(s, seed))
+            else:
+                s.apply_action(eager_action(s, rng))
+
+
+def test_a_combat_of_units_still_to_enter_is_refused(training):
+    """A hand-written save without its units (each then still to enter) but
+    with the combats they fight: loaded, its close combat found no defender
+    to take the step loss (a rules error in play)."""
+    data = saved_mid_game(training)
+    assert data["combats"]
+    del data["units"]
+    with pytest.raises(SaveError) as e:
+        from_json(training, data)
+    assert e.value.path == "$"
+    assert "combat 0 names unit" in e.value.reason and "not entered the map" in e.value.reason

@@ -117,12 +117,13 @@ def test_moving_pinned_units_away_costs_one_army_morale_per_pin_result(litmus):
     data = to_json(pinned_two_hex_combat(game))
     data["stack"] = [
         {"procedure": "game", "step": "winner"},
-        {"procedure": "movement_phase", "step": "move", "bindings": {"side": AMERICAN}},
+        {"procedure": "movement_phase", "step": "pin_cases", "bindings": {"side": AMERICAN}},
     ]
     data["vars"]["turn"] = 4
     data.update(terminal=False, winner=None, level=None, combats=[])
     s = from_json(game, data)
     before = morale(game, s, AMERICAN)
+    s.apply_action(game.actions.option(1))  # case B for the Americans' PIN result
     # Case B: both pinned units (and Lee) leave the Guards.
     for unit, to in (("nj_1", "0304"), ("nj_2", "0306"), ("lee", "0306")):
         s.apply_action(step(game, s, unit, to))

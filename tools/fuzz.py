@@ -26,10 +26,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import random
 import sys
-import tempfile
 import time
 import traceback
 from collections import Counter
@@ -40,7 +38,7 @@ from typing import Any
 from engine import chance
 from engine.game import Game
 from engine.invariants import violations
-from engine.play import ReplayError, certify, chained, play_game, read_log
+from engine.play import ReplayError, certify, chained, parse_log, play_game
 from engine.save import SaveError, dumps, loads
 from engine.state import IllegalActionError, State
 from tools.mutations import mutate_json, mutate_log, mutate_text
@@ -83,12 +81,21 @@ def check_save_edit(
     `FuzzFailure` (or any other exception) is a bug. Without `keep_check`
     the save loses its check first, as a hand-written position: only the
     structural checks stand between the edit and play."""
+    return check_save_text(game, edited_save(rng, data, keep_check), rng)
+
+
+def edited_save(rng: random.Random, data: dict[str, Any], keep_check: bool = True) -> str | bytes:
+    """A save's text after one random edit (of its JSON, or of its bytes)."""
     if not keep_check:
         data = {k: v for k, v in data.items() if k != "check"}
     if rng.random() < 0.8:
-        text: str | bytes = dumps_json(mutate_json(rng, data))
-    else:
-        text = mutate_text(rng, dumps_json(data).encode("utf-8", "surrogatepass"))
+        return dumps_json(mutate_json(rng, data))
+    return mutate_text(rng, dumps_json(data).encode("utf-8", "surrogatepass"))
+
+
+def check_save_text(game: Game, text: str | bytes, rng: random.Random) -> str:
+    """A save's text is "refused" (SaveError) or loads into a sound state
+    that plays 30 random actions ("played")."""
     try:
         s = loads(game, text)
     except SaveError:
@@ -104,13 +111,16 @@ def dumps_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-def check_log_edit(game: Game, lines: list[dict[str, Any]], rng: random.Random, folder: str) -> str:
+def check_log_edit(game: Game, lines: list[dict[str, Any]], rng: random.Random) -> str:
     """One random edit of a log: "refused" (ReplayError) or "played"."""
-    path = os.path.join(folder, f"edit-{os.getpid()}.jsonl")
-    with open(path, "wb") as f:
-        f.write(mutate_log(rng, lines))
+    return check_log_text(game, mutate_log(rng, lines), rng, partial=rng.random() < 0.5)
+
+
+def check_log_text(game: Game, data: bytes, rng: random.Random, partial: bool = False) -> str:
+    """A log's bytes are "refused" (ReplayError) or certify into a state that
+    plays 30 random actions ("played")."""
     try:
-        done = certify(game, read_log(path, partial=rng.random() < 0.5))
+        done = certify(game, parse_log("edit.jsonl", data, partial=partial))
     except ReplayError:
         return "refused"
     plays_on(done.state, rng)
@@ -163,7 +173,7 @@ def check_clone(s: State, rng: random.Random) -> None:
         raise FuzzFailure("a clone hashes differently from its original")
 
 
-def fuzz_game(game: Game, seed: int, tally: Tally, folder: str) -> None:
+def fuzz_game(game: Game, seed: int, tally: Tally) -> None:
     rng = random.Random(seed)
     s = game.new_initial_state()
     name = game.rules.name + (f"/{game.scenario.name}" if game.scenario else "")
@@ -197,7 +207,7 @@ def fuzz_game(game: Game, seed: int, tally: Tally, folder: str) -> None:
     if rng.random() < 0.3:
         lines = logged_game(game, seed)
         for _ in range(5):
-            edit(tally, lambda: check_log_edit(game, lines, rng, folder), tally.log_edits, name)
+            edit(tally, lambda: check_log_edit(game, lines, rng), tally.log_edits, name)
 
 
 def edit(tally: Tally, check: Any, outcomes: Counter, where: str) -> None:
@@ -209,7 +219,7 @@ def edit(tally: Tally, check: Any, outcomes: Counter, where: str) -> None:
         tally.fail(f"edit: {type(e).__name__}: {e}"[:200], f"{where}\n{_trace(e)}")
 
 
-def edits_only(games: list[Game], n: int, seed: int, tally: Tally, folder: str) -> None:
+def edits_only(games: list[Game], n: int, seed: int, tally: Tally) -> None:
     """`n` edits of each kind, of saves from every point of a game per
     scenario and of that game's log."""
     rng = random.Random(seed)
@@ -229,7 +239,7 @@ def edits_only(games: list[Game], n: int, seed: int, tally: Tally, folder: str) 
         where = f"{game.rules.name} edit {i}"
         edit(tally, partial(check_save_edit, game, saved, rng), tally.save_edits, where)
         edit(tally, partial(check_save_edit, game, saved, rng, False), tally.hand_edits, where)
-        edit(tally, partial(check_log_edit, game, lines, rng, folder), tally.log_edits, where)
+        edit(tally, partial(check_log_edit, game, lines, rng), tally.log_edits, where)
 
 
 def games_to_play(battles: list[str]) -> list[Game]:
@@ -287,16 +297,14 @@ def main(argv: list[str] | None = None) -> int:
     tally = Tally()
     start = time.monotonic()
     if args.edits:
-        with tempfile.TemporaryDirectory() as folder:
-            edits_only(games, args.edits, args.seed, tally, folder)
+        edits_only(games, args.edits, args.seed, tally)
         print(report(tally, time.monotonic() - start))
         return 1 if tally.failures else 0
     deadline = start + args.minutes * 60
     seed = args.seed
-    with tempfile.TemporaryDirectory() as folder:
-        while time.monotonic() < deadline:
-            fuzz_game(games[seed % len(games)], seed, tally, folder)
-            seed += 1
+    while time.monotonic() < deadline:
+        fuzz_game(games[seed % len(games)], seed, tally)
+        seed += 1
     print(report(tally, time.monotonic() - start))
     return 1 if tally.failures else 0
 

@@ -258,6 +258,10 @@ class Codegen:
             return f"sum({body} for {v} in {coll})"
         if e.op in ("max", "min"):
             return f"{e.op}(({body} for {v} in {coll}), default=0)"
+        if e.op in ("highest", "lowest"):
+            # The member with the greatest (least) value, the first on ties; none when empty.
+            pick = "max" if e.op == "highest" else "min"
+            return f"{pick}({coll}, key=lambda {v}: {body}, default=-1)"
         if e.op == "count":
             return f"len({coll})" if body is None else f"sum(1 for {v} in {coll} if {body})"
         if e.op == "any":

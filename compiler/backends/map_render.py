@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from PIL import Image, ImageColor, ImageDraw
 
 from compiler import ir
-from compiler.backends.print_and_play.fonts import fit, font
+from compiler.backends.fonts import fit, font
 from compiler.hexmap import PIXEL_SCALE, Grid, Point
 from compiler.map_model import MapModel
 from engine.los import Sight

@@ -324,6 +324,11 @@ class Policy:
         self, view: State, actions: list[int], p: int, rng: random.Random, deep: bool
     ) -> int:
         space = view.game.actions
+        if view.stack and view.stack[-1].proc == "designate_combats":
+            # Leaving a unit out of the combat just designated (12.15) only when
+            # nothing else may be done: the bot's combats commit whole stacks.
+            whole = [a for a in actions if space.kind_of(a) != "unit"]
+            actions = whole or actions
         kinds = {space.kind_of(a) for a in actions} - {"pass"}
         if "step" in kinds:
             return self._move(view, actions, p)

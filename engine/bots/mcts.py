@@ -96,7 +96,7 @@ class MctsBot:
                 return DEFAULT_ITERATIONS, 0.0
             if budget.endswith("s"):
                 seconds = float(budget[:-1])
-                if seconds > 0:
+                if 0 < seconds < math.inf:
                     return 0, seconds
             elif int(budget) > 0:
                 return int(budget), 0.0

@@ -1,16 +1,24 @@
 """The designation primitive: the attacker announces close combats one at a time.
 
 Every combat unit of the phasing side that is adjacent to an enemy combat
-unit must attack (12.12), and every enemy unit adjacent to one that may
-attack must be attacked (12.13). Each combat is one defending hex against
-one or more attacking hexes, or one attacking hex against several defending
-hexes (12.15); all defenders in a hex are attacked together. A designation is
-offered only while the remaining obligations can still all be met, so the
-player can never designate into a dead end.
+unit and must attack (`must_attack`; 12.12 excepts artillery and rifles) does
+so, and every enemy unit adjacent to one that must attack is attacked
+(12.13), as is an enemy unit the rules say `must_be_attacked` next to any
+unit that may attack (13.1 PIN case A: "attack all defending units marked as
+pinned"). Each combat is one defending hex against one or more attacking
+hexes, or one attacking hex against several defending hexes (12.15); all
+defenders in a hex are attacked together, but "attacking units stacked in a
+single hex may combine in a single attack or attack different units". A
+designation is offered only while the remaining obligations can still all be
+met, so the player can never designate into a dead end.
 
 An action names the combat's centre hex, a 6-bit mask of the neighbours
 taking part and the form (0: the centre defends, 1: the centre attacks). The
-attacking hexes commit all their units that may attack.
+attacking hexes commit all their uncommitted units that may attack; then,
+until the next designation or the pass, the attacker may leave units of the
+combat just designated out of it (a unit action each: the unit stays free,
+to attack elsewhere or, when it need not attack, not at all), as long as
+every attacking hex keeps a unit in the combat.
 
 With `diversion`, the attacker may once place the Diversion on a defending
 stack (the action with an empty mask, 12.14): it is not attacked, the units
@@ -23,7 +31,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.board import DIRECTIONS
-from engine.describe import hex_label, unit_names
+from engine.describe import hex_label, unit_name, unit_names
 from engine.effects import say
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
@@ -36,18 +44,26 @@ primitive(
     ("side", "side"),
     ("may_attack", Lambda("bool", (("unit", "unit"),))),
     ("must_attack", Lambda("bool", (("unit", "unit"),))),
+    ("must_be_attacked", Lambda("bool", (("unit", "unit"),))),
     ("diversion", "bool"),
     ("may_divert", Lambda("bool", (("unit", "unit"),))),
-    optional=("may_attack", "must_attack", "diversion", "may_divert"),
+    optional=("may_attack", "must_attack", "must_be_attacked", "diversion", "may_divert"),
     doc="The phasing side designates its close combats, one per action, then passes.",
 )
 
 # Beyond this many explored positions the feasibility search trusts the designation.
 SEARCH_LIMIT = 20000
 
+# A designation: (centre, mask, form, attacking hexes, defending hexes).
+Designation = tuple[int, int, int, frozenset[int], frozenset[int]]
+
 
 class _Position:
-    """Who stands where, for one designation phase: computed once per decision."""
+    """Who stands where, for one designation decision: computed once per decision.
+
+    Units already in a combat are committed; the others that may attack are
+    free. `pool` names the combat whose units may still be left out of it.
+    """
 
     def __init__(self, s: State, frame: Frame, prim: Primitive) -> None:
         self.s = s
@@ -57,13 +73,17 @@ class _Position:
         diverted_hex = frame.b.get("diverted_hex", -1)
         may = prim.has_lambda(s, frame, "may_attack")
         must = prim.has_lambda(s, frame, "must_attack")
+        must_be = prim.has_lambda(s, frame, "must_be_attacked")
         self.neighbors = rules.board.neighbors
-        committed = {u for c in s.combats for u in c.attackers}
+        self.committed = frozenset(u for c in s.combats for u in c.attackers)
         attacked = {u for c in s.combats for u in c.defenders}
-        self.attackers_in: dict[int, tuple[int, ...]] = {}  # hex -> uncommitted attackers
+        self.hex_of: dict[int, int] = {}  # may-attack unit -> hex
         self.enemies_in: dict[int, tuple[int, ...]] = {}  # hex -> unattacked enemy units
         may_attack_hexes: set[int] = set()
-        mandatory_units: dict[int, list[int]] = {}
+        must_attack_hexes: set[int] = set()
+        must_be_hexes: set[int] = set()
+        all_enemy_hexes: set[int] = set()
+        mandatory = set()
         for u, spec in enumerate(rules.units):
             if s.unit_status[u] != ON_MAP or spec.kind != "unit":
                 continue
@@ -71,58 +91,64 @@ class _Position:
             if spec.side == side:
                 if may and not prim.call(s, frame, "may_attack", unit=u):
                     continue
+                self.hex_of[u] = h
                 may_attack_hexes.add(h)
-                if u not in committed:
-                    self.attackers_in[h] = (*self.attackers_in.get(h, ()), u)
-                    if not must or prim.call(s, frame, "must_attack", unit=u):
-                        mandatory_units.setdefault(h, []).append(u)
-            elif u not in attacked and h != diverted_hex:
+                if not must or prim.call(s, frame, "must_attack", unit=u):
+                    mandatory.add(u)
+                    must_attack_hexes.add(h)
+                continue
+            all_enemy_hexes.add(h)
+            if u not in attacked and h != diverted_hex:
                 self.enemies_in[h] = (*self.enemies_in.get(h, ()), u)
-        enemy_hexes = set(self.enemies_in)
-        all_enemy_hexes = {
-            s.unit_hex[u]
-            for u, spec in enumerate(rules.units)
-            if s.unit_status[u] == ON_MAP and spec.kind == "unit" and spec.side != side
-        }
-        self.must_attack = frozenset(
-            h for h in mandatory_units if any(n in all_enemy_hexes for n in self.neighbors[h])
+                if must_be and prim.call(s, frame, "must_be_attacked", unit=u):
+                    must_be_hexes.add(h)
+        self.free_in: dict[int, tuple[int, ...]] = {}  # hex -> free units that may attack
+        for u, h in self.hex_of.items():
+            if u not in self.committed:
+                self.free_in[h] = (*self.free_in.get(h, ()), u)
+        # A unit that must attack and stands next to the enemy owes a combat
+        # (it may be committed already: left out, it owes one again).
+        self.mandatory = frozenset(
+            u
+            for u in mandatory
+            if any(n in all_enemy_hexes for n in self.neighbors[self.hex_of[u]])
         )
         self.must_defend = frozenset(
-            h for h in enemy_hexes if any(n in may_attack_hexes for n in self.neighbors[h])
+            h
+            for h in self.enemies_in
+            if any(n in must_attack_hexes for n in self.neighbors[h])
+            or (h in must_be_hexes and any(n in may_attack_hexes for n in self.neighbors[h]))
         )
         if self.restricted:
             # A hex a `no_combat` restriction keeps out of every combat owes none.
-            empty: frozenset[int] = frozenset()
-            options = self.designations(empty, empty)
-            self.must_attack = frozenset(
-                h for h in self.must_attack if any(h in o[3] for o in options)
+            options = self.designations(self.committed, frozenset())
+            self.mandatory = frozenset(
+                u for u in self.mandatory if any(self.hex_of[u] in o[3] for o in options)
             )
             self.must_defend = frozenset(
                 h for h in self.must_defend if any(h in o[4] for o in options)
             )
 
-    def designations(
-        self, used_a: frozenset[int], used_d: frozenset[int]
-    ) -> list[tuple[int, int, int, frozenset[int], frozenset[int]]]:
-        """(centre, mask, form, attacking hexes, defending hexes) still possible."""
+    @property
+    def obligations(self) -> bool:
+        return bool(self.mandatory - self.committed or self.must_defend)
+
+    def designations(self, committed: frozenset[int], used_d: frozenset[int]) -> list[Designation]:
+        """The designations still possible when `committed` units are in combats
+        and `used_d` hexes are attacked (each attacking hex commits its free units)."""
+        free_hexes = {self.hex_of[u] for u in self.hex_of if u not in committed}
         out = []
         for d_hex in sorted(self.enemies_in):
             if d_hex in used_d:
                 continue
-            dirs = [
-                i
-                for i, n in enumerate(self.neighbors[d_hex])
-                if n >= 0 and n in self.attackers_in and n not in used_a
-            ]
+            dirs = [i for i, n in enumerate(self.neighbors[d_hex]) if n >= 0 and n in free_hexes]
             for mask in _submasks(dirs, minimum=1):
                 hexes = frozenset(
                     self.neighbors[d_hex][i] for i in range(DIRECTIONS) if mask >> i & 1
                 )
-                if self.allowed(hexes, frozenset((d_hex,))):
+                if self.allowed(hexes, frozenset((d_hex,)), committed):
                     out.append((d_hex, mask, 0, hexes, frozenset((d_hex,))))
-        for a_hex in sorted(self.attackers_in):
-            if a_hex in used_a:
-                continue
+        for a_hex in sorted(free_hexes):
             dirs = [
                 i
                 for i, n in enumerate(self.neighbors[a_hex])
@@ -132,47 +158,117 @@ class _Position:
                 hexes = frozenset(
                     self.neighbors[a_hex][i] for i in range(DIRECTIONS) if mask >> i & 1
                 )
-                if self.allowed(frozenset((a_hex,)), hexes):
+                if self.allowed(frozenset((a_hex,)), hexes, committed):
                     out.append((a_hex, mask, 1, frozenset((a_hex,)), hexes))
         return out
 
-    def allowed(self, a_hexes: frozenset[int], d_hexes: frozenset[int]) -> bool:
+    def stack_units(self, hexes: frozenset[int], committed: frozenset[int]) -> tuple[int, ...]:
+        """The free units of the hexes: those a designation commits."""
+        return tuple(sorted(u for u, h in self.hex_of.items() if h in hexes and u not in committed))
+
+    def allowed(
+        self,
+        a_hexes: frozenset[int],
+        d_hexes: frozenset[int],
+        committed: frozenset[int],
+        attackers: tuple[int, ...] | None = None,
+    ) -> bool:
         """No `no_combat` restriction forbids the combat these hexes would make."""
         if not self.restricted:
             return True
-        attackers = tuple(sorted(u for h in a_hexes for u in self.attackers_in.get(h, ())))
+        if attackers is None:
+            attackers = self.stack_units(a_hexes, committed)
         defenders = tuple(sorted(u for h in d_hexes for u in self.enemies_in.get(h, ())))
         return may_designate(
             self.s, attackers, defenders, tuple(sorted(a_hexes)), tuple(sorted(d_hexes))
         )
 
-    def feasible(self, used_a: frozenset[int], used_d: frozenset[int]) -> bool:
-        """Can every remaining obligation still be met? (depth-first, memoised)"""
+    def feasible(
+        self,
+        committed: frozenset[int],
+        used_d: frozenset[int],
+        pool: tuple[frozenset[int], frozenset[int]] | None = None,
+    ) -> bool:
+        """Can every remaining obligation still be met, once `committed` units are
+        in combats and `used_d` hexes attacked?
+
+        `pool` is the combat just designated, as (its attacking hexes, its
+        units that may yet be left out): each of those hexes keeps one of
+        them, the others may still attack elsewhere. Without `no_combat`
+        restrictions this is a matching (every defending hex owed a combat
+        gets a unit of its own next to it; every unit that must attack has an
+        enemy hex left to attack, since combats around one defending hex may
+        gather units from any hexes); with them, a search."""
+        if self.restricted:
+            return self._search(committed, used_d)
+        pool_hexes, pool_units = pool if pool is not None else (frozenset(), frozenset())
+        available = [h for h in self.enemies_in if h not in used_d]
+        for u in self.mandatory:
+            if u in committed or u in pool_units:
+                continue
+            if not any(n in available for n in self.neighbors[self.hex_of[u]]):
+                return False
+        free = [u for u in self.hex_of if u not in committed or u in pool_units]
+        slots = [
+            [u for u in free if self.hex_of[u] in self.neighbors[h]]
+            for h in sorted(self.must_defend)
+            if h not in used_d
+        ]
+        slots += [
+            [u for u in sorted(pool_units) if self.hex_of[u] == h] for h in sorted(pool_hexes)
+        ]
+        return _matched(slots)
+
+    def may_commit(self, a_hexes: frozenset[int], d_hexes: frozenset[int]) -> bool:
+        """Designating these hexes (their free units all committed, some of them
+        perhaps left out afterwards) leaves every obligation still possible."""
+        stack = self.stack_units(a_hexes, self.committed)
+        return self.feasible(self.committed | set(stack), d_hexes, (a_hexes, frozenset(stack)))
+
+    def _search(self, committed: frozenset[int], used_d: frozenset[int]) -> bool:
+        """Depth-first, memoised: designations that commit whole stacks."""
         memo: dict[tuple[frozenset[int], frozenset[int]], bool] = {}
         budget = [SEARCH_LIMIT]
 
-        def search(ua: frozenset[int], ud: frozenset[int]) -> bool:
-            key = (ua, ud)
+        def search(done: frozenset[int], ud: frozenset[int]) -> bool:
+            key = (done, ud)
             if key in memo:
                 return memo[key]
             budget[0] -= 1
             if budget[0] < 0:
                 return True
             open_d = sorted(self.must_defend - ud)
-            open_a = sorted(self.must_attack - ua)
+            open_a = sorted(self.hex_of[u] for u in self.mandatory - done)
             if not open_d and not open_a:
                 memo[key] = True
                 return True
             result = False
-            for _c, _m, _f, a_hexes, d_hexes in self.designations(ua, ud):
+            for _c, _m, _f, a_hexes, d_hexes in self.designations(done, ud):
                 covers = (open_d and open_d[0] in d_hexes) or (not open_d and open_a[0] in a_hexes)
-                if covers and search(ua | a_hexes, ud | d_hexes):
+                if covers and search(done | set(self.stack_units(a_hexes, done)), ud | d_hexes):
                     result = True
                     break
             memo[key] = result
             return result
 
-        return search(used_a, used_d)
+        return search(committed, used_d)
+
+
+def _matched(slots: list[list[int]]) -> bool:
+    """Can every slot take a unit of its own from its candidates? (augmenting paths)"""
+    owner: dict[int, int] = {}
+
+    def place(i: int, seen: set[int]) -> bool:
+        for u in slots[i]:
+            if u in seen:
+                continue
+            seen.add(u)
+            if u not in owner or place(owner[u], seen):
+                owner[u] = i
+                return True
+        return False
+
+    return all(place(i, set()) for i in range(len(slots)))
 
 
 def _submasks(dirs: list[int], minimum: int) -> list[int]:
@@ -195,12 +291,13 @@ class DesignateCombats(Primitive):
         "done": "bool",
         "diversion": "bool",
         "diverted_hex": "hex",
+        "open_combat": "int",
     }
 
     def start(self, s: State, frame: Frame, args: dict[str, Any], site: tuple[str, int]) -> None:
         super().start(s, frame, args, site)
         frame.b.setdefault("diversion", False)
-        frame.b.update(done=False, diverted_hex=-1)
+        frame.b.update(done=False, diverted_hex=-1, open_combat=-1)
         s.combats.clear()
 
     def _diversions(self, s: State, frame: Frame, pos: _Position) -> list[int]:
@@ -216,9 +313,9 @@ class DesignateCombats(Primitive):
             ):
                 continue
             frame.b["diverted_hex"] = h
-            feasible = _Position(s, frame, self).feasible(frozenset(), frozenset())
+            diverted = _Position(s, frame, self)
             frame.b["diverted_hex"] = -1
-            if feasible:
+            if diverted.feasible(diverted.committed, frozenset()):
                 out.append(h)
         return out
 
@@ -231,18 +328,39 @@ class DesignateCombats(Primitive):
                 c.diverted = any(h in near for h in c.attack_hexes)
         frame.b["done"] = True
 
-    def _legal(self, s: State, frame: Frame) -> tuple[list[int], bool]:
-        pos = _Position(s, frame, self)
+    def _left_out(self, s: State, frame: Frame, pos: _Position) -> list[int]:
+        """Units of the combat just designated that may be left out of it (12.15:
+        stacked attackers "may combine in a single attack or attack different
+        units"): another unit of its hex stays in the combat, and the
+        obligations can still all be met with it free."""
+        c_index = frame.b.get("open_combat", -1)
+        if c_index < 0:
+            return []
+        c = s.combats[c_index]
+        out = []
+        for u in c.attackers:
+            rest = tuple(x for x in c.attackers if x != u)
+            if not any(s.unit_hex[x] == s.unit_hex[u] for x in rest):
+                continue
+            if pos.restricted and not pos.allowed(
+                frozenset(c.attack_hexes), frozenset(c.defense_hexes), pos.committed, rest
+            ):
+                continue
+            pool = (frozenset(c.attack_hexes), frozenset(rest))
+            if pos.feasible(pos.committed - {u}, frozenset(), pool):
+                out.append(u)
+        return out
+
+    def _legal(self, s: State, frame: Frame, pos: _Position) -> tuple[list[int], bool]:
         space = s.game.actions
-        empty: frozenset[int] = frozenset()
-        options = pos.designations(empty, empty)
+        options = pos.designations(pos.committed, frozenset())
         legal = [
             space.designate(c, m, f)
             for c, m, f, a_hexes, d_hexes in options
-            if pos.feasible(a_hexes, d_hexes)
+            if pos.may_commit(a_hexes, d_hexes)
         ]
-        obligations = bool(pos.must_attack or pos.must_defend)
-        may_pass = not obligations or (not legal and bool(options))
+        legal += [space.unit(u) for u in self._left_out(s, frame, pos)]
+        may_pass = not pos.obligations or (not legal and bool(options))
         if not legal and not may_pass:
             legal = [space.designate(c, m, f) for c, m, f, _a, _d in options]
         return legal, may_pass or not options
@@ -250,11 +368,10 @@ class DesignateCombats(Primitive):
     def run(self, s: State, frame: Frame) -> Node | None:
         if frame.b["done"]:
             return None
-        legal, may_pass = self._legal(s, frame)
+        pos = _Position(s, frame, self)
+        legal, may_pass = self._legal(s, frame, pos)
         space = s.game.actions
-        legal += [
-            space.designate(h, 0, 0) for h in self._diversions(s, frame, _Position(s, frame, self))
-        ]
+        legal += [space.designate(h, 0, 0) for h in self._diversions(s, frame, pos)]
         if not legal:
             self._finish(s, frame)
             return None
@@ -263,6 +380,10 @@ class DesignateCombats(Primitive):
 
     def apply(self, s: State, frame: Frame, action: int) -> None:
         space = s.game.actions
+        if space.kind_of(action) == "unit":
+            self._leave_out(s, frame, space.decode("unit", action))
+            return
+        frame.b["open_combat"] = -1
         if action == space.PASS:
             self._finish(s, frame)
             return
@@ -274,7 +395,7 @@ class DesignateCombats(Primitive):
         pos = _Position(s, frame, self)
         ring = [s.game.rules.board.neighbors[centre][i] for i in range(DIRECTIONS) if mask >> i & 1]
         a_hexes, d_hexes = (ring, [centre]) if form == 0 else ([centre], ring)
-        attackers = tuple(sorted(u for h in a_hexes for u in pos.attackers_in.get(h, ())))
+        attackers = pos.stack_units(frozenset(a_hexes), pos.committed)
         defenders = tuple(sorted(u for h in d_hexes for u in pos.enemies_in.get(h, ())))
         s.combats.append(
             Combat(
@@ -285,11 +406,17 @@ class DesignateCombats(Primitive):
                 tuple(sorted(d_hexes)),
             )
         )
+        frame.b["open_combat"] = len(s.combats) - 1
         say(
             s,
             f"Combat {len(s.combats)}: {unit_names(s, attackers)} attack "
             f"{unit_names(s, defenders)} in {', '.join(hex_label(s, h) for h in sorted(d_hexes))}.",
         )
+
+    def _leave_out(self, s: State, frame: Frame, u: int) -> None:
+        c = s.combats[frame.b["open_combat"]]
+        c.attackers = tuple(x for x in c.attackers if x != u)
+        say(s, f"{unit_name(s, u)} is left out of combat {frame.b['open_combat'] + 1}.")
 
 
 register(DesignateCombats())

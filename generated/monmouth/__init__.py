@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a63af3c765ec9585aca87db861d322ae0d46df2c388fe9a5b6f7cdde1de614f4'
+RULES_HASH = 'ea7539e5254c3856025ace553a9bd4c3353149278e9f31475f8b15c8e84824cb'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -318,12 +318,12 @@ def d_surrounded(s, a_u):
 
 
 def d_strategic_factor(s, a_u):
-    # 'rulesets/series/movement.mst:70': 'Strategic movement: times the allowance'
+    # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
     return 2
 
 
 def d_one_hex_minimum(s, a_u):
-    # 'rulesets/series/movement.mst:74': 'May always move one hex'
+    # 'rulesets/series/movement.mst:136': 'May always move one hex'
     return True
 
 
@@ -335,36 +335,48 @@ def d_may_move_strategically(s, a_u):
 
 
 def d_open_to(s, a_u, a_h):
-    # 'rulesets/series/movement.mst:80': 'A hex the unit may step into'
+    # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s,
         a_u)))) == 0)) and d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:131': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0
         for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0
         for e0 in q.units_at(s, a_h) if False))
 
 
+def d_commanders(s, a_u):
+    # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
+    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s,
+        a_u))) and q.may_command(s, e0, a_u)))
+
+
+def d_leader_of(s, a_u):
+    # 'rulesets/series/leaders.mst:14': 'The leader in command'
+    return min(tuple(e0 for e0 in d_commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1]
+        for e1 in d_commanders(s, a_u)), default=0))), key=lambda e0: UNIT_PROPS['seniority'][e0], default=-1)
+
+
 def d_has_leader(s, a_u):
-    # 'rulesets/series/leaders.mst:9': 'A leader commands the unit'
-    return (q.leader_of(s, a_u) != -1)
+    # 'rulesets/series/leaders.mst:17': 'A leader commands the unit'
+    return (d_leader_of(s, a_u) != -1)
 
 
 def d_close_combat_leadership(s, a_units):
-    # 'rulesets/series/leaders.mst:14': "Best Close Combat DRM among the units' leaders"
-    return max((UNIT_PROPS['close_combat_drm'][q.leader_of(s, e0)] for e0 in tuple(e0 for e0 in a_units
+    # 'rulesets/series/leaders.mst:22': "Best Close Combat DRM among the units' leaders"
+    return max((UNIT_PROPS['close_combat_drm'][d_leader_of(s, e0)] for e0 in tuple(e0 for e0 in a_units
         if d_has_leader(s, e0))), default=0)
 
 
 def d_leadership(s, a_u):
-    # 'rulesets/series/leaders.mst:19': 'Leadership DRM for a unit'
-    return (UNIT_PROPS['leadership_drm'][q.leader_of(s, a_u)] if d_has_leader(s, a_u) else 0)
+    # 'rulesets/series/leaders.mst:27': 'Leadership DRM for a unit'
+    return (UNIT_PROPS['leadership_drm'][d_leader_of(s, a_u)] if d_has_leader(s, a_u) else 0)
 
 
 def d_leader_near(s, a_units):
-    # 'rulesets/series/leaders.mst:24': 'A friendly leader stacked with or next to the units'
+    # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units'
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1]))
         for e1 in q.union(q.units_at(s, q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
@@ -423,51 +435,61 @@ def d_fire_flank_open(s, a_firer, a_target):
 
 
 def d_may_attack(s, a_u):
-    # 'rulesets/series/close_combat.mst:37': 'May attack'
+    # 'rulesets/series/close_combat.mst:40': 'May attack'
     return ((d_parade(s, a_u) and (not s.vars['withdrawn'][a_u])) and (not UNIT_PROPS['artillery'][a_u]))
 
 
 def d_must_attack(s, a_u):
-    # 'rulesets/series/close_combat.mst:41': 'Must attack'
-    return ((not UNIT_PROPS['artillery'][a_u]) and (not d_rifle_unit(s, a_u)))
+    # 'rulesets/series/close_combat.mst:49': 'Must attack'
+    return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not d_rifle_unit(s, a_u))))
+
+
+def d_must_be_attacked(s, a_u):
+    # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
+    return s.vars['pinned'][a_u]
 
 
 def d_adds_strength(s, a_u):
-    # 'rulesets/series/close_combat.mst:56': 'Adds its SPs to a close combat'
+    # 'rulesets/series/close_combat.mst:71': 'Adds its SPs to a close combat'
     return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
 
 
 def d_attack_strength(s, a_combat):
-    # 'rulesets/series/close_combat.mst:59': 'Attacking SPs'
+    # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if d_adds_strength(s, e0)))
 
 
 def d_defense_value(s, a_u):
-    # 'rulesets/series/close_combat.mst:62': "A defending unit's SPs"
+    # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2)
         if (s.vars['order'][a_u] == 'disrupted') else q.unit_strength(s, a_u)))
 
 
 def d_defense_strength(s, a_combat):
-    # 'rulesets/series/close_combat.mst:65': 'Defending SPs'
+    # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
     return sum(d_defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if d_adds_strength(s, e0)))
 
 
 def d_may_lead(s, a_u):
-    # 'rulesets/series/close_combat.mst:70': 'May be the lead unit'
+    # 'rulesets/series/close_combat.mst:85': 'May be the lead unit'
     return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
 
 
 def d_lead_candidates(s, a_units):
-    # 'rulesets/series/close_combat.mst:77': 'Units that may lead'
+    # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
     return (tuple(e0 for e0 in a_units if (d_parade(s, e0) and d_may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
         if (d_parade(s, e0) and d_may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if d_may_lead(s, e0))
         if (len(tuple(e0 for e0 in a_units if d_may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units
         if (not UNIT_PROPS['artillery'][e0]))))
 
 
+def d_result_stands(s, a_s):
+    # 'rulesets/series/close_combat.mst:101': 'The side suffers its close combat result'
+    return True
+
+
 def d_may_advance(s, a_u, a_into):
-    # 'rulesets/series/close_combat.mst:86': 'May advance after combat'
+    # 'rulesets/series/close_combat.mst:106': 'May advance after combat'
     return (not q.prohibited(s, a_into))
 
 
@@ -477,35 +499,35 @@ def d_free_to_advance(s, a_u):
 
 
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
+    # 'rulesets/series/close_combat.mst:114': 'May advance into every defending hex'
     return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:119': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0,
         a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat))
         if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:126': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0]))
         for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_suffers_rifle_drm(s, a_u):
-    # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
+    # 'rulesets/series/close_combat.mst:156': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_all_militia(s, a_units):
-    # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
+    # 'rulesets/series/close_combat.mst:163': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:168': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -1256,1856 +1278,1964 @@ def f88(s, b):
 
 
 def f89(s, b):
+    # 'rulesets/series/movement.mst:53'
+    e.set_var(s, 'pin_withdrawal', False)
+
+
+def f90(s, b):
+    # 'rulesets/series/movement.mst:54'
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
+
+
+def f91(s, b):
+    # 'rulesets/series/movement.mst:55'
+    e.set_at(s, 'pin_case_b', b['u'], False)
+
+
+def f92(s, b):
+    # 'rulesets/series/movement.mst:56'
+    e.set_at(s, 'pin_case_chosen', b['u'], False)
+
+
+def f93(s, b):
+    # 'rulesets/series/movement.mst:59'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
+
+
+def f94(s, b):
+    # 'rulesets/series/movement.mst:60'
+    return (not s.vars['pin_case_chosen'][b['u']])
+
+
+def f95(s, b):
+    # 'rulesets/series/movement.mst:61'
+    return s.vars['pin_group'][b['u']]
+
+
+def f96(s, b):
+    # 'rulesets/series/movement.mst:62'
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s,
+        b['side']) if (s.vars['pin_group'][e0] == b['group'])))
+
+
+def f97(s, b):
+    # 'rulesets/series/movement.mst:63'
+    return (not b['engaged'])
+
+
+def f98(s, b):
+    # 'rulesets/series/movement.mst:64'
+    return b['engaged']
+
+
+def f99(s, b):
+    # 'rulesets/series/movement.mst:65'
+    return b['_ask4']
+
+
+def f100(s, b):
+    # 'rulesets/series/movement.mst:66'
+    return True
+
+
+def f101(s, b):
+    # 'rulesets/series/movement.mst:69'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
+
+
+def f102(s, b):
+    # 'rulesets/series/movement.mst:70'
+    e.set_at(s, 'pin_case_chosen', b['v'], True)
+
+
+def f103(s, b):
+    # 'rulesets/series/movement.mst:71'
+    e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
+
+
+def f104(s, b):
+    # 'rulesets/series/movement.mst:72'
+    return b['case_b']
+
+
+def f105(s, b):
+    # 'rulesets/series/movement.mst:73'
+    return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
+
+
+def f106(s, b):
+    # 'rulesets/series/movement.mst:74'
+    e.set_at(s, 'pin_case_b', b['e'], True)
+
+
+def f107(s, b):
+    # 'rulesets/series/movement.mst:75'
+    e.set_var(s, 'pin_withdrawal', True)
+
+
+def f108(s, b):
     # 'rulesets/monmouth/reinforcements.mst:207'
     return ((((b['side'] == 1) and (q.entry_turn(s, 94) > 0)) and (s.vars['turn'] >= q.entry_turn(s, 94)))
         and (s.vars['morgan_arrived_on'] == 0))
 
 
-def f90(s, b):
+def f109(s, b):
     # 'rulesets/monmouth/reinforcements.mst:208'
     return q.column_of(s, 6, s.vars['turn'])
 
 
-def f91(s, b):
+def f110(s, b):
     # 'rulesets/monmouth/reinforcements.mst:209'
     return (b['outcome'] == 'enter')
 
 
-def f92(s, b):
+def f111(s, b):
     # 'rulesets/monmouth/reinforcements.mst:210'
     e.set_var(s, 'morgan_arrived_on', s.vars['turn'])
 
 
-def f93(s, b):
+def f112(s, b):
     # 'rulesets/monmouth/reinforcements.mst:219'
     return ((not s.vars['variable_entry_rolled'][b['side']]) and (len(d_variable_reinforcements_due(s, b['side'])) > 0))
 
 
-def f94(s, b):
+def f113(s, b):
     # 'rulesets/monmouth/reinforcements.mst:220'
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
 
 
-def f95(s, b):
+def f114(s, b):
     # 'rulesets/monmouth/reinforcements.mst:221'
     return (((b['side'] == 0) and q.rule_on(s, 'pro_british')) or ((b['side'] == 1) and q.rule_on(s, 'pro_american')))
 
 
-def f96(s, b):
+def f115(s, b):
     # 'rulesets/monmouth/reinforcements.mst:222'
     e.set_at(s, 'variable_entry_passed', b['side'], True)
 
 
-def f97(s, b):
+def f116(s, b):
     # 'rulesets/monmouth/reinforcements.mst:224'
     return (not (((b['side'] == 1) and q.rule_on(s, 'pro_british')) or ((b['side'] == 0) and q.rule_on(s,
         'pro_american'))))
 
 
-def f98(s, b):
+def f117(s, b):
     # 'rulesets/monmouth/reinforcements.mst:225'
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
 
 
-def f99(s, b):
+def f118(s, b):
     # 'rulesets/monmouth/reinforcements.mst:226'
-    return b['_ask4']
+    return b['_ask5']
 
 
-def f100(s, b):
+def f119(s, b):
     # 'rulesets/monmouth/reinforcements.mst:228'
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
 
 
-def f101(s, b):
+def f120(s, b):
     # 'rulesets/monmouth/reinforcements.mst:231'
     return q.column_of(s, 7, d_variable_turn(s, b['side']))
 
 
-def f102(s, b):
+def f121(s, b):
     # 'rulesets/monmouth/reinforcements.mst:232'
     e.set_at(s, 'variable_entry_passed', b['side'], (b['outcome'] == 'enter'))
 
 
-def f103(s, b):
+def f122(s, b):
     # 'rulesets/monmouth/reinforcements.mst:233'
     return s.vars['variable_entry_passed'][b['side']]
 
 
-def f104(s, b):
+def f123(s, b):
     # 'rulesets/monmouth/reinforcements.mst:234'
     return tuple(e0 for e0 in d_variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == 0)
         and (RULES.units[e0].formation != 'hessians')))
 
 
-def f105(s, b):
+def f124(s, b):
     # 'rulesets/monmouth/reinforcements.mst:236'
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
 
 
-def f106(s, b):
+def f125(s, b):
     # 'rulesets/monmouth/reinforcements.mst:247'
     return d_may_arrive(s, b['unit'])
 
 
-def f107(s, b):
+def f126(s, b):
     # 'rulesets/monmouth/reinforcements.mst:248'
     return d_entry_choices(s, b['unit'])
 
 
-def f108(s, b):
+def f127(s, b):
     # 'rulesets/monmouth/reinforcements.mst:246'
     return {'side': b['side'], 'may_delay': True}
 
 
-def f109(s, b):
+def f128(s, b):
     # 'rulesets/monmouth/reinforcements.mst:253'
     return (((b['side'] == 1) and s.vars['steuben_withdrawn']) and s.vars['variable_entry_passed'][1])
 
 
-def f110(s, b):
+def f129(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
     return 1
 
 
-def f111(s, b):
+def f130(s, b):
     # 'rulesets/monmouth/reinforcements.mst:254'
-    return b['_ask5']
+    return b['_ask6']
 
 
-def f112(s, b):
+def f131(s, b):
     # 'rulesets/monmouth/reinforcements.mst:255'
     return tuple(e0 for e0 in (10,) if (not d_entry_blocked(s, e0, 1)))
 
 
-def f113(s, b):
+def f132(s, b):
     # 'rulesets/monmouth/reinforcements.mst:256'
     e.place(s, 92, b['h'])
 
 
-def f114(s, b):
+def f133(s, b):
     # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
 
 
-def f115(s, b):
-    # 'rulesets/series/movement.mst:31'
+def f134(s, b):
+    # 'rulesets/series/movement.mst:93'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted')
         and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f116(s, b):
-    # 'rulesets/series/movement.mst:32'
+def f135(s, b):
+    # 'rulesets/series/movement.mst:94'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f117(s, b):
-    # 'rulesets/series/movement.mst:33'
+def f136(s, b):
+    # 'rulesets/series/movement.mst:95'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0,
         b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f118(s, b):
-    # 'rulesets/series/movement.mst:34'
+def f137(s, b):
+    # 'rulesets/series/movement.mst:96'
     return (len(b['away']) > 0)
 
 
-def f119(s, b):
-    # 'rulesets/series/movement.mst:35'
+def f138(s, b):
+    # 'rulesets/series/movement.mst:97'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f120(s, b):
-    # 'rulesets/series/movement.mst:36'
+def f139(s, b):
+    # 'rulesets/series/movement.mst:98'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f121(s, b):
-    # 'rulesets/series/movement.mst:37'
+def f140(s, b):
+    # 'rulesets/series/movement.mst:99'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f122(s, b):
-    # 'rulesets/series/movement.mst:39'
+def f141(s, b):
+    # 'rulesets/series/movement.mst:101'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f123(s, b):
+def f142(s, b):
     # 'rulesets/monmouth/leaders.mst:198'
     return (s.unit_status[22] == 0)
 
 
-def f124(s, b):
+def f143(s, b):
     # 'rulesets/monmouth/leaders.mst:199'
     return tuple(e0 for e0 in q.stacked_with(s, 22) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0]))
 
 
-def f125(s, b):
+def f144(s, b):
     # 'rulesets/monmouth/leaders.mst:200'
     e.set_at(s, 'with_oswald', b['u'], True)
 
 
-def f126(s, b):
+def f145(s, b):
     # 'rulesets/monmouth/command_and_control.mst:147'
     return (b['side'] == 1)
 
 
-def f127(s, b):
+def f146(s, b):
     # 'rulesets/monmouth/command_and_control.mst:148'
     return tuple(e0 for e0 in q.units_of(s, 1) if ((s.vars['cc_impact'][e0] == 13) and UNIT_COMBAT[e0]))
 
 
-def f128(s, b):
+def f147(s, b):
     # 'rulesets/monmouth/command_and_control.mst:149'
     e.set_at(s, 'cc_strategic', b['u'], (d_on_road(s, b['u']) and d_may_move_strategically(s, b['u'])))
 
 
-def f129(s, b):
+def f148(s, b):
     # 'rulesets/monmouth/command_and_control.mst:153'
     return d_in_enemy_zoc(s, b['hex'], 1)
 
 
-def f130(s, b):
+def f149(s, b):
     # 'rulesets/monmouth/command_and_control.mst:150'
     return {'unit': b['u'], 'toward': d_countermarch_goal(s, b['u']), 'capture_if_blocked': True, 'exit': True,
         'along_roads': s.vars['cc_strategic'][b['u']]}
 
 
-def f131(s, b):
+def f150(s, b):
     # 'rulesets/monmouth/command_and_control.mst:157'
     e.set_at(s, 'cc_strategic', b['u'], False)
 
 
-def f132(s, b):
+def f151(s, b):
     # 'rulesets/monmouth/scenarios.mst:427'
     return (b['side'] == 0)
 
 
-def f133(s, b):
+def f152(s, b):
     # 'rulesets/monmouth/scenarios.mst:428'
     return tuple(e0 for e0 in q.units_of(s, 0) if (d_hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0])))
 
 
-def f134(s, b):
+def f153(s, b):
     # 'rulesets/monmouth/scenarios.mst:428'
     return 0
 
 
-def f135(s, b):
+def f154(s, b):
     # 'rulesets/monmouth/scenarios.mst:429'
-    return b['_ask6']
+    return b['_ask7']
 
 
-def f136(s, b):
+def f155(s, b):
     # 'rulesets/monmouth/scenarios.mst:430'
     return {'unit': b['u'], 'drm': (-1)}
 
 
-def f137(s, b):
+def f156(s, b):
     # 'rulesets/monmouth/scenarios.mst:432'
     e.set_at(s, 'hessian_holds', b['u'], True)
 
 
-def f138(s, b):
-    # 'rulesets/series/movement.mst:49'
+def f157(s, b):
+    # 'rulesets/series/movement.mst:111'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f139(s, b):
-    # 'rulesets/series/movement.mst:50'
+def f158(s, b):
+    # 'rulesets/series/movement.mst:112'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f140(s, b):
-    # 'rulesets/series/movement.mst:51'
+def f159(s, b):
+    # 'rulesets/series/movement.mst:113'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f141(s, b):
-    # 'rulesets/series/movement.mst:52'
+def f160(s, b):
+    # 'rulesets/series/movement.mst:114'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f142(s, b):
-    # 'rulesets/series/movement.mst:53'
+def f161(s, b):
+    # 'rulesets/series/movement.mst:115'
     return d_strategic_factor(s, b['unit'])
 
 
-def f143(s, b):
-    # 'rulesets/series/movement.mst:54'
+def f162(s, b):
+    # 'rulesets/series/movement.mst:116'
     return d_one_hex_minimum(s, b['unit'])
 
 
-def f144(s, b):
+def f163(s, b):
     # 'rulesets/monmouth/reinforcements.mst:264'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 
 
-def f145(s, b):
+def f164(s, b):
     # 'rulesets/monmouth/reinforcements.mst:265'
     return ((not d_stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h'])
         if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
 
 
-def f146(s, b):
+def f165(s, b):
     # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn'])
         and UNIT_COMBAT[e0]))
 
 
-def f147(s, b):
+def f166(s, b):
     # 'rulesets/monmouth/reinforcements.mst:267'
     e.hold_back(s, b['u'])
 
 
-def f148(s, b):
+def f167(s, b):
     # 'rulesets/monmouth/reinforcements.mst:268'
     e.set_at(s, 'held_back', b['u'], True)
 
 
-def f149(s, b):
+def f168(s, b):
     # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
 
 
-def f150(s, b):
-    # 'rulesets/series/movement.mst:57'
+def f169(s, b):
+    # 'rulesets/series/movement.mst:119'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         q.side(s, e0))) == 0)))
 
 
-def f151(s, b):
-    # 'rulesets/series/movement.mst:58'
+def f170(s, b):
+    # 'rulesets/series/movement.mst:120'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f152(s, b):
-    # 'rulesets/series/movement.mst:59'
+def f171(s, b):
+    # 'rulesets/series/movement.mst:121'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f153(s, b):
-    # 'rulesets/series/movement.mst:60'
-    return s.vars['pin_group'][b['u']]
-
-
-def f154(s, b):
-    # 'rulesets/series/movement.mst:61'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-
-
-def f155(s, b):
-    # 'rulesets/series/movement.mst:62'
+def f172(s, b):
+    # 'rulesets/series/movement.mst:124'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f156(s, b):
-    # 'rulesets/series/movement.mst:64'
+def f173(s, b):
+    # 'rulesets/series/movement.mst:126'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f157(s, b):
+def f174(s, b):
     # 'rulesets/series/morale.mst:12'
     return (b['total'] >= 5)
 
 
-def f158(s, b):
+def f175(s, b):
     # 'rulesets/series/rally.mst:5'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f159(s, b):
+def f176(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f160(s, b):
+def f177(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:37'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f161(s, b):
+def f178(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:38'
     return d_molly_may_join(s, b['u'])
 
 
-def f162(s, b):
+def f179(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:39'
-    return b['_ask7']
+    return b['_ask8']
 
 
-def f163(s, b):
+def f180(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:40'
     e.set_at(s, 'molly', b['u'], True)
 
 
-def f164(s, b):
+def f181(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:41'
     e.set_var(s, 'molly_placed', True)
 
 
-def f165(s, b):
+def f182(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:44'
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
 
 
-def f166(s, b):
+def f183(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:45'
     e.set_at(s, 'order', b['u'], 'parade_order')
 
 
-def f167(s, b):
+def f184(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:46'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f168(s, b):
+def f185(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:48'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f169(s, b):
+def f186(s, b):
     # 'rulesets/monmouth/molly_pitcher.mst:50'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f170(s, b):
+def f187(s, b):
     # 'rulesets/series/fire.mst:44'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f171(s, b):
+def f188(s, b):
     # 'rulesets/series/fire.mst:44'
     return q.enemy(s, b['side'])
 
 
-def f172(s, b):
+def f189(s, b):
     # 'rulesets/series/fire.mst:45'
     return (b['target'] == -1)
 
 
-def f173(s, b):
+def f190(s, b):
     # 'rulesets/series/fire.mst:48'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f174(s, b):
+def f191(s, b):
     # 'rulesets/series/fire.mst:71'
     return tuple(e0 for e0 in () if False)
 
 
-def f175(s, b):
+def f192(s, b):
     # 'rulesets/series/fire.mst:72'
     return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f176(s, b):
+def f193(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f177(s, b):
+def f194(s, b):
     # 'rulesets/series/fire.mst:73'
-    return b['_ask8']
+    return b['_ask9']
 
 
-def f178(s, b):
+def f195(s, b):
     # 'rulesets/series/fire.mst:74'
     return q.union(b['firers'], (b['a'],))
 
 
-def f179(s, b):
+def f196(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f180(s, b):
+def f197(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f181(s, b):
+def f198(s, b):
     # 'rulesets/monmouth/scenarios.mst:455'
     return d_hessian_grenadier(s, b['target'])
 
 
-def f182(s, b):
+def f199(s, b):
     # 'rulesets/monmouth/scenarios.mst:456'
     e.set_at(s, 'hessian_engaged', b['target'], True)
 
 
-def f183(s, b):
+def f200(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f184(s, b):
+def f201(s, b):
     # 'rulesets/series/fire.mst:81'
     return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f185(s, b):
+def f202(s, b):
     # 'rulesets/series/fire.mst:82'
     return False
 
 
-def f186(s, b):
+def f203(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f187(s, b):
+def f204(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f188(s, b):
+def f205(s, b):
     # 'rulesets/series/fire.mst:95'
     return d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f189(s, b):
+def f206(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f190(s, b):
+def f207(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s,
         UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f191(s, b):
+def f208(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f192(s, b):
+def f209(s, b):
     # 'rulesets/series/fire.mst:111'
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f193(s, b):
+def f210(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f194(s, b):
+def f211(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f195(s, b):
+def f212(s, b):
     # 'rulesets/series/fire.mst:115'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f196(s, b):
+def f213(s, b):
     # 'rulesets/series/fire.mst:135'
     return d_rifle_targets(s, b['side'])
 
 
-def f197(s, b):
+def f214(s, b):
     # 'rulesets/series/fire.mst:139'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f198(s, b):
+def f215(s, b):
     # 'rulesets/series/fire.mst:147'
     return d_adjacent_rifles(s, b['target'], b['side'])
 
 
-def f199(s, b):
+def f216(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f200(s, b):
+def f217(s, b):
     # 'rulesets/series/fire.mst:148'
-    return b['_ask9']
+    return b['_ask10']
 
 
-def f201(s, b):
+def f218(s, b):
     # 'rulesets/series/fire.mst:149'
     return q.union(b['firers'], (b['r'],))
 
 
-def f202(s, b):
+def f219(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f203(s, b):
+def f220(s, b):
     # 'rulesets/series/fire.mst:157'
     return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f204(s, b):
+def f221(s, b):
     # 'rulesets/series/fire.mst:158'
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f205(s, b):
+def f222(s, b):
     # 'rulesets/series/fire.mst:159'
     return b['firers']
 
 
-def f206(s, b):
+def f223(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f207(s, b):
+def f224(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f208(s, b):
+def f225(s, b):
     # 'rulesets/series/fire.mst:166'
     return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
-def f209(s, b):
+def f226(s, b):
     # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f210(s, b):
-    # 'rulesets/series/close_combat.mst:10'
+def f227(s, b):
+    # 'rulesets/series/close_combat.mst:12'
     return d_may_attack(s, b['unit'])
 
 
-def f211(s, b):
-    # 'rulesets/series/close_combat.mst:11'
+def f228(s, b):
+    # 'rulesets/series/close_combat.mst:13'
     return d_must_attack(s, b['unit'])
 
 
-def f212(s, b):
-    # 'rulesets/series/close_combat.mst:13'
+def f229(s, b):
+    # 'rulesets/series/close_combat.mst:14'
+    return d_must_be_attacked(s, b['unit'])
+
+
+def f230(s, b):
+    # 'rulesets/series/close_combat.mst:16'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f213(s, b):
-    # 'rulesets/series/close_combat.mst:9'
+def f231(s, b):
+    # 'rulesets/series/close_combat.mst:11'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f214(s, b):
+def f232(s, b):
     # 'rulesets/monmouth/scenarios.mst:231'
     return any(any(((q.hex_of(s, e1) in (462, 490, 517)) and (q.side(s, e1) == 1)) for e1 in q.defenders(s, e0))
         for e0 in q.combats(s))
 
 
-def f215(s, b):
+def f233(s, b):
     # 'rulesets/monmouth/scenarios.mst:232'
     e.set_var(s, 'hedgerow_attacked', True)
 
 
-def f216(s, b):
-    # 'rulesets/series/close_combat.mst:15'
+def f234(s, b):
+    # 'rulesets/series/close_combat.mst:18'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f217(s, b):
-    # 'rulesets/series/close_combat.mst:19'
+def f235(s, b):
+    # 'rulesets/series/close_combat.mst:22'
     return q.combats(s)
 
 
-def f218(s, b):
-    # 'rulesets/series/close_combat.mst:19'
+def f236(s, b):
+    # 'rulesets/series/close_combat.mst:22'
     return b['_for_combat']
 
 
-def f219(s, b):
-    # 'rulesets/series/close_combat.mst:20'
+def f237(s, b):
+    # 'rulesets/series/close_combat.mst:23'
     return {'combat': b['combat']}
 
 
-def f220(s, b):
-    # 'rulesets/series/close_combat.mst:45'
+def f238(s, b):
+    # 'rulesets/series/close_combat.mst:60'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f221(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+def f239(s, b):
+    # 'rulesets/series/close_combat.mst:188'
     return -1
 
 
-def f222(s, b):
-    # 'rulesets/series/close_combat.mst:169'
+def f240(s, b):
+    # 'rulesets/series/close_combat.mst:189'
     return q.attacking_side(s, b['combat'])
 
 
-def f223(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+def f241(s, b):
+    # 'rulesets/series/close_combat.mst:190'
     return q.defending_side(s, b['combat'])
 
 
-def f224(s, b):
-    # 'rulesets/series/close_combat.mst:171'
+def f242(s, b):
+    # 'rulesets/series/close_combat.mst:191'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f225(s, b):
-    # 'rulesets/series/close_combat.mst:172'
+def f243(s, b):
+    # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f226(s, b):
-    # 'rulesets/series/close_combat.mst:173'
+def f244(s, b):
+    # 'rulesets/series/close_combat.mst:193'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f227(s, b):
-    # 'rulesets/series/close_combat.mst:175'
+def f245(s, b):
+    # 'rulesets/series/close_combat.mst:195'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f228(s, b):
-    # 'rulesets/series/close_combat.mst:176'
+def f246(s, b):
+    # 'rulesets/series/close_combat.mst:196'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f229(s, b):
+def f247(s, b):
     # 'rulesets/monmouth/scenarios.mst:448'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
         if d_hessian_grenadier(s, e0))
 
 
-def f230(s, b):
+def f248(s, b):
     # 'rulesets/monmouth/scenarios.mst:449'
     e.set_at(s, 'hessian_engaged', b['u'], True)
 
 
-def f231(s, b):
-    # 'rulesets/series/close_combat.mst:181'
+def f249(s, b):
+    # 'rulesets/series/close_combat.mst:201'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f232(s, b):
-    # 'rulesets/series/close_combat.mst:182'
+def f250(s, b):
+    # 'rulesets/series/close_combat.mst:202'
     return q.defenders(s, b['combat'])
 
 
-def f233(s, b):
-    # 'rulesets/series/close_combat.mst:187'
+def f251(s, b):
+    # 'rulesets/series/close_combat.mst:207'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f234(s, b):
-    # 'rulesets/series/close_combat.mst:188'
+def f252(s, b):
+    # 'rulesets/series/close_combat.mst:208'
     return q.diverted(s, b['combat'])
 
 
-def f235(s, b):
-    # 'rulesets/series/close_combat.mst:189'
+def f253(s, b):
+    # 'rulesets/series/close_combat.mst:209'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f236(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+def f254(s, b):
+    # 'rulesets/series/close_combat.mst:214'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f237(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+def f255(s, b):
+    # 'rulesets/series/close_combat.mst:215'
     return b['defender']
 
 
-def f238(s, b):
-    # 'rulesets/series/close_combat.mst:195'
-    return b['_ask10']
-
-
-def f239(s, b):
-    # 'rulesets/series/close_combat.mst:197'
-    e.set_at(s, 'withdrawn', b['u'], True)
-
-
-def f240(s, b):
-    # 'rulesets/series/close_combat.mst:198'
-    return s.vars['pinned'][b['u']]
-
-
-def f241(s, b):
-    # 'rulesets/series/close_combat.mst:199'
-    return {'side': b['defender'], 'amount': (-1)}
-
-
-def f242(s, b):
-    # 'rulesets/series/close_combat.mst:201'
-    return {'unit': b['u'], 'hexes': 3}
-
-
-def f243(s, b):
-    # 'rulesets/series/close_combat.mst:207'
-    return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-
-
-def f244(s, b):
-    # 'rulesets/series/close_combat.mst:216'
-    return d_attacker_lead_candidates(s, b['combat'])
-
-
-def f245(s, b):
-    # 'rulesets/series/close_combat.mst:216'
-    return b['attacker']
-
-
-def f246(s, b):
-    # 'rulesets/series/close_combat.mst:217'
-    return d_lead_candidates(s, q.defenders(s, b['combat']))
-
-
-def f247(s, b):
-    # 'rulesets/series/close_combat.mst:223'
-    return d_tactics_chits(s)
-
-
-def f248(s, b):
-    # 'rulesets/series/close_combat.mst:226'
-    return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
-
-
-def f249(s, b):
-    # 'rulesets/series/close_combat.mst:227'
-    return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
-
-
-def f250(s, b):
-    # 'rulesets/series/close_combat.mst:228'
-    return (b['matrix'][1] == 10)
-
-
-def f251(s, b):
-    # 'rulesets/series/close_combat.mst:229'
-    return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
-
-
-def f252(s, b):
-    # 'rulesets/series/close_combat.mst:234'
-    return b['odds']
-
-
-def f253(s, b):
-    # 'rulesets/series/close_combat.mst:239'
-    return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-
-
-def f254(s, b):
-    # 'rulesets/series/close_combat.mst:241'
-    return (s.vars['momentum'][b['first']] > 0)
-
-
-def f255(s, b):
-    # 'rulesets/series/close_combat.mst:242'
-    return b['first']
-
-
 def f256(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+    # 'rulesets/series/close_combat.mst:215'
     return b['_ask11']
 
 
 def f257(s, b):
-    # 'rulesets/series/close_combat.mst:244'
-    return True
+    # 'rulesets/series/close_combat.mst:217'
+    e.set_at(s, 'withdrawn', b['u'], True)
 
 
 def f258(s, b):
-    # 'rulesets/series/close_combat.mst:247'
-    return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
+    # 'rulesets/series/close_combat.mst:218'
+    return s.vars['pinned'][b['u']]
 
 
 def f259(s, b):
-    # 'rulesets/series/close_combat.mst:248'
-    return q.enemy(s, b['first'])
+    # 'rulesets/series/close_combat.mst:219'
+    return {'side': b['defender'], 'amount': (-1)}
 
 
 def f260(s, b):
-    # 'rulesets/series/close_combat.mst:248'
-    return b['_ask12']
+    # 'rulesets/series/close_combat.mst:221'
+    return {'unit': b['u'], 'hexes': 3}
 
 
 def f261(s, b):
-    # 'rulesets/series/close_combat.mst:253'
-    return b['rerolled']
+    # 'rulesets/series/close_combat.mst:227'
+    return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
 def f262(s, b):
-    # 'rulesets/series/close_combat.mst:261'
-    return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
+    # 'rulesets/series/close_combat.mst:236'
+    return d_attacker_lead_candidates(s, b['combat'])
 
 
 def f263(s, b):
+    # 'rulesets/series/close_combat.mst:236'
+    return b['attacker']
+
+
+def f264(s, b):
+    # 'rulesets/series/close_combat.mst:237'
+    return d_lead_candidates(s, q.defenders(s, b['combat']))
+
+
+def f265(s, b):
+    # 'rulesets/series/close_combat.mst:243'
+    return d_tactics_chits(s)
+
+
+def f266(s, b):
+    # 'rulesets/series/close_combat.mst:246'
+    return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
+
+
+def f267(s, b):
+    # 'rulesets/series/close_combat.mst:247'
+    return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
+
+
+def f268(s, b):
+    # 'rulesets/series/close_combat.mst:248'
+    return (b['matrix'][1] == 10)
+
+
+def f269(s, b):
+    # 'rulesets/series/close_combat.mst:249'
+    return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
+
+
+def f270(s, b):
+    # 'rulesets/series/close_combat.mst:254'
+    return b['odds']
+
+
+def f271(s, b):
+    # 'rulesets/series/close_combat.mst:259'
+    return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
+
+
+def f272(s, b):
+    # 'rulesets/series/close_combat.mst:261'
+    return (s.vars['momentum'][b['first']] > 0)
+
+
+def f273(s, b):
     # 'rulesets/series/close_combat.mst:262'
+    return b['first']
+
+
+def f274(s, b):
+    # 'rulesets/series/close_combat.mst:262'
+    return b['_ask12']
+
+
+def f275(s, b):
+    # 'rulesets/series/close_combat.mst:267'
+    return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
+
+
+def f276(s, b):
+    # 'rulesets/series/close_combat.mst:268'
+    return q.enemy(s, b['first'])
+
+
+def f277(s, b):
+    # 'rulesets/series/close_combat.mst:268'
+    return b['_ask13']
+
+
+def f278(s, b):
+    # 'rulesets/series/close_combat.mst:273'
+    return b['rerolled']
+
+
+def f279(s, b):
+    # 'rulesets/series/close_combat.mst:281'
+    return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
+
+
+def f280(s, b):
+    # 'rulesets/series/close_combat.mst:282'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f264(s, b):
-    # 'rulesets/series/close_combat.mst:265'
+def f281(s, b):
+    # 'rulesets/series/close_combat.mst:285'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
-def f265(s, b):
-    # 'rulesets/series/close_combat.mst:266'
+def f282(s, b):
+    # 'rulesets/series/close_combat.mst:286'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f266(s, b):
-    # 'rulesets/series/close_combat.mst:267'
+def f283(s, b):
+    # 'rulesets/series/close_combat.mst:287'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f267(s, b):
-    # 'rulesets/series/close_combat.mst:268'
+def f284(s, b):
+    # 'rulesets/series/close_combat.mst:288'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f268(s, b):
-    # 'rulesets/series/close_combat.mst:269'
+def f285(s, b):
+    # 'rulesets/series/close_combat.mst:289'
+    return d_result_stands(s, b['defender'])
+
+
+def f286(s, b):
+    # 'rulesets/series/close_combat.mst:290'
     return b['result'][1]
 
 
-def f269(s, b):
-    # 'rulesets/series/close_combat.mst:269'
+def f287(s, b):
+    # 'rulesets/series/close_combat.mst:290'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
-def f270(s, b):
-    # 'rulesets/series/close_combat.mst:272'
+def f288(s, b):
+    # 'rulesets/series/close_combat.mst:294'
+    return d_result_stands(s, b['attacker'])
+
+
+def f289(s, b):
+    # 'rulesets/series/close_combat.mst:295'
     return b['result'][0]
 
 
-def f271(s, b):
-    # 'rulesets/series/close_combat.mst:272'
+def f290(s, b):
+    # 'rulesets/series/close_combat.mst:295'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f272(s, b):
-    # 'rulesets/series/close_combat.mst:274'
+def f291(s, b):
+    # 'rulesets/series/close_combat.mst:299'
     return {'side': b['defender'], 'amount': b['defender_loss']}
 
 
-def f273(s, b):
-    # 'rulesets/series/close_combat.mst:275'
+def f292(s, b):
+    # 'rulesets/series/close_combat.mst:302'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f274(s, b):
-    # 'rulesets/series/close_combat.mst:278'
+def f293(s, b):
+    # 'rulesets/series/close_combat.mst:309'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f275(s, b):
-    # 'rulesets/series/close_combat.mst:280'
+def f294(s, b):
+    # 'rulesets/series/close_combat.mst:313'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f276(s, b):
-    # 'rulesets/series/close_combat.mst:285'
+def f295(s, b):
+    # 'rulesets/series/close_combat.mst:319'
     return (b['modified_roll'] <= (-1))
 
 
-def f277(s, b):
-    # 'rulesets/series/close_combat.mst:286'
+def f296(s, b):
+    # 'rulesets/series/close_combat.mst:320'
     return {'side': b['defender']}
 
 
-def f278(s, b):
-    # 'rulesets/series/close_combat.mst:288'
+def f297(s, b):
+    # 'rulesets/series/close_combat.mst:322'
     return (b['modified_roll'] >= 10)
 
 
-def f279(s, b):
-    # 'rulesets/series/close_combat.mst:289'
+def f298(s, b):
+    # 'rulesets/series/close_combat.mst:323'
     return {'side': b['attacker']}
 
 
-def f280(s, b):
-    # 'rulesets/series/close_combat.mst:299'
+def f299(s, b):
+    # 'rulesets/series/close_combat.mst:333'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f281(s, b):
-    # 'rulesets/series/close_combat.mst:300'
+def f300(s, b):
+    # 'rulesets/series/close_combat.mst:334'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f282(s, b):
-    # 'rulesets/series/close_combat.mst:302'
+def f301(s, b):
+    # 'rulesets/series/close_combat.mst:336'
     e.resolve_combat(s, b['combat'])
 
 
-def f283(s, b):
-    # 'rulesets/series/close_combat.mst:307'
+def f302(s, b):
+    # 'rulesets/series/close_combat.mst:341'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f284(s, b):
-    # 'rulesets/series/close_combat.mst:308'
+def f303(s, b):
+    # 'rulesets/series/close_combat.mst:342'
     return (len(b['vacated']) > 0)
 
 
-def f285(s, b):
-    # 'rulesets/series/close_combat.mst:310'
+def f304(s, b):
+    # 'rulesets/series/close_combat.mst:344'
     return (b['lead'] != -1)
 
 
-def f286(s, b):
-    # 'rulesets/series/close_combat.mst:311'
+def f305(s, b):
+    # 'rulesets/series/close_combat.mst:345'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f287(s, b):
-    # 'rulesets/series/close_combat.mst:312'
+def f306(s, b):
+    # 'rulesets/series/close_combat.mst:346'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f288(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+def f307(s, b):
+    # 'rulesets/series/close_combat.mst:347'
     return b['reachable']
 
 
-def f289(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+def f308(s, b):
+    # 'rulesets/series/close_combat.mst:348'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f290(s, b):
-    # 'rulesets/series/close_combat.mst:318'
+def f309(s, b):
+    # 'rulesets/series/close_combat.mst:352'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
-def f291(s, b):
-    # 'rulesets/series/close_combat.mst:319'
+def f310(s, b):
+    # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f292(s, b):
-    # 'rulesets/series/close_combat.mst:320'
+def f311(s, b):
+    # 'rulesets/series/close_combat.mst:354'
     return (b['to'] != -1)
 
 
-def f293(s, b):
-    # 'rulesets/series/close_combat.mst:331'
+def f312(s, b):
+    # 'rulesets/series/close_combat.mst:365'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f294(s, b):
-    # 'rulesets/series/close_combat.mst:336'
+def f313(s, b):
+    # 'rulesets/series/close_combat.mst:370'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f295(s, b):
-    # 'rulesets/series/close_combat.mst:337'
+def f314(s, b):
+    # 'rulesets/series/close_combat.mst:371'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f296(s, b):
+def f315(s, b):
     # 'rulesets/monmouth/leaders.mst:78'
     e.set_var(s, 'lee_penalized', True)
 
 
-def f297(s, b):
+def f316(s, b):
     # 'rulesets/monmouth/leaders.mst:79'
     return {'side': 1, 'amount': (-2)}
 
 
-def f298(s, b):
+def f317(s, b):
     # 'rulesets/monmouth/leaders.mst:80'
     e.set_at(s, 'sidebar_vp', 0, (s.vars['sidebar_vp'][0] + 1))
 
 
-def f299(s, b):
+def f318(s, b):
     # 'rulesets/monmouth/command_and_control.mst:104'
     return tuple(e0 for e0 in q.units_of(s, 1) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != -1)))
 
 
-def f300(s, b):
+def f319(s, b):
     # 'rulesets/monmouth/command_and_control.mst:105'
     e.set_at(s, 'cc_confused', b['u'], False)
 
 
-def f301(s, b):
+def f320(s, b):
     # 'rulesets/monmouth/command_and_control.mst:106'
     e.set_at(s, 'cc_impact', b['u'], -1)
 
 
-def f302(s, b):
+def f321(s, b):
     # 'rulesets/monmouth/command_and_control.mst:110'
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
 
 
-def f303(s, b):
+def f322(s, b):
     # 'rulesets/monmouth/command_and_control.mst:113'
     return q.column_of(s, 9, d_cc_period(s))
 
 
-def f304(s, b):
+def f323(s, b):
     # 'rulesets/monmouth/command_and_control.mst:114'
     return tuple(e0 for e0 in q.units_of(s, 1) if (UNIT_COMBAT[e0] and ((RULES.units[e0].brigade == b['picked'][0])
         or (RULES.units[e0].brigade == b['picked'][1]))))
 
 
-def f305(s, b):
+def f324(s, b):
     # 'rulesets/monmouth/command_and_control.mst:115'
     e.set_at(s, 'cc_confused', b['u'], True)
 
 
-def f306(s, b):
+def f325(s, b):
     # 'rulesets/monmouth/command_and_control.mst:117'
     return q.column_of(s, 10, d_cc_period(s))
 
 
-def f307(s, b):
+def f326(s, b):
     # 'rulesets/monmouth/command_and_control.mst:118'
     return tuple(e0 for e0 in q.units_of(s, 1) if s.vars['cc_confused'][e0])
 
 
-def f308(s, b):
+def f327(s, b):
     # 'rulesets/monmouth/command_and_control.mst:119'
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 
-def f309(s, b):
+def f328(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f310(s, b):
+def f329(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f311(s, b):
+def f330(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f312(s, b):
+def f331(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f313(s, b):
+def f332(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f314(s, b):
+def f333(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f315(s, b):
+def f334(s, b):
     # 'rulesets/series/results.mst:66'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f316(s, b):
+def f335(s, b):
     # 'rulesets/series/results.mst:67'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f317(s, b):
+def f336(s, b):
     # 'rulesets/series/results.mst:68'
     e.eliminate(s, b['affected'])
 
 
-def f318(s, b):
+def f337(s, b):
     # 'rulesets/series/results.mst:69'
     return (b['one_step'] and (len(b['here']) > 0))
 
 
-def f319(s, b):
+def f338(s, b):
     # 'rulesets/series/results.mst:70'
     return b['here']
 
 
-def f320(s, b):
+def f339(s, b):
     # 'rulesets/series/results.mst:71'
     e.lose_step(s, b['second'])
 
 
-def f321(s, b):
+def f340(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f322(s, b):
+def f341(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f323(s, b):
+def f342(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f324(s, b):
+def f343(s, b):
     # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f325(s, b):
+def f344(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f326(s, b):
+def f345(s, b):
     # 'rulesets/series/results.mst:113'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f327(s, b):
+def f346(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f328(s, b):
+def f347(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f329(s, b):
+def f348(s, b):
     # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f330(s, b):
+def f349(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f331(s, b):
+def f350(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f332(s, b):
+def f351(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f333(s, b):
+def f352(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f334(s, b):
+def f353(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f335(s, b):
+def f354(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f336(s, b):
-    # 'rulesets/series/movement.mst:125'
+def f355(s, b):
+    # 'rulesets/series/movement.mst:202'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f337(s, b):
-    # 'rulesets/series/movement.mst:126'
+def f356(s, b):
+    # 'rulesets/series/movement.mst:203'
     e.capture(s, b['l'])
 
 
-def f338(s, b):
+def f357(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f339(s, b):
+def f358(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f340(s, b):
+def f359(s, b):
     # 'rulesets/monmouth/reinforcements.mst:31'
     e.set_at(s, 'arrived_on', b['unit'], s.vars['turn'])
 
 
-def f341(s, b):
+def f360(s, b):
     # 'rulesets/monmouth/reinforcements.mst:32'
     return ((b['unit'] == 81) or (b['hex'] not in q.entry_hexes(s, b['unit'])))
 
 
-def f342(s, b):
+def f361(s, b):
     # 'rulesets/monmouth/reinforcements.mst:33'
     e.set_at(s, 'arrival_cost', b['unit'], d_terrain_cost_into(s, b['unit'], b['hex']))
 
 
-def f343(s, b):
+def f362(s, b):
     # 'rulesets/monmouth/reinforcements.mst:35'
     return s.vars['held_back'][b['unit']]
 
 
-def f344(s, b):
+def f363(s, b):
     # 'rulesets/monmouth/reinforcements.mst:36'
     e.set_at(s, 'held_back', b['unit'], False)
 
 
-def f345(s, b):
+def f364(s, b):
     # 'rulesets/monmouth/reinforcements.mst:37'
     e.set_at(s, 'held_back_waiting', q.side(s, b['unit']), (s.vars['held_back_waiting'][q.side(s, b['unit'])] - 1))
 
 
-def f346(s, b):
+def f365(s, b):
     # 'rulesets/monmouth/leaders.mst:50'
     e.set_var(s, 'lee_reached_21xx', True)
 
 
-def f347(s, b):
+def f366(s, b):
     # 'rulesets/monmouth/leaders.mst:98'
     e.set_var(s, 'lee_relieved', True)
 
 
-def f348(s, b):
+def f367(s, b):
     # 'rulesets/monmouth/leaders.mst:99'
     e.set_var(s, 'lee_relieved_on', s.vars['turn'])
 
 
-def f349(s, b):
+def f368(s, b):
     # 'rulesets/monmouth/leaders.mst:100'
     e.halt(s, 88)
 
 
-def f350(s, b):
+def f369(s, b):
     # 'rulesets/monmouth/leaders.mst:101'
     e.halt(s, 87)
 
 
-def f351(s, b):
+def f370(s, b):
     # 'rulesets/monmouth/leaders.mst:102'
     return {'side': 1, 'amount': 1}
 
 
-def f352(s, b):
+def f371(s, b):
     # 'rulesets/monmouth/leaders.mst:103'
     e.set_var(s, 'cc_intact_from', d_next_american_player_turn(s))
 
 
-def f353(s, b):
+def f372(s, b):
     # 'rulesets/monmouth/leaders.mst:130'
     e.set_var(s, 'lee_casualty', True)
 
 
-def f354(s, b):
+def f373(s, b):
     # 'rulesets/monmouth/leaders.mst:131'
     e.set_var(s, 'cc_intact_from', 7)
 
 
-def f355(s, b):
+def f374(s, b):
     # 'rulesets/monmouth/leaders.mst:172'
     e.remove_from_play(s, 92)
 
 
-def f356(s, b):
+def f375(s, b):
     # 'rulesets/monmouth/leaders.mst:173'
     e.set_var(s, 'steuben_withdrawn', True)
 
 
-def f357(s, b):
+def f376(s, b):
     # 'rulesets/monmouth/leaders.mst:225'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f358(s, b):
+def f377(s, b):
     # 'rulesets/monmouth/command_and_control.mst:174'
     e.set_var(s, 'countermarched_off', True)
 
 
-def f359(s, b):
+def f378(s, b):
     # 'rulesets/monmouth/command_and_control.mst:175'
     return {'side': 1, 'amount': (-1)}
 
 
-def f360(s, b):
+def f379(s, b):
     # 'rulesets/monmouth/victory.mst:46'
     e.set_var(s, 'american_sp_broken', (s.vars['american_sp_broken'] + q.unit_strength(s, b['unit'])))
 
 
-def f361(s, b):
+def f380(s, b):
     # 'rulesets/monmouth/victory.mst:150'
     return (b['hex'] == 743)
 
 
-def f362(s, b):
+def f381(s, b):
     # 'rulesets/monmouth/victory.mst:151'
     e.set_var(s, 'overlook_hill_control', q.side(s, b['unit']))
 
 
-def f363(s, b):
+def f382(s, b):
     # 'rulesets/monmouth/victory.mst:153'
     return (b['hex'] == 970)
 
 
-def f364(s, b):
+def f383(s, b):
     # 'rulesets/monmouth/victory.mst:154'
     e.set_var(s, 'courthouse_control', q.side(s, b['unit']))
 
 
-def f365(s, b):
+def f384(s, b):
     # 'rulesets/monmouth/victory.mst:156'
     return (b['hex'] == 490)
 
 
-def f366(s, b):
+def f385(s, b):
     # 'rulesets/monmouth/victory.mst:157'
     e.set_var(s, 'parsonage_control', q.side(s, b['unit']))
 
 
-def f367(s, b):
+def f386(s, b):
     # 'rulesets/monmouth/scenarios.mst:281'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
 
-def f368(s, b):
+def f387(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f369(s, b):
+def f388(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f370(s, b):
+def f389(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f371(s, b):
+def f390(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f372(s, b):
+def f391(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f373(s, b):
+def f392(s, b):
     # 'rulesets/monmouth/leaders.mst:154'
     return d_next_to_washington(s, b['unit'])
 
 
-def f374(s, b):
+def f393(s, b):
     # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 
 
-def f375(s, b):
+def f394(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f376(s, b):
+def f395(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f377(s, b):
-    # 'rulesets/series/close_combat.mst:114'
+def f396(s, b):
+    # 'rulesets/series/close_combat.mst:134'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f378(s, b):
-    # 'rulesets/series/close_combat.mst:115'
+def f397(s, b):
+    # 'rulesets/series/close_combat.mst:135'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f379(s, b):
-    # 'rulesets/series/close_combat.mst:116'
+def f398(s, b):
+    # 'rulesets/series/close_combat.mst:136'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f380(s, b):
-    # 'rulesets/series/close_combat.mst:117'
+def f399(s, b):
+    # 'rulesets/series/close_combat.mst:137'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f381(s, b):
-    # 'rulesets/series/close_combat.mst:118'
+def f400(s, b):
+    # 'rulesets/series/close_combat.mst:138'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f382(s, b):
-    # 'rulesets/series/close_combat.mst:119'
+def f401(s, b):
+    # 'rulesets/series/close_combat.mst:139'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f383(s, b):
-    # 'rulesets/series/close_combat.mst:120'
+def f402(s, b):
+    # 'rulesets/series/close_combat.mst:140'
     return b['tactics']
 
 
-def f384(s, b):
-    # 'rulesets/series/close_combat.mst:121'
+def f403(s, b):
+    # 'rulesets/series/close_combat.mst:141'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f385(s, b):
-    # 'rulesets/series/close_combat.mst:121'
+def f404(s, b):
+    # 'rulesets/series/close_combat.mst:141'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f386(s, b):
-    # 'rulesets/series/close_combat.mst:122'
+def f405(s, b):
+    # 'rulesets/series/close_combat.mst:142'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f387(s, b):
-    # 'rulesets/series/close_combat.mst:123'
+def f406(s, b):
+    # 'rulesets/series/close_combat.mst:143'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f388(s, b):
-    # 'rulesets/series/close_combat.mst:124'
+def f407(s, b):
+    # 'rulesets/series/close_combat.mst:144'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f389(s, b):
-    # 'rulesets/series/close_combat.mst:125'
+def f408(s, b):
+    # 'rulesets/series/close_combat.mst:145'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f390(s, b):
-    # 'rulesets/series/close_combat.mst:126'
+def f409(s, b):
+    # 'rulesets/series/close_combat.mst:146'
     return d_all_militia(s, q.attackers(s, b['combat']))
 
 
-def f391(s, b):
-    # 'rulesets/series/close_combat.mst:127'
+def f410(s, b):
+    # 'rulesets/series/close_combat.mst:147'
     return d_all_militia(s, q.defenders(s, b['combat']))
 
 
-def f392(s, b):
+def f411(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return 2
 
 
-def f393(s, b):
+def f412(s, b):
     # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
 
 
-def f394(s, b):
+def f413(s, b):
     # 'rulesets/monmouth/play_balance.mst:22'
     return q.rule_on(s, 'pro_american')
 
 
-def f395(s, b):
+def f414(s, b):
     # 'rulesets/monmouth/reinforcements.mst:147'
     return s.vars['variable_momentum_spent'][b['side']]
 
 
-def f396(s, b):
+def f415(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f397(s, b):
+def f416(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f398(s, b):
-    # 'rulesets/series/movement.mst:123'
+def f417(s, b):
+    # 'rulesets/series/movement.mst:200'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f399(s, b):
+def f418(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f400(s, b):
+def f419(s, b):
     # 'rulesets/monmouth/leaders.mst:49'
     return ((b['unit'] == 88) and d_east_of_21xx(s, b['hex']))
 
 
-def f401(s, b):
+def f420(s, b):
     # 'rulesets/monmouth/leaders.mst:57'
     return ((((((b['procedure'] == 'player_turn') and (b['side'] == 1)) and (s.vars['turn'] == 3))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized'])) and (not ((s.unit_status[88] == 0)
         and d_east_of_21xx(s, q.hex_of(s, 88)))))
 
 
-def f402(s, b):
+def f421(s, b):
     # 'rulesets/monmouth/leaders.mst:67'
     return (((((b['unit'] == 88) and s.vars['lee_reached_21xx']) and (not d_east_of_21xx(s, b['hex'])))
         and d_lee_in_command(s)) and (not s.vars['lee_penalized']))
 
 
-def f403(s, b):
+def f422(s, b):
     # 'rulesets/monmouth/leaders.mst:94'
     return ((((((b['unit'] == 88) or (b['unit'] == 87)) and (not s.vars['lee_relieved'])) and (s.unit_status[88] == 0))
         and (s.unit_status[87] == 0)) and (q.hex_of(s, 88) == q.hex_of(s, 87)))
 
 
-def f404(s, b):
+def f423(s, b):
     # 'rulesets/monmouth/leaders.mst:128'
     return ((b['unit'] == 88) and (not s.vars['lee_relieved']))
 
 
-def f405(s, b):
+def f424(s, b):
     # 'rulesets/monmouth/leaders.mst:170'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
 
-def f406(s, b):
+def f425(s, b):
     # 'rulesets/monmouth/leaders.mst:224'
     return UNIT_LEADER[b['unit']]
 
 
-def f407(s, b):
+def f426(s, b):
     # 'rulesets/monmouth/command_and_control.mst:172'
     return (((q.side(s, b['unit']) == 1) and (s.vars['cc_impact'][b['unit']] == 13))
         and (not s.vars['countermarched_off']))
 
 
-def f408(s, b):
+def f427(s, b):
     # 'rulesets/monmouth/victory.mst:45'
     return (d_counts_for_case_1(s, b['unit']) and (s.vars['order'][b['unit']] != 'shattered'))
 
 
-def f409(s, b):
+def f428(s, b):
     # 'rulesets/monmouth/victory.mst:57'
     return ((b['new'] == 'shattered') and d_counts_for_case_1(s, b['unit']))
 
 
-def f410(s, b):
+def f429(s, b):
     # 'rulesets/monmouth/victory.mst:148'
     return d_may_control(s, b['unit'])
 
 
-def f411(s, b):
+def f430(s, b):
     # 'rulesets/monmouth/scenarios.mst:280'
     return d_counts_for_6_28(s, b['unit'])
 
 
-def f412(s, b):
-    # 'rulesets/series/movement.mst:92'
+def f431(s, b):
+    # 'rulesets/series/movement.mst:154'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f413(s, b):
-    # 'rulesets/series/movement.mst:97'
+def f432(s, b):
+    # 'rulesets/series/movement.mst:159'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f414(s, b):
-    # 'rulesets/series/movement.mst:102'
+def f433(s, b):
+    # 'rulesets/series/movement.mst:164'
     return s.vars['moved_away'][b['unit']]
 
 
-def f415(s, b):
-    # 'rulesets/series/movement.mst:108'
+def f434(s, b):
+    # 'rulesets/series/movement.mst:170'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f416(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f435(s, b):
+    # 'rulesets/series/movement.mst:177'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f417(s, b):
+def f436(s, b):
+    # 'rulesets/series/movement.mst:185'
+    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s,
+        q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0))
+
+
+def f437(s, b):
+    # 'rulesets/series/movement.mst:192'
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0
+        for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
+
+
+def f438(s, b):
     # 'rulesets/monmouth/movement.mst:30'
     return d_movement_allowance(s, b['unit'])
 
 
-def f418(s, b):
+def f439(s, b):
     # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0)
         or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) > d_movement_allowance(s, b['unit']))))
 
 
-def f419(s, b):
+def f440(s, b):
     # 'rulesets/monmouth/leaders.mst:118'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 
 
-def f420(s, b):
+def f441(s, b):
     # 'rulesets/monmouth/command_and_control.mst:136'
     return (s.vars['cc_impact'][b['unit']] == 11)
 
 
-def f421(s, b):
+def f442(s, b):
     # 'rulesets/monmouth/command_and_control.mst:165'
     return (s.vars['cc_impact'][b['unit']] == 13)
 
 
-def f422(s, b):
+def f443(s, b):
     # 'rulesets/monmouth/rear_guard.mst:22'
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != 101)) and (b['unit'] != 57))
 
 
-def f423(s, b):
+def f444(s, b):
     # 'rulesets/monmouth/scenarios.mst:226'
     return (((q.side(s, b['unit']) == 1) and (q.hex_of(s, b['unit']) in (462, 490, 517)))
         and (not s.vars['hedgerow_attacked']))
 
 
-def f424(s, b):
+def f445(s, b):
     # 'rulesets/monmouth/scenarios.mst:443'
     return s.vars['hessian_holds'][b['unit']]
 
 
-def f425(s, b):
+def f446(s, b):
     # 'rulesets/monmouth/scenarios.mst:474'
     return (q.side(s, b['unit']) == 0)
 
 
-def f426(s, b):
+def f447(s, b):
     # 'rulesets/monmouth/victory.mst:64'
     return ((s.vars['turn'] <= 7) and (s.vars['american_sp_broken'] >= 16))
 
 
-def f427(s, b):
+def f448(s, b):
     # 'rulesets/monmouth/victory.mst:74'
     return d_occupies(s, 318, 0)
 
 
-def f428(s, b):
+def f449(s, b):
     # 'rulesets/monmouth/victory.mst:86'
     return ((s.vars['turn'] <= 7) and (not any(((UNIT_PROPS['rear_guard'][e0] and UNIT_COMBAT[e0])
         and (s.vars['order'][e0] != 'shattered')) for e0 in q.units_of(s, 0))))
 
 
-def f429(s, b):
+def f450(s, b):
     # 'rulesets/monmouth/victory.mst:97'
     return d_occupies_without_militia(s, 1133, 1)
 
 
-def f430(s, b):
+def f451(s, b):
     # 'rulesets/monmouth/victory.mst:111'
     return (d_margin(s, 0) >= 3)
 
 
-def f431(s, b):
+def f452(s, b):
     # 'rulesets/monmouth/victory.mst:118'
     return (d_margin(s, 1) >= 3)
 
 
-def f432(s, b):
+def f453(s, b):
     # 'rulesets/monmouth/scenarios.mst:79'
     return d_occupies(s, 743, 0)
 
 
-def f433(s, b):
+def f454(s, b):
     # 'rulesets/monmouth/scenarios.mst:95'
     return d_wavers(s, 1)
 
 
-def f434(s, b):
+def f455(s, b):
     # 'rulesets/monmouth/scenarios.mst:103'
     return d_wavers(s, 0)
 
 
-def f435(s, b):
+def f456(s, b):
     # 'rulesets/monmouth/scenarios.mst:111'
     return (d_margin(s, 0) >= Fraction(3, 2))
 
 
-def f436(s, b):
+def f457(s, b):
     # 'rulesets/monmouth/scenarios.mst:118'
     return (d_margin(s, 1) >= Fraction(3, 2))
 
 
-def f437(s, b):
+def f458(s, b):
     # 'rulesets/monmouth/scenarios.mst:245'
     return (d_occupies(s, 459, 0) and d_occupies(s, 460, 0))
 
 
-def f438(s, b):
+def f459(s, b):
     # 'rulesets/monmouth/scenarios.mst:254'
     return (((d_occupies(s, 402, 0) or d_occupies(s, 430, 0)) or d_occupies(s, 429, 0)) or d_occupies(s, 456, 0))
 
 
-def f439(s, b):
+def f460(s, b):
     # 'rulesets/monmouth/scenarios.mst:263'
     return (not (s.unit_status[87] == 0))
 
 
-def f440(s, b):
+def f461(s, b):
     # 'rulesets/monmouth/scenarios.mst:293'
     return (s.vars['british_sp_lost'] >= 15)
 
 
-def f441(s, b):
+def f462(s, b):
     # 'rulesets/monmouth/scenarios.mst:492'
     return (d_occupies_without_militia(s, 683, 1) or d_occupies_without_militia(s, 548, 1))
 
 
-def f442(s, b):
+def f463(s, b):
     # 'rulesets/monmouth/scenarios.mst:16'
     return 20
 
 
-def f443(s, b):
+def f464(s, b):
     # 'rulesets/monmouth/scenarios.mst:30'
     return 19
 
 
-def f444(s, b):
+def f465(s, b):
     # 'rulesets/monmouth/scenarios.mst:136'
     return 18
 
 
-def f445(s, b):
+def f466(s, b):
     # 'rulesets/monmouth/scenarios.mst:140'
     return 4
 
 
-def f446(s, b):
+def f467(s, b):
     # 'rulesets/monmouth/american.mst:116'
     return (RULES.units[b['unit']].brigade == 'morgans_detachment')
 
 
-def f447(s, b):
+def f468(s, b):
     # 'rulesets/monmouth/british.mst:61'
     return (UNIT_PROPS['light_infantry'][b['unit']] and (RULES.units[b['unit']].formation != 'hessians'))
 
 
-def f448(s, b):
+def f469(s, b):
     # 'rulesets/monmouth/british.mst:75'
     return (b['unit'] in (61, 62,))
 
 
-def f449(s, b):
+def f470(s, b):
     # 'rulesets/monmouth/british.mst:89'
     return (b['unit'] == 74)
 
 
-def f450(s, b):
+def f471(s, b):
     # 'rulesets/monmouth/british.mst:104'
     return (RULES.units[b['unit']].formation == 'provincials')
 
@@ -3422,7 +3552,7 @@ RULES = Rules(
             brigade='', nationality='', entry_turn=1, entry_hexes=(10,), variable_entry=False, commands=None),
         UnitSpec('morgan', 'Daniel Morgan', 'Morgan', 1, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='advanced_corps',
-            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f446),
+            brigade='', nationality='', entry_turn=8, entry_hexes=(783,), variable_entry=False, commands=f467),
         UnitSpec('clinton', 'Sir Henry Clinton', 'Clinton', 0, 'leader', -1, (), 8, 1133, {'rank': 3, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
             brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=None),
@@ -3436,16 +3566,16 @@ RULES = Rules(
             variable_entry=False, commands=None),
         UnitSpec('erskine', 'Sir William Erskine', 'Erskine', 0, 'leader', -1, (), 8, -1, {'rank': 1, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f447),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f468),
         UnitSpec('monckton', 'Henry Monckton', 'Monckton', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 1,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f448),
+            brigade='', nationality='', entry_turn=5, entry_hexes=(1188,), variable_entry=False, commands=f469),
         UnitSpec('webster', 'James Webster', 'Webster', 0, 'leader', -1, (), 8, -1, {'rank': 0, 'seniority': 2,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='british_regulars',
-            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f449),
+            brigade='', nationality='', entry_turn=7, entry_hexes=(1188,), variable_entry=False, commands=f470),
         UnitSpec('simcoe', 'John Graves Simcoe', 'Simcoe', 0, 'leader', -1, (), 8, 1105, {'rank': 0, 'seniority': 3,
             'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(), formation='provincials',
-            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f450),
+            brigade='', nationality='', entry_turn=0, entry_hexes=(), variable_entry=False, commands=f471),
     ),
     terrain=(
         TerrainSpec('clear', 'Clear', '#e8e2b0', {'open_ground': True}, False),
@@ -6957,42 +7087,42 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f368, None),
-            ModifierSpec('Momentum Chits spent', f369, None),
+            ModifierSpec('Army Morale', f387, None),
+            ModifierSpec('Momentum Chits spent', f388, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f370, None),
-            ModifierSpec('Leadership DRM', f371, None),
-            ModifierSpec('Other modifiers of this check', f372, None),
-            ModifierSpec('Washington in an adjacent hex', f110, f373),
-            ModifierSpec('Heat Game Turn', f221, f374),
+            ModifierSpec('Modified morale', f389, None),
+            ModifierSpec('Leadership DRM', f390, None),
+            ModifierSpec('Other modifiers of this check', f391, None),
+            ModifierSpec('Washington in an adjacent hex', f129, f392),
+            ModifierSpec('Heat Game Turn', f239, f393),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f110, f375),
-            ModifierSpec("Target's terrain", f376, None),
+            ModifierSpec('First Fire Bonus', f129, f394),
+            ModifierSpec("Target's terrain", f395, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f377, None),
-            ModifierSpec("Defender's lead unit morale", f378, None),
-            ModifierSpec('Attacking leader', f379, None),
-            ModifierSpec('Defending leader', f380, None),
-            ModifierSpec('Defender surrounded', f110, f381),
-            ModifierSpec('Attacker surrounded', f221, f382),
-            ModifierSpec('Tactics', f383, None),
-            ModifierSpec("Defender's terrain", f384, f385),
-            ModifierSpec('Attacking up slope', f221, f386),
-            ModifierSpec('Attacking into fieldworks', f221, f387),
-            ModifierSpec('Attacking lead unit has a white R', f221, f388),
-            ModifierSpec('Defending lead unit has a white R', f110, f389),
-            ModifierSpec('All-militia attacking force', f221, f390),
-            ModifierSpec('All-militia defending force', f110, f391),
+            ModifierSpec("Attacker's lead unit morale", f396, None),
+            ModifierSpec("Defender's lead unit morale", f397, None),
+            ModifierSpec('Attacking leader', f398, None),
+            ModifierSpec('Defending leader', f399, None),
+            ModifierSpec('Defender surrounded', f129, f400),
+            ModifierSpec('Attacker surrounded', f239, f401),
+            ModifierSpec('Tactics', f402, None),
+            ModifierSpec("Defender's terrain", f403, f404),
+            ModifierSpec('Attacking up slope', f239, f405),
+            ModifierSpec('Attacking into fieldworks', f239, f406),
+            ModifierSpec('Attacking lead unit has a white R', f239, f407),
+            ModifierSpec('Defending lead unit has a white R', f129, f408),
+            ModifierSpec('All-militia attacking force', f239, f409),
+            ModifierSpec('All-militia defending force', f129, f410),
         )),
         'morgan_entry_drm': ModifierListSpec('morgan_entry_drm', "Morgan's Detachment entry DRMs", (
-            ModifierSpec('Play balance: Pro-British', f392, f393),
-            ModifierSpec('Play balance: Pro-American', f221, f394),
+            ModifierSpec('Play balance: Pro-British', f411, f412),
+            ModifierSpec('Play balance: Pro-American', f239, f413),
         )),
         'variable_entry_drm': ModifierListSpec('variable_entry_drm', 'Variable Reinforcement DRMs', (
-            ModifierSpec('Momentum Chit spent', f392, f395),
+            ModifierSpec('Momentum Chit spent', f411, f414),
         )),
     },
     procedures={
@@ -7494,6 +7624,81 @@ RULES = Rules(
                 'rulesets/series/stacking.mst:21', 'rulesets/series/stacking.mst:18', 'rulesets/series/stacking.mst:17',
             ),
         ),
+        'pin_cases': ProcedureSpec(
+            name='pin_cases',
+            title='PIN results: case A or case B',
+            kind='procedure',
+            params=('side',),
+            result='',
+            code=(
+                Exec(f89),
+                ForStart('_for_u', f90),
+                JumpIfEmpty('_for_u', 7),
+                ForTake('u', '_for_u'),
+                Exec(f91),
+                Exec(f92),
+                Jump(2),
+                ForStart('_for_u', f93),
+                JumpIfEmpty('_for_u', 36),
+                ForTake('u', '_for_u'),
+                JumpIfNot(f94, 35),
+                Let('group', f95),
+                Let('engaged', f96),
+                Let('case_b', f97),
+                JumpIfNot(f98, 20),
+                Ask(f14,
+                    'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?',
+                    '_ask4'),
+                JumpIfNot(f99, 19),
+                Let('case_b', f100),
+                Jump(19),
+                Jump(20),
+                ForStart('_for_v', f101),
+                JumpIfEmpty('_for_v', 34),
+                ForTake('v', '_for_v'),
+                Exec(f102),
+                Exec(f103),
+                JumpIfNot(f104, 33),
+                ForStart('_for_e', f105),
+                JumpIfEmpty('_for_e', 32),
+                ForTake('e', '_for_e'),
+                Exec(f106),
+                Exec(f107),
+                Jump(27),
+                Jump(33),
+                Jump(21),
+                Jump(35),
+                Jump(8),
+            ),
+            steps={'clear': 0, 'choose': 7},
+            types={
+                '_ask4': 'bool',
+                '_for_e': 'units',
+                '_for_u': 'units',
+                '_for_v': 'units',
+                'case_b': 'bool',
+                'e': 'unit',
+                'engaged': 'bool',
+                'group': 'int',
+                'side': 'side',
+                'u': 'unit',
+                'v': 'unit',
+            },
+            lines=(
+                'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54',
+                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56',
+                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:59',
+                'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:61',
+                'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:63', 'rulesets/series/movement.mst:64',
+                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:66',
+                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:69',
+                'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:70',
+                'rulesets/series/movement.mst:71', 'rulesets/series/movement.mst:72', 'rulesets/series/movement.mst:73',
+                'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:74',
+                'rulesets/series/movement.mst:75', 'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:72',
+                'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:59',
+            ),
+        ),
         'movement_phase': ProcedureSpec(
             name='movement_phase',
             title='Movement Phase',
@@ -7501,137 +7706,139 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f89, 6),
-                Roll(6, f90, 'morgan_entry_drm', 'outcome', None),
-                JumpIfNot(f91, 5),
-                Exec(f92),
-                Jump(5),
+                Call('pin_cases', f10, None),
+                JumpIfNot(f108, 7),
+                Roll(6, f109, 'morgan_entry_drm', 'outcome', None),
+                JumpIfNot(f110, 6),
+                Exec(f111),
                 Jump(6),
-                JumpIfNot(f93, 31),
-                Exec(f94),
-                JumpIfNot(f95, 11),
-                Exec(f96),
-                Jump(30),
-                JumpIfNot(f97, 30),
-                JumpIfNot(f98, 19),
-                Ask(f14, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask4'),
-                JumpIfNot(f99, 18),
+                Jump(7),
+                JumpIfNot(f112, 32),
+                Exec(f113),
+                JumpIfNot(f114, 12),
+                Exec(f115),
+                Jump(31),
+                JumpIfNot(f116, 31),
+                JumpIfNot(f117, 20),
+                Ask(f14, 'Spend a Momentum Chit for +2 on the Variable Reinforcement roll?', '_ask5'),
+                JumpIfNot(f118, 19),
                 Call('spend_momentum', f10, None),
-                Exec(f100),
-                Jump(18),
+                Exec(f119),
                 Jump(19),
-                Roll(7, f101, 'variable_entry_drm', 'outcome', None),
-                Exec(f102),
-                JumpIfNot(f103, 29),
-                ForStart('_for_u', f104),
-                JumpIfEmpty('_for_u', 28),
+                Jump(20),
+                Roll(7, f120, 'variable_entry_drm', 'outcome', None),
+                Exec(f121),
+                JumpIfNot(f122, 30),
+                ForStart('_for_u', f123),
+                JumpIfEmpty('_for_u', 29),
                 ForTake('u', '_for_u'),
                 RollDie('second', None),
-                Exec(f105),
-                Jump(23),
-                Jump(29),
+                Exec(f124),
+                Jump(24),
                 Jump(30),
                 Jump(31),
-                Prim('enter_reinforcements', f108, {'may_enter': f106, 'entry_hexes': f107}),
-                JumpIfNot(f109, 40),
-                Ask(f110, 'Bring von Steuben back with the variable reinforcements?', '_ask5'),
-                JumpIfNot(f111, 39),
-                Choose('h', f112, f110, 'hex', 'choose h', ''),
-                Exec(f113),
-                Exec(f114),
-                Jump(39),
+                Jump(32),
+                Prim('enter_reinforcements', f127, {'may_enter': f125, 'entry_hexes': f126}),
+                JumpIfNot(f128, 41),
+                Ask(f129, 'Bring von Steuben back with the variable reinforcements?', '_ask6'),
+                JumpIfNot(f130, 40),
+                Choose('h', f131, f129, 'hex', 'choose h', ''),
+                Exec(f132),
+                Exec(f133),
                 Jump(40),
-                ForStart('_for_u', f115),
-                JumpIfEmpty('_for_u', 53),
+                Jump(41),
+                ForStart('_for_u', f134),
+                JumpIfEmpty('_for_u', 54),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f116),
-                Let('away', f117),
-                JumpIfNot(f118, 51),
-                Let('fewest', f119),
-                Choose('to', f120, f14, 'hex', 'choose to', ''),
-                Exec(f121),
-                Jump(51),
-                Exec(f122),
-                Jump(41),
-                JumpIfNot(f123, 60),
-                ForStart('_for_u', f124),
-                JumpIfEmpty('_for_u', 59),
+                Let('here', f135),
+                Let('away', f136),
+                JumpIfNot(f137, 52),
+                Let('fewest', f138),
+                Choose('to', f139, f14, 'hex', 'choose to', ''),
+                Exec(f140),
+                Jump(52),
+                Exec(f141),
+                Jump(42),
+                JumpIfNot(f142, 61),
+                ForStart('_for_u', f143),
+                JumpIfEmpty('_for_u', 60),
                 ForTake('u', '_for_u'),
-                Exec(f125),
-                Jump(55),
-                Jump(60),
-                JumpUnlessSwitch('command_and_control', True, 71),
-                JumpIfNot(f126, 71),
-                ForStart('_for_u', f127),
-                JumpIfEmpty('_for_u', 70),
-                Choose('u', f13, f110, 'unit', 'choose the next u', ''),
+                Exec(f144),
+                Jump(56),
+                Jump(61),
+                JumpUnlessSwitch('command_and_control', True, 72),
+                JumpIfNot(f145, 72),
+                ForStart('_for_u', f146),
+                JumpIfEmpty('_for_u', 71),
+                Choose('u', f13, f129, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f128),
-                Prim('march', f130, {'stacking': f29, 'stop_after': f129}),
-                Exec(f131),
-                Jump(63),
-                Jump(71),
-                JumpUnlessSwitch('hessian_grenadiers', True, 87),
-                JumpIfNot(f132, 87),
-                ForStart('_for_u', f133),
-                JumpIfEmpty('_for_u', 86),
-                Choose('u', f13, f134, 'unit', 'choose the next u', ''),
-                ForDrop('u', '_for_u'),
-                Ask(f134, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask6'),
-                JumpIfNot(f135, 84),
-                Call('morale_check', f136, 'passed'),
-                JumpIfNot(f16, 83),
-                Exec(f137),
-                Jump(83),
-                Jump(85),
-                Exec(f137),
-                Jump(74),
-                Jump(87),
-                Prim('move_units', f10, {'stacking': f29, 'stop_after': f138, 'extra_cost': f139, 'strategic': f140,
-                    'strategic_step': f141, 'strategic_factor': f142, 'one_hex_minimum': f143}),
-                ForStart('_for_h', f144),
-                JumpIfEmpty('_for_h', 98),
-                ForTake('h', '_for_h'),
-                JumpIfNot(f145, 97),
-                Choose('u', f146, f14, 'unit', 'choose u', ''),
                 Exec(f147),
-                Exec(f148),
-                Exec(f149),
-                Jump(91),
-                Jump(89),
-                ForStart('_for_u', f150),
-                JumpIfEmpty('_for_u', 112),
+                Prim('march', f149, {'stacking': f29, 'stop_after': f148}),
+                Exec(f150),
+                Jump(64),
+                Jump(72),
+                JumpUnlessSwitch('hessian_grenadiers', True, 88),
+                JumpIfNot(f151, 88),
+                ForStart('_for_u', f152),
+                JumpIfEmpty('_for_u', 87),
+                Choose('u', f13, f153, 'unit', 'choose the next u', ''),
+                ForDrop('u', '_for_u'),
+                Ask(f153, 'Does this Hessian Grenadier battalion wish to move? It must pass a Morale Check.', '_ask7'),
+                JumpIfNot(f154, 85),
+                Call('morale_check', f155, 'passed'),
+                JumpIfNot(f16, 84),
+                Exec(f156),
+                Jump(84),
+                Jump(86),
+                Exec(f156),
+                Jump(75),
+                Jump(88),
+                Prim('move_units', f10, {'stacking': f29, 'stop_after': f157, 'extra_cost': f158, 'strategic': f159,
+                    'strategic_step': f160, 'strategic_factor': f161, 'one_hex_minimum': f162}),
+                ForStart('_for_h', f163),
+                JumpIfEmpty('_for_h', 99),
+                ForTake('h', '_for_h'),
+                JumpIfNot(f164, 98),
+                Choose('u', f165, f14, 'unit', 'choose u', ''),
+                Exec(f166),
+                Exec(f167),
+                Exec(f168),
+                Jump(92),
+                Jump(90),
+                ForStart('_for_u', f169),
+                JumpIfEmpty('_for_u', 113),
                 ForTake('u', '_for_u'),
-                Exec(f151),
-                JumpIfNot(f152, 111),
-                Let('group', f153),
-                ForStart('_for_v', f154),
-                JumpIfEmpty('_for_v', 109),
+                Exec(f170),
+                JumpIfNot(f171, 112),
+                Let('group', f95),
+                ForStart('_for_v', f101),
+                JumpIfEmpty('_for_v', 110),
                 ForTake('v', '_for_v'),
-                Exec(f155),
-                Jump(105),
-                Call('adjust_army_morale', f156, None),
-                Jump(111),
-                Jump(99),
+                Exec(f172),
+                Jump(106),
+                Call('adjust_army_morale', f173, None),
+                Jump(112),
+                Jump(100),
             ),
             steps={
-                'morgan': 0,
-                'variable_reinforcements': 6,
-                'reinforcements': 31,
-                'steuben_returns': 32,
-                'disrupted_away': 40,
-                'oswald': 53,
-                'countermarch': 60,
-                'hessian_grenadiers': 71,
-                'move': 87,
-                'arrivals_over_stacked': 88,
-                'pins': 98,
+                'pin_cases': 0,
+                'morgan': 1,
+                'variable_reinforcements': 7,
+                'reinforcements': 32,
+                'steuben_returns': 33,
+                'disrupted_away': 41,
+                'oswald': 54,
+                'countermarch': 61,
+                'hessian_grenadiers': 72,
+                'move': 88,
+                'arrivals_over_stacked': 89,
+                'pins': 99,
             },
             types={
-                '_ask4': 'bool',
                 '_ask5': 'bool',
                 '_ask6': 'bool',
+                '_ask7': 'bool',
                 '_for_h': 'hexes',
                 '_for_u': 'units',
                 '_for_v': 'units',
@@ -7649,31 +7856,32 @@ RULES = Rules(
                 'v': 'unit',
             },
             lines=(
-                'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:208',
-                'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:210',
-                'rulesets/monmouth/reinforcements.mst:209', 'rulesets/monmouth/reinforcements.mst:207',
-                'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:220',
-                'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:222',
-                'rulesets/monmouth/reinforcements.mst:221', 'rulesets/monmouth/reinforcements.mst:224',
-                'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:226',
-                'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:227',
-                'rulesets/monmouth/reinforcements.mst:228', 'rulesets/monmouth/reinforcements.mst:226',
-                'rulesets/monmouth/reinforcements.mst:225', 'rulesets/monmouth/reinforcements.mst:231',
-                'rulesets/monmouth/reinforcements.mst:232', 'rulesets/monmouth/reinforcements.mst:233',
+                'rulesets/series/movement.mst:85', 'rulesets/monmouth/reinforcements.mst:207',
+                'rulesets/monmouth/reinforcements.mst:208', 'rulesets/monmouth/reinforcements.mst:209',
+                'rulesets/monmouth/reinforcements.mst:210', 'rulesets/monmouth/reinforcements.mst:209',
+                'rulesets/monmouth/reinforcements.mst:207', 'rulesets/monmouth/reinforcements.mst:219',
+                'rulesets/monmouth/reinforcements.mst:220', 'rulesets/monmouth/reinforcements.mst:221',
+                'rulesets/monmouth/reinforcements.mst:222', 'rulesets/monmouth/reinforcements.mst:221',
+                'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:225',
+                'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:226',
+                'rulesets/monmouth/reinforcements.mst:227', 'rulesets/monmouth/reinforcements.mst:228',
+                'rulesets/monmouth/reinforcements.mst:226', 'rulesets/monmouth/reinforcements.mst:225',
+                'rulesets/monmouth/reinforcements.mst:231', 'rulesets/monmouth/reinforcements.mst:232',
+                'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:234',
                 'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:234',
-                'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:235',
-                'rulesets/monmouth/reinforcements.mst:236', 'rulesets/monmouth/reinforcements.mst:234',
-                'rulesets/monmouth/reinforcements.mst:233', 'rulesets/monmouth/reinforcements.mst:224',
-                'rulesets/monmouth/reinforcements.mst:219', 'rulesets/monmouth/reinforcements.mst:246',
-                'rulesets/monmouth/reinforcements.mst:253', 'rulesets/monmouth/reinforcements.mst:254',
-                'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:255',
-                'rulesets/monmouth/reinforcements.mst:256', 'rulesets/monmouth/reinforcements.mst:257',
-                'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:253',
-                'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31',
-                'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33',
-                'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36',
-                'rulesets/series/movement.mst:37', 'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39',
-                'rulesets/series/movement.mst:31', 'rulesets/monmouth/leaders.mst:198',
+                'rulesets/monmouth/reinforcements.mst:235', 'rulesets/monmouth/reinforcements.mst:236',
+                'rulesets/monmouth/reinforcements.mst:234', 'rulesets/monmouth/reinforcements.mst:233',
+                'rulesets/monmouth/reinforcements.mst:224', 'rulesets/monmouth/reinforcements.mst:219',
+                'rulesets/monmouth/reinforcements.mst:246', 'rulesets/monmouth/reinforcements.mst:253',
+                'rulesets/monmouth/reinforcements.mst:254', 'rulesets/monmouth/reinforcements.mst:254',
+                'rulesets/monmouth/reinforcements.mst:255', 'rulesets/monmouth/reinforcements.mst:256',
+                'rulesets/monmouth/reinforcements.mst:257', 'rulesets/monmouth/reinforcements.mst:254',
+                'rulesets/monmouth/reinforcements.mst:253', 'rulesets/series/movement.mst:93',
+                'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:93',
+                'rulesets/series/movement.mst:94', 'rulesets/series/movement.mst:95', 'rulesets/series/movement.mst:96',
+                'rulesets/series/movement.mst:97', 'rulesets/series/movement.mst:98', 'rulesets/series/movement.mst:99',
+                'rulesets/series/movement.mst:96', 'rulesets/series/movement.mst:101',
+                'rulesets/series/movement.mst:93', 'rulesets/monmouth/leaders.mst:198',
                 'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:199',
                 'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:200',
                 'rulesets/monmouth/leaders.mst:199', 'rulesets/monmouth/leaders.mst:198',
@@ -7690,17 +7898,19 @@ RULES = Rules(
                 'rulesets/monmouth/scenarios.mst:431', 'rulesets/monmouth/scenarios.mst:432',
                 'rulesets/monmouth/scenarios.mst:431', 'rulesets/monmouth/scenarios.mst:429',
                 'rulesets/monmouth/scenarios.mst:435', 'rulesets/monmouth/scenarios.mst:428',
-                'rulesets/monmouth/scenarios.mst:427', 'rulesets/series/movement.mst:47',
+                'rulesets/monmouth/scenarios.mst:427', 'rulesets/series/movement.mst:109',
                 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:264',
                 'rulesets/monmouth/reinforcements.mst:264', 'rulesets/monmouth/reinforcements.mst:265',
                 'rulesets/monmouth/reinforcements.mst:266', 'rulesets/monmouth/reinforcements.mst:267',
                 'rulesets/monmouth/reinforcements.mst:268', 'rulesets/monmouth/reinforcements.mst:269',
                 'rulesets/monmouth/reinforcements.mst:265', 'rulesets/monmouth/reinforcements.mst:264',
-                'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57',
-                'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:60',
-                'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61',
-                'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:64',
-                'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:57',
+                'rulesets/series/movement.mst:119', 'rulesets/series/movement.mst:119',
+                'rulesets/series/movement.mst:119', 'rulesets/series/movement.mst:120',
+                'rulesets/series/movement.mst:121', 'rulesets/series/movement.mst:122',
+                'rulesets/series/movement.mst:123', 'rulesets/series/movement.mst:123',
+                'rulesets/series/movement.mst:123', 'rulesets/series/movement.mst:124',
+                'rulesets/series/movement.mst:123', 'rulesets/series/movement.mst:126',
+                'rulesets/series/movement.mst:121', 'rulesets/series/movement.mst:119',
             ),
         ),
         'morale_check': ProcedureSpec(
@@ -7711,7 +7921,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'morale_check_drm'),
-                Let('passed', f157),
+                Let('passed', f174),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -7724,47 +7934,47 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f158),
+                ForStart('_for_u', f175),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f159),
+                Exec(f176),
                 Jump(1),
                 JumpUnlessSwitch('molly_pitcher', True, 27),
-                ForStart('_for_u', f160),
+                ForStart('_for_u', f177),
                 JumpIfEmpty('_for_u', 27),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f161, 17),
-                Ask(f110, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask7'),
-                JumpIfNot(f162, 16),
-                Exec(f163),
-                Exec(f164),
+                JumpIfNot(f178, 17),
+                Ask(f129, 'Place Molly Pitcher on this artillery unit? It rallies without a die roll.', '_ask8'),
+                JumpIfNot(f179, 16),
+                Exec(f180),
+                Exec(f181),
                 Jump(16),
                 Jump(17),
-                JumpIfNot(f165, 21),
-                Exec(f166),
-                Call('adjust_army_morale', f167, None),
+                JumpIfNot(f182, 21),
+                Exec(f183),
+                Call('adjust_army_morale', f184, None),
                 Jump(26),
-                Call('morale_check', f168, 'passed'),
+                Call('morale_check', f185, 'passed'),
                 JumpIfNot(f19, 26),
-                Exec(f169),
-                Call('adjust_army_morale', f167, None),
+                Exec(f186),
+                Call('adjust_army_morale', f184, None),
                 Jump(26),
                 Jump(7),
                 JumpUnlessSwitch('molly_pitcher', False, 38),
-                ForStart('_for_u', f160),
+                ForStart('_for_u', f177),
                 JumpIfEmpty('_for_u', 38),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('morale_check', f168, 'passed'),
+                Call('morale_check', f185, 'passed'),
                 JumpIfNot(f19, 37),
-                Exec(f169),
-                Call('adjust_army_morale', f167, None),
+                Exec(f186),
+                Call('adjust_army_morale', f184, None),
                 Jump(37),
                 Jump(29),
             ),
             steps={'withdrawal_markers': 0, 'rally': 5},
-            types={'_ask7': 'bool', '_for_u': 'units', 'passed': 'bool', 'side': 'side', 'u': 'unit'},
+            types={'_ask8': 'bool', '_for_u': 'units', 'passed': 'bool', 'side': 'side', 'u': 'unit'},
             lines=(
                 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5',
                 'rulesets/series/rally.mst:6', 'rulesets/series/rally.mst:5', 'rulesets/monmouth/molly_pitcher.mst:37',
@@ -7792,11 +8002,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Choose('target', f170, f171, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f172, 4),
+                Choose('target', f187, f188, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f189, 4),
                 Jump(6),
                 Jump(4),
-                Call('artillery_fire', f173, None),
+                Call('artillery_fire', f190, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -7813,35 +8023,35 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f174),
-                ForStart('_for_a', f175),
+                Let('firers', f191),
+                ForStart('_for_a', f192),
                 JumpIfEmpty('_for_a', 11),
-                Choose('a', f176, f14, 'unit', 'choose the next a', ''),
+                Choose('a', f193, f14, 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
-                Ask(f14, 'Fire this artillery unit at the target?', '_ask8'),
-                JumpIfNot(f177, 10),
-                Let('firers', f178),
-                Exec(f179),
+                Ask(f14, 'Fire this artillery unit at the target?', '_ask9'),
+                JumpIfNot(f194, 10),
+                Let('firers', f195),
+                Exec(f196),
                 Jump(10),
                 Jump(2),
-                Exec(f180),
+                Exec(f197),
                 JumpUnlessSwitch('hessian_grenadiers', True, 16),
-                JumpIfNot(f181, 16),
-                Exec(f182),
+                JumpIfNot(f198, 16),
+                Exec(f199),
                 Jump(16),
-                JumpIfNot(f183, 25),
-                Let('needed', f184),
-                Let('first_fire', f185),
+                JumpIfNot(f200, 25),
+                Let('needed', f201),
+                Let('first_fire', f202),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f186, 24),
+                JumpIfNot(f203, 24),
                 Roll(2, None, None, 'result', None),
-                Call('fire_result', f187, None),
+                Call('fire_result', f204, None),
                 Jump(24),
                 Jump(25),
             ),
             steps={'firers': 0, 'hessians_engaged': 12, 'to_hit': 16},
             types={
-                '_ask8': 'bool',
+                '_ask9': 'bool',
                 '_for_a': 'units',
                 'a': 'unit',
                 'firers': 'units',
@@ -7871,9 +8081,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                Let('loss', f188),
-                ApplyResult(f189, f190),
-                Call('adjust_army_morale', f191, None),
+                Let('loss', f205),
+                ApplyResult(f206, f207),
+                Call('adjust_army_morale', f208, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -7888,19 +8098,19 @@ RULES = Rules(
             code=(
                 Call('rifle_fire_by', f10, None),
                 Call('rifle_fire_by', f11, None),
-                ForStart('_for_u', f192),
+                ForStart('_for_u', f209),
                 JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f171, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f188, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f193, None),
-                Exec(f194),
+                Call('fire_result', f210, None),
+                Exec(f211),
                 Jump(3),
-                ForStart('_for_u', f195),
+                ForStart('_for_u', f212),
                 JumpIfEmpty('_for_u', 16),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f193, None),
-                Exec(f194),
+                Call('fire_result', f210, None),
+                Exec(f211),
                 Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -7921,11 +8131,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Choose('target', f196, f14, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f172, 4),
+                Choose('target', f213, f14, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f189, 4),
                 Jump(6),
                 Jump(4),
-                Call('rifle_fire', f197, None),
+                Call('rifle_fire', f214, None),
                 Jump(0),
             ),
             steps={'fire': 0},
@@ -7942,43 +8152,43 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f174),
-                ForStart('_for_r', f198),
+                Let('firers', f191),
+                ForStart('_for_r', f215),
                 JumpIfEmpty('_for_r', 10),
-                Choose('r', f199, f14, 'unit', 'choose the next r', ''),
+                Choose('r', f216, f14, 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
-                Ask(f14, 'Fire this rifle unit at the target?', '_ask9'),
-                JumpIfNot(f200, 9),
-                Let('firers', f201),
+                Ask(f14, 'Fire this rifle unit at the target?', '_ask10'),
+                JumpIfNot(f217, 9),
+                Let('firers', f218),
                 Jump(9),
                 Jump(2),
-                Exec(f202),
+                Exec(f219),
                 JumpUnlessSwitch('hessian_grenadiers', True, 15),
-                JumpIfNot(f181, 15),
-                Exec(f182),
+                JumpIfNot(f198, 15),
+                Exec(f199),
                 Jump(15),
-                JumpIfNot(f183, 33),
-                Let('needed', f203),
-                Let('first_fire', f204),
-                ForStart('_for_r', f205),
+                JumpIfNot(f200, 33),
+                Let('needed', f220),
+                Let('first_fire', f221),
+                ForStart('_for_r', f222),
                 JumpIfEmpty('_for_r', 24),
                 ForTake('r', '_for_r'),
-                Exec(f206),
-                Exec(f207),
+                Exec(f223),
+                Exec(f224),
                 Jump(19),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f208, 28),
+                JumpIfNot(f225, 28),
                 RollDie('modified', 'fire_drm'),
                 Jump(28),
-                JumpIfNot(f186, 32),
+                JumpIfNot(f203, 32),
                 Roll(1, None, None, 'result', None),
-                Exec(f209),
+                Exec(f226),
                 Jump(32),
                 Jump(33),
             ),
             steps={'firers': 0, 'hessians_engaged': 11, 'to_hit': 15},
             types={
-                '_ask9': 'bool',
+                '_ask10': 'bool',
                 '_for_r': 'units',
                 'firers': 'units',
                 'first_fire': 'bool',
@@ -8011,21 +8221,22 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('designate_combats', f213, {'may_attack': f210, 'must_attack': f211, 'may_divert': f212}),
+                Prim('designate_combats', f231, {'may_attack': f227, 'must_attack': f228, 'must_be_attacked': f229,
+                    'may_divert': f230}),
                 JumpUnlessSwitch('hedgerow_holds', True, 5),
-                JumpIfNot(f214, 5),
-                Exec(f215),
+                JumpIfNot(f232, 5),
+                Exec(f233),
                 Jump(5),
-                ForStart('_for_u', f216),
+                ForStart('_for_u', f234),
                 JumpIfEmpty('_for_u', 10),
                 ForTake('u', '_for_u'),
-                Exec(f151),
+                Exec(f170),
                 Jump(6),
-                ForStart('_for_combat', f217),
+                ForStart('_for_combat', f235),
                 JumpIfEmpty('_for_combat', 16),
-                Choose('combat', f218, f14, 'option', 'choose the next combat', ''),
+                Choose('combat', f236, f14, 'option', 'choose the next combat', ''),
                 ForDrop('combat', '_for_combat'),
-                Call('close_combat', f219, None),
+                Call('close_combat', f237, None),
                 Jump(11),
                 Call('end_of_close_combat', f10, None),
                 Call('shattered_captured', f11, None),
@@ -8033,15 +8244,15 @@ RULES = Rules(
             steps={'designate': 0, 'hedgerow_attacked': 1, 'pins': 5, 'resolve': 10, 'exposed': 16},
             types={'_for_combat': 'combats', '_for_u': 'units', 'combat': 'combat', 'side': 'side', 'u': 'unit'},
             lines=(
-                'rulesets/series/close_combat.mst:9', 'rulesets/monmouth/scenarios.mst:231',
+                'rulesets/series/close_combat.mst:11', 'rulesets/monmouth/scenarios.mst:231',
                 'rulesets/monmouth/scenarios.mst:231', 'rulesets/monmouth/scenarios.mst:232',
-                'rulesets/monmouth/scenarios.mst:231', 'rulesets/series/close_combat.mst:15',
-                'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:15',
-                'rulesets/series/close_combat.mst:16', 'rulesets/series/close_combat.mst:15',
-                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19',
-                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19',
-                'rulesets/series/close_combat.mst:20', 'rulesets/series/close_combat.mst:19',
-                'rulesets/series/close_combat.mst:25', 'rulesets/series/close_combat.mst:26',
+                'rulesets/monmouth/scenarios.mst:231', 'rulesets/series/close_combat.mst:18',
+                'rulesets/series/close_combat.mst:18', 'rulesets/series/close_combat.mst:18',
+                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:18',
+                'rulesets/series/close_combat.mst:22', 'rulesets/series/close_combat.mst:22',
+                'rulesets/series/close_combat.mst:22', 'rulesets/series/close_combat.mst:22',
+                'rulesets/series/close_combat.mst:23', 'rulesets/series/close_combat.mst:22',
+                'rulesets/series/close_combat.mst:28', 'rulesets/series/close_combat.mst:29',
             ),
         ),
         'shattered_captured': ProcedureSpec(
@@ -8051,7 +8262,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f220),
+                ForStart('_for_u', f238),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
                 Exec(f46),
@@ -8060,9 +8271,9 @@ RULES = Rules(
             steps={'each': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
             lines=(
-                'rulesets/series/close_combat.mst:45', 'rulesets/series/close_combat.mst:45',
-                'rulesets/series/close_combat.mst:45', 'rulesets/series/close_combat.mst:46',
-                'rulesets/series/close_combat.mst:45',
+                'rulesets/series/close_combat.mst:60', 'rulesets/series/close_combat.mst:60',
+                'rulesets/series/close_combat.mst:60', 'rulesets/series/close_combat.mst:61',
+                'rulesets/series/close_combat.mst:60',
             ),
         ),
         'close_combat': ProcedureSpec(
@@ -8072,110 +8283,122 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('attacker_lead', f221),
-                Let('attacker', f222),
-                Let('defender', f223),
-                Exec(f224),
-                Exec(f225),
-                Exec(f226),
-                ForStart('_for_u', f227),
+                Let('attacker_lead', f239),
+                Let('attacker', f240),
+                Let('defender', f241),
+                Exec(f242),
+                Exec(f243),
+                Exec(f244),
+                ForStart('_for_u', f245),
                 JumpIfEmpty('_for_u', 11),
                 ForTake('u', '_for_u'),
-                Exec(f228),
+                Exec(f246),
                 Jump(7),
                 JumpUnlessSwitch('hessian_grenadiers', True, 17),
-                ForStart('_for_u', f229),
+                ForStart('_for_u', f247),
                 JumpIfEmpty('_for_u', 17),
                 ForTake('u', '_for_u'),
-                Exec(f230),
+                Exec(f248),
                 Jump(13),
-                JumpIfNot(f231, 25),
-                ForStart('_for_u', f232),
+                JumpIfNot(f249, 25),
+                ForStart('_for_u', f250),
                 JumpIfEmpty('_for_u', 23),
                 ForTake('u', '_for_u'),
                 Exec(f46),
                 Jump(19),
-                Jump(101),
+                Jump(113),
                 Jump(25),
-                Let('odds', f233),
-                JumpIfNot(f234, 29),
-                Let('odds', f235),
+                Let('odds', f251),
+                JumpIfNot(f252, 29),
+                Let('odds', f253),
                 Jump(29),
-                JumpIfNot(f236, 48),
-                Ask(f237, 'Withdraw the cavalry instead of fighting?', '_ask10'),
-                JumpIfNot(f238, 47),
-                ForStart('_for_u', f232),
+                JumpIfNot(f254, 48),
+                Ask(f255, 'Withdraw the cavalry instead of fighting?', '_ask11'),
+                JumpIfNot(f256, 47),
+                ForStart('_for_u', f250),
                 JumpIfEmpty('_for_u', 45),
-                Choose('u', f13, f237, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f255, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f239),
-                JumpIfNot(f240, 40),
-                Call('adjust_army_morale', f241, None),
+                Exec(f257),
+                JumpIfNot(f258, 40),
+                Call('adjust_army_morale', f259, None),
                 Jump(40),
-                Call('retreat_unit', f242, None),
-                JumpIfNot(f243, 44),
+                Call('retreat_unit', f260, None),
+                JumpIfNot(f261, 44),
                 Exec(f46),
                 Jump(44),
                 Jump(33),
-                Jump(101),
+                Jump(113),
                 Jump(47),
                 Jump(48),
-                Choose('attacker_lead', f244, f245, 'unit', 'choose attacker_lead', ''),
-                Choose('defender_lead', f246, f237, 'unit', 'choose defender_lead', ''),
-                Choose('attacker_chit', f247, f245, 'option', 'choose attacker_chit', 'secretly'),
-                Choose('defender_chit', f247, f237, 'option', 'choose defender_chit', 'secretly'),
+                Choose('attacker_lead', f262, f263, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f264, f255, 'unit', 'choose defender_lead', ''),
+                Choose('attacker_chit', f265, f263, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f265, f255, 'option', 'choose defender_chit', 'secretly'),
                 Reveal(('attacker_chit', 'defender_chit')),
-                Let('matrix', f248),
-                Let('tactics', f249),
-                JumpIfNot(f250, 59),
-                Call('tactical_withdrawal', f251, None),
-                Jump(101),
+                Let('matrix', f266),
+                Let('tactics', f267),
+                JumpIfNot(f268, 59),
+                Call('tactical_withdrawal', f269, None),
+                Jump(113),
                 Jump(59),
-                Roll(3, f252, 'close_combat_drm', 'result', 'modified_roll'),
+                Roll(3, f270, 'close_combat_drm', 'result', 'modified_roll'),
                 JumpIfNot(f68, 81),
-                Let('first', f253),
-                Let('rerolled', f185),
-                JumpIfNot(f254, 70),
-                Ask(f255, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                JumpIfNot(f256, 69),
+                Let('first', f271),
+                Let('rerolled', f202),
+                JumpIfNot(f272, 70),
+                Ask(f273, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                JumpIfNot(f274, 69),
                 Call('spend_momentum', f70, None),
-                Let('rerolled', f257),
+                Let('rerolled', f100),
                 Jump(69),
                 Jump(70),
-                JumpIfNot(f258, 77),
-                Ask(f259, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
-                JumpIfNot(f260, 76),
+                JumpIfNot(f275, 77),
+                Ask(f276, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask13'),
+                JumpIfNot(f277, 76),
                 Call('spend_momentum', f71, None),
-                Let('rerolled', f257),
+                Let('rerolled', f100),
                 Jump(76),
                 Jump(77),
-                JumpIfNot(f261, 80),
+                JumpIfNot(f278, 80),
                 Jump(59),
                 Jump(80),
                 Jump(81),
-                Let('retreated_defenders', f262),
-                Let('retreated_attackers', f263),
-                Let('defender_others', f264),
-                Let('attacker_others', f265),
-                Let('defender_loss', f266),
-                Let('attacker_loss', f267),
-                ApplyResult(f268, f269),
-                ApplyResult(f270, f271),
-                Call('adjust_army_morale', f272, None),
-                Call('adjust_army_morale', f273, None),
-                Call('previously_retreated_check', f274, None),
-                Call('previously_retreated_check', f275, None),
-                JumpIfNot(f68, 101),
-                JumpIfNot(f276, 97),
-                Call('gain_momentum', f277, None),
-                Jump(100),
-                JumpIfNot(f278, 100),
-                Call('gain_momentum', f279, None),
-                Jump(100),
-                Jump(101),
-                Exec(f280),
-                Call('advance_after_combat', f281, None),
-                Exec(f282),
+                Let('retreated_defenders', f279),
+                Let('retreated_attackers', f280),
+                Let('defender_others', f281),
+                Let('attacker_others', f282),
+                Let('defender_loss', f283),
+                Let('attacker_loss', f284),
+                JumpIfNot(f285, 90),
+                ApplyResult(f286, f287),
+                Jump(90),
+                JumpIfNot(f288, 93),
+                ApplyResult(f289, f290),
+                Jump(93),
+                JumpIfNot(f285, 96),
+                Call('adjust_army_morale', f291, None),
+                Jump(96),
+                JumpIfNot(f288, 99),
+                Call('adjust_army_morale', f292, None),
+                Jump(99),
+                JumpIfNot(f285, 102),
+                Call('previously_retreated_check', f293, None),
+                Jump(102),
+                JumpIfNot(f288, 105),
+                Call('previously_retreated_check', f294, None),
+                Jump(105),
+                JumpIfNot(f68, 113),
+                JumpIfNot(f295, 109),
+                Call('gain_momentum', f296, None),
+                Jump(112),
+                JumpIfNot(f297, 112),
+                Call('gain_momentum', f298, None),
+                Jump(112),
+                Jump(113),
+                Exec(f299),
+                Call('advance_after_combat', f300, None),
+                Exec(f301),
             ),
             steps={
                 'begin': 0,
@@ -8188,15 +8411,15 @@ RULES = Rules(
                 'momentum': 60,
                 'previously_retreated': 81,
                 'apply': 83,
-                'retreated_check': 91,
-                'gain_momentum': 93,
-                'advance': 101,
-                'done': 103,
+                'retreated_check': 99,
+                'gain_momentum': 105,
+                'advance': 113,
+                'done': 115,
             },
             types={
-                '_ask10': 'bool',
                 '_ask11': 'bool',
                 '_ask12': 'bool',
+                '_ask13': 'bool',
                 '_for_u': 'units',
                 '_secret': 'any',
                 'attacker': 'side',
@@ -8222,58 +8445,64 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169',
-                'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171',
-                'rulesets/series/close_combat.mst:172', 'rulesets/series/close_combat.mst:173',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176',
-                'rulesets/series/close_combat.mst:175', 'rulesets/monmouth/scenarios.mst:448',
+                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
+                'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191',
+                'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196',
+                'rulesets/series/close_combat.mst:195', 'rulesets/monmouth/scenarios.mst:448',
                 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:448',
                 'rulesets/monmouth/scenarios.mst:448', 'rulesets/monmouth/scenarios.mst:449',
-                'rulesets/monmouth/scenarios.mst:448', 'rulesets/series/close_combat.mst:181',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:185',
-                'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:187',
-                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
-                'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:198',
+                'rulesets/monmouth/scenarios.mst:448', 'rulesets/series/close_combat.mst:201',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:202',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:203',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:205',
                 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207',
-                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:207',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:211',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217',
-                'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224',
-                'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226',
-                'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228',
-                'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230',
-                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:234',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:242',
+                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:209',
+                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:214',
+                'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:215',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:216',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:216',
+                'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:219', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:231',
+                'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:214',
+                'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237',
                 'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241',
+                'rulesets/series/close_combat.mst:245', 'rulesets/series/close_combat.mst:246',
                 'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
-                'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249',
-                'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:248',
-                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:261',
-                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:265',
-                'rulesets/series/close_combat.mst:266', 'rulesets/series/close_combat.mst:267',
+                'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250',
+                'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:254',
+                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:259',
+                'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:262',
+                'rulesets/series/close_combat.mst:263', 'rulesets/series/close_combat.mst:264',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:268',
                 'rulesets/series/close_combat.mst:268', 'rulesets/series/close_combat.mst:269',
-                'rulesets/series/close_combat.mst:272', 'rulesets/series/close_combat.mst:274',
-                'rulesets/series/close_combat.mst:275', 'rulesets/series/close_combat.mst:278',
-                'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:284',
-                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286',
-                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:288',
-                'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:288',
-                'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:299',
-                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:302',
+                'rulesets/series/close_combat.mst:270', 'rulesets/series/close_combat.mst:268',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:273',
+                'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:273',
+                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:281',
+                'rulesets/series/close_combat.mst:282', 'rulesets/series/close_combat.mst:285',
+                'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:287',
+                'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:290', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295',
+                'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:298',
+                'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:298',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:302',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:309', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:320',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:323', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:334', 'rulesets/series/close_combat.mst:336',
             ),
         ),
         'advance_after_combat': ProcedureSpec(
@@ -8283,22 +8512,22 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                Let('vacated', f283),
-                JumpIfNot(f284, 19),
-                JumpIfNot(f285, 9),
-                Let('reachable', f286),
-                JumpIfNot(f287, 8),
-                Choose('into', f288, f222, 'hex', 'choose into', ''),
-                Exec(f289),
+                Let('vacated', f302),
+                JumpIfNot(f303, 19),
+                JumpIfNot(f304, 9),
+                Let('reachable', f305),
+                JumpIfNot(f306, 8),
+                Choose('into', f307, f240, 'hex', 'choose into', ''),
+                Exec(f308),
                 Jump(8),
                 Jump(9),
-                ForStart('_for_u', f290),
+                ForStart('_for_u', f309),
                 JumpIfEmpty('_for_u', 18),
-                Choose('u', f13, f222, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f240, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Choose('to', f291, f222, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f292, 17),
-                Exec(f121),
+                Choose('to', f310, f240, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f311, 17),
+                Exec(f140),
                 Jump(17),
                 Jump(10),
                 Jump(19),
@@ -8315,16 +8544,16 @@ RULES = Rules(
                 'vacated': 'hexes',
             },
             lines=(
-                'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308',
-                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311',
-                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
-                'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:312',
-                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:319',
-                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:321',
-                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:341', 'rulesets/series/close_combat.mst:342',
+                'rulesets/series/close_combat.mst:344', 'rulesets/series/close_combat.mst:345',
+                'rulesets/series/close_combat.mst:346', 'rulesets/series/close_combat.mst:347',
+                'rulesets/series/close_combat.mst:348', 'rulesets/series/close_combat.mst:346',
+                'rulesets/series/close_combat.mst:344', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:353',
+                'rulesets/series/close_combat.mst:354', 'rulesets/series/close_combat.mst:355',
+                'rulesets/series/close_combat.mst:354', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:342',
             ),
         ),
         'tactical_withdrawal': ProcedureSpec(
@@ -8334,18 +8563,18 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f293, 8),
-                ForStart('_for_u', f232),
+                JumpIfNot(f312, 8),
+                ForStart('_for_u', f250),
                 JumpIfEmpty('_for_u', 7),
-                Choose('u', f13, f223, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f241, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(2),
                 Jump(8),
-                JumpIfNot(f294, 16),
-                ForStart('_for_u', f295),
+                JumpIfNot(f313, 16),
+                ForStart('_for_u', f314),
                 JumpIfEmpty('_for_u', 15),
-                Choose('u', f13, f222, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f240, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(10),
@@ -8355,14 +8584,14 @@ RULES = Rules(
             types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
                 'u': 'unit'},
             lines=(
-                'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:333',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:331',
-                'rulesets/series/close_combat.mst:336', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:338',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:336',
+                'rulesets/series/close_combat.mst:365', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:367',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:365',
+                'rulesets/series/close_combat.mst:370', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:372',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:370',
             ),
         ),
         'lee_penalty': ProcedureSpec(
@@ -8372,9 +8601,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f296),
-                Call('adjust_army_morale', f297, None),
-                Exec(f298),
+                Exec(f315),
+                Call('adjust_army_morale', f316, None),
+                Exec(f317),
             ),
             steps={'penalty': 0},
             types={},
@@ -8388,27 +8617,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f299),
+                ForStart('_for_u', f318),
                 JumpIfEmpty('_for_u', 7),
                 ForTake('u', '_for_u'),
-                Exec(f300),
-                Exec(f301),
-                Exec(f131),
+                Exec(f319),
+                Exec(f320),
+                Exec(f150),
                 Jump(1),
-                JumpIfNot(f302, 10),
+                JumpIfNot(f321, 10),
                 EndPhase(),
                 Jump(10),
-                Roll(9, f303, None, 'picked', None),
-                ForStart('_for_u', f304),
+                Roll(9, f322, None, 'picked', None),
+                ForStart('_for_u', f323),
                 JumpIfEmpty('_for_u', 16),
                 ForTake('u', '_for_u'),
-                Exec(f305),
+                Exec(f324),
                 Jump(12),
-                Roll(10, f306, None, 'impact', None),
-                ForStart('_for_u', f307),
+                Roll(10, f325, None, 'impact', None),
+                ForStart('_for_u', f326),
                 JumpIfEmpty('_for_u', 22),
                 ForTake('u', '_for_u'),
-                Exec(f308),
+                Exec(f327),
                 Jump(18),
             ),
             steps={'clear': 0, 'lifted': 7, 'identify': 10, 'confusion': 11, 'impact': 16, 'effects': 17},
@@ -8435,7 +8664,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f309, None),
+                Call('adjust_army_morale', f328, None),
             ),
             steps={'do': 0},
             types={
@@ -8456,9 +8685,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f310, None),
-                JumpIfNot(f311, 4),
-                Call('check_or_retreat', f312, None),
+                Call('retreat_unit', f329, None),
+                JumpIfNot(f330, 4),
+                Call('check_or_retreat', f331, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8483,9 +8712,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f313, None),
-                JumpIfNot(f311, 4),
-                Call('check_or_retreat', f312, None),
+                Call('disrupt', f332, None),
+                JumpIfNot(f330, 4),
+                Call('check_or_retreat', f331, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8510,9 +8739,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f314),
-                JumpIfNot(f311, 4),
-                Call('check_or_retreat', f312, None),
+                Exec(f333),
+                JumpIfNot(f330, 4),
+                Call('check_or_retreat', f331, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -8538,15 +8767,15 @@ RULES = Rules(
                 'second'),
             result='',
             code=(
-                Let('one_step', f315),
-                Let('here', f316),
-                Exec(f317),
-                JumpIfNot(f318, 7),
-                Choose('second', f319, f14, 'unit', 'choose second', ''),
-                Exec(f320),
+                Let('one_step', f334),
+                Let('here', f335),
+                Exec(f336),
+                JumpIfNot(f337, 7),
+                Choose('second', f338, f14, 'unit', 'choose second', ''),
+                Exec(f339),
                 Jump(7),
-                JumpIfNot(f311, 10),
-                Call('check_or_retreat', f312, None),
+                JumpIfNot(f330, 10),
+                Call('check_or_retreat', f331, None),
                 Jump(10),
             ),
             steps={'do': 0},
@@ -8576,8 +8805,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f321, None),
-                Call('check_and_retreat_or_disrupt', f322, None),
+                Call('capture_one', f340, None),
+                Call('check_and_retreat_or_disrupt', f341, None),
             ),
             steps={'do': 0},
             types={
@@ -8598,8 +8827,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f323, None),
-                Call('check_and_retreat_or_disrupt', f322, None),
+                Call('capture_one', f342, None),
+                Call('check_and_retreat_or_disrupt', f341, None),
             ),
             steps={'do': 0},
             types={
@@ -8620,18 +8849,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f324),
+                ForStart('_for_u', f343),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(f46),
                 Jump(1),
-                Exec(f325),
-                ForStart('_for_u', f326),
+                Exec(f344),
+                ForStart('_for_u', f345),
                 JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f327),
-                Exec(f328),
+                Exec(f346),
+                Exec(f347),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -8661,10 +8890,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f329),
-                JumpIfNot(f330, 5),
-                Choose('casualty', f331, f14, 'unit', 'choose casualty', ''),
-                Exec(f332),
+                Let('leaders', f348),
+                JumpIfNot(f349, 5),
+                Choose('casualty', f350, f14, 'unit', 'choose casualty', ''),
+                Exec(f351),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -8691,7 +8920,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f333),
+                Exec(f352),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -8704,7 +8933,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lose_momentum', f334, None),
+                Call('lose_momentum', f353, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8717,7 +8946,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f335),
+                Exec(f354),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8730,18 +8959,18 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f336),
+                ForStart('_for_l', f355),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f337),
+                Exec(f356),
                 Jump(1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
             lines=(
-                'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:125',
-                'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:126',
-                'rulesets/series/movement.mst:125',
+                'rulesets/series/movement.mst:202', 'rulesets/series/movement.mst:202',
+                'rulesets/series/movement.mst:202', 'rulesets/series/movement.mst:203',
+                'rulesets/series/movement.mst:202',
             ),
         ),
         'trigger:step_lost_vp': ProcedureSpec(
@@ -8751,7 +8980,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f338),
+                Exec(f357),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8764,7 +8993,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f339),
+                Exec(f358),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8777,7 +9006,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f338),
+                Exec(f357),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8790,13 +9019,13 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f340),
-                JumpIfNot(f341, 4),
-                Exec(f342),
+                Exec(f359),
+                JumpIfNot(f360, 4),
+                Exec(f361),
                 Jump(4),
-                JumpIfNot(f343, 8),
-                Exec(f344),
-                Exec(f345),
+                JumpIfNot(f362, 8),
+                Exec(f363),
+                Exec(f364),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -8815,7 +9044,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f346),
+                Exec(f365),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8854,12 +9083,12 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f347),
-                Exec(f348),
-                Exec(f349),
-                Exec(f350),
-                Call('adjust_army_morale', f351, None),
-                Exec(f352),
+                Exec(f366),
+                Exec(f367),
+                Exec(f368),
+                Exec(f369),
+                Call('adjust_army_morale', f370, None),
+                Exec(f371),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8876,8 +9105,8 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f353),
-                Exec(f354),
+                Exec(f372),
+                Exec(f373),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8890,8 +9119,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f353),
-                Exec(f354),
+                Exec(f372),
+                Exec(f373),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8904,8 +9133,8 @@ RULES = Rules(
             params=('procedure', 'side'),
             result='',
             code=(
-                Exec(f355),
-                Exec(f356),
+                Exec(f374),
+                Exec(f375),
             ),
             steps={'do': 0},
             types={'procedure': 'procedure', 'side': 'side'},
@@ -8918,7 +9147,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f357),
+                Exec(f376),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8931,7 +9160,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f357),
+                Exec(f376),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8944,8 +9173,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f358),
-                Call('adjust_army_morale', f359, None),
+                Exec(f377),
+                Call('adjust_army_morale', f378, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8958,7 +9187,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f360),
+                Exec(f379),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -8971,7 +9200,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f360),
+                Exec(f379),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -8984,7 +9213,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f360),
+                Exec(f379),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -8997,14 +9226,14 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                JumpIfNot(f361, 3),
-                Exec(f362),
+                JumpIfNot(f380, 3),
+                Exec(f381),
                 Jump(3),
-                JumpIfNot(f363, 6),
-                Exec(f364),
+                JumpIfNot(f382, 6),
+                Exec(f383),
                 Jump(6),
-                JumpIfNot(f365, 9),
-                Exec(f366),
+                JumpIfNot(f384, 9),
+                Exec(f385),
                 Jump(9),
             ),
             steps={'do': 0},
@@ -9024,7 +9253,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f367),
+                Exec(f386),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -9037,7 +9266,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f367),
+                Exec(f386),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -9045,130 +9274,134 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f396, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f415, False,
             'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f397, False,
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f416, False,
             'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f398, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f417, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f399, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f399, False, 'trigger:captured_vp', ''),
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f418, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f418, False, 'trigger:captured_vp', ''),
         TriggerSpec('arrival', 'A reinforcement arrives', 'entered_map', None, False, 'trigger:arrival', ''),
-        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f400, False, 'trigger:lee_reaches_21xx',
+        TriggerSpec('lee_reaches_21xx', 'Lee reaches hex row 21xx', 'entered', f419, False, 'trigger:lee_reaches_21xx',
             'lee_must_advance'),
-        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f401, False,
+        TriggerSpec('lee_fails_to_advance', 'Lee is not on or east of hex row 21xx', 'end', f420, False,
             'trigger:lee_fails_to_advance', 'lee_must_advance'),
-        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f402, False,
+        TriggerSpec('lee_falls_back', 'Lee moves west of hex row 21xx', 'entered', f421, False,
             'trigger:lee_falls_back', 'lee_must_advance'),
-        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f403, True,
+        TriggerSpec('lee_relieved_of_command', 'Washington relieves Lee', 'entered', f422, True,
             'trigger:lee_relieved_of_command', 'relieving_lee'),
-        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f404, False, 'trigger:lee_dies', ''),
-        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f404, False, 'trigger:lee_captured', ''),
-        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f405, False, 'trigger:steuben_leaves',
+        TriggerSpec('lee_dies', 'Lee is a casualty', 'eliminated', f423, False, 'trigger:lee_dies', ''),
+        TriggerSpec('lee_captured', 'Lee is captured', 'captured', f423, False, 'trigger:lee_captured', ''),
+        TriggerSpec('steuben_leaves', 'Von Steuben leaves for the rear', 'end', f424, False, 'trigger:steuben_leaves',
             ''),
-        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f406, False,
+        TriggerSpec('leader_eliminated_vp', 'A leader eliminated', 'eliminated', f425, False,
             'trigger:leader_eliminated_vp', ''),
-        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f406, False, 'trigger:leader_captured_vp',
+        TriggerSpec('leader_captured_vp', 'A leader captured', 'captured', f425, False, 'trigger:leader_captured_vp',
             ''),
-        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f407, False,
+        TriggerSpec('countermarched_off_the_board', 'Countermarched off the board', 'left_map', f426, False,
             'trigger:countermarched_off_the_board', 'command_and_control'),
-        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f408, False,
+        TriggerSpec('american_sp_eliminated', 'American SPs eliminated', 'eliminated', f427, False,
             'trigger:american_sp_eliminated', ''),
-        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f408, False,
+        TriggerSpec('american_sp_captured', 'American SPs captured', 'captured', f427, False,
             'trigger:american_sp_captured', ''),
-        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f409, False,
+        TriggerSpec('american_sp_shattered', 'American SPs shattered', 'changed:order', f428, False,
             'trigger:american_sp_shattered', ''),
-        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f410, False,
+        TriggerSpec('objective_control', 'A terrain objective changes hands', 'entered', f429, False,
             'trigger:objective_control', ''),
-        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f411, False,
+        TriggerSpec('british_sp_eliminated', 'British SPs eliminated', 'eliminated', f430, False,
             'trigger:british_sp_eliminated', ''),
-        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f411, False,
+        TriggerSpec('british_sp_captured', 'British SPs captured', 'captured', f430, False,
             'trigger:british_sp_captured', ''),
     ),
     restrictions=(
         RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f412, None, '', f110),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f413,
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f431, None, '', f129),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f432,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f414, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f433, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f415, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f416, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f434, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f435, None, '',
+            None),
+        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', f436, None, '', None),
+        RestrictionSpec('pin_case_b_keep_away',
+            'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '', f437, None, '',
             None),
         RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '',
-            f417),
-        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f418, None,
+            f438),
+        RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '', f439, None,
             '', None),
-        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f419, None,
+        RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', f440, None,
             'relieving_lee', None),
-        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f420, None, 'command_and_control', None),
-        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f421, None, 'command_and_control',
+        RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', f441, None, 'command_and_control', None),
+        RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', f442, None, 'command_and_control',
             None),
         RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to',
-            'rear_guard_area', f422, 6, 'rear_guard_zone', None),
-        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f423, None,
+            'rear_guard_area', f443, 6, 'rear_guard_zone', None),
+        RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', f444, None,
             'hedgerow_holds', None),
-        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f424, None,
+        RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', f445, None,
             'hessian_grenadiers', None),
         RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry',
-            'south_of_south_brook', f425, 11, 'combs_hill', None),
+            'south_of_south_brook', f446, 11, 'combs_hill', None),
     ),
     concealments=(
     ),
     victory=(
         VictorySpec('british_breaks_the_advanced_corps', 'British Decisive Victory: 16 American SPs broken', 'decisive',
-            0, f426, ('campaign',), 'end_of_turn'),
+            0, f447, ('campaign',), 'end_of_turn'),
         VictorySpec('british_at_englishtown_junction', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f427, ('campaign',), 'end_of_turn'),
+            f448, ('campaign',), 'end_of_turn'),
         VictorySpec('american_destroys_the_rear_guard', 'American Decisive Victory: the rear guard destroyed',
-            'decisive', 1, f428, ('campaign',), 'end_of_turn'),
-        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f429,
+            'decisive', 1, f449, ('campaign',), 'end_of_turn'),
+        VictorySpec('american_at_dutch_lane', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1, f450,
             ('campaign',), 'end_of_turn'),
-        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f430, ('campaign',), 'end_of_game'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f431, ('campaign',),
+        VictorySpec('british_marginal', 'British Marginal Victory', 'marginal', 0, f451, ('campaign',), 'end_of_game'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f452, ('campaign',),
             'end_of_game'),
         VictorySpec('lees_advance_british_decisive', 'British Decisive Victory: Overlook Hill occupied', 'decisive', 0,
-            f432, ('lees_advance',), 'end_of_turn'),
+            f453, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_decisive', 'American Decisive Victory: hex 4114 occupied', 'decisive', 1,
-            f429, ('lees_advance',), 'end_of_turn'),
+            f450, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f433, ('lees_advance',), 'end_of_turn'),
+            'substantial', 0, f454, ('lees_advance',), 'end_of_turn'),
         VictorySpec('lees_advance_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f434, ('lees_advance',), 'end_of_turn'),
-        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f435, ('lees_advance',),
+            'substantial', 1, f455, ('lees_advance',), 'end_of_turn'),
+        VictorySpec('lees_advance_british_marginal', 'British Marginal Victory', 'marginal', 0, f456, ('lees_advance',),
             'end_of_game'),
-        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f436, ('lees_advance',
+        VictorySpec('lees_advance_american_marginal', 'American Marginal Victory', 'marginal', 1, f457, ('lees_advance',
             ), 'end_of_game'),
         VictorySpec('holding_action_british_bridge', 'British Decisive Victory: both sides of the West Morass bridge',
-            'decisive', 0, f437, ('holding_action',), 'end_of_turn'),
+            'decisive', 0, f458, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_ridge', 'British Decisive Victory: Perrine Ridge occupied', 'decisive', 0,
-            f438, ('holding_action',), 'end_of_turn'),
+            f459, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_washington', 'British Decisive Victory: Washington captured or eliminated',
-            'decisive', 0, f439, ('holding_action',), 'end_of_turn'),
+            'decisive', 0, f460, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_american_decisive', 'American Decisive Victory: 15 British SPs lost', 'decisive', 1,
-            f440, ('holding_action',), 'end_of_turn'),
+            f461, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f433, ('holding_action',), 'end_of_turn'),
+            'substantial', 0, f454, ('holding_action',), 'end_of_turn'),
         VictorySpec('holding_action_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f434, ('holding_action',), 'end_of_turn'),
-        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f430,
+            'substantial', 1, f455, ('holding_action',), 'end_of_turn'),
+        VictorySpec('holding_action_british_marginal', 'British Marginal Victory', 'marginal', 0, f451,
             ('holding_action',), 'end_of_game'),
-        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f431,
+        VictorySpec('holding_action_american_marginal', 'American Marginal Victory', 'marginal', 1, f452,
             ('holding_action',), 'end_of_game'),
         VictorySpec('washingtons_stand_british_decisive', 'British Decisive Victory: hex 1211 occupied', 'decisive', 0,
-            f427, ('washingtons_stand',), 'end_of_turn'),
+            f448, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_decisive',
-            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f441, ('washingtons_stand',
+            'American Decisive Victory: the Craig or Wikoff farm occupied', 'decisive', 1, f462, ('washingtons_stand',
             ), 'end_of_turn'),
         VictorySpec('washingtons_stand_british_substantial', 'British Substantial Victory: the American army wavers',
-            'substantial', 0, f433, ('washingtons_stand',), 'end_of_turn'),
+            'substantial', 0, f454, ('washingtons_stand',), 'end_of_turn'),
         VictorySpec('washingtons_stand_american_substantial', 'American Substantial Victory: the British army wavers',
-            'substantial', 1, f434, ('washingtons_stand',), 'end_of_turn'),
-        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f430,
+            'substantial', 1, f455, ('washingtons_stand',), 'end_of_turn'),
+        VictorySpec('washingtons_stand_british_marginal', 'British Marginal Victory', 'marginal', 0, f451,
             ('washingtons_stand',), 'end_of_game'),
-        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f431,
+        VictorySpec('washingtons_stand_american_marginal', 'American Marginal Victory', 'marginal', 1, f452,
             ('washingtons_stand',), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
@@ -9207,6 +9440,9 @@ RULES = Rules(
         VariableSpec('moved_away', 'unit', 'bool', False, 'movement_phase', 'Moved away (disrupted)', False),
         VariableSpec('pin_group', 'unit', 'int', 0, '', 'PIN result', False),
         VariableSpec('pin_results', '', 'int', 0, '', 'PIN results so far', False),
+        VariableSpec('pin_case_b', 'unit', 'bool', False, '', 'Moving away from a PIN result (case B)', False),
+        VariableSpec('pin_case_chosen', 'unit', 'bool', False, '', 'Case A or B chosen for its PIN result', False),
+        VariableSpec('pin_withdrawal', '', 'bool', False, '', 'Some PIN result is being moved away (case B)', False),
         VariableSpec('fired', 'unit', 'bool', False, 'player_turn', 'Fired this player turn', False),
         VariableSpec('artillery_target', 'unit', 'bool', False, 'defensive_artillery_fire_phase',
             'Fired on by artillery this phase', False),
@@ -9291,6 +9527,7 @@ RULES = Rules(
         'define:cc_period': ('The C&C Table column', '§ monmouth 6.17', ''),
         'define:chit_eligible': ('The chit may be played', '§ series 12.52', ''),
         'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders", '§ series 14.21', ''),
+        'define:commanders': ('Leaders who may command the unit', '§ series 14.1', ''),
         'define:conditional_reinforcement': ('A British conditional reinforcement', '§ monmouth 4.12', ''),
         'define:controls': ('Controls a terrain objective', '§ monmouth II', ''),
         'define:countermarch_goal': ('Where a countermarch leads', '§ monmouth 4.62', ''),
@@ -9323,6 +9560,7 @@ RULES = Rules(
         'define:jaeger_second_roll': ("The Jaegers' second roll", '§ series 10.6', ''),
         'define:lead_candidates': ('Units that may lead', '§ series 12.23, 13.25', ''),
         'define:leader_near': ('A friendly leader stacked with or next to the units', '§ series 14.22, 12.53', ''),
+        'define:leader_of': ('The leader in command', '§ series 14.1, 3.2', ''),
         'define:leadership': ('Leadership DRM for a unit', '§ series 14.23', ''),
         'define:lee_in_command': ('Lee commands the Advanced Corps', '§ monmouth 4.3, 4.31, 4.64', ''),
         'define:margin': ('Victory-point margin', '§ monmouth II', ''),
@@ -9339,7 +9577,8 @@ RULES = Rules(
         'define:molly_may_join': ('Molly Pitcher may join this artillery unit', '§ monmouth 4.4', ''),
         'define:morgans_detachment_unit': ("Of Morgan's Detachment", '§ monmouth 4.11', ''),
         'define:movement_allowance': ('Movement allowance this turn', '§ monmouth 4.1, 4.12, 4.33, 4.62', ''),
-        'define:must_attack': ('Must attack', '§ series 12.12', ''),
+        'define:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
+        'define:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'define:nearest_open_entries': ('The nearest hexes not blocked', '§ monmouth 4.1', ''),
         'define:next_american_player_turn': ('The turn of the next American player turn', '§ monmouth 4.64', ''),
         'define:next_to_any': ('Next to one of the hexes', '§ series 12.52', ''),
@@ -9363,6 +9602,7 @@ RULES = Rules(
         'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
         'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
         'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
+        'define:result_stands': ('The side suffers its close combat result', '§ series 12.23', ''),
         'define:retreat_toward': ('The map edge a unit retreats toward', '§ monmouth 4.8; series 13.21', ''),
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
@@ -9395,7 +9635,8 @@ RULES = Rules(
         'hexside:track': ('Track', '§ series 9.51, 9.52', ''),
         'hook:close_combat_phase:designate:may_attack': ('May attack', '§ series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4',
             ''),
-        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12', ''),
+        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
+        'hook:close_combat_phase:designate:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'hook:movement_phase:countermarch:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'hook:movement_phase:countermarch:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
@@ -9477,6 +9718,7 @@ RULES = Rules(
         'procedure:morale_check': ('Morale Check', '§ series 13.5', ''),
         'procedure:movement_phase': ('Movement Phase', '§ series 9', ''),
         'procedure:overstacking': ('Overstacking penalty', '§ series 7.3', ''),
+        'procedure:pin_cases': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
         'procedure:player_turn': ('Player Turn', '§ series 5', ''),
         'procedure:previously_retreated_check': ('Previously-retreated units', '§ series 13.25', ''),
         'procedure:rally_phase': ('Rally Phase', '§ series 15.1', ''),
@@ -9502,6 +9744,9 @@ RULES = Rules(
         'restriction:hold_the_hedgerow': ('The hedgerow holds until attacked', '§ monmouth 6.292', ''),
         'restriction:monmouth_movement_allowance': ('Movement allowance this turn', '§ monmouth 4.1, 4.12, 4.33, 4.62',
             ''),
+        'restriction:pin_case_b_keep_away': ('No other unit moves next to the enemy units of a PIN result moved away',
+            '§ series 13.1, 9.2', ''),
+        'restriction:pinned_engaged': ('Pinned units kept engaged do not move', '§ series 13.1, 9.2', ''),
         'restriction:pinned_units': ('Pinned units may not stay next to the enemy', '§ series 9.2, 13.1', ''),
         'restriction:rear_guard_confined': ('The rear guard stays on or behind the Maneuver Zone', '§ monmouth 4.7',
             ''),
@@ -9550,7 +9795,7 @@ RULES = Rules(
         'step:close_combat:retreated_check': ('Close Combat', '§ series 12.23, 13.25', ''),
         'step:close_combat:tactics': ('Close Combat', '§ series 12.23, 12.5, 12.54', ''),
         'step:close_combat_phase:designate': ('Close Combat Phase',
-            '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21', ''),
+            '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1', ''),
         'step:close_combat_phase:exposed': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 13.3, 13.4', ''),
         'step:close_combat_phase:hedgerow_attacked': ('Close Combat Phase',
             '§ series 12, 12.1, 12.11, 12.2; monmouth 6.292', ''),
@@ -9595,6 +9840,7 @@ RULES = Rules(
         'step:movement_phase:morgan': ('Movement Phase', '§ series 9; monmouth 4.11', ''),
         'step:movement_phase:move': ('Movement Phase', '§ series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52', ''),
         'step:movement_phase:oswald': ('Movement Phase', '§ series 9; monmouth 4.33', ''),
+        'step:movement_phase:pin_cases': ('Movement Phase', '§ series 9, 13.1, 9.2', ''),
         'step:movement_phase:pins': ('Movement Phase', '§ series 9, 9.3', ''),
         'step:movement_phase:reinforcements': ('Movement Phase',
             '§ series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13', ''),
@@ -9602,6 +9848,8 @@ RULES = Rules(
         'step:movement_phase:variable_reinforcements': ('Movement Phase',
             '§ series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2', ''),
         'step:overstacking:each': ('Overstacking penalty', '§ series 7.3', ''),
+        'step:pin_cases:choose': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
+        'step:pin_cases:clear': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
         'step:player_turn:abbreviated_first_turn': ('Player Turn', '§ series 5; monmouth 6.291', ''),
         'step:player_turn:artillery': ('Player Turn', '§ series 5, 11.1', ''),
         'step:player_turn:begin': ('Player Turn', '§ series 5', ''),
@@ -9714,8 +9962,8 @@ RULES = Rules(
             title='The Battle of Monmouth Courthouse (Campaign Game)',
             first_turn=1,
             last_turn=14,
-            values=(('army_morale', f134, f442), ('army_morale', f110, f442), ('momentum', f134, f134), ('momentum',
-                f110, f134)),
+            values=(('army_morale', f153, f463), ('army_morale', f129, f463), ('momentum', f153, f153), ('momentum',
+                f129, f153)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -9730,8 +9978,8 @@ RULES = Rules(
             title="Scenario I: Lee's Advance",
             first_turn=4,
             last_turn=7,
-            values=(('army_morale', f134, f442), ('army_morale', f110, f443), ('momentum', f134, f134), ('momentum',
-                f110, f134)),
+            values=(('army_morale', f153, f463), ('army_morale', f129, f464), ('momentum', f153, f153), ('momentum',
+                f129, f153)),
             orders={4: (0, 1)},
             rules_off=('molly_pitcher', 'rear_guard_zone', 'lee_must_advance', 'relieving_lee'),
             rules_on=(),
@@ -9776,8 +10024,8 @@ RULES = Rules(
             title='Scenario II: The Holding Action',
             first_turn=7,
             last_turn=10,
-            values=(('army_morale', f134, f442), ('army_morale', f110, f444), ('momentum', f134, f110), ('momentum',
-                f110, f134), ('momentum_pool', None, f445), ('lee_relieved', None, f257)),
+            values=(('army_morale', f153, f463), ('army_morale', f129, f465), ('momentum', f153, f129), ('momentum',
+                f129, f153), ('momentum_pool', None, f466), ('lee_relieved', None, f100)),
             orders={7: (0,), 8: (1, 0), 9: (1, 0)},
             rules_off=('command_and_control', 'lee_must_advance', 'rear_guard_zone', 'molly_pitcher'),
             rules_on=('abbreviated_first_turn', 'hedgerow_holds', 'no_strategic_on_arrival'),
@@ -9823,8 +10071,8 @@ RULES = Rules(
             title="Scenario III: Washington's Stand",
             first_turn=8,
             last_turn=13,
-            values=(('army_morale', f134, f443), ('army_morale', f110, f443), ('momentum', f134, f134), ('momentum',
-                f110, f110), ('momentum_pool', None, f445), ('molly_placed', None, f257)),
+            values=(('army_morale', f153, f464), ('army_morale', f129, f464), ('momentum', f153, f153), ('momentum',
+                f129, f129), ('momentum_pool', None, f466), ('molly_placed', None, f100)),
             orders={8: (1, 0)},
             rules_off=('command_and_control', 'rear_guard_zone'),
             rules_on=('molly_pitcher', 'hessian_grenadiers', 'combs_hill'),
@@ -9862,7 +10110,7 @@ RULES = Rules(
                 PlacementSpec((375,), None, False, ((39, False, ()),)),
                 PlacementSpec((398,), None, False, ((38, False, ()),)),
                 PlacementSpec((402,), None, False, ((32, False, ()), (33, False, ()))),
-                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f257),)))),
+                PlacementSpec((429,), None, False, ((28, False, ()), (29, False, (('molly', f100),)))),
                 PlacementSpec((430,), None, False, ((30, False, ()), (31, False, ()))),
                 PlacementSpec((453,), None, False, ((48, False, ()),)),
                 PlacementSpec((455,), None, False, ((5, False, ()), (6, True, ()))),

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'd30c79ddef6746df03d9b09c7dded7e5cb347c707063cc7718d8f33680c69c69'
+RULES_HASH = '9b0c2767c4d2595f640c9054cd771982ea5eda18f2bf967695834fb91abf3c76'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -286,55 +286,67 @@ def d_surrounded(s, a_u):
 
 
 def d_strategic_factor(s, a_u):
-    # 'rulesets/series/movement.mst:70': 'Strategic movement: times the allowance'
+    # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
     return 2
 
 
 def d_one_hex_minimum(s, a_u):
-    # 'rulesets/series/movement.mst:74': 'May always move one hex'
+    # 'rulesets/series/movement.mst:136': 'May always move one hex'
     return True
 
 
 def d_may_move_strategically(s, a_u):
-    # 'rulesets/newtown/variations.mst:178': 'May use Strategic Movement'
+    # 'rulesets/newtown/variations.mst:179': 'May use Strategic Movement'
     return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != 49))
         and (not (((s.vars['turn'] == 1) and (q.side(s, a_u) == 1)) and (q.entry_turn(s, a_u) == 0))))
         and (not ((s.vars['turn'] == 1) and (a_u == 12))))
 
 
 def d_open_to(s, a_u, a_h):
-    # 'rulesets/series/movement.mst:80': 'A hex the unit may step into'
+    # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s,
         a_u)))) == 0)) and d_stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
 
 
 def d_enemy_leaders_alone(s, a_h, a_side):
-    # 'rulesets/series/movement.mst:131': 'Enemy leaders with no combat unit'
+    # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0
         for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0
         for e0 in q.units_at(s, a_h) if False))
 
 
+def d_commanders(s, a_u):
+    # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
+    return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s,
+        a_u))) and q.may_command(s, e0, a_u)))
+
+
+def d_leader_of(s, a_u):
+    # 'rulesets/series/leaders.mst:14': 'The leader in command'
+    return min(tuple(e0 for e0 in d_commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1]
+        for e1 in d_commanders(s, a_u)), default=0))), key=lambda e0: UNIT_PROPS['seniority'][e0], default=-1)
+
+
 def d_has_leader(s, a_u):
-    # 'rulesets/series/leaders.mst:9': 'A leader commands the unit'
-    return (q.leader_of(s, a_u) != -1)
+    # 'rulesets/series/leaders.mst:17': 'A leader commands the unit'
+    return (d_leader_of(s, a_u) != -1)
 
 
 def d_close_combat_leadership(s, a_units):
     # 'rulesets/newtown/variations.mst:70': "Best Close Combat DRM among the units' leaders"
-    return max(((UNIT_PROPS['close_combat_drm'][q.leader_of(s, e0)] if d_has_leader(s, e0)
+    return max(((UNIT_PROPS['close_combat_drm'][d_leader_of(s, e0)] if d_has_leader(s, e0)
         else UNIT_PROPS['close_combat_drm'][0]) for e0 in tuple(e0 for e0 in a_units if (d_has_leader(s, e0)
         or d_demi_led(s, e0)))), default=0)
 
 
 def d_leadership(s, a_u):
     # 'rulesets/newtown/variations.mst:64': 'Leadership DRM for a unit'
-    return ((UNIT_PROPS['leadership_drm'][q.leader_of(s, a_u)] + (1 if s.vars['big_medicine'][q.leader_of(s, a_u)]
+    return ((UNIT_PROPS['leadership_drm'][d_leader_of(s, a_u)] + (1 if s.vars['big_medicine'][d_leader_of(s, a_u)]
         else 0)) if d_has_leader(s, a_u) else (UNIT_PROPS['leadership_drm'][0] if d_demi_led(s, a_u) else 0))
 
 
 def d_leader_near(s, a_units):
-    # 'rulesets/series/leaders.mst:24': 'A friendly leader stacked with or next to the units'
+    # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units'
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1]))
         for e1 in q.union(q.units_at(s, q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
@@ -399,8 +411,13 @@ def d_may_attack(s, a_u):
 
 
 def d_must_attack(s, a_u):
-    # 'rulesets/series/close_combat.mst:41': 'Must attack'
-    return ((not UNIT_PROPS['artillery'][a_u]) and (not d_rifle_unit(s, a_u)))
+    # 'rulesets/series/close_combat.mst:49': 'Must attack'
+    return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not d_rifle_unit(s, a_u))))
+
+
+def d_must_be_attacked(s, a_u):
+    # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
+    return s.vars['pinned'][a_u]
 
 
 def d_adds_strength(s, a_u):
@@ -410,18 +427,18 @@ def d_adds_strength(s, a_u):
 
 
 def d_attack_strength(s, a_combat):
-    # 'rulesets/series/close_combat.mst:59': 'Attacking SPs'
+    # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
     return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if d_adds_strength(s, e0)))
 
 
 def d_defense_value(s, a_u):
-    # 'rulesets/series/close_combat.mst:62': "A defending unit's SPs"
+    # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2)
         if (s.vars['order'][a_u] == 'disrupted') else q.unit_strength(s, a_u)))
 
 
 def d_defense_strength(s, a_combat):
-    # 'rulesets/series/close_combat.mst:65': 'Defending SPs'
+    # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
     return sum(d_defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if d_adds_strength(s, e0)))
 
 
@@ -432,53 +449,58 @@ def d_may_lead(s, a_u):
 
 
 def d_lead_candidates(s, a_units):
-    # 'rulesets/series/close_combat.mst:77': 'Units that may lead'
+    # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
     return (tuple(e0 for e0 in a_units if (d_parade(s, e0) and d_may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
         if (d_parade(s, e0) and d_may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if d_may_lead(s, e0))
         if (len(tuple(e0 for e0 in a_units if d_may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units
         if (not UNIT_PROPS['artillery'][e0]))))
 
 
+def d_result_stands(s, a_s):
+    # 'rulesets/newtown/cards.mst:369': 'The side suffers its close combat result'
+    return (s.vars['result_ignored'] != a_s)
+
+
 def d_may_advance(s, a_u, a_into):
-    # 'rulesets/series/close_combat.mst:86': 'May advance after combat'
+    # 'rulesets/series/close_combat.mst:106': 'May advance after combat'
     return (not q.prohibited(s, a_into))
 
 
 def d_free_to_advance(s, a_u):
-    # 'rulesets/series/close_combat.mst:91': 'Free to advance after combat'
+    # 'rulesets/series/close_combat.mst:111': 'Free to advance after combat'
     return True
 
 
 def d_may_advance_into_all(s, a_u, a_combat):
-    # 'rulesets/series/close_combat.mst:94': 'May advance into every defending hex'
+    # 'rulesets/series/close_combat.mst:114': 'May advance into every defending hex'
     return all(d_may_advance(s, a_u, e0) for e0 in q.defense_hexes(s, a_combat))
 
 
 def d_attacker_lead_candidates(s, a_combat):
-    # 'rulesets/series/close_combat.mst:99': 'Attacking units that may lead'
+    # 'rulesets/series/close_combat.mst:119': 'Attacking units that may lead'
     return (tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat)) if d_may_advance_into_all(s, e0,
         a_combat)) if (len(tuple(e0 for e0 in d_lead_candidates(s, q.attackers(s, a_combat))
         if d_may_advance_into_all(s, e0, a_combat))) > 0) else d_lead_candidates(s, q.attackers(s, a_combat)))
 
 
 def d_may_withdraw_cavalry(s, a_combat):
-    # 'rulesets/series/close_combat.mst:106': 'Cavalry may withdraw'
+    # 'rulesets/series/close_combat.mst:126': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and d_parade(s, e0)) and (not s.vars['withdrawn'][e0]))
         for e0 in q.defenders(s, a_combat)) and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
 
 def d_suffers_rifle_drm(s, a_u):
-    # 'rulesets/series/close_combat.mst:136': 'A lead unit with a white R'
+    # 'rulesets/series/close_combat.mst:156': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
 
 def d_all_militia(s, a_units):
-    # 'rulesets/series/close_combat.mst:143': 'An all-militia force'
+    # 'rulesets/series/close_combat.mst:163': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
 
 def d_behind_fieldworks(s, a_combat):
-    # 'rulesets/series/close_combat.mst:148': 'Attacked solely across fieldworks'
+    # 'rulesets/series/close_combat.mst:168': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 
@@ -588,14 +610,19 @@ def d_demi_led(s, a_u):
         and (((a_u == 0) or (a_u == 19)) or d_warrior(s, a_u)))
 
 
+def d_unexamined_indian_stacks(s):
+    # 'rulesets/newtown/variations.mst:105': 'Indian player stacks not yet examined'
+    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
+
+
 def d_attacked_across_breastwork(s, a_combat, a_h):
-    # 'rulesets/newtown/variations.mst:192': 'Every attack on the hex crosses the breastwork'
+    # 'rulesets/newtown/variations.mst:193': 'Every attack on the hex crosses the breastwork'
     return all(q.hexside_has(s, e0, a_h, 8) for e0 in tuple(e0 for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s,
         e0, a_h)))
 
 
 def d_holds_the_breastwork(s, a_combat, a_lead):
-    # 'rulesets/newtown/variations.mst:195': 'The lead unit may keep the breastwork'
+    # 'rulesets/newtown/variations.mst:196': 'The lead unit may keep the breastwork'
     return (((q.side(s, a_lead) == 0) and (q.hex_of(s, a_lead) in (871, 872, 873, 874, 875, 876, 877, 878)))
         and all(d_attacked_across_breastwork(s, a_combat, e0) for e0 in q.defense_hexes(s, a_combat)))
 
@@ -1167,2314 +1194,2400 @@ def f86(s, b):
 
 
 def f87(s, b):
-    # 'rulesets/series/movement.mst:28'
-    return {'side': b['side'], 'may_delay': True}
+    # 'rulesets/series/movement.mst:53'
+    e.set_var(s, 'pin_withdrawal', False)
 
 
 def f88(s, b):
+    # 'rulesets/series/movement.mst:54'
+    return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
+
+
+def f89(s, b):
+    # 'rulesets/series/movement.mst:55'
+    e.set_at(s, 'pin_case_b', b['u'], False)
+
+
+def f90(s, b):
+    # 'rulesets/series/movement.mst:56'
+    e.set_at(s, 'pin_case_chosen', b['u'], False)
+
+
+def f91(s, b):
+    # 'rulesets/series/movement.mst:59'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
+
+
+def f92(s, b):
+    # 'rulesets/series/movement.mst:60'
+    return (not s.vars['pin_case_chosen'][b['u']])
+
+
+def f93(s, b):
+    # 'rulesets/series/movement.mst:61'
+    return s.vars['pin_group'][b['u']]
+
+
+def f94(s, b):
+    # 'rulesets/series/movement.mst:62'
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s,
+        b['side']) if (s.vars['pin_group'][e0] == b['group'])))
+
+
+def f95(s, b):
+    # 'rulesets/series/movement.mst:63'
+    return (not b['engaged'])
+
+
+def f96(s, b):
+    # 'rulesets/series/movement.mst:64'
+    return b['engaged']
+
+
+def f97(s, b):
+    # 'rulesets/series/movement.mst:65'
+    return b['_ask4']
+
+
+def f98(s, b):
+    # 'rulesets/series/movement.mst:66'
+    return True
+
+
+def f99(s, b):
+    # 'rulesets/series/movement.mst:69'
+    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
+
+
+def f100(s, b):
+    # 'rulesets/series/movement.mst:70'
+    e.set_at(s, 'pin_case_chosen', b['v'], True)
+
+
+def f101(s, b):
+    # 'rulesets/series/movement.mst:71'
+    e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
+
+
+def f102(s, b):
+    # 'rulesets/series/movement.mst:72'
+    return b['case_b']
+
+
+def f103(s, b):
+    # 'rulesets/series/movement.mst:73'
+    return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
+
+
+def f104(s, b):
+    # 'rulesets/series/movement.mst:74'
+    e.set_at(s, 'pin_case_b', b['e'], True)
+
+
+def f105(s, b):
+    # 'rulesets/series/movement.mst:75'
+    e.set_var(s, 'pin_withdrawal', True)
+
+
+def f106(s, b):
+    # 'rulesets/series/movement.mst:90'
+    return {'side': b['side'], 'may_delay': True}
+
+
+def f107(s, b):
     # 'rulesets/newtown/special_rules.mst:22'
     return (b['side'] == 1)
 
 
-def f89(s, b):
+def f108(s, b):
     # 'rulesets/newtown/special_rules.mst:23'
     return tuple(e0 for e0 in q.units_of(s, 1) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (435, 436, 461, 462)))
         and (not s.vars['destroyed'][q.hex_of(s, e0)])))
 
 
-def f90(s, b):
+def f109(s, b):
     # 'rulesets/newtown/special_rules.mst:24'
     e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
 
 
-def f91(s, b):
+def f110(s, b):
     # 'rulesets/newtown/special_rules.mst:25'
     e.set_at(s, 'burning', b['u'], True)
 
 
-def f92(s, b):
-    # 'rulesets/series/movement.mst:31'
+def f111(s, b):
+    # 'rulesets/series/movement.mst:93'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted')
         and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0)))
 
 
-def f93(s, b):
-    # 'rulesets/series/movement.mst:32'
+def f112(s, b):
+    # 'rulesets/series/movement.mst:94'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
 
 
-def f94(s, b):
-    # 'rulesets/series/movement.mst:33'
+def f113(s, b):
+    # 'rulesets/series/movement.mst:95'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0,
         b['side'])) < b['here']) and d_open_to(s, b['u'], e0)))
 
 
-def f95(s, b):
-    # 'rulesets/series/movement.mst:34'
+def f114(s, b):
+    # 'rulesets/series/movement.mst:96'
     return (len(b['away']) > 0)
 
 
-def f96(s, b):
-    # 'rulesets/series/movement.mst:35'
+def f115(s, b):
+    # 'rulesets/series/movement.mst:97'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
 
 
-def f97(s, b):
-    # 'rulesets/series/movement.mst:36'
+def f116(s, b):
+    # 'rulesets/series/movement.mst:98'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
 
 
-def f98(s, b):
-    # 'rulesets/series/movement.mst:37'
+def f117(s, b):
+    # 'rulesets/series/movement.mst:99'
     e.advance_to(s, b['u'], b['to'])
 
 
-def f99(s, b):
-    # 'rulesets/series/movement.mst:39'
+def f118(s, b):
+    # 'rulesets/series/movement.mst:101'
     e.set_at(s, 'moved_away', b['u'], True)
 
 
-def f100(s, b):
-    # 'rulesets/newtown/cards.mst:384'
+def f119(s, b):
+    # 'rulesets/newtown/cards.mst:377'
     return (((b['side'] == 1) and (s.unit_status[49] == 0)) and ('stampede' in d_hand(s, 0)))
 
 
-def f101(s, b):
-    # 'rulesets/newtown/cards.mst:385'
-    return b['_ask4']
+def f120(s, b):
+    # 'rulesets/newtown/cards.mst:378'
+    return b['_ask5']
 
 
-def f102(s, b):
-    # 'rulesets/newtown/cards.mst:386'
+def f121(s, b):
+    # 'rulesets/newtown/cards.mst:379'
     return {'card': 'stampede', 'side': 0}
 
 
-def f103(s, b):
-    # 'rulesets/newtown/cards.mst:387'
+def f122(s, b):
+    # 'rulesets/newtown/cards.mst:380'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in (462, 488, 513, 539, 565, 591, 617,
         643, 669, 695, 721, 747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163,
         1189, 1215, 1241, 1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
         and (not q.prohibited(s, e0))) and (len(tuple(e1 for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
 
 
-def f104(s, b):
-    # 'rulesets/newtown/cards.mst:388'
+def f123(s, b):
+    # 'rulesets/newtown/cards.mst:381'
     e.advance_to(s, 49, b['h'])
 
 
-def f105(s, b):
+def f124(s, b):
     # 'rulesets/newtown/special_units.mst:179'
     return ((b['side'] == 1) and (s.unit_status[49] == 0))
 
 
-def f106(s, b):
-    # 'rulesets/newtown/special_units.mst:180'
-    return True
-
-
-def f107(s, b):
+def f125(s, b):
     # 'rulesets/newtown/special_units.mst:180'
     return {'unit': 49, 'toward': d_herd_goal(s)}
 
 
-def f108(s, b):
-    # 'rulesets/series/movement.mst:49'
+def f126(s, b):
+    # 'rulesets/series/movement.mst:111'
     return d_in_enemy_zoc(s, b['hex'], b['side'])
 
 
-def f109(s, b):
-    # 'rulesets/series/movement.mst:50'
+def f127(s, b):
+    # 'rulesets/series/movement.mst:112'
     return d_rifle_zoc_cost(s, b['from'], b['to'], b['side'])
 
 
-def f110(s, b):
-    # 'rulesets/series/movement.mst:51'
+def f128(s, b):
+    # 'rulesets/series/movement.mst:113'
     return d_may_move_strategically(s, b['unit'])
 
 
-def f111(s, b):
-    # 'rulesets/series/movement.mst:52'
+def f129(s, b):
+    # 'rulesets/series/movement.mst:114'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
 
 
-def f112(s, b):
-    # 'rulesets/series/movement.mst:53'
+def f130(s, b):
+    # 'rulesets/series/movement.mst:115'
     return d_strategic_factor(s, b['unit'])
 
 
-def f113(s, b):
-    # 'rulesets/series/movement.mst:54'
+def f131(s, b):
+    # 'rulesets/series/movement.mst:116'
     return d_one_hex_minimum(s, b['unit'])
 
 
-def f114(s, b):
-    # 'rulesets/series/movement.mst:57'
+def f132(s, b):
+    # 'rulesets/series/movement.mst:119'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         q.side(s, e0))) == 0)))
 
 
-def f115(s, b):
-    # 'rulesets/series/movement.mst:58'
+def f133(s, b):
+    # 'rulesets/series/movement.mst:120'
     e.set_at(s, 'pinned', b['u'], False)
 
 
-def f116(s, b):
-    # 'rulesets/series/movement.mst:59'
+def f134(s, b):
+    # 'rulesets/series/movement.mst:121'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
 
 
-def f117(s, b):
-    # 'rulesets/series/movement.mst:60'
-    return s.vars['pin_group'][b['u']]
-
-
-def f118(s, b):
-    # 'rulesets/series/movement.mst:61'
-    return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-
-
-def f119(s, b):
-    # 'rulesets/series/movement.mst:62'
+def f135(s, b):
+    # 'rulesets/series/movement.mst:124'
     e.set_at(s, 'pin_group', b['v'], 0)
 
 
-def f120(s, b):
-    # 'rulesets/series/movement.mst:64'
+def f136(s, b):
+    # 'rulesets/series/movement.mst:126'
     return {'side': b['side'], 'amount': d_pin_removal_adjustment(s)}
 
 
-def f121(s, b):
+def f137(s, b):
     # 'rulesets/series/morale.mst:12'
     return (b['total'] >= 5)
 
 
-def f122(s, b):
+def f138(s, b):
     # 'rulesets/series/rally.mst:5'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
 
 
-def f123(s, b):
+def f139(s, b):
     # 'rulesets/series/rally.mst:6'
     e.set_at(s, 'withdrawn', b['u'], False)
 
 
-def f124(s, b):
+def f140(s, b):
     # 'rulesets/newtown/cards.mst:225'
     return (((b['side'] == 1) and (s.vars['momentum'][1] > 0)) and (q.bag_size(s, 'american_deck') > 0))
 
 
-def f125(s, b):
+def f141(s, b):
     # 'rulesets/newtown/cards.mst:226'
     return 1
 
 
-def f126(s, b):
+def f142(s, b):
     # 'rulesets/newtown/cards.mst:226'
-    return b['_ask5']
+    return b['_ask6']
 
 
-def f127(s, b):
+def f143(s, b):
     # 'rulesets/newtown/cards.mst:227'
     return {'side': 1}
 
 
-def f128(s, b):
+def f144(s, b):
     # 'rulesets/series/rally.mst:11'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')) and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
 
 
-def f129(s, b):
+def f145(s, b):
     # 'rulesets/series/rally.mst:12'
     return {'unit': b['u'], 'drm': 0}
 
 
-def f130(s, b):
+def f146(s, b):
     # 'rulesets/series/rally.mst:14'
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
 
-def f131(s, b):
+def f147(s, b):
     # 'rulesets/series/rally.mst:15'
     return {'side': b['side'], 'amount': d_rally_adjustment(s)}
 
 
-def f132(s, b):
+def f148(s, b):
     # 'rulesets/newtown/indian_rules.mst:241'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['failed_resolve'][e0])
 
 
-def f133(s, b):
+def f149(s, b):
     # 'rulesets/newtown/indian_rules.mst:242'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), 0)) == 0)
 
 
-def f134(s, b):
+def f150(s, b):
     # 'rulesets/newtown/indian_rules.mst:244'
     return b['recovered']
 
 
-def f135(s, b):
+def f151(s, b):
     # 'rulesets/newtown/indian_rules.mst:245'
     e.set_at(s, 'failed_resolve', b['u'], False)
 
 
-def f136(s, b):
+def f152(s, b):
     # 'rulesets/newtown/indian_rules.mst:248'
     return s.vars['failed_resolve'][b['u']]
 
 
-def f137(s, b):
-    # 'rulesets/newtown/variations.mst:135'
+def f153(s, b):
+    # 'rulesets/newtown/variations.mst:136'
     return (q.enemy(s, b['side']) == 1)
 
 
-def f138(s, b):
-    # 'rulesets/newtown/variations.mst:136'
+def f154(s, b):
+    # 'rulesets/newtown/variations.mst:137'
     return q.hexes_of(s, d_artillery_targets(s, 1))
 
 
-def f139(s, b):
-    # 'rulesets/newtown/variations.mst:137'
+def f155(s, b):
+    # 'rulesets/newtown/variations.mst:138'
     return (b['target_hex'] == -1)
 
 
-def f140(s, b):
-    # 'rulesets/newtown/variations.mst:140'
+def f156(s, b):
+    # 'rulesets/newtown/variations.mst:141'
     e.set_at(s, 'examined', b['target_hex'], True)
 
 
-def f141(s, b):
-    # 'rulesets/newtown/variations.mst:141'
+def f157(s, b):
+    # 'rulesets/newtown/variations.mst:142'
     return tuple(e0 for e0 in d_artillery_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f142(s, b):
-    # 'rulesets/newtown/variations.mst:143'
+def f158(s, b):
+    # 'rulesets/newtown/variations.mst:144'
     return d_artillery_targets(s, q.enemy(s, b['side']))
 
 
-def f143(s, b):
-    # 'rulesets/newtown/variations.mst:143'
+def f159(s, b):
+    # 'rulesets/newtown/variations.mst:144'
     return q.enemy(s, b['side'])
 
 
-def f144(s, b):
-    # 'rulesets/newtown/variations.mst:144'
+def f160(s, b):
+    # 'rulesets/newtown/variations.mst:145'
     return (b['target'] == -1)
 
 
-def f145(s, b):
-    # 'rulesets/newtown/variations.mst:148'
+def f161(s, b):
+    # 'rulesets/newtown/variations.mst:149'
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
 
-def f146(s, b):
+def f162(s, b):
     # 'rulesets/series/fire.mst:71'
     return tuple(e0 for e0 in () if False)
 
 
-def f147(s, b):
+def f163(s, b):
     # 'rulesets/series/fire.mst:72'
     return tuple(e0 for e0 in d_ready_artillery(s, b['side']) if d_can_bombard(s, e0, b['target']))
 
 
-def f148(s, b):
+def f164(s, b):
     # 'rulesets/series/fire.mst:72'
     return b['_for_a']
 
 
-def f149(s, b):
+def f165(s, b):
     # 'rulesets/series/fire.mst:73'
-    return b['_ask6']
+    return b['_ask7']
 
 
-def f150(s, b):
+def f166(s, b):
     # 'rulesets/series/fire.mst:74'
     return q.union(b['firers'], (b['a'],))
 
 
-def f151(s, b):
+def f167(s, b):
     # 'rulesets/series/fire.mst:75'
     e.set_at(s, 'fired', b['a'], True)
 
 
-def f152(s, b):
+def f168(s, b):
     # 'rulesets/series/fire.mst:78'
     e.set_at(s, 'artillery_target', b['target'], True)
 
 
-def f153(s, b):
+def f169(s, b):
     # 'rulesets/series/fire.mst:80'
     return (len(b['firers']) > 0)
 
 
-def f154(s, b):
+def f170(s, b):
     # 'rulesets/series/fire.mst:81'
     return q.lookup(s, 0, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
 
 
-def f155(s, b):
+def f171(s, b):
     # 'rulesets/series/fire.mst:82'
     return False
 
 
-def f156(s, b):
+def f172(s, b):
     # 'rulesets/series/fire.mst:84'
     return (b['modified'] >= b['needed'])
 
 
-def f157(s, b):
+def f173(s, b):
     # 'rulesets/series/fire.mst:86'
     return {'target': b['target'], 'result': b['result']}
 
 
-def f158(s, b):
+def f174(s, b):
     # 'rulesets/newtown/indian_rules.mst:156'
     return ((((len(b['firers']) > 0) and (b['side'] == 1)) and d_warrior(s, b['target']))
         and (b['modified'] >= b['needed']))
 
 
-def f159(s, b):
+def f175(s, b):
     # 'rulesets/newtown/indian_rules.mst:157'
     e.set_var(s, 'resolve_hit', True)
 
 
-def f160(s, b):
+def f176(s, b):
     # 'rulesets/series/fire.mst:95'
     return d_result_army_morale(s, b['result'], b['target'], ())
 
 
-def f161(s, b):
+def f177(s, b):
     # 'rulesets/series/fire.mst:96'
     return b['result']
 
 
-def f162(s, b):
+def f178(s, b):
     # 'rulesets/series/fire.mst:96'
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s,
         UNIT_SIDE[b['target']]), 'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
 
 
-def f163(s, b):
+def f179(s, b):
     # 'rulesets/series/fire.mst:98'
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
 
-def f164(s, b):
+def f180(s, b):
     # 'rulesets/series/fire.mst:111'
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f165(s, b):
+def f181(s, b):
     # 'rulesets/series/fire.mst:112'
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
 
 
-def f166(s, b):
+def f182(s, b):
     # 'rulesets/series/fire.mst:113'
     e.set_at(s, 'rifle_result', b['u'], -1)
 
 
-def f167(s, b):
+def f183(s, b):
     # 'rulesets/series/fire.mst:115'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != -1))
 
 
-def f168(s, b):
-    # 'rulesets/newtown/variations.mst:156'
+def f184(s, b):
+    # 'rulesets/newtown/variations.mst:157'
     return q.hexes_of(s, d_rifle_targets(s, 1))
 
 
-def f169(s, b):
-    # 'rulesets/newtown/variations.mst:161'
+def f185(s, b):
+    # 'rulesets/newtown/variations.mst:162'
     return tuple(e0 for e0 in d_rifle_targets(s, 1) if (q.hex_of(s, e0) == b['target_hex']))
 
 
-def f170(s, b):
-    # 'rulesets/newtown/variations.mst:163'
+def f186(s, b):
+    # 'rulesets/newtown/variations.mst:164'
     return d_rifle_targets(s, b['side'])
 
 
-def f171(s, b):
-    # 'rulesets/newtown/variations.mst:168'
+def f187(s, b):
+    # 'rulesets/newtown/variations.mst:169'
     return {'target': b['target'], 'side': b['side']}
 
 
-def f172(s, b):
+def f188(s, b):
     # 'rulesets/series/fire.mst:147'
     return d_adjacent_rifles(s, b['target'], b['side'])
 
 
-def f173(s, b):
+def f189(s, b):
     # 'rulesets/series/fire.mst:147'
     return b['_for_r']
 
 
-def f174(s, b):
+def f190(s, b):
     # 'rulesets/series/fire.mst:148'
-    return b['_ask7']
+    return b['_ask8']
 
 
-def f175(s, b):
+def f191(s, b):
     # 'rulesets/series/fire.mst:149'
     return q.union(b['firers'], (b['r'],))
 
 
-def f176(s, b):
+def f192(s, b):
     # 'rulesets/series/fire.mst:152'
     e.set_at(s, 'rifle_target', b['target'], True)
 
 
-def f177(s, b):
+def f193(s, b):
     # 'rulesets/series/fire.mst:157'
     return q.lookup(s, 0, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, 0, 1))
 
 
-def f178(s, b):
+def f194(s, b):
     # 'rulesets/series/fire.mst:158'
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
 
 
-def f179(s, b):
+def f195(s, b):
     # 'rulesets/series/fire.mst:159'
     return b['firers']
 
 
-def f180(s, b):
+def f196(s, b):
     # 'rulesets/series/fire.mst:160'
     e.set_at(s, 'fired', b['r'], True)
 
 
-def f181(s, b):
+def f197(s, b):
     # 'rulesets/series/fire.mst:161'
     e.set_at(s, 'has_fired', b['r'], True)
 
 
-def f182(s, b):
+def f198(s, b):
     # 'rulesets/series/fire.mst:166'
     return ((b['modified'] < b['needed']) and d_jaeger_second_roll(s, b['firers'], b['target']))
 
 
-def f183(s, b):
+def f199(s, b):
     # 'rulesets/series/fire.mst:171'
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
 
-def f184(s, b):
-    # 'rulesets/series/close_combat.mst:10'
+def f200(s, b):
+    # 'rulesets/series/close_combat.mst:12'
     return d_may_attack(s, b['unit'])
 
 
-def f185(s, b):
-    # 'rulesets/series/close_combat.mst:11'
+def f201(s, b):
+    # 'rulesets/series/close_combat.mst:13'
     return d_must_attack(s, b['unit'])
 
 
-def f186(s, b):
-    # 'rulesets/series/close_combat.mst:13'
+def f202(s, b):
+    # 'rulesets/series/close_combat.mst:14'
+    return d_must_be_attacked(s, b['unit'])
+
+
+def f203(s, b):
+    # 'rulesets/series/close_combat.mst:16'
     return (not s.vars['pinned'][b['unit']])
 
 
-def f187(s, b):
-    # 'rulesets/series/close_combat.mst:9'
+def f204(s, b):
+    # 'rulesets/series/close_combat.mst:11'
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
 
 
-def f188(s, b):
-    # 'rulesets/newtown/variations.mst:121'
+def f205(s, b):
+    # 'rulesets/newtown/variations.mst:122'
     return q.combats(s)
 
 
-def f189(s, b):
-    # 'rulesets/newtown/variations.mst:122'
+def f206(s, b):
+    # 'rulesets/newtown/variations.mst:123'
     return q.defense_hexes(s, b['c'])
 
 
-def f190(s, b):
-    # 'rulesets/newtown/variations.mst:123'
+def f207(s, b):
+    # 'rulesets/newtown/variations.mst:124'
     e.set_at(s, 'examined', b['h'], True)
 
 
-def f191(s, b):
-    # 'rulesets/series/close_combat.mst:15'
+def f208(s, b):
+    # 'rulesets/series/close_combat.mst:18'
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
 
 
-def f192(s, b):
+def f209(s, b):
     # 'rulesets/newtown/indian_rules.mst:295'
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
 
 
-def f193(s, b):
+def f210(s, b):
     # 'rulesets/newtown/indian_rules.mst:296'
     e.set_var(s, 'ambush_rolled', True)
 
 
-def f194(s, b):
+def f211(s, b):
     # 'rulesets/newtown/indian_rules.mst:297'
     return q.rule_on(s, 'automatic_ambush')
 
 
-def f195(s, b):
+def f212(s, b):
     # 'rulesets/newtown/indian_rules.mst:298'
     e.set_var(s, 'ambush_sprung', True)
 
 
-def f196(s, b):
+def f213(s, b):
     # 'rulesets/newtown/indian_rules.mst:301'
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
 
-def f197(s, b):
-    # 'rulesets/series/close_combat.mst:19'
+def f214(s, b):
+    # 'rulesets/series/close_combat.mst:22'
     return b['_for_combat']
 
 
-def f198(s, b):
-    # 'rulesets/series/close_combat.mst:20'
+def f215(s, b):
+    # 'rulesets/series/close_combat.mst:23'
     return {'combat': b['combat']}
 
 
-def f199(s, b):
-    # 'rulesets/series/close_combat.mst:45'
+def f216(s, b):
+    # 'rulesets/series/close_combat.mst:60'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and d_exposed(s, e0)))
 
 
-def f200(s, b):
-    # 'rulesets/series/close_combat.mst:168'
+def f217(s, b):
+    # 'rulesets/series/close_combat.mst:188'
     return -1
 
 
-def f201(s, b):
-    # 'rulesets/series/close_combat.mst:169'
+def f218(s, b):
+    # 'rulesets/series/close_combat.mst:189'
     return q.attacking_side(s, b['combat'])
 
 
-def f202(s, b):
-    # 'rulesets/series/close_combat.mst:170'
+def f219(s, b):
+    # 'rulesets/series/close_combat.mst:190'
     return q.defending_side(s, b['combat'])
 
 
-def f203(s, b):
-    # 'rulesets/series/close_combat.mst:171'
+def f220(s, b):
+    # 'rulesets/series/close_combat.mst:191'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['attacker']), 'morale_modifier'))
 
 
-def f204(s, b):
-    # 'rulesets/series/close_combat.mst:172'
+def f221(s, b):
+    # 'rulesets/series/close_combat.mst:192'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', b['defender']), 'morale_modifier'))
 
 
-def f205(s, b):
-    # 'rulesets/series/close_combat.mst:173'
+def f222(s, b):
+    # 'rulesets/series/close_combat.mst:193'
     e.set_var(s, 'snapshot_taken', True)
 
 
-def f206(s, b):
-    # 'rulesets/series/close_combat.mst:175'
+def f223(s, b):
+    # 'rulesets/series/close_combat.mst:195'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
 
 
-def f207(s, b):
-    # 'rulesets/series/close_combat.mst:176'
+def f224(s, b):
+    # 'rulesets/series/close_combat.mst:196'
     e.set_at(s, 'has_fired', b['u'], True)
 
 
-def f208(s, b):
-    # 'rulesets/series/close_combat.mst:181'
+def f225(s, b):
+    # 'rulesets/series/close_combat.mst:201'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f209(s, b):
-    # 'rulesets/series/close_combat.mst:182'
+def f226(s, b):
+    # 'rulesets/series/close_combat.mst:202'
     return q.defenders(s, b['combat'])
 
 
-def f210(s, b):
-    # 'rulesets/series/close_combat.mst:187'
+def f227(s, b):
+    # 'rulesets/series/close_combat.mst:207'
     return q.odds_column(s, 3, d_attack_strength(s, b['combat']), d_defense_strength(s, b['combat']))
 
 
-def f211(s, b):
-    # 'rulesets/series/close_combat.mst:188'
+def f228(s, b):
+    # 'rulesets/series/close_combat.mst:208'
     return q.diverted(s, b['combat'])
 
 
-def f212(s, b):
-    # 'rulesets/series/close_combat.mst:189'
+def f229(s, b):
+    # 'rulesets/series/close_combat.mst:209'
     return q.shift_column(s, 3, b['odds'], (-1))
 
 
-def f213(s, b):
+def f230(s, b):
     # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 
 
-def f214(s, b):
+def f231(s, b):
     # 'rulesets/newtown/indian_rules.mst:310'
     return q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
 
 
-def f215(s, b):
-    # 'rulesets/series/close_combat.mst:194'
+def f232(s, b):
+    # 'rulesets/series/close_combat.mst:214'
     return d_may_withdraw_cavalry(s, b['combat'])
 
 
-def f216(s, b):
-    # 'rulesets/series/close_combat.mst:195'
+def f233(s, b):
+    # 'rulesets/series/close_combat.mst:215'
     return b['defender']
 
 
-def f217(s, b):
-    # 'rulesets/series/close_combat.mst:195'
-    return b['_ask8']
+def f234(s, b):
+    # 'rulesets/series/close_combat.mst:215'
+    return b['_ask9']
 
 
-def f218(s, b):
-    # 'rulesets/series/close_combat.mst:197'
+def f235(s, b):
+    # 'rulesets/series/close_combat.mst:217'
     e.set_at(s, 'withdrawn', b['u'], True)
 
 
-def f219(s, b):
-    # 'rulesets/series/close_combat.mst:198'
+def f236(s, b):
+    # 'rulesets/series/close_combat.mst:218'
     return s.vars['pinned'][b['u']]
 
 
-def f220(s, b):
-    # 'rulesets/series/close_combat.mst:199'
+def f237(s, b):
+    # 'rulesets/series/close_combat.mst:219'
     return {'side': b['defender'], 'amount': (-1)}
 
 
-def f221(s, b):
-    # 'rulesets/series/close_combat.mst:201'
+def f238(s, b):
+    # 'rulesets/series/close_combat.mst:221'
     return {'unit': b['u'], 'hexes': 3}
 
 
-def f222(s, b):
-    # 'rulesets/series/close_combat.mst:207'
+def f239(s, b):
+    # 'rulesets/series/close_combat.mst:227'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
 
 
-def f223(s, b):
-    # 'rulesets/series/close_combat.mst:216'
+def f240(s, b):
+    # 'rulesets/series/close_combat.mst:236'
     return d_attacker_lead_candidates(s, b['combat'])
 
 
-def f224(s, b):
-    # 'rulesets/series/close_combat.mst:216'
+def f241(s, b):
+    # 'rulesets/series/close_combat.mst:236'
     return b['attacker']
 
 
-def f225(s, b):
-    # 'rulesets/series/close_combat.mst:217'
+def f242(s, b):
+    # 'rulesets/series/close_combat.mst:237'
     return d_lead_candidates(s, q.defenders(s, b['combat']))
 
 
-def f226(s, b):
+def f243(s, b):
     # 'rulesets/newtown/indian_rules.mst:450'
     return d_may_withdraw_indians(s, b['combat'])
 
 
-def f227(s, b):
+def f244(s, b):
     # 'rulesets/newtown/indian_rules.mst:451'
-    return b['_ask9']
+    return b['_ask10']
 
 
-def f228(s, b):
+def f245(s, b):
     # 'rulesets/newtown/indian_rules.mst:453'
     e.set_at(s, 'indian_withdrawal', b['u'], True)
 
 
-def f229(s, b):
+def f246(s, b):
     # 'rulesets/newtown/indian_rules.mst:457'
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
 
 
-def f230(s, b):
+def f247(s, b):
     # 'rulesets/newtown/indian_rules.mst:69'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
         if ((s.vars['honor'][e0] and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead'])))
 
 
-def f231(s, b):
+def f248(s, b):
     # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else -1)))
 
 
-def f232(s, b):
-    # 'rulesets/series/close_combat.mst:223'
+def f249(s, b):
+    # 'rulesets/series/close_combat.mst:243'
     return d_tactics_chits(s)
 
 
-def f233(s, b):
-    # 'rulesets/series/close_combat.mst:226'
+def f250(s, b):
+    # 'rulesets/series/close_combat.mst:246'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
 
 
-def f234(s, b):
-    # 'rulesets/series/close_combat.mst:227'
+def f251(s, b):
+    # 'rulesets/series/close_combat.mst:247'
     return (b['matrix'][0] + d_illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
 
 
-def f235(s, b):
-    # 'rulesets/series/close_combat.mst:228'
+def f252(s, b):
+    # 'rulesets/series/close_combat.mst:248'
     return (b['matrix'][1] == 10)
 
 
-def f236(s, b):
-    # 'rulesets/series/close_combat.mst:229'
+def f253(s, b):
+    # 'rulesets/series/close_combat.mst:249'
     return {'combat': b['combat'], 'attacker_chit': b['attacker_chit'], 'defender_chit': b['defender_chit']}
 
 
-def f237(s, b):
+def f254(s, b):
     # 'rulesets/newtown/cards.mst:328'
     return {'combat': b['combat'], 'side': b['attacker']}
 
 
-def f238(s, b):
+def f255(s, b):
     # 'rulesets/newtown/cards.mst:329'
     return {'combat': b['combat'], 'side': b['defender']}
 
 
-def f239(s, b):
+def f256(s, b):
     # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
 
 
-def f240(s, b):
+def f257(s, b):
     # 'rulesets/newtown/cards.mst:333'
     return (s.vars['card_shift'] != 0)
 
 
-def f241(s, b):
+def f258(s, b):
     # 'rulesets/newtown/cards.mst:334'
     return q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
 
 
-def f242(s, b):
-    # 'rulesets/series/close_combat.mst:234'
+def f259(s, b):
+    # 'rulesets/series/close_combat.mst:254'
     return b['odds']
 
 
-def f243(s, b):
-    # 'rulesets/series/close_combat.mst:239'
+def f260(s, b):
+    # 'rulesets/series/close_combat.mst:259'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
 
 
-def f244(s, b):
-    # 'rulesets/series/close_combat.mst:241'
+def f261(s, b):
+    # 'rulesets/series/close_combat.mst:261'
     return (s.vars['momentum'][b['first']] > 0)
 
 
-def f245(s, b):
-    # 'rulesets/series/close_combat.mst:242'
+def f262(s, b):
+    # 'rulesets/series/close_combat.mst:262'
     return b['first']
 
 
-def f246(s, b):
-    # 'rulesets/series/close_combat.mst:242'
-    return b['_ask10']
-
-
-def f247(s, b):
-    # 'rulesets/series/close_combat.mst:247'
-    return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-
-
-def f248(s, b):
-    # 'rulesets/series/close_combat.mst:248'
-    return q.enemy(s, b['first'])
-
-
-def f249(s, b):
-    # 'rulesets/series/close_combat.mst:248'
+def f263(s, b):
+    # 'rulesets/series/close_combat.mst:262'
     return b['_ask11']
 
 
-def f250(s, b):
-    # 'rulesets/series/close_combat.mst:253'
+def f264(s, b):
+    # 'rulesets/series/close_combat.mst:267'
+    return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
+
+
+def f265(s, b):
+    # 'rulesets/series/close_combat.mst:268'
+    return q.enemy(s, b['first'])
+
+
+def f266(s, b):
+    # 'rulesets/series/close_combat.mst:268'
+    return b['_ask12']
+
+
+def f267(s, b):
+    # 'rulesets/series/close_combat.mst:273'
     return b['rerolled']
 
 
-def f251(s, b):
-    # 'rulesets/series/close_combat.mst:261'
+def f268(s, b):
+    # 'rulesets/series/close_combat.mst:281'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
 
 
-def f252(s, b):
-    # 'rulesets/series/close_combat.mst:262'
+def f269(s, b):
+    # 'rulesets/series/close_combat.mst:282'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0]
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f253(s, b):
+def f270(s, b):
     # 'rulesets/newtown/cards.mst:351'
     return (b['attacker'], b['defender'],)
 
 
-def f254(s, b):
+def f271(s, b):
     # 'rulesets/newtown/cards.mst:352'
     return ('fathers_sons_and_brothers' in d_hand(s, b['player']))
 
 
-def f255(s, b):
+def f272(s, b):
     # 'rulesets/newtown/cards.mst:353'
     return b['player']
 
 
-def f256(s, b):
+def f273(s, b):
     # 'rulesets/newtown/cards.mst:353'
-    return b['_ask12']
+    return b['_ask13']
 
 
-def f257(s, b):
+def f274(s, b):
     # 'rulesets/newtown/cards.mst:354'
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 
 
-def f258(s, b):
+def f275(s, b):
     # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
 
 
-def f259(s, b):
-    # 'rulesets/newtown/cards.mst:361'
+def f276(s, b):
+    # 'rulesets/series/close_combat.mst:285'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead'])
         and (not s.vars['retreated'][e0])))
 
 
-def f260(s, b):
-    # 'rulesets/newtown/cards.mst:362'
+def f277(s, b):
+    # 'rulesets/series/close_combat.mst:286'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (not s.vars['retreated'][e0])))
 
 
-def f261(s, b):
-    # 'rulesets/newtown/cards.mst:363'
+def f278(s, b):
+    # 'rulesets/series/close_combat.mst:287'
     return d_result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
 
 
-def f262(s, b):
-    # 'rulesets/newtown/cards.mst:364'
+def f279(s, b):
+    # 'rulesets/series/close_combat.mst:288'
     return d_result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
 
 
-def f263(s, b):
-    # 'rulesets/newtown/cards.mst:365'
-    return (s.vars['result_ignored'] != b['defender'])
+def f280(s, b):
+    # 'rulesets/series/close_combat.mst:289'
+    return d_result_stands(s, b['defender'])
 
 
-def f264(s, b):
-    # 'rulesets/newtown/cards.mst:366'
+def f281(s, b):
+    # 'rulesets/series/close_combat.mst:290'
     return b['result'][1]
 
 
-def f265(s, b):
-    # 'rulesets/newtown/cards.mst:366'
+def f282(s, b):
+    # 'rulesets/series/close_combat.mst:290'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': (1 if d_behind_fieldworks(s,
         b['combat']) else 0)}
 
 
-def f266(s, b):
-    # 'rulesets/newtown/cards.mst:369'
-    return {'side': b['defender'], 'amount': b['defender_loss']}
+def f283(s, b):
+    # 'rulesets/series/close_combat.mst:294'
+    return d_result_stands(s, b['attacker'])
 
 
-def f267(s, b):
-    # 'rulesets/newtown/cards.mst:371'
-    return (s.vars['result_ignored'] != b['attacker'])
-
-
-def f268(s, b):
-    # 'rulesets/newtown/cards.mst:372'
+def f284(s, b):
+    # 'rulesets/series/close_combat.mst:295'
     return b['result'][0]
 
 
-def f269(s, b):
-    # 'rulesets/newtown/cards.mst:372'
+def f285(s, b):
+    # 'rulesets/series/close_combat.mst:295'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'],
         'attacker': b['attacker'], 'defender': b['defender'], 'fire': False, 'morale_drm': 0}
 
 
-def f270(s, b):
-    # 'rulesets/newtown/cards.mst:374'
+def f286(s, b):
+    # 'rulesets/series/close_combat.mst:299'
+    return {'side': b['defender'], 'amount': b['defender_loss']}
+
+
+def f287(s, b):
+    # 'rulesets/series/close_combat.mst:302'
     return {'side': b['attacker'], 'amount': b['attacker_loss']}
 
 
-def f271(s, b):
-    # 'rulesets/series/close_combat.mst:278'
+def f288(s, b):
+    # 'rulesets/series/close_combat.mst:309'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1
         if d_behind_fieldworks(s, b['combat']) else 0)}
 
 
-def f272(s, b):
-    # 'rulesets/series/close_combat.mst:280'
+def f289(s, b):
+    # 'rulesets/series/close_combat.mst:313'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
 
 
-def f273(s, b):
-    # 'rulesets/series/close_combat.mst:285'
+def f290(s, b):
+    # 'rulesets/series/close_combat.mst:319'
     return (b['modified_roll'] <= (-1))
 
 
-def f274(s, b):
-    # 'rulesets/series/close_combat.mst:286'
+def f291(s, b):
+    # 'rulesets/series/close_combat.mst:320'
     return {'side': b['defender']}
 
 
-def f275(s, b):
-    # 'rulesets/series/close_combat.mst:288'
+def f292(s, b):
+    # 'rulesets/series/close_combat.mst:322'
     return (b['modified_roll'] >= 10)
 
 
-def f276(s, b):
-    # 'rulesets/series/close_combat.mst:289'
+def f293(s, b):
+    # 'rulesets/series/close_combat.mst:323'
     return {'side': b['attacker']}
 
 
-def f277(s, b):
-    # 'rulesets/series/close_combat.mst:299'
+def f294(s, b):
+    # 'rulesets/series/close_combat.mst:333'
     e.set_var(s, 'snapshot_taken', False)
 
 
-def f278(s, b):
-    # 'rulesets/series/close_combat.mst:300'
+def f295(s, b):
+    # 'rulesets/series/close_combat.mst:334'
     return {'combat': b['combat'], 'lead': b['attacker_lead']}
 
 
-def f279(s, b):
-    # 'rulesets/series/close_combat.mst:302'
+def f296(s, b):
+    # 'rulesets/series/close_combat.mst:336'
     e.resolve_combat(s, b['combat'])
 
 
-def f280(s, b):
-    # 'rulesets/newtown/variations.mst:201'
+def f297(s, b):
+    # 'rulesets/newtown/variations.mst:202'
     return d_holds_the_breastwork(s, b['combat'], b['lead'])
 
 
-def f281(s, b):
-    # 'rulesets/newtown/variations.mst:202'
-    return b['_ask13']
+def f298(s, b):
+    # 'rulesets/newtown/variations.mst:203'
+    return b['_ask14']
 
 
-def f282(s, b):
-    # 'rulesets/series/close_combat.mst:307'
+def f299(s, b):
+    # 'rulesets/series/close_combat.mst:341'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0)
         if UNIT_COMBAT[e1])) == 0))
 
 
-def f283(s, b):
-    # 'rulesets/series/close_combat.mst:308'
+def f300(s, b):
+    # 'rulesets/series/close_combat.mst:342'
     return (len(b['vacated']) > 0)
 
 
-def f284(s, b):
-    # 'rulesets/series/close_combat.mst:310'
+def f301(s, b):
+    # 'rulesets/series/close_combat.mst:344'
     return (b['lead'] != -1)
 
 
-def f285(s, b):
-    # 'rulesets/series/close_combat.mst:311'
+def f302(s, b):
+    # 'rulesets/series/close_combat.mst:345'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and d_may_advance(s, b['lead'],
         e0)))
 
 
-def f286(s, b):
-    # 'rulesets/series/close_combat.mst:312'
+def f303(s, b):
+    # 'rulesets/series/close_combat.mst:346'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat'])))
         and (len(b['reachable']) > 0)) and d_free_to_advance(s, b['lead']))
 
 
-def f287(s, b):
-    # 'rulesets/series/close_combat.mst:313'
+def f304(s, b):
+    # 'rulesets/series/close_combat.mst:347'
     return b['reachable']
 
 
-def f288(s, b):
-    # 'rulesets/series/close_combat.mst:314'
+def f305(s, b):
+    # 'rulesets/series/close_combat.mst:348'
     e.advance_to(s, b['lead'], b['into'])
 
 
-def f289(s, b):
-    # 'rulesets/series/close_combat.mst:318'
+def f306(s, b):
+    # 'rulesets/series/close_combat.mst:352'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead'])
         and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s, e0) in q.attack_hexes(s, b['combat'])))
         and d_free_to_advance(s, e0)))
 
 
-def f290(s, b):
-    # 'rulesets/series/close_combat.mst:319'
+def f307(s, b):
+    # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and d_may_advance(s, b['u'],
         e0)) and d_stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
 
 
-def f291(s, b):
-    # 'rulesets/series/close_combat.mst:320'
+def f308(s, b):
+    # 'rulesets/series/close_combat.mst:354'
     return (b['to'] != -1)
 
 
-def f292(s, b):
+def f309(s, b):
     # 'rulesets/newtown/indian_rules.mst:91'
     return ((s.vars['honor_lead'] != -1) and ((s.vars['honor_lead'] in q.attackers(s, b['combat']))
         or (s.vars['honor_lead'] in q.defenders(s, b['combat']))))
 
 
-def f293(s, b):
+def f310(s, b):
     # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
 
 
-def f294(s, b):
-    # 'rulesets/series/close_combat.mst:331'
+def f311(s, b):
+    # 'rulesets/series/close_combat.mst:365'
     return (b['defender_chit'] == 'withdraw')
 
 
-def f295(s, b):
-    # 'rulesets/series/close_combat.mst:336'
+def f312(s, b):
+    # 'rulesets/series/close_combat.mst:370'
     return (b['attacker_chit'] == 'withdraw')
 
 
-def f296(s, b):
-    # 'rulesets/series/close_combat.mst:337'
+def f313(s, b):
+    # 'rulesets/series/close_combat.mst:371'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 
-def f297(s, b):
+def f314(s, b):
     # 'rulesets/newtown/prepare.mst:25'
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[12] == 0))
 
 
-def f298(s, b):
+def f315(s, b):
     # 'rulesets/newtown/prepare.mst:26'
     e.remove_from_play(s, 12)
 
 
-def f299(s, b):
+def f316(s, b):
     # 'rulesets/newtown/prepare.mst:30'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == -1)) and (q.hex_of(s, 17) == q.hex_of(s, 16)))
 
 
-def f300(s, b):
+def f317(s, b):
     # 'rulesets/newtown/prepare.mst:31'
     e.set_at(s, 'attached_to', 17, 16)
 
 
-def f301(s, b):
+def f318(s, b):
     # 'rulesets/newtown/prepare.mst:35'
     return tuple(e0 for e0 in (12, 13,) if (s.unit_status[e0] == 0))
 
 
-def f302(s, b):
+def f319(s, b):
     # 'rulesets/newtown/prepare.mst:36'
     return {'token': ('seven_nations' if (b['u'] == 12) else 'onondaga')}
 
 
-def f303(s, b):
+def f320(s, b):
     # 'rulesets/newtown/prepare.mst:47'
     return q.in_bag(s, 'markers_set_aside', b['token'])
 
 
-def f304(s, b):
+def f321(s, b):
     # 'rulesets/newtown/prepare.mst:48'
     e.take_out(s, 'markers_set_aside', b['token'])
 
 
-def f305(s, b):
+def f322(s, b):
     # 'rulesets/newtown/prepare.mst:49'
     e.put_in(s, 'activation_cup', b['token'])
 
 
-def f306(s, b):
+def f323(s, b):
     # 'rulesets/newtown/prepare.mst:103'
     return (b['outcome'] == 'war_dance')
 
 
-def f307(s, b):
+def f324(s, b):
     # 'rulesets/newtown/prepare.mst:104'
     e.set_var(s, 'war_dance', True)
 
 
-def f308(s, b):
+def f325(s, b):
     # 'rulesets/newtown/prepare.mst:105'
     return (b['outcome'] == 'french_margaret')
 
 
-def f309(s, b):
+def f326(s, b):
     # 'rulesets/newtown/prepare.mst:107'
     return {'side': 0, 'amount': 1}
 
 
-def f310(s, b):
+def f327(s, b):
     # 'rulesets/newtown/prepare.mst:108'
     return (b['outcome'] == 'visions')
 
 
-def f311(s, b):
+def f328(s, b):
     # 'rulesets/newtown/prepare.mst:109'
     e.set_var(s, 'visions', True)
 
 
-def f312(s, b):
+def f329(s, b):
     # 'rulesets/newtown/prepare.mst:110'
     return (b['outcome'] == 'big_medicine')
 
 
-def f313(s, b):
+def f330(s, b):
     # 'rulesets/newtown/prepare.mst:111'
     e.set_at(s, 'big_medicine', 43, True)
 
 
-def f314(s, b):
+def f331(s, b):
     # 'rulesets/newtown/prepare.mst:112'
     return (b['outcome'] == 'wampum_belt')
 
 
-def f315(s, b):
+def f332(s, b):
     # 'rulesets/newtown/prepare.mst:113'
     e.set_at(s, 'wampum_belt', 44, True)
 
 
-def f316(s, b):
+def f333(s, b):
     # 'rulesets/newtown/prepare.mst:114'
     return (b['outcome'] == 'tiahogwando')
 
 
-def f317(s, b):
+def f334(s, b):
     # 'rulesets/newtown/prepare.mst:115'
     return {'unit': 14}
 
 
-def f318(s, b):
+def f335(s, b):
     # 'rulesets/newtown/prepare.mst:116'
     return (b['outcome'] == 'capt_montour')
 
 
-def f319(s, b):
+def f336(s, b):
     # 'rulesets/newtown/prepare.mst:117'
     return {'unit': 7}
 
 
-def f320(s, b):
+def f337(s, b):
     # 'rulesets/newtown/prepare.mst:118'
     return (b['outcome'] == 'full_measure')
 
 
-def f321(s, b):
+def f338(s, b):
     # 'rulesets/newtown/prepare.mst:120'
     return (b['outcome'] == 'mohawk_valley')
 
 
-def f322(s, b):
+def f339(s, b):
     # 'rulesets/newtown/prepare.mst:121'
     return (s.unit_status[19] == 0)
 
 
-def f323(s, b):
+def f340(s, b):
     # 'rulesets/newtown/prepare.mst:122'
     return d_room_for(s, 20, q.hex_of(s, 19))
 
 
-def f324(s, b):
+def f341(s, b):
     # 'rulesets/newtown/prepare.mst:123'
     e.advance_to(s, 20, q.hex_of(s, 19))
 
 
-def f325(s, b):
+def f342(s, b):
     # 'rulesets/newtown/prepare.mst:125'
     return {'unit': 20}
 
 
-def f326(s, b):
+def f343(s, b):
     # 'rulesets/newtown/prepare.mst:128'
     return (b['outcome'] == 'onondaga')
 
 
-def f327(s, b):
+def f344(s, b):
     # 'rulesets/newtown/prepare.mst:138'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if d_warrior(s, e0)))
 
 
-def f328(s, b):
+def f345(s, b):
     # 'rulesets/newtown/prepare.mst:139'
     return (len(tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))) > 0)
 
 
-def f329(s, b):
+def f346(s, b):
     # 'rulesets/newtown/prepare.mst:140'
     return tuple(e0 for e0 in b['hexes'] if d_room_for(s, b['unit'], e0))
 
 
-def f330(s, b):
+def f347(s, b):
     # 'rulesets/newtown/prepare.mst:141'
     e.advance_to(s, b['unit'], b['h'])
 
 
-def f331(s, b):
+def f348(s, b):
     # 'rulesets/newtown/prepare.mst:143'
     return b['hexes']
 
 
-def f332(s, b):
+def f349(s, b):
     # 'rulesets/newtown/prepare.mst:156'
     return (len(tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))) > 0)
 
 
-def f333(s, b):
+def f350(s, b):
     # 'rulesets/newtown/prepare.mst:157'
     return tuple(e0 for e0 in (435, 436, 461, 462) if d_room_for(s, 13, e0))
 
 
-def f334(s, b):
+def f351(s, b):
     # 'rulesets/newtown/prepare.mst:158'
     e.advance_to(s, 13, b['h'])
 
 
-def f335(s, b):
+def f352(s, b):
     # 'rulesets/newtown/prepare.mst:160'
     return (435, 436, 461, 462)
 
 
-def f336(s, b):
+def f353(s, b):
     # 'rulesets/newtown/prepare.mst:163'
     return {'token': 'onondaga'}
 
 
-def f337(s, b):
+def f354(s, b):
     # 'rulesets/newtown/victory.mst:96'
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned']))
         and (not any((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in (871, 872, 873, 874, 875, 876, 877, 878)))
         for e0 in q.units_of(s, 0))))
 
 
-def f338(s, b):
+def f355(s, b):
     # 'rulesets/newtown/victory.mst:97'
     e.set_var(s, 'breastwork_abandoned', True)
 
 
-def f339(s, b):
+def f356(s, b):
     # 'rulesets/newtown/victory.mst:98'
     e.score(s, 1, q.turn_data(s, 'breastwork_vp'))
 
 
-def f340(s, b):
+def f357(s, b):
     # 'rulesets/newtown/variations.mst:94'
-    return (not any((not s.vars['examined'][e0]) for e0 in q.hexes_of(s, q.units_of(s, 0))))
+    return (len(d_unexamined_indian_stacks(s)) > 0)
 
 
-def f341(s, b):
-    # 'rulesets/newtown/variations.mst:97'
-    return b['_ask14']
+def f358(s, b):
+    # 'rulesets/newtown/variations.mst:95'
+    return b['_ask15']
 
 
-def f342(s, b):
+def f359(s, b):
+    # 'rulesets/newtown/variations.mst:96'
+    return d_unexamined_indian_stacks(s)
+
+
+def f360(s, b):
     # 'rulesets/newtown/variations.mst:98'
-    return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
-
-
-def f343(s, b):
-    # 'rulesets/newtown/variations.mst:100'
     return {'side': 1, 'amount': d_examination_penalty(s)}
 
 
-def f344(s, b):
+def f361(s, b):
     # 'rulesets/newtown/indian_rules.mst:114'
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
 
 
-def f345(s, b):
+def f362(s, b):
     # 'rulesets/newtown/indian_rules.mst:116'
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
 
 
-def f346(s, b):
+def f363(s, b):
     # 'rulesets/newtown/indian_rules.mst:117'
     e.set_var(s, 'sortie_released', True)
 
 
-def f347(s, b):
-    # 'rulesets/newtown/sequence.mst:94'
+def f364(s, b):
+    # 'rulesets/newtown/sequence.mst:96'
     e.set_var(s, 'indian_movement', 'standard')
 
 
-def f348(s, b):
+def f365(s, b):
     # 'rulesets/newtown/special_units.mst:120'
     return (((s.unit_status[17] == 0) and d_platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17),
         0)) > 0))
 
 
-def f349(s, b):
+def f366(s, b):
     # 'rulesets/newtown/special_units.mst:123'
     return d_in_enemy_zoc(s, b['hex'], 0)
 
 
-def f350(s, b):
+def f367(s, b):
     # 'rulesets/newtown/special_units.mst:124'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
 
 
-def f351(s, b):
+def f368(s, b):
     # 'rulesets/newtown/special_units.mst:121'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
 
 
-def f352(s, b):
+def f369(s, b):
     # 'rulesets/newtown/special_units.mst:126'
     e.set_at(s, 'moved_this_turn', 17, True)
 
 
-def f353(s, b):
-    # 'rulesets/newtown/sequence.mst:97'
+def f370(s, b):
+    # 'rulesets/newtown/sequence.mst:99'
     e.set_var(s, 'indian_movement', 'no_movement')
 
 
-def f354(s, b):
-    # 'rulesets/newtown/sequence.mst:104'
+def f371(s, b):
+    # 'rulesets/newtown/sequence.mst:106'
     e.set_var(s, 'indian_movement', 'activation')
 
 
-def f355(s, b):
-    # 'rulesets/newtown/sequence.mst:105'
+def f372(s, b):
+    # 'rulesets/newtown/sequence.mst:107'
     return (q.bag_size(s, 'activation_cup') > 0)
 
 
-def f356(s, b):
-    # 'rulesets/newtown/sequence.mst:107'
+def f373(s, b):
+    # 'rulesets/newtown/sequence.mst:109'
     return q.in_bag(s, 'drawn_markers', b['drawn'])
 
 
-def f357(s, b):
-    # 'rulesets/newtown/sequence.mst:108'
+def f374(s, b):
+    # 'rulesets/newtown/sequence.mst:110'
     e.put_in(s, 'drawn_markers', b['drawn'])
 
 
-def f358(s, b):
-    # 'rulesets/newtown/sequence.mst:109'
+def f375(s, b):
+    # 'rulesets/newtown/sequence.mst:111'
     return (b['drawn'] == 'combat_marker')
 
 
-def f359(s, b):
-    # 'rulesets/newtown/sequence.mst:113'
+def f376(s, b):
+    # 'rulesets/newtown/sequence.mst:115'
     return (b['drawn'] == 'check_indian_resolve')
 
 
-def f360(s, b):
-    # 'rulesets/newtown/sequence.mst:115'
+def f377(s, b):
+    # 'rulesets/newtown/sequence.mst:117'
     return (not b['again'])
 
 
-def f361(s, b):
-    # 'rulesets/newtown/sequence.mst:118'
+def f378(s, b):
+    # 'rulesets/newtown/sequence.mst:120'
     e.set_var(s, 'current_activation', b['drawn'])
 
 
-def f362(s, b):
-    # 'rulesets/newtown/sequence.mst:119'
+def f379(s, b):
+    # 'rulesets/newtown/sequence.mst:121'
     return tuple(e0 for e0 in q.units_of(s, 0) if (UNIT_PROPS['tribe'][e0] == b['drawn']))
 
 
-def f363(s, b):
-    # 'rulesets/newtown/sequence.mst:120'
+def f380(s, b):
+    # 'rulesets/newtown/sequence.mst:122'
     e.set_at(s, 'activated', b['u'], True)
 
 
-def f364(s, b):
-    # 'rulesets/newtown/sequence.mst:141'
+def f381(s, b):
+    # 'rulesets/newtown/sequence.mst:143'
     return tuple(e0 for e0 in q.units_of(s, 0) if s.vars['indian_withdrawal'][e0])
 
 
-def f365(s, b):
-    # 'rulesets/newtown/sequence.mst:142'
+def f382(s, b):
+    # 'rulesets/newtown/sequence.mst:144'
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
 
-def f366(s, b):
-    # 'rulesets/newtown/sequence.mst:150'
+def f383(s, b):
+    # 'rulesets/newtown/sequence.mst:152'
     e.set_var(s, 'indian_movement', 'final')
 
 
-def f367(s, b):
-    # 'rulesets/newtown/sequence.mst:200'
+def f384(s, b):
+    # 'rulesets/newtown/sequence.mst:202'
     return s.vars['honor_to_assign']
 
 
-def f368(s, b):
-    # 'rulesets/newtown/sequence.mst:204'
+def f385(s, b):
+    # 'rulesets/newtown/sequence.mst:206'
     return q.bag_contents(s, 'drawn_markers')
 
 
-def f369(s, b):
-    # 'rulesets/newtown/sequence.mst:205'
+def f386(s, b):
+    # 'rulesets/newtown/sequence.mst:207'
     e.take_out(s, 'drawn_markers', b['m'])
 
 
-def f370(s, b):
-    # 'rulesets/newtown/sequence.mst:206'
+def f387(s, b):
+    # 'rulesets/newtown/sequence.mst:208'
     e.put_in(s, 'activation_cup', b['m'])
 
 
-def f371(s, b):
+def f388(s, b):
     # 'rulesets/newtown/indian_rules.mst:44'
     return tuple(e0 for e0 in q.units_of(s, 0) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan'])
         and d_may_receive_honor(s, e0)))
 
 
-def f372(s, b):
+def f389(s, b):
     # 'rulesets/newtown/indian_rules.mst:45'
     return (len(b['eligible']) > 0)
 
 
-def f373(s, b):
+def f390(s, b):
     # 'rulesets/newtown/indian_rules.mst:46'
     return b['eligible']
 
 
-def f374(s, b):
+def f391(s, b):
     # 'rulesets/newtown/indian_rules.mst:47'
     e.set_at(s, 'honor', b['u'], True)
 
 
-def f375(s, b):
+def f392(s, b):
     # 'rulesets/newtown/indian_rules.mst:48'
     e.set_var(s, 'honor_to_assign', False)
 
 
-def f376(s, b):
+def f393(s, b):
     # 'rulesets/newtown/indian_rules.mst:50'
     e.set_var(s, 'honor_to_assign', True)
 
 
-def f377(s, b):
+def f394(s, b):
     # 'rulesets/newtown/indian_rules.mst:57'
     return s.vars['honor'][b['unit']]
 
 
-def f378(s, b):
+def f395(s, b):
     # 'rulesets/newtown/indian_rules.mst:58'
     e.set_at(s, 'honor', b['unit'], False)
 
 
-def f379(s, b):
+def f396(s, b):
     # 'rulesets/newtown/indian_rules.mst:59'
     e.set_at(s, 'lost_honor', b['unit'], True)
 
 
-def f380(s, b):
+def f397(s, b):
     # 'rulesets/newtown/indian_rules.mst:165'
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
 
 
-def f381(s, b):
+def f398(s, b):
     # 'rulesets/newtown/indian_rules.mst:166'
     e.set_var(s, 'first_resolve_marker', True)
 
 
-def f382(s, b):
+def f399(s, b):
     # 'rulesets/newtown/indian_rules.mst:167'
     return {'token': 'check_indian_resolve'}
 
 
-def f383(s, b):
+def f400(s, b):
     # 'rulesets/newtown/indian_rules.mst:169'
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
 
 
-def f384(s, b):
+def f401(s, b):
     # 'rulesets/newtown/indian_rules.mst:170'
     e.set_var(s, 'second_resolve_marker', True)
 
 
-def f385(s, b):
+def f402(s, b):
     # 'rulesets/newtown/indian_rules.mst:184'
     return tuple(e0 for e0 in q.units_of(s, 0) if d_must_check_resolve(s, e0))
 
 
-def f386(s, b):
+def f403(s, b):
     # 'rulesets/newtown/indian_rules.mst:202'
     e.set_at(s, 'failed_resolve', b['unit'], True)
 
 
-def f387(s, b):
+def f404(s, b):
     # 'rulesets/newtown/indian_rules.mst:203'
     e.set_var(s, 'resolve_failure', True)
 
 
-def f388(s, b):
+def f405(s, b):
     # 'rulesets/newtown/indian_rules.mst:205'
     return {'unit': b['unit']}
 
 
-def f389(s, b):
+def f406(s, b):
     # 'rulesets/newtown/indian_rules.mst:215'
     return (d_in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f390(s, b):
+def f407(s, b):
     # 'rulesets/newtown/indian_rules.mst:213'
     return {'unit': b['unit'], 'hexes': 4, 'toward': d_retreat_goal(s, 0), 'exits': (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
         11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 26, 52, 78, 104, 130, 156, 182, 208, 234, 260, 286, 312,
         338, 364, 390, 416, 442, 468, 494, 520, 546, 572, 598, 624, 650, 676, 702, 728, 754, 780, 806, 832, 858)}
 
 
-def f391(s, b):
+def f408(s, b):
     # 'rulesets/newtown/indian_rules.mst:384'
     return any(any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
 
 
-def f392(s, b):
+def f409(s, b):
     # 'rulesets/newtown/indian_rules.mst:385'
-    return b['_ask15']
+    return b['_ask16']
 
 
-def f393(s, b):
+def f410(s, b):
     # 'rulesets/newtown/indian_rules.mst:386'
     return tuple(e0 for e0 in q.combats(s) if any(d_may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
 
 
-def f394(s, b):
+def f411(s, b):
     # 'rulesets/newtown/indian_rules.mst:393'
     return tuple(e0 for e0 in q.combats(s) if (not d_engaged(s, e0)))
 
 
-def f395(s, b):
+def f412(s, b):
     # 'rulesets/newtown/indian_rules.mst:394'
     e.resolve_combat(s, b['c'])
 
 
-def f396(s, b):
+def f413(s, b):
     # 'rulesets/newtown/indian_rules.mst:399'
     return q.defense_hexes(s, b['combat'])
 
 
-def f397(s, b):
+def f414(s, b):
     # 'rulesets/newtown/indian_rules.mst:401'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if d_may_retreat_before_combat(s, e0))
 
 
-def f398(s, b):
+def f415(s, b):
     # 'rulesets/newtown/indian_rules.mst:407'
     return tuple(e0 for e0 in q.units_of(s, 0) if (d_may_retreat_before_combat(s, e0) and d_next_to_any(s, q.hex_of(s,
         e0), b['stacks'])))
 
 
-def f399(s, b):
+def f416(s, b):
     # 'rulesets/newtown/indian_rules.mst:416'
     return s.vars['pinned'][b['unit']]
 
 
-def f400(s, b):
+def f417(s, b):
     # 'rulesets/newtown/indian_rules.mst:417'
     return {'side': 0, 'amount': d_pin_removal_adjustment(s)}
 
 
-def f401(s, b):
+def f418(s, b):
     # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 
 
-def f402(s, b):
+def f419(s, b):
     # 'rulesets/newtown/indian_rules.mst:423'
     return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
 
 
-def f403(s, b):
+def f420(s, b):
     # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and d_parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])))
 
 
-def f404(s, b):
+def f421(s, b):
     # 'rulesets/newtown/indian_rules.mst:425'
     return (b['follower'] != -1)
 
 
-def f405(s, b):
+def f422(s, b):
     # 'rulesets/newtown/indian_rules.mst:426'
     e.advance_to(s, b['follower'], b['vacated'])
 
 
-def f406(s, b):
+def f423(s, b):
     # 'rulesets/newtown/indian_rules.mst:497'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': d_retreat_goal(s, 0),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
 
-def f407(s, b):
+def f424(s, b):
     # 'rulesets/newtown/indian_rules.mst:517'
     return {'unit': b['unit'], 'drm': d_evasion_drm(s, b['hex'], q.side(s, b['unit']))}
 
 
-def f408(s, b):
+def f425(s, b):
     # 'rulesets/newtown/indian_rules.mst:519'
     e.lose_step(s, b['unit'])
 
 
-def f409(s, b):
+def f426(s, b):
     # 'rulesets/newtown/indian_rules.mst:520'
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f410(s, b):
+def f427(s, b):
     # 'rulesets/newtown/special_units.mst:33'
     return (s.unit_status[17] == 0)
 
 
-def f411(s, b):
+def f428(s, b):
     # 'rulesets/newtown/special_units.mst:34'
     return tuple(e0 for e0 in q.stacked_with(s, 17) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == 0)))
 
 
-def f412(s, b):
+def f429(s, b):
     # 'rulesets/newtown/special_units.mst:35'
     return ((s.vars['attached_to'][17] != -1) and (not (s.vars['attached_to'][17] in b['parents'])))
 
 
-def f413(s, b):
+def f430(s, b):
     # 'rulesets/newtown/special_units.mst:36'
     e.set_at(s, 'attached_to', 17, -1)
 
 
-def f414(s, b):
+def f431(s, b):
     # 'rulesets/newtown/special_units.mst:38'
     return (len(b['parents']) > 0)
 
 
-def f415(s, b):
+def f432(s, b):
     # 'rulesets/newtown/special_units.mst:39'
     return b['parents']
 
 
-def f416(s, b):
+def f433(s, b):
     # 'rulesets/newtown/special_units.mst:40'
     return (b['parent'] != -1)
 
 
-def f417(s, b):
+def f434(s, b):
     # 'rulesets/newtown/special_units.mst:41'
     e.set_at(s, 'attached_to', 17, b['parent'])
 
 
-def f418(s, b):
+def f435(s, b):
     # 'rulesets/newtown/special_units.mst:42'
     return s.vars['moved_this_turn'][17]
 
 
-def f419(s, b):
+def f436(s, b):
     # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
 
-def f420(s, b):
+def f437(s, b):
     # 'rulesets/newtown/special_units.mst:161'
     return q.hex_of(s, 17)
 
 
-def f421(s, b):
+def f438(s, b):
     # 'rulesets/newtown/special_units.mst:162'
     e.remove_from_play(s, 17)
 
 
-def f422(s, b):
+def f439(s, b):
     # 'rulesets/newtown/special_units.mst:163'
     e.advance_to(s, 18, b['h'])
 
 
-def f423(s, b):
+def f440(s, b):
     # 'rulesets/newtown/cards.mst:209'
     return d_may_draw_card(s, b['side'])
 
 
-def f424(s, b):
+def f441(s, b):
     # 'rulesets/newtown/cards.mst:212'
     e.put_in(s, 'american_hand', b['card'])
 
 
-def f425(s, b):
+def f442(s, b):
     # 'rulesets/newtown/cards.mst:215'
     e.put_in(s, 'indian_hand', b['card'])
 
 
-def f426(s, b):
+def f443(s, b):
     # 'rulesets/newtown/cards.mst:216'
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
 
-def f427(s, b):
+def f444(s, b):
     # 'rulesets/newtown/cards.mst:251'
     e.take_out(s, 'american_hand', b['card'])
 
 
-def f428(s, b):
+def f445(s, b):
     # 'rulesets/newtown/cards.mst:253'
     e.take_out(s, 'indian_hand', b['card'])
 
 
-def f429(s, b):
+def f446(s, b):
     # 'rulesets/newtown/cards.mst:255'
     e.put_in(s, 'discarded_cards', b['card'])
 
 
-def f430(s, b):
+def f447(s, b):
     # 'rulesets/newtown/cards.mst:267'
     return any(d_placeholder_card(s, e0) for e0 in d_hand(s, b['side']))
 
 
-def f431(s, b):
+def f448(s, b):
     # 'rulesets/newtown/cards.mst:268'
-    return b['_ask16']
+    return b['_ask17']
 
 
-def f432(s, b):
+def f449(s, b):
     # 'rulesets/newtown/cards.mst:269'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_placeholder_card(s, e0))
 
 
-def f433(s, b):
+def f450(s, b):
     # 'rulesets/newtown/cards.mst:270'
     return {'card': b['card'], 'side': b['side']}
 
 
-def f434(s, b):
+def f451(s, b):
     # 'rulesets/newtown/cards.mst:307'
     return (any(d_combat_card(s, e0) for e0 in d_hand(s, b['side'])) and (not s.vars['combat_called_off']))
 
 
-def f435(s, b):
+def f452(s, b):
     # 'rulesets/newtown/cards.mst:308'
-    return b['_ask17']
+    return b['_ask18']
 
 
-def f436(s, b):
+def f453(s, b):
     # 'rulesets/newtown/cards.mst:309'
     return tuple(e0 for e0 in d_hand(s, b['side']) if d_combat_card(s, e0))
 
 
-def f437(s, b):
+def f454(s, b):
     # 'rulesets/newtown/cards.mst:311'
     return (b['card'] == 'they_were_as_ghosts')
 
 
-def f438(s, b):
+def f455(s, b):
     # 'rulesets/newtown/cards.mst:312'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s,
         e0) == 0) and UNIT_COMBAT[e0]))
 
 
-def f439(s, b):
+def f456(s, b):
     # 'rulesets/newtown/cards.mst:315'
     e.set_var(s, 'combat_called_off', True)
 
 
-def f440(s, b):
+def f457(s, b):
     # 'rulesets/newtown/cards.mst:316'
     return (b['card'] == 'chaos')
 
 
-def f441(s, b):
+def f458(s, b):
     # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat']))
         else (-1))))
 
 
-def f442(s, b):
+def f459(s, b):
     # 'rulesets/series/results.mst:22'
     return {'side': b['side'], 'amount': (-1)}
 
 
-def f443(s, b):
+def f460(s, b):
     # 'rulesets/series/results.mst:31'
     return {'unit': b['affected'], 'hexes': 1}
 
 
-def f444(s, b):
+def f461(s, b):
     # 'rulesets/series/results.mst:32'
     return (not b['fire'])
 
 
-def f445(s, b):
+def f462(s, b):
     # 'rulesets/series/results.mst:33'
     return {'units': b['others'], 'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f446(s, b):
+def f463(s, b):
     # 'rulesets/series/results.mst:43'
     return {'unit': b['affected']}
 
 
-def f447(s, b):
+def f464(s, b):
     # 'rulesets/series/results.mst:54'
     e.lose_step(s, b['affected'])
 
 
-def f448(s, b):
+def f465(s, b):
     # 'rulesets/newtown/special_units.mst:143'
     return (q.unit_steps(s, b['affected']) == 1)
 
 
-def f449(s, b):
+def f466(s, b):
     # 'rulesets/newtown/special_units.mst:144'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 
 
-def f450(s, b):
+def f467(s, b):
     # 'rulesets/newtown/special_units.mst:145'
     return (tuple(e0 for e0 in b['here'] if d_adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here']
         if d_adds_strength(s, e0))) > 0) else b['here'])
 
 
-def f451(s, b):
+def f468(s, b):
     # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
 
 
-def f452(s, b):
+def f469(s, b):
     # 'rulesets/newtown/special_units.mst:147'
     return (b['one_step'] and (len(b['others_first']) > 0))
 
 
-def f453(s, b):
+def f470(s, b):
     # 'rulesets/newtown/special_units.mst:148'
     return b['others_first']
 
 
-def f454(s, b):
+def f471(s, b):
     # 'rulesets/newtown/special_units.mst:149'
     e.lose_step(s, b['second'])
 
 
-def f455(s, b):
+def f472(s, b):
     # 'rulesets/series/results.mst:85'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
 
 
-def f456(s, b):
+def f473(s, b):
     # 'rulesets/series/results.mst:86'
     return {'units': tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)),
         'side': b['side'], 'drm': b['morale_drm']}
 
 
-def f457(s, b):
+def f474(s, b):
     # 'rulesets/series/results.mst:94'
     return {'units': d_units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
 
-def f458(s, b):
+def f475(s, b):
     # 'rulesets/series/results.mst:109'
     return tuple(e0 for e0 in d_units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0]
         and (s.vars['order'][e0] != 'parade_order')))
 
 
-def f459(s, b):
+def f476(s, b):
     # 'rulesets/series/results.mst:112'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
 
 
-def f460(s, b):
+def f477(s, b):
     # 'rulesets/series/results.mst:113'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
 
 
-def f461(s, b):
+def f478(s, b):
     # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pinned', b['u'], True)
 
 
-def f462(s, b):
+def f479(s, b):
     # 'rulesets/series/results.mst:115'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
 
-def f463(s, b):
+def f480(s, b):
     # 'rulesets/series/results.mst:128'
     return tuple(e0 for e0 in d_units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
 
 
-def f464(s, b):
+def f481(s, b):
     # 'rulesets/series/results.mst:129'
     return (len(b['leaders']) > 0)
 
 
-def f465(s, b):
+def f482(s, b):
     # 'rulesets/series/results.mst:130'
     return b['leaders']
 
 
-def f466(s, b):
+def f483(s, b):
     # 'rulesets/series/results.mst:131'
     e.eliminate(s, b['casualty'])
 
 
-def f467(s, b):
+def f484(s, b):
     # 'rulesets/series/army_morale.mst:42'
     e.win(s, q.enemy(s, b['side']), 'substantial')
 
 
-def f468(s, b):
+def f485(s, b):
     # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
 
-def f469(s, b):
+def f486(s, b):
     # 'rulesets/series/results.mst:241'
     e.set_at(s, 'retreated', b['unit'], True)
 
 
-def f470(s, b):
-    # 'rulesets/series/movement.mst:125'
+def f487(s, b):
+    # 'rulesets/series/movement.mst:202'
     return d_enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
 
 
-def f471(s, b):
-    # 'rulesets/series/movement.mst:126'
+def f488(s, b):
+    # 'rulesets/series/movement.mst:203'
     e.capture(s, b['l'])
 
 
-def f472(s, b):
+def f489(s, b):
     # 'rulesets/series/victory.mst:23'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), 1)
 
 
-def f473(s, b):
+def f490(s, b):
     # 'rulesets/series/victory.mst:29'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), b['steps'])
 
 
-def f474(s, b):
+def f491(s, b):
     # 'rulesets/newtown/victory.mst:17'
     e.set_var(s, 'american_sp_eliminated', ((s.vars['american_sp_eliminated'] + q.full_strength(s,
         b['unit'])) - q.unit_strength(s, b['unit'])))
 
 
-def f475(s, b):
+def f492(s, b):
     # 'rulesets/newtown/victory.mst:23'
     e.set_var(s, 'american_sp_eliminated', (s.vars['american_sp_eliminated'] + q.unit_strength(s, b['unit'])))
 
 
-def f476(s, b):
+def f493(s, b):
     # 'rulesets/newtown/victory.mst:77'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 9, UNIT_PROPS['rank'][b['unit']]))
 
 
-def f477(s, b):
+def f494(s, b):
     # 'rulesets/newtown/sequence.mst:59'
     e.set_at(s, 'moved_this_turn', b['unit'], True)
 
 
-def f478(s, b):
-    # 'rulesets/newtown/sequence.mst:134'
+def f495(s, b):
+    # 'rulesets/newtown/sequence.mst:136'
     return {'token': 'combat_marker'}
 
 
-def f479(s, b):
+def f496(s, b):
     # 'rulesets/newtown/indian_rules.mst:232'
     e.capture(s, b['unit'])
 
 
-def f480(s, b):
+def f497(s, b):
     # 'rulesets/newtown/indian_rules.mst:267'
     e.set_var(s, 'left_the_board', True)
 
 
-def f481(s, b):
+def f498(s, b):
     # 'rulesets/newtown/indian_rules.mst:268'
     return {'side': 0, 'amount': (-1)}
 
 
-def f482(s, b):
+def f499(s, b):
     # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
 
-def f483(s, b):
+def f500(s, b):
     # 'rulesets/newtown/special_units.mst:68'
     e.capture(s, 17)
 
 
-def f484(s, b):
+def f501(s, b):
     # 'rulesets/newtown/special_units.mst:69'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
 
-def f485(s, b):
+def f502(s, b):
     # 'rulesets/newtown/special_units.mst:76'
     e.set_at(s, 'pinned', 17, b['new'])
 
 
-def f486(s, b):
+def f503(s, b):
     # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'order', 17, b['new'])
 
 
-def f487(s, b):
+def f504(s, b):
     # 'rulesets/newtown/special_units.mst:90'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
 
-def f488(s, b):
+def f505(s, b):
     # 'rulesets/newtown/special_units.mst:213'
     e.capture(s, 49)
 
 
-def f489(s, b):
+def f506(s, b):
     # 'rulesets/newtown/special_units.mst:214'
     return q.rule_on(s, 'cattle_herd_vp')
 
 
-def f490(s, b):
+def f507(s, b):
     # 'rulesets/newtown/special_units.mst:215'
     e.score(s, 0, 2)
 
 
-def f491(s, b):
+def f508(s, b):
     # 'rulesets/newtown/special_units.mst:217'
     return {'side': 1, 'amount': (-2)}
 
 
-def f492(s, b):
+def f509(s, b):
     # 'rulesets/series/initiative.mst:6'
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
 
 
-def f493(s, b):
+def f510(s, b):
     # 'rulesets/series/initiative.mst:7'
     return (2 * s.vars['momentum_spent'][b['side']])
 
 
-def f494(s, b):
+def f511(s, b):
     # 'rulesets/series/morale.mst:5'
     return d_modified_morale(s, b['unit'])
 
 
-def f495(s, b):
+def f512(s, b):
     # 'rulesets/series/morale.mst:6'
     return d_leadership(s, b['unit'])
 
 
-def f496(s, b):
+def f513(s, b):
     # 'rulesets/series/morale.mst:7'
     return b['drm']
 
 
-def f497(s, b):
+def f514(s, b):
     # 'rulesets/series/fire.mst:34'
     return b['first_fire']
 
 
-def f498(s, b):
+def f515(s, b):
     # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
 
 
-def f499(s, b):
+def f516(s, b):
     # 'rulesets/newtown/indian_rules.mst:330'
     return d_modified_morale(s, b['attacker_lead'])
 
 
-def f500(s, b):
+def f517(s, b):
     # 'rulesets/newtown/indian_rules.mst:331'
     return (0 - d_modified_morale(s, b['defender_lead']))
 
 
-def f501(s, b):
+def f518(s, b):
     # 'rulesets/newtown/indian_rules.mst:332'
     return d_close_combat_leadership(s, q.attackers(s, b['combat']))
 
 
-def f502(s, b):
+def f519(s, b):
     # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - d_close_combat_leadership(s, q.defenders(s, b['combat'])))
 
 
-def f503(s, b):
+def f520(s, b):
     # 'rulesets/newtown/indian_rules.mst:334'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f504(s, b):
+def f521(s, b):
     # 'rulesets/newtown/indian_rules.mst:335'
     return all(d_surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat'])
         if (not UNIT_PROPS['artillery'][e0])))
 
 
-def f505(s, b):
+def f522(s, b):
     # 'rulesets/newtown/indian_rules.mst:336'
     return b['tactics']
 
 
-def f506(s, b):
+def f523(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 
 
-def f507(s, b):
+def f524(s, b):
     # 'rulesets/newtown/indian_rules.mst:337'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
 
 
-def f508(s, b):
+def f525(s, b):
     # 'rulesets/newtown/indian_rules.mst:338'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
 
 
-def f509(s, b):
+def f526(s, b):
     # 'rulesets/newtown/indian_rules.mst:339'
     return d_behind_fieldworks(s, b['combat'])
 
 
-def f510(s, b):
+def f527(s, b):
     # 'rulesets/newtown/indian_rules.mst:340'
     return d_suffers_rifle_drm(s, b['attacker_lead'])
 
 
-def f511(s, b):
+def f528(s, b):
     # 'rulesets/newtown/indian_rules.mst:341'
     return d_suffers_rifle_drm(s, b['defender_lead'])
 
 
-def f512(s, b):
+def f529(s, b):
     # 'rulesets/newtown/indian_rules.mst:342'
     return (d_all_militia(s, q.attackers(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.attackers(s,
         b['combat']))))
 
 
-def f513(s, b):
+def f530(s, b):
     # 'rulesets/newtown/indian_rules.mst:343'
     return (d_all_militia(s, q.defenders(s, b['combat'])) and (not any(d_warrior(s, e0) for e0 in q.defenders(s,
         b['combat']))))
 
 
-def f514(s, b):
+def f531(s, b):
     # 'rulesets/newtown/indian_rules.mst:344'
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
 
 
-def f515(s, b):
+def f532(s, b):
     # 'rulesets/newtown/indian_rules.mst:345'
     return d_ferocious(s, b['attacker_lead'])
 
 
-def f516(s, b):
+def f533(s, b):
     # 'rulesets/newtown/indian_rules.mst:346'
     return d_ferocious(s, b['defender_lead'])
 
 
-def f517(s, b):
+def f534(s, b):
     # 'rulesets/newtown/tables.mst:59'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
 
 
-def f518(s, b):
+def f535(s, b):
     # 'rulesets/newtown/tables.mst:60'
     return (q.hex_of(s, b['unit']) in (871, 872, 873, 874, 875, 876, 877, 878))
 
 
-def f519(s, b):
+def f536(s, b):
     # 'rulesets/newtown/tables.mst:61'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
 
 
-def f520(s, b):
+def f537(s, b):
     # 'rulesets/newtown/tables.mst:62'
     return (s.unit_loss[b['unit']] > 0)
 
 
-def f521(s, b):
+def f538(s, b):
     # 'rulesets/newtown/tables.mst:63'
     return s.vars['war_dance']
 
 
-def f522(s, b):
+def f539(s, b):
     # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
 
 
-def f523(s, b):
+def f540(s, b):
     # 'rulesets/series/army_morale.mst:41'
     return (b['new'] <= 0)
 
 
-def f524(s, b):
+def f541(s, b):
     # 'rulesets/series/momentum.mst:58'
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
 
-def f525(s, b):
-    # 'rulesets/series/movement.mst:123'
+def f542(s, b):
+    # 'rulesets/series/movement.mst:200'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(d_enemy_leaders_alone(s,
         b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f526(s, b):
+def f543(s, b):
     # 'rulesets/series/victory.mst:28'
     return UNIT_COMBAT[b['unit']]
 
 
-def f527(s, b):
+def f544(s, b):
     # 'rulesets/newtown/victory.mst:16'
     return d_counts_for_indian_decisive(s, b['unit'])
 
 
-def f528(s, b):
+def f545(s, b):
     # 'rulesets/newtown/victory.mst:76'
     return UNIT_LEADER[b['unit']]
 
 
-def f529(s, b):
+def f546(s, b):
     # 'rulesets/newtown/sequence.mst:58'
     return ((s.vars['indian_movement'] != 'no_movement') and (q.side(s, b['unit']) == 0))
 
 
-def f530(s, b):
+def f547(s, b):
     # 'rulesets/newtown/indian_rules.mst:84'
     return (((not b['fire']) and (b['affected'] == s.vars['honor_lead'])) and d_adverse_to_honor(s, b['result']))
 
 
-def f531(s, b):
+def f548(s, b):
     # 'rulesets/newtown/indian_rules.mst:231'
     return (b['new'] and s.vars['failed_resolve'][b['unit']])
 
 
-def f532(s, b):
+def f549(s, b):
     # 'rulesets/newtown/indian_rules.mst:265'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['left_the_board']))
 
 
-def f533(s, b):
+def f550(s, b):
     # 'rulesets/newtown/special_units.mst:52'
     return (((b['procedure'] == 'standard_movement_phase') or (b['procedure'] == 'activation_movement_phase'))
         or (b['procedure'] == 'final_movement_phase'))
 
 
-def f534(s, b):
+def f551(s, b):
     # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
 
-def f535(s, b):
+def f552(s, b):
     # 'rulesets/newtown/special_units.mst:66'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
 
-def f536(s, b):
+def f553(s, b):
     # 'rulesets/newtown/special_units.mst:89'
     return (b['unit'] == 17)
 
 
-def f537(s, b):
+def f554(s, b):
     # 'rulesets/newtown/special_units.mst:211'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0))
         and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f538(s, b):
+def f555(s, b):
     # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (b['hex'] in (1170, 1171, 1172, 1173, 1174,
         1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192,
@@ -3504,169 +3617,181 @@ def f538(s, b):
         1607, 1608, 1609, 1610, 1611)))
 
 
-def f539(s, b):
-    # 'rulesets/series/movement.mst:92'
+def f556(s, b):
+    # 'rulesets/series/movement.mst:154'
     return (s.vars['order'][b['unit']] == 'disrupted')
 
 
-def f540(s, b):
-    # 'rulesets/series/movement.mst:97'
+def f557(s, b):
+    # 'rulesets/series/movement.mst:159'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
 
-def f541(s, b):
-    # 'rulesets/series/movement.mst:102'
+def f558(s, b):
+    # 'rulesets/series/movement.mst:164'
     return s.vars['moved_away'][b['unit']]
 
 
-def f542(s, b):
-    # 'rulesets/series/movement.mst:108'
+def f559(s, b):
+    # 'rulesets/series/movement.mst:170'
     return s.vars['withdrawn'][b['unit']]
 
 
-def f543(s, b):
-    # 'rulesets/series/movement.mst:115'
+def f560(s, b):
+    # 'rulesets/series/movement.mst:177'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
 
 
-def f544(s, b):
+def f561(s, b):
+    # 'rulesets/series/movement.mst:185'
+    return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s,
+        q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0))
+
+
+def f562(s, b):
+    # 'rulesets/series/movement.mst:192'
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0
+        for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
+
+
+def f563(s, b):
     # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 
 
-def f545(s, b):
+def f564(s, b):
     # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not d_moves_in_this_phase(s, b['unit']))
         or s.vars['moved_this_turn'][b['unit']]))
 
 
-def f546(s, b):
+def f565(s, b):
     # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s,
         b['hex'], 0)) > 0))
 
 
-def f547(s, b):
+def f566(s, b):
     # 'rulesets/newtown/indian_rules.mst:108'
     return ((d_warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 
 
-def f548(s, b):
+def f567(s, b):
     # 'rulesets/newtown/indian_rules.mst:225'
     return s.vars['failed_resolve'][b['unit']]
 
 
-def f549(s, b):
+def f568(s, b):
     # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
 
 
-def f550(s, b):
+def f569(s, b):
     # 'rulesets/newtown/special_units.mst:100'
     return (d_platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
 
 
-def f551(s, b):
+def f570(s, b):
     # 'rulesets/newtown/special_units.mst:107'
     return ((b['unit'] == 17) and d_attached(s, b['unit']))
 
 
-def f552(s, b):
+def f571(s, b):
     # 'rulesets/newtown/special_units.mst:112'
     return (d_warrior(s, b['unit']) and d_platoon_parent(s, b['unit']))
 
 
-def f553(s, b):
+def f572(s, b):
     # 'rulesets/newtown/special_units.mst:111'
     return 4
 
 
-def f554(s, b):
+def f573(s, b):
     # 'rulesets/newtown/special_units.mst:187'
     return (b['unit'] == 49)
 
 
-def f555(s, b):
+def f574(s, b):
     # 'rulesets/newtown/special_units.mst:193'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in (462, 488, 513, 539, 565, 591, 617, 643, 669, 695, 721,
         747, 773, 799, 825, 851, 877, 903, 929, 955, 981, 1007, 1033, 1059, 1085, 1111, 1137, 1163, 1189, 1215, 1241,
         1267, 1293, 1319, 1345, 1371, 1397, 1423, 1449, 1475, 1501, 1527, 1553)))
 
 
-def f556(s, b):
+def f575(s, b):
     # 'rulesets/newtown/special_units.mst:200'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42))
         and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 
-def f557(s, b):
+def f576(s, b):
     # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
 
 
-def f558(s, b):
+def f577(s, b):
     # 'rulesets/newtown/victory.mst:31'
     return (s.vars['american_sp_eliminated'] >= 7)
 
 
-def f559(s, b):
+def f578(s, b):
     # 'rulesets/newtown/victory.mst:39'
     return all(s.vars['destroyed'][e0] for e0 in (435, 436, 461, 462))
 
 
-def f560(s, b):
+def f579(s, b):
     # 'rulesets/newtown/victory.mst:49'
     return (s.vars['army_morale'][1] <= 0)
 
 
-def f561(s, b):
+def f580(s, b):
     # 'rulesets/newtown/victory.mst:56'
     return (s.vars['army_morale'][0] <= 0)
 
 
-def f562(s, b):
+def f581(s, b):
     # 'rulesets/newtown/victory.mst:64'
     return (q.vp(s, 1) >= (q.vp(s, 0) + 9))
 
 
-def f563(s, b):
+def f582(s, b):
     # 'rulesets/newtown/scenarios.mst:13'
     return 14
 
 
-def f564(s, b):
+def f583(s, b):
     # 'rulesets/newtown/scenarios.mst:14'
     return 13
 
 
-def f565(s, b):
+def f584(s, b):
     # 'rulesets/newtown/scenarios.mst:59'
     return 16
 
 
-def f566(s, b):
+def f585(s, b):
     # 'rulesets/newtown/scenarios.mst:66'
     return ((b['hex'] in (871, 872, 873, 874, 875, 876, 877, 878)) and any(d_warrior(s, e0) for e0 in q.units_at(s,
         b['hex'])))
 
 
-def f567(s, b):
+def f586(s, b):
     # 'rulesets/newtown/scenarios.mst:67'
     return any(d_warrior(s, e0) for e0 in q.units_at(s, b['hex']))
 
 
-def f568(s, b):
+def f587(s, b):
     # 'rulesets/newtown/forces.mst:164'
     return d_old_smoke_commands(s, b['unit'])
 
 
-def f569(s, b):
+def f588(s, b):
     # 'rulesets/newtown/forces.mst:179'
     return d_john_butler_commands(s, b['unit'])
 
 
-def f570(s, b):
+def f589(s, b):
     # 'rulesets/newtown/forces.mst:195'
     return d_cornplanter_commands(s, b['unit'])
 
@@ -3831,15 +3956,15 @@ RULES = Rules(
         UnitSpec('old_smoke', 'Sayenqueraghta (Old Smoke)', 'Old Smoke', 0, 'leader', -1, (), 6, 848,
             {'tribe': 'turtle_clan', 'rank': 1, 'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1},
             morales=(), rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations',
-            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f568),
+            entry_turn=0, entry_hexes=(), variable_entry=False, commands=f587),
         UnitSpec('john_butler', 'Colonel John Butler', 'Col. Butler', 0, 'leader', -1, (), 6, 876, {'rank': 1,
             'seniority': 2, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='provincials', brigade='', nationality='crown_forces', entry_turn=0, entry_hexes=(),
-            variable_entry=False, commands=f569),
+            variable_entry=False, commands=f588),
         UnitSpec('cornplanter', 'Koeentwahka (Cornplanter)', 'Cornplanter', 0, 'leader', -1, (), 6, 822,
             {'tribe': 'wolf_clan', 'rank': 1, 'seniority': 3, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(),
             rifle_strengths=(), formation='indians', brigade='', nationality='indian_nations', entry_turn=0,
-            entry_hexes=(), variable_entry=False, commands=f570),
+            entry_hexes=(), variable_entry=False, commands=f589),
         UnitSpec('sullivan', 'Major General John Sullivan', 'Sullivan', 1, 'leader', -1, (), 6, -1, {'rank': 2,
             'seniority': 1, 'close_combat_drm': 1, 'leadership_drm': 1}, morales=(), rifle_strengths=(),
             formation='continentals', brigade='', nationality='patriots', entry_turn=4, entry_hexes=(1553,),
@@ -7957,48 +8082,48 @@ RULES = Rules(
     ),
     modifiers={
         'initiative_drm': ModifierListSpec('initiative_drm', 'Initiative DRMs', (
-            ModifierSpec('Army Morale', f492, None),
-            ModifierSpec('Momentum Chits spent', f493, None),
+            ModifierSpec('Army Morale', f509, None),
+            ModifierSpec('Momentum Chits spent', f510, None),
         )),
         'morale_check_drm': ModifierListSpec('morale_check_drm', 'Morale Check DRMs', (
-            ModifierSpec('Modified morale', f494, None),
-            ModifierSpec('Leadership DRM', f495, None),
-            ModifierSpec('Other modifiers of this check', f496, None),
+            ModifierSpec('Modified morale', f511, None),
+            ModifierSpec('Leadership DRM', f512, None),
+            ModifierSpec('Other modifiers of this check', f513, None),
         )),
         'fire_drm': ModifierListSpec('fire_drm', 'Fire Combat DRMs', (
-            ModifierSpec('First Fire Bonus', f125, f497),
-            ModifierSpec("Target's terrain", f498, None),
+            ModifierSpec('First Fire Bonus', f141, f514),
+            ModifierSpec("Target's terrain", f515, None),
         )),
         'close_combat_drm': ModifierListSpec('close_combat_drm', 'Close Combat DRMs', (
-            ModifierSpec("Attacker's lead unit morale", f499, None),
-            ModifierSpec("Defender's lead unit morale", f500, None),
-            ModifierSpec('Attacking leader', f501, None),
-            ModifierSpec('Defending leader', f502, None),
-            ModifierSpec('Defender surrounded', f125, f503),
-            ModifierSpec('Attacker surrounded', f200, f504),
-            ModifierSpec('Tactics', f505, None),
-            ModifierSpec("Defender's terrain", f506, f507),
-            ModifierSpec('Attacking up slope', f200, f508),
-            ModifierSpec('Attacking into fieldworks', f200, f509),
-            ModifierSpec('Attacking lead unit has a white R', f200, f510),
-            ModifierSpec('Defending lead unit has a white R', f125, f511),
-            ModifierSpec('All-militia attacking force', f200, f512),
-            ModifierSpec('All-militia defending force', f125, f513),
-            ModifierSpec('Attacking a unit with Failed Resolve', f125, f514),
-            ModifierSpec('Indian ferocity (attacking)', f125, f515),
-            ModifierSpec('Indian ferocity (defending)', f200, f516),
+            ModifierSpec("Attacker's lead unit morale", f516, None),
+            ModifierSpec("Defender's lead unit morale", f517, None),
+            ModifierSpec('Attacking leader', f518, None),
+            ModifierSpec('Defending leader', f519, None),
+            ModifierSpec('Defender surrounded', f141, f520),
+            ModifierSpec('Attacker surrounded', f217, f521),
+            ModifierSpec('Tactics', f522, None),
+            ModifierSpec("Defender's terrain", f523, f524),
+            ModifierSpec('Attacking up slope', f217, f525),
+            ModifierSpec('Attacking into fieldworks', f217, f526),
+            ModifierSpec('Attacking lead unit has a white R', f217, f527),
+            ModifierSpec('Defending lead unit has a white R', f141, f528),
+            ModifierSpec('All-militia attacking force', f217, f529),
+            ModifierSpec('All-militia defending force', f141, f530),
+            ModifierSpec('Attacking a unit with Failed Resolve', f141, f531),
+            ModifierSpec('Indian ferocity (attacking)', f141, f532),
+            ModifierSpec('Indian ferocity (defending)', f217, f533),
         )),
         'indian_resolve_drm': ModifierListSpec('indian_resolve_drm', 'Indian Resolve DRMs', (
-            ModifierSpec('Modified morale', f494, None),
-            ModifierSpec('Leadership DRM', f495, None),
-            ModifierSpec('In woods', f125, f517),
-            ModifierSpec('Behind the breastwork', f125, f518),
-            ModifierSpec('Adjacent to an enemy combat unit', f200, f519),
-            ModifierSpec('Reduced', f200, f520),
-            ModifierSpec('War Dance', f125, f521),
+            ModifierSpec('Modified morale', f511, None),
+            ModifierSpec('Leadership DRM', f512, None),
+            ModifierSpec('In woods', f141, f534),
+            ModifierSpec('Behind the breastwork', f141, f535),
+            ModifierSpec('Adjacent to an enemy combat unit', f217, f536),
+            ModifierSpec('Reduced', f217, f537),
+            ModifierSpec('War Dance', f141, f538),
         )),
         'ambush_drm': ModifierListSpec('ambush_drm', 'Ambush DRMs', (
-            ModifierSpec('Visions', f200, f522),
+            ModifierSpec('Visions', f217, f539),
         )),
     },
     procedures={
@@ -8476,6 +8601,81 @@ RULES = Rules(
                 'rulesets/series/stacking.mst:21', 'rulesets/series/stacking.mst:18', 'rulesets/series/stacking.mst:17',
             ),
         ),
+        'pin_cases': ProcedureSpec(
+            name='pin_cases',
+            title='PIN results: case A or case B',
+            kind='procedure',
+            params=('side',),
+            result='',
+            code=(
+                Exec(f87),
+                ForStart('_for_u', f88),
+                JumpIfEmpty('_for_u', 7),
+                ForTake('u', '_for_u'),
+                Exec(f89),
+                Exec(f90),
+                Jump(2),
+                ForStart('_for_u', f91),
+                JumpIfEmpty('_for_u', 36),
+                ForTake('u', '_for_u'),
+                JumpIfNot(f92, 35),
+                Let('group', f93),
+                Let('engaged', f94),
+                Let('case_b', f95),
+                JumpIfNot(f96, 20),
+                Ask(f14,
+                    'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?',
+                    '_ask4'),
+                JumpIfNot(f97, 19),
+                Let('case_b', f98),
+                Jump(19),
+                Jump(20),
+                ForStart('_for_v', f99),
+                JumpIfEmpty('_for_v', 34),
+                ForTake('v', '_for_v'),
+                Exec(f100),
+                Exec(f101),
+                JumpIfNot(f102, 33),
+                ForStart('_for_e', f103),
+                JumpIfEmpty('_for_e', 32),
+                ForTake('e', '_for_e'),
+                Exec(f104),
+                Exec(f105),
+                Jump(27),
+                Jump(33),
+                Jump(21),
+                Jump(35),
+                Jump(8),
+            ),
+            steps={'clear': 0, 'choose': 7},
+            types={
+                '_ask4': 'bool',
+                '_for_e': 'units',
+                '_for_u': 'units',
+                '_for_v': 'units',
+                'case_b': 'bool',
+                'e': 'unit',
+                'engaged': 'bool',
+                'group': 'int',
+                'side': 'side',
+                'u': 'unit',
+                'v': 'unit',
+            },
+            lines=(
+                'rulesets/series/movement.mst:53', 'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:54',
+                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:55', 'rulesets/series/movement.mst:56',
+                'rulesets/series/movement.mst:54', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:59',
+                'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:61',
+                'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:63', 'rulesets/series/movement.mst:64',
+                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:66',
+                'rulesets/series/movement.mst:65', 'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:69',
+                'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:70',
+                'rulesets/series/movement.mst:71', 'rulesets/series/movement.mst:72', 'rulesets/series/movement.mst:73',
+                'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:74',
+                'rulesets/series/movement.mst:75', 'rulesets/series/movement.mst:73', 'rulesets/series/movement.mst:72',
+                'rulesets/series/movement.mst:69', 'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:59',
+            ),
+        ),
         'movement_phase': ProcedureSpec(
             name='movement_phase',
             title='Movement Phase',
@@ -8483,71 +8683,73 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('enter_reinforcements', f87, {}),
-                JumpIfNot(f88, 9),
-                ForStart('_for_u', f89),
-                JumpIfEmpty('_for_u', 8),
+                Call('pin_cases', f10, None),
+                Prim('enter_reinforcements', f106, {}),
+                JumpIfNot(f107, 10),
+                ForStart('_for_u', f108),
+                JumpIfEmpty('_for_u', 9),
                 ForTake('u', '_for_u'),
-                Exec(f90),
-                Exec(f91),
-                Jump(3),
-                Jump(9),
-                ForStart('_for_u', f92),
-                JumpIfEmpty('_for_u', 22),
+                Exec(f109),
+                Exec(f110),
+                Jump(4),
+                Jump(10),
+                ForStart('_for_u', f111),
+                JumpIfEmpty('_for_u', 23),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f93),
-                Let('away', f94),
-                JumpIfNot(f95, 20),
-                Let('fewest', f96),
-                Choose('to', f97, f14, 'hex', 'choose to', ''),
-                Exec(f98),
-                Jump(20),
-                Exec(f99),
-                Jump(10),
-                JumpIfNot(f88, 25),
+                Let('here', f112),
+                Let('away', f113),
+                JumpIfNot(f114, 21),
+                Let('fewest', f115),
+                Choose('to', f116, f14, 'hex', 'choose to', ''),
+                Exec(f117),
+                Jump(21),
+                Exec(f118),
+                Jump(11),
+                JumpIfNot(f107, 26),
                 Call('examine_indian_stacks', f49, None),
-                Jump(25),
-                JumpIfNot(f100, 33),
-                Ask(f65, 'Play Stampede on the cattle herd?', '_ask4'),
-                JumpIfNot(f101, 32),
-                Call('discard', f102, None),
-                Choose('h', f103, f65, 'hex', 'choose h', ''),
-                Exec(f104),
-                Jump(32),
+                Jump(26),
+                JumpIfNot(f119, 34),
+                Ask(f65, 'Play Stampede on the cattle herd?', '_ask5'),
+                JumpIfNot(f120, 33),
+                Call('discard', f121, None),
+                Choose('h', f122, f65, 'hex', 'choose h', ''),
+                Exec(f123),
                 Jump(33),
-                JumpIfNot(f105, 36),
-                Prim('march', f107, {'stacking': f106}),
-                Jump(36),
-                Prim('move_units', f10, {'stacking': f31, 'stop_after': f108, 'extra_cost': f109, 'strategic': f110,
-                    'strategic_step': f111, 'strategic_factor': f112, 'one_hex_minimum': f113}),
-                ForStart('_for_u', f114),
-                JumpIfEmpty('_for_u', 51),
+                Jump(34),
+                JumpIfNot(f124, 37),
+                Prim('march', f125, {'stacking': f98}),
+                Jump(37),
+                Prim('move_units', f10, {'stacking': f31, 'stop_after': f126, 'extra_cost': f127, 'strategic': f128,
+                    'strategic_step': f129, 'strategic_factor': f130, 'one_hex_minimum': f131}),
+                ForStart('_for_u', f132),
+                JumpIfEmpty('_for_u', 52),
                 ForTake('u', '_for_u'),
-                Exec(f115),
-                JumpIfNot(f116, 50),
-                Let('group', f117),
-                ForStart('_for_v', f118),
-                JumpIfEmpty('_for_v', 48),
+                Exec(f133),
+                JumpIfNot(f134, 51),
+                Let('group', f93),
+                ForStart('_for_v', f99),
+                JumpIfEmpty('_for_v', 49),
                 ForTake('v', '_for_v'),
-                Exec(f119),
-                Jump(44),
-                Call('adjust_army_morale', f120, None),
-                Jump(50),
-                Jump(38),
+                Exec(f135),
+                Jump(45),
+                Call('adjust_army_morale', f136, None),
+                Jump(51),
+                Jump(39),
             ),
             steps={
-                'reinforcements': 0,
-                'destroy_newtown': 1,
-                'disrupted_away': 9,
-                'examine': 22,
-                'stampede': 25,
-                'drive_the_herd': 33,
-                'move': 36,
-                'pins': 37,
+                'pin_cases': 0,
+                'reinforcements': 1,
+                'destroy_newtown': 2,
+                'disrupted_away': 10,
+                'examine': 23,
+                'stampede': 26,
+                'drive_the_herd': 34,
+                'move': 37,
+                'pins': 38,
             },
             types={
-                '_ask4': 'bool',
+                '_ask5': 'bool',
                 '_for_u': 'units',
                 '_for_v': 'units',
                 'away': 'hexes',
@@ -8561,26 +8763,30 @@ RULES = Rules(
                 'v': 'unit',
             },
             lines=(
-                'rulesets/series/movement.mst:28', 'rulesets/newtown/special_rules.mst:22',
+                'rulesets/series/movement.mst:85', 'rulesets/series/movement.mst:90',
+                'rulesets/newtown/special_rules.mst:22', 'rulesets/newtown/special_rules.mst:23',
                 'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:23',
-                'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:24',
-                'rulesets/newtown/special_rules.mst:25', 'rulesets/newtown/special_rules.mst:23',
-                'rulesets/newtown/special_rules.mst:22', 'rulesets/series/movement.mst:31',
-                'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31', 'rulesets/series/movement.mst:31',
-                'rulesets/series/movement.mst:32', 'rulesets/series/movement.mst:33', 'rulesets/series/movement.mst:34',
-                'rulesets/series/movement.mst:35', 'rulesets/series/movement.mst:36', 'rulesets/series/movement.mst:37',
-                'rulesets/series/movement.mst:34', 'rulesets/series/movement.mst:39', 'rulesets/series/movement.mst:31',
-                'rulesets/newtown/variations.mst:109', 'rulesets/newtown/variations.mst:110',
-                'rulesets/newtown/variations.mst:109', 'rulesets/newtown/cards.mst:384',
-                'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:385', 'rulesets/newtown/cards.mst:386',
-                'rulesets/newtown/cards.mst:387', 'rulesets/newtown/cards.mst:388', 'rulesets/newtown/cards.mst:385',
-                'rulesets/newtown/cards.mst:384', 'rulesets/newtown/special_units.mst:179',
+                'rulesets/newtown/special_rules.mst:24', 'rulesets/newtown/special_rules.mst:25',
+                'rulesets/newtown/special_rules.mst:23', 'rulesets/newtown/special_rules.mst:22',
+                'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:93',
+                'rulesets/series/movement.mst:93', 'rulesets/series/movement.mst:94', 'rulesets/series/movement.mst:95',
+                'rulesets/series/movement.mst:96', 'rulesets/series/movement.mst:97', 'rulesets/series/movement.mst:98',
+                'rulesets/series/movement.mst:99', 'rulesets/series/movement.mst:96',
+                'rulesets/series/movement.mst:101', 'rulesets/series/movement.mst:93',
+                'rulesets/newtown/variations.mst:110', 'rulesets/newtown/variations.mst:111',
+                'rulesets/newtown/variations.mst:110', 'rulesets/newtown/cards.mst:377',
+                'rulesets/newtown/cards.mst:378', 'rulesets/newtown/cards.mst:378', 'rulesets/newtown/cards.mst:379',
+                'rulesets/newtown/cards.mst:380', 'rulesets/newtown/cards.mst:381', 'rulesets/newtown/cards.mst:378',
+                'rulesets/newtown/cards.mst:377', 'rulesets/newtown/special_units.mst:179',
                 'rulesets/newtown/special_units.mst:180', 'rulesets/newtown/special_units.mst:179',
-                'rulesets/series/movement.mst:47', 'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:57',
-                'rulesets/series/movement.mst:57', 'rulesets/series/movement.mst:58', 'rulesets/series/movement.mst:59',
-                'rulesets/series/movement.mst:60', 'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:61',
-                'rulesets/series/movement.mst:61', 'rulesets/series/movement.mst:62', 'rulesets/series/movement.mst:61',
-                'rulesets/series/movement.mst:64', 'rulesets/series/movement.mst:59', 'rulesets/series/movement.mst:57',
+                'rulesets/series/movement.mst:109', 'rulesets/series/movement.mst:119',
+                'rulesets/series/movement.mst:119', 'rulesets/series/movement.mst:119',
+                'rulesets/series/movement.mst:120', 'rulesets/series/movement.mst:121',
+                'rulesets/series/movement.mst:122', 'rulesets/series/movement.mst:123',
+                'rulesets/series/movement.mst:123', 'rulesets/series/movement.mst:123',
+                'rulesets/series/movement.mst:124', 'rulesets/series/movement.mst:123',
+                'rulesets/series/movement.mst:126', 'rulesets/series/movement.mst:121',
+                'rulesets/series/movement.mst:119',
             ),
         ),
         'morale_check': ProcedureSpec(
@@ -8591,7 +8797,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'morale_check_drm'),
-                Let('passed', f121),
+                Let('passed', f137),
             ),
             steps={'roll': 0, 'result': 1},
             types={'drm': 'int', 'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -8604,47 +8810,47 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f122),
+                ForStart('_for_u', f138),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
-                Exec(f123),
+                Exec(f139),
                 Jump(1),
-                JumpIfNot(f124, 12),
-                Ask(f125, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask5'),
-                JumpIfNot(f126, 11),
-                Call('spend_momentum', f127, None),
-                Call('draw_card', f127, None),
+                JumpIfNot(f140, 12),
+                Ask(f141, 'Spend a Momentum Chit to draw an Opportunity Card?', '_ask6'),
+                JumpIfNot(f142, 11),
+                Call('spend_momentum', f143, None),
+                Call('draw_card', f143, None),
                 Jump(11),
                 Jump(12),
-                ForStart('_for_u', f128),
+                ForStart('_for_u', f144),
                 JumpIfEmpty('_for_u', 22),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('morale_check', f129, 'passed'),
+                Call('morale_check', f145, 'passed'),
                 JumpIfNot(f19, 21),
-                Exec(f130),
-                Call('adjust_army_morale', f131, None),
+                Exec(f146),
+                Call('adjust_army_morale', f147, None),
                 Jump(21),
                 Jump(13),
                 JumpIfNot(f67, 38),
-                ForStart('_for_u', f132),
+                ForStart('_for_u', f148),
                 JumpIfEmpty('_for_u', 37),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                JumpIfNot(f133, 33),
-                Call('morale_check', f129, 'recovered'),
-                JumpIfNot(f134, 32),
-                Exec(f135),
+                JumpIfNot(f149, 33),
+                Call('morale_check', f145, 'recovered'),
+                JumpIfNot(f150, 32),
+                Exec(f151),
                 Jump(32),
                 Jump(33),
-                JumpIfNot(f136, 36),
+                JumpIfNot(f152, 36),
                 Call('resolve_retreat', f20, None),
                 Jump(36),
                 Jump(24),
                 Jump(38),
             ),
             steps={'withdrawal_markers': 0, 'opportunity_card': 5, 'rally': 12, 'resolve': 22},
-            types={'_ask5': 'bool', '_for_u': 'units', 'passed': 'bool', 'recovered': 'bool', 'side': 'side',
+            types={'_ask6': 'bool', '_for_u': 'units', 'passed': 'bool', 'recovered': 'bool', 'side': 'side',
                 'u': 'unit'},
             lines=(
                 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5', 'rulesets/series/rally.mst:5',
@@ -8672,31 +8878,31 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f137, 8),
-                Choose('target_hex', f138, f125, 'hex', 'choose target_hex', 'maybe'),
-                JumpIfNot(f139, 5),
+                JumpIfNot(f153, 8),
+                Choose('target_hex', f154, f141, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f155, 5),
                 Jump(14),
                 Jump(5),
-                Exec(f140),
-                Choose('target', f141, f125, 'unit', 'choose target', ''),
+                Exec(f156),
+                Choose('target', f157, f141, 'unit', 'choose target', ''),
                 Jump(12),
-                Choose('target', f142, f143, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f144, 12),
+                Choose('target', f158, f159, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f160, 12),
                 Jump(14),
                 Jump(12),
-                Call('artillery_fire', f145, None),
+                Call('artillery_fire', f161, None),
                 Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
             lines=(
-                'rulesets/newtown/variations.mst:135', 'rulesets/newtown/variations.mst:136',
-                'rulesets/newtown/variations.mst:137', 'rulesets/newtown/variations.mst:138',
-                'rulesets/newtown/variations.mst:137', 'rulesets/newtown/variations.mst:140',
-                'rulesets/newtown/variations.mst:141', 'rulesets/newtown/variations.mst:135',
-                'rulesets/newtown/variations.mst:143', 'rulesets/newtown/variations.mst:144',
-                'rulesets/newtown/variations.mst:145', 'rulesets/newtown/variations.mst:144',
-                'rulesets/newtown/variations.mst:148', 'rulesets/newtown/variations.mst:134',
+                'rulesets/newtown/variations.mst:136', 'rulesets/newtown/variations.mst:137',
+                'rulesets/newtown/variations.mst:138', 'rulesets/newtown/variations.mst:139',
+                'rulesets/newtown/variations.mst:138', 'rulesets/newtown/variations.mst:141',
+                'rulesets/newtown/variations.mst:142', 'rulesets/newtown/variations.mst:136',
+                'rulesets/newtown/variations.mst:144', 'rulesets/newtown/variations.mst:145',
+                'rulesets/newtown/variations.mst:146', 'rulesets/newtown/variations.mst:145',
+                'rulesets/newtown/variations.mst:149', 'rulesets/newtown/variations.mst:135',
             ),
         ),
         'artillery_fire': ProcedureSpec(
@@ -8706,34 +8912,34 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f146),
-                ForStart('_for_a', f147),
+                Let('firers', f162),
+                ForStart('_for_a', f163),
                 JumpIfEmpty('_for_a', 11),
-                Choose('a', f148, f14, 'unit', 'choose the next a', ''),
+                Choose('a', f164, f14, 'unit', 'choose the next a', ''),
                 ForDrop('a', '_for_a'),
-                Ask(f14, 'Fire this artillery unit at the target?', '_ask6'),
-                JumpIfNot(f149, 10),
-                Let('firers', f150),
-                Exec(f151),
+                Ask(f14, 'Fire this artillery unit at the target?', '_ask7'),
+                JumpIfNot(f165, 10),
+                Let('firers', f166),
+                Exec(f167),
                 Jump(10),
                 Jump(2),
-                Exec(f152),
-                JumpIfNot(f153, 21),
-                Let('needed', f154),
-                Let('first_fire', f155),
+                Exec(f168),
+                JumpIfNot(f169, 21),
+                Let('needed', f170),
+                Let('first_fire', f171),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f156, 20),
+                JumpIfNot(f172, 20),
                 Roll(2, None, None, 'result', None),
-                Call('fire_result', f157, None),
+                Call('fire_result', f173, None),
                 Jump(20),
                 Jump(21),
-                JumpIfNot(f158, 24),
-                Exec(f159),
+                JumpIfNot(f174, 24),
+                Exec(f175),
                 Jump(24),
             ),
             steps={'firers': 0, 'to_hit': 12, 'resolve_hit': 21},
             types={
-                '_ask6': 'bool',
+                '_ask7': 'bool',
                 '_for_a': 'units',
                 'a': 'unit',
                 'firers': 'units',
@@ -8763,9 +8969,9 @@ RULES = Rules(
             params=('target', 'result'),
             result='',
             code=(
-                Let('loss', f160),
-                ApplyResult(f161, f162),
-                Call('adjust_army_morale', f163, None),
+                Let('loss', f176),
+                ApplyResult(f177, f178),
+                Call('adjust_army_morale', f179, None),
             ),
             steps={'apply': 0},
             types={'loss': 'int', 'result': 'code', 'target': 'unit'},
@@ -8780,19 +8986,19 @@ RULES = Rules(
             code=(
                 Call('rifle_fire_by', f10, None),
                 Call('rifle_fire_by', f11, None),
-                ForStart('_for_u', f164),
+                ForStart('_for_u', f180),
                 JumpIfEmpty('_for_u', 9),
-                Choose('u', f13, f143, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f159, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f165, None),
-                Exec(f166),
+                Call('fire_result', f181, None),
+                Exec(f182),
                 Jump(3),
-                ForStart('_for_u', f167),
+                ForStart('_for_u', f183),
                 JumpIfEmpty('_for_u', 16),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Call('fire_result', f165, None),
-                Exec(f166),
+                Call('fire_result', f181, None),
+                Exec(f182),
                 Jump(10),
             ),
             steps={'phasing_fire': 0, 'other_fire': 1, 'results': 2},
@@ -8813,31 +9019,31 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f88, 8),
-                Choose('target_hex', f168, f125, 'hex', 'choose target_hex', 'maybe'),
-                JumpIfNot(f139, 5),
+                JumpIfNot(f107, 8),
+                Choose('target_hex', f184, f141, 'hex', 'choose target_hex', 'maybe'),
+                JumpIfNot(f155, 5),
                 Jump(14),
                 Jump(5),
-                Exec(f140),
-                Choose('target', f169, f125, 'unit', 'choose target', ''),
+                Exec(f156),
+                Choose('target', f185, f141, 'unit', 'choose target', ''),
                 Jump(12),
-                Choose('target', f170, f14, 'unit', 'choose target', 'maybe'),
-                JumpIfNot(f144, 12),
+                Choose('target', f186, f14, 'unit', 'choose target', 'maybe'),
+                JumpIfNot(f160, 12),
                 Jump(14),
                 Jump(12),
-                Call('rifle_fire', f171, None),
+                Call('rifle_fire', f187, None),
                 Jump(0),
             ),
             steps={'fire': 0},
             types={'side': 'side', 'target': 'unit', 'target_hex': 'hex'},
             lines=(
-                'rulesets/newtown/variations.mst:155', 'rulesets/newtown/variations.mst:156',
-                'rulesets/newtown/variations.mst:157', 'rulesets/newtown/variations.mst:158',
-                'rulesets/newtown/variations.mst:157', 'rulesets/newtown/variations.mst:160',
-                'rulesets/newtown/variations.mst:161', 'rulesets/newtown/variations.mst:155',
-                'rulesets/newtown/variations.mst:163', 'rulesets/newtown/variations.mst:164',
-                'rulesets/newtown/variations.mst:165', 'rulesets/newtown/variations.mst:164',
-                'rulesets/newtown/variations.mst:168', 'rulesets/newtown/variations.mst:154',
+                'rulesets/newtown/variations.mst:156', 'rulesets/newtown/variations.mst:157',
+                'rulesets/newtown/variations.mst:158', 'rulesets/newtown/variations.mst:159',
+                'rulesets/newtown/variations.mst:158', 'rulesets/newtown/variations.mst:161',
+                'rulesets/newtown/variations.mst:162', 'rulesets/newtown/variations.mst:156',
+                'rulesets/newtown/variations.mst:164', 'rulesets/newtown/variations.mst:165',
+                'rulesets/newtown/variations.mst:166', 'rulesets/newtown/variations.mst:165',
+                'rulesets/newtown/variations.mst:169', 'rulesets/newtown/variations.mst:155',
             ),
         ),
         'rifle_fire': ProcedureSpec(
@@ -8847,39 +9053,39 @@ RULES = Rules(
             params=('target', 'side'),
             result='',
             code=(
-                Let('firers', f146),
-                ForStart('_for_r', f172),
+                Let('firers', f162),
+                ForStart('_for_r', f188),
                 JumpIfEmpty('_for_r', 10),
-                Choose('r', f173, f14, 'unit', 'choose the next r', ''),
+                Choose('r', f189, f14, 'unit', 'choose the next r', ''),
                 ForDrop('r', '_for_r'),
-                Ask(f14, 'Fire this rifle unit at the target?', '_ask7'),
-                JumpIfNot(f174, 9),
-                Let('firers', f175),
+                Ask(f14, 'Fire this rifle unit at the target?', '_ask8'),
+                JumpIfNot(f190, 9),
+                Let('firers', f191),
                 Jump(9),
                 Jump(2),
-                Exec(f176),
-                JumpIfNot(f153, 29),
-                Let('needed', f177),
-                Let('first_fire', f178),
-                ForStart('_for_r', f179),
+                Exec(f192),
+                JumpIfNot(f169, 29),
+                Let('needed', f193),
+                Let('first_fire', f194),
+                ForStart('_for_r', f195),
                 JumpIfEmpty('_for_r', 20),
                 ForTake('r', '_for_r'),
-                Exec(f180),
-                Exec(f181),
+                Exec(f196),
+                Exec(f197),
                 Jump(15),
                 RollDie('modified', 'fire_drm'),
-                JumpIfNot(f182, 24),
+                JumpIfNot(f198, 24),
                 RollDie('modified', 'fire_drm'),
                 Jump(24),
-                JumpIfNot(f156, 28),
+                JumpIfNot(f172, 28),
                 Roll(1, None, None, 'result', None),
-                Exec(f183),
+                Exec(f199),
                 Jump(28),
                 Jump(29),
             ),
             steps={'firers': 0, 'to_hit': 11},
             types={
-                '_ask7': 'bool',
+                '_ask8': 'bool',
                 '_for_r': 'units',
                 'firers': 'units',
                 'first_fire': 'bool',
@@ -8910,40 +9116,41 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('designate_combats', f187, {'may_attack': f184, 'must_attack': f185, 'may_divert': f186}),
+                Prim('designate_combats', f204, {'may_attack': f200, 'must_attack': f201, 'must_be_attacked': f202,
+                    'may_divert': f203}),
                 JumpIfNot(f67, 4),
                 Call('retreat_before_combat_phase', f49, None),
                 Jump(4),
-                JumpIfNot(f88, 15),
-                ForStart('_for_c', f188),
+                JumpIfNot(f107, 15),
+                ForStart('_for_c', f205),
                 JumpIfEmpty('_for_c', 14),
                 ForTake('c', '_for_c'),
-                ForStart('_for_h', f189),
+                ForStart('_for_h', f206),
                 JumpIfEmpty('_for_h', 13),
                 ForTake('h', '_for_h'),
-                Exec(f190),
+                Exec(f207),
                 Jump(9),
                 Jump(6),
                 Jump(15),
-                ForStart('_for_u', f191),
+                ForStart('_for_u', f208),
                 JumpIfEmpty('_for_u', 20),
                 ForTake('u', '_for_u'),
-                Exec(f115),
+                Exec(f133),
                 Jump(16),
                 JumpUnlessSwitch('indian_ambush', True, 29),
-                JumpIfNot(f192, 29),
-                Exec(f193),
-                JumpIfNot(f194, 26),
-                Exec(f195),
+                JumpIfNot(f209, 29),
+                Exec(f210),
+                JumpIfNot(f211, 26),
+                Exec(f212),
                 Jump(28),
                 Roll(8, None, 'ambush_drm', 'ambush', None),
-                Exec(f196),
+                Exec(f213),
                 Jump(29),
-                ForStart('_for_combat', f188),
+                ForStart('_for_combat', f205),
                 JumpIfEmpty('_for_combat', 35),
-                Choose('combat', f197, f14, 'option', 'choose the next combat', ''),
+                Choose('combat', f214, f14, 'option', 'choose the next combat', ''),
                 ForDrop('combat', '_for_combat'),
-                Call('close_combat', f198, None),
+                Call('close_combat', f215, None),
                 Jump(30),
                 Call('end_of_close_combat', f10, None),
                 Call('shattered_captured', f11, None),
@@ -8970,25 +9177,25 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:9', 'rulesets/newtown/indian_rules.mst:376',
+                'rulesets/series/close_combat.mst:11', 'rulesets/newtown/indian_rules.mst:376',
                 'rulesets/newtown/indian_rules.mst:377', 'rulesets/newtown/indian_rules.mst:376',
-                'rulesets/newtown/variations.mst:120', 'rulesets/newtown/variations.mst:121',
-                'rulesets/newtown/variations.mst:121', 'rulesets/newtown/variations.mst:121',
+                'rulesets/newtown/variations.mst:121', 'rulesets/newtown/variations.mst:122',
                 'rulesets/newtown/variations.mst:122', 'rulesets/newtown/variations.mst:122',
-                'rulesets/newtown/variations.mst:122', 'rulesets/newtown/variations.mst:123',
-                'rulesets/newtown/variations.mst:122', 'rulesets/newtown/variations.mst:121',
-                'rulesets/newtown/variations.mst:120', 'rulesets/series/close_combat.mst:15',
-                'rulesets/series/close_combat.mst:15', 'rulesets/series/close_combat.mst:15',
-                'rulesets/series/close_combat.mst:16', 'rulesets/series/close_combat.mst:15',
+                'rulesets/newtown/variations.mst:123', 'rulesets/newtown/variations.mst:123',
+                'rulesets/newtown/variations.mst:123', 'rulesets/newtown/variations.mst:124',
+                'rulesets/newtown/variations.mst:123', 'rulesets/newtown/variations.mst:122',
+                'rulesets/newtown/variations.mst:121', 'rulesets/series/close_combat.mst:18',
+                'rulesets/series/close_combat.mst:18', 'rulesets/series/close_combat.mst:18',
+                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:18',
                 'rulesets/newtown/indian_rules.mst:295', 'rulesets/newtown/indian_rules.mst:295',
                 'rulesets/newtown/indian_rules.mst:296', 'rulesets/newtown/indian_rules.mst:297',
                 'rulesets/newtown/indian_rules.mst:298', 'rulesets/newtown/indian_rules.mst:297',
                 'rulesets/newtown/indian_rules.mst:300', 'rulesets/newtown/indian_rules.mst:301',
-                'rulesets/newtown/indian_rules.mst:295', 'rulesets/series/close_combat.mst:19',
-                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:19',
-                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:20',
-                'rulesets/series/close_combat.mst:19', 'rulesets/series/close_combat.mst:25',
-                'rulesets/series/close_combat.mst:26',
+                'rulesets/newtown/indian_rules.mst:295', 'rulesets/series/close_combat.mst:22',
+                'rulesets/series/close_combat.mst:22', 'rulesets/series/close_combat.mst:22',
+                'rulesets/series/close_combat.mst:22', 'rulesets/series/close_combat.mst:23',
+                'rulesets/series/close_combat.mst:22', 'rulesets/series/close_combat.mst:28',
+                'rulesets/series/close_combat.mst:29',
             ),
         ),
         'shattered_captured': ProcedureSpec(
@@ -8998,7 +9205,7 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f199),
+                ForStart('_for_u', f216),
                 JumpIfEmpty('_for_u', 5),
                 ForTake('u', '_for_u'),
                 Exec(f48),
@@ -9007,9 +9214,9 @@ RULES = Rules(
             steps={'each': 0},
             types={'_for_u': 'units', 'side': 'side', 'u': 'unit'},
             lines=(
-                'rulesets/series/close_combat.mst:45', 'rulesets/series/close_combat.mst:45',
-                'rulesets/series/close_combat.mst:45', 'rulesets/series/close_combat.mst:46',
-                'rulesets/series/close_combat.mst:45',
+                'rulesets/series/close_combat.mst:60', 'rulesets/series/close_combat.mst:60',
+                'rulesets/series/close_combat.mst:60', 'rulesets/series/close_combat.mst:61',
+                'rulesets/series/close_combat.mst:60',
             ),
         ),
         'close_combat': ProcedureSpec(
@@ -9019,153 +9226,161 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('attacker_lead', f200),
-                Let('attacker', f201),
-                Let('defender', f202),
-                Exec(f203),
-                Exec(f204),
-                Exec(f205),
-                ForStart('_for_u', f206),
+                Let('attacker_lead', f217),
+                Let('attacker', f218),
+                Let('defender', f219),
+                Exec(f220),
+                Exec(f221),
+                Exec(f222),
+                ForStart('_for_u', f223),
                 JumpIfEmpty('_for_u', 11),
                 ForTake('u', '_for_u'),
-                Exec(f207),
+                Exec(f224),
                 Jump(7),
-                JumpIfNot(f208, 19),
-                ForStart('_for_u', f209),
+                JumpIfNot(f225, 19),
+                ForStart('_for_u', f226),
                 JumpIfEmpty('_for_u', 17),
                 ForTake('u', '_for_u'),
                 Exec(f48),
                 Jump(13),
-                Jump(144),
+                Jump(152),
                 Jump(19),
-                Let('odds', f210),
-                JumpIfNot(f211, 23),
-                Let('odds', f212),
+                Let('odds', f227),
+                JumpIfNot(f228, 23),
+                Let('odds', f229),
                 Jump(23),
                 JumpUnlessSwitch('indian_ambush', True, 27),
-                JumpIfNot(f213, 27),
-                Let('odds', f214),
+                JumpIfNot(f230, 27),
+                Let('odds', f231),
                 Jump(27),
-                JumpIfNot(f215, 46),
-                Ask(f216, 'Withdraw the cavalry instead of fighting?', '_ask8'),
-                JumpIfNot(f217, 45),
-                ForStart('_for_u', f209),
+                JumpIfNot(f232, 46),
+                Ask(f233, 'Withdraw the cavalry instead of fighting?', '_ask9'),
+                JumpIfNot(f234, 45),
+                ForStart('_for_u', f226),
                 JumpIfEmpty('_for_u', 43),
-                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f233, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f218),
-                JumpIfNot(f219, 38),
-                Call('adjust_army_morale', f220, None),
+                Exec(f235),
+                JumpIfNot(f236, 38),
+                Call('adjust_army_morale', f237, None),
                 Jump(38),
-                Call('retreat_unit', f221, None),
-                JumpIfNot(f222, 42),
+                Call('retreat_unit', f238, None),
+                JumpIfNot(f239, 42),
                 Exec(f48),
                 Jump(42),
                 Jump(31),
-                Jump(144),
+                Jump(152),
                 Jump(45),
                 Jump(46),
-                Choose('attacker_lead', f223, f224, 'unit', 'choose attacker_lead', ''),
-                Choose('defender_lead', f225, f216, 'unit', 'choose defender_lead', ''),
-                JumpIfNot(f226, 64),
-                Ask(f216, 'Announce an Indian Withdrawal?', '_ask9'),
-                JumpIfNot(f227, 63),
-                ForStart('_for_u', f209),
+                Choose('attacker_lead', f240, f241, 'unit', 'choose attacker_lead', ''),
+                Choose('defender_lead', f242, f233, 'unit', 'choose defender_lead', ''),
+                JumpIfNot(f243, 64),
+                Ask(f233, 'Announce an Indian Withdrawal?', '_ask10'),
+                JumpIfNot(f244, 63),
+                ForStart('_for_u', f226),
                 JumpIfEmpty('_for_u', 61),
-                Choose('u', f13, f216, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f233, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Exec(f228),
-                JumpIfNot(f219, 59),
-                Call('adjust_army_morale', f220, None),
+                Exec(f245),
+                JumpIfNot(f236, 59),
+                Call('adjust_army_morale', f237, None),
                 Jump(59),
-                Call('evading_retreat', f229, None),
+                Call('evading_retreat', f246, None),
                 Jump(52),
-                Jump(144),
+                Jump(152),
                 Jump(63),
                 Jump(64),
-                ForStart('_for_u', f230),
+                ForStart('_for_u', f247),
                 JumpIfEmpty('_for_u', 69),
                 ForTake('u', '_for_u'),
                 Call('lose_honor', f20, None),
                 Jump(65),
-                Exec(f231),
-                Choose('attacker_chit', f232, f224, 'option', 'choose attacker_chit', 'secretly'),
-                Choose('defender_chit', f232, f216, 'option', 'choose defender_chit', 'secretly'),
+                Exec(f248),
+                Choose('attacker_chit', f249, f241, 'option', 'choose attacker_chit', 'secretly'),
+                Choose('defender_chit', f249, f233, 'option', 'choose defender_chit', 'secretly'),
                 Reveal(('attacker_chit', 'defender_chit')),
-                Let('matrix', f233),
-                Let('tactics', f234),
-                JumpIfNot(f235, 79),
-                Call('tactical_withdrawal', f236, None),
-                Jump(144),
+                Let('matrix', f250),
+                Let('tactics', f251),
+                JumpIfNot(f252, 79),
+                Call('tactical_withdrawal', f253, None),
+                Jump(152),
                 Jump(79),
-                Call('close_combat_cards', f237, None),
-                Call('close_combat_cards', f238, None),
-                JumpIfNot(f239, 84),
-                Jump(146),
+                Call('close_combat_cards', f254, None),
+                Call('close_combat_cards', f255, None),
+                JumpIfNot(f256, 84),
+                Jump(154),
                 Jump(84),
-                JumpIfNot(f240, 87),
-                Let('odds', f241),
+                JumpIfNot(f257, 87),
+                Let('odds', f258),
                 Jump(87),
-                Roll(3, f242, 'close_combat_drm', 'result', 'modified_roll'),
+                Roll(3, f259, 'close_combat_drm', 'result', 'modified_roll'),
                 JumpIfNot(f68, 109),
-                Let('first', f243),
-                Let('rerolled', f155),
-                JumpIfNot(f244, 98),
-                Ask(f245, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask10'),
-                JumpIfNot(f246, 97),
+                Let('first', f260),
+                Let('rerolled', f171),
+                JumpIfNot(f261, 98),
+                Ask(f262, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
+                JumpIfNot(f263, 97),
                 Call('spend_momentum', f70, None),
-                Let('rerolled', f106),
+                Let('rerolled', f98),
                 Jump(97),
                 Jump(98),
-                JumpIfNot(f247, 105),
-                Ask(f248, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask11'),
-                JumpIfNot(f249, 104),
+                JumpIfNot(f264, 105),
+                Ask(f265, 'Spend a Momentum Chit to re-roll the close combat die?', '_ask12'),
+                JumpIfNot(f266, 104),
                 Call('spend_momentum', f71, None),
-                Let('rerolled', f106),
+                Let('rerolled', f98),
                 Jump(104),
                 Jump(105),
-                JumpIfNot(f250, 108),
+                JumpIfNot(f267, 108),
                 Jump(87),
                 Jump(108),
                 Jump(109),
-                Let('retreated_defenders', f251),
-                Let('retreated_attackers', f252),
-                ForStart('_for_player', f253),
+                Let('retreated_defenders', f268),
+                Let('retreated_attackers', f269),
+                ForStart('_for_player', f270),
                 JumpIfEmpty('_for_player', 122),
                 ForTake('player', '_for_player'),
-                JumpIfNot(f254, 121),
-                Ask(f255, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask12'),
-                JumpIfNot(f256, 120),
-                Call('discard', f257, None),
-                Exec(f258),
+                JumpIfNot(f271, 121),
+                Ask(f272, 'Play Fathers, Sons and Brothers to ignore your result?', '_ask13'),
+                JumpIfNot(f273, 120),
+                Call('discard', f274, None),
+                Exec(f275),
                 Jump(120),
                 Jump(121),
                 Jump(112),
-                Let('defender_others', f259),
-                Let('attacker_others', f260),
-                Let('defender_loss', f261),
-                Let('attacker_loss', f262),
-                JumpIfNot(f263, 130),
-                ApplyResult(f264, f265),
-                Call('adjust_army_morale', f266, None),
-                Jump(130),
-                JumpIfNot(f267, 134),
-                ApplyResult(f268, f269),
-                Call('adjust_army_morale', f270, None),
-                Jump(134),
-                Call('previously_retreated_check', f271, None),
-                Call('previously_retreated_check', f272, None),
-                JumpIfNot(f68, 144),
-                JumpIfNot(f273, 140),
-                Call('gain_momentum', f274, None),
-                Jump(143),
-                JumpIfNot(f275, 143),
-                Call('gain_momentum', f276, None),
-                Jump(143),
+                Let('defender_others', f276),
+                Let('attacker_others', f277),
+                Let('defender_loss', f278),
+                Let('attacker_loss', f279),
+                JumpIfNot(f280, 129),
+                ApplyResult(f281, f282),
+                Jump(129),
+                JumpIfNot(f283, 132),
+                ApplyResult(f284, f285),
+                Jump(132),
+                JumpIfNot(f280, 135),
+                Call('adjust_army_morale', f286, None),
+                Jump(135),
+                JumpIfNot(f283, 138),
+                Call('adjust_army_morale', f287, None),
+                Jump(138),
+                JumpIfNot(f280, 141),
+                Call('previously_retreated_check', f288, None),
+                Jump(141),
+                JumpIfNot(f283, 144),
+                Call('previously_retreated_check', f289, None),
                 Jump(144),
-                Exec(f277),
-                Call('advance_after_combat', f278, None),
-                Exec(f279),
+                JumpIfNot(f68, 152),
+                JumpIfNot(f290, 148),
+                Call('gain_momentum', f291, None),
+                Jump(151),
+                JumpIfNot(f292, 151),
+                Call('gain_momentum', f293, None),
+                Jump(151),
+                Jump(152),
+                Exec(f294),
+                Call('advance_after_combat', f295, None),
+                Exec(f296),
             ),
             steps={
                 'begin': 0,
@@ -9182,16 +9397,16 @@ RULES = Rules(
                 'previously_retreated': 109,
                 'ignore_a_result': 111,
                 'apply': 122,
-                'retreated_check': 134,
-                'gain_momentum': 136,
-                'advance': 144,
-                'done': 146,
+                'retreated_check': 138,
+                'gain_momentum': 144,
+                'advance': 152,
+                'done': 154,
             },
             types={
                 '_ask10': 'bool',
                 '_ask11': 'bool',
                 '_ask12': 'bool',
-                '_ask8': 'bool',
+                '_ask13': 'bool',
                 '_ask9': 'bool',
                 '_for_player': 'sides',
                 '_for_u': 'units',
@@ -9220,30 +9435,30 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/series/close_combat.mst:168', 'rulesets/series/close_combat.mst:169',
-                'rulesets/series/close_combat.mst:170', 'rulesets/series/close_combat.mst:171',
-                'rulesets/series/close_combat.mst:172', 'rulesets/series/close_combat.mst:173',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:175',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:176',
-                'rulesets/series/close_combat.mst:175', 'rulesets/series/close_combat.mst:181',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:182',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:183',
-                'rulesets/series/close_combat.mst:182', 'rulesets/series/close_combat.mst:185',
-                'rulesets/series/close_combat.mst:181', 'rulesets/series/close_combat.mst:187',
                 'rulesets/series/close_combat.mst:188', 'rulesets/series/close_combat.mst:189',
-                'rulesets/series/close_combat.mst:188', 'rulesets/newtown/indian_rules.mst:309',
-                'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310',
-                'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:194',
+                'rulesets/series/close_combat.mst:190', 'rulesets/series/close_combat.mst:191',
+                'rulesets/series/close_combat.mst:192', 'rulesets/series/close_combat.mst:193',
                 'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:195',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:196',
-                'rulesets/series/close_combat.mst:197', 'rulesets/series/close_combat.mst:198',
-                'rulesets/series/close_combat.mst:199', 'rulesets/series/close_combat.mst:198',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:196',
+                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:201',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:202',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:203',
+                'rulesets/series/close_combat.mst:202', 'rulesets/series/close_combat.mst:205',
                 'rulesets/series/close_combat.mst:201', 'rulesets/series/close_combat.mst:207',
-                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:207',
-                'rulesets/series/close_combat.mst:196', 'rulesets/series/close_combat.mst:211',
-                'rulesets/series/close_combat.mst:195', 'rulesets/series/close_combat.mst:194',
-                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:217',
+                'rulesets/series/close_combat.mst:208', 'rulesets/series/close_combat.mst:209',
+                'rulesets/series/close_combat.mst:208', 'rulesets/newtown/indian_rules.mst:309',
+                'rulesets/newtown/indian_rules.mst:309', 'rulesets/newtown/indian_rules.mst:310',
+                'rulesets/newtown/indian_rules.mst:309', 'rulesets/series/close_combat.mst:214',
+                'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:215',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:216',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:216',
+                'rulesets/series/close_combat.mst:217', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:219', 'rulesets/series/close_combat.mst:218',
+                'rulesets/series/close_combat.mst:221', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:228', 'rulesets/series/close_combat.mst:227',
+                'rulesets/series/close_combat.mst:216', 'rulesets/series/close_combat.mst:231',
+                'rulesets/series/close_combat.mst:215', 'rulesets/series/close_combat.mst:214',
+                'rulesets/series/close_combat.mst:236', 'rulesets/series/close_combat.mst:237',
                 'rulesets/newtown/indian_rules.mst:450', 'rulesets/newtown/indian_rules.mst:451',
                 'rulesets/newtown/indian_rules.mst:451', 'rulesets/newtown/indian_rules.mst:452',
                 'rulesets/newtown/indian_rules.mst:452', 'rulesets/newtown/indian_rules.mst:452',
@@ -9255,40 +9470,46 @@ RULES = Rules(
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:69',
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:70',
                 'rulesets/newtown/indian_rules.mst:69', 'rulesets/newtown/indian_rules.mst:72',
-                'rulesets/series/close_combat.mst:223', 'rulesets/series/close_combat.mst:224',
-                'rulesets/series/close_combat.mst:225', 'rulesets/series/close_combat.mst:226',
-                'rulesets/series/close_combat.mst:227', 'rulesets/series/close_combat.mst:228',
-                'rulesets/series/close_combat.mst:229', 'rulesets/series/close_combat.mst:230',
-                'rulesets/series/close_combat.mst:228', 'rulesets/newtown/cards.mst:328',
+                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
+                'rulesets/series/close_combat.mst:245', 'rulesets/series/close_combat.mst:246',
+                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
+                'rulesets/series/close_combat.mst:249', 'rulesets/series/close_combat.mst:250',
+                'rulesets/series/close_combat.mst:248', 'rulesets/newtown/cards.mst:328',
                 'rulesets/newtown/cards.mst:329', 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:331',
                 'rulesets/newtown/cards.mst:330', 'rulesets/newtown/cards.mst:333', 'rulesets/newtown/cards.mst:334',
-                'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:234',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:239',
-                'rulesets/series/close_combat.mst:240', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:242',
-                'rulesets/series/close_combat.mst:243', 'rulesets/series/close_combat.mst:244',
-                'rulesets/series/close_combat.mst:242', 'rulesets/series/close_combat.mst:241',
-                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:248',
-                'rulesets/series/close_combat.mst:248', 'rulesets/series/close_combat.mst:249',
-                'rulesets/series/close_combat.mst:250', 'rulesets/series/close_combat.mst:248',
-                'rulesets/series/close_combat.mst:247', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:254', 'rulesets/series/close_combat.mst:253',
-                'rulesets/series/close_combat.mst:238', 'rulesets/series/close_combat.mst:261',
-                'rulesets/series/close_combat.mst:262', 'rulesets/newtown/cards.mst:351',
+                'rulesets/newtown/cards.mst:333', 'rulesets/series/close_combat.mst:254',
+                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:259',
+                'rulesets/series/close_combat.mst:260', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:262',
+                'rulesets/series/close_combat.mst:263', 'rulesets/series/close_combat.mst:264',
+                'rulesets/series/close_combat.mst:262', 'rulesets/series/close_combat.mst:261',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:268',
+                'rulesets/series/close_combat.mst:268', 'rulesets/series/close_combat.mst:269',
+                'rulesets/series/close_combat.mst:270', 'rulesets/series/close_combat.mst:268',
+                'rulesets/series/close_combat.mst:267', 'rulesets/series/close_combat.mst:273',
+                'rulesets/series/close_combat.mst:274', 'rulesets/series/close_combat.mst:273',
+                'rulesets/series/close_combat.mst:258', 'rulesets/series/close_combat.mst:281',
+                'rulesets/series/close_combat.mst:282', 'rulesets/newtown/cards.mst:351',
                 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:352',
                 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:354',
                 'rulesets/newtown/cards.mst:355', 'rulesets/newtown/cards.mst:353', 'rulesets/newtown/cards.mst:352',
-                'rulesets/newtown/cards.mst:351', 'rulesets/newtown/cards.mst:361', 'rulesets/newtown/cards.mst:362',
-                'rulesets/newtown/cards.mst:363', 'rulesets/newtown/cards.mst:364', 'rulesets/newtown/cards.mst:365',
-                'rulesets/newtown/cards.mst:366', 'rulesets/newtown/cards.mst:369', 'rulesets/newtown/cards.mst:365',
-                'rulesets/newtown/cards.mst:371', 'rulesets/newtown/cards.mst:372', 'rulesets/newtown/cards.mst:374',
-                'rulesets/newtown/cards.mst:371', 'rulesets/series/close_combat.mst:278',
-                'rulesets/series/close_combat.mst:280', 'rulesets/series/close_combat.mst:284',
-                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:286',
-                'rulesets/series/close_combat.mst:285', 'rulesets/series/close_combat.mst:288',
-                'rulesets/series/close_combat.mst:289', 'rulesets/series/close_combat.mst:288',
-                'rulesets/series/close_combat.mst:284', 'rulesets/series/close_combat.mst:299',
-                'rulesets/series/close_combat.mst:300', 'rulesets/series/close_combat.mst:302',
+                'rulesets/newtown/cards.mst:351', 'rulesets/series/close_combat.mst:285',
+                'rulesets/series/close_combat.mst:286', 'rulesets/series/close_combat.mst:287',
+                'rulesets/series/close_combat.mst:288', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:290', 'rulesets/series/close_combat.mst:289',
+                'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:295',
+                'rulesets/series/close_combat.mst:294', 'rulesets/series/close_combat.mst:298',
+                'rulesets/series/close_combat.mst:299', 'rulesets/series/close_combat.mst:298',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:302',
+                'rulesets/series/close_combat.mst:301', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:309', 'rulesets/series/close_combat.mst:308',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
+                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:318',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:320',
+                'rulesets/series/close_combat.mst:319', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:323', 'rulesets/series/close_combat.mst:322',
+                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:333',
+                'rulesets/series/close_combat.mst:334', 'rulesets/series/close_combat.mst:336',
             ),
         ),
         'advance_after_combat': ProcedureSpec(
@@ -9298,35 +9519,35 @@ RULES = Rules(
             params=('combat', 'lead'),
             result='',
             code=(
-                JumpIfNot(f280, 6),
-                Ask(f65, 'Advance after combat out of the breastwork?', '_ask13'),
-                JumpIfNot(f281, 4),
+                JumpIfNot(f297, 6),
+                Ask(f65, 'Advance after combat out of the breastwork?', '_ask14'),
+                JumpIfNot(f298, 4),
                 Jump(5),
                 Return(),
                 Jump(6),
-                Let('vacated', f282),
-                JumpIfNot(f283, 25),
-                JumpIfNot(f284, 15),
-                Let('reachable', f285),
-                JumpIfNot(f286, 14),
-                Choose('into', f287, f201, 'hex', 'choose into', ''),
-                Exec(f288),
+                Let('vacated', f299),
+                JumpIfNot(f300, 25),
+                JumpIfNot(f301, 15),
+                Let('reachable', f302),
+                JumpIfNot(f303, 14),
+                Choose('into', f304, f218, 'hex', 'choose into', ''),
+                Exec(f305),
                 Jump(14),
                 Jump(15),
-                ForStart('_for_u', f289),
+                ForStart('_for_u', f306),
                 JumpIfEmpty('_for_u', 24),
-                Choose('u', f13, f201, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f218, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Choose('to', f290, f201, 'hex', 'choose to', 'maybe'),
-                JumpIfNot(f291, 23),
-                Exec(f98),
+                Choose('to', f307, f218, 'hex', 'choose to', 'maybe'),
+                JumpIfNot(f308, 23),
+                Exec(f117),
                 Jump(23),
                 Jump(16),
                 Jump(25),
             ),
             steps={'stay_in_the_breastwork': 0, 'advance': 6},
             types={
-                '_ask13': 'bool',
+                '_ask14': 'bool',
                 '_for_u': 'units',
                 'combat': 'combat',
                 'into': 'hex',
@@ -9337,19 +9558,19 @@ RULES = Rules(
                 'vacated': 'hexes',
             },
             lines=(
-                'rulesets/newtown/variations.mst:201', 'rulesets/newtown/variations.mst:202',
-                'rulesets/newtown/variations.mst:202', 'rulesets/newtown/variations.mst:202',
-                'rulesets/newtown/variations.mst:204', 'rulesets/newtown/variations.mst:201',
-                'rulesets/series/close_combat.mst:307', 'rulesets/series/close_combat.mst:308',
-                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:311',
-                'rulesets/series/close_combat.mst:312', 'rulesets/series/close_combat.mst:313',
-                'rulesets/series/close_combat.mst:314', 'rulesets/series/close_combat.mst:312',
-                'rulesets/series/close_combat.mst:310', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:318', 'rulesets/series/close_combat.mst:319',
-                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:321',
-                'rulesets/series/close_combat.mst:320', 'rulesets/series/close_combat.mst:318',
-                'rulesets/series/close_combat.mst:308',
+                'rulesets/newtown/variations.mst:202', 'rulesets/newtown/variations.mst:203',
+                'rulesets/newtown/variations.mst:203', 'rulesets/newtown/variations.mst:203',
+                'rulesets/newtown/variations.mst:205', 'rulesets/newtown/variations.mst:202',
+                'rulesets/series/close_combat.mst:341', 'rulesets/series/close_combat.mst:342',
+                'rulesets/series/close_combat.mst:344', 'rulesets/series/close_combat.mst:345',
+                'rulesets/series/close_combat.mst:346', 'rulesets/series/close_combat.mst:347',
+                'rulesets/series/close_combat.mst:348', 'rulesets/series/close_combat.mst:346',
+                'rulesets/series/close_combat.mst:344', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:352', 'rulesets/series/close_combat.mst:353',
+                'rulesets/series/close_combat.mst:354', 'rulesets/series/close_combat.mst:355',
+                'rulesets/series/close_combat.mst:354', 'rulesets/series/close_combat.mst:352',
+                'rulesets/series/close_combat.mst:342',
             ),
         ),
         'tactical_withdrawal': ProcedureSpec(
@@ -9359,21 +9580,21 @@ RULES = Rules(
             params=('combat', 'attacker_chit', 'defender_chit'),
             result='',
             code=(
-                JumpIfNot(f292, 3),
-                Call('lose_honor', f293, None),
+                JumpIfNot(f309, 3),
+                Call('lose_honor', f310, None),
                 Jump(3),
-                JumpIfNot(f294, 11),
-                ForStart('_for_u', f209),
+                JumpIfNot(f311, 11),
+                ForStart('_for_u', f226),
                 JumpIfEmpty('_for_u', 10),
-                Choose('u', f13, f202, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f219, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(5),
                 Jump(11),
-                JumpIfNot(f295, 19),
-                ForStart('_for_u', f296),
+                JumpIfNot(f312, 19),
+                ForStart('_for_u', f313),
                 JumpIfEmpty('_for_u', 18),
-                Choose('u', f13, f201, 'unit', 'choose the next u', ''),
+                Choose('u', f13, f218, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(13),
@@ -9384,15 +9605,15 @@ RULES = Rules(
                 'u': 'unit'},
             lines=(
                 'rulesets/newtown/indian_rules.mst:91', 'rulesets/newtown/indian_rules.mst:92',
-                'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:331',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:332', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:333', 'rulesets/series/close_combat.mst:332',
-                'rulesets/series/close_combat.mst:331', 'rulesets/series/close_combat.mst:336',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:337', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:338', 'rulesets/series/close_combat.mst:337',
-                'rulesets/series/close_combat.mst:336',
+                'rulesets/newtown/indian_rules.mst:91', 'rulesets/series/close_combat.mst:365',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:366', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:367', 'rulesets/series/close_combat.mst:366',
+                'rulesets/series/close_combat.mst:365', 'rulesets/series/close_combat.mst:370',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:371', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:372', 'rulesets/series/close_combat.mst:371',
+                'rulesets/series/close_combat.mst:370',
             ),
         ),
         'prepare_for_play': ProcedureSpec(
@@ -9402,22 +9623,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f297, 3),
-                Exec(f298),
+                JumpIfNot(f314, 3),
+                Exec(f315),
                 Jump(3),
-                JumpIfNot(f299, 6),
-                Exec(f300),
+                JumpIfNot(f316, 6),
+                Exec(f317),
                 Jump(6),
                 JumpUnlessSwitch('pre_game_rolls', True, 8),
                 Call('pre_game_enhancement', f49, None),
                 JumpUnlessSwitch('pre_game_rolls', True, 10),
                 Call('roll_for_honor', f49, None),
-                ForStart('_for_u', f301),
+                ForStart('_for_u', f318),
                 JumpIfEmpty('_for_u', 15),
                 ForTake('u', '_for_u'),
-                Call('join_cup', f302, None),
+                Call('join_cup', f319, None),
                 Jump(11),
-                Call('draw_card', f127, None),
+                Call('draw_card', f143, None),
                 Call('draw_card', f57, None),
             ),
             steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8, 'activation_markers': 10,
@@ -9439,9 +9660,9 @@ RULES = Rules(
             params=('token',),
             result='',
             code=(
-                JumpIfNot(f303, 4),
-                Exec(f304),
-                Exec(f305),
+                JumpIfNot(f320, 4),
+                Exec(f321),
+                Exec(f322),
                 Jump(4),
             ),
             steps={'join': 0},
@@ -9459,39 +9680,39 @@ RULES = Rules(
             result='',
             code=(
                 Roll(7, None, None, 'outcome', None),
-                JumpIfNot(f306, 4),
-                Exec(f307),
+                JumpIfNot(f323, 4),
+                Exec(f324),
                 Jump(36),
-                JumpIfNot(f308, 7),
-                Call('adjust_army_morale', f309, None),
+                JumpIfNot(f325, 7),
+                Call('adjust_army_morale', f326, None),
                 Jump(36),
-                JumpIfNot(f310, 10),
-                Exec(f311),
+                JumpIfNot(f327, 10),
+                Exec(f328),
                 Jump(36),
-                JumpIfNot(f312, 13),
-                Exec(f313),
+                JumpIfNot(f329, 13),
+                Exec(f330),
                 Jump(36),
-                JumpIfNot(f314, 16),
-                Exec(f315),
+                JumpIfNot(f331, 16),
+                Exec(f332),
                 Jump(36),
-                JumpIfNot(f316, 19),
-                Call('place_with_indians', f317, None),
+                JumpIfNot(f333, 19),
+                Call('place_with_indians', f334, None),
                 Jump(36),
-                JumpIfNot(f318, 22),
-                Call('place_with_indians', f319, None),
+                JumpIfNot(f335, 22),
+                Call('place_with_indians', f336, None),
                 Jump(36),
-                JumpIfNot(f320, 25),
+                JumpIfNot(f337, 25),
                 Call('full_measure', f49, None),
                 Jump(36),
-                JumpIfNot(f321, 33),
-                JumpIfNot(f322, 32),
-                JumpIfNot(f323, 30),
-                Exec(f324),
+                JumpIfNot(f338, 33),
+                JumpIfNot(f339, 32),
+                JumpIfNot(f340, 30),
+                Exec(f341),
                 Jump(31),
-                Call('place_with_indians', f325, None),
+                Call('place_with_indians', f342, None),
                 Jump(32),
                 Jump(36),
-                JumpIfNot(f326, 36),
+                JumpIfNot(f343, 36),
                 Call('onondaga_enters', f49, None),
                 Jump(36),
             ),
@@ -9525,13 +9746,13 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Let('hexes', f327),
-                JumpIfNot(f328, 5),
-                Choose('h', f329, f65, 'hex', 'choose h', ''),
-                Exec(f330),
+                Let('hexes', f344),
+                JumpIfNot(f345, 5),
+                Choose('h', f346, f65, 'hex', 'choose h', ''),
+                Exec(f347),
                 Jump(7),
-                Choose('h', f331, f65, 'hex', 'choose h', ''),
-                Exec(f330),
+                Choose('h', f348, f65, 'hex', 'choose h', ''),
+                Exec(f347),
             ),
             steps={'place': 0},
             types={'h': 'hex', 'hexes': 'hexes', 'unit': 'unit'},
@@ -9549,13 +9770,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f332, 4),
-                Choose('h', f333, f65, 'hex', 'choose h', ''),
-                Exec(f334),
+                JumpIfNot(f349, 4),
+                Choose('h', f350, f65, 'hex', 'choose h', ''),
+                Exec(f351),
                 Jump(6),
-                Choose('h', f335, f65, 'hex', 'choose h', ''),
-                Exec(f334),
-                Call('join_cup', f336, None),
+                Choose('h', f352, f65, 'hex', 'choose h', ''),
+                Exec(f351),
+                Call('join_cup', f353, None),
             ),
             steps={'place': 0},
             types={'h': 'hex'},
@@ -9573,9 +9794,9 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f337, 4),
-                Exec(f338),
-                Exec(f339),
+                JumpIfNot(f354, 4),
+                Exec(f355),
+                Exec(f356),
                 Jump(4),
             ),
             steps={'check': 0},
@@ -9592,27 +9813,24 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f340, 3),
-                Jump(11),
-                Jump(3),
-                Ask(f125, 'Examine an Indian stack (–1 Army Morale)?', '_ask14'),
-                JumpIfNot(f341, 9),
-                Choose('h', f342, f125, 'hex', 'choose h', ''),
-                Exec(f190),
-                Call('adjust_army_morale', f343, None),
-                Jump(10),
-                Jump(11),
+                JumpIfNot(f357, 9),
+                Ask(f141, 'Examine an Indian stack (–1 Army Morale)?', '_ask15'),
+                JumpIfNot(f358, 7),
+                Choose('h', f359, f141, 'hex', 'choose h', ''),
+                Exec(f207),
+                Call('adjust_army_morale', f360, None),
+                Jump(8),
+                Jump(9),
                 Jump(0),
             ),
             steps={'examine': 0},
-            types={'_ask14': 'bool', 'h': 'hex'},
+            types={'_ask15': 'bool', 'h': 'hex'},
             lines=(
                 'rulesets/newtown/variations.mst:94', 'rulesets/newtown/variations.mst:95',
-                'rulesets/newtown/variations.mst:94', 'rulesets/newtown/variations.mst:97',
+                'rulesets/newtown/variations.mst:95', 'rulesets/newtown/variations.mst:96',
                 'rulesets/newtown/variations.mst:97', 'rulesets/newtown/variations.mst:98',
-                'rulesets/newtown/variations.mst:99', 'rulesets/newtown/variations.mst:100',
-                'rulesets/newtown/variations.mst:97', 'rulesets/newtown/variations.mst:102',
-                'rulesets/newtown/variations.mst:92',
+                'rulesets/newtown/variations.mst:95', 'rulesets/newtown/variations.mst:100',
+                'rulesets/newtown/variations.mst:94',
             ),
         ),
         'indian_movement_phases': ProcedureSpec(
@@ -9622,25 +9840,27 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpUnlessSwitch('indian_sortie', True, 7),
-                JumpIfNot(f344, 7),
+                Call('pin_cases', f10, None),
+                JumpUnlessSwitch('indian_sortie', True, 8),
+                JumpIfNot(f361, 8),
                 RollDie('sortie', None),
-                JumpIfNot(f345, 6),
-                Exec(f346),
-                Jump(6),
+                JumpIfNot(f362, 7),
+                Exec(f363),
                 Jump(7),
+                Jump(8),
                 Call('standard_movement_phase', f10, None),
                 Call('activation_movement_phase', f10, None),
                 Call('remove_pins', f10, None),
             ),
-            steps={'sortie_roll': 0, 'standard': 7, 'activation': 8, 'pins': 9},
+            steps={'pin_cases': 0, 'sortie_roll': 1, 'standard': 8, 'activation': 9, 'pins': 10},
             types={'side': 'side', 'sortie': 'int'},
             lines=(
-                'rulesets/newtown/indian_rules.mst:114', 'rulesets/newtown/indian_rules.mst:114',
-                'rulesets/newtown/indian_rules.mst:115', 'rulesets/newtown/indian_rules.mst:116',
-                'rulesets/newtown/indian_rules.mst:117', 'rulesets/newtown/indian_rules.mst:116',
-                'rulesets/newtown/indian_rules.mst:114', 'rulesets/newtown/sequence.mst:85',
-                'rulesets/newtown/sequence.mst:86', 'rulesets/newtown/sequence.mst:88',
+                'rulesets/newtown/sequence.mst:86', 'rulesets/newtown/indian_rules.mst:114',
+                'rulesets/newtown/indian_rules.mst:114', 'rulesets/newtown/indian_rules.mst:115',
+                'rulesets/newtown/indian_rules.mst:116', 'rulesets/newtown/indian_rules.mst:117',
+                'rulesets/newtown/indian_rules.mst:116', 'rulesets/newtown/indian_rules.mst:114',
+                'rulesets/newtown/sequence.mst:87', 'rulesets/newtown/sequence.mst:88',
+                'rulesets/newtown/sequence.mst:90',
             ),
         ),
         'standard_movement_phase': ProcedureSpec(
@@ -9650,22 +9870,22 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f347),
+                Exec(f364),
                 Call('move_away_disrupted', f10, None),
-                JumpIfNot(f348, 6),
-                Prim('retreat', f351, {'stacking': f31, 'blocked': f349, 'avoid': f350}),
-                Exec(f352),
+                JumpIfNot(f365, 6),
+                Prim('retreat', f368, {'stacking': f31, 'blocked': f366, 'avoid': f367}),
+                Exec(f369),
                 Jump(6),
                 Call('indian_moves', f10, None),
-                Exec(f353),
+                Exec(f370),
             ),
             steps={'begin': 0, 'disrupted_away': 1, 'platoon_gets_away': 2, 'move': 6, 'done': 7},
             types={'side': 'side'},
             lines=(
-                'rulesets/newtown/sequence.mst:94', 'rulesets/newtown/sequence.mst:95',
+                'rulesets/newtown/sequence.mst:96', 'rulesets/newtown/sequence.mst:97',
                 'rulesets/newtown/special_units.mst:120', 'rulesets/newtown/special_units.mst:121',
                 'rulesets/newtown/special_units.mst:126', 'rulesets/newtown/special_units.mst:120',
-                'rulesets/newtown/sequence.mst:96', 'rulesets/newtown/sequence.mst:97',
+                'rulesets/newtown/sequence.mst:98', 'rulesets/newtown/sequence.mst:99',
             ),
         ),
         'activation_movement_phase': ProcedureSpec(
@@ -9675,24 +9895,24 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f354),
-                JumpIfNot(f355, 22),
+                Exec(f371),
+                JumpIfNot(f372, 22),
                 Draw('activation_cup', 'drawn'),
-                Let('again', f356),
-                Exec(f357),
-                JumpIfNot(f358, 9),
+                Let('again', f373),
+                Exec(f374),
+                JumpIfNot(f375, 9),
                 Call('end_activation', f49, None),
                 EndPhase(),
                 Jump(9),
-                JumpIfNot(f359, 12),
+                JumpIfNot(f376, 12),
                 Call('indian_resolve_checks', f49, None),
                 Jump(21),
-                JumpIfNot(f360, 21),
-                Exec(f361),
-                ForStart('_for_u', f362),
+                JumpIfNot(f377, 21),
+                Exec(f378),
+                ForStart('_for_u', f379),
                 JumpIfEmpty('_for_u', 19),
                 ForTake('u', '_for_u'),
-                Exec(f363),
+                Exec(f380),
                 Jump(15),
                 Call('indian_moves', f10, None),
                 Jump(21),
@@ -9702,18 +9922,18 @@ RULES = Rules(
             steps={'begin': 0, 'draw': 1, 'done': 22},
             types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'},
             lines=(
-                'rulesets/newtown/sequence.mst:104', 'rulesets/newtown/sequence.mst:105',
                 'rulesets/newtown/sequence.mst:106', 'rulesets/newtown/sequence.mst:107',
                 'rulesets/newtown/sequence.mst:108', 'rulesets/newtown/sequence.mst:109',
                 'rulesets/newtown/sequence.mst:110', 'rulesets/newtown/sequence.mst:111',
-                'rulesets/newtown/sequence.mst:109', 'rulesets/newtown/sequence.mst:113',
-                'rulesets/newtown/sequence.mst:114', 'rulesets/newtown/sequence.mst:113',
-                'rulesets/newtown/sequence.mst:115', 'rulesets/newtown/sequence.mst:118',
-                'rulesets/newtown/sequence.mst:119', 'rulesets/newtown/sequence.mst:119',
-                'rulesets/newtown/sequence.mst:119', 'rulesets/newtown/sequence.mst:120',
-                'rulesets/newtown/sequence.mst:119', 'rulesets/newtown/sequence.mst:122',
-                'rulesets/newtown/sequence.mst:115', 'rulesets/newtown/sequence.mst:105',
-                'rulesets/newtown/sequence.mst:125',
+                'rulesets/newtown/sequence.mst:112', 'rulesets/newtown/sequence.mst:113',
+                'rulesets/newtown/sequence.mst:111', 'rulesets/newtown/sequence.mst:115',
+                'rulesets/newtown/sequence.mst:116', 'rulesets/newtown/sequence.mst:115',
+                'rulesets/newtown/sequence.mst:117', 'rulesets/newtown/sequence.mst:120',
+                'rulesets/newtown/sequence.mst:121', 'rulesets/newtown/sequence.mst:121',
+                'rulesets/newtown/sequence.mst:121', 'rulesets/newtown/sequence.mst:122',
+                'rulesets/newtown/sequence.mst:121', 'rulesets/newtown/sequence.mst:124',
+                'rulesets/newtown/sequence.mst:117', 'rulesets/newtown/sequence.mst:107',
+                'rulesets/newtown/sequence.mst:127',
             ),
         ),
         'end_activation': ProcedureSpec(
@@ -9723,19 +9943,19 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                Exec(f353),
-                ForStart('_for_u', f364),
+                Exec(f370),
+                ForStart('_for_u', f381),
                 JumpIfEmpty('_for_u', 6),
                 ForTake('u', '_for_u'),
-                Exec(f365),
+                Exec(f382),
                 Jump(2),
             ),
             steps={'phase': 0, 'withdrawal': 1},
             types={'_for_u': 'units', 'u': 'unit'},
             lines=(
-                'rulesets/newtown/sequence.mst:140', 'rulesets/newtown/sequence.mst:141',
-                'rulesets/newtown/sequence.mst:141', 'rulesets/newtown/sequence.mst:141',
-                'rulesets/newtown/sequence.mst:142', 'rulesets/newtown/sequence.mst:141',
+                'rulesets/newtown/sequence.mst:142', 'rulesets/newtown/sequence.mst:143',
+                'rulesets/newtown/sequence.mst:143', 'rulesets/newtown/sequence.mst:143',
+                'rulesets/newtown/sequence.mst:144', 'rulesets/newtown/sequence.mst:143',
             ),
         ),
         'final_movement_phase': ProcedureSpec(
@@ -9745,16 +9965,16 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Exec(f366),
+                Exec(f383),
                 Call('indian_moves', f10, None),
-                Exec(f353),
+                Exec(f370),
                 Call('breastwork_check', f49, None),
             ),
             steps={'begin': 0, 'move': 1, 'done': 2, 'breastwork': 3},
             types={'side': 'side'},
             lines=(
-                'rulesets/newtown/sequence.mst:150', 'rulesets/newtown/sequence.mst:151',
                 'rulesets/newtown/sequence.mst:152', 'rulesets/newtown/sequence.mst:153',
+                'rulesets/newtown/sequence.mst:154', 'rulesets/newtown/sequence.mst:155',
             ),
         ),
         'indian_moves': ProcedureSpec(
@@ -9764,11 +9984,11 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                Prim('move_units', f10, {'stacking': f31, 'stop_after': f108, 'extra_cost': f109}),
+                Prim('move_units', f10, {'stacking': f31, 'stop_after': f126, 'extra_cost': f127}),
             ),
             steps={'move': 0},
             types={'side': 'side'},
-            lines=('rulesets/newtown/sequence.mst:158',),
+            lines=('rulesets/newtown/sequence.mst:160',),
         ),
         'move_away_disrupted': ProcedureSpec(
             name='move_away_disrupted',
@@ -9777,18 +9997,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f92),
+                ForStart('_for_u', f111),
                 JumpIfEmpty('_for_u', 13),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
-                Let('here', f93),
-                Let('away', f94),
-                JumpIfNot(f95, 11),
-                Let('fewest', f96),
-                Choose('to', f97, f14, 'hex', 'choose to', ''),
-                Exec(f98),
+                Let('here', f112),
+                Let('away', f113),
+                JumpIfNot(f114, 11),
+                Let('fewest', f115),
+                Choose('to', f116, f14, 'hex', 'choose to', ''),
+                Exec(f117),
                 Jump(11),
-                Exec(f99),
+                Exec(f118),
                 Jump(1),
             ),
             steps={'away': 0},
@@ -9802,13 +10022,13 @@ RULES = Rules(
                 'u': 'unit',
             },
             lines=(
-                'rulesets/newtown/sequence.mst:167', 'rulesets/newtown/sequence.mst:167',
-                'rulesets/newtown/sequence.mst:167', 'rulesets/newtown/sequence.mst:167',
-                'rulesets/newtown/sequence.mst:168', 'rulesets/newtown/sequence.mst:169',
+                'rulesets/newtown/sequence.mst:169', 'rulesets/newtown/sequence.mst:169',
+                'rulesets/newtown/sequence.mst:169', 'rulesets/newtown/sequence.mst:169',
                 'rulesets/newtown/sequence.mst:170', 'rulesets/newtown/sequence.mst:171',
                 'rulesets/newtown/sequence.mst:172', 'rulesets/newtown/sequence.mst:173',
-                'rulesets/newtown/sequence.mst:170', 'rulesets/newtown/sequence.mst:175',
-                'rulesets/newtown/sequence.mst:167',
+                'rulesets/newtown/sequence.mst:174', 'rulesets/newtown/sequence.mst:175',
+                'rulesets/newtown/sequence.mst:172', 'rulesets/newtown/sequence.mst:177',
+                'rulesets/newtown/sequence.mst:169',
             ),
         ),
         'remove_pins': ProcedureSpec(
@@ -9818,31 +10038,31 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                ForStart('_for_u', f114),
+                ForStart('_for_u', f132),
                 JumpIfEmpty('_for_u', 14),
                 ForTake('u', '_for_u'),
-                Exec(f115),
-                JumpIfNot(f116, 13),
-                Let('group', f117),
-                ForStart('_for_v', f118),
+                Exec(f133),
+                JumpIfNot(f134, 13),
+                Let('group', f93),
+                ForStart('_for_v', f99),
                 JumpIfEmpty('_for_v', 11),
                 ForTake('v', '_for_v'),
-                Exec(f119),
+                Exec(f135),
                 Jump(7),
-                Call('adjust_army_morale', f120, None),
+                Call('adjust_army_morale', f136, None),
                 Jump(13),
                 Jump(1),
             ),
             steps={'pins': 0},
             types={'_for_u': 'units', '_for_v': 'units', 'group': 'int', 'side': 'side', 'u': 'unit', 'v': 'unit'},
             lines=(
-                'rulesets/newtown/sequence.mst:182', 'rulesets/newtown/sequence.mst:182',
-                'rulesets/newtown/sequence.mst:182', 'rulesets/newtown/sequence.mst:183',
+                'rulesets/newtown/sequence.mst:184', 'rulesets/newtown/sequence.mst:184',
                 'rulesets/newtown/sequence.mst:184', 'rulesets/newtown/sequence.mst:185',
-                'rulesets/newtown/sequence.mst:186', 'rulesets/newtown/sequence.mst:186',
                 'rulesets/newtown/sequence.mst:186', 'rulesets/newtown/sequence.mst:187',
-                'rulesets/newtown/sequence.mst:186', 'rulesets/newtown/sequence.mst:189',
-                'rulesets/newtown/sequence.mst:184', 'rulesets/newtown/sequence.mst:182',
+                'rulesets/newtown/sequence.mst:188', 'rulesets/newtown/sequence.mst:188',
+                'rulesets/newtown/sequence.mst:188', 'rulesets/newtown/sequence.mst:189',
+                'rulesets/newtown/sequence.mst:188', 'rulesets/newtown/sequence.mst:191',
+                'rulesets/newtown/sequence.mst:186', 'rulesets/newtown/sequence.mst:184',
             ),
         ),
         'indian_end_phase': ProcedureSpec(
@@ -9853,24 +10073,24 @@ RULES = Rules(
             result='',
             code=(
                 Call('add_resolve_markers', f49, None),
-                JumpIfNot(f367, 4),
+                JumpIfNot(f384, 4),
                 Call('roll_for_honor', f49, None),
                 Jump(4),
-                ForStart('_for_m', f368),
+                ForStart('_for_m', f385),
                 JumpIfEmpty('_for_m', 10),
                 ForTake('m', '_for_m'),
-                Exec(f369),
-                Exec(f370),
+                Exec(f386),
+                Exec(f387),
                 Jump(5),
             ),
             steps={'resolve_markers': 0, 'honor': 1, 'return_markers': 4},
             types={'_for_m': 'markers', 'm': 'marker', 'side': 'side'},
             lines=(
-                'rulesets/newtown/sequence.mst:198', 'rulesets/newtown/sequence.mst:200',
-                'rulesets/newtown/sequence.mst:201', 'rulesets/newtown/sequence.mst:200',
-                'rulesets/newtown/sequence.mst:204', 'rulesets/newtown/sequence.mst:204',
-                'rulesets/newtown/sequence.mst:204', 'rulesets/newtown/sequence.mst:205',
-                'rulesets/newtown/sequence.mst:206', 'rulesets/newtown/sequence.mst:204',
+                'rulesets/newtown/sequence.mst:200', 'rulesets/newtown/sequence.mst:202',
+                'rulesets/newtown/sequence.mst:203', 'rulesets/newtown/sequence.mst:202',
+                'rulesets/newtown/sequence.mst:206', 'rulesets/newtown/sequence.mst:206',
+                'rulesets/newtown/sequence.mst:206', 'rulesets/newtown/sequence.mst:207',
+                'rulesets/newtown/sequence.mst:208', 'rulesets/newtown/sequence.mst:206',
             ),
         ),
         'roll_for_honor': ProcedureSpec(
@@ -9881,13 +10101,13 @@ RULES = Rules(
             result='',
             code=(
                 Roll(6, None, None, 'tribe_or_clan', None),
-                Let('eligible', f371),
-                JumpIfNot(f372, 7),
-                Choose('u', f373, f65, 'unit', 'choose u', ''),
-                Exec(f374),
-                Exec(f375),
+                Let('eligible', f388),
+                JumpIfNot(f389, 7),
+                Choose('u', f390, f65, 'unit', 'choose u', ''),
+                Exec(f391),
+                Exec(f392),
                 Jump(8),
-                Exec(f376),
+                Exec(f393),
             ),
             steps={'roll': 0, 'assign': 1},
             types={'eligible': 'units', 'tribe_or_clan': 'str', 'u': 'unit'},
@@ -9905,10 +10125,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                JumpIfNot(f377, 5),
-                Exec(f378),
-                Exec(f379),
-                Exec(f376),
+                JumpIfNot(f394, 5),
+                Exec(f395),
+                Exec(f396),
+                Exec(f393),
                 Jump(5),
             ),
             steps={'lose': 0},
@@ -9926,13 +10146,13 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f380, 4),
-                Exec(f381),
-                Call('join_cup', f382, None),
+                JumpIfNot(f397, 4),
+                Exec(f398),
+                Call('join_cup', f399, None),
                 Jump(4),
-                JumpIfNot(f383, 8),
-                Exec(f384),
-                Call('join_cup', f382, None),
+                JumpIfNot(f400, 8),
+                Exec(f401),
+                Call('join_cup', f399, None),
                 Jump(8),
             ),
             steps={'hit': 0, 'failure': 4},
@@ -9951,7 +10171,7 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                ForStart('_for_u', f385),
+                ForStart('_for_u', f402),
                 JumpIfEmpty('_for_u', 9),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -9979,7 +10199,7 @@ RULES = Rules(
             result='passed',
             code=(
                 RollDie('total', 'indian_resolve_drm'),
-                Let('passed', f121),
+                Let('passed', f137),
             ),
             steps={'roll': 0, 'result': 1},
             types={'passed': 'bool', 'total': 'int', 'unit': 'unit'},
@@ -9992,10 +10212,10 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Exec(f386),
-                Exec(f387),
-                Call('lose_honor', f388, None),
-                Call('resolve_retreat', f388, None),
+                Exec(f403),
+                Exec(f404),
+                Call('lose_honor', f405, None),
+                Call('resolve_retreat', f405, None),
             ),
             steps={'mark': 0, 'honor': 2, 'retreat': 3},
             types={'unit': 'unit'},
@@ -10011,7 +10231,7 @@ RULES = Rules(
             params=('unit',),
             result='',
             code=(
-                Prim('retreat', f390, {'stacking': f31, 'blocked': f389}),
+                Prim('retreat', f407, {'stacking': f31, 'blocked': f406}),
             ),
             steps={'retreat': 0},
             types={'unit': 'unit'},
@@ -10024,22 +10244,22 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f391, 8),
-                Ask(f65, 'Retreat before combat in a designated close combat?', '_ask15'),
-                JumpIfNot(f392, 6),
-                Choose('combat', f393, f65, 'option', 'choose combat', ''),
-                Call('retreat_before_combat', f198, None),
+                JumpIfNot(f408, 8),
+                Ask(f65, 'Retreat before combat in a designated close combat?', '_ask16'),
+                JumpIfNot(f409, 6),
+                Choose('combat', f410, f65, 'option', 'choose combat', ''),
+                Call('retreat_before_combat', f215, None),
                 Jump(7),
                 Jump(8),
                 Jump(0),
-                ForStart('_for_c', f394),
+                ForStart('_for_c', f411),
                 JumpIfEmpty('_for_c', 13),
                 ForTake('c', '_for_c'),
-                Exec(f395),
+                Exec(f412),
                 Jump(9),
             ),
             steps={'retreats': 0, 'disengaged': 8},
-            types={'_ask15': 'bool', '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'},
+            types={'_ask16': 'bool', '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'},
             lines=(
                 'rulesets/newtown/indian_rules.mst:384', 'rulesets/newtown/indian_rules.mst:385',
                 'rulesets/newtown/indian_rules.mst:385', 'rulesets/newtown/indian_rules.mst:386',
@@ -10057,14 +10277,14 @@ RULES = Rules(
             params=('combat',),
             result='',
             code=(
-                Let('stacks', f396),
-                ForStart('_for_u', f397),
+                Let('stacks', f413),
+                ForStart('_for_u', f414),
                 JumpIfEmpty('_for_u', 7),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_one_hex_before_combat', f20, None),
                 Jump(2),
-                ForStart('_for_u', f398),
+                ForStart('_for_u', f415),
                 JumpIfEmpty('_for_u', 13),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
@@ -10091,14 +10311,14 @@ RULES = Rules(
             result='',
             code=(
                 Let('vacated', f28),
-                JumpIfNot(f399, 4),
-                Call('adjust_army_morale', f400, None),
+                JumpIfNot(f416, 4),
+                Call('adjust_army_morale', f417, None),
                 Jump(4),
-                Call('retreat_unit', f401, None),
-                JumpIfNot(f402, 11),
-                Choose('follower', f403, f125, 'unit', 'choose follower', 'maybe'),
-                JumpIfNot(f404, 10),
-                Exec(f405),
+                Call('retreat_unit', f418, None),
+                JumpIfNot(f419, 11),
+                Choose('follower', f420, f141, 'unit', 'choose follower', 'maybe'),
+                JumpIfNot(f421, 10),
+                Exec(f422),
                 Jump(10),
                 Jump(11),
             ),
@@ -10120,7 +10340,7 @@ RULES = Rules(
             params=('unit', 'hexes', 'must_avoid'),
             result='',
             code=(
-                Prim('retreat', f406, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f106}),
+                Prim('retreat', f423, {'stacking': f31, 'blocked': f32, 'avoid': f33, 'through': f98}),
             ),
             steps={'retreat': 0},
             types={'hexes': 'int', 'must_avoid': 'bool', 'unit': 'unit'},
@@ -10134,10 +10354,10 @@ RULES = Rules(
             result='',
             code=(
                 JumpIfNot(f32, 7),
-                Call('morale_check', f407, 'passed'),
+                Call('morale_check', f424, 'passed'),
                 JumpIfNot(f16, 6),
-                Exec(f408),
-                Call('adjust_army_morale', f409, None),
+                Exec(f425),
+                Call('adjust_army_morale', f426, None),
                 Jump(6),
                 Jump(7),
             ),
@@ -10157,17 +10377,17 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f410, 15),
-                Let('parents', f411),
-                JumpIfNot(f412, 5),
-                Exec(f413),
+                JumpIfNot(f427, 15),
+                Let('parents', f428),
+                JumpIfNot(f429, 5),
+                Exec(f430),
                 Jump(5),
-                JumpIfNot(f414, 14),
-                Choose('parent', f415, f65, 'unit', 'choose parent', 'maybe'),
-                JumpIfNot(f416, 13),
-                Exec(f417),
-                JumpIfNot(f418, 12),
-                Exec(f419),
+                JumpIfNot(f431, 14),
+                Choose('parent', f432, f65, 'unit', 'choose parent', 'maybe'),
+                JumpIfNot(f433, 13),
+                Exec(f434),
+                JumpIfNot(f435, 12),
+                Exec(f436),
                 Jump(12),
                 Jump(13),
                 Jump(14),
@@ -10193,10 +10413,10 @@ RULES = Rules(
             params=(),
             result='',
             code=(
-                JumpIfNot(f410, 5),
-                Let('h', f420),
-                Exec(f421),
-                Exec(f422),
+                JumpIfNot(f427, 5),
+                Let('h', f437),
+                Exec(f438),
+                Exec(f439),
                 Jump(5),
             ),
             steps={'replace': 0},
@@ -10214,14 +10434,14 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f423, 9),
-                JumpIfNot(f88, 5),
+                JumpIfNot(f440, 9),
+                JumpIfNot(f107, 5),
                 Draw('american_deck', 'card'),
-                Exec(f424),
+                Exec(f441),
                 Jump(8),
                 Draw('indian_deck', 'card'),
-                Exec(f425),
-                Exec(f426),
+                Exec(f442),
+                Exec(f443),
                 Jump(9),
             ),
             steps={'draw': 0},
@@ -10239,11 +10459,11 @@ RULES = Rules(
             params=('card', 'side'),
             result='',
             code=(
-                JumpIfNot(f88, 3),
-                Exec(f427),
+                JumpIfNot(f107, 3),
+                Exec(f444),
                 Jump(4),
-                Exec(f428),
-                Exec(f429),
+                Exec(f445),
+                Exec(f446),
             ),
             steps={'discard': 0},
             types={'card': 'marker', 'side': 'side'},
@@ -10259,18 +10479,18 @@ RULES = Rules(
             params=('side',),
             result='',
             code=(
-                JumpIfNot(f430, 9),
-                Ask(f14, 'Play an Opportunity Card?', '_ask16'),
-                JumpIfNot(f431, 7),
-                Choose('card', f432, f14, 'option', 'choose card', ''),
-                Call('discard', f433, None),
+                JumpIfNot(f447, 9),
+                Ask(f14, 'Play an Opportunity Card?', '_ask17'),
+                JumpIfNot(f448, 7),
+                Choose('card', f449, f14, 'option', 'choose card', ''),
+                Call('discard', f450, None),
                 Call('gain_momentum', f10, None),
                 Jump(8),
                 Jump(9),
                 Jump(0),
             ),
             steps={'play': 0},
-            types={'_ask16': 'bool', 'card': 'marker', 'side': 'side'},
+            types={'_ask17': 'bool', 'card': 'marker', 'side': 'side'},
             lines=(
                 'rulesets/newtown/cards.mst:267', 'rulesets/newtown/cards.mst:268', 'rulesets/newtown/cards.mst:268',
                 'rulesets/newtown/cards.mst:269', 'rulesets/newtown/cards.mst:270', 'rulesets/newtown/cards.mst:271',
@@ -10284,29 +10504,29 @@ RULES = Rules(
             params=('combat', 'side'),
             result='',
             code=(
-                JumpIfNot(f434, 20),
-                Ask(f14, 'Play an Opportunity Card before the Close Combat roll?', '_ask17'),
-                JumpIfNot(f435, 19),
-                Choose('card', f436, f14, 'option', 'choose card', ''),
-                Call('discard', f433, None),
-                JumpIfNot(f437, 14),
-                ForStart('_for_u', f438),
+                JumpIfNot(f451, 20),
+                Ask(f14, 'Play an Opportunity Card before the Close Combat roll?', '_ask18'),
+                JumpIfNot(f452, 19),
+                Choose('card', f453, f14, 'option', 'choose card', ''),
+                Call('discard', f450, None),
+                JumpIfNot(f454, 14),
+                ForStart('_for_u', f455),
                 JumpIfEmpty('_for_u', 12),
                 Choose('u', f13, f65, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Call('retreat_unit', f17, None),
                 Jump(7),
-                Exec(f439),
+                Exec(f456),
                 Jump(18),
-                JumpIfNot(f440, 17),
-                Exec(f441),
+                JumpIfNot(f457, 17),
+                Exec(f458),
                 Jump(18),
-                Exec(f439),
+                Exec(f456),
                 Jump(19),
                 Jump(20),
             ),
             steps={'play': 0},
-            types={'_ask17': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side',
+            types={'_ask18': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side',
                 'u': 'unit'},
             lines=(
                 'rulesets/newtown/cards.mst:307', 'rulesets/newtown/cards.mst:308', 'rulesets/newtown/cards.mst:308',
@@ -10325,7 +10545,7 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('adjust_army_morale', f442, None),
+                Call('adjust_army_morale', f459, None),
             ),
             steps={'do': 0},
             types={
@@ -10346,9 +10566,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('retreat_unit', f443, None),
-                JumpIfNot(f444, 4),
-                Call('check_or_retreat', f445, None),
+                Call('retreat_unit', f460, None),
+                JumpIfNot(f461, 4),
+                Call('check_or_retreat', f462, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10373,9 +10593,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('disrupt', f446, None),
-                JumpIfNot(f444, 4),
-                Call('check_or_retreat', f445, None),
+                Call('disrupt', f463, None),
+                JumpIfNot(f461, 4),
+                Call('check_or_retreat', f462, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10400,9 +10620,9 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Exec(f447),
-                JumpIfNot(f444, 4),
-                Call('check_or_retreat', f445, None),
+                Exec(f464),
+                JumpIfNot(f461, 4),
+                Call('check_or_retreat', f462, None),
                 Jump(4),
             ),
             steps={'do': 0},
@@ -10430,16 +10650,16 @@ RULES = Rules(
             ),
             result='',
             code=(
-                Let('one_step', f448),
-                Let('here', f449),
-                Let('others_first', f450),
-                Exec(f451),
-                JumpIfNot(f452, 8),
-                Choose('second', f453, f14, 'unit', 'choose second', ''),
-                Exec(f454),
+                Let('one_step', f465),
+                Let('here', f466),
+                Let('others_first', f467),
+                Exec(f468),
+                JumpIfNot(f469, 8),
+                Choose('second', f470, f14, 'unit', 'choose second', ''),
+                Exec(f471),
                 Jump(8),
-                JumpIfNot(f444, 11),
-                Call('check_or_retreat', f445, None),
+                JumpIfNot(f461, 11),
+                Call('check_or_retreat', f462, None),
                 Jump(11),
             ),
             steps={'do': 0},
@@ -10472,8 +10692,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f455, None),
-                Call('check_and_retreat_or_disrupt', f456, None),
+                Call('capture_one', f472, None),
+                Call('check_and_retreat_or_disrupt', f473, None),
             ),
             steps={'do': 0},
             types={
@@ -10494,8 +10714,8 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('capture_one', f457, None),
-                Call('check_and_retreat_or_disrupt', f456, None),
+                Call('capture_one', f474, None),
+                Call('check_and_retreat_or_disrupt', f473, None),
             ),
             steps={'do': 0},
             types={
@@ -10516,18 +10736,18 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u', '_for_u'),
             result='',
             code=(
-                ForStart('_for_u', f458),
+                ForStart('_for_u', f475),
                 JumpIfEmpty('_for_u', 6),
                 Choose('u', f13, f14, 'unit', 'choose the next u', ''),
                 ForDrop('u', '_for_u'),
                 Exec(f48),
                 Jump(1),
-                Exec(f459),
-                ForStart('_for_u', f460),
+                Exec(f476),
+                ForStart('_for_u', f477),
                 JumpIfEmpty('_for_u', 13),
                 ForTake('u', '_for_u'),
-                Exec(f461),
-                Exec(f462),
+                Exec(f478),
+                Exec(f479),
                 Jump(8),
             ),
             steps={'do': 0},
@@ -10557,10 +10777,10 @@ RULES = Rules(
             params=('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'leaders', 'casualty'),
             result='',
             code=(
-                Let('leaders', f463),
-                JumpIfNot(f464, 5),
-                Choose('casualty', f465, f14, 'unit', 'choose casualty', ''),
-                Exec(f466),
+                Let('leaders', f480),
+                JumpIfNot(f481, 5),
+                Choose('casualty', f482, f14, 'unit', 'choose casualty', ''),
+                Exec(f483),
                 Jump(5),
             ),
             steps={'do': 0},
@@ -10587,7 +10807,7 @@ RULES = Rules(
             params=('old', 'new', 'side'),
             result='',
             code=(
-                Exec(f467),
+                Exec(f484),
             ),
             steps={'do': 0},
             types={'new': 'int', 'old': 'int', 'side': 'side'},
@@ -10600,7 +10820,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('lose_momentum', f468, None),
+                Call('lose_momentum', f485, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10613,7 +10833,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f469),
+                Exec(f486),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10626,18 +10846,18 @@ RULES = Rules(
             params=('unit', 'hex', 'l', '_for_l'),
             result='',
             code=(
-                ForStart('_for_l', f470),
+                ForStart('_for_l', f487),
                 JumpIfEmpty('_for_l', 5),
                 ForTake('l', '_for_l'),
-                Exec(f471),
+                Exec(f488),
                 Jump(1),
             ),
             steps={'do': 0},
             types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'},
             lines=(
-                'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:125',
-                'rulesets/series/movement.mst:125', 'rulesets/series/movement.mst:126',
-                'rulesets/series/movement.mst:125',
+                'rulesets/series/movement.mst:202', 'rulesets/series/movement.mst:202',
+                'rulesets/series/movement.mst:202', 'rulesets/series/movement.mst:203',
+                'rulesets/series/movement.mst:202',
             ),
         ),
         'trigger:step_lost_vp': ProcedureSpec(
@@ -10647,7 +10867,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f472),
+                Exec(f489),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10660,7 +10880,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f473),
+                Exec(f490),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10673,7 +10893,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f472),
+                Exec(f489),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10686,7 +10906,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f474),
+                Exec(f491),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10699,7 +10919,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f475),
+                Exec(f492),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10712,7 +10932,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Exec(f476),
+                Exec(f493),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10725,7 +10945,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f476),
+                Exec(f493),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10738,7 +10958,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f477),
+                Exec(f494),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10751,11 +10971,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Call('join_cup', f478, None),
+                Call('join_cup', f495, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
-            lines=('rulesets/newtown/sequence.mst:134',),
+            lines=('rulesets/newtown/sequence.mst:136',),
         ),
         'trigger:honor_lost_in_combat': ProcedureSpec(
             name='trigger:honor_lost_in_combat',
@@ -10764,7 +10984,7 @@ RULES = Rules(
             params=('result', 'affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm'),
             result='',
             code=(
-                Call('lose_honor', f446, None),
+                Call('lose_honor', f463, None),
             ),
             steps={'do': 0},
             types={
@@ -10786,7 +11006,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f479),
+                Exec(f496),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -10799,8 +11019,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f480),
-                Call('adjust_army_morale', f481, None),
+                Exec(f497),
+                Call('adjust_army_morale', f498, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10826,7 +11046,7 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f482),
+                Exec(f499),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10839,8 +11059,8 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f483),
-                Call('adjust_army_morale', f484, None),
+                Exec(f500),
+                Call('adjust_army_morale', f501, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10853,7 +11073,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f485),
+                Exec(f502),
             ),
             steps={'do': 0},
             types={'new': 'bool', 'old': 'bool', 'unit': 'unit'},
@@ -10866,7 +11086,7 @@ RULES = Rules(
             params=('old', 'new', 'unit'),
             result='',
             code=(
-                Exec(f486),
+                Exec(f503),
             ),
             steps={'do': 0},
             types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'},
@@ -10879,7 +11099,7 @@ RULES = Rules(
             params=('unit', 'hex', 'steps'),
             result='',
             code=(
-                Call('adjust_army_morale', f487, None),
+                Call('adjust_army_morale', f504, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'steps': 'int', 'unit': 'unit'},
@@ -10892,11 +11112,11 @@ RULES = Rules(
             params=('unit', 'hex'),
             result='',
             code=(
-                Exec(f488),
-                JumpIfNot(f489, 4),
-                Exec(f490),
+                Exec(f505),
+                JumpIfNot(f506, 4),
+                Exec(f507),
                 Jump(4),
-                Call('adjust_army_morale', f491, None),
+                Call('adjust_army_morale', f508, None),
             ),
             steps={'do': 0},
             types={'hex': 'hex', 'unit': 'unit'},
@@ -10921,91 +11141,95 @@ RULES = Rules(
         ),
     },
     triggers=(
-        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f523, False,
+        TriggerSpec('army_demoralized', 'An army is demoralized', 'changed:army_morale', f540, False,
             'trigger:army_demoralized', ''),
-        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f524, False,
+        TriggerSpec('momentum_lost_on_capture', 'A +2 unit captured at full strength', 'captured', f541, False,
             'trigger:momentum_lost_on_capture', ''),
         TriggerSpec('note_retreat', 'A retreat is recorded', 'retreated', None, False, 'trigger:note_retreat', ''),
-        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f525, False,
+        TriggerSpec('leaders_captured', 'Leaders alone are captured', 'entered', f542, False,
             'trigger:leaders_captured', ''),
         TriggerSpec('step_lost_vp', 'A step lost', 'step_lost', None, False, 'trigger:step_lost_vp', ''),
-        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f526, False, 'trigger:eliminated_vp', ''),
-        TriggerSpec('captured_vp', 'A unit captured', 'captured', f526, False, 'trigger:captured_vp', ''),
-        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f527, False,
+        TriggerSpec('eliminated_vp', 'A unit eliminated', 'eliminated', f543, False, 'trigger:eliminated_vp', ''),
+        TriggerSpec('captured_vp', 'A unit captured', 'captured', f543, False, 'trigger:captured_vp', ''),
+        TriggerSpec('american_step_lost', 'American SPs lost with a step', 'step_lost', f544, False,
             'trigger:american_step_lost', ''),
-        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f527, False,
+        TriggerSpec('american_unit_eliminated', 'American SPs lost with a unit', 'eliminated', f544, False,
             'trigger:american_unit_eliminated', ''),
-        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f528, False, 'trigger:leader_lost', ''),
-        TriggerSpec('leader_captured', 'A leader captured', 'captured', f528, False, 'trigger:leader_captured', ''),
-        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f529, False,
+        TriggerSpec('leader_lost', 'A leader lost', 'eliminated', f545, False, 'trigger:leader_lost', ''),
+        TriggerSpec('leader_captured', 'A leader captured', 'captured', f545, False, 'trigger:leader_captured', ''),
+        TriggerSpec('indian_unit_moved', 'An Indian player unit moves', 'entered', f546, False,
             'trigger:indian_unit_moved', ''),
-        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f526, True,
+        TriggerSpec('combat_marker_joins', 'The two sides meet', 'became_adjacent', f543, True,
             'trigger:combat_marker_joins', ''),
-        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f530, False,
+        TriggerSpec('honor_lost_in_combat', 'Honor lost to a combat result', 'result_applied', f547, False,
             'trigger:honor_lost_in_combat', ''),
-        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f531, False,
+        TriggerSpec('failed_resolve_pinned', 'Failed Resolve and pinned', 'changed:pinned', f548, False,
             'trigger:failed_resolve_pinned', ''),
-        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f532, False,
+        TriggerSpec('retreated_off_the_board', 'Retreated off the board', 'left_map', f549, False,
             'trigger:retreated_off_the_board', ''),
-        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f533, False,
+        TriggerSpec('platoon_attaches', 'The platoon attaches after an Indian movement phase', 'end', f550, False,
             'trigger:platoon_attaches', ''),
-        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f534, False,
+        TriggerSpec('platoon_moves_with_its_parent', 'The platoon moves with its parent', 'entered', f551, False,
             'trigger:platoon_moves_with_its_parent', ''),
-        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f535, False,
+        TriggerSpec('platoon_shares_capture', "The platoon shares its parent's capture", 'captured', f552, False,
             'trigger:platoon_shares_capture', ''),
-        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f535, False,
+        TriggerSpec('platoon_shares_pin', "The platoon shares its parent's pin", 'changed:pinned', f552, False,
             'trigger:platoon_shares_pin', ''),
-        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f535, False,
+        TriggerSpec('platoon_shares_order', "The platoon shares its parent's disruption", 'changed:order', f552, False,
             'trigger:platoon_shares_order', ''),
-        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f536, False,
+        TriggerSpec('platoon_eliminated', 'The platoon eliminated', 'eliminated', f553, False,
             'trigger:platoon_eliminated', ''),
-        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f537, False, 'trigger:herd_captured', ''),
-        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f538, True,
+        TriggerSpec('herd_captured', 'The cattle herd captured', 'entered', f554, False, 'trigger:herd_captured', ''),
+        TriggerSpec('indian_crosses_the_creek', 'An Indian unit crosses the creek', 'entered', f555, True,
             'trigger:indian_crosses_the_creek', 'indian_second_card'),
     ),
     restrictions=(
         RestrictionSpec('shattered_stand', 'Shattered units may not move', 'no_move', '', f24, None, '', None),
-        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f539, None, '', f125),
-        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f540,
+        RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', f556, None, '', f141),
+        RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '', f557,
             None, '', None),
-        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f541, None,
+        RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '', f558, None,
             '', None),
-        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f542, None, '', None),
-        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f543, None, '',
+        RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', f559, None, '', None),
+        RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', f560, None, '',
             None),
-        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f544, None,
+        RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', f561, None, '', None),
+        RestrictionSpec('pin_case_b_keep_away',
+            'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '', f562, None, '',
+            None),
+        RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', f563, None,
             '', None),
-        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f545,
+        RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '', f564,
             None, '', None),
         RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase',
-            'no_entry', '', f546, None, '', None),
-        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f547,
+            'no_entry', '', f565, None, '', None),
+        RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', f566,
             None, 'indian_sortie', None),
-        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f548, None,
+        RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '', f567, None,
             '', None),
-        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f549, None, '', None),
-        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f550, None,
+        RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', f568, None, '', None),
+        RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '', f569, None,
             '', None),
-        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f551,
+        RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '', f570,
             None, '', None),
         RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '',
-            f552, None, '', f553),
-        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f554, None, '', None),
-        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f555, None,
+            f571, None, '', f572),
+        RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', f573, None, '', None),
+        RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road', f574, None,
             '', None),
         RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '',
-            f556, None, '', None),
+            f575, None, '', None),
     ),
     concealments=(
-        ConcealSpec('indian_stacks', 1, f557, ''),
+        ConcealSpec('indian_stacks', 1, f576, ''),
     ),
     victory=(
-        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f558, (), 'end_of_turn'),
-        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f559, (), 'end_of_turn'),
-        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f560, (), 'end_of_turn'),
-        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f561, (), 'end_of_turn'),
-        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f562, (), 'end_of_game'),
-        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f106, (), 'end_of_game'),
+        VictorySpec('indian_decisive', 'Indian Decisive Victory', 'decisive', 0, f577, (), 'end_of_turn'),
+        VictorySpec('american_decisive', 'American Decisive Victory', 'decisive', 1, f578, (), 'end_of_turn'),
+        VictorySpec('indian_substantial', 'Indian Substantial Victory', 'substantial', 0, f579, (), 'end_of_turn'),
+        VictorySpec('american_substantial', 'American Substantial Victory', 'substantial', 1, f580, (), 'end_of_turn'),
+        VictorySpec('american_marginal', 'American Marginal Victory', 'marginal', 1, f581, (), 'end_of_game'),
+        VictorySpec('indian_marginal', 'Indian Marginal Victory', 'marginal', 0, f98, (), 'end_of_game'),
     ),
     victory_levels={'decisive': 1.0, 'substantial': 0.75, 'marginal': 0.5},
     switches=(
@@ -11037,6 +11261,9 @@ RULES = Rules(
         VariableSpec('moved_away', 'unit', 'bool', False, 'movement_phase', 'Moved away (disrupted)', False),
         VariableSpec('pin_group', 'unit', 'int', 0, '', 'PIN result', False),
         VariableSpec('pin_results', '', 'int', 0, '', 'PIN results so far', False),
+        VariableSpec('pin_case_b', 'unit', 'bool', False, '', 'Moving away from a PIN result (case B)', False),
+        VariableSpec('pin_case_chosen', 'unit', 'bool', False, '', 'Case A or B chosen for its PIN result', False),
+        VariableSpec('pin_withdrawal', '', 'bool', False, '', 'Some PIN result is being moved away (case B)', False),
         VariableSpec('fired', 'unit', 'bool', False, 'player_turn', 'Fired this player turn', False),
         VariableSpec('artillery_target', 'unit', 'bool', False, 'defensive_artillery_fire_phase',
             'Fired on by artillery this phase', False),
@@ -11099,6 +11326,7 @@ RULES = Rules(
         'choose:close_combat_cards:play:card': ("A player's hand", '§ newtown 4.2.2', ''),
         'choose:defensive_artillery_fire_phase:fire:target': ("Units the side's artillery may fire at", '§ series 11.2',
             ''),
+        'choose:examine_indian_stacks:examine:h': ('Indian player stacks not yet examined', '§ newtown 3.4', ''),
         'choose:rifle_fire_by:fire:target': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:adds_strength': ('Adds its SPs to a close combat', '§ series 12.23, 12.3, 13.25; newtown 6.1.4', ''),
         'define:adjacent_rifles': ('Ready rifles next to the target', '§ series 10.2', ''),
@@ -11120,6 +11348,7 @@ RULES = Rules(
         'define:close_combat_leadership': ("Best Close Combat DRM among the units' leaders",
             '§ series 14.21; newtown 3.1.1', ''),
         'define:combat_card': ('A card for the moment before the close combat roll', '§ newtown 4.2.4', ''),
+        'define:commanders': ('Leaders who may command the unit', '§ series 14.1', ''),
         'define:cornplanter_commands': ('Cornplanter may command the unit', '§ newtown 3.1.1', ''),
         'define:counts_for_indian_decisive': ('An American combat unit other than artillery', '§ newtown 2.1', ''),
         'define:counts_for_stacking': ('Counts against stacking', '§ series 7.1; newtown 6.1.2', ''),
@@ -11150,6 +11379,7 @@ RULES = Rules(
         'define:john_butler_commands': ('Colonel Butler may command the unit', '§ newtown 3.1.1', ''),
         'define:lead_candidates': ('Units that may lead', '§ series 12.23, 13.25', ''),
         'define:leader_near': ('A friendly leader stacked with or next to the units', '§ series 14.22, 12.53', ''),
+        'define:leader_of': ('The leader in command', '§ series 14.1, 3.2', ''),
         'define:leadership': ('Leadership DRM for a unit', '§ series 14.23; newtown 3.1.1, 1.8', ''),
         'define:may_advance': ('May advance after combat', '§ series 12.23', ''),
         'define:may_advance_into_all': ('May advance into every defending hex', '§ series 12.23', ''),
@@ -11165,7 +11395,8 @@ RULES = Rules(
         'define:mixed_stack': ('In a stack of Indian and non-Indian units', '§ newtown 3.1.1', ''),
         'define:modified_morale': ('Modified morale', '§ series 15.32, 16.24; newtown 5.1.2, 6.1.4', ''),
         'define:moves_in_this_phase': ('May move in this Indian movement phase', '§ newtown 5.2, 6.1.3', ''),
-        'define:must_attack': ('Must attack', '§ series 12.12', ''),
+        'define:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
+        'define:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'define:must_check_resolve': ('Must make an Indian Resolve Morale Check', '§ newtown 5.4.2', ''),
         'define:next_to_any': ('Next to one of the hexes', '§ series 12.52', ''),
         'define:next_to_the_combat': ("Adjacent to the combat's defenders", '§ newtown 5.7.1', ''),
@@ -11183,6 +11414,8 @@ RULES = Rules(
         'define:ready_artillery': ('Artillery that may still fire', '§ series 11.1, 13.3', ''),
         'define:ready_rifles': ('Rifle units that may still fire', '§ series 10.1, 13.3', ''),
         'define:result_army_morale': ('Army Morale for a result', '§ series 16.1, 13.1', ''),
+        'define:result_stands': ('The side suffers its close combat result', '§ series 12.23, 13.25; newtown 4.2.4',
+            ''),
         'define:retreat_goal': ("Where a side's retreats lead", '§ newtown 3.2', ''),
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
@@ -11196,6 +11429,7 @@ RULES = Rules(
         'define:surrounded': ('Surrounded', '§ series 12.7, 3.2, 8.2, 8.4', ''),
         'define:tactics_chits': ("A player's Tactics Chits", '§ series 12.51', ''),
         'define:under_the_guns': ('Within range and LOS of American artillery', '§ newtown 5.4.2', ''),
+        'define:unexamined_indian_stacks': ('Indian player stacks not yet examined', '§ newtown 3.4', ''),
         'define:units_in_hexes_of': ("The side's units in the hexes of the combat", '§ series 13.1', ''),
         'define:units_with': ('The affected unit and the other units in the combat', '§ series 13.1', ''),
         'define:warrior': ('An Indian unit', '§ newtown III, combat_units, 3.6.1', ''),
@@ -11215,7 +11449,8 @@ RULES = Rules(
         'hexside:track': ('Track', '§ series 9.51, 9.52', ''),
         'hook:close_combat_phase:designate:may_attack': ('May attack',
             '§ series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8', ''),
-        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12', ''),
+        'hook:close_combat_phase:designate:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
+        'hook:close_combat_phase:designate:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
         'hook:evading_retreat:retreat:blocked': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:evading_retreat:retreat:stacking': ('Within the stacking limit', '§ series 7.1', ''),
         'hook:indian_moves:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
@@ -11351,6 +11586,7 @@ RULES = Rules(
         'procedure:movement_phase': ('Movement Phase', '§ series 9', ''),
         'procedure:onondaga_enters': ('The Onondaga', '§ newtown 6.3, 1.9.1', ''),
         'procedure:overstacking': ('Overstacking penalty', '§ series 7.3', ''),
+        'procedure:pin_cases': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
         'procedure:place_with_indians': ('Place a Random Event unit', '§ newtown 1.8; series 7.1', ''),
         'procedure:player_turn': ('Player Turn', '§ series 5', ''),
         'procedure:pre_game_enhancement': ('Pre-game Indian Enhancement', '§ newtown 1.8', ''),
@@ -11386,6 +11622,9 @@ RULES = Rules(
             ''),
         'restriction:only_mclane_with_the_herd': ("Only McLane's horse ends a move with the herd",
             '§ newtown 3.3, 6.5.1', ''),
+        'restriction:pin_case_b_keep_away': ('No other unit moves next to the enemy units of a PIN result moved away',
+            '§ series 13.1, 9.2', ''),
+        'restriction:pinned_engaged': ('Pinned units kept engaged do not move', '§ series 13.1, 9.2', ''),
         'restriction:pinned_units': ('Pinned units may not stay next to the enemy', '§ series 9.2, 13.1', ''),
         'restriction:platoon_keeps_away': ('The platoon alone keeps away from the enemy', '§ newtown 6.1.3', ''),
         'restriction:platoon_moves_with_parent': ('The attached platoon moves with its parent', '§ newtown 6.1.3', ''),
@@ -11430,7 +11669,7 @@ RULES = Rules(
         'step:check_or_retreat:each': ('Morale checks of the other units', '§ series 13.1, 13.5', ''),
         'step:close_combat:advance': ('Close Combat', '§ series 12.23, 12.3, 12.4', ''),
         'step:close_combat:ambush_shift': ('Close Combat', '§ series 12.23; newtown 5.5', ''),
-        'step:close_combat:apply': ('Close Combat', '§ series 12.23, 13.1; newtown 4.2.4', ''),
+        'step:close_combat:apply': ('Close Combat', '§ series 12.23, 13.1', ''),
         'step:close_combat:begin': ('Close Combat', '§ series 12.23', ''),
         'step:close_combat:cavalry_withdrawal': ('Close Combat', '§ series 12.23, 12.4', ''),
         'step:close_combat:done': ('Close Combat', '§ series 12.23', ''),
@@ -11456,7 +11695,7 @@ RULES = Rules(
         'step:close_combat_phase:ambush': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1',
             ''),
         'step:close_combat_phase:designate': ('Close Combat Phase',
-            '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21', ''),
+            '§ series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1', ''),
         'step:close_combat_phase:examine_defenders': ('Close Combat Phase',
             '§ series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4', ''),
         'step:close_combat_phase:exposed': ('Close Combat Phase', '§ series 12, 12.1, 12.11, 12.2, 13.3, 13.4', ''),
@@ -11500,6 +11739,7 @@ RULES = Rules(
         'step:indian_end_phase:resolve_markers': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
         'step:indian_end_phase:return_markers': ('End Phase', '§ newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1', ''),
         'step:indian_movement_phases:activation': ('Indian Movement Phases', '§ newtown 5.2, 5.2.2', ''),
+        'step:indian_movement_phases:pin_cases': ('Indian Movement Phases', '§ newtown 5.2; series 13.1, 9.2', ''),
         'step:indian_movement_phases:pins': ('Indian Movement Phases', '§ newtown 5.2; series 9.3', ''),
         'step:indian_movement_phases:sortie_roll': (
             'Indian Movement Phases', '§ newtown 5.2, 5.3.2, 5.3.3',
@@ -11525,6 +11765,7 @@ RULES = Rules(
         'step:movement_phase:drive_the_herd': ('Movement Phase', '§ series 9; newtown 6.5.1', ''),
         'step:movement_phase:examine': ('Movement Phase', '§ series 9; newtown 3.4', ''),
         'step:movement_phase:move': ('Movement Phase', '§ series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52', ''),
+        'step:movement_phase:pin_cases': ('Movement Phase', '§ series 9, 13.1, 9.2', ''),
         'step:movement_phase:pins': ('Movement Phase', '§ series 9, 9.3', ''),
         'step:movement_phase:reinforcements': ('Movement Phase', '§ series 9, 9.6, 9.61, 9.62', ''),
         'step:movement_phase:stampede': (
@@ -11533,6 +11774,8 @@ RULES = Rules(
         ),
         'step:onondaga_enters:place': ('The Onondaga', '§ newtown 6.3, 1.9.1', ''),
         'step:overstacking:each': ('Overstacking penalty', '§ series 7.3', ''),
+        'step:pin_cases:choose': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
+        'step:pin_cases:clear': ('PIN results: case A or case B', '§ series 13.1, 9.2', ''),
         'step:place_with_indians:place': (
             'Place a Random Event unit', '§ newtown 1.8; series 7.1',
             'the Enhancement Table says where a Random Event unit is placed',
@@ -11714,7 +11957,7 @@ RULES = Rules(
             title='Newtown Campaign Game',
             first_turn=1,
             last_turn=12,
-            values=(('army_morale', f125, f563), ('army_morale', f65, f564), ('momentum', f125, f125)),
+            values=(('army_morale', f141, f582), ('army_morale', f65, f583), ('momentum', f141, f141)),
             orders={1: (1, 0)},
             rules_off=(),
             rules_on=(),
@@ -11729,7 +11972,7 @@ RULES = Rules(
             title='Newtown Historical Scenario',
             first_turn=5,
             last_turn=10,
-            values=(('army_morale', f125, f563), ('army_morale', f65, f564), ('momentum', f125, f125)),
+            values=(('army_morale', f141, f582), ('army_morale', f65, f583), ('momentum', f141, f141)),
             orders={5: (1, 0), 6: (1, 0)},
             rules_off=(
                 'pre_game_rolls', 'indian_second_card', 'indian_sortie', 'indian_ambush', 'automatic_ambush',
@@ -11741,10 +11984,10 @@ RULES = Rules(
                 PlacementSpec((798,), None, False, ((15, False, ()),)),
                 PlacementSpec((851,), None, False, ((0, False, ()), (19, False, ()))),
                 PlacementSpec((877,), None, False, ((1, False, ()), (2, False, ()))),
-                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f565),)))),
+                PlacementSpec((876,), None, False, ((16, False, ()), (17, False, (('attached_to', f584),)))),
                 PlacementSpec((875,), None, False, ((3, False, ()), (4, False, ()))),
                 PlacementSpec((874,), None, False, ((5, False, ()),)),
-                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f106),)), (8, False, ()))),
+                PlacementSpec((872,), None, False, ((6, False, ()), (7, False, (('honor', f98),)), (8, False, ()))),
                 PlacementSpec((845,), None, False, ((9, False, ()),)),
                 PlacementSpec((741,), None, False, ((10, False, ()),)),
                 PlacementSpec((556, 557, 558, 559, 560, 561, 562, 563, 564, 565, 566, 582, 583, 584, 585, 586, 587, 588,
@@ -11755,8 +11998,8 @@ RULES = Rules(
                     774, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 816, 817, 818, 819, 820, 821, 822, 823,
                     824, 825, 826, 842, 843, 844, 845, 846, 847, 848, 849, 850, 851, 852, 868, 869, 870, 871, 872, 873,
                     874, 875, 876, 877, 878), None, True, ((45, False, ()), (11, False, ()))),
-                PlacementSpec((), f566, True, ((44, False, (('wampum_belt', f106),)),)),
-                PlacementSpec((), f567, True, ((43, False, (('big_medicine', f106),)),)),
+                PlacementSpec((), f585, True, ((44, False, (('wampum_belt', f98),)),)),
+                PlacementSpec((), f586, True, ((43, False, (('big_medicine', f98),)),)),
                 PlacementSpec((957,), None, False, ((21, False, ()),)),
                 PlacementSpec((929,), None, False, ((38, False, ()), (32, False, ()), (33, False, ()))),
                 PlacementSpec((954,), None, False, ((46, False, ()), (28, False, ()), (29, False, ()))),

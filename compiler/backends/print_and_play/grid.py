@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw
 
-from compiler.backends.print_and_play.fonts import font, text_box
+from compiler.backends.fonts import font, text_box
 
 CELL_PX = 34  # 8 pt
 LINE_PX = 40  # line spacing inside a cell

@@ -13,8 +13,8 @@ import itertools
 from dataclasses import dataclass
 
 from compiler import ir
+from compiler.backends.fonts import fit, text_box
 from compiler.backends.print_and_play.face import Box, Face, Shape, Text, ink_on, rgb, signed
-from compiler.backends.print_and_play.fonts import fit, text_box
 from compiler.backends.print_and_play.geometry import COUNTER_PX, MIN_TEXT_PX
 from compiler.backends.print_and_play.symbols import symbol_items
 from compiler.counters import Look

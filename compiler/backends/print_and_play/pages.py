@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
-from compiler.backends.print_and_play.fonts import font
+from compiler.backends.fonts import font
 from compiler.backends.print_and_play.geometry import Paper
 
 GAP = 60

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PIL import Image, ImageDraw
 
+from compiler.backends.fonts import font
 from compiler.backends.print_and_play.face import Face, Shape, Text
-from compiler.backends.print_and_play.fonts import font
 from compiler.backends.print_and_play.geometry import COUNTER_PX
 from compiler.backends.print_and_play.layout import BAND_H, STRIPE_H
 from compiler.backends.print_and_play.symbols import draw_stars, draw_symbol

@@ -14,8 +14,8 @@ import math
 
 from PIL import ImageDraw
 
+from compiler.backends.fonts import fit, text_box
 from compiler.backends.print_and_play.face import Box, Shape, Text
-from compiler.backends.print_and_play.fonts import fit, text_box
 from compiler.backends.print_and_play.geometry import MIN_TEXT_PX
 
 TAGS = {"light_infantry": "LT", "militia": "M", "irregular": "IRR"}

@@ -12,8 +12,8 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from compiler import ir
+from compiler.backends.fonts import font
 from compiler.backends.print_and_play.charts import cites, heading, range_label, words
-from compiler.backends.print_and_play.fonts import font
 from compiler.backends.print_and_play.grid import (
     CELL_PX,
     MARK,

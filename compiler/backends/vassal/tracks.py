@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from PIL import Image, ImageDraw
 
 from compiler import ir
-from compiler.backends.print_and_play.fonts import font
+from compiler.backends.fonts import font
 from compiler.backends.print_and_play.tracks import LEVEL_FILLS
 from compiler.backends.vassal.sequence import text
 

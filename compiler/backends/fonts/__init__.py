@@ -1,7 +1,7 @@
 """The fonts every print-and-play image is drawn with, shipped with Muster.
 
 DejaVu Sans Condensed (bold and regular, Bitstream Vera licence, see
-fonts/LICENSE) lives beside this module, so output is the same on every
+LICENSE) lives in this package, so output is the same on every
 machine: no system font is ever looked up.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PIL import ImageFont
 
-FONTS = Path(__file__).parent / "fonts"
+FONTS = Path(__file__).parent
 BOLD = "DejaVuSansCondensed-Bold.ttf"
 REGULAR = "DejaVuSansCondensed.ttf"
 

@@ -1,0 +1,158 @@
+"""Newtown's exclusive rules where they meet the series rules, each on a
+position written by hand on the Newtown battle, quoting both texts."""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.build import load_game
+from engine.save import from_json
+from engine.state import ON_MAP
+
+
+@pytest.fixture(scope="module")
+def newtown():
+    return load_game("newtown")
+
+
+def position(game, units: dict, stack: list, **extra):
+    rules = game.rules
+    variables = extra.pop("vars", {})
+    return from_json(
+        game,
+        {
+            "format": "muster.state/1",
+            "ruleset": rules.name,
+            "vars": {
+                "turn": 3,
+                "army_morale": {"american": 15, "indian": 15},
+                **variables,
+            },
+            "units": {n: {"hex": h} for n, h in units.items()},
+            "stack": [{"procedure": "game", "step": "winner"}, *stack],
+            **extra,
+        },
+    )
+
+
+def answer(s, text: str) -> None:
+    by_text = {s.action_to_string(a): a for a in s.legal_actions()}
+    assert text in by_text, f"{text!r} is not among {sorted(by_text)}"
+    s.apply_action(by_text[text])
+
+
+# ---------------------------------------------------------------- 4.2.4 with series 13.25
+
+CARD = "Play Fathers, Sons and Brothers to ignore your result?"
+
+
+def retreat_result_with_a_previously_retreated_unit(game):
+    """Little Billy (0610) has attacked the 1st N.J. in 0710, where the 2nd N.H.
+    retreated from an earlier combat (13.25); the result: the defender retreats
+    (R); the American player holds Fathers, Sons and Brothers."""
+    rules = game.rules
+    assert game.hex_by_label["0710"] in rules.board.neighbors[game.hex_by_label["0610"]]
+    return position(
+        game,
+        {"little_billy": "0610", "first_nj": "0710", "second_nh": "0710"},
+        [
+            {
+                "procedure": "close_combat",
+                "step": "previously_retreated",
+                "bindings": {
+                    "combat": 0,
+                    "attacker": "indian",
+                    "defender": "american",
+                    "attacker_lead": "little_billy",
+                    "defender_lead": "first_nj",
+                    "result": ["no_effect", "retreat"],
+                    "modified_roll": 5,
+                },
+            }
+        ],
+        vars={
+            "phasing": "indian",
+            "retreated": {u.name: u.name == "second_nh" for u in rules.units},
+        },
+        bags={"american_hand": ["fathers_sons_and_brothers"]},
+        combats=[
+            {
+                "side": "indian",
+                "attackers": ["little_billy"],
+                "defenders": ["first_nj", "second_nh"],
+                "attack_hexes": ["0610"],
+                "defense_hexes": ["0710"],
+            }
+        ],
+    )
+
+
+def test_an_ignored_result_spares_the_previously_retreated_unit_its_check(newtown):
+    """Newtown 4.2.4: "Fathers, Sons and Brothers: Note that an ignored result also
+    prevents units stacked with the identified unit to be impacted as well ...
+    since the step loss never occurred." § series 13.25: "If its side suffers any
+    result in the Close Combat, the previously-retreated unit must make a morale
+    check." The card ignores the R: the Americans suffer no result, so the
+    2nd N.H. (retreated into 0710 earlier) makes no check and stays."""
+    game = newtown
+    s = retreat_result_with_a_previously_retreated_unit(game)
+    answer(s, f"{CARD} yes")
+    while not s.is_terminal():
+        assert not s.is_chance_node(), "no morale check may be rolled"
+        s.apply_action(s.legal_actions()[0])
+    for name in ("first_nj", "second_nh"):
+        assert s.unit_hex[game.unit_by_name[name]] == game.hex_by_label["0710"], name
+    assert s.vars["army_morale"][game.side_by_name["american"]] == 15
+
+
+def test_without_the_card_the_previously_retreated_unit_checks_morale(newtown):
+    """Series 13.25, the same combat with the card kept: the 1st N.J. retreats
+    (R), and the 2nd N.H., its side having suffered a result, makes its morale
+    check (a die is rolled while it still stands in 0710)."""
+    game = newtown
+    s = retreat_result_with_a_previously_retreated_unit(game)
+    answer(s, f"{CARD} no")
+    while not s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    assert s.unit_hex[game.unit_by_name["first_nj"]] != game.hex_by_label["0710"]
+    assert s.unit_hex[game.unit_by_name["second_nh"]] == game.hex_by_label["0710"]
+
+
+# ---------------------------------------------------------------- 3.4
+
+
+def test_no_examination_is_offered_with_no_indian_stack_to_examine(newtown):
+    """Newtown 3.4: the American player "may not examine Indian player stacks;
+    each time he does, –1 Army Morale" — with no Indian player unit on the map
+    there is no stack to examine, so he is not asked (the question used to be
+    put, and answering yes stopped the game with a rules error)."""
+    game = newtown
+    s = position(
+        game,
+        {"provisional_ny": "0310"},
+        [{"procedure": "examine_indian_stacks", "step": "examine"}],
+        vars={"phasing": "american"},
+    )
+    indian = game.side_by_name["indian"]
+    rules = game.rules
+    assert not any(
+        rules.units[u].side == indian and s.unit_status[u] == ON_MAP
+        for u in range(len(rules.units))
+    )
+    assert not any("Examine" in s.action_to_string(a) for a in s.legal_actions())
+
+
+def test_an_examination_is_offered_while_an_indian_stack_is_unexamined(newtown):
+    """Newtown 3.4: with one Indian player stack on the map the American player
+    may examine it (–1 Army Morale), once; then nothing is left to examine."""
+    game = newtown
+    s = position(
+        game,
+        {"provisional_ny": "0310", "little_billy": "0610"},
+        [{"procedure": "examine_indian_stacks", "step": "examine"}],
+        vars={"phasing": "american"},
+    )
+    answer(s, "Examine an Indian stack (–1 Army Morale)? yes")
+    assert s.vars["examined"][game.hex_by_label["0610"]] is True
+    assert s.vars["army_morale"][game.side_by_name["american"]] == 14
+    assert not any("Examine" in s.action_to_string(a) for a in s.legal_actions())

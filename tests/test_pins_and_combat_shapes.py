@@ -1,0 +1,184 @@
+"""Who must attack, who may stay out, and what a PIN obliges the next phasing
+player to do (series 12.12, 12.13, 12.15, 13.1 PIN cases A and B, 9.2), each
+on a position written by hand on the litmus battle, quoting the text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compiler.build import load_game
+from engine.restrictions import may_enter, may_move
+from engine.save import from_json
+
+LITMUS = Path(__file__).parent / "data" / "litmus" / "base.mst"
+
+# Every unit placed, the ones a test does not name far from the action.
+AWAY = {
+    "nj_1": "0209",
+    "nj_2": "0210",
+    "scott_rifles": "0309",
+    "us_guns": "0310",
+    "lee": "0209",
+    "guards": "2408",
+    "grenadiers": "2409",
+    "dragoons": "2410",
+    "gb_guns": "2308",
+    "rear_guard_foot": "2309",
+    "clinton": "2408",
+}
+
+
+@pytest.fixture(scope="module")
+def game():
+    return load_game(LITMUS)
+
+
+def position(game, units: dict, stack: list, pinned: dict[str, int] | None = None):
+    pinned = pinned or {}
+    placed = {**AWAY, **units}
+    return from_json(
+        game,
+        {
+            "format": "muster.state/1",
+            "ruleset": game.rules.name,
+            "vars": {
+                "turn": 4,
+                "phasing": "american",
+                "army_morale": {"american": 15, "british": 15},
+                "pinned": {u.name: u.name in pinned for u in game.rules.units},
+                "pin_group": {u.name: pinned.get(u.name, 0) for u in game.rules.units},
+                "pin_results": max(pinned.values(), default=0),
+            },
+            "units": {n: {"hex": h} for n, h in placed.items()},
+            "stack": [{"procedure": "game", "step": "winner"}, *stack],
+        },
+    )
+
+
+DESIGNATE = [
+    {"procedure": "close_combat_phase", "step": "designate", "bindings": {"side": "american"}}
+]
+PIN_CASES = [{"procedure": "movement_phase", "step": "pin_cases", "bindings": {"side": "american"}}]
+
+
+def offered(s) -> set[str]:
+    return {s.action_to_string(a) for a in s.legal_actions()}
+
+
+def answer(s, text: str) -> None:
+    by_text = {s.action_to_string(a): a for a in s.legal_actions()}
+    assert text in by_text, f"{text!r} is not among {sorted(by_text)}"
+    s.apply_action(by_text[text])
+
+
+def designating(s) -> bool:
+    return any(f.proc == "designate_combats" for f in s.stack)
+
+
+# ---------------------------------------------------------------- 12.12, 12.13
+
+
+def test_a_rifle_unit_alone_next_to_the_enemy_need_not_attack(game):
+    """§ series 12.12: "Close Combat is mandatory for all friendly combat units
+    (except artillery units) which are adjacent to enemy units ... Exception:
+    Rifle units are never required to attack." Scott's Rifles in 1003 next to the
+    Guards in 1103 may pass — or attack, if the player wishes."""
+    s = position(game, {"scott_rifles": "1003", "guards": "1103"}, DESIGNATE)
+    assert "pass" in offered(s)
+    assert "attack 1103 from 1003" in offered(s)
+
+
+def test_a_rifle_unit_stacked_with_attackers_may_stay_out_of_their_combat(game):
+    """§ series 12.12 (rifles "are never required to attack") with 12.15
+    ("Attacking units stacked in a single hex may combine in a single attack or
+    attack different units"): the 2nd N.J. and Scott's Rifles stacked in 1003
+    next to the Guards; the N.J. must attack, the rifles may be left out."""
+    s = position(game, {"nj_2": "1003", "scott_rifles": "1003", "guards": "1103"}, DESIGNATE)
+    assert "pass" not in offered(s)  # the N.J. must attack
+    answer(s, "attack 1103 from 1003")
+    answer(s, "hold back Scott's Rifles from attack 1")
+    (combat,) = s.combats
+    assert combat.attackers == (game.unit_by_name["nj_2"],)
+    assert not designating(s)
+
+
+# ---------------------------------------------------------------- 13.1 PIN case A
+
+
+def test_pinned_rifles_must_attack_and_the_pinned_enemy_must_be_attacked(game):
+    """§ series 13.1 PIN: "The next phasing player must either: A. Attack with all
+    units marked as pinned, and attack all defending units marked as pinned during
+    this player turn". Scott's Rifles, pinned in 1003 with the Guards in 1103,
+    did not move away (case B): rifles or not (12.12), they attack the Guards."""
+    s = position(
+        game,
+        {"scott_rifles": "1003", "guards": "1103"},
+        DESIGNATE,
+        pinned={"scott_rifles": 1, "guards": 2},
+    )
+    assert "pass" not in offered(s)
+    answer(s, "attack 1103 from 1003")
+    assert not designating(s)
+
+
+def test_a_pinned_defender_next_only_to_rifles_must_be_attacked(game):
+    """§ series 13.1 PIN case A, 12.13: "attack all defending units marked as pinned" —
+    the Guards in 1103 are pinned; the only American unit next to them, Scott's
+    Rifles in 1003, came up since (13.1: "additional units may stack and/or
+    attack with the pinned units") and is not pinned: still the Guards must be
+    attacked, so the rifles attack."""
+    s = position(game, {"scott_rifles": "1003", "guards": "1103"}, DESIGNATE, pinned={"guards": 2})
+    assert "pass" not in offered(s)
+
+
+# ---------------------------------------------------------------- 13.1 PIN case B, 9.2
+
+# nj_1 in 1003 and the Guards in 1103 share a PIN result; the 2nd N.J. in
+# 0903 is free, two hexes from the Guards; 1002 is next to the Guards (and to
+# nj_1's hex), 0902 is not next to any British unit.
+PINNED = {"nj_1": "1003", "guards": "1103", "nj_2": "0903"}
+
+
+def test_case_b_keeps_other_units_away_from_the_enemy_pinned_units(game):
+    """§ series 13.1 PIN, 9.2: "B. Move all friendly pinned units so that they are not
+    adjacent to any enemy units; and do not move any other friendly units
+    adjacent to the enemy pinned units" (9.2: "Pinned units may move only if they
+    do not end the movement phase adjacent to any enemy units and the phasing
+    player reduces his Army Morale"). The American player takes case B: the
+    1st N.J. may move, the 2nd N.J. may not enter 1002, next to the pinned
+    Guards, though it may go where no pinned enemy is near."""
+    board = game.rules.board
+    h = game.hex_by_label
+    assert h["1103"] in board.neighbors[h["1002"]]
+    assert h["1103"] not in board.neighbors[h["0902"]]
+    s = position(game, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    answer(s, next(t for t in offered(s) if t.endswith("yes")))  # case B
+    nj_1, nj_2 = game.unit_by_name["nj_1"], game.unit_by_name["nj_2"]
+    assert may_move(s, nj_1)
+    assert not may_enter(s, nj_2, h["1002"])
+    assert may_enter(s, nj_2, h["0902"])
+
+
+def test_case_a_holds_the_pinned_units_and_lets_others_join_them(game):
+    """§ series 13.1 PIN case A: "Attack with all units marked as pinned ...
+    (additional units may stack and/or attack with the pinned units)"; 9.2: a
+    pinned unit moves only to end away from the enemy, which is case B. The
+    American player keeps the PIN (case A): the 1st N.J. stays; the 2nd N.J. may
+    come up next to the Guards."""
+    h = game.hex_by_label
+    s = position(game, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    answer(s, next(t for t in offered(s) if t.endswith("no")))  # case A
+    nj_1, nj_2 = game.unit_by_name["nj_1"], game.unit_by_name["nj_2"]
+    assert not may_move(s, nj_1)
+    assert may_enter(s, nj_2, h["1002"])
+
+
+def test_a_pin_result_no_longer_next_to_the_enemy_is_not_asked_about(game):
+    """§ series 13.1 PIN: case A ("attack with all units marked as pinned") needs
+    an enemy to attack; the Guards have gone, so the 1st N.J.'s PIN result can
+    only be case B: no question, and the unit may move."""
+    s = position(game, {"nj_1": "1003"}, PIN_CASES, pinned={"nj_1": 1})
+    assert not any(t.endswith("yes") for t in offered(s))
+    assert may_move(s, game.unit_by_name["nj_1"])
