@@ -13,7 +13,7 @@ from engine.bots import BotSpecError, make_bot, parse_bots
 from engine.bots.heuristic import Policy
 from engine.bots.weights import DEFAULT_TERMS, weights_for
 from engine.instructions import Choose
-from engine.state import State
+from engine.state import ON_MAP, State
 from tests.conftest import eager_action
 
 BATTLES = ("training", "monmouth", "newtown")
@@ -236,3 +236,130 @@ def test_a_bad_bot_weights_line_is_reported_with_its_place(tmp_path):
     with pytest.raises(CompileError) as err:
         _edited_training(tmp_path / "b", '\nbot_weights bad "Bad" {\n    terrain height 2\n}\n')
     assert "no terrain declares 'height'" in str(err.value)
+
+
+# ---------------------------------------------------------------- what the heuristic values
+
+
+def _lees_advance():
+    game = shipped("monmouth", "lees_advance")
+    s = game.new_initial_state()
+    ev = Policy(game).ev
+    side = game.rules.side_index
+    unit = {u.name: i for i, u in enumerate(game.rules.units)}
+    return game, s, ev, side("british"), side("american"), unit
+
+
+def test_the_standing_is_the_victory_the_rules_would_award_now():
+    """6.19: a British combat unit on Overlook Hill at the end of a turn is a
+    decisive victory; the evaluation counts it before the turn ends."""
+    game, s, ev, british, american, unit = _lees_advance()
+    assert ev.standing(s, british) == ev.standing(s, american) == 0.0
+    before = ev.evaluate(s, british)
+    t = s.clone()
+    t.unit_hex[unit["queens_rangers"]] = game.hex_by_label["2716"]
+    assert ev.standing(t, british) == 1.0 and ev.standing(t, american) == -1.0
+    assert ev.evaluate(t, british) - before > ev.w["victory"] / 2
+
+
+def test_a_unit_with_no_way_back_counts_as_trapped():
+    """A unit in contact whose every neighbour holds an enemy or lies in an
+    enemy zone of control cannot retreat (and is captured if it must)."""
+    game, s, ev, british, american, unit = _lees_advance()
+    nj_4 = unit["nj_4"]
+    assert ev.trapped_strength(s, american) == 0
+    h = s.unit_hex[nj_4]
+    t = s.clone()
+    around = [n for n in ev.neighbors[h] if n >= 0]
+    enemies = [u for u in range(len(game.rules.units)) if ev.side[u] == british]
+    enemies = [u for u in enemies if ev.kind[u] == "unit"][: len(around)]
+    for u, n in zip(enemies, around, strict=True):
+        t.unit_hex[u] = n
+    assert ev.trapped_strength(t, american) >= ev.strength(t, nj_4)
+    pic = ev.picture(t, american)
+    assert ev.trapped(h, pic)
+    # One enemy next to it: the hexes on the far side are a way back.
+    t = s.clone()
+    t.unit_hex[enemies[0]] = around[0]
+    assert ev.picture(t, american).enemy_next.get(h)
+    assert not ev.trapped(h, ev.picture(t, american))
+    assert ev.trapped_strength(t, american) == 0
+
+
+def test_a_leader_values_the_hex_of_the_units_he_commands():
+    """14.2: a leader adds his DRMs in his own hex; alone next to the enemy
+    he risks capture (14.32)."""
+    _, s, ev, _, american, unit = _lees_advance()
+    wayne = unit["wayne"]
+    pic = ev.picture(s, american)
+    here = s.unit_hex[wayne]
+    assert pic.commanded.get(wayne)
+    empty = [
+        n for n in ev.neighbors[here] if n >= 0 and not any(x != wayne for x in pic.at.get(n, ()))
+    ]
+    assert empty
+    for n in empty:
+        assert ev.hex_value(s, wayne, here, pic) > ev.hex_value(s, wayne, n, pic)
+
+
+def _first_question(game, prefix: str, seed: int):
+    """The first position, in a game of eager bots, asking `prefix…?`."""
+    s, rng = game.new_initial_state(), random.Random(seed)
+    space = game.actions
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, seed))
+            continue
+        actions = s.legal_actions()
+        yes_no = sorted(actions) == [space.option(0), space.option(1)]
+        if yes_no and s.action_to_string(space.option(1)).startswith(prefix):
+            return s
+        s.apply_action(eager_action(s, rng))
+    pytest.fail(f"no {prefix!r} question")
+
+
+def test_the_heuristic_looks_through_a_yes_to_what_it_costs():
+    """Newtown 3.4: examining a stack costs a point of Army Morale once the
+    stack is chosen; the heuristic plays the answer on to see it, and
+    declines. Between equals it answers yes (a gun that may fire, fires;
+    seed 2's first gun does not: there "no" ends the turn and scores its
+    sidebar VP before "yes" has rolled, the one-ply horizon docs/bots.md
+    names)."""
+    game = shipped("newtown", "historical")
+    s = _first_question(game, "Examine an Indian stack", seed=2)
+    bot = make_bot("heuristic", s.current_player(), 1)
+    assert bot.step(s) == game.actions.option(0)
+    game = shipped("monmouth", "lees_advance")
+    s = _first_question(game, "Fire this artillery unit", seed=1)
+    bot = make_bot("heuristic", s.current_player(), 1)
+    assert bot.step(s) == game.actions.option(1)
+
+
+def test_every_stack_examined_ends_the_questions():
+    """Newtown 3.4: a side that says yes to every examination examines each
+    Indian stack once and is then asked no more (it used to be asked again,
+    and a yes was a rules error: nothing left to choose from)."""
+    game = shipped("newtown", "historical")
+    space = game.actions
+    s = _first_question(game, "Examine an Indian stack", seed=2)
+    before = sum(s.vars["examined"])
+    answered = 0
+
+    def asked() -> bool:
+        yes_no = sorted(s.legal_actions()) == [space.option(0), space.option(1)]
+        return yes_no and s.action_to_string(space.option(1)).startswith("Examine")
+
+    while asked():
+        s.apply_action(space.option(1))
+        answered += 1
+        s.apply_action(s.legal_actions()[0])  # the first stack not yet examined
+    # Each yes examined one more stack, the last left none: no question then.
+    assert answered > 1 and sum(s.vars["examined"]) == before + answered
+    units = game.rules.units
+    american = game.rules.side_index("american")
+    stacks = {
+        s.unit_hex[u]
+        for u in range(len(units))
+        if units[u].side != american and s.unit_status[u] == ON_MAP
+    }
+    assert answered == len(stacks) and all(s.vars["examined"][h] for h in stacks)

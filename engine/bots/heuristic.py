@@ -2,51 +2,72 @@
 
 Nothing here names a battle. What the bot wants comes from the ruleset: the
 objectives are the map's victory hexes or those a `bot_weights` declaration
-lists; state variables such as VP and army morale are weighed by name from
-the rule files; close-combat odds come from the same `odds_column` query
-and odds table the engine resolves combats on; terrain is valued by its TEC
-attributes; leaders by whom they may command (14.1). Weights:
-engine/bots/weights.py.
+lists; the scenario's victory conditions (the IR's `victory` declarations)
+are checked on the position to see where the game stands; state variables
+such as VP and army morale are weighed by name from the rule files;
+close-combat odds come from the same `odds_column` query and odds table the
+engine resolves combats on; terrain is valued by its TEC attributes; zones
+of control tell a unit with no way back; leaders are valued by whom they
+may command (14.1, 14.2). Weights: engine/bots/weights.py.
 
 Decisions by kind:
 
 - movement (step actions): the step that most raises the moving unit's
-  hex value (objectives, terrain, contact at good odds, command) — the unit
-  that moved last first, so each completes its move — or PASS when no step
-  improves anything;
+  hex value (objectives, terrain, contact at good odds, no way back,
+  command) — the unit that moved last first, so each completes its move,
+  then the other combat units, leaders last so that they follow — or PASS
+  when no step improves anything;
 - close-combat designation: the best-odds combat, if its margin over even
   odds (less the defender's terrain) reaches `attack_threshold`, else PASS;
 - a hex to pick among many (set-up, entry, retreat far afield): the best hex
   by the same hex value;
 - any other decision (yes/no, lead units, tactics chits, which unit loses a
-  step, a retreat hex): one ply of look-ahead on a copy of the view, the
-  evaluation averaged over the die roll that follows, if one does.
+  step, a retreat hex): one ply of look-ahead on a copy of the view, played
+  on through the same side's decisions that follow at once, the evaluation
+  averaged over the die roll that follows, if one does.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 
 from engine.bots.view import view_of
 from engine.bots.weights import Weights, weights_for
 from engine.game import Game
+from engine.nodes import RulesError
 from engine.queries import odds_column
 from engine.state import NOT_ENTERED, ON_MAP, State
 from engine.terrain_state import board_of
 
 LOOKAHEAD = 12  # most candidate actions a look-ahead decision tries
+SETTLE = 3  # own decisions played on after a look-ahead candidate (`_settle`)
 MOVE_EPSILON = 1e-6
 ACTING = 1e-3
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """One side's picture of the map, built once per decision: enemy units
+    do not move while a side moves its own."""
+
+    at: dict[int, tuple[int, ...]]  # hex -> units there
+    enemy_on: set[int]  # hexes holding an enemy unit
+    enemy_zoc: set[int]  # hexes next to an enemy combat unit
+    enemy_next: dict[int, int]  # hex -> enemy combat strength next to it
+    friends: set[int]  # hexes holding a friendly combat unit
+    commanders: dict[int, list[int]]  # combat unit -> leaders who may command it
+    commanded: dict[int, list[int]]  # leader -> combat units he may command
 
 
 class Evaluator:
     """Position values and action scores for one game, from one side's view."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, weights: Weights | None = None) -> None:
         rules = game.rules
         self.game = game
-        self.w: Weights = weights_for(game)
+        self.w: Weights = weights if weights is not None else weights_for(game)
         self.side = tuple(u.side for u in rules.units)
         self.kind = tuple(u.kind for u in rules.units)
         self.cube = rules.board.cube
@@ -68,6 +89,9 @@ class Evaluator:
         self.reach = 1 + max(
             (max(abs(a - b) for a, b in zip(cube[0], c, strict=True)) for c in cube), default=1
         )
+        scenario = game.scenario.name if game.scenario is not None else None
+        self.victory = tuple(v for v in rules.victory if not v.scenarios or scenario in v.scenarios)
+        self.levels = rules.victory_levels
         self.odds_table = next(
             (i for i, t in enumerate(game.tables) if t.column_kind == "odds"), None
         )
@@ -103,7 +127,40 @@ class Evaluator:
                 strength += self.strength(s, u) if self.side[u] == p else -self.strength(s, u)
         score += w["strength"] * strength
         score += w["objective"] * (self._closeness(s, p) - self._closeness(s, 1 - p))
+        score -= w["surrounded"] * (self.trapped_strength(s, p) - self.trapped_strength(s, 1 - p))
+        score += w["victory"] * self.standing(s, p)
         return score
+
+    def standing(self, s: State, p: int) -> float:
+        """The victory the rules would award if they were checked now: the
+        first of the scenario's conditions that holds, its level's utility,
+        for side p or against it (0 when none holds)."""
+        for v in self.victory:
+            if v.condition(s, {}):
+                u = self.levels.get(v.level, 1.0)
+                return u if v.winner == p else -u
+        return 0.0
+
+    def trapped_strength(self, s: State, p: int) -> int:
+        """Strength of side p's combat units in contact with no way back
+        (`trapped`): what a lost close combat would capture."""
+        enemy_on: set[int] = set()
+        enemy_zoc: set[int] = set()
+        for u, kind in enumerate(self.kind):
+            if self.side[u] != p and s.unit_status[u] == ON_MAP:
+                h = s.unit_hex[u]
+                enemy_on.add(h)
+                if kind == "unit":
+                    enemy_zoc.update(self.neighbors[h])
+        total = 0
+        for u, kind in enumerate(self.kind):
+            if kind == "unit" and self.side[u] == p and s.unit_status[u] == ON_MAP:
+                h = s.unit_hex[u]
+                if h in enemy_zoc and not any(
+                    n >= 0 and n not in enemy_on and n not in enemy_zoc for n in self.neighbors[h]
+                ):
+                    total += self.strength(s, u)
+        return total
 
     def _closeness(self, s: State, p: int) -> float:
         own = [
@@ -125,33 +182,62 @@ class Evaluator:
         """What the terrain of hex h is worth (its cover), as the map now stands."""
         return self.type_value[board_of(s).terrain[h]]
 
-    def hex_value(self, s: State, u: int, h: int, commanders: dict[int, list[int]]) -> float:
+    def picture(self, s: State, p: int) -> Picture:
+        """Side p's picture of the map for one decision (see `Picture`)."""
+        at = s.units_by_hex()
+        enemy_on: set[int] = set()
+        enemy_zoc: set[int] = set()
+        enemy_next: dict[int, int] = {}
+        friends: set[int] = set()
+        for u, kind in enumerate(self.kind):
+            if s.unit_status[u] != ON_MAP:
+                continue
+            h = s.unit_hex[u]
+            if self.side[u] == p:
+                if kind == "unit":
+                    friends.add(h)
+                continue
+            enemy_on.add(h)
+            if kind == "unit":
+                strength = self.strength(s, u)
+                for n in self.neighbors[h]:
+                    if n >= 0:
+                        enemy_zoc.add(n)
+                        enemy_next[n] = enemy_next.get(n, 0) + strength
+        commanders = self.commanders(s, p)
+        commanded: dict[int, list[int]] = {}
+        for u, leaders in commanders.items():
+            for x in leaders:
+                commanded.setdefault(x, []).append(u)
+        return Picture(at, enemy_on, enemy_zoc, enemy_next, friends, commanders, commanded)
+
+    def trapped(self, h: int, pic: Picture) -> bool:
+        """In contact with no hex to fall back to: every neighbour holds an
+        enemy or lies in an enemy zone of control (a retreat there is
+        barred, and a unit that cannot retreat is captured)."""
+        if h not in pic.enemy_zoc:
+            return False
+        return not any(
+            n >= 0 and n not in pic.enemy_on and n not in pic.enemy_zoc for n in self.neighbors[h]
+        )
+
+    def hex_value(self, s: State, u: int, h: int, pic: Picture) -> float:
         """What standing in hex h is worth to unit u."""
         w = self.w
         p = self.side[u]
-        at = s.units_by_hex()
+        at = pic.at
         value = self.terrain_value(s, h)
         if self.kind[u] == "leader":
-            friends = [
-                s.unit_hex[o]
-                for o, kind in enumerate(self.kind)
-                if kind == "unit" and self.side[o] == p and s.unit_status[o] == ON_MAP
-            ]
-            if friends:
-                value += w["command"] / (1 + min(self.distance(h, f) for f in friends))
-            return value
+            return value + self._leader_value(s, u, h, pic)
         for o, wt in self.objectives[p]:
             holders = [x for x in at.get(o, ()) if x != u and self.side[x] == p]
             if not any(self.kind[x] == "unit" for x in holders):
                 value += w["objective"] * wt * self.pull(self.distance(h, o))
+                if h == o:
+                    value += w["occupy"] * wt
         if self.kind[u] != "unit":
             return value
-        enemy = 0
-        for n in self.neighbors[h]:
-            if n >= 0:
-                for x in at.get(n, ()):
-                    if self.side[x] != p and self.kind[x] == "unit":
-                        enemy += self.strength(s, x)
+        enemy = pic.enemy_next.get(h, 0)
         if enemy:
             own = self.strength(s, u) + sum(
                 self.strength(s, x)
@@ -162,9 +248,31 @@ class Evaluator:
             # there); at 1:2 contact is neutral, worse is to be avoided.
             ratio = 1 + math.log2(max(own, 1) / enemy)
             value += w["attack"] * max(-2.0, min(2.0, ratio))
-        leaders = commanders.get(u, [])
-        if leaders:
-            value += w["command"] / (1 + min(self.distance(h, s.unit_hex[x]) for x in leaders))
+            if self.trapped(h, pic):
+                value -= w["surrounded"]
+        # A leader who may command the unit adds his DRMs in his hex and
+        # tactics chits next to it (14.2): a bonus there, nothing lost by
+        # marching on ahead (leaders move after their units and follow).
+        leaders = pic.commanders.get(u, ())
+        near = min((self.distance(h, s.unit_hex[x]) for x in leaders), default=2)
+        if near <= 1:
+            value += w["command"] * (1.0 if near == 0 else 0.5)
+        return value
+
+    def _leader_value(self, s: State, u: int, h: int, pic: Picture) -> float:
+        """A leader's hex: with units he may command (the more, the better),
+        never alone where the enemy can reach him (14.32)."""
+        w = self.w
+        own = pic.commanded.get(u, ())
+        here = sum(1 for x in own if s.unit_hex[x] == h)
+        if here:
+            return w["command"] * min(here, 3)
+        value = 0.0
+        if own:
+            gap = min(self.distance(h, s.unit_hex[x]) for x in own)
+            value -= 0.1 * w["command"] * gap
+        if h in pic.enemy_zoc and h not in pic.friends:
+            value -= w["surrounded"]
         return value
 
     def commanders(self, s: State, p: int) -> dict[int, list[int]]:
@@ -213,8 +321,8 @@ class Evaluator:
 class Policy:
     """The heuristic's choice of action at a node of its view."""
 
-    def __init__(self, game: Game) -> None:
-        self.ev = Evaluator(game)
+    def __init__(self, game: Game, weights: Weights | None = None) -> None:
+        self.ev = Evaluator(game, weights)
         self.last_moved = -1
 
     def choose(
@@ -236,26 +344,35 @@ class Policy:
         return self._look_ahead(view, actions, p, rng, deep)
 
     def _move(self, view: State, actions: list[int], p: int) -> int:
+        """The step that most raises its unit's hex value: the unit that
+        moved last first (it completes its move), then combat units, then
+        leaders (who follow their units); PASS when no step gains."""
         space = view.game.actions
-        commanders = self.ev.commanders(view, p)
-        best, best_gain, own_best, own_gain = space.PASS, MOVE_EPSILON, None, MOVE_EPSILON
+        ev = self.ev
+        pic = ev.picture(view, p)
+        best: dict[bool, tuple[float, int]] = {}
+        own_best, own_gain = None, MOVE_EPSILON
         values: dict[int, float] = {}
         for a in actions:
             if space.kind_of(a) != "step":
                 continue
             u, d = space.decode_step(a)
             here = view.unit_hex[u]
-            there = self.ev.neighbors[here][d]
+            there = ev.neighbors[here][d]
             if u not in values:
-                values[u] = self.ev.hex_value(view, u, here, commanders)
-            gain = self.ev.hex_value(view, u, there, commanders) - values[u]
-            if gain > best_gain:
-                best, best_gain = a, gain
+                values[u] = ev.hex_value(view, u, here, pic)
+            gain = ev.hex_value(view, u, there, pic) - values[u]
+            leader = ev.kind[u] == "leader"
+            if gain > best.get(leader, (MOVE_EPSILON, 0))[0]:
+                best[leader] = (gain, a)
             if u == self.last_moved and gain > own_gain:
                 own_best, own_gain = a, gain
-        choice = own_best if own_best is not None else best
-        if choice == space.PASS and space.PASS not in actions:
-            choice = actions[0]
+        if own_best is not None:
+            choice = own_best
+        elif best:
+            choice = best[min(best)][1]
+        else:
+            choice = space.PASS if space.PASS in actions else actions[0]
         if space.kind_of(choice) == "step":
             self.last_moved = space.decode_step(choice)[0]
         return choice
@@ -285,19 +402,45 @@ class Policy:
         candidates = actions if len(actions) <= LOOKAHEAD else rng.sample(actions, LOOKAHEAD)
         if not deep:
             candidates = candidates[:4]
+        space = view.game.actions
+        idle = {space.PASS}
+        if sorted(actions) == [space.option(0), space.option(1)]:
+            idle.add(space.option(0))  # the "no" of a yes/no question
         best, best_value = candidates[0], -math.inf
         for a in candidates:
             child = view.clone()
             try:
                 child.apply_action(a)
-            except ValueError:  # legal in the game, not in this view of it
+            except (ValueError, RulesError):  # legal in the game, not in this view of it
                 continue
+            if deep:
+                self._settle(child, p)
             value = self._expected(child, p) if deep else self.ev.evaluate(child, p)
-            if a != view.game.actions.PASS:
-                value += ACTING  # between equals, act rather than pass or wait
+            if a not in idle:
+                value += ACTING  # between equals, act rather than pass or say no
             if value > best_value:
                 best, best_value = a, value
         return best
+
+    @staticmethod
+    def _settle(s: State, p: int) -> None:
+        """Play on, in place, the few decisions of side p that follow at once
+        (the stack to examine after "examine a stack?", the next gun after
+        "fire this gun?") by their first action that is not PASS, so that
+        what an answer costs or gains is on the board when it is evaluated."""
+        for _ in range(SETTLE):
+            if s.is_terminal() or s.is_chance_node() or s.current_player() != p:
+                return
+            actions = s.legal_actions(p)
+            space = s.game.actions
+            pas = space.PASS
+            if any(space.kind_of(a) in ("step", "designate") for a in actions):
+                return  # a new phase of play, not the answer's sequel
+            try:
+                s.apply_action(next((a for a in actions if a != pas), actions[0]))
+            except (ValueError, RulesError):  # legal in the game, not in this view of it
+                return
+            s.take_messages()
 
     def _expected(self, s: State, p: int) -> float:
         """The evaluation, averaged over the outcomes of a chance node next."""

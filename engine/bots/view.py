@@ -9,7 +9,9 @@ overwritten by sampling (determinisation):
 - units the rules conceal (the observation lists only how many stand in
   each hex) are dealt at random to those hexes, at full strength;
 - choices the other side made face down and has not yet revealed (shown as
-  `"hidden"`) are drawn from the options the rules offered;
+  `"hidden"`) are drawn from the options the rules offered, and a binding
+  that names a concealed unit (a unit retreating before combat) names one
+  of the unseen units instead;
 - a bag whose contents the observation does not list is taken to hold what
   it held at the start.
 
@@ -52,9 +54,9 @@ def redeal(view: State, observation: dict[str, Any], rng: random.Random) -> None
     game = view.game
     rules = game.rules
     concealed = observation.get("concealed", {})
+    seen = observation["units"]
+    unseen = [u for u, spec in enumerate(rules.units) if spec.name not in seen]
     if concealed:
-        seen = observation["units"]
-        unseen = [u for u, spec in enumerate(rules.units) if spec.name not in seen]
         slots = [
             game.hex_by_label[label] for label, n in sorted(concealed.items()) for _ in range(n)
         ]
@@ -65,6 +67,12 @@ def redeal(view: State, observation: dict[str, Any], rng: random.Random) -> None
         for var, value in sorted(frame.get("bindings", {}).items()):
             if value == HIDDEN:
                 f = view.stack[i]
+                if var not in {name for name, _ in f.b.get("_secret", ())}:
+                    # Not a face-down choice: a concealed unit's name (a
+                    # unit retreating before combat): one of the unseen.
+                    if unseen:
+                        f.b[var] = rng.choice(unseen)
+                    continue
                 options = _options_of(view, f.proc, f.b, var)
                 # A choice whose options are gone now (a card played from a
                 # hand) keeps its value: the one case the view does not

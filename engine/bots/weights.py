@@ -22,8 +22,20 @@ side):
 - `attack_threshold`: the odds-column margin over even odds (1:1) that a
   designated close combat must reach, DRMs of the defender's terrain
   included;
-- `command`: a combat unit's closeness to a friendly leader who may command
-  it, a leader's closeness to friendly combat units (14.1, 14.2);
+- `command`: a combat unit's hex holding (1) or next to (1/2) a friendly
+  leader who may command it (14.2: his DRMs in his hex, tactics chits next
+  to it); a leader's hex, per unit there he may command (up to 3), and a
+  tenth of it per hex away from the nearest of them;
+- `surrounded`: a combat unit in contact with no way back (every
+  neighbour holds an enemy or lies in an enemy zone of control: a forced
+  retreat captures it), per hex in movement, per strength point in the
+  evaluation (own minus the enemy's); a leader alone within the enemy's
+  reach (14.32) loses as much;
+- `occupy`: a unit standing on an objective no friendly unit holds, on
+  top of its pull (the scenario's victory is for occupying it);
+- `victory`: the standing — the utility of the victory level the
+  scenario's conditions would award if checked now (the first that holds,
+  in declaration order), for the side or against it;
 - `win`: a finished game, times the winner's victory-level utility.
 
 `variables` weigh per-side state variables (`vp`, army morale, a battle's
@@ -40,10 +52,13 @@ from engine.game import Game
 
 DEFAULT_TERMS: dict[str, float] = {
     "strength": 1.0,
-    "objective": 10.0,
+    "objective": 40.0,
     "attack": 1.0,
     "attack_threshold": -1.0,
     "command": 0.5,
+    "surrounded": 1.0,
+    "occupy": 10.0,
+    "victory": 30.0,
     "win": 100.0,
 }
 DEFAULT_VARIABLES: dict[str, float] = {"vp": 1.0}
