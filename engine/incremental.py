@@ -237,11 +237,35 @@ class _WatchedIndex(dict):
         return dict.items(self)
 
 
-class _WatchedVars(dict):
+class _WatchedMapping(dict):
+    """A mapping read while a question is computed: going over the whole of it
+    (iterating, keys, values, items) reads everything in it."""
+
+    __slots__ = ("watch",)
+    watch: _Watch
+
+    def __iter__(self) -> Iterator[str]:
+        self.watch.reads.add(EVERYTHING)
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return dict.items(self)
+
+
+class _WatchedVars(_WatchedMapping):
     """The variables while a question is computed: it notes the names read, and
     hands out per-unit, per-side and per-hex variables as `_WatchedRow`s."""
 
-    __slots__ = ("indexed", "rows", "watch")
+    __slots__ = ("indexed", "rows")
 
     def __init__(self, values: dict[str, Any], watch: _Watch, indexed: frozenset[str]) -> None:
         super().__init__(values)
@@ -270,22 +294,6 @@ class _WatchedVars(dict):
     def __contains__(self, name: object) -> bool:
         self.watch.reads.add(_VAR_KEYS[str(name)])
         return dict.__contains__(self, name)
-
-    def __iter__(self) -> Iterator[str]:
-        self.watch.reads.add(EVERYTHING)
-        return dict.__iter__(self)
-
-    def keys(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
-        return dict.items(self)
 
     def __setitem__(self, name: str, value: Any) -> None:
         raise RuntimeError("a legal-move question changed the state")
@@ -373,10 +381,10 @@ class _WatchedRow(tuple):
         return tuple.index(self, value, *args)
 
 
-class _WatchedBindings(dict):
+class _WatchedBindings(_WatchedMapping):
     """The bindings of a rule expression while a question is computed."""
 
-    __slots__ = ("watch",)
+    __slots__ = ()
 
     def __init__(self, b: dict[str, Any], watch: _Watch) -> None:
         super().__init__(b)
@@ -393,22 +401,6 @@ class _WatchedBindings(dict):
     def __contains__(self, name: object) -> bool:
         self.watch.reads.add(_BINDING_KEYS[str(name)])
         return dict.__contains__(self, name)
-
-    def __iter__(self) -> Iterator[str]:
-        self.watch.reads.add(EVERYTHING)
-        return dict.__iter__(self)
-
-    def keys(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
-        return dict.items(self)
 
 
 def _whole(s: State) -> tuple:
