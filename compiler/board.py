@@ -22,6 +22,7 @@ from compiler.map_model import MapModel
 from compiler.maps import grid_of
 from compiler.terrain_changes import change_groups, changed_map
 from engine.board import PROHIBITED
+from engine.board_data import COLUMNS as BOARD_COLUMNS
 from engine.rules import BoardPatch, BoardSpec
 
 
@@ -54,18 +55,10 @@ def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
     )
 
 
-# The tables of a board that read the terrain, so change when it changes in play.
-TERRAIN_TABLES = (
-    "terrain",
-    "hexsides",
-    "owned",
-    "move_cost",
-    "road",
-    "strategic",
-    "zoc_out",
-    "los_blocks",
-    "slope_up",
-)
+# The tables of a board that read the terrain, so change when it changes in play:
+# every column of a hex's line in the board file but its label and its LOS row
+# (lines of sight are judged again from the changed blocking and slopes).
+TERRAIN_TABLES = tuple(c for c in BOARD_COLUMNS if c not in ("label", "los_codes"))
 
 
 def terrain_tables(rules: ir.Ruleset, model: MapModel) -> dict[str, tuple]:
