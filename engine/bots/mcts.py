@@ -1,29 +1,44 @@
-"""The search bot: Monte Carlo tree search over the bot's own views.
+"""The search bot: Monte Carlo search over the bot's own views.
 
 At each decision the bot rebuilds the position from its observation
-(engine/bots/view.py), once per iteration when something is hidden from it
-(determinisation: each iteration samples the concealed stacks and face-down
-choices afresh), and searches it with `clone()`/`apply_action`: UCB1 over
-its candidate actions at the root, then a rollout by the heuristic policy
-for `ROLLOUT_DECISIONS` decisions with every die roll and draw sampled from
-the chance node's own probabilities, and the heuristic evaluation of where
-the rollout stopped, relative to the root, squashed into [-1, 1].
+(engine/bots/view.py) and searches it with `clone()`/`apply_action`. The
+search compares a few *candidates* on the same sampled worlds (common
+random numbers): each round re-deals what is hidden from the bot
+(determinisation: the concealed stacks and face-down choices sampled
+afresh from its observation) and draws one seed for the dice, and every
+candidate is played on a copy of that world, with that seed, by the
+heuristic policy, every chance node sampled from its own probabilities,
+and scored by the heuristic evaluation where the rollout stops (which
+includes the victory the scenario's conditions would award and, at the
+end of a game, its result). Comparing candidates on the same worlds and
+dice means a difference in their scores is the candidates', not the
+luck's: a budget of a few rounds already tells them apart.
 
-The budget is iterations (`mcts:200`, reproducible) or seconds
-(`mcts:0.5s`, which depends on the machine's speed and so is not). Movement
-steps — most decisions of a game, each a single hex — follow the heuristic
-planner: the search spends its budget where the dice and the other side
-decide, at close-combat designations, choices, retreats and set-up.
+Where the search spends its budget — where games are decided:
 
-Movement is searched one level up instead: at the first step of each of
-its player turns the bot chooses a *posture* for the heuristic planner
-(`POSTURES`: as tuned, pressing on to the objectives, guarding the
-objectives the enemy makes for, cautious), by UCB1 over rollouts of the
-game from a view re-dealt each time: its own side plays the posture, the
-enemy the tuned heuristic, for `PLAN_DECISIONS` decisions (about a game
-turn), scored by the evaluation where they stop. The turn's steps then
-follow the chosen posture's planner. `mcts:N` spends N iterations on each
-decision and N // 2 rollouts (at least one per posture) on each posture.
+- the *posture* of each of its player turns' movement: at the first step
+  of a player turn the candidates are the heuristic planner re-weighed
+  (`POSTURES`: as tuned, pressing on to the objectives, guarding the
+  objectives the enemy makes for, defending them only, cautious), each
+  rollout playing its own side by the posture and the enemy by the tuned
+  heuristic to the end of the game turn (`PLAN_DECISIONS` at most), so
+  that the turn's end-of-turn victory checks are in what is compared. The
+  turn's steps (most of a game's decisions, each a single hex) then
+  follow the chosen posture's planner without further search;
+- every other decision (close-combat designations, retreats, which unit
+  takes a loss, momentum, tactics chits, yes/no questions, set-up): the
+  candidates are the heuristic bot's own choice (its look-ahead, as the
+  `heuristic` bot plays) and the `CANDIDATES - 1` other actions it ranks
+  next by one ply, each rolled out for `ROLLOUT_DECISIONS` decisions.
+
+The heuristic's choice (or the tuned posture) stands unless another
+candidate's mean score beats it by `MARGIN`: the search overrules the
+heuristic only on evidence.
+
+The budget is rollouts (`mcts:N`, reproducible: it never reads the
+clock) or seconds (`mcts:0.5s`, which depends on the machine's speed and
+so is not): N rollouts per searched decision and per posture choice, in
+rounds of one rollout per candidate (at least one round).
 """
 
 from __future__ import annotations
@@ -34,7 +49,8 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from engine.bots.heuristic import Policy
+from engine import chance
+from engine.bots.heuristic import LOOKAHEAD, Policy
 from engine.bots.view import hides_anything, redeal, view_of
 from engine.bots.weights import Weights, weights_for
 from engine.game import Game
@@ -42,28 +58,38 @@ from engine.nodes import RulesError
 from engine.state import State
 
 DEFAULT_ITERATIONS = 100
-ROLLOUT_DECISIONS = 6
-CANDIDATES = 6  # actions searched at the root: the heuristic's choice and a sample
-EXPLORATION = 1.4
-VALUE_SCALE = 5.0  # evaluation difference that counts as a clear gain (tanh scale)
-PLAN_DECISIONS = 120  # decisions a posture rollout plays (about a game turn)
+CANDIDATES = 3  # actions compared at a decision: the heuristic's choice and the next best
+ROLLOUT_DECISIONS = 12  # decisions a rollout from a decision plays
+PLAN_DECISIONS = 400  # most decisions a posture rollout plays (it stops at the turn's end)
+MARGIN = 1.0  # mean evaluation gain (about a strength point) needed to overrule the heuristic
 
 
 def _scaled(w: Weights, **factors: float) -> Weights:
     return replace(w, terms={k: v * factors.get(k, 1.0) for k, v in w.terms.items()})
 
 
+def _theirs(w: Weights, p: int) -> tuple[tuple[int, int, float], ...]:
+    """The objectives only side p's enemy makes for."""
+    return tuple((h, p, wt) for h, side, wt in w.objectives if side not in (-1, p))
+
+
 def _guarding(w: Weights, p: int) -> Weights:
     """Side p also makes for the objectives only the enemy makes for."""
-    theirs = tuple((h, p, wt) for h, side, wt in w.objectives if side not in (-1, p))
-    return replace(w, objectives=w.objectives + theirs)
+    return replace(w, objectives=w.objectives + _theirs(w, p))
 
 
-# A posture: the tuned weights of a game, re-weighed for side p.
+def _defending(w: Weights, p: int) -> Weights:
+    """Side p makes for the enemy's objectives only, and attacks less."""
+    theirs = _theirs(w, p)
+    return _scaled(replace(w, objectives=theirs), attack=0.5) if theirs else _guarding(w, p)
+
+
+# A posture: the tuned weights of a game, re-weighed for side p. The first is the default.
 POSTURES: dict[str, Callable[[Weights, int], Weights]] = {
     "tuned": lambda w, p: w,
     "press": lambda w, p: _scaled(w, objective=2.0, occupy=2.0, attack=1.5),
     "guard": _guarding,
+    "defend": _defending,
     "cautious": lambda w, p: _scaled(w, attack=0.5, surrounded=3.0, objective=0.5),
 }
 
@@ -90,7 +116,7 @@ class MctsBot:
 
     @staticmethod
     def parse_budget(budget: str) -> tuple[int, float]:
-        """`"200"` → 200 iterations; `"0.5s"` → half a second; `""` → the default."""
+        """`"200"` → 200 rollouts; `"0.5s"` → half a second; `""` → the default."""
         try:
             if not budget:
                 return DEFAULT_ITERATIONS, 0.0
@@ -108,48 +134,25 @@ class MctsBot:
         actions = s.legal_actions(self.player)
         if len(actions) == 1:
             return actions[0]
-        game = s.game
         if self.policy is None:
-            self._make_policies(game)
+            self._make_policies(s.game)
+        assert self.policy is not None
         observation, view = view_of(s, self.player, self.rng)
-        space = game.actions
+        space = s.game.actions
         if any(space.kind_of(a) == "step" for a in actions):
             turn = (s.vars["turn"], s.vars["phasing"])
             if self.planned != turn:
                 self.planned = turn
-                self.mover = self.postures[self._plan(view, observation)]
+                self.mover = self._plan(view, observation)
                 self.mover.last_moved = -1
             assert self.mover is not None
             return self.mover.choose(view, actions, self.player, self.rng, deep=False)
-        heuristic = self.policy.choose(view, actions, self.player, self.rng, deep=False)
-        others = [a for a in actions if a != heuristic]
-        candidates = [heuristic, *self.rng.sample(others, min(CANDIDATES - 1, len(others)))]
-        hidden = hides_anything(observation)
-        root_value = self.policy.ev.evaluate(view, self.player)
-        visits = [0] * len(candidates)
-        totals = [0.0] * len(candidates)
-        deadline = time.monotonic() + self.seconds if self.seconds else 0.0
-        i = 0
-        while (i < self.iterations) if not deadline else (time.monotonic() < deadline):
-            i += 1
-            k = self._select(visits, totals, i)
-            world = view.clone()
-            if hidden:
-                redeal(world, observation, self.rng)
-            try:
-                world.apply_action(candidates[k])
-            except (ValueError, RulesError):  # legal in the game, not in this sampled world
-                visits[k] += 1
-                totals[k] -= 1.0
-                continue
-            self._rollout(world)
-            gain = self.policy.ev.evaluate(world, self.player) - root_value
-            visits[k] += 1
-            totals[k] += math.tanh(gain / VALUE_SCALE)
-        best = max(
-            range(len(candidates)),
-            key=lambda j: (visits[j], totals[j] / visits[j] if visits[j] else -1.0, -j),
-        )
+        heuristic = self.policy.choose(view, actions, self.player, self.rng, deep=True)
+        candidates = self._candidates(view, actions, heuristic)
+        if len(candidates) == 1:
+            return heuristic
+        starts = [_playing(a) for a in candidates]
+        best = self._compare(view, observation, starts, [self.rollout_policy] * len(starts), False)
         return candidates[best]
 
     def _make_policies(self, game: Game) -> None:
@@ -160,79 +163,109 @@ class MctsBot:
             name: Policy(game, posture(tuned, self.player)) for name, posture in POSTURES.items()
         }
 
-    def _plan(self, view: State, observation: dict) -> str:
-        """The posture whose rollouts score best (UCB1 over the postures)."""
+    def _candidates(self, view: State, actions: list[int], heuristic: int) -> list[int]:
+        """The heuristic's choice, then the others it ranks best by one ply."""
         assert self.policy is not None
+        others = [a for a in actions if a != heuristic]
+        if len(others) > LOOKAHEAD:
+            others = self.rng.sample(others, LOOKAHEAD)
+        scored = [(self._one_ply(view, a), i, a) for i, a in enumerate(others)]
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [heuristic, *(a for value, _, a in scored[: CANDIDATES - 1] if value > -math.inf)]
+
+    def _one_ply(self, view: State, action: int) -> float:
+        """The heuristic's quick score of an action: a designation by its odds
+        margin, anything else by the evaluation of the position it leads to."""
+        assert self.policy is not None
+        ev = self.policy.ev
+        space = view.game.actions
+        if space.kind_of(action) == "designate":
+            return ev.combat_margin(view, self.player, action)
+        if action == space.PASS and view.stack and view.stack[-1].proc == "designate_combats":
+            return ev.w["attack_threshold"]
+        child = view.clone()
+        try:
+            child.apply_action(action)
+        except (ValueError, RulesError):  # legal in the game, not in this view of it
+            return -math.inf
+        return ev.evaluate(child, self.player)
+
+    def _plan(self, view: State, observation: dict) -> Policy:
+        """The movement planner for this player turn: the posture whose
+        rollouts to the end of the game turn score best."""
         names = list(self.postures)
-        rollouts = max(len(names), self.iterations // 2) if not self.seconds else len(names)
+        policies = [self.postures[n] for n in names]
+        best = self._compare(view, observation, [_nothing] * len(names), policies, True)
+        return policies[best]
+
+    def _compare(
+        self,
+        view: State,
+        observation: dict,
+        starts: list[Callable[[State], None]],
+        own: list[Policy],
+        to_turn_end: bool,
+    ) -> int:
+        """Index of the best candidate: candidate k is `starts[k]` applied to
+        a world, then a rollout with side `player` played by `own[k]`. Every
+        round plays each candidate on the same re-dealt world and dice;
+        candidate 0 stands unless another's mean beats it by `MARGIN`."""
+        assert self.policy is not None
+        n = len(starts)
         hidden = hides_anything(observation)
-        root_value = self.policy.ev.evaluate(view, self.player)
-        visits = [0] * len(names)
-        totals = [0.0] * len(names)
-        for i in range(1, rollouts + 1):
-            k = self._select(visits, totals, i)
+        rounds = max(1, self.iterations // n)
+        deadline = time.monotonic() + self.seconds if self.seconds else 0.0
+        totals = [0.0] * n
+        counts = [0] * n
+        r = 0
+        while (r < rounds) if not deadline else (r == 0 or time.monotonic() < deadline):
+            r += 1
             world = view.clone()
             if hidden:
                 redeal(world, observation, self.rng)
-            self._play_on(world, self.postures[names[k]], PLAN_DECISIONS)
-            gain = self.policy.ev.evaluate(world, self.player) - root_value
-            visits[k] += 1
-            totals[k] += math.tanh(gain / VALUE_SCALE)
-        best = max(
-            range(len(names)),
-            key=lambda j: (totals[j] / visits[j] if visits[j] else -1.0, -j),
-        )
-        return names[best]
+            seed = self.rng.getrandbits(48)
+            for k in range(n):
+                child = world.clone()
+                try:
+                    starts[k](child)
+                except (ValueError, RulesError):  # legal in the game, not in this sampled world
+                    continue
+                self._rollout(child, own[k], seed, to_turn_end)
+                totals[k] += self.policy.ev.evaluate(child, self.player)
+                counts[k] += 1
+        means = [totals[k] / counts[k] if counts[k] else -math.inf for k in range(n)]
+        best = max(range(n), key=lambda k: (means[k], -k))
+        return best if means[best] > means[0] + MARGIN else 0
 
-    def _play_on(self, s: State, own: Policy, decisions: int) -> None:
+    def _rollout(self, s: State, own: Policy, seed: int, to_turn_end: bool) -> None:
         """Play on, in place: side `player` by `own`, the enemy by the tuned
-        heuristic, chance sampled, for `decisions` decisions."""
-        assert self.rollout_policy is not None
-        own.last_moved = -1
+        heuristic, chance sampled from seed and move number; for
+        `ROLLOUT_DECISIONS` decisions, or with `to_turn_end` until the game
+        turn changes (`PLAN_DECISIONS` at most)."""
+        enemy = self.rollout_policy
+        assert enemy is not None
+        rng = random.Random(seed)
+        own.last_moved = enemy.last_moved = -1
+        limit = PLAN_DECISIONS if to_turn_end else ROLLOUT_DECISIONS
+        turn = s.vars["turn"]
         done = 0
-        while not s.is_terminal() and done < decisions:
+        while not s.is_terminal() and done < limit:
+            if to_turn_end and s.vars["turn"] != turn:
+                return
             if s.is_chance_node():
-                action = self._sample(s)
+                action = chance.sample(s, seed)
             else:
                 p = s.current_player()
-                policy = own if p == self.player else self.rollout_policy
-                action = policy.choose(s, s.legal_actions(), p, self.rng, deep=False)
+                policy = own if p == self.player else enemy
+                action = policy.choose(s, s.legal_actions(), p, rng, deep=False)
                 done += 1
             s.apply_action(action)
             s.take_messages()
 
-    def _sample(self, s: State) -> int:
-        """A chance node's outcome, drawn with its own probabilities."""
-        outcomes = s.chance_outcomes()
-        r, acc = self.rng.random(), 0.0
-        for outcome, p in outcomes:
-            acc += p
-            if r < acc:
-                return outcome
-        return outcomes[-1][0]
 
-    @staticmethod
-    def _select(visits: list[int], totals: list[float], n: int) -> int:
-        for k, v in enumerate(visits):
-            if v == 0:
-                return k
-        log_n = math.log(n)
-        return max(
-            range(len(visits)),
-            key=lambda k: totals[k] / visits[k] + EXPLORATION * math.sqrt(log_n / visits[k]),
-        )
+def _playing(action: int) -> Callable[[State], None]:
+    return lambda s: s.apply_action(action)
 
-    def _rollout(self, s: State) -> None:
-        assert self.rollout_policy is not None
-        decisions = 0
-        while not s.is_terminal() and decisions < ROLLOUT_DECISIONS:
-            if s.is_chance_node():
-                action = self._sample(s)
-            else:
-                actions = s.legal_actions()
-                action = self.rollout_policy.choose(
-                    s, actions, s.current_player(), self.rng, deep=False
-                )
-                decisions += 1
-            s.apply_action(action)
-            s.take_messages()
+
+def _nothing(s: State) -> None:
+    """A posture candidate starts from the position as it is."""
