@@ -363,3 +363,52 @@ def test_every_stack_examined_ends_the_questions():
         if units[u].side != american and s.unit_status[u] == ON_MAP
     }
     assert answered == len(stacks) and all(s.vars["examined"][h] for h in stacks)
+
+
+# ---------------------------------------------------------------- the search bot
+
+
+def _a_decision(game, seed: int, moves: int) -> State:
+    """A position `moves` eager actions in, at a decision with a choice."""
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    while s.is_chance_node() or s.move_number < moves or len(s.legal_actions()) < 2:
+        s.apply_action(chance.sample(s, seed) if s.is_chance_node() else eager_action(s, rng))
+    return s
+
+
+def _search(s: State, iterations: int):
+    from engine.bots.mcts import MctsBot
+
+    p = s.current_player()
+    bot = MctsBot(p, random.Random(2), iterations=iterations)
+    bot._make_policies(s.game)
+    observation = s.observation(p)
+    return bot, observation
+
+
+def test_the_search_compares_candidates_on_the_same_worlds_and_dice(training):
+    """Common random numbers: candidates that do the same score exactly the
+    same (independent dice per candidate would score them apart), and a
+    candidate that gains is seen to gain."""
+    s = _a_decision(training, seed=4, moves=25)
+    bot, observation = _search(s, iterations=9)
+    p = s.current_player()
+    own = [bot.rollout_policy] * 3
+
+    def nothing(world: State) -> None:
+        pass
+
+    def five_vp(world: State) -> None:
+        world.vars["vp"] = tuple(v + 5 * (i == p) for i, v in enumerate(world.vars["vp"]))
+
+    same = bot.means(s, observation, [nothing, nothing, nothing], own, False)
+    assert same[0] == same[1] == same[2]
+    assert bot._compare(s, observation, [nothing, nothing, nothing], own, False) == 0
+    assert bot._compare(s, observation, [nothing, nothing, five_vp], own, False) == 2
+
+
+def test_the_search_replays_from_its_seed(training):
+    """An iteration budget never reads the clock: a seeded game replays."""
+    runs = [play(training, ["mcts:3", "mcts:3"], seed=6, cap=60) for _ in range(2)]
+    assert runs[0].state_hash() == runs[1].state_hash()

@@ -59,7 +59,9 @@ from engine.state import State
 
 DEFAULT_ITERATIONS = 100
 CANDIDATES = 3  # actions compared at a decision: the heuristic's choice and the next best
-ROLLOUT_DECISIONS = 12  # decisions a rollout from a decision plays
+ROLLOUT_DECISIONS = 12  # decisions a rollout from a decision plays at least
+ROLLOUT_ROLLS = 2  # chance outcomes it plays at least (the dice the decision leads to)
+SEARCHED = frozenset({"designate", "option"})  # decisions searched; the heuristic's elsewhere
 PLAN_DECISIONS = 400  # most decisions a posture rollout plays (it stops at the turn's end)
 MARGIN = 1.0  # mean evaluation gain (about a strength point) needed to overrule the heuristic
 
@@ -148,6 +150,8 @@ class MctsBot:
             assert self.mover is not None
             return self.mover.choose(view, actions, self.player, self.rng, deep=False)
         heuristic = self.policy.choose(view, actions, self.player, self.rng, deep=True)
+        if not {space.kind_of(a) for a in actions} - {"pass"} <= SEARCHED:
+            return heuristic
         candidates = self._candidates(view, actions, heuristic)
         if len(candidates) == 1:
             return heuristic
@@ -206,10 +210,24 @@ class MctsBot:
         own: list[Policy],
         to_turn_end: bool,
     ) -> int:
-        """Index of the best candidate: candidate k is `starts[k]` applied to
+        """Index of the best candidate (`means`): candidate 0 stands unless
+        another's mean beats it by `MARGIN`."""
+        means = self.means(view, observation, starts, own, to_turn_end)
+        best = max(range(len(means)), key=lambda k: (means[k], -k))
+        return best if means[best] > means[0] + MARGIN else 0
+
+    def means(
+        self,
+        view: State,
+        observation: dict,
+        starts: list[Callable[[State], None]],
+        own: list[Policy],
+        to_turn_end: bool,
+    ) -> list[float]:
+        """Each candidate's mean score: candidate k is `starts[k]` applied to
         a world, then a rollout with side `player` played by `own[k]`. Every
-        round plays each candidate on the same re-dealt world and dice;
-        candidate 0 stands unless another's mean beats it by `MARGIN`."""
+        round plays each candidate on the same re-dealt world and dice
+        (-inf for a candidate no world allowed)."""
         assert self.policy is not None
         n = len(starts)
         hidden = hides_anything(observation)
@@ -233,27 +251,27 @@ class MctsBot:
                 self._rollout(child, own[k], seed, to_turn_end)
                 totals[k] += self.policy.ev.evaluate(child, self.player)
                 counts[k] += 1
-        means = [totals[k] / counts[k] if counts[k] else -math.inf for k in range(n)]
-        best = max(range(n), key=lambda k: (means[k], -k))
-        return best if means[best] > means[0] + MARGIN else 0
+        return [totals[k] / counts[k] if counts[k] else -math.inf for k in range(n)]
 
     def _rollout(self, s: State, own: Policy, seed: int, to_turn_end: bool) -> None:
         """Play on, in place: side `player` by `own`, the enemy by the tuned
-        heuristic, chance sampled from seed and move number; for
-        `ROLLOUT_DECISIONS` decisions, or with `to_turn_end` until the game
-        turn changes (`PLAN_DECISIONS` at most)."""
+        heuristic, chance sampled from seed and move number, until the game
+        turn changes (after its end-of-turn victory checks) or, without
+        `to_turn_end`, once `ROLLOUT_DECISIONS` decisions and `ROLLOUT_ROLLS`
+        chance outcomes are played (so that the dice a decision leads to are
+        in its score); `PLAN_DECISIONS` decisions at most."""
         enemy = self.rollout_policy
         assert enemy is not None
         rng = random.Random(seed)
         own.last_moved = enemy.last_moved = -1
-        limit = PLAN_DECISIONS if to_turn_end else ROLLOUT_DECISIONS
         turn = s.vars["turn"]
-        done = 0
-        while not s.is_terminal() and done < limit:
-            if to_turn_end and s.vars["turn"] != turn:
+        done = rolls = 0
+        while not s.is_terminal() and done < PLAN_DECISIONS and s.vars["turn"] == turn:
+            if not to_turn_end and done >= ROLLOUT_DECISIONS and rolls >= ROLLOUT_ROLLS:
                 return
             if s.is_chance_node():
                 action = chance.sample(s, seed)
+                rolls += 1
             else:
                 p = s.current_player()
                 policy = own if p == self.player else enemy
