@@ -387,12 +387,14 @@ def _search(s: State, iterations: int):
     return bot, observation
 
 
-def test_the_search_compares_candidates_on_the_same_worlds_and_dice(training):
+def test_the_search_compares_candidates_on_the_same_worlds_and_dice():
     """Common random numbers: candidates that do the same score exactly the
-    same (independent dice per candidate would score them apart), and a
-    candidate that gains is seen to gain."""
-    s = _a_decision(training, seed=4, moves=25)
-    bot, observation = _search(s, iterations=9)
+    same — rollouts to the end of the game turn roll dice, so independent
+    dice per candidate would score them apart — and a candidate that gains
+    is seen to gain, while the first candidate (the heuristic's) stands
+    between equals."""
+    s = _a_decision(shipped("monmouth", "lees_advance"), seed=4, moves=40)
+    bot, observation = _search(s, iterations=3)
     p = s.current_player()
     own = [bot.rollout_policy] * 3
 
@@ -402,10 +404,10 @@ def test_the_search_compares_candidates_on_the_same_worlds_and_dice(training):
     def five_vp(world: State) -> None:
         world.vars["vp"] = tuple(v + 5 * (i == p) for i, v in enumerate(world.vars["vp"]))
 
-    same = bot.means(s, observation, [nothing, nothing, nothing], own, False)
+    same = bot.means(s, observation, [nothing, nothing, nothing], own, True)
     assert same[0] == same[1] == same[2]
-    assert bot._compare(s, observation, [nothing, nothing, nothing], own, False) == 0
-    assert bot._compare(s, observation, [nothing, nothing, five_vp], own, False) == 2
+    assert bot._compare(s, observation, [nothing, nothing, nothing], own, True) == 0
+    assert bot._compare(s, observation, [nothing, nothing, five_vp], own, True) == 2
 
 
 def test_the_search_replays_from_its_seed(training):
