@@ -20,7 +20,10 @@ Position lines (`scenario`, `rule NAME on|off`, `start`, `set`, `at`,
 `combat 0`, `combat 1`, … in the order written), `during`) come first: without
 `start` the board is empty but for the units placed with `at`, and with no
 `during` play stands nowhere (an expectation reads the position as it is);
-`start` begins from the scenario's opening instead. Then, in order:
+`start` begins from the scenario's opening instead. Each `during` frame but
+the last stands just after its step's call of the procedure written next
+(`during game turns`, `during game_turn end_of_turn`: the turn ends, the next
+begins). Then, in order:
 `act "text"` (the one legal action whose description is or contains the
 text), `dice N …` (die rolls, one per chance node; a marker's name for the
 marker drawn from a bag), and `expect …`:
@@ -51,6 +54,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +68,7 @@ from dsl import ast
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from dsl.parse import parse_text
 from dsl.source import SourceFiles
+from engine import instructions as ins
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
@@ -292,6 +297,25 @@ def _word(v: ast.Expr) -> str:
     return ""
 
 
+def _after_call(game: Any, outer: dict[str, Any], procedure: str) -> int | None:
+    """Where a `during` frame stands while the procedure of the frame written
+    after it runs: just after the step's (first) call of it, so that when the
+    inner procedure returns the step goes on from there (`during game turns`,
+    `during game_turn end_of_turn`: the turn ends and the next begins) rather
+    than starting the step again. None when the step does not call it itself
+    (frames between were left out): the frame then resumes at its step's start."""
+    spec = game.rules.procedures[outer["procedure"]]
+    if outer["step"] not in spec.steps:
+        return None
+    start = spec.steps[outer["step"]]
+    end = min((pc for pc in spec.steps.values() if pc > start), default=len(spec.code))
+    for pc in range(start, end):
+        instruction = spec.code[pc]
+        if isinstance(instruction, ins.Call) and instruction.procedure == procedure:
+            return pc + 1
+    return None
+
+
 def _changes(words: list[str]) -> list[str]:
     """`set changed_terrain bridge_blown …` (or `none`): the terrain changes made."""
     return [w for w in words if w != "none"]
@@ -401,6 +425,10 @@ class Runner:
         if frames and frames[0]["procedure"] != "game":
             last = next(p for p in self.rules.procedures if p.name == "game").steps[-1].name
             frames.insert(0, {"procedure": "game", "step": last})
+        for outer, inner in pairwise(frames):
+            after = _after_call(game, outer, inner["procedure"])
+            if after is not None:
+                outer["pc"] = after
         if frames or not start:
             data["stack"] = frames
             data["terminal"] = not frames

@@ -67,8 +67,6 @@ NOT_RULES = {
 NOT_YET = {
     "monmouth": {},
     "newtown": {
-        "1.2": "a position cannot start at game_turn's american_only step: the runner "
-        "resumes the call before it (tests/test_newtown.py plays turn 1 in Python)",
         "2.5.1": "needs a leader casualty result in a combat sequence",
         "4.2.4": "the cards' texts are not public: their effects are placeholders (cards.mst)",
         "6.1.5": "needs a combat result on the platoon's parent",
@@ -222,3 +220,33 @@ def test_the_series_examples_pass_in_the_rule_language():
         "zoc_out_of_an_orchard",
     }
     assert not run.failed, [o.failure for o in run.failed]
+
+
+def test_an_outer_frame_goes_on_after_the_call_it_stands_in(tmp_path):
+    # Blue's combat phase of turn 1, inside its player turn, inside the game
+    # turn's second step, inside the game's turns: when each returns, the frame
+    # below goes on after its call (the turn ends, the next begins with red),
+    # not from its step's start (which played blue's turn 1 again).
+    rules = compile_ruleset(RULESETS / "training")[0]
+    test_file = tmp_path / "frames.mst"
+    test_file.write_text(
+        'test next_turn "After the last player turn the next turn begins" {\n'
+        "    at 0404 red_guard\n"
+        "    during game turns\n"
+        "    during game_turn second\n"
+        "    during player_turn combat side blue\n"
+        "    expect turn 2\n"
+        "    expect phasing red\n"
+        "}\n"
+        'test left_out "A frame whose step does not call the next resumes at its start" {\n'
+        "    during game turns\n"
+        "    during player_turn combat side blue\n"
+        "    expect turn 1\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    reporter = Reporter(SourceFiles())
+    tests = collect([test_file], rules, reporter)
+    reporter.check()
+    runner = Runner(rules)
+    assert [runner.run(t).failure for t in tests] == [None, None]
