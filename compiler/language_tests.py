@@ -42,6 +42,8 @@ marker drawn from a bag), and `expect …`:
 - `expect bag BAG MARKER…` — what a bag holds (in any order; `none`: nothing);
 - `expect column TABLE BINDING COLUMN` — the column of a table that a binding
   of play in progress points at: `expect column close_combat_table odds 1:2`;
+- `expect roll` / `expect no_roll` — whether the game waits for a die roll
+  (a rifle fire that misses rolls no damage);
 - `expect winner SIDE`, `expect terminal`.
 
 Names are checked against the battle before anything runs, each mistake with
@@ -69,6 +71,7 @@ from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hin
 from dsl.parse import parse_text
 from dsl.source import SourceFiles
 from engine import instructions as ins
+from engine.nodes import RulesError
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
@@ -235,7 +238,7 @@ class _Names:
             self._known(r, line, words[1:2], self.tables, "table")
             if len(words) != 4:
                 r.error(line.span, BAD_VALUE, "write `expect column TABLE BINDING COLUMN`")
-        elif head in ("legal", "not_legal", "message", "terminal"):
+        elif head in ("legal", "not_legal", "message", "terminal", "roll", "no_roll"):
             return
         elif head == "winner":
             self._known(r, line, words[1:2], self.sides, "side")
@@ -316,6 +319,13 @@ def _after_call(game: Any, outer: dict[str, Any], procedure: str) -> int | None:
     return None
 
 
+def _rules_fail(e: Exception) -> str:
+    """A rule that fails in play (a table with no row for a value, …), as the
+    test's failure: the error and the rule the engine notes it at."""
+    notes = [n.splitlines()[0].rstrip(":") for n in getattr(e, "__notes__", ())]
+    return f"the rules fail here: {e}" + "".join(f" ({n})" for n in notes)
+
+
 def _changes(words: list[str]) -> list[str]:
     """`set changed_terrain bridge_blown …` (or `none`): the terrain changes made."""
     return [w for w in words if w != "none"]
@@ -372,16 +382,22 @@ class Runner:
         s = self.position(game, setup)
         messages: list[str] = []
         for line in play:
-            words = [_word(v) for v in line.values[1:]]
-            if line.key == "act":
-                self.act(s, line, words, messages)
-            elif line.key == "dice":
-                for w in words:
-                    self.roll(s, line, w, messages)
-            elif len(line.values) > 1 and isinstance(line.values[1], ast.Call):
-                self.expect_define(s, line, line.values[1], words[1:])
-            else:
-                self.expect(s, line, words, messages)
+            try:
+                self.play(s, line, messages)
+            except (RulesError, ValueError) as e:
+                raise TestFailure(line, _rules_fail(e)) from e
+
+    def play(self, s: State, line: ast.Line, messages: list[str]) -> None:
+        words = [_word(v) for v in line.values[1:]]
+        if line.key == "act":
+            self.act(s, line, words, messages)
+        elif line.key == "dice":
+            for w in words:
+                self.roll(s, line, w, messages)
+        elif len(line.values) > 1 and isinstance(line.values[1], ast.Call):
+            self.expect_define(s, line, line.values[1], words[1:])
+        else:
+            self.expect(s, line, words, messages)
 
     def position(self, game: Any, setup: list[ast.Line]) -> State:
         """The position the setup lines describe: from an empty board (every unit
@@ -500,6 +516,11 @@ class Runner:
         elif head == "terminal":
             if not s.is_terminal():
                 raise TestFailure(line, "the game is not over")
+        elif head in ("roll", "no_roll"):
+            if s.is_chance_node() != (head == "roll"):
+                shown = "; ".join(s.action_to_string(a) for a in s.legal_actions()[:12])
+                waits = "a die roll waits" if s.is_chance_node() else "no die roll waits"
+                raise TestFailure(line, f"{waits} here; the legal actions: {shown or 'none'}")
         elif head == "winner":
             got = to_json(s)["winner"]
             if got != rest[0]:

@@ -67,11 +67,7 @@ NOT_RULES = {
 NOT_YET = {
     "monmouth": {},
     "newtown": {
-        "2.5.1": "needs a leader casualty result in a combat sequence",
         "4.2.4": "the cards' texts are not public: their effects are placeholders (cards.mst)",
-        "6.1.5": "needs a combat result on the platoon's parent",
-        "6.1.6": "needs the platoon eliminated or captured in combat",
-        "6.4": "the musket/rifle strengths are printed values with no define to expect of",
     },
 }
 
@@ -250,3 +246,27 @@ def test_an_outer_frame_goes_on_after_the_call_it_stands_in(tmp_path):
     reporter.check()
     runner = Runner(rules)
     assert [runner.run(t).failure for t in tests] == [None, None]
+
+
+def test_a_rule_that_fails_in_play_fails_its_test_at_the_line(training_copy):
+    # A table with no row for the value a rule looks up: an error of the
+    # rules at play time, reported as the failure of the test line that met it.
+    battle = training_copy / "battle.mst"
+    battle.write_text(
+        battle.read_text(encoding="utf-8")
+        + 'table bonus "Bonus" {\n    rows strength\n    kind number\n    1..2    1\n}\n'
+        + 'procedure bonus_asked "Bonus" {\n'
+        + '    step ask: ask red "Take the bonus?" { score(red, lookup(bonus, 5)) }\n}\n',
+        encoding="utf-8",
+    )
+    (training_copy / "tests" / "bonus.mst").write_text(
+        'test no_row "A value the table has no row for" {\n'
+        "    during bonus_asked ask\n"
+        '    act "Take the bonus? yes"\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    tests, run = run_tests(training_copy, "no_row")
+    failure = run.outcomes[0].failure or ""
+    assert failure.startswith(f"{tests[0].file}:3: the rules fail here: table 'bonus' has no row")
+    assert "battle.mst:" in failure  # the rule the engine was running

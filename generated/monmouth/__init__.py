@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a6b49b686f9bcbd4ae50149276dc945056766033ef573c14aa754d7cf2d31b98'
+RULES_HASH = 'dc93d36f18582f8ace7084b8b73e4ceb728ec0d71a56add94e87afebe008c002'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -382,33 +382,36 @@ def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92
         if (define__parade(s, e0) and define__may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (len(tuple(e0
         for e0 in a_units if define__may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
-define__result_stands = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:101': 'The side suffers its close combat result'
+def define__shares_fate(s, a_u):  # 'rulesets/series/close_combat.mst:103': "Shares another unit's fate in a combat result"
+    return False
 
-def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:107': 'May advance after combat'
+define__result_stands = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:108': 'The side suffers its close combat result'
+
+def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:114': 'May advance after combat'
     return (not q.prohibited(s, a_to))
 
 def define__free_to_advance(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:30': 'Free to advance after combat'
     return (not define__at_the_limit(s, a_u))
 
-def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:115': 'May advance into every defending hex'
+def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:122': 'May advance into every defending hex'
     return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
-def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:120': 'Attacking units that may lead'
+def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Attacking units that may lead'
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))
         if (len(tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
-def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Cavalry may withdraw'
+def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:134': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and define__parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:157': 'A lead unit with a white R'
+def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:164': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:164': 'An all-militia force'
+def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:171': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
-def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:169': 'Attacked solely across fieldworks'
+def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:176': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits"
@@ -1030,139 +1033,140 @@ def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_co
 def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:190'
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:197'
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:191'
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:198'
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:192'
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:199'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:193'
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:200'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:194'
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:201'
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:196'
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:203'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:197'
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:204'
     e.set_at(s, 'has_fired', b['u'], True)
 def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:448'
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if define__hessian_grenadier(s, e0))
 def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:449'
     e.set_at(s, 'hessian_engaged', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:202'
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:209'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:203'
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:210'
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:208'
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:215'
     return q.odds_column(s, 3, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:209'
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:216'
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:210'
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:217'
     return q.shift_column(s, 3, b['odds'], (-1))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:215'
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:222'
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:218'
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:225'
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:219'
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:226'
     return s.vars['pinned'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:220'
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:227'
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:222'
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:229'
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:228'
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:235'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:237'
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:244'
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:238'
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:245'
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:244'
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:251'
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:247'
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:254'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:248'
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:255'
     return (b['matrix'][0] + define__illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:249'
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:256'
     return (b['matrix'][1] == 10)
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:255'
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:262'
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:260'
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:267'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:262'
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:269'
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:268'
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:275'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:269'
+def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:276'
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:282'
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:289'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:283'
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:290'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:286'
-    return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:287'
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
-        and (not s.vars['retreated'][e0])))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:288'
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:293'
+    return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
+        and (not define__shares_fate(s, e0))))
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:294'
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
+        and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:295'
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:289'
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:296'
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:290'
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:297'
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:291'
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:298'
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:291'
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:298'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:295'
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:302'
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:296'
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:303'
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:296'
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:303'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:310'
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:317'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:314'
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:321'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:320'
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:327'
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:323'
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:330'
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:334'
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:341'
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:337'
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:344'
     e.resolve_combat(s, b['combat'])
 
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:342'
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:349'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:343'
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:350'
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:345'
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:352'
     return (b['lead'] != -1)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:346'
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:347'
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:354'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:349'
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:356'
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:353'
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:360'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:354'
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:361'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:355'
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:362'
     return (b['to'] != -1)
 
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:366'
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:373'
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:371'
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:378'
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:372'
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:379'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def lee_penalty__penalty__set_lee_penalized(s, b):  # 'rulesets/monmouth/leaders.mst:78'
@@ -1343,33 +1347,33 @@ def modifiers__morale_check_drm__5_if(s, b):  # 'rulesets/monmouth/heat.mst:21'
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
 def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35'
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
-def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:135'
+def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:142'
     return define__modified_morale(s, b['attacker_lead'])
-def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:136'
+def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:143'
     return (0 - define__modified_morale(s, b['defender_lead']))
-def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_combat.mst:137'
+def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_combat.mst:144'
     return define__close_combat_leadership(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:138'
+def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:145'
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
-def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:139'
+def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:146'
     return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:140'
+def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:147'
     return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
-def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:142'
+def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:149'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:142'
+def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:149'
     return (s.vars['order'][b['defender_lead']] != 'shattered')
-def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.mst:143'
+def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.mst:150'
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:144'
+def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:151'
     return define__behind_fieldworks(s, b['combat'])
-def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:145'
+def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:152'
     return define__suffers_rifle_drm(s, b['attacker_lead'])
-def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:146'
+def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:153'
     return define__suffers_rifle_drm(s, b['defender_lead'])
-def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:147'
+def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:154'
     return define__all_militia(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:148'
+def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:155'
     return define__all_militia(s, q.defenders(s, b['combat']))
 def modifiers__morgan_entry_drm__1_if(s, b):  # 'rulesets/monmouth/play_balance.mst:13'
     return q.rule_on(s, 'pro_british')
@@ -2744,12 +2748,12 @@ RULES = Rules(
                 Exec(close_combat__advance__set_snapshot_taken),
                 Call('advance_after_combat', Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), None),
                 Exec(close_combat__done__resolve_combat),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (189, 190, 191, 192, 193, 194, 196, 196, 196, 197,
-                196), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (202, 203, 203, 203,
-                204, 203, 206, 202, 208, 209, 210, 209, 215, 216, 216, 217, 217, 217, 217, 218, 219, 220, 219, 222, 228, 229, 228, 217, 232, 216,
-                215, 237, 238, 244, 245, 246, 247, 248, 249, 250, 251, 249, 255, 259, 260, 261, 262, 263, 263, 264, 265, 263, 262, 268, 269, 269,
-                270, 271, 269, 268, 274, 275, 274, 259, 282, 283, 286, 287, 288, 289, 290, 291, 290, 295, 296, 295, 299, 300, 299, 302, 303, 302,
-                309, 310, 309, 313, 314, 313, 319, 320, 321, 320, 323, 324, 323, 319, 334, 335, 337))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (196, 197, 198, 199, 200, 201, 203, 203, 203, 204,
+                203), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (209, 210, 210, 210,
+                211, 210, 213, 209, 215, 216, 217, 216, 222, 223, 223, 224, 224, 224, 224, 225, 226, 227, 226, 229, 235, 236, 235, 224, 239, 223,
+                222, 244, 245, 251, 252, 253, 254, 255, 256, 257, 258, 256, 262, 266, 267, 268, 269, 270, 270, 271, 272, 270, 269, 275, 276, 276,
+                277, 278, 276, 275, 281, 282, 281, 266, 289, 290, 293, 294, 295, 296, 297, 298, 297, 302, 303, 302, 306, 307, 306, 309, 310, 309,
+                316, 317, 316, 320, 321, 320, 326, 327, 328, 327, 330, 331, 330, 326, 341, 342, 344))),
         'advance_after_combat': ProcedureSpec(
             'advance_after_combat', 'Advance after Combat', 'procedure', ('combat', 'lead'), steps={'advance': 0}, types={'_for_u': 'units',
                 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'}, code=(
@@ -2772,8 +2776,8 @@ RULES = Rules(
                 Jump(17),
                 Jump(10),
                 Jump(19),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (342, 343, 345, 346, 347, 348, 349, 347, 345, 353, 353, 353, 353, 354, 355, 356,
-                355, 353, 343))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (349, 350, 352, 353, 354, 355, 356, 354, 352, 360, 360, 360, 360, 361, 362, 363,
+                362, 360, 350))),
         'tactical_withdrawal': ProcedureSpec(
             'tactical_withdrawal', 'No Combat', 'procedure', ('combat', 'attacker_chit', 'defender_chit'), steps={'defender': 0,
                 'attacker': 8}, types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -2794,7 +2798,7 @@ RULES = Rules(
                 Call('retreat_unit', check_or_retreat__each__retreat_unit_args, None),
                 Jump(10),
                 Jump(16),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (366, 367, 367, 367, 367, 368, 367, 366, 371, 372, 372, 372, 372, 373, 372, 371))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (373, 374, 374, 374, 374, 375, 374, 373, 378, 379, 379, 379, 379, 380, 379, 378))),
         'lee_penalty': ProcedureSpec(
             'lee_penalty', "Lee's penalty", 'procedure', (), steps={'penalty': 0}, types={}, code=(
                 Exec(lee_penalty__penalty__set_lee_penalized),
@@ -3387,6 +3391,7 @@ RULES = Rules(
         'define:rifle_targets': ("Units the side's rifles may fire at", '§ series 10.2', ''),
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
         'define:rifle_zoc_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'define:shares_fate': ("Shares another unit's fate in a combat result", '§ series 12.23, 13.1', ''),
         'define:side_units': ("A side's units in the combat", '§ series 12.52', ''),
         'define:stack_ok': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'define:strategic_factor': ('Strategic movement: times the allowance', '§ series 9.52', ''),

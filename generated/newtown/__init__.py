@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'e5382cb0ceb7e3e564722a2f99f64c8bc6019c2d0f5b035d4836d8fbd6bb9bcd'
+RULES_HASH = 'ae29cb09f1a3ad4455df71f41c84bb923e5fc2f44a033ea79348a670f8c33cc4'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
