@@ -68,6 +68,14 @@ def test_no_chart_cell_is_a_python_repr(rules):
         assert not any(is_repr(level.title) for level in lv.levels), lv.name
 
 
+def test_no_chart_has_two_columns_of_one_name(rules):
+    # The Army Morale Adjustment Chart once headed its rows and its values
+    # "Result" both: a player cannot tell which column is which.
+    for name, chart in printed_charts(rules):
+        heads = [c.text for c in chart.header]
+        assert len(heads) == len(set(heads)), f"{rules.name} {name}: {heads}"
+
+
 def test_no_counter_text_is_a_python_repr(rules):
     for counter in counter_mix(rules, Reporter(SourceFiles())):
         for face in (counter.front, counter.back):
@@ -104,6 +112,7 @@ def test_table_names_print_as_titles():
     assert cells["0"][0] == "Maxwell's New Jersey Brigade/Scott's Detachment"
     results = table_chart(rules, next(t for t in rules.tables if t.name == "army_morale_chart"))
     assert "Captured, Defender's Choice" in [row[0].text for row in results.rows]
+    assert [c.text for c in results.header] == ["Result", "Army morale"]
 
 
 def test_the_check_catches_a_repr():

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'dc93d36f18582f8ace7084b8b73e4ceb728ec0d71a56add94e87afebe008c002'
+RULES_HASH = 'a4c4cae6ce4488fd07338292ae946c272decd2205c24a21a6b508513c306ebee'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

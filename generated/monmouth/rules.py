@@ -244,10 +244,10 @@ def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:247': 'A r
 def define__exposed(s, a_u):  # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(define__parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
-def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:87': 'Army Morale for a rally'
+def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally'
     return 1
 
-define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:90': 'Army Morale for pins removed'
+define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:91': 'Army Morale for pins removed'
 
 def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side'
     return q.side_number(s, 0)
@@ -1306,7 +1306,7 @@ def trigger__steuben_leaves__remove_from_play(s, b):  # 'rulesets/monmouth/leade
 def trigger__steuben_leaves__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/leaders.mst:173'
     e.set_var(s, 'steuben_withdrawn', True)
 
-def trigger__leader_eliminated_vp__score(s, b):  # 'rulesets/monmouth/leaders.mst:225'
+def trigger__leader_eliminated_vp__score(s, b):  # 'rulesets/monmouth/leaders.mst:226'
     e.score(s, q.enemy(s, q.side(s, b['unit'])), q.lookup(s, 8, UNIT_PROPS['rank'][b['unit']]))
 
 def trigger__countermarched_off_the_board__set_countermarched_off(s, b):  # 'rulesets/monmouth/command_and_control.mst:174'
@@ -1417,7 +1417,7 @@ def trigger__lee_dies__condition(s, b):  # 'rulesets/monmouth/leaders.mst:128'
 def trigger__steuben_leaves__condition(s, b):  # 'rulesets/monmouth/leaders.mst:170'
     return (((b['procedure'] == 'game_turn') and (s.vars['turn'] == 4)) and (s.unit_status[92] == 0))
 
-def trigger__leader_eliminated_vp__condition(s, b):  # 'rulesets/monmouth/leaders.mst:224'
+def trigger__leader_eliminated_vp__condition(s, b):  # 'rulesets/monmouth/leaders.mst:225'
     return UNIT_LEADER[b['unit']]
 
 def trigger__countermarched_off_the_board__condition(s, b):  # 'rulesets/monmouth/command_and_control.mst:172'
@@ -1850,7 +1850,7 @@ RULES = Rules(
         ),
         TableSpec(
             'army_morale_chart', 'Army Morale Adjustment Chart', row_key='result', column_kind='none', columns=(),
-            parts=('result',), kinds=('number',), rows=(
+            parts=('army_morale',), kinds=('number',), rows=(
                 (None, None, 'no_effect', ((0,),)),
                 (None, None, 'army_morale_loss', ((0,),)),
                 (None, None, 'retreat', ((0,),)),
@@ -1895,7 +1895,7 @@ RULES = Rules(
         ),
         TableSpec(
             'leader_loss', 'Leader Loss Table', row_key='rank', column_kind='none', columns=(),
-            parts=('result',), kinds=('number',), rows=(
+            parts=('victory_points',), kinds=('number',), rows=(
                 (None, 1, None, ((1,),)),
                 (2, 3, None, ((2,),)),
                 (4, None, None, ((3,),)),
@@ -3017,12 +3017,12 @@ RULES = Rules(
             'trigger:leader_eliminated_vp', 'A leader eliminated', 'procedure', ('unit', 'hex', 'steps'), steps={'do': 0}, types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Exec(trigger__leader_eliminated_vp__score),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (225,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (226,))),
         'trigger:leader_captured_vp': ProcedureSpec(
             'trigger:leader_captured_vp', 'A leader captured', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Exec(trigger__leader_eliminated_vp__score),
-            ), lines=lines_at('rulesets/monmouth/leaders.mst', (231,))),
+            ), lines=lines_at('rulesets/monmouth/leaders.mst', (232,))),
         'trigger:countermarched_off_the_board': ProcedureSpec(
             'trigger:countermarched_off_the_board', 'Countermarched off the board', 'procedure', ('unit',
                 'hex'), steps={'do': 0}, types={'hex': 'hex', 'unit': 'unit'}, code=(

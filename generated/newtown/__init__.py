@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'ae29cb09f1a3ad4455df71f41c84bb923e5fc2f44a033ea79348a670f8c33cc4'
+RULES_HASH = '49f8d1882eb6868c04de5e82f8fe26a5ce8eac848798521f84b82b0ab695efe6'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -277,10 +277,10 @@ def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:247': 'A r
 def define__exposed(s, a_u):  # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(define__parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
-def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:87': 'Army Morale for a rally'
+def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally'
     return 1
 
-define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:90': 'Army Morale for pins removed'
+define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:91': 'Army Morale for pins removed'
 
 def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side'
     return q.side_number(s, 0)
@@ -1641,15 +1641,15 @@ def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.
     return define__ferocious(s, b['attacker_lead'])
 def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:346'
     return define__ferocious(s, b['defender_lead'])
-def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:59'
+def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:60'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
-def modifiers__indian_resolve_drm__4_if(s, b):  # 'rulesets/newtown/tables.mst:60'
+def modifiers__indian_resolve_drm__4_if(s, b):  # 'rulesets/newtown/tables.mst:61'
     return (q.hex_of(s, b['unit']) in ZONE_BREASTWORK_HEXES)
-def modifiers__indian_resolve_drm__5_if(s, b):  # 'rulesets/newtown/tables.mst:61'
+def modifiers__indian_resolve_drm__5_if(s, b):  # 'rulesets/newtown/tables.mst:62'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
-def modifiers__indian_resolve_drm__6_if(s, b):  # 'rulesets/newtown/tables.mst:62'
+def modifiers__indian_resolve_drm__6_if(s, b):  # 'rulesets/newtown/tables.mst:63'
     return (s.unit_loss[b['unit']] > 0)
-def modifiers__indian_resolve_drm__7_if(s, b):  # 'rulesets/newtown/tables.mst:63'
+def modifiers__indian_resolve_drm__7_if(s, b):  # 'rulesets/newtown/tables.mst:64'
     return s.vars['war_dance']
 def modifiers__ambush_drm__1_if(s, b):  # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
@@ -1989,7 +1989,7 @@ RULES = Rules(
         ),
         TableSpec(
             'army_morale_chart', 'Army Morale Adjustment Chart', row_key='result', column_kind='none', columns=(),
-            parts=('result',), kinds=('number',), rows=(
+            parts=('army_morale',), kinds=('number',), rows=(
                 (None, None, 'no_effect', ((0,),)),
                 (None, None, 'army_morale_loss', ((0,),)),
                 (None, None, 'retreat', ((0,),)),
@@ -2050,7 +2050,7 @@ RULES = Rules(
         ),
         TableSpec(
             'leader_loss_table', 'Leader Loss Table', row_key='rank', column_kind='none', columns=(),
-            parts=('result',), kinds=('number',), rows=(
+            parts=('victory_points',), kinds=('number',), rows=(
                 (None, 1, None, ((2,),)),
                 (2, None, None, ((3,),)),
             ),
