@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a4c4cae6ce4488fd07338292ae946c272decd2205c24a21a6b508513c306ebee'
+RULES_HASH = 'fc3a4abcd3340abe0385ebe42279cb7d59c312bf8ea70c2222198a229d250235'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '49f8d1882eb6868c04de5e82f8fe26a5ce8eac848798521f84b82b0ab695efe6'
+RULES_HASH = '40e06748ee44b3f0751b532936ebad7ac085ac3aafd92c1181a4a98b803ec9fd'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

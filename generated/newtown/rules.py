@@ -261,20 +261,20 @@ def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:358':
 def define__adjust_army_morale_by(s, a_side, a_amount):  # 'rulesets/series/army_morale.mst:27': 'Army Morale after an adjustment'
     return (s.vars['army_morale'][a_side] + a_amount)
 
-def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:139': 'The affected unit and the other units in the combat'
+def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:138': 'The affected unit and the other units in the combat'
     return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
 
-def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:144': 'Army Morale for a result'
+def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:143': 'Army Morale for a result'
     return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0])) == 0))
         else q.lookup(s, 4, q.result_name(s, a_r)))
 
-def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat"
+def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat"
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
-def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:247': 'A result other than no effect'
+def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect'
     return ((a_r != -1) and (a_r != 0))
 
-def define__exposed(s, a_u):  # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex'
+def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(define__parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
 def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally'
@@ -625,28 +625,28 @@ def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43'
 def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47'
     return {'side': q.enemy(s, b['side'])}
 
-def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:154'
+def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153'
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0))
-def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:156'
+def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:155'
     return (not b['passed'])
-def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:157'
+def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:156'
     return {'unit': b['u'], 'hexes': 1}
 
-def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:175'
+def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:174'
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
-def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:176'
+def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:175'
     e.capture(s, b['taken'])
 
-def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:181'
+def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:180'
     return (s.vars['order'][b['unit']] == 'shattered')
-def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:182'
+def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:181'
     e.eliminate(s, b['unit'])
-def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:185'
+def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:184'
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
-def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:187'
+def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:186'
     return {'unit': b['unit'], 'hexes': 3}
 
-def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:200'
+def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199'
     return q.hex_of(s, b['unit'])
 def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:479'
     return define__warrior(s, b['unit'])
@@ -661,32 +661,32 @@ def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rule
 def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:482'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, q.side(s, b['unit'])), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
-def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:210'
+def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209'
     return ((s.unit_status[b['unit']] == 0) and q.during(s, 'close_combat'))
-def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:211'
+def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210'
     e.join_combats(s, b['unit'])
-def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:215'
+def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214'
     return (s.unit_status[b['unit']] == 0)
-def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:216'
+def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215'
     return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit']))))
-def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:216'
+def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215'
     return q.side(s, b['unit'])
-def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:218'
+def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217'
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
-def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:227'
+def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226'
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
-def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:251'
+def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:250'
     return define__suffers_a_result(s, b['r'])
-def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:252'
+def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:251'
     return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['drm']}
 
-def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:260'
+def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:259'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and define__exposed(s, e0)))
-def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:261'
+def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:260'
     return (s.vars['order'][b['u']] == 'shattered')
-def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:262'
+def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:261'
     e.capture(s, b['u'])
 
 def game__turns__while(s, b):  # 'rulesets/series/sequence.mst:10'
@@ -1476,15 +1476,12 @@ def close_combat_cards__play__if_3(s, b):  # 'rulesets/newtown/cards.mst:316'
 def close_combat_cards__play__set_card_shift(s, b):  # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
-def result__army_morale_loss__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:22'
-    return {'side': b['side'], 'amount': (-1)}
-
-def result__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:31'
+def result__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:30'
     return {'unit': b['affected'], 'hexes': 1}
-def result__retreat__if(s, b):  # 'rulesets/series/results.mst:32'
+def result__retreat__if(s, b):  # 'rulesets/series/results.mst:31'
     return (not b['fire'])
 
-def result__one_step_loss__lose_step(s, b):  # 'rulesets/series/results.mst:54'
+def result__one_step_loss__lose_step(s, b):  # 'rulesets/series/results.mst:53'
     e.lose_step(s, b['affected'])
 
 def result__two_step_loss__let_one_step(s, b):  # 'rulesets/newtown/special_units.mst:149'
@@ -1501,31 +1498,31 @@ def result__two_step_loss__if(s, b):  # 'rulesets/newtown/special_units.mst:153'
 def result__two_step_loss__lose_step(s, b):  # 'rulesets/newtown/special_units.mst:155'
     e.lose_step(s, b['second'])
 
-def result__captured_defender_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:85'
+def result__captured_defender_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:84'
     return {'units': define__units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
-def result__captured_defender_choice__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:86'
+def result__captured_defender_choice__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:85'
     return {'units': tuple(e0 for e0 in define__units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'],
         'drm': b['morale_drm']}
 
-def result__captured_attacker_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:94'
+def result__captured_attacker_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:93'
     return {'units': define__units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
-def result__pin__each_u(s, b):  # 'rulesets/series/results.mst:109'
+def result__pin__each_u(s, b):  # 'rulesets/series/results.mst:108'
     return tuple(e0 for e0 in define__units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')))
-def result__pin__set_pin_results(s, b):  # 'rulesets/series/results.mst:112'
+def result__pin__set_pin_results(s, b):  # 'rulesets/series/results.mst:111'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
-def result__pin__each_u_2(s, b):  # 'rulesets/series/results.mst:113'
+def result__pin__each_u_2(s, b):  # 'rulesets/series/results.mst:112'
     return tuple(e0 for e0 in define__units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
-def result__pin__set_pinned(s, b):  # 'rulesets/series/results.mst:114'
+def result__pin__set_pinned(s, b):  # 'rulesets/series/results.mst:113'
     e.set_at(s, 'pinned', b['u'], True)
-def result__pin__set_pin_group(s, b):  # 'rulesets/series/results.mst:115'
+def result__pin__set_pin_group(s, b):  # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
-def result__leader_casualty__let_leaders(s, b):  # 'rulesets/series/results.mst:128'
+def result__leader_casualty__let_leaders(s, b):  # 'rulesets/series/results.mst:127'
     return tuple(e0 for e0 in define__units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
-def result__leader_casualty__if(s, b):  # 'rulesets/series/results.mst:129'
+def result__leader_casualty__if(s, b):  # 'rulesets/series/results.mst:128'
     return (len(b['leaders']) > 0)
-def result__leader_casualty__eliminate(s, b):  # 'rulesets/series/results.mst:131'
+def result__leader_casualty__eliminate(s, b):  # 'rulesets/series/results.mst:130'
     e.eliminate(s, b['casualty'])
 
 def trigger__army_demoralized__win(s, b):  # 'rulesets/series/army_morale.mst:42'
@@ -1534,7 +1531,7 @@ def trigger__army_demoralized__win(s, b):  # 'rulesets/series/army_morale.mst:42
 def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
-def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:241'
+def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:240'
     e.set_at(s, 'retreated', b['unit'], True)
 
 def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:202'
@@ -1991,7 +1988,7 @@ RULES = Rules(
             'army_morale_chart', 'Army Morale Adjustment Chart', row_key='result', column_kind='none', columns=(),
             parts=('army_morale',), kinds=('number',), rows=(
                 (None, None, 'no_effect', ((0,),)),
-                (None, None, 'army_morale_loss', ((0,),)),
+                (None, None, 'army_morale_loss', ((-1,),)),
                 (None, None, 'retreat', ((0,),)),
                 (None, None, 'disruption', ((-1,),)),
                 (None, None, 'one_step_loss', ((-1,),)),
@@ -2058,7 +2055,7 @@ RULES = Rules(
     ),
     results=(
         ResultSpec('no_effect', 'No effect', '-', ''),
-        ResultSpec('army_morale_loss', 'Army Morale Loss', 'AM', 'result:army_morale_loss'),
+        ResultSpec('army_morale_loss', 'Army Morale Loss', 'AM', ''),
         ResultSpec('retreat', 'Retreat', 'R', 'result:retreat'),
         ResultSpec('disruption', 'Disruption', 'D', 'result:disruption'),
         ResultSpec('one_step_loss', 'One-Step Loss', '1', 'result:one_step_loss'),
@@ -2159,7 +2156,7 @@ RULES = Rules(
                 Call('retreat_unit', check_or_retreat__each__retreat_unit_args, None),
                 Jump(8),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/results.mst', (154, 154, 154, 154, 155, 156, 157, 156, 154))),
+            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153))),
         'check_and_retreat_or_disrupt': ProcedureSpec(
             'check_and_retreat_or_disrupt', 'Morale checks after a capture', 'procedure', ('units', 'side',
                 'drm'), steps={'each': 0}, types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit',
@@ -2174,13 +2171,13 @@ RULES = Rules(
                 Jump(9),
                 Call('disrupt', Passed((('unit', 'u'),)), None),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/results.mst', (164, 164, 164, 164, 165, 166, 167, 166, 169, 164))),
+            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163))),
         'capture_one': ProcedureSpec(
             'capture_one', 'Capture one unit', 'procedure', ('units', 'chooser'), steps={'choose': 0, 'capture': 1}, types={'chooser': 'side',
                 'taken': 'unit', 'units': 'units'}, code=(
                 Choose('taken', capture_one__choose__taken_options, Bound('chooser'), 'unit', 'choose taken', ''),
                 Exec(capture_one__capture__capture),
-            ), lines=lines_at('rulesets/series/results.mst', (175, 176))),
+            ), lines=lines_at('rulesets/series/results.mst', (174, 175))),
         'disrupt': ProcedureSpec(
             'disrupt', 'Disruption', 'procedure', ('unit',), steps={'worsen': 0, 'retreat': 5}, types={'unit': 'unit'}, code=(
                 JumpIfNot(disrupt__worsen__if, 4),
@@ -2189,7 +2186,7 @@ RULES = Rules(
                 Jump(5),
                 Exec(disrupt__worsen__set_order),
                 Call('retreat_unit', disrupt__retreat__retreat_unit_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (181, 182, 183, 181, 185, 187))),
+            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186))),
         'retreat_unit': ProcedureSpec(
             'retreat_unit', 'Retreat', 'procedure', ('unit', 'hexes'), steps={'start': 0, 'retreat': 1, 'join': 5,
                 'leaders': 8}, types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'}, code=(
@@ -2213,19 +2210,19 @@ RULES = Rules(
                 Jump(17),
                 Jump(10),
                 Jump(19),
-            ), lines=lines_at('rulesets/series/results.mst', (200,), 'rulesets/newtown/indian_rules.mst', (479, 480, 479,
-                482), 'rulesets/series/results.mst', (210, 211, 210, 215, 216, 216, 216, 216, 217, 217, 218, 217, 216, 215))),
+            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (479, 480, 479,
+                482), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
         'retreat_step_loss': ProcedureSpec(
             'retreat_step_loss', 'A step lost to retreat', 'procedure', ('unit',), steps={'army_morale': 0}, types={'unit': 'unit'}, code=(
                 Call('adjust_army_morale', retreat_step_loss__army_morale__adjust_army_morale_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (227,))),
+            ), lines=lines_at('rulesets/series/results.mst', (226,))),
         'previously_retreated_check': ProcedureSpec(
             'previously_retreated_check', 'Previously-retreated units', 'procedure', ('units', 'side', 'r',
                 'drm'), steps={'check': 0}, types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
                 JumpIfNot(previously_retreated_check__check__if, 3),
                 Call('check_and_retreat_or_disrupt', previously_retreated_check__check__check_and_retreat_or_disrupt_args, None),
                 Jump(3),
-            ), lines=lines_at('rulesets/series/results.mst', (251, 252, 251))),
+            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250))),
         'end_of_close_combat': ProcedureSpec(
             'end_of_close_combat', 'Disrupted and shattered units next to the enemy', 'procedure', ('side',
                 ), steps={'exposed': 0}, types={'_for_u': 'units', 'side': 'side', 'u': 'unit'}, code=(
@@ -2238,7 +2235,7 @@ RULES = Rules(
                 Jump(8),
                 Call('disrupt', Passed((('unit', 'u'),)), None),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/results.mst', (260, 260, 260, 260, 261, 262, 261, 264, 260))),
+            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259))),
         'game': ProcedureSpec(
             'game', 'The game', 'procedure', (), steps={'prepare': 0, 'turns': 1, 'winner': 5}, types={}, code=(
                 Call('prepare_for_play', Passed(()), None),
@@ -3382,12 +3379,6 @@ RULES = Rules(
                 Jump(20),
             ), lines=lines_at('rulesets/newtown/cards.mst', (307, 308, 308, 309, 310, 311, 312, 312, 312, 312, 313, 312, 315, 311, 316, 317, 316, 319,
                 308, 307))),
-        'result:army_morale_loss': ProcedureSpec(
-            'result:army_morale_loss', 'Army Morale Loss', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire',
-                'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
-                'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
-                Call('adjust_army_morale', result__army_morale_loss__adjust_army_morale_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (22,))),
         'result:retreat': ProcedureSpec(
             'result:retreat', 'Retreat', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3396,7 +3387,7 @@ RULES = Rules(
                 JumpIfNot(result__retreat__if, 4),
                 Call('check_or_retreat', Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), None),
                 Jump(4),
-            ), lines=lines_at('rulesets/series/results.mst', (31, 32, 33, 32))),
+            ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31))),
         'result:disruption': ProcedureSpec(
             'result:disruption', 'Disruption', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3405,7 +3396,7 @@ RULES = Rules(
                 JumpIfNot(result__retreat__if, 4),
                 Call('check_or_retreat', Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), None),
                 Jump(4),
-            ), lines=lines_at('rulesets/series/results.mst', (43, 44, 45, 44))),
+            ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43))),
         'result:one_step_loss': ProcedureSpec(
             'result:one_step_loss', 'One-Step Loss', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3414,7 +3405,7 @@ RULES = Rules(
                 JumpIfNot(result__retreat__if, 4),
                 Call('check_or_retreat', Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), None),
                 Jump(4),
-            ), lines=lines_at('rulesets/series/results.mst', (54, 55, 56, 55))),
+            ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54))),
         'result:two_step_loss': ProcedureSpec(
             'result:two_step_loss', 'Two-Step Loss', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm',
                 'one_step', 'here', 'others_first', 'second'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side',
@@ -3438,14 +3429,14 @@ RULES = Rules(
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Call('capture_one', result__captured_defender_choice__capture_one_args, None),
                 Call('check_and_retreat_or_disrupt', result__captured_defender_choice__check_and_retreat_or_disrupt_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (85, 86))),
+            ), lines=lines_at('rulesets/series/results.mst', (84, 85))),
         'result:captured_attacker_choice': ProcedureSpec(
             'result:captured_attacker_choice', "Captured, Attacker's Choice", 'procedure', ('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Call('capture_one', result__captured_attacker_choice__capture_one_args, None),
                 Call('check_and_retreat_or_disrupt', result__captured_defender_choice__check_and_retreat_or_disrupt_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (94, 95))),
+            ), lines=lines_at('rulesets/series/results.mst', (93, 94))),
         'result:pin': ProcedureSpec(
             'result:pin', 'Pinned', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u',
                 '_for_u'), steps={'do': 0}, types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3463,7 +3454,7 @@ RULES = Rules(
                 Exec(result__pin__set_pinned),
                 Exec(result__pin__set_pin_group),
                 Jump(8),
-            ), lines=lines_at('rulesets/series/results.mst', (109, 109, 109, 109, 110, 109, 112, 113, 113, 113, 114, 115, 113))),
+            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112))),
         'result:leader_casualty': ProcedureSpec(
             'result:leader_casualty', 'Leader Casualty', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm',
                 'leaders', 'casualty'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side',
@@ -3473,7 +3464,7 @@ RULES = Rules(
                 Choose('casualty', Bound('leaders'), Bound('side'), 'unit', 'choose casualty', ''),
                 Exec(result__leader_casualty__eliminate),
                 Jump(5),
-            ), lines=lines_at('rulesets/series/results.mst', (128, 129, 130, 131, 129))),
+            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128))),
         'trigger:army_demoralized': ProcedureSpec(
             'trigger:army_demoralized', 'An army is demoralized', 'procedure', ('old', 'new', 'side'), steps={'do': 0}, types={'new': 'int',
                 'old': 'int', 'side': 'side'}, code=(
@@ -3488,7 +3479,7 @@ RULES = Rules(
             'trigger:note_retreat', 'A retreat is recorded', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Exec(trigger__note_retreat__set_retreated),
-            ), lines=lines_at('rulesets/series/results.mst', (241,))),
+            ), lines=lines_at('rulesets/series/results.mst', (240,))),
         'trigger:leaders_captured': ProcedureSpec(
             'trigger:leaders_captured', 'Leaders alone are captured', 'procedure', ('unit', 'hex', 'l',
                 '_for_l'), steps={'do': 0}, types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'}, code=(
