@@ -268,3 +268,25 @@ def test_a_rule_that_fails_in_play_fails_its_test_at_the_line(training_copy):
     failure = run.outcomes[0].failure or ""
     assert failure.startswith(f"{tests[0].file}:3: the rules fail here: table 'bonus' has no row")
     assert "battle.mst:" in failure  # the rule the engine was running
+
+
+def test_a_position_that_cannot_play_on_names_the_rule(tmp_path):
+    # No side has the initiative on an empty board: the second player turn is
+    # the enemy of none's. The failure names the rule the engine was running.
+    rules = compile_ruleset(RULESETS / "newtown")[0]
+    test_file = tmp_path / "second.mst"
+    test_file.write_text(
+        'test second "The second player turn, with no initiative side set" {\n'
+        "    scenario campaign\n"
+        "    during game turns\n"
+        "    during game_turn second_player_turn\n"
+        "    expect turn 1\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    reporter = Reporter(SourceFiles())
+    tests = collect([test_file], rules, reporter)
+    reporter.check()
+    failure = Runner(rules).run(tests[0]).failure or ""
+    assert failure.startswith(f"{test_file}:4: bad position: $.stack: the position does not play")
+    assert "in the rules, procedure player_turn at rulesets/" in failure
