@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a6b49b686f9bcbd4ae50149276dc945056766033ef573c14aa754d7cf2d31b98'
+RULES_HASH = 'fc3a4abcd3340abe0385ebe42279cb7d59c312bf8ea70c2222198a229d250235'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

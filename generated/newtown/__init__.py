@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'e5382cb0ceb7e3e564722a2f99f64c8bc6019c2d0f5b035d4836d8fbd6bb9bcd'
+RULES_HASH = '40e06748ee44b3f0751b532936ebad7ac085ac3aafd92c1181a4a98b803ec9fd'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
