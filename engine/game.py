@@ -173,17 +173,25 @@ class Game:
             tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
             for side in range(len(rules.sides))
         )
+        # Of those, the ones with a turn and hexes of entry (the reinforcement
+        # primitive asks which are due at every decision of the phase).
+        self.entering_by_side = tuple(
+            tuple(u for u in units if self.entries[u][0] and self.entries[u][1])
+            for units in self.units_by_side
+        )
         # Variables with a value per side, unit or hex (victory points too): a
         # remembered answer depends on the members it reads (engine/incremental.py).
         self.indexed_variables = frozenset(
             {"vp"} | {var.name for var in rules.variables if var.scope}
         )
         self.announced = {var.name: var.title for var in rules.variables if var.announce}
-        # The movement restrictions of each kind, in declaration order (asked
-        # for every step of every unit: no scan of the others).
+        # The movement restrictions of each kind whose rule switch is on in this
+        # game, in declaration order (asked for every step of every unit: no scan
+        # of the others, no switch looked up again).
         self.restrictions: dict[str, tuple] = {}
         for r in rules.restrictions:
-            self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
+            if not r.rule or self.switch_on[r.rule]:
+                self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
         self.resets: dict[str, tuple] = {}
         # What primitives work out from the rules and the map alone, kept for the
         # game's life (march distances to a goal): never from a position.

@@ -8,10 +8,14 @@ strategically) with what its computation read of the state, item by item:
 which units' hexes (`unit_hex[u]`), statuses and losses, which hexes'
 occupants (`units_by_hex().get(h)`, or only their enemy combat units, for
 `enemies_adjacent`), which variables (a per-unit, per-side or per-hex
-variable member by member), which of the caller's bindings, and whether it
-looked at the stack of procedures (`during`). What no question reads item by
-item — the combats, the bags, the markers drawn, the triggers fired — is
-compared as a whole: when it changed, every answer is forgotten.
+variable member by member), and whether it looked at the stack of
+procedures (`during`). What no question reads item by item — the combats,
+the bags, the markers drawn, the triggers fired, the terrain changed in play,
+the caller's bindings (a phase's `side`: the same at every decision of a
+phase) — is compared as a whole: when it changed, every answer is forgotten.
+Noting a read costs a Python call where reading costs none, so what is the
+same for every question of a decision (the board as the terrain stands) is
+looked up once per decision, not noted.
 
 At the next question the items that changed since are found by comparing
 the state with the copy taken last time, and exactly the answers that read
@@ -34,6 +38,7 @@ from operator import ne
 from typing import Any
 
 from engine.state import State
+from engine.terrain_state import CHANGED_TERRAIN, board_of
 
 CHECK = os.environ.get("MUSTER_CHECK_INCREMENTAL", "") not in ("", "0")
 # Off (`MUSTER_REMEMBER=0`): nothing is kept from one decision to the next, every
@@ -50,13 +55,12 @@ HEX = 3 * _KIND  # the units in a hex
 ENEMIES = 4 * _KIND  # the units in a hex not of a side: hex * _SIDES + side
 VAR = 5 * _KIND  # a variable as a whole: its name's number
 VAR_ITEM = 6 * _KIND  # one member of a per-unit/side/hex variable: name * _ITEMS + index
-BINDING = 7 * _KIND  # one of the caller's bindings: its name's number
-STACK = 8 * _KIND  # which procedures are under way
-EVERYTHING = 9 * _KIND  # the positions wholesale (an iteration over them)
+STACK = 7 * _KIND  # which procedures are under way
+EVERYTHING = 8 * _KIND  # the positions wholesale (an iteration over them)
 _SIDES = 16
 _ITEMS = 1 << 20
 
-# Names of variables and bindings, numbered as they are first read.
+# Names of variables, numbered as they are first read.
 _NAMES: dict[str, int] = {}
 
 
@@ -80,7 +84,6 @@ class _Keys(dict):
 
 
 _VAR_KEYS = _Keys(VAR)
-_BINDING_KEYS = _Keys(BINDING)
 
 
 class IncrementalMismatch(AssertionError):
@@ -91,6 +94,7 @@ class _Watch:
     """The state's stand-ins while a question is computed, and where its reads go."""
 
     __slots__ = (
+        "board",
         "enemy_reads",
         "hexes",
         "index",
@@ -105,6 +109,7 @@ class _Watch:
     def __init__(self, s: State) -> None:
         self.reads: set[int] = set()
         self.neighbors = s.game.rules.board.neighbors
+        self.board = board_of(s)  # the terrain changed in play is compared as a whole
         # (hex, side) → what `enemies_adjacent` reads there: the map's, for the game.
         self.enemy_reads: dict[tuple[int, int], frozenset[int]] = s.game.derived.setdefault(
             "enemies_adjacent reads", {}
@@ -130,12 +135,11 @@ class _Watch:
         """The question looked at which procedures are under way (`during`)."""
         self.reads.add(STACK)
 
-    def bindings(self, caller: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-        """The bindings a rule expression is evaluated with (the caller's, then its
-        own), noting which it reads."""
-        b = _WatchedBindings(caller, self)
-        dict.update(b, own)
-        return b
+    @staticmethod
+    def bindings(caller: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
+        """The bindings a rule expression is evaluated with: the caller's (compared
+        as a whole), then its own (the question's arguments)."""
+        return {**caller, **own}
 
 
 class Fixed:
@@ -143,11 +147,12 @@ class Fixed:
     remembering (the steps of the unit moving now): the positions hold still
     meanwhile, so the occupancy is looked up once, not compared at every question."""
 
-    __slots__ = ("index", "occupancy")
+    __slots__ = ("board", "index", "occupancy")
 
     def __init__(self, s: State) -> None:
         self.occupancy = s.occupancy()
         self.index = self.occupancy.index
+        self.board = board_of(s)
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """Nothing is noted."""
@@ -263,37 +268,65 @@ class _WatchedMapping(dict):
 
 class _WatchedVars(_WatchedMapping):
     """The variables while a question is computed: it notes the names read, and
-    hands out per-unit, per-side and per-hex variables as `_WatchedRow`s."""
+    hands out per-unit, per-side and per-hex variables as `_WatchedRow`s.
 
-    __slots__ = ("indexed", "rows")
+    The mapping itself holds only the rows made so far: reading one again is a
+    plain look-up (the row notes the member read), and any other name is read
+    through `__missing__`, which notes it.
+    """
+
+    __slots__ = ("indexed", "real")
 
     def __init__(self, values: dict[str, Any], watch: _Watch, indexed: frozenset[str]) -> None:
-        super().__init__(values)
+        super().__init__()
+        self.real = values
         self.watch = watch
         self.indexed = indexed
-        self.rows: dict[str, _WatchedRow] = {}
 
-    def _read(self, name: str, value: Any) -> Any:
+    def __missing__(self, name: str) -> Any:
+        value = self.real[name]
         if name in self.indexed and type(value) is tuple:
-            row = self.rows.get(name)
-            if row is None:
-                row = self.rows[name] = _WatchedRow(value, self.watch, _name(name))
+            row = _WatchedRow(value, self.watch, _name(name))
+            dict.__setitem__(self, name, row)
             return row
         self.watch.reads.add(_VAR_KEYS[name])
         return value
 
-    def __getitem__(self, name: str) -> Any:
-        return self._read(name, dict.__getitem__(self, name))
-
     def get(self, name: str, default: Any = None) -> Any:
-        if dict.__contains__(self, name):
-            return self._read(name, dict.__getitem__(self, name))
+        if name in self.real:
+            return self[name]
         self.watch.reads.add(_VAR_KEYS[name])
         return default
 
     def __contains__(self, name: object) -> bool:
         self.watch.reads.add(_VAR_KEYS[str(name)])
-        return dict.__contains__(self, name)
+        return name in self.real
+
+    def __len__(self) -> int:
+        self.watch.reads.add(EVERYTHING)
+        return len(self.real)
+
+    def __iter__(self) -> Iterator[str]:
+        self.watch.reads.add(EVERYTHING)
+        return iter(self.real)
+
+    def keys(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return self.real.keys()
+
+    def values(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return self.real.values()
+
+    def items(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return self.real.items()
+
+    def __eq__(self, other: object) -> bool:
+        self.watch.reads.add(EVERYTHING)
+        return self.real == other
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __setitem__(self, name: str, value: Any) -> None:
         raise RuntimeError("a legal-move question changed the state")
@@ -313,7 +346,7 @@ class _WatchedRow(tuple):
         self.watch.reads.add(VAR + self.name)
 
     def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, int):
+        if type(i) is int:
             n = i if i >= 0 else tuple.__len__(self) + i
             self.watch.reads.add(VAR_ITEM + self.name * _ITEMS + n)
         else:
@@ -381,35 +414,21 @@ class _WatchedRow(tuple):
         return tuple.index(self, value, *args)
 
 
-class _WatchedBindings(_WatchedMapping):
-    """The bindings of a rule expression while a question is computed."""
-
-    __slots__ = ()
-
-    def __init__(self, b: dict[str, Any], watch: _Watch) -> None:
-        super().__init__(b)
-        self.watch = watch
-
-    def __getitem__(self, name: str) -> Any:
-        self.watch.reads.add(_BINDING_KEYS[name])
-        return dict.__getitem__(self, name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        self.watch.reads.add(_BINDING_KEYS[name])
-        return dict.get(self, name, default)
-
-    def __contains__(self, name: object) -> bool:
-        self.watch.reads.add(_BINDING_KEYS[str(name)])
-        return dict.__contains__(self, name)
-
-
 def _whole(s: State) -> tuple:
-    """What questions read only as a whole: the combats, bags, draws and triggers fired."""
+    """What questions read only as a whole: the combats, bags, draws and triggers
+    fired, the terrain changed in play and the caller's bindings."""
     combats = [
         (c.side, c.attackers, c.defenders, c.attack_hexes, c.defense_hexes, c.resolved, c.diverted)
         for c in s.combats
     ]
-    return (combats, tuple(s.bags.items()), tuple(s.drawn.items()), frozenset(s.fired))
+    return (
+        combats,
+        tuple(s.bags.items()),
+        tuple(s.drawn.items()),
+        frozenset(s.fired),
+        s.vars.get(CHANGED_TERRAIN),
+        dict(_caller(s)),
+    )
 
 
 def _differences(was: tuple, now: tuple) -> Iterator[int]:
@@ -439,7 +458,6 @@ class Remembered:
     __slots__ = (
         "answers",
         "asking",
-        "bindings",
         "hexes",
         "loss",
         "owner",
@@ -460,7 +478,6 @@ class Remembered:
         self.status: tuple[int, ...] = ()
         self.loss: tuple[int, ...] = ()
         self.variables: dict[str, Any] = {}
-        self.bindings: dict[str, Any] = {}
         self.procedures: tuple = ()
         self.answers: dict[Hashable, Any] = {}
         self.readers: dict[int, list[Hashable]] = {}
@@ -476,7 +493,6 @@ class Remembered:
         other.status = self.status
         other.loss = self.loss
         other.variables = self.variables
-        other.bindings = self.bindings
         other.procedures = self.procedures
         other.answers = dict(self.answers)
         other.readers = {k: list(v) for k, v in self.readers.items()}
@@ -505,13 +521,15 @@ class Remembered:
                             changed.add(ENEMIES + h * _SIDES + side)
         if loss != self.loss:
             changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
-        variables = s.vars
-        if variables != self.variables:
+        variables, before = s.vars, self.variables
+        if variables != before:
             indexed = s.game.indexed_variables
-            for name in variables.keys() | self.variables.keys():
-                was, now = self.variables.get(name), variables.get(name)
-                if was is now or was == now:
-                    continue
+            names = [name for name, now in variables.items() if before.get(name, _ABSENT) != now]
+            added = sum(1 for name in names if name not in before)
+            if len(before) > len(variables) - added:  # some were removed too
+                names += [name for name in before if name not in variables]
+            for name in names:
+                was, now = before.get(name), variables.get(name)
                 number = _name(name)
                 changed.add(VAR + number)
                 if name in indexed:
@@ -521,11 +539,6 @@ class Remembered:
                     else:  # not two rows of one length: every member read is forgotten
                         rows = [len(v) for v in (was, now) if type(v) is tuple]
                         changed.update(base + i for i in range(max(rows, default=0)))
-        bindings = _caller(s)
-        if bindings != self.bindings:
-            for name in bindings.keys() | self.bindings.keys():
-                if bindings.get(name, _ABSENT) != self.bindings.get(name, _ABSENT):
-                    changed.add(BINDING + _name(name))
         if _procedures(s) != self.procedures:
             changed.add(STACK)
         if changed:
@@ -549,11 +562,8 @@ class Remembered:
                         self._forget(key)
         self.whole = whole
         self.hexes, self.status, self.loss = hexes, status, loss
-        if s.vars != self.variables:
+        if s.vars != self.variables:  # (the copy shares the unchanged values)
             self.variables = dict(s.vars)
-        bindings = _caller(s)
-        if bindings != self.bindings:
-            self.bindings = dict(bindings)
         self.procedures = _procedures(s)
         self.watch = None
 

@@ -307,17 +307,20 @@ def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
         occupancy = watch.occupancy
     found = occupancy.enemies.get((h, side))
     if found is None:
-        units = s.game.rules.units
+        rules = s.game.rules
+        units = rules.units
         index = occupancy.index
-        found = occupancy.enemies[(h, side)] = tuple(
+        found = tuple(
             sorted(
                 u
-                for n in s.game.rules.board.neighbors[h]
+                for n in rules.board.neighbors[h]
                 if n >= 0
                 for u in index.get(n, ())
                 if units[u].side != side and units[u].kind == "unit"
             )
         )
+        if 0 <= side < len(rules.sides):  # what a patched occupancy forgets by side
+            occupancy.enemies[(h, side)] = found
     return found
 
 

@@ -87,12 +87,14 @@ class MoveUnits(Primitive):
 
     def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
         """MP to step from hex a in direction d: terrain, plus what the rules add (8.31)."""
-        rules = s.game.rules
-        cost = step_cost(rules, u, a, d, board_of(s))
-        if cost == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
-            return cost
-        b = rules.board.neighbors[a][d]
-        return cost + int(self.call(s, frame, "extra_cost", unit=u, **{"from": a, "to": b}))
+        return self._plus_extra(s, frame, u, a, d, step_cost(s.game.rules, u, a, d, board_of(s)))
+
+    def _plus_extra(self, s: State, frame: Frame, u: int, a: int, d: int, terrain: int) -> int:
+        """The step's cost given its terrain's: what the rules add (8.31) added."""
+        if terrain == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
+            return terrain
+        b = s.game.rules.board.neighbors[a][d]
+        return terrain + int(self.call(s, frame, "extra_cost", unit=u, **{"from": a, "to": b}))
 
     def _can_step(
         self,
@@ -115,7 +117,8 @@ class MoveUnits(Primitive):
         board = board_of(s)
         a = s.unit_hex[u]
         b = board.neighbors[a][d]
-        if b < 0 or step_cost(rules, u, a, d, board) == PROHIBITED:
+        terrain = step_cost(rules, u, a, d, board)
+        if b < 0 or terrain == PROHIBITED:
             return False
         if strategic and not board.strategic[a] >> d & 1:
             return False
@@ -131,7 +134,7 @@ class MoveUnits(Primitive):
             # 9.52: along roads and tracks only, up to `strategic_factor` times the
             # allowance (the series says twice), no one-hex minimum.
             factor = self.call(s, frame, "strategic_factor", unit=u)
-            if spent + self.cost(s, frame, u, a, d) > factor * ma:
+            if spent + self._plus_extra(s, frame, u, a, d, terrain) > factor * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
@@ -141,7 +144,7 @@ class MoveUnits(Primitive):
             return False
         elif (
             spent > 0 or not (self._one_hex(s, frame, u) if one_hex is None else one_hex)
-        ) and spent + self.cost(s, frame, u, a, d) > ma:
+        ) and spent + self._plus_extra(s, frame, u, a, d, terrain) > ma:
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
