@@ -173,6 +173,11 @@ class Game:
             tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
             for side in range(len(rules.sides))
         )
+        # Each combat unit's side, and None for a leader: `enemies_adjacent` is asked
+        # for the hexes around every step considered.
+        self.combat_sides = tuple(
+            unit.side if unit.kind == "unit" else None for unit in rules.units
+        )
         # Of those, the ones with a turn and hexes of entry (the reinforcement
         # primitive asks which are due at every decision of the phase).
         self.entering_by_side = tuple(

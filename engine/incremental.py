@@ -176,8 +176,10 @@ class _WatchedList(list):
         self.kind = kind
 
     def __getitem__(self, i: Any) -> Any:
-        if type(i) is int:
-            self.watch.reads.add(self.kind + (i if i >= 0 else len(self) + i))
+        if type(i) is int and i >= 0:
+            self.watch.reads.add(self.kind + i)
+        elif type(i) is int:
+            self.watch.reads.add(self.kind + len(self) + i)
         else:
             self.watch.reads.add(EVERYTHING)
         return list.__getitem__(self, i)
@@ -340,15 +342,17 @@ class _WatchedRow(tuple):
         row = super().__new__(cls, values)
         row.watch = watch
         row.name = name
+        row.members = VAR_ITEM + name * _ITEMS  # the read of member i: `members + i`
         return row
 
     def _whole(self) -> None:
         self.watch.reads.add(VAR + self.name)
 
     def __getitem__(self, i: Any) -> Any:
-        if type(i) is int:
-            n = i if i >= 0 else tuple.__len__(self) + i
-            self.watch.reads.add(VAR_ITEM + self.name * _ITEMS + n)
+        if type(i) is int and i >= 0:  # the most frequent read, first and shortest
+            self.watch.reads.add(self.members + i)
+        elif type(i) is int:
+            self.watch.reads.add(self.members + tuple.__len__(self) + i)
         else:
             self._whole()
         return tuple.__getitem__(self, i)

@@ -34,10 +34,10 @@ def is_combat_unit(s: State, u: int) -> bool:
 
 
 def unit_strength(s: State, u: int) -> int:
-    spec = s.game.rules.units[u]
-    if not spec.strengths:
+    strengths = s.game.rules.units[u].strengths
+    if not strengths:
         return 0
-    return spec.strengths[min(s.unit_loss[u], len(spec.strengths) - 1)]
+    return strengths[min(s.unit_loss[u], len(strengths) - 1)]
 
 
 def unit_steps(s: State, u: int) -> int:
@@ -308,17 +308,14 @@ def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
     found = occupancy.enemies.get((h, side))
     if found is None:
         rules = s.game.rules
-        units = rules.units
+        combat_sides = s.game.combat_sides
         index = occupancy.index
-        found = tuple(
-            sorted(
-                u
-                for n in rules.board.neighbors[h]
-                if n >= 0
-                for u in index.get(n, ())
-                if units[u].side != side and units[u].kind == "unit"
-            )
-        )
+        near: list[int] = []
+        for n in rules.board.neighbors[h]:
+            here = index.get(n)
+            if here:
+                near += [u for u in here if combat_sides[u] not in (None, side)]
+        found = tuple(sorted(near))
         if 0 <= side < len(rules.sides):  # what a patched occupancy forgets by side
             occupancy.enemies[(h, side)] = found
     return found
