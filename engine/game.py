@@ -201,6 +201,8 @@ class Game:
         # What primitives work out from the rules and the map alone, kept for the
         # game's life (march distances to a goal): never from a position.
         self.derived: dict[str, dict] = {}
+        # The position every game starts from, set up once (`new_initial_state`).
+        self._initial: State | None = None
         for var in rules.variables:
             if var.reset:
                 self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
@@ -294,7 +296,22 @@ class Game:
                 )
 
     def new_initial_state(self) -> State:
-        """The position at the start of the game (or scenario), set up."""
+        """The position at the start of the game (or scenario), set up.
+
+        Every game starts from the same position, and working it out runs to the
+        first decision, which asks about every unit: it is worked out once and
+        copied, with its account. A game counting what fires (`firing`) sets up
+        each start afresh, so that each is counted.
+        """
+        if self.firing is not None:
+            return self._set_up()
+        if self._initial is None:
+            self._initial = self._set_up()
+        s = self._initial.clone()
+        s.messages = list(self._initial.messages)
+        return s
+
+    def _set_up(self) -> State:
         s = State(self)
         s.vars["turn"] = self.first_turn
         sc = self.scenario

@@ -233,8 +233,23 @@ class MoveUnits(Primitive):
         can_step = self._can_step
         return [
             step(u, d)
-            for d in range(DIRECTIONS)
+            for d in self._on_the_map(s, u)
             if ask(("step", u, d, ma, one_hex), can_step, s, frame, u, d, 0, ma, False, one_hex)
+        ]
+
+    @staticmethod
+    def _on_the_map(s: State, u: int, strategic: bool = False) -> list[int]:
+        """The directions in which the map lets unit u step at all (a hex there, its
+        terrain and hexside not prohibited; along a road or track, for a strategic
+        move): what `_can_step` tests first, without a question asked for the others."""
+        rules = s.game.rules
+        board = board_of(s)
+        a = s.unit_hex[u]
+        roads = board.strategic[a] if strategic else -1
+        return [
+            d
+            for d, b in enumerate(board.neighbors[a])
+            if b >= 0 and roads >> d & 1 and step_cost(rules, u, a, d, board) != PROHIBITED
         ]
 
     def _fresh_strategic(self, s: State, frame: Frame, u: int, ask: Ask) -> bool:
@@ -249,7 +264,7 @@ class MoveUnits(Primitive):
         can_step = self._can_step
         return any(
             ask(("strategic step", u, d, ma), can_step, s, frame, u, d, 0, ma, True)
-            for d in range(DIRECTIONS)
+            for d in self._on_the_map(s, u, strategic=True)
         )
 
     def _strategic(self, s: State, frame: Frame, u: int) -> bool:
