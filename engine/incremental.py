@@ -32,6 +32,7 @@ item, so that a computation's reads are one set of small numbers.
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterator
 from itertools import compress, count
 from operator import ne
@@ -454,7 +455,9 @@ class Remembered:
     """Answers of one kind of question (a call site, for one side) for one state.
 
     `readers` is the inverse of the reads: for each thing read, the questions
-    whose answers read it, so that a change forgets exactly those. A clone of
+    whose answers read it, so that a change forgets exactly those (a set: a
+    question forgotten for one of its reads and asked again stays noted once
+    under its others, which would otherwise grow by one at every asking). A clone of
     a state shares its `Remembered` until either asks again, when the asker
     takes a copy: answers never leak between states.
     """
@@ -484,7 +487,7 @@ class Remembered:
         self.variables: dict[str, Any] = {}
         self.procedures: tuple = ()
         self.answers: dict[Hashable, Any] = {}
-        self.readers: dict[int, list[Hashable]] = {}
+        self.readers: defaultdict[int, set[Hashable]] = defaultdict(set)
         # For each question, the questions that asked it while being computed.
         self.parents: dict[Hashable, set[Hashable]] = {}
         self.asking: Hashable | None = None  # the question being computed
@@ -499,7 +502,7 @@ class Remembered:
         other.variables = self.variables
         other.procedures = self.procedures
         other.answers = dict(self.answers)
-        other.readers = {k: list(v) for k, v in self.readers.items()}
+        other.readers = defaultdict(set, {k: set(v) for k, v in self.readers.items()})
         other.parents = {k: set(v) for k, v in self.parents.items()}
         return other
 
@@ -625,11 +628,7 @@ class Remembered:
         self.answers[key] = value
         readers = self.readers
         for read in reads:
-            found_readers = readers.get(read)
-            if found_readers is None:
-                readers[read] = [key]
-            else:
-                found_readers.append(key)
+            readers[read].add(key)
         return value
 
 

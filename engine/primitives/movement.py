@@ -238,19 +238,25 @@ class MoveUnits(Primitive):
         ]
 
     @staticmethod
-    def _on_the_map(s: State, u: int, strategic: bool = False) -> list[int]:
+    def _on_the_map(s: State, u: int, strategic: bool = False) -> tuple[int, ...]:
         """The directions in which the map lets unit u step at all (a hex there, its
         terrain and hexside not prohibited; along a road or track, for a strategic
-        move): what `_can_step` tests first, without a question asked for the others."""
-        rules = s.game.rules
+        move): what `_can_step` tests first, without a question asked for the others.
+        The map's alone: worked out once per game for each board, unit and hex."""
         board = board_of(s)
         a = s.unit_hex[u]
-        roads = board.strategic[a] if strategic else -1
-        return [
-            d
-            for d, b in enumerate(board.neighbors[a])
-            if b >= 0 and roads >> d & 1 and step_cost(rules, u, a, d, board) != PROHIBITED
-        ]
+        known = s.game.derived.setdefault("directions on the map", {})
+        key = (id(board), u, a, strategic)
+        found = known.get(key)
+        if found is None:
+            rules = s.game.rules
+            roads = board.strategic[a] if strategic else -1
+            found = known[key] = tuple(
+                d
+                for d, b in enumerate(board.neighbors[a])
+                if b >= 0 and roads >> d & 1 and step_cost(rules, u, a, d, board) != PROHIBITED
+            )
+        return found
 
     def _fresh_strategic(self, s: State, frame: Frame, u: int, ask: Ask) -> bool:
         """`_may_go_strategic`, a question per direction as in `_fresh_steps`."""
