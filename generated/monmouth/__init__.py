@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a6b49b686f9bcbd4ae50149276dc945056766033ef573c14aa754d7cf2d31b98'
+RULES_HASH = 'b0b77c001129faea5a88eb6a5e11c9e631be4c0706710b2f0854f9e0840aa02a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -232,8 +232,8 @@ def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:139': 
     return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
 
 def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:144': 'Army Morale for a result'
-    return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0])) == 0))
-        else q.lookup(s, 4, q.result_name(s, a_r)))
+    return (0 if ((a_r == 9) and (sum(1 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0]) == 0)) else q.lookup(s, 4,
+        q.result_name(s, a_r)))
 
 def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat"
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
@@ -256,14 +256,13 @@ def define__counts_for_stacking(s, a_u):  # 'rulesets/series/stacking.mst:7': 'C
     return UNIT_COMBAT[a_u]
 
 def define__stack_ok(s, a_units):  # 'rulesets/monmouth/leaders.mst:183': 'Within the stacking limit'
-    return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (UNIT_COMBAT[e0] and (not UNIT_PROPS['artillery'][e0])))) <= 6)
-        and (len(tuple(e0 for e0 in a_units if ((UNIT_COMBAT[e0] and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0])))) <= 1))
+    return ((sum(q.unit_strength(s, e0) for e0 in a_units if (UNIT_COMBAT[e0] and (not UNIT_PROPS['artillery'][e0]))) <= 6) and (sum(1
+        for e0 in a_units if ((UNIT_COMBAT[e0] and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0]))) <= 1))
 
 def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
 
-def define__exerts_zoc(s, a_u):  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC'
-    return define__parade(s, a_u)
+define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC'
 
 def define__in_enemy_zoc(s, a_h, a_side):  # 'rulesets/series/zoc.mst:10': 'In an enemy zone of control'
     return q.in_zoc(s, a_h, tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if define__exerts_zoc(s, e0)))
@@ -276,9 +275,9 @@ def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18
     return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and define__rifle_unit(s, e0)))
 
 def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
-    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (len(tuple(e1 for e1 in q.units_at(s, e0)
-        if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1]))) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (len(tuple(e1
-        for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
+    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
+        if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (sum(1
+        for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1])) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
         a_u))))
 
 def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
@@ -293,12 +292,12 @@ def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:3
         and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
 
 def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
-    return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u)))) == 0))
-        and define__stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
+    return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u))) == 0)) and define__stack_ok(s,
+        q.union(q.units_at(s, a_h), (a_u,))))
 
 def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
-    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h)
-        if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
+    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (sum(1 for e0 in q.units_at(s, a_h)
+        if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
 def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
     return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
@@ -366,21 +365,21 @@ def define__adds_strength(s, a_u):  # 'rulesets/series/close_combat.mst:71': 'Ad
     return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
 
 def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
-    return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0)))
+    return sum(q.unit_strength(s, e0) for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0))
 
 def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted')
         else q.unit_strength(s, a_u)))
 
 def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
-    return sum(define__defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0)))
+    return sum(define__defense_value(s, e0) for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0))
 
 define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:85': 'May be the lead unit'
 
 def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
-    return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
-        if (define__parade(s, e0) and define__may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (len(tuple(e0
-        for e0 in a_units if define__may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
+    return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (sum(1 for e0 in a_units if (define__parade(s, e0)
+        and define__may_lead(s, e0))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (sum(1 for e0 in a_units
+        if define__may_lead(s, e0)) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
 define__result_stands = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:101': 'The side suffers its close combat result'
 
@@ -394,8 +393,8 @@ def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_co
     return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
 def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:120': 'Attacking units that may lead'
-    return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))
-        if (len(tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))) > 0)
+    return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) if (sum(1
+        for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
 def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Cavalry may withdraw'
@@ -425,7 +424,7 @@ def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46'
 
 def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred'
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
-        for e0 in tuple(e0 for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0]))) and any(UNIT_PROPS['mounted'][e0]
+        for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
         for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
         a_combat, a_side)))
 
@@ -446,7 +445,7 @@ def define__terrain_cost_into(s, a_u, a_h):  # 'rulesets/monmouth/reinforcements
     return min((q.move_cost(s, a_u, e0, a_h) for e0 in tuple(e0 for e0 in q.hexes_around(s, a_h) if (q.move_cost(s, a_u, e0, a_h) >= 0))), default=0)
 
 def define__entry_blocked(s, a_h, a_s):  # 'rulesets/monmouth/reinforcements.mst:54': 'An entry hex the enemy blocks'
-    return ((len(tuple(e0 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_s) and UNIT_COMBAT[e0]))) > 0) or define__in_enemy_zoc(s, a_h, a_s))
+    return ((sum(1 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_s) and UNIT_COMBAT[e0])) > 0) or define__in_enemy_zoc(s, a_h, a_s))
 
 def define__open_entries(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:57': "The unit's entry hexes the enemy does not block"
     return tuple(e0 for e0 in q.entry_hexes(s, a_u) if (not define__entry_blocked(s, e0, q.side(s, a_u))))
@@ -566,8 +565,8 @@ def define__may_control(s, a_u):  # 'rulesets/monmouth/victory.mst:143': 'May ta
     return ((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not UNIT_PROPS['militia'][a_u]))
 
 def define__controls(s, a_h, a_holder, a_s):  # 'rulesets/monmouth/victory.mst:162': 'Controls a terrain objective'
-    return (any(((q.side(s, e0) == a_s) and define__may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (len(tuple(e0
-        for e0 in q.units_at(s, a_h) if UNIT_COMBAT[e0])) == 0)) and (not define__in_enemy_zoc(s, a_h, a_s))))
+    return (any(((q.side(s, e0) == a_s) and define__may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (sum(1
+        for e0 in q.units_at(s, a_h) if UNIT_COMBAT[e0]) == 0)) and (not define__in_enemy_zoc(s, a_h, a_s))))
 
 define__courthouse_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:167': 'Monmouth Courthouse: VP per turn'
 
@@ -766,8 +765,8 @@ def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:60'
 def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:61'
     return s.vars['pin_group'][b['u']]
 def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:62'
-    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s, b['side'])
-        if (s.vars['pin_group'][e0] == b['group'])))
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:63'
     return (not b['engaged'])
 def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69'
@@ -890,8 +889,8 @@ def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/
 def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:264'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 def movement_phase__arrivals_over_stacked__while(s, b):  # 'rulesets/monmouth/reinforcements.mst:265'
-    return ((not define__stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h'])
-        if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
+    return ((not define__stack_ok(s, q.units_at(s, b['h']))) and (sum(1 for e0 in q.units_at(s, b['h'])
+        if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0])) > 0))
 def movement_phase__arrivals_over_stacked__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
 def movement_phase__arrivals_over_stacked__hold_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:267'
@@ -1136,7 +1135,7 @@ def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.m
     e.resolve_combat(s, b['combat'])
 
 def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:342'
-    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
+    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
 def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:343'
     return (len(b['vacated']) > 0)
 def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:345'
@@ -1352,9 +1351,9 @@ def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_comba
 def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:138'
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
 def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:139'
-    return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return all(define__surrounded(s, e0) for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:140'
-    return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return all(define__surrounded(s, e0) for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:142'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:142'
@@ -1445,8 +1444,8 @@ def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.m
     return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
         b['unit']))) > 0))
 def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:192'
-    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
-        b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
+        b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
 def restriction__monmouth_movement_allowance__value(s, b):  # 'rulesets/monmouth/movement.mst:30'
     return define__movement_allowance(s, b['unit'])
 def restriction__heavy_guns_pay_their_way__condition(s, b):  # 'rulesets/monmouth/artillery.mst:15'

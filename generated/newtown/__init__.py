@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'e5382cb0ceb7e3e564722a2f99f64c8bc6019c2d0f5b035d4836d8fbd6bb9bcd'
+RULES_HASH = '2ff1ccb11d029793d3bd8b83bbdce046773f939099e2ee89f32e4e1e9a8a2211'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -265,8 +265,8 @@ def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:139': 
     return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
 
 def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:144': 'Army Morale for a result'
-    return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0])) == 0))
-        else q.lookup(s, 4, q.result_name(s, a_r)))
+    return (0 if ((a_r == 9) and (sum(1 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0]) == 0)) else q.lookup(s, 4,
+        q.result_name(s, a_r)))
 
 def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat"
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
@@ -289,15 +289,13 @@ def define__counts_for_stacking(s, a_u):  # 'rulesets/newtown/special_units.mst:
     return (UNIT_COMBAT[a_u] and (a_u != 17))
 
 def define__stack_ok(s, a_units):  # 'rulesets/series/stacking.mst:10': 'Within the stacking limit'
-    return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (define__counts_for_stacking(s, e0)
-        and (not UNIT_PROPS['artillery'][e0])))) <= 6) and (len(tuple(e0 for e0 in a_units if (define__counts_for_stacking(s, e0)
-        and UNIT_PROPS['artillery'][e0]))) <= 1))
+    return ((sum(q.unit_strength(s, e0) for e0 in a_units if (define__counts_for_stacking(s, e0) and (not UNIT_PROPS['artillery'][e0]))) <= 6)
+        and (sum(1 for e0 in a_units if (define__counts_for_stacking(s, e0) and UNIT_PROPS['artillery'][e0])) <= 1))
 
 def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
 
-def define__exerts_zoc(s, a_u):  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC'
-    return define__parade(s, a_u)
+define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC'
 
 def define__in_enemy_zoc(s, a_h, a_side):  # 'rulesets/series/zoc.mst:10': 'In an enemy zone of control'
     return q.in_zoc(s, a_h, tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if define__exerts_zoc(s, e0)))
@@ -310,9 +308,9 @@ def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18
     return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and define__rifle_unit(s, e0)))
 
 def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
-    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (len(tuple(e1 for e1 in q.units_at(s, e0)
-        if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1]))) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (len(tuple(e1
-        for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
+    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
+        if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (sum(1
+        for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1])) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
         a_u))))
 
 def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
@@ -326,12 +324,12 @@ def define__may_move_strategically(s, a_u):  # 'rulesets/newtown/variations.mst:
         a_u) == 1)) and (q.entry_turn(s, a_u) == 0)))) and (not ((s.vars['turn'] == 1) and (a_u == 12))))
 
 def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
-    return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u)))) == 0))
-        and define__stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
+    return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u))) == 0)) and define__stack_ok(s,
+        q.union(q.units_at(s, a_h), (a_u,))))
 
 def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
-    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h)
-        if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
+    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (sum(1 for e0 in q.units_at(s, a_h)
+        if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
 def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
     return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
@@ -401,21 +399,21 @@ def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:132': 
     return (((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u])) and (not ((a_u == 17) and define__attached(s, a_u))))
 
 def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
-    return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0)))
+    return sum(q.unit_strength(s, e0) for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0))
 
 def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted')
         else q.unit_strength(s, a_u)))
 
 def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
-    return sum(define__defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0)))
+    return sum(define__defense_value(s, e0) for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0))
 
 define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:135': 'May be the lead unit'
 
 def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
-    return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
-        if (define__parade(s, e0) and define__may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (len(tuple(e0
-        for e0 in a_units if define__may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
+    return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (sum(1 for e0 in a_units if (define__parade(s, e0)
+        and define__may_lead(s, e0))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (sum(1 for e0 in a_units
+        if define__may_lead(s, e0)) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
 def define__result_stands(s, a_s):  # 'rulesets/newtown/cards.mst:369': 'The side suffers its close combat result'
     return (s.vars['result_ignored'] != a_s)
@@ -429,8 +427,8 @@ def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_co
     return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
 def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:120': 'Attacking units that may lead'
-    return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))
-        if (len(tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))) > 0)
+    return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) if (sum(1
+        for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
 def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Cavalry may withdraw'
@@ -460,7 +458,7 @@ def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46'
 
 def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred'
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
-        for e0 in tuple(e0 for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0]))) and any(UNIT_PROPS['mounted'][e0]
+        for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
         for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
         a_combat, a_side)))
 
@@ -515,7 +513,7 @@ def define__unexamined_indian_stacks(s):  # 'rulesets/newtown/variations.mst:105
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, 0)) if (not s.vars['examined'][e0]))
 
 def define__attacked_across_breastwork(s, a_combat, a_h):  # 'rulesets/newtown/variations.mst:193': 'Every attack on the hex crosses the breastwork'
-    return all(q.hexside_has(s, e0, a_h, 8) for e0 in tuple(e0 for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s, e0, a_h)))
+    return all(q.hexside_has(s, e0, a_h, 8) for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s, e0, a_h))
 
 def define__holds_the_breastwork(s, a_combat, a_lead):  # 'rulesets/newtown/variations.mst:196': 'The lead unit may keep the breastwork'
     return (((q.side(s, a_lead) == 0) and (q.hex_of(s, a_lead) in ZONE_BREASTWORK_HEXES)) and all(define__attacked_across_breastwork(s, a_combat, e0)
@@ -535,7 +533,7 @@ def define__adverse_to_honor(s, a_r):  # 'rulesets/newtown/indian_rules.mst:78':
     return ((((((((a_r == 2) or (a_r == 3)) or (a_r == 8)) or (a_r == 4)) or (a_r == 5)) or (a_r == 6)) or (a_r == 7)) or (a_r == 10))
 
 def define__under_the_guns(s, a_u):  # 'rulesets/newtown/indian_rules.mst:177': 'Within range and LOS of American artillery'
-    return any(q.can_fire_at(s, e0, q.hex_of(s, a_u)) for e0 in tuple(e0 for e0 in q.units_of(s, 1) if UNIT_PROPS['artillery'][e0]))
+    return any(q.can_fire_at(s, e0, q.hex_of(s, a_u)) for e0 in q.units_of(s, 1) if UNIT_PROPS['artillery'][e0])
 
 def define__must_check_resolve(s, a_u):  # 'rulesets/newtown/indian_rules.mst:180': 'Must make an Indian Resolve Morale Check'
     return ((((define__warrior(s, a_u) and UNIT_COMBAT[a_u]) and (UNIT_PROPS['tribe'][a_u] != 'mohawk')) and (not s.vars['failed_resolve'][a_u]))
@@ -774,8 +772,8 @@ def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:60'
 def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:61'
     return s.vars['pin_group'][b['u']]
 def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:62'
-    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s, b['side'])
-        if (s.vars['pin_group'][e0] == b['group'])))
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:63'
     return (not b['engaged'])
 def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69'
@@ -825,8 +823,8 @@ def movement_phase__stampede__if(s, b):  # 'rulesets/newtown/cards.mst:377'
 def movement_phase__stampede__discard_args(s, b):  # 'rulesets/newtown/cards.mst:379'
     return {'card': 'stampede', 'side': 0}
 def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:380'
-    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in ZONE_THE_ROAD)) and (not q.prohibited(s, e0))) and (len(tuple(e1
-        for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
+    return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, 49)) if (((not (e0 in ZONE_THE_ROAD)) and (not q.prohibited(s, e0))) and (sum(1
+        for e1 in q.units_at(s, e0) if (b['side'] == 0)) == 0)))
 def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:381'
     e.advance_to(s, 49, b['h'])
 def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:179'
@@ -1135,7 +1133,7 @@ def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.m
 def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202'
     return define__holds_the_breastwork(s, b['combat'], b['lead'])
 def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:342'
-    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
+    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
 def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:343'
     return (len(b['vacated']) > 0)
 def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:345'
@@ -1235,14 +1233,14 @@ def pre_game_enhancement__apply__if_12(s, b):  # 'rulesets/newtown/prepare.mst:1
 def place_with_indians__place__let_hexes(s, b):  # 'rulesets/newtown/prepare.mst:138'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, 0) if define__warrior(s, e0)))
 def place_with_indians__place__if(s, b):  # 'rulesets/newtown/prepare.mst:139'
-    return (len(tuple(e0 for e0 in b['hexes'] if define__room_for(s, b['unit'], e0))) > 0)
+    return (sum(1 for e0 in b['hexes'] if define__room_for(s, b['unit'], e0)) > 0)
 def place_with_indians__place__h_options(s, b):  # 'rulesets/newtown/prepare.mst:140'
     return tuple(e0 for e0 in b['hexes'] if define__room_for(s, b['unit'], e0))
 def place_with_indians__place__advance_to(s, b):  # 'rulesets/newtown/prepare.mst:141'
     e.advance_to(s, b['unit'], b['h'])
 
 def onondaga_enters__place__if(s, b):  # 'rulesets/newtown/prepare.mst:156'
-    return (len(tuple(e0 for e0 in ZONE_NEWTOWN_HEXES_LIST if define__room_for(s, 13, e0))) > 0)
+    return (sum(1 for e0 in ZONE_NEWTOWN_HEXES_LIST if define__room_for(s, 13, e0)) > 0)
 def onondaga_enters__place__h_options(s, b):  # 'rulesets/newtown/prepare.mst:157'
     return tuple(e0 for e0 in ZONE_NEWTOWN_HEXES_LIST if define__room_for(s, 13, e0))
 def onondaga_enters__place__advance_to(s, b):  # 'rulesets/newtown/prepare.mst:158'
@@ -1390,7 +1388,7 @@ def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'r
 def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:419'
     return {'unit': b['unit'], 'hexes': 1}
 def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:423'
-    return (len(tuple(e0 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0])) == 0)
+    return (sum(1 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0]) == 0)
 def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:424'
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == 1) and define__parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])))
@@ -1488,7 +1486,7 @@ def result__two_step_loss__let_one_step(s, b):  # 'rulesets/newtown/special_unit
 def result__two_step_loss__let_here(s, b):  # 'rulesets/newtown/special_units.mst:144'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
 def result__two_step_loss__let_others_first(s, b):  # 'rulesets/newtown/special_units.mst:145'
-    return (tuple(e0 for e0 in b['here'] if define__adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if define__adds_strength(s, e0))) > 0)
+    return (tuple(e0 for e0 in b['here'] if define__adds_strength(s, e0)) if (sum(1 for e0 in b['here'] if define__adds_strength(s, e0)) > 0)
         else b['here'])
 def result__two_step_loss__eliminate(s, b):  # 'rulesets/newtown/special_units.mst:146'
     e.eliminate(s, b['affected'])
@@ -1612,9 +1610,9 @@ def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/newtown/indian_rul
 def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:333'
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
 def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/newtown/indian_rules.mst:334'
-    return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return all(define__surrounded(s, e0) for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/newtown/indian_rules.mst:335'
-    return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return all(define__surrounded(s, e0) for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:337'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/newtown/indian_rules.mst:337'
@@ -1715,8 +1713,8 @@ def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.m
     return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
         b['unit']))) > 0))
 def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:192'
-    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
-        b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
+        b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
 def restriction__burning_units__condition(s, b):  # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 def restriction__moves_in_its_own_phase__condition(s, b):  # 'rulesets/newtown/sequence.mst:72'
