@@ -136,12 +136,6 @@ class _Watch:
         """The question looked at which procedures are under way (`during`)."""
         self.reads.add(STACK)
 
-    @staticmethod
-    def bindings(caller: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-        """The bindings a rule expression is evaluated with: the caller's (compared
-        as a whole), then its own (the question's arguments)."""
-        return {**caller, **own}
-
 
 class Fixed:
     """Stands in for a watch while a primitive works out a decision without
@@ -160,10 +154,6 @@ class Fixed:
 
     def read_stack(self) -> None:
         """Nothing is noted."""
-
-    @staticmethod
-    def bindings(caller: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-        return {**caller, **own}
 
 
 class _WatchedList(list):
@@ -486,7 +476,7 @@ class Remembered:
         self.loss: tuple[int, ...] = ()
         self.variables: dict[str, Any] = {}
         self.procedures: tuple = ()
-        self.answers: dict[Hashable, Any] = {}
+        self.answers: dict[Hashable, Any] = {}  # a caller may look here before asking
         self.readers: defaultdict[int, set[Hashable]] = defaultdict(set)
         # For each question, the questions that asked it while being computed.
         self.parents: dict[Hashable, set[Hashable]] = {}

@@ -185,13 +185,16 @@ class MoveUnits(Primitive):
             return False
         return bool(self._steps(s, frame, u, 0, 0, strategic=True))
 
-    def _choices(self, s: State, frame: Frame, own: list[int], ask: Ask) -> list[int]:
+    def _choices(
+        self, s: State, frame: Frame, own: list[int], ask: Ask, known: dict[Hashable, Any]
+    ) -> list[int]:
         """PASS and every unit's legal steps (and strategic starts), in unit order;
         `own`: the steps of the unit moving now.
 
         `ask(key, compute, *args)` answers the questions that depend on the
         position only (`compute(*args)`): the incremental one remembers answers
-        between decisions.
+        between decisions, `known` (looked in first: most units' actions are
+        known, at most decisions) those it holds now.
         """
         b = frame.b
         active = b["active"]
@@ -208,7 +211,8 @@ class MoveUnits(Primitive):
                 actions.extend(own)
             elif u not in moved:
                 # A unit's actions are asked by its number alone (the most asked question).
-                actions.extend(ask(u, self._fresh, s, frame, u, ask))
+                found = known.get(u)
+                actions.extend(ask(u, self._fresh, s, frame, u, ask) if found is None else found)
         return actions
 
     def _who(self, s: State, frame: Frame, u: int) -> bool:
@@ -306,9 +310,9 @@ class MoveUnits(Primitive):
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
         memo = incremental.remembered(s, (b["site"], b["side"]))
-        actions = self._choices(s, frame, own, partial(memo.ask, s))
+        actions = self._choices(s, frame, own, partial(memo.ask, s), memo.answers)
         if incremental.CHECK:
-            full = self._choices(s, frame, own, _compute)
+            full = self._choices(s, frame, own, _compute, {})
             if full != actions:
                 raise incremental.IncrementalMismatch(
                     f"move_units at move {s.move_number}: remembered steps {actions} "
