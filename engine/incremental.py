@@ -497,10 +497,15 @@ class Remembered:
         return other
 
     def _changes(
-        self, s: State, hexes: tuple[int, ...], status: tuple[int, ...], loss: tuple[int, ...]
+        self,
+        s: State,
+        hexes: tuple[int, ...],
+        status: tuple[int, ...],
+        loss: tuple[int, ...],
+        procedures: tuple,
     ) -> set[int]:
         """What was read that changed since the last question (EVERYTHING if anything),
-        given the units' hexes, statuses and losses now."""
+        given the units' hexes, statuses and losses and the procedures under way now."""
         changed: set[int] = set()
         if hexes != self.hexes or status != self.status:
             units = s.game.rules.units
@@ -536,7 +541,7 @@ class Remembered:
                     else:  # not two rows of one length: every member read is forgotten
                         rows = [len(v) for v in (was, now) if type(v) is tuple]
                         changed.update(base + i for i in range(max(rows, default=0)))
-        if _procedures(s) != self.procedures:
+        if procedures != self.procedures:
             changed.add(STACK)
         if changed:
             changed.add(EVERYTHING)
@@ -546,6 +551,7 @@ class Remembered:
         """Forget what the changes since the last question may have changed."""
         whole = _whole(s)
         hexes, status, loss = tuple(s.unit_hex), tuple(s.unit_status), tuple(s.unit_loss)
+        procedures = _procedures(s)
         if whole != self.whole:
             self.answers.clear()
             self.readers.clear()
@@ -553,7 +559,7 @@ class Remembered:
         else:
             readers = self.readers
             answers = self.answers
-            for read in self._changes(s, hexes, status, loss):
+            for read in self._changes(s, hexes, status, loss, procedures):
                 for key in readers.pop(read, ()):
                     if key in answers:
                         self._forget(key)
@@ -561,7 +567,7 @@ class Remembered:
         self.hexes, self.status, self.loss = hexes, status, loss
         if s.vars != self.variables:  # (the copy shares the unchanged values)
             self.variables = dict(s.vars)
-        self.procedures = _procedures(s)
+        self.procedures = procedures
         self.watch = None
 
     def _forget(self, key: Hashable) -> None:
