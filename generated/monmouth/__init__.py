@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'b0b77c001129faea5a88eb6a5e11c9e631be4c0706710b2f0854f9e0840aa02a'
+RULES_HASH = '52fa5d8971dfe31b95c570eb920c120e219c112014e11bcd1b9b647413e2aa91'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

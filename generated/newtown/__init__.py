@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '2ff1ccb11d029793d3bd8b83bbdce046773f939099e2ee89f32e4e1e9a8a2211'
+RULES_HASH = 'c9ccba56ee7f6f4e29c5779d7dbd7f92cb4a0e86ddbb94cfc97fd7a53092fa48'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
