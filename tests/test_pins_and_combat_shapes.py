@@ -182,3 +182,72 @@ def test_a_pin_result_no_longer_next_to_the_enemy_is_not_asked_about(game):
     s = position(game, {"nj_1": "1003"}, PIN_CASES, pinned={"nj_1": 1})
     assert not any(t.endswith("yes") for t in offered(s))
     assert may_move(s, game.unit_by_name["nj_1"])
+
+
+def moves(s, printed: str) -> set[str]:
+    """The hexes the unit of this printed name may step into now, by label."""
+    return {t.rsplit(" ", 1)[1] for t in offered(s) if t.startswith(f"move {printed} ")}
+
+
+def test_case_b_moves_every_pinned_unit_away_before_the_phase_ends(game):
+    """§ series 13.1 PIN: "B. Move all friendly pinned units so that they are not
+    adjacent to any enemy units ... and reduce his or her Army Morale by one
+    (9.3)"; 9.2: "Pinned units may move only if they do not end the movement
+    phase adjacent to any enemy units". The American player takes case B for the
+    1st N.J. (1003, pinned with the Guards in 1103): he may not end his movement
+    while it is still next to the Guards; it may not step into 1002, next to the
+    Guards, where entering their ZOC would stop it (8.3); once it is in 1004 he
+    may pass, and the pin's removal costs him one Army Morale point."""
+    h = game.hex_by_label
+    assert h["1103"] in game.rules.board.neighbors[h["1002"]]
+    s = position(game, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    answer(s, next(t for t in offered(s) if t.endswith("yes")))  # case B
+    assert "pass" not in offered(s)
+    assert moves(s, "1st N.J.") == {"1004", "0904"}  # 1002 stops it next to the Guards
+    answer(s, "move 1st N.J. 1003 → 1004")
+    assert "pass" in offered(s)
+    answer(s, "pass")
+    assert s.vars["army_morale"][game.side_by_name["american"]] == 14
+    assert not s.vars["pinned"][game.unit_by_name["nj_1"]]
+
+
+def test_case_b_lets_the_other_units_move_first(game):
+    """§ series 13.1 PIN case B: the pinned units must all move away, but 9.1 lets the
+    player move his units in any order: the 2nd N.J. moves first, and passing
+    is refused only until the 1st N.J. has gone."""
+    s = position(game, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    answer(s, next(t for t in offered(s) if t.endswith("yes")))  # case B
+    answer(s, "move 2nd N.J. 0903 → 0802")
+    assert "pass" not in offered(s)
+    answer(s, "move 1st N.J. 1003 → 0904")
+    assert "pass" in offered(s)
+
+
+# The 1st N.J. in 1003, pinned with the Guards in 1103: the Grenadiers in 1005
+# and the Dragoons in 0803 are next to every hex it could step into (1002,
+# 1104, 1004, 0904, 0903), so it cannot get away.
+CORNERED = {"nj_1": "1003", "guards": "1103", "grenadiers": "1005", "dragoons": "0803"}
+
+
+def test_case_b_is_not_offered_when_a_pinned_unit_cannot_get_away(game):
+    """§ series 13.1 PIN: "The next phasing player must either: A. Attack with all
+    units marked as pinned ... OR: B. Move all friendly pinned units so that they
+    are not adjacent to any enemy units". The 1st N.J. has no hex to go to that
+    is not next to a British unit: case B cannot be done, so it is not offered,
+    and the unit stays and attacks (case A)."""
+    board, h = game.rules.board, game.hex_by_label
+    british = [h[CORNERED[n]] for n in ("guards", "grenadiers", "dragoons")]
+    for n in board.neighbors[h["1003"]]:
+        assert n < 0 or any(b == n or b in board.neighbors[n] for b in british)
+    s = position(game, CORNERED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    assert not any(t.endswith("yes") for t in offered(s))
+    assert not may_move(s, game.unit_by_name["nj_1"])
+
+
+def test_case_b_is_offered_when_the_pinned_unit_has_a_way_out(game):
+    """The control of the test above (§ series 13.1 PIN case B): without the
+    Dragoons, 0903 and 0904 are free of British units around them, and the
+    player may choose case B."""
+    cornered = {**CORNERED, "dragoons": AWAY["dragoons"]}
+    s = position(game, cornered, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    assert any(t.endswith("yes") for t in offered(s))

@@ -2,10 +2,13 @@
 
 Each action steps one unit into a neighbouring hex (9.1); stepping another
 unit ends the previous unit's move ("each unit must complete its movement
-before any other unit may move"), and PASS ends the phase. The rule file
+before any other unit may move"), and PASS ends the phase — not while a
+unit that `must_move` may still move (13.1 PIN case B). The rule file
 supplies the stacking limit, when a unit must stop, extra costs (8.31),
 who may move strategically and (`who`) which units this phase moves, as
-expressions. Choosing a unit (its unit
+expressions. A step into a hex where a `no_end` restriction binds the unit
+is offered only when the unit can go on from there to a hex where it may
+end its move. Choosing a unit (its unit
 action) starts its move as strategic movement (9.52): up to `strategic_factor`
 times (the series: twice) its
 allowance, every hexside crossed a road or track that carries it.
@@ -55,6 +58,7 @@ primitive(
     ("who", Lambda("bool", (("unit", "unit"),))),
     ("strategic_factor", Lambda("int", (("unit", "unit"),))),
     ("one_hex_minimum", Lambda("bool", (("unit", "unit"),))),
+    ("must_move", Lambda("bool", (("unit", "unit"),))),
     optional=(
         "stop_after",
         "extra_cost",
@@ -63,6 +67,7 @@ primitive(
         "who",
         "strategic_factor",
         "one_hex_minimum",
+        "must_move",
     ),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
@@ -104,16 +109,23 @@ class MoveUnits(Primitive):
         ma: int,
         strategic: bool,
         one_hex: bool | None = None,
+        at: int | None = None,
+        hexes: int = 0,
+        seen: tuple[int, ...] = (),
     ) -> bool:
-        """May unit u, having spent `spent` of allowance `ma`, step in direction d?
-        (`one_hex`: whether it may always move one hex, if known.)
+        """May unit u, having spent `spent` of allowance `ma` over `hexes` hexes, step
+        in direction d? (`one_hex`: whether it may always move one hex, if known;
+        `at`: the hex it steps from, if not where it stands — a step looked ahead.)
 
         The cheap tests (the map edge, enemy units, the terrain) come before
-        the ones the rules compute (extra costs, restrictions, stacking).
+        the ones the rules compute (extra costs, restrictions, stacking). A step
+        into a hex where the unit may not end its move (`no_end`) is legal only
+        if it may go on from there to a hex where it may: "may not end its move
+        there" is then kept, not found broken when the unit has to stop.
         """
         rules = s.game.rules
         board = board_of(s)
-        a = s.unit_hex[u]
+        a = s.unit_hex[u] if at is None else at
         b = board.neighbors[a][d]
         if b < 0 or step_cost(rules, u, a, d, board) == PROHIBITED:
             return False
@@ -127,11 +139,12 @@ class MoveUnits(Primitive):
             # be entered by combat units, which capture them (14.32, by the rules).
             if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
                 return False
+        cost = self.cost(s, frame, u, a, d)
         if strategic:
             # 9.52: along roads and tracks only, up to `strategic_factor` times the
             # allowance (the series says twice), no one-hex minimum.
             factor = self.call(s, frame, "strategic_factor", unit=u)
-            if spent + self.cost(s, frame, u, a, d) > factor * ma:
+            if spent + cost > factor * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
@@ -141,11 +154,46 @@ class MoveUnits(Primitive):
             return False
         elif (
             spent > 0 or not (self._one_hex(s, frame, u) if one_hex is None else one_hex)
-        ) and spent + self.cost(s, frame, u, a, d) > ma:
+        ) and spent + cost > ma:
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
-        return self.call(s, frame, "stacking", units=(*here, u))
+        if not self.call(s, frame, "stacking", units=here if u in here else (*here, u)):
+            return False
+        return may_end(s, u, b) or self._goes_on(
+            s, frame, u, a, b, spent + cost, hexes + 1, ma, strategic, (*seen, a)
+        )
+
+    def _goes_on(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        a: int,
+        b: int,
+        spent: int,
+        hexes: int,
+        ma: int,
+        strategic: bool,
+        seen: tuple[int, ...],
+    ) -> bool:
+        """Having stepped from a into b, where it may not end its move, may unit u go
+        on to a hex where it may? Not if it must stop in b (`stop_after`), has
+        moved its `max_hexes`, or every way on is closed (never back to a hex of
+        this move's path)."""
+        if self.has_lambda(s, frame, "stop_after") and self.call(
+            s, frame, "stop_after", unit=u, hex=b, **{"from": a, "to": b}
+        ):
+            return False
+        limit = max_hexes(s, u)
+        if limit is not None and hexes >= limit:
+            return False
+        neighbors = board_of(s).neighbors[b]
+        return any(
+            neighbors[d] not in seen
+            and self._can_step(s, frame, u, d, spent, ma, strategic, True, b, hexes, seen)
+            for d in range(DIRECTIONS)
+        )
 
     def _steps(
         self, s: State, frame: Frame, u: int, spent: int, hexes: int, strategic: bool = False
@@ -161,7 +209,7 @@ class MoveUnits(Primitive):
         return [
             space.step(u, d)
             for d in range(DIRECTIONS)
-            if self._can_step(s, frame, u, d, spent, ma, strategic)
+            if self._can_step(s, frame, u, d, spent, ma, strategic, hexes=hexes)
         ]
 
     def _one_hex(self, s: State, frame: Frame, u: int) -> bool:
@@ -184,7 +232,8 @@ class MoveUnits(Primitive):
 
     def _choices(self, s: State, frame: Frame, own: list[int], ask: Ask) -> list[int]:
         """PASS and every unit's legal steps (and strategic starts), in unit order;
-        `own`: the steps of the unit moving now.
+        `own`: the steps of the unit moving now. PASS is not offered while a unit
+        that must move (`must_move`) has yet to move and may.
 
         `ask(key, compute, *args)` answers the questions that depend on the
         position only (`compute(*args)`): the incremental one remembers answers
@@ -194,6 +243,8 @@ class MoveUnits(Primitive):
         active = b["active"]
         moved = b["moved"]
         who = self.has_lambda(s, frame, "who")
+        must = self.has_lambda(s, frame, "must_move")
+        held = False
         status = s.unit_status
         actions = [s.game.actions.PASS]
         for u in s.game.units_by_side[b["side"]]:
@@ -205,8 +256,13 @@ class MoveUnits(Primitive):
                 actions.extend(own)
             elif u not in moved:
                 # A unit's actions are asked by its number alone (the most asked question).
-                actions.extend(ask(u, self._fresh, s, frame, u, ask))
-        return actions
+                fresh = ask(u, self._fresh, s, frame, u, ask)
+                actions.extend(fresh)
+                held = held or bool(fresh and must and ask(("must", u), self._must, s, frame, u))
+        return actions[1:] if held else actions
+
+    def _must(self, s: State, frame: Frame, u: int) -> bool:
+        return bool(self.call(s, frame, "must_move", unit=u))
 
     def _who(self, s: State, frame: Frame, u: int) -> bool:
         return bool(self.call(s, frame, "who", unit=u))
@@ -290,6 +346,8 @@ class MoveUnits(Primitive):
                     f"move_units at move {s.move_number}: remembered steps {actions} "
                     f"differ from recomputed {full}"
                 )
+        if actions[0] != s.game.actions.PASS:
+            return Node(b["side"], tuple(actions), prompt="move a unit one hex (a unit must move)")
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
 
     def apply(self, s: State, frame: Frame, action: int) -> None:

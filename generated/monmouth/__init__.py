@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'a6b49b686f9bcbd4ae50149276dc945056766033ef573c14aa754d7cf2d31b98'
+RULES_HASH = '58c5b68934628ff77bf2b0c910cb667625057360ce50feac88f510d3c094dc53'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'e5382cb0ceb7e3e564722a2f99f64c8bc6019c2d0f5b035d4836d8fbd6bb9bcd'
+RULES_HASH = 'fd80c41fb0cc7403a5965eeba00cc1aeb8f2c56d9032e096e6f6e4b147dbaef7'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
