@@ -10,7 +10,7 @@ import pytest
 
 from compiler.build import load_game
 from engine.restrictions import may_enter, may_move
-from engine.save import from_json
+from engine.save import SaveError, from_json
 
 LITMUS = Path(__file__).parent / "data" / "litmus" / "base.mst"
 
@@ -251,3 +251,22 @@ def test_case_b_is_offered_when_the_pinned_unit_has_a_way_out(game):
     cornered = {**CORNERED, "dragoons": AWAY["dragoons"]}
     s = position(game, cornered, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
     assert any(t.endswith("yes") for t in offered(s))
+
+
+def test_a_restriction_asking_the_restrictions_is_a_rules_error(tmp_path):
+    """`may_move` and `may_enter` ask the declared restrictions; a restriction whose
+        own condition asks them would ask itself for ever: it stops with a RulesError
+        naming the query, not a RecursionError (here as the position, asked whether
+    case B may be chosen, is loaded)."""
+    extra = tmp_path / "loop.mst"
+    extra.write_text(
+        f'import "{LITMUS}"\n\n'
+        'restriction asks_itself "Moves only if it may move" § series 9.2 {\n'
+        "    no_move\n"
+        "    when not may_move(unit)\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    looped = load_game(extra)
+    with pytest.raises(SaveError, match="RulesError: may_move: a movement restriction's condi"):
+        position(looped, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
