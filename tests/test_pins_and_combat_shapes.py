@@ -192,7 +192,7 @@ def moves(s, printed: str) -> set[str]:
 def test_case_b_moves_every_pinned_unit_away_before_the_phase_ends(game):
     """§ series 13.1 PIN: "B. Move all friendly pinned units so that they are not
     adjacent to any enemy units ... and reduce his or her Army Morale by one
-    (9.3)"; 9.2: "Pinned units may move only if they do not end the movement
+    (9.3)"; § series 9.2: "Pinned units may move only if they do not end the movement
     phase adjacent to any enemy units". The American player takes case B for the
     1st N.J. (1003, pinned with the Guards in 1103): he may not end his movement
     while it is still next to the Guards; it may not step into 1002, next to the
