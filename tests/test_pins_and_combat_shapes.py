@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from compiler.build import load_game
+from engine import explain
 from engine.restrictions import may_enter, may_move
 from engine.save import SaveError, from_json
 
@@ -270,3 +271,17 @@ def test_a_restriction_asking_the_restrictions_is_a_rules_error(tmp_path):
     looped = load_game(extra)
     with pytest.raises(SaveError, match="RulesError: may_move: a movement restriction's condi"):
         position(looped, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+
+
+def test_the_refused_pass_and_the_refused_step_are_explained(game):
+    """§ series 13.1, 9.2: under case B the table says why the player may not pass
+    yet (the move step's `must_move`, cited) and why the 1st N.J. may not step
+    into 1002 (it would stop next to the Guards, `pinned_units`)."""
+    s = position(game, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    answer(s, next(t for t in offered(s) if t.endswith("yes")))  # case B
+    refused = explain.why_not(s, game.actions.PASS)
+    assert refused is not None and "must move" in refused.text and "13.1" in refused.cite
+    nj_1, h = game.unit_by_name["nj_1"], game.hex_by_label
+    step = explain.why_not_move(s, nj_1, h["1002"])
+    assert step is not None and "may not end its move in 1002" in step.text
+    assert "9.2" in step.cite
