@@ -32,8 +32,8 @@ AWAY = {
 
 
 @pytest.fixture(scope="module")
-def game():
-    return load_game(LITMUS)
+def game(litmus):
+    return litmus
 
 
 def position(game, units: dict, stack: list, pinned: dict[str, int] | None = None):

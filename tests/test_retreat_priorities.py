@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.build import load_game
-from tests.test_pins_and_combat_shapes import LITMUS, offered, position
+from tests.test_pins_and_combat_shapes import offered, position
 
 
 @pytest.fixture(scope="module")
-def game():
-    return load_game(LITMUS)
+def game(litmus):
+    return litmus
 
 
 def retreating(game, units: dict, hexes: int = 1):
