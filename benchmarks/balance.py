@@ -8,7 +8,10 @@ and PNG plots under docs/balance/, then writes docs/balance.md from every
 report there, with a sentence on what each suggests and the provisional
 values the results rest on. `--only battle:scenario` plays one scenario
 (the page is still made from all the reports); `--page` only remakes the
-page. A long run: not part of the tests.
+page. A long run: not part of the tests. Each scenario's games are kept in
+a journal (docs/balance/journal/, not committed) as they finish, so a run
+cut short resumes where it stopped; a journal made under other rules or
+another engine is started afresh.
 """
 
 from __future__ import annotations
@@ -22,12 +25,14 @@ from pathlib import Path
 from compiler.balance_plots import write_plots
 from compiler.build import import_shipped
 from compiler.check import compile_ruleset
+from compiler.journal import JournalError
 from compiler.provenance import provisional_values
 from compiler.simulation import simulate
 from engine.balance import table, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "balance"
+JOURNALS = OUT / "journal"
 BATTLES = ("monmouth", "newtown")
 
 INTRO = """# Balance: heuristic against heuristic
@@ -110,7 +115,7 @@ def page() -> str:
             minutes = report.get("elapsed_s", 0) / 60
             sections.append(
                 f"### {sc.title}\n\n```\n{table(report)}```\n\n{finding(report)} "
-                f"({report['games']} games in {minutes:.0f} min.)\n\n"
+                f"({report['games']} games; the run that finished them took {minutes:.0f} min.)\n\n"
                 f"![outcomes](balance/{stem}_outcomes.png)\n"
                 f"![over turns](balance/{stem}_over_turns.png)\n"
             )
@@ -138,18 +143,23 @@ def main() -> None:
     )
     for _, battle, sc in todo:
         started = time.monotonic()
-        report = simulate(
-            battle,
-            {"scenario": sc.name},
-            args.games,
-            "heuristic,heuristic",
-            args.seed,
+        stem = f"{battle}_{sc.name}"
+        journal = JOURNALS / f"{stem}.jsonl"
+        run = dict(
+            games=args.games,
+            bots="heuristic,heuristic",
+            seed=args.seed,
             jobs=args.jobs,
             swap=True,
             progress=True,
         )
+        try:
+            report = simulate(battle, {"scenario": sc.name}, **run, journal=journal)
+        except JournalError as e:
+            print(f"{e}: starting it afresh", flush=True)
+            journal.unlink()
+            report = simulate(battle, {"scenario": sc.name}, **run, journal=journal)
         report["elapsed_s"] = round(time.monotonic() - started)
-        stem = f"{battle}_{sc.name}"
         write_json(report, OUT / f"{stem}.json")
         write_plots(report, OUT, stem)
         print(f"{stem}: {report['games']} games in {report['elapsed_s']} s", flush=True)

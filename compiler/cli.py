@@ -436,6 +436,11 @@ def add_simulate_parser(sub: Any) -> None:
     )
     s.add_argument("--cluster", help="a Dask scheduler's address (needs the `cluster` extra)")
     s.add_argument("--rule", action="append", default=[], help="switch a rule: name=on|off")
+    s.add_argument(
+        "--journal",
+        type=Path,
+        help="keep each game in this file as it finishes; a run cut short resumes from it",
+    )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=cmd_simulate)
 

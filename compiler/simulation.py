@@ -12,6 +12,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from tqdm import tqdm
 
 from compiler.balance_plots import write_plots
 from compiler.build import load_game
+from compiler.journal import JournalError, engine_hash, journal_writer, read_journal
 from engine.balance import summarise, table, write_json
 from engine.bots import BotSpecError, parse_bots
 from engine.game import Game
@@ -56,17 +58,38 @@ def simulate(
     swap: bool = False,
     cluster: Any = None,
     progress: bool = False,
+    journal: Path | None = None,
 ) -> dict[str, Any]:
-    """Play the games and return the report (engine/balance.py's `summarise`)."""
+    """Play the games and return the report (engine/balance.py's `summarise`).
+    With a `journal`, games it already holds for this run are not played
+    again, and each new game is added to it as it finishes (compiler/journal.py)."""
     factory = GameFactory(game_from, (str(ruleset), json.dumps(params, sort_keys=True)))
     game = factory()
     sides = [side.name for side in game.rules.sides]
     specs = parse_bots(bots, len(sides))
-    todo = tasks(seed, games, (specs[0], specs[1]), swap)
+    run = {
+        "rules_hash": game.rules_hash,
+        "engine_hash": engine_hash(),
+        "params": params,
+        "bots": list(specs),
+        "seed": seed,
+        "swap": swap,
+    }
+    journalled = read_journal(journal, run) if journal else {}
+    kept = {i: record for i, record in journalled.items() if i < games}
+    todo = [t for t in tasks(seed, games, (specs[0], specs[1]), swap) if t.index not in kept]
     results = run_cluster(factory, todo, cluster) if cluster else run_local(factory, todo, jobs)
-    done = []
-    with tqdm(total=games, unit="game", disable=not progress, file=sys.stderr) as bar:
+    done = list(kept.values())
+    if kept and progress:
+        print(f"{journal}: {len(kept)} of the {games} games already played", file=sys.stderr)
+    with ExitStack() as stack:
+        keep = stack.enter_context(journal_writer(journal, run, journalled)) if journal else None
+        bar = stack.enter_context(
+            tqdm(total=games, initial=len(done), unit="game", disable=not progress, file=sys.stderr)
+        )
         for record in results:
+            if keep:
+                keep(record)
             done.append(record)
             bar.update(1)
     meta = {
@@ -103,13 +126,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             swap=args.swap,
             cluster=args.cluster,
             progress=not args.quiet,
+            journal=args.journal,
         )
-    except BotSpecError as e:
+    except (BotSpecError, JournalError) as e:
         print(f"muster: {e}", file=sys.stderr)
         return 2
     elapsed = time.monotonic() - started
     print(table(report), end="")
-    print(f"\n{report['games']} games in {elapsed:.1f} s ({report['games'] / elapsed:.2f} games/s)")
+    rate = "some from the journal" if args.journal else f"{report['games'] / elapsed:.2f} games/s"
+    print(f"\n{report['games']} games in {elapsed:.1f} s ({rate})")
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from compiler import simulation
 from compiler.cli import main
 from compiler.simulation import simulate
 from engine.balance import table, wilson
@@ -97,3 +98,46 @@ def test_a_bad_bot_is_a_usage_error(capsys):
     assert "unknown bot 'clever'" in capsys.readouterr().err
     assert main(["play", "training", "--bots", "random"]) == 2
     assert "one per side" in capsys.readouterr().err
+
+
+def test_a_run_cut_short_resumes_from_its_journal(on_one_process, tmp_path):
+    journal = tmp_path / "run.jsonl"
+    first = simulate("training", {}, jobs=1, **{**RUN, "games": 4}, journal=journal)
+    assert first["games"] == 4
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + 4 and json.loads(lines[0])["journal"]["seed"] == RUN["seed"]
+    # The run was cut off while a fifth game was being written.
+    with journal.open("a", encoding="utf-8") as f:
+        f.write('{"index": 4, "seed"')
+    resumed = simulate("training", {}, jobs=2, **RUN, journal=journal)
+    assert json.dumps(resumed, sort_keys=True) == json.dumps(on_one_process, sort_keys=True)
+    records = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()[1:]]
+    assert sorted(r["index"] for r in records) == list(range(6))
+
+
+def test_a_journal_plays_no_game_twice(tmp_path, monkeypatch):
+    journal = tmp_path / "run.jsonl"
+    simulate("training", {}, jobs=1, **RUN, journal=journal)
+    played = []
+
+    def run_local(factory, todo, jobs):
+        played.extend(todo)
+        return iter(())
+
+    monkeypatch.setattr(simulation, "run_local", run_local)
+    again = simulate("training", {}, jobs=1, **RUN, journal=journal)
+    assert played == [] and again["games"] == 6
+
+
+def test_a_journal_of_another_run_is_refused(tmp_path, capsys):
+    journal = tmp_path / "run.jsonl"
+    simulate("training", {}, jobs=1, **{**RUN, "games": 2}, journal=journal)
+    before = journal.read_text(encoding="utf-8")
+    argv = ["simulate", "training", "--games", "2", "--seed", "10", "--quiet"]
+    assert main([*argv, "--journal", str(journal)]) == 2
+    err = capsys.readouterr().err
+    assert "the journal of another run" in err and "seed" in err and str(journal) in err
+    assert journal.read_text(encoding="utf-8") == before
+    journal.write_text("not json\n", encoding="utf-8")
+    assert main([*argv, "--journal", str(journal)]) == 2
+    assert f"{journal}:1: not a journal" in capsys.readouterr().err
