@@ -111,7 +111,7 @@ class MoveUnits(Primitive):
         one_hex: bool | None = None,
         at: int | None = None,
         hexes: int = 0,
-        seen: tuple[int, ...] = (),
+        tried: dict[tuple[int, int], tuple[int, int]] | None = None,
     ) -> bool:
         """May unit u, having spent `spent` of allowance `ma` over `hexes` hexes, step
         in direction d? (`one_hex`: whether it may always move one hex, if known;
@@ -139,12 +139,11 @@ class MoveUnits(Primitive):
             # be entered by combat units, which capture them (14.32, by the rules).
             if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
                 return False
-        cost = self.cost(s, frame, u, a, d)
         if strategic:
             # 9.52: along roads and tracks only, up to `strategic_factor` times the
             # allowance (the series says twice), no one-hex minimum.
             factor = self.call(s, frame, "strategic_factor", unit=u)
-            if spent + cost > factor * ma:
+            if spent + self.cost(s, frame, u, a, d) > factor * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
@@ -154,15 +153,18 @@ class MoveUnits(Primitive):
             return False
         elif (
             spent > 0 or not (self._one_hex(s, frame, u) if one_hex is None else one_hex)
-        ) and spent + cost > ma:
+        ) and spent + self.cost(s, frame, u, a, d) > ma:
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
         if not self.call(s, frame, "stacking", units=here if u in here else (*here, u)):
             return False
-        return may_end(s, u, b) or self._goes_on(
-            s, frame, u, a, b, spent + cost, hexes + 1, ma, strategic, (*seen, a)
-        )
+        if may_end(s, u, b):
+            return True
+        # Rarely reached (a `no_end` binds here): the cost is worked out again.
+        spent += self.cost(s, frame, u, a, d)
+        tried = {} if tried is None else tried
+        return self._goes_on(s, frame, u, a, b, spent, hexes + 1, ma, strategic, tried)
 
     def _goes_on(
         self,
@@ -175,12 +177,20 @@ class MoveUnits(Primitive):
         hexes: int,
         ma: int,
         strategic: bool,
-        seen: tuple[int, ...],
+        tried: dict[tuple[int, int], tuple[int, int]],
     ) -> bool:
         """Having stepped from a into b, where it may not end its move, may unit u go
         on to a hex where it may? Not if it must stop in b (`stop_after`), has
-        moved its `max_hexes`, or every way on is closed (never back to a hex of
-        this move's path)."""
+        moved its `max_hexes`, or every way on is closed.
+
+        `tried` holds the steps (a, b) this search has already followed in vain,
+        with the MP and hexes spent: the same step again with no fewer spent
+        can do no better, so the search follows each step a few times at most.
+        """
+        before = tried.get((a, b))
+        if before is not None and before[0] <= spent and before[1] <= hexes:
+            return False
+        tried[(a, b)] = (spent, hexes)
         if self.has_lambda(s, frame, "stop_after") and self.call(
             s, frame, "stop_after", unit=u, hex=b, **{"from": a, "to": b}
         ):
@@ -188,10 +198,8 @@ class MoveUnits(Primitive):
         limit = max_hexes(s, u)
         if limit is not None and hexes >= limit:
             return False
-        neighbors = board_of(s).neighbors[b]
         return any(
-            neighbors[d] not in seen
-            and self._can_step(s, frame, u, d, spent, ma, strategic, True, b, hexes, seen)
+            self._can_step(s, frame, u, d, spent, ma, strategic, True, b, hexes, tried)
             for d in range(DIRECTIONS)
         )
 
