@@ -36,7 +36,11 @@ def game(litmus):
     return litmus
 
 
-def position(game, units: dict, stack: list, pinned: dict[str, int] | None = None):
+def position(
+    game, units: dict, stack: list, pinned: dict[str, int] | None = None, case_b: tuple = ()
+):
+    """The units placed, `pinned` with their PIN result's number, `case_b` the units
+    already moving away from theirs (13.1 case B chosen)."""
     pinned = pinned or {}
     placed = {**AWAY, **units}
     return from_json(
@@ -51,6 +55,8 @@ def position(game, units: dict, stack: list, pinned: dict[str, int] | None = Non
                 "pinned": {u.name: u.name in pinned for u in game.rules.units},
                 "pin_group": {u.name: pinned.get(u.name, 0) for u in game.rules.units},
                 "pin_results": max(pinned.values(), default=0),
+                "pin_case_b": {u.name: u.name in case_b for u in game.rules.units},
+                "pin_case_chosen": {u.name: u.name in case_b for u in game.rules.units},
             },
             "units": {n: {"hex": h} for n, h in placed.items()},
             "stack": [{"procedure": "game", "step": "winner"}, *stack],
@@ -285,3 +291,28 @@ def test_the_refused_pass_and_the_refused_step_are_explained(game):
     step = explain.why_not_move(s, nj_1, h["1002"])
     assert step is not None and "may not end its move in 1002" in step.text
     assert "9.2" in step.cite
+
+
+def test_a_pinned_unit_may_pass_next_to_the_enemy_on_its_way_out(game):
+    """§ series 9.2: "Pinned units may move only if they do not end the movement
+    phase adjacent to any enemy units"; § series 8.1: a ZOC does not extend into an
+    orchard. The 1st N.J. in 1004, pinned with the Dragoons in 1105 and moving
+    away (case B): every hex next to it is in a British ZOC or full (the 2nd N.J.
+    and Scott's Rifles in 0904) but the orchard of 1003, next to the Guards in
+    1103 and outside their ZOC. It may not end its move there, but may go on to
+    0903, clear of the enemy: 1003 is offered, and once in it the unit must
+    move on, to 0903 only (1002 is in the Guards' ZOC)."""
+    units = {
+        "nj_1": "1004",
+        "dragoons": "1105",
+        "guards": "1103",
+        "grenadiers": "0906",
+        "nj_2": "0904",
+        "scott_rifles": "0904",
+    }
+    move = [{"procedure": "movement_phase", "step": "move", "bindings": {"side": "american"}}]
+    pinned = {"nj_1": 1, "dragoons": 2}
+    s = position(game, units, move, pinned=pinned, case_b=("nj_1",))
+    assert moves(s, "1st N.J.") == {"1003"}
+    answer(s, "move 1st N.J. 1004 → 1003")
+    assert offered(s) == {"move 1st N.J. 1003 → 0903"}
