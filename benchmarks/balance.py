@@ -52,25 +52,24 @@ Combat and Fire Tables, the TEC's costs and DRMs, the tactics matrix. A
 scenario a bot wins 90 % of the time may be one whose provisional table
 favours the attacker, or one the bot plays badly from one side.
 
-What the runs suggest. Only the Holding Action has been played 400 times
-(on a shared 2-core machine under heavy load; the run was cut short in
-Lee's Advance, and the scenarios that say "Not run yet" wait for
-a longer run; `--only battle:scenario` plays one). There the
-British win 398 of 400, 378 of them decisively — by Washington captured
-or eliminated, both ends of the West Morass bridge, or Perrine Ridge
-(6.28): played alike, the scenario as written here, on its provisional
-values, gives the Americans almost nothing. The bots' soak
-(`docs/bots.md`), 20 heuristic-against-heuristic games of other
-scenarios, points the same way: the British won all 20 of Washington's
-Stand, the Indians all 20 of Newtown's historical scenario and 18 of 20
-of its campaign game
-(the soak counts wins, not how they came: in the earlier run of
-Newtown 38 of 40 were the marginal victory 2.4 gives the Indians whenever
-the Americans fall short of a 9 VP lead, a lead the provisional Fire and
-Close Combat Tables make hard to reach). Each is a finding to check
+What the runs suggest. Four scenarios have been played 400 times, on a
+shared 2-core machine; the two campaign games (2,400 and 1,300 actions a
+game, six and three times the others) wait for a run on a quiet machine:
+`--only battle:scenario` plays one, and its journal lets a run cut short
+resume. Every one of the four leans hard to one side. In Monmouth the
+British win the Holding Action 398 of 400 (by Washington captured, both
+ends of the West Morass bridge or Perrine Ridge, 6.28), Lee's Advance 366
+of 400 (324 of them by Overlook Hill, 6.19) and Washington's Stand 330 of
+400 (mostly by the American army wavering); in Newtown's historical
+scenario the Indians win 388 of 400, nearly all by the marginal victory
+2.4 gives them whenever the Americans fall short of a 9 VP lead, a lead
+the provisional Fire and Close Combat Tables make hard to reach. The
+first 18 games of Monmouth's campaign (British 14) and 12 of Newtown's
+(Indians 12, all marginal) point the same way. Each is a finding to check
 against the printed charts and a human player before it is believed, and
 a one-sided result may be the bot's (it does not plan a defence of the
-hexes the enemy makes for) as much as the scenario's.
+hexes the enemy makes for) as much as the scenario's. A table made under
+earlier rules says so under it.
 """
 
 
@@ -113,9 +112,17 @@ def page() -> str:
                 continue
             report = json.loads(path.read_text(encoding="utf-8"))
             minutes = report.get("elapsed_s", 0) / 60
+            stale = (
+                ""
+                if report["rules_hash"] == game.rules_hash
+                else f"\n\n*Made under earlier rules (rules hash {report['rules_hash'][:12]}; "
+                f"now {game.rules_hash[:12]}): the rules changed since, so the shares may "
+                f"have moved; `--only {battle}:{sc.name}` plays it again.*"
+            )
             sections.append(
                 f"### {sc.title}\n\n```\n{table(report)}```\n\n{finding(report)} "
-                f"({report['games']} games; the run that finished them took {minutes:.0f} min.)\n\n"
+                f"({report['games']} games; the run that finished them took {minutes:.0f} min.)"
+                f"{stale}\n\n"
                 f"![outcomes](balance/{stem}_outcomes.png)\n"
                 f"![over turns](balance/{stem}_over_turns.png)\n"
             )

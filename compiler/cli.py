@@ -129,6 +129,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_coverage(args: argparse.Namespace) -> int:
     from compiler.check import compile_loaded
     from compiler.coverage import cited_in_tests, coverage, executed, sections, under
+    from compiler.language_tests import test_files
     from compiler.load import load, resolve_ruleset
     from compiler.provenance import citations
     from dsl.diagnostics import Reporter
@@ -151,11 +152,10 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         )
         return 2
     fired = _fired_declarations(rules, args.soak) if args.soak else None
-    tested = cited_in_tests(
-        [p.read_text(encoding="utf-8") for p in sorted(Path(args.tests).glob("**/*.py"))]
-        if args.tests
-        else []
-    )
+    # The Python tests of the folder, and the battle's tests in the rule language.
+    tests = sorted(Path(args.tests).glob("**/*.py")) if args.tests else []
+    tests += test_files(resolve_ruleset(args.ruleset))
+    tested = cited_in_tests([p.read_text(encoding="utf-8") for p in tests])
     uncited = 0
     for cov in coverage(text, names, cites):
         print(f"§ {cov.document}: {len(cov.rows)} numbered sections")
@@ -470,7 +470,8 @@ def parser() -> argparse.ArgumentParser:
     cv.add_argument(
         "--tests",
         default=str(PROJECT_ROOT / "tests") if (PROJECT_ROOT / "tests").is_dir() else None,
-        help="test folder whose `§ doc N` citations fill the tested column (default: tests/)",
+        help="test folder whose `§ doc N` citations fill the tested column, with the "
+        "battle's tests/*.mst (default: tests/)",
     )
     cv.set_defaults(func=cmd_coverage)
 

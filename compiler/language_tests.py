@@ -20,7 +20,10 @@ Position lines (`scenario`, `rule NAME on|off`, `start`, `set`, `at`,
 `combat 0`, `combat 1`, … in the order written), `during`) come first: without
 `start` the board is empty but for the units placed with `at`, and with no
 `during` play stands nowhere (an expectation reads the position as it is);
-`start` begins from the scenario's opening instead. Then, in order:
+`start` begins from the scenario's opening instead. Each `during` frame but
+the last stands just after its step's call of the procedure written next
+(`during game turns`, `during game_turn end_of_turn`: the turn ends, the next
+begins). Then, in order:
 `act "text"` (the one legal action whose description is or contains the
 text), `dice N …` (die rolls, one per chance node; a marker's name for the
 marker drawn from a bag), and `expect …`:
@@ -39,6 +42,8 @@ marker drawn from a bag), and `expect …`:
 - `expect bag BAG MARKER…` — what a bag holds (in any order; `none`: nothing);
 - `expect column TABLE BINDING COLUMN` — the column of a table that a binding
   of play in progress points at: `expect column close_combat_table odds 1:2`;
+- `expect roll` / `expect no_roll` — whether the game waits for a die roll
+  (a rifle fire that misses rolls no damage);
 - `expect winner SIDE`, `expect terminal`.
 
 Names are checked against the battle before anything runs, each mistake with
@@ -51,6 +56,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +70,8 @@ from dsl import ast
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from dsl.parse import parse_text
 from dsl.source import SourceFiles
+from engine import instructions as ins
+from engine.nodes import RulesError
 from engine.save import from_json, to_json
 from engine.state import STATUS_NAMES, State
 from engine.tables import modifiers_of
@@ -230,7 +238,7 @@ class _Names:
             self._known(r, line, words[1:2], self.tables, "table")
             if len(words) != 4:
                 r.error(line.span, BAD_VALUE, "write `expect column TABLE BINDING COLUMN`")
-        elif head in ("legal", "not_legal", "message", "terminal"):
+        elif head in ("legal", "not_legal", "message", "terminal", "roll", "no_roll"):
             return
         elif head == "winner":
             self._known(r, line, words[1:2], self.sides, "side")
@@ -292,6 +300,32 @@ def _word(v: ast.Expr) -> str:
     return ""
 
 
+def _after_call(game: Any, outer: dict[str, Any], procedure: str) -> int | None:
+    """Where a `during` frame stands while the procedure of the frame written
+    after it runs: just after the step's (first) call of it, so that when the
+    inner procedure returns the step goes on from there (`during game turns`,
+    `during game_turn end_of_turn`: the turn ends and the next begins) rather
+    than starting the step again. None when the step does not call it itself
+    (frames between were left out): the frame then resumes at its step's start."""
+    spec = game.rules.procedures[outer["procedure"]]
+    if outer["step"] not in spec.steps:
+        return None
+    start = spec.steps[outer["step"]]
+    end = min((pc for pc in spec.steps.values() if pc > start), default=len(spec.code))
+    for pc in range(start, end):
+        instruction = spec.code[pc]
+        if isinstance(instruction, ins.Call) and instruction.procedure == procedure:
+            return pc + 1
+    return None
+
+
+def _rules_fail(e: Exception) -> str:
+    """A rule that fails in play (a table with no row for a value, …), as the
+    test's failure: the error and the rule the engine notes it at."""
+    notes = [n.splitlines()[0].rstrip(":") for n in getattr(e, "__notes__", ())]
+    return f"the rules fail here: {e}" + "".join(f" ({n})" for n in notes)
+
+
 def _changes(words: list[str]) -> list[str]:
     """`set changed_terrain bridge_blown …` (or `none`): the terrain changes made."""
     return [w for w in words if w != "none"]
@@ -348,16 +382,22 @@ class Runner:
         s = self.position(game, setup)
         messages: list[str] = []
         for line in play:
-            words = [_word(v) for v in line.values[1:]]
-            if line.key == "act":
-                self.act(s, line, words, messages)
-            elif line.key == "dice":
-                for w in words:
-                    self.roll(s, line, w, messages)
-            elif len(line.values) > 1 and isinstance(line.values[1], ast.Call):
-                self.expect_define(s, line, line.values[1], words[1:])
-            else:
-                self.expect(s, line, words, messages)
+            try:
+                self.play(s, line, messages)
+            except (RulesError, ValueError) as e:
+                raise TestFailure(line, _rules_fail(e)) from e
+
+    def play(self, s: State, line: ast.Line, messages: list[str]) -> None:
+        words = [_word(v) for v in line.values[1:]]
+        if line.key == "act":
+            self.act(s, line, words, messages)
+        elif line.key == "dice":
+            for w in words:
+                self.roll(s, line, w, messages)
+        elif len(line.values) > 1 and isinstance(line.values[1], ast.Call):
+            self.expect_define(s, line, line.values[1], words[1:])
+        else:
+            self.expect(s, line, words, messages)
 
     def position(self, game: Any, setup: list[ast.Line]) -> State:
         """The position the setup lines describe: from an empty board (every unit
@@ -401,6 +441,10 @@ class Runner:
         if frames and frames[0]["procedure"] != "game":
             last = next(p for p in self.rules.procedures if p.name == "game").steps[-1].name
             frames.insert(0, {"procedure": "game", "step": last})
+        for outer, inner in pairwise(frames):
+            after = _after_call(game, outer, inner["procedure"])
+            if after is not None:
+                outer["pc"] = after
         if frames or not start:
             data["stack"] = frames
             data["terminal"] = not frames
@@ -472,6 +516,11 @@ class Runner:
         elif head == "terminal":
             if not s.is_terminal():
                 raise TestFailure(line, "the game is not over")
+        elif head in ("roll", "no_roll"):
+            if s.is_chance_node() != (head == "roll"):
+                shown = "; ".join(s.action_to_string(a) for a in s.legal_actions()[:12])
+                waits = "a die roll waits" if s.is_chance_node() else "no die roll waits"
+                raise TestFailure(line, f"{waits} here; the legal actions: {shown or 'none'}")
         elif head == "winner":
             got = to_json(s)["winner"]
             if got != rest[0]:

@@ -536,8 +536,10 @@ def _play_on(s: State) -> None:
             "$.stack", "the position does not play on: it never reaches a decision"
         ) from e
     except Exception as e:
+        # The rule the engine was running when it failed (`interpreter._note_where`).
+        where = "".join(f"; {n.splitlines()[0].rstrip(':')}" for n in getattr(e, "__notes__", ()))
         raise SaveError(
-            "$.stack", f"the position does not play on ({type(e).__name__}: {e})"[:300]
+            "$.stack", f"the position does not play on ({type(e).__name__}: {e}{where})"[:400]
         ) from e
     if found:
         raise SaveError("$.stack", f"the position plays into an impossible one: {found[0]}")

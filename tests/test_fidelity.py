@@ -65,9 +65,11 @@ def test_every_row_has_a_verdict_and_says_why_when_short_of_faithful():
 
 def test_rows_based_on_a_test_have_a_test_naming_them():
     """Where the basis is a test, some test names the section (a `§ doc N`
-    citation, or the section number in a test of that battle)."""
+    citation, in Python or in the rule language, or the section number in a
+    Python test of that battle)."""
     tests = sorted((ROOT / "tests").glob("test_*.py"))
-    cited = cited_in_tests([p.read_text(encoding="utf-8") for p in tests])
+    language_tests = sorted((ROOT / "rulesets").glob("*/tests/*.mst"))
+    cited = cited_in_tests([p.read_text(encoding="utf-8") for p in tests + language_tests])
     numbers = {
         "monmouth": " ".join(p.read_text(encoding="utf-8") for p in tests if "monmouth" in p.name),
         "newtown": " ".join(p.read_text(encoding="utf-8") for p in tests if "newtown" in p.name),

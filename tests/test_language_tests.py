@@ -66,15 +66,7 @@ NOT_RULES = {
 # the way. Shrink this list; never grow it without a reason.
 NOT_YET = {
     "monmouth": {},
-    "newtown": {
-        "1.2": "a position cannot start at game_turn's american_only step: the runner "
-        "resumes the call before it (tests/test_newtown.py plays turn 1 in Python)",
-        "2.5.1": "needs a leader casualty result in a combat sequence",
-        "4.2.4": "the cards' texts are not public: their effects are placeholders (cards.mst)",
-        "6.1.5": "needs a combat result on the platoon's parent",
-        "6.1.6": "needs the platoon eliminated or captured in combat",
-        "6.4": "the musket/rifle strengths are printed values with no define to expect of",
-    },
+    "newtown": {},
 }
 
 
@@ -222,3 +214,79 @@ def test_the_series_examples_pass_in_the_rule_language():
         "zoc_out_of_an_orchard",
     }
     assert not run.failed, [o.failure for o in run.failed]
+
+
+def test_an_outer_frame_goes_on_after_the_call_it_stands_in(tmp_path):
+    # Blue's combat phase of turn 1, inside its player turn, inside the game
+    # turn's second step, inside the game's turns: when each returns, the frame
+    # below goes on after its call (the turn ends, the next begins with red),
+    # not from its step's start (which played blue's turn 1 again).
+    rules = compile_ruleset(RULESETS / "training")[0]
+    test_file = tmp_path / "frames.mst"
+    test_file.write_text(
+        'test next_turn "After the last player turn the next turn begins" {\n'
+        "    at 0404 red_guard\n"
+        "    during game turns\n"
+        "    during game_turn second\n"
+        "    during player_turn combat side blue\n"
+        "    expect turn 2\n"
+        "    expect phasing red\n"
+        "}\n"
+        'test left_out "A frame whose step does not call the next resumes at its start" {\n'
+        "    during game turns\n"
+        "    during player_turn combat side blue\n"
+        "    expect turn 1\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    reporter = Reporter(SourceFiles())
+    tests = collect([test_file], rules, reporter)
+    reporter.check()
+    runner = Runner(rules)
+    assert [runner.run(t).failure for t in tests] == [None, None]
+
+
+def test_a_rule_that_fails_in_play_fails_its_test_at_the_line(training_copy):
+    # A table with no row for the value a rule looks up: an error of the
+    # rules at play time, reported as the failure of the test line that met it.
+    battle = training_copy / "battle.mst"
+    battle.write_text(
+        battle.read_text(encoding="utf-8")
+        + 'table bonus "Bonus" {\n    rows strength\n    kind number\n    1..2    1\n}\n'
+        + 'procedure bonus_asked "Bonus" {\n'
+        + '    step ask: ask red "Take the bonus?" { score(red, lookup(bonus, 5)) }\n}\n',
+        encoding="utf-8",
+    )
+    (training_copy / "tests" / "bonus.mst").write_text(
+        'test no_row "A value the table has no row for" {\n'
+        "    during bonus_asked ask\n"
+        '    act "Take the bonus? yes"\n'
+        "}\n",
+        encoding="utf-8",
+    )
+    tests, run = run_tests(training_copy, "no_row")
+    failure = run.outcomes[0].failure or ""
+    assert failure.startswith(f"{tests[0].file}:3: the rules fail here: table 'bonus' has no row")
+    assert "battle.mst:" in failure  # the rule the engine was running
+
+
+def test_a_position_that_cannot_play_on_names_the_rule(tmp_path):
+    # No side has the initiative on an empty board: the second player turn is
+    # the enemy of none's. The failure names the rule the engine was running.
+    rules = compile_ruleset(RULESETS / "newtown")[0]
+    test_file = tmp_path / "second.mst"
+    test_file.write_text(
+        'test second "The second player turn, with no initiative side set" {\n'
+        "    scenario campaign\n"
+        "    during game turns\n"
+        "    during game_turn second_player_turn\n"
+        "    expect turn 1\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    reporter = Reporter(SourceFiles())
+    tests = collect([test_file], rules, reporter)
+    reporter.check()
+    failure = Runner(rules).run(tests[0]).failure or ""
+    assert failure.startswith(f"{test_file}:4: bad position: $.stack: the position does not play")
+    assert "in the rules, procedure player_turn at rulesets/" in failure

@@ -68,6 +68,14 @@ def test_no_chart_cell_is_a_python_repr(rules):
         assert not any(is_repr(level.title) for level in lv.levels), lv.name
 
 
+def test_no_chart_has_two_columns_of_one_name(rules):
+    # The Army Morale Adjustment Chart once headed its rows and its values
+    # "Result" both: a player cannot tell which column is which.
+    for name, chart in printed_charts(rules):
+        heads = [c.text for c in chart.header]
+        assert len(heads) == len(set(heads)), f"{rules.name} {name}: {heads}"
+
+
 def test_no_counter_text_is_a_python_repr(rules):
     for counter in counter_mix(rules, Reporter(SourceFiles())):
         for face in (counter.front, counter.back):
@@ -104,6 +112,7 @@ def test_table_names_print_as_titles():
     assert cells["0"][0] == "Maxwell's New Jersey Brigade/Scott's Detachment"
     results = table_chart(rules, next(t for t in rules.tables if t.name == "army_morale_chart"))
     assert "Captured, Defender's Choice" in [row[0].text for row in results.rows]
+    assert [c.text for c in results.header] == ["Result", "Army morale"]
 
 
 def test_the_check_catches_a_repr():
@@ -119,12 +128,24 @@ def test_terrain_effects_give_movement_costs_in_words():
     assert rows["Light Forest"][move] == "2 MP, artillery 3 MP"
     assert rows["Forest (Heavy Forest)"][move] == "3 MP, artillery prohibited"
     assert rows["Creek (hexside)"][move] == "+1 MP, artillery +2 MP"
-    assert rows["Ford (hexside)"][move] == "+0 MP\ninstead of Creek"
     assert rows["Slope (hexside)"][move] == "up: +1 MP, artillery +2 MP\ndown: +0 MP"
     assert rows["Road (hexside)"][move] == "1 MP along"
     assert rows["Light Forest"][head.index("Line of sight")] == "blocks"
     assert rows["Light Forest"][head.index("ZOC")] == "not into"
     assert "Defend DRM" in head
+
+
+def test_terrain_effects_list_the_terrain_of_the_map():
+    # The series declares terrain no one map holds (a meeting house, a town,
+    # fieldworks); a battle's chart lists what a player meets on its map.
+    monmouth = {row[0].text for row in terrain_chart(compiled("monmouth")).rows}
+    assert {"Village", "Hedgerow (hexside)", "Slope/Creek (hexside)"} <= monmouth
+    assert not {"Town", "Meeting House", "Fieldworks (hexside)", "Ford (hexside)"} & monmouth
+    newtown = terrain_chart(compiled("newtown"))
+    head = [c.text for c in newtown.header]
+    rows = {row[0].text: [c.text for c in row] for row in newtown.rows}
+    assert rows["Ford (hexside)"][head.index("Movement")] == "+0 MP\ninstead of Creek"
+    assert "Town" not in rows and "Breastwork (hexside)" in rows
 
 
 def test_citations_are_listed_once_in_rulebook_order():

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '58c5b68934628ff77bf2b0c910cb667625057360ce50feac88f510d3c094dc53'
+RULES_HASH = 'dc47590760c5a7fd23dbb996bfd7bad74f09f9bf3f46a9dbe104a909553881fa'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'fd80c41fb0cc7403a5965eeba00cc1aeb8f2c56d9032e096e6f6e4b147dbaef7'
+RULES_HASH = '4ce9fcaaf54240093c884e5446929b4fb675fd875b936dcb98b228997176bbcc'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

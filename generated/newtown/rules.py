@@ -261,31 +261,31 @@ def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:358':
 def define__adjust_army_morale_by(s, a_side, a_amount):  # 'rulesets/series/army_morale.mst:27': 'Army Morale after an adjustment'
     return (s.vars['army_morale'][a_side] + a_amount)
 
-def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:139': 'The affected unit and the other units in the combat'
+def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:138': 'The affected unit and the other units in the combat'
     return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
 
-def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:144': 'Army Morale for a result'
+def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:143': 'Army Morale for a result'
     return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0])) == 0))
         else q.lookup(s, 4, q.result_name(s, a_r)))
 
-def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:149': "The side's units in the hexes of the combat"
+def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat"
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
-def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:247': 'A result other than no effect'
+def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect'
     return ((a_r != -1) and (a_r != 0))
 
-def define__exposed(s, a_u):  # 'rulesets/series/results.mst:269': 'Next to the enemy with no Parade Order unit in the hex'
+def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex'
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(define__parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
-def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:87': 'Army Morale for a rally'
+def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally'
     return 1
 
-define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:90': 'Army Morale for pins removed'
+define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:91': 'Army Morale for pins removed'
 
 def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side'
     return q.side_number(s, 0)
 
-def define__counts_for_stacking(s, a_u):  # 'rulesets/newtown/special_units.mst:94': 'Counts against stacking'
+def define__counts_for_stacking(s, a_u):  # 'rulesets/newtown/special_units.mst:100': 'Counts against stacking'
     return (UNIT_COMBAT[a_u] and (a_u != 17))
 
 def define__stack_ok(s, a_units):  # 'rulesets/series/stacking.mst:10': 'Within the stacking limit'
@@ -404,7 +404,7 @@ def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must
 def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
     return s.vars['pinned'][a_u]
 
-def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:132': 'Adds its SPs to a close combat'
+def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:138': 'Adds its SPs to a close combat'
     return (((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u])) and (not ((a_u == 17) and define__attached(s, a_u))))
 
 def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
@@ -417,40 +417,43 @@ def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A 
 def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
     return sum(define__defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0)))
 
-define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:135': 'May be the lead unit'
+define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:141': 'May be the lead unit'
 
 def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
         if (define__parade(s, e0) and define__may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (len(tuple(e0
         for e0 in a_units if define__may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
+def define__shares_fate(s, a_u):  # 'rulesets/newtown/special_units.mst:67': "Shares another unit's fate in a combat result"
+    return ((a_u == 17) and define__attached(s, a_u))
+
 def define__result_stands(s, a_s):  # 'rulesets/newtown/cards.mst:369': 'The side suffers its close combat result'
     return (s.vars['result_ignored'] != a_s)
 
-def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:107': 'May advance after combat'
+def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:114': 'May advance after combat'
     return (not q.prohibited(s, a_to))
 
-define__free_to_advance = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:112': 'Free to advance after combat'
+define__free_to_advance = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:119': 'Free to advance after combat'
 
-def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:115': 'May advance into every defending hex'
+def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:122': 'May advance into every defending hex'
     return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
-def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:120': 'Attacking units that may lead'
+def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Attacking units that may lead'
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))
         if (len(tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
-def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Cavalry may withdraw'
+def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:134': 'Cavalry may withdraw'
     return (all(((UNIT_PROPS['mounted'][e0] and define__parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:157': 'A lead unit with a white R'
+def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:164': 'A lead unit with a white R'
     return ((a_u != -1) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:164': 'An all-militia force'
+def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:171': 'An all-militia force'
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
-def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:169': 'Attacked solely across fieldworks'
+def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:176': 'Attacked solely across fieldworks'
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), 4) for e0 in q.attack_hexes(s, a_combat))
 
 def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits"
@@ -587,7 +590,7 @@ def define__attached_to_warrior(s, a_u):  # 'rulesets/newtown/special_units.mst:
 def define__platoon_alone(s, a_u):  # 'rulesets/newtown/special_units.mst:24': 'The platoon alone'
     return ((a_u == 17) and (s.vars['attached_to'][a_u] == -1))
 
-def define__herd_goal(s):  # 'rulesets/newtown/special_units.mst:174': 'Where the herd is driven'
+def define__herd_goal(s):  # 'rulesets/newtown/special_units.mst:180': 'Where the herd is driven'
     return ((462,) if (q.hex_of(s, 49) in ZONE_THE_ROAD) else ZONE_THE_ROAD_LIST)
 
 def define__hand(s, a_side):  # 'rulesets/newtown/cards.mst:192': "A player's hand"
@@ -629,28 +632,28 @@ def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43'
 def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47'
     return {'side': q.enemy(s, b['side'])}
 
-def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:154'
+def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153'
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0))
-def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:156'
+def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:155'
     return (not b['passed'])
-def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:157'
+def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:156'
     return {'unit': b['u'], 'hexes': 1}
 
-def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:175'
+def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:174'
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
-def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:176'
+def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:175'
     e.capture(s, b['taken'])
 
-def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:181'
+def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:180'
     return (s.vars['order'][b['unit']] == 'shattered')
-def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:182'
+def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:181'
     e.eliminate(s, b['unit'])
-def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:185'
+def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:184'
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
-def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:187'
+def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:186'
     return {'unit': b['unit'], 'hexes': 3}
 
-def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:200'
+def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199'
     return q.hex_of(s, b['unit'])
 def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:479'
     return define__warrior(s, b['unit'])
@@ -665,32 +668,32 @@ def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rule
 def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:482'
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, q.side(s, b['unit'])), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
-def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:210'
+def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209'
     return ((s.unit_status[b['unit']] == 0) and q.during(s, 'close_combat'))
-def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:211'
+def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210'
     e.join_combats(s, b['unit'])
-def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:215'
+def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214'
     return (s.unit_status[b['unit']] == 0)
-def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:216'
+def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215'
     return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit']))))
-def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:216'
+def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215'
     return q.side(s, b['unit'])
-def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:218'
+def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217'
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
-def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:227'
+def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226'
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
-def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:251'
+def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:250'
     return define__suffers_a_result(s, b['r'])
-def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:252'
+def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:251'
     return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == 0)), 'side': b['side'], 'drm': b['drm']}
 
-def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:260'
+def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:259'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and define__exposed(s, e0)))
-def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:261'
+def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:260'
     return (s.vars['order'][b['u']] == 'shattered')
-def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:262'
+def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:261'
     e.capture(s, b['u'])
 
 def game__turns__while(s, b):  # 'rulesets/series/sequence.mst:10'
@@ -843,9 +846,9 @@ def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:38
         for e1 in q.units_at(s, e0) if (b['side'] == 0))) == 0)))
 def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:381'
     e.advance_to(s, 49, b['h'])
-def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:179'
+def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:185'
     return ((b['side'] == 1) and (s.unit_status[49] == 0))
-def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:180'
+def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:186'
     return {'unit': 49, 'toward': define__herd_goal(s)}
 def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123'
     return define__in_enemy_zoc(s, b['hex'], b['side'])
@@ -1017,51 +1020,51 @@ def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/
 def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:190'
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:197'
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:191'
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:198'
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:192'
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:199'
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:193'
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:200'
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:194'
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:201'
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:196'
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:203'
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:197'
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:204'
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:202'
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:209'
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:203'
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:210'
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:208'
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:215'
     return q.odds_column(s, 3, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:209'
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:216'
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:210'
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:217'
     return q.shift_column(s, 3, b['odds'], (-1))
 def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:309'
     return s.vars['ambush_sprung']
 def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:310'
     return q.shift_column(s, 3, b['odds'], (2 if (b['attacker'] == 0) else (-2)))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:215'
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:222'
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:218'
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:225'
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:219'
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:226'
     return s.vars['pinned'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:220'
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:227'
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:222'
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:229'
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:228'
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:235'
     return ((s.unit_status[b['u']] == 0) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:237'
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:244'
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:238'
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:245'
     return define__lead_candidates(s, q.defenders(s, b['combat']))
 def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:450'
     return define__may_withdraw_indians(s, b['combat'])
@@ -1075,13 +1078,13 @@ def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.m
 def close_combat__honor_leads__set_honor_lead(s, b):  # 'rulesets/newtown/indian_rules.mst:72'
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else -1)))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:244'
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:251'
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:247'
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:254'
     return q.lookup(s, 5, b['attacker_chit'], q.column_of(s, 5, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:248'
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:255'
     return (b['matrix'][0] + define__illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:249'
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:256'
     return (b['matrix'][1] == 10)
 def close_combat__opportunity_before_roll__if(s, b):  # 'rulesets/newtown/cards.mst:330'
     return s.vars['combat_called_off']
@@ -1089,19 +1092,19 @@ def close_combat__opportunity_before_roll__if_2(s, b):  # 'rulesets/newtown/card
     return (s.vars['card_shift'] != 0)
 def close_combat__opportunity_before_roll__let_odds(s, b):  # 'rulesets/newtown/cards.mst:334'
     return q.shift_column(s, 3, b['odds'], s.vars['card_shift'])
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:255'
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:262'
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:260'
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:267'
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:262'
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:269'
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:268'
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:275'
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:269'
+def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:276'
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:282'
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:289'
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:283'
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:290'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
 def close_combat__ignore_a_result__each_player(s, b):  # 'rulesets/newtown/cards.mst:351'
     return (b['attacker'], b['defender'],)
@@ -1111,66 +1114,67 @@ def close_combat__ignore_a_result__discard_args(s, b):  # 'rulesets/newtown/card
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
 def close_combat__ignore_a_result__set_result_ignored(s, b):  # 'rulesets/newtown/cards.mst:355'
     e.set_var(s, 'result_ignored', b['player'])
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:286'
-    return tuple(e0 for e0 in q.defenders(s, b['combat']) if ((e0 != b['defender_lead']) and (not s.vars['retreated'][e0])))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:287'
-    return tuple(e0 for e0 in q.attackers(s, b['combat']) if (((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
-        and (not s.vars['retreated'][e0])))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:288'
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:293'
+    return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
+        and (not define__shares_fate(s, e0))))
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:294'
+    return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
+        and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:295'
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:289'
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:296'
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:290'
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:297'
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:291'
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:298'
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:291'
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:298'
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:295'
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:302'
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:296'
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:303'
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:296'
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:303'
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:310'
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:317'
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:314'
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:321'
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:320'
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:327'
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:323'
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:330'
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:334'
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:341'
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:337'
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:344'
     e.resolve_combat(s, b['combat'])
 
 def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202'
     return define__holds_the_breastwork(s, b['combat'], b['lead'])
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:342'
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:349'
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:343'
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:350'
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:345'
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:352'
     return (b['lead'] != -1)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:346'
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:353'
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:347'
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:354'
     return ((((s.unit_status[b['lead']] == 0) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:349'
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:356'
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:353'
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:360'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:354'
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:361'
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:355'
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:362'
     return (b['to'] != -1)
 
 def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:91'
@@ -1178,11 +1182,11 @@ def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:
         b['combat']))))
 def tactical_withdrawal__honor__lose_honor_args(s, b):  # 'rulesets/newtown/indian_rules.mst:92'
     return {'unit': s.vars['honor_lead']}
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:366'
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:373'
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:371'
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:378'
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:372'
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:379'
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
 def prepare_for_play__optional_units__if(s, b):  # 'rulesets/newtown/prepare.mst:25'
@@ -1290,15 +1294,15 @@ def indian_movement_phases__sortie_roll__set_sortie_released(s, b):  # 'rulesets
 
 def standard_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:96'
     e.set_var(s, 'indian_movement', 'standard')
-def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:120'
+def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:126'
     return (((s.unit_status[17] == 0) and define__platoon_alone(s, 17)) and (len(q.enemies_adjacent(s, q.hex_of(s, 17), 0)) > 0))
-def standard_movement_phase__platoon_gets_away__retreat_blocked(s, b):  # 'rulesets/newtown/special_units.mst:123'
+def standard_movement_phase__platoon_gets_away__retreat_blocked(s, b):  # 'rulesets/newtown/special_units.mst:129'
     return define__in_enemy_zoc(s, b['hex'], 0)
-def standard_movement_phase__platoon_gets_away__retreat_avoid(s, b):  # 'rulesets/newtown/special_units.mst:124'
+def standard_movement_phase__platoon_gets_away__retreat_avoid(s, b):  # 'rulesets/newtown/special_units.mst:130'
     return (len(q.enemies_adjacent(s, b['hex'], 0)) > 0)
-def standard_movement_phase__platoon_gets_away__retreat_args(s, b):  # 'rulesets/newtown/special_units.mst:121'
+def standard_movement_phase__platoon_gets_away__retreat_args(s, b):  # 'rulesets/newtown/special_units.mst:127'
     return {'unit': 17, 'hexes': 1, 'must_avoid': True}
-def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:126'
+def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:132'
     e.set_at(s, 'moved_this_turn', 17, True)
 def standard_movement_phase__done__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:99'
     e.set_var(s, 'indian_movement', 'no_movement')
@@ -1445,11 +1449,11 @@ def attach_platoon__attach__if_5(s, b):  # 'rulesets/newtown/special_units.mst:4
 def attach_platoon__attach__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:43'
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
-def full_measure__replace__let_h(s, b):  # 'rulesets/newtown/special_units.mst:161'
+def full_measure__replace__let_h(s, b):  # 'rulesets/newtown/special_units.mst:167'
     return q.hex_of(s, 17)
-def full_measure__replace__remove_from_play(s, b):  # 'rulesets/newtown/special_units.mst:162'
+def full_measure__replace__remove_from_play(s, b):  # 'rulesets/newtown/special_units.mst:168'
     e.remove_from_play(s, 17)
-def full_measure__replace__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:163'
+def full_measure__replace__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:169'
     e.advance_to(s, 18, b['h'])
 
 def draw_card__draw__if(s, b):  # 'rulesets/newtown/cards.mst:209'
@@ -1488,56 +1492,53 @@ def close_combat_cards__play__if_3(s, b):  # 'rulesets/newtown/cards.mst:316'
 def close_combat_cards__play__set_card_shift(s, b):  # 'rulesets/newtown/cards.mst:317'
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
-def result__army_morale_loss__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:22'
-    return {'side': b['side'], 'amount': (-1)}
-
-def result__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:31'
+def result__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:30'
     return {'unit': b['affected'], 'hexes': 1}
-def result__retreat__if(s, b):  # 'rulesets/series/results.mst:32'
+def result__retreat__if(s, b):  # 'rulesets/series/results.mst:31'
     return (not b['fire'])
 
-def result__one_step_loss__lose_step(s, b):  # 'rulesets/series/results.mst:54'
+def result__one_step_loss__lose_step(s, b):  # 'rulesets/series/results.mst:53'
     e.lose_step(s, b['affected'])
 
-def result__two_step_loss__let_one_step(s, b):  # 'rulesets/newtown/special_units.mst:143'
+def result__two_step_loss__let_one_step(s, b):  # 'rulesets/newtown/special_units.mst:149'
     return (q.unit_steps(s, b['affected']) == 1)
-def result__two_step_loss__let_here(s, b):  # 'rulesets/newtown/special_units.mst:144'
+def result__two_step_loss__let_here(s, b):  # 'rulesets/newtown/special_units.mst:150'
     return tuple(e0 for e0 in q.stacked_with(s, b['affected']) if UNIT_COMBAT[e0])
-def result__two_step_loss__let_others_first(s, b):  # 'rulesets/newtown/special_units.mst:145'
+def result__two_step_loss__let_others_first(s, b):  # 'rulesets/newtown/special_units.mst:151'
     return (tuple(e0 for e0 in b['here'] if define__adds_strength(s, e0)) if (len(tuple(e0 for e0 in b['here'] if define__adds_strength(s, e0))) > 0)
         else b['here'])
-def result__two_step_loss__eliminate(s, b):  # 'rulesets/newtown/special_units.mst:146'
+def result__two_step_loss__eliminate(s, b):  # 'rulesets/newtown/special_units.mst:152'
     e.eliminate(s, b['affected'])
-def result__two_step_loss__if(s, b):  # 'rulesets/newtown/special_units.mst:147'
+def result__two_step_loss__if(s, b):  # 'rulesets/newtown/special_units.mst:153'
     return (b['one_step'] and (len(b['others_first']) > 0))
-def result__two_step_loss__lose_step(s, b):  # 'rulesets/newtown/special_units.mst:149'
+def result__two_step_loss__lose_step(s, b):  # 'rulesets/newtown/special_units.mst:155'
     e.lose_step(s, b['second'])
 
-def result__captured_defender_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:85'
+def result__captured_defender_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:84'
     return {'units': define__units_with(s, b['affected'], b['others']), 'chooser': b['defender']}
-def result__captured_defender_choice__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:86'
+def result__captured_defender_choice__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:85'
     return {'units': tuple(e0 for e0 in define__units_with(s, b['affected'], b['others']) if (s.unit_status[e0] == 0)), 'side': b['side'],
         'drm': b['morale_drm']}
 
-def result__captured_attacker_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:94'
+def result__captured_attacker_choice__capture_one_args(s, b):  # 'rulesets/series/results.mst:93'
     return {'units': define__units_with(s, b['affected'], b['others']), 'chooser': b['attacker']}
 
-def result__pin__each_u(s, b):  # 'rulesets/series/results.mst:109'
+def result__pin__each_u(s, b):  # 'rulesets/series/results.mst:108'
     return tuple(e0 for e0 in define__units_with(s, b['affected'], b['others']) if (UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')))
-def result__pin__set_pin_results(s, b):  # 'rulesets/series/results.mst:112'
+def result__pin__set_pin_results(s, b):  # 'rulesets/series/results.mst:111'
     e.set_var(s, 'pin_results', (s.vars['pin_results'] + 1))
-def result__pin__each_u_2(s, b):  # 'rulesets/series/results.mst:113'
+def result__pin__each_u_2(s, b):  # 'rulesets/series/results.mst:112'
     return tuple(e0 for e0 in define__units_in_hexes_of(s, b['affected'], b['others']) if (s.unit_status[e0] == 0))
-def result__pin__set_pinned(s, b):  # 'rulesets/series/results.mst:114'
+def result__pin__set_pinned(s, b):  # 'rulesets/series/results.mst:113'
     e.set_at(s, 'pinned', b['u'], True)
-def result__pin__set_pin_group(s, b):  # 'rulesets/series/results.mst:115'
+def result__pin__set_pin_group(s, b):  # 'rulesets/series/results.mst:114'
     e.set_at(s, 'pin_group', b['u'], s.vars['pin_results'])
 
-def result__leader_casualty__let_leaders(s, b):  # 'rulesets/series/results.mst:128'
+def result__leader_casualty__let_leaders(s, b):  # 'rulesets/series/results.mst:127'
     return tuple(e0 for e0 in define__units_in_hexes_of(s, b['affected'], b['others']) if UNIT_LEADER[e0])
-def result__leader_casualty__if(s, b):  # 'rulesets/series/results.mst:129'
+def result__leader_casualty__if(s, b):  # 'rulesets/series/results.mst:128'
     return (len(b['leaders']) > 0)
-def result__leader_casualty__eliminate(s, b):  # 'rulesets/series/results.mst:131'
+def result__leader_casualty__eliminate(s, b):  # 'rulesets/series/results.mst:130'
     e.eliminate(s, b['casualty'])
 
 def trigger__army_demoralized__win(s, b):  # 'rulesets/series/army_morale.mst:42'
@@ -1546,7 +1547,7 @@ def trigger__army_demoralized__win(s, b):  # 'rulesets/series/army_morale.mst:42
 def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/series/momentum.mst:59'
     return {'side': UNIT_SIDE[b['unit']]}
 
-def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:241'
+def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:240'
     e.set_at(s, 'retreated', b['unit'], True)
 
 def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:229'
@@ -1586,27 +1587,27 @@ def trigger__retreated_off_the_board__adjust_army_morale_args(s, b):  # 'ruleset
 def trigger__platoon_moves_with_its_parent__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:61'
     e.advance_to(s, 17, b['hex'])
 
-def trigger__platoon_shares_capture__capture(s, b):  # 'rulesets/newtown/special_units.mst:68'
+def trigger__platoon_shares_capture__capture(s, b):  # 'rulesets/newtown/special_units.mst:74'
     e.capture(s, 17)
-def trigger__platoon_shares_capture__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:69'
+def trigger__platoon_shares_capture__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:75'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 6))}
 
-def trigger__platoon_shares_pin__set_pinned(s, b):  # 'rulesets/newtown/special_units.mst:76'
+def trigger__platoon_shares_pin__set_pinned(s, b):  # 'rulesets/newtown/special_units.mst:82'
     e.set_at(s, 'pinned', 17, b['new'])
 
-def trigger__platoon_shares_order__set_order(s, b):  # 'rulesets/newtown/special_units.mst:82'
+def trigger__platoon_shares_order__set_order(s, b):  # 'rulesets/newtown/special_units.mst:88'
     e.set_at(s, 'order', 17, b['new'])
 
-def trigger__platoon_eliminated__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:90'
+def trigger__platoon_eliminated__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:96'
     return {'side': 0, 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
-def trigger__herd_captured__capture(s, b):  # 'rulesets/newtown/special_units.mst:213'
+def trigger__herd_captured__capture(s, b):  # 'rulesets/newtown/special_units.mst:219'
     e.capture(s, 49)
-def trigger__herd_captured__if(s, b):  # 'rulesets/newtown/special_units.mst:214'
+def trigger__herd_captured__if(s, b):  # 'rulesets/newtown/special_units.mst:220'
     return q.rule_on(s, 'cattle_herd_vp')
-def trigger__herd_captured__score(s, b):  # 'rulesets/newtown/special_units.mst:215'
+def trigger__herd_captured__score(s, b):  # 'rulesets/newtown/special_units.mst:221'
     e.score(s, 0, 2)
-def trigger__herd_captured__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:217'
+def trigger__herd_captured__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:223'
     return {'side': 1, 'amount': (-2)}
 
 def modifiers__initiative_drm__1_amount(s, b):  # 'rulesets/series/initiative.mst:6'
@@ -1653,15 +1654,15 @@ def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.
     return define__ferocious(s, b['attacker_lead'])
 def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:346'
     return define__ferocious(s, b['defender_lead'])
-def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:59'
+def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:60'
     return (q.terrain(s, q.hex_of(s, b['unit'])) == 9)
-def modifiers__indian_resolve_drm__4_if(s, b):  # 'rulesets/newtown/tables.mst:60'
+def modifiers__indian_resolve_drm__4_if(s, b):  # 'rulesets/newtown/tables.mst:61'
     return (q.hex_of(s, b['unit']) in ZONE_BREASTWORK_HEXES)
-def modifiers__indian_resolve_drm__5_if(s, b):  # 'rulesets/newtown/tables.mst:61'
+def modifiers__indian_resolve_drm__5_if(s, b):  # 'rulesets/newtown/tables.mst:62'
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
-def modifiers__indian_resolve_drm__6_if(s, b):  # 'rulesets/newtown/tables.mst:62'
+def modifiers__indian_resolve_drm__6_if(s, b):  # 'rulesets/newtown/tables.mst:63'
     return (s.unit_loss[b['unit']] > 0)
-def modifiers__indian_resolve_drm__7_if(s, b):  # 'rulesets/newtown/tables.mst:63'
+def modifiers__indian_resolve_drm__7_if(s, b):  # 'rulesets/newtown/tables.mst:64'
     return s.vars['war_dance']
 def modifiers__ambush_drm__1_if(s, b):  # 'rulesets/newtown/indian_rules.mst:287'
     return s.vars['visions']
@@ -1705,13 +1706,13 @@ def trigger__platoon_attaches__condition(s, b):  # 'rulesets/newtown/special_uni
 def trigger__platoon_moves_with_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:60'
     return (((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit'])) and (q.hex_of(s, 17) != b['hex']))
 
-def trigger__platoon_shares_capture__condition(s, b):  # 'rulesets/newtown/special_units.mst:66'
+def trigger__platoon_shares_capture__condition(s, b):  # 'rulesets/newtown/special_units.mst:72'
     return ((s.unit_status[17] == 0) and (s.vars['attached_to'][17] == b['unit']))
 
-def trigger__platoon_eliminated__condition(s, b):  # 'rulesets/newtown/special_units.mst:89'
+def trigger__platoon_eliminated__condition(s, b):  # 'rulesets/newtown/special_units.mst:95'
     return (b['unit'] == 17)
 
-def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.mst:211'
+def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.mst:217'
     return ((((q.side(s, b['unit']) == 0) and UNIT_COMBAT[b['unit']]) and (s.unit_status[49] == 0)) and (b['hex'] == q.hex_of(s, 49)))
 
 def trigger__indian_crosses_the_creek__condition(s, b):  # 'rulesets/newtown/cards.mst:239'
@@ -1745,17 +1746,17 @@ def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/in
     return s.vars['failed_resolve'][b['unit']]
 def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:466'
     return s.vars['indian_withdrawal'][b['unit']]
-def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:100'
+def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:106'
     return (define__platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
-def restriction__platoon_moves_with_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:107'
+def restriction__platoon_moves_with_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:113'
     return ((b['unit'] == 17) and define__attached(s, b['unit']))
-def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:112'
+def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:118'
     return (define__warrior(s, b['unit']) and define__platoon_parent(s, b['unit']))
-def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:187'
+def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:193'
     return (b['unit'] == 49)
-def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:193'
+def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:199'
     return ((b['unit'] == 49) and (q.hex_of(s, b['unit']) in ZONE_THE_ROAD))
-def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:200'
+def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:206'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0))
         and (b['hex'] == q.hex_of(s, 49)))
 
@@ -2001,9 +2002,9 @@ RULES = Rules(
         ),
         TableSpec(
             'army_morale_chart', 'Army Morale Adjustment Chart', row_key='result', column_kind='none', columns=(),
-            parts=('result',), kinds=('number',), rows=(
+            parts=('army_morale',), kinds=('number',), rows=(
                 (None, None, 'no_effect', ((0,),)),
-                (None, None, 'army_morale_loss', ((0,),)),
+                (None, None, 'army_morale_loss', ((-1,),)),
                 (None, None, 'retreat', ((0,),)),
                 (None, None, 'disruption', ((-1,),)),
                 (None, None, 'one_step_loss', ((-1,),)),
@@ -2062,7 +2063,7 @@ RULES = Rules(
         ),
         TableSpec(
             'leader_loss_table', 'Leader Loss Table', row_key='rank', column_kind='none', columns=(),
-            parts=('result',), kinds=('number',), rows=(
+            parts=('victory_points',), kinds=('number',), rows=(
                 (None, 1, None, ((2,),)),
                 (2, None, None, ((3,),)),
             ),
@@ -2070,7 +2071,7 @@ RULES = Rules(
     ),
     results=(
         ResultSpec('no_effect', 'No effect', '-', ''),
-        ResultSpec('army_morale_loss', 'Army Morale Loss', 'AM', 'result:army_morale_loss'),
+        ResultSpec('army_morale_loss', 'Army Morale Loss', 'AM', ''),
         ResultSpec('retreat', 'Retreat', 'R', 'result:retreat'),
         ResultSpec('disruption', 'Disruption', 'D', 'result:disruption'),
         ResultSpec('one_step_loss', 'One-Step Loss', '1', 'result:one_step_loss'),
@@ -2171,7 +2172,7 @@ RULES = Rules(
                 Call('retreat_unit', check_or_retreat__each__retreat_unit_args, None),
                 Jump(8),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/results.mst', (154, 154, 154, 154, 155, 156, 157, 156, 154))),
+            ), lines=lines_at('rulesets/series/results.mst', (153, 153, 153, 153, 154, 155, 156, 155, 153))),
         'check_and_retreat_or_disrupt': ProcedureSpec(
             'check_and_retreat_or_disrupt', 'Morale checks after a capture', 'procedure', ('units', 'side',
                 'drm'), steps={'each': 0}, types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit',
@@ -2186,13 +2187,13 @@ RULES = Rules(
                 Jump(9),
                 Call('disrupt', Passed((('unit', 'u'),)), None),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/results.mst', (164, 164, 164, 164, 165, 166, 167, 166, 169, 164))),
+            ), lines=lines_at('rulesets/series/results.mst', (163, 163, 163, 163, 164, 165, 166, 165, 168, 163))),
         'capture_one': ProcedureSpec(
             'capture_one', 'Capture one unit', 'procedure', ('units', 'chooser'), steps={'choose': 0, 'capture': 1}, types={'chooser': 'side',
                 'taken': 'unit', 'units': 'units'}, code=(
                 Choose('taken', capture_one__choose__taken_options, Bound('chooser'), 'unit', 'choose taken', ''),
                 Exec(capture_one__capture__capture),
-            ), lines=lines_at('rulesets/series/results.mst', (175, 176))),
+            ), lines=lines_at('rulesets/series/results.mst', (174, 175))),
         'disrupt': ProcedureSpec(
             'disrupt', 'Disruption', 'procedure', ('unit',), steps={'worsen': 0, 'retreat': 5}, types={'unit': 'unit'}, code=(
                 JumpIfNot(disrupt__worsen__if, 4),
@@ -2201,7 +2202,7 @@ RULES = Rules(
                 Jump(5),
                 Exec(disrupt__worsen__set_order),
                 Call('retreat_unit', disrupt__retreat__retreat_unit_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (181, 182, 183, 181, 185, 187))),
+            ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186))),
         'retreat_unit': ProcedureSpec(
             'retreat_unit', 'Retreat', 'procedure', ('unit', 'hexes'), steps={'start': 0, 'retreat': 1, 'join': 5,
                 'leaders': 8}, types={'_ask1': 'bool', '_for_l': 'units', 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'}, code=(
@@ -2225,19 +2226,19 @@ RULES = Rules(
                 Jump(17),
                 Jump(10),
                 Jump(19),
-            ), lines=lines_at('rulesets/series/results.mst', (200,), 'rulesets/newtown/indian_rules.mst', (479, 480, 479,
-                482), 'rulesets/series/results.mst', (210, 211, 210, 215, 216, 216, 216, 216, 217, 217, 218, 217, 216, 215))),
+            ), lines=lines_at('rulesets/series/results.mst', (199,), 'rulesets/newtown/indian_rules.mst', (479, 480, 479,
+                482), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
         'retreat_step_loss': ProcedureSpec(
             'retreat_step_loss', 'A step lost to retreat', 'procedure', ('unit',), steps={'army_morale': 0}, types={'unit': 'unit'}, code=(
                 Call('adjust_army_morale', retreat_step_loss__army_morale__adjust_army_morale_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (227,))),
+            ), lines=lines_at('rulesets/series/results.mst', (226,))),
         'previously_retreated_check': ProcedureSpec(
             'previously_retreated_check', 'Previously-retreated units', 'procedure', ('units', 'side', 'r',
                 'drm'), steps={'check': 0}, types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
                 JumpIfNot(previously_retreated_check__check__if, 3),
                 Call('check_and_retreat_or_disrupt', previously_retreated_check__check__check_and_retreat_or_disrupt_args, None),
                 Jump(3),
-            ), lines=lines_at('rulesets/series/results.mst', (251, 252, 251))),
+            ), lines=lines_at('rulesets/series/results.mst', (250, 251, 250))),
         'end_of_close_combat': ProcedureSpec(
             'end_of_close_combat', 'Disrupted and shattered units next to the enemy', 'procedure', ('side',
                 ), steps={'exposed': 0}, types={'_for_u': 'units', 'side': 'side', 'u': 'unit'}, code=(
@@ -2250,7 +2251,7 @@ RULES = Rules(
                 Jump(8),
                 Call('disrupt', Passed((('unit', 'u'),)), None),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/results.mst', (260, 260, 260, 260, 261, 262, 261, 264, 260))),
+            ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259))),
         'game': ProcedureSpec(
             'game', 'The game', 'procedure', (), steps={'prepare': 0, 'turns': 1, 'winner': 5}, types={}, code=(
                 Call('prepare_for_play', Passed(()), None),
@@ -2476,7 +2477,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/movement.mst', (95, 100), 'rulesets/newtown/special_rules.mst', (22, 23, 23, 23, 24, 25, 23,
                 22), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
                 103), 'rulesets/newtown/variations.mst', (110, 111, 110), 'rulesets/newtown/cards.mst', (377, 378, 378, 379, 380, 381, 378,
-                377), 'rulesets/newtown/special_units.mst', (179, 180, 179), 'rulesets/series/movement.mst', (121, 132, 132, 132, 133, 134, 135, 136,
+                377), 'rulesets/newtown/special_units.mst', (185, 186, 185), 'rulesets/series/movement.mst', (121, 132, 132, 132, 133, 134, 135, 136,
                 136, 136, 137, 136, 139, 134, 132))),
         'morale_check': ProcedureSpec(
             'morale_check', 'Morale Check', 'procedure', ('unit', 'drm'), result='passed', steps={'roll': 0, 'result': 1}, types={'drm': 'int',
@@ -2884,16 +2885,16 @@ RULES = Rules(
                 Exec(close_combat__advance__set_snapshot_taken),
                 Call('advance_after_combat', Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), None),
                 Exec(close_combat__done__resolve_combat),
-            ), lines=lines_at('rulesets/series/close_combat.mst', (189, 190, 191, 192, 193, 194, 196, 196, 196, 197, 196, 202, 203, 203, 203, 204,
-                203, 206, 202, 208, 209, 210, 209), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
-                309), 'rulesets/series/close_combat.mst', (215, 216, 216, 217, 217, 217, 217, 218, 219, 220, 219, 222, 228, 229, 228, 217, 232, 216,
-                215, 237, 238), 'rulesets/newtown/indian_rules.mst', (450, 451, 451, 452, 452, 452, 452, 453, 454, 455, 454, 457, 452, 459, 451, 450,
-                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (244, 245, 246, 247, 248, 249, 250, 251,
-                249), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (255, 259, 260,
-                261, 262, 263, 263, 264, 265, 263, 262, 268, 269, 269, 270, 271, 269, 268, 274, 275, 274, 259, 282,
-                283), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352,
-                351), 'rulesets/series/close_combat.mst', (286, 287, 288, 289, 290, 291, 290, 295, 296, 295, 299, 300, 299, 302, 303, 302, 309, 310,
-                309, 313, 314, 313, 319, 320, 321, 320, 323, 324, 323, 319, 334, 335, 337))),
+            ), lines=lines_at('rulesets/series/close_combat.mst', (196, 197, 198, 199, 200, 201, 203, 203, 203, 204, 203, 209, 210, 210, 210, 211,
+                210, 213, 209, 215, 216, 217, 216), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
+                309), 'rulesets/series/close_combat.mst', (222, 223, 223, 224, 224, 224, 224, 225, 226, 227, 226, 229, 235, 236, 235, 224, 239, 223,
+                222, 244, 245), 'rulesets/newtown/indian_rules.mst', (450, 451, 451, 452, 452, 452, 452, 453, 454, 455, 454, 457, 452, 459, 451, 450,
+                69, 69, 69, 70, 69, 72), 'rulesets/series/close_combat.mst', (251, 252, 253, 254, 255, 256, 257, 258,
+                256), 'rulesets/newtown/cards.mst', (328, 329, 330, 331, 330, 333, 334, 333), 'rulesets/series/close_combat.mst', (262, 266, 267,
+                268, 269, 270, 270, 271, 272, 270, 269, 275, 276, 276, 277, 278, 276, 275, 281, 282, 281, 266, 289,
+                290), 'rulesets/newtown/cards.mst', (351, 351, 351, 352, 353, 353, 354, 355, 353, 352,
+                351), 'rulesets/series/close_combat.mst', (293, 294, 295, 296, 297, 298, 297, 302, 303, 302, 306, 307, 306, 309, 310, 309, 316, 317,
+                316, 320, 321, 320, 326, 327, 328, 327, 330, 331, 330, 326, 341, 342, 344))),
         'advance_after_combat': ProcedureSpec(
             'advance_after_combat', 'Advance after Combat', 'procedure', ('combat', 'lead'), steps={'stay_in_the_breastwork': 0,
                 'advance': 6}, types={'_ask14': 'bool', '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes',
@@ -2923,8 +2924,8 @@ RULES = Rules(
                 Jump(23),
                 Jump(16),
                 Jump(25),
-            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), 'rulesets/series/close_combat.mst', (342, 343, 345,
-                346, 347, 348, 349, 347, 345, 353, 353, 353, 353, 354, 355, 356, 355, 353, 343))),
+            ), lines=lines_at('rulesets/newtown/variations.mst', (202, 203, 203, 203, 205, 202), 'rulesets/series/close_combat.mst', (349, 350, 352,
+                353, 354, 355, 356, 354, 352, 360, 360, 360, 360, 361, 362, 363, 362, 360, 350))),
         'tactical_withdrawal': ProcedureSpec(
             'tactical_withdrawal', 'No Combat', 'procedure', ('combat', 'attacker_chit', 'defender_chit'), steps={'honor': 0, 'defender': 3,
                 'attacker': 11}, types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
@@ -2948,8 +2949,8 @@ RULES = Rules(
                 Call('retreat_unit', check_or_retreat__each__retreat_unit_args, None),
                 Jump(13),
                 Jump(19),
-            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (366, 367, 367, 367, 367, 368,
-                367, 366, 371, 372, 372, 372, 372, 373, 372, 371))),
+            ), lines=lines_at('rulesets/newtown/indian_rules.mst', (91, 92, 91), 'rulesets/series/close_combat.mst', (373, 374, 374, 374, 374, 375,
+                374, 373, 378, 379, 379, 379, 379, 380, 379, 378))),
         'prepare_for_play': ProcedureSpec(
             'prepare_for_play', 'Prepare for Play', 'procedure', (), steps={'optional_units': 0, 'platoon': 3, 'enhancement': 6, 'honor': 8,
                 'activation_markers': 10, 'cards': 15}, types={'_for_u': 'units', 'u': 'unit'}, code=(
@@ -3087,8 +3088,8 @@ RULES = Rules(
                 Jump(6),
                 Call('indian_moves', Passed((('side', 'side'),)), None),
                 Exec(standard_movement_phase__done__set_indian_movement),
-            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (120, 121, 126,
-                120), 'rulesets/newtown/sequence.mst', (98, 99))),
+            ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (126, 127, 132,
+                126), 'rulesets/newtown/sequence.mst', (98, 99))),
         'activation_movement_phase': ProcedureSpec(
             'activation_movement_phase', 'Activation Movement Phase', 'phase', ('side',), steps={'begin': 0, 'draw': 1,
                 'done': 22}, types={'_for_u': 'units', 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'}, code=(
@@ -3342,7 +3343,7 @@ RULES = Rules(
                 Exec(full_measure__replace__remove_from_play),
                 Exec(full_measure__replace__advance_to),
                 Jump(5),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (160, 161, 162, 163, 160))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (166, 167, 168, 169, 166))),
         'draw_card': ProcedureSpec(
             'draw_card', 'Draw an Opportunity Card', 'procedure', ('side',), steps={'draw': 0}, types={'card': 'marker', 'side': 'side'}, code=(
                 JumpIfNot(draw_card__draw__if, 9),
@@ -3401,12 +3402,6 @@ RULES = Rules(
                 Jump(20),
             ), lines=lines_at('rulesets/newtown/cards.mst', (307, 308, 308, 309, 310, 311, 312, 312, 312, 312, 313, 312, 315, 311, 316, 317, 316, 319,
                 308, 307))),
-        'result:army_morale_loss': ProcedureSpec(
-            'result:army_morale_loss', 'Army Morale Loss', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire',
-                'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
-                'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
-                Call('adjust_army_morale', result__army_morale_loss__adjust_army_morale_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (22,))),
         'result:retreat': ProcedureSpec(
             'result:retreat', 'Retreat', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3415,7 +3410,7 @@ RULES = Rules(
                 JumpIfNot(result__retreat__if, 4),
                 Call('check_or_retreat', Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), None),
                 Jump(4),
-            ), lines=lines_at('rulesets/series/results.mst', (31, 32, 33, 32))),
+            ), lines=lines_at('rulesets/series/results.mst', (30, 31, 32, 31))),
         'result:disruption': ProcedureSpec(
             'result:disruption', 'Disruption', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3424,7 +3419,7 @@ RULES = Rules(
                 JumpIfNot(result__retreat__if, 4),
                 Call('check_or_retreat', Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), None),
                 Jump(4),
-            ), lines=lines_at('rulesets/series/results.mst', (43, 44, 45, 44))),
+            ), lines=lines_at('rulesets/series/results.mst', (42, 43, 44, 43))),
         'result:one_step_loss': ProcedureSpec(
             'result:one_step_loss', 'One-Step Loss', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire',
                 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3433,7 +3428,7 @@ RULES = Rules(
                 JumpIfNot(result__retreat__if, 4),
                 Call('check_or_retreat', Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), None),
                 Jump(4),
-            ), lines=lines_at('rulesets/series/results.mst', (54, 55, 56, 55))),
+            ), lines=lines_at('rulesets/series/results.mst', (53, 54, 55, 54))),
         'result:two_step_loss': ProcedureSpec(
             'result:two_step_loss', 'Two-Step Loss', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm',
                 'one_step', 'here', 'others_first', 'second'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side',
@@ -3450,21 +3445,21 @@ RULES = Rules(
                 JumpIfNot(result__retreat__if, 11),
                 Call('check_or_retreat', Passed((('units', 'others'), ('side', 'side'), ('drm', 'morale_drm'))), None),
                 Jump(11),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (143, 144, 145, 146, 147, 148, 149, 147, 151, 152, 151))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (149, 150, 151, 152, 153, 154, 155, 153, 157, 158, 157))),
         'result:captured_defender_choice': ProcedureSpec(
             'result:captured_defender_choice', "Captured, Defender's Choice", 'procedure', ('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Call('capture_one', result__captured_defender_choice__capture_one_args, None),
                 Call('check_and_retreat_or_disrupt', result__captured_defender_choice__check_and_retreat_or_disrupt_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (85, 86))),
+            ), lines=lines_at('rulesets/series/results.mst', (84, 85))),
         'result:captured_attacker_choice': ProcedureSpec(
             'result:captured_attacker_choice', "Captured, Attacker's Choice", 'procedure', ('affected', 'others', 'side', 'attacker', 'defender',
                 'fire', 'morale_drm'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
                 'morale_drm': 'int', 'others': 'units', 'side': 'side'}, code=(
                 Call('capture_one', result__captured_attacker_choice__capture_one_args, None),
                 Call('check_and_retreat_or_disrupt', result__captured_defender_choice__check_and_retreat_or_disrupt_args, None),
-            ), lines=lines_at('rulesets/series/results.mst', (94, 95))),
+            ), lines=lines_at('rulesets/series/results.mst', (93, 94))),
         'result:pin': ProcedureSpec(
             'result:pin', 'Pinned', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm', 'u',
                 '_for_u'), steps={'do': 0}, types={'_for_u': 'units', 'affected': 'unit', 'attacker': 'side', 'defender': 'side', 'fire': 'bool',
@@ -3482,7 +3477,7 @@ RULES = Rules(
                 Exec(result__pin__set_pinned),
                 Exec(result__pin__set_pin_group),
                 Jump(8),
-            ), lines=lines_at('rulesets/series/results.mst', (109, 109, 109, 109, 110, 109, 112, 113, 113, 113, 114, 115, 113))),
+            ), lines=lines_at('rulesets/series/results.mst', (108, 108, 108, 108, 109, 108, 111, 112, 112, 112, 113, 114, 112))),
         'result:leader_casualty': ProcedureSpec(
             'result:leader_casualty', 'Leader Casualty', 'procedure', ('affected', 'others', 'side', 'attacker', 'defender', 'fire', 'morale_drm',
                 'leaders', 'casualty'), steps={'do': 0}, types={'affected': 'unit', 'attacker': 'side', 'casualty': 'unit', 'defender': 'side',
@@ -3492,7 +3487,7 @@ RULES = Rules(
                 Choose('casualty', Bound('leaders'), Bound('side'), 'unit', 'choose casualty', ''),
                 Exec(result__leader_casualty__eliminate),
                 Jump(5),
-            ), lines=lines_at('rulesets/series/results.mst', (128, 129, 130, 131, 129))),
+            ), lines=lines_at('rulesets/series/results.mst', (127, 128, 129, 130, 128))),
         'trigger:army_demoralized': ProcedureSpec(
             'trigger:army_demoralized', 'An army is demoralized', 'procedure', ('old', 'new', 'side'), steps={'do': 0}, types={'new': 'int',
                 'old': 'int', 'side': 'side'}, code=(
@@ -3507,7 +3502,7 @@ RULES = Rules(
             'trigger:note_retreat', 'A retreat is recorded', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex',
                 'unit': 'unit'}, code=(
                 Exec(trigger__note_retreat__set_retreated),
-            ), lines=lines_at('rulesets/series/results.mst', (241,))),
+            ), lines=lines_at('rulesets/series/results.mst', (240,))),
         'trigger:leaders_captured': ProcedureSpec(
             'trigger:leaders_captured', 'Leaders alone are captured', 'procedure', ('unit', 'hex', 'l',
                 '_for_l'), steps={'do': 0}, types={'_for_l': 'units', 'hex': 'hex', 'l': 'unit', 'unit': 'unit'}, code=(
@@ -3592,22 +3587,22 @@ RULES = Rules(
                 'hex'), steps={'do': 0}, types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Exec(trigger__platoon_shares_capture__capture),
                 Call('adjust_army_morale', trigger__platoon_shares_capture__adjust_army_morale_args, None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (68, 69))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (74, 75))),
         'trigger:platoon_shares_pin': ProcedureSpec(
             'trigger:platoon_shares_pin', "The platoon shares its parent's pin", 'procedure', ('old', 'new',
                 'unit'), steps={'do': 0}, types={'new': 'bool', 'old': 'bool', 'unit': 'unit'}, code=(
                 Exec(trigger__platoon_shares_pin__set_pinned),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (76,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (82,))),
         'trigger:platoon_shares_order': ProcedureSpec(
             'trigger:platoon_shares_order', "The platoon shares its parent's disruption", 'procedure', ('old', 'new',
                 'unit'), steps={'do': 0}, types={'new': 'enum:order', 'old': 'enum:order', 'unit': 'unit'}, code=(
                 Exec(trigger__platoon_shares_order__set_order),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (82,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (88,))),
         'trigger:platoon_eliminated': ProcedureSpec(
             'trigger:platoon_eliminated', 'The platoon eliminated', 'procedure', ('unit', 'hex', 'steps'), steps={'do': 0}, types={'hex': 'hex',
                 'steps': 'int', 'unit': 'unit'}, code=(
                 Call('adjust_army_morale', trigger__platoon_eliminated__adjust_army_morale_args, None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (90,))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (96,))),
         'trigger:herd_captured': ProcedureSpec(
             'trigger:herd_captured', 'The cattle herd captured', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex',
                 'unit': 'unit'}, code=(
@@ -3616,7 +3611,7 @@ RULES = Rules(
                 Exec(trigger__herd_captured__score),
                 Jump(4),
                 Call('adjust_army_morale', trigger__herd_captured__adjust_army_morale_args, None),
-            ), lines=lines_at('rulesets/newtown/special_units.mst', (213, 214, 215, 214, 217))),
+            ), lines=lines_at('rulesets/newtown/special_units.mst', (219, 220, 221, 220, 223))),
         'trigger:indian_crosses_the_creek': ProcedureSpec(
             'trigger:indian_crosses_the_creek', 'An Indian unit crosses the creek', 'procedure', ('unit',
                 'hex'), steps={'do': 0}, types={'hex': 'hex', 'unit': 'unit'}, code=(
@@ -3898,6 +3893,7 @@ RULES = Rules(
         'define:rifle_unit': ('A rifle unit', '§ series 3.2', ''),
         'define:rifle_zoc_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
         'define:room_for': ('The unit may join the hex within the stacking limit', '§ series 7.1', ''),
+        'define:shares_fate': ("Shares another unit's fate in a combat result", '§ series 12.23, 13.1; newtown 6.1.5', ''),
         'define:side_units': ("A side's units in the combat", '§ series 12.52', ''),
         'define:stack_ok': ('Within the stacking limit', '§ series 7.1', ''),
         'define:strategic_factor': ('Strategic movement: times the allowance', '§ series 9.52', ''),

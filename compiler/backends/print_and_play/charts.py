@@ -143,13 +143,17 @@ def modifiers_chart(m: ir.ModifierList) -> Chart:
 
 
 def terrain_chart(rules: ir.Ruleset) -> Chart:
-    """The Terrain Effects Chart: movement cost, line of sight, ZOC and every other effect.
+    """The Terrain Effects Chart: movement cost, line of sight, ZOC and every other effect
+    of the terrain the map uses (`in_play`).
 
     The line-of-sight and ZOC columns appear only when some terrain has such
     an effect; the other columns are the terrain's own keys (`defend_drm`, …).
     """
-    things: list[ir.Terrain | ir.HexsideFeature] = [*rules.terrain, *rules.hexside_features]
-    titles = {t.name: t.title for t in things}
+    shown = in_play(rules)
+    things: list[ir.Terrain | ir.HexsideFeature] = [
+        t for t in [*rules.terrain, *rules.hexside_features] if t.name in shown
+    ]
+    titles = {t.name: t.title for t in [*rules.terrain, *rules.hexside_features]}
     keys = sorted({k for t in things for k in t.props})
     slopes = {f.name for f in rules.hexside_features if f.slope}
     sight = [_sight(t) for t in things]
@@ -174,6 +178,29 @@ def terrain_chart(rules: ir.Ruleset) -> Chart:
         rows.append(tuple(cells))
     prov = ir.Prov(tuple(c for t in things for c in t.prov.cites))
     return Chart("Terrain Effects Chart", header, tuple(rows), cites(prov))
+
+
+def in_play(rules: ir.Ruleset) -> set[str]:
+    """The terrain and hexside features a player meets on this battle's map: on
+    a hex or hexside, or made by a change in play (a village burnt), and a
+    combined type (9.4) where all its parts meet on one hexside. The series
+    declares more than any one map uses; the chart lists what this one does
+    (every declared type when the battle has no map)."""
+    every = {t.name for t in [*rules.terrain, *rules.hexside_features]}
+    if rules.map is None:
+        return every
+    m = rules.map
+    used = {m.default, *m.terrain.values()}
+    used |= {name for c in rules.terrain_changes for name in c.hexes.values()}
+    sides = [set(fs) for fs in m.hexsides.values()]
+    sides += [set(fs) for c in rules.terrain_changes for fs in c.added.values()]
+    used |= {f for fs in sides for f in fs}
+    used |= {
+        f.name
+        for f in rules.hexside_features
+        if f.combines and any(set(f.combines) <= fs for fs in sides)
+    }
+    return used & every
 
 
 def move_cost(cost: ir.MoveCost, extra: bool = False) -> str:
