@@ -10,8 +10,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from engine import restrictions
 from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, unit_range
 from engine.los import sees
+from engine.nodes import RulesError
 from engine.state import NOT_ENTERED, ON_MAP, State
 from engine.tables import cell_value, column_index, row_of
 from engine.terrain_state import CHANGED_TERRAIN, board_of
@@ -368,6 +370,40 @@ def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
     hexsides let it (the board's ZOC projection masks).
     """
     return in_zoc_of(s, h, units)
+
+
+# Whether a movement restriction's condition is being worked out: it may not ask
+# `may_move` or `may_enter` itself, which would never end.
+_ASKING: list[str] = []
+
+
+def _ask_restrictions(name: str, answer: Any, *args: int) -> bool:
+    if _ASKING:
+        raise RulesError(
+            f"{name}: a movement restriction's condition asks the movement restrictions "
+            f"(through {_ASKING[0]})"
+        )
+    _ASKING.append(name)
+    try:
+        return bool(answer(*args))
+    finally:
+        _ASKING.pop()
+
+
+@query(("u", "unit"), returns="bool")
+def may_move(s: State, u: int) -> bool:
+    """True when no declared `no_move` restriction holds the unit in place: what
+    the movement primitives obey, asked by a rule that looks ahead (can these
+    units still get away?)."""
+    return _ask_restrictions("may_move", restrictions.may_move, s, u)
+
+
+@query(("u", "unit"), ("h", "hex"), returns="bool")
+def may_enter(s: State, u: int, h: int) -> bool:
+    """True when no declared `no_entry` or `confined_to` restriction keeps the unit,
+    stepping from its hex, out of hex h (terrain, enemy units and stacking are
+    the rules' own tests: `move_cost`, `units_at`)."""
+    return _ask_restrictions("may_enter", restrictions.may_enter, s, u, h)
 
 
 @query(("leader", "unit"), ("u", "unit"), returns="bool")

@@ -2,10 +2,13 @@
 
 Each action steps one unit into a neighbouring hex (9.1); stepping another
 unit ends the previous unit's move ("each unit must complete its movement
-before any other unit may move"), and PASS ends the phase. The rule file
+before any other unit may move"), and PASS ends the phase — not while a
+unit that `must_move` may still move (13.1 PIN case B). The rule file
 supplies the stacking limit, when a unit must stop, extra costs (8.31),
 who may move strategically and (`who`) which units this phase moves, as
-expressions. Choosing a unit (its unit
+expressions. A step into a hex where a `no_end` restriction binds the unit
+is offered only when the unit can go on from there to a hex where it may
+end its move. Choosing a unit (its unit
 action) starts its move as strategic movement (9.52): up to `strategic_factor`
 times (the series: twice) its
 allowance, every hexside crossed a road or track that carries it.
@@ -55,6 +58,7 @@ primitive(
     ("who", Lambda("bool", (("unit", "unit"),))),
     ("strategic_factor", Lambda("int", (("unit", "unit"),))),
     ("one_hex_minimum", Lambda("bool", (("unit", "unit"),))),
+    ("must_move", Lambda("bool", (("unit", "unit"),))),
     optional=(
         "stop_after",
         "extra_cost",
@@ -63,6 +67,7 @@ primitive(
         "who",
         "strategic_factor",
         "one_hex_minimum",
+        "must_move",
     ),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
@@ -106,16 +111,23 @@ class MoveUnits(Primitive):
         ma: int,
         strategic: bool,
         one_hex: bool | None = None,
+        at: int | None = None,
+        hexes: int = 0,
+        tried: dict[tuple[int, int], tuple[int, int]] | None = None,
     ) -> bool:
-        """May unit u, having spent `spent` of allowance `ma`, step in direction d?
-        (`one_hex`: whether it may always move one hex, if known.)
+        """May unit u, having spent `spent` of allowance `ma` over `hexes` hexes, step
+        in direction d? (`one_hex`: whether it may always move one hex, if known;
+        `at`: the hex it steps from, if not where it stands — a step looked ahead.)
 
         The cheap tests (the map edge, enemy units, the terrain) come before
-        the ones the rules compute (extra costs, restrictions, stacking).
+        the ones the rules compute (extra costs, restrictions, stacking). A step
+        into a hex where the unit may not end its move (`no_end`) is legal only
+        if it may go on from there to a hex where it may: "may not end its move
+        there" is then kept, not found broken when the unit has to stop.
         """
         rules = s.game.rules
         board = board_of(s)
-        a = s.unit_hex[u]
+        a = s.unit_hex[u] if at is None else at
         b = board.neighbors[a][d]
         terrain = step_cost(rules, u, a, d, board)
         if b < 0 or terrain == PROHIBITED:
@@ -148,7 +160,51 @@ class MoveUnits(Primitive):
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
-        return self.call(s, frame, "stacking", units=(*here, u))
+        if not self.call(s, frame, "stacking", units=here if u in here else (*here, u)):
+            return False
+        if may_end(s, u, b):
+            return True
+        # Rarely reached (a `no_end` binds here): the cost is worked out again.
+        spent += self.cost(s, frame, u, a, d)
+        tried = {} if tried is None else tried
+        return self._goes_on(s, frame, u, a, b, spent, hexes + 1, ma, strategic, tried)
+
+    def _goes_on(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        a: int,
+        b: int,
+        spent: int,
+        hexes: int,
+        ma: int,
+        strategic: bool,
+        tried: dict[tuple[int, int], tuple[int, int]],
+    ) -> bool:
+        """Having stepped from a into b, where it may not end its move, may unit u go
+        on to a hex where it may? Not if it must stop in b (`stop_after`), has
+        moved its `max_hexes`, or every way on is closed.
+
+        `tried` holds the steps (a, b) this search has already followed in vain,
+        with the MP and hexes spent: the same step again with no fewer spent
+        can do no better, so the search follows each step a few times at most.
+        """
+        before = tried.get((a, b))
+        if before is not None and before[0] <= spent and before[1] <= hexes:
+            return False
+        tried[(a, b)] = (spent, hexes)
+        if self.has_lambda(s, frame, "stop_after") and self.call(
+            s, frame, "stop_after", unit=u, hex=b, **{"from": a, "to": b}
+        ):
+            return False
+        limit = max_hexes(s, u)
+        if limit is not None and hexes >= limit:
+            return False
+        return any(
+            self._can_step(s, frame, u, d, spent, ma, strategic, True, b, hexes, tried)
+            for d in range(DIRECTIONS)
+        )
 
     def _steps(
         self, s: State, frame: Frame, u: int, spent: int, hexes: int, strategic: bool = False
@@ -164,7 +220,7 @@ class MoveUnits(Primitive):
         return [
             space.step(u, d)
             for d in range(DIRECTIONS)
-            if self._can_step(s, frame, u, d, spent, ma, strategic)
+            if self._can_step(s, frame, u, d, spent, ma, strategic, hexes=hexes)
         ]
 
     def _one_hex(self, s: State, frame: Frame, u: int) -> bool:
@@ -189,7 +245,8 @@ class MoveUnits(Primitive):
         self, s: State, frame: Frame, own: list[int], ask: Ask, known: dict[Hashable, Any]
     ) -> list[int]:
         """PASS and every unit's legal steps (and strategic starts), in unit order;
-        `own`: the steps of the unit moving now.
+        `own`: the steps of the unit moving now. PASS is not offered while a unit
+        that must move (`must_move`) has yet to move and may.
 
         `ask(key, compute, *args)` answers the questions that depend on the
         position only (`compute(*args)`): the incremental one remembers answers
@@ -200,6 +257,8 @@ class MoveUnits(Primitive):
         active = b["active"]
         moved = b["moved"]
         who = self.has_lambda(s, frame, "who")
+        must = self.has_lambda(s, frame, "must_move")
+        held = False
         status = s.unit_status
         actions = [s.game.actions.PASS]
         for u in s.game.units_by_side[b["side"]]:
@@ -212,8 +271,13 @@ class MoveUnits(Primitive):
             elif u not in moved:
                 # A unit's actions are asked by its number alone (the most asked question).
                 found = known.get(u)
-                actions.extend(ask(u, self._fresh, s, frame, u, ask) if found is None else found)
-        return actions
+                fresh = ask(u, self._fresh, s, frame, u, ask) if found is None else found
+                actions.extend(fresh)
+                held = held or bool(fresh and must and ask(("must", u), self._must, s, frame, u))
+        return actions[1:] if held else actions
+
+    def _must(self, s: State, frame: Frame, u: int) -> bool:
+        return bool(self.call(s, frame, "must_move", unit=u))
 
     def _who(self, s: State, frame: Frame, u: int) -> bool:
         return bool(self.call(s, frame, "who", unit=u))
@@ -318,6 +382,8 @@ class MoveUnits(Primitive):
                     f"move_units at move {s.move_number}: remembered steps {actions} "
                     f"differ from recomputed {full}"
                 )
+        if actions[0] != s.game.actions.PASS:
+            return Node(b["side"], tuple(actions), prompt="move a unit one hex (a unit must move)")
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
 
     def apply(self, s: State, frame: Frame, action: int) -> None:

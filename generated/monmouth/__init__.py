@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '52fa5d8971dfe31b95c570eb920c120e219c112014e11bcd1b9b647413e2aa91'
+RULES_HASH = 'ec2000ecab149711302c4c3d314effb4de5f3dc67becc6343f49aeb71dee09f8'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

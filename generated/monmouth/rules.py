@@ -280,10 +280,10 @@ def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
         for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1])) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
         a_u))))
 
-def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
+def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:145': 'Strategic movement: times the allowance'
     return 2
 
-def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:136': 'May always move one hex'
+def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:149': 'May always move one hex'
     return True
 
 def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:36': 'May use strategic movement'
@@ -291,11 +291,18 @@ def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:3
         and (s.vars['arrived_on'][a_u] == s.vars['turn'])))) and (not ((q.rule_on(s, 'no_strategic_on_arrival') and (UNIT_SIDE[a_u] == 1))
         and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
 
-def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
+def define__must_move_away(s, a_u):  # 'rulesets/series/movement.mst:157': 'Must move away from a PIN result (case B)'
+    return ((s.vars['pinned'][a_u] and s.vars['pin_case_b'][a_u]) and (len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) > 0))
+
+def define__may_get_away(s, a_u):  # 'rulesets/series/movement.mst:166': 'Can move away from the enemy'
+    return (q.may_move(s, a_u) and any(((((len(q.enemies_adjacent(s, e0, UNIT_SIDE[a_u])) == 0) and (q.move_cost(s, a_u, q.hex_of(s, a_u), e0) >= 0))
+        and define__open_to(s, a_u, e0)) and q.may_enter(s, a_u, e0)) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
+
+def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:169': 'A hex the unit may step into'
     return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u))) == 0)) and define__stack_ok(s,
         q.union(q.units_at(s, a_h), (a_u,))))
 
-def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
+def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:235': 'Enemy leaders with no combat unit'
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (sum(1 for e0 in q.units_at(s, a_h)
         if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
@@ -753,36 +760,43 @@ def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20'
 def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
-def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:53'
+def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:59'
     e.set_var(s, 'pin_withdrawal', False)
-def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:54'
+def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:60'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
-def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:55'
+def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:61'
     e.set_at(s, 'pin_case_b', b['u'], False)
-def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:56'
+def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:62'
     e.set_at(s, 'pin_case_chosen', b['u'], False)
-def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:59'
+def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:65'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
-def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:60'
+def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66'
     return (not s.vars['pin_case_chosen'][b['u']])
-def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:61'
+def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67'
     return s.vars['pin_group'][b['u']]
-def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:62'
+def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68'
     return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
         if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:63'
-    return (not b['engaged'])
 def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:70'
+def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70'
+    e.set_at(s, 'pin_case_b', b['v'], True)
+def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72'
+    return all(((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0) or define__may_get_away(s, e0)) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
+def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73'
+    return (not b['engaged'])
+def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74'
+    return (b['engaged'] and b['may_withdraw'])
+def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:80'
     e.set_at(s, 'pin_case_chosen', b['v'], True)
-def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:71'
+def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:81'
     e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
-def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:73'
+def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:83'
     return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
-def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:74'
+def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:84'
     e.set_at(s, 'pin_case_b', b['e'], True)
-def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:75'
+def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85'
     e.set_var(s, 'pin_withdrawal', True)
 
 def movement_phase__morgan__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:207'
@@ -832,23 +846,23 @@ def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforc
     e.place(s, 92, b['h'])
 def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
-def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:93'
+def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         b['side'])) > 0)))
-def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:94'
+def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
-def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:95'
+def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here'])
         and define__open_to(s, b['u'], e0)))
-def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:96'
+def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:106'
     return (len(b['away']) > 0)
-def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:97'
+def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:107'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
-def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:98'
+def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:108'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
-def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:99'
+def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:109'
     e.advance_to(s, b['u'], b['to'])
-def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:101'
+def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:111'
     e.set_at(s, 'moved_away', b['u'], True)
 def movement_phase__oswald__if(s, b):  # 'rulesets/monmouth/leaders.mst:198'
     return (s.unit_status[22] == 0)
@@ -877,18 +891,20 @@ def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/mo
     return {'unit': b['u'], 'drm': (-1)}
 def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:432'
     e.set_at(s, 'hessian_holds', b['u'], True)
-def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:111'
+def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123'
     return define__in_enemy_zoc(s, b['hex'], b['side'])
-def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:112'
+def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:124'
     return define__rifle_zoc_cost(s, b['from'], b['to'], b['side'])
-def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:113'
+def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:125'
     return define__may_move_strategically(s, b['unit'])
-def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:114'
+def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:126'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
-def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:115'
+def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:127'
     return define__strategic_factor(s, b['unit'])
-def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:116'
+def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:128'
     return define__one_hex_minimum(s, b['unit'])
+def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129'
+    return define__must_move_away(s, b['unit'])
 def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:264'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 def movement_phase__arrivals_over_stacked__while(s, b):  # 'rulesets/monmouth/reinforcements.mst:265'
@@ -902,15 +918,15 @@ def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/mon
     e.set_at(s, 'held_back', b['u'], True)
 def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
-def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:119'
+def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
-def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:120'
+def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133'
     e.set_at(s, 'pinned', b['u'], False)
-def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:121'
+def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
-def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:124'
+def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:137'
     e.set_at(s, 'pin_group', b['v'], 0)
-def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:126'
+def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:139'
     return {'side': b['side'], 'amount': define__pin_removal_adjustment(s)}
 
 def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12'
@@ -1252,9 +1268,9 @@ def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/se
 def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:240'
     e.set_at(s, 'retreated', b['unit'], True)
 
-def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:202'
+def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:229'
     return define__enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
-def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:203'
+def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:230'
     e.capture(s, b['l'])
 
 def trigger__step_lost_vp__score(s, b):  # 'rulesets/series/victory.mst:23'
@@ -1385,7 +1401,7 @@ def trigger__momentum_lost_on_capture__condition(s, b):  # 'rulesets/series/mome
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
-def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:200'
+def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:227'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(define__enemy_leaders_alone(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
@@ -1431,20 +1447,20 @@ def trigger__objective_control__condition(s, b):  # 'rulesets/monmouth/victory.m
 def trigger__british_sp_eliminated__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:280'
     return define__counts_for_6_28(s, b['unit'])
 
-def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:154'
+def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181'
     return (s.vars['order'][b['unit']] == 'disrupted')
-def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:159'
+def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:186'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:164'
+def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:191'
     return s.vars['moved_away'][b['unit']]
-def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:170'
+def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:197'
     return s.vars['withdrawn'][b['unit']]
-def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:177'
+def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:185'
+def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212'
     return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
         b['unit']))) > 0))
-def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:192'
+def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219'
     return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
 def restriction__monmouth_movement_allowance__value(s, b):  # 'rulesets/monmouth/movement.mst:30'
@@ -2240,7 +2256,7 @@ RULES = Rules(
         'pin_cases': ProcedureSpec(
             'pin_cases', 'PIN results: case A or case B', 'procedure', ('side',), steps={'clear': 0, 'choose': 7}, types={'_ask4': 'bool',
                 '_for_e': 'units', '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int',
-                'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
+                'may_withdraw': 'bool', 'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
                 Exec(pin_cases__clear__set_pin_withdrawal),
                 ForStart('_for_u', pin_cases__clear__each_u),
                 JumpIfEmpty('_for_u', 7),
@@ -2249,36 +2265,42 @@ RULES = Rules(
                 Exec(pin_cases__clear__set_pin_case_chosen),
                 Jump(2),
                 ForStart('_for_u', pin_cases__choose__each_u),
-                JumpIfEmpty('_for_u', 36),
+                JumpIfEmpty('_for_u', 42),
                 ForTake('u', '_for_u'),
-                JumpIfNot(pin_cases__choose__if, 35),
+                JumpIfNot(pin_cases__choose__if, 41),
                 Let('group', pin_cases__choose__let_group),
                 Let('engaged', pin_cases__choose__let_engaged),
-                Let('case_b', pin_cases__choose__let_case_b),
-                JumpIfNot(Bound('engaged'), 20),
-                Ask(Bound('side'), 'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?', '_ask4'),
-                JumpIfNot(Bound('_ask4'), 19),
-                Let('case_b', Constant(True)),
-                Jump(19),
-                Jump(20),
                 ForStart('_for_v', pin_cases__choose__each_v),
-                JumpIfEmpty('_for_v', 34),
+                JumpIfEmpty('_for_v', 18),
+                ForTake('v', '_for_v'),
+                Exec(pin_cases__choose__set_pin_case_b),
+                Jump(14),
+                Let('may_withdraw', pin_cases__choose__let_may_withdraw),
+                Let('case_b', pin_cases__choose__let_case_b),
+                JumpIfNot(pin_cases__choose__if_2, 26),
+                Ask(Bound('side'), 'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?', '_ask4'),
+                JumpIfNot(Bound('_ask4'), 25),
+                Let('case_b', Constant(True)),
+                Jump(25),
+                Jump(26),
+                ForStart('_for_v', pin_cases__choose__each_v),
+                JumpIfEmpty('_for_v', 40),
                 ForTake('v', '_for_v'),
                 Exec(pin_cases__choose__set_pin_case_chosen),
-                Exec(pin_cases__choose__set_pin_case_b),
-                JumpIfNot(Bound('case_b'), 33),
-                ForStart('_for_e', pin_cases__choose__each_e),
-                JumpIfEmpty('_for_e', 32),
-                ForTake('e', '_for_e'),
                 Exec(pin_cases__choose__set_pin_case_b_2),
+                JumpIfNot(Bound('case_b'), 39),
+                ForStart('_for_e', pin_cases__choose__each_e),
+                JumpIfEmpty('_for_e', 38),
+                ForTake('e', '_for_e'),
+                Exec(pin_cases__choose__set_pin_case_b_3),
                 Exec(pin_cases__choose__set_pin_withdrawal),
-                Jump(27),
                 Jump(33),
-                Jump(21),
-                Jump(35),
+                Jump(39),
+                Jump(27),
+                Jump(41),
                 Jump(8),
-            ), lines=lines_at('rulesets/series/movement.mst', (53, 54, 54, 54, 55, 56, 54, 59, 59, 59, 60, 61, 62, 63, 64, 65, 65, 66, 65, 64, 69, 69,
-                69, 70, 71, 72, 73, 73, 73, 74, 75, 73, 72, 69, 60, 59))),
+            ), lines=lines_at('rulesets/series/movement.mst', (59, 60, 60, 60, 61, 62, 60, 65, 65, 65, 66, 67, 68, 69, 69, 69, 70, 69, 72, 73, 74, 75,
+                75, 76, 75, 74, 79, 79, 79, 80, 81, 82, 83, 83, 83, 84, 85, 83, 82, 79, 66, 65))),
         'movement_phase': ProcedureSpec(
             'movement_phase', 'Movement Phase', 'phase', ('side',), steps={'pin_cases': 0, 'morgan': 1, 'variable_reinforcements': 7,
                 'reinforcements': 32, 'steuben_returns': 33, 'disrupted_away': 41, 'oswald': 54, 'countermarch': 61, 'hessian_grenadiers': 72,
@@ -2380,7 +2402,7 @@ RULES = Rules(
                     'stop_after': movement_phase__move__move_units_stop_after, 'extra_cost': movement_phase__move__move_units_extra_cost,
                     'strategic': movement_phase__move__move_units_strategic, 'strategic_step': movement_phase__move__move_units_strategic_step,
                     'strategic_factor': movement_phase__move__move_units_strategic_factor,
-                    'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum}),
+                    'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum, 'must_move': movement_phase__move__move_units_must_move}),
                 ForStart('_for_h', movement_phase__arrivals_over_stacked__each_h),
                 JumpIfEmpty('_for_h', 99),
                 ForTake('h', '_for_h'),
@@ -2405,14 +2427,14 @@ RULES = Rules(
                 Call('adjust_army_morale', movement_phase__pins__adjust_army_morale_args, None),
                 Jump(112),
                 Jump(100),
-            ), lines=lines_at('rulesets/series/movement.mst', (85,), 'rulesets/monmouth/reinforcements.mst', (207, 208, 209, 210, 209, 207, 219, 220,
+            ), lines=lines_at('rulesets/series/movement.mst', (95,), 'rulesets/monmouth/reinforcements.mst', (207, 208, 209, 210, 209, 207, 219, 220,
                 221, 222, 221, 224, 225, 226, 226, 227, 228, 226, 225, 231, 232, 233, 234, 234, 234, 235, 236, 234, 233, 224, 219, 246, 253, 254,
-                254, 255, 256, 257, 254, 253), 'rulesets/series/movement.mst', (93, 93, 93, 93, 94, 95, 96, 97, 98, 99, 96, 101,
-                93), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147,
+                254, 255, 256, 257, 254, 253), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
+                103), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147,
                 148, 148, 148, 148, 149, 150, 157, 148, 147), 'rulesets/monmouth/scenarios.mst', (427, 427, 428, 428, 428, 428, 429, 429, 430, 431,
-                432, 431, 429, 435, 428, 427), 'rulesets/series/movement.mst', (109,), 'rulesets/monmouth/reinforcements.mst', (264, 264, 264, 265,
-                266, 267, 268, 269, 265, 264), 'rulesets/series/movement.mst', (119, 119, 119, 120, 121, 122, 123, 123, 123, 124, 123, 126, 121,
-                119))),
+                432, 431, 429, 435, 428, 427), 'rulesets/series/movement.mst', (121,), 'rulesets/monmouth/reinforcements.mst', (264, 264, 264, 265,
+                266, 267, 268, 269, 265, 264), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134,
+                132))),
         'morale_check': ProcedureSpec(
             'morale_check', 'Morale Check', 'procedure', ('unit', 'drm'), result='passed', steps={'roll': 0, 'result': 1}, types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
@@ -2936,7 +2958,7 @@ RULES = Rules(
                 ForTake('l', '_for_l'),
                 Exec(trigger__leaders_captured__capture),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/movement.mst', (202, 202, 202, 203, 202))),
+            ), lines=lines_at('rulesets/series/movement.mst', (229, 229, 229, 230, 229))),
         'trigger:step_lost_vp': ProcedureSpec(
             'trigger:step_lost_vp', 'A step lost', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Exec(trigger__step_lost_vp__score),
@@ -3345,6 +3367,7 @@ RULES = Rules(
         'define:may_attack': ('May attack', '§ series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4', ''),
         'define:may_control': ('May take control of an objective', '§ monmouth II', ''),
         'define:may_enter_as_variable': ('A variable reinforcement may enter', '§ monmouth 4.131, 4.132', ''),
+        'define:may_get_away': ('Can move away from the enemy', '§ series 13.1, 9.1, 9.2', ''),
         'define:may_lead': ('May be the lead unit', '§ series 12.23, 13.25', ''),
         'define:may_move_strategically': ('May use strategic movement', '§ series 9.52; monmouth 4.11, 6.22', ''),
         'define:may_withdraw_cavalry': ('Cavalry may withdraw', '§ series 12.4', ''),
@@ -3354,6 +3377,7 @@ RULES = Rules(
         'define:movement_allowance': ('Movement allowance this turn', '§ monmouth 4.1, 4.12, 4.33, 4.62', ''),
         'define:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
         'define:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
+        'define:must_move_away': ('Must move away from a PIN result (case B)', '§ series 13.1, 9.2', ''),
         'define:nearest_open_entries': ('The nearest hexes not blocked', '§ monmouth 4.1', ''),
         'define:next_american_player_turn': ('The turn of the next American player turn', '§ monmouth 4.64', ''),
         'define:next_to_any': ('Next to one of the hexes', '§ series 12.52', ''),
@@ -3413,6 +3437,7 @@ RULES = Rules(
         'hook:movement_phase:countermarch:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'hook:movement_phase:countermarch:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'hook:movement_phase:move:must_move': ('Must move away from a PIN result (case B)', '§ series 13.1, 9.2', ''),
         'hook:movement_phase:move:one_hex_minimum': ('May always move one hex', '§ series 9.1', ''),
         'hook:movement_phase:move:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'hook:movement_phase:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),

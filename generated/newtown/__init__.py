@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'c9ccba56ee7f6f4e29c5779d7dbd7f92cb4a0e86ddbb94cfc97fd7a53092fa48'
+RULES_HASH = 'b8bc2c2fab6cd9e105627953189afae14a275ab5a872eb4857ef28a16c9b3b05'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
