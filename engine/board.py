@@ -73,9 +73,12 @@ def step_cost(rules: Rules, u: int, a: int, d: int, board: BoardSpec | None = No
     `board` is the map as it stands when the rules changed its terrain in play
     (`engine.terrain_state.board_of`); the printed map's costs are kept per unit.
     """
+    found = _COST_TABLES.get(id(rules))
+    if found is None or found[0] is not rules:
+        found = _tables(rules)
     if board is None or board is rules.board:
-        return _tables(rules)[2][u][a][d]
-    return board.move_cost[_tables(rules)[1][u]][a][d]
+        return found[2][u][a][d]
+    return board.move_cost[found[1][u]][a][d]
 
 
 def unit_range(rules: Rules, u: int) -> int:

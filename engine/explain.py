@@ -265,6 +265,10 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
             return _restriction(s, r, f"{name} may not enter {hex_label(s, h)}")
     if not prim.call(s, frame, "stacking", units=(*units_in(s, h), u)):
         return _hook(s, frame, "stacking", f"{name} would overstack {hex_label(s, h)}.")
+    r = restriction_in_force(s, "no_end", u, h)
+    if r is not None:
+        text = f"{name} may not end its move in {hex_label(s, h)}, and could not go on from there"
+        return _restriction(s, r, text)
     return Reason(f"{name} may not enter {hex_label(s, h)} now.", step.title, step.cite)
 
 
@@ -303,7 +307,10 @@ def why_not(s: State, action: int) -> Reason | None:
     if s.is_chance_node():
         return Reason("A die is to be rolled (or a marker drawn): no player decides now.")
     kind = space.kind_of(action)
-    if kind == "step" and _moving(s) is not None:
+    moving = _moving(s)
+    if action == space.PASS and moving is not None:
+        return _hook(s, moving, "must_move", "A unit that must move has yet to move: no pass yet")
+    if kind == "step" and moving is not None:
         u, d = space.decode_step(action)
         h = s.game.rules.board.neighbors[s.unit_hex[u]][d] if s.unit_status[u] == ON_MAP else -1
         if h < 0:

@@ -173,21 +173,36 @@ class Game:
             tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
             for side in range(len(rules.sides))
         )
+        # Each combat unit's side, and None for a leader: `enemies_adjacent` is asked
+        # for the hexes around every step considered.
+        self.combat_sides = tuple(
+            unit.side if unit.kind == "unit" else None for unit in rules.units
+        )
+        # Of those, the ones with a turn and hexes of entry (the reinforcement
+        # primitive asks which are due at every decision of the phase).
+        self.entering_by_side = tuple(
+            tuple(u for u in units if self.entries[u][0] and self.entries[u][1])
+            for units in self.units_by_side
+        )
         # Variables with a value per side, unit or hex (victory points too): a
         # remembered answer depends on the members it reads (engine/incremental.py).
         self.indexed_variables = frozenset(
             {"vp"} | {var.name for var in rules.variables if var.scope}
         )
         self.announced = {var.name: var.title for var in rules.variables if var.announce}
-        # The movement restrictions of each kind, in declaration order (asked
-        # for every step of every unit: no scan of the others).
+        # The movement restrictions of each kind whose rule switch is on in this
+        # game, in declaration order (asked for every step of every unit: no scan
+        # of the others, no switch looked up again).
         self.restrictions: dict[str, tuple] = {}
         for r in rules.restrictions:
-            self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
+            if not r.rule or self.switch_on[r.rule]:
+                self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
         self.resets: dict[str, tuple] = {}
         # What primitives work out from the rules and the map alone, kept for the
         # game's life (march distances to a goal): never from a position.
         self.derived: dict[str, dict] = {}
+        # The position every game starts from, set up once (`new_initial_state`).
+        self._initial: State | None = None
         for var in rules.variables:
             if var.reset:
                 self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
@@ -281,7 +296,22 @@ class Game:
                 )
 
     def new_initial_state(self) -> State:
-        """The position at the start of the game (or scenario), set up."""
+        """The position at the start of the game (or scenario), set up.
+
+        Every game starts from the same position, and working it out runs to the
+        first decision, which asks about every unit: it is worked out once and
+        copied, with its account. A game counting what fires (`firing`) sets up
+        each start afresh, so that each is counted.
+        """
+        if self.firing is not None:
+            return self._set_up()
+        if self._initial is None:
+            self._initial = self._set_up()
+        s = self._initial.clone()
+        s.messages = list(self._initial.messages)
+        return s
+
+    def _set_up(self) -> State:
         s = State(self)
         s.vars["turn"] = self.first_turn
         sc = self.scenario

@@ -8,10 +8,14 @@ strategically) with what its computation read of the state, item by item:
 which units' hexes (`unit_hex[u]`), statuses and losses, which hexes'
 occupants (`units_by_hex().get(h)`, or only their enemy combat units, for
 `enemies_adjacent`), which variables (a per-unit, per-side or per-hex
-variable member by member), which of the caller's bindings, and whether it
-looked at the stack of procedures (`during`). What no question reads item by
-item — the combats, the bags, the markers drawn, the triggers fired — is
-compared as a whole: when it changed, every answer is forgotten.
+variable member by member), and whether it looked at the stack of
+procedures (`during`). What no question reads item by item — the combats,
+the bags, the markers drawn, the triggers fired, the terrain changed in play,
+the caller's bindings (a phase's `side`: the same at every decision of a
+phase) — is compared as a whole: when it changed, every answer is forgotten.
+Noting a read costs a Python call where reading costs none, so what is the
+same for every question of a decision (the board as the terrain stands) is
+looked up once per decision, not noted.
 
 At the next question the items that changed since are found by comparing
 the state with the copy taken last time, and exactly the answers that read
@@ -28,12 +32,14 @@ item, so that a computation's reads are one set of small numbers.
 from __future__ import annotations
 
 import os
+from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterator
 from itertools import compress, count
 from operator import ne
 from typing import Any
 
 from engine.state import State
+from engine.terrain_state import CHANGED_TERRAIN, board_of
 
 CHECK = os.environ.get("MUSTER_CHECK_INCREMENTAL", "") not in ("", "0")
 # Off (`MUSTER_REMEMBER=0`): nothing is kept from one decision to the next, every
@@ -50,13 +56,12 @@ HEX = 3 * _KIND  # the units in a hex
 ENEMIES = 4 * _KIND  # the units in a hex not of a side: hex * _SIDES + side
 VAR = 5 * _KIND  # a variable as a whole: its name's number
 VAR_ITEM = 6 * _KIND  # one member of a per-unit/side/hex variable: name * _ITEMS + index
-BINDING = 7 * _KIND  # one of the caller's bindings: its name's number
-STACK = 8 * _KIND  # which procedures are under way
-EVERYTHING = 9 * _KIND  # the positions wholesale (an iteration over them)
+STACK = 7 * _KIND  # which procedures are under way
+EVERYTHING = 8 * _KIND  # the positions wholesale (an iteration over them)
 _SIDES = 16
 _ITEMS = 1 << 20
 
-# Names of variables and bindings, numbered as they are first read.
+# Names of variables, numbered as they are first read.
 _NAMES: dict[str, int] = {}
 
 
@@ -80,7 +85,6 @@ class _Keys(dict):
 
 
 _VAR_KEYS = _Keys(VAR)
-_BINDING_KEYS = _Keys(BINDING)
 
 
 class IncrementalMismatch(AssertionError):
@@ -91,6 +95,7 @@ class _Watch:
     """The state's stand-ins while a question is computed, and where its reads go."""
 
     __slots__ = (
+        "board",
         "enemy_reads",
         "hexes",
         "index",
@@ -105,6 +110,7 @@ class _Watch:
     def __init__(self, s: State) -> None:
         self.reads: set[int] = set()
         self.neighbors = s.game.rules.board.neighbors
+        self.board = board_of(s)  # the terrain changed in play is compared as a whole
         # (hex, side) → what `enemies_adjacent` reads there: the map's, for the game.
         self.enemy_reads: dict[tuple[int, int], frozenset[int]] = s.game.derived.setdefault(
             "enemies_adjacent reads", {}
@@ -130,34 +136,24 @@ class _Watch:
         """The question looked at which procedures are under way (`during`)."""
         self.reads.add(STACK)
 
-    def bindings(self, caller: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-        """The bindings a rule expression is evaluated with (the caller's, then its
-        own), noting which it reads."""
-        b = _WatchedBindings(caller, self)
-        dict.update(b, own)
-        return b
-
 
 class Fixed:
     """Stands in for a watch while a primitive works out a decision without
     remembering (the steps of the unit moving now): the positions hold still
     meanwhile, so the occupancy is looked up once, not compared at every question."""
 
-    __slots__ = ("index", "occupancy")
+    __slots__ = ("board", "index", "occupancy")
 
     def __init__(self, s: State) -> None:
         self.occupancy = s.occupancy()
         self.index = self.occupancy.index
+        self.board = board_of(s)
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """Nothing is noted."""
 
     def read_stack(self) -> None:
         """Nothing is noted."""
-
-    @staticmethod
-    def bindings(caller: dict[str, Any], own: dict[str, Any]) -> dict[str, Any]:
-        return {**caller, **own}
 
 
 class _WatchedList(list):
@@ -171,8 +167,10 @@ class _WatchedList(list):
         self.kind = kind
 
     def __getitem__(self, i: Any) -> Any:
-        if type(i) is int:
-            self.watch.reads.add(self.kind + (i if i >= 0 else len(self) + i))
+        if type(i) is int and i >= 0:
+            self.watch.reads.add(self.kind + i)
+        elif type(i) is int:
+            self.watch.reads.add(self.kind + len(self) + i)
         else:
             self.watch.reads.add(EVERYTHING)
         return list.__getitem__(self, i)
@@ -263,37 +261,65 @@ class _WatchedMapping(dict):
 
 class _WatchedVars(_WatchedMapping):
     """The variables while a question is computed: it notes the names read, and
-    hands out per-unit, per-side and per-hex variables as `_WatchedRow`s."""
+    hands out per-unit, per-side and per-hex variables as `_WatchedRow`s.
 
-    __slots__ = ("indexed", "rows")
+    The mapping itself holds only the rows made so far: reading one again is a
+    plain look-up (the row notes the member read), and any other name is read
+    through `__missing__`, which notes it.
+    """
+
+    __slots__ = ("indexed", "real")
 
     def __init__(self, values: dict[str, Any], watch: _Watch, indexed: frozenset[str]) -> None:
-        super().__init__(values)
+        super().__init__()
+        self.real = values
         self.watch = watch
         self.indexed = indexed
-        self.rows: dict[str, _WatchedRow] = {}
 
-    def _read(self, name: str, value: Any) -> Any:
+    def __missing__(self, name: str) -> Any:
+        value = self.real[name]
         if name in self.indexed and type(value) is tuple:
-            row = self.rows.get(name)
-            if row is None:
-                row = self.rows[name] = _WatchedRow(value, self.watch, _name(name))
+            row = _WatchedRow(value, self.watch, _name(name))
+            dict.__setitem__(self, name, row)
             return row
         self.watch.reads.add(_VAR_KEYS[name])
         return value
 
-    def __getitem__(self, name: str) -> Any:
-        return self._read(name, dict.__getitem__(self, name))
-
     def get(self, name: str, default: Any = None) -> Any:
-        if dict.__contains__(self, name):
-            return self._read(name, dict.__getitem__(self, name))
+        if name in self.real:
+            return self[name]
         self.watch.reads.add(_VAR_KEYS[name])
         return default
 
     def __contains__(self, name: object) -> bool:
         self.watch.reads.add(_VAR_KEYS[str(name)])
-        return dict.__contains__(self, name)
+        return name in self.real
+
+    def __len__(self) -> int:
+        self.watch.reads.add(EVERYTHING)
+        return len(self.real)
+
+    def __iter__(self) -> Iterator[str]:
+        self.watch.reads.add(EVERYTHING)
+        return iter(self.real)
+
+    def keys(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return self.real.keys()
+
+    def values(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return self.real.values()
+
+    def items(self) -> Any:
+        self.watch.reads.add(EVERYTHING)
+        return self.real.items()
+
+    def __eq__(self, other: object) -> bool:
+        self.watch.reads.add(EVERYTHING)
+        return self.real == other
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __setitem__(self, name: str, value: Any) -> None:
         raise RuntimeError("a legal-move question changed the state")
@@ -307,15 +333,17 @@ class _WatchedRow(tuple):
         row = super().__new__(cls, values)
         row.watch = watch
         row.name = name
+        row.members = VAR_ITEM + name * _ITEMS  # the read of member i: `members + i`
         return row
 
     def _whole(self) -> None:
         self.watch.reads.add(VAR + self.name)
 
     def __getitem__(self, i: Any) -> Any:
-        if isinstance(i, int):
-            n = i if i >= 0 else tuple.__len__(self) + i
-            self.watch.reads.add(VAR_ITEM + self.name * _ITEMS + n)
+        if type(i) is int and i >= 0:  # the most frequent read, first and shortest
+            self.watch.reads.add(self.members + i)
+        elif type(i) is int:
+            self.watch.reads.add(self.members + tuple.__len__(self) + i)
         else:
             self._whole()
         return tuple.__getitem__(self, i)
@@ -381,35 +409,21 @@ class _WatchedRow(tuple):
         return tuple.index(self, value, *args)
 
 
-class _WatchedBindings(_WatchedMapping):
-    """The bindings of a rule expression while a question is computed."""
-
-    __slots__ = ()
-
-    def __init__(self, b: dict[str, Any], watch: _Watch) -> None:
-        super().__init__(b)
-        self.watch = watch
-
-    def __getitem__(self, name: str) -> Any:
-        self.watch.reads.add(_BINDING_KEYS[name])
-        return dict.__getitem__(self, name)
-
-    def get(self, name: str, default: Any = None) -> Any:
-        self.watch.reads.add(_BINDING_KEYS[name])
-        return dict.get(self, name, default)
-
-    def __contains__(self, name: object) -> bool:
-        self.watch.reads.add(_BINDING_KEYS[str(name)])
-        return dict.__contains__(self, name)
-
-
 def _whole(s: State) -> tuple:
-    """What questions read only as a whole: the combats, bags, draws and triggers fired."""
+    """What questions read only as a whole: the combats, bags, draws and triggers
+    fired, the terrain changed in play and the caller's bindings."""
     combats = [
         (c.side, c.attackers, c.defenders, c.attack_hexes, c.defense_hexes, c.resolved, c.diverted)
         for c in s.combats
     ]
-    return (combats, tuple(s.bags.items()), tuple(s.drawn.items()), frozenset(s.fired))
+    return (
+        combats,
+        tuple(s.bags.items()),
+        tuple(s.drawn.items()),
+        frozenset(s.fired),
+        s.vars.get(CHANGED_TERRAIN),
+        dict(_caller(s)),
+    )
 
 
 def _differences(was: tuple, now: tuple) -> Iterator[int]:
@@ -431,7 +445,9 @@ class Remembered:
     """Answers of one kind of question (a call site, for one side) for one state.
 
     `readers` is the inverse of the reads: for each thing read, the questions
-    whose answers read it, so that a change forgets exactly those. A clone of
+    whose answers read it, so that a change forgets exactly those (a set: a
+    question forgotten for one of its reads and asked again stays noted once
+    under its others, which would otherwise grow by one at every asking). A clone of
     a state shares its `Remembered` until either asks again, when the asker
     takes a copy: answers never leak between states.
     """
@@ -439,7 +455,6 @@ class Remembered:
     __slots__ = (
         "answers",
         "asking",
-        "bindings",
         "hexes",
         "loss",
         "owner",
@@ -460,10 +475,9 @@ class Remembered:
         self.status: tuple[int, ...] = ()
         self.loss: tuple[int, ...] = ()
         self.variables: dict[str, Any] = {}
-        self.bindings: dict[str, Any] = {}
         self.procedures: tuple = ()
-        self.answers: dict[Hashable, Any] = {}
-        self.readers: dict[int, list[Hashable]] = {}
+        self.answers: dict[Hashable, Any] = {}  # a caller may look here before asking
+        self.readers: defaultdict[int, set[Hashable]] = defaultdict(set)
         # For each question, the questions that asked it while being computed.
         self.parents: dict[Hashable, set[Hashable]] = {}
         self.asking: Hashable | None = None  # the question being computed
@@ -476,18 +490,22 @@ class Remembered:
         other.status = self.status
         other.loss = self.loss
         other.variables = self.variables
-        other.bindings = self.bindings
         other.procedures = self.procedures
         other.answers = dict(self.answers)
-        other.readers = {k: list(v) for k, v in self.readers.items()}
+        other.readers = defaultdict(set, {k: set(v) for k, v in self.readers.items()})
         other.parents = {k: set(v) for k, v in self.parents.items()}
         return other
 
     def _changes(
-        self, s: State, hexes: tuple[int, ...], status: tuple[int, ...], loss: tuple[int, ...]
+        self,
+        s: State,
+        hexes: tuple[int, ...],
+        status: tuple[int, ...],
+        loss: tuple[int, ...],
+        procedures: tuple,
     ) -> set[int]:
         """What was read that changed since the last question (EVERYTHING if anything),
-        given the units' hexes, statuses and losses now."""
+        given the units' hexes, statuses and losses and the procedures under way now."""
         changed: set[int] = set()
         if hexes != self.hexes or status != self.status:
             units = s.game.rules.units
@@ -505,13 +523,15 @@ class Remembered:
                             changed.add(ENEMIES + h * _SIDES + side)
         if loss != self.loss:
             changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
-        variables = s.vars
-        if variables != self.variables:
+        variables, before = s.vars, self.variables
+        if variables != before:
             indexed = s.game.indexed_variables
-            for name in variables.keys() | self.variables.keys():
-                was, now = self.variables.get(name), variables.get(name)
-                if was is now or was == now:
-                    continue
+            names = [name for name, now in variables.items() if before.get(name, _ABSENT) != now]
+            added = sum(1 for name in names if name not in before)
+            if len(before) > len(variables) - added:  # some were removed too
+                names += [name for name in before if name not in variables]
+            for name in names:
+                was, now = before.get(name), variables.get(name)
                 number = _name(name)
                 changed.add(VAR + number)
                 if name in indexed:
@@ -521,12 +541,7 @@ class Remembered:
                     else:  # not two rows of one length: every member read is forgotten
                         rows = [len(v) for v in (was, now) if type(v) is tuple]
                         changed.update(base + i for i in range(max(rows, default=0)))
-        bindings = _caller(s)
-        if bindings != self.bindings:
-            for name in bindings.keys() | self.bindings.keys():
-                if bindings.get(name, _ABSENT) != self.bindings.get(name, _ABSENT):
-                    changed.add(BINDING + _name(name))
-        if _procedures(s) != self.procedures:
+        if procedures != self.procedures:
             changed.add(STACK)
         if changed:
             changed.add(EVERYTHING)
@@ -536,6 +551,7 @@ class Remembered:
         """Forget what the changes since the last question may have changed."""
         whole = _whole(s)
         hexes, status, loss = tuple(s.unit_hex), tuple(s.unit_status), tuple(s.unit_loss)
+        procedures = _procedures(s)
         if whole != self.whole:
             self.answers.clear()
             self.readers.clear()
@@ -543,18 +559,15 @@ class Remembered:
         else:
             readers = self.readers
             answers = self.answers
-            for read in self._changes(s, hexes, status, loss):
+            for read in self._changes(s, hexes, status, loss, procedures):
                 for key in readers.pop(read, ()):
                     if key in answers:
                         self._forget(key)
         self.whole = whole
         self.hexes, self.status, self.loss = hexes, status, loss
-        if s.vars != self.variables:
+        if s.vars != self.variables:  # (the copy shares the unchanged values)
             self.variables = dict(s.vars)
-        bindings = _caller(s)
-        if bindings != self.bindings:
-            self.bindings = dict(bindings)
-        self.procedures = _procedures(s)
+        self.procedures = procedures
         self.watch = None
 
     def _forget(self, key: Hashable) -> None:
@@ -611,11 +624,7 @@ class Remembered:
         self.answers[key] = value
         readers = self.readers
         for read in reads:
-            found_readers = readers.get(read)
-            if found_readers is None:
-                readers[read] = [key]
-            else:
-                found_readers.append(key)
+            readers[read].add(key)
         return value
 
 

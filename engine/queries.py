@@ -10,8 +10,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from engine import restrictions
 from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, unit_range
 from engine.los import sees
+from engine.nodes import RulesError
 from engine.state import NOT_ENTERED, ON_MAP, State
 from engine.tables import cell_value, column_index, row_of
 from engine.terrain_state import CHANGED_TERRAIN, board_of
@@ -34,10 +36,10 @@ def is_combat_unit(s: State, u: int) -> bool:
 
 
 def unit_strength(s: State, u: int) -> int:
-    spec = s.game.rules.units[u]
-    if not spec.strengths:
+    strengths = s.game.rules.units[u].strengths
+    if not strengths:
         return 0
-    return spec.strengths[min(s.unit_loss[u], len(spec.strengths) - 1)]
+    return strengths[min(s.unit_loss[u], len(strengths) - 1)]
 
 
 def unit_steps(s: State, u: int) -> int:
@@ -307,17 +309,17 @@ def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
         occupancy = watch.occupancy
     found = occupancy.enemies.get((h, side))
     if found is None:
-        units = s.game.rules.units
+        rules = s.game.rules
+        combat_sides = s.game.combat_sides
         index = occupancy.index
-        found = occupancy.enemies[(h, side)] = tuple(
-            sorted(
-                u
-                for n in s.game.rules.board.neighbors[h]
-                if n >= 0
-                for u in index.get(n, ())
-                if units[u].side != side and units[u].kind == "unit"
-            )
-        )
+        near: list[int] = []
+        for n in rules.board.neighbors[h]:
+            here = index.get(n)
+            if here:
+                near += [u for u in here if combat_sides[u] not in (None, side)]
+        found = tuple(sorted(near))
+        if 0 <= side < len(rules.sides):  # what a patched occupancy forgets by side
+            occupancy.enemies[(h, side)] = found
     return found
 
 
@@ -368,6 +370,40 @@ def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
     hexsides let it (the board's ZOC projection masks).
     """
     return in_zoc_of(s, h, units)
+
+
+# Whether a movement restriction's condition is being worked out: it may not ask
+# `may_move` or `may_enter` itself, which would never end.
+_ASKING: list[str] = []
+
+
+def _ask_restrictions(name: str, answer: Any, *args: int) -> bool:
+    if _ASKING:
+        raise RulesError(
+            f"{name}: a movement restriction's condition asks the movement restrictions "
+            f"(through {_ASKING[0]})"
+        )
+    _ASKING.append(name)
+    try:
+        return bool(answer(*args))
+    finally:
+        _ASKING.pop()
+
+
+@query(("u", "unit"), returns="bool")
+def may_move(s: State, u: int) -> bool:
+    """True when no declared `no_move` restriction holds the unit in place: what
+    the movement primitives obey, asked by a rule that looks ahead (can these
+    units still get away?)."""
+    return _ask_restrictions("may_move", restrictions.may_move, s, u)
+
+
+@query(("u", "unit"), ("h", "hex"), returns="bool")
+def may_enter(s: State, u: int, h: int) -> bool:
+    """True when no declared `no_entry` or `confined_to` restriction keeps the unit,
+    stepping from its hex, out of hex h (terrain, enemy units and stacking are
+    the rules' own tests: `move_cost`, `units_at`)."""
+    return _ask_restrictions("may_enter", restrictions.may_enter, s, u, h)
 
 
 @query(("leader", "unit"), ("u", "unit"), returns="bool")

@@ -2,8 +2,9 @@
 (and `no_arrival` by the reinforcement primitive).
 
 Each restriction is active while its rule switch is on and its `until turn`
-has not come; its condition (over `unit`, and `hex` for the hex kinds)
-decides whom and where it binds. `no_combat` is read by the designation
+has not come (`Game.restrictions` holds those whose switch is on in the
+game, so that only the turn is asked of them); its condition (over `unit`,
+and `hex` for the hex kinds) decides whom and where it binds. `no_combat` is read by the designation
 primitive: its condition sees a whole proposed close combat.
 """
 
@@ -49,21 +50,16 @@ def may_enter(s: State, u: int, h: int, origin: int | None = None) -> bool:
     """
     left = s.unit_hex[u] if origin is None else origin
     bindings = {"unit": u, "hex": h, "from": left, "to": h}
-    kinds = s.game.restrictions
-    # What is fixed (the switch, the map's zone) first and the turn of an `until
-    # turn` last: a remembered answer (engine/incremental.py) then depends on the
-    # turn only where the restriction would bind.
+    kinds = s.game.restrictions  # those switched on
+    # What is fixed (the map's zone) first and the turn of an `until turn` last:
+    # a remembered answer (engine/incremental.py) then depends on the turn only
+    # where the restriction would bind.
     for r in kinds.get("no_entry", ()):
-        if _switched_on(s, r) and _in_zone(s, r, h) and _holds(s, r, bindings) and _in_time(s, r):
+        if _in_zone(s, r, h) and _holds(s, r, bindings) and _in_time(s, r):
             fired(s, "restriction", r.name)
             return False
     for r in kinds.get("confined_to", ()):
-        if (
-            _switched_on(s, r)
-            and not _in_zone(s, r, h)
-            and _holds(s, r, bindings)
-            and _in_time(s, r)
-        ):
+        if not _in_zone(s, r, h) and _holds(s, r, bindings) and _in_time(s, r):
             fired(s, "restriction", r.name)
             return False
     return True
@@ -92,7 +88,7 @@ def may_designate(
 def may_end(s: State, u: int, h: int) -> bool:
     """No `no_end` forbids ending a move in the hex."""
     return not any(
-        _in_zone(s, r, h) and _active(s, r) and _binds(s, r, {"unit": u, "hex": h})
+        _in_zone(s, r, h) and _in_time(s, r) and _binds(s, r, {"unit": u, "hex": h})
         for r in s.game.restrictions.get("no_end", ())
     )
 
@@ -100,14 +96,14 @@ def may_end(s: State, u: int, h: int) -> bool:
 def may_move(s: State, u: int) -> bool:
     """No `no_move` holds the unit in place."""
     return not any(
-        _active(s, r) and _binds(s, r, {"unit": u}) for r in s.game.restrictions.get("no_move", ())
+        _in_time(s, r) and _binds(s, r, {"unit": u}) for r in s.game.restrictions.get("no_move", ())
     )
 
 
 def may_arrive(s: State, u: int) -> bool:
     """No `no_arrival` holds the reinforcement off the map this turn."""
     return not any(
-        _active(s, r) and _binds(s, r, {"unit": u})
+        _in_time(s, r) and _binds(s, r, {"unit": u})
         for r in s.game.restrictions.get("no_arrival", ())
     )
 
@@ -115,7 +111,7 @@ def may_arrive(s: State, u: int) -> bool:
 def max_hexes(s: State, u: int) -> int | None:
     """How many hexes the unit may move at most (a `max_hexes` restriction), or None."""
     for r in s.game.restrictions.get("max_hexes", ()):
-        if _active(s, r) and _binds(s, r, {"unit": u}):
+        if _in_time(s, r) and _binds(s, r, {"unit": u}):
             assert r.value is not None
             return int(r.value(s, {"unit": u}))
     return None
@@ -124,7 +120,7 @@ def max_hexes(s: State, u: int) -> int | None:
 def allowance(s: State, u: int) -> int:
     """The unit's movement allowance: the first `allowance` restriction that binds, else printed."""
     for r in s.game.restrictions.get("allowance", ()):
-        if _active(s, r) and _binds(s, r, {"unit": u}):
+        if _in_time(s, r) and _binds(s, r, {"unit": u}):
             assert r.value is not None
             return int(r.value(s, {"unit": u}))
     return s.game.rules.units[u].movement

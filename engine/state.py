@@ -140,6 +140,7 @@ class Occupancy:
         status: list[int],
         previous: Occupancy | None = None,
         neighbors: tuple[tuple[int, ...], ...] = (),
+        sides: int = 0,
     ) -> None:
         self.hexes = list(hexes)
         self.status = list(status)
@@ -161,8 +162,11 @@ class Occupancy:
             members.update(u for u in moved if hexes[u] == h and status[u] == ON_MAP)
             if members:
                 self.index[h] = tuple(sorted(members))
-        near = {n for h in touched if h >= 0 for n in neighbors[h]}
-        self.enemies = {key: v for key, v in previous.enemies.items() if key[0] not in near}
+        self.enemies = enemies = dict(previous.enemies)
+        if enemies:  # forget the answers next to the hexes touched, for every side
+            for n in {n for h in touched if h >= 0 for n in neighbors[h]}:
+                for side in range(sides):
+                    enemies.pop((n, side), None)
 
 
 def _moved(previous: Occupancy, hexes: list[int], status: list[int]) -> list[int]:
@@ -254,8 +258,9 @@ class State:
             or occupancy.hexes != self.unit_hex
             or occupancy.status != self.unit_status
         ):
+            rules = self.game.rules
             occupancy = self._occupancy = Occupancy(
-                self.unit_hex, self.unit_status, occupancy, self.game.rules.board.neighbors
+                self.unit_hex, self.unit_status, occupancy, rules.board.neighbors, len(rules.sides)
             )
         return occupancy
 

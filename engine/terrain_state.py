@@ -35,7 +35,11 @@ _BOARDS: dict[tuple[int, tuple[str, ...]], tuple[Rules, BoardSpec]] = {}
 
 
 def board_of(s: State) -> BoardSpec:
-    """The board as the terrain now stands."""
+    """The board as the terrain now stands (while a legal-move question is worked
+    out, the one its decision looked up: engine/incremental.py)."""
+    watched = s._watched
+    if watched is not None:
+        return watched.board
     made = s.vars.get(CHANGED_TERRAIN)
     if not made:
         return s.game.rules.board

@@ -23,6 +23,9 @@ incremental.CHECK = True
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ROOT / "rulesets"
+# The litmus battle: the series on a small hand-made map, for series rules
+# played on positions written by hand.
+LITMUS = ROOT / "tests" / "data" / "litmus" / "base.mst"
 
 
 def shared_file(*parts: str) -> Path | None:
@@ -44,6 +47,12 @@ def rulebook(name: str) -> Path | None:
 def training() -> Game:
     """The training battle compiled fresh from its rule files."""
     return load_game(RULESETS / "training")
+
+
+@pytest.fixture(scope="session")
+def litmus() -> Game:
+    """The litmus battle compiled once for the tests that set up its positions."""
+    return load_game(LITMUS)
 
 
 @pytest.fixture(scope="session")

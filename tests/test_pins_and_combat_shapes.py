@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from compiler.build import load_game
+from engine import explain
 from engine.restrictions import may_enter, may_move
-from engine.save import from_json
+from engine.save import SaveError, from_json
 
 LITMUS = Path(__file__).parent / "data" / "litmus" / "base.mst"
 
@@ -31,11 +32,15 @@ AWAY = {
 
 
 @pytest.fixture(scope="module")
-def game():
-    return load_game(LITMUS)
+def game(litmus):
+    return litmus
 
 
-def position(game, units: dict, stack: list, pinned: dict[str, int] | None = None):
+def position(
+    game, units: dict, stack: list, pinned: dict[str, int] | None = None, case_b: tuple = ()
+):
+    """The units placed, `pinned` with their PIN result's number, `case_b` the units
+    already moving away from theirs (13.1 case B chosen)."""
     pinned = pinned or {}
     placed = {**AWAY, **units}
     return from_json(
@@ -50,6 +55,8 @@ def position(game, units: dict, stack: list, pinned: dict[str, int] | None = Non
                 "pinned": {u.name: u.name in pinned for u in game.rules.units},
                 "pin_group": {u.name: pinned.get(u.name, 0) for u in game.rules.units},
                 "pin_results": max(pinned.values(), default=0),
+                "pin_case_b": {u.name: u.name in case_b for u in game.rules.units},
+                "pin_case_chosen": {u.name: u.name in case_b for u in game.rules.units},
             },
             "units": {n: {"hex": h} for n, h in placed.items()},
             "stack": [{"procedure": "game", "step": "winner"}, *stack],
@@ -182,3 +189,130 @@ def test_a_pin_result_no_longer_next_to_the_enemy_is_not_asked_about(game):
     s = position(game, {"nj_1": "1003"}, PIN_CASES, pinned={"nj_1": 1})
     assert not any(t.endswith("yes") for t in offered(s))
     assert may_move(s, game.unit_by_name["nj_1"])
+
+
+def moves(s, printed: str) -> set[str]:
+    """The hexes the unit of this printed name may step into now, by label."""
+    return {t.rsplit(" ", 1)[1] for t in offered(s) if t.startswith(f"move {printed} ")}
+
+
+def test_case_b_moves_every_pinned_unit_away_before_the_phase_ends(game):
+    """§ series 13.1 PIN: "B. Move all friendly pinned units so that they are not
+    adjacent to any enemy units ... and reduce his or her Army Morale by one
+    (9.3)"; § series 9.2: "Pinned units may move only if they do not end the movement
+    phase adjacent to any enemy units". The American player takes case B for the
+    1st N.J. (1003, pinned with the Guards in 1103): he may not end his movement
+    while it is still next to the Guards; it may not step into 1002, next to the
+    Guards, where entering their ZOC would stop it (8.3); once it is in 1004 he
+    may pass, and the pin's removal costs him one Army Morale point."""
+    h = game.hex_by_label
+    assert h["1103"] in game.rules.board.neighbors[h["1002"]]
+    s = position(game, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    answer(s, next(t for t in offered(s) if t.endswith("yes")))  # case B
+    assert "pass" not in offered(s)
+    assert moves(s, "1st N.J.") == {"1004", "0904"}  # 1002 stops it next to the Guards
+    answer(s, "move 1st N.J. 1003 → 1004")
+    assert "pass" in offered(s)
+    answer(s, "pass")
+    assert s.vars["army_morale"][game.side_by_name["american"]] == 14
+    assert not s.vars["pinned"][game.unit_by_name["nj_1"]]
+
+
+def test_case_b_lets_the_other_units_move_first(game):
+    """§ series 13.1 PIN case B: the pinned units must all move away, but 9.1 lets the
+    player move his units in any order: the 2nd N.J. moves first, and passing
+    is refused only until the 1st N.J. has gone."""
+    s = position(game, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    answer(s, next(t for t in offered(s) if t.endswith("yes")))  # case B
+    answer(s, "move 2nd N.J. 0903 → 0802")
+    assert "pass" not in offered(s)
+    answer(s, "move 1st N.J. 1003 → 0904")
+    assert "pass" in offered(s)
+
+
+# The 1st N.J. in 1003, pinned with the Guards in 1103: the Grenadiers in 1005
+# and the Dragoons in 0803 are next to every hex it could step into (1002,
+# 1104, 1004, 0904, 0903), so it cannot get away.
+CORNERED = {"nj_1": "1003", "guards": "1103", "grenadiers": "1005", "dragoons": "0803"}
+
+
+def test_case_b_is_not_offered_when_a_pinned_unit_cannot_get_away(game):
+    """§ series 13.1 PIN: "The next phasing player must either: A. Attack with all
+    units marked as pinned ... OR: B. Move all friendly pinned units so that they
+    are not adjacent to any enemy units". The 1st N.J. has no hex to go to that
+    is not next to a British unit: case B cannot be done, so it is not offered,
+    and the unit stays and attacks (case A)."""
+    board, h = game.rules.board, game.hex_by_label
+    british = [h[CORNERED[n]] for n in ("guards", "grenadiers", "dragoons")]
+    for n in board.neighbors[h["1003"]]:
+        assert n < 0 or any(b == n or b in board.neighbors[n] for b in british)
+    s = position(game, CORNERED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    assert not any(t.endswith("yes") for t in offered(s))
+    assert not may_move(s, game.unit_by_name["nj_1"])
+
+
+def test_case_b_is_offered_when_the_pinned_unit_has_a_way_out(game):
+    """The control of the test above (§ series 13.1 PIN case B): without the
+    Dragoons, 0903 and 0904 are free of British units around them, and the
+    player may choose case B."""
+    cornered = {**CORNERED, "dragoons": AWAY["dragoons"]}
+    s = position(game, cornered, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    assert any(t.endswith("yes") for t in offered(s))
+
+
+def test_a_restriction_asking_the_restrictions_is_a_rules_error(tmp_path):
+    """`may_move` and `may_enter` ask the declared restrictions; a restriction whose
+        own condition asks them would ask itself for ever: it stops with a RulesError
+        naming the query, not a RecursionError (here as the position, asked whether
+    case B may be chosen, is loaded)."""
+    extra = tmp_path / "loop.mst"
+    extra.write_text(
+        f'import "{LITMUS}"\n\n'
+        'restriction asks_itself "Moves only if it may move" § series 9.2 {\n'
+        "    no_move\n"
+        "    when not may_move(unit)\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    looped = load_game(extra)
+    with pytest.raises(SaveError, match="RulesError: may_move: a movement restriction's condi"):
+        position(looped, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+
+
+def test_the_refused_pass_and_the_refused_step_are_explained(game):
+    """§ series 13.1, 9.2: under case B the table says why the player may not pass
+    yet (the move step's `must_move`, cited) and why the 1st N.J. may not step
+    into 1002 (it would stop next to the Guards, `pinned_units`)."""
+    s = position(game, PINNED, PIN_CASES, pinned={"nj_1": 1, "guards": 2})
+    answer(s, next(t for t in offered(s) if t.endswith("yes")))  # case B
+    refused = explain.why_not(s, game.actions.PASS)
+    assert refused is not None and "must move" in refused.text and "13.1" in refused.cite
+    nj_1, h = game.unit_by_name["nj_1"], game.hex_by_label
+    step = explain.why_not_move(s, nj_1, h["1002"])
+    assert step is not None and "may not end its move in 1002" in step.text
+    assert "9.2" in step.cite
+
+
+def test_a_pinned_unit_may_pass_next_to_the_enemy_on_its_way_out(game):
+    """§ series 9.2: "Pinned units may move only if they do not end the movement
+    phase adjacent to any enemy units"; § series 8.1: a ZOC does not extend into an
+    orchard. The 1st N.J. in 1004, pinned with the Dragoons in 1105 and moving
+    away (case B): every hex next to it is in a British ZOC or full (the 2nd N.J.
+    and Scott's Rifles in 0904) but the orchard of 1003, next to the Guards in
+    1103 and outside their ZOC. It may not end its move there, but may go on to
+    0903, clear of the enemy: 1003 is offered, and once in it the unit must
+    move on, to 0903 only (1002 is in the Guards' ZOC)."""
+    units = {
+        "nj_1": "1004",
+        "dragoons": "1105",
+        "guards": "1103",
+        "grenadiers": "0906",
+        "nj_2": "0904",
+        "scott_rifles": "0904",
+    }
+    move = [{"procedure": "movement_phase", "step": "move", "bindings": {"side": "american"}}]
+    pinned = {"nj_1": 1, "dragoons": 2}
+    s = position(game, units, move, pinned=pinned, case_b=("nj_1",))
+    assert moves(s, "1st N.J.") == {"1003"}
+    answer(s, "move 1st N.J. 1004 → 1003")
+    assert offered(s) == {"move 1st N.J. 1003 → 0903"}

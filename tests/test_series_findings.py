@@ -16,11 +16,6 @@ LITMUS = Path(__file__).parent / "data" / "litmus" / "base.mst"
 AMERICAN, BRITISH = "american", "british"
 
 
-@pytest.fixture(scope="module")
-def litmus():
-    return load_game(LITMUS)
-
-
 def position(game, variables: dict, units: dict, stack: list, **extra):
     return from_json(
         game,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -323,6 +323,13 @@ class Codegen:
 
     def aggregate(self, e: ir.Aggregate, env: Env) -> str:
         v = f"e{e.depth}"
+        inner = e.collection
+        if isinstance(inner, ir.Where) and inner.depth == e.depth and e.op in FUSED:
+            # Over `X where C`: one generator over X, no tuple of the members made first.
+            source, test = self.expr(inner.collection, env), self.expr(inner.condition, env)
+            members = f"{v} in {source} if {test}"
+            body = self.expr(e.body, env) if e.body is not None else None
+            return FUSED[e.op](body, members)
         coll = self.expr(e.collection, env)
         body = self.expr(e.body, env) if e.body is not None else None
         if e.op == "sum":
@@ -571,12 +578,23 @@ class Codegen:
         # The define written so, by body and parameters (by their number alone when the
         # body reads none of them: defines are called with positional arguments).
         written: dict[tuple[str | int, str], str] = {}
+        named: dict[str, str] = {}  # each define written so far -> the function it is
         for d in r.defines:
             params = "s" + "".join(f", {pyident('a', p)}" for p, _t in d.params)
             body = self.expr(d.body, Env(bindings="args"))
             name = define_name(d.name)
             reads = any(re.search(rf"\b{pyident('a', p)}\b", body) for p, _t in d.params)
             signature: str | int = params if reads else len(d.params)
+            # A define saying what an earlier one says is that one, named again; so is
+            # one that only calls an earlier one with its own parameters, in order.
+            called = d.body if isinstance(d.body, ir.DefineCall) else None
+            passes_on = called is not None and [
+                a.name if isinstance(a, ir.Binding) else None for a in called.args
+            ] == [p for p, _t in d.params]
+            if passes_on and called is not None and define_name(called.define) in named:
+                named[name] = named[define_name(called.define)]
+            else:
+                named[name] = written.setdefault((signature, body), name)
             defines.append(
                 {
                     "name": name,
@@ -584,8 +602,7 @@ class Codegen:
                     "body": body,
                     "where": self.where(d.span),
                     "title": d.title,
-                    # A define saying what an earlier one says is that one, named again.
-                    "same_as": written.setdefault((signature, body), name),
+                    "same_as": named[name],
                 }
             )
         modifiers = []
@@ -920,6 +937,21 @@ def function_name(parts: tuple[str, ...]) -> str:
     if not name.isidentifier() or name[0].isdigit():
         raise ValueError(f"{name!r} is not an identifier")
     return name
+
+
+# Aggregates over `X where C`, written as one generator (`members`: "e0 in X if C"):
+# what they compute, without the tuple of the members `where` would make.
+FUSED: dict[str, Callable[[str | None, str], str]] = {
+    "sum": lambda body, members: f"sum({body} for {members})",
+    "count": lambda body, members: (
+        f"sum(1 for {members})" if body is None else f"sum(1 for {members} if {body})"
+    ),
+    "any": lambda body, members: (
+        f"any(True for {members})" if body is None else f"any({body} for {members})"
+    ),
+    "all": lambda body, members: f"all({body} for {members})",
+    "none": lambda body, members: f"(not any({body} for {members}))",
+}
 
 
 def define_name(name: str) -> str:

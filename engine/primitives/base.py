@@ -44,14 +44,13 @@ class Primitive:
         The expression may also read the caller's bindings (`side` in
         `stop_after: count(enemies_adjacent(hex, side)) > 0`): the caller is
         the frame just below, since a primitive runs only on top of the stack.
+        (A remembered question, engine/incremental.py, compares the caller's
+        bindings as a whole: its reads of them are not noted one by one.)
         """
         assert frame.params is not None, "a primitive frame runs with its parameters"
         fn = frame.params[name]
         stack = s.stack
         caller = stack[-2].b if stack[-1] is frame else stack[stack.index(frame) - 1].b
-        if s._watched is not None:
-            # A remembered question (engine/incremental.py) notes the names it reads.
-            return fn(s, s._watched.bindings(caller, bindings))
         return fn(s, {**caller, **bindings})
 
 

@@ -2,10 +2,13 @@
 
 Each action steps one unit into a neighbouring hex (9.1); stepping another
 unit ends the previous unit's move ("each unit must complete its movement
-before any other unit may move"), and PASS ends the phase. The rule file
+before any other unit may move"), and PASS ends the phase — not while a
+unit that `must_move` may still move (13.1 PIN case B). The rule file
 supplies the stacking limit, when a unit must stop, extra costs (8.31),
 who may move strategically and (`who`) which units this phase moves, as
-expressions. Choosing a unit (its unit
+expressions. A step into a hex where a `no_end` restriction binds the unit
+is offered only when the unit can go on from there to a hex where it may
+end its move. Choosing a unit (its unit
 action) starts its move as strategic movement (9.52): up to `strategic_factor`
 times (the series: twice) its
 allowance, every hexside crossed a road or track that carries it.
@@ -55,6 +58,7 @@ primitive(
     ("who", Lambda("bool", (("unit", "unit"),))),
     ("strategic_factor", Lambda("int", (("unit", "unit"),))),
     ("one_hex_minimum", Lambda("bool", (("unit", "unit"),))),
+    ("must_move", Lambda("bool", (("unit", "unit"),))),
     optional=(
         "stop_after",
         "extra_cost",
@@ -63,6 +67,7 @@ primitive(
         "who",
         "strategic_factor",
         "one_hex_minimum",
+        "must_move",
     ),
     doc="The phasing side moves its units one hex per action until it passes.",
 )
@@ -87,12 +92,14 @@ class MoveUnits(Primitive):
 
     def cost(self, s: State, frame: Frame, u: int, a: int, d: int) -> int:
         """MP to step from hex a in direction d: terrain, plus what the rules add (8.31)."""
-        rules = s.game.rules
-        cost = step_cost(rules, u, a, d, board_of(s))
-        if cost == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
-            return cost
-        b = rules.board.neighbors[a][d]
-        return cost + int(self.call(s, frame, "extra_cost", unit=u, **{"from": a, "to": b}))
+        return self._plus_extra(s, frame, u, a, d, step_cost(s.game.rules, u, a, d, board_of(s)))
+
+    def _plus_extra(self, s: State, frame: Frame, u: int, a: int, d: int, terrain: int) -> int:
+        """The step's cost given its terrain's: what the rules add (8.31) added."""
+        if terrain == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
+            return terrain
+        b = s.game.rules.board.neighbors[a][d]
+        return terrain + int(self.call(s, frame, "extra_cost", unit=u, **{"from": a, "to": b}))
 
     def _can_step(
         self,
@@ -104,18 +111,26 @@ class MoveUnits(Primitive):
         ma: int,
         strategic: bool,
         one_hex: bool | None = None,
+        at: int | None = None,
+        hexes: int = 0,
+        tried: dict[tuple[int, int], tuple[int, int]] | None = None,
     ) -> bool:
-        """May unit u, having spent `spent` of allowance `ma`, step in direction d?
-        (`one_hex`: whether it may always move one hex, if known.)
+        """May unit u, having spent `spent` of allowance `ma` over `hexes` hexes, step
+        in direction d? (`one_hex`: whether it may always move one hex, if known;
+        `at`: the hex it steps from, if not where it stands — a step looked ahead.)
 
         The cheap tests (the map edge, enemy units, the terrain) come before
-        the ones the rules compute (extra costs, restrictions, stacking).
+        the ones the rules compute (extra costs, restrictions, stacking). A step
+        into a hex where the unit may not end its move (`no_end`) is legal only
+        if it may go on from there to a hex where it may: "may not end its move
+        there" is then kept, not found broken when the unit has to stop.
         """
         rules = s.game.rules
         board = board_of(s)
-        a = s.unit_hex[u]
+        a = s.unit_hex[u] if at is None else at
         b = board.neighbors[a][d]
-        if b < 0 or step_cost(rules, u, a, d, board) == PROHIBITED:
+        terrain = step_cost(rules, u, a, d, board)
+        if b < 0 or terrain == PROHIBITED:
             return False
         if strategic and not board.strategic[a] >> d & 1:
             return False
@@ -131,7 +146,7 @@ class MoveUnits(Primitive):
             # 9.52: along roads and tracks only, up to `strategic_factor` times the
             # allowance (the series says twice), no one-hex minimum.
             factor = self.call(s, frame, "strategic_factor", unit=u)
-            if spent + self.cost(s, frame, u, a, d) > factor * ma:
+            if spent + self._plus_extra(s, frame, u, a, d, terrain) > factor * ma:
                 return False
             if self.has_lambda(s, frame, "strategic_step") and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
@@ -141,11 +156,55 @@ class MoveUnits(Primitive):
             return False
         elif (
             spent > 0 or not (self._one_hex(s, frame, u) if one_hex is None else one_hex)
-        ) and spent + self.cost(s, frame, u, a, d) > ma:
+        ) and spent + self._plus_extra(s, frame, u, a, d, terrain) > ma:
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
-        return self.call(s, frame, "stacking", units=(*here, u))
+        if not self.call(s, frame, "stacking", units=here if u in here else (*here, u)):
+            return False
+        if may_end(s, u, b):
+            return True
+        # Rarely reached (a `no_end` binds here): the cost is worked out again.
+        spent += self.cost(s, frame, u, a, d)
+        tried = {} if tried is None else tried
+        return self._goes_on(s, frame, u, a, b, spent, hexes + 1, ma, strategic, tried)
+
+    def _goes_on(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        a: int,
+        b: int,
+        spent: int,
+        hexes: int,
+        ma: int,
+        strategic: bool,
+        tried: dict[tuple[int, int], tuple[int, int]],
+    ) -> bool:
+        """Having stepped from a into b, where it may not end its move, may unit u go
+        on to a hex where it may? Not if it must stop in b (`stop_after`), has
+        moved its `max_hexes`, or every way on is closed.
+
+        `tried` holds the steps (a, b) this search has already followed in vain,
+        with the MP and hexes spent: the same step again with no fewer spent
+        can do no better, so the search follows each step a few times at most.
+        """
+        before = tried.get((a, b))
+        if before is not None and before[0] <= spent and before[1] <= hexes:
+            return False
+        tried[(a, b)] = (spent, hexes)
+        if self.has_lambda(s, frame, "stop_after") and self.call(
+            s, frame, "stop_after", unit=u, hex=b, **{"from": a, "to": b}
+        ):
+            return False
+        limit = max_hexes(s, u)
+        if limit is not None and hexes >= limit:
+            return False
+        return any(
+            self._can_step(s, frame, u, d, spent, ma, strategic, True, b, hexes, tried)
+            for d in range(DIRECTIONS)
+        )
 
     def _steps(
         self, s: State, frame: Frame, u: int, spent: int, hexes: int, strategic: bool = False
@@ -161,7 +220,7 @@ class MoveUnits(Primitive):
         return [
             space.step(u, d)
             for d in range(DIRECTIONS)
-            if self._can_step(s, frame, u, d, spent, ma, strategic)
+            if self._can_step(s, frame, u, d, spent, ma, strategic, hexes=hexes)
         ]
 
     def _one_hex(self, s: State, frame: Frame, u: int) -> bool:
@@ -182,18 +241,24 @@ class MoveUnits(Primitive):
             return False
         return bool(self._steps(s, frame, u, 0, 0, strategic=True))
 
-    def _choices(self, s: State, frame: Frame, own: list[int], ask: Ask) -> list[int]:
+    def _choices(
+        self, s: State, frame: Frame, own: list[int], ask: Ask, known: dict[Hashable, Any]
+    ) -> list[int]:
         """PASS and every unit's legal steps (and strategic starts), in unit order;
-        `own`: the steps of the unit moving now.
+        `own`: the steps of the unit moving now. PASS is not offered while a unit
+        that must move (`must_move`) has yet to move and may.
 
         `ask(key, compute, *args)` answers the questions that depend on the
         position only (`compute(*args)`): the incremental one remembers answers
-        between decisions.
+        between decisions, `known` (looked in first: most units' actions are
+        known, at most decisions) those it holds now.
         """
         b = frame.b
         active = b["active"]
         moved = b["moved"]
         who = self.has_lambda(s, frame, "who")
+        must = self.has_lambda(s, frame, "must_move")
+        held = False
         status = s.unit_status
         actions = [s.game.actions.PASS]
         for u in s.game.units_by_side[b["side"]]:
@@ -205,8 +270,14 @@ class MoveUnits(Primitive):
                 actions.extend(own)
             elif u not in moved:
                 # A unit's actions are asked by its number alone (the most asked question).
-                actions.extend(ask(u, self._fresh, s, frame, u, ask))
-        return actions
+                found = known.get(u)
+                fresh = ask(u, self._fresh, s, frame, u, ask) if found is None else found
+                actions.extend(fresh)
+                held = held or bool(fresh and must and ask(("must", u), self._must, s, frame, u))
+        return actions[1:] if held else actions
+
+    def _must(self, s: State, frame: Frame, u: int) -> bool:
+        return bool(self.call(s, frame, "must_move", unit=u))
 
     def _who(self, s: State, frame: Frame, u: int) -> bool:
         return bool(self.call(s, frame, "who", unit=u))
@@ -230,9 +301,30 @@ class MoveUnits(Primitive):
         can_step = self._can_step
         return [
             step(u, d)
-            for d in range(DIRECTIONS)
+            for d in self._on_the_map(s, u)
             if ask(("step", u, d, ma, one_hex), can_step, s, frame, u, d, 0, ma, False, one_hex)
         ]
+
+    @staticmethod
+    def _on_the_map(s: State, u: int, strategic: bool = False) -> tuple[int, ...]:
+        """The directions in which the map lets unit u step at all (a hex there, its
+        terrain and hexside not prohibited; along a road or track, for a strategic
+        move): what `_can_step` tests first, without a question asked for the others.
+        The map's alone: worked out once per game for each board, unit and hex."""
+        board = board_of(s)
+        a = s.unit_hex[u]
+        known = s.game.derived.setdefault("directions on the map", {})
+        key = (id(board), u, a, strategic)
+        found = known.get(key)
+        if found is None:
+            rules = s.game.rules
+            roads = board.strategic[a] if strategic else -1
+            found = known[key] = tuple(
+                d
+                for d, b in enumerate(board.neighbors[a])
+                if b >= 0 and roads >> d & 1 and step_cost(rules, u, a, d, board) != PROHIBITED
+            )
+        return found
 
     def _fresh_strategic(self, s: State, frame: Frame, u: int, ask: Ask) -> bool:
         """`_may_go_strategic`, a question per direction as in `_fresh_steps`."""
@@ -246,7 +338,7 @@ class MoveUnits(Primitive):
         can_step = self._can_step
         return any(
             ask(("strategic step", u, d, ma), can_step, s, frame, u, d, 0, ma, True)
-            for d in range(DIRECTIONS)
+            for d in self._on_the_map(s, u, strategic=True)
         )
 
     def _strategic(self, s: State, frame: Frame, u: int) -> bool:
@@ -282,14 +374,16 @@ class MoveUnits(Primitive):
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
         memo = incremental.remembered(s, (b["site"], b["side"]))
-        actions = self._choices(s, frame, own, partial(memo.ask, s))
+        actions = self._choices(s, frame, own, partial(memo.ask, s), memo.answers)
         if incremental.CHECK:
-            full = self._choices(s, frame, own, _compute)
+            full = self._choices(s, frame, own, _compute, {})
             if full != actions:
                 raise incremental.IncrementalMismatch(
                     f"move_units at move {s.move_number}: remembered steps {actions} "
                     f"differ from recomputed {full}"
                 )
+        if actions[0] != s.game.actions.PASS:
+            return Node(b["side"], tuple(actions), prompt="move a unit one hex (a unit must move)")
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
 
     def apply(self, s: State, frame: Frame, action: int) -> None:

@@ -52,16 +52,16 @@ class EnterReinforcements(Primitive):
         turn = s.vars["turn"]
         entries = s.game.entries
         side = frame.b["side"]
-        by_side = s.game.units_by_side
+        by_side = s.game.entering_by_side
+        status = s.unit_status
+        held = frame.b["held"]
         waiting = [
             u
             for u in (by_side[side] if 0 <= side < len(by_side) else ())
-            if s.unit_status[u] == NOT_ENTERED
-            and entries[u][0]
-            and entries[u][0] <= turn
-            and entries[u][1]
-            and u not in frame.b["held"]
+            if status[u] == NOT_ENTERED and entries[u][0] <= turn and u not in held
         ]
+        if not waiting:
+            return waiting
         memo = incremental.remembered(s, (frame.b["site"], side))
         out = [u for u in waiting if memo.ask(s, ("arrives", u), self._arrives, s, frame, u)]
         if incremental.CHECK:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'fc3a4abcd3340abe0385ebe42279cb7d59c312bf8ea70c2222198a229d250235'
+RULES_HASH = 'ec2000ecab149711302c4c3d314effb4de5f3dc67becc6343f49aeb71dee09f8'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

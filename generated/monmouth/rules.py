@@ -232,8 +232,8 @@ def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:138': 
     return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
 
 def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:143': 'Army Morale for a result'
-    return (0 if ((a_r == 9) and (len(tuple(e0 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0])) == 0))
-        else q.lookup(s, 4, q.result_name(s, a_r)))
+    return (0 if ((a_r == 9) and (sum(1 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0]) == 0)) else q.lookup(s, 4,
+        q.result_name(s, a_r)))
 
 def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat"
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
@@ -256,14 +256,13 @@ def define__counts_for_stacking(s, a_u):  # 'rulesets/series/stacking.mst:7': 'C
     return UNIT_COMBAT[a_u]
 
 def define__stack_ok(s, a_units):  # 'rulesets/monmouth/leaders.mst:183': 'Within the stacking limit'
-    return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (UNIT_COMBAT[e0] and (not UNIT_PROPS['artillery'][e0])))) <= 6)
-        and (len(tuple(e0 for e0 in a_units if ((UNIT_COMBAT[e0] and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0])))) <= 1))
+    return ((sum(q.unit_strength(s, e0) for e0 in a_units if (UNIT_COMBAT[e0] and (not UNIT_PROPS['artillery'][e0]))) <= 6) and (sum(1
+        for e0 in a_units if ((UNIT_COMBAT[e0] and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0]))) <= 1))
 
 def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
 
-def define__exerts_zoc(s, a_u):  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC'
-    return define__parade(s, a_u)
+define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC'
 
 def define__in_enemy_zoc(s, a_h, a_side):  # 'rulesets/series/zoc.mst:10': 'In an enemy zone of control'
     return q.in_zoc(s, a_h, tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if define__exerts_zoc(s, e0)))
@@ -276,15 +275,15 @@ def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18
     return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and define__rifle_unit(s, e0)))
 
 def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
-    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (len(tuple(e1 for e1 in q.units_at(s, e0)
-        if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1]))) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (len(tuple(e1
-        for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1]))) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
+    return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
+        if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (sum(1
+        for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1])) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
         a_u))))
 
-def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:132': 'Strategic movement: times the allowance'
+def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:145': 'Strategic movement: times the allowance'
     return 2
 
-def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:136': 'May always move one hex'
+def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:149': 'May always move one hex'
     return True
 
 def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:36': 'May use strategic movement'
@@ -292,13 +291,20 @@ def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:3
         and (s.vars['arrived_on'][a_u] == s.vars['turn'])))) and (not ((q.rule_on(s, 'no_strategic_on_arrival') and (UNIT_SIDE[a_u] == 1))
         and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
 
-def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:142': 'A hex the unit may step into'
-    return (((not q.prohibited(s, a_h)) and (len(tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u)))) == 0))
-        and define__stack_ok(s, q.union(q.units_at(s, a_h), (a_u,))))
+def define__must_move_away(s, a_u):  # 'rulesets/series/movement.mst:157': 'Must move away from a PIN result (case B)'
+    return ((s.vars['pinned'][a_u] and s.vars['pin_case_b'][a_u]) and (len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) > 0))
 
-def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:208': 'Enemy leaders with no combat unit'
-    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (len(tuple(e0 for e0 in q.units_at(s, a_h)
-        if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0]))) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
+def define__may_get_away(s, a_u):  # 'rulesets/series/movement.mst:166': 'Can move away from the enemy'
+    return (q.may_move(s, a_u) and any(((((len(q.enemies_adjacent(s, e0, UNIT_SIDE[a_u])) == 0) and (q.move_cost(s, a_u, q.hex_of(s, a_u), e0) >= 0))
+        and define__open_to(s, a_u, e0)) and q.may_enter(s, a_u, e0)) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
+
+def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:169': 'A hex the unit may step into'
+    return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u))) == 0)) and define__stack_ok(s,
+        q.union(q.units_at(s, a_h), (a_u,))))
+
+def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:235': 'Enemy leaders with no combat unit'
+    return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (sum(1 for e0 in q.units_at(s, a_h)
+        if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
 def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
     return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
@@ -366,21 +372,21 @@ def define__adds_strength(s, a_u):  # 'rulesets/series/close_combat.mst:71': 'Ad
     return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
 
 def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
-    return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0)))
+    return sum(q.unit_strength(s, e0) for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0))
 
 def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted')
         else q.unit_strength(s, a_u)))
 
 def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
-    return sum(define__defense_value(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0)))
+    return sum(define__defense_value(s, e0) for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0))
 
 define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:85': 'May be the lead unit'
 
 def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
-    return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (len(tuple(e0 for e0 in a_units
-        if (define__parade(s, e0) and define__may_lead(s, e0)))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (len(tuple(e0
-        for e0 in a_units if define__may_lead(s, e0))) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
+    return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (sum(1 for e0 in a_units if (define__parade(s, e0)
+        and define__may_lead(s, e0))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (sum(1 for e0 in a_units
+        if define__may_lead(s, e0)) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
 def define__shares_fate(s, a_u):  # 'rulesets/series/close_combat.mst:103': "Shares another unit's fate in a combat result"
     return False
@@ -397,8 +403,8 @@ def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_co
     return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
 def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Attacking units that may lead'
-    return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))
-        if (len(tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat))) > 0)
+    return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) if (sum(1
+        for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
 def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:134': 'Cavalry may withdraw'
@@ -428,7 +434,7 @@ def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46'
 
 def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred'
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
-        for e0 in tuple(e0 for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0]))) and any(UNIT_PROPS['mounted'][e0]
+        for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
         for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
         a_combat, a_side)))
 
@@ -449,7 +455,7 @@ def define__terrain_cost_into(s, a_u, a_h):  # 'rulesets/monmouth/reinforcements
     return min((q.move_cost(s, a_u, e0, a_h) for e0 in tuple(e0 for e0 in q.hexes_around(s, a_h) if (q.move_cost(s, a_u, e0, a_h) >= 0))), default=0)
 
 def define__entry_blocked(s, a_h, a_s):  # 'rulesets/monmouth/reinforcements.mst:54': 'An entry hex the enemy blocks'
-    return ((len(tuple(e0 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_s) and UNIT_COMBAT[e0]))) > 0) or define__in_enemy_zoc(s, a_h, a_s))
+    return ((sum(1 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_s) and UNIT_COMBAT[e0])) > 0) or define__in_enemy_zoc(s, a_h, a_s))
 
 def define__open_entries(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:57': "The unit's entry hexes the enemy does not block"
     return tuple(e0 for e0 in q.entry_hexes(s, a_u) if (not define__entry_blocked(s, e0, q.side(s, a_u))))
@@ -569,8 +575,8 @@ def define__may_control(s, a_u):  # 'rulesets/monmouth/victory.mst:143': 'May ta
     return ((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not UNIT_PROPS['militia'][a_u]))
 
 def define__controls(s, a_h, a_holder, a_s):  # 'rulesets/monmouth/victory.mst:162': 'Controls a terrain objective'
-    return (any(((q.side(s, e0) == a_s) and define__may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (len(tuple(e0
-        for e0 in q.units_at(s, a_h) if UNIT_COMBAT[e0])) == 0)) and (not define__in_enemy_zoc(s, a_h, a_s))))
+    return (any(((q.side(s, e0) == a_s) and define__may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (sum(1
+        for e0 in q.units_at(s, a_h) if UNIT_COMBAT[e0]) == 0)) and (not define__in_enemy_zoc(s, a_h, a_s))))
 
 define__courthouse_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:167': 'Monmouth Courthouse: VP per turn'
 
@@ -754,36 +760,43 @@ def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20'
 def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21'
     return {'side': b['side'], 'amount': q.lookup(s, 4, q.result_name(s, 4))}
 
-def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:53'
+def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:59'
     e.set_var(s, 'pin_withdrawal', False)
-def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:54'
+def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:60'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
-def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:55'
+def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:61'
     e.set_at(s, 'pin_case_b', b['u'], False)
-def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:56'
+def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:62'
     e.set_at(s, 'pin_case_chosen', b['u'], False)
-def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:59'
+def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:65'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
-def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:60'
+def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66'
     return (not s.vars['pin_case_chosen'][b['u']])
-def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:61'
+def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67'
     return s.vars['pin_group'][b['u']]
-def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:62'
-    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in tuple(e0 for e0 in q.units_of(s, b['side'])
-        if (s.vars['pin_group'][e0] == b['group'])))
-def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:63'
-    return (not b['engaged'])
+def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68'
+    return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
 def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:70'
+def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70'
+    e.set_at(s, 'pin_case_b', b['v'], True)
+def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72'
+    return all(((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0) or define__may_get_away(s, e0)) for e0 in q.units_of(s, b['side'])
+        if (s.vars['pin_group'][e0] == b['group']))
+def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73'
+    return (not b['engaged'])
+def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74'
+    return (b['engaged'] and b['may_withdraw'])
+def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:80'
     e.set_at(s, 'pin_case_chosen', b['v'], True)
-def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:71'
+def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:81'
     e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
-def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:73'
+def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:83'
     return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
-def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:74'
+def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:84'
     e.set_at(s, 'pin_case_b', b['e'], True)
-def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:75'
+def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85'
     e.set_var(s, 'pin_withdrawal', True)
 
 def movement_phase__morgan__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:207'
@@ -833,23 +846,23 @@ def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforc
     e.place(s, 92, b['h'])
 def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:257'
     e.set_var(s, 'steuben_withdrawn', False)
-def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:93'
+def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103'
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         b['side'])) > 0)))
-def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:94'
+def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104'
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
-def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:95'
+def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105'
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here'])
         and define__open_to(s, b['u'], e0)))
-def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:96'
+def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:106'
     return (len(b['away']) > 0)
-def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:97'
+def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:107'
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
-def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:98'
+def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:108'
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
-def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:99'
+def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:109'
     e.advance_to(s, b['u'], b['to'])
-def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:101'
+def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:111'
     e.set_at(s, 'moved_away', b['u'], True)
 def movement_phase__oswald__if(s, b):  # 'rulesets/monmouth/leaders.mst:198'
     return (s.unit_status[22] == 0)
@@ -878,23 +891,25 @@ def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/mo
     return {'unit': b['u'], 'drm': (-1)}
 def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:432'
     e.set_at(s, 'hessian_holds', b['u'], True)
-def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:111'
+def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123'
     return define__in_enemy_zoc(s, b['hex'], b['side'])
-def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:112'
+def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:124'
     return define__rifle_zoc_cost(s, b['from'], b['to'], b['side'])
-def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:113'
+def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:125'
     return define__may_move_strategically(s, b['unit'])
-def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:114'
+def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:126'
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
-def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:115'
+def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:127'
     return define__strategic_factor(s, b['unit'])
-def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:116'
+def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:128'
     return define__one_hex_minimum(s, b['unit'])
+def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129'
+    return define__must_move_away(s, b['unit'])
 def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:264'
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
 def movement_phase__arrivals_over_stacked__while(s, b):  # 'rulesets/monmouth/reinforcements.mst:265'
-    return ((not define__stack_ok(s, q.units_at(s, b['h']))) and (len(tuple(e0 for e0 in q.units_at(s, b['h'])
-        if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))) > 0))
+    return ((not define__stack_ok(s, q.units_at(s, b['h']))) and (sum(1 for e0 in q.units_at(s, b['h'])
+        if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0])) > 0))
 def movement_phase__arrivals_over_stacked__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:266'
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
 def movement_phase__arrivals_over_stacked__hold_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:267'
@@ -903,15 +918,15 @@ def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/mon
     e.set_at(s, 'held_back', b['u'], True)
 def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:269'
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
-def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:119'
+def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132'
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
-def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:120'
+def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133'
     e.set_at(s, 'pinned', b['u'], False)
-def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:121'
+def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134'
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
-def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:124'
+def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:137'
     e.set_at(s, 'pin_group', b['v'], 0)
-def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:126'
+def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:139'
     return {'side': b['side'], 'amount': define__pin_removal_adjustment(s)}
 
 def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12'
@@ -1140,7 +1155,7 @@ def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.m
     e.resolve_combat(s, b['combat'])
 
 def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:349'
-    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (len(tuple(e1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1])) == 0))
+    return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
 def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:350'
     return (len(b['vacated']) > 0)
 def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:352'
@@ -1253,9 +1268,9 @@ def trigger__momentum_lost_on_capture__lose_momentum_args(s, b):  # 'rulesets/se
 def trigger__note_retreat__set_retreated(s, b):  # 'rulesets/series/results.mst:240'
     e.set_at(s, 'retreated', b['unit'], True)
 
-def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:202'
+def trigger__leaders_captured__each_l(s, b):  # 'rulesets/series/movement.mst:229'
     return define__enemy_leaders_alone(s, b['hex'], q.side(s, b['unit']))
-def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:203'
+def trigger__leaders_captured__capture(s, b):  # 'rulesets/series/movement.mst:230'
     e.capture(s, b['l'])
 
 def trigger__step_lost_vp__score(s, b):  # 'rulesets/series/victory.mst:23'
@@ -1353,9 +1368,9 @@ def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_comba
 def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:145'
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
 def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:146'
-    return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return all(define__surrounded(s, e0) for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:147'
-    return all(define__surrounded(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0])))
+    return all(define__surrounded(s, e0) for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:149'
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
 def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:149'
@@ -1386,7 +1401,7 @@ def trigger__momentum_lost_on_capture__condition(s, b):  # 'rulesets/series/mome
     return (((q.rule_on(s, 'momentum_chits') and UNIT_COMBAT[b['unit']]) and (q.unit_morale(s, b['unit']) >= 2))
         and (not (s.unit_loss[b['unit']] > 0)))
 
-def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:200'
+def trigger__leaders_captured__condition(s, b):  # 'rulesets/series/movement.mst:227'
     return ((UNIT_COMBAT[b['unit']] and (s.vars['order'][b['unit']] != 'shattered')) and (len(define__enemy_leaders_alone(s, b['hex'], q.side(s,
         b['unit']))) > 0))
 
@@ -1432,22 +1447,22 @@ def trigger__objective_control__condition(s, b):  # 'rulesets/monmouth/victory.m
 def trigger__british_sp_eliminated__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:280'
     return define__counts_for_6_28(s, b['unit'])
 
-def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:154'
+def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181'
     return (s.vars['order'][b['unit']] == 'disrupted')
-def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:159'
+def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:186'
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:164'
+def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:191'
     return s.vars['moved_away'][b['unit']]
-def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:170'
+def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:197'
     return s.vars['withdrawn'][b['unit']]
-def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:177'
+def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:185'
+def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212'
     return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
         b['unit']))) > 0))
-def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:192'
-    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (len(tuple(e0 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
-        b['unit'])) if s.vars['pin_case_b'][e0])) > 0))
+def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219'
+    return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
+        b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
 def restriction__monmouth_movement_allowance__value(s, b):  # 'rulesets/monmouth/movement.mst:30'
     return define__movement_allowance(s, b['unit'])
 def restriction__heavy_guns_pay_their_way__condition(s, b):  # 'rulesets/monmouth/artillery.mst:15'
@@ -2241,7 +2256,7 @@ RULES = Rules(
         'pin_cases': ProcedureSpec(
             'pin_cases', 'PIN results: case A or case B', 'procedure', ('side',), steps={'clear': 0, 'choose': 7}, types={'_ask4': 'bool',
                 '_for_e': 'units', '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int',
-                'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
+                'may_withdraw': 'bool', 'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
                 Exec(pin_cases__clear__set_pin_withdrawal),
                 ForStart('_for_u', pin_cases__clear__each_u),
                 JumpIfEmpty('_for_u', 7),
@@ -2250,36 +2265,42 @@ RULES = Rules(
                 Exec(pin_cases__clear__set_pin_case_chosen),
                 Jump(2),
                 ForStart('_for_u', pin_cases__choose__each_u),
-                JumpIfEmpty('_for_u', 36),
+                JumpIfEmpty('_for_u', 42),
                 ForTake('u', '_for_u'),
-                JumpIfNot(pin_cases__choose__if, 35),
+                JumpIfNot(pin_cases__choose__if, 41),
                 Let('group', pin_cases__choose__let_group),
                 Let('engaged', pin_cases__choose__let_engaged),
-                Let('case_b', pin_cases__choose__let_case_b),
-                JumpIfNot(Bound('engaged'), 20),
-                Ask(Bound('side'), 'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?', '_ask4'),
-                JumpIfNot(Bound('_ask4'), 19),
-                Let('case_b', Constant(True)),
-                Jump(19),
-                Jump(20),
                 ForStart('_for_v', pin_cases__choose__each_v),
-                JumpIfEmpty('_for_v', 34),
+                JumpIfEmpty('_for_v', 18),
+                ForTake('v', '_for_v'),
+                Exec(pin_cases__choose__set_pin_case_b),
+                Jump(14),
+                Let('may_withdraw', pin_cases__choose__let_may_withdraw),
+                Let('case_b', pin_cases__choose__let_case_b),
+                JumpIfNot(pin_cases__choose__if_2, 26),
+                Ask(Bound('side'), 'Move the units of this PIN result away (13.1 case B) instead of attacking with them (case A)?', '_ask4'),
+                JumpIfNot(Bound('_ask4'), 25),
+                Let('case_b', Constant(True)),
+                Jump(25),
+                Jump(26),
+                ForStart('_for_v', pin_cases__choose__each_v),
+                JumpIfEmpty('_for_v', 40),
                 ForTake('v', '_for_v'),
                 Exec(pin_cases__choose__set_pin_case_chosen),
-                Exec(pin_cases__choose__set_pin_case_b),
-                JumpIfNot(Bound('case_b'), 33),
-                ForStart('_for_e', pin_cases__choose__each_e),
-                JumpIfEmpty('_for_e', 32),
-                ForTake('e', '_for_e'),
                 Exec(pin_cases__choose__set_pin_case_b_2),
+                JumpIfNot(Bound('case_b'), 39),
+                ForStart('_for_e', pin_cases__choose__each_e),
+                JumpIfEmpty('_for_e', 38),
+                ForTake('e', '_for_e'),
+                Exec(pin_cases__choose__set_pin_case_b_3),
                 Exec(pin_cases__choose__set_pin_withdrawal),
-                Jump(27),
                 Jump(33),
-                Jump(21),
-                Jump(35),
+                Jump(39),
+                Jump(27),
+                Jump(41),
                 Jump(8),
-            ), lines=lines_at('rulesets/series/movement.mst', (53, 54, 54, 54, 55, 56, 54, 59, 59, 59, 60, 61, 62, 63, 64, 65, 65, 66, 65, 64, 69, 69,
-                69, 70, 71, 72, 73, 73, 73, 74, 75, 73, 72, 69, 60, 59))),
+            ), lines=lines_at('rulesets/series/movement.mst', (59, 60, 60, 60, 61, 62, 60, 65, 65, 65, 66, 67, 68, 69, 69, 69, 70, 69, 72, 73, 74, 75,
+                75, 76, 75, 74, 79, 79, 79, 80, 81, 82, 83, 83, 83, 84, 85, 83, 82, 79, 66, 65))),
         'movement_phase': ProcedureSpec(
             'movement_phase', 'Movement Phase', 'phase', ('side',), steps={'pin_cases': 0, 'morgan': 1, 'variable_reinforcements': 7,
                 'reinforcements': 32, 'steuben_returns': 33, 'disrupted_away': 41, 'oswald': 54, 'countermarch': 61, 'hessian_grenadiers': 72,
@@ -2381,7 +2402,7 @@ RULES = Rules(
                     'stop_after': movement_phase__move__move_units_stop_after, 'extra_cost': movement_phase__move__move_units_extra_cost,
                     'strategic': movement_phase__move__move_units_strategic, 'strategic_step': movement_phase__move__move_units_strategic_step,
                     'strategic_factor': movement_phase__move__move_units_strategic_factor,
-                    'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum}),
+                    'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum, 'must_move': movement_phase__move__move_units_must_move}),
                 ForStart('_for_h', movement_phase__arrivals_over_stacked__each_h),
                 JumpIfEmpty('_for_h', 99),
                 ForTake('h', '_for_h'),
@@ -2406,14 +2427,14 @@ RULES = Rules(
                 Call('adjust_army_morale', movement_phase__pins__adjust_army_morale_args, None),
                 Jump(112),
                 Jump(100),
-            ), lines=lines_at('rulesets/series/movement.mst', (85,), 'rulesets/monmouth/reinforcements.mst', (207, 208, 209, 210, 209, 207, 219, 220,
+            ), lines=lines_at('rulesets/series/movement.mst', (95,), 'rulesets/monmouth/reinforcements.mst', (207, 208, 209, 210, 209, 207, 219, 220,
                 221, 222, 221, 224, 225, 226, 226, 227, 228, 226, 225, 231, 232, 233, 234, 234, 234, 235, 236, 234, 233, 224, 219, 246, 253, 254,
-                254, 255, 256, 257, 254, 253), 'rulesets/series/movement.mst', (93, 93, 93, 93, 94, 95, 96, 97, 98, 99, 96, 101,
-                93), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147,
+                254, 255, 256, 257, 254, 253), 'rulesets/series/movement.mst', (103, 103, 103, 103, 104, 105, 106, 107, 108, 109, 106, 111,
+                103), 'rulesets/monmouth/leaders.mst', (198, 199, 199, 199, 200, 199, 198), 'rulesets/monmouth/command_and_control.mst', (147, 147,
                 148, 148, 148, 148, 149, 150, 157, 148, 147), 'rulesets/monmouth/scenarios.mst', (427, 427, 428, 428, 428, 428, 429, 429, 430, 431,
-                432, 431, 429, 435, 428, 427), 'rulesets/series/movement.mst', (109,), 'rulesets/monmouth/reinforcements.mst', (264, 264, 264, 265,
-                266, 267, 268, 269, 265, 264), 'rulesets/series/movement.mst', (119, 119, 119, 120, 121, 122, 123, 123, 123, 124, 123, 126, 121,
-                119))),
+                432, 431, 429, 435, 428, 427), 'rulesets/series/movement.mst', (121,), 'rulesets/monmouth/reinforcements.mst', (264, 264, 264, 265,
+                266, 267, 268, 269, 265, 264), 'rulesets/series/movement.mst', (132, 132, 132, 133, 134, 135, 136, 136, 136, 137, 136, 139, 134,
+                132))),
         'morale_check': ProcedureSpec(
             'morale_check', 'Morale Check', 'procedure', ('unit', 'drm'), result='passed', steps={'roll': 0, 'result': 1}, types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
@@ -2937,7 +2958,7 @@ RULES = Rules(
                 ForTake('l', '_for_l'),
                 Exec(trigger__leaders_captured__capture),
                 Jump(1),
-            ), lines=lines_at('rulesets/series/movement.mst', (202, 202, 202, 203, 202))),
+            ), lines=lines_at('rulesets/series/movement.mst', (229, 229, 229, 230, 229))),
         'trigger:step_lost_vp': ProcedureSpec(
             'trigger:step_lost_vp', 'A step lost', 'procedure', ('unit', 'hex'), steps={'do': 0}, types={'hex': 'hex', 'unit': 'unit'}, code=(
                 Exec(trigger__step_lost_vp__score),
@@ -3346,6 +3367,7 @@ RULES = Rules(
         'define:may_attack': ('May attack', '§ series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4', ''),
         'define:may_control': ('May take control of an objective', '§ monmouth II', ''),
         'define:may_enter_as_variable': ('A variable reinforcement may enter', '§ monmouth 4.131, 4.132', ''),
+        'define:may_get_away': ('Can move away from the enemy', '§ series 13.1, 9.1, 9.2', ''),
         'define:may_lead': ('May be the lead unit', '§ series 12.23, 13.25', ''),
         'define:may_move_strategically': ('May use strategic movement', '§ series 9.52; monmouth 4.11, 6.22', ''),
         'define:may_withdraw_cavalry': ('Cavalry may withdraw', '§ series 12.4', ''),
@@ -3355,6 +3377,7 @@ RULES = Rules(
         'define:movement_allowance': ('Movement allowance this turn', '§ monmouth 4.1, 4.12, 4.33, 4.62', ''),
         'define:must_attack': ('Must attack', '§ series 12.12, 13.1', ''),
         'define:must_be_attacked': ('Must be attacked', '§ series 12.13, 13.1', ''),
+        'define:must_move_away': ('Must move away from a PIN result (case B)', '§ series 13.1, 9.2', ''),
         'define:nearest_open_entries': ('The nearest hexes not blocked', '§ monmouth 4.1', ''),
         'define:next_american_player_turn': ('The turn of the next American player turn', '§ monmouth 4.64', ''),
         'define:next_to_any': ('Next to one of the hexes', '§ series 12.52', ''),
@@ -3414,6 +3437,7 @@ RULES = Rules(
         'hook:movement_phase:countermarch:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'hook:movement_phase:countermarch:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),
         'hook:movement_phase:move:extra_cost': ('Extra MP for enemy rifle ZOCs', '§ series 8.31', ''),
+        'hook:movement_phase:move:must_move': ('Must move away from a PIN result (case B)', '§ series 13.1, 9.2', ''),
         'hook:movement_phase:move:one_hex_minimum': ('May always move one hex', '§ series 9.1', ''),
         'hook:movement_phase:move:stacking': ('Within the stacking limit', '§ series 7.1; monmouth 4.33', ''),
         'hook:movement_phase:move:stop_after': ('In an enemy zone of control', '§ series 8.1', ''),

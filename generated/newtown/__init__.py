@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '40e06748ee44b3f0751b532936ebad7ac085ac3aafd92c1181a4a98b803ec9fd'
+RULES_HASH = 'b8bc2c2fab6cd9e105627953189afae14a275ab5a872eb4857ef28a16c9b3b05'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

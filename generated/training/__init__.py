@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = '627b44104c4bf89a9bfc384e54358bcaec2a775888cfc908e9c32170bb3abec0'
+RULES_HASH = 'ca3ff5c3839d54e2544d22b41881a8ccb4bc0aa15dbce024f1c585fa8b164622'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

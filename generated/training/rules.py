@@ -51,14 +51,14 @@ ZONE_BLUE_ROAD = frozenset((75,))
 # ---------------------------------------------------------------- definitions
 
 def define__stack_ok(s, a_units):  # 'rulesets/training/battle.mst:272': 'Stacking limit: six strength points and one artillery unit'
-    return ((sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))) <= 6) and (len(tuple(e0
-        for e0 in a_units if UNIT_PROPS['artillery'][e0])) <= 1))
+    return ((sum(q.unit_strength(s, e0) for e0 in a_units if (not UNIT_PROPS['artillery'][e0])) <= 6) and (sum(1 for e0 in a_units
+        if UNIT_PROPS['artillery'][e0]) <= 1))
 
 def define__attack_strength(s, a_combat):  # 'rulesets/training/battle.mst:277': 'Attacking strength'
-    return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.attackers(s, a_combat) if (not UNIT_PROPS['artillery'][e0])))
+    return sum(q.unit_strength(s, e0) for e0 in q.attackers(s, a_combat) if (not UNIT_PROPS['artillery'][e0]))
 
 def define__defense_strength(s, a_combat):  # 'rulesets/training/battle.mst:280': 'Defending strength'
-    return sum(q.unit_strength(s, e0) for e0 in tuple(e0 for e0 in q.defenders(s, a_combat) if (not UNIT_PROPS['artillery'][e0])))
+    return sum(q.unit_strength(s, e0) for e0 in q.defenders(s, a_combat) if (not UNIT_PROPS['artillery'][e0]))
 
 def define__leader_drm(s, a_units):  # 'rulesets/training/battle.mst:318': 'Best close-combat DRM of a leader stacked with the units'
     return max((UNIT_PROPS['close_combat_drm'][e0] for e0 in q.leaders_with(s, a_units)), default=0)
