@@ -114,6 +114,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         # Refused before the games are played, not after.
         raise ValueError(f"{args.out}: the report's folder is an existing file")
+    resumed = bool(args.journal and args.journal.exists())
     started = time.monotonic()
     try:
         report = simulate(
@@ -133,7 +134,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 2
     elapsed = time.monotonic() - started
     print(table(report), end="")
-    rate = "some from the journal" if args.journal else f"{report['games'] / elapsed:.2f} games/s"
+    rate = "some may be the journal's" if resumed else f"{report['games'] / elapsed:.2f} games/s"
     print(f"\n{report['games']} games in {elapsed:.1f} s ({rate})")
     if args.out:
         out = Path(args.out)
