@@ -57,10 +57,10 @@ shared 2-core machine; the two campaign games (2,400 and 1,300 actions a
 game, six and three times the others) wait for a run on a quiet machine:
 `--only battle:scenario` plays one, and its journal lets a run cut short
 resume. Every one of the four leans hard to one side. In Monmouth the
-British win the Holding Action 398 of 400 (by Washington captured, both
-ends of the West Morass bridge or Perrine Ridge, 6.28), Lee's Advance 366
-of 400 (324 of them by Overlook Hill, 6.19) and Washington's Stand 330 of
-400 (mostly by the American army wavering); in Newtown's historical
+British win the Holding Action 394 of 400 (by both ends of the West
+Morass bridge, Washington captured or Perrine Ridge, 6.28), Lee's Advance
+374 of 400 (316 of them by Overlook Hill, 6.19) and Washington's Stand 330
+of 400 (mostly by the American army wavering); in Newtown's historical
 scenario the Indians win 388 of 400, nearly all by the marginal victory
 2.4 gives them whenever the Americans fall short of a 9 VP lead, a lead
 the provisional Fire and Close Combat Tables make hard to reach. The
