@@ -59,7 +59,7 @@ game, six and three times the others) wait for a run on a quiet machine:
 resume. Every one of the four leans hard to one side. In Monmouth the
 British win the Holding Action 394 of 400 (by both ends of the West
 Morass bridge, Washington captured or Perrine Ridge, 6.28), Lee's Advance
-374 of 400 (316 of them by Overlook Hill, 6.19) and Washington's Stand 330
+374 of 400 (316 of them by Overlook Hill, 6.19) and Washington's Stand 328
 of 400 (mostly by the American army wavering); in Newtown's historical
 scenario the Indians win 388 of 400, nearly all by the marginal victory
 2.4 gives them whenever the Americans fall short of a 9 VP lead, a lead
