@@ -265,6 +265,8 @@ class MctsBot:
         rng = random.Random(seed)
         own.last_moved = enemy.last_moved = -1
         turn = s.vars["turn"]
+        space = s.game.actions
+        yes_no = [space.option(0), space.option(1)]
         done = rolls = 0
         while not s.is_terminal() and done < PLAN_DECISIONS and s.vars["turn"] == turn:
             if not to_turn_end and done >= ROLLOUT_DECISIONS and rolls >= ROLLOUT_ROLLS:
@@ -275,7 +277,9 @@ class MctsBot:
             else:
                 p = s.current_player()
                 policy = own if p == self.player else enemy
-                action = policy.choose(s, s.legal_actions(), p, rng, deep=False)
+                actions = s.legal_actions()
+                deep = sorted(actions) == yes_no
+                action = policy.choose(s, actions, p, rng, deep=deep)
                 done += 1
             s.apply_action(action)
             s.take_messages()
