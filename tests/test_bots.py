@@ -414,3 +414,43 @@ def test_the_search_replays_from_its_seed(training):
     """An iteration budget never reads the clock: a seeded game replays."""
     runs = [play(training, ["mcts:3", "mcts:3"], seed=6, cap=60) for _ in range(2)]
     assert runs[0].state_hash() == runs[1].state_hash()
+
+
+class _Recording(Policy):
+    """The heuristic policy, keeping the answers it gives to one question."""
+
+    def __init__(self, game, prefix: str) -> None:
+        super().__init__(game)
+        self.prefix = prefix
+        self.answers: list[str] = []
+
+    def choose(self, view, actions, p, rng, deep):
+        action = super().choose(view, actions, p, rng, deep)
+        text = view.action_to_string(action)
+        if text.startswith(self.prefix):
+            self.answers.append(text)
+        return action
+
+
+def test_the_search_rollouts_look_through_a_yes_to_what_it_costs():
+    """Newtown 3.4: rollouts answer yes/no questions as the heuristic bot
+    does, looking through the answer (examining a stack costs Army Morale).
+    Answered by one ply, the rollouts' American used to examine every stack,
+    demoralising itself in the rollouts as it never does in the game, so that
+    both sides' searches compared candidates against an opponent that was
+    not the one they played."""
+    game = shipped("newtown", "historical")
+    question = _first_question(game, "Examine an Indian stack", seed=2)
+    american = question.current_player()
+    for player in (american, 1 - american):
+        bot, _observation = _search(question, iterations=3)
+        bot.player = player
+        recording = _Recording(game, "Examine")
+        if player == american:
+            own = recording
+        else:
+            own, bot.rollout_policy = bot.rollout_policy, recording
+        bot._rollout(question.clone(), own, seed=5, to_turn_end=True)
+        assert recording.answers, "the rollout asked no question"
+        answers = recording.answers
+        assert all(a.lower().rstrip(".").endswith("no") for a in answers), answers
