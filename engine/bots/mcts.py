@@ -7,10 +7,12 @@ random numbers): each round re-deals what is hidden from the bot
 (determinisation: the concealed stacks and face-down choices sampled
 afresh from its observation) and draws one seed for the dice, and every
 candidate is played on a copy of that world, with that seed, by the
-heuristic policy, every chance node sampled from its own probabilities,
-and scored by the heuristic evaluation where the rollout stops (which
-includes the victory the scenario's conditions would award and, at the
-end of a game, its result). Comparing candidates on the same worlds and
+heuristic policy (yes/no questions answered by its look-ahead, as the
+heuristic bot answers them: by one ply a "yes" that costs only once the
+question's sequel is played looks free), every chance node sampled from
+its own probabilities, and scored by the heuristic evaluation where the
+rollout stops (which includes the victory the scenario's conditions
+would award and, at the end of a game, its result). Comparing candidates on the same worlds and
 dice means a difference in their scores is the candidates', not the
 luck's: a budget of a few rounds already tells them apart.
 
@@ -259,7 +261,9 @@ class MctsBot:
         turn changes (after its end-of-turn victory checks) or, without
         `to_turn_end`, once `ROLLOUT_DECISIONS` decisions and `ROLLOUT_ROLLS`
         chance outcomes are played (so that the dice a decision leads to are
-        in its score); `PLAN_DECISIONS` decisions at most."""
+        in its score); `PLAN_DECISIONS` decisions at most. A yes/no question
+        is answered by the heuristic's look-ahead, which plays the answer's
+        sequel on; everything else by its one ply, which is cheap."""
         enemy = self.rollout_policy
         assert enemy is not None
         rng = random.Random(seed)
