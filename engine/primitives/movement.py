@@ -36,6 +36,13 @@ from engine.vocabulary import Lambda, primitive
 Ask = Callable[..., Any]
 
 
+def _caller(s: State, frame: Frame) -> dict[str, Any]:
+    """The bindings of the frame below the primitive's, which its expressions also
+    read (`Primitive.call`, written out for the steps asked about most)."""
+    stack = s.stack
+    return stack[-2].b if stack[-1] is frame else stack[stack.index(frame) - 1].b
+
+
 def _compute(key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
     """An `Ask` that remembers nothing: the full recomputation `CHECK` compares with."""
     return compute(*args)
@@ -96,10 +103,13 @@ class MoveUnits(Primitive):
 
     def _plus_extra(self, s: State, frame: Frame, u: int, a: int, d: int, terrain: int) -> int:
         """The step's cost given its terrain's: what the rules add (8.31) added."""
-        if terrain == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
+        if terrain == PROHIBITED:
+            return terrain
+        extra = frame.params.get("extra_cost")  # type: ignore[union-attr]
+        if extra is None:
             return terrain
         b = s.game.rules.board.neighbors[a][d]
-        return terrain + int(self.call(s, frame, "extra_cost", unit=u, **{"from": a, "to": b}))
+        return terrain + int(extra(s, {**_caller(s, frame), "unit": u, "from": a, "to": b}))
 
     def _can_step(
         self,
@@ -134,21 +144,25 @@ class MoveUnits(Primitive):
             return False
         if strategic and not board.strategic[a] >> d & 1:
             return False
-        mover = rules.units[u]
+        units = rules.units
+        mover = units[u]
+        side, leader = mover.side, mover.kind != "unit"
         here = units_in(s, b)
         for o in here:
-            other = rules.units[o]
+            other = units[o]
             # 9.2: never into a hex of enemy combat units; enemy leaders alone may
             # be entered by combat units, which capture them (14.32, by the rules).
-            if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
+            if other.side != side and (leader or other.kind == "unit"):
                 return False
+        params = frame.params
+        assert params is not None, "a primitive frame runs with its parameters"
         if strategic:
             # 9.52: along roads and tracks only, up to `strategic_factor` times the
             # allowance (the series says twice), no one-hex minimum.
             factor = self.call(s, frame, "strategic_factor", unit=u)
             if spent + self._plus_extra(s, frame, u, a, d, terrain) > factor * ma:
                 return False
-            if self.has_lambda(s, frame, "strategic_step") and not self.call(
+            if "strategic_step" in params and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
             ):
                 return False
@@ -160,7 +174,8 @@ class MoveUnits(Primitive):
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
-        if not self.call(s, frame, "stacking", units=here if u in here else (*here, u)):
+        stacking = params["stacking"]
+        if not stacking(s, {**_caller(s, frame), "units": here if u in here else (*here, u)}):
             return False
         if may_end(s, u, b):
             return True
@@ -273,7 +288,10 @@ class MoveUnits(Primitive):
                 found = known.get(u)
                 fresh = ask(u, self._fresh, s, frame, u, ask) if found is None else found
                 actions.extend(fresh)
-                held = held or bool(fresh and must and ask(("must", u), self._must, s, frame, u))
+                if fresh and must and not held:
+                    key = ("must", u)
+                    found = known.get(key)
+                    held = ask(key, self._must, s, frame, u) if found is None else found
         return actions[1:] if held else actions
 
     def _must(self, s: State, frame: Frame, u: int) -> bool:
