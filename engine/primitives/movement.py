@@ -302,62 +302,57 @@ class MoveUnits(Primitive):
 
     def _fresh(self, s: State, frame: Frame, u: int, ask: Ask) -> tuple[int, ...]:
         """The actions of a unit yet to move: its steps, and its unit action if it may
-        start a strategic move."""
-        steps = self._fresh_steps(s, frame, u, ask)
-        if self._fresh_strategic(s, frame, u, ask):
+        start a strategic move (`_steps` and `_may_go_strategic`), one question per
+        direction (a unit stepping next to it changes the answers of the directions
+        that look at its hexes)."""
+        ma = ask(("allowance", u), self._allowance_at_start, s, u)
+        if ma is None:
+            return ()
+        one_hex = ask(("one hex", u), self._one_hex, s, frame, u)
+        plain, roads = self._on_the_map(s, u)
+        can_step = self._can_step
+        first = s.game.actions.step(u, 0)
+        steps = [
+            first + d
+            for d in plain
+            if ask(("step", u, d, ma, one_hex), can_step, s, frame, u, d, 0, ma, False, one_hex)
+        ]
+        if (
+            "strategic" in frame.params  # type: ignore[operator]
+            and ask(("strategic", u), self._strategic, s, frame, u)
+            and any(
+                ask(("strategic step", u, d, ma), can_step, s, frame, u, d, 0, ma, True)
+                for d in roads
+            )
+        ):
             steps.append(s.game.actions.unit(u))
         return tuple(steps)
 
-    def _fresh_steps(self, s: State, frame: Frame, u: int, ask: Ask) -> list[int]:
-        """`_steps` of a unit yet to move, one question per direction (a unit stepping
-        next to it changes the answers of the directions that look at its hexes)."""
-        ma = ask(("allowance", u), self._allowance_at_start, s, u)
-        if ma is None:
-            return []
-        one_hex = ask(("one hex", u), self._one_hex, s, frame, u)
-        step = s.game.actions.step
-        can_step = self._can_step
-        return [
-            step(u, d)
-            for d in self._on_the_map(s, u)
-            if ask(("step", u, d, ma, one_hex), can_step, s, frame, u, d, 0, ma, False, one_hex)
-        ]
-
     @staticmethod
-    def _on_the_map(s: State, u: int, strategic: bool = False) -> tuple[int, ...]:
+    def _on_the_map(s: State, u: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The directions in which the map lets unit u step at all (a hex there, its
-        terrain and hexside not prohibited; along a road or track, for a strategic
-        move): what `_can_step` tests first, without a question asked for the others.
-        The map's alone: worked out once per game for each board, unit and hex."""
+        terrain and hexside not prohibited), and of those the ones along a road or
+        track (for a strategic move): what `_can_step` tests first, without a
+        question asked for the others. The map's alone: worked out once per game for
+        each board, unit and hex."""
         board = board_of(s)
         a = s.unit_hex[u]
-        known = s.game.derived.setdefault("directions on the map", {})
-        key = (id(board), u, a, strategic)
+        derived = s.game.derived
+        known = derived.get("directions on the map")
+        if known is None:
+            known = derived["directions on the map"] = {}
+        key = (id(board), u, a)
         found = known.get(key)
         if found is None:
             rules = s.game.rules
-            roads = board.strategic[a] if strategic else -1
-            found = known[key] = tuple(
+            plain = tuple(
                 d
                 for d, b in enumerate(board.neighbors[a])
-                if b >= 0 and roads >> d & 1 and step_cost(rules, u, a, d, board) != PROHIBITED
+                if b >= 0 and step_cost(rules, u, a, d, board) != PROHIBITED
             )
+            roads = board.strategic[a]
+            found = known[key] = (plain, tuple(d for d in plain if roads >> d & 1))
         return found
-
-    def _fresh_strategic(self, s: State, frame: Frame, u: int, ask: Ask) -> bool:
-        """`_may_go_strategic`, a question per direction as in `_fresh_steps`."""
-        if not self.has_lambda(s, frame, "strategic") or not ask(
-            ("strategic", u), self._strategic, s, frame, u
-        ):
-            return False
-        ma = ask(("allowance", u), self._allowance_at_start, s, u)
-        if ma is None:
-            return False
-        can_step = self._can_step
-        return any(
-            ask(("strategic step", u, d, ma), can_step, s, frame, u, d, 0, ma, True)
-            for d in self._on_the_map(s, u, strategic=True)
-        )
 
     def _strategic(self, s: State, frame: Frame, u: int) -> bool:
         return bool(self.call(s, frame, "strategic", unit=u))
