@@ -110,8 +110,9 @@ def may_end(s: State, u: int, h: int) -> bool:
         if (
             (not r.zone or h in zones[r.zone])
             and (r.until_turn is None or s.vars["turn"] < r.until_turn)
-            and _binds(s, r, {"unit": u, "hex": h})
+            and (r.condition is None or r.condition(s, {"unit": u, "hex": h}))
         ):
+            fired(s, "restriction", r.name)
             return False
     return True
 

@@ -26,7 +26,6 @@ from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
 from engine.nodes import Node, RulesError
 from engine.primitives.base import Primitive, register
-from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
 from engine.state import ON_MAP, Frame, State
 from engine.terrain_state import board_of
@@ -147,7 +146,7 @@ class MoveUnits(Primitive):
         units = rules.units
         mover = units[u]
         side, leader = mover.side, mover.kind != "unit"
-        here = units_in(s, b)
+        here = s.units_by_hex().get(b, ())  # `units_in`
         for o in here:
             other = units[o]
             # 9.2: never into a hex of enemy combat units; enemy leaders alone may
