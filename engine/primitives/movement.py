@@ -269,7 +269,7 @@ class MoveUnits(Primitive):
         """
         b = frame.b
         active = b["active"]
-        moved = b["moved"]
+        moved = frozenset(b["moved"])  # (asked of every unit: most have moved, late on)
         who = self.has_lambda(s, frame, "who")
         must = self.has_lambda(s, frame, "must_move")
         held = False
