@@ -17,20 +17,10 @@ from typing import Any
 from compiler.load import PROJECT_ROOT, RulesetNotFound
 from compiler.output_folder import BuildRefused
 from compiler.outputs import OUTPUTS
+from compiler.rule_switches import rule_switches
 from compiler.workbench import add_commands, cmd_watch
 from dsl.diagnostics import CompileError
 from engine.play import ReplayError
-
-
-def _switches(values: list[str]) -> dict[str, bool]:
-    out = {}
-    for v in values:
-        name, _, state = v.partition("=")
-        if state not in ("on", "off"):
-            raise SystemExit(f"muster: --rule takes name=on or name=off, not {v!r}")
-        out[name] = state == "on"
-    return out
-
 
 # A rulebook or a soak's counts is text of a few megabytes at most: anything
 # larger, or no regular file at all (/dev/zero, a pipe), is refused unread.
@@ -272,7 +262,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from engine.bots import BotSpecError, parse_bots
     from engine.play import play_game, write_log
 
-    params: dict[str, Any] = {"rules": _switches(args.rule)} if args.rule else {}
+    params: dict[str, Any] = {"rules": rule_switches(args.rule)} if args.rule else {}
     if args.scenario:
         params["scenario"] = args.scenario
     game = load_game(args.ruleset, params)

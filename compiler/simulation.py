@@ -21,6 +21,7 @@ from tqdm import tqdm
 from compiler.balance_plots import write_plots
 from compiler.build import load_game
 from compiler.journal import JournalError, engine_hash, journal_writer, read_journal
+from compiler.rule_switches import rule_switches
 from engine.balance import summarise, table, write_json
 from engine.bots import BotSpecError, parse_bots
 from engine.game import Game
@@ -108,9 +109,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.scenario:
         params["scenario"] = args.scenario
     if args.rule:
-        from compiler.cli import _switches
-
-        params["rules"] = _switches(args.rule)
+        params["rules"] = rule_switches(args.rule)
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         # Refused before the games are played, not after.
         raise ValueError(f"{args.out}: the report's folder is an existing file")
