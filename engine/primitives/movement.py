@@ -285,7 +285,7 @@ class MoveUnits(Primitive):
             elif u not in moved:
                 # A unit's actions are asked by its number alone (the most asked question).
                 found = known.get(u)
-                fresh = ask(u, self._fresh, s, frame, u, ask) if found is None else found
+                fresh = ask(u, self._fresh, s, frame, u, ask, known) if found is None else found
                 actions.extend(fresh)
                 if fresh and must and not held:
                     key = ("must", u)
@@ -299,11 +299,18 @@ class MoveUnits(Primitive):
     def _who(self, s: State, frame: Frame, u: int) -> bool:
         return bool(self.call(s, frame, "who", unit=u))
 
-    def _fresh(self, s: State, frame: Frame, u: int, ask: Ask) -> tuple[int, ...]:
+    def _fresh(
+        self, s: State, frame: Frame, u: int, ask: Ask, known: dict[Hashable, Any]
+    ) -> tuple[int, ...]:
         """The actions of a unit yet to move: its steps, and its unit action if it may
         start a strategic move (`_steps` and `_may_go_strategic`), one question per
         direction (a unit stepping next to it changes the answers of the directions
-        that look at its hexes)."""
+        that look at its hexes).
+
+        A direction's answer still held is looked up in `known` rather than asked:
+        only this unit's question asks it, so that it was asked for this one is
+        noted already (when the unit is worked out again, most directions are).
+        """
         ma = ask(("allowance", u), self._allowance_at_start, s, u)
         if ma is None:
             return ()
@@ -311,20 +318,25 @@ class MoveUnits(Primitive):
         plain, roads = self._on_the_map(s, u)
         can_step = self._can_step
         first = s.game.actions.step(u, 0)
-        steps = [
-            first + d
-            for d in plain
-            if ask(("step", u, d, ma, one_hex), can_step, s, frame, u, d, 0, ma, False, one_hex)
-        ]
-        if (
-            "strategic" in frame.params  # type: ignore[operator]
-            and ask(("strategic", u), self._strategic, s, frame, u)
-            and any(
-                ask(("strategic step", u, d, ma), can_step, s, frame, u, d, 0, ma, True)
-                for d in roads
-            )
+        steps = []
+        for d in plain:
+            key = ("step", u, d, ma, one_hex)
+            found = known.get(key)
+            if found is None:
+                found = ask(key, can_step, s, frame, u, d, 0, ma, False, one_hex)
+            if found:
+                steps.append(first + d)
+        if "strategic" in frame.params and ask(  # type: ignore[operator]
+            ("strategic", u), self._strategic, s, frame, u
         ):
-            steps.append(s.game.actions.unit(u))
+            for d in roads:
+                key = ("strategic step", u, d, ma)
+                found = known.get(key)
+                if found is None:
+                    found = ask(key, can_step, s, frame, u, d, 0, ma, True)
+                if found:
+                    steps.append(s.game.actions.unit(u))
+                    break
         return tuple(steps)
 
     @staticmethod
