@@ -42,6 +42,9 @@ def _caller(s: State, frame: Frame) -> dict[str, Any]:
     return stack[-2].b if stack[-1] is frame else stack[stack.index(frame) - 1].b
 
 
+_UNKNOWN = object()  # not among the answers held (an allowance may be None)
+
+
 def _compute(key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
     """An `Ask` that remembers nothing: the full recomputation `CHECK` compares with."""
     return compute(*args)
@@ -307,14 +310,21 @@ class MoveUnits(Primitive):
         direction (a unit stepping next to it changes the answers of the directions
         that look at its hexes).
 
-        A direction's answer still held is looked up in `known` rather than asked:
-        only this unit's question asks it, so that it was asked for this one is
-        noted already (when the unit is worked out again, most directions are).
+        An answer to one of these questions (the allowance, a direction, …) still
+        held is looked up in `known` rather than asked: only this unit's question
+        asks it, so that it was asked for this one is noted already (when the unit
+        is worked out again, most of them are).
         """
-        ma = ask(("allowance", u), self._allowance_at_start, s, u)
+        key: Hashable = ("allowance", u)
+        ma = known.get(key, _UNKNOWN)
+        if ma is _UNKNOWN:
+            ma = ask(key, self._allowance_at_start, s, u)
         if ma is None:
             return ()
-        one_hex = ask(("one hex", u), self._one_hex, s, frame, u)
+        key = ("one hex", u)
+        one_hex = known.get(key)
+        if one_hex is None:
+            one_hex = ask(key, self._one_hex, s, frame, u)
         plain, roads = self._on_the_map(s, u)
         can_step = self._can_step
         first = s.game.actions.step(u, 0)
@@ -326,9 +336,11 @@ class MoveUnits(Primitive):
                 found = ask(key, can_step, s, frame, u, d, 0, ma, False, one_hex)
             if found:
                 steps.append(first + d)
-        if "strategic" in frame.params and ask(  # type: ignore[operator]
-            ("strategic", u), self._strategic, s, frame, u
-        ):
+        key = ("strategic", u)
+        strategic = "strategic" in frame.params and known.get(key)  # type: ignore[operator]
+        if strategic is None:
+            strategic = ask(key, self._strategic, s, frame, u)
+        if strategic:
             for d in roads:
                 key = ("strategic step", u, d, ma)
                 found = known.get(key)
