@@ -173,6 +173,8 @@ class Game:
             tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
             for side in range(len(rules.sides))
         )
+        # Each unit's printed strengths, step by step (`unit_strength`).
+        self.strengths = tuple(unit.strengths for unit in rules.units)
         # Each combat unit's side, and None for a leader: `enemies_adjacent` is asked
         # for the hexes around every step considered.
         self.combat_sides = tuple(

@@ -36,10 +36,11 @@ def is_combat_unit(s: State, u: int) -> bool:
 
 
 def unit_strength(s: State, u: int) -> int:
-    strengths = s.game.rules.units[u].strengths
+    strengths = s.game.strengths[u]
     if not strengths:
         return 0
-    return strengths[min(s.unit_loss[u], len(strengths) - 1)]
+    loss = s.unit_loss[u]  # (stacking limits ask this for every step considered)
+    return strengths[loss] if loss < len(strengths) else strengths[-1]
 
 
 def unit_steps(s: State, u: int) -> int:

@@ -47,19 +47,34 @@ def may_enter(s: State, u: int, h: int, origin: int | None = None) -> bool:
 
     The condition sees `unit`, `hex` (the hex entered), and the step's `from`
     (the hex left: `origin`, or where the unit stands) and `to` (= `hex`).
+    Asked for every step considered, so the tests are written out here rather
+    than through `_in_zone`, `_holds` and `_in_time` (the same, in the same order).
     """
+    kinds = s.game.restrictions  # those switched on
+    no_entry = kinds.get("no_entry", ())
+    confined = kinds.get("confined_to", ())
+    if not no_entry and not confined:
+        return True
     left = s.unit_hex[u] if origin is None else origin
     bindings = {"unit": u, "hex": h, "from": left, "to": h}
-    kinds = s.game.restrictions  # those switched on
+    zones = s.game.rules.board.zones
     # What is fixed (the map's zone) first and the turn of an `until turn` last:
     # a remembered answer (engine/incremental.py) then depends on the turn only
     # where the restriction would bind.
-    for r in kinds.get("no_entry", ()):
-        if _in_zone(s, r, h) and _holds(s, r, bindings) and _in_time(s, r):
+    for r in no_entry:
+        if (
+            (not r.zone or h in zones[r.zone])
+            and (r.condition is None or r.condition(s, bindings))
+            and (r.until_turn is None or s.vars["turn"] < r.until_turn)
+        ):
             fired(s, "restriction", r.name)
             return False
-    for r in kinds.get("confined_to", ()):
-        if not _in_zone(s, r, h) and _holds(s, r, bindings) and _in_time(s, r):
+    for r in confined:
+        if (
+            (r.zone and h not in zones[r.zone])
+            and (r.condition is None or r.condition(s, bindings))
+            and (r.until_turn is None or s.vars["turn"] < r.until_turn)
+        ):
             fired(s, "restriction", r.name)
             return False
     return True
@@ -86,11 +101,20 @@ def may_designate(
 
 
 def may_end(s: State, u: int, h: int) -> bool:
-    """No `no_end` forbids ending a move in the hex."""
-    return not any(
-        _in_zone(s, r, h) and _in_time(s, r) and _binds(s, r, {"unit": u, "hex": h})
-        for r in s.game.restrictions.get("no_end", ())
-    )
+    """No `no_end` forbids ending a move in the hex (written out as `may_enter` is)."""
+    no_end = s.game.restrictions.get("no_end", ())
+    if not no_end:
+        return True
+    zones = s.game.rules.board.zones
+    for r in no_end:
+        if (
+            (not r.zone or h in zones[r.zone])
+            and (r.until_turn is None or s.vars["turn"] < r.until_turn)
+            and (r.condition is None or r.condition(s, {"unit": u, "hex": h}))
+        ):
+            fired(s, "restriction", r.name)
+            return False
+    return True
 
 
 def may_move(s: State, u: int) -> bool:

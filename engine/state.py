@@ -155,6 +155,10 @@ class Occupancy:
             return
         assert previous is not None
         self.index = dict(previous.index)
+        self.enemies = dict(previous.enemies)
+        if len(moved) == 1:  # a unit stepped, entered or left: at every step
+            self._patch_one(moved[0], previous.hexes[moved[0]], neighbors, sides)
+            return
         touched = {previous.hexes[u] for u in moved} | {hexes[u] for u in moved}
         for h in touched:
             members = set(self.index.pop(h, ()))
@@ -162,11 +166,35 @@ class Occupancy:
             members.update(u for u in moved if hexes[u] == h and status[u] == ON_MAP)
             if members:
                 self.index[h] = tuple(sorted(members))
-        self.enemies = enemies = dict(previous.enemies)
+        enemies = self.enemies
         if enemies:  # forget the answers next to the hexes touched, for every side
             for n in {n for h in touched if h >= 0 for n in neighbors[h]}:
                 for side in range(sides):
                     enemies.pop((n, side), None)
+
+    def _patch_one(
+        self, u: int, was: int, neighbors: tuple[tuple[int, ...], ...], sides: int
+    ) -> None:
+        """The patch for one unit that moved from hex `was` (or changed status there):
+        what the general patch does, written out for a single unit."""
+        index = self.index
+        here = index.get(was)
+        if here is not None and u in here:
+            rest = tuple(o for o in here if o != u)
+            if rest:
+                index[was] = rest
+            else:
+                del index[was]
+        now = self.hexes[u]
+        if self.status[u] == ON_MAP:
+            index[now] = tuple(sorted((*index.get(now, ()), u)))
+        enemies = self.enemies
+        if enemies:  # forget the answers next to the hexes touched, for every side
+            for h in {was, now}:
+                if h >= 0:
+                    for n in neighbors[h]:
+                        for side in range(sides):
+                            enemies.pop((n, side), None)
 
 
 def _moved(previous: Occupancy, hexes: list[int], status: list[int]) -> list[int]:

@@ -26,7 +26,6 @@ from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
 from engine.nodes import Node, RulesError
 from engine.primitives.base import Primitive, register
-from engine.queries import units_in
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
 from engine.state import ON_MAP, Frame, State
 from engine.terrain_state import board_of
@@ -34,6 +33,16 @@ from engine.vocabulary import Lambda, primitive
 
 # Answers a question about the position: `ask(key, compute, *args)`.
 Ask = Callable[..., Any]
+
+
+def _caller(s: State, frame: Frame) -> dict[str, Any]:
+    """The bindings of the frame below the primitive's, which its expressions also
+    read (`Primitive.call`, written out for the steps asked about most)."""
+    stack = s.stack
+    return stack[-2].b if stack[-1] is frame else stack[stack.index(frame) - 1].b
+
+
+_UNKNOWN = object()  # not among the answers held (an allowance may be None)
 
 
 def _compute(key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
@@ -96,10 +105,13 @@ class MoveUnits(Primitive):
 
     def _plus_extra(self, s: State, frame: Frame, u: int, a: int, d: int, terrain: int) -> int:
         """The step's cost given its terrain's: what the rules add (8.31) added."""
-        if terrain == PROHIBITED or not self.has_lambda(s, frame, "extra_cost"):
+        if terrain == PROHIBITED:
+            return terrain
+        extra = frame.params.get("extra_cost")  # type: ignore[union-attr]
+        if extra is None:
             return terrain
         b = s.game.rules.board.neighbors[a][d]
-        return terrain + int(self.call(s, frame, "extra_cost", unit=u, **{"from": a, "to": b}))
+        return terrain + int(extra(s, {**_caller(s, frame), "unit": u, "from": a, "to": b}))
 
     def _can_step(
         self,
@@ -134,21 +146,25 @@ class MoveUnits(Primitive):
             return False
         if strategic and not board.strategic[a] >> d & 1:
             return False
-        mover = rules.units[u]
-        here = units_in(s, b)
+        units = rules.units
+        mover = units[u]
+        side, leader = mover.side, mover.kind != "unit"
+        here = s.units_by_hex().get(b, ())  # `units_in`
         for o in here:
-            other = rules.units[o]
+            other = units[o]
             # 9.2: never into a hex of enemy combat units; enemy leaders alone may
             # be entered by combat units, which capture them (14.32, by the rules).
-            if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
+            if other.side != side and (leader or other.kind == "unit"):
                 return False
+        params = frame.params
+        assert params is not None, "a primitive frame runs with its parameters"
         if strategic:
             # 9.52: along roads and tracks only, up to `strategic_factor` times the
             # allowance (the series says twice), no one-hex minimum.
             factor = self.call(s, frame, "strategic_factor", unit=u)
             if spent + self._plus_extra(s, frame, u, a, d, terrain) > factor * ma:
                 return False
-            if self.has_lambda(s, frame, "strategic_step") and not self.call(
+            if "strategic_step" in params and not self.call(
                 s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
             ):
                 return False
@@ -160,7 +176,8 @@ class MoveUnits(Primitive):
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
-        if not self.call(s, frame, "stacking", units=here if u in here else (*here, u)):
+        stacking = params["stacking"]
+        if not stacking(s, {**_caller(s, frame), "units": here if u in here else (*here, u)}):
             return False
         if may_end(s, u, b):
             return True
@@ -255,7 +272,7 @@ class MoveUnits(Primitive):
         """
         b = frame.b
         active = b["active"]
-        moved = b["moved"]
+        moved = frozenset(b["moved"])  # (asked of every unit: most have moved, late on)
         who = self.has_lambda(s, frame, "who")
         must = self.has_lambda(s, frame, "must_move")
         held = False
@@ -271,9 +288,12 @@ class MoveUnits(Primitive):
             elif u not in moved:
                 # A unit's actions are asked by its number alone (the most asked question).
                 found = known.get(u)
-                fresh = ask(u, self._fresh, s, frame, u, ask) if found is None else found
+                fresh = ask(u, self._fresh, s, frame, u, ask, known) if found is None else found
                 actions.extend(fresh)
-                held = held or bool(fresh and must and ask(("must", u), self._must, s, frame, u))
+                if fresh and must and not held:
+                    key = ("must", u)
+                    found = known.get(key)
+                    held = ask(key, self._must, s, frame, u) if found is None else found
         return actions[1:] if held else actions
 
     def _must(self, s: State, frame: Frame, u: int) -> bool:
@@ -282,64 +302,80 @@ class MoveUnits(Primitive):
     def _who(self, s: State, frame: Frame, u: int) -> bool:
         return bool(self.call(s, frame, "who", unit=u))
 
-    def _fresh(self, s: State, frame: Frame, u: int, ask: Ask) -> tuple[int, ...]:
+    def _fresh(
+        self, s: State, frame: Frame, u: int, ask: Ask, known: dict[Hashable, Any]
+    ) -> tuple[int, ...]:
         """The actions of a unit yet to move: its steps, and its unit action if it may
-        start a strategic move."""
-        steps = self._fresh_steps(s, frame, u, ask)
-        if self._fresh_strategic(s, frame, u, ask):
-            steps.append(s.game.actions.unit(u))
+        start a strategic move (`_steps` and `_may_go_strategic`), one question per
+        direction (a unit stepping next to it changes the answers of the directions
+        that look at its hexes).
+
+        An answer to one of these questions (the allowance, a direction, …) still
+        held is looked up in `known` rather than asked: only this unit's question
+        asks it, so that it was asked for this one is noted already (when the unit
+        is worked out again, most of them are).
+        """
+        key: Hashable = ("allowance", u)
+        ma = known.get(key, _UNKNOWN)
+        if ma is _UNKNOWN:
+            ma = ask(key, self._allowance_at_start, s, u)
+        if ma is None:
+            return ()
+        key = ("one hex", u)
+        one_hex = known.get(key)
+        if one_hex is None:
+            one_hex = ask(key, self._one_hex, s, frame, u)
+        plain, roads = self._on_the_map(s, u)
+        can_step = self._can_step
+        first = s.game.actions.step(u, 0)
+        steps = []
+        for d in plain:
+            key = ("step", u, d, ma, one_hex)
+            found = known.get(key)
+            if found is None:
+                found = ask(key, can_step, s, frame, u, d, 0, ma, False, one_hex)
+            if found:
+                steps.append(first + d)
+        key = ("strategic", u)
+        strategic = "strategic" in frame.params and known.get(key)  # type: ignore[operator]
+        if strategic is None:
+            strategic = ask(key, self._strategic, s, frame, u)
+        if strategic:
+            for d in roads:
+                key = ("strategic step", u, d, ma)
+                found = known.get(key)
+                if found is None:
+                    found = ask(key, can_step, s, frame, u, d, 0, ma, True)
+                if found:
+                    steps.append(s.game.actions.unit(u))
+                    break
         return tuple(steps)
 
-    def _fresh_steps(self, s: State, frame: Frame, u: int, ask: Ask) -> list[int]:
-        """`_steps` of a unit yet to move, one question per direction (a unit stepping
-        next to it changes the answers of the directions that look at its hexes)."""
-        ma = ask(("allowance", u), self._allowance_at_start, s, u)
-        if ma is None:
-            return []
-        one_hex = ask(("one hex", u), self._one_hex, s, frame, u)
-        step = s.game.actions.step
-        can_step = self._can_step
-        return [
-            step(u, d)
-            for d in self._on_the_map(s, u)
-            if ask(("step", u, d, ma, one_hex), can_step, s, frame, u, d, 0, ma, False, one_hex)
-        ]
-
     @staticmethod
-    def _on_the_map(s: State, u: int, strategic: bool = False) -> tuple[int, ...]:
+    def _on_the_map(s: State, u: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """The directions in which the map lets unit u step at all (a hex there, its
-        terrain and hexside not prohibited; along a road or track, for a strategic
-        move): what `_can_step` tests first, without a question asked for the others.
-        The map's alone: worked out once per game for each board, unit and hex."""
+        terrain and hexside not prohibited), and of those the ones along a road or
+        track (for a strategic move): what `_can_step` tests first, without a
+        question asked for the others. The map's alone: worked out once per game for
+        each board, unit and hex."""
         board = board_of(s)
         a = s.unit_hex[u]
-        known = s.game.derived.setdefault("directions on the map", {})
-        key = (id(board), u, a, strategic)
+        derived = s.game.derived
+        known = derived.get("directions on the map")
+        if known is None:
+            known = derived["directions on the map"] = {}
+        key = (id(board), u, a)
         found = known.get(key)
         if found is None:
             rules = s.game.rules
-            roads = board.strategic[a] if strategic else -1
-            found = known[key] = tuple(
+            plain = tuple(
                 d
                 for d, b in enumerate(board.neighbors[a])
-                if b >= 0 and roads >> d & 1 and step_cost(rules, u, a, d, board) != PROHIBITED
+                if b >= 0 and step_cost(rules, u, a, d, board) != PROHIBITED
             )
+            roads = board.strategic[a]
+            found = known[key] = (plain, tuple(d for d in plain if roads >> d & 1))
         return found
-
-    def _fresh_strategic(self, s: State, frame: Frame, u: int, ask: Ask) -> bool:
-        """`_may_go_strategic`, a question per direction as in `_fresh_steps`."""
-        if not self.has_lambda(s, frame, "strategic") or not ask(
-            ("strategic", u), self._strategic, s, frame, u
-        ):
-            return False
-        ma = ask(("allowance", u), self._allowance_at_start, s, u)
-        if ma is None:
-            return False
-        can_step = self._can_step
-        return any(
-            ask(("strategic step", u, d, ma), can_step, s, frame, u, d, 0, ma, True)
-            for d in self._on_the_map(s, u, strategic=True)
-        )
 
     def _strategic(self, s: State, frame: Frame, u: int) -> bool:
         return bool(self.call(s, frame, "strategic", unit=u))
