@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -134,17 +134,33 @@ def _encode(s: State, typ: str, value: Any) -> Any:
     if typ == "per_side":
         return {side.name: value[i] for i, side in enumerate(rules.sides)}
     if typ.startswith("per_side:"):
-        inner = typ.split(":", 1)[1]
-        return {side.name: _encode(s, inner, value[i]) for i, side in enumerate(rules.sides)}
+        return _row(s, typ.split(":", 1)[1], value, [side.name for side in rules.sides])
     if typ.startswith("per_unit:"):
-        inner = typ.split(":", 1)[1]
-        return {u.name: _encode(s, inner, value[i]) for i, u in enumerate(rules.units)}
+        return _row(s, typ.split(":", 1)[1], value, s.game.unit_by_name)  # (in unit order)
     if typ.startswith("per_hex:"):
-        inner = typ.split(":", 1)[1]
-        return {label: _encode(s, inner, value[i]) for i, label in enumerate(rules.board.labels)}
+        return _row(s, typ.split(":", 1)[1], value, rules.board.labels)
     if isinstance(value, Fraction):
         return str(value)
     return _plain(value)
+
+
+# The types `_encode` writes by name; of any other type it gives back a bool,
+# a number, a text or None unchanged (a fraction it writes as text): a row of
+# those is saved in one go, not member by member (a save has a hundred units' rows).
+_NAMED = frozenset({"side", "sides", "unit", "units", "hex", "hexes", "code"})
+_AS_IS = frozenset({bool, int, str, type(None)})
+
+
+def _row(s: State, inner: str, value: Any, names: Collection[str]) -> dict[str, Any]:
+    """A per-side, per-unit or per-hex variable's row, by name."""
+    if (
+        inner not in _NAMED
+        and not inner.startswith(("cell:", "per_"))
+        and len(value) >= len(names)
+        and _AS_IS.issuperset(map(type, value))
+    ):
+        return dict(zip(names, value, strict=False))  # (members beyond the names: left out)
+    return {name: _encode(s, inner, value[i]) for i, name in enumerate(names)}
 
 
 def _table(s: State, typ: str) -> Any:
