@@ -96,6 +96,7 @@ class _Watch:
 
     __slots__ = (
         "board",
+        "by_side",
         "enemy_reads",
         "hexes",
         "index",
@@ -104,6 +105,7 @@ class _Watch:
         "occupancy",
         "reads",
         "status",
+        "status_reads",
         "vars",
     )
 
@@ -115,6 +117,11 @@ class _Watch:
         self.enemy_reads: dict[tuple[int, int], frozenset[int]] = s.game.derived.setdefault(
             "enemies_adjacent reads", {}
         )
+        # side → what `units_of` reads: the statuses of its units, for the game.
+        self.status_reads: dict[int, frozenset[int]] = s.game.derived.setdefault(
+            "units_of reads", {}
+        )
+        self.by_side = s.game.units_by_side
         self.hexes = _WatchedList(s.unit_hex, self, UNIT_HEX)
         self.status = _WatchedList(s.unit_status, self, UNIT_STATUS)
         self.loss = _WatchedList(s.unit_loss, self, UNIT_LOSS)
@@ -130,6 +137,13 @@ class _Watch:
             found = self.enemy_reads[(h, side)] = frozenset(
                 ENEMIES + n * _SIDES + side for n in self.neighbors[h] if n >= 0
             )
+        self.reads |= found
+
+    def read_statuses(self, side: int) -> None:
+        """The question read the status of every unit of `side` (`units_of`)."""
+        found = self.status_reads.get(side)
+        if found is None:
+            found = self.status_reads[side] = frozenset(UNIT_STATUS + u for u in self.by_side[side])
         self.reads |= found
 
     def read_stack(self) -> None:
@@ -150,6 +164,9 @@ class Fixed:
         self.board = board_of(s)
 
     def read_enemies_around(self, h: int, side: int) -> None:
+        """Nothing is noted."""
+
+    def read_statuses(self, side: int) -> None:
         """Nothing is noted."""
 
     def read_stack(self) -> None:

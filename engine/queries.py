@@ -242,8 +242,17 @@ def units_of(s: State, side: int) -> tuple[int, ...]:
     by_side = s.game.units_by_side
     if not 0 <= side < len(by_side):
         return ()
-    status = s.unit_status
-    return tuple(u for u in by_side[side] if status[u] == ON_MAP)
+    watch = s._watched
+    if watch is None:
+        occupancy = s.occupancy()
+    else:  # a remembered question reads the statuses of the side's units
+        watch.read_statuses(side)
+        occupancy = watch.occupancy
+    found = occupancy.on_map.get(side)
+    if found is None:
+        status = occupancy.status
+        found = occupancy.on_map[side] = tuple(u for u in by_side[side] if status[u] == ON_MAP)
+    return found
 
 
 @query(returns="units")

@@ -126,10 +126,11 @@ class Occupancy:
     nothing but the index (and the units' fixed sides and kinds). When a few
     units have moved since the previous occupancy, the new one is that one
     patched: the index where they were and are, and the enemies next to those
-    hexes forgotten.
+    hexes forgotten. `on_map` remembers `units_of` per side (the fire phases ask
+    it for every unit fired at): it depends on the statuses alone.
     """
 
-    __slots__ = ("enemies", "hexes", "index", "status")
+    __slots__ = ("enemies", "hexes", "index", "on_map", "status")
 
     # Beyond this many units moved at once, building afresh is as quick.
     PATCHED = 8
@@ -152,10 +153,13 @@ class Occupancy:
                     index.setdefault(h, []).append(u)
             self.index: dict[int, tuple[int, ...]] = {h: tuple(us) for h, us in index.items()}
             self.enemies: dict[tuple[int, int], tuple[int, ...]] = {}
+            self.on_map: dict[int, tuple[int, ...]] = {}
             return
         assert previous is not None
         self.index = dict(previous.index)
         self.enemies = dict(previous.enemies)
+        # (shared while the statuses are the same: the answers are the same)
+        self.on_map = previous.on_map if previous.status == self.status else {}
         if len(moved) == 1:  # a unit stepped, entered or left: at every step
             self._patch_one(moved[0], previous.hexes[moved[0]], neighbors, sides)
             return

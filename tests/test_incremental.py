@@ -16,6 +16,7 @@ import pytest
 from compiler.build import import_shipped, shipped_battles
 from engine import chance, incremental
 from engine.save import from_json, to_json
+from engine.state import ON_MAP, Occupancy
 from tests.conftest import eager_action
 
 # Enough actions for several movement phases of each side, not whole campaigns.
@@ -116,3 +117,32 @@ def test_an_answer_is_forgotten_only_when_what_it_read_changes(training):
     # A question may not change the state it is asked about.
     with pytest.raises(RuntimeError):
         memo.ask(s, "move", lambda: s.unit_hex.__setitem__(0, 0))
+
+
+@pytest.mark.parametrize(("battle", "scenario"), shipped_scenarios())
+def test_the_patched_occupancy_is_the_one_built_afresh(battle, scenario):
+    """The occupancy after each action, patched from the previous one, holds the
+    index, the `enemies_adjacent` answers and the `units_of` answers that one
+    built from the positions alone gives."""
+    game = import_shipped(battle).load_game({"scenario": scenario} if scenario else {})
+    seed = 3
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    kept = 0
+    while not s.is_terminal() and s.move_number < ACTIONS:
+        s.apply_action(chance.sample(s, seed) if s.is_chance_node() else eager_action(s, rng))
+        occupancy = s.occupancy()
+        fresh = Occupancy(s.unit_hex, s.unit_status)
+        assert occupancy.index == fresh.index
+        for (h, side), found in occupancy.enemies.items():
+            near = (
+                u
+                for n in game.rules.board.neighbors[h]
+                for u in fresh.index.get(n, ())
+                if game.combat_sides[u] not in (None, side)
+            )
+            assert found == tuple(sorted(near))
+            kept += 1
+        for side, found in occupancy.on_map.items():
+            assert found == tuple(u for u in game.units_by_side[side] if s.unit_status[u] == ON_MAP)
+    assert kept > 0
