@@ -142,6 +142,7 @@ class Occupancy:
         previous: Occupancy | None = None,
         neighbors: tuple[tuple[int, ...], ...] = (),
         sides: int = 0,
+        combat_sides: tuple[int | None, ...] = (),
     ) -> None:
         self.hexes = list(hexes)
         self.status = list(status)
@@ -161,7 +162,8 @@ class Occupancy:
         # (shared while the statuses are the same: the answers are the same)
         self.on_map = previous.on_map if previous.status == self.status else {}
         if len(moved) == 1:  # a unit stepped, entered or left: at every step
-            self._patch_one(moved[0], previous.hexes[moved[0]], neighbors, sides)
+            u = moved[0]
+            self._patch_one(u, previous.hexes[u], neighbors, sides, combat_sides[u])
             return
         touched = {previous.hexes[u] for u in moved} | {hexes[u] for u in moved}
         for h in touched:
@@ -177,10 +179,19 @@ class Occupancy:
                     enemies.pop((n, side), None)
 
     def _patch_one(
-        self, u: int, was: int, neighbors: tuple[tuple[int, ...], ...], sides: int
+        self,
+        u: int,
+        was: int,
+        neighbors: tuple[tuple[int, ...], ...],
+        sides: int,
+        own: int | None,
     ) -> None:
         """The patch for one unit that moved from hex `was` (or changed status there):
-        what the general patch does, written out for a single unit."""
+        what the general patch does, written out for a single unit. Only the
+        answers for the sides it is an enemy of are forgotten (`own`: its side,
+        None for a leader, which `enemies_adjacent` never counts): its own side's
+        next to the hexes it left and entered stay (the next steps it considers
+        ask them again)."""
         index = self.index
         here = index.get(was)
         if here is not None and u in here:
@@ -193,11 +204,12 @@ class Occupancy:
         if self.status[u] == ON_MAP:
             index[now] = tuple(sorted((*index.get(now, ()), u)))
         enemies = self.enemies
-        if enemies:  # forget the answers next to the hexes touched, for every side
+        if enemies and own is not None:  # forget those answers next to the hexes touched
+            others = [side for side in range(sides) if side != own]
             for h in {was, now}:
                 if h >= 0:
                     for n in neighbors[h]:
-                        for side in range(sides):
+                        for side in others:
                             enemies.pop((n, side), None)
 
 
@@ -292,7 +304,12 @@ class State:
         ):
             rules = self.game.rules
             occupancy = self._occupancy = Occupancy(
-                self.unit_hex, self.unit_status, occupancy, rules.board.neighbors, len(rules.sides)
+                self.unit_hex,
+                self.unit_status,
+                occupancy,
+                rules.board.neighbors,
+                len(rules.sides),
+                self.game.combat_sides,
             )
         return occupancy
 

@@ -123,7 +123,8 @@ def test_an_answer_is_forgotten_only_when_what_it_read_changes(training):
 def test_the_patched_occupancy_is_the_one_built_afresh(battle, scenario):
     """The occupancy after each action, patched from the previous one, holds the
     index, the `enemies_adjacent` answers and the `units_of` answers that one
-    built from the positions alone gives."""
+    built from the positions alone gives (a unit's own side's answers next to
+    it are kept when it steps)."""
     game = import_shipped(battle).load_game({"scenario": scenario} if scenario else {})
     seed = 3
     rng = random.Random(seed)
