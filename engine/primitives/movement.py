@@ -26,8 +26,9 @@ from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
 from engine.nodes import Node, RulesError
 from engine.primitives.base import Primitive, register
+from engine.queries import units_of
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
-from engine.state import ON_MAP, Frame, State
+from engine.state import Frame, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
 
@@ -276,11 +277,8 @@ class MoveUnits(Primitive):
         who = self.has_lambda(s, frame, "who")
         must = self.has_lambda(s, frame, "must_move")
         held = False
-        status = s.unit_status
         actions = [s.game.actions.PASS]
-        for u in s.game.units_by_side[b["side"]]:
-            if status[u] != ON_MAP:
-                continue
+        for u in units_of(s, b["side"]):  # (kept while no unit enters or leaves the map)
             if who and not ask(("who", u), self._who, s, frame, u):
                 continue  # this phase moves other units (an activation, 5.2.2)
             if u == active:
