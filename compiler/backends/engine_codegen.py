@@ -156,6 +156,11 @@ class Codegen:
         if self.board is not None:
             for name, hexes in self.board.zones.items():
                 self.hex_sets.setdefault(hexes, f"ZONE_{name.upper()}")
+        # Defines of one unit that read only its printed values: define name -> the
+        # module constant of their value per unit, which their calls look up.
+        self.unit_tables: dict[str, str] = {
+            d.name: f"DEFINE__{d.name.upper()}" for d in rules.defines if per_unit(d)
+        }
 
     # ------------------------------------------------------------ functions
 
@@ -280,6 +285,8 @@ class Codegen:
             args = "".join(f", {x(a, env)}" for a in e.args)
             return f"q.{e.func}(s{args})"
         if isinstance(e, ir.DefineCall):
+            if e.define in self.unit_tables:
+                return f"{self.unit_tables[e.define]}[{x(e.args[0], env)}]"
             args = "".join(f", {x(a, env)}" for a in e.args)
             return f"{define_name(e.define)}(s{args})"
         if isinstance(e, ir.UnitAttr):
@@ -710,6 +717,10 @@ class Codegen:
             "tables": [self.table(t) for t in r.tables],
             "results": r.results,
             "defines": defines,
+            "unit_tables": [
+                {"table": table, "function": define_name(name)}
+                for name, table in self.unit_tables.items()
+            ],
             "functions": self.functions,
             "procedures": procedures,
             "instructions": sorted({kind.__name__ for p in procedures for kind in p["kinds"]}),
@@ -957,6 +968,43 @@ FUSED: dict[str, Callable[[str | None, str], str]] = {
 def define_name(name: str) -> str:
     """`define__may_attack`: the function of a rule file's `define may_attack`."""
     return function_name(("define", name))
+
+
+# Unit values the generated code reads from the module's per-unit tables.
+PRINTED_UNIT_ATTRS = frozenset({"side", "movement", "leader", "combat_unit"})
+
+
+def per_unit(d: ir.Define) -> bool:
+    """Whether a define of one unit reads nothing but that unit's printed values
+    (`rifle_unit(u) = u.rifle == black or u.rifle == white`): it is then worked
+    out once for every unit when the module is imported, and its calls look the
+    value up (it reads a per-unit table with the unit, as the look-up does)."""
+    if len(d.params) != 1 or d.params[0][1] != "unit":
+        return False
+    param = d.params[0][0]
+    reads_unit = False
+
+    def printed(e: ir.TExpr) -> bool:
+        nonlocal reads_unit
+        if isinstance(e, ir.Const):
+            return e.type not in ELEMENT_TYPES and e.type not in ("hexes", "range")
+        if isinstance(e, ir.Binding):
+            return e.name == param
+        if isinstance(e, ir.UnitAttr):
+            reads_unit = reads_unit or isinstance(e.unit, ir.Binding)
+            return (e.name in PRINTED_UNIT_ATTRS or e.name not in DIRECT_UNIT_ATTRS) and printed(
+                e.unit
+            )
+        if isinstance(e, ir.Unary):
+            return printed(e.operand)
+        if isinstance(e, ir.Binary):
+            plain = e.op not in ("/", "in", "not in") and e.type not in ELEMENT_TYPES
+            return plain and printed(e.left) and printed(e.right)
+        if isinstance(e, ir.Conditional):
+            return printed(e.test) and printed(e.then) and printed(e.orelse)
+        return False
+
+    return printed(d.body) and reads_unit
 
 
 def lines_source(lines: list[str]) -> str:

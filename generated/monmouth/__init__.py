@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = 'ec2000ecab149711302c4c3d314effb4de5f3dc67becc6343f49aeb71dee09f8'
+RULES_HASH = '6a38e82da932e2c21484c4e36016cb4f81eb6f378e3668758dff790517375c09'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -2,7 +2,7 @@
 # What is where, top to bottom:
 #   UNIT_*           per-unit values by unit index
 #   ZONE_*, HEXES_*  the map's zones and other sets of hex ids the rules name (`_LIST`: in id order)
-#   define__NAME     the rule files' `define`s
+#   define__NAME     the rule files' `define`s; DEFINE__NAME: one of a unit's printed values alone, per unit
 #   PROC__STEP__...  compiled expressions and effects, named for where they come from (procedure and step,
 #                    trigger, result, modifiers, scenario, ...) with the rule-file line; each body written once
 #   RULES            the rest as data; procedures are instruction records (engine/instructions.py), the
@@ -272,7 +272,7 @@ def define__rifle_zoc_cost(s, a_from, a_to, a_side):  # 'rulesets/series/zoc.mst
         a_side))) else 0)
 
 def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18': 'Enemy rifle units next to a hex, exerting a ZOC'
-    return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and define__rifle_unit(s, e0)))
+    return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and DEFINE__RIFLE_UNIT[e0]))
 
 def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
     return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
@@ -342,7 +342,7 @@ def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Uni
         and define__bombarded_by(s, e0, a_side)))
 
 def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire'
-    return tuple(e0 for e0 in q.units_of(s, a_side) if ((define__rifle_unit(s, e0) and define__parade(s, e0)) and (not s.vars['fired'][e0])))
+    return tuple(e0 for e0 in q.units_of(s, a_side) if ((DEFINE__RIFLE_UNIT[e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
 def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at"
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
@@ -363,7 +363,7 @@ def define__may_attack(s, a_u):  # 'rulesets/series/close_combat.mst:40': 'May a
     return ((define__parade(s, a_u) and (not s.vars['withdrawn'][a_u])) and (not UNIT_PROPS['artillery'][a_u]))
 
 def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack'
-    return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not define__rifle_unit(s, a_u))))
+    return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not DEFINE__RIFLE_UNIT[a_u])))
 
 def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
     return s.vars['pinned'][a_u]
@@ -590,6 +590,11 @@ def define__counts_for_6_28(s, a_u):  # 'rulesets/monmouth/scenarios.mst:275': '
 
 def define__hessian_grenadier(s, a_u):  # 'rulesets/monmouth/scenarios.mst:408': 'A Hessian Grenadier battalion'
     return (((a_u == 63) or (a_u == 64)) or (a_u == 65))
+
+# The defines of one unit that read only its printed values, for every unit (their calls look them up).
+DEFINE__RIFLE_UNIT = tuple(define__rifle_unit(None, u) for u in range(len(UNIT_SIDE)))
+DEFINE__COUNTS_FOR_STACKING = tuple(define__counts_for_stacking(None, u) for u in range(len(UNIT_SIDE)))
+DEFINE__SUFFERS_RIFLE_DRM = tuple(define__suffers_rifle_drm(None, u) for u in range(len(UNIT_SIDE)))
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
@@ -1380,9 +1385,9 @@ def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.ms
 def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:151'
     return define__behind_fieldworks(s, b['combat'])
 def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:152'
-    return define__suffers_rifle_drm(s, b['attacker_lead'])
+    return DEFINE__SUFFERS_RIFLE_DRM[b['attacker_lead']]
 def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:153'
-    return define__suffers_rifle_drm(s, b['defender_lead'])
+    return DEFINE__SUFFERS_RIFLE_DRM[b['defender_lead']]
 def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:154'
     return define__all_militia(s, q.attackers(s, b['combat']))
 def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:155'

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b8bc2c2fab6cd9e105627953189afae14a275ab5a872eb4857ef28a16c9b3b05'
+RULES_HASH = 'e9ee397dddf477427448ae5b2a37bec6bd48b96217edb3fdbcc628297834f62a'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -2,7 +2,7 @@
 # What is where, top to bottom:
 #   UNIT_*           per-unit values by unit index
 #   ZONE_*, HEXES_*  the map's zones and other sets of hex ids the rules name (`_LIST`: in id order)
-#   define__NAME     the rule files' `define`s
+#   define__NAME     the rule files' `define`s; DEFINE__NAME: one of a unit's printed values alone, per unit
 #   PROC__STEP__...  compiled expressions and effects, named for where they come from (procedure and step,
 #                    trigger, result, modifiers, scenario, ...) with the rule-file line; each body written once
 #   RULES            the rest as data; procedures are instruction records (engine/instructions.py), the
@@ -289,8 +289,8 @@ def define__counts_for_stacking(s, a_u):  # 'rulesets/newtown/special_units.mst:
     return (UNIT_COMBAT[a_u] and (a_u != 17))
 
 def define__stack_ok(s, a_units):  # 'rulesets/series/stacking.mst:10': 'Within the stacking limit'
-    return ((sum(q.unit_strength(s, e0) for e0 in a_units if (define__counts_for_stacking(s, e0) and (not UNIT_PROPS['artillery'][e0]))) <= 6)
-        and (sum(1 for e0 in a_units if (define__counts_for_stacking(s, e0) and UNIT_PROPS['artillery'][e0])) <= 1))
+    return ((sum(q.unit_strength(s, e0) for e0 in a_units if (DEFINE__COUNTS_FOR_STACKING[e0] and (not UNIT_PROPS['artillery'][e0]))) <= 6)
+        and (sum(1 for e0 in a_units if (DEFINE__COUNTS_FOR_STACKING[e0] and UNIT_PROPS['artillery'][e0])) <= 1))
 
 def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit'
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
@@ -305,7 +305,7 @@ def define__rifle_zoc_cost(s, a_from, a_to, a_side):  # 'rulesets/series/zoc.mst
         a_side))) else 0)
 
 def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18': 'Enemy rifle units next to a hex, exerting a ZOC'
-    return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and define__rifle_unit(s, e0)))
+    return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and DEFINE__RIFLE_UNIT[e0]))
 
 def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
     return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
@@ -375,7 +375,7 @@ def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Uni
         and define__bombarded_by(s, e0, a_side)))
 
 def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire'
-    return tuple(e0 for e0 in q.units_of(s, a_side) if ((define__rifle_unit(s, e0) and define__parade(s, e0)) and (not s.vars['fired'][e0])))
+    return tuple(e0 for e0 in q.units_of(s, a_side) if ((DEFINE__RIFLE_UNIT[e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
 def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at"
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
@@ -397,7 +397,7 @@ def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:353': 'May
         and (not s.vars['failed_resolve'][a_u])) and (not s.vars['indian_withdrawal'][a_u]))
 
 def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack'
-    return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not define__rifle_unit(s, a_u))))
+    return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not DEFINE__RIFLE_UNIT[a_u])))
 
 def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
     return s.vars['pinned'][a_u]
@@ -603,6 +603,11 @@ def define__placeholder_card(s, a_card):  # 'rulesets/newtown/cards.mst:263': 'A
 
 def define__combat_card(s, a_card):  # 'rulesets/newtown/cards.mst:303': 'A card for the moment before the close combat roll'
     return (((a_card == 'they_were_as_ghosts') or (a_card == 'chaos')) or (a_card == 'parley'))
+
+# The defines of one unit that read only its printed values, for every unit (their calls look them up).
+DEFINE__RIFLE_UNIT = tuple(define__rifle_unit(None, u) for u in range(len(UNIT_SIDE)))
+DEFINE__COUNTS_FOR_STACKING = tuple(define__counts_for_stacking(None, u) for u in range(len(UNIT_SIDE)))
+DEFINE__SUFFERS_RIFLE_DRM = tuple(define__suffers_rifle_drm(None, u) for u in range(len(UNIT_SIDE)))
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
@@ -1639,9 +1644,9 @@ def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/newtown/indian_rules.m
 def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/newtown/indian_rules.mst:339'
     return define__behind_fieldworks(s, b['combat'])
 def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/newtown/indian_rules.mst:340'
-    return define__suffers_rifle_drm(s, b['attacker_lead'])
+    return DEFINE__SUFFERS_RIFLE_DRM[b['attacker_lead']]
 def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/newtown/indian_rules.mst:341'
-    return define__suffers_rifle_drm(s, b['defender_lead'])
+    return DEFINE__SUFFERS_RIFLE_DRM[b['defender_lead']]
 def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/newtown/indian_rules.mst:342'
     return (define__all_militia(s, q.attackers(s, b['combat'])) and (not any(define__warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
 def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/newtown/indian_rules.mst:343'

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'ca3ff5c3839d54e2544d22b41881a8ccb4bc0aa15dbce024f1c585fa8b164622'
+RULES_HASH = 'cc540cea8fbd301e083ddd63e8ec2faa5d44a22fa7aa887ddc445d676c01d0b3'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -2,7 +2,7 @@
 # What is where, top to bottom:
 #   UNIT_*           per-unit values by unit index
 #   ZONE_*, HEXES_*  the map's zones and other sets of hex ids the rules name (`_LIST`: in id order)
-#   define__NAME     the rule files' `define`s
+#   define__NAME     the rule files' `define`s; DEFINE__NAME: one of a unit's printed values alone, per unit
 #   PROC__STEP__...  compiled expressions and effects, named for where they come from (procedure and step,
 #                    trigger, result, modifiers, scenario, ...) with the rule-file line; each body written once
 #   RULES            the rest as data; procedures are instruction records (engine/instructions.py), the
