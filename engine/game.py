@@ -16,6 +16,7 @@ from engine.describe import action_to_string, describe_state
 from engine.effects import set_at
 from engine.firing import Firing
 from engine.primitives import get
+from engine.restrictions import hex_tests
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.save import state_hash, to_json
 from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
@@ -199,6 +200,7 @@ class Game:
         for r in rules.restrictions:
             if not r.rule or self.switch_on[r.rule]:
                 self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
+        self.hex_tests = hex_tests(self.restrictions, rules.board.zones)
         self.resets: dict[str, tuple] = {}
         # What primitives work out from the rules and the map alone, kept for the
         # game's life (march distances to a goal): never from a position.

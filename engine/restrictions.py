@@ -11,7 +11,7 @@ primitive: its condition sees a whole proposed close combat.
 from __future__ import annotations
 
 from engine.firing import fired
-from engine.rules import RestrictionSpec
+from engine.rules import Fn, RestrictionSpec
 from engine.state import State
 
 
@@ -42,40 +42,59 @@ def _in_zone(s: State, r: RestrictionSpec, h: int) -> bool:
     return not r.zone or h in s.game.rules.board.zones[r.zone]
 
 
+# A restriction of a hex kind as `may_enter` and `may_end` test it: the hexes of
+# its zone (None: no zone), its condition, its `until turn` and its name.
+HexTest = tuple[frozenset[int] | None, Fn | None, int | None, str]
+
+
+def hex_tests(
+    restrictions: dict[str, tuple[RestrictionSpec, ...]], zones: dict[str, frozenset[int]]
+) -> dict[str, tuple[HexTest, ...]]:
+    """The `no_entry`, `confined_to` and `no_end` restrictions switched on in a game
+    (`Game.restrictions`) as tests, worked out once for the game: they are tested
+    for every step considered."""
+    return {
+        kind: tuple(
+            (zones[r.zone] if r.zone else None, r.condition, r.until_turn, r.name)
+            for r in restrictions.get(kind, ())
+        )
+        for kind in ("no_entry", "confined_to", "no_end")
+    }
+
+
 def may_enter(s: State, u: int, h: int, origin: int | None = None) -> bool:
     """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it.
 
     The condition sees `unit`, `hex` (the hex entered), and the step's `from`
     (the hex left: `origin`, or where the unit stands) and `to` (= `hex`).
     Asked for every step considered, so the tests are written out here rather
-    than through `_in_zone`, `_holds` and `_in_time` (the same, in the same order).
+    than through `_in_zone`, `_holds` and `_in_time` (the same, in the same order),
+    from the game's `hex_tests`.
     """
-    kinds = s.game.restrictions  # those switched on
-    no_entry = kinds.get("no_entry", ())
-    confined = kinds.get("confined_to", ())
+    tests = s.game.hex_tests
+    no_entry, confined = tests["no_entry"], tests["confined_to"]
     if not no_entry and not confined:
         return True
     left = s.unit_hex[u] if origin is None else origin
     bindings = {"unit": u, "hex": h, "from": left, "to": h}
-    zones = s.game.rules.board.zones
     # What is fixed (the map's zone) first and the turn of an `until turn` last:
     # a remembered answer (engine/incremental.py) then depends on the turn only
     # where the restriction would bind.
-    for r in no_entry:
+    for zone, condition, until, name in no_entry:
         if (
-            (not r.zone or h in zones[r.zone])
-            and (r.condition is None or r.condition(s, bindings))
-            and (r.until_turn is None or s.vars["turn"] < r.until_turn)
+            (zone is None or h in zone)
+            and (condition is None or condition(s, bindings))
+            and (until is None or s.vars["turn"] < until)
         ):
-            fired(s, "restriction", r.name)
+            fired(s, "restriction", name)
             return False
-    for r in confined:
+    for zone, condition, until, name in confined:
         if (
-            (r.zone and h not in zones[r.zone])
-            and (r.condition is None or r.condition(s, bindings))
-            and (r.until_turn is None or s.vars["turn"] < r.until_turn)
+            (zone is not None and h not in zone)
+            and (condition is None or condition(s, bindings))
+            and (until is None or s.vars["turn"] < until)
         ):
-            fired(s, "restriction", r.name)
+            fired(s, "restriction", name)
             return False
     return True
 
@@ -102,17 +121,16 @@ def may_designate(
 
 def may_end(s: State, u: int, h: int) -> bool:
     """No `no_end` forbids ending a move in the hex (written out as `may_enter` is)."""
-    no_end = s.game.restrictions.get("no_end", ())
+    no_end = s.game.hex_tests["no_end"]
     if not no_end:
         return True
-    zones = s.game.rules.board.zones
-    for r in no_end:
+    for zone, condition, until, name in no_end:
         if (
-            (not r.zone or h in zones[r.zone])
-            and (r.until_turn is None or s.vars["turn"] < r.until_turn)
-            and (r.condition is None or r.condition(s, {"unit": u, "hex": h}))
+            (zone is None or h in zone)
+            and (until is None or s.vars["turn"] < until)
+            and (condition is None or condition(s, {"unit": u, "hex": h}))
         ):
-            fired(s, "restriction", r.name)
+            fired(s, "restriction", name)
             return False
     return True
 
