@@ -139,7 +139,10 @@ class MoveUnits(Primitive):
         there" is then kept, not found broken when the unit has to stop.
         """
         rules = s.game.rules
-        board = board_of(s)
+        # Asked only while a decision is worked out, under its watch (`run`): the
+        # board and the units in a hex (`board_of`, `units_in`) are the watch's.
+        watch = s._watched
+        board = watch.board
         a = s.unit_hex[u] if at is None else at
         b = board.neighbors[a][d]
         terrain = step_cost(rules, u, a, d, board)
@@ -150,7 +153,7 @@ class MoveUnits(Primitive):
         units = rules.units
         mover = units[u]
         side, leader = mover.side, mover.kind != "unit"
-        here = s.units_by_hex().get(b, ())  # `units_in`
+        here = watch.index.get(b, ())
         for o in here:
             other = units[o]
             # 9.2: never into a hex of enemy combat units; enemy leaders alone may
