@@ -104,6 +104,7 @@ class _Watch:
         "neighbors",
         "occupancy",
         "reads",
+        "stacking",
         "status",
         "status_reads",
         "vars",
@@ -111,6 +112,7 @@ class _Watch:
 
     def __init__(self, s: State) -> None:
         self.reads: set[int] = set()
+        self.stacking = None  # (each question notes what its stacking limit reads)
         self.neighbors = s.game.rules.board.neighbors
         self.board = board_of(s)  # the terrain changed in play is compared as a whole
         # (hex, side) → what `enemies_adjacent` reads there: the map's, for the game.
@@ -154,14 +156,22 @@ class _Watch:
 class Fixed:
     """Stands in for a watch while a primitive works out a decision without
     remembering (the steps of the unit moving now): the positions hold still
-    meanwhile, so the occupancy is looked up once, not compared at every question."""
+    meanwhile, so the occupancy is looked up once, not compared at every question.
 
-    __slots__ = ("board", "index", "occupancy")
+    `stacking` keeps the answers of the stacking limit by the units that would
+    stand together (the moving unit alone in each empty hex around it, most
+    often): the limit reads nothing else that could change during the decision.
+    A game that counts what fires (`Game.firing`) keeps none, so that every
+    asking is counted.
+    """
+
+    __slots__ = ("board", "index", "occupancy", "stacking")
 
     def __init__(self, s: State) -> None:
         self.occupancy = s.occupancy()
         self.index = self.occupancy.index
         self.board = board_of(s)
+        self.stacking: dict[tuple[int, ...], Any] | None = {} if s.game.firing is None else None
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """Nothing is noted."""

@@ -180,8 +180,17 @@ class MoveUnits(Primitive):
             return False  # the first hex costs what it may: a unit may always move one (9.1)
         if not may_enter(s, u, b, a):
             return False
-        stacking = params["stacking"]
-        if not stacking(s, {**_caller(s, frame), "units": here if u in here else (*here, u)}):
+        together = here if u in here else (*here, u)
+        known = watch.stacking  # (answers kept for the decision, when its watch keeps them)
+        if known is None:
+            within = params["stacking"](s, {**_caller(s, frame), "units": together})
+        else:
+            within = known.get(together, _UNKNOWN)
+            if within is _UNKNOWN:
+                within = known[together] = params["stacking"](
+                    s, {**_caller(s, frame), "units": together}
+                )
+        if not within:
             return False
         if may_end(s, u, b):
             return True
