@@ -62,6 +62,11 @@ def _tables(rules: Rules) -> tuple[Rules, tuple[int, ...], tuple]:
     return found
 
 
+def unit_costs(rules: Rules) -> tuple:
+    """Each unit's cost table on the printed map (`[u][a][d]`, as `step_cost`)."""
+    return _tables(rules)[2]
+
+
 def move_class(rules: Rules, u: int) -> int:
     """The index in `board.move_classes` of the class a unit moves as (0: none)."""
     return _tables(rules)[1][u]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import interpreter
-from engine.board import DIRECTIONS
+from engine.board import DIRECTIONS, unit_costs
 from engine.describe import action_to_string, describe_state
 from engine.effects import set_at
 from engine.firing import Firing
@@ -174,6 +174,9 @@ class Game:
             tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
             for side in range(len(rules.sides))
         )
+        # Each unit's cost to step from each hex in each direction on the printed
+        # map (`step_cost`): looked up for every step considered.
+        self.step_costs = unit_costs(rules)
         # Each unit's printed strengths, step by step (`unit_strength`).
         self.strengths = tuple(unit.strengths for unit in rules.units)
         # Each combat unit's side, and None for a leader: `enemies_adjacent` is asked

@@ -138,14 +138,18 @@ class MoveUnits(Primitive):
         if it may go on from there to a hex where it may: "may not end its move
         there" is then kept, not found broken when the unit has to stop.
         """
-        rules = s.game.rules
+        game = s.game
+        rules = game.rules
         # Asked only while a decision is worked out, under its watch (`run`): the
         # board and the units in a hex (`board_of`, `units_in`) are the watch's.
         watch = s._watched
         board = watch.board
         a = s.unit_hex[u] if at is None else at
         b = board.neighbors[a][d]
-        terrain = step_cost(rules, u, a, d, board)
+        if board is rules.board:  # (`step_cost`, on the printed map)
+            terrain = game.step_costs[u][a][d]
+        else:
+            terrain = step_cost(rules, u, a, d, board)
         if b < 0 or terrain == PROHIBITED:
             return False
         if strategic and not board.strategic[a] >> d & 1:
