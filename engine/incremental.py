@@ -35,7 +35,7 @@ import os
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterator
 from itertools import compress, count
-from operator import ne
+from operator import is_not, ne
 from typing import Any
 
 from engine.state import State
@@ -553,10 +553,16 @@ class Remembered:
         variables, before = s.vars, self.variables
         if variables != before:
             indexed = s.game.indexed_variables
-            names = [name for name, now in variables.items() if before.get(name, _ABSENT) != now]
-            added = sum(1 for name in names if name not in before)
-            if len(before) > len(variables) - added:  # some were removed too
-                names += [name for name in before if name not in variables]
+            if tuple(variables) == tuple(before):
+                # The same names in the same order: the copy shares every value not
+                # set since, so only those that are other objects (found in C) may differ.
+                others = compress(variables, map(is_not, variables.values(), before.values()))
+                names = [name for name in others if variables[name] != before[name]]
+            else:
+                names = [n for n, now in variables.items() if before.get(n, _ABSENT) != now]
+                added = sum(1 for name in names if name not in before)
+                if len(before) > len(variables) - added:  # some were removed too
+                    names += [name for name in before if name not in variables]
             for name in names:
                 was, now = before.get(name), variables.get(name)
                 number = _name(name)
