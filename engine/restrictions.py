@@ -135,37 +135,46 @@ def may_end(s: State, u: int, h: int) -> bool:
     return True
 
 
+def _binding(s: State, kind: str, u: int) -> RestrictionSpec | None:
+    """The first restriction of a unit's kind (`no_move`, `no_arrival`, `max_hexes`,
+    `allowance`) switched on in the game, in time and binding unit u, counted as
+    fired (`_in_time` and `_binds` written out: asked for every unit at every
+    decision of a movement phase)."""
+    for r in s.game.restrictions.get(kind, ()):
+        if (r.until_turn is None or s.vars["turn"] < r.until_turn) and (
+            r.condition is None or r.condition(s, {"unit": u})
+        ):
+            fired(s, "restriction", r.name)
+            return r
+    return None
+
+
 def may_move(s: State, u: int) -> bool:
     """No `no_move` holds the unit in place."""
-    return not any(
-        _in_time(s, r) and _binds(s, r, {"unit": u}) for r in s.game.restrictions.get("no_move", ())
-    )
+    return _binding(s, "no_move", u) is None
 
 
 def may_arrive(s: State, u: int) -> bool:
     """No `no_arrival` holds the reinforcement off the map this turn."""
-    return not any(
-        _in_time(s, r) and _binds(s, r, {"unit": u})
-        for r in s.game.restrictions.get("no_arrival", ())
-    )
+    return _binding(s, "no_arrival", u) is None
 
 
 def max_hexes(s: State, u: int) -> int | None:
     """How many hexes the unit may move at most (a `max_hexes` restriction), or None."""
-    for r in s.game.restrictions.get("max_hexes", ()):
-        if _in_time(s, r) and _binds(s, r, {"unit": u}):
-            assert r.value is not None
-            return int(r.value(s, {"unit": u}))
-    return None
+    r = _binding(s, "max_hexes", u)
+    if r is None:
+        return None
+    assert r.value is not None
+    return int(r.value(s, {"unit": u}))
 
 
 def allowance(s: State, u: int) -> int:
     """The unit's movement allowance: the first `allowance` restriction that binds, else printed."""
-    for r in s.game.restrictions.get("allowance", ()):
-        if _in_time(s, r) and _binds(s, r, {"unit": u}):
-            assert r.value is not None
-            return int(r.value(s, {"unit": u}))
-    return s.game.rules.units[u].movement
+    r = _binding(s, "allowance", u)
+    if r is None:
+        return s.game.rules.units[u].movement
+    assert r.value is not None
+    return int(r.value(s, {"unit": u}))
 
 
 def restriction_in_force(s: State, kind: str, u: int, h: int = -1) -> RestrictionSpec | None:
