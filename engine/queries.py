@@ -183,13 +183,21 @@ def road_between(s: State, a: int, b: int) -> bool:
 
 
 def occupied_hexes(s: State) -> frozenset[int]:
-    """Hexes holding combat units: blocking terrain for line of sight (11.42)."""
+    """Hexes holding combat units: blocking terrain for line of sight (11.42).
+    Kept on the occupancy (each line of sight traced asks it), except while a
+    remembered question is worked out: that one notes the positions it reads."""
+    occupancy = s.occupancy() if s._watched is None else None
+    if occupancy is not None and occupancy.occupied is not None:
+        return occupancy.occupied
     units = s.game.rules.units
-    return frozenset(
+    found = frozenset(
         h
         for u, h in enumerate(s.unit_hex)
         if s.unit_status[u] == ON_MAP and units[u].kind == "unit"
     )
+    if occupancy is not None:
+        occupancy.occupied = found
+    return found
 
 
 @query(("a", "hex"), ("b", "hex"), returns="bool")

@@ -127,10 +127,11 @@ class Occupancy:
     units have moved since the previous occupancy, the new one is that one
     patched: the index where they were and are, and the enemies next to those
     hexes forgotten. `on_map` remembers `units_of` per side (the fire phases ask
-    it for every unit fired at): it depends on the statuses alone.
+    it for every unit fired at): it depends on the statuses alone. `occupied`
+    remembers `occupied_hexes` (line of sight asks it for every trace).
     """
 
-    __slots__ = ("enemies", "hexes", "index", "on_map", "status")
+    __slots__ = ("enemies", "hexes", "index", "occupied", "on_map", "status")
 
     # Beyond this many units moved at once, building afresh is as quick.
     PATCHED = 8
@@ -146,6 +147,7 @@ class Occupancy:
     ) -> None:
         self.hexes = list(hexes)
         self.status = list(status)
+        self.occupied: frozenset[int] | None = None  # `occupied_hexes`, once asked
         moved = _moved(previous, hexes, status) if previous is not None else None
         if moved is None or len(moved) > self.PATCHED:
             index: dict[int, list[int]] = {}

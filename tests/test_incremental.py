@@ -122,7 +122,7 @@ def test_an_answer_is_forgotten_only_when_what_it_read_changes(training):
 @pytest.mark.parametrize(("battle", "scenario"), shipped_scenarios())
 def test_the_patched_occupancy_is_the_one_built_afresh(battle, scenario):
     """The occupancy after each action, patched from the previous one, holds the
-    index, the `enemies_adjacent` answers and the `units_of` answers that one
+    index, the `enemies_adjacent`, `units_of` and `occupied_hexes` answers that one
     built from the positions alone gives (a unit's own side's answers next to
     it are kept when it steps)."""
     game = import_shipped(battle).load_game({"scenario": scenario} if scenario else {})
@@ -146,4 +146,10 @@ def test_the_patched_occupancy_is_the_one_built_afresh(battle, scenario):
             kept += 1
         for side, found in occupancy.on_map.items():
             assert found == tuple(u for u in game.units_by_side[side] if s.unit_status[u] == ON_MAP)
+        if occupancy.occupied is not None:
+            assert occupancy.occupied == {
+                h
+                for h, us in fresh.index.items()
+                if any(game.combat_sides[u] is not None for u in us)
+            }
     assert kept > 0
