@@ -184,6 +184,8 @@ class Game:
         self.combat_sides = tuple(
             unit.side if unit.kind == "unit" else None for unit in rules.units
         )
+        # The combat units, in unit order (a designation decision goes over them).
+        self.combat_units = tuple(u for u, unit in enumerate(rules.units) if unit.kind == "unit")
         # Of those, the ones with a turn and hexes of entry (the reinforcement
         # primitive asks which are due at every decision of the phase).
         self.entering_by_side = tuple(

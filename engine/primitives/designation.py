@@ -84,11 +84,12 @@ class _Position:
         must_be_hexes: set[int] = set()
         all_enemy_hexes: set[int] = set()
         mandatory = set()
-        for u, spec in enumerate(rules.units):
-            if s.unit_status[u] != ON_MAP or spec.kind != "unit":
+        status, hexes, sides = s.unit_status, s.unit_hex, s.game.combat_sides
+        for u in s.game.combat_units:
+            if status[u] != ON_MAP:
                 continue
-            h = s.unit_hex[u]
-            if spec.side == side:
+            h = hexes[u]
+            if sides[u] == side:
                 if may and not prim.call(s, frame, "may_attack", unit=u):
                     continue
                 self.hex_of[u] = h
