@@ -186,12 +186,13 @@ class Fixed:
 class _WatchedList(list):
     """`unit_hex`, `unit_status` or `unit_loss` while a question is computed."""
 
-    __slots__ = ("kind", "watch")
+    __slots__ = ("kind", "plain", "watch")
 
     def __init__(self, values: list[int], watch: _Watch, kind: int) -> None:
         super().__init__(values)
         self.watch = watch
         self.kind = kind
+        self.plain = values  # read by index as a plain list is (nothing changes meanwhile)
 
     def __getitem__(self, i: Any) -> Any:
         if type(i) is int and i >= 0:
@@ -200,7 +201,7 @@ class _WatchedList(list):
             self.watch.reads.add(self.kind + len(self) + i)
         else:
             self.watch.reads.add(EVERYTHING)
-        return list.__getitem__(self, i)
+        return self.plain[i]
 
     def __iter__(self) -> Iterator[int]:
         self.watch.reads.add(EVERYTHING)
@@ -361,6 +362,7 @@ class _WatchedRow(tuple):
         row.watch = watch
         row.name = name
         row.members = VAR_ITEM + name * _ITEMS  # the read of member i: `members + i`
+        row.plain = values  # read by index as a plain tuple is
         return row
 
     def _whole(self) -> None:
@@ -373,7 +375,7 @@ class _WatchedRow(tuple):
             self.watch.reads.add(self.members + tuple.__len__(self) + i)
         else:
             self._whole()
-        return tuple.__getitem__(self, i)
+        return self.plain[i]
 
     def __iter__(self) -> Iterator[Any]:
         self._whole()
