@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from compiler import ir
 from compiler.expressions import ERROR, ExprChecker, Scope, article, cell_type
 from dsl import ast
-from dsl.diagnostics import TYPE, UNKNOWN_NAME, did_you_mean, hint_note
+from dsl.diagnostics import MISSING, TYPE, UNKNOWN_NAME, did_you_mean, hint_note
 from engine.vocabulary import ELEMENT_TYPES, VARIABLES, Lambda
 
 
@@ -319,6 +319,12 @@ class StmtChecker:
         )
         if sig.kind == "effect":
             return ir.Effect(s.span, s.func, tuple(a for _n, a in args))
+        named = {n for n, _a in args}
+        for option, needed in sig.needs:
+            if option in named and needed not in named:
+                self.r.error(
+                    s.span, MISSING, f"{s.func}: `{option}` needs `{needed}` given as well"
+                )
         lambdas = {n for n, t in sig.params if isinstance(t, Lambda)}
         return ir.CallPrim(
             s.span,

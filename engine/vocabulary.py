@@ -34,6 +34,9 @@ class Signature:
     module: str  # "q" (engine.queries) or "e" (engine.effects); "" for primitives
     doc: str
     optional: frozenset[str] = field(default=frozenset())
+    # (option, needed): an optional argument that is meaningless without another,
+    # checked when the rules are compiled rather than failing at play.
+    needs: tuple[tuple[str, str], ...] = ()
 
 
 VOCABULARY: dict[str, Signature] = {}
@@ -69,10 +72,16 @@ def effect(*params: tuple[str, str], optional: tuple[str, ...] = ()) -> Callable
 
 
 def primitive(
-    name: str, *params: tuple[str, str | Lambda], optional: tuple[str, ...] = (), doc: str = ""
+    name: str,
+    *params: tuple[str, str | Lambda],
+    optional: tuple[str, ...] = (),
+    needs: tuple[tuple[str, str], ...] = (),
+    doc: str = "",
 ) -> None:
     """Register a primitive: a step that may ask players to decide, run as its own frame."""
-    VOCABULARY[name] = Signature(name, "primitive", params, "none", "", doc, frozenset(optional))
+    VOCABULARY[name] = Signature(
+        name, "primitive", params, "none", "", doc, frozenset(optional), needs
+    )
 
 
 # Attributes readable on units (`u.strength`, or bare `strength` inside `where`).

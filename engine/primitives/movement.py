@@ -24,7 +24,7 @@ from engine import incremental
 from engine.board import DIRECTIONS, PROHIBITED, step_cost
 from engine.describe import hex_label, unit_name
 from engine.effects import arrived, say
-from engine.nodes import Node, RulesError
+from engine.nodes import Node
 from engine.primitives.base import Primitive, register
 from engine.queries import units_of
 from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
@@ -79,6 +79,7 @@ primitive(
         "one_hex_minimum",
         "must_move",
     ),
+    needs=(("strategic", "strategic_factor"),),  # 9.52: how far a strategic move goes
     doc="The phasing side moves its units one hex per action until it passes.",
 )
 
@@ -264,17 +265,6 @@ class MoveUnits(Primitive):
             self.call(s, frame, "one_hex_minimum", unit=u)
         )
 
-    def _may_go_strategic(self, s: State, frame: Frame, u: int) -> bool:
-        if self.has_lambda(s, frame, "strategic") and not self.has_lambda(
-            s, frame, "strategic_factor"
-        ):
-            raise RulesError("move_units: `strategic` needs `strategic_factor` (9.52: twice)")
-        if not self.has_lambda(s, frame, "strategic") or not self.call(
-            s, frame, "strategic", unit=u
-        ):
-            return False
-        return bool(self._steps(s, frame, u, 0, 0, strategic=True))
-
     def _choices(
         self, s: State, frame: Frame, own: list[int], ask: Ask, known: dict[Hashable, Any]
     ) -> list[int]:
@@ -320,7 +310,7 @@ class MoveUnits(Primitive):
         self, s: State, frame: Frame, u: int, ask: Ask, known: dict[Hashable, Any]
     ) -> tuple[int, ...]:
         """The actions of a unit yet to move: its steps, and its unit action if it may
-        start a strategic move (`_steps` and `_may_go_strategic`), one question per
+        start a strategic move (`_steps` and `_strategic`), one question per
         direction (a unit stepping next to it changes the answers of the directions
         that look at its hexes).
 
