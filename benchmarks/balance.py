@@ -79,26 +79,25 @@ Combat and Fire Tables, the TEC's costs and DRMs, the tactics matrix. A
 scenario a bot wins 90 % of the time may be one whose provisional table
 favours the attacker, or one the bot plays badly from one side.
 
-What the runs suggest. Five scenarios have been played 400 times, on a
-shared 2-core machine; Monmouth's campaign game (2,400 actions a game, six
-times the others) waits for a run on a quiet machine: `--only
-battle:scenario` plays one, and its journal lets a run cut short resume.
-Every one of the five leans to one side, four of them hard. In Monmouth the
-British win the Holding Action 394 of 400 (by both ends of the West
-Morass bridge, Washington captured or Perrine Ridge, 6.28), Lee's Advance
-374 of 400 (316 of them by Overlook Hill, 6.19) and Washington's Stand 328
-of 400 (mostly by the American army wavering); in Newtown's historical
-scenario the Indians win 388 of 400, nearly all by the marginal victory
-2.4 gives them whenever the Americans fall short of a 9 VP lead, a lead
-the provisional Fire and Close Combat Tables make hard to reach, and
-the Indians win Newtown's campaign game 314 of 400, all by that marginal
-victory (the Americans 86, 20 of them by destroying every Newtown hex, 2.2). The first
-18 games of Monmouth's campaign (British 14) and the heuristic's 20-game
-soak of it (British 16, Americans 2, drawn 2) point the same way. Each is a finding to check
-against the printed charts and a human player before it is believed, and
-a one-sided result may be the bot's (it does not plan a defence of the
-hexes the enemy makes for) as much as the scenario's. A table made under
-earlier rules says so under it.
+What the runs suggest. Every scenario has been played 400 times, on a
+shared 2-core machine (Monmouth's campaign game, 2,340 actions a game, took
+112 minutes of both cores). Every one leans to one side, five of them hard.
+In Monmouth the British win the Holding Action 394 of 400 (by both ends of
+the West Morass bridge, Washington captured or Perrine Ridge, 6.28), Lee's
+Advance 374 of 400 (316 of them by Overlook Hill, 6.19), Washington's Stand
+328 of 400 (mostly by the American army wavering) and the campaign game 344
+of 400, 306 of them a substantial victory by the American army's morale
+falling to 0 (series 16.3; the table's "The game ends at once"), with the
+Americans winning 48 (36 by the British army's); in Newtown's historical
+scenario the Indians win 388 of 400, nearly all by the marginal victory 2.4
+gives them whenever the Americans fall short of a 9 VP lead, a lead the
+provisional Fire and Close Combat Tables make hard to reach, and the Indians
+win Newtown's campaign game 314 of 400, all by that marginal victory (the
+Americans 86, 20 of them by destroying every Newtown hex, 2.2). Each is a
+finding to check against the printed charts and a human player before it is
+believed, and a one-sided result may be the bot's (it does not plan a
+defence of the hexes the enemy makes for) as much as the scenario's. A table
+made under earlier rules says so under it.
 """
 
 
