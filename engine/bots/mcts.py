@@ -21,17 +21,21 @@ Where the search spends its budget — where games are decided:
 - the *posture* of each of its player turns' movement: at the first step
   of a player turn the candidates are the heuristic planner re-weighed
   (`POSTURES`: as tuned, pressing on to the objectives, guarding the
-  objectives the enemy makes for, defending them only, cautious), each
+  objectives the enemy makes for, defending them only, cautious; a spare
+  from `SPARE_POSTURES` in place of one that repeats an earlier one), each
   rollout playing its own side by the posture and the enemy by the tuned
   heuristic to the end of the game turn (`PLAN_DECISIONS` at most), so
-  that the turn's end-of-turn victory checks are in what is compared. The
+  that the turn's end-of-turn victory checks are in what is compared —
+  and, for a side moving second in its game turn, to the end of the next,
+  so that the enemy's reply to the posture is in it too. The
   turn's steps (most of a game's decisions, each a single hex) then
   follow the chosen posture's planner without further search;
 - every other decision (close-combat designations, retreats, which unit
   takes a loss, momentum, tactics chits, yes/no questions, set-up): the
   candidates are the heuristic bot's own choice (its look-ahead, as the
   `heuristic` bot plays) and the `CANDIDATES - 1` other actions it ranks
-  next by one ply, each rolled out for `ROLLOUT_DECISIONS` decisions.
+  next by one ply, each rolled out for `ROLLOUT_DECISIONS` decisions
+  (in the last game turn, to the end of the game).
 
 The heuristic's choice (or the tuned posture) stands unless another
 candidate's mean score beats it by `MARGIN`: the search overrules the
