@@ -454,3 +454,69 @@ def test_the_search_rollouts_look_through_a_yes_to_what_it_costs():
         assert recording.answers, "the rollout asked no question"
         answers = recording.answers
         assert all(a.lower().rstrip(".").endswith("no") for a in answers), answers
+
+
+def _eager_until(game, seed: int, stop) -> State:
+    """The first decision with a choice, in a game of eager bots, where `stop(s)` holds."""
+    s, rng = game.new_initial_state(), random.Random(seed)
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(chance.sample(s, seed))
+            continue
+        if len(s.legal_actions()) > 1 and stop(s):
+            return s
+        s.apply_action(eager_action(s, rng))
+    pytest.fail("no such position")
+
+
+def test_the_search_rollouts_of_the_last_game_turn_play_the_game_out():
+    """In the last game turn a rollout that ended the game scored its result
+    (±50 for a marginal victory) and one that stopped short the position
+    (tens), so a candidate was preferred for finishing the game sooner: the
+    rollouts of the last turn now all play to the end of the game, and a
+    finished game keeps the position's terms beside its result."""
+    game = shipped("newtown", "historical")
+    s = _eager_until(game, 1, lambda s: s.vars["turn"] == game.last_turn)
+    bot, _observation = _search(s, iterations=3)
+    child = s.clone()
+    bot._rollout(child, bot.rollout_policy, seed=5, to_turn_end=False)
+    assert child.is_terminal()
+    ev = bot.policy.ev
+    p = bot.player
+    assert bot.score(child) == ev.position(child, p) + ev.w["win"] * child.returns()[p]
+    assert bot.score(s) == ev.evaluate(s, p)
+
+
+def test_a_posture_rollout_sees_the_enemy_reply():
+    """A posture is scored after the enemy has moved in answer to it: played
+    second in its game turn, its rollout runs on to the end of the next."""
+    game = shipped("newtown", "campaign")
+    space = game.actions
+    moved: dict[int, list[int]] = {}
+
+    def second_mover(s: State) -> bool:
+        if not any(space.kind_of(a) == "step" for a in s.legal_actions()):
+            return False
+        turn, p = s.vars["turn"], s.current_player()
+        order = moved.setdefault(turn, [])
+        if p not in order:
+            order.append(p)
+        return order == [1 - p, p] and s.vars["turn"] < game.last_turn - 1
+
+    s = _eager_until(game, 4, second_mover)
+    bot, _observation = _search(s, iterations=3)
+    child = s.clone()
+    bot._rollout(child, bot.rollout_policy, seed=5, to_turn_end=True)
+    assert child.is_terminal() or child.vars["turn"] == s.vars["turn"] + 2
+
+
+def test_the_postures_differ():
+    """Where no objective is the enemy's alone, guarding and defending are the
+    tuned posture over again: spare postures take their places."""
+    from engine.bots.mcts import POSTURES
+
+    game = shipped("newtown", "historical")
+    bot, _observation = _search(game.new_initial_state(), iterations=3)
+    weights = [policy.ev.w for policy in bot.postures.values()]
+    assert len(weights) == len(POSTURES)
+    assert all(w not in weights[:i] for i, w in enumerate(weights))

@@ -114,9 +114,14 @@ class Evaluator:
 
     def evaluate(self, s: State, p: int) -> float:
         """How good the position is for side p (a weighted sum, weights.py)."""
-        w = self.w
         if s.terminal:
-            return w["win"] * s.returns()[p]
+            return self.w["win"] * s.returns()[p]
+        return self.position(s, p) + self.w["victory"] * self.standing(s, p)
+
+    def position(self, s: State, p: int) -> float:
+        """The evaluation's terms other than the game's result and the
+        standing: variables, strength, objectives, units with no way back."""
+        w = self.w
         score = 0.0
         for var, weight in w.variables.items():
             value = s.vars[var]
@@ -128,7 +133,6 @@ class Evaluator:
         score += w["strength"] * strength
         score += w["objective"] * (self._closeness(s, p) - self._closeness(s, 1 - p))
         score -= w["surrounded"] * (self.trapped_strength(s, p) - self.trapped_strength(s, 1 - p))
-        score += w["victory"] * self.standing(s, p)
         return score
 
     def standing(self, s: State, p: int) -> float:

@@ -21,17 +21,21 @@ Where the search spends its budget — where games are decided:
 - the *posture* of each of its player turns' movement: at the first step
   of a player turn the candidates are the heuristic planner re-weighed
   (`POSTURES`: as tuned, pressing on to the objectives, guarding the
-  objectives the enemy makes for, defending them only, cautious), each
+  objectives the enemy makes for, defending them only, cautious; a spare
+  from `SPARE_POSTURES` in place of one that repeats an earlier one), each
   rollout playing its own side by the posture and the enemy by the tuned
   heuristic to the end of the game turn (`PLAN_DECISIONS` at most), so
-  that the turn's end-of-turn victory checks are in what is compared. The
+  that the turn's end-of-turn victory checks are in what is compared —
+  and, for a side moving second in its game turn, to the end of the next,
+  so that the enemy's reply to the posture is in it too. The
   turn's steps (most of a game's decisions, each a single hex) then
   follow the chosen posture's planner without further search;
 - every other decision (close-combat designations, retreats, which unit
   takes a loss, momentum, tactics chits, yes/no questions, set-up): the
   candidates are the heuristic bot's own choice (its look-ahead, as the
   `heuristic` bot plays) and the `CANDIDATES - 1` other actions it ranks
-  next by one ply, each rolled out for `ROLLOUT_DECISIONS` decisions.
+  next by one ply, each rolled out for `ROLLOUT_DECISIONS` decisions
+  (in the last game turn, to the end of the game).
 
 The heuristic's choice (or the tuned posture) stands unless another
 candidate's mean score beats it by `MARGIN`: the search overrules the
@@ -95,6 +99,14 @@ POSTURES: dict[str, Callable[[Weights, int], Weights]] = {
     "guard": _guarding,
     "defend": _defending,
     "cautious": lambda w, p: _scaled(w, attack=0.5, surrounded=3.0, objective=0.5),
+}
+# Postures that take the place of those that come out the same as an earlier
+# one (guarding is the tuned posture where no objective is the enemy's alone).
+SPARE_POSTURES: dict[str, Callable[[Weights, int], Weights]] = {
+    # Units keep by the leaders who command them, so the army arrives together.
+    "massed": lambda w, p: _scaled(w, command=8.0, surrounded=3.0, objective=0.5),
+    # Units hardly advance: they take cover and contact at good odds where they stand.
+    "hold": lambda w, p: _scaled(w, objective=0.1, occupy=0.1, surrounded=3.0),
 }
 
 
@@ -165,9 +177,13 @@ class MctsBot:
         self.policy = Policy(game)
         self.rollout_policy = Policy(game)
         tuned = weights_for(game)
-        self.postures = {
-            name: Policy(game, posture(tuned, self.player)) for name, posture in POSTURES.items()
-        }
+        self.postures = {}
+        seen: list[Weights] = []
+        for name, posture in [*POSTURES.items(), *SPARE_POSTURES.items()]:
+            weights = posture(tuned, self.player)
+            if weights not in seen and len(seen) < len(POSTURES):
+                seen.append(weights)
+                self.postures[name] = Policy(game, weights)
 
     def _candidates(self, view: State, actions: list[int], heuristic: int) -> list[int]:
         """The heuristic's choice, then the others it ranks best by one ply."""
@@ -251,9 +267,21 @@ class MctsBot:
                 except (ValueError, RulesError):  # legal in the game, not in this sampled world
                     continue
                 self._rollout(child, own[k], seed, to_turn_end)
-                totals[k] += self.policy.ev.evaluate(child, self.player)
+                totals[k] += self.score(child)
                 counts[k] += 1
         return [totals[k] / counts[k] if counts[k] else -math.inf for k in range(n)]
+
+    def score(self, s: State) -> float:
+        """A rollout's score: the heuristic evaluation, but a finished game
+        keeps the position's terms beside its result (`win` × returns in
+        place of the standing), so that a rollout that ends the game and one
+        that stops short are scored on one scale."""
+        assert self.policy is not None
+        ev = self.policy.ev
+        result = ev.w["win"] * s.returns()[self.player] if s.terminal else 0.0
+        if not s.terminal:
+            result = ev.w["victory"] * ev.standing(s, self.player)
+        return ev.position(s, self.player) + result
 
     def _rollout(self, s: State, own: Policy, seed: int, to_turn_end: bool) -> None:
         """Play on, in place: side `player` by `own`, the enemy by the tuned
@@ -269,11 +297,30 @@ class MctsBot:
         rng = random.Random(seed)
         own.last_moved = enemy.last_moved = -1
         turn = s.vars["turn"]
+        # In the last game turn every rollout plays to the end of the game,
+        # so that candidates are all scored on a finished game.
+        last = turn >= s.game.last_turn
         space = s.game.actions
         yes_no = [space.option(0), space.option(1)]
         done = rolls = 0
-        while not s.is_terminal() and done < PLAN_DECISIONS and s.vars["turn"] == turn:
-            if not to_turn_end and done >= ROLLOUT_DECISIONS and rolls >= ROLLOUT_ROLLS:
+        # A posture's rollout runs on to the end of a game turn in which the
+        # enemy has moved after this side: the enemy's reply to the posture
+        # (an overextended unit cut off, a counterattack) is in its score.
+        replied = not to_turn_end
+        extended = False
+        while not s.is_terminal() and done < PLAN_DECISIONS:
+            if s.vars["turn"] != turn:
+                if replied or extended or last:
+                    return
+                turn, extended = s.vars["turn"], True
+            if s.vars["phasing"] != self.player:
+                replied = True
+            if (
+                not to_turn_end
+                and not last
+                and done >= ROLLOUT_DECISIONS
+                and rolls >= ROLLOUT_ROLLS
+            ):
                 return
             if s.is_chance_node():
                 action = chance.sample(s, seed)
