@@ -278,8 +278,9 @@ class MctsBot:
         that stops short are scored on one scale."""
         assert self.policy is not None
         ev = self.policy.ev
-        result = ev.w["win"] * s.returns()[self.player] if s.terminal else 0.0
-        if not s.terminal:
+        if s.terminal:
+            result = ev.w["win"] * s.returns()[self.player]
+        else:
             result = ev.w["victory"] * ev.standing(s, self.player)
         return ev.position(s, self.player) + result
 
