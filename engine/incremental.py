@@ -91,8 +91,25 @@ class IncrementalMismatch(AssertionError):
     """The remembered answer differs from a full recomputation: a dependency was missed."""
 
 
+class _Noted:
+    """Where the stand-ins note reads: the set of the question being computed.
+
+    Apart from `_Watch`, which holds the stand-ins, so that nothing they refer
+    to refers back to them: a watch no longer used is freed at once by its
+    reference count (with its copies of the positions and its occupancy), not
+    left to the garbage collector, whose young collections would go over every
+    watch made since the last one.
+    """
+
+    __slots__ = ("reads",)
+
+    def __init__(self) -> None:
+        self.reads: set[int] = set()
+
+
 class _Watch:
-    """The state's stand-ins while a question is computed, and where its reads go."""
+    """The state's stand-ins while a question is computed; `noted.reads` is where
+    its reads go."""
 
     __slots__ = (
         "board",
@@ -102,8 +119,8 @@ class _Watch:
         "index",
         "loss",
         "neighbors",
+        "noted",
         "occupancy",
-        "reads",
         "stacking",
         "status",
         "status_reads",
@@ -111,7 +128,7 @@ class _Watch:
     )
 
     def __init__(self, s: State) -> None:
-        self.reads: set[int] = set()
+        self.noted = noted = _Noted()
         self.stacking = None  # (each question notes what its stacking limit reads)
         self.neighbors = s.game.rules.board.neighbors
         self.board = board_of(s)  # the terrain changed in play is compared as a whole
@@ -124,12 +141,12 @@ class _Watch:
             "units_of reads", {}
         )
         self.by_side = s.game.units_by_side
-        self.hexes = _WatchedList(s.unit_hex, self, UNIT_HEX)
-        self.status = _WatchedList(s.unit_status, self, UNIT_STATUS)
-        self.loss = _WatchedList(s.unit_loss, self, UNIT_LOSS)
+        self.hexes = _WatchedList(s.unit_hex, noted, UNIT_HEX)
+        self.status = _WatchedList(s.unit_status, noted, UNIT_STATUS)
+        self.loss = _WatchedList(s.unit_loss, noted, UNIT_LOSS)
         self.occupancy = s.occupancy()
-        self.index = _WatchedIndex(self.occupancy.index, self)
-        self.vars = _WatchedVars(s.vars, self, s.game.indexed_variables)
+        self.index = _WatchedIndex(self.occupancy.index, noted)
+        self.vars = _WatchedVars(s.vars, noted, s.game.indexed_variables)
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """The question read the units not of `side` next to hex h only
@@ -139,18 +156,18 @@ class _Watch:
             found = self.enemy_reads[(h, side)] = frozenset(
                 ENEMIES + n * _SIDES + side for n in self.neighbors[h] if n >= 0
             )
-        self.reads |= found
+        self.noted.reads |= found
 
     def read_statuses(self, side: int) -> None:
         """The question read the status of every unit of `side` (`units_of`)."""
         found = self.status_reads.get(side)
         if found is None:
             found = self.status_reads[side] = frozenset(UNIT_STATUS + u for u in self.by_side[side])
-        self.reads |= found
+        self.noted.reads |= found
 
     def read_stack(self) -> None:
         """The question looked at which procedures are under way (`during`)."""
-        self.reads.add(STACK)
+        self.noted.reads.add(STACK)
 
 
 class Fixed:
@@ -186,37 +203,37 @@ class Fixed:
 class _WatchedList(list):
     """`unit_hex`, `unit_status` or `unit_loss` while a question is computed."""
 
-    __slots__ = ("kind", "plain", "watch")
+    __slots__ = ("kind", "noted", "plain")
 
-    def __init__(self, values: list[int], watch: _Watch, kind: int) -> None:
+    def __init__(self, values: list[int], noted: _Noted, kind: int) -> None:
         super().__init__(values)
-        self.watch = watch
+        self.noted = noted
         self.kind = kind
         self.plain = values  # read by index as a plain list is (nothing changes meanwhile)
 
     def __getitem__(self, i: Any) -> Any:
         if type(i) is int and i >= 0:
-            self.watch.reads.add(self.kind + i)
+            self.noted.reads.add(self.kind + i)
         elif type(i) is int:
-            self.watch.reads.add(self.kind + len(self) + i)
+            self.noted.reads.add(self.kind + len(self) + i)
         else:
-            self.watch.reads.add(EVERYTHING)
+            self.noted.reads.add(EVERYTHING)
         return self.plain[i]
 
     def __iter__(self) -> Iterator[int]:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return list.__iter__(self)
 
     def __contains__(self, value: object) -> bool:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return list.__contains__(self, value)
 
     def __eq__(self, other: object) -> bool:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return list.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return list.__ne__(self, other)
 
     __hash__ = None  # type: ignore[assignment]
@@ -228,38 +245,38 @@ class _WatchedList(list):
 class _WatchedIndex(dict):
     """The hex → units index while a question is computed: it notes the hexes read."""
 
-    __slots__ = ("watch",)
+    __slots__ = ("noted",)
 
-    def __init__(self, index: dict[int, tuple[int, ...]], watch: _Watch) -> None:
+    def __init__(self, index: dict[int, tuple[int, ...]], noted: _Noted) -> None:
         super().__init__(index)
-        self.watch = watch
+        self.noted = noted
 
     def get(self, h: Any, default: Any = None) -> Any:
-        self.watch.reads.add(HEX + h)
+        self.noted.reads.add(HEX + h)
         return dict.get(self, h, default)
 
     def __getitem__(self, h: Any) -> Any:
-        self.watch.reads.add(HEX + h)
+        self.noted.reads.add(HEX + h)
         return dict.__getitem__(self, h)
 
     def __contains__(self, h: object) -> bool:
-        self.watch.reads.add(HEX + h)  # type: ignore[operator]
+        self.noted.reads.add(HEX + h)  # type: ignore[operator]
         return dict.__contains__(self, h)
 
     def __iter__(self) -> Iterator[int]:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.__iter__(self)
 
     def keys(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.keys(self)
 
     def values(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.values(self)
 
     def items(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.items(self)
 
 
@@ -267,23 +284,23 @@ class _WatchedMapping(dict):
     """A mapping read while a question is computed: going over the whole of it
     (iterating, keys, values, items) reads everything in it."""
 
-    __slots__ = ("watch",)
-    watch: _Watch
+    __slots__ = ("noted",)
+    noted: _Noted
 
     def __iter__(self) -> Iterator[str]:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.__iter__(self)
 
     def keys(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.keys(self)
 
     def values(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.values(self)
 
     def items(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.items(self)
 
 
@@ -298,53 +315,53 @@ class _WatchedVars(_WatchedMapping):
 
     __slots__ = ("indexed", "real")
 
-    def __init__(self, values: dict[str, Any], watch: _Watch, indexed: frozenset[str]) -> None:
+    def __init__(self, values: dict[str, Any], noted: _Noted, indexed: frozenset[str]) -> None:
         super().__init__()
         self.real = values
-        self.watch = watch
+        self.noted = noted
         self.indexed = indexed
 
     def __missing__(self, name: str) -> Any:
         value = self.real[name]
         if name in self.indexed and type(value) is tuple:
-            row = _WatchedRow(value, self.watch, _name(name))
+            row = _WatchedRow(value, self.noted, _name(name))
             dict.__setitem__(self, name, row)
             return row
-        self.watch.reads.add(_VAR_KEYS[name])
+        self.noted.reads.add(_VAR_KEYS[name])
         return value
 
     def get(self, name: str, default: Any = None) -> Any:
         if name in self.real:
             return self[name]
-        self.watch.reads.add(_VAR_KEYS[name])
+        self.noted.reads.add(_VAR_KEYS[name])
         return default
 
     def __contains__(self, name: object) -> bool:
-        self.watch.reads.add(_VAR_KEYS[str(name)])
+        self.noted.reads.add(_VAR_KEYS[str(name)])
         return name in self.real
 
     def __len__(self) -> int:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return len(self.real)
 
     def __iter__(self) -> Iterator[str]:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return iter(self.real)
 
     def keys(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return self.real.keys()
 
     def values(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return self.real.values()
 
     def items(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return self.real.items()
 
     def __eq__(self, other: object) -> bool:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return self.real == other
 
     __hash__ = None  # type: ignore[assignment]
@@ -357,22 +374,22 @@ class _WatchedRow(tuple):
     """A per-unit, per-side or per-hex variable while a question is computed: a
     member read by its index is noted alone, any other use as the whole."""
 
-    def __new__(cls, values: tuple, watch: _Watch, name: int) -> _WatchedRow:
+    def __new__(cls, values: tuple, noted: _Noted, name: int) -> _WatchedRow:
         row = super().__new__(cls, values)
-        row.watch = watch
+        row.noted = noted
         row.name = name
         row.members = VAR_ITEM + name * _ITEMS  # the read of member i: `members + i`
         row.plain = values  # read by index as a plain tuple is
         return row
 
     def _whole(self) -> None:
-        self.watch.reads.add(VAR + self.name)
+        self.noted.reads.add(VAR + self.name)
 
     def __getitem__(self, i: Any) -> Any:
         if type(i) is int and i >= 0:  # the most frequent read, first and shortest
-            self.watch.reads.add(self.members + i)
+            self.noted.reads.add(self.members + i)
         elif type(i) is int:
-            self.watch.reads.add(self.members + tuple.__len__(self) + i)
+            self.noted.reads.add(self.members + tuple.__len__(self) + i)
         else:
             self._whole()
         return self.plain[i]
@@ -637,8 +654,9 @@ class Remembered:
         if watch is None:
             watch = self.watch = _Watch(s)
         reads: set[int] = set()
-        outer_reads = watch.reads
-        watch.reads = reads
+        noted = watch.noted
+        outer_reads = noted.reads
+        noted.reads = reads
         self.asking = key
         if outer is None:
             real = (s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched)
@@ -653,7 +671,7 @@ class Remembered:
             value = compute(*args)
         finally:
             self.asking = outer
-            watch.reads = outer_reads
+            noted.reads = outer_reads
             if outer is None:
                 s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched = real
         self.answers[key] = value
