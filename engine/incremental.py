@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from itertools import compress, count
-from operator import is_not, ne
+from operator import attrgetter, is_not, ne
 from typing import Any
 
 from engine.state import State
@@ -458,12 +458,8 @@ class _WatchedRow(tuple):
 def _whole(s: State) -> tuple:
     """What questions read only as a whole: the combats, bags, draws and triggers
     fired, the terrain changed in play and the caller's bindings."""
-    combats = [
-        (c.side, c.attackers, c.defenders, c.attack_hexes, c.defense_hexes, c.resolved, c.diverted)
-        for c in s.combats
-    ]
     return (
-        combats,
+        list(map(_COMBAT, s.combats)),
         tuple(s.bags.items()),
         tuple(s.drawn.items()),
         frozenset(s.fired),
@@ -472,8 +468,8 @@ def _whole(s: State) -> tuple:
     )
 
 
-def _differences(was: tuple, now: tuple) -> Iterator[int]:
-    """The indices where two tuples of the same length differ (compared in C: a
+def _differences(was: Sequence[Any], now: Sequence[Any]) -> Iterator[int]:
+    """The indices where two sequences of the same length differ (compared in C: a
     decision compares every unit's position, and one or two have changed)."""
     return compress(count(), map(ne, was, now))
 
@@ -483,8 +479,15 @@ def _caller(s: State) -> dict[str, Any]:
     return s.stack[-2].b if len(s.stack) > 1 else {}
 
 
+# A combat as values, and a frame's procedure: read in C at every catch-up.
+_COMBAT = attrgetter(
+    "side", "attackers", "defenders", "attack_hexes", "defense_hexes", "resolved", "diverted"
+)
+_PROCEDURE = attrgetter("proc", "prim")
+
+
 def _procedures(s: State) -> tuple:
-    return tuple((f.proc, f.prim) for f in s.stack)
+    return tuple(map(_PROCEDURE, s.stack))
 
 
 class Remembered:
@@ -517,9 +520,10 @@ class Remembered:
         self.owner = owner
         # The state as of the last question: what the next one compares with.
         self.whole: tuple | None = None
-        self.hexes: tuple[int, ...] = ()
-        self.status: tuple[int, ...] = ()
-        self.loss: tuple[int, ...] = ()
+        # (copies, never changed: a clone's copy shares them)
+        self.hexes: list[int] = []
+        self.status: list[int] = []
+        self.loss: list[int] = []
         self.variables: dict[str, Any] = {}
         self.procedures: tuple = ()
         self.answers: dict[Hashable, Any] = {}  # a caller may look here before asking
@@ -545,15 +549,18 @@ class Remembered:
     def _changes(
         self,
         s: State,
-        hexes: tuple[int, ...],
-        status: tuple[int, ...],
-        loss: tuple[int, ...],
+        hexes: list[int],
+        status: list[int],
+        loss: list[int],
         procedures: tuple,
+        variables_changed: bool,
     ) -> set[int]:
         """What was read that changed since the last question (EVERYTHING if anything),
-        given the units' hexes, statuses and losses and the procedures under way now."""
+        given the units' hexes, statuses and losses (the copies themselves where
+        they have not changed), the procedures under way now and whether the
+        variables differ from the copy."""
         changed: set[int] = set()
-        if hexes != self.hexes or status != self.status:
+        if hexes is not self.hexes or status is not self.status:
             units = s.game.rules.units
             sides = range(len(s.game.rules.sides))
             moved = set(_differences(self.hexes, hexes))
@@ -567,10 +574,10 @@ class Remembered:
                     for side in sides:
                         if side != mover:
                             changed.add(ENEMIES + h * _SIDES + side)
-        if loss != self.loss:
+        if loss is not self.loss:
             changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
         variables, before = s.vars, self.variables
-        if variables != before:
+        if variables_changed:
             indexed = s.game.indexed_variables
             if tuple(variables) == tuple(before):
                 # The same names in the same order: the copy shares every value not
@@ -602,8 +609,13 @@ class Remembered:
     def _catch_up(self, s: State) -> None:
         """Forget what the changes since the last question may have changed."""
         whole = _whole(s)
-        hexes, status, loss = tuple(s.unit_hex), tuple(s.unit_status), tuple(s.unit_loss)
+        # The positions copied only where they changed (the losses and statuses seldom do).
+        hexes = self.hexes if s.unit_hex == self.hexes else list(s.unit_hex)
+        status = self.status if s.unit_status == self.status else list(s.unit_status)
+        loss = self.loss if s.unit_loss == self.loss else list(s.unit_loss)
         procedures = _procedures(s)
+        # (compared once: looking every name up costs some ten thousand instructions)
+        variables_changed = s.vars != self.variables
         if whole != self.whole:
             self.answers.clear()
             self.readers.clear()
@@ -611,13 +623,13 @@ class Remembered:
         else:
             readers = self.readers
             answers = self.answers
-            for read in self._changes(s, hexes, status, loss, procedures):
+            for read in self._changes(s, hexes, status, loss, procedures, variables_changed):
                 for key in readers.pop(read, ()):
                     if key in answers:
                         self._forget(key)
         self.whole = whole
         self.hexes, self.status, self.loss = hexes, status, loss
-        if s.vars != self.variables:  # (the copy shares the unchanged values)
+        if variables_changed:  # (the copy shares the unchanged values)
             self.variables = dict(s.vars)
         self.procedures = procedures
         self.watch = None
