@@ -387,6 +387,8 @@ def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
     they pass the units. A unit projects into the adjacent hexes its hex and
     hexsides let it (the board's ZOC projection masks).
     """
+    if not units:  # most often (no enemy rifles next to a hex a step leaves or enters)
+        return False
     return in_zoc_of(s, h, units)
 
 
