@@ -111,6 +111,8 @@ class _Watch:
     """The state's stand-ins while a question is computed; `noted.reads` is where
     its reads go."""
 
+    notes = True  # (`Fixed` notes nothing: a hot caller may skip asking it to)
+
     __slots__ = (
         "board",
         "by_side",
@@ -182,6 +184,8 @@ class Fixed:
     asking is counted.
     """
 
+    notes = False
+
     __slots__ = ("board", "index", "occupancy", "stacking")
 
     def __init__(self, s: State) -> None:
@@ -189,9 +193,6 @@ class Fixed:
         self.index = self.occupancy.index
         self.board = board_of(s)
         self.stacking: dict[tuple[int, ...], Any] | None = {} if s.game.firing is None else None
-
-    def read_enemies_around(self, h: int, side: int) -> None:
-        """Nothing is noted."""
 
     def read_statuses(self, side: int) -> None:
         """Nothing is noted."""
@@ -323,7 +324,7 @@ class _WatchedVars(_WatchedMapping):
 
     def __missing__(self, name: str) -> Any:
         value = self.real[name]
-        if name in self.indexed and type(value) is tuple:
+        if type(value) is tuple and name in self.indexed:  # (most names read here are not)
             row = _WatchedRow(value, self.noted, _name(name))
             dict.__setitem__(self, name, row)
             return row
