@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from itertools import compress, count
-from operator import is_not, ne
+from operator import attrgetter, is_not, ne
 from typing import Any
 
 from engine.state import State
@@ -91,8 +91,27 @@ class IncrementalMismatch(AssertionError):
     """The remembered answer differs from a full recomputation: a dependency was missed."""
 
 
+class _Noted:
+    """Where the stand-ins note reads: the set of the question being computed.
+
+    Apart from `_Watch`, which holds the stand-ins, so that nothing they refer
+    to refers back to them: a watch no longer used is freed at once by its
+    reference count (with its copies of the positions and its occupancy), not
+    left to the garbage collector, whose young collections would go over every
+    watch made since the last one.
+    """
+
+    __slots__ = ("reads",)
+
+    def __init__(self) -> None:
+        self.reads: set[int] = set()
+
+
 class _Watch:
-    """The state's stand-ins while a question is computed, and where its reads go."""
+    """The state's stand-ins while a question is computed; `noted.reads` is where
+    its reads go."""
+
+    notes = True  # (`Fixed` notes nothing: a hot caller may skip asking it to)
 
     __slots__ = (
         "board",
@@ -102,8 +121,8 @@ class _Watch:
         "index",
         "loss",
         "neighbors",
+        "noted",
         "occupancy",
-        "reads",
         "stacking",
         "status",
         "status_reads",
@@ -111,7 +130,7 @@ class _Watch:
     )
 
     def __init__(self, s: State) -> None:
-        self.reads: set[int] = set()
+        self.noted = noted = _Noted()
         self.stacking = None  # (each question notes what its stacking limit reads)
         self.neighbors = s.game.rules.board.neighbors
         self.board = board_of(s)  # the terrain changed in play is compared as a whole
@@ -124,12 +143,12 @@ class _Watch:
             "units_of reads", {}
         )
         self.by_side = s.game.units_by_side
-        self.hexes = _WatchedList(s.unit_hex, self, UNIT_HEX)
-        self.status = _WatchedList(s.unit_status, self, UNIT_STATUS)
-        self.loss = _WatchedList(s.unit_loss, self, UNIT_LOSS)
+        self.hexes = _WatchedList(s.unit_hex, noted, UNIT_HEX)
+        self.status = _WatchedList(s.unit_status, noted, UNIT_STATUS)
+        self.loss = _WatchedList(s.unit_loss, noted, UNIT_LOSS)
         self.occupancy = s.occupancy()
-        self.index = _WatchedIndex(self.occupancy.index, self)
-        self.vars = _WatchedVars(s.vars, self, s.game.indexed_variables)
+        self.index = _WatchedIndex(self.occupancy.index, noted)
+        self.vars = _WatchedVars(s.vars, noted, s.game.indexed_variables)
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """The question read the units not of `side` next to hex h only
@@ -139,18 +158,18 @@ class _Watch:
             found = self.enemy_reads[(h, side)] = frozenset(
                 ENEMIES + n * _SIDES + side for n in self.neighbors[h] if n >= 0
             )
-        self.reads |= found
+        self.noted.reads |= found
 
     def read_statuses(self, side: int) -> None:
         """The question read the status of every unit of `side` (`units_of`)."""
         found = self.status_reads.get(side)
         if found is None:
             found = self.status_reads[side] = frozenset(UNIT_STATUS + u for u in self.by_side[side])
-        self.reads |= found
+        self.noted.reads |= found
 
     def read_stack(self) -> None:
         """The question looked at which procedures are under way (`during`)."""
-        self.reads.add(STACK)
+        self.noted.reads.add(STACK)
 
 
 class Fixed:
@@ -165,6 +184,8 @@ class Fixed:
     asking is counted.
     """
 
+    notes = False
+
     __slots__ = ("board", "index", "occupancy", "stacking")
 
     def __init__(self, s: State) -> None:
@@ -172,9 +193,6 @@ class Fixed:
         self.index = self.occupancy.index
         self.board = board_of(s)
         self.stacking: dict[tuple[int, ...], Any] | None = {} if s.game.firing is None else None
-
-    def read_enemies_around(self, h: int, side: int) -> None:
-        """Nothing is noted."""
 
     def read_statuses(self, side: int) -> None:
         """Nothing is noted."""
@@ -186,37 +204,37 @@ class Fixed:
 class _WatchedList(list):
     """`unit_hex`, `unit_status` or `unit_loss` while a question is computed."""
 
-    __slots__ = ("kind", "plain", "watch")
+    __slots__ = ("kind", "noted", "plain")
 
-    def __init__(self, values: list[int], watch: _Watch, kind: int) -> None:
+    def __init__(self, values: list[int], noted: _Noted, kind: int) -> None:
         super().__init__(values)
-        self.watch = watch
+        self.noted = noted
         self.kind = kind
         self.plain = values  # read by index as a plain list is (nothing changes meanwhile)
 
     def __getitem__(self, i: Any) -> Any:
         if type(i) is int and i >= 0:
-            self.watch.reads.add(self.kind + i)
+            self.noted.reads.add(self.kind + i)
         elif type(i) is int:
-            self.watch.reads.add(self.kind + len(self) + i)
+            self.noted.reads.add(self.kind + len(self) + i)
         else:
-            self.watch.reads.add(EVERYTHING)
+            self.noted.reads.add(EVERYTHING)
         return self.plain[i]
 
     def __iter__(self) -> Iterator[int]:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return list.__iter__(self)
 
     def __contains__(self, value: object) -> bool:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return list.__contains__(self, value)
 
     def __eq__(self, other: object) -> bool:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return list.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return list.__ne__(self, other)
 
     __hash__ = None  # type: ignore[assignment]
@@ -228,38 +246,38 @@ class _WatchedList(list):
 class _WatchedIndex(dict):
     """The hex → units index while a question is computed: it notes the hexes read."""
 
-    __slots__ = ("watch",)
+    __slots__ = ("noted",)
 
-    def __init__(self, index: dict[int, tuple[int, ...]], watch: _Watch) -> None:
+    def __init__(self, index: dict[int, tuple[int, ...]], noted: _Noted) -> None:
         super().__init__(index)
-        self.watch = watch
+        self.noted = noted
 
     def get(self, h: Any, default: Any = None) -> Any:
-        self.watch.reads.add(HEX + h)
+        self.noted.reads.add(HEX + h)
         return dict.get(self, h, default)
 
     def __getitem__(self, h: Any) -> Any:
-        self.watch.reads.add(HEX + h)
+        self.noted.reads.add(HEX + h)
         return dict.__getitem__(self, h)
 
     def __contains__(self, h: object) -> bool:
-        self.watch.reads.add(HEX + h)  # type: ignore[operator]
+        self.noted.reads.add(HEX + h)  # type: ignore[operator]
         return dict.__contains__(self, h)
 
     def __iter__(self) -> Iterator[int]:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.__iter__(self)
 
     def keys(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.keys(self)
 
     def values(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.values(self)
 
     def items(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.items(self)
 
 
@@ -267,23 +285,23 @@ class _WatchedMapping(dict):
     """A mapping read while a question is computed: going over the whole of it
     (iterating, keys, values, items) reads everything in it."""
 
-    __slots__ = ("watch",)
-    watch: _Watch
+    __slots__ = ("noted",)
+    noted: _Noted
 
     def __iter__(self) -> Iterator[str]:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.__iter__(self)
 
     def keys(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.keys(self)
 
     def values(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.values(self)
 
     def items(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return dict.items(self)
 
 
@@ -298,53 +316,53 @@ class _WatchedVars(_WatchedMapping):
 
     __slots__ = ("indexed", "real")
 
-    def __init__(self, values: dict[str, Any], watch: _Watch, indexed: frozenset[str]) -> None:
+    def __init__(self, values: dict[str, Any], noted: _Noted, indexed: frozenset[str]) -> None:
         super().__init__()
         self.real = values
-        self.watch = watch
+        self.noted = noted
         self.indexed = indexed
 
     def __missing__(self, name: str) -> Any:
         value = self.real[name]
-        if name in self.indexed and type(value) is tuple:
-            row = _WatchedRow(value, self.watch, _name(name))
+        if type(value) is tuple and name in self.indexed:  # (most names read here are not)
+            row = _WatchedRow(value, self.noted, _name(name))
             dict.__setitem__(self, name, row)
             return row
-        self.watch.reads.add(_VAR_KEYS[name])
+        self.noted.reads.add(_VAR_KEYS[name])
         return value
 
     def get(self, name: str, default: Any = None) -> Any:
         if name in self.real:
             return self[name]
-        self.watch.reads.add(_VAR_KEYS[name])
+        self.noted.reads.add(_VAR_KEYS[name])
         return default
 
     def __contains__(self, name: object) -> bool:
-        self.watch.reads.add(_VAR_KEYS[str(name)])
+        self.noted.reads.add(_VAR_KEYS[str(name)])
         return name in self.real
 
     def __len__(self) -> int:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return len(self.real)
 
     def __iter__(self) -> Iterator[str]:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return iter(self.real)
 
     def keys(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return self.real.keys()
 
     def values(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return self.real.values()
 
     def items(self) -> Any:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return self.real.items()
 
     def __eq__(self, other: object) -> bool:
-        self.watch.reads.add(EVERYTHING)
+        self.noted.reads.add(EVERYTHING)
         return self.real == other
 
     __hash__ = None  # type: ignore[assignment]
@@ -357,22 +375,22 @@ class _WatchedRow(tuple):
     """A per-unit, per-side or per-hex variable while a question is computed: a
     member read by its index is noted alone, any other use as the whole."""
 
-    def __new__(cls, values: tuple, watch: _Watch, name: int) -> _WatchedRow:
+    def __new__(cls, values: tuple, noted: _Noted, name: int) -> _WatchedRow:
         row = super().__new__(cls, values)
-        row.watch = watch
+        row.noted = noted
         row.name = name
         row.members = VAR_ITEM + name * _ITEMS  # the read of member i: `members + i`
         row.plain = values  # read by index as a plain tuple is
         return row
 
     def _whole(self) -> None:
-        self.watch.reads.add(VAR + self.name)
+        self.noted.reads.add(VAR + self.name)
 
     def __getitem__(self, i: Any) -> Any:
         if type(i) is int and i >= 0:  # the most frequent read, first and shortest
-            self.watch.reads.add(self.members + i)
+            self.noted.reads.add(self.members + i)
         elif type(i) is int:
-            self.watch.reads.add(self.members + tuple.__len__(self) + i)
+            self.noted.reads.add(self.members + tuple.__len__(self) + i)
         else:
             self._whole()
         return self.plain[i]
@@ -441,12 +459,8 @@ class _WatchedRow(tuple):
 def _whole(s: State) -> tuple:
     """What questions read only as a whole: the combats, bags, draws and triggers
     fired, the terrain changed in play and the caller's bindings."""
-    combats = [
-        (c.side, c.attackers, c.defenders, c.attack_hexes, c.defense_hexes, c.resolved, c.diverted)
-        for c in s.combats
-    ]
     return (
-        combats,
+        list(map(_COMBAT, s.combats)),
         tuple(s.bags.items()),
         tuple(s.drawn.items()),
         frozenset(s.fired),
@@ -455,8 +469,8 @@ def _whole(s: State) -> tuple:
     )
 
 
-def _differences(was: tuple, now: tuple) -> Iterator[int]:
-    """The indices where two tuples of the same length differ (compared in C: a
+def _differences(was: Sequence[Any], now: Sequence[Any]) -> Iterator[int]:
+    """The indices where two sequences of the same length differ (compared in C: a
     decision compares every unit's position, and one or two have changed)."""
     return compress(count(), map(ne, was, now))
 
@@ -466,8 +480,15 @@ def _caller(s: State) -> dict[str, Any]:
     return s.stack[-2].b if len(s.stack) > 1 else {}
 
 
+# A combat as values, and a frame's procedure: read in C at every catch-up.
+_COMBAT = attrgetter(
+    "side", "attackers", "defenders", "attack_hexes", "defense_hexes", "resolved", "diverted"
+)
+_PROCEDURE = attrgetter("proc", "prim")
+
+
 def _procedures(s: State) -> tuple:
-    return tuple((f.proc, f.prim) for f in s.stack)
+    return tuple(map(_PROCEDURE, s.stack))
 
 
 class Remembered:
@@ -500,9 +521,10 @@ class Remembered:
         self.owner = owner
         # The state as of the last question: what the next one compares with.
         self.whole: tuple | None = None
-        self.hexes: tuple[int, ...] = ()
-        self.status: tuple[int, ...] = ()
-        self.loss: tuple[int, ...] = ()
+        # (copies, never changed: a clone's copy shares them)
+        self.hexes: list[int] = []
+        self.status: list[int] = []
+        self.loss: list[int] = []
         self.variables: dict[str, Any] = {}
         self.procedures: tuple = ()
         self.answers: dict[Hashable, Any] = {}  # a caller may look here before asking
@@ -528,15 +550,18 @@ class Remembered:
     def _changes(
         self,
         s: State,
-        hexes: tuple[int, ...],
-        status: tuple[int, ...],
-        loss: tuple[int, ...],
+        hexes: list[int],
+        status: list[int],
+        loss: list[int],
         procedures: tuple,
+        variables_changed: bool,
     ) -> set[int]:
         """What was read that changed since the last question (EVERYTHING if anything),
-        given the units' hexes, statuses and losses and the procedures under way now."""
+        given the units' hexes, statuses and losses (the copies themselves where
+        they have not changed), the procedures under way now and whether the
+        variables differ from the copy."""
         changed: set[int] = set()
-        if hexes != self.hexes or status != self.status:
+        if hexes is not self.hexes or status is not self.status:
             units = s.game.rules.units
             sides = range(len(s.game.rules.sides))
             moved = set(_differences(self.hexes, hexes))
@@ -550,10 +575,10 @@ class Remembered:
                     for side in sides:
                         if side != mover:
                             changed.add(ENEMIES + h * _SIDES + side)
-        if loss != self.loss:
+        if loss is not self.loss:
             changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
         variables, before = s.vars, self.variables
-        if variables != before:
+        if variables_changed:
             indexed = s.game.indexed_variables
             if tuple(variables) == tuple(before):
                 # The same names in the same order: the copy shares every value not
@@ -585,8 +610,13 @@ class Remembered:
     def _catch_up(self, s: State) -> None:
         """Forget what the changes since the last question may have changed."""
         whole = _whole(s)
-        hexes, status, loss = tuple(s.unit_hex), tuple(s.unit_status), tuple(s.unit_loss)
+        # The positions copied only where they changed (the losses and statuses seldom do).
+        hexes = self.hexes if s.unit_hex == self.hexes else list(s.unit_hex)
+        status = self.status if s.unit_status == self.status else list(s.unit_status)
+        loss = self.loss if s.unit_loss == self.loss else list(s.unit_loss)
         procedures = _procedures(s)
+        # (compared once: looking every name up costs some ten thousand instructions)
+        variables_changed = s.vars != self.variables
         if whole != self.whole:
             self.answers.clear()
             self.readers.clear()
@@ -594,13 +624,13 @@ class Remembered:
         else:
             readers = self.readers
             answers = self.answers
-            for read in self._changes(s, hexes, status, loss, procedures):
+            for read in self._changes(s, hexes, status, loss, procedures, variables_changed):
                 for key in readers.pop(read, ()):
                     if key in answers:
                         self._forget(key)
         self.whole = whole
         self.hexes, self.status, self.loss = hexes, status, loss
-        if s.vars != self.variables:  # (the copy shares the unchanged values)
+        if variables_changed:  # (the copy shares the unchanged values)
             self.variables = dict(s.vars)
         self.procedures = procedures
         self.watch = None
@@ -637,8 +667,9 @@ class Remembered:
         if watch is None:
             watch = self.watch = _Watch(s)
         reads: set[int] = set()
-        outer_reads = watch.reads
-        watch.reads = reads
+        noted = watch.noted
+        outer_reads = noted.reads
+        noted.reads = reads
         self.asking = key
         if outer is None:
             real = (s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched)
@@ -653,7 +684,7 @@ class Remembered:
             value = compute(*args)
         finally:
             self.asking = outer
-            watch.reads = outer_reads
+            noted.reads = outer_reads
             if outer is None:
                 s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched = real
         self.answers[key] = value

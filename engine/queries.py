@@ -322,8 +322,9 @@ def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
     if watch is None:
         occupancy = s.occupancy()
     else:
-        # A remembered question: friendly units coming and going change nothing here.
-        watch.read_enemies_around(h, side)
+        if watch.notes:
+            # A remembered question: friendly units coming and going change nothing here.
+            watch.read_enemies_around(h, side)
         occupancy = watch.occupancy
     found = occupancy.enemies.get((h, side))
     if found is None:
@@ -387,6 +388,8 @@ def in_zoc(s: State, h: int, units: tuple[int, ...]) -> bool:
     they pass the units. A unit projects into the adjacent hexes its hex and
     hexsides let it (the board's ZOC projection masks).
     """
+    if not units:  # most often (no enemy rifles next to a hex a step leaves or enters)
+        return False
     return in_zoc_of(s, h, units)
 
 

@@ -9,6 +9,7 @@ that the check does catch a wrong remembered answer.
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -51,6 +52,26 @@ def test_every_scenario_plays_with_the_check_on(battle, scenario):
                 assert fresh.legal_actions() == s.legal_actions()
         s.apply_action(eager_action(s, rng))
     assert movement_decisions > 10
+
+
+def test_play_leaves_no_reference_cycles():
+    """What a decision makes (its watch, the stand-ins, their copies of the positions)
+    is freed by reference counting as soon as it is done with: cycles among them
+    were left to the garbage collector, which then went over them at every young
+    collection."""
+    game = import_shipped("monmouth").load_game({"scenario": "lees_advance"})
+    s = game.new_initial_state()
+    rng = random.Random(0)
+    gc.collect()
+    gc.disable()
+    try:
+        while not s.is_terminal() and s.move_number < ACTIONS:
+            action = chance.sample(s, 0) if s.is_chance_node() else rng.choice(s.legal_actions())
+            s.clone()
+            s.apply_action(action)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def _at_movement(game, seed: int):

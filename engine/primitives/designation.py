@@ -258,18 +258,23 @@ class _Position:
 def _matched(slots: list[list[int]]) -> bool:
     """Can every slot take a unit of its own from its candidates? (augmenting paths)"""
     owner: dict[int, int] = {}
+    return all(_place(slots, owner, i, set()) for i in range(len(slots)))
 
-    def place(i: int, seen: set[int]) -> bool:
-        for u in slots[i]:
-            if u in seen:
-                continue
-            seen.add(u)
-            if u not in owner or place(owner[u], seen):
-                owner[u] = i
-                return True
-        return False
 
-    return all(place(i, set()) for i in range(len(slots)))
+def _place(slots: list[list[int]], owner: dict[int, int], i: int, seen: set[int]) -> bool:
+    """Give slot i a unit, moving other slots' units along an augmenting path.
+
+    A function of the module, not one nested in `_matched` that calls itself: that
+    would be a reference cycle, left to the garbage collector at every designation.
+    """
+    for u in slots[i]:
+        if u in seen:
+            continue
+        seen.add(u)
+        if u not in owner or _place(slots, owner, owner[u], seen):
+            owner[u] = i
+            return True
+    return False
 
 
 def _submasks(dirs: list[int], minimum: int) -> list[int]:

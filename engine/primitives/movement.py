@@ -155,16 +155,17 @@ class MoveUnits(Primitive):
             return False
         if strategic and not board.strategic[a] >> d & 1:
             return False
-        units = rules.units
-        mover = units[u]
-        side, leader = mover.side, mover.kind != "unit"
         here = watch.index.get(b, ())
-        for o in here:
-            other = units[o]
-            # 9.2: never into a hex of enemy combat units; enemy leaders alone may
-            # be entered by combat units, which capture them (14.32, by the rules).
-            if other.side != side and (leader or other.kind == "unit"):
-                return False
+        if here:  # (most hexes stepped into are empty)
+            units = rules.units
+            mover = units[u]
+            side, leader = mover.side, mover.kind != "unit"
+            for o in here:
+                other = units[o]
+                # 9.2: never into a hex of enemy combat units; enemy leaders alone may
+                # be entered by combat units, which capture them (14.32, by the rules).
+                if other.side != side and (leader or other.kind == "unit"):
+                    return False
         params = frame.params
         assert params is not None, "a primitive frame runs with its parameters"
         if strategic:
