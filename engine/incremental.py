@@ -111,8 +111,6 @@ class _Watch:
     """The state's stand-ins while a question is computed; `noted.reads` is where
     its reads go."""
 
-    notes = True  # (`Fixed` notes nothing: a hot caller may skip asking it to)
-
     __slots__ = (
         "board",
         "by_side",
@@ -184,8 +182,6 @@ class Fixed:
     asking is counted.
     """
 
-    notes = False
-
     __slots__ = ("board", "index", "occupancy", "stacking")
 
     def __init__(self, s: State) -> None:
@@ -193,6 +189,9 @@ class Fixed:
         self.index = self.occupancy.index
         self.board = board_of(s)
         self.stacking: dict[tuple[int, ...], Any] | None = {} if s.game.firing is None else None
+
+    def read_enemies_around(self, h: int, side: int) -> None:
+        """Nothing is noted."""
 
     def read_statuses(self, side: int) -> None:
         """Nothing is noted."""

@@ -322,9 +322,8 @@ def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
     if watch is None:
         occupancy = s.occupancy()
     else:
-        if watch.notes:
-            # A remembered question: friendly units coming and going change nothing here.
-            watch.read_enemies_around(h, side)
+        # A remembered question: friendly units coming and going change nothing here.
+        watch.read_enemies_around(h, side)
         occupancy = watch.occupancy
     found = occupancy.enemies.get((h, side))
     if found is None:
