@@ -19,7 +19,7 @@ from engine.primitives import get
 from engine.restrictions import hex_tests
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
 from engine.save import state_hash, to_json
-from engine.state import NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
+from engine.state import MAX_SIDES, MAX_UNITS, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Frame, State
 
 __all__ = ["DIRECTIONS", "ActionSpace", "Game", "GameInfo"]
 MAX_OPTIONS = 128
@@ -134,6 +134,11 @@ class Game:
     def __init__(
         self, rules: Rules, params: dict[str, Any] | None = None, rules_hash: str = ""
     ) -> None:
+        if len(rules.sides) > MAX_SIDES or len(rules.units) > MAX_UNITS:
+            raise ValueError(
+                f"{rules.name} has {len(rules.sides)} sides and {len(rules.units)} units; "
+                f"the engine plays at most {MAX_SIDES} sides and {MAX_UNITS} units"
+            )
         self.rules = rules
         self.params = dict(params or {})
         self.firing: Firing | None = None  # `muster soak` attaches a counter (engine/firing.py)

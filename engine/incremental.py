@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import compress, count
 from operator import attrgetter, is_not, ne
 from typing import Any
 
-from engine.state import State
+from engine.state import MAX_SIDES, Occupancy, State
 from engine.terrain_state import CHANGED_TERRAIN, board_of
 
 CHECK = os.environ.get("MUSTER_CHECK_INCREMENTAL", "") not in ("", "0")
@@ -53,12 +53,11 @@ UNIT_HEX = 0
 UNIT_STATUS = 1 * _KIND
 UNIT_LOSS = 2 * _KIND
 HEX = 3 * _KIND  # the units in a hex
-ENEMIES = 4 * _KIND  # the units in a hex not of a side: hex * _SIDES + side
+ENEMIES = 4 * _KIND  # the units in a hex not of a side: hex * MAX_SIDES + side
 VAR = 5 * _KIND  # a variable as a whole: its name's number
 VAR_ITEM = 6 * _KIND  # one member of a per-unit/side/hex variable: name * _ITEMS + index
 STACK = 7 * _KIND  # which procedures are under way
 EVERYTHING = 8 * _KIND  # the positions wholesale (an iteration over them)
-_SIDES = 16
 _ITEMS = 1 << 20
 
 # Names of variables, numbered as they are first read.
@@ -118,6 +117,7 @@ class _Watch:
         "hexes",
         "index",
         "loss",
+        "memo",
         "neighbors",
         "noted",
         "occupancy",
@@ -128,6 +128,9 @@ class _Watch:
     )
 
     def __init__(self, s: State) -> None:
+        # The answers being asked, while a question of theirs is worked out (and only
+        # then: a watch kept by its `Remembered` refers to nothing that refers back).
+        self.memo: Remembered | None = None
         self.noted = noted = _Noted()
         self.stacking = None  # (each question notes what its stacking limit reads)
         self.neighbors = s.game.rules.board.neighbors
@@ -154,7 +157,7 @@ class _Watch:
         found = self.enemy_reads.get((h, side))
         if found is None:
             found = self.enemy_reads[(h, side)] = frozenset(
-                ENEMIES + n * _SIDES + side for n in self.neighbors[h] if n >= 0
+                ENEMIES + n * MAX_SIDES + side for n in self.neighbors[h] if n >= 0
             )
         self.noted.reads |= found
 
@@ -182,13 +185,16 @@ class Fixed:
     asking is counted.
     """
 
-    __slots__ = ("board", "index", "occupancy", "stacking")
+    __slots__ = ("board", "index", "memo", "occupancy", "stacking", "tests")
 
     def __init__(self, s: State) -> None:
         self.occupancy = s.occupancy()
         self.index = self.occupancy.index
         self.board = board_of(s)
         self.stacking: dict[tuple[int, ...], Any] | None = {} if s.game.firing is None else None
+        self.memo = None
+        # unit → the restrictions that may bind it (`restrictions.may_bind`), once asked
+        self.tests: dict[int, Any] = {}
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """Nothing is noted."""
@@ -455,13 +461,26 @@ class _WatchedRow(tuple):
         return tuple.index(self, value, *args)
 
 
-def _whole(s: State) -> tuple:
+def _whole(s: State, was: tuple | None) -> tuple | None:
     """What questions read only as a whole: the combats, bags, draws and triggers
-    fired, the terrain changed in play and the caller's bindings."""
+    fired, the terrain changed in play and the caller's bindings; None when they
+    are those of `was` (compared before anything is copied: they seldom change)."""
+    combats = list(map(_COMBAT, s.combats))
+    if was is not None:
+        w_combats, bags, drawn, fired, terrain, caller = was
+        if (
+            combats == w_combats
+            and s.bags == bags
+            and s.drawn == drawn
+            and s.fired == fired
+            and s.vars.get(CHANGED_TERRAIN) == terrain
+            and _caller(s) == caller
+        ):
+            return None
     return (
-        list(map(_COMBAT, s.combats)),
-        tuple(s.bags.items()),
-        tuple(s.drawn.items()),
+        combats,
+        dict(s.bags),
+        dict(s.drawn),
         frozenset(s.fired),
         s.vars.get(CHANGED_TERRAIN),
         dict(_caller(s)),
@@ -546,26 +565,38 @@ class Remembered:
         other.parents = {k: set(v) for k, v in self.parents.items()}
         return other
 
+    def _moved(self, occupancy: Occupancy) -> Iterable[int]:
+        """The units whose hex or status differs from the copies, given the occupancy of
+        the positions now: the units it was patched for when it was made from the
+        positions the copies hold (at most decisions), else found by comparing."""
+        hexes, status = occupancy.hexes, occupancy.status
+        before = occupancy.before
+        if before is not None and before[0] is self.hexes and before[1] is self.status:
+            return occupancy.moved
+        # (each compared only when it differs: finding where costs some two µs)
+        moved = set(_differences(self.hexes, hexes)) if hexes is not self.hexes else set()
+        if status is not self.status:
+            moved.update(_differences(self.status, status))
+        return moved
+
     def _changes(
         self,
         s: State,
-        hexes: list[int],
-        status: list[int],
+        occupancy: Occupancy,
         loss: list[int],
         procedures: tuple,
         variables_changed: bool,
     ) -> set[int]:
         """What was read that changed since the last question (EVERYTHING if anything),
-        given the units' hexes, statuses and losses (the copies themselves where
-        they have not changed), the procedures under way now and whether the
+        given the occupancy of the positions now, the units' losses (the copy itself
+        if they have not changed), the procedures under way now and whether the
         variables differ from the copy."""
         changed: set[int] = set()
-        if hexes is not self.hexes or status is not self.status:
+        hexes = occupancy.hexes
+        if hexes is not self.hexes or occupancy.status is not self.status:
             units = s.game.rules.units
             sides = range(len(s.game.rules.sides))
-            moved = set(_differences(self.hexes, hexes))
-            moved.update(_differences(self.status, status))
-            for u in moved:
+            for u in self._moved(occupancy):
                 changed.add(UNIT_HEX + u)
                 changed.add(UNIT_STATUS + u)
                 mover = units[u].side
@@ -573,7 +604,7 @@ class Remembered:
                     changed.add(HEX + h)
                     for side in sides:
                         if side != mover:
-                            changed.add(ENEMIES + h * _SIDES + side)
+                            changed.add(ENEMIES + h * MAX_SIDES + side)
         if loss is not self.loss:
             changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
         variables, before = s.vars, self.variables
@@ -608,27 +639,27 @@ class Remembered:
 
     def _catch_up(self, s: State) -> None:
         """Forget what the changes since the last question may have changed."""
-        whole = _whole(s)
-        # The positions copied only where they changed (the losses and statuses seldom do).
-        hexes = self.hexes if s.unit_hex == self.hexes else list(s.unit_hex)
-        status = self.status if s.unit_status == self.status else list(s.unit_status)
+        whole = _whole(s, self.whole)
+        # The positions as the occupancy copied them (the same lists while no unit
+        # moves), the losses copied only when they changed (they seldom do).
+        occupancy = s.occupancy()
         loss = self.loss if s.unit_loss == self.loss else list(s.unit_loss)
         procedures = _procedures(s)
         # (compared once: looking every name up costs some ten thousand instructions)
         variables_changed = s.vars != self.variables
-        if whole != self.whole:
+        if whole is not None:
+            self.whole = whole
             self.answers.clear()
             self.readers.clear()
             self.parents.clear()
         else:
             readers = self.readers
             answers = self.answers
-            for read in self._changes(s, hexes, status, loss, procedures, variables_changed):
+            for read in self._changes(s, occupancy, loss, procedures, variables_changed):
                 for key in readers.pop(read, ()):
                     if key in answers:
                         self._forget(key)
-        self.whole = whole
-        self.hexes, self.status, self.loss = hexes, status, loss
+        self.hexes, self.status, self.loss = occupancy.hexes, occupancy.status, loss
         if variables_changed:  # (the copy shares the unchanged values)
             self.variables = dict(s.vars)
         self.procedures = procedures
@@ -679,6 +710,7 @@ class Remembered:
                 watch.vars,
             )
             s._watched = watch
+            watch.memo = self
         try:
             value = compute(*args)
         finally:
@@ -686,6 +718,7 @@ class Remembered:
             noted.reads = outer_reads
             if outer is None:
                 s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched = real
+                watch.memo = None
         self.answers[key] = value
         readers = self.readers
         for read in reads:

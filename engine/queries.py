@@ -14,7 +14,7 @@ from engine import restrictions
 from engine.board import PROHIBITED, direction, fires_indirectly, step_cost, unit_range
 from engine.los import sees
 from engine.nodes import RulesError
-from engine.state import NOT_ENTERED, ON_MAP, State
+from engine.state import MAX_SIDES, NOT_ENTERED, ON_MAP, State
 from engine.tables import cell_value, column_index, row_of
 from engine.terrain_state import CHANGED_TERRAIN, board_of
 from engine.vocabulary import query
@@ -325,7 +325,8 @@ def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
         # A remembered question: friendly units coming and going change nothing here.
         watch.read_enemies_around(h, side)
         occupancy = watch.occupancy
-    found = occupancy.enemies.get((h, side))
+    key = h * MAX_SIDES + side
+    found = occupancy.enemies.get(key) if 0 <= side < MAX_SIDES else None
     if found is None:
         rules = s.game.rules
         combat_sides = s.game.combat_sides
@@ -337,7 +338,7 @@ def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
                 near += [u for u in here if combat_sides[u] not in (None, side)]
         found = tuple(sorted(near))
         if 0 <= side < len(rules.sides):  # what a patched occupancy forgets by side
-            occupancy.enemies[(h, side)] = found
+            occupancy.enemies[key] = found
     return found
 
 

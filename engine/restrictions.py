@@ -42,37 +42,69 @@ def _in_zone(s: State, r: RestrictionSpec, h: int) -> bool:
     return not r.zone or h in s.game.rules.board.zones[r.zone]
 
 
-# A restriction of a hex kind as `may_enter` and `may_end` test it: the hexes of
-# its zone (None: no zone), its condition, its `until turn` and its name.
+# A hex restriction as `may_enter` and `may_end` test it once its unit's part holds
+# for the unit: the hexes of its zone (None: no zone), its hex's part (None: it
+# binds wherever its zone says), its `until turn` and its name.
 HexTest = tuple[frozenset[int] | None, Fn | None, int | None, str]
+# The hex restrictions that may bind one unit, by kind: no_entry, confined_to, no_end.
+UnitTests = tuple[tuple[HexTest, ...], tuple[HexTest, ...], tuple[HexTest, ...]]
+HEX_KINDS = ("no_entry", "confined_to", "no_end")
+_NO_TESTS: UnitTests = ((), (), ())
 
 
 def hex_tests(
     restrictions: dict[str, tuple[RestrictionSpec, ...]], zones: dict[str, frozenset[int]]
-) -> dict[str, tuple[HexTest, ...]]:
+) -> tuple[tuple[tuple[Fn | None, HexTest], ...], ...]:
     """The `no_entry`, `confined_to` and `no_end` restrictions switched on in a game
-    (`Game.restrictions`) as tests, worked out once for the game: they are tested
-    for every step considered."""
-    return {
-        kind: tuple(
-            (zones[r.zone] if r.zone else None, r.condition, r.until_turn, r.name)
+    (`Game.restrictions`), in that order of kinds, each as its unit's part and
+    its test, worked out once for the game: they are tested for every step
+    considered. A restriction made without its parts tests its whole condition
+    on the hex."""
+
+    def parts(r: RestrictionSpec) -> tuple[Fn | None, Fn | None]:
+        if r.unit_part is None and r.hex_part is None:
+            return None, r.condition
+        return r.unit_part, r.hex_part
+
+    return tuple(
+        tuple(
+            (parts(r)[0], (zones[r.zone] if r.zone else None, parts(r)[1], r.until_turn, r.name))
             for r in restrictions.get(kind, ())
         )
-        for kind in ("no_entry", "confined_to", "no_end")
-    }
+        for kind in HEX_KINDS
+    )
 
 
-def may_enter(s: State, u: int, h: int, origin: int | None = None) -> bool:
+def may_bind(s: State, u: int) -> UnitTests:
+    """The hex restrictions that may bind unit u now, by kind (no_entry, confined_to,
+    no_end): those whose unit's part holds for it. Asked once for a unit whose
+    steps are worked out, rather than once per step: for most units none is left."""
+    by_kind = s.game.hex_tests
+    if not (by_kind[0] or by_kind[1] or by_kind[2]):
+        return _NO_TESTS
+    bindings = {"unit": u}
+    kept: list[tuple[HexTest, ...]] = []
+    for kind in by_kind:
+        here: tuple[HexTest, ...] = ()
+        for unit_part, test in kind:
+            if unit_part is None or unit_part(s, bindings):
+                here = (*here, test)
+        kept.append(here)
+    return kept[0], kept[1], kept[2]
+
+
+def may_enter(
+    s: State, u: int, h: int, origin: int | None = None, tests: UnitTests | None = None
+) -> bool:
     """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it.
 
     The condition sees `unit`, `hex` (the hex entered), and the step's `from`
     (the hex left: `origin`, or where the unit stands) and `to` (= `hex`).
-    Asked for every step considered, so the tests are written out here rather
-    than through `_in_zone`, `_holds` and `_in_time` (the same, in the same order),
-    from the game's `hex_tests`.
+    `tests`: the unit's `may_bind`, when the caller has them. Asked for every
+    step considered, so the tests are written out here rather than through
+    `_in_zone`, `_holds` and `_in_time` (the same, in the same order).
     """
-    tests = s.game.hex_tests
-    no_entry, confined = tests["no_entry"], tests["confined_to"]
+    no_entry, confined, _ = may_bind(s, u) if tests is None else tests
     if not no_entry and not confined:
         return True
     left = s.unit_hex[u] if origin is None else origin
@@ -80,18 +112,18 @@ def may_enter(s: State, u: int, h: int, origin: int | None = None) -> bool:
     # What is fixed (the map's zone) first and the turn of an `until turn` last:
     # a remembered answer (engine/incremental.py) then depends on the turn only
     # where the restriction would bind.
-    for zone, condition, until, name in no_entry:
+    for zone, hex_part, until, name in no_entry:
         if (
             (zone is None or h in zone)
-            and (condition is None or condition(s, bindings))
+            and (hex_part is None or hex_part(s, bindings))
             and (until is None or s.vars["turn"] < until)
         ):
             fired(s, "restriction", name)
             return False
-    for zone, condition, until, name in confined:
+    for zone, hex_part, until, name in confined:
         if (
             (zone is not None and h not in zone)
-            and (condition is None or condition(s, bindings))
+            and (hex_part is None or hex_part(s, bindings))
             and (until is None or s.vars["turn"] < until)
         ):
             fired(s, "restriction", name)
@@ -119,16 +151,16 @@ def may_designate(
     )
 
 
-def may_end(s: State, u: int, h: int) -> bool:
-    """No `no_end` forbids ending a move in the hex (written out as `may_enter` is)."""
-    no_end = s.game.hex_tests["no_end"]
+def may_end(s: State, u: int, h: int, tests: UnitTests | None = None) -> bool:
+    """No `no_end` forbids ending a move in the hex (`tests`: as `may_enter`'s)."""
+    no_end = (may_bind(s, u) if tests is None else tests)[2]
     if not no_end:
         return True
-    for zone, condition, until, name in no_end:
+    for zone, hex_part, until, name in no_end:
         if (
             (zone is None or h in zone)
             and (until is None or s.vars["turn"] < until)
-            and (condition is None or condition(s, {"unit": u, "hex": h}))
+            and (hex_part is None or hex_part(s, {"unit": u, "hex": h}))
         ):
             fired(s, "restriction", name)
             return False

@@ -249,6 +249,10 @@ class ConcealSpec:
     rule: str
 
 
+# The restrictions tested for a hex a unit enters or ends its move in.
+HEX_RESTRICTIONS = frozenset({"no_entry", "no_end", "confined_to"})
+
+
 @dataclass(frozen=True, slots=True)
 class RestrictionSpec:
     name: str
@@ -259,6 +263,12 @@ class RestrictionSpec:
     until_turn: int | None
     rule: str
     value: Fn | None = None  # allowance: (state, {"unit": u}) -> movement allowance
+    # A hex restriction's condition in two parts (compiler/restriction_parts.py): the
+    # leading conditions that read no hex (`unit` alone), then the rest; the
+    # condition holds when both do (a part left out holds). Made without them
+    # (both None), the whole condition is the hex's part.
+    unit_part: Fn | None = None
+    hex_part: Fn | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,12 @@ CAPTURED = 3
 OUT_OF_PLAY = 4  # not in this scenario, or gone for good (retreated off the map)
 STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
 
+# A hex and a side as one int, `hex * MAX_SIDES + side`, and a unit and what is
+# asked of it as `unit + MAX_UNITS * …` (answers kept by key, engine/incremental.py):
+# `Game` refuses rules with more sides or units.
+MAX_SIDES = 16
+MAX_UNITS = 1 << 16
+
 
 class IllegalActionError(ValueError):
     """`State.apply_action` was given something that is not a legal action here:
@@ -121,7 +127,8 @@ class Combat:
 class Occupancy:
     """Who stands where, as of given positions, and answers that follow from it alone.
 
-    `enemies` remembers `enemies_adjacent` per (hex, side): it is asked for the
+    `enemies` remembers `enemies_adjacent` per (hex, side), keyed by
+    `hex * MAX_SIDES + side` (an int hashes at once, a pair does not): it is asked for the
     hexes a unit leaves and enters at every step considered, and depends on
     nothing but the index (and the units' fixed sides and kinds). When a few
     units have moved since the previous occupancy, the new one is that one
@@ -131,7 +138,7 @@ class Occupancy:
     remembers `occupied_hexes` (line of sight asks it for every trace).
     """
 
-    __slots__ = ("enemies", "hexes", "index", "occupied", "on_map", "status")
+    __slots__ = ("before", "enemies", "hexes", "index", "moved", "occupied", "on_map", "status")
 
     # Beyond this many units moved at once, building afresh is as quick.
     PATCHED = 8
@@ -146,23 +153,32 @@ class Occupancy:
         combat_sides: tuple[int | None, ...] = (),
     ) -> None:
         self.hexes = list(hexes)
-        self.status = list(status)
+        # (the statuses seldom change: the previous copy is kept while they do not)
+        same_status = previous is not None and previous.status == status
+        self.status = previous.status if same_status else list(status)
         self.occupied: frozenset[int] | None = None  # `occupied_hexes`, once asked
-        moved = _moved(previous, hexes, status) if previous is not None else None
+        # The previous occupancy's positions and the units moved since: what a set
+        # of remembered answers that saw those positions last needs to catch up.
+        self.before: tuple[list[int], list[int]] | None = None
+        self.moved: tuple[int, ...] = ()
+        moved = None
+        if previous is not None:
+            moved = _moved(previous, hexes, None if same_status else status)
+            self.before, self.moved = (previous.hexes, previous.status), tuple(moved)
         if moved is None or len(moved) > self.PATCHED:
             index: dict[int, list[int]] = {}
             for u, h in enumerate(hexes):
                 if status[u] == ON_MAP:
                     index.setdefault(h, []).append(u)
             self.index: dict[int, tuple[int, ...]] = {h: tuple(us) for h, us in index.items()}
-            self.enemies: dict[tuple[int, int], tuple[int, ...]] = {}
+            self.enemies: dict[int, tuple[int, ...]] = {}
             self.on_map: dict[int, tuple[int, ...]] = {}
             return
         assert previous is not None
         self.index = dict(previous.index)
         self.enemies = dict(previous.enemies)
         # (shared while the statuses are the same: the answers are the same)
-        self.on_map = previous.on_map if previous.status == self.status else {}
+        self.on_map = previous.on_map if same_status else {}
         if len(moved) == 1:  # a unit stepped, entered or left: at every step
             u = moved[0]
             self._patch_one(u, previous.hexes[u], neighbors, sides, combat_sides[u])
@@ -178,7 +194,7 @@ class Occupancy:
         if enemies:  # forget the answers next to the hexes touched, for every side
             for n in {n for h in touched if h >= 0 for n in neighbors[h]}:
                 for side in range(sides):
-                    enemies.pop((n, side), None)
+                    enemies.pop(n * MAX_SIDES + side, None)
 
     def _patch_one(
         self,
@@ -211,14 +227,17 @@ class Occupancy:
             for h in {was, now}:
                 if h >= 0:
                     for n in neighbors[h]:
+                        key = n * MAX_SIDES
                         for side in others:
-                            enemies.pop((n, side), None)
+                            enemies.pop(key + side, None)
 
 
-def _moved(previous: Occupancy, hexes: list[int], status: list[int]) -> list[int]:
-    """The units whose hex or status differs from the previous occupancy's."""
+def _moved(previous: Occupancy, hexes: list[int], status: list[int] | None) -> list[int]:
+    """The units whose hex or status (None: the same statuses) differs from the
+    previous occupancy's (found in C: some two µs a list)."""
     moved = list(compress(count(), map(ne, previous.hexes, hexes)))
-    moved += [u for u in compress(count(), map(ne, previous.status, status)) if u not in moved]
+    if status is not None:
+        moved += [u for u in compress(count(), map(ne, previous.status, status)) if u not in moved]
     return moved
 
 

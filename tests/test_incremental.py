@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import gc
 import random
+from dataclasses import replace
 
 import pytest
 
 from compiler.build import import_shipped, shipped_battles
 from engine import chance, incremental
 from engine.save import from_json, to_json
-from engine.state import ON_MAP, Occupancy
+from engine.state import MAX_SIDES, MAX_UNITS, ON_MAP, Occupancy
 from tests.conftest import eager_action
 
 # Enough actions for several movement phases of each side, not whole campaigns.
@@ -99,11 +100,25 @@ def test_the_check_catches_a_wrong_remembered_answer(training):
     s = _at_movement(training, 2)
     memo = next(reversed(s._remembered.by_site.values()))  # the set just asked
     assert memo.answers
-    key = next(k for k, value in memo.answers.items() if isinstance(k, int) and value)
+    # (a unit's own question is keyed by its number, below the others' keys)
+    key = next(k for k, value in memo.answers.items() if 0 <= k < MAX_UNITS and value)
     memo.answers[key] = ()  # forget the unit's steps, wrongly
     s._node = None
     with pytest.raises(incremental.IncrementalMismatch):
         s.legal_actions()
+
+
+def test_rules_beyond_what_the_keys_hold_are_refused(training):
+    """Answers are kept by int keys that hold a side below `MAX_SIDES` and a unit below
+    `MAX_UNITS`: a game of more is refused when it is made, never played with
+    answers mixed up."""
+    rules = training.rules
+    Game = type(training)
+    with pytest.raises(ValueError, match=f"at most {MAX_SIDES} sides"):
+        Game(replace(rules, sides=rules.sides * (MAX_SIDES // len(rules.sides) + 1)))
+    with pytest.raises(ValueError, match=f"and {MAX_UNITS} units"):
+        Game(replace(rules, units=rules.units * (MAX_UNITS // len(rules.units) + 1)))
+    Game(rules)  # (the shipped sizes: made)
 
 
 def test_an_answer_is_forgotten_only_when_what_it_read_changes(training):
@@ -156,7 +171,8 @@ def test_the_patched_occupancy_is_the_one_built_afresh(battle, scenario):
         occupancy = s.occupancy()
         fresh = Occupancy(s.unit_hex, s.unit_status)
         assert occupancy.index == fresh.index
-        for (h, side), found in occupancy.enemies.items():
+        for key, found in occupancy.enemies.items():
+            h, side = divmod(key, MAX_SIDES)
             near = (
                 u
                 for n in game.rules.board.neighbors[h]

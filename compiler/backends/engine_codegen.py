@@ -23,7 +23,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from compiler import ir
+from compiler import ir, restriction_parts
 from compiler.backends.pysource import (
     pyident,
     pyrepr,
@@ -38,7 +38,7 @@ from dsl.source import Span
 from engine import instructions as ins
 from engine.board_data import FILE as BOARD_FILE
 from engine.board_data import board_text
-from engine.rules import TerrainChangeSpec
+from engine.rules import HEX_RESTRICTIONS, TerrainChangeSpec
 from engine.vocabulary import ELEMENT_TYPES, NAMED_TYPES
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -217,6 +217,25 @@ class Codegen:
             return "None"
         with self.within(*context):
             return self.lambda_fn(e, role)
+
+    def restriction(self, x: ir.Restriction) -> dict[str, object]:
+        """A restriction's fields; a hex restriction's condition also in its unit's and
+        its hex's parts (compiler/restriction_parts.py), asked apart by movement."""
+        unit_part = hex_part = None
+        if x.kind in HEX_RESTRICTIONS and x.condition is not None:
+            unit_part, hex_part = restriction_parts.split(x.condition)
+        return {
+            "name": x.name,
+            "title": x.title,
+            "kind": x.kind,
+            "zone": x.zone,
+            "condition": self.optional_fn(x.condition, "condition", "restriction", x.name),
+            "until": x.until_turn,
+            "rule": x.rule,
+            "value": self.optional_fn(x.value, "value", "restriction", x.name),
+            "unit_part": self.optional_fn(unit_part, "unit_part", "restriction", x.name),
+            "hex_part": self.optional_fn(hex_part, "hex_part", "restriction", x.name),
+        }
 
     # ------------------------------------------------------------ expressions
 
@@ -632,19 +651,7 @@ class Codegen:
             }
             for t in r.triggers
         ]
-        restrictions = [
-            {
-                "name": x.name,
-                "title": x.title,
-                "kind": x.kind,
-                "zone": x.zone,
-                "condition": self.optional_fn(x.condition, "condition", "restriction", x.name),
-                "until": x.until_turn,
-                "rule": x.rule,
-                "value": self.optional_fn(x.value, "value", "restriction", x.name),
-            }
-            for x in r.restrictions
-        ]
+        restrictions = [self.restriction(x) for x in r.restrictions]
         concealments = [
             {
                 "name": c.name,

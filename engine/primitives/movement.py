@@ -27,8 +27,8 @@ from engine.effects import arrived, say
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
 from engine.queries import units_of
-from engine.restrictions import allowance, max_hexes, may_end, may_enter, may_move
-from engine.state import Frame, State
+from engine.restrictions import allowance, max_hexes, may_bind, may_end, may_enter, may_move
+from engine.state import MAX_UNITS, Frame, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
 
@@ -44,6 +44,26 @@ def _caller(s: State, frame: Frame) -> dict[str, Any]:
 
 
 _UNKNOWN = object()  # not among the answers held (an allowance may be None)
+
+# Questions are keyed by ints, which hash at once (a tuple hashes its members at
+# every look-up, and a key is looked up some ten times each time it is worked
+# out): the unit below `MAX_UNITS`, the kind of question above it, then the
+# direction, then what else the answer depends on (the allowance, and whether
+# the unit may always move one hex), so that no two questions share a key. A
+# unit's own question (its actions) is its number.
+(
+    _WHO,
+    _MUST,
+    _ALLOWANCE,
+    _ONE_HEX,
+    _STEP,
+    _STRATEGIC,
+    _STRATEGIC_STEP,
+    _STACKING,
+    _RESTRICTIONS,
+) = (kind * MAX_UNITS for kind in range(1, 10))
+_DIRECTION = 16 * MAX_UNITS  # times the direction (below 8)
+_REST = 8 * _DIRECTION  # times (the allowance × 2 + the one-hex minimum)
 
 
 def _compute(key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
@@ -184,12 +204,25 @@ class MoveUnits(Primitive):
             spent > 0 or not (self._one_hex(s, frame, u) if one_hex is None else one_hex)
         ) and spent + self._plus_extra(s, frame, u, a, d, terrain) > ma:
             return False  # the first hex costs what it may: a unit may always move one (9.1)
-        if not may_enter(s, u, b, a):
+        # The restrictions that may bind the unit (`may_bind`), and the stacking limit
+        # of a unit alone, are asked once for the unit and kept: a remembered
+        # question asks them as questions of their own, which it then depends on.
+        memo = watch.memo
+        if memo is not None:
+            tests = memo.ask(s, u + _RESTRICTIONS, may_bind, s, u)
+        else:
+            tests = watch.tests.get(u)
+            if tests is None:
+                tests = watch.tests[u] = may_bind(s, u)
+        if not may_enter(s, u, b, a, tests):
             return False
         together = here if u in here else (*here, u)
         known = watch.stacking  # (answers kept for the decision, when its watch keeps them)
         if known is None:
-            within = params["stacking"](s, {**_caller(s, frame), "units": together})
+            if memo is not None and not here:
+                within = memo.ask(s, u + _STACKING, self._within, s, frame, together)
+            else:
+                within = params["stacking"](s, {**_caller(s, frame), "units": together})
         else:
             within = known.get(together, _UNKNOWN)
             if within is _UNKNOWN:
@@ -198,12 +231,18 @@ class MoveUnits(Primitive):
                 )
         if not within:
             return False
-        if may_end(s, u, b):
+        if may_end(s, u, b, tests):
             return True
         # Rarely reached (a `no_end` binds here): the cost is worked out again.
         spent += self.cost(s, frame, u, a, d)
         tried = {} if tried is None else tried
         return self._goes_on(s, frame, u, a, b, spent, hexes + 1, ma, strategic, tried)
+
+    @staticmethod
+    def _within(s: State, frame: Frame, together: tuple[int, ...]) -> bool:
+        params = frame.params
+        assert params is not None
+        return bool(params["stacking"](s, {**_caller(s, frame), "units": together}))
 
     def _goes_on(
         self,
@@ -286,7 +325,7 @@ class MoveUnits(Primitive):
         held = False
         actions = [s.game.actions.PASS]
         for u in units_of(s, b["side"]):  # (kept while no unit enters or leaves the map)
-            if who and not ask(("who", u), self._who, s, frame, u):
+            if who and not ask(u + _WHO, self._who, s, frame, u):
                 continue  # this phase moves other units (an activation, 5.2.2)
             if u == active:
                 actions.extend(own)
@@ -296,7 +335,7 @@ class MoveUnits(Primitive):
                 fresh = ask(u, self._fresh, s, frame, u, ask, known) if found is None else found
                 actions.extend(fresh)
                 if fresh and must and not held:
-                    key = ("must", u)
+                    key = u + _MUST
                     found = known.get(key)
                     held = ask(key, self._must, s, frame, u) if found is None else found
         return actions[1:] if held else actions
@@ -320,13 +359,13 @@ class MoveUnits(Primitive):
         asks it, so that it was asked for this one is noted already (when the unit
         is worked out again, most of them are).
         """
-        key: Hashable = ("allowance", u)
+        key = u + _ALLOWANCE
         ma = known.get(key, _UNKNOWN)
         if ma is _UNKNOWN:
             ma = ask(key, self._allowance_at_start, s, u)
         if ma is None:
             return ()
-        key = ("one hex", u)
+        key = u + _ONE_HEX
         one_hex = known.get(key)
         if one_hex is None:
             one_hex = ask(key, self._one_hex, s, frame, u)
@@ -334,20 +373,22 @@ class MoveUnits(Primitive):
         can_step = self._can_step
         first = s.game.actions.step(u, 0)
         steps = []
+        base = u + _STEP + (ma * 2 + one_hex) * _REST
         for d in plain:
-            key = ("step", u, d, ma, one_hex)
+            key = base + d * _DIRECTION
             found = known.get(key)
             if found is None:
                 found = ask(key, can_step, s, frame, u, d, 0, ma, False, one_hex)
             if found:
                 steps.append(first + d)
-        key = ("strategic", u)
+        key = u + _STRATEGIC
         strategic = "strategic" in frame.params and known.get(key)  # type: ignore[operator]
         if strategic is None:
             strategic = ask(key, self._strategic, s, frame, u)
         if strategic:
+            base = u + _STRATEGIC_STEP + ma * 2 * _REST
             for d in roads:
-                key = ("strategic step", u, d, ma)
+                key = base + d * _DIRECTION
                 found = known.get(key)
                 if found is None:
                     found = ask(key, can_step, s, frame, u, d, 0, ma, True)
@@ -362,14 +403,15 @@ class MoveUnits(Primitive):
         terrain and hexside not prohibited), and of those the ones along a road or
         track (for a strategic move): what `_can_step` tests first, without a
         question asked for the others. The map's alone: worked out once per game for
-        each board, unit and hex."""
+        each board, unit and hex (by `hex * MAX_UNITS + unit`, for each board)."""
         board = board_of(s)
         a = s.unit_hex[u]
         derived = s.game.derived
-        known = derived.get("directions on the map")
+        key = ("directions on the map", id(board))
+        known = derived.get(key)
         if known is None:
-            known = derived["directions on the map"] = {}
-        key = (id(board), u, a)
+            known = derived[key] = {}
+        key = a * MAX_UNITS + u
         found = known.get(key)
         if found is None:
             rules = s.game.rules

@@ -63,7 +63,8 @@ class EnterReinforcements(Primitive):
         if not waiting:
             return waiting
         memo = incremental.remembered(s, (frame.b["site"], side))
-        out = [u for u in waiting if memo.ask(s, ("arrives", u), self._arrives, s, frame, u)]
+        # (a unit's question is keyed by its number: these answers are the site's own)
+        out = [u for u in waiting if memo.ask(s, u, self._arrives, s, frame, u)]
         if incremental.CHECK:
             full = [u for u in waiting if self._arrives(s, frame, u)]
             if full != out:

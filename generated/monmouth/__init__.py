@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '6a38e82da932e2c21484c4e36016cb4f81eb6f378e3668758dff790517375c09'
+RULES_HASH = '9aef5ccad522c2bf3eb93d41d893d7784488ac62e93e5f9ff55576c5eb778e32'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -1462,17 +1462,28 @@ def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movemen
     return s.vars['withdrawn'][b['unit']]
 def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204'
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
+def restriction__pinned_units__unit_part(s, b):  # 'rulesets/series/movement.mst:204'
+    return s.vars['pinned'][b['unit']]
 def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212'
     return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
         b['unit']))) > 0))
 def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219'
     return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
+def restriction__pin_case_b_keep_away__unit_part(s, b):  # 'rulesets/series/movement.mst:219'
+    return (s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']]))
+def restriction__pin_case_b_keep_away__hex_part(s, b):  # 'rulesets/series/movement.mst:219'
+    return (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0]) > 0)
 def restriction__monmouth_movement_allowance__value(s, b):  # 'rulesets/monmouth/movement.mst:30'
     return define__movement_allowance(s, b['unit'])
 def restriction__heavy_guns_pay_their_way__condition(s, b):  # 'rulesets/monmouth/artillery.mst:15'
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'],
         q.hex_of(s, b['unit']), b['hex']) > define__movement_allowance(s, b['unit']))))
+def restriction__heavy_guns_pay_their_way__unit_part(s, b):  # 'rulesets/monmouth/artillery.mst:15'
+    return UNIT_PROPS['heavy_guns'][b['unit']]
+def restriction__heavy_guns_pay_their_way__hex_part(s, b):  # 'rulesets/monmouth/artillery.mst:15'
+    return ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']),
+        b['hex']) > define__movement_allowance(s, b['unit'])))
 def restriction__relieved_in_place__condition(s, b):  # 'rulesets/monmouth/leaders.mst:118'
     return (((b['unit'] == 88) or (b['unit'] == 87)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
 def restriction__cc_stand_fast__condition(s, b):  # 'rulesets/monmouth/command_and_control.mst:136'
@@ -3133,34 +3144,37 @@ RULES = Rules(
         RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', restriction__disrupted_one_hex__condition, None, '',
             Constant(1)),
         RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '',
-            restriction__disrupted_keep_away__condition, None, '', None),
+            restriction__disrupted_keep_away__condition, None, '', None, restriction__disrupted_one_hex__condition,
+            retreat_unit__retreat__retreat_avoid),
         RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '',
             restriction__disrupted_moved_away__condition, None, '', None),
         RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', restriction__withdrawn_cavalry__condition, None, '',
             None),
         RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', restriction__pinned_units__condition, None, '',
-            None),
+            None, restriction__pinned_units__unit_part, retreat_unit__retreat__retreat_avoid),
         RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', restriction__pinned_engaged__condition, None, '',
             None),
         RestrictionSpec('pin_case_b_keep_away', 'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '',
-            restriction__pin_case_b_keep_away__condition, None, '', None),
+            restriction__pin_case_b_keep_away__condition, None, '', None, restriction__pin_case_b_keep_away__unit_part,
+            restriction__pin_case_b_keep_away__hex_part),
         RestrictionSpec('monmouth_movement_allowance', 'Movement allowance this turn', 'allowance', '', None, None, '',
             restriction__monmouth_movement_allowance__value),
         RestrictionSpec('heavy_guns_pay_their_way', 'Heavy artillery pays for every hex', 'no_entry', '',
-            restriction__heavy_guns_pay_their_way__condition, None, '', None),
+            restriction__heavy_guns_pay_their_way__condition, None, '', None, restriction__heavy_guns_pay_their_way__unit_part,
+            restriction__heavy_guns_pay_their_way__hex_part),
         RestrictionSpec('relieved_in_place', 'Washington and Lee stay together', 'no_move', '', restriction__relieved_in_place__condition, None,
             'relieving_lee', None),
         RestrictionSpec('cc_stand_fast', 'C&C: No Movement', 'no_move', '', restriction__cc_stand_fast__condition, None, 'command_and_control', None),
         RestrictionSpec('cc_countermarched', 'C&C: countermarched', 'no_move', '', restriction__cc_countermarched__condition, None,
             'command_and_control', None),
         RestrictionSpec('rear_guard_confined', 'The rear guard stays on or behind the Maneuver Zone', 'confined_to', 'rear_guard_area',
-            restriction__rear_guard_confined__condition, 6, 'rear_guard_zone', None),
+            restriction__rear_guard_confined__condition, 6, 'rear_guard_zone', None, restriction__rear_guard_confined__condition, None),
         RestrictionSpec('hold_the_hedgerow', 'The hedgerow holds until attacked', 'no_move', '', restriction__hold_the_hedgerow__condition, None,
             'hedgerow_holds', None),
         RestrictionSpec('hessians_hold_back', 'Hessian Grenadiers that did not pass', 'no_move', '', restriction__hessians_hold_back__condition, None,
             'hessian_grenadiers', None),
         RestrictionSpec('british_north_of_the_brook', 'The British stay north of Spotswood South Brook', 'no_entry', 'south_of_south_brook',
-            restriction__british_north_of_the_brook__condition, 11, 'combs_hill', None),
+            restriction__british_north_of_the_brook__condition, 11, 'combs_hill', None, restriction__british_north_of_the_brook__condition, None),
     ),
     concealments=(),
     victory=(

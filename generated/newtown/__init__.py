@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'e9ee397dddf477427448ae5b2a37bec6bd48b96217edb3fdbcc628297834f62a'
+RULES_HASH = '823034558fa1a2e644c1695a701dc0df3143a2ced2a1732bed86542484658cbf'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -1737,12 +1737,18 @@ def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.m
 def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219'
     return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
+def restriction__pin_case_b_keep_away__unit_part(s, b):  # 'rulesets/series/movement.mst:219'
+    return (s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']]))
+def restriction__pin_case_b_keep_away__hex_part(s, b):  # 'rulesets/series/movement.mst:219'
+    return (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0]) > 0)
 def restriction__burning_units__condition(s, b):  # 'rulesets/newtown/special_rules.mst:32'
     return s.vars['burning'][b['unit']]
 def restriction__moves_in_its_own_phase__condition(s, b):  # 'rulesets/newtown/sequence.mst:72'
     return ((q.side(s, b['unit']) == 0) and ((not define__moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
 def restriction__final_movement_keeps_away__condition(s, b):  # 'rulesets/newtown/sequence.mst:79'
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0)) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
+def restriction__final_movement_keeps_away__unit_part(s, b):  # 'rulesets/newtown/sequence.mst:79'
+    return ((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == 0))
 def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:108'
     return ((define__warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != 11))
 def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:225'
@@ -1751,6 +1757,8 @@ def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian
     return s.vars['indian_withdrawal'][b['unit']]
 def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:106'
     return (define__platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], 0)) > 0))
+def restriction__platoon_keeps_away__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:106'
+    return define__platoon_alone(s, b['unit'])
 def restriction__platoon_moves_with_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:113'
     return ((b['unit'] == 17) and define__attached(s, b['unit']))
 def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:118'
@@ -1762,6 +1770,10 @@ def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/s
 def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:206'
     return (((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0))
         and (b['hex'] == q.hex_of(s, 49)))
+def restriction__only_mclane_with_the_herd__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:206'
+    return ((((q.side(s, b['unit']) == 1) and UNIT_COMBAT[b['unit']]) and (b['unit'] != 42)) and (s.unit_status[49] == 0))
+def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown/special_units.mst:206'
+    return (b['hex'] == q.hex_of(s, 49))
 
 def conceal__indian_stacks__condition(s, b):  # 'rulesets/newtown/variations.mst:81'
     return ((q.side(s, b['unit']) == 0) and (not s.vars['examined'][b['hex']]))
@@ -3669,31 +3681,35 @@ RULES = Rules(
         RestrictionSpec('disrupted_one_hex', 'Disrupted units move one hex', 'max_hexes', '', restriction__disrupted_one_hex__condition, None, '',
             Constant(1)),
         RestrictionSpec('disrupted_keep_away', 'Disrupted units may not move next to the enemy', 'no_entry', '',
-            restriction__disrupted_keep_away__condition, None, '', None),
+            restriction__disrupted_keep_away__condition, None, '', None, restriction__disrupted_one_hex__condition,
+            retreat_unit__retreat__retreat_avoid),
         RestrictionSpec('disrupted_moved_away', 'A disrupted unit that moved away is done', 'no_move', '',
             restriction__disrupted_moved_away__condition, None, '', None),
         RestrictionSpec('withdrawn_cavalry', 'Withdrawn cavalry may not move', 'no_move', '', restriction__withdrawn_cavalry__condition, None, '',
             None),
         RestrictionSpec('pinned_units', 'Pinned units may not stay next to the enemy', 'no_end', '', restriction__pinned_units__condition, None, '',
-            None),
+            None, retreat_one_hex_before_combat__retreat__if, retreat_unit__retreat__retreat_avoid),
         RestrictionSpec('pinned_engaged', 'Pinned units kept engaged do not move', 'no_move', '', restriction__pinned_engaged__condition, None, '',
             None),
         RestrictionSpec('pin_case_b_keep_away', 'No other unit moves next to the enemy units of a PIN result moved away', 'no_entry', '',
-            restriction__pin_case_b_keep_away__condition, None, '', None),
+            restriction__pin_case_b_keep_away__condition, None, '', None, restriction__pin_case_b_keep_away__unit_part,
+            restriction__pin_case_b_keep_away__hex_part),
         RestrictionSpec('burning_units', 'The unit that destroys a Newtown hex may not move', 'no_move', '', restriction__burning_units__condition,
             None, '', None),
         RestrictionSpec('moves_in_its_own_phase', 'Indian units move in their own movement phase', 'no_move', '',
             restriction__moves_in_its_own_phase__condition, None, '', None),
         RestrictionSpec('final_movement_keeps_away', 'No move next to the enemy in the Final Movement Phase', 'no_entry', '',
-            restriction__final_movement_keeps_away__condition, None, '', None),
+            restriction__final_movement_keeps_away__condition, None, '', None, restriction__final_movement_keeps_away__unit_part,
+            standard_movement_phase__platoon_gets_away__retreat_avoid),
         RestrictionSpec('sortie_line', 'Indians stay on or west of hex row 34xx', 'no_entry', 'east_of_34xx', restriction__sortie_line__condition,
-            None, 'indian_sortie', None),
+            None, 'indian_sortie', None, restriction__sortie_line__condition, None),
         RestrictionSpec('failed_resolve_stands', 'Units with Failed Resolve may not move', 'no_move', '',
             restriction__failed_resolve_stands__condition, None, '', None),
         RestrictionSpec('withdrawn_indians', 'Withdrawn Indians may not move', 'no_move', '', restriction__withdrawn_indians__condition, None, '',
             None),
         RestrictionSpec('platoon_keeps_away', 'The platoon alone keeps away from the enemy', 'no_entry', '',
-            restriction__platoon_keeps_away__condition, None, '', None),
+            restriction__platoon_keeps_away__condition, None, '', None, restriction__platoon_keeps_away__unit_part,
+            standard_movement_phase__platoon_gets_away__retreat_avoid),
         RestrictionSpec('platoon_moves_with_parent', 'The attached platoon moves with its parent', 'no_move', '',
             restriction__platoon_moves_with_parent__condition, None, '', None),
         RestrictionSpec('platoon_slows_its_parent', "An Indian parent moves at the platoon's pace", 'allowance', '',
@@ -3701,9 +3717,10 @@ RULES = Rules(
         RestrictionSpec('herd_is_driven', 'The herd moves only as it is driven', 'no_move', '', restriction__herd_is_driven__condition, None, '',
             None),
         RestrictionSpec('herd_keeps_to_the_road', 'The herd keeps to the road', 'confined_to', 'the_road',
-            restriction__herd_keeps_to_the_road__condition, None, '', None),
+            restriction__herd_keeps_to_the_road__condition, None, '', None, restriction__herd_keeps_to_the_road__condition, None),
         RestrictionSpec('only_mclane_with_the_herd', "Only McLane's horse ends a move with the herd", 'no_end', '',
-            restriction__only_mclane_with_the_herd__condition, None, '', None),
+            restriction__only_mclane_with_the_herd__condition, None, '', None, restriction__only_mclane_with_the_herd__unit_part,
+            restriction__only_mclane_with_the_herd__hex_part),
     ),
     concealments=(
         ConcealSpec('indian_stacks', 1, conceal__indian_stacks__condition, ''),

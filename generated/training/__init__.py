@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'cc540cea8fbd301e083ddd63e8ec2faa5d44a22fa7aa887ddc445d676c01d0b3'
+RULES_HASH = 'f00b70d34cc21ff9d12ef10afaa58bb4c481d10787edc689c8dff7100b25b326'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -297,7 +297,7 @@ RULES = Rules(
     ),
     restrictions=(
         RestrictionSpec('ford_closed', 'Red may not cross to the east bank before turn 2', 'no_entry', 'east_bank',
-            restriction__ford_closed__condition, 2, '', None),
+            restriction__ford_closed__condition, 2, '', None, restriction__ford_closed__condition, None),
     ),
     concealments=(),
     victory=(
