@@ -151,6 +151,7 @@ class Occupancy:
         neighbors: tuple[tuple[int, ...], ...] = (),
         sides: int = 0,
         combat_sides: tuple[int | None, ...] = (),
+        stepped: int = -1,
     ) -> None:
         self.hexes = list(hexes)
         # (the statuses seldom change: the previous copy is kept while they do not)
@@ -163,7 +164,10 @@ class Occupancy:
         self.moved: tuple[int, ...] = ()
         moved = None
         if previous is not None:
-            moved = _moved(previous, hexes, None if same_status else status)
+            if stepped >= 0 and same_status and _only(previous.hexes, hexes, stepped):
+                moved = [stepped]  # (the unit the caller says stepped, and it alone)
+            else:
+                moved = _moved(previous, hexes, None if same_status else status)
             self.before, self.moved = (previous.hexes, previous.status), tuple(moved)
         if moved is None or len(moved) > self.PATCHED:
             index: dict[int, list[int]] = {}
@@ -232,6 +236,16 @@ class Occupancy:
                             enemies.pop(key + side, None)
 
 
+def _only(was: list[int], now: list[int], u: int) -> bool:
+    """Whether unit u's hex, and no other unit's, differs between the positions (a
+    copy with u's hex changed compared in C: cheaper than finding where they differ)."""
+    if was[u] == now[u]:
+        return False
+    guess = was.copy()
+    guess[u] = now[u]
+    return guess == now
+
+
 def _moved(previous: Occupancy, hexes: list[int], status: list[int] | None) -> list[int]:
     """The units whose hex or status (None: the same statuses) differs from the
     previous occupancy's (found in C: some two µs a list)."""
@@ -248,6 +262,7 @@ class State:
         "_node",
         "_occupancy",
         "_remembered",
+        "_stepped",
         "_watched",
         "bags",
         "combats",
@@ -302,6 +317,9 @@ class State:
         # for `units_by_hex()`).
         self._remembered: Any = None
         self._watched: Any = None
+        # The unit a step moved since the occupancy was made (-1: none said): the
+        # next occupancy checks that it alone moved rather than finding who did.
+        self._stepped = -1
 
     def units_by_hex(self) -> dict[int, tuple[int, ...]]:
         """Hex -> the units on the map there, in unit order.
@@ -331,7 +349,9 @@ class State:
                 rules.board.neighbors,
                 len(rules.sides),
                 self.game.combat_sides,
+                self._stepped,
             )
+            self._stepped = -1
         return occupancy
 
     # --------------------------------------------------------------- copying
@@ -357,6 +377,7 @@ class State:
         other._node = self._node
         other._occupancy = self._occupancy
         other._remembered = self._remembered
+        other._stepped = self._stepped
         other._watched = None
         return other
 

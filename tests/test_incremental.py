@@ -155,6 +155,31 @@ def test_an_answer_is_forgotten_only_when_what_it_read_changes(training):
         memo.ask(s, "move", lambda: s.unit_hex.__setitem__(0, 0))
 
 
+def test_the_unit_said_to_have_stepped_is_checked_not_trusted(training):
+    """A step names the unit it moved (`State._stepped`) so that the next occupancy
+    need not look for who moved; when another unit moved too, or none, the
+    occupancy finds the units that did, and its index is the one built afresh."""
+    s = training.new_initial_state()
+    on_map = [u for u, status in enumerate(s.unit_status) if status == ON_MAP]
+    a, b = on_map[0], on_map[-1]
+    free = [h for h in range(len(training.rules.board.labels)) if h not in s.unit_hex][:2]
+    for moved, said in (((a,), a), ((a, b), a), ((b,), a), ((), a)):
+        before = s.occupancy()
+        for u, h in zip(moved, free, strict=False):
+            s.unit_hex[u] = h
+        s._stepped = said
+        occupancy = s.occupancy()
+        assert occupancy.index == Occupancy(s.unit_hex, s.unit_status).index
+        if moved:
+            assert occupancy.moved == moved and occupancy is not before
+        else:
+            assert occupancy is before
+        s._stepped = -1
+        for u in moved:
+            s.unit_hex[u] = before.hexes[u]
+        s.occupancy()
+
+
 @pytest.mark.parametrize(("battle", "scenario"), shipped_scenarios())
 def test_the_patched_occupancy_is_the_one_built_afresh(battle, scenario):
     """The occupancy after each action, patched from the previous one, holds the

@@ -214,7 +214,8 @@ class MoveUnits(Primitive):
             tests = watch.tests.get(u)
             if tests is None:
                 tests = watch.tests[u] = may_bind(s, u)
-        if not may_enter(s, u, b, a, tests):
+        no_entry, confined, no_end = tests  # (most often none: no call to test them)
+        if (no_entry or confined) and not may_enter(s, u, b, a, tests):
             return False
         together = here if u in here else (*here, u)
         known = watch.stacking  # (answers kept for the decision, when its watch keeps them)
@@ -231,7 +232,7 @@ class MoveUnits(Primitive):
                 )
         if not within:
             return False
-        if may_end(s, u, b, tests):
+        if not no_end or may_end(s, u, b, tests):
             return True
         # Rarely reached (a `no_end` binds here): the cost is worked out again.
         spent += self.cost(s, frame, u, a, d)
@@ -496,6 +497,7 @@ class MoveUnits(Primitive):
         b["spent"] += self.cost(s, frame, u, a, d)
         b["hexes"] += 1
         s.unit_hex[u] = h
+        s._stepped = u  # (what the next occupancy checks first)
         say(s, f"{unit_name(s, u)} moves {hex_label(s, a)} → {hex_label(s, h)}.")
         arrived(s, u, a, h)
         if self.has_lambda(s, frame, "stop_after") and self.call(
