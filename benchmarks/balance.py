@@ -52,6 +52,18 @@ SAME_GAMES = {
     "b8bc2c2fab6cd9e105627953189afae14a275ab5a872eb4857ef28a16c9b3b05": (
         "e9ee397dddf477427448ae5b2a37bec6bd48b96217edb3fdbcc628297834f62a"
     ),
+    # Monmouth and Newtown: issue 9's night steps of 4 December (9ae0e87: a hex
+    # restriction's condition generated in its unit's and its hex's parts as
+    # well as whole) changed no rule file; the same first seeds of every
+    # scenario's balance run give the same winners, lengths, deciding messages
+    # and values turn by turn, and 3 seeded heuristic games of each scenario (one
+    # of each campaign) the same actions and messages (docs/engine.md).
+    "6a38e82da932e2c21484c4e36016cb4f81eb6f378e3668758dff790517375c09": (
+        "9aef5ccad522c2bf3eb93d41d893d7784488ac62e93e5f9ff55576c5eb778e32"
+    ),
+    "e9ee397dddf477427448ae5b2a37bec6bd48b96217edb3fdbcc628297834f62a": (
+        "823034558fa1a2e644c1695a701dc0df3143a2ced2a1732bed86542484658cbf"
+    ),
 }
 
 
