@@ -61,18 +61,13 @@ def hex_tests(
     considered. A restriction made without its parts tests its whole condition
     on the hex."""
 
-    def parts(r: RestrictionSpec) -> tuple[Fn | None, Fn | None]:
-        if r.unit_part is None and r.hex_part is None:
-            return None, r.condition
-        return r.unit_part, r.hex_part
+    def test(r: RestrictionSpec) -> tuple[Fn | None, HexTest]:
+        unit_part, hex_part = r.unit_part, r.hex_part
+        if unit_part is None and hex_part is None:
+            hex_part = r.condition
+        return unit_part, (zones[r.zone] if r.zone else None, hex_part, r.until_turn, r.name)
 
-    return tuple(
-        tuple(
-            (parts(r)[0], (zones[r.zone] if r.zone else None, parts(r)[1], r.until_turn, r.name))
-            for r in restrictions.get(kind, ())
-        )
-        for kind in HEX_KINDS
-    )
+    return tuple(tuple(test(r) for r in restrictions.get(kind, ())) for kind in HEX_KINDS)
 
 
 def may_bind(s: State, u: int) -> UnitTests:
@@ -102,7 +97,8 @@ def may_enter(
     (the hex left: `origin`, or where the unit stands) and `to` (= `hex`).
     `tests`: the unit's `may_bind`, when the caller has them. Asked for every
     step considered, so the tests are written out here rather than through
-    `_in_zone`, `_holds` and `_in_time` (the same, in the same order).
+    `_in_zone`, `_holds` and `_in_time`: the same tests, the condition's unit
+    part first (in `may_bind`), then the zone, its hex part and the turn.
     """
     no_entry, confined, _ = may_bind(s, u) if tests is None else tests
     if not no_entry and not confined:

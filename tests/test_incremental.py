@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import gc
 import random
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 
 from compiler.build import import_shipped, shipped_battles
 from engine import chance, incremental
+from engine.game import Game
 from engine.save import from_json, to_json
-from engine.state import MAX_SIDES, MAX_UNITS, ON_MAP, Occupancy
+from engine.state import MAX_SIDES, MAX_UNITS, ON_MAP, Occupancy, State
 from tests.conftest import eager_action
 
 # Enough actions for several movement phases of each side, not whole campaigns.
@@ -33,25 +35,32 @@ def shipped_scenarios() -> list[tuple[str, str | None]]:
     return found
 
 
+def shipped_game(battle: str, scenario: str | None) -> Game:
+    return import_shipped(battle).load_game({"scenario": scenario} if scenario else {})
+
+
+def played(game: Game, seed: int) -> Iterator[State]:
+    """The first ACTIONS actions of a seeded game of the eager bot: the state before
+    each, which the caller may look at (the action is chosen once it resumes)."""
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    while not s.is_terminal() and s.move_number < ACTIONS:
+        yield s
+        s.apply_action(chance.sample(s, seed) if s.is_chance_node() else eager_action(s, rng))
+
+
 @pytest.mark.parametrize(("battle", "scenario"), shipped_scenarios())
 def test_every_scenario_plays_with_the_check_on(battle, scenario):
     assert incremental.CHECK
-    game = import_shipped(battle).load_game({"scenario": scenario} if scenario else {})
-    seed = 5
-    rng = random.Random(seed)
-    s = game.new_initial_state()
+    game = shipped_game(battle, scenario)
     movement_decisions = 0
-    while not s.is_terminal() and s.move_number < ACTIONS:
-        if s.is_chance_node():
-            s.apply_action(chance.sample(s, seed))
-            continue
-        if s.stack[-1].proc == "move_units":
+    for s in played(game, seed=5):
+        if not s.is_chance_node() and s.stack[-1].proc == "move_units":
             movement_decisions += 1
             if movement_decisions % 25 == 0:
                 # A state loaded from its save remembers nothing: same answers.
                 fresh = from_json(game, to_json(s))
                 assert fresh.legal_actions() == s.legal_actions()
-        s.apply_action(eager_action(s, rng))
     assert movement_decisions > 10
 
 
@@ -186,13 +195,9 @@ def test_the_patched_occupancy_is_the_one_built_afresh(battle, scenario):
     index, the `enemies_adjacent`, `units_of` and `occupied_hexes` answers that one
     built from the positions alone gives (a unit's own side's answers next to
     it are kept when it steps)."""
-    game = import_shipped(battle).load_game({"scenario": scenario} if scenario else {})
-    seed = 3
-    rng = random.Random(seed)
-    s = game.new_initial_state()
+    game = shipped_game(battle, scenario)
     kept = 0
-    while not s.is_terminal() and s.move_number < ACTIONS:
-        s.apply_action(chance.sample(s, seed) if s.is_chance_node() else eager_action(s, rng))
+    for s in played(game, seed=3):
         occupancy = s.occupancy()
         fresh = Occupancy(s.unit_hex, s.unit_status)
         assert occupancy.index == fresh.index

@@ -223,13 +223,11 @@ class MoveUnits(Primitive):
             if memo is not None and not here:
                 within = memo.ask(s, u + _STACKING, self._within, s, frame, together)
             else:
-                within = params["stacking"](s, {**_caller(s, frame), "units": together})
+                within = self._within(s, frame, together)
         else:
             within = known.get(together, _UNKNOWN)
             if within is _UNKNOWN:
-                within = known[together] = params["stacking"](
-                    s, {**_caller(s, frame), "units": together}
-                )
+                within = known[together] = self._within(s, frame, together)
         if not within:
             return False
         if not no_end or may_end(s, u, b, tests):
@@ -241,6 +239,7 @@ class MoveUnits(Primitive):
 
     @staticmethod
     def _within(s: State, frame: Frame, together: tuple[int, ...]) -> bool:
+        """Whether these units may stand together (the rules' stacking limit)."""
         params = frame.params
         assert params is not None
         return bool(params["stacking"](s, {**_caller(s, frame), "units": together}))
