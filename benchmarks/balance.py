@@ -22,12 +22,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from compiler.balance_plots import write_plots
+from muster.balance_plots import write_plots
 from compiler.build import import_shipped
 from compiler.check import compile_ruleset
-from compiler.journal import JournalError
+from muster.journal import JournalError
 from compiler.provenance import provisional_values
-from compiler.simulation import simulate
+from muster.simulation import simulate
 from engine.balance import table, write_json
 
 ROOT = Path(__file__).resolve().parent.parent

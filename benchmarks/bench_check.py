@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from compiler.check import compile_ruleset
 from compiler.load import resolve_ruleset
-from compiler.watch import Watcher
+from muster.watch import Watcher
 
 REPEATS = 5
 
@@ -45,7 +45,7 @@ def seconds(fn: Callable[[], object], repeats: int = REPEATS) -> float:
 
 def process(ruleset: str, cache_home: str) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": cache_home}
-    cmd = [sys.executable, "-m", "compiler.cli", "check", ruleset]
+    cmd = [sys.executable, "-m", "muster.cli", "check", ruleset]
     subprocess.run(cmd, env=env, check=True, capture_output=True)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from compiler.simulation import simulate
+from muster.simulation import simulate
 from engine.balance import table
 
 

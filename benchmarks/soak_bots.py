@@ -13,7 +13,7 @@ import argparse
 import time
 
 from compiler.build import import_shipped
-from compiler.simulation import simulate
+from muster.simulation import simulate
 
 BATTLES = ("training", "monmouth", "newtown")
 

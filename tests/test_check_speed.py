@@ -18,7 +18,7 @@ HEAVY = ("shapely", "networkx", "numpy")
 def test_check_imports_no_map_library():
     code = (
         "import sys\n"
-        "from compiler.cli import main\n"
+        "from muster.cli import main\n"
         f"assert main(['check', {str(RULESETS / 'training')!r}]) == 0\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
     )

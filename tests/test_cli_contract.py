@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from compiler import cli
-from compiler.cli import main
+from muster import cli
+from muster.cli import main
 
 
 def one_line(capsys) -> str:
@@ -53,7 +53,7 @@ def test_the_map_commands_import_without_a_cycle():
     import subprocess
     import sys
 
-    for module in ("compiler.map_commands", "compiler.backends.map_render"):
+    for module in ("muster.map_commands", "compiler.backends.map_render"):
         done = subprocess.run(
             [sys.executable, "-c", f"import {module}"], capture_output=True, text=True, check=False
         )

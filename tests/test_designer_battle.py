@@ -11,8 +11,8 @@ from pathlib import Path
 from compiler.backends.print_and_play.charts import terrain_changes_chart
 from compiler.build import load_game
 from compiler.check import check_ruleset
-from compiler.cli import main
-from compiler.language_tests import run_tests
+from muster.cli import main
+from muster.language_tests import run_tests
 from engine import effects
 from engine.game import SetupError
 from engine.save import to_json

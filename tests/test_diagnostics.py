@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from compiler.check import check_ruleset, compile_ruleset
-from compiler.cli import main
+from muster.cli import main
 from dsl.diagnostics import SEVERITY_ERROR, CompileError
 from tests.conftest import RULESETS
 from tests.maps import COMMON, write_map

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.editor import Editor
+from muster.editor import Editor
 from tests.conftest import RULESETS
 from tests.test_diagnostics import with_extra
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.cli import main
-from compiler.coverage import cited_in_tests, sections
+from muster.cli import main
+from muster.coverage import cited_in_tests, sections
 from tests.conftest import ROOT, rulebook
 
 FIDELITY = ROOT / "docs" / "fidelity.md"

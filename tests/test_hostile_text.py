@@ -12,7 +12,7 @@ import pytest
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
-from compiler.cli import main
+from muster.cli import main
 from dsl.diagnostics import CompileError
 from tests.conftest import RULESETS
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from compiler.scaffold import new_battle
+from muster.scaffold import new_battle
 
 pytest.importorskip("pygls")
 
@@ -23,7 +23,7 @@ class Client:
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "compiler.cli", "lsp"],
+            [sys.executable, "-m", "muster.cli", "lsp"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -9,7 +9,7 @@ from compiler import ir
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
-from compiler.cli import main
+from muster.cli import main
 from engine.effects import advance_to
 from engine.queries import in_range
 from tests.test_diagnostics import with_extra

@@ -10,8 +10,8 @@ import pytest
 
 from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
-from compiler.cli import main
-from compiler.language_tests import Runner, collect, run_tests
+from muster.cli import main
+from muster.language_tests import Runner, collect, run_tests
 from dsl.diagnostics import CompileError, Reporter
 from dsl.source import SourceFiles
 from tests.conftest import ROOT, RULESETS, rulebook

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compiler.cli import main
+from muster.cli import main
 from tests.maps import MAPS
 
 FEATURES = str(MAPS / "features.mst")

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from compiler.check import compile_ruleset
-from compiler.cli import main
+from muster.cli import main
 from compiler.map_model import MapModel
 from dsl.diagnostics import CompileError
 from tests.conftest import RULESETS

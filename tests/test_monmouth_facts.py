@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from compiler.check import compile_ruleset
-from compiler.dump import dump
+from muster.dump import dump
 from tests.conftest import ROOT, RULESETS, rulebook
 
 RULEBOOK = rulebook("monmouth.txt")

@@ -9,7 +9,7 @@ import pytest
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_game
 from compiler.check import compile_ruleset
-from compiler.coverage import coverage
+from muster.coverage import coverage
 from compiler.load import load, resolve_ruleset
 from compiler.provenance import citations, provisional_values, unvouched_literals
 from dsl.diagnostics import Reporter

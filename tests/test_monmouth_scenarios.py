@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from compiler.check import compile_ruleset
-from compiler.dump import dump
+from muster.dump import dump
 from tests.conftest import ROOT, RULESETS
 from tests.test_monmouth_facts import RULEBOOK
 

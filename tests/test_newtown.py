@@ -26,8 +26,8 @@ from compiler import ir
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_game
 from compiler.check import compile_ruleset
-from compiler.cli import main
-from compiler.coverage import coverage
+from muster.cli import main
+from muster.coverage import coverage
 from compiler.hexmap import Grid
 from compiler.load import load, resolve_ruleset
 from compiler.maps import grid_of

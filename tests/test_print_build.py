@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from compiler.build import build
-from compiler.cli import main
+from muster.cli import main
 from compiler.progress import Progress
 from tests.conftest import RULESETS
 

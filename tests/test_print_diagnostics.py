@@ -6,7 +6,7 @@ import pytest
 
 from compiler.build import build
 from compiler.check import compile_ruleset
-from compiler.cli import main
+from muster.cli import main
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, UNKNOWN_PROPERTY, CompileError
 from tests.print_helpers import PRINT_TEST
 

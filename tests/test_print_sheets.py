@@ -36,7 +36,7 @@ def built(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def dump() -> dict:
     done = subprocess.run(
-        [sys.executable, "-m", "compiler.cli", "dump", str(PRINT_TEST)],
+        [sys.executable, "-m", "muster.cli", "dump", str(PRINT_TEST)],
         capture_output=True,
         text=True,
         check=True,
@@ -118,7 +118,7 @@ def shipped(request, tmp_path_factory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp(request.param)
     build(ROOT / "rulesets" / request.param, out, only="counters", progress=False)
     done = subprocess.run(
-        [sys.executable, "-m", "compiler.cli", "dump", request.param],
+        [sys.executable, "-m", "muster.cli", "dump", request.param],
         capture_output=True,
         text=True,
         check=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compiler import check
 from compiler.contexts import CONTEXTS
-from compiler.reference import DECLARATION_KEYS, reference
+from muster.reference import DECLARATION_KEYS, reference
 from engine import registered
 from tests.conftest import ROOT
 
@@ -13,7 +13,7 @@ REFERENCE = ROOT / "docs" / "reference.md"
 
 def test_reference_is_current():
     assert REFERENCE.read_text(encoding="utf-8") == reference(), (
-        "docs/reference.md is stale: run `python -m compiler.reference > docs/reference.md`"
+        "docs/reference.md is stale: run `python -m muster.reference > docs/reference.md`"
     )
 
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from compiler.cli import main
+from muster.cli import main
 from engine.play import PHYSICAL, ReplayError, certify, chained, play_game, read_log, write_log
 from tests.conftest import ROOT
 
@@ -77,7 +77,7 @@ def test_replay_in_another_process_with_another_hash_seed(logged):
     log, _ = logged
     for hashseed in ("0", "12345"):
         done = subprocess.run(
-            [sys.executable, "-m", "compiler.cli", "replay", log],
+            [sys.executable, "-m", "muster.cli", "replay", log],
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONHASHSEED": hashseed},

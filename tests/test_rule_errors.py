@@ -6,7 +6,7 @@ import traceback
 
 import pytest
 
-from compiler.cli import main
+from muster.cli import main
 from tests.test_rule_edits import edited
 
 STACKING = "stacking: stack_ok(units)"

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from compiler.cli import main
+from muster.cli import main
 from tests.conftest import RULESETS
 
 BATTLE = (RULESETS / "training" / "battle.mst").read_bytes()

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from compiler.build import GENERATED, build
-from compiler.cli import main
+from muster.cli import main
 from compiler.output_folder import MARKER
 from tests.conftest import ROOT, RULESETS
 
@@ -122,7 +122,7 @@ def test_a_build_killed_midway_leaves_the_old_output_intact(tmp_path):
     (target / "rules.py").write_text("# the previous build\n", encoding="utf-8")
     before = snapshot(target)
     child = subprocess.Popen(
-        [sys.executable, "-m", "compiler.cli", "build", "training", "--out", str(target)],
+        [sys.executable, "-m", "muster.cli", "build", "training", "--out", str(target)],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

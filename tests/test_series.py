@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from compiler.check import compile_ruleset
-from compiler.coverage import coverage
+from muster.coverage import coverage
 from compiler.load import load, resolve_ruleset
 from compiler.provenance import citations, provisional_values, unvouched_literals
 from dsl.diagnostics import Reporter
@@ -70,7 +70,7 @@ def test_every_numbered_section_2_to_16_is_cited(series_files):
 
 @pytest.mark.skipif(rulebook("monmouth.txt") is None, reason="needs ../shared/rulebooks")
 def test_coverage_names_the_documents_of_a_battles_rulebook(capsys):
-    from compiler.cli import main
+    from muster.cli import main
 
     book = str(rulebook("monmouth.txt"))
     assert main(["coverage", str(RULESETS / "monmouth"), "--rulebook", book, "--strict"]) == 0
@@ -82,7 +82,7 @@ def test_coverage_names_the_documents_of_a_battles_rulebook(capsys):
 
 
 def test_check_summarises_a_battle_on_one_screen(capsys):
-    from compiler.cli import main
+    from muster.cli import main
     from compiler.provenance import provisional_values
 
     rules = compile_ruleset(RULESETS / "newtown")[0]

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from compiler import simulation
-from compiler.cli import main
-from compiler.simulation import simulate
+from muster import simulation
+from muster.cli import main
+from muster.simulation import simulate
 from engine.balance import table, wilson
 from engine.simulate import game_seed, tasks
 

@@ -13,8 +13,8 @@ import pytest
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
-from compiler.cli import main
-from compiler.soak import Invariants, declarations
+from muster.cli import main
+from muster.soak import Invariants, declarations
 from engine.firing import Firing
 from engine.state import ELIMINATED, ON_MAP
 from tests.conftest import RULESETS, play_out

@@ -15,7 +15,7 @@ pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient
 
-from compiler.cli import main
+from muster.cli import main
 from engine import bots
 from engine.play import certify, play_game, read_log
 from engine.save import to_json

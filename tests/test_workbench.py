@@ -8,10 +8,10 @@ import os
 import pytest
 
 from compiler.check import check_ruleset
-from compiler.cli import main
+from muster.cli import main
 from compiler.load import resolve_ruleset
-from compiler.scaffold import ScaffoldError, new_battle
-from compiler.watch import Watcher
+from muster.scaffold import ScaffoldError, new_battle
+from muster.watch import Watcher
 
 
 def test_new_battle_imports_the_series_and_checks_clean(tmp_path, capsys):

@@ -12,9 +12,15 @@ or one of its subsections.
 
 from __future__ import annotations
 
+import argparse
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from muster.user_files import user_text
 
 NUMBERED = re.compile(r"^(\d+(?:\.\d+)+|\d+\.)\s+\S")
 ROMAN = re.compile(r"^((?:X{0,3})(?:IX|IV|V?I{0,3}))\.\s+\S")
@@ -122,3 +128,97 @@ def executed(
             hits += n > 0
             total += n
     return decls, hits, total
+
+
+def cmd_coverage(args: argparse.Namespace) -> int:
+    from compiler.check import compile_loaded
+    from compiler.load import load, resolve_ruleset
+    from compiler.provenance import citations
+    from dsl.diagnostics import Reporter
+    from dsl.source import SourceFiles
+    from muster.language_tests import test_files
+
+    reporter = Reporter(SourceFiles())
+    loaded = load(resolve_ruleset(args.ruleset), reporter)
+    reporter.check()
+    rules = compile_loaded(loaded, reporter)
+    text = user_text(args.rulebook, "rulebook")
+    cites = citations(loaded.files)
+    names = (
+        args.documents.split(",") if args.documents else _document_names(text, rules.name, cites)
+    )
+    if names is None:
+        print(
+            f"muster: {args.rulebook} holds {len(sections(text))} documents: "
+            "name them in order with --documents a,b",
+            file=sys.stderr,
+        )
+        return 2
+    fired = _fired_declarations(rules, args.soak) if args.soak else None
+    # The Python tests of the folder, and the battle's tests in the rule language.
+    tests = sorted(Path(args.tests).glob("**/*.py")) if args.tests else []
+    tests += test_files(resolve_ruleset(args.ruleset))
+    tested = cited_in_tests([p.read_text(encoding="utf-8") for p in tests])
+    uncited = 0
+    for cov in coverage(text, names, cites):
+        print(f"§ {cov.document}: {len(cov.rows)} numbered sections")
+        silent = untested = 0
+        for sec, via, times in cov.rows:
+            if via is None:
+                mark = "UNCITED"
+            elif via == sec.number:
+                mark = f"cited {times}×"
+            else:
+                mark = f"via {via}"
+            ran = ""
+            if fired is not None:
+                decls, hits, total = executed(cov.document, sec.number, fired)
+                ran = f"{hits}/{decls} fired ({total})" if decls else "no rule runs it"
+                silent += decls > 0 and hits == 0
+            names_it = sum(
+                n for s, n in tested.get(cov.document, {}).items() if under(sec.number, s)
+            )
+            untested += names_it == 0
+            columns = f"{mark:<12}"
+            if fired is not None:
+                columns += f" {ran:<22}"
+            if args.tests:
+                columns += f" {'tested ' + str(names_it) if names_it else 'untested':<10}"
+            if args.all or via is None:
+                print(f"  {sec.number:<8} {columns} {sec.title[:60]}")
+        uncited += len(cov.uncited)
+        print(f"  {len(cov.uncited)} uncited")
+        if fired is not None:
+            print(f"  {silent} cited only by declarations that never fired in the soak")
+        if args.tests:
+            print(f"  {untested} named by no test")
+    return 1 if uncited and args.strict else 0
+
+
+def _fired_declarations(rules: Any, path: str) -> list[tuple[tuple[tuple[str, str], ...], int]]:
+    """Each firing declaration of the rules as (its cites, times it fired in the soak)."""
+    import json
+
+    from muster.soak import declarations
+
+    data = json.loads(user_text(path, "soak's firing counts"))
+    if not isinstance(data, dict) or not isinstance(counts := data.get("counts"), dict):
+        raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
+    if data.get("format") != "muster.soak/1" or data.get("battle") != rules.name:
+        raise ValueError(f"{path}: not the firing counts of a soak of {rules.name}")
+    return [
+        (tuple((c.document, c.section) for c in d.cites), counts.get(f"{d.kind}:{d.name}", 0))
+        for d in declarations(rules)
+    ]
+
+
+def _document_names(text: str, battle: str, cites: dict) -> list[str] | None:
+    """The documents a rulebook text holds, when the citations tell: a battle's
+    rulebook that starts with the series rules is ["series", battle]; a ruleset
+    citing only itself (the series) is the text's first document."""
+
+    count = len(sections(text))
+    if count <= 1 or set(cites) <= {battle}:
+        return [battle]  # the first document is the ruleset's own
+    others = sorted(set(cites) - {battle})
+    return [*others, battle] if len(others) == count - 1 else None

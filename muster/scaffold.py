@@ -1,6 +1,6 @@
 """`muster new NAME`: a new battle's folder that imports the series and checks clean.
 
-The files come from the templates in `compiler/new_battle/` (`$name` and
+The files come from the templates in `muster/new_battle/` (`$name` and
 `$title` filled in): a ruleset, two sides with a unit and a leader each, a
 small map, a turn track, victory conditions, a scenario, and `brief.txt`, the
 battle's own numbered sections that the rule files cite (`§ NAME 1.2`).

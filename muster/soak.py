@@ -22,10 +22,13 @@ citations, for the report and for `muster coverage`'s executed column.
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from compiler import ir
@@ -315,3 +318,32 @@ def markdown(report: SoakReport, games: int, decls: list[Declaration]) -> str:
     for d, reason in silent:
         lines.append(f"| {d.kind} | `{d.name}` | {d.where} | {_cites(d.cites)} | {reason} |")
     return "\n".join(lines) + "\n"
+
+
+def cmd_soak(args: argparse.Namespace) -> int:
+    from compiler.backends.engine_codegen import generate
+    from compiler.build import load_generated
+    from compiler.check import compile_ruleset
+
+    rules, _ = compile_ruleset(args.ruleset)
+    if rules.library:
+        print(f"muster: {rules.name} is a library: soak a battle that imports it", file=sys.stderr)
+        return 2
+    package = load_generated(generate(rules), rules.name)
+    scenarios = [args.scenario] if args.scenario else [sc.name for sc in rules.scenarios]
+
+    def progress(scenario: str, done: int, total: int) -> None:
+        if not args.quiet and (done == total or done % 10 == 0):
+            print(f"  {scenario}: {done}/{total} games", file=sys.stderr, flush=True)
+
+    report = soak(package, rules.name, scenarios, args.games, args.first_seed, progress)
+    text = markdown(report, args.games, declarations(rules))
+    if args.report:
+        Path(args.report).write_text(text, encoding="utf-8")
+    if args.counts:
+        Path(args.counts).write_text(counts_json(report, args.games) + "\n", encoding="utf-8")
+    if not args.report:
+        print(text, end="")
+    problems = len(report.problems)
+    print(f"muster soak {rules.name}: {problems} problems", file=sys.stderr)
+    return 1 if problems else 0

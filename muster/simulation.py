@@ -18,14 +18,14 @@ from typing import Any
 
 from tqdm import tqdm
 
-from compiler.balance_plots import write_plots
 from compiler.build import load_game
-from compiler.journal import JournalError, engine_hash, journal_writer, read_journal
-from compiler.rule_switches import rule_switches
 from engine.balance import summarise, table, write_json
 from engine.bots import BotSpecError, parse_bots
 from engine.game import Game
 from engine.simulate import GameFactory, GameTask, play_task, run_local, tasks
+from muster.balance_plots import write_plots
+from muster.journal import JournalError, engine_hash, journal_writer, read_journal
+from muster.rule_switches import rule_switches
 
 
 def game_from(ruleset: str, params_json: str) -> Game:
@@ -63,7 +63,7 @@ def simulate(
 ) -> dict[str, Any]:
     """Play the games and return the report (engine/balance.py's `summarise`).
     With a `journal`, games it already holds for this run are not played
-    again, and each new game is added to it as it finishes (compiler/journal.py)."""
+    again, and each new game is added to it as it finishes (muster/journal.py)."""
     factory = GameFactory(game_from, (str(ruleset), json.dumps(params, sort_keys=True)))
     game = factory()
     sides = [side.name for side in game.rules.sides]

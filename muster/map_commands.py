@@ -7,6 +7,7 @@ Bad hex labels and unit names raise ValueError with a message for the user.
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import os
 import tempfile
@@ -139,3 +140,35 @@ def write_map_image(
         Path(tmp).unlink(missing_ok=True)
         raise
     return out
+
+
+def _map_model(ruleset: str):
+    from compiler.check import compile_ruleset
+    from compiler.map_model import MapModel
+
+    return MapModel(compile_ruleset(ruleset)[0])
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+
+    model = _map_model(args.ruleset)
+    los = (hex_label(model, args.los[0]), hex_label(model, args.los[1])) if args.los else None
+    units = hex_labels(model, args.units)
+    out = write_map_image(model, Path(args.out), args.dpi, los, units)
+    print(f"map → {out}")
+    return 0
+
+
+def cmd_los(args: argparse.Namespace) -> int:
+
+    model = _map_model(args.ruleset)
+    a, b = hex_label(model, args.a), hex_label(model, args.b)
+    print(los_report(model, a, b, hex_labels(model, args.units)))
+    return 0
+
+
+def cmd_path(args: argparse.Namespace) -> int:
+
+    model = _map_model(args.ruleset)
+    print(path_report(model, hex_label(model, args.a), hex_label(model, args.b), args.unit))
+    return 0

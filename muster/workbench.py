@@ -1,10 +1,10 @@
 """The designer's workbench on the command line: `muster new`, `muster check --watch`,
 `muster test`.
 
-Kept apart from `compiler.cli` so the commands a designer uses while writing
+Kept apart from `muster.cli` so the commands a designer uses while writing
 a battle (scaffold, watch, and the language tests and editor server) sit
-together; `compiler.cli` registers them with `add_commands`. Like the
-commands of `compiler.cli`, a command whose work needs the engine builder
+together; `muster.cli` registers them with `add_commands`. Like the
+commands of `muster.cli`, a command whose work needs the engine builder
 imports it when run, so that `muster check` starts without it.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from compiler.check import check_ruleset
 from compiler.load import display_name, resolve_ruleset
-from compiler.scaffold import ScaffoldError, default_folder, new_battle
-from compiler.watch import watch
+from muster.scaffold import ScaffoldError, default_folder, new_battle
+from muster.watch import watch
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -48,11 +48,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_test(args: argparse.Namespace) -> int:
     """Run a battle's language tests; pytest-like lines, failures at their file:line."""
-    # Imported here, as `compiler.cli` imports each command's modules: running
+    # Imported here, as `muster.cli` imports each command's modules: running
     # tests builds engines (and imports the map libraries), which `muster
     # check` and `muster new` must not pay for.
     from compiler.build import shipped_battles
-    from compiler.language_tests import run_tests, test_folder
+    from muster.language_tests import run_tests, test_folder
 
     targets = shipped_battles() if args.ruleset == "shipped" else [args.ruleset]
     failed = passed = 0
@@ -83,7 +83,7 @@ def cmd_lsp(args: argparse.Namespace) -> int:
     try:
         # pygls is an optional dependency (`pip install 'muster[editor]'`): a
         # documented lazy import, so that nothing else needs it.
-        from compiler.language_server import serve
+        from muster.language_server import serve
     except ImportError:
         print(
             "muster: the language server needs pygls: pip install 'muster[editor]'", file=sys.stderr

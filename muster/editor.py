@@ -1,6 +1,6 @@
 """What an editor asks of a rule file: diagnostics, hover, definition, completion.
 
-The language server (`compiler.language_server`, `muster lsp`) answers from
+The language server (`muster.language_server`, `muster lsp`) answers from
 here; nothing here depends on the protocol, so it is tested directly too.
 Each ruleset an open file belongs to (the folder holding `ruleset.mst`, or
 the battle a `tests/` file tests) gets a `Watcher`, so a keystroke re-parses
@@ -19,12 +19,12 @@ from pathlib import Path
 from compiler import ir
 from compiler.contexts import CONTEXTS
 from compiler.load import ENTRY
-from compiler.watch import Report, Watcher
 from dsl import ast
 from dsl.diagnostics import Diagnostic
 from dsl.source import Span
 from engine.registered import load as load_vocabulary
 from engine.vocabulary import EVENTS, UNIT_ATTRIBUTES, VARIABLES
+from muster.watch import Report, Watcher
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -7,8 +7,10 @@ spans become "file:line:column" strings. docs/ir.md describes the shape.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -82,3 +84,21 @@ def dump_code(rules: Rules, procedure: str) -> str:
         if text:
             lines.append(f"{'':8}| {text}")
     return "\n".join(lines)
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    from compiler.backends.engine_codegen import generate
+    from compiler.build import load_generated
+    from compiler.check import compile_ruleset
+
+    rules, _ = compile_ruleset(args.ruleset)
+    if args.code is None:
+        print(dump(rules))
+        return 0
+    compiled = load_generated(generate(rules), rules.name).RULES
+    try:
+        print(dump_code(compiled, args.code))
+    except KeyError as e:
+        print(f"muster dump: {e.args[0]}", file=sys.stderr)
+        return 2
+    return 0

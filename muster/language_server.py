@@ -4,9 +4,9 @@ Diagnostics as you type (every error and warning of the ruleset, on the file
 it belongs to; a file whose problems are fixed is sent an empty list),
 hover (a name's kind, type, title, citation and provisional reason),
 go-to-definition (into imported files, the series too) and completion of
-the names in scope. The answers come from `compiler.editor`; this module
+the names in scope. The answers come from `muster.editor`; this module
 only speaks the protocol. pygls is an optional dependency (the `editor`
-extra): `compiler.workbench` imports this module only when `muster lsp` runs.
+extra): `muster.workbench` imports this module only when `muster lsp` runs.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
-from compiler.editor import Editor, Symbol
 from dsl.diagnostics import SEVERITY_WARNING, Diagnostic
 from dsl.source import Span
+from muster.editor import Editor, Symbol
 
 MAX_COMPLETIONS = 1000
 COMPLETION_KINDS = {
