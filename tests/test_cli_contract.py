@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from muster import cli
+from muster import check
 from muster.cli import main
 
 
@@ -41,7 +41,7 @@ def test_only_a_bug_is_an_internal_error(capsys, monkeypatch):
     def broken(args):
         raise KeyError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_check", broken)
+    monkeypatch.setattr(check, "cmd_check", broken)
     assert main(["check", "training"]) == 3
     assert "internal error (KeyError" in one_line(capsys)
 
