@@ -96,7 +96,7 @@ class Editor:
             self.open.pop(path, None)
         else:
             self.open[path] = text
-        entry = entry_of(path)
+        entry = self.entry(path)
         if entry is None:
             return None
         watcher = self.watchers.setdefault(entry, Watcher(entry))
@@ -106,15 +106,29 @@ class Editor:
         self.analyses[entry] = analysis
         return analysis
 
+    def entry(self, path: Path) -> Path | None:
+        """The ruleset a file belongs to; an unsaved buffer that no file holds
+        is a ruleset of its own (it may import the series by name)."""
+        if path in self.open and not path.exists():
+            return path
+        return entry_of(path)
+
     def analysis(self, path: Path) -> Analysis | None:
-        entry = entry_of(path.resolve())
+        entry = self.entry(path.resolve())
         if entry is None:
             return None
         return self.analyses.get(entry) or self.update(path, self.open.get(path.resolve()))
 
     def text(self, path: Path) -> str:
+        """The file's text as the editor has it; a file neither open nor readable
+        (removed, not UTF-8) has no words to answer about."""
         path = path.resolve()
-        return self.open[path] if path in self.open else path.read_text(encoding="utf-8")
+        if path in self.open:
+            return self.open[path]
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
 
     def word_at(self, path: Path, line: int, column: int) -> str | None:
         lines = self.text(path).splitlines()

@@ -178,3 +178,56 @@ def test_the_server_answers_over_stdio(tmp_path, client):
     client.request("shutdown", None)
     client.send("exit", None, request=False)
     assert client.proc.wait(timeout=30) == 0
+
+
+def initialized(client: Client, root: Path) -> None:
+    client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}})
+    client.send("initialized", {}, request=False)
+
+
+def test_a_malformed_header_costs_only_its_own_message(tmp_path, client):
+    """After a header the server cannot read, the next well-formed message is
+    answered: the reader finds its place again at the next `Content-Length:`."""
+    initialized(client, tmp_path)
+    assert client.proc.stdin is not None
+    body = b'{"jsonrpc": "2.0", "id": 99, "method": "shutdown"}'
+    for bad in (b"Content-Length: ten\r\n\r\n", b"Content-Length: 99999999999999\r\n\r\n"):
+        client.proc.stdin.write(bad + body)
+        client.proc.stdin.flush()
+        # A request that the malformed one must not swallow.
+        ident = client.send(
+            "textDocument/hover",
+            {
+                "textDocument": {"uri": (tmp_path / "none.mst").as_uri()},
+                "position": {"line": 0, "character": 0},
+            },
+        )
+        answer = client.wait(lambda m, ident=ident: m.get("id") in (ident, 99), timeout=60)
+        assert answer["id"] == ident and "error" not in answer, answer
+
+
+def test_a_request_with_bad_params_is_answered_with_32602(tmp_path, client):
+    initialized(client, tmp_path)
+    ident = client.send("textDocument/hover", {"textDocument": {"uri": 5}})
+    answer = client.wait(lambda m: m.get("id") == ident, timeout=60)
+    assert answer["error"]["code"] == -32602
+    # And the server goes on answering.
+    assert client.request("shutdown", None) is None
+
+
+def test_an_unsaved_buffer_is_checked_as_a_ruleset_of_its_own(tmp_path, client):
+    initialized(client, tmp_path)
+    uri = "untitled:Untitled-1"
+    text = 'ruleset scratch "Scratch" § scratch 1 {\n  import series\n  bogus_key 3\n}\n'
+    client.send(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": "muster", "version": 1, "text": text}},
+        request=False,
+    )
+    found = client.diagnostics(uri)
+    assert found and found[0]["range"]["start"]["line"] in (0, 1, 2), found
+    hover = client.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 2}},
+    )
+    assert hover is None or "contents" in hover
