@@ -22,13 +22,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from muster.balance_plots import write_plots
 from compiler.build import import_shipped
 from compiler.check import compile_ruleset
-from muster.journal import JournalError
 from compiler.provenance import provisional_values
-from muster.simulation import simulate
 from engine.balance import table, write_json
+from muster.balance_plots import write_plots
+from muster.journal import JournalError
+from muster.simulation import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "balance"

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from muster.simulation import simulate
 from engine.balance import table
+from muster.simulation import simulate
 
 
 def main() -> None:

@@ -50,16 +50,18 @@ def game_seed(run_seed: int, index: int) -> int:
     return int.from_bytes(digest[:6], "big")
 
 
+def task_at(run_seed: int, index: int, bots: tuple[str, str], swap: bool) -> GameTask:
+    """Game `index` of a run; with `swap`, pairs of games on one seed, sides swapped."""
+    if swap:
+        seed, swapped = game_seed(run_seed, index // 2), index % 2 == 1
+    else:
+        seed, swapped = game_seed(run_seed, index), False
+    return GameTask(index, seed, (bots[1], bots[0]) if swapped else bots, swapped)
+
+
 def tasks(run_seed: int, games: int, bots: tuple[str, str], swap: bool) -> list[GameTask]:
-    """The games of a run; with `swap`, pairs of games on one seed, sides swapped."""
-    out = []
-    for i in range(games):
-        if swap:
-            seed, swapped = game_seed(run_seed, i // 2), i % 2 == 1
-        else:
-            seed, swapped = game_seed(run_seed, i), False
-        out.append(GameTask(i, seed, (bots[1], bots[0]) if swapped else bots, swapped))
-    return out
+    """The games of a run, in order."""
+    return [task_at(run_seed, i, bots, swap) for i in range(games)]
 
 
 _GAMES: dict[GameFactory, Game] = {}
@@ -77,7 +79,7 @@ def play_task(factory: GameFactory, task: GameTask) -> dict[str, Any]:
     rules = game.rules
     s = game.new_initial_state()
     players = [make_bot(spec, p, task.seed) for p, spec in enumerate(task.bots)]
-    tracked = _tracked(game)
+    tracked = tracked_values(game)
     by_turn = [_snapshot(s, tracked)]
     turn = s.vars["turn"]
     last_message = ""
@@ -112,7 +114,7 @@ def play_task(factory: GameFactory, task: GameTask) -> dict[str, Any]:
     }
 
 
-def _tracked(game: Game) -> tuple[str, ...]:
+def tracked_values(game: Game) -> tuple[str, ...]:
     """The per-side values a report follows: VP and the announced variables
     (those the play account reports every change of, such as Army Morale)."""
     announced = [v.name for v in game.rules.variables if v.scope == "side" and v.announce]

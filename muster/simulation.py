@@ -22,9 +22,9 @@ from compiler.build import load_game
 from engine.balance import summarise, table, write_json
 from engine.bots import BotSpecError, parse_bots
 from engine.game import Game
-from engine.simulate import GameFactory, GameTask, play_task, run_local, tasks
+from engine.simulate import GameFactory, GameTask, play_task, run_local, tasks, tracked_values
 from muster.balance_plots import write_plots
-from muster.journal import JournalError, engine_hash, journal_writer, read_journal
+from muster.journal import JournalError, RunShape, engine_hash, journal_writer, read_journal
 from muster.rule_switches import rule_switches
 
 
@@ -76,7 +76,15 @@ def simulate(
         "seed": seed,
         "swap": swap,
     }
-    journalled = read_journal(journal, run) if journal else {}
+    shape = RunShape(
+        seed,
+        (specs[0], specs[1]),
+        swap,
+        tuple(sides),
+        tracked_values(game),
+        tuple(game.rules.victory_levels),
+    )
+    journalled = read_journal(journal, run, shape) if journal else {}
     kept = {i: record for i, record in journalled.items() if i < games}
     todo = [t for t in tasks(seed, games, (specs[0], specs[1]), swap) if t.index not in kept]
     results = run_cluster(factory, todo, cluster) if cluster else run_local(factory, todo, jobs)
@@ -128,9 +136,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             journal=args.journal,
         )
-    except (BotSpecError, JournalError) as e:
+    except BotSpecError as e:
         print(f"muster: {e}", file=sys.stderr)
         return 2
+    except JournalError as e:  # the journal is input: refused as bad input
+        print(f"muster: {e}", file=sys.stderr)
+        return 1
     elapsed = time.monotonic() - started
     print(table(report), end="")
     rate = "some may be the journal's" if resumed else f"{report['games'] / elapsed:.2f} games/s"

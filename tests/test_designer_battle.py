@@ -11,11 +11,11 @@ from pathlib import Path
 from compiler.backends.print_and_play.charts import terrain_changes_chart
 from compiler.build import load_game
 from compiler.check import check_ruleset
-from muster.cli import main
-from muster.language_tests import run_tests
 from engine import effects
 from engine.game import SetupError
 from engine.save import to_json
+from muster.cli import main
+from muster.language_tests import run_tests
 from table.views import terrain_changes_json
 from tests.conftest import play_out
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from compiler.check import check_ruleset, compile_ruleset
-from muster.cli import main
 from dsl.diagnostics import SEVERITY_ERROR, CompileError
+from muster.cli import main
 from tests.conftest import RULESETS
 from tests.maps import COMMON, write_map
 

@@ -12,8 +12,8 @@ import pytest
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
-from muster.cli import main
 from dsl.diagnostics import CompileError
+from muster.cli import main
 from tests.conftest import RULESETS
 
 # As written inside a rule file's "…" (quotes escaped), and as it must come out.

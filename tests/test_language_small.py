@@ -9,9 +9,9 @@ from compiler import ir
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
-from muster.cli import main
 from engine.effects import advance_to
 from engine.queries import in_range
+from muster.cli import main
 from tests.test_diagnostics import with_extra
 
 

@@ -10,10 +10,10 @@ import pytest
 
 from compiler.build import shipped_battles
 from compiler.check import compile_ruleset
-from muster.cli import main
-from muster.language_tests import Runner, collect, run_tests
 from dsl.diagnostics import CompileError, Reporter
 from dsl.source import SourceFiles
+from muster.cli import main
+from muster.language_tests import Runner, collect, run_tests
 from tests.conftest import ROOT, RULESETS, rulebook
 
 

@@ -14,9 +14,9 @@ import shutil
 import pytest
 
 from compiler.check import compile_ruleset
-from muster.cli import main
 from compiler.map_model import MapModel
 from dsl.diagnostics import CompileError
+from muster.cli import main
 from tests.conftest import RULESETS
 from tests.maps import COMMON, MAPS, model, write_map
 

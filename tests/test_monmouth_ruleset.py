@@ -9,12 +9,12 @@ import pytest
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_game
 from compiler.check import compile_ruleset
-from muster.coverage import coverage
 from compiler.load import load, resolve_ruleset
 from compiler.provenance import citations, provisional_values, unvouched_literals
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine.save import to_json
+from muster.coverage import coverage
 from tests.conftest import ROOT, RULESETS
 from tests.test_monmouth_facts import RULEBOOK
 

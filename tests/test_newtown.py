@@ -26,8 +26,6 @@ from compiler import ir
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_game
 from compiler.check import compile_ruleset
-from muster.cli import main
-from muster.coverage import coverage
 from compiler.hexmap import Grid
 from compiler.load import load, resolve_ruleset
 from compiler.maps import grid_of
@@ -35,6 +33,8 @@ from compiler.provenance import citations, provisional_values, unvouched_literal
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
 from engine import chance
+from muster.cli import main
+from muster.coverage import coverage
 from tests.conftest import ROOT, RULESETS, rulebook
 
 BATTLE = RULESETS / "newtown"

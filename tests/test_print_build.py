@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 
 from compiler.build import build
-from muster.cli import main
 from compiler.progress import Progress
+from muster.cli import main
 from tests.conftest import RULESETS
 
 

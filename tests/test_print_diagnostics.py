@@ -6,8 +6,8 @@ import pytest
 
 from compiler.build import build
 from compiler.check import compile_ruleset
-from muster.cli import main
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, UNKNOWN_PROPERTY, CompileError
+from muster.cli import main
 from tests.print_helpers import PRINT_TEST
 
 SOURCE = (PRINT_TEST / "ruleset.mst").read_text(encoding="utf-8")

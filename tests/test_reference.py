@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from compiler import check
 from compiler.contexts import CONTEXTS
-from muster.reference import DECLARATION_KEYS, reference
 from engine import registered
+from muster.reference import DECLARATION_KEYS, reference
 from tests.conftest import ROOT
 
 REFERENCE = ROOT / "docs" / "reference.md"

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from muster.cli import main
 from engine.play import PHYSICAL, ReplayError, certify, chained, play_game, read_log, write_log
+from muster.cli import main
 from tests.conftest import ROOT
 
 

@@ -14,8 +14,8 @@ import time
 import pytest
 
 from compiler.build import GENERATED, build
-from muster.cli import main
 from compiler.output_folder import MARKER
+from muster.cli import main
 from tests.conftest import ROOT, RULESETS
 
 

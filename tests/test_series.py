@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from compiler.check import compile_ruleset
-from muster.coverage import coverage
 from compiler.load import load, resolve_ruleset
 from compiler.provenance import citations, provisional_values, unvouched_literals
 from dsl.diagnostics import Reporter
 from dsl.source import SourceFiles
+from muster.coverage import coverage
 from tests.conftest import RULESETS, rulebook
 
 SERIES = RULESETS / "series"
@@ -82,8 +82,8 @@ def test_coverage_names_the_documents_of_a_battles_rulebook(capsys):
 
 
 def test_check_summarises_a_battle_on_one_screen(capsys):
-    from muster.cli import main
     from compiler.provenance import provisional_values
+    from muster.cli import main
 
     rules = compile_ruleset(RULESETS / "newtown")[0]
     assert main(["check", str(RULESETS / "newtown")]) == 0

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
+from engine.balance import table, wilson
+from engine.simulate import game_seed, tasks
 from muster import simulation
 from muster.cli import main
 from muster.simulation import simulate
-from engine.balance import table, wilson
-from engine.simulate import game_seed, tasks
 
 RUN = dict(games=6, bots="heuristic,random", seed=9, swap=True)
 
@@ -134,10 +134,79 @@ def test_a_journal_of_another_run_is_refused(tmp_path, capsys):
     simulate("training", {}, jobs=1, **{**RUN, "games": 2}, journal=journal)
     before = journal.read_text(encoding="utf-8")
     argv = ["simulate", "training", "--games", "2", "--seed", "10", "--quiet"]
-    assert main([*argv, "--journal", str(journal)]) == 2
+    assert main([*argv, "--journal", str(journal)]) == 1  # bad input, not bad use
     err = capsys.readouterr().err
     assert "the journal of another run" in err and "seed" in err and str(journal) in err
     assert journal.read_text(encoding="utf-8") == before
     journal.write_text("not json\n", encoding="utf-8")
-    assert main([*argv, "--journal", str(journal)]) == 2
+    assert main([*argv, "--journal", str(journal)]) == 1
     assert f"{journal}:1: not a journal" in capsys.readouterr().err
+
+
+def _damaged(lines: list[str], how: str) -> list[str]:
+    """The journal's lines with its first game record damaged one way."""
+    record = json.loads(lines[1])
+    damages = {
+        "negative index": lambda r: {**r, "index": -1},
+        "index as a flag": lambda r: {**r, "index": True},
+        "another seed": lambda r: {**r, "seed": r["seed"] + 1},
+        "no winner field": lambda r: {k: v for k, v in r.items() if k != "winner"},
+        "a field too many": lambda r: {**r, "cheat": 1},
+        "winner not a side": lambda r: {**r, "winner": "martians"},
+        "final not numbers": lambda r: {**r, "final": {"vp": "lots"}},
+        "by_turn not a list": lambda r: {**r, "by_turn": 7},
+        "a list for a record": lambda r: [r],
+        "other bots": lambda r: {**r, "bots": {s: "mcts:1" for s in r["bots"]}},
+    }
+    return [lines[0], json.dumps(damages[how](record)), *lines[2:]]
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "negative index",
+        "index as a flag",
+        "another seed",
+        "no winner field",
+        "a field too many",
+        "winner not a side",
+        "final not numbers",
+        "by_turn not a list",
+        "a list for a record",
+        "other bots",
+    ],
+)
+def test_a_damaged_journal_is_refused_with_its_line(tmp_path, capsys, how):
+    """A journal is input: a record that is not the game its index names is
+    refused at its line with status 1, never summed into a report (status 3
+    or a 301st game of 300 before)."""
+    journal = tmp_path / "run.jsonl"
+    simulate("training", {}, jobs=1, **{**RUN, "games": 2}, journal=journal)
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    journal.write_text("\n".join([*_damaged(lines, how), ""]), encoding="utf-8")
+    before = journal.read_bytes()
+    argv = ["simulate", "training", "--games", "2", "--seed", "9", "--swap"]
+    code = main([*argv, "--bots", "heuristic,random", "--quiet", "--journal", str(journal)])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{journal}:2: " in err and "internal error" not in err, err
+    assert journal.read_bytes() == before
+
+
+def test_a_journal_that_is_not_utf8_is_named(tmp_path, capsys):
+    journal = tmp_path / "run.jsonl"
+    journal.write_bytes(b"\xff\xfe not text\n")
+    argv = ["simulate", "training", "--games", "1", "--quiet", "--journal", str(journal)]
+    assert main(argv) == 1
+    assert f"{journal}: not UTF-8 text" in capsys.readouterr().err
+
+
+def test_the_journal_rewrite_never_touches_a_users_file(tmp_path):
+    """The rewrite goes through a file made for it alone: a user's file that
+    happens to be called `<journal>.new` is neither overwritten nor removed."""
+    journal = tmp_path / "run.jsonl"
+    mine = tmp_path / "run.jsonl.new"
+    mine.write_text("my notes\n", encoding="utf-8")
+    simulate("training", {}, jobs=1, **{**RUN, "games": 2}, journal=journal)
+    simulate("training", {}, jobs=1, **{**RUN, "games": 3}, journal=journal)
+    assert mine.read_text(encoding="utf-8") == "my notes\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl", "run.jsonl.new"]

@@ -13,10 +13,10 @@ import pytest
 from compiler.backends.engine_codegen import generate
 from compiler.build import load_generated
 from compiler.check import compile_ruleset
-from muster.cli import main
-from muster.soak import Invariants, declarations
 from engine.firing import Firing
 from engine.state import ELIMINATED, ON_MAP
+from muster.cli import main
+from muster.soak import Invariants, declarations
 from tests.conftest import RULESETS, play_out
 
 

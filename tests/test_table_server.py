@@ -15,10 +15,10 @@ pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient
 
-from muster.cli import main
 from engine import bots
 from engine.play import certify, play_game, read_log
 from engine.save import to_json
+from muster.cli import main
 from table.server import make_app, open_table
 
 SEED = 3

@@ -8,8 +8,8 @@ import os
 import pytest
 
 from compiler.check import check_ruleset
-from muster.cli import main
 from compiler.load import resolve_ruleset
+from muster.cli import main
 from muster.scaffold import ScaffoldError, new_battle
 from muster.watch import Watcher
 
