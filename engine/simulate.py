@@ -14,15 +14,19 @@ once per worker process.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from engine import chance
 from engine.bots import make_bot
 from engine.game import Game
 from engine.state import State
+
+# Games waiting in the queue per process: enough to keep every process busy.
+QUEUED = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +132,21 @@ def _snapshot(s: State, tracked: tuple[str, ...]) -> dict[str, dict[str, float]]
     }
 
 
-def run_local(factory: GameFactory, todo: list[GameTask], jobs: int) -> Iterator[dict[str, Any]]:
-    """Play the tasks on `jobs` processes (1: in this one); yields as games finish."""
+def run_local(
+    factory: GameFactory, todo: Iterable[GameTask], jobs: int
+) -> Iterator[dict[str, Any]]:
+    """Play the tasks on `jobs` processes (1: in this one); yields as games finish.
+    Only a few games per process wait in the queue at any time, so a run of a
+    billion games starts as fast and as small as a run of ten."""
     if jobs <= 1:
         for task in todo:
             yield play_task(factory, task)
         return
+    waiting = iter(todo)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(play_task, factory, task) for task in todo]
-        for future in as_completed(futures):
-            yield future.result()
+        running = {pool.submit(play_task, factory, t) for t in islice(waiting, QUEUED * jobs)}
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield future.result()
+                running |= {pool.submit(play_task, factory, t) for t in islice(waiting, 1)}

@@ -11,8 +11,9 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from compiler.build import load_game
 from engine.balance import summarise, table, write_json
 from engine.bots import BotSpecError, parse_bots
 from engine.game import Game
-from engine.simulate import GameFactory, GameTask, play_task, run_local, tasks, tracked_values
+from engine.simulate import GameFactory, GameTask, play_task, run_local, task_at, tracked_values
 from muster.balance_plots import write_plots
 from muster.journal import JournalError, RunShape, engine_hash, journal_writer, read_journal
 from muster.rule_switches import rule_switches
@@ -34,19 +35,27 @@ def game_from(ruleset: str, params_json: str) -> Game:
 
 
 def run_cluster(
-    factory: GameFactory, todo: list[GameTask], address: Any
+    factory: GameFactory, todo: Iterable[GameTask], address: Any
 ) -> Iterator[dict[str, Any]]:
     """Play the tasks on a Dask distributed cluster (its scheduler's address, or
-    a `LocalCluster`); yields as games finish. Dask is the optional `cluster` extra."""
+    a `LocalCluster`); yields as games finish, a few games per worker queued at a
+    time. Dask is the optional `cluster` extra."""
     try:
         from dask.distributed import Client
         from dask.distributed import as_completed as dask_completed
     except ImportError as e:
         raise RuntimeError("--cluster needs Dask: pip install -e '.[cluster]'") from e
+    waiting = iter(todo)
     with Client(address) as client:
-        futures = client.map(play_task, [factory] * len(todo), todo, pure=False)
-        for future in dask_completed(futures):
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        first = [
+            client.submit(play_task, factory, t, pure=False) for t in islice(waiting, 4 * workers)
+        ]
+        running = dask_completed(first)
+        for future in running:
             yield future.result()
+            for task in islice(waiting, 1):
+                running.add(client.submit(play_task, factory, task, pure=False))
 
 
 def simulate(
@@ -86,7 +95,7 @@ def simulate(
     )
     journalled = read_journal(journal, run, shape) if journal else {}
     kept = {i: record for i, record in journalled.items() if i < games}
-    todo = [t for t in tasks(seed, games, (specs[0], specs[1]), swap) if t.index not in kept]
+    todo = (task_at(seed, i, (specs[0], specs[1]), swap) for i in range(games) if i not in kept)
     results = run_cluster(factory, todo, cluster) if cluster else run_local(factory, todo, jobs)
     done = list(kept.values())
     if kept and progress:

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from engine.balance import table, wilson
-from engine.simulate import game_seed, tasks
+from engine.simulate import game_seed, run_local, task_at, tasks
 from muster import simulation
 from muster.cli import main
 from muster.simulation import simulate
@@ -210,3 +210,14 @@ def test_the_journal_rewrite_never_touches_a_users_file(tmp_path):
     simulate("training", {}, jobs=1, **{**RUN, "games": 3}, journal=journal)
     assert mine.read_text(encoding="utf-8") == "my notes\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl", "run.jsonl.new"]
+
+
+def test_a_run_of_any_length_starts_small():
+    """`--games 10**9` streams: the tasks are made as processes free up, so an
+    endless run yields its first games (it built the whole task list first)."""
+    import itertools
+
+    factory = simulation.GameFactory(simulation.game_from, ("training", "{}"))
+    endless = (task_at(9, i, ("random", "random"), False) for i in itertools.count())
+    first = list(itertools.islice(run_local(factory, endless, 2), 3))
+    assert len(first) == 3 and {g["index"] for g in first} <= set(range(4 + 3))
