@@ -343,6 +343,16 @@ class Entity(Decl):
     body: Block = field(default_factory=Block)
     name_span: Span = _span()
 
+    @property
+    def ident(self) -> str:
+        """The declared name, or "" for a declaration without one (the map)."""
+        return self.name or ""
+
+    @property
+    def display_title(self) -> str:
+        """The title to show: the declared title, else the name."""
+        return self.title or self.name or ""
+
 
 @dataclass(frozen=True, slots=True)
 class Param:
