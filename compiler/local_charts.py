@@ -53,10 +53,9 @@ def local_charts(path: Path, rules: Rules) -> dict[str, TableSpec]:
     reporter = Reporter(SourceFiles())
     loaded = load(path, reporter)
     reporter.check()
-    for decl in loaded.files[-1].decls:
-        if not isinstance(decl, ast.Import) and not (
-            isinstance(decl, ast.Entity) and decl.kind == "table" and decl.override
-        ):
+    ours = loaded.files[-1]
+    for decl in ours.decls:
+        if not _may_hold(decl):
             reporter.error(
                 decl.span,
                 BAD_VALUE,
@@ -66,16 +65,19 @@ def local_charts(path: Path, rules: Rules) -> dict[str, TableSpec]:
     ruleset = compile_loaded(loaded, reporter)
     if [r.name for r in ruleset.results] != [r.name for r in rules.results]:
         reporter.error(
-            Span(loaded.files[-1].path, 1, 1, 1, 1),
+            Span(ours.path, 1, 1, 1, 1),
             BAD_VALUE,
             "the local charts change the battle's results: they may only override tables",
         )
         reporter.check()
     codegen = Codegen(ruleset)
-    ours = loaded.files[-1].path
     known = {t.name for t in rules.tables}
-    return {
-        t.name: TableSpec(**codegen.table(t))
-        for t in ruleset.tables
-        if t.span.file == ours and t.name in known
-    }
+    overridden = (t for t in ruleset.tables if t.span.file == ours.path and t.name in known)
+    return {t.name: TableSpec(**codegen.table(t)) for t in overridden}
+
+
+def _may_hold(decl: ast.Decl) -> bool:
+    """What a local chart file may declare: imports and tables that override the battle's."""
+    if isinstance(decl, ast.Import):
+        return True
+    return isinstance(decl, ast.Entity) and decl.kind == "table" and decl.override

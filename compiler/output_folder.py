@@ -162,18 +162,26 @@ class OutputFolder:
             rel_root = Path(root).relative_to(self.target)
             for name in [*files, *(d for d in dirs if (Path(root) / d).is_symlink())]:
                 rel = (rel_root / name).as_posix()
-                if rel in (MARKER, MANIFEST) or "__pycache__" in Path(rel).parts:
-                    continue
-                if self._is_remade(rel) and rel in ours:
-                    continue  # a stale output of an earlier build
-                new = self.path / rel
-                if new.exists() or new.is_symlink():
-                    continue
-                new.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(Path(root) / name, new, follow_symlinks=False)
-                carried.add(rel)
+                if self._carries(rel, ours) and self._copy_in(Path(root) / name, rel):
+                    carried.add(rel)
             dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
         return carried
+
+    def _carries(self, rel: str, ours: set[str]) -> bool:
+        """Whether a file of the old folder is one to keep: not the build's own
+        bookkeeping, no bytecode, and not a stale output of an earlier build."""
+        if rel in (MARKER, MANIFEST) or "__pycache__" in Path(rel).parts:
+            return False
+        return not (self._is_remade(rel) and rel in ours)
+
+    def _copy_in(self, old: Path, rel: str) -> bool:
+        """Copy an old file into the new folder unless this build wrote it; whether copied."""
+        new = self.path / rel
+        if new.exists() or new.is_symlink():
+            return False
+        new.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(old, new, follow_symlinks=False)
+        return True
 
     def _is_remade(self, rel: str) -> bool:
         return any(rel == r or rel.startswith(f"{r}/") for r in self.remade)
