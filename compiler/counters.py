@@ -153,10 +153,8 @@ class Look:
 
 def look_of(rules: ir.Ruleset, kind: str, unit_type: str | None = None) -> Look:
     """Stack the faces for a counter: series default, general faces, then per-type ones."""
-    declared = [f for f in rules.counter_faces if f.counters == kind]
-    faces = [f for f in SERIES_FACES if f.counters == kind]
-    faces += [f for f in declared if not f.types]
-    faces += [f for f in declared if f.types and unit_type in f.types]
+    faces = [f for f in (*SERIES_FACES, *rules.counter_faces) if _applies(f, kind, unit_type)]
+    faces.sort(key=lambda f: bool(f.types))  # the faces for every type first, in order
     slots: dict[str, tuple[ir.FaceField, ...]] = {}
     boxed: dict[str, str] = {}
     colors: dict[str, str] = {}
@@ -165,6 +163,11 @@ def look_of(rules: ir.Ruleset, kind: str, unit_type: str | None = None) -> Look:
         boxed.update(dict(face.boxed))
         colors.update(face.colors)
     return Look(slots, boxed, colors)
+
+
+def _applies(face: ir.CounterFace, kind: str, unit_type: str | None) -> bool:
+    """Whether a face is for this kind of counter (and, if it names types, this type)."""
+    return face.counters == kind and (not face.types or unit_type in face.types)
 
 
 # ----------------------------------------------------------------- checking
@@ -211,17 +214,22 @@ def _check_types(p: Props, r: Reporter, kind: str, unit_types: set[str]) -> tupl
     """`types infantry artillery`: the unit types whose counters the face is for."""
     types = tuple(v.id for v in p.values("types") if isinstance(v, ast.Name))
     for v in p.values("types"):
-        if not isinstance(v, ast.Name) or v.id not in unit_types:
-            hint = did_you_mean(v.id, unit_types) if isinstance(v, ast.Name) else None
-            r.error(
-                v.span,
-                UNKNOWN_NAME,
-                f"no unit type {describe(v)}",
-                *hint_note(hint),
-            )
+        _check_type_name(v, r, unit_types)
     if types and kind != "unit":
         r.error(p.line("types").span, BAD_VALUE, "only unit counters are chosen by type")
     return types
+
+
+def _check_type_name(v: ast.Expr, r: Reporter, unit_types: set[str]) -> None:
+    if isinstance(v, ast.Name) and v.id in unit_types:
+        return
+    hint = did_you_mean(v.id, unit_types) if isinstance(v, ast.Name) else None
+    r.error(
+        v.span,
+        UNKNOWN_NAME,
+        f"no unit type {describe(v)}",
+        *hint_note(hint),
+    )
 
 
 def _check_colors(p: Props, r: Reporter) -> dict[str, str]:
@@ -250,7 +258,7 @@ class _FaceFields:
     def slot(self, line: ast.Line) -> tuple[ir.FaceField, ...]:
         """A slot's fields in order; `slot none` empties it."""
         vals = line.values[1:]
-        if len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id == "none":
+        if len(vals) == 1 and _is_word(vals[0], "none"):
             return ()
         fields = (self.field(v) for v in vals)
         return tuple(f for f in fields if f is not None)
@@ -309,6 +317,10 @@ class _FaceFields:
         ast.Name: _value,
         ast.Call: _form,
     }
+
+
+def _is_word(v: ast.Expr, word: str) -> bool:
+    return isinstance(v, ast.Name) and v.id == word
 
 
 def _form_written(v: ast.Call) -> bool:

@@ -85,6 +85,7 @@ BRIGADE_KEYS = {"side", "letter"}
 UNIT_TYPE_KEYS = {"symbol"}  # and the declared attributes
 MARKER_KEYS = {"short", "count", "back", "color", "side"}
 ATTRIBUTE_KEYS = {"type", "values"}
+COUNTER_KEYS = {"unit": UNIT_KEYS, "leader": LEADER_KEYS, "piece": PIECE_KEYS}
 ATTRIBUTE_WANTS = {"bool": "yes or no", "int": "a whole number", "str": "a name"}
 
 
@@ -176,19 +177,8 @@ class ForcesChecker:
     def attribute(self, d: ast.Entity) -> ir.Attribute:
         """`attribute rifle "Rifle" { type name; values black white }`: a value units may carry."""
         p = Props(d, self.r, ATTRIBUTE_KEYS)
-        typ = p.name("type", "bool") or "bool"
-        if typ not in ATTRIBUTE_TYPES:
-            self.r.error(
-                p.line("type").span,
-                BAD_VALUE,
-                f"type is one of {', '.join(sorted(ATTRIBUTE_TYPES))}",
-            )
-            typ = "bool"
-        values = tuple(v.id for v in p.values("values") if isinstance(v, ast.Name))
-        if values and typ != "name":
-            self.r.error(
-                p.line("values").span, BAD_VALUE, "only a `type name` attribute lists its values"
-            )
+        typ = self._check_attribute_type(p)
+        values = self._check_attribute_values(p, typ)
         name = d.ident
         if name in self.declared_attributes:
             self.r.error(d.name_span, DUPLICATE, f"attribute {name!r} is already declared")
@@ -198,27 +188,49 @@ class ForcesChecker:
             name, d.title or name, ATTRIBUTE_TYPES[typ], values, prov_of(d.prov), d.span
         )
 
+    def _check_attribute_type(self, p: Props) -> str:
+        """`type bool|int|name` (bool by default)."""
+        typ = p.name("type", "bool") or "bool"
+        if typ not in ATTRIBUTE_TYPES:
+            self.r.error(
+                p.line("type").span,
+                BAD_VALUE,
+                f"type is one of {', '.join(sorted(ATTRIBUTE_TYPES))}",
+            )
+            return "bool"
+        return typ
+
+    def _check_attribute_values(self, p: Props, typ: str) -> tuple[str, ...]:
+        """`values black white`: the names a `type name` attribute may take."""
+        values = tuple(v.id for v in p.values("values") if isinstance(v, ast.Name))
+        if values and typ != "name":
+            self.r.error(
+                p.line("values").span, BAD_VALUE, "only a `type name` attribute lists its values"
+            )
+        return values
+
     def attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
         """Lines beyond a kind's fixed properties: declared attributes the rules read."""
         out: dict[str, object] = {}
-        for line in d.body.lines:
-            if not isinstance(line, ast.Line) or line.key is None or line.key in known:
+        for line in _attribute_lines(d, known):
+            if line.key not in self.declared_attributes:
+                self._undeclared(d, line, known)
                 continue
-            key = line.key
-            if key not in self.declared_attributes:
-                hint = did_you_mean(key, set(self.declared_attributes) | known)
-                self.r.error(
-                    line.values[0].span,
-                    UNKNOWN_PROPERTY,
-                    f"{d.kind} has no property {key!r} and no attribute {key!r} is declared",
-                    *hint_note(hint),
-                    f'declare it: attribute {key} "Title" {{ type bool|int|name }}',
-                )
-                continue
-            value = self.attribute_value(line, *self.declared_attributes[key])
+            value = self.attribute_value(line, *self.declared_attributes[line.key])
             if value is not None:
-                out[key] = value
+                out[line.key] = value
         return out
+
+    def _undeclared(self, d: ast.Entity, line: ast.Line, known: set[str]) -> None:
+        key = line.key
+        hint = did_you_mean(key or "", set(self.declared_attributes) | known)
+        self.r.error(
+            line.values[0].span,
+            UNKNOWN_PROPERTY,
+            f"{d.kind} has no property {key!r} and no attribute {key!r} is declared",
+            *hint_note(hint),
+            f'declare it: attribute {key} "Title" {{ type bool|int|name }}',
+        )
 
     def attribute_value(self, line: ast.Line, typ: str, values: tuple[str, ...]) -> object:
         """A unit's value for a declared attribute, read by the attribute's type."""
@@ -363,18 +375,16 @@ class ForcesChecker:
         if line is None:
             return ""
         vals = line.values[1:]
-        if len(vals) == 1 and isinstance(vals[0], ast.Name):
-            return vals[0].id
-        if len(vals) == 1 and isinstance(vals[0], ast.String):
-            return vals[0].value
-        self.r.error(line.span, BAD_VALUE, 'back is `blank`, a name, or a "text"')
-        return ""
+        back = _name_or_text(vals[0]) if len(vals) == 1 else None
+        if back is None:
+            self.r.error(line.span, BAD_VALUE, 'back is `blank`, a name, or a "text"')
+            return ""
+        return back
 
     def unit(self, d: ast.Entity) -> ir.Unit:
         """A combat unit (`unit`), a leader (`leader`) or a non-combat piece (`piece`)."""
-        piece = d.kind == "piece"
-        leader = d.kind == "leader" or piece
-        known = PIECE_KEYS if piece else LEADER_KEYS if leader else UNIT_KEYS
+        leader = d.kind in ("leader", "piece")
+        known = COUNTER_KEYS.get(d.kind, UNIT_KEYS)
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
         side = self.ref(p, "side", "side", required=True) or ""
@@ -477,9 +487,8 @@ class ForcesChecker:
     def _unit_provs(self, d: ast.Entity, p: Props, known: set[str]) -> dict[str, ir.Prov]:
         """The provenance of every line: the kind's properties and the attributes."""
         provs = self.line_provs(d, p)
-        for line in d.body.lines:
-            if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
-                provs[line.key] = prov_of(d.prov).merged(prov_of(line.prov))
+        for line in _attribute_lines(d, known):
+            provs[line.key or ""] = prov_of(d.prov).merged(prov_of(line.prov))
         return provs
 
     def check_commands(self, units: tuple[ir.Unit, ...]) -> tuple[ir.Unit, ...]:
@@ -499,12 +508,8 @@ class ForcesChecker:
         line = p.line("enters")
         if line is None:
             return None
-        vals = list(line.values[1:])
-        variable = _is_word(vals[-1] if vals else None, "variable")
-        if variable:
-            vals.pop()
-        turn = as_int(vals[0]) if vals else None
-        if turn is None or len(vals) < 3 or not _is_word(vals[1], "at"):
+        words = _entry_words(line.values[1:])
+        if words is None:
             self.r.error(
                 line.span,
                 BAD_VALUE,
@@ -512,7 +517,8 @@ class ForcesChecker:
                 "then `variable` if rolled for",
             )
             return None
-        hexes = tuple(h for v in vals[2:] for h in self.hexes_of(v))
+        turn, places, variable = words
+        hexes = tuple(h for v in places for h in self.hexes_of(v))
         return ir.Entry(turn, hexes, variable)
 
 
@@ -530,3 +536,31 @@ def _per_step_numbers(vals: tuple[ast.Expr, ...]) -> tuple[int, ...] | None:
     if not nums or None in nums:
         return None
     return tuple(n for n in nums if n is not None)
+
+
+def _entry_words(
+    vals: tuple[ast.Expr, ...],
+) -> tuple[int, tuple[ast.Expr, ...], bool] | None:
+    """`TURN at PLACES… [variable]` as (turn, places, variable); None when not so written."""
+    variable = bool(vals) and _is_word(vals[-1], "variable")
+    if variable:
+        vals = vals[:-1]
+    turn = as_int(vals[0]) if vals else None
+    if turn is None or len(vals) < 3 or not _is_word(vals[1], "at"):
+        return None
+    return turn, vals[2:], variable
+
+
+def _attribute_lines(d: ast.Entity, known: set[str]) -> list[ast.Line]:
+    """The lines of a declaration beyond its kind's fixed properties."""
+    return [
+        line
+        for line in d.body.lines
+        if isinstance(line, ast.Line) and line.key is not None and line.key not in known
+    ]
+
+
+def _name_or_text(v: ast.Expr) -> str | None:
+    if isinstance(v, ast.Name):
+        return v.id
+    return v.value if isinstance(v, ast.String) else None

@@ -41,7 +41,12 @@ MAP_LINES = {"place", "zone", "entry", "line"}
 
 
 def grid_of(m: ir.Map) -> Grid:
-    return Grid(m.columns[0], m.columns[1], m.rows[0], m.rows[1], 0 if m.shifted == "even" else 1)
+    return _grid(m.columns, m.rows, m.shifted)
+
+
+def _grid(columns: tuple[int, int], rows: tuple[int, int], shifted: str) -> Grid:
+    """The grid of these columns and rows, the even or odd columns shifted down."""
+    return Grid(columns[0], columns[1], rows[0], rows[1], 0 if shifted == "even" else 1)
 
 
 def hex_list(values: tuple[ast.Expr, ...], grid: Grid, reporter: Reporter) -> list[str]:
@@ -107,7 +112,7 @@ def check_map(
     los_range = _check_los_range(props)
     if cols is None or rows is None or default is None:
         return None
-    grid = Grid(cols[0], cols[1], rows[0], rows[1], 0 if shifted == "even" else 1)
+    grid = _grid(cols, rows, shifted)
     drawn = _MapLines(grid, reporter, prov_of(decl.prov), terrain_names, by_name)
     drawn.read(decl.body.lines)
     return ir.Map(
@@ -117,7 +122,7 @@ def check_map(
         shifted=shifted,
         default=default,
         terrain=drawn.terrain_besides(default),
-        hexsides={k: dict(sorted(v.items())) for k, v in sorted(drawn.sides.items())},
+        hexsides=drawn.hexsides(),
         places=tuple(drawn.places),
         zones=tuple(drawn.zones),
         prov=drawn.decl_prov,
@@ -240,6 +245,10 @@ class _MapLines:
         if zone is not None:
             self.zones.append(zone)
 
+    def hexsides(self) -> dict[tuple[str, str], dict[str, str]]:
+        """The features of each hexside, hexsides and features in order."""
+        return {k: dict(sorted(v.items())) for k, v in sorted(self.sides.items())}
+
     def terrain_besides(self, default: str) -> dict[str, str]:
         """The hexes whose terrain is not the default, in label order."""
         return {h: t for h, t in sorted(self.hex_terrain.items()) if t != default}
@@ -355,7 +364,7 @@ def _place(line: ast.Line, grid: Grid, reporter: Reporter, decl_prov: ir.Prov) -
     if parsed is None:
         return None
     name, title, rest = parsed
-    victory = bool(rest) and isinstance(rest[-1], ast.Name) and rest[-1].id == "victory"
+    victory = bool(rest) and _is_word(rest[-1], "victory")
     labels = hex_list(rest[:-1] if victory else rest, grid, reporter)
     if len(labels) != 1:
         reporter.error(line.span, BAD_VALUE, f"place {name!r} is one hex (then `victory` if it is)")
@@ -380,7 +389,12 @@ def _zone(
 
 def _is_behind(vals: tuple[ast.Expr, ...]) -> bool:
     rest = vals[2:] if len(vals) > 1 and isinstance(vals[1], ast.String) else vals[1:]
-    return bool(rest) and isinstance(rest[0], ast.Name) and rest[0].id == "behind"
+    return bool(rest) and _is_word(rest[0], "behind")
+
+
+def _is_word(v: ast.Expr, word: str) -> bool:
+    """Whether a value is the bare word `word` (`victory`, `behind`)."""
+    return isinstance(v, ast.Name) and v.id == word
 
 
 def _zone_behind(
@@ -397,7 +411,7 @@ def _zone_behind(
     name, title, rest = parsed
     args = rest[1:]
     names = [a.id for a in args if isinstance(a, ast.Name)]
-    if len(args) < 2 or len(names) != len(args):
+    if len(args) < 2 or len(names) < len(args):
         reporter.error(line.span, BAD_VALUE, f'write `zone {name} "Title" behind LINE east`')
         return None
     limit, edges = names[0], names[1:]
@@ -449,10 +463,15 @@ def _reached_from(grid: Grid, edges: list[str], wall: set[str]) -> set[str]:
     while todo:
         for n in grid.neighbors(*todo.pop()):
             label = Grid.label(*n)
-            if grid.contains(*n) and label not in seen and label not in wall:
+            if _may_spread(grid, n, label, seen, wall):
                 seen.add(label)
                 todo.append(n)
     return seen
+
+
+def _may_spread(grid: Grid, h: tuple[int, int], label: str, seen: set[str], wall: set[str]) -> bool:
+    """Whether the flood reaches a hex it has not yet: on the map and not the wall."""
+    return grid.contains(*h) and label not in seen and label not in wall
 
 
 __all__ = ["check_map", "grid_of", "hex_list"]

@@ -217,8 +217,8 @@ class ScenarioChecker:
     ) -> ir.ScenarioEntry | None:
         """`TURN at HEX units…`."""
         vals = line.values if isinstance(line, ast.Line) else ()
-        turn = as_int(vals[0]) if vals else None
-        if turn is None or len(vals) < 4 or not _is_word(vals[1], "at"):
+        turn = _reinforcement_turn(vals)
+        if turn is None:
             self.r.error(line.span, BAD_VALUE, "a reinforcement line is `TURN at HEX units…`")
             return None
         hexes = self.hexes(vals[2]) or ()
@@ -287,11 +287,16 @@ class ScenarioChecker:
     def _order(self, line: ast.Line) -> tuple[int, tuple[str, ...]] | None:
         vals = line.values[1:]
         turn = as_int(vals[0]) if vals else None
-        sides = [v.id for v in vals[1:] if isinstance(v, ast.Name) and self._is_side(v.id)]
-        if turn is None or len(sides) != len(vals) - 1 or len(sides) < 1:
+        sides = self._sides(vals[1:])
+        if turn is None or not sides:
             self.r.error(line.span, BAD_VALUE, "write `order TURN first_side second_side`")
             return None
-        return turn, tuple(sides)
+        return turn, sides
+
+    def _sides(self, vals: tuple[ast.Expr, ...]) -> tuple[str, ...]:
+        """The sides named, in order; none unless every value names a side."""
+        sides = tuple(v.id for v in vals if isinstance(v, ast.Name) and self._is_side(v.id))
+        return sides if len(sides) == len(vals) else ()
 
     def _is_side(self, name: str) -> bool:
         ent = self.sym.entities.get(name, None)
@@ -469,3 +474,11 @@ def _stacking_condition(vals: tuple[ast.Expr, ...]) -> ast.Expr | None:
     if isinstance(vals[0], ast.Paren):
         return vals[0].expr
     return vals[0] if isinstance(vals[0], ast.Call) else None
+
+
+def _reinforcement_turn(vals: tuple[ast.Expr, ...]) -> int | None:
+    """The TURN of `TURN at HEX units…`; None when the line is not so written."""
+    turn = as_int(vals[0]) if vals else None
+    if turn is None or len(vals) < 4 or not _is_word(vals[1], "at"):
+        return None
+    return turn

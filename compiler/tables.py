@@ -383,10 +383,14 @@ def _check_ranges(rows: list[ir.TableRow], r: Reporter) -> None:
             r.error(row.span, TABLE, "only the first row may be open below (..n)")
         if row.high is None and i != len(rows) - 1:
             r.error(row.span, TABLE, "only the last row may be open above (n..)")
-        if row.low is not None and row.high is not None and row.low > row.high:
-            r.error(row.span, TABLE, f"row {row.low}..{row.high} is empty")
+        _check_not_empty(row, r)
         if i > 0:
             _check_follows(rows[i - 1], row, r)
+
+
+def _check_not_empty(row: ir.TableRow, r: Reporter) -> None:
+    if row.low is not None and row.high is not None and row.low > row.high:
+        r.error(row.span, TABLE, f"row {row.low}..{row.high} is empty")
 
 
 def _check_follows(prev: ir.TableRow, row: ir.TableRow, r: Reporter) -> None:

@@ -177,17 +177,23 @@ def changed_map(m: ir.Map, changes: tuple[ir.TerrainChange, ...]) -> ir.Map:
     terrain = dict(m.terrain)
     sides = {k: dict(v) for k, v in m.hexsides.items()}
     for change in changes:
-        for label, t in change.hexes.items():
-            terrain[label] = t
-        for side, gone in change.removed.items():
-            for f in gone:
-                sides.get(side, {}).pop(f, None)
-        for side, found in change.added.items():
-            sides.setdefault(side, {}).update(found)
+        terrain.update(change.hexes)
+        _change_hexsides(sides, change)
     terrain = {label: t for label, t in sorted(terrain.items()) if t != m.default}
     return replace(
         m, terrain=terrain, hexsides={k: dict(sorted(v.items())) for k, v in sorted(sides.items())}
     )
+
+
+def _change_hexsides(
+    sides: dict[tuple[str, str], dict[str, str]], change: ir.TerrainChange
+) -> None:
+    """Take away the features a change removes, then add those it adds."""
+    for side, gone in change.removed.items():
+        for f in gone:
+            sides.get(side, {}).pop(f, None)
+    for side, found in change.added.items():
+        sides.setdefault(side, {}).update(found)
 
 
 def change_groups(changes: tuple[ir.TerrainChange, ...], grid: Grid) -> list[tuple[int, ...]]:

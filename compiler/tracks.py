@@ -41,7 +41,7 @@ def _data(
     if block is None:
         return out
     for line in block.lines:
-        if not isinstance(line, ast.Line) or line.key is None or len(line.values) != 2:
+        if not _is_data_line(line):
             r.error(line.span, BAD_VALUE, f"{where} data is `name value` lines")
             continue
         value = _data_value(line.values[1], r, where)
@@ -53,6 +53,11 @@ def _data(
         if provs is not None:
             provs[line.key] = prov_of(line.prov)
     return out
+
+
+def _is_data_line(line: ast.Line | ast.WhenLine | ast.DoLine) -> bool:
+    """Whether a line is `name value`."""
+    return isinstance(line, ast.Line) and line.key is not None and len(line.values) == 2
 
 
 def _data_value(v: ast.Expr, r: Reporter, where: str) -> object:
@@ -108,6 +113,13 @@ def check_turn_track(d: ast.Entity, r: Reporter) -> ir.TurnTrack:
     return ir.TurnTrack(d.title or "Game Turn Track", tuple(turns), decl_prov, d.span)
 
 
+def _turn_label(vals: tuple[ast.Expr, ...]) -> str | None:
+    """The label of `turn N "label"`, if the line is written so."""
+    if len(vals) != 2 or not isinstance(vals[1], ast.String):
+        return None
+    return vals[1].value
+
+
 def _turn(
     line: ast.Line | ast.WhenLine | ast.DoLine, r: Reporter, decl_prov: ir.Prov
 ) -> ir.Turn | None:
@@ -117,7 +129,7 @@ def _turn(
         return None
     vals = line.values[1:]
     number = as_int(vals[0]) if vals else None
-    label = vals[1].value if len(vals) == 2 and isinstance(vals[1], ast.String) else None
+    label = _turn_label(vals)
     if number is None or label is None:
         r.error(
             line.span,
