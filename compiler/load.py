@@ -38,19 +38,24 @@ def resolve_ruleset(arg: str | Path) -> Path:
     """A path to a ruleset directory or file, or the name of a shipped battle."""
     p = Path(arg)
     if p.is_dir():
-        entry = p / ENTRY
-        if entry.is_file():
-            return entry.resolve()
-        files = sorted(p.glob("*.mst"))
-        if len(files) == 1:
-            return files[0].resolve()
-        raise RulesetNotFound(f"{p} has no {ENTRY}")
+        return _entry_of(p)
     if p.is_file():
         return p.resolve()
     shipped = SHIPPED / str(arg)
     if "/" not in str(arg) and shipped.is_dir():
         return resolve_ruleset(shipped)
     raise RulesetNotFound(f"no ruleset at {arg!r} (a directory, a .mst file or a shipped battle)")
+
+
+def _entry_of(folder: Path) -> Path:
+    """A ruleset directory's entry file: `ruleset.mst`, or its only `.mst` file."""
+    entry = folder / ENTRY
+    if entry.is_file():
+        return entry.resolve()
+    files = sorted(folder.glob("*.mst"))
+    if len(files) == 1:
+        return files[0].resolve()
+    raise RulesetNotFound(f"{folder} has no {ENTRY}")
 
 
 def display_name(path: Path) -> str:

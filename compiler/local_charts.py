@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compiler import ir
 from compiler.load import SHIPPED, load
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, Reporter
@@ -54,6 +55,18 @@ def local_charts(path: Path, rules: Rules) -> dict[str, TableSpec]:
     loaded = load(path, reporter)
     reporter.check()
     ours = loaded.files[-1]
+    _check_only_tables(ours, reporter)
+    reporter.check()
+    ruleset = compile_loaded(loaded, reporter)
+    _check_same_results(ours, ruleset, rules, reporter)
+    reporter.check()
+    codegen = Codegen(ruleset)
+    known = {t.name for t in rules.tables}
+    overridden = (t for t in ruleset.tables if t.span.file == ours.path and t.name in known)
+    return {t.name: TableSpec(**codegen.table(t)) for t in overridden}
+
+
+def _check_only_tables(ours: ast.File, reporter: Reporter) -> None:
     for decl in ours.decls:
         if not _may_hold(decl):
             reporter.error(
@@ -61,19 +74,16 @@ def local_charts(path: Path, rules: Rules) -> dict[str, TableSpec]:
                 BAD_VALUE,
                 "a local chart file holds `import` and `override table` declarations only",
             )
-    reporter.check()
-    ruleset = compile_loaded(loaded, reporter)
-    if [r.name for r in ruleset.results] != [r.name for r in rules.results]:
-        reporter.error(
+
+
+def _check_same_results(ours: ast.File, ruleset: ir.Ruleset, rules: Rules, r: Reporter) -> None:
+    """The charts may change what a roll gives, not which results there are."""
+    if [x.name for x in ruleset.results] != [x.name for x in rules.results]:
+        r.error(
             Span(ours.path, 1, 1, 1, 1),
             BAD_VALUE,
             "the local charts change the battle's results: they may only override tables",
         )
-        reporter.check()
-    codegen = Codegen(ruleset)
-    known = {t.name for t in rules.tables}
-    overridden = (t for t in ruleset.tables if t.span.file == ours.path and t.name in known)
-    return {t.name: TableSpec(**codegen.table(t)) for t in overridden}
 
 
 def _may_hold(decl: ast.Decl) -> bool:

@@ -37,10 +37,7 @@ def check_model(rules: ir.Ruleset, reporter: Reporter) -> None:
 def _check_move_classes(rules: ir.Ruleset, reporter: Reporter) -> None:
     """Each class a movement cost names is one some unit moves as."""
     classes = move_classes(rules)
-    costs = [(t.move, t.name) for t in rules.terrain]
-    for f in rules.hexside_features:
-        costs += [(f.move, f.name), (f.move_into, f.name), (f.move_out_of, f.name)]
-    for cost, owner in costs:
+    for cost, owner in _movement_costs(rules):
         for name, _mp in cost.classes:
             if name not in classes:
                 hint = did_you_mean(name, classes)
@@ -51,6 +48,14 @@ def _check_move_classes(rules: ir.Ruleset, reporter: Reporter) -> None:
                     *hint_note(hint),
                     f"a unit type declares its class with `{MOVE_CLASS} {name}`",
                 )
+
+
+def _movement_costs(rules: ir.Ruleset) -> list[tuple[ir.MoveCost, str]]:
+    """Every movement cost of the TEC, with the terrain or feature it belongs to."""
+    costs = [(t.move, t.name) for t in rules.terrain]
+    for f in rules.hexside_features:
+        costs += [(f.move, f.name), (f.move_into, f.name), (f.move_out_of, f.name)]
+    return costs
 
 
 def _check_feature_names(

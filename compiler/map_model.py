@@ -76,8 +76,12 @@ class MapModel:
             "edges": self.grid.edges_of(col, row),
             "places": tuple(p.name for p in here),
             "victory": any(p.victory for p in here),
-            "entries": tuple(z.name for z in m.zones if z.kind == "entry" and label in z.hexes),
+            "entries": self._entries_at(label),
         }
+
+    def _entries_at(self, label: str) -> tuple[str, ...]:
+        """The entries (where reinforcements come on) that include a hex."""
+        return tuple(z.name for z in self.map.zones if z.kind == "entry" and label in z.hexes)
 
     def _later_neighbors(self, col: int, row: int) -> list[str]:
         """The neighbours to the NE, SE and S on the map: each pair of hexes once."""
@@ -94,7 +98,7 @@ class MapModel:
         parts (9.4)."""
         present = [f for f in self.features if f in written]
         marked = {f: h for f, h in written.items() if h}
-        cancelled = {r for f in present for r in self.features[f].replaces}
+        cancelled = self._replaced(present)
         for f in self.features.values():
             if _combines_here(f, written, cancelled):
                 present.append(f.name)
@@ -102,6 +106,10 @@ class MapModel:
                 marked.update(_combined_owner(f, written))
         moving = tuple(f for f in present if f not in cancelled)
         return Hexside(tuple(present), marked, moving)
+
+    def _replaced(self, present: list[str]) -> set[str]:
+        """The features that those present replace (a creek under its ford)."""
+        return {r for f in present for r in self.features[f].replaces}
 
     # ------------------------------------------------------------ hexes
 

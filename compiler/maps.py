@@ -291,7 +291,7 @@ def _hexside_pairs(
     """The hex pairs a line names: hexsides `a/b`, or a path of hexes (a road)."""
     key = feature.name
     vals = line.values[1:]
-    if vals and all(isinstance(v, ast.Slash) for v in vals):
+    if _all_hexsides(vals):
         return [pair for v in vals for pair in _paired_runs(v, grid, reporter)]
     if feature.directional:
         reporter.error(
@@ -304,6 +304,11 @@ def _hexside_pairs(
     if len(path) < 2:
         reporter.error(line.span, MISSING, f"a {key} path needs at least two hexes")
     return list(itertools.pairwise(path))
+
+
+def _all_hexsides(vals: tuple[ast.Expr, ...]) -> bool:
+    """Whether a line lists hexsides `a/b` (else it is a path of hexes)."""
+    return bool(vals) and all(isinstance(v, ast.Slash) for v in vals)
 
 
 def _mark_hexside(
@@ -457,7 +462,7 @@ def _are_edges(args: tuple[ast.Expr, ...], reporter: Reporter) -> bool:
 
 def _reached_from(grid: Grid, edges: list[str], wall: set[str]) -> set[str]:
     """The hexes reached from the map edges without crossing the wall."""
-    reached = [o for o in grid.offsets() if any(grid.on_edge(*o, e) for e in edges)]
+    reached = _on_edges(grid, edges)
     seen = {Grid.label(*o) for o in reached} - wall
     todo = [o for o in reached if Grid.label(*o) in seen]
     while todo:
@@ -467,6 +472,11 @@ def _reached_from(grid: Grid, edges: list[str], wall: set[str]) -> set[str]:
                 seen.add(label)
                 todo.append(n)
     return seen
+
+
+def _on_edges(grid: Grid, edges: list[str]) -> list[tuple[int, int]]:
+    """The hexes along any of these map edges."""
+    return [o for o in grid.offsets() if any(grid.on_edge(*o, e) for e in edges)]
 
 
 def _may_spread(grid: Grid, h: tuple[int, int], label: str, seen: set[str], wall: set[str]) -> bool:

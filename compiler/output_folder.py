@@ -46,6 +46,18 @@ def marker_text(ruleset: str) -> str:
     return f"Built by `muster build` from the ruleset {ruleset!r}; the next build may replace it.\n"
 
 
+def _unmarked(target: Path) -> bool:
+    """Whether a target is a real folder without the marker of a build."""
+    return target.is_dir() and not target.is_symlink() and not (target / MARKER).exists()
+
+
+def _marker_refusal(target: Path, marker: Path, ruleset: str) -> str | None:
+    """A build folder takes a build of the ruleset its marker names, and no other."""
+    if marker.read_text(encoding="utf-8", errors="replace") == marker_text(ruleset):
+        return None
+    return f"{target} holds the build of another ruleset ({MARKER} says so)"
+
+
 def refusal(target: Path, ruleset: str) -> str | None:
     """Why `target` may not receive a build of `ruleset`, or None when it may."""
     if target.is_symlink():
@@ -56,9 +68,7 @@ def refusal(target: Path, ruleset: str) -> str | None:
         return f"{target} is an existing file, not a build folder"
     marker = target / MARKER
     if marker.is_file() and not marker.is_symlink():
-        if marker.read_text(encoding="utf-8", errors="replace") == marker_text(ruleset):
-            return None
-        return f"{target} holds the build of another ruleset ({MARKER} says so)"
+        return _marker_refusal(target, marker, ruleset)
     if any(target.iterdir()):
         return f"{target} is a folder that `muster build` did not make (it has no {MARKER})"
     return None
@@ -78,8 +88,7 @@ class OutputFolder:
         self, target: Path, ruleset: str, remade: tuple[str, ...], adopt: bool = False
     ) -> None:
         why = refusal(target, ruleset)
-        unmarked = target.is_dir() and not target.is_symlink() and not (target / MARKER).exists()
-        if why is not None and not (adopt and unmarked):
+        if why is not None and not (adopt and _unmarked(target)):
             raise BuildRefused(why)
         self.target = target
         self.ruleset = ruleset

@@ -166,11 +166,16 @@ def _columns(p: Props, r: Reporter) -> tuple[str, str, list[object]]:
             continue
         columns.append(column[0])
         kinds.add(column[1])
+    return key, _check_column_kind(line, columns, kinds, r), columns
+
+
+def _check_column_kind(line: ast.Line, columns: list[object], kinds: set[str], r: Reporter) -> str:
+    """The columns are of one kind (which this returns), each given once."""
     if len(kinds) > 1:
         r.error(line.span, TABLE, "columns are all odds, all numbers or all names")
     if len(set(columns)) != len(columns):
         r.error(line.span, TABLE, "a column is given twice")
-    return key, (kinds.pop() if len(kinds) == 1 else "none"), columns
+    return kinds.pop() if len(kinds) == 1 else "none"
 
 
 def _column_header(vals: tuple[ast.Expr, ...]) -> tuple[str, tuple[ast.Expr, ...]] | None:
@@ -379,13 +384,17 @@ class _Cells:
 def _check_ranges(rows: list[ir.TableRow], r: Reporter) -> None:
     """Ranges must not overlap or leave gaps; only the first and last may be open."""
     for i, row in enumerate(rows):
-        if row.low is None and i != 0:
-            r.error(row.span, TABLE, "only the first row may be open below (..n)")
-        if row.high is None and i != len(rows) - 1:
-            r.error(row.span, TABLE, "only the last row may be open above (n..)")
+        _check_open_ends(row, i == 0, i == len(rows) - 1, r)
         _check_not_empty(row, r)
         if i > 0:
             _check_follows(rows[i - 1], row, r)
+
+
+def _check_open_ends(row: ir.TableRow, first: bool, last: bool, r: Reporter) -> None:
+    if row.low is None and not first:
+        r.error(row.span, TABLE, "only the first row may be open below (..n)")
+    if row.high is None and not last:
+        r.error(row.span, TABLE, "only the last row may be open above (n..)")
 
 
 def _check_not_empty(row: ir.TableRow, r: Reporter) -> None:

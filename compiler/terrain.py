@@ -81,8 +81,7 @@ def check_hexside(d: ast.Entity, r: Reporter) -> ir.HexsideFeature:
     move = _check_crossing(d, p, r, road)
     if not directional:
         _check_undirected(p)
-    if p.has("strategic") and not road:
-        p.error(p.line("strategic").span, "only a road can carry strategic movement")
+    _check_strategic(p, road)
     zoc = p.flag("zoc", True)
     combines = _check_combines(p)
     return ir.HexsideFeature(
@@ -126,6 +125,11 @@ def _check_undirected(p: Props) -> None:
                 f"{key!r} is for directional hexsides",
                 "add `directional` (or `slope`): the map then names the hex it belongs to first",
             )
+
+
+def _check_strategic(p: Props, road: bool) -> None:
+    if p.has("strategic") and not road:
+        p.error(p.line("strategic").span, "only a road can carry strategic movement")
 
 
 def _check_combines(p: Props) -> tuple[str, ...]:
@@ -213,15 +217,22 @@ def _color(p: Props, default: str) -> str:
 def _attributes(d: ast.Entity, known: set[str], r: Reporter) -> dict[str, object]:
     """Other lines: properties the rules read (`defend_drm -1`)."""
     out: dict[str, object] = {}
-    for line in d.body.lines:
-        if not isinstance(line, ast.Line) or line.key is None or line.key in known:
-            continue
+    for line in _other_lines(d, known):
         value = _attribute_value(line.values[1:])
         if value is None:
             r.error(line.span, BAD_VALUE, f"{line.key!r} takes a number, yes/no or a name")
         else:
             out[line.key] = value
     return out
+
+
+def _other_lines(d: ast.Entity, known: set[str]) -> list[ast.Line]:
+    """The lines of a declaration beyond its kind's fixed properties."""
+    return [
+        line
+        for line in d.body.lines
+        if isinstance(line, ast.Line) and line.key is not None and line.key not in known
+    ]
 
 
 def _attribute_value(vals: tuple[ast.Expr, ...]) -> int | bool | str | None:

@@ -23,7 +23,7 @@ import itertools
 from dataclasses import replace
 
 from compiler import ir
-from compiler.hexmap import Grid
+from compiler.hexmap import Grid, Offset
 from compiler.maps import grid_of, hex_list, hexside_line
 from compiler.props import Props, describe, prov_of
 from dsl import ast
@@ -201,7 +201,7 @@ def change_groups(changes: tuple[ir.TerrainChange, ...], grid: Grid) -> list[tup
     hexes: a board row reads a hex, its neighbour and the hexside between, so only
     changes of one group can alter a row together."""
     touched = [[Grid.parse(h) for h in touched_hexes(c)] for c in changes]
-    group = list(range(len(changes)))
+    group = list(range(len(changes)))  # each change's parent in its group's tree
 
     def root(i: int) -> int:
         while group[i] != i:
@@ -209,12 +209,17 @@ def change_groups(changes: tuple[ir.TerrainChange, ...], grid: Grid) -> list[tup
         return i
 
     for i, j in itertools.combinations(range(len(changes)), 2):
-        if any(grid.distance(a, b) <= 1 for a in touched[i] for b in touched[j]):
+        if _touch(grid, touched[i], touched[j]):
             group[root(j)] = root(i)
     found: dict[int, list[int]] = {}
     for i in range(len(changes)):
         found.setdefault(root(i), []).append(i)
     return [tuple(members) for members in found.values()]
+
+
+def _touch(grid: Grid, these: list[Offset], those: list[Offset]) -> bool:
+    """Whether two changes touch the same or neighbouring hexes."""
+    return any(grid.distance(a, b) <= 1 for a in these for b in those)
 
 
 def check_groups(changes: tuple[ir.TerrainChange, ...], the_map: ir.Map, r: Reporter) -> None:

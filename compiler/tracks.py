@@ -154,9 +154,7 @@ def check_levels(d: ast.Entity, r: Reporter) -> ir.Levels:
     decl_prov = prov_of(d.prov)
     levels = [level for line in p.other if (level := _level(line, r, decl_prov)) is not None]
     _check_levels_follow(levels, r)
-    keys = [set(level.data) for level in levels]
-    if any(k != keys[0] for k in keys):
-        r.error(d.span, BAD_VALUE, "every level gives the same values")
+    _check_same_values(d, levels, r)
     return ir.Levels(d.ident, d.display_title, variable, tuple(levels), decl_prov, d.span)
 
 
@@ -169,6 +167,13 @@ def _check_levels_follow(levels: list[ir.Level], r: Reporter) -> None:
                 BAD_VALUE,
                 "levels go upward without gaps or overlaps: each starts one above the last",
             )
+
+
+def _check_same_values(d: ast.Entity, levels: list[ir.Level], r: Reporter) -> None:
+    """Every level gives values for the same names, so that the rules may read any."""
+    keys = [set(level.data) for level in levels]
+    if any(k != keys[0] for k in keys):
+        r.error(d.span, BAD_VALUE, "every level gives the same values")
 
 
 def _level(line: ast.Line, r: Reporter, decl_prov: ir.Prov) -> ir.Level | None:
