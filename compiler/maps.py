@@ -415,11 +415,10 @@ def _zone_behind(
         return None
     name, title, rest = parsed
     args = rest[1:]
-    names = [a.id for a in args if isinstance(a, ast.Name)]
-    if len(args) < 2 or len(names) < len(args):
+    if len(args) < 2 or not all(isinstance(a, ast.Name) for a in args):
         reporter.error(line.span, BAD_VALUE, f'write `zone {name} "Title" behind LINE east`')
         return None
-    limit, edges = names[0], names[1:]
+    limit, edges = args[0].id, [a.id for a in args[1:]]  # type: ignore[attr-defined]
     if not _is_limit(args[0], lines, reporter) or not _are_edges(args[1:], reporter):
         return None
     wall = set(lines[limit].hexes)

@@ -169,11 +169,12 @@ class OutputFolder:
         carried = set()
         for root, dirs, files in os.walk(self.target):
             rel_root = Path(root).relative_to(self.target)
-            for name in [*files, *(d for d in dirs if (Path(root) / d).is_symlink())]:
+            links = _symlinks(Path(root), dirs)
+            for name in [*files, *links]:
                 rel = (rel_root / name).as_posix()
                 if self._carries(rel, ours) and self._copy_in(Path(root) / name, rel):
                     carried.add(rel)
-            dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+            dirs[:] = [d for d in dirs if d not in links]  # copied as links, not walked into
         return carried
 
     def _carries(self, rel: str, ours: set[str]) -> bool:
@@ -200,6 +201,11 @@ class OutputFolder:
         for old in parent.glob(f"{glob.escape('.' + self.target.name)}.build-*"):
             if old.is_dir() and not old.is_symlink() and (old / MARKER).is_file():
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _symlinks(root: Path, dirs: list[str]) -> list[str]:
+    """The directories under `root` that are symbolic links."""
+    return [d for d in dirs if (root / d).is_symlink()]
 
 
 def _files(folder: Path) -> list[str]:

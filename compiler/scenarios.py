@@ -186,14 +186,8 @@ class ScenarioChecker:
 
     def _setup_line(self, line: ast.Line, prov: ir.Prov) -> ir.SetupEntry:
         """`HEX units…`, or `choose WHERE units…` / `choose units… when COND`."""
-        vals = line.values
-        chosen = _is_word(vals[0], "choose")
-        if chosen:
-            hexes, condition, rest = self._choice(line)
-        else:
-            if line.when is not None:
-                self.r.error(line.span, BAD_VALUE, "only `choose` lines take a condition")
-            hexes, condition, rest = self.hexes(vals[0]) or (), None, list(vals[1:])
+        chosen = _is_word(line.values[0], "choose")
+        hexes, condition, rest = self._choice(line) if chosen else self._placement(line)
         units = tuple(u for u in (self.placed(v) for v in rest) if u is not None)
         if not rest:
             self.r.error(line.span, MISSING, "a set-up line places at least one unit")
@@ -207,6 +201,12 @@ class ScenarioChecker:
             return (), self.ec.expr(line.when, scope, "bool"), rest
         hexes = self.hexes(rest.pop(0)) or () if rest else ()
         return hexes, None, rest
+
+    def _placement(self, line: ast.Line) -> tuple[tuple[str, ...], ir.TExpr | None, list[ast.Expr]]:
+        """`HEX units…`: the hexes the units set up in, and the units."""
+        if line.when is not None:
+            self.r.error(line.span, BAD_VALUE, "only `choose` lines take a condition")
+        return self.hexes(line.values[0]) or (), None, list(line.values[1:])
 
     def reinforcements(self, block: ast.Block, decl_prov: ir.Prov) -> tuple[ir.ScenarioEntry, ...]:
         out = (self._reinforcement(line, decl_prov) for line in block.lines)
