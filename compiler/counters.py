@@ -258,7 +258,7 @@ class _FaceFields:
     def slot(self, line: ast.Line) -> tuple[ir.FaceField, ...]:
         """A slot's fields in order; `slot none` empties it."""
         vals = line.values[1:]
-        if len(vals) == 1 and _is_word(vals[0], "none"):
+        if len(vals) == 1 and ast.is_word(vals[0], "none"):
             return ()
         fields = (self.field(v) for v in vals)
         return tuple(f for f in fields if f is not None)
@@ -317,10 +317,6 @@ class _FaceFields:
         ast.Name: _value,
         ast.Call: _form,
     }
-
-
-def _is_word(v: ast.Expr, word: str) -> bool:
-    return isinstance(v, ast.Name) and v.id == word
 
 
 def _form_written(v: ast.Call) -> bool:

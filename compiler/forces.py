@@ -212,7 +212,7 @@ class ForcesChecker:
     def attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
         """Lines beyond a kind's fixed properties: declared attributes the rules read."""
         out: dict[str, object] = {}
-        for line in _attribute_lines(d, known):
+        for line in d.other_lines(known):
             if line.key not in self.declared_attributes:
                 self._undeclared(d, line, known)
                 continue
@@ -487,7 +487,7 @@ class ForcesChecker:
     def _unit_provs(self, d: ast.Entity, p: Props, known: set[str]) -> dict[str, ir.Prov]:
         """The provenance of every line: the kind's properties and the attributes."""
         provs = self.line_provs(d, p)
-        for line in _attribute_lines(d, known):
+        for line in d.other_lines(known):
             provs[line.key or ""] = prov_of(d.prov).merged(prov_of(line.prov))
         return provs
 
@@ -522,11 +522,6 @@ class ForcesChecker:
         return ir.Entry(turn, hexes, variable)
 
 
-def _is_word(v: ast.Expr | None, word: str) -> bool:
-    """Whether a value is the bare word `word` (`at`, `variable`)."""
-    return isinstance(v, ast.Name) and v.id == word
-
-
 def _per_step_numbers(vals: tuple[ast.Expr, ...]) -> tuple[int, ...] | None:
     """`4 / 2` or `4` as its whole numbers, full strength first; None when malformed."""
     if len(vals) != 1:
@@ -542,22 +537,13 @@ def _entry_words(
     vals: tuple[ast.Expr, ...],
 ) -> tuple[int, tuple[ast.Expr, ...], bool] | None:
     """`TURN at PLACES… [variable]` as (turn, places, variable); None when not so written."""
-    variable = bool(vals) and _is_word(vals[-1], "variable")
+    variable = bool(vals) and ast.is_word(vals[-1], "variable")
     if variable:
         vals = vals[:-1]
     turn = as_int(vals[0]) if vals else None
-    if turn is None or len(vals) < 3 or not _is_word(vals[1], "at"):
+    if turn is None or len(vals) < 3 or not ast.is_word(vals[1], "at"):
         return None
     return turn, vals[2:], variable
-
-
-def _attribute_lines(d: ast.Entity, known: set[str]) -> list[ast.Line]:
-    """The lines of a declaration beyond its kind's fixed properties."""
-    return [
-        line
-        for line in d.body.lines
-        if isinstance(line, ast.Line) and line.key is not None and line.key not in known
-    ]
 
 
 def _name_or_text(v: ast.Expr) -> str | None:

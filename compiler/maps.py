@@ -369,7 +369,7 @@ def _place(line: ast.Line, grid: Grid, reporter: Reporter, decl_prov: ir.Prov) -
     if parsed is None:
         return None
     name, title, rest = parsed
-    victory = bool(rest) and _is_word(rest[-1], "victory")
+    victory = bool(rest) and ast.is_word(rest[-1], "victory")
     labels = hex_list(rest[:-1] if victory else rest, grid, reporter)
     if len(labels) != 1:
         reporter.error(line.span, BAD_VALUE, f"place {name!r} is one hex (then `victory` if it is)")
@@ -394,12 +394,7 @@ def _zone(
 
 def _is_behind(vals: tuple[ast.Expr, ...]) -> bool:
     rest = vals[2:] if len(vals) > 1 and isinstance(vals[1], ast.String) else vals[1:]
-    return bool(rest) and _is_word(rest[0], "behind")
-
-
-def _is_word(v: ast.Expr, word: str) -> bool:
-    """Whether a value is the bare word `word` (`victory`, `behind`)."""
-    return isinstance(v, ast.Name) and v.id == word
+    return bool(rest) and ast.is_word(rest[0], "behind")
 
 
 def _zone_behind(

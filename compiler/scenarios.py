@@ -104,7 +104,7 @@ class ScenarioChecker:
         """`unit(reduced)`: the unit starts on its reduced side."""
         reduced = False
         for a in v.args:
-            if isinstance(a, ast.Name) and a.id == "reduced":
+            if ast.is_word(a, "reduced"):
                 reduced = True
             else:
                 self.r.error(a.span, BAD_VALUE, "write `unit(reduced)` or `unit(variable: value)`")
@@ -186,7 +186,7 @@ class ScenarioChecker:
 
     def _setup_line(self, line: ast.Line, prov: ir.Prov) -> ir.SetupEntry:
         """`HEX units…`, or `choose WHERE units…` / `choose units… when COND`."""
-        chosen = _is_word(line.values[0], "choose")
+        chosen = ast.is_word(line.values[0], "choose")
         hexes, condition, rest = self._choice(line) if chosen else self._placement(line)
         units = tuple(u for u in (self.placed(v) for v in rest) if u is not None)
         if not rest:
@@ -315,7 +315,7 @@ class ScenarioChecker:
             )
             return False, ()
         vals = line.values[1:]
-        if vals and _is_word(vals[0], "printed") and line.block is None:
+        if vals and ast.is_word(vals[0], "printed") and line.block is None:
             return True, ()
         if line.block is not None and not vals:
             return False, self.setup(line.block, decl_prov.merged(prov_of(line.prov)))
@@ -462,11 +462,6 @@ class ScenarioChecker:
                 seen[u.name] = entry.span
 
 
-def _is_word(v: ast.Expr, word: str) -> bool:
-    """Whether a value is the bare word `word` (`choose`, `at`, `printed`)."""
-    return isinstance(v, ast.Name) and v.id == word
-
-
 def _stacking_condition(vals: tuple[ast.Expr, ...]) -> ast.Expr | None:
     """The condition of a `stacking` line: a parenthesised expression or a call."""
     if len(vals) != 1:
@@ -479,6 +474,6 @@ def _stacking_condition(vals: tuple[ast.Expr, ...]) -> ast.Expr | None:
 def _reinforcement_turn(vals: tuple[ast.Expr, ...]) -> int | None:
     """The TURN of `TURN at HEX units…`; None when the line is not so written."""
     turn = as_int(vals[0]) if vals else None
-    if turn is None or len(vals) < 4 or not _is_word(vals[1], "at"):
+    if turn is None or len(vals) < 4 or not ast.is_word(vals[1], "at"):
         return None
     return turn

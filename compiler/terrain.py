@@ -217,22 +217,13 @@ def _color(p: Props, default: str) -> str:
 def _attributes(d: ast.Entity, known: set[str], r: Reporter) -> dict[str, object]:
     """Other lines: properties the rules read (`defend_drm -1`)."""
     out: dict[str, object] = {}
-    for line in _other_lines(d, known):
+    for line in d.other_lines(known):
         value = _attribute_value(line.values[1:])
         if value is None:
             r.error(line.span, BAD_VALUE, f"{line.key!r} takes a number, yes/no or a name")
         else:
             out[line.key] = value
     return out
-
-
-def _other_lines(d: ast.Entity, known: set[str]) -> list[ast.Line]:
-    """The lines of a declaration beyond its kind's fixed properties."""
-    return [
-        line
-        for line in d.body.lines
-        if isinstance(line, ast.Line) and line.key is not None and line.key not in known
-    ]
 
 
 def _attribute_value(vals: tuple[ast.Expr, ...]) -> int | bool | str | None:
