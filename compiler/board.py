@@ -33,17 +33,13 @@ def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
     offsets = grid.offsets()
     labels = tuple(Grid.label(c, r) for c, r in offsets)
     index = {label: i for i, label in enumerate(labels)}
-    nbrs = [model.neighbors(label) for label in labels]
     tables = los_tables(model)
     return BoardSpec(
         title=m.title,
         labels=labels,
         grid=(grid.first_col, grid.last_col, grid.first_row, grid.last_row, grid.shifted),
-        neighbors=tuple(tuple(-1 if b is None else index[b] for b in row) for row in nbrs),
-        cube=tuple(grid.to_cube(c, r) for c, r in offsets),
-        columns=tuple(c for c, _r in offsets),
-        rows=tuple(r for _c, r in offsets),
-        edge_distance={edge: _edge_distance(grid, offsets, edge) for edge in EDGES},
+        neighbors=_neighbor_ids(model, labels, index),
+        **_geometry(grid, offsets),
         places={p.name: index[p.hex] for p in m.places},
         zones={z.name: frozenset(index[h] for h in z.hexes) for z in m.zones},
         move_classes=model.move_classes,
@@ -53,6 +49,24 @@ def build_board(rules: ir.Ruleset, model: MapModel | None = None) -> BoardSpec:
         los_codes=tables.codes,
         **terrain_tables(rules, model),
     )
+
+
+def _neighbor_ids(
+    model: MapModel, labels: tuple[str, ...], index: dict[str, int]
+) -> tuple[tuple[int, ...], ...]:
+    """Each hex's neighbours in the six directions, by id; -1 off the map."""
+    nbrs = [model.neighbors(label) for label in labels]
+    return tuple(tuple(-1 if b is None else index[b] for b in row) for row in nbrs)
+
+
+def _geometry(grid: Grid, offsets: list[tuple[int, int]]) -> dict[str, Any]:
+    """Where each hex is: its cube coordinates, column, row and distance from each edge."""
+    return {
+        "cube": tuple(grid.to_cube(c, r) for c, r in offsets),
+        "columns": tuple(c for c, _r in offsets),
+        "rows": tuple(r for _c, r in offsets),
+        "edge_distance": {edge: _edge_distance(grid, offsets, edge) for edge in EDGES},
+    }
 
 
 # The tables of a board that read the terrain, so change when it changes in play:
@@ -126,27 +140,32 @@ def board_patches(rules: ir.Ruleset) -> dict[tuple[int, ...], BoardPatch]:
     base = terrain_tables(rules, MapModel(rules))
     patches: dict[tuple[int, ...], BoardPatch] = {}
     for members in change_groups(rules.terrain_changes, grid_of(rules.map)):
-        for size in range(1, len(members) + 1):
-            for chosen in itertools.combinations(members, size):
-                made = tuple(rules.terrain_changes[i] for i in chosen)
-                changed = replace(rules, map=changed_map(rules.map, made))
-                tables = terrain_tables(changed, MapModel(changed))
-                patches[chosen] = _differences(base, tables)
+        for chosen in _combinations(members):
+            made = tuple(rules.terrain_changes[i] for i in chosen)
+            changed = replace(rules, map=changed_map(rules.map, made))
+            tables = terrain_tables(changed, MapModel(changed))
+            patches[chosen] = _differences(base, tables)
     return patches
 
 
+def _combinations(members: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every non-empty combination of a group's changes, the smaller first."""
+    sizes = range(1, len(members) + 1)
+    return [chosen for size in sizes for chosen in itertools.combinations(members, size)]
+
+
 def _differences(base: dict[str, tuple], changed: dict[str, tuple]) -> BoardPatch:
+    """The rows of each terrain table that differ, as (table, hex, row)."""
     out: list[tuple[str, int, Any]] = []
     for table in TERRAIN_TABLES:
-        if table == "move_cost":
-            per_class = tuple(zip(*changed[table], strict=True))
-            before = tuple(zip(*base[table], strict=True))
-            out += [(table, h, row) for h, row in enumerate(per_class) if row != before[h]]
-        else:
-            out += [
-                (table, h, row) for h, row in enumerate(changed[table]) if row != base[table][h]
-            ]
+        before, after = _per_hex(table, base[table]), _per_hex(table, changed[table])
+        out += [(table, h, row) for h, row in enumerate(after) if row != before[h]]
     return tuple(out)
+
+
+def _per_hex(table: str, rows: tuple) -> tuple:
+    """A table's rows by hex: the movement costs are held per class, then per hex."""
+    return tuple(zip(*rows, strict=True)) if table == "move_cost" else rows
 
 
 def _edge_distance(grid: Grid, offsets: list[tuple[int, int]], edge: str) -> tuple[int, ...]:

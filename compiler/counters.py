@@ -34,7 +34,9 @@ on black or black on white as its value says). `slot none` empties a slot.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from PIL import ImageColor
 
@@ -151,10 +153,8 @@ class Look:
 
 def look_of(rules: ir.Ruleset, kind: str, unit_type: str | None = None) -> Look:
     """Stack the faces for a counter: series default, general faces, then per-type ones."""
-    declared = [f for f in rules.counter_faces if f.counters == kind]
-    faces = [f for f in SERIES_FACES if f.counters == kind]
-    faces += [f for f in declared if not f.types]
-    faces += [f for f in declared if f.types and unit_type in f.types]
+    faces = [f for f in (*SERIES_FACES, *rules.counter_faces) if _applies(f, kind, unit_type)]
+    faces.sort(key=lambda f: bool(f.types))  # the faces for every type first, in order
     slots: dict[str, tuple[ir.FaceField, ...]] = {}
     boxed: dict[str, str] = {}
     colors: dict[str, str] = {}
@@ -165,6 +165,11 @@ def look_of(rules: ir.Ruleset, kind: str, unit_type: str | None = None) -> Look:
     return Look(slots, boxed, colors)
 
 
+def _applies(face: ir.CounterFace, kind: str, unit_type: str | None) -> bool:
+    """Whether a face is for this kind of counter (and, if it names types, this type)."""
+    return face.counters == kind and (not face.types or unit_type in face.types)
+
+
 # ----------------------------------------------------------------- checking
 
 
@@ -173,6 +178,27 @@ def check_counter_face(
 ) -> ir.CounterFace:
     """Check a `counter_face`; `attributes` are the unit attributes the ruleset declares."""
     p = Props(d, r, HEADER)
+    kind = _check_counters(p, r)
+    types = _check_types(p, r, kind, unit_types)
+    fields = _FaceFields(r, VALUES[kind] | (attributes if kind != "marker" else set()), kind)
+    slots = {slot: fields.slot(line) for slot in SLOTS if (line := p.line(slot)) is not None}
+    line = p.line("box")
+    boxed = _box(line, r, attributes) if line is not None else ()
+    return ir.CounterFace(
+        d.ident,
+        d.display_title,
+        kind,
+        types,
+        slots,
+        boxed,
+        _check_colors(p, r),
+        prov_of(d.prov),
+        d.span,
+    )
+
+
+def _check_counters(p: Props, r: Reporter) -> str:
+    """`counters unit|leader|piece|marker`: the kind of counter the face is for."""
     kind = p.name("counters", required=True) or "unit"
     if kind not in COUNTER_KINDS:
         r.error(
@@ -180,104 +206,124 @@ def check_counter_face(
             BAD_VALUE,
             f"counters is one of {', '.join(COUNTER_KINDS)}, not {kind!r}",
         )
-        kind = "unit"
+        return "unit"
+    return kind
+
+
+def _check_types(p: Props, r: Reporter, kind: str, unit_types: set[str]) -> tuple[str, ...]:
+    """`types infantry artillery`: the unit types whose counters the face is for."""
     types = tuple(v.id for v in p.values("types") if isinstance(v, ast.Name))
     for v in p.values("types"):
-        if not isinstance(v, ast.Name) or v.id not in unit_types:
-            hint = did_you_mean(v.id, unit_types) if isinstance(v, ast.Name) else None
-            r.error(
-                v.span,
-                UNKNOWN_NAME,
-                f"no unit type {describe(v)}",
-                *hint_note(hint),
-            )
+        _check_type_name(v, r, unit_types)
     if types and kind != "unit":
         r.error(p.line("types").span, BAD_VALUE, "only unit counters are chosen by type")
-    known = VALUES[kind] | (attributes if kind != "marker" else set())
-    slots = {
-        slot: _fields(p.line(slot), r, known, kind) for slot in SLOTS if p.line(slot) is not None
-    }
-    boxed = ()
-    line = p.line("box")
-    if line is not None:
-        boxed = _box(line, r, attributes)
+    return types
+
+
+def _check_type_name(v: ast.Expr, r: Reporter, unit_types: set[str]) -> None:
+    if isinstance(v, ast.Name) and v.id in unit_types:
+        return
+    hint = did_you_mean(v.id, unit_types) if isinstance(v, ast.Name) else None
+    r.error(
+        v.span,
+        UNKNOWN_NAME,
+        f"no unit type {describe(v)}",
+        *hint_note(hint),
+    )
+
+
+def _check_colors(p: Props, r: Reporter) -> dict[str, str]:
+    """`body "#f3ead2"`, `text "#111111"`: the colours given, each drawable."""
     colors = {}
     for key in COLOR_KEYS:
         value = p.str(key)
         if value:
             colors[key] = value
             check_color(value, p.line(key).span, r)
-    return ir.CounterFace(
-        d.name or "",
-        d.title or d.name or "",
-        kind,
-        types,
-        slots,
-        boxed,
-        colors,
-        prov_of(d.prov),
-        d.span,
-    )
+    return colors
 
 
-def _fields(
-    line: ast.Line | None, r: Reporter, known: set[str], kind: str
-) -> tuple[ir.FaceField, ...]:
-    assert line is not None
-    vals = line.values[1:]
-    if len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id == "none":
-        return ()
-    out = []
-    for v in vals:
-        field = _field(v, r, known, kind)
-        if field is not None:
-            out.append(field)
-    return tuple(out)
+# The forms a slot's field may take, with how many arguments each has.
+FORMS = {"signed": 1, "stars": 1, "badge": 2}
 
 
-def _field(v: ast.Expr, r: Reporter, known: set[str], kind: str) -> ir.FaceField | None:
-    if isinstance(v, ast.String):
+class _FaceFields:
+    """Reads the fields of a face's slots: the values a `kind` counter can show."""
+
+    def __init__(self, r: Reporter, known: set[str], kind: str) -> None:
+        self.r = r
+        self.known = known
+        self.kind = kind
+
+    def slot(self, line: ast.Line) -> tuple[ir.FaceField, ...]:
+        """A slot's fields in order; `slot none` empties it."""
+        vals = line.values[1:]
+        if len(vals) == 1 and ast.is_word(vals[0], "none"):
+            return ()
+        fields = (self.field(v) for v in vals)
+        return tuple(f for f in fields if f is not None)
+
+    def field(self, v: ast.Expr) -> ir.FaceField | None:
+        """One field, read by its node type: a "text", a value, or a form such as stars(…)."""
+        read = self._READERS.get(type(v), _FaceFields._not_a_field)
+        return read(self, v)
+
+    def _text(self, v: ast.String) -> ir.FaceField:
         return ir.FaceField("", "text", v.value, v.span)
-    if isinstance(v, ast.Name):
-        if not _known(v.id, v.span, r, known, kind):
+
+    def _value(self, v: ast.Name) -> ir.FaceField | None:
+        if not self._known(v.id, v.span):
             return None
         return ir.FaceField(v.id, "plain", "", v.span)
-    forms = {"signed": 1, "stars": 1, "badge": 2}
-    if isinstance(v, ast.Call) and v.func in forms and not v.keywords:
-        arg = v.args[0] if v.args else None
-        ok = len(v.args) == forms[v.func] and isinstance(arg, ast.Name)
-        text = ""
-        if v.func == "badge":
-            ok = ok and isinstance(v.args[1], ast.String)
-            text = v.args[1].value if ok else ""  # type: ignore[union-attr]
-        if not ok:
+
+    def _form(self, v: ast.Call) -> ir.FaceField | None:
+        """`signed(attr)`, `stars(attr)` or `badge(attr, "R")`."""
+        if v.func not in FORMS or v.keywords:
+            return self._not_a_field(v)
+        if not _form_written(v):
             shape = 'badge(attribute, "R")' if v.func == "badge" else f"{v.func}(value)"
-            r.error(v.span, BAD_VALUE, f"write {shape}")
+            self.r.error(v.span, BAD_VALUE, f"write {shape}")
             return None
+        arg = v.args[0]
         assert isinstance(arg, ast.Name)
-        if not _known(arg.id, arg.span, r, known, kind):
+        if not self._known(arg.id, arg.span):
             return None
+        text = v.args[1].value if v.func == "badge" else ""  # type: ignore[union-attr]
         return ir.FaceField(arg.id, v.func, text, v.span)
-    r.error(
-        v.span,
-        BAD_VALUE,
-        f'a counter shows a value, a "text", signed(…), stars(…) or badge(…), not {describe(v)}',
-    )
-    return None
+
+    def _not_a_field(self, v: ast.Expr) -> None:
+        self.r.error(
+            v.span,
+            BAD_VALUE,
+            'a counter shows a value, a "text", signed(…), stars(…) or badge(…), '
+            f"not {describe(v)}",
+        )
+
+    def _known(self, name: str, span: ir.Span) -> bool:
+        if name in self.known:
+            return True
+        hint = did_you_mean(name, self.known)
+        self.r.error(
+            span,
+            UNKNOWN_NAME,
+            f"a {self.kind} counter has no value {name!r}",
+            *hint_note(hint),
+            f"values: {', '.join(sorted(self.known))}",
+        )
+        return False
+
+    _READERS: ClassVar[dict[type, Callable[..., ir.FaceField | None]]] = {
+        ast.String: _text,
+        ast.Name: _value,
+        ast.Call: _form,
+    }
 
 
-def _known(name: str, span: ir.Span, r: Reporter, known: set[str], kind: str) -> bool:
-    if name in known:
-        return True
-    hint = did_you_mean(name, known)
-    r.error(
-        span,
-        UNKNOWN_NAME,
-        f"a {kind} counter has no value {name!r}",
-        *hint_note(hint),
-        f"values: {', '.join(sorted(known))}",
-    )
-    return False
+def _form_written(v: ast.Call) -> bool:
+    """Whether a form has its arguments: a value's name, and for a badge its "text"."""
+    if len(v.args) != FORMS[v.func] or not isinstance(v.args[0], ast.Name):
+        return False
+    return v.func != "badge" or isinstance(v.args[1], ast.String)
 
 
 def _box(line: ast.Line, r: Reporter, attributes: set[str]) -> tuple[tuple[str, str], ...]:

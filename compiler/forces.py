@@ -25,6 +25,8 @@ or entry, no strength; it is never attacked and never commands.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import ClassVar
 
 from compiler import ir
 from compiler.contexts import CONTEXTS
@@ -83,6 +85,8 @@ BRIGADE_KEYS = {"side", "letter"}
 UNIT_TYPE_KEYS = {"symbol"}  # and the declared attributes
 MARKER_KEYS = {"short", "count", "back", "color", "side"}
 ATTRIBUTE_KEYS = {"type", "values"}
+COUNTER_KEYS = {"unit": UNIT_KEYS, "leader": LEADER_KEYS, "piece": PIECE_KEYS}
+ATTRIBUTE_WANTS = {"bool": "yes or no", "int": "a whole number", "str": "a name"}
 
 
 class ForcesChecker:
@@ -127,61 +131,55 @@ class ForcesChecker:
         line = p.line(key)
         if line is None:
             return ()
-        vals = line.values[1:]
-        parts = vals[0].parts if len(vals) == 1 and isinstance(vals[0], ast.Slash) else vals
-        nums = [as_int(v) for v in parts]
-        if len(vals) != 1 or not nums or any(n is None for n in nums):
+        nums = _per_step_numbers(line.values[1:])
+        if nums is None:
             self.r.error(
                 line.span,
                 BAD_VALUE,
                 f"{key} is a number per step, full strength first: `{key} 4 / 2`",
             )
             return ()
-        return tuple(n for n in nums if n is not None)
+        return nums
 
     def hexes_of(self, v: ast.Expr) -> tuple[str, ...]:
         """A hex label, a named place, or an entry (its hexes); reported when none."""
         if isinstance(v, ast.Number) and LABEL.match(v.text):
-            if self.sym.hex_labels and v.text not in self.sym.hex_labels:
-                self.r.error(v.span, BAD_HEX, f"hex {v.text} is not on the map")
-                return ()
-            return (v.text,)
+            return self._hex_on_map(v)
         if isinstance(v, ast.Name):
-            if v.id in self.places:
-                return (self.places[v.id],)
-            if v.id in self.entries:
-                return self.entries[v.id]
-            if self.sym.hex_labels:
-                hint = did_you_mean(v.id, set(self.places) | set(self.entries))
-                self.r.error(
-                    v.span,
-                    UNKNOWN_NAME,
-                    f"no place or entry {v.id!r} on the map",
-                    *hint_note(hint),
-                )
-            return ()
+            return self._place_or_entry(v)
         self.r.error(
             v.span, BAD_VALUE, f"expected a hex such as 0304 or a place name, not {describe(v)}"
         )
         return ()
 
+    def _hex_on_map(self, v: ast.Number) -> tuple[str, ...]:
+        if self.sym.hex_labels and v.text not in self.sym.hex_labels:
+            self.r.error(v.span, BAD_HEX, f"hex {v.text} is not on the map")
+            return ()
+        return (v.text,)
+
+    def _place_or_entry(self, v: ast.Name) -> tuple[str, ...]:
+        """A named place's hex or an entry's hexes (checked once the map is known)."""
+        if v.id in self.places:
+            return (self.places[v.id],)
+        if v.id in self.entries:
+            return self.entries[v.id]
+        if self.sym.hex_labels:
+            hint = did_you_mean(v.id, set(self.places) | set(self.entries))
+            self.r.error(
+                v.span,
+                UNKNOWN_NAME,
+                f"no place or entry {v.id!r} on the map",
+                *hint_note(hint),
+            )
+        return ()
+
     def attribute(self, d: ast.Entity) -> ir.Attribute:
         """`attribute rifle "Rifle" { type name; values black white }`: a value units may carry."""
         p = Props(d, self.r, ATTRIBUTE_KEYS)
-        typ = p.name("type", "bool") or "bool"
-        if typ not in ATTRIBUTE_TYPES:
-            self.r.error(
-                p.line("type").span,
-                BAD_VALUE,
-                f"type is one of {', '.join(sorted(ATTRIBUTE_TYPES))}",
-            )
-            typ = "bool"
-        values = tuple(v.id for v in p.values("values") if isinstance(v, ast.Name))
-        if values and typ != "name":
-            self.r.error(
-                p.line("values").span, BAD_VALUE, "only a `type name` attribute lists its values"
-            )
-        name = d.name or ""
+        typ = self._check_attribute_type(p)
+        values = self._check_attribute_values(p, typ)
+        name = d.ident
         if name in self.declared_attributes:
             self.r.error(d.name_span, DUPLICATE, f"attribute {name!r} is already declared")
         self.declared_attributes[name] = (ATTRIBUTE_TYPES[typ], values)
@@ -190,46 +188,86 @@ class ForcesChecker:
             name, d.title or name, ATTRIBUTE_TYPES[typ], values, prov_of(d.prov), d.span
         )
 
+    def _check_attribute_type(self, p: Props) -> str:
+        """`type bool|int|name` (bool by default)."""
+        typ = p.name("type", "bool") or "bool"
+        if typ not in ATTRIBUTE_TYPES:
+            self.r.error(
+                p.line("type").span,
+                BAD_VALUE,
+                f"type is one of {', '.join(sorted(ATTRIBUTE_TYPES))}",
+            )
+            return "bool"
+        return typ
+
+    def _check_attribute_values(self, p: Props, typ: str) -> tuple[str, ...]:
+        """`values black white`: the names a `type name` attribute may take."""
+        values = tuple(v.id for v in p.values("values") if isinstance(v, ast.Name))
+        if values and typ != "name":
+            self.r.error(
+                p.line("values").span, BAD_VALUE, "only a `type name` attribute lists its values"
+            )
+        return values
+
     def attributes(self, d: ast.Entity, known: set[str]) -> dict[str, object]:
         """Lines beyond a kind's fixed properties: declared attributes the rules read."""
         out: dict[str, object] = {}
-        for line in d.body.lines:
-            if not isinstance(line, ast.Line) or line.key is None or line.key in known:
+        for line in d.other_lines(known):
+            if line.key not in self.declared_attributes:
+                self._undeclared(d, line, known)
                 continue
-            key = line.key
-            if key not in self.declared_attributes:
-                hint = did_you_mean(key, set(self.declared_attributes) | known)
-                self.r.error(
-                    line.values[0].span,
-                    UNKNOWN_PROPERTY,
-                    f"{d.kind} has no property {key!r} and no attribute {key!r} is declared",
-                    *hint_note(hint),
-                    f'declare it: attribute {key} "Title" {{ type bool|int|name }}',
-                )
-                continue
-            value = self.attribute_value(line, *self.declared_attributes[key])
+            value = self.attribute_value(line, *self.declared_attributes[line.key])
             if value is not None:
-                out[key] = value
+                out[line.key] = value
         return out
 
+    def _undeclared(self, d: ast.Entity, line: ast.Line, known: set[str]) -> None:
+        key = line.key
+        hint = did_you_mean(key or "", set(self.declared_attributes) | known)
+        self.r.error(
+            line.values[0].span,
+            UNKNOWN_PROPERTY,
+            f"{d.kind} has no property {key!r} and no attribute {key!r} is declared",
+            *hint_note(hint),
+            f'declare it: attribute {key} "Title" {{ type bool|int|name }}',
+        )
+
     def attribute_value(self, line: ast.Line, typ: str, values: tuple[str, ...]) -> object:
-        vals = line.values[1:]
-        value: object = None
-        if typ == "bool":
-            if not vals:
-                value = True
-            elif len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in BOOL_WORDS:
-                value = vals[0].id in TRUE_WORDS
-        elif typ == "int" and len(vals) == 1:
-            value = as_int(vals[0])
-        elif typ == "str" and len(vals) == 1 and isinstance(vals[0], ast.Name):
-            value = vals[0].id
-            if values and value not in values:
-                self.r.error(vals[0].span, BAD_VALUE, f"{line.key} is one of {', '.join(values)}")
+        """A unit's value for a declared attribute, read by the attribute's type."""
+        value = self._ATTRIBUTE_READERS[typ](self, line, values)
         if value is None:
-            what = {"bool": "yes or no", "int": "a whole number", "str": "a name"}[typ]
-            self.r.error(line.span, BAD_VALUE, f"attribute {line.key!r} takes {what}")
+            self.r.error(
+                line.span, BAD_VALUE, f"attribute {line.key!r} takes {ATTRIBUTE_WANTS[typ]}"
+            )
         return value
+
+    def _bool_attribute(self, line: ast.Line, values: tuple[str, ...]) -> bool | None:
+        """`rear_guard` alone is yes; `rear_guard yes|no` says it."""
+        vals = line.values[1:]
+        if not vals:
+            return True
+        if len(vals) == 1 and isinstance(vals[0], ast.Name) and vals[0].id in BOOL_WORDS:
+            return vals[0].id in TRUE_WORDS
+        return None
+
+    def _int_attribute(self, line: ast.Line, values: tuple[str, ...]) -> int | None:
+        vals = line.values[1:]
+        return as_int(vals[0]) if len(vals) == 1 else None
+
+    def _name_attribute(self, line: ast.Line, values: tuple[str, ...]) -> str | None:
+        """A name, one of the attribute's listed values when it lists them."""
+        vals = line.values[1:]
+        if len(vals) != 1 or not isinstance(vals[0], ast.Name):
+            return None
+        if values and vals[0].id not in values:
+            self.r.error(vals[0].span, BAD_VALUE, f"{line.key} is one of {', '.join(values)}")
+        return vals[0].id
+
+    _ATTRIBUTE_READERS: ClassVar[dict[str, Callable[..., object]]] = {
+        "bool": _bool_attribute,
+        "int": _int_attribute,
+        "str": _name_attribute,
+    }
 
     # ------------------------------------------------------------ declarations
 
@@ -242,10 +280,10 @@ class ForcesChecker:
                 BAD_VALUE,
                 f"friendly_edge is one of {', '.join(sorted(EDGES))}",
             )
-        self.sides.add(d.name or "")
+        self.sides.add(d.ident)
         return ir.Side(
-            d.name or "",
-            d.title or d.name or "",
+            d.ident,
+            d.display_title,
             p.str("short", d.title or ""),
             p.str("color", "#888888"),
             edge,
@@ -257,8 +295,8 @@ class ForcesChecker:
     def nationality(self, d: ast.Entity) -> ir.Nationality:
         p = Props(d, self.r, NATIONALITY_KEYS)
         side = self.ref(p, "side", "side", required=True) or ""
-        self.names.setdefault("nationality", set()).add(d.name or "")
-        return ir.Nationality(d.name or "", d.title or d.name or "", side, prov_of(d.prov), d.span)
+        self.names.setdefault("nationality", set()).add(d.ident)
+        return ir.Nationality(d.ident, d.display_title, side, prov_of(d.prov), d.span)
 
     def formation(self, d: ast.Entity) -> ir.Formation:
         p = Props(d, self.r, FORMATION_KEYS)
@@ -266,10 +304,10 @@ class ForcesChecker:
         band = p.str("band")
         if not band:
             self.r.error(d.name_span, MISSING, f"formation {d.name!r} needs its `band` colour")
-        self.names.setdefault("formation", set()).add(d.name or "")
+        self.names.setdefault("formation", set()).add(d.ident)
         return ir.Formation(
-            d.name or "",
-            d.title or d.name or "",
+            d.ident,
+            d.display_title,
             side,
             band,
             p.str("stripe"),
@@ -282,10 +320,10 @@ class ForcesChecker:
         p = Props(d, self.r, BRIGADE_KEYS)
         side = self.ref(p, "side", "side", required=True) or ""
         letter = p.name("letter", required=True) or ""
-        self.names.setdefault("brigade", set()).add(d.name or "")
+        self.names.setdefault("brigade", set()).add(d.ident)
         return ir.Brigade(
-            d.name or "",
-            d.title or d.name or "",
+            d.ident,
+            d.display_title,
             side,
             letter,
             prov_of(d.prov),
@@ -297,10 +335,10 @@ class ForcesChecker:
         known = UNIT_TYPE_KEYS
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
-        self.names.setdefault("unit type", set()).add(d.name or "")
+        self.names.setdefault("unit type", set()).add(d.ident)
         return ir.UnitType(
-            d.name or "",
-            d.title or d.name or "",
+            d.ident,
+            d.display_title,
             p.name("symbol", "infantry") or "infantry",
             props,
             prov_of(d.prov),
@@ -319,8 +357,8 @@ class ForcesChecker:
         side = self.ref(p, "side", "side") or ""
         back = self.back(p)
         return ir.Marker(
-            d.name or "",
-            d.title or d.name or "",
+            d.ident,
+            d.display_title,
             p.str("short", d.title or ""),
             count,
             back,
@@ -337,71 +375,37 @@ class ForcesChecker:
         if line is None:
             return ""
         vals = line.values[1:]
-        if len(vals) == 1 and isinstance(vals[0], ast.Name):
-            return vals[0].id
-        if len(vals) == 1 and isinstance(vals[0], ast.String):
-            return vals[0].value
-        self.r.error(line.span, BAD_VALUE, 'back is `blank`, a name, or a "text"')
-        return ""
+        back = _name_or_text(vals[0]) if len(vals) == 1 else None
+        if back is None:
+            self.r.error(line.span, BAD_VALUE, 'back is `blank`, a name, or a "text"')
+            return ""
+        return back
 
     def unit(self, d: ast.Entity) -> ir.Unit:
         """A combat unit (`unit`), a leader (`leader`) or a non-combat piece (`piece`)."""
-        piece = d.kind == "piece"
-        leader = d.kind == "leader" or piece
-        known = PIECE_KEYS if piece else LEADER_KEYS if leader else UNIT_KEYS
+        leader = d.kind in ("leader", "piece")
+        known = COUNTER_KEYS.get(d.kind, UNIT_KEYS)
         p = Props(d, self.r, known, keyed_only=False)
         props = self.attributes(d, known)
         side = self.ref(p, "side", "side", required=True) or ""
         utype = None if leader else self.ref(p, "type", "unit type", required=True)
-        strengths = () if leader else self.per_step(p, "strength")
-        if not leader and not strengths and p.has("strength") is False:
-            self.r.error(d.name_span, MISSING, f"unit {d.name!r} needs 'strength'")
+        strengths = () if leader else self._check_strength(d, p)
         rifle = self.per_step(p, "rifle_strength")
         morales = self.per_step(p, "morale")
-        for key, values in (("rifle_strength", rifle), ("morale", morales)):
-            if values and strengths and len(values) != len(strengths):
-                self.r.error(
-                    p.line(key).span,
-                    BAD_VALUE,
-                    f"{key} needs one value per step ({len(strengths)})",
-                )
+        self._check_steps_match(p, strengths, {"rifle_strength": rifle, "morale": morales})
         movement = p.int("movement", 0, required=True) or 0
-        setup = None
-        if p.has("setup"):
-            vals = p.values("setup")
-            hexes = self.hexes_of(vals[0]) if len(vals) == 1 else ()
-            setup = hexes[0] if len(hexes) == 1 else None
-            if len(vals) != 1 or len(hexes) > 1:
-                self.r.error(p.line("setup").span, BAD_VALUE, "setup takes one hex")
+        setup = self._check_setup(p)
         entry = self.entry(p)
-        if setup is not None and entry is not None:
-            self.r.error(
-                p.line("enters").span,
-                BAD_VALUE,
-                "a unit either sets up on the map or enters later, not both",
-            )
-        reduced = p.str("reduced")
-        if reduced and len(strengths) < 2:
-            self.r.error(
-                p.line("reduced").span, BAD_VALUE, "only a two-step unit has a reduced side to name"
-            )
+        self._check_setup_or_entry(p, setup, entry)
+        reduced = self._check_reduced(p, strengths)
         back = self.back(p)
-        commands = None
-        line = p.line("commands")
-        if line is not None:
-            if line.when is None or len(line.values) != 1:
-                self.r.error(line.span, BAD_VALUE, "write `commands when <condition on unit>`")
-            else:
-                self.commands[d.name or ""] = line.when
-        provs = self.line_provs(d, p)
-        for line in d.body.lines:
-            if isinstance(line, ast.Line) and line.key is not None and line.key not in known:
-                provs[line.key] = prov_of(d.prov).merged(prov_of(line.prov))
-        self.names.setdefault("unit", set()).add(d.name or "")
+        self._check_commands_line(d, p)
+        provs = self._unit_provs(d, p, known)
+        self.names.setdefault("unit", set()).add(d.ident)
         return ir.Unit(
-            name=d.name or "",
-            title=d.title or d.name or "",
-            short=p.str("short", d.title or d.name or ""),
+            name=d.ident,
+            title=d.display_title,
+            short=p.str("short", d.display_title),
             side=side,
             kind=d.kind if leader else "unit",
             type=utype,
@@ -417,12 +421,75 @@ class ForcesChecker:
             reduced_title=reduced,
             reduced_short=p.str("reduced_short", reduced),
             back=back,
-            commands=commands,
+            commands=None,
             props=props,
             provs=provs,
             prov=prov_of(d.prov),
             span=d.span,
         )
+
+    def _check_strength(self, d: ast.Entity, p: Props) -> tuple[int, ...]:
+        """A combat unit's strength per step; the one property it cannot do without."""
+        strengths = self.per_step(p, "strength")
+        if not strengths and not p.has("strength"):
+            self.r.error(d.name_span, MISSING, f"unit {d.name!r} needs 'strength'")
+        return strengths
+
+    def _check_steps_match(
+        self, p: Props, strengths: tuple[int, ...], others: dict[str, tuple[int, ...]]
+    ) -> None:
+        """Rifle strength and morale, when given, have a value for every step."""
+        for key, values in others.items():
+            if values and strengths and len(values) != len(strengths):
+                self.r.error(
+                    p.line(key).span,
+                    BAD_VALUE,
+                    f"{key} needs one value per step ({len(strengths)})",
+                )
+
+    def _check_setup(self, p: Props) -> str | None:
+        """`setup 2513` or `setup some_place`: the one hex the unit starts on."""
+        if not p.has("setup"):
+            return None
+        vals = p.values("setup")
+        hexes = self.hexes_of(vals[0]) if len(vals) == 1 else ()
+        if len(vals) != 1 or len(hexes) > 1:
+            self.r.error(p.line("setup").span, BAD_VALUE, "setup takes one hex")
+        return hexes[0] if len(hexes) == 1 else None
+
+    def _check_setup_or_entry(self, p: Props, setup: str | None, entry: ir.Entry | None) -> None:
+        if setup is not None and entry is not None:
+            self.r.error(
+                p.line("enters").span,
+                BAD_VALUE,
+                "a unit either sets up on the map or enters later, not both",
+            )
+
+    def _check_reduced(self, p: Props, strengths: tuple[int, ...]) -> str:
+        """`reduced "Olney"`: the name on the back, which only a two-step unit has."""
+        reduced = p.str("reduced")
+        if reduced and len(strengths) < 2:
+            self.r.error(
+                p.line("reduced").span, BAD_VALUE, "only a two-step unit has a reduced side to name"
+            )
+        return reduced
+
+    def _check_commands_line(self, d: ast.Entity, p: Props) -> None:
+        """`commands when <condition>`: kept for pass 4, when every name is known."""
+        line = p.line("commands")
+        if line is None:
+            return
+        if line.when is None or len(line.values) != 1:
+            self.r.error(line.span, BAD_VALUE, "write `commands when <condition on unit>`")
+        else:
+            self.commands[d.ident] = line.when
+
+    def _unit_provs(self, d: ast.Entity, p: Props, known: set[str]) -> dict[str, ir.Prov]:
+        """The provenance of every line: the kind's properties and the attributes."""
+        provs = self.line_provs(d, p)
+        for line in d.other_lines(known):
+            provs[line.key or ""] = prov_of(d.prov).merged(prov_of(line.prov))
+        return provs
 
     def check_commands(self, units: tuple[ir.Unit, ...]) -> tuple[ir.Unit, ...]:
         """Type-check the leaders' `commands when` conditions (pass 4)."""
@@ -441,16 +508,8 @@ class ForcesChecker:
         line = p.line("enters")
         if line is None:
             return None
-        vals = list(line.values[1:])
-        variable = bool(vals) and isinstance(vals[-1], ast.Name) and vals[-1].id == "variable"
-        if variable:
-            vals.pop()
-        turn = as_int(vals[0]) if vals else None
-        if (
-            turn is None
-            or len(vals) < 3
-            or not (isinstance(vals[1], ast.Name) and vals[1].id == "at")
-        ):
+        words = _entry_words(line.values[1:])
+        if words is None:
             self.r.error(
                 line.span,
                 BAD_VALUE,
@@ -458,5 +517,36 @@ class ForcesChecker:
                 "then `variable` if rolled for",
             )
             return None
-        hexes = tuple(h for v in vals[2:] for h in self.hexes_of(v))
+        turn, places, variable = words
+        hexes = tuple(h for v in places for h in self.hexes_of(v))
         return ir.Entry(turn, hexes, variable)
+
+
+def _per_step_numbers(vals: tuple[ast.Expr, ...]) -> tuple[int, ...] | None:
+    """`4 / 2` or `4` as its whole numbers, full strength first; None when malformed."""
+    if len(vals) != 1:
+        return None
+    parts = vals[0].parts if isinstance(vals[0], ast.Slash) else vals
+    nums = [as_int(v) for v in parts]
+    if not nums or None in nums:
+        return None
+    return tuple(n for n in nums if n is not None)
+
+
+def _entry_words(
+    vals: tuple[ast.Expr, ...],
+) -> tuple[int, tuple[ast.Expr, ...], bool] | None:
+    """`TURN at PLACES… [variable]` as (turn, places, variable); None when not so written."""
+    variable = bool(vals) and ast.is_word(vals[-1], "variable")
+    if variable:
+        vals = vals[:-1]
+    turn = as_int(vals[0]) if vals else None
+    if turn is None or len(vals) < 3 or not ast.is_word(vals[1], "at"):
+        return None
+    return turn, vals[2:], variable
+
+
+def _name_or_text(v: ast.Expr) -> str | None:
+    if isinstance(v, ast.Name):
+        return v.id
+    return v.value if isinstance(v, ast.String) else None

@@ -38,19 +38,24 @@ def resolve_ruleset(arg: str | Path) -> Path:
     """A path to a ruleset directory or file, or the name of a shipped battle."""
     p = Path(arg)
     if p.is_dir():
-        entry = p / ENTRY
-        if entry.is_file():
-            return entry.resolve()
-        files = sorted(p.glob("*.mst"))
-        if len(files) == 1:
-            return files[0].resolve()
-        raise RulesetNotFound(f"{p} has no {ENTRY}")
+        return _entry_of(p)
     if p.is_file():
         return p.resolve()
     shipped = SHIPPED / str(arg)
     if "/" not in str(arg) and shipped.is_dir():
         return resolve_ruleset(shipped)
     raise RulesetNotFound(f"no ruleset at {arg!r} (a directory, a .mst file or a shipped battle)")
+
+
+def _entry_of(folder: Path) -> Path:
+    """A ruleset directory's entry file: `ruleset.mst`, or its only `.mst` file."""
+    entry = folder / ENTRY
+    if entry.is_file():
+        return entry.resolve()
+    files = sorted(folder.glob("*.mst"))
+    if len(files) == 1:
+        return files[0].resolve()
+    raise RulesetNotFound(f"{folder} has no {ENTRY}")
 
 
 def display_name(path: Path) -> str:
@@ -81,62 +86,93 @@ def load(
     `overlay` gives the text of files being edited (the editor's unsaved
     buffers), read in place of the disk.
     """
-    order: list[ast.File] = []
-    done: set[Path] = set()
-    active: list[Path] = []
+    loader = _Loader(reporter, cache, overlay)
+    loader.visit(entry, None)
+    return Loaded(entry, tuple(loader.order), entry.parent)
 
-    def visit(path: Path, span: Span | None) -> None:
-        if path in done:
+
+class _Loader:
+    """A depth-first walk of the imports: each file once, after the files it imports."""
+
+    def __init__(
+        self, reporter: Reporter, cache: ParseCache | None, overlay: dict[Path, str] | None
+    ) -> None:
+        self.reporter = reporter
+        self.cache = cache
+        self.overlay = overlay or {}
+        self.order: list[ast.File] = []
+        self.done: set[Path] = set()
+        self.active: list[Path] = []  # the files being read, the importer before the imported
+
+    def visit(self, path: Path, span: Span | None) -> None:
+        """Read a file and, first, what it imports; `span` is the import that names it."""
+        if path in self.done:
             return
-        if path in active:
-            cycle = " → ".join(display_name(p) for p in [*active, path])
-            if span is not None:
-                reporter.error(span, IMPORT, f"import cycle: {cycle}")
+        if path in self.active:
+            self._report_cycle(path, span)
             return
-        name = display_name(path)
-        if overlay is not None and path in overlay:
-            text: str | None = overlay[path]
-        else:
-            try:
-                data = path.read_bytes()
-            except OSError as e:
-                if span is not None:
-                    reporter.error(span, IMPORT, f"cannot read {name}: {e.strerror}")
-                return
-            text = decode_source(data, name, reporter)
-        hit = cache.get(path) if cache is not None else None
-        if text is None:
-            parsed: ast.File | None = None
-        elif hit is not None and hit[0] == text:
-            reporter.sources.add(name, text)
-            parsed = hit[1]
-        else:
-            parsed = parse_text(text, name, reporter)
-            if cache is not None and parsed is not None:
-                cache[path] = (text, parsed)
+        parsed = self._parse(path, span)
         if parsed is None:
-            done.add(path)
             return
-        active.append(path)
+        self.active.append(path)
         for decl in parsed.decls:
             if isinstance(decl, ast.Import):
-                target = _import_target(path, decl)
-                if target is None:
-                    reporter.error(
-                        decl.span,
-                        IMPORT,
-                        f"cannot find {'file' if decl.is_path else 'ruleset'} {decl.target!r}",
-                        "a file import is relative to the importing file; a ruleset import "
-                        "names a directory beside this ruleset's directory",
-                    )
-                    continue
-                visit(target, decl.span)
-        active.pop()
-        done.add(path)
-        order.append(parsed)
+                self._visit_import(path, decl)
+        self.active.pop()
+        self.done.add(path)
+        self.order.append(parsed)
 
-    visit(entry, None)
-    return Loaded(entry, tuple(order), entry.parent)
+    def _report_cycle(self, path: Path, span: Span | None) -> None:
+        if span is not None:
+            cycle = " → ".join(display_name(p) for p in [*self.active, path])
+            self.reporter.error(span, IMPORT, f"import cycle: {cycle}")
+
+    def _parse(self, path: Path, span: Span | None) -> ast.File | None:
+        """A file's syntax tree: from the cache when its text has not changed.
+
+        A file that cannot be read is left for a later import to try again;
+        one whose text cannot be decoded or parsed is done with.
+        """
+        name = display_name(path)
+        try:
+            text = self._text(path, name)
+        except OSError as e:
+            if span is not None:
+                self.reporter.error(span, IMPORT, f"cannot read {name}: {e.strerror}")
+            return None
+        parsed = self._parsed(path, name, text) if text is not None else None
+        if parsed is None:
+            self.done.add(path)
+        return parsed
+
+    def _text(self, path: Path, name: str) -> str | None:
+        """The text of a file (the editor's buffer first); None when it is not text."""
+        if path in self.overlay:
+            return self.overlay[path]
+        return decode_source(path.read_bytes(), name, self.reporter)
+
+    def _parsed(self, path: Path, name: str, text: str) -> ast.File | None:
+        hit = self.cache.get(path) if self.cache is not None else None
+        if hit is not None and hit[0] == text:
+            self.reporter.sources.add(name, text)
+            return hit[1]
+        parsed = parse_text(text, name, self.reporter)
+        if self.cache is not None and parsed is not None:
+            self.cache[path] = (text, parsed)
+        return parsed
+
+    def _visit_import(self, importer: Path, decl: ast.Import) -> None:
+        target = _import_target(importer, decl)
+        if target is None:
+            self.reporter.error(
+                decl.span,
+                IMPORT,
+                f"cannot find {'file' if decl.is_path else 'ruleset'} {decl.target!r}",
+                "a file import is relative to the importing file; a ruleset import "
+                "names a directory beside this ruleset's directory",
+            )
+            return
+        self.visit(target, decl.span)
 
 
 def _import_target(importer: Path, decl: ast.Import) -> Path | None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compiler import ir
 from compiler.load import SHIPPED, load
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, Reporter
@@ -53,29 +54,40 @@ def local_charts(path: Path, rules: Rules) -> dict[str, TableSpec]:
     reporter = Reporter(SourceFiles())
     loaded = load(path, reporter)
     reporter.check()
-    for decl in loaded.files[-1].decls:
-        if not isinstance(decl, ast.Import) and not (
-            isinstance(decl, ast.Entity) and decl.kind == "table" and decl.override
-        ):
+    ours = loaded.files[-1]
+    _check_only_tables(ours, reporter)
+    reporter.check()
+    ruleset = compile_loaded(loaded, reporter)
+    _check_same_results(ours, ruleset, rules, reporter)
+    reporter.check()
+    codegen = Codegen(ruleset)
+    known = {t.name for t in rules.tables}
+    overridden = (t for t in ruleset.tables if t.span.file == ours.path and t.name in known)
+    return {t.name: TableSpec(**codegen.table(t)) for t in overridden}
+
+
+def _check_only_tables(ours: ast.File, reporter: Reporter) -> None:
+    for decl in ours.decls:
+        if not _may_hold(decl):
             reporter.error(
                 decl.span,
                 BAD_VALUE,
                 "a local chart file holds `import` and `override table` declarations only",
             )
-    reporter.check()
-    ruleset = compile_loaded(loaded, reporter)
-    if [r.name for r in ruleset.results] != [r.name for r in rules.results]:
-        reporter.error(
-            Span(loaded.files[-1].path, 1, 1, 1, 1),
+
+
+def _check_same_results(ours: ast.File, ruleset: ir.Ruleset, rules: Rules, r: Reporter) -> None:
+    """The charts may change what a roll gives, not which results there are."""
+    if [x.name for x in ruleset.results] != [x.name for x in rules.results]:
+        r.error(
+            Span(ours.path, 1, 1, 1, 1),
             BAD_VALUE,
             "the local charts change the battle's results: they may only override tables",
         )
-        reporter.check()
-    codegen = Codegen(ruleset)
-    ours = loaded.files[-1].path
-    known = {t.name for t in rules.tables}
-    return {
-        t.name: TableSpec(**codegen.table(t))
-        for t in ruleset.tables
-        if t.span.file == ours and t.name in known
-    }
+
+
+def _may_hold(decl: ast.Decl) -> bool:
+    """What a local chart file may declare: imports and tables that override the battle's."""
+    if isinstance(decl, ast.Import):
+        return True
+    return isinstance(decl, ast.Entity) and decl.kind == "table" and decl.override

@@ -46,25 +46,35 @@ def trace(grid: Grid, a: Offset, b: Offset) -> Slots:
     """
     (ax, ay), (bx, by) = grid.centre(*a), grid.centre(*b)
     line = LineString([(ax, ay), (bx, by)])
-    low_x, high_x, low_y, high_y = min(ax, bx), max(ax, bx), min(ay, by), max(ay, by)
+    box = (min(ax, bx) - 2, max(ax, bx) + 2, min(ay, by) - 1, max(ay, by) + 1)
     found: dict[float, list[tuple[Offset, ...]]] = {}
     for h in grid.within(a, grid.distance(a, b)):
-        cx, cy = grid.centre(*h)
-        if h in (a, b) or cx + 2 < low_x or cx - 2 > high_x or cy + 1 < low_y or cy - 1 > high_y:
+        if h in (a, b) or not _in_box(grid.centre(*h), box):
             continue
         polygon = hex_polygon(grid, h)
-        relation = line.relate(polygon)
-        if relation[0] != "F":
-            alternatives: list[tuple[Offset, ...]] = [(h,)]  # crosses the hex
-        elif relation[1] == "1":
-            alternatives = [(h,)]  # runs along its side: one side of a spine
-        elif relation[1] == "0":
-            alternatives = [(h,), ()]  # touches its corner only: around it, or not
-        else:
-            continue
-        where = round(line.project(line.intersection(polygon).centroid), 6)
-        found.setdefault(where, []).extend(alternatives)
+        alternatives = _alternatives(line.relate(polygon), h)
+        if alternatives:
+            where = round(line.project(line.intersection(polygon).centroid), 6)
+            found.setdefault(where, []).extend(alternatives)
     return tuple(tuple(sorted(set(found[k]))) for k in sorted(found))
+
+
+def _in_box(centre: tuple[int, int], box: tuple[int, int, int, int]) -> bool:
+    """Whether a hex centre lies near enough the trace's bounding box to meet the trace."""
+    x, y = centre
+    low_x, high_x, low_y, high_y = box
+    return low_x <= x <= high_x and low_y <= y <= high_y
+
+
+def _alternatives(relation: str, h: Offset) -> list[tuple[Offset, ...]]:
+    """How a trace meets hex h, from their DE-9IM relation: the ways around it."""
+    if relation[0] != "F":
+        return [(h,)]  # crosses the hex
+    if relation[1] == "1":
+        return [(h,)]  # runs along its side: one side of a spine
+    if relation[1] == "0":
+        return [(h,), ()]  # touches its corner only: around it, or not
+    return []
 
 
 class LosModel:
@@ -117,37 +127,43 @@ def los_tables(model: MapModel) -> LosTables:
     """Templates per column parity, and the code of every pair within the LOS range."""
     grid, radius = model.grid, model.los_range()
     los = LosModel(model)
-    index: list[dict[Offset, int]] = []
-    offsets: list[list[Offset]] = []
-    templates: list[tuple[LosTemplate, ...]] = []
-    for parity in (0, 1):
-        origin = (grid.shifted if parity else 1 - grid.shifted, 0)
-        entries: list[LosTemplate] = []
-        here: list[Offset] = []
-        for h in grid.within(origin, radius):
-            if grid.distance(origin, h) < 2:
-                continue
-            slots = _relative(trace(grid, origin, h), origin)
-            here.append((h[0] - origin[0], h[1] - origin[1]))
-            entries.append((slots, tuple(choices(slots))))
-        index.append({off: i for i, off in enumerate(here)})
-        offsets.append(here)
-        templates.append(tuple(entries))
+    offsets, templates = zip(*(_templates(grid, radius, parity) for parity in (0, 1)), strict=True)
+    index = tuple({off: i for i, off in enumerate(here)} for here in offsets)
     codes = []
     for col, row in grid.offsets():
         parity = 1 if grid.is_shifted(col) else 0
-        row_codes = []
-        for (dc, dr), (slots, _choices) in zip(offsets[parity], templates[parity], strict=True):
-            b = (col + dc, row + dr)
-            if not grid.contains(*b):
-                row_codes.append(0)
-                continue
-            absolute = tuple(
-                tuple(tuple((col + c, row + r) for c, r in alt) for alt in slot) for slot in slots
-            )
-            row_codes.append(choice_codes((col, row), b, absolute, los.terrain_blocks, los.slope))
-        codes.append(tuple(row_codes))
-    return LosTables(radius, tuple(index), tuple(templates), tuple(codes))
+        pairs = zip(offsets[parity], templates[parity], strict=True)
+        codes.append(tuple(_code(los, (col, row), off, slots) for off, (slots, _c) in pairs))
+    return LosTables(radius, index, tuple(templates), tuple(codes))
+
+
+def _templates(
+    grid: Grid, radius: int, parity: int
+) -> tuple[list[Offset], tuple[LosTemplate, ...]]:
+    """The offsets within range of a hex of one column parity (beyond its neighbours),
+    and the trace to each with the choices it leaves."""
+    origin = (grid.shifted if parity else 1 - grid.shifted, 0)
+    entries: list[LosTemplate] = []
+    here: list[Offset] = []
+    for h in grid.within(origin, radius):
+        if grid.distance(origin, h) < 2:
+            continue
+        slots = _relative(trace(grid, origin, h), origin)
+        here.append((h[0] - origin[0], h[1] - origin[1]))
+        entries.append((slots, tuple(choices(slots))))
+    return here, tuple(entries)
+
+
+def _code(los: LosModel, a: Offset, off: Offset, slots: tuple[LosSlot, ...]) -> int:
+    """The code of the sight from a to the hex at offset `off` (0 off the map)."""
+    col, row = a
+    b = (col + off[0], row + off[1])
+    if not los.grid.contains(*b):
+        return 0
+    absolute = tuple(
+        tuple(tuple((col + c, row + r) for c, r in alt) for alt in slot) for slot in slots
+    )
+    return choice_codes(a, b, absolute, los.terrain_blocks, los.slope)
 
 
 def _relative(slots: Slots, origin: Offset) -> tuple[LosSlot, ...]:

@@ -52,29 +52,45 @@ class MapModel:
     # ------------------------------------------------------------ the graph
 
     def _build(self) -> nx.Graph:
+        """One node per hex, one edge per pair of adjacent hexes."""
         g = nx.Graph()
-        grid, m = self.grid, self.map
-        for col, row in grid.offsets():
-            label = grid.label(col, row)
-            here = [p for p in m.places if p.hex == label]
-            g.add_node(
-                label,
-                col=col,
-                row=row,
-                terrain=m.terrain.get(label, m.default),
-                edges=grid.edges_of(col, row),
-                places=tuple(p.name for p in here),
-                victory=any(p.victory for p in here),
-                entries=tuple(z.name for z in m.zones if z.kind == "entry" and label in z.hexes),
-            )
-        for col, row in grid.offsets():
-            a = grid.label(col, row)
-            for d in (1, 2, 3):  # NE, SE, S: each pair once
-                nc, nr = grid.neighbor(col, row, d)
-                if grid.contains(nc, nr):
-                    b = grid.label(nc, nr)
-                    g.add_edge(a, b, side=self._hexside(m.hexsides.get((min(a, b), max(a, b)), {})))
+        for col, row in self.grid.offsets():
+            g.add_node(self.grid.label(col, row), **self._hex_data(col, row))
+        for col, row in self.grid.offsets():
+            a = self.grid.label(col, row)
+            for b in self._later_neighbors(col, row):
+                g.add_edge(
+                    a, b, side=self._hexside(self.map.hexsides.get((min(a, b), max(a, b)), {}))
+                )
         return g
+
+    def _hex_data(self, col: int, row: int) -> dict[str, object]:
+        """A hex's node: its terrain, the map edges it lies on, its places and entries."""
+        m = self.map
+        label = self.grid.label(col, row)
+        here = [p for p in m.places if p.hex == label]
+        return {
+            "col": col,
+            "row": row,
+            "terrain": m.terrain.get(label, m.default),
+            "edges": self.grid.edges_of(col, row),
+            "places": tuple(p.name for p in here),
+            "victory": any(p.victory for p in here),
+            "entries": self._entries_at(label),
+        }
+
+    def _entries_at(self, label: str) -> tuple[str, ...]:
+        """The entries (where reinforcements come on) that include a hex."""
+        return tuple(z.name for z in self.map.zones if z.kind == "entry" and label in z.hexes)
+
+    def _later_neighbors(self, col: int, row: int) -> list[str]:
+        """The neighbours to the NE, SE and S on the map: each pair of hexes once."""
+        out = []
+        for d in (1, 2, 3):
+            nc, nr = self.grid.neighbor(col, row, d)
+            if self.grid.contains(nc, nr):
+                out.append(self.grid.label(nc, nr))
+        return out
 
     def _hexside(self, written: dict[str, str]) -> Hexside:
         """What is on a hexside: a ford or bridge cancels the creek it replaces (and so
@@ -82,17 +98,18 @@ class MapModel:
         parts (9.4)."""
         present = [f for f in self.features if f in written]
         marked = {f: h for f, h in written.items() if h}
-        cancelled = {r for f in present for r in self.features[f].replaces}
+        cancelled = self._replaced(present)
         for f in self.features.values():
-            parts = f.combines
-            if parts and all(c in written and c not in cancelled for c in parts):
+            if _combines_here(f, written, cancelled):
                 present.append(f.name)
-                cancelled.update(parts)
-                owner = next((written[c] for c in parts if written[c]), "")
-                if owner:
-                    marked[f.name] = owner
+                cancelled.update(f.combines)
+                marked.update(_combined_owner(f, written))
         moving = tuple(f for f in present if f not in cancelled)
         return Hexside(tuple(present), marked, moving)
+
+    def _replaced(self, present: list[str]) -> set[str]:
+        """The features that those present replace (a creek under its ford)."""
+        return {r for f in present for r in self.features[f].replaces}
 
     # ------------------------------------------------------------ hexes
 
@@ -134,26 +151,31 @@ class MapModel:
         for its parts and a ford or bridge for the creek it replaces.
         """
         side = self.hexside(a, b)
-        roads = [
-            self.features[f].move.for_class(move_class)
-            for f in side.features
-            if self.features[f].road
-        ]
-        if any(c is not None for c in roads):
-            return min(c for c in roads if c is not None)
+        road = self._road_cost(side, move_class)
+        if road is not None:
+            return road
         total = self.terrain_of(b).move.for_class(move_class)
         for name in side.moving:
             f = self.features[name]
             if f.road:
                 continue  # a road this class may not follow: the ground beneath counts
-            move = f.move
-            if f.directional:
-                move = f.move_into if self._crossing(f, side, b) else f.move_out_of
-            cost = move.for_class(move_class)
+            cost = self._crossing_cost(f, side, b).for_class(move_class)
             if cost is None or total is None:
                 return None
             total += cost
         return total
+
+    def _road_cost(self, side: Hexside, move_class: str) -> int | None:
+        """The cheapest road along this hexside the class may follow, if any (9.51)."""
+        roads = (self.features[f] for f in side.features if self.features[f].road)
+        costs = [c for f in roads if (c := f.move.for_class(move_class)) is not None]
+        return min(costs) if costs else None
+
+    def _crossing_cost(self, f: ir.HexsideFeature, side: Hexside, into: str) -> ir.MoveCost:
+        """A feature's cost to cross into `into`: a directional one's depends on the way."""
+        if not f.directional:
+            return f.move
+        return f.move_into if self._crossing(f, side, into) else f.move_out_of
 
     def road(self, a: str, b: str) -> bool:
         return any(self.features[f].road for f in self.hexside(a, b).features)
@@ -184,14 +206,13 @@ class MapModel:
         if not (self.terrain_of(a).zoc_out_of and self.terrain_of(b).zoc_into):
             return False
         side = self.hexside(a, b)
-        for name in side.features:
-            f = self.features[name]
-            allowed = (
-                f.zoc_into if not f.directional or self._crossing(f, side, b) else f.zoc_out_of
-            )
-            if not allowed:
-                return False
-        return True
+        return all(self._zoc_crosses(self.features[name], side, b) for name in side.features)
+
+    def _zoc_crosses(self, f: ir.HexsideFeature, side: Hexside, into: str) -> bool:
+        """Whether a ZOC crosses feature f into `into` (a directional one: by the way)."""
+        if not f.directional or self._crossing(f, side, into):
+            return f.zoc_into
+        return f.zoc_out_of
 
     # ------------------------------------------------------------ line of sight (11.4)
 
@@ -212,3 +233,15 @@ class MapModel:
         """How far LOS is precomputed: the map's `los_range`, or the longest unit range."""
         ranges = [v for v in unit_attribute(self.rules, RANGE) if isinstance(v, int)]
         return max([self.map.los_range or 0, *ranges])
+
+
+def _combines_here(f: ir.HexsideFeature, written: dict[str, str], cancelled: set[str]) -> bool:
+    """Whether a combined type stands on a hexside: all its parts are, none cancelled."""
+    parts = f.combines
+    return bool(parts) and all(c in written and c not in cancelled for c in parts)
+
+
+def _combined_owner(f: ir.HexsideFeature, written: dict[str, str]) -> dict[str, str]:
+    """A combined type belongs to the hex its first directional part belongs to."""
+    owner = next((written[c] for c in f.combines if written[c]), "")
+    return {f.name: owner} if owner else {}

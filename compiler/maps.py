@@ -19,6 +19,7 @@ east map edge without crossing the line.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from compiler import ir
 from compiler.hexmap import EDGES, LABEL, Grid, run_between
@@ -40,44 +41,57 @@ MAP_LINES = {"place", "zone", "entry", "line"}
 
 
 def grid_of(m: ir.Map) -> Grid:
-    return Grid(m.columns[0], m.columns[1], m.rows[0], m.rows[1], 0 if m.shifted == "even" else 1)
+    return _grid(m.columns, m.rows, m.shifted)
+
+
+def _grid(columns: tuple[int, int], rows: tuple[int, int], shifted: str) -> Grid:
+    """The grid of these columns and rows, the even or odd columns shifted down."""
+    return Grid(columns[0], columns[1], rows[0], rows[1], 0 if shifted == "even" else 1)
 
 
 def hex_list(values: tuple[ast.Expr, ...], grid: Grid, reporter: Reporter) -> list[str]:
     """Hex labels from numbers and ranges, each checked against the grid."""
     out: list[str] = []
     for v in values:
-        if isinstance(v, ast.Number) and LABEL.match(v.text):
-            labels = [v.text]
-        elif (
-            isinstance(v, ast.Range)
-            and v.low
-            and v.high
-            and LABEL.match(v.low)
-            and LABEL.match(v.high)
-        ):
-            run = run_between(grid, v.low, v.high)
-            if run is None:
-                reporter.error(
-                    v.span,
-                    BAD_HEX,
-                    f"{v.low}..{v.high}: the first hex must be north-west of the second",
-                )
-                continue
-            labels = run
-        else:
-            reporter.error(
-                v.span,
-                BAD_HEX,
-                f"expected a hex such as 0304 or a run 0304..0306, not {describe(v)}",
-            )
-            continue
-        for label in labels:
+        for label in _hexes_written(v, grid, reporter):
             if not grid.contains(*Grid.parse(label)):
                 reporter.error(v.span, BAD_HEX, f"hex {label} is outside the map")
             else:
                 out.append(label)
     return out
+
+
+def _hexes_written(v: ast.Expr, grid: Grid, reporter: Reporter) -> list[str]:
+    """One hex `0304` or a run `0304..0306` as its labels (not yet checked against the map)."""
+    if isinstance(v, ast.Number) and LABEL.match(v.text):
+        return [v.text]
+    if _is_run(v):
+        return _run(v, grid, reporter)
+    reporter.error(
+        v.span,
+        BAD_HEX,
+        f"expected a hex such as 0304 or a run 0304..0306, not {describe(v)}",
+    )
+    return []
+
+
+def _is_run(v: ast.Expr) -> bool:
+    """Whether a value is `a..b` between two hex labels."""
+    if not isinstance(v, ast.Range) or not (v.low and v.high):
+        return False
+    return bool(LABEL.match(v.low) and LABEL.match(v.high))
+
+
+def _run(v: ast.Range, grid: Grid, reporter: Reporter) -> list[str]:
+    run = run_between(grid, v.low or "", v.high or "")
+    if run is None:
+        reporter.error(
+            v.span,
+            BAD_HEX,
+            f"{v.low}..{v.high}: the first hex must be north-west of the second",
+        )
+        return []
+    return run
 
 
 def check_map(
@@ -86,10 +100,39 @@ def check_map(
     terrain: tuple[ir.Terrain, ...],
     features: tuple[ir.HexsideFeature, ...],
 ) -> ir.Map | None:
+    """The map: its grid from the keys given once, then what its other lines draw."""
     terrain_names = {t.name for t in terrain}
     by_name = {f.name: f for f in features}
-    keys = MAP_KEYS | MAP_LINES | terrain_names | set(by_name)
     props = Props(decl, reporter, MAP_KEYS, keyed_only=False)
+    _check_line_keys(props, MAP_KEYS | MAP_LINES | terrain_names | set(by_name), reporter)
+    cols = props.range("columns", required=True)
+    rows = props.range("rows", required=True)
+    shifted = _check_shifted(decl, props)
+    default = _check_default(props, terrain_names, reporter)
+    los_range = _check_los_range(props)
+    if cols is None or rows is None or default is None:
+        return None
+    grid = _grid(cols, rows, shifted)
+    drawn = _MapLines(grid, reporter, prov_of(decl.prov), terrain_names, by_name)
+    drawn.read(decl.body.lines)
+    return ir.Map(
+        title=decl.title or "Map",
+        columns=cols,
+        rows=rows,
+        shifted=shifted,
+        default=default,
+        terrain=drawn.terrain_besides(default),
+        hexsides=drawn.hexsides(),
+        places=tuple(drawn.places),
+        zones=tuple(drawn.zones),
+        prov=drawn.decl_prov,
+        span=decl.span,
+        los_range=los_range,
+    )
+
+
+def _check_line_keys(props: Props, keys: set[str], reporter: Reporter) -> None:
+    """Every line starts with a terrain, a hexside feature or a map key."""
     for line in props.other:
         key = line.key
         if key in keys:
@@ -103,73 +146,116 @@ def check_map(
             + (f", not {key!r}" if key else ""),
             *hint_note(hint),
         )
-    cols = props.range("columns", required=True)
-    rows = props.range("rows", required=True)
+
+
+def _check_shifted(decl: ast.Entity, props: Props) -> str:
+    """`shifted_columns even|odd`: which columns stand half a hex lower."""
     shifted = props.name("shifted_columns", "even")
     if shifted not in ("even", "odd"):
         props.error(decl.span, "shifted_columns is even or odd")
-        shifted = "even"
+        return "even"
+    return shifted
+
+
+def _check_default(props: Props, terrain_names: set[str], reporter: Reporter) -> str | None:
+    """`default clear`: the terrain of every hex no line names."""
     default = props.name("default", required=True)
     if default is not None and default not in terrain_names:
         reporter.error(props.line("default").span, BAD_VALUE, f"unknown terrain {default!r}")
+    return default
+
+
+def _check_los_range(props: Props) -> int | None:
     los_range = props.int("los_range")
     if los_range is not None and los_range < 0:
         props.error(props.line("los_range").span, "los_range is a number of hexes, 0 or more")
-    if cols is None or rows is None or default is None:
-        return None
-    grid = Grid(cols[0], cols[1], rows[0], rows[1], 0 if shifted == "even" else 1)
-    hex_terrain: dict[str, str] = {}
-    sides: dict[tuple[str, str], dict[str, str]] = {}
-    places: list[ir.Place] = []
-    zones: list[ir.Zone] = []
-    behind: list[ast.Line] = []  # zones behind a line, made once every line is known
-    decl_prov = prov_of(decl.prov)
-    for line in decl.body.lines:
-        if not isinstance(line, ast.Line) or line.key is None:
-            continue
-        key = line.key
-        vals = line.values[1:]
-        if key in terrain_names:
-            for label in hex_list(vals, grid, reporter):
-                if label in hex_terrain and hex_terrain[label] != key:
-                    reporter.error(
-                        line.span, BAD_VALUE, f"hex {label} is already {hex_terrain[label]}"
-                    )
-                hex_terrain[label] = key
-        elif key in by_name:
-            hexside_line(line, by_name[key], grid, sides, reporter)
-        elif key == "place":
-            place = _place(line, grid, reporter, decl_prov)
-            if place is not None:
-                places.append(place)
-        elif key == "zone" and _is_behind(vals):
-            behind.append(line)
-        elif key in ("zone", "entry", "line"):
-            zone = _zone(line, key, grid, reporter, decl_prov)
-            if zone is not None:
-                zones.append(zone)
-    lines = {z.name: z for z in zones if z.kind == "line"}
-    for line in behind:
-        zone = _zone_behind(line, lines, grid, reporter, decl_prov)
+    return los_range
+
+
+class _MapLines:
+    """What the map's lines draw: terrain of hexes, hexside features, places and zones."""
+
+    def __init__(
+        self,
+        grid: Grid,
+        reporter: Reporter,
+        decl_prov: ir.Prov,
+        terrain_names: set[str],
+        features: dict[str, ir.HexsideFeature],
+    ) -> None:
+        self.grid = grid
+        self.r = reporter
+        self.decl_prov = decl_prov
+        self.terrain_names = terrain_names
+        self.features = features
+        self.hex_terrain: dict[str, str] = {}
+        self.sides: dict[tuple[str, str], dict[str, str]] = {}
+        self.places: list[ir.Place] = []
+        self.zones: list[ir.Zone] = []
+        self.behind: list[ast.Line] = []  # zones behind a line, made once every line is known
+        self._named_lines = {
+            "place": self._place_line,
+            "zone": self._zone_line,
+            "entry": self._zone_line,
+            "line": self._zone_line,
+        }
+
+    def read(self, lines: tuple[ast.Line | ast.WhenLine | ast.DoLine, ...]) -> None:
+        for line in lines:
+            if isinstance(line, ast.Line) and line.key is not None:
+                self._reader(line.key)(line)
+        limits = {z.name: z for z in self.zones if z.kind == "line"}
+        for line in self.behind:
+            self._add_zone(_zone_behind(line, limits, self.grid, self.r, self.decl_prov))
+
+    def _reader(self, key: str) -> Callable[[ast.Line], None]:
+        """The reader of a line by its key; lines with an unknown key were reported."""
+        if key in self.terrain_names:
+            return self._terrain_line
+        if key in self.features:
+            return self._hexside_line
+        return self._named_lines.get(key, _skip)
+
+    def _terrain_line(self, line: ast.Line) -> None:
+        """`woods 0304 0506..0509`: hexes of one terrain, each hex one terrain."""
+        key = line.key or ""
+        for label in hex_list(line.values[1:], self.grid, self.r):
+            if label in self.hex_terrain and self.hex_terrain[label] != key:
+                self.r.error(
+                    line.span, BAD_VALUE, f"hex {label} is already {self.hex_terrain[label]}"
+                )
+            self.hex_terrain[label] = key
+
+    def _hexside_line(self, line: ast.Line) -> None:
+        hexside_line(line, self.features[line.key or ""], self.grid, self.sides, self.r)
+
+    def _place_line(self, line: ast.Line) -> None:
+        place = _place(line, self.grid, self.r, self.decl_prov)
+        if place is not None:
+            self.places.append(place)
+
+    def _zone_line(self, line: ast.Line) -> None:
+        key = line.key or ""
+        if key == "zone" and _is_behind(line.values[1:]):
+            self.behind.append(line)
+            return
+        self._add_zone(_zone(line, key, self.grid, self.r, self.decl_prov))
+
+    def _add_zone(self, zone: ir.Zone | None) -> None:
         if zone is not None:
-            zones.append(zone)
-    for label in list(hex_terrain):
-        if hex_terrain[label] == default:
-            del hex_terrain[label]
-    return ir.Map(
-        title=decl.title or "Map",
-        columns=cols,
-        rows=rows,
-        shifted=shifted,
-        default=default,
-        terrain=dict(sorted(hex_terrain.items())),
-        hexsides={k: dict(sorted(v.items())) for k, v in sorted(sides.items())},
-        places=tuple(places),
-        zones=tuple(zones),
-        prov=decl_prov,
-        span=decl.span,
-        los_range=los_range,
-    )
+            self.zones.append(zone)
+
+    def hexsides(self) -> dict[tuple[str, str], dict[str, str]]:
+        """The features of each hexside, hexsides and features in order."""
+        return {k: dict(sorted(v.items())) for k, v in sorted(self.sides.items())}
+
+    def terrain_besides(self, default: str) -> dict[str, str]:
+        """The hexes whose terrain is not the default, in label order."""
+        return {h: t for h, t in sorted(self.hex_terrain.items()) if t != default}
+
+
+def _skip(line: ast.Line) -> None:
+    """A line whose key is no terrain, feature or map line: already reported."""
 
 
 def hexside_line(
@@ -179,6 +265,7 @@ def hexside_line(
     sides: dict[tuple[str, str], dict[str, str]],
     reporter: Reporter,
 ) -> None:
+    """A line of hexsides that carry one feature, marked in `sides`."""
     key = feature.name
     if feature.combines:
         reporter.error(
@@ -188,38 +275,61 @@ def hexside_line(
             "meet on one hexside",
         )
         return
-    vals = line.values[1:]
-    pairs: list[tuple[str, str]] = []
-    if vals and all(isinstance(v, ast.Slash) for v in vals):
-        for v in vals:
-            pairs.extend(_paired_runs(v, grid, reporter))
-    elif feature.directional:
-        reporter.error(
-            line.span,
-            BAD_VALUE,
-            f"{key!r} is directional: write its hexsides a/b with the hex it belongs to first",
-        )
-        return
-    else:
-        path = hex_list(vals, grid, reporter)
-        if len(path) < 2:
-            reporter.error(line.span, MISSING, f"a {key} path needs at least two hexes")
-        pairs = list(itertools.pairwise(path))
+    pairs = _hexside_pairs(line, feature, grid, reporter)
     for a, b in pairs:
         if grid.direction_to(Grid.parse(a), Grid.parse(b)) is None:
             reporter.error(
                 line.span, BAD_HEX, f"hexes {a} and {b} are not adjacent: no hexside between them"
             )
             continue
-        marked = a if feature.directional else ""
-        here = sides.setdefault((min(a, b), max(a, b)), {})
-        if here.get(key, marked) != marked:
-            reporter.error(
-                line.span,
-                BAD_VALUE,
-                f"the {key} between {a} and {b} already belongs to {here[key]}",
-            )
-        here[key] = marked
+        _mark_hexside(line, feature, (a, b), sides, reporter)
+
+
+def _hexside_pairs(
+    line: ast.Line, feature: ir.HexsideFeature, grid: Grid, reporter: Reporter
+) -> list[tuple[str, str]]:
+    """The hex pairs a line names: hexsides `a/b`, or a path of hexes (a road)."""
+    key = feature.name
+    vals = line.values[1:]
+    if _all_hexsides(vals):
+        return [pair for v in vals for pair in _paired_runs(v, grid, reporter)]
+    if feature.directional:
+        reporter.error(
+            line.span,
+            BAD_VALUE,
+            f"{key!r} is directional: write its hexsides a/b with the hex it belongs to first",
+        )
+        return []
+    path = hex_list(vals, grid, reporter)
+    if len(path) < 2:
+        reporter.error(line.span, MISSING, f"a {key} path needs at least two hexes")
+    return list(itertools.pairwise(path))
+
+
+def _all_hexsides(vals: tuple[ast.Expr, ...]) -> bool:
+    """Whether a line lists hexsides `a/b` (else it is a path of hexes)."""
+    return bool(vals) and all(isinstance(v, ast.Slash) for v in vals)
+
+
+def _mark_hexside(
+    line: ast.Line,
+    feature: ir.HexsideFeature,
+    pair: tuple[str, str],
+    sides: dict[tuple[str, str], dict[str, str]],
+    reporter: Reporter,
+) -> None:
+    """Mark a hexside with a feature (a directional one with the hex it belongs to)."""
+    a, b = pair
+    key = feature.name
+    marked = a if feature.directional else ""
+    here = sides.setdefault((min(a, b), max(a, b)), {})
+    if here.get(key, marked) != marked:
+        reporter.error(
+            line.span,
+            BAD_VALUE,
+            f"the {key} between {a} and {b} already belongs to {here[key]}",
+        )
+    here[key] = marked
 
 
 def _paired_runs(v: ast.Slash, grid: Grid, reporter: Reporter) -> list[tuple[str, str]]:
@@ -259,7 +369,7 @@ def _place(line: ast.Line, grid: Grid, reporter: Reporter, decl_prov: ir.Prov) -
     if parsed is None:
         return None
     name, title, rest = parsed
-    victory = bool(rest) and isinstance(rest[-1], ast.Name) and rest[-1].id == "victory"
+    victory = bool(rest) and ast.is_word(rest[-1], "victory")
     labels = hex_list(rest[:-1] if victory else rest, grid, reporter)
     if len(labels) != 1:
         reporter.error(line.span, BAD_VALUE, f"place {name!r} is one hex (then `victory` if it is)")
@@ -284,7 +394,7 @@ def _zone(
 
 def _is_behind(vals: tuple[ast.Expr, ...]) -> bool:
     rest = vals[2:] if len(vals) > 1 and isinstance(vals[1], ast.String) else vals[1:]
-    return bool(rest) and isinstance(rest[0], ast.Name) and rest[0].id == "behind"
+    return bool(rest) and ast.is_word(rest[0], "behind")
 
 
 def _zone_behind(
@@ -300,34 +410,14 @@ def _zone_behind(
         return None
     name, title, rest = parsed
     args = rest[1:]
-    names = [a.id for a in args if isinstance(a, ast.Name)]
-    if len(args) < 2 or len(names) != len(args):
+    if len(args) < 2 or not all(isinstance(a, ast.Name) for a in args):
         reporter.error(line.span, BAD_VALUE, f'write `zone {name} "Title" behind LINE east`')
         return None
-    limit, edges = names[0], names[1:]
-    if limit not in lines:
-        hint = did_you_mean(limit, set(lines))
-        reporter.error(
-            args[0].span,
-            BAD_VALUE,
-            f"{limit!r} is not a `line` of this map",
-            *hint_note(hint),
-        )
+    limit, edges = args[0].id, [a.id for a in args[1:]]  # type: ignore[attr-defined]
+    if not _is_limit(args[0], lines, reporter) or not _are_edges(args[1:], reporter):
         return None
-    for edge, arg in zip(edges, args[1:], strict=True):
-        if edge not in EDGES:
-            reporter.error(arg.span, BAD_VALUE, f"a map edge is one of {', '.join(EDGES)}")
-            return None
     wall = set(lines[limit].hexes)
-    reached = [o for o in grid.offsets() if any(grid.on_edge(*o, e) for e in edges)]
-    seen = {Grid.label(*o) for o in reached} - wall
-    todo = [o for o in reached if Grid.label(*o) in seen]
-    while todo:
-        for n in grid.neighbors(*todo.pop()):
-            label = Grid.label(*n)
-            if grid.contains(*n) and label not in seen and label not in wall:
-                seen.add(label)
-                todo.append(n)
+    seen = _reached_from(grid, edges, wall)
     if len(seen) + len(wall) >= len(grid.offsets()):
         reporter.error(
             line.span,
@@ -339,6 +429,53 @@ def _zone_behind(
         return None
     hexes = tuple(sorted(seen | wall))
     return ir.Zone(name, title, hexes, decl_prov.merged(prov_of(line.prov)))
+
+
+def _is_limit(arg: ast.Name, lines: dict[str, ir.Zone], reporter: Reporter) -> bool:
+    """Whether a zone's limit names a `line` of the map."""
+    if arg.id in lines:
+        return True
+    hint = did_you_mean(arg.id, set(lines))
+    reporter.error(
+        arg.span,
+        BAD_VALUE,
+        f"{arg.id!r} is not a `line` of this map",
+        *hint_note(hint),
+    )
+    return False
+
+
+def _are_edges(args: tuple[ast.Expr, ...], reporter: Reporter) -> bool:
+    """Whether the names after a zone's limit are map edges (the first that is not is reported)."""
+    for arg in args:
+        if not isinstance(arg, ast.Name) or arg.id not in EDGES:
+            reporter.error(arg.span, BAD_VALUE, f"a map edge is one of {', '.join(EDGES)}")
+            return False
+    return True
+
+
+def _reached_from(grid: Grid, edges: list[str], wall: set[str]) -> set[str]:
+    """The hexes reached from the map edges without crossing the wall."""
+    reached = _on_edges(grid, edges)
+    seen = {Grid.label(*o) for o in reached} - wall
+    todo = [o for o in reached if Grid.label(*o) in seen]
+    while todo:
+        for n in grid.neighbors(*todo.pop()):
+            label = Grid.label(*n)
+            if _may_spread(grid, n, label, seen, wall):
+                seen.add(label)
+                todo.append(n)
+    return seen
+
+
+def _on_edges(grid: Grid, edges: list[str]) -> list[tuple[int, int]]:
+    """The hexes along any of these map edges."""
+    return [o for o in grid.offsets() if any(grid.on_edge(*o, e) for e in edges)]
+
+
+def _may_spread(grid: Grid, h: tuple[int, int], label: str, seen: set[str], wall: set[str]) -> bool:
+    """Whether the flood reaches a hex it has not yet: on the map and not the wall."""
+    return grid.contains(*h) and label not in seen and label not in wall
 
 
 __all__ = ["check_map", "grid_of", "hex_list"]

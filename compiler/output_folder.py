@@ -46,6 +46,18 @@ def marker_text(ruleset: str) -> str:
     return f"Built by `muster build` from the ruleset {ruleset!r}; the next build may replace it.\n"
 
 
+def _unmarked(target: Path) -> bool:
+    """Whether a target is a real folder without the marker of a build."""
+    return target.is_dir() and not target.is_symlink() and not (target / MARKER).exists()
+
+
+def _marker_refusal(target: Path, marker: Path, ruleset: str) -> str | None:
+    """A build folder takes a build of the ruleset its marker names, and no other."""
+    if marker.read_text(encoding="utf-8", errors="replace") == marker_text(ruleset):
+        return None
+    return f"{target} holds the build of another ruleset ({MARKER} says so)"
+
+
 def refusal(target: Path, ruleset: str) -> str | None:
     """Why `target` may not receive a build of `ruleset`, or None when it may."""
     if target.is_symlink():
@@ -56,9 +68,7 @@ def refusal(target: Path, ruleset: str) -> str | None:
         return f"{target} is an existing file, not a build folder"
     marker = target / MARKER
     if marker.is_file() and not marker.is_symlink():
-        if marker.read_text(encoding="utf-8", errors="replace") == marker_text(ruleset):
-            return None
-        return f"{target} holds the build of another ruleset ({MARKER} says so)"
+        return _marker_refusal(target, marker, ruleset)
     if any(target.iterdir()):
         return f"{target} is a folder that `muster build` did not make (it has no {MARKER})"
     return None
@@ -78,8 +88,7 @@ class OutputFolder:
         self, target: Path, ruleset: str, remade: tuple[str, ...], adopt: bool = False
     ) -> None:
         why = refusal(target, ruleset)
-        unmarked = target.is_dir() and not target.is_symlink() and not (target / MARKER).exists()
-        if why is not None and not (adopt and unmarked):
+        if why is not None and not (adopt and _unmarked(target)):
             raise BuildRefused(why)
         self.target = target
         self.ruleset = ruleset
@@ -160,20 +169,29 @@ class OutputFolder:
         carried = set()
         for root, dirs, files in os.walk(self.target):
             rel_root = Path(root).relative_to(self.target)
-            for name in [*files, *(d for d in dirs if (Path(root) / d).is_symlink())]:
+            links = _symlinks(Path(root), dirs)
+            for name in [*files, *links]:
                 rel = (rel_root / name).as_posix()
-                if rel in (MARKER, MANIFEST) or "__pycache__" in Path(rel).parts:
-                    continue
-                if self._is_remade(rel) and rel in ours:
-                    continue  # a stale output of an earlier build
-                new = self.path / rel
-                if new.exists() or new.is_symlink():
-                    continue
-                new.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(Path(root) / name, new, follow_symlinks=False)
-                carried.add(rel)
-            dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+                if self._carries(rel, ours) and self._copy_in(Path(root) / name, rel):
+                    carried.add(rel)
+            dirs[:] = [d for d in dirs if d not in links]  # copied as links, not walked into
         return carried
+
+    def _carries(self, rel: str, ours: set[str]) -> bool:
+        """Whether a file of the old folder is one to keep: not the build's own
+        bookkeeping, no bytecode, and not a stale output of an earlier build."""
+        if rel in (MARKER, MANIFEST) or "__pycache__" in Path(rel).parts:
+            return False
+        return not (self._is_remade(rel) and rel in ours)
+
+    def _copy_in(self, old: Path, rel: str) -> bool:
+        """Copy an old file into the new folder unless this build wrote it; whether copied."""
+        new = self.path / rel
+        if new.exists() or new.is_symlink():
+            return False
+        new.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(old, new, follow_symlinks=False)
+        return True
 
     def _is_remade(self, rel: str) -> bool:
         return any(rel == r or rel.startswith(f"{r}/") for r in self.remade)
@@ -183,6 +201,11 @@ class OutputFolder:
         for old in parent.glob(f"{glob.escape('.' + self.target.name)}.build-*"):
             if old.is_dir() and not old.is_symlink() and (old / MARKER).is_file():
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _symlinks(root: Path, dirs: list[str]) -> list[str]:
+    """The directories under `root` that are symbolic links."""
+    return [d for d in dirs if (root / d).is_symlink()]
 
 
 def _files(folder: Path) -> list[str]:

@@ -33,6 +33,9 @@ set-up hexes and entry turns printed on the counters (the campaign game).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ClassVar
+
 from compiler import ir
 from compiler.contexts import CONTEXTS
 from compiler.expressions import ExprChecker, Scope, Symbols
@@ -50,6 +53,9 @@ from dsl.diagnostics import (
     hint_note,
 )
 from engine.terrain_state import CHANGED_TERRAIN
+
+# A starting value's side (for a per-side variable) and the values left to read.
+_Start = tuple[ir.TExpr | None, tuple[ast.Expr, ...]]
 
 KEYS = {"turns", "order", "rules_not_used", "special_rules", "setup", "reinforcements", "stacking"}
 
@@ -69,8 +75,7 @@ class ScenarioChecker:
             ent = self.sym.entities.get(v.id)
             if ent is not None and ent.kind == "unit":
                 return v.id
-            units = {n for n, e in self.sym.entities.items() if e.kind == "unit"}
-            hint = did_you_mean(v.id, units)
+            hint = did_you_mean(v.id, self._names_of_kind("unit"))
             self.r.error(
                 v.span,
                 UNKNOWN_NAME,
@@ -78,6 +83,9 @@ class ScenarioChecker:
                 *hint_note(hint),
             )
         return None
+
+    def _names_of_kind(self, *kinds: str) -> set[str]:
+        return {n for n, e in self.sym.entities.items() if e.kind in kinds}
 
     def placed(self, v: ast.Expr) -> ir.PlacedUnit | None:
         """`name`, `name(reduced)` or `name(var: value, …)`."""
@@ -88,61 +96,82 @@ class ScenarioChecker:
             self.r.error(v.span, BAD_VALUE, f"expected a unit, not {describe(v)}")
             return None
         name = self.unit_name(ast.Name(span=v.span, id=v.func))
+        reduced = self._placed_reduced(v)
+        assigns = self._placed_values(v)
+        return ir.PlacedUnit(name, reduced, assigns) if name else None
+
+    def _placed_reduced(self, v: ast.Call) -> bool:
+        """`unit(reduced)`: the unit starts on its reduced side."""
         reduced = False
         for a in v.args:
-            if isinstance(a, ast.Name) and a.id == "reduced":
+            if ast.is_word(a, "reduced"):
                 reduced = True
             else:
                 self.r.error(a.span, BAD_VALUE, "write `unit(reduced)` or `unit(variable: value)`")
+        return reduced
+
+    def _placed_values(self, v: ast.Call) -> tuple[tuple[str, ir.TExpr], ...]:
+        """`unit(honor: yes)`: starting values of per-unit variables."""
         assigns = []
         for key, value in v.keywords:
             var = self.sym.variables.get(key)
             if var is None or var.scope != "unit":
-                hint = did_you_mean(
-                    key, {n for n, x in self.sym.variables.items() if x.scope == "unit"}
-                )
+                per_unit = {n for n, x in self.sym.variables.items() if x.scope == "unit"}
                 self.r.error(
                     value.span,
                     UNKNOWN_NAME,
                     f"{key!r} is not a per-unit variable",
-                    *hint_note(hint),
+                    *hint_note(did_you_mean(key, per_unit)),
                 )
                 continue
             assigns.append((key, self.ec.expr(value, Scope(), var.type)))
-        return ir.PlacedUnit(name, reduced, tuple(assigns)) if name else None
+        return tuple(assigns)
 
     def hexes(self, v: ast.Expr) -> tuple[str, ...] | None:
         """A hex, a place, a zone, or a list of them."""
-        if isinstance(v, ast.Number) and LABEL.match(v.text):
-            if v.text not in self.sym.hex_labels:
-                self.r.error(v.span, BAD_HEX, f"hex {v.text} is not on the map")
-                return None
-            return (v.text,)
-        if isinstance(v, ast.Name):
-            ent = self.sym.entities.get(v.id)
-            if ent is not None and ent.kind == "place":
-                return (str(ent.value),)
-            if ent is not None and ent.kind == "zone":
-                return tuple(ent.value)  # type: ignore[arg-type]
-            hint = did_you_mean(
-                v.id, {n for n, e in self.sym.entities.items() if e.kind in ("place", "zone")}
-            )
-            self.r.error(
-                v.span,
-                UNKNOWN_NAME,
-                f"no place or zone {v.id!r}",
-                *hint_note(hint),
-            )
+        read = self._HEX_READERS.get(type(v), ScenarioChecker._not_hexes)
+        return read(self, v)
+
+    def _hex_label(self, v: ast.Number) -> tuple[str, ...] | None:
+        if not LABEL.match(v.text):
+            return self._not_hexes(v)
+        if v.text not in self.sym.hex_labels:
+            self.r.error(v.span, BAD_HEX, f"hex {v.text} is not on the map")
             return None
-        if isinstance(v, ast.ValueList):
-            out: list[str] = []
-            for item in v.items:
-                out.extend(self.hexes(item) or ())
-            return tuple(dict.fromkeys(out))
+        return (v.text,)
+
+    def _place_or_zone(self, v: ast.Name) -> tuple[str, ...] | None:
+        ent = self.sym.entities.get(v.id)
+        if ent is not None and ent.kind == "place":
+            return (str(ent.value),)
+        if ent is not None and ent.kind == "zone":
+            return tuple(ent.value)  # type: ignore[arg-type]
+        hint = did_you_mean(v.id, self._names_of_kind("place", "zone"))
+        self.r.error(
+            v.span,
+            UNKNOWN_NAME,
+            f"no place or zone {v.id!r}",
+            *hint_note(hint),
+        )
+        return None
+
+    def _hex_list(self, v: ast.ValueList) -> tuple[str, ...]:
+        """`[a, b]`: every hex of the items, each once, in order."""
+        out: list[str] = []
+        for item in v.items:
+            out.extend(self.hexes(item) or ())
+        return tuple(dict.fromkeys(out))
+
+    def _not_hexes(self, v: ast.Expr) -> None:
         self.r.error(
             v.span, BAD_HEX, f"expected a hex, a place, a zone or [a list], not {describe(v)}"
         )
-        return None
+
+    _HEX_READERS: ClassVar[dict[type, Callable[..., tuple[str, ...] | None]]] = {
+        ast.Number: _hex_label,
+        ast.Name: _place_or_zone,
+        ast.ValueList: _hex_list,
+    }
 
     def setup(self, block: ast.Block, decl_prov: ir.Prov) -> tuple[ir.SetupEntry, ...]:
         entries = []
@@ -152,137 +181,66 @@ class ScenarioChecker:
                     line.span, BAD_VALUE, "a set-up line is `HEX units…` or `choose WHERE units…`"
                 )
                 continue
-            prov = decl_prov.merged(prov_of(line.prov))
-            vals = line.values
-            condition = None
-            if isinstance(vals[0], ast.Name) and vals[0].id == "choose":
-                rest = list(vals[1:])
-                if line.when is not None:
-                    hexes: tuple[str, ...] = ()
-                    scope = Scope(CONTEXTS["setup_choice"].scope())
-                    condition = self.ec.expr(line.when, scope, "bool")
-                else:
-                    hexes = self.hexes(rest.pop(0)) or () if rest else ()
-                chosen = True
-            else:
-                if line.when is not None:
-                    self.r.error(line.span, BAD_VALUE, "only `choose` lines take a condition")
-                hexes = self.hexes(vals[0]) or ()
-                rest = list(vals[1:])
-                chosen = False
-            units = tuple(u for u in (self.placed(v) for v in rest) if u is not None)
-            if not rest:
-                self.r.error(line.span, MISSING, "a set-up line places at least one unit")
-            entries.append(ir.SetupEntry(hexes, condition, chosen, units, prov, line.span))
+            entries.append(self._setup_line(line, decl_prov.merged(prov_of(line.prov))))
         return tuple(entries)
 
+    def _setup_line(self, line: ast.Line, prov: ir.Prov) -> ir.SetupEntry:
+        """`HEX units…`, or `choose WHERE units…` / `choose units… when COND`."""
+        chosen = ast.is_word(line.values[0], "choose")
+        hexes, condition, rest = self._choice(line) if chosen else self._placement(line)
+        units = tuple(u for u in (self.placed(v) for v in rest) if u is not None)
+        if not rest:
+            self.r.error(line.span, MISSING, "a set-up line places at least one unit")
+        return ir.SetupEntry(hexes, condition, chosen, units, prov, line.span)
+
+    def _choice(self, line: ast.Line) -> tuple[tuple[str, ...], ir.TExpr | None, list[ast.Expr]]:
+        """Where a `choose` line's owner may place: its hexes or its condition, and its units."""
+        rest = list(line.values[1:])
+        if line.when is not None:
+            scope = Scope(CONTEXTS["setup_choice"].scope())
+            return (), self.ec.expr(line.when, scope, "bool"), rest
+        hexes = self.hexes(rest.pop(0)) or () if rest else ()
+        return hexes, None, rest
+
+    def _placement(self, line: ast.Line) -> tuple[tuple[str, ...], ir.TExpr | None, list[ast.Expr]]:
+        """`HEX units…`: the hexes the units set up in, and the units."""
+        if line.when is not None:
+            self.r.error(line.span, BAD_VALUE, "only `choose` lines take a condition")
+        return self.hexes(line.values[0]) or (), None, list(line.values[1:])
+
     def reinforcements(self, block: ast.Block, decl_prov: ir.Prov) -> tuple[ir.ScenarioEntry, ...]:
-        out = []
-        for line in block.lines:
-            vals = line.values if isinstance(line, ast.Line) else ()
-            turn = as_int(vals[0]) if vals else None
-            if (
-                turn is None
-                or len(vals) < 4
-                or not (isinstance(vals[1], ast.Name) and vals[1].id == "at")
-            ):
-                self.r.error(line.span, BAD_VALUE, "a reinforcement line is `TURN at HEX units…`")
-                continue
-            hexes = self.hexes(vals[2]) or ()
-            units = tuple(u for u in (self.placed(v) for v in vals[3:]) if u is not None)
-            out.append(
-                ir.ScenarioEntry(
-                    turn, hexes, units, decl_prov.merged(prov_of(line.prov)), line.span
-                )
-            )
-        return tuple(out)
+        out = (self._reinforcement(line, decl_prov) for line in block.lines)
+        return tuple(entry for entry in out if entry is not None)
+
+    def _reinforcement(
+        self, line: ast.Line | ast.WhenLine | ast.DoLine, decl_prov: ir.Prov
+    ) -> ir.ScenarioEntry | None:
+        """`TURN at HEX units…`."""
+        vals = line.values if isinstance(line, ast.Line) else ()
+        turn = _reinforcement_turn(vals)
+        if turn is None:
+            self.r.error(line.span, BAD_VALUE, "a reinforcement line is `TURN at HEX units…`")
+            return None
+        hexes = self.hexes(vals[2]) or ()
+        units = tuple(u for u in (self.placed(v) for v in vals[3:]) if u is not None)
+        return ir.ScenarioEntry(turn, hexes, units, decl_prov.merged(prov_of(line.prov)), line.span)
 
     def scenario(self, d: ast.Entity) -> ir.Scenario:
+        """A scenario: what its lines set, checked key by key."""
         # `order` may be given for several turns: its lines are read one by one below.
         p = Props(d, self.r, KEYS - {"order"}, keyed_only=False)
         decl_prov = prov_of(d.prov)
         turns = p.range("turns", required=True) or (1, 1)
-        values: list[ir.StartValue] = []
-        orders: dict[int, tuple[str, ...]] = {}
-        order_provs: dict[str, ir.Prov] = {}
-        for line in d.body.lines:
-            if not isinstance(line, ast.Line) or line.key is None or line.key in KEYS:
-                continue
-            self.start_value(line, values, decl_prov)
-        for line in [x for x in d.body.lines if isinstance(x, ast.Line) and x.key == "order"]:
-            vals = line.values[1:]
-            turn = as_int(vals[0]) if vals else None
-            sides = [
-                v.id
-                for v in vals[1:]
-                if isinstance(v, ast.Name)
-                and self.sym.entities.get(v.id, None)
-                and self.sym.entities[v.id].kind == "side"
-            ]
-            if turn is None or len(sides) != len(vals) - 1 or len(sides) < 1:
-                self.r.error(line.span, BAD_VALUE, "write `order TURN first_side second_side`")
-                continue
-            if turn in orders:
-                self.r.error(line.span, DUPLICATE, f"turn {turn}'s order is given twice")
-            orders[turn] = tuple(sides)
-            order_provs[f"order {turn}"] = decl_prov.merged(prov_of(line.prov))
+        values = self._start_values(d, decl_prov)
+        orders, order_provs = self._orders(d, decl_prov)
         off = self.switch_list(p, "rules_not_used")
         on = self.switch_list(p, "special_rules")
-        setup_line = p.line("setup")
-        printed = False
-        setup: tuple[ir.SetupEntry, ...] = ()
-        if setup_line is not None:
-            vals = setup_line.values[1:]
-            if (
-                vals
-                and isinstance(vals[0], ast.Name)
-                and vals[0].id == "printed"
-                and setup_line.block is None
-            ):
-                printed = True
-            elif setup_line.block is not None and not vals:
-                setup = self.setup(setup_line.block, decl_prov.merged(prov_of(setup_line.prov)))
-            else:
-                self.r.error(
-                    setup_line.span, BAD_VALUE, "write `setup printed` or `setup { lines }`"
-                )
-        else:
-            self.r.error(
-                d.name_span,
-                MISSING,
-                f"scenario {d.name!r} needs `setup printed` or `setup {{ … }}`",
-            )
-        reinf_line = p.line("reinforcements")
-        reinforcements: tuple[ir.ScenarioEntry, ...] = ()
-        if reinf_line is not None:
-            if reinf_line.block is None:
-                self.r.error(
-                    reinf_line.span, BAD_VALUE, "write `reinforcements { TURN at HEX units… }`"
-                )
-            else:
-                reinforcements = self.reinforcements(
-                    reinf_line.block, decl_prov.merged(prov_of(reinf_line.prov))
-                )
+        printed, setup = self._check_setup(d, p, decl_prov)
+        reinforcements = self._check_reinforcements(p, decl_prov)
         self.check_units_once(setup, reinforcements)
-        stacking = None
-        line = p.line("stacking")
-        if line is not None:
-            vals = line.values[1:]
-            if len(vals) == 1 and isinstance(vals[0], ast.Paren):
-                scope = Scope(CONTEXTS["setup_stacking"].scope())
-                stacking = self.ec.expr(vals[0].expr, scope, "bool")
-            elif len(vals) == 1 and isinstance(vals[0], ast.Call):
-                scope = Scope(CONTEXTS["setup_stacking"].scope())
-                stacking = self.ec.expr(vals[0], scope, "bool")
-            else:
-                self.r.error(
-                    line.span,
-                    BAD_VALUE,
-                    "write `stacking stack_ok(units)`: a condition on the `units` a hex holds",
-                )
         return ir.Scenario(
-            name=d.name or "",
-            title=d.title or d.name or "",
+            name=d.ident,
+            title=d.display_title,
             turns=turns,
             values=tuple(values),
             orders=orders,
@@ -291,7 +249,7 @@ class ScenarioChecker:
             printed_setup=printed,
             setup=setup,
             reinforcements=reinforcements,
-            stacking=stacking,
+            stacking=self._check_stacking(p),
             provs={
                 **{key: decl_prov.merged(prov_of(line.prov)) for key, line in p.lines.items()},
                 **order_provs,
@@ -299,6 +257,95 @@ class ScenarioChecker:
             prov=decl_prov,
             span=d.span,
         )
+
+    def _start_values(self, d: ast.Entity, decl_prov: ir.Prov) -> list[ir.StartValue]:
+        """Lines whose key is not a scenario property: starting values of variables."""
+        values: list[ir.StartValue] = []
+        for line in d.body.lines:
+            if not isinstance(line, ast.Line) or line.key is None or line.key in KEYS:
+                continue
+            self.start_value(line, values, decl_prov)
+        return values
+
+    def _orders(
+        self, d: ast.Entity, decl_prov: ir.Prov
+    ) -> tuple[dict[int, tuple[str, ...]], dict[str, ir.Prov]]:
+        """`order TURN SIDE SIDE` lines: who goes first on the turns they name."""
+        orders: dict[int, tuple[str, ...]] = {}
+        order_provs: dict[str, ir.Prov] = {}
+        for line in [x for x in d.body.lines if isinstance(x, ast.Line) and x.key == "order"]:
+            order = self._order(line)
+            if order is None:
+                continue
+            turn, sides = order
+            if turn in orders:
+                self.r.error(line.span, DUPLICATE, f"turn {turn}'s order is given twice")
+            orders[turn] = sides
+            order_provs[f"order {turn}"] = decl_prov.merged(prov_of(line.prov))
+        return orders, order_provs
+
+    def _order(self, line: ast.Line) -> tuple[int, tuple[str, ...]] | None:
+        vals = line.values[1:]
+        turn = as_int(vals[0]) if vals else None
+        sides = self._sides(vals[1:])
+        if turn is None or not sides:
+            self.r.error(line.span, BAD_VALUE, "write `order TURN first_side second_side`")
+            return None
+        return turn, sides
+
+    def _sides(self, vals: tuple[ast.Expr, ...]) -> tuple[str, ...]:
+        """The sides named, in order; none unless every value names a side."""
+        sides = tuple(v.id for v in vals if isinstance(v, ast.Name) and self._is_side(v.id))
+        return sides if len(sides) == len(vals) else ()
+
+    def _is_side(self, name: str) -> bool:
+        ent = self.sym.entities.get(name, None)
+        return bool(ent) and ent.kind == "side"
+
+    def _check_setup(
+        self, d: ast.Entity, p: Props, decl_prov: ir.Prov
+    ) -> tuple[bool, tuple[ir.SetupEntry, ...]]:
+        """`setup printed` (the hexes on the counters) or `setup { lines }`."""
+        line = p.line("setup")
+        if line is None:
+            self.r.error(
+                d.name_span,
+                MISSING,
+                f"scenario {d.name!r} needs `setup printed` or `setup {{ … }}`",
+            )
+            return False, ()
+        vals = line.values[1:]
+        if vals and ast.is_word(vals[0], "printed") and line.block is None:
+            return True, ()
+        if line.block is not None and not vals:
+            return False, self.setup(line.block, decl_prov.merged(prov_of(line.prov)))
+        self.r.error(line.span, BAD_VALUE, "write `setup printed` or `setup { lines }`")
+        return False, ()
+
+    def _check_reinforcements(self, p: Props, decl_prov: ir.Prov) -> tuple[ir.ScenarioEntry, ...]:
+        line = p.line("reinforcements")
+        if line is None:
+            return ()
+        if line.block is None:
+            self.r.error(line.span, BAD_VALUE, "write `reinforcements { TURN at HEX units… }`")
+            return ()
+        return self.reinforcements(line.block, decl_prov.merged(prov_of(line.prov)))
+
+    def _check_stacking(self, p: Props) -> ir.TExpr | None:
+        """`stacking (cond)` or `stacking stack_ok(units)`: a condition on a hex's `units`."""
+        line = p.line("stacking")
+        if line is None:
+            return None
+        vals = line.values[1:]
+        condition = _stacking_condition(vals)
+        if condition is None:
+            self.r.error(
+                line.span,
+                BAD_VALUE,
+                "write `stacking stack_ok(units)`: a condition on the `units` a hex holds",
+            )
+            return None
+        return self.ec.expr(condition, Scope(CONTEXTS["setup_stacking"].scope()), "bool")
 
     def switch_list(self, p: Props, key: str) -> tuple[str, ...]:
         out = []
@@ -316,6 +363,7 @@ class ScenarioChecker:
         return tuple(out)
 
     def start_value(self, line: ast.Line, values: list[ir.StartValue], decl_prov: ir.Prov) -> None:
+        """`VARIABLE [SIDE] VALUE`: a variable's starting value in this scenario."""
         key = line.key or ""
         if key == CHANGED_TERRAIN:
             self.changed_at_start(line, values, decl_prov)
@@ -330,24 +378,11 @@ class ScenarioChecker:
                 *hint_note(hint),
             )
             return
-        vals = line.values[1:]
-        index = None
-        if var.scope == "side":
-            if len(vals) != 2 or not isinstance(vals[0], ast.Name):
-                self.r.error(line.span, BAD_VALUE, f"write `{key} SIDE VALUE`")
-                return
-            index = self.ec.expr(vals[0], Scope(), "side")
-            vals = vals[1:]
-        elif var.scope == "unit":
-            self.r.error(
-                line.span,
-                BAD_VALUE,
-                f"{key!r} is per unit: set it in the set-up, `unit({key}: value)`",
-            )
+        read = self._SCOPED_STARTS.get(var.scope, ScenarioChecker._global_start)
+        start = read(self, line, key)
+        if start is None:
             return
-        elif var.scope == "hex":
-            self.r.error(line.span, BAD_VALUE, f"{key!r} is per hex: a scenario cannot set it")
-            return
+        index, vals = start
         if len(vals) != 1:
             self.r.error(line.span, BAD_VALUE, f"{key!r} takes one value")
             return
@@ -356,22 +391,39 @@ class ScenarioChecker:
             ir.StartValue(key, index, value, decl_prov.merged(prov_of(line.prov)), line.span)
         )
 
+    def _global_start(self, line: ast.Line, key: str) -> _Start:
+        return None, line.values[1:]
+
+    def _side_start(self, line: ast.Line, key: str) -> _Start | None:
+        """A per-side variable: `army_morale west_army 20`."""
+        vals = line.values[1:]
+        if len(vals) != 2 or not isinstance(vals[0], ast.Name):
+            self.r.error(line.span, BAD_VALUE, f"write `{key} SIDE VALUE`")
+            return None
+        return self.ec.expr(vals[0], Scope(), "side"), vals[1:]
+
+    def _unit_start(self, line: ast.Line, key: str) -> None:
+        self.r.error(
+            line.span,
+            BAD_VALUE,
+            f"{key!r} is per unit: set it in the set-up, `unit({key}: value)`",
+        )
+
+    def _hex_start(self, line: ast.Line, key: str) -> None:
+        self.r.error(line.span, BAD_VALUE, f"{key!r} is per hex: a scenario cannot set it")
+
+    _SCOPED_STARTS: ClassVar[dict[str, Callable[..., _Start | None]]] = {
+        "side": _side_start,
+        "unit": _unit_start,
+        "hex": _hex_start,
+    }
+
     def changed_at_start(
         self, line: ast.Line, values: list[ir.StartValue], decl_prov: ir.Prov
     ) -> None:
         """`changed_terrain bridge_blown …`: terrain changes made before play begins."""
         declared = [n for n, e in self.sym.entities.items() if e.kind == "terrain_change"]
-        named: set[str] = set()
-        for v in line.values[1:]:
-            name = v.id if isinstance(v, ast.Name) else ""
-            if name not in declared:
-                self.r.error(
-                    v.span,
-                    UNKNOWN_NAME,
-                    f"changed_terrain lists terrain changes; {describe(v)} is not one",
-                    *hint_note(did_you_mean(name, set(declared)) if name else None),
-                )
-            named.add(name)
+        named = {self._terrain_change_named(v, declared) for v in line.values[1:]}
         items = tuple(ir.Const("terrain_change", line.span, n) for n in declared if n in named)
         values.append(
             ir.StartValue(
@@ -382,6 +434,17 @@ class ScenarioChecker:
                 line.span,
             )
         )
+
+    def _terrain_change_named(self, v: ast.Expr, declared: list[str]) -> str:
+        name = v.id if isinstance(v, ast.Name) else ""
+        if name not in declared:
+            self.r.error(
+                v.span,
+                UNKNOWN_NAME,
+                f"changed_terrain lists terrain changes; {describe(v)} is not one",
+                *hint_note(did_you_mean(name, set(declared)) if name else None),
+            )
+        return name
 
     def check_units_once(
         self, setup: tuple[ir.SetupEntry, ...], reinforcements: tuple[ir.ScenarioEntry, ...]
@@ -397,3 +460,20 @@ class ScenarioChecker:
                         f"first at {seen[u.name]}",
                     )
                 seen[u.name] = entry.span
+
+
+def _stacking_condition(vals: tuple[ast.Expr, ...]) -> ast.Expr | None:
+    """The condition of a `stacking` line: a parenthesised expression or a call."""
+    if len(vals) != 1:
+        return None
+    if isinstance(vals[0], ast.Paren):
+        return vals[0].expr
+    return vals[0] if isinstance(vals[0], ast.Call) else None
+
+
+def _reinforcement_turn(vals: tuple[ast.Expr, ...]) -> int | None:
+    """The TURN of `TURN at HEX units…`; None when the line is not so written."""
+    turn = as_int(vals[0]) if vals else None
+    if turn is None or len(vals) < 4 or not ast.is_word(vals[1], "at"):
+        return None
+    return turn

@@ -58,8 +58,8 @@ def check_terrain(d: ast.Entity, r: Reporter) -> ir.Terrain:
         r.error(d.name_span, MISSING, f"terrain {d.name!r} needs `move` (MP to enter, - if never)")
         move = ir.MoveCost(1)
     return ir.Terrain(
-        name=d.name or "",
-        title=d.title or d.name or "",
+        name=d.ident,
+        title=d.display_title,
         color=_color(p, "#cccccc"),
         pattern=_choice(p, "pattern", PATTERNS, "none"),
         move=move,
@@ -73,31 +73,20 @@ def check_terrain(d: ast.Entity, r: Reporter) -> ir.Terrain:
 
 
 def check_hexside(d: ast.Entity, r: Reporter) -> ir.HexsideFeature:
+    """A hexside feature: what it costs to cross, whose side it is, how it is drawn."""
     p = Props(d, r, HEXSIDE_KEYS, keyed_only=False)
     road = p.flag("road")
     slope = p.flag("slope")
     directional = p.flag("directional") or slope
-    move = move_cost(p, "move", r, minimum=1 if road else 0)
-    if move is None:
-        if road:
-            r.error(d.name_span, MISSING, f"road {d.name!r} needs `move` (the MP to follow it)")
-        move = ir.MoveCost(1 if road else 0)
-    for key in ("move_into", "move_out_of", "zoc_into", "zoc_out_of"):
-        if p.has(key) and not directional:
-            p.error(
-                p.line(key).span,
-                f"{key!r} is for directional hexsides",
-                "add `directional` (or `slope`): the map then names the hex it belongs to first",
-            )
-    if p.has("strategic") and not road:
-        p.error(p.line("strategic").span, "only a road can carry strategic movement")
+    move = _check_crossing(d, p, r, road)
+    if not directional:
+        _check_undirected(p)
+    _check_strategic(p, road)
     zoc = p.flag("zoc", True)
-    combines = _names(p, "combines")
-    if p.has("combines") and len(combines) < 2:
-        p.error(p.line("combines").span, "`combines` names the two or more features it stands for")
+    combines = _check_combines(p)
     return ir.HexsideFeature(
-        name=d.name or "",
-        title=d.title or d.name or "",
+        name=d.ident,
+        title=d.display_title,
         color=_color(p, "#444444"),
         draw=_choice(p, "draw", DRAW_STYLES, "line"),
         move=move,
@@ -117,6 +106,40 @@ def check_hexside(d: ast.Entity, r: Reporter) -> ir.HexsideFeature:
     )
 
 
+def _check_crossing(d: ast.Entity, p: Props, r: Reporter, road: bool) -> ir.MoveCost:
+    """`move`: the MP to cross the hexside (0 by default) or to follow a road (required)."""
+    move = move_cost(p, "move", r, minimum=1 if road else 0)
+    if move is not None:
+        return move
+    if road:
+        r.error(d.name_span, MISSING, f"road {d.name!r} needs `move` (the MP to follow it)")
+    return ir.MoveCost(1 if road else 0)
+
+
+def _check_undirected(p: Props) -> None:
+    """A hexside without a direction has no side to move or exert ZOC into or out of."""
+    for key in ("move_into", "move_out_of", "zoc_into", "zoc_out_of"):
+        if p.has(key):
+            p.error(
+                p.line(key).span,
+                f"{key!r} is for directional hexsides",
+                "add `directional` (or `slope`): the map then names the hex it belongs to first",
+            )
+
+
+def _check_strategic(p: Props, road: bool) -> None:
+    if p.has("strategic") and not road:
+        p.error(p.line("strategic").span, "only a road can carry strategic movement")
+
+
+def _check_combines(p: Props) -> tuple[str, ...]:
+    """`combines creek road`: the features whose meeting on one hexside this one stands for."""
+    combines = _names(p, "combines")
+    if p.has("combines") and len(combines) < 2:
+        p.error(p.line("combines").span, "`combines` names the two or more features it stands for")
+    return combines
+
+
 def move_cost(p: Props, key: str, r: Reporter, minimum: int) -> ir.MoveCost | None:
     """`move 2 artillery/3 cavalry/-`: MP for all, then per movement class; `-` prohibits."""
     line = p.line(key)
@@ -130,16 +153,18 @@ def move_cost(p: Props, key: str, r: Reporter, minimum: int) -> ir.MoveCost | No
     default = _mp(vals[0], key, minimum, r)
     classes: list[tuple[str, int | None]] = []
     for v in vals[1:]:
-        if (
-            isinstance(v, ast.Slash)
-            and len(v.parts) == 2
-            and isinstance(v.parts[0], ast.Name)
-            and v.parts[0].id not in dict(classes)
-        ):
-            classes.append((v.parts[0].id, _mp(v.parts[1], key, minimum, r)))
+        if _is_class_cost(v, dict(classes)):
+            classes.append((v.parts[0].id, _mp(v.parts[1], key, minimum, r)))  # type: ignore[attr-defined]
         else:
             r.error(v.span, BAD_VALUE, f"expected class/MP such as artillery/3, not {describe(v)}")
     return ir.MoveCost(default, tuple(classes), line.span)
+
+
+def _is_class_cost(v: ast.Expr, given: dict[str, int | None]) -> bool:
+    """Whether a value is `class/MP` for a class not given a cost yet."""
+    if not isinstance(v, ast.Slash) or len(v.parts) != 2:
+        return False
+    return isinstance(v.parts[0], ast.Name) and v.parts[0].id not in given
 
 
 def _mp(v: ast.Expr, key: str, minimum: int, r: Reporter) -> int | None:
@@ -192,17 +217,25 @@ def _color(p: Props, default: str) -> str:
 def _attributes(d: ast.Entity, known: set[str], r: Reporter) -> dict[str, object]:
     """Other lines: properties the rules read (`defend_drm -1`)."""
     out: dict[str, object] = {}
-    for line in d.body.lines:
-        if not isinstance(line, ast.Line) or line.key is None or line.key in known:
-            continue
-        vals = line.values[1:]
-        if len(vals) == 1 and as_int(vals[0]) is not None:
-            out[line.key] = as_int(vals[0])
-        elif not vals:
-            out[line.key] = True
-        elif len(vals) == 1 and isinstance(vals[0], ast.Name):
-            word = vals[0].id
-            out[line.key] = (word in TRUE_WORDS) if word in BOOL_WORDS else word
-        else:
+    for line in d.other_lines(known):
+        value = _attribute_value(line.values[1:])
+        if value is None:
             r.error(line.span, BAD_VALUE, f"{line.key!r} takes a number, yes/no or a name")
+        else:
+            out[line.key] = value
     return out
+
+
+def _attribute_value(vals: tuple[ast.Expr, ...]) -> int | bool | str | None:
+    """A number, yes/no (alone: yes) or a name; None when it is none of these."""
+    if not vals:
+        return True
+    if len(vals) != 1:
+        return None
+    n = as_int(vals[0])
+    if n is not None:
+        return n
+    if isinstance(vals[0], ast.Name):
+        word = vals[0].id
+        return (word in TRUE_WORDS) if word in BOOL_WORDS else word
+    return None

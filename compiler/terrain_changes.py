@@ -23,7 +23,7 @@ import itertools
 from dataclasses import replace
 
 from compiler import ir
-from compiler.hexmap import Grid
+from compiler.hexmap import Grid, Offset
 from compiler.maps import grid_of, hex_list, hexside_line
 from compiler.props import Props, describe, prov_of
 from dsl import ast
@@ -52,7 +52,21 @@ def check_terrain_change(
 ) -> ir.TerrainChange:
     """The change as declared, each hex and hexside checked against the map as printed."""
     p = Props(d, r, TERRAIN_CHANGE_KEYS, keyed_only=False)
-    name, title = d.name or "", d.title or d.name or ""
+    marker = _check_marker(p, r, markers)
+    empty = ir.TerrainChange(d.ident, d.display_title, {}, {}, {}, marker, prov_of(d.prov), d.span)
+    if the_map is None:
+        r.error(d.span, MISSING, "a terrain change needs a map to change")
+        return empty
+    change = _Change(the_map, r, {t.name for t in terrain}, {f.name: f for f in features})
+    for line in p.other:
+        change.read(line)
+    if not p.other:
+        r.error(d.span, MISSING, "a terrain change changes at least one hex or hexside")
+    return replace(empty, hexes=change.hexes, added=change.added, removed=change.removed)
+
+
+def _check_marker(p: Props, r: Reporter, markers: set[str]) -> str:
+    """`marker NAME`: the counter that shows the change on the map."""
     marker = p.name("marker") or ""
     if marker and marker not in markers:
         r.error(
@@ -61,48 +75,69 @@ def check_terrain_change(
             f"a terrain change is shown by a marker; {marker!r} is not one",
             *hint_note(did_you_mean(marker, markers)),
         )
-    empty = ir.TerrainChange(name, title, {}, {}, {}, marker, prov_of(d.prov), d.span)
-    if the_map is None:
-        r.error(d.span, MISSING, "a terrain change needs a map to change")
-        return empty
-    grid = grid_of(the_map)
-    terrain_names = {t.name for t in terrain}
-    by_name = {f.name: f for f in features}
-    hexes: dict[str, str] = {}
-    added: dict[tuple[str, str], dict[str, str]] = {}
-    removed: dict[tuple[str, str], tuple[str, ...]] = {}
-    for line in p.other:
+    return marker
+
+
+class _Change:
+    """What a terrain change's lines do to the map: hexes retyped, hexsides gained or lost."""
+
+    def __init__(
+        self,
+        the_map: ir.Map,
+        r: Reporter,
+        terrain_names: set[str],
+        features: dict[str, ir.HexsideFeature],
+    ) -> None:
+        self.the_map = the_map
+        self.grid = grid_of(the_map)
+        self.r = r
+        self.terrain_names = terrain_names
+        self.features = features
+        self.hexes: dict[str, str] = {}
+        self.added: dict[tuple[str, str], dict[str, str]] = {}
+        self.removed: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def read(self, line: ast.Line) -> None:
+        """A line by its key: a terrain, a hexside feature or `remove`."""
         key = line.key or ""
-        if key in terrain_names:
-            for label in hex_list(line.values[1:], grid, r):
-                if the_map.terrain.get(label, the_map.default) == key:
-                    r.error(line.span, BAD_VALUE, f"hex {label} is {key} already on the map")
-                hexes[label] = key
-        elif key in by_name:
-            here: dict[tuple[str, str], dict[str, str]] = {}
-            hexside_line(line, by_name[key], grid, here, r)
-            for side, found in here.items():
-                if key in the_map.hexsides.get(side, {}):
-                    r.error(
-                        line.span,
-                        BAD_VALUE,
-                        f"the hexside {side[0]}/{side[1]} has {key} already on the map",
-                    )
-                added.setdefault(side, {}).update(found)
+        if key in self.terrain_names:
+            self._terrain(line, key)
+        elif key in self.features:
+            self._feature(line, key)
         elif key == REMOVE:
-            _removal(line, the_map, grid, by_name, removed, r)
+            _removal(line, self.the_map, self.grid, self.features, self.removed, self.r)
         else:
-            choices = TERRAIN_CHANGE_KEYS | {REMOVE} | terrain_names | set(by_name)
-            r.error(
-                line.values[0].span,
-                UNKNOWN_PROPERTY,
-                "a terrain change line starts with a terrain, a hexside feature, `remove` "
-                f"or `marker`, not {describe(line.values[0])}",
-                *hint_note(did_you_mean(key, choices) if key else None),
-            )
-    if not p.other:
-        r.error(d.span, MISSING, "a terrain change changes at least one hex or hexside")
-    return replace(empty, hexes=hexes, added=added, removed=removed)
+            self._unknown(line, key)
+
+    def _terrain(self, line: ast.Line, key: str) -> None:
+        """`woods 0304 …`: hexes that become this terrain (none of them already is)."""
+        for label in hex_list(line.values[1:], self.grid, self.r):
+            if self.the_map.terrain.get(label, self.the_map.default) == key:
+                self.r.error(line.span, BAD_VALUE, f"hex {label} is {key} already on the map")
+            self.hexes[label] = key
+
+    def _feature(self, line: ast.Line, key: str) -> None:
+        """`bridge 0604/0704`: hexsides that gain the feature (none has it already)."""
+        here: dict[tuple[str, str], dict[str, str]] = {}
+        hexside_line(line, self.features[key], self.grid, here, self.r)
+        for side, found in here.items():
+            if key in self.the_map.hexsides.get(side, {}):
+                self.r.error(
+                    line.span,
+                    BAD_VALUE,
+                    f"the hexside {side[0]}/{side[1]} has {key} already on the map",
+                )
+            self.added.setdefault(side, {}).update(found)
+
+    def _unknown(self, line: ast.Line, key: str) -> None:
+        choices = TERRAIN_CHANGE_KEYS | {REMOVE} | self.terrain_names | set(self.features)
+        self.r.error(
+            line.values[0].span,
+            UNKNOWN_PROPERTY,
+            "a terrain change line starts with a terrain, a hexside feature, `remove` "
+            f"or `marker`, not {describe(line.values[0])}",
+            *hint_note(did_you_mean(key, choices) if key else None),
+        )
 
 
 def _removal(
@@ -142,17 +177,23 @@ def changed_map(m: ir.Map, changes: tuple[ir.TerrainChange, ...]) -> ir.Map:
     terrain = dict(m.terrain)
     sides = {k: dict(v) for k, v in m.hexsides.items()}
     for change in changes:
-        for label, t in change.hexes.items():
-            terrain[label] = t
-        for side, gone in change.removed.items():
-            for f in gone:
-                sides.get(side, {}).pop(f, None)
-        for side, found in change.added.items():
-            sides.setdefault(side, {}).update(found)
+        terrain.update(change.hexes)
+        _change_hexsides(sides, change)
     terrain = {label: t for label, t in sorted(terrain.items()) if t != m.default}
     return replace(
         m, terrain=terrain, hexsides={k: dict(sorted(v.items())) for k, v in sorted(sides.items())}
     )
+
+
+def _change_hexsides(
+    sides: dict[tuple[str, str], dict[str, str]], change: ir.TerrainChange
+) -> None:
+    """Take away the features a change removes, then add those it adds."""
+    for side, gone in change.removed.items():
+        for f in gone:
+            sides.get(side, {}).pop(f, None)
+    for side, found in change.added.items():
+        sides.setdefault(side, {}).update(found)
 
 
 def change_groups(changes: tuple[ir.TerrainChange, ...], grid: Grid) -> list[tuple[int, ...]]:
@@ -160,7 +201,7 @@ def change_groups(changes: tuple[ir.TerrainChange, ...], grid: Grid) -> list[tup
     hexes: a board row reads a hex, its neighbour and the hexside between, so only
     changes of one group can alter a row together."""
     touched = [[Grid.parse(h) for h in touched_hexes(c)] for c in changes]
-    group = list(range(len(changes)))
+    group = list(range(len(changes)))  # each change's parent in its group's tree
 
     def root(i: int) -> int:
         while group[i] != i:
@@ -168,12 +209,17 @@ def change_groups(changes: tuple[ir.TerrainChange, ...], grid: Grid) -> list[tup
         return i
 
     for i, j in itertools.combinations(range(len(changes)), 2):
-        if any(grid.distance(a, b) <= 1 for a in touched[i] for b in touched[j]):
+        if _touch(grid, touched[i], touched[j]):
             group[root(j)] = root(i)
     found: dict[int, list[int]] = {}
     for i in range(len(changes)):
         found.setdefault(root(i), []).append(i)
     return [tuple(members) for members in found.values()]
+
+
+def _touch(grid: Grid, these: list[Offset], those: list[Offset]) -> bool:
+    """Whether two changes touch the same or neighbouring hexes."""
+    return any(grid.distance(a, b) <= 1 for a in these for b in those)
 
 
 def check_groups(changes: tuple[ir.TerrainChange, ...], the_map: ir.Map, r: Reporter) -> None:

@@ -22,6 +22,7 @@ and `army_morale_level(red).initiative_drm` one of its values.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from compiler import ir
 from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
@@ -40,28 +41,11 @@ def _data(
     if block is None:
         return out
     for line in block.lines:
-        if not isinstance(line, ast.Line) or line.key is None or len(line.values) != 2:
+        if not _is_data_line(line):
             r.error(line.span, BAD_VALUE, f"{where} data is `name value` lines")
             continue
-        v = line.values[1]
-        value: object
-        if isinstance(v, ast.Name) and v.id in BOOL_WORDS:
-            value = v.id in TRUE_WORDS
-        elif as_int(v) is not None:
-            value = as_int(v)
-        elif isinstance(v, ast.Range) and v.low is not None and v.high is not None:
-            value = (int(v.low), int(v.high))
-        elif isinstance(v, ast.String):
-            value = v.value
-        elif isinstance(v, ast.Name):
-            value = v.id
-        else:
-            r.error(
-                v.span,
-                BAD_VALUE,
-                f"{where} data takes yes/no, a number, a range, a name or a string, "
-                f"not {describe(v)}",
-            )
+        value = _data_value(line.values[1], r, where)
+        if value is None:
             continue
         if line.key in out:
             r.error(line.span, DUPLICATE, f"{line.key!r} given twice")
@@ -71,79 +55,111 @@ def _data(
     return out
 
 
+def _is_data_line(line: ast.Line | ast.WhenLine | ast.DoLine) -> bool:
+    """Whether a line is `name value`."""
+    return isinstance(line, ast.Line) and line.key is not None and len(line.values) == 2
+
+
+def _data_value(v: ast.Expr, r: Reporter, where: str) -> object:
+    """A data value by its node type: yes/no or a name, a number, a range, a string."""
+    read = _DATA_READERS.get(type(v))
+    value = read(v) if read is not None else None
+    if value is None:
+        r.error(
+            v.span,
+            BAD_VALUE,
+            f"{where} data takes yes/no, a number, a range, a name or a string, not {describe(v)}",
+        )
+    return value
+
+
+def _name_value(v: ast.Name) -> bool | str:
+    return v.id in TRUE_WORDS if v.id in BOOL_WORDS else v.id
+
+
+def _range_value(v: ast.Range) -> tuple[int, int] | None:
+    if v.low is None or v.high is None:
+        return None
+    return int(v.low), int(v.high)
+
+
+def _string_value(v: ast.String) -> str:
+    return v.value
+
+
+_DATA_READERS: dict[type, Callable[..., object]] = {
+    ast.Name: _name_value,
+    ast.Number: as_int,
+    ast.Range: _range_value,
+    ast.String: _string_value,
+}
+
+
 def check_turn_track(d: ast.Entity, r: Reporter) -> ir.TurnTrack:
+    """The turn track: turns numbered one after another, each with its data."""
     decl_prov = prov_of(d.prov)
     turns: list[ir.Turn] = []
     for line in d.body.lines:
-        if not isinstance(line, ast.Line) or line.key != "turn":
-            r.error(line.span, BAD_VALUE, 'a turn track lists `turn N "label" { data }`')
+        turn = _turn(line, r, decl_prov)
+        if turn is None:
             continue
-        vals = line.values[1:]
-        number = as_int(vals[0]) if vals else None
-        label = vals[1].value if len(vals) == 2 and isinstance(vals[1], ast.String) else None
-        if number is None or label is None:
+        if turns and turn.number != turns[-1].number + 1:
             r.error(
-                line.span,
-                BAD_VALUE,
-                'write `turn N "label"`, then data in braces if the turn has any',
+                line.span, BAD_VALUE, f"turn {turn.number} should be turn {turns[-1].number + 1}"
             )
-            continue
-        if turns and number != turns[-1].number + 1:
-            r.error(line.span, BAD_VALUE, f"turn {number} should be turn {turns[-1].number + 1}")
-        turn_prov = decl_prov.merged(prov_of(line.prov))
-        own: dict[str, ir.Prov] = {}
-        data = _data(line.block, r, "turn", own)
-        turns.append(
-            ir.Turn(
-                number,
-                label,
-                data,
-                turn_prov,
-                line.span,
-                {key: turn_prov.merged(p) for key, p in own.items()},
-            )
-        )
+        turns.append(turn)
     if not turns:
         r.error(d.span, MISSING, "the turn track has no turns")
     return ir.TurnTrack(d.title or "Game Turn Track", tuple(turns), decl_prov, d.span)
+
+
+def _turn_label(vals: tuple[ast.Expr, ...]) -> str | None:
+    """The label of `turn N "label"`, if the line is written so."""
+    if len(vals) != 2 or not isinstance(vals[1], ast.String):
+        return None
+    return vals[1].value
+
+
+def _turn(
+    line: ast.Line | ast.WhenLine | ast.DoLine, r: Reporter, decl_prov: ir.Prov
+) -> ir.Turn | None:
+    """`turn N "label" { data }`."""
+    if not isinstance(line, ast.Line) or line.key != "turn":
+        r.error(line.span, BAD_VALUE, 'a turn track lists `turn N "label" { data }`')
+        return None
+    vals = line.values[1:]
+    number = as_int(vals[0]) if vals else None
+    label = _turn_label(vals)
+    if number is None or label is None:
+        r.error(
+            line.span,
+            BAD_VALUE,
+            'write `turn N "label"`, then data in braces if the turn has any',
+        )
+        return None
+    turn_prov = decl_prov.merged(prov_of(line.prov))
+    own: dict[str, ir.Prov] = {}
+    data = _data(line.block, r, "turn", own)
+    provs = {key: turn_prov.merged(p) for key, p in own.items()}
+    return ir.Turn(number, label, data, turn_prov, line.span, provs)
 
 
 LEVELS_KEYS = {"of"}  # and a line per level
 
 
 def check_levels(d: ast.Entity, r: Reporter) -> ir.Levels:
+    """A level track: levels going upward without gaps, each giving the same values."""
     p = Props(d, r, LEVELS_KEYS, keyed_only=False)
     variable = p.name("of", required=True) or ""
     decl_prov = prov_of(d.prov)
-    levels: list[ir.Level] = []
-    for line in p.other:
-        vals = line.values
-        ok = (
-            len(vals) == 3
-            and isinstance(vals[0], ast.Name)
-            and isinstance(vals[1], ast.String)
-            and (isinstance(vals[2], ast.Range) or as_int(vals[2]) is not None)
-        )
-        if not ok:
-            r.error(line.span, BAD_VALUE, 'a level is `name "Title" low..high { values }`')
-            continue
-        v = vals[2]
-        if isinstance(v, ast.Range):
-            low = int(v.low) if v.low is not None else None
-            high = int(v.high) if v.high is not None else None
-        else:
-            low = high = as_int(v)
-        levels.append(
-            ir.Level(
-                vals[0].id,
-                vals[1].value,
-                low,
-                high,
-                _data(line.block, r, "level"),
-                decl_prov.merged(prov_of(line.prov)),
-                line.span,
-            )
-        )
+    levels = [level for line in p.other if (level := _level(line, r, decl_prov)) is not None]
+    _check_levels_follow(levels, r)
+    _check_same_values(d, levels, r)
+    return ir.Levels(d.ident, d.display_title, variable, tuple(levels), decl_prov, d.span)
+
+
+def _check_levels_follow(levels: list[ir.Level], r: Reporter) -> None:
+    """Each level starts one above where the level below it ends."""
     for a, b in itertools.pairwise(levels):
         if a.high is None or b.low is None or b.low != a.high + 1:
             r.error(
@@ -151,9 +167,39 @@ def check_levels(d: ast.Entity, r: Reporter) -> ir.Levels:
                 BAD_VALUE,
                 "levels go upward without gaps or overlaps: each starts one above the last",
             )
+
+
+def _check_same_values(d: ast.Entity, levels: list[ir.Level], r: Reporter) -> None:
+    """Every level gives values for the same names, so that the rules may read any."""
     keys = [set(level.data) for level in levels]
-    if keys and any(k != keys[0] for k in keys):
+    if any(k != keys[0] for k in keys):
         r.error(d.span, BAD_VALUE, "every level gives the same values")
-    return ir.Levels(
-        d.name or "", d.title or d.name or "", variable, tuple(levels), decl_prov, d.span
+
+
+def _level(line: ast.Line, r: Reporter, decl_prov: ir.Prov) -> ir.Level | None:
+    """`name "Title" low..high { values }` (or a single number)."""
+    vals = line.values
+    bounds = _level_bounds(vals[2]) if len(vals) == 3 else None
+    if bounds is None or not isinstance(vals[0], ast.Name) or not isinstance(vals[1], ast.String):
+        r.error(line.span, BAD_VALUE, 'a level is `name "Title" low..high { values }`')
+        return None
+    low, high = bounds
+    return ir.Level(
+        vals[0].id,
+        vals[1].value,
+        low,
+        high,
+        _data(line.block, r, "level"),
+        decl_prov.merged(prov_of(line.prov)),
+        line.span,
     )
+
+
+def _level_bounds(v: ast.Expr) -> tuple[int | None, int | None] | None:
+    """A level's range (open at either end) or single number; None when neither."""
+    if isinstance(v, ast.Range):
+        low = int(v.low) if v.low is not None else None
+        high = int(v.high) if v.high is not None else None
+        return low, high
+    n = as_int(v)
+    return (n, n) if n is not None else None

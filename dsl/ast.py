@@ -7,6 +7,7 @@ out of equality so that two trees written differently compare by content.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from dsl.source import NO_SPAN, Span
@@ -343,6 +344,24 @@ class Entity(Decl):
     body: Block = field(default_factory=Block)
     name_span: Span = _span()
 
+    @property
+    def ident(self) -> str:
+        """The declared name, or "" for a declaration without one (the map)."""
+        return self.name or ""
+
+    @property
+    def display_title(self) -> str:
+        """The title to show: the declared title, else the name."""
+        return self.title or self.name or ""
+
+    def other_lines(self, known: Collection[str]) -> list[Line]:
+        """The keyed lines beyond a kind's fixed properties `known`: its attributes."""
+        return [
+            line
+            for line in self.body.lines
+            if isinstance(line, Line) and line.key is not None and line.key not in known
+        ]
+
 
 @dataclass(frozen=True, slots=True)
 class Param:
@@ -423,3 +442,8 @@ class Rule(Decl):
 class File:
     path: str
     decls: tuple[Decl, ...]
+
+
+def is_word(v: Expr | None, word: str) -> bool:
+    """Whether a value is the bare word `word` (`at`, `choose`, `victory`, …)."""
+    return isinstance(v, Name) and v.id == word

@@ -105,22 +105,30 @@ def render(d: Diagnostic, sources: SourceFiles) -> str:
     text = sources.line(d.span.file, d.span.line)
     if text is not None:
         out.append("    " + text.expandtabs())
-        start = max(d.span.column - 1, 0)
-        width = 1
-        if d.span.end_line == d.span.line and d.span.end_column > d.span.column:
-            width = d.span.end_column - d.span.column
-        prefix = text[:start].expandtabs()
-        out.append("    " + " " * len(prefix) + "^" + "~" * (width - 1))
+        prefix = text[: max(d.span.column - 1, 0)].expandtabs()
+        out.append("    " + " " * len(prefix) + "^" + "~" * (_width(d.span) - 1))
     out.extend(f"    note: {n}" for n in d.notes)
     return "\n".join(out)
+
+
+def _width(span: Span) -> int:
+    """How many characters the caret line underlines: the span on its first line, at least one."""
+    if span.end_line == span.line and span.end_column > span.column:
+        return span.end_column - span.column
+    return 1
 
 
 def render_all(diagnostics: list[Diagnostic], sources: SourceFiles) -> str:
     body = "\n".join(render(d, sources) for d in diagnostics)
     n = sum(1 for d in diagnostics if d.severity == SEVERITY_ERROR)
     w = sum(1 for d in diagnostics if d.severity == SEVERITY_WARNING)
-    warned = f" and {w} warning{'s' if w != 1 else ''}" if w else ""
-    return f"{body}\nFound {n} error{'s' if n != 1 else ''}{warned}."
+    warned = f" and {_counted(w, 'warning')}" if w else ""
+    return f"{body}\nFound {_counted(n, 'error')}{warned}."
+
+
+def _counted(n: int, noun: str) -> str:
+    """`1 error`, `2 errors`."""
+    return f"{n} {noun}{'s' if n != 1 else ''}"
 
 
 def did_you_mean(name: str, candidates: list[str] | set[str]) -> str | None:

@@ -245,30 +245,50 @@ def _report_syntax(e: UnexpectedInput, filename: str, text: str, reporter: Repor
     if isinstance(e, UnexpectedToken) and e.token.type == "$END":
         line = text.count("\n")
         column = 1
-    span = Span(filename, line, column, line, column + 1)
-    if isinstance(e, UnexpectedCharacters):
-        char = text[e.pos_in_stream] if e.pos_in_stream < len(text) else "?"
-        msg = f"unexpected character {char!r}"
-        allowed = e.allowed or set()
-    elif isinstance(e, UnexpectedToken):
-        tok = e.token
-        what = "end of line" if tok.type == "_NL" else repr(str(tok))
-        if tok.type == "$END":
-            what = "end of file"
-        msg = f"unexpected {what}"
-        allowed = e.expected or set()
-        if tok.type not in ("$END", "_NL"):
-            span = Span(filename, line, column, line, column + len(str(tok)))
-    elif isinstance(e, UnexpectedEOF):
-        msg = "unexpected end of file"
-        allowed = set(e.expected or ())
-    else:  # pragma: no cover - Lark has no other kinds
-        msg, allowed = "syntax error", set()
+    width = 1
+    msg, allowed = "syntax error", set()  # Lark has no other kinds than those below
+    for kind, read in _UNEXPECTED:
+        if isinstance(e, kind):
+            msg, allowed, width = read(e, text)
+            break
+    span = Span(filename, line, column, line, column + width)
     hint = _hint(text, line, column)
     notes = [f"expected {_expected(set(allowed))}"] if allowed else []
     if hint:
         notes.append(hint)
     reporter.error(span, SYNTAX, msg, *notes)
+
+
+# What each kind of syntax error reports: the message, the terminals that were
+# allowed there, and how many characters the error's span covers.
+_Unexpected = tuple[str, set[str], int]
+
+
+def _unexpected_character(e: UnexpectedCharacters, text: str) -> _Unexpected:
+    char = text[e.pos_in_stream] if e.pos_in_stream < len(text) else "?"
+    return f"unexpected character {char!r}", e.allowed or set(), 1
+
+
+def _unexpected_token(e: UnexpectedToken, text: str) -> _Unexpected:
+    """A token out of place, spanned whole; the end of a line or file, as that."""
+    tok = e.token
+    allowed = e.expected or set()
+    if tok.type == "$END":
+        return "unexpected end of file", allowed, 1
+    if tok.type == "_NL":
+        return "unexpected end of line", allowed, 1
+    return f"unexpected {str(tok)!r}", allowed, len(str(tok))
+
+
+def _unexpected_eof(e: UnexpectedEOF, text: str) -> _Unexpected:
+    return "unexpected end of file", set(e.expected or ()), 1
+
+
+_UNEXPECTED: tuple[tuple[type[UnexpectedInput], Callable[..., _Unexpected]], ...] = (
+    (UnexpectedCharacters, _unexpected_character),
+    (UnexpectedToken, _unexpected_token),
+    (UnexpectedEOF, _unexpected_eof),
+)
 
 
 # Operators of other languages, and what the rule language writes instead.
@@ -294,23 +314,80 @@ def _hint(text: str, line: int, column: int) -> str | None:
     """Common mistakes, recognised from the text around the error: what to write instead."""
     lines = text.splitlines()
     src = lines[line - 1] if 0 < line <= len(lines) else ""
+    here = src[max(column - 1, 0) :]
+    for hint in _HINTS:
+        found = hint(src, here)
+        if found:
+            return found
+    return None
+
+
+def _single_quotes(src: str, here: str) -> str | None:
     if "'" in src and '"' not in src:
         return "strings are written in double quotes"
-    here = src[max(column - 1, 0) :]
+    return None
+
+
+def _foreign_operator(src: str, here: str) -> str | None:
     for op, advice in _FOREIGN:
         if here.startswith(op) and not (op == "!" and here.startswith("!=")):
             return f"`{op}` is not an operator of the rule language: {advice}"
+    return None
+
+
+def _foreign_word(src: str, here: str) -> str | None:
     word = here.split(" ", 1)[0].rstrip("(:")
     if word in _FOREIGN_WORDS:
         return f"`{word}` is not a word of the rule language: {_FOREIGN_WORDS[word]}"
+    return None
+
+
+def _range_as_value(src: str, here: str) -> str | None:
     if ".." in here.split(" ", 1)[0] and src.lstrip().startswith(("when", "if", "define")):
         return "a range is not a value: test a value with `in`, as in `turn in 1..2`"
+    return None
+
+
+def _step_without_body(src: str, here: str) -> str | None:
     stripped = src.strip()
     if stripped.startswith("step ") and ":" not in stripped and "{" not in stripped:
         return "a step is `step name: statement` or `step name { statements }`"
-    if "=" in src and "==" not in src and stripped.split(" ")[0] in {"when", "if"}:
+    return None
+
+
+def _single_equals(src: str, here: str) -> str | None:
+    if "=" in src and "==" not in src and src.strip().split(" ")[0] in {"when", "if"}:
         return "comparisons use `==`; a single `=` assigns"
     return None
+
+
+# The mistakes `_hint` recognises, tried in order on the error's line (`src`)
+# and the text from the error on (`here`).
+_HINTS: tuple[Callable[[str, str], str | None], ...] = (
+    _single_quotes,
+    _foreign_operator,
+    _foreign_word,
+    _range_as_value,
+    _step_without_body,
+    _single_equals,
+)
+
+
+def _is_when(item: object) -> bool:
+    """Whether a line's item is its `when` clause (see `_ToAst.when_clause`)."""
+    return isinstance(item, tuple) and bool(item) and item[0] == "when"
+
+
+def _computed_key(values: list[ast.Expr]) -> tuple[ast.Expr, ...]:
+    """`allowance (expr)` lexes as a call; a line's key is a name, so read it as
+    the key followed by a computed value."""
+    first = values[0] if values else None
+    if not isinstance(first, ast.Call) or len(first.args) != 1 or first.keywords:
+        return tuple(values)
+    s = first.span
+    key_span = Span(s.file, s.line, s.column, s.line, s.column + len(first.func))
+    key = ast.Name(span=key_span, id=first.func)
+    return (key, ast.Paren(span=first.span, expr=first.args[0]), *values[1:])
 
 
 def _span(filename: str, meta) -> Span:
@@ -520,21 +597,11 @@ class _ToAst(Transformer):
                 prov = item
             elif isinstance(item, ast.Block):
                 block = item
-            elif isinstance(item, tuple) and item and item[0] == "when":
+            elif _is_when(item):
                 when = item[1]
             elif item is not None:
                 values.append(item)
-        first = values[0] if values else None
-        if isinstance(first, ast.Call) and len(first.args) == 1 and not first.keywords:
-            # `allowance (expr)` lexes as a call; a line's key is a name, so
-            # read it as the key followed by a computed value.
-            s = first.span
-            key_span = Span(s.file, s.line, s.column, s.line, s.column + len(first.func))
-            values[:1] = [
-                ast.Name(span=key_span, id=first.func),
-                ast.Paren(span=first.span, expr=first.args[0]),
-            ]
-        return ast.Line(tuple(values), when, prov, block, self.s(meta))
+        return ast.Line(_computed_key(values), when, prov, block, self.s(meta))
 
     def paren(self, meta, items):
         return ast.Paren(span=self.s(meta), expr=items[0])
