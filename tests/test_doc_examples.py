@@ -284,13 +284,25 @@ def check_pip(args: list[str], script: Script) -> None:
 
 
 def check_python(args: list[str], script: Script) -> None:
-    """`python -m MODULE` imports; `python -c CODE` compiles."""
+    """`python -m MODULE` imports; `python -c CODE` compiles; `python FILE.py --opt`
+    runs a script of the checkout that reads that option."""
     if args[:1] == ["-m"]:
         assert importlib.util.find_spec(args[1]) is not None, f"no module {args[1]}"
     elif args[:1] == ["-c"]:
         compile(args[1], "<python -c>", "exec")
+    elif args[:1] and args[0].endswith(".py"):
+        path = script.here / args[0]
+        assert path.is_file(), f"{args[0]}: no such script"
+        source = path.read_text(encoding="utf-8")
+        for option in {a.split("=")[0] for a in args[1:] if a.startswith("--")}:
+            assert f'"{option}"' in source, f"{args[0]} reads no option {option}"
     else:
-        raise AssertionError(f"python {shlex.join(args)}: only -m and -c are checked")
+        raise AssertionError(f"python {shlex.join(args)}: only -m, -c and scripts are checked")
+
+
+def check_nice(args: list[str], script: Script) -> None:
+    """`nice COMMAND`: the command it runs."""
+    check_command(args, script)
 
 
 def check_cd(args: list[str], script: Script) -> None:
@@ -321,6 +333,7 @@ CHECKS: dict[str, Callable[[list[str], Script], None]] = {
     "npm": check_npm,
     "npx": check_npm,
     "code": check_code,
+    "nice": check_nice,
     "head": check_nothing,
     "less": check_nothing,
 }
@@ -431,6 +444,18 @@ def test_every_fence_names_its_language(path):
     )
 
 
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_command_hides_in_an_indented_block(path):
+    """An indented code block is neither run nor checked: commands go in ```sh."""
+    outside = re.sub(r"^(\s*)```.*?^\1```", "", path.read_text(encoding="utf-8"), flags=re.M | re.S)
+    hidden = [
+        line.strip()
+        for line in re.findall(r"\n\n( {4,}\S[^\n]*)", outside)
+        if line.split()[0] in {*CHECKS, "$"} or line.lstrip().startswith(".venv/")
+    ]
+    assert not hidden, f"{path.relative_to(ROOT)}: commands in indented blocks: {hidden}"
+
+
 def test_the_docs_have_shell_blocks_to_run_and_to_check():
     blocks = all_blocks()
     assert any("no-run" in b.flags for b in blocks)
@@ -463,6 +488,7 @@ def test_a_misspelt_flag_fails():
         ("pip install -e '.[tables]'\n", "no extra 'tables'"),
         ("python -m tests.no_such_module\n", "no module"),
         ("rm -rf build\n", "rm: the docs' test does not know"),
+        ("nice python benchmarks/balance.py --gamez 4\n", "reads no option --gamez"),
     ],
 )
 def test_a_wrong_command_fails(text, message):
