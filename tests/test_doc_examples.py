@@ -253,7 +253,7 @@ def check_muster(args: list[str], script: Script) -> None:
         with contextlib.redirect_stderr(err):
             ns = cli_parser().parse_args(args)
     except SystemExit:
-        raise AssertionError(f"muster {shlex.join(args)}: {err.getvalue().strip()}") from None
+        raise AssertionError(err.getvalue().strip().splitlines()[-1]) from None
     ruleset = getattr(ns, "ruleset", None)
     if ruleset and ruleset != "shipped":
         ruleset_files(ruleset)
