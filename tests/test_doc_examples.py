@@ -246,30 +246,47 @@ WRITES = ("log", "out", "report", "counts", "journal")
 DECLARED = {"scenario": "scenario", "side": "side", "unit": "unit|leader|piece"}
 
 
-def check_muster(args: list[str], script: Script) -> None:
-    """A `muster` command: parsed by the real parser, its names and files exist."""
+def parse_muster(args: list[str]) -> argparse.Namespace:
+    """The arguments as `muster` reads them; AssertionError with argparse's complaint."""
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err):
-            ns = cli_parser().parse_args(args)
+            return cli_parser().parse_args(args)
     except SystemExit:
         raise AssertionError(err.getvalue().strip().splitlines()[-1]) from None
-    ruleset = getattr(ns, "ruleset", None)
-    if ruleset and ruleset != "shipped":
-        ruleset_files(ruleset)
-    for attr in READS.get(ns.command, ()):
+
+
+def check_muster_files(ns: argparse.Namespace, script: Script) -> None:
+    """The files a command reads exist (or an earlier command wrote them); note those
+    it writes."""
+    reads = READS.get(ns.command, ())
+    for attr in reads:
         if getattr(ns, attr, None):
             check_input(getattr(ns, attr), script)
     for attr in WRITES:
-        if attr not in READS.get(ns.command, ()) and isinstance(getattr(ns, attr, None), str):
+        if attr not in reads and isinstance(getattr(ns, attr, None), str):
             script.written.add(getattr(ns, attr))
-    for attr, kinds in DECLARED.items():
-        value = getattr(ns, attr, None)
-        if ruleset and value and value != "both":
-            check_declared(ruleset, kinds, value)
+
+
+def check_muster_names(ns: argparse.Namespace) -> None:
+    """The ruleset exists and declares the scenario, side and unit named; the bots exist."""
+    ruleset = getattr(ns, "ruleset", None)
+    if ruleset and ruleset != "shipped":
+        ruleset_files(ruleset)
+        for attr, kinds in DECLARED.items():
+            value = getattr(ns, attr, None)
+            if value and value != "both":
+                check_declared(ruleset, kinds, value)
     for attr in ("bots", "bot"):
         if isinstance(getattr(ns, attr, None), str):
             check_bots(getattr(ns, attr))
+
+
+def check_muster(args: list[str], script: Script) -> None:
+    """A `muster` command: parsed by the real parser, its names and files exist."""
+    ns = parse_muster(args)
+    check_muster_files(ns, script)
+    check_muster_names(ns)
 
 
 def check_pip(args: list[str], script: Script) -> None:
