@@ -144,7 +144,7 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument(
         "--bots",
         default="random,random",
-        help="one bot per side: random, heuristic, mcts[:ITERATIONS|:SECONDSs]",
+        help="one bot per side: random, eager, heuristic, mcts[:ITERATIONS|:SECONDSs]",
     )
     pl.add_argument("--seed", type=int, default=1)
     pl.add_argument("--log", help="write the game's JSONL log here")

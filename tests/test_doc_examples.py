@@ -53,7 +53,7 @@ import pytest
 from tests.conftest import ROOT
 
 # The module of the `muster` command: its `parser()` and `main()`.
-CLI_MODULE = "compiler.cli"
+CLI_MODULE = "muster.cli"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL = {"sh", "bash", "shell"}
 FLAGS = {"slow", "no-run"}
