@@ -49,30 +49,41 @@ class EnterReinforcements(Primitive):
         is asked of its side's remembered answers (engine/incremental.py): the
         side's other entries change few of them (an entry hex next to the
         enemy, 9.61), and the check recomputes them."""
+        waiting = self._waiting(s, frame)
+        if not waiting:
+            return waiting
+        side = frame.b["side"]
+        memo = incremental.remembered(s, (frame.b["site"], side))
+        # (a unit's question is keyed by its number: these answers are the site's own)
+        out = [u for u in waiting if memo.ask(s, u, self._arrives, s, frame, u)]
+        if incremental.CHECK:
+            self._check_remembered(s, frame, waiting, out)
+        return out
+
+    @staticmethod
+    def _waiting(s: State, frame: Frame) -> list[int]:
+        """The side's units not yet entered whose turn of entry has come and that
+        were not held back this phase."""
         turn = s.vars["turn"]
         entries = s.game.entries
         side = frame.b["side"]
         by_side = s.game.entering_by_side
         status = s.unit_status
         held = frame.b["held"]
-        waiting = [
+        return [
             u
             for u in (by_side[side] if 0 <= side < len(by_side) else ())
             if status[u] == NOT_ENTERED and entries[u][0] <= turn and u not in held
         ]
-        if not waiting:
-            return waiting
-        memo = incremental.remembered(s, (frame.b["site"], side))
-        # (a unit's question is keyed by its number: these answers are the site's own)
-        out = [u for u in waiting if memo.ask(s, u, self._arrives, s, frame, u)]
-        if incremental.CHECK:
-            full = [u for u in waiting if self._arrives(s, frame, u)]
-            if full != out:
-                raise incremental.IncrementalMismatch(
-                    f"enter_reinforcements at move {s.move_number}: remembered {out} "
-                    f"differ from recomputed {full}"
-                )
-        return out
+
+    def _check_remembered(self, s: State, frame: Frame, waiting: list[int], out: list[int]) -> None:
+        """Raise when the remembered answers differ from those worked out afresh."""
+        full = [u for u in waiting if self._arrives(s, frame, u)]
+        if full != out:
+            raise incremental.IncrementalMismatch(
+                f"enter_reinforcements at move {s.move_number}: remembered {out} "
+                f"differ from recomputed {full}"
+            )
 
     def _arrives(self, s: State, frame: Frame, u: int) -> bool:
         """Whether the rules let a unit due now in: no `no_arrival`, and `may_enter`."""

@@ -208,24 +208,39 @@ class Retreat(Primitive):
         return {h: finals for h, finals in options.items() if finals}
 
     def candidates(self, s: State, frame: Frame) -> list[int]:
-        """Legal next hexes, narrowed to the rulebook's preferences."""
+        """Legal next hexes, narrowed to the rulebook's preferences: a retreat that
+        can end in a hex not to be avoided (13.21, 13.24), then a step toward the
+        friendly map edge (13.21)."""
         u = frame.b["unit"]
         here = s.unit_hex[u]
         left = frame.b["hexes"] - board_distance(s, frame.b["origin"], here)
-        options = self._options(s, frame, u, here, left, through=False)
-        if not options and self.has_lambda(s, frame, "through"):
-            # Passing through a closed hex is for a unit blocked otherwise,
-            # never a way round an open route.
-            options = self._options(s, frame, u, here, left, through=True)
+        options = self._open_or_through(s, frame, u, here, left)
         good = {
-            h
+            h: finals
             for h, finals in options.items()
             if any(not self._avoided(s, frame, u, f) for f in finals)
         }
         if good:
-            options = {h: options[h] for h in good}
+            options = good
         elif frame.b["must_avoid"]:
             return []
+        return self._toward_goal(s, frame, u, here, options)
+
+    def _open_or_through(
+        self, s: State, frame: Frame, u: int, here: int, left: int
+    ) -> dict[int, set[int]]:
+        """The retreats through open hexes; only when there is none, those passing
+        through a closed hex (never a way round an open route)."""
+        options = self._options(s, frame, u, here, left, through=False)
+        if not options and self.has_lambda(s, frame, "through"):
+            options = self._options(s, frame, u, here, left, through=True)
+        return options
+
+    def _toward_goal(
+        self, s: State, frame: Frame, u: int, here: int, options: dict[int, set[int]]
+    ) -> list[int]:
+        """The options that step nearer the friendly edge (or the `toward` hexes),
+        or all of them when none does."""
         now = self._goal_distance(s, frame, u, here)
         toward = [h for h in options if self._goal_distance(s, frame, u, h) < now]
         return sorted(toward or options)
@@ -246,32 +261,41 @@ class Retreat(Primitive):
         here = s.unit_hex[u]
         gone = board_distance(s, b["origin"], here)
         if gone < b["hexes"] and here in b["exits"]:
-            say(s, f"{unit_name(s, u)} retreats off the map.")
-            remove_from_play(s, u)
-            emit(s, "left_map", unit=u, hex=here)
-            b["done"] = True
+            self._retreat_off_map(s, frame, u, here)
             return None
         came_from = b.pop("came_from", -1)
         if gone >= b["hexes"] and (gone == 0 or self._open(s, frame, u, came_from, here)):
             b["done"] = True
             emit(s, "retreated", unit=u, hex=here)
             return None
+        return self._retreat_on(s, frame, u)
+
+    def _retreat_off_map(self, s: State, frame: Frame, u: int, here: int) -> None:
+        """From an exit hex with hexes still to go, the unit leaves play."""
+        say(s, f"{unit_name(s, u)} retreats off the map.")
+        remove_from_play(s, u)
+        emit(s, "left_map", unit=u, hex=here)
+        frame.b["done"] = True
+
+    def _retreat_on(self, s: State, frame: Frame, u: int) -> Node | None:
+        """The next hex: taken when it is the only one, else asked of the owner; a
+        unit with none is captured (13.23) unless the step-loss exception may apply."""
         options = self.candidates(s, frame)
+        if len(options) == 1:
+            self._step(s, frame, options[0])
+            return CONTINUE
         if options:
-            if len(options) == 1:
-                self._step(s, frame, options[0])
-                return CONTINUE
             space = s.game.actions
             owner = s.game.rules.units[u].side
             return Node(
                 owner, tuple(space.hex(h) for h in options), prompt=f"retreat {unit_name(s, u)}"
             )
         if self._exception_open(s, frame):
-            b["stage"] = WAITING
+            frame.b["stage"] = WAITING
             return CONTINUE
         say(s, f"{unit_name(s, u)} cannot retreat.")
         capture(s, u)
-        b["done"] = True
+        frame.b["done"] = True
         return None
 
     def _exception_open(self, s: State, frame: Frame) -> bool:
