@@ -56,32 +56,38 @@ def board_text(board: BoardSpec) -> str:
         "columns": COLUMNS,
     }
     lines = [f"{json.dumps(k)}: {_json(v)}," for k, v in head.items()]
-    # The line of sight templates, per column parity: one line per offset from
-    # the firer, [[dc, dr], template], in the order `los_index` numbers them.
-    parities = []
-    for index, templates in zip(board.los_index, board.los_templates, strict=True):
-        if list(index.values()) != list(range(len(templates))):
-            raise ValueError("LOS templates must be numbered in order, one per offset")
-        entries = [[list(offset), templates[i]] for offset, i in index.items()]
-        parities.append("[\n" + ",\n".join(" " + _json(e) for e in entries) + "\n]")
+    parities = [
+        _los_parity_text(i, t) for i, t in zip(board.los_index, board.los_templates, strict=True)
+    ]
     lines.append('"los_templates": [\n' + ",\n".join(parities) + "\n],")
-    rows = []
-    for h, label in enumerate(board.labels):
-        row = [
-            label,
-            board.terrain[h],
-            board.hexsides[h],
-            board.owned[h],
-            [costs[h] for costs in board.move_cost],
-            board.road[h],
-            board.strategic[h],
-            board.zoc_out[h],
-            int(board.los_blocks[h]),
-            board.slope_up[h],
-            bytes(board.los_codes[h]).hex(),
-        ]
-        rows.append(" " + _json(row))
+    rows = [" " + _json(_hex_row(board, h)) for h in range(len(board.labels))]
     return "{\n" + "\n".join(lines) + '\n"hexes": [\n' + ",\n".join(rows) + "\n]}\n"
+
+
+def _los_parity_text(index: dict[tuple[int, int], int], templates: tuple) -> str:
+    """The line of sight templates of one column parity: one line per offset from
+    the firer, [[dc, dr], template], in the order `los_index` numbers them."""
+    if list(index.values()) != list(range(len(templates))):
+        raise ValueError("LOS templates must be numbered in order, one per offset")
+    entries = [[list(offset), templates[i]] for offset, i in index.items()]
+    return "[\n" + ",\n".join(" " + _json(e) for e in entries) + "\n]"
+
+
+def _hex_row(board: BoardSpec, h: int) -> list[Any]:
+    """What a hex's line holds, in `COLUMNS` order."""
+    return [
+        board.labels[h],
+        board.terrain[h],
+        board.hexsides[h],
+        board.owned[h],
+        [costs[h] for costs in board.move_cost],
+        board.road[h],
+        board.strategic[h],
+        board.zoc_out[h],
+        int(board.los_blocks[h]),
+        board.slope_up[h],
+        bytes(board.los_codes[h]).hex(),
+    ]
 
 
 def _json(value: Any) -> str:

@@ -32,6 +32,13 @@ class Primitive:
         assert frame.params is not None, "a primitive frame runs with its parameters"
         return name in frame.params
 
+    def holds(self, s: State, frame: Frame, name: str, default: bool, **bindings: Any) -> bool:
+        """Whether the condition parameter `name` holds for these bindings, or
+        `default` when the rules gave none."""
+        if not self.has_lambda(s, frame, name):
+            return default
+        return bool(self.call(s, frame, name, **bindings))
+
     @staticmethod
     def push_procedure(s: State, procedure: str, bindings: dict[str, Any]) -> None:
         """Run a rules procedure (a hook the rules passed in) before this primitive goes on."""

@@ -159,45 +159,42 @@ class _Position:
         """The designations still possible when `committed` units are in combats
         and `used_d` hexes are attacked (each attacking hex commits its free units)."""
         free_hexes = {self.hex_of[u] for u in self.hex_of if u not in committed}
-        return self._against_one_hex(free_hexes, committed, used_d) + self._from_one_hex(
-            free_hexes, committed, used_d
+        open_d = self.enemies_in.keys() - used_d
+        return self._against_one_hex(free_hexes, open_d, committed) + self._from_one_hex(
+            free_hexes, open_d, committed
         )
 
-    def _ring(self, centre: int, mask: int) -> frozenset[int]:
+    def ring(self, centre: int, mask: int) -> frozenset[int]:
         """The neighbours of `centre` a designation's mask names."""
         ring = self.neighbors[centre]
         return frozenset(ring[i] for i in range(DIRECTIONS) if mask >> i & 1)
 
+    def _directions(self, centre: int, wanted: set[int]) -> list[int]:
+        """The directions from `centre` whose neighbour is one of the `wanted` hexes."""
+        return [i for i, n in enumerate(self.neighbors[centre]) if n in wanted]
+
     def _against_one_hex(
-        self, free_hexes: set[int], committed: frozenset[int], used_d: frozenset[int]
+        self, free_hexes: set[int], open_d: set[int], committed: frozenset[int]
     ) -> list[Designation]:
         """One defending hex attacked from one or more hexes around it (form 0)."""
         out = []
-        for d_hex in sorted(self.enemies_in):
-            if d_hex in used_d:
-                continue
+        for d_hex in sorted(open_d):
             d_hexes = frozenset((d_hex,))
-            dirs = [i for i, n in enumerate(self.neighbors[d_hex]) if n >= 0 and n in free_hexes]
-            for mask in _submasks(dirs, minimum=1):
-                a_hexes = self._ring(d_hex, mask)
+            for mask in _submasks(self._directions(d_hex, free_hexes), minimum=1):
+                a_hexes = self.ring(d_hex, mask)
                 if self.allowed(a_hexes, d_hexes, committed):
                     out.append((d_hex, mask, 0, a_hexes, d_hexes))
         return out
 
     def _from_one_hex(
-        self, free_hexes: set[int], committed: frozenset[int], used_d: frozenset[int]
+        self, free_hexes: set[int], open_d: set[int], committed: frozenset[int]
     ) -> list[Designation]:
         """One attacking hex against several defending hexes around it (form 1, 12.15)."""
         out = []
         for a_hex in sorted(free_hexes):
             a_hexes = frozenset((a_hex,))
-            dirs = [
-                i
-                for i, n in enumerate(self.neighbors[a_hex])
-                if n >= 0 and n in self.enemies_in and n not in used_d
-            ]
-            for mask in _submasks(dirs, minimum=2):
-                d_hexes = self._ring(a_hex, mask)
+            for mask in _submasks(self._directions(a_hex, open_d), minimum=2):
+                d_hexes = self.ring(a_hex, mask)
                 if self.allowed(a_hexes, d_hexes, committed):
                     out.append((a_hex, mask, 1, a_hexes, d_hexes))
         return out
@@ -275,15 +272,13 @@ class _Position:
         combat (any free unit next to it), and each attacking hex of the combat
         just designated (one of its units left in)."""
         free = [u for u in self.hex_of if u not in committed or u in pool_units]
-        slots = [
-            [u for u in free if self.hex_of[u] in self.neighbors[h]]
-            for h in sorted(self.must_defend)
-            if h not in used_d
-        ]
-        slots += [
-            [u for u in sorted(pool_units) if self.hex_of[u] == h] for h in sorted(pool_hexes)
-        ]
-        return slots
+        owed = [h for h in sorted(self.must_defend) if h not in used_d]
+        slots = [[u for u in free if self.hex_of[u] in self.neighbors[h]] for h in owed]
+        return slots + [self._kept_in(h, pool_units) for h in sorted(pool_hexes)]
+
+    def _kept_in(self, h: int, pool_units: frozenset[int]) -> list[int]:
+        """The units of an attacking hex of the combat just designated, one of which stays in it."""
+        return [u for u in sorted(pool_units) if self.hex_of[u] == h]
 
     def may_commit(self, a_hexes: frozenset[int], d_hexes: frozenset[int]) -> bool:
         """Designating these hexes (their free units all committed, some of them
@@ -325,6 +320,19 @@ def _on_map_by_side(s: State, side: int) -> tuple[list[int], list[int]]:
     status, sides = s.unit_status, s.game.combat_sides
     on_map = [u for u in s.game.combat_units if status[u] == ON_MAP]
     return [u for u in on_map if sides[u] == side], [u for u in on_map if sides[u] != side]
+
+
+def _may_leave_out(s: State, pos: _Position, c: Combat, u: int) -> bool:
+    """Another unit of its hex stays in the combat, no `no_combat` restriction
+    forbids the combat without it, and the obligations can still all be met
+    with it free."""
+    rest = tuple(x for x in c.attackers if x != u)
+    if not any(s.unit_hex[x] == s.unit_hex[u] for x in rest):
+        return False
+    a_hexes = frozenset(c.attack_hexes)
+    if pos.restricted and not pos.allowed(a_hexes, frozenset(c.defense_hexes), pos.committed, rest):
+        return False
+    return pos.feasible(pos.committed - {u}, frozenset(), (a_hexes, frozenset(rest)))
 
 
 def _matched(slots: list[list[int]]) -> bool:
@@ -379,23 +387,30 @@ class DesignateCombats(Primitive):
         s.combats.clear()
 
     def _diversions(self, s: State, frame: Frame, pos: _Position) -> list[int]:
-        """Defending stacks that may still receive the Diversion (12.14)."""
+        """Defending stacks that may still receive the Diversion (12.14): owed an
+        attack, every unit of them one `may_divert` allows, and the obligations
+        still all possible with the stack left alone."""
         if not frame.b["diversion"] or frame.b["diverted_hex"] >= 0:
             return []
         out = []
         for h, units in sorted(pos.enemies_in.items()):
-            if h not in pos.must_defend:
-                continue
-            if self.has_lambda(s, frame, "may_divert") and not all(
-                self.call(s, frame, "may_divert", unit=u) for u in units
+            if (
+                h in pos.must_defend
+                and self._may_divert(s, frame, units)
+                and self._feasible_diverted(s, frame, h)
             ):
-                continue
-            frame.b["diverted_hex"] = h
-            diverted = _Position(s, frame, self)
-            frame.b["diverted_hex"] = -1
-            if diverted.feasible(diverted.committed, frozenset()):
                 out.append(h)
         return out
+
+    def _may_divert(self, s: State, frame: Frame, units: tuple[int, ...]) -> bool:
+        return all(self.holds(s, frame, "may_divert", True, unit=u) for u in units)
+
+    def _feasible_diverted(self, s: State, frame: Frame, h: int) -> bool:
+        """Whether every obligation can still be met with the Diversion on hex h."""
+        frame.b["diverted_hex"] = h
+        diverted = _Position(s, frame, self)
+        frame.b["diverted_hex"] = -1
+        return diverted.feasible(diverted.committed, frozenset())
 
     def _finish(self, s: State, frame: Frame) -> None:
         """Mark the combats of units next to the Diversion (12.14)."""
@@ -409,27 +424,17 @@ class DesignateCombats(Primitive):
     def _left_out(self, s: State, frame: Frame, pos: _Position) -> list[int]:
         """Units of the combat just designated that may be left out of it (12.15:
         stacked attackers "may combine in a single attack or attack different
-        units"): another unit of its hex stays in the combat, and the
-        obligations can still all be met with it free."""
+        units")."""
         c_index = frame.b.get("open_combat", -1)
         if c_index < 0:
             return []
         c = s.combats[c_index]
-        out = []
-        for u in c.attackers:
-            rest = tuple(x for x in c.attackers if x != u)
-            if not any(s.unit_hex[x] == s.unit_hex[u] for x in rest):
-                continue
-            if pos.restricted and not pos.allowed(
-                frozenset(c.attack_hexes), frozenset(c.defense_hexes), pos.committed, rest
-            ):
-                continue
-            pool = (frozenset(c.attack_hexes), frozenset(rest))
-            if pos.feasible(pos.committed - {u}, frozenset(), pool):
-                out.append(u)
-        return out
+        return [u for u in c.attackers if _may_leave_out(s, pos, c, u)]
 
     def _legal(self, s: State, frame: Frame, pos: _Position) -> tuple[list[int], bool]:
+        """The designations that keep every obligation possible, the units that may
+        be left out of the combat just designated, and whether the attacker may
+        pass: when nothing more is owed, or nothing more can be designated."""
         space = s.game.actions
         options = pos.designations(pos.committed, frozenset())
         legal = [
@@ -438,10 +443,7 @@ class DesignateCombats(Primitive):
             if pos.may_commit(a_hexes, d_hexes)
         ]
         legal += [space.unit(u) for u in self._left_out(s, frame, pos)]
-        may_pass = not pos.obligations or (not legal and bool(options))
-        if not legal and not may_pass:
-            legal = [space.designate(c, m, f) for c, m, f, _a, _d in options]
-        return legal, may_pass or not options
+        return legal, not pos.obligations or not legal or not options
 
     def run(self, s: State, frame: Frame) -> Node | None:
         if frame.b["done"]:
@@ -470,10 +472,15 @@ class DesignateCombats(Primitive):
             frame.b["diverted_hex"] = centre
             say(s, f"The Diversion falls on {hex_label(s, centre)}.")
             return
+        self._designate(s, frame, centre, mask, form)
+
+    def _designate(self, s: State, frame: Frame, centre: int, mask: int, form: int) -> None:
+        """Open a combat: the attacking hexes' free units against every unattacked
+        unit of the defending hexes (12.13, 12.15)."""
         pos = _Position(s, frame, self)
-        ring = [s.game.rules.board.neighbors[centre][i] for i in range(DIRECTIONS) if mask >> i & 1]
-        a_hexes, d_hexes = (ring, [centre]) if form == 0 else ([centre], ring)
-        attackers = pos.stack_units(frozenset(a_hexes), pos.committed)
+        ring, middle = pos.ring(centre, mask), frozenset((centre,))
+        a_hexes, d_hexes = (ring, middle) if form == 0 else (middle, ring)
+        attackers = pos.stack_units(a_hexes, pos.committed)
         defenders = pos.defenders(d_hexes)
         s.combats.append(
             Combat(

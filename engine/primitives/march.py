@@ -20,7 +20,7 @@ from engine.effects import arrived, capture, remove_from_play, say
 from engine.events import emit
 from engine.nodes import CONTINUE, Node
 from engine.primitives.base import Primitive, register
-from engine.queries import units_in
+from engine.queries import enemy_in, units_in
 from engine.restrictions import allowance, may_enter
 from engine.rules import BoardSpec
 from engine.state import ON_MAP, Frame, State
@@ -66,14 +66,11 @@ class March(Primitive):
         frame.b.update(spent=0, done=s.unit_status[frame.b["unit"]] != ON_MAP)
 
     def _enterable(self, s: State, frame: Frame, u: int, h: int) -> bool:
-        rules = s.game.rules
-        side = rules.units[u].side
-        here = units_in(s, h)
-        if any(rules.units[o].side != side for o in here) or not may_enter(s, u, h):
+        """No enemy in hex h, the movement restrictions let the unit in, and the
+        stacking limit holds with it there."""
+        if enemy_in(s, h, s.game.rules.units[u].side) or not may_enter(s, u, h):
             return False
-        return not self.has_lambda(s, frame, "stacking") or self.call(
-            s, frame, "stacking", units=(*here, u)
-        )
+        return self.holds(s, frame, "stacking", True, units=(*units_in(s, h), u))
 
     def _distances(self, s: State, frame: Frame, u: int) -> dict[int, int]:
         """Movement cost from every hex to the nearest goal hex (Dijkstra from the goals).
@@ -173,7 +170,7 @@ class March(Primitive):
         if b["done"]:
             return None
         u = b["unit"]
-        if s.unit_hex[u] in b["toward"] and b["exit"] and b["spent"] < allowance(s, u):
+        if self._may_march_off(s, frame, u):
             self._march_off(s, frame, u)
             return None
         options = self.steps(s, frame)
@@ -186,6 +183,12 @@ class March(Primitive):
         owner = s.game.rules.units[u].side
         space = s.game.actions
         return Node(owner, tuple(space.hex(h) for h in options), prompt=f"march {unit_name(s, u)}")
+
+    @staticmethod
+    def _may_march_off(s: State, frame: Frame, u: int) -> bool:
+        """A march that may exit does so from a goal hex with movement left."""
+        b = frame.b
+        return s.unit_hex[u] in b["toward"] and b["exit"] and b["spent"] < allowance(s, u)
 
     @staticmethod
     def _march_off(s: State, frame: Frame, u: int) -> None:
@@ -215,9 +218,7 @@ class March(Primitive):
         s.unit_hex[u] = h
         say(s, f"{unit_name(s, u)} marches {hex_label(s, a)} → {hex_label(s, h)}.")
         arrived(s, u, a, h)
-        if self.has_lambda(s, frame, "stop_after") and self.call(
-            s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
-        ):
+        if self.holds(s, frame, "stop_after", False, unit=u, hex=h, **{"from": a, "to": h}):
             frame.b["done"] = True
 
 

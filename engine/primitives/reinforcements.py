@@ -19,7 +19,7 @@ from engine.effects import place_unit, say
 from engine.events import emit
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
-from engine.queries import units_in
+from engine.queries import enemy_in
 from engine.restrictions import may_arrive
 from engine.state import NOT_ENTERED, Frame, State
 from engine.vocabulary import Lambda, primitive
@@ -87,11 +87,7 @@ class EnterReinforcements(Primitive):
 
     def _arrives(self, s: State, frame: Frame, u: int) -> bool:
         """Whether the rules let a unit due now in: no `no_arrival`, and `may_enter`."""
-        if not may_arrive(s, u):
-            return False
-        return not self.has_lambda(s, frame, "may_enter") or bool(
-            self.call(s, frame, "may_enter", unit=u)
-        )
+        return may_arrive(s, u) and self.holds(s, frame, "may_enter", True, unit=u)
 
     def options(self, s: State, frame: Frame, u: int) -> list[int]:
         """Entry hexes free of enemy units: the unit's own, or those the rules compute."""
@@ -99,9 +95,7 @@ class EnterReinforcements(Primitive):
         hexes = s.game.entries[u][1]
         if self.has_lambda(s, frame, "entry_hexes"):
             hexes = tuple(sorted(self.call(s, frame, "entry_hexes", unit=u)))
-        return [
-            h for h in hexes if not any(s.game.rules.units[o].side != side for o in units_in(s, h))
-        ]
+        return [h for h in hexes if not enemy_in(s, h, side)]
 
     def run(self, s: State, frame: Frame) -> Node | None:
         for u in self.due(s, frame):
@@ -110,15 +104,9 @@ class EnterReinforcements(Primitive):
                 say(s, f"{unit_name(s, u)} finds its entry hexes held by the enemy and waits.")
                 frame.b["held"] = (*frame.b["held"], u)
                 continue
-            if len(options) == 1 and not frame.b["may_delay"]:
-                self._enter(s, u, options[0])
-                continue
-            space = s.game.actions
-            actions = tuple(space.hex(h) for h in options)
-            if frame.b["may_delay"]:
-                actions = (space.PASS, *actions)
-            side = s.game.rules.units[u].side
-            return Node(side, actions, prompt=f"bring on {unit_name(s, u)} (pass to delay)")
+            if len(options) > 1 or frame.b["may_delay"]:
+                return _ask_entry(s, frame, u, options)
+            self._enter(s, u, options[0])
         return None
 
     def apply(self, s: State, frame: Frame, action: int) -> None:
@@ -135,6 +123,17 @@ class EnterReinforcements(Primitive):
         place_unit(s, u, h)
         say(s, f"{unit_name(s, u)} enters at {hex_label(s, h)}.")
         emit(s, "entered_map", unit=u, hex=h)
+
+
+def _ask_entry(s: State, frame: Frame, u: int, options: list[int]) -> Node:
+    """The owner picks the unit's entry hex, or passes to hold it back when the
+    rules allow a delay."""
+    space = s.game.actions
+    actions = tuple(space.hex(h) for h in options)
+    if frame.b["may_delay"]:
+        actions = (space.PASS, *actions)
+    side = s.game.rules.units[u].side
+    return Node(side, actions, prompt=f"bring on {unit_name(s, u)} (pass to delay)")
 
 
 register(EnterReinforcements())

@@ -32,7 +32,7 @@ from engine.effects import arrived, capture, lose_step, remove_from_play, say
 from engine.events import emit
 from engine.nodes import CONTINUE, Node
 from engine.primitives.base import Primitive, register
-from engine.queries import board_distance, units_in
+from engine.queries import board_distance, enemy_in, units_in
 from engine.state import ON_MAP, Frame, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
@@ -106,30 +106,23 @@ class Retreat(Primitive):
     def _open(self, s: State, frame: Frame, u: int, a: int, h: int) -> bool:
         """Neither `blocked` nor the stacking limit closes hex h to the unit stepping
         into it from hex a (`from` and `to` in the rules' conditions)."""
-        occupants = units_in(s, h)
-        if self.has_lambda(s, frame, "blocked") and self.call(
-            s, frame, "blocked", unit=u, hex=h, **{"from": a, "to": h}
-        ):
+        if self.holds(s, frame, "blocked", False, unit=u, hex=h, **{"from": a, "to": h}):
             return False
-        stacking = self.has_lambda(s, frame, "stacking")
-        return not stacking or bool(
-            self.call(s, frame, "stacking", units=(*(o for o in occupants if o != u), u))
-        )
+        stack = (*(o for o in units_in(s, h) if o != u), u)
+        return self.holds(s, frame, "stacking", True, units=stack)
 
     def _passable(self, s: State, frame: Frame, u: int, a: int, h: int) -> bool:
         """A closed hex the unit may pass through without stopping (`through`)."""
-        return self.has_lambda(s, frame, "through") and bool(
-            self.call(s, frame, "through", unit=u, hex=h, **{"from": a, "to": h})
-        )
+        return self.holds(s, frame, "through", False, unit=u, hex=h, **{"from": a, "to": h})
 
     def _may_enter(
         self, s: State, frame: Frame, u: int, a: int, h: int, step: int, through: bool = True
     ) -> bool:
-        rules = s.game.rules
+        """Hex h is one hex farther from the start (13.24), holds no enemy unit, and
+        is open to the unit (or, `through`, one it may pass through)."""
         if board_distance(s, frame.b["origin"], h) != step:
             return False
-        side = rules.units[u].side
-        if any(rules.units[o].side != side for o in units_in(s, h)):
+        if enemy_in(s, h, s.game.rules.units[u].side):
             return False
         return self._open(s, frame, u, a, h) or (through and self._passable(s, frame, u, a, h))
 
@@ -182,11 +175,9 @@ class Retreat(Primitive):
         return out
 
     def _avoided(self, s: State, frame: Frame, u: int, h: int) -> bool:
-        if h == OFF_MAP:
-            return False
-        return self.has_lambda(s, frame, "avoid") and bool(
-            self.call(s, frame, "avoid", unit=u, hex=h)
-        )
+        """A retreat's end the rules would rather avoid (`avoid`: next to the enemy);
+        leaving the map is never one."""
+        return h != OFF_MAP and self.holds(s, frame, "avoid", False, unit=u, hex=h)
 
     def _goal_distance(self, s: State, frame: Frame, u: int, h: int) -> int:
         toward = frame.b["toward"]
@@ -253,11 +244,7 @@ class Retreat(Primitive):
         if b["done"] or s.unit_status[u] != ON_MAP:
             return None
         if b["stage"] == WAITING:
-            space = s.game.actions
-            prompt = "lose a step to make room and retreat (else be captured)?"
-            return Node(
-                s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt
-            )
+            return _ask_step_loss(s, u)
         here = s.unit_hex[u]
         gone = board_distance(s, b["origin"], here)
         if gone < b["hexes"] and here in b["exits"]:
@@ -346,6 +333,13 @@ class Retreat(Primitive):
             # Passing through a hex it could not stop in: the rules' procedure
             # (a morale check, a step lost) runs before the retreat goes on.
             self.push_procedure(s, frame.b["on_through"], {"unit": u, "hex": h})
+
+
+def _ask_step_loss(s: State, u: int) -> Node:
+    """The owner chooses between capture and the step-loss exception (13.23)."""
+    space = s.game.actions
+    prompt = "lose a step to make room and retreat (else be captured)?"
+    return Node(s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt)
 
 
 register(Retreat())

@@ -15,7 +15,7 @@ from engine.describe import hex_label, unit_name
 from engine.effects import place_unit, say
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
-from engine.queries import units_in
+from engine.queries import enemy_in, units_in
 from engine.rules import PlacementSpec
 from engine.state import Frame, State
 
@@ -57,8 +57,7 @@ class Setup(Primitive):
         rules = s.game.rules
         if rules.terrain[rules.board.terrain[h]].prohibited:
             return False
-        side = rules.units[u].side
-        if any(rules.units[o].side != side for o in units_in(s, h)):
+        if enemy_in(s, h, rules.units[u].side):
             return False
         if placement.condition is not None and not placement.condition(s, {"unit": u, "hex": h}):
             return False
