@@ -165,14 +165,14 @@ class _Grid:
             self.hex_at(x + dx, z + dz + self.half(x + dx)) for dx, _dy, dz in CUBE_DIRECTIONS
         )
 
-    def edge_distance(self, edge: str, col: int, row: int) -> int:
-        """How many hexes lie between the hex and a map edge."""
+    def edge_distances(self, offsets: list[tuple[int, int]]) -> dict[str, tuple[int, ...]]:
+        """How many hexes lie between each hex and each map edge (`EDGES` order)."""
         return {
-            "west": col - self.first_col,
-            "east": self.last_col - col,
-            "north": row - self.first_row,
-            "south": self.last_row - row,
-        }[edge]
+            "west": tuple(c - self.first_col for c, _r in offsets),
+            "east": tuple(self.last_col - c for c, _r in offsets),
+            "north": tuple(r - self.first_row for _c, r in offsets),
+            "south": tuple(self.last_row - r for _c, r in offsets),
+        }
 
     def tables(self) -> dict[str, Any]:
         """The `BoardSpec` fields the grid alone gives."""
@@ -184,9 +184,7 @@ class _Grid:
             "cube": tuple(self.cube(c, r) for c, r in offsets),
             "columns": tuple(c for c, _r in offsets),
             "rows": tuple(r for _c, r in offsets),
-            "edge_distance": {
-                edge: tuple(self.edge_distance(edge, c, r) for c, r in offsets) for edge in EDGES
-            },
+            "edge_distance": self.edge_distances(offsets),
         }
 
 

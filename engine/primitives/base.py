@@ -13,6 +13,9 @@ from engine.state import Frame, State
 
 
 class Primitive:
+    """A step of a procedure that may ask a player to decide; it runs as its own
+    frame, its state in the frame's bindings (`fields`), itself stateless."""
+
     name = ""
     # Type of each frame binding, so saves show names and labels.
     fields: ClassVar[dict[str, str]] = {}
@@ -29,6 +32,7 @@ class Primitive:
 
     @staticmethod
     def has_lambda(s: State, frame: Frame, name: str) -> bool:
+        """Whether the rules passed the expression parameter `name`."""
         assert frame.params is not None, "a primitive frame runs with its parameters"
         return name in frame.params
 

@@ -403,6 +403,7 @@ class DesignateCombats(Primitive):
         return out
 
     def _may_divert(self, s: State, frame: Frame, units: tuple[int, ...]) -> bool:
+        """Every unit of the stack is one the Diversion may fall on (`may_divert`)."""
         return all(self.holds(s, frame, "may_divert", True, unit=u) for u in units)
 
     def _feasible_diverted(self, s: State, frame: Frame, h: int) -> bool:
@@ -434,7 +435,8 @@ class DesignateCombats(Primitive):
     def _legal(self, s: State, frame: Frame, pos: _Position) -> tuple[list[int], bool]:
         """The designations that keep every obligation possible, the units that may
         be left out of the combat just designated, and whether the attacker may
-        pass: when nothing more is owed, or nothing more can be designated."""
+        pass: when nothing more is owed, no combat is left to designate, or no
+        action keeps every obligation possible."""
         space = s.game.actions
         options = pos.designations(pos.committed, frozenset())
         legal = [

@@ -165,7 +165,7 @@ class Retreat(Primitive):
         memo[key] = set()  # no cycles: every step is one hex farther from the start
         if left > 0 and here in frame.b["exits"]:
             out = {OFF_MAP}
-        elif left <= 0 and (here == frame.b["origin"] or self._open(s, frame, u, came_from, here)):
+        elif left <= 0 and self._may_stop(s, frame, u, came_from, here):
             out = {here}
         else:
             out = set()
@@ -206,11 +206,7 @@ class Retreat(Primitive):
         here = s.unit_hex[u]
         left = frame.b["hexes"] - board_distance(s, frame.b["origin"], here)
         options = self._open_or_through(s, frame, u, here, left)
-        good = {
-            h: finals
-            for h, finals in options.items()
-            if any(not self._avoided(s, frame, u, f) for f in finals)
-        }
+        good = self._away_from_enemy(s, frame, u, options)
         if good:
             options = good
         elif frame.b["must_avoid"]:
@@ -226,6 +222,17 @@ class Retreat(Primitive):
         if not options and self.has_lambda(s, frame, "through"):
             options = self._options(s, frame, u, here, left, through=True)
         return options
+
+    def _away_from_enemy(
+        self, s: State, frame: Frame, u: int, options: dict[int, set[int]]
+    ) -> dict[int, set[int]]:
+        """The options through which the retreat can end in a hex the rules do not
+        `avoid` (13.21, 13.24: not next to an enemy unit)."""
+        return {
+            h: finals
+            for h, finals in options.items()
+            if any(not self._avoided(s, frame, u, f) for f in finals)
+        }
 
     def _toward_goal(
         self, s: State, frame: Frame, u: int, here: int, options: dict[int, set[int]]
@@ -251,11 +258,17 @@ class Retreat(Primitive):
             self._retreat_off_map(s, frame, u, here)
             return None
         came_from = b.pop("came_from", -1)
-        if gone >= b["hexes"] and (gone == 0 or self._open(s, frame, u, came_from, here)):
+        if gone >= b["hexes"] and self._may_stop(s, frame, u, came_from, here):
             b["done"] = True
             emit(s, "retreated", unit=u, hex=here)
             return None
         return self._retreat_on(s, frame, u)
+
+    def _may_stop(self, s: State, frame: Frame, u: int, came_from: int, here: int) -> bool:
+        """Having gone its length, the unit may end its retreat here: it never left
+        the start (a retreat of no hexes), or the hex is open to it, entered as it
+        was (a hex it may only pass through sends it on)."""
+        return here == frame.b["origin"] or self._open(s, frame, u, came_from, here)
 
     def _retreat_off_map(self, s: State, frame: Frame, u: int, here: int) -> None:
         """From an exit hex with hexes still to go, the unit leaves play."""
