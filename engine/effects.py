@@ -146,6 +146,7 @@ def leave_combat(s: State, u: int) -> None:
 
 
 def _takes_part(c: Combat, u: int) -> bool:
+    """The unit is among the combat's attackers or defenders."""
     return u in c.attackers or u in c.defenders
 
 
