@@ -15,6 +15,7 @@ test checks the round trip on every shipped map).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
@@ -55,32 +56,38 @@ def board_text(board: BoardSpec) -> str:
         "columns": COLUMNS,
     }
     lines = [f"{json.dumps(k)}: {_json(v)}," for k, v in head.items()]
-    # The line of sight templates, per column parity: one line per offset from
-    # the firer, [[dc, dr], template], in the order `los_index` numbers them.
-    parities = []
-    for index, templates in zip(board.los_index, board.los_templates, strict=True):
-        if list(index.values()) != list(range(len(templates))):
-            raise ValueError("LOS templates must be numbered in order, one per offset")
-        entries = [[list(offset), templates[i]] for offset, i in index.items()]
-        parities.append("[\n" + ",\n".join(" " + _json(e) for e in entries) + "\n]")
+    parities = [
+        _los_parity_text(i, t) for i, t in zip(board.los_index, board.los_templates, strict=True)
+    ]
     lines.append('"los_templates": [\n' + ",\n".join(parities) + "\n],")
-    rows = []
-    for h, label in enumerate(board.labels):
-        row = [
-            label,
-            board.terrain[h],
-            board.hexsides[h],
-            board.owned[h],
-            [costs[h] for costs in board.move_cost],
-            board.road[h],
-            board.strategic[h],
-            board.zoc_out[h],
-            int(board.los_blocks[h]),
-            board.slope_up[h],
-            bytes(board.los_codes[h]).hex(),
-        ]
-        rows.append(" " + _json(row))
+    rows = [" " + _json(_hex_row(board, h)) for h in range(len(board.labels))]
     return "{\n" + "\n".join(lines) + '\n"hexes": [\n' + ",\n".join(rows) + "\n]}\n"
+
+
+def _los_parity_text(index: dict[tuple[int, int], int], templates: tuple) -> str:
+    """The line of sight templates of one column parity: one line per offset from
+    the firer, [[dc, dr], template], in the order `los_index` numbers them."""
+    if list(index.values()) != list(range(len(templates))):
+        raise ValueError("LOS templates must be numbered in order, one per offset")
+    entries = [[list(offset), templates[i]] for offset, i in index.items()]
+    return "[\n" + ",\n".join(" " + _json(e) for e in entries) + "\n]"
+
+
+def _hex_row(board: BoardSpec, h: int) -> list[Any]:
+    """What a hex's line holds, in `COLUMNS` order."""
+    return [
+        board.labels[h],
+        board.terrain[h],
+        board.hexsides[h],
+        board.owned[h],
+        [costs[h] for costs in board.move_cost],
+        board.road[h],
+        board.strategic[h],
+        board.zoc_out[h],
+        int(board.los_blocks[h]),
+        board.slope_up[h],
+        bytes(board.los_codes[h]).hex(),
+    ]
 
 
 def _json(value: Any) -> str:
@@ -100,68 +107,113 @@ def board_from_text(
     data = json.loads(text)
     if data.get("format") != FORMAT or tuple(data.get("columns", ())) != COLUMNS:
         raise BoardDataError(f"not a {FORMAT} board file: rebuild the engine (`muster build`)")
-    grid = tuple(data["grid"])
-    first_col, last_col, first_row, last_row, shifted = grid
-    columns, rows_of = range(first_col, last_col + 1), range(first_row, last_row + 1)
-    offsets = [(c, r) for c in columns for r in rows_of]
+    grid = _Grid(*data["grid"])
     rows = data["hexes"]
-    labels = tuple(f"{c:02d}{r:02d}" for c, r in offsets)
-    if tuple(row[0] for row in rows) != labels:
+    if tuple(row[0] for row in rows) != grid.labels():
         raise BoardDataError("the board file's hexes are not its grid's: rebuild the engine")
-
-    def half(col: int) -> int:
-        # A shifted column sits half a hex lower: its row r lines up with rows r, r+1.
-        return (col - (col & 1)) // 2 if shifted == 1 else (col + (col & 1)) // 2
-
-    def cube(col: int, row: int) -> tuple[int, int, int]:
-        z = row - half(col)
-        return (col, -col - z, z)
-
-    def hex_at(col: int, row: int) -> int:
-        if first_col <= col <= last_col and first_row <= row <= last_row:
-            return (col - first_col) * (last_row - first_row + 1) + row - first_row
-        return -1
-
-    def neighbors(col: int, row: int) -> tuple[int, ...]:
-        x, _y, z = cube(col, row)
-        return tuple(hex_at(x + dx, z + dz + half(x + dx)) for dx, _dy, dz in CUBE_DIRECTIONS)
-
-    far = {
-        "west": lambda c, r: c - first_col,
-        "east": lambda c, r: last_col - c,
-        "north": lambda c, r: r - first_row,
-        "south": lambda c, r: last_row - r,
-    }
-    n_classes = len(data["move_classes"])
     return BoardSpec(
         title=title,
-        labels=labels,
-        grid=grid,
-        terrain=tuple(row[1] for row in rows),
-        neighbors=tuple(neighbors(c, r) for c, r in offsets),
-        hexsides=tuple(tuple(row[2]) for row in rows),
-        owned=tuple(tuple(row[3]) for row in rows),
-        cube=tuple(cube(c, r) for c, r in offsets),
-        columns=tuple(c for c, _r in offsets),
-        rows=tuple(r for _c, r in offsets),
-        edge_distance={edge: tuple(far[edge](c, r) for c, r in offsets) for edge in EDGES},
         places=places,
         zones=zones,
         move_classes=tuple(data["move_classes"]),
-        move_cost=tuple(tuple(tuple(row[4][k]) for row in rows) for k in range(n_classes)),
-        road=tuple(row[5] for row in rows),
-        strategic=tuple(row[6] for row in rows),
-        zoc_out=tuple(row[7] for row in rows),
-        los_blocks=tuple(bool(row[8]) for row in rows),
-        slope_up=tuple(row[9] for row in rows),
         los_range=data["los_range"],
-        los_index=tuple(
-            {(dc, dr): i for i, ((dc, dr), _t) in enumerate(parity)}
-            for parity in data["los_templates"]
-        ),
-        los_templates=tuple(tuple(_tuples(t) for _o, t in p) for p in data["los_templates"]),
-        los_codes=tuple(tuple(bytes.fromhex(row[10])) for row in rows),
+        **grid.tables(),
+        **_hex_tables(rows, len(data["move_classes"])),
+        **_los_tables(data["los_templates"]),
     )
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The hex-grid arithmetic of a board, worked out from its grid alone."""
+
+    first_col: int
+    last_col: int
+    first_row: int
+    last_row: int
+    shifted: int
+
+    def offsets(self) -> list[tuple[int, int]]:
+        """(column, row) of every hex, in id order."""
+        rows = range(self.first_row, self.last_row + 1)
+        return [(c, r) for c in range(self.first_col, self.last_col + 1) for r in rows]
+
+    def labels(self) -> tuple[str, ...]:
+        return tuple(f"{c:02d}{r:02d}" for c, r in self.offsets())
+
+    def half(self, col: int) -> int:
+        """A shifted column sits half a hex lower: its row r lines up with rows r, r+1."""
+        if self.shifted == 1:
+            return (col - (col & 1)) // 2
+        return (col + (col & 1)) // 2
+
+    def cube(self, col: int, row: int) -> tuple[int, int, int]:
+        z = row - self.half(col)
+        return (col, -col - z, z)
+
+    def hex_at(self, col: int, row: int) -> int:
+        """The id of the hex at (col, row), or -1 off the map."""
+        if self.first_col <= col <= self.last_col and self.first_row <= row <= self.last_row:
+            return (
+                (col - self.first_col) * (self.last_row - self.first_row + 1) + row - self.first_row
+            )
+        return -1
+
+    def neighbors(self, col: int, row: int) -> tuple[int, ...]:
+        x, _y, z = self.cube(col, row)
+        return tuple(
+            self.hex_at(x + dx, z + dz + self.half(x + dx)) for dx, _dy, dz in CUBE_DIRECTIONS
+        )
+
+    def edge_distances(self, offsets: list[tuple[int, int]]) -> dict[str, tuple[int, ...]]:
+        """How many hexes lie between each hex and each map edge (`EDGES` order)."""
+        return {
+            "west": tuple(c - self.first_col for c, _r in offsets),
+            "east": tuple(self.last_col - c for c, _r in offsets),
+            "north": tuple(r - self.first_row for _c, r in offsets),
+            "south": tuple(self.last_row - r for _c, r in offsets),
+        }
+
+    def tables(self) -> dict[str, Any]:
+        """The `BoardSpec` fields the grid alone gives."""
+        offsets = self.offsets()
+        return {
+            "grid": (self.first_col, self.last_col, self.first_row, self.last_row, self.shifted),
+            "labels": self.labels(),
+            "neighbors": tuple(self.neighbors(c, r) for c, r in offsets),
+            "cube": tuple(self.cube(c, r) for c, r in offsets),
+            "columns": tuple(c for c, _r in offsets),
+            "rows": tuple(r for _c, r in offsets),
+            "edge_distance": self.edge_distances(offsets),
+        }
+
+
+def _hex_tables(rows: list[list[Any]], n_classes: int) -> dict[str, Any]:
+    """The `BoardSpec` fields read from the hexes' lines, column by column (`COLUMNS`)."""
+    column = dict(zip(COLUMNS, zip(*rows, strict=True), strict=True))
+    costs = column["move_cost"]
+    return {
+        "terrain": column["terrain"],
+        "hexsides": tuple(map(tuple, column["hexsides"])),
+        "owned": tuple(map(tuple, column["owned"])),
+        "move_cost": tuple(tuple(tuple(c[k]) for c in costs) for k in range(n_classes)),
+        "road": column["road"],
+        "strategic": column["strategic"],
+        "zoc_out": column["zoc_out"],
+        "los_blocks": tuple(map(bool, column["los_blocks"])),
+        "slope_up": column["slope_up"],
+        "los_codes": tuple(tuple(bytes.fromhex(c)) for c in column["los_codes"]),
+    }
+
+
+def _los_tables(parities: list[list[Any]]) -> dict[str, Any]:
+    """The line of sight templates, per column parity, and their index by offset."""
+    return {
+        "los_index": tuple(
+            {(dc, dr): i for i, ((dc, dr), _t) in enumerate(parity)} for parity in parities
+        ),
+        "los_templates": tuple(tuple(_tuples(t) for _o, t in p) for p in parities),
+    }
 
 
 def _tuples(value: Any) -> Any:

@@ -12,7 +12,8 @@ from fractions import Fraction
 from engine.describe import hex_label, side_name, unit_name
 from engine.events import emit, say
 from engine.queries import enemies_adjacent, unit_steps
-from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, State
+from engine.rules import TerrainChangeSpec
+from engine.state import CAPTURED, ELIMINATED, NOT_ENTERED, ON_MAP, OUT_OF_PLAY, Combat, State
 from engine.terrain_state import CHANGED_TERRAIN, change_index
 from engine.vocabulary import effect
 
@@ -140,15 +141,25 @@ def leave_combat(s: State, u: int) -> None:
     retreated before combat); a combat left without attackers or defenders is
     called off."""
     for c in s.combats:
-        if c.resolved or (u not in c.attackers and u not in c.defenders):
-            continue
-        c.attackers = tuple(x for x in c.attackers if x != u)
-        c.defenders = tuple(x for x in c.defenders if x != u)
-        c.attack_hexes = tuple(sorted({s.unit_hex[x] for x in c.attackers}))
-        c.defense_hexes = tuple(sorted({s.unit_hex[x] for x in c.defenders}))
-        if not c.attackers or not c.defenders:
-            c.resolved = True
-            say(s, "That close combat is called off.")
+        if not c.resolved and _takes_part(c, u):
+            _take_out_of_combat(s, c, u)
+
+
+def _takes_part(c: Combat, u: int) -> bool:
+    """The unit is among the combat's attackers or defenders."""
+    return u in c.attackers or u in c.defenders
+
+
+def _take_out_of_combat(s: State, c: Combat, u: int) -> None:
+    """The combat without the unit, its hexes those of the units left; called off
+    when a side is left with none."""
+    c.attackers = tuple(x for x in c.attackers if x != u)
+    c.defenders = tuple(x for x in c.defenders if x != u)
+    c.attack_hexes = tuple(sorted({s.unit_hex[x] for x in c.attackers}))
+    c.defense_hexes = tuple(sorted({s.unit_hex[x] for x in c.defenders}))
+    if not c.attackers or not c.defenders:
+        c.resolved = True
+        say(s, "That close combat is called off.")
 
 
 @effect(("u", "unit"))
@@ -160,7 +171,7 @@ def join_combats(s: State, u: int) -> None:
     h = s.unit_hex[u]
     side = s.game.rules.units[u].side
     for c in s.combats:
-        if c.resolved or u in c.attackers or u in c.defenders:
+        if c.resolved or _takes_part(c, u):
             continue
         if side == c.side and h in c.attack_hexes:
             c.attackers = (*c.attackers, u)
@@ -296,8 +307,13 @@ def _set_change(s: State, change: str, made: bool) -> None:
     names = set(before) | {change} if made else set(before) - {change}
     s.vars[CHANGED_TERRAIN] = tuple(c.name for c in rules.terrain_changes if c.name in names)
     spec = rules.terrain_changes[change_index(rules, change)]
-    where = ", ".join(
+    where = _where(s, spec)
+    say(s, f"{spec.title} ({where})." if made else f"{spec.title}: undone ({where}).")
+
+
+def _where(s: State, spec: TerrainChangeSpec) -> str:
+    """The hexes and hexsides a terrain change touches, as a player reads them."""
+    return ", ".join(
         [hex_label(s, h) for h in spec.hexes]
         + [f"{hex_label(s, a)}/{hex_label(s, b)}" for a, b in spec.hexsides]
     )
-    say(s, f"{spec.title} ({where})." if made else f"{spec.title}: undone ({where}).")

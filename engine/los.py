@@ -64,29 +64,49 @@ def judge_path(path: Sequence[H], blocks: Blocks, slope: Slope) -> tuple[int, Bl
     target_up = last is not None and last[0] == path[-1]
     if firer_up and target_up:
         return CLEAR, None
-    for h in path[1:-1]:
+    blocker = _blocking_hex(path[1:-1], blocks)
+    if blocker is None:
+        middle = crossings[1:-1]  # hexsides not part of the firer's or the target's hex
+        if target_up:
+            blocker = _crossed_against_the_rise(middle, slope, last, first is not None)
+        elif firer_up:
+            blocker = _crossed_against_the_rise(middle, slope, first, last is not None)
+        else:
+            blocker = _slope_crossed(middle, slope)
+    return (CLEAR_IF_EMPTY, None) if blocker is None else (BLOCKED, blocker)
+
+
+def _blocking_hex(between: Sequence[H], blocks: Blocks) -> Blocker | None:
+    """The first hex between the ends that blocks (11.42)."""
+    for h in between:
         why = blocks(h)
         if why:
-            return BLOCKED, Blocker("hex", (h,), why)
-    middle = crossings[1:-1]  # hexsides not part of the firer's or the target's hex
-    if not (firer_up or target_up):  # case A: no slope may be crossed
-        for p, q in middle:
-            if slope(p, q) is not None:
-                return BLOCKED, Blocker("slope", (p, q))
-        return CLEAR_IF_EMPTY, None
-    # Case B: slopes crossed on the way rise the same way as the end's own slope
-    # (11.43 B); with slopes at both ends, every hexside between is such a slope.
-    up = last if target_up else first
-    assert up is not None
-    both_ends = first is not None and last is not None
+            return Blocker("hex", (h,), why)
+    return None
+
+
+def _slope_crossed(middle: Sequence[tuple[H, H]], slope: Slope) -> Blocker | None:
+    """Case A, neither unit up slope: the first slope crossed on the way blocks (11.43 A)."""
+    for p, q in middle:
+        if slope(p, q) is not None:
+            return Blocker("slope", (p, q))
+    return None
+
+
+def _crossed_against_the_rise(
+    middle: Sequence[tuple[H, H]], slope: Slope, up: tuple[H, int], both_ends: bool
+) -> Blocker | None:
+    """Case B, one unit up slope: slopes crossed on the way must rise the same way
+    as that end's own slope (11.43 B); with slopes at both ends, every hexside
+    between must be such a slope."""
     for p, q in middle:
         s = slope(p, q)
         if s is None:
             if both_ends:
-                return BLOCKED, Blocker("terraces", (p, q))
+                return Blocker("terraces", (p, q))
         elif s[1] != up[1]:
-            return BLOCKED, Blocker("orientation", (p, q))
-    return CLEAR_IF_EMPTY, None
+            return Blocker("orientation", (p, q))
+    return None
 
 
 def choices(slots: Sequence[Sequence[tuple[H, ...]]]) -> list[tuple[H, ...]]:
@@ -104,13 +124,17 @@ def judge(
         if blocker is None:
             return Sight(True)
         found.append(blocker)
-    # Prefer the plainest reason: a slot where every alternative is a blocking hex.
+    return Sight(False, _plainest_blocker(slots, blocks) or found[0])
+
+
+def _plainest_blocker(slots: Sequence[Sequence[tuple[H, ...]]], blocks: Blocks) -> Blocker | None:
+    """A slot where every alternative is a blocking hex: the plainest reason to give."""
     for slot in slots:
         if all(len(alt) == 1 and blocks(alt[0]) for alt in slot):
             hexes = tuple(alt[0] for alt in slot)
             why = " and ".join(dict.fromkeys(blocks(h) for h in hexes))
-            return Sight(False, Blocker("hex" if len(hexes) == 1 else "spine", hexes, why))
-    return Sight(False, found[0])
+            return Blocker("hex" if len(hexes) == 1 else "spine", hexes, why)
+    return None
 
 
 def choice_codes(
@@ -124,29 +148,27 @@ def choice_codes(
     return code
 
 
+# Why a line of sight is blocked, by the blocker's kind: {0} and {1} name its hexes.
+_EXPLANATIONS = {
+    "hex": "blocked by {0} ({why})",
+    "spine": "blocked along the hexside {0}/{1}: the hexes on both sides block ({why}, 11.44)",
+    "slope": "blocked by the slope {0}/{1}: neither unit is up slope (11.43 A)",
+    "orientation": (
+        "blocked by the slope {0}/{1}: it rises the other way from the "
+        "up-slope unit's slope (11.43 B)"
+    ),
+    "terraces": (
+        "blocked at the hexside {0}/{1}: with slopes at both ends, every "
+        "hexside between must be a slope rising the same way (11.43 B)"
+    ),
+}
+
+
 def explain(blocker: Blocker, label: Callable[[H], str]) -> str:
     """Why a line of sight is blocked, in words, with hexes named by `label`."""
     names = [label(h) for h in blocker.hexes]
-    if blocker.kind == "hex":
-        return f"blocked by {names[0]} ({blocker.why})"
-    if blocker.kind == "spine":
-        return (
-            f"blocked along the hexside {names[0]}/{names[1]}: the hexes on both sides block "
-            f"({blocker.why}, 11.44)"
-        )
-    if blocker.kind == "slope":
-        return f"blocked by the slope {names[0]}/{names[1]}: neither unit is up slope (11.43 A)"
-    if blocker.kind == "orientation":
-        return (
-            f"blocked by the slope {names[0]}/{names[1]}: it rises the other way from the "
-            "up-slope unit's slope (11.43 B)"
-        )
-    if blocker.kind == "terraces":
-        return (
-            f"blocked at the hexside {names[0]}/{names[1]}: with slopes at both ends, every "
-            "hexside between must be a slope rising the same way (11.43 B)"
-        )
-    return f"blocked: {blocker.why}"
+    template = _EXPLANATIONS.get(blocker.kind, "blocked: {why}")
+    return template.format(*names, why=blocker.why)
 
 
 # ---------------------------------------------------------------- run time

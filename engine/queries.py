@@ -31,6 +31,13 @@ def units_in(s: State, h: int) -> tuple[int, ...]:
     return s.units_by_hex().get(h, ())
 
 
+def enemy_in(s: State, h: int, side: int) -> bool:
+    """Whether hex h holds a unit or leader not of `side` (a hex no unit may enter,
+    retreat into or set up in)."""
+    units = s.game.rules.units
+    return any(units[o].side != side for o in units_in(s, h))
+
+
 def is_combat_unit(s: State, u: int) -> bool:
     return s.game.rules.units[u].kind == "unit"
 
@@ -189,15 +196,20 @@ def occupied_hexes(s: State) -> frozenset[int]:
     occupancy = s.occupancy() if s._watched is None else None
     if occupancy is not None and occupancy.occupied is not None:
         return occupancy.occupied
+    found = _combat_unit_hexes(s)
+    if occupancy is not None:
+        occupancy.occupied = found
+    return found
+
+
+def _combat_unit_hexes(s: State) -> frozenset[int]:
+    """The hexes of the combat units on the map (leaders do not block sight)."""
     units = s.game.rules.units
-    found = frozenset(
+    return frozenset(
         h
         for u, h in enumerate(s.unit_hex)
         if s.unit_status[u] == ON_MAP and units[u].kind == "unit"
     )
-    if occupancy is not None:
-        occupancy.occupied = found
-    return found
 
 
 @query(("a", "hex"), ("b", "hex"), returns="bool")
@@ -328,18 +340,24 @@ def enemies_adjacent(s: State, h: int, side: int) -> tuple[int, ...]:
     key = h * MAX_SIDES + side
     found = occupancy.enemies.get(key) if 0 <= side < MAX_SIDES else None
     if found is None:
-        rules = s.game.rules
-        combat_sides = s.game.combat_sides
-        index = occupancy.index
-        near: list[int] = []
-        for n in rules.board.neighbors[h]:
-            here = index.get(n)
-            if here:
-                near += [u for u in here if combat_sides[u] not in (None, side)]
-        found = tuple(sorted(near))
-        if 0 <= side < len(rules.sides):  # what a patched occupancy forgets by side
+        found = _enemies_next_to(s, occupancy.index, h, side)
+        if 0 <= side < len(s.game.rules.sides):  # what a patched occupancy forgets by side
             occupancy.enemies[key] = found
     return found
+
+
+def _enemies_next_to(
+    s: State, index: dict[int, tuple[int, ...]], h: int, side: int
+) -> tuple[int, ...]:
+    """Combat units not of `side` in the hexes around h, in unit order, worked out
+    from the positions by hex (`enemies_adjacent` keeps the answer)."""
+    combat_sides = s.game.combat_sides
+    near: list[int] = []
+    for n in s.game.rules.board.neighbors[h]:
+        here = index.get(n)
+        if here:
+            near += [u for u in here if combat_sides[u] not in (None, side)]
+    return tuple(sorted(near))
 
 
 @query(("units", "units"), returns="units")
@@ -616,7 +634,7 @@ def level_of(s: State, levels: str, side: int) -> str:
     spec = s.game.rules.levels[levels]
     value = s.vars[spec.variable][side]
     for name, low, high, _data in spec.levels:
-        if (low is None or value >= low) and (high is None or value <= high):
+        if in_range(value, (low, high)):
             return name
     return spec.levels[0][0] if value < (spec.levels[0][1] or 0) else spec.levels[-1][0]
 

@@ -25,12 +25,17 @@ def modifiers_of(s: State, name: str, bindings: dict[str, Any]) -> list[tuple[st
 def row_of(spec: TableSpec, key: int | str) -> int:
     """The row holding a number (in its range) or named `key`."""
     for i, (low, high, name, _cells) in enumerate(spec.rows):
-        if name is not None:
-            if name == key:
-                return i
-        elif (low is None or key >= low) and (high is None or key <= high):
+        if _holds(low, high, name, key):
             return i
     raise ValueError(f"table {spec.name!r} has no row for {key!r}")
+
+
+def _holds(low: int | None, high: int | None, name: str | None, key: int | str) -> bool:
+    """A named row holds its name; a numbered row, the numbers in its range (a
+    bound left open is None)."""
+    if name is not None:
+        return name == key
+    return (low is None or key >= low) and (high is None or key <= high)
 
 
 def column_index(spec: TableSpec, key: Any) -> int:
@@ -64,15 +69,19 @@ def words(name: str) -> str:
 
 
 def cell_text(s: State, spec: TableSpec, cell: tuple[Any, ...]) -> str:
-    parts = []
-    for kind, value in zip(spec.kinds, cell, strict=True):
-        if value is None or (value == -1 and kind == "code"):
-            parts.append("-")
-        elif kind == "code":
-            parts.append(s.game.rules.results[value].code)
-        else:
-            parts.append(words(str(value)))
-    return "/".join(parts)
+    """A cell as the printed table shows it: its parts joined by "/"."""
+    return "/".join(
+        _part_text(s, kind, value) for kind, value in zip(spec.kinds, cell, strict=True)
+    )
+
+
+def _part_text(s: State, kind: str, value: Any) -> str:
+    """One part of a cell: "-" for none, a result by its code, else its words."""
+    if value is None or (value == -1 and kind == "code"):
+        return "-"
+    if kind == "code":
+        return s.game.rules.results[value].code
+    return words(str(value))
 
 
 def roll_on_table(

@@ -60,25 +60,13 @@ def change_index(rules: Rules, name: str) -> int:
 
 
 def _patched(rules: Rules, made: tuple[str, ...]) -> BoardSpec:
+    """The printed board with the rows of these changes' patches put in, and the
+    line of sight judged again wherever blocking terrain or slopes changed."""
     base = rules.board
-    indices = sorted(change_index(rules, name) for name in made)
-    groups: dict[int, list[int]] = {}
-    for i in indices:
-        groups.setdefault(rules.terrain_changes[i].group, []).append(i)
-    rows: dict[str, dict[int, Any]] = {}
-    for members in groups.values():
-        for table, h, row in rules.board_patches[tuple(members)]:
-            rows.setdefault(table, {})[h] = row
-    changes: dict[str, Any] = {}
-    for table, by_hex in rows.items():
-        if table == "move_cost":
-            changes[table] = tuple(
-                tuple(by_hex[h][c] if h in by_hex else r for h, r in enumerate(per_class))
-                for c, per_class in enumerate(base.move_cost)
-            )
-        else:
-            changes[table] = tuple(by_hex.get(h, r) for h, r in enumerate(getattr(base, table)))
-    board = replace(base, **changes)
+    rows = _patch_rows(rules, made)
+    board = replace(
+        base, **{table: _patched_table(base, table, by_hex) for table, by_hex in rows.items()}
+    )
     seen = {
         h
         for table in ("los_blocks", "slope_up")
@@ -90,12 +78,30 @@ def _patched(rules: Rules, made: tuple[str, ...]) -> BoardSpec:
     return board
 
 
+def _patch_rows(rules: Rules, made: tuple[str, ...]) -> dict[str, dict[int, Any]]:
+    """table -> hex -> its row, from the patch of each group's combination of changes made."""
+    groups: dict[int, list[int]] = {}
+    for i in sorted(change_index(rules, name) for name in made):
+        groups.setdefault(rules.terrain_changes[i].group, []).append(i)
+    rows: dict[str, dict[int, Any]] = {}
+    for members in groups.values():
+        for table, h, row in rules.board_patches[tuple(members)]:
+            rows.setdefault(table, {})[h] = row
+    return rows
+
+
+def _patched_table(base: BoardSpec, table: str, by_hex: dict[int, Any]) -> tuple:
+    """A board table with the patched hexes' rows (movement costs: per class)."""
+    if table == "move_cost":
+        return tuple(
+            tuple(by_hex[h][c] if h in by_hex else r for h, r in enumerate(per_class))
+            for c, per_class in enumerate(base.move_cost)
+        )
+    return tuple(by_hex.get(h, r) for h, r in enumerate(getattr(base, table)))
+
+
 def _los_codes(board: BoardSpec, changed: set[int]) -> tuple[tuple[int, ...], ...]:
     """The LOS codes again for every pair whose trace passes (or ends in) a changed hex."""
-    reach = board.los_range
-    near = [
-        h for h in range(len(board.labels)) if any(_distance(board, h, c) <= reach for c in changed)
-    ]
     codes = [list(row) for row in board.los_codes]
 
     def blocks(h: int) -> str:
@@ -104,22 +110,42 @@ def _los_codes(board: BoardSpec, changed: set[int]) -> tuple[tuple[int, ...], ..
     def slope(p: int, q: int) -> tuple[int, int] | None:
         return slope_between(board, p, q)
 
-    for a in near:
-        p = parity(board, a)
-        col, row = board.columns[a], board.rows[a]
-        for (dc, dr), i in board.los_index[p].items():
-            b = hex_at(board, col + dc, row + dr)
-            if b < 0:
-                continue
-            template = board.los_templates[p][i][0]
-            slots = tuple(
-                tuple(tuple(hex_at(board, col + c, row + r) for c, r in alt) for alt in slot)
-                for slot in template
-            )
-            passes = {a, b} | {h for slot in slots for alt in slot for h in alt}
-            if passes & changed:
+    for a in _within_los_range(board, changed):
+        for i, b, slots in _traces_from(board, a):
+            if not changed.isdisjoint(_passes(a, b, slots)):
                 codes[a][i] = choice_codes(a, b, slots, blocks, slope)
     return tuple(tuple(row) for row in codes)
+
+
+def _passes(a: int, b: int, slots: tuple) -> set[int]:
+    """Every hex a trace from a to b passes, its ends included."""
+    return {a, b} | {h for slot in slots for alt in slot for h in alt}
+
+
+def _within_los_range(board: BoardSpec, changed: set[int]) -> list[int]:
+    """The hexes within LOS range of a changed hex: the firers whose codes may change."""
+    reach = board.los_range
+    return [
+        h for h in range(len(board.labels)) if any(_distance(board, h, c) <= reach for c in changed)
+    ]
+
+
+def _traces_from(board: BoardSpec, a: int) -> list[tuple[int, int, tuple]]:
+    """(template index, target hex, the trace's slots as hex ids) of every pair from
+    hex a within LOS range whose target is on the map."""
+    p = parity(board, a)
+    col, row = board.columns[a], board.rows[a]
+    out = []
+    for (dc, dr), i in board.los_index[p].items():
+        b = hex_at(board, col + dc, row + dr)
+        if b < 0:
+            continue
+        slots = tuple(
+            tuple(tuple(hex_at(board, col + c, row + r) for c, r in alt) for alt in slot)
+            for slot in board.los_templates[p][i][0]
+        )
+        out.append((i, b, slots))
+    return out
 
 
 def _distance(board: BoardSpec, a: int, b: int) -> int:

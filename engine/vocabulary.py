@@ -27,6 +27,8 @@ class Lambda:
 
 @dataclass(frozen=True, slots=True)
 class Signature:
+    """What rule files may call by one name: its kind, parameters and result type."""
+
     name: str
     kind: str  # "query", "effect" or "primitive"
     params: tuple[tuple[str, str | Lambda], ...]

@@ -13,6 +13,9 @@ from engine.state import Frame, State
 
 
 class Primitive:
+    """A step of a procedure that may ask a player to decide; it runs as its own
+    frame, its state in the frame's bindings (`fields`), itself stateless."""
+
     name = ""
     # Type of each frame binding, so saves show names and labels.
     fields: ClassVar[dict[str, str]] = {}
@@ -29,8 +32,16 @@ class Primitive:
 
     @staticmethod
     def has_lambda(s: State, frame: Frame, name: str) -> bool:
+        """Whether the rules passed the expression parameter `name`."""
         assert frame.params is not None, "a primitive frame runs with its parameters"
         return name in frame.params
+
+    def holds(self, s: State, frame: Frame, name: str, default: bool, **bindings: Any) -> bool:
+        """Whether the condition parameter `name` holds for these bindings, or
+        `default` when the rules gave none."""
+        if not self.has_lambda(s, frame, name):
+            return default
+        return bool(self.call(s, frame, name, **bindings))
 
     @staticmethod
     def push_procedure(s: State, procedure: str, bindings: dict[str, Any]) -> None:

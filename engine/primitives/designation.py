@@ -28,6 +28,7 @@ marked `diverted` (its odds shift one column left, by the rules).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from engine.board import DIRECTIONS
@@ -69,66 +70,86 @@ class _Position:
         self.s = s
         rules = s.game.rules
         self.restricted = any(r.kind == "no_combat" for r in rules.restrictions)
-        side = frame.b["side"]
-        diverted_hex = frame.b.get("diverted_hex", -1)
-        may = prim.has_lambda(s, frame, "may_attack")
-        must = prim.has_lambda(s, frame, "must_attack")
-        must_be = prim.has_lambda(s, frame, "must_be_attacked")
         self.neighbors = rules.board.neighbors
         self.committed = frozenset(u for c in s.combats for u in c.attackers)
-        attacked = {u for c in s.combats for u in c.defenders}
         self.hex_of: dict[int, int] = {}  # may-attack unit -> hex
         self.enemies_in: dict[int, tuple[int, ...]] = {}  # hex -> unattacked enemy units
-        may_attack_hexes: set[int] = set()
-        must_attack_hexes: set[int] = set()
-        must_be_hexes: set[int] = set()
-        all_enemy_hexes: set[int] = set()
-        mandatory = set()
-        status, hexes, sides = s.unit_status, s.unit_hex, s.game.combat_sides
-        for u in s.game.combat_units:
-            if status[u] != ON_MAP:
-                continue
-            h = hexes[u]
-            if sides[u] == side:
-                if may and not prim.call(s, frame, "may_attack", unit=u):
-                    continue
-                self.hex_of[u] = h
-                may_attack_hexes.add(h)
-                if not must or prim.call(s, frame, "must_attack", unit=u):
-                    mandatory.add(u)
-                    must_attack_hexes.add(h)
-                continue
-            all_enemy_hexes.add(h)
-            if u not in attacked and h != diverted_hex:
-                self.enemies_in[h] = (*self.enemies_in.get(h, ()), u)
-                if must_be and prim.call(s, frame, "must_be_attacked", unit=u):
-                    must_be_hexes.add(h)
-        self.free_in: dict[int, tuple[int, ...]] = {}  # hex -> free units that may attack
-        for u, h in self.hex_of.items():
-            if u not in self.committed:
-                self.free_in[h] = (*self.free_in.get(h, ()), u)
-        # A unit that must attack and stands next to the enemy owes a combat
-        # (it may be committed already: left out, it owes one again).
-        self.mandatory = frozenset(
-            u
-            for u in mandatory
-            if any(n in all_enemy_hexes for n in self.neighbors[self.hex_of[u]])
+        friends, enemies = _on_map_by_side(s, frame.b["side"])
+        must_attack, may_attack_hexes = self._survey_attackers(s, frame, prim, friends)
+        enemy_hexes, must_be_hexes = self._survey_enemies(s, frame, prim, enemies)
+        must_attack_hexes = {self.hex_of[u] for u in must_attack}
+        self.mandatory = self._must_attack_adjacent(must_attack, enemy_hexes)
+        self.must_defend = self._must_be_attacked(
+            must_attack_hexes, must_be_hexes, may_attack_hexes
         )
-        self.must_defend = frozenset(
+        if self.restricted:
+            self._drop_obligations_no_combat_forbids()
+
+    def _survey_attackers(
+        self, s: State, frame: Frame, prim: Primitive, friends: list[int]
+    ) -> tuple[list[int], set[int]]:
+        """Record the friendly units that may attack (`hex_of`); return those that
+        must attack (12.12) and the hexes of all that may."""
+        may = prim.has_lambda(s, frame, "may_attack")
+        must = prim.has_lambda(s, frame, "must_attack")
+        hexes = s.unit_hex
+        must_attack: list[int] = []
+        for u in friends:
+            if may and not prim.call(s, frame, "may_attack", unit=u):
+                continue
+            self.hex_of[u] = hexes[u]
+            if not must or prim.call(s, frame, "must_attack", unit=u):
+                must_attack.append(u)
+        return must_attack, set(self.hex_of.values())
+
+    def _survey_enemies(
+        self, s: State, frame: Frame, prim: Primitive, enemies: list[int]
+    ) -> tuple[set[int], set[int]]:
+        """Record the enemy units not yet attacked, by hex (`enemies_in`; the
+        Diversion's hex is never attacked, 12.14); return the hexes of all enemy
+        units and those holding a unit that `must_be_attacked` (13.1)."""
+        must_be = prim.has_lambda(s, frame, "must_be_attacked")
+        attacked = {u for c in s.combats for u in c.defenders}
+        diverted_hex = frame.b.get("diverted_hex", -1)
+        hexes = s.unit_hex
+        must_be_hexes: set[int] = set()
+        for u in enemies:
+            h = hexes[u]
+            if u in attacked or h == diverted_hex:
+                continue
+            self.enemies_in[h] = (*self.enemies_in.get(h, ()), u)
+            if must_be and prim.call(s, frame, "must_be_attacked", unit=u):
+                must_be_hexes.add(h)
+        return {hexes[u] for u in enemies}, must_be_hexes
+
+    def _must_attack_adjacent(
+        self, must_attack: list[int], enemy_hexes: set[int]
+    ) -> frozenset[int]:
+        """A unit that must attack and stands next to the enemy owes a combat
+        (it may be committed already: left out, it owes one again)."""
+        return frozenset(
+            u for u in must_attack if any(n in enemy_hexes for n in self.neighbors[self.hex_of[u]])
+        )
+
+    def _must_be_attacked(
+        self, must_attack_hexes: set[int], must_be_hexes: set[int], may_attack_hexes: set[int]
+    ) -> frozenset[int]:
+        """Enemy hexes owed an attack: next to a unit that must attack (12.13), or
+        holding a unit that must be attacked next to one that may (13.1)."""
+        return frozenset(
             h
             for h in self.enemies_in
             if any(n in must_attack_hexes for n in self.neighbors[h])
             or (h in must_be_hexes and any(n in may_attack_hexes for n in self.neighbors[h]))
         )
-        if self.restricted:
-            # A hex a `no_combat` restriction keeps out of every combat owes none.
-            options = self.designations(self.committed, frozenset())
-            self.mandatory = frozenset(
-                u for u in self.mandatory if any(self.hex_of[u] in o[3] for o in options)
-            )
-            self.must_defend = frozenset(
-                h for h in self.must_defend if any(h in o[4] for o in options)
-            )
+
+    def _drop_obligations_no_combat_forbids(self) -> None:
+        """A hex a `no_combat` restriction keeps out of every combat owes none."""
+        options = self.designations(self.committed, frozenset())
+        self.mandatory = frozenset(
+            u for u in self.mandatory if any(self.hex_of[u] in o[3] for o in options)
+        )
+        self.must_defend = frozenset(h for h in self.must_defend if any(h in o[4] for o in options))
 
     @property
     def obligations(self) -> bool:
@@ -138,34 +159,53 @@ class _Position:
         """The designations still possible when `committed` units are in combats
         and `used_d` hexes are attacked (each attacking hex commits its free units)."""
         free_hexes = {self.hex_of[u] for u in self.hex_of if u not in committed}
+        open_d = self.enemies_in.keys() - used_d
+        return self._against_one_hex(free_hexes, open_d, committed) + self._from_one_hex(
+            free_hexes, open_d, committed
+        )
+
+    def ring(self, centre: int, mask: int) -> frozenset[int]:
+        """The neighbours of `centre` a designation's mask names."""
+        ring = self.neighbors[centre]
+        return frozenset(ring[i] for i in range(DIRECTIONS) if mask >> i & 1)
+
+    def _directions(self, centre: int, wanted: set[int]) -> list[int]:
+        """The directions from `centre` whose neighbour is one of the `wanted` hexes."""
+        return [i for i, n in enumerate(self.neighbors[centre]) if n in wanted]
+
+    def _against_one_hex(
+        self, free_hexes: set[int], open_d: set[int], committed: frozenset[int]
+    ) -> list[Designation]:
+        """One defending hex attacked from one or more hexes around it (form 0)."""
         out = []
-        for d_hex in sorted(self.enemies_in):
-            if d_hex in used_d:
-                continue
-            dirs = [i for i, n in enumerate(self.neighbors[d_hex]) if n >= 0 and n in free_hexes]
-            for mask in _submasks(dirs, minimum=1):
-                hexes = frozenset(
-                    self.neighbors[d_hex][i] for i in range(DIRECTIONS) if mask >> i & 1
-                )
-                if self.allowed(hexes, frozenset((d_hex,)), committed):
-                    out.append((d_hex, mask, 0, hexes, frozenset((d_hex,))))
+        for d_hex in sorted(open_d):
+            d_hexes = frozenset((d_hex,))
+            for mask in _submasks(self._directions(d_hex, free_hexes), minimum=1):
+                a_hexes = self.ring(d_hex, mask)
+                if self.allowed(a_hexes, d_hexes, committed):
+                    out.append((d_hex, mask, 0, a_hexes, d_hexes))
+        return out
+
+    def _from_one_hex(
+        self, free_hexes: set[int], open_d: set[int], committed: frozenset[int]
+    ) -> list[Designation]:
+        """One attacking hex against several defending hexes around it (form 1, 12.15)."""
+        out = []
         for a_hex in sorted(free_hexes):
-            dirs = [
-                i
-                for i, n in enumerate(self.neighbors[a_hex])
-                if n >= 0 and n in self.enemies_in and n not in used_d
-            ]
-            for mask in _submasks(dirs, minimum=2):
-                hexes = frozenset(
-                    self.neighbors[a_hex][i] for i in range(DIRECTIONS) if mask >> i & 1
-                )
-                if self.allowed(frozenset((a_hex,)), hexes, committed):
-                    out.append((a_hex, mask, 1, frozenset((a_hex,)), hexes))
+            a_hexes = frozenset((a_hex,))
+            for mask in _submasks(self._directions(a_hex, open_d), minimum=2):
+                d_hexes = self.ring(a_hex, mask)
+                if self.allowed(a_hexes, d_hexes, committed):
+                    out.append((a_hex, mask, 1, a_hexes, d_hexes))
         return out
 
     def stack_units(self, hexes: frozenset[int], committed: frozenset[int]) -> tuple[int, ...]:
         """The free units of the hexes: those a designation commits."""
         return tuple(sorted(u for u, h in self.hex_of.items() if h in hexes and u not in committed))
+
+    def defenders(self, d_hexes: Iterable[int]) -> tuple[int, ...]:
+        """The unattacked enemy units of the defending hexes."""
+        return tuple(sorted(u for h in d_hexes for u in self.enemies_in.get(h, ())))
 
     def allowed(
         self,
@@ -179,9 +219,12 @@ class _Position:
             return True
         if attackers is None:
             attackers = self.stack_units(a_hexes, committed)
-        defenders = tuple(sorted(u for h in d_hexes for u in self.enemies_in.get(h, ())))
         return may_designate(
-            self.s, attackers, defenders, tuple(sorted(a_hexes)), tuple(sorted(d_hexes))
+            self.s,
+            attackers,
+            self.defenders(d_hexes),
+            tuple(sorted(a_hexes)),
+            tuple(sorted(d_hexes)),
         )
 
     def feasible(
@@ -203,22 +246,39 @@ class _Position:
         if self.restricted:
             return self._search(committed, used_d)
         pool_hexes, pool_units = pool if pool is not None else (frozenset(), frozenset())
+        if not self._each_owing_unit_has_a_target(committed, used_d, pool_units):
+            return False
+        return _matched(self._slots(committed, used_d, pool_hexes, pool_units))
+
+    def _each_owing_unit_has_a_target(
+        self, committed: frozenset[int], used_d: frozenset[int], pool_units: frozenset[int]
+    ) -> bool:
+        """Every free unit that must attack still has an unattacked enemy hex next to it."""
         available = [h for h in self.enemies_in if h not in used_d]
-        for u in self.mandatory:
-            if u in committed or u in pool_units:
-                continue
-            if not any(n in available for n in self.neighbors[self.hex_of[u]]):
-                return False
+        return all(
+            any(n in available for n in self.neighbors[self.hex_of[u]])
+            for u in self.mandatory
+            if u not in committed and u not in pool_units
+        )
+
+    def _slots(
+        self,
+        committed: frozenset[int],
+        used_d: frozenset[int],
+        pool_hexes: frozenset[int],
+        pool_units: frozenset[int],
+    ) -> list[list[int]]:
+        """The places a unit of its own must fill: each defending hex still owed a
+        combat (any free unit next to it), and each attacking hex of the combat
+        just designated (one of its units left in)."""
         free = [u for u in self.hex_of if u not in committed or u in pool_units]
-        slots = [
-            [u for u in free if self.hex_of[u] in self.neighbors[h]]
-            for h in sorted(self.must_defend)
-            if h not in used_d
-        ]
-        slots += [
-            [u for u in sorted(pool_units) if self.hex_of[u] == h] for h in sorted(pool_hexes)
-        ]
-        return _matched(slots)
+        owed = [h for h in sorted(self.must_defend) if h not in used_d]
+        slots = [[u for u in free if self.hex_of[u] in self.neighbors[h]] for h in owed]
+        return slots + [self._kept_in(h, pool_units) for h in sorted(pool_hexes)]
+
+    def _kept_in(self, h: int, pool_units: frozenset[int]) -> list[int]:
+        """The units of an attacking hex of the combat just designated, one of which stays in it."""
+        return [u for u in sorted(pool_units) if self.hex_of[u] == h]
 
     def may_commit(self, a_hexes: frozenset[int], d_hexes: frozenset[int]) -> bool:
         """Designating these hexes (their free units all committed, some of them
@@ -253,6 +313,26 @@ class _Position:
             return result
 
         return search(committed, used_d)
+
+
+def _on_map_by_side(s: State, side: int) -> tuple[list[int], list[int]]:
+    """The combat units on the map: the side's own, and the enemy's."""
+    status, sides = s.unit_status, s.game.combat_sides
+    on_map = [u for u in s.game.combat_units if status[u] == ON_MAP]
+    return [u for u in on_map if sides[u] == side], [u for u in on_map if sides[u] != side]
+
+
+def _may_leave_out(s: State, pos: _Position, c: Combat, u: int) -> bool:
+    """Another unit of its hex stays in the combat, no `no_combat` restriction
+    forbids the combat without it, and the obligations can still all be met
+    with it free."""
+    rest = tuple(x for x in c.attackers if x != u)
+    if not any(s.unit_hex[x] == s.unit_hex[u] for x in rest):
+        return False
+    a_hexes = frozenset(c.attack_hexes)
+    if pos.restricted and not pos.allowed(a_hexes, frozenset(c.defense_hexes), pos.committed, rest):
+        return False
+    return pos.feasible(pos.committed - {u}, frozenset(), (a_hexes, frozenset(rest)))
 
 
 def _matched(slots: list[list[int]]) -> bool:
@@ -307,23 +387,31 @@ class DesignateCombats(Primitive):
         s.combats.clear()
 
     def _diversions(self, s: State, frame: Frame, pos: _Position) -> list[int]:
-        """Defending stacks that may still receive the Diversion (12.14)."""
+        """Defending stacks that may still receive the Diversion (12.14): owed an
+        attack, every unit of them one `may_divert` allows, and the obligations
+        still all possible with the stack left alone."""
         if not frame.b["diversion"] or frame.b["diverted_hex"] >= 0:
             return []
         out = []
         for h, units in sorted(pos.enemies_in.items()):
-            if h not in pos.must_defend:
-                continue
-            if self.has_lambda(s, frame, "may_divert") and not all(
-                self.call(s, frame, "may_divert", unit=u) for u in units
+            if (
+                h in pos.must_defend
+                and self._may_divert(s, frame, units)
+                and self._feasible_diverted(s, frame, h)
             ):
-                continue
-            frame.b["diverted_hex"] = h
-            diverted = _Position(s, frame, self)
-            frame.b["diverted_hex"] = -1
-            if diverted.feasible(diverted.committed, frozenset()):
                 out.append(h)
         return out
+
+    def _may_divert(self, s: State, frame: Frame, units: tuple[int, ...]) -> bool:
+        """Every unit of the stack is one the Diversion may fall on (`may_divert`)."""
+        return all(self.holds(s, frame, "may_divert", True, unit=u) for u in units)
+
+    def _feasible_diverted(self, s: State, frame: Frame, h: int) -> bool:
+        """Whether every obligation can still be met with the Diversion on hex h."""
+        frame.b["diverted_hex"] = h
+        diverted = _Position(s, frame, self)
+        frame.b["diverted_hex"] = -1
+        return diverted.feasible(diverted.committed, frozenset())
 
     def _finish(self, s: State, frame: Frame) -> None:
         """Mark the combats of units next to the Diversion (12.14)."""
@@ -337,27 +425,18 @@ class DesignateCombats(Primitive):
     def _left_out(self, s: State, frame: Frame, pos: _Position) -> list[int]:
         """Units of the combat just designated that may be left out of it (12.15:
         stacked attackers "may combine in a single attack or attack different
-        units"): another unit of its hex stays in the combat, and the
-        obligations can still all be met with it free."""
+        units")."""
         c_index = frame.b.get("open_combat", -1)
         if c_index < 0:
             return []
         c = s.combats[c_index]
-        out = []
-        for u in c.attackers:
-            rest = tuple(x for x in c.attackers if x != u)
-            if not any(s.unit_hex[x] == s.unit_hex[u] for x in rest):
-                continue
-            if pos.restricted and not pos.allowed(
-                frozenset(c.attack_hexes), frozenset(c.defense_hexes), pos.committed, rest
-            ):
-                continue
-            pool = (frozenset(c.attack_hexes), frozenset(rest))
-            if pos.feasible(pos.committed - {u}, frozenset(), pool):
-                out.append(u)
-        return out
+        return [u for u in c.attackers if _may_leave_out(s, pos, c, u)]
 
     def _legal(self, s: State, frame: Frame, pos: _Position) -> tuple[list[int], bool]:
+        """The designations that keep every obligation possible, the units that may
+        be left out of the combat just designated, and whether the attacker may
+        pass: when nothing more is owed, no combat is left to designate, or no
+        action keeps every obligation possible."""
         space = s.game.actions
         options = pos.designations(pos.committed, frozenset())
         legal = [
@@ -366,10 +445,7 @@ class DesignateCombats(Primitive):
             if pos.may_commit(a_hexes, d_hexes)
         ]
         legal += [space.unit(u) for u in self._left_out(s, frame, pos)]
-        may_pass = not pos.obligations or (not legal and bool(options))
-        if not legal and not may_pass:
-            legal = [space.designate(c, m, f) for c, m, f, _a, _d in options]
-        return legal, may_pass or not options
+        return legal, not pos.obligations or not legal or not options
 
     def run(self, s: State, frame: Frame) -> Node | None:
         if frame.b["done"]:
@@ -398,11 +474,16 @@ class DesignateCombats(Primitive):
             frame.b["diverted_hex"] = centre
             say(s, f"The Diversion falls on {hex_label(s, centre)}.")
             return
+        self._designate(s, frame, centre, mask, form)
+
+    def _designate(self, s: State, frame: Frame, centre: int, mask: int, form: int) -> None:
+        """Open a combat: the attacking hexes' free units against every unattacked
+        unit of the defending hexes (12.13, 12.15)."""
         pos = _Position(s, frame, self)
-        ring = [s.game.rules.board.neighbors[centre][i] for i in range(DIRECTIONS) if mask >> i & 1]
-        a_hexes, d_hexes = (ring, [centre]) if form == 0 else ([centre], ring)
-        attackers = pos.stack_units(frozenset(a_hexes), pos.committed)
-        defenders = tuple(sorted(u for h in d_hexes for u in pos.enemies_in.get(h, ())))
+        ring, middle = pos.ring(centre, mask), frozenset((centre,))
+        a_hexes, d_hexes = (ring, middle) if form == 0 else (middle, ring)
+        attackers = pos.stack_units(a_hexes, pos.committed)
+        defenders = pos.defenders(d_hexes)
         s.combats.append(
             Combat(
                 frame.b["side"],

@@ -19,7 +19,7 @@ from engine.effects import place_unit, say
 from engine.events import emit
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
-from engine.queries import units_in
+from engine.queries import enemy_in
 from engine.restrictions import may_arrive
 from engine.state import NOT_ENTERED, Frame, State
 from engine.vocabulary import Lambda, primitive
@@ -49,38 +49,45 @@ class EnterReinforcements(Primitive):
         is asked of its side's remembered answers (engine/incremental.py): the
         side's other entries change few of them (an entry hex next to the
         enemy, 9.61), and the check recomputes them."""
+        waiting = self._waiting(s, frame)
+        if not waiting:
+            return waiting
+        side = frame.b["side"]
+        memo = incremental.remembered(s, (frame.b["site"], side))
+        # (a unit's question is keyed by its number: these answers are the site's own)
+        out = [u for u in waiting if memo.ask(s, u, self._arrives, s, frame, u)]
+        if incremental.CHECK:
+            self._check_remembered(s, frame, waiting, out)
+        return out
+
+    @staticmethod
+    def _waiting(s: State, frame: Frame) -> list[int]:
+        """The side's units not yet entered whose turn of entry has come and that
+        were not held back this phase."""
         turn = s.vars["turn"]
         entries = s.game.entries
         side = frame.b["side"]
         by_side = s.game.entering_by_side
         status = s.unit_status
         held = frame.b["held"]
-        waiting = [
+        return [
             u
             for u in (by_side[side] if 0 <= side < len(by_side) else ())
             if status[u] == NOT_ENTERED and entries[u][0] <= turn and u not in held
         ]
-        if not waiting:
-            return waiting
-        memo = incremental.remembered(s, (frame.b["site"], side))
-        # (a unit's question is keyed by its number: these answers are the site's own)
-        out = [u for u in waiting if memo.ask(s, u, self._arrives, s, frame, u)]
-        if incremental.CHECK:
-            full = [u for u in waiting if self._arrives(s, frame, u)]
-            if full != out:
-                raise incremental.IncrementalMismatch(
-                    f"enter_reinforcements at move {s.move_number}: remembered {out} "
-                    f"differ from recomputed {full}"
-                )
-        return out
+
+    def _check_remembered(self, s: State, frame: Frame, waiting: list[int], out: list[int]) -> None:
+        """Raise when the remembered answers differ from those worked out afresh."""
+        full = [u for u in waiting if self._arrives(s, frame, u)]
+        if full != out:
+            raise incremental.IncrementalMismatch(
+                f"enter_reinforcements at move {s.move_number}: remembered {out} "
+                f"differ from recomputed {full}"
+            )
 
     def _arrives(self, s: State, frame: Frame, u: int) -> bool:
         """Whether the rules let a unit due now in: no `no_arrival`, and `may_enter`."""
-        if not may_arrive(s, u):
-            return False
-        return not self.has_lambda(s, frame, "may_enter") or bool(
-            self.call(s, frame, "may_enter", unit=u)
-        )
+        return may_arrive(s, u) and self.holds(s, frame, "may_enter", True, unit=u)
 
     def options(self, s: State, frame: Frame, u: int) -> list[int]:
         """Entry hexes free of enemy units: the unit's own, or those the rules compute."""
@@ -88,9 +95,7 @@ class EnterReinforcements(Primitive):
         hexes = s.game.entries[u][1]
         if self.has_lambda(s, frame, "entry_hexes"):
             hexes = tuple(sorted(self.call(s, frame, "entry_hexes", unit=u)))
-        return [
-            h for h in hexes if not any(s.game.rules.units[o].side != side for o in units_in(s, h))
-        ]
+        return [h for h in hexes if not enemy_in(s, h, side)]
 
     def run(self, s: State, frame: Frame) -> Node | None:
         for u in self.due(s, frame):
@@ -99,15 +104,9 @@ class EnterReinforcements(Primitive):
                 say(s, f"{unit_name(s, u)} finds its entry hexes held by the enemy and waits.")
                 frame.b["held"] = (*frame.b["held"], u)
                 continue
-            if len(options) == 1 and not frame.b["may_delay"]:
-                self._enter(s, u, options[0])
-                continue
-            space = s.game.actions
-            actions = tuple(space.hex(h) for h in options)
-            if frame.b["may_delay"]:
-                actions = (space.PASS, *actions)
-            side = s.game.rules.units[u].side
-            return Node(side, actions, prompt=f"bring on {unit_name(s, u)} (pass to delay)")
+            if len(options) > 1 or frame.b["may_delay"]:
+                return _ask_entry(s, frame, u, options)
+            self._enter(s, u, options[0])
         return None
 
     def apply(self, s: State, frame: Frame, action: int) -> None:
@@ -124,6 +123,17 @@ class EnterReinforcements(Primitive):
         place_unit(s, u, h)
         say(s, f"{unit_name(s, u)} enters at {hex_label(s, h)}.")
         emit(s, "entered_map", unit=u, hex=h)
+
+
+def _ask_entry(s: State, frame: Frame, u: int, options: list[int]) -> Node:
+    """The owner picks the unit's entry hex, or passes to hold it back when the
+    rules allow a delay."""
+    space = s.game.actions
+    actions = tuple(space.hex(h) for h in options)
+    if frame.b["may_delay"]:
+        actions = (space.PASS, *actions)
+    side = s.game.rules.units[u].side
+    return Node(side, actions, prompt=f"bring on {unit_name(s, u)} (pass to delay)")
 
 
 register(EnterReinforcements())

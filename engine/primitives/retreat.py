@@ -32,7 +32,7 @@ from engine.effects import arrived, capture, lose_step, remove_from_play, say
 from engine.events import emit
 from engine.nodes import CONTINUE, Node
 from engine.primitives.base import Primitive, register
-from engine.queries import board_distance, units_in
+from engine.queries import board_distance, enemy_in, units_in
 from engine.state import ON_MAP, Frame, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
@@ -106,30 +106,23 @@ class Retreat(Primitive):
     def _open(self, s: State, frame: Frame, u: int, a: int, h: int) -> bool:
         """Neither `blocked` nor the stacking limit closes hex h to the unit stepping
         into it from hex a (`from` and `to` in the rules' conditions)."""
-        occupants = units_in(s, h)
-        if self.has_lambda(s, frame, "blocked") and self.call(
-            s, frame, "blocked", unit=u, hex=h, **{"from": a, "to": h}
-        ):
+        if self.holds(s, frame, "blocked", False, unit=u, hex=h, **{"from": a, "to": h}):
             return False
-        stacking = self.has_lambda(s, frame, "stacking")
-        return not stacking or bool(
-            self.call(s, frame, "stacking", units=(*(o for o in occupants if o != u), u))
-        )
+        stack = (*(o for o in units_in(s, h) if o != u), u)
+        return self.holds(s, frame, "stacking", True, units=stack)
 
     def _passable(self, s: State, frame: Frame, u: int, a: int, h: int) -> bool:
         """A closed hex the unit may pass through without stopping (`through`)."""
-        return self.has_lambda(s, frame, "through") and bool(
-            self.call(s, frame, "through", unit=u, hex=h, **{"from": a, "to": h})
-        )
+        return self.holds(s, frame, "through", False, unit=u, hex=h, **{"from": a, "to": h})
 
     def _may_enter(
         self, s: State, frame: Frame, u: int, a: int, h: int, step: int, through: bool = True
     ) -> bool:
-        rules = s.game.rules
+        """Hex h is one hex farther from the start (13.24), holds no enemy unit, and
+        is open to the unit (or, `through`, one it may pass through)."""
         if board_distance(s, frame.b["origin"], h) != step:
             return False
-        side = rules.units[u].side
-        if any(rules.units[o].side != side for o in units_in(s, h)):
+        if enemy_in(s, h, s.game.rules.units[u].side):
             return False
         return self._open(s, frame, u, a, h) or (through and self._passable(s, frame, u, a, h))
 
@@ -172,7 +165,7 @@ class Retreat(Primitive):
         memo[key] = set()  # no cycles: every step is one hex farther from the start
         if left > 0 and here in frame.b["exits"]:
             out = {OFF_MAP}
-        elif left <= 0 and (here == frame.b["origin"] or self._open(s, frame, u, came_from, here)):
+        elif left <= 0 and self._may_stop(s, frame, u, came_from, here):
             out = {here}
         else:
             out = set()
@@ -182,11 +175,9 @@ class Retreat(Primitive):
         return out
 
     def _avoided(self, s: State, frame: Frame, u: int, h: int) -> bool:
-        if h == OFF_MAP:
-            return False
-        return self.has_lambda(s, frame, "avoid") and bool(
-            self.call(s, frame, "avoid", unit=u, hex=h)
-        )
+        """A retreat's end the rules would rather avoid (`avoid`: next to the enemy);
+        leaving the map is never one."""
+        return h != OFF_MAP and self.holds(s, frame, "avoid", False, unit=u, hex=h)
 
     def _goal_distance(self, s: State, frame: Frame, u: int, h: int) -> int:
         toward = frame.b["toward"]
@@ -208,24 +199,46 @@ class Retreat(Primitive):
         return {h: finals for h, finals in options.items() if finals}
 
     def candidates(self, s: State, frame: Frame) -> list[int]:
-        """Legal next hexes, narrowed to the rulebook's preferences."""
+        """Legal next hexes, narrowed to the rulebook's preferences: a retreat that
+        can end in a hex not to be avoided (13.21, 13.24), then a step toward the
+        friendly map edge (13.21)."""
         u = frame.b["unit"]
         here = s.unit_hex[u]
         left = frame.b["hexes"] - board_distance(s, frame.b["origin"], here)
+        options = self._open_or_through(s, frame, u, here, left)
+        good = self._away_from_enemy(s, frame, u, options)
+        if good:
+            options = good
+        elif frame.b["must_avoid"]:
+            return []
+        return self._toward_goal(s, frame, u, here, options)
+
+    def _open_or_through(
+        self, s: State, frame: Frame, u: int, here: int, left: int
+    ) -> dict[int, set[int]]:
+        """The retreats through open hexes; only when there is none, those passing
+        through a closed hex (never a way round an open route)."""
         options = self._options(s, frame, u, here, left, through=False)
         if not options and self.has_lambda(s, frame, "through"):
-            # Passing through a closed hex is for a unit blocked otherwise,
-            # never a way round an open route.
             options = self._options(s, frame, u, here, left, through=True)
-        good = {
-            h
+        return options
+
+    def _away_from_enemy(
+        self, s: State, frame: Frame, u: int, options: dict[int, set[int]]
+    ) -> dict[int, set[int]]:
+        """The options through which the retreat can end in a hex the rules do not
+        `avoid` (13.21, 13.24: not next to an enemy unit)."""
+        return {
+            h: finals
             for h, finals in options.items()
             if any(not self._avoided(s, frame, u, f) for f in finals)
         }
-        if good:
-            options = {h: options[h] for h in good}
-        elif frame.b["must_avoid"]:
-            return []
+
+    def _toward_goal(
+        self, s: State, frame: Frame, u: int, here: int, options: dict[int, set[int]]
+    ) -> list[int]:
+        """The options that step nearer the friendly edge (or the `toward` hexes),
+        or all of them when none does."""
         now = self._goal_distance(s, frame, u, here)
         toward = [h for h in options if self._goal_distance(s, frame, u, h) < now]
         return sorted(toward or options)
@@ -238,40 +251,51 @@ class Retreat(Primitive):
         if b["done"] or s.unit_status[u] != ON_MAP:
             return None
         if b["stage"] == WAITING:
-            space = s.game.actions
-            prompt = "lose a step to make room and retreat (else be captured)?"
-            return Node(
-                s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt
-            )
+            return _ask_step_loss(s, u)
         here = s.unit_hex[u]
         gone = board_distance(s, b["origin"], here)
         if gone < b["hexes"] and here in b["exits"]:
-            say(s, f"{unit_name(s, u)} retreats off the map.")
-            remove_from_play(s, u)
-            emit(s, "left_map", unit=u, hex=here)
-            b["done"] = True
+            self._retreat_off_map(s, frame, u, here)
             return None
         came_from = b.pop("came_from", -1)
-        if gone >= b["hexes"] and (gone == 0 or self._open(s, frame, u, came_from, here)):
+        if gone >= b["hexes"] and self._may_stop(s, frame, u, came_from, here):
             b["done"] = True
             emit(s, "retreated", unit=u, hex=here)
             return None
+        return self._retreat_on(s, frame, u)
+
+    def _may_stop(self, s: State, frame: Frame, u: int, came_from: int, here: int) -> bool:
+        """Having gone its length, the unit may end its retreat here: it never left
+        the start (a retreat of no hexes), or the hex is open to it, entered as it
+        was (a hex it may only pass through sends it on)."""
+        return here == frame.b["origin"] or self._open(s, frame, u, came_from, here)
+
+    def _retreat_off_map(self, s: State, frame: Frame, u: int, here: int) -> None:
+        """From an exit hex with hexes still to go, the unit leaves play."""
+        say(s, f"{unit_name(s, u)} retreats off the map.")
+        remove_from_play(s, u)
+        emit(s, "left_map", unit=u, hex=here)
+        frame.b["done"] = True
+
+    def _retreat_on(self, s: State, frame: Frame, u: int) -> Node | None:
+        """The next hex: taken when it is the only one, else asked of the owner; a
+        unit with none is captured (13.23) unless the step-loss exception may apply."""
         options = self.candidates(s, frame)
+        if len(options) == 1:
+            self._step(s, frame, options[0])
+            return CONTINUE
         if options:
-            if len(options) == 1:
-                self._step(s, frame, options[0])
-                return CONTINUE
             space = s.game.actions
             owner = s.game.rules.units[u].side
             return Node(
                 owner, tuple(space.hex(h) for h in options), prompt=f"retreat {unit_name(s, u)}"
             )
         if self._exception_open(s, frame):
-            b["stage"] = WAITING
+            frame.b["stage"] = WAITING
             return CONTINUE
         say(s, f"{unit_name(s, u)} cannot retreat.")
         capture(s, u)
-        b["done"] = True
+        frame.b["done"] = True
         return None
 
     def _exception_open(self, s: State, frame: Frame) -> bool:
@@ -322,6 +346,13 @@ class Retreat(Primitive):
             # Passing through a hex it could not stop in: the rules' procedure
             # (a morale check, a step lost) runs before the retreat goes on.
             self.push_procedure(s, frame.b["on_through"], {"unit": u, "hex": h})
+
+
+def _ask_step_loss(s: State, u: int) -> Node:
+    """The owner chooses between capture and the step-loss exception (13.23)."""
+    space = s.game.actions
+    prompt = "lose a step to make room and retreat (else be captured)?"
+    return Node(s.game.rules.units[u].side, (space.option(0), space.option(1)), prompt=prompt)
 
 
 register(Retreat())

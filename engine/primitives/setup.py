@@ -15,7 +15,7 @@ from engine.describe import hex_label, unit_name
 from engine.effects import place_unit, say
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
-from engine.queries import units_in
+from engine.queries import enemy_in, units_in
 from engine.rules import PlacementSpec
 from engine.state import Frame, State
 
@@ -46,23 +46,23 @@ class Setup(Primitive):
         self._settle(s, frame)
 
     def options(self, s: State, placement: PlacementSpec, u: int) -> list[int]:
+        """The hexes of the placement (any hex, when it names none) the unit may set up in."""
+        hexes = placement.hexes or range(len(s.game.rules.board.labels))
+        return [h for h in hexes if self._may_set_up(s, placement, u, h)]
+
+    @staticmethod
+    def _may_set_up(s: State, placement: PlacementSpec, u: int, h: int) -> bool:
+        """Not prohibited terrain (TEC "-": no unit may stand there, set up or not),
+        no enemy unit, the placement's condition and the scenario's stacking limit met."""
         rules = s.game.rules
-        side = rules.units[u].side
-        out = []
-        for h in placement.hexes or range(len(rules.board.labels)):
-            if rules.terrain[rules.board.terrain[h]].prohibited:
-                continue  # no unit may stand in prohibited terrain (TEC "-"), set up or not
-            if any(rules.units[o].side != side for o in units_in(s, h)):
-                continue
-            if placement.condition is not None and not placement.condition(
-                s, {"unit": u, "hex": h}
-            ):
-                continue
-            stacking = s.game.scenario.stacking
-            if stacking is not None and not stacking(s, {"units": (*units_in(s, h), u)}):
-                continue
-            out.append(h)
-        return out
+        if rules.terrain[rules.board.terrain[h]].prohibited:
+            return False
+        if enemy_in(s, h, rules.units[u].side):
+            return False
+        if placement.condition is not None and not placement.condition(s, {"unit": u, "hex": h}):
+            return False
+        stacking = s.game.scenario.stacking
+        return stacking is None or bool(stacking(s, {"units": (*units_in(s, h), u)}))
 
     def run(self, s: State, frame: Frame) -> Node | None:
         placements = self._placements(s)
