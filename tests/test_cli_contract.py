@@ -125,6 +125,7 @@ def test_an_endless_search_budget_is_refused(capsys):
     assert "mcts budget '1e999s'" in one_line(capsys)
 
 
+@pytest.mark.slow
 def test_a_table_save_or_log_that_is_no_save_is_one_line_naming_it(capsys, tmp_path, training):
     pytest.importorskip("starlette")  # the `table` extra
     import json

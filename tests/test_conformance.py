@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from engine import chance
 from tests.conftest import eager_action
 
 
+@pytest.mark.slow
 def test_random_games_keep_invariants(training):
     game = training
     lengths = []

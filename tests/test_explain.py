@@ -34,6 +34,7 @@ def american_movement(game):
         s.apply_action(s.legal_actions()[0])
 
 
+@pytest.mark.slow
 def test_explanations_agree_with_the_legal_actions_everywhere(holding_action):
     """Over a seeded game: a step is explained away exactly when it is not legal, and
     every refusal has words; at any node every action outside the legal set gets a reason."""

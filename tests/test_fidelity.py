@@ -82,6 +82,7 @@ def test_rows_based_on_a_test_have_a_test_naming_them():
             assert named or mentioned, (doc, number)
 
 
+@pytest.mark.slow
 def test_coverage_shows_what_fired_and_what_is_tested(tmp_path, capsys):
     book = rulebook("monmouth.txt")
     if book is None:
@@ -102,6 +103,7 @@ def test_coverage_shows_what_fired_and_what_is_tested(tmp_path, capsys):
     assert "no rule runs it" in line["2.1"]  # cited only by data
 
 
+@pytest.mark.slow
 def test_coverage_refuses_the_counts_of_another_battle(tmp_path, capsys):
     book = rulebook("monmouth.txt")
     if book is None:

@@ -83,6 +83,7 @@ def test_an_edited_log_is_refused_or_plays_on(training, logs, data, rng):
     assert check_log_edit(training, lines, rng) in ("refused", "played")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("batch", range(SWEEP_BATCHES))
 @pytest.mark.parametrize("kind", ["save", "save without its check", "log"])
 def test_ten_thousand_edits_of_each_kind(training, positions, logs, kind, batch, tmp_path):

@@ -44,6 +44,7 @@ def test_committed_engine_is_current(name, request):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["training"])
 def test_rebuilding_gives_identical_bytes(name):
     first = generate(compile_ruleset(ROOT / "rulesets" / name)[0])

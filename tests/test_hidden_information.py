@@ -68,6 +68,7 @@ def strings_in(value) -> set[str]:
     return {value} if isinstance(value, str) else set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("battle", "scenario"), CASES)
 def test_nothing_hidden_shows_in_an_observation_or_an_action(battle, scenario):
     game = import_shipped(battle).load_game({"scenario": scenario})

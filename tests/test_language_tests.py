@@ -17,6 +17,7 @@ from muster.language_tests import Runner, collect, run_tests
 from tests.conftest import ROOT, RULESETS, rulebook
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("battle", shipped_battles())
 def test_every_language_test_of_the_battle_passes(battle):
     tests, run = run_tests(battle)
@@ -159,6 +160,7 @@ def test_a_mistake_in_a_test_is_reported_before_anything_runs(training_copy):
     assert "did you mean 'red_guard'?" in str(info.value)
 
 
+@pytest.mark.slow
 def test_a_define_is_expected_by_its_value(tmp_path):
     rules = compile_ruleset(RULESETS / "monmouth")[0]
     test_file = tmp_path / "defines.mst"
@@ -183,6 +185,7 @@ def test_a_define_is_expected_by_its_value(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_define_expectation_is_checked_before_anything_runs(tmp_path):
     rules = compile_ruleset(RULESETS / "monmouth")[0]
     test_file = tmp_path / "typo.mst"
@@ -204,6 +207,7 @@ def test_a_define_expectation_is_checked_before_anything_runs(tmp_path):
     assert (4, "no unit 'nj_9'") in found
 
 
+@pytest.mark.slow
 def test_the_series_examples_pass_in_the_rule_language():
     # The series rulebook's worked examples (tests/test_rulebook_examples.py
     # plays them from Python) on the examples battle of tests/data/.
@@ -270,6 +274,7 @@ def test_a_rule_that_fails_in_play_fails_its_test_at_the_line(training_copy):
     assert "battle.mst:" in failure  # the rule the engine was running
 
 
+@pytest.mark.slow
 def test_a_position_that_cannot_play_on_names_the_rule(tmp_path):
     # No side has the initiative on an empty board: the second player turn is
     # the enemy of none's. The failure names the rule the engine was running.

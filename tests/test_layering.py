@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.conftest import ROOT
 
 GENERIC = ("dsl", "compiler", "engine")
@@ -22,6 +24,7 @@ def battle_words() -> set[str]:
     return words
 
 
+@pytest.mark.slow
 def test_generic_code_names_no_battle():
     words = battle_words()
     assert "red_guard" in words

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -207,6 +208,7 @@ def compiled(folder: Path, lines: list[str], shifted: str):
     return board(folder, *lines, columns=size, rows=size, shifted=shifted)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(random_maps())
 def test_precomputed_table_agrees_with_shapely_on_every_pair(tmp_path_factory, case):

@@ -60,6 +60,7 @@ def sampled_colours(image: Image.Image, layout, label: str) -> tuple[set, int]:
     return colours, n
 
 
+@pytest.mark.slow
 def test_every_hex_shows_its_terrain(rendered):
     model, image, layout = rendered
     assert set(layout.centres) == set(model.labels())

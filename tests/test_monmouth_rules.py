@@ -376,6 +376,7 @@ def test_the_holding_action_opens_with_british_close_combat_only():
     assert phases[1] == "— Turn 8, Continental Army: Movement Phase —"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("scenario", "seed"),
     [("lees_advance", 0), ("holding_action", 1), ("washingtons_stand", 0), ("campaign", 0)],

@@ -476,6 +476,7 @@ BATTLE_WORDS = {
 }
 
 
+@pytest.mark.slow
 def test_generic_code_names_nothing_of_newtown():
     words = set(BATTLE_WORDS)
     for path in BATTLE.glob("*.mst"):
@@ -528,6 +529,7 @@ def test_committed_engine_is_current(rules):
         assert path.read_text(encoding="utf-8") == code, f"{path} is stale: `muster build newtown`"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["historical", "campaign"])
 def test_both_scenarios_build_and_play_to_the_end(name):
     game = load_game(BATTLE, {"scenario": name})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from compiler.build import build
 from compiler.progress import Progress
 from muster.cli import main
@@ -14,6 +16,7 @@ def files_under(folder):
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
+@pytest.mark.slow
 def test_build_writes_engine_and_print_components(tmp_path):
     build(RULESETS / "training", tmp_path, progress=False)
     files = files_under(tmp_path)
@@ -37,6 +40,7 @@ def test_build_writes_engine_and_print_components(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_only_counters_remakes_counters_and_keeps_the_rest(tmp_path):
     build(RULESETS / "training", tmp_path, progress=False)
     stale = tmp_path / "print" / "counters" / "gone-front.png"

@@ -24,6 +24,7 @@ def synthetic_map(width: int = 5200, height: int = 4100) -> Image.Image:
     return Image.fromarray(a, "RGB")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", [LETTER, A4], ids=lambda p: p.name)
 def test_tiles_cover_the_map_with_overlap(paper):
     img = synthetic_map()
@@ -44,6 +45,7 @@ def test_tiles_cover_the_map_with_overlap(paper):
         assert same.mean() > 0.99  # all but the crosshairs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", [LETTER, A4], ids=lambda p: p.name)
 def test_alignment_marks_fall_on_the_same_map_spot_on_neighbouring_tiles(paper):
     img = synthetic_map()
@@ -78,6 +80,7 @@ def test_a_map_smaller_than_the_page_leaves_the_rest_of_the_page_white():
     assert (a[LETTER.margin + HEADER_PX :, LETTER.margin + 1000 :] == 255).all()
 
 
+@pytest.mark.slow
 def test_tiled_pdf_renders_at_paper_size(tmp_path):
     files = map_files(synthetic_map(3000, 2600), "Test")
     path = tmp_path / "map-letter.pdf"

@@ -45,6 +45,7 @@ def dump() -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", PAPERS)
 @pytest.mark.parametrize("part", ["counters", "charts"])
 def test_pdf_pages_are_the_paper_at_300_dpi(built, paper, part):
@@ -107,6 +108,7 @@ def _identify(img: Image.Image, pngs: dict[str, Image.Image], groups) -> frozens
     return groups[best]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", PAPERS)
 def test_sheets_hold_exactly_the_counter_mix_of_the_dump(built, dump, paper):
     assert_counter_mix(built, dump, paper)
@@ -127,6 +129,7 @@ def shipped(request, tmp_path_factory) -> tuple[Path, dict]:
     return out / "print", json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_the_shipped_battles_sheets_hold_their_counter_mix(shipped):
     built, dump = shipped
     assert_counter_mix(built, dump, "letter")
@@ -172,6 +175,7 @@ def test_one_png_per_counter_side_at_188_px(built, dump):
         assert img.info["dpi"] == pytest.approx((300, 300), abs=0.01)
 
 
+@pytest.mark.slow
 def test_rebuilding_gives_identical_bytes(built, tmp_path):
     build(PRINT_TEST, tmp_path, progress=False)
     again = tmp_path / "print"

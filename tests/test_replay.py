@@ -73,6 +73,7 @@ def test_an_untampered_log_certifies(training, logged):
     assert done.state.state_hash() == lines[-1]["hash"]
 
 
+@pytest.mark.slow
 def test_replay_in_another_process_with_another_hash_seed(logged):
     log, _ = logged
     for hashseed in ("0", "12345"):

@@ -56,6 +56,7 @@ def test_two_processes_give_the_same_table(on_one_process):
     assert json.dumps(two, sort_keys=True) == json.dumps(on_one_process, sort_keys=True)
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_gives_the_same_table(on_one_process):
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(

@@ -30,6 +30,8 @@ CHROMIUM = Path(screenshots.CHROMIUM)
 if not CHROMIUM.exists():
     pytest.skip("no /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
 
+pytestmark = pytest.mark.slow  # a real browser: seconds a page
+
 
 @pytest.fixture(scope="module")
 def server(monmouth_table):

@@ -39,6 +39,7 @@ def final_hash(client: TestClient, gid: str) -> str:
     return json.loads(lines[-1])["hash"]
 
 
+@pytest.mark.slow
 def test_a_seeded_game_over_http_ends_as_muster_play_does(client, monmouth_table, tmp_path):
     # As `muster play monmouth --scenario lees_advance --bots random,random --seed 3` does.
     game = monmouth_table.package.load_game({"scenario": "lees_advance"})

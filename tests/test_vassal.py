@@ -72,6 +72,7 @@ def slots(vmod: bytes) -> list[ET.Element]:
 # ------------------------------------------------------------------ the buildFile
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("battle", BATTLES)
 def test_buildfile_validates_against_vassal_classes(modules, schema, battle):
     _rules, vmod = modules[battle]
