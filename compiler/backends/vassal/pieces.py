@@ -13,6 +13,7 @@ per track (Game Turn, each side's Army Morale, …) for the tracks board.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -242,70 +243,80 @@ def track_marker_image(n: int) -> str:
 
 
 def pieces_of(rules: ir.Ruleset, board: tracks.TrackBoard) -> Pieces:
+    """Every piece of the module, numbered in order: units, markers, the track
+    markers, then the cards of each cup or deck."""
     out = Pieces()
     out.states = order_states(rules)
-    for side in rules.sides:
-        out.prototypes[side_prototype_name(side.name)] = counter_prototype(side, board, out.states)
-    if out.states:
-        out.prototypes["order states"] = (*(s.layer() for s in out.states), BasicPiece("", ""))
-    out.prototypes["marker"] = marker_prototype()
-    in_bags = {name for bag in rules.bags for name in bag.contents}
-    if in_bags:
-        out.prototypes["card"] = card_prototype()
-    gpid = 0
-    sides = {s.name: text(s.title) for s in rules.sides}
-    formations = {f.name: text(f.title) for f in rules.formations}
-    for u in rules.units:
-        gpid += 1
-        group = formations.get(u.formation or "", "Leaders" if u.kind == "leader" else "Other")
-        out.slots.append(
-            Slot(
-                text(u.title),
-                u.name,
-                gpid,
-                unit_traits(rules, u, gpid),
-                u.kind,
-                sides[u.side],
-                group,
-            )
-        )
-    for m in rules.markers:
-        gpid += 1
-        card = m.name in in_bags
-        tab = sides.get(m.side, "Markers")
-        group = ("Cards and chits" if card else "Markers") if m.side else "Markers"
-        kind = "card" if card else "marker"
-        traits = marker_traits(rules, m, gpid, card)
-        out.slots.append(Slot(text(m.title), m.name, gpid, traits, kind, tab, group))
-    gpid += 1
-    turn = Slot(
-        "Game Turn marker",
-        "",
-        gpid,
-        (Prototype("marker"), BasicPiece(track_marker_image(0), "Game Turn marker", gpid)),
-        "track",
-        "Tracks",
-        "Tracks",
-    )
-    out.slots.append(turn)
-    out.turn_marker = turn
+    out.prototypes = prototypes(rules, board, out.states)
+    gpids = itertools.count(1)
+    out.slots += [_unit_slot(rules, u, next(gpids)) for u in rules.units]
+    in_bags = _in_bags(rules)
+    out.slots += [_marker_slot(rules, m, next(gpids), m.name in in_bags) for m in rules.markers]
+    out.turn_marker = _track_slot(0, "Game Turn marker", next(gpids))
+    out.slots.append(out.turn_marker)
     for n, track in enumerate(board.tracks, start=1):
-        gpid += 1
-        name = f"{track.title} marker"
-        traits = (Prototype("marker"), BasicPiece(track_marker_image(n), name, gpid))
-        slot = Slot(name, "", gpid, traits, "track", "Tracks", "Tracks")
+        slot = _track_slot(n, f"{track.title} marker", next(gpids))
         out.slots.append(slot)
         out.track_markers[(track.variable, track.side)] = slot
     markers = {m.name: m for m in rules.markers}
     for bag in rules.bags:
-        cards = []
-        for n, name in enumerate(bag.contents, start=1):
-            gpid += 1
-            traits = marker_traits(rules, markers[name], gpid, True)
-            title = text(markers[name].title)
-            cards.append(Slot(f"{title} {n}", name, gpid, traits, "card", "", pile_name(bag)))
-        out.piles[bag.name] = cards
+        out.piles[bag.name] = [
+            _card_slot(rules, markers[name], n, bag, next(gpids))
+            for n, name in enumerate(bag.contents, start=1)
+        ]
     return out
+
+
+def _in_bags(rules: ir.Ruleset) -> set[str]:
+    """The markers some cup or deck holds: cards."""
+    return {name for bag in rules.bags for name in bag.contents}
+
+
+def prototypes(
+    rules: ir.Ruleset, board: tracks.TrackBoard, states: list[StateLayer]
+) -> dict[str, tuple[Trait, ...]]:
+    """Each side's counter prototype, the order states, the marker's and (with cards) the card's."""
+    out = {
+        side_prototype_name(side.name): counter_prototype(side, board, states)
+        for side in rules.sides
+    }
+    if states:
+        out["order states"] = (*(s.layer() for s in states), BasicPiece("", ""))
+    out["marker"] = marker_prototype()
+    if _in_bags(rules):
+        out["card"] = card_prototype()
+    return out
+
+
+def _unit_slot(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> Slot:
+    """A unit or leader, in its side's tab and its formation's group."""
+    side = next(s for s in rules.sides if s.name == u.side)
+    formation = next((f for f in rules.formations if f.name == u.formation), None)
+    group = text(formation.title) if formation else ("Leaders" if u.kind == "leader" else "Other")
+    traits = unit_traits(rules, u, gpid)
+    return Slot(text(u.title), u.name, gpid, traits, u.kind, text(side.title), group)
+
+
+def _marker_slot(rules: ir.Ruleset, m: ir.Marker, gpid: int, card: bool) -> Slot:
+    """A marker or card: a side's in its side's tab, a shared one under Markers."""
+    side = next((s for s in rules.sides if s.name == m.side), None)
+    tab = text(side.title) if side else "Markers"
+    group = ("Cards and chits" if card else "Markers") if m.side else "Markers"
+    kind = "card" if card else "marker"
+    traits = marker_traits(rules, m, gpid, card)
+    return Slot(text(m.title), m.name, gpid, traits, kind, tab, group)
+
+
+def _track_slot(n: int, name: str, gpid: int) -> Slot:
+    """The marker of track `n` (0: the Game Turn), in the Tracks tab."""
+    traits = (Prototype("marker"), BasicPiece(track_marker_image(n), name, gpid))
+    return Slot(name, "", gpid, traits, "track", "Tracks", "Tracks")
+
+
+def _card_slot(rules: ir.Ruleset, m: ir.Marker, n: int, bag: ir.Bag, gpid: int) -> Slot:
+    """The `n`th card of a cup or deck: a masked marker."""
+    traits = marker_traits(rules, m, gpid, True)
+    return Slot(f"{text(m.title)} {n}", m.name, gpid, traits, "card", "", pile_name(bag))
 
 
 def pile_name(bag: ir.Bag) -> str:
