@@ -135,6 +135,17 @@ def _value_text(
     return name_label(str(value), titles.get(kind, {}))
 
 
+def _codes_used(t: ir.Table) -> set[str]:
+    """The results a table's cells name by code."""
+    return {
+        str(value)
+        for row in t.rows
+        for cell in row.cells
+        for value, kind in zip(cell, t.kinds, strict=True)
+        if value is not None and kind == "code"
+    }
+
+
 def _table_subtitle(t: ir.Table) -> str:
     """The sources, then what the columns and each cell's parts are, where not plain."""
     subtitle = [cites(t.prov)]
@@ -148,13 +159,7 @@ def _table_subtitle(t: ir.Table) -> str:
 def _results_legend(rules: ir.Ruleset, t: ir.Table) -> tuple[str, ...]:
     """A note saying what each result code in the table stands for (codes that
     are the result's title or a dash need none)."""
-    used = {
-        str(value)
-        for row in t.rows
-        for cell in row.cells
-        for value, kind in zip(cell, t.kinds, strict=True)
-        if value is not None and kind == "code"
-    }
+    used = _codes_used(t)
     legend = [
         f"{res.code} = {res.title}"
         for res in rules.results
@@ -195,14 +200,14 @@ def terrain_chart(rules: ir.Ruleset) -> Chart:
     shown = in_play(rules)
     things = [t for t in every if t.name in shown]
     titles = {t.name: t.title for t in every}
-    slopes = {f.name for f in rules.hexside_features if f.slope}
-    keys = sorted({k for t in things for k in t.props})
+    slopes = _slopes(rules)
+    keys = _prop_keys(things)
     extra = _effect_columns(things, slopes)
     header = (
         Cell("Terrain"),
         Cell("Movement"),
         *(Cell(name) for name, _ in extra),
-        *(Cell(heading(k)) for k in keys),
+        *_key_heads(keys),
     )
     rows = tuple(
         _terrain_row(t, [col[i] for _, col in extra], keys, titles, slopes)
@@ -211,9 +216,23 @@ def terrain_chart(rules: ir.Ruleset) -> Chart:
     return Chart("Terrain Effects Chart", header, rows, cites(_prov_of(things)))
 
 
+def _key_heads(keys: list[str]) -> list[Cell]:
+    return [Cell(heading(k)) for k in keys]
+
+
 def _prov_of(items: Iterable[ir.Terrain | ir.HexsideFeature | ir.TerrainChange]) -> ir.Prov:
     """The sources of a chart made of many declarations: all of theirs."""
     return ir.Prov(tuple(c for t in items for c in t.prov.cites))
+
+
+def _slopes(rules: ir.Ruleset) -> set[str]:
+    """The hexside features that are slopes: a hexside combining one reads up and down."""
+    return {f.name for f in rules.hexside_features if f.slope}
+
+
+def _prop_keys(things: list[Feature]) -> list[str]:
+    """The terrain's own keys (`defend_drm`, …), each a column of the chart."""
+    return sorted({k for t in things for k in t.props})
 
 
 def _effect_columns(things: list[Feature], slopes: set[str]) -> list[tuple[str, list[str]]]:
@@ -250,12 +269,16 @@ def in_play(rules: ir.Ruleset) -> set[str]:
     sides = _hexside_sets(rules, rules.map)
     used = _hex_terrain(rules, rules.map)
     used |= {f for fs in sides for f in fs}
-    used |= {
+    return (used | _combined(rules, sides)) & every
+
+
+def _combined(rules: ir.Ruleset, sides: list[set[str]]) -> set[str]:
+    """The combined types (9.4) whose parts all meet on one of the hexsides."""
+    return {
         f.name
         for f in rules.hexside_features
         if f.combines and any(set(f.combines) <= fs for fs in sides)
     }
-    return used & every
 
 
 def _hex_terrain(rules: ir.Ruleset, m: ir.Map) -> set[str]:
@@ -332,7 +355,7 @@ def levels_chart(lv: ir.Levels) -> Chart:
     header = (
         Cell("Level"),
         Cell(words(lv.variable).capitalize()),
-        *(Cell(heading(k)) for k in keys),
+        *_key_heads(keys),
     )
     rows = tuple(
         (

@@ -69,9 +69,7 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
     heights = [_row_height(row) for row in grid]
     tag = _width(PROVISIONAL_TAG, NOTE_PX) + 3 * PAD if why else 0
     width = max(sum(widths), _width(chart.title, TITLE_PX) + 2 * PAD + tag)
-    daggers = [f"†{i} provisional, not a printed value: {r}" for i, r in enumerate(why, 1)]
-    wrap_at = min(max_width, max(width, 1400)) - 2 * PAD
-    note_lines = [line for n in (*chart.notes, *daggers) for line in _wrap(n, NOTE_PX, wrap_at)]
+    note_lines = _note_lines(chart.notes, why, min(max_width, max(width, 1400)) - 2 * PAD)
     width = max([width, *(_width(n, NOTE_PX, False) + 2 * PAD for n in note_lines)])
     # The citation line wraps to the grid's width rather than running off the chart.
     subtitle = _wrap(chart.subtitle, NOTE_PX, max(sum(widths), 600) - 2 * PAD)
@@ -82,6 +80,12 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
     y = _draw_cells(img, grid, widths, heights, title_h, mark)
     _draw_notes(img, note_lines, y)
     return img
+
+
+def _note_lines(notes: tuple[str, ...], why: list[str], width: int) -> list[str]:
+    """The chart's notes, then what each dagger means, wrapped to `width`."""
+    daggers = [f"†{i} provisional, not a printed value: {r}" for i, r in enumerate(why, 1)]
+    return [line for n in (*notes, *daggers) for line in _wrap(n, NOTE_PX, width)]
 
 
 def _column_widths(grid: tuple[tuple[Cell, ...], ...], mark: dict[str, str]) -> list[int]:

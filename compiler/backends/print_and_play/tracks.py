@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 
 from compiler import ir
 from compiler.backends.fonts import font
+from compiler.backends.names import named
 from compiler.backends.print_and_play.charts import cites, heading, range_label, words
 from compiler.backends.print_and_play.grid import (
     CELL_PX,
@@ -187,7 +188,7 @@ def _span(rules: ir.Ruleset, lv: ir.Levels) -> tuple[int, int]:
 
 def _starts(rules: ir.Ruleset, variable: str) -> list[int]:
     """The whole numbers the variable starts at (one per side for a per-side value)."""
-    var = next((v for v in rules.variables if v.name == variable), None)
+    var = named(rules.variables, variable)
     start = var.initial if var is not None else None
     values = start.values() if isinstance(start, dict) else [start]
     return [x for x in values if isinstance(x, int) and not isinstance(x, bool)]

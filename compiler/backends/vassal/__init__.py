@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compiler import ir
+from compiler.backends.names import named
 from compiler.backends.print_and_play.charts import words
 from compiler.backends.print_and_play.mix import Counter, counter_mix
 from compiler.backends.vassal import images, tracks
@@ -27,6 +28,7 @@ from compiler.backends.vassal.pieces import (
     TRACKS_BOARD,
     TRACKS_MAP,
     Pieces,
+    card_names,
     expanded,
     pieces_of,
     track_marker_image,
@@ -134,11 +136,7 @@ def saved_setup(
 
 def _scenario_starts(sc: ir.Scenario) -> dict[tuple[str, str], object]:
     """(variable, side or "") → the value the scenario starts it at."""
-    starts = {}
-    for v in sc.values:
-        side = getattr(v.index, "value", "") if v.index is not None else ""
-        starts[(v.variable, str(side))] = getattr(v.value, "value", None)
-    return starts
+    return {tracks.start_key(v): getattr(v.value, "value", None) for v in sc.values}
 
 
 def _track_start(
@@ -148,7 +146,7 @@ def _track_start(
     initial value (0 when it has none), kept within the track."""
     value = starts.get((track.variable, track.side))
     if value is None:
-        variable = next((v for v in rules.variables if v.name == track.variable), None)
+        variable = named(rules.variables, track.variable)
         initial = variable.initial if variable is not None else 0
         value = initial if isinstance(initial, int) else 0
     return min(max(value, track.low), track.high)
@@ -156,8 +154,8 @@ def _track_start(
 
 def hand_sides(rules: ir.Ruleset) -> tuple[ir.Side, ...]:
     """Sides owning markers a cup or deck holds: each gets a hidden hand."""
-    in_bags = {name for bag in rules.bags for name in bag.contents}
-    owners = {m.side for m in rules.markers if m.name in in_bags and m.side}
+    cards = card_names(rules)
+    owners = {m.side for m in rules.markers if m.name in cards and m.side}
     return tuple(s for s in rules.sides if s.name in owners)
 
 

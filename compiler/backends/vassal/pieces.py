@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from compiler import ir
+from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
 from compiler.backends.vassal import tracks
 from compiler.backends.vassal.sequence import text
@@ -104,7 +105,7 @@ class Pieces:
     piles: dict[str, list[Slot]] = field(default_factory=dict)  # bag → its cards, in order
 
     def slot(self, name: str) -> Slot:
-        return next(s for s in self.slots if s.name == name)
+        return the(self.slots, name)
 
     @property
     def next_gpid(self) -> int:
@@ -120,20 +121,22 @@ def state_variables(rules: ir.Ruleset) -> list[ir.Variable]:
     marked = [_words(m.title) for m in rules.markers if _words(m.title)]
     home = PurePosixPath(rules.files[0]).parent if rules.files else PurePosixPath(".")
 
-    def shown(v: ir.Variable) -> bool:
-        if v.type.startswith("enum:"):
-            return len(v.values) > 1
-        imported = v.span is not None and PurePosixPath(v.span.file).parent != home
-        return imported or any(w <= _words(v.title) for w in marked)
+    return [v for v in rules.variables if _kept_all_game(v) and _shown(v, home, marked)]
 
-    return [
-        v
-        for v in rules.variables
-        if v.scope == "unit"
-        and v.reset is None
-        and (v.type == "bool" or v.type.startswith("enum:"))
-        and shown(v)
-    ]
+
+def _kept_all_game(v: ir.Variable) -> bool:
+    """A per-unit yes/no or named state that no phase resets."""
+    named_state = v.type == "bool" or v.type.startswith("enum:")
+    return v.scope == "unit" and v.reset is None and named_state
+
+
+def _shown(v: ir.Variable, home: PurePosixPath, marked: list[frozenset[str]]) -> bool:
+    """A named state of two values or more; a yes/no state imported from a
+    library (declared outside the battle's folder), or with a marker of its own."""
+    if v.type.startswith("enum:"):
+        return len(v.values) > 1
+    imported = v.span is not None and PurePosixPath(v.span.file).parent != home
+    return imported or any(w <= _words(v.title) for w in marked)
 
 
 def _words(title: str) -> frozenset[str]:
@@ -204,8 +207,8 @@ def side_prototype_name(side: str) -> str:
 
 
 def unit_traits(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> tuple[Trait, ...]:
-    side = next(s for s in rules.sides if s.name == u.side)
-    formation = next((f for f in rules.formations if f.name == u.formation), None)
+    side = the(rules.sides, u.side)
+    formation = named(rules.formations, u.formation)
     traits: list[Trait] = [Prototype(side_prototype_name(u.side))]
     if u.kind == "unit" and state_variables(rules):
         traits.append(Prototype("order states"))
@@ -220,7 +223,7 @@ def unit_traits(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> tuple[Trait, ...]:
 
 
 def marker_traits(rules: ir.Ruleset, m: ir.Marker, gpid: int, card: bool) -> tuple[Trait, ...]:
-    side = next((s for s in rules.sides if s.name == m.side), None)
+    side = named(rules.sides, m.side)
     props = (("Side", text(side.title) if side else ""), ("Kind", "card" if card else "marker"))
     front, back = f"{m.name}-front.png", f"{m.name}-back.png"
     if card:
@@ -250,7 +253,7 @@ def pieces_of(rules: ir.Ruleset, board: tracks.TrackBoard) -> Pieces:
     out.prototypes = prototypes(rules, board, out.states)
     gpids = itertools.count(1)
     out.slots += [_unit_slot(rules, u, next(gpids)) for u in rules.units]
-    in_bags = _in_bags(rules)
+    in_bags = card_names(rules)
     out.slots += [_marker_slot(rules, m, next(gpids), m.name in in_bags) for m in rules.markers]
     out.turn_marker = _track_slot(0, "Game Turn marker", next(gpids))
     out.slots.append(out.turn_marker)
@@ -267,7 +270,7 @@ def pieces_of(rules: ir.Ruleset, board: tracks.TrackBoard) -> Pieces:
     return out
 
 
-def _in_bags(rules: ir.Ruleset) -> set[str]:
+def card_names(rules: ir.Ruleset) -> set[str]:
     """The markers some cup or deck holds: cards."""
     return {name for bag in rules.bags for name in bag.contents}
 
@@ -283,15 +286,15 @@ def prototypes(
     if states:
         out["order states"] = (*(s.layer() for s in states), BasicPiece("", ""))
     out["marker"] = marker_prototype()
-    if _in_bags(rules):
+    if card_names(rules):
         out["card"] = card_prototype()
     return out
 
 
 def _unit_slot(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> Slot:
     """A unit or leader, in its side's tab and its formation's group."""
-    side = next(s for s in rules.sides if s.name == u.side)
-    formation = next((f for f in rules.formations if f.name == u.formation), None)
+    side = the(rules.sides, u.side)
+    formation = named(rules.formations, u.formation)
     group = text(formation.title) if formation else ("Leaders" if u.kind == "leader" else "Other")
     traits = unit_traits(rules, u, gpid)
     return Slot(text(u.title), u.name, gpid, traits, u.kind, text(side.title), group)
@@ -299,7 +302,7 @@ def _unit_slot(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> Slot:
 
 def _marker_slot(rules: ir.Ruleset, m: ir.Marker, gpid: int, card: bool) -> Slot:
     """A marker or card: a side's in its side's tab, a shared one under Markers."""
-    side = next((s for s in rules.sides if s.name == m.side), None)
+    side = named(rules.sides, m.side)
     tab = text(side.title) if side else "Markers"
     group = ("Cards and chits" if card else "Markers") if m.side else "Markers"
     kind = "card" if card else "marker"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from compiler import ir
 from engine.game import Game
 from engine.primitives import get
+from engine.rules import PlacementSpec
 from engine.state import ON_MAP, State
 
 
@@ -74,11 +75,22 @@ class _Board:
         self.index = {u.name: i for i, u in enumerate(game.rules.units)}
         self.labels = game.rules.board.labels
         self.state = State(game)
+        self.setup = get("setup")
 
     def put(self, unit: str, hex_index: int) -> None:
         u = self.index[unit]
         self.state.unit_hex[u] = hex_index
         self.state.unit_status[u] = ON_MAP
+
+    def choose(self, spec: PlacementSpec, unit: str) -> Choice | None:
+        """The unit put on the first hex the engine's set-up `spec` offers it
+        (None, and the unit left off the map, when it offers none)."""
+        options = self.setup.options(self.state, spec, self.index[unit])
+        if not options:
+            return None
+        self.put(unit, options[0])
+        allowed = tuple(self.labels[h] for h in options)
+        return Choice(unit, allowed[0], allowed)
 
 
 def _fixed(sc: ir.Scenario, board: _Board) -> list[Placement]:
@@ -96,17 +108,14 @@ def _fixed(sc: ir.Scenario, board: _Board) -> list[Placement]:
 def _chosen(sc: ir.Scenario, game: Game, board: _Board) -> tuple[list[Placement], list[Choice]]:
     """The units whose owner chooses their hex, each on the first the engine
     offers; a unit offered none is left out of play, as the engine leaves it."""
-    setup = get("setup")
     specs = [p for p in game.scenario.setup if p.chosen] if game.scenario else []
+    entries = [e for e in sc.setup if e.chosen]
     placed: list[Placement] = []
     choices: list[Choice] = []
-    for entry, spec in zip([e for e in sc.setup if e.chosen], specs, strict=True):
+    for entry, spec in zip(entries, specs, strict=True):
         for p in entry.units:
-            options = setup.options(board.state, spec, board.index[p.name])
-            if not options:
-                continue
-            board.put(p.name, options[0])
-            allowed = tuple(board.labels[h] for h in options)
-            placed.append(Placement(p.name, allowed[0], None, p.reduced))
-            choices.append(Choice(p.name, allowed[0], allowed))
+            choice = board.choose(spec, p.name)
+            if choice is not None:
+                placed.append(Placement(p.name, choice.placed, None, p.reduced))
+                choices.append(choice)
     return placed, choices

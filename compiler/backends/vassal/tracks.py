@@ -17,6 +17,7 @@ from PIL import Image, ImageDraw
 
 from compiler import ir
 from compiler.backends.fonts import font
+from compiler.backends.names import named, the
 from compiler.backends.print_and_play.tracks import LEVEL_FILLS
 from compiler.backends.vassal.sequence import text
 
@@ -66,7 +67,7 @@ class TrackBoard:
     tracks: list[Track]
 
     def box(self, name: str) -> Box:
-        return next(b for b in self.boxes if b.name == name)
+        return the(self.boxes, name)
 
 
 def turn_box(n: int) -> str:
@@ -95,28 +96,37 @@ def start_values(rules: ir.Ruleset) -> dict[tuple[str, str], list[int]]:
     for sc in rules.scenarios:
         for v in sc.values:
             value = getattr(v.value, "value", None)
-            side = getattr(v.index, "value", "") if v.index is not None else ""
             if isinstance(value, int) and not isinstance(value, bool):
-                out.setdefault((v.variable, str(side)), []).append(value)
+                out.setdefault(start_key(v), []).append(value)
     return out
+
+
+def start_key(v: ir.StartValue) -> tuple[str, str]:
+    """The variable a scenario sets, and the side it sets it for ("" for the whole game)."""
+    return v.variable, str(getattr(v.index, "value", ""))
 
 
 def tracks_of(rules: ir.Ruleset) -> list[Track]:
     """A track per number a scenario sets (per side where it is per side), then victory points."""
-    variables = {v.name: v for v in rules.variables}
-    out = []
-    for (name, side_name), values in start_values(rules).items():
-        var = variables.get(name)
-        if var is None or var.type != "int":
-            continue
-        initial = var.initial if isinstance(var.initial, int) else 0
-        high = max([LOWEST_TOP, *values, *_level_bounds(rules, name), initial])
-        side = next((s for s in rules.sides if s.name == side_name), None)
-        title = f"{text(side.short)} {text(var.title)}" if side else text(var.title)
-        out.append(Track(name, side_name, title, 0, high))
+    variables = {v.name: v for v in rules.variables if v.type == "int"}
+    out = [
+        _number_track(rules, variables[name], side_name, values)
+        for (name, side_name), values in start_values(rules).items()
+        if name in variables
+    ]
     for side in rules.sides:
         out.append(Track("vp", side.name, f"{text(side.short)} Victory Points", 0, LOWEST_TOP))
     return out
+
+
+def _number_track(rules: ir.Ruleset, var: ir.Variable, side_name: str, values: list[int]) -> Track:
+    """A whole number's track: from 0 to the highest of its starting values, its
+    levels' bounds and `LOWEST_TOP`; named for its side when it is per side."""
+    initial = var.initial if isinstance(var.initial, int) else 0
+    high = max([LOWEST_TOP, *values, *_level_bounds(rules, var.name), initial])
+    side = named(rules.sides, side_name)
+    title = f"{text(side.short)} {text(var.title)}" if side else text(var.title)
+    return Track(var.name, side_name, title, 0, high)
 
 
 def _level_bounds(rules: ir.Ruleset, variable: str) -> list[int]:
