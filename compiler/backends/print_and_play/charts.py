@@ -18,6 +18,7 @@ from compiler.backends.print_and_play.face import signed, tint
 from compiler.backends.print_and_play.grid import Cell, Chart
 
 DASH = "–"
+Feature = ir.Terrain | ir.HexsideFeature  # a row of the Terrain Effects Chart
 
 
 def words(name: str) -> str:
@@ -186,9 +187,6 @@ def modifiers_chart(m: ir.ModifierList) -> Chart:
     return Chart(m.title, (Cell("DRM"), Cell("Condition")), tuple(rows), cites(m.prov), notes)
 
 
-Feature = ir.Terrain | ir.HexsideFeature
-
-
 def terrain_chart(rules: ir.Ruleset) -> Chart:
     """The Terrain Effects Chart: movement cost, line of sight, ZOC and every other effect
     of the terrain the map uses (`in_play`).
@@ -220,7 +218,7 @@ def _key_heads(keys: list[str]) -> list[Cell]:
     return [Cell(heading(k)) for k in keys]
 
 
-def _prov_of(items: Iterable[ir.Terrain | ir.HexsideFeature | ir.TerrainChange]) -> ir.Prov:
+def _prov_of(items: Iterable[Feature | ir.TerrainChange]) -> ir.Prov:
     """The sources of a chart made of many declarations: all of theirs."""
     return ir.Prov(tuple(c for t in items for c in t.prov.cites))
 
@@ -334,13 +332,13 @@ def _movement(t: Feature, titles: dict[str, str], slopes: set[str]) -> str:
     return text
 
 
-def _sight(t: ir.Terrain | ir.HexsideFeature) -> str:
+def _sight(t: Feature) -> str:
     if isinstance(t, ir.Terrain):
         return "blocks" if t.blocks_los else ""
     return "slope" if t.slope else ""
 
 
-def _zoc(t: ir.Terrain | ir.HexsideFeature, slopes: set[str]) -> str:
+def _zoc(t: Feature, slopes: set[str]) -> str:
     """Where a ZOC does not reach, in the words of 8.1; empty when it reaches everywhere."""
     if isinstance(t, ir.HexsideFeature) and not t.directional:
         return "" if t.zoc_into else "not across"
