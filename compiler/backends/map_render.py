@@ -18,7 +18,7 @@ hexsides; `Layout` records where text went, so a test can read the colours.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from PIL import Image, ImageColor, ImageDraw
@@ -27,7 +27,7 @@ from compiler import ir
 from compiler.backends.fonts import fit, font
 from compiler.hexmap import PIXEL_SCALE, Grid, Point
 from compiler.map_model import MapModel
-from engine.los import Sight
+from engine.los import Blocker, Sight
 
 RGB = tuple[int, int, int]
 Box = tuple[float, float, float, float]
@@ -92,22 +92,32 @@ def setup_areas(rules: ir.Ruleset) -> list[SetupArea]:
     several listed hexes (a single hex or a condition is no area to draw). An area
     with the same hexes as a map zone takes the zone's title."""
     sides = {s.name: s for s in rules.sides}
-    side_of = {u.name: u.side for u in rules.units}
+    side_of = {u.name: sides.get(u.side) for u in rules.units}
     zones = {frozenset(z.hexes): z.title for z in (rules.map.zones if rules.map else ())}
-    out: list[SetupArea] = []
-    seen: set[tuple[str, frozenset[str]]] = set()
+    areas: dict[tuple[str, frozenset[str]], SetupArea] = {}  # the first of each side's areas
     for scenario in rules.scenarios:
         for i, entry in enumerate(scenario.setup):
-            if not entry.chosen or len(entry.hexes) < 2 or not entry.units:
-                continue
-            side = sides.get(side_of.get(entry.units[0].name, ""))
-            if side is None or (side.name, frozenset(entry.hexes)) in seen:
-                continue
-            seen.add((side.name, frozenset(entry.hexes)))
-            where = zones.get(frozenset(entry.hexes))
-            title = f"{scenario.title}: {side.title} set-up" + (f" ({where})" if where else "")
-            out.append(SetupArea(f"{scenario.name}.{i}", title, entry.hexes, _ink(side.color)))
-    return out
+            side = _chooser(entry, side_of)
+            if side is not None:
+                where = zones.get(frozenset(entry.hexes))
+                area = _setup_area(f"{scenario.name}.{i}", scenario, side, entry.hexes, where)
+                areas.setdefault((side.name, frozenset(entry.hexes)), area)
+    return list(areas.values())
+
+
+def _setup_area(
+    key: str, scenario: ir.Scenario, side: ir.Side, hexes: tuple[str, ...], zone: str | None
+) -> SetupArea:
+    """A side's area, titled after its scenario (and the map zone it covers, if it covers one)."""
+    title = f"{scenario.title}: {side.title} set-up" + (f" ({zone})" if zone else "")
+    return SetupArea(key, title, hexes, _ink(side.color))
+
+
+def _chooser(entry: ir.SetupEntry, side_of: dict[str, ir.Side | None]) -> ir.Side | None:
+    """The side that chooses among an entry's hexes; None for an entry with no area to draw."""
+    if not entry.chosen or len(entry.hexes) < 2 or not entry.units:
+        return None
+    return side_of.get(entry.units[0].name)
 
 
 def _ink(color: str) -> RGB:
@@ -127,6 +137,139 @@ class Layout:
     text: dict[str, list[Box]] = field(default_factory=dict)  # hex → boxes of marks and text
     legend: list[LegendEntry] = field(default_factory=list)
     places: dict[str, Box] = field(default_factory=dict)  # place name → its label's box
+
+
+def _label_texts(title: str) -> list[str]:
+    """A place's name on one line, and (if it has several words) on two."""
+    words = title.split()
+    if len(words) < 2:
+        return [title]
+    half = (len(words) + 1) // 2
+    return [title, " ".join(words[:half]) + "\n" + " ".join(words[half:])]
+
+
+def _overlapping(box: Box, boxes: list[Box]) -> int:
+    """How many of `boxes` overlap `box`."""
+    x0, y0, x1, y1 = box
+    return sum(1 for b in boxes if min(x1, b[2]) > max(x0, b[0]) and min(y1, b[3]) > max(y0, b[1]))
+
+
+def _points_inside(box: Box, a: PxPoint, b: PxPoint) -> int:
+    """How many of 21 points evenly along a–b (both ends included) lie in `box`."""
+    x0, y0, x1, y1 = box
+    inside = 0
+    for k in range(21):
+        x, y = a[0] + (b[0] - a[0]) * k / 20, a[1] + (b[1] - a[1]) * k / 20
+        inside += x0 <= x <= x1 and y0 <= y <= y1
+    return inside
+
+
+@dataclass(frozen=True, slots=True)
+class Stroke:
+    """What a hexside feature is drawn with: its style and colour, the hexside
+    p–q, the centres of the hexes either side, and the centre of the hex it belongs to."""
+
+    style: str
+    color: RGB
+    side: tuple[PxPoint, PxPoint]
+    centres: tuple[PxPoint, PxPoint]
+    inside: PxPoint
+
+
+ROAD_WIDTHS = {"road": 0.09, "track": 0.07, "path": 0.045}  # in hex radii
+
+
+def _inward_normal(p: PxPoint, q: PxPoint, inside: PxPoint) -> PxPoint:
+    """The unit normal of the hexside p–q pointing into the hex whose centre is `inside`."""
+    ex, ey = q[0] - p[0], q[1] - p[1]
+    length = math.hypot(ex, ey)
+    nx, ny = -ey / length, ex / length
+    mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
+    if (inside[0] - mx) * nx + (inside[1] - my) * ny < 0:
+        nx, ny = -nx, -ny
+    return nx, ny
+
+
+@dataclass(frozen=True, slots=True)
+class _Ray:
+    """The ray from a hex centre toward one corner, where a pattern's marks go."""
+
+    centre: PxPoint
+    angle: float
+    r: float  # the hex's radius
+
+    def toward(self, dist: float, turn: float = 0.0) -> PxPoint:
+        """The point `dist` radii out, the ray turned by `turn` radians."""
+        cx, cy = self.centre
+        angle = self.angle + turn
+        return cx + dist * self.r * math.cos(angle), cy - dist * self.r * math.sin(angle)
+
+
+def _trees(draw: ImageDraw.ImageDraw, ray: _Ray, ink: RGB) -> None:
+    x, y = ray.toward(0.47)
+    s = 0.13 * ray.r
+    draw.ellipse((x - s, y - s, x + s, y + s), fill=ink)
+
+
+def _orchard(draw: ImageDraw.ImageDraw, ray: _Ray, ink: RGB) -> None:
+    for dist in (0.36, 0.56):
+        ox, oy = ray.toward(dist)
+        s = 0.06 * ray.r
+        draw.ellipse((ox - s, oy - s, ox + s, oy + s), fill=ink)
+
+
+def _dots(draw: ImageDraw.ImageDraw, ray: _Ray, ink: RGB) -> None:
+    for dist in (0.33, 0.42, 0.51, 0.6):
+        ox, oy = ray.toward(dist)
+        s = 0.025 * ray.r
+        draw.rectangle((ox - s, oy - s, ox + s, oy + s), fill=ink)
+
+
+def _crops(draw: ImageDraw.ImageDraw, ray: _Ray, ink: RGB) -> None:
+    x, y = ray.toward(0.47)
+    r = ray.r
+    for dy in (-0.08, 0.0, 0.08):
+        draw.line(
+            (x - 0.14 * r, y + dy * r, x + 0.14 * r, y + dy * r),
+            fill=ink,
+            width=max(1, round(0.025 * r)),
+        )
+
+
+def _marsh(draw: ImageDraw.ImageDraw, ray: _Ray, ink: RGB) -> None:
+    x, y = ray.toward(0.47)
+    r = ray.r
+    w = max(1, round(0.025 * r))
+    draw.line((x - 0.14 * r, y, x + 0.14 * r, y), fill=ink, width=w)
+    for dx in (-0.07, 0.0, 0.07):
+        draw.line((x + dx * r, y, x + dx * r * 1.6, y - 0.12 * r), fill=ink, width=w)
+
+
+def _hatch(draw: ImageDraw.ImageDraw, ray: _Ray, ink: RGB) -> None:
+    for turn in (0.35, -0.35):
+        draw.line(
+            (*ray.toward(0.3), *ray.toward(0.68, turn)),
+            fill=ink,
+            width=max(1, round(0.03 * ray.r)),
+        )
+
+
+def _buildings(draw: ImageDraw.ImageDraw, ray: _Ray, ink: RGB) -> None:
+    x, y = ray.toward(0.47)
+    s = 0.09 * ray.r
+    draw.rectangle((x - s, y - s, x + s, y + s), fill=ink)
+
+
+# A terrain pattern's mark, drawn once toward each corner of the hex ("none" draws nothing).
+PATTERNS: dict[str, Callable[[ImageDraw.ImageDraw, _Ray, RGB], None]] = {
+    "trees": _trees,
+    "orchard": _orchard,
+    "dots": _dots,
+    "crops": _crops,
+    "marsh": _marsh,
+    "hatch": _hatch,
+    "buildings": _buildings,
+}
 
 
 class MapRenderer:
@@ -178,19 +321,9 @@ class MapRenderer:
     def render(
         self, sight: tuple[str, str, Sight] | None = None, units: Iterable[str] = ()
     ) -> Image.Image:
-        longest = max(
-            (
-                self.fonts["legend"].getlength(line)
-                for _k, _n, title in self._legend_items()
-                for line in self._legend_lines(title)
-            ),
-            default=0.0,
-        )
-        legend_width = max(8 * self.radius, 1.2 * self.radius + longest + self.margin)
-        width = round(2 * self.margin + self.map_width + legend_width)
-        height = round(self.top + self.map_height + self.margin)
-        legend_height = self._legend_height()
-        img = Image.new("RGB", (width, max(height, round(self.top + legend_height))), PAPER)
+        """The map with its title and legend; `sight` a line of sight to lay over
+        it, `units` hexes to put a plain counter on."""
+        img = Image.new("RGB", self._size(), PAPER)
         draw = ImageDraw.Draw(img)
         draw.text(
             (self.margin, self.margin // 2),
@@ -217,6 +350,24 @@ class MapRenderer:
         self._legend(draw, self.margin * 2 + self.map_width)
         return img
 
+    def _size(self) -> tuple[int, int]:
+        """The image's size: the map, with the legend at its right, as tall as the longer."""
+        legend_width = max(8 * self.radius, 1.2 * self.radius + self._longest() + self.margin)
+        width = round(2 * self.margin + self.map_width + legend_width)
+        height = round(self.top + self.map_height + self.margin)
+        return width, max(height, round(self.top + self._legend_height()))
+
+    def _longest(self) -> float:
+        """The width of the legend's longest line."""
+        return max(
+            (
+                self.fonts["legend"].getlength(line)
+                for _k, _n, title in self._legend_items()
+                for line in self._legend_lines(title)
+            ),
+            default=0.0,
+        )
+
     # ------------------------------------------------------------ hexes
 
     def _hex(self, draw: ImageDraw.ImageDraw, label: str) -> None:
@@ -228,55 +379,12 @@ class MapRenderer:
         self, draw: ImageDraw.ImageDraw, at: PxPoint, terrain: ir.Terrain, r: float
     ) -> None:
         """The terrain's pattern around a hex centre, along the rays toward its corners."""
-        if terrain.pattern == "none":
+        mark = PATTERNS.get(terrain.pattern)
+        if mark is None:
             return
         ink = pattern_color(terrain.color)
-        cx, cy = at
-
-        def toward(angle: float, dist: float) -> PxPoint:
-            return cx + dist * r * math.cos(angle), cy - dist * r * math.sin(angle)
-
         for angle in CORNER_ANGLES:
-            x, y = toward(angle, 0.47)
-            if terrain.pattern == "trees":
-                s = 0.13 * r
-                draw.ellipse((x - s, y - s, x + s, y + s), fill=ink)
-            elif terrain.pattern == "orchard":
-                for dist in (0.36, 0.56):
-                    ox, oy = toward(angle, dist)
-                    s = 0.06 * r
-                    draw.ellipse((ox - s, oy - s, ox + s, oy + s), fill=ink)
-            elif terrain.pattern == "dots":
-                for dist in (0.33, 0.42, 0.51, 0.6):
-                    ox, oy = toward(angle, dist)
-                    s = 0.025 * r
-                    draw.rectangle((ox - s, oy - s, ox + s, oy + s), fill=ink)
-            elif terrain.pattern == "crops":
-                for dy in (-0.08, 0.0, 0.08):
-                    draw.line(
-                        (x - 0.14 * r, y + dy * r, x + 0.14 * r, y + dy * r),
-                        fill=ink,
-                        width=max(1, round(0.025 * r)),
-                    )
-            elif terrain.pattern == "marsh":
-                w = max(1, round(0.025 * r))
-                draw.line((x - 0.14 * r, y, x + 0.14 * r, y), fill=ink, width=w)
-                for dx in (-0.07, 0.0, 0.07):
-                    draw.line((x + dx * r, y, x + dx * r * 1.6, y - 0.12 * r), fill=ink, width=w)
-            elif terrain.pattern == "hatch":
-                draw.line(
-                    (*toward(angle, 0.3), *toward(angle + 0.35, 0.68)),
-                    fill=ink,
-                    width=max(1, round(0.03 * r)),
-                )
-                draw.line(
-                    (*toward(angle, 0.3), *toward(angle - 0.35, 0.68)),
-                    fill=ink,
-                    width=max(1, round(0.03 * r)),
-                )
-            elif terrain.pattern == "buildings":
-                s = 0.09 * r
-                draw.rectangle((x - s, y - s, x + s, y + s), fill=ink)
+            mark(draw, _Ray(at, angle, r), ink)
 
     def _number(self, draw: ImageDraw.ImageDraw, label: str) -> None:
         cx, cy = self.centre(label)
@@ -342,40 +450,58 @@ class MapRenderer:
         inside: PxPoint,
     ) -> None:
         """One feature on the hexside p–q between two hex centres; `inside`: its owner's centre."""
-        r = self.radius
-        color = rgb(f.color)
-        p, q = side
-        if f.draw in ("road", "track", "path"):
-            self._road(draw, f.draw, color, *centres)
-            self.roads.append(centres)
-        elif f.draw in ("stream", "line"):
-            width = max(2, round((0.12 if f.draw == "stream" else 0.05) * r))
-            draw.line((*p, *q), fill=color, width=width)
-        elif f.draw == "ford":
-            for t in (0.3, 0.5, 0.7):
-                x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
-                s = 0.07 * r
-                draw.ellipse((x - s, y - s, x + s, y + s), fill=(235, 225, 190), outline=color)
-        elif f.draw == "bridge":
-            self._bridge(draw, color, *centres)
-        elif f.draw in ("slope", "fieldworks"):
-            self._edge_symbol(draw, f.draw, color, p, q, inside)
+        styles = {
+            "road": self._road,
+            "track": self._road,
+            "path": self._road,
+            "stream": self._line,
+            "line": self._line,
+            "ford": self._ford,
+            "bridge": self._bridge,
+            "slope": self._edge_symbol,
+            "fieldworks": self._edge_symbol,
+        }
+        if f.draw in styles:
+            styles[f.draw](draw, Stroke(f.draw, rgb(f.color), side, centres, inside))
 
-    def _road(
-        self, draw: ImageDraw.ImageDraw, style: str, color: RGB, a: PxPoint, b: PxPoint
+    def _line(self, draw: ImageDraw.ImageDraw, s: Stroke) -> None:
+        """A stream or a line along the hexside."""
+        width = max(2, round((0.12 if s.style == "stream" else 0.05) * self.radius))
+        draw.line((*s.side[0], *s.side[1]), fill=s.color, width=width)
+
+    def _ford(self, draw: ImageDraw.ImageDraw, s: Stroke) -> None:
+        """Three stepping stones along the hexside."""
+        p, q = s.side
+        for t in (0.3, 0.5, 0.7):
+            x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
+            r = 0.07 * self.radius
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=(235, 225, 190), outline=s.color)
+
+    def _road(self, draw: ImageDraw.ImageDraw, s: Stroke) -> None:
+        """A road, track or path from centre to centre: solid, or dashed (a track's
+        dashes long, a path's short); kept for place labels to stay clear of."""
+        width = max(2, round(ROAD_WIDTHS[s.style] * self.radius))
+        if s.style == "road":
+            self._solid_road(draw, s.color, width, *s.centres)
+        else:
+            dash = (0.16 if s.style == "track" else 0.07) * self.radius
+            self._dashes(draw, s.color, width, dash, *s.centres)
+        self.roads.append(s.centres)
+
+    @staticmethod
+    def _solid_road(
+        draw: ImageDraw.ImageDraw, color: RGB, width: int, a: PxPoint, b: PxPoint
     ) -> None:
-        r = self.radius
-        width = max(2, round({"road": 0.09, "track": 0.07, "path": 0.045}[style] * r))
-        if style == "road":
-            draw.line((*a, *b), fill=color, width=width)
-            for x, y in (a, b):
-                draw.ellipse(
-                    (x - width / 2, y - width / 2, x + width / 2, y + width / 2), fill=color
-                )
-            return
-        dash = 0.16 * r if style == "track" else 0.07 * r
-        length = math.dist(a, b)
-        steps = max(1, int(length // dash))
+        """A line with round ends, so that roads meeting at a centre join up."""
+        draw.line((*a, *b), fill=color, width=width)
+        for x, y in (a, b):
+            draw.ellipse((x - width / 2, y - width / 2, x + width / 2, y + width / 2), fill=color)
+
+    @staticmethod
+    def _dashes(
+        draw: ImageDraw.ImageDraw, color: RGB, width: int, dash: float, a: PxPoint, b: PxPoint
+    ) -> None:
+        steps = max(1, int(math.dist(a, b) // dash))
         for i in range(0, steps, 2):
             t0, t1 = i / steps, min(1.0, (i + 1) / steps)
             draw.line(
@@ -389,9 +515,10 @@ class MapRenderer:
                 width=width,
             )
 
-    def _bridge(self, draw: ImageDraw.ImageDraw, color: RGB, a: PxPoint, b: PxPoint) -> None:
+    def _bridge(self, draw: ImageDraw.ImageDraw, s: Stroke) -> None:
         """A plank across the hexside, along the line between the two centres."""
         r = self.radius
+        a, b = s.centres
         mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
         ux, uy = (b[0] - a[0]) / math.dist(a, b), (b[1] - a[1]) / math.dist(a, b)
         half_len, half_w = 0.24 * r, 0.09 * r
@@ -399,49 +526,37 @@ class MapRenderer:
             (mx + sx * half_len * ux - sw * half_w * uy, my + sx * half_len * uy + sw * half_w * ux)
             for sx, sw in ((-1, -1), (1, -1), (1, 1), (-1, 1))
         ]
-        draw.polygon(corners, fill=color, outline=INK)
+        draw.polygon(corners, fill=s.color, outline=INK)
 
-    def _edge_symbol(
-        self,
-        draw: ImageDraw.ImageDraw,
-        style: str,
-        color: RGB,
-        p: PxPoint,
-        q: PxPoint,
-        inside: PxPoint,
-    ) -> None:
+    def _edge_symbol(self, draw: ImageDraw.ImageDraw, s: Stroke) -> None:
         """A slope's solid line, or fieldworks, on the side of the hex they belong to.
 
         The ticks of a slope and the teeth of fieldworks point out of that hex.
         """
         r = self.radius
-        # Unit normal pointing into the owning hex.
+        p, q = s.side
         ex, ey = q[0] - p[0], q[1] - p[1]
-        length = math.hypot(ex, ey)
-        nx, ny = -ey / length, ex / length
-        mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
-        if (inside[0] - mx) * nx + (inside[1] - my) * ny < 0:
-            nx, ny = -nx, -ny
+        nx, ny = _inward_normal(p, q, s.inside)
         inset = 0.07 * r
         a = (p[0] + nx * inset + ex * 0.08, p[1] + ny * inset + ey * 0.08)
         b = (q[0] + nx * inset - ex * 0.08, q[1] + ny * inset - ey * 0.08)
         width = max(2, round(0.045 * r))
-        draw.line((*a, *b), fill=color, width=width)
+        draw.line((*a, *b), fill=s.color, width=width)
         n = 5
         for i in range(n):
             t0, t1 = (i + 0.2) / n, (i + 0.8) / n
             base0 = (a[0] + (b[0] - a[0]) * t0, a[1] + (b[1] - a[1]) * t0)
             base1 = (a[0] + (b[0] - a[0]) * t1, a[1] + (b[1] - a[1]) * t1)
             mid = ((base0[0] + base1[0]) / 2, (base0[1] + base1[1]) / 2)
-            if style == "slope":
+            if s.style == "slope":
                 draw.line(
                     (*mid, mid[0] - nx * 0.14 * r, mid[1] - ny * 0.14 * r),
-                    fill=color,
+                    fill=s.color,
                     width=max(1, width // 2),
                 )
             else:
                 tip = (mid[0] - nx * 0.13 * r, mid[1] - ny * 0.13 * r)
-                draw.polygon([base0, base1, tip], fill=color)
+                draw.polygon([base0, base1, tip], fill=s.color)
 
     # ------------------------------------------------------------ places and overlays
 
@@ -475,50 +590,46 @@ class MapRenderer:
         with the least in the way, and the label is drawn on a paper box."""
         r = self.radius
         cx, cy = self.centre(place.hex)
-        largest = self.fonts["place"].size
-        words = place.title.split()
-        texts = [place.title]
-        if len(words) > 1:
-            half = (len(words) + 1) // 2
-            texts.append(" ".join(words[:half]) + "\n" + " ".join(words[half:]))
         star = (
             [(cx - 0.26 * r, cy - 0.26 * r, cx + 0.26 * r, cy + 0.26 * r)] if place.victory else []
         )
         best: tuple[float, str, PxPoint, int] | None = None
+        for text, at, size, box in self._label_tries(draw, place):
+            crowd = self._crowding(box, star)
+            if crowd == 0:
+                return text, at, size, True
+            if best is None or crowd < best[0]:
+                best = (crowd, text, at, size)
+        assert best is not None
+        return best[1], best[2], best[3], False
+
+    def _label_tries(
+        self, draw: ImageDraw.ImageDraw, place: ir.Place
+    ) -> Iterator[tuple[str, PxPoint, int, Box]]:
+        """A place's label in the order to try it: each of three sizes, on one
+        line then on two, at each of `SPOTS`; with the box it would take."""
+        r = self.radius
+        cx, cy = self.centre(place.hex)
+        largest = self.fonts["place"].size
         for size in (largest, round(largest * 0.85), round(largest * 0.72)):
             f = self.fonts["place"].font_variant(size=size)
-            for text in texts:
+            for text in _label_texts(place.title):
                 left, top, right, bottom = draw.multiline_textbbox((0, 0), text, font=f)
                 w, h = right - left, bottom - top
                 for dx, dy in SPOTS:
                     at = (cx + dx * r, cy + dy * r)
                     box = (at[0] - w / 2, at[1] - h / 2, at[0] + w / 2, at[1] + h / 2)
-                    crowd = self._crowding(box, star)
-                    if crowd == 0:
-                        return text, at, size, True
-                    if best is None or crowd < best[0]:
-                        best = (crowd, text, at, size)
-        assert best is not None
-        return best[1], best[2], best[3], False
+                    yield text, at, size, box
 
     def _crowding(self, box: Box, others: list[Box]) -> float:
         """How much of what a label must not cover lies under `box`: overlapping
         hex numbers and marks, and points of road centre lines."""
         pad = 0.06 * self.radius  # a road's half width and a little air
-        x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
-        crowd = 0.0
+        padded = (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
         # A covered hex number is worst (the hex can no longer be found), then
         # the star, then a road (a label on a paper box can sit on a road).
-        for weight, boxes in ((1000, self.numbers), (100, others)):
-            for b in boxes:
-                if min(x1, b[2]) > max(x0, b[0]) and min(y1, b[3]) > max(y0, b[1]):
-                    crowd += weight
-        for (ax, ay), (bx, by) in self.roads:
-            for k in range(21):
-                x, y = ax + (bx - ax) * k / 20, ay + (by - ay) * k / 20
-                if x0 <= x <= x1 and y0 <= y <= y1:
-                    crowd += 1
-        return crowd
+        crowd = 1000.0 * _overlapping(padded, self.numbers) + 100 * _overlapping(padded, others)
+        return crowd + sum(_points_inside(padded, a, b) for a, b in self.roads)
 
     def _dashed_hex(self, draw: ImageDraw.ImageDraw, centre: PxPoint, size: float) -> None:
         """A hexagon outline of dashes, as maps mark a line of hexes (a maneuver limit)."""
@@ -539,34 +650,38 @@ class MapRenderer:
                     width=width,
                 )
 
+    def _zones(self, kind: str) -> list[ir.Zone]:
+        """The map's zones of one kind: "entry" hexes, a "line" of hexes, …"""
+        return [z for z in self.model.map.zones if z.kind == kind]
+
     def _lines(self, draw: ImageDraw.ImageDraw) -> None:
-        for zone in self.model.map.zones:
-            if zone.kind == "line":
-                for label in zone.hexes:
-                    self._dashed_hex(draw, self.centre(label), 0.8 * self.radius)
+        """Each line of hexes (a maneuver limit), a dashed ring in every hex of it."""
+        for zone in self._zones("line"):
+            for label in zone.hexes:
+                self._dashed_hex(draw, self.centre(label), 0.8 * self.radius)
 
     def _setup_areas(self, draw: ImageDraw.ImageDraw) -> None:
         """Each scenario's set-up area drawn round its edge, in the side's colour,
         just inside the hexes so that two areas sharing a border both show."""
         width = max(2, round(0.09 * self.radius))
         for area in self.setup_areas:
-            inside = set(area.hexes)
-            for label in area.hexes:
+            for label, d in self._area_edge(area):
                 c = self.centre(label)
-                for d, neighbour in enumerate(self.model.neighbors(label)):
-                    if neighbour in inside:
-                        continue
-                    ends = self.grid.hexside_ends(*Grid.parse(label), d)
-                    p, q = (self.px(e) for e in ends)
-                    p, q = (
-                        (c[0] + (e[0] - c[0]) * 0.9, c[1] + (e[1] - c[1]) * 0.9) for e in (p, q)
-                    )
-                    draw.line((*p, *q), fill=area.color, width=width)
+                ends = self.grid.hexside_ends(*Grid.parse(label), d)
+                p, q = (self.px(e) for e in ends)
+                p, q = ((c[0] + (e[0] - c[0]) * 0.9, c[1] + (e[1] - c[1]) * 0.9) for e in (p, q))
+                draw.line((*p, *q), fill=area.color, width=width)
+
+    def _area_edge(self, area: SetupArea) -> Iterator[tuple[str, int]]:
+        """The hexsides round an area: each hex of it, and each direction out of the area."""
+        inside = set(area.hexes)
+        for label in area.hexes:
+            for d, neighbour in enumerate(self.model.neighbors(label)):
+                if neighbour not in inside:
+                    yield label, d
 
     def _entries(self, draw: ImageDraw.ImageDraw) -> None:
-        for zone in self.model.map.zones:
-            if zone.kind != "entry":
-                continue
+        for zone in self._zones("entry"):
             for label in zone.hexes:
                 cx, cy = self.centre(label)
                 self._text(
@@ -591,9 +706,12 @@ class MapRenderer:
             x, y = self.centre(label)
             s = 0.1 * r
             draw.ellipse((x - s, y - s, x + s, y + s), fill=color)
-        blocker = sight.blocker
-        if blocker is None or blocker.kind == "range":
-            return
+        if sight.blocker is not None and sight.blocker.kind != "range":
+            self._blocker(draw, sight.blocker)
+
+    def _blocker(self, draw: ImageDraw.ImageDraw, blocker: Blocker) -> None:
+        """What blocks a line of sight: hexes ringed, or the hexside between two struck."""
+        r = self.radius
         hexes = [Grid.label(*h) for h in blocker.hexes if self.grid.contains(*h)]
         if blocker.kind in ("hex", "spine"):
             for label in hexes:
@@ -609,22 +727,35 @@ class MapRenderer:
     def _legend_items(self) -> list[tuple[str, str, str]]:
         """What the map shows, in declaration order: terrain and hexsides the map
         uses (a type declared but on no hex is not listed), marks, set-up areas."""
+        return [
+            *self._terrain_items(),
+            *self._mark_items(),
+            *(("setup", area.key, area.title) for area in self.setup_areas),
+            *(
+                ("place", p.name, p.title if p.hex in p.title else f"{p.title} ({p.hex})")
+                for p in self.model.map.places
+            ),
+        ]
+
+    def _terrain_items(self) -> list[tuple[str, str, str]]:
+        """The terrain on some hex, then the hexside features on some hexside."""
         m = self.model
         terrain = {m.terrain_of(label).name for label in m.labels()}
-        features = {f for _a, _b, side in m.graph.edges(data="side") for f in side.features}
+        features = self._features_used()
         items = [("terrain", t.name, t.title) for t in m.terrain.values() if t.name in terrain]
         items += [("hexside", f.name, f.title) for f in m.features.values() if f.name in features]
-        if any(p.victory for p in m.map.places):
-            items.append(("victory", "victory", "Victory hex"))
-        items += [
-            ("entry", z.name, f"{z.title}: entry hex") for z in m.map.zones if z.kind == "entry"
-        ]
-        items += [("line", z.name, z.title) for z in m.map.zones if z.kind == "line"]
-        items += [("setup", area.key, area.title) for area in self.setup_areas]
-        items += [
-            ("place", p.name, p.title if p.hex in p.title else f"{p.title} ({p.hex})")
-            for p in m.map.places
-        ]
+        return items
+
+    def _features_used(self) -> set[str]:
+        """The hexside features on some hexside of the map."""
+        return {f for _a, _b, side in self.model.graph.edges(data="side") for f in side.features}
+
+    def _mark_items(self) -> list[tuple[str, str, str]]:
+        """The victory star if any place has one, then entry hexes and lines of hexes."""
+        m = self.model.map
+        items = [("victory", "victory", "Victory hex")] if any(p.victory for p in m.places) else []
+        items += [("entry", z.name, f"{z.title}: entry hex") for z in self._zones("entry")]
+        items += [("line", z.name, z.title) for z in self._zones("line")]
         return items
 
     def _legend_lines(self, title: str) -> list[str]:
@@ -667,49 +798,76 @@ class MapRenderer:
             y += row
 
     def _legend_sample(self, draw: ImageDraw.ImageDraw, kind: str, name: str, at: PxPoint) -> None:
+        samples = {
+            "terrain": self._terrain_sample,
+            "hexside": self._hexside_sample,
+            "victory": self._victory_sample,
+            "entry": self._entry_sample,
+            "line": self._line_sample,
+            "setup": self._setup_sample,
+            "place": self._place_sample,
+        }
+        samples[kind](draw, name, at)
+
+    def _small_hex(self, at: PxPoint) -> list[PxPoint]:
+        """The corners of a legend's sample hex (corner radius 0.42 hex radii)."""
+        x, y = at
+        s = 0.42 * self.radius
+        return [(x + s * math.cos(a), y - s * math.sin(a)) for a in CORNER_ANGLES]
+
+    def _terrain_sample(self, draw: ImageDraw.ImageDraw, name: str, at: PxPoint) -> None:
+        terrain = self.model.terrain[name]
+        draw.polygon(self._small_hex(at), fill=rgb(terrain.color), outline=GRID_LINE)
+        self._pattern(draw, at, terrain, 0.42 * self.radius)
+
+    def _hexside_sample(self, draw: ImageDraw.ImageDraw, name: str, at: PxPoint) -> None:
+        """A hexside standing upright between two half-hexes; a combined type
+        shows the features it stands for."""
         r = self.radius
         x, y = at
-        s = 0.42 * r  # a small hex: corner radius s
-        hexagon = [(x + s * math.cos(a), y - s * math.sin(a)) for a in CORNER_ANGLES]
-        if kind == "terrain":
-            terrain = self.model.terrain[name]
-            draw.polygon(hexagon, fill=rgb(terrain.color), outline=GRID_LINE)
-            self._pattern(draw, at, terrain, s)
-        elif kind == "hexside":
-            # A hexside standing upright between two half-hexes; a combined
-            # type shows the features it stands for.
-            f = self.model.features[name]
-            side = ((x, y - 0.42 * r), (x, y + 0.42 * r))
-            centres = ((x - 0.5 * r, y), (x + 0.5 * r, y))
-            for part in [self.model.features[c] for c in f.combines] or [f]:
-                self._draw(draw, part, side, centres, centres[0])
-        elif kind == "victory":
-            self._star(draw, at, 0.24 * r)
-        elif kind == "entry":
-            zone = next(z for z in self.model.map.zones if z.name == name)
-            # A long label ("Red arrows") shrinks to the sample's width.
-            largest = round(self.fonts["place"].size)
-            size = fit(zone.title, round(1.0 * r), round(0.6 * r), largest, 6, bold=False)
-            f = font(size or 6, bold=False)
-            left, top, right, bottom = draw.textbbox((0, 0), zone.title, font=f)
-            w, h = right - left, bottom - top
-            pad = 0.06 * r
-            draw.rectangle(
-                (x - w / 2 - pad, y - h / 2 - pad, x + w / 2 + pad, y + h / 2 + pad),
-                fill=PAPER,
-                outline=INK,
-            )
-            draw.text((x, y), zone.title, font=f, fill=INK, anchor="mm")
-        elif kind == "line":
-            self._dashed_hex(draw, at, s)
-        elif kind == "setup":
-            area = next(a for a in self.setup_areas if a.key == name)
-            width = max(2, round(0.09 * r))
-            for k in range(6):
-                a, b = hexagon[k], hexagon[(k + 1) % 6]
-                draw.line((*a, *b), fill=area.color, width=width)
-        elif kind == "place":
-            draw.ellipse((x - 0.08 * r, y - 0.08 * r, x + 0.08 * r, y + 0.08 * r), fill=INK)
+        f = self.model.features[name]
+        side = ((x, y - 0.42 * r), (x, y + 0.42 * r))
+        centres = ((x - 0.5 * r, y), (x + 0.5 * r, y))
+        for part in [self.model.features[c] for c in f.combines] or [f]:
+            self._draw(draw, part, side, centres, centres[0])
+
+    def _victory_sample(self, draw: ImageDraw.ImageDraw, _name: str, at: PxPoint) -> None:
+        self._star(draw, at, 0.24 * self.radius)
+
+    def _entry_sample(self, draw: ImageDraw.ImageDraw, name: str, at: PxPoint) -> None:
+        """The entry's label on a paper box; a long label ("Red arrows") shrinks to fit."""
+        r = self.radius
+        x, y = at
+        zone = next(z for z in self.model.map.zones if z.name == name)
+        largest = round(self.fonts["place"].size)
+        size = fit(zone.title, round(1.0 * r), round(0.6 * r), largest, 6, bold=False)
+        f = font(size or 6, bold=False)
+        left, top, right, bottom = draw.textbbox((0, 0), zone.title, font=f)
+        w, h = right - left, bottom - top
+        pad = 0.06 * r
+        draw.rectangle(
+            (x - w / 2 - pad, y - h / 2 - pad, x + w / 2 + pad, y + h / 2 + pad),
+            fill=PAPER,
+            outline=INK,
+        )
+        draw.text((x, y), zone.title, font=f, fill=INK, anchor="mm")
+
+    def _line_sample(self, draw: ImageDraw.ImageDraw, _name: str, at: PxPoint) -> None:
+        self._dashed_hex(draw, at, 0.42 * self.radius)
+
+    def _setup_sample(self, draw: ImageDraw.ImageDraw, name: str, at: PxPoint) -> None:
+        """A hex outlined in the set-up area's colour."""
+        area = next(a for a in self.setup_areas if a.key == name)
+        hexagon = self._small_hex(at)
+        width = max(2, round(0.09 * self.radius))
+        for k in range(6):
+            a, b = hexagon[k], hexagon[(k + 1) % 6]
+            draw.line((*a, *b), fill=area.color, width=width)
+
+    def _place_sample(self, draw: ImageDraw.ImageDraw, _name: str, at: PxPoint) -> None:
+        x, y = at
+        r = self.radius
+        draw.ellipse((x - 0.08 * r, y - 0.08 * r, x + 0.08 * r, y + 0.08 * r), fill=INK)
 
 
 def render_map(

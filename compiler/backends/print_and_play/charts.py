@@ -11,12 +11,14 @@ is provisional carry its mark (see grid.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from compiler import ir
 from compiler.backends.print_and_play.face import signed, tint
 from compiler.backends.print_and_play.grid import Cell, Chart
 
 DASH = "–"
+Feature = ir.Terrain | ir.HexsideFeature  # a row of the Terrain Effects Chart
 
 
 def words(name: str) -> str:
@@ -78,50 +80,93 @@ def column_label(column: object, titles: dict[str, str]) -> str:
 
 
 def table_chart(rules: ir.Ruleset, t: ir.Table) -> Chart:
-    codes = {res.name: res.code for res in rules.results}
+    """A die-roll table as a grid: its row ranges (or named rows) down the
+    side, its columns across, each cell's values in the words of the kinds
+    they are (result codes, numbers, declared names)."""
     titles = titles_of(rules)
-    row_titles = titles.get(t.row_key, {})
+    header = (Cell(_row_head(t)), *(Cell(c) for c in _column_heads(t, titles)))
+    codes = {res.name: res.code for res in rules.results}
+    rows = tuple(_table_row(t, row, codes, titles) for row in t.rows)
+    return Chart(t.title, header, rows, _table_subtitle(t), _results_legend(rules, t))
+
+
+def _row_head(t: ir.Table) -> str:
+    return "Die roll" if t.row_key == "die" else words(t.row_key).capitalize()
+
+
+def _column_heads(t: ir.Table, titles: dict[str, dict[str, str]]) -> list[str]:
+    """The column labels; a table with no columns has one, naming the parts of its cells."""
     column_titles = titles.get(t.column_key or "", {})
-    row_head = "Die roll" if t.row_key == "die" else words(t.row_key).capitalize()
     part_head = "/".join(words(p) for p in t.parts).capitalize()
-    columns = [column_label(c, column_titles) for c in t.columns] or [part_head]
-    header = (Cell(row_head), *(Cell(c) for c in columns))
-    rows = []
-    used: list[str] = []
-    for row in t.rows:
-        why = row.prov.provisional
-        label = (
-            name_label(row.key, row_titles)
-            if row.key is not None
-            else range_label(row.low, row.high)
+    return [column_label(c, column_titles) for c in t.columns] or [part_head]
+
+
+def _table_row(
+    t: ir.Table, row: ir.TableRow, codes: dict[str, str], titles: dict[str, dict[str, str]]
+) -> tuple[Cell, ...]:
+    """A row's label (a name or a range of rolls), then its cells, each part
+    of a cell in the words of its kind, joined by slashes."""
+    if row.key is not None:
+        label = name_label(row.key, titles.get(t.row_key, {}))
+    else:
+        label = range_label(row.low, row.high)
+    cells = (
+        Cell(
+            "/".join(
+                _value_text(value, kind, codes, titles)
+                for value, kind in zip(cell, t.kinds, strict=True)
+            ),
+            row.prov.provisional,
         )
-        cells = [Cell(label)]
-        for cell in row.cells:
-            texts = []
-            for value, kind in zip(cell, t.kinds, strict=True):
-                if value is None:
-                    texts.append(DASH)
-                elif kind == "code":
-                    texts.append(codes.get(str(value), str(value)))
-                    used.append(str(value))
-                elif kind == "number":
-                    texts.append(str(value))
-                else:
-                    texts.append(name_label(str(value), titles.get(kind, {})))
-            cells.append(Cell("/".join(texts), why))
-        rows.append(tuple(cells))
+        for cell in row.cells
+    )
+    return (Cell(label), *cells)
+
+
+def _value_text(
+    value: object, kind: str, codes: dict[str, str], titles: dict[str, dict[str, str]]
+) -> str:
+    """One part of a cell: a result's code, a number, or a declared name's title."""
+    if value is None:
+        return DASH
+    if kind == "code":
+        return codes.get(str(value), str(value))
+    if kind == "number":
+        return str(value)
+    return name_label(str(value), titles.get(kind, {}))
+
+
+def _codes_used(t: ir.Table) -> set[str]:
+    """The results a table's cells name by code."""
+    return {
+        str(value)
+        for row in t.rows
+        for cell in row.cells
+        for value, kind in zip(cell, t.kinds, strict=True)
+        if value is not None and kind == "code"
+    }
+
+
+def _table_subtitle(t: ir.Table) -> str:
+    """The sources, then what the columns and each cell's parts are, where not plain."""
     subtitle = [cites(t.prov)]
     if t.column_key and t.column_key != "odds":
         subtitle.append(f"columns: {words(t.column_key)}")
     if len(t.parts) > 1:
         subtitle.append(f"each cell: {' / '.join(words(p) for p in t.parts)}")
+    return " · ".join(s for s in subtitle if s)
+
+
+def _results_legend(rules: ir.Ruleset, t: ir.Table) -> tuple[str, ...]:
+    """A note saying what each result code in the table stands for (codes that
+    are the result's title or a dash need none)."""
+    used = _codes_used(t)
     legend = [
         f"{res.code} = {res.title}"
         for res in rules.results
         if res.name in used and res.code not in ("-", res.title)
     ]
-    notes = ("Results: " + "; ".join(legend),) if legend else ()
-    return Chart(t.title, header, tuple(rows), " · ".join(s for s in subtitle if s), notes)
+    return ("Results: " + "; ".join(legend),) if legend else ()
 
 
 def modifiers_chart(m: ir.ModifierList) -> Chart:
@@ -149,35 +194,65 @@ def terrain_chart(rules: ir.Ruleset) -> Chart:
     The line-of-sight and ZOC columns appear only when some terrain has such
     an effect; the other columns are the terrain's own keys (`defend_drm`, …).
     """
+    every: list[Feature] = [*rules.terrain, *rules.hexside_features]
     shown = in_play(rules)
-    things: list[ir.Terrain | ir.HexsideFeature] = [
-        t for t in [*rules.terrain, *rules.hexside_features] if t.name in shown
-    ]
-    titles = {t.name: t.title for t in [*rules.terrain, *rules.hexside_features]}
-    keys = sorted({k for t in things for k in t.props})
-    slopes = {f.name for f in rules.hexside_features if f.slope}
-    sight = [_sight(t) for t in things]
-    zoc = [_zoc(t, slopes) for t in things]
-    extra = [(name, col) for name, col in (("Line of sight", sight), ("ZOC", zoc)) if any(col)]
+    things = [t for t in every if t.name in shown]
+    titles = {t.name: t.title for t in every}
+    slopes = _slopes(rules)
+    keys = _prop_keys(things)
+    extra = _effect_columns(things, slopes)
     header = (
         Cell("Terrain"),
         Cell("Movement"),
         *(Cell(name) for name, _ in extra),
-        *(Cell(heading(k)) for k in keys),
+        *_key_heads(keys),
     )
-    rows = []
-    for i, t in enumerate(things):
-        why = t.prov.provisional
-        kind = " (hexside)" if isinstance(t, ir.HexsideFeature) else ""
-        cells = [
-            Cell(t.title + kind, fill=tint(t.color, 0.55)),
-            Cell(_movement(t, titles, slopes), why),
-        ]
-        cells += [Cell(col[i] or DASH, why) for _, col in extra]
-        cells += [Cell(_prop(t.props.get(k), k), why) for k in keys]
-        rows.append(tuple(cells))
-    prov = ir.Prov(tuple(c for t in things for c in t.prov.cites))
-    return Chart("Terrain Effects Chart", header, tuple(rows), cites(prov))
+    rows = tuple(
+        _terrain_row(t, [col[i] for _, col in extra], keys, titles, slopes)
+        for i, t in enumerate(things)
+    )
+    return Chart("Terrain Effects Chart", header, rows, cites(_prov_of(things)))
+
+
+def _key_heads(keys: list[str]) -> list[Cell]:
+    return [Cell(heading(k)) for k in keys]
+
+
+def _prov_of(items: Iterable[Feature | ir.TerrainChange]) -> ir.Prov:
+    """The sources of a chart made of many declarations: all of theirs."""
+    return ir.Prov(tuple(c for t in items for c in t.prov.cites))
+
+
+def _slopes(rules: ir.Ruleset) -> set[str]:
+    """The hexside features that are slopes: a hexside combining one reads up and down."""
+    return {f.name for f in rules.hexside_features if f.slope}
+
+
+def _prop_keys(things: list[Feature]) -> list[str]:
+    """The terrain's own keys (`defend_drm`, …), each a column of the chart."""
+    return sorted({k for t in things for k in t.props})
+
+
+def _effect_columns(things: list[Feature], slopes: set[str]) -> list[tuple[str, list[str]]]:
+    """The line-of-sight and ZOC columns, each with its entry per terrain; a
+    column no terrain has anything in is left out."""
+    sight = [_sight(t) for t in things]
+    zoc = [_zoc(t, slopes) for t in things]
+    return [(name, col) for name, col in (("Line of sight", sight), ("ZOC", zoc)) if any(col)]
+
+
+def _terrain_row(
+    t: Feature, effects: list[str], keys: list[str], titles: dict[str, str], slopes: set[str]
+) -> tuple[Cell, ...]:
+    """A terrain's name on its own colour, its movement, its effects and its keys' values."""
+    why = t.prov.provisional
+    kind = " (hexside)" if isinstance(t, ir.HexsideFeature) else ""
+    return (
+        Cell(t.title + kind, fill=tint(t.color, 0.55)),
+        Cell(_movement(t, titles, slopes), why),
+        *(Cell(effect or DASH, why) for effect in effects),
+        *(Cell(_prop(t.props.get(k), k), why) for k in keys),
+    )
 
 
 def in_play(rules: ir.Ruleset) -> set[str]:
@@ -189,18 +264,31 @@ def in_play(rules: ir.Ruleset) -> set[str]:
     every = {t.name for t in [*rules.terrain, *rules.hexside_features]}
     if rules.map is None:
         return every
-    m = rules.map
-    used = {m.default, *m.terrain.values()}
-    used |= {name for c in rules.terrain_changes for name in c.hexes.values()}
-    sides = [set(fs) for fs in m.hexsides.values()]
-    sides += [set(fs) for c in rules.terrain_changes for fs in c.added.values()]
+    sides = _hexside_sets(rules, rules.map)
+    used = _hex_terrain(rules, rules.map)
     used |= {f for fs in sides for f in fs}
-    used |= {
+    return (used | _combined(rules, sides)) & every
+
+
+def _combined(rules: ir.Ruleset, sides: list[set[str]]) -> set[str]:
+    """The combined types (9.4) whose parts all meet on one of the hexsides."""
+    return {
         f.name
         for f in rules.hexside_features
         if f.combines and any(set(f.combines) <= fs for fs in sides)
     }
-    return used & every
+
+
+def _hex_terrain(rules: ir.Ruleset, m: ir.Map) -> set[str]:
+    """The terrain on the map's hexes, and the terrain changes in play make there."""
+    used = {m.default, *m.terrain.values()}
+    return used | {name for c in rules.terrain_changes for name in c.hexes.values()}
+
+
+def _hexside_sets(rules: ir.Ruleset, m: ir.Map) -> list[set[str]]:
+    """The features on each hexside, as the map has them and as changes add them."""
+    sides = [set(fs) for fs in m.hexsides.values()]
+    return sides + [set(fs) for c in rules.terrain_changes for fs in c.added.values()]
 
 
 def move_cost(cost: ir.MoveCost, extra: bool = False) -> str:
@@ -229,7 +317,7 @@ def _up_down(t: ir.HexsideFeature, slopes: set[str]) -> tuple[str, str]:
     return "into", "out of"
 
 
-def _movement(t: ir.Terrain | ir.HexsideFeature, titles: dict[str, str], slopes: set[str]) -> str:
+def _movement(t: Feature, titles: dict[str, str], slopes: set[str]) -> str:
     if isinstance(t, ir.Terrain):
         return move_cost(t.move)
     if t.road:
@@ -244,13 +332,13 @@ def _movement(t: ir.Terrain | ir.HexsideFeature, titles: dict[str, str], slopes:
     return text
 
 
-def _sight(t: ir.Terrain | ir.HexsideFeature) -> str:
+def _sight(t: Feature) -> str:
     if isinstance(t, ir.Terrain):
         return "blocks" if t.blocks_los else ""
     return "slope" if t.slope else ""
 
 
-def _zoc(t: ir.Terrain | ir.HexsideFeature, slopes: set[str]) -> str:
+def _zoc(t: Feature, slopes: set[str]) -> str:
     """Where a ZOC does not reach, in the words of 8.1; empty when it reaches everywhere."""
     if isinstance(t, ir.HexsideFeature) and not t.directional:
         return "" if t.zoc_into else "not across"
@@ -265,7 +353,7 @@ def levels_chart(lv: ir.Levels) -> Chart:
     header = (
         Cell("Level"),
         Cell(words(lv.variable).capitalize()),
-        *(Cell(heading(k)) for k in keys),
+        *_key_heads(keys),
     )
     rows = tuple(
         (
@@ -307,26 +395,27 @@ def terrain_changes_chart(rules: ir.Ruleset) -> Chart:
     marker the players put there when it happens (a bridge blown)."""
     titles = {t.name: t.title for t in (*rules.terrain, *rules.hexside_features)}
     markers = {m.name: m.title for m in rules.markers}
-    rows = []
-    for c in rules.terrain_changes:
-        why = c.prov.provisional
-        places = [
-            *(f"{h}: {titles[t]}" for h, t in c.hexes.items()),
-            *(f"{a}/{b}: {titles[f]} added" for (a, b), fs in c.added.items() for f in fs),
-            *(f"{a}/{b}: no {titles[f]}" for (a, b), fs in c.removed.items() for f in fs),
-        ]
-        rows.append(
-            (
-                Cell(c.title, why),
-                Cell("; ".join(places), why),
-                Cell(markers.get(c.marker, DASH), why),
-            )
+    rows = tuple(
+        (
+            Cell(c.title, c.prov.provisional),
+            Cell("; ".join(_change_places(c, titles)), c.prov.provisional),
+            Cell(markers.get(c.marker, DASH), c.prov.provisional),
         )
-    prov = ir.Prov(tuple(cite for c in rules.terrain_changes for cite in c.prov.cites))
+        for c in rules.terrain_changes
+    )
     return Chart(
         "Terrain Changes",
         (Cell("Change"), Cell("Where, and what the map has there once it is made"), Cell("Marker")),
-        tuple(rows),
-        cites(prov),
+        rows,
+        cites(_prov_of(rules.terrain_changes)),
         ("Put the marker on the map when the change is made; the map is read as changed there.",),
     )
+
+
+def _change_places(c: ir.TerrainChange, titles: dict[str, str]) -> list[str]:
+    """Where a change is made: a hex's new terrain, a hexside's feature added or removed."""
+    return [
+        *(f"{h}: {titles[t]}" for h, t in c.hexes.items()),
+        *(f"{a}/{b}: {titles[f]} added" for (a, b), fs in c.added.items() for f in fs),
+        *(f"{a}/{b}: no {titles[f]}" for (a, b), fs in c.removed.items() for f in fs),
+    ]

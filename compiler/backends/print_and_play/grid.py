@@ -64,33 +64,58 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
     """The chart as an image no wider than `max_width` (notes wrap to fit)."""
     why = reasons(chart)
     mark = {r: f"†{i}" for i, r in enumerate(why, start=1)}
-    ncols = len(chart.header)
-    widths = [MIN_COLUMN_PX] * ncols
-    for row in (chart.header, *chart.rows):
-        for i, cell in enumerate(row):
-            extra = _width(" " + mark[cell.provisional], NOTE_PX) if cell.provisional else 0
-            longest = max(_width(line, CELL_PX) for line in cell.text.split("\n"))
-            widths[i] = max(widths[i], longest + extra + 2 * PAD)
-    heights = [
-        max(cell.text.count("\n") for cell in row) * LINE_PX + CELL_PX + 2 * PAD
-        for row in (chart.header, *chart.rows)
-    ]
+    grid = (chart.header, *chart.rows)
+    widths = _column_widths(grid, mark)
+    heights = [_row_height(row) for row in grid]
     tag = _width(PROVISIONAL_TAG, NOTE_PX) + 3 * PAD if why else 0
     width = max(sum(widths), _width(chart.title, TITLE_PX) + 2 * PAD + tag)
-    daggers = [f"†{i} provisional, not a printed value: {r}" for i, r in enumerate(why, 1)]
-    wrap_at = min(max_width, max(width, 1400)) - 2 * PAD
-    note_lines = [line for n in (*chart.notes, *daggers) for line in _wrap(n, NOTE_PX, wrap_at)]
+    note_lines = _note_lines(chart.notes, why, min(max_width, max(width, 1400)) - 2 * PAD)
     width = max([width, *(_width(n, NOTE_PX, False) + 2 * PAD for n in note_lines)])
     # The citation line wraps to the grid's width rather than running off the chart.
     subtitle = _wrap(chart.subtitle, NOTE_PX, max(sum(widths), 600) - 2 * PAD)
     title_h = TITLE_PX + 2 * PAD + (NOTE_PX + 8) * len(subtitle) + (PAD if subtitle else 0)
     height = title_h + sum(heights) + (NOTE_PX + 8) * len(note_lines) + 2 * PAD
     img = Image.new("RGB", (width + 4, height), "white")
+    _draw_title(img, chart.title, subtitle, width if why else None)
+    y = _draw_cells(img, grid, widths, heights, title_h, mark)
+    _draw_notes(img, note_lines, y)
+    return img
+
+
+def _note_lines(notes: tuple[str, ...], why: list[str], width: int) -> list[str]:
+    """The chart's notes, then what each dagger means, wrapped to `width`."""
+    daggers = [f"†{i} provisional, not a printed value: {r}" for i, r in enumerate(why, 1)]
+    return [line for n in (*notes, *daggers) for line in _wrap(n, NOTE_PX, width)]
+
+
+def _column_widths(grid: tuple[tuple[Cell, ...], ...], mark: dict[str, str]) -> list[int]:
+    """Each column as wide as its widest cell (a dagger included), at least `MIN_COLUMN_PX`."""
+    widths = [MIN_COLUMN_PX] * len(grid[0])
+    for row in grid:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], _cell_width(cell, mark) + 2 * PAD)
+    return widths
+
+
+def _cell_width(cell: Cell, mark: dict[str, str]) -> int:
+    """The width of a cell's longest line, and of its dagger if it has one."""
+    extra = _width(" " + mark[cell.provisional], NOTE_PX) if cell.provisional else 0
+    return max(_width(line, CELL_PX) for line in cell.text.split("\n")) + extra
+
+
+def _row_height(row: tuple[Cell, ...]) -> int:
+    """A row as tall as its cell of the most lines."""
+    return max(cell.text.count("\n") for cell in row) * LINE_PX + CELL_PX + 2 * PAD
+
+
+def _draw_title(img: Image.Image, title: str, subtitle: list[str], tag_at: int | None) -> None:
+    """The title, the provisional tag at its right (at `tag_at`, when any value
+    is provisional) and the citation lines under it."""
     draw = ImageDraw.Draw(img)
-    draw.text((PAD, PAD), chart.title, fill="#000000", font=font(TITLE_PX), anchor="lt")
-    if why:
+    draw.text((PAD, PAD), title, fill="#000000", font=font(TITLE_PX), anchor="lt")
+    if tag_at is not None:
         draw.text(
-            (width - PAD, PAD + TITLE_PX // 2),
+            (tag_at - PAD, PAD + TITLE_PX // 2),
             PROVISIONAL_TAG,
             fill=MARK,
             font=font(NOTE_PX),
@@ -104,19 +129,34 @@ def render_chart(chart: Chart, max_width: int) -> Image.Image:
             font=font(NOTE_PX, bold=False),
             anchor="lt",
         )
-    y = title_h
-    for r, row in enumerate((chart.header, *chart.rows)):
+
+
+def _draw_cells(
+    img: Image.Image,
+    grid: tuple[tuple[Cell, ...], ...],
+    widths: list[int],
+    heights: list[int],
+    top: int,
+    mark: dict[str, str],
+) -> int:
+    """The header and body cells from `top` down, framed; returns the grid's foot."""
+    y = top
+    for r, row in enumerate(grid):
         x = 0
         for i, cell in enumerate(row):
-            box = (x, y, x + widths[i], y + heights[r])
-            _cell(img, cell, box, r == 0, mark)
+            _cell(img, cell, (x, y, x + widths[i], y + heights[r]), r == 0, mark)
             x += widths[i]
         y += heights[r]
-    draw.rectangle((0, title_h, sum(widths), y), outline="#000000", width=3)
-    for line in note_lines:
+    ImageDraw.Draw(img).rectangle((0, top, sum(widths), y), outline="#000000", width=3)
+    return y
+
+
+def _draw_notes(img: Image.Image, lines: list[str], y: int) -> None:
+    """The chart's notes and what its daggers mean, under the grid."""
+    draw = ImageDraw.Draw(img)
+    for line in lines:
         draw.text((PAD, y + 8), line, fill="#000000", font=font(NOTE_PX, bold=False), anchor="lt")
         y += NOTE_PX + 8
-    return img
 
 
 def _cell(

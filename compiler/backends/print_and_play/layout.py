@@ -74,26 +74,44 @@ def field_text(field: ir.FaceField, values: dict[str, object]) -> str | None:
 def lay_out(look: Look, vals: Values, body: str, band: str, stripe: str, ink: str) -> Face:
     """Place the look's slots for one side of a counter; raises `DoesNotFit`."""
     items: list[Text | Shape] = []
-    used = [slot for slot, fields in look.slots.items() if fields]
-    only_centre = used == ["centre"] or (used == ["band", "centre"] and not band)
+    only_centre = _only_centre(look, band)
     for slot, fields in look.slots.items():
-        if not fields:
+        if not fields or (slot == "band" and not band):
             continue
-        if slot == "band" and not band:
-            continue
-        box = WHOLE if only_centre and slot == "centre" else SLOT_BOXES[slot]
-        if slot == "centre" and not only_centre and _text_alone(look, fields):
-            box = CENTRE_WIDE
-        color = ink_on(band) if slot == "band" else ink
         present = [f for f in fields if _present(f, vals.values)]
         if not present:
             continue
-        width = (box[2] - box[0]) // len(present)
-        for i, field in enumerate(present):
-            gap = GAP if len(present) > 1 else 0
-            cell = (box[0] + i * width + gap, box[1], box[0] + (i + 1) * width - gap, box[3])
+        box = _slot_box(look, slot, fields, only_centre)
+        color = ink_on(band) if slot == "band" else ink
+        for field, cell in zip(present, _cells(box, len(present)), strict=True):
             items += _field_items(field, slot, cell, vals, color, body, only_centre)
     return Face(body, band, stripe, tuple(items))
+
+
+def _only_centre(look: Look, band: str) -> bool:
+    """A face with nothing but its centre (and a band it has no colour for): the centre
+    takes the whole face, its text wrapped."""
+    used = [slot for slot, fields in look.slots.items() if fields]
+    return used == ["centre"] or (used == ["band", "centre"] and not band)
+
+
+def _slot_box(look: Look, slot: str, fields: tuple[ir.FaceField, ...], only_centre: bool) -> Box:
+    """Where a slot's values go: its own box, or for the centre the whole face
+    or (text alone, nothing beside it) the width of the left and right too."""
+    if slot != "centre":
+        return SLOT_BOXES[slot]
+    if only_centre:
+        return WHOLE
+    return CENTRE_WIDE if _text_alone(look, fields) else SLOT_BOXES["centre"]
+
+
+def _cells(box: Box, n: int) -> list[Box]:
+    """`box` split into `n` cells side by side, `GAP` free either side of each when shared."""
+    width = (box[2] - box[0]) // n
+    gap = GAP if n > 1 else 0
+    return [
+        (box[0] + i * width + gap, box[1], box[0] + (i + 1) * width - gap, box[3]) for i in range(n)
+    ]
 
 
 def _text_alone(look: Look, fields: tuple[ir.FaceField, ...]) -> bool:
@@ -119,14 +137,28 @@ def _field_items(
     body: str,
     wrap: bool,
 ) -> list[Text | Shape]:
+    """What one value prints in its cell: stars, a badge, the type symbol, or text."""
     value = vals.values.get(field.value)
     if field.style == "stars":
-        n = value if isinstance(value, int) and not isinstance(value, bool) else 0
-        return [Shape("stars", cell, ink, ink, str(n))] if n > 0 else []
+        return _stars(cell, value, ink)
     if field.style == "badge":
         return _badge(cell, value, field.text)
     if field.value == "symbol" and field.style == "plain":
         return symbol_items(str(value), cell, ink, body)
+    return _text_items(field, slot, cell, vals, ink, wrap)
+
+
+def _stars(cell: Box, value: object, ink: str) -> list[Text | Shape]:
+    """A leader's rank as stars; none for no rank."""
+    n = value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return [Shape("stars", cell, ink, ink, str(n))] if n > 0 else []
+
+
+def _text_items(
+    field: ir.FaceField, slot: str, cell: Box, vals: Values, ink: str, wrap: bool
+) -> list[Text | Shape]:
+    """A value's text: wrapped over lines (a centre-only face), else one line as
+    large as the slot allows, boxed where the look boxes it."""
     text = field_text(field, vals.values) or ""
     anchor = ANCHOR.get(slot, "mm")
     boxed = field.value in vals.boxed and field.style in ("plain", "signed")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler import ir
+from compiler.backends.names import named, the
 from compiler.backends.print_and_play.face import Face, tint
 from compiler.backends.print_and_play.layout import DoesNotFit, Values, lay_out, wrapped
 from compiler.counters import look_of
@@ -43,14 +44,32 @@ def counter_mix(rules: ir.Ruleset, r: Reporter) -> list[Counter]:
 
 def unit_values(rules: ir.Ruleset, u: ir.Unit, step: int) -> Values:
     """The values printed on step `step` (0: full strength) of a unit or leader."""
-    utype = next((t for t in rules.unit_types if t.name == u.type), None)
+    utype = named(rules.unit_types, u.type)
     values: dict[str, object] = {**(utype.props if utype else {}), **u.props}
-    reduced = step > 0
-    values["name"] = (u.reduced_short or u.short) if reduced else u.short
-    values["title"] = (u.reduced_title or u.title) if reduced else u.title
+    values.update(_names(u, step > 0))
     values["movement"] = u.movement
     if utype is not None:
         values["symbol"] = utype.symbol
+    values.update(_step_values(u, step))
+    brigade = named(rules.brigades, u.brigade)
+    if brigade is not None:
+        values["letter"] = brigade.letter
+    look = look_of(rules, u.kind, u.type)
+    boxed = {value for value, attr in look.boxed.items() if values.get(attr)}
+    return Values(values, boxed)
+
+
+def _names(u: ir.Unit, reduced: bool) -> dict[str, object]:
+    """The short name and title; a reduced step's own where it has them."""
+    if not reduced:
+        return {"name": u.short, "title": u.title}
+    return {"name": u.reduced_short or u.short, "title": u.reduced_title or u.title}
+
+
+def _step_values(u: ir.Unit, step: int) -> dict[str, object]:
+    """Strength (with the rifle strength after a slash), morale, and on the full
+    strength side only, where the unit sets up."""
+    values: dict[str, object] = {}
     if u.strengths:
         sp = str(u.strengths[step])
         if u.rifle_strengths:
@@ -58,14 +77,9 @@ def unit_values(rules: ir.Ruleset, u: ir.Unit, step: int) -> Values:
         values["strength"] = sp
     if u.morales:
         values["morale"] = u.morales[step]
-    if not reduced:
+    if step == 0:
         values["setup"] = _setup(u)
-    brigade = next((b for b in rules.brigades if b.name == u.brigade), None)
-    if brigade is not None:
-        values["letter"] = brigade.letter
-    look = look_of(rules, u.kind, u.type)
-    boxed = {value for value, attr in look.boxed.items() if values.get(attr)}
-    return Values(values, boxed)
+    return values
 
 
 def _setup(u: ir.Unit) -> str | None:
@@ -83,8 +97,8 @@ def _setup(u: ir.Unit) -> str | None:
 
 def colours(rules: ir.Ruleset, u: ir.Unit) -> tuple[str, str, str, str]:
     """Body, band, stripe and text colours of a unit's or leader's counter."""
-    formation = next((f for f in rules.formations if f.name == u.formation), None)
-    side = next(s for s in rules.sides if s.name == u.side)
+    formation = named(rules.formations, u.formation)
+    side = the(rules.sides, u.side)
     band = formation.band if formation else side.color
     stripe = formation.stripe if formation else ""
     look = look_of(rules, u.kind, u.type)
@@ -109,7 +123,7 @@ def _unit(rules: ir.Ruleset, u: ir.Unit, r: Reporter) -> Counter:
 
 def _marker_front(rules: ir.Ruleset, m: ir.Marker, r: Reporter) -> Face:
     look = look_of(rules, "marker")
-    side = next((s for s in rules.sides if s.name == m.side), None)
+    side = named(rules.sides, m.side)
     body = look.colors.get("body") or m.color
     ink = look.colors.get("text", "#000000")
     values = Values({"name": m.short}, set())

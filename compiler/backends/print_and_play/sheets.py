@@ -51,12 +51,7 @@ def grid(paper: Paper) -> tuple[int, int, int, int]:
 def lay_sheets(mix: list[Counter], paper: Paper) -> list[Sheet]:
     """Place every copy of every counter; a new row for each side and for the markers."""
     cols, rows, x0, y0 = grid(paper)
-    groups: dict[tuple[int, str], list[Counter]] = {}
-    for c in mix:
-        groups.setdefault((c.kind == "marker", c.side), []).extend([c] * c.copies)
-    cells: list[Counter | None] = []
-    for group in groups.values():
-        cells += group + [None] * (-len(group) % cols)
+    cells = _cells(mix, cols)
     per_page = cols * rows
     sheets = []
     for start in range(0, len(cells), per_page):
@@ -73,6 +68,18 @@ def lay_sheets(mix: list[Counter], paper: Paper) -> list[Sheet]:
         if placed:
             sheets.append(Sheet(paper, placed))
     return sheets
+
+
+def _cells(mix: list[Counter], cols: int) -> list[Counter | None]:
+    """Every copy of every counter in reading order, each side's units (and then
+    the markers) starting a new row: None for an empty cell."""
+    groups: dict[tuple[int, str], list[Counter]] = {}
+    for c in mix:
+        groups.setdefault((c.kind == "marker", c.side), []).extend([c] * c.copies)
+    cells: list[Counter | None] = []
+    for group in groups.values():
+        cells += group + [None] * (-len(group) % cols)
+    return cells
 
 
 def render_sheet(sheet: Sheet, back: bool, title: str) -> Image.Image:
@@ -105,11 +112,14 @@ def _crop_marks(draw: ImageDraw.ImageDraw, sheet: Sheet, back: bool) -> None:
     ys = {p.y for p in sheet.placed}
     left, right = min(xs) - BLEED_PX, max(xs) + COUNTER_PX + BLEED_PX
     top, bottom = min(ys) - BLEED_PX, max(ys) + COUNTER_PX + BLEED_PX
-    for x in xs:
-        for edge in (x - 1, x + COUNTER_PX):
-            draw.line((edge, top - CROP_PX, edge, top - 4), fill=CUT)
-            draw.line((edge, bottom + 4, edge, bottom + CROP_PX), fill=CUT)
-    for y in ys:
-        for edge in (y - 1, y + COUNTER_PX):
-            draw.line((left - CROP_PX, edge, left - 4, edge), fill=CUT)
-            draw.line((right + 4, edge, right + CROP_PX, edge), fill=CUT)
+    for edge in _edges(xs):
+        draw.line((edge, top - CROP_PX, edge, top - 4), fill=CUT)
+        draw.line((edge, bottom + 4, edge, bottom + CROP_PX), fill=CUT)
+    for edge in _edges(ys):
+        draw.line((left - CROP_PX, edge, left - 4, edge), fill=CUT)
+        draw.line((right + 4, edge, right + CROP_PX, edge), fill=CUT)
+
+
+def _edges(starts: set[int]) -> list[int]:
+    """The cut lines of counters starting at each of `starts`: both their edges."""
+    return [edge for start in starts for edge in (start - 1, start + COUNTER_PX)]

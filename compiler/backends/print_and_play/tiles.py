@@ -45,25 +45,36 @@ def tile_pages(img: Image.Image, paper: Paper, title: str) -> list[Image.Image]:
     pages = []
     for r, top in enumerate(ys):
         for c, left in enumerate(xs):
-            page = Image.new("RGB", (paper.width, paper.height), "white")
-            ox, oy = paper.margin, paper.margin + HEADER_PX
-            right, bottom = min(left + w, img.width), min(top + h, img.height)
-            page.paste(img.crop((left, top, right, bottom)), (ox, oy))
-            draw = ImageDraw.Draw(page)
-            for mx, my in marks:
-                if left <= mx < left + w and top <= my < top + h:
-                    _crosshair(draw, ox + mx - left, oy + my - top)
-            label = f"{title} — map tile {_name(r, c)} (of {len(ys)} rows × {len(xs)} columns)"
-            near = [
-                _name(r + dr, c + dc)
-                for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0))
-                if 0 <= r + dr < len(ys) and 0 <= c + dc < len(xs)
-            ]
-            if near:
-                label += "; overlaps " + ", ".join(near)
-            head(page, paper, label)
+            page = _tile(img, paper, (left, top, left + w, top + h), marks)
+            head(page, paper, _tile_label(title, r, c, len(ys), len(xs)))
             pages.append(page)
     return pages
+
+
+def _tile(
+    img: Image.Image, paper: Paper, window: tuple[int, int, int, int], marks: list[tuple[int, int]]
+) -> Image.Image:
+    """A page with the map's `window` on it and the crosshairs that fall inside it."""
+    left, top, right, bottom = window
+    page = Image.new("RGB", (paper.width, paper.height), "white")
+    ox, oy = paper.margin, paper.margin + HEADER_PX
+    page.paste(img.crop((left, top, min(right, img.width), min(bottom, img.height))), (ox, oy))
+    draw = ImageDraw.Draw(page)
+    for mx, my in marks:
+        if left <= mx < right and top <= my < bottom:
+            _crosshair(draw, ox + mx - left, oy + my - top)
+    return page
+
+
+def _tile_label(title: str, r: int, c: int, rows: int, cols: int) -> str:
+    """`<title> — map tile B2 (of 2 rows × 3 columns); overlaps A2, B1, B3`."""
+    label = f"{title} — map tile {_name(r, c)} (of {rows} rows × {cols} columns)"
+    near = [
+        _name(r + dr, c + dc)
+        for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0))
+        if 0 <= r + dr < rows and 0 <= c + dc < cols
+    ]
+    return label + ("; overlaps " + ", ".join(near) if near else "")
 
 
 def _name(row: int, col: int) -> str:

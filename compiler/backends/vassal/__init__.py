@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compiler import ir
+from compiler.backends.names import named
 from compiler.backends.print_and_play.charts import words
-from compiler.backends.print_and_play.mix import counter_mix
+from compiler.backends.print_and_play.mix import Counter, counter_mix
 from compiler.backends.vassal import images, tracks
 from compiler.backends.vassal.archive import zipped
 from compiler.backends.vassal.buildfile import Chart, Module, Setup, build_xml
-from compiler.backends.vassal.grid import grid_of
+from compiler.backends.vassal.grid import HexGridGeometry, grid_of
 from compiler.backends.vassal.metadata import metadata
 from compiler.backends.vassal.pieces import (
     MAIN_BOARD,
@@ -27,6 +28,7 @@ from compiler.backends.vassal.pieces import (
     TRACKS_BOARD,
     TRACKS_MAP,
     Pieces,
+    card_names,
     expanded,
     pieces_of,
     track_marker_image,
@@ -123,27 +125,37 @@ def saved_setup(
     if pieces.turn_marker is not None:
         first = su.scenario.turns[0]
         put(pieces.turn_marker.traits, TRACKS_MAP, board.box(tracks.turn_box(first)).centre)
-    starts = {}
-    for v in su.scenario.values:
-        side = getattr(v.index, "value", "") if v.index is not None else ""
-        starts[(v.variable, str(side))] = getattr(v.value, "value", None)
-    variables = {v.name: v for v in rules.variables}
+    starts = _scenario_starts(su.scenario)
     for track in board.tracks:
-        value = starts.get((track.variable, track.side))
-        if value is None:
-            initial = variables[track.variable].initial if track.variable in variables else 0
-            value = initial if isinstance(initial, int) else 0
-        value = min(max(value, track.low), track.high)
+        value = _track_start(rules, starts, track)
         slot = pieces.track_markers[(track.variable, track.side)]
         put(slot.traits, TRACKS_MAP, board.box(tracks.track_box(track, value)).centre)
     boards = {MAIN_MAP: MAIN_BOARD, TRACKS_MAP: TRACKS_BOARD}
     return game_text(list(groups.values()), boards)
 
 
+def _scenario_starts(sc: ir.Scenario) -> dict[tuple[str, str], object]:
+    """(variable, side or "") → the value the scenario starts it at."""
+    return {tracks.start_key(v): getattr(v.value, "value", None) for v in sc.values}
+
+
+def _track_start(
+    rules: ir.Ruleset, starts: dict[tuple[str, str], object], track: tracks.Track
+) -> int:
+    """Where a track's marker starts: the scenario's value, else the variable's
+    initial value (0 when it has none), kept within the track."""
+    value = starts.get((track.variable, track.side))
+    if value is None:
+        variable = named(rules.variables, track.variable)
+        initial = variable.initial if variable is not None else 0
+        value = initial if isinstance(initial, int) else 0
+    return min(max(value, track.low), track.high)
+
+
 def hand_sides(rules: ir.Ruleset) -> tuple[ir.Side, ...]:
     """Sides owning markers a cup or deck holds: each gets a hidden hand."""
-    in_bags = {name for bag in rules.bags for name in bag.contents}
-    owners = {m.side for m in rules.markers if m.name in in_bags and m.side}
+    cards = card_names(rules)
+    owners = {m.side for m in rules.markers if m.name in cards and m.side}
     return tuple(s for s in rules.sides if s.name in owners)
 
 
@@ -157,58 +169,82 @@ def vassal_steps(
     r.check()
     if rules.map is None:
         return []
-    files: dict[str, bytes] = {}
-    state: dict[str, object] = {}
+    work = _ModuleWork(rules, mix, game_of)
+    return [
+        ("module images", work.draw),
+        ("module counters", work.counters),
+        ("module charts", work.charts),
+        ("module", work.module),
+    ]
 
-    def draw() -> dict[str, bytes]:
-        renderer, board_png, img = images.board(rules)
-        state["grid"] = grid_of(renderer)
-        state["size"] = img.size
-        files["images/board.png"] = board_png
-        board = tracks.layout(rules)
-        state["tracks"] = board
-        files["images/tracks.png"] = images.png(tracks.draw(board))
-        for name, data in images.counter_images(mix).items():
-            files[f"images/{name}"] = data
-        files[f"images/{MOVED_ICON}"] = images.moved_icon()
+
+STATE_FILLS = ("#c0392b", "#7d3c98", "#1f618d", "#b9770e", "#117864", "#6e2c00")
+
+
+class _ModuleWork:
+    """The module's files as its steps make them; each step keeps what a later one needs."""
+
+    grid: HexGridGeometry  # from "module images" on
+    size: tuple[int, int]
+    board: tracks.TrackBoard
+    pieces: Pieces  # from "module counters" on
+    chart_tabs: tuple[Chart, ...]  # from "module charts" on
+
+    def __init__(self, rules: ir.Ruleset, mix: list[Counter], game_of: Callable[[str], Game]):
+        self.rules = rules
+        self.mix = mix
+        self.game_of = game_of
+        self.files: dict[str, bytes] = {}
+
+    def draw(self) -> dict[str, bytes]:
+        """The map board, the tracks board and every counter's faces."""
+        renderer, board_png, img = images.board(self.rules)
+        self.grid = grid_of(renderer)
+        self.size = img.size
+        self.files["images/board.png"] = board_png
+        self.board = tracks.layout(self.rules)
+        self.files["images/tracks.png"] = images.png(tracks.draw(self.board))
+        for name, data in images.counter_images(self.mix).items():
+            self.files[f"images/{name}"] = data
+        self.files[f"images/{MOVED_ICON}"] = images.moved_icon()
         return {}
 
-    def counters() -> dict[str, bytes]:
-        board = state["tracks"]
-        pieces = pieces_of(rules, board)
-        state["pieces"] = pieces
-        for k, st in enumerate(pieces.states):
-            fill = ("#c0392b", "#7d3c98", "#1f618d", "#b9770e", "#117864", "#6e2c00")[k % 6]
+    def counters(self) -> dict[str, bytes]:
+        """The pieces, the tags of their order states and the track markers' faces."""
+        self.pieces = pieces_of(self.rules, self.board)
+        for k, st in enumerate(self.pieces.states):
+            fill = STATE_FILLS[k % len(STATE_FILLS)]
             for level, name in zip(st.levels, st.images, strict=True):
-                files[f"images/{name}"] = images.tag(level, k, fill)
-        sides = {s.name: s.color for s in rules.sides}
-        files[f"images/{track_marker_image(0)}"] = images.label_counter("Game\nTurn", "#e8e2c8")
-        for n, track in enumerate(board.tracks, start=1):
-            label = (
-                "\n".join(words(track.variable).title().split()) if track.variable != "vp" else "VP"
-            )
-            files[f"images/{track_marker_image(n)}"] = images.label_counter(
-                label, sides.get(track.side, "#e8e2c8")
+                self.files[f"images/{name}"] = images.tag(level, k, fill)
+        self.files[f"images/{track_marker_image(0)}"] = images.label_counter(
+            "Game\nTurn", "#e8e2c8"
+        )
+        sides = {s.name: s.color for s in self.rules.sides}
+        for n, track in enumerate(self.board.tracks, start=1):
+            self.files[f"images/{track_marker_image(n)}"] = images.label_counter(
+                _marker_label(track), sides.get(track.side, "#e8e2c8")
             )
         return {}
 
-    def charts() -> dict[str, bytes]:
+    def charts(self) -> dict[str, bytes]:
+        """The print-and-play charts, each a tab of the Charts window."""
         out = []
-        for name, data in images.charts(rules).items():
-            files[f"images/chart-{name}"] = data
+        for name, data in images.charts(self.rules).items():
+            self.files[f"images/chart-{name}"] = data
             out.append(Chart(words(name.removesuffix(".png")).capitalize(), f"chart-{name}"))
-        state["charts"] = tuple(out)
+        self.chart_tabs = tuple(out)
         return {}
 
-    def module() -> dict[str, bytes]:
-        pieces, board, grid = state["pieces"], state["tracks"], state["grid"]
+    def module(self) -> dict[str, bytes]:
+        """The `.vmod`: buildFile.xml, moduledata, the images and a saved game per scenario."""
+        rules = self.rules
         moduledata = metadata(text(rules.title), description(rules))
         setups, saves = [], {}
         for sc in rules.scenarios:
-            su = scenario_setup(rules, sc, game_of(sc.name))
+            su = scenario_setup(rules, sc, self.game_of(sc.name))
             desc = setup_description(su, rules)
             saves[f"{sc.name}.vsav"] = savefile(
-                saved_setup(rules, su, pieces, grid, board),
+                saved_setup(rules, su, self.pieces, self.grid, self.board),
                 metadata(text(sc.title), desc),
                 moduledata,
             )
@@ -216,23 +252,23 @@ def vassal_steps(
         mod = Module(
             rules,
             description(rules),
-            state["size"],
-            grid,
-            board,
-            pieces,
+            self.size,
+            self.grid,
+            self.board,
+            self.pieces,
             phases(rules),
-            state["charts"],
+            self.chart_tabs,
             tuple(setups),
             hand_sides(rules),
         )
         content = {"buildFile.xml": build_xml(mod), "moduledata": moduledata}
-        content.update(sorted(files.items()))
+        content.update(sorted(self.files.items()))
         content.update(saves)
         return {f"{rules.name}.vmod": zipped(content)}
 
-    return [
-        ("module images", draw),
-        ("module counters", counters),
-        ("module charts", charts),
-        ("module", module),
-    ]
+
+def _marker_label(track: tracks.Track) -> str:
+    """A track marker's words, a word a line: "Army\nMorale"; "VP" for victory points."""
+    if track.variable == "vp":
+        return "VP"
+    return "\n".join(words(track.variable).title().split())

@@ -120,32 +120,60 @@ def slot_element(parent: ET.Element, slot: Slot, cls: str = WIDGET + "PieceSlot"
 
 
 def build_xml(mod: Module) -> bytes:
-    rules = mod.rules
+    """The module's components in the order VASSAL's editor lists them."""
     root = ET.Element(
         B + "GameModule",
         {
-            "name": text(rules.title),
+            "name": text(mod.rules.title),
             "version": MODULE_VERSION,
             "description": mod.description,
             "VassalVersion": VASSAL_VERSION,
             "nextPieceSlotId": str(mod.pieces.next_gpid),
         },
     )
+    for part in (
+        _players,
+        _prototypes,
+        _main_map,
+        _tracks_map,
+        _hands,
+        _palette,
+        _die,
+        _turns,
+        _charts,
+        _inventory,
+        _setups,
+    ):
+        part(root, mod)
+    ET.indent(root, space=" ")
+    body = ET.tostring(root, encoding="utf-8", xml_declaration=False)
+    return b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + body + b"\n"
+
+
+def _players(root: ET.Element, mod: Module) -> None:
+    """The command encoder, a player per side, and the options every module sets."""
     el(root, M + "BasicCommandEncoder")
     roster = el(root, M + "PlayerRoster")
-    for side in rules.sides:
+    for side in mod.rules.sides:
         ET.SubElement(roster, "entry").text = text(side.title)
     el(root, M + "GlobalOptions", autoReport="Always", nonOwnerUnmaskable="Never")
+
+
+def _prototypes(root: ET.Element, mod: Module) -> None:
     protos = el(root, M + "PrototypesContainer")
     for name, traits in mod.pieces.prototypes.items():
         p = el(protos, M + "PrototypeDefinition", name=name, description=name)
         p.text = definition(traits)
-    _main_map(root, mod)
-    _tracks_map(root, mod)
+
+
+def _hands(root: ET.Element, mod: Module) -> None:
     for side in mod.hands:
         _hand(root, side)
-    _palette(root, mod)
-    low, high = rules.die
+
+
+def _die(root: ET.Element, mod: Module) -> None:
+    """The die button, rolling the ruleset's die (1–6, or 0–9)."""
+    low, high = mod.rules.die
     el(
         root,
         M + "DiceButton",
@@ -159,14 +187,19 @@ def build_xml(mod: Module) -> bytes:
         reportTotal=False,
         hotkey="68,520",
     )
-    _turns(root, mod)
-    if mod.charts:
-        window = el(
-            root, M + "ChartWindow", name="Charts", text="Charts", tooltip="Charts and tables"
-        )
-        tabs = el(window, WIDGET + "TabWidget", entryName="Charts")
-        for c in mod.charts:
-            el(tabs, WIDGET + "Chart", chartName=c.title, description=c.title, fileName=c.image)
+
+
+def _charts(root: ET.Element, mod: Module) -> None:
+    """The Charts window, a tab per chart (none when the module has no charts)."""
+    if not mod.charts:
+        return
+    window = el(root, M + "ChartWindow", name="Charts", text="Charts", tooltip="Charts and tables")
+    tabs = el(window, WIDGET + "TabWidget", entryName="Charts")
+    for c in mod.charts:
+        el(tabs, WIDGET + "Chart", chartName=c.title, description=c.title, fileName=c.image)
+
+
+def _inventory(root: ET.Element, mod: Module) -> None:
     el(
         root,
         M + "Inventory",
@@ -176,6 +209,10 @@ def build_xml(mod: Module) -> bytes:
         groupBy="CurrentMap,Side",
         leafFormat="$PieceName$ ($LocationName$)",
     )
+
+
+def _setups(root: ET.Element, mod: Module) -> None:
+    """A menu entry per scenario, opening its saved set-up."""
     for s in mod.setups:
         el(
             root,
@@ -186,9 +223,6 @@ def build_xml(mod: Module) -> bytes:
             useFile=True,
             file=s.file,
         )
-    ET.indent(root, space=" ")
-    body = ET.tostring(root, encoding="utf-8", xml_declaration=False)
-    return b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + body + b"\n"
 
 
 def _main_map(root: ET.Element, mod: Module) -> None:
@@ -269,30 +303,36 @@ def _tracks_map(root: ET.Element, mod: Module) -> None:
         el(regions, BOARD + "board.Region", name=b.name, originx=x, originy=y)
     interaction(m)
     for bag in mod.rules.bags:
-        b = tb.box(tracks.pile_box(bag))
-        x, y = b.centre
-        owner = deck_owner(mod.rules, bag)
-        pile = el(
-            m,
-            MAP + "DrawPile",
-            name=tracks.pile_box(bag),
-            owningBoard=TRACKS_BOARD,
-            x=x,
-            y=y,
-            width=b.w - 20,
-            height=b.h - 20,
-            faceDown="Always",
-            shuffle="Always",
-            allowMultiple=True,
-            allowSelect=False,
-            reversible=False,
-            draw=True,
-            drawFaceUp=False,
-            deckRestrictAccess=owner is not None,
-            deckOwners=text(owner.title) if owner else "",
-        )
-        for card in mod.pieces.piles[bag.name]:
-            slot_element(pile, card, WIDGET + "CardSlot")
+        _draw_pile(m, mod, bag)
+
+
+def _draw_pile(m: ET.Element, mod: Module, bag: ir.Bag) -> None:
+    """A cup or deck in its box on the tracks board, its cards face down and
+    shuffled; only its owner may draw from a side's deck."""
+    b = mod.track_board.box(tracks.pile_box(bag))
+    x, y = b.centre
+    owner = deck_owner(mod.rules, bag)
+    pile = el(
+        m,
+        MAP + "DrawPile",
+        name=tracks.pile_box(bag),
+        owningBoard=TRACKS_BOARD,
+        x=x,
+        y=y,
+        width=b.w - 20,
+        height=b.h - 20,
+        faceDown="Always",
+        shuffle="Always",
+        allowMultiple=True,
+        allowSelect=False,
+        reversible=False,
+        draw=True,
+        drawFaceUp=False,
+        deckRestrictAccess=owner is not None,
+        deckOwners=text(owner.title) if owner else "",
+    )
+    for card in mod.pieces.piles[bag.name]:
+        slot_element(pile, card, WIDGET + "CardSlot")
 
 
 def deck_owner(rules: ir.Ruleset, bag: ir.Bag) -> ir.Side | None:

@@ -13,10 +13,12 @@ per track (Game Turn, each side's Army Morale, …) for the tracks board.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from compiler import ir
+from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
 from compiler.backends.vassal import tracks
 from compiler.backends.vassal.sequence import text
@@ -103,7 +105,7 @@ class Pieces:
     piles: dict[str, list[Slot]] = field(default_factory=dict)  # bag → its cards, in order
 
     def slot(self, name: str) -> Slot:
-        return next(s for s in self.slots if s.name == name)
+        return the(self.slots, name)
 
     @property
     def next_gpid(self) -> int:
@@ -119,20 +121,22 @@ def state_variables(rules: ir.Ruleset) -> list[ir.Variable]:
     marked = [_words(m.title) for m in rules.markers if _words(m.title)]
     home = PurePosixPath(rules.files[0]).parent if rules.files else PurePosixPath(".")
 
-    def shown(v: ir.Variable) -> bool:
-        if v.type.startswith("enum:"):
-            return len(v.values) > 1
-        imported = v.span is not None and PurePosixPath(v.span.file).parent != home
-        return imported or any(w <= _words(v.title) for w in marked)
+    return [v for v in rules.variables if _kept_all_game(v) and _shown(v, home, marked)]
 
-    return [
-        v
-        for v in rules.variables
-        if v.scope == "unit"
-        and v.reset is None
-        and (v.type == "bool" or v.type.startswith("enum:"))
-        and shown(v)
-    ]
+
+def _kept_all_game(v: ir.Variable) -> bool:
+    """A per-unit yes/no or named state that no phase resets."""
+    named_state = v.type == "bool" or v.type.startswith("enum:")
+    return v.scope == "unit" and v.reset is None and named_state
+
+
+def _shown(v: ir.Variable, home: PurePosixPath, marked: list[frozenset[str]]) -> bool:
+    """A named state of two values or more; a yes/no state imported from a
+    library (declared outside the battle's folder), or with a marker of its own."""
+    if v.type.startswith("enum:"):
+        return len(v.values) > 1
+    imported = v.span is not None and PurePosixPath(v.span.file).parent != home
+    return imported or any(w <= _words(v.title) for w in marked)
 
 
 def _words(title: str) -> frozenset[str]:
@@ -203,8 +207,8 @@ def side_prototype_name(side: str) -> str:
 
 
 def unit_traits(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> tuple[Trait, ...]:
-    side = next(s for s in rules.sides if s.name == u.side)
-    formation = next((f for f in rules.formations if f.name == u.formation), None)
+    side = the(rules.sides, u.side)
+    formation = named(rules.formations, u.formation)
     traits: list[Trait] = [Prototype(side_prototype_name(u.side))]
     if u.kind == "unit" and state_variables(rules):
         traits.append(Prototype("order states"))
@@ -219,7 +223,7 @@ def unit_traits(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> tuple[Trait, ...]:
 
 
 def marker_traits(rules: ir.Ruleset, m: ir.Marker, gpid: int, card: bool) -> tuple[Trait, ...]:
-    side = next((s for s in rules.sides if s.name == m.side), None)
+    side = named(rules.sides, m.side)
     props = (("Side", text(side.title) if side else ""), ("Kind", "card" if card else "marker"))
     front, back = f"{m.name}-front.png", f"{m.name}-back.png"
     if card:
@@ -242,70 +246,80 @@ def track_marker_image(n: int) -> str:
 
 
 def pieces_of(rules: ir.Ruleset, board: tracks.TrackBoard) -> Pieces:
+    """Every piece of the module, numbered in order: units, markers, the track
+    markers, then the cards of each cup or deck."""
     out = Pieces()
     out.states = order_states(rules)
-    for side in rules.sides:
-        out.prototypes[side_prototype_name(side.name)] = counter_prototype(side, board, out.states)
-    if out.states:
-        out.prototypes["order states"] = (*(s.layer() for s in out.states), BasicPiece("", ""))
-    out.prototypes["marker"] = marker_prototype()
-    in_bags = {name for bag in rules.bags for name in bag.contents}
-    if in_bags:
-        out.prototypes["card"] = card_prototype()
-    gpid = 0
-    sides = {s.name: text(s.title) for s in rules.sides}
-    formations = {f.name: text(f.title) for f in rules.formations}
-    for u in rules.units:
-        gpid += 1
-        group = formations.get(u.formation or "", "Leaders" if u.kind == "leader" else "Other")
-        out.slots.append(
-            Slot(
-                text(u.title),
-                u.name,
-                gpid,
-                unit_traits(rules, u, gpid),
-                u.kind,
-                sides[u.side],
-                group,
-            )
-        )
-    for m in rules.markers:
-        gpid += 1
-        card = m.name in in_bags
-        tab = sides.get(m.side, "Markers")
-        group = ("Cards and chits" if card else "Markers") if m.side else "Markers"
-        kind = "card" if card else "marker"
-        traits = marker_traits(rules, m, gpid, card)
-        out.slots.append(Slot(text(m.title), m.name, gpid, traits, kind, tab, group))
-    gpid += 1
-    turn = Slot(
-        "Game Turn marker",
-        "",
-        gpid,
-        (Prototype("marker"), BasicPiece(track_marker_image(0), "Game Turn marker", gpid)),
-        "track",
-        "Tracks",
-        "Tracks",
-    )
-    out.slots.append(turn)
-    out.turn_marker = turn
+    out.prototypes = prototypes(rules, board, out.states)
+    gpids = itertools.count(1)
+    out.slots += [_unit_slot(rules, u, next(gpids)) for u in rules.units]
+    in_bags = card_names(rules)
+    out.slots += [_marker_slot(rules, m, next(gpids), m.name in in_bags) for m in rules.markers]
+    out.turn_marker = _track_slot(0, "Game Turn marker", next(gpids))
+    out.slots.append(out.turn_marker)
     for n, track in enumerate(board.tracks, start=1):
-        gpid += 1
-        name = f"{track.title} marker"
-        traits = (Prototype("marker"), BasicPiece(track_marker_image(n), name, gpid))
-        slot = Slot(name, "", gpid, traits, "track", "Tracks", "Tracks")
+        slot = _track_slot(n, f"{track.title} marker", next(gpids))
         out.slots.append(slot)
         out.track_markers[(track.variable, track.side)] = slot
     markers = {m.name: m for m in rules.markers}
     for bag in rules.bags:
-        cards = []
-        for n, name in enumerate(bag.contents, start=1):
-            gpid += 1
-            traits = marker_traits(rules, markers[name], gpid, True)
-            title = text(markers[name].title)
-            cards.append(Slot(f"{title} {n}", name, gpid, traits, "card", "", pile_name(bag)))
-        out.piles[bag.name] = cards
+        out.piles[bag.name] = [
+            _card_slot(rules, markers[name], n, bag, next(gpids))
+            for n, name in enumerate(bag.contents, start=1)
+        ]
     return out
+
+
+def card_names(rules: ir.Ruleset) -> set[str]:
+    """The markers some cup or deck holds: cards."""
+    return {name for bag in rules.bags for name in bag.contents}
+
+
+def prototypes(
+    rules: ir.Ruleset, board: tracks.TrackBoard, states: list[StateLayer]
+) -> dict[str, tuple[Trait, ...]]:
+    """Each side's counter prototype, the order states, the marker's and (with cards) the card's."""
+    out = {
+        side_prototype_name(side.name): counter_prototype(side, board, states)
+        for side in rules.sides
+    }
+    if states:
+        out["order states"] = (*(s.layer() for s in states), BasicPiece("", ""))
+    out["marker"] = marker_prototype()
+    if card_names(rules):
+        out["card"] = card_prototype()
+    return out
+
+
+def _unit_slot(rules: ir.Ruleset, u: ir.Unit, gpid: int) -> Slot:
+    """A unit or leader, in its side's tab and its formation's group."""
+    side = the(rules.sides, u.side)
+    formation = named(rules.formations, u.formation)
+    group = text(formation.title) if formation else ("Leaders" if u.kind == "leader" else "Other")
+    traits = unit_traits(rules, u, gpid)
+    return Slot(text(u.title), u.name, gpid, traits, u.kind, text(side.title), group)
+
+
+def _marker_slot(rules: ir.Ruleset, m: ir.Marker, gpid: int, card: bool) -> Slot:
+    """A marker or card: a side's in its side's tab, a shared one under Markers."""
+    side = named(rules.sides, m.side)
+    tab = text(side.title) if side else "Markers"
+    group = ("Cards and chits" if card else "Markers") if m.side else "Markers"
+    kind = "card" if card else "marker"
+    traits = marker_traits(rules, m, gpid, card)
+    return Slot(text(m.title), m.name, gpid, traits, kind, tab, group)
+
+
+def _track_slot(n: int, name: str, gpid: int) -> Slot:
+    """The marker of track `n` (0: the Game Turn), in the Tracks tab."""
+    traits = (Prototype("marker"), BasicPiece(track_marker_image(n), name, gpid))
+    return Slot(name, "", gpid, traits, "track", "Tracks", "Tracks")
+
+
+def _card_slot(rules: ir.Ruleset, m: ir.Marker, n: int, bag: ir.Bag, gpid: int) -> Slot:
+    """The `n`th card of a cup or deck: a masked marker."""
+    traits = marker_traits(rules, m, gpid, True)
+    return Slot(f"{text(m.title)} {n}", m.name, gpid, traits, "card", "", pile_name(bag))
 
 
 def pile_name(bag: ir.Bag) -> str:

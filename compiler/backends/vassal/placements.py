@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from compiler import ir
 from engine.game import Game
 from engine.primitives import get
+from engine.rules import PlacementSpec
 from engine.state import ON_MAP, State
 
 
@@ -45,39 +46,76 @@ class SetUp:
 def scenario_setup(rules: ir.Ruleset, sc: ir.Scenario, game: Game) -> SetUp:
     """The scenario's starting positions; `game` is its engine, made for this scenario."""
     if sc.printed_setup:
-        out = []
-        for u in rules.units:
-            if u.setup:
-                out.append(Placement(u.name, u.setup, None, False))
-            elif u.entry is not None:
-                out.append(Placement(u.name, None, u.entry.turn, False))
-        return SetUp(sc, tuple(out), ())
-    index = {u.name: i for i, u in enumerate(game.rules.units)}
-    labels = game.rules.board.labels
-    s = State(game)
-    fixed: list[Placement] = []
-    for entry in sc.setup:
-        if not entry.chosen:
-            for p in entry.units:
-                fixed.append(Placement(p.name, entry.hexes[0], None, p.reduced))
-                s.unit_hex[index[p.name]] = labels.index(entry.hexes[0])
-                s.unit_status[index[p.name]] = ON_MAP
-    chosen: list[Placement] = []
-    choices: list[Choice] = []
-    setup = get("setup")
-    specs = [p for p in game.scenario.setup if p.chosen] if game.scenario else []
-    for entry, spec in zip([e for e in sc.setup if e.chosen], specs, strict=True):
-        for p in entry.units:
-            u = index[p.name]
-            options = setup.options(s, spec, u)
-            if not options:
-                continue  # the engine leaves it out of play too
-            s.unit_hex[u] = options[0]
-            s.unit_status[u] = ON_MAP
-            allowed = tuple(labels[h] for h in options)
-            chosen.append(Placement(p.name, allowed[0], None, p.reduced))
-            choices.append(Choice(p.name, allowed[0], allowed))
+        return SetUp(sc, _printed(rules), ())
+    board = _Board(game)
+    fixed = _fixed(sc, board)
+    chosen, choices = _chosen(sc, game, board)
     waiting = [
         Placement(p.name, None, e.turn, p.reduced) for e in sc.reinforcements for p in e.units
     ]
     return SetUp(sc, tuple(fixed + chosen + waiting), tuple(choices))
+
+
+def _printed(rules: ir.Ruleset) -> tuple[Placement, ...]:
+    """The set-up printed on the counters: a unit's set-up hex, or its entry turn's box."""
+    out = []
+    for u in rules.units:
+        if u.setup:
+            out.append(Placement(u.name, u.setup, None, False))
+        elif u.entry is not None:
+            out.append(Placement(u.name, None, u.entry.turn, False))
+    return tuple(out)
+
+
+class _Board:
+    """The engine's state as the set-up fills it, so that each choice is offered
+    the hexes left open by the units placed before it."""
+
+    def __init__(self, game: Game) -> None:
+        self.index = {u.name: i for i, u in enumerate(game.rules.units)}
+        self.labels = game.rules.board.labels
+        self.state = State(game)
+        self.setup = get("setup")
+
+    def put(self, unit: str, hex_index: int) -> None:
+        u = self.index[unit]
+        self.state.unit_hex[u] = hex_index
+        self.state.unit_status[u] = ON_MAP
+
+    def choose(self, spec: PlacementSpec, unit: str) -> Choice | None:
+        """The unit put on the first hex the engine's set-up `spec` offers it
+        (None, and the unit left off the map, when it offers none)."""
+        options = self.setup.options(self.state, spec, self.index[unit])
+        if not options:
+            return None
+        self.put(unit, options[0])
+        allowed = tuple(self.labels[h] for h in options)
+        return Choice(unit, allowed[0], allowed)
+
+
+def _fixed(sc: ir.Scenario, board: _Board) -> list[Placement]:
+    """The units a set-up line puts on its one hex."""
+    out = []
+    for entry in sc.setup:
+        if entry.chosen:
+            continue
+        for p in entry.units:
+            out.append(Placement(p.name, entry.hexes[0], None, p.reduced))
+            board.put(p.name, board.labels.index(entry.hexes[0]))
+    return out
+
+
+def _chosen(sc: ir.Scenario, game: Game, board: _Board) -> tuple[list[Placement], list[Choice]]:
+    """The units whose owner chooses their hex, each on the first the engine
+    offers; a unit offered none is left out of play, as the engine leaves it."""
+    specs = [p for p in game.scenario.setup if p.chosen] if game.scenario else []
+    entries = [e for e in sc.setup if e.chosen]
+    placed: list[Placement] = []
+    choices: list[Choice] = []
+    for entry, spec in zip(entries, specs, strict=True):
+        for p in entry.units:
+            choice = board.choose(spec, p.name)
+            if choice is not None:
+                placed.append(Placement(p.name, choice.placed, None, p.reduced))
+                choices.append(choice)
+    return placed, choices

@@ -11,12 +11,13 @@ or "<side> Army Morale 14 → 13". Cups and decks sit in their own boxes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PIL import Image, ImageDraw
 
 from compiler import ir
 from compiler.backends.fonts import font
+from compiler.backends.names import named, the
 from compiler.backends.print_and_play.tracks import LEVEL_FILLS
 from compiler.backends.vassal.sequence import text
 
@@ -66,7 +67,7 @@ class TrackBoard:
     tracks: list[Track]
 
     def box(self, name: str) -> Box:
-        return next(b for b in self.boxes if b.name == name)
+        return the(self.boxes, name)
 
 
 def turn_box(n: int) -> str:
@@ -95,102 +96,152 @@ def start_values(rules: ir.Ruleset) -> dict[tuple[str, str], list[int]]:
     for sc in rules.scenarios:
         for v in sc.values:
             value = getattr(v.value, "value", None)
-            side = getattr(v.index, "value", "") if v.index is not None else ""
             if isinstance(value, int) and not isinstance(value, bool):
-                out.setdefault((v.variable, str(side)), []).append(value)
+                out.setdefault(start_key(v), []).append(value)
     return out
+
+
+def start_key(v: ir.StartValue) -> tuple[str, str]:
+    """The variable a scenario sets, and the side it sets it for ("" for the whole game)."""
+    return v.variable, str(getattr(v.index, "value", ""))
 
 
 def tracks_of(rules: ir.Ruleset) -> list[Track]:
     """A track per number a scenario sets (per side where it is per side), then victory points."""
-    variables = {v.name: v for v in rules.variables}
-    starts = start_values(rules)
-    out = []
-    for (name, side_name), values in starts.items():
-        var = variables.get(name)
-        if var is None or var.type != "int":
-            continue
-        bounds = [
-            b
-            for lv in rules.levels
-            if lv.variable == name
-            for level in lv.levels
-            for b in (level.low, level.high)
-            if b is not None
-        ]
-        high = max(
-            [LOWEST_TOP, *values, *bounds, var.initial if isinstance(var.initial, int) else 0]
-        )
-        side = next((s for s in rules.sides if s.name == side_name), None)
-        title = f"{text(side.short)} {text(var.title)}" if side else text(var.title)
-        out.append(Track(name, side_name, title, 0, high))
+    variables = {v.name: v for v in rules.variables if v.type == "int"}
+    out = [
+        _number_track(rules, variables[name], side_name, values)
+        for (name, side_name), values in start_values(rules).items()
+        if name in variables
+    ]
     for side in rules.sides:
         out.append(Track("vp", side.name, f"{text(side.short)} Victory Points", 0, LOWEST_TOP))
     return out
 
 
-def layout(rules: ir.Ruleset) -> TrackBoard:
-    headings: list[tuple[int, int, str]] = []
-    boxes: list[Box] = []
-    y = MARGIN
+def _number_track(rules: ir.Ruleset, var: ir.Variable, side_name: str, values: list[int]) -> Track:
+    """A whole number's track: from 0 to the highest of its starting values, its
+    levels' bounds and `LOWEST_TOP`; named for its side when it is per side."""
+    initial = var.initial if isinstance(var.initial, int) else 0
+    high = max([LOWEST_TOP, *values, *_level_bounds(rules, var.name), initial])
+    side = named(rules.sides, side_name)
+    title = f"{text(side.short)} {text(var.title)}" if side else text(var.title)
+    return Track(var.name, side_name, title, 0, high)
 
-    def row_of(items: list[tuple[str, str, str, str]], title: str) -> None:
-        nonlocal y
-        headings.append((MARGIN, y, title))
-        y += HEADING
+
+def _level_bounds(rules: ir.Ruleset, variable: str) -> list[int]:
+    """Every bound of the levels of a variable (Army Morale's 0, 7, 8, …)."""
+    return [
+        b
+        for lv in rules.levels
+        if lv.variable == variable
+        for level in lv.levels
+        for b in (level.low, level.high)
+        if b is not None
+    ]
+
+
+Item = tuple[str, str, str, str]  # a box's name, label, fill and the level name under it
+
+
+@dataclass
+class _Sheet:
+    """The board as it is laid out from the top down: headings, boxes, and the next free row."""
+
+    headings: list[tuple[int, int, str]] = field(default_factory=list)
+    boxes: list[Box] = field(default_factory=list)
+    y: int = MARGIN
+
+    def heading(self, title: str) -> None:
+        self.headings.append((MARGIN, self.y, title))
+        self.y += HEADING
+
+    def row(self, title: str, items: list[Item]) -> None:
+        """A headed row of boxes, `PER_ROW` to a line."""
+        self.heading(title)
         for i, (name, label, fill, under) in enumerate(items):
             if i and i % PER_ROW == 0:
-                y += BOX + GAP
+                self.y += BOX + GAP
             x = MARGIN + (i % PER_ROW) * (BOX + GAP)
-            boxes.append(Box(name, label, x, y, BOX, BOX, fill, under))
-        y += BOX + GAP + HEADING // 2
+            self.boxes.append(Box(name, label, x, self.y, BOX, BOX, fill, under))
+        self.y += BOX + GAP + HEADING // 2
 
+
+def layout(rules: ir.Ruleset) -> TrackBoard:
+    """The board's rows: the turns, each track, the off-map boxes, then any cups and decks."""
+    sheet = _Sheet()
+    sheet.row(_turn_title(rules), _turn_items(rules))
+    tracks = tracks_of(rules)
+    for track in tracks:
+        sheet.row(track.title, _track_items(rules, track))
+    _off_map_boxes(sheet, rules.sides)
+    if rules.bags:
+        _pile_boxes(sheet, rules.bags)
+    width = max(b.x + b.w for b in sheet.boxes) + MARGIN
+    return TrackBoard(width, sheet.y + MARGIN, sheet.headings, sheet.boxes, tracks)
+
+
+def _turn_title(rules: ir.Ruleset) -> str:
+    return text(rules.turn_track.title) if rules.turn_track else "Game Turn"
+
+
+def _turn_items(rules: ir.Ruleset) -> list[Item]:
+    """A box per turn: the turn track's turns with their times, else the ruleset's turns."""
     if rules.turn_track is not None:
-        turns = [
+        return [
             (turn_box(t.number), f"{t.number}\n{text(t.label)}", "#ffffff", "")
             for t in rules.turn_track.turns
         ]
-    else:
-        turns = [
-            (turn_box(n), str(n), "#ffffff", "") for n in range(rules.turns[0], rules.turns[1] + 1)
-        ]
-    row_of(turns, text(rules.turn_track.title) if rules.turn_track else "Game Turn")
-    tracks = tracks_of(rules)
-    for track in tracks:
-        levels = next((lv for lv in rules.levels if lv.variable == track.variable), None)
-        items = []
-        for n in range(track.low, track.high + 1):
-            fill, under = "#ffffff", ""
-            if levels is not None:
-                for k, level in enumerate(levels.levels):
-                    if (level.low is None or level.low <= n) and (
-                        level.high is None or n <= level.high
-                    ):
-                        fill = LEVEL_FILLS[k % len(LEVEL_FILLS)]
-                        first = level.low if level.low is not None else track.low
-                        under = text(level.title) if n == max(first, track.low) else ""
-            items.append((track_box(track, n), str(n), fill, under))
-        row_of(items, track.title)
-    headings.append((MARGIN, y, "Off-map boxes"))
-    y += HEADING
+    first, last = rules.turns
+    return [(turn_box(n), str(n), "#ffffff", "") for n in range(first, last + 1)]
+
+
+def _track_items(rules: ir.Ruleset, track: Track) -> list[Item]:
+    """A box per value of the track, coloured by the variable's levels if it has any."""
+    levels = next((lv for lv in rules.levels if lv.variable == track.variable), None)
+    return [
+        (track_box(track, n), str(n), *_level_look(levels, track, n))
+        for n in range(track.low, track.high + 1)
+    ]
+
+
+def _level_look(levels: ir.Levels | None, track: Track, n: int) -> tuple[str, str]:
+    """Box `n`'s fill and the level name under it (at the level's first box on
+    the track); where levels overlap, the last one holding `n` colours it."""
+    fill, under = "#ffffff", ""
+    for k, level in enumerate(levels.levels if levels is not None else ()):
+        if _holds(level, n):
+            fill = LEVEL_FILLS[k % len(LEVEL_FILLS)]
+            first = level.low if level.low is not None else track.low
+            under = text(level.title) if n == max(first, track.low) else ""
+    return fill, under
+
+
+def _holds(level: ir.Level, n: int) -> bool:
+    return (level.low is None or level.low <= n) and (level.high is None or n <= level.high)
+
+
+def _off_map_boxes(sheet: _Sheet, sides: tuple[ir.Side, ...]) -> None:
+    """Each side's Eliminated and Captured boxes, side by side in one row."""
+    sheet.heading("Off-map boxes")
     x = MARGIN
     wide = 3 * BOX
-    for side in rules.sides:
+    for side in sides:
         for name in (eliminated_box(side), captured_box(side)):
-            boxes.append(Box(name, name, x, y, wide, 2 * BOX, "#ffffff"))
+            sheet.boxes.append(Box(name, name, x, sheet.y, wide, 2 * BOX, "#ffffff"))
             x += wide + GAP
-    y += 2 * BOX + GAP + HEADING // 2
-    if rules.bags:
-        headings.append((MARGIN, y, "Cups and decks"))
-        y += HEADING
-        for i, bag in enumerate(rules.bags):
-            if i and i % 6 == 0:
-                y += 2 * BOX + GAP
-            bx = MARGIN + (i % 6) * (2 * BOX + GAP)
-            boxes.append(Box(pile_box(bag), pile_box(bag), bx, y, 2 * BOX, 2 * BOX, "#ffffff"))
-        y += 2 * BOX + GAP
-    width = max(b.x + b.w for b in boxes) + MARGIN
-    return TrackBoard(width, y + MARGIN, headings, boxes, tracks)
+    sheet.y += 2 * BOX + GAP + HEADING // 2
+
+
+def _pile_boxes(sheet: _Sheet, bags: tuple[ir.Bag, ...]) -> None:
+    """A large box per cup or deck, six to a row."""
+    sheet.heading("Cups and decks")
+    for i, bag in enumerate(bags):
+        if i and i % 6 == 0:
+            sheet.y += 2 * BOX + GAP
+        x = MARGIN + (i % 6) * (2 * BOX + GAP)
+        sheet.boxes.append(Box(pile_box(bag), pile_box(bag), x, sheet.y, 2 * BOX, 2 * BOX))
+    sheet.y += 2 * BOX + GAP
 
 
 def draw(board: TrackBoard) -> Image.Image:
