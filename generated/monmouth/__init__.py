@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '9aef5ccad522c2bf3eb93d41d893d7784488ac62e93e5f9ff55576c5eb778e32'
+RULES_HASH = '4ddf3f3d750b49071d5a54a12da30a5517494f35d93fa0f1cfb33b585458ce32'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

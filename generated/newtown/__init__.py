@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '823034558fa1a2e644c1695a701dc0df3143a2ced2a1732bed86542484658cbf'
+RULES_HASH = 'b65b89f2febbf556a763496eca2cb953fdf3baed45249811520f0c6ef28e201c'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
