@@ -166,7 +166,7 @@ def _negated_int(node: ast.AST) -> bool:
 
 @pytest.mark.parametrize("battle", shipped_battles())
 def test_units_sides_and_statuses_are_compared_by_name(battle):
-    """`u != UNIT__EIGHTH_FOOT`, `s.unit_status[u] == ON_MAP`: never a bare number."""
+    """`u != UNIT__RED_GUARD`, `s.unit_status[u] == ON_MAP`: never a bare number."""
     found = []
     for f in functions(battle):
         for node in ast.walk(f):
