@@ -1252,30 +1252,51 @@ def per_unit(d: ir.Define) -> bool:
     value up (it reads a per-unit table with the unit, as the look-up does)."""
     if len(d.params) != 1 or d.params[0][1] != "unit":
         return False
-    param = d.params[0][0]
-    reads_unit = False
+    printed = _PrintedValues(d.params[0][0])
+    return printed(d.body) and printed.reads_unit
 
-    def printed(e: ir.TExpr) -> bool:
-        nonlocal reads_unit
-        if isinstance(e, ir.Const):
-            return e.type not in ELEMENT_TYPES and e.type not in ("hexes", "range")
-        if isinstance(e, ir.Binding):
-            return e.name == param
-        if isinstance(e, ir.UnitAttr):
-            reads_unit = reads_unit or isinstance(e.unit, ir.Binding)
-            return (e.name in PRINTED_UNIT_ATTRS or e.name not in DIRECT_UNIT_ATTRS) and printed(
-                e.unit
-            )
-        if isinstance(e, ir.Unary):
-            return printed(e.operand)
-        if isinstance(e, ir.Binary):
-            plain = e.op not in ("/", "in", "not in") and e.type not in ELEMENT_TYPES
-            return plain and printed(e.left) and printed(e.right)
-        if isinstance(e, ir.Conditional):
-            return printed(e.test) and printed(e.then) and printed(e.orelse)
-        return False
 
-    return printed(d.body) and reads_unit
+class _PrintedValues:
+    """Whether an expression reads nothing but the printed values of the unit
+    `param` names (and constants), by node type; `reads_unit` once it read one."""
+
+    def __init__(self, param: str) -> None:
+        self.param = param
+        self.reads_unit = False
+
+    def __call__(self, e: ir.TExpr) -> bool:
+        test = self.NODES.get(type(e))
+        return test is not None and test(self, e)
+
+    def _const(self, e: ir.Const) -> bool:
+        return e.type not in ELEMENT_TYPES and e.type not in ("hexes", "range")
+
+    def _binding(self, e: ir.Binding) -> bool:
+        return e.name == self.param
+
+    def _unit_attr(self, e: ir.UnitAttr) -> bool:
+        self.reads_unit = self.reads_unit or isinstance(e.unit, ir.Binding)
+        printed = e.name in PRINTED_UNIT_ATTRS or e.name not in DIRECT_UNIT_ATTRS
+        return printed and self(e.unit)
+
+    def _unary(self, e: ir.Unary) -> bool:
+        return self(e.operand)
+
+    def _binary(self, e: ir.Binary) -> bool:
+        plain = e.op not in ("/", "in", "not in") and e.type not in ELEMENT_TYPES
+        return plain and self(e.left) and self(e.right)
+
+    def _conditional(self, e: ir.Conditional) -> bool:
+        return self(e.test) and self(e.then) and self(e.orelse)
+
+    NODES: ClassVar[dict[type, Callable[..., bool]]] = {
+        ir.Const: _const,
+        ir.Binding: _binding,
+        ir.UnitAttr: _unit_attr,
+        ir.Unary: _unary,
+        ir.Binary: _binary,
+        ir.Conditional: _conditional,
+    }
 
 
 def lines_source(lines: list[str]) -> str:
