@@ -206,3 +206,18 @@ def test_each_named_number_is_written_once(battle):
     names = re.findall(r"^([A-Z]+__\w+) = -?\d+$", text, re.M)
     assert names and len(names) == len(set(names))
     assert "UNIT_MOVEMENT = tuple(u.movement for u in UNITS)" in text  # not a second copy
+
+
+@pytest.mark.parametrize("battle", shipped_battles())
+def test_a_rule_is_found_by_its_section(battle):
+    """A define's § is on its `def` line, a step's on the line where the step begins."""
+    text = source(battle)
+    code, sources = text.split("\n    sources={", 1)
+    cited = re.findall(r"'define:(\w+)': \('(?:[^'\\]|\\.)*', '(§ [^']+)'", sources)
+    assert cited or battle == "training"
+    for name, cite in cited:
+        line = re.search(rf"^(def define__{name}\(|define__{name} = ).*$", code, re.M)
+        assert line and line.group(0).endswith(cite), name
+    if battle == "monmouth":
+        found = [line for line in code.splitlines() if line.endswith("§ series 16.1")]
+        assert any("Label('step:adjust')" in line for line in found)

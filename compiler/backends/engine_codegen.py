@@ -102,6 +102,7 @@ class _Function:
     body: list[str]
     where: str
     group: str  # the procedure (or trigger, result, ...) it belongs to: written together
+    cite: str  # the § of the rule it comes from ("" for none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +127,7 @@ class _Assembler:
     )
     lines: list[str] = field(default_factory=list)
     steps: set[str] = field(default_factory=set)
+    comments: dict[_Label, str] = field(default_factory=dict)  # a step's §, by its label
     loop_ends: list[_Label] = field(default_factory=list)  # innermost last, for `break`
     counts: dict[str, int] = field(default_factory=dict)
 
@@ -134,8 +136,10 @@ class _Assembler:
         n = self.counts[kind] = self.counts.get(kind, 0) + 1
         return [_Label(f"{kind}_{n}_{part}") for part in parts]
 
-    def mark(self, label: _Label) -> None:
+    def mark(self, label: _Label, comment: str = "") -> None:
         self.code.append(label)
+        if comment:
+            self.comments[label] = comment
 
     def emit(self, where: str, record: type[ins.Instruction], /, **operands: str | _Label) -> None:
         if tuple(operands) != ins.operand_names(record):
@@ -148,20 +152,35 @@ class _Assembler:
 
     def source(self) -> list[str]:
         """Each instruction as the source of its record, after the labels that mark it
-        (`Label('if_2_else'), Exec(combat__fire__set_odds)`), as an assembler writes
-        `label: instruction`; labels that mark the end on lines of their own."""
+        (`Label('if_2_else'), Exec(combat__fire__set_odds),`), as an assembler writes
+        `label: instruction`, a step's § after it; labels that mark the end on lines of
+        their own."""
         marked = {item for item in self.code if isinstance(item, _Label)}
         out: list[str] = []
-        labels: list[str] = []
+        labels: list[_Label] = []
         for item in self.code:
             if isinstance(item, _Label):
-                labels.append(f"Label({item.name!r})")
+                labels.append(item)
                 continue
-            lines = joined(labels, LABELS_WIDTH) or [""]
-            lines[-1] += (", " if labels else "") + self._record(*item, marked)
-            out += lines
+            out += self._labelled(labels, self._record(*item, marked))
             labels = []
-        return out + joined(labels, LABELS_WIDTH)
+        return out + self._labelled(labels, "")
+
+    def _labelled(self, labels: list[_Label], record: str) -> list[str]:
+        """Lines of `labels`, `record` on the last (there `wrap_source` may break
+        it), each line ending with its comma, the § of a step they begin after it."""
+        lines = joined([f"Label({x.name!r})" for x in labels], LABELS_WIDTH)
+        if record:
+            lines[-1:] = [", ".join([*lines[-1:], record])]
+        comments = [self.comments[x] for x in labels if x in self.comments]
+        lines = [f"{line}," for line in lines]
+        if not comments:
+            return lines
+        comment = f"# {comments[-1]}"
+        if len(lines[-1]) + 2 + len(comment) > WIDTH - 16:  # a line of its own, before
+            return [comment, *lines]
+        lines[-1] += f"  {comment}"
+        return lines
 
     def _record(
         self, kind: type[ins.Instruction], operands: dict[str, str | _Label], marked: set[_Label]
@@ -197,6 +216,7 @@ class Codegen:
             for name, hexes in self.board.zones.items():
                 self.hex_sets.setdefault(hexes, f"ZONE_{name.upper()}")
         self.index = self._indices()
+        self.sources = declaration_sources(rules)
         # The named constants the code reads: name -> (kind, index).
         self.constants: dict[str, tuple[str, int]] = {}
         # Defines of one unit that read only its printed values: define name -> the
@@ -265,9 +285,23 @@ class Codegen:
         # Written together: a procedure's functions, or a result's or trigger's.
         kind = self.context[:1]
         group = "__".join(self.context[:2] if kind in (("result",), ("trigger",)) else kind)
-        self.functions.append(_Function(name, params, body, self.where(span), group))
+        self.functions.append(
+            _Function(name, params, body, self.where(span), group, self.context_cite())
+        )
         self.emitted[key] = name
         return name
+
+    def context_cite(self) -> str:
+        """The § of the declaration the code written now comes from: the step of a
+        procedure, else the procedure, else the modifier list, restriction, … ("" when
+        it cites none)."""
+        if len(self.context) < 2:
+            return ""
+        outer, inner = self.context[:2]
+        for key in (f"step:{outer}:{inner}", f"procedure:{outer}", f"{outer}:{inner}"):
+            if self.sources.get(key, ("", ""))[1]:
+                return self.sources[key][1]
+        return ""
 
     def _new_name(self, name: str) -> str:
         """`name`, or `name_2`, `name_3`, … when it is taken."""
@@ -704,7 +738,7 @@ class Codegen:
         switch says so."""
         if step.name not in asm.steps:
             asm.steps.add(step.name)
-            asm.mark(step_label(step.name))
+            asm.mark(step_label(step.name), self.context_cite())
         if not step.rule:
             self.lower_body(step.body, asm)
             return
@@ -785,6 +819,7 @@ class Codegen:
                     "where": self.where(d.span),
                     "title": d.title,
                     "same_as": named[name],
+                    "cite": self.sources[f"define:{d.name}"][1],
                 }
             )
         return out
@@ -1108,7 +1143,7 @@ class Codegen:
             "board_patches": board_patches(r),
             "turn_track": turn_track(r),
             "levels": [(lv.name, lv.variable, lv.levels) for lv in r.levels],
-            "sources": declaration_sources(r),
+            "sources": self.sources,
         }
 
 

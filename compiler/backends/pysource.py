@@ -111,14 +111,18 @@ def wrap_code(line: str, indent: int, width: int = 120) -> str:
     """A generated line of code longer than `width`, broken inside its brackets
     (after a comma, before `and`/`or`/`if`/`else`/`for`), continuation lines
     indented by `indent + 4`. Only places the tokenizer shows outside string
-    literals are used, so the code means the same."""
+    literals are used, so the code means the same. A comment after the code is
+    no reason to break it."""
     if indent + len(line) <= width:
+        return line
+    breaks, code_end = _break_points(line)
+    if indent + code_end <= width:
         return line
     pieces: list[str] = []
     start = 0
     last = 0
     limit = width - indent
-    for cut in [*_break_points(line), len(line)]:
+    for cut in [*breaks, len(line)]:
         if cut - start > limit and last > start:
             pieces.append(line[start:last].rstrip())
             start = last
@@ -129,19 +133,23 @@ def wrap_code(line: str, indent: int, width: int = 120) -> str:
     return pieces[0] + "".join(pad + p.strip() for p in pieces[1:])
 
 
-def _break_points(line: str) -> list[int]:
-    """Where a line may be broken: inside brackets, after a comma or before a keyword."""
+def _break_points(line: str) -> tuple[list[int], int]:
+    """Where a line may be broken (inside brackets, after a comma or before a
+    keyword), and where its code ends (its comment begins)."""
     breaks: list[int] = []
     depth = 0
+    code_end = len(line)
     try:
         for tok in tokenize.generate_tokens(io.StringIO(line).readline):
+            if tok.type == tokenize.COMMENT:
+                code_end = len(line[: tok.start[1]].rstrip())
             depth += _DEPTH.get(tok.string, 0) if tok.type == tokenize.OP else 0
             at = _break_point(tok)
             if depth > 0 and at is not None:
                 breaks.append(at)
     except tokenize.TokenError:
         pass  # a line of a longer bracket (its end is on a later line): breaks so far hold
-    return breaks
+    return breaks, code_end
 
 
 def _break_point(tok: tokenize.TokenInfo) -> int | None:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '4ddf3f3d750b49071d5a54a12da30a5517494f35d93fa0f1cfb33b585458ce32'
+RULES_HASH = '88269e548693a66db61c3eac4f49eaee974377a1ee279d76c67dd72a80e1cb37'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

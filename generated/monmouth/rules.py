@@ -213,1010 +213,1010 @@ ZONE_SOUTHERN_EDGE = frozenset((978, 1007, 1034, 1063, 1090, 1119, 1146))
 
 # ---------------------------------------------------------------- definitions
 
-def define__parade(s, a_u):  # 'rulesets/series/components.mst:99': 'In Parade Order'
+def define__parade(s, a_u):  # 'rulesets/series/components.mst:99': 'In Parade Order' § series 3.2
     return (UNIT_COMBAT[a_u] and (s.vars['order'][a_u] == 'parade_order'))
 
-def define__rifle_unit(s, a_u):  # 'rulesets/series/components.mst:102': 'A rifle unit'
+def define__rifle_unit(s, a_u):  # 'rulesets/series/components.mst:102': 'A rifle unit' § series 3.2
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__examination_penalty(s):  # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack'
+def define__examination_penalty(s):  # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack' § series 7.4
     return (-1)
 
-def define__modified_morale(s, a_u):  # 'rulesets/series/army_morale.mst:24': 'Modified morale'
+def define__modified_morale(s, a_u):  # 'rulesets/series/army_morale.mst:24': 'Modified morale' § series 15.3, 15.31, 15.32, 16.24
     return (q.unit_morale(s, a_u) + (s.vars['morale_snapshot'][UNIT_SIDE[a_u]] if s.vars['snapshot_taken'] else q.level_data(s, 'army_morale_level',
         q.level_of(s, 'army_morale_level', UNIT_SIDE[a_u]), 'morale_modifier')))
 
-def define__adjust_army_morale_by(s, a_side, a_amount):  # 'rulesets/series/army_morale.mst:27': 'Army Morale after an adjustment'
+def define__adjust_army_morale_by(s, a_side, a_amount):  # 'rulesets/series/army_morale.mst:27': 'Army Morale after an adjustment' § series 16.1
     return (s.vars['army_morale'][a_side] + a_amount)
 
-def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:138': 'The affected unit and the other units in the combat'
+def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:138': 'The affected unit and the other units in the combat' § series 13.1
     return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
 
-def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:143': 'Army Morale for a result'
+def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:143': 'Army Morale for a result' § series 16.1, 13.1
     return (0 if ((a_r == RESULT__LEADER_CASUALTY) and (sum(1 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0]) == 0))
         else q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, a_r)))
 
-def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat"
+def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat" § series 13.1
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
-def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect'
+def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect' § series 13.25
     return ((a_r != NONE_INDEX) and (a_r != RESULT__NO_EFFECT))
 
-def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex'
+def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex' § series 13.3, 13.4
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(define__parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
-def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally'
+def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally' § series 16.1
     return 1
 
-define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:91': 'Army Morale for pins removed'
+define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:91': 'Army Morale for pins removed' § series 9.3
 
-def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side'
+def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side' § series 6.1
     return q.side_number(s, 0)
 
-def define__counts_for_stacking(s, a_u):  # 'rulesets/series/stacking.mst:7': 'Counts against stacking'
+def define__counts_for_stacking(s, a_u):  # 'rulesets/series/stacking.mst:7': 'Counts against stacking' § series 7.1
     return UNIT_COMBAT[a_u]
 
-def define__stack_ok(s, a_units):  # 'rulesets/monmouth/leaders.mst:183': 'Within the stacking limit'
+def define__stack_ok(s, a_units):  # 'rulesets/monmouth/leaders.mst:183': 'Within the stacking limit' § series 7.1; monmouth 4.33
     return ((sum(q.unit_strength(s, e0) for e0 in a_units if (UNIT_COMBAT[e0] and (not UNIT_PROPS['artillery'][e0]))) <= 6) and (sum(1
         for e0 in a_units if ((UNIT_COMBAT[e0] and UNIT_PROPS['artillery'][e0]) and (not UNIT_PROPS['demi_leader'][e0]))) <= 1))
 
-def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit'
+def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit' § series 7.3
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
 
-define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC'
+define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC' § series 8.1
 
-def define__in_enemy_zoc(s, a_h, a_side):  # 'rulesets/series/zoc.mst:10': 'In an enemy zone of control'
+def define__in_enemy_zoc(s, a_h, a_side):  # 'rulesets/series/zoc.mst:10': 'In an enemy zone of control' § series 8.1
     return q.in_zoc(s, a_h, tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if define__exerts_zoc(s, e0)))
 
-def define__rifle_zoc_cost(s, a_from, a_to, a_side):  # 'rulesets/series/zoc.mst:15': 'Extra MP for enemy rifle ZOCs'
+def define__rifle_zoc_cost(s, a_from, a_to, a_side):  # 'rulesets/series/zoc.mst:15': 'Extra MP for enemy rifle ZOCs' § series 8.31
     return (1 if (q.in_zoc(s, a_from, define__enemy_rifles_next_to(s, a_from, a_side)) or q.in_zoc(s, a_to, define__enemy_rifles_next_to(s, a_to,
         a_side))) else 0)
 
-def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18': 'Enemy rifle units next to a hex, exerting a ZOC'
+def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18': 'Enemy rifle units next to a hex, exerting a ZOC' § series 8.31
     return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and DEFINE__RIFLE_UNIT[e0]))
 
-def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
+def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded' § series 12.7, 3.2, 8.2, 8.4
     return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
         if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (sum(1
         for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1])) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
         a_u))))
 
-def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:145': 'Strategic movement: times the allowance'
+def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:145': 'Strategic movement: times the allowance' § series 9.52
     return 2
 
-def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:149': 'May always move one hex'
+def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:149': 'May always move one hex' § series 9.1
     return True
 
-def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:36': 'May use strategic movement'
+def define__may_move_strategically(s, a_u):  # 'rulesets/monmouth/movement.mst:36': 'May use strategic movement' § series 9.52; monmouth 4.11, 6.22
     return (((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (not (define__morgans_detachment_unit(s, a_u)
         and (s.vars['arrived_on'][a_u] == s.vars['turn'])))) and (not ((q.rule_on(s, 'no_strategic_on_arrival')
         and (UNIT_SIDE[a_u] == SIDE__AMERICAN)) and (s.vars['arrived_on'][a_u] == s.vars['turn']))))
 
-def define__must_move_away(s, a_u):  # 'rulesets/series/movement.mst:157': 'Must move away from a PIN result (case B)'
+def define__must_move_away(s, a_u):  # 'rulesets/series/movement.mst:157': 'Must move away from a PIN result (case B)' § series 13.1, 9.2
     return ((s.vars['pinned'][a_u] and s.vars['pin_case_b'][a_u]) and (len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) > 0))
 
-def define__may_get_away(s, a_u):  # 'rulesets/series/movement.mst:166': 'Can move away from the enemy'
+def define__may_get_away(s, a_u):  # 'rulesets/series/movement.mst:166': 'Can move away from the enemy' § series 13.1, 9.1, 9.2
     return (q.may_move(s, a_u) and any(((((len(q.enemies_adjacent(s, e0, UNIT_SIDE[a_u])) == 0) and (q.move_cost(s, a_u, q.hex_of(s, a_u), e0) >= 0))
         and define__open_to(s, a_u, e0)) and q.may_enter(s, a_u, e0)) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
 
-def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:169': 'A hex the unit may step into'
+def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:169': 'A hex the unit may step into' § series 9.2
     return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u))) == 0)) and define__stack_ok(s,
         q.union(q.units_at(s, a_h), (a_u,))))
 
-def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:235': 'Enemy leaders with no combat unit'
+def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:235': 'Enemy leaders with no combat unit' § series 14.32
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (sum(1 for e0 in q.units_at(s, a_h)
         if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
-def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
+def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit' § series 14.1
     return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
         a_u)))
 
-def define__leader_of(s, a_u):  # 'rulesets/series/leaders.mst:14': 'The leader in command'
+def define__leader_of(s, a_u):  # 'rulesets/series/leaders.mst:14': 'The leader in command' § series 14.1, 3.2
     return min(tuple(e0 for e0 in define__commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1] for e1 in define__commanders(s,
         a_u)), default=0))), key=lambda e0: UNIT_PROPS['seniority'][e0], default=NONE_INDEX)
 
-def define__has_leader(s, a_u):  # 'rulesets/series/leaders.mst:17': 'A leader commands the unit'
+def define__has_leader(s, a_u):  # 'rulesets/series/leaders.mst:17': 'A leader commands the unit' § series 14.1, 14.2, 14.3, 14.31
     return (define__leader_of(s, a_u) != NONE_INDEX)
 
-def define__close_combat_leadership(s, a_units):  # 'rulesets/series/leaders.mst:22': "Best Close Combat DRM among the units' leaders"
+def define__close_combat_leadership(s, a_units):  # 'rulesets/series/leaders.mst:22': "Best Close Combat DRM among the units' leaders" § series 14.21
     return max((UNIT_PROPS['close_combat_drm'][define__leader_of(s, e0)] for e0 in tuple(e0 for e0 in a_units if define__has_leader(s, e0))),
         default=0)
 
-def define__leadership(s, a_u):  # 'rulesets/series/leaders.mst:27': 'Leadership DRM for a unit'
+def define__leadership(s, a_u):  # 'rulesets/series/leaders.mst:27': 'Leadership DRM for a unit' § series 14.23
     return (UNIT_PROPS['leadership_drm'][define__leader_of(s, a_u)] if define__has_leader(s, a_u) else 0)
 
-def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units'
+def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units' § series 14.22, 12.53
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1])) for e1 in q.union(q.units_at(s,
         q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
-def define__ready_artillery(s, a_side):  # 'rulesets/series/fire.mst:52': 'Artillery that may still fire'
+def define__ready_artillery(s, a_side):  # 'rulesets/series/fire.mst:52': 'Artillery that may still fire' § series 11.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((UNIT_PROPS['artillery'][e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
-def define__can_bombard(s, a_a, a_t):  # 'rulesets/series/fire.mst:58': 'The artillery unit can fire at the target'
+def define__can_bombard(s, a_a, a_t):  # 'rulesets/series/fire.mst:58': 'The artillery unit can fire at the target' § series 11.2, 11.4, 11.41, 11.42, 11.43, 11.44
     return ((q.distance(s, q.hex_of(s, a_a), q.hex_of(s, a_t)) <= UNIT_PROPS['range'][a_a]) and q.can_fire_at(s, a_a, q.hex_of(s, a_t)))
 
-def define__bombarded_by(s, a_t, a_side):  # 'rulesets/series/fire.mst:61': 'Some ready artillery can fire at the unit'
+def define__bombarded_by(s, a_t, a_side):  # 'rulesets/series/fire.mst:61': 'Some ready artillery can fire at the unit' § series 11.2
     return any(define__can_bombard(s, e0, a_t) for e0 in define__ready_artillery(s, a_side))
 
-def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Units the side's artillery may fire at"
+def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Units the side's artillery may fire at" § series 11.2
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['artillery_target'][e0]))
         and define__bombarded_by(s, e0, a_side)))
 
-def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire'
+def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire' § series 10.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((DEFINE__RIFLE_UNIT[e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
-def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at"
+def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at" § series 10.2
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
         and (len(define__adjacent_rifles(s, e0, a_side)) > 0)))
 
-def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target'
+def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target' § series 10.2
     return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
 
-def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:187': "The Jaegers' second roll"
+def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:187': "The Jaegers' second roll" § series 10.6
     return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s,
         e0)) != TERRAIN__CLEAR)) and (q.terrain(s, q.hex_of(s, e0)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target))
         for e0 in a_firers))
 
-def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:191': 'An open flank between firer and target'
+def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:191': 'An open flank between firer and target' § series 10.6, 12.52
     return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
         for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
-def define__may_attack(s, a_u):  # 'rulesets/series/close_combat.mst:40': 'May attack'
+def define__may_attack(s, a_u):  # 'rulesets/series/close_combat.mst:40': 'May attack' § series 12.12, 12.23, 13.1, 13.3, 13.4, 12.4
     return ((define__parade(s, a_u) and (not s.vars['withdrawn'][a_u])) and (not UNIT_PROPS['artillery'][a_u]))
 
-def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack'
+def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack' § series 12.12, 13.1
     return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not DEFINE__RIFLE_UNIT[a_u])))
 
-def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
+def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked' § series 12.13, 13.1
     return s.vars['pinned'][a_u]
 
-def define__adds_strength(s, a_u):  # 'rulesets/series/close_combat.mst:71': 'Adds its SPs to a close combat'
+def define__adds_strength(s, a_u):  # 'rulesets/series/close_combat.mst:71': 'Adds its SPs to a close combat' § series 12.23, 12.3, 13.25
     return ((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u]))
 
-def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
+def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs' § series 12.23, 12.3, 13.25
     return sum(q.unit_strength(s, e0) for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0))
 
-def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
+def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs" § series 12.23, 13.3, 13.4
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted')
         else q.unit_strength(s, a_u)))
 
-def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
+def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs' § series 12.23, 12.3, 13.25
     return sum(define__defense_value(s, e0) for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0))
 
-define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:85': 'May be the lead unit'
+define__may_lead = define__adds_strength  # 'rulesets/series/close_combat.mst:85': 'May be the lead unit' § series 12.23, 13.25
 
-def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
+def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead' § series 12.23, 13.25
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (sum(1 for e0 in a_units if (define__parade(s, e0)
         and define__may_lead(s, e0))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (sum(1 for e0 in a_units
         if define__may_lead(s, e0)) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
-def define__shares_fate(s, a_u):  # 'rulesets/series/close_combat.mst:103': "Shares another unit's fate in a combat result"
+def define__shares_fate(s, a_u):  # 'rulesets/series/close_combat.mst:103': "Shares another unit's fate in a combat result" § series 12.23, 13.1
     return False
 
-define__result_stands = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:108': 'The side suffers its close combat result'
+define__result_stands = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:108': 'The side suffers its close combat result' § series 12.23
 
-def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:114': 'May advance after combat'
+def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:114': 'May advance after combat' § series 12.23
     return (not q.prohibited(s, a_to))
 
-def define__free_to_advance(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:30': 'Free to advance after combat'
+def define__free_to_advance(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:30': 'Free to advance after combat' § series 12.23; monmouth 4.7
     return (not define__at_the_limit(s, a_u))
 
-def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:122': 'May advance into every defending hex'
+def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:122': 'May advance into every defending hex' § series 12.23
     return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
-def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Attacking units that may lead'
+def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Attacking units that may lead' § series 12.23
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) if (sum(1
         for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
-def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:134': 'Cavalry may withdraw'
+def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:134': 'Cavalry may withdraw' § series 12.4
     return (all(((UNIT_PROPS['mounted'][e0] and define__parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:164': 'A lead unit with a white R'
+def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:164': 'A lead unit with a white R' § series 12.23, 3.2
     return ((a_u != NONE_INDEX) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:171': 'An all-militia force'
+def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:171': 'An all-militia force' § series 12.23
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
-def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:176': 'Attacked solely across fieldworks'
+def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:176': 'Attacked solely across fieldworks' § series 3.2, 13.5
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), HEXSIDE__FIELDWORKS) for e0 in q.attack_hexes(s, a_combat))
 
-def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits"
+def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits" § series 12.51
     return ('skirmish', 'attack_en_echelon', 'stand_fast', 'withdraw', 'frontal_assault', 'commit_reserve', 'turn_flank', 'refuse_flank',)
 
-def define__chit_eligible(s, a_chit, a_combat, a_side):  # 'rulesets/series/tactics.mst:39': 'The chit may be played'
+def define__chit_eligible(s, a_chit, a_combat, a_side):  # 'rulesets/series/tactics.mst:39': 'The chit may be played' § series 12.52
     return ((not q.rule_on(s, 'tactics_restrictions')) or ((not define__no_withdraw(s, a_combat, a_side)) if (a_chit == 'withdraw')
         else (define__leader_near(s, define__side_units(s, a_combat, a_side)) if ((a_chit == 'frontal_assault') or (a_chit == 'commit_reserve'))
         else ((define__flank_open(s, a_combat) and define__leader_near(s, define__side_units(s, a_combat, a_side))) if ((a_chit == 'turn_flank')
         or (a_chit == 'refuse_flank')) else True))))
 
-def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46': "A side's units in the combat"
+def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46': "A side's units in the combat" § series 12.52
     return (q.attackers(s, a_combat) if (a_side == q.attacking_side(s, a_combat)) else q.defenders(s, a_combat))
 
-def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred'
+def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred' § series 12.52
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
         for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
         for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
         a_combat, a_side)))
 
-def define__flank_open(s, a_combat):  # 'rulesets/series/tactics.mst:58': 'An open flank'
+def define__flank_open(s, a_combat):  # 'rulesets/series/tactics.mst:58': 'An open flank' § series 12.52
     return any(((len(q.units_at(s, e0)) == 0) and (not q.prohibited(s, e0))) for e0 in define__flank_hexes(s, a_combat))
 
-def define__flank_hexes(s, a_combat):  # 'rulesets/series/tactics.mst:61': 'Hexes next to a defending and an attacking hex'
+def define__flank_hexes(s, a_combat):  # 'rulesets/series/tactics.mst:61': 'Hexes next to a defending and an attacking hex' § series 12.52
     return tuple(e0 for e0 in q.hexes_around(s, q.defender_hex(s, a_combat)) if define__next_to_any(s, e0, q.attack_hexes(s, a_combat)))
 
-def define__next_to_any(s, a_h, a_hexes):  # 'rulesets/series/tactics.mst:64': 'Next to one of the hexes'
+def define__next_to_any(s, a_h, a_hexes):  # 'rulesets/series/tactics.mst:64': 'Next to one of the hexes' § series 12.52
     return any(q.adjacent(s, e0, a_h) for e0 in a_hexes)
 
-def define__illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):  # 'rulesets/series/tactics.mst:71': 'Illegal chit modifier'
+def define__illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):  # 'rulesets/series/tactics.mst:71': 'Illegal chit modifier' § series 12.54
     return ((0 if define__chit_eligible(s, a_defender_chit, a_combat, q.defending_side(s, a_combat)) else 1) - (0 if define__chit_eligible(s,
         a_attacker_chit, a_combat, q.attacking_side(s, a_combat)) else 1))
 
-def define__terrain_cost_into(s, a_u, a_h):  # 'rulesets/monmouth/reinforcements.mst:44': 'Terrain cost to enter a hex'
+def define__terrain_cost_into(s, a_u, a_h):  # 'rulesets/monmouth/reinforcements.mst:44': 'Terrain cost to enter a hex' § monmouth 4.1, 4.12; series 9.4
     return min((q.move_cost(s, a_u, e0, a_h) for e0 in tuple(e0 for e0 in q.hexes_around(s, a_h) if (q.move_cost(s, a_u, e0, a_h) >= 0))), default=0)
 
-def define__entry_blocked(s, a_h, a_s):  # 'rulesets/monmouth/reinforcements.mst:54': 'An entry hex the enemy blocks'
+def define__entry_blocked(s, a_h, a_s):  # 'rulesets/monmouth/reinforcements.mst:54': 'An entry hex the enemy blocks' § monmouth 4.1
     return ((sum(1 for e0 in q.units_at(s, a_h) if ((q.side(s, e0) != a_s) and UNIT_COMBAT[e0])) > 0) or define__in_enemy_zoc(s, a_h, a_s))
 
-def define__open_entries(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:57': "The unit's entry hexes the enemy does not block"
+def define__open_entries(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:57': "The unit's entry hexes the enemy does not block" § monmouth 4.1
     return tuple(e0 for e0 in q.entry_hexes(s, a_u) if (not define__entry_blocked(s, e0, q.side(s, a_u))))
 
-def define__from_entry(s, a_h, a_u):  # 'rulesets/monmouth/reinforcements.mst:60': "Hexes from the unit's entry hex"
+def define__from_entry(s, a_h, a_u):  # 'rulesets/monmouth/reinforcements.mst:60': "Hexes from the unit's entry hex" § monmouth 4.1
     return min((q.distance(s, e0, a_h) for e0 in q.entry_hexes(s, a_u)), default=0)
 
-def define__open_edge_hexes(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:63': 'Edge hexes the enemy does not block'
+def define__open_edge_hexes(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:63': 'Edge hexes the enemy does not block' § monmouth 4.1
     return tuple(e0 for e0 in q.union(q.union(ZONE_WEST_EDGE_LIST, ZONE_EAST_EDGE_LIST), ZONE_SOUTH_EDGE_LIST) if (not define__entry_blocked(s, e0,
         q.side(s, a_u))))
 
-def define__nearest_open_entries(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:66': 'The nearest hexes not blocked'
+def define__nearest_open_entries(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:66': 'The nearest hexes not blocked' § monmouth 4.1
     return tuple(e0 for e0 in define__open_edge_hexes(s, a_u) if (define__from_entry(s, e0, a_u) == min((define__from_entry(s, e1, a_u)
         for e1 in define__open_edge_hexes(s, a_u)), default=0)))
 
-def define__entry_choices(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:69': 'Where the unit may enter'
+def define__entry_choices(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:69': 'Where the unit may enter' § monmouth 4.1
     return (define__open_entries(s, a_u) if (len(define__open_entries(s, a_u)) > 0) else define__nearest_open_entries(s, a_u))
 
-def define__entry_open_to(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:74': "The unit's way onto the map is open"
+def define__entry_open_to(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:74': "The unit's way onto the map is open" § monmouth 4.1
     return ((len(define__open_entries(s, a_u)) > 0) or (s.vars['turn'] > q.entry_turn(s, a_u)))
 
-def define__ahead_in_line(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:94': 'No earlier delayed reinforcement waits'
+def define__ahead_in_line(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:94': 'No earlier delayed reinforcement waits' § monmouth 4.1
     return (s.vars['held_back'][a_u] or (s.vars['held_back_waiting'][q.side(s, a_u)] == 0))
 
-def define__morgans_detachment_unit(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:121': "Of Morgan's Detachment"
+def define__morgans_detachment_unit(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:121': "Of Morgan's Detachment" § monmouth 4.11
     return ((a_u == UNIT__MORGAN) or (UNITS[a_u].brigade == 'morgans_detachment'))
 
-def define__conditional_reinforcement(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:126': 'A British conditional reinforcement'
+def define__conditional_reinforcement(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:126': 'A British conditional reinforcement' § monmouth 4.12
     return ((a_u == UNIT__WURMB_JAEGERS) or (a_u == UNIT__LIGHT_DRAGOONS_17))
 
-def define__variable_turn(s, a_s):  # 'rulesets/monmouth/reinforcements.mst:134': "The turn a side's variable reinforcements may enter"
+def define__variable_turn(s, a_s):  # 'rulesets/monmouth/reinforcements.mst:134': "The turn a side's variable reinforcements may enter" § monmouth 4.131, 4.132
     return (9 if (a_s == SIDE__BRITISH) else 12)
 
-def define__variable_reinforcement(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:179': 'A variable reinforcement'
+def define__variable_reinforcement(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:179': 'A variable reinforcement' § monmouth 4.13, 4.31
     return (q.variable_entry(s, a_u) or ((a_u == UNIT__VON_STEUBEN) and (q.entry_turn(s, a_u) == define__variable_turn(s, SIDE__AMERICAN))))
 
-def define__variable_reinforcements_due(s, a_s):  # 'rulesets/monmouth/reinforcements.mst:182': 'Variable reinforcements whose turn has come'
+def define__variable_reinforcements_due(s, a_s):  # 'rulesets/monmouth/reinforcements.mst:182': 'Variable reinforcements whose turn has come' § monmouth 4.13
     return tuple(e0 for e0 in q.units_to_enter(s, a_s) if (define__variable_reinforcement(s, e0) and (q.entry_turn(s, e0) <= s.vars['turn'])))
 
-def define__may_enter_as_variable(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:185': 'A variable reinforcement may enter'
+def define__may_enter_as_variable(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:185': 'A variable reinforcement may enter' § monmouth 4.131, 4.132
     return (s.vars['variable_entry_passed'][q.side(s, a_u)] and ((((UNIT_SIDE[a_u] == SIDE__AMERICAN) or (UNITS[a_u].formation == 'hessians'))
         or s.vars['second_roll_passed'][a_u]) or define__pro_british_automatic(s, a_u)))
 
-def define__pro_british_automatic(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:189': 'British turn 9 reinforcements arrive without rolls'
+def define__pro_british_automatic(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:189': 'British turn 9 reinforcements arrive without rolls' § monmouth 5.1
     return (q.rule_on(s, 'pro_british') and (UNIT_SIDE[a_u] == SIDE__BRITISH))
 
-def define__may_arrive(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:194': 'The unit may enter this turn'
+def define__may_arrive(s, a_u):  # 'rulesets/monmouth/reinforcements.mst:194': 'The unit may enter this turn' § monmouth 4.1, 4.11, 4.12, 4.13
     return ((((s.vars['morgan_arrived_on'] > 0) if define__morgans_detachment_unit(s, a_u) else (((s.vars['morgan_arrived_on'] > 0)
         and (s.vars['turn'] > s.vars['morgan_arrived_on'])) if define__conditional_reinforcement(s, a_u) else (define__may_enter_as_variable(s, a_u)
         if define__variable_reinforcement(s, a_u) else True))) and define__entry_open_to(s, a_u)) and define__ahead_in_line(s, a_u))
 
-def define__arrival_bonus(s, a_u):  # 'rulesets/monmouth/movement.mst:7': 'Bonus movement on the turn of arrival'
+def define__arrival_bonus(s, a_u):  # 'rulesets/monmouth/movement.mst:7': 'Bonus movement on the turn of arrival' § monmouth 4.1
     return (0 if (s.vars['arrived_on'][a_u] != s.vars['turn']) else (2 if ((UNIT_SIDE[a_u] == SIDE__AMERICAN) and (s.vars['turn'] <= 2)) else (1
         if ((UNIT_SIDE[a_u] == SIDE__BRITISH) and UNIT_PROPS['artillery'][a_u]) else 0)))
 
-def define__printed_allowance(s, a_u):  # 'rulesets/monmouth/movement.mst:14': "Printed movement allowance, or Oswald's"
+def define__printed_allowance(s, a_u):  # 'rulesets/monmouth/movement.mst:14': "Printed movement allowance, or Oswald's" § monmouth 4.33
     return (UNIT_MOVEMENT[UNIT__OSWALD_ARTILLERY] if (s.vars['with_oswald'][a_u] and (UNIT_MOVEMENT[UNIT__OSWALD_ARTILLERY] > UNIT_MOVEMENT[a_u]))
         else UNIT_MOVEMENT[a_u])
 
-def define__movement_allowance(s, a_u):  # 'rulesets/monmouth/movement.mst:18': 'Movement allowance this turn'
+def define__movement_allowance(s, a_u):  # 'rulesets/monmouth/movement.mst:18': 'Movement allowance this turn' § monmouth 4.1, 4.12, 4.33, 4.62
     return ((define__arrival_allowance(s, a_u) // 2) if (s.vars['cc_impact'][a_u] == RESULT__CC_HALF_MOVEMENT) else ((2 * define__arrival_allowance(s,
         a_u)) if s.vars['cc_strategic'][a_u] else define__arrival_allowance(s, a_u)))
 
-def define__arrival_allowance(s, a_u):  # 'rulesets/monmouth/movement.mst:26': 'Allowance on the turn of arrival'
+def define__arrival_allowance(s, a_u):  # 'rulesets/monmouth/movement.mst:26': 'Allowance on the turn of arrival' § monmouth 4.1, 4.12
     return ((define__printed_allowance(s, a_u) + define__arrival_bonus(s, a_u)) - (s.vars['arrival_cost'][a_u]
         if (s.vars['arrived_on'][a_u] == s.vars['turn']) else 0))
 
-def define__lee_in_command(s):  # 'rulesets/monmouth/leaders.mst:38': 'Lee commands the Advanced Corps'
+def define__lee_in_command(s):  # 'rulesets/monmouth/leaders.mst:38': 'Lee commands the Advanced Corps' § monmouth 4.3, 4.31, 4.64
     return ((not s.vars['lee_relieved']) and (not s.vars['lee_casualty']))
 
-def define__east_of_21xx(s, a_h):  # 'rulesets/monmouth/leaders.mst:42': 'On or east of hex row 21xx'
+def define__east_of_21xx(s, a_h):  # 'rulesets/monmouth/leaders.mst:42': 'On or east of hex row 21xx' § monmouth 4.31
     return (q.hex_column(s, a_h) >= 21)
 
-def define__next_american_player_turn(s):  # 'rulesets/monmouth/leaders.mst:111': 'The turn of the next American player turn'
+def define__next_american_player_turn(s):  # 'rulesets/monmouth/leaders.mst:111': 'The turn of the next American player turn' § monmouth 4.64
     return (s.vars['turn'] if ((s.vars['phasing'] == SIDE__BRITISH) and (s.vars['initiative_side'] == SIDE__BRITISH)) else (s.vars['turn'] + 1))
 
-def define__next_to_washington(s, a_u):  # 'rulesets/monmouth/leaders.mst:150': 'Adjacent to Washington'
+def define__next_to_washington(s, a_u):  # 'rulesets/monmouth/leaders.mst:150': 'Adjacent to Washington' § monmouth 4.3, 4.31
     return (((UNIT_COMBAT[a_u] and (s.unit_status[a_u] == ON_MAP)) and (s.unit_status[UNIT__WASHINGTON] == ON_MAP)) and q.adjacent(s, q.hex_of(s,
         a_u), q.hex_of(s, UNIT__WASHINGTON)))
 
-def define__molly_may_join(s, a_u):  # 'rulesets/monmouth/molly_pitcher.mst:30': 'Molly Pitcher may join this artillery unit'
+def define__molly_may_join(s, a_u):  # 'rulesets/monmouth/molly_pitcher.mst:30': 'Molly Pitcher may join this artillery unit' § monmouth 4.4
     return (((((UNIT_SIDE[a_u] == SIDE__AMERICAN) and UNIT_PROPS['artillery'][a_u]) and (s.vars['order'][a_u] == 'disrupted'))
         and (not s.vars['molly_placed'])) and ((not q.rule_on(s, 'historical_molly_pitcher')) or (a_u == UNIT__PROCTOR_ARTILLERY)))
 
-def define__cc_period(s):  # 'rulesets/monmouth/command_and_control.mst:66': 'The C&C Table column'
+def define__cc_period(s):  # 'rulesets/monmouth/command_and_control.mst:66': 'The C&C Table column' § monmouth 6.17
     return ('turn_4_plus' if (s.vars['turn'] >= 4) else 'turns_2_3')
 
-def define__countermarch_goal(s, a_u):  # 'rulesets/monmouth/command_and_control.mst:182': 'Where a countermarch leads'
+def define__countermarch_goal(s, a_u):  # 'rulesets/monmouth/command_and_control.mst:182': 'Where a countermarch leads' § monmouth 4.62
     return (q.entry_hexes(s, a_u) if (len(q.entry_hexes(s, a_u)) > 0) else ZONE_A1_LIST)
 
-def define__on_road(s, a_u):  # 'rulesets/monmouth/command_and_control.mst:185': 'On a road'
+def define__on_road(s, a_u):  # 'rulesets/monmouth/command_and_control.mst:185': 'On a road' § monmouth 4.62; series 9.51
     return any(q.road_between(s, q.hex_of(s, a_u), e0) for e0 in q.hexes_around(s, q.hex_of(s, a_u)))
 
-def define__at_the_limit(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:13': 'A rear-guard unit at the Maneuver Zone limit'
+def define__at_the_limit(s, a_u):  # 'rulesets/monmouth/rear_guard.mst:13': 'A rear-guard unit at the Maneuver Zone limit' § monmouth 4.7
     return ((((q.rule_on(s, 'rear_guard_zone') and (s.vars['turn'] < 6)) and UNIT_PROPS['rear_guard'][a_u]) and (s.unit_status[a_u] == ON_MAP))
         and (q.hex_of(s, a_u) in ZONE_MANEUVER_ZONE_LIMIT))
 
-def define__retreat_toward(s, a_u):  # 'rulesets/monmouth/retreat_and_zoc.mst:7': 'The map edge a unit retreats toward'
+def define__retreat_toward(s, a_u):  # 'rulesets/monmouth/retreat_and_zoc.mst:7': 'The map edge a unit retreats toward' § monmouth 4.8; series 13.21
     return (ZONE_EAST_EDGE_LIST if (UNIT_SIDE[a_u] == SIDE__BRITISH) else (q.union(ZONE_WEST_EDGE_LIST, ZONE_SOUTH_EDGE_LIST)
         if define__morgans_detachment_unit(s, a_u) else ZONE_WEST_EDGE_LIST))
 
-def define__total_vp(s, a_s):  # 'rulesets/monmouth/victory.mst:15': 'Victory points'
+def define__total_vp(s, a_s):  # 'rulesets/monmouth/victory.mst:15': 'Victory points' § monmouth II; series 4
     return (q.vp(s, a_s) + s.vars['sidebar_vp'][a_s])
 
-def define__margin(s, a_s):  # 'rulesets/monmouth/victory.mst:18': 'Victory-point margin'
+def define__margin(s, a_s):  # 'rulesets/monmouth/victory.mst:18': 'Victory-point margin' § monmouth II
     return (define__total_vp(s, a_s) - define__total_vp(s, q.enemy(s, a_s)))
 
-def define__occupies(s, a_h, a_s):  # 'rulesets/monmouth/victory.mst:24': 'Occupies the hex'
+def define__occupies(s, a_h, a_s):  # 'rulesets/monmouth/victory.mst:24': 'Occupies the hex' § monmouth II
     return any((((q.side(s, e0) == a_s) and define__parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])) for e0 in q.units_at(s, a_h))
 
-def define__occupies_without_militia(s, a_h, a_s):  # 'rulesets/monmouth/victory.mst:27': 'Occupies the hex with regulars'
+def define__occupies_without_militia(s, a_h, a_s):  # 'rulesets/monmouth/victory.mst:27': 'Occupies the hex with regulars' § monmouth II
     return any(((((q.side(s, e0) == a_s) and define__parade(s, e0)) and (not UNIT_PROPS['artillery'][e0])) and (not UNIT_PROPS['militia'][e0]))
         for e0 in q.units_at(s, a_h))
 
-def define__counts_for_case_1(s, a_u):  # 'rulesets/monmouth/victory.mst:40': 'An American combat unit that counts for Case 1'
+def define__counts_for_case_1(s, a_u):  # 'rulesets/monmouth/victory.mst:40': 'An American combat unit that counts for Case 1' § monmouth II
     return (((q.side(s, a_u) == SIDE__AMERICAN) and UNIT_COMBAT[a_u]) and (not UNIT_PROPS['militia'][a_u]))
 
-def define__may_control(s, a_u):  # 'rulesets/monmouth/victory.mst:143': 'May take control of an objective'
+def define__may_control(s, a_u):  # 'rulesets/monmouth/victory.mst:143': 'May take control of an objective' § monmouth II
     return ((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not UNIT_PROPS['militia'][a_u]))
 
-def define__controls(s, a_h, a_holder, a_s):  # 'rulesets/monmouth/victory.mst:162': 'Controls a terrain objective'
+def define__controls(s, a_h, a_holder, a_s):  # 'rulesets/monmouth/victory.mst:162': 'Controls a terrain objective' § monmouth II
     return (any(((q.side(s, e0) == a_s) and define__may_control(s, e0)) for e0 in q.units_at(s, a_h)) or (((a_holder == a_s) and (sum(1
         for e0 in q.units_at(s, a_h) if UNIT_COMBAT[e0]) == 0)) and (not define__in_enemy_zoc(s, a_h, a_s))))
 
-define__courthouse_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:167': 'Monmouth Courthouse: VP per turn'
+define__courthouse_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:167': 'Monmouth Courthouse: VP per turn' § monmouth II
 
-define__parsonage_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:169': 'Parsonage Farm: VP per turn'
+define__parsonage_vp = define__rally_adjustment  # 'rulesets/monmouth/victory.mst:169': 'Parsonage Farm: VP per turn' § monmouth II
 
-def define__wavers(s, a_s):  # 'rulesets/monmouth/scenarios.mst:73': "The army's morale wavers"
+def define__wavers(s, a_s):  # 'rulesets/monmouth/scenarios.mst:73': "The army's morale wavers" § monmouth 6.19, 6.28, 6.38; series 16.23
     return ((q.level_of(s, 'army_morale_level', a_s) == 'wavering') or (q.level_of(s, 'army_morale_level', a_s) == 'demoralized'))
 
-def define__counts_for_6_28(s, a_u):  # 'rulesets/monmouth/scenarios.mst:275': 'A British or Provincial combat unit'
+def define__counts_for_6_28(s, a_u):  # 'rulesets/monmouth/scenarios.mst:275': 'A British or Provincial combat unit' § monmouth 6.28
     return (((q.side(s, a_u) == SIDE__BRITISH) and UNIT_COMBAT[a_u]) and (UNITS[a_u].formation != 'hessians'))
 
-def define__hessian_grenadier(s, a_u):  # 'rulesets/monmouth/scenarios.mst:408': 'A Hessian Grenadier battalion'
+def define__hessian_grenadier(s, a_u):  # 'rulesets/monmouth/scenarios.mst:408': 'A Hessian Grenadier battalion' § monmouth 6.391
     return (((a_u == UNIT__LENGERKE_GRENADIERS) or (a_u == UNIT__LINSING_GRENADIERS)) or (a_u == UNIT__MINNIGERODE_GRENADIERS))
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
-def adjust_army_morale__adjust__set_army_morale(s, b):  # 'rulesets/series/army_morale.mst:34'
+def adjust_army_morale__adjust__set_army_morale(s, b):  # 'rulesets/series/army_morale.mst:34' § series 16.1
     e.set_at(s, 'army_morale', b['side'], (s.vars['army_morale'][b['side']] + b['amount']))
 
-def gain_momentum__gain__if(s, b):  # 'rulesets/series/momentum.mst:21'
+def gain_momentum__gain__if(s, b):  # 'rulesets/series/momentum.mst:21' § series 12.63, 12.65
     return (s.vars['momentum_pool'] > 0)
-def gain_momentum__gain__set_momentum_pool(s, b):  # 'rulesets/series/momentum.mst:22'
+def gain_momentum__gain__set_momentum_pool(s, b):  # 'rulesets/series/momentum.mst:22' § series 12.63, 12.65
     e.set_var(s, 'momentum_pool', (s.vars['momentum_pool'] - 1))
-def gain_momentum__gain__set_momentum(s, b):  # 'rulesets/series/momentum.mst:23'
+def gain_momentum__gain__set_momentum(s, b):  # 'rulesets/series/momentum.mst:23' § series 12.63, 12.65
     e.set_at(s, 'momentum', b['side'], (s.vars['momentum'][b['side']] + 1))
-def gain_momentum__gain__if_2(s, b):  # 'rulesets/series/momentum.mst:25'
+def gain_momentum__gain__if_2(s, b):  # 'rulesets/series/momentum.mst:25' § series 12.63, 12.65
     return (s.vars['momentum'][q.enemy(s, b['side'])] > 0)
-def gain_momentum__gain__set_momentum_2(s, b):  # 'rulesets/series/momentum.mst:26'
+def gain_momentum__gain__set_momentum_2(s, b):  # 'rulesets/series/momentum.mst:26' § series 12.63, 12.65
     e.set_at(s, 'momentum', q.enemy(s, b['side']), (s.vars['momentum'][q.enemy(s, b['side'])] - 1))
-def gain_momentum__gain__set_momentum_pool_2(s, b):  # 'rulesets/series/momentum.mst:27'
+def gain_momentum__gain__set_momentum_pool_2(s, b):  # 'rulesets/series/momentum.mst:27' § series 12.63, 12.65
     e.set_var(s, 'momentum_pool', (s.vars['momentum_pool'] + 1))
 
-def spend_momentum__spend__set_momentum(s, b):  # 'rulesets/series/momentum.mst:35'
+def spend_momentum__spend__set_momentum(s, b):  # 'rulesets/series/momentum.mst:35' § series 12.62
     e.set_at(s, 'momentum', b['side'], (s.vars['momentum'][b['side']] - 1))
 
-def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43'
+def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43' § series 12.64
     return (s.vars['momentum'][b['side']] > 0)
-def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47'
+def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47' § series 12.64
     return {'side': q.enemy(s, b['side'])}
 
-def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153'
+def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153' § series 13.1, 13.5
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == ON_MAP))
-def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:155'
+def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:155' § series 13.1, 13.5
     return (not b['passed'])
-def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:156'
+def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:156' § series 13.1, 13.5
     return {'unit': b['u'], 'hexes': 1}
 
-def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:174'
+def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:174' § series 13.1, 12.64
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
-def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:175'
+def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:175' § series 13.1, 12.64
     e.capture(s, b['taken'])
 
-def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:180'
+def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:180' § series 13.1, 13.3, 13.4
     return (s.vars['order'][b['unit']] == 'shattered')
-def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:181'
+def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:181' § series 13.1, 13.3, 13.4
     e.eliminate(s, b['unit'])
-def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:184'
+def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:184' § series 13.1, 13.3, 13.4
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
-def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:186'
+def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:186' § series 13.1, 13.3, 13.4
     return {'unit': b['unit'], 'hexes': 3}
 
-def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199'
+def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return q.hex_of(s, b['unit'])
-def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:15'
+def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:15' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return define__stack_ok(s, b['units'])
-def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:16'
+def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:16' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
-def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:17'
+def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:17' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
-def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:14'
+def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/monmouth/retreat_and_zoc.mst:14' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_toward(s, b['unit']), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
-def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209'
+def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return ((s.unit_status[b['unit']] == ON_MAP) and q.during(s, 'close_combat'))
-def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210'
+def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     e.join_combats(s, b['unit'])
-def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214'
+def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return (s.unit_status[b['unit']] == ON_MAP)
-def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215'
+def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit']))))
-def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215'
+def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return q.side(s, b['unit'])
-def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217'
+def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
-def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226'
+def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226' § series 13.23
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:250'
+def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:250' § series 13.25
     return define__suffers_a_result(s, b['r'])
-def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:251'
+def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:251' § series 13.25
     return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == ON_MAP)), 'side': b['side'], 'drm': b['drm']}
 
-def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:259'
+def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:259' § series 13.3, 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and define__exposed(s, e0)))
-def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:260'
+def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:260' § series 13.3, 13.4
     return (s.vars['order'][b['u']] == 'shattered')
-def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:261'
+def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:261' § series 13.3, 13.4
     e.capture(s, b['u'])
 
-def game__turns__while(s, b):  # 'rulesets/series/sequence.mst:10'
+def game__turns__while(s, b):  # 'rulesets/series/sequence.mst:10' § series 5
     return (s.vars['turn'] <= s.game.last_turn)
-def game__turns__set_turn(s, b):  # 'rulesets/series/sequence.mst:12'
+def game__turns__set_turn(s, b):  # 'rulesets/series/sequence.mst:12' § series 5
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
-def game__overlook_hill__if(s, b):  # 'rulesets/monmouth/victory.mst:192'
+def game__overlook_hill__if(s, b):  # 'rulesets/monmouth/victory.mst:192' § series 5; monmouth II
     return define__controls(s, HEX__2716, s.vars['overlook_hill_control'], SIDE__BRITISH)
-def game__overlook_hill__set_sidebar_vp(s, b):  # 'rulesets/monmouth/victory.mst:193'
+def game__overlook_hill__set_sidebar_vp(s, b):  # 'rulesets/monmouth/victory.mst:193' § series 5; monmouth II
     e.set_at(s, 'sidebar_vp', SIDE__BRITISH, (s.vars['sidebar_vp'][SIDE__BRITISH] + q.divide(1, 2)))
-def game__overlook_hill__if_2(s, b):  # 'rulesets/monmouth/victory.mst:195'
+def game__overlook_hill__if_2(s, b):  # 'rulesets/monmouth/victory.mst:195' § series 5; monmouth II
     return define__controls(s, HEX__2716, s.vars['overlook_hill_control'], SIDE__AMERICAN)
-def game__overlook_hill__set_sidebar_vp_2(s, b):  # 'rulesets/monmouth/victory.mst:196'
+def game__overlook_hill__set_sidebar_vp_2(s, b):  # 'rulesets/monmouth/victory.mst:196' § series 5; monmouth II
     e.set_at(s, 'sidebar_vp', SIDE__AMERICAN, (s.vars['sidebar_vp'][SIDE__AMERICAN] + q.divide(1, 2)))
-def game__winner__determine_victory(s, b):  # 'rulesets/series/sequence.mst:15'
+def game__winner__determine_victory(s, b):  # 'rulesets/series/sequence.mst:15' § series 5, 4
     e.determine_victory(s)
 
-def game_turn__initiative__if(s, b):  # 'rulesets/series/sequence.mst:20'
+def game_turn__initiative__if(s, b):  # 'rulesets/series/sequence.mst:20' § series 5, 6.1
     return q.fixed_order(s, s.vars['turn'])
-def game_turn__initiative__set_initiative_side(s, b):  # 'rulesets/series/sequence.mst:21'
+def game_turn__initiative__set_initiative_side(s, b):  # 'rulesets/series/sequence.mst:21' § series 5, 6.1
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
-def game_turn__skipped_for_heat__if(s, b):  # 'rulesets/monmouth/heat.mst:50'
+def game_turn__skipped_for_heat__if(s, b):  # 'rulesets/monmouth/heat.mst:50' § series 5; monmouth 4.5
     return s.vars['turn_lost_to_heat']
-def game_turn__first_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:26'
+def game_turn__first_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:26' § series 5
     return {'side': s.vars['initiative_side']}
-def game_turn__abbreviated_first_turn__if(s, b):  # 'rulesets/monmouth/scenarios.mst:209'
+def game_turn__abbreviated_first_turn__if(s, b):  # 'rulesets/monmouth/scenarios.mst:209' § series 5; monmouth 6.291
     return (s.vars['turn'] == s.game.first_turn)
-def game_turn__second_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:27'
+def game_turn__second_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:27' § series 5
     return {'side': q.enemy(s, s.vars['initiative_side'])}
-def game_turn__terrain_victory_points__if(s, b):  # 'rulesets/monmouth/victory.mst:178'
+def game_turn__terrain_victory_points__if(s, b):  # 'rulesets/monmouth/victory.mst:178' § series 5; monmouth II
     return define__controls(s, HEX__3519, s.vars['courthouse_control'], SIDE__AMERICAN)
-def game_turn__terrain_victory_points__set_sidebar_vp(s, b):  # 'rulesets/monmouth/victory.mst:179'
+def game_turn__terrain_victory_points__set_sidebar_vp(s, b):  # 'rulesets/monmouth/victory.mst:179' § series 5; monmouth II
     e.set_at(s, 'sidebar_vp', SIDE__AMERICAN, (s.vars['sidebar_vp'][SIDE__AMERICAN] + define__courthouse_vp(s)))
-def game_turn__terrain_victory_points__if_2(s, b):  # 'rulesets/monmouth/victory.mst:181'
+def game_turn__terrain_victory_points__if_2(s, b):  # 'rulesets/monmouth/victory.mst:181' § series 5; monmouth II
     return define__controls(s, HEX__1815, s.vars['parsonage_control'], SIDE__BRITISH)
-def game_turn__terrain_victory_points__set_sidebar_vp_2(s, b):  # 'rulesets/monmouth/victory.mst:182'
+def game_turn__terrain_victory_points__set_sidebar_vp_2(s, b):  # 'rulesets/monmouth/victory.mst:182' § series 5; monmouth II
     e.set_at(s, 'sidebar_vp', SIDE__BRITISH, (s.vars['sidebar_vp'][SIDE__BRITISH] + define__parsonage_vp(s)))
-def game_turn__end_of_turn__check_automatic_victory(s, b):  # 'rulesets/series/sequence.mst:29'
+def game_turn__end_of_turn__check_automatic_victory(s, b):  # 'rulesets/series/sequence.mst:29' § series 5
     e.check_automatic_victory(s)
 
-def player_turn__begin__set_phasing(s, b):  # 'rulesets/series/sequence.mst:33'
+def player_turn__begin__set_phasing(s, b):  # 'rulesets/series/sequence.mst:33' § series 5
     e.set_var(s, 'phasing', b['side'])
-def player_turn__command_and_control__if(s, b):  # 'rulesets/monmouth/command_and_control.mst:127'
+def player_turn__command_and_control__if(s, b):  # 'rulesets/monmouth/command_and_control.mst:127' § series 5; monmouth III, 4.61
     return ((b['side'] == SIDE__AMERICAN) and (s.vars['turn'] >= 2))
 
-def initiative__spend__if(s, b):  # 'rulesets/series/initiative.mst:21'
+def initiative__spend__if(s, b):  # 'rulesets/series/initiative.mst:21' § series 6.1, 6.2, 12.62
     return q.rule_on(s, 'momentum_chits')
-def initiative__spend__let_first(s, b):  # 'rulesets/series/initiative.mst:22'
+def initiative__spend__let_first(s, b):  # 'rulesets/series/initiative.mst:22' § series 6.1, 6.2, 12.62
     return (s.vars['initiative_side'] if (s.vars['initiative_side'] != NONE_INDEX) else (q.first_player(s, s.vars['turn'], NONE_INDEX)
         if (q.first_player(s, s.vars['turn'], NONE_INDEX) != NONE_INDEX) else define__first_side(s)))
-def initiative__spend__spend_on_initiative_args(s, b):  # 'rulesets/series/initiative.mst:26'
+def initiative__spend__spend_on_initiative_args(s, b):  # 'rulesets/series/initiative.mst:26' § series 6.1, 6.2, 12.62
     return {'side': q.enemy(s, b['first'])}
-def initiative__roll__let_side(s, b):  # 'rulesets/monmouth/heat.mst:29'
+def initiative__roll__let_side(s, b):  # 'rulesets/monmouth/heat.mst:29' § series 6.1
     return define__first_side(s)
-def initiative__roll__let_side_2(s, b):  # 'rulesets/monmouth/heat.mst:31'
+def initiative__roll__let_side_2(s, b):  # 'rulesets/monmouth/heat.mst:31' § series 6.1
     return q.enemy(s, define__first_side(s))
-def initiative__roll__if(s, b):  # 'rulesets/monmouth/heat.mst:33'
+def initiative__roll__if(s, b):  # 'rulesets/monmouth/heat.mst:33' § series 6.1
     return (b['first_roll'] != b['second_roll'])
-def initiative__roll__if_2(s, b):  # 'rulesets/monmouth/heat.mst:36'
+def initiative__roll__if_2(s, b):  # 'rulesets/monmouth/heat.mst:36' § series 6.1
     return ((q.turn_data(s, 'heat') and (s.vars['momentum_spent'][SIDE__BRITISH] == 0)) and (s.vars['momentum_spent'][SIDE__AMERICAN] == 0))
-def initiative__roll__set_turn_lost_to_heat(s, b):  # 'rulesets/monmouth/heat.mst:37'
+def initiative__roll__set_turn_lost_to_heat(s, b):  # 'rulesets/monmouth/heat.mst:37' § series 6.1
     e.set_var(s, 'turn_lost_to_heat', True)
-def initiative__winner__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:38'
+def initiative__winner__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:38' § series 6.1
     e.set_var(s, 'initiative_side', (define__first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, define__first_side(s))))
-def initiative__dictate__if(s, b):  # 'rulesets/series/initiative.mst:41'
+def initiative__dictate__if(s, b):  # 'rulesets/series/initiative.mst:41' § series 6.1, 12.62
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
-def initiative__dictate__ask2_chooser(s, b):  # 'rulesets/series/initiative.mst:42'
+def initiative__dictate__ask2_chooser(s, b):  # 'rulesets/series/initiative.mst:42' § series 6.1, 12.62
     return q.enemy(s, s.vars['initiative_side'])
-def initiative__dictate__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:46'
+def initiative__dictate__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:46' § series 6.1, 12.62
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
-def spend_on_initiative__spend__set_momentum_spent(s, b):  # 'rulesets/series/initiative.mst:58'
+def spend_on_initiative__spend__set_momentum_spent(s, b):  # 'rulesets/series/initiative.mst:58' § series 6.2, 12.62
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
-def overstacking__each__each_h(s, b):  # 'rulesets/series/stacking.mst:17'
+def overstacking__each__each_h(s, b):  # 'rulesets/series/stacking.mst:17' § series 7.3
     return define__overstacked_hexes(s, b['side'])
-def overstacking__each__while(s, b):  # 'rulesets/series/stacking.mst:18'
+def overstacking__each__while(s, b):  # 'rulesets/series/stacking.mst:18' § series 7.3
     return (not define__stack_ok(s, q.units_at(s, b['h'])))
-def overstacking__each__u_options(s, b):  # 'rulesets/series/stacking.mst:19'
+def overstacking__each__u_options(s, b):  # 'rulesets/series/stacking.mst:19' § series 7.3
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
-def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20'
+def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20' § series 7.3
     e.lose_step(s, b['u'])
-def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21'
+def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21' § series 7.3
     return {'side': b['side'], 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:59'
+def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:59' § series 13.1, 9.2
     e.set_var(s, 'pin_withdrawal', False)
-def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:60'
+def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:60' § series 13.1, 9.2
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
-def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:61'
+def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:61' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['u'], False)
-def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:62'
+def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:62' § series 13.1, 9.2
     e.set_at(s, 'pin_case_chosen', b['u'], False)
-def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:65'
+def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:65' § series 13.1, 9.2
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
-def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66'
+def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66' § series 13.1, 9.2
     return (not s.vars['pin_case_chosen'][b['u']])
-def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67'
+def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67' § series 13.1, 9.2
     return s.vars['pin_group'][b['u']]
-def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68'
+def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68' § series 13.1, 9.2
     return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
         if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69'
+def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69' § series 13.1, 9.2
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70'
+def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], True)
-def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72'
+def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72' § series 13.1, 9.2
     return all(((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0) or define__may_get_away(s, e0)) for e0 in q.units_of(s, b['side'])
         if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73'
+def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73' § series 13.1, 9.2
     return (not b['engaged'])
-def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74'
+def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74' § series 13.1, 9.2
     return (b['engaged'] and b['may_withdraw'])
-def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:80'
+def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:80' § series 13.1, 9.2
     e.set_at(s, 'pin_case_chosen', b['v'], True)
-def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:81'
+def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:81' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
-def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:83'
+def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:83' § series 13.1, 9.2
     return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
-def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:84'
+def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:84' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['e'], True)
-def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85'
+def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85' § series 13.1, 9.2
     e.set_var(s, 'pin_withdrawal', True)
 
-def movement_phase__morgan__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:207'
+def movement_phase__morgan__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:207' § series 9; monmouth 4.11
     return ((((b['side'] == SIDE__AMERICAN) and (q.entry_turn(s, UNIT__MORGAN) > 0)) and (s.vars['turn'] >= q.entry_turn(s, UNIT__MORGAN)))
         and (s.vars['morgan_arrived_on'] == 0))
-def movement_phase__morgan__morgan_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:208'
+def movement_phase__morgan__morgan_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:208' § series 9; monmouth 4.11
     return q.column_of(s, TABLE__MORGAN_ENTRY, s.vars['turn'])
-def movement_phase__morgan__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:209'
+def movement_phase__morgan__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:209' § series 9; monmouth 4.11
     return (b['outcome'] == 'enter')
-def movement_phase__morgan__set_morgan_arrived_on(s, b):  # 'rulesets/monmouth/reinforcements.mst:210'
+def movement_phase__morgan__set_morgan_arrived_on(s, b):  # 'rulesets/monmouth/reinforcements.mst:210' § series 9; monmouth 4.11
     e.set_var(s, 'morgan_arrived_on', s.vars['turn'])
-def movement_phase__variable_reinforcements__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:219'
+def movement_phase__variable_reinforcements__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:219' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return ((not s.vars['variable_entry_rolled'][b['side']]) and (len(define__variable_reinforcements_due(s, b['side'])) > 0))
-def movement_phase__variable_reinforcements__set_variable_entry_rolled(s, b):  # 'rulesets/monmouth/reinforcements.mst:220'
+def movement_phase__variable_reinforcements__set_variable_entry_rolled(s, b):  # 'rulesets/monmouth/reinforcements.mst:220' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_entry_rolled', b['side'], True)
-def movement_phase__variable_reinforcements__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:221'
+def movement_phase__variable_reinforcements__if_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:221' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return (((b['side'] == SIDE__BRITISH) and q.rule_on(s, 'pro_british')) or ((b['side'] == SIDE__AMERICAN) and q.rule_on(s, 'pro_american')))
-def movement_phase__variable_reinforcements__set_variable_entry_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:222'
+def movement_phase__variable_reinforcements__set_variable_entry_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:222' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_entry_passed', b['side'], True)
-def movement_phase__variable_reinforcements__if_3(s, b):  # 'rulesets/monmouth/reinforcements.mst:224'
+def movement_phase__variable_reinforcements__if_3(s, b):  # 'rulesets/monmouth/reinforcements.mst:224' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return (not (((b['side'] == SIDE__AMERICAN) and q.rule_on(s, 'pro_british')) or ((b['side'] == SIDE__BRITISH) and q.rule_on(s, 'pro_american'))))
-def movement_phase__variable_reinforcements__if_4(s, b):  # 'rulesets/monmouth/reinforcements.mst:225'
+def movement_phase__variable_reinforcements__if_4(s, b):  # 'rulesets/monmouth/reinforcements.mst:225' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][b['side']] > 0))
-def movement_phase__variable_reinforcements__set_variable_momentum_spent(s, b):  # 'rulesets/monmouth/reinforcements.mst:228'
+def movement_phase__variable_reinforcements__set_variable_momentum_spent(s, b):  # 'rulesets/monmouth/reinforcements.mst:228' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_momentum_spent', b['side'], True)
-def movement_phase__variable_reinforcements__variable_reinforcement_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:231'
+def movement_phase__variable_reinforcements__variable_reinforcement_entry_column(s, b):  # 'rulesets/monmouth/reinforcements.mst:231' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return q.column_of(s, TABLE__VARIABLE_REINFORCEMENT_ENTRY, define__variable_turn(s, b['side']))
-def movement_phase__variable_reinforcements__set_variable_entry_passed_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:232'
+def movement_phase__variable_reinforcements__set_variable_entry_passed_2(s, b):  # 'rulesets/monmouth/reinforcements.mst:232' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'variable_entry_passed', b['side'], (b['outcome'] == 'enter'))
-def movement_phase__variable_reinforcements__if_5(s, b):  # 'rulesets/monmouth/reinforcements.mst:233'
+def movement_phase__variable_reinforcements__if_5(s, b):  # 'rulesets/monmouth/reinforcements.mst:233' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return s.vars['variable_entry_passed'][b['side']]
-def movement_phase__variable_reinforcements__each_u(s, b):  # 'rulesets/monmouth/reinforcements.mst:234'
+def movement_phase__variable_reinforcements__each_u(s, b):  # 'rulesets/monmouth/reinforcements.mst:234' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     return tuple(e0 for e0 in define__variable_reinforcements_due(s, b['side']) if ((q.side(s, e0) == SIDE__BRITISH)
         and (UNITS[e0].formation != 'hessians')))
-def movement_phase__variable_reinforcements__set_second_roll_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:236'
+def movement_phase__variable_reinforcements__set_second_roll_passed(s, b):  # 'rulesets/monmouth/reinforcements.mst:236' § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
     e.set_at(s, 'second_roll_passed', b['u'], ((b['second'] >= 5) and (b['second'] <= 9)))
-def movement_phase__reinforcements__enter_reinforcements_may_enter(s, b):  # 'rulesets/monmouth/reinforcements.mst:247'
+def movement_phase__reinforcements__enter_reinforcements_may_enter(s, b):  # 'rulesets/monmouth/reinforcements.mst:247' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
     return define__may_arrive(s, b['unit'])
-def movement_phase__reinforcements__enter_reinforcements_entry_hexes(s, b):  # 'rulesets/monmouth/reinforcements.mst:248'
+def movement_phase__reinforcements__enter_reinforcements_entry_hexes(s, b):  # 'rulesets/monmouth/reinforcements.mst:248' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
     return define__entry_choices(s, b['unit'])
-def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'rulesets/monmouth/reinforcements.mst:246'
+def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'rulesets/monmouth/reinforcements.mst:246' § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
     return {'side': b['side'], 'may_delay': True}
-def movement_phase__steuben_returns__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:253'
+def movement_phase__steuben_returns__if(s, b):  # 'rulesets/monmouth/reinforcements.mst:253' § series 9; monmouth 4.31
     return (((b['side'] == SIDE__AMERICAN) and s.vars['steuben_withdrawn']) and s.vars['variable_entry_passed'][SIDE__AMERICAN])
-def movement_phase__steuben_returns__h_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:255'
+def movement_phase__steuben_returns__h_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:255' § series 9; monmouth 4.31
     return tuple(e0 for e0 in ZONE_A1_LIST if (not define__entry_blocked(s, e0, SIDE__AMERICAN)))
-def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforcements.mst:256'
+def movement_phase__steuben_returns__place(s, b):  # 'rulesets/monmouth/reinforcements.mst:256' § series 9; monmouth 4.31
     e.place(s, UNIT__VON_STEUBEN, b['h'])
-def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:257'
+def movement_phase__steuben_returns__set_steuben_withdrawn(s, b):  # 'rulesets/monmouth/reinforcements.mst:257' § series 9; monmouth 4.31
     e.set_var(s, 'steuben_withdrawn', False)
-def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103'
+def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103' § series 9, 13.3
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         b['side'])) > 0)))
-def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104'
+def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104' § series 9, 13.3
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
-def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105'
+def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105' § series 9, 13.3
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here'])
         and define__open_to(s, b['u'], e0)))
-def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:106'
+def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:106' § series 9, 13.3
     return (len(b['away']) > 0)
-def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:107'
+def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:107' § series 9, 13.3
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
-def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:108'
+def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:108' § series 9, 13.3
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
-def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:109'
+def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:109' § series 9, 13.3
     e.advance_to(s, b['u'], b['to'])
-def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:111'
+def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:111' § series 9, 13.3
     e.set_at(s, 'moved_away', b['u'], True)
-def movement_phase__oswald__if(s, b):  # 'rulesets/monmouth/leaders.mst:198'
+def movement_phase__oswald__if(s, b):  # 'rulesets/monmouth/leaders.mst:198' § series 9; monmouth 4.33
     return (s.unit_status[UNIT__OSWALD_ARTILLERY] == ON_MAP)
-def movement_phase__oswald__each_u(s, b):  # 'rulesets/monmouth/leaders.mst:199'
+def movement_phase__oswald__each_u(s, b):  # 'rulesets/monmouth/leaders.mst:199' § series 9; monmouth 4.33
     return tuple(e0 for e0 in q.stacked_with(s, UNIT__OSWALD_ARTILLERY) if (UNIT_PROPS['artillery'][e0] and UNIT_COMBAT[e0]))
-def movement_phase__oswald__set_with_oswald(s, b):  # 'rulesets/monmouth/leaders.mst:200'
+def movement_phase__oswald__set_with_oswald(s, b):  # 'rulesets/monmouth/leaders.mst:200' § series 9; monmouth 4.33
     e.set_at(s, 'with_oswald', b['u'], True)
-def movement_phase__countermarch__if(s, b):  # 'rulesets/monmouth/command_and_control.mst:147'
+def movement_phase__countermarch__if(s, b):  # 'rulesets/monmouth/command_and_control.mst:147' § series 9; monmouth 4.62
     return (b['side'] == SIDE__AMERICAN)
-def movement_phase__countermarch__each_u(s, b):  # 'rulesets/monmouth/command_and_control.mst:148'
+def movement_phase__countermarch__each_u(s, b):  # 'rulesets/monmouth/command_and_control.mst:148' § series 9; monmouth 4.62
     return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if ((s.vars['cc_impact'][e0] == RESULT__CC_COUNTERMARCH) and UNIT_COMBAT[e0]))
-def movement_phase__countermarch__set_cc_strategic(s, b):  # 'rulesets/monmouth/command_and_control.mst:149'
+def movement_phase__countermarch__set_cc_strategic(s, b):  # 'rulesets/monmouth/command_and_control.mst:149' § series 9; monmouth 4.62
     e.set_at(s, 'cc_strategic', b['u'], (define__on_road(s, b['u']) and define__may_move_strategically(s, b['u'])))
-def movement_phase__countermarch__march_stop_after(s, b):  # 'rulesets/monmouth/command_and_control.mst:153'
+def movement_phase__countermarch__march_stop_after(s, b):  # 'rulesets/monmouth/command_and_control.mst:153' § series 9; monmouth 4.62
     return define__in_enemy_zoc(s, b['hex'], SIDE__AMERICAN)
-def movement_phase__countermarch__march_args(s, b):  # 'rulesets/monmouth/command_and_control.mst:150'
+def movement_phase__countermarch__march_args(s, b):  # 'rulesets/monmouth/command_and_control.mst:150' § series 9; monmouth 4.62
     return {'unit': b['u'], 'toward': define__countermarch_goal(s, b['u']), 'capture_if_blocked': True, 'exit': True,
         'along_roads': s.vars['cc_strategic'][b['u']]}
-def movement_phase__countermarch__set_cc_strategic_2(s, b):  # 'rulesets/monmouth/command_and_control.mst:157'
+def movement_phase__countermarch__set_cc_strategic_2(s, b):  # 'rulesets/monmouth/command_and_control.mst:157' § series 9; monmouth 4.62
     e.set_at(s, 'cc_strategic', b['u'], False)
-def movement_phase__hessian_grenadiers__if(s, b):  # 'rulesets/monmouth/scenarios.mst:427'
+def movement_phase__hessian_grenadiers__if(s, b):  # 'rulesets/monmouth/scenarios.mst:427' § series 9; monmouth 6.391
     return (b['side'] == SIDE__BRITISH)
-def movement_phase__hessian_grenadiers__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:428'
+def movement_phase__hessian_grenadiers__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:428' § series 9; monmouth 6.391
     return tuple(e0 for e0 in q.units_of(s, SIDE__BRITISH) if (define__hessian_grenadier(s, e0) and (not s.vars['hessian_engaged'][e0])))
-def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/monmouth/scenarios.mst:430'
+def movement_phase__hessian_grenadiers__morale_check_args(s, b):  # 'rulesets/monmouth/scenarios.mst:430' § series 9; monmouth 6.391
     return {'unit': b['u'], 'drm': (-1)}
-def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:432'
+def movement_phase__hessian_grenadiers__set_hessian_holds(s, b):  # 'rulesets/monmouth/scenarios.mst:432' § series 9; monmouth 6.391
     e.set_at(s, 'hessian_holds', b['u'], True)
-def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123'
+def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__in_enemy_zoc(s, b['hex'], b['side'])
-def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:124'
+def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:124' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__rifle_zoc_cost(s, b['from'], b['to'], b['side'])
-def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:125'
+def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:125' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__may_move_strategically(s, b['unit'])
-def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:126'
+def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:126' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
-def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:127'
+def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:127' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__strategic_factor(s, b['unit'])
-def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:128'
+def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:128' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__one_hex_minimum(s, b['unit'])
-def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129'
+def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__must_move_away(s, b['unit'])
-def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:264'
+def movement_phase__arrivals_over_stacked__each_h(s, b):  # 'rulesets/monmouth/reinforcements.mst:264' § series 9; monmouth 4.1
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['arrived_on'][e0] == s.vars['turn'])))
-def movement_phase__arrivals_over_stacked__while(s, b):  # 'rulesets/monmouth/reinforcements.mst:265'
+def movement_phase__arrivals_over_stacked__while(s, b):  # 'rulesets/monmouth/reinforcements.mst:265' § series 9; monmouth 4.1
     return ((not define__stack_ok(s, q.units_at(s, b['h']))) and (sum(1 for e0 in q.units_at(s, b['h'])
         if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0])) > 0))
-def movement_phase__arrivals_over_stacked__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:266'
+def movement_phase__arrivals_over_stacked__u_options(s, b):  # 'rulesets/monmouth/reinforcements.mst:266' § series 9; monmouth 4.1
     return tuple(e0 for e0 in q.units_at(s, b['h']) if ((s.vars['arrived_on'][e0] == s.vars['turn']) and UNIT_COMBAT[e0]))
-def movement_phase__arrivals_over_stacked__hold_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:267'
+def movement_phase__arrivals_over_stacked__hold_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:267' § series 9; monmouth 4.1
     e.hold_back(s, b['u'])
-def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:268'
+def movement_phase__arrivals_over_stacked__set_held_back(s, b):  # 'rulesets/monmouth/reinforcements.mst:268' § series 9; monmouth 4.1
     e.set_at(s, 'held_back', b['u'], True)
-def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:269'
+def movement_phase__arrivals_over_stacked__set_held_back_waiting(s, b):  # 'rulesets/monmouth/reinforcements.mst:269' § series 9; monmouth 4.1
     e.set_at(s, 'held_back_waiting', b['side'], (s.vars['held_back_waiting'][b['side']] + 1))
-def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132'
+def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132' § series 9, 9.3
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
-def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133'
+def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133' § series 9, 9.3
     e.set_at(s, 'pinned', b['u'], False)
-def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134'
+def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134' § series 9, 9.3
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
-def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:137'
+def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:137' § series 9, 9.3
     e.set_at(s, 'pin_group', b['v'], 0)
-def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:139'
+def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:139' § series 9, 9.3
     return {'side': b['side'], 'amount': define__pin_removal_adjustment(s)}
 
-def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12'
+def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12' § series 13.5
     return (b['total'] >= 5)
 
-def rally_phase__withdrawal_markers__each_u(s, b):  # 'rulesets/series/rally.mst:5'
+def rally_phase__withdrawal_markers__each_u(s, b):  # 'rulesets/series/rally.mst:5' § series 15.1, 12.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
-def rally_phase__withdrawal_markers__set_withdrawn(s, b):  # 'rulesets/series/rally.mst:6'
+def rally_phase__withdrawal_markers__set_withdrawn(s, b):  # 'rulesets/series/rally.mst:6' § series 15.1, 12.4
     e.set_at(s, 'withdrawn', b['u'], False)
-def rally_phase__rally__each_u(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:37'
+def rally_phase__rally__each_u(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:37' § series 15.1, 15.2, 16.1
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))
         and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
-def rally_phase__rally__if(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:38'
+def rally_phase__rally__if(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:38' § series 15.1, 15.2, 16.1
     return define__molly_may_join(s, b['u'])
-def rally_phase__rally__set_molly(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:40'
+def rally_phase__rally__set_molly(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:40' § series 15.1, 15.2, 16.1
     e.set_at(s, 'molly', b['u'], True)
-def rally_phase__rally__set_molly_placed(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:41'
+def rally_phase__rally__set_molly_placed(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:41' § series 15.1, 15.2, 16.1
     e.set_var(s, 'molly_placed', True)
-def rally_phase__rally__if_2(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:44'
+def rally_phase__rally__if_2(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:44' § series 15.1, 15.2, 16.1
     return (s.vars['molly'][b['u']] and (s.vars['order'][b['u']] == 'disrupted'))
-def rally_phase__rally__set_order(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:45'
+def rally_phase__rally__set_order(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:45' § series 15.1, 15.2, 16.1
     e.set_at(s, 'order', b['u'], 'parade_order')
-def rally_phase__rally__adjust_army_morale_args(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:46'
+def rally_phase__rally__adjust_army_morale_args(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:46' § series 15.1, 15.2, 16.1
     return {'side': b['side'], 'amount': define__rally_adjustment(s)}
-def rally_phase__rally__morale_check_args(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:48'
+def rally_phase__rally__morale_check_args(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:48' § series 15.1, 15.2, 16.1
     return {'unit': b['u'], 'drm': 0}
-def rally_phase__rally__set_order_2(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:50'
+def rally_phase__rally__set_order_2(s, b):  # 'rulesets/monmouth/molly_pitcher.mst:50' § series 15.1, 15.2, 16.1
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
 
-def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/series/fire.mst:44'
+def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/series/fire.mst:44' § series 11.1, 11.2
     return define__artillery_targets(s, q.enemy(s, b['side']))
-def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/series/fire.mst:44'
+def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/series/fire.mst:44' § series 11.1, 11.2
     return q.enemy(s, b['side'])
-def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/series/fire.mst:45'
+def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/series/fire.mst:45' § series 11.1, 11.2
     return (b['target'] == NONE_INDEX)
-def defensive_artillery_fire_phase__fire__artillery_fire_args(s, b):  # 'rulesets/series/fire.mst:48'
+def defensive_artillery_fire_phase__fire__artillery_fire_args(s, b):  # 'rulesets/series/fire.mst:48' § series 11.1, 11.2
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
-def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71'
+def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71' § series 11.2, 11.3
     return tuple(e0 for e0 in () if False)
-def artillery_fire__firers__each_a(s, b):  # 'rulesets/series/fire.mst:72'
+def artillery_fire__firers__each_a(s, b):  # 'rulesets/series/fire.mst:72' § series 11.2, 11.3
     return tuple(e0 for e0 in define__ready_artillery(s, b['side']) if define__can_bombard(s, e0, b['target']))
-def artillery_fire__firers__let_firers_2(s, b):  # 'rulesets/series/fire.mst:74'
+def artillery_fire__firers__let_firers_2(s, b):  # 'rulesets/series/fire.mst:74' § series 11.2, 11.3
     return q.union(b['firers'], (b['a'],))
-def artillery_fire__firers__set_fired(s, b):  # 'rulesets/series/fire.mst:75'
+def artillery_fire__firers__set_fired(s, b):  # 'rulesets/series/fire.mst:75' § series 11.2, 11.3
     e.set_at(s, 'fired', b['a'], True)
-def artillery_fire__firers__set_artillery_target(s, b):  # 'rulesets/series/fire.mst:78'
+def artillery_fire__firers__set_artillery_target(s, b):  # 'rulesets/series/fire.mst:78' § series 11.2, 11.3
     e.set_at(s, 'artillery_target', b['target'], True)
-def artillery_fire__hessians_engaged__if(s, b):  # 'rulesets/monmouth/scenarios.mst:455'
+def artillery_fire__hessians_engaged__if(s, b):  # 'rulesets/monmouth/scenarios.mst:455' § series 11.2, 11.3; monmouth 6.391
     return define__hessian_grenadier(s, b['target'])
-def artillery_fire__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:456'
+def artillery_fire__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:456' § series 11.2, 11.3; monmouth 6.391
     e.set_at(s, 'hessian_engaged', b['target'], True)
-def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80'
+def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80' § series 11.2, 11.3
     return (len(b['firers']) > 0)
-def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81'
+def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81' § series 11.2, 11.3
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
-def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84'
+def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84' § series 11.2, 11.3
     return (b['modified'] >= b['needed'])
 
-def fire_result__apply__let_loss(s, b):  # 'rulesets/series/fire.mst:95'
+def fire_result__apply__let_loss(s, b):  # 'rulesets/series/fire.mst:95' § series 10.3, 11.3, 16.1
     return define__result_army_morale(s, b['result'], b['target'], ())
-def fire_result__apply__result_args(s, b):  # 'rulesets/series/fire.mst:96'
+def fire_result__apply__result_args(s, b):  # 'rulesets/series/fire.mst:96' § series 10.3, 11.3, 16.1
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]),
         'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
-def fire_result__apply__adjust_army_morale_args(s, b):  # 'rulesets/series/fire.mst:98'
+def fire_result__apply__adjust_army_morale_args(s, b):  # 'rulesets/series/fire.mst:98' § series 10.3, 11.3, 16.1
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
-def rifle_fire_phase__results__each_u(s, b):  # 'rulesets/series/fire.mst:111'
+def rifle_fire_phase__results__each_u(s, b):  # 'rulesets/series/fire.mst:111' § series 10.1, 10.4
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != NONE_INDEX))
-def rifle_fire_phase__results__fire_result_args(s, b):  # 'rulesets/series/fire.mst:112'
+def rifle_fire_phase__results__fire_result_args(s, b):  # 'rulesets/series/fire.mst:112' § series 10.1, 10.4
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
-def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:113'
+def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:113' § series 10.1, 10.4
     e.set_at(s, 'rifle_result', b['u'], NONE_INDEX)
-def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:115'
+def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:115' § series 10.1, 10.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != NONE_INDEX))
 
-def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/series/fire.mst:135'
+def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/series/fire.mst:135' § series 10.2, 10.3
     return define__rifle_targets(s, b['side'])
 
-def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:147'
+def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:147' § series 10.2, 10.3, 10.5
     return define__adjacent_rifles(s, b['target'], b['side'])
-def rifle_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:149'
+def rifle_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:149' § series 10.2, 10.3, 10.5
     return q.union(b['firers'], (b['r'],))
-def rifle_fire__firers__set_rifle_target(s, b):  # 'rulesets/series/fire.mst:152'
+def rifle_fire__firers__set_rifle_target(s, b):  # 'rulesets/series/fire.mst:152' § series 10.2, 10.3, 10.5
     e.set_at(s, 'rifle_target', b['target'], True)
-def rifle_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:157'
+def rifle_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:157' § series 10.2, 10.3, 10.5
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, 1))
-def rifle_fire__to_hit__let_first_fire(s, b):  # 'rulesets/series/fire.mst:158'
+def rifle_fire__to_hit__let_first_fire(s, b):  # 'rulesets/series/fire.mst:158' § series 10.2, 10.3, 10.5
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
-def rifle_fire__to_hit__set_fired(s, b):  # 'rulesets/series/fire.mst:160'
+def rifle_fire__to_hit__set_fired(s, b):  # 'rulesets/series/fire.mst:160' § series 10.2, 10.3, 10.5
     e.set_at(s, 'fired', b['r'], True)
-def rifle_fire__to_hit__set_has_fired(s, b):  # 'rulesets/series/fire.mst:161'
+def rifle_fire__to_hit__set_has_fired(s, b):  # 'rulesets/series/fire.mst:161' § series 10.2, 10.3, 10.5
     e.set_at(s, 'has_fired', b['r'], True)
-def rifle_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:166'
+def rifle_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:166' § series 10.2, 10.3, 10.5
     return ((b['modified'] < b['needed']) and define__jaeger_second_roll(s, b['firers'], b['target']))
-def rifle_fire__to_hit__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:171'
+def rifle_fire__to_hit__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:171' § series 10.2, 10.3, 10.5
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
-def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:12'
+def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:12' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return define__may_attack(s, b['unit'])
-def close_combat_phase__designate__designate_combats_must_attack(s, b):  # 'rulesets/series/close_combat.mst:13'
+def close_combat_phase__designate__designate_combats_must_attack(s, b):  # 'rulesets/series/close_combat.mst:13' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return define__must_attack(s, b['unit'])
-def close_combat_phase__designate__designate_combats_must_be_attacked(s, b):  # 'rulesets/series/close_combat.mst:14'
+def close_combat_phase__designate__designate_combats_must_be_attacked(s, b):  # 'rulesets/series/close_combat.mst:14' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return define__must_be_attacked(s, b['unit'])
-def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:16'
+def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:16' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return (not s.vars['pinned'][b['unit']])
-def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11'
+def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
-def close_combat_phase__hedgerow_attacked__if(s, b):  # 'rulesets/monmouth/scenarios.mst:231'
+def close_combat_phase__hedgerow_attacked__if(s, b):  # 'rulesets/monmouth/scenarios.mst:231' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
     return any(any(((q.hex_of(s, e1) in ZONE_HEDGEROW_LINE) and (q.side(s, e1) == SIDE__AMERICAN)) for e1 in q.defenders(s, e0))
         for e0 in q.combats(s))
-def close_combat_phase__hedgerow_attacked__set_hedgerow_attacked(s, b):  # 'rulesets/monmouth/scenarios.mst:232'
+def close_combat_phase__hedgerow_attacked__set_hedgerow_attacked(s, b):  # 'rulesets/monmouth/scenarios.mst:232' § series 12, 12.1, 12.11, 12.2; monmouth 6.292
     e.set_var(s, 'hedgerow_attacked', True)
-def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:18'
+def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:18' § series 12, 12.1, 12.11, 12.2, 12.22
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
-def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_combat.mst:22'
+def close_combat_phase__resolve__each_combat(s, b):  # 'rulesets/series/close_combat.mst:22' § series 12, 12.1, 12.11, 12.2, 12.23
     return q.combats(s)
 
-def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60'
+def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60' § series 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:197'
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:197' § series 12.23
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:198'
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:198' § series 12.23
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:199'
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:199' § series 12.23
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:200'
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:201'
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:201' § series 12.23
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:203'
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:203' § series 12.23
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:204'
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:204' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:448'
+def close_combat__hessians_engaged__each_u(s, b):  # 'rulesets/monmouth/scenarios.mst:448' § series 12.23; monmouth 6.391
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if define__hessian_grenadier(s, e0))
-def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:449'
+def close_combat__hessians_engaged__set_hessian_engaged(s, b):  # 'rulesets/monmouth/scenarios.mst:449' § series 12.23; monmouth 6.391
     e.set_at(s, 'hessian_engaged', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:209'
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:209' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:210'
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:210' § series 12.23, 12.3
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:215'
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:215' § series 12.23, 12.3
     return q.odds_column(s, TABLE__CLOSE_COMBAT_TABLE, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:216'
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:216' § series 12.23, 12.3
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:217'
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:217' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:222'
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:222' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:225'
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.4
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:226'
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' § series 12.23, 12.4
     return s.vars['pinned'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:227'
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.4
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:229'
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:229' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:235'
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:235' § series 12.23, 12.4
     return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:244'
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:244' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:245'
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:245' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:251'
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:251' § series 12.23, 12.5, 12.54
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:254'
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:255'
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23, 12.5, 12.54
     return (b['matrix'][0] + define__illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:256'
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:256' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:262'
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:262' § series 12.23
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:267'
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:267' § series 12.23, 12.62
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:269'
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:275'
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:275' § series 12.23, 12.62
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:276'
+def close_combat__momentum__ask13_chooser(s, b):  # 'rulesets/series/close_combat.mst:276' § series 12.23, 12.62
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:289'
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:289' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:290'
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:290' § series 12.23, 13.25
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:293'
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:293' § series 12.23, 13.1
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
         and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:294'
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:294' § series 12.23, 13.1
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:295'
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:295' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:296'
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:296' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:297'
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:297' § series 12.23, 13.1
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:298'
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:298'
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:302'
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:302' § series 12.23, 13.1
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:303'
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:303'
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:317'
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:317' § series 12.23, 13.25
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:321'
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:321' § series 12.23, 13.25
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:327'
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:327' § series 12.23, 12.63
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:330'
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:330' § series 12.23, 12.63
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:341'
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:341' § series 12.23, 12.3, 12.4
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:344'
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:344' § series 12.23
     e.resolve_combat(s, b['combat'])
 
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:349'
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:349' § series 12.23
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:350'
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:350' § series 12.23
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:352'
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:352' § series 12.23
     return (b['lead'] != NONE_INDEX)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:353'
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:353' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:354'
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
     return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:356'
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:360'
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:360' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:361'
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:361' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:362'
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
     return (b['to'] != NONE_INDEX)
 
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:373'
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:373' § series 12.23
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:378'
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:378' § series 12.23
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:379'
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:379' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
-def lee_penalty__penalty__set_lee_penalized(s, b):  # 'rulesets/monmouth/leaders.mst:78'
+def lee_penalty__penalty__set_lee_penalized(s, b):  # 'rulesets/monmouth/leaders.mst:78' § monmouth 4.31
     e.set_var(s, 'lee_penalized', True)
-def lee_penalty__penalty__adjust_army_morale_args(s, b):  # 'rulesets/monmouth/leaders.mst:79'
+def lee_penalty__penalty__adjust_army_morale_args(s, b):  # 'rulesets/monmouth/leaders.mst:79' § monmouth 4.31
     return {'side': SIDE__AMERICAN, 'amount': (-2)}
-def lee_penalty__penalty__set_sidebar_vp(s, b):  # 'rulesets/monmouth/leaders.mst:80'
+def lee_penalty__penalty__set_sidebar_vp(s, b):  # 'rulesets/monmouth/leaders.mst:80' § monmouth 4.31
     e.set_at(s, 'sidebar_vp', SIDE__BRITISH, (s.vars['sidebar_vp'][SIDE__BRITISH] + 1))
 
-def command_and_control_phase__clear__each_u(s, b):  # 'rulesets/monmouth/command_and_control.mst:104'
+def command_and_control_phase__clear__each_u(s, b):  # 'rulesets/monmouth/command_and_control.mst:104' § monmouth III, 4.61
     return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if (s.vars['cc_confused'][e0] or (s.vars['cc_impact'][e0] != NONE_INDEX)))
-def command_and_control_phase__clear__set_cc_confused(s, b):  # 'rulesets/monmouth/command_and_control.mst:105'
+def command_and_control_phase__clear__set_cc_confused(s, b):  # 'rulesets/monmouth/command_and_control.mst:105' § monmouth III, 4.61
     e.set_at(s, 'cc_confused', b['u'], False)
-def command_and_control_phase__clear__set_cc_impact(s, b):  # 'rulesets/monmouth/command_and_control.mst:106'
+def command_and_control_phase__clear__set_cc_impact(s, b):  # 'rulesets/monmouth/command_and_control.mst:106' § monmouth III, 4.61
     e.set_at(s, 'cc_impact', b['u'], NONE_INDEX)
-def command_and_control_phase__lifted__if(s, b):  # 'rulesets/monmouth/command_and_control.mst:110'
+def command_and_control_phase__lifted__if(s, b):  # 'rulesets/monmouth/command_and_control.mst:110' § monmouth III, 4.61, 4.64
     return ((s.vars['cc_intact_from'] > 0) and (s.vars['turn'] >= s.vars['cc_intact_from']))
-def command_and_control_phase__identify__cc_identification_column(s, b):  # 'rulesets/monmouth/command_and_control.mst:113'
+def command_and_control_phase__identify__cc_identification_column(s, b):  # 'rulesets/monmouth/command_and_control.mst:113' § monmouth III, 4.61
     return q.column_of(s, TABLE__CC_IDENTIFICATION, define__cc_period(s))
-def command_and_control_phase__confusion__each_u(s, b):  # 'rulesets/monmouth/command_and_control.mst:114'
+def command_and_control_phase__confusion__each_u(s, b):  # 'rulesets/monmouth/command_and_control.mst:114' § monmouth III, 4.61
     return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if (UNIT_COMBAT[e0] and ((UNITS[e0].brigade == b['picked'][0])
         or (UNITS[e0].brigade == b['picked'][1]))))
-def command_and_control_phase__confusion__set_cc_confused(s, b):  # 'rulesets/monmouth/command_and_control.mst:115'
+def command_and_control_phase__confusion__set_cc_confused(s, b):  # 'rulesets/monmouth/command_and_control.mst:115' § monmouth III, 4.61
     e.set_at(s, 'cc_confused', b['u'], True)
-def command_and_control_phase__impact__cc_impact_table_column(s, b):  # 'rulesets/monmouth/command_and_control.mst:117'
+def command_and_control_phase__impact__cc_impact_table_column(s, b):  # 'rulesets/monmouth/command_and_control.mst:117' § monmouth III, 4.61
     return q.column_of(s, TABLE__CC_IMPACT_TABLE, define__cc_period(s))
-def command_and_control_phase__effects__each_u(s, b):  # 'rulesets/monmouth/command_and_control.mst:118'
+def command_and_control_phase__effects__each_u(s, b):  # 'rulesets/monmouth/command_and_control.mst:118' § monmouth III, 4.61
     return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if s.vars['cc_confused'][e0])
-def command_and_control_phase__effects__set_cc_impact(s, b):  # 'rulesets/monmouth/command_and_control.mst:119'
+def command_and_control_phase__effects__set_cc_impact(s, b):  # 'rulesets/monmouth/command_and_control.mst:119' § monmouth III, 4.61
     e.set_at(s, 'cc_impact', b['u'], b['impact'])
 
 def result__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:30'
@@ -1351,53 +1351,53 @@ def trigger__objective_control__set_parsonage_control(s, b):  # 'rulesets/monmou
 def trigger__british_sp_eliminated__set_british_sp_lost(s, b):  # 'rulesets/monmouth/scenarios.mst:281'
     e.set_var(s, 'british_sp_lost', (s.vars['british_sp_lost'] + q.unit_strength(s, b['unit'])))
 
-def modifiers__initiative_drm__1_amount(s, b):  # 'rulesets/series/initiative.mst:6'
+def modifiers__initiative_drm__1_amount(s, b):  # 'rulesets/series/initiative.mst:6' § series 6.1
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
-def modifiers__initiative_drm__2_amount(s, b):  # 'rulesets/series/initiative.mst:7'
+def modifiers__initiative_drm__2_amount(s, b):  # 'rulesets/series/initiative.mst:7' § series 6.1
     return (2 * s.vars['momentum_spent'][b['side']])
-def modifiers__morale_check_drm__1_amount(s, b):  # 'rulesets/series/morale.mst:5'
+def modifiers__morale_check_drm__1_amount(s, b):  # 'rulesets/series/morale.mst:5' § series 13.5
     return define__modified_morale(s, b['unit'])
-def modifiers__morale_check_drm__2_amount(s, b):  # 'rulesets/series/morale.mst:6'
+def modifiers__morale_check_drm__2_amount(s, b):  # 'rulesets/series/morale.mst:6' § series 13.5
     return define__leadership(s, b['unit'])
-def modifiers__morale_check_drm__4_if(s, b):  # 'rulesets/monmouth/leaders.mst:154'
+def modifiers__morale_check_drm__4_if(s, b):  # 'rulesets/monmouth/leaders.mst:154' § series 13.5
     return define__next_to_washington(s, b['unit'])
-def modifiers__morale_check_drm__5_if(s, b):  # 'rulesets/monmouth/heat.mst:21'
+def modifiers__morale_check_drm__5_if(s, b):  # 'rulesets/monmouth/heat.mst:21' § series 13.5
     return (q.rule_on(s, 'heat_game_turns') and q.turn_data(s, 'heat'))
-def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35'
+def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35' § series 10.3, 11.3
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
-def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:142'
+def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/series/close_combat.mst:142' § series 12.23
     return define__modified_morale(s, b['attacker_lead'])
-def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:143'
+def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/series/close_combat.mst:143' § series 12.23
     return (0 - define__modified_morale(s, b['defender_lead']))
-def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_combat.mst:144'
+def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/series/close_combat.mst:144' § series 12.23
     return define__close_combat_leadership(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:145'
+def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/series/close_combat.mst:145' § series 12.23
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
-def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:146'
+def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/series/close_combat.mst:146' § series 12.23
     return all(define__surrounded(s, e0) for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:147'
+def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/series/close_combat.mst:147' § series 12.23
     return all(define__surrounded(s, e0) for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:149'
+def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/series/close_combat.mst:149' § series 12.23
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:149'
+def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/series/close_combat.mst:149' § series 12.23
     return (s.vars['order'][b['defender_lead']] != 'shattered')
-def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.mst:150'
+def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/series/close_combat.mst:150' § series 12.23
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:151'
+def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/series/close_combat.mst:151' § series 12.23
     return define__behind_fieldworks(s, b['combat'])
-def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:152'
+def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/series/close_combat.mst:152' § series 12.23
     return DEFINE__SUFFERS_RIFLE_DRM[b['attacker_lead']]
-def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:153'
+def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/series/close_combat.mst:153' § series 12.23
     return DEFINE__SUFFERS_RIFLE_DRM[b['defender_lead']]
-def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:154'
+def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/series/close_combat.mst:154' § series 12.23
     return define__all_militia(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:155'
+def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/series/close_combat.mst:155' § series 12.23
     return define__all_militia(s, q.defenders(s, b['combat']))
-def modifiers__morgan_entry_drm__1_if(s, b):  # 'rulesets/monmouth/play_balance.mst:13'
+def modifiers__morgan_entry_drm__1_if(s, b):  # 'rulesets/monmouth/play_balance.mst:13' § monmouth 4.11, 4.14, 5.1, 5.2
     return q.rule_on(s, 'pro_british')
-def modifiers__morgan_entry_drm__2_if(s, b):  # 'rulesets/monmouth/play_balance.mst:22'
+def modifiers__morgan_entry_drm__2_if(s, b):  # 'rulesets/monmouth/play_balance.mst:22' § monmouth 4.11, 4.14, 5.1, 5.2
     return q.rule_on(s, 'pro_american')
-def modifiers__variable_entry_drm__1_if(s, b):  # 'rulesets/monmouth/reinforcements.mst:147'
+def modifiers__variable_entry_drm__1_if(s, b):  # 'rulesets/monmouth/reinforcements.mst:147' § monmouth 4.14
     return s.vars['variable_momentum_spent'][b['side']]
 
 def trigger__army_demoralized__condition(s, b):  # 'rulesets/series/army_morale.mst:41'
@@ -1455,51 +1455,51 @@ def trigger__objective_control__condition(s, b):  # 'rulesets/monmouth/victory.m
 def trigger__british_sp_eliminated__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:280'
     return define__counts_for_6_28(s, b['unit'])
 
-def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181'
+def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181' § series 13.3
     return (s.vars['order'][b['unit']] == 'disrupted')
-def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:186'
+def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:186' § series 13.3
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:191'
+def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:191' § series 13.3
     return s.vars['moved_away'][b['unit']]
-def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:197'
+def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:197' § series 12.4
     return s.vars['withdrawn'][b['unit']]
-def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204'
+def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204' § series 9.2, 13.1
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__pinned_units__unit_part(s, b):  # 'rulesets/series/movement.mst:204'
+def restriction__pinned_units__unit_part(s, b):  # 'rulesets/series/movement.mst:204' § series 9.2, 13.1
     return s.vars['pinned'][b['unit']]
-def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212'
+def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212' § series 13.1, 9.2
     return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
         b['unit']))) > 0))
-def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219'
+def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
     return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
-def restriction__pin_case_b_keep_away__unit_part(s, b):  # 'rulesets/series/movement.mst:219'
+def restriction__pin_case_b_keep_away__unit_part(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
     return (s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']]))
-def restriction__pin_case_b_keep_away__hex_part(s, b):  # 'rulesets/series/movement.mst:219'
+def restriction__pin_case_b_keep_away__hex_part(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
     return (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0]) > 0)
-def restriction__monmouth_movement_allowance__value(s, b):  # 'rulesets/monmouth/movement.mst:30'
+def restriction__monmouth_movement_allowance__value(s, b):  # 'rulesets/monmouth/movement.mst:30' § monmouth 4.1, 4.12, 4.33, 4.62
     return define__movement_allowance(s, b['unit'])
-def restriction__heavy_guns_pay_their_way__condition(s, b):  # 'rulesets/monmouth/artillery.mst:15'
+def restriction__heavy_guns_pay_their_way__condition(s, b):  # 'rulesets/monmouth/artillery.mst:15' § monmouth 4.2; series 9.1
     return (UNIT_PROPS['heavy_guns'][b['unit']] and ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'],
         q.hex_of(s, b['unit']), b['hex']) > define__movement_allowance(s, b['unit']))))
-def restriction__heavy_guns_pay_their_way__unit_part(s, b):  # 'rulesets/monmouth/artillery.mst:15'
+def restriction__heavy_guns_pay_their_way__unit_part(s, b):  # 'rulesets/monmouth/artillery.mst:15' § monmouth 4.2; series 9.1
     return UNIT_PROPS['heavy_guns'][b['unit']]
-def restriction__heavy_guns_pay_their_way__hex_part(s, b):  # 'rulesets/monmouth/artillery.mst:15'
+def restriction__heavy_guns_pay_their_way__hex_part(s, b):  # 'rulesets/monmouth/artillery.mst:15' § monmouth 4.2; series 9.1
     return ((q.move_cost(s, b['unit'], q.hex_of(s, b['unit']), b['hex']) < 0) or (q.move_cost(s, b['unit'], q.hex_of(s, b['unit']),
         b['hex']) > define__movement_allowance(s, b['unit'])))
-def restriction__relieved_in_place__condition(s, b):  # 'rulesets/monmouth/leaders.mst:118'
+def restriction__relieved_in_place__condition(s, b):  # 'rulesets/monmouth/leaders.mst:118' § monmouth 4.64
     return (((b['unit'] == UNIT__LEE) or (b['unit'] == UNIT__WASHINGTON)) and (s.vars['lee_relieved_on'] == s.vars['turn']))
-def restriction__cc_stand_fast__condition(s, b):  # 'rulesets/monmouth/command_and_control.mst:136'
+def restriction__cc_stand_fast__condition(s, b):  # 'rulesets/monmouth/command_and_control.mst:136' § monmouth 4.63
     return (s.vars['cc_impact'][b['unit']] == RESULT__CC_NO_MOVEMENT)
-def restriction__cc_countermarched__condition(s, b):  # 'rulesets/monmouth/command_and_control.mst:165'
+def restriction__cc_countermarched__condition(s, b):  # 'rulesets/monmouth/command_and_control.mst:165' § monmouth 4.62
     return (s.vars['cc_impact'][b['unit']] == RESULT__CC_COUNTERMARCH)
-def restriction__rear_guard_confined__condition(s, b):  # 'rulesets/monmouth/rear_guard.mst:22'
+def restriction__rear_guard_confined__condition(s, b):  # 'rulesets/monmouth/rear_guard.mst:22' § monmouth 4.7
     return ((UNIT_PROPS['rear_guard'][b['unit']] and (b['unit'] != UNIT__SIMCOE)) and (b['unit'] != UNIT__DIEMAR_HUSSARS))
-def restriction__hold_the_hedgerow__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:226'
+def restriction__hold_the_hedgerow__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:226' § monmouth 6.292
     return (((q.side(s, b['unit']) == SIDE__AMERICAN) and (q.hex_of(s, b['unit']) in ZONE_HEDGEROW_LINE)) and (not s.vars['hedgerow_attacked']))
-def restriction__hessians_hold_back__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:443'
+def restriction__hessians_hold_back__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:443' § monmouth 6.391
     return s.vars['hessian_holds'][b['unit']]
-def restriction__british_north_of_the_brook__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:474'
+def restriction__british_north_of_the_brook__condition(s, b):  # 'rulesets/monmouth/scenarios.mst:474' § monmouth 6.392
     return (q.side(s, b['unit']) == SIDE__BRITISH)
 
 def victory__british_breaks_the_advanced_corps__condition(s, b):  # 'rulesets/monmouth/victory.mst:64'
@@ -2067,11 +2067,11 @@ RULES = Rules(
         'adjust_army_morale': procedure(
             name='adjust_army_morale', title='Adjust Army Morale', kind='procedure', params=('side', 'amount'), types={'amount': 'int',
                 'side': 'side'}, code=(
-                Label('step:adjust'), Exec(adjust_army_morale__adjust__set_army_morale),
+                Label('step:adjust'), Exec(adjust_army_morale__adjust__set_army_morale),  # § series 16.1
             ), lines=lines_at('rulesets/series/army_morale.mst', (34,))),
         'gain_momentum': procedure(
             name='gain_momentum', title='Gain a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
-                Label('step:gain'), JumpIfNot(gain_momentum__gain__if, 'if_1_else'),
+                Label('step:gain'), JumpIfNot(gain_momentum__gain__if, 'if_1_else'),  # § series 12.63, 12.65
                 Exec(gain_momentum__gain__set_momentum_pool),
                 Exec(gain_momentum__gain__set_momentum),
                 Jump('if_1_end'),
@@ -2083,12 +2083,12 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/momentum.mst', (21, 22, 23, 21, 25, 26, 27, 25))),
         'spend_momentum': procedure(
             name='spend_momentum', title='Spend a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
-                Label('step:spend'), Exec(spend_momentum__spend__set_momentum),
+                Label('step:spend'), Exec(spend_momentum__spend__set_momentum),  # § series 12.62
                 Exec(gain_momentum__gain__set_momentum_pool_2),
             ), lines=lines_at('rulesets/series/momentum.mst', (35, 36))),
         'lose_momentum': procedure(
             name='lose_momentum', title='Lose a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
-                Label('step:lose'), JumpIfNot(lose_momentum__lose__if, 'if_1_else'),
+                Label('step:lose'), JumpIfNot(lose_momentum__lose__if, 'if_1_else'),  # § series 12.64
                 Call(procedure='spend_momentum', args=Passed((('side', 'side'),)), into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), JumpIfNot(gain_momentum__gain__if, 'if_2_else'),
@@ -2099,7 +2099,7 @@ RULES = Rules(
         'check_or_retreat': procedure(
             name='check_or_retreat', title='Morale checks of the other units', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
-                Label('step:each'), ForStart('_for_u', check_or_retreat__each__each_u),
+                Label('step:each'), ForStart('_for_u', check_or_retreat__each__each_u),  # § series 13.1, 13.5
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
@@ -2113,7 +2113,7 @@ RULES = Rules(
         'check_and_retreat_or_disrupt': procedure(
             name='check_and_retreat_or_disrupt', title='Morale checks after a capture', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
-                Label('step:each'), ForStart('_for_u', Bound('units')),
+                Label('step:each'), ForStart('_for_u', Bound('units')),  # § series 13.1, 13.5
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
@@ -2128,29 +2128,33 @@ RULES = Rules(
         'capture_one': procedure(
             name='capture_one', title='Capture one unit', kind='procedure', params=('units', 'chooser'), types={'chooser': 'side', 'taken': 'unit',
                 'units': 'units'}, code=(
+                # § series 13.1, 12.64
                 Label('step:choose'), Choose(var='taken', options=capture_one__choose__taken_options, chooser=Bound('chooser'), kind='unit',
                     prompt='choose taken', mode=''),
-                Label('step:capture'), Exec(capture_one__capture__capture),
+                Label('step:capture'), Exec(capture_one__capture__capture),  # § series 13.1, 12.64
             ), lines=lines_at('rulesets/series/results.mst', (174, 175))),
         'disrupt': procedure(
             name='disrupt', title='Disruption', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
-                Label('step:worsen'), JumpIfNot(disrupt__worsen__if, 'if_1_else'),
+                Label('step:worsen'), JumpIfNot(disrupt__worsen__if, 'if_1_else'),  # § series 13.1, 13.3, 13.4
                 Exec(disrupt__worsen__eliminate),
                 Return(),
                 Jump('if_1_end'),
                 Label('if_1_else'), Exec(disrupt__worsen__set_order),
+                # § series 13.1, 13.3, 13.4
                 Label('if_1_end'), Label('step:retreat'), Call(procedure='retreat_unit', args=disrupt__retreat__retreat_unit_args, into=None),
             ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186))),
         'retreat_unit': procedure(
             name='retreat_unit', title='Retreat', kind='procedure', params=('unit', 'hexes'), types={'_ask1': 'bool', '_for_l': 'units',
                 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'}, code=(
-                Label('step:start'), Let('origin', retreat_unit__start__let_origin),
+                Label('step:start'), Let('origin', retreat_unit__start__let_origin),  # § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
+                # § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; monmouth 4.8
                 Label('step:retreat'), Prim(primitive='retreat', args=retreat_unit__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': retreat_unit__retreat__retreat_blocked,
                     'avoid': retreat_unit__retreat__retreat_avoid}),
-                Label('step:join'), JumpIfNot(retreat_unit__join__if, 'if_1_else'),
+                Label('step:join'), JumpIfNot(retreat_unit__join__if, 'if_1_else'),  # § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
                 Exec(retreat_unit__join__join_combats),
                 Jump('if_1_end'),
+                # § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
                 Label('if_1_else'), Label('if_1_end'), Label('step:leaders'), JumpIfNot(retreat_unit__leaders__if, 'if_2_else'),
                 ForStart('_for_l', retreat_unit__leaders__each_l),
                 Label('for_l_1_top'), JumpIfEmpty('_for_l', 'for_l_1_end'),
@@ -2168,13 +2172,14 @@ RULES = Rules(
                 ), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
+                # § series 13.23
                 Label('step:army_morale'), Call(procedure='adjust_army_morale', args=retreat_step_loss__army_morale__adjust_army_morale_args,
                     into=None),
             ), lines=lines_at('rulesets/series/results.mst', (226,))),
         'previously_retreated_check': procedure(
             name='previously_retreated_check', title='Previously-retreated units', kind='procedure', params=('units', 'side', 'r',
                 'drm'), types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
-                Label('step:check'), JumpIfNot(previously_retreated_check__check__if, 'if_1_else'),
+                Label('step:check'), JumpIfNot(previously_retreated_check__check__if, 'if_1_else'),  # § series 13.25
                 Call(procedure='check_and_retreat_or_disrupt', args=previously_retreated_check__check__check_and_retreat_or_disrupt_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
@@ -2182,7 +2187,7 @@ RULES = Rules(
         'end_of_close_combat': procedure(
             name='end_of_close_combat', title='Disrupted and shattered units next to the enemy', kind='procedure', params=('side',
                 ), types={'_for_u': 'units', 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:exposed'), ForStart('_for_u', end_of_close_combat__exposed__each_u),
+                Label('step:exposed'), ForStart('_for_u', end_of_close_combat__exposed__each_u),  # § series 13.3, 13.4
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
@@ -2195,81 +2200,90 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259))),
         'game': procedure(
             name='game', title='The game', kind='procedure', params=(), types={}, code=(
-                Label('step:turns'), Label('repeat_1_top'), JumpIfNot(game__turns__while, 'repeat_1_end'),
+                Label('step:turns'), Label('repeat_1_top'), JumpIfNot(game__turns__while, 'repeat_1_end'),  # § series 5
                 Call(procedure='game_turn', args=Passed(()), into=None),
                 Exec(game__turns__set_turn),
                 Jump('repeat_1_top'),
-                Label('repeat_1_end'), Label('step:overlook_hill'), JumpIfNot(game__overlook_hill__if, 'if_1_else'),
+                Label('repeat_1_end'), Label('step:overlook_hill'), JumpIfNot(game__overlook_hill__if, 'if_1_else'),  # § series 5; monmouth II
                 Exec(game__overlook_hill__set_sidebar_vp),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), JumpIfNot(game__overlook_hill__if_2, 'if_2_else'),
                 Exec(game__overlook_hill__set_sidebar_vp_2),
                 Jump('if_2_end'),
-                Label('if_2_else'), Label('if_2_end'), Label('step:winner'), Exec(game__winner__determine_victory),
+                Label('if_2_else'), Label('if_2_end'), Label('step:winner'), Exec(game__winner__determine_victory),  # § series 5, 4
             ), lines=lines_at('rulesets/series/sequence.mst', (10, 11, 12, 10), 'rulesets/monmouth/victory.mst', (192, 193, 192, 195, 196,
                 195), 'rulesets/series/sequence.mst', (15,))),
         'game_turn': procedure(
             name='game_turn', title='Game Turn', kind='procedure', params=(), types={}, code=(
-                Label('step:initiative'), JumpIfNot(game_turn__initiative__if, 'if_1_else'),
+                Label('step:initiative'), JumpIfNot(game_turn__initiative__if, 'if_1_else'),  # § series 5, 6.1
                 Exec(game_turn__initiative__set_initiative_side),
                 Jump('if_1_end'),
                 Label('if_1_else'), Call(procedure='initiative', args=Passed(()), into=None),
+                # § series 5; monmouth 4.5
                 Label('if_1_end'), Label('step:skipped_for_heat'), JumpUnlessSwitch(rule='heat_game_turns', on=True,
                     target='skipped_for_heat_switched_1_end'),
                 JumpIfNot(game_turn__skipped_for_heat__if, 'if_2_else'),
                 Return(),
                 Jump('if_2_end'),
+                # § series 5
                 Label('if_2_else'), Label('if_2_end'), Label('skipped_for_heat_switched_1_end'), Label('step:first_player_turn'), Call(procedure='player_turn',
                     args=game_turn__first_player_turn__player_turn_args, into=None),
+                # § series 5; monmouth 6.291
                 Label('step:abbreviated_first_turn'), JumpUnlessSwitch(rule='abbreviated_first_turn', on=True,
                     target='abbreviated_first_turn_switched_1_end'),
                 JumpIfNot(game_turn__abbreviated_first_turn__if, 'if_3_else'),
                 Jump('step:terrain_victory_points'),
                 Jump('if_3_end'),
+                # § series 5
                 Label('if_3_else'), Label('if_3_end'), Label('abbreviated_first_turn_switched_1_end'), Label('step:second_player_turn'), Call(procedure='player_turn',
                     args=game_turn__second_player_turn__player_turn_args, into=None),
-                Label('step:terrain_victory_points'), JumpIfNot(game_turn__terrain_victory_points__if, 'if_4_else'),
+                Label('step:terrain_victory_points'), JumpIfNot(game_turn__terrain_victory_points__if, 'if_4_else'),  # § series 5; monmouth II
                 Exec(game_turn__terrain_victory_points__set_sidebar_vp),
                 Jump('if_4_end'),
                 Label('if_4_else'), Label('if_4_end'), JumpIfNot(game_turn__terrain_victory_points__if_2, 'if_5_else'),
                 Exec(game_turn__terrain_victory_points__set_sidebar_vp_2),
                 Jump('if_5_end'),
-                Label('if_5_else'), Label('if_5_end'), Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),
+                Label('if_5_else'), Label('if_5_end'), Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),  # § series 5
             ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), 'rulesets/monmouth/heat.mst', (50, 50, 51,
                 50), 'rulesets/series/sequence.mst', (26,), 'rulesets/monmouth/scenarios.mst', (209, 209, 210,
                 209), 'rulesets/series/sequence.mst', (27,), 'rulesets/monmouth/victory.mst', (178, 179, 178, 181, 182,
                 181), 'rulesets/series/sequence.mst', (29,))),
         'player_turn': procedure(
             name='player_turn', title='Player Turn', kind='procedure', params=('side',), types={'side': 'side'}, code=(
-                Label('step:begin'), Exec(player_turn__begin__set_phasing),
+                Label('step:begin'), Exec(player_turn__begin__set_phasing),  # § series 5
+                # § series 5; monmouth III, 4.61
                 Label('step:command_and_control'), JumpUnlessSwitch(rule='command_and_control', on=True, target='command_and_control_switched_1_end'),
                 JumpIfNot(player_turn__command_and_control__if, 'if_1_else'),
                 Call(procedure='command_and_control_phase', args=Passed((('side', 'side'),)), into=None),
                 Jump('if_1_end'),
+                # § series 5; monmouth 6.291
                 Label('if_1_else'), Label('if_1_end'), Label('command_and_control_switched_1_end'), Label('step:abbreviated_first_turn'), JumpUnlessSwitch(rule='abbreviated_first_turn',
                     on=True, target='abbreviated_first_turn_switched_1_end'),
                 JumpIfNot(game_turn__abbreviated_first_turn__if, 'if_2_else'),
                 Call(procedure='close_combat_phase', args=Passed((('side', 'side'),)), into=None),
                 Return(),
                 Jump('if_2_end'),
+                # § series 5, 9
                 Label('if_2_else'), Label('if_2_end'), Label('abbreviated_first_turn_switched_1_end'), Label('step:movement'), Call(procedure='movement_phase',
                     args=Passed((('side', 'side'),)), into=None),
-                Label('step:rally'), Call(procedure='rally_phase', args=Passed((('side', 'side'),)), into=None),
+                Label('step:rally'), Call(procedure='rally_phase', args=Passed((('side', 'side'),)), into=None),  # § series 5, 15.1
+                # § series 5, 11.1
                 Label('step:artillery'), Call(procedure='defensive_artillery_fire_phase', args=Passed((('side', 'side'),)), into=None),
-                Label('step:rifle'), Call(procedure='rifle_fire_phase', args=Passed((('side', 'side'),)), into=None),
-                Label('step:close_combat'), Call(procedure='close_combat_phase', args=Passed((('side', 'side'),)), into=None),
-                Label('step:stacking'), Call(procedure='overstacking', args=Passed((('side', 'side'),)), into=None),
+                Label('step:rifle'), Call(procedure='rifle_fire_phase', args=Passed((('side', 'side'),)), into=None),  # § series 5, 10.1
+                Label('step:close_combat'), Call(procedure='close_combat_phase', args=Passed((('side', 'side'),)), into=None),  # § series 5, 12
+                Label('step:stacking'), Call(procedure='overstacking', args=Passed((('side', 'side'),)), into=None),  # § series 5, 7.3, 9.61
                 Call(procedure='overstacking', args=lose_momentum__lose__gain_momentum_args, into=None),
             ), lines=lines_at('rulesets/series/sequence.mst', (33,), 'rulesets/monmouth/command_and_control.mst', (127, 127, 128,
                 127), 'rulesets/monmouth/scenarios.mst', (202, 202, 203, 204, 202), 'rulesets/series/sequence.mst', (34, 35, 36, 37, 38, 44, 45))),
         'initiative': procedure(
             name='initiative', title='Initiative Segment', kind='procedure', params=(), types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int',
                 'second_roll': 'int', 'side': 'side'}, code=(
-                Label('step:spend'), JumpIfNot(initiative__spend__if, 'if_1_else'),
+                Label('step:spend'), JumpIfNot(initiative__spend__if, 'if_1_else'),  # § series 6.1, 6.2, 12.62
                 Let('first', initiative__spend__let_first),
                 Call(procedure='spend_on_initiative', args=Passed((('side', 'first'),)), into=None),
                 Call(procedure='spend_on_initiative', args=initiative__spend__spend_on_initiative_args, into=None),
                 Jump('if_1_end'),
+                # § series 6.1
                 Label('if_1_else'), Label('if_1_end'), Label('step:roll'), JumpUnlessSwitch(rule='heat_game_turns', on=True,
                     target='roll_switched_1_end'),
                 Label('repeat_1_top'), Let('side', initiative__roll__let_side),
@@ -2284,6 +2298,7 @@ RULES = Rules(
                 Jump('repeat_1_end'),
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Jump('repeat_1_top'),
+                # § series 6.1; monmouth 4.5
                 Label('repeat_1_end'), Label('roll_switched_1_end'), Label('step:heat_tie'), JumpUnlessSwitch(rule='heat_game_turns', on=True,
                     target='heat_tie_switched_1_end'),
                 JumpIfNot(game_turn__skipped_for_heat__if, 'if_4_else'),
@@ -2299,8 +2314,9 @@ RULES = Rules(
                 Jump('repeat_2_end'),
                 Jump('if_5_end'),
                 Label('if_5_else'), Label('if_5_end'), Jump('repeat_2_top'),
+                # § series 6.1
                 Label('repeat_2_end'), Label('roll_switched_2_end'), Label('step:winner'), Exec(initiative__winner__set_initiative_side),
-                Label('step:dictate'), JumpIfNot(initiative__dictate__if, 'if_6_else'),
+                Label('step:dictate'), JumpIfNot(initiative__dictate__if, 'if_6_else'),  # § series 6.1, 12.62
                 Ask(chooser=initiative__dictate__ask2_chooser, question='Spend three Momentum Chits to take the initiative?', var='_ask2'),
                 JumpIfNot(Bound('_ask2'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=game_turn__second_player_turn__player_turn_args, into=None),
@@ -2316,7 +2332,7 @@ RULES = Rules(
         'spend_on_initiative': procedure(
             name='spend_on_initiative', title='Spend Momentum on the initiative', kind='procedure', params=('side',), types={'_ask3': 'bool',
                 'side': 'side'}, code=(
-                Label('step:spend'), Label('repeat_1_top'), JumpIfNot(lose_momentum__lose__if, 'repeat_1_end'),
+                Label('step:spend'), Label('repeat_1_top'), JumpIfNot(lose_momentum__lose__if, 'repeat_1_end'),  # § series 6.2, 12.62
                 Ask(chooser=Bound('side'), question='Spend a Momentum Chit for +2 on the initiative roll?', var='_ask3'),
                 JumpIfNot(Bound('_ask3'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'side'),)), into=None),
@@ -2329,7 +2345,7 @@ RULES = Rules(
         'overstacking': procedure(
             name='overstacking', title='Overstacking penalty', kind='procedure', params=('side',), types={'_for_h': 'hexes', 'h': 'hex',
                 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:each'), ForStart('_for_h', overstacking__each__each_h),
+                Label('step:each'), ForStart('_for_h', overstacking__each__each_h),  # § series 7.3
                 Label('for_h_1_top'), JumpIfEmpty('_for_h', 'for_h_1_end'),
                 ForTake('h', '_for_h'),
                 Label('repeat_1_top'), JumpIfNot(overstacking__each__while, 'repeat_1_end'),
@@ -2344,14 +2360,14 @@ RULES = Rules(
             name='pin_cases', title='PIN results: case A or case B', kind='procedure', params=('side',), types={'_ask4': 'bool', '_for_e': 'units',
                 '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int', 'may_withdraw': 'bool',
                 'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
-                Label('step:clear'), Exec(pin_cases__clear__set_pin_withdrawal),
+                Label('step:clear'), Exec(pin_cases__clear__set_pin_withdrawal),  # § series 13.1, 9.2
                 ForStart('_for_u', pin_cases__clear__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(pin_cases__clear__set_pin_case_b),
                 Exec(pin_cases__clear__set_pin_case_chosen),
                 Jump('for_u_1_top'),
-                Label('for_u_1_end'), Label('step:choose'), ForStart('_for_u', pin_cases__choose__each_u),
+                Label('for_u_1_end'), Label('step:choose'), ForStart('_for_u', pin_cases__choose__each_u),  # § series 13.1, 9.2
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 ForTake('u', '_for_u'),
                 JumpIfNot(pin_cases__choose__if, 'if_1_else'),
@@ -2394,14 +2410,15 @@ RULES = Rules(
             name='movement_phase', title='Movement Phase', kind='phase', params=('side',), types={'_ask5': 'bool', '_ask6': 'bool', '_ask7': 'bool',
                 '_for_h': 'hexes', '_for_u': 'units', '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int',
                 'outcome': 'str', 'passed': 'bool', 'second': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit', 'v': 'unit'}, code=(
-                Label('step:pin_cases'), Call(procedure='pin_cases', args=Passed((('side', 'side'),)), into=None),
-                Label('step:morgan'), JumpIfNot(movement_phase__morgan__if, 'if_1_else'),
+                Label('step:pin_cases'), Call(procedure='pin_cases', args=Passed((('side', 'side'),)), into=None),  # § series 9, 13.1, 9.2
+                Label('step:morgan'), JumpIfNot(movement_phase__morgan__if, 'if_1_else'),  # § series 9; monmouth 4.11
                 Roll(table=TABLE__MORGAN_ENTRY, column=movement_phase__morgan__morgan_entry_column, modifiers='morgan_entry_drm', into='outcome',
                     total=None),
                 JumpIfNot(movement_phase__morgan__if_2, 'if_2_else'),
                 Exec(movement_phase__morgan__set_morgan_arrived_on),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
+                # § series 9; monmouth 4.13, 4.131, 4.132, 4.14, 5.1, 5.2
                 Label('if_1_else'), Label('if_1_end'), Label('step:variable_reinforcements'), JumpIfNot(movement_phase__variable_reinforcements__if,
                     'if_3_else'),
                 Exec(movement_phase__variable_reinforcements__set_variable_entry_rolled),
@@ -2430,11 +2447,12 @@ RULES = Rules(
                 Label('for_u_1_end'), Jump('if_7_end'),
                 Label('if_7_else'), Label('if_7_end'), Jump('if_5_end'),
                 Label('if_5_else'), Label('if_5_end'), Label('if_4_end'), Jump('if_3_end'),
+                # § series 9, 9.6, 9.61, 9.62; monmouth III, 4.1, 4.11, 4.12, 4.13
                 Label('if_3_else'), Label('if_3_end'), Label('step:reinforcements'), Prim(primitive='enter_reinforcements',
                     args=movement_phase__reinforcements__enter_reinforcements_args,
                     lambdas={'may_enter': movement_phase__reinforcements__enter_reinforcements_may_enter,
                     'entry_hexes': movement_phase__reinforcements__enter_reinforcements_entry_hexes}),
-                Label('step:steuben_returns'), JumpIfNot(movement_phase__steuben_returns__if, 'if_8_else'),
+                Label('step:steuben_returns'), JumpIfNot(movement_phase__steuben_returns__if, 'if_8_else'),  # § series 9; monmouth 4.31
                 Ask(chooser=Constant(SIDE__AMERICAN), question='Bring von Steuben back with the variable reinforcements?', var='_ask6'),
                 JumpIfNot(Bound('_ask6'), 'ask_2_no'),
                 Choose(var='h', options=movement_phase__steuben_returns__h_options, chooser=Constant(SIDE__AMERICAN), kind='hex', prompt='choose h',
@@ -2443,6 +2461,7 @@ RULES = Rules(
                 Exec(movement_phase__steuben_returns__set_steuben_withdrawn),
                 Jump('ask_2_end'),
                 Label('ask_2_no'), Label('ask_2_end'), Jump('if_8_end'),
+                # § series 9, 13.3
                 Label('if_8_else'), Label('if_8_end'), Label('step:disrupted_away'), ForStart('_for_u', movement_phase__disrupted_away__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
@@ -2456,13 +2475,14 @@ RULES = Rules(
                 Jump('if_9_end'),
                 Label('if_9_else'), Label('if_9_end'), Exec(movement_phase__disrupted_away__set_moved_away),
                 Jump('for_u_2_top'),
-                Label('for_u_2_end'), Label('step:oswald'), JumpIfNot(movement_phase__oswald__if, 'if_10_else'),
+                Label('for_u_2_end'), Label('step:oswald'), JumpIfNot(movement_phase__oswald__if, 'if_10_else'),  # § series 9; monmouth 4.33
                 ForStart('_for_u', movement_phase__oswald__each_u),
                 Label('for_u_3_top'), JumpIfEmpty('_for_u', 'for_u_3_end'),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__oswald__set_with_oswald),
                 Jump('for_u_3_top'),
                 Label('for_u_3_end'), Jump('if_10_end'),
+                # § series 9; monmouth 4.62
                 Label('if_10_else'), Label('if_10_end'), Label('step:countermarch'), JumpUnlessSwitch(rule='command_and_control', on=True,
                     target='countermarch_switched_1_end'),
                 JumpIfNot(movement_phase__countermarch__if, 'if_11_else'),
@@ -2476,6 +2496,7 @@ RULES = Rules(
                 Exec(movement_phase__countermarch__set_cc_strategic_2),
                 Jump('for_u_4_top'),
                 Label('for_u_4_end'), Jump('if_11_end'),
+                # § series 9; monmouth 6.391
                 Label('if_11_else'), Label('if_11_end'), Label('countermarch_switched_1_end'), Label('step:hessian_grenadiers'), JumpUnlessSwitch(rule='hessian_grenadiers',
                     on=True, target='hessian_grenadiers_switched_1_end'),
                 JumpIfNot(movement_phase__hessian_grenadiers__if, 'if_12_else'),
@@ -2494,13 +2515,14 @@ RULES = Rules(
                 Label('ask_3_no'), Exec(movement_phase__hessian_grenadiers__set_hessian_holds),
                 Label('ask_3_end'), Jump('for_u_5_top'),
                 Label('for_u_5_end'), Jump('if_12_end'),
+                # § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
                 Label('if_12_else'), Label('if_12_end'), Label('hessian_grenadiers_switched_1_end'), Label('step:move'), Prim(primitive='move_units',
                     args=Passed((('side', 'side'),)), lambdas={'stacking': retreat_unit__retreat__retreat_stacking,
                     'stop_after': movement_phase__move__move_units_stop_after, 'extra_cost': movement_phase__move__move_units_extra_cost,
                     'strategic': movement_phase__move__move_units_strategic, 'strategic_step': movement_phase__move__move_units_strategic_step,
                     'strategic_factor': movement_phase__move__move_units_strategic_factor,
                     'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum, 'must_move': movement_phase__move__move_units_must_move}),
-                Label('step:arrivals_over_stacked'), ForStart('_for_h', movement_phase__arrivals_over_stacked__each_h),
+                Label('step:arrivals_over_stacked'), ForStart('_for_h', movement_phase__arrivals_over_stacked__each_h),  # § series 9; monmouth 4.1
                 Label('for_h_1_top'), JumpIfEmpty('_for_h', 'for_h_1_end'),
                 ForTake('h', '_for_h'),
                 Label('repeat_1_top'), JumpIfNot(movement_phase__arrivals_over_stacked__while, 'repeat_1_end'),
@@ -2511,7 +2533,7 @@ RULES = Rules(
                 Exec(movement_phase__arrivals_over_stacked__set_held_back_waiting),
                 Jump('repeat_1_top'),
                 Label('repeat_1_end'), Jump('for_h_1_top'),
-                Label('for_h_1_end'), Label('step:pins'), ForStart('_for_u', movement_phase__pins__each_u),
+                Label('for_h_1_end'), Label('step:pins'), ForStart('_for_u', movement_phase__pins__each_u),  # § series 9, 9.3
                 Label('for_u_6_top'), JumpIfEmpty('_for_u', 'for_u_6_end'),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__pins__set_pinned),
@@ -2537,17 +2559,18 @@ RULES = Rules(
         'morale_check': procedure(
             name='morale_check', title='Morale Check', kind='procedure', params=('unit', 'drm'), result='passed', types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
-                Label('step:roll'), RollDie('total', 'morale_check_drm'),
-                Label('step:result'), Let('passed', morale_check__result__let_passed),
+                Label('step:roll'), RollDie('total', 'morale_check_drm'),  # § series 13.5
+                Label('step:result'), Let('passed', morale_check__result__let_passed),  # § series 13.5
             ), lines=lines_at('rulesets/series/morale.mst', (11, 12))),
         'rally_phase': procedure(
             name='rally_phase', title='Rally Phase', kind='phase', params=('side',), types={'_ask8': 'bool', '_for_u': 'units', 'passed': 'bool',
                 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:withdrawal_markers'), ForStart('_for_u', rally_phase__withdrawal_markers__each_u),
+                Label('step:withdrawal_markers'), ForStart('_for_u', rally_phase__withdrawal_markers__each_u),  # § series 15.1, 12.4
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(rally_phase__withdrawal_markers__set_withdrawn),
                 Jump('for_u_1_top'),
+                # § series 15.1, 15.2, 16.1
                 Label('for_u_1_end'), Label('step:rally'), JumpUnlessSwitch(rule='molly_pitcher', on=True, target='rally_switched_1_end'),
                 ForStart('_for_u', rally_phase__rally__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
@@ -2588,6 +2611,7 @@ RULES = Rules(
         'defensive_artillery_fire_phase': procedure(
             name='defensive_artillery_fire_phase', title='Defensive Artillery Fire Phase', kind='phase', params=('side',), types={'side': 'side',
                 'target': 'unit'}, code=(
+                # § series 11.1, 11.2
                 Label('step:fire'), Label('repeat_1_top'), Choose(var='target', options=defensive_artillery_fire_phase__fire__target_options,
                     chooser=defensive_artillery_fire_phase__fire__target_chooser, kind='unit', prompt='choose target', mode='maybe'),
                 JumpIfNot(defensive_artillery_fire_phase__fire__if, 'if_1_else'),
@@ -2602,7 +2626,7 @@ RULES = Rules(
             name='artillery_fire', title='Artillery Fire', kind='procedure', params=('target', 'side'), types={'_ask9': 'bool', '_for_a': 'units',
                 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side',
                 'target': 'unit'}, code=(
-                Label('step:firers'), Let('firers', artillery_fire__firers__let_firers),
+                Label('step:firers'), Let('firers', artillery_fire__firers__let_firers),  # § series 11.2, 11.3
                 ForStart('_for_a', artillery_fire__firers__each_a),
                 Label('for_a_1_top'), JumpIfEmpty('_for_a', 'for_a_1_end'),
                 Choose(var='a', options=Bound('_for_a'), chooser=Bound('side'), kind='unit', prompt='choose the next a', mode=''),
@@ -2614,10 +2638,12 @@ RULES = Rules(
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_a_1_top'),
                 Label('for_a_1_end'), Exec(artillery_fire__firers__set_artillery_target),
+                # § series 11.2, 11.3; monmouth 6.391
                 Label('step:hessians_engaged'), JumpUnlessSwitch(rule='hessian_grenadiers', on=True, target='hessians_engaged_switched_1_end'),
                 JumpIfNot(artillery_fire__hessians_engaged__if, 'if_1_else'),
                 Exec(artillery_fire__hessians_engaged__set_hessian_engaged),
                 Jump('if_1_end'),
+                # § series 11.2, 11.3
                 Label('if_1_else'), Label('if_1_end'), Label('hessians_engaged_switched_1_end'), Label('step:to_hit'), JumpIfNot(artillery_fire__to_hit__if,
                     'if_2_else'),
                 Let('needed', artillery_fire__to_hit__let_needed),
@@ -2634,16 +2660,17 @@ RULES = Rules(
         'fire_result': procedure(
             name='fire_result', title='A fire result', kind='procedure', params=('target', 'result'), types={'loss': 'int', 'result': 'code',
                 'target': 'unit'}, code=(
-                Label('step:apply'), Let('loss', fire_result__apply__let_loss),
+                Label('step:apply'), Let('loss', fire_result__apply__let_loss),  # § series 10.3, 11.3, 16.1
                 ApplyResult(Bound('result'), fire_result__apply__result_args),
                 Call(procedure='adjust_army_morale', args=fire_result__apply__adjust_army_morale_args, into=None),
             ), lines=lines_at('rulesets/series/fire.mst', (95, 96, 98))),
         'rifle_fire_phase': procedure(
             name='rifle_fire_phase', title='Rifle Fire Phase', kind='phase', params=('side',), types={'_for_u': 'units', 'side': 'side',
                 'u': 'unit'}, code=(
-                Label('step:phasing_fire'), Call(procedure='rifle_fire_by', args=Passed((('side', 'side'),)), into=None),
+                Label('step:phasing_fire'), Call(procedure='rifle_fire_by', args=Passed((('side', 'side'),)), into=None),  # § series 10.1, 10.2
+                # § series 10.1, 10.2
                 Label('step:other_fire'), Call(procedure='rifle_fire_by', args=lose_momentum__lose__gain_momentum_args, into=None),
-                Label('step:results'), ForStart('_for_u', rifle_fire_phase__results__each_u),
+                Label('step:results'), ForStart('_for_u', rifle_fire_phase__results__each_u),  # § series 10.1, 10.4
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=defensive_artillery_fire_phase__fire__target_chooser, kind='unit',
                     prompt='choose the next u', mode=''),
@@ -2662,6 +2689,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/fire.mst', (106, 107, 111, 111, 111, 111, 112, 113, 111, 115, 115, 115, 115, 116, 117, 115))),
         'rifle_fire_by': procedure(
             name='rifle_fire_by', title='Rifle fire of one side', kind='procedure', params=('side',), types={'side': 'side', 'target': 'unit'}, code=(
+                # § series 10.2, 10.3
                 Label('step:fire'), Label('repeat_1_top'), Choose(var='target', options=rifle_fire_by__fire__target_options, chooser=Bound('side'),
                     kind='unit', prompt='choose target', mode='maybe'),
                 JumpIfNot(defensive_artillery_fire_phase__fire__if, 'if_1_else'),
@@ -2675,7 +2703,7 @@ RULES = Rules(
             name='rifle_fire', title='Rifle Fire', kind='procedure', params=('target', 'side'), types={'_ask10': 'bool', '_for_r': 'units',
                 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side',
                 'target': 'unit'}, code=(
-                Label('step:firers'), Let('firers', artillery_fire__firers__let_firers),
+                Label('step:firers'), Let('firers', artillery_fire__firers__let_firers),  # § series 10.2, 10.3, 10.5
                 ForStart('_for_r', rifle_fire__firers__each_r),
                 Label('for_r_1_top'), JumpIfEmpty('_for_r', 'for_r_1_end'),
                 Choose(var='r', options=Bound('_for_r'), chooser=Bound('side'), kind='unit', prompt='choose the next r', mode=''),
@@ -2686,10 +2714,12 @@ RULES = Rules(
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_r_1_top'),
                 Label('for_r_1_end'), Exec(rifle_fire__firers__set_rifle_target),
+                # § series 10.2, 10.3, 10.5; monmouth 6.391
                 Label('step:hessians_engaged'), JumpUnlessSwitch(rule='hessian_grenadiers', on=True, target='hessians_engaged_switched_1_end'),
                 JumpIfNot(artillery_fire__hessians_engaged__if, 'if_1_else'),
                 Exec(artillery_fire__hessians_engaged__set_hessian_engaged),
                 Jump('if_1_end'),
+                # § series 10.2, 10.3, 10.5
                 Label('if_1_else'), Label('if_1_end'), Label('hessians_engaged_switched_1_end'), Label('step:to_hit'), JumpIfNot(artillery_fire__to_hit__if,
                     'if_2_else'),
                 Let('needed', rifle_fire__to_hit__let_needed),
@@ -2716,27 +2746,32 @@ RULES = Rules(
         'close_combat_phase': procedure(
             name='close_combat_phase', title='Close Combat Phase', kind='phase', params=('side',), types={'_for_combat': 'combats', '_for_u': 'units',
                 'combat': 'combat', 'side': 'side', 'u': 'unit'}, code=(
+                # § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
                 Label('step:designate'), Prim(primitive='designate_combats', args=close_combat_phase__designate__designate_combats_args,
                     lambdas={'may_attack': close_combat_phase__designate__designate_combats_may_attack,
                     'must_attack': close_combat_phase__designate__designate_combats_must_attack,
                     'must_be_attacked': close_combat_phase__designate__designate_combats_must_be_attacked,
                     'may_divert': close_combat_phase__designate__designate_combats_may_divert}),
+                # § series 12, 12.1, 12.11, 12.2; monmouth 6.292
                 Label('step:hedgerow_attacked'), JumpUnlessSwitch(rule='hedgerow_holds', on=True, target='hedgerow_attacked_switched_1_end'),
                 JumpIfNot(close_combat_phase__hedgerow_attacked__if, 'if_1_else'),
                 Exec(close_combat_phase__hedgerow_attacked__set_hedgerow_attacked),
                 Jump('if_1_end'),
+                # § series 12, 12.1, 12.11, 12.2, 12.22
                 Label('if_1_else'), Label('if_1_end'), Label('hedgerow_attacked_switched_1_end'), Label('step:pins'), ForStart('_for_u',
                     close_combat_phase__pins__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__pins__set_pinned),
                 Jump('for_u_1_top'),
+                # § series 12, 12.1, 12.11, 12.2, 12.23
                 Label('for_u_1_end'), Label('step:resolve'), ForStart('_for_combat', close_combat_phase__resolve__each_combat),
                 Label('for_combat_1_top'), JumpIfEmpty('_for_combat', 'for_combat_1_end'),
                 Choose(var='combat', options=Bound('_for_combat'), chooser=Bound('side'), kind='option', prompt='choose the next combat', mode=''),
                 ForDrop('combat', '_for_combat'),
                 Call(procedure='close_combat', args=Passed((('combat', 'combat'),)), into=None),
                 Jump('for_combat_1_top'),
+                # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
             ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/monmouth/scenarios.mst', (231, 231, 232,
@@ -2744,7 +2779,7 @@ RULES = Rules(
         'shattered_captured': procedure(
             name='shattered_captured', title='Shattered units next to the enemy', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:each'), ForStart('_for_u', shattered_captured__each__each_u),
+                Label('step:each'), ForStart('_for_u', shattered_captured__each__each_u),  # § series 13.4
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(end_of_close_combat__exposed__capture),
@@ -2758,7 +2793,7 @@ RULES = Rules(
                 'defender_lead': 'unit', 'defender_loss': 'int', 'defender_others': 'units', 'first': 'side', 'matrix': 'cell:tactics_matrix',
                 'modified_roll': 'int', 'odds': 'column', 'rerolled': 'bool', 'result': 'cell:close_combat_table', 'retreated_attackers': 'units',
                 'retreated_defenders': 'units', 'tactics': 'int', 'u': 'unit'}, code=(
-                Label('step:begin'), Let('attacker_lead', Constant(NONE_INDEX)),
+                Label('step:begin'), Let('attacker_lead', Constant(NONE_INDEX)),  # § series 12.23
                 Let('attacker', close_combat__begin__let_attacker),
                 Let('defender', close_combat__begin__let_defender),
                 Exec(close_combat__begin__set_morale_snapshot),
@@ -2769,6 +2804,7 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(close_combat__begin__set_has_fired),
                 Jump('for_u_1_top'),
+                # § series 12.23; monmouth 6.391
                 Label('for_u_1_end'), Label('step:hessians_engaged'), JumpUnlessSwitch(rule='hessian_grenadiers', on=True,
                     target='hessians_engaged_switched_1_end'),
                 ForStart('_for_u', close_combat__hessians_engaged__each_u),
@@ -2776,6 +2812,7 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(close_combat__hessians_engaged__set_hessian_engaged),
                 Jump('for_u_2_top'),
+                # § series 12.23, 12.3
                 Label('for_u_2_end'), Label('hessians_engaged_switched_1_end'), Label('step:odds'), JumpIfNot(close_combat__odds__if, 'if_1_else'),
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_3_top'), JumpIfEmpty('_for_u', 'for_u_3_end'),
@@ -2788,6 +2825,7 @@ RULES = Rules(
                 JumpIfNot(close_combat__odds__if_2, 'if_2_else'),
                 Let('odds', close_combat__odds__let_odds_2),
                 Jump('if_2_end'),
+                # § series 12.23, 12.4
                 Label('if_2_else'), Label('if_2_end'), Label('step:cavalry_withdrawal'), JumpIfNot(close_combat__cavalry_withdrawal__if, 'if_3_else'),
                 Ask(chooser=Bound('defender'), question='Withdraw the cavalry instead of fighting?', var='_ask11'),
                 JumpIfNot(Bound('_ask11'), 'ask_1_no'),
@@ -2808,11 +2846,13 @@ RULES = Rules(
                 Label('for_u_4_end'), Jump('step:advance'),
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('if_3_end'),
+                # § series 12.23
                 Label('if_3_else'), Label('if_3_end'), Label('step:lead_units'), Choose(var='attacker_lead',
                     options=close_combat__lead_units__attacker_lead_options, chooser=Bound('attacker'), kind='unit', prompt='choose attacker_lead',
                     mode=''),
                 Choose(var='defender_lead', options=close_combat__lead_units__defender_lead_options, chooser=Bound('defender'), kind='unit',
                     prompt='choose defender_lead', mode=''),
+                # § series 12.23, 12.5, 12.54
                 Label('step:tactics'), Choose(var='attacker_chit', options=close_combat__tactics__attacker_chit_options, chooser=Bound('attacker'),
                     kind='option', prompt='choose attacker_chit', mode='secretly'),
                 Choose(var='defender_chit', options=close_combat__tactics__attacker_chit_options, chooser=Bound('defender'), kind='option',
@@ -2825,9 +2865,10 @@ RULES = Rules(
                     'defender_chit'))), into=None),
                 Jump('step:advance'),
                 Jump('if_6_end'),
+                # § series 12.23
                 Label('if_6_else'), Label('if_6_end'), Label('step:resolve'), Roll(table=TABLE__CLOSE_COMBAT_TABLE,
                     column=close_combat__resolve__close_combat_table_column, modifiers='close_combat_drm', into='result', total='modified_roll'),
-                Label('step:momentum'), JumpIfNot(initiative__spend__if, 'if_7_else'),
+                Label('step:momentum'), JumpIfNot(initiative__spend__if, 'if_7_else'),  # § series 12.23, 12.62
                 Let('first', close_combat__momentum__let_first),
                 Let('rerolled', Constant(False)),
                 JumpIfNot(close_combat__momentum__if, 'if_8_else'),
@@ -2848,10 +2889,11 @@ RULES = Rules(
                 Jump('step:resolve'),
                 Jump('if_10_end'),
                 Label('if_10_else'), Label('if_10_end'), Jump('if_7_end'),
+                # § series 12.23, 13.25
                 Label('if_7_else'), Label('if_7_end'), Label('step:previously_retreated'), Let('retreated_defenders',
                     close_combat__previously_retreated__let_retreated_defenders),
                 Let('retreated_attackers', close_combat__previously_retreated__let_retreated_attackers),
-                Label('step:apply'), Let('defender_others', close_combat__apply__let_defender_others),
+                Label('step:apply'), Let('defender_others', close_combat__apply__let_defender_others),  # § series 12.23, 13.1
                 Let('attacker_others', close_combat__apply__let_attacker_others),
                 Let('defender_loss', close_combat__apply__let_defender_loss),
                 Let('attacker_loss', close_combat__apply__let_attacker_loss),
@@ -2867,12 +2909,14 @@ RULES = Rules(
                 Label('if_13_else'), Label('if_13_end'), JumpIfNot(close_combat__apply__if_2, 'if_14_else'),
                 Call(procedure='adjust_army_morale', args=Passed((('side', 'attacker'), ('amount', 'attacker_loss'))), into=None),
                 Jump('if_14_end'),
+                # § series 12.23, 13.25
                 Label('if_14_else'), Label('if_14_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_15_else'),
                 Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
                 Jump('if_15_end'),
                 Label('if_15_else'), Label('if_15_end'), JumpIfNot(close_combat__apply__if_2, 'if_16_else'),
                 Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
                 Jump('if_16_end'),
+                # § series 12.23, 12.63
                 Label('if_16_else'), Label('if_16_end'), Label('step:gain_momentum'), JumpIfNot(initiative__spend__if, 'if_17_else'),
                 JumpIfNot(close_combat__gain_momentum__if, 'if_18_else'),
                 Call(procedure='gain_momentum', args=Passed((('side', 'defender'),)), into=None),
@@ -2881,9 +2925,10 @@ RULES = Rules(
                 Call(procedure='gain_momentum', args=Passed((('side', 'attacker'),)), into=None),
                 Jump('if_19_end'),
                 Label('if_19_else'), Label('if_19_end'), Label('if_18_end'), Jump('if_17_end'),
+                # § series 12.23, 12.3, 12.4
                 Label('if_17_else'), Label('if_17_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
-                Label('step:done'), Exec(close_combat__done__resolve_combat),
+                Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
             ), lines=lines_at('rulesets/series/close_combat.mst', (196, 197, 198, 199, 200, 201, 203, 203, 203, 204,
                 203), 'rulesets/monmouth/scenarios.mst', (448, 448, 448, 448, 449, 448), 'rulesets/series/close_combat.mst', (209, 210, 210, 210,
                 211, 210, 213, 209, 215, 216, 217, 216, 222, 223, 223, 224, 224, 224, 224, 225, 226, 227, 226, 229, 235, 236, 235, 224, 239, 223,
@@ -2893,7 +2938,7 @@ RULES = Rules(
         'advance_after_combat': procedure(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_for_u': 'units',
                 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit', 'vacated': 'hexes'}, code=(
-                Label('step:advance'), Let('vacated', advance_after_combat__advance__let_vacated),
+                Label('step:advance'), Let('vacated', advance_after_combat__advance__let_vacated),  # § series 12.23
                 JumpIfNot(advance_after_combat__advance__if, 'if_1_else'),
                 JumpIfNot(advance_after_combat__advance__if_2, 'if_2_else'),
                 Let('reachable', advance_after_combat__advance__let_reachable),
@@ -2920,7 +2965,7 @@ RULES = Rules(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
                 'u': 'unit'}, code=(
-                Label('step:defender'), JumpIfNot(tactical_withdrawal__defender__if, 'if_1_else'),
+                Label('step:defender'), JumpIfNot(tactical_withdrawal__defender__if, 'if_1_else'),  # § series 12.23
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=close_combat__begin__let_defender, kind='unit', prompt='choose the next u', mode=''),
@@ -2928,6 +2973,7 @@ RULES = Rules(
                 Call(procedure='retreat_unit', args=check_or_retreat__each__retreat_unit_args, into=None),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_1_end'),
+                # § series 12.23
                 Label('if_1_else'), Label('if_1_end'), Label('step:attacker'), JumpIfNot(tactical_withdrawal__attacker__if, 'if_2_else'),
                 ForStart('_for_u', tactical_withdrawal__attacker__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
@@ -2940,33 +2986,36 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/close_combat.mst', (373, 374, 374, 374, 374, 375, 374, 373, 378, 379, 379, 379, 379, 380, 379, 378))),
         'lee_penalty': procedure(
             name='lee_penalty', title="Lee's penalty", kind='procedure', params=(), types={}, code=(
-                Label('step:penalty'), Exec(lee_penalty__penalty__set_lee_penalized),
+                Label('step:penalty'), Exec(lee_penalty__penalty__set_lee_penalized),  # § monmouth 4.31
                 Call(procedure='adjust_army_morale', args=lee_penalty__penalty__adjust_army_morale_args, into=None),
                 Exec(lee_penalty__penalty__set_sidebar_vp),
             ), lines=lines_at('rulesets/monmouth/leaders.mst', (78, 79, 80))),
         'command_and_control_phase': procedure(
             name='command_and_control_phase', title='Command & Control Phase', kind='phase', params=('side',), types={'_for_u': 'units',
                 'impact': 'code', 'picked': 'cell:cc_identification', 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:clear'), ForStart('_for_u', command_and_control_phase__clear__each_u),
+                Label('step:clear'), ForStart('_for_u', command_and_control_phase__clear__each_u),  # § monmouth III, 4.61
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(command_and_control_phase__clear__set_cc_confused),
                 Exec(command_and_control_phase__clear__set_cc_impact),
                 Exec(movement_phase__countermarch__set_cc_strategic_2),
                 Jump('for_u_1_top'),
+                # § monmouth III, 4.61, 4.64
                 Label('for_u_1_end'), Label('step:lifted'), JumpIfNot(command_and_control_phase__lifted__if, 'if_1_else'),
                 EndPhase(),
                 Jump('if_1_end'),
+                # § monmouth III, 4.61
                 Label('if_1_else'), Label('if_1_end'), Label('step:identify'), Roll(table=TABLE__CC_IDENTIFICATION,
                     column=command_and_control_phase__identify__cc_identification_column, modifiers=None, into='picked', total=None),
-                Label('step:confusion'), ForStart('_for_u', command_and_control_phase__confusion__each_u),
+                Label('step:confusion'), ForStart('_for_u', command_and_control_phase__confusion__each_u),  # § monmouth III, 4.61
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 ForTake('u', '_for_u'),
                 Exec(command_and_control_phase__confusion__set_cc_confused),
                 Jump('for_u_2_top'),
+                # § monmouth III, 4.61
                 Label('for_u_2_end'), Label('step:impact'), Roll(table=TABLE__CC_IMPACT_TABLE,
                     column=command_and_control_phase__impact__cc_impact_table_column, modifiers=None, into='impact', total=None),
-                Label('step:effects'), ForStart('_for_u', command_and_control_phase__effects__each_u),
+                Label('step:effects'), ForStart('_for_u', command_and_control_phase__effects__each_u),  # § monmouth III, 4.61
                 Label('for_u_3_top'), JumpIfEmpty('_for_u', 'for_u_3_end'),
                 ForTake('u', '_for_u'),
                 Exec(command_and_control_phase__effects__set_cc_impact),

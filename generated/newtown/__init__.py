@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = 'b65b89f2febbf556a763496eca2cb953fdf3baed45249811520f0c6ef28e201c'
+RULES_HASH = '9adc93479f6af38e431de1bb6d2c680612e399aa7c5e2c777bf3adf6d11dc5ba'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -229,1262 +229,1262 @@ ZONE_INDIAN_EXITS_LIST = tuple(sorted(ZONE_INDIAN_EXITS))
 
 # ---------------------------------------------------------------- definitions
 
-def define__parade(s, a_u):  # 'rulesets/series/components.mst:99': 'In Parade Order'
+def define__parade(s, a_u):  # 'rulesets/series/components.mst:99': 'In Parade Order' § series 3.2
     return (UNIT_COMBAT[a_u] and (s.vars['order'][a_u] == 'parade_order'))
 
-def define__rifle_unit(s, a_u):  # 'rulesets/series/components.mst:102': 'A rifle unit'
+def define__rifle_unit(s, a_u):  # 'rulesets/series/components.mst:102': 'A rifle unit' § series 3.2
     return ((UNIT_PROPS['rifle'][a_u] == 'black') or (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__examination_penalty(s):  # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack'
+def define__examination_penalty(s):  # 'rulesets/series/components.mst:116': 'Army Morale for examining an enemy stack' § series 7.4
     return (-1)
 
-def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:358': 'Modified morale'
+def define__modified_morale(s, a_u):  # 'rulesets/newtown/indian_rules.mst:358': 'Modified morale' § series 15.32, 16.24; newtown 5.1.2, 6.1.4
     return (((q.unit_morale(s, a_u) + (1 if s.vars['honor'][a_u] else 0)) + (1 if define__platoon_parent(s, a_u)
         else 0)) + (s.vars['morale_snapshot'][UNIT_SIDE[a_u]] if s.vars['snapshot_taken'] else q.level_data(s, 'army_morale_level', q.level_of(s,
         'army_morale_level', UNIT_SIDE[a_u]), 'morale_modifier')))
 
-def define__adjust_army_morale_by(s, a_side, a_amount):  # 'rulesets/series/army_morale.mst:27': 'Army Morale after an adjustment'
+def define__adjust_army_morale_by(s, a_side, a_amount):  # 'rulesets/series/army_morale.mst:27': 'Army Morale after an adjustment' § series 16.1
     return (s.vars['army_morale'][a_side] + a_amount)
 
-def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:138': 'The affected unit and the other units in the combat'
+def define__units_with(s, a_u, a_others):  # 'rulesets/series/results.mst:138': 'The affected unit and the other units in the combat' § series 13.1
     return tuple(e0 for e0 in q.all_units(s) if ((e0 == a_u) or (e0 in a_others)))
 
-def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:143': 'Army Morale for a result'
+def define__result_army_morale(s, a_r, a_affected, a_others):  # 'rulesets/series/results.mst:143': 'Army Morale for a result' § series 16.1, 13.1
     return (0 if ((a_r == RESULT__LEADER_CASUALTY) and (sum(1 for e0 in define__units_in_hexes_of(s, a_affected, a_others) if UNIT_LEADER[e0]) == 0))
         else q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, a_r)))
 
-def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat"
+def define__units_in_hexes_of(s, a_u, a_others):  # 'rulesets/series/results.mst:148': "The side's units in the hexes of the combat" § series 13.1
     return tuple(e0 for e0 in q.all_units(s) if ((q.side(s, e0) == q.side(s, a_u)) and (q.hex_of(s, e0) in q.hexes_of(s, q.union((a_u,), a_others)))))
 
-def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect'
+def define__suffers_a_result(s, a_r):  # 'rulesets/series/results.mst:246': 'A result other than no effect' § series 13.25
     return ((a_r != NONE_INDEX) and (a_r != RESULT__NO_EFFECT))
 
-def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex'
+def define__exposed(s, a_u):  # 'rulesets/series/results.mst:268': 'Next to the enemy with no Parade Order unit in the hex' § series 13.3, 13.4
     return ((len(q.enemies_adjacent(s, q.hex_of(s, a_u), q.side(s, a_u))) > 0) and (not any(define__parade(s, e0) for e0 in q.stacked_with(s, a_u))))
 
-def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally'
+def define__rally_adjustment(s):  # 'rulesets/series/tables.mst:88': 'Army Morale for a rally' § series 16.1
     return 1
 
-define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:91': 'Army Morale for pins removed'
+define__pin_removal_adjustment = define__examination_penalty  # 'rulesets/series/tables.mst:91': 'Army Morale for pins removed' § series 9.3
 
-def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side'
+def define__first_side(s):  # 'rulesets/series/initiative.mst:52': 'The first side' § series 6.1
     return q.side_number(s, 0)
 
-def define__counts_for_stacking(s, a_u):  # 'rulesets/newtown/special_units.mst:100': 'Counts against stacking'
+def define__counts_for_stacking(s, a_u):  # 'rulesets/newtown/special_units.mst:100': 'Counts against stacking' § series 7.1; newtown 6.1.2
     return (UNIT_COMBAT[a_u] and (a_u != UNIT__EIGHTH_FOOT))
 
-def define__stack_ok(s, a_units):  # 'rulesets/series/stacking.mst:10': 'Within the stacking limit'
+def define__stack_ok(s, a_units):  # 'rulesets/series/stacking.mst:10': 'Within the stacking limit' § series 7.1
     return ((sum(q.unit_strength(s, e0) for e0 in a_units if (DEFINE__COUNTS_FOR_STACKING[e0] and (not UNIT_PROPS['artillery'][e0]))) <= 6)
         and (sum(1 for e0 in a_units if (DEFINE__COUNTS_FOR_STACKING[e0] and UNIT_PROPS['artillery'][e0])) <= 1))
 
-def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit'
+def define__overstacked_hexes(s, a_side):  # 'rulesets/series/stacking.mst:26': 'Hexes of a side over the stacking limit' § series 7.3
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, a_side)) if (not define__stack_ok(s, q.units_at(s, e0))))
 
-define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC'
+define__exerts_zoc = define__parade  # 'rulesets/series/zoc.mst:6': 'Exerts a ZOC' § series 8.1
 
-def define__in_enemy_zoc(s, a_h, a_side):  # 'rulesets/series/zoc.mst:10': 'In an enemy zone of control'
+def define__in_enemy_zoc(s, a_h, a_side):  # 'rulesets/series/zoc.mst:10': 'In an enemy zone of control' § series 8.1
     return q.in_zoc(s, a_h, tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if define__exerts_zoc(s, e0)))
 
-def define__rifle_zoc_cost(s, a_from, a_to, a_side):  # 'rulesets/series/zoc.mst:15': 'Extra MP for enemy rifle ZOCs'
+def define__rifle_zoc_cost(s, a_from, a_to, a_side):  # 'rulesets/series/zoc.mst:15': 'Extra MP for enemy rifle ZOCs' § series 8.31
     return (1 if (q.in_zoc(s, a_from, define__enemy_rifles_next_to(s, a_from, a_side)) or q.in_zoc(s, a_to, define__enemy_rifles_next_to(s, a_to,
         a_side))) else 0)
 
-def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18': 'Enemy rifle units next to a hex, exerting a ZOC'
+def define__enemy_rifles_next_to(s, a_h, a_side):  # 'rulesets/series/zoc.mst:18': 'Enemy rifle units next to a hex, exerting a ZOC' § series 8.31
     return tuple(e0 for e0 in q.enemies_adjacent(s, a_h, a_side) if (define__exerts_zoc(s, e0) and DEFINE__RIFLE_UNIT[e0]))
 
-def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded'
+def define__surrounded(s, a_u):  # 'rulesets/series/zoc.mst:23': 'Surrounded' § series 12.7, 3.2, 8.2, 8.4
     return ((len(q.hexes_around(s, q.hex_of(s, a_u))) == 6) and all(((q.prohibited(s, e0) or (sum(1 for e1 in q.units_at(s, e0)
         if ((UNIT_SIDE[e1] != q.side(s, a_u)) and UNIT_COMBAT[e1])) > 0)) or (define__in_enemy_zoc(s, e0, q.side(s, a_u)) and (sum(1
         for e1 in q.units_at(s, e0) if ((UNIT_SIDE[e1] == q.side(s, a_u)) and UNIT_COMBAT[e1])) == 0))) for e0 in q.hexes_around(s, q.hex_of(s,
         a_u))))
 
-def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:145': 'Strategic movement: times the allowance'
+def define__strategic_factor(s, a_u):  # 'rulesets/series/movement.mst:145': 'Strategic movement: times the allowance' § series 9.52
     return 2
 
-def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:149': 'May always move one hex'
+def define__one_hex_minimum(s, a_u):  # 'rulesets/series/movement.mst:149': 'May always move one hex' § series 9.1
     return True
 
-def define__may_move_strategically(s, a_u):  # 'rulesets/newtown/variations.mst:179': 'May use Strategic Movement'
+def define__may_move_strategically(s, a_u):  # 'rulesets/newtown/variations.mst:179': 'May use Strategic Movement' § newtown III, 3.5, 3.5.1, 3.5.2, 3.5.3; series 9.52
     return ((((len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) == 0) and (a_u != UNIT__CATTLE_HERD)) and (not (((s.vars['turn'] == 1)
         and (q.side(s, a_u) == SIDE__AMERICAN)) and (q.entry_turn(s, a_u) == 0)))) and (not ((s.vars['turn'] == 1)
         and (a_u == UNIT__SEVEN_NATIONS_WARRIORS))))
 
-def define__must_move_away(s, a_u):  # 'rulesets/series/movement.mst:157': 'Must move away from a PIN result (case B)'
+def define__must_move_away(s, a_u):  # 'rulesets/series/movement.mst:157': 'Must move away from a PIN result (case B)' § series 13.1, 9.2
     return ((s.vars['pinned'][a_u] and s.vars['pin_case_b'][a_u]) and (len(q.enemies_adjacent(s, q.hex_of(s, a_u), UNIT_SIDE[a_u])) > 0))
 
-def define__may_get_away(s, a_u):  # 'rulesets/series/movement.mst:166': 'Can move away from the enemy'
+def define__may_get_away(s, a_u):  # 'rulesets/series/movement.mst:166': 'Can move away from the enemy' § series 13.1, 9.1, 9.2
     return (q.may_move(s, a_u) and any(((((len(q.enemies_adjacent(s, e0, UNIT_SIDE[a_u])) == 0) and (q.move_cost(s, a_u, q.hex_of(s, a_u), e0) >= 0))
         and define__open_to(s, a_u, e0)) and q.may_enter(s, a_u, e0)) for e0 in q.hexes_around(s, q.hex_of(s, a_u))))
 
-def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:169': 'A hex the unit may step into'
+def define__open_to(s, a_u, a_h):  # 'rulesets/series/movement.mst:169': 'A hex the unit may step into' § series 9.2
     return (((not q.prohibited(s, a_h)) and (sum(1 for e0 in q.units_at(s, a_h) if (UNIT_SIDE[e0] != q.side(s, a_u))) == 0)) and define__stack_ok(s,
         q.union(q.units_at(s, a_h), (a_u,))))
 
-def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:235': 'Enemy leaders with no combat unit'
+def define__enemy_leaders_alone(s, a_h, a_side):  # 'rulesets/series/movement.mst:235': 'Enemy leaders with no combat unit' § series 14.32
     return (tuple(e0 for e0 in q.units_at(s, a_h) if (UNIT_LEADER[e0] and (q.side(s, e0) != a_side))) if (sum(1 for e0 in q.units_at(s, a_h)
         if ((q.side(s, e0) != a_side) and UNIT_COMBAT[e0])) == 0) else tuple(e0 for e0 in q.units_at(s, a_h) if False))
 
-def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit'
+def define__commanders(s, a_u):  # 'rulesets/series/leaders.mst:8': 'Leaders who may command the unit' § series 14.1
     return tuple(e0 for e0 in q.units_at(s, q.hex_of(s, a_u)) if ((UNIT_LEADER[e0] and (q.side(s, e0) == q.side(s, a_u))) and q.may_command(s, e0,
         a_u)))
 
-def define__leader_of(s, a_u):  # 'rulesets/series/leaders.mst:14': 'The leader in command'
+def define__leader_of(s, a_u):  # 'rulesets/series/leaders.mst:14': 'The leader in command' § series 14.1, 3.2
     return min(tuple(e0 for e0 in define__commanders(s, a_u) if (UNIT_PROPS['rank'][e0] == max((UNIT_PROPS['rank'][e1] for e1 in define__commanders(s,
         a_u)), default=0))), key=lambda e0: UNIT_PROPS['seniority'][e0], default=NONE_INDEX)
 
-def define__has_leader(s, a_u):  # 'rulesets/series/leaders.mst:17': 'A leader commands the unit'
+def define__has_leader(s, a_u):  # 'rulesets/series/leaders.mst:17': 'A leader commands the unit' § series 14.1, 14.2, 14.3, 14.31
     return (define__leader_of(s, a_u) != NONE_INDEX)
 
-def define__close_combat_leadership(s, a_units):  # 'rulesets/newtown/variations.mst:70': "Best Close Combat DRM among the units' leaders"
+def define__close_combat_leadership(s, a_units):  # 'rulesets/newtown/variations.mst:70': "Best Close Combat DRM among the units' leaders" § series 14.21; newtown 3.1.1
     return max(((UNIT_PROPS['close_combat_drm'][define__leader_of(s, e0)] if define__has_leader(s, e0)
         else UNIT_PROPS['close_combat_drm'][UNIT__BRANT]) for e0 in tuple(e0 for e0 in a_units if (define__has_leader(s, e0) or define__demi_led(s,
         e0)))), default=0)
 
-def define__leadership(s, a_u):  # 'rulesets/newtown/variations.mst:64': 'Leadership DRM for a unit'
+def define__leadership(s, a_u):  # 'rulesets/newtown/variations.mst:64': 'Leadership DRM for a unit' § series 14.23; newtown 3.1.1, 1.8
     return ((UNIT_PROPS['leadership_drm'][define__leader_of(s, a_u)] + (1 if s.vars['big_medicine'][define__leader_of(s, a_u)] else 0))
         if define__has_leader(s, a_u) else (UNIT_PROPS['leadership_drm'][UNIT__BRANT] if define__demi_led(s, a_u) else 0))
 
-def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units'
+def define__leader_near(s, a_units):  # 'rulesets/series/leaders.mst:32': 'A friendly leader stacked with or next to the units' § series 14.22, 12.53
     return any(any(((UNIT_LEADER[e1] and (UNIT_SIDE[e1] == q.side(s, e1))) and (not UNIT_PROPS['demi_leader'][e1])) for e1 in q.union(q.units_at(s,
         q.hex_of(s, e0)), q.units_around(s, q.hex_of(s, e0)))) for e0 in a_units)
 
-def define__ready_artillery(s, a_side):  # 'rulesets/series/fire.mst:52': 'Artillery that may still fire'
+def define__ready_artillery(s, a_side):  # 'rulesets/series/fire.mst:52': 'Artillery that may still fire' § series 11.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((UNIT_PROPS['artillery'][e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
-def define__can_bombard(s, a_a, a_t):  # 'rulesets/series/fire.mst:58': 'The artillery unit can fire at the target'
+def define__can_bombard(s, a_a, a_t):  # 'rulesets/series/fire.mst:58': 'The artillery unit can fire at the target' § series 11.2, 11.4, 11.41, 11.42, 11.43, 11.44
     return ((q.distance(s, q.hex_of(s, a_a), q.hex_of(s, a_t)) <= UNIT_PROPS['range'][a_a]) and q.can_fire_at(s, a_a, q.hex_of(s, a_t)))
 
-def define__bombarded_by(s, a_t, a_side):  # 'rulesets/series/fire.mst:61': 'Some ready artillery can fire at the unit'
+def define__bombarded_by(s, a_t, a_side):  # 'rulesets/series/fire.mst:61': 'Some ready artillery can fire at the unit' § series 11.2
     return any(define__can_bombard(s, e0, a_t) for e0 in define__ready_artillery(s, a_side))
 
-def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Units the side's artillery may fire at"
+def define__artillery_targets(s, a_side):  # 'rulesets/series/fire.mst:64': "Units the side's artillery may fire at" § series 11.2
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['artillery_target'][e0]))
         and define__bombarded_by(s, e0, a_side)))
 
-def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire'
+def define__ready_rifles(s, a_side):  # 'rulesets/series/fire.mst:124': 'Rifle units that may still fire' § series 10.1, 13.3
     return tuple(e0 for e0 in q.units_of(s, a_side) if ((DEFINE__RIFLE_UNIT[e0] and define__parade(s, e0)) and (not s.vars['fired'][e0])))
 
-def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at"
+def define__rifle_targets(s, a_side):  # 'rulesets/series/fire.mst:127': "Units the side's rifles may fire at" § series 10.2
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, a_side)) if ((UNIT_COMBAT[e0] and (not s.vars['rifle_target'][e0]))
         and (len(define__adjacent_rifles(s, e0, a_side)) > 0)))
 
-def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target'
+def define__adjacent_rifles(s, a_t, a_side):  # 'rulesets/series/fire.mst:130': 'Ready rifles next to the target' § series 10.2
     return tuple(e0 for e0 in define__ready_rifles(s, a_side) if q.adjacent(s, q.hex_of(s, e0), q.hex_of(s, a_t)))
 
-def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:187': "The Jaegers' second roll"
+def define__jaeger_second_roll(s, a_firers, a_target):  # 'rulesets/series/fire.mst:187': "The Jaegers' second roll" § series 10.6
     return ((q.rule_on(s, 'jaeger_rifles') and (len(a_firers) > 0)) and all((((UNIT_PROPS['jaeger'][e0] and (q.terrain(s, q.hex_of(s,
         e0)) != TERRAIN__CLEAR)) and (q.terrain(s, q.hex_of(s, e0)) != TERRAIN__CROPS)) and define__fire_flank_open(s, e0, a_target))
         for e0 in a_firers))
 
-def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:191': 'An open flank between firer and target'
+def define__fire_flank_open(s, a_firer, a_target):  # 'rulesets/series/fire.mst:191': 'An open flank between firer and target' § series 10.6, 12.52
     return any(((q.adjacent(s, e0, q.hex_of(s, a_target)) and (len(q.units_at(s, e0)) == 0)) and (not q.prohibited(s, e0)))
         for e0 in q.hexes_around(s, q.hex_of(s, a_firer)))
 
-def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:353': 'May attack'
+def define__may_attack(s, a_u):  # 'rulesets/newtown/indian_rules.mst:353': 'May attack' § series 12.12, 12.23, 13.3, 13.4, 12.4; newtown 5.4.3, 5.8
     return ((((define__parade(s, a_u) and (not UNIT_PROPS['artillery'][a_u])) and (not s.vars['withdrawn'][a_u]))
         and (not s.vars['failed_resolve'][a_u])) and (not s.vars['indian_withdrawal'][a_u]))
 
-def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack'
+def define__must_attack(s, a_u):  # 'rulesets/series/close_combat.mst:49': 'Must attack' § series 12.12, 13.1
     return ((not UNIT_PROPS['artillery'][a_u]) and (s.vars['pinned'][a_u] or (not DEFINE__RIFLE_UNIT[a_u])))
 
-def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked'
+def define__must_be_attacked(s, a_u):  # 'rulesets/series/close_combat.mst:56': 'Must be attacked' § series 12.13, 13.1
     return s.vars['pinned'][a_u]
 
-def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:138': 'Adds its SPs to a close combat'
+def define__adds_strength(s, a_u):  # 'rulesets/newtown/special_units.mst:138': 'Adds its SPs to a close combat' § series 12.23, 12.3, 13.25; newtown 6.1.4
     return (((not UNIT_PROPS['artillery'][a_u]) and (not s.vars['retreated'][a_u])) and (not ((a_u == UNIT__EIGHTH_FOOT) and define__attached(s,
         a_u))))
 
-def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs'
+def define__attack_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:74': 'Attacking SPs' § series 12.23, 12.3, 13.25
     return sum(q.unit_strength(s, e0) for e0 in q.attackers(s, a_combat) if define__adds_strength(s, e0))
 
-def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs"
+def define__defense_value(s, a_u):  # 'rulesets/series/close_combat.mst:77': "A defending unit's SPs" § series 12.23, 13.3, 13.4
     return (1 if (s.vars['order'][a_u] == 'shattered') else (((q.unit_strength(s, a_u) + 1) // 2) if (s.vars['order'][a_u] == 'disrupted')
         else q.unit_strength(s, a_u)))
 
-def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs'
+def define__defense_strength(s, a_combat):  # 'rulesets/series/close_combat.mst:80': 'Defending SPs' § series 12.23, 12.3, 13.25
     return sum(define__defense_value(s, e0) for e0 in q.defenders(s, a_combat) if define__adds_strength(s, e0))
 
-define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:141': 'May be the lead unit'
+define__may_lead = define__adds_strength  # 'rulesets/newtown/special_units.mst:141': 'May be the lead unit' § series 12.23, 13.25; newtown 6.1.4
 
-def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead'
+def define__lead_candidates(s, a_units):  # 'rulesets/series/close_combat.mst:92': 'Units that may lead' § series 12.23, 13.25
     return (tuple(e0 for e0 in a_units if (define__parade(s, e0) and define__may_lead(s, e0))) if (sum(1 for e0 in a_units if (define__parade(s, e0)
         and define__may_lead(s, e0))) > 0) else (tuple(e0 for e0 in a_units if define__may_lead(s, e0)) if (sum(1 for e0 in a_units
         if define__may_lead(s, e0)) > 0) else tuple(e0 for e0 in a_units if (not UNIT_PROPS['artillery'][e0]))))
 
-def define__shares_fate(s, a_u):  # 'rulesets/newtown/special_units.mst:67': "Shares another unit's fate in a combat result"
+def define__shares_fate(s, a_u):  # 'rulesets/newtown/special_units.mst:67': "Shares another unit's fate in a combat result" § series 12.23, 13.1; newtown 6.1.5
     return ((a_u == UNIT__EIGHTH_FOOT) and define__attached(s, a_u))
 
-def define__result_stands(s, a_s):  # 'rulesets/newtown/cards.mst:369': 'The side suffers its close combat result'
+def define__result_stands(s, a_s):  # 'rulesets/newtown/cards.mst:369': 'The side suffers its close combat result' § series 12.23, 13.25; newtown 4.2.4
     return (s.vars['result_ignored'] != a_s)
 
-def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:114': 'May advance after combat'
+def define__may_advance(s, a_unit, a_from, a_to):  # 'rulesets/series/close_combat.mst:114': 'May advance after combat' § series 12.23
     return (not q.prohibited(s, a_to))
 
-define__free_to_advance = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:119': 'Free to advance after combat'
+define__free_to_advance = define__one_hex_minimum  # 'rulesets/series/close_combat.mst:119': 'Free to advance after combat' § series 12.23
 
-def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:122': 'May advance into every defending hex'
+def define__may_advance_into_all(s, a_u, a_combat):  # 'rulesets/series/close_combat.mst:122': 'May advance into every defending hex' § series 12.23
     return all(define__may_advance(s, a_u, q.hex_of(s, a_u), e0) for e0 in q.defense_hexes(s, a_combat))
 
-def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Attacking units that may lead'
+def define__attacker_lead_candidates(s, a_combat):  # 'rulesets/series/close_combat.mst:127': 'Attacking units that may lead' § series 12.23
     return (tuple(e0 for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) if (sum(1
         for e0 in define__lead_candidates(s, q.attackers(s, a_combat)) if define__may_advance_into_all(s, e0, a_combat)) > 0)
         else define__lead_candidates(s, q.attackers(s, a_combat)))
 
-def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:134': 'Cavalry may withdraw'
+def define__may_withdraw_cavalry(s, a_combat):  # 'rulesets/series/close_combat.mst:134': 'Cavalry may withdraw' § series 12.4
     return (all(((UNIT_PROPS['mounted'][e0] and define__parade(s, e0)) and (not s.vars['withdrawn'][e0])) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['mounted'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:164': 'A lead unit with a white R'
+def define__suffers_rifle_drm(s, a_u):  # 'rulesets/series/close_combat.mst:164': 'A lead unit with a white R' § series 12.23, 3.2
     return ((a_u != NONE_INDEX) and (UNIT_PROPS['rifle'][a_u] == 'white'))
 
-def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:171': 'An all-militia force'
+def define__all_militia(s, a_units):  # 'rulesets/series/close_combat.mst:171': 'An all-militia force' § series 12.23
     return ((len(a_units) > 0) and all(UNIT_PROPS['militia'][e0] for e0 in a_units))
 
-def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:176': 'Attacked solely across fieldworks'
+def define__behind_fieldworks(s, a_combat):  # 'rulesets/series/close_combat.mst:176': 'Attacked solely across fieldworks' § series 3.2, 13.5
     return all(q.crossing_into(s, e0, q.defender_hex(s, a_combat), HEXSIDE__FIELDWORKS) for e0 in q.attack_hexes(s, a_combat))
 
-def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits"
+def define__tactics_chits(s):  # 'rulesets/series/tactics.mst:13': "A player's Tactics Chits" § series 12.51
     return ('skirmish', 'attack_en_echelon', 'stand_fast', 'withdraw', 'frontal_assault', 'commit_reserve', 'turn_flank', 'refuse_flank',)
 
-def define__chit_eligible(s, a_chit, a_combat, a_side):  # 'rulesets/series/tactics.mst:39': 'The chit may be played'
+def define__chit_eligible(s, a_chit, a_combat, a_side):  # 'rulesets/series/tactics.mst:39': 'The chit may be played' § series 12.52
     return ((not q.rule_on(s, 'tactics_restrictions')) or ((not define__no_withdraw(s, a_combat, a_side)) if (a_chit == 'withdraw')
         else (define__leader_near(s, define__side_units(s, a_combat, a_side)) if ((a_chit == 'frontal_assault') or (a_chit == 'commit_reserve'))
         else ((define__flank_open(s, a_combat) and define__leader_near(s, define__side_units(s, a_combat, a_side))) if ((a_chit == 'turn_flank')
         or (a_chit == 'refuse_flank')) else True))))
 
-def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46': "A side's units in the combat"
+def define__side_units(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:46': "A side's units in the combat" § series 12.52
     return (q.attackers(s, a_combat) if (a_side == q.attacking_side(s, a_combat)) else q.defenders(s, a_combat))
 
-def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred'
+def define__no_withdraw(s, a_combat, a_side):  # 'rulesets/series/tactics.mst:51': 'Withdraw is barred' § series 12.52
     return ((all((((not UNIT_PROPS['mounted'][e0]) and (not UNIT_PROPS['light_infantry'][e0])) and (not UNIT_PROPS['militia'][e0]))
         for e0 in define__side_units(s, a_combat, a_side) if (not UNIT_PROPS['artillery'][e0])) and any(UNIT_PROPS['mounted'][e0]
         for e0 in q.attackers(s, a_combat))) and all(q.terrain_attr(s, q.terrain(s, q.hex_of(s, e0)), 'open_ground') for e0 in define__side_units(s,
         a_combat, a_side)))
 
-def define__flank_open(s, a_combat):  # 'rulesets/series/tactics.mst:58': 'An open flank'
+def define__flank_open(s, a_combat):  # 'rulesets/series/tactics.mst:58': 'An open flank' § series 12.52
     return any(((len(q.units_at(s, e0)) == 0) and (not q.prohibited(s, e0))) for e0 in define__flank_hexes(s, a_combat))
 
-def define__flank_hexes(s, a_combat):  # 'rulesets/series/tactics.mst:61': 'Hexes next to a defending and an attacking hex'
+def define__flank_hexes(s, a_combat):  # 'rulesets/series/tactics.mst:61': 'Hexes next to a defending and an attacking hex' § series 12.52
     return tuple(e0 for e0 in q.hexes_around(s, q.defender_hex(s, a_combat)) if define__next_to_any(s, e0, q.attack_hexes(s, a_combat)))
 
-def define__next_to_any(s, a_h, a_hexes):  # 'rulesets/series/tactics.mst:64': 'Next to one of the hexes'
+def define__next_to_any(s, a_h, a_hexes):  # 'rulesets/series/tactics.mst:64': 'Next to one of the hexes' § series 12.52
     return any(q.adjacent(s, e0, a_h) for e0 in a_hexes)
 
-def define__illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):  # 'rulesets/series/tactics.mst:71': 'Illegal chit modifier'
+def define__illegal_chit_drm(s, a_combat, a_attacker_chit, a_defender_chit):  # 'rulesets/series/tactics.mst:71': 'Illegal chit modifier' § series 12.54
     return ((0 if define__chit_eligible(s, a_defender_chit, a_combat, q.defending_side(s, a_combat)) else 1) - (0 if define__chit_eligible(s,
         a_attacker_chit, a_combat, q.attacking_side(s, a_combat)) else 1))
 
-def define__room_for(s, a_u, a_h):  # 'rulesets/newtown/prepare.mst:149': 'The unit may join the hex within the stacking limit'
+def define__room_for(s, a_u, a_h):  # 'rulesets/newtown/prepare.mst:149': 'The unit may join the hex within the stacking limit' § series 7.1
     return define__stack_ok(s, q.union(q.units_at(s, a_h), (a_u,)))
 
-def define__counts_for_indian_decisive(s, a_u):  # 'rulesets/newtown/victory.mst:11': 'An American combat unit other than artillery'
+def define__counts_for_indian_decisive(s, a_u):  # 'rulesets/newtown/victory.mst:11': 'An American combat unit other than artillery' § newtown 2.1
     return (((q.side(s, a_u) == SIDE__AMERICAN) and UNIT_COMBAT[a_u]) and (not UNIT_PROPS['artillery'][a_u]))
 
-def define__warrior(s, a_u):  # 'rulesets/newtown/variations.mst:5': 'An Indian unit'
+def define__warrior(s, a_u):  # 'rulesets/newtown/variations.mst:5': 'An Indian unit' § newtown III, combat_units, 3.6.1
     return (UNITS[a_u].nationality == 'indian_nations')
 
-def define__mixed_stack(s, a_u):  # 'rulesets/newtown/variations.mst:11': 'In a stack of Indian and non-Indian units'
+def define__mixed_stack(s, a_u):  # 'rulesets/newtown/variations.mst:11': 'In a stack of Indian and non-Indian units' § newtown 3.1.1
     return (any((UNIT_COMBAT[e0] and define__warrior(s, e0)) for e0 in q.units_at(s, q.hex_of(s, a_u))) and any(((UNIT_COMBAT[e0]
         and (UNIT_SIDE[e0] == SIDE__INDIAN)) and (not define__warrior(s, e0))) for e0 in q.units_at(s, q.hex_of(s, a_u))))
 
-def define__butler_and_cornplanter_with(s, a_u):  # 'rulesets/newtown/variations.mst:23': 'Butler and Cornplanter in a mixed stack'
+def define__butler_and_cornplanter_with(s, a_u):  # 'rulesets/newtown/variations.mst:23': 'Butler and Cornplanter in a mixed stack' § newtown 3.1.1
     return ((((define__mixed_stack(s, a_u) and (s.unit_status[UNIT__JOHN_BUTLER] == ON_MAP)) and (s.unit_status[UNIT__CORNPLANTER] == ON_MAP))
         and (q.hex_of(s, UNIT__JOHN_BUTLER) == q.hex_of(s, a_u))) and (q.hex_of(s, UNIT__CORNPLANTER) == q.hex_of(s, a_u)))
 
-def define__designated(s, a_u):  # 'rulesets/newtown/variations.mst:27': "The leader designated to command the unit's whole stack"
+def define__designated(s, a_u):  # 'rulesets/newtown/variations.mst:27': "The leader designated to command the unit's whole stack" § newtown 3.1.1
     return (s.vars['stack_commander'] if define__butler_and_cornplanter_with(s, a_u) else NONE_INDEX)
 
-def define__old_smoke_commands(s, a_u):  # 'rulesets/newtown/variations.mst:31': 'Old Smoke may command the unit'
+def define__old_smoke_commands(s, a_u):  # 'rulesets/newtown/variations.mst:31': 'Old Smoke may command the unit' § newtown 3.1.1
     return (define__warrior(s, a_u) and (not define__mixed_stack(s, a_u)))
 
-def define__cornplanter_commands(s, a_u):  # 'rulesets/newtown/variations.mst:35': 'Cornplanter may command the unit'
+def define__cornplanter_commands(s, a_u):  # 'rulesets/newtown/variations.mst:35': 'Cornplanter may command the unit' § newtown 3.1.1
     return ((define__warrior(s, a_u) and (define__designated(s, a_u) != UNIT__JOHN_BUTLER)) or (define__designated(s, a_u) == UNIT__CORNPLANTER))
 
-def define__john_butler_commands(s, a_u):  # 'rulesets/newtown/variations.mst:41': 'Colonel Butler may command the unit'
+def define__john_butler_commands(s, a_u):  # 'rulesets/newtown/variations.mst:41': 'Colonel Butler may command the unit' § newtown 3.1.1
     return ((((UNITS[a_u].nationality == 'crown_forces') and (define__designated(s, a_u) != UNIT__CORNPLANTER)) or (define__designated(s,
         a_u) == UNIT__JOHN_BUTLER)) or ((s.vars['wampum_belt'][UNIT__JOHN_BUTLER] and define__warrior(s, a_u)) and (not define__mixed_stack(s,
         a_u))))
 
-def define__demi_led(s, a_u):  # 'rulesets/newtown/variations.mst:58': "Under Joseph Brant's demi-leadership"
+def define__demi_led(s, a_u):  # 'rulesets/newtown/variations.mst:58': "Under Joseph Brant's demi-leadership" § newtown 3.1.1
     return ((((s.unit_status[UNIT__BRANT] == ON_MAP) and (s.unit_status[a_u] == ON_MAP)) and (q.hex_of(s, a_u) == q.hex_of(s, UNIT__BRANT)))
         and (((a_u == UNIT__BRANT) or (a_u == UNIT__MOHAWK_VALLEY_MILITIA)) or define__warrior(s, a_u)))
 
-def define__unexamined_indian_stacks(s):  # 'rulesets/newtown/variations.mst:105': 'Indian player stacks not yet examined'
+def define__unexamined_indian_stacks(s):  # 'rulesets/newtown/variations.mst:105': 'Indian player stacks not yet examined' § newtown 3.4
     return tuple(e0 for e0 in q.hexes_of(s, q.units_of(s, SIDE__INDIAN)) if (not s.vars['examined'][e0]))
 
-def define__attacked_across_breastwork(s, a_combat, a_h):  # 'rulesets/newtown/variations.mst:193': 'Every attack on the hex crosses the breastwork'
+def define__attacked_across_breastwork(s, a_combat, a_h):  # 'rulesets/newtown/variations.mst:193': 'Every attack on the hex crosses the breastwork' § newtown 3.6.2
     return all(q.hexside_has(s, e0, a_h, HEXSIDE__BREASTWORK) for e0 in q.attack_hexes(s, a_combat) if q.adjacent(s, e0, a_h))
 
-def define__holds_the_breastwork(s, a_combat, a_lead):  # 'rulesets/newtown/variations.mst:196': 'The lead unit may keep the breastwork'
+def define__holds_the_breastwork(s, a_combat, a_lead):  # 'rulesets/newtown/variations.mst:196': 'The lead unit may keep the breastwork' § newtown 3.6.2
     return (((q.side(s, a_lead) == SIDE__INDIAN) and (q.hex_of(s, a_lead) in ZONE_BREASTWORK_HEXES)) and all(define__attacked_across_breastwork(s,
         a_combat, e0) for e0 in q.defense_hexes(s, a_combat)))
 
-def define__moves_in_this_phase(s, a_u):  # 'rulesets/newtown/sequence.mst:64': 'May move in this Indian movement phase'
+def define__moves_in_this_phase(s, a_u):  # 'rulesets/newtown/sequence.mst:64': 'May move in this Indian movement phase' § newtown 5.2, 6.1.3
     return (((not define__warrior(s, a_u)) and (not define__attached_to_warrior(s, a_u))) if (s.vars['indian_movement'] == 'standard')
         else ((UNIT_PROPS['tribe'][a_u] == s.vars['current_activation']) if (s.vars['indian_movement'] == 'activation') else (((define__warrior(s,
         a_u) and (not s.vars['activated'][a_u])) and (len(q.enemies_adjacent(s, q.hex_of(s, a_u), SIDE__INDIAN)) == 0))
         if (s.vars['indian_movement'] == 'final') else False)))
 
-def define__may_receive_honor(s, a_u):  # 'rulesets/newtown/indian_rules.mst:36': 'May receive the Honor marker'
+def define__may_receive_honor(s, a_u):  # 'rulesets/newtown/indian_rules.mst:36': 'May receive the Honor marker' § newtown 5.1.4
     return ((((UNIT_COMBAT[a_u] and define__parade(s, a_u)) and (not s.vars['failed_resolve'][a_u])) and (not s.vars['lost_honor'][a_u]))
         and (not UNIT_PROPS['no_honor'][a_u]))
 
-def define__adverse_to_honor(s, a_r):  # 'rulesets/newtown/indian_rules.mst:78': 'An adverse result for Honor'
+def define__adverse_to_honor(s, a_r):  # 'rulesets/newtown/indian_rules.mst:78': 'An adverse result for Honor' § newtown 5.1.3
     return ((((((((a_r == RESULT__RETREAT) or (a_r == RESULT__DISRUPTION)) or (a_r == RESULT__PIN)) or (a_r == RESULT__ONE_STEP_LOSS))
         or (a_r == RESULT__TWO_STEP_LOSS)) or (a_r == RESULT__CAPTURED_DEFENDER_CHOICE)) or (a_r == RESULT__CAPTURED_ATTACKER_CHOICE))
         or (a_r == RESULT__NO_COMBAT))
 
-def define__under_the_guns(s, a_u):  # 'rulesets/newtown/indian_rules.mst:177': 'Within range and LOS of American artillery'
+def define__under_the_guns(s, a_u):  # 'rulesets/newtown/indian_rules.mst:177': 'Within range and LOS of American artillery' § newtown 5.4.2
     return any(q.can_fire_at(s, e0, q.hex_of(s, a_u)) for e0 in q.units_of(s, SIDE__AMERICAN) if UNIT_PROPS['artillery'][e0])
 
-def define__must_check_resolve(s, a_u):  # 'rulesets/newtown/indian_rules.mst:180': 'Must make an Indian Resolve Morale Check'
+def define__must_check_resolve(s, a_u):  # 'rulesets/newtown/indian_rules.mst:180': 'Must make an Indian Resolve Morale Check' § newtown 5.4.2
     return ((((define__warrior(s, a_u) and UNIT_COMBAT[a_u]) and (UNIT_PROPS['tribe'][a_u] != 'mohawk')) and (not s.vars['failed_resolve'][a_u]))
         and define__under_the_guns(s, a_u))
 
-def define__ferocious(s, a_u):  # 'rulesets/newtown/indian_rules.mst:323': 'Indian ferocity'
+def define__ferocious(s, a_u):  # 'rulesets/newtown/indian_rules.mst:323': 'Indian ferocity' § newtown 5.6
     return (((((a_u != NONE_INDEX) and define__warrior(s, a_u)) and (q.terrain(s, q.hex_of(s, a_u)) == TERRAIN__WOODS)) and define__parade(s, a_u))
         and (not s.vars['failed_resolve'][a_u]))
 
-def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:364': 'May retreat before combat'
+def define__may_retreat_before_combat(s, a_u):  # 'rulesets/newtown/indian_rules.mst:364': 'May retreat before combat' § newtown 5.7, 5.4.3
     return ((((s.unit_status[a_u] == ON_MAP) and UNIT_COMBAT[a_u]) and (not s.vars['retreated'][a_u])) and (not s.vars['failed_resolve'][a_u]))
 
-def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:367': "Adjacent to the combat's defenders"
+def define__next_to_the_combat(s, a_u, a_combat):  # 'rulesets/newtown/indian_rules.mst:367': "Adjacent to the combat's defenders" § newtown 5.7.1
     return define__next_to_any(s, q.hex_of(s, a_u), q.defense_hexes(s, a_combat))
 
-def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:371': 'The two sides of the combat remain adjacent'
+def define__engaged(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:371': 'The two sides of the combat remain adjacent' § newtown 5.7.1
     return any(((not s.vars['retreated'][e0]) and define__next_to_the_combat(s, e0, a_combat)) for e0 in q.attackers(s, a_combat))
 
-def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:439': 'A woods, orchard or corn hex'
+def define__withdrawal_cover(s, a_h):  # 'rulesets/newtown/indian_rules.mst:439': 'A woods, orchard or corn hex' § newtown 5.8
     return (((q.terrain(s, a_h) == TERRAIN__WOODS) or (q.terrain(s, a_h) == TERRAIN__ORCHARD)) or (q.terrain(s, a_h) == TERRAIN__CORN))
 
-def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:444': 'The Indians may withdraw'
+def define__may_withdraw_indians(s, a_combat):  # 'rulesets/newtown/indian_rules.mst:444': 'The Indians may withdraw' § newtown 5.8
     return (all(((((define__warrior(s, e0) and define__parade(s, e0)) and (not s.vars['failed_resolve'][e0]))
         and (not s.vars['indian_withdrawal'][e0])) and define__withdrawal_cover(s, q.hex_of(s, e0))) for e0 in q.defenders(s, a_combat))
         and (not any(UNIT_PROPS['light_infantry'][e0] for e0 in q.attackers(s, a_combat))))
 
-def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:473': "Where a side's retreats lead"
+def define__retreat_goal(s, a_side):  # 'rulesets/newtown/indian_rules.mst:473': "Where a side's retreats lead" § newtown 3.2
     return (q.union(ZONE_NEWTOWN_HEXES_LIST, (HEX__1408,)) if (a_side == SIDE__INDIAN) else (HEX__6020,))
 
-def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:512': 'Evasion DRM'
+def define__evasion_drm(s, a_h, a_side):  # 'rulesets/newtown/indian_rules.mst:512': 'Evasion DRM' § newtown 5.9
     return ((-1) - (1 if q.in_zoc(s, a_h, define__enemy_rifles_next_to(s, a_h, a_side)) else 0))
 
-def define__attached(s, a_u):  # 'rulesets/newtown/special_units.mst:15': 'The platoon, attached to a unit'
+def define__attached(s, a_u):  # 'rulesets/newtown/special_units.mst:15': 'The platoon, attached to a unit' § newtown 6.1
     return (s.vars['attached_to'][a_u] != NONE_INDEX)
 
-def define__platoon_parent(s, a_u):  # 'rulesets/newtown/special_units.mst:18': 'The unit the platoon is attached to'
+def define__platoon_parent(s, a_u):  # 'rulesets/newtown/special_units.mst:18': 'The unit the platoon is attached to' § newtown 6.1
     return ((s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP) and (s.vars['attached_to'][UNIT__EIGHTH_FOOT] == a_u))
 
-def define__attached_to_warrior(s, a_u):  # 'rulesets/newtown/special_units.mst:21': 'Attached to an Indian unit'
+def define__attached_to_warrior(s, a_u):  # 'rulesets/newtown/special_units.mst:21': 'Attached to an Indian unit' § newtown 6.1.3
     return ((s.vars['attached_to'][a_u] != NONE_INDEX) and define__warrior(s, s.vars['attached_to'][a_u]))
 
-def define__platoon_alone(s, a_u):  # 'rulesets/newtown/special_units.mst:24': 'The platoon alone'
+def define__platoon_alone(s, a_u):  # 'rulesets/newtown/special_units.mst:24': 'The platoon alone' § newtown 6.1.3, 6.1.4
     return ((a_u == UNIT__EIGHTH_FOOT) and (s.vars['attached_to'][a_u] == NONE_INDEX))
 
-def define__herd_goal(s):  # 'rulesets/newtown/special_units.mst:180': 'Where the herd is driven'
+def define__herd_goal(s):  # 'rulesets/newtown/special_units.mst:180': 'Where the herd is driven' § newtown 6.5.1
     return ((HEX__1821,) if (q.hex_of(s, UNIT__CATTLE_HERD) in ZONE_THE_ROAD) else ZONE_THE_ROAD_LIST)
 
-def define__hand(s, a_side):  # 'rulesets/newtown/cards.mst:192': "A player's hand"
+def define__hand(s, a_side):  # 'rulesets/newtown/cards.mst:192': "A player's hand" § newtown 4.2.2
     return (q.bag_contents(s, 'american_hand') if (a_side == SIDE__AMERICAN) else q.bag_contents(s, 'indian_hand'))
 
-def define__may_draw_card(s, a_side):  # 'rulesets/newtown/cards.mst:204': 'The player may draw a card'
+def define__may_draw_card(s, a_side):  # 'rulesets/newtown/cards.mst:204': 'The player may draw a card' § newtown 4.2.2
     return ((q.bag_size(s, 'american_deck') > 0) if (a_side == SIDE__AMERICAN) else ((q.bag_size(s, 'indian_deck') > 0)
         and (s.vars['indian_cards_drawn'] < 2)))
 
-def define__placeholder_card(s, a_card):  # 'rulesets/newtown/cards.mst:263': 'A card of unknown text'
+def define__placeholder_card(s, a_card):  # 'rulesets/newtown/cards.mst:263': 'A card of unknown text' § newtown 4.2.1
     return (((((a_card != 'fathers_sons_and_brothers') and (a_card != 'they_were_as_ghosts')) and (a_card != 'chaos')) and (a_card != 'parley'))
         and (a_card != 'stampede'))
 
-def define__combat_card(s, a_card):  # 'rulesets/newtown/cards.mst:303': 'A card for the moment before the close combat roll'
+def define__combat_card(s, a_card):  # 'rulesets/newtown/cards.mst:303': 'A card for the moment before the close combat roll' § newtown 4.2.4
     return (((a_card == 'they_were_as_ghosts') or (a_card == 'chaos')) or (a_card == 'parley'))
 
 # ---------------------------------------------------------------- compiled expressions and effects
 
-def adjust_army_morale__adjust__set_army_morale(s, b):  # 'rulesets/series/army_morale.mst:34'
+def adjust_army_morale__adjust__set_army_morale(s, b):  # 'rulesets/series/army_morale.mst:34' § series 16.1
     e.set_at(s, 'army_morale', b['side'], (s.vars['army_morale'][b['side']] + b['amount']))
 
-def gain_momentum__gain__if(s, b):  # 'rulesets/series/momentum.mst:21'
+def gain_momentum__gain__if(s, b):  # 'rulesets/series/momentum.mst:21' § series 12.63, 12.65
     return (s.vars['momentum_pool'] > 0)
-def gain_momentum__gain__set_momentum_pool(s, b):  # 'rulesets/series/momentum.mst:22'
+def gain_momentum__gain__set_momentum_pool(s, b):  # 'rulesets/series/momentum.mst:22' § series 12.63, 12.65
     e.set_var(s, 'momentum_pool', (s.vars['momentum_pool'] - 1))
-def gain_momentum__gain__set_momentum(s, b):  # 'rulesets/series/momentum.mst:23'
+def gain_momentum__gain__set_momentum(s, b):  # 'rulesets/series/momentum.mst:23' § series 12.63, 12.65
     e.set_at(s, 'momentum', b['side'], (s.vars['momentum'][b['side']] + 1))
-def gain_momentum__gain__if_2(s, b):  # 'rulesets/series/momentum.mst:25'
+def gain_momentum__gain__if_2(s, b):  # 'rulesets/series/momentum.mst:25' § series 12.63, 12.65
     return (s.vars['momentum'][q.enemy(s, b['side'])] > 0)
-def gain_momentum__gain__set_momentum_2(s, b):  # 'rulesets/series/momentum.mst:26'
+def gain_momentum__gain__set_momentum_2(s, b):  # 'rulesets/series/momentum.mst:26' § series 12.63, 12.65
     e.set_at(s, 'momentum', q.enemy(s, b['side']), (s.vars['momentum'][q.enemy(s, b['side'])] - 1))
-def gain_momentum__gain__set_momentum_pool_2(s, b):  # 'rulesets/series/momentum.mst:27'
+def gain_momentum__gain__set_momentum_pool_2(s, b):  # 'rulesets/series/momentum.mst:27' § series 12.63, 12.65
     e.set_var(s, 'momentum_pool', (s.vars['momentum_pool'] + 1))
 
-def spend_momentum__spend__set_momentum(s, b):  # 'rulesets/series/momentum.mst:35'
+def spend_momentum__spend__set_momentum(s, b):  # 'rulesets/series/momentum.mst:35' § series 12.62
     e.set_at(s, 'momentum', b['side'], (s.vars['momentum'][b['side']] - 1))
 
-def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43'
+def lose_momentum__lose__if(s, b):  # 'rulesets/series/momentum.mst:43' § series 12.64
     return (s.vars['momentum'][b['side']] > 0)
-def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47'
+def lose_momentum__lose__gain_momentum_args(s, b):  # 'rulesets/series/momentum.mst:47' § series 12.64
     return {'side': q.enemy(s, b['side'])}
 
-def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153'
+def check_or_retreat__each__each_u(s, b):  # 'rulesets/series/results.mst:153' § series 13.1, 13.5
     return tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == ON_MAP))
-def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:155'
+def check_or_retreat__each__if(s, b):  # 'rulesets/series/results.mst:155' § series 13.1, 13.5
     return (not b['passed'])
-def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:156'
+def check_or_retreat__each__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:156' § series 13.1, 13.5
     return {'unit': b['u'], 'hexes': 1}
 
-def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:174'
+def capture_one__choose__taken_options(s, b):  # 'rulesets/series/results.mst:174' § series 13.1, 12.64
     return tuple(e0 for e0 in b['units'] if UNIT_COMBAT[e0])
-def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:175'
+def capture_one__capture__capture(s, b):  # 'rulesets/series/results.mst:175' § series 13.1, 12.64
     e.capture(s, b['taken'])
 
-def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:180'
+def disrupt__worsen__if(s, b):  # 'rulesets/series/results.mst:180' § series 13.1, 13.3, 13.4
     return (s.vars['order'][b['unit']] == 'shattered')
-def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:181'
+def disrupt__worsen__eliminate(s, b):  # 'rulesets/series/results.mst:181' § series 13.1, 13.3, 13.4
     e.eliminate(s, b['unit'])
-def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:184'
+def disrupt__worsen__set_order(s, b):  # 'rulesets/series/results.mst:184' § series 13.1, 13.3, 13.4
     e.set_at(s, 'order', b['unit'], ('shattered' if (s.vars['order'][b['unit']] == 'disrupted') else 'disrupted'))
-def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:186'
+def disrupt__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:186' § series 13.1, 13.3, 13.4
     return {'unit': b['unit'], 'hexes': 3}
 
-def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199'
+def retreat_unit__start__let_origin(s, b):  # 'rulesets/series/results.mst:199' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return q.hex_of(s, b['unit'])
-def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:479'
+def retreat_unit__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:479' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__warrior(s, b['unit'])
-def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:480'
+def retreat_unit__retreat__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:480' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': False}
-def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:483'
+def retreat_unit__retreat__retreat_stacking(s, b):  # 'rulesets/newtown/indian_rules.mst:483' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__stack_ok(s, b['units'])
-def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:484'
+def retreat_unit__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:484' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit']))
-def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:485'
+def retreat_unit__retreat__retreat_avoid(s, b):  # 'rulesets/newtown/indian_rules.mst:485' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0)
-def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:482'
+def retreat_unit__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:482' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'toward': define__retreat_goal(s, q.side(s, b['unit'])), 'two_step_exception': True,
         'step_loss': 'retreat_step_loss'}
-def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209'
+def retreat_unit__join__if(s, b):  # 'rulesets/series/results.mst:209' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     return ((s.unit_status[b['unit']] == ON_MAP) and q.during(s, 'close_combat'))
-def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210'
+def retreat_unit__join__join_combats(s, b):  # 'rulesets/series/results.mst:210' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
     e.join_combats(s, b['unit'])
-def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214'
+def retreat_unit__leaders__if(s, b):  # 'rulesets/series/results.mst:214' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return (s.unit_status[b['unit']] == ON_MAP)
-def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215'
+def retreat_unit__leaders__each_l(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return tuple(e0 for e0 in q.units_at(s, b['origin']) if (UNIT_LEADER[e0] and (UNIT_SIDE[e0] == q.side(s, b['unit']))))
-def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215'
+def retreat_unit__leaders__each_l_chooser(s, b):  # 'rulesets/series/results.mst:215' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     return q.side(s, b['unit'])
-def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217'
+def retreat_unit__leaders__advance_to(s, b):  # 'rulesets/series/results.mst:217' § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
     e.advance_to(s, b['l'], q.hex_of(s, b['unit']))
 
-def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226'
+def retreat_step_loss__army_morale__adjust_army_morale_args(s, b):  # 'rulesets/series/results.mst:226' § series 13.23
     return {'side': UNIT_SIDE[b['unit']], 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:250'
+def previously_retreated_check__check__if(s, b):  # 'rulesets/series/results.mst:250' § series 13.25
     return define__suffers_a_result(s, b['r'])
-def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:251'
+def previously_retreated_check__check__check_and_retreat_or_disrupt_args(s, b):  # 'rulesets/series/results.mst:251' § series 13.25
     return {'units': tuple(e0 for e0 in b['units'] if (s.unit_status[e0] == ON_MAP)), 'side': b['side'], 'drm': b['drm']}
 
-def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:259'
+def end_of_close_combat__exposed__each_u(s, b):  # 'rulesets/series/results.mst:259' § series 13.3, 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order')) and define__exposed(s, e0)))
-def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:260'
+def end_of_close_combat__exposed__if(s, b):  # 'rulesets/series/results.mst:260' § series 13.3, 13.4
     return (s.vars['order'][b['u']] == 'shattered')
-def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:261'
+def end_of_close_combat__exposed__capture(s, b):  # 'rulesets/series/results.mst:261' § series 13.3, 13.4
     e.capture(s, b['u'])
 
-def game__turns__while(s, b):  # 'rulesets/series/sequence.mst:10'
+def game__turns__while(s, b):  # 'rulesets/series/sequence.mst:10' § series 5
     return (s.vars['turn'] <= s.game.last_turn)
-def game__turns__set_turn(s, b):  # 'rulesets/series/sequence.mst:12'
+def game__turns__set_turn(s, b):  # 'rulesets/series/sequence.mst:12' § series 5
     e.set_var(s, 'turn', (s.vars['turn'] + 1))
-def game__winner__determine_victory(s, b):  # 'rulesets/series/sequence.mst:15'
+def game__winner__determine_victory(s, b):  # 'rulesets/series/sequence.mst:15' § series 5, 4
     e.determine_victory(s)
 
-def game_turn__initiative__if(s, b):  # 'rulesets/series/sequence.mst:20'
+def game_turn__initiative__if(s, b):  # 'rulesets/series/sequence.mst:20' § series 5, 6.1
     return q.fixed_order(s, s.vars['turn'])
-def game_turn__initiative__set_initiative_side(s, b):  # 'rulesets/series/sequence.mst:21'
+def game_turn__initiative__set_initiative_side(s, b):  # 'rulesets/series/sequence.mst:21' § series 5, 6.1
     e.set_var(s, 'initiative_side', q.first_player(s, s.vars['turn'], s.vars['initiative_side']))
-def game_turn__bottom_half_only__if(s, b):  # 'rulesets/newtown/scenarios.mst:29'
+def game_turn__bottom_half_only__if(s, b):  # 'rulesets/newtown/scenarios.mst:29' § series 5; newtown historical_scenario
     return (s.vars['turn'] == s.game.first_turn)
-def game_turn__bottom_half_only__set_phasing(s, b):  # 'rulesets/newtown/scenarios.mst:30'
+def game_turn__bottom_half_only__set_phasing(s, b):  # 'rulesets/newtown/scenarios.mst:30' § series 5; newtown historical_scenario
     e.set_var(s, 'phasing', SIDE__INDIAN)
-def game_turn__bottom_half_only__defensive_artillery_fire_phase_args(s, b):  # 'rulesets/newtown/scenarios.mst:31'
+def game_turn__bottom_half_only__defensive_artillery_fire_phase_args(s, b):  # 'rulesets/newtown/scenarios.mst:31' § series 5; newtown historical_scenario
     return {'side': SIDE__INDIAN}
-def game_turn__first_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:26'
+def game_turn__first_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:26' § series 5
     return {'side': s.vars['initiative_side']}
-def game_turn__american_only__if(s, b):  # 'rulesets/newtown/prepare.mst:11'
+def game_turn__american_only__if(s, b):  # 'rulesets/newtown/prepare.mst:11' § series 5; newtown 1.2
     return (s.vars['turn'] == 1)
-def game_turn__second_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:27'
+def game_turn__second_player_turn__player_turn_args(s, b):  # 'rulesets/series/sequence.mst:27' § series 5
     return {'side': q.enemy(s, s.vars['initiative_side'])}
-def game_turn__end_of_turn__check_automatic_victory(s, b):  # 'rulesets/series/sequence.mst:29'
+def game_turn__end_of_turn__check_automatic_victory(s, b):  # 'rulesets/series/sequence.mst:29' § series 5
     e.check_automatic_victory(s)
 
-def player_turn__begin__set_phasing(s, b):  # 'rulesets/series/sequence.mst:33'
+def player_turn__begin__set_phasing(s, b):  # 'rulesets/series/sequence.mst:33' § series 5
     e.set_var(s, 'phasing', b['side'])
-def player_turn__designate_commander__if(s, b):  # 'rulesets/newtown/variations.mst:50'
+def player_turn__designate_commander__if(s, b):  # 'rulesets/newtown/variations.mst:50' § series 5; newtown 3.1.1
     return define__butler_and_cornplanter_with(s, UNIT__JOHN_BUTLER)
-def player_turn__designate_commander__commander_options(s, b):  # 'rulesets/newtown/variations.mst:51'
+def player_turn__designate_commander__commander_options(s, b):  # 'rulesets/newtown/variations.mst:51' § series 5; newtown 3.1.1
     return (UNIT__JOHN_BUTLER, UNIT__CORNPLANTER,)
-def player_turn__designate_commander__set_stack_commander(s, b):  # 'rulesets/newtown/variations.mst:52'
+def player_turn__designate_commander__set_stack_commander(s, b):  # 'rulesets/newtown/variations.mst:52' § series 5; newtown 3.1.1
     e.set_var(s, 'stack_commander', b['commander'])
-def player_turn__movement__if(s, b):  # 'rulesets/newtown/sequence.mst:14'
+def player_turn__movement__if(s, b):  # 'rulesets/newtown/sequence.mst:14' § series 5, 9; newtown 5.2
     return (b['side'] == SIDE__INDIAN)
 
-def initiative__spend__if(s, b):  # 'rulesets/series/initiative.mst:21'
+def initiative__spend__if(s, b):  # 'rulesets/series/initiative.mst:21' § series 6.1, 6.2, 12.62
     return q.rule_on(s, 'momentum_chits')
-def initiative__spend__let_first(s, b):  # 'rulesets/series/initiative.mst:22'
+def initiative__spend__let_first(s, b):  # 'rulesets/series/initiative.mst:22' § series 6.1, 6.2, 12.62
     return (s.vars['initiative_side'] if (s.vars['initiative_side'] != NONE_INDEX) else (q.first_player(s, s.vars['turn'], NONE_INDEX)
         if (q.first_player(s, s.vars['turn'], NONE_INDEX) != NONE_INDEX) else define__first_side(s)))
-def initiative__spend__spend_on_initiative_args(s, b):  # 'rulesets/series/initiative.mst:26'
+def initiative__spend__spend_on_initiative_args(s, b):  # 'rulesets/series/initiative.mst:26' § series 6.1, 6.2, 12.62
     return {'side': q.enemy(s, b['first'])}
-def initiative__roll__let_side(s, b):  # 'rulesets/series/initiative.mst:30'
+def initiative__roll__let_side(s, b):  # 'rulesets/series/initiative.mst:30' § series 6.1
     return define__first_side(s)
-def initiative__roll__let_side_2(s, b):  # 'rulesets/series/initiative.mst:32'
+def initiative__roll__let_side_2(s, b):  # 'rulesets/series/initiative.mst:32' § series 6.1
     return q.enemy(s, define__first_side(s))
-def initiative__roll__if(s, b):  # 'rulesets/series/initiative.mst:34'
+def initiative__roll__if(s, b):  # 'rulesets/series/initiative.mst:34' § series 6.1
     return (b['first_roll'] != b['second_roll'])
-def initiative__winner__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:38'
+def initiative__winner__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:38' § series 6.1
     e.set_var(s, 'initiative_side', (define__first_side(s) if (b['first_roll'] > b['second_roll']) else q.enemy(s, define__first_side(s))))
-def initiative__dictate__if(s, b):  # 'rulesets/series/initiative.mst:41'
+def initiative__dictate__if(s, b):  # 'rulesets/series/initiative.mst:41' § series 6.1, 12.62
     return (q.rule_on(s, 'momentum_chits') and (s.vars['momentum'][q.enemy(s, s.vars['initiative_side'])] >= 3))
-def initiative__dictate__ask2_chooser(s, b):  # 'rulesets/series/initiative.mst:42'
+def initiative__dictate__ask2_chooser(s, b):  # 'rulesets/series/initiative.mst:42' § series 6.1, 12.62
     return q.enemy(s, s.vars['initiative_side'])
-def initiative__dictate__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:46'
+def initiative__dictate__set_initiative_side(s, b):  # 'rulesets/series/initiative.mst:46' § series 6.1, 12.62
     e.set_var(s, 'initiative_side', q.enemy(s, s.vars['initiative_side']))
 
-def spend_on_initiative__spend__set_momentum_spent(s, b):  # 'rulesets/series/initiative.mst:58'
+def spend_on_initiative__spend__set_momentum_spent(s, b):  # 'rulesets/series/initiative.mst:58' § series 6.2, 12.62
     e.set_at(s, 'momentum_spent', b['side'], (s.vars['momentum_spent'][b['side']] + 1))
 
-def overstacking__each__each_h(s, b):  # 'rulesets/series/stacking.mst:17'
+def overstacking__each__each_h(s, b):  # 'rulesets/series/stacking.mst:17' § series 7.3
     return define__overstacked_hexes(s, b['side'])
-def overstacking__each__while(s, b):  # 'rulesets/series/stacking.mst:18'
+def overstacking__each__while(s, b):  # 'rulesets/series/stacking.mst:18' § series 7.3
     return (not define__stack_ok(s, q.units_at(s, b['h'])))
-def overstacking__each__u_options(s, b):  # 'rulesets/series/stacking.mst:19'
+def overstacking__each__u_options(s, b):  # 'rulesets/series/stacking.mst:19' § series 7.3
     return tuple(e0 for e0 in q.units_at(s, b['h']) if UNIT_COMBAT[e0])
-def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20'
+def overstacking__each__lose_step(s, b):  # 'rulesets/series/stacking.mst:20' § series 7.3
     e.lose_step(s, b['u'])
-def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21'
+def overstacking__each__adjust_army_morale_args(s, b):  # 'rulesets/series/stacking.mst:21' § series 7.3
     return {'side': b['side'], 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:59'
+def pin_cases__clear__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:59' § series 13.1, 9.2
     e.set_var(s, 'pin_withdrawal', False)
-def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:60'
+def pin_cases__clear__each_u(s, b):  # 'rulesets/series/movement.mst:60' § series 13.1, 9.2
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pin_case_b'][e0] or s.vars['pin_case_chosen'][e0]))
-def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:61'
+def pin_cases__clear__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:61' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['u'], False)
-def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:62'
+def pin_cases__clear__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:62' § series 13.1, 9.2
     e.set_at(s, 'pin_case_chosen', b['u'], False)
-def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:65'
+def pin_cases__choose__each_u(s, b):  # 'rulesets/series/movement.mst:65' § series 13.1, 9.2
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pinned'][e0] and (s.vars['pin_group'][e0] > 0)))
-def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66'
+def pin_cases__choose__if(s, b):  # 'rulesets/series/movement.mst:66' § series 13.1, 9.2
     return (not s.vars['pin_case_chosen'][b['u']])
-def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67'
+def pin_cases__choose__let_group(s, b):  # 'rulesets/series/movement.mst:67' § series 13.1, 9.2
     return s.vars['pin_group'][b['u']]
-def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68'
+def pin_cases__choose__let_engaged(s, b):  # 'rulesets/series/movement.mst:68' § series 13.1, 9.2
     return any((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) > 0) for e0 in q.units_of(s, b['side'])
         if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69'
+def pin_cases__choose__each_v(s, b):  # 'rulesets/series/movement.mst:69' § series 13.1, 9.2
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70'
+def pin_cases__choose__set_pin_case_b(s, b):  # 'rulesets/series/movement.mst:70' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], True)
-def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72'
+def pin_cases__choose__let_may_withdraw(s, b):  # 'rulesets/series/movement.mst:72' § series 13.1, 9.2
     return all(((len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0) or define__may_get_away(s, e0)) for e0 in q.units_of(s, b['side'])
         if (s.vars['pin_group'][e0] == b['group']))
-def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73'
+def pin_cases__choose__let_case_b(s, b):  # 'rulesets/series/movement.mst:73' § series 13.1, 9.2
     return (not b['engaged'])
-def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74'
+def pin_cases__choose__if_2(s, b):  # 'rulesets/series/movement.mst:74' § series 13.1, 9.2
     return (b['engaged'] and b['may_withdraw'])
-def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:80'
+def pin_cases__choose__set_pin_case_chosen(s, b):  # 'rulesets/series/movement.mst:80' § series 13.1, 9.2
     e.set_at(s, 'pin_case_chosen', b['v'], True)
-def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:81'
+def pin_cases__choose__set_pin_case_b_2(s, b):  # 'rulesets/series/movement.mst:81' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['v'], b['case_b'])
-def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:83'
+def pin_cases__choose__each_e(s, b):  # 'rulesets/series/movement.mst:83' § series 13.1, 9.2
     return tuple(e0 for e0 in q.enemies_adjacent(s, q.hex_of(s, b['v']), b['side']) if s.vars['pinned'][e0])
-def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:84'
+def pin_cases__choose__set_pin_case_b_3(s, b):  # 'rulesets/series/movement.mst:84' § series 13.1, 9.2
     e.set_at(s, 'pin_case_b', b['e'], True)
-def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85'
+def pin_cases__choose__set_pin_withdrawal(s, b):  # 'rulesets/series/movement.mst:85' § series 13.1, 9.2
     e.set_var(s, 'pin_withdrawal', True)
 
-def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'rulesets/series/movement.mst:100'
+def movement_phase__reinforcements__enter_reinforcements_args(s, b):  # 'rulesets/series/movement.mst:100' § series 9, 9.6, 9.61, 9.62
     return {'side': b['side'], 'may_delay': True}
-def movement_phase__destroy_newtown__if(s, b):  # 'rulesets/newtown/special_rules.mst:22'
+def movement_phase__destroy_newtown__if(s, b):  # 'rulesets/newtown/special_rules.mst:22' § series 9; newtown 4.1
     return (b['side'] == SIDE__AMERICAN)
-def movement_phase__destroy_newtown__each_u(s, b):  # 'rulesets/newtown/special_rules.mst:23'
+def movement_phase__destroy_newtown__each_u(s, b):  # 'rulesets/newtown/special_rules.mst:23' § series 9; newtown 4.1
     return tuple(e0 for e0 in q.units_of(s, SIDE__AMERICAN) if ((UNIT_COMBAT[e0] and (q.hex_of(s, e0) in ZONE_NEWTOWN_HEXES))
         and (not s.vars['destroyed'][q.hex_of(s, e0)])))
-def movement_phase__destroy_newtown__set_destroyed(s, b):  # 'rulesets/newtown/special_rules.mst:24'
+def movement_phase__destroy_newtown__set_destroyed(s, b):  # 'rulesets/newtown/special_rules.mst:24' § series 9; newtown 4.1
     e.set_at(s, 'destroyed', q.hex_of(s, b['u']), True)
-def movement_phase__destroy_newtown__set_burning(s, b):  # 'rulesets/newtown/special_rules.mst:25'
+def movement_phase__destroy_newtown__set_burning(s, b):  # 'rulesets/newtown/special_rules.mst:25' § series 9; newtown 4.1
     e.set_at(s, 'burning', b['u'], True)
-def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103'
+def movement_phase__disrupted_away__each_u(s, b):  # 'rulesets/series/movement.mst:103' § series 9, 13.3
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'disrupted') and (len(q.enemies_adjacent(s, q.hex_of(s, e0),
         b['side'])) > 0)))
-def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104'
+def movement_phase__disrupted_away__let_here(s, b):  # 'rulesets/series/movement.mst:104' § series 9, 13.3
     return len(q.enemies_adjacent(s, q.hex_of(s, b['u']), b['side']))
-def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105'
+def movement_phase__disrupted_away__let_away(s, b):  # 'rulesets/series/movement.mst:105' § series 9, 13.3
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, b['u'])) if ((len(q.enemies_adjacent(s, e0, b['side'])) < b['here'])
         and define__open_to(s, b['u'], e0)))
-def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:106'
+def movement_phase__disrupted_away__if(s, b):  # 'rulesets/series/movement.mst:106' § series 9, 13.3
     return (len(b['away']) > 0)
-def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:107'
+def movement_phase__disrupted_away__let_fewest(s, b):  # 'rulesets/series/movement.mst:107' § series 9, 13.3
     return min((len(q.enemies_adjacent(s, e0, b['side'])) for e0 in b['away']), default=0)
-def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:108'
+def movement_phase__disrupted_away__to_options(s, b):  # 'rulesets/series/movement.mst:108' § series 9, 13.3
     return tuple(e0 for e0 in b['away'] if (len(q.enemies_adjacent(s, e0, b['side'])) == b['fewest']))
-def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:109'
+def movement_phase__disrupted_away__advance_to(s, b):  # 'rulesets/series/movement.mst:109' § series 9, 13.3
     e.advance_to(s, b['u'], b['to'])
-def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:111'
+def movement_phase__disrupted_away__set_moved_away(s, b):  # 'rulesets/series/movement.mst:111' § series 9, 13.3
     e.set_at(s, 'moved_away', b['u'], True)
-def movement_phase__stampede__if(s, b):  # 'rulesets/newtown/cards.mst:377'
+def movement_phase__stampede__if(s, b):  # 'rulesets/newtown/cards.mst:377' § series 9; newtown 6.5.1
     return (((b['side'] == SIDE__AMERICAN) and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP)) and ('stampede' in define__hand(s, SIDE__INDIAN)))
-def movement_phase__stampede__discard_args(s, b):  # 'rulesets/newtown/cards.mst:379'
+def movement_phase__stampede__discard_args(s, b):  # 'rulesets/newtown/cards.mst:379' § series 9; newtown 6.5.1
     return {'card': 'stampede', 'side': SIDE__INDIAN}
-def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:380'
+def movement_phase__stampede__h_options(s, b):  # 'rulesets/newtown/cards.mst:380' § series 9; newtown 6.5.1
     return tuple(e0 for e0 in q.hexes_around(s, q.hex_of(s, UNIT__CATTLE_HERD)) if (((not (e0 in ZONE_THE_ROAD)) and (not q.prohibited(s, e0)))
         and (sum(1 for e1 in q.units_at(s, e0) if (b['side'] == SIDE__INDIAN)) == 0)))
-def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:381'
+def movement_phase__stampede__advance_to(s, b):  # 'rulesets/newtown/cards.mst:381' § series 9; newtown 6.5.1
     e.advance_to(s, UNIT__CATTLE_HERD, b['h'])
-def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:185'
+def movement_phase__drive_the_herd__if(s, b):  # 'rulesets/newtown/special_units.mst:185' § series 9; newtown 6.5.1
     return ((b['side'] == SIDE__AMERICAN) and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
-def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:186'
+def movement_phase__drive_the_herd__march_args(s, b):  # 'rulesets/newtown/special_units.mst:186' § series 9; newtown 6.5.1
     return {'unit': UNIT__CATTLE_HERD, 'toward': define__herd_goal(s)}
-def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123'
+def movement_phase__move__move_units_stop_after(s, b):  # 'rulesets/series/movement.mst:123' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__in_enemy_zoc(s, b['hex'], b['side'])
-def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:124'
+def movement_phase__move__move_units_extra_cost(s, b):  # 'rulesets/series/movement.mst:124' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__rifle_zoc_cost(s, b['from'], b['to'], b['side'])
-def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:125'
+def movement_phase__move__move_units_strategic(s, b):  # 'rulesets/series/movement.mst:125' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__may_move_strategically(s, b['unit'])
-def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:126'
+def movement_phase__move__move_units_strategic_step(s, b):  # 'rulesets/series/movement.mst:126' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return (len(q.enemies_adjacent(s, b['hex'], b['side'])) == 0)
-def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:127'
+def movement_phase__move__move_units_strategic_factor(s, b):  # 'rulesets/series/movement.mst:127' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__strategic_factor(s, b['unit'])
-def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:128'
+def movement_phase__move__move_units_one_hex_minimum(s, b):  # 'rulesets/series/movement.mst:128' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__one_hex_minimum(s, b['unit'])
-def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129'
+def movement_phase__move__move_units_must_move(s, b):  # 'rulesets/series/movement.mst:129' § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
     return define__must_move_away(s, b['unit'])
-def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132'
+def movement_phase__pins__each_u(s, b):  # 'rulesets/series/movement.mst:132' § series 9, 9.3
     return tuple(e0 for e0 in q.all_units(s) if (s.vars['pinned'][e0] and (len(q.enemies_adjacent(s, q.hex_of(s, e0), q.side(s, e0))) == 0)))
-def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133'
+def movement_phase__pins__set_pinned(s, b):  # 'rulesets/series/movement.mst:133' § series 9, 9.3
     e.set_at(s, 'pinned', b['u'], False)
-def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134'
+def movement_phase__pins__if(s, b):  # 'rulesets/series/movement.mst:134' § series 9, 9.3
     return ((UNIT_SIDE[b['u']] == b['side']) and (s.vars['pin_group'][b['u']] > 0))
-def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:137'
+def movement_phase__pins__set_pin_group(s, b):  # 'rulesets/series/movement.mst:137' § series 9, 9.3
     e.set_at(s, 'pin_group', b['v'], 0)
-def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:139'
+def movement_phase__pins__adjust_army_morale_args(s, b):  # 'rulesets/series/movement.mst:139' § series 9, 9.3
     return {'side': b['side'], 'amount': define__pin_removal_adjustment(s)}
 
-def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12'
+def morale_check__result__let_passed(s, b):  # 'rulesets/series/morale.mst:12' § series 13.5
     return (b['total'] >= 5)
 
-def rally_phase__withdrawal_markers__each_u(s, b):  # 'rulesets/series/rally.mst:5'
+def rally_phase__withdrawal_markers__each_u(s, b):  # 'rulesets/series/rally.mst:5' § series 15.1, 12.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if s.vars['withdrawn'][e0])
-def rally_phase__withdrawal_markers__set_withdrawn(s, b):  # 'rulesets/series/rally.mst:6'
+def rally_phase__withdrawal_markers__set_withdrawn(s, b):  # 'rulesets/series/rally.mst:6' § series 15.1, 12.4
     e.set_at(s, 'withdrawn', b['u'], False)
-def rally_phase__opportunity_card__if(s, b):  # 'rulesets/newtown/cards.mst:225'
+def rally_phase__opportunity_card__if(s, b):  # 'rulesets/newtown/cards.mst:225' § series 15.1; newtown 4.2.2
     return (((b['side'] == SIDE__AMERICAN) and (s.vars['momentum'][SIDE__AMERICAN] > 0)) and (q.bag_size(s, 'american_deck') > 0))
-def rally_phase__opportunity_card__spend_momentum_args(s, b):  # 'rulesets/newtown/cards.mst:227'
+def rally_phase__opportunity_card__spend_momentum_args(s, b):  # 'rulesets/newtown/cards.mst:227' § series 15.1; newtown 4.2.2
     return {'side': SIDE__AMERICAN}
-def rally_phase__rally__each_u(s, b):  # 'rulesets/series/rally.mst:11'
+def rally_phase__rally__each_u(s, b):  # 'rulesets/series/rally.mst:11' § series 15.1, 15.2, 16.1
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((UNIT_COMBAT[e0] and (s.vars['order'][e0] != 'parade_order'))
         and (len(q.enemies_adjacent(s, q.hex_of(s, e0), b['side'])) == 0)))
-def rally_phase__rally__morale_check_args(s, b):  # 'rulesets/series/rally.mst:12'
+def rally_phase__rally__morale_check_args(s, b):  # 'rulesets/series/rally.mst:12' § series 15.1, 15.2, 16.1
     return {'unit': b['u'], 'drm': 0}
-def rally_phase__rally__set_order(s, b):  # 'rulesets/series/rally.mst:14'
+def rally_phase__rally__set_order(s, b):  # 'rulesets/series/rally.mst:14' § series 15.1, 15.2, 16.1
     e.set_at(s, 'order', b['u'], ('disrupted' if (s.vars['order'][b['u']] == 'shattered') else 'parade_order'))
-def rally_phase__rally__adjust_army_morale_args(s, b):  # 'rulesets/series/rally.mst:15'
+def rally_phase__rally__adjust_army_morale_args(s, b):  # 'rulesets/series/rally.mst:15' § series 15.1, 15.2, 16.1
     return {'side': b['side'], 'amount': define__rally_adjustment(s)}
-def rally_phase__resolve__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:241'
+def rally_phase__resolve__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:241' § series 15.1; newtown 5.4.4
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if s.vars['failed_resolve'][e0])
-def rally_phase__resolve__if(s, b):  # 'rulesets/newtown/indian_rules.mst:242'
+def rally_phase__resolve__if(s, b):  # 'rulesets/newtown/indian_rules.mst:242' § series 15.1; newtown 5.4.4
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), SIDE__INDIAN)) == 0)
-def rally_phase__resolve__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:245'
+def rally_phase__resolve__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:245' § series 15.1; newtown 5.4.4
     e.set_at(s, 'failed_resolve', b['u'], False)
-def rally_phase__resolve__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:248'
+def rally_phase__resolve__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:248' § series 15.1; newtown 5.4.4
     return s.vars['failed_resolve'][b['u']]
 
-def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/newtown/variations.mst:136'
+def defensive_artillery_fire_phase__fire__if(s, b):  # 'rulesets/newtown/variations.mst:136' § series 11.1, 11.2; newtown 3.4
     return (q.enemy(s, b['side']) == SIDE__AMERICAN)
-def defensive_artillery_fire_phase__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:137'
+def defensive_artillery_fire_phase__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:137' § series 11.1, 11.2; newtown 3.4
     return q.hexes_of(s, define__artillery_targets(s, SIDE__AMERICAN))
-def defensive_artillery_fire_phase__fire__if_2(s, b):  # 'rulesets/newtown/variations.mst:138'
+def defensive_artillery_fire_phase__fire__if_2(s, b):  # 'rulesets/newtown/variations.mst:138' § series 11.1, 11.2; newtown 3.4
     return (b['target_hex'] == NONE_INDEX)
-def defensive_artillery_fire_phase__fire__set_examined(s, b):  # 'rulesets/newtown/variations.mst:141'
+def defensive_artillery_fire_phase__fire__set_examined(s, b):  # 'rulesets/newtown/variations.mst:141' § series 11.1, 11.2; newtown 3.4
     e.set_at(s, 'examined', b['target_hex'], True)
-def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:142'
+def defensive_artillery_fire_phase__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:142' § series 11.1, 11.2; newtown 3.4
     return tuple(e0 for e0 in define__artillery_targets(s, SIDE__AMERICAN) if (q.hex_of(s, e0) == b['target_hex']))
-def defensive_artillery_fire_phase__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:144'
+def defensive_artillery_fire_phase__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:144' § series 11.1, 11.2; newtown 3.4
     return define__artillery_targets(s, q.enemy(s, b['side']))
-def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/newtown/variations.mst:144'
+def defensive_artillery_fire_phase__fire__target_chooser(s, b):  # 'rulesets/newtown/variations.mst:144' § series 11.1, 11.2; newtown 3.4
     return q.enemy(s, b['side'])
-def defensive_artillery_fire_phase__fire__if_3(s, b):  # 'rulesets/newtown/variations.mst:145'
+def defensive_artillery_fire_phase__fire__if_3(s, b):  # 'rulesets/newtown/variations.mst:145' § series 11.1, 11.2; newtown 3.4
     return (b['target'] == NONE_INDEX)
-def defensive_artillery_fire_phase__fire__artillery_fire_args(s, b):  # 'rulesets/newtown/variations.mst:149'
+def defensive_artillery_fire_phase__fire__artillery_fire_args(s, b):  # 'rulesets/newtown/variations.mst:149' § series 11.1, 11.2; newtown 3.4
     return {'target': b['target'], 'side': q.enemy(s, b['side'])}
 
-def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71'
+def artillery_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:71' § series 11.2, 11.3
     return tuple(e0 for e0 in () if False)
-def artillery_fire__firers__each_a(s, b):  # 'rulesets/series/fire.mst:72'
+def artillery_fire__firers__each_a(s, b):  # 'rulesets/series/fire.mst:72' § series 11.2, 11.3
     return tuple(e0 for e0 in define__ready_artillery(s, b['side']) if define__can_bombard(s, e0, b['target']))
-def artillery_fire__firers__let_firers_2(s, b):  # 'rulesets/series/fire.mst:74'
+def artillery_fire__firers__let_firers_2(s, b):  # 'rulesets/series/fire.mst:74' § series 11.2, 11.3
     return q.union(b['firers'], (b['a'],))
-def artillery_fire__firers__set_fired(s, b):  # 'rulesets/series/fire.mst:75'
+def artillery_fire__firers__set_fired(s, b):  # 'rulesets/series/fire.mst:75' § series 11.2, 11.3
     e.set_at(s, 'fired', b['a'], True)
-def artillery_fire__firers__set_artillery_target(s, b):  # 'rulesets/series/fire.mst:78'
+def artillery_fire__firers__set_artillery_target(s, b):  # 'rulesets/series/fire.mst:78' § series 11.2, 11.3
     e.set_at(s, 'artillery_target', b['target'], True)
-def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80'
+def artillery_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:80' § series 11.2, 11.3
     return (len(b['firers']) > 0)
-def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81'
+def artillery_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:81' § series 11.2, 11.3
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, max((q.distance(s,
         q.hex_of(s, e0), q.hex_of(s, b['target'])) for e0 in b['firers']), default=0)))
-def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84'
+def artillery_fire__to_hit__if_2(s, b):  # 'rulesets/series/fire.mst:84' § series 11.2, 11.3
     return (b['modified'] >= b['needed'])
-def artillery_fire__resolve_hit__if(s, b):  # 'rulesets/newtown/indian_rules.mst:156'
+def artillery_fire__resolve_hit__if(s, b):  # 'rulesets/newtown/indian_rules.mst:156' § series 11.2, 11.3; newtown 5.4.1
     return ((((len(b['firers']) > 0) and (b['side'] == SIDE__AMERICAN)) and define__warrior(s, b['target'])) and (b['modified'] >= b['needed']))
-def artillery_fire__resolve_hit__set_resolve_hit(s, b):  # 'rulesets/newtown/indian_rules.mst:157'
+def artillery_fire__resolve_hit__set_resolve_hit(s, b):  # 'rulesets/newtown/indian_rules.mst:157' § series 11.2, 11.3; newtown 5.4.1
     e.set_var(s, 'resolve_hit', True)
 
-def fire_result__apply__let_loss(s, b):  # 'rulesets/series/fire.mst:95'
+def fire_result__apply__let_loss(s, b):  # 'rulesets/series/fire.mst:95' § series 10.3, 11.3, 16.1
     return define__result_army_morale(s, b['result'], b['target'], ())
-def fire_result__apply__result_args(s, b):  # 'rulesets/series/fire.mst:96'
+def fire_result__apply__result_args(s, b):  # 'rulesets/series/fire.mst:96' § series 10.3, 11.3, 16.1
     return {'affected': b['target'], 'others': (), 'side': UNIT_SIDE[b['target']], 'attacker': q.enemy(s, UNIT_SIDE[b['target']]),
         'defender': UNIT_SIDE[b['target']], 'fire': True, 'morale_drm': 0}
-def fire_result__apply__adjust_army_morale_args(s, b):  # 'rulesets/series/fire.mst:98'
+def fire_result__apply__adjust_army_morale_args(s, b):  # 'rulesets/series/fire.mst:98' § series 10.3, 11.3, 16.1
     return {'side': UNIT_SIDE[b['target']], 'amount': b['loss']}
 
-def rifle_fire_phase__results__each_u(s, b):  # 'rulesets/series/fire.mst:111'
+def rifle_fire_phase__results__each_u(s, b):  # 'rulesets/series/fire.mst:111' § series 10.1, 10.4
     return tuple(e0 for e0 in q.units_of(s, q.enemy(s, b['side'])) if (s.vars['rifle_result'][e0] != NONE_INDEX))
-def rifle_fire_phase__results__fire_result_args(s, b):  # 'rulesets/series/fire.mst:112'
+def rifle_fire_phase__results__fire_result_args(s, b):  # 'rulesets/series/fire.mst:112' § series 10.1, 10.4
     return {'target': b['u'], 'result': s.vars['rifle_result'][b['u']]}
-def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:113'
+def rifle_fire_phase__results__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:113' § series 10.1, 10.4
     e.set_at(s, 'rifle_result', b['u'], NONE_INDEX)
-def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:115'
+def rifle_fire_phase__results__each_u_2(s, b):  # 'rulesets/series/fire.mst:115' § series 10.1, 10.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if (s.vars['rifle_result'][e0] != NONE_INDEX))
 
-def rifle_fire_by__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:157'
+def rifle_fire_by__fire__target_hex_options(s, b):  # 'rulesets/newtown/variations.mst:157' § series 10.2, 10.3; newtown 3.4
     return q.hexes_of(s, define__rifle_targets(s, SIDE__AMERICAN))
-def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:162'
+def rifle_fire_by__fire__target_options(s, b):  # 'rulesets/newtown/variations.mst:162' § series 10.2, 10.3; newtown 3.4
     return tuple(e0 for e0 in define__rifle_targets(s, SIDE__AMERICAN) if (q.hex_of(s, e0) == b['target_hex']))
-def rifle_fire_by__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:164'
+def rifle_fire_by__fire__target_options_2(s, b):  # 'rulesets/newtown/variations.mst:164' § series 10.2, 10.3; newtown 3.4
     return define__rifle_targets(s, b['side'])
 
-def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:147'
+def rifle_fire__firers__each_r(s, b):  # 'rulesets/series/fire.mst:147' § series 10.2, 10.3, 10.5
     return define__adjacent_rifles(s, b['target'], b['side'])
-def rifle_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:149'
+def rifle_fire__firers__let_firers(s, b):  # 'rulesets/series/fire.mst:149' § series 10.2, 10.3, 10.5
     return q.union(b['firers'], (b['r'],))
-def rifle_fire__firers__set_rifle_target(s, b):  # 'rulesets/series/fire.mst:152'
+def rifle_fire__firers__set_rifle_target(s, b):  # 'rulesets/series/fire.mst:152' § series 10.2, 10.3, 10.5
     e.set_at(s, 'rifle_target', b['target'], True)
-def rifle_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:157'
+def rifle_fire__to_hit__let_needed(s, b):  # 'rulesets/series/fire.mst:157' § series 10.2, 10.3, 10.5
     return q.lookup(s, TABLE__FIRE_TABLE, sum(q.unit_rifle_strength(s, e0) for e0 in b['firers']), q.column_of(s, TABLE__FIRE_TABLE, 1))
-def rifle_fire__to_hit__let_first_fire(s, b):  # 'rulesets/series/fire.mst:158'
+def rifle_fire__to_hit__let_first_fire(s, b):  # 'rulesets/series/fire.mst:158' § series 10.2, 10.3, 10.5
     return (not any(s.vars['has_fired'][e0] for e0 in b['firers']))
-def rifle_fire__to_hit__set_fired(s, b):  # 'rulesets/series/fire.mst:160'
+def rifle_fire__to_hit__set_fired(s, b):  # 'rulesets/series/fire.mst:160' § series 10.2, 10.3, 10.5
     e.set_at(s, 'fired', b['r'], True)
-def rifle_fire__to_hit__set_has_fired(s, b):  # 'rulesets/series/fire.mst:161'
+def rifle_fire__to_hit__set_has_fired(s, b):  # 'rulesets/series/fire.mst:161' § series 10.2, 10.3, 10.5
     e.set_at(s, 'has_fired', b['r'], True)
-def rifle_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:166'
+def rifle_fire__to_hit__if(s, b):  # 'rulesets/series/fire.mst:166' § series 10.2, 10.3, 10.5
     return ((b['modified'] < b['needed']) and define__jaeger_second_roll(s, b['firers'], b['target']))
-def rifle_fire__to_hit__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:171'
+def rifle_fire__to_hit__set_rifle_result(s, b):  # 'rulesets/series/fire.mst:171' § series 10.2, 10.3, 10.5
     e.set_at(s, 'rifle_result', b['target'], b['result'])
 
-def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:12'
+def close_combat_phase__designate__designate_combats_may_attack(s, b):  # 'rulesets/series/close_combat.mst:12' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return define__may_attack(s, b['unit'])
-def close_combat_phase__designate__designate_combats_must_attack(s, b):  # 'rulesets/series/close_combat.mst:13'
+def close_combat_phase__designate__designate_combats_must_attack(s, b):  # 'rulesets/series/close_combat.mst:13' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return define__must_attack(s, b['unit'])
-def close_combat_phase__designate__designate_combats_must_be_attacked(s, b):  # 'rulesets/series/close_combat.mst:14'
+def close_combat_phase__designate__designate_combats_must_be_attacked(s, b):  # 'rulesets/series/close_combat.mst:14' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return define__must_be_attacked(s, b['unit'])
-def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:16'
+def close_combat_phase__designate__designate_combats_may_divert(s, b):  # 'rulesets/series/close_combat.mst:16' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return (not s.vars['pinned'][b['unit']])
-def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11'
+def close_combat_phase__designate__designate_combats_args(s, b):  # 'rulesets/series/close_combat.mst:11' § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
     return {'side': b['side'], 'diversion': q.rule_on(s, 'diversion')}
-def close_combat_phase__examine_defenders__each_c(s, b):  # 'rulesets/newtown/variations.mst:122'
+def close_combat_phase__examine_defenders__each_c(s, b):  # 'rulesets/newtown/variations.mst:122' § series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4
     return q.combats(s)
-def close_combat_phase__examine_defenders__each_h(s, b):  # 'rulesets/newtown/variations.mst:123'
+def close_combat_phase__examine_defenders__each_h(s, b):  # 'rulesets/newtown/variations.mst:123' § series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4
     return q.defense_hexes(s, b['c'])
-def close_combat_phase__examine_defenders__set_examined(s, b):  # 'rulesets/newtown/variations.mst:124'
+def close_combat_phase__examine_defenders__set_examined(s, b):  # 'rulesets/newtown/variations.mst:124' § series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4
     e.set_at(s, 'examined', b['h'], True)
-def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:18'
+def close_combat_phase__pins__each_u(s, b):  # 'rulesets/series/close_combat.mst:18' § series 12, 12.1, 12.11, 12.2, 12.22
     return tuple(e0 for e0 in q.all_units(s) if s.vars['pinned'][e0])
-def close_combat_phase__ambush__if(s, b):  # 'rulesets/newtown/indian_rules.mst:295'
+def close_combat_phase__ambush__if(s, b):  # 'rulesets/newtown/indian_rules.mst:295' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     return ((not s.vars['ambush_rolled']) and (len(q.combats(s)) > 0))
-def close_combat_phase__ambush__set_ambush_rolled(s, b):  # 'rulesets/newtown/indian_rules.mst:296'
+def close_combat_phase__ambush__set_ambush_rolled(s, b):  # 'rulesets/newtown/indian_rules.mst:296' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     e.set_var(s, 'ambush_rolled', True)
-def close_combat_phase__ambush__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:297'
+def close_combat_phase__ambush__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:297' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     return q.rule_on(s, 'automatic_ambush')
-def close_combat_phase__ambush__set_ambush_sprung(s, b):  # 'rulesets/newtown/indian_rules.mst:298'
+def close_combat_phase__ambush__set_ambush_sprung(s, b):  # 'rulesets/newtown/indian_rules.mst:298' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     e.set_var(s, 'ambush_sprung', True)
-def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/indian_rules.mst:301'
+def close_combat_phase__ambush__set_ambush_sprung_2(s, b):  # 'rulesets/newtown/indian_rules.mst:301' § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
     e.set_var(s, 'ambush_sprung', (b['ambush'] == 'sprung'))
 
-def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60'
+def shattered_captured__each__each_u(s, b):  # 'rulesets/series/close_combat.mst:60' § series 13.4
     return tuple(e0 for e0 in q.units_of(s, b['side']) if ((s.vars['order'][e0] == 'shattered') and define__exposed(s, e0)))
 
-def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:197'
+def close_combat__begin__let_attacker(s, b):  # 'rulesets/series/close_combat.mst:197' § series 12.23
     return q.attacking_side(s, b['combat'])
-def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:198'
+def close_combat__begin__let_defender(s, b):  # 'rulesets/series/close_combat.mst:198' § series 12.23
     return q.defending_side(s, b['combat'])
-def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:199'
+def close_combat__begin__set_morale_snapshot(s, b):  # 'rulesets/series/close_combat.mst:199' § series 12.23
     e.set_at(s, 'morale_snapshot', b['attacker'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['attacker']),
         'morale_modifier'))
-def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:200'
+def close_combat__begin__set_morale_snapshot_2(s, b):  # 'rulesets/series/close_combat.mst:200' § series 12.23
     e.set_at(s, 'morale_snapshot', b['defender'], q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['defender']),
         'morale_modifier'))
-def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:201'
+def close_combat__begin__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:201' § series 12.23
     e.set_var(s, 'snapshot_taken', True)
-def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:203'
+def close_combat__begin__each_u(s, b):  # 'rulesets/series/close_combat.mst:203' § series 12.23
     return q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat']))
-def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:204'
+def close_combat__begin__set_has_fired(s, b):  # 'rulesets/series/close_combat.mst:204' § series 12.23
     e.set_at(s, 'has_fired', b['u'], True)
-def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:209'
+def close_combat__odds__if(s, b):  # 'rulesets/series/close_combat.mst:209' § series 12.23, 12.3
     return all(UNIT_PROPS['artillery'][e0] for e0 in q.defenders(s, b['combat']))
-def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:210'
+def close_combat__odds__each_u(s, b):  # 'rulesets/series/close_combat.mst:210' § series 12.23, 12.3
     return q.defenders(s, b['combat'])
-def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:215'
+def close_combat__odds__let_odds(s, b):  # 'rulesets/series/close_combat.mst:215' § series 12.23, 12.3
     return q.odds_column(s, TABLE__CLOSE_COMBAT_TABLE, define__attack_strength(s, b['combat']), define__defense_strength(s, b['combat']))
-def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:216'
+def close_combat__odds__if_2(s, b):  # 'rulesets/series/close_combat.mst:216' § series 12.23, 12.3
     return q.diverted(s, b['combat'])
-def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:217'
+def close_combat__odds__let_odds_2(s, b):  # 'rulesets/series/close_combat.mst:217' § series 12.23, 12.3
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (-1))
-def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:309'
+def close_combat__ambush_shift__if(s, b):  # 'rulesets/newtown/indian_rules.mst:309' § series 12.23; newtown 5.5
     return s.vars['ambush_sprung']
-def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:310'
+def close_combat__ambush_shift__let_odds(s, b):  # 'rulesets/newtown/indian_rules.mst:310' § series 12.23; newtown 5.5
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], (2 if (b['attacker'] == SIDE__INDIAN) else (-2)))
-def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:222'
+def close_combat__cavalry_withdrawal__if(s, b):  # 'rulesets/series/close_combat.mst:222' § series 12.23, 12.4
     return define__may_withdraw_cavalry(s, b['combat'])
-def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:225'
+def close_combat__cavalry_withdrawal__set_withdrawn(s, b):  # 'rulesets/series/close_combat.mst:225' § series 12.23, 12.4
     e.set_at(s, 'withdrawn', b['u'], True)
-def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:226'
+def close_combat__cavalry_withdrawal__if_2(s, b):  # 'rulesets/series/close_combat.mst:226' § series 12.23, 12.4
     return s.vars['pinned'][b['u']]
-def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:227'
+def close_combat__cavalry_withdrawal__adjust_army_morale_args(s, b):  # 'rulesets/series/close_combat.mst:227' § series 12.23, 12.4
     return {'side': b['defender'], 'amount': (-1)}
-def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:229'
+def close_combat__cavalry_withdrawal__retreat_unit_args(s, b):  # 'rulesets/series/close_combat.mst:229' § series 12.23, 12.4
     return {'unit': b['u'], 'hexes': 3}
-def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:235'
+def close_combat__cavalry_withdrawal__if_3(s, b):  # 'rulesets/series/close_combat.mst:235' § series 12.23, 12.4
     return ((s.unit_status[b['u']] == ON_MAP) and (len(q.enemies_adjacent(s, q.hex_of(s, b['u']), UNIT_SIDE[b['u']])) > 0))
-def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:244'
+def close_combat__lead_units__attacker_lead_options(s, b):  # 'rulesets/series/close_combat.mst:244' § series 12.23
     return define__attacker_lead_candidates(s, b['combat'])
-def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:245'
+def close_combat__lead_units__defender_lead_options(s, b):  # 'rulesets/series/close_combat.mst:245' § series 12.23
     return define__lead_candidates(s, q.defenders(s, b['combat']))
-def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:450'
+def close_combat__indian_withdrawal__if(s, b):  # 'rulesets/newtown/indian_rules.mst:450' § series 12.23; newtown 5.8
     return define__may_withdraw_indians(s, b['combat'])
-def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:453'
+def close_combat__indian_withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/indian_rules.mst:453' § series 12.23; newtown 5.8
     e.set_at(s, 'indian_withdrawal', b['u'], True)
-def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:457'
+def close_combat__indian_withdrawal__evading_retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:457' § series 12.23; newtown 5.8
     return {'unit': b['u'], 'hexes': 3, 'must_avoid': True}
-def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:69'
+def close_combat__honor_leads__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:69' § series 12.23; newtown 5.1.2
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((s.vars['honor'][e0]
         and (e0 != b['attacker_lead'])) and (e0 != b['defender_lead'])))
-def close_combat__honor_leads__set_honor_lead(s, b):  # 'rulesets/newtown/indian_rules.mst:72'
+def close_combat__honor_leads__set_honor_lead(s, b):  # 'rulesets/newtown/indian_rules.mst:72' § series 12.23; newtown 5.1.2
     e.set_var(s, 'honor_lead', (b['attacker_lead'] if s.vars['honor'][b['attacker_lead']] else (b['defender_lead']
         if s.vars['honor'][b['defender_lead']] else NONE_INDEX)))
-def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:251'
+def close_combat__tactics__attacker_chit_options(s, b):  # 'rulesets/series/close_combat.mst:251' § series 12.23, 12.5, 12.54
     return define__tactics_chits(s)
-def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:254'
+def close_combat__tactics__let_matrix(s, b):  # 'rulesets/series/close_combat.mst:254' § series 12.23, 12.5, 12.54
     return q.lookup(s, TABLE__TACTICS_MATRIX, b['attacker_chit'], q.column_of(s, TABLE__TACTICS_MATRIX, b['defender_chit']))
-def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:255'
+def close_combat__tactics__let_tactics(s, b):  # 'rulesets/series/close_combat.mst:255' § series 12.23, 12.5, 12.54
     return (b['matrix'][0] + define__illegal_chit_drm(s, b['combat'], b['attacker_chit'], b['defender_chit']))
-def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:256'
+def close_combat__tactics__if(s, b):  # 'rulesets/series/close_combat.mst:256' § series 12.23, 12.5, 12.54
     return (b['matrix'][1] == RESULT__NO_COMBAT)
-def close_combat__opportunity_before_roll__if(s, b):  # 'rulesets/newtown/cards.mst:330'
+def close_combat__opportunity_before_roll__if(s, b):  # 'rulesets/newtown/cards.mst:330' § series 12.23; newtown 4.2.4
     return s.vars['combat_called_off']
-def close_combat__opportunity_before_roll__if_2(s, b):  # 'rulesets/newtown/cards.mst:333'
+def close_combat__opportunity_before_roll__if_2(s, b):  # 'rulesets/newtown/cards.mst:333' § series 12.23; newtown 4.2.4
     return (s.vars['card_shift'] != 0)
-def close_combat__opportunity_before_roll__let_odds(s, b):  # 'rulesets/newtown/cards.mst:334'
+def close_combat__opportunity_before_roll__let_odds(s, b):  # 'rulesets/newtown/cards.mst:334' § series 12.23; newtown 4.2.4
     return q.shift_column(s, TABLE__CLOSE_COMBAT_TABLE, b['odds'], s.vars['card_shift'])
-def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:262'
+def close_combat__resolve__close_combat_table_column(s, b):  # 'rulesets/series/close_combat.mst:262' § series 12.23
     return b['odds']
-def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:267'
+def close_combat__momentum__let_first(s, b):  # 'rulesets/series/close_combat.mst:267' § series 12.23, 12.62
     return (b['attacker'] if (s.vars['momentum'][b['attacker']] < s.vars['momentum'][b['defender']]) else b['defender'])
-def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:269'
+def close_combat__momentum__if(s, b):  # 'rulesets/series/close_combat.mst:269' § series 12.23, 12.62
     return (s.vars['momentum'][b['first']] > 0)
-def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:275'
+def close_combat__momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:275' § series 12.23, 12.62
     return ((not b['rerolled']) and (s.vars['momentum'][q.enemy(s, b['first'])] > 0))
-def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:276'
+def close_combat__momentum__ask12_chooser(s, b):  # 'rulesets/series/close_combat.mst:276' § series 12.23, 12.62
     return q.enemy(s, b['first'])
-def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:289'
+def close_combat__previously_retreated__let_retreated_defenders(s, b):  # 'rulesets/series/close_combat.mst:289' § series 12.23, 13.25
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if s.vars['retreated'][e0])
-def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:290'
+def close_combat__previously_retreated__let_retreated_attackers(s, b):  # 'rulesets/series/close_combat.mst:290' § series 12.23, 13.25
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (s.vars['retreated'][e0] and (not UNIT_PROPS['artillery'][e0])))
-def close_combat__ignore_a_result__each_player(s, b):  # 'rulesets/newtown/cards.mst:351'
+def close_combat__ignore_a_result__each_player(s, b):  # 'rulesets/newtown/cards.mst:351' § series 12.23; newtown 4.2.4
     return (b['attacker'], b['defender'],)
-def close_combat__ignore_a_result__if(s, b):  # 'rulesets/newtown/cards.mst:352'
+def close_combat__ignore_a_result__if(s, b):  # 'rulesets/newtown/cards.mst:352' § series 12.23; newtown 4.2.4
     return ('fathers_sons_and_brothers' in define__hand(s, b['player']))
-def close_combat__ignore_a_result__discard_args(s, b):  # 'rulesets/newtown/cards.mst:354'
+def close_combat__ignore_a_result__discard_args(s, b):  # 'rulesets/newtown/cards.mst:354' § series 12.23; newtown 4.2.4
     return {'card': 'fathers_sons_and_brothers', 'side': b['player']}
-def close_combat__ignore_a_result__set_result_ignored(s, b):  # 'rulesets/newtown/cards.mst:355'
+def close_combat__ignore_a_result__set_result_ignored(s, b):  # 'rulesets/newtown/cards.mst:355' § series 12.23; newtown 4.2.4
     e.set_var(s, 'result_ignored', b['player'])
-def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:293'
+def close_combat__apply__let_defender_others(s, b):  # 'rulesets/series/close_combat.mst:293' § series 12.23, 13.1
     return tuple(e0 for e0 in q.defenders(s, b['combat']) if (((e0 != b['defender_lead']) and (not s.vars['retreated'][e0]))
         and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:294'
+def close_combat__apply__let_attacker_others(s, b):  # 'rulesets/series/close_combat.mst:294' § series 12.23, 13.1
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['attacker_lead']) and (not UNIT_PROPS['artillery'][e0]))
         and (not s.vars['retreated'][e0])) and (not define__shares_fate(s, e0))))
-def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:295'
+def close_combat__apply__let_defender_loss(s, b):  # 'rulesets/series/close_combat.mst:295' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][1], b['defender_lead'], b['defender_others'])
-def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:296'
+def close_combat__apply__let_attacker_loss(s, b):  # 'rulesets/series/close_combat.mst:296' § series 12.23, 13.1
     return define__result_army_morale(s, b['result'][0], b['attacker_lead'], b['attacker_others'])
-def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:297'
+def close_combat__apply__if(s, b):  # 'rulesets/series/close_combat.mst:297' § series 12.23, 13.1
     return define__result_stands(s, b['defender'])
-def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:298'
+def close_combat__apply__result(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
     return b['result'][1]
-def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:298'
+def close_combat__apply__result_args(s, b):  # 'rulesets/series/close_combat.mst:298' § series 12.23, 13.1
     return {'affected': b['defender_lead'], 'others': b['defender_others'], 'side': b['defender'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': (1 if define__behind_fieldworks(s, b['combat']) else 0)}
-def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:302'
+def close_combat__apply__if_2(s, b):  # 'rulesets/series/close_combat.mst:302' § series 12.23, 13.1
     return define__result_stands(s, b['attacker'])
-def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:303'
+def close_combat__apply__result_2(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
     return b['result'][0]
-def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:303'
+def close_combat__apply__result_args_2(s, b):  # 'rulesets/series/close_combat.mst:303' § series 12.23, 13.1
     return {'affected': b['attacker_lead'], 'others': b['attacker_others'], 'side': b['attacker'], 'attacker': b['attacker'],
         'defender': b['defender'], 'fire': False, 'morale_drm': 0}
-def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:317'
+def close_combat__retreated_check__previously_retreated_check_args(s, b):  # 'rulesets/series/close_combat.mst:317' § series 12.23, 13.25
     return {'units': b['retreated_defenders'], 'side': b['defender'], 'r': b['result'][1], 'drm': (1 if define__behind_fieldworks(s, b['combat'])
         else 0)}
-def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:321'
+def close_combat__retreated_check__previously_retreated_check_args_2(s, b):  # 'rulesets/series/close_combat.mst:321' § series 12.23, 13.25
     return {'units': b['retreated_attackers'], 'side': b['attacker'], 'r': b['result'][0], 'drm': 0}
-def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:327'
+def close_combat__gain_momentum__if(s, b):  # 'rulesets/series/close_combat.mst:327' § series 12.23, 12.63
     return (b['modified_roll'] <= (-1))
-def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:330'
+def close_combat__gain_momentum__if_2(s, b):  # 'rulesets/series/close_combat.mst:330' § series 12.23, 12.63
     return (b['modified_roll'] >= 10)
-def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:341'
+def close_combat__advance__set_snapshot_taken(s, b):  # 'rulesets/series/close_combat.mst:341' § series 12.23, 12.3, 12.4
     e.set_var(s, 'snapshot_taken', False)
-def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:344'
+def close_combat__done__resolve_combat(s, b):  # 'rulesets/series/close_combat.mst:344' § series 12.23
     e.resolve_combat(s, b['combat'])
 
-def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202'
+def advance_after_combat__stay_in_the_breastwork__if(s, b):  # 'rulesets/newtown/variations.mst:202' § series 12.23; newtown 3.6.2
     return define__holds_the_breastwork(s, b['combat'], b['lead'])
-def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:349'
+def advance_after_combat__advance__let_vacated(s, b):  # 'rulesets/series/close_combat.mst:349' § series 12.23
     return tuple(e0 for e0 in q.defense_hexes(s, b['combat']) if (sum(1 for e1 in q.units_at(s, e0) if UNIT_COMBAT[e1]) == 0))
-def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:350'
+def advance_after_combat__advance__if(s, b):  # 'rulesets/series/close_combat.mst:350' § series 12.23
     return (len(b['vacated']) > 0)
-def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:352'
+def advance_after_combat__advance__if_2(s, b):  # 'rulesets/series/close_combat.mst:352' § series 12.23
     return (b['lead'] != NONE_INDEX)
-def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:353'
+def advance_after_combat__advance__let_reachable(s, b):  # 'rulesets/series/close_combat.mst:353' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if (q.adjacent(s, e0, q.hex_of(s, b['lead'])) and define__may_advance(s, b['lead'], q.hex_of(s, b['lead']),
         e0)))
-def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:354'
+def advance_after_combat__advance__if_3(s, b):  # 'rulesets/series/close_combat.mst:354' § series 12.23
     return ((((s.unit_status[b['lead']] == ON_MAP) and (q.hex_of(s, b['lead']) in q.attack_hexes(s, b['combat']))) and (len(b['reachable']) > 0))
         and define__free_to_advance(s, b['lead']))
-def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:356'
+def advance_after_combat__advance__advance_to(s, b):  # 'rulesets/series/close_combat.mst:356' § series 12.23
     e.advance_to(s, b['lead'], b['into'])
-def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:360'
+def advance_after_combat__advance__each_u(s, b):  # 'rulesets/series/close_combat.mst:360' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if ((((e0 != b['lead']) and (not UNIT_PROPS['artillery'][e0])) and (q.hex_of(s,
         e0) in q.attack_hexes(s, b['combat']))) and define__free_to_advance(s, e0)))
-def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:361'
+def advance_after_combat__advance__to_options(s, b):  # 'rulesets/series/close_combat.mst:361' § series 12.23
     return tuple(e0 for e0 in b['vacated'] if ((q.adjacent(s, e0, q.hex_of(s, b['u'])) and define__may_advance(s, b['u'], q.hex_of(s, b['u']), e0))
         and define__stack_ok(s, q.union(q.units_at(s, e0), (b['u'],)))))
-def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:362'
+def advance_after_combat__advance__if_4(s, b):  # 'rulesets/series/close_combat.mst:362' § series 12.23
     return (b['to'] != NONE_INDEX)
 
-def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:91'
+def tactical_withdrawal__honor__if(s, b):  # 'rulesets/newtown/indian_rules.mst:91' § series 12.23; newtown 5.1.3
     return ((s.vars['honor_lead'] != NONE_INDEX) and ((s.vars['honor_lead'] in q.attackers(s, b['combat'])) or (s.vars['honor_lead'] in q.defenders(s,
         b['combat']))))
-def tactical_withdrawal__honor__lose_honor_args(s, b):  # 'rulesets/newtown/indian_rules.mst:92'
+def tactical_withdrawal__honor__lose_honor_args(s, b):  # 'rulesets/newtown/indian_rules.mst:92' § series 12.23; newtown 5.1.3
     return {'unit': s.vars['honor_lead']}
-def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:373'
+def tactical_withdrawal__defender__if(s, b):  # 'rulesets/series/close_combat.mst:373' § series 12.23
     return (b['defender_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:378'
+def tactical_withdrawal__attacker__if(s, b):  # 'rulesets/series/close_combat.mst:378' § series 12.23
     return (b['attacker_chit'] == 'withdraw')
-def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:379'
+def tactical_withdrawal__attacker__each_u(s, b):  # 'rulesets/series/close_combat.mst:379' § series 12.23
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
 
-def prepare_for_play__optional_units__if(s, b):  # 'rulesets/newtown/prepare.mst:25'
+def prepare_for_play__optional_units__if(s, b):  # 'rulesets/newtown/prepare.mst:25' § newtown I, 1.6, 6.2
     return ((not q.rule_on(s, 'seven_nations_option')) and (s.unit_status[UNIT__SEVEN_NATIONS_WARRIORS] == ON_MAP))
-def prepare_for_play__optional_units__remove_from_play(s, b):  # 'rulesets/newtown/prepare.mst:26'
+def prepare_for_play__optional_units__remove_from_play(s, b):  # 'rulesets/newtown/prepare.mst:26' § newtown I, 1.6, 6.2
     e.remove_from_play(s, UNIT__SEVEN_NATIONS_WARRIORS)
-def prepare_for_play__platoon__if(s, b):  # 'rulesets/newtown/prepare.mst:30'
+def prepare_for_play__platoon__if(s, b):  # 'rulesets/newtown/prepare.mst:30' § newtown I, 6.1.1
     return (((s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP) and (s.vars['attached_to'][UNIT__EIGHTH_FOOT] == NONE_INDEX)) and (q.hex_of(s,
         UNIT__EIGHTH_FOOT) == q.hex_of(s, UNIT__WALTER_BUTLER)))
-def prepare_for_play__platoon__set_attached_to(s, b):  # 'rulesets/newtown/prepare.mst:31'
+def prepare_for_play__platoon__set_attached_to(s, b):  # 'rulesets/newtown/prepare.mst:31' § newtown I, 6.1.1
     e.set_at(s, 'attached_to', UNIT__EIGHTH_FOOT, UNIT__WALTER_BUTLER)
-def prepare_for_play__activation_markers__each_u(s, b):  # 'rulesets/newtown/prepare.mst:35'
+def prepare_for_play__activation_markers__each_u(s, b):  # 'rulesets/newtown/prepare.mst:35' § newtown I, 1.9.1
     return tuple(e0 for e0 in (UNIT__SEVEN_NATIONS_WARRIORS, UNIT__ONONDAGA_WARRIORS,) if (s.unit_status[e0] == ON_MAP))
-def prepare_for_play__activation_markers__join_cup_args(s, b):  # 'rulesets/newtown/prepare.mst:36'
+def prepare_for_play__activation_markers__join_cup_args(s, b):  # 'rulesets/newtown/prepare.mst:36' § newtown I, 1.9.1
     return {'token': ('seven_nations' if (b['u'] == UNIT__SEVEN_NATIONS_WARRIORS) else 'onondaga')}
 
-def join_cup__join__if(s, b):  # 'rulesets/newtown/prepare.mst:47'
+def join_cup__join__if(s, b):  # 'rulesets/newtown/prepare.mst:47' § newtown 1.9
     return q.in_bag(s, 'markers_set_aside', b['token'])
-def join_cup__join__take_out(s, b):  # 'rulesets/newtown/prepare.mst:48'
+def join_cup__join__take_out(s, b):  # 'rulesets/newtown/prepare.mst:48' § newtown 1.9
     e.take_out(s, 'markers_set_aside', b['token'])
-def join_cup__join__put_in(s, b):  # 'rulesets/newtown/prepare.mst:49'
+def join_cup__join__put_in(s, b):  # 'rulesets/newtown/prepare.mst:49' § newtown 1.9
     e.put_in(s, 'activation_cup', b['token'])
 
-def pre_game_enhancement__apply__if(s, b):  # 'rulesets/newtown/prepare.mst:103'
+def pre_game_enhancement__apply__if(s, b):  # 'rulesets/newtown/prepare.mst:103' § newtown 1.8
     return (b['outcome'] == 'war_dance')
-def pre_game_enhancement__apply__set_war_dance(s, b):  # 'rulesets/newtown/prepare.mst:104'
+def pre_game_enhancement__apply__set_war_dance(s, b):  # 'rulesets/newtown/prepare.mst:104' § newtown 1.8
     e.set_var(s, 'war_dance', True)
-def pre_game_enhancement__apply__if_2(s, b):  # 'rulesets/newtown/prepare.mst:105'
+def pre_game_enhancement__apply__if_2(s, b):  # 'rulesets/newtown/prepare.mst:105' § newtown 1.8
     return (b['outcome'] == 'french_margaret')
-def pre_game_enhancement__apply__adjust_army_morale_args(s, b):  # 'rulesets/newtown/prepare.mst:107'
+def pre_game_enhancement__apply__adjust_army_morale_args(s, b):  # 'rulesets/newtown/prepare.mst:107' § newtown 1.8
     return {'side': SIDE__INDIAN, 'amount': 1}
-def pre_game_enhancement__apply__if_3(s, b):  # 'rulesets/newtown/prepare.mst:108'
+def pre_game_enhancement__apply__if_3(s, b):  # 'rulesets/newtown/prepare.mst:108' § newtown 1.8
     return (b['outcome'] == 'visions')
-def pre_game_enhancement__apply__set_visions(s, b):  # 'rulesets/newtown/prepare.mst:109'
+def pre_game_enhancement__apply__set_visions(s, b):  # 'rulesets/newtown/prepare.mst:109' § newtown 1.8
     e.set_var(s, 'visions', True)
-def pre_game_enhancement__apply__if_4(s, b):  # 'rulesets/newtown/prepare.mst:110'
+def pre_game_enhancement__apply__if_4(s, b):  # 'rulesets/newtown/prepare.mst:110' § newtown 1.8
     return (b['outcome'] == 'big_medicine')
-def pre_game_enhancement__apply__set_big_medicine(s, b):  # 'rulesets/newtown/prepare.mst:111'
+def pre_game_enhancement__apply__set_big_medicine(s, b):  # 'rulesets/newtown/prepare.mst:111' § newtown 1.8
     e.set_at(s, 'big_medicine', UNIT__OLD_SMOKE, True)
-def pre_game_enhancement__apply__if_5(s, b):  # 'rulesets/newtown/prepare.mst:112'
+def pre_game_enhancement__apply__if_5(s, b):  # 'rulesets/newtown/prepare.mst:112' § newtown 1.8
     return (b['outcome'] == 'wampum_belt')
-def pre_game_enhancement__apply__set_wampum_belt(s, b):  # 'rulesets/newtown/prepare.mst:113'
+def pre_game_enhancement__apply__set_wampum_belt(s, b):  # 'rulesets/newtown/prepare.mst:113' § newtown 1.8
     e.set_at(s, 'wampum_belt', UNIT__JOHN_BUTLER, True)
-def pre_game_enhancement__apply__if_6(s, b):  # 'rulesets/newtown/prepare.mst:114'
+def pre_game_enhancement__apply__if_6(s, b):  # 'rulesets/newtown/prepare.mst:114' § newtown 1.8
     return (b['outcome'] == 'tiahogwando')
-def pre_game_enhancement__apply__place_with_indians_args(s, b):  # 'rulesets/newtown/prepare.mst:115'
+def pre_game_enhancement__apply__place_with_indians_args(s, b):  # 'rulesets/newtown/prepare.mst:115' § newtown 1.8
     return {'unit': UNIT__TIAHOGWANDO}
-def pre_game_enhancement__apply__if_7(s, b):  # 'rulesets/newtown/prepare.mst:116'
+def pre_game_enhancement__apply__if_7(s, b):  # 'rulesets/newtown/prepare.mst:116' § newtown 1.8
     return (b['outcome'] == 'capt_montour')
-def pre_game_enhancement__apply__place_with_indians_args_2(s, b):  # 'rulesets/newtown/prepare.mst:117'
+def pre_game_enhancement__apply__place_with_indians_args_2(s, b):  # 'rulesets/newtown/prepare.mst:117' § newtown 1.8
     return {'unit': UNIT__CAPTAIN_MONTOUR}
-def pre_game_enhancement__apply__if_8(s, b):  # 'rulesets/newtown/prepare.mst:118'
+def pre_game_enhancement__apply__if_8(s, b):  # 'rulesets/newtown/prepare.mst:118' § newtown 1.8
     return (b['outcome'] == 'full_measure')
-def pre_game_enhancement__apply__if_9(s, b):  # 'rulesets/newtown/prepare.mst:120'
+def pre_game_enhancement__apply__if_9(s, b):  # 'rulesets/newtown/prepare.mst:120' § newtown 1.8
     return (b['outcome'] == 'mohawk_valley')
-def pre_game_enhancement__apply__if_10(s, b):  # 'rulesets/newtown/prepare.mst:121'
+def pre_game_enhancement__apply__if_10(s, b):  # 'rulesets/newtown/prepare.mst:121' § newtown 1.8
     return (s.unit_status[UNIT__MOHAWK_VALLEY_MILITIA] == ON_MAP)
-def pre_game_enhancement__apply__if_11(s, b):  # 'rulesets/newtown/prepare.mst:122'
+def pre_game_enhancement__apply__if_11(s, b):  # 'rulesets/newtown/prepare.mst:122' § newtown 1.8
     return define__room_for(s, UNIT__MOHAWK_VALLEY_RE, q.hex_of(s, UNIT__MOHAWK_VALLEY_MILITIA))
-def pre_game_enhancement__apply__advance_to(s, b):  # 'rulesets/newtown/prepare.mst:123'
+def pre_game_enhancement__apply__advance_to(s, b):  # 'rulesets/newtown/prepare.mst:123' § newtown 1.8
     e.advance_to(s, UNIT__MOHAWK_VALLEY_RE, q.hex_of(s, UNIT__MOHAWK_VALLEY_MILITIA))
-def pre_game_enhancement__apply__place_with_indians_args_3(s, b):  # 'rulesets/newtown/prepare.mst:125'
+def pre_game_enhancement__apply__place_with_indians_args_3(s, b):  # 'rulesets/newtown/prepare.mst:125' § newtown 1.8
     return {'unit': UNIT__MOHAWK_VALLEY_RE}
-def pre_game_enhancement__apply__if_12(s, b):  # 'rulesets/newtown/prepare.mst:128'
+def pre_game_enhancement__apply__if_12(s, b):  # 'rulesets/newtown/prepare.mst:128' § newtown 1.8
     return (b['outcome'] == 'onondaga')
 
-def place_with_indians__place__let_hexes(s, b):  # 'rulesets/newtown/prepare.mst:138'
+def place_with_indians__place__let_hexes(s, b):  # 'rulesets/newtown/prepare.mst:138' § newtown 1.8; series 7.1
     return q.hexes_of(s, tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if define__warrior(s, e0)))
-def place_with_indians__place__if(s, b):  # 'rulesets/newtown/prepare.mst:139'
+def place_with_indians__place__if(s, b):  # 'rulesets/newtown/prepare.mst:139' § newtown 1.8; series 7.1
     return (sum(1 for e0 in b['hexes'] if define__room_for(s, b['unit'], e0)) > 0)
-def place_with_indians__place__h_options(s, b):  # 'rulesets/newtown/prepare.mst:140'
+def place_with_indians__place__h_options(s, b):  # 'rulesets/newtown/prepare.mst:140' § newtown 1.8; series 7.1
     return tuple(e0 for e0 in b['hexes'] if define__room_for(s, b['unit'], e0))
-def place_with_indians__place__advance_to(s, b):  # 'rulesets/newtown/prepare.mst:141'
+def place_with_indians__place__advance_to(s, b):  # 'rulesets/newtown/prepare.mst:141' § newtown 1.8; series 7.1
     e.advance_to(s, b['unit'], b['h'])
 
-def onondaga_enters__place__if(s, b):  # 'rulesets/newtown/prepare.mst:156'
+def onondaga_enters__place__if(s, b):  # 'rulesets/newtown/prepare.mst:156' § newtown 6.3, 1.9.1
     return (sum(1 for e0 in ZONE_NEWTOWN_HEXES_LIST if define__room_for(s, UNIT__ONONDAGA_WARRIORS, e0)) > 0)
-def onondaga_enters__place__h_options(s, b):  # 'rulesets/newtown/prepare.mst:157'
+def onondaga_enters__place__h_options(s, b):  # 'rulesets/newtown/prepare.mst:157' § newtown 6.3, 1.9.1
     return tuple(e0 for e0 in ZONE_NEWTOWN_HEXES_LIST if define__room_for(s, UNIT__ONONDAGA_WARRIORS, e0))
-def onondaga_enters__place__advance_to(s, b):  # 'rulesets/newtown/prepare.mst:158'
+def onondaga_enters__place__advance_to(s, b):  # 'rulesets/newtown/prepare.mst:158' § newtown 6.3, 1.9.1
     e.advance_to(s, UNIT__ONONDAGA_WARRIORS, b['h'])
-def onondaga_enters__place__join_cup_args(s, b):  # 'rulesets/newtown/prepare.mst:163'
+def onondaga_enters__place__join_cup_args(s, b):  # 'rulesets/newtown/prepare.mst:163' § newtown 6.3, 1.9.1
     return {'token': 'onondaga'}
 
-def breastwork_check__check__if(s, b):  # 'rulesets/newtown/victory.mst:96'
+def breastwork_check__check__if(s, b):  # 'rulesets/newtown/victory.mst:96' § newtown 2.5.3
     return ((((s.vars['turn'] >= 5) and (s.vars['turn'] <= 8)) and (not s.vars['breastwork_abandoned'])) and (not any((UNIT_COMBAT[e0]
         and (q.hex_of(s, e0) in ZONE_BREASTWORK_HEXES)) for e0 in q.units_of(s, SIDE__INDIAN))))
-def breastwork_check__check__set_breastwork_abandoned(s, b):  # 'rulesets/newtown/victory.mst:97'
+def breastwork_check__check__set_breastwork_abandoned(s, b):  # 'rulesets/newtown/victory.mst:97' § newtown 2.5.3
     e.set_var(s, 'breastwork_abandoned', True)
-def breastwork_check__check__score(s, b):  # 'rulesets/newtown/victory.mst:98'
+def breastwork_check__check__score(s, b):  # 'rulesets/newtown/victory.mst:98' § newtown 2.5.3
     e.score(s, SIDE__AMERICAN, q.turn_data(s, 'breastwork_vp'))
 
-def examine_indian_stacks__examine__while(s, b):  # 'rulesets/newtown/variations.mst:94'
+def examine_indian_stacks__examine__while(s, b):  # 'rulesets/newtown/variations.mst:94' § newtown 3.4; series 7.4
     return (len(define__unexamined_indian_stacks(s)) > 0)
-def examine_indian_stacks__examine__h_options(s, b):  # 'rulesets/newtown/variations.mst:96'
+def examine_indian_stacks__examine__h_options(s, b):  # 'rulesets/newtown/variations.mst:96' § newtown 3.4; series 7.4
     return define__unexamined_indian_stacks(s)
-def examine_indian_stacks__examine__adjust_army_morale_args(s, b):  # 'rulesets/newtown/variations.mst:98'
+def examine_indian_stacks__examine__adjust_army_morale_args(s, b):  # 'rulesets/newtown/variations.mst:98' § newtown 3.4; series 7.4
     return {'side': SIDE__AMERICAN, 'amount': define__examination_penalty(s)}
 
-def indian_movement_phases__sortie_roll__if(s, b):  # 'rulesets/newtown/indian_rules.mst:114'
+def indian_movement_phases__sortie_roll__if(s, b):  # 'rulesets/newtown/indian_rules.mst:114' § newtown 5.2, 5.3.2, 5.3.3
     return ((s.vars['turn'] >= 2) and (not s.vars['sortie_released']))
-def indian_movement_phases__sortie_roll__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:116'
+def indian_movement_phases__sortie_roll__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:116' § newtown 5.2, 5.3.2, 5.3.3
     return q.in_range(b['sortie'], q.turn_data(s, 'sortie_roll'))
-def indian_movement_phases__sortie_roll__set_sortie_released(s, b):  # 'rulesets/newtown/indian_rules.mst:117'
+def indian_movement_phases__sortie_roll__set_sortie_released(s, b):  # 'rulesets/newtown/indian_rules.mst:117' § newtown 5.2, 5.3.2, 5.3.3
     e.set_var(s, 'sortie_released', True)
 
-def standard_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:96'
+def standard_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:96' § newtown 5.2.1
     e.set_var(s, 'indian_movement', 'standard')
-def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:126'
+def standard_movement_phase__platoon_gets_away__if(s, b):  # 'rulesets/newtown/special_units.mst:126' § newtown 5.2.1, 6.1.3
     return (((s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP) and define__platoon_alone(s, UNIT__EIGHTH_FOOT)) and (len(q.enemies_adjacent(s, q.hex_of(s,
         UNIT__EIGHTH_FOOT), SIDE__INDIAN)) > 0))
-def standard_movement_phase__platoon_gets_away__retreat_blocked(s, b):  # 'rulesets/newtown/special_units.mst:129'
+def standard_movement_phase__platoon_gets_away__retreat_blocked(s, b):  # 'rulesets/newtown/special_units.mst:129' § newtown 5.2.1, 6.1.3
     return define__in_enemy_zoc(s, b['hex'], SIDE__INDIAN)
-def standard_movement_phase__platoon_gets_away__retreat_avoid(s, b):  # 'rulesets/newtown/special_units.mst:130'
+def standard_movement_phase__platoon_gets_away__retreat_avoid(s, b):  # 'rulesets/newtown/special_units.mst:130' § newtown 5.2.1, 6.1.3
     return (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0)
-def standard_movement_phase__platoon_gets_away__retreat_args(s, b):  # 'rulesets/newtown/special_units.mst:127'
+def standard_movement_phase__platoon_gets_away__retreat_args(s, b):  # 'rulesets/newtown/special_units.mst:127' § newtown 5.2.1, 6.1.3
     return {'unit': UNIT__EIGHTH_FOOT, 'hexes': 1, 'must_avoid': True}
-def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:132'
+def standard_movement_phase__platoon_gets_away__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:132' § newtown 5.2.1, 6.1.3
     e.set_at(s, 'moved_this_turn', UNIT__EIGHTH_FOOT, True)
-def standard_movement_phase__done__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:99'
+def standard_movement_phase__done__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:99' § newtown 5.2.1
     e.set_var(s, 'indian_movement', 'no_movement')
 
-def activation_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:106'
+def activation_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:106' § newtown 5.2.2
     e.set_var(s, 'indian_movement', 'activation')
-def activation_movement_phase__draw__while(s, b):  # 'rulesets/newtown/sequence.mst:107'
+def activation_movement_phase__draw__while(s, b):  # 'rulesets/newtown/sequence.mst:107' § newtown 5.2.2
     return (q.bag_size(s, 'activation_cup') > 0)
-def activation_movement_phase__draw__let_again(s, b):  # 'rulesets/newtown/sequence.mst:109'
+def activation_movement_phase__draw__let_again(s, b):  # 'rulesets/newtown/sequence.mst:109' § newtown 5.2.2
     return q.in_bag(s, 'drawn_markers', b['drawn'])
-def activation_movement_phase__draw__put_in(s, b):  # 'rulesets/newtown/sequence.mst:110'
+def activation_movement_phase__draw__put_in(s, b):  # 'rulesets/newtown/sequence.mst:110' § newtown 5.2.2
     e.put_in(s, 'drawn_markers', b['drawn'])
-def activation_movement_phase__draw__if(s, b):  # 'rulesets/newtown/sequence.mst:111'
+def activation_movement_phase__draw__if(s, b):  # 'rulesets/newtown/sequence.mst:111' § newtown 5.2.2
     return (b['drawn'] == 'combat_marker')
-def activation_movement_phase__draw__if_2(s, b):  # 'rulesets/newtown/sequence.mst:115'
+def activation_movement_phase__draw__if_2(s, b):  # 'rulesets/newtown/sequence.mst:115' § newtown 5.2.2
     return (b['drawn'] == 'check_indian_resolve')
-def activation_movement_phase__draw__if_3(s, b):  # 'rulesets/newtown/sequence.mst:117'
+def activation_movement_phase__draw__if_3(s, b):  # 'rulesets/newtown/sequence.mst:117' § newtown 5.2.2
     return (not b['again'])
-def activation_movement_phase__draw__set_current_activation(s, b):  # 'rulesets/newtown/sequence.mst:120'
+def activation_movement_phase__draw__set_current_activation(s, b):  # 'rulesets/newtown/sequence.mst:120' § newtown 5.2.2
     e.set_var(s, 'current_activation', b['drawn'])
-def activation_movement_phase__draw__each_u(s, b):  # 'rulesets/newtown/sequence.mst:121'
+def activation_movement_phase__draw__each_u(s, b):  # 'rulesets/newtown/sequence.mst:121' § newtown 5.2.2
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (UNIT_PROPS['tribe'][e0] == b['drawn']))
-def activation_movement_phase__draw__set_activated(s, b):  # 'rulesets/newtown/sequence.mst:122'
+def activation_movement_phase__draw__set_activated(s, b):  # 'rulesets/newtown/sequence.mst:122' § newtown 5.2.2
     e.set_at(s, 'activated', b['u'], True)
 
-def end_activation__withdrawal__each_u(s, b):  # 'rulesets/newtown/sequence.mst:143'
+def end_activation__withdrawal__each_u(s, b):  # 'rulesets/newtown/sequence.mst:143' § newtown 5.2.2, 5.8
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if s.vars['indian_withdrawal'][e0])
-def end_activation__withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/sequence.mst:144'
+def end_activation__withdrawal__set_indian_withdrawal(s, b):  # 'rulesets/newtown/sequence.mst:144' § newtown 5.2.2, 5.8
     e.set_at(s, 'indian_withdrawal', b['u'], False)
 
-def final_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:152'
+def final_movement_phase__begin__set_indian_movement(s, b):  # 'rulesets/newtown/sequence.mst:152' § newtown 5.2.3
     e.set_var(s, 'indian_movement', 'final')
 
-def indian_end_phase__honor__if(s, b):  # 'rulesets/newtown/sequence.mst:202'
+def indian_end_phase__honor__if(s, b):  # 'rulesets/newtown/sequence.mst:202' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
     return s.vars['honor_to_assign']
-def indian_end_phase__return_markers__each_m(s, b):  # 'rulesets/newtown/sequence.mst:206'
+def indian_end_phase__return_markers__each_m(s, b):  # 'rulesets/newtown/sequence.mst:206' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
     return q.bag_contents(s, 'drawn_markers')
-def indian_end_phase__return_markers__take_out(s, b):  # 'rulesets/newtown/sequence.mst:207'
+def indian_end_phase__return_markers__take_out(s, b):  # 'rulesets/newtown/sequence.mst:207' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
     e.take_out(s, 'drawn_markers', b['m'])
-def indian_end_phase__return_markers__put_in(s, b):  # 'rulesets/newtown/sequence.mst:208'
+def indian_end_phase__return_markers__put_in(s, b):  # 'rulesets/newtown/sequence.mst:208' § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
     e.put_in(s, 'activation_cup', b['m'])
 
-def roll_for_honor__assign__let_eligible(s, b):  # 'rulesets/newtown/indian_rules.mst:44'
+def roll_for_honor__assign__let_eligible(s, b):  # 'rulesets/newtown/indian_rules.mst:44' § newtown 5.1, 5.1.1, 5.1.4
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if ((UNIT_PROPS['tribe'][e0] == b['tribe_or_clan']) and define__may_receive_honor(s, e0)))
-def roll_for_honor__assign__if(s, b):  # 'rulesets/newtown/indian_rules.mst:45'
+def roll_for_honor__assign__if(s, b):  # 'rulesets/newtown/indian_rules.mst:45' § newtown 5.1, 5.1.1, 5.1.4
     return (len(b['eligible']) > 0)
-def roll_for_honor__assign__set_honor(s, b):  # 'rulesets/newtown/indian_rules.mst:47'
+def roll_for_honor__assign__set_honor(s, b):  # 'rulesets/newtown/indian_rules.mst:47' § newtown 5.1, 5.1.1, 5.1.4
     e.set_at(s, 'honor', b['u'], True)
-def roll_for_honor__assign__set_honor_to_assign(s, b):  # 'rulesets/newtown/indian_rules.mst:48'
+def roll_for_honor__assign__set_honor_to_assign(s, b):  # 'rulesets/newtown/indian_rules.mst:48' § newtown 5.1, 5.1.1, 5.1.4
     e.set_var(s, 'honor_to_assign', False)
-def roll_for_honor__assign__set_honor_to_assign_2(s, b):  # 'rulesets/newtown/indian_rules.mst:50'
+def roll_for_honor__assign__set_honor_to_assign_2(s, b):  # 'rulesets/newtown/indian_rules.mst:50' § newtown 5.1, 5.1.1, 5.1.4
     e.set_var(s, 'honor_to_assign', True)
 
-def lose_honor__lose__if(s, b):  # 'rulesets/newtown/indian_rules.mst:57'
+def lose_honor__lose__if(s, b):  # 'rulesets/newtown/indian_rules.mst:57' § newtown 5.1.2, 5.1.3
     return s.vars['honor'][b['unit']]
-def lose_honor__lose__set_honor(s, b):  # 'rulesets/newtown/indian_rules.mst:58'
+def lose_honor__lose__set_honor(s, b):  # 'rulesets/newtown/indian_rules.mst:58' § newtown 5.1.2, 5.1.3
     e.set_at(s, 'honor', b['unit'], False)
-def lose_honor__lose__set_lost_honor(s, b):  # 'rulesets/newtown/indian_rules.mst:59'
+def lose_honor__lose__set_lost_honor(s, b):  # 'rulesets/newtown/indian_rules.mst:59' § newtown 5.1.2, 5.1.3
     e.set_at(s, 'lost_honor', b['unit'], True)
 
-def add_resolve_markers__hit__if(s, b):  # 'rulesets/newtown/indian_rules.mst:165'
+def add_resolve_markers__hit__if(s, b):  # 'rulesets/newtown/indian_rules.mst:165' § newtown 5.4.1, 1.9.2
     return (s.vars['resolve_hit'] and (not s.vars['first_resolve_marker']))
-def add_resolve_markers__hit__set_first_resolve_marker(s, b):  # 'rulesets/newtown/indian_rules.mst:166'
+def add_resolve_markers__hit__set_first_resolve_marker(s, b):  # 'rulesets/newtown/indian_rules.mst:166' § newtown 5.4.1, 1.9.2
     e.set_var(s, 'first_resolve_marker', True)
-def add_resolve_markers__hit__join_cup_args(s, b):  # 'rulesets/newtown/indian_rules.mst:167'
+def add_resolve_markers__hit__join_cup_args(s, b):  # 'rulesets/newtown/indian_rules.mst:167' § newtown 5.4.1, 1.9.2
     return {'token': 'check_indian_resolve'}
-def add_resolve_markers__failure__if(s, b):  # 'rulesets/newtown/indian_rules.mst:169'
+def add_resolve_markers__failure__if(s, b):  # 'rulesets/newtown/indian_rules.mst:169' § newtown 5.4.1, 1.9.2
     return (s.vars['resolve_failure'] and (not s.vars['second_resolve_marker']))
-def add_resolve_markers__failure__set_second_resolve_marker(s, b):  # 'rulesets/newtown/indian_rules.mst:170'
+def add_resolve_markers__failure__set_second_resolve_marker(s, b):  # 'rulesets/newtown/indian_rules.mst:170' § newtown 5.4.1, 1.9.2
     e.set_var(s, 'second_resolve_marker', True)
 
-def indian_resolve_checks__checks__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:184'
+def indian_resolve_checks__checks__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:184' § newtown 5.4.2, 5.2.2
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if define__must_check_resolve(s, e0))
 
-def fail_resolve__mark__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:202'
+def fail_resolve__mark__set_failed_resolve(s, b):  # 'rulesets/newtown/indian_rules.mst:202' § newtown 5.4.2, 5.4.3, 5.1.3
     e.set_at(s, 'failed_resolve', b['unit'], True)
-def fail_resolve__mark__set_resolve_failure(s, b):  # 'rulesets/newtown/indian_rules.mst:203'
+def fail_resolve__mark__set_resolve_failure(s, b):  # 'rulesets/newtown/indian_rules.mst:203' § newtown 5.4.2, 5.4.3, 5.1.3
     e.set_var(s, 'resolve_failure', True)
 
-def resolve_retreat__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:215'
+def resolve_retreat__retreat__retreat_blocked(s, b):  # 'rulesets/newtown/indian_rules.mst:215' § newtown 5.4.3, 5.4.4
     return (define__in_enemy_zoc(s, b['hex'], q.side(s, b['unit'])) or (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def resolve_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:213'
+def resolve_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:213' § newtown 5.4.3, 5.4.4
     return {'unit': b['unit'], 'hexes': 4, 'toward': define__retreat_goal(s, SIDE__INDIAN), 'exits': ZONE_INDIAN_EXITS_LIST}
 
-def retreat_before_combat_phase__retreats__while(s, b):  # 'rulesets/newtown/indian_rules.mst:384'
+def retreat_before_combat_phase__retreats__while(s, b):  # 'rulesets/newtown/indian_rules.mst:384' § newtown 5.7, 5.7.1
     return any(any(define__may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)) for e0 in q.combats(s))
-def retreat_before_combat_phase__retreats__combat_options(s, b):  # 'rulesets/newtown/indian_rules.mst:386'
+def retreat_before_combat_phase__retreats__combat_options(s, b):  # 'rulesets/newtown/indian_rules.mst:386' § newtown 5.7, 5.7.1
     return tuple(e0 for e0 in q.combats(s) if any(define__may_retreat_before_combat(s, e1) for e1 in q.attackers(s, e0)))
-def retreat_before_combat_phase__disengaged__each_c(s, b):  # 'rulesets/newtown/indian_rules.mst:393'
+def retreat_before_combat_phase__disengaged__each_c(s, b):  # 'rulesets/newtown/indian_rules.mst:393' § newtown 5.7, 5.7.1
     return tuple(e0 for e0 in q.combats(s) if (not define__engaged(s, e0)))
-def retreat_before_combat_phase__disengaged__resolve_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:394'
+def retreat_before_combat_phase__disengaged__resolve_combat(s, b):  # 'rulesets/newtown/indian_rules.mst:394' § newtown 5.7, 5.7.1
     e.resolve_combat(s, b['c'])
 
-def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian_rules.mst:399'
+def retreat_before_combat__stacks__let_stacks(s, b):  # 'rulesets/newtown/indian_rules.mst:399' § newtown 5.7
     return q.defense_hexes(s, b['combat'])
-def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:401'
+def retreat_before_combat__retreat__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:401' § newtown 5.7
     return tuple(e0 for e0 in q.attackers(s, b['combat']) if define__may_retreat_before_combat(s, e0))
-def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:407'
+def retreat_before_combat__all_must_follow__each_u(s, b):  # 'rulesets/newtown/indian_rules.mst:407' § newtown 5.7
     return tuple(e0 for e0 in q.units_of(s, SIDE__INDIAN) if (define__may_retreat_before_combat(s, e0) and define__next_to_any(s, q.hex_of(s, e0),
         b['stacks'])))
 
-def retreat_one_hex_before_combat__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:416'
+def retreat_one_hex_before_combat__retreat__if(s, b):  # 'rulesets/newtown/indian_rules.mst:416' § newtown 5.7
     return s.vars['pinned'][b['unit']]
-def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:417'
+def retreat_one_hex_before_combat__retreat__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:417' § newtown 5.7
     return {'side': SIDE__INDIAN, 'amount': define__pin_removal_adjustment(s)}
-def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:419'
+def retreat_one_hex_before_combat__retreat__retreat_unit_args(s, b):  # 'rulesets/newtown/indian_rules.mst:419' § newtown 5.7
     return {'unit': b['unit'], 'hexes': 1}
-def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:423'
+def retreat_one_hex_before_combat__follow__if(s, b):  # 'rulesets/newtown/indian_rules.mst:423' § newtown 5.7
     return (sum(1 for e0 in q.units_at(s, b['vacated']) if UNIT_COMBAT[e0]) == 0)
-def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:424'
+def retreat_one_hex_before_combat__follow__follower_options(s, b):  # 'rulesets/newtown/indian_rules.mst:424' § newtown 5.7
     return tuple(e0 for e0 in q.units_around(s, b['vacated']) if (((UNIT_SIDE[e0] == SIDE__AMERICAN) and define__parade(s, e0))
         and (not UNIT_PROPS['artillery'][e0])))
-def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:425'
+def retreat_one_hex_before_combat__follow__if_2(s, b):  # 'rulesets/newtown/indian_rules.mst:425' § newtown 5.7
     return (b['follower'] != NONE_INDEX)
-def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:426'
+def retreat_one_hex_before_combat__follow__advance_to(s, b):  # 'rulesets/newtown/indian_rules.mst:426' § newtown 5.7
     e.advance_to(s, b['follower'], b['vacated'])
 
-def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:497'
+def evading_retreat__retreat__retreat_args(s, b):  # 'rulesets/newtown/indian_rules.mst:497' § newtown 5.9
     return {'unit': b['unit'], 'hexes': b['hexes'], 'must_avoid': b['must_avoid'], 'toward': define__retreat_goal(s, SIDE__INDIAN),
         'two_step_exception': True, 'step_loss': 'retreat_step_loss', 'on_through': 'evasion_check'}
 
-def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:517'
+def evasion_check__check__morale_check_args(s, b):  # 'rulesets/newtown/indian_rules.mst:517' § newtown 5.9
     return {'unit': b['unit'], 'drm': define__evasion_drm(s, b['hex'], q.side(s, b['unit']))}
-def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:519'
+def evasion_check__check__lose_step(s, b):  # 'rulesets/newtown/indian_rules.mst:519' § newtown 5.9
     e.lose_step(s, b['unit'])
-def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:520'
+def evasion_check__check__adjust_army_morale_args(s, b):  # 'rulesets/newtown/indian_rules.mst:520' § newtown 5.9
     return {'side': q.side(s, b['unit']), 'amount': q.lookup(s, TABLE__ARMY_MORALE_CHART, q.result_name(s, RESULT__ONE_STEP_LOSS))}
 
-def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:33'
+def attach_platoon__attach__if(s, b):  # 'rulesets/newtown/special_units.mst:33' § newtown 6.1.1
     return (s.unit_status[UNIT__EIGHTH_FOOT] == ON_MAP)
-def attach_platoon__attach__let_parents(s, b):  # 'rulesets/newtown/special_units.mst:34'
+def attach_platoon__attach__let_parents(s, b):  # 'rulesets/newtown/special_units.mst:34' § newtown 6.1.1
     return tuple(e0 for e0 in q.stacked_with(s, UNIT__EIGHTH_FOOT) if (UNIT_COMBAT[e0] and (UNIT_SIDE[e0] == SIDE__INDIAN)))
-def attach_platoon__attach__if_2(s, b):  # 'rulesets/newtown/special_units.mst:35'
+def attach_platoon__attach__if_2(s, b):  # 'rulesets/newtown/special_units.mst:35' § newtown 6.1.1
     return ((s.vars['attached_to'][UNIT__EIGHTH_FOOT] != NONE_INDEX) and (not (s.vars['attached_to'][UNIT__EIGHTH_FOOT] in b['parents'])))
-def attach_platoon__attach__set_attached_to(s, b):  # 'rulesets/newtown/special_units.mst:36'
+def attach_platoon__attach__set_attached_to(s, b):  # 'rulesets/newtown/special_units.mst:36' § newtown 6.1.1
     e.set_at(s, 'attached_to', UNIT__EIGHTH_FOOT, NONE_INDEX)
-def attach_platoon__attach__if_3(s, b):  # 'rulesets/newtown/special_units.mst:38'
+def attach_platoon__attach__if_3(s, b):  # 'rulesets/newtown/special_units.mst:38' § newtown 6.1.1
     return (len(b['parents']) > 0)
-def attach_platoon__attach__if_4(s, b):  # 'rulesets/newtown/special_units.mst:40'
+def attach_platoon__attach__if_4(s, b):  # 'rulesets/newtown/special_units.mst:40' § newtown 6.1.1
     return (b['parent'] != NONE_INDEX)
-def attach_platoon__attach__set_attached_to_2(s, b):  # 'rulesets/newtown/special_units.mst:41'
+def attach_platoon__attach__set_attached_to_2(s, b):  # 'rulesets/newtown/special_units.mst:41' § newtown 6.1.1
     e.set_at(s, 'attached_to', UNIT__EIGHTH_FOOT, b['parent'])
-def attach_platoon__attach__if_5(s, b):  # 'rulesets/newtown/special_units.mst:42'
+def attach_platoon__attach__if_5(s, b):  # 'rulesets/newtown/special_units.mst:42' § newtown 6.1.1
     return s.vars['moved_this_turn'][UNIT__EIGHTH_FOOT]
-def attach_platoon__attach__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:43'
+def attach_platoon__attach__set_moved_this_turn(s, b):  # 'rulesets/newtown/special_units.mst:43' § newtown 6.1.1
     e.set_at(s, 'moved_this_turn', b['parent'], True)
 
-def full_measure__replace__let_h(s, b):  # 'rulesets/newtown/special_units.mst:167'
+def full_measure__replace__let_h(s, b):  # 'rulesets/newtown/special_units.mst:167' § newtown 6.1.7
     return q.hex_of(s, UNIT__EIGHTH_FOOT)
-def full_measure__replace__remove_from_play(s, b):  # 'rulesets/newtown/special_units.mst:168'
+def full_measure__replace__remove_from_play(s, b):  # 'rulesets/newtown/special_units.mst:168' § newtown 6.1.7
     e.remove_from_play(s, UNIT__EIGHTH_FOOT)
-def full_measure__replace__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:169'
+def full_measure__replace__advance_to(s, b):  # 'rulesets/newtown/special_units.mst:169' § newtown 6.1.7
     e.advance_to(s, UNIT__EIGHTH_FOOT_BATTALION, b['h'])
 
-def draw_card__draw__if(s, b):  # 'rulesets/newtown/cards.mst:209'
+def draw_card__draw__if(s, b):  # 'rulesets/newtown/cards.mst:209' § newtown 4.2.2
     return define__may_draw_card(s, b['side'])
-def draw_card__draw__put_in(s, b):  # 'rulesets/newtown/cards.mst:212'
+def draw_card__draw__put_in(s, b):  # 'rulesets/newtown/cards.mst:212' § newtown 4.2.2
     e.put_in(s, 'american_hand', b['card'])
-def draw_card__draw__put_in_2(s, b):  # 'rulesets/newtown/cards.mst:215'
+def draw_card__draw__put_in_2(s, b):  # 'rulesets/newtown/cards.mst:215' § newtown 4.2.2
     e.put_in(s, 'indian_hand', b['card'])
-def draw_card__draw__set_indian_cards_drawn(s, b):  # 'rulesets/newtown/cards.mst:216'
+def draw_card__draw__set_indian_cards_drawn(s, b):  # 'rulesets/newtown/cards.mst:216' § newtown 4.2.2
     e.set_var(s, 'indian_cards_drawn', (s.vars['indian_cards_drawn'] + 1))
 
-def discard__discard__take_out(s, b):  # 'rulesets/newtown/cards.mst:251'
+def discard__discard__take_out(s, b):  # 'rulesets/newtown/cards.mst:251' § newtown 4.2.3
     e.take_out(s, 'american_hand', b['card'])
-def discard__discard__take_out_2(s, b):  # 'rulesets/newtown/cards.mst:253'
+def discard__discard__take_out_2(s, b):  # 'rulesets/newtown/cards.mst:253' § newtown 4.2.3
     e.take_out(s, 'indian_hand', b['card'])
-def discard__discard__put_in(s, b):  # 'rulesets/newtown/cards.mst:255'
+def discard__discard__put_in(s, b):  # 'rulesets/newtown/cards.mst:255' § newtown 4.2.3
     e.put_in(s, 'discarded_cards', b['card'])
 
-def card_window__play__while(s, b):  # 'rulesets/newtown/cards.mst:267'
+def card_window__play__while(s, b):  # 'rulesets/newtown/cards.mst:267' § newtown 4.2.3
     return any(define__placeholder_card(s, e0) for e0 in define__hand(s, b['side']))
-def card_window__play__card_options(s, b):  # 'rulesets/newtown/cards.mst:269'
+def card_window__play__card_options(s, b):  # 'rulesets/newtown/cards.mst:269' § newtown 4.2.3
     return tuple(e0 for e0 in define__hand(s, b['side']) if define__placeholder_card(s, e0))
 
-def close_combat_cards__play__if(s, b):  # 'rulesets/newtown/cards.mst:307'
+def close_combat_cards__play__if(s, b):  # 'rulesets/newtown/cards.mst:307' § newtown 4.2.4
     return (any(define__combat_card(s, e0) for e0 in define__hand(s, b['side'])) and (not s.vars['combat_called_off']))
-def close_combat_cards__play__card_options(s, b):  # 'rulesets/newtown/cards.mst:309'
+def close_combat_cards__play__card_options(s, b):  # 'rulesets/newtown/cards.mst:309' § newtown 4.2.4
     return tuple(e0 for e0 in define__hand(s, b['side']) if define__combat_card(s, e0))
-def close_combat_cards__play__if_2(s, b):  # 'rulesets/newtown/cards.mst:311'
+def close_combat_cards__play__if_2(s, b):  # 'rulesets/newtown/cards.mst:311' § newtown 4.2.4
     return (b['card'] == 'they_were_as_ghosts')
-def close_combat_cards__play__each_u(s, b):  # 'rulesets/newtown/cards.mst:312'
+def close_combat_cards__play__each_u(s, b):  # 'rulesets/newtown/cards.mst:312' § newtown 4.2.4
     return tuple(e0 for e0 in q.union(q.attackers(s, b['combat']), q.defenders(s, b['combat'])) if ((q.side(s, e0) == SIDE__INDIAN)
         and UNIT_COMBAT[e0]))
-def close_combat_cards__play__set_combat_called_off(s, b):  # 'rulesets/newtown/cards.mst:315'
+def close_combat_cards__play__set_combat_called_off(s, b):  # 'rulesets/newtown/cards.mst:315' § newtown 4.2.4
     e.set_var(s, 'combat_called_off', True)
-def close_combat_cards__play__if_3(s, b):  # 'rulesets/newtown/cards.mst:316'
+def close_combat_cards__play__if_3(s, b):  # 'rulesets/newtown/cards.mst:316' § newtown 4.2.4
     return (b['card'] == 'chaos')
-def close_combat_cards__play__set_card_shift(s, b):  # 'rulesets/newtown/cards.mst:317'
+def close_combat_cards__play__set_card_shift(s, b):  # 'rulesets/newtown/cards.mst:317' § newtown 4.2.4
     e.set_var(s, 'card_shift', (s.vars['card_shift'] + (1 if (b['side'] == q.attacking_side(s, b['combat'])) else (-1))))
 
 def result__retreat__retreat_unit_args(s, b):  # 'rulesets/series/results.mst:30'
@@ -1605,61 +1605,61 @@ def trigger__herd_captured__score(s, b):  # 'rulesets/newtown/special_units.mst:
 def trigger__herd_captured__adjust_army_morale_args(s, b):  # 'rulesets/newtown/special_units.mst:223'
     return {'side': SIDE__AMERICAN, 'amount': (-2)}
 
-def modifiers__initiative_drm__1_amount(s, b):  # 'rulesets/series/initiative.mst:6'
+def modifiers__initiative_drm__1_amount(s, b):  # 'rulesets/series/initiative.mst:6' § series 6.1
     return q.level_data(s, 'army_morale_level', q.level_of(s, 'army_morale_level', b['side']), 'initiative_drm')
-def modifiers__initiative_drm__2_amount(s, b):  # 'rulesets/series/initiative.mst:7'
+def modifiers__initiative_drm__2_amount(s, b):  # 'rulesets/series/initiative.mst:7' § series 6.1
     return (2 * s.vars['momentum_spent'][b['side']])
-def modifiers__morale_check_drm__1_amount(s, b):  # 'rulesets/series/morale.mst:5'
+def modifiers__morale_check_drm__1_amount(s, b):  # 'rulesets/series/morale.mst:5' § series 13.5
     return define__modified_morale(s, b['unit'])
-def modifiers__morale_check_drm__2_amount(s, b):  # 'rulesets/series/morale.mst:6'
+def modifiers__morale_check_drm__2_amount(s, b):  # 'rulesets/series/morale.mst:6' § series 13.5
     return define__leadership(s, b['unit'])
-def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35'
+def modifiers__fire_drm__2_amount(s, b):  # 'rulesets/series/fire.mst:35' § series 10.3, 11.3
     return q.terrain_attr(s, q.terrain(s, q.hex_of(s, b['target'])), 'defend_drm')
-def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:330'
+def modifiers__close_combat_drm__1_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:330' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__modified_morale(s, b['attacker_lead'])
-def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:331'
+def modifiers__close_combat_drm__2_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:331' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (0 - define__modified_morale(s, b['defender_lead']))
-def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:332'
+def modifiers__close_combat_drm__3_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:332' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__close_combat_leadership(s, q.attackers(s, b['combat']))
-def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:333'
+def modifiers__close_combat_drm__4_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:333' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (0 - define__close_combat_leadership(s, q.defenders(s, b['combat'])))
-def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/newtown/indian_rules.mst:334'
+def modifiers__close_combat_drm__5_if(s, b):  # 'rulesets/newtown/indian_rules.mst:334' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(define__surrounded(s, e0) for e0 in q.defenders(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/newtown/indian_rules.mst:335'
+def modifiers__close_combat_drm__6_if(s, b):  # 'rulesets/newtown/indian_rules.mst:335' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(define__surrounded(s, e0) for e0 in q.attackers(s, b['combat']) if (not UNIT_PROPS['artillery'][e0]))
-def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:337'
+def modifiers__close_combat_drm__8_amount(s, b):  # 'rulesets/newtown/indian_rules.mst:337' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return q.terrain_attr(s, q.terrain(s, q.defender_hex(s, b['combat'])), 'defend_drm')
-def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/newtown/indian_rules.mst:337'
+def modifiers__close_combat_drm__8_if(s, b):  # 'rulesets/newtown/indian_rules.mst:337' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (s.vars['order'][b['defender_lead']] != 'shattered')
-def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/newtown/indian_rules.mst:338'
+def modifiers__close_combat_drm__9_if(s, b):  # 'rulesets/newtown/indian_rules.mst:338' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return all(q.up_slope(s, e0, q.defender_hex(s, b['combat'])) for e0 in q.attack_hexes(s, b['combat']))
-def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/newtown/indian_rules.mst:339'
+def modifiers__close_combat_drm__10_if(s, b):  # 'rulesets/newtown/indian_rules.mst:339' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__behind_fieldworks(s, b['combat'])
-def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/newtown/indian_rules.mst:340'
+def modifiers__close_combat_drm__11_if(s, b):  # 'rulesets/newtown/indian_rules.mst:340' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return DEFINE__SUFFERS_RIFLE_DRM[b['attacker_lead']]
-def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/newtown/indian_rules.mst:341'
+def modifiers__close_combat_drm__12_if(s, b):  # 'rulesets/newtown/indian_rules.mst:341' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return DEFINE__SUFFERS_RIFLE_DRM[b['defender_lead']]
-def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/newtown/indian_rules.mst:342'
+def modifiers__close_combat_drm__13_if(s, b):  # 'rulesets/newtown/indian_rules.mst:342' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (define__all_militia(s, q.attackers(s, b['combat'])) and (not any(define__warrior(s, e0) for e0 in q.attackers(s, b['combat']))))
-def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/newtown/indian_rules.mst:343'
+def modifiers__close_combat_drm__14_if(s, b):  # 'rulesets/newtown/indian_rules.mst:343' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return (define__all_militia(s, q.defenders(s, b['combat'])) and (not any(define__warrior(s, e0) for e0 in q.defenders(s, b['combat']))))
-def modifiers__close_combat_drm__15_if(s, b):  # 'rulesets/newtown/indian_rules.mst:344'
+def modifiers__close_combat_drm__15_if(s, b):  # 'rulesets/newtown/indian_rules.mst:344' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return any(s.vars['failed_resolve'][e0] for e0 in q.defenders(s, b['combat']))
-def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.mst:345'
+def modifiers__close_combat_drm__16_if(s, b):  # 'rulesets/newtown/indian_rules.mst:345' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__ferocious(s, b['attacker_lead'])
-def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:346'
+def modifiers__close_combat_drm__17_if(s, b):  # 'rulesets/newtown/indian_rules.mst:346' § series 12.23; newtown 3.6.3, 5.4.3, 5.6
     return define__ferocious(s, b['defender_lead'])
-def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:60'
+def modifiers__indian_resolve_drm__3_if(s, b):  # 'rulesets/newtown/tables.mst:60' § newtown 5.4.2
     return (q.terrain(s, q.hex_of(s, b['unit'])) == TERRAIN__WOODS)
-def modifiers__indian_resolve_drm__4_if(s, b):  # 'rulesets/newtown/tables.mst:61'
+def modifiers__indian_resolve_drm__4_if(s, b):  # 'rulesets/newtown/tables.mst:61' § newtown 5.4.2
     return (q.hex_of(s, b['unit']) in ZONE_BREASTWORK_HEXES)
-def modifiers__indian_resolve_drm__5_if(s, b):  # 'rulesets/newtown/tables.mst:62'
+def modifiers__indian_resolve_drm__5_if(s, b):  # 'rulesets/newtown/tables.mst:62' § newtown 5.4.2
     return (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s, b['unit']))) > 0)
-def modifiers__indian_resolve_drm__6_if(s, b):  # 'rulesets/newtown/tables.mst:63'
+def modifiers__indian_resolve_drm__6_if(s, b):  # 'rulesets/newtown/tables.mst:63' § newtown 5.4.2
     return (s.unit_loss[b['unit']] > 0)
-def modifiers__indian_resolve_drm__7_if(s, b):  # 'rulesets/newtown/tables.mst:64'
+def modifiers__indian_resolve_drm__7_if(s, b):  # 'rulesets/newtown/tables.mst:64' § newtown 5.4.2
     return s.vars['war_dance']
-def modifiers__ambush_drm__1_if(s, b):  # 'rulesets/newtown/indian_rules.mst:287'
+def modifiers__ambush_drm__1_if(s, b):  # 'rulesets/newtown/indian_rules.mst:287' § newtown 5.5, 1.8
     return s.vars['visions']
 
 def trigger__army_demoralized__condition(s, b):  # 'rulesets/series/army_morale.mst:41'
@@ -1715,60 +1715,60 @@ def trigger__herd_captured__condition(s, b):  # 'rulesets/newtown/special_units.
 def trigger__indian_crosses_the_creek__condition(s, b):  # 'rulesets/newtown/cards.mst:239'
     return (((q.side(s, b['unit']) == SIDE__INDIAN) and UNIT_COMBAT[b['unit']]) and (b['hex'] in ZONE_EAST_OF_THE_CREEK))
 
-def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181'
+def restriction__disrupted_one_hex__condition(s, b):  # 'rulesets/series/movement.mst:181' § series 13.3
     return (s.vars['order'][b['unit']] == 'disrupted')
-def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:186'
+def restriction__disrupted_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:186' § series 13.3
     return ((s.vars['order'][b['unit']] == 'disrupted') and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:191'
+def restriction__disrupted_moved_away__condition(s, b):  # 'rulesets/series/movement.mst:191' § series 13.3
     return s.vars['moved_away'][b['unit']]
-def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:197'
+def restriction__withdrawn_cavalry__condition(s, b):  # 'rulesets/series/movement.mst:197' § series 12.4
     return s.vars['withdrawn'][b['unit']]
-def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204'
+def restriction__pinned_units__condition(s, b):  # 'rulesets/series/movement.mst:204' § series 9.2, 13.1
     return (s.vars['pinned'][b['unit']] and (len(q.enemies_adjacent(s, b['hex'], q.side(s, b['unit']))) > 0))
-def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212'
+def restriction__pinned_engaged__condition(s, b):  # 'rulesets/series/movement.mst:212' § series 13.1, 9.2
     return ((s.vars['pinned'][b['unit']] and (not s.vars['pin_case_b'][b['unit']])) and (len(q.enemies_adjacent(s, q.hex_of(s, b['unit']), q.side(s,
         b['unit']))) > 0))
-def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219'
+def restriction__pin_case_b_keep_away__condition(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
     return ((s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']])) and (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s,
         b['unit'])) if s.vars['pin_case_b'][e0]) > 0))
-def restriction__pin_case_b_keep_away__unit_part(s, b):  # 'rulesets/series/movement.mst:219'
+def restriction__pin_case_b_keep_away__unit_part(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
     return (s.vars['pin_withdrawal'] and (not s.vars['pin_case_b'][b['unit']]))
-def restriction__pin_case_b_keep_away__hex_part(s, b):  # 'rulesets/series/movement.mst:219'
+def restriction__pin_case_b_keep_away__hex_part(s, b):  # 'rulesets/series/movement.mst:219' § series 13.1, 9.2
     return (sum(1 for e0 in q.enemies_adjacent(s, b['hex'], q.side(s, b['unit'])) if s.vars['pin_case_b'][e0]) > 0)
-def restriction__burning_units__condition(s, b):  # 'rulesets/newtown/special_rules.mst:32'
+def restriction__burning_units__condition(s, b):  # 'rulesets/newtown/special_rules.mst:32' § newtown 4.1
     return s.vars['burning'][b['unit']]
-def restriction__moves_in_its_own_phase__condition(s, b):  # 'rulesets/newtown/sequence.mst:72'
+def restriction__moves_in_its_own_phase__condition(s, b):  # 'rulesets/newtown/sequence.mst:72' § newtown 5.2, 6.1.1
     return ((q.side(s, b['unit']) == SIDE__INDIAN) and ((not define__moves_in_this_phase(s, b['unit'])) or s.vars['moved_this_turn'][b['unit']]))
-def restriction__final_movement_keeps_away__condition(s, b):  # 'rulesets/newtown/sequence.mst:79'
+def restriction__final_movement_keeps_away__condition(s, b):  # 'rulesets/newtown/sequence.mst:79' § newtown 5.2.3
     return (((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == SIDE__INDIAN)) and (len(q.enemies_adjacent(s, b['hex'],
         SIDE__INDIAN)) > 0))
-def restriction__final_movement_keeps_away__unit_part(s, b):  # 'rulesets/newtown/sequence.mst:79'
+def restriction__final_movement_keeps_away__unit_part(s, b):  # 'rulesets/newtown/sequence.mst:79' § newtown 5.2.3
     return ((s.vars['indian_movement'] == 'final') and (q.side(s, b['unit']) == SIDE__INDIAN))
-def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:108'
+def restriction__sortie_line__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:108' § newtown 5.3.1
     return ((define__warrior(s, b['unit']) and (not s.vars['sortie_released'])) and (b['unit'] != UNIT__BLACKSNAKE))
-def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:225'
+def restriction__failed_resolve_stands__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:225' § newtown 5.4.3
     return s.vars['failed_resolve'][b['unit']]
-def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:466'
+def restriction__withdrawn_indians__condition(s, b):  # 'rulesets/newtown/indian_rules.mst:466' § newtown 5.8
     return s.vars['indian_withdrawal'][b['unit']]
-def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:106'
+def restriction__platoon_keeps_away__condition(s, b):  # 'rulesets/newtown/special_units.mst:106' § newtown 6.1.3
     return (define__platoon_alone(s, b['unit']) and (len(q.enemies_adjacent(s, b['hex'], SIDE__INDIAN)) > 0))
-def restriction__platoon_keeps_away__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:106'
+def restriction__platoon_keeps_away__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:106' § newtown 6.1.3
     return define__platoon_alone(s, b['unit'])
-def restriction__platoon_moves_with_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:113'
+def restriction__platoon_moves_with_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:113' § newtown 6.1.3
     return ((b['unit'] == UNIT__EIGHTH_FOOT) and define__attached(s, b['unit']))
-def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:118'
+def restriction__platoon_slows_its_parent__condition(s, b):  # 'rulesets/newtown/special_units.mst:118' § newtown 6.1.3
     return (define__warrior(s, b['unit']) and define__platoon_parent(s, b['unit']))
-def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:193'
+def restriction__herd_is_driven__condition(s, b):  # 'rulesets/newtown/special_units.mst:193' § newtown 6.5.1
     return (b['unit'] == UNIT__CATTLE_HERD)
-def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:199'
+def restriction__herd_keeps_to_the_road__condition(s, b):  # 'rulesets/newtown/special_units.mst:199' § newtown 6.5.1
     return ((b['unit'] == UNIT__CATTLE_HERD) and (q.hex_of(s, b['unit']) in ZONE_THE_ROAD))
-def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:206'
+def restriction__only_mclane_with_the_herd__condition(s, b):  # 'rulesets/newtown/special_units.mst:206' § newtown 3.3, 6.5.1
     return (((((q.side(s, b['unit']) == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
         and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP)) and (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD)))
-def restriction__only_mclane_with_the_herd__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:206'
+def restriction__only_mclane_with_the_herd__unit_part(s, b):  # 'rulesets/newtown/special_units.mst:206' § newtown 3.3, 6.5.1
     return ((((q.side(s, b['unit']) == SIDE__AMERICAN) and UNIT_COMBAT[b['unit']]) and (b['unit'] != UNIT__MCLANE))
         and (s.unit_status[UNIT__CATTLE_HERD] == ON_MAP))
-def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown/special_units.mst:206'
+def restriction__only_mclane_with_the_herd__hex_part(s, b):  # 'rulesets/newtown/special_units.mst:206' § newtown 3.3, 6.5.1
     return (b['hex'] == q.hex_of(s, UNIT__CATTLE_HERD))
 
 def conceal__indian_stacks__condition(s, b):  # 'rulesets/newtown/variations.mst:81'
@@ -2199,11 +2199,11 @@ RULES = Rules(
         'adjust_army_morale': procedure(
             name='adjust_army_morale', title='Adjust Army Morale', kind='procedure', params=('side', 'amount'), types={'amount': 'int',
                 'side': 'side'}, code=(
-                Label('step:adjust'), Exec(adjust_army_morale__adjust__set_army_morale),
+                Label('step:adjust'), Exec(adjust_army_morale__adjust__set_army_morale),  # § series 16.1
             ), lines=lines_at('rulesets/series/army_morale.mst', (34,))),
         'gain_momentum': procedure(
             name='gain_momentum', title='Gain a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
-                Label('step:gain'), JumpIfNot(gain_momentum__gain__if, 'if_1_else'),
+                Label('step:gain'), JumpIfNot(gain_momentum__gain__if, 'if_1_else'),  # § series 12.63, 12.65
                 Exec(gain_momentum__gain__set_momentum_pool),
                 Exec(gain_momentum__gain__set_momentum),
                 Jump('if_1_end'),
@@ -2215,12 +2215,12 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/momentum.mst', (21, 22, 23, 21, 25, 26, 27, 25))),
         'spend_momentum': procedure(
             name='spend_momentum', title='Spend a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
-                Label('step:spend'), Exec(spend_momentum__spend__set_momentum),
+                Label('step:spend'), Exec(spend_momentum__spend__set_momentum),  # § series 12.62
                 Exec(gain_momentum__gain__set_momentum_pool_2),
             ), lines=lines_at('rulesets/series/momentum.mst', (35, 36))),
         'lose_momentum': procedure(
             name='lose_momentum', title='Lose a Momentum Chit', kind='procedure', params=('side',), types={'side': 'side'}, code=(
-                Label('step:lose'), JumpIfNot(lose_momentum__lose__if, 'if_1_else'),
+                Label('step:lose'), JumpIfNot(lose_momentum__lose__if, 'if_1_else'),  # § series 12.64
                 Call(procedure='spend_momentum', args=Passed((('side', 'side'),)), into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), JumpIfNot(gain_momentum__gain__if, 'if_2_else'),
@@ -2231,7 +2231,7 @@ RULES = Rules(
         'check_or_retreat': procedure(
             name='check_or_retreat', title='Morale checks of the other units', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
-                Label('step:each'), ForStart('_for_u', check_or_retreat__each__each_u),
+                Label('step:each'), ForStart('_for_u', check_or_retreat__each__each_u),  # § series 13.1, 13.5
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
@@ -2245,7 +2245,7 @@ RULES = Rules(
         'check_and_retreat_or_disrupt': procedure(
             name='check_and_retreat_or_disrupt', title='Morale checks after a capture', kind='procedure', params=('units', 'side',
                 'drm'), types={'_for_u': 'units', 'drm': 'int', 'passed': 'bool', 'side': 'side', 'u': 'unit', 'units': 'units'}, code=(
-                Label('step:each'), ForStart('_for_u', Bound('units')),
+                Label('step:each'), ForStart('_for_u', Bound('units')),  # § series 13.1, 13.5
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
@@ -2260,32 +2260,37 @@ RULES = Rules(
         'capture_one': procedure(
             name='capture_one', title='Capture one unit', kind='procedure', params=('units', 'chooser'), types={'chooser': 'side', 'taken': 'unit',
                 'units': 'units'}, code=(
+                # § series 13.1, 12.64
                 Label('step:choose'), Choose(var='taken', options=capture_one__choose__taken_options, chooser=Bound('chooser'), kind='unit',
                     prompt='choose taken', mode=''),
-                Label('step:capture'), Exec(capture_one__capture__capture),
+                Label('step:capture'), Exec(capture_one__capture__capture),  # § series 13.1, 12.64
             ), lines=lines_at('rulesets/series/results.mst', (174, 175))),
         'disrupt': procedure(
             name='disrupt', title='Disruption', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
-                Label('step:worsen'), JumpIfNot(disrupt__worsen__if, 'if_1_else'),
+                Label('step:worsen'), JumpIfNot(disrupt__worsen__if, 'if_1_else'),  # § series 13.1, 13.3, 13.4
                 Exec(disrupt__worsen__eliminate),
                 Return(),
                 Jump('if_1_end'),
                 Label('if_1_else'), Exec(disrupt__worsen__set_order),
+                # § series 13.1, 13.3, 13.4
                 Label('if_1_end'), Label('step:retreat'), Call(procedure='retreat_unit', args=disrupt__retreat__retreat_unit_args, into=None),
             ), lines=lines_at('rulesets/series/results.mst', (180, 181, 182, 180, 184, 186))),
         'retreat_unit': procedure(
             name='retreat_unit', title='Retreat', kind='procedure', params=('unit', 'hexes'), types={'_ask1': 'bool', '_for_l': 'units',
                 'hexes': 'int', 'l': 'unit', 'origin': 'hex', 'unit': 'unit'}, code=(
-                Label('step:start'), Let('origin', retreat_unit__start__let_origin),
+                Label('step:start'), Let('origin', retreat_unit__start__let_origin),  # § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
+                # § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2; newtown 3.2, 5.9
                 Label('step:retreat'), JumpIfNot(retreat_unit__retreat__if, 'if_1_else'),
                 Call(procedure='evading_retreat', args=retreat_unit__retreat__evading_retreat_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Prim(primitive='retreat', args=retreat_unit__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': retreat_unit__retreat__retreat_blocked,
                     'avoid': retreat_unit__retreat__retreat_avoid}),
+                # § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2
                 Label('if_1_end'), Label('step:join'), JumpIfNot(retreat_unit__join__if, 'if_2_else'),
                 Exec(retreat_unit__join__join_combats),
                 Jump('if_2_end'),
+                # § series 13.2, 13.21, 13.22, 13.23, 13.24, 13.25, 13.27, 7.2, 13.26
                 Label('if_2_else'), Label('if_2_end'), Label('step:leaders'), JumpIfNot(retreat_unit__leaders__if, 'if_3_else'),
                 ForStart('_for_l', retreat_unit__leaders__each_l),
                 Label('for_l_1_top'), JumpIfEmpty('_for_l', 'for_l_1_end'),
@@ -2303,13 +2308,14 @@ RULES = Rules(
                 482), 'rulesets/series/results.mst', (209, 210, 209, 214, 215, 215, 215, 215, 216, 216, 217, 216, 215, 214))),
         'retreat_step_loss': procedure(
             name='retreat_step_loss', title='A step lost to retreat', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
+                # § series 13.23
                 Label('step:army_morale'), Call(procedure='adjust_army_morale', args=retreat_step_loss__army_morale__adjust_army_morale_args,
                     into=None),
             ), lines=lines_at('rulesets/series/results.mst', (226,))),
         'previously_retreated_check': procedure(
             name='previously_retreated_check', title='Previously-retreated units', kind='procedure', params=('units', 'side', 'r',
                 'drm'), types={'drm': 'int', 'r': 'code', 'side': 'side', 'units': 'units'}, code=(
-                Label('step:check'), JumpIfNot(previously_retreated_check__check__if, 'if_1_else'),
+                Label('step:check'), JumpIfNot(previously_retreated_check__check__if, 'if_1_else'),  # § series 13.25
                 Call(procedure='check_and_retreat_or_disrupt', args=previously_retreated_check__check__check_and_retreat_or_disrupt_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'),
@@ -2317,7 +2323,7 @@ RULES = Rules(
         'end_of_close_combat': procedure(
             name='end_of_close_combat', title='Disrupted and shattered units next to the enemy', kind='procedure', params=('side',
                 ), types={'_for_u': 'units', 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:exposed'), ForStart('_for_u', end_of_close_combat__exposed__each_u),
+                Label('step:exposed'), ForStart('_for_u', end_of_close_combat__exposed__each_u),  # § series 13.3, 13.4
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
@@ -2330,19 +2336,20 @@ RULES = Rules(
             ), lines=lines_at('rulesets/series/results.mst', (259, 259, 259, 259, 260, 261, 260, 263, 259))),
         'game': procedure(
             name='game', title='The game', kind='procedure', params=(), types={}, code=(
-                Label('step:prepare'), Call(procedure='prepare_for_play', args=Passed(()), into=None),
-                Label('step:turns'), Label('repeat_1_top'), JumpIfNot(game__turns__while, 'repeat_1_end'),
+                Label('step:prepare'), Call(procedure='prepare_for_play', args=Passed(()), into=None),  # § series 5; newtown I
+                Label('step:turns'), Label('repeat_1_top'), JumpIfNot(game__turns__while, 'repeat_1_end'),  # § series 5
                 Call(procedure='game_turn', args=Passed(()), into=None),
                 Exec(game__turns__set_turn),
                 Jump('repeat_1_top'),
-                Label('repeat_1_end'), Label('step:winner'), Exec(game__winner__determine_victory),
+                Label('repeat_1_end'), Label('step:winner'), Exec(game__winner__determine_victory),  # § series 5, 4
             ), lines=lines_at('rulesets/newtown/prepare.mst', (19,), 'rulesets/series/sequence.mst', (10, 11, 12, 10, 15))),
         'game_turn': procedure(
             name='game_turn', title='Game Turn', kind='procedure', params=(), types={}, code=(
-                Label('step:initiative'), JumpIfNot(game_turn__initiative__if, 'if_1_else'),
+                Label('step:initiative'), JumpIfNot(game_turn__initiative__if, 'if_1_else'),  # § series 5, 6.1
                 Exec(game_turn__initiative__set_initiative_side),
                 Jump('if_1_end'),
                 Label('if_1_else'), Call(procedure='initiative', args=Passed(()), into=None),
+                # § series 5; newtown historical_scenario
                 Label('if_1_end'), Label('step:bottom_half_only'), JumpUnlessSwitch(rule='historical_opening', on=True,
                     target='bottom_half_only_switched_1_end'),
                 JumpIfNot(game_turn__bottom_half_only__if, 'if_2_else'),
@@ -2350,40 +2357,48 @@ RULES = Rules(
                 Call(procedure='defensive_artillery_fire_phase', args=game_turn__bottom_half_only__defensive_artillery_fire_phase_args, into=None),
                 Jump('step:end_of_turn'),
                 Jump('if_2_end'),
+                # § series 5
                 Label('if_2_else'), Label('if_2_end'), Label('bottom_half_only_switched_1_end'), Label('step:first_player_turn'), Call(procedure='player_turn',
                     args=game_turn__first_player_turn__player_turn_args, into=None),
-                Label('step:american_only'), JumpIfNot(game_turn__american_only__if, 'if_3_else'),
+                Label('step:american_only'), JumpIfNot(game_turn__american_only__if, 'if_3_else'),  # § series 5; newtown 1.2
                 Jump('step:end_of_turn'),
                 Jump('if_3_end'),
+                # § series 5
                 Label('if_3_else'), Label('if_3_end'), Label('step:second_player_turn'), Call(procedure='player_turn',
                     args=game_turn__second_player_turn__player_turn_args, into=None),
-                Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),
+                Label('step:end_of_turn'), Exec(game_turn__end_of_turn__check_automatic_victory),  # § series 5
             ), lines=lines_at('rulesets/series/sequence.mst', (20, 21, 20, 23), 'rulesets/newtown/scenarios.mst', (29, 29, 30, 31, 32,
                 29), 'rulesets/series/sequence.mst', (26,), 'rulesets/newtown/prepare.mst', (11, 12, 11), 'rulesets/series/sequence.mst', (27, 29))),
         'player_turn': procedure(
             name='player_turn', title='Player Turn', kind='procedure', params=('side',), types={'commander': 'unit', 'side': 'side'}, code=(
-                Label('step:begin'), Exec(player_turn__begin__set_phasing),
+                Label('step:begin'), Exec(player_turn__begin__set_phasing),  # § series 5
+                # § series 5; newtown 4.2.3
                 Label('step:opportunity_cards'), Call(procedure='card_window', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='card_window', args=lose_momentum__lose__gain_momentum_args, into=None),
-                Label('step:designate_commander'), JumpIfNot(player_turn__designate_commander__if, 'if_1_else'),
+                Label('step:designate_commander'), JumpIfNot(player_turn__designate_commander__if, 'if_1_else'),  # § series 5; newtown 3.1.1
                 Choose(var='commander', options=player_turn__designate_commander__commander_options, chooser=Constant(SIDE__INDIAN), kind='unit',
                     prompt='choose commander', mode=''),
                 Exec(player_turn__designate_commander__set_stack_commander),
                 Jump('if_1_end'),
+                # § series 5, 9; newtown 5.2
                 Label('if_1_else'), Label('if_1_end'), Label('step:movement'), JumpIfNot(player_turn__movement__if, 'if_2_else'),
                 Call(procedure='indian_movement_phases', args=Passed((('side', 'side'),)), into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Call(procedure='movement_phase', args=Passed((('side', 'side'),)), into=None),
+                # § series 5, 15.1
                 Label('if_2_end'), Label('step:rally'), Call(procedure='rally_phase', args=Passed((('side', 'side'),)), into=None),
+                # § series 5, 11.1
                 Label('step:artillery'), Call(procedure='defensive_artillery_fire_phase', args=Passed((('side', 'side'),)), into=None),
-                Label('step:rifle'), Call(procedure='rifle_fire_phase', args=Passed((('side', 'side'),)), into=None),
-                Label('step:close_combat'), Call(procedure='close_combat_phase', args=Passed((('side', 'side'),)), into=None),
-                Label('step:final_movement'), JumpIfNot(player_turn__movement__if, 'if_3_else'),
+                Label('step:rifle'), Call(procedure='rifle_fire_phase', args=Passed((('side', 'side'),)), into=None),  # § series 5, 10.1
+                Label('step:close_combat'), Call(procedure='close_combat_phase', args=Passed((('side', 'side'),)), into=None),  # § series 5, 12
+                Label('step:final_movement'), JumpIfNot(player_turn__movement__if, 'if_3_else'),  # § series 5; newtown 5.2.3
                 Call(procedure='final_movement_phase', args=Passed((('side', 'side'),)), into=None),
                 Jump('if_3_end'),
+                # § series 5; newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
                 Label('if_3_else'), Label('if_3_end'), Label('step:end_phase'), JumpIfNot(player_turn__movement__if, 'if_4_else'),
                 Call(procedure='indian_end_phase', args=Passed((('side', 'side'),)), into=None),
                 Jump('if_4_end'),
+                # § series 5, 7.3, 9.61
                 Label('if_4_else'), Label('if_4_end'), Label('step:stacking'), Call(procedure='overstacking', args=Passed((('side', 'side'),)),
                     into=None),
                 Call(procedure='overstacking', args=lose_momentum__lose__gain_momentum_args, into=None),
@@ -2393,11 +2408,12 @@ RULES = Rules(
         'initiative': procedure(
             name='initiative', title='Initiative Segment', kind='procedure', params=(), types={'_ask2': 'bool', 'first': 'side', 'first_roll': 'int',
                 'second_roll': 'int', 'side': 'side'}, code=(
-                Label('step:spend'), JumpIfNot(initiative__spend__if, 'if_1_else'),
+                Label('step:spend'), JumpIfNot(initiative__spend__if, 'if_1_else'),  # § series 6.1, 6.2, 12.62
                 Let('first', initiative__spend__let_first),
                 Call(procedure='spend_on_initiative', args=Passed((('side', 'first'),)), into=None),
                 Call(procedure='spend_on_initiative', args=initiative__spend__spend_on_initiative_args, into=None),
                 Jump('if_1_end'),
+                # § series 6.1
                 Label('if_1_else'), Label('if_1_end'), Label('step:roll'), Label('repeat_1_top'), Let('side', initiative__roll__let_side),
                 RollDie('first_roll', 'initiative_drm'),
                 Let('side', initiative__roll__let_side_2),
@@ -2406,8 +2422,8 @@ RULES = Rules(
                 Jump('repeat_1_end'),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('repeat_1_top'),
-                Label('repeat_1_end'), Label('step:winner'), Exec(initiative__winner__set_initiative_side),
-                Label('step:dictate'), JumpIfNot(initiative__dictate__if, 'if_3_else'),
+                Label('repeat_1_end'), Label('step:winner'), Exec(initiative__winner__set_initiative_side),  # § series 6.1
+                Label('step:dictate'), JumpIfNot(initiative__dictate__if, 'if_3_else'),  # § series 6.1, 12.62
                 Ask(chooser=initiative__dictate__ask2_chooser, question='Spend three Momentum Chits to take the initiative?', var='_ask2'),
                 JumpIfNot(Bound('_ask2'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=game_turn__second_player_turn__player_turn_args, into=None),
@@ -2422,7 +2438,7 @@ RULES = Rules(
         'spend_on_initiative': procedure(
             name='spend_on_initiative', title='Spend Momentum on the initiative', kind='procedure', params=('side',), types={'_ask3': 'bool',
                 'side': 'side'}, code=(
-                Label('step:spend'), Label('repeat_1_top'), JumpIfNot(lose_momentum__lose__if, 'repeat_1_end'),
+                Label('step:spend'), Label('repeat_1_top'), JumpIfNot(lose_momentum__lose__if, 'repeat_1_end'),  # § series 6.2, 12.62
                 Ask(chooser=Bound('side'), question='Spend a Momentum Chit for +2 on the initiative roll?', var='_ask3'),
                 JumpIfNot(Bound('_ask3'), 'ask_1_no'),
                 Call(procedure='spend_momentum', args=Passed((('side', 'side'),)), into=None),
@@ -2435,7 +2451,7 @@ RULES = Rules(
         'overstacking': procedure(
             name='overstacking', title='Overstacking penalty', kind='procedure', params=('side',), types={'_for_h': 'hexes', 'h': 'hex',
                 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:each'), ForStart('_for_h', overstacking__each__each_h),
+                Label('step:each'), ForStart('_for_h', overstacking__each__each_h),  # § series 7.3
                 Label('for_h_1_top'), JumpIfEmpty('_for_h', 'for_h_1_end'),
                 ForTake('h', '_for_h'),
                 Label('repeat_1_top'), JumpIfNot(overstacking__each__while, 'repeat_1_end'),
@@ -2450,14 +2466,14 @@ RULES = Rules(
             name='pin_cases', title='PIN results: case A or case B', kind='procedure', params=('side',), types={'_ask4': 'bool', '_for_e': 'units',
                 '_for_u': 'units', '_for_v': 'units', 'case_b': 'bool', 'e': 'unit', 'engaged': 'bool', 'group': 'int', 'may_withdraw': 'bool',
                 'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
-                Label('step:clear'), Exec(pin_cases__clear__set_pin_withdrawal),
+                Label('step:clear'), Exec(pin_cases__clear__set_pin_withdrawal),  # § series 13.1, 9.2
                 ForStart('_for_u', pin_cases__clear__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(pin_cases__clear__set_pin_case_b),
                 Exec(pin_cases__clear__set_pin_case_chosen),
                 Jump('for_u_1_top'),
-                Label('for_u_1_end'), Label('step:choose'), ForStart('_for_u', pin_cases__choose__each_u),
+                Label('for_u_1_end'), Label('step:choose'), ForStart('_for_u', pin_cases__choose__each_u),  # § series 13.1, 9.2
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 ForTake('u', '_for_u'),
                 JumpIfNot(pin_cases__choose__if, 'if_1_else'),
@@ -2500,10 +2516,11 @@ RULES = Rules(
             name='movement_phase', title='Movement Phase', kind='phase', params=('side',), types={'_ask5': 'bool', '_for_u': 'units',
                 '_for_v': 'units', 'away': 'hexes', 'fewest': 'int', 'group': 'int', 'h': 'hex', 'here': 'int', 'side': 'side', 'to': 'hex',
                 'u': 'unit', 'v': 'unit'}, code=(
-                Label('step:pin_cases'), Call(procedure='pin_cases', args=Passed((('side', 'side'),)), into=None),
+                Label('step:pin_cases'), Call(procedure='pin_cases', args=Passed((('side', 'side'),)), into=None),  # § series 9, 13.1, 9.2
+                # § series 9, 9.6, 9.61, 9.62
                 Label('step:reinforcements'), Prim(primitive='enter_reinforcements', args=movement_phase__reinforcements__enter_reinforcements_args,
                     lambdas={}),
-                Label('step:destroy_newtown'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_1_else'),
+                Label('step:destroy_newtown'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_1_else'),  # § series 9; newtown 4.1
                 ForStart('_for_u', movement_phase__destroy_newtown__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
@@ -2511,6 +2528,7 @@ RULES = Rules(
                 Exec(movement_phase__destroy_newtown__set_burning),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_1_end'),
+                # § series 9, 13.3
                 Label('if_1_else'), Label('if_1_end'), Label('step:disrupted_away'), ForStart('_for_u', movement_phase__disrupted_away__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
@@ -2524,9 +2542,10 @@ RULES = Rules(
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Exec(movement_phase__disrupted_away__set_moved_away),
                 Jump('for_u_2_top'),
-                Label('for_u_2_end'), Label('step:examine'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_3_else'),
+                Label('for_u_2_end'), Label('step:examine'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_3_else'),  # § series 9; newtown 3.4
                 Call(procedure='examine_indian_stacks', args=Passed(()), into=None),
                 Jump('if_3_end'),
+                # § series 9; newtown 6.5.1
                 Label('if_3_else'), Label('if_3_end'), Label('step:stampede'), JumpIfNot(movement_phase__stampede__if, 'if_4_else'),
                 Ask(chooser=Constant(SIDE__INDIAN), question='Play Stampede on the cattle herd?', var='_ask5'),
                 JumpIfNot(Bound('_ask5'), 'ask_1_no'),
@@ -2535,16 +2554,18 @@ RULES = Rules(
                 Exec(movement_phase__stampede__advance_to),
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('if_4_end'),
+                # § series 9; newtown 6.5.1
                 Label('if_4_else'), Label('if_4_end'), Label('step:drive_the_herd'), JumpIfNot(movement_phase__drive_the_herd__if, 'if_5_else'),
                 Prim(primitive='march', args=movement_phase__drive_the_herd__march_args, lambdas={'stacking': Constant(True)}),
                 Jump('if_5_end'),
+                # § series 9, 9.1, 7.2, 8.3, 8.31, 8.32, 9.5, 9.52
                 Label('if_5_else'), Label('if_5_end'), Label('step:move'), Prim(primitive='move_units', args=Passed((('side', 'side'),)),
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'stop_after': movement_phase__move__move_units_stop_after,
                     'extra_cost': movement_phase__move__move_units_extra_cost, 'strategic': movement_phase__move__move_units_strategic,
                     'strategic_step': movement_phase__move__move_units_strategic_step,
                     'strategic_factor': movement_phase__move__move_units_strategic_factor,
                     'one_hex_minimum': movement_phase__move__move_units_one_hex_minimum, 'must_move': movement_phase__move__move_units_must_move}),
-                Label('step:pins'), ForStart('_for_u', movement_phase__pins__each_u),
+                Label('step:pins'), ForStart('_for_u', movement_phase__pins__each_u),  # § series 9, 9.3
                 Label('for_u_3_top'), JumpIfEmpty('_for_u', 'for_u_3_end'),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__pins__set_pinned),
@@ -2567,17 +2588,18 @@ RULES = Rules(
         'morale_check': procedure(
             name='morale_check', title='Morale Check', kind='procedure', params=('unit', 'drm'), result='passed', types={'drm': 'int',
                 'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
-                Label('step:roll'), RollDie('total', 'morale_check_drm'),
-                Label('step:result'), Let('passed', morale_check__result__let_passed),
+                Label('step:roll'), RollDie('total', 'morale_check_drm'),  # § series 13.5
+                Label('step:result'), Let('passed', morale_check__result__let_passed),  # § series 13.5
             ), lines=lines_at('rulesets/series/morale.mst', (11, 12))),
         'rally_phase': procedure(
             name='rally_phase', title='Rally Phase', kind='phase', params=('side',), types={'_ask6': 'bool', '_for_u': 'units', 'passed': 'bool',
                 'recovered': 'bool', 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:withdrawal_markers'), ForStart('_for_u', rally_phase__withdrawal_markers__each_u),
+                Label('step:withdrawal_markers'), ForStart('_for_u', rally_phase__withdrawal_markers__each_u),  # § series 15.1, 12.4
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(rally_phase__withdrawal_markers__set_withdrawn),
                 Jump('for_u_1_top'),
+                # § series 15.1; newtown 4.2.2
                 Label('for_u_1_end'), Label('step:opportunity_card'), JumpIfNot(rally_phase__opportunity_card__if, 'if_1_else'),
                 Ask(chooser=Constant(SIDE__AMERICAN), question='Spend a Momentum Chit to draw an Opportunity Card?', var='_ask6'),
                 JumpIfNot(Bound('_ask6'), 'ask_1_no'),
@@ -2585,6 +2607,7 @@ RULES = Rules(
                 Call(procedure='draw_card', args=rally_phase__opportunity_card__spend_momentum_args, into=None),
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('if_1_end'),
+                # § series 15.1, 15.2, 16.1
                 Label('if_1_else'), Label('if_1_end'), Label('step:rally'), ForStart('_for_u', rally_phase__rally__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
@@ -2595,7 +2618,7 @@ RULES = Rules(
                 Call(procedure='adjust_army_morale', args=rally_phase__rally__adjust_army_morale_args, into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('for_u_2_top'),
-                Label('for_u_2_end'), Label('step:resolve'), JumpIfNot(player_turn__movement__if, 'if_3_else'),
+                Label('for_u_2_end'), Label('step:resolve'), JumpIfNot(player_turn__movement__if, 'if_3_else'),  # § series 15.1; newtown 5.4.4
                 ForStart('_for_u', rally_phase__resolve__each_u),
                 Label('for_u_3_top'), JumpIfEmpty('_for_u', 'for_u_3_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Constant(SIDE__INDIAN), kind='unit', prompt='choose the next u', mode=''),
@@ -2618,6 +2641,7 @@ RULES = Rules(
         'defensive_artillery_fire_phase': procedure(
             name='defensive_artillery_fire_phase', title='Defensive Artillery Fire Phase', kind='phase', params=('side',), types={'side': 'side',
                 'target': 'unit', 'target_hex': 'hex'}, code=(
+                # § series 11.1, 11.2; newtown 3.4
                 Label('step:fire'), Label('repeat_1_top'), JumpIfNot(defensive_artillery_fire_phase__fire__if, 'if_1_else'),
                 Choose(var='target_hex', options=defensive_artillery_fire_phase__fire__target_hex_options, chooser=Constant(SIDE__AMERICAN),
                     kind='hex', prompt='choose target_hex', mode='maybe'),
@@ -2642,7 +2666,7 @@ RULES = Rules(
             name='artillery_fire', title='Artillery Fire', kind='procedure', params=('target', 'side'), types={'_ask7': 'bool', '_for_a': 'units',
                 'a': 'unit', 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'result': 'code', 'side': 'side',
                 'target': 'unit'}, code=(
-                Label('step:firers'), Let('firers', artillery_fire__firers__let_firers),
+                Label('step:firers'), Let('firers', artillery_fire__firers__let_firers),  # § series 11.2, 11.3
                 ForStart('_for_a', artillery_fire__firers__each_a),
                 Label('for_a_1_top'), JumpIfEmpty('_for_a', 'for_a_1_end'),
                 Choose(var='a', options=Bound('_for_a'), chooser=Bound('side'), kind='unit', prompt='choose the next a', mode=''),
@@ -2654,7 +2678,7 @@ RULES = Rules(
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_a_1_top'),
                 Label('for_a_1_end'), Exec(artillery_fire__firers__set_artillery_target),
-                Label('step:to_hit'), JumpIfNot(artillery_fire__to_hit__if, 'if_1_else'),
+                Label('step:to_hit'), JumpIfNot(artillery_fire__to_hit__if, 'if_1_else'),  # § series 11.2, 11.3
                 Let('needed', artillery_fire__to_hit__let_needed),
                 Let('first_fire', Constant(False)),
                 RollDie('modified', 'fire_drm'),
@@ -2663,6 +2687,7 @@ RULES = Rules(
                 Call(procedure='fire_result', args=Passed((('target', 'target'), ('result', 'result'))), into=None),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
+                # § series 11.2, 11.3; newtown 5.4.1
                 Label('if_1_else'), Label('if_1_end'), Label('step:resolve_hit'), JumpIfNot(artillery_fire__resolve_hit__if, 'if_3_else'),
                 Exec(artillery_fire__resolve_hit__set_resolve_hit),
                 Jump('if_3_end'),
@@ -2672,16 +2697,17 @@ RULES = Rules(
         'fire_result': procedure(
             name='fire_result', title='A fire result', kind='procedure', params=('target', 'result'), types={'loss': 'int', 'result': 'code',
                 'target': 'unit'}, code=(
-                Label('step:apply'), Let('loss', fire_result__apply__let_loss),
+                Label('step:apply'), Let('loss', fire_result__apply__let_loss),  # § series 10.3, 11.3, 16.1
                 ApplyResult(Bound('result'), fire_result__apply__result_args),
                 Call(procedure='adjust_army_morale', args=fire_result__apply__adjust_army_morale_args, into=None),
             ), lines=lines_at('rulesets/series/fire.mst', (95, 96, 98))),
         'rifle_fire_phase': procedure(
             name='rifle_fire_phase', title='Rifle Fire Phase', kind='phase', params=('side',), types={'_for_u': 'units', 'side': 'side',
                 'u': 'unit'}, code=(
-                Label('step:phasing_fire'), Call(procedure='rifle_fire_by', args=Passed((('side', 'side'),)), into=None),
+                Label('step:phasing_fire'), Call(procedure='rifle_fire_by', args=Passed((('side', 'side'),)), into=None),  # § series 10.1, 10.2
+                # § series 10.1, 10.2
                 Label('step:other_fire'), Call(procedure='rifle_fire_by', args=lose_momentum__lose__gain_momentum_args, into=None),
-                Label('step:results'), ForStart('_for_u', rifle_fire_phase__results__each_u),
+                Label('step:results'), ForStart('_for_u', rifle_fire_phase__results__each_u),  # § series 10.1, 10.4
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=defensive_artillery_fire_phase__fire__target_chooser, kind='unit',
                     prompt='choose the next u', mode=''),
@@ -2701,6 +2727,7 @@ RULES = Rules(
         'rifle_fire_by': procedure(
             name='rifle_fire_by', title='Rifle fire of one side', kind='procedure', params=('side',), types={'side': 'side', 'target': 'unit',
                 'target_hex': 'hex'}, code=(
+                # § series 10.2, 10.3; newtown 3.4
                 Label('step:fire'), Label('repeat_1_top'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_1_else'),
                 Choose(var='target_hex', options=rifle_fire_by__fire__target_hex_options, chooser=Constant(SIDE__AMERICAN), kind='hex',
                     prompt='choose target_hex', mode='maybe'),
@@ -2725,7 +2752,7 @@ RULES = Rules(
             name='rifle_fire', title='Rifle Fire', kind='procedure', params=('target', 'side'), types={'_ask8': 'bool', '_for_r': 'units',
                 'firers': 'units', 'first_fire': 'bool', 'modified': 'int', 'needed': 'int', 'r': 'unit', 'result': 'code', 'side': 'side',
                 'target': 'unit'}, code=(
-                Label('step:firers'), Let('firers', artillery_fire__firers__let_firers),
+                Label('step:firers'), Let('firers', artillery_fire__firers__let_firers),  # § series 10.2, 10.3, 10.5
                 ForStart('_for_r', rifle_fire__firers__each_r),
                 Label('for_r_1_top'), JumpIfEmpty('_for_r', 'for_r_1_end'),
                 Choose(var='r', options=Bound('_for_r'), chooser=Bound('side'), kind='unit', prompt='choose the next r', mode=''),
@@ -2736,7 +2763,7 @@ RULES = Rules(
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('for_r_1_top'),
                 Label('for_r_1_end'), Exec(rifle_fire__firers__set_rifle_target),
-                Label('step:to_hit'), JumpIfNot(artillery_fire__to_hit__if, 'if_1_else'),
+                Label('step:to_hit'), JumpIfNot(artillery_fire__to_hit__if, 'if_1_else'),  # § series 10.2, 10.3, 10.5
                 Let('needed', rifle_fire__to_hit__let_needed),
                 Let('first_fire', rifle_fire__to_hit__let_first_fire),
                 ForStart('_for_r', Bound('firers')),
@@ -2761,14 +2788,16 @@ RULES = Rules(
             name='close_combat_phase', title='Close Combat Phase', kind='phase', params=('side',), types={'_for_c': 'combats',
                 '_for_combat': 'combats', '_for_h': 'hexes', '_for_u': 'units', 'ambush': 'str', 'c': 'combat', 'combat': 'combat', 'h': 'hex',
                 'side': 'side', 'u': 'unit'}, code=(
+                # § series 12, 12.1, 12.11, 12.2, 12.12, 12.13, 12.14, 12.15, 12.21, 13.1
                 Label('step:designate'), Prim(primitive='designate_combats', args=close_combat_phase__designate__designate_combats_args,
                     lambdas={'may_attack': close_combat_phase__designate__designate_combats_may_attack,
                     'must_attack': close_combat_phase__designate__designate_combats_must_attack,
                     'must_be_attacked': close_combat_phase__designate__designate_combats_must_be_attacked,
                     'may_divert': close_combat_phase__designate__designate_combats_may_divert}),
-                Label('step:retreat_before_combat'), JumpIfNot(player_turn__movement__if, 'if_1_else'),
+                Label('step:retreat_before_combat'), JumpIfNot(player_turn__movement__if, 'if_1_else'),  # § series 12, 12.1, 12.11, 12.2; newtown 5.7
                 Call(procedure='retreat_before_combat_phase', args=Passed(()), into=None),
                 Jump('if_1_end'),
+                # § series 12, 12.1, 12.11, 12.2, 7.4; newtown 3.4
                 Label('if_1_else'), Label('if_1_end'), Label('step:examine_defenders'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_2_else'),
                 ForStart('_for_c', close_combat_phase__examine_defenders__each_c),
                 Label('for_c_1_top'), JumpIfEmpty('_for_c', 'for_c_1_end'),
@@ -2780,11 +2809,13 @@ RULES = Rules(
                 Jump('for_h_1_top'),
                 Label('for_h_1_end'), Jump('for_c_1_top'),
                 Label('for_c_1_end'), Jump('if_2_end'),
+                # § series 12, 12.1, 12.11, 12.2, 12.22
                 Label('if_2_else'), Label('if_2_end'), Label('step:pins'), ForStart('_for_u', close_combat_phase__pins__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__pins__set_pinned),
                 Jump('for_u_1_top'),
+                # § series 12, 12.1, 12.11, 12.2; newtown 5.5, 5.5.1
                 Label('for_u_1_end'), Label('step:ambush'), JumpUnlessSwitch(rule='indian_ambush', on=True, target='ambush_switched_1_end'),
                 JumpIfNot(close_combat_phase__ambush__if, 'if_3_else'),
                 Exec(close_combat_phase__ambush__set_ambush_rolled),
@@ -2794,6 +2825,7 @@ RULES = Rules(
                 Label('if_4_else'), Roll(table=TABLE__AMBUSH_TABLE, column=None, modifiers='ambush_drm', into='ambush', total=None),
                 Exec(close_combat_phase__ambush__set_ambush_sprung_2),
                 Label('if_4_end'), Jump('if_3_end'),
+                # § series 12, 12.1, 12.11, 12.2, 12.23
                 Label('if_3_else'), Label('if_3_end'), Label('ambush_switched_1_end'), Label('step:resolve'), ForStart('_for_combat',
                     close_combat_phase__examine_defenders__each_c),
                 Label('for_combat_1_top'), JumpIfEmpty('_for_combat', 'for_combat_1_end'),
@@ -2801,6 +2833,7 @@ RULES = Rules(
                 ForDrop('combat', '_for_combat'),
                 Call(procedure='close_combat', args=Passed((('combat', 'combat'),)), into=None),
                 Jump('for_combat_1_top'),
+                # § series 12, 12.1, 12.11, 12.2, 13.3, 13.4
                 Label('for_combat_1_end'), Label('step:exposed'), Call(procedure='end_of_close_combat', args=Passed((('side', 'side'),)), into=None),
                 Call(procedure='shattered_captured', args=lose_momentum__lose__gain_momentum_args, into=None),
             ), lines=lines_at('rulesets/series/close_combat.mst', (11,), 'rulesets/newtown/indian_rules.mst', (376, 377,
@@ -2810,7 +2843,7 @@ RULES = Rules(
         'shattered_captured': procedure(
             name='shattered_captured', title='Shattered units next to the enemy', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:each'), ForStart('_for_u', shattered_captured__each__each_u),
+                Label('step:each'), ForStart('_for_u', shattered_captured__each__each_u),  # § series 13.4
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(end_of_close_combat__exposed__capture),
@@ -2825,7 +2858,7 @@ RULES = Rules(
                 'first': 'side', 'matrix': 'cell:tactics_matrix', 'modified_roll': 'int', 'odds': 'column', 'player': 'side', 'rerolled': 'bool',
                 'result': 'cell:close_combat_table', 'retreated_attackers': 'units', 'retreated_defenders': 'units', 'tactics': 'int',
                 'u': 'unit'}, code=(
-                Label('step:begin'), Let('attacker_lead', Constant(NONE_INDEX)),
+                Label('step:begin'), Let('attacker_lead', Constant(NONE_INDEX)),  # § series 12.23
                 Let('attacker', close_combat__begin__let_attacker),
                 Let('defender', close_combat__begin__let_defender),
                 Exec(close_combat__begin__set_morale_snapshot),
@@ -2836,7 +2869,7 @@ RULES = Rules(
                 ForTake('u', '_for_u'),
                 Exec(close_combat__begin__set_has_fired),
                 Jump('for_u_1_top'),
-                Label('for_u_1_end'), Label('step:odds'), JumpIfNot(close_combat__odds__if, 'if_1_else'),
+                Label('for_u_1_end'), Label('step:odds'), JumpIfNot(close_combat__odds__if, 'if_1_else'),  # § series 12.23, 12.3
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 ForTake('u', '_for_u'),
@@ -2848,11 +2881,13 @@ RULES = Rules(
                 JumpIfNot(close_combat__odds__if_2, 'if_2_else'),
                 Let('odds', close_combat__odds__let_odds_2),
                 Jump('if_2_end'),
+                # § series 12.23; newtown 5.5
                 Label('if_2_else'), Label('if_2_end'), Label('step:ambush_shift'), JumpUnlessSwitch(rule='indian_ambush', on=True,
                     target='ambush_shift_switched_1_end'),
                 JumpIfNot(close_combat__ambush_shift__if, 'if_3_else'),
                 Let('odds', close_combat__ambush_shift__let_odds),
                 Jump('if_3_end'),
+                # § series 12.23, 12.4
                 Label('if_3_else'), Label('if_3_end'), Label('ambush_shift_switched_1_end'), Label('step:cavalry_withdrawal'), JumpIfNot(close_combat__cavalry_withdrawal__if,
                     'if_4_else'),
                 Ask(chooser=Bound('defender'), question='Withdraw the cavalry instead of fighting?', var='_ask9'),
@@ -2874,12 +2909,13 @@ RULES = Rules(
                 Label('for_u_3_end'), Jump('step:advance'),
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Label('ask_1_end'), Jump('if_4_end'),
+                # § series 12.23
                 Label('if_4_else'), Label('if_4_end'), Label('step:lead_units'), Choose(var='attacker_lead',
                     options=close_combat__lead_units__attacker_lead_options, chooser=Bound('attacker'), kind='unit', prompt='choose attacker_lead',
                     mode=''),
                 Choose(var='defender_lead', options=close_combat__lead_units__defender_lead_options, chooser=Bound('defender'), kind='unit',
                     prompt='choose defender_lead', mode=''),
-                Label('step:indian_withdrawal'), JumpIfNot(close_combat__indian_withdrawal__if, 'if_7_else'),
+                Label('step:indian_withdrawal'), JumpIfNot(close_combat__indian_withdrawal__if, 'if_7_else'),  # § series 12.23; newtown 5.8
                 Ask(chooser=Bound('defender'), question='Announce an Indian Withdrawal?', var='_ask10'),
                 JumpIfNot(Bound('_ask10'), 'ask_2_no'),
                 ForStart('_for_u', close_combat__odds__each_u),
@@ -2896,12 +2932,14 @@ RULES = Rules(
                 Label('for_u_4_end'), Jump('step:advance'),
                 Jump('ask_2_end'),
                 Label('ask_2_no'), Label('ask_2_end'), Jump('if_7_end'),
+                # § series 12.23; newtown 5.1.2
                 Label('if_7_else'), Label('if_7_end'), Label('step:honor_leads'), ForStart('_for_u', close_combat__honor_leads__each_u),
                 Label('for_u_5_top'), JumpIfEmpty('_for_u', 'for_u_5_end'),
                 ForTake('u', '_for_u'),
                 Call(procedure='lose_honor', args=Passed((('unit', 'u'),)), into=None),
                 Jump('for_u_5_top'),
                 Label('for_u_5_end'), Exec(close_combat__honor_leads__set_honor_lead),
+                # § series 12.23, 12.5, 12.54
                 Label('step:tactics'), Choose(var='attacker_chit', options=close_combat__tactics__attacker_chit_options, chooser=Bound('attacker'),
                     kind='option', prompt='choose attacker_chit', mode='secretly'),
                 Choose(var='defender_chit', options=close_combat__tactics__attacker_chit_options, chooser=Bound('defender'), kind='option',
@@ -2914,6 +2952,7 @@ RULES = Rules(
                     'defender_chit'))), into=None),
                 Jump('step:advance'),
                 Jump('if_9_end'),
+                # § series 12.23; newtown 4.2.4
                 Label('if_9_else'), Label('if_9_end'), Label('step:opportunity_before_roll'), Call(procedure='close_combat_cards',
                     args=Passed((('combat', 'combat'), ('side', 'attacker'))), into=None),
                 Call(procedure='close_combat_cards', args=Passed((('combat', 'combat'), ('side', 'defender'))), into=None),
@@ -2923,9 +2962,10 @@ RULES = Rules(
                 Label('if_10_else'), Label('if_10_end'), JumpIfNot(close_combat__opportunity_before_roll__if_2, 'if_11_else'),
                 Let('odds', close_combat__opportunity_before_roll__let_odds),
                 Jump('if_11_end'),
+                # § series 12.23
                 Label('if_11_else'), Label('if_11_end'), Label('step:resolve'), Roll(table=TABLE__CLOSE_COMBAT_TABLE,
                     column=close_combat__resolve__close_combat_table_column, modifiers='close_combat_drm', into='result', total='modified_roll'),
-                Label('step:momentum'), JumpIfNot(initiative__spend__if, 'if_12_else'),
+                Label('step:momentum'), JumpIfNot(initiative__spend__if, 'if_12_else'),  # § series 12.23, 12.62
                 Let('first', close_combat__momentum__let_first),
                 Let('rerolled', Constant(False)),
                 JumpIfNot(close_combat__momentum__if, 'if_13_else'),
@@ -2946,10 +2986,11 @@ RULES = Rules(
                 Jump('step:resolve'),
                 Jump('if_15_end'),
                 Label('if_15_else'), Label('if_15_end'), Jump('if_12_end'),
+                # § series 12.23, 13.25
                 Label('if_12_else'), Label('if_12_end'), Label('step:previously_retreated'), Let('retreated_defenders',
                     close_combat__previously_retreated__let_retreated_defenders),
                 Let('retreated_attackers', close_combat__previously_retreated__let_retreated_attackers),
-                Label('step:ignore_a_result'), ForStart('_for_player', close_combat__ignore_a_result__each_player),
+                Label('step:ignore_a_result'), ForStart('_for_player', close_combat__ignore_a_result__each_player),  # § series 12.23; newtown 4.2.4
                 Label('for_player_1_top'), JumpIfEmpty('_for_player', 'for_player_1_end'),
                 ForTake('player', '_for_player'),
                 JumpIfNot(close_combat__ignore_a_result__if, 'if_16_else'),
@@ -2960,6 +3001,7 @@ RULES = Rules(
                 Jump('ask_5_end'),
                 Label('ask_5_no'), Label('ask_5_end'), Jump('if_16_end'),
                 Label('if_16_else'), Label('if_16_end'), Jump('for_player_1_top'),
+                # § series 12.23, 13.1
                 Label('for_player_1_end'), Label('step:apply'), Let('defender_others', close_combat__apply__let_defender_others),
                 Let('attacker_others', close_combat__apply__let_attacker_others),
                 Let('defender_loss', close_combat__apply__let_defender_loss),
@@ -2976,12 +3018,14 @@ RULES = Rules(
                 Label('if_19_else'), Label('if_19_end'), JumpIfNot(close_combat__apply__if_2, 'if_20_else'),
                 Call(procedure='adjust_army_morale', args=Passed((('side', 'attacker'), ('amount', 'attacker_loss'))), into=None),
                 Jump('if_20_end'),
+                # § series 12.23, 13.25
                 Label('if_20_else'), Label('if_20_end'), Label('step:retreated_check'), JumpIfNot(close_combat__apply__if, 'if_21_else'),
                 Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args, into=None),
                 Jump('if_21_end'),
                 Label('if_21_else'), Label('if_21_end'), JumpIfNot(close_combat__apply__if_2, 'if_22_else'),
                 Call(procedure='previously_retreated_check', args=close_combat__retreated_check__previously_retreated_check_args_2, into=None),
                 Jump('if_22_end'),
+                # § series 12.23, 12.63
                 Label('if_22_else'), Label('if_22_end'), Label('step:gain_momentum'), JumpIfNot(initiative__spend__if, 'if_23_else'),
                 JumpIfNot(close_combat__gain_momentum__if, 'if_24_else'),
                 Call(procedure='gain_momentum', args=Passed((('side', 'defender'),)), into=None),
@@ -2990,9 +3034,10 @@ RULES = Rules(
                 Call(procedure='gain_momentum', args=Passed((('side', 'attacker'),)), into=None),
                 Jump('if_25_end'),
                 Label('if_25_else'), Label('if_25_end'), Label('if_24_end'), Jump('if_23_end'),
+                # § series 12.23, 12.3, 12.4
                 Label('if_23_else'), Label('if_23_end'), Label('step:advance'), Exec(close_combat__advance__set_snapshot_taken),
                 Call(procedure='advance_after_combat', args=Passed((('combat', 'combat'), ('lead', 'attacker_lead'))), into=None),
-                Label('step:done'), Exec(close_combat__done__resolve_combat),
+                Label('step:done'), Exec(close_combat__done__resolve_combat),  # § series 12.23
             ), lines=lines_at('rulesets/series/close_combat.mst', (196, 197, 198, 199, 200, 201, 203, 203, 203, 204, 203, 209, 210, 210, 210, 211,
                 210, 213, 209, 215, 216, 217, 216), 'rulesets/newtown/indian_rules.mst', (309, 309, 310,
                 309), 'rulesets/series/close_combat.mst', (222, 223, 223, 224, 224, 224, 224, 225, 226, 227, 226, 229, 235, 236, 235, 224, 239, 223,
@@ -3007,12 +3052,14 @@ RULES = Rules(
             name='advance_after_combat', title='Advance after Combat', kind='procedure', params=('combat', 'lead'), types={'_ask14': 'bool',
                 '_for_u': 'units', 'combat': 'combat', 'into': 'hex', 'lead': 'unit', 'reachable': 'hexes', 'to': 'hex', 'u': 'unit',
                 'vacated': 'hexes'}, code=(
+                # § series 12.23; newtown 3.6.2
                 Label('step:stay_in_the_breastwork'), JumpIfNot(advance_after_combat__stay_in_the_breastwork__if, 'if_1_else'),
                 Ask(chooser=Constant(SIDE__INDIAN), question='Advance after combat out of the breastwork?', var='_ask14'),
                 JumpIfNot(Bound('_ask14'), 'ask_1_no'),
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Return(),
                 Label('ask_1_end'), Jump('if_1_end'),
+                # § series 12.23
                 Label('if_1_else'), Label('if_1_end'), Label('step:advance'), Let('vacated', advance_after_combat__advance__let_vacated),
                 JumpIfNot(advance_after_combat__advance__if, 'if_2_else'),
                 JumpIfNot(advance_after_combat__advance__if_2, 'if_3_else'),
@@ -3040,9 +3087,10 @@ RULES = Rules(
             name='tactical_withdrawal', title='No Combat', kind='procedure', params=('combat', 'attacker_chit',
                 'defender_chit'), types={'_for_u': 'units', 'attacker_chit': 'marker', 'combat': 'combat', 'defender_chit': 'marker',
                 'u': 'unit'}, code=(
-                Label('step:honor'), JumpIfNot(tactical_withdrawal__honor__if, 'if_1_else'),
+                Label('step:honor'), JumpIfNot(tactical_withdrawal__honor__if, 'if_1_else'),  # § series 12.23; newtown 5.1.3
                 Call(procedure='lose_honor', args=tactical_withdrawal__honor__lose_honor_args, into=None),
                 Jump('if_1_end'),
+                # § series 12.23
                 Label('if_1_else'), Label('if_1_end'), Label('step:defender'), JumpIfNot(tactical_withdrawal__defender__if, 'if_2_else'),
                 ForStart('_for_u', close_combat__odds__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
@@ -3051,6 +3099,7 @@ RULES = Rules(
                 Call(procedure='retreat_unit', args=check_or_retreat__each__retreat_unit_args, into=None),
                 Jump('for_u_1_top'),
                 Label('for_u_1_end'), Jump('if_2_end'),
+                # § series 12.23
                 Label('if_2_else'), Label('if_2_end'), Label('step:attacker'), JumpIfNot(tactical_withdrawal__attacker__if, 'if_3_else'),
                 ForStart('_for_u', tactical_withdrawal__attacker__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
@@ -3064,30 +3113,35 @@ RULES = Rules(
                 374, 373, 378, 379, 379, 379, 379, 380, 379, 378))),
         'prepare_for_play': procedure(
             name='prepare_for_play', title='Prepare for Play', kind='procedure', params=(), types={'_for_u': 'units', 'u': 'unit'}, code=(
-                Label('step:optional_units'), JumpIfNot(prepare_for_play__optional_units__if, 'if_1_else'),
+                Label('step:optional_units'), JumpIfNot(prepare_for_play__optional_units__if, 'if_1_else'),  # § newtown I, 1.6, 6.2
                 Exec(prepare_for_play__optional_units__remove_from_play),
                 Jump('if_1_end'),
+                # § newtown I, 6.1.1
                 Label('if_1_else'), Label('if_1_end'), Label('step:platoon'), JumpIfNot(prepare_for_play__platoon__if, 'if_2_else'),
                 Exec(prepare_for_play__platoon__set_attached_to),
                 Jump('if_2_end'),
+                # § newtown I, 1.8
                 Label('if_2_else'), Label('if_2_end'), Label('step:enhancement'), JumpUnlessSwitch(rule='pre_game_rolls', on=True,
                     target='enhancement_switched_1_end'),
                 Call(procedure='pre_game_enhancement', args=Passed(()), into=None),
+                # § newtown I, 1.7, 5.1, 5.1.1
                 Label('enhancement_switched_1_end'), Label('step:honor'), JumpUnlessSwitch(rule='pre_game_rolls', on=True,
                     target='honor_switched_1_end'),
                 Call(procedure='roll_for_honor', args=Passed(()), into=None),
+                # § newtown I, 1.9.1
                 Label('honor_switched_1_end'), Label('step:activation_markers'), ForStart('_for_u', prepare_for_play__activation_markers__each_u),
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Call(procedure='join_cup', args=prepare_for_play__activation_markers__join_cup_args, into=None),
                 Jump('for_u_1_top'),
+                # § newtown I, 1.10, 4.2.2
                 Label('for_u_1_end'), Label('step:cards'), Call(procedure='draw_card', args=rally_phase__opportunity_card__spend_momentum_args,
                     into=None),
                 Call(procedure='draw_card', args=game_turn__bottom_half_only__defensive_artillery_fire_phase_args, into=None),
             ), lines=lines_at('rulesets/newtown/prepare.mst', (25, 26, 25, 30, 31, 30, 64, 64, 66, 66, 35, 35, 35, 36, 35, 40, 41))),
         'join_cup': procedure(
             name='join_cup', title='A marker joins the cup', kind='procedure', params=('token',), types={'token': 'marker'}, code=(
-                Label('step:join'), JumpIfNot(join_cup__join__if, 'if_1_else'),
+                Label('step:join'), JumpIfNot(join_cup__join__if, 'if_1_else'),  # § newtown 1.9
                 Exec(join_cup__join__take_out),
                 Exec(join_cup__join__put_in),
                 Jump('if_1_end'),
@@ -3095,8 +3149,8 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/prepare.mst', (47, 48, 49, 47))),
         'pre_game_enhancement': procedure(
             name='pre_game_enhancement', title='Pre-game Indian Enhancement', kind='procedure', params=(), types={'outcome': 'str'}, code=(
-                Label('step:roll'), Roll(table=TABLE__ENHANCEMENT_TABLE, column=None, modifiers=None, into='outcome', total=None),
-                Label('step:apply'), JumpIfNot(pre_game_enhancement__apply__if, 'if_1_else'),
+                Label('step:roll'), Roll(table=TABLE__ENHANCEMENT_TABLE, column=None, modifiers=None, into='outcome', total=None),  # § newtown 1.8
+                Label('step:apply'), JumpIfNot(pre_game_enhancement__apply__if, 'if_1_else'),  # § newtown 1.8
                 Exec(pre_game_enhancement__apply__set_war_dance),
                 Jump('if_1_end'),
                 Label('if_1_else'), JumpIfNot(pre_game_enhancement__apply__if_2, 'if_2_else'),
@@ -3138,7 +3192,7 @@ RULES = Rules(
         'place_with_indians': procedure(
             name='place_with_indians', title='Place a Random Event unit', kind='procedure', params=('unit',), types={'h': 'hex', 'hexes': 'hexes',
                 'unit': 'unit'}, code=(
-                Label('step:place'), Let('hexes', place_with_indians__place__let_hexes),
+                Label('step:place'), Let('hexes', place_with_indians__place__let_hexes),  # § newtown 1.8; series 7.1
                 JumpIfNot(place_with_indians__place__if, 'if_1_else'),
                 Choose(var='h', options=place_with_indians__place__h_options, chooser=Constant(SIDE__INDIAN), kind='hex', prompt='choose h', mode=''),
                 Exec(place_with_indians__place__advance_to),
@@ -3149,7 +3203,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/prepare.mst', (138, 139, 140, 141, 139, 143, 144))),
         'onondaga_enters': procedure(
             name='onondaga_enters', title='The Onondaga', kind='procedure', params=(), types={'h': 'hex'}, code=(
-                Label('step:place'), JumpIfNot(onondaga_enters__place__if, 'if_1_else'),
+                Label('step:place'), JumpIfNot(onondaga_enters__place__if, 'if_1_else'),  # § newtown 6.3, 1.9.1
                 Choose(var='h', options=onondaga_enters__place__h_options, chooser=Constant(SIDE__INDIAN), kind='hex', prompt='choose h', mode=''),
                 Exec(onondaga_enters__place__advance_to),
                 Jump('if_1_end'),
@@ -3160,7 +3214,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/prepare.mst', (156, 157, 158, 156, 160, 161, 163))),
         'breastwork_check': procedure(
             name='breastwork_check', title='Breastwork abandoned?', kind='procedure', params=(), types={}, code=(
-                Label('step:check'), JumpIfNot(breastwork_check__check__if, 'if_1_else'),
+                Label('step:check'), JumpIfNot(breastwork_check__check__if, 'if_1_else'),  # § newtown 2.5.3
                 Exec(breastwork_check__check__set_breastwork_abandoned),
                 Exec(breastwork_check__check__score),
                 Jump('if_1_end'),
@@ -3168,6 +3222,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/victory.mst', (96, 97, 98, 96))),
         'examine_indian_stacks': procedure(
             name='examine_indian_stacks', title='Examine Indian stacks', kind='procedure', params=(), types={'_ask15': 'bool', 'h': 'hex'}, code=(
+                # § newtown 3.4; series 7.4
                 Label('step:examine'), Label('repeat_1_top'), JumpIfNot(examine_indian_stacks__examine__while, 'repeat_1_end'),
                 Ask(chooser=Constant(SIDE__AMERICAN), question='Examine an Indian stack (–1 Army Morale)?', var='_ask15'),
                 JumpIfNot(Bound('_ask15'), 'ask_1_no'),
@@ -3183,7 +3238,8 @@ RULES = Rules(
         'indian_movement_phases': procedure(
             name='indian_movement_phases', title='Indian Movement Phases', kind='procedure', params=('side',), types={'side': 'side',
                 'sortie': 'int'}, code=(
-                Label('step:pin_cases'), Call(procedure='pin_cases', args=Passed((('side', 'side'),)), into=None),
+                Label('step:pin_cases'), Call(procedure='pin_cases', args=Passed((('side', 'side'),)), into=None),  # § newtown 5.2; series 13.1, 9.2
+                # § newtown 5.2, 5.3.2, 5.3.3
                 Label('step:sortie_roll'), JumpUnlessSwitch(rule='indian_sortie', on=True, target='sortie_roll_switched_1_end'),
                 JumpIfNot(indian_movement_phases__sortie_roll__if, 'if_1_else'),
                 RollDie('sortie', None),
@@ -3191,33 +3247,37 @@ RULES = Rules(
                 Exec(indian_movement_phases__sortie_roll__set_sortie_released),
                 Jump('if_2_end'),
                 Label('if_2_else'), Label('if_2_end'), Jump('if_1_end'),
+                # § newtown 5.2, 5.2.1
                 Label('if_1_else'), Label('if_1_end'), Label('sortie_roll_switched_1_end'), Label('step:standard'), Call(procedure='standard_movement_phase',
                     args=Passed((('side', 'side'),)), into=None),
+                # § newtown 5.2, 5.2.2
                 Label('step:activation'), Call(procedure='activation_movement_phase', args=Passed((('side', 'side'),)), into=None),
-                Label('step:pins'), Call(procedure='remove_pins', args=Passed((('side', 'side'),)), into=None),
+                Label('step:pins'), Call(procedure='remove_pins', args=Passed((('side', 'side'),)), into=None),  # § newtown 5.2; series 9.3
             ), lines=lines_at('rulesets/newtown/sequence.mst', (86,), 'rulesets/newtown/indian_rules.mst', (114, 114, 115, 116, 117, 116,
                 114), 'rulesets/newtown/sequence.mst', (87, 88, 90))),
         'standard_movement_phase': procedure(
             name='standard_movement_phase', title='Standard Movement Phase', kind='phase', params=('side',), types={'side': 'side'}, code=(
-                Label('step:begin'), Exec(standard_movement_phase__begin__set_indian_movement),
+                Label('step:begin'), Exec(standard_movement_phase__begin__set_indian_movement),  # § newtown 5.2.1
+                # § newtown 5.2.1; series 13.3
                 Label('step:disrupted_away'), Call(procedure='move_away_disrupted', args=Passed((('side', 'side'),)), into=None),
-                Label('step:platoon_gets_away'), JumpIfNot(standard_movement_phase__platoon_gets_away__if, 'if_1_else'),
+                Label('step:platoon_gets_away'), JumpIfNot(standard_movement_phase__platoon_gets_away__if, 'if_1_else'),  # § newtown 5.2.1, 6.1.3
                 Prim(primitive='retreat', args=standard_movement_phase__platoon_gets_away__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking,
                     'blocked': standard_movement_phase__platoon_gets_away__retreat_blocked,
                     'avoid': standard_movement_phase__platoon_gets_away__retreat_avoid}),
                 Exec(standard_movement_phase__platoon_gets_away__set_moved_this_turn),
                 Jump('if_1_end'),
+                # § newtown 5.2.1
                 Label('if_1_else'), Label('if_1_end'), Label('step:move'), Call(procedure='indian_moves', args=Passed((('side', 'side'),)),
                     into=None),
-                Label('step:done'), Exec(standard_movement_phase__done__set_indian_movement),
+                Label('step:done'), Exec(standard_movement_phase__done__set_indian_movement),  # § newtown 5.2.1
             ), lines=lines_at('rulesets/newtown/sequence.mst', (96, 97), 'rulesets/newtown/special_units.mst', (126, 127, 132,
                 126), 'rulesets/newtown/sequence.mst', (98, 99))),
         'activation_movement_phase': procedure(
             name='activation_movement_phase', title='Activation Movement Phase', kind='phase', params=('side',), types={'_for_u': 'units',
                 'again': 'bool', 'drawn': 'marker', 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:begin'), Exec(activation_movement_phase__begin__set_indian_movement),
-                Label('step:draw'), Label('repeat_1_top'), JumpIfNot(activation_movement_phase__draw__while, 'repeat_1_end'),
+                Label('step:begin'), Exec(activation_movement_phase__begin__set_indian_movement),  # § newtown 5.2.2
+                Label('step:draw'), Label('repeat_1_top'), JumpIfNot(activation_movement_phase__draw__while, 'repeat_1_end'),  # § newtown 5.2.2
                 Draw('activation_cup', 'drawn'),
                 Let('again', activation_movement_phase__draw__let_again),
                 Exec(activation_movement_phase__draw__put_in),
@@ -3238,14 +3298,14 @@ RULES = Rules(
                 Label('for_u_1_end'), Call(procedure='indian_moves', args=Passed((('side', 'side'),)), into=None),
                 Jump('if_3_end'),
                 Label('if_3_else'), Label('if_3_end'), Label('if_2_end'), Jump('repeat_1_top'),
-                Label('repeat_1_end'), Label('step:done'), Call(procedure='end_activation', args=Passed(()), into=None),
+                Label('repeat_1_end'), Label('step:done'), Call(procedure='end_activation', args=Passed(()), into=None),  # § newtown 5.2.2
             ), lines=lines_at('rulesets/newtown/sequence.mst', (106, 107, 108, 109, 110, 111, 112, 113, 111, 115, 116, 115, 117, 120, 121, 121, 121,
                 122, 121, 124, 117, 107, 127))),
         'end_activation': procedure(
             name='end_activation', title='The Activation Movement Phase ends', kind='procedure', params=(), types={'_for_u': 'units',
                 'u': 'unit'}, code=(
-                Label('step:phase'), Exec(standard_movement_phase__done__set_indian_movement),
-                Label('step:withdrawal'), ForStart('_for_u', end_activation__withdrawal__each_u),
+                Label('step:phase'), Exec(standard_movement_phase__done__set_indian_movement),  # § newtown 5.2.2, 5.8
+                Label('step:withdrawal'), ForStart('_for_u', end_activation__withdrawal__each_u),  # § newtown 5.2.2, 5.8
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(end_activation__withdrawal__set_indian_withdrawal),
@@ -3254,13 +3314,14 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/sequence.mst', (142, 143, 143, 143, 144, 143))),
         'final_movement_phase': procedure(
             name='final_movement_phase', title='Final Movement Phase', kind='phase', params=('side',), types={'side': 'side'}, code=(
-                Label('step:begin'), Exec(final_movement_phase__begin__set_indian_movement),
-                Label('step:move'), Call(procedure='indian_moves', args=Passed((('side', 'side'),)), into=None),
-                Label('step:done'), Exec(standard_movement_phase__done__set_indian_movement),
-                Label('step:breastwork'), Call(procedure='breastwork_check', args=Passed(()), into=None),
+                Label('step:begin'), Exec(final_movement_phase__begin__set_indian_movement),  # § newtown 5.2.3
+                Label('step:move'), Call(procedure='indian_moves', args=Passed((('side', 'side'),)), into=None),  # § newtown 5.2.3
+                Label('step:done'), Exec(standard_movement_phase__done__set_indian_movement),  # § newtown 5.2.3
+                Label('step:breastwork'), Call(procedure='breastwork_check', args=Passed(()), into=None),  # § newtown 5.2.3, 2.5.3
             ), lines=lines_at('rulesets/newtown/sequence.mst', (152, 153, 154, 155))),
         'indian_moves': procedure(
             name='indian_moves', title='Indian units move', kind='procedure', params=('side',), types={'side': 'side'}, code=(
+                # § series 9.1, 8.31, 8.32
                 Label('step:move'), Prim(primitive='move_units', args=Passed((('side', 'side'),)),
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'stop_after': movement_phase__move__move_units_stop_after,
                     'extra_cost': movement_phase__move__move_units_extra_cost}),
@@ -3268,7 +3329,7 @@ RULES = Rules(
         'move_away_disrupted': procedure(
             name='move_away_disrupted', title='Disrupted units move away', kind='procedure', params=('side',), types={'_for_u': 'units',
                 'away': 'hexes', 'fewest': 'int', 'here': 'int', 'side': 'side', 'to': 'hex', 'u': 'unit'}, code=(
-                Label('step:away'), ForStart('_for_u', movement_phase__disrupted_away__each_u),
+                Label('step:away'), ForStart('_for_u', movement_phase__disrupted_away__each_u),  # § series 13.3
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Bound('side'), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
@@ -3286,7 +3347,7 @@ RULES = Rules(
         'remove_pins': procedure(
             name='remove_pins', title='Pins removed after movement', kind='procedure', params=('side',), types={'_for_u': 'units', '_for_v': 'units',
                 'group': 'int', 'side': 'side', 'u': 'unit', 'v': 'unit'}, code=(
-                Label('step:pins'), ForStart('_for_u', movement_phase__pins__each_u),
+                Label('step:pins'), ForStart('_for_u', movement_phase__pins__each_u),  # § series 9.3
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 ForTake('u', '_for_u'),
                 Exec(movement_phase__pins__set_pinned),
@@ -3305,10 +3366,12 @@ RULES = Rules(
         'indian_end_phase': procedure(
             name='indian_end_phase', title='End Phase', kind='procedure', params=('side',), types={'_for_m': 'markers', 'm': 'marker',
                 'side': 'side'}, code=(
+                # § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
                 Label('step:resolve_markers'), Call(procedure='add_resolve_markers', args=Passed(()), into=None),
-                Label('step:honor'), JumpIfNot(indian_end_phase__honor__if, 'if_1_else'),
+                Label('step:honor'), JumpIfNot(indian_end_phase__honor__if, 'if_1_else'),  # § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
                 Call(procedure='roll_for_honor', args=Passed(()), into=None),
                 Jump('if_1_end'),
+                # § newtown 1.9.2, 5.1.4, 5.2.2, 5.4.1
                 Label('if_1_else'), Label('if_1_end'), Label('step:return_markers'), ForStart('_for_m', indian_end_phase__return_markers__each_m),
                 Label('for_m_1_top'), JumpIfEmpty('_for_m', 'for_m_1_end'),
                 ForTake('m', '_for_m'),
@@ -3320,8 +3383,9 @@ RULES = Rules(
         'roll_for_honor': procedure(
             name='roll_for_honor', title='Roll for Honor', kind='procedure', params=(), types={'eligible': 'units', 'tribe_or_clan': 'str',
                 'u': 'unit'}, code=(
+                # § newtown 5.1, 5.1.1, 5.1.4
                 Label('step:roll'), Roll(table=TABLE__INDIAN_HONOR_TABLE, column=None, modifiers=None, into='tribe_or_clan', total=None),
-                Label('step:assign'), Let('eligible', roll_for_honor__assign__let_eligible),
+                Label('step:assign'), Let('eligible', roll_for_honor__assign__let_eligible),  # § newtown 5.1, 5.1.1, 5.1.4
                 JumpIfNot(roll_for_honor__assign__if, 'if_1_else'),
                 Choose(var='u', options=Bound('eligible'), chooser=Constant(SIDE__INDIAN), kind='unit', prompt='choose u', mode=''),
                 Exec(roll_for_honor__assign__set_honor),
@@ -3332,7 +3396,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/indian_rules.mst', (42, 44, 45, 46, 47, 48, 45, 50))),
         'lose_honor': procedure(
             name='lose_honor', title='Honor lost', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
-                Label('step:lose'), JumpIfNot(lose_honor__lose__if, 'if_1_else'),
+                Label('step:lose'), JumpIfNot(lose_honor__lose__if, 'if_1_else'),  # § newtown 5.1.2, 5.1.3
                 Exec(lose_honor__lose__set_honor),
                 Exec(lose_honor__lose__set_lost_honor),
                 Exec(roll_for_honor__assign__set_honor_to_assign_2),
@@ -3341,10 +3405,11 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/indian_rules.mst', (57, 58, 59, 60, 57))),
         'add_resolve_markers': procedure(
             name='add_resolve_markers', title='Check Indian Resolve markers join the cup', kind='procedure', params=(), types={}, code=(
-                Label('step:hit'), JumpIfNot(add_resolve_markers__hit__if, 'if_1_else'),
+                Label('step:hit'), JumpIfNot(add_resolve_markers__hit__if, 'if_1_else'),  # § newtown 5.4.1, 1.9.2
                 Exec(add_resolve_markers__hit__set_first_resolve_marker),
                 Call(procedure='join_cup', args=add_resolve_markers__hit__join_cup_args, into=None),
                 Jump('if_1_end'),
+                # § newtown 5.4.1, 1.9.2
                 Label('if_1_else'), Label('if_1_end'), Label('step:failure'), JumpIfNot(add_resolve_markers__failure__if, 'if_2_else'),
                 Exec(add_resolve_markers__failure__set_second_resolve_marker),
                 Call(procedure='join_cup', args=add_resolve_markers__hit__join_cup_args, into=None),
@@ -3354,7 +3419,7 @@ RULES = Rules(
         'indian_resolve_checks': procedure(
             name='indian_resolve_checks', title='Indian Resolve Morale Checks', kind='procedure', params=(), types={'_for_u': 'units',
                 'passed': 'bool', 'u': 'unit'}, code=(
-                Label('step:checks'), ForStart('_for_u', indian_resolve_checks__checks__each_u),
+                Label('step:checks'), ForStart('_for_u', indian_resolve_checks__checks__each_u),  # § newtown 5.4.2, 5.2.2
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Constant(SIDE__INDIAN), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
@@ -3368,24 +3433,27 @@ RULES = Rules(
         'indian_resolve_check': procedure(
             name='indian_resolve_check', title='Indian Resolve Morale Check', kind='procedure', params=('unit',
                 ), result='passed', types={'passed': 'bool', 'total': 'int', 'unit': 'unit'}, code=(
-                Label('step:roll'), RollDie('total', 'indian_resolve_drm'),
-                Label('step:result'), Let('passed', morale_check__result__let_passed),
+                Label('step:roll'), RollDie('total', 'indian_resolve_drm'),  # § newtown 5.4.2; series 13.5
+                Label('step:result'), Let('passed', morale_check__result__let_passed),  # § newtown 5.4.2; series 13.5
             ), lines=lines_at('rulesets/newtown/indian_rules.mst', (195, 196))),
         'fail_resolve': procedure(
             name='fail_resolve', title='Resolve fails', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
-                Label('step:mark'), Exec(fail_resolve__mark__set_failed_resolve),
+                Label('step:mark'), Exec(fail_resolve__mark__set_failed_resolve),  # § newtown 5.4.2, 5.4.3, 5.1.3
                 Exec(fail_resolve__mark__set_resolve_failure),
-                Label('step:honor'), Call(procedure='lose_honor', args=Passed((('unit', 'unit'),)), into=None),
+                Label('step:honor'), Call(procedure='lose_honor', args=Passed((('unit', 'unit'),)), into=None),  # § newtown 5.4.2, 5.4.3, 5.1.3
+                # § newtown 5.4.2, 5.4.3, 5.1.3
                 Label('step:retreat'), Call(procedure='resolve_retreat', args=Passed((('unit', 'unit'),)), into=None),
             ), lines=lines_at('rulesets/newtown/indian_rules.mst', (202, 203, 205, 206))),
         'resolve_retreat': procedure(
             name='resolve_retreat', title='A retreat of Failed Resolve', kind='procedure', params=('unit',), types={'unit': 'unit'}, code=(
+                # § newtown 5.4.3, 5.4.4
                 Label('step:retreat'), Prim(primitive='retreat', args=resolve_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': resolve_retreat__retreat__retreat_blocked}),
             ), lines=lines_at('rulesets/newtown/indian_rules.mst', (213,))),
         'retreat_before_combat_phase': procedure(
             name='retreat_before_combat_phase', title='Indian Retreat before Combat', kind='procedure', params=(), types={'_ask16': 'bool',
                 '_for_c': 'combats', 'c': 'combat', 'combat': 'combat'}, code=(
+                # § newtown 5.7, 5.7.1
                 Label('step:retreats'), Label('repeat_1_top'), JumpIfNot(retreat_before_combat_phase__retreats__while, 'repeat_1_end'),
                 Ask(chooser=Constant(SIDE__INDIAN), question='Retreat before combat in a designated close combat?', var='_ask16'),
                 JumpIfNot(Bound('_ask16'), 'ask_1_no'),
@@ -3395,6 +3463,7 @@ RULES = Rules(
                 Jump('ask_1_end'),
                 Label('ask_1_no'), Jump('repeat_1_end'),
                 Label('ask_1_end'), Jump('repeat_1_top'),
+                # § newtown 5.7, 5.7.1
                 Label('repeat_1_end'), Label('step:disengaged'), ForStart('_for_c', retreat_before_combat_phase__disengaged__each_c),
                 Label('for_c_1_top'), JumpIfEmpty('_for_c', 'for_c_1_end'),
                 ForTake('c', '_for_c'),
@@ -3405,13 +3474,14 @@ RULES = Rules(
         'retreat_before_combat': procedure(
             name='retreat_before_combat', title='Retreat before Combat', kind='procedure', params=('combat',), types={'_for_u': 'units',
                 'combat': 'combat', 'stacks': 'hexes', 'u': 'unit'}, code=(
-                Label('step:stacks'), Let('stacks', retreat_before_combat__stacks__let_stacks),
-                Label('step:retreat'), ForStart('_for_u', retreat_before_combat__retreat__each_u),
+                Label('step:stacks'), Let('stacks', retreat_before_combat__stacks__let_stacks),  # § newtown 5.7
+                Label('step:retreat'), ForStart('_for_u', retreat_before_combat__retreat__each_u),  # § newtown 5.7
                 Label('for_u_1_top'), JumpIfEmpty('_for_u', 'for_u_1_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Constant(SIDE__INDIAN), kind='unit', prompt='choose the next u', mode=''),
                 ForDrop('u', '_for_u'),
                 Call(procedure='retreat_one_hex_before_combat', args=Passed((('unit', 'u'),)), into=None),
                 Jump('for_u_1_top'),
+                # § newtown 5.7
                 Label('for_u_1_end'), Label('step:all_must_follow'), ForStart('_for_u', retreat_before_combat__all_must_follow__each_u),
                 Label('for_u_2_top'), JumpIfEmpty('_for_u', 'for_u_2_end'),
                 Choose(var='u', options=Bound('_for_u'), chooser=Constant(SIDE__INDIAN), kind='unit', prompt='choose the next u', mode=''),
@@ -3423,13 +3493,13 @@ RULES = Rules(
         'retreat_one_hex_before_combat': procedure(
             name='retreat_one_hex_before_combat', title='One unit retreats before combat', kind='procedure', params=('unit',
                 ), types={'follower': 'unit', 'unit': 'unit', 'vacated': 'hex'}, code=(
-                Label('step:retreat'), Let('vacated', retreat_unit__start__let_origin),
+                Label('step:retreat'), Let('vacated', retreat_unit__start__let_origin),  # § newtown 5.7
                 JumpIfNot(retreat_one_hex_before_combat__retreat__if, 'if_1_else'),
                 Call(procedure='adjust_army_morale', args=retreat_one_hex_before_combat__retreat__adjust_army_morale_args, into=None),
                 Jump('if_1_end'),
                 Label('if_1_else'), Label('if_1_end'), Call(procedure='retreat_unit', args=retreat_one_hex_before_combat__retreat__retreat_unit_args,
                     into=None),
-                Label('step:follow'), JumpIfNot(retreat_one_hex_before_combat__follow__if, 'if_2_else'),
+                Label('step:follow'), JumpIfNot(retreat_one_hex_before_combat__follow__if, 'if_2_else'),  # § newtown 5.7
                 Choose(var='follower', options=retreat_one_hex_before_combat__follow__follower_options, chooser=Constant(SIDE__AMERICAN), kind='unit',
                     prompt='choose follower', mode='maybe'),
                 JumpIfNot(retreat_one_hex_before_combat__follow__if_2, 'if_3_else'),
@@ -3441,6 +3511,7 @@ RULES = Rules(
         'evading_retreat': procedure(
             name='evading_retreat', title='Indian Evasion', kind='procedure', params=('unit', 'hexes', 'must_avoid'), types={'hexes': 'int',
                 'must_avoid': 'bool', 'unit': 'unit'}, code=(
+                # § newtown 5.9
                 Label('step:retreat'), Prim(primitive='retreat', args=evading_retreat__retreat__retreat_args,
                     lambdas={'stacking': retreat_unit__retreat__retreat_stacking, 'blocked': retreat_unit__retreat__retreat_blocked,
                     'avoid': retreat_unit__retreat__retreat_avoid, 'through': Constant(True)}),
@@ -3448,7 +3519,7 @@ RULES = Rules(
         'evasion_check': procedure(
             name='evasion_check', title='Evasion through a ZOC', kind='procedure', params=('unit', 'hex'), types={'hex': 'hex', 'passed': 'bool',
                 'unit': 'unit'}, code=(
-                Label('step:check'), JumpIfNot(retreat_unit__retreat__retreat_blocked, 'if_1_else'),
+                Label('step:check'), JumpIfNot(retreat_unit__retreat__retreat_blocked, 'if_1_else'),  # § newtown 5.9
                 Call(procedure='morale_check', args=evasion_check__check__morale_check_args, into='passed'),
                 JumpIfNot(check_or_retreat__each__if, 'if_2_else'),
                 Exec(evasion_check__check__lose_step),
@@ -3459,7 +3530,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/indian_rules.mst', (516, 517, 518, 519, 520, 518, 516))),
         'attach_platoon': procedure(
             name='attach_platoon', title='The 8th Foot attaches', kind='procedure', params=(), types={'parent': 'unit', 'parents': 'units'}, code=(
-                Label('step:attach'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),
+                Label('step:attach'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.1
                 Let('parents', attach_platoon__attach__let_parents),
                 JumpIfNot(attach_platoon__attach__if_2, 'if_2_else'),
                 Exec(attach_platoon__attach__set_attached_to),
@@ -3478,7 +3549,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/special_units.mst', (33, 34, 35, 36, 35, 38, 39, 40, 41, 42, 43, 42, 40, 38, 33))),
         'full_measure': procedure(
             name='full_measure', title='Full Measure', kind='procedure', params=(), types={'h': 'hex'}, code=(
-                Label('step:replace'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),
+                Label('step:replace'), JumpIfNot(attach_platoon__attach__if, 'if_1_else'),  # § newtown 6.1.7
                 Let('h', full_measure__replace__let_h),
                 Exec(full_measure__replace__remove_from_play),
                 Exec(full_measure__replace__advance_to),
@@ -3487,7 +3558,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/special_units.mst', (166, 167, 168, 169, 166))),
         'draw_card': procedure(
             name='draw_card', title='Draw an Opportunity Card', kind='procedure', params=('side',), types={'card': 'marker', 'side': 'side'}, code=(
-                Label('step:draw'), JumpIfNot(draw_card__draw__if, 'if_1_else'),
+                Label('step:draw'), JumpIfNot(draw_card__draw__if, 'if_1_else'),  # § newtown 4.2.2
                 JumpIfNot(movement_phase__destroy_newtown__if, 'if_2_else'),
                 Draw('american_deck', 'card'),
                 Exec(draw_card__draw__put_in),
@@ -3500,7 +3571,7 @@ RULES = Rules(
             ), lines=lines_at('rulesets/newtown/cards.mst', (209, 210, 211, 212, 210, 214, 215, 216, 209))),
         'discard': procedure(
             name='discard', title='Discard a card', kind='procedure', params=('card', 'side'), types={'card': 'marker', 'side': 'side'}, code=(
-                Label('step:discard'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_1_else'),
+                Label('step:discard'), JumpIfNot(movement_phase__destroy_newtown__if, 'if_1_else'),  # § newtown 4.2.3
                 Exec(discard__discard__take_out),
                 Jump('if_1_end'),
                 Label('if_1_else'), Exec(discard__discard__take_out_2),
@@ -3509,7 +3580,7 @@ RULES = Rules(
         'card_window': procedure(
             name='card_window', title='Opportunity Cards may be played', kind='procedure', params=('side',), types={'_ask17': 'bool',
                 'card': 'marker', 'side': 'side'}, code=(
-                Label('step:play'), Label('repeat_1_top'), JumpIfNot(card_window__play__while, 'repeat_1_end'),
+                Label('step:play'), Label('repeat_1_top'), JumpIfNot(card_window__play__while, 'repeat_1_end'),  # § newtown 4.2.3
                 Ask(chooser=Bound('side'), question='Play an Opportunity Card?', var='_ask17'),
                 JumpIfNot(Bound('_ask17'), 'ask_1_no'),
                 Choose(var='card', options=card_window__play__card_options, chooser=Bound('side'), kind='option', prompt='choose card', mode=''),
@@ -3523,7 +3594,7 @@ RULES = Rules(
         'close_combat_cards': procedure(
             name='close_combat_cards', title='Cards before the Close Combat roll', kind='procedure', params=('combat',
                 'side'), types={'_ask18': 'bool', '_for_u': 'units', 'card': 'marker', 'combat': 'combat', 'side': 'side', 'u': 'unit'}, code=(
-                Label('step:play'), JumpIfNot(close_combat_cards__play__if, 'if_1_else'),
+                Label('step:play'), JumpIfNot(close_combat_cards__play__if, 'if_1_else'),  # § newtown 4.2.4
                 Ask(chooser=Bound('side'), question='Play an Opportunity Card before the Close Combat roll?', var='_ask18'),
                 JumpIfNot(Bound('_ask18'), 'ask_1_no'),
                 Choose(var='card', options=close_combat_cards__play__card_options, chooser=Bound('side'), kind='option', prompt='choose card',
