@@ -104,6 +104,9 @@ def test_the_header_says_what_is_where():
     head = source("training").split("\nfrom ", 1)[0]
     for part in ("UNIT_*", "ZONE_*", "define__NAME", "RULES", "board.json", "--code PROCEDURE"):
         assert part in head
+    # The idiom of the code: the state, the bindings, queries and effects, parameters, members.
+    for part in ("`s` the game state", "`b`", "`q`, `e`", "`a_NAME`", "`e0`", "SIDE__*", "`Label`"):
+        assert part in head
 
 
 # ---------------------------------------------------------------- the board file

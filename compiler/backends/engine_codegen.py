@@ -64,7 +64,6 @@ DIRECT_UNIT_ATTRS = {
 }
 # Generated lines are wrapped at this width (the artifact's test allows 200).
 WIDTH = 150
-COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 # Labels and the instruction they mark share a line this long at most (indented by 16).
 LABELS_WIDTH = WIDTH - 16
 # Lists of hexes this long or longer (and every zone) are module constants, not literals.
@@ -92,7 +91,6 @@ class Env:
     """How names in an expression become Python: bindings by dict or by parameter."""
 
     bindings: str = "b"  # "b": b['name']; "args": a_name
-    depth_base: int = 0
 
 
 @dataclass
