@@ -175,7 +175,7 @@ class _Assembler:
         if not comments:
             return lines
         comment = f"# {comments[-1]}"
-        if len(lines[-1]) + 2 + len(comment) > WIDTH - 16:  # a line of its own, before
+        if len(lines[-1]) + 2 + len(comment) > LABELS_WIDTH:  # a line of its own, before
             return [comment, *lines]
         lines[-1] += f"  {comment}"
         return lines
@@ -197,6 +197,12 @@ class _Assembler:
 
 
 class Codegen:
+    """Writes one ruleset's engine package. Its parts, in file order: the named
+    numbers of the rules' things (`named`), compiled functions (`function`),
+    expressions by IR node type (`expr`, `EXPRESSIONS`), statements as
+    instructions by node type (`lower`, `STATEMENTS`), procedures, the other
+    declarations as records, and the module (`render`)."""
+
     def __init__(self, rules: ir.Ruleset) -> None:
         self.rules = rules
         self.functions: list[_Function] = []
