@@ -1,17 +1,21 @@
 """The instructions of compiled procedures: one frozen record per opcode.
 
-The code generator writes procedures as tuples of these records (`Exec(f3)`,
-`Choose('target', f4, f5, 'unit', 'choose target', '')`) and the interpreter
-runs them by their type, reading operands by name. `Fn` operands are compiled
-functions of `(state, bindings)`; jump targets are instruction indices within
-the procedure. Nothing here runs anything: the records are data, below the
-interpreter that gives them meaning.
+The code generator writes procedures as tuples of these records
+(`Exec(combat__resolve__set_odds)`, `JumpIfNot(combat__fire__if, 'if_2_else')`,
+`Choose(var='target', options=…, chooser=…, kind='unit', prompt=…, mode='')`)
+and the interpreter runs them by their type, reading operands by name. `Fn`
+operands are compiled functions of `(state, bindings)`. The generated code
+jumps to labels: a `Label('if_2_else')` pseudo-instruction marks a place and
+a jump names it; `assemble` takes the labels out and gives each jump its
+target's instruction index once, when the rules are loaded, so the
+interpreter jumps by index. Nothing here runs anything: the records are
+data, below the interpreter that gives them meaning.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
 # A compiled expression or block: called with the state and the frame's bindings.
@@ -23,6 +27,8 @@ class Instruction:
     """Base of every instruction; `opcode` names it in dumps and error messages."""
 
     opcode: ClassVar[str] = ""
+    # The operand holding a jump's target: a label's name as generated, its index once assembled.
+    jumps_to: ClassVar[str] = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +50,11 @@ class Let(Instruction):
 
 @dataclass(frozen=True, slots=True)
 class Jump(Instruction):
+    """Go on at `target`."""
+
     opcode: ClassVar[str] = "jump"
-    target: int
+    jumps_to: ClassVar[str] = "target"
+    target: int  # a label's name in the generated code (see `assemble`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +62,7 @@ class JumpIfNot(Instruction):
     """Go on when `test` holds, else jump to `target`."""
 
     opcode: ClassVar[str] = "jump_if_not"
+    jumps_to: ClassVar[str] = "target"
     test: Fn
     target: int
 
@@ -63,6 +73,7 @@ class JumpUnlessSwitch(Instruction):
     or disabled runs only when the switch is off); otherwise jump to `target`."""
 
     opcode: ClassVar[str] = "jump_unless_switch"
+    jumps_to: ClassVar[str] = "target"
     rule: str
     on: bool
     target: int
@@ -105,6 +116,7 @@ class JumpIfEmpty(Instruction):
     """Jump to `end` when binding `rest` holds no member left to visit."""
 
     opcode: ClassVar[str] = "jump_if_empty"
+    jumps_to: ClassVar[str] = "end"
     rest: str
     end: int
 
@@ -242,6 +254,38 @@ INSTRUCTIONS: tuple[type[Instruction], ...] = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A place in a procedure's code that jumps name (`step:fire`, `if_2_else`);
+    not an instruction: `assemble` takes it out."""
+
+    name: str
+
+
 def operand_names(kind: type[Instruction]) -> tuple[str, ...]:
     """The operands of an instruction type, in the order the generated code gives them."""
     return tuple(f.name for f in fields(kind))
+
+
+def assemble(
+    code: tuple[Instruction | Label, ...],
+) -> tuple[tuple[Instruction, ...], dict[str, int], dict[int, str]]:
+    """A procedure's instructions with every jump's label replaced by the index of the
+    instruction the label marks; each label's index; and the label each jump named,
+    by the jump's index (for dumps)."""
+    labels: dict[str, int] = {}
+    out: list[Instruction] = []
+    for item in code:
+        if isinstance(item, Label):
+            labels[item.name] = len(out)
+        else:
+            out.append(item)
+    named = {pc: getattr(i, i.jumps_to) for pc, i in enumerate(out) if i.jumps_to}
+    return tuple(_resolved(i, labels) for i in out), labels, named
+
+
+def _resolved(instr: Instruction, labels: dict[str, int]) -> Instruction:
+    """`instr` jumping to its label's index (any other instruction as it is)."""
+    if not instr.jumps_to:
+        return instr
+    return replace(instr, **{instr.jumps_to: labels[getattr(instr, instr.jumps_to)]})

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+from engine.instructions import Instruction, Label, assemble
 
 Fn = Callable[..., Any]
 
@@ -59,6 +61,21 @@ class UnitSpec:
     entry_hexes: tuple[int, ...] = ()
     variable_entry: bool = False
     commands: Fn | None = None  # leaders: (state, {"unit": u}) -> may command u
+
+
+def props_by_unit(
+    units: tuple[UnitSpec, ...], unit_types: tuple[UnitTypeSpec, ...], blanks: dict[str, Any]
+) -> dict[str, tuple[Any, ...]]:
+    """Every declared attribute (`blanks`: each with its type's blank, in name order),
+    one value per unit: the unit's own, else its type's, else the blank."""
+
+    def value(u: UnitSpec, attr: str) -> Any:
+        if attr in u.props:
+            return u.props[attr]
+        own = unit_types[u.type].props if u.type >= 0 else {}
+        return own.get(attr, blanks[attr])
+
+    return {attr: tuple(value(u, attr) for u in units) for attr in blanks}
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,11 +182,21 @@ class TerrainChangeSpec:
 BoardPatch = tuple[tuple[str, int, Any], ...]
 
 
+class TableRow(NamedTuple):
+    """A row of a table: `low` and `high` bound the number it is read for (None for an
+    open end) or `key` names it; `cells` holds one cell per column."""
+
+    low: int | None
+    high: int | None
+    key: str | None
+    cells: tuple[tuple[Any, ...], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class TableSpec:
     """A table: rows by range of a number (the modified die roll) or by name.
 
-    `rows` holds (low, high, key, cells): bounds with None for an open end
+    `rows` holds `TableRow`s: bounds with None for an open end
     (range rows) or the row's name (name rows). Each cell is one value per
     part: result indices for code parts (-1 for none), ints or names.
     `columns` holds the column keys: odds as (attack, defend) pairs, numbers
@@ -183,7 +210,7 @@ class TableSpec:
     columns: tuple[Any, ...]
     parts: tuple[str, ...]
     kinds: tuple[str, ...]
-    rows: tuple[tuple[int | None, int | None, str | None, tuple[tuple[Any, ...], ...]], ...]
+    rows: tuple[TableRow, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,20 +239,50 @@ class ModifierListSpec:
 class ProcedureSpec:
     """A procedure as instructions for `engine.interpreter`.
 
-    `code` is a tuple of instruction tuples, `(opcode, *operands)`; `steps`
-    maps each step name to the index of its first instruction; `types` gives
-    the type of every binding, so saves can show names instead of numbers.
+    `code` is a tuple of instruction records (`engine/instructions.py`), jumps
+    by index; `steps` maps each step name to the index of its first
+    instruction; `labels` every place a jump names (steps as `step:NAME`),
+    `jump_labels` the label each jump named, by the jump's index;
+    `types` gives the type of every binding, so saves can show names instead
+    of numbers. The generated code builds one with `procedure`.
     """
 
     name: str
     title: str
     kind: str  # "procedure" or "phase"
     params: tuple[str, ...]
-    code: tuple[tuple[Any, ...], ...]
+    code: tuple[Instruction, ...]
     steps: dict[str, int]
     types: dict[str, str]
     lines: tuple[str, ...]  # source location of each instruction, for error messages
     result: str = ""  # the binding handed back to `call … into`
+    labels: dict[str, int] = field(default_factory=dict)
+    jump_labels: dict[int, str] = field(default_factory=dict)  # the label each jump named
+
+
+STEP_LABEL = "step:"
+
+
+def procedure(
+    *,
+    name: str,
+    title: str,
+    kind: str,
+    params: tuple[str, ...],
+    code: tuple[Instruction | Label, ...],
+    types: dict[str, str],
+    lines: tuple[str, ...],
+    result: str = "",
+) -> ProcedureSpec:
+    """A procedure from its generated code: labels resolved to instruction indices,
+    and the steps found from their labels (`step:NAME`)."""
+    instructions, labels, named = assemble(code)
+    steps = {k.removeprefix(STEP_LABEL): pc for k, pc in labels.items() if k.startswith(STEP_LABEL)}
+    if len(lines) != len(instructions):
+        raise ValueError(f"{name}: {len(instructions)} instructions, {len(lines)} rule lines")
+    return ProcedureSpec(
+        name, title, kind, params, instructions, steps, types, lines, result, labels, named
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,13 +385,22 @@ class VariableSpec:
     announce: bool  # the play log tells every change
 
 
+class Level(NamedTuple):
+    """A band of a `LevelsSpec`: from `low` to `high` (None for an open end)."""
+
+    name: str
+    low: int | None
+    high: int | None
+    data: dict[str, Any]
+
+
 @dataclass(frozen=True, slots=True)
 class LevelsSpec:
-    """Named bands of a per-side variable: (name, low, high, data) from the bottom up."""
+    """Named bands of a per-side variable, from the bottom up."""
 
     name: str
     variable: str
-    levels: tuple[tuple[str, int | None, int | None, dict[str, Any]], ...]
+    levels: tuple[Level, ...]
 
 
 @dataclass(frozen=True, slots=True)

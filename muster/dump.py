@@ -17,7 +17,7 @@ from typing import Any
 from compiler import ir
 from dsl.source import Span
 from engine.instructions import Instruction, operand_names
-from engine.rules import Rules
+from engine.rules import STEP_LABEL, Rules
 from engine.sources import rule_text
 
 NODE_BASES = (ir.TExpr, ir.TStmt)
@@ -63,27 +63,45 @@ def _operand(value: Any) -> str:
 
 def dump_code(rules: Rules, procedure: str) -> str:
     """`muster dump --code PROCEDURE`: a compiled procedure's instructions, one a line,
-    each with its index, its operands, the rule-file line it came from and that
-    line's text; the names of the steps where they begin."""
+    each with its index, its operands (a jump's target with the label it names),
+    the rule-file line it came from and that line's text; the steps and other labels
+    where they mark."""
     spec = rules.procedures.get(procedure)
     if spec is None:
         known = ", ".join(sorted(rules.procedures))
         raise KeyError(f"no procedure {procedure!r}; the compiled procedures are: {known}")
-    starts = {pc: name for name, pc in spec.steps.items()}
+    marks: dict[int, list[str]] = {}
+    for label, pc in spec.labels.items():
+        marks.setdefault(pc, []).append(label)
     lines = [f"{spec.kind} {spec.name} {spec.title!r} ({', '.join(spec.params)})"]
     for pc, instr in enumerate(spec.code):
         assert isinstance(instr, Instruction)
-        if pc in starts:
-            lines.append(f"  step {starts[pc]}:")
-        operands = ", ".join(
-            f"{name}={_operand(getattr(instr, name))}" for name in operand_names(type(instr))
-        )
-        where = spec.lines[pc]
-        lines.append(f"  {pc:4}  {instr.opcode}({operands})  # {where}")
-        text = rule_text(where)
-        if text:
-            lines.append(f"{'':8}| {text}")
+        lines += [_mark(label) for label in marks.get(pc, [])]
+        lines += _instruction_lines(pc, instr, spec.lines[pc], spec.jump_labels.get(pc, ""))
+    lines += [_mark(label) for label in marks.get(len(spec.code), [])]
     return "\n".join(lines)
+
+
+def _mark(label: str) -> str:
+    """A label where it marks: `step fire:`, or `  if_2_else:`."""
+    if label.startswith(STEP_LABEL):
+        return f"  step {label.removeprefix(STEP_LABEL)}:"
+    return f"   {label}:"
+
+
+def _instruction_lines(pc: int, instr: Instruction, where: str, label: str) -> list[str]:
+    """An instruction with its operands (a jump's target with the label it named) and
+    rule line, and the rule line's text."""
+    operands = []
+    for name in operand_names(type(instr)):
+        value = getattr(instr, name)
+        shown = _operand(value)
+        if name == instr.jumps_to:
+            shown += f" ({label})"
+        operands.append(f"{name}={shown}")
+    out = [f"  {pc:4}  {instr.opcode}({', '.join(operands)})  # {where}"]
+    text = rule_text(where)
+    return [*out, f"{'':8}| {text}"] if text else out
 
 
 def cmd_dump(args: argparse.Namespace) -> int:

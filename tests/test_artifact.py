@@ -104,6 +104,9 @@ def test_the_header_says_what_is_where():
     head = source("training").split("\nfrom ", 1)[0]
     for part in ("UNIT_*", "ZONE_*", "define__NAME", "RULES", "board.json", "--code PROCEDURE"):
         assert part in head
+    # The idiom of the code: the state, the bindings, queries and effects, parameters, members.
+    for part in ("`s` the game state", "`b`", "`q`, `e`", "`a_NAME`", "`e0`", "SIDE__*", "`Label`"):
+        assert part in head
 
 
 # ---------------------------------------------------------------- the board file
@@ -138,3 +141,86 @@ def test_a_board_file_of_another_format_is_refused():
     rows = source("training", FILE).replace('["0101",', '["0199",')
     with pytest.raises(BoardDataError, match="not its grid's"):
         board_from_text(rows, "", {}, {})
+
+
+# ---------------------------------------------------------------- names kept
+
+
+# Expressions that hold a unit, side, hex, status or terrain number.
+INDEXED = re.compile(
+    r"s\.unit_status\[.*\]|UNIT_SIDE\[.*\]|q\.(side|terrain|hex_of)\(.*\)"
+    r"|b\['(unit|side|hex|u)'\]|a_(u|unit|side|hex)"
+)
+JUMPS = {
+    "Jump": "target",
+    "JumpIfNot": "target",
+    "JumpUnlessSwitch": "target",
+    "JumpIfEmpty": "end",
+}
+
+
+def _bare_int(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _negated_int(node: ast.AST) -> bool:
+    return isinstance(node, ast.UnaryOp) and _bare_int(node.operand)
+
+
+@pytest.mark.parametrize("battle", shipped_battles())
+def test_units_sides_and_statuses_are_compared_by_name(battle):
+    """`u != UNIT__RED_GUARD`, `s.unit_status[u] == ON_MAP`: never a bare number."""
+    found = []
+    for f in functions(battle):
+        for node in ast.walk(f):
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                texts = [ast.unparse(x) for x in sides]
+                numbers = [_bare_int(x) or _negated_int(x) for x in sides]
+                if any(numbers) and any(INDEXED.fullmatch(t) for t in texts):
+                    found.append(f"{f.name}: {ast.unparse(node)[:80]}")
+            indexed = isinstance(node, ast.Subscript) and _bare_int(node.slice)
+            if indexed and re.search(r"unit_status|unit_loss|^UNIT_", ast.unparse(node.value)):
+                found.append(f"{f.name}: {ast.unparse(node)[:80]}")
+    assert found == []
+
+
+@pytest.mark.parametrize("battle", shipped_battles())
+def test_records_name_their_fields_and_jumps_name_labels(battle):
+    tree = ast.parse(source(battle))
+    records = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[0].isupper()
+    ]
+    assert [ast.unparse(n)[:60] for n in records if len(n.args) > 3] == []
+    jumps = [n for n in records if n.func.id in JUMPS]
+    labels = {n.args[0].value for n in records if n.func.id == "Label"}
+    assert jumps and labels
+    for jump in jumps:
+        target = jump.args[-1] if jump.args[-1:] and not jump.keywords else None
+        target = target or next(k.value for k in jump.keywords if k.arg == JUMPS[jump.func.id])
+        assert isinstance(target, ast.Constant) and target.value in labels, ast.unparse(jump)
+
+
+@pytest.mark.parametrize("battle", shipped_battles())
+def test_each_named_number_is_written_once(battle):
+    text = source(battle)
+    names = re.findall(r"^([A-Z]+__\w+) = -?\d+$", text, re.M)
+    assert names and len(names) == len(set(names))
+    assert "UNIT_MOVEMENT = tuple(u.movement for u in UNITS)" in text  # not a second copy
+
+
+@pytest.mark.parametrize("battle", shipped_battles())
+def test_a_rule_is_found_by_its_section(battle):
+    """A define's § is on its `def` line, a step's on the line where the step begins."""
+    text = source(battle)
+    code, sources = text.split("\n    sources={", 1)
+    cited = re.findall(r"'define:(\w+)': \('(?:[^'\\]|\\.)*', '(§ [^']+)'", sources)
+    assert cited or battle == "training"
+    for name, cite in cited:
+        line = re.search(rf"^(def define__{name}\(|define__{name} = ).*$", code, re.M)
+        assert line and line.group(0).endswith(cite), name
+    if battle == "monmouth":
+        found = [line for line in code.splitlines() if line.endswith("§ series 16.1")]
+        assert any("Label('step:adjust')" in line for line in found)

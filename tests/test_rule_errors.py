@@ -41,3 +41,13 @@ def test_dump_code_shows_instructions_with_their_rule_lines(capsys):
     assert "| step move: move_units(side, stacking: stack_ok(units)" in out
     assert main(["dump", "training", "--code", "no_such_procedure"]) == 2
     assert "movement_phase" in capsys.readouterr().err  # the known procedures, listed
+
+
+def test_dump_code_shows_labels_and_the_label_each_jump_names(capsys):
+    assert main(["dump", "training", "--code", "close_combat"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "  step roll:" in lines
+    top = lines.index("   for_u_1_top:")
+    assert "jump_if_empty(rest='_for_u', end=10 (for_u_1_end))" in lines[top + 1]
+    back = next(line for line in lines if "jump(target=" in line and "for_u_1_top" in line)
+    assert back.split("jump(target=")[1].startswith(f"{lines[top + 1].split()[0]} (for_u_1_top)")

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'monmouth'
 TITLE = 'Monmouth Courthouse — June 28th, 1778'
-RULES_HASH = '9aef5ccad522c2bf3eb93d41d893d7784488ac62e93e5f9ff55576c5eb778e32'
+RULES_HASH = '88269e548693a66db61c3eac4f49eaee974377a1ee279d76c67dd72a80e1cb37'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'newtown'
 TITLE = 'The Battle of Newtown'
-RULES_HASH = '823034558fa1a2e644c1695a701dc0df3143a2ced2a1732bed86542484658cbf'
+RULES_HASH = '9adc93479f6af38e431de1bb6d2c680612e399aa7c5e2c777bf3adf6d11dc5ba'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:

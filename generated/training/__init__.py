@@ -14,7 +14,7 @@ from .rules import RULES
 
 NAME = 'training'
 TITLE = "The Skirmish at Miller's Ford"
-RULES_HASH = 'f00b70d34cc21ff9d12ef10afaa58bb4c481d10787edc689c8dff7100b25b326'
+RULES_HASH = 'd0621ecf0a9a203124bacfc045b4f3ad4ec662478fd445a3ff09d6fd113788e4'
 
 
 def load_game(params: dict[str, Any] | None = None) -> Game:
