@@ -17,17 +17,18 @@ made, each modifier with its citation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.board import PROHIBITED, direction, step_cost
+from engine.board import direction
 from engine.describe import hex_label, side_name, unit_name
 from engine.instructions import Choose, Roll, RollDie
 from engine.interpreter import current_node
 from engine.primitives import get as primitive
+from engine.primitives.movement import Refused
 from engine.queries import units_in
-from engine.restrictions import allowance, max_hexes, may_end, may_move, restriction_in_force
-from engine.rules import RestrictionSpec
+from engine.restrictions import allowance, binding, max_hexes, may_end, refused_end, refused_entry
 from engine.state import ON_MAP, Frame, State
 from engine.tables import column_label, modifiers_of
 from engine.terrain_state import board_of
@@ -122,8 +123,9 @@ def _hook(s: State, frame: Frame, name: str, text: str) -> Reason:
     return Reason(text, step.title, step.cite, step.provisional)
 
 
-def _restriction(s: State, r: RestrictionSpec, text: str) -> Reason:
-    return source(s, f"restriction:{r.name}", f"{text}.")
+def _restriction(s: State, name: str | None, text: str) -> Reason:
+    """A refusal by the restriction `name`, with its title and citation."""
+    return source(s, f"restriction:{name}", f"{text}.")
 
 
 # ------------------------------------------------------------------ movement
@@ -161,30 +163,37 @@ def move_options(s: State, u: int) -> list[MoveOption]:
 
 def why_not_move(s: State, u: int, h: int) -> Reason | None:
     """Why unit u may not step into hex h now; None when the step is legal."""
-    rules = s.game.rules
-    space = s.game.actions
     frame = _moving(s)
-    name = unit_name(s, u)
     if frame is None:
-        if s.is_terminal():
-            return Reason("The game is over.")
-        return Reason(
-            f"No unit moves now: the decision is {current_node(s).prompt!r}.",
-            *_parts(offering_step(s)),
-        )
+        return _nothing_moves(s)
     if s.unit_status[u] != ON_MAP:
-        return Reason(f"{name} is not on the map.")
+        return Reason(f"{unit_name(s, u)} is not on the map.")
     a = s.unit_hex[u]
-    d = direction(rules.board, a, h)
-    if d >= 0 and space.step(u, d) in s.legal_actions():
+    d = direction(s.game.rules.board, a, h)
+    if d >= 0 and s.game.actions.step(u, d) in s.legal_actions():
         return None
+    return _phase_refusal(s, frame, u, a, h, d) or _step_refusal(s, frame, u, a, h, d)
+
+
+def _nothing_moves(s: State) -> Reason:
+    if s.is_terminal():
+        return Reason("The game is over.")
+    return Reason(
+        f"No unit moves now: the decision is {current_node(s).prompt!r}.",
+        *_parts(offering_step(s)),
+    )
+
+
+def _phase_refusal(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason | None:
+    """What of the movement phase keeps unit u from stepping at all now: the phasing
+    side's units only, one hex at a time, the units this phase moves (`who`), each
+    unit's move completed before the next, a stop the rules called."""
     b = frame.b
+    name = unit_name(s, u)
     step = offering_step(s)
-    if rules.units[u].side != b["side"]:
-        return Reason(
-            f"{name} is not {side_name(s, b['side'])}'s: only the phasing side moves.",
-            *_parts(step),
-        )
+    if s.game.rules.units[u].side != b["side"]:
+        text = f"{name} is not {side_name(s, b['side'])}'s: only the phasing side moves."
+        return Reason(text, *_parts(step))
     if d < 0:
         return Reason(
             f"{hex_label(s, h)} is not next to {name}'s hex {hex_label(s, a)}: "
@@ -195,7 +204,6 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
     prim = primitive("move_units")
     if prim.has_lambda(s, frame, "who") and not prim.call(s, frame, "who", unit=u):
         return _hook(s, frame, "who", f"{name} does not move in this phase.")
-    active = b["active"]
     if u in b["moved"]:
         return Reason(
             f"{name} has finished its move: each unit completes its movement "
@@ -203,73 +211,120 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
             step.title,
             step.cite,
         )
+    active = b["active"]
     if active >= 0 and active != u and not may_end(s, active, s.unit_hex[active]):
         return Reason(f"{unit_name(s, active)} may not end its move where it is: it must go on.")
     if u == active and b["stop"]:
         return _hook(s, frame, "stop_after", f"{name} had to stop where it is.")
-    hexes = b["hexes"] if u == active else 0
-    spent = b["spent"] if u == active else 0
-    strategic = bool(b["strategic"]) if u == active else False
-    if hexes == 0 and not may_move(s, u):
-        r = restriction_in_force(s, "no_move", u)
-        return _restriction(s, r, f"{name} may not move") if r else Reason(f"{name} may not move.")
+    return None
+
+
+def _step_refusal(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    """What the movement primitive's own step test refuses (`MoveUnits.step_refusal`,
+    the test the legal steps are worked out with), in the rules' words."""
+    refusal = primitive("move_units").step_refusal(s, frame, u, d)  # type: ignore[attr-defined]
+    explained = _REFUSALS.get(refusal)
+    if explained is not None:
+        return explained(s, frame, u, a, h, d)
+    step = offering_step(s)
+    return Reason(f"{unit_name(s, u)} may not enter {hex_label(s, h)} now.", step.title, step.cite)
+
+
+def _restricted(s: State, kind: str, u: int, text: str, otherwise: Reason) -> Reason:
+    """A refusal by the first restriction of a unit's kind that binds unit u (the one
+    the movement rules obeyed), else `otherwise`."""
+    r = binding(s, kind, u)
+    return otherwise if r is None else _restriction(s, r.name, text)
+
+
+def _no_move(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} may not move"
+    return _restricted(s, "no_move", u, text, Reason(f"{text}."))
+
+
+def _max_hexes(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
     limit = max_hexes(s, u)
-    if limit is not None and hexes >= limit:
-        r = restriction_in_force(s, "max_hexes", u)
-        text = f"{name} may move at most {limit} hex{'es' if limit != 1 else ''}"
-        return _restriction(s, r, text) if r else Reason(text)
-    if step_cost(rules, u, a, d, board_of(s)) == PROHIBITED:
-        return _prohibited(s, u, a, h, d)
-    if strategic and not board_of(s).strategic[a] >> d & 1:
-        return _hook(
-            s,
-            frame,
-            "strategic",
-            f"{name} moves by strategic movement: along roads and tracks only.",
-        )
-    mover = rules.units[u]
-    for o in units_in(s, h):
-        other = rules.units[o]
-        if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
-            return Reason(
-                f"{hex_label(s, h)} holds enemy units: no unit enters a hex of enemy combat units.",
-                step.title,
-                step.cite,
-            )
-    cost = prim.cost(s, frame, u, a, d)  # type: ignore[attr-defined]
-    ma = allowance(s, u)
-    if strategic and spent + cost > 2 * ma:
-        return Reason(
-            f"Entering {hex_label(s, h)} costs {cost} MP; {name} has spent {spent} of the "
-            f"{2 * ma} MP of strategic movement (twice its allowance).",
-            step.title,
-            step.cite,
-        )
-    if not strategic and (ma <= 0 or (spent + cost > ma and spent > 0)):
-        r = restriction_in_force(s, "allowance", u)
-        text = (
-            f"Entering {hex_label(s, h)} costs {cost} MP; {name} has spent {spent} of its {ma} MP"
-        )
-        if r is not None:
-            return _restriction(s, r, text)
-        return Reason(f"{text}.", step.title, step.cite)
-    if (
-        strategic
-        and prim.has_lambda(s, frame, "strategic_step")
-        and not prim.call(s, frame, "strategic_step", unit=u, hex=h)
-    ):
-        return _hook(s, frame, "strategic_step", f"{name} may not go on strategically there.")
-    for kind in ("no_entry", "confined_to"):
-        r = restriction_in_force(s, kind, u, h)
-        if r is not None:
-            return _restriction(s, r, f"{name} may not enter {hex_label(s, h)}")
-    if not prim.call(s, frame, "stacking", units=(*units_in(s, h), u)):
-        return _hook(s, frame, "stacking", f"{name} would overstack {hex_label(s, h)}.")
-    r = restriction_in_force(s, "no_end", u, h)
-    if r is not None:
-        text = f"{name} may not end its move in {hex_label(s, h)}, and could not go on from there"
-        return _restriction(s, r, text)
-    return Reason(f"{name} may not enter {hex_label(s, h)} now.", step.title, step.cite)
+    text = f"{unit_name(s, u)} may move at most {limit} hex{'es' if limit != 1 else ''}"
+    return _restricted(s, "max_hexes", u, text, Reason(text))
+
+
+def _off_road(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} moves by strategic movement: along roads and tracks only."
+    return _hook(s, frame, "strategic", text)
+
+
+def _enemy(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    step = offering_step(s)
+    text = f"{hex_label(s, h)} holds enemy units: no unit enters a hex of enemy combat units."
+    return Reason(text, step.title, step.cite)
+
+
+def _cost_text(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> str:
+    """What entering hex h costs unit u, and what it has spent of its move."""
+    cost = primitive("move_units").cost(s, frame, u, a, d)  # type: ignore[attr-defined]
+    spent = frame.b["spent"] if frame.b["active"] == u else 0
+    return f"Entering {hex_label(s, h)} costs {cost} MP; {unit_name(s, u)} has spent {spent}"
+
+
+def _strategic_allowance(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    factor = primitive("move_units").call(s, frame, "strategic_factor", unit=u)
+    times = "twice" if factor == 2 else f"{factor} times"
+    step = offering_step(s)
+    return Reason(
+        f"{_cost_text(s, frame, u, a, h, d)} of the {factor * allowance(s, u)} MP of "
+        f"strategic movement ({times} its allowance).",
+        step.title,
+        step.cite,
+    )
+
+
+def _strategic_step(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} may not go on strategically there."
+    return _hook(s, frame, "strategic_step", text)
+
+
+def _over_allowance(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{_cost_text(s, frame, u, a, h, d)} of its {allowance(s, u)} MP"
+    step = offering_step(s)
+    return _restricted(s, "allowance", u, text, Reason(f"{text}.", step.title, step.cite))
+
+
+def _no_entry(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} may not enter {hex_label(s, h)}"
+    return _restriction(s, refused_entry(s, u, h, a), text)
+
+
+def _overstacked(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} would overstack {hex_label(s, h)}."
+    return _hook(s, frame, "stacking", text)
+
+
+def _dead_end(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = (
+        f"{unit_name(s, u)} may not end its move in {hex_label(s, h)}, "
+        "and could not go on from there"
+    )
+    return _restriction(s, refused_end(s, u, h), text)
+
+
+def _terrain(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    return _prohibited(s, u, a, h, d)
+
+
+# Each refusal of the step test in words: (state, frame, unit, from, to, direction).
+_REFUSALS: dict[Refused, Callable[[State, Frame, int, int, int, int], Reason]] = {
+    Refused.NO_MOVE: _no_move,
+    Refused.MAX_HEXES: _max_hexes,
+    Refused.PROHIBITED: _terrain,
+    Refused.OFF_ROAD: _off_road,
+    Refused.ENEMY: _enemy,
+    Refused.STRATEGIC_ALLOWANCE: _strategic_allowance,
+    Refused.STRATEGIC_STEP: _strategic_step,
+    Refused.ALLOWANCE: _over_allowance,
+    Refused.RESTRICTED: _no_entry,
+    Refused.OVERSTACKED: _overstacked,
+    Refused.DEAD_END: _dead_end,
+}
 
 
 def _parts(reason: Reason) -> tuple[str, str, str]:

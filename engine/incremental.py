@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import compress, count
 from operator import attrgetter, is_not, ne
 from typing import Any
@@ -121,7 +122,6 @@ class _Watch:
         "neighbors",
         "noted",
         "occupancy",
-        "stacking",
         "status",
         "status_reads",
         "vars",
@@ -132,7 +132,6 @@ class _Watch:
         # then: a watch kept by its `Remembered` refers to nothing that refers back).
         self.memo: Remembered | None = None
         self.noted = noted = _Noted()
-        self.stacking = None  # (each question notes what its stacking limit reads)
         self.neighbors = s.game.rules.board.neighbors
         self.board = board_of(s)  # the terrain changed in play is compared as a whole
         # (hex, side) → what `enemies_adjacent` reads there: the map's, for the game.
@@ -150,6 +149,11 @@ class _Watch:
         self.occupancy = s.occupancy()
         self.index = _WatchedIndex(self.occupancy.index, noted)
         self.vars = _WatchedVars(s.vars, noted, s.game.indexed_variables)
+
+    def kept(self, s: State, key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
+        """`compute(*args)` asked as a question of its own (`key`), which the question
+        being computed then depends on: remembered until what it read changes."""
+        return self.memo.ask(s, key, compute, *args)  # type: ignore[union-attr]
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """The question read the units not of `side` next to hex h only
@@ -178,23 +182,30 @@ class Fixed:
     remembering (the steps of the unit moving now): the positions hold still
     meanwhile, so the occupancy is looked up once, not compared at every question.
 
-    `stacking` keeps the answers of the stacking limit by the units that would
-    stand together (the moving unit alone in each empty hex around it, most
-    often): the limit reads nothing else that could change during the decision.
-    A game that counts what fires (`Game.firing`) keeps none, so that every
-    asking is counted.
+    `kept` keeps the answers of the questions a decision asks again and again
+    (the restrictions that may bind a unit, its stacking limit alone), by
+    key: they read nothing that could change during the decision. A game that
+    counts what fires (`Game.firing`) keeps none, so that every asking is
+    counted.
     """
 
-    __slots__ = ("board", "index", "memo", "occupancy", "stacking", "tests")
+    __slots__ = ("answers", "board", "index", "occupancy")
 
     def __init__(self, s: State) -> None:
         self.occupancy = s.occupancy()
         self.index = self.occupancy.index
         self.board = board_of(s)
-        self.stacking: dict[tuple[int, ...], Any] | None = {} if s.game.firing is None else None
-        self.memo = None
-        # unit → the restrictions that may bind it (`restrictions.may_bind`), once asked
-        self.tests: dict[int, Any] = {}
+        self.answers: dict[Hashable, Any] | None = {} if s.game.firing is None else None
+
+    def kept(self, s: State, key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
+        """`compute(*args)`, worked out once for the decision (`key`)."""
+        answers = self.answers
+        if answers is None:
+            return compute(*args)
+        found = answers.get(key, _ABSENT)
+        if found is _ABSENT:
+            found = answers[key] = compute(*args)
+        return found
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """Nothing is noted."""
@@ -204,6 +215,38 @@ class Fixed:
 
     def read_stack(self) -> None:
         """Nothing is noted."""
+
+
+def held_still(s: State, compute: Callable[..., Any], *args: Any) -> Any:
+    """`compute(*args)` while the positions hold still, nothing remembered (`Fixed`):
+    how a primitive works out its decision, or explains one."""
+    held = s._watched
+    s._watched = Fixed(s)
+    try:
+        return compute(*args)
+    finally:
+        s._watched = held
+
+
+def answered(s: State, site: Hashable, question: Callable[[Any, dict], Any], what: str) -> Any:
+    """`question(ask, known)` answered with the answers remembered for `site` (a call
+    site and a side): `ask(key, compute, *args)` answers a question of the position,
+    `known` holds the answers kept now, looked in first. With `CHECK` on, the
+    question is answered afresh as well (nothing remembered) and the two compared."""
+    memo = remembered(s, site)
+    answer = question(partial(memo.ask, s), memo.answers)
+    if CHECK:
+        full = question(_afresh, {})
+        if full != answer:
+            raise IncrementalMismatch(
+                f"{what} at move {s.move_number}: remembered {answer} differ from recomputed {full}"
+            )
+    return answer
+
+
+def _afresh(key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
+    """An `ask` that remembers nothing: the full recomputation `CHECK` compares with."""
+    return compute(*args)
 
 
 class _WatchedList(list):
