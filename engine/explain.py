@@ -185,9 +185,8 @@ def _nothing_moves(s: State) -> Reason:
 
 
 def _phase_refusal(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason | None:
-    """What of the movement phase keeps unit u from stepping at all now: the phasing
-    side's units only, one hex at a time, the units this phase moves (`who`), each
-    unit's move completed before the next, a stop the rules called."""
+    """What of the movement phase keeps unit u from stepping to hex h at all now: the
+    phasing side's units only, one hex at a time, and only in its turn to move."""
     b = frame.b
     name = unit_name(s, u)
     step = offering_step(s)
@@ -201,6 +200,14 @@ def _phase_refusal(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Re
             step.title,
             step.cite,
         )
+    return _turn_refusal(s, frame, u, step)
+
+
+def _turn_refusal(s: State, frame: Frame, u: int, step: Reason) -> Reason | None:
+    """Whether it is unit u's turn to move: this phase moves it (`who`), it has not
+    completed its move, no other unit must go on first, and it was not stopped."""
+    b = frame.b
+    name = unit_name(s, u)
     prim = primitive("move_units")
     if prim.has_lambda(s, frame, "who") and not prim.call(s, frame, "who", unit=u):
         return _hook(s, frame, "who", f"{name} does not move in this phase.")
@@ -361,20 +368,29 @@ def why_not(s: State, action: int) -> Reason | None:
         return Reason(f"{action} is not an action of this game.")
     if s.is_chance_node():
         return Reason("A die is to be rolled (or a marker drawn): no player decides now.")
-    kind = space.kind_of(action)
     moving = _moving(s)
-    if action == space.PASS and moving is not None:
-        return _hook(s, moving, "must_move", "A unit that must move has yet to move: no pass yet")
-    if kind == "step" and moving is not None:
-        u, d = space.decode_step(action)
-        h = s.game.rules.board.neighbors[s.unit_hex[u]][d] if s.unit_status[u] == ON_MAP else -1
-        if h < 0:
-            return Reason(f"{unit_name(s, u)} may not step off the map.")
-        return why_not_move(s, u, h)
-    if kind == "designate" and _designating(s):
+    if moving is not None and (action == space.PASS or space.kind_of(action) == "step"):
+        return _why_not_while_moving(s, moving, action)
+    if space.kind_of(action) == "designate" and _designating(s):
         return why_not_combat(s, action)
-    step = offering_step(s)
-    prompt = current_node(s).prompt
+    return _not_a_choice(s, action)
+
+
+def _why_not_while_moving(s: State, frame: Frame, action: int) -> Reason | None:
+    """A pass or a step refused in a movement phase: a unit that must move has yet
+    to, or the step is off the map, or `why_not_move` says why."""
+    if action == s.game.actions.PASS:
+        return _hook(s, frame, "must_move", "A unit that must move has yet to move: no pass yet")
+    u, d = s.game.actions.decode_step(action)
+    h = s.game.rules.board.neighbors[s.unit_hex[u]][d] if s.unit_status[u] == ON_MAP else -1
+    if h < 0:
+        return Reason(f"{unit_name(s, u)} may not step off the map.")
+    return why_not_move(s, u, h)
+
+
+def _not_a_choice(s: State, action: int) -> Reason:
+    """An action the decision pending does not offer: the choice's own words when
+    the rules name what may be chosen, else the step that offers the decision."""
     frame = s.stack[-1]
     if not frame.prim:
         instr = s.game.rules.procedures[frame.proc].code[frame.pc]
@@ -383,7 +399,10 @@ def why_not(s: State, action: int) -> Reason | None:
             if key in s.game.rules.sources:
                 what = _named(s, action)
                 return source(s, key, f"{what} is not among the choices: {{}}.").formatted()
-    return Reason(f"That is not one of the choices offered now ({prompt}).", *_parts(step))
+    prompt = current_node(s).prompt
+    return Reason(
+        f"That is not one of the choices offered now ({prompt}).", *_parts(offering_step(s))
+    )
 
 
 def _named(s: State, action: int) -> str:
@@ -408,49 +427,74 @@ def why_not_combat(s: State, action: int) -> Reason | None:
     """Why a close combat designation is refused; None when it is legal."""
     if action in s.legal_actions():
         return None
-    rules = s.game.rules
     frame = s.stack[-1]
     side = frame.b["side"]
-    centre, mask, form = s.game.actions.decode_designate(action)
-    ring = [rules.board.neighbors[centre][i] for i in range(6) if mask >> i & 1]
-    attack = ring if form == 0 else [centre]
-    defend = [centre] if form == 0 else ring
+    attack, defend = _designated_hexes(s, action)
     step = offering_step(s)
-    prim = primitive("designate_combats")
-    if any(h < 0 for h in ring):
+    if any(h < 0 for h in (*attack, *defend)):
         return Reason("A combat's hexes must all be on the map.", *_parts(step))
-    for h in attack:
-        own = [u for u in units_in(s, h) if rules.units[u].kind == "unit"]
-        mine = [u for u in own if rules.units[u].side == side]
-        if not mine:
-            return Reason(f"{hex_label(s, h)} holds no attacking unit of the side.", *_parts(step))
-        if prim.has_lambda(s, frame, "may_attack") and not any(
-            prim.call(s, frame, "may_attack", unit=u) for u in mine
-        ):
-            names = ", ".join(unit_name(s, u) for u in mine)
-            return _hook(s, frame, "may_attack", f"{names} may not attack")
-        committed = {u for c in s.combats for u in c.attackers}
-        if all(u in committed for u in mine):
-            return Reason(
-                f"The units in {hex_label(s, h)} are already in a combat: each unit attacks once.",
-                *_parts(step),
-            )
+    committed = {u for c in s.combats for u in c.attackers}
     attacked = {u for c in s.combats for u in c.defenders}
+    for h in attack:
+        refused = _attack_refusal(s, frame, side, h, committed, step)
+        if refused is not None:
+            return refused
     for h in defend:
-        enemies = [
-            u
-            for u in units_in(s, h)
-            if rules.units[u].kind == "unit" and rules.units[u].side != side
-        ]
-        if not enemies:
-            return Reason(f"{hex_label(s, h)} holds no enemy combat unit.", *_parts(step))
-        if all(u in attacked for u in enemies):
-            return Reason(f"{hex_label(s, h)} is already attacked.", *_parts(step))
+        refused = _defence_refusal(s, side, h, attacked, step)
+        if refused is not None:
+            return refused
     return Reason(
         "That designation would leave a unit that must attack, or an enemy unit that must be "
         "attacked, with no combat left to join.",
         *_parts(step),
     )
+
+
+def _designated_hexes(s: State, action: int) -> tuple[list[int], list[int]]:
+    """The attackers' and the defenders' hexes of a designation: the centre hex
+    and the hexes of the ring around it its mask picks (-1: off the map), the
+    ring attacking the centre or the centre attacking the ring."""
+    centre, mask, form = s.game.actions.decode_designate(action)
+    around = s.game.rules.board.neighbors[centre]
+    ring = [around[i] for i in range(6) if mask >> i & 1]
+    return (ring, [centre]) if form == 0 else ([centre], ring)
+
+
+def _attack_refusal(
+    s: State, frame: Frame, side: int, h: int, committed: set[int], step: Reason
+) -> Reason | None:
+    """Why the side's units in hex h may not attack: none there, the rules' `may_attack`
+    lets none of them, or all of them are in a combat already (each attacks once)."""
+    units = s.game.rules.units
+    mine = [u for u in units_in(s, h) if units[u].kind == "unit" and units[u].side == side]
+    if not mine:
+        return Reason(f"{hex_label(s, h)} holds no attacking unit of the side.", *_parts(step))
+    prim = primitive("designate_combats")
+    if prim.has_lambda(s, frame, "may_attack") and not any(
+        prim.call(s, frame, "may_attack", unit=u) for u in mine
+    ):
+        names = ", ".join(unit_name(s, u) for u in mine)
+        return _hook(s, frame, "may_attack", f"{names} may not attack")
+    if all(u in committed for u in mine):
+        return Reason(
+            f"The units in {hex_label(s, h)} are already in a combat: each unit attacks once.",
+            *_parts(step),
+        )
+    return None
+
+
+def _defence_refusal(
+    s: State, side: int, h: int, attacked: set[int], step: Reason
+) -> Reason | None:
+    """Why hex h may not be attacked: no enemy combat unit there, or all of them
+    attacked already."""
+    units = s.game.rules.units
+    enemies = [u for u in units_in(s, h) if units[u].kind == "unit" and units[u].side != side]
+    if not enemies:
+        return Reason(f"{hex_label(s, h)} holds no enemy combat unit.", *_parts(step))
+    if all(u in attacked for u in enemies):
+        return Reason(f"{hex_label(s, h)} is already attacked.", *_parts(step))
+    return None
 
 
 def roll_preview(s: State) -> RollPreview | None:

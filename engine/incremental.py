@@ -536,6 +536,37 @@ def _differences(was: Sequence[Any], now: Sequence[Any]) -> Iterator[int]:
     return compress(count(), map(ne, was, now))
 
 
+def _changed_names(variables: dict[str, Any], before: dict[str, Any]) -> list[str]:
+    """The names of the variables whose values differ from the copy `before` (set,
+    added or removed since)."""
+    if tuple(variables) == tuple(before):
+        # The same names in the same order: the copy shares every value not set
+        # since, so only those that are other objects (found in C) may differ.
+        others = compress(variables, map(is_not, variables.values(), before.values()))
+        return [name for name in others if variables[name] != before[name]]
+    names = [n for n, now in variables.items() if before.get(n, _ABSENT) != now]
+    added = sum(1 for name in names if name not in before)
+    if len(before) > len(variables) - added:  # some were removed too
+        names += [name for name in before if name not in variables]
+    return names
+
+
+def _note_variable(changed: set[int], name: str, was: Any, now: Any, game: Any) -> None:
+    """A variable that changed: read as a whole, and the members of a per-unit,
+    per-side or per-hex one that differ (every member, when the two are not rows
+    of one length)."""
+    number = _name(name)
+    changed.add(VAR + number)
+    if name not in game.indexed_variables:
+        return
+    base = VAR_ITEM + number * _ITEMS
+    if type(was) is tuple and type(now) is tuple and len(was) == len(now):
+        changed.update(base + i for i in _differences(was, now))
+    else:
+        rows = [len(v) for v in (was, now) if type(v) is tuple]
+        changed.update(base + i for i in range(max(rows, default=0)))
+
+
 def _caller(s: State) -> dict[str, Any]:
     """The bindings of the frame below the primitive's: its rule expressions read them."""
     return s.stack[-2].b if len(s.stack) > 1 else {}
@@ -635,50 +666,33 @@ class Remembered:
         if they have not changed), the procedures under way now and whether the
         variables differ from the copy."""
         changed: set[int] = set()
-        hexes = occupancy.hexes
-        if hexes is not self.hexes or occupancy.status is not self.status:
-            units = s.game.rules.units
-            sides = range(len(s.game.rules.sides))
-            for u in self._moved(occupancy):
-                changed.add(UNIT_HEX + u)
-                changed.add(UNIT_STATUS + u)
-                mover = units[u].side
-                for h in (self.hexes[u], hexes[u]):
-                    changed.add(HEX + h)
-                    for side in sides:
-                        if side != mover:
-                            changed.add(ENEMIES + h * MAX_SIDES + side)
+        if occupancy.hexes is not self.hexes or occupancy.status is not self.status:
+            self._note_moves(s, occupancy, changed)
         if loss is not self.loss:
             changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
-        variables, before = s.vars, self.variables
         if variables_changed:
-            indexed = s.game.indexed_variables
-            if tuple(variables) == tuple(before):
-                # The same names in the same order: the copy shares every value not
-                # set since, so only those that are other objects (found in C) may differ.
-                others = compress(variables, map(is_not, variables.values(), before.values()))
-                names = [name for name in others if variables[name] != before[name]]
-            else:
-                names = [n for n, now in variables.items() if before.get(n, _ABSENT) != now]
-                added = sum(1 for name in names if name not in before)
-                if len(before) > len(variables) - added:  # some were removed too
-                    names += [name for name in before if name not in variables]
-            for name in names:
-                was, now = before.get(name), variables.get(name)
-                number = _name(name)
-                changed.add(VAR + number)
-                if name in indexed:
-                    base = VAR_ITEM + number * _ITEMS
-                    if type(was) is tuple and type(now) is tuple and len(was) == len(now):
-                        changed.update(base + i for i in _differences(was, now))
-                    else:  # not two rows of one length: every member read is forgotten
-                        rows = [len(v) for v in (was, now) if type(v) is tuple]
-                        changed.update(base + i for i in range(max(rows, default=0)))
+            before = self.variables
+            for name in _changed_names(s.vars, before):
+                _note_variable(changed, name, before.get(name), s.vars.get(name), s.game)
         if procedures != self.procedures:
             changed.add(STACK)
         if changed:
             changed.add(EVERYTHING)
         return changed
+
+    def _note_moves(self, s: State, occupancy: Occupancy, changed: set[int]) -> None:
+        """A unit that moved or left the map: its hex and status, and the occupants
+        of the hexes it left and entered (their enemy units, for every other side)."""
+        units = s.game.rules.units
+        sides = range(len(s.game.rules.sides))
+        hexes = occupancy.hexes
+        for u in self._moved(occupancy):
+            changed.add(UNIT_HEX + u)
+            changed.add(UNIT_STATUS + u)
+            mover = units[u].side
+            for h in (self.hexes[u], hexes[u]):
+                changed.add(HEX + h)
+                changed.update(ENEMIES + h * MAX_SIDES + side for side in sides if side != mover)
 
     def _catch_up(self, s: State) -> None:
         """Forget what the changes since the last question may have changed."""

@@ -184,18 +184,13 @@ class MoveUnits(Primitive):
     ) -> Refused | None:
         """What refuses unit u, having spent `spent` of allowance `ma` over `hexes`
         hexes, a step in direction d; None when the step is legal. (`one_hex`:
-        whether it may always move one hex, read only before it has spent any;
-        `at`: the hex it steps from, if not where it stands — a step looked ahead.)
-
-        The cheap tests (the map edge, the terrain, enemy units) come before
-        the ones the rules compute (extra costs, restrictions, stacking): the
-        legal steps of every unit are worked out through here, so it asks each
-        question once and calls out only for what is seldom the case.
+        whether it may always move one hex; `at`: the hex it steps from, if not
+        where it stands — a step looked ahead.) Every legal step is found here:
+        the cheap tests (the map, enemy units) come first, and it calls out only
+        for what is seldom the case.
         """
         game = s.game
-        # Asked only while a decision is worked out (`run`, `step_refusal`): the board
-        # and the units in each hex are those of the position asked about.
-        position = s._watched
+        position = s._watched  # (the decision's: `run`, `step_refusal`)
         board = position.board
         a = s.unit_hex[u] if at is None else at
         b = board.neighbors[a][d]
@@ -353,8 +348,7 @@ class MoveUnits(Primitive):
             s, frame, "stop_after", unit=u, hex=b, **{"from": a, "to": b}
         ):
             return False
-        limit = max_hexes(s, u)
-        if limit is not None and hexes >= limit:
+        if self.unit_refusal(s, u, hexes) is not None:  # (its max_hexes: it has moved)
             return False
         return any(
             self._refusal(s, frame, u, d, spent, ma, strategic, True, b, hexes, tried) is None
@@ -391,9 +385,9 @@ class MoveUnits(Primitive):
         that must move (`must_move`) has yet to move and may.
 
         `ask(key, compute, *args)` answers the questions that depend on the
-        position only (`compute(*args)`): the incremental one remembers answers
-        between decisions, `known` (looked in first: most units' actions are
-        known, at most decisions) those it holds now.
+        position only (`compute(*args)`), which may be kept between decisions;
+        `known` holds the answers kept now (looked in first: most units'
+        actions are known, at most decisions).
         """
         b = frame.b
         active = b["active"]
@@ -552,26 +546,24 @@ class MoveUnits(Primitive):
         b = frame.b
         space = s.game.actions
         if action == space.PASS:
-            if b["active"] >= 0:
-                b["moved"] = (*b["moved"], b["active"])
-            b["active"] = -1
+            _end_move(b)
             b["done"] = True
-            return
-        if space.kind_of(action) == "unit":
+        elif space.kind_of(action) == "unit":
             u = space.decode("unit", action)
-            if b["active"] >= 0:
-                b["moved"] = (*b["moved"], b["active"])
-            b.update(active=u, spent=0, hexes=0, stop=False, strategic=True)
+            _start_move(b, u, strategic=True)
             say(s, f"{unit_name(s, u)} moves by strategic movement.")
-            return
-        u, d = space.decode_step(action)
-        if u != b["active"]:
-            if b["active"] >= 0:
-                b["moved"] = (*b["moved"], b["active"])
-            b.update(active=u, spent=0, hexes=0, stop=False, strategic=False)
-        rules = s.game.rules
+        else:
+            u, d = space.decode_step(action)
+            if u != b["active"]:
+                _start_move(b, u, strategic=False)
+            self._step(s, frame, u, d)
+
+    def _step(self, s: State, frame: Frame, u: int, d: int) -> None:
+        """Unit u steps into the next hex in direction d, paying its cost; it stops
+        there when the rules say so (`stop_after`)."""
+        b = frame.b
         a = s.unit_hex[u]
-        h = rules.board.neighbors[a][d]
+        h = s.game.rules.board.neighbors[a][d]
         b["spent"] += self.cost(s, frame, u, a, d)
         b["hexes"] += 1
         s.unit_hex[u] = h
@@ -582,6 +574,19 @@ class MoveUnits(Primitive):
             s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
         ):
             b["stop"] = True
+
+
+def _end_move(b: dict[str, Any]) -> None:
+    """The unit moving now has completed its move: no unit moves until another starts."""
+    if b["active"] >= 0:
+        b["moved"] = (*b["moved"], b["active"])
+    b["active"] = -1
+
+
+def _start_move(b: dict[str, Any], u: int, strategic: bool) -> None:
+    """Unit u starts its move (the one moving before it has completed its own)."""
+    _end_move(b)
+    b.update(active=u, spent=0, hexes=0, stop=False, strategic=strategic)
 
 
 register(MoveUnits())
