@@ -113,22 +113,21 @@ def refused_entry(
         return None
     left = s.unit_hex[u] if origin is None else origin
     bindings = {"unit": u, "hex": h, "from": left, "to": h}
-    for zone, hex_part, until, name in no_entry:
-        if (zone is None or h in zone) and _in_force(s, hex_part, until, bindings):
-            fired(s, "restriction", name)
-            return name
-    for zone, hex_part, until, name in confined:
-        if zone is not None and h not in zone and _in_force(s, hex_part, until, bindings):
+    inside = [test for test in no_entry if test[0] is None or h in test[0]]
+    outside = [test for test in confined if test[0] is not None and h not in test[0]]
+    return _first_in_force(s, inside, bindings) or _first_in_force(s, outside, bindings)
+
+
+def _first_in_force(s: State, tests: list[HexTest], bindings: dict[str, int]) -> str | None:
+    """The first of these hex restrictions (their zones tested) that binds, counted as
+    fired: its hex part holds and its turn has not come."""
+    for _zone, hex_part, until, name in tests:
+        if (hex_part is None or hex_part(s, bindings)) and (
+            until is None or s.vars["turn"] < until
+        ):
             fired(s, "restriction", name)
             return name
     return None
-
-
-def _in_force(s: State, hex_part: Fn | None, until: int | None, bindings: dict) -> bool:
-    """A hex restriction in its zone binds: its hex part holds and its turn has not come."""
-    return (hex_part is None or bool(hex_part(s, bindings))) and (
-        until is None or s.vars["turn"] < until
-    )
 
 
 def may_designate(
