@@ -145,12 +145,9 @@ def move_options(s: State, u: int) -> list[MoveOption]:
         return []
     space = s.game.actions
     legal = set(s.legal_actions())
-    b = frame.b
-    active = b["active"] == u
-    spent = b["spent"] if active else 0
-    strategic = bool(b["strategic"]) if active else False
-    ma = allowance(s, u) * (2 if strategic else 1)
     prim = primitive("move_units")
+    spent, _hexes, strategic = prim.move_so_far(frame, u)  # type: ignore[attr-defined]
+    ma = allowance(s, u) * (2 if strategic else 1)
     a = s.unit_hex[u]
     out = []
     for d, h in enumerate(s.game.rules.board.neighbors[a]):
@@ -268,8 +265,9 @@ def _enemy(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
 
 def _cost_text(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> str:
     """What entering hex h costs unit u, and what it has spent of its move."""
-    cost = primitive("move_units").cost(s, frame, u, a, d)  # type: ignore[attr-defined]
-    spent = frame.b["spent"] if frame.b["active"] == u else 0
+    prim = primitive("move_units")
+    cost = prim.cost(s, frame, u, a, d)  # type: ignore[attr-defined]
+    spent = prim.move_so_far(frame, u)[0]  # type: ignore[attr-defined]
     return f"Entering {hex_label(s, h)} costs {cost} MP; {unit_name(s, u)} has spent {spent}"
 
 
@@ -469,10 +467,7 @@ def _attack_refusal(
     mine = [u for u in units_in(s, h) if units[u].kind == "unit" and units[u].side == side]
     if not mine:
         return Reason(f"{hex_label(s, h)} holds no attacking unit of the side.", *_parts(step))
-    prim = primitive("designate_combats")
-    if prim.has_lambda(s, frame, "may_attack") and not any(
-        prim.call(s, frame, "may_attack", unit=u) for u in mine
-    ):
+    if not _may_attack(s, frame, mine):
         names = ", ".join(unit_name(s, u) for u in mine)
         return _hook(s, frame, "may_attack", f"{names} may not attack")
     if all(u in committed for u in mine):
@@ -481,6 +476,14 @@ def _attack_refusal(
             *_parts(step),
         )
     return None
+
+
+def _may_attack(s: State, frame: Frame, units: list[int]) -> bool:
+    """Whether the rules' `may_attack` (if they pass one) lets one of these units attack."""
+    prim = primitive("designate_combats")
+    return not prim.has_lambda(s, frame, "may_attack") or any(
+        prim.call(s, frame, "may_attack", unit=u) for u in units
+    )
 
 
 def _defence_refusal(
@@ -506,16 +509,21 @@ def roll_preview(s: State) -> RollPreview | None:
         return None
     instr = s.game.rules.procedures[frame.proc].code[frame.pc]
     if isinstance(instr, Roll):
-        spec = s.game.tables[instr.table]
-        column = instr.column(s, frame.b) if instr.column is not None else 0
-        items = _modifiers(s, instr.modifiers, frame.b) if instr.modifiers else ()
-        cite = s.game.rules.sources.get(f"table:{spec.name}", ("", "", ""))[1]
-        label = column_label(spec, column).removeprefix(" at ")
-        return RollPreview(spec.title, label, items, cite, offering_step(s))
+        return _table_preview(s, instr, frame.b)
     if isinstance(instr, RollDie) and instr.modifiers:
         items = _modifiers(s, instr.modifiers, frame.b)
         return RollPreview("Die roll", "", items, "", offering_step(s))
     return None
+
+
+def _table_preview(s: State, instr: Roll, bindings: dict[str, Any]) -> RollPreview:
+    """A roll on a table: the column the roll reads and its modifiers."""
+    spec = s.game.tables[instr.table]
+    column = instr.column(s, bindings) if instr.column is not None else 0
+    items = _modifiers(s, instr.modifiers, bindings) if instr.modifiers else ()
+    cite = s.game.rules.sources.get(f"table:{spec.name}", ("", "", ""))[1]
+    label = column_label(spec, column).removeprefix(" at ")
+    return RollPreview(spec.title, label, items, cite, offering_step(s))
 
 
 def _modifiers(s: State, name: str, bindings: dict[str, Any]) -> tuple[Modifier, ...]:

@@ -544,6 +544,11 @@ def _changed_names(variables: dict[str, Any], before: dict[str, Any]) -> list[st
         # since, so only those that are other objects (found in C) may differ.
         others = compress(variables, map(is_not, variables.values(), before.values()))
         return [name for name in others if variables[name] != before[name]]
+    return _renamed(variables, before)
+
+
+def _renamed(variables: dict[str, Any], before: dict[str, Any]) -> list[str]:
+    """`_changed_names` when names were added or removed: every name compared."""
     names = [n for n, now in variables.items() if before.get(n, _ABSENT) != now]
     added = sum(1 for name in names if name not in before)
     if len(before) > len(variables) - added:  # some were removed too

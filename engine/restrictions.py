@@ -158,17 +158,12 @@ def may_end(s: State, u: int, h: int, tests: UnitTests | None = None) -> bool:
 
 def refused_end(s: State, u: int, h: int, tests: UnitTests | None = None) -> str | None:
     """The name of the `no_end` restriction that forbids unit u to end its move in hex
-    h, or None (the zone and the turn tested before the hex part)."""
+    h, or None (its condition sees `unit` and `hex`)."""
     no_end = (may_bind(s, u) if tests is None else tests)[2]
-    for zone, hex_part, until, name in no_end:
-        if (
-            (zone is None or h in zone)
-            and (until is None or s.vars["turn"] < until)
-            and (hex_part is None or hex_part(s, {"unit": u, "hex": h}))
-        ):
-            fired(s, "restriction", name)
-            return name
-    return None
+    if not no_end:
+        return None
+    inside = [test for test in no_end if test[0] is None or h in test[0]]
+    return _first_in_force(s, inside, {"unit": u, "hex": h})
 
 
 def binding(s: State, kind: str, u: int) -> RestrictionSpec | None:

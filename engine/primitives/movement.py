@@ -38,6 +38,7 @@ from engine.restrictions import (
     refused_end,
     refused_entry,
 )
+from engine.rules import BoardSpec, Rules
 from engine.state import MAX_UNITS, Frame, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
@@ -285,20 +286,25 @@ class MoveUnits(Primitive):
         """What refuses unit u the step in direction d in this phase now (the unit's
         own refusal first: `unit_refusal`); None when the rules allow it. The same
         tests the legal steps are worked out with, for `engine/explain.py`."""
-        b = frame.b
-        active = b["active"] == u
-        hexes = b["hexes"] if active else 0
+        spent, hexes, strategic = self.move_so_far(frame, u)
         refusal = self.unit_refusal(s, u, hexes)
         if refusal is not None:
             return refusal
-        spent = b["spent"] if active else 0
-        strategic = bool(b["strategic"]) if active else False
         ma = allowance(s, u)
         one_hex = spent > 0 or strategic or self._one_hex(s, frame, u)
         refuse = self._refusal
         return incremental.held_still(
             s, refuse, s, frame, u, d, spent, ma, strategic, one_hex, None, hexes
         )
+
+    @staticmethod
+    def move_so_far(frame: Frame, u: int) -> tuple[int, int, bool]:
+        """The MP unit u has spent and the hexes it has moved in this phase, and whether
+        it moves strategically: nothing yet, unless it is the unit moving now."""
+        b = frame.b
+        if b["active"] != u:
+            return 0, 0, False
+        return b["spent"], b["hexes"], bool(b["strategic"])
 
     @staticmethod
     def unit_refusal(s: State, u: int, hexes: int) -> Refused | None:
@@ -489,11 +495,9 @@ class MoveUnits(Primitive):
 
     @staticmethod
     def _on_the_map(s: State, u: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The directions in which the map lets unit u step at all (a hex there, its
-        terrain and hexside not prohibited), and of those the ones along a road or
-        track (for a strategic move): what `_refusal` tests first, without a
-        question asked for the others. The map's alone: worked out once per game for
-        each board, unit and hex (by `hex * MAX_UNITS + unit`, for each board)."""
+        """`_open_directions` of unit u where it stands: the map's alone, worked out
+        once per game for each board, unit and hex (by `hex * MAX_UNITS + unit`, for
+        each board)."""
         board = board_of(s)
         a = s.unit_hex[u]
         derived = s.game.derived
@@ -504,14 +508,7 @@ class MoveUnits(Primitive):
         key = a * MAX_UNITS + u
         found = known.get(key)
         if found is None:
-            rules = s.game.rules
-            plain = tuple(
-                d
-                for d, b in enumerate(board.neighbors[a])
-                if b >= 0 and step_cost(rules, u, a, d, board) != PROHIBITED
-            )
-            roads = board.strategic[a]
-            found = known[key] = (plain, tuple(d for d in plain if roads >> d & 1))
+            found = known[key] = _open_directions(s.game.rules, board, u, a)
         return found
 
     def _strategic(self, s: State, frame: Frame, u: int) -> bool:
@@ -574,6 +571,22 @@ class MoveUnits(Primitive):
             s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
         ):
             b["stop"] = True
+
+
+def _open_directions(
+    rules: Rules, board: BoardSpec, u: int, a: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The directions in which the map lets unit u step at all from hex a (a hex
+    there, its terrain and hexside not prohibited), and of those the ones along a
+    road or track (for a strategic move): what `_refusal` tests first, without a
+    question asked for the others."""
+    plain = tuple(
+        d
+        for d, b in enumerate(board.neighbors[a])
+        if b >= 0 and step_cost(rules, u, a, d, board) != PROHIBITED
+    )
+    roads = board.strategic[a]
+    return plain, tuple(d for d in plain if roads >> d & 1)
 
 
 def _end_move(b: dict[str, Any]) -> None:
