@@ -117,8 +117,8 @@ class _Watch:
         "enemy_reads",
         "hexes",
         "index",
+        "kept",
         "loss",
-        "memo",
         "neighbors",
         "noted",
         "occupancy",
@@ -128,9 +128,12 @@ class _Watch:
     )
 
     def __init__(self, s: State) -> None:
-        # The answers being asked, while a question of theirs is worked out (and only
-        # then: a watch kept by its `Remembered` refers to nothing that refers back).
-        self.memo: Remembered | None = None
+        # `kept(s, key, compute, *args)`, as `Fixed.kept`: while a question is worked
+        # out, the `ask` of its answers, so that `compute(*args)` is asked as a
+        # question of its own, which the one being worked out then depends on (and
+        # only then: a watch kept by its `Remembered` refers to nothing that refers
+        # back to it).
+        self.kept: Callable[..., Any] | None = None
         self.noted = noted = _Noted()
         self.neighbors = s.game.rules.board.neighbors
         self.board = board_of(s)  # the terrain changed in play is compared as a whole
@@ -149,11 +152,6 @@ class _Watch:
         self.occupancy = s.occupancy()
         self.index = _WatchedIndex(self.occupancy.index, noted)
         self.vars = _WatchedVars(s.vars, noted, s.game.indexed_variables)
-
-    def kept(self, s: State, key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
-        """`compute(*args)` asked as a question of its own (`key`), which the question
-        being computed then depends on: remembered until what it read changes."""
-        return self.memo.ask(s, key, compute, *args)  # type: ignore[union-attr]
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """The question read the units not of `side` next to hex h only
@@ -697,7 +695,9 @@ class Remembered:
             mover = units[u].side
             for h in (self.hexes[u], hexes[u]):
                 changed.add(HEX + h)
-                changed.update(ENEMIES + h * MAX_SIDES + side for side in sides if side != mover)
+                for side in sides:
+                    if side != mover:
+                        changed.add(ENEMIES + h * MAX_SIDES + side)
 
     def _catch_up(self, s: State) -> None:
         """Forget what the changes since the last question may have changed."""
@@ -772,7 +772,7 @@ class Remembered:
                 watch.vars,
             )
             s._watched = watch
-            watch.memo = self
+            watch.kept = self.ask
         try:
             value = compute(*args)
         finally:
@@ -780,7 +780,7 @@ class Remembered:
             noted.reads = outer_reads
             if outer is None:
                 s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched = real
-                watch.memo = None
+                watch.kept = None
         self.answers[key] = value
         readers = self.readers
         for read in reads:

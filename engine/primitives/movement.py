@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from enum import Enum
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine import incremental
 from engine.board import DIRECTIONS, PROHIBITED, step_cost
@@ -43,6 +43,9 @@ from engine.state import MAX_UNITS, Frame, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
 
+if TYPE_CHECKING:
+    from engine.game import Game
+
 # Answers a question about the position: `ask(key, compute, *args)`.
 Ask = Callable[..., Any]
 
@@ -55,7 +58,8 @@ def _caller(s: State, frame: Frame) -> dict[str, Any]:
 
 
 class Refused(Enum):
-    """Why the rules refuse a unit a step (what `engine/explain.py` puts in words)."""
+    """Why the rules refuse a unit a step: what `MoveUnits._refusal` answers (None: the
+    step is legal), and what `engine/explain.py` puts in the rules' words."""
 
     NO_MOVE = "a no_move restriction holds the unit"
     MAX_HEXES = "the unit has moved its max_hexes"
@@ -70,19 +74,29 @@ class Refused(Enum):
     DEAD_END = "a no_end restriction, and no way on from there"
 
 
-def _enemy_in(units: tuple[Any, ...], u: int, here: tuple[int, ...]) -> bool:
-    """9.2: never into a hex of enemy combat units; enemy leaders alone may be entered
-    by combat units, which capture them (14.32, by the rules)."""
-    mover = units[u]
-    side, leader = mover.side, mover.kind != "unit"
-    for o in here:
-        other = units[o]
-        if other.side != side and (leader or other.kind == "unit"):
-            return True
-    return False
+# Where each unit's `_blockers` are kept, in `Game.derived`.
+_BLOCKERS = "units whose hex a unit may not enter"
 
 
-_UNKNOWN = object()  # not among the answers held (an allowance may be None)
+def _blockers(game: Game) -> tuple[frozenset[int], ...]:
+    """For each unit, the units whose hex it may not step into (9.2): enemy combat
+    units; enemy leaders alone may be entered by combat units, which capture them
+    (14.32, by the rules). The rules' units and sides alone: worked out once per
+    game, so that a step into an occupied hex is tested in one call."""
+    units = game.rules.units
+    found = tuple(
+        frozenset(
+            o
+            for o, other in enumerate(units)
+            if other.side != mover.side and (mover.kind != "unit" or other.kind == "unit")
+        )
+        for mover in units
+    )
+    game.derived[_BLOCKERS] = found  # type: ignore[assignment]
+    return found
+
+
+_UNKNOWN = object()  # not among the answers held (an allowance, a refusal, may be None)
 
 # Questions are keyed by ints, which hash at once (a tuple hashes its members at
 # every look-up, and a key is looked up some ten times each time it is worked
@@ -201,8 +215,8 @@ class MoveUnits(Primitive):
             terrain = step_cost(game.rules, u, a, d, board)
         if b < 0 or terrain == PROHIBITED:
             return Refused.PROHIBITED
-        here = position.index.get(b, ())
-        if here and _enemy_in(game.rules.units, u, here):  # (most hexes are empty)
+        here = position.index.get(b, ())  # (most hexes stepped into are empty)
+        if here and not (game.derived.get(_BLOCKERS) or _blockers(game))[u].isdisjoint(here):
             return Refused.ENEMY
         if strategic:
             refusal = self._strategic_refusal(s, frame, u, a, b, d, terrain, spent, ma)
@@ -346,8 +360,7 @@ class MoveUnits(Primitive):
         with the MP and hexes spent: the same step again with no fewer spent
         can do no better, so the search follows each step a few times at most.
         """
-        before = tried.get((a, b))
-        if before is not None and before[0] <= spent and before[1] <= hexes:
+        if _tried_for_less(tried, a, b, spent, hexes):
             return False
         tried[(a, b)] = (spent, hexes)
         if self.has_lambda(s, frame, "stop_after") and self.call(
@@ -571,6 +584,15 @@ class MoveUnits(Primitive):
             s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
         ):
             b["stop"] = True
+
+
+def _tried_for_less(
+    tried: dict[tuple[int, int], tuple[int, int]], a: int, b: int, spent: int, hexes: int
+) -> bool:
+    """Whether the search already followed the step from a into b in vain having
+    spent no more MP and moved no more hexes: it can do no better now."""
+    before = tried.get((a, b))
+    return before is not None and before[0] <= spent and before[1] <= hexes
 
 
 def _open_directions(
