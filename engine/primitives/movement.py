@@ -84,14 +84,12 @@ def _blockers(game: Game) -> tuple[frozenset[int], ...]:
     (14.32, by the rules). The rules' units and sides alone: worked out once per
     game, so that a step into an occupied hex is tested in one call."""
     units = game.rules.units
-    found = tuple(
-        frozenset(
-            o
-            for o, other in enumerate(units)
-            if other.side != mover.side and (mover.kind != "unit" or other.kind == "unit")
-        )
-        for mover in units
-    )
+    sides = {unit.side for unit in units}
+    enemies = {side: frozenset(o for o, x in enumerate(units) if x.side != side) for side in sides}
+    combat = {
+        side: frozenset(o for o in enemies[side] if units[o].kind == "unit") for side in sides
+    }
+    found = tuple(enemies[x.side] if x.kind != "unit" else combat[x.side] for x in units)
     game.derived[_BLOCKERS] = found  # type: ignore[assignment]
     return found
 
@@ -101,9 +99,10 @@ _UNKNOWN = object()  # not among the answers held (an allowance, a refusal, may 
 # Questions are keyed by ints, which hash at once (a tuple hashes its members at
 # every look-up, and a key is looked up some ten times each time it is worked
 # out): the unit below `MAX_UNITS`, the kind of question above it, then the
-# direction, then what else the answer depends on (the allowance, and whether
-# the unit may always move one hex), so that no two questions share a key. A
-# unit's own question (its actions) is its number.
+# direction, then what else the answer depends on (the restrictions that may
+# bind the unit, by their number; the allowance, and whether the unit may always
+# move one hex), so that no two questions share a key. A unit's own question
+# (its actions) is its number.
 (
     _WHO,
     _MUST,
@@ -116,7 +115,24 @@ _UNKNOWN = object()  # not among the answers held (an allowance, a refusal, may 
     _RESTRICTIONS,
 ) = (kind * MAX_UNITS for kind in range(1, 10))
 _DIRECTION = 16 * MAX_UNITS  # times the direction (below 8)
-_REST = 8 * _DIRECTION  # times (the allowance × 2 + the one-hex minimum)
+_BOUND = 8 * _DIRECTION  # times the number of the restrictions (`_numbered`)
+_NUMBERS = 1 << 16  # (below this)
+_REST = _NUMBERS * _BOUND  # times (the allowance × 2 + the one-hex minimum)
+# Where `_numbered` keeps its numbers, in `Game.derived`.
+_NUMBERED = "the restrictions that may bind a unit, numbered"
+
+
+def _numbered(game: Game, tests: UnitTests) -> int:
+    """The number of the restrictions that may bind a unit (`may_bind`), as first met
+    in the game: a step's answer depends on them as on the allowance, and is
+    kept by them rather than asking for them at every step."""
+    numbers = game.derived.setdefault(_NUMBERED, {})
+    found = numbers.get(tests)
+    if found is None:
+        found = numbers[tests] = len(numbers)
+        if found >= _NUMBERS:
+            raise OverflowError("more sets of movement restrictions than a step's key holds")
+    return found
 
 
 primitive(
@@ -193,14 +209,16 @@ class MoveUnits(Primitive):
         ma: int,
         strategic: bool,
         one_hex: bool,
+        tests: UnitTests,
         at: int | None = None,
         hexes: int = 0,
         tried: dict[tuple[int, int], tuple[int, int]] | None = None,
     ) -> Refused | None:
         """What refuses unit u, having spent `spent` of allowance `ma` over `hexes`
         hexes, a step in direction d; None when the step is legal. (`one_hex`:
-        whether it may always move one hex; `at`: the hex it steps from, if not
-        where it stands — a step looked ahead.) Every legal step is found here:
+        whether it may always move one hex; `tests`: the restrictions that may
+        bind it, `may_bind`; `at`: the hex it steps from, if not where it stands
+        — a step looked ahead.) Every legal step is found here:
         the cheap tests (the map, enemy units) come first, and it calls out only
         for what is seldom the case.
         """
@@ -226,15 +244,12 @@ class MoveUnits(Primitive):
             (spent > 0 or not one_hex) and spent + self._plus_extra(s, frame, u, a, d, terrain) > ma
         ):
             return Refused.ALLOWANCE  # the first hex costs what it may: one hex always (9.1)
-        # The restrictions that may bind the unit (`may_bind`), and the stacking limit
-        # of the unit alone, are questions of their own, asked once for the unit.
-        tests = position.kept(s, u + _RESTRICTIONS, may_bind, s, u)
         no_entry, confined, no_end = tests  # (most often none: no call to test them)
         if (no_entry or confined) and refused_entry(s, u, b, a, tests) is not None:
             return Refused.RESTRICTED
         if here:
             within = self._within(s, frame, here, u)
-        else:
+        else:  # (the unit alone: a question of its own, asked once for the unit)
             within = position.kept(s, u + _STACKING, self._within, s, frame, (), u)
         if not within:
             return Refused.OVERSTACKED
@@ -292,7 +307,7 @@ class MoveUnits(Primitive):
             return None
         spent += self.cost(s, frame, u, a, d)  # (seldom: worked out again)
         tried = {} if tried is None else tried
-        if self._goes_on(s, frame, u, a, b, spent, hexes + 1, ma, strategic, tried):
+        if self._goes_on(s, frame, u, a, b, spent, hexes + 1, ma, strategic, tests, tried):
             return None
         return Refused.DEAD_END
 
@@ -306,9 +321,10 @@ class MoveUnits(Primitive):
             return refusal
         ma = allowance(s, u)
         one_hex = spent > 0 or strategic or self._one_hex(s, frame, u)
+        tests = may_bind(s, u)
         refuse = self._refusal
         return incremental.held_still(
-            s, refuse, s, frame, u, d, spent, ma, strategic, one_hex, None, hexes
+            s, refuse, s, frame, u, d, spent, ma, strategic, one_hex, tests, None, hexes
         )
 
     @staticmethod
@@ -350,6 +366,7 @@ class MoveUnits(Primitive):
         hexes: int,
         ma: int,
         strategic: bool,
+        tests: UnitTests,
         tried: dict[tuple[int, int], tuple[int, int]],
     ) -> bool:
         """Having stepped from a into b, where it may not end its move, may unit u go
@@ -370,7 +387,8 @@ class MoveUnits(Primitive):
         if self.unit_refusal(s, u, hexes) is not None:  # (its max_hexes: it has moved)
             return False
         return any(
-            self._refusal(s, frame, u, d, spent, ma, strategic, True, b, hexes, tried) is None
+            self._refusal(s, frame, u, d, spent, ma, strategic, True, tests, b, hexes, tried)
+            is None
             for d in range(DIRECTIONS)
         )
 
@@ -382,11 +400,13 @@ class MoveUnits(Primitive):
             return []
         ma = allowance(s, u)
         one_hex = spent > 0 or strategic or self._one_hex(s, frame, u)  # (read only if not)
+        tests = may_bind(s, u)
         first = s.game.actions.step(u, 0)
+        refuse = self._refusal
         return [
             first + d
             for d in range(DIRECTIONS)
-            if self._refusal(s, frame, u, d, spent, ma, strategic, one_hex, hexes=hexes) is None
+            if refuse(s, frame, u, d, spent, ma, strategic, one_hex, tests, None, hexes) is None
         ]
 
     def _one_hex(self, s: State, frame: Frame, u: int) -> bool:
@@ -460,20 +480,25 @@ class MoveUnits(Primitive):
         one_hex = known.get(key)
         if one_hex is None:
             one_hex = ask(key, self._one_hex, s, frame, u)
+        key = u + _RESTRICTIONS
+        tests = known.get(key)
+        if tests is None:
+            tests = ask(key, may_bind, s, u)
+        bound = _numbered(s.game, tests) * _BOUND
         plain, roads = self._on_the_map(s, u)
         refuse = self._refusal
         first = s.game.actions.step(u, 0)
         steps = []
-        base = u + _STEP + (ma * 2 + one_hex) * _REST
+        base = u + _STEP + bound + (ma * 2 + one_hex) * _REST
         for d in plain:
             key = base + d * _DIRECTION
             refusal = known.get(key, _UNKNOWN)
             if refusal is _UNKNOWN:
-                refusal = ask(key, refuse, s, frame, u, d, 0, ma, False, one_hex)
+                refusal = ask(key, refuse, s, frame, u, d, 0, ma, False, one_hex, tests)
             if refusal is None:
                 steps.append(first + d)
         if "strategic" in frame.params and self._strategic_start(  # type: ignore[operator]
-            s, frame, u, ma, roads, ask, known
+            s, frame, u, ma, tests, u + _STRATEGIC_STEP + bound, roads, ask, known
         ):
             steps.append(s.game.actions.unit(u))
         return tuple(steps)
@@ -484,24 +509,27 @@ class MoveUnits(Primitive):
         frame: Frame,
         u: int,
         ma: int,
+        tests: UnitTests,
+        first_steps: int,
         roads: tuple[int, ...],
         ask: Ask,
         known: dict[Hashable, Any],
     ) -> bool:
         """Whether a unit yet to move may start a strategic move (9.52): the rules let
-        it, and it may take a first step along a road or track."""
+        it, and it may take a first step along a road or track (`first_steps`: the
+        key of those questions but for the allowance and the direction)."""
+        base = first_steps + ma * 2 * _REST
         key = u + _STRATEGIC
         strategic = known.get(key)
         if strategic is None:
             strategic = ask(key, self._strategic, s, frame, u)
         if not strategic:
             return False
-        base = u + _STRATEGIC_STEP + ma * 2 * _REST
         for d in roads:
             key = base + d * _DIRECTION
             refusal = known.get(key, _UNKNOWN)
             if refusal is _UNKNOWN:
-                refusal = ask(key, self._refusal, s, frame, u, d, 0, ma, True, True)
+                refusal = ask(key, self._refusal, s, frame, u, d, 0, ma, True, True, tests)
             if refusal is None:
                 return True
         return False
