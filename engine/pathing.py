@@ -110,10 +110,7 @@ def cheapest_path(
     while heap:
         spent, h = heapq.heappop(heap)
         if h == goal:
-            path = [goal]
-            while path[-1] != start:
-                path.append(came[path[-1]])
-            return spent, path[::-1]
+            return spent, _path_back(came, start, goal)
         if spent > best[h]:
             continue
         for d, n in enumerate(board.neighbors[h]):
@@ -123,3 +120,11 @@ def cheapest_path(
                 came[n] = h
                 heapq.heappush(heap, (spent + step, n))
     return None
+
+
+def _path_back(came: dict[int, int], start: int, goal: int) -> list[int]:
+    """The path from start to goal, following back the hex each was entered from."""
+    path = [goal]
+    while path[-1] != start:
+        path.append(came[path[-1]])
+    return path[::-1]

@@ -113,9 +113,19 @@ def refused_entry(
         return None
     left = s.unit_hex[u] if origin is None else origin
     bindings = {"unit": u, "hex": h, "from": left, "to": h}
-    inside = [test for test in no_entry if test[0] is None or h in test[0]]
-    outside = [test for test in confined if test[0] is not None and h not in test[0]]
-    return _first_in_force(s, inside, bindings) or _first_in_force(s, outside, bindings)
+    return _first_in_force(s, _zoned_in(no_entry, h), bindings) or _first_in_force(
+        s, _zoned_out(confined, h), bindings
+    )
+
+
+def _zoned_in(tests: tuple[HexTest, ...], h: int) -> list[HexTest]:
+    """The restrictions whose zone holds hex h (a restriction without one: every hex)."""
+    return [test for test in tests if test[0] is None or h in test[0]]
+
+
+def _zoned_out(tests: tuple[HexTest, ...], h: int) -> list[HexTest]:
+    """The `confined_to` restrictions whose zone leaves hex h out."""
+    return [test for test in tests if test[0] is not None and h not in test[0]]
 
 
 def _first_in_force(s: State, tests: list[HexTest], bindings: dict[str, int]) -> str | None:
@@ -162,8 +172,7 @@ def refused_end(s: State, u: int, h: int, tests: UnitTests | None = None) -> str
     no_end = (may_bind(s, u) if tests is None else tests)[2]
     if not no_end:
         return None
-    inside = [test for test in no_end if test[0] is None or h in test[0]]
-    return _first_in_force(s, inside, {"unit": u, "hex": h})
+    return _first_in_force(s, _zoned_in(no_end, h), {"unit": u, "hex": h})
 
 
 def binding(s: State, kind: str, u: int) -> RestrictionSpec | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from enum import Enum
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine import incremental
@@ -74,24 +74,20 @@ class Refused(Enum):
     DEAD_END = "a no_end restriction, and no way on from there"
 
 
-# Where each unit's `_blockers` are kept, in `Game.derived`.
-_BLOCKERS = "units whose hex a unit may not enter"
-
-
+@lru_cache(maxsize=8)
 def _blockers(game: Game) -> tuple[frozenset[int], ...]:
     """For each unit, the units whose hex it may not step into (9.2): enemy combat
     units; enemy leaders alone may be entered by combat units, which capture them
     (14.32, by the rules). The rules' units and sides alone: worked out once per
-    game, so that a step into an occupied hex is tested in one call."""
+    game (and looked up in C), so that a step into an occupied hex is tested in
+    one call."""
     units = game.rules.units
     sides = {unit.side for unit in units}
     enemies = {side: frozenset(o for o, x in enumerate(units) if x.side != side) for side in sides}
     combat = {
         side: frozenset(o for o in enemies[side] if units[o].kind == "unit") for side in sides
     }
-    found = tuple(enemies[x.side] if x.kind != "unit" else combat[x.side] for x in units)
-    game.derived[_BLOCKERS] = found  # type: ignore[assignment]
-    return found
+    return tuple(enemies[x.side] if x.kind != "unit" else combat[x.side] for x in units)
 
 
 _UNKNOWN = object()  # not among the answers held (an allowance, a refusal, may be None)
@@ -234,7 +230,7 @@ class MoveUnits(Primitive):
         if b < 0 or terrain == PROHIBITED:
             return Refused.PROHIBITED
         here = position.index.get(b, ())  # (most hexes stepped into are empty)
-        if here and not (game.derived.get(_BLOCKERS) or _blockers(game))[u].isdisjoint(here):
+        if here and not _blockers(game)[u].isdisjoint(here):
             return Refused.ENEMY
         if strategic:
             refusal = self._strategic_refusal(s, frame, u, a, b, d, terrain, spent, ma)
