@@ -214,9 +214,10 @@ class MoveUnits(Primitive):
         hexes, a step in direction d; None when the step is legal. (`one_hex`:
         whether it may always move one hex; `tests`: the restrictions that may
         bind it, `may_bind`; `at`: the hex it steps from, if not where it stands
-        — a step looked ahead.) Every legal step is found here:
-        the cheap tests (the map, enemy units) come first, and it calls out only
-        for what is seldom the case.
+        — a step looked ahead.)
+
+        Every legal step is found here: the cheap tests (the map, enemy units)
+        come first, and it calls out only for what is seldom the case.
         """
         game = s.game
         position = s._watched  # (the decision's: `run`, `step_refusal`)
