@@ -113,31 +113,23 @@ def refused_entry(
         return None
     left = s.unit_hex[u] if origin is None else origin
     bindings = {"unit": u, "hex": h, "from": left, "to": h}
-    return _first_in_force(s, _zoned_in(no_entry, h), bindings) or _first_in_force(
-        s, _zoned_out(confined, h), bindings
-    )
-
-
-def _zoned_in(tests: tuple[HexTest, ...], h: int) -> list[HexTest]:
-    """The restrictions whose zone holds hex h (a restriction without one: every hex)."""
-    return [test for test in tests if test[0] is None or h in test[0]]
-
-
-def _zoned_out(tests: tuple[HexTest, ...], h: int) -> list[HexTest]:
-    """The `confined_to` restrictions whose zone leaves hex h out."""
-    return [test for test in tests if test[0] is not None and h not in test[0]]
-
-
-def _first_in_force(s: State, tests: list[HexTest], bindings: dict[str, int]) -> str | None:
-    """The first of these hex restrictions (their zones tested) that binds, counted as
-    fired: its hex part holds and its turn has not come."""
-    for _zone, hex_part, until, name in tests:
-        if (hex_part is None or hex_part(s, bindings)) and (
-            until is None or s.vars["turn"] < until
-        ):
+    for zone, hex_part, until, name in no_entry:
+        if (zone is None or h in zone) and _in_force(s, hex_part, until, bindings):
+            fired(s, "restriction", name)
+            return name
+    for zone, hex_part, until, name in confined:
+        if zone is not None and h not in zone and _in_force(s, hex_part, until, bindings):
             fired(s, "restriction", name)
             return name
     return None
+
+
+def _in_force(s: State, hex_part: Fn | None, until: int | None, bindings: dict[str, int]) -> bool:
+    """A hex restriction binds in a hex of its zone: its hex part holds there, and
+    its `until turn` has not come."""
+    return (hex_part is None or bool(hex_part(s, bindings))) and (
+        until is None or s.vars["turn"] < until
+    )
 
 
 def may_designate(
@@ -169,10 +161,11 @@ def may_end(s: State, u: int, h: int, tests: UnitTests | None = None) -> bool:
 def refused_end(s: State, u: int, h: int, tests: UnitTests | None = None) -> str | None:
     """The name of the `no_end` restriction that forbids unit u to end its move in hex
     h, or None (its condition sees `unit` and `hex`)."""
-    no_end = (may_bind(s, u) if tests is None else tests)[2]
-    if not no_end:
-        return None
-    return _first_in_force(s, _zoned_in(no_end, h), {"unit": u, "hex": h})
+    for zone, hex_part, until, name in (may_bind(s, u) if tests is None else tests)[2]:
+        if (zone is None or h in zone) and _in_force(s, hex_part, until, {"unit": u, "hex": h}):
+            fired(s, "restriction", name)
+            return name
+    return None
 
 
 def binding(s: State, kind: str, u: int) -> RestrictionSpec | None:

@@ -33,7 +33,6 @@ from engine.restrictions import (
     allowance,
     max_hexes,
     may_bind,
-    may_end,
     may_move,
     refused_end,
     refused_entry,
@@ -118,16 +117,15 @@ _REST = _NUMBERS * _BOUND  # times (the allowance × 2 + the one-hex minimum)
 _NUMBERED = "the restrictions that may bind a unit, numbered"
 
 
+@lru_cache(maxsize=256)
 def _numbered(game: Game, tests: UnitTests) -> int:
     """The number of the restrictions that may bind a unit (`may_bind`), as first met
     in the game: a step's answer depends on them as on the allowance, and is
-    kept by them rather than asking for them at every step."""
+    kept by them rather than asking for them at every step. (Looked up in C.)"""
     numbers = game.derived.setdefault(_NUMBERED, {})
-    found = numbers.get(tests)
-    if found is None:
-        found = numbers[tests] = len(numbers)
-        if found >= _NUMBERS:
-            raise OverflowError("more sets of movement restrictions than a step's key holds")
+    found = numbers.setdefault(tests, len(numbers))
+    if found >= _NUMBERS:
+        raise OverflowError("more sets of movement restrictions than a step's key holds")
     return found
 
 
@@ -276,7 +274,7 @@ class MoveUnits(Primitive):
         factor = self.call(s, frame, "strategic_factor", unit=u)
         if spent + self._plus_extra(s, frame, u, a, d, terrain) > factor * ma:
             return Refused.STRATEGIC_ALLOWANCE
-        if self.has_lambda(s, frame, "strategic_step") and not self.call(
+        if "strategic_step" in frame.params and not self.call(  # type: ignore[operator]
             s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
         ):
             return Refused.STRATEGIC_STEP
@@ -458,7 +456,7 @@ class MoveUnits(Primitive):
         self, s: State, frame: Frame, u: int, ask: Ask, known: dict[Hashable, Any]
     ) -> tuple[int, ...]:
         """The actions of a unit yet to move: its steps, and its unit action if it may
-        start a strategic move (`_steps` and `_strategic_start`), one question per
+        start a strategic move (`_strategic` and `_strategic_start`), one question per
         direction (a unit stepping next to it changes the answers of the directions
         that look at its hexes).
 
@@ -494,7 +492,13 @@ class MoveUnits(Primitive):
                 refusal = ask(key, refuse, s, frame, u, d, 0, ma, False, one_hex, tests)
             if refusal is None:
                 steps.append(first + d)
-        if "strategic" in frame.params and self._strategic_start(  # type: ignore[operator]
+        if "strategic" not in frame.params:  # type: ignore[operator]
+            return tuple(steps)
+        key = u + _STRATEGIC
+        strategic = known.get(key)
+        if strategic is None:
+            strategic = ask(key, self._strategic, s, frame, u)
+        if strategic and self._strategic_start(
             s, frame, u, ma, tests, u + _STRATEGIC_STEP + bound, roads, ask, known
         ):
             steps.append(s.game.actions.unit(u))
@@ -512,16 +516,10 @@ class MoveUnits(Primitive):
         ask: Ask,
         known: dict[Hashable, Any],
     ) -> bool:
-        """Whether a unit yet to move may start a strategic move (9.52): the rules let
-        it, and it may take a first step along a road or track (`first_steps`: the
+        """Whether a unit the rules let move strategically may start its strategic move
+        (9.52): it may take a first step along a road or track (`first_steps`: the
         key of those questions but for the allowance and the direction)."""
         base = first_steps + ma * 2 * _REST
-        key = u + _STRATEGIC
-        strategic = known.get(key)
-        if strategic is None:
-            strategic = ask(key, self._strategic, s, frame, u)
-        if not strategic:
-            return False
         for d in roads:
             key = base + d * _DIRECTION
             refusal = known.get(key, _UNKNOWN)
@@ -567,7 +565,7 @@ class MoveUnits(Primitive):
         own: list[int] = []
         if active >= 0 and not b["stop"]:
             own = self._steps(s, frame, active, b["spent"], b["hexes"], b["strategic"])
-            if own and not may_end(s, active, s.unit_hex[active]):
+            if own and refused_end(s, active, s.unit_hex[active]) is not None:
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
         actions = incremental.answered(
@@ -585,12 +583,14 @@ class MoveUnits(Primitive):
             b["done"] = True
         elif space.kind_of(action) == "unit":
             u = space.decode("unit", action)
-            _start_move(b, u, strategic=True)
+            _end_move(b)
+            b.update(active=u, spent=0, hexes=0, stop=False, strategic=True)
             say(s, f"{unit_name(s, u)} moves by strategic movement.")
         else:
             u, d = space.decode_step(action)
-            if u != b["active"]:
-                _start_move(b, u, strategic=False)
+            if u != b["active"]:  # (the unit moving before it has completed its move)
+                _end_move(b)
+                b.update(active=u, spent=0, hexes=0, stop=False, strategic=False)
             self._step(s, frame, u, d)
 
     def _step(self, s: State, frame: Frame, u: int, d: int) -> None:
@@ -641,12 +641,6 @@ def _end_move(b: dict[str, Any]) -> None:
     if b["active"] >= 0:
         b["moved"] = (*b["moved"], b["active"])
     b["active"] = -1
-
-
-def _start_move(b: dict[str, Any], u: int, strategic: bool) -> None:
-    """Unit u starts its move (the one moving before it has completed its own)."""
-    _end_move(b)
-    b.update(active=u, spent=0, hexes=0, stop=False, strategic=strategic)
 
 
 register(MoveUnits())
