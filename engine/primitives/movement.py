@@ -81,12 +81,17 @@ def _blockers(game: Game) -> tuple[frozenset[int], ...]:
     game (and looked up in C), so that a step into an occupied hex is tested in
     one call."""
     units = game.rules.units
-    sides = {unit.side for unit in units}
-    enemies = {side: frozenset(o for o, x in enumerate(units) if x.side != side) for side in sides}
-    combat = {
-        side: frozenset(o for o in enemies[side] if units[o].kind == "unit") for side in sides
-    }
-    return tuple(enemies[x.side] if x.kind != "unit" else combat[x.side] for x in units)
+    kinds = {(x.side, x.kind != "unit") for x in units}  # (a side, and whether a leader)
+    found = {kind: _enemies(units, *kind) for kind in kinds}
+    return tuple(found[(x.side, x.kind != "unit")] for x in units)
+
+
+def _enemies(units: tuple[Any, ...], side: int, leader: bool) -> frozenset[int]:
+    """The units whose hex a unit of `side` may not step into: enemy units, only
+    their combat units unless it is a leader."""
+    return frozenset(
+        o for o, x in enumerate(units) if x.side != side and (leader or x.kind == "unit")
+    )
 
 
 _UNKNOWN = object()  # not among the answers held (an allowance, a refusal, may be None)
