@@ -507,17 +507,8 @@ def _whole(s: State, was: tuple | None) -> tuple | None:
     fired, the terrain changed in play and the caller's bindings; None when they
     are those of `was` (compared before anything is copied: they seldom change)."""
     combats = list(map(_COMBAT, s.combats))
-    if was is not None:
-        w_combats, bags, drawn, fired, terrain, caller = was
-        if (
-            combats == w_combats
-            and s.bags == bags
-            and s.drawn == drawn
-            and s.fired == fired
-            and s.vars.get(CHANGED_TERRAIN) == terrain
-            and _caller(s) == caller
-        ):
-            return None
+    if was is not None and _as_it_was(s, combats, was):
+        return None
     return (
         combats,
         dict(s.bags),
@@ -525,6 +516,19 @@ def _whole(s: State, was: tuple | None) -> tuple | None:
         frozenset(s.fired),
         s.vars.get(CHANGED_TERRAIN),
         dict(_caller(s)),
+    )
+
+
+def _as_it_was(s: State, combats: list[tuple], was: tuple) -> bool:
+    """Whether what questions read only as a whole is as `was` holds it (`_whole`)."""
+    w_combats, bags, drawn, fired, terrain, caller = was
+    return (
+        combats == w_combats
+        and s.bags == bags
+        and s.drawn == drawn
+        and s.fired == fired
+        and s.vars.get(CHANGED_TERRAIN) == terrain
+        and _caller(s) == caller
     )
 
 
