@@ -17,17 +17,18 @@ made, each modifier with its citation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.board import PROHIBITED, direction, step_cost
+from engine.board import direction
 from engine.describe import hex_label, side_name, unit_name
 from engine.instructions import Choose, Roll, RollDie
 from engine.interpreter import current_node
 from engine.primitives import get as primitive
+from engine.primitives.movement import Refused
 from engine.queries import units_in
-from engine.restrictions import allowance, max_hexes, may_end, may_move, restriction_in_force
-from engine.rules import RestrictionSpec
+from engine.restrictions import allowance, binding, max_hexes, may_end, refused_end, refused_entry
 from engine.state import ON_MAP, Frame, State
 from engine.tables import column_label, modifiers_of
 from engine.terrain_state import board_of
@@ -122,8 +123,9 @@ def _hook(s: State, frame: Frame, name: str, text: str) -> Reason:
     return Reason(text, step.title, step.cite, step.provisional)
 
 
-def _restriction(s: State, r: RestrictionSpec, text: str) -> Reason:
-    return source(s, f"restriction:{r.name}", f"{text}.")
+def _restriction(s: State, name: str | None, text: str) -> Reason:
+    """A refusal by the restriction `name`, with its title and citation."""
+    return source(s, f"restriction:{name}", f"{text}.")
 
 
 # ------------------------------------------------------------------ movement
@@ -143,12 +145,9 @@ def move_options(s: State, u: int) -> list[MoveOption]:
         return []
     space = s.game.actions
     legal = set(s.legal_actions())
-    b = frame.b
-    active = b["active"] == u
-    spent = b["spent"] if active else 0
-    strategic = bool(b["strategic"]) if active else False
-    ma = allowance(s, u) * (2 if strategic else 1)
     prim = primitive("move_units")
+    spent, _hexes, strategic = prim.move_so_far(frame, u)  # type: ignore[attr-defined]
+    ma = allowance(s, u) * (2 if strategic else 1)
     a = s.unit_hex[u]
     out = []
     for d, h in enumerate(s.game.rules.board.neighbors[a]):
@@ -161,30 +160,36 @@ def move_options(s: State, u: int) -> list[MoveOption]:
 
 def why_not_move(s: State, u: int, h: int) -> Reason | None:
     """Why unit u may not step into hex h now; None when the step is legal."""
-    rules = s.game.rules
-    space = s.game.actions
     frame = _moving(s)
-    name = unit_name(s, u)
     if frame is None:
-        if s.is_terminal():
-            return Reason("The game is over.")
-        return Reason(
-            f"No unit moves now: the decision is {current_node(s).prompt!r}.",
-            *_parts(offering_step(s)),
-        )
+        return _nothing_moves(s)
     if s.unit_status[u] != ON_MAP:
-        return Reason(f"{name} is not on the map.")
+        return Reason(f"{unit_name(s, u)} is not on the map.")
     a = s.unit_hex[u]
-    d = direction(rules.board, a, h)
-    if d >= 0 and space.step(u, d) in s.legal_actions():
+    d = direction(s.game.rules.board, a, h)
+    if d >= 0 and s.game.actions.step(u, d) in s.legal_actions():
         return None
+    return _phase_refusal(s, frame, u, a, h, d) or _step_refusal(s, frame, u, a, h, d)
+
+
+def _nothing_moves(s: State) -> Reason:
+    if s.is_terminal():
+        return Reason("The game is over.")
+    return Reason(
+        f"No unit moves now: the decision is {current_node(s).prompt!r}.",
+        *_parts(offering_step(s)),
+    )
+
+
+def _phase_refusal(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason | None:
+    """What of the movement phase keeps unit u from stepping to hex h at all now: the
+    phasing side's units only, one hex at a time, and only in its turn to move."""
     b = frame.b
+    name = unit_name(s, u)
     step = offering_step(s)
-    if rules.units[u].side != b["side"]:
-        return Reason(
-            f"{name} is not {side_name(s, b['side'])}'s: only the phasing side moves.",
-            *_parts(step),
-        )
+    if s.game.rules.units[u].side != b["side"]:
+        text = f"{name} is not {side_name(s, b['side'])}'s: only the phasing side moves."
+        return Reason(text, *_parts(step))
     if d < 0:
         return Reason(
             f"{hex_label(s, h)} is not next to {name}'s hex {hex_label(s, a)}: "
@@ -192,10 +197,17 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
             step.title,
             step.cite,
         )
+    return _turn_refusal(s, frame, u, step)
+
+
+def _turn_refusal(s: State, frame: Frame, u: int, step: Reason) -> Reason | None:
+    """Whether it is unit u's turn to move: this phase moves it (`who`), it has not
+    completed its move, no other unit must go on first, and it was not stopped."""
+    b = frame.b
+    name = unit_name(s, u)
     prim = primitive("move_units")
     if prim.has_lambda(s, frame, "who") and not prim.call(s, frame, "who", unit=u):
         return _hook(s, frame, "who", f"{name} does not move in this phase.")
-    active = b["active"]
     if u in b["moved"]:
         return Reason(
             f"{name} has finished its move: each unit completes its movement "
@@ -203,73 +215,121 @@ def why_not_move(s: State, u: int, h: int) -> Reason | None:
             step.title,
             step.cite,
         )
+    active = b["active"]
     if active >= 0 and active != u and not may_end(s, active, s.unit_hex[active]):
         return Reason(f"{unit_name(s, active)} may not end its move where it is: it must go on.")
     if u == active and b["stop"]:
         return _hook(s, frame, "stop_after", f"{name} had to stop where it is.")
-    hexes = b["hexes"] if u == active else 0
-    spent = b["spent"] if u == active else 0
-    strategic = bool(b["strategic"]) if u == active else False
-    if hexes == 0 and not may_move(s, u):
-        r = restriction_in_force(s, "no_move", u)
-        return _restriction(s, r, f"{name} may not move") if r else Reason(f"{name} may not move.")
+    return None
+
+
+def _step_refusal(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    """What the movement primitive's own step test refuses (`MoveUnits.step_refusal`,
+    the test the legal steps are worked out with), in the rules' words."""
+    refusal = primitive("move_units").step_refusal(s, frame, u, d)  # type: ignore[attr-defined]
+    explained = _REFUSALS.get(refusal)
+    if explained is not None:
+        return explained(s, frame, u, a, h, d)
+    step = offering_step(s)
+    return Reason(f"{unit_name(s, u)} may not enter {hex_label(s, h)} now.", step.title, step.cite)
+
+
+def _restricted(s: State, kind: str, u: int, text: str, otherwise: Reason) -> Reason:
+    """A refusal by the first restriction of a unit's kind that binds unit u (the one
+    the movement rules obeyed), else `otherwise`."""
+    r = binding(s, kind, u)
+    return otherwise if r is None else _restriction(s, r.name, text)
+
+
+def _no_move(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} may not move"
+    return _restricted(s, "no_move", u, text, Reason(f"{text}."))
+
+
+def _max_hexes(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
     limit = max_hexes(s, u)
-    if limit is not None and hexes >= limit:
-        r = restriction_in_force(s, "max_hexes", u)
-        text = f"{name} may move at most {limit} hex{'es' if limit != 1 else ''}"
-        return _restriction(s, r, text) if r else Reason(text)
-    if step_cost(rules, u, a, d, board_of(s)) == PROHIBITED:
-        return _prohibited(s, u, a, h, d)
-    if strategic and not board_of(s).strategic[a] >> d & 1:
-        return _hook(
-            s,
-            frame,
-            "strategic",
-            f"{name} moves by strategic movement: along roads and tracks only.",
-        )
-    mover = rules.units[u]
-    for o in units_in(s, h):
-        other = rules.units[o]
-        if other.side != mover.side and (other.kind == "unit" or mover.kind != "unit"):
-            return Reason(
-                f"{hex_label(s, h)} holds enemy units: no unit enters a hex of enemy combat units.",
-                step.title,
-                step.cite,
-            )
+    text = f"{unit_name(s, u)} may move at most {limit} hex{'es' if limit != 1 else ''}"
+    return _restricted(s, "max_hexes", u, text, Reason(text))
+
+
+def _off_road(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} moves by strategic movement: along roads and tracks only."
+    return _hook(s, frame, "strategic", text)
+
+
+def _enemy(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    step = offering_step(s)
+    text = f"{hex_label(s, h)} holds enemy units: no unit enters a hex of enemy combat units."
+    return Reason(text, step.title, step.cite)
+
+
+def _cost_text(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> str:
+    """What entering hex h costs unit u, and what it has spent of its move."""
+    prim = primitive("move_units")
     cost = prim.cost(s, frame, u, a, d)  # type: ignore[attr-defined]
-    ma = allowance(s, u)
-    if strategic and spent + cost > 2 * ma:
-        return Reason(
-            f"Entering {hex_label(s, h)} costs {cost} MP; {name} has spent {spent} of the "
-            f"{2 * ma} MP of strategic movement (twice its allowance).",
-            step.title,
-            step.cite,
-        )
-    if not strategic and (ma <= 0 or (spent + cost > ma and spent > 0)):
-        r = restriction_in_force(s, "allowance", u)
-        text = (
-            f"Entering {hex_label(s, h)} costs {cost} MP; {name} has spent {spent} of its {ma} MP"
-        )
-        if r is not None:
-            return _restriction(s, r, text)
-        return Reason(f"{text}.", step.title, step.cite)
-    if (
-        strategic
-        and prim.has_lambda(s, frame, "strategic_step")
-        and not prim.call(s, frame, "strategic_step", unit=u, hex=h)
-    ):
-        return _hook(s, frame, "strategic_step", f"{name} may not go on strategically there.")
-    for kind in ("no_entry", "confined_to"):
-        r = restriction_in_force(s, kind, u, h)
-        if r is not None:
-            return _restriction(s, r, f"{name} may not enter {hex_label(s, h)}")
-    if not prim.call(s, frame, "stacking", units=(*units_in(s, h), u)):
-        return _hook(s, frame, "stacking", f"{name} would overstack {hex_label(s, h)}.")
-    r = restriction_in_force(s, "no_end", u, h)
-    if r is not None:
-        text = f"{name} may not end its move in {hex_label(s, h)}, and could not go on from there"
-        return _restriction(s, r, text)
-    return Reason(f"{name} may not enter {hex_label(s, h)} now.", step.title, step.cite)
+    spent = prim.move_so_far(frame, u)[0]  # type: ignore[attr-defined]
+    return f"Entering {hex_label(s, h)} costs {cost} MP; {unit_name(s, u)} has spent {spent}"
+
+
+def _strategic_allowance(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    factor = primitive("move_units").call(s, frame, "strategic_factor", unit=u)
+    times = "twice" if factor == 2 else f"{factor} times"
+    step = offering_step(s)
+    return Reason(
+        f"{_cost_text(s, frame, u, a, h, d)} of the {factor * allowance(s, u)} MP of "
+        f"strategic movement ({times} its allowance).",
+        step.title,
+        step.cite,
+    )
+
+
+def _strategic_step(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} may not go on strategically there."
+    return _hook(s, frame, "strategic_step", text)
+
+
+def _over_allowance(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{_cost_text(s, frame, u, a, h, d)} of its {allowance(s, u)} MP"
+    step = offering_step(s)
+    return _restricted(s, "allowance", u, text, Reason(f"{text}.", step.title, step.cite))
+
+
+def _no_entry(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} may not enter {hex_label(s, h)}"
+    return _restriction(s, refused_entry(s, u, h, a), text)
+
+
+def _overstacked(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = f"{unit_name(s, u)} would overstack {hex_label(s, h)}."
+    return _hook(s, frame, "stacking", text)
+
+
+def _dead_end(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    text = (
+        f"{unit_name(s, u)} may not end its move in {hex_label(s, h)}, "
+        "and could not go on from there"
+    )
+    return _restriction(s, refused_end(s, u, h), text)
+
+
+def _terrain(s: State, frame: Frame, u: int, a: int, h: int, d: int) -> Reason:
+    return _prohibited(s, u, a, h, d)
+
+
+# Each refusal of the step test in words: (state, frame, unit, from, to, direction).
+_REFUSALS: dict[Refused, Callable[[State, Frame, int, int, int, int], Reason]] = {
+    Refused.NO_MOVE: _no_move,
+    Refused.MAX_HEXES: _max_hexes,
+    Refused.PROHIBITED: _terrain,
+    Refused.OFF_ROAD: _off_road,
+    Refused.ENEMY: _enemy,
+    Refused.STRATEGIC_ALLOWANCE: _strategic_allowance,
+    Refused.STRATEGIC_STEP: _strategic_step,
+    Refused.ALLOWANCE: _over_allowance,
+    Refused.RESTRICTED: _no_entry,
+    Refused.OVERSTACKED: _overstacked,
+    Refused.DEAD_END: _dead_end,
+}
 
 
 def _parts(reason: Reason) -> tuple[str, str, str]:
@@ -306,20 +366,29 @@ def why_not(s: State, action: int) -> Reason | None:
         return Reason(f"{action} is not an action of this game.")
     if s.is_chance_node():
         return Reason("A die is to be rolled (or a marker drawn): no player decides now.")
-    kind = space.kind_of(action)
     moving = _moving(s)
-    if action == space.PASS and moving is not None:
-        return _hook(s, moving, "must_move", "A unit that must move has yet to move: no pass yet")
-    if kind == "step" and moving is not None:
-        u, d = space.decode_step(action)
-        h = s.game.rules.board.neighbors[s.unit_hex[u]][d] if s.unit_status[u] == ON_MAP else -1
-        if h < 0:
-            return Reason(f"{unit_name(s, u)} may not step off the map.")
-        return why_not_move(s, u, h)
-    if kind == "designate" and _designating(s):
+    if moving is not None and (action == space.PASS or space.kind_of(action) == "step"):
+        return _why_not_while_moving(s, moving, action)
+    if space.kind_of(action) == "designate" and _designating(s):
         return why_not_combat(s, action)
-    step = offering_step(s)
-    prompt = current_node(s).prompt
+    return _not_a_choice(s, action)
+
+
+def _why_not_while_moving(s: State, frame: Frame, action: int) -> Reason | None:
+    """A pass or a step refused in a movement phase: a unit that must move has yet
+    to, or the step is off the map, or `why_not_move` says why."""
+    if action == s.game.actions.PASS:
+        return _hook(s, frame, "must_move", "A unit that must move has yet to move: no pass yet")
+    u, d = s.game.actions.decode_step(action)
+    h = s.game.rules.board.neighbors[s.unit_hex[u]][d] if s.unit_status[u] == ON_MAP else -1
+    if h < 0:
+        return Reason(f"{unit_name(s, u)} may not step off the map.")
+    return why_not_move(s, u, h)
+
+
+def _not_a_choice(s: State, action: int) -> Reason:
+    """An action the decision pending does not offer: the choice's own words when
+    the rules name what may be chosen, else the step that offers the decision."""
     frame = s.stack[-1]
     if not frame.prim:
         instr = s.game.rules.procedures[frame.proc].code[frame.pc]
@@ -328,7 +397,10 @@ def why_not(s: State, action: int) -> Reason | None:
             if key in s.game.rules.sources:
                 what = _named(s, action)
                 return source(s, key, f"{what} is not among the choices: {{}}.").formatted()
-    return Reason(f"That is not one of the choices offered now ({prompt}).", *_parts(step))
+    prompt = current_node(s).prompt
+    return Reason(
+        f"That is not one of the choices offered now ({prompt}).", *_parts(offering_step(s))
+    )
 
 
 def _named(s: State, action: int) -> str:
@@ -353,49 +425,79 @@ def why_not_combat(s: State, action: int) -> Reason | None:
     """Why a close combat designation is refused; None when it is legal."""
     if action in s.legal_actions():
         return None
-    rules = s.game.rules
     frame = s.stack[-1]
     side = frame.b["side"]
-    centre, mask, form = s.game.actions.decode_designate(action)
-    ring = [rules.board.neighbors[centre][i] for i in range(6) if mask >> i & 1]
-    attack = ring if form == 0 else [centre]
-    defend = [centre] if form == 0 else ring
+    attack, defend = _designated_hexes(s, action)
     step = offering_step(s)
-    prim = primitive("designate_combats")
-    if any(h < 0 for h in ring):
+    if any(h < 0 for h in (*attack, *defend)):
         return Reason("A combat's hexes must all be on the map.", *_parts(step))
-    for h in attack:
-        own = [u for u in units_in(s, h) if rules.units[u].kind == "unit"]
-        mine = [u for u in own if rules.units[u].side == side]
-        if not mine:
-            return Reason(f"{hex_label(s, h)} holds no attacking unit of the side.", *_parts(step))
-        if prim.has_lambda(s, frame, "may_attack") and not any(
-            prim.call(s, frame, "may_attack", unit=u) for u in mine
-        ):
-            names = ", ".join(unit_name(s, u) for u in mine)
-            return _hook(s, frame, "may_attack", f"{names} may not attack")
-        committed = {u for c in s.combats for u in c.attackers}
-        if all(u in committed for u in mine):
-            return Reason(
-                f"The units in {hex_label(s, h)} are already in a combat: each unit attacks once.",
-                *_parts(step),
-            )
+    committed = {u for c in s.combats for u in c.attackers}
     attacked = {u for c in s.combats for u in c.defenders}
+    for h in attack:
+        refused = _attack_refusal(s, frame, side, h, committed, step)
+        if refused is not None:
+            return refused
     for h in defend:
-        enemies = [
-            u
-            for u in units_in(s, h)
-            if rules.units[u].kind == "unit" and rules.units[u].side != side
-        ]
-        if not enemies:
-            return Reason(f"{hex_label(s, h)} holds no enemy combat unit.", *_parts(step))
-        if all(u in attacked for u in enemies):
-            return Reason(f"{hex_label(s, h)} is already attacked.", *_parts(step))
+        refused = _defence_refusal(s, side, h, attacked, step)
+        if refused is not None:
+            return refused
     return Reason(
         "That designation would leave a unit that must attack, or an enemy unit that must be "
         "attacked, with no combat left to join.",
         *_parts(step),
     )
+
+
+def _designated_hexes(s: State, action: int) -> tuple[list[int], list[int]]:
+    """The attackers' and the defenders' hexes of a designation: the centre hex
+    and the hexes of the ring around it its mask picks (-1: off the map), the
+    ring attacking the centre or the centre attacking the ring."""
+    centre, mask, form = s.game.actions.decode_designate(action)
+    around = s.game.rules.board.neighbors[centre]
+    ring = [around[i] for i in range(6) if mask >> i & 1]
+    return (ring, [centre]) if form == 0 else ([centre], ring)
+
+
+def _attack_refusal(
+    s: State, frame: Frame, side: int, h: int, committed: set[int], step: Reason
+) -> Reason | None:
+    """Why the side's units in hex h may not attack: none there, the rules' `may_attack`
+    lets none of them, or all of them are in a combat already (each attacks once)."""
+    units = s.game.rules.units
+    mine = [u for u in units_in(s, h) if units[u].kind == "unit" and units[u].side == side]
+    if not mine:
+        return Reason(f"{hex_label(s, h)} holds no attacking unit of the side.", *_parts(step))
+    if not _may_attack(s, frame, mine):
+        names = ", ".join(unit_name(s, u) for u in mine)
+        return _hook(s, frame, "may_attack", f"{names} may not attack")
+    if all(u in committed for u in mine):
+        return Reason(
+            f"The units in {hex_label(s, h)} are already in a combat: each unit attacks once.",
+            *_parts(step),
+        )
+    return None
+
+
+def _may_attack(s: State, frame: Frame, units: list[int]) -> bool:
+    """Whether the rules' `may_attack` (if they pass one) lets one of these units attack."""
+    prim = primitive("designate_combats")
+    return not prim.has_lambda(s, frame, "may_attack") or any(
+        prim.call(s, frame, "may_attack", unit=u) for u in units
+    )
+
+
+def _defence_refusal(
+    s: State, side: int, h: int, attacked: set[int], step: Reason
+) -> Reason | None:
+    """Why hex h may not be attacked: no enemy combat unit there, or all of them
+    attacked already."""
+    units = s.game.rules.units
+    enemies = [u for u in units_in(s, h) if units[u].kind == "unit" and units[u].side != side]
+    if not enemies:
+        return Reason(f"{hex_label(s, h)} holds no enemy combat unit.", *_parts(step))
+    if all(u in attacked for u in enemies):
+        return Reason(f"{hex_label(s, h)} is already attacked.", *_parts(step))
+    return None
 
 
 def roll_preview(s: State) -> RollPreview | None:
@@ -407,16 +509,21 @@ def roll_preview(s: State) -> RollPreview | None:
         return None
     instr = s.game.rules.procedures[frame.proc].code[frame.pc]
     if isinstance(instr, Roll):
-        spec = s.game.tables[instr.table]
-        column = instr.column(s, frame.b) if instr.column is not None else 0
-        items = _modifiers(s, instr.modifiers, frame.b) if instr.modifiers else ()
-        cite = s.game.rules.sources.get(f"table:{spec.name}", ("", "", ""))[1]
-        label = column_label(spec, column).removeprefix(" at ")
-        return RollPreview(spec.title, label, items, cite, offering_step(s))
+        return _table_preview(s, instr, frame.b)
     if isinstance(instr, RollDie) and instr.modifiers:
         items = _modifiers(s, instr.modifiers, frame.b)
         return RollPreview("Die roll", "", items, "", offering_step(s))
     return None
+
+
+def _table_preview(s: State, instr: Roll, bindings: dict[str, Any]) -> RollPreview:
+    """A roll on a table: the column the roll reads and its modifiers."""
+    spec = s.game.tables[instr.table]
+    column = instr.column(s, bindings) if instr.column is not None else 0
+    items = _modifiers(s, instr.modifiers, bindings) if instr.modifiers else ()
+    cite = s.game.rules.sources.get(f"table:{spec.name}", ("", "", ""))[1]
+    label = column_label(spec, column).removeprefix(" at ")
+    return RollPreview(spec.title, label, items, cite, offering_step(s))
 
 
 def _modifiers(s: State, name: str, bindings: dict[str, Any]) -> tuple[Modifier, ...]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import compress, count
 from operator import attrgetter, is_not, ne
 from typing import Any
@@ -116,23 +117,24 @@ class _Watch:
         "enemy_reads",
         "hexes",
         "index",
+        "kept",
         "loss",
-        "memo",
         "neighbors",
         "noted",
         "occupancy",
-        "stacking",
         "status",
         "status_reads",
         "vars",
     )
 
     def __init__(self, s: State) -> None:
-        # The answers being asked, while a question of theirs is worked out (and only
-        # then: a watch kept by its `Remembered` refers to nothing that refers back).
-        self.memo: Remembered | None = None
+        # `kept(s, key, compute, *args)`, as `Fixed.kept`: while a question is worked
+        # out, the `ask` of its answers, so that `compute(*args)` is asked as a
+        # question of its own, which the one being worked out then depends on (and
+        # only then: a watch kept by its `Remembered` refers to nothing that refers
+        # back to it).
+        self.kept: Callable[..., Any] | None = None
         self.noted = noted = _Noted()
-        self.stacking = None  # (each question notes what its stacking limit reads)
         self.neighbors = s.game.rules.board.neighbors
         self.board = board_of(s)  # the terrain changed in play is compared as a whole
         # (hex, side) → what `enemies_adjacent` reads there: the map's, for the game.
@@ -178,23 +180,30 @@ class Fixed:
     remembering (the steps of the unit moving now): the positions hold still
     meanwhile, so the occupancy is looked up once, not compared at every question.
 
-    `stacking` keeps the answers of the stacking limit by the units that would
-    stand together (the moving unit alone in each empty hex around it, most
-    often): the limit reads nothing else that could change during the decision.
-    A game that counts what fires (`Game.firing`) keeps none, so that every
-    asking is counted.
+    `kept` keeps the answers of the questions a decision asks again and again
+    (the restrictions that may bind a unit, its stacking limit alone), by
+    key: they read nothing that could change during the decision. A game that
+    counts what fires (`Game.firing`) keeps none, so that every asking is
+    counted.
     """
 
-    __slots__ = ("board", "index", "memo", "occupancy", "stacking", "tests")
+    __slots__ = ("answers", "board", "index", "occupancy")
 
     def __init__(self, s: State) -> None:
         self.occupancy = s.occupancy()
         self.index = self.occupancy.index
         self.board = board_of(s)
-        self.stacking: dict[tuple[int, ...], Any] | None = {} if s.game.firing is None else None
-        self.memo = None
-        # unit → the restrictions that may bind it (`restrictions.may_bind`), once asked
-        self.tests: dict[int, Any] = {}
+        self.answers: dict[Hashable, Any] | None = {} if s.game.firing is None else None
+
+    def kept(self, s: State, key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
+        """`compute(*args)`, worked out once for the decision (`key`)."""
+        answers = self.answers
+        if answers is None:
+            return compute(*args)
+        found = answers.get(key, _ABSENT)
+        if found is _ABSENT:
+            found = answers[key] = compute(*args)
+        return found
 
     def read_enemies_around(self, h: int, side: int) -> None:
         """Nothing is noted."""
@@ -204,6 +213,38 @@ class Fixed:
 
     def read_stack(self) -> None:
         """Nothing is noted."""
+
+
+def held_still(s: State, compute: Callable[..., Any], *args: Any) -> Any:
+    """`compute(*args)` while the positions hold still, nothing remembered (`Fixed`):
+    how a primitive works out its decision, or explains one."""
+    held = s._watched
+    s._watched = Fixed(s)
+    try:
+        return compute(*args)
+    finally:
+        s._watched = held
+
+
+def answered(s: State, site: Hashable, question: Callable[[Any, dict], Any], what: str) -> Any:
+    """`question(ask, known)` answered with the answers remembered for `site` (a call
+    site and a side): `ask(key, compute, *args)` answers a question of the position,
+    `known` holds the answers kept now, looked in first. With `CHECK` on, the
+    question is answered afresh as well (nothing remembered) and the two compared."""
+    memo = remembered(s, site)
+    answer = question(partial(memo.ask, s), memo.answers)
+    if CHECK:
+        full = question(_afresh, {})
+        if full != answer:
+            raise IncrementalMismatch(
+                f"{what} at move {s.move_number}: remembered {answer} differ from recomputed {full}"
+            )
+    return answer
+
+
+def _afresh(key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
+    """An `ask` that remembers nothing: the full recomputation `CHECK` compares with."""
+    return compute(*args)
 
 
 class _WatchedList(list):
@@ -466,17 +507,8 @@ def _whole(s: State, was: tuple | None) -> tuple | None:
     fired, the terrain changed in play and the caller's bindings; None when they
     are those of `was` (compared before anything is copied: they seldom change)."""
     combats = list(map(_COMBAT, s.combats))
-    if was is not None:
-        w_combats, bags, drawn, fired, terrain, caller = was
-        if (
-            combats == w_combats
-            and s.bags == bags
-            and s.drawn == drawn
-            and s.fired == fired
-            and s.vars.get(CHANGED_TERRAIN) == terrain
-            and _caller(s) == caller
-        ):
-            return None
+    if was is not None and _as_it_was(s, combats, was):
+        return None
     return (
         combats,
         dict(s.bags),
@@ -487,10 +519,59 @@ def _whole(s: State, was: tuple | None) -> tuple | None:
     )
 
 
+def _as_it_was(s: State, combats: list[tuple], was: tuple) -> bool:
+    """Whether what questions read only as a whole is as `was` holds it (`_whole`)."""
+    w_combats, bags, drawn, fired, terrain, caller = was
+    return (
+        combats == w_combats
+        and s.bags == bags
+        and s.drawn == drawn
+        and s.fired == fired
+        and s.vars.get(CHANGED_TERRAIN) == terrain
+        and _caller(s) == caller
+    )
+
+
 def _differences(was: Sequence[Any], now: Sequence[Any]) -> Iterator[int]:
     """The indices where two sequences of the same length differ (compared in C: a
     decision compares every unit's position, and one or two have changed)."""
     return compress(count(), map(ne, was, now))
+
+
+def _changed_names(variables: dict[str, Any], before: dict[str, Any]) -> list[str]:
+    """The names of the variables whose values differ from the copy `before` (set,
+    added or removed since)."""
+    if tuple(variables) == tuple(before):
+        # The same names in the same order: the copy shares every value not set
+        # since, so only those that are other objects (found in C) may differ.
+        others = compress(variables, map(is_not, variables.values(), before.values()))
+        return [name for name in others if variables[name] != before[name]]
+    return _renamed(variables, before)
+
+
+def _renamed(variables: dict[str, Any], before: dict[str, Any]) -> list[str]:
+    """`_changed_names` when names were added or removed: every name compared."""
+    names = [n for n, now in variables.items() if before.get(n, _ABSENT) != now]
+    added = sum(1 for name in names if name not in before)
+    if len(before) > len(variables) - added:  # some were removed too
+        names += [name for name in before if name not in variables]
+    return names
+
+
+def _note_variable(changed: set[int], name: str, was: Any, now: Any, game: Any) -> None:
+    """A variable that changed: read as a whole, and the members of a per-unit,
+    per-side or per-hex one that differ (every member, when the two are not rows
+    of one length)."""
+    number = _name(name)
+    changed.add(VAR + number)
+    if name not in game.indexed_variables:
+        return
+    base = VAR_ITEM + number * _ITEMS
+    if type(was) is tuple and type(now) is tuple and len(was) == len(now):
+        changed.update(base + i for i in _differences(was, now))
+    else:
+        rows = [len(v) for v in (was, now) if type(v) is tuple]
+        changed.update(base + i for i in range(max(rows, default=0)))
 
 
 def _caller(s: State) -> dict[str, Any]:
@@ -592,50 +673,35 @@ class Remembered:
         if they have not changed), the procedures under way now and whether the
         variables differ from the copy."""
         changed: set[int] = set()
-        hexes = occupancy.hexes
-        if hexes is not self.hexes or occupancy.status is not self.status:
-            units = s.game.rules.units
-            sides = range(len(s.game.rules.sides))
-            for u in self._moved(occupancy):
-                changed.add(UNIT_HEX + u)
-                changed.add(UNIT_STATUS + u)
-                mover = units[u].side
-                for h in (self.hexes[u], hexes[u]):
-                    changed.add(HEX + h)
-                    for side in sides:
-                        if side != mover:
-                            changed.add(ENEMIES + h * MAX_SIDES + side)
+        if occupancy.hexes is not self.hexes or occupancy.status is not self.status:
+            self._note_moves(s, occupancy, changed)
         if loss is not self.loss:
             changed.update(UNIT_LOSS + u for u in _differences(self.loss, loss))
-        variables, before = s.vars, self.variables
         if variables_changed:
-            indexed = s.game.indexed_variables
-            if tuple(variables) == tuple(before):
-                # The same names in the same order: the copy shares every value not
-                # set since, so only those that are other objects (found in C) may differ.
-                others = compress(variables, map(is_not, variables.values(), before.values()))
-                names = [name for name in others if variables[name] != before[name]]
-            else:
-                names = [n for n, now in variables.items() if before.get(n, _ABSENT) != now]
-                added = sum(1 for name in names if name not in before)
-                if len(before) > len(variables) - added:  # some were removed too
-                    names += [name for name in before if name not in variables]
-            for name in names:
-                was, now = before.get(name), variables.get(name)
-                number = _name(name)
-                changed.add(VAR + number)
-                if name in indexed:
-                    base = VAR_ITEM + number * _ITEMS
-                    if type(was) is tuple and type(now) is tuple and len(was) == len(now):
-                        changed.update(base + i for i in _differences(was, now))
-                    else:  # not two rows of one length: every member read is forgotten
-                        rows = [len(v) for v in (was, now) if type(v) is tuple]
-                        changed.update(base + i for i in range(max(rows, default=0)))
+            before = self.variables
+            for name in _changed_names(s.vars, before):
+                _note_variable(changed, name, before.get(name), s.vars.get(name), s.game)
         if procedures != self.procedures:
             changed.add(STACK)
         if changed:
             changed.add(EVERYTHING)
         return changed
+
+    def _note_moves(self, s: State, occupancy: Occupancy, changed: set[int]) -> None:
+        """A unit that moved or left the map: its hex and status, and the occupants
+        of the hexes it left and entered (their enemy units, for every other side)."""
+        units = s.game.rules.units
+        sides = range(len(s.game.rules.sides))
+        hexes = occupancy.hexes
+        for u in self._moved(occupancy):
+            changed.add(UNIT_HEX + u)
+            changed.add(UNIT_STATUS + u)
+            mover = units[u].side
+            for h in (self.hexes[u], hexes[u]):
+                changed.add(HEX + h)
+                for side in sides:
+                    if side != mover:
+                        changed.add(ENEMIES + h * MAX_SIDES + side)
 
     def _catch_up(self, s: State) -> None:
         """Forget what the changes since the last question may have changed."""
@@ -710,7 +776,7 @@ class Remembered:
                 watch.vars,
             )
             s._watched = watch
-            watch.memo = self
+            watch.kept = self.ask
         try:
             value = compute(*args)
         finally:
@@ -718,7 +784,7 @@ class Remembered:
             noted.reads = outer_reads
             if outer is None:
                 s.unit_hex, s.unit_status, s.unit_loss, s.vars, s._watched = real
-                watch.memo = None
+                watch.kept = None
         self.answers[key] = value
         readers = self.readers
         for read in reads:

@@ -12,7 +12,7 @@ never enters a hex in `closed` (enemy units, 9.2); `extra` adds MP per step
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from collections.abc import Set as AbstractSet
 
 from engine.rules import BoardSpec
@@ -39,33 +39,41 @@ def reachable(
     `only` limits each hex's exits to the sides its 6-bit mask allows.
     """
     costs = board.move_cost[move_class]
-    neighbors = board.neighbors
     best = {start: 0}
-    buckets: list[list[int]] = [[start]]
+    buckets: list[list[int]] = [[start]]  # the hexes reached for each MP spent
     spent = 0
     while spent < len(buckets):
         for h in buckets[spent]:
-            if best[h] != spent or (stop and h != start and h in stop):
-                continue
-            row, around = costs[h], neighbors[h]
-            for d in SIDES[ALL_SIDES if only is None else only[h]]:
-                step = row[d]
-                if step < 0:
-                    continue
-                n = around[d]
-                if closed and n in closed:
-                    continue
-                total = spent + step if extra is None else spent + step + extra(h, n)
+            if best[h] != spent or (h != start and h in stop):
+                continue  # reached for less since, or a stop
+            for n, step in _exits(board, costs[h], h, closed, extra, only):
+                total = spent + step
                 if total > allowance:
                     if h == start and n not in best:
                         best[n] = total  # one hex, however dear (9.1)
                 elif total < best.get(n, BIG):
                     best[n] = total
-                    while len(buckets) <= total:
-                        buckets.append([])
+                    buckets.extend([] for _ in range(total + 1 - len(buckets)))
                     buckets[total].append(n)
         spent += 1
     return best
+
+
+def _exits(
+    board: BoardSpec,
+    row: tuple[int, ...],
+    h: int,
+    closed: AbstractSet[int],
+    extra: Callable[[int, int], int] | None,
+    only: tuple[int, ...] | None,
+) -> Iterator[tuple[int, int]]:
+    """The hexes a unit in hex h may step into (not prohibited, not `closed`, by the
+    sides `only` allows), each with the MP the step costs (`row`: hex h's costs)."""
+    around = board.neighbors[h]
+    for d in SIDES[ALL_SIDES if only is None else only[h]]:
+        n = around[d]
+        if row[d] >= 0 and n not in closed:
+            yield n, row[d] if extra is None else row[d] + extra(h, n)
 
 
 def strategic_reachable(
@@ -102,10 +110,7 @@ def cheapest_path(
     while heap:
         spent, h = heapq.heappop(heap)
         if h == goal:
-            path = [goal]
-            while path[-1] != start:
-                path.append(came[path[-1]])
-            return spent, path[::-1]
+            return spent, _path_back(came, start, goal)
         if spent > best[h]:
             continue
         for d, n in enumerate(board.neighbors[h]):
@@ -115,3 +120,11 @@ def cheapest_path(
                 came[n] = h
                 heapq.heappush(heap, (spent + step, n))
     return None
+
+
+def _path_back(came: dict[int, int], start: int, goal: int) -> list[int]:
+    """The path from start to goal, following back the hex each was entered from."""
+    path = [goal]
+    while path[-1] != start:
+        path.append(came[path[-1]])
+    return path[::-1]

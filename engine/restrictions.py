@@ -38,10 +38,6 @@ def _binds(s: State, r: RestrictionSpec, bindings: dict[str, object]) -> bool:
     return binds
 
 
-def _in_zone(s: State, r: RestrictionSpec, h: int) -> bool:
-    return not r.zone or h in s.game.rules.board.zones[r.zone]
-
-
 # A hex restriction as `may_enter` and `may_end` test it once its unit's part holds
 # for the unit: the hexes of its zone (None: no zone), its hex's part (None: it
 # binds wherever its zone says), its `until turn` and its name.
@@ -91,40 +87,49 @@ def may_bind(s: State, u: int) -> UnitTests:
 def may_enter(
     s: State, u: int, h: int, origin: int | None = None, tests: UnitTests | None = None
 ) -> bool:
-    """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it.
+    """No `no_entry` forbids the hex and no `confined_to` keeps the unit out of it
+    (`refused_entry` names the one that does)."""
+    return refused_entry(s, u, h, origin, tests) is None
+
+
+def refused_entry(
+    s: State, u: int, h: int, origin: int | None = None, tests: UnitTests | None = None
+) -> str | None:
+    """The name of the `no_entry` or `confined_to` restriction that keeps unit u out of
+    hex h, or None when none does.
 
     The condition sees `unit`, `hex` (the hex entered), and the step's `from`
     (the hex left: `origin`, or where the unit stands) and `to` (= `hex`).
     `tests`: the unit's `may_bind`, when the caller has them. Asked for every
     step considered, so the tests are written out here rather than through
-    `_in_zone`, `_holds` and `_in_time`: the same tests, the condition's unit
-    part first (in `may_bind`), then the zone, its hex part and the turn.
+    `_in_time` and `_holds`: the same tests, the condition's unit part first
+    (in `may_bind`), then the zone, its hex part and the turn — what is fixed
+    (the map's zone) first and the turn of an `until turn` last, so that an
+    answer kept between decisions depends on the turn only where the
+    restriction would bind.
     """
     no_entry, confined, _ = may_bind(s, u) if tests is None else tests
     if not no_entry and not confined:
-        return True
+        return None
     left = s.unit_hex[u] if origin is None else origin
     bindings = {"unit": u, "hex": h, "from": left, "to": h}
-    # What is fixed (the map's zone) first and the turn of an `until turn` last:
-    # a remembered answer (engine/incremental.py) then depends on the turn only
-    # where the restriction would bind.
     for zone, hex_part, until, name in no_entry:
-        if (
-            (zone is None or h in zone)
-            and (hex_part is None or hex_part(s, bindings))
-            and (until is None or s.vars["turn"] < until)
-        ):
+        if (zone is None or h in zone) and _in_force(s, hex_part, until, bindings):
             fired(s, "restriction", name)
-            return False
+            return name
     for zone, hex_part, until, name in confined:
-        if (
-            (zone is not None and h not in zone)
-            and (hex_part is None or hex_part(s, bindings))
-            and (until is None or s.vars["turn"] < until)
-        ):
+        if zone is not None and h not in zone and _in_force(s, hex_part, until, bindings):
             fired(s, "restriction", name)
-            return False
-    return True
+            return name
+    return None
+
+
+def _in_force(s: State, hex_part: Fn | None, until: int | None, bindings: dict[str, int]) -> bool:
+    """A hex restriction binds in a hex of its zone: its hex part holds there, and
+    its `until turn` has not come."""
+    return (hex_part is None or bool(hex_part(s, bindings))) and (
+        until is None or s.vars["turn"] < until
+    )
 
 
 def may_designate(
@@ -148,22 +153,22 @@ def may_designate(
 
 
 def may_end(s: State, u: int, h: int, tests: UnitTests | None = None) -> bool:
-    """No `no_end` forbids ending a move in the hex (`tests`: as `may_enter`'s)."""
-    no_end = (may_bind(s, u) if tests is None else tests)[2]
-    if not no_end:
-        return True
-    for zone, hex_part, until, name in no_end:
-        if (
-            (zone is None or h in zone)
-            and (until is None or s.vars["turn"] < until)
-            and (hex_part is None or hex_part(s, {"unit": u, "hex": h}))
-        ):
+    """No `no_end` forbids ending a move in the hex (`tests`: as `may_enter`'s;
+    `refused_end` names the one that does)."""
+    return refused_end(s, u, h, tests) is None
+
+
+def refused_end(s: State, u: int, h: int, tests: UnitTests | None = None) -> str | None:
+    """The name of the `no_end` restriction that forbids unit u to end its move in hex
+    h, or None (its condition sees `unit` and `hex`)."""
+    for zone, hex_part, until, name in (may_bind(s, u) if tests is None else tests)[2]:
+        if (zone is None or h in zone) and _in_force(s, hex_part, until, {"unit": u, "hex": h}):
             fired(s, "restriction", name)
-            return False
-    return True
+            return name
+    return None
 
 
-def _binding(s: State, kind: str, u: int) -> RestrictionSpec | None:
+def binding(s: State, kind: str, u: int) -> RestrictionSpec | None:
     """The first restriction of a unit's kind (`no_move`, `no_arrival`, `max_hexes`,
     `allowance`) switched on in the game, in time and binding unit u, counted as
     fired (`_in_time` and `_binds` written out: asked for every unit at every
@@ -179,17 +184,17 @@ def _binding(s: State, kind: str, u: int) -> RestrictionSpec | None:
 
 def may_move(s: State, u: int) -> bool:
     """No `no_move` holds the unit in place."""
-    return _binding(s, "no_move", u) is None
+    return binding(s, "no_move", u) is None
 
 
 def may_arrive(s: State, u: int) -> bool:
     """No `no_arrival` holds the reinforcement off the map this turn."""
-    return _binding(s, "no_arrival", u) is None
+    return binding(s, "no_arrival", u) is None
 
 
 def max_hexes(s: State, u: int) -> int | None:
     """How many hexes the unit may move at most (a `max_hexes` restriction), or None."""
-    r = _binding(s, "max_hexes", u)
+    r = binding(s, "max_hexes", u)
     if r is None:
         return None
     assert r.value is not None
@@ -198,23 +203,8 @@ def max_hexes(s: State, u: int) -> int | None:
 
 def allowance(s: State, u: int) -> int:
     """The unit's movement allowance: the first `allowance` restriction that binds, else printed."""
-    r = _binding(s, "allowance", u)
+    r = binding(s, "allowance", u)
     if r is None:
         return s.game.rules.units[u].movement
     assert r.value is not None
     return int(r.value(s, {"unit": u}))
-
-
-def restriction_in_force(s: State, kind: str, u: int, h: int = -1) -> RestrictionSpec | None:
-    """The first restriction of `kind` that binds unit u (in hex h, for the hex kinds):
-    what `may_enter`, `may_move`, `allowance`, … obeyed, named so that it can be explained."""
-    for r in s.game.rules.restrictions:
-        if r.kind != kind or not _active(s, r):
-            continue
-        if kind == "confined_to" and _in_zone(s, r, h):
-            continue
-        if kind in ("no_entry", "no_end") and not _in_zone(s, r, h):
-            continue
-        if _binds(s, r, {"unit": u, "hex": h} if h >= 0 else {"unit": u}):
-            return r
-    return None

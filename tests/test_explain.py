@@ -11,6 +11,7 @@ import pytest
 from engine import bots, chance, explain
 from engine.instructions import Choose
 from engine.play import Log, ReplayError, certify, play_game
+from engine.primitives.movement import Refused
 from engine.save import from_json
 from tests.conftest import RULESETS, hand_written_combat
 
@@ -66,6 +67,12 @@ def test_explanations_agree_with_the_legal_actions_everywhere(holding_action):
         moving = [a for a in legal if a != 0]
         s.apply_action(rng.choice(moving) if moving and rng.random() < 0.9 else min(legal))
     assert refused > 100
+
+
+def test_every_refusal_of_the_step_test_has_words():
+    """`why_not_move` puts each refusal of the movement primitive's step test
+    (`MoveUnits._refusal`, which the legal steps are worked out with) in words."""
+    assert set(explain._REFUSALS) == set(Refused)
 
 
 def test_a_restriction_refuses_with_its_title_and_citation(holding_action):

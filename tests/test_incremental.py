@@ -18,6 +18,7 @@ import pytest
 
 from compiler.build import import_shipped, shipped_battles
 from engine import chance, incremental
+from engine.firing import Firing
 from engine.game import Game
 from engine.save import from_json, to_json
 from engine.state import MAX_SIDES, MAX_UNITS, ON_MAP, Occupancy, State
@@ -115,6 +116,29 @@ def test_the_check_catches_a_wrong_remembered_answer(training):
     s._node = None
     with pytest.raises(incremental.IncrementalMismatch):
         s.legal_actions()
+
+
+def test_a_decision_held_still_keeps_its_answers_and_then_lets_go(training, monkeypatch):
+    """`held_still` works a question out over a `Fixed` position that keeps what is
+    asked of it by key (worked out once), and puts back the watch it found; a game
+    that counts what fires keeps nothing, so that every asking is counted."""
+    s = _at_movement(training, 2)
+    asked = []
+
+    def compute(x):
+        asked.append(x)
+        return x * 2
+
+    def question():
+        return s._watched.kept(s, "k", compute, 21), s._watched.kept(s, "k", compute, 21)
+
+    assert s._watched is None
+    assert incremental.held_still(s, question) == (42, 42)
+    assert asked == [21] and s._watched is None
+    monkeypatch.setattr(training, "firing", Firing(training.rules))
+    asked.clear()
+    assert incremental.held_still(s, question) == (42, 42)
+    assert asked == [21, 21]
 
 
 def test_rules_beyond_what_the_keys_hold_are_refused(training):

@@ -17,8 +17,9 @@ allowance, every hexside crossed a road or track that carries it.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from functools import partial
-from typing import Any, ClassVar
+from enum import Enum
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine import incremental
 from engine.board import DIRECTIONS, PROHIBITED, step_cost
@@ -27,10 +28,22 @@ from engine.effects import arrived, say
 from engine.nodes import Node
 from engine.primitives.base import Primitive, register
 from engine.queries import units_of
-from engine.restrictions import allowance, max_hexes, may_bind, may_end, may_enter, may_move
+from engine.restrictions import (
+    UnitTests,
+    allowance,
+    max_hexes,
+    may_bind,
+    may_move,
+    refused_end,
+    refused_entry,
+)
+from engine.rules import BoardSpec, Rules
 from engine.state import MAX_UNITS, Frame, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
+
+if TYPE_CHECKING:
+    from engine.game import Game
 
 # Answers a question about the position: `ask(key, compute, *args)`.
 Ask = Callable[..., Any]
@@ -43,14 +56,53 @@ def _caller(s: State, frame: Frame) -> dict[str, Any]:
     return stack[-2].b if stack[-1] is frame else stack[stack.index(frame) - 1].b
 
 
-_UNKNOWN = object()  # not among the answers held (an allowance may be None)
+class Refused(Enum):
+    """Why the rules refuse a unit a step: what `MoveUnits._refusal` answers (None: the
+    step is legal), and what `engine/explain.py` puts in the rules' words."""
+
+    NO_MOVE = "a no_move restriction holds the unit"
+    MAX_HEXES = "the unit has moved its max_hexes"
+    PROHIBITED = "off the map, or terrain or a hexside the unit may not enter"
+    OFF_ROAD = "strategic movement goes along roads and tracks only (9.52)"
+    ENEMY = "enemy combat units hold the hex (9.2)"
+    STRATEGIC_ALLOWANCE = "beyond strategic_factor times the allowance (9.52)"
+    STRATEGIC_STEP = "the rules' strategic_step refuses it"
+    ALLOWANCE = "beyond the movement allowance (9.1)"
+    RESTRICTED = "a no_entry or confined_to restriction"
+    OVERSTACKED = "the rules' stacking limit"
+    DEAD_END = "a no_end restriction, and no way on from there"
+
+
+@lru_cache(maxsize=8)
+def _blockers(game: Game) -> tuple[frozenset[int], ...]:
+    """For each unit, the units whose hex it may not step into (9.2): enemy combat
+    units; enemy leaders alone may be entered by combat units, which capture them
+    (14.32, by the rules). The rules' units and sides alone: worked out once per
+    game (and looked up in C), so that a step into an occupied hex is tested in
+    one call."""
+    units = game.rules.units
+    kinds = {(x.side, x.kind != "unit") for x in units}  # (a side, and whether a leader)
+    found = {kind: _enemies(units, *kind) for kind in kinds}
+    return tuple(found[(x.side, x.kind != "unit")] for x in units)
+
+
+def _enemies(units: tuple[Any, ...], side: int, leader: bool) -> frozenset[int]:
+    """The units whose hex a unit of `side` may not step into: enemy units, only
+    their combat units unless it is a leader."""
+    return frozenset(
+        o for o, x in enumerate(units) if x.side != side and (leader or x.kind == "unit")
+    )
+
+
+_UNKNOWN = object()  # not among the answers held (an allowance, a refusal, may be None)
 
 # Questions are keyed by ints, which hash at once (a tuple hashes its members at
 # every look-up, and a key is looked up some ten times each time it is worked
 # out): the unit below `MAX_UNITS`, the kind of question above it, then the
-# direction, then what else the answer depends on (the allowance, and whether
-# the unit may always move one hex), so that no two questions share a key. A
-# unit's own question (its actions) is its number.
+# direction, then what else the answer depends on (the restrictions that may
+# bind the unit, by their number; the allowance, and whether the unit may always
+# move one hex), so that no two questions share a key. A unit's own question
+# (its actions) is its number.
 (
     _WHO,
     _MUST,
@@ -63,12 +115,23 @@ _UNKNOWN = object()  # not among the answers held (an allowance may be None)
     _RESTRICTIONS,
 ) = (kind * MAX_UNITS for kind in range(1, 10))
 _DIRECTION = 16 * MAX_UNITS  # times the direction (below 8)
-_REST = 8 * _DIRECTION  # times (the allowance × 2 + the one-hex minimum)
+_BOUND = 8 * _DIRECTION  # times the number of the restrictions (`_numbered`)
+_NUMBERS = 1 << 16  # (below this)
+_REST = _NUMBERS * _BOUND  # times (the allowance × 2 + the one-hex minimum)
+# Where `_numbered` keeps its numbers, in `Game.derived`.
+_NUMBERED = "the restrictions that may bind a unit, numbered"
 
 
-def _compute(key: Hashable, compute: Callable[..., Any], *args: Any) -> Any:
-    """An `Ask` that remembers nothing: the full recomputation `CHECK` compares with."""
-    return compute(*args)
+@lru_cache(maxsize=256)
+def _numbered(game: Game, tests: UnitTests) -> int:
+    """The number of the restrictions that may bind a unit (`may_bind`), as first met
+    in the game: a step's answer depends on them as on the allowance, and is
+    kept by them rather than asking for them at every step. (Looked up in C.)"""
+    numbers = game.derived.setdefault(_NUMBERED, {})
+    found = numbers.setdefault(tests, len(numbers))
+    if found >= _NUMBERS:
+        raise OverflowError("more sets of movement restrictions than a step's key holds")
+    return found
 
 
 primitive(
@@ -135,7 +198,7 @@ class MoveUnits(Primitive):
         b = s.game.rules.board.neighbors[a][d]
         return terrain + int(extra(s, {**_caller(s, frame), "unit": u, "from": a, "to": b}))
 
-    def _can_step(
+    def _refusal(
         self,
         s: State,
         frame: Frame,
@@ -144,104 +207,152 @@ class MoveUnits(Primitive):
         spent: int,
         ma: int,
         strategic: bool,
-        one_hex: bool | None = None,
+        one_hex: bool,
+        tests: UnitTests,
         at: int | None = None,
         hexes: int = 0,
         tried: dict[tuple[int, int], tuple[int, int]] | None = None,
-    ) -> bool:
-        """May unit u, having spent `spent` of allowance `ma` over `hexes` hexes, step
-        in direction d? (`one_hex`: whether it may always move one hex, if known;
-        `at`: the hex it steps from, if not where it stands — a step looked ahead.)
+    ) -> Refused | None:
+        """What refuses unit u, having spent `spent` of allowance `ma` over `hexes`
+        hexes, a step in direction d; None when the step is legal. (`one_hex`:
+        whether it may always move one hex; `tests`: the restrictions that may
+        bind it, `may_bind`; `at`: the hex it steps from, if not where it stands
+        — a step looked ahead.)
 
-        The cheap tests (the map edge, enemy units, the terrain) come before
-        the ones the rules compute (extra costs, restrictions, stacking). A step
-        into a hex where the unit may not end its move (`no_end`) is legal only
-        if it may go on from there to a hex where it may: "may not end its move
-        there" is then kept, not found broken when the unit has to stop.
+        Every legal step is found here: the cheap tests (the map, enemy units)
+        come first, and it calls out only for what is seldom the case.
         """
         game = s.game
-        rules = game.rules
-        # Asked only while a decision is worked out, under its watch (`run`): the
-        # board and the units in a hex (`board_of`, `units_in`) are the watch's.
-        watch = s._watched
-        board = watch.board
+        position = s._watched  # (the decision's: `run`, `step_refusal`)
+        board = position.board
         a = s.unit_hex[u] if at is None else at
         b = board.neighbors[a][d]
-        if board is rules.board:  # (`step_cost`, on the printed map)
+        if board is game.rules.board:  # (`step_cost`, on the printed map)
             terrain = game.step_costs[u][a][d]
         else:
-            terrain = step_cost(rules, u, a, d, board)
+            terrain = step_cost(game.rules, u, a, d, board)
         if b < 0 or terrain == PROHIBITED:
-            return False
-        if strategic and not board.strategic[a] >> d & 1:
-            return False
-        here = watch.index.get(b, ())
-        if here:  # (most hexes stepped into are empty)
-            units = rules.units
-            mover = units[u]
-            side, leader = mover.side, mover.kind != "unit"
-            for o in here:
-                other = units[o]
-                # 9.2: never into a hex of enemy combat units; enemy leaders alone may
-                # be entered by combat units, which capture them (14.32, by the rules).
-                if other.side != side and (leader or other.kind == "unit"):
-                    return False
-        params = frame.params
-        assert params is not None, "a primitive frame runs with its parameters"
+            return Refused.PROHIBITED
+        here = position.index.get(b, ())  # (most hexes stepped into are empty)
+        if here and not _blockers(game)[u].isdisjoint(here):
+            return Refused.ENEMY
         if strategic:
-            # 9.52: along roads and tracks only, up to `strategic_factor` times the
-            # allowance (the series says twice), no one-hex minimum.
-            factor = self.call(s, frame, "strategic_factor", unit=u)
-            if spent + self._plus_extra(s, frame, u, a, d, terrain) > factor * ma:
-                return False
-            if "strategic_step" in params and not self.call(
-                s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
-            ):
-                return False
-        elif ma <= 0:
-            return False
-        elif (
-            spent > 0 or not (self._one_hex(s, frame, u) if one_hex is None else one_hex)
-        ) and spent + self._plus_extra(s, frame, u, a, d, terrain) > ma:
-            return False  # the first hex costs what it may: a unit may always move one (9.1)
-        # The restrictions that may bind the unit (`may_bind`), and the stacking limit
-        # of a unit alone, are asked once for the unit and kept: a remembered
-        # question asks them as questions of their own, which it then depends on.
-        memo = watch.memo
-        if memo is not None:
-            tests = memo.ask(s, u + _RESTRICTIONS, may_bind, s, u)
-        else:
-            tests = watch.tests.get(u)
-            if tests is None:
-                tests = watch.tests[u] = may_bind(s, u)
+            refusal = self._strategic_refusal(s, frame, u, a, b, d, terrain, spent, ma)
+            if refusal is not None:
+                return refusal
+        elif ma <= 0 or (
+            (spent > 0 or not one_hex) and spent + self._plus_extra(s, frame, u, a, d, terrain) > ma
+        ):
+            return Refused.ALLOWANCE  # the first hex costs what it may: one hex always (9.1)
         no_entry, confined, no_end = tests  # (most often none: no call to test them)
-        if (no_entry or confined) and not may_enter(s, u, b, a, tests):
-            return False
-        together = here if u in here else (*here, u)
-        known = watch.stacking  # (answers kept for the decision, when its watch keeps them)
-        if known is None:
-            if memo is not None and not here:
-                within = memo.ask(s, u + _STACKING, self._within, s, frame, together)
-            else:
-                within = self._within(s, frame, together)
-        else:
-            within = known.get(together, _UNKNOWN)
-            if within is _UNKNOWN:
-                within = known[together] = self._within(s, frame, together)
+        if (no_entry or confined) and refused_entry(s, u, b, a, tests) is not None:
+            return Refused.RESTRICTED
+        if here:
+            within = self._within(s, frame, here, u)
+        else:  # (the unit alone: a question of its own, asked once for the unit)
+            within = position.kept(s, u + _STACKING, self._within, s, frame, (), u)
         if not within:
-            return False
-        if not no_end or may_end(s, u, b, tests):
-            return True
-        # Rarely reached (a `no_end` binds here): the cost is worked out again.
-        spent += self.cost(s, frame, u, a, d)
+            return Refused.OVERSTACKED
+        if no_end:
+            return self._end_refusal(
+                s, frame, u, a, b, d, tests, spent, hexes, ma, strategic, tried
+            )
+        return None
+
+    def _strategic_refusal(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        a: int,
+        b: int,
+        d: int,
+        terrain: int,
+        spent: int,
+        ma: int,
+    ) -> Refused | None:
+        """9.52: along roads and tracks only, up to `strategic_factor` times the
+        allowance (the series says twice), no one-hex minimum, and where the
+        rules' `strategic_step` lets it go on."""
+        if not s._watched.board.strategic[a] >> d & 1:
+            return Refused.OFF_ROAD
+        factor = self.call(s, frame, "strategic_factor", unit=u)
+        if spent + self._plus_extra(s, frame, u, a, d, terrain) > factor * ma:
+            return Refused.STRATEGIC_ALLOWANCE
+        if "strategic_step" in frame.params and not self.call(  # type: ignore[operator]
+            s, frame, "strategic_step", unit=u, hex=b, **{"from": a, "to": b}
+        ):
+            return Refused.STRATEGIC_STEP
+        return None
+
+    def _end_refusal(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        a: int,
+        b: int,
+        d: int,
+        tests: UnitTests,
+        spent: int,
+        hexes: int,
+        ma: int,
+        strategic: bool,
+        tried: dict[tuple[int, int], tuple[int, int]] | None,
+    ) -> Refused | None:
+        """A step into a hex where a `no_end` forbids unit u to end its move is legal
+        only if it may go on from there to a hex where it may: "may not end its
+        move there" is then kept, not found broken when the unit has to stop."""
+        if refused_end(s, u, b, tests) is None:
+            return None
+        spent += self.cost(s, frame, u, a, d)  # (seldom: worked out again)
         tried = {} if tried is None else tried
-        return self._goes_on(s, frame, u, a, b, spent, hexes + 1, ma, strategic, tried)
+        if self._goes_on(s, frame, u, a, b, spent, hexes + 1, ma, strategic, tests, tried):
+            return None
+        return Refused.DEAD_END
+
+    def step_refusal(self, s: State, frame: Frame, u: int, d: int) -> Refused | None:
+        """What refuses unit u the step in direction d in this phase now (the unit's
+        own refusal first: `unit_refusal`); None when the rules allow it. The same
+        tests the legal steps are worked out with, for `engine/explain.py`."""
+        spent, hexes, strategic = self.move_so_far(frame, u)
+        refusal = self.unit_refusal(s, u, hexes)
+        if refusal is not None:
+            return refusal
+        ma = allowance(s, u)
+        one_hex = spent > 0 or strategic or self._one_hex(s, frame, u)
+        tests = may_bind(s, u)
+        refuse = self._refusal
+        return incremental.held_still(
+            s, refuse, s, frame, u, d, spent, ma, strategic, one_hex, tests, None, hexes
+        )
 
     @staticmethod
-    def _within(s: State, frame: Frame, together: tuple[int, ...]) -> bool:
-        """Whether these units may stand together (the rules' stacking limit)."""
+    def move_so_far(frame: Frame, u: int) -> tuple[int, int, bool]:
+        """The MP unit u has spent and the hexes it has moved in this phase, and whether
+        it moves strategically: nothing yet, unless it is the unit moving now."""
+        b = frame.b
+        if b["active"] != u:
+            return 0, 0, False
+        return b["spent"], b["hexes"], bool(b["strategic"])
+
+    @staticmethod
+    def unit_refusal(s: State, u: int, hexes: int) -> Refused | None:
+        """What holds unit u, having moved `hexes` hexes, where it stands: a `no_move`
+        before it moves, or its `max_hexes` reached; None when it may step on."""
+        if hexes == 0 and not may_move(s, u):
+            return Refused.NO_MOVE
+        limit = max_hexes(s, u)
+        if limit is not None and hexes >= limit:
+            return Refused.MAX_HEXES
+        return None
+
+    @staticmethod
+    def _within(s: State, frame: Frame, here: tuple[int, ...], u: int) -> bool:
+        """Whether unit u may stand with the units `here` (the rules' stacking limit)."""
         params = frame.params
         assert params is not None
+        together = here if u in here else (*here, u)
         return bool(params["stacking"](s, {**_caller(s, frame), "units": together}))
 
     def _goes_on(
@@ -255,6 +366,7 @@ class MoveUnits(Primitive):
         hexes: int,
         ma: int,
         strategic: bool,
+        tests: UnitTests,
         tried: dict[tuple[int, int], tuple[int, int]],
     ) -> bool:
         """Having stepped from a into b, where it may not end its move, may unit u go
@@ -265,19 +377,18 @@ class MoveUnits(Primitive):
         with the MP and hexes spent: the same step again with no fewer spent
         can do no better, so the search follows each step a few times at most.
         """
-        before = tried.get((a, b))
-        if before is not None and before[0] <= spent and before[1] <= hexes:
+        if _tried_for_less(tried, a, b, spent, hexes):
             return False
         tried[(a, b)] = (spent, hexes)
         if self.has_lambda(s, frame, "stop_after") and self.call(
             s, frame, "stop_after", unit=u, hex=b, **{"from": a, "to": b}
         ):
             return False
-        limit = max_hexes(s, u)
-        if limit is not None and hexes >= limit:
+        if self.unit_refusal(s, u, hexes) is not None:  # (its max_hexes: it has moved)
             return False
         return any(
-            self._can_step(s, frame, u, d, spent, ma, strategic, True, b, hexes, tried)
+            self._refusal(s, frame, u, d, spent, ma, strategic, True, tests, b, hexes, tried)
+            is None
             for d in range(DIRECTIONS)
         )
 
@@ -285,17 +396,17 @@ class MoveUnits(Primitive):
         self, s: State, frame: Frame, u: int, spent: int, hexes: int, strategic: bool = False
     ) -> list[int]:
         """The legal steps of unit u, having moved `hexes` hexes for `spent` MP."""
-        if hexes == 0 and not may_move(s, u):
-            return []
-        limit = max_hexes(s, u)
-        if limit is not None and hexes >= limit:
+        if self.unit_refusal(s, u, hexes) is not None:
             return []
         ma = allowance(s, u)
-        space = s.game.actions
+        one_hex = spent > 0 or strategic or self._one_hex(s, frame, u)  # (read only if not)
+        tests = may_bind(s, u)
+        first = s.game.actions.step(u, 0)
+        refuse = self._refusal
         return [
-            space.step(u, d)
+            first + d
             for d in range(DIRECTIONS)
-            if self._can_step(s, frame, u, d, spent, ma, strategic, hexes=hexes)
+            if refuse(s, frame, u, d, spent, ma, strategic, one_hex, tests, None, hexes) is None
         ]
 
     def _one_hex(self, s: State, frame: Frame, u: int) -> bool:
@@ -313,9 +424,9 @@ class MoveUnits(Primitive):
         that must move (`must_move`) has yet to move and may.
 
         `ask(key, compute, *args)` answers the questions that depend on the
-        position only (`compute(*args)`): the incremental one remembers answers
-        between decisions, `known` (looked in first: most units' actions are
-        known, at most decisions) those it holds now.
+        position only (`compute(*args)`), which may be kept between decisions;
+        `known` holds the answers kept now (looked in first: most units'
+        actions are known, at most decisions).
         """
         b = frame.b
         active = b["active"]
@@ -350,7 +461,7 @@ class MoveUnits(Primitive):
         self, s: State, frame: Frame, u: int, ask: Ask, known: dict[Hashable, Any]
     ) -> tuple[int, ...]:
         """The actions of a unit yet to move: its steps, and its unit action if it may
-        start a strategic move (`_steps` and `_strategic`), one question per
+        start a strategic move (`_strategic` and `_strategic_start`), one question per
         direction (a unit stepping next to it changes the answers of the directions
         that look at its hexes).
 
@@ -369,41 +480,65 @@ class MoveUnits(Primitive):
         one_hex = known.get(key)
         if one_hex is None:
             one_hex = ask(key, self._one_hex, s, frame, u)
+        key = u + _RESTRICTIONS
+        tests = known.get(key)
+        if tests is None:
+            tests = ask(key, may_bind, s, u)
+        bound = _numbered(s.game, tests) * _BOUND
         plain, roads = self._on_the_map(s, u)
-        can_step = self._can_step
+        refuse = self._refusal
         first = s.game.actions.step(u, 0)
         steps = []
-        base = u + _STEP + (ma * 2 + one_hex) * _REST
+        base = u + _STEP + bound + (ma * 2 + one_hex) * _REST
         for d in plain:
             key = base + d * _DIRECTION
-            found = known.get(key)
-            if found is None:
-                found = ask(key, can_step, s, frame, u, d, 0, ma, False, one_hex)
-            if found:
+            refusal = known.get(key, _UNKNOWN)
+            if refusal is _UNKNOWN:
+                refusal = ask(key, refuse, s, frame, u, d, 0, ma, False, one_hex, tests)
+            if refusal is None:
                 steps.append(first + d)
+        if "strategic" not in frame.params:  # type: ignore[operator]
+            return tuple(steps)
         key = u + _STRATEGIC
-        strategic = "strategic" in frame.params and known.get(key)  # type: ignore[operator]
+        strategic = known.get(key)
         if strategic is None:
             strategic = ask(key, self._strategic, s, frame, u)
-        if strategic:
-            base = u + _STRATEGIC_STEP + ma * 2 * _REST
-            for d in roads:
-                key = base + d * _DIRECTION
-                found = known.get(key)
-                if found is None:
-                    found = ask(key, can_step, s, frame, u, d, 0, ma, True)
-                if found:
-                    steps.append(s.game.actions.unit(u))
-                    break
+        if strategic and self._strategic_start(
+            s, frame, u, ma, tests, u + _STRATEGIC_STEP + bound, roads, ask, known
+        ):
+            steps.append(s.game.actions.unit(u))
         return tuple(steps)
+
+    def _strategic_start(
+        self,
+        s: State,
+        frame: Frame,
+        u: int,
+        ma: int,
+        tests: UnitTests,
+        first_steps: int,
+        roads: tuple[int, ...],
+        ask: Ask,
+        known: dict[Hashable, Any],
+    ) -> bool:
+        """Whether a unit the rules let move strategically may start its strategic move
+        (9.52): it may take a first step along a road or track (`first_steps`: the
+        key of those questions but for the allowance and the direction)."""
+        base = first_steps + ma * 2 * _REST
+        for d in roads:
+            key = base + d * _DIRECTION
+            refusal = known.get(key, _UNKNOWN)
+            if refusal is _UNKNOWN:
+                refusal = ask(key, self._refusal, s, frame, u, d, 0, ma, True, True, tests)
+            if refusal is None:
+                return True
+        return False
 
     @staticmethod
     def _on_the_map(s: State, u: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The directions in which the map lets unit u step at all (a hex there, its
-        terrain and hexside not prohibited), and of those the ones along a road or
-        track (for a strategic move): what `_can_step` tests first, without a
-        question asked for the others. The map's alone: worked out once per game for
-        each board, unit and hex (by `hex * MAX_UNITS + unit`, for each board)."""
+        """`_open_directions` of unit u where it stands: the map's alone, worked out
+        once per game for each board, unit and hex (by `hex * MAX_UNITS + unit`, for
+        each board)."""
         board = board_of(s)
         a = s.unit_hex[u]
         derived = s.game.derived
@@ -414,38 +549,20 @@ class MoveUnits(Primitive):
         key = a * MAX_UNITS + u
         found = known.get(key)
         if found is None:
-            rules = s.game.rules
-            plain = tuple(
-                d
-                for d, b in enumerate(board.neighbors[a])
-                if b >= 0 and step_cost(rules, u, a, d, board) != PROHIBITED
-            )
-            roads = board.strategic[a]
-            found = known[key] = (plain, tuple(d for d in plain if roads >> d & 1))
+            found = known[key] = _open_directions(s.game.rules, board, u, a)
         return found
 
     def _strategic(self, s: State, frame: Frame, u: int) -> bool:
         return bool(self.call(s, frame, "strategic", unit=u))
 
-    @staticmethod
-    def _allowance_at_start(s: State, u: int) -> int | None:
+    def _allowance_at_start(self, s: State, u: int) -> int | None:
         """The allowance of a unit yet to move, or None when it may not move at all."""
-        if not may_move(s, u):
-            return None
-        limit = max_hexes(s, u)
-        if limit is not None and limit <= 0:
-            return None
-        return allowance(s, u)
+        return None if self.unit_refusal(s, u, 0) is not None else allowance(s, u)
 
     def run(self, s: State, frame: Frame) -> Node | None:
-        b = frame.b
-        if b.get("done"):
+        if frame.b.get("done"):
             return None
-        s._watched = incremental.Fixed(s)  # nothing moves while the decision is worked out
-        try:
-            return self._decision(s, frame)
-        finally:
-            s._watched = None
+        return incremental.held_still(s, self._decision, s, frame)
 
     def _decision(self, s: State, frame: Frame) -> Node:
         b = frame.b
@@ -453,18 +570,12 @@ class MoveUnits(Primitive):
         own: list[int] = []
         if active >= 0 and not b["stop"]:
             own = self._steps(s, frame, active, b["spent"], b["hexes"], b["strategic"])
-            if own and not may_end(s, active, s.unit_hex[active]):
+            if own and refused_end(s, active, s.unit_hex[active]) is not None:
                 # The unit may not end its move here: it must go on (9.2).
                 return Node(b["side"], tuple(own), prompt="the unit must move on")
-        memo = incremental.remembered(s, (b["site"], b["side"]))
-        actions = self._choices(s, frame, own, partial(memo.ask, s), memo.answers)
-        if incremental.CHECK:
-            full = self._choices(s, frame, own, _compute, {})
-            if full != actions:
-                raise incremental.IncrementalMismatch(
-                    f"move_units at move {s.move_number}: remembered steps {actions} "
-                    f"differ from recomputed {full}"
-                )
+        actions = incremental.answered(
+            s, (b["site"], b["side"]), partial(self._choices, s, frame, own), "move_units"
+        )
         if actions[0] != s.game.actions.PASS:
             return Node(b["side"], tuple(actions), prompt="move a unit one hex (a unit must move)")
         return Node(b["side"], tuple(actions), prompt="move a unit one hex, or pass")
@@ -473,26 +584,26 @@ class MoveUnits(Primitive):
         b = frame.b
         space = s.game.actions
         if action == space.PASS:
-            if b["active"] >= 0:
-                b["moved"] = (*b["moved"], b["active"])
-            b["active"] = -1
+            _end_move(b)
             b["done"] = True
-            return
-        if space.kind_of(action) == "unit":
+        elif space.kind_of(action) == "unit":
             u = space.decode("unit", action)
-            if b["active"] >= 0:
-                b["moved"] = (*b["moved"], b["active"])
+            _end_move(b)
             b.update(active=u, spent=0, hexes=0, stop=False, strategic=True)
             say(s, f"{unit_name(s, u)} moves by strategic movement.")
-            return
-        u, d = space.decode_step(action)
-        if u != b["active"]:
-            if b["active"] >= 0:
-                b["moved"] = (*b["moved"], b["active"])
-            b.update(active=u, spent=0, hexes=0, stop=False, strategic=False)
-        rules = s.game.rules
+        else:
+            u, d = space.decode_step(action)
+            if u != b["active"]:  # (the unit moving before it has completed its move)
+                _end_move(b)
+                b.update(active=u, spent=0, hexes=0, stop=False, strategic=False)
+            self._step(s, frame, u, d)
+
+    def _step(self, s: State, frame: Frame, u: int, d: int) -> None:
+        """Unit u steps into the next hex in direction d, paying its cost; it stops
+        there when the rules say so (`stop_after`)."""
+        b = frame.b
         a = s.unit_hex[u]
-        h = rules.board.neighbors[a][d]
+        h = s.game.rules.board.neighbors[a][d]
         b["spent"] += self.cost(s, frame, u, a, d)
         b["hexes"] += 1
         s.unit_hex[u] = h
@@ -503,6 +614,38 @@ class MoveUnits(Primitive):
             s, frame, "stop_after", unit=u, hex=h, **{"from": a, "to": h}
         ):
             b["stop"] = True
+
+
+def _tried_for_less(
+    tried: dict[tuple[int, int], tuple[int, int]], a: int, b: int, spent: int, hexes: int
+) -> bool:
+    """Whether the search already followed the step from a into b in vain having
+    spent no more MP and moved no more hexes: it can do no better now."""
+    before = tried.get((a, b))
+    return before is not None and before[0] <= spent and before[1] <= hexes
+
+
+def _open_directions(
+    rules: Rules, board: BoardSpec, u: int, a: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The directions in which the map lets unit u step at all from hex a (a hex
+    there, its terrain and hexside not prohibited), and of those the ones along a
+    road or track (for a strategic move): what `_refusal` tests first, without a
+    question asked for the others."""
+    plain = tuple(
+        d
+        for d, b in enumerate(board.neighbors[a])
+        if b >= 0 and step_cost(rules, u, a, d, board) != PROHIBITED
+    )
+    roads = board.strategic[a]
+    return plain, tuple(d for d in plain if roads >> d & 1)
+
+
+def _end_move(b: dict[str, Any]) -> None:
+    """The unit moving now has completed its move: no unit moves until another starts."""
+    if b["active"] >= 0:
+        b["moved"] = (*b["moved"], b["active"])
+    b["active"] = -1
 
 
 register(MoveUnits())
