@@ -15,6 +15,7 @@ from engine.board import DIRECTIONS, unit_costs
 from engine.describe import action_to_string, describe_state
 from engine.effects import set_at
 from engine.firing import Firing
+from engine.information import observe
 from engine.primitives import get
 from engine.restrictions import hex_tests
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
@@ -130,6 +131,7 @@ class Game:
     describe = staticmethod(describe_state)
     saved = staticmethod(to_json)
     hash_of = staticmethod(state_hash)
+    observe = staticmethod(observe)
 
     def __init__(
         self, rules: Rules, params: dict[str, Any] | None = None, rules_hash: str = ""

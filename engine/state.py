@@ -12,14 +12,12 @@ from __future__ import annotations
 import json
 from itertools import compress, count
 from operator import ne
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.information import observe
 from engine.nodes import CHANCE, Node
-from engine.terrain_state import CHANGED_TERRAIN
 
 if TYPE_CHECKING:
-    from engine.game import Game
+    from engine.rules import Rules
 
 # Where a unit is, besides a hex of the map.
 ON_MAP = 0
@@ -34,6 +32,10 @@ STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
 # `Game` refuses rules with more sides or units.
 MAX_SIDES = 16
 MAX_UNITS = 1 << 16
+
+# The state variable naming the terrain changes made, in declared order
+# (engine/terrain_state.py reads the map as they leave it).
+CHANGED_TERRAIN = "changed_terrain"
 
 
 class IllegalActionError(ValueError):
@@ -255,6 +257,28 @@ def _moved(previous: Occupancy, hexes: list[int], status: list[int] | None) -> l
     return moved
 
 
+class GameOfState(Protocol):
+    """What a `State` needs of its game (an `engine.game.Game`).
+
+    The game module imports this one, so this one names only the protocol:
+    the rules, two tables worked out from them, and the layers above the
+    plain data (interpreter, saves, descriptions, what a side may see) that
+    `Game` hands over.
+    """
+
+    rules: Rules
+    combat_sides: tuple[int | None, ...]
+    switch_on: dict[str, bool]
+
+    def node_of(self, state: State) -> Node: ...
+    def play(self, state: State, action: int) -> None: ...
+    def describe_action(self, state: State, action: int) -> str: ...
+    def describe(self, state: State) -> str: ...
+    def saved(self, state: State) -> dict[str, Any]: ...
+    def hash_of(self, state: State) -> str: ...
+    def observe(self, state: State, seen: dict[str, Any], player: int) -> dict[str, Any]: ...
+
+
 class State:
     """A position of the game. Made only by `Game.new_initial_state()` (or a load)."""
 
@@ -282,7 +306,7 @@ class State:
         "winner",
     )
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: GameOfState) -> None:
         rules = game.rules
         n = len(rules.units)
         self.game = game
@@ -390,7 +414,7 @@ class State:
 
     # --------------------------------------------------------------- OpenSpiel-like interface
     #
-    # These run the interpreter, saves and descriptions: layers above this
+    # These run the interpreter, saves, descriptions and hidden information: layers above this
     # plain data, which import it. The state reaches them through its `Game`
     # (the top layer, which imports them), so nothing here imports upward.
 
@@ -442,7 +466,7 @@ class State:
         side's face-down choices not yet revealed (tactics chits, 12.5), the
         bags he may not look into (`seen_by`), and the units the rules'
         `conceal` declarations keep from him (see `engine.information`)."""
-        return observe(self, self.game.saved(self), player)
+        return self.game.observe(self, self.game.saved(self), player)
 
     def concealed_from(self, player: int) -> list[int]:
         """The units on the map that `player` may not examine, by the rules."""
