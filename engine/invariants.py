@@ -68,42 +68,52 @@ def fits(s: State, typ: str, value: Any) -> bool:
     (`docs/ir.md`); an unknown or untyped (`""`, `any`) type accepts any
     immutable value.
     """
-    rules = s.game.rules
     if typ in ("", "any"):
         return _immutable(value)
     if typ.startswith("per_"):
-        scope, _, inner = typ.partition(":")
-        size = {
-            "per_side": len(rules.sides),
-            "per_unit": len(rules.units),
-            "per_hex": len(rules.board.labels),
-        }.get(scope)
-        return (
-            size is not None
-            and isinstance(value, tuple)
-            and len(value) == size
-            and all(fits(s, inner or "number", v) for v in value)
-        )
+        return _fits_per(s, typ, value)
     if typ.startswith("cell:"):
-        # A cell of the table's shape: a hand-made position may hold a cell the
-        # printed table lacks, to show how a rule treats it.
-        table = next((t for t in s.game.tables if t.name == typ[5:]), None)
-        n = len(s.game.rules.results)
-        return (
-            table is not None
-            and isinstance(value, tuple)
-            and len(value) == len(table.kinds)
-            and all(
-                _index(v, n) if kind == "code" else _immutable(v)
-                for kind, v in zip(table.kinds, value, strict=True)
-            )
-        )
+        return _fits_cell(s, typ[5:], value)
     if typ.startswith("enum:"):
         return value is None or isinstance(value, str)
     check_one = _SCALARS.get(typ)
     if check_one is None:
         return _immutable(value)
     return check_one(s, value)
+
+
+def _fits_per(s: State, typ: str, value: Any) -> bool:
+    """A value per side, unit or hex (`per_unit:int`): a tuple of that many, each
+    of the inner type (a number when unsaid)."""
+    rules = s.game.rules
+    scope, _, inner = typ.partition(":")
+    size = {
+        "per_side": len(rules.sides),
+        "per_unit": len(rules.units),
+        "per_hex": len(rules.board.labels),
+    }.get(scope)
+    return (
+        size is not None
+        and isinstance(value, tuple)
+        and len(value) == size
+        and all(fits(s, inner or "number", v) for v in value)
+    )
+
+
+def _fits_cell(s: State, table_name: str, value: Any) -> bool:
+    """A cell of the table's shape: a hand-made position may hold a cell the
+    printed table lacks, to show how a rule treats it."""
+    table = next((t for t in s.game.tables if t.name == table_name), None)
+    n = len(s.game.rules.results)
+    return (
+        table is not None
+        and isinstance(value, tuple)
+        and len(value) == len(table.kinds)
+        and all(
+            _index(v, n) if kind == "code" else _immutable(v)
+            for kind, v in zip(table.kinds, value, strict=True)
+        )
+    )
 
 
 def _index(value: Any, size: int, none_ok: bool = True) -> bool:
@@ -181,30 +191,39 @@ def _unit_violations(s: State) -> list[str]:
         return [f"the unit arrays do not hold one entry per unit ({n})"]
     out = []
     for u, spec in enumerate(rules.units):
-        status, h, loss = s.unit_status[u], s.unit_hex[u], s.unit_loss[u]
+        status = s.unit_status[u]
         if not _index(status, len(STATUS_NAMES), none_ok=False):
             out.append(f"unit {spec.name} has no status ({status!r})")
             continue
-        if status == ON_MAP:
-            if not _index(h, n_hexes, none_ok=False):
-                out.append(f"unit {spec.name} is on the map but in no hex ({h!r})")
-            elif rules.terrain[board_of(s).terrain[h]].prohibited:
-                out.append(
-                    f"unit {spec.name} stands in prohibited terrain ({rules.board.labels[h]})"
-                )
-        elif h != -1:
-            out.append(
-                f"unit {spec.name} is {STATUS_NAMES[status]} yet in a hex (a unit has one location)"
-            )
-        steps = len(spec.strengths)
-        if not _is_int(loss) or loss < 0:
-            out.append(f"unit {spec.name} has lost {loss!r} steps")
-        elif steps and loss > steps:
-            # `strengths` lists the printed strengths; a unit may have a reduced
-            # side beyond them (a one-strength warrior reduced), never more. Not
-            # out of play either: a unit out of play may yet be set up.
-            out.append(f"unit {spec.name} has lost {loss} steps of {steps}")
+        out += _location_violations(s, spec.name, status, s.unit_hex[u], n_hexes)
+        out += _loss_violations(spec, s.unit_loss[u])
     return out
+
+
+def _location_violations(s: State, name: str, status: int, h: Any, n_hexes: int) -> list[str]:
+    """A unit on the map stands in a hex it may enter; one elsewhere in none."""
+    rules = s.game.rules
+    if status != ON_MAP:
+        if h != -1:
+            return [f"unit {name} is {STATUS_NAMES[status]} yet in a hex (a unit has one location)"]
+        return []
+    if not _index(h, n_hexes, none_ok=False):
+        return [f"unit {name} is on the map but in no hex ({h!r})"]
+    if rules.terrain[board_of(s).terrain[h]].prohibited:
+        return [f"unit {name} stands in prohibited terrain ({rules.board.labels[h]})"]
+    return []
+
+
+def _loss_violations(spec: Any, loss: Any) -> list[str]:
+    """`strengths` lists the printed strengths; a unit may have a reduced side
+    beyond them (a one-strength warrior reduced), never more. Not out of play
+    either: a unit out of play may yet be set up."""
+    steps = len(spec.strengths)
+    if not _is_int(loss) or loss < 0:
+        return [f"unit {spec.name} has lost {loss!r} steps"]
+    if steps and loss > steps:
+        return [f"unit {spec.name} has lost {loss} steps of {steps}"]
+    return []
 
 
 def _variable_violations(s: State) -> list[str]:
@@ -215,6 +234,12 @@ def _variable_violations(s: State) -> list[str]:
         typ = types.get(name)
         if typ is not None and not fits(s, typ, value):
             out.append(f"variable {name!r} holds {value!r}, not a {typ}")
+    return out + _turn_violations(s)
+
+
+def _turn_violations(s: State) -> list[str]:
+    """The phasing side is a side, and the turn one of the game's."""
+    out = []
     if not _index(s.vars.get("phasing"), len(s.game.rules.sides), none_ok=False):
         out.append(f"the phasing side is {s.vars.get('phasing')!r}")
     turn = s.vars.get("turn")
@@ -228,24 +253,35 @@ def _variable_violations(s: State) -> list[str]:
 def _combat_violations(s: State) -> list[str]:
     out = []
     for i, c in enumerate(s.combats):
-        if not _index(c.side, len(s.game.rules.sides), none_ok=False):
-            out.append(f"combat {i} has no side ({c.side!r})")
-        if not (_units(s, c.attackers) and _units(s, c.defenders)):
-            out.append(f"combat {i} names units that do not exist")
-        else:
-            # A combat is designated between units on the map; they may leave it
-            # after (eliminated, captured, off the map), never to be still to enter.
-            waiting = [u for u in (*c.attackers, *c.defenders) if s.unit_status[u] == NOT_ENTERED]
-            if waiting:
-                name = s.game.rules.units[waiting[0]].name
-                out.append(f"combat {i} names unit {name}, which has not entered the map")
-        if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
-            out.append(f"combat {i} names hexes that do not exist")
-        elif not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
-            out.append(f"combat {i} lacks attackers, defenders or their hexes")
-        if not (isinstance(c.resolved, bool) and isinstance(c.diverted, bool)):
-            out.append(f"combat {i}: resolved and diverted are yes or no")
+        out += _one_combat_violations(s, i, c)
     return out
+
+
+def _one_combat_violations(s: State, i: int, c: Any) -> list[str]:
+    out = []
+    if not _index(c.side, len(s.game.rules.sides), none_ok=False):
+        out.append(f"combat {i} has no side ({c.side!r})")
+    if not (_units(s, c.attackers) and _units(s, c.defenders)):
+        out.append(f"combat {i} names units that do not exist")
+    else:
+        out += _waiting_violations(s, i, c)
+    if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
+        out.append(f"combat {i} names hexes that do not exist")
+    elif not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
+        out.append(f"combat {i} lacks attackers, defenders or their hexes")
+    if not (isinstance(c.resolved, bool) and isinstance(c.diverted, bool)):
+        out.append(f"combat {i}: resolved and diverted are yes or no")
+    return out
+
+
+def _waiting_violations(s: State, i: int, c: Any) -> list[str]:
+    """A combat is designated between units on the map; they may leave it after
+    (eliminated, captured, off the map), never to be still to enter."""
+    waiting = [u for u in (*c.attackers, *c.defenders) if s.unit_status[u] == NOT_ENTERED]
+    if not waiting:
+        return []
+    name = s.game.rules.units[waiting[0]].name
+    return [f"combat {i} names unit {name}, which has not entered the map"]
 
 
 def _bag_violations(s: State) -> list[str]:
@@ -262,59 +298,94 @@ def _bag_violations(s: State) -> list[str]:
 
 def _stack_violations(s: State) -> list[str]:
     rules = s.game.rules
-    prims = all_primitives()
-    results = {r.procedure for r in rules.results}
     out = []
     if not s.terminal and not s.stack:
         out.append("the game is not over but no procedure runs")
     elif s.stack and (s.stack[0].prim or s.stack[0].proc != rules.start_procedure):
         out.append(f"the sequence of play ({rules.start_procedure}) is not the outermost frame")
     for depth, f in enumerate(s.stack):
-        where = f"frame {depth} ({f.proc})"
-        if f.prim:
-            prim = prims.get(f.proc)
-            if prim is None:
-                out.append(f"{where}: no such primitive")
-                continue
-            site = f.b.get("site")
-            below = s.stack[depth - 1] if depth else None
-            if site is None and f.proc in STARTED_BY_GAME:
-                pass
-            elif (
-                below is None
-                or below.prim
-                or site != (below.proc, below.pc - 1)
-                or not _calls(rules, site, f.proc)
-            ):
-                out.append(f"{where}: not called by the frame below it")
-            types = prim.fields
-        else:
-            proc = rules.procedures.get(f.proc)
-            if proc is None:
-                out.append(f"{where}: no such procedure")
-                continue
-            if not _is_int(f.pc) or not 0 <= f.pc <= len(proc.code):
-                out.append(f"{where}: instruction {f.pc!r} is outside the procedure")
-            types = proc.types
-            out += _result_violations(s, f, where)
-            if f.proc not in results:  # a result's loop variables are parameters too
-                out += [f"{where}: argument {p!r} is missing" for p in proc.params if p not in f.b]
-            out += [
-                f"{where}: the list of its loop over {name[5:]!r} is missing"
-                for name, first, last in _loops(proc)
-                if first <= f.pc <= last and name not in f.b
-            ]
-            if _is_int(f.pc) and 0 <= f.pc <= len(proc.code):
-                out += _binding_flow_violations(s, f, proc, where)
-        for name, value in f.b.items():
-            if (name == "site" and f.prim) or name in RESULT_BINDINGS:
-                continue
-            if name == SECRET:
-                if not _secrets(s, f, value):
-                    out.append(f"{where}: the face-down choices {value!r} are not its bindings")
-                continue
-            if not fits(s, types.get(name, ""), value):
-                out.append(f"{where}: binding {name!r} holds {value!r}, not a {types.get(name)}")
+        out += _frame_violations(s, depth, f)
+    return out
+
+
+def _frame_violations(s: State, depth: int, f: Any) -> list[str]:
+    """What is wrong with the frame at `depth`: its primitive's call or its
+    procedure's place, then each of its bindings."""
+    where = f"frame {depth} ({f.proc})"
+    if f.prim:
+        prim = all_primitives().get(f.proc)
+        if prim is None:
+            return [f"{where}: no such primitive"]
+        out = _call_violations(s, depth, f, where)
+        types = prim.fields
+    else:
+        proc = s.game.rules.procedures.get(f.proc)
+        if proc is None:
+            return [f"{where}: no such procedure"]
+        out = _procedure_frame_violations(s, f, proc, where)
+        types = proc.types
+    return out + _binding_violations(s, f, types, where)
+
+
+def _call_violations(s: State, depth: int, f: Any, where: str) -> list[str]:
+    """A primitive frame stands on the procedure frame whose `Prim` instruction
+    started it (its `site`), unless the game itself started it."""
+    site = f.b.get("site")
+    if site is None and f.proc in STARTED_BY_GAME:
+        return []
+    below = s.stack[depth - 1] if depth else None
+    if (
+        below is None
+        or below.prim
+        or site != (below.proc, below.pc - 1)
+        or not _calls(s.game.rules, site, f.proc)
+    ):
+        return [f"{where}: not called by the frame below it"]
+    return []
+
+
+def _procedure_frame_violations(s: State, f: Any, proc: Any, where: str) -> list[str]:
+    """A procedure frame stands at one of its instructions, with its arguments,
+    its loops' lists and only the bindings a path there may have set."""
+    out = []
+    at_instruction = _is_int(f.pc) and 0 <= f.pc <= len(proc.code)
+    if not at_instruction:
+        out.append(f"{where}: instruction {f.pc!r} is outside the procedure")
+    out += _result_violations(s, f, where)
+    out += _missing_argument_violations(s, f, proc, where)
+    if at_instruction:
+        out += _binding_flow_violations(s, f, proc, where)
+    return out
+
+
+def _missing_argument_violations(s: State, f: Any, proc: Any, where: str) -> list[str]:
+    """The procedure's parameters (a result's loop variables are parameters
+    too), and the lists of the loops it stands in."""
+    out = []
+    if f.proc not in {r.procedure for r in s.game.rules.results}:
+        out += [f"{where}: argument {p!r} is missing" for p in proc.params if p not in f.b]
+    out += [
+        f"{where}: the list of its loop over {name[5:]!r} is missing"
+        for name, first, last in _loops(proc)
+        if first <= f.pc <= last and name not in f.b
+    ]
+    return out
+
+
+def _binding_violations(s: State, f: Any, types: dict[str, str], where: str) -> list[str]:
+    """Each binding of the frame holds a value of its declared type (the face-down
+    choices name bindings of the frame; the call site and a result's own
+    bindings are checked elsewhere)."""
+    out = []
+    for name, value in f.b.items():
+        if (name == "site" and f.prim) or name in RESULT_BINDINGS:
+            continue
+        if name == SECRET:
+            if not _secrets(s, f, value):
+                out.append(f"{where}: the face-down choices {value!r} are not its bindings")
+            continue
+        if not fits(s, types.get(name, ""), value):
+            out.append(f"{where}: binding {name!r} holds {value!r}, not a {types.get(name)}")
     return out
 
 
@@ -416,6 +487,18 @@ def binding_flow(rules: Any, proc: Any) -> BindingFlow:
 
 
 def _work_out_flow(rules: Any, code: tuple[Any, ...]) -> BindingFlow:
+    must, may = _reaching_bindings(code)
+    live = _live_bindings(rules, code)
+    written = frozenset().union(*(_sets(instr) for instr in code))
+    results = frozenset(i.into for i in code if isinstance(i, ins.Call) and i.into)
+    return BindingFlow(tuple(must), tuple(may), tuple(live), written, results)
+
+
+def _reaching_bindings(
+    code: tuple[Any, ...],
+) -> tuple[list[frozenset[str] | None], list[frozenset[str]]]:
+    """Forwards from the start: the bindings every path sets before each
+    instruction (None where no path reaches it) and those some path sets."""
     n = len(code)
     must: list[frozenset[str] | None] = [None] * (n + 1)
     may: list[frozenset[str]] = [frozenset()] * (n + 1)
@@ -436,19 +519,24 @@ def _work_out_flow(rules: Any, code: tuple[Any, ...]) -> BindingFlow:
             if new != old or new_may != may[nxt]:
                 must[nxt], may[nxt] = new, new_may
                 work.append(nxt)
+    return must, may
+
+
+def _live_bindings(rules: Any, code: tuple[Any, ...]) -> list[frozenset[str]]:
+    """Backwards to a fixed point (loops carry what they read round): the
+    bindings some path from each instruction may read before setting them."""
+    n = len(code)
     live: list[frozenset[str]] = [frozenset()] * (n + 1)
     reads = [_reads(rules, instr) for instr in code]
     changed = True
-    while changed:  # backwards to a fixed point: loops carry what they read round
+    while changed:
         changed = False
         for pc in range(n - 1, -1, -1):
             after = frozenset().union(*(live[nxt] for nxt in _successors(code[pc], pc)))
             new = reads[pc] | (after - _sets(code[pc]))
             if new != live[pc]:
                 live[pc], changed = new, True
-    written = frozenset().union(*(_sets(instr) for instr in code))
-    results = frozenset(i.into for i in code if isinstance(i, ins.Call) and i.into)
-    return BindingFlow(tuple(must), tuple(may), tuple(live), written, results)
+    return live
 
 
 def _reads(rules: Any, instr: Any) -> frozenset[str]:
@@ -456,14 +544,8 @@ def _reads(rules: Any, instr: Any) -> frozenset[str]:
     (and those of the modifiers of a roll) hold as constants (`b['odds']`; a
     name that is only text is counted too, which asks no more of a position
     than play leaves in it) and the loop bindings it works on."""
-    fns: list[Any] = []
-    for operand in (getattr(instr, name) for name in ins.operand_names(type(instr))):
-        fns += operand.values() if isinstance(operand, dict) else [operand]
-    if isinstance(instr, ins.Roll | ins.RollDie) and instr.modifiers:
-        for m in rules.modifiers[instr.modifiers].modifiers:
-            fns += [m.condition, m.amount]
     names: set[str] = set()
-    for fn in fns:
+    for fn in _functions(rules, instr):
         if callable(fn) and hasattr(fn, "__code__"):
             names |= _constants(fn.__code__)
     if isinstance(instr, ins.JumpIfEmpty | ins.ForTake):
@@ -471,6 +553,18 @@ def _reads(rules: Any, instr: Any) -> frozenset[str]:
     if isinstance(instr, ins.ForDrop):
         names |= {instr.var, instr.rest}
     return frozenset(names)
+
+
+def _functions(rules: Any, instr: Any) -> list[Any]:
+    """An instruction's operands (each value of a dict of them), and the
+    conditions and amounts of a roll's modifiers."""
+    fns: list[Any] = []
+    for operand in (getattr(instr, name) for name in ins.operand_names(type(instr))):
+        fns += operand.values() if isinstance(operand, dict) else [operand]
+    if isinstance(instr, ins.Roll | ins.RollDie) and instr.modifiers:
+        for m in rules.modifiers[instr.modifiers].modifiers:
+            fns += [m.condition, m.amount]
+    return fns
 
 
 def _constants(code: Any) -> set[str]:
@@ -483,23 +577,25 @@ def _constants(code: Any) -> set[str]:
     return out
 
 
+# The fields naming the bindings each kind of instruction sets in its own frame
+# (a roll's total and a call's result only when it has one).
+_SETTING_FIELDS: dict[type, tuple[str, ...]] = {
+    ins.Let: ("name",),
+    ins.ForStart: ("rest",),
+    ins.ForTake: ("var",),
+    ins.Choose: ("var",),
+    ins.Ask: ("var",),
+    ins.Roll: ("into", "total"),
+    ins.RollDie: ("into",),
+    ins.Draw: ("into",),
+    ins.Call: ("into",),
+}
+
+
 def _sets(instr: Any) -> frozenset[str]:
     """The bindings an instruction sets in its own frame."""
-    if isinstance(instr, ins.Let):
-        return frozenset((instr.name,))
-    if isinstance(instr, ins.ForStart):
-        return frozenset((instr.rest,))
-    if isinstance(instr, ins.ForTake | ins.Choose):
-        return frozenset((instr.var,))
-    if isinstance(instr, ins.Ask):
-        return frozenset((instr.var,))
-    if isinstance(instr, ins.Roll):
-        return frozenset(n for n in (instr.into, instr.total) if n)
-    if isinstance(instr, ins.RollDie | ins.Draw):
-        return frozenset((instr.into,))
-    if isinstance(instr, ins.Call) and instr.into:
-        return frozenset((instr.into,))
-    return frozenset()
+    fields = _SETTING_FIELDS.get(type(instr), ())
+    return frozenset(name for name in (getattr(instr, f) for f in fields) if name)
 
 
 def _successors(instr: Any, pc: int) -> tuple[int, ...]:
@@ -542,13 +638,20 @@ def _ending_violations(s: State) -> list[str]:
         out.append(f"move number {s.move_number!r}")
     if not isinstance(s.terminal, bool):
         out.append("terminal is yes or no")
+    out += _victory_violations(s)
+    unknown = s.fired - {t.name for t in s.game.rules.triggers}
+    if unknown:
+        out.append(f"unknown triggers fired: {sorted(unknown)}")
+    return out
+
+
+def _victory_violations(s: State) -> list[str]:
+    """The winner is a side (or none), only of a game over, at a level the rules name."""
+    out = []
     if not _index(s.winner, len(s.game.rules.sides)):
         out.append(f"the winner is no side ({s.winner!r})")
     elif s.winner >= 0 and not s.terminal:
         out.append("a side has won but the game goes on")
     if s.level and s.level not in s.game.rules.victory_levels:
         out.append(f"unknown victory level {s.level!r}")
-    unknown = s.fired - {t.name for t in s.game.rules.triggers}
-    if unknown:
-        out.append(f"unknown triggers fired: {sorted(unknown)}")
     return out
