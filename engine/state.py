@@ -10,6 +10,7 @@ keeps `clone()` a shallow copy of each frame's dict.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from itertools import compress, count
 from operator import ne
 from typing import TYPE_CHECKING, Any, Protocol
@@ -171,14 +172,11 @@ class Occupancy:
             else:
                 moved = _moved(previous, hexes, None if same_status else status)
             self.before, self.moved = (previous.hexes, previous.status), tuple(moved)
+        self.index: dict[int, tuple[int, ...]]
+        self.enemies: dict[int, tuple[int, ...]]
+        self.on_map: dict[int, tuple[int, ...]]
         if moved is None or len(moved) > self.PATCHED:
-            index: dict[int, list[int]] = {}
-            for u, h in enumerate(hexes):
-                if status[u] == ON_MAP:
-                    index.setdefault(h, []).append(u)
-            self.index: dict[int, tuple[int, ...]] = {h: tuple(us) for h, us in index.items()}
-            self.enemies: dict[int, tuple[int, ...]] = {}
-            self.on_map: dict[int, tuple[int, ...]] = {}
+            self._build()
             return
         assert previous is not None
         self.index = dict(previous.index)
@@ -189,18 +187,40 @@ class Occupancy:
             u = moved[0]
             self._patch_one(u, previous.hexes[u], neighbors, sides, combat_sides[u])
             return
-        touched = {previous.hexes[u] for u in moved} | {hexes[u] for u in moved}
+        self._patch(previous.hexes, moved, neighbors, sides)
+
+    def _build(self) -> None:
+        """The index afresh, and no remembered answers."""
+        status = self.status
+        index: dict[int, list[int]] = {}
+        for u, h in enumerate(self.hexes):
+            if status[u] == ON_MAP:
+                index.setdefault(h, []).append(u)
+        self.index = {h: tuple(us) for h, us in index.items()}
+        self.enemies = {}
+        self.on_map = {}
+
+    def _patch(
+        self,
+        was: list[int],
+        moved: list[int],
+        neighbors: tuple[tuple[int, ...], ...],
+        sides: int,
+    ) -> None:
+        """The previous occupancy's index and answers patched for a few units that
+        moved (or changed status) since its positions `was`: the hexes they left
+        and entered indexed again, and the answers next to those forgotten for
+        every side."""
+        hexes, status = self.hexes, self.status
+        touched = {was[u] for u in moved} | {hexes[u] for u in moved}
         for h in touched:
             members = set(self.index.pop(h, ()))
             members.difference_update(moved)
             members.update(u for u in moved if hexes[u] == h and status[u] == ON_MAP)
             if members:
                 self.index[h] = tuple(sorted(members))
-        enemies = self.enemies
-        if enemies:  # forget the answers next to the hexes touched, for every side
-            for n in {n for h in touched if h >= 0 for n in neighbors[h]}:
-                for side in range(sides):
-                    enemies.pop(n * MAX_SIDES + side, None)
+        if self.enemies:
+            _forget_near(self.enemies, touched, neighbors, range(sides))
 
     def _patch_one(
         self,
@@ -227,15 +247,23 @@ class Occupancy:
         now = self.hexes[u]
         if self.status[u] == ON_MAP:
             index[now] = tuple(sorted((*index.get(now, ()), u)))
-        enemies = self.enemies
-        if enemies and own is not None:  # forget those answers next to the hexes touched
+        if self.enemies and own is not None:
             others = [side for side in range(sides) if side != own]
-            for h in {was, now}:
-                if h >= 0:
-                    for n in neighbors[h]:
-                        key = n * MAX_SIDES
-                        for side in others:
-                            enemies.pop(key + side, None)
+            _forget_near(self.enemies, {was, now}, neighbors, others)
+
+
+def _forget_near(
+    enemies: dict[int, tuple[int, ...]],
+    touched: set[int],
+    neighbors: tuple[tuple[int, ...], ...],
+    sides: Iterable[int],
+) -> None:
+    """Forget the remembered `enemies_adjacent` answers for `sides` next to the
+    hexes touched (off-map hexes, -1, have no neighbours)."""
+    for n in {n for h in touched if h >= 0 for n in neighbors[h]}:
+        key = n * MAX_SIDES
+        for side in sides:
+            enemies.pop(key + side, None)
 
 
 def _only(was: list[int], now: list[int], u: int) -> bool:
