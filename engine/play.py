@@ -19,7 +19,7 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -128,13 +128,7 @@ def play_game(
             record.update(player="chance", source=SEEDED if roll is None else PHYSICAL)
         else:
             player = s.current_player()
-            action = players[player].step(s)
-            if action not in s.legal_actions():
-                reason = why_not(s, action) if isinstance(action, int) else None
-                raise ValueError(
-                    f"move {s.move_number}: bot {bots[player]!r} chose {action!r}, not legal"
-                    + (f": {reason}" if reason else "")
-                )
+            action = _bot_action(s, players[player], bots[player])
             record["player"] = game.rules.sides[player].name
         record["action"] = action
         record["text"] = s.action_to_string(action)
@@ -146,6 +140,18 @@ def play_game(
             s.take_messages()
     final = {"type": "end", "moves": len(moves), **ending(s)}
     return GameRecord(header, moves, final, s)
+
+
+def _bot_action(s: State, bot: Any, name: str) -> int:
+    """The bot's choice, refused (naming the bot and why) unless legal."""
+    action = bot.step(s)
+    if action not in s.legal_actions():
+        reason = why_not(s, action) if isinstance(action, int) else None
+        raise ValueError(
+            f"move {s.move_number}: bot {name!r} chose {action!r}, not legal"
+            + (f": {reason}" if reason else "")
+        )
+    return action
 
 
 def ending(s: State) -> dict[str, Any]:
@@ -192,20 +198,11 @@ def _read(path: str, f: BinaryIO, partial: bool) -> Log:
     moves: list[dict[str, Any]] = []
     lines: list[int] = []
     end: dict[str, Any] | None = None
-    total = 0
     n = 0
-    while True:
-        raw = f.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            break
-        n += 1
-        where = f"{path}:{n}"
-        total += len(raw)
-        if len(raw) > MAX_LINE_BYTES or total > MAX_LOG_BYTES:
-            raise ReplayError(f"{where}: longer than a Muster log's line can be")
-        line = _parse(raw, where, first=n == 1)
+    for n, line in _raw_lines(path, f):
         if line is None:
             continue
+        where = f"{path}:{n}"
         if end is not None:
             raise ReplayError(f"{where}: a line after the end line")
         kind = line.get("type")
@@ -219,21 +216,11 @@ def _read(path: str, f: BinaryIO, partial: bool) -> Log:
             moves.append(line)
             lines.append(n)
         elif kind == "end":
-            _fields(line, END_FIELDS, {"moves", "hash", "chain"}, where)
-            if not isinstance(line["hash"], str) or not HASH.fullmatch(line["hash"]):
-                raise ReplayError(f"{where}: the final hash is not a state hash")
-            end = line
+            end = _end(line, where)
             lines.append(n)
         else:
             raise ReplayError(f"{where}: a line of unknown type {_short(kind)}")
-        if not isinstance(line.get("chain"), str):
-            raise ReplayError(f"{where}: the line carries no running hash (chain)")
-        previous = chain_next(previous, line)
-        if line["chain"] != previous:
-            raise ReplayError(
-                f"{where}: the running hash does not match: this line "
-                "(or the one before it was removed) has been changed"
-            )
+        previous = _chained(previous, line, where)
     if header is None:
         raise ReplayError(f"{path}: an empty file, not a Muster log")
     if end is None and not partial:
@@ -242,6 +229,43 @@ def _read(path: str, f: BinaryIO, partial: bool) -> Log:
             "(a game in progress replays with --partial)"
         )
     return Log(path, header, moves, end, lines)
+
+
+def _raw_lines(path: str, f: BinaryIO) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """Each line of the log with its number, as a JSON object (None when blank),
+    within the sizes a log's lines and the log may have."""
+    total = 0
+    n = 0
+    while True:
+        raw = f.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        n += 1
+        where = f"{path}:{n}"
+        total += len(raw)
+        if len(raw) > MAX_LINE_BYTES or total > MAX_LOG_BYTES:
+            raise ReplayError(f"{where}: longer than a Muster log's line can be")
+        yield n, _parse(raw, where, first=n == 1)
+
+
+def _end(line: dict[str, Any], where: str) -> dict[str, Any]:
+    _fields(line, END_FIELDS, {"moves", "hash", "chain"}, where)
+    if not isinstance(line["hash"], str) or not HASH.fullmatch(line["hash"]):
+        raise ReplayError(f"{where}: the final hash is not a state hash")
+    return line
+
+
+def _chained(previous: str, line: dict[str, Any], where: str) -> str:
+    """The running hash after `line`, which must carry it."""
+    if not isinstance(line.get("chain"), str):
+        raise ReplayError(f"{where}: the line carries no running hash (chain)")
+    previous = chain_next(previous, line)
+    if line["chain"] != previous:
+        raise ReplayError(
+            f"{where}: the running hash does not match: this line "
+            "(or the one before it was removed) has been changed"
+        )
+    return previous
 
 
 def _parse(raw: bytes, where: str, first: bool) -> dict[str, Any] | None:
@@ -302,7 +326,15 @@ def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
     seed = line["seed"]
     if not isinstance(seed, int) or isinstance(seed, bool) or not -SEED_LIMIT < seed < SEED_LIMIT:
         raise ReplayError(f"{where}: the seed is not a whole number ({_short(seed)})")
-    params = line["params"]
+    _params(line["params"], where)
+    bots = line.get("bots", [])
+    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+        raise ReplayError(f"{where}: bots is a list of bot names")
+    return line
+
+
+def _params(params: Any, where: str) -> None:
+    """A header's params: the scenario and rule switches only."""
     if not isinstance(params, dict):
         raise ReplayError(f"{where}: params is a JSON object, not {_short(params)}")
     for key in params:
@@ -316,10 +348,6 @@ def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
     rules = params.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, bool) for v in rules.values()):
         raise ReplayError(f"{where}: params.rules maps rule switches to true or false")
-    bots = line.get("bots", [])
-    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
-        raise ReplayError(f"{where}: bots is a list of bot names")
-    return line
 
 
 def _short(value: Any) -> str:
@@ -354,10 +382,9 @@ def certify(game: Game, log: Log) -> Certified:
             f"(hash {log.header['rules_hash'][:12]}, these are {game.rules_hash[:12]})"
         )
     seed = log.header["seed"]
-    sides = game.rules.sides
     s = game.new_initial_state()
     s.take_messages()
-    seeded = physical = 0
+    sources = {SEEDED: 0, PHYSICAL: 0}
     for m, n in zip(log.moves, log.lines, strict=False):
         where = f"{log.path}:{n}: move {_short(m['move'])}"
         if type(m["move"]) is not int or m["move"] != s.move_number:
@@ -368,47 +395,57 @@ def certify(game: Game, log: Log) -> Certified:
         if type(action) is not int:
             raise ReplayError(f"{where}: the action is a whole number, not {_short(action)}")
         if s.is_chance_node():
-            if m["player"] != "chance":
-                raise ReplayError(
-                    f"{where}: a chance node, not a decision of {_short(m['player'])}"
-                )
-            source = m.get("source")
-            if source == SEEDED:
-                expected = chance.sample(s, seed)
-                if action != expected:
-                    raise ReplayError(
-                        f"{where}: the seed gives {expected} "
-                        f"({s.action_to_string(expected)}), the log says {_short(action)}"
-                    )
-                seeded += 1
-            elif source == PHYSICAL:
-                physical += 1
-            else:
-                raise ReplayError(
-                    f"{where}: a chance outcome says where it came from (seed or physical)"
-                )
+            sources[_check_chance(s, m, seed, where)] += 1
         else:
-            player = sides[s.current_player()].name
-            if m["player"] != player:
-                raise ReplayError(f"{where}: {player} decides here, not {_short(m['player'])}")
-            if "source" in m:
-                raise ReplayError(f"{where}: only a chance outcome has a source")
-        if action not in s.legal_actions():
-            reason = why_not(s, action)
-            raise ReplayError(
-                f"{where}: action {action} ({_short(m['text'])}) is not legal here"
-                + (f": {reason}" if reason else "")
-            )
-        text = s.action_to_string(action)
-        if m["text"] != text:
-            raise ReplayError(
-                f"{where}: action {action} reads {_short(text)}, not {_short(m['text'])}"
-            )
+            _check_decision(s, m, where)
+        _check_action(s, m, where)
         s.apply_action(action)
         s.take_messages()
     if log.end is not None:
         _check_end(log, s)
-    return Certified(s, len(log.moves), seeded, physical, log.end is not None)
+    finished = log.end is not None
+    return Certified(s, len(log.moves), sources[SEEDED], sources[PHYSICAL], finished)
+
+
+def _check_chance(s: State, m: dict[str, Any], seed: int, where: str) -> str:
+    """A chance outcome's line: the seed's outcome, or a physical roll taken on
+    the log's word. Returns where it came from."""
+    if m["player"] != "chance":
+        raise ReplayError(f"{where}: a chance node, not a decision of {_short(m['player'])}")
+    source = m.get("source")
+    if source == SEEDED:
+        expected = chance.sample(s, seed)
+        if m["action"] != expected:
+            raise ReplayError(
+                f"{where}: the seed gives {expected} "
+                f"({s.action_to_string(expected)}), the log says {_short(m['action'])}"
+            )
+    elif source != PHYSICAL:
+        raise ReplayError(f"{where}: a chance outcome says where it came from (seed or physical)")
+    return source
+
+
+def _check_decision(s: State, m: dict[str, Any], where: str) -> None:
+    """A decision's line names the side that decides here, and no source."""
+    player = s.game.rules.sides[s.current_player()].name
+    if m["player"] != player:
+        raise ReplayError(f"{where}: {player} decides here, not {_short(m['player'])}")
+    if "source" in m:
+        raise ReplayError(f"{where}: only a chance outcome has a source")
+
+
+def _check_action(s: State, m: dict[str, Any], where: str) -> None:
+    """The line's action is legal here and reads as the line's text."""
+    action = m["action"]
+    if action not in s.legal_actions():
+        reason = why_not(s, action)
+        raise ReplayError(
+            f"{where}: action {action} ({_short(m['text'])}) is not legal here"
+            + (f": {reason}" if reason else "")
+        )
+    text = s.action_to_string(action)
+    if m["text"] != text:
+        raise ReplayError(f"{where}: action {action} reads {_short(text)}, not {_short(m['text'])}")
 
 
 def _check_end(log: Log, s: State) -> None:
