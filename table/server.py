@@ -33,6 +33,8 @@ import json
 import re
 import secrets
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -371,12 +373,40 @@ def load_state(
     extra = saved.get("table") if isinstance(saved.get("table"), dict) else {}
     params = extra.get("params") if isinstance(extra.get("params"), dict) else {}
     scenario = scenario or params.get("scenario") or t.defaults["scenario"]
-    try:
+    with _not_a_save():
         game = t.package.load_game({"scenario": scenario} if scenario else {})
         state = from_json(game, {k: v for k, v in saved.items() if k != "table"})
+    saved_side, saved_seed = _saved_seats(t, extra, [s.name for s in game.rules.sides])
+    tg = t.seat(
+        game,
+        state,
+        side or saved_side,
+        bot or extra.get("bot") or t.defaults["bot"],
+        seed if isinstance(seed, int) else saved_seed,
+    )
+    if isinstance(extra.get("log"), list):
+        tg.log = list(extra["log"])
+        if isinstance(extra.get("log_from"), dict):
+            with _not_a_save():
+                tg.origin = from_json(game, extra["log_from"])
+    elif state.move_number:
+        tg.origin = state.clone()
+    tg.account.append(f"Loaded at move {state.move_number}.")
+    return tg
+
+
+@contextmanager
+def _not_a_save() -> Iterator[None]:
+    """A save (or the scenario it names) the engine refuses, as a `TableError`."""
+    try:
+        yield
     except (SaveError, ValueError, KeyError, TypeError) as e:
         raise TableError(f"not a save of this battle: {e}", 400) from e
-    names = [s.name for s in game.rules.sides]
+
+
+def _saved_seats(t: Table, extra: dict[str, Any], names: list[str]) -> tuple[str, int]:
+    """The side the table's record seats (both when every side was human, else
+    its first human's, else the table's) and the seed it played with."""
     humans = extra.get("humans") or []
     saved_seed = extra.get("seed", t.defaults["seed"])
     if not (
@@ -385,29 +415,9 @@ def load_state(
         and type(saved_seed) is int
     ):
         raise TableError("not a save of this table: its humans or seed are malformed", 400)
-    default_side = (
-        "both"
-        if len(humans) == len(names)
-        else (names[humans[0]] if humans else t.defaults["side"])
-    )
-    tg = t.seat(
-        game,
-        state,
-        side or default_side,
-        bot or extra.get("bot") or t.defaults["bot"],
-        seed if isinstance(seed, int) else saved_seed,
-    )
-    if isinstance(extra.get("log"), list):
-        tg.log = list(extra["log"])
-        if isinstance(extra.get("log_from"), dict):
-            try:
-                tg.origin = from_json(game, extra["log_from"])
-            except (SaveError, ValueError, KeyError, TypeError) as e:
-                raise TableError(f"not a save of this battle: {e}", 400) from e
-    elif state.move_number:
-        tg.origin = state.clone()
-    tg.account.append(f"Loaded at move {state.move_number}.")
-    return tg
+    if len(humans) == len(names):
+        return "both", saved_seed
+    return (names[humans[0]] if humans else t.defaults["side"]), saved_seed
 
 
 async def download_log(request: Request) -> Response:
