@@ -406,6 +406,11 @@ class State:
             self._stepped = -1
         return occupancy
 
+    def forget_node(self) -> None:
+        """Forget the pending decision, to be worked out again: for a position
+        rewritten in place (a bot's view re-dealt)."""
+        self._node = None
+
     # --------------------------------------------------------------- copying
 
     def clone(self) -> State:
