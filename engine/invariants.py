@@ -10,6 +10,7 @@ never about a particular battle's rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -70,12 +71,15 @@ def fits(s: State, typ: str, value: Any) -> bool:
     """
     if typ in ("", "any"):
         return _immutable(value)
-    if typ.startswith("per_"):
-        return _fits_per(s, typ, value)
-    if typ.startswith("cell:"):
-        return _fits_cell(s, typ[5:], value)
-    if typ.startswith("enum:"):
-        return value is None or isinstance(value, str)
+    for prefix, check_compound in _COMPOUND:
+        if typ.startswith(prefix):
+            return check_compound(s, typ, value)
+    size = _INDEX_INTO.get(typ)
+    if size is not None:
+        return _index(value, size(s))
+    size = _INDICES_INTO.get(typ)
+    if size is not None:
+        return _indices(value, size(s))
     check_one = _SCALARS.get(typ)
     if check_one is None:
         return _immutable(value)
@@ -100,9 +104,10 @@ def _fits_per(s: State, typ: str, value: Any) -> bool:
     )
 
 
-def _fits_cell(s: State, table_name: str, value: Any) -> bool:
-    """A cell of the table's shape: a hand-made position may hold a cell the
-    printed table lacks, to show how a rule treats it."""
+def _fits_cell(s: State, typ: str, value: Any) -> bool:
+    """A cell of the table's shape (`cell:TABLE`): a hand-made position may hold
+    a cell the printed table lacks, to show how a rule treats it."""
+    table_name = typ.partition(":")[2]
     table = next((t for t in s.game.tables if t.name == table_name), None)
     n = len(s.game.rules.results)
     return (
@@ -134,14 +139,69 @@ def _immutable(value: Any) -> bool:
     return isinstance(value, tuple) and all(_immutable(v) for v in value)
 
 
+def _fits_enum(s: State, typ: str, value: Any) -> bool:
+    """A value of an enumeration (`enum:NAME`): its name, or none."""
+    return value is None or isinstance(value, str)
+
+
+# The types made of others, by the prefix of their name.
+_COMPOUND = (("per_", _fits_per), ("cell:", _fits_cell), ("enum:", _fits_enum))
+
+
+def _indices(value: Any, size: int) -> bool:
+    """A tuple of indices below `size` (none of them -1)."""
+    return isinstance(value, tuple) and all(_index(i, size, none_ok=False) for i in value)
+
+
 def _units(s: State, value: Any) -> bool:
-    n = len(s.game.rules.units)
-    return isinstance(value, tuple) and all(_index(u, n, none_ok=False) for u in value)
+    return _indices(value, _n_units(s))
 
 
 def _hexes(s: State, value: Any) -> bool:
-    n = len(s.game.rules.board.labels)
-    return isinstance(value, tuple) and all(_index(h, n, none_ok=False) for h in value)
+    return _indices(value, _n_hexes(s))
+
+
+def _n_sides(s: State) -> int:
+    return len(s.game.rules.sides)
+
+
+def _n_units(s: State) -> int:
+    return len(s.game.rules.units)
+
+
+def _n_hexes(s: State) -> int:
+    return len(s.game.rules.board.labels)
+
+
+def _n_results(s: State) -> int:
+    return len(s.game.rules.results)
+
+
+def _n_combats(s: State) -> int:
+    return len(s.combats)
+
+
+def _n_columns(s: State) -> int:
+    """The most columns of any table (1 for none)."""
+    return max((len(t.columns) for t in s.game.tables), default=1)
+
+
+# The types that are an index (or -1 for none), and those a tuple of indices,
+# with the count of what they index.
+_INDEX_INTO: dict[str, Callable[[State], int]] = {
+    "side": _n_sides,
+    "unit": _n_units,
+    "hex": _n_hexes,
+    "code": _n_results,
+    "combat": _n_combats,
+    "column": _n_columns,
+}
+_INDICES_INTO: dict[str, Callable[[State], int]] = {
+    "sides": _n_sides,
+    "units": _n_units,
+    "hexes": _n_hexes,
+    "combats": _n_combats,
+}
 
 
 def _terrain_changes(s: State, value: Any) -> bool:
@@ -154,29 +214,46 @@ def _terrain_changes(s: State, value: Any) -> bool:
     )
 
 
-_SCALARS: dict[str, Any] = {
+def _int(s: State, value: Any) -> bool:
+    return _is_int(value)
+
+
+def _number(s: State, value: Any) -> bool:
+    return _is_number(value)
+
+
+def _bool(s: State, value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _str(s: State, value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _marker(s: State, value: Any) -> bool:
+    """A marker's name, or none ("" or None)."""
+    return value in (None, "") or (isinstance(value, str) and value in s.game.tokens)
+
+
+def _markers(s: State, value: Any) -> bool:
+    return isinstance(value, tuple) and all(t in s.game.tokens for t in value)
+
+
+def _procedure(s: State, value: Any) -> bool:
+    """A procedure's name, or "" for none."""
+    return isinstance(value, str) and (value == "" or value in s.game.rules.procedures)
+
+
+# The other types, each with its check.
+_SCALARS: dict[str, Callable[[State, Any], bool]] = {
     "terrain_changes": _terrain_changes,
-    "int": lambda s, v: _is_int(v),
-    "number": lambda s, v: _is_number(v),
-    "bool": lambda s, v: isinstance(v, bool),
-    "str": lambda s, v: v is None or isinstance(v, str),
-    "marker": lambda s, v: v in (None, "") or (isinstance(v, str) and v in s.game.tokens),
-    "markers": lambda s, v: isinstance(v, tuple) and all(t in s.game.tokens for t in v),
-    "procedure": lambda s, v: isinstance(v, str) and (v == "" or v in s.game.rules.procedures),
-    "side": lambda s, v: _index(v, len(s.game.rules.sides)),
-    "sides": lambda s, v: (
-        isinstance(v, tuple) and all(_index(x, len(s.game.rules.sides), False) for x in v)
-    ),
-    "unit": lambda s, v: _index(v, len(s.game.rules.units)),
-    "units": _units,
-    "hex": lambda s, v: _index(v, len(s.game.rules.board.labels)),
-    "hexes": _hexes,
-    "code": lambda s, v: _index(v, len(s.game.rules.results)),
-    "combat": lambda s, v: _index(v, len(s.combats)),
-    "combats": lambda s, v: (
-        isinstance(v, tuple) and all(_index(c, len(s.combats), False) for c in v)
-    ),
-    "column": lambda s, v: _index(v, max((len(t.columns) for t in s.game.tables), default=1)),
+    "int": _int,
+    "number": _number,
+    "bool": _bool,
+    "str": _str,
+    "marker": _marker,
+    "markers": _markers,
+    "procedure": _procedure,
 }
 
 
