@@ -315,14 +315,7 @@ def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
             "older logs carry no hash chain and cannot be certified"
         )
     _fields(line, HEADER_FIELDS, {"ruleset", "rules_hash", "seed", "params", "chain"}, where)
-    if not isinstance(line["ruleset"], str) or not re.fullmatch(
-        r"[a-z_][a-z0-9_]*", line["ruleset"]
-    ):
-        raise ReplayError(
-            f"{where}: the ruleset is named by its battle name, not {_short(line['ruleset'])}"
-        )
-    if not isinstance(line["rules_hash"], str) or not HASH.fullmatch(line["rules_hash"]):
-        raise ReplayError(f"{where}: the rules hash is not a hash")
+    _rules_named(line, where)
     seed = line["seed"]
     if not isinstance(seed, int) or isinstance(seed, bool) or not -SEED_LIMIT < seed < SEED_LIMIT:
         raise ReplayError(f"{where}: the seed is not a whole number ({_short(seed)})")
@@ -331,6 +324,18 @@ def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
     if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
         raise ReplayError(f"{where}: bots is a list of bot names")
     return line
+
+
+def _rules_named(line: dict[str, Any], where: str) -> None:
+    """A header names its ruleset by the battle's name, and the rules' hash."""
+    if not isinstance(line["ruleset"], str) or not re.fullmatch(
+        r"[a-z_][a-z0-9_]*", line["ruleset"]
+    ):
+        raise ReplayError(
+            f"{where}: the ruleset is named by its battle name, not {_short(line['ruleset'])}"
+        )
+    if not isinstance(line["rules_hash"], str) or not HASH.fullmatch(line["rules_hash"]):
+        raise ReplayError(f"{where}: the rules hash is not a hash")
 
 
 def _params(params: Any, where: str) -> None:

@@ -378,8 +378,8 @@ def load_state(
     else the table's scenario."""
     if not isinstance(saved, dict):
         raise TableError(f"not a save: a save is a JSON object, not {type(saved).__name__}", 400)
-    extra = saved.get("table") if isinstance(saved.get("table"), dict) else {}
-    params = extra.get("params") if isinstance(extra.get("params"), dict) else {}
+    extra = _object_or_empty(saved.get("table"))
+    params = _object_or_empty(extra.get("params"))
     scenario = scenario or params.get("scenario") or t.defaults["scenario"]
     with _not_a_save():
         game = t.package.load_game({"scenario": scenario} if scenario else {})
@@ -407,6 +407,11 @@ def _restore_log(tg: TableGame, extra: dict[str, Any]) -> None:
                 tg.origin = from_json(tg.game, extra["log_from"])
     elif tg.state.move_number:
         tg.origin = tg.state.clone()
+
+
+def _object_or_empty(value: Any) -> dict[str, Any]:
+    """A part of a save the table wrote (an engine save lacks it: empty)."""
+    return value if isinstance(value, dict) else {}
 
 
 @contextmanager

@@ -258,7 +258,7 @@ class MctsBot:
         totals = [0.0] * n
         counts = [0] * n
         r = 0
-        while (r < rounds) if not deadline else (r == 0 or time.monotonic() < deadline):
+        while _another_round(r, rounds, deadline):
             r += 1
             world = view.clone()
             if hidden:
@@ -356,6 +356,14 @@ class MctsBot:
         policy = own if p == self.player else enemy
         actions = s.legal_actions()
         return policy.choose(s, actions, p, rng, deep=sorted(actions) == yes_no)
+
+
+def _another_round(done: int, rounds: int, deadline: float) -> bool:
+    """Whether to play another round: `rounds` of them, or (with a deadline)
+    at least one and as many as fit before it."""
+    if not deadline:
+        return done < rounds
+    return done == 0 or time.monotonic() < deadline
 
 
 def _playing(action: int) -> Callable[[State], None]:
