@@ -203,11 +203,9 @@ class Evaluator:
                         enemy_zoc.add(n)
                         enemy_next[n] = enemy_next.get(n, 0) + strength
         commanders = self.commanders(s, p)
-        commanded: dict[int, list[int]] = {}
-        for u, leaders in commanders.items():
-            for x in leaders:
-                commanded.setdefault(x, []).append(u)
-        return Picture(at, enemy_on, enemy_zoc, enemy_next, friends, commanders, commanded)
+        return Picture(
+            at, enemy_on, enemy_zoc, enemy_next, friends, commanders, _commanded(commanders)
+        )
 
     def trapped(self, h: int, pic: Picture) -> bool:
         """In contact with no hex to fall back to: every neighbour holds an
@@ -446,19 +444,28 @@ class Policy:
             idle.add(space.option(0))  # the "no" of a yes/no question
         best, best_value = candidates[0], -math.inf
         for a in candidates:
-            child = view.clone()
-            try:
-                child.apply_action(a)
-            except (ValueError, RulesError):  # legal in the game, not in this view of it
+            value = self._after(view, a, p, deep)
+            if value is None:
                 continue
-            if deep:
-                self._settle(child, p)
-            value = self._expected(child, p) if deep else self.ev.evaluate(child, p)
             if a not in idle:
                 value += ACTING  # between equals, act rather than pass or say no
             if value > best_value:
                 best, best_value = a, value
         return best
+
+    def _after(self, view: State, a: int, p: int, deep: bool) -> float | None:
+        """The value to side p of the position action a leads to (deep: with
+        its sequel settled and the dice next averaged); None when the action
+        does not play in this view."""
+        child = view.clone()
+        try:
+            child.apply_action(a)
+        except (ValueError, RulesError):  # legal in the game, not in this view of it
+            return None
+        if deep:
+            self._settle(child, p)
+            return self._expected(child, p)
+        return self.ev.evaluate(child, p)
 
     @staticmethod
     def _settle(s: State, p: int) -> None:
@@ -467,15 +474,11 @@ class Policy:
         "fire this gun?") by their first action that is not PASS, so that
         what an answer costs or gains is on the board when it is evaluated."""
         for _ in range(SETTLE):
-            if s.is_terminal() or s.is_chance_node() or s.current_player() != p:
+            action = _sequel(s, p)
+            if action is None:
                 return
-            actions = s.legal_actions(p)
-            space = s.game.actions
-            pas = space.PASS
-            if any(space.kind_of(a) in ("step", "designate") for a in actions):
-                return  # a new phase of play, not the answer's sequel
             try:
-                s.apply_action(next((a for a in actions if a != pas), actions[0]))
+                s.apply_action(action)
             except (ValueError, RulesError):  # legal in the game, not in this view of it
                 return
             s.take_messages()
@@ -490,6 +493,28 @@ class Policy:
             child.apply_action(outcome)
             total += prob * self.ev.evaluate(child, p)
         return total
+
+
+def _commanded(commanders: dict[int, list[int]]) -> dict[int, list[int]]:
+    """Per leader, the combat units he may command (`commanders` turned round)."""
+    commanded: dict[int, list[int]] = {}
+    for u, leaders in commanders.items():
+        for x in leaders:
+            commanded.setdefault(x, []).append(u)
+    return commanded
+
+
+def _sequel(s: State, p: int) -> int | None:
+    """The first action not PASS of side p's decision, if one follows at once
+    (None at the end, a chance node, the other side's decision, or a new
+    phase of play, which is no answer's sequel)."""
+    if s.is_terminal() or s.is_chance_node() or s.current_player() != p:
+        return None
+    actions = s.legal_actions(p)
+    space = s.game.actions
+    if any(space.kind_of(a) in ("step", "designate") for a in actions):
+        return None
+    return next((a for a in actions if a != space.PASS), actions[0])
 
 
 def _whole_stacks(view: State, actions: list[int]) -> list[int]:
