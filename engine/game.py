@@ -184,13 +184,9 @@ class Game:
             (trig.event, trig) for trig in rules.triggers
         )
         self._tabulate_units()
+        self._tabulate_sides()
         self._tabulate_variables()
-        # The movement restrictions of each kind whose rule switch is on in this
-        # game, in declaration order (asked for every step of every unit: no scan
-        # of the others, no switch looked up again).
-        self.restrictions: dict[str, tuple] = _grouped(
-            (r.kind, r) for r in rules.restrictions if not r.rule or self.switch_on[r.rule]
-        )
+        self.restrictions: dict[str, tuple] = self._restrictions_on()
         self.hex_tests = hex_tests(self.restrictions, rules.board.zones)
         # What primitives work out from the rules and the map alone, kept for the
         # game's life (march distances to a goal): never from a position.
@@ -199,10 +195,23 @@ class Game:
         self._initial: State | None = None
         # Every token any bag may hold, by name; chance outcomes of draws index it.
         self.tokens: list[str] = sorted(rules.markers)
+        self._index_names()
+        self.info = self._info()
+
+    def _restrictions_on(self) -> dict[str, tuple]:
+        """The movement restrictions of each kind whose rule switch is on in this
+        game, in declaration order (asked for every step of every unit: no scan
+        of the others, no switch looked up again)."""
+        return _grouped(
+            (r.kind, r) for r in self.rules.restrictions if not r.rule or self.switch_on[r.rule]
+        )
+
+    def _index_names(self) -> None:
+        """Each unit, side and hex by its name (saves and logs name them)."""
+        rules = self.rules
         self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
         self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
         self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}
-        self.info = self._info()
 
     def _switches(self, chosen: dict[str, Any]) -> dict[str, bool]:
         """Each rule switch on or off: as `chosen` says, else as the scenario
@@ -220,12 +229,6 @@ class Game:
     def _tabulate_units(self) -> None:
         """The per-unit tables the primitives and queries look up at every step."""
         rules = self.rules
-        # Each side's units and leaders, in unit order (a movement decision asks
-        # about every one of the phasing side's).
-        self.units_by_side = tuple(
-            tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
-            for side in range(len(rules.sides))
-        )
         # Each unit's cost to step from each hex in each direction on the printed
         # map (`step_cost`): looked up for every step considered.
         self.step_costs = unit_costs(rules)
@@ -238,6 +241,16 @@ class Game:
         )
         # The combat units, in unit order (a designation decision goes over them).
         self.combat_units = tuple(u for u, unit in enumerate(rules.units) if unit.kind == "unit")
+
+    def _tabulate_sides(self) -> None:
+        """Each side's units, and those of them that enter during the game."""
+        rules = self.rules
+        # Each side's units and leaders, in unit order (a movement decision asks
+        # about every one of the phasing side's).
+        self.units_by_side = tuple(
+            tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
+            for side in range(len(rules.sides))
+        )
         # Of those, the ones with a turn and hexes of entry (the reinforcement
         # primitive asks which are due at every decision of the phase).
         self.entering_by_side = tuple(
