@@ -625,11 +625,16 @@ def _reads(rules: Any, instr: Any) -> frozenset[str]:
     for fn in _functions(rules, instr):
         if callable(fn) and hasattr(fn, "__code__"):
             names |= _constants(fn.__code__)
-    if isinstance(instr, ins.JumpIfEmpty | ins.ForTake):
-        names.add(instr.rest)
-    if isinstance(instr, ins.ForDrop):
-        names |= {instr.var, instr.rest}
+    names.update(getattr(instr, f) for f in _LOOP_READS.get(type(instr), ()))
     return frozenset(names)
+
+
+# The fields naming the loop bindings each kind of loop instruction works on.
+_LOOP_READS: dict[type, tuple[str, ...]] = {
+    ins.JumpIfEmpty: ("rest",),
+    ins.ForTake: ("rest",),
+    ins.ForDrop: ("var", "rest"),
+}
 
 
 def _functions(rules: Any, instr: Any) -> list[Any]:
@@ -675,16 +680,26 @@ def _sets(instr: Any) -> frozenset[str]:
     return frozenset(name for name in (getattr(instr, f) for f in fields) if name)
 
 
+# How each kind of instruction that does not simply go on to the next one
+# ends: whether it may go on to the next, and the field naming where it jumps
+# (None: nowhere, it leaves the procedure).
+_BRANCHES: dict[type, tuple[bool, str | None]] = {
+    ins.Jump: (False, "target"),
+    ins.JumpIfNot: (True, "target"),
+    ins.JumpUnlessSwitch: (True, "target"),
+    ins.JumpIfEmpty: (True, "end"),
+    ins.Return: (False, None),
+    ins.EndPhase: (False, None),
+    ins.EndGame: (False, None),
+}
+
+
 def _successors(instr: Any, pc: int) -> tuple[int, ...]:
-    if isinstance(instr, ins.Jump):
-        return (instr.target,)
-    if isinstance(instr, ins.JumpIfNot | ins.JumpUnlessSwitch):
-        return (pc + 1, instr.target)
-    if isinstance(instr, ins.JumpIfEmpty):
-        return (pc + 1, instr.end)
-    if isinstance(instr, ins.Return | ins.EndPhase | ins.EndGame):
-        return ()
-    return (pc + 1,)
+    """The instructions that may run after the one at `pc` (the end of the
+    procedure is `len(code)`)."""
+    goes_on, jump = _BRANCHES.get(type(instr), (True, None))
+    after = (pc + 1,) if goes_on else ()
+    return (*after, getattr(instr, jump)) if jump else after
 
 
 def _loops(proc: Any) -> list[tuple[str, int, int]]:
