@@ -135,31 +135,38 @@ def table(report: dict[str, Any]) -> str:
         "",
         f"{'outcome':32} {'games':>6} {'share':>7}   95 % interval",
     ]
-    for name, o in report["outcomes"].items():
-        lines.append(
-            f"{name:32} {o['count']:6d} {o['share']:7.1%}   {o['low']:.1%} – {o['high']:.1%}"
-        )
+    lines += [_share_line(name, o) for name, o in report["outcomes"].items()]
     lines.append("")
     for title, rows in (("side", report["sides"]), ("bot", report["bots"])):
-        for name, o in rows.items():
-            lines.append(
-                f"{title + ' ' + name + ' wins':32} {o['count']:6d} {o['share']:7.1%}"
-                f"   {o['low']:.1%} – {o['high']:.1%}"
-            )
-    m, t = report["moves"], report["turns"]
-    if m:
-        lines += [
-            "",
-            f"game length: {m['mean']} actions on average ({m['min']}–{m['max']}),"
-            f" {t['mean']} turns",
-        ]
-    for var, per_side in report["final"].items():
-        parts = [f"{side} {v['mean']} ({v['min']}–{v['max']})" for side, v in per_side.items() if v]
-        lines.append(f"final {var}: " + ", ".join(parts))
+        lines += [_share_line(f"{title} {name} wins", o) for name, o in rows.items()]
+    lines += _length_lines(report)
+    lines += [_final_line(var, per_side) for var, per_side in report["final"].items()]
     lines += ["", "decided by:"]
     for why, count in report["decided_by"].items():
         lines.append(f"  {count:5d}  {why}")
     return "\n".join(lines) + "\n"
+
+
+def _length_lines(report: dict[str, Any]) -> list[str]:
+    """The mean length of a game in actions (and its range) and in turns."""
+    m, t = report["moves"], report["turns"]
+    if not m:
+        return []
+    return [
+        "",
+        f"game length: {m['mean']} actions on average ({m['min']}–{m['max']}), {t['mean']} turns",
+    ]
+
+
+def _final_line(var: str, per_side: dict[str, dict[str, float]]) -> str:
+    """A tracked value at the end of the games: each side's mean and range."""
+    parts = [f"{side} {v['mean']} ({v['min']}–{v['max']})" for side, v in per_side.items() if v]
+    return f"final {var}: " + ", ".join(parts)
+
+
+def _share_line(name: str, o: dict[str, Any]) -> str:
+    """A count of games, its share and the share's 95 % interval."""
+    return f"{name:32} {o['count']:6d} {o['share']:7.1%}   {o['low']:.1%} – {o['high']:.1%}"
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:

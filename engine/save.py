@@ -314,33 +314,42 @@ def _encode_frame(s: State, frame: Frame) -> dict[str, Any]:
 
 
 def _decode_frame(s: State, data: Any, path: str) -> Frame:
-    if isinstance(data, dict) and "primitive" in data:
-        _object(data, path, ("primitive", "bindings"))
-        prims = primitives.all_primitives()
-        name = _name(data["primitive"], f"{path}.primitive", prims, "primitive")
-        types = prims[name].fields
-        prim = True
-        pc = 0
+    prim = isinstance(data, dict) and "primitive" in data
+    if prim:
+        name, pc, types = _primitive_frame(data, path)
     else:
-        _object(data, path, ("procedure", "step", "pc", "bindings"), ("procedure",))
-        procs = s.game.rules.procedures
-        name = _name(data["procedure"], f"{path}.procedure", procs, "procedure")
-        proc = procs[name]
-        if "step" in data and data["step"] != "":
-            _name(data["step"], f"{path}.step", proc.steps, f"step of {name}")
-        if "pc" in data:
-            pc = _int(data["pc"], f"{path}.pc", 0, len(proc.code))
-        elif data.get("step"):
-            pc = proc.steps[data["step"]]
-        else:
-            raise SaveError(path, f"a frame of {name!r} needs a pc or a known step")
-        types = proc.types
-        prim = False
+        name, pc, types = _procedure_frame(s, data, path)
     bindings = data.get("bindings", {})
     if not isinstance(bindings, dict):
         raise SaveError(f"{path}.bindings", f"expected an object, not {_kind(bindings)}")
     b = {k: _decode(s, types.get(k, ""), v, f"{path}.bindings.{k}") for k, v in bindings.items()}
     return Frame(name, pc, b, prim=prim)
+
+
+def _primitive_frame(data: dict[str, Any], path: str) -> tuple[str, int, dict[str, str]]:
+    """A primitive frame's name, pc (0) and the types of its bindings."""
+    _object(data, path, ("primitive", "bindings"))
+    prims = primitives.all_primitives()
+    name = _name(data["primitive"], f"{path}.primitive", prims, "primitive")
+    return name, 0, prims[name].fields
+
+
+def _procedure_frame(s: State, data: Any, path: str) -> tuple[str, int, dict[str, str]]:
+    """A procedure frame's name, pc (saved, or the start of the step it names)
+    and the types of its bindings."""
+    _object(data, path, ("procedure", "step", "pc", "bindings"), ("procedure",))
+    procs = s.game.rules.procedures
+    name = _name(data["procedure"], f"{path}.procedure", procs, "procedure")
+    proc = procs[name]
+    if "step" in data and data["step"] != "":
+        _name(data["step"], f"{path}.step", proc.steps, f"step of {name}")
+    if "pc" in data:
+        pc = _int(data["pc"], f"{path}.pc", 0, len(proc.code))
+    elif data.get("step"):
+        pc = proc.steps[data["step"]]
+    else:
+        raise SaveError(path, f"a frame of {name!r} needs a pc or a known step")
+    return name, pc, proc.types
 
 
 # ------------------------------------------------------------------ states
@@ -349,25 +358,8 @@ def _decode_frame(s: State, data: Any, path: str) -> Frame:
 def to_json(s: State) -> dict[str, Any]:
     rules = s.game.rules
     types = var_types(s)
-    units = {}
-    for u, spec in enumerate(rules.units):
-        units[spec.name] = {
-            "hex": rules.board.labels[s.unit_hex[u]] if s.unit_hex[u] >= 0 else None,
-            "steps_lost": s.unit_loss[u],
-            "status": STATUS_NAMES[s.unit_status[u]],
-        }
-    combats = [
-        {
-            "side": rules.sides[c.side].name,
-            "attackers": _encode(s, "units", c.attackers),
-            "defenders": _encode(s, "units", c.defenders),
-            "attack_hexes": _encode(s, "hexes", c.attack_hexes),
-            "defense_hexes": _encode(s, "hexes", c.defense_hexes),
-            "resolved": c.resolved,
-            "diverted": c.diverted,
-        }
-        for c in s.combats
-    ]
+    units = {spec.name: _unit_json(s, u) for u, spec in enumerate(rules.units)}
+    combats = [_combat_json(s, c) for c in s.combats]
     return {
         "format": FORMAT,
         "ruleset": rules.name,
@@ -384,6 +376,27 @@ def to_json(s: State) -> dict[str, Any]:
         "terminal": s.terminal,
         "winner": rules.sides[s.winner].name if s.winner >= 0 else None,
         "level": s.level or None,
+    }
+
+
+def _unit_json(s: State, u: int) -> dict[str, Any]:
+    h = s.unit_hex[u]
+    return {
+        "hex": s.game.rules.board.labels[h] if h >= 0 else None,
+        "steps_lost": s.unit_loss[u],
+        "status": STATUS_NAMES[s.unit_status[u]],
+    }
+
+
+def _combat_json(s: State, c: Combat) -> dict[str, Any]:
+    return {
+        "side": s.game.rules.sides[c.side].name,
+        "attackers": _encode(s, "units", c.attackers),
+        "defenders": _encode(s, "units", c.defenders),
+        "attack_hexes": _encode(s, "hexes", c.attack_hexes),
+        "defense_hexes": _encode(s, "hexes", c.defense_hexes),
+        "resolved": c.resolved,
+        "diverted": c.diverted,
     }
 
 
@@ -476,11 +489,22 @@ def _check_rules(game: Any, data: dict[str, Any]) -> None:
 
 
 def _load_position(s: State, data: dict[str, Any]) -> None:
-    game = s.game
     types = var_types(s)
     variables = _object(data.get("vars", {}), "$.vars", s.vars, what="variable")
     for name, v in variables.items():
         s.vars[name] = _decode(s, types[name], v, f"$.vars.{name}")
+    _load_units(s, data)
+    _load_combats(s, data)
+    for field, held in (("bags", s.bags), ("drawn", s.drawn)):
+        for name, tokens in _object(
+            data.get(field, {}), f"$.{field}", s.game.rules.bags, what="bag"
+        ).items():
+            held[name] = tuple(sorted(_decode(s, "markers", tokens, f"$.{field}.{name}")))
+
+
+def _load_units(s: State, data: dict[str, Any]) -> None:
+    """Each unit's hex, losses and status (on the map if it has a hex, else to enter)."""
+    game = s.game
     units = _object(data.get("units", {}), "$.units", game.unit_by_name, what="unit")
     for name, u in units.items():
         path = f"$.units.{name}"
@@ -491,6 +515,9 @@ def _load_position(s: State, data: dict[str, Any]) -> None:
         status = u.get("status", "map" if u.get("hex") else "not_entered")
         _name(status, f"{path}.status", STATUS_NAMES, "unit status")
         s.unit_status[i] = STATUS_NAMES.index(status)
+
+
+def _load_combats(s: State, data: dict[str, Any]) -> None:
     for n, c in enumerate(_list(data.get("combats", []), "$.combats")):
         path = f"$.combats[{n}]"
         _object(c, path, (*COMBAT_FIELDS, "resolved", "diverted"), COMBAT_FIELDS)
@@ -505,11 +532,6 @@ def _load_position(s: State, data: dict[str, Any]) -> None:
                 _bool(c.get("diverted", False), f"{path}.diverted"),
             )
         )
-    for field, held in (("bags", s.bags), ("drawn", s.drawn)):
-        for name, tokens in _object(
-            data.get(field, {}), f"$.{field}", s.game.rules.bags, what="bag"
-        ).items():
-            held[name] = tuple(sorted(_decode(s, "markers", tokens, f"$.{field}.{name}")))
 
 
 def _load_progress(s: State, data: dict[str, Any]) -> None:
