@@ -122,17 +122,8 @@ def play_game(
     while not s.is_terminal():
         if s.move_number >= limit:
             raise RuntimeError(f"game longer than max_game_length ({limit})")
-        record: dict[str, Any] = {"type": "move", "move": s.move_number}
-        if s.is_chance_node():
-            action = chance.sample(s, seed) if roll is None else roll(s)
-            record.update(player="chance", source=SEEDED if roll is None else PHYSICAL)
-        else:
-            player = s.current_player()
-            action = _bot_action(s, players[player], bots[player])
-            record["player"] = game.rules.sides[player].name
-        record["action"] = action
-        record["text"] = s.action_to_string(action)
-        s.apply_action(action)
+        record = _move_record(s, players, bots, seed, roll)
+        s.apply_action(record["action"])
         moves.append(record)
         if on_move is not None:
             on_move(s, record, s.take_messages())
@@ -140,6 +131,28 @@ def play_game(
             s.take_messages()
     final = {"type": "end", "moves": len(moves), **ending(s)}
     return GameRecord(header, moves, final, s)
+
+
+def _move_record(
+    s: State,
+    players: list[Any],
+    bots: list[str],
+    seed: int,
+    roll: Callable[[State], int] | None,
+) -> dict[str, Any]:
+    """The log line of the next move: a chance outcome (the seed's, or a
+    physical roll) or the deciding side's bot's action, in words."""
+    record: dict[str, Any] = {"type": "move", "move": s.move_number}
+    if s.is_chance_node():
+        action = chance.sample(s, seed) if roll is None else roll(s)
+        record.update(player="chance", source=SEEDED if roll is None else PHYSICAL)
+    else:
+        player = s.current_player()
+        action = _bot_action(s, players[player], bots[player])
+        record["player"] = s.game.rules.sides[player].name
+    record["action"] = action
+    record["text"] = s.action_to_string(action)
+    return record
 
 
 def _bot_action(s: State, bot: Any, name: str) -> int:

@@ -505,14 +505,17 @@ class State:
         """The units on the map that `player` may not examine, by the rules."""
         hidden: set[int] = set()
         for c in self.game.rules.concealments:
-            if c.observer != player or (c.rule and not self.game.switch_on[c.rule]):
-                continue
-            for u, h in enumerate(self.unit_hex):
-                if self.unit_status[u] != ON_MAP or u in hidden:
-                    continue
-                if c.condition is None or c.condition(self, {"unit": u, "hex": h}):
-                    hidden.add(u)
+            if c.observer == player and (not c.rule or self.game.switch_on[c.rule]):
+                self._conceal(c, hidden)
         return sorted(hidden)
+
+    def _conceal(self, c: Any, hidden: set[int]) -> None:
+        """Add to `hidden` the units on the map that concealment `c` hides."""
+        for u, h in enumerate(self.unit_hex):
+            if self.unit_status[u] != ON_MAP or u in hidden:
+                continue
+            if c.condition is None or c.condition(self, {"unit": u, "hex": h}):
+                hidden.add(u)
 
     def information_state_string(self, player: int) -> str:
         return json.dumps(self.observation(player), sort_keys=True)

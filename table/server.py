@@ -461,23 +461,33 @@ async def new_replay(request: Request) -> Response:
     t = table_of(request)
     data = await body_of(request)
     if "game" in data:
-        tg = t.games.get(data["game"]) if isinstance(data["game"], str) else None
-        if tg is None:
-            raise TableError(f"unknown game {data['game']!r}", 404)
-        if len(tg.humans) < tg.game.num_players() and not tg.state.is_terminal():
-            raise TableError("a game against a bot can be replayed when it is over")
-        lines, origin = tg.log_lines(), tg.origin
+        lines, origin = _game_log(t, data["game"])
     elif isinstance(data.get("log"), str):
-        origin = None
-        try:
-            lines = [json.loads(x) for x in data["log"].splitlines() if x.strip()]
-        except json.JSONDecodeError as e:
-            raise TableError(f"the log is not JSON Lines: {e}", 400) from e
+        lines, origin = _uploaded_log(data["log"]), None
     else:
         raise TableError("give 'game' (a game's id) or 'log' (a play log's text)", 400)
     rid = secrets.token_hex(6)
     t.replays[rid] = await asyncio.to_thread(build_replay, t, lines, origin)
     return JSONResponse({"replay": rid, "length": len(t.replays[rid].states) - 1})
+
+
+def _game_log(t: Table, gid: Any) -> tuple[list[Any], Any]:
+    """The log of a game at this table, and the position it starts from; a game
+    against a bot only once it is over."""
+    tg = t.games.get(gid) if isinstance(gid, str) else None
+    if tg is None:
+        raise TableError(f"unknown game {gid!r}", 404)
+    if len(tg.humans) < tg.game.num_players() and not tg.state.is_terminal():
+        raise TableError("a game against a bot can be replayed when it is over")
+    return tg.log_lines(), tg.origin
+
+
+def _uploaded_log(text: str) -> list[Any]:
+    """A play log's lines, from its text (JSON Lines)."""
+    try:
+        return [json.loads(x) for x in text.splitlines() if x.strip()]
+    except json.JSONDecodeError as e:
+        raise TableError(f"the log is not JSON Lines: {e}", 400) from e
 
 
 def build_replay(t: Table, lines: list[Any], origin: Any = None) -> Replay:
