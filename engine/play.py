@@ -220,13 +220,9 @@ def _read(path: str, f: BinaryIO, partial: bool) -> Log:
             raise ReplayError(f"{where}: a line after the end line")
         kind = line.get("type")
         if header is None:
-            if kind != "header":
-                raise ReplayError(f"{where}: expected the log's header line first")
             header = _header(line, where)
         elif kind == "move":
-            _fields(line, MOVE_FIELDS, {"move", "player", "action", "text", "chain"}, where)
-            _move(line, where)
-            moves.append(line)
+            moves.append(_move(line, where))
             lines.append(n)
         elif kind == "end":
             end = _end(line, where)
@@ -311,7 +307,8 @@ def _fields(line: dict[str, Any], allowed: set[str], required: set[str], where: 
             raise ReplayError(f"{where}: the line has no {key!r}")
 
 
-def _move(line: dict[str, Any], where: str) -> None:
+def _move(line: dict[str, Any], where: str) -> dict[str, Any]:
+    _fields(line, MOVE_FIELDS, {"move", "player", "action", "text", "chain"}, where)
     for key, what in (("move", "move number"), ("action", "action")):
         if type(line[key]) is not int or not 0 <= line[key] < SEED_LIMIT:
             raise ReplayError(f"{where}: the {what} is a whole number, not {_short(line[key])}")
@@ -319,9 +316,13 @@ def _move(line: dict[str, Any], where: str) -> None:
         raise ReplayError(f"{where}: the player and the text are strings")
     if line.get("source", SEEDED) not in (SEEDED, PHYSICAL):
         raise ReplayError(f"{where}: a chance outcome comes from {SEEDED!r} or {PHYSICAL!r}")
+    return line
 
 
 def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
+    """The log's first line: its header."""
+    if line.get("type") != "header":
+        raise ReplayError(f"{where}: expected the log's header line first")
     if line.get("format") != LOG_FORMAT:
         raise ReplayError(
             f"{where}: not a {LOG_FORMAT} log (format {_short(line.get('format'))}); "

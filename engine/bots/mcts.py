@@ -160,6 +160,11 @@ class MctsBot:
         heuristic = self.policy.choose(view, actions, self.player, self.rng, deep=True)
         if not {space.kind_of(a) for a in actions} - {"pass"} <= SEARCHED:
             return heuristic
+        return self._search(view, observation, actions, heuristic)
+
+    def _search(self, view: State, observation: dict, actions: list[int], heuristic: int) -> int:
+        """The best of the heuristic's choice and the few others it ranks next,
+        by rollouts (the heuristic's choice stands unless beaten by `MARGIN`)."""
         candidates = self._candidates(view, actions, heuristic)
         if len(candidates) == 1:
             return heuristic
