@@ -406,24 +406,28 @@ def certify(game: Game, log: Log) -> Certified:
     sources = {SEEDED: 0, PHYSICAL: 0}
     for m, n in zip(log.moves, log.lines, strict=False):
         where = f"{log.path}:{n}: move {_short(m['move'])}"
-        if type(m["move"]) is not int or m["move"] != s.move_number:
-            raise ReplayError(f"{where}: expected move {s.move_number} here")
-        if s.is_terminal():
-            raise ReplayError(f"{where}: the game was already over")
-        action = m["action"]
-        if type(action) is not int:
-            raise ReplayError(f"{where}: the action is a whole number, not {_short(action)}")
+        _check_turn_of_move(s, m, where)
         if s.is_chance_node():
             sources[_check_chance(s, m, seed, where)] += 1
         else:
             _check_decision(s, m, where)
         _check_action(s, m, where)
-        s.apply_action(action)
+        s.apply_action(m["action"])
         s.take_messages()
     if log.end is not None:
         _check_end(log, s)
     finished = log.end is not None
     return Certified(s, len(log.moves), sources[SEEDED], sources[PHYSICAL], finished)
+
+
+def _check_turn_of_move(s: State, m: dict[str, Any], where: str) -> None:
+    """The line is the next move of a game not over, and plays a whole number."""
+    if type(m["move"]) is not int or m["move"] != s.move_number:
+        raise ReplayError(f"{where}: expected move {s.move_number} here")
+    if s.is_terminal():
+        raise ReplayError(f"{where}: the game was already over")
+    if type(m["action"]) is not int:
+        raise ReplayError(f"{where}: the action is a whole number, not {_short(m['action'])}")
 
 
 def _check_chance(s: State, m: dict[str, Any], seed: int, where: str) -> str:
@@ -467,6 +471,15 @@ def _check_action(s: State, m: dict[str, Any], where: str) -> None:
         raise ReplayError(f"{where}: action {action} reads {_short(text)}, not {_short(m['text'])}")
 
 
+def _check_result(end: dict[str, Any], got: dict[str, Any], where: str) -> None:
+    """The returns, winner and level the end line states (if it does) are the game's."""
+    for key in ("returns", "winner", "level"):
+        if key in end and end[key] != got[key]:
+            raise ReplayError(
+                f"{where}: the game ends with {key} {_short(got[key])}, not {_short(end[key])}"
+            )
+
+
 def _check_end(log: Log, s: State) -> None:
     where = f"{log.path}:{log.lines[-1]}"
     end = log.end
@@ -479,11 +492,7 @@ def _check_end(log: Log, s: State) -> None:
     if not s.is_terminal():
         raise ReplayError(f"{where}: the log ends but the game is not over")
     got = ending(s)
-    for key in ("returns", "winner", "level"):
-        if key in end and end[key] != got[key]:
-            raise ReplayError(
-                f"{where}: the game ends with {key} {_short(got[key])}, not {_short(end[key])}"
-            )
+    _check_result(end, got, where)
     if got["hash"] != end["hash"]:
         raise ReplayError(
             f"{where}: final state {got['hash'][:16]} differs from the log's {end['hash'][:16]}"

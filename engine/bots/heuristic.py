@@ -81,12 +81,9 @@ class Evaluator:
         # Objectives pull linearly across the map: every hex nearer is worth
         # the same, so a unit far away still feels the pull.
         self.reach = 1 + _farthest_from_first(rules.board.cube)
-        scenario = game.scenario.name if game.scenario is not None else None
-        self.victory = tuple(v for v in rules.victory if not v.scenarios or scenario in v.scenarios)
+        self.victory = _victory_conditions(game)
         self.levels = rules.victory_levels
-        self.odds_table = next(
-            (i for i, t in enumerate(game.tables) if t.column_kind == "odds"), None
-        )
+        self.odds_table = _odds_table(game)
         self.even_column = _even_column(game, self.odds_table)
 
     # ------------------------------------------------------------ positions
@@ -339,6 +336,17 @@ def _objectives_by_side(w: Weights, n: int) -> tuple[tuple[tuple[int, float], ..
 def _farthest_from_first(cube: Any) -> int:
     """The distance from the map's first hex to the farthest (1 for no hexes)."""
     return max((max(abs(a - b) for a, b in zip(cube[0], c, strict=True)) for c in cube), default=1)
+
+
+def _victory_conditions(game: Game) -> tuple[Any, ...]:
+    """The victory conditions of the game's scenario (and of every scenario)."""
+    scenario = game.scenario.name if game.scenario is not None else None
+    return tuple(v for v in game.rules.victory if not v.scenarios or scenario in v.scenarios)
+
+
+def _odds_table(game: Game) -> int | None:
+    """The first table read by odds (the close combat table), if any."""
+    return next((i for i, t in enumerate(game.tables) if t.column_kind == "odds"), None)
 
 
 def _even_column(game: Game, odds_table: int | None) -> int:
