@@ -273,6 +273,15 @@ def terrain_changes_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]
     ]
 
 
+def _to_move(s: State) -> str:
+    """Who is to move: a side's name, "chance", or "over"."""
+    if s.is_terminal():
+        return "over"
+    if s.is_chance_node():
+        return "chance"
+    return s.game.rules.sides[s.current_player()].name
+
+
 def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> dict[str, Any]:
     """Everything the viewer's page draws, from the viewer's observation only."""
     rules = s.game.rules
@@ -280,12 +289,7 @@ def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> 
     seen = s.observation(viewer) if viewer is not None else to_json(s)
     hidden = private_bags(s, markers, viewer)
     turn = s.vars["turn"]
-    if s.is_terminal():
-        to_move = "over"
-    elif s.is_chance_node():
-        to_move = "chance"
-    else:
-        to_move = rules.sides[s.current_player()].name
+    to_move = _to_move(s)
     out = {
         "move": s.move_number,
         "turn": turn,
