@@ -307,11 +307,18 @@ def _variable_violations(s: State) -> list[str]:
     types = var_types(s)
     out = [f"unknown variable {name!r}" for name in s.vars if name not in types]
     out += [f"variable {name!r} is missing" for name in types if name not in s.vars]
+    out += _value_violations(s, types)
+    return out + _turn_violations(s)
+
+
+def _value_violations(s: State, types: dict[str, str]) -> list[str]:
+    """Each declared variable holds a value of its type."""
+    out = []
     for name, value in s.vars.items():
         typ = types.get(name)
         if typ is not None and not fits(s, typ, value):
             out.append(f"variable {name!r} holds {value!r}, not a {typ}")
-    return out + _turn_violations(s)
+    return out
 
 
 def _turn_violations(s: State) -> list[str]:
@@ -342,13 +349,19 @@ def _one_combat_violations(s: State, i: int, c: Any) -> list[str]:
         out.append(f"combat {i} names units that do not exist")
     else:
         out += _waiting_violations(s, i, c)
-    if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
-        out.append(f"combat {i} names hexes that do not exist")
-    elif not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
-        out.append(f"combat {i} lacks attackers, defenders or their hexes")
+    out += _combat_hex_violations(s, i, c)
     if not (isinstance(c.resolved, bool) and isinstance(c.diverted, bool)):
         out.append(f"combat {i}: resolved and diverted are yes or no")
     return out
+
+
+def _combat_hex_violations(s: State, i: int, c: Any) -> list[str]:
+    """A combat's hexes exist, and it has attackers, defenders and their hexes."""
+    if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
+        return [f"combat {i} names hexes that do not exist"]
+    if not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
+        return [f"combat {i} lacks attackers, defenders or their hexes"]
+    return []
 
 
 def _waiting_violations(s: State, i: int, c: Any) -> list[str]:
@@ -410,15 +423,21 @@ def _call_violations(s: State, depth: int, f: Any, where: str) -> list[str]:
     site = f.b.get("site")
     if site is None and f.proc in STARTED_BY_GAME:
         return []
-    below = s.stack[depth - 1] if depth else None
-    if (
-        below is None
-        or below.prim
-        or site != (below.proc, below.pc - 1)
-        or not _calls(s.game.rules, site, f.proc)
-    ):
+    if not _called_from_below(s, depth, f, site):
         return [f"{where}: not called by the frame below it"]
     return []
+
+
+def _called_from_below(s: State, depth: int, f: Any, site: Any) -> bool:
+    """Whether the procedure frame below `f` stands just past the `Prim`
+    instruction at `site`, which starts `f`'s primitive."""
+    below = s.stack[depth - 1] if depth else None
+    return (
+        below is not None
+        and not below.prim
+        and site == (below.proc, below.pc - 1)
+        and _calls(s.game.rules, site, f.proc)
+    )
 
 
 def _procedure_frame_violations(s: State, f: Any, proc: Any, where: str) -> list[str]:

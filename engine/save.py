@@ -431,13 +431,7 @@ def from_json(game: Any, data: Any) -> State:
     inconsistent save; a state it returns passes `engine.invariants.check`
     and plays on.
     """
-    _object(data, "$", FIELDS, ("format", "ruleset"))
-    if "check" in data and not isinstance(data["check"], str):
-        raise SaveError("$.check", f"expected a hash, not {_kind(data['check'])}")
-    if data["format"] != FORMAT:
-        raise SaveError("$.format", f"not a Muster state ({_kind(data['format'])})")
-    if data["ruleset"] != game.rules.name:
-        raise SaveError("$.ruleset", f"saved for {_kind(data['ruleset'])}, not {game.rules.name!r}")
+    _check_header(game, data)
     _check_rules(game, data)
     s = State(game)
     _load_position(s, data)
@@ -464,6 +458,17 @@ def check(data: dict[str, Any]) -> str:
     body = {k: v for k, v in data.items() if k != "check"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _check_header(game: Any, data: Any) -> None:
+    """A save is an object of known fields, a Muster state of this ruleset."""
+    _object(data, "$", FIELDS, ("format", "ruleset"))
+    if "check" in data and not isinstance(data["check"], str):
+        raise SaveError("$.check", f"expected a hash, not {_kind(data['check'])}")
+    if data["format"] != FORMAT:
+        raise SaveError("$.format", f"not a Muster state ({_kind(data['format'])})")
+    if data["ruleset"] != game.rules.name:
+        raise SaveError("$.ruleset", f"saved for {_kind(data['ruleset'])}, not {game.rules.name!r}")
 
 
 def _check_rules(game: Any, data: dict[str, Any]) -> None:
@@ -632,11 +637,7 @@ def _play_on(s: State) -> None:
         s.legal_actions()
         found = violations(s)
         if not s.terminal:
-            node = current_node(s)
-            if (node.player == CHANCE) != (node.outcomes is not None) or not (
-                node.player == CHANCE or 0 <= node.player < len(s.game.rules.sides)
-            ):
-                found.append(f"the next decision falls to no side (player {node.player})")
+            found += _next_node_violations(s)
     except RecursionError as e:
         raise SaveError(
             "$.stack", "the position does not play on: it never reaches a decision"
@@ -650,6 +651,17 @@ def _play_on(s: State) -> None:
     if found:
         raise SaveError("$.stack", f"the position plays into an impossible one: {found[0]}")
     s.messages.clear()
+
+
+def _next_node_violations(s: State) -> list[str]:
+    """The node the position waits at is a chance node with outcomes, or a
+    decision of one of the sides."""
+    node = current_node(s)
+    if (node.player == CHANCE) != (node.outcomes is not None) or not (
+        node.player == CHANCE or 0 <= node.player < len(s.game.rules.sides)
+    ):
+        return [f"the next decision falls to no side (player {node.player})"]
+    return []
 
 
 def dumps(s: State) -> str:
