@@ -110,14 +110,18 @@ class Evaluator:
         for var, weight in w.variables.items():
             value = s.vars[var]
             score += weight * float(value[p] - value[1 - p])
+        score += w["strength"] * self.strength_balance(s, p)
+        score += w["objective"] * (self._closeness(s, p) - self._closeness(s, 1 - p))
+        score -= w["surrounded"] * (self.trapped_strength(s, p) - self.trapped_strength(s, 1 - p))
+        return score
+
+    def strength_balance(self, s: State, p: int) -> int:
+        """Side p's combat strength on the map or still to enter, less the enemy's."""
         strength = 0
         for u, kind in enumerate(self.kind):
             if kind == "unit" and s.unit_status[u] in (ON_MAP, NOT_ENTERED):
                 strength += self.strength(s, u) if self.side[u] == p else -self.strength(s, u)
-        score += w["strength"] * strength
-        score += w["objective"] * (self._closeness(s, p) - self._closeness(s, 1 - p))
-        score -= w["surrounded"] * (self.trapped_strength(s, p) - self.trapped_strength(s, 1 - p))
-        return score
+        return strength
 
     def standing(self, s: State, p: int) -> float:
         """The victory the rules would award if they were checked now: the
