@@ -48,37 +48,52 @@ def action_to_string(s: State, action: int) -> str:
     node = s.current_node()
     if node.outcomes is not None:
         return f"rolls {action}"
-    space = s.game.actions
-    kind = space.kind_of(action)
-    if kind == "pass":
+    if action == s.game.actions.PASS:
         return "pass"
-    if kind == "unit":
-        frame = s.stack[-1]
-        if frame.prim and frame.proc == "move_units":
-            return f"move {unit_name(s, action - space.unit0)} by strategic movement"
-        if frame.prim and frame.proc == "designate_combats":
-            combat = frame.b["open_combat"] + 1
-            return f"hold back {unit_name(s, action - space.unit0)} from attack {combat}"
-        return unit_name(s, action - space.unit0)
-    if kind == "hex":
-        return hex_label(s, action - space.hex0)
-    if kind == "step":
-        u, d = space.decode_step(action)
-        a = s.unit_hex[u]
-        b = s.game.rules.board.neighbors[a][d] if a >= 0 else -1
-        return f"move {unit_name(s, u)} {hex_label(s, a)} → {hex_label(s, b)}"
-    if kind == "designate":
-        centre, mask, form = space.decode_designate(action)
-        ring = [s.game.rules.board.neighbors[centre][i] for i in range(6) if mask >> i & 1]
-        ring_text = ", ".join(hex_label(s, h) for h in ring)
-        if not ring:
-            return f"place the Diversion on {hex_label(s, centre)}"
-        if form == 0:
-            return f"attack {hex_label(s, centre)} from {ring_text}"
-        return f"attack {ring_text} from {hex_label(s, centre)}"
-    i = space.option_index(action)
-    if node.prompt.endswith("?"):
-        return f"{node.prompt} {'yes' if i == 1 else 'no'}"
+    return _DESCRIBE_ACTION[s.game.actions.kind_of(action)](s, action)
+
+
+def _unit_action(s: State, action: int) -> str:
+    """A unit picked: by strategic movement, held back from an attack, or plainly."""
+    name = unit_name(s, action - s.game.actions.unit0)
+    frame = s.stack[-1]
+    if frame.prim and frame.proc == "move_units":
+        return f"move {name} by strategic movement"
+    if frame.prim and frame.proc == "designate_combats":
+        return f"hold back {name} from attack {frame.b['open_combat'] + 1}"
+    return name
+
+
+def _hex_action(s: State, action: int) -> str:
+    return hex_label(s, action - s.game.actions.hex0)
+
+
+def _step_action(s: State, action: int) -> str:
+    u, d = s.game.actions.decode_step(action)
+    a = s.unit_hex[u]
+    b = s.game.rules.board.neighbors[a][d] if a >= 0 else -1
+    return f"move {unit_name(s, u)} {hex_label(s, a)} → {hex_label(s, b)}"
+
+
+def _designate_action(s: State, action: int) -> str:
+    """A combat designated (attack a hex from the ring round it, or the ring
+    from it), or the Diversion placed (no ring)."""
+    centre, mask, form = s.game.actions.decode_designate(action)
+    ring = [s.game.rules.board.neighbors[centre][i] for i in range(6) if mask >> i & 1]
+    ring_text = ", ".join(hex_label(s, h) for h in ring)
+    if not ring:
+        return f"place the Diversion on {hex_label(s, centre)}"
+    if form == 0:
+        return f"attack {hex_label(s, centre)} from {ring_text}"
+    return f"attack {ring_text} from {hex_label(s, centre)}"
+
+
+def _option_action(s: State, action: int) -> str:
+    """An answer to a yes/no question, or an option of a procedure's choice."""
+    i = s.game.actions.option_index(action)
+    prompt = s.current_node().prompt
+    if prompt.endswith("?"):
+        return f"{prompt} {'yes' if i == 1 else 'no'}"
     frame = s.stack[-1]
     if not frame.prim:
         instr = s.game.rules.procedures[frame.proc].code[frame.pc]
@@ -87,6 +102,16 @@ def action_to_string(s: State, action: int) -> str:
             value = options[i] if i < len(options) else i
             return f"choose {describe_value(s, instr.kind, value, instr.var)}"
     return f"option {i}"
+
+
+# An action in words, by the segment of the action space it falls in.
+_DESCRIBE_ACTION = {
+    "unit": _unit_action,
+    "hex": _hex_action,
+    "step": _step_action,
+    "designate": _designate_action,
+    "option": _option_action,
+}
 
 
 def describe_state(s: State) -> str:

@@ -7,14 +7,16 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import interpreter
 from engine.board import DIRECTIONS, unit_costs
 from engine.describe import action_to_string, describe_state
 from engine.effects import set_at
 from engine.firing import Firing
+from engine.information import observe
 from engine.primitives import get
 from engine.restrictions import hex_tests
 from engine.rules import Rules, ScenarioSpec, TableSpec, TriggerSpec
@@ -24,6 +26,7 @@ from engine.state import MAX_SIDES, MAX_UNITS, NOT_ENTERED, ON_MAP, OUT_OF_PLAY,
 __all__ = ["DIRECTIONS", "ActionSpace", "Game", "GameInfo"]
 MAX_OPTIONS = 128
 MASKS = 1 << DIRECTIONS
+T = TypeVar("T")
 
 
 class ActionSpace:
@@ -119,6 +122,31 @@ class SetupError(ValueError):
     """A scenario whose fixed set-up breaks its own stacking rule."""
 
 
+def _check_size(rules: Rules) -> None:
+    """Refuse rules with more sides or units than the engine's keys hold (engine/state.py)."""
+    if len(rules.sides) > MAX_SIDES or len(rules.units) > MAX_UNITS:
+        raise ValueError(
+            f"{rules.name} has {len(rules.sides)} sides and {len(rules.units)} units; "
+            f"the engine plays at most {MAX_SIDES} sides and {MAX_UNITS} units"
+        )
+
+
+def _with_charts(rules_hash: str, charts: dict[str, TableSpec]) -> str:
+    """The rules hash of a game played with a player's local chart values."""
+    if not charts:
+        return rules_hash
+    played = repr(sorted((name, repr(spec)) for name, spec in charts.items()))
+    return hashlib.sha256(f"{rules_hash}:{played}".encode()).hexdigest()
+
+
+def _grouped(pairs: Iterable[tuple[str, T]]) -> dict[str, tuple[T, ...]]:
+    """The items by key, each key's in the order given (keys in order of first use)."""
+    groups: dict[str, tuple[T, ...]] = {}
+    for key, item in pairs:
+        groups[key] = (*groups.get(key, ()), item)
+    return groups
+
+
 class Game:
     """Compiled rules plus the parameters of one way of playing them."""
 
@@ -130,38 +158,21 @@ class Game:
     describe = staticmethod(describe_state)
     saved = staticmethod(to_json)
     hash_of = staticmethod(state_hash)
+    observe = staticmethod(observe)
 
     def __init__(
         self, rules: Rules, params: dict[str, Any] | None = None, rules_hash: str = ""
     ) -> None:
-        if len(rules.sides) > MAX_SIDES or len(rules.units) > MAX_UNITS:
-            raise ValueError(
-                f"{rules.name} has {len(rules.sides)} sides and {len(rules.units)} units; "
-                f"the engine plays at most {MAX_SIDES} sides and {MAX_UNITS} units"
-            )
+        _check_size(rules)
         self.rules = rules
         self.params = dict(params or {})
         self.firing: Firing | None = None  # `muster soak` attaches a counter (engine/firing.py)
         # A player's local chart values (compiler/local_charts.py) change the
         # game: they enter the rules hash, so a log replays only with them.
         charts: dict[str, TableSpec] = self.params.pop("charts", {})
-        if charts:
-            played = repr(sorted((name, repr(spec)) for name, spec in charts.items()))
-            rules_hash = hashlib.sha256(f"{rules_hash}:{played}".encode()).hexdigest()
-        self.rules_hash = rules_hash
+        self.rules_hash = _with_charts(rules_hash, charts)
         self.scenario = self._scenario(self.params.get("scenario"))
-        switches = dict(self.params.get("rules", {}))
-        known = {sw.name for sw in rules.switches}
-        unknown = sorted(set(switches) - known)
-        if unknown:
-            raise ValueError(f"unknown rule switch {unknown[0]!r}; known: {sorted(known)}")
-        defaults = {sw.name: sw.default for sw in rules.switches}
-        if self.scenario is not None:
-            defaults.update(dict.fromkeys(self.scenario.rules_off, False))
-            defaults.update(dict.fromkeys(self.scenario.rules_on, True))
-        self.switch_on: dict[str, bool] = {
-            name: bool(switches.get(name, default)) for name, default in defaults.items()
-        }
+        self.switch_on: dict[str, bool] = self._switches(dict(self.params.get("rules", {})))
         # Tables as played: the rules' own, or a player's local chart values.
         self.tables = tuple(charts.get(t.name, t) for t in rules.tables)
         self.first_turn = self.scenario.first_turn if self.scenario else rules.first_turn
@@ -169,16 +180,55 @@ class Game:
         # When and where each unit enters: (turn, hexes, variable); turn 0 never.
         self.entries = self._entries()
         self.actions = ActionSpace(len(rules.units), len(rules.board.labels))
-        self.triggers_by_event: dict[str, tuple[TriggerSpec, ...]] = {}
-        for trig in rules.triggers:
-            self.triggers_by_event[trig.event] = (*self.triggers_by_event.get(trig.event, ()), trig)
-        self.variable_scopes = {var.name: var.scope for var in rules.variables}
-        # Each side's units and leaders, in unit order (a movement decision asks
-        # about every one of the phasing side's).
-        self.units_by_side = tuple(
-            tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
-            for side in range(len(rules.sides))
+        self.triggers_by_event: dict[str, tuple[TriggerSpec, ...]] = _grouped(
+            (trig.event, trig) for trig in rules.triggers
         )
+        self._tabulate_units()
+        self._tabulate_sides()
+        self._tabulate_variables()
+        self.restrictions: dict[str, tuple] = self._restrictions_on()
+        self.hex_tests = hex_tests(self.restrictions, rules.board.zones)
+        # What primitives work out from the rules and the map alone, kept for the
+        # game's life (march distances to a goal): never from a position.
+        self.derived: dict[str, dict] = {}
+        # The position every game starts from, set up once (`new_initial_state`).
+        self._initial: State | None = None
+        # Every token any bag may hold, by name; chance outcomes of draws index it.
+        self.tokens: list[str] = sorted(rules.markers)
+        self._index_names()
+        self.info = self._info()
+
+    def _restrictions_on(self) -> dict[str, tuple]:
+        """The movement restrictions of each kind whose rule switch is on in this
+        game, in declaration order (asked for every step of every unit: no scan
+        of the others, no switch looked up again)."""
+        return _grouped(
+            (r.kind, r) for r in self.rules.restrictions if not r.rule or self.switch_on[r.rule]
+        )
+
+    def _index_names(self) -> None:
+        """Each unit, side and hex by its name (saves and logs name them)."""
+        rules = self.rules
+        self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
+        self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
+        self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}
+
+    def _switches(self, chosen: dict[str, Any]) -> dict[str, bool]:
+        """Each rule switch on or off: as `chosen` says, else as the scenario
+        sets it, else the rules' default."""
+        known = {sw.name for sw in self.rules.switches}
+        unknown = sorted(set(chosen) - known)
+        if unknown:
+            raise ValueError(f"unknown rule switch {unknown[0]!r}; known: {sorted(known)}")
+        defaults = {sw.name: sw.default for sw in self.rules.switches}
+        if self.scenario is not None:
+            defaults.update(dict.fromkeys(self.scenario.rules_off, False))
+            defaults.update(dict.fromkeys(self.scenario.rules_on, True))
+        return {name: bool(chosen.get(name, default)) for name, default in defaults.items()}
+
+    def _tabulate_units(self) -> None:
+        """The per-unit tables the primitives and queries look up at every step."""
+        rules = self.rules
         # Each unit's cost to step from each hex in each direction on the printed
         # map (`step_cost`): looked up for every step considered.
         self.step_costs = unit_costs(rules)
@@ -191,44 +241,42 @@ class Game:
         )
         # The combat units, in unit order (a designation decision goes over them).
         self.combat_units = tuple(u for u, unit in enumerate(rules.units) if unit.kind == "unit")
+
+    def _tabulate_sides(self) -> None:
+        """Each side's units, and those of them that enter during the game."""
+        rules = self.rules
+        # Each side's units and leaders, in unit order (a movement decision asks
+        # about every one of the phasing side's).
+        self.units_by_side = tuple(
+            tuple(u for u, unit in enumerate(rules.units) if unit.side == side)
+            for side in range(len(rules.sides))
+        )
         # Of those, the ones with a turn and hexes of entry (the reinforcement
         # primitive asks which are due at every decision of the phase).
         self.entering_by_side = tuple(
             tuple(u for u in units if self.entries[u][0] and self.entries[u][1])
             for units in self.units_by_side
         )
+
+    def _tabulate_variables(self) -> None:
+        """What the interpreter and the remembered answers need of the variables."""
+        rules = self.rules
+        self.variable_scopes = {var.name: var.scope for var in rules.variables}
         # Variables with a value per side, unit or hex (victory points too): a
         # remembered answer depends on the members it reads (engine/incremental.py).
         self.indexed_variables = frozenset(
             {"vp"} | {var.name for var in rules.variables if var.scope}
         )
         self.announced = {var.name: var.title for var in rules.variables if var.announce}
-        # The movement restrictions of each kind whose rule switch is on in this
-        # game, in declaration order (asked for every step of every unit: no scan
-        # of the others, no switch looked up again).
-        self.restrictions: dict[str, tuple] = {}
-        for r in rules.restrictions:
-            if not r.rule or self.switch_on[r.rule]:
-                self.restrictions[r.kind] = (*self.restrictions.get(r.kind, ()), r)
-        self.hex_tests = hex_tests(self.restrictions, rules.board.zones)
-        self.resets: dict[str, tuple] = {}
-        # What primitives work out from the rules and the map alone, kept for the
-        # game's life (march distances to a goal): never from a position.
-        self.derived: dict[str, dict] = {}
-        # The position every game starts from, set up once (`new_initial_state`).
-        self._initial: State | None = None
-        for var in rules.variables:
-            if var.reset:
-                self.resets[var.reset] = (*self.resets.get(var.reset, ()), var)
-        # Every token any bag may hold, by name; chance outcomes of draws index it.
-        self.tokens: list[str] = sorted(rules.markers)
-        self.unit_by_name = {u.name: i for i, u in enumerate(rules.units)}
-        self.side_by_name = {s.name: i for i, s in enumerate(rules.sides)}
-        self.hex_by_label = {label: i for i, label in enumerate(rules.board.labels)}
+        self.resets: dict[str, tuple] = _grouped(
+            (var.reset, var) for var in rules.variables if var.reset
+        )
+
+    def _info(self) -> GameInfo:
+        rules = self.rules
         top = max(rules.victory_levels.values(), default=1.0)
-        n = len(rules.sides)
-        self.info = GameInfo(
-            num_players=n,
+        return GameInfo(
+            num_players=len(rules.sides),
             num_distinct_actions=self.actions.size,
             # Chance outcomes are die faces (the face's own value) or the
             # indices of the tokens a draw may give.
@@ -326,35 +374,17 @@ class Game:
         return s
 
     def _set_up(self) -> State:
+        """The start of the game: units placed, the scenario's values set, run to
+        the first decision."""
         s = State(self)
         s.vars["turn"] = self.first_turn
         sc = self.scenario
         for u, (turn, _hexes, _variable) in enumerate(self.entries):
             s.unit_status[u] = NOT_ENTERED if turn else OUT_OF_PLAY
         if sc is None or sc.printed_setup:
-            for i, unit in enumerate(self.rules.units):
-                if unit.setup >= 0:
-                    s.unit_hex[i] = unit.setup
-                    s.unit_status[i] = ON_MAP
+            self._place_printed(s)
         if sc is not None:
-            for variable, index_fn, value_fn in sc.values:
-                if index_fn is None:
-                    s.vars[variable] = value_fn(s, {})
-                else:
-                    set_at(s, variable, index_fn(s, {}), value_fn(s, {}))
-            for placement in sc.setup:
-                for u, reduced, assigns in placement.units:
-                    s.unit_loss[u] = 1 if reduced else 0
-                    for variable, value_fn in assigns:
-                        set_at(s, variable, u, value_fn(s, {}))
-                    if not placement.chosen:
-                        s.unit_hex[u] = placement.hexes[0]
-                        s.unit_status[u] = ON_MAP
-            for _turn, _hexes, placed in sc.reinforcements:
-                for u, reduced, assigns in placed:
-                    s.unit_loss[u] = 1 if reduced else 0
-                    for variable, value_fn in assigns:
-                        set_at(s, variable, u, value_fn(s, {}))
+            _set_scenario_values(s, sc)
             self._check_stacking(s)
         s.stack.append(Frame(self.rules.start_procedure, 0, {}))
         interpreter.emit(s, "start", procedure=self.rules.start_procedure, side=s.vars["phasing"])
@@ -365,3 +395,37 @@ class Game:
             s.stack.append(frame)
         interpreter.advance(s)
         return s
+
+    def _place_printed(self, s: State) -> None:
+        """Every unit with a printed set-up hex placed there."""
+        for i, unit in enumerate(self.rules.units):
+            if unit.setup >= 0:
+                s.unit_hex[i] = unit.setup
+                s.unit_status[i] = ON_MAP
+
+
+def _set_scenario_values(s: State, sc: ScenarioSpec) -> None:
+    """A scenario's starting values, its fixed placements (a placement the
+    players choose is left to the set-up primitive), and the losses and values
+    its set-up and reinforcements give their units."""
+    for variable, index_fn, value_fn in sc.values:
+        if index_fn is None:
+            s.vars[variable] = value_fn(s, {})
+        else:
+            set_at(s, variable, index_fn(s, {}), value_fn(s, {}))
+    for placement in sc.setup:
+        for u, reduced, assigns in placement.units:
+            _set_unit_values(s, u, reduced, assigns)
+            if not placement.chosen:
+                s.unit_hex[u] = placement.hexes[0]
+                s.unit_status[u] = ON_MAP
+    for _turn, _hexes, placed in sc.reinforcements:
+        for u, reduced, assigns in placed:
+            _set_unit_values(s, u, reduced, assigns)
+
+
+def _set_unit_values(s: State, u: int, reduced: bool, assigns: tuple) -> None:
+    """A unit starting reduced or not, with the values the scenario assigns it."""
+    s.unit_loss[u] = 1 if reduced else 0
+    for variable, value_fn in assigns:
+        set_at(s, variable, u, value_fn(s, {}))

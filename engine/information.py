@@ -55,14 +55,34 @@ def hidden_names(s: State, player: int) -> set[str]:
 def observe(s: State, seen: dict[str, Any], player: int) -> dict[str, Any]:
     """`seen` (the state as `engine.save.to_json` writes it) with what `player`
     may not see taken out."""
+    _hide_secrets(s, seen, player)
+    _hide_bags(s, seen, player)
+    _conceal_units(s, seen, player)
+    hidden = hidden_names(s, player)
+    if hidden:
+        for key in ("vars", "combats", "stack"):
+            seen[key] = _scrub(seen[key], hidden)
+    return seen
+
+
+def _hide_secrets(s: State, seen: dict[str, Any], player: int) -> None:
+    """The other side's face-down choices not yet revealed read "hidden"."""
     for frame, data in zip(s.stack, seen["stack"], strict=True):
         for var, chooser in frame.b.get("_secret", ()):
             if chooser != player:
                 data["bindings"][var] = HIDDEN
+
+
+def _hide_bags(s: State, seen: dict[str, Any], player: int) -> None:
+    """Each marker in (or drawn from) a bag closed to the player reads "hidden"."""
     for key in ("bags", "drawn"):
         for name, tokens in seen[key].items():
             if not bag_seen_by(s, name, player):
                 seen[key][name] = [HIDDEN] * len(tokens)
+
+
+def _conceal_units(s: State, seen: dict[str, Any], player: int) -> None:
+    """The units concealed from the player left out, and counted per hex."""
     concealed: dict[str, int] = {}
     units = s.game.rules.units
     for u in s.concealed_from(player):
@@ -70,11 +90,6 @@ def observe(s: State, seen: dict[str, Any], player: int) -> dict[str, Any]:
         concealed[unit["hex"]] = concealed.get(unit["hex"], 0) + 1
     if concealed:
         seen["concealed"] = dict(sorted(concealed.items()))
-    hidden = hidden_names(s, player)
-    if hidden:
-        for key in ("vars", "combats", "stack"):
-            seen[key] = _scrub(seen[key], hidden)
-    return seen
 
 
 def _scrub(value: Any, hidden: set[str]) -> Any:

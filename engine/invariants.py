@@ -10,6 +10,7 @@ never about a particular battle's rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -68,42 +69,56 @@ def fits(s: State, typ: str, value: Any) -> bool:
     (`docs/ir.md`); an unknown or untyped (`""`, `any`) type accepts any
     immutable value.
     """
-    rules = s.game.rules
     if typ in ("", "any"):
         return _immutable(value)
-    if typ.startswith("per_"):
-        scope, _, inner = typ.partition(":")
-        size = {
-            "per_side": len(rules.sides),
-            "per_unit": len(rules.units),
-            "per_hex": len(rules.board.labels),
-        }.get(scope)
-        return (
-            size is not None
-            and isinstance(value, tuple)
-            and len(value) == size
-            and all(fits(s, inner or "number", v) for v in value)
-        )
-    if typ.startswith("cell:"):
-        # A cell of the table's shape: a hand-made position may hold a cell the
-        # printed table lacks, to show how a rule treats it.
-        table = next((t for t in s.game.tables if t.name == typ[5:]), None)
-        n = len(s.game.rules.results)
-        return (
-            table is not None
-            and isinstance(value, tuple)
-            and len(value) == len(table.kinds)
-            and all(
-                _index(v, n) if kind == "code" else _immutable(v)
-                for kind, v in zip(table.kinds, value, strict=True)
-            )
-        )
-    if typ.startswith("enum:"):
-        return value is None or isinstance(value, str)
+    for prefix, check_compound in _COMPOUND:
+        if typ.startswith(prefix):
+            return check_compound(s, typ, value)
+    size = _INDEX_INTO.get(typ)
+    if size is not None:
+        return _index(value, size(s))
+    size = _INDICES_INTO.get(typ)
+    if size is not None:
+        return _indices(value, size(s))
     check_one = _SCALARS.get(typ)
     if check_one is None:
         return _immutable(value)
     return check_one(s, value)
+
+
+def _fits_per(s: State, typ: str, value: Any) -> bool:
+    """A value per side, unit or hex (`per_unit:int`): a tuple of that many, each
+    of the inner type (a number when unsaid)."""
+    rules = s.game.rules
+    scope, _, inner = typ.partition(":")
+    size = {
+        "per_side": len(rules.sides),
+        "per_unit": len(rules.units),
+        "per_hex": len(rules.board.labels),
+    }.get(scope)
+    return (
+        size is not None
+        and isinstance(value, tuple)
+        and len(value) == size
+        and all(fits(s, inner or "number", v) for v in value)
+    )
+
+
+def _fits_cell(s: State, typ: str, value: Any) -> bool:
+    """A cell of the table's shape (`cell:TABLE`): a hand-made position may hold
+    a cell the printed table lacks, to show how a rule treats it."""
+    table_name = typ.partition(":")[2]
+    table = next((t for t in s.game.tables if t.name == table_name), None)
+    n = len(s.game.rules.results)
+    return (
+        table is not None
+        and isinstance(value, tuple)
+        and len(value) == len(table.kinds)
+        and all(
+            _index(v, n) if kind == "code" else _immutable(v)
+            for kind, v in zip(table.kinds, value, strict=True)
+        )
+    )
 
 
 def _index(value: Any, size: int, none_ok: bool = True) -> bool:
@@ -124,14 +139,69 @@ def _immutable(value: Any) -> bool:
     return isinstance(value, tuple) and all(_immutable(v) for v in value)
 
 
+def _fits_enum(s: State, typ: str, value: Any) -> bool:
+    """A value of an enumeration (`enum:NAME`): its name, or none."""
+    return value is None or isinstance(value, str)
+
+
+# The types made of others, by the prefix of their name.
+_COMPOUND = (("per_", _fits_per), ("cell:", _fits_cell), ("enum:", _fits_enum))
+
+
+def _indices(value: Any, size: int) -> bool:
+    """A tuple of indices below `size` (none of them -1)."""
+    return isinstance(value, tuple) and all(_index(i, size, none_ok=False) for i in value)
+
+
 def _units(s: State, value: Any) -> bool:
-    n = len(s.game.rules.units)
-    return isinstance(value, tuple) and all(_index(u, n, none_ok=False) for u in value)
+    return _indices(value, _n_units(s))
 
 
 def _hexes(s: State, value: Any) -> bool:
-    n = len(s.game.rules.board.labels)
-    return isinstance(value, tuple) and all(_index(h, n, none_ok=False) for h in value)
+    return _indices(value, _n_hexes(s))
+
+
+def _n_sides(s: State) -> int:
+    return len(s.game.rules.sides)
+
+
+def _n_units(s: State) -> int:
+    return len(s.game.rules.units)
+
+
+def _n_hexes(s: State) -> int:
+    return len(s.game.rules.board.labels)
+
+
+def _n_results(s: State) -> int:
+    return len(s.game.rules.results)
+
+
+def _n_combats(s: State) -> int:
+    return len(s.combats)
+
+
+def _n_columns(s: State) -> int:
+    """The most columns of any table (1 for none)."""
+    return max((len(t.columns) for t in s.game.tables), default=1)
+
+
+# The types that are an index (or -1 for none), and those a tuple of indices,
+# with the count of what they index.
+_INDEX_INTO: dict[str, Callable[[State], int]] = {
+    "side": _n_sides,
+    "unit": _n_units,
+    "hex": _n_hexes,
+    "code": _n_results,
+    "combat": _n_combats,
+    "column": _n_columns,
+}
+_INDICES_INTO: dict[str, Callable[[State], int]] = {
+    "sides": _n_sides,
+    "units": _n_units,
+    "hexes": _n_hexes,
+    "combats": _n_combats,
+}
 
 
 def _terrain_changes(s: State, value: Any) -> bool:
@@ -144,29 +214,46 @@ def _terrain_changes(s: State, value: Any) -> bool:
     )
 
 
-_SCALARS: dict[str, Any] = {
+def _int(s: State, value: Any) -> bool:
+    return _is_int(value)
+
+
+def _number(s: State, value: Any) -> bool:
+    return _is_number(value)
+
+
+def _bool(s: State, value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _str(s: State, value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _marker(s: State, value: Any) -> bool:
+    """A marker's name, or none ("" or None)."""
+    return value in (None, "") or (isinstance(value, str) and value in s.game.tokens)
+
+
+def _markers(s: State, value: Any) -> bool:
+    return isinstance(value, tuple) and all(t in s.game.tokens for t in value)
+
+
+def _procedure(s: State, value: Any) -> bool:
+    """A procedure's name, or "" for none."""
+    return isinstance(value, str) and (value == "" or value in s.game.rules.procedures)
+
+
+# The other types, each with its check.
+_SCALARS: dict[str, Callable[[State, Any], bool]] = {
     "terrain_changes": _terrain_changes,
-    "int": lambda s, v: _is_int(v),
-    "number": lambda s, v: _is_number(v),
-    "bool": lambda s, v: isinstance(v, bool),
-    "str": lambda s, v: v is None or isinstance(v, str),
-    "marker": lambda s, v: v in (None, "") or (isinstance(v, str) and v in s.game.tokens),
-    "markers": lambda s, v: isinstance(v, tuple) and all(t in s.game.tokens for t in v),
-    "procedure": lambda s, v: isinstance(v, str) and (v == "" or v in s.game.rules.procedures),
-    "side": lambda s, v: _index(v, len(s.game.rules.sides)),
-    "sides": lambda s, v: (
-        isinstance(v, tuple) and all(_index(x, len(s.game.rules.sides), False) for x in v)
-    ),
-    "unit": lambda s, v: _index(v, len(s.game.rules.units)),
-    "units": _units,
-    "hex": lambda s, v: _index(v, len(s.game.rules.board.labels)),
-    "hexes": _hexes,
-    "code": lambda s, v: _index(v, len(s.game.rules.results)),
-    "combat": lambda s, v: _index(v, len(s.combats)),
-    "combats": lambda s, v: (
-        isinstance(v, tuple) and all(_index(c, len(s.combats), False) for c in v)
-    ),
-    "column": lambda s, v: _index(v, max((len(t.columns) for t in s.game.tables), default=1)),
+    "int": _int,
+    "number": _number,
+    "bool": _bool,
+    "str": _str,
+    "marker": _marker,
+    "markers": _markers,
+    "procedure": _procedure,
 }
 
 
@@ -181,40 +268,62 @@ def _unit_violations(s: State) -> list[str]:
         return [f"the unit arrays do not hold one entry per unit ({n})"]
     out = []
     for u, spec in enumerate(rules.units):
-        status, h, loss = s.unit_status[u], s.unit_hex[u], s.unit_loss[u]
+        status = s.unit_status[u]
         if not _index(status, len(STATUS_NAMES), none_ok=False):
             out.append(f"unit {spec.name} has no status ({status!r})")
             continue
-        if status == ON_MAP:
-            if not _index(h, n_hexes, none_ok=False):
-                out.append(f"unit {spec.name} is on the map but in no hex ({h!r})")
-            elif rules.terrain[board_of(s).terrain[h]].prohibited:
-                out.append(
-                    f"unit {spec.name} stands in prohibited terrain ({rules.board.labels[h]})"
-                )
-        elif h != -1:
-            out.append(
-                f"unit {spec.name} is {STATUS_NAMES[status]} yet in a hex (a unit has one location)"
-            )
-        steps = len(spec.strengths)
-        if not _is_int(loss) or loss < 0:
-            out.append(f"unit {spec.name} has lost {loss!r} steps")
-        elif steps and loss > steps:
-            # `strengths` lists the printed strengths; a unit may have a reduced
-            # side beyond them (a one-strength warrior reduced), never more. Not
-            # out of play either: a unit out of play may yet be set up.
-            out.append(f"unit {spec.name} has lost {loss} steps of {steps}")
+        out += _location_violations(s, spec.name, status, s.unit_hex[u], n_hexes)
+        out += _loss_violations(spec, s.unit_loss[u])
     return out
+
+
+def _location_violations(s: State, name: str, status: int, h: Any, n_hexes: int) -> list[str]:
+    """A unit on the map stands in a hex it may enter; one elsewhere in none."""
+    rules = s.game.rules
+    if status != ON_MAP:
+        if h != -1:
+            return [f"unit {name} is {STATUS_NAMES[status]} yet in a hex (a unit has one location)"]
+        return []
+    if not _index(h, n_hexes, none_ok=False):
+        return [f"unit {name} is on the map but in no hex ({h!r})"]
+    if rules.terrain[board_of(s).terrain[h]].prohibited:
+        return [f"unit {name} stands in prohibited terrain ({rules.board.labels[h]})"]
+    return []
+
+
+def _loss_violations(spec: Any, loss: Any) -> list[str]:
+    """`strengths` lists the printed strengths; a unit may have a reduced side
+    beyond them (a one-strength warrior reduced), never more. Not out of play
+    either: a unit out of play may yet be set up."""
+    steps = len(spec.strengths)
+    if not _is_int(loss) or loss < 0:
+        return [f"unit {spec.name} has lost {loss!r} steps"]
+    if steps and loss > steps:
+        return [f"unit {spec.name} has lost {loss} steps of {steps}"]
+    return []
 
 
 def _variable_violations(s: State) -> list[str]:
     types = var_types(s)
     out = [f"unknown variable {name!r}" for name in s.vars if name not in types]
     out += [f"variable {name!r} is missing" for name in types if name not in s.vars]
+    out += _value_violations(s, types)
+    return out + _turn_violations(s)
+
+
+def _value_violations(s: State, types: dict[str, str]) -> list[str]:
+    """Each declared variable holds a value of its type."""
+    out = []
     for name, value in s.vars.items():
         typ = types.get(name)
         if typ is not None and not fits(s, typ, value):
             out.append(f"variable {name!r} holds {value!r}, not a {typ}")
+    return out
+
+
+def _turn_violations(s: State) -> list[str]:
+    """The phasing side is a side, and the turn one of the game's."""
+    out = []
     if not _index(s.vars.get("phasing"), len(s.game.rules.sides), none_ok=False):
         out.append(f"the phasing side is {s.vars.get('phasing')!r}")
     turn = s.vars.get("turn")
@@ -228,24 +337,41 @@ def _variable_violations(s: State) -> list[str]:
 def _combat_violations(s: State) -> list[str]:
     out = []
     for i, c in enumerate(s.combats):
-        if not _index(c.side, len(s.game.rules.sides), none_ok=False):
-            out.append(f"combat {i} has no side ({c.side!r})")
-        if not (_units(s, c.attackers) and _units(s, c.defenders)):
-            out.append(f"combat {i} names units that do not exist")
-        else:
-            # A combat is designated between units on the map; they may leave it
-            # after (eliminated, captured, off the map), never to be still to enter.
-            waiting = [u for u in (*c.attackers, *c.defenders) if s.unit_status[u] == NOT_ENTERED]
-            if waiting:
-                name = s.game.rules.units[waiting[0]].name
-                out.append(f"combat {i} names unit {name}, which has not entered the map")
-        if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
-            out.append(f"combat {i} names hexes that do not exist")
-        elif not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
-            out.append(f"combat {i} lacks attackers, defenders or their hexes")
-        if not (isinstance(c.resolved, bool) and isinstance(c.diverted, bool)):
-            out.append(f"combat {i}: resolved and diverted are yes or no")
+        out += _one_combat_violations(s, i, c)
     return out
+
+
+def _one_combat_violations(s: State, i: int, c: Any) -> list[str]:
+    out = []
+    if not _index(c.side, len(s.game.rules.sides), none_ok=False):
+        out.append(f"combat {i} has no side ({c.side!r})")
+    if not (_units(s, c.attackers) and _units(s, c.defenders)):
+        out.append(f"combat {i} names units that do not exist")
+    else:
+        out += _waiting_violations(s, i, c)
+    out += _combat_hex_violations(s, i, c)
+    if not (isinstance(c.resolved, bool) and isinstance(c.diverted, bool)):
+        out.append(f"combat {i}: resolved and diverted are yes or no")
+    return out
+
+
+def _combat_hex_violations(s: State, i: int, c: Any) -> list[str]:
+    """A combat's hexes exist, and it has attackers, defenders and their hexes."""
+    if not (_hexes(s, c.attack_hexes) and _hexes(s, c.defense_hexes)):
+        return [f"combat {i} names hexes that do not exist"]
+    if not all((c.attackers, c.defenders, c.attack_hexes, c.defense_hexes)):
+        return [f"combat {i} lacks attackers, defenders or their hexes"]
+    return []
+
+
+def _waiting_violations(s: State, i: int, c: Any) -> list[str]:
+    """A combat is designated between units on the map; they may leave it after
+    (eliminated, captured, off the map), never to be still to enter."""
+    waiting = [u for u in (*c.attackers, *c.defenders) if s.unit_status[u] == NOT_ENTERED]
+    if not waiting:
+        return []
+    name = s.game.rules.units[waiting[0]].name
+    return [f"combat {i} names unit {name}, which has not entered the map"]
 
 
 def _bag_violations(s: State) -> list[str]:
@@ -262,59 +388,100 @@ def _bag_violations(s: State) -> list[str]:
 
 def _stack_violations(s: State) -> list[str]:
     rules = s.game.rules
-    prims = all_primitives()
-    results = {r.procedure for r in rules.results}
     out = []
     if not s.terminal and not s.stack:
         out.append("the game is not over but no procedure runs")
     elif s.stack and (s.stack[0].prim or s.stack[0].proc != rules.start_procedure):
         out.append(f"the sequence of play ({rules.start_procedure}) is not the outermost frame")
     for depth, f in enumerate(s.stack):
-        where = f"frame {depth} ({f.proc})"
-        if f.prim:
-            prim = prims.get(f.proc)
-            if prim is None:
-                out.append(f"{where}: no such primitive")
-                continue
-            site = f.b.get("site")
-            below = s.stack[depth - 1] if depth else None
-            if site is None and f.proc in STARTED_BY_GAME:
-                pass
-            elif (
-                below is None
-                or below.prim
-                or site != (below.proc, below.pc - 1)
-                or not _calls(rules, site, f.proc)
-            ):
-                out.append(f"{where}: not called by the frame below it")
-            types = prim.fields
-        else:
-            proc = rules.procedures.get(f.proc)
-            if proc is None:
-                out.append(f"{where}: no such procedure")
-                continue
-            if not _is_int(f.pc) or not 0 <= f.pc <= len(proc.code):
-                out.append(f"{where}: instruction {f.pc!r} is outside the procedure")
-            types = proc.types
-            out += _result_violations(s, f, where)
-            if f.proc not in results:  # a result's loop variables are parameters too
-                out += [f"{where}: argument {p!r} is missing" for p in proc.params if p not in f.b]
-            out += [
-                f"{where}: the list of its loop over {name[5:]!r} is missing"
-                for name, first, last in _loops(proc)
-                if first <= f.pc <= last and name not in f.b
-            ]
-            if _is_int(f.pc) and 0 <= f.pc <= len(proc.code):
-                out += _binding_flow_violations(s, f, proc, where)
-        for name, value in f.b.items():
-            if (name == "site" and f.prim) or name in RESULT_BINDINGS:
-                continue
-            if name == SECRET:
-                if not _secrets(s, f, value):
-                    out.append(f"{where}: the face-down choices {value!r} are not its bindings")
-                continue
-            if not fits(s, types.get(name, ""), value):
-                out.append(f"{where}: binding {name!r} holds {value!r}, not a {types.get(name)}")
+        out += _frame_violations(s, depth, f)
+    return out
+
+
+def _frame_violations(s: State, depth: int, f: Any) -> list[str]:
+    """What is wrong with the frame at `depth`: its primitive's call or its
+    procedure's place, then each of its bindings."""
+    where = f"frame {depth} ({f.proc})"
+    if f.prim:
+        prim = all_primitives().get(f.proc)
+        if prim is None:
+            return [f"{where}: no such primitive"]
+        out = _call_violations(s, depth, f, where)
+        types = prim.fields
+    else:
+        proc = s.game.rules.procedures.get(f.proc)
+        if proc is None:
+            return [f"{where}: no such procedure"]
+        out = _procedure_frame_violations(s, f, proc, where)
+        types = proc.types
+    return out + _binding_violations(s, f, types, where)
+
+
+def _call_violations(s: State, depth: int, f: Any, where: str) -> list[str]:
+    """A primitive frame stands on the procedure frame whose `Prim` instruction
+    started it (its `site`), unless the game itself started it."""
+    site = f.b.get("site")
+    if site is None and f.proc in STARTED_BY_GAME:
+        return []
+    if not _called_from_below(s, depth, f, site):
+        return [f"{where}: not called by the frame below it"]
+    return []
+
+
+def _called_from_below(s: State, depth: int, f: Any, site: Any) -> bool:
+    """Whether the procedure frame below `f` stands just past the `Prim`
+    instruction at `site`, which starts `f`'s primitive."""
+    below = s.stack[depth - 1] if depth else None
+    return (
+        below is not None
+        and not below.prim
+        and site == (below.proc, below.pc - 1)
+        and _calls(s.game.rules, site, f.proc)
+    )
+
+
+def _procedure_frame_violations(s: State, f: Any, proc: Any, where: str) -> list[str]:
+    """A procedure frame stands at one of its instructions, with its arguments,
+    its loops' lists and only the bindings a path there may have set."""
+    out = []
+    at_instruction = _is_int(f.pc) and 0 <= f.pc <= len(proc.code)
+    if not at_instruction:
+        out.append(f"{where}: instruction {f.pc!r} is outside the procedure")
+    out += _result_violations(s, f, where)
+    out += _missing_argument_violations(s, f, proc, where)
+    if at_instruction:
+        out += _binding_flow_violations(s, f, proc, where)
+    return out
+
+
+def _missing_argument_violations(s: State, f: Any, proc: Any, where: str) -> list[str]:
+    """The procedure's parameters (a result's loop variables are parameters
+    too), and the lists of the loops it stands in."""
+    out = []
+    if f.proc not in {r.procedure for r in s.game.rules.results}:
+        out += [f"{where}: argument {p!r} is missing" for p in proc.params if p not in f.b]
+    out += [
+        f"{where}: the list of its loop over {name[5:]!r} is missing"
+        for name, first, last in _loops(proc)
+        if first <= f.pc <= last and name not in f.b
+    ]
+    return out
+
+
+def _binding_violations(s: State, f: Any, types: dict[str, str], where: str) -> list[str]:
+    """Each binding of the frame holds a value of its declared type (the face-down
+    choices name bindings of the frame; the call site and a result's own
+    bindings are checked elsewhere)."""
+    out = []
+    for name, value in f.b.items():
+        if (name == "site" and f.prim) or name in RESULT_BINDINGS:
+            continue
+        if name == SECRET:
+            if not _secrets(s, f, value):
+                out.append(f"{where}: the face-down choices {value!r} are not its bindings")
+            continue
+        if not fits(s, types.get(name, ""), value):
+            out.append(f"{where}: binding {name!r} holds {value!r}, not a {types.get(name)}")
     return out
 
 
@@ -416,6 +583,18 @@ def binding_flow(rules: Any, proc: Any) -> BindingFlow:
 
 
 def _work_out_flow(rules: Any, code: tuple[Any, ...]) -> BindingFlow:
+    must, may = _reaching_bindings(code)
+    live = _live_bindings(rules, code)
+    written = frozenset().union(*(_sets(instr) for instr in code))
+    results = frozenset(i.into for i in code if isinstance(i, ins.Call) and i.into)
+    return BindingFlow(tuple(must), tuple(may), tuple(live), written, results)
+
+
+def _reaching_bindings(
+    code: tuple[Any, ...],
+) -> tuple[list[frozenset[str] | None], list[frozenset[str]]]:
+    """Forwards from the start: the bindings every path sets before each
+    instruction (None where no path reaches it) and those some path sets."""
     n = len(code)
     must: list[frozenset[str] | None] = [None] * (n + 1)
     may: list[frozenset[str]] = [frozenset()] * (n + 1)
@@ -436,19 +615,24 @@ def _work_out_flow(rules: Any, code: tuple[Any, ...]) -> BindingFlow:
             if new != old or new_may != may[nxt]:
                 must[nxt], may[nxt] = new, new_may
                 work.append(nxt)
+    return must, may
+
+
+def _live_bindings(rules: Any, code: tuple[Any, ...]) -> list[frozenset[str]]:
+    """Backwards to a fixed point (loops carry what they read round): the
+    bindings some path from each instruction may read before setting them."""
+    n = len(code)
     live: list[frozenset[str]] = [frozenset()] * (n + 1)
     reads = [_reads(rules, instr) for instr in code]
     changed = True
-    while changed:  # backwards to a fixed point: loops carry what they read round
+    while changed:
         changed = False
         for pc in range(n - 1, -1, -1):
             after = frozenset().union(*(live[nxt] for nxt in _successors(code[pc], pc)))
             new = reads[pc] | (after - _sets(code[pc]))
             if new != live[pc]:
                 live[pc], changed = new, True
-    written = frozenset().union(*(_sets(instr) for instr in code))
-    results = frozenset(i.into for i in code if isinstance(i, ins.Call) and i.into)
-    return BindingFlow(tuple(must), tuple(may), tuple(live), written, results)
+    return live
 
 
 def _reads(rules: Any, instr: Any) -> frozenset[str]:
@@ -456,21 +640,32 @@ def _reads(rules: Any, instr: Any) -> frozenset[str]:
     (and those of the modifiers of a roll) hold as constants (`b['odds']`; a
     name that is only text is counted too, which asks no more of a position
     than play leaves in it) and the loop bindings it works on."""
+    names: set[str] = set()
+    for fn in _functions(rules, instr):
+        if callable(fn) and hasattr(fn, "__code__"):
+            names |= _constants(fn.__code__)
+    names.update(getattr(instr, f) for f in _LOOP_READS.get(type(instr), ()))
+    return frozenset(names)
+
+
+# The fields naming the loop bindings each kind of loop instruction works on.
+_LOOP_READS: dict[type, tuple[str, ...]] = {
+    ins.JumpIfEmpty: ("rest",),
+    ins.ForTake: ("rest",),
+    ins.ForDrop: ("var", "rest"),
+}
+
+
+def _functions(rules: Any, instr: Any) -> list[Any]:
+    """An instruction's operands (each value of a dict of them), and the
+    conditions and amounts of a roll's modifiers."""
     fns: list[Any] = []
     for operand in (getattr(instr, name) for name in ins.operand_names(type(instr))):
         fns += operand.values() if isinstance(operand, dict) else [operand]
     if isinstance(instr, ins.Roll | ins.RollDie) and instr.modifiers:
         for m in rules.modifiers[instr.modifiers].modifiers:
             fns += [m.condition, m.amount]
-    names: set[str] = set()
-    for fn in fns:
-        if callable(fn) and hasattr(fn, "__code__"):
-            names |= _constants(fn.__code__)
-    if isinstance(instr, ins.JumpIfEmpty | ins.ForTake):
-        names.add(instr.rest)
-    if isinstance(instr, ins.ForDrop):
-        names |= {instr.var, instr.rest}
-    return frozenset(names)
+    return fns
 
 
 def _constants(code: Any) -> set[str]:
@@ -483,35 +678,47 @@ def _constants(code: Any) -> set[str]:
     return out
 
 
+# The fields naming the bindings each kind of instruction sets in its own frame
+# (a roll's total and a call's result only when it has one).
+_SETTING_FIELDS: dict[type, tuple[str, ...]] = {
+    ins.Let: ("name",),
+    ins.ForStart: ("rest",),
+    ins.ForTake: ("var",),
+    ins.Choose: ("var",),
+    ins.Ask: ("var",),
+    ins.Roll: ("into", "total"),
+    ins.RollDie: ("into",),
+    ins.Draw: ("into",),
+    ins.Call: ("into",),
+}
+
+
 def _sets(instr: Any) -> frozenset[str]:
     """The bindings an instruction sets in its own frame."""
-    if isinstance(instr, ins.Let):
-        return frozenset((instr.name,))
-    if isinstance(instr, ins.ForStart):
-        return frozenset((instr.rest,))
-    if isinstance(instr, ins.ForTake | ins.Choose):
-        return frozenset((instr.var,))
-    if isinstance(instr, ins.Ask):
-        return frozenset((instr.var,))
-    if isinstance(instr, ins.Roll):
-        return frozenset(n for n in (instr.into, instr.total) if n)
-    if isinstance(instr, ins.RollDie | ins.Draw):
-        return frozenset((instr.into,))
-    if isinstance(instr, ins.Call) and instr.into:
-        return frozenset((instr.into,))
-    return frozenset()
+    fields = _SETTING_FIELDS.get(type(instr), ())
+    return frozenset(name for name in (getattr(instr, f) for f in fields) if name)
+
+
+# How each kind of instruction that does not simply go on to the next one
+# ends: whether it may go on to the next, and the field naming where it jumps
+# (None: nowhere, it leaves the procedure).
+_BRANCHES: dict[type, tuple[bool, str | None]] = {
+    ins.Jump: (False, "target"),
+    ins.JumpIfNot: (True, "target"),
+    ins.JumpUnlessSwitch: (True, "target"),
+    ins.JumpIfEmpty: (True, "end"),
+    ins.Return: (False, None),
+    ins.EndPhase: (False, None),
+    ins.EndGame: (False, None),
+}
 
 
 def _successors(instr: Any, pc: int) -> tuple[int, ...]:
-    if isinstance(instr, ins.Jump):
-        return (instr.target,)
-    if isinstance(instr, ins.JumpIfNot | ins.JumpUnlessSwitch):
-        return (pc + 1, instr.target)
-    if isinstance(instr, ins.JumpIfEmpty):
-        return (pc + 1, instr.end)
-    if isinstance(instr, ins.Return | ins.EndPhase | ins.EndGame):
-        return ()
-    return (pc + 1,)
+    """The instructions that may run after the one at `pc` (the end of the
+    procedure is `len(code)`)."""
+    goes_on, jump = _BRANCHES.get(type(instr), (True, None))
+    after = (pc + 1,) if goes_on else ()
+    return (*after, getattr(instr, jump)) if jump else after
 
 
 def _loops(proc: Any) -> list[tuple[str, int, int]]:
@@ -542,13 +749,20 @@ def _ending_violations(s: State) -> list[str]:
         out.append(f"move number {s.move_number!r}")
     if not isinstance(s.terminal, bool):
         out.append("terminal is yes or no")
+    out += _victory_violations(s)
+    unknown = s.fired - {t.name for t in s.game.rules.triggers}
+    if unknown:
+        out.append(f"unknown triggers fired: {sorted(unknown)}")
+    return out
+
+
+def _victory_violations(s: State) -> list[str]:
+    """The winner is a side (or none), only of a game over, at a level the rules name."""
+    out = []
     if not _index(s.winner, len(s.game.rules.sides)):
         out.append(f"the winner is no side ({s.winner!r})")
     elif s.winner >= 0 and not s.terminal:
         out.append("a side has won but the game goes on")
     if s.level and s.level not in s.game.rules.victory_levels:
         out.append(f"unknown victory level {s.level!r}")
-    unknown = s.fired - {t.name for t in s.game.rules.triggers}
-    if unknown:
-        out.append(f"unknown triggers fired: {sorted(unknown)}")
     return out

@@ -19,7 +19,7 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -122,23 +122,8 @@ def play_game(
     while not s.is_terminal():
         if s.move_number >= limit:
             raise RuntimeError(f"game longer than max_game_length ({limit})")
-        record: dict[str, Any] = {"type": "move", "move": s.move_number}
-        if s.is_chance_node():
-            action = chance.sample(s, seed) if roll is None else roll(s)
-            record.update(player="chance", source=SEEDED if roll is None else PHYSICAL)
-        else:
-            player = s.current_player()
-            action = players[player].step(s)
-            if action not in s.legal_actions():
-                reason = why_not(s, action) if isinstance(action, int) else None
-                raise ValueError(
-                    f"move {s.move_number}: bot {bots[player]!r} chose {action!r}, not legal"
-                    + (f": {reason}" if reason else "")
-                )
-            record["player"] = game.rules.sides[player].name
-        record["action"] = action
-        record["text"] = s.action_to_string(action)
-        s.apply_action(action)
+        record = _move_record(s, players, bots, seed, roll)
+        s.apply_action(record["action"])
         moves.append(record)
         if on_move is not None:
             on_move(s, record, s.take_messages())
@@ -146,6 +131,40 @@ def play_game(
             s.take_messages()
     final = {"type": "end", "moves": len(moves), **ending(s)}
     return GameRecord(header, moves, final, s)
+
+
+def _move_record(
+    s: State,
+    players: list[Any],
+    bots: list[str],
+    seed: int,
+    roll: Callable[[State], int] | None,
+) -> dict[str, Any]:
+    """The log line of the next move: a chance outcome (the seed's, or a
+    physical roll) or the deciding side's bot's action, in words."""
+    record: dict[str, Any] = {"type": "move", "move": s.move_number}
+    if s.is_chance_node():
+        action = chance.sample(s, seed) if roll is None else roll(s)
+        record.update(player="chance", source=SEEDED if roll is None else PHYSICAL)
+    else:
+        player = s.current_player()
+        action = _bot_action(s, players[player], bots[player])
+        record["player"] = s.game.rules.sides[player].name
+    record["action"] = action
+    record["text"] = s.action_to_string(action)
+    return record
+
+
+def _bot_action(s: State, bot: Any, name: str) -> int:
+    """The bot's choice, refused (naming the bot and why) unless legal."""
+    action = bot.step(s)
+    if action not in s.legal_actions():
+        reason = why_not(s, action) if isinstance(action, int) else None
+        raise ValueError(
+            f"move {s.move_number}: bot {name!r} chose {action!r}, not legal"
+            + (f": {reason}" if reason else "")
+        )
+    return action
 
 
 def ending(s: State) -> dict[str, Any]:
@@ -192,48 +211,25 @@ def _read(path: str, f: BinaryIO, partial: bool) -> Log:
     moves: list[dict[str, Any]] = []
     lines: list[int] = []
     end: dict[str, Any] | None = None
-    total = 0
     n = 0
-    while True:
-        raw = f.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            break
-        n += 1
-        where = f"{path}:{n}"
-        total += len(raw)
-        if len(raw) > MAX_LINE_BYTES or total > MAX_LOG_BYTES:
-            raise ReplayError(f"{where}: longer than a Muster log's line can be")
-        line = _parse(raw, where, first=n == 1)
+    for n, line in _raw_lines(path, f):
         if line is None:
             continue
+        where = f"{path}:{n}"
         if end is not None:
             raise ReplayError(f"{where}: a line after the end line")
         kind = line.get("type")
         if header is None:
-            if kind != "header":
-                raise ReplayError(f"{where}: expected the log's header line first")
             header = _header(line, where)
         elif kind == "move":
-            _fields(line, MOVE_FIELDS, {"move", "player", "action", "text", "chain"}, where)
-            _move(line, where)
-            moves.append(line)
+            moves.append(_move(line, where))
             lines.append(n)
         elif kind == "end":
-            _fields(line, END_FIELDS, {"moves", "hash", "chain"}, where)
-            if not isinstance(line["hash"], str) or not HASH.fullmatch(line["hash"]):
-                raise ReplayError(f"{where}: the final hash is not a state hash")
-            end = line
+            end = _end(line, where)
             lines.append(n)
         else:
             raise ReplayError(f"{where}: a line of unknown type {_short(kind)}")
-        if not isinstance(line.get("chain"), str):
-            raise ReplayError(f"{where}: the line carries no running hash (chain)")
-        previous = chain_next(previous, line)
-        if line["chain"] != previous:
-            raise ReplayError(
-                f"{where}: the running hash does not match: this line "
-                "(or the one before it was removed) has been changed"
-            )
+        previous = _chained(previous, line, where)
     if header is None:
         raise ReplayError(f"{path}: an empty file, not a Muster log")
     if end is None and not partial:
@@ -242,6 +238,43 @@ def _read(path: str, f: BinaryIO, partial: bool) -> Log:
             "(a game in progress replays with --partial)"
         )
     return Log(path, header, moves, end, lines)
+
+
+def _raw_lines(path: str, f: BinaryIO) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """Each line of the log with its number, as a JSON object (None when blank),
+    within the sizes a log's lines and the log may have."""
+    total = 0
+    n = 0
+    while True:
+        raw = f.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        n += 1
+        where = f"{path}:{n}"
+        total += len(raw)
+        if len(raw) > MAX_LINE_BYTES or total > MAX_LOG_BYTES:
+            raise ReplayError(f"{where}: longer than a Muster log's line can be")
+        yield n, _parse(raw, where, first=n == 1)
+
+
+def _end(line: dict[str, Any], where: str) -> dict[str, Any]:
+    _fields(line, END_FIELDS, {"moves", "hash", "chain"}, where)
+    if not isinstance(line["hash"], str) or not HASH.fullmatch(line["hash"]):
+        raise ReplayError(f"{where}: the final hash is not a state hash")
+    return line
+
+
+def _chained(previous: str, line: dict[str, Any], where: str) -> str:
+    """The running hash after `line`, which must carry it."""
+    if not isinstance(line.get("chain"), str):
+        raise ReplayError(f"{where}: the line carries no running hash (chain)")
+    previous = chain_next(previous, line)
+    if line["chain"] != previous:
+        raise ReplayError(
+            f"{where}: the running hash does not match: this line "
+            "(or the one before it was removed) has been changed"
+        )
+    return previous
 
 
 def _parse(raw: bytes, where: str, first: bool) -> dict[str, Any] | None:
@@ -274,7 +307,8 @@ def _fields(line: dict[str, Any], allowed: set[str], required: set[str], where: 
             raise ReplayError(f"{where}: the line has no {key!r}")
 
 
-def _move(line: dict[str, Any], where: str) -> None:
+def _move(line: dict[str, Any], where: str) -> dict[str, Any]:
+    _fields(line, MOVE_FIELDS, {"move", "player", "action", "text", "chain"}, where)
     for key, what in (("move", "move number"), ("action", "action")):
         if type(line[key]) is not int or not 0 <= line[key] < SEED_LIMIT:
             raise ReplayError(f"{where}: the {what} is a whole number, not {_short(line[key])}")
@@ -282,15 +316,32 @@ def _move(line: dict[str, Any], where: str) -> None:
         raise ReplayError(f"{where}: the player and the text are strings")
     if line.get("source", SEEDED) not in (SEEDED, PHYSICAL):
         raise ReplayError(f"{where}: a chance outcome comes from {SEEDED!r} or {PHYSICAL!r}")
+    return line
 
 
 def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
+    """The log's first line: its header."""
+    if line.get("type") != "header":
+        raise ReplayError(f"{where}: expected the log's header line first")
     if line.get("format") != LOG_FORMAT:
         raise ReplayError(
             f"{where}: not a {LOG_FORMAT} log (format {_short(line.get('format'))}); "
             "older logs carry no hash chain and cannot be certified"
         )
     _fields(line, HEADER_FIELDS, {"ruleset", "rules_hash", "seed", "params", "chain"}, where)
+    _rules_named(line, where)
+    seed = line["seed"]
+    if not isinstance(seed, int) or isinstance(seed, bool) or not -SEED_LIMIT < seed < SEED_LIMIT:
+        raise ReplayError(f"{where}: the seed is not a whole number ({_short(seed)})")
+    _params(line["params"], where)
+    bots = line.get("bots", [])
+    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+        raise ReplayError(f"{where}: bots is a list of bot names")
+    return line
+
+
+def _rules_named(line: dict[str, Any], where: str) -> None:
+    """A header names its ruleset by the battle's name, and the rules' hash."""
     if not isinstance(line["ruleset"], str) or not re.fullmatch(
         r"[a-z_][a-z0-9_]*", line["ruleset"]
     ):
@@ -299,10 +350,10 @@ def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
         )
     if not isinstance(line["rules_hash"], str) or not HASH.fullmatch(line["rules_hash"]):
         raise ReplayError(f"{where}: the rules hash is not a hash")
-    seed = line["seed"]
-    if not isinstance(seed, int) or isinstance(seed, bool) or not -SEED_LIMIT < seed < SEED_LIMIT:
-        raise ReplayError(f"{where}: the seed is not a whole number ({_short(seed)})")
-    params = line["params"]
+
+
+def _params(params: Any, where: str) -> None:
+    """A header's params: the scenario and rule switches only."""
     if not isinstance(params, dict):
         raise ReplayError(f"{where}: params is a JSON object, not {_short(params)}")
     for key in params:
@@ -316,10 +367,6 @@ def _header(line: dict[str, Any], where: str) -> dict[str, Any]:
     rules = params.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, bool) for v in rules.values()):
         raise ReplayError(f"{where}: params.rules maps rule switches to true or false")
-    bots = line.get("bots", [])
-    if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
-        raise ReplayError(f"{where}: bots is a list of bot names")
-    return line
 
 
 def _short(value: Any) -> str:
@@ -354,61 +401,83 @@ def certify(game: Game, log: Log) -> Certified:
             f"(hash {log.header['rules_hash'][:12]}, these are {game.rules_hash[:12]})"
         )
     seed = log.header["seed"]
-    sides = game.rules.sides
     s = game.new_initial_state()
     s.take_messages()
-    seeded = physical = 0
+    sources = {SEEDED: 0, PHYSICAL: 0}
     for m, n in zip(log.moves, log.lines, strict=False):
         where = f"{log.path}:{n}: move {_short(m['move'])}"
-        if type(m["move"]) is not int or m["move"] != s.move_number:
-            raise ReplayError(f"{where}: expected move {s.move_number} here")
-        if s.is_terminal():
-            raise ReplayError(f"{where}: the game was already over")
-        action = m["action"]
-        if type(action) is not int:
-            raise ReplayError(f"{where}: the action is a whole number, not {_short(action)}")
+        _check_turn_of_move(s, m, where)
         if s.is_chance_node():
-            if m["player"] != "chance":
-                raise ReplayError(
-                    f"{where}: a chance node, not a decision of {_short(m['player'])}"
-                )
-            source = m.get("source")
-            if source == SEEDED:
-                expected = chance.sample(s, seed)
-                if action != expected:
-                    raise ReplayError(
-                        f"{where}: the seed gives {expected} "
-                        f"({s.action_to_string(expected)}), the log says {_short(action)}"
-                    )
-                seeded += 1
-            elif source == PHYSICAL:
-                physical += 1
-            else:
-                raise ReplayError(
-                    f"{where}: a chance outcome says where it came from (seed or physical)"
-                )
+            sources[_check_chance(s, m, seed, where)] += 1
         else:
-            player = sides[s.current_player()].name
-            if m["player"] != player:
-                raise ReplayError(f"{where}: {player} decides here, not {_short(m['player'])}")
-            if "source" in m:
-                raise ReplayError(f"{where}: only a chance outcome has a source")
-        if action not in s.legal_actions():
-            reason = why_not(s, action)
-            raise ReplayError(
-                f"{where}: action {action} ({_short(m['text'])}) is not legal here"
-                + (f": {reason}" if reason else "")
-            )
-        text = s.action_to_string(action)
-        if m["text"] != text:
-            raise ReplayError(
-                f"{where}: action {action} reads {_short(text)}, not {_short(m['text'])}"
-            )
-        s.apply_action(action)
+            _check_decision(s, m, where)
+        _check_action(s, m, where)
+        s.apply_action(m["action"])
         s.take_messages()
     if log.end is not None:
         _check_end(log, s)
-    return Certified(s, len(log.moves), seeded, physical, log.end is not None)
+    finished = log.end is not None
+    return Certified(s, len(log.moves), sources[SEEDED], sources[PHYSICAL], finished)
+
+
+def _check_turn_of_move(s: State, m: dict[str, Any], where: str) -> None:
+    """The line is the next move of a game not over, and plays a whole number."""
+    if type(m["move"]) is not int or m["move"] != s.move_number:
+        raise ReplayError(f"{where}: expected move {s.move_number} here")
+    if s.is_terminal():
+        raise ReplayError(f"{where}: the game was already over")
+    if type(m["action"]) is not int:
+        raise ReplayError(f"{where}: the action is a whole number, not {_short(m['action'])}")
+
+
+def _check_chance(s: State, m: dict[str, Any], seed: int, where: str) -> str:
+    """A chance outcome's line: the seed's outcome, or a physical roll taken on
+    the log's word. Returns where it came from."""
+    if m["player"] != "chance":
+        raise ReplayError(f"{where}: a chance node, not a decision of {_short(m['player'])}")
+    source = m.get("source")
+    if source == SEEDED:
+        expected = chance.sample(s, seed)
+        if m["action"] != expected:
+            raise ReplayError(
+                f"{where}: the seed gives {expected} "
+                f"({s.action_to_string(expected)}), the log says {_short(m['action'])}"
+            )
+    elif source != PHYSICAL:
+        raise ReplayError(f"{where}: a chance outcome says where it came from (seed or physical)")
+    return source
+
+
+def _check_decision(s: State, m: dict[str, Any], where: str) -> None:
+    """A decision's line names the side that decides here, and no source."""
+    player = s.game.rules.sides[s.current_player()].name
+    if m["player"] != player:
+        raise ReplayError(f"{where}: {player} decides here, not {_short(m['player'])}")
+    if "source" in m:
+        raise ReplayError(f"{where}: only a chance outcome has a source")
+
+
+def _check_action(s: State, m: dict[str, Any], where: str) -> None:
+    """The line's action is legal here and reads as the line's text."""
+    action = m["action"]
+    if action not in s.legal_actions():
+        reason = why_not(s, action)
+        raise ReplayError(
+            f"{where}: action {action} ({_short(m['text'])}) is not legal here"
+            + (f": {reason}" if reason else "")
+        )
+    text = s.action_to_string(action)
+    if m["text"] != text:
+        raise ReplayError(f"{where}: action {action} reads {_short(text)}, not {_short(m['text'])}")
+
+
+def _check_result(end: dict[str, Any], got: dict[str, Any], where: str) -> None:
+    """The returns, winner and level the end line states (if it does) are the game's."""
+    for key in ("returns", "winner", "level"):
+        if key in end and end[key] != got[key]:
+            raise ReplayError(
+                f"{where}: the game ends with {key} {_short(got[key])}, not {_short(end[key])}"
+            )
 
 
 def _check_end(log: Log, s: State) -> None:
@@ -423,11 +492,7 @@ def _check_end(log: Log, s: State) -> None:
     if not s.is_terminal():
         raise ReplayError(f"{where}: the log ends but the game is not over")
     got = ending(s)
-    for key in ("returns", "winner", "level"):
-        if key in end and end[key] != got[key]:
-            raise ReplayError(
-                f"{where}: the game ends with {key} {_short(got[key])}, not {_short(end[key])}"
-            )
+    _check_result(end, got, where)
     if got["hash"] != end["hash"]:
         raise ReplayError(
             f"{where}: final state {got['hash'][:16]} differs from the log's {end['hash'][:16]}"

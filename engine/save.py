@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -20,6 +20,7 @@ from engine import instructions as ins
 from engine import primitives
 from engine.interpreter import CHANCE, advance, current_node
 from engine.invariants import fits, missing_bindings, var_types, violations
+from engine.rules import Rules
 from engine.state import STATUS_NAMES, Combat, Frame, State
 
 FORMAT = "muster.state/1"
@@ -108,40 +109,81 @@ def _kind(value: Any) -> str:
 
 
 def _encode(s: State, typ: str, value: Any) -> Any:
-    rules = s.game.rules
     if value is None:
         return None
-    if typ == "side":
-        return rules.sides[value].name if value >= 0 else None
-    if typ == "sides":
-        return [rules.sides[x].name for x in value]
-    if typ == "unit":
-        return rules.units[value].name if value >= 0 else None
-    if typ == "units":
-        return [rules.units[u].name for u in value]
-    if typ == "hex":
-        return rules.board.labels[value] if value >= 0 else None
-    if typ == "hexes":
-        return [rules.board.labels[h] for h in value]
+    by_name = _BY_NAME.get(typ)
+    if by_name is not None:
+        return by_name(s.game.rules, value)
     if typ.startswith("cell:"):
         spec = _table(s, typ)
         return [
             _encode(s, "code" if k == "code" else "", v)
             for k, v in zip(spec.kinds, value, strict=True)
         ]
-    if typ == "code":
-        return rules.results[value].name if value >= 0 else None
-    if typ == "per_side":
-        return {side.name: value[i] for i, side in enumerate(rules.sides)}
-    if typ.startswith("per_side:"):
-        return _row(s, typ.split(":", 1)[1], value, [side.name for side in rules.sides])
-    if typ.startswith("per_unit:"):
-        return _row(s, typ.split(":", 1)[1], value, s.game.unit_by_name)  # (in unit order)
-    if typ.startswith("per_hex:"):
-        return _row(s, typ.split(":", 1)[1], value, rules.board.labels)
+    scope, colon, inner = typ.partition(":")
+    names = _row_names(s, scope) if colon else None
+    if names is not None:
+        return _row(s, inner, value, names)
     if isinstance(value, Fraction):
         return str(value)
     return _plain(value)
+
+
+def _side_name(rules: Rules, side: int) -> str | None:
+    return rules.sides[side].name if side >= 0 else None
+
+
+def _side_names(rules: Rules, sides: tuple[int, ...]) -> list[str]:
+    return [rules.sides[x].name for x in sides]
+
+
+def _unit_name(rules: Rules, u: int) -> str | None:
+    return rules.units[u].name if u >= 0 else None
+
+
+def _unit_names(rules: Rules, units: tuple[int, ...]) -> list[str]:
+    return [rules.units[u].name for u in units]
+
+
+def _hex_label(rules: Rules, h: int) -> str | None:
+    return rules.board.labels[h] if h >= 0 else None
+
+
+def _hex_labels(rules: Rules, hexes: tuple[int, ...]) -> list[str]:
+    return [rules.board.labels[h] for h in hexes]
+
+
+def _result_name(rules: Rules, code: int) -> str | None:
+    return rules.results[code].name if code >= 0 else None
+
+
+def _by_side(rules: Rules, value: tuple[Any, ...]) -> dict[str, Any]:
+    return {side.name: value[i] for i, side in enumerate(rules.sides)}
+
+
+# How a value of each type written by name is saved.
+_BY_NAME: dict[str, Callable[[Rules, Any], Any]] = {
+    "side": _side_name,
+    "sides": _side_names,
+    "unit": _unit_name,
+    "units": _unit_names,
+    "hex": _hex_label,
+    "hexes": _hex_labels,
+    "code": _result_name,
+    "per_side": _by_side,
+}
+
+
+def _row_names(s: State, scope: str) -> Collection[str] | None:
+    """The names a per-side, per-unit or per-hex row is saved by, in order
+    (None for any other scope)."""
+    if scope == "per_side":
+        return [side.name for side in s.game.rules.sides]
+    if scope == "per_unit":
+        return s.game.unit_by_name  # (in unit order)
+    if scope == "per_hex":
+        return s.game.rules.board.labels
+    return None
 
 
 # The types `_encode` writes by name; of any other type it gives back a bool,
@@ -183,40 +225,15 @@ def _decode(s: State, typ: str, value: Any, path: str) -> Any:
 
 
 def _convert(s: State, typ: str, value: Any, path: str) -> Any:
-    g = s.game
-    rules = g.rules
     if typ.startswith("per_"):
-        scope, _, inner = typ.partition(":")
-        names = {
-            "per_side": [side.name for side in rules.sides],
-            "per_unit": [u.name for u in rules.units],
-            "per_hex": list(rules.board.labels),
-        }.get(scope)
-        if names is None:
-            raise SaveError(path, f"no values of type {typ}")
-        obj = _object(value, path, names, names)
-        return tuple(_decode(s, inner or "number", obj[n], f"{path}.{n}") for n in names)
+        return _convert_row(s, typ, value, path)
     if typ.startswith("cell:"):
-        spec = _table(s, typ)
-        cells = _list(value, path)
-        if len(cells) != len(spec.kinds):
-            raise SaveError(path, f"a cell of {spec.name} has {len(spec.kinds)} parts")
-        return tuple(
-            _convert(s, "code" if k == "code" else "", v, f"{path}[{i}]")
-            for i, (k, v) in enumerate(zip(spec.kinds, cells, strict=True))
-        )
-    by_name = {
-        "side": (g.side_by_name, "side"),
-        "unit": (g.unit_by_name, "unit"),
-        "hex": (g.hex_by_label, "hex"),
-        "code": ({r.name: i for i, r in enumerate(rules.results)}, "result"),
-    }
-    if typ in by_name:
-        names, what = by_name[typ]
+        return _convert_cell(s, typ, value, path)
+    if typ in _ONE_NAMED:
+        names, what = _indices(s, typ)
         return -1 if value is None else names[_name(value, path, names, what)]
-    many = {"sides": "side", "units": "unit", "hexes": "hex"}
-    if typ in many:
-        names, what = by_name[many[typ]]
+    if typ in _MANY_NAMED:
+        names, what = _indices(s, _MANY_NAMED[typ])
         items = _list(value, path)
         return tuple(names[_name(v, f"{path}[{i}]", names, what)] for i, v in enumerate(items))
     if typ == "number" and isinstance(value, str):
@@ -224,6 +241,47 @@ def _convert(s: State, typ: str, value: Any, path: str) -> Any:
             raise SaveError(path, f"{value!r} is not a number")
         return Fraction(value)
     return _tupled(value, path)
+
+
+# The types saved by name, one or a list of them (of the kind named).
+_ONE_NAMED = frozenset({"side", "unit", "hex", "code"})
+_MANY_NAMED = {"sides": "side", "units": "unit", "hexes": "hex"}
+
+
+def _indices(s: State, kind: str) -> tuple[dict[str, int], str]:
+    """Each name of a side, unit, hex or result, with its index; and what to
+    call the kind in an error."""
+    g = s.game
+    if kind == "code":
+        return {r.name: i for i, r in enumerate(g.rules.results)}, "result"
+    return {"side": g.side_by_name, "unit": g.unit_by_name, "hex": g.hex_by_label}[kind], kind
+
+
+def _convert_row(s: State, typ: str, value: Any, path: str) -> tuple[Any, ...]:
+    """A per-side, per-unit or per-hex row saved as an object with every name."""
+    rules = s.game.rules
+    scope, _, inner = typ.partition(":")
+    names = {
+        "per_side": [side.name for side in rules.sides],
+        "per_unit": [u.name for u in rules.units],
+        "per_hex": list(rules.board.labels),
+    }.get(scope)
+    if names is None:
+        raise SaveError(path, f"no values of type {typ}")
+    obj = _object(value, path, names, names)
+    return tuple(_decode(s, inner or "number", obj[n], f"{path}.{n}") for n in names)
+
+
+def _convert_cell(s: State, typ: str, value: Any, path: str) -> tuple[Any, ...]:
+    """A table's cell saved as a list of its parts (a result by name)."""
+    spec = _table(s, typ)
+    cells = _list(value, path)
+    if len(cells) != len(spec.kinds):
+        raise SaveError(path, f"a cell of {spec.name} has {len(spec.kinds)} parts")
+    return tuple(
+        _convert(s, "code" if k == "code" else "", v, f"{path}[{i}]")
+        for i, (k, v) in enumerate(zip(spec.kinds, cells, strict=True))
+    )
 
 
 def _tupled(value: Any, path: str) -> Any:
@@ -256,33 +314,42 @@ def _encode_frame(s: State, frame: Frame) -> dict[str, Any]:
 
 
 def _decode_frame(s: State, data: Any, path: str) -> Frame:
-    if isinstance(data, dict) and "primitive" in data:
-        _object(data, path, ("primitive", "bindings"))
-        prims = primitives.all_primitives()
-        name = _name(data["primitive"], f"{path}.primitive", prims, "primitive")
-        types = prims[name].fields
-        prim = True
-        pc = 0
+    prim = isinstance(data, dict) and "primitive" in data
+    if prim:
+        name, pc, types = _primitive_frame(data, path)
     else:
-        _object(data, path, ("procedure", "step", "pc", "bindings"), ("procedure",))
-        procs = s.game.rules.procedures
-        name = _name(data["procedure"], f"{path}.procedure", procs, "procedure")
-        proc = procs[name]
-        if "step" in data and data["step"] != "":
-            _name(data["step"], f"{path}.step", proc.steps, f"step of {name}")
-        if "pc" in data:
-            pc = _int(data["pc"], f"{path}.pc", 0, len(proc.code))
-        elif data.get("step"):
-            pc = proc.steps[data["step"]]
-        else:
-            raise SaveError(path, f"a frame of {name!r} needs a pc or a known step")
-        types = proc.types
-        prim = False
+        name, pc, types = _procedure_frame(s, data, path)
     bindings = data.get("bindings", {})
     if not isinstance(bindings, dict):
         raise SaveError(f"{path}.bindings", f"expected an object, not {_kind(bindings)}")
     b = {k: _decode(s, types.get(k, ""), v, f"{path}.bindings.{k}") for k, v in bindings.items()}
     return Frame(name, pc, b, prim=prim)
+
+
+def _primitive_frame(data: dict[str, Any], path: str) -> tuple[str, int, dict[str, str]]:
+    """A primitive frame's name, pc (0) and the types of its bindings."""
+    _object(data, path, ("primitive", "bindings"))
+    prims = primitives.all_primitives()
+    name = _name(data["primitive"], f"{path}.primitive", prims, "primitive")
+    return name, 0, prims[name].fields
+
+
+def _procedure_frame(s: State, data: Any, path: str) -> tuple[str, int, dict[str, str]]:
+    """A procedure frame's name, pc (saved, or the start of the step it names)
+    and the types of its bindings."""
+    _object(data, path, ("procedure", "step", "pc", "bindings"), ("procedure",))
+    procs = s.game.rules.procedures
+    name = _name(data["procedure"], f"{path}.procedure", procs, "procedure")
+    proc = procs[name]
+    if "step" in data and data["step"] != "":
+        _name(data["step"], f"{path}.step", proc.steps, f"step of {name}")
+    if "pc" in data:
+        pc = _int(data["pc"], f"{path}.pc", 0, len(proc.code))
+    elif data.get("step"):
+        pc = proc.steps[data["step"]]
+    else:
+        raise SaveError(path, f"a frame of {name!r} needs a pc or a known step")
+    return name, pc, proc.types
 
 
 # ------------------------------------------------------------------ states
@@ -291,25 +358,8 @@ def _decode_frame(s: State, data: Any, path: str) -> Frame:
 def to_json(s: State) -> dict[str, Any]:
     rules = s.game.rules
     types = var_types(s)
-    units = {}
-    for u, spec in enumerate(rules.units):
-        units[spec.name] = {
-            "hex": rules.board.labels[s.unit_hex[u]] if s.unit_hex[u] >= 0 else None,
-            "steps_lost": s.unit_loss[u],
-            "status": STATUS_NAMES[s.unit_status[u]],
-        }
-    combats = [
-        {
-            "side": rules.sides[c.side].name,
-            "attackers": _encode(s, "units", c.attackers),
-            "defenders": _encode(s, "units", c.defenders),
-            "attack_hexes": _encode(s, "hexes", c.attack_hexes),
-            "defense_hexes": _encode(s, "hexes", c.defense_hexes),
-            "resolved": c.resolved,
-            "diverted": c.diverted,
-        }
-        for c in s.combats
-    ]
+    units = {spec.name: _unit_json(s, u) for u, spec in enumerate(rules.units)}
+    combats = [_combat_json(s, c) for c in s.combats]
     return {
         "format": FORMAT,
         "ruleset": rules.name,
@@ -326,6 +376,27 @@ def to_json(s: State) -> dict[str, Any]:
         "terminal": s.terminal,
         "winner": rules.sides[s.winner].name if s.winner >= 0 else None,
         "level": s.level or None,
+    }
+
+
+def _unit_json(s: State, u: int) -> dict[str, Any]:
+    h = s.unit_hex[u]
+    return {
+        "hex": s.game.rules.board.labels[h] if h >= 0 else None,
+        "steps_lost": s.unit_loss[u],
+        "status": STATUS_NAMES[s.unit_status[u]],
+    }
+
+
+def _combat_json(s: State, c: Combat) -> dict[str, Any]:
+    return {
+        "side": s.game.rules.sides[c.side].name,
+        "attackers": _encode(s, "units", c.attackers),
+        "defenders": _encode(s, "units", c.defenders),
+        "attack_hexes": _encode(s, "hexes", c.attack_hexes),
+        "defense_hexes": _encode(s, "hexes", c.defense_hexes),
+        "resolved": c.resolved,
+        "diverted": c.diverted,
     }
 
 
@@ -360,13 +431,7 @@ def from_json(game: Any, data: Any) -> State:
     inconsistent save; a state it returns passes `engine.invariants.check`
     and plays on.
     """
-    _object(data, "$", FIELDS, ("format", "ruleset"))
-    if "check" in data and not isinstance(data["check"], str):
-        raise SaveError("$.check", f"expected a hash, not {_kind(data['check'])}")
-    if data["format"] != FORMAT:
-        raise SaveError("$.format", f"not a Muster state ({_kind(data['format'])})")
-    if data["ruleset"] != game.rules.name:
-        raise SaveError("$.ruleset", f"saved for {_kind(data['ruleset'])}, not {game.rules.name!r}")
+    _check_header(game, data)
     _check_rules(game, data)
     s = State(game)
     _load_position(s, data)
@@ -395,6 +460,17 @@ def check(data: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _check_header(game: Any, data: Any) -> None:
+    """A save is an object of known fields, a Muster state of this ruleset."""
+    _object(data, "$", FIELDS, ("format", "ruleset"))
+    if "check" in data and not isinstance(data["check"], str):
+        raise SaveError("$.check", f"expected a hash, not {_kind(data['check'])}")
+    if data["format"] != FORMAT:
+        raise SaveError("$.format", f"not a Muster state ({_kind(data['format'])})")
+    if data["ruleset"] != game.rules.name:
+        raise SaveError("$.ruleset", f"saved for {_kind(data['ruleset'])}, not {game.rules.name!r}")
+
+
 def _check_rules(game: Any, data: dict[str, Any]) -> None:
     """A save plays on only under the rules, charts and switches it was saved
     with; a hand-written position may leave these out."""
@@ -418,11 +494,22 @@ def _check_rules(game: Any, data: dict[str, Any]) -> None:
 
 
 def _load_position(s: State, data: dict[str, Any]) -> None:
-    game = s.game
     types = var_types(s)
     variables = _object(data.get("vars", {}), "$.vars", s.vars, what="variable")
     for name, v in variables.items():
         s.vars[name] = _decode(s, types[name], v, f"$.vars.{name}")
+    _load_units(s, data)
+    _load_combats(s, data)
+    for field, held in (("bags", s.bags), ("drawn", s.drawn)):
+        for name, tokens in _object(
+            data.get(field, {}), f"$.{field}", s.game.rules.bags, what="bag"
+        ).items():
+            held[name] = tuple(sorted(_decode(s, "markers", tokens, f"$.{field}.{name}")))
+
+
+def _load_units(s: State, data: dict[str, Any]) -> None:
+    """Each unit's hex, losses and status (on the map if it has a hex, else to enter)."""
+    game = s.game
     units = _object(data.get("units", {}), "$.units", game.unit_by_name, what="unit")
     for name, u in units.items():
         path = f"$.units.{name}"
@@ -433,6 +520,9 @@ def _load_position(s: State, data: dict[str, Any]) -> None:
         status = u.get("status", "map" if u.get("hex") else "not_entered")
         _name(status, f"{path}.status", STATUS_NAMES, "unit status")
         s.unit_status[i] = STATUS_NAMES.index(status)
+
+
+def _load_combats(s: State, data: dict[str, Any]) -> None:
     for n, c in enumerate(_list(data.get("combats", []), "$.combats")):
         path = f"$.combats[{n}]"
         _object(c, path, (*COMBAT_FIELDS, "resolved", "diverted"), COMBAT_FIELDS)
@@ -447,11 +537,6 @@ def _load_position(s: State, data: dict[str, Any]) -> None:
                 _bool(c.get("diverted", False), f"{path}.diverted"),
             )
         )
-    for field, held in (("bags", s.bags), ("drawn", s.drawn)):
-        for name, tokens in _object(
-            data.get(field, {}), f"$.{field}", s.game.rules.bags, what="bag"
-        ).items():
-            held[name] = tuple(sorted(_decode(s, "markers", tokens, f"$.{field}.{name}")))
 
 
 def _load_progress(s: State, data: dict[str, Any]) -> None:
@@ -478,31 +563,41 @@ def _check_calls(s: State, at_pc: list[int]) -> None:
     and the one above may be left out: it resumes at the step's start.)"""
     rules = s.game.rules
     triggered = {t.procedure for t in rules.triggers}
-    results = {r.procedure for r in rules.results}
     for depth in at_pc:
         if not s.stack[depth].prim:
-            missing = missing_bindings(s, depth)
-            if missing:
-                raise SaveError(
-                    f"$.stack[{depth}].bindings.{missing[0]}",
-                    f"missing: instructions before {s.stack[depth].pc} set it and later "
-                    "ones read it",
-                )
+            _check_bindings_at_pc(s, depth)
         if depth + 1 >= len(s.stack):
             continue
         below, above = s.stack[depth], s.stack[depth + 1]
-        if below.prim or above.prim or above.proc in triggered:
-            continue
-        code = rules.procedures[below.proc].code
-        before = code[below.pc - 1] if below.pc > 0 else None
-        called = isinstance(before, ins.Call) and before.procedure == above.proc
-        applied = isinstance(before, ins.ApplyResult) and above.proc in results
-        if not (called or applied):
-            raise SaveError(
-                f"$.stack[{depth}].pc",
-                f"instruction {below.pc} of {below.proc} does not follow a call of "
-                f"{above.proc}, the procedure above it",
-            )
+        if not (below.prim or above.prim or above.proc in triggered):
+            _check_started(s, depth, below, above)
+
+
+def _check_bindings_at_pc(s: State, depth: int) -> None:
+    missing = missing_bindings(s, depth)
+    if missing:
+        raise SaveError(
+            f"$.stack[{depth}].bindings.{missing[0]}",
+            f"missing: instructions before {s.stack[depth].pc} set it and later ones read it",
+        )
+
+
+def _check_started(s: State, depth: int, below: Frame, above: Frame) -> None:
+    """The instruction before `below`'s pc calls `above`'s procedure, or applies
+    the result it is the procedure of."""
+    rules = s.game.rules
+    code = rules.procedures[below.proc].code
+    before = code[below.pc - 1] if below.pc > 0 else None
+    called = isinstance(before, ins.Call) and before.procedure == above.proc
+    applied = isinstance(before, ins.ApplyResult) and above.proc in {
+        r.procedure for r in rules.results
+    }
+    if not (called or applied):
+        raise SaveError(
+            f"$.stack[{depth}].pc",
+            f"instruction {below.pc} of {below.proc} does not follow a call of "
+            f"{above.proc}, the procedure above it",
+        )
 
 
 def _check_primitive_frames(s: State) -> None:
@@ -542,11 +637,7 @@ def _play_on(s: State) -> None:
         s.legal_actions()
         found = violations(s)
         if not s.terminal:
-            node = current_node(s)
-            if (node.player == CHANCE) != (node.outcomes is not None) or not (
-                node.player == CHANCE or 0 <= node.player < len(s.game.rules.sides)
-            ):
-                found.append(f"the next decision falls to no side (player {node.player})")
+            found += _next_node_violations(s)
     except RecursionError as e:
         raise SaveError(
             "$.stack", "the position does not play on: it never reaches a decision"
@@ -560,6 +651,17 @@ def _play_on(s: State) -> None:
     if found:
         raise SaveError("$.stack", f"the position plays into an impossible one: {found[0]}")
     s.messages.clear()
+
+
+def _next_node_violations(s: State) -> list[str]:
+    """The node the position waits at is a chance node with outcomes, or a
+    decision of one of the sides."""
+    node = current_node(s)
+    if (node.player == CHANCE) != (node.outcomes is not None) or not (
+        node.player == CHANCE or 0 <= node.player < len(s.game.rules.sides)
+    ):
+        return [f"the next decision falls to no side (player {node.player})"]
+    return []
 
 
 def dumps(s: State) -> str:

@@ -110,12 +110,17 @@ def play_task(factory: GameFactory, task: GameTask) -> dict[str, Any]:
         "swapped": task.swapped,
         "winner": rules.sides[s.winner].name if s.winner >= 0 else None,
         "level": s.level or None,
-        "decided_by": last_message.rsplit(": ", 1)[0] if ": " in last_message else last_message,
+        "decided_by": _deciding_rule(last_message),
         "moves": s.move_number,
         "turns": s.vars["turn"] - game.first_turn + 1,
         "final": _snapshot(s, tracked),
         "by_turn": by_turn,
     }
+
+
+def _deciding_rule(last_message: str) -> str:
+    """The rule that ended the game, from the account's last line ("RULE: what happened")."""
+    return last_message.rsplit(": ", 1)[0] if ": " in last_message else last_message
 
 
 def tracked_values(game: Game) -> tuple[str, ...]:

@@ -10,16 +10,15 @@ keeps `clone()` a shallow copy of each frame's dict.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from itertools import compress, count
 from operator import ne
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.information import observe
 from engine.nodes import CHANCE, Node
-from engine.terrain_state import CHANGED_TERRAIN
 
 if TYPE_CHECKING:
-    from engine.game import Game
+    from engine.rules import Rules
 
 # Where a unit is, besides a hex of the map.
 ON_MAP = 0
@@ -34,6 +33,10 @@ STATUS_NAMES = ("map", "not_entered", "eliminated", "captured", "out_of_play")
 # `Game` refuses rules with more sides or units.
 MAX_SIDES = 16
 MAX_UNITS = 1 << 16
+
+# The state variable naming the terrain changes made, in declared order
+# (engine/terrain_state.py reads the map as they leave it).
+CHANGED_TERRAIN = "changed_terrain"
 
 
 class IllegalActionError(ValueError):
@@ -169,14 +172,11 @@ class Occupancy:
             else:
                 moved = _moved(previous, hexes, None if same_status else status)
             self.before, self.moved = (previous.hexes, previous.status), tuple(moved)
+        self.index: dict[int, tuple[int, ...]]
+        self.enemies: dict[int, tuple[int, ...]]
+        self.on_map: dict[int, tuple[int, ...]]
         if moved is None or len(moved) > self.PATCHED:
-            index: dict[int, list[int]] = {}
-            for u, h in enumerate(hexes):
-                if status[u] == ON_MAP:
-                    index.setdefault(h, []).append(u)
-            self.index: dict[int, tuple[int, ...]] = {h: tuple(us) for h, us in index.items()}
-            self.enemies: dict[int, tuple[int, ...]] = {}
-            self.on_map: dict[int, tuple[int, ...]] = {}
+            self._build()
             return
         assert previous is not None
         self.index = dict(previous.index)
@@ -187,18 +187,40 @@ class Occupancy:
             u = moved[0]
             self._patch_one(u, previous.hexes[u], neighbors, sides, combat_sides[u])
             return
-        touched = {previous.hexes[u] for u in moved} | {hexes[u] for u in moved}
+        self._patch(previous.hexes, moved, neighbors, sides)
+
+    def _build(self) -> None:
+        """The index afresh, and no remembered answers."""
+        status = self.status
+        index: dict[int, list[int]] = {}
+        for u, h in enumerate(self.hexes):
+            if status[u] == ON_MAP:
+                index.setdefault(h, []).append(u)
+        self.index = {h: tuple(us) for h, us in index.items()}
+        self.enemies = {}
+        self.on_map = {}
+
+    def _patch(
+        self,
+        was: list[int],
+        moved: list[int],
+        neighbors: tuple[tuple[int, ...], ...],
+        sides: int,
+    ) -> None:
+        """The previous occupancy's index and answers patched for a few units that
+        moved (or changed status) since its positions `was`: the hexes they left
+        and entered indexed again, and the answers next to those forgotten for
+        every side."""
+        hexes, status = self.hexes, self.status
+        touched = {was[u] for u in moved} | {hexes[u] for u in moved}
         for h in touched:
             members = set(self.index.pop(h, ()))
             members.difference_update(moved)
             members.update(u for u in moved if hexes[u] == h and status[u] == ON_MAP)
             if members:
                 self.index[h] = tuple(sorted(members))
-        enemies = self.enemies
-        if enemies:  # forget the answers next to the hexes touched, for every side
-            for n in {n for h in touched if h >= 0 for n in neighbors[h]}:
-                for side in range(sides):
-                    enemies.pop(n * MAX_SIDES + side, None)
+        if self.enemies:
+            _forget_near(self.enemies, touched, neighbors, range(sides))
 
     def _patch_one(
         self,
@@ -225,15 +247,23 @@ class Occupancy:
         now = self.hexes[u]
         if self.status[u] == ON_MAP:
             index[now] = tuple(sorted((*index.get(now, ()), u)))
-        enemies = self.enemies
-        if enemies and own is not None:  # forget those answers next to the hexes touched
+        if self.enemies and own is not None:
             others = [side for side in range(sides) if side != own]
-            for h in {was, now}:
-                if h >= 0:
-                    for n in neighbors[h]:
-                        key = n * MAX_SIDES
-                        for side in others:
-                            enemies.pop(key + side, None)
+            _forget_near(self.enemies, {was, now}, neighbors, others)
+
+
+def _forget_near(
+    enemies: dict[int, tuple[int, ...]],
+    touched: set[int],
+    neighbors: tuple[tuple[int, ...], ...],
+    sides: Iterable[int],
+) -> None:
+    """Forget the remembered `enemies_adjacent` answers for `sides` next to the
+    hexes touched (off-map hexes, -1, have no neighbours)."""
+    for n in {n for h in touched if h >= 0 for n in neighbors[h]}:
+        key = n * MAX_SIDES
+        for side in sides:
+            enemies.pop(key + side, None)
 
 
 def _only(was: list[int], now: list[int], u: int) -> bool:
@@ -253,6 +283,28 @@ def _moved(previous: Occupancy, hexes: list[int], status: list[int] | None) -> l
     if status is not None:
         moved += [u for u in compress(count(), map(ne, previous.status, status)) if u not in moved]
     return moved
+
+
+class GameOfState(Protocol):
+    """What a `State` needs of its game (an `engine.game.Game`).
+
+    The game module imports this one, so this one names only the protocol:
+    the rules, two tables worked out from them, and the layers above the
+    plain data (interpreter, saves, descriptions, what a side may see) that
+    `Game` hands over.
+    """
+
+    rules: Rules
+    combat_sides: tuple[int | None, ...]
+    switch_on: dict[str, bool]
+
+    def node_of(self, state: State) -> Node: ...
+    def play(self, state: State, action: int) -> None: ...
+    def describe_action(self, state: State, action: int) -> str: ...
+    def describe(self, state: State) -> str: ...
+    def saved(self, state: State) -> dict[str, Any]: ...
+    def hash_of(self, state: State) -> str: ...
+    def observe(self, state: State, seen: dict[str, Any], player: int) -> dict[str, Any]: ...
 
 
 class State:
@@ -282,7 +334,7 @@ class State:
         "winner",
     )
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: GameOfState) -> None:
         rules = game.rules
         n = len(rules.units)
         self.game = game
@@ -354,6 +406,11 @@ class State:
             self._stepped = -1
         return occupancy
 
+    def forget_node(self) -> None:
+        """Forget the pending decision, to be worked out again: for a position
+        rewritten in place (a bot's view re-dealt)."""
+        self._node = None
+
     # --------------------------------------------------------------- copying
 
     def clone(self) -> State:
@@ -390,7 +447,7 @@ class State:
 
     # --------------------------------------------------------------- OpenSpiel-like interface
     #
-    # These run the interpreter, saves and descriptions: layers above this
+    # These run the interpreter, saves, descriptions and hidden information: layers above this
     # plain data, which import it. The state reaches them through its `Game`
     # (the top layer, which imports them), so nothing here imports upward.
 
@@ -442,20 +499,23 @@ class State:
         side's face-down choices not yet revealed (tactics chits, 12.5), the
         bags he may not look into (`seen_by`), and the units the rules'
         `conceal` declarations keep from him (see `engine.information`)."""
-        return observe(self, self.game.saved(self), player)
+        return self.game.observe(self, self.game.saved(self), player)
 
     def concealed_from(self, player: int) -> list[int]:
         """The units on the map that `player` may not examine, by the rules."""
         hidden: set[int] = set()
         for c in self.game.rules.concealments:
-            if c.observer != player or (c.rule and not self.game.switch_on[c.rule]):
-                continue
-            for u, h in enumerate(self.unit_hex):
-                if self.unit_status[u] != ON_MAP or u in hidden:
-                    continue
-                if c.condition is None or c.condition(self, {"unit": u, "hex": h}):
-                    hidden.add(u)
+            if c.observer == player and (not c.rule or self.game.switch_on[c.rule]):
+                self._conceal(c, hidden)
         return sorted(hidden)
+
+    def _conceal(self, c: Any, hidden: set[int]) -> None:
+        """Add to `hidden` the units on the map that concealment `c` hides."""
+        for u, h in enumerate(self.unit_hex):
+            if self.unit_status[u] != ON_MAP or u in hidden:
+                continue
+            if c.condition is None or c.condition(self, {"unit": u, "hex": h}):
+                hidden.add(u)
 
     def information_state_string(self, player: int) -> str:
         return json.dumps(self.observation(player), sort_keys=True)

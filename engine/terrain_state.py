@@ -18,16 +18,12 @@ pairs keep their precomputed codes. A ruleset without terrain changes reads
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.board import hex_at, parity
 from engine.los import choice_codes, slope_between
 from engine.rules import BoardSpec, Rules
-
-if TYPE_CHECKING:
-    from engine.state import State
-
-CHANGED_TERRAIN = "changed_terrain"  # the names of the terrain changes made, in declared order
+from engine.state import CHANGED_TERRAIN, State
 
 # (id(rules), changes made) -> (rules, the board as changed): a board per
 # combination reached, kept with the rules so the id stays theirs.

@@ -189,16 +189,7 @@ class TableGame:
         with self._turn():
             s = self.state
             self._check_move(move)
-            if s.is_terminal():
-                raise TableError("the game is over")
-            if s.is_chance_node():
-                raise TableError("a die is to be rolled: press Roll", reason=None)
-            player = s.current_player()
-            if viewer is not None and viewer != player:
-                who = self.game.rules.sides[player].title
-                raise TableError(f"it is {who}'s decision, not yours")
-            if player not in self.humans:
-                raise TableError("the bot is deciding")
+            player = self._deciding(viewer)
             if not isinstance(action, int) or isinstance(action, bool):
                 raise TableError("'action' must be an integer action id", 400)
             if action not in s.legal_actions():
@@ -215,6 +206,21 @@ class TableGame:
             nxt = s.clone()
             self._apply_checked(nxt, action)
             self.state = nxt
+
+    def _deciding(self, viewer: int | None) -> int:
+        """The side to decide now, if it is the viewer's (a person's) decision."""
+        s = self.state
+        if s.is_terminal():
+            raise TableError("the game is over")
+        if s.is_chance_node():
+            raise TableError("a die is to be rolled: press Roll", reason=None)
+        player = s.current_player()
+        if viewer is not None and viewer != player:
+            who = self.game.rules.sides[player].title
+            raise TableError(f"it is {who}'s decision, not yours")
+        if player not in self.humans:
+            raise TableError("the bot is deciding")
+        return player
 
     def roll(self, move: Any) -> None:
         """Roll the die a table roll waits for (the outcome is the seed's, as in `muster play`)."""

@@ -179,20 +179,27 @@ def move_into_contact(page: Page, tries: int = 4) -> Contact | None:
         if not in_movement(page) or str(unit) not in page.evaluate("view.decision.moves"):
             continue
         choose_unit(page, unit)
-        distance = candidate["enemy"]
-        while True:
-            options = page.evaluate(_OPTIONS, unit)
-            if not options or options[0]["enemy"] >= distance - 0.3:
-                break
-            best = options[0]
-            decide(page, page.locator(f'.target:not(.combat)[data-hex="{best["hex"]}"]'))
-            distance = best["enemy"]
-            if distance < 1.3:
-                title = page.evaluate("u => battle.units[u].title", unit)
-                return Contact(unit, title, best["hex"])
-            if page.evaluate("u => chosen !== u", unit):
-                break  # it had to stop (its move is over)
+        contact = _step_nearer(page, unit, candidate["enemy"])
+        if contact is not None:
+            return contact
     return None
+
+
+def _step_nearer(page: Page, unit: int, distance: float) -> Contact | None:
+    """Step the chosen unit into the lit hex nearest the enemy while that brings
+    it nearer; its contact once next to an enemy, None if it stops short."""
+    while True:
+        options = page.evaluate(_OPTIONS, unit)
+        if not options or options[0]["enemy"] >= distance - 0.3:
+            return None
+        best = options[0]
+        decide(page, page.locator(f'.target:not(.combat)[data-hex="{best["hex"]}"]'))
+        distance = best["enemy"]
+        if distance < 1.3:
+            title = page.evaluate("u => battle.units[u].title", unit)
+            return Contact(unit, title, best["hex"])
+        if page.evaluate("u => chosen !== u", unit):
+            return None  # it had to stop (its move is over)
 
 
 def designation_from(page: Page, hex_label: str) -> Locator | None:

@@ -33,6 +33,8 @@ import json
 import re
 import secrets
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -277,17 +279,8 @@ async def explain_action(request: Request) -> Response:
     viewer = tg.side_index(data.get("side"))
     s = tg.state
     space = tg.game.actions
-    u = h = None
-    if "unit" in data:
-        u = _int(data, "unit")
-        if not 0 <= u < len(tg.game.rules.units) or (
-            viewer is not None and u in s.concealed_from(viewer)
-        ):
-            raise TableError(f"no unit {u}", 400)
-    if "hex" in data:
-        if data["hex"] not in tg.game.hex_by_label:
-            raise TableError(f"no hex {data['hex']!r} on the map", 400)
-        h = tg.game.hex_by_label[data["hex"]]
+    u = _asked_unit(s, data, viewer) if "unit" in data else None
+    h = _asked_hex(tg.game, data) if "hex" in data else None
     if "action" in data:
         reason = explain.why_not(s, _int(data, "action"))
     elif u is not None and h is not None:  # may this unit step there?
@@ -301,6 +294,23 @@ async def explain_action(request: Request) -> Response:
     t = table_of(request)
     out = {"legal": reason is None, "reason": reason_json(reason)}
     return JSONResponse(Redactor(s, t.markers, viewer)(out))
+
+
+def _asked_unit(s: Any, data: dict[str, Any], viewer: int | None) -> int:
+    """The unit a request names (by index), if the viewer may see it."""
+    u = _int(data, "unit")
+    if not 0 <= u < len(s.game.rules.units) or (
+        viewer is not None and u in s.concealed_from(viewer)
+    ):
+        raise TableError(f"no unit {u}", 400)
+    return u
+
+
+def _asked_hex(game: Game, data: dict[str, Any]) -> int:
+    """The hex a request names (by label)."""
+    if data["hex"] not in game.hex_by_label:
+        raise TableError(f"no hex {data['hex']!r} on the map", 400)
+    return game.hex_by_label[data["hex"]]
 
 
 async def save(request: Request) -> Response:
@@ -368,15 +378,54 @@ def load_state(
     else the table's scenario."""
     if not isinstance(saved, dict):
         raise TableError(f"not a save: a save is a JSON object, not {type(saved).__name__}", 400)
-    extra = saved.get("table") if isinstance(saved.get("table"), dict) else {}
-    params = extra.get("params") if isinstance(extra.get("params"), dict) else {}
+    extra = _object_or_empty(saved.get("table"))
+    params = _object_or_empty(extra.get("params"))
     scenario = scenario or params.get("scenario") or t.defaults["scenario"]
-    try:
+    with _not_a_save():
         game = t.package.load_game({"scenario": scenario} if scenario else {})
         state = from_json(game, {k: v for k, v in saved.items() if k != "table"})
+    saved_side, saved_seed = _saved_seats(t, extra, [s.name for s in game.rules.sides])
+    tg = t.seat(
+        game,
+        state,
+        side or saved_side,
+        bot or extra.get("bot") or t.defaults["bot"],
+        seed if isinstance(seed, int) else saved_seed,
+    )
+    _restore_log(tg, extra)
+    tg.account.append(f"Loaded at move {state.move_number}.")
+    return tg
+
+
+def _restore_log(tg: TableGame, extra: dict[str, Any]) -> None:
+    """The log the table's record kept, from the position it started at; with
+    no log, the log starts at the loaded position (unless that is the start)."""
+    if isinstance(extra.get("log"), list):
+        tg.log = list(extra["log"])
+        if isinstance(extra.get("log_from"), dict):
+            with _not_a_save():
+                tg.origin = from_json(tg.game, extra["log_from"])
+    elif tg.state.move_number:
+        tg.origin = tg.state.clone()
+
+
+def _object_or_empty(value: Any) -> dict[str, Any]:
+    """A part of a save the table wrote (an engine save lacks it: empty)."""
+    return value if isinstance(value, dict) else {}
+
+
+@contextmanager
+def _not_a_save() -> Iterator[None]:
+    """A save (or the scenario it names) the engine refuses, as a `TableError`."""
+    try:
+        yield
     except (SaveError, ValueError, KeyError, TypeError) as e:
         raise TableError(f"not a save of this battle: {e}", 400) from e
-    names = [s.name for s in game.rules.sides]
+
+
+def _saved_seats(t: Table, extra: dict[str, Any], names: list[str]) -> tuple[str, int]:
+    """The side the table's record seats (both when every side was human, else
+    its first human's, else the table's) and the seed it played with."""
     humans = extra.get("humans") or []
     saved_seed = extra.get("seed", t.defaults["seed"])
     if not (
@@ -385,29 +434,9 @@ def load_state(
         and type(saved_seed) is int
     ):
         raise TableError("not a save of this table: its humans or seed are malformed", 400)
-    default_side = (
-        "both"
-        if len(humans) == len(names)
-        else (names[humans[0]] if humans else t.defaults["side"])
-    )
-    tg = t.seat(
-        game,
-        state,
-        side or default_side,
-        bot or extra.get("bot") or t.defaults["bot"],
-        seed if isinstance(seed, int) else saved_seed,
-    )
-    if isinstance(extra.get("log"), list):
-        tg.log = list(extra["log"])
-        if isinstance(extra.get("log_from"), dict):
-            try:
-                tg.origin = from_json(game, extra["log_from"])
-            except (SaveError, ValueError, KeyError, TypeError) as e:
-                raise TableError(f"not a save of this battle: {e}", 400) from e
-    elif state.move_number:
-        tg.origin = state.clone()
-    tg.account.append(f"Loaded at move {state.move_number}.")
-    return tg
+    if len(humans) == len(names):
+        return "both", saved_seed
+    return (names[humans[0]] if humans else t.defaults["side"]), saved_seed
 
 
 async def download_log(request: Request) -> Response:
@@ -432,18 +461,9 @@ async def new_replay(request: Request) -> Response:
     t = table_of(request)
     data = await body_of(request)
     if "game" in data:
-        tg = t.games.get(data["game"]) if isinstance(data["game"], str) else None
-        if tg is None:
-            raise TableError(f"unknown game {data['game']!r}", 404)
-        if len(tg.humans) < tg.game.num_players() and not tg.state.is_terminal():
-            raise TableError("a game against a bot can be replayed when it is over")
-        lines, origin = tg.log_lines(), tg.origin
+        lines, origin = _game_log(t, data["game"])
     elif isinstance(data.get("log"), str):
-        origin = None
-        try:
-            lines = [json.loads(x) for x in data["log"].splitlines() if x.strip()]
-        except json.JSONDecodeError as e:
-            raise TableError(f"the log is not JSON Lines: {e}", 400) from e
+        lines, origin = _uploaded_log(data["log"]), None
     else:
         raise TableError("give 'game' (a game's id) or 'log' (a play log's text)", 400)
     rid = secrets.token_hex(6)
@@ -451,24 +471,31 @@ async def new_replay(request: Request) -> Response:
     return JSONResponse({"replay": rid, "length": len(t.replays[rid].states) - 1})
 
 
+def _game_log(t: Table, gid: Any) -> tuple[list[Any], Any]:
+    """The log of a game at this table, and the position it starts from; a game
+    against a bot only once it is over."""
+    tg = t.games.get(gid) if isinstance(gid, str) else None
+    if tg is None:
+        raise TableError(f"unknown game {gid!r}", 404)
+    if len(tg.humans) < tg.game.num_players() and not tg.state.is_terminal():
+        raise TableError("a game against a bot can be replayed when it is over")
+    return tg.log_lines(), tg.origin
+
+
+def _uploaded_log(text: str) -> list[Any]:
+    """A play log's lines, from its text (JSON Lines)."""
+    try:
+        return [json.loads(x) for x in text.splitlines() if x.strip()]
+    except json.JSONDecodeError as e:
+        raise TableError(f"the log is not JSON Lines: {e}", 400) from e
+
+
 def build_replay(t: Table, lines: list[Any], origin: Any = None) -> Replay:
     """Every position of a logged game, checked action by action, from the start (or from
     `origin`, the position a game was loaded at)."""
-    if not lines or not isinstance(lines[0], dict) or lines[0].get("format") != LOG_FORMAT:
-        raise TableError(f"not a Muster play log (no {LOG_FORMAT} header)", 400)
-    header = lines[0]
-    if header.get("ruleset") != t.rules.name:
-        raise TableError(f"the log is of {header.get('ruleset')!r}, not {t.rules.name!r}", 400)
-    params = header.get("params") or {}
-    try:
-        game = t.package.load_game(dict(params))
-    except ValueError as e:
-        raise TableError(str(e), 400) from e
-    if origin is None and isinstance(header.get("start"), dict):
-        try:
-            origin = from_json(game, header["start"])
-        except (SaveError, ValueError, KeyError, TypeError) as e:
-            raise TableError(f"the log's start is not a position of this battle: {e}", 400) from e
+    game = _logged_game(t, lines)
+    if origin is None:
+        origin = _logged_start(game, lines[0])
     s = origin.clone() if origin is not None else game.new_initial_state()
     game = s.game
     states, accounts, texts = [s.clone()], [s.take_messages()], [""]
@@ -483,6 +510,30 @@ def build_replay(t: Table, lines: list[Any], origin: Any = None) -> Replay:
         states.append(s.clone())
         accounts.append(s.take_messages())
     return Replay(game, states, accounts, texts)
+
+
+def _logged_game(t: Table, lines: list[Any]) -> Game:
+    """The game a log's header names."""
+    if not lines or not isinstance(lines[0], dict) or lines[0].get("format") != LOG_FORMAT:
+        raise TableError(f"not a Muster play log (no {LOG_FORMAT} header)", 400)
+    header = lines[0]
+    if header.get("ruleset") != t.rules.name:
+        raise TableError(f"the log is of {header.get('ruleset')!r}, not {t.rules.name!r}", 400)
+    params = header.get("params") or {}
+    try:
+        return t.package.load_game(dict(params))
+    except ValueError as e:
+        raise TableError(str(e), 400) from e
+
+
+def _logged_start(game: Game, header: dict[str, Any]) -> Any:
+    """The position a log's header starts from (None: the game's own start)."""
+    if not isinstance(header.get("start"), dict):
+        return None
+    try:
+        return from_json(game, header["start"])
+    except (SaveError, ValueError, KeyError, TypeError) as e:
+        raise TableError(f"the log's start is not a position of this battle: {e}", 400) from e
 
 
 async def replay_step(request: Request) -> Response:
@@ -555,6 +606,18 @@ def make_app(table: Table) -> Starlette:
     return app
 
 
+def _check_choices(rules: ir.Ruleset, scenario: str | None, side: str | None, bot: str) -> None:
+    """The side, bot and scenario asked for exist (a usage error, status 2, if not)."""
+    sides = [s.name for s in rules.sides]
+    if side is not None and side != "both" and side not in sides:
+        raise TableError(f"unknown side {side!r}; choose {', '.join(sides)} or both", 2)
+    if bot not in BOTS:
+        raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 2)
+    if scenario is not None and scenario not in [sc.name for sc in rules.scenarios]:
+        known = ", ".join(sc.name for sc in rules.scenarios) or "none"
+        raise TableError(f"unknown scenario {scenario!r}; known: {known}", 2)
+
+
 def open_table(
     arg: str | Path,
     scenario: str | None = None,
@@ -573,13 +636,7 @@ def open_table(
     rules, sources = compiled or compile_ruleset(arg)
     package = load_generated(generate(rules), rules.name)
     sides = [s.name for s in rules.sides]
-    if side is not None and side != "both" and side not in sides:
-        raise TableError(f"unknown side {side!r}; choose {', '.join(sides)} or both", 2)
-    if bot not in BOTS:
-        raise TableError(f"unknown bot {bot!r}; known: {', '.join(sorted(BOTS))}", 2)
-    if scenario is not None and scenario not in [sc.name for sc in rules.scenarios]:
-        known = ", ".join(sc.name for sc in rules.scenarios) or "none"
-        raise TableError(f"unknown scenario {scenario!r}; known: {known}", 2)
+    _check_choices(rules, scenario, side, bot)
     defaults = {
         "scenario": scenario or (rules.scenarios[0].name if rules.scenarios else None),
         "side": side or sides[-1],

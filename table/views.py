@@ -53,13 +53,9 @@ class Redactor:
     and of the units the rules conceal from the viewer (the account names them)."""
 
     def __init__(self, s: State, markers: Markers, viewer: int | None) -> None:
-        hidden = {t for bag in private_bags(s, markers, viewer) for t in s.bags[bag]}
-        words = {w: FACE_DOWN for t in hidden for w in (t, markers.title.get(t, "")) if w}
-        units = s.game.rules.units
-        concealed = s.concealed_from(viewer) if viewer is not None else []
-        words.update({w: CONCEALED for u in concealed for w in (units[u].name, units[u].title)})
-        self.words = words
-        ordered = sorted(words, key=len, reverse=True)
+        self.words = _hidden_words(s, markers, viewer)
+        # The longest words first, so that a name inside a longer one is not taken alone.
+        ordered = sorted(self.words, key=len, reverse=True)
         self.pattern = (
             re.compile(r"\b(" + "|".join(re.escape(w) for w in ordered) + r")(?!\w)")
             if ordered
@@ -87,6 +83,17 @@ class Redactor:
         return value
 
 
+def _hidden_words(s: State, markers: Markers, viewer: int | None) -> dict[str, str]:
+    """Each name or title the viewer may not see, with the words that replace it:
+    the markers of bags private to another side, and the units concealed."""
+    hidden = {t for bag in private_bags(s, markers, viewer) for t in s.bags[bag]}
+    words = {w: FACE_DOWN for t in hidden for w in (t, markers.title.get(t, "")) if w}
+    units = s.game.rules.units
+    concealed = s.concealed_from(viewer) if viewer is not None else []
+    words.update({w: CONCEALED for u in concealed for w in (units[u].name, units[u].title)})
+    return words
+
+
 def phase_title(s: State) -> str:
     """The phase under way: the innermost procedure declared as a phase, else the innermost."""
     procs = s.game.rules.procedures
@@ -110,41 +117,9 @@ def decision(s: State, viewer: int | None) -> dict[str, Any] | None:
     player = s.current_player()
     if viewer is not None and viewer != player:
         return None
-    space = s.game.actions
-    board = s.game.rules.board
-    actions = []
-    moving: set[int] = set()
-    for a in s.legal_actions():
-        kind = space.kind_of(a)
-        item: dict[str, Any] = {"action": a, "kind": kind, "text": s.action_to_string(a)}
-        if kind == "step":
-            u, d = space.decode_step(a)
-            item.update(unit=u, hex=board.labels[board.neighbors[s.unit_hex[u]][d]])
-            moving.add(u)
-        elif kind == "unit":
-            item["unit"] = space.decode("unit", a)
-        elif kind == "hex":
-            item["hex"] = board.labels[space.decode("hex", a)]
-        elif kind == "designate":
-            centre, mask, form = space.decode_designate(a)
-            ring = [board.labels[board.neighbors[centre][i]] for i in range(6) if mask >> i & 1]
-            centre_label = board.labels[centre]
-            item["attack"] = ring if form == 0 else [centre_label]
-            item["defend"] = [centre_label] if form == 0 else ring
-        actions.append(item)
-    moves = {
-        str(u): [
-            {
-                "hex": board.labels[o.hex],
-                "action": o.action,
-                "cost": o.cost,
-                "spent": o.spent,
-                "allowance": o.allowance,
-            }
-            for o in explain.move_options(s, u)
-        ]
-        for u in sorted(moving)
-    }
+    actions = [_action_item(s, a) for a in s.legal_actions()]
+    moving = {item["unit"] for item in actions if item["kind"] == "step"}
+    moves = {str(u): _move_options(s, u) for u in sorted(moving)}
     node = current_node(s)
     step = explain.offering_step(s)
     return {
@@ -155,6 +130,65 @@ def decision(s: State, viewer: int | None) -> dict[str, Any] | None:
         "actions": actions,
         "moves": moves,
     }
+
+
+def _action_item(s: State, a: int) -> dict[str, Any]:
+    """A legal action for the page: its kind and words, and what it names."""
+    kind = s.game.actions.kind_of(a)
+    item: dict[str, Any] = {"action": a, "kind": kind, "text": s.action_to_string(a)}
+    details = _ACTION_DETAILS.get(kind)
+    if details is not None:
+        item.update(details(s, a))
+    return item
+
+
+def _step_details(s: State, a: int) -> dict[str, Any]:
+    board = s.game.rules.board
+    u, d = s.game.actions.decode_step(a)
+    return {"unit": u, "hex": board.labels[board.neighbors[s.unit_hex[u]][d]]}
+
+
+def _unit_details(s: State, a: int) -> dict[str, Any]:
+    return {"unit": s.game.actions.decode("unit", a)}
+
+
+def _hex_details(s: State, a: int) -> dict[str, Any]:
+    return {"hex": s.game.rules.board.labels[s.game.actions.decode("hex", a)]}
+
+
+def _designate_details(s: State, a: int) -> dict[str, Any]:
+    """The hexes attacking and defending (the ring round the centre, or the centre)."""
+    board = s.game.rules.board
+    centre, mask, form = s.game.actions.decode_designate(a)
+    ring = [board.labels[board.neighbors[centre][i]] for i in range(6) if mask >> i & 1]
+    centre_label = board.labels[centre]
+    if form == 0:
+        return {"attack": ring, "defend": [centre_label]}
+    return {"attack": [centre_label], "defend": ring}
+
+
+# What an action of each kind names, beside its words.
+_ACTION_DETAILS = {
+    "step": _step_details,
+    "unit": _unit_details,
+    "hex": _hex_details,
+    "designate": _designate_details,
+}
+
+
+def _move_options(s: State, u: int) -> list[dict[str, Any]]:
+    """Where unit u may move on from here, at what cost of its allowance."""
+    board = s.game.rules.board
+    return [
+        {
+            "hex": board.labels[o.hex],
+            "action": o.action,
+            "cost": o.cost,
+            "spent": o.spent,
+            "allowance": o.allowance,
+        }
+        for o in explain.move_options(s, u)
+    ]
 
 
 def roll_json(s: State) -> dict[str, Any] | None:
@@ -239,6 +273,15 @@ def terrain_changes_json(s: State, seen: dict[str, Any]) -> list[dict[str, Any]]
     ]
 
 
+def _to_move(s: State) -> str:
+    """Who is to move: a side's name, "chance", or "over"."""
+    if s.is_terminal():
+        return "over"
+    if s.is_chance_node():
+        return "chance"
+    return s.game.rules.sides[s.current_player()].name
+
+
 def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> dict[str, Any]:
     """Everything the viewer's page draws, from the viewer's observation only."""
     rules = s.game.rules
@@ -246,12 +289,7 @@ def view(s: State, markers: Markers, viewer: int | None, account: list[str]) -> 
     seen = s.observation(viewer) if viewer is not None else to_json(s)
     hidden = private_bags(s, markers, viewer)
     turn = s.vars["turn"]
-    if s.is_terminal():
-        to_move = "over"
-    elif s.is_chance_node():
-        to_move = "chance"
-    else:
-        to_move = rules.sides[s.current_player()].name
+    to_move = _to_move(s)
     out = {
         "move": s.move_number,
         "turn": turn,

@@ -31,13 +31,16 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from engine.bots.view import view_of
 from engine.bots.weights import Weights, weights_for
 from engine.game import Game
 from engine.nodes import RulesError
 from engine.queries import odds_column
+from engine.rules import Rules
 from engine.state import NOT_ENTERED, ON_MAP, State
 from engine.terrain_state import board_of
 
@@ -73,34 +76,15 @@ class Evaluator:
         self.cube = rules.board.cube
         self.neighbors = rules.board.neighbors
         # Per terrain type; a hex's type is read from the map as it stands.
-        self.type_value = tuple(
-            sum(
-                weight * float(t.props.get(attr, 0) or 0) for attr, weight in self.w.terrain.items()
-            )
-            for t in rules.terrain
-        )
-        n = len(rules.sides)
-        self.objectives = tuple(
-            tuple((h, wt) for h, side, wt in self.w.objectives if side in (-1, p)) for p in range(n)
-        )
+        self.type_value = _terrain_values(rules, self.w)
+        self.objectives = _objectives_by_side(self.w, len(rules.sides))
         # Objectives pull linearly across the map: every hex nearer is worth
         # the same, so a unit far away still feels the pull.
-        cube = rules.board.cube
-        self.reach = 1 + max(
-            (max(abs(a - b) for a, b in zip(cube[0], c, strict=True)) for c in cube), default=1
-        )
-        scenario = game.scenario.name if game.scenario is not None else None
-        self.victory = tuple(v for v in rules.victory if not v.scenarios or scenario in v.scenarios)
+        self.reach = 1 + _farthest_from_first(rules.board.cube)
+        self.victory = _victory_conditions(game)
         self.levels = rules.victory_levels
-        self.odds_table = next(
-            (i for i, t in enumerate(game.tables) if t.column_kind == "odds"), None
-        )
-        self.even_column = 0
-        if self.odds_table is not None:
-            columns = game.tables[self.odds_table].columns
-            self.even_column = next(
-                (i for i, (a, d) in enumerate(columns) if a == d), len(columns) // 2
-            )
+        self.odds_table = _odds_table(game)
+        self.even_column = _even_column(game, self.odds_table)
 
     # ------------------------------------------------------------ positions
 
@@ -126,14 +110,18 @@ class Evaluator:
         for var, weight in w.variables.items():
             value = s.vars[var]
             score += weight * float(value[p] - value[1 - p])
+        score += w["strength"] * self.strength_balance(s, p)
+        score += w["objective"] * (self._closeness(s, p) - self._closeness(s, 1 - p))
+        score -= w["surrounded"] * (self.trapped_strength(s, p) - self.trapped_strength(s, 1 - p))
+        return score
+
+    def strength_balance(self, s: State, p: int) -> int:
+        """Side p's combat strength on the map or still to enter, less the enemy's."""
         strength = 0
         for u, kind in enumerate(self.kind):
             if kind == "unit" and s.unit_status[u] in (ON_MAP, NOT_ENTERED):
                 strength += self.strength(s, u) if self.side[u] == p else -self.strength(s, u)
-        score += w["strength"] * strength
-        score += w["objective"] * (self._closeness(s, p) - self._closeness(s, 1 - p))
-        score -= w["surrounded"] * (self.trapped_strength(s, p) - self.trapped_strength(s, 1 - p))
-        return score
+        return strength
 
     def standing(self, s: State, p: int) -> float:
         """The victory the rules would award if they were checked now: the
@@ -156,22 +144,29 @@ class Evaluator:
                 enemy_on.add(h)
                 if kind == "unit":
                     enemy_zoc.update(self.neighbors[h])
-        total = 0
-        for u, kind in enumerate(self.kind):
-            if kind == "unit" and self.side[u] == p and s.unit_status[u] == ON_MAP:
-                h = s.unit_hex[u]
-                if h in enemy_zoc and not any(
-                    n >= 0 and n not in enemy_on and n not in enemy_zoc for n in self.neighbors[h]
-                ):
-                    total += self.strength(s, u)
-        return total
+        return sum(
+            self.strength(s, u)
+            for u in self.on_map(s, p, "unit")
+            if self._hemmed_in(s.unit_hex[u], enemy_on, enemy_zoc)
+        )
+
+    def on_map(self, s: State, p: int, kind: str) -> list[int]:
+        """Side p's units of a kind ("unit" or "leader") on the map, in unit order."""
+        return [
+            u
+            for u, k in enumerate(self.kind)
+            if k == kind and self.side[u] == p and s.unit_status[u] == ON_MAP
+        ]
+
+    def _hemmed_in(self, h: int, enemy_on: set[int], enemy_zoc: set[int]) -> bool:
+        """In an enemy zone of control, with every neighbour on the map holding
+        an enemy or in an enemy zone of control too."""
+        return h in enemy_zoc and not any(
+            n >= 0 and n not in enemy_on and n not in enemy_zoc for n in self.neighbors[h]
+        )
 
     def _closeness(self, s: State, p: int) -> float:
-        own = [
-            s.unit_hex[u]
-            for u, kind in enumerate(self.kind)
-            if kind == "unit" and self.side[u] == p and s.unit_status[u] == ON_MAP
-        ]
+        own = [s.unit_hex[u] for u in self.on_map(s, p, "unit")]
         if not own:
             return 0.0
         return sum(
@@ -209,58 +204,68 @@ class Evaluator:
                         enemy_zoc.add(n)
                         enemy_next[n] = enemy_next.get(n, 0) + strength
         commanders = self.commanders(s, p)
-        commanded: dict[int, list[int]] = {}
-        for u, leaders in commanders.items():
-            for x in leaders:
-                commanded.setdefault(x, []).append(u)
-        return Picture(at, enemy_on, enemy_zoc, enemy_next, friends, commanders, commanded)
+        return Picture(
+            at, enemy_on, enemy_zoc, enemy_next, friends, commanders, _commanded(commanders)
+        )
 
     def trapped(self, h: int, pic: Picture) -> bool:
         """In contact with no hex to fall back to: every neighbour holds an
         enemy or lies in an enemy zone of control (a retreat there is
         barred, and a unit that cannot retreat is captured)."""
-        if h not in pic.enemy_zoc:
-            return False
-        return not any(
-            n >= 0 and n not in pic.enemy_on and n not in pic.enemy_zoc for n in self.neighbors[h]
-        )
+        return self._hemmed_in(h, pic.enemy_on, pic.enemy_zoc)
 
     def hex_value(self, s: State, u: int, h: int, pic: Picture) -> float:
         """What standing in hex h is worth to unit u."""
-        w = self.w
-        p = self.side[u]
-        at = pic.at
         value = self.terrain_value(s, h)
         if self.kind[u] == "leader":
             return value + self._leader_value(s, u, h, pic)
-        for o, wt in self.objectives[p]:
-            holders = [x for x in at.get(o, ()) if x != u and self.side[x] == p]
-            if not any(self.kind[x] == "unit" for x in holders):
-                value += w["objective"] * wt * self.pull(self.distance(h, o))
-                if h == o:
-                    value += w["occupy"] * wt
+        value = self._with_objectives(value, u, h, pic)
         if self.kind[u] != "unit":
             return value
         enemy = pic.enemy_next.get(h, 0)
         if enemy:
-            own = self.strength(s, u) + sum(
-                self.strength(s, x)
-                for x in at.get(h, ())
-                if x != u and self.side[x] == p and self.kind[x] == "unit"
-            )
-            # Even odds are worth seeking (a combat is designated from
-            # there); at 1:2 contact is neutral, worse is to be avoided.
-            ratio = 1 + math.log2(max(own, 1) / enemy)
-            value += w["attack"] * max(-2.0, min(2.0, ratio))
-            if self.trapped(h, pic):
-                value -= w["surrounded"]
+            value = self._with_contact(value, s, u, h, enemy, pic)
         # A leader who may command the unit adds his DRMs in his hex and
         # tactics chits next to it (14.2): a bonus there, nothing lost by
         # marching on ahead (leaders move after their units and follow).
         leaders = pic.commanders.get(u, ())
         near = min((self.distance(h, s.unit_hex[x]) for x in leaders), default=2)
         if near <= 1:
-            value += w["command"] * (1.0 if near == 0 else 0.5)
+            value += self.w["command"] * (1.0 if near == 0 else 0.5)
+        return value
+
+    def _with_objectives(self, value: float, u: int, h: int, pic: Picture) -> float:
+        """`value` plus the pull of each objective no other friendly combat unit
+        holds, and the worth of occupying it (added in turn: the same sum to the
+        last bit)."""
+        w = self.w
+        p = self.side[u]
+        for o, wt in self.objectives[p]:
+            holders = [x for x in pic.at.get(o, ()) if x != u and self.side[x] == p]
+            if not any(self.kind[x] == "unit" for x in holders):
+                value += w["objective"] * wt * self.pull(self.distance(h, o))
+                if h == o:
+                    value += w["occupy"] * wt
+        return value
+
+    def _with_contact(
+        self, value: float, s: State, u: int, h: int, enemy: int, pic: Picture
+    ) -> float:
+        """`value` plus what contact with `enemy` strength next to hex h is worth
+        to combat unit u and its friends there, less the risk of being trapped."""
+        w = self.w
+        p = self.side[u]
+        own = self.strength(s, u) + sum(
+            self.strength(s, x)
+            for x in pic.at.get(h, ())
+            if x != u and self.side[x] == p and self.kind[x] == "unit"
+        )
+        # Even odds are worth seeking (a combat is designated from
+        # there); at 1:2 contact is neutral, worse is to be avoided.
+        ratio = 1 + math.log2(max(own, 1) / enemy)
+        value += w["attack"] * max(-2.0, min(2.0, ratio))
+        if self.trapped(h, pic):
+            value -= w["surrounded"]
         return value
 
     def _leader_value(self, s: State, u: int, h: int, pic: Picture) -> float:
@@ -282,20 +287,15 @@ class Evaluator:
     def commanders(self, s: State, p: int) -> dict[int, list[int]]:
         """Per combat unit of side p: the friendly leaders on the map who may command it."""
         rules = self.game.rules
-        leaders = [
-            x
-            for x, kind in enumerate(self.kind)
-            if kind == "leader" and self.side[x] == p and s.unit_status[x] == ON_MAP
-        ]
-        out: dict[int, list[int]] = {}
-        for u, kind in enumerate(self.kind):
-            if kind == "unit" and self.side[u] == p and s.unit_status[u] == ON_MAP:
-                out[u] = [
-                    x
-                    for x in leaders
-                    if rules.units[x].commands is None or rules.units[x].commands(s, {"unit": u})
-                ]
-        return out
+        leaders = self.on_map(s, p, "leader")
+        return {
+            u: [
+                x
+                for x in leaders
+                if rules.units[x].commands is None or rules.units[x].commands(s, {"unit": u})
+            ]
+            for u in self.on_map(s, p, "unit")
+        }
 
     def combat_margin(self, s: State, p: int, action: int) -> float:
         """Odds columns above even odds of a designated combat, less the
@@ -322,6 +322,45 @@ class Evaluator:
         return column - self.even_column - cover
 
 
+def _terrain_values(rules: Rules, w: Weights) -> tuple[float, ...]:
+    """Each terrain type's worth: its properties (cover) weighted."""
+    return tuple(
+        sum(weight * float(t.props.get(attr, 0) or 0) for attr, weight in w.terrain.items())
+        for t in rules.terrain
+    )
+
+
+def _objectives_by_side(w: Weights, n: int) -> tuple[tuple[tuple[int, float], ...], ...]:
+    """Each side's objectives (hex, weight): its own and those of either side (-1)."""
+    return tuple(
+        tuple((h, wt) for h, side, wt in w.objectives if side in (-1, p)) for p in range(n)
+    )
+
+
+def _farthest_from_first(cube: Any) -> int:
+    """The distance from the map's first hex to the farthest (1 for no hexes)."""
+    return max((max(abs(a - b) for a, b in zip(cube[0], c, strict=True)) for c in cube), default=1)
+
+
+def _victory_conditions(game: Game) -> tuple[Any, ...]:
+    """The victory conditions of the game's scenario (and of every scenario)."""
+    scenario = game.scenario.name if game.scenario is not None else None
+    return tuple(v for v in game.rules.victory if not v.scenarios or scenario in v.scenarios)
+
+
+def _odds_table(game: Game) -> int | None:
+    """The first table read by odds (the close combat table), if any."""
+    return next((i for i, t in enumerate(game.tables) if t.column_kind == "odds"), None)
+
+
+def _even_column(game: Game, odds_table: int | None) -> int:
+    """The odds table's 1:1 column (its middle if it has none; 0 for no table)."""
+    if odds_table is None:
+        return 0
+    columns = game.tables[odds_table].columns
+    return next((i for i, (a, d) in enumerate(columns) if a == d), len(columns) // 2)
+
+
 class Policy:
     """The heuristic's choice of action at a node of its view."""
 
@@ -334,10 +373,7 @@ class Policy:
     ) -> int:
         space = view.game.actions
         if view.stack and view.stack[-1].proc == "designate_combats":
-            # Leaving a unit out of the combat just designated (12.15) only when
-            # nothing else may be done: the bot's combats commit whole stacks.
-            whole = [a for a in actions if space.kind_of(a) != "unit"]
-            actions = whole or actions
+            actions = _whole_stacks(view, actions)
         kinds = {space.kind_of(a) for a in actions} - {"pass"}
         if "step" in kinds:
             return self._move(view, actions, p)
@@ -352,21 +388,10 @@ class Policy:
         moved last first (it completes its move), then combat units, then
         leaders (who follow their units); PASS when no step gains."""
         space = view.game.actions
-        ev = self.ev
-        pic = ev.picture(view, p)
         best: dict[bool, tuple[float, int]] = {}
         own_best, own_gain = None, MOVE_EPSILON
-        values: dict[int, float] = {}
-        for a in actions:
-            if space.kind_of(a) != "step":
-                continue
-            u, d = space.decode_step(a)
-            here = view.unit_hex[u]
-            there = ev.neighbors[here][d]
-            if u not in values:
-                values[u] = ev.hex_value(view, u, here, pic)
-            gain = ev.hex_value(view, u, there, pic) - values[u]
-            leader = ev.kind[u] == "leader"
+        for a, u, gain in self._step_gains(view, actions, p):
+            leader = self.ev.kind[u] == "leader"
             if gain > best.get(leader, (MOVE_EPSILON, 0))[0]:
                 best[leader] = (gain, a)
             if u == self.last_moved and gain > own_gain:
@@ -380,6 +405,25 @@ class Policy:
         if space.kind_of(choice) == "step":
             self.last_moved = space.decode_step(choice)[0]
         return choice
+
+    def _step_gains(
+        self, view: State, actions: list[int], p: int
+    ) -> Iterator[tuple[int, int, float]]:
+        """Each step among the actions, with its unit and how much the step
+        raises the unit's hex value."""
+        space = view.game.actions
+        ev = self.ev
+        pic = ev.picture(view, p)
+        values: dict[int, float] = {}
+        for a in actions:
+            if space.kind_of(a) != "step":
+                continue
+            u, d = space.decode_step(a)
+            here = view.unit_hex[u]
+            there = ev.neighbors[here][d]
+            if u not in values:
+                values[u] = ev.hex_value(view, u, here, pic)
+            yield a, u, ev.hex_value(view, u, there, pic) - values[u]
 
     def _designate(self, view: State, actions: list[int], p: int) -> int:
         space = view.game.actions
@@ -412,19 +456,28 @@ class Policy:
             idle.add(space.option(0))  # the "no" of a yes/no question
         best, best_value = candidates[0], -math.inf
         for a in candidates:
-            child = view.clone()
-            try:
-                child.apply_action(a)
-            except (ValueError, RulesError):  # legal in the game, not in this view of it
+            value = self._after(view, a, p, deep)
+            if value is None:
                 continue
-            if deep:
-                self._settle(child, p)
-            value = self._expected(child, p) if deep else self.ev.evaluate(child, p)
             if a not in idle:
                 value += ACTING  # between equals, act rather than pass or say no
             if value > best_value:
                 best, best_value = a, value
         return best
+
+    def _after(self, view: State, a: int, p: int, deep: bool) -> float | None:
+        """The value to side p of the position action a leads to (deep: with
+        its sequel settled and the dice next averaged); None when the action
+        does not play in this view."""
+        child = view.clone()
+        try:
+            child.apply_action(a)
+        except (ValueError, RulesError):  # legal in the game, not in this view of it
+            return None
+        if deep:
+            self._settle(child, p)
+            return self._expected(child, p)
+        return self.ev.evaluate(child, p)
 
     @staticmethod
     def _settle(s: State, p: int) -> None:
@@ -433,15 +486,11 @@ class Policy:
         "fire this gun?") by their first action that is not PASS, so that
         what an answer costs or gains is on the board when it is evaluated."""
         for _ in range(SETTLE):
-            if s.is_terminal() or s.is_chance_node() or s.current_player() != p:
+            action = _sequel(s, p)
+            if action is None:
                 return
-            actions = s.legal_actions(p)
-            space = s.game.actions
-            pas = space.PASS
-            if any(space.kind_of(a) in ("step", "designate") for a in actions):
-                return  # a new phase of play, not the answer's sequel
             try:
-                s.apply_action(next((a for a in actions if a != pas), actions[0]))
+                s.apply_action(action)
             except (ValueError, RulesError):  # legal in the game, not in this view of it
                 return
             s.take_messages()
@@ -456,6 +505,36 @@ class Policy:
             child.apply_action(outcome)
             total += prob * self.ev.evaluate(child, p)
         return total
+
+
+def _commanded(commanders: dict[int, list[int]]) -> dict[int, list[int]]:
+    """Per leader, the combat units he may command (`commanders` turned round)."""
+    commanded: dict[int, list[int]] = {}
+    for u, leaders in commanders.items():
+        for x in leaders:
+            commanded.setdefault(x, []).append(u)
+    return commanded
+
+
+def _sequel(s: State, p: int) -> int | None:
+    """The first action not PASS of side p's decision, if one follows at once
+    (None at the end, a chance node, the other side's decision, or a new
+    phase of play, which is no answer's sequel)."""
+    if s.is_terminal() or s.is_chance_node() or s.current_player() != p:
+        return None
+    actions = s.legal_actions(p)
+    space = s.game.actions
+    if any(space.kind_of(a) in ("step", "designate") for a in actions):
+        return None
+    return next((a for a in actions if a != space.PASS), actions[0])
+
+
+def _whole_stacks(view: State, actions: list[int]) -> list[int]:
+    """Leaving a unit out of the combat just designated (12.15) only when
+    nothing else may be done: the bot's combats commit whole stacks."""
+    space = view.game.actions
+    whole = [a for a in actions if space.kind_of(a) != "unit"]
+    return whole or actions
 
 
 class HeuristicBot:

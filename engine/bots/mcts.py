@@ -156,22 +156,31 @@ class MctsBot:
         observation, view = view_of(s, self.player, self.rng)
         space = s.game.actions
         if any(space.kind_of(a) == "step" for a in actions):
-            turn = (s.vars["turn"], s.vars["phasing"])
-            if self.planned != turn:
-                self.planned = turn
-                self.mover = self._plan(view, observation)
-                self.mover.last_moved = -1
-            assert self.mover is not None
-            return self.mover.choose(view, actions, self.player, self.rng, deep=False)
+            return self._move(s, view, observation, actions)
         heuristic = self.policy.choose(view, actions, self.player, self.rng, deep=True)
         if not {space.kind_of(a) for a in actions} - {"pass"} <= SEARCHED:
             return heuristic
+        return self._search(view, observation, actions, heuristic)
+
+    def _search(self, view: State, observation: dict, actions: list[int], heuristic: int) -> int:
+        """The best of the heuristic's choice and the few others it ranks next,
+        by rollouts (the heuristic's choice stands unless beaten by `MARGIN`)."""
         candidates = self._candidates(view, actions, heuristic)
         if len(candidates) == 1:
             return heuristic
         starts = [_playing(a) for a in candidates]
         best = self._compare(view, observation, starts, [self.rollout_policy] * len(starts), False)
         return candidates[best]
+
+    def _move(self, s: State, view: State, observation: dict, actions: list[int]) -> int:
+        """A step (or PASS) by the posture planned once per player turn."""
+        turn = (s.vars["turn"], s.vars["phasing"])
+        if self.planned != turn:
+            self.planned = turn
+            self.mover = self._plan(view, observation)
+            self.mover.last_moved = -1
+        assert self.mover is not None
+        return self.mover.choose(view, actions, self.player, self.rng, deep=False)
 
     def _make_policies(self, game: Game) -> None:
         self.policy = Policy(game)
@@ -254,22 +263,35 @@ class MctsBot:
         totals = [0.0] * n
         counts = [0] * n
         r = 0
-        while (r < rounds) if not deadline else (r == 0 or time.monotonic() < deadline):
+        while _another_round(r, rounds, deadline):
             r += 1
             world = view.clone()
             if hidden:
                 redeal(world, observation, self.rng)
             seed = self.rng.getrandbits(48)
             for k in range(n):
-                child = world.clone()
-                try:
-                    starts[k](child)
-                except (ValueError, RulesError):  # legal in the game, not in this sampled world
-                    continue
-                self._rollout(child, own[k], seed, to_turn_end)
-                totals[k] += self.score(child)
-                counts[k] += 1
+                score = self._candidate_score(world, starts[k], own[k], seed, to_turn_end)
+                if score is not None:
+                    totals[k] += score
+                    counts[k] += 1
         return [totals[k] / counts[k] if counts[k] else -math.inf for k in range(n)]
+
+    def _candidate_score(
+        self,
+        world: State,
+        start: Callable[[State], None],
+        own: Policy,
+        seed: int,
+        to_turn_end: bool,
+    ) -> float | None:
+        """One candidate's score in one world (None when the world does not allow it)."""
+        child = world.clone()
+        try:
+            start(child)
+        except (ValueError, RulesError):  # legal in the game, not in this sampled world
+            return None
+        self._rollout(child, own, seed, to_turn_end)
+        return self.score(child)
 
     def score(self, s: State) -> float:
         """A rollout's score: the heuristic evaluation, but a finished game
@@ -309,6 +331,9 @@ class MctsBot:
         # (an overextended unit cut off, a counterattack) is in its score.
         replied = not to_turn_end
         extended = False
+        # Without `to_turn_end` (and short of the last turn), a rollout stops
+        # after a few decisions and rolls.
+        short = not to_turn_end and not last
         while not s.is_terminal() and done < PLAN_DECISIONS:
             if s.vars["turn"] != turn:
                 if replied or extended or last:
@@ -316,25 +341,34 @@ class MctsBot:
                 turn, extended = s.vars["turn"], True
             if s.vars["phasing"] != self.player:
                 replied = True
-            if (
-                not to_turn_end
-                and not last
-                and done >= ROLLOUT_DECISIONS
-                and rolls >= ROLLOUT_ROLLS
-            ):
+            if short and done >= ROLLOUT_DECISIONS and rolls >= ROLLOUT_ROLLS:
                 return
             if s.is_chance_node():
                 action = chance.sample(s, seed)
                 rolls += 1
             else:
-                p = s.current_player()
-                policy = own if p == self.player else enemy
-                actions = s.legal_actions()
-                deep = sorted(actions) == yes_no
-                action = policy.choose(s, actions, p, rng, deep=deep)
+                action = self._decide(s, own, enemy, rng, yes_no)
                 done += 1
             s.apply_action(action)
             s.take_messages()
+
+    def _decide(
+        self, s: State, own: Policy, enemy: Policy, rng: random.Random, yes_no: list[int]
+    ) -> int:
+        """A rollout's decision: side `player` by `own`, the enemy by `enemy`; a
+        yes/no question by the look-ahead, anything else by one ply."""
+        p = s.current_player()
+        policy = own if p == self.player else enemy
+        actions = s.legal_actions()
+        return policy.choose(s, actions, p, rng, deep=sorted(actions) == yes_no)
+
+
+def _another_round(done: int, rounds: int, deadline: float) -> bool:
+    """Whether to play another round: `rounds` of them, or (with a deadline)
+    at least one and as many as fit before it."""
+    if not deadline:
+        return done < rounds
+    return done == 0 or time.monotonic() < deadline
 
 
 def _playing(action: int) -> Callable[[State], None]:

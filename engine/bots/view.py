@@ -27,7 +27,7 @@ import random
 from typing import Any
 
 from engine.instructions import Choose
-from engine.state import ON_MAP, State
+from engine.state import ON_MAP, Frame, State
 
 HIDDEN = "hidden"  # what observation() writes in place of a secret binding
 
@@ -51,39 +51,49 @@ def hides_anything(observation: dict[str, Any]) -> bool:
 
 def redeal(view: State, observation: dict[str, Any], rng: random.Random) -> None:
     """Overwrite, in place, every part of `view` the observation hides, by sampling."""
-    game = view.game
-    rules = game.rules
-    concealed = observation.get("concealed", {})
+    rules = view.game.rules
     seen = observation["units"]
     unseen = [u for u, spec in enumerate(rules.units) if spec.name not in seen]
+    concealed = observation.get("concealed", {})
     if concealed:
-        slots = [
-            game.hex_by_label[label] for label, n in sorted(concealed.items()) for _ in range(n)
-        ]
-        rng.shuffle(unseen)
-        for u, h in zip(unseen, slots, strict=False):
-            view.unit_hex[u], view.unit_loss[u], view.unit_status[u] = h, 0, ON_MAP
+        _place_unseen(view, unseen, concealed, rng)
     for i, frame in enumerate(observation["stack"]):
         for var, value in sorted(frame.get("bindings", {}).items()):
             if value == HIDDEN:
-                f = view.stack[i]
-                if var not in {name for name, _ in f.b.get("_secret", ())}:
-                    # Not a face-down choice: a concealed unit's name (a
-                    # unit retreating before combat): one of the unseen.
-                    if unseen:
-                        f.b[var] = rng.choice(unseen)
-                    continue
-                options = _options_of(view, f.proc, f.b, var)
-                # A choice whose options are gone now (a card played from a
-                # hand) keeps its value: the one case the view does not
-                # resample (docs/bots.md).
-                if options:
-                    f.b[var] = rng.choice(options)
+                _redeal_binding(view, view.stack[i], var, unseen, rng)
     for name, tokens in observation["bags"].items():
         if not isinstance(tokens, list):
             view.bags[name] = rules.bags[name]
             view.drawn[name] = ()
-    view._node = None  # the pending decision is worked out again, on the view
+    view.forget_node()  # the pending decision is worked out again, on the view
+
+
+def _place_unseen(
+    view: State, unseen: list[int], concealed: dict[str, int], rng: random.Random
+) -> None:
+    """The unseen units, shuffled (in place), placed in the concealed slots
+    (a hex's label, so many units there), at full strength."""
+    slots = [
+        view.game.hex_by_label[label] for label, n in sorted(concealed.items()) for _ in range(n)
+    ]
+    rng.shuffle(unseen)
+    for u, h in zip(unseen, slots, strict=False):
+        view.unit_hex[u], view.unit_loss[u], view.unit_status[u] = h, 0, ON_MAP
+
+
+def _redeal_binding(view: State, f: Frame, var: str, unseen: list[int], rng: random.Random) -> None:
+    """A hidden binding sampled: a face-down choice among its options, else a
+    concealed unit's name (a unit retreating before combat), one of the unseen."""
+    if var not in {name for name, _ in f.b.get("_secret", ())}:
+        if unseen:
+            f.b[var] = rng.choice(unseen)
+        return
+    options = _options_of(view, f.proc, f.b, var)
+    # A choice whose options are gone now (a card played from a
+    # hand) keeps its value: the one case the view does not
+    # resample (docs/bots.md).
+    if options:
+        f.b[var] = rng.choice(options)
 
 
 def _options_of(s: State, proc: str, bindings: dict[str, Any], var: str) -> tuple[Any, ...]:

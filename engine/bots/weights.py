@@ -47,6 +47,7 @@ weight −1 is worth +1 to stand in).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.game import Game
 
@@ -82,12 +83,7 @@ def weights_for(game: Game) -> Weights:
     variables = dict(DEFAULT_VARIABLES)
     terrain: dict[str, float] = {}
     objectives = tuple((h, -1, 1.0) for h in game.rules.victory_hexes)
-    scenario = game.scenario.name if game.scenario is not None else None
-    declared = game.rules.bot_weights
-    applying = [w for w in declared if not w.scenarios] + [
-        w for w in declared if scenario in w.scenarios
-    ]
-    for spec in applying:
+    for spec in _applying(game):
         terms.update(spec.terms)
         variables.update(spec.variables)
         terrain.update(spec.terrain)
@@ -96,3 +92,12 @@ def weights_for(game: Game) -> Weights:
     known = {v.name for v in game.rules.variables if v.scope == "side"} | {"vp"}
     variables = {name: w for name, w in variables.items() if name in known}
     return Weights(terms, variables, terrain, objectives)
+
+
+def _applying(game: Game) -> list[Any]:
+    """The rule files' weights for every scenario, then those for this one."""
+    scenario = game.scenario.name if game.scenario is not None else None
+    declared = game.rules.bot_weights
+    return [w for w in declared if not w.scenarios] + [
+        w for w in declared if scenario in w.scenarios
+    ]
