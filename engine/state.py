@@ -297,6 +297,7 @@ class GameOfState(Protocol):
     rules: Rules
     combat_sides: tuple[int | None, ...]
     switch_on: dict[str, bool]
+    derived: dict[str, dict]  # what primitives work out once per game from the rules
 
     def node_of(self, state: State) -> Node: ...
     def play(self, state: State, action: int) -> None: ...

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from enum import Enum
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from engine import incremental
 from engine.board import DIRECTIONS, PROHIBITED, step_cost
@@ -38,12 +38,9 @@ from engine.restrictions import (
     refused_entry,
 )
 from engine.rules import BoardSpec, Rules
-from engine.state import MAX_UNITS, Frame, State
+from engine.state import MAX_UNITS, Frame, GameOfState, State
 from engine.terrain_state import board_of
 from engine.vocabulary import Lambda, primitive
-
-if TYPE_CHECKING:
-    from engine.game import Game
 
 # Answers a question about the position: `ask(key, compute, *args)`.
 Ask = Callable[..., Any]
@@ -74,7 +71,7 @@ class Refused(Enum):
 
 
 @lru_cache(maxsize=8)
-def _blockers(game: Game) -> tuple[frozenset[int], ...]:
+def _blockers(game: GameOfState) -> tuple[frozenset[int], ...]:
     """For each unit, the units whose hex it may not step into (9.2): enemy combat
     units; enemy leaders alone may be entered by combat units, which capture them
     (14.32, by the rules). The rules' units and sides alone: worked out once per
@@ -123,7 +120,7 @@ _NUMBERED = "the restrictions that may bind a unit, numbered"
 
 
 @lru_cache(maxsize=256)
-def _numbered(game: Game, tests: UnitTests) -> int:
+def _numbered(game: GameOfState, tests: UnitTests) -> int:
     """The number of the restrictions that may bind a unit (`may_bind`), as first met
     in the game: a step's answer depends on them as on the allowance, and is
     kept by them rather than asking for them at every step. (Looked up in C.)"""

@@ -11,7 +11,6 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 from compiler import ir
-from compiler.backends.vassal import tracks
 from compiler.backends.vassal.grid import HexGridGeometry
 from compiler.backends.vassal.metadata import MODULE_VERSION, VASSAL_VERSION
 from compiler.backends.vassal.pieces import (
@@ -23,6 +22,7 @@ from compiler.backends.vassal.pieces import (
     Slot,
 )
 from compiler.backends.vassal.sequence import sequence, text
+from compiler.backends.vassal.tracks import TrackBoard, pile_box
 from compiler.backends.vassal.traits import definition
 
 B = "VASSAL.build."
@@ -54,7 +54,7 @@ class Module:
     description: str
     board_size: tuple[int, int]
     grid: HexGridGeometry
-    track_board: tracks.TrackBoard
+    track_board: TrackBoard
     pieces: Pieces
     phases: tuple[str, ...]
     charts: tuple[Chart, ...]
@@ -309,13 +309,13 @@ def _tracks_map(root: ET.Element, mod: Module) -> None:
 def _draw_pile(m: ET.Element, mod: Module, bag: ir.Bag) -> None:
     """A cup or deck in its box on the tracks board, its cards face down and
     shuffled; only its owner may draw from a side's deck."""
-    b = mod.track_board.box(tracks.pile_box(bag))
+    b = mod.track_board.box(pile_box(bag))
     x, y = b.centre
     owner = deck_owner(mod.rules, bag)
     pile = el(
         m,
         MAP + "DrawPile",
-        name=tracks.pile_box(bag),
+        name=pile_box(bag),
         owningBoard=TRACKS_BOARD,
         x=x,
         y=y,

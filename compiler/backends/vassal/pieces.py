@@ -20,8 +20,8 @@ from pathlib import PurePosixPath
 from compiler import ir
 from compiler.backends.names import named, the
 from compiler.backends.print_and_play.charts import words
-from compiler.backends.vassal import tracks
 from compiler.backends.vassal.sequence import text
+from compiler.backends.vassal.tracks import TrackBoard, captured_box, eliminated_box, pile_box
 from compiler.backends.vassal.traits import (
     CTRL,
     BasicPiece,
@@ -173,10 +173,10 @@ def order_states(rules: ir.Ruleset) -> list[StateLayer]:
 
 
 def counter_prototype(
-    side: ir.Side, board: tracks.TrackBoard, states: list[StateLayer]
+    side: ir.Side, board: TrackBoard, states: list[StateLayer]
 ) -> tuple[Trait, ...]:
-    elim = board.box(tracks.eliminated_box(side)).centre
-    capt = board.box(tracks.captured_box(side)).centre
+    elim = board.box(eliminated_box(side)).centre
+    capt = board.box(captured_box(side)).centre
     keys = [FLIP, ELIMINATE, CAPTURE, DELETE]
     for st in states:
         keys += [st.activate] + ([st.increase] if st.increase else [])
@@ -245,7 +245,7 @@ def track_marker_image(n: int) -> str:
     return f"track-{n}.png"
 
 
-def pieces_of(rules: ir.Ruleset, board: tracks.TrackBoard) -> Pieces:
+def pieces_of(rules: ir.Ruleset, board: TrackBoard) -> Pieces:
     """Every piece of the module, numbered in order: units, markers, the track
     markers, then the cards of each cup or deck."""
     out = Pieces()
@@ -276,7 +276,7 @@ def card_names(rules: ir.Ruleset) -> set[str]:
 
 
 def prototypes(
-    rules: ir.Ruleset, board: tracks.TrackBoard, states: list[StateLayer]
+    rules: ir.Ruleset, board: TrackBoard, states: list[StateLayer]
 ) -> dict[str, tuple[Trait, ...]]:
     """Each side's counter prototype, the order states, the marker's and (with cards) the card's."""
     out = {
@@ -323,7 +323,7 @@ def _card_slot(rules: ir.Ruleset, m: ir.Marker, n: int, bag: ir.Bag, gpid: int) 
 
 
 def pile_name(bag: ir.Bag) -> str:
-    return tracks.pile_box(bag)
+    return pile_box(bag)
 
 
 def expanded(
