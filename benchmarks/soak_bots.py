@@ -4,7 +4,7 @@
 
 Each bot plays itself, `--games` games per scenario (`--swap` pairs), on the
 simulator's machinery; an exception in any game stops the soak with its
-traceback. The tests play a few capped games of each (tests/test_bots.py).
+traceback. The tests play a few capped games of each (tests/engine/test_bots.py).
 """
 
 from __future__ import annotations

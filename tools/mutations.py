@@ -1,6 +1,6 @@
 """Random edits of saves and logs, as a careless editor or a hostile user makes them.
 
-The fuzz test (tests/test_fuzz.py) and the long fuzzer (tools/fuzz.py) both
+The fuzz test (tests/engine/test_fuzz.py) and the long fuzzer (tools/fuzz.py) both
 draw edits from here: replace, delete, add or swap a value anywhere in a JSON
 document (the replacement often a name taken from elsewhere in the same
 document, so that edits look plausible), and cut, duplicate, reorder or

@@ -17,7 +17,7 @@ overwritten by sampling (determinisation):
 
 Two positions that look the same to the player give the same view for the
 same generator, so a bot's decision can depend only on what it may see
-(tests/test_bots.py). `redeal` samples the hidden parts afresh, which is how
+(tests/engine/test_bots.py). `redeal` samples the hidden parts afresh, which is how
 the search bot draws a new world for each iteration.
 """
 

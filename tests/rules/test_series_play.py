@@ -15,7 +15,7 @@ from engine.save import dumps, loads
 from engine.state import ON_MAP
 from tests.conftest import eager_action, play_out
 
-LITMUS = Path(__file__).parent / "data" / "litmus"
+LITMUS = Path(__file__).parent.parent / "data" / "litmus"
 
 
 @pytest.fixture(scope="module")

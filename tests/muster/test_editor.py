@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from muster.editor import Editor
+from tests.compiler.test_diagnostics import with_extra
 from tests.conftest import RULESETS
-from tests.test_diagnostics import with_extra
 
 
 def line_of(text: str, needle: str) -> tuple[int, int]:

@@ -21,7 +21,7 @@ from muster.cli import main
 from tests.conftest import RULESETS
 from tests.maps import COMMON, write_map
 
-DATA = Path(__file__).parent / "data" / "diagnostics"
+DATA = Path(__file__).parent.parent / "data" / "diagnostics"
 MARK = re.compile(r'#\s*([EW]):\s*([a-z-]+)(?:\s+"([^"]*)")?\s*$')
 
 

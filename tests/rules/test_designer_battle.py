@@ -19,7 +19,7 @@ from muster.language_tests import run_tests
 from table.views import terrain_changes_json
 from tests.conftest import play_out
 
-MILL_CREEK = Path(__file__).parent / "data" / "designer" / "mill_creek"
+MILL_CREEK = Path(__file__).parent.parent / "data" / "designer" / "mill_creek"
 
 
 def test_it_checks_builds_and_plays(capsys):

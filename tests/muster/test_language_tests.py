@@ -209,7 +209,7 @@ def test_a_define_expectation_is_checked_before_anything_runs(tmp_path):
 
 @pytest.mark.slow
 def test_the_series_examples_pass_in_the_rule_language():
-    # The series rulebook's worked examples (tests/test_rulebook_examples.py
+    # The series rulebook's worked examples (tests/rules/test_rulebook_examples.py
     # plays them from Python) on the examples battle of tests/data/.
     tests, run = run_tests(ROOT / "tests" / "data" / "examples" / "examples.mst")
     assert {t.name for t in tests} >= {

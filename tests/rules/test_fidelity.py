@@ -98,7 +98,7 @@ def test_coverage_shows_what_fired_and_what_is_tested(tmp_path, capsys):
     rows = re.finditer(r"^  (\S+)\s+(?:cited \d+×|via |UNCITED).*$", out, re.M)
     line = {m.group(1): m.group(0) for m in rows}
     assert re.search(r"\d+/\d+ fired \(\d+\)", line["5"])  # the sequence of play ran
-    assert "tested" in line["10.4"].split("fired")[-1]  # tests/test_rulebook_examples.py
+    assert "tested" in line["10.4"].split("fired")[-1]  # tests/rules/test_rulebook_examples.py
     assert "untested" in line["2.1"]
     assert "no rule runs it" in line["2.1"]  # cited only by data
 

@@ -25,7 +25,7 @@ from engine.save import from_json
 from engine.state import State
 from tests.conftest import RULESETS
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 
 # (file, text in the shipped series, its mutation): each text occurs once.
 MUTATIONS = [

@@ -13,7 +13,7 @@ import pytest
 from compiler import ir
 from compiler.check import compile_ruleset
 
-LITMUS = Path(__file__).parent / "data" / "litmus"
+LITMUS = Path(__file__).parent.parent / "data" / "litmus"
 FILES = sorted(p.name for p in LITMUS.glob("*.mst"))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_pins_and_combat_shapes import offered, position
+from tests.rules.test_pins_and_combat_shapes import offered, position
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from compiler.check import compile_ruleset
 from engine.effects import advance_to
 from engine.queries import in_range
 from muster.cli import main
-from tests.test_diagnostics import with_extra
+from tests.compiler.test_diagnostics import with_extra
 
 
 def test_range_membership_and_true_false(tmp_path):

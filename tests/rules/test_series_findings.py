@@ -12,7 +12,7 @@ from engine.los import distance
 from engine.save import from_json, to_json
 from engine.state import ON_MAP
 
-LITMUS = Path(__file__).parent / "data" / "litmus" / "base.mst"
+LITMUS = Path(__file__).parent.parent / "data" / "litmus" / "base.mst"
 AMERICAN, BRITISH = "american", "british"
 
 
@@ -649,7 +649,7 @@ def test_the_rear_guard_exception_keeps_the_rest_of_step_9(monmouth):
     """Monmouth 4.7's exception to series 12.23 step 9 changes only who may not
     advance: a battle's `may_advance` (here: never into clear) still holds."""
     game = load_game(
-        Path(__file__).parent / "data" / "findings" / "monmouth_no_advance_into_clear.mst"
+        Path(__file__).parent.parent / "data" / "findings" / "monmouth_no_advance_into_clear.mst"
     )
     s = position(
         game,

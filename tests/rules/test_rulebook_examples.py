@@ -29,7 +29,7 @@ from engine.los import sight
 from engine.save import from_json
 from engine.state import State
 
-EXAMPLES = Path(__file__).parent / "data" / "examples" / "examples.mst"
+EXAMPLES = Path(__file__).parent.parent / "data" / "examples" / "examples.mst"
 
 # Where the units not in an example wait, far from everything.
 AWAY = {

@@ -7,7 +7,7 @@ import traceback
 import pytest
 
 from muster.cli import main
-from tests.test_rule_edits import edited
+from tests.rules.test_rule_edits import edited
 
 STACKING = "stacking: stack_ok(units)"
 BROKEN = "stacking: count(units) / (count(units) - count(units)) > 0"

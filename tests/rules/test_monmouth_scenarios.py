@@ -22,7 +22,7 @@ import pytest
 from compiler.check import compile_ruleset
 from muster.dump import dump
 from tests.conftest import ROOT, RULESETS
-from tests.test_monmouth_facts import RULEBOOK
+from tests.rules.test_monmouth_facts import RULEBOOK
 
 NAMES = {
     printed: unit

@@ -13,7 +13,7 @@ from engine import explain
 from engine.restrictions import may_enter, may_move
 from engine.save import SaveError, from_json
 
-LITMUS = Path(__file__).parent / "data" / "litmus" / "base.mst"
+LITMUS = Path(__file__).parent.parent / "data" / "litmus" / "base.mst"
 
 # Every unit placed, the ones a test does not name far from the action.
 AWAY = {

@@ -16,7 +16,7 @@ from dsl.source import SourceFiles
 from engine.save import to_json
 from muster.coverage import coverage
 from tests.conftest import ROOT, RULESETS
-from tests.test_monmouth_facts import RULEBOOK
+from tests.rules.test_monmouth_facts import RULEBOOK
 
 MONMOUTH = RULESETS / "monmouth"
 
