@@ -48,12 +48,40 @@ def check_bot_weights(
 ) -> ir.BotWeights:
     keys = KEYS | side_variables | set(sides)
     p = Props(d, r, keys)
+    scenarios = _scenarios(p, r, scenario_names)
+    terms, variables = _weights(p, r, side_variables)
+    terrain = _terrain_weights(p, r, terrain_attributes)
+    objectives: list[tuple[str, str]] = []
+    for side in [*sides, BOTH]:
+        for v in p.values(side):
+            objectives.extend((label, side if side != BOTH else "") for label in forces.hexes_of(v))
+    return ir.BotWeights(
+        d.name or "",
+        scenarios,
+        terms,
+        variables,
+        terrain,
+        tuple(objectives),
+        prov_of(d.prov),
+        d.span,
+    )
+
+
+def _scenarios(p: Props, r: Reporter, scenario_names: set[str]) -> tuple[str, ...]:
+    """The scenarios the weights are for (none: every scenario)."""
     scenarios = []
     for v in p.values("scenarios"):
         if isinstance(v, ast.Name) and v.id in scenario_names:
             scenarios.append(v.id)
         else:
             r.error(v.span, UNKNOWN_NAME, f"no scenario {describe(v)}")
+    return tuple(scenarios)
+
+
+def _weights(
+    p: Props, r: Reporter, side_variables: set[str]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The weights of the evaluation's terms and of the per-side variables."""
     terms: dict[str, float] = {}
     variables: dict[str, float] = {}
     for key in sorted(TERMS | side_variables):
@@ -65,6 +93,11 @@ def check_bot_weights(
             r.error(p.line(key).span, BAD_VALUE, f"{key!r} takes one number, its weight")
             continue
         (terms if key in TERMS else variables)[key] = value
+    return terms, variables
+
+
+def _terrain_weights(p: Props, r: Reporter, terrain_attributes: set[str]) -> dict[str, float]:
+    """`terrain ATTRIBUTE WEIGHT …`: what a unit's hex is worth by its terrain."""
     terrain: dict[str, float] = {}
     vals = p.values("terrain")
     for i in range(0, len(vals), 2):
@@ -81,17 +114,4 @@ def check_bot_weights(
             r.error(attr.span, UNKNOWN_NAME, f"no terrain declares {attr.id!r}", *hint_note(hint))
             continue
         terrain[attr.id] = weight
-    objectives: list[tuple[str, str]] = []
-    for side in [*sides, BOTH]:
-        for v in p.values(side):
-            objectives.extend((label, side if side != BOTH else "") for label in forces.hexes_of(v))
-    return ir.BotWeights(
-        d.name or "",
-        tuple(scenarios),
-        terms,
-        variables,
-        terrain,
-        tuple(objectives),
-        prov_of(d.prov),
-        d.span,
-    )
+    return terrain

@@ -36,32 +36,11 @@ def enum_type(name: str) -> str:
 
 def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
     p = Props(d, r, VARIABLE_KEYS)
-    scope = p.name("per", "") or ""
-    if scope and scope not in SCOPES:
-        r.error(
-            p.line("per").span,
-            BAD_VALUE,
-            "a variable is `per side`, `per unit` or `per hex` (or global)",
-        )
-        scope = ""
-    values: tuple[str, ...] = ()
+    scope = _scope(p, r)
     if p.has("values"):
-        names = p.values("values")
-        if not names or not all(isinstance(v, ast.Name) for v in names):
-            r.error(p.line("values").span, BAD_VALUE, "values lists the names of an enumeration")
-        values = tuple(v.id for v in names if isinstance(v, ast.Name))
-        typ = enum_type(d.name or "")
-        if p.has("type"):
-            r.error(
-                p.line("type").span,
-                BAD_VALUE,
-                "a variable with values is an enumeration: drop `type`",
-            )
+        values, typ = _enumeration(d, p, r)
     else:
-        typ = p.name("type", "int") or "int"
-        if typ not in TYPES:
-            r.error(p.line("type").span, BAD_VALUE, f"type is one of {', '.join(sorted(TYPES))}")
-            typ = "int"
+        values, typ = (), _type(p, r)
     initial = _initial(p, typ, values, r)
     return ir.Variable(
         d.name or "",
@@ -77,6 +56,42 @@ def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
     )
 
 
+def _scope(p: Props, r: Reporter) -> str:
+    """`per side`, `per unit`, `per hex`, or "" for a global variable."""
+    scope = p.name("per", "") or ""
+    if scope and scope not in SCOPES:
+        r.error(
+            p.line("per").span,
+            BAD_VALUE,
+            "a variable is `per side`, `per unit` or `per hex` (or global)",
+        )
+        return ""
+    return scope
+
+
+def _enumeration(d: ast.Entity, p: Props, r: Reporter) -> tuple[tuple[str, ...], str]:
+    """`values A B C`: an enumeration, its values and its type."""
+    names = p.values("values")
+    if not names or not all(isinstance(v, ast.Name) for v in names):
+        r.error(p.line("values").span, BAD_VALUE, "values lists the names of an enumeration")
+    values = tuple(v.id for v in names if isinstance(v, ast.Name))
+    if p.has("type"):
+        r.error(
+            p.line("type").span,
+            BAD_VALUE,
+            "a variable with values is an enumeration: drop `type`",
+        )
+    return values, enum_type(d.name or "")
+
+
+def _type(p: Props, r: Reporter) -> str:
+    typ = p.name("type", "int") or "int"
+    if typ not in TYPES:
+        r.error(p.line("type").span, BAD_VALUE, f"type is one of {', '.join(sorted(TYPES))}")
+        return "int"
+    return typ
+
+
 def _initial(p: Props, typ: str, values: tuple[str, ...], r: Reporter) -> object:
     line = p.line("initial")
     if line is None:
@@ -90,15 +105,29 @@ def _initial(p: Props, typ: str, values: tuple[str, ...], r: Reporter) -> object
             return v.id
         r.error(line.span, BAD_VALUE, f"initial is one of {', '.join(values)}")
         return values[0]
+    initial = _typed_initial(typ, v)
+    if initial is _UNFIT:
+        r.error(
+            line.span,
+            BAD_VALUE,
+            f"initial value {describe(v) if v else ''} does not fit type {typ}",
+        )
+        return 0
+    return initial
+
+
+_UNFIT = object()  # an initial value that does not fit the variable's type
+
+
+def _typed_initial(typ: str, v: ast.Expr | None) -> object:
+    """The initial value `v` gives a variable of type `typ`, or `_UNFIT`."""
+    name = v.id if isinstance(v, ast.Name) else None
     if typ in ("int", "number") and v is not None and as_int(v) is not None:
         return as_int(v)
-    if typ == "bool" and isinstance(v, ast.Name) and v.id in BOOL_WORDS:
-        return v.id in TRUE_WORDS
-    if typ in ("side", "unit", "hex", "code") and isinstance(v, ast.Name) and v.id == "none":
+    if typ == "bool" and name in BOOL_WORDS:
+        return name in TRUE_WORDS
+    if typ in ("side", "unit", "hex", "code") and name == "none":
         return NONE_VALUE
-    if typ in ("side", "unit") and isinstance(v, ast.Name):
-        return ("name", v.id)  # resolved to an index by the checker once names are known
-    r.error(
-        line.span, BAD_VALUE, f"initial value {describe(v) if v else ''} does not fit type {typ}"
-    )
-    return 0
+    if typ in ("side", "unit") and name is not None:
+        return ("name", name)  # resolved to an index by the checker once names are known
+    return _UNFIT
