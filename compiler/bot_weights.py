@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from compiler import ir
 from compiler.forces import ForcesChecker
-from compiler.props import Props, describe, prov_of
+from compiler.props import Props, describe, name_of, prov_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter, did_you_mean, hint_note
 from engine.bots.weights import TERMS
@@ -56,7 +56,7 @@ def check_bot_weights(
         for v in p.values(side):
             objectives.extend((label, side if side != BOTH else "") for label in forces.hexes_of(v))
     return ir.BotWeights(
-        d.name or "",
+        name_of(d),
         scenarios,
         terms,
         variables,

@@ -37,6 +37,8 @@ ERROR = "error"
 NUMERIC = {"int", "number"}
 AGGREGATES = {"sum", "count", "all", "any", "none", "max", "min", "highest", "lowest"}
 COLLECTION_OF = {v: k for k, v in ELEMENT_TYPES.items()}
+# The types that may hold `none` (no side, no unit, …).
+NULLABLE = ("side", "unit", "hex", "code", "combat")
 # What a table's columns are named by, as an expression type.
 COLUMN_TYPES = {"odds": "odds", "number": "int", "name": "str"}
 
@@ -220,10 +222,7 @@ class ExprChecker:
         n = e.id
         var = self.sym.variables.get(n)
         if var is not None:
-            if var.scope:
-                where = f"{n}[{var.scope}]" if var.scope in ("side", "hex") else f"unit.{n}"
-                return self.error(e.span, f"{n!r} has one value per {var.scope}: write {where}")
-            return ir.Var(var.type, e.span, n)
+            return self.variable(e, var)
         if n in self.sym.entities:
             ent = self.sym.entities[n]
             return ir.Const(ent.type, e.span, ent.value)
@@ -233,6 +232,14 @@ class ExprChecker:
         if sig is not None and sig.kind == "query" and not sig.params:
             return ir.Query(sig.returns, e.span, n, ())
         return None
+
+    def variable(self, e: ast.Name, var: ir.Variable) -> ir.TExpr:
+        """A state variable by its bare name: only a global one has one value."""
+        n = e.id
+        if var.scope:
+            where = f"{n}[{var.scope}]" if var.scope in ("side", "hex") else f"unit.{n}"
+            return self.error(e.span, f"{n!r} has one value per {var.scope}: write {where}")
+        return ir.Var(var.type, e.span, n)
 
     def unknown_name(self, e: ast.Name, scope: Scope, expected: str | None) -> ir.TExpr:
         hint = did_you_mean(e.id, self.names_in_scope(scope, expected))
@@ -568,10 +575,7 @@ class ExprChecker:
         table = self.sym.tables.get(t.id) if isinstance(t, ast.Name) else None
         if table is None:
             return self.error(t.span, "lookup's first argument is a table")
-        row_type = (
-            "int" if table.row_kind == "range" else "code" if table.row_key == "result" else "str"
-        )
-        row = self.expr(e.args[1], scope, row_type)
+        row = self.expr(e.args[1], scope, _row_type(table))
         want = COLUMN_TYPES.get(table.column_kind)
         if want is None and len(e.args) == 3:
             return self.error(e.args[2].span, f"table {table.name!r} has one column")
@@ -699,23 +703,31 @@ def part_type(kind: str) -> str:
     return {"code": "code", "number": "int", "name": "str"}.get(kind) or enum_type(kind)
 
 
+def _row_type(table: ir.Table) -> str:
+    """What a table's rows are looked up by: a number, a result code or a name."""
+    if table.row_kind == "range":
+        return "int"
+    return "code" if table.row_key == "result" else "str"
+
+
 def cell_type(table: ir.Table) -> str:
     """What a roll on (or look-up in) the table gives: the part, or the whole cell."""
     return part_type(table.kinds[0]) if len(table.parts) == 1 else f"cell:{table.name}"
 
 
 def compatible(actual: str, expected: str) -> bool:
-    if actual == expected:
-        return True
-    if actual == "none" and expected in ("side", "unit", "hex", "code", "combat"):
-        return True
-    if actual == "marker" and expected == "str":
-        return True
-    if expected == "number" and actual == "int":
-        return True
-    if expected == "code" and actual == "code":
-        return True
-    return actual.startswith("list:") or expected == "any"
+    """A value of type `actual` may stand where `expected` is wanted."""
+    return (
+        actual == expected
+        or (actual, expected) in _WIDENINGS
+        or actual.startswith("list:")
+        or expected == "any"
+    )
+
+
+# Values that may stand for another type: `none` for a side (unit, hex, …),
+# a marker's name for a string, a whole number for a number.
+_WIDENINGS = {("none", t) for t in NULLABLE} | {("marker", "str"), ("int", "number")}
 
 
 def article(typ: str) -> str:

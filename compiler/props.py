@@ -39,6 +39,16 @@ def prov_of(p: ast.Provenance) -> Prov:
     return Prov(tuple(Cite(c.document, s) for c in p.citations for s in c.sections), p.provisional)
 
 
+def name_of(d: ast.Entity) -> str:
+    """A declaration's name ("" for the few kinds that may go without)."""
+    return d.name or ""
+
+
+def title_of(d: ast.Entity) -> str:
+    """A declaration's title, or its name when it has none."""
+    return d.title or d.name or ""
+
+
 def describe(v: ast.Expr) -> str:
     """What a value looks like, for messages."""
     if isinstance(v, ast.Number):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import singledispatch
 from operator import attrgetter
 from typing import Any
 
@@ -31,24 +32,43 @@ def _vouched(prov: ast.Provenance) -> bool:
     return bool(prov.citations) or prov.provisional is not None
 
 
+@singledispatch
 def _literals(node: Any) -> Iterator[Literal]:
     """Every number, range bound and odds written inside a syntax-tree node."""
-    if isinstance(node, ast.Number):
-        yield Literal(node.text, node.span)
-    elif isinstance(node, ast.Range):
-        for bound in (node.low, node.high):
-            if bound is not None:
-                yield Literal(bound, node.span)
-    elif isinstance(node, ast.Odds):
-        yield Literal(f"{node.attack}:{node.defend}", node.span)
-    elif isinstance(node, ast.Provenance | ast.Citation):
-        return
-    elif dataclasses.is_dataclass(node):
+    if dataclasses.is_dataclass(node):
         for f in dataclasses.fields(node):
             yield from _literals(getattr(node, f.name))
-    elif isinstance(node, tuple | list):
-        for item in node:
-            yield from _literals(item)
+
+
+@_literals.register
+def _(node: ast.Number) -> Iterator[Literal]:
+    yield Literal(node.text, node.span)
+
+
+@_literals.register
+def _(node: ast.Range) -> Iterator[Literal]:
+    for bound in (node.low, node.high):
+        if bound is not None:
+            yield Literal(bound, node.span)
+
+
+@_literals.register
+def _(node: ast.Odds) -> Iterator[Literal]:
+    yield Literal(f"{node.attack}:{node.defend}", node.span)
+
+
+@_literals.register(ast.Provenance)
+@_literals.register(ast.Citation)
+def _(node: ast.Provenance | ast.Citation) -> Iterator[Literal]:
+    """A citation's section numbers are not values of the rules."""
+    yield from ()
+
+
+@_literals.register(tuple)
+@_literals.register(list)
+def _(node: tuple | list) -> Iterator[Literal]:
+    for item in node:
+        yield from _literals(item)
 
 
 def _owned(node: Any, vouched: bool) -> Iterator[tuple[Literal, bool]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from functools import singledispatch
 from pathlib import Path
 
 from compiler import ir
@@ -46,11 +47,9 @@ def no_morale(rules: ir.Ruleset, reporter: Reporter) -> None:
 
 def slope_elevation(rules: ir.Ruleset, reporter: Reporter) -> None:
     m = rules.map
-    if m is None:
-        return
     elevation = {t.name: t.props[ELEVATION] for t in rules.terrain if ELEVATION in t.props}
     slopes = {f.name for f in rules.hexside_features if f.slope}
-    if not elevation or not slopes:
+    if m is None or not elevation or not slopes:
         return
     for up, down in _slopes(m, slopes):
         high = elevation.get(m.terrain.get(up, m.default))
@@ -111,31 +110,41 @@ def _names_used(rules: ir.Ruleset) -> Iterator[str]:
         yield from _strings(v.initial)
 
 
+@singledispatch
 def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, (tuple, list, set, frozenset)):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _strings(k)
-            yield from _strings(v)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+    """Every string inside a value of the IR (its spans left out)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for field in dataclasses.fields(value):
             if field.name != "span":
                 yield from _strings(getattr(value, field.name))
 
 
+@_strings.register
+def _(value: str) -> Iterator[str]:
+    yield value
+
+
+@_strings.register(tuple)
+@_strings.register(list)
+@_strings.register(set)
+@_strings.register(frozenset)
+def _(value: tuple | list | set | frozenset) -> Iterator[str]:
+    for item in value:
+        yield from _strings(item)
+
+
+@_strings.register
+def _(value: dict) -> Iterator[str]:
+    for k, v in value.items():
+        yield from _strings(k)
+        yield from _strings(v)
+
+
 def unreachable_victories(rules: ir.Ruleset, reporter: Reporter) -> None:
-    scenarios = {s.name: s for s in rules.scenarios}
     for v in rules.victories:
         first = earliest_turn(v.condition)
-        if first is None:
-            continue
-        where = [scenarios[n] for n in v.scenarios if n in scenarios] or list(rules.scenarios)
-        last = max([s.turns[1] for s in where] or [rules.turns[1]])
-        if first > last:
+        last = _last_turn(rules, v)
+        if first is not None and first > last:
             reporter.warning(
                 v.span,
                 UNREACHABLE,
@@ -143,6 +152,12 @@ def unreachable_victories(rules: ir.Ruleset, reporter: Reporter) -> None:
                 f"but the game ends after turn {last}",
                 "check the turn in its condition against the scenarios' `turns`",
             )
+
+
+def _last_turn(rules: ir.Ruleset, v: ir.Victory) -> int:
+    """The last turn of any scenario the victory condition applies to."""
+    where = [s for s in rules.scenarios if s.name in v.scenarios] or list(rules.scenarios)
+    return max([s.turns[1] for s in where] or [rules.turns[1]])
 
 
 def earliest_turn(e: ir.TExpr) -> int | None:

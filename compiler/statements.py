@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from compiler import ir
-from compiler.expressions import COLUMN_TYPES, ERROR, ExprChecker, Scope, article, cell_type
+from compiler.expressions import (
+    COLUMN_TYPES,
+    ERROR,
+    NULLABLE,
+    ExprChecker,
+    Scope,
+    article,
+    cell_type,
+)
 from dsl import ast
 from dsl.diagnostics import MISSING, TYPE, UNKNOWN_NAME, did_you_mean, hint_note
 from dsl.source import Span
@@ -39,9 +47,9 @@ class StmtChecker:
 
     def bind(self, scope: Scope, ctx: Context, name: str, typ: str, span) -> None:
         old = ctx.bindings.get(name)
-        if old == "none" and typ in ("side", "unit", "hex", "code", "combat"):
+        if old == "none" and typ in NULLABLE:
             old = None  # `let x = none` first, a value of a kind later
-        elif typ == "none" and old in ("side", "unit", "hex", "code", "combat"):
+        elif typ == "none" and old in NULLABLE:
             return
         if old is not None and old != typ and ERROR not in (old, typ):
             self.r.error(
@@ -317,12 +325,7 @@ class StmtChecker:
     ) -> ir.TStmt:
         """A primitive's call: options that need another given with them, and its
         lambdas (`cost: (unit, hex) -> int`) kept apart from its plain arguments."""
-        named = {n for n, _a in args}
-        for option, needed in sig.needs:
-            if option in named and needed not in named:
-                self.r.error(
-                    s.span, MISSING, f"{s.func}: `{option}` needs `{needed}` given as well"
-                )
+        self.check_needs(s, sig, {n for n, _a in args})
         lambdas = {n for n, t in sig.params if isinstance(t, Lambda)}
         return ir.CallPrim(
             s.span,
@@ -330,6 +333,14 @@ class StmtChecker:
             tuple((n, a) for n, a in args if n not in lambdas),
             tuple((n, a) for n, a in args if n in lambdas),
         )
+
+    def check_needs(self, s: ast.Effect, sig: Signature, named: set[str]) -> None:
+        """An option of a primitive that needs another given with it."""
+        for option, needed in sig.needs:
+            if option in named and needed not in named:
+                self.r.error(
+                    s.span, MISSING, f"{s.func}: `{option}` needs `{needed}` given as well"
+                )
 
     def not_an_effect(self, s: ast.Effect, sig: Signature | None) -> ir.TStmt:
         """A statement calling a query (a value) or nothing the engine knows."""

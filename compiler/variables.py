@@ -17,8 +17,19 @@ to its initial value whenever procedure PROC begins (a phase, a player turn).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from compiler import ir
-from compiler.props import BOOL_WORDS, TRUE_WORDS, Props, as_int, describe, prov_of
+from compiler.props import (
+    BOOL_WORDS,
+    TRUE_WORDS,
+    Props,
+    as_int,
+    describe,
+    name_of,
+    prov_of,
+    title_of,
+)
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, Reporter
 
@@ -43,8 +54,8 @@ def check_variable(d: ast.Entity, r: Reporter) -> ir.Variable:
         values, typ = (), _type(p, r)
     initial = _initial(p, typ, values, r)
     return ir.Variable(
-        d.name or "",
-        d.title or d.name or "",
+        name_of(d),
+        title_of(d),
         scope,
         typ,
         values,
@@ -81,7 +92,7 @@ def _enumeration(d: ast.Entity, p: Props, r: Reporter) -> tuple[tuple[str, ...],
             BAD_VALUE,
             "a variable with values is an enumeration: drop `type`",
         )
-    return values, enum_type(d.name or "")
+    return values, enum_type(name_of(d))
 
 
 def _type(p: Props, r: Reporter) -> str:
@@ -121,13 +132,40 @@ _UNFIT = object()  # an initial value that does not fit the variable's type
 
 def _typed_initial(typ: str, v: ast.Expr | None) -> object:
     """The initial value `v` gives a variable of type `typ`, or `_UNFIT`."""
-    name = v.id if isinstance(v, ast.Name) else None
-    if typ in ("int", "number") and v is not None and as_int(v) is not None:
-        return as_int(v)
-    if typ == "bool" and name in BOOL_WORDS:
-        return name in TRUE_WORDS
-    if typ in ("side", "unit", "hex", "code") and name == "none":
-        return NONE_VALUE
-    if typ in ("side", "unit") and name is not None:
-        return ("name", name)  # resolved to an index by the checker once names are known
+    read = _INITIAL_VALUES.get(typ)
+    return read(v) if read is not None and v is not None else _UNFIT
+
+
+def _number_initial(v: ast.Expr) -> object:
+    n = as_int(v)
+    return n if n is not None else _UNFIT
+
+
+def _bool_initial(v: ast.Expr) -> object:
+    if isinstance(v, ast.Name) and v.id in BOOL_WORDS:
+        return v.id in TRUE_WORDS
     return _UNFIT
+
+
+def _none_initial(v: ast.Expr) -> object:
+    return NONE_VALUE if isinstance(v, ast.Name) and v.id == "none" else _UNFIT
+
+
+def _named_initial(v: ast.Expr) -> object:
+    """`none`, or a side's (unit's) name: resolved to an index by the checker once
+    names are known."""
+    if not isinstance(v, ast.Name):
+        return _UNFIT
+    return NONE_VALUE if v.id == "none" else ("name", v.id)
+
+
+# How an initial value is read, by the variable's type.
+_INITIAL_VALUES: dict[str, Callable[[ast.Expr], object]] = {
+    "int": _number_initial,
+    "number": _number_initial,
+    "bool": _bool_initial,
+    "side": _named_initial,
+    "unit": _named_initial,
+    "hex": _none_initial,
+    "code": _none_initial,
+}

@@ -39,7 +39,6 @@ def assemble(
             MISSING,
             f"the ruleset has no procedure {header.start!r} to start the game with",
         )
-    checked = declared.definitions.checked
     return ir.Ruleset(
         name=decl.name or entry.parent.name,
         title=decl.title or decl.name or "",
@@ -61,7 +60,7 @@ def assemble(
         tables=parts.tables,
         results=bodies.results,
         modifiers=bodies.modifiers,
-        defines=tuple(checked[d.name] for d, _rule in decls.defines if d.name in checked),
+        defines=_defines(decls, declared),
         procedures=bodies.procedures,
         triggers=bodies.triggers,
         restrictions=bodies.restrictions,
@@ -76,11 +75,22 @@ def assemble(
         scenarios=bodies.scenarios,
         bags=declared.bags,
         start=header.start,
-        files=tuple(display_name(Path(f)) for f in tools.reporter.sources.names),
+        files=_files(tools),
         prov=prov_of(decl.prov),
         counter_faces=parts.counter_faces,
         terrain_changes=parts.terrain_changes,
     )
+
+
+def _defines(decls: Declarations, declared: Declared) -> tuple[ir.Define, ...]:
+    """The checked definitions, in the order they are declared."""
+    checked = declared.definitions.checked
+    return tuple(checked[d.name] for d, _rule in decls.defines if d.name in checked)
+
+
+def _files(tools: Tools) -> tuple[str, ...]:
+    """The files the rules were read from, as shown to a reader."""
+    return tuple(display_name(Path(f)) for f in tools.reporter.sources.names)
 
 
 def _switch(rule: ast.Rule) -> ir.Switch:

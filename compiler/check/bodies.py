@@ -19,7 +19,7 @@ from compiler.check.kinds import Parts, ResultCode
 from compiler.check.patch import Procedures, Steps
 from compiler.check.tools import Tools
 from compiler.expressions import Scope
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import Props, as_int, describe, name_of, prov_of, title_of
 from compiler.scenarios import ScenarioChecker
 from compiler.statements import Context
 from dsl import ast
@@ -56,26 +56,33 @@ def check_bodies(
     results = tuple(bodies.result(res) for res in parts.results)
     procedures = tuple(bodies.procedure(proc, steps) for proc, steps in procs.values())
     triggers = tuple(bodies.trigger(d, rule) for d, rule in decls.switched("trigger"))
-    restrictions = Restrictions(tools)
-    restricted = tuple(restrictions.restriction(d, r) for d, r in decls.switched("restriction"))
-    concealments = tuple(
-        conceal(tools, d, rule, parts.forces) for d, rule in decls.switched("conceal")
-    )
+    restrictions, concealments = _restrictions(tools, decls, parts)
     scenarios = _scenarios(tools, decls, parts)
-    victories = _victories(tools, decls, parts, declared, {sc.name for sc in scenarios})
-    bot_weights = _bot_weights(tools, decls, parts, {sc.name for sc in scenarios})
+    scenario_names = {sc.name for sc in scenarios}
     return Bodies(
         units,
         modifiers,
         results,
         procedures,
         triggers,
-        restricted,
+        restrictions,
         concealments,
         scenarios,
-        victories,
-        bot_weights,
+        _victories(tools, decls, parts, declared, scenario_names),
+        _bot_weights(tools, decls, parts, scenario_names),
     )
+
+
+def _restrictions(
+    tools: Tools, decls: Declarations, parts: Parts
+) -> tuple[tuple[ir.Restriction, ...], tuple[ir.Concealment, ...]]:
+    """What units may not do (movement restrictions) and may not see (concealment)."""
+    checker = Restrictions(tools)
+    restrictions = tuple(checker.restriction(d, rule) for d, rule in decls.switched("restriction"))
+    concealments = tuple(
+        conceal(tools, d, rule, parts.forces) for d, rule in decls.switched("conceal")
+    )
+    return restrictions, concealments
 
 
 def _scenarios(tools: Tools, decls: Declarations, parts: Parts) -> tuple[ir.Scenario, ...]:
@@ -137,9 +144,7 @@ class _BodyChecker:
             modifier = self.modifier(line, scope, decl_prov)
             if modifier is not None:
                 items.append(modifier)
-        return ir.ModifierList(
-            d.name or "", d.title or d.name or "", tuple(items), decl_prov, d.span
-        )
+        return ir.ModifierList(name_of(d), title_of(d), tuple(items), decl_prov, d.span)
 
     def modifier(self, line: ast.Line, scope: Scope, decl_prov: ir.Prov) -> ir.Modifier | None:
         """`+1 "label" when condition`, or `(expression) "label" …`."""
@@ -227,8 +232,8 @@ class _BodyChecker:
         for do in p.do:
             body += self.sc.block(do.body, scope, ctx)
         return ir.Trigger(
-            d.name or "",
-            d.title or d.name or "",
+            name_of(d),
+            title_of(d),
             event,
             cond,
             p.flag("once"),

@@ -173,12 +173,8 @@ def extend_lists(decls: Declarations, reporter: Reporter) -> None:
     """
     for ext, rule in decls.list_extends:
         items = decls.switched(ext.kind)
-        index = next((i for i, (d, _r) in enumerate(items) if d.name == ext.name), None)
+        index = _extended(ext, items, reporter)
         if index is None:
-            hint = did_you_mean(ext.name, {d.name for d, _r in items if d.name})
-            reporter.error(
-                ext.span, UNKNOWN_NAME, f"no {ext.kind} {ext.name!r} to extend", *hint_note(hint)
-            )
             continue
         if rule and ext.kind != "modifiers":
             reporter.error(
@@ -191,6 +187,19 @@ def extend_lists(decls: Declarations, reporter: Reporter) -> None:
         added = [_extension_line(line, ext, rule) for line in ext.body.lines]
         body = dataclasses.replace(old.body, lines=(*old.body.lines, *added))
         items[index] = (dataclasses.replace(old, body=body), old_rule)
+
+
+def _extended(
+    ext: ast.ExtendList, items: list[tuple[ast.Entity, str]], reporter: Reporter
+) -> int | None:
+    """Where the declaration `extend` names sits among those of its kind."""
+    index = next((i for i, (d, _r) in enumerate(items) if d.name == ext.name), None)
+    if index is None:
+        hint = did_you_mean(ext.name, {d.name for d, _r in items if d.name})
+        reporter.error(
+            ext.span, UNKNOWN_NAME, f"no {ext.kind} {ext.name!r} to extend", *hint_note(hint)
+        )
+    return index
 
 
 def _extension_line(line: _BodyLine, ext: ast.ExtendList, rule: str) -> _BodyLine:

@@ -11,13 +11,14 @@ from compiler.check.tools import Tools
 from compiler.contexts import CONTEXTS
 from compiler.expressions import Scope
 from compiler.forces import ForcesChecker
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import Props, as_int, describe, name_of, prov_of, title_of
 from dsl import ast
 from dsl.diagnostics import (
     BAD_VALUE,
     DUPLICATE,
     MISSING,
     UNKNOWN_NAME,
+    Reporter,
     did_you_mean,
     hint_note,
 )
@@ -56,9 +57,7 @@ def conceal(tools: Tools, d: ast.Entity, rule: str, forces: ForcesChecker) -> ir
     p = Props(d, tools.reporter, CONCEAL_KEYS)
     observer = forces.ref(p, "from", "side", required=True) or ""
     cond = when(tools, p, Scope(CONTEXTS["conceal"].scope()))
-    return ir.Concealment(
-        d.name or "", d.title or d.name or "", observer, cond, rule, prov_of(d.prov), d.span
-    )
+    return ir.Concealment(name_of(d), title_of(d), observer, cond, rule, prov_of(d.prov), d.span)
 
 
 class Restrictions:
@@ -86,8 +85,8 @@ class Restrictions:
         until = self.until(p)
         cond = when(self.t, p, Scope(CONTEXTS[_context(kind)].scope()))
         return ir.Restriction(
-            d.name or "",
-            d.title or d.name or "",
+            name_of(d),
+            title_of(d),
             kind,
             zone,
             cond,
@@ -167,15 +166,7 @@ def _context(kind: str) -> str:
 def victory(tools: Tools, d: ast.Entity, sides: list[str], scenario_names: set[str]) -> ir.Victory:
     r = tools.reporter
     p = Props(d, r, VICTORY_KEYS)
-    winner = p.name("winner", required=True) or ""
-    if winner and winner not in sides:
-        r.error(
-            p.line("winner").span,
-            UNKNOWN_NAME,
-            f"unknown side {winner!r}",
-            *hint_note(did_you_mean(winner, set(sides))),
-            f"the sides: {', '.join(sides)}",
-        )
+    winner = _winner(p, r, sides)
     cond = when(tools, p, Scope(CONTEXTS["victory"].scope()))
     if cond is None:
         r.error(d.name_span, MISSING, f"victory {d.name!r} needs `when condition`")
@@ -187,20 +178,39 @@ def victory(tools: Tools, d: ast.Entity, sides: list[str], scenario_names: set[s
             BAD_VALUE,
             f"check is one of {', '.join(sorted(VICTORY_CHECKS))}",
         )
+    scenarios = _scenarios(p, r, scenario_names)
+    return ir.Victory(
+        name_of(d),
+        title_of(d),
+        p.name("level", required=True) or "",
+        winner,
+        cond,
+        scenarios,
+        check,
+        prov_of(d.prov),
+        d.span,
+    )
+
+
+def _winner(p: Props, r: Reporter, sides: list[str]) -> str:
+    winner = p.name("winner", required=True) or ""
+    if winner and winner not in sides:
+        r.error(
+            p.line("winner").span,
+            UNKNOWN_NAME,
+            f"unknown side {winner!r}",
+            *hint_note(did_you_mean(winner, set(sides))),
+            f"the sides: {', '.join(sides)}",
+        )
+    return winner
+
+
+def _scenarios(p: Props, r: Reporter, scenario_names: set[str]) -> tuple[str, ...]:
+    """The scenarios a victory condition holds in (none: every scenario)."""
     scenarios = []
     for v in p.values("scenarios"):
         if isinstance(v, ast.Name) and v.id in scenario_names:
             scenarios.append(v.id)
         else:
             r.error(v.span, UNKNOWN_NAME, f"no scenario {describe(v)}")
-    return ir.Victory(
-        d.name or "",
-        d.title or d.name or "",
-        p.name("level", required=True) or "",
-        winner,
-        cond,
-        tuple(scenarios),
-        check,
-        prov_of(d.prov),
-        d.span,
-    )
+    return tuple(scenarios)

@@ -14,7 +14,7 @@ from compiler.check.defines import Definitions
 from compiler.check.patch import Procedures
 from compiler.check.tools import Tools
 from compiler.expressions import Entity
-from compiler.props import Props, as_int, describe, prov_of
+from compiler.props import Props, as_int, describe, name_of, prov_of, title_of
 from dsl import ast
 from dsl.diagnostics import BAD_VALUE, MISSING, UNKNOWN_NAME, did_you_mean, hint_note
 
@@ -32,18 +32,8 @@ class Declared:
 
 
 def declare(tools: Tools, decls: Declarations, procedures: Procedures) -> Declared:
+    definitions = _declare_callables(tools, decls, procedures)
     sym = tools.symbols
-    for d in decls.of("modifiers"):
-        sym.modifiers[d.name or ""] = tuple((p.name, p.type) for p in d.params)
-    for d, _rule in decls.defines:
-        sym.defines[d.name] = d
-    definitions = Definitions(tools)
-    sym.check_define = definitions.check
-    for name, (proc, _steps) in procedures.items():
-        sym.procedures[name] = tuple((p.name, p.type) for p in proc.params)
-        sym.entities[name] = Entity("procedure", "procedure", name)
-        if proc.result is not None:
-            sym.procedure_results[name] = (proc.result.name, proc.result.type)
     bags = tuple(_Bags(tools).bag(d) for d in decls.of("bag"))
     for bag in bags:
         sym.bags[bag.name] = bag
@@ -52,6 +42,27 @@ def declare(tools: Tools, decls: Declarations, procedures: Procedures) -> Declar
     for level in levels:
         sym.entities[level.name] = Entity("level", "level", level.name)
     return Declared(definitions, bags, levels)
+
+
+def _declare_callables(tools: Tools, decls: Declarations, procedures: Procedures) -> Definitions:
+    """Modifier lists, definitions and procedures, by what they take (and give)."""
+    sym = tools.symbols
+    for d in decls.of("modifiers"):
+        sym.modifiers[name_of(d)] = _params(d.params)
+    for d, _rule in decls.defines:
+        sym.defines[d.name] = d
+    definitions = Definitions(tools)
+    sym.check_define = definitions.check
+    for name, (proc, _steps) in procedures.items():
+        sym.procedures[name] = _params(proc.params)
+        sym.entities[name] = Entity("procedure", "procedure", name)
+        if proc.result is not None:
+            sym.procedure_results[name] = (proc.result.name, proc.result.type)
+    return definitions
+
+
+def _params(params: tuple[ast.Param, ...]) -> tuple[tuple[str, str], ...]:
+    return tuple((p.name, p.type) for p in params)
 
 
 class _Bags:
@@ -71,8 +82,8 @@ class _Bags:
         if not p.has("contents"):
             self.r.error(d.name_span, MISSING, f"bag {d.name!r} needs `contents`")
         return ir.Bag(
-            d.name or "",
-            d.title or d.name or "",
+            name_of(d),
+            title_of(d),
             tuple(contents),
             prov_of(d.prov),
             d.span,
@@ -82,16 +93,19 @@ class _Bags:
     def markers(self, v: ast.Expr) -> list[str]:
         """`marker` for one copy of a marker, `marker(2)` for two."""
         name = v.id if isinstance(v, ast.Name) else v.func if isinstance(v, ast.Call) else None
-        count = 1
-        if isinstance(v, ast.Call):
-            count = as_int(v.args[0]) if len(v.args) == 1 and as_int(v.args[0]) is not None else 0
-            if not count:
-                self.r.error(v.span, BAD_VALUE, "write `marker(2)` for two copies of a marker")
+        count = self.copies(v) if isinstance(v, ast.Call) else 1
         ent = self.sym.entities.get(name) if name else None
         if ent is None or ent.kind != "marker":
             self.r.error(v.span, UNKNOWN_NAME, f"a bag holds markers; {describe(v)} is not one")
             return []
         return [name] * count
+
+    def copies(self, v: ast.Call) -> int:
+        count = as_int(v.args[0]) if len(v.args) == 1 else None
+        if not count:
+            self.r.error(v.span, BAD_VALUE, "write `marker(2)` for two copies of a marker")
+            return 0
+        return count
 
     def seen_by(self, d: ast.Entity, p: Props) -> tuple[str, ...]:
         """The sides that may look into a bag: `seen_by SIDE…`, `all` or `none`
@@ -108,6 +122,14 @@ class _Bags:
         names = [v.id if isinstance(v, ast.Name) else None for v in line.values[1:]]
         if names in (["all"], ["none"]):
             return sides if names == ["all"] else ()
+        if not names:
+            self.r.error(line.span, MISSING, "seen_by needs sides, `all` or `none`")
+        return self.named_sides(line, names, sides)
+
+    def named_sides(
+        self, line: ast.Line, names: list[str | None], sides: tuple[str, ...]
+    ) -> tuple[str, ...]:
+        """The sides `seen_by` names, each once; anything else is an error."""
         seen: list[str] = []
         for v, name in zip(line.values[1:], names, strict=True):
             if name not in sides:
@@ -120,8 +142,6 @@ class _Bags:
                 )
             elif name not in seen:
                 seen.append(name)
-        if not names:
-            self.r.error(line.span, MISSING, "seen_by needs sides, `all` or `none`")
         return tuple(seen)
 
 
@@ -135,4 +155,4 @@ def victory_level(tools: Tools, d: ast.Entity) -> ir.VictoryLevel:
             "a victory level needs `utility` between 0 and 1 (the winner's return)",
         )
         u = 1
-    return ir.VictoryLevel(d.name or "", d.title or d.name or "", float(u), prov_of(d.prov))
+    return ir.VictoryLevel(name_of(d), title_of(d), float(u), prov_of(d.prov))

@@ -10,6 +10,7 @@ against the bodies (scenarios, victories, bot weights) waits for pass 6.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from compiler import ir
 from compiler.check.collect import Declarations
@@ -19,7 +20,7 @@ from compiler.counters import check_counter_face
 from compiler.expressions import Entity
 from compiler.forces import ForcesChecker
 from compiler.maps import check_map, grid_of
-from compiler.props import Props, code_text, prov_of
+from compiler.props import Props, code_text, name_of, prov_of
 from compiler.tables import check_table
 from compiler.terrain import check_hexside, check_terrain
 from compiler.terrain_changes import check_groups, check_terrain_change
@@ -33,6 +34,23 @@ from engine.vocabulary import NAMED_TYPES
 COUNTER_KINDS = ("unit", "leader", "piece")
 RESULT_KEYS = {"code"}
 _ATTRIBUTE_TYPES = {bool: "bool", int: "int", str: "str"}
+
+
+class Named(Protocol):
+    """A declared thing: a side, a terrain type, a table, …"""
+
+    @property
+    def name(self) -> str: ...
+
+
+def _note_attributes(
+    attrs: dict[str, str], items: tuple[ir.Terrain, ...] | tuple[ir.HexsideFeature, ...]
+) -> None:
+    """The values terrain (or hexside) declarations give, and their types: what
+    `terrain(h).KEY` may read."""
+    for item in items:
+        for key, value in item.props.items():
+            attrs.setdefault(key, _ATTRIBUTE_TYPES[type(value)])
 
 
 @dataclass(frozen=True)
@@ -100,6 +118,11 @@ class _KindBuilder:
     def enter(self, name: str, kind: str, typ: str, value: object) -> None:
         self.sym.entities[name] = Entity(kind, typ, value)
 
+    def enter_each(self, kind: str, items: tuple[Named, ...]) -> None:
+        """Enter declared things whose name is their value (a side, a terrain type)."""
+        for item in items:
+            self.enter(item.name, kind, kind, item.name)
+
     def forces(self, header: Header) -> None:
         """Sides, nationalities, formations, brigades, unit attributes and types."""
         p, forces, of = self.parts, self.parts.forces, self.decls.of
@@ -110,38 +133,26 @@ class _KindBuilder:
                 MISSING,
                 f"a battle has two sides; this ruleset declares {len(p.sides)}",
             )
-        for s in p.sides:
-            self.enter(s.name, "side", "side", s.name)
+        self.enter_each("side", p.sides)
         p.nationalities = tuple(forces.nationality(d) for d in of("nationality"))
         p.formations = tuple(forces.formation(d) for d in of("formation"))
         p.brigades = tuple(forces.brigade(d) for d in of("brigade"))
         p.attributes = tuple(forces.attribute(d) for d in of("attribute"))
         p.unit_types = tuple(forces.unit_type(d) for d in of("unit_type"))
-        for kind, items in (
-            ("nationality", p.nationalities),
-            ("formation", p.formations),
-            ("brigade", p.brigades),
-            ("unit_type", p.unit_types),
-        ):
-            for item in items:
-                self.enter(item.name, kind, kind, item.name)
+        self.enter_each("nationality", p.nationalities)
+        self.enter_each("formation", p.formations)
+        self.enter_each("brigade", p.brigades)
+        self.enter_each("unit_type", p.unit_types)
 
     def terrain(self) -> None:
         """Terrain types and hexside features, and the attributes rules may read of them."""
         p = self.parts
         p.terrain = tuple(check_terrain(d, self.r) for d in self.decls.of("terrain"))
         p.features = tuple(check_hexside(d, self.r) for d in self.decls.of("hexside"))
-        for attrs, items in (
-            (self.sym.terrain_attributes, p.terrain),
-            (self.sym.hexside_attributes, p.features),
-        ):
-            for item in items:
-                for key, value in item.props.items():
-                    attrs.setdefault(key, _ATTRIBUTE_TYPES[type(value)])
-        for t in p.terrain:
-            self.enter(t.name, "terrain", "terrain", t.name)
-        for f in p.features:
-            self.enter(f.name, "hexside", "hexside", f.name)
+        _note_attributes(self.sym.terrain_attributes, p.terrain)
+        _note_attributes(self.sym.hexside_attributes, p.features)
+        self.enter_each("terrain", p.terrain)
+        self.enter_each("hexside", p.features)
 
     def map(self) -> None:
         """The map, its hex labels, and its places and zones as names."""
@@ -173,24 +184,31 @@ class _KindBuilder:
                 self.enter(u.name, "unit", "unit", u.name)
         p.units = tuple(p.forces.unit(d) for d in counters)
         p.markers = tuple(p.forces.marker(d) for d in self.decls.of("marker"))
-        for m in p.markers:
-            self.enter(m.name, "marker", "marker", m.name)
-        marker_names = {m.name for m in p.markers}
+        self.enter_each("marker", p.markers)
+        self.terrain_changes()
+        self.counter_faces()
+
+    def terrain_changes(self) -> None:
+        """What an event changes on the map (a bridge burnt), checked against the map."""
+        p = self.parts
+        markers = {m.name for m in p.markers}
         p.terrain_changes = tuple(
-            check_terrain_change(d, self.r, p.map, p.terrain, p.features, marker_names)
+            check_terrain_change(d, self.r, p.map, p.terrain, p.features, markers)
             for d in self.decls.of("terrain_change")
         )
         if p.map is not None:
             check_groups(p.terrain_changes, p.map, self.r)
-        for change in p.terrain_changes:
-            self.enter(change.name, "terrain_change", "terrain_change", change.name)
+        self.enter_each("terrain_change", p.terrain_changes)
+
+    def counter_faces(self) -> None:
+        """How counters are drawn: each face names unit types and attributes."""
+        p = self.parts
         unit_attrs = {a.name for a in p.attributes} | {
             k for x in (*p.unit_types, *p.units) for k in x.props
         }
-        type_names = {t.name for t in p.unit_types}
+        types = {t.name for t in p.unit_types}
         p.counter_faces = tuple(
-            check_counter_face(d, self.r, type_names, unit_attrs)
-            for d in self.decls.of("counter_face")
+            check_counter_face(d, self.r, types, unit_attrs) for d in self.decls.of("counter_face")
         )
 
     def results(self) -> None:
@@ -221,7 +239,7 @@ class _KindBuilder:
                 f"result {d.name!r} needs `code` (as written in tables: R, 1, -, *, …)",
             )
             code = f"?{d.name}"
-        return ResultCode(d, d.name or "", code, prov_of(d.prov))
+        return ResultCode(d, name_of(d), code, prov_of(d.prov))
 
     def result_params(self, decls: list[ast.Entity]) -> tuple[tuple[str, str], ...]:
         """Every result is applied the same way, so all declare the same parameters."""
@@ -257,11 +275,9 @@ class _KindBuilder:
         p.tables = tuple(
             check_table(d, self.r, self.sym.results, named) for d in self.decls.of("table")
         )
-        for table in p.tables:
-            self.enter(table.name, "table", "table", table.name)
-            self.sym.tables[table.name] = table
-        for rule in self.decls.rules:
-            self.enter(rule.name, "rule", "rule", rule.name)
+        self.enter_each("table", p.tables)
+        self.sym.tables.update((table.name, table) for table in p.tables)
+        self.enter_each("rule", tuple(self.decls.rules))
         p.variables = tuple(self.resolve_initial(v) for v in variables)
 
     def named_values(self, variables: tuple[ir.Variable, ...]) -> dict[str, tuple[str, ...]]:
