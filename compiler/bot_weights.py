@@ -51,20 +51,25 @@ def check_bot_weights(
     scenarios = _scenarios(p, r, scenario_names)
     terms, variables = _weights(p, r, side_variables)
     terrain = _terrain_weights(p, r, terrain_attributes)
-    objectives: list[tuple[str, str]] = []
-    for side in [*sides, BOTH]:
-        for v in p.values(side):
-            objectives.extend((label, side if side != BOTH else "") for label in forces.hexes_of(v))
     return ir.BotWeights(
         name_of(d),
         scenarios,
         terms,
         variables,
         terrain,
-        tuple(objectives),
+        _objectives(p, forces, sides),
         prov_of(d.prov),
         d.span,
     )
+
+
+def _objectives(p: Props, forces: ForcesChecker, sides: list[str]) -> tuple[tuple[str, str], ...]:
+    """The hexes a side's bot heads for (`both`: either side's), each with its side."""
+    objectives: list[tuple[str, str]] = []
+    for side in [*sides, BOTH]:
+        for v in p.values(side):
+            objectives.extend((label, side if side != BOTH else "") for label in forces.hexes_of(v))
+    return tuple(objectives)
 
 
 def _scenarios(p: Props, r: Reporter, scenario_names: set[str]) -> tuple[str, ...]:

@@ -605,17 +605,9 @@ class ExprChecker:
     def aggregate(self, e: ast.Call, scope: Scope) -> ir.TExpr:
         """`sum`, `count`, `all`, … over a collection; the expression is read per element."""
         op = e.func
-        if e.keywords:
-            return self.error(e.span, f"{op} takes no keyword arguments")
-        if not 1 <= len(e.args) <= 2:
-            return self.error(e.span, f"{op} takes a collection and an optional expression")
-        coll = self._expr(e.args[0], scope, None)
+        coll = self.aggregated(e, scope)
         if coll.type == ERROR:
             return coll
-        if coll.type not in ELEMENT_TYPES:
-            return self.error(
-                e.args[0].span, f"{op} works on a collection, not {article(coll.type)}"
-            )
         inner = self.element_scope(scope, coll.type)
         depth = len(scope.elements)
         if op in ("sum", "max", "min", "highest", "lowest"):
@@ -624,6 +616,20 @@ class ExprChecker:
         if body is None and op in ("all", "none"):
             return self.error(e.span, f"{op}(collection, condition) needs the condition")
         return ir.Aggregate("int" if op == "count" else "bool", e.span, op, coll, depth, body)
+
+    def aggregated(self, e: ast.Call, scope: Scope) -> ir.TExpr:
+        """The collection an aggregate runs over (an error when the call is not
+        `op(collection)` or `op(collection, expression)`)."""
+        if e.keywords:
+            return self.error(e.span, f"{e.func} takes no keyword arguments")
+        if not 1 <= len(e.args) <= 2:
+            return self.error(e.span, f"{e.func} takes a collection and an optional expression")
+        coll = self._expr(e.args[0], scope, None)
+        if coll.type not in ELEMENT_TYPES and coll.type != ERROR:
+            return self.error(
+                e.args[0].span, f"{e.func} works on a collection, not {article(coll.type)}"
+            )
+        return coll
 
     def valued_aggregate(self, e: ast.Call, coll: ir.TExpr, inner: Scope, depth: int) -> ir.TExpr:
         """`sum(units, strength)` adds up (`max`, `min` likewise); `highest(units,

@@ -52,9 +52,8 @@ def slope_elevation(rules: ir.Ruleset, reporter: Reporter) -> None:
     if m is None or not elevation or not slopes:
         return
     for up, down in _slopes(m, slopes):
-        high = elevation.get(m.terrain.get(up, m.default))
-        low = elevation.get(m.terrain.get(down, m.default))
-        if isinstance(high, int) and isinstance(low, int) and high < low:
+        high, low = _elevation(m, elevation, up), _elevation(m, elevation, down)
+        if high is not None and low is not None and high < low:
             reporter.warning(
                 m.span,
                 SLOPE_ELEVATION,
@@ -62,6 +61,12 @@ def slope_elevation(rules: ir.Ruleset, reporter: Reporter) -> None:
                 f"below {down} (elevation {low})",
                 f"a slope is written up-slope hex first: did you mean {down}/{up}?",
             )
+
+
+def _elevation(m: ir.Map, elevation: dict[str, object], hex_label: str) -> int | None:
+    """The elevation of a hex's terrain, when its terrain declares a whole number."""
+    height = elevation.get(m.terrain.get(hex_label, m.default))
+    return height if isinstance(height, int) else None
 
 
 def _slopes(m: ir.Map, slopes: set[str]) -> Iterator[tuple[str, str]]:

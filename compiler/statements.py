@@ -221,8 +221,7 @@ class StmtChecker:
             )
         if s.modifiers is not None:
             self.check_modifier_scope(s, scope)
-            if table is not None and table.row_kind == "range":
-                self.check_open_ends(s, table)
+            self.check_open_ends(s, table)
         self.bind(scope, ctx, s.into, cell_type(table) if table else ERROR, s.span)
         if s.total is not None:
             self.bind(scope, ctx, s.total, "int", s.span)
@@ -252,11 +251,11 @@ class StmtChecker:
             return column
         return self.ec.expect(column, want, "the column")
 
-    def check_open_ends(self, s: ast.Roll, table: ir.Table) -> None:
-        """Modifiers take a roll past the die's faces: a table rolled with them
-        must have a row for every modified roll, its first row open below and
-        its last open above (`..N`, `N..`)."""
-        if not table.rows:
+    def check_open_ends(self, s: ast.Roll, table: ir.Table | None) -> None:
+        """Modifiers take a roll past the die's faces: a table of ranges rolled
+        with them must have a row for every modified roll, its first row open
+        below and its last open above (`..N`, `N..`)."""
+        if table is None or table.row_kind != "range" or not table.rows:
             return
         if table.rows[0].low is not None or table.rows[-1].high is not None:
             self.r.error(

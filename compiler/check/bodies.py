@@ -14,7 +14,7 @@ from compiler.bot_weights import check_bot_weights
 from compiler.check.collect import Declarations
 from compiler.check.conditions import Restrictions, conceal, victory, when
 from compiler.check.declare import Declared
-from compiler.check.defines import VALUE_TYPES
+from compiler.check.defines import check_param_types
 from compiler.check.kinds import Parts, ResultCode
 from compiler.check.patch import Procedures, Steps
 from compiler.check.tools import Tools
@@ -192,11 +192,7 @@ class _BodyChecker:
         params = tuple((p.name, p.type) for p in proc.params)
         result = (proc.result.name, proc.result.type) if proc.result is not None else None
         params_and_result = (*params, result) if result is not None else params
-        for pname, ptype in params_and_result:
-            if ptype not in VALUE_TYPES:
-                self.r.error(
-                    proc.span, UNKNOWN_NAME, f"unknown type {ptype!r} of parameter {pname!r}"
-                )
+        check_param_types(self.r, proc.span, params_and_result)
         ctx = Context(
             f"procedure {proc.name!r}", {s.name for s, _r in steps}, dict(params_and_result)
         )

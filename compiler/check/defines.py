@@ -10,7 +10,8 @@ from compiler import ir
 from compiler.check.tools import Tools
 from compiler.expressions import ERROR, Scope
 from compiler.props import prov_of
-from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME
+from dsl.diagnostics import BAD_VALUE, UNKNOWN_NAME, Reporter
+from dsl.source import Span
 
 # The types a parameter of a definition or procedure may have.
 VALUE_TYPES = {
@@ -29,6 +30,13 @@ VALUE_TYPES = {
     "table",
 }
 _CHECKING = "checking"
+
+
+def check_param_types(reporter: Reporter, span: Span, params: tuple[tuple[str, str], ...]) -> None:
+    """Parameters (and a procedure's result) are values of the types the engine knows."""
+    for pname, ptype in params:
+        if ptype not in VALUE_TYPES:
+            reporter.error(span, UNKNOWN_NAME, f"unknown type {ptype!r} of parameter {pname!r}")
 
 
 class Definitions:
@@ -51,9 +59,7 @@ class Definitions:
             return state
         self.state[name] = _CHECKING
         params = tuple((p.name, p.type) for p in d.params)
-        for pname, ptype in params:
-            if ptype not in VALUE_TYPES:
-                r.error(d.span, UNKNOWN_NAME, f"unknown type {ptype!r} of parameter {pname!r}")
+        check_param_types(r, d.span, params)
         body = self.t.exprs.expr(d.expr, Scope(dict(params)))
         self.checked[name] = ir.Define(name, d.title or name, params, body, prov_of(d.prov), d.span)
         self.state[name] = body.type

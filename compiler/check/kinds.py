@@ -36,23 +36,6 @@ RESULT_KEYS = {"code"}
 _ATTRIBUTE_TYPES = {bool: "bool", int: "int", str: "str"}
 
 
-class Named(Protocol):
-    """A declared thing: a side, a terrain type, a table, …"""
-
-    @property
-    def name(self) -> str: ...
-
-
-def _note_attributes(
-    attrs: dict[str, str], items: tuple[ir.Terrain, ...] | tuple[ir.HexsideFeature, ...]
-) -> None:
-    """The values terrain (or hexside) declarations give, and their types: what
-    `terrain(h).KEY` may read."""
-    for item in items:
-        for key, value in item.props.items():
-            attrs.setdefault(key, _ATTRIBUTE_TYPES[type(value)])
-
-
 @dataclass(frozen=True)
 class ResultCode:
     """A result declaration's name and code, read before any body is checked."""
@@ -319,3 +302,20 @@ class _KindBuilder:
             for level in track.levels:
                 self.t.names.register(level.name, level.span, f"level of {track.name}")
                 self.enter(level.name, "enum", f"enum:{track.name}", level.name)
+
+
+class Named(Protocol):
+    """A declared thing: a side, a terrain type, a table, …"""
+
+    @property
+    def name(self) -> str: ...
+
+
+def _note_attributes(
+    attrs: dict[str, str], items: tuple[ir.Terrain, ...] | tuple[ir.HexsideFeature, ...]
+) -> None:
+    """The values terrain (or hexside) declarations give, and their types: what
+    `terrain(h).KEY` may read."""
+    for item in items:
+        for key, value in item.props.items():
+            attrs.setdefault(key, _ATTRIBUTE_TYPES[type(value)])
