@@ -90,6 +90,10 @@ class Symbols:
 
 
 class ExprChecker:
+    """Checks expressions into typed IR. `_expr` looks up the check of each kind
+    of expression by its node type in `_CHECKS`, and `binary` the check of each
+    operator in `_OPERATORS` (both at the end of the class)."""
+
     def __init__(self, symbols: Symbols, reporter: Reporter) -> None:
         self.sym = symbols
         self.r = reporter

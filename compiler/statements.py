@@ -40,12 +40,17 @@ class Context:
 
 
 class StmtChecker:
+    """Checks statements into the IR. `stmt` looks up the check of each kind of
+    statement by its node type in `_CHECKS`, at the end of the class."""
+
     def __init__(self, ec: ExprChecker) -> None:
         self.ec = ec
         self.sym = ec.sym
         self.r = ec.r
 
-    def bind(self, scope: Scope, ctx: Context, name: str, typ: str, span) -> None:
+    def bind(self, scope: Scope, ctx: Context, name: str, typ: str, span: Span) -> None:
+        """Bind a name for the rest of the procedure; it keeps one type (`none` first,
+        then a side, unit, … is allowed)."""
         old = ctx.bindings.get(name)
         if old == "none" and typ in NULLABLE:
             old = None  # `let x = none` first, a value of a kind later
