@@ -84,23 +84,25 @@ class Props:
         for line in decl.body.lines:
             if isinstance(line, ast.WhenLine):
                 self.when.append(line)
-                continue
-            if isinstance(line, ast.DoLine):
+            elif isinstance(line, ast.DoLine):
                 self.do.append(line)
-                continue
-            key = line.key
-            if key is not None and key in self.known:
-                if key in self.lines:
-                    first = self.lines[key].span
-                    self.r.error(
-                        line.span, DUPLICATE, f"{key!r} given twice", f"first given at {first}"
-                    )
-                    continue
-                self.lines[key] = line
-            elif keyed_only:
+            else:
+                self._add(line, keyed_only)
+
+    def _add(self, line: ast.Line, keyed_only: bool) -> None:
+        """File a `key value…` line under its key; a key given twice is an error."""
+        key = line.key
+        if key is None or key not in self.known:
+            if keyed_only:
                 self._unknown(line)
             else:
                 self.other.append(line)
+            return
+        if key in self.lines:
+            first = self.lines[key].span
+            self.r.error(line.span, DUPLICATE, f"{key!r} given twice", f"first given at {first}")
+            return
+        self.lines[key] = line
 
     def _unknown(self, line: ast.Line) -> None:
         key = line.key

@@ -192,18 +192,23 @@ class _ProvisionalWalk:
         prov = getattr(node, "prov", None)
         if isinstance(prov, ir.Prov):
             if prov.provisional and prov.provisional != inherited:
-                self.found.append(
-                    ProvisionalValue(_where(node), here or _name_of(node), prov.provisional)
-                )
+                self.note(node, here or _name_of(node), prov.provisional)
             inherited = prov.provisional
         provs = getattr(node, "provs", None)
         if isinstance(provs, dict):
-            for key, p in provs.items():
-                if p.provisional and p.provisional != inherited:
-                    self.found.append(
-                        ProvisionalValue(_where(node), f"{here}: {key}", p.provisional)
-                    )
+            self.marked_lines(node, provs, inherited, here)
         return inherited
+
+    def marked_lines(
+        self, node: Any, provs: dict[str, ir.Prov], inherited: str | None, here: str
+    ) -> None:
+        """The marks on a declaration's lines (`strength 4 ? "printed on the counter"`)."""
+        for key, p in provs.items():
+            if p.provisional and p.provisional != inherited:
+                self.note(node, f"{here}: {key}", p.provisional)
+
+    def note(self, node: Any, what: str, reason: str) -> None:
+        self.found.append(ProvisionalValue(_where(node), what, reason))
 
 
 def citations(files: tuple[ast.File, ...]) -> dict[str, dict[str, list[Span]]]:

@@ -143,20 +143,24 @@ class _KindBuilder:
         decl = self.decls.single("map", self.r, required=False)
         if decl is not None:
             p.map = check_map(decl, self.r, p.terrain, p.features)
-        if p.map is None:
+        if decl is None or p.map is None:
             return
-        assert decl is not None
         grid = grid_of(p.map)
         self.sym.hex_labels = {grid.label(c, r) for c, r in grid.offsets()}
-        for place in p.map.places:
+        self.places_and_zones(p.map, decl)
+
+    def places_and_zones(self, the_map: ir.Map, decl: ast.Entity) -> None:
+        """Named places (a hex) and zones (hexes; entry zones bring reinforcements)."""
+        forces = self.parts.forces
+        for place in the_map.places:
             self.t.names.register(place.name, decl.span, "place")
             self.enter(place.name, "place", "hex", place.hex)
-            p.forces.places[place.name] = place.hex
-        for z in p.map.zones:
+            forces.places[place.name] = place.hex
+        for z in the_map.zones:
             self.t.names.register(z.name, decl.span, "zone")
             self.enter(z.name, "zone", "hexes", z.hexes)
             if z.kind == "entry":
-                p.forces.entries[z.name] = z.hexes
+                forces.entries[z.name] = z.hexes
 
     def counters(self) -> None:
         """Units (leaders, pieces), markers, terrain changes and counter faces."""
